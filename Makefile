@@ -1,0 +1,26 @@
+.PHONY: help build test demo lint fuzz bench
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+build: ## build bin/assay
+	go build -o bin/assay ./cmd/assay
+
+test: ## run every test with the race detector
+	go test -race ./...
+
+demo: build ## score the example report (the README's first command)
+	./bin/assay score --now 2026-11-23 --query "How does HTTP/3 differ from HTTP/2?" fixtures/reports/pass.md
+
+lint: ## gofmt, vet and staticcheck
+	test -z "$$(gofmt -l .)"
+	go vet ./...
+	go tool staticcheck ./...
+
+fuzz: ## run each fuzz target for 30 s
+	go test -run xxx -fuzz FuzzParseReport -fuzztime 30s ./heuristics/
+	go test -run xxx -fuzz FuzzNormalizeURL -fuzztime 30s ./heuristics/
+	go test -run xxx -fuzz FuzzDecodeContextSample -fuzztime 30s ./eval/
+
+bench: ## run the benchmarks
+	go test -run xxx -bench . -benchmem ./...

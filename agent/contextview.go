@@ -1,0 +1,84 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+)
+
+func contextScorer(s ScorerSpec) eval.Scorer {
+	q := heuristics.ContextQuality{}
+	if s.Weights != nil {
+		q.Weights = *s.Weights
+	}
+	return q
+}
+
+// ContextView is the context card in seed 002's shape: the composite score,
+// its four sub-scores, the warning and the CRAG decision.
+type ContextView struct {
+	Profile               string                        `json:"profile"`
+	Status                string                        `json:"status"`
+	Reason                string                        `json:"reason"`
+	Overall               float64                       `json:"overall"`
+	RetrievalConfidence   float64                       `json:"retrievalConfidence"`
+	ContextSufficiency    float64                       `json:"contextSufficiency"`
+	DiversityScore        float64                       `json:"diversityScore"`
+	EstimatedFaithfulness float64                       `json:"estimatedFaithfulness"`
+	Warning               string                        `json:"warning,omitempty" yaml:"warning,omitempty"`
+	CRAG                  heuristics.CRAGClassification `json:"crag"`
+}
+
+// NewContextView arranges a context card with its CRAG classification,
+// using the profile's pass thresholds as CRAG's correct and incorrect bands.
+func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
+	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason}
+	if sc, ok := c.Get("context_quality"); ok {
+		n := sc.Evidence.Counts
+		v.Overall = n["overall"]
+		v.RetrievalConfidence, v.ContextSufficiency = n["retrieval_confidence"], n["context_sufficiency"]
+		v.DiversityScore, v.EstimatedFaithfulness = n["diversity_score"], n["estimated_faithfulness"]
+		if !strings.HasPrefix(sc.Reason, "overall ") {
+			v.Warning = sc.Reason
+		}
+	}
+	r := heuristics.CRAGRouter{Correct: p.Pass.Threshold}
+	if p.Pass.FailAtOrBelow != nil {
+		r.Incorrect = *p.Pass.FailAtOrBelow
+	}
+	v.CRAG = r.Classify(s.Query, v.Overall)
+	return v
+}
+
+// Markdown renders the context card for people.
+func (v ContextView) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Context quality: %s (CRAG: %s)\n\n%s\n\n", strings.ToUpper(v.Status), v.CRAG.Classification, v.Reason)
+	b.WriteString("| Sub-score | Value |\n|---|---|\n")
+	for _, r := range []struct {
+		k string
+		x float64
+	}{
+		{"Retrieval confidence", v.RetrievalConfidence},
+		{"Context sufficiency", v.ContextSufficiency},
+		{"Diversity", v.DiversityScore},
+		{"Estimated faithfulness", v.EstimatedFaithfulness},
+		{"**Overall**", v.Overall},
+	} {
+		fmt.Fprintf(&b, "| %s | %.3f |\n", r.k, r.x)
+	}
+	if v.Warning != "" {
+		fmt.Fprintf(&b, "\nWarning: %s\n", v.Warning)
+	}
+	fmt.Fprintf(&b, "\nCRAG action: %s", v.CRAG.Action.Type)
+	if len(v.CRAG.Action.SubQueries) > 0 {
+		fmt.Fprintf(&b, " (sub-queries: %s)", strings.Join(v.CRAG.Action.SubQueries, " | "))
+	}
+	if v.CRAG.Action.SearchQuery != "" {
+		fmt.Fprintf(&b, " (search: %s)", v.CRAG.Action.SearchQuery)
+	}
+	b.WriteString("\n")
+	return b.String()
+}

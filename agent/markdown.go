@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown renders the research card for people: a points table, the
+// counts, the issues and the fixes.
+func (v ResearchView) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Score card: %s\n\n", strings.ToUpper(v.Status))
+	fmt.Fprintf(&b, "%s\n\n", v.Reason)
+	q := v.QualityScore
+	b.WriteString("| Dimension | Points |\n|---|---|\n")
+	for _, row := range []struct {
+		label, metric string
+		p             float64
+	}{
+		{"Grounding", "grounding", q.Grounding},
+		{"Source quality", "source_quality", q.SourceQuality},
+		{"Source diversity", "source_diversity", q.SourceDiversity},
+		{"Completeness", "completeness", q.Completeness},
+		{"Clarity", "clarity", q.Clarity},
+		{"**Total**", "total", q.Total},
+	} {
+		fmt.Fprintf(&b, "| %s | %s/%s |\n", row.label, num(row.p), num(v.maxima[row.metric]))
+	}
+	d := v.Details
+	fmt.Fprintf(&b, "\nPass threshold: %s. Claims: %d, cited: %d (%s%%). Average credibility: %s. Distinct sources: %d from %d domains.\n",
+		num(v.PassThreshold), d.TotalClaims, d.CitedClaims, num(d.CitationCoveragePct), num(d.AvgCredibility), d.UniqueSources, d.UniqueDomains)
+	list := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", title)
+		for _, it := range items {
+			fmt.Fprintf(&b, "- %s\n", it)
+		}
+	}
+	var uncited []string
+	for _, c := range d.Claims {
+		if c.Verdict != "cited" {
+			uncited = append(uncited, fmt.Sprintf("line %d: %s", c.Line, c.Text))
+		}
+	}
+	list("Uncited claims", uncited)
+	list("Gaps", d.GapsIdentified)
+	list("Clarity issues", d.ClarityIssues)
+	list("Citation issues", d.CitationIssues)
+	var srcs []string
+	for _, s := range d.Sources {
+		srcs = append(srcs, fmt.Sprintf("%s: %s (%s)", s.URL, num(s.Rating), s.Basis))
+	}
+	list("Sources", srcs)
+	var fixes []string
+	for _, f := range v.Fixes {
+		fixes = append(fixes, fmt.Sprintf("%d. %s: %s (re-run stages %s)", f.Priority, f.Dimension, f.Action, stages(f.RerunStages)))
+	}
+	list("Fixes", fixes)
+	return b.String()
+}
+
+func stages(s []int) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	if len(s) > 1 && s[len(s)-1]-s[0] == len(s)-1 {
+		return fmt.Sprintf("%d-%d", s[0], s[len(s)-1])
+	}
+	parts := make([]string, len(s))
+	for i, x := range s {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}

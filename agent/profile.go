@@ -1,0 +1,246 @@
+package agent
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+)
+
+//go:embed profiles/*.yaml
+var builtin embed.FS
+
+// Profile kinds: what a profile judges.
+const (
+	KindReport  = "report"  // a Markdown research report
+	KindContext = "context" // a retrieval: query, ranked chunks, assembled context
+)
+
+// Profile names the scorers of a card, their point tables, the pass rule
+// and the fixes to suggest. Built-in profiles are embedded YAML files of
+// the same form users write (see profiles/research.yaml).
+type Profile struct {
+	Name        string       `yaml:"name"`
+	Kind        string       `yaml:"kind"`
+	Description string       `yaml:"description"`
+	Pass        PassRule     `yaml:"pass"`
+	Specs       []ScorerSpec `yaml:"scorers"`
+	Fixes       []FixSpec    `yaml:"fixes"`
+}
+
+// PassRule decides a card's status from its scores.
+type PassRule struct {
+	// Threshold: a total at or above it passes.
+	Threshold float64 `yaml:"threshold"`
+	// RequireFull names metrics that fail the card when below their maximum.
+	RequireFull []string `yaml:"require_full"`
+	// FailAtOrBelow, when set, fails a card whose total is at or below it.
+	FailAtOrBelow *float64 `yaml:"fail_at_or_below"`
+}
+
+// ScorerSpec configures one scorer of a profile. Fields that do not apply
+// to the metric must be left out.
+type ScorerSpec struct {
+	Metric string  `yaml:"metric"`
+	Max    float64 `yaml:"max"`
+	// grounding
+	Bands []heuristics.Band `yaml:"bands"`
+	// source_quality
+	Steps []heuristics.PointStep `yaml:"steps"`
+	// source_diversity
+	MinUnique int `yaml:"min_unique"`
+	// clarity
+	MaxAvgSentenceWords float64 `yaml:"max_avg_sentence_words"`
+	MaxSentenceWords    int     `yaml:"max_sentence_words"`
+	NearDuplicate       float64 `yaml:"near_duplicate"`
+	// context_quality
+	Weights *heuristics.ContextWeights `yaml:"weights"`
+}
+
+// FixSpec is one entry of the fix priority queue.
+type FixSpec struct {
+	Priority    int    `yaml:"priority"`
+	Metric      string `yaml:"metric"`
+	Action      string `yaml:"action"`
+	RerunStages []int  `yaml:"rerun_stages"`
+}
+
+// Builtin returns the names of the built-in profiles.
+func Builtin() []string {
+	ents, _ := fs.ReadDir(builtin, "profiles")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	return names
+}
+
+// ErrUnknownProfile is returned (wrapped) by LoadProfile for a name that is
+// neither a built-in profile nor a readable file. Test with errors.Is.
+var ErrUnknownProfile = errors.New("unknown profile")
+
+// LoadProfile returns the built-in profile of that name, or reads the
+// profile file at that path (a name containing a path separator or ending in
+// .yaml or .yml is a path).
+func LoadProfile(nameOrPath string) (*Profile, error) {
+	if !strings.ContainsRune(nameOrPath, filepath.Separator) && !strings.HasSuffix(nameOrPath, ".yaml") && !strings.HasSuffix(nameOrPath, ".yml") {
+		data, err := builtin.ReadFile("profiles/" + nameOrPath + ".yaml")
+		if err != nil {
+			return nil, fmt.Errorf("%w %q: built-in profiles are %s, or pass a .yaml file", ErrUnknownProfile, nameOrPath, strings.Join(Builtin(), ", "))
+		}
+		return ParseProfile(nameOrPath+".yaml", data)
+	}
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	return ParseProfile(nameOrPath, data)
+}
+
+// ParseProfile decodes and checks a profile file. Errors name the file, the
+// line and the field.
+func ParseProfile(name string, data []byte) (*Profile, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &eval.InputError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(root.Content) == 0 {
+		return nil, &eval.InputError{File: name, Msg: "empty profile"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var p Profile
+	if err := dec.Decode(&p); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			return nil, &eval.InputError{File: name, Msg: te.Errors[0]}
+		}
+		return nil, &eval.InputError{File: name, Msg: err.Error()}
+	}
+	if err := p.check(); err != nil {
+		var ie *eval.InputError
+		if errors.As(err, &ie) {
+			ie.File = name
+			ie.Line = lineOf(root.Content[0], ie.Field)
+		}
+		return nil, err
+	}
+	return &p, nil
+}
+
+var reportMetrics = []string{"grounding", "source_quality", "source_diversity", "completeness", "clarity"}
+
+func (p *Profile) check() error {
+	bad := func(field, format string, a ...any) error {
+		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if p.Name == "" {
+		return bad("name", "missing")
+	}
+	switch p.Kind {
+	case KindReport, KindContext:
+	default:
+		return bad("kind", "must be %q or %q, got %q", KindReport, KindContext, p.Kind)
+	}
+	if len(p.Specs) == 0 {
+		return bad("scorers", "at least one scorer is needed")
+	}
+	seen := map[string]bool{}
+	for i, s := range p.Specs {
+		f := fmt.Sprintf("scorers[%d]", i)
+		valid := reportMetrics
+		if p.Kind == KindContext {
+			valid = []string{"context_quality"}
+		}
+		if !slices.Contains(valid, s.Metric) {
+			return bad(f+".metric", "unknown metric %q for kind %s (known: %s)", s.Metric, p.Kind, strings.Join(valid, ", "))
+		}
+		if seen[s.Metric] {
+			return bad(f+".metric", "%q listed twice", s.Metric)
+		}
+		seen[s.Metric] = true
+		if !(s.Max > 0) {
+			return bad(f+".max", "must be a positive number, got %v", s.Max)
+		}
+		for j, b := range s.Bands {
+			if b.Min < 0 || b.Min > 100 || b.From < 0 || b.To < b.From || b.To > s.Max {
+				return bad(fmt.Sprintf("%s.bands[%d]", f, j), "need 0 <= min <= 100 and 0 <= from <= to <= max, got min %v from %v to %v", b.Min, b.From, b.To)
+			}
+		}
+		for j, st := range s.Steps {
+			if st.Points < 0 || st.Points > s.Max {
+				return bad(fmt.Sprintf("%s.steps[%d].points", f, j), "must be between 0 and max %v, got %v", s.Max, st.Points)
+			}
+		}
+		if w := s.Weights; w != nil {
+			for k, x := range map[string]float64{"retrieval_confidence": w.RetrievalConfidence, "context_sufficiency": w.ContextSufficiency,
+				"diversity_score": w.Diversity, "estimated_faithfulness": w.EstimatedFaithfulness} {
+				if !(x >= 0 && x <= 1) {
+					return bad(f+".weights."+k, "must be between 0 and 1, got %v", x)
+				}
+			}
+		}
+	}
+	for _, m := range p.Pass.RequireFull {
+		if !seen[m] {
+			return bad("pass.require_full", "names %q, which is not among the scorers", m)
+		}
+	}
+	for i, fx := range p.Fixes {
+		if !seen[fx.Metric] {
+			return bad(fmt.Sprintf("fixes[%d].metric", i), "names %q, which is not among the scorers", fx.Metric)
+		}
+		for _, st := range fx.RerunStages {
+			if st < 1 || st > 6 {
+				return bad(fmt.Sprintf("fixes[%d].rerun_stages", i), "stages are 1..6, got %d", st)
+			}
+		}
+	}
+	return nil
+}
+
+// lineOf finds the line of a dotted field path ("scorers[1].max") in a YAML
+// document, or the deepest part of it that exists.
+func lineOf(n *yaml.Node, field string) int {
+	line := n.Line
+	for _, part := range strings.Split(strings.ReplaceAll(field, "[", ".["), ".") {
+		if part == "" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(part, "["):
+			var i int
+			if _, err := fmt.Sscanf(part, "[%d]", &i); err != nil || n.Kind != yaml.SequenceNode || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+		default:
+			if n.Kind != yaml.MappingNode {
+				return line
+			}
+			var next *yaml.Node
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				if n.Content[k].Value == part {
+					next = n.Content[k+1]
+					line = n.Content[k].Line
+				}
+			}
+			if next == nil {
+				return line
+			}
+			n = next
+		}
+		line = max(line, n.Line)
+	}
+	return line
+}

@@ -1,0 +1,137 @@
+package agent
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// Verdict builds the card of a profile from its scores (in profile order):
+// total, status, reason and the fixes of the priority queue.
+//
+// For a report profile (seed 000): any metric of pass.require_full below
+// its maximum is "fail"; otherwise a total at or above pass.threshold is
+// "pass", and anything else "iterate". For a context profile (seed 002's
+// CRAG bands): a total at or above the threshold is "pass" (correct), at or
+// below pass.fail_at_or_below "fail" (incorrect), else "iterate"
+// (ambiguous).
+func (p *Profile) Verdict(scores []eval.Score) eval.Card {
+	c := eval.Card{Profile: p.Name, Scores: scores, PassThreshold: p.Pass.Threshold, Fixes: []eval.Fix{}}
+	for _, s := range scores {
+		c.Total += s.Points
+		c.Max += s.Max
+		c.Usage = c.Usage.Add(s.Usage)
+		if s.Defaulted {
+			c.Defaulted++
+		}
+	}
+	c.Total = math.Round(c.Total*1000) / 1000
+
+	var short []eval.Score // require_full metrics below their maximum
+	for _, m := range p.Pass.RequireFull {
+		if s, ok := c.Get(m); ok && s.Points < s.Max {
+			short = append(short, s)
+		}
+	}
+	switch {
+	case len(short) > 0:
+		c.Status = eval.StatusFail
+		c.Reason = failReason(short)
+	case p.Pass.FailAtOrBelow != nil && c.Total <= *p.Pass.FailAtOrBelow:
+		c.Status = eval.StatusFail
+		c.Reason = fmt.Sprintf("Score %s is at or below %s: the retrieval is incorrect for this query.", num(c.Total), num(*p.Pass.FailAtOrBelow))
+	case c.Total >= p.Pass.Threshold:
+		c.Status = eval.StatusPass
+		c.Reason = fmt.Sprintf("Quality threshold met (%s/%s).", num(c.Total), num(c.Max))
+		if len(p.Pass.RequireFull) > 0 {
+			c.Reason += fmt.Sprintf(" %s requirement satisfied.", requirement(c, p.Pass.RequireFull))
+		}
+	default:
+		c.Status = eval.StatusIterate
+		c.Reason = iterateReason(p, c)
+	}
+	if c.Defaulted > 0 {
+		c.Reason += fmt.Sprintf(" %d score(s) fell back to the neutral default after judge errors.", c.Defaulted)
+	}
+	if c.Status != eval.StatusPass {
+		c.Fixes = p.fixes(c)
+	}
+	return c
+}
+
+func failReason(short []eval.Score) string {
+	var parts []string
+	for _, s := range short {
+		part := fmt.Sprintf("%s insufficient (%s/%s < %s/%s requirement).", title(s.Metric), num(s.Points), num(s.Max), num(s.Max), num(s.Max))
+		if s.Metric == "grounding" {
+			total, cited := s.Evidence.Counts["total_claims"], s.Evidence.Counts["cited_claims"]
+			if total == 0 {
+				part += " No verifiable claims found."
+			} else {
+				part += fmt.Sprintf(" %s unsourced claim(s) detected.", num(total-cited))
+			}
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " ") + " Report rejected: no data is better than unsourced data."
+}
+
+func iterateReason(p *Profile, c eval.Card) string {
+	var weak []string
+	for _, s := range c.Scores {
+		if s.Points < s.Max {
+			weak = append(weak, strings.ReplaceAll(s.Metric, "_", " "))
+		}
+	}
+	r := ""
+	if len(p.Pass.RequireFull) > 0 {
+		r = requirement(c, p.Pass.RequireFull) + " OK, but "
+	}
+	r += fmt.Sprintf("total score below threshold (%s/%s < %s/%s).", num(c.Total), num(c.Max), num(p.Pass.Threshold), num(c.Max))
+	if len(weak) > 0 {
+		r += " Need to improve: " + strings.Join(weak, ", ") + "."
+	}
+	return strings.ToUpper(r[:1]) + r[1:]
+}
+
+// requirement renders "Grounding (5/5)" for the require_full metrics.
+func requirement(c eval.Card, metrics []string) string {
+	var parts []string
+	for _, m := range metrics {
+		if s, ok := c.Get(m); ok {
+			parts = append(parts, fmt.Sprintf("%s (%s/%s)", title(m), num(s.Points), num(s.Max)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (p *Profile) fixes(c eval.Card) []eval.Fix {
+	specs := slices.Clone(p.Fixes)
+	slices.SortStableFunc(specs, func(a, b FixSpec) int { return a.Priority - b.Priority })
+	out := []eval.Fix{}
+	for _, f := range specs {
+		s, ok := c.Get(f.Metric)
+		if !ok || s.Points >= s.Max {
+			continue
+		}
+		action := f.Action
+		if len(s.Evidence.Gaps) > 0 {
+			action += " Gaps: " + strings.Join(s.Evidence.Gaps, "; ") + "."
+		}
+		out = append(out, eval.Fix{Priority: f.Priority, Dimension: f.Metric, Action: action, RerunStages: slices.Clone(f.RerunStages)})
+	}
+	return out
+}
+
+func title(metric string) string {
+	m := strings.ReplaceAll(metric, "_", " ")
+	return strings.ToUpper(m[:1]) + m[1:]
+}
+
+// num formats a number without trailing zeros: 5, 4.9, 0.725.
+func num(x float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", x), "0"), ".")
+}

@@ -1,0 +1,106 @@
+// Command assay judges research reports and RAG retrievals.
+//
+// Results go to stdout; errors and progress to stderr. Exit codes: 0 pass,
+// 1 scored but did not pass (iterate, fail, rejected), 2 usage or input
+// error, 3 infrastructure failure.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// Exit codes.
+const (
+	exitPass   = 0
+	exitFailed = 1
+	exitInput  = 2
+	exitInfra  = 3
+)
+
+// exitError carries an exit code with its error; a nil err only sets the
+// code (a card that did not pass is not an error to print).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func inputErr(err error) error { return &exitError{code: exitInput, err: err} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "assay: internal error: %v\nplease report this with the input that caused it\n", r)
+			code = exitInfra
+		}
+	}()
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitPass
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "assay:", ee.err)
+		}
+		return ee.code
+	}
+	var ie *eval.InputError
+	if errors.As(err, &ie) {
+		fmt.Fprintln(stderr, "assay:", err)
+		return exitInput
+	}
+	// Anything cobra reports itself (unknown flag, bad arguments) is usage.
+	fmt.Fprintln(stderr, "assay:", err)
+	if ctx.Err() != nil {
+		return exitInfra
+	}
+	return exitInput
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "assay",
+		Short: "Judge research reports and RAG answers",
+		Long: `Assay scores research reports and RAG retrievals with deterministic
+heuristics (citation coverage, source credibility, diversity, completeness,
+clarity, context quality) and prints a score card.
+
+Exit codes: 0 pass, 1 scored but not passed, 2 usage or input error,
+3 infrastructure failure.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newScoreCmd())
+	return root
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+)
+
+type scoreFlags struct {
+	profile string
+	query   string
+	sources string
+	tiers   string
+	format  string
+	now     string
+}
+
+func newScoreCmd() *cobra.Command {
+	var f scoreFlags
+	cmd := &cobra.Command{
+		Use:   "score [flags] FILE",
+		Short: "Score a research report (Markdown) or a retrieval sample (JSON)",
+		Long: `Score a research report with the research profile (the default), or a
+retrieval sample with --profile context. FILE "-" reads standard input.
+
+The research card (seed 000) has grounding 5, source quality 2, diversity 1,
+completeness 1 and clarity 1 points; grounding below 5/5 fails the report,
+a total of 8 or more passes it, anything else should iterate.`,
+		Example: `  assay score fixtures/reports/pass.md --query "How does HTTP/3 differ from HTTP/2?"
+  assay score --format json fixtures/reports/iterate.md
+  assay score --profile context --format json fixtures/context/good.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScore(cmd, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.profile, "profile", "research", "built-in profile (research, context) or a profile YAML file")
+	fl.StringVar(&f.query, "query", "", "the research query the report answers (default: the report's title)")
+	fl.StringVar(&f.sources, "sources", "", "JSON file of sources with credibility scores or metadata (seed 000's validated_citations)")
+	fl.StringVar(&f.tiers, "tiers", "", "YAML file of credibility tiers that extends or overrides the built-in ones")
+	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json or md")
+	fl.StringVar(&f.now, "now", "", "the date to judge source recency against (YYYY-MM-DD or RFC 3339; default: today)")
+	return cmd
+}
+
+func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
+	switch f.format {
+	case "yaml", "json", "md":
+	default:
+		return inputErr(fmt.Errorf("--format: must be yaml, json or md, got %q", f.format))
+	}
+	p, err := agent.LoadProfile(f.profile)
+	if err != nil {
+		return inputErr(err)
+	}
+	opt := agent.Options{Now: time.Now}
+	if f.now != "" {
+		t, err := parseDate(f.now)
+		if err != nil {
+			return inputErr(fmt.Errorf("--now: %w", err))
+		}
+		opt.Now = heuristics.FixedClock(t)
+	}
+	if f.tiers != "" {
+		t, err := loadTiers(f.tiers)
+		if err != nil {
+			return inputErr(err)
+		}
+		opt.Tiers = t
+	}
+	data, err := readInput(file, cmd.InOrStdin())
+	if err != nil {
+		return inputErr(err)
+	}
+	name := displayName(file)
+
+	var sample eval.Sample
+	switch p.Kind {
+	case agent.KindContext:
+		if sample, err = eval.DecodeContextSample(name, data); err != nil {
+			return inputErr(err)
+		}
+	default:
+		sample = eval.Sample{Query: f.query, Answer: string(data)}
+		if f.sources != "" {
+			sd, err := readInput(f.sources, nil)
+			if err != nil {
+				return inputErr(err)
+			}
+			if sample.Sources, err = eval.DecodeSources(f.sources, sd); err != nil {
+				return inputErr(err)
+			}
+		}
+	}
+
+	card, err := agent.Score(cmd.Context(), p, sample, opt)
+	if err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	if err := render(cmd.OutOrStdout(), f.format, p, card, sample); err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	if card.Status != eval.StatusPass {
+		return &exitError{code: exitFailed}
+	}
+	return nil
+}
+
+func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample eval.Sample) error {
+	var v any
+	var md string
+	if p.Kind == agent.KindContext {
+		cv := agent.NewContextView(p, card, sample)
+		v, md = cv, cv.Markdown()
+	} else {
+		rv := agent.NewResearchView(card)
+		v, md = rv, rv.Markdown()
+		if format == "yaml" {
+			v = rv.YAML()
+		}
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	case "md":
+		_, err := io.WriteString(w, md)
+		return err
+	default:
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		return enc.Close()
+	}
+}
+
+// maxInput is the largest input read, so a wrong file cannot exhaust memory.
+const maxInput = 10 << 20
+
+// readInput reads a file ("-" is stdin) and checks that it is non-empty
+// UTF-8 text under maxInput.
+func readInput(file string, stdin io.Reader) ([]byte, error) {
+	name := displayName(file)
+	var r io.Reader
+	if file == "-" {
+		if stdin == nil {
+			return nil, &eval.InputError{File: name, Msg: "standard input is already used"}
+		}
+		r = stdin
+	} else {
+		fh, err := os.Open(file)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, &eval.InputError{File: name, Msg: "cannot read: " + err.Error()}
+		}
+		defer fh.Close()
+		if st, err := fh.Stat(); err == nil && st.IsDir() {
+			return nil, &eval.InputError{File: name, Msg: "is a directory, not a file"}
+		}
+		r = fh
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return nil, &eval.InputError{File: name, Msg: "cannot read: " + err.Error()}
+	}
+	if len(data) > maxInput {
+		return nil, &eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", maxInput>>20)}
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, &eval.InputError{File: name, Msg: "empty input: nothing to score"}
+	}
+	if err := eval.CheckText(name, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+func displayName(file string) string {
+	if file == "-" {
+		return "<stdin>"
+	}
+	return file
+}
+
+func parseDate(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("want YYYY-MM-DD or RFC 3339, got %q", s)
+}
+
+func loadTiers(file string) (*heuristics.Tiers, error) {
+	data, err := readInput(file, nil)
+	if err != nil {
+		return nil, err
+	}
+	t, err := heuristics.LoadTiers(file, strings.NewReader(string(data)))
+	if err != nil {
+		return nil, err
+	}
+	return heuristics.DefaultTiers().Merge(t), nil
+}

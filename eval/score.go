@@ -1,0 +1,122 @@
+package eval
+
+import (
+	"context"
+	"time"
+)
+
+// Scorer measures one aspect of a Sample.
+//
+// A Scorer returns an error only when it cannot produce a Score at all
+// (a cancelled context, input it cannot read). A model that fails is not such
+// an error: the judge returns a Score with Defaulted set, so the failure is
+// counted and shown rather than lost.
+type Scorer interface {
+	Score(ctx context.Context, s Sample) (Score, error)
+}
+
+// Score is one measurement of a Sample.
+type Score struct {
+	// Metric names what was measured ("grounding", "faithfulness").
+	Metric string `json:"metric"`
+	// Value is the normalised score in [0, 1].
+	Value float64 `json:"value"`
+	// Points out of Max is the score on its native scale.
+	Points float64 `json:"points"`
+	Max    float64 `json:"max"`
+	// Reason says in one sentence why the score is what it is.
+	Reason string `json:"reason,omitempty"`
+	// Method names how the score was computed ("heuristic",
+	// "offline (approximate)", "llm:gpt-4o-mini").
+	Method   string   `json:"method,omitempty"`
+	Evidence Evidence `json:"evidence,omitzero"`
+	Usage    Usage    `json:"usage,omitzero"`
+	// Defaulted is true when the scorer failed and the neutral default was
+	// used instead; Err then holds the failure.
+	Defaulted bool  `json:"defaulted,omitempty"`
+	Err       error `json:"-"`
+}
+
+// Evidence is what a Score rests on, so that a reader can check it.
+type Evidence struct {
+	// Claims are the claims examined, each with its verdict.
+	Claims []Claim `json:"claims,omitempty"`
+	// Sources are the sources examined, each with its rating.
+	Sources []SourceRating `json:"sources,omitempty"`
+	// Gaps are aspects of the query the answer does not cover.
+	Gaps []string `json:"gaps,omitempty"`
+	// Issues are problems found (structure, readability, repetition).
+	Issues []string `json:"issues,omitempty"`
+	// Counts are named measurements behind the score
+	// ("total_claims", "unique_domains").
+	Counts map[string]float64 `json:"counts,omitempty"`
+}
+
+// Verdicts a claim can receive.
+const (
+	VerdictCited       = "cited"
+	VerdictUncited     = "uncited"
+	VerdictSupported   = "supported"
+	VerdictUnsupported = "unsupported"
+)
+
+// Claim is a verifiable statement found in an answer.
+type Claim struct {
+	Text string `json:"text"`
+	// Line is the 1-based line of the answer where the claim starts.
+	Line int `json:"line,omitempty"`
+	// Section is the heading the claim sits under.
+	Section   string     `json:"section,omitempty"`
+	Verdict   string     `json:"verdict"`
+	Citations []Citation `json:"citations,omitempty"`
+	// SourceID names the context that supports the claim, when one does.
+	SourceID string `json:"source_id,omitempty"`
+}
+
+// Citation kinds.
+const (
+	CiteInline   = "inline"   // [text](url "quote"), seed 000's format
+	CiteLink     = "link"     // [text](url)
+	CiteNumbered = "numbered" // [1] resolved through a Sources list
+	CiteFootnote = "footnote" // [^1]
+)
+
+// Citation is one reference from a claim to a source.
+type Citation struct {
+	Kind string `json:"kind"`
+	// Ref is the label of a numbered or footnote citation ("1").
+	Ref  string `json:"ref,omitempty"`
+	Text string `json:"text,omitempty"`
+	URL  string `json:"url,omitempty"`
+	// Quote is the quoted source text (the link title in seed 000's format).
+	Quote string `json:"quote,omitempty"`
+}
+
+// SourceRating is a rating given to one source.
+type SourceRating struct {
+	URL    string  `json:"url"`
+	Domain string  `json:"domain,omitempty"`
+	Rating float64 `json:"rating"`
+	// Basis explains the rating ("tier gov 10, -1 no author").
+	Basis string `json:"basis,omitempty"`
+}
+
+// Usage is the cost of computing a Score.
+type Usage struct {
+	Calls     int           `json:"calls,omitempty"`
+	TokensIn  int           `json:"tokens_in,omitempty"`
+	TokensOut int           `json:"tokens_out,omitempty"`
+	Latency   time.Duration `json:"latency_ns,omitempty"`
+	CostUSD   float64       `json:"cost_usd,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		Calls:     u.Calls + v.Calls,
+		TokensIn:  u.TokensIn + v.TokensIn,
+		TokensOut: u.TokensOut + v.TokensOut,
+		Latency:   u.Latency + v.Latency,
+		CostUSD:   u.CostUSD + v.CostUSD,
+	}
+}

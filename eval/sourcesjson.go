@@ -1,0 +1,153 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// sourceRecord is one source in a --sources file.
+type sourceRecord struct {
+	URL              string   `json:"url"`
+	Title            string   `json:"title"`
+	Author           *string  `json:"author"`
+	AuthorVerified   *bool    `json:"author_verified"`
+	Published        string   `json:"published"`
+	References       *int     `json:"references"`
+	Credibility      *float64 `json:"credibility"`
+	CredibilityScore *float64 `json:"credibility_score"`
+	Text             string   `json:"text"`
+}
+
+// DecodeSources reads a sources file: a JSON array of sources, or an object
+// whose "validated_citations" (seed 000) or "sources" field is one. Each
+// source has "url" and optionally "credibility_score" (or "credibility",
+// 1..10), "title", "author" (null or "" means known to have none),
+// "author_verified", "published" (YYYY-MM-DD or RFC 3339), "references" (a
+// count) and "text". Errors name the file, the line and the field.
+func DecodeSources(name string, data []byte) ([]Source, error) {
+	trimmed := bytes.TrimSpace(data)
+	var recs []sourceRecord
+	var err error
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var wrap struct {
+			Validated []sourceRecord `json:"validated_citations"`
+			Sources   []sourceRecord `json:"sources"`
+		}
+		err = strictDecode(data, &wrap)
+		recs = append(wrap.Validated, wrap.Sources...)
+	} else {
+		err = strictDecode(data, &recs)
+	}
+	if err != nil {
+		return nil, jsonInputError(name, data, err)
+	}
+	out := make([]Source, 0, len(recs))
+	for i, r := range recs {
+		field := func(f string) string { return fmt.Sprintf("sources[%d].%s", i, f) }
+		bad := func(f, msg string) error {
+			return &InputError{File: name, Line: lineOfIndex(data, i), Field: field(f), Msg: msg}
+		}
+		if strings.TrimSpace(r.URL) == "" {
+			return nil, bad("url", "missing")
+		}
+		s := Source{URL: r.URL, Title: r.Title, AuthorVerified: r.AuthorVerified, References: r.References, Text: r.Text}
+		if r.Author != nil {
+			s.Author, s.AuthorKnown = *r.Author, true
+		}
+		if r.References != nil && *r.References < 0 {
+			return nil, bad("references", fmt.Sprintf("must be a count >= 0, got %d", *r.References))
+		}
+		c := r.CredibilityScore
+		if c == nil {
+			c = r.Credibility
+		}
+		if c != nil {
+			if math.IsNaN(*c) || *c < 1 || *c > 10 {
+				return nil, bad("credibility_score", fmt.Sprintf("must be between 1 and 10, got %v", *c))
+			}
+			s.Credibility = c
+		}
+		if r.Published != "" {
+			t, err := parseTime(r.Published)
+			if err != nil {
+				return nil, bad("published", err.Error())
+			}
+			s.Published = t
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func parseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("want YYYY-MM-DD or RFC 3339, got %q", s)
+}
+
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// jsonInputError turns an encoding/json error into an InputError with the
+// line and field.
+func jsonInputError(name string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return &InputError{File: name, Line: lineAt(data, int(min(se.Offset, int64(len(data))))), Msg: "invalid JSON: " + se.Error()}
+	case errors.As(err, &te):
+		return &InputError{File: name, Line: lineAt(data, int(min(te.Offset, int64(len(data))))), Field: te.Field,
+			Msg: fmt.Sprintf("must be %s, got %s", te.Type, te.Value)}
+	}
+	return &InputError{File: name, Msg: err.Error()}
+}
+
+// lineOfIndex finds the line where the i-th object of the first array in
+// data starts; 0 when it cannot tell.
+func lineOfIndex(data []byte, i int) int {
+	depth, n, arr := 0, -1, -1
+	inStr, esc := false, false
+	for off, b := range data {
+		switch {
+		case esc:
+			esc = false
+		case inStr && b == '\\':
+			esc = true
+		case b == '"':
+			inStr = !inStr
+		case inStr:
+		case b == '[' || b == '{':
+			depth++
+			if b == '[' && arr < 0 {
+				arr = depth
+			}
+			if b == '{' && arr > 0 && depth == arr+1 {
+				n++
+				if n == i {
+					return lineAt(data, off)
+				}
+			}
+		case b == ']' || b == '}':
+			depth--
+		}
+	}
+	return 0
+}

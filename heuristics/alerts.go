@@ -1,0 +1,196 @@
+package heuristics
+
+import (
+	"encoding/json"
+	"math"
+)
+
+// Alert types and severities of seed 002. The seed declares AlertAnomaly
+// but never raises it.
+const (
+	AlertDegradation = "degradation"
+	AlertAnomaly     = "anomaly"
+	AlertThreshold   = "threshold"
+
+	SeverityWarning  = "warning"
+	SeverityCritical = "critical"
+)
+
+// Seed 002's alert thresholds: a recent average below DegradationRatio
+// times the baseline is a degradation (a drop of more than 15%), and one
+// below CriticalQuality is critical.
+const (
+	DegradationRatio = 0.85
+	CriticalQuality  = 0.4
+)
+
+// QualityAlert is one alert raised on recent quality scores.
+type QualityAlert struct {
+	Type         string  `json:"type"`
+	Severity     string  `json:"severity"`
+	Message      string  `json:"message"`
+	Metric       string  `json:"metric"`
+	CurrentValue float64 `json:"currentValue"`
+	Threshold    float64 `json:"threshold"`
+}
+
+// CheckQualityAlerts is seed 002's checkQualityAlerts: it compares the mean
+// of the recent overall scores with the baseline mean and returns a
+// degradation warning, a critical threshold alert, both, or none, in that
+// order. The result is never nil, so that it encodes as [] like the seed's.
+//
+// With no recent scores the mean is NaN (0/0, as in JavaScript), which no
+// comparison passes: no alerts.
+func CheckQualityAlerts(recent []float64, baselineAvg float64) []QualityAlert {
+	alerts := []QualityAlert{}
+	sum := 0.0
+	for _, v := range recent {
+		sum += v
+	}
+	avg := sum / float64(len(recent))
+	if limit := baselineAvg * DegradationRatio; avg < limit {
+		alerts = append(alerts, QualityAlert{
+			Type:         AlertDegradation,
+			Severity:     SeverityWarning,
+			Message:      "Quality score degraded from baseline",
+			Metric:       "quality_score_avg",
+			CurrentValue: avg,
+			Threshold:    limit,
+		})
+	}
+	if avg < CriticalQuality {
+		alerts = append(alerts, QualityAlert{
+			Type:         AlertThreshold,
+			Severity:     SeverityCritical,
+			Message:      "Average quality score critically low",
+			Metric:       "quality_score_avg",
+			CurrentValue: avg,
+			Threshold:    CriticalQuality,
+		})
+	}
+	return alerts
+}
+
+// A/B test variants.
+const (
+	VariantControl   = "control"
+	VariantTreatment = "treatment"
+)
+
+// MinSignificantSamples is how many results each variant needs for seed
+// 002 to call an A/B test significant. It is a sample-size floor, not a
+// statistical test.
+const MinSignificantSamples = 100
+
+// ABTestResult is one query served by a variant of the retrieval.
+type ABTestResult struct {
+	// Variant is VariantControl or VariantTreatment; other values are
+	// ignored.
+	Variant      string            `json:"variant"`
+	QueryID      string            `json:"queryId"`
+	QualityScore ContextAssessment `json:"qualityScore"`
+	LatencyMs    float64           `json:"latencyMs"`
+	// Timestamp is in Unix milliseconds (JavaScript's Date.now()).
+	Timestamp int64 `json:"timestamp"`
+}
+
+// ABTestAnalysis compares the two variants of an A/B test.
+//
+// The changes are relative to the control, computed as IEEE floats exactly
+// as JavaScript does: when the control's mean is 0 (no control results, or
+// all zero) QualityImprovement and LatencyChange are +Inf, -Inf or NaN
+// (0/0). Test them with math.IsInf and math.IsNaN before use. MarshalJSON
+// writes such values as null, as JSON.stringify does.
+type ABTestAnalysis struct {
+	ControlSampleSize   int     `json:"controlSampleSize"`
+	TreatmentSampleSize int     `json:"treatmentSampleSize"`
+	ControlAvgQuality   float64 `json:"controlAvgQuality"`
+	TreatmentAvgQuality float64 `json:"treatmentAvgQuality"`
+	// QualityImprovement is (treatment - control) / control.
+	QualityImprovement  float64 `json:"qualityImprovement"`
+	ControlAvgLatency   float64 `json:"controlAvgLatency"`
+	TreatmentAvgLatency float64 `json:"treatmentAvgLatency"`
+	// LatencyChange is (treatment - control) / control.
+	LatencyChange float64 `json:"latencyChange"`
+	// IsSignificant is true when both variants have at least
+	// MinSignificantSamples results.
+	IsSignificant bool `json:"isSignificant"`
+}
+
+// AnalyzeABTest is seed 002's analyzeABTest: the size, mean overall quality
+// and mean latency of each variant, and the treatment's relative changes.
+// The mean of no values is 0, as in the seed.
+func AnalyzeABTest(results []ABTestResult) ABTestAnalysis {
+	var control, treatment abMeans
+	for _, r := range results {
+		switch r.Variant {
+		case VariantControl:
+			control.add(r)
+		case VariantTreatment:
+			treatment.add(r)
+		}
+	}
+	cq, tq := control.quality(), treatment.quality()
+	cl, tl := control.latency(), treatment.latency()
+	return ABTestAnalysis{
+		ControlSampleSize:   control.n,
+		TreatmentSampleSize: treatment.n,
+		ControlAvgQuality:   cq,
+		TreatmentAvgQuality: tq,
+		QualityImprovement:  (tq - cq) / cq,
+		ControlAvgLatency:   cl,
+		TreatmentAvgLatency: tl,
+		LatencyChange:       (tl - cl) / cl,
+		IsSignificant:       control.n >= MinSignificantSamples && treatment.n >= MinSignificantSamples,
+	}
+}
+
+// abMeans sums one variant's results in order, as the seed's reduce does.
+type abMeans struct {
+	n                      int
+	qualitySum, latencySum float64
+}
+
+func (m *abMeans) add(r ABTestResult) {
+	m.n++
+	m.qualitySum += r.QualityScore.Overall
+	m.latencySum += r.LatencyMs
+}
+
+func (m abMeans) quality() float64 { return m.mean(m.qualitySum) }
+func (m abMeans) latency() float64 { return m.mean(m.latencySum) }
+
+func (m abMeans) mean(sum float64) float64 {
+	if m.n == 0 {
+		return 0
+	}
+	return sum / float64(m.n)
+}
+
+// MarshalJSON implements json.Marshaler, writing non-finite numbers as null.
+func (a ABTestAnalysis) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		ControlSampleSize   int      `json:"controlSampleSize"`
+		TreatmentSampleSize int      `json:"treatmentSampleSize"`
+		ControlAvgQuality   *float64 `json:"controlAvgQuality"`
+		TreatmentAvgQuality *float64 `json:"treatmentAvgQuality"`
+		QualityImprovement  *float64 `json:"qualityImprovement"`
+		ControlAvgLatency   *float64 `json:"controlAvgLatency"`
+		TreatmentAvgLatency *float64 `json:"treatmentAvgLatency"`
+		LatencyChange       *float64 `json:"latencyChange"`
+		IsSignificant       bool     `json:"isSignificant"`
+	}{
+		a.ControlSampleSize, a.TreatmentSampleSize,
+		finiteOrNil(a.ControlAvgQuality), finiteOrNil(a.TreatmentAvgQuality), finiteOrNil(a.QualityImprovement),
+		finiteOrNil(a.ControlAvgLatency), finiteOrNil(a.TreatmentAvgLatency), finiteOrNil(a.LatencyChange),
+		a.IsSignificant,
+	})
+}
+
+// finiteOrNil returns &x, or nil when x is NaN or infinite.
+func finiteOrNil(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}

@@ -1,0 +1,195 @@
+package heuristics
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// Readability thresholds of Clarity's zero value.
+const (
+	DefaultMaxAvgSentenceWords = 25  // average words per sentence
+	DefaultMaxSentenceWords    = 50  // any one sentence
+	DefaultNearDuplicate       = 0.8 // Jaccard similarity of two paragraphs' word sets
+	nearDuplicateMinWords      = 8   // paragraphs shorter than this are not compared
+)
+
+// Required sections and the headings accepted for each (compared after
+// normalizeHeading; a heading matches when it contains one of the phrases).
+var (
+	summaryHeadings    = []string{"executive summary", "summary", "overview", "abstract", "tl dr", "tldr", "key takeaways", "at a glance", "introduction"}
+	findingsHeadings   = []string{"finding", "result", "analysis", "discussion", "comparison", "evidence", "details", "key points", "body"}
+	conclusionHeadings = []string{"conclusion", "concluding", "final thoughts", "recommendation", "verdict", "bottom line", "outlook", "closing"}
+)
+
+// Clarity checks structure and readability (seed 000/001): the report has an
+// executive summary, main findings, a conclusion and a sources section
+// (common synonyms accepted; findings are either a heading naming them or at
+// least two other topical sections); the average sentence is at most
+// MaxAvgSentenceWords words and none exceeds MaxSentenceWords; no sentence
+// is repeated and no two paragraphs are near-duplicates (Jaccard similarity
+// of their word sets at least NearDuplicate). No issue earns Max; any issue
+// earns 0 and is listed.
+//
+// It reads Sample.Answer. The zero value uses the Default thresholds and a
+// maximum of 1.
+type Clarity struct {
+	MaxAvgSentenceWords float64
+	MaxSentenceWords    int
+	NearDuplicate       float64
+	Max                 float64
+}
+
+var _ eval.Scorer = Clarity{}
+
+// Score implements eval.Scorer.
+func (c Clarity) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return c.score(ParseReport([]byte(s.Answer))), nil
+}
+
+func (c Clarity) score(r *Report) eval.Score {
+	maxPts := orDefault(c.Max, 1)
+	avgMax := orDefault(c.MaxAvgSentenceWords, DefaultMaxAvgSentenceWords)
+	longMax := c.MaxSentenceWords
+	if longMax == 0 {
+		longMax = DefaultMaxSentenceWords
+	}
+	dup := orDefault(c.NearDuplicate, DefaultNearDuplicate)
+
+	issues := structureIssues(r)
+
+	total, long := 0, 0
+	for _, s := range r.Sentences {
+		n := len(words(s.Text))
+		total += n
+		if n > longMax {
+			long++
+		}
+	}
+	avg := 0.0
+	if len(r.Sentences) > 0 {
+		avg = float64(total) / float64(len(r.Sentences))
+	}
+	if avg > avgMax {
+		issues = append(issues, fmt.Sprintf("sentences too long on average (%.1f words; at most %g)", avg, avgMax))
+	}
+	if long > 0 {
+		issues = append(issues, fmt.Sprintf("%d sentence(s) over %d words", long, longMax))
+	}
+	issues = append(issues, repetitionIssues(r, dup)...)
+
+	sc := eval.Score{Metric: "clarity", Max: maxPts, Method: "heuristic", Evidence: eval.Evidence{
+		Issues: issues,
+		Counts: map[string]float64{"sentences": float64(len(r.Sentences)), "avg_sentence_words": round2(avg), "sections": float64(len(r.Sections))},
+	}}
+	if len(issues) == 0 {
+		sc.Points, sc.Value = maxPts, 1
+		sc.Reason = "well structured and readable"
+	} else {
+		sc.Reason = fmt.Sprintf("%d clarity issue(s): %s", len(issues), strings.Join(issues, "; "))
+	}
+	return sc
+}
+
+func headingHas(title string, phrases []string) bool {
+	t := normalizeHeading(title)
+	for _, p := range phrases {
+		if strings.Contains(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func structureIssues(r *Report) []string {
+	var summary, findings, conclusion, sources bool
+	other := 0
+	for _, s := range r.Sections {
+		switch {
+		case s.Sources:
+			sources = true
+		case headingHas(s.Title, summaryHeadings):
+			summary = true
+		case headingHas(s.Title, conclusionHeadings):
+			conclusion = true
+		case headingHas(s.Title, findingsHeadings):
+			findings = true
+		case s.Level > 1:
+			other++
+		}
+	}
+	if other >= 2 {
+		findings = true
+	}
+	var issues []string
+	if !summary {
+		issues = append(issues, "missing executive summary section")
+	}
+	if !findings {
+		issues = append(issues, "missing main findings section")
+	}
+	if !conclusion {
+		issues = append(issues, "missing conclusion section")
+	}
+	if !sources {
+		issues = append(issues, "missing sources section")
+	}
+	return issues
+}
+
+func repetitionIssues(r *Report, threshold float64) []string {
+	var issues []string
+	seen := map[string]int{}
+	for _, s := range r.Sentences {
+		k := strings.ToLower(strings.Join(words(s.Text), " "))
+		if len(words(s.Text)) < minClaimWords {
+			continue
+		}
+		seen[k]++
+		if seen[k] == 2 {
+			issues = append(issues, fmt.Sprintf("repeated sentence at line %d: %q", s.Line, truncate(s.Text, 60)))
+		}
+	}
+	sets := make([]map[string]bool, len(r.Paragraphs))
+	for i, p := range r.Paragraphs {
+		ws := words(p.Text)
+		if len(ws) < nearDuplicateMinWords {
+			continue
+		}
+		sets[i] = map[string]bool{}
+		for _, w := range ws {
+			sets[i][strings.ToLower(w)] = true
+		}
+	}
+	for i := range sets {
+		for j := i + 1; j < len(sets); j++ {
+			if sets[i] == nil || sets[j] == nil {
+				continue
+			}
+			if jaccard(sets[i], sets[j]) >= threshold {
+				issues = append(issues, fmt.Sprintf("paragraphs at lines %d and %d are near-duplicates", r.Paragraphs[i].Line, r.Paragraphs[j].Line))
+			}
+		}
+	}
+	return slices.Compact(issues)
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}

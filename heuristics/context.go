@@ -1,0 +1,710 @@
+package heuristics
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// Seed 002's composite weights: overall = 0.3 retrieval confidence +
+// 0.3 context sufficiency + 0.15 diversity + 0.25 estimated faithfulness.
+const (
+	WeightRetrievalConfidence   = 0.3
+	WeightContextSufficiency    = 0.3
+	WeightDiversity             = 0.15
+	WeightEstimatedFaithfulness = 0.25
+)
+
+// Thresholds of seed 002's warnings, checked in this order: overall below
+// ContextVeryLowBelow, overall below ContextModerateBelow, diversity below
+// ContextLowDiversityBelow. Only the first that applies is given.
+const (
+	ContextVeryLowBelow      = 0.3
+	ContextModerateBelow     = 0.5
+	ContextLowDiversityBelow = 0.2
+)
+
+// The warnings of seed 002, word for word.
+const (
+	WarnVeryLowConfidence  = "Very low retrieval confidence. Consider rephrasing your query or adding more documents."
+	WarnModerateConfidence = "Moderate retrieval confidence. Results may be incomplete."
+	WarnLowDiversity       = "Low source diversity. Results are heavily concentrated in a single document."
+)
+
+// The fixed constants inside seed 002's four sub-scores.
+const (
+	retrievalAvgWeight     = 0.7 // average of the chunk scores
+	retrievalSpreadWeight  = 0.3 // last score / first score
+	sufficiencyCoverage    = 0.6 // share of query terms found in the context
+	sufficiencyDensity     = 0.4 // tokens against query complexity
+	sufficiencyNeutral     = 0.5 // a query with no key terms
+	tokensPerQueryTerm     = 50
+	diversityDocWeight     = 0.6 // distinct documentId / chunks
+	diversitySectionWeight = 0.4 // distinct sectionTitle (or documentId) / chunks
+	faithDensityWeight     = 0.4 // numbers, dates and proper nouns per 100 words
+	faithScoreWeight       = 0.6 // first chunk's retrieval score
+	faithDensityScale      = 0.1
+	faithScoreScale        = 1.5
+	queryTermMinLen        = 2 // a query term is longer than this (UTF-16 units)
+)
+
+// ContextWeights are the weights of the four sub-scores in the overall
+// context quality. They need not sum to 1.
+type ContextWeights struct {
+	RetrievalConfidence   float64 `yaml:"retrieval_confidence" json:"retrieval_confidence"`
+	ContextSufficiency    float64 `yaml:"context_sufficiency" json:"context_sufficiency"`
+	Diversity             float64 `yaml:"diversity_score" json:"diversity_score"`
+	EstimatedFaithfulness float64 `yaml:"estimated_faithfulness" json:"estimated_faithfulness"`
+}
+
+// DefaultContextWeights are seed 002's weights (0.3, 0.3, 0.15, 0.25).
+var DefaultContextWeights = ContextWeights{
+	RetrievalConfidence:   WeightRetrievalConfidence,
+	ContextSufficiency:    WeightContextSufficiency,
+	Diversity:             WeightDiversity,
+	EstimatedFaithfulness: WeightEstimatedFaithfulness,
+}
+
+// ContextAssessment is seed 002's ContextQualityScore: the overall context
+// quality and its four sub-scores. With non-negative chunk scores up to 1
+// every field is in [0, 1]; the seed does not clamp, and neither does this
+// port (chunk scores above 1 can lift retrieval confidence above 1).
+type ContextAssessment struct {
+	Overall               float64 `json:"overall"`
+	RetrievalConfidence   float64 `json:"retrievalConfidence"`
+	ContextSufficiency    float64 `json:"contextSufficiency"`
+	DiversityScore        float64 `json:"diversityScore"`
+	EstimatedFaithfulness float64 `json:"estimatedFaithfulness"`
+	// Warning is one of the Warn... messages, or "" when none applies.
+	Warning string `json:"warning,omitempty"`
+}
+
+// ContextQuality is seed 002's CompositeQualityScorer: it judges the
+// retrieval behind a RAG answer before generation, from the query, the
+// ranked chunks and the assembled context. It does not read the answer.
+//
+// It reads Sample.Query; Sample.Sources as the chunks in rank order
+// (Text is the content, Score the retrieval score, RerankScore the
+// reranker's when not nil, ID the documentId, Metadata["sectionTitle"] the
+// section); and Sample.Context, where nil means empty text and 0 tokens.
+//
+// The zero value uses DefaultContextWeights. It is safe for concurrent use.
+//
+// # Matching the TypeScript
+//
+// The results equal the seed's TypeScript on Node (within rounding of the
+// last bit, and bit for bit on amd64) because the JavaScript string rules
+// are reproduced rather than approximated:
+//
+//   - Whitespace, for splitting the query and the content and inside the
+//     proper-noun pattern, is JavaScript's \s: tab, LF, VT, FF, CR, space,
+//     U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000
+//     and U+FEFF (not U+0085, unlike Go's unicode.IsSpace). Splitting keeps
+//     the empty fields at either end, as String.prototype.split does.
+//   - Lengths count UTF-16 code units (an emoji counts 2).
+//   - Lower-casing is toLowerCase's: U+0130 becomes "i" + U+0307, and a
+//     capital sigma becomes final sigma (U+03C2) at the end of a word, by
+//     ICU's Final_Sigma rule. Other letters use Go's Unicode 15.0 tables;
+//     an engine with newer Unicode also lowercases the 55 capitals added
+//     since (U+1C89, U+A7CB, U+A7CC, U+A7CE, U+A7D2, U+A7D4, U+A7DA,
+//     U+A7DC, Garay U+10D50-U+10D65, Beria Erfe U+16EA0-U+16EB8), which
+//     this port leaves as they are.
+//   - \d, \w and [A-Z] are ASCII, as in JavaScript without the u flag.
+//   - A sectionTitle that is absent or null falls back to the documentId;
+//     any other value counts as itself: the string "1", the number 1 and
+//     the boolean true are three different sections, equal numbers are one
+//     section, and each object or array is a section of its own. Nil
+//     metadata behaves as empty (the TypeScript would throw).
+//   - A Go string that is not valid UTF-8 is read as if each invalid byte
+//     were U+FFFD.
+//
+// Non-finite chunk scores give non-finite results, as in the seed; Score
+// reports them as an error, AssessContext returns them as they are.
+type ContextQuality struct {
+	// Weights of the sub-scores in Overall; all zero means
+	// DefaultContextWeights.
+	Weights ContextWeights
+}
+
+var _ eval.Scorer = ContextQuality{}
+
+// Score implements eval.Scorer. The metric is "context_quality"; Value and
+// Points are the overall quality, out of 1, and the evidence counts hold the
+// four sub-scores and the overall. The reason is the seed's warning when
+// there is one, else a summary of the sub-scores.
+func (c ContextQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	a := c.Assess(s)
+	for _, v := range []float64{a.Overall, a.RetrievalConfidence, a.ContextSufficiency, a.DiversityScore, a.EstimatedFaithfulness} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return eval.Score{}, fmt.Errorf("context_quality: result is not finite (%v): source scores must be finite numbers", v)
+		}
+	}
+	reason := a.Warning
+	if reason == "" {
+		reason = fmt.Sprintf("overall %.3f: retrieval confidence %.3f, context sufficiency %.3f, diversity %.3f, estimated faithfulness %.3f",
+			a.Overall, a.RetrievalConfidence, a.ContextSufficiency, a.DiversityScore, a.EstimatedFaithfulness)
+	}
+	return eval.Score{
+		Metric: "context_quality",
+		Value:  a.Overall,
+		Points: a.Overall,
+		Max:    1,
+		Reason: reason,
+		Method: "heuristic",
+		Evidence: eval.Evidence{Counts: map[string]float64{
+			"retrieval_confidence":   a.RetrievalConfidence,
+			"context_sufficiency":    a.ContextSufficiency,
+			"diversity_score":        a.DiversityScore,
+			"estimated_faithfulness": a.EstimatedFaithfulness,
+			"overall":                a.Overall,
+		}},
+	}, nil
+}
+
+// AssessContext returns seed 002's context quality of a sample with the
+// default weights. See ContextQuality for the inputs it reads.
+func AssessContext(s eval.Sample) ContextAssessment {
+	return ContextQuality{}.Assess(s)
+}
+
+// Assess returns the context quality of a sample with c's weights.
+func (c ContextQuality) Assess(s eval.Sample) ContextAssessment {
+	w := c.Weights
+	if w == (ContextWeights{}) {
+		w = DefaultContextWeights
+	}
+	text, tokens := "", 0
+	if s.Context != nil {
+		text, tokens = s.Context.Text, s.Context.TokenCount
+	}
+	a := ContextAssessment{
+		RetrievalConfidence:   retrievalConfidence(s.Sources),
+		ContextSufficiency:    contextSufficiency(s.Query, text, tokens),
+		DiversityScore:        sourceDiversity(s.Sources),
+		EstimatedFaithfulness: estimatedFaithfulness(s.Sources),
+	}
+	// Each product is converted to float64 so that the compiler cannot fuse
+	// it with the addition (FMA): the sums then round exactly as in
+	// JavaScript on every architecture.
+	a.Overall = float64(a.RetrievalConfidence*w.RetrievalConfidence) +
+		float64(a.ContextSufficiency*w.ContextSufficiency) +
+		float64(a.DiversityScore*w.Diversity) +
+		float64(a.EstimatedFaithfulness*w.EstimatedFaithfulness)
+	switch {
+	case a.Overall < ContextVeryLowBelow:
+		a.Warning = WarnVeryLowConfidence
+	case a.Overall < ContextModerateBelow:
+		a.Warning = WarnModerateConfidence
+	case a.DiversityScore < ContextLowDiversityBelow:
+		a.Warning = WarnLowDiversity
+	}
+	return a
+}
+
+// retrievalConfidence is 0.7 times the mean chunk score (the rerank score
+// where there is one) plus 0.3 times the last score over the first (0 when
+// the first is not positive). No chunks score 0.
+func retrievalConfidence(chunks []eval.Source) float64 {
+	if len(chunks) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, c := range chunks {
+		sum += chunkRankScore(c)
+	}
+	avg := sum / float64(len(chunks))
+	top, bottom := chunkRankScore(chunks[0]), chunkRankScore(chunks[len(chunks)-1])
+	spread := 0.0
+	if top > 0 {
+		spread = bottom / top
+	}
+	return float64(avg*retrievalAvgWeight) + float64(spread*retrievalSpreadWeight)
+}
+
+// chunkRankScore is the seed's `rerankScore ?? score`.
+func chunkRankScore(c eval.Source) float64 {
+	if c.RerankScore != nil {
+		return *c.RerankScore
+	}
+	return c.Score
+}
+
+// contextSufficiency is 0.6 times the share of the query's key terms found
+// (as substrings) in the lower-cased context plus 0.4 times the context's
+// tokens over 50 per key term, capped at 1. An empty context scores 0; a
+// query without key terms scores 0.5.
+func contextSufficiency(query, text string, tokens int) float64 {
+	if text == "" {
+		return 0
+	}
+	terms := contextQueryTerms(query)
+	if len(terms) == 0 {
+		return sufficiencyNeutral
+	}
+	lower := jsToLower(text)
+	covered := 0
+	for _, t := range terms {
+		if strings.Contains(lower, t) {
+			covered++
+		}
+	}
+	coverage := float64(covered) / float64(len(terms))
+	density := min(float64(tokens)/float64(len(terms)*tokensPerQueryTerm), 1)
+	return float64(coverage*sufficiencyCoverage) + float64(density*sufficiencyDensity)
+}
+
+// contextStopWords is seed 002's stop list (not the package's stopWords,
+// which is longer).
+var contextStopWords = map[string]bool{
+	"the": true, "is": true, "at": true, "which": true, "on": true, "a": true, "an": true,
+	"and": true, "or": true, "but": true, "in": true, "with": true, "to": true, "for": true,
+	"of": true, "not": true, "no": true, "can": true, "had": true, "has": true, "have": true,
+	"it": true, "that": true, "this": true, "was": true, "are": true, "be": true, "been": true,
+	"from": true, "do": true, "does": true, "did": true, "will": true, "would": true,
+	"could": true, "should": true, "may": true, "what": true, "how": true, "when": true,
+	"where": true, "who": true, "why": true,
+}
+
+// contextQueryTerms is the seed's extractQueryTerms: the lower-cased query
+// split on whitespace, keeping the words longer than two UTF-16 units that
+// are not stop words. Duplicates are kept.
+func contextQueryTerms(query string) []string {
+	var terms []string
+	for _, t := range jsSplitSpace(jsToLower(query)) {
+		if jsLen(t) > queryTermMinLen && !contextStopWords[t] {
+			terms = append(terms, t)
+		}
+	}
+	return terms
+}
+
+// sourceDiversity is 0.6 times the share of distinct documents plus 0.4
+// times the share of distinct sections (sectionTitle, or the documentId
+// when it has none). Fewer than two chunks score 0.
+func sourceDiversity(chunks []eval.Source) float64 {
+	if len(chunks) <= 1 {
+		return 0
+	}
+	docs := make(map[string]struct{}, len(chunks))
+	sections := make(map[sectionKey]struct{}, len(chunks))
+	for i, c := range chunks {
+		docs[c.ID] = struct{}{}
+		sections[sectionOf(c, i)] = struct{}{}
+	}
+	n := float64(len(chunks))
+	return float64(float64(len(docs))/n*diversityDocWeight) + float64(float64(len(sections))/n*diversitySectionWeight)
+}
+
+// sectionKey is a member of the seed's Set of sections, with JavaScript's
+// SameValueZero equality: values of different types never match, numbers
+// match by value (NaN matches NaN, -0 matches 0), and objects only match
+// themselves.
+type sectionKey struct {
+	kind   byte // 's' string, 'n' number, 'b' boolean, 'o' object
+	str    string
+	num    float64
+	object int // the chunk's index, for objects
+}
+
+// sectionOf is the seed's `(metadata.sectionTitle as string) ?? documentId`
+// for chunk i.
+func sectionOf(c eval.Source, i int) sectionKey {
+	v, ok := c.Metadata["sectionTitle"]
+	if !ok || v == nil {
+		return sectionKey{kind: 's', str: c.ID}
+	}
+	switch t := v.(type) {
+	case string:
+		return sectionKey{kind: 's', str: t}
+	case bool:
+		if t {
+			return sectionKey{kind: 'b', num: 1}
+		}
+		return sectionKey{kind: 'b'}
+	case json.Number:
+		if f, err := t.Float64(); err == nil || math.IsInf(f, 0) {
+			return numberSection(f)
+		}
+		return sectionKey{kind: 'o', object: i}
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return numberSection(float64(rv.Int()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return numberSection(float64(rv.Uint()))
+	case reflect.Float32, reflect.Float64:
+		return numberSection(rv.Float())
+	case reflect.String:
+		return sectionKey{kind: 's', str: rv.String()}
+	case reflect.Bool:
+		if rv.Bool() {
+			return sectionKey{kind: 'b', num: 1}
+		}
+		return sectionKey{kind: 'b'}
+	}
+	return sectionKey{kind: 'o', object: i}
+}
+
+func numberSection(f float64) sectionKey {
+	switch {
+	case math.IsNaN(f):
+		return sectionKey{kind: 'n', str: "NaN"}
+	case f == 0:
+		return sectionKey{kind: 'n'} // folds -0 into 0
+	}
+	return sectionKey{kind: 'n', num: f}
+}
+
+// estimatedFaithfulness is 0.4 times the factual density of the chunks'
+// joined content (numbers, dates counted twice, and proper nouns, per 100
+// words, times 0.1, capped at 1) plus 0.6 times 1.5 times the first chunk's
+// retrieval score (its score, not its rerank score), capped at 1. No chunks
+// score 0.
+func estimatedFaithfulness(chunks []eval.Source) float64 {
+	if len(chunks) == 0 {
+		return 0
+	}
+	parts := make([]string, len(chunks))
+	for i, c := range chunks {
+		parts[i] = c.Text
+	}
+	all := strings.Join(parts, " ")
+	facts := countNumbers(all) + 2*countDates(all) + countProperNouns(all)
+	words := float64(countJSFields(all))
+	density := min(float64(float64(facts)/(words/100))*faithDensityScale, 1)
+	confidence := min(chunks[0].Score*faithScoreScale, 1)
+	return float64(density*faithDensityWeight) + float64(confidence*faithScoreWeight)
+}
+
+// The three counters below reproduce the number of matches of seed 002's
+// global regular expressions, scanning once instead of running a regexp
+// engine (which is about ten times slower on 20 KB). Their tests check them
+// against the patterns themselves.
+
+// countNumbers counts the matches of /\d+/g: runs of ASCII digits.
+func countNumbers(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if !isASCIIDigit(s[i]) {
+			i++
+			continue
+		}
+		n++
+		for i < len(s) && isASCIIDigit(s[i]) {
+			i++
+		}
+	}
+	return n
+}
+
+// countDates counts the matches of
+// /\d{4}[-/]\d{2}[-/]\d{2}|\w+ \d{1,2},? \d{4}/g.
+//
+// At each position the first alternative is tried, then the second. The
+// second needs the whole run of word characters from the position, then a
+// space, one or two digits (no third), an optional comma, a space and four
+// digits; so its outcome depends only on where the run ends, and is worked
+// out once per run.
+func countDates(s string) int {
+	n := 0
+	runEnd, runMatchEnd := -1, -1 // the current word run's end and its match end (-1: none)
+	for i := 0; i < len(s); {
+		if end := isoDateAt(s, i); end > 0 {
+			n++
+			i = end
+			continue
+		}
+		if !isASCIIWord(s[i]) {
+			i++
+			continue
+		}
+		if i >= runEnd {
+			runEnd = i
+			for runEnd < len(s) && isASCIIWord(s[runEnd]) {
+				runEnd++
+			}
+			runMatchEnd = proseDateTail(s, runEnd)
+		}
+		if runMatchEnd > 0 {
+			n++
+			i = runMatchEnd
+			continue
+		}
+		i++
+	}
+	return n
+}
+
+// isoDateAt returns the end of a match of \d{4}[-/]\d{2}[-/]\d{2} at i, or
+// 0.
+func isoDateAt(s string, i int) int {
+	if i+10 > len(s) {
+		return 0
+	}
+	d := s[i : i+10]
+	for _, k := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
+		if !isASCIIDigit(d[k]) {
+			return 0
+		}
+	}
+	if (d[4] != '-' && d[4] != '/') || (d[7] != '-' && d[7] != '/') {
+		return 0
+	}
+	return i + 10
+}
+
+// proseDateTail returns the end of a match of ` \d{1,2},? \d{4}` at j, or 0.
+func proseDateTail(s string, j int) int {
+	if j >= len(s) || s[j] != ' ' {
+		return 0
+	}
+	j++
+	k := j
+	for k < len(s) && k-j < 3 && isASCIIDigit(s[k]) {
+		k++
+	}
+	if k == j || k-j > 2 {
+		return 0
+	}
+	if k < len(s) && s[k] == ',' {
+		k++
+	}
+	if k >= len(s) || s[k] != ' ' {
+		return 0
+	}
+	k++
+	if k+4 > len(s) {
+		return 0
+	}
+	for _, c := range []byte(s[k : k+4]) {
+		if !isASCIIDigit(c) {
+			return 0
+		}
+	}
+	return k + 4
+}
+
+// countProperNouns counts the matches of /[A-Z][a-z]+(?:\s[A-Z][a-z]+)*/g,
+// \s being JavaScript's whitespace: runs of capitalised words that are
+// separated by exactly one whitespace character count once.
+func countProperNouns(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		end := capitalisedWordAt(s, i)
+		if end == 0 {
+			i++
+			continue
+		}
+		n++
+		for end < len(s) {
+			r, w := utf8.DecodeRuneInString(s[end:])
+			if !jsIsSpace(r) {
+				break
+			}
+			next := capitalisedWordAt(s, end+w)
+			if next == 0 {
+				break
+			}
+			end = next
+		}
+		i = end
+	}
+	return n
+}
+
+// capitalisedWordAt returns the end of a match of [A-Z][a-z]+ at i, or 0.
+func capitalisedWordAt(s string, i int) int {
+	if i+1 >= len(s) || s[i] < 'A' || s[i] > 'Z' || s[i+1] < 'a' || s[i+1] > 'z' {
+		return 0
+	}
+	i += 2
+	for i < len(s) && s[i] >= 'a' && s[i] <= 'z' {
+		i++
+	}
+	return i
+}
+
+func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isASCIIWord reports whether c is in \w: [A-Za-z0-9_].
+func isASCIIWord(c byte) bool {
+	return isASCIIDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || c == '_'
+}
+
+// JavaScript string semantics. The functions below are shared with crag.go.
+
+// jsIsSpace reports whether r is in JavaScript's \s (WhiteSpace and
+// LineTerminator): Go's unicode.IsSpace differs on U+0085 and U+FEFF.
+func jsIsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return 0x2000 <= r && r <= 0x200A
+}
+
+// jsSpaceClass is jsIsSpace as the body of a regexp character class.
+const jsSpaceClass = `\t\n\v\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`
+
+// jsSplitSpace is s.split(/\s+/): fields between runs of whitespace,
+// including an empty first or last field when s starts or ends with
+// whitespace ("" gives one empty field).
+func jsSplitSpace(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if !jsIsSpace(r) {
+			i += w
+			continue
+		}
+		out = append(out, s[start:i])
+		for i < len(s) {
+			r, w = utf8.DecodeRuneInString(s[i:])
+			if !jsIsSpace(r) {
+				break
+			}
+			i += w
+		}
+		start = i
+	}
+	return append(out, s[start:])
+}
+
+// countJSFields is len(jsSplitSpace(s)) without building the fields.
+func countJSFields(s string) int {
+	n := 1
+	inSpace := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		var space bool
+		if c < utf8.RuneSelf {
+			space = c == ' ' || ('\t' <= c && c <= '\r')
+			i++
+		} else {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			space = jsIsSpace(r)
+			i += w
+		}
+		if space && !inSpace {
+			n++
+		}
+		inSpace = space
+	}
+	return n
+}
+
+// jsTrim is String.prototype.trim.
+func jsTrim(s string) string { return strings.TrimFunc(s, jsIsSpace) }
+
+// jsLen is a string's length in UTF-16 code units.
+func jsLen(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// jsToLower is String.prototype.toLowerCase as V8 runs it (through ICU's
+// root locale): Go's simple lower-case mapping, plus U+0130 to "i" U+0307
+// and the Final_Sigma rule for U+03A3.
+func jsToLower(s string) string {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case 0x130: // LATIN CAPITAL LETTER I WITH DOT ABOVE
+			b.WriteString("i\u0307")
+		case 0x3A3: // GREEK CAPITAL LETTER SIGMA
+			if isFinalSigma(s, i, i+w) {
+				b.WriteRune(0x3C2)
+			} else {
+				b.WriteRune(0x3C3)
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+		i += w
+	}
+	return b.String()
+}
+
+// isFinalSigma is ICU's Final_Sigma test for the sigma at s[start:end]: a
+// cased letter comes before it and none after it, skipping case-ignorable
+// characters both ways. As in ICU, a character both cased and
+// case-ignorable (U+0345, modifier letters) is skipped, not counted.
+func isFinalSigma(s string, start, end int) bool {
+	before := false
+	for j := start; j > 0; {
+		r, w := utf8.DecodeLastRuneInString(s[:j])
+		j -= w
+		if isCaseIgnorable(r) {
+			continue
+		}
+		before = isCased(r)
+		break
+	}
+	if !before {
+		return false
+	}
+	for j := end; j < len(s); {
+		r, w := utf8.DecodeRuneInString(s[j:])
+		j += w
+		if isCaseIgnorable(r) {
+			continue
+		}
+		return !isCased(r)
+	}
+	return true
+}
+
+// isCased is Unicode's Cased property.
+func isCased(r rune) bool {
+	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
+}
+
+// isCaseIgnorable is Unicode's Case_Ignorable property: marks, format
+// characters, modifier letters and symbols, and the apostrophes, periods
+// and colons of Word_Break MidLetter, MidNumLet and Single_Quote.
+func isCaseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0xB7, 0x387, 0x55F, 0x5F4, 0x2018, 0x2019, 0x2024, 0x2027,
+		0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}

@@ -1,0 +1,41 @@
+// Package heuristics holds Assay's deterministic scorers: grounding
+// (citation coverage), source credibility and quality, diversity,
+// completeness, clarity, and seed 002's context quality with its CRAG
+// classification.
+//
+// Every scorer implements eval.Scorer and is deterministic: the same Sample
+// gives the same Score, always. None touches the network or a model, and
+// time enters only through an injected clock (Credibility.Now).
+//
+// # The claim rule
+//
+// Reports are parsed with a CommonMark parser (goldmark, with GFM and
+// footnotes), never with regular expressions over the raw text. A claim is a
+// sentence of the report's body that states something checkable:
+//
+//   - Body means paragraphs and list items. Headings, the Sources or
+//     References section (and its synonyms: Bibliography, Citations, Works
+//     Cited, Further Reading), footnote definitions, code blocks, code spans
+//     on their own, block quotes, tables, HTML blocks and images are not
+//     claims.
+//   - Sentences are split by Unicode's sentence rules (UAX #29) on the
+//     rendered text, then repaired: no split inside a link, a code span or a
+//     citation marker, none after a known abbreviation ("Dr.", "Fig.",
+//     "et al.", "e.g.") or an initialism ("U.S.") unless the next word
+//     usually opens a sentence ("The", "This", "However"...). Decimals and
+//     dotted identifiers ("4.2", "C37.118") never split.
+//   - A sentence is a claim when it has at least three words, does not end
+//     with "?" or ":", and is not about the report itself ("This report
+//     compares...").
+//   - A citation marker placed just after the full stop ("... grew.[1]",
+//     "... grew. [^2]", or a link standing alone after the sentence) belongs
+//     to the sentence before it.
+//
+// A claim is cited when it carries at least one citation that resolves: an
+// inline link to an http(s) URL (seed 000's `[text](url "quote")`, whose
+// title is the quote, or a plain `[text](url)` or autolink), a numbered
+// reference `[1]` that names an entry of the Sources list or a link
+// reference definition, or a footnote `[^1]` that has a definition. A
+// numbered reference or footnote with no entry is reported as dangling and
+// does not count.
+package heuristics

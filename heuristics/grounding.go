@@ -1,0 +1,141 @@
+package heuristics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// Band is one row of a coverage-to-points table: coverage (in percent) at or
+// above Min earns From points, rising linearly to To just below the next
+// band's Min.
+type Band struct {
+	Min  float64 `yaml:"min" json:"min"`
+	From float64 `yaml:"from" json:"from"`
+	To   float64 `yaml:"to" json:"to"`
+}
+
+// DefaultGroundingBands is seed 001's coverage table, read as linear inside
+// each band: 100% is 5; 95-99.99% is 4.0-4.9; 85-94.99% is 3.0-3.9;
+// 70-84.99% is 2.0-2.9; 50-69.99% is 1.0-1.9; below 50% is 0.
+//
+// This overrides seed 000's "round to the nearest 0.5": rounding would turn
+// 97.5% coverage into 5 points and let a report with uncited claims pass,
+// which both seeds forbid ("grounding must be 5/5").
+var DefaultGroundingBands = []Band{
+	{Min: 100, From: 5, To: 5},
+	{Min: 95, From: 4, To: 4.9},
+	{Min: 85, From: 3, To: 3.9},
+	{Min: 70, From: 2, To: 2.9},
+	{Min: 50, From: 1, To: 1.9},
+}
+
+// Grounding scores citation coverage: the share of the report's claims
+// (see the claim rule in the package doc) that carry a citation, mapped to
+// points by Bands. A report with no claims scores 0: nothing in it can be
+// checked, so it cannot pass.
+//
+// It reads Sample.Answer. The zero value uses DefaultGroundingBands and a
+// maximum of 5.
+type Grounding struct {
+	Bands []Band
+	Max   float64
+}
+
+var _ eval.Scorer = Grounding{}
+
+// Score implements eval.Scorer.
+func (g Grounding) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return g.score(ParseReport([]byte(s.Answer))), nil
+}
+
+func (g Grounding) score(r *Report) eval.Score {
+	maxPts := orDefault(g.Max, 5)
+	bands := g.Bands
+	if len(bands) == 0 {
+		bands = DefaultGroundingBands
+	}
+	claims := r.Claims()
+	cited := 0
+	var uncited []string
+	for _, c := range claims {
+		if c.Verdict == eval.VerdictCited {
+			cited++
+		} else {
+			uncited = append(uncited, fmt.Sprintf("line %d: %q", c.Line, truncate(c.Text, 80)))
+		}
+	}
+	sc := eval.Score{
+		Metric: "grounding", Max: maxPts, Method: "heuristic",
+		Evidence: eval.Evidence{
+			Claims: claims,
+			Counts: map[string]float64{"total_claims": float64(len(claims)), "cited_claims": float64(cited)},
+		},
+	}
+	for _, d := range r.Dangling {
+		sc.Evidence.Issues = append(sc.Evidence.Issues, "citation "+d+" names no entry of the Sources list")
+	}
+	if len(claims) == 0 {
+		sc.Err = eval.ErrNoClaims
+		sc.Reason = "no verifiable claims found: a report must state cited facts to pass"
+		sc.Evidence.Counts["citation_coverage_pct"] = 0
+		return sc
+	}
+	cov := 100 * float64(cited) / float64(len(claims))
+	sc.Evidence.Counts["citation_coverage_pct"] = round2(cov)
+	sc.Points = bandPoints(bands, cov)
+	sc.Value = sc.Points / maxPts
+	if cited == len(claims) {
+		sc.Reason = fmt.Sprintf("all %d claims are cited", len(claims))
+	} else {
+		sc.Reason = fmt.Sprintf("%d of %d claims cited (%.1f%%); uncited: %s", cited, len(claims), cov, strings.Join(uncited, "; "))
+	}
+	return sc
+}
+
+// bandPoints maps a coverage percentage to points, rounded to 0.01.
+func bandPoints(bands []Band, cov float64) float64 {
+	upper := math.Inf(1)
+	best := -1
+	for i, b := range bands {
+		if cov >= b.Min && (best < 0 || b.Min > bands[best].Min) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	b := bands[best]
+	for _, o := range bands {
+		if o.Min > b.Min && o.Min < upper {
+			upper = o.Min
+		}
+	}
+	if math.IsInf(upper, 1) || upper == b.Min {
+		return round2(b.From)
+	}
+	return round2(b.From + (b.To-b.From)*(cov-b.Min)/(upper-b.Min))
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func orDefault(x, d float64) float64 {
+	if x == 0 {
+		return d
+	}
+	return x
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

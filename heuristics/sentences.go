@@ -1,0 +1,146 @@
+package heuristics
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/sentences"
+)
+
+// abbreviations never end a sentence when followed by more text, unless the
+// next word usually opens one (see sentenceOpeners). Compared lower-cased,
+// without the final dot.
+var abbreviations = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true, "st": true,
+	"gen": true, "gov": true, "sen": true, "rep": true, "rev": true, "capt": true, "lt": true, "col": true,
+	"fig": true, "figs": true, "eq": true, "eqs": true, "no": true, "nos": true, "vol": true, "vols": true,
+	"pp": true, "p": true, "ch": true, "sec": true, "ref": true, "refs": true, "tab": true, "app": true,
+	"approx": true, "ca": true, "cf": true, "e.g": true, "i.e": true, "vs": true, "al": true, "inc": true,
+	"ltd": true, "corp": true, "co": true, "dept": true, "est": true, "jan": true, "feb": true, "mar": true,
+	"apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true, "nov": true,
+	"dec": true, "mt": true, "ft": true, "univ": true, "assn": true, "bros": true, "op": true, "ed": true,
+	"eds": true, "repr": true, "trans": true, "viz": true,
+}
+
+// sentenceOpeners are words that, after an abbreviation or an initialism,
+// show that a new sentence has begun ("... in the U.S. The market ...").
+var sentenceOpeners = map[string]bool{
+	"the": true, "this": true, "these": true, "that": true, "those": true, "it": true, "its": true,
+	"in": true, "on": true, "at": true, "a": true, "an": true, "however": true, "but": true, "and": true,
+	"we": true, "they": true, "he": true, "she": true, "there": true, "as": true, "for": true, "by": true,
+	"if": true, "when": true, "while": true, "after": true, "before": true, "since": true, "overall": true,
+	"moreover": true, "furthermore": true, "also": true, "both": true, "each": true, "all": true,
+	"most": true, "many": true, "some": true, "such": true, "our": true, "their": true, "his": true,
+	"her": true, "i": true, "you": true, "what": true, "why": true, "how": true, "yet": true, "thus": true,
+	"meanwhile": true, "instead": true, "still": true, "then": true, "so": true, "one": true,
+}
+
+// alwaysAbbrev are abbreviations that cannot end a sentence at all: they
+// always introduce what follows.
+var alwaysAbbrev = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true, "fig": true, "figs": true,
+	"eq": true, "eqs": true, "vs": true, "cf": true, "e.g": true, "i.e": true, "capt": true, "lt": true,
+	"col": true, "gen": true, "sen": true, "rep": true, "rev": true, "mt": true,
+}
+
+// splitSentences returns the sentence boundaries of s as offsets, starting
+// with 0 and ending with len(s). No boundary falls inside a protected span.
+func splitSentences(s string, spans []span) []int {
+	bounds := []int{0}
+	it := sentences.FromString(s)
+	for it.Next() {
+		end := it.End()
+		if end >= len(s) {
+			break
+		}
+		// A boundary inside a link's text or a code span is false; one
+		// inside a citation marker (".[1]") moves to the marker's end.
+		for _, sp := range spans {
+			if end <= sp.start || end >= sp.end {
+				continue
+			}
+			if sp.kind != spanMarker {
+				end = -1
+				break
+			}
+			end = sp.end
+			for end < len(s) && s[end] == ' ' {
+				end++
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		if end <= bounds[len(bounds)-1] || end >= len(s) {
+			continue
+		}
+		if joinsNext(s[bounds[len(bounds)-1]:end], s[end:]) {
+			continue
+		}
+		bounds = append(bounds, end)
+	}
+	return append(bounds, len(s))
+}
+
+// joinsNext reports whether the boundary between sentence and the text after
+// it is false: an abbreviation or initialism followed by a word that does
+// not open a sentence, or a "sentence" that ends without terminal
+// punctuation.
+func joinsNext(sentence, rest string) bool {
+	t := strings.TrimRightFunc(sentence, unicode.IsSpace)
+	if !strings.HasSuffix(t, ".") {
+		return false
+	}
+	last := t[strings.LastIndexFunc(t, func(r rune) bool { return unicode.IsSpace(r) || r == '(' || r == '[' || r == '"' })+1:]
+	word := strings.ToLower(strings.TrimSuffix(last, "."))
+	if word == "" {
+		return false
+	}
+	abbrev := abbreviations[word]
+	initialism := isInitialism(last)
+	if !abbrev && !initialism {
+		return false
+	}
+	if alwaysAbbrev[word] {
+		return true
+	}
+	next := firstWord(rest)
+	if next == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(next)
+	if unicode.IsLower(r) || unicode.IsDigit(r) {
+		return true
+	}
+	return !sentenceOpeners[strings.ToLower(next)]
+}
+
+// isInitialism reports whether w is like "U.S." or "J.": single letters
+// each followed by a dot.
+func isInitialism(w string) bool {
+	if len(w) < 2 || !strings.HasSuffix(w, ".") {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(w, "."), ".")
+	for _, p := range parts {
+		if utf8.RuneCountInString(p) != 1 {
+			return false
+		}
+		r, _ := utf8.DecodeRuneInString(p)
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func firstWord(s string) string {
+	s = strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || slices.Contains([]rune("\"'“‘(*_["), r) })
+	end := strings.IndexFunc(s, func(r rune) bool { return !(unicode.IsLetter(r) || unicode.IsDigit(r)) })
+	if end < 0 {
+		return s
+	}
+	return s[:end]
+}

@@ -1,0 +1,154 @@
+package heuristics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// citedSources returns the distinct sources the report cites, in order of
+// first citation, keyed by normalised URL. Metadata comes from the Sample's
+// Sources when one has the same normalised URL; otherwise only the URL is
+// known. Citations whose URL cannot be normalised are returned as invalid.
+func citedSources(r *Report, known []eval.Source) (srcs []eval.Source, invalid []string) {
+	byURL := map[string]eval.Source{}
+	for _, s := range known {
+		if n, err := NormalizeURL(s.URL); err == nil {
+			byURL[n] = s
+		}
+	}
+	seen := map[string]bool{}
+	for _, u := range r.CitedURLs() {
+		n, err := NormalizeURL(u)
+		if err != nil {
+			invalid = append(invalid, u)
+			continue
+		}
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		s, ok := byURL[n]
+		if !ok {
+			s = eval.Source{URL: u}
+		}
+		srcs = append(srcs, s)
+	}
+	return srcs, invalid
+}
+
+// SourceQuality rates every distinct cited source with Credibility and
+// turns the average rating into points with Table (seed 001: an average of
+// 9 or more earns 2, 7 or more 1.5, 5 or more 1, else 0).
+//
+// It reads Sample.Answer for the cited URLs and Sample.Sources for their
+// metadata (published date, author, references) and for credibility scores
+// the user gave, which take precedence. A report that cites no source
+// earns 0. The zero value uses the default tiers, no clock (no recency
+// adjustment), DefaultSourceQualityTable and a maximum of 2.
+type SourceQuality struct {
+	Credibility Credibility
+	Table       []PointStep
+	Max         float64
+}
+
+var _ eval.Scorer = SourceQuality{}
+
+// Score implements eval.Scorer.
+func (q SourceQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return q.score(ParseReport([]byte(s.Answer)), s.Sources), nil
+}
+
+func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
+	maxPts := orDefault(q.Max, 2)
+	table := q.Table
+	if len(table) == 0 {
+		table = DefaultSourceQualityTable
+	}
+	srcs, _ := citedSources(r, known)
+	sc := eval.Score{Metric: "source_quality", Max: maxPts, Method: "heuristic",
+		Evidence: eval.Evidence{Counts: map[string]float64{"rated_sources": float64(len(srcs))}}}
+	if len(srcs) == 0 {
+		sc.Reason = "no cited source to rate"
+		sc.Evidence.Counts["avg_credibility"] = 0
+		return sc
+	}
+	sum := 0.0
+	for _, src := range srcs {
+		rt := q.Credibility.Rate(src)
+		sc.Evidence.Sources = append(sc.Evidence.Sources, rt)
+		sum += rt.Rating
+	}
+	avg := sum / float64(len(srcs))
+	sc.Points = SourceQualityPoints(avg, table)
+	sc.Value = sc.Points / maxPts
+	sc.Evidence.Counts["avg_credibility"] = round2(avg)
+	var low []string
+	for _, rt := range sc.Evidence.Sources {
+		if rt.Rating < 7 {
+			low = append(low, fmt.Sprintf("%s (%g)", rt.URL, rt.Rating))
+		}
+	}
+	sc.Reason = fmt.Sprintf("average credibility %.2f over %d sources", avg, len(srcs))
+	if len(low) > 0 {
+		sc.Reason += fmt.Sprintf("; %d below 7: %v", len(low), low)
+	}
+	return sc
+}
+
+// Diversity counts the distinct cited URLs after normalisation (scheme and
+// host case, default ports, trailing slash, fragments and tracking
+// parameters do not make a URL new) and earns Max when there are at least
+// MinUnique of them (seed 000: 5). Distinct registrable domains are reported
+// beside it.
+//
+// It reads Sample.Answer. The zero value uses MinUnique 5 and Max 1.
+type Diversity struct {
+	MinUnique int
+	Max       float64
+}
+
+var _ eval.Scorer = Diversity{}
+
+// Score implements eval.Scorer.
+func (d Diversity) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return d.score(ParseReport([]byte(s.Answer))), nil
+}
+
+func (d Diversity) score(r *Report) eval.Score {
+	maxPts := orDefault(d.Max, 1)
+	minUnique := d.MinUnique
+	if minUnique == 0 {
+		minUnique = 5
+	}
+	srcs, invalid := citedSources(r, nil)
+	domains := map[string]bool{}
+	for _, s := range srcs {
+		domains[Domain(s.URL)] = true
+	}
+	sc := eval.Score{Metric: "source_diversity", Max: maxPts, Method: "heuristic",
+		Evidence: eval.Evidence{Counts: map[string]float64{
+			"unique_sources": float64(len(srcs)), "unique_domains": float64(len(domains)),
+		}}}
+	for _, u := range invalid {
+		sc.Evidence.Issues = append(sc.Evidence.Issues, "cited URL not usable: "+u)
+	}
+	if len(srcs) >= minUnique {
+		sc.Points, sc.Value = maxPts, 1
+		sc.Reason = fmt.Sprintf("%d distinct sources from %d domains (need %d)", len(srcs), len(domains), minUnique)
+	} else {
+		sc.Reason = fmt.Sprintf("only %d distinct sources from %d domains; need %d", len(srcs), len(domains), minUnique)
+	}
+	return sc
+}
+
+// FixedClock returns a clock that always reads t, for reproducible runs.
+func FixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }

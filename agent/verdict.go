@@ -53,6 +53,9 @@ func (p *Profile) Verdict(scores []eval.Score) eval.Card {
 		c.Status = eval.StatusIterate
 		c.Reason = iterateReason(p, c)
 	}
+	if p.Kind == KindContext {
+		c.Reason = contextReason(p, c)
+	}
 	if c.Defaulted > 0 {
 		c.Reason += fmt.Sprintf(" %d score(s) fell back to the neutral default after judge errors.", c.Defaulted)
 	}
@@ -134,4 +137,18 @@ func title(metric string) string {
 // num formats a number without trailing zeros: 5, 4.9, 0.725.
 func num(x float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", x), "0"), ".")
+}
+
+func contextReason(p *Profile, c eval.Card) string {
+	low := 0.0
+	if p.Pass.FailAtOrBelow != nil {
+		low = *p.Pass.FailAtOrBelow
+	}
+	switch c.Status {
+	case eval.StatusPass:
+		return fmt.Sprintf("Retrieval is correct (overall %s >= %s): use it.", num(c.Total), num(p.Pass.Threshold))
+	case eval.StatusFail:
+		return fmt.Sprintf("Retrieval is incorrect (overall %s <= %s): run a supplemental search.", num(c.Total), num(low))
+	}
+	return fmt.Sprintf("Retrieval is ambiguous (overall %s, between %s and %s): decompose the query and retrieve for each part.", num(c.Total), num(low), num(p.Pass.Threshold))
 }

@@ -9,13 +9,13 @@ import (
 // ResearchView is the research card in seed 000's shape: the form `assay
 // score` prints as JSON. Its top-level keys are fixed.
 type ResearchView struct {
-	Profile       string            `json:"profile"`
-	Status        string            `json:"status"`
-	Reason        string            `json:"reason"`
-	PassThreshold float64           `json:"pass_threshold"`
-	QualityScore  ResearchPoints    `json:"quality_score"`
-	Details       ResearchDetails   `json:"details"`
-	Fixes         []eval.Fix        `json:"fixes"`
+	Profile       string             `json:"profile"`
+	Status        string             `json:"status"`
+	Reason        string             `json:"reason"`
+	PassThreshold float64            `json:"pass_threshold"`
+	QualityScore  ResearchPoints     `json:"quality_score"`
+	Details       ResearchDetails    `json:"details"`
+	Fixes         []eval.Fix         `json:"fixes"`
 	maxima        map[string]float64 // per metric, for the YAML "X/5" form
 }
 

@@ -65,7 +65,7 @@ var defaultTiers = sync.OnceValues(func() (*Tiers, error) {
 func DefaultTiers() *Tiers {
 	t, err := defaultTiers()
 	if err != nil {
-		// Unreachable in a released build: TestDefaultTiers fails when the
+		// Unreachable in a released build: TestDefaultTiersLoads fails when the
 		// embedded file does not load. Degrade to "every site unlisted"
 		// rather than panic.
 		return &Tiers{}

@@ -3,6 +3,7 @@ package heuristics
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -491,4 +492,48 @@ func mustLoad(t *testing.T, src string) *Tiers {
 	tiers, err := LoadTiers("test.yaml", strings.NewReader(src))
 	require.NoError(t, err)
 	return tiers
+}
+
+func ExampleTiers_Lookup() {
+	tier, score, ok := DefaultTiers().Lookup("https://ieeexplore.ieee.org/document/1")
+	fmt.Println(tier, score, ok)
+	tier, score, ok = DefaultTiers().Lookup("www.ieee.org")
+	fmt.Println(tier, score, ok)
+	_, _, ok = DefaultTiers().Lookup("example.org")
+	fmt.Println(ok)
+	// Output:
+	// journals 8 true
+	// standards_body 9 true
+	// false
+}
+
+func ExampleTiers_Merge() {
+	user, err := LoadTiers("mytiers.yaml", strings.NewReader(`
+tiers:
+  - name: official_docs
+    score: 9
+    domains: [docs.corp.example]
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tiers := DefaultTiers().Merge(user)
+	fmt.Println(tiers.Lookup("docs.corp.example"))
+	fmt.Println(tiers.Lookup("docs.python.org"))
+	// Output:
+	// official_docs 9 true
+	// official_docs 9 true
+}
+
+func ExampleLoadTiers() {
+	_, err := LoadTiers("mytiers.yaml", strings.NewReader(`tiers:
+  - name: docs
+    score: 14
+    domains: [.corp.example]
+`))
+	fmt.Println(err)
+	// Output:
+	// mytiers.yaml:3: tiers[0].score: must be between 1 and 10, got 14
+	// mytiers.yaml:4: tiers[0].domains[0]: ".corp.example" starts with a dot: list it under suffixes, or drop the dot
 }

@@ -101,6 +101,9 @@ func normalizeURL(raw string) (string, error) {
 		if port == "" {
 			port = "0"
 		}
+		if len(port) > 5 || port > "65535" && len(port) == 5 {
+			return "", fmt.Errorf("port %s out of range", u.Port())
+		}
 		if !(u.Scheme == "http" && port == "80") && !(u.Scheme == "https" && port == "443") {
 			host += ":" + port
 		}

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,7 +95,8 @@ func TestNormalizeURLErrors(t *testing.T) {
 		"space in host": {
 			"https://exa mple.com/", `normalize URL "https://exa mple.com/": invalid character " " in host name`,
 		},
-		"bad port": {"https://example.com:port/", `normalize URL "https://example.com:port/": invalid port ":port" after host`},
+		"port out of range": {"https://example.com:65536/", `normalize URL "https://example.com:65536/": port 65536 out of range`},
+		"bad port":          {"https://example.com:port/", `normalize URL "https://example.com:port/": invalid port ":port" after host`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -187,4 +189,26 @@ func FuzzNormalizeURL(f *testing.F) {
 		}
 		_ = Domain(got)
 	})
+}
+
+func ExampleNormalizeURL() {
+	u, err := NormalizeURL("HTTPS://Docs.Python.org:443/3/library/../tutorial/?utm_source=feed&b=2&a=1#intro")
+	fmt.Println(u, err)
+	_, err = NormalizeURL("mailto:someone@example.com")
+	fmt.Println(err)
+	// Output:
+	// https://docs.python.org/3/tutorial?a=1&b=2 <nil>
+	// normalize URL "mailto:someone@example.com": scheme "mailto" is not http or https
+}
+
+func ExampleDomain() {
+	fmt.Println(Domain("https://docs.python.org/3/"))
+	fmt.Println(Domain("www.bbc.co.uk"))
+	fmt.Println(Domain("https://alice.github.io/post"))
+	fmt.Println(Domain("http://localhost:8080/"))
+	// Output:
+	// python.org
+	// bbc.co.uk
+	// alice.github.io
+	// localhost
 }

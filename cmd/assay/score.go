@@ -135,6 +135,7 @@ func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(v)
 	case "md":
 		_, err := io.WriteString(w, md)

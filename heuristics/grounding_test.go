@@ -1,0 +1,118 @@
+package heuristics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+func TestBandPoints(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		cov, want float64
+	}{
+		"100% is 5":     {100, 5},
+		"99.99% is 4.9": {99.99, 4.9}, // 4 + 0.9*4.99/5 = 4.898
+		"97.5% is 4.45": {97.5, 4.45}, // 4 + 0.9*2.5/5
+		"95% is 4":      {95, 4},      // band floor
+		"94.99% is 3.9": {94.99, 3.9}, // 3 + 0.9*9.99/10 = 3.899
+		"90% is 3.45":   {90, 3.45},   // 3 + 0.9*5/10
+		"80% is 2.6":    {80, 2.6},    // 2 + 0.9*10/15
+		"62.5% is 1.56": {62.5, 1.56}, // 1 + 0.9*12.5/20 = 1.5625
+		"50% is 1":      {50, 1},      // band floor
+		"49.99% is 0":   {49.99, 0},   // below every band
+		"0% is 0":       {0, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.InDelta(t, tc.want, bandPoints(DefaultGroundingBands, tc.cov), 1e-9)
+		})
+	}
+}
+
+func TestGroundingScore(t *testing.T) {
+	t.Parallel()
+	cited := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "Fact number %d is true [source](https://a%d.gov/x).\n", i, i)
+		}
+		return b.String()
+	}
+	tests := map[string]struct {
+		md                  string
+		points, total, cite float64
+	}{
+		"all cited": {cited(4), 5, 4, 4},
+		// 87.5% lies in the 85-94.99 band: 3 + 0.9*(87.5-85)/10 = 3.225 -> 3.23.
+		"one of 8 uncited": {cited(7) + "An uncited fact stands here.\n", 3.23, 8, 7},
+		"no claims":        {"# Title only\n", 0, 0, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := Grounding{}.Score(context.Background(), eval.Sample{Answer: tc.md})
+			require.NoError(t, err)
+			assert.InDelta(t, tc.points, sc.Points, 1e-9)
+			assert.Equal(t, 5.0, sc.Max)
+			assert.Equal(t, tc.total, sc.Evidence.Counts["total_claims"])
+			assert.Equal(t, tc.cite, sc.Evidence.Counts["cited_claims"])
+			if tc.total == 0 {
+				assert.True(t, errors.Is(sc.Err, eval.ErrNoClaims))
+			}
+		})
+	}
+}
+
+func TestCompletenessAspects(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		query string
+		want  []string
+	}{
+		"vs":         {"React vs Vue", []string{"react", "vue"}},
+		"compare":    {"Compare PostgreSQL and MySQL for analytics", []string{"postgresql", "mysql analytics"}},
+		"difference": {"What is the difference between TCP and UDP?", []string{"tcp", "udp"}},
+		"plain":      {"What are the key features of WebAssembly?", []string{"features", "webassembly"}},
+		"stop words": {"what is the", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, Aspects(tc.query))
+		})
+	}
+}
+
+func TestCompletenessGaps(t *testing.T) {
+	t.Parallel()
+	md := "# React\n\nReact renders components with a virtual DOM [r](https://react.dev).\n"
+	sc, err := Completeness{}.Score(context.Background(), eval.Sample{Query: "React vs Vue", Answer: md})
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, sc.Points)
+	assert.Equal(t, []string{`"vue" not covered`}, sc.Evidence.Gaps)
+}
+
+func TestClarityIssues(t *testing.T) {
+	t.Parallel()
+	good := "# T\n\n## Executive Summary\n\nShort clear sentence here.\n\n## Main Findings\n\nAnother short sentence here.\n\n## Conclusion\n\nA closing sentence here.\n\n## Sources\n\n- https://a.gov\n"
+	sc, _ := Clarity{}.Score(context.Background(), eval.Sample{Answer: good})
+	assert.Equal(t, 1.0, sc.Points)
+	assert.Empty(t, sc.Evidence.Issues)
+
+	long := strings.Repeat("word ", 60)
+	bad := "# T\n\n" + long + ".\n\nThe same sentence again here. The same sentence again here.\n"
+	sc, _ = Clarity{}.Score(context.Background(), eval.Sample{Answer: bad})
+	assert.Equal(t, 0.0, sc.Points)
+	assert.Contains(t, sc.Evidence.Issues, "missing executive summary section")
+	assert.Contains(t, sc.Evidence.Issues, "1 sentence(s) over 50 words")
+	assert.Contains(t, sc.Evidence.Issues, `repeated sentence at line 5: "The same sentence again here."`)
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestGoldenCards(t *testing.T) {
+	t.Parallel()
+	q := "How does HTTP/3 differ from HTTP/2?"
+	tests := map[string]struct {
+		args []string
+		code int
+	}{
+		"pass.yaml":          {[]string{"score", "--now", "2026-11-23", "--query", q, "../../fixtures/reports/pass.md"}, 0},
+		"pass.json":          {[]string{"score", "--now", "2026-11-23", "--format", "json", "--query", q, "../../fixtures/reports/pass.md"}, 0},
+		"iterate.yaml":       {[]string{"score", "--now", "2026-11-23", "--query", q, "../../fixtures/reports/iterate.md"}, 1},
+		"iterate.md":         {[]string{"score", "--now", "2026-11-23", "--format", "md", "--query", q, "../../fixtures/reports/iterate.md"}, 1},
+		"fail.json":          {[]string{"score", "--now", "2026-11-23", "--format", "json", "--query", q, "../../fixtures/reports/fail.md"}, 1},
+		"context-good.json":  {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/good.json"}, 0},
+		"context-ambig.json": {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/ambiguous.json"}, 1},
+		"context-poor.json":  {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/poor.json"}, 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, "", tc.args...)
+			assert.Equal(t, tc.code, code, errOut)
+			golden := filepath.Join("testdata", name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(out), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), out)
+		})
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		return p
+	}
+	empty := write("empty.md", nil)
+	binary := write("bin.md", []byte("# T\n\x00\x01\x02"))
+	badUTF8 := write("utf8.md", []byte("# T\n\nok line\nbad \xff byte\n"))
+	huge := write("huge.md", bytes.Repeat([]byte("A claim sentence here. "), 20<<20/23+1))
+	unterminated := write("unterminated.md", []byte("# T\n\nA claim with [an unterminated link](https://a.gov/x \"quote\n"))
+	wrongTypes := write("types.json", []byte("{\n  \"query\": \"q\",\n  \"chunks\": [{\"content\": \"c\", \"score\": \"high\", \"documentId\": \"d\"}]\n}\n"))
+	negScore := write("neg.json", []byte(`{"query": "q", "chunks": [{"content": "c", "score": -0.5, "documentId": "d"}], "context": {"text": "t", "tokenCount": 3}}`))
+	negTokens := write("tok.json", []byte(`{"query": "q", "chunks": [], "context": {"text": "t", "tokenCount": -1}}`))
+	noDoc := write("nodoc.json", []byte(`{"query": "q", "chunks": [{"content": "c", "score": 0.5}], "context": {"text": "t", "tokenCount": 3}}`))
+	nanScore := write("nan.json", []byte(`{"query": "q", "chunks": [{"content": "c", "score": NaN, "documentId": "d"}]}`))
+	badProfile := write("p.yaml", []byte("name: mine\nkind: report\npass:\n  threshold: 8\nscorers:\n  - metric: grounding\n    max: -5\n"))
+	unknownField := write("p2.yaml", []byte("name: mine\nkind: report\nscorers:\n  - metric: grounding\n    max: 5\n    colour: red\n"))
+	badSources := write("s.json", []byte("[\n  {\"url\": \"https://a.gov\", \"credibility_score\": 14}\n]\n"))
+	unreadable := filepath.Join(dir, "missing.md")
+
+	tests := map[string]struct {
+		args   []string
+		stdin  string
+		code   int
+		stderr string // substring of the message
+	}{
+		"empty file":               {[]string{"score", empty}, "", 2, "empty.md: empty input"},
+		"binary file":              {[]string{"score", binary}, "", 2, "bin.md:2: binary data"},
+		"invalid UTF-8":            {[]string{"score", badUTF8}, "", 2, "utf8.md:4:5: invalid UTF-8"},
+		"20 MB report":             {[]string{"score", huge}, "", 2, "huge.md: larger than the 10 MB limit"},
+		"unreadable file":          {[]string{"score", unreadable}, "", 2, "missing.md: cannot read: no such file or directory"},
+		"directory":                {[]string{"score", dir}, "", 2, "is a directory"},
+		"unknown profile":          {[]string{"score", "--profile", "nope", empty}, "", 2, `unknown profile "nope"`},
+		"bad profile value":        {[]string{"score", "--profile", badProfile, empty}, "", 2, "p.yaml:7: scorers[0].max: must be a positive number, got -5"},
+		"unknown profile field":    {[]string{"score", "--profile", unknownField, empty}, "", 2, "p2.yaml: line 6: field colour not found"},
+		"bad format":               {[]string{"score", "--format", "xml", empty}, "", 2, "--format: must be yaml, json or md"},
+		"bad --now":                {[]string{"score", "--now", "yesterday", empty}, "", 2, "--now: want YYYY-MM-DD"},
+		"credibility out of range": {[]string{"score", "--sources", badSources, unterminated}, "", 2, "s.json:2: sources[0].credibility_score: must be between 1 and 10, got 14"},
+		"no file argument":         {[]string{"score"}, "", 2, "accepts 1 arg(s)"},
+		"unknown flag":             {[]string{"score", "--colour", "x.md"}, "", 2, "unknown flag: --colour"},
+		"empty stdin":              {[]string{"score", "-"}, "  \n", 2, "<stdin>: empty input"},
+		"wrong JSON types":         {[]string{"score", "--profile", "context", wrongTypes}, "", 2, "types.json:3"},
+		"negative score":           {[]string{"score", "--profile", "context", negScore}, "", 2, "chunks[0].score"},
+		"negative tokenCount":      {[]string{"score", "--profile", "context", negTokens}, "", 2, "context.tokenCount"},
+		"missing documentId":       {[]string{"score", "--profile", "context", noDoc}, "", 2, "chunks[0].documentId"},
+		"NaN score":                {[]string{"score", "--profile", "context", nanScore}, "", 2, "nan.json:1"},
+		// Not an error: an unterminated link is text in CommonMark, so the
+		// sentence is an uncited claim and the report fails grounding.
+		"unterminated link is scored": {[]string{"score", unterminated}, "", 1, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := runCLI(t, tc.stdin, tc.args...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Contains(t, errOut, tc.stderr)
+			assert.NotContains(t, errOut, "panic")
+		})
+	}
+}
+
+func TestStdin(t *testing.T) {
+	t.Parallel()
+	report, err := os.ReadFile("../../fixtures/reports/pass.md")
+	require.NoError(t, err)
+	code, out, _ := runCLI(t, string(report), "score", "--now", "2026-11-23", "--format", "json", "-")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, `"status": "pass"`)
+}

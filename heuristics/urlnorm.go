@@ -130,14 +130,19 @@ func normalizeHost(h string) (string, error) {
 	if !utf8.ValidString(h) {
 		return "", errors.New("host is not valid UTF-8")
 	}
-	h = strings.TrimRight(strings.ToLower(h), ".")
+	h = strings.ToLower(h)
+	ipv6 := strings.Contains(h, ":")
+	if !ipv6 {
+		// A trailing dot names the DNS root; the name is the same without.
+		h = strings.TrimRight(h, ".")
+	}
 	if h == "" {
 		return "", errors.New("no host")
 	}
 	// Hostname has decoded the host; "%" can only come from an IPv6 zone
 	// or a "%25" escape and must be escaped again.
 	h = strings.ReplaceAll(h, "%", "%25")
-	if strings.Contains(h, ":") {
+	if ipv6 {
 		h = "[" + h + "]"
 	}
 	return h, nil

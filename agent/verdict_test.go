@@ -1,0 +1,97 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+func TestResearchVerdict(t *testing.T) {
+	t.Parallel()
+	p, err := LoadProfile("research")
+	require.NoError(t, err)
+	sc := func(m string, pts, max float64) eval.Score { return eval.Score{Metric: m, Points: pts, Max: max} }
+	tests := map[string]struct {
+		scores []eval.Score
+		status string
+		fixes  []string
+	}{
+		"seed pass case: 9/10 with grounding 5": {
+			[]eval.Score{sc("grounding", 5, 5), sc("source_quality", 2, 2), sc("source_diversity", 1, 1), sc("completeness", 0, 1), sc("clarity", 1, 1)},
+			eval.StatusPass, nil,
+		},
+		"seed iterate case: 6/10": {
+			[]eval.Score{sc("grounding", 5, 5), sc("source_quality", 1, 2), sc("source_diversity", 0, 1), sc("completeness", 0, 1), sc("clarity", 0, 1)},
+			eval.StatusIterate, []string{"source_quality", "source_diversity", "completeness", "clarity"},
+		},
+		"seed fail case: grounding 3 with everything else full": {
+			[]eval.Score{sc("grounding", 3, 5), sc("source_quality", 1, 2), sc("source_diversity", 1, 1), sc("completeness", 1, 1), sc("clarity", 1, 1)},
+			eval.StatusFail, []string{"grounding", "source_quality"},
+		},
+		"exactly 8 passes": {
+			[]eval.Score{sc("grounding", 5, 5), sc("source_quality", 1, 2), sc("source_diversity", 1, 1), sc("completeness", 1, 1), sc("clarity", 0, 1)},
+			eval.StatusPass, nil,
+		},
+		"4.9 grounding fails even with total 9.9": {
+			[]eval.Score{sc("grounding", 4.9, 5), sc("source_quality", 2, 2), sc("source_diversity", 1, 1), sc("completeness", 1, 1), sc("clarity", 1, 1)},
+			eval.StatusFail, []string{"grounding"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := p.Verdict(tc.scores)
+			assert.Equal(t, tc.status, c.Status, c.Reason)
+			var dims []string
+			for _, f := range c.Fixes {
+				dims = append(dims, f.Dimension)
+			}
+			assert.Equal(t, tc.fixes, dims)
+		})
+	}
+}
+
+func TestDefaultedScoresAreCounted(t *testing.T) {
+	t.Parallel()
+	p, err := LoadProfile("research")
+	require.NoError(t, err)
+	scores := []eval.Score{{Metric: "grounding", Points: 5, Max: 5}, {Metric: "completeness", Points: 0.5, Max: 1, Defaulted: true}}
+	c := p.Verdict(scores)
+	assert.Equal(t, 1, c.Defaulted)
+	assert.Contains(t, c.Reason, "1 score(s) fell back to the neutral default")
+}
+
+func TestParseProfileErrors(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		yaml, want string
+	}{
+		"bad kind":        {"name: x\nkind: essay\nscorers: []\n", "p.yaml:2: kind: must be \"report\" or \"context\", got \"essay\""},
+		"unknown metric":  {"name: x\nkind: report\nscorers:\n  - metric: vibes\n    max: 1\n", "p.yaml:4: scorers[0].metric: unknown metric \"vibes\""},
+		"require missing": {"name: x\nkind: report\npass:\n  require_full: [clarity]\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.require_full: names \"clarity\""},
+		"bad stage":       {"name: x\nkind: report\nscorers:\n  - metric: clarity\n    max: 1\nfixes:\n  - metric: clarity\n    rerun_stages: [9]\n", "p.yaml:8: fixes[0].rerun_stages: stages are 1..6, got 9"},
+		"not yaml":        {"name: [unclosed\n", "p.yaml"},
+		"empty":           {"", "p.yaml: empty profile"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseProfile("p.yaml", []byte(tc.yaml))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestBuiltinProfilesParse(t *testing.T) {
+	t.Parallel()
+	for _, name := range Builtin() {
+		p, err := LoadProfile(name)
+		require.NoError(t, err, name)
+		assert.NotEmpty(t, p.Specs, name)
+	}
+	assert.Equal(t, []string{"context", "research"}, Builtin())
+}

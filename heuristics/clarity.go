@@ -50,7 +50,7 @@ func (c Clarity) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return c.score(ParseReport([]byte(s.Answer))), nil
+	return c.score(parseShared(s.Answer)), nil
 }
 
 func (c Clarity) score(r *Report) eval.Score {

@@ -57,7 +57,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return c.score(ParseReport([]byte(s.Answer)), s.Query), nil
+	return c.score(parseShared(s.Answer), s.Query), nil
 }
 
 func (c Completeness) score(r *Report, query string) eval.Score {

@@ -52,7 +52,7 @@ func (g Grounding) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return g.score(ParseReport([]byte(s.Answer))), nil
+	return g.score(parseShared(s.Answer)), nil
 }
 
 func (g Grounding) score(r *Report) eval.Score {

@@ -61,7 +61,7 @@ func (q SourceQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return q.score(ParseReport([]byte(s.Answer)), s.Sources), nil
+	return q.score(parseShared(s.Answer), s.Sources), nil
 }
 
 func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
@@ -120,7 +120,7 @@ func (d Diversity) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return d.score(ParseReport([]byte(s.Answer))), nil
+	return d.score(parseShared(s.Answer)), nil
 }
 
 func (d Diversity) score(r *Report) eval.Score {

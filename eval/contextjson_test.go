@@ -47,7 +47,7 @@ func TestDecodeContextSampleAcceptsSeedSamples(t *testing.T) {
 			want: eval.Sample{Sources: []eval.Source{}},
 		},
 		"null context and null metadata mean none": {
-			in: `{"query": "q", "chunks": [{"content": "c", "score": 0, "documentId": "d", "metadata": null}], "context": null}`,
+			in:   `{"query": "q", "chunks": [{"content": "c", "score": 0, "documentId": "d", "metadata": null}], "context": null}`,
 			want: eval.Sample{Query: "q", Sources: []eval.Source{{ID: "d", Text: "c"}}},
 		},
 		"byte order mark is skipped": {

@@ -309,15 +309,15 @@ func TestJSSplitSpace(t *testing.T) {
 func TestJSToLower(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct{ in, want string }{
-		"ascii":                                 {"Hello WORLD", "hello world"},
+		"ascii":                                  {"Hello WORLD", "hello world"},
 		"dotted capital I gains a combining dot": {"İstanbul", "i\u0307stanbul"},
-		"sigma at word end is final":            {"ΟΔΟΣ ΟΔΟΣ.", "οδος οδος."},
-		"sigma inside a word is not":            {"ΣΟΣΟ", "σοσο"},
-		"lone sigma is not final":               {"Σ", "σ"},
-		"sigma after a space is not final":      {"Α Σ", "α σ"},
+		"sigma at word end is final":             {"ΟΔΟΣ ΟΔΟΣ.", "οδος οδος."},
+		"sigma inside a word is not":             {"ΣΟΣΟ", "σοσο"},
+		"lone sigma is not final":                {"Σ", "σ"},
+		"sigma after a space is not final":       {"Α Σ", "α σ"},
 		// U+0345 is both cased and case-ignorable; ICU skips it.
-		"ignorable marks are skipped both ways": {"Α\u0345Σ", "α\u0345ς"},
-		"a cased letter after the marks keeps σ": {"ΑΣ\u0345Β", "ασ\u0345β"},
+		"ignorable marks are skipped both ways":   {"Α\u0345Σ", "α\u0345ς"},
+		"a cased letter after the marks keeps σ":  {"ΑΣ\u0345Β", "ασ\u0345β"},
 		"modifier letter does not count as cased": {"\u02b0Σ", "\u02b0σ"},
 		"sharp s and other letters map simply":    {"ẞÉ", "ßé"},
 		"invalid UTF-8 reads as U+FFFD":           {"A\xffB", "a\uFFFDb"},
@@ -389,20 +389,20 @@ func TestFactCounters(t *testing.T) {
 		in                    string
 		numbers, dates, nouns int
 	}{
-		"iso dates with either separator":  {"2024-01-15 and 2023/12/31", 6, 2, 0},
-		"mixed separators still match":     {"2024-01/15", 3, 1, 0},
-		"short iso date is not a date":     {"2024-1-15", 3, 0, 0},
+		"iso dates with either separator":   {"2024-01-15 and 2023/12/31", 6, 2, 0},
+		"mixed separators still match":      {"2024-01/15", 3, 1, 0},
+		"short iso date is not a date":      {"2024-1-15", 3, 0, 0},
 		"prose date with and without comma": {"March 3, 2024 and May 12 2020", 4, 2, 2},
-		"three-digit day is not a date":    {"on 123 2024", 2, 0, 0},
+		"three-digit day is not a date":     {"on 123 2024", 2, 0, 0},
 		// "on 2024-01-15": the word run "on" is followed by a 4-digit run,
 		// so the prose form fails and the ISO form matches at "2024".
 		"iso date after a word": {"on 2024-01-15", 3, 1, 0},
 		// The prose form's \w+ starts at "x2024", not inside it.
-		"digits inside a word count once": {"x2024 5, 1999", 3, 1, 0},
-		"proper nouns across NBSP count once": {"Acme\u00a0Corp and Big Co", 0, 0, 2},
-		"two spaces break a proper noun":      {"New  York", 0, 0, 2},
-		"capitals need a lower-case letter":   {"NASA and Ab", 0, 0, 1},
-		"accented letters end a proper noun":  {"Café", 0, 0, 1},
+		"digits inside a word count once":      {"x2024 5, 1999", 3, 1, 0},
+		"proper nouns across NBSP count once":  {"Acme\u00a0Corp and Big Co", 0, 0, 2},
+		"two spaces break a proper noun":       {"New  York", 0, 0, 2},
+		"capitals need a lower-case letter":    {"NASA and Ab", 0, 0, 1},
+		"accented letters end a proper noun":   {"Café", 0, 0, 1},
 		"next line does not join proper nouns": {"New\u0085York", 0, 0, 2},
 		"empty":                                {"", 0, 0, 0},
 	}

@@ -14,10 +14,10 @@ import (
 func TestClassifyRetrievalAtTheThresholds(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		s              eval.Sample
-		class, action  string
-		confidence     float64
-		searchQuery    string
+		s             eval.Sample
+		class, action string
+		confidence    float64
+		searchQuery   string
 	}{
 		// retrieval: rerank 1 -> 1*0.7 + 1*0.3 = 1. sufficiency: "revenue"
 		// found, min(50/50, 1) = 1 -> 0.6 + 0.4 = 1. diversity: one chunk
@@ -64,12 +64,12 @@ func TestClassifyCRAGBoundaries(t *testing.T) {
 		class      string
 		confidence float64
 	}{
-		"0.7 is correct":                 {0.7, CRAGCorrect, 0.7},
-		"just below 0.7 is ambiguous":    {below07, CRAGAmbiguous, below07},
-		"just above 0.3 is ambiguous":    {above03, CRAGAmbiguous, above03},
-		"0.3 is incorrect":               {0.3, CRAGIncorrect, 0.7},
-		"0 is incorrect with certainty":  {0, CRAGIncorrect, 1},
-		"above 1 is correct":             {1.14, CRAGCorrect, 1.14},
+		"0.7 is correct":                {0.7, CRAGCorrect, 0.7},
+		"just below 0.7 is ambiguous":   {below07, CRAGAmbiguous, below07},
+		"just above 0.3 is ambiguous":   {above03, CRAGAmbiguous, above03},
+		"0.3 is incorrect":              {0.3, CRAGIncorrect, 0.7},
+		"0 is incorrect with certainty": {0, CRAGIncorrect, 1},
+		"above 1 is correct":            {1.14, CRAGCorrect, 1.14},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -147,17 +147,17 @@ func TestDecomposeQuery(t *testing.T) {
 func TestReformulateQuery(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct{ query, want string }{
-		"question word and mark go":          {"how does caching work?", "does caching work"},
-		"only the first question word goes":  {"What is RAG?", "is RAG"},
-		"longer alternative after a prefix":  {"Does it scale", "it scale"},
-		"any ASCII case":                     {"WHO\u00a0won?", "won"},
-		"a word that only starts like one":   {"whatever happened?", "whatever happened"},
-		"leading space blocks the anchor":    {"  what is x?", "what is x"},
-		"only a final question mark goes":    {"Is it fast? ", "it fast?"},
-		"only one question mark goes":        {"why??", "why?"},
-		"ideographic space after the word":   {"does\u3000it", "it"},
-		"question word alone is kept":        {"what", "what"},
-		"empty query":                        {"", ""},
+		"question word and mark go":         {"how does caching work?", "does caching work"},
+		"only the first question word goes": {"What is RAG?", "is RAG"},
+		"longer alternative after a prefix": {"Does it scale", "it scale"},
+		"any ASCII case":                    {"WHO\u00a0won?", "won"},
+		"a word that only starts like one":  {"whatever happened?", "whatever happened"},
+		"leading space blocks the anchor":   {"  what is x?", "what is x"},
+		"only a final question mark goes":   {"Is it fast? ", "it fast?"},
+		"only one question mark goes":       {"why??", "why?"},
+		"ideographic space after the word":  {"does\u3000it", "it"},
+		"question word alone is kept":       {"what", "what"},
+		"empty query":                       {"", ""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -173,9 +173,9 @@ func TestCRAGActionJSON(t *testing.T) {
 		action CRAGAction
 		want   string
 	}{
-		"use retrieved has only a type":           {CRAGAction{Type: ActionUseRetrieved}, `{"type":"use_retrieved"}`},
-		"empty sub-queries stay an empty array":   {CRAGAction{Type: ActionDecompose}, `{"type":"decompose_and_recompose","subQueries":[]}`},
-		"sub-queries":                             {CRAGAction{Type: ActionDecompose, SubQueries: []string{"a"}}, `{"type":"decompose_and_recompose","subQueries":["a"]}`},
+		"use retrieved has only a type":            {CRAGAction{Type: ActionUseRetrieved}, `{"type":"use_retrieved"}`},
+		"empty sub-queries stay an empty array":    {CRAGAction{Type: ActionDecompose}, `{"type":"decompose_and_recompose","subQueries":[]}`},
+		"sub-queries":                              {CRAGAction{Type: ActionDecompose, SubQueries: []string{"a"}}, `{"type":"decompose_and_recompose","subQueries":["a"]}`},
 		"empty search query stays an empty string": {CRAGAction{Type: ActionSupplementalSearch}, `{"type":"supplemental_search","searchQuery":""}`},
 	}
 	for name, tc := range tests {

@@ -106,10 +106,12 @@ func TestDecomposeQuery(t *testing.T) {
 		},
 		// ["cats ", "and", " dogs"]: every part is short.
 		"short parts leave no sub-queries": {"cats and dogs", []string{}},
-		// "also" and "additionally" are separators too.
-		"also and additionally split": {
+		// ["Summarise the findings, ", "also", " list open questions ",
+		// "additionally", ""]: the captured "additionally" is 12 units long,
+		// so it survives as a sub-query of its own, as in the seed.
+		"a long separator is kept as a part": {
 			"Summarise the findings, also list open questions additionally",
-			[]string{"Summarise the findings,", "list open questions"},
+			[]string{"Summarise the findings,", "list open questions", "additionally"},
 		},
 		// No separator: the query, a question about it, and the query
 		// without its "?" plus " details and specifics".

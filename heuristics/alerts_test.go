@@ -32,8 +32,13 @@ func TestCheckQualityAlerts(t *testing.T) {
 		"just under 85% of the baseline is a degradation": {
 			[]float64{math.Nextafter(0.85, 0)}, 1, []QualityAlert{degraded(math.Nextafter(0.85, 0), 0.85)},
 		},
-		// avg (0.6 + 0.76)/2 = 0.68, limit 0.8*0.85 = 0.68: not below.
-		"a mean on the limit is no degradation": {[]float64{0.6, 0.76}, 0.8, []QualityAlert{}},
+		// avg 0.68, limit 0.8*0.85, which rounds to the same double 0.68:
+		// not below. (A mean of 0.6 and 0.76 would be 0.6799999999999999,
+		// below.)
+		"a mean on the limit is no degradation": {[]float64{0.68}, 0.8, []QualityAlert{}},
+		"a mean rounded under the limit is a degradation": {
+			[]float64{0.6, 0.76}, 0.8, []QualityAlert{degraded(0.6799999999999999, 0.68)},
+		},
 		// avg 0.4 is not below 0.4; limit 0.4*0.85 = 0.34.
 		"exactly 0.4 is not critical": {[]float64{0.4}, 0.4, []QualityAlert{}},
 		// avg 0.39 < 0.4; limit 0.4*0.85 = 0.34 is not passed.
@@ -126,14 +131,14 @@ func TestAnalyzeABTest(t *testing.T) {
 
 	t.Run("no control gives infinite change, as in JavaScript", func(t *testing.T) {
 		t.Parallel()
-		// control mean 0: (0.8 - 0)/0 = +Inf, (50 - 0)/0 = +Inf.
-		got := AnalyzeABTest(results(VariantTreatment, 3, 0.8, 50))
+		// control mean 0: (0.5 - 0)/0 = +Inf, (50 - 0)/0 = +Inf.
+		got := AnalyzeABTest(results(VariantTreatment, 3, 0.5, 50))
 		assert.Zero(t, got.ControlAvgQuality)
 		assert.True(t, math.IsInf(got.QualityImprovement, 1))
 		assert.True(t, math.IsInf(got.LatencyChange, 1))
 		b, err := json.Marshal(got)
 		require.NoError(t, err)
-		assert.JSONEq(t, `{"controlSampleSize":0,"treatmentSampleSize":3,"controlAvgQuality":0,"treatmentAvgQuality":0.8,
+		assert.JSONEq(t, `{"controlSampleSize":0,"treatmentSampleSize":3,"controlAvgQuality":0,"treatmentAvgQuality":0.5,
 			"qualityImprovement":null,"controlAvgLatency":0,"treatmentAvgLatency":50,"latencyChange":null,"isSignificant":false}`, string(b))
 	})
 

@@ -392,18 +392,44 @@ func estimatedFaithfulness(chunks []eval.Source) float64 {
 // engine (which is about ten times slower on 20 KB). Their tests check them
 // against the patterns themselves.
 
+// Byte classes of ASCII characters, for the counters.
+const (
+	classDigit byte = 1 << iota // \d
+	classWord                   // \w: [A-Za-z0-9_]
+	classUpper                  // [A-Z]
+	classLower                  // [a-z]
+	classSpace                  // ASCII characters of JavaScript's \s
+)
+
+var asciiClass = func() (t [256]byte) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = classDigit | classWord
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = classUpper | classWord
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = classLower | classWord
+	}
+	t['_'] = classWord
+	for _, c := range "\t\n\v\f\r " {
+		t[c] = classSpace
+	}
+	return t
+}()
+
+func isASCIIDigit(c byte) bool { return asciiClass[c]&classDigit != 0 }
+
 // countNumbers counts the matches of /\d+/g: runs of ASCII digits.
 func countNumbers(s string) int {
 	n := 0
-	for i := 0; i < len(s); {
-		if !isASCIIDigit(s[i]) {
-			i++
-			continue
+	inRun := false
+	for i := 0; i < len(s); i++ {
+		d := asciiClass[s[i]]&classDigit != 0
+		if d && !inRun {
+			n++
 		}
-		n++
-		for i < len(s) && isASCIIDigit(s[i]) {
-			i++
-		}
+		inRun = d
 	}
 	return n
 }
@@ -411,37 +437,45 @@ func countNumbers(s string) int {
 // countDates counts the matches of
 // /\d{4}[-/]\d{2}[-/]\d{2}|\w+ \d{1,2},? \d{4}/g.
 //
-// At each position the first alternative is tried, then the second. The
-// second needs the whole run of word characters from the position, then a
-// space, one or two digits (no third), an optional comma, a space and four
-// digits; so its outcome depends only on where the run ends, and is worked
-// out once per run.
+// Both alternatives start with a word character. From a position i inside
+// a run of word characters, the second alternative needs the whole rest of
+// the run (\w+ cannot stop early: the next character would be a word
+// character, not the space), then a space, one or two digits (no third), an
+// optional comma, a space and four digits: its outcome is the same for
+// every i in the run. The first needs four digits followed by "-" or "/",
+// so inside the run it can only start at the run's first position or four
+// before its end. So, at the first position of a run: the first
+// alternative, then the second; failing both, the first four before the
+// run's end; then the next run.
 func countDates(s string) int {
 	n := 0
-	runEnd, runMatchEnd := -1, -1 // the current word run's end and its match end (-1: none)
 	for i := 0; i < len(s); {
+		if asciiClass[s[i]]&classWord == 0 {
+			i++
+			continue
+		}
 		if end := isoDateAt(s, i); end > 0 {
 			n++
 			i = end
 			continue
 		}
-		if !isASCIIWord(s[i]) {
-			i++
-			continue
+		runEnd := i + 1
+		for runEnd < len(s) && asciiClass[s[runEnd]]&classWord != 0 {
+			runEnd++
 		}
-		if i >= runEnd {
-			runEnd = i
-			for runEnd < len(s) && isASCIIWord(s[runEnd]) {
-				runEnd++
-			}
-			runMatchEnd = proseDateTail(s, runEnd)
-		}
-		if runMatchEnd > 0 {
+		if end := proseDateTail(s, runEnd); end > 0 {
 			n++
-			i = runMatchEnd
+			i = end
 			continue
 		}
-		i++
+		if p := runEnd - 4; p > i {
+			if end := isoDateAt(s, p); end > 0 {
+				n++
+				i = end
+				continue
+			}
+		}
+		i = runEnd
 	}
 	return n
 }
@@ -453,12 +487,9 @@ func isoDateAt(s string, i int) int {
 		return 0
 	}
 	d := s[i : i+10]
-	for _, k := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
-		if !isASCIIDigit(d[k]) {
-			return 0
-		}
-	}
-	if (d[4] != '-' && d[4] != '/') || (d[7] != '-' && d[7] != '/') {
+	if !isASCIIDigit(d[0]) || !isASCIIDigit(d[1]) || !isASCIIDigit(d[2]) || !isASCIIDigit(d[3]) ||
+		(d[4] != '-' && d[4] != '/') || !isASCIIDigit(d[5]) || !isASCIIDigit(d[6]) ||
+		(d[7] != '-' && d[7] != '/') || !isASCIIDigit(d[8]) || !isASCIIDigit(d[9]) {
 		return 0
 	}
 	return i + 10
@@ -480,17 +511,12 @@ func proseDateTail(s string, j int) int {
 	if k < len(s) && s[k] == ',' {
 		k++
 	}
-	if k >= len(s) || s[k] != ' ' {
+	if k+5 > len(s) || s[k] != ' ' {
 		return 0
 	}
 	k++
-	if k+4 > len(s) {
+	if !isASCIIDigit(s[k]) || !isASCIIDigit(s[k+1]) || !isASCIIDigit(s[k+2]) || !isASCIIDigit(s[k+3]) {
 		return 0
-	}
-	for _, c := range []byte(s[k : k+4]) {
-		if !isASCIIDigit(c) {
-			return 0
-		}
 	}
 	return k + 4
 }
@@ -501,6 +527,10 @@ func proseDateTail(s string, j int) int {
 func countProperNouns(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
+		if asciiClass[s[i]]&classUpper == 0 {
+			i++
+			continue
+		}
 		end := capitalisedWordAt(s, i)
 		if end == 0 {
 			i++
@@ -508,8 +538,13 @@ func countProperNouns(s string) int {
 		}
 		n++
 		for end < len(s) {
-			r, w := utf8.DecodeRuneInString(s[end:])
-			if !jsIsSpace(r) {
+			w := 1
+			if c := s[end]; c >= utf8.RuneSelf {
+				var r rune
+				if r, w = utf8.DecodeRuneInString(s[end:]); !jsIsSpace(r) {
+					break
+				}
+			} else if asciiClass[c]&classSpace == 0 {
 				break
 			}
 			next := capitalisedWordAt(s, end+w)
@@ -525,21 +560,14 @@ func countProperNouns(s string) int {
 
 // capitalisedWordAt returns the end of a match of [A-Z][a-z]+ at i, or 0.
 func capitalisedWordAt(s string, i int) int {
-	if i+1 >= len(s) || s[i] < 'A' || s[i] > 'Z' || s[i+1] < 'a' || s[i+1] > 'z' {
+	if i+1 >= len(s) || asciiClass[s[i]]&classUpper == 0 || asciiClass[s[i+1]]&classLower == 0 {
 		return 0
 	}
 	i += 2
-	for i < len(s) && s[i] >= 'a' && s[i] <= 'z' {
+	for i < len(s) && asciiClass[s[i]]&classLower != 0 {
 		i++
 	}
 	return i
-}
-
-func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// isASCIIWord reports whether c is in \w: [A-Za-z0-9_].
-func isASCIIWord(c byte) bool {
-	return isASCIIDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || c == '_'
 }
 
 // JavaScript string semantics. The functions below are shared with crag.go.
@@ -590,7 +618,7 @@ func countJSFields(s string) int {
 		c := s[i]
 		var space bool
 		if c < utf8.RuneSelf {
-			space = c == ' ' || ('\t' <= c && c <= '\r')
+			space = asciiClass[c]&classSpace != 0
 			i++
 		} else {
 			r, w := utf8.DecodeRuneInString(s[i:])
@@ -626,41 +654,40 @@ func jsLen(s string) int {
 // and the Final_Sigma rule for U+03A3.
 func jsToLower(s string) string {
 	i := 0
-	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+	for i < len(s) && s[i] < utf8.RuneSelf && asciiClass[s[i]]&classUpper == 0 {
 		i++
 	}
 	if i == len(s) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
+	b := make([]byte, i, len(s)+8)
+	copy(b, s[:i])
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
+			if asciiClass[c]&classUpper != 0 {
 				c += 'a' - 'A'
 			}
-			b.WriteByte(c)
+			b = append(b, c)
 			i++
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
 		switch r {
 		case 0x130: // LATIN CAPITAL LETTER I WITH DOT ABOVE
-			b.WriteString("i\u0307")
+			b = append(b, "i\u0307"...)
 		case 0x3A3: // GREEK CAPITAL LETTER SIGMA
 			if isFinalSigma(s, i, i+w) {
-				b.WriteRune(0x3C2)
+				b = utf8.AppendRune(b, 0x3C2)
 			} else {
-				b.WriteRune(0x3C3)
+				b = utf8.AppendRune(b, 0x3C3)
 			}
 		default:
-			b.WriteRune(unicode.ToLower(r))
+			b = utf8.AppendRune(b, unicode.ToLower(r))
 		}
 		i += w
 	}
-	return b.String()
+	return string(b)
 }
 
 // isFinalSigma is ICU's Final_Sigma test for the sigma at s[start:end]: a

@@ -14,7 +14,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 )
 
-func ptr(f float64) *float64 { return &f }
+func contextScorePtr(f float64) *float64 { return &f }
 
 func TestDecodeContextSampleAcceptsSeedSamples(t *testing.T) {
 	t.Parallel()
@@ -35,7 +35,7 @@ func TestDecodeContextSampleAcceptsSeedSamples(t *testing.T) {
 			want: eval.Sample{
 				Query: "How do rerankers change recall?",
 				Sources: []eval.Source{
-					{ID: "doc-7", Text: "Rerankers reorder.", Score: 0.82, RerankScore: ptr(0.91),
+					{ID: "doc-7", Text: "Rerankers reorder.", Score: 0.82, RerankScore: contextScorePtr(0.91),
 						Metadata: map[string]any{"sectionTitle": "Results", "page": 3.0, "tags": []any{"a", true, nil}}},
 					{ID: "doc-2", Text: "", Score: 1.7},
 				},
@@ -268,8 +268,8 @@ func TestInputErrorLeavesOutWhatIsUnknown(t *testing.T) {
 	}
 }
 
-// seedChunk and seedSample write a Sample back in seed 002's format.
-type seedChunk struct {
+// seed002Chunk and seed002Sample write a Sample back in seed 002's format.
+type seed002Chunk struct {
 	Content     string         `json:"content"`
 	Score       float64        `json:"score"`
 	RerankScore *float64       `json:"rerankScore"`
@@ -277,10 +277,10 @@ type seedChunk struct {
 	Metadata    map[string]any `json:"metadata"`
 }
 
-type seedSample struct {
-	Query   string        `json:"query"`
-	Chunks  []seedChunk   `json:"chunks"`
-	Context *eval.Context `json:"context"`
+type seed002Sample struct {
+	Query   string         `json:"query"`
+	Chunks  []seed002Chunk `json:"chunks"`
+	Context *eval.Context  `json:"context"`
 }
 
 func FuzzDecodeContextSample(f *testing.F) {
@@ -302,7 +302,7 @@ func FuzzDecodeContextSample(f *testing.F) {
 			return
 		}
 		require.True(t, utf8.ValidString(s.Query))
-		out := seedSample{Query: s.Query, Context: s.Context}
+		out := seed002Sample{Query: s.Query, Context: s.Context}
 		for _, c := range s.Sources {
 			require.False(t, math.IsNaN(c.Score) || math.IsInf(c.Score, 0) || c.Score < 0, "score %v", c.Score)
 			if c.RerankScore != nil {
@@ -311,14 +311,14 @@ func FuzzDecodeContextSample(f *testing.F) {
 			}
 			require.NotEmpty(t, c.ID)
 			require.True(t, utf8.ValidString(c.Text))
-			out.Chunks = append(out.Chunks, seedChunk{Content: c.Text, Score: c.Score, RerankScore: c.RerankScore, DocumentID: c.ID, Metadata: c.Metadata})
+			out.Chunks = append(out.Chunks, seed002Chunk{Content: c.Text, Score: c.Score, RerankScore: c.RerankScore, DocumentID: c.ID, Metadata: c.Metadata})
 		}
 		if s.Context != nil {
 			require.GreaterOrEqual(t, s.Context.TokenCount, 0)
 		}
 		// What was read, written back, reads the same.
 		if out.Chunks == nil {
-			out.Chunks = []seedChunk{}
+			out.Chunks = []seed002Chunk{}
 		}
 		again, err := json.Marshal(out)
 		require.NoError(t, err)

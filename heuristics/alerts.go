@@ -181,14 +181,14 @@ func (a ABTestAnalysis) MarshalJSON() ([]byte, error) {
 		IsSignificant       bool     `json:"isSignificant"`
 	}{
 		a.ControlSampleSize, a.TreatmentSampleSize,
-		finiteOrNil(a.ControlAvgQuality), finiteOrNil(a.TreatmentAvgQuality), finiteOrNil(a.QualityImprovement),
-		finiteOrNil(a.ControlAvgLatency), finiteOrNil(a.TreatmentAvgLatency), finiteOrNil(a.LatencyChange),
+		abFiniteOrNil(a.ControlAvgQuality), abFiniteOrNil(a.TreatmentAvgQuality), abFiniteOrNil(a.QualityImprovement),
+		abFiniteOrNil(a.ControlAvgLatency), abFiniteOrNil(a.TreatmentAvgLatency), abFiniteOrNil(a.LatencyChange),
 		a.IsSignificant,
 	})
 }
 
-// finiteOrNil returns &x, or nil when x is NaN or infinite.
-func finiteOrNil(x float64) *float64 {
+// abFiniteOrNil returns &x, or nil when x is NaN or infinite.
+func abFiniteOrNil(x float64) *float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}

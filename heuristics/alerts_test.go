@@ -75,7 +75,7 @@ func TestCheckQualityAlerts(t *testing.T) {
 	})
 }
 
-func results(variant string, n int, overall, latency float64) []ABTestResult {
+func abResults(variant string, n int, overall, latency float64) []ABTestResult {
 	out := make([]ABTestResult, n)
 	for i := range out {
 		out[i] = ABTestResult{Variant: variant, QueryID: "q", QualityScore: ContextAssessment{Overall: overall}, LatencyMs: latency}
@@ -121,7 +121,7 @@ func TestAnalyzeABTest(t *testing.T) {
 	for name, tc := range significance {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			in := append(results(VariantControl, tc.control, 0.5, 10), results(VariantTreatment, tc.treatment, 0.5, 10)...)
+			in := append(abResults(VariantControl, tc.control, 0.5, 10), abResults(VariantTreatment, tc.treatment, 0.5, 10)...)
 			got := AnalyzeABTest(in)
 			assert.Equal(t, tc.want, got.IsSignificant)
 			assert.Equal(t, tc.control, got.ControlSampleSize)
@@ -132,7 +132,7 @@ func TestAnalyzeABTest(t *testing.T) {
 	t.Run("no control gives infinite change, as in JavaScript", func(t *testing.T) {
 		t.Parallel()
 		// control mean 0: (0.5 - 0)/0 = +Inf, (50 - 0)/0 = +Inf.
-		got := AnalyzeABTest(results(VariantTreatment, 3, 0.5, 50))
+		got := AnalyzeABTest(abResults(VariantTreatment, 3, 0.5, 50))
 		assert.Zero(t, got.ControlAvgQuality)
 		assert.True(t, math.IsInf(got.QualityImprovement, 1))
 		assert.True(t, math.IsInf(got.LatencyChange, 1))
@@ -152,7 +152,7 @@ func TestAnalyzeABTest(t *testing.T) {
 
 	t.Run("a falling treatment gives minus infinity over a zero control", func(t *testing.T) {
 		t.Parallel()
-		in := append(results(VariantControl, 1, 0, 0), results(VariantTreatment, 1, -0.5, 0)...)
+		in := append(abResults(VariantControl, 1, 0, 0), abResults(VariantTreatment, 1, -0.5, 0)...)
 		got := AnalyzeABTest(in)
 		assert.True(t, math.IsInf(got.QualityImprovement, -1))
 		assert.True(t, math.IsNaN(got.LatencyChange))

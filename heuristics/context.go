@@ -99,9 +99,9 @@ type ContextAssessment struct {
 //
 // # Matching the TypeScript
 //
-// The results equal the seed's TypeScript on Node (within rounding of the
-// last bit, and bit for bit on amd64) because the JavaScript string rules
-// are reproduced rather than approximated:
+// The results equal, bit for bit, those of the seed's TypeScript on Node:
+// the arithmetic is done in the seed's order with no fused multiply-add,
+// and JavaScript's string rules are reproduced rather than approximated:
 //
 //   - Whitespace, for splitting the query and the content and inside the
 //     proper-noun pattern, is JavaScript's \s: tab, LF, VT, FF, CR, space,
@@ -111,11 +111,12 @@ type ContextAssessment struct {
 //   - Lengths count UTF-16 code units (an emoji counts 2).
 //   - Lower-casing is toLowerCase's: U+0130 becomes "i" + U+0307, and a
 //     capital sigma becomes final sigma (U+03C2) at the end of a word, by
-//     ICU's Final_Sigma rule. Other letters use Go's Unicode 15.0 tables;
-//     an engine with newer Unicode also lowercases the 55 capitals added
+//     ICU's Final_Sigma rule. Other letters use Go's Unicode 15.0 tables,
+//     as does the Cased and Case_Ignorable test of that rule. A Node whose
+//     ICU has Unicode 16 or later also lowercases the 55 capitals added
 //     since (U+1C89, U+A7CB, U+A7CC, U+A7CE, U+A7D2, U+A7D4, U+A7DA,
 //     U+A7DC, Garay U+10D50-U+10D65, Beria Erfe U+16EA0-U+16EB8), which
-//     this port leaves as they are.
+//     this port leaves as they are; that is the one known difference.
 //   - \d, \w and [A-Z] are ASCII, as in JavaScript without the u flag.
 //   - A sectionTitle that is absent or null falls back to the documentId;
 //     any other value counts as itself: the string "1", the number 1 and
@@ -190,7 +191,7 @@ func (c ContextQuality) Assess(s eval.Sample) ContextAssessment {
 	a := ContextAssessment{
 		RetrievalConfidence:   retrievalConfidence(s.Sources),
 		ContextSufficiency:    contextSufficiency(s.Query, text, tokens),
-		DiversityScore:        sourceDiversity(s.Sources),
+		DiversityScore:        chunkDiversity(s.Sources),
 		EstimatedFaithfulness: estimatedFaithfulness(s.Sources),
 	}
 	// Each product is converted to float64 so that the compiler cannot fuse
@@ -288,10 +289,10 @@ func contextQueryTerms(query string) []string {
 	return terms
 }
 
-// sourceDiversity is 0.6 times the share of distinct documents plus 0.4
+// chunkDiversity is 0.6 times the share of distinct documents plus 0.4
 // times the share of distinct sections (sectionTitle, or the documentId
 // when it has none). Fewer than two chunks score 0.
-func sourceDiversity(chunks []eval.Source) float64 {
+func chunkDiversity(chunks []eval.Source) float64 {
 	if len(chunks) <= 1 {
 		return 0
 	}
@@ -380,7 +381,7 @@ func estimatedFaithfulness(chunks []eval.Source) float64 {
 		parts[i] = c.Text
 	}
 	all := strings.Join(parts, " ")
-	facts := countNumbers(all) + 2*countDates(all) + countProperNouns(all)
+	facts := countFactNumbers(all) + 2*countFactDates(all) + countFactProperNouns(all)
 	words := float64(countJSFields(all))
 	density := min(float64(float64(facts)/(words/100))*faithDensityScale, 1)
 	confidence := min(chunks[0].Score*faithScoreScale, 1)
@@ -394,38 +395,38 @@ func estimatedFaithfulness(chunks []eval.Source) float64 {
 
 // Byte classes of ASCII characters, for the counters.
 const (
-	classDigit byte = 1 << iota // \d
-	classWord                   // \w: [A-Za-z0-9_]
-	classUpper                  // [A-Z]
-	classLower                  // [a-z]
-	classSpace                  // ASCII characters of JavaScript's \s
+	jsClassDigit byte = 1 << iota // \d
+	jsClassWord                   // \w: [A-Za-z0-9_]
+	jsClassUpper                  // [A-Z]
+	jsClassLower                  // [a-z]
+	jsClassSpace                  // ASCII characters of JavaScript's \s
 )
 
-var asciiClass = func() (t [256]byte) {
+var jsByteClass = func() (t [256]byte) {
 	for c := '0'; c <= '9'; c++ {
-		t[c] = classDigit | classWord
+		t[c] = jsClassDigit | jsClassWord
 	}
 	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = classUpper | classWord
+		t[c] = jsClassUpper | jsClassWord
 	}
 	for c := 'a'; c <= 'z'; c++ {
-		t[c] = classLower | classWord
+		t[c] = jsClassLower | jsClassWord
 	}
-	t['_'] = classWord
+	t['_'] = jsClassWord
 	for _, c := range "\t\n\v\f\r " {
-		t[c] = classSpace
+		t[c] = jsClassSpace
 	}
 	return t
 }()
 
-func isASCIIDigit(c byte) bool { return asciiClass[c]&classDigit != 0 }
+func jsIsDigit(c byte) bool { return jsByteClass[c]&jsClassDigit != 0 }
 
-// countNumbers counts the matches of /\d+/g: runs of ASCII digits.
-func countNumbers(s string) int {
+// countFactNumbers counts the matches of /\d+/g: runs of ASCII digits.
+func countFactNumbers(s string) int {
 	n := 0
 	inRun := false
 	for i := 0; i < len(s); i++ {
-		d := asciiClass[s[i]]&classDigit != 0
+		d := jsByteClass[s[i]]&jsClassDigit != 0
 		if d && !inRun {
 			n++
 		}
@@ -434,7 +435,7 @@ func countNumbers(s string) int {
 	return n
 }
 
-// countDates counts the matches of
+// countFactDates counts the matches of
 // /\d{4}[-/]\d{2}[-/]\d{2}|\w+ \d{1,2},? \d{4}/g.
 //
 // Both alternatives start with a word character. From a position i inside
@@ -447,10 +448,10 @@ func countNumbers(s string) int {
 // before its end. So, at the first position of a run: the first
 // alternative, then the second; failing both, the first four before the
 // run's end; then the next run.
-func countDates(s string) int {
+func countFactDates(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
-		if asciiClass[s[i]]&classWord == 0 {
+		if jsByteClass[s[i]]&jsClassWord == 0 {
 			i++
 			continue
 		}
@@ -460,7 +461,7 @@ func countDates(s string) int {
 			continue
 		}
 		runEnd := i + 1
-		for runEnd < len(s) && asciiClass[s[runEnd]]&classWord != 0 {
+		for runEnd < len(s) && jsByteClass[s[runEnd]]&jsClassWord != 0 {
 			runEnd++
 		}
 		if end := proseDateTail(s, runEnd); end > 0 {
@@ -487,9 +488,9 @@ func isoDateAt(s string, i int) int {
 		return 0
 	}
 	d := s[i : i+10]
-	if !isASCIIDigit(d[0]) || !isASCIIDigit(d[1]) || !isASCIIDigit(d[2]) || !isASCIIDigit(d[3]) ||
-		(d[4] != '-' && d[4] != '/') || !isASCIIDigit(d[5]) || !isASCIIDigit(d[6]) ||
-		(d[7] != '-' && d[7] != '/') || !isASCIIDigit(d[8]) || !isASCIIDigit(d[9]) {
+	if !jsIsDigit(d[0]) || !jsIsDigit(d[1]) || !jsIsDigit(d[2]) || !jsIsDigit(d[3]) ||
+		(d[4] != '-' && d[4] != '/') || !jsIsDigit(d[5]) || !jsIsDigit(d[6]) ||
+		(d[7] != '-' && d[7] != '/') || !jsIsDigit(d[8]) || !jsIsDigit(d[9]) {
 		return 0
 	}
 	return i + 10
@@ -502,7 +503,7 @@ func proseDateTail(s string, j int) int {
 	}
 	j++
 	k := j
-	for k < len(s) && k-j < 3 && isASCIIDigit(s[k]) {
+	for k < len(s) && k-j < 3 && jsIsDigit(s[k]) {
 		k++
 	}
 	if k == j || k-j > 2 {
@@ -515,19 +516,19 @@ func proseDateTail(s string, j int) int {
 		return 0
 	}
 	k++
-	if !isASCIIDigit(s[k]) || !isASCIIDigit(s[k+1]) || !isASCIIDigit(s[k+2]) || !isASCIIDigit(s[k+3]) {
+	if !jsIsDigit(s[k]) || !jsIsDigit(s[k+1]) || !jsIsDigit(s[k+2]) || !jsIsDigit(s[k+3]) {
 		return 0
 	}
 	return k + 4
 }
 
-// countProperNouns counts the matches of /[A-Z][a-z]+(?:\s[A-Z][a-z]+)*/g,
+// countFactProperNouns counts the matches of /[A-Z][a-z]+(?:\s[A-Z][a-z]+)*/g,
 // \s being JavaScript's whitespace: runs of capitalised words that are
 // separated by exactly one whitespace character count once.
-func countProperNouns(s string) int {
+func countFactProperNouns(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
-		if asciiClass[s[i]]&classUpper == 0 {
+		if jsByteClass[s[i]]&jsClassUpper == 0 {
 			i++
 			continue
 		}
@@ -544,7 +545,7 @@ func countProperNouns(s string) int {
 				if r, w = utf8.DecodeRuneInString(s[end:]); !jsIsSpace(r) {
 					break
 				}
-			} else if asciiClass[c]&classSpace == 0 {
+			} else if jsByteClass[c]&jsClassSpace == 0 {
 				break
 			}
 			next := capitalisedWordAt(s, end+w)
@@ -560,11 +561,11 @@ func countProperNouns(s string) int {
 
 // capitalisedWordAt returns the end of a match of [A-Z][a-z]+ at i, or 0.
 func capitalisedWordAt(s string, i int) int {
-	if i+1 >= len(s) || asciiClass[s[i]]&classUpper == 0 || asciiClass[s[i+1]]&classLower == 0 {
+	if i+1 >= len(s) || jsByteClass[s[i]]&jsClassUpper == 0 || jsByteClass[s[i+1]]&jsClassLower == 0 {
 		return 0
 	}
 	i += 2
-	for i < len(s) && asciiClass[s[i]]&classLower != 0 {
+	for i < len(s) && jsByteClass[s[i]]&jsClassLower != 0 {
 		i++
 	}
 	return i
@@ -618,7 +619,7 @@ func countJSFields(s string) int {
 		c := s[i]
 		var space bool
 		if c < utf8.RuneSelf {
-			space = asciiClass[c]&classSpace != 0
+			space = jsByteClass[c]&jsClassSpace != 0
 			i++
 		} else {
 			r, w := utf8.DecodeRuneInString(s[i:])
@@ -654,7 +655,7 @@ func jsLen(s string) int {
 // and the Final_Sigma rule for U+03A3.
 func jsToLower(s string) string {
 	i := 0
-	for i < len(s) && s[i] < utf8.RuneSelf && asciiClass[s[i]]&classUpper == 0 {
+	for i < len(s) && s[i] < utf8.RuneSelf && jsByteClass[s[i]]&jsClassUpper == 0 {
 		i++
 	}
 	if i == len(s) {
@@ -665,7 +666,7 @@ func jsToLower(s string) string {
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if asciiClass[c]&classUpper != 0 {
+			if jsByteClass[c]&jsClassUpper != 0 {
 				c += 'a' - 'A'
 			}
 			b = append(b, c)
@@ -677,7 +678,7 @@ func jsToLower(s string) string {
 		case 0x130: // LATIN CAPITAL LETTER I WITH DOT ABOVE
 			b = append(b, "i\u0307"...)
 		case 0x3A3: // GREEK CAPITAL LETTER SIGMA
-			if isFinalSigma(s, i, i+w) {
+			if jsIsFinalSigma(s, i, i+w) {
 				b = utf8.AppendRune(b, 0x3C2)
 			} else {
 				b = utf8.AppendRune(b, 0x3C3)
@@ -690,19 +691,19 @@ func jsToLower(s string) string {
 	return string(b)
 }
 
-// isFinalSigma is ICU's Final_Sigma test for the sigma at s[start:end]: a
+// jsIsFinalSigma is ICU's Final_Sigma test for the sigma at s[start:end]: a
 // cased letter comes before it and none after it, skipping case-ignorable
 // characters both ways. As in ICU, a character both cased and
 // case-ignorable (U+0345, modifier letters) is skipped, not counted.
-func isFinalSigma(s string, start, end int) bool {
+func jsIsFinalSigma(s string, start, end int) bool {
 	before := false
 	for j := start; j > 0; {
 		r, w := utf8.DecodeLastRuneInString(s[:j])
 		j -= w
-		if isCaseIgnorable(r) {
+		if jsIsCaseIgnorable(r) {
 			continue
 		}
-		before = isCased(r)
+		before = jsIsCased(r)
 		break
 	}
 	if !before {
@@ -711,23 +712,23 @@ func isFinalSigma(s string, start, end int) bool {
 	for j := end; j < len(s); {
 		r, w := utf8.DecodeRuneInString(s[j:])
 		j += w
-		if isCaseIgnorable(r) {
+		if jsIsCaseIgnorable(r) {
 			continue
 		}
-		return !isCased(r)
+		return !jsIsCased(r)
 	}
 	return true
 }
 
-// isCased is Unicode's Cased property.
-func isCased(r rune) bool {
+// jsIsCased is Unicode's Cased property.
+func jsIsCased(r rune) bool {
 	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
 }
 
-// isCaseIgnorable is Unicode's Case_Ignorable property: marks, format
+// jsIsCaseIgnorable is Unicode's Case_Ignorable property: marks, format
 // characters, modifier letters and symbols, and the apostrophes, periods
 // and colons of Word_Break MidLetter, MidNumLet and Single_Quote.
-func isCaseIgnorable(r rune) bool {
+func jsIsCaseIgnorable(r rune) bool {
 	switch r {
 	case '\'', '.', ':', 0xB7, 0x387, 0x55F, 0x5F4, 0x2018, 0x2019, 0x2024, 0x2027,
 		0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A:

@@ -9,10 +9,10 @@ import (
 	"github.com/assaylabs/assay/eval"
 )
 
-// benchSentences are the building blocks of the benchmark's chunks: plain
+// contextBenchSentences are the building blocks of the benchmark's chunks: plain
 // English with the numbers, dates and proper nouns that the faithfulness
 // estimate counts.
-var benchSentences = []string{
+var contextBenchSentences = []string{
 	"Hybrid retrieval combines a sparse keyword index with dense vector search to improve recall on long-tail queries.",
 	"In the March 3, 2024 evaluation, the team at Northwind Analytics measured a median latency of 42 milliseconds.",
 	"Reranking the top 100 candidates with a cross-encoder raised precision at ten from 0.61 to 0.74.",
@@ -27,9 +27,9 @@ var benchSentences = []string{
 	"Latency at the 99th percentile stayed under 180 milliseconds after the index was sharded across 8 nodes.",
 }
 
-// benchSample builds a query and n chunks of about size bytes each, the
+// contextBenchSample builds a query and n chunks of about size bytes each, the
 // same on every run.
-func benchSample(n, size int) eval.Sample {
+func contextBenchSample(n, size int) eval.Sample {
 	seed := uint32(2024)
 	next := func() int {
 		seed = seed*1664525 + 1013904223
@@ -43,7 +43,7 @@ func benchSample(n, size int) eval.Sample {
 			if b.Len() > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(benchSentences[next()%len(benchSentences)])
+			b.WriteString(contextBenchSentences[next()%len(contextBenchSentences)])
 		}
 		score := 0.9 - 0.05*float64(i)
 		chunks[i] = eval.Source{
@@ -53,7 +53,7 @@ func benchSample(n, size int) eval.Sample {
 			Metadata: map[string]any{"sectionTitle": fmt.Sprintf("Section %d", i%3)},
 		}
 		if i%2 == 0 {
-			chunks[i].RerankScore = f64(score - 0.1)
+			chunks[i].RerankScore = ctxF64(score - 0.1)
 		}
 		all = append(all, b.String())
 	}
@@ -66,7 +66,7 @@ func benchSample(n, size int) eval.Sample {
 }
 
 func BenchmarkContextQuality(b *testing.B) {
-	s := benchSample(10, 2048)
+	s := contextBenchSample(10, 2048)
 	ctx := context.Background()
 	var q ContextQuality
 	b.ReportAllocs()

@@ -14,9 +14,9 @@ import (
 	"github.com/assaylabs/assay/eval"
 )
 
-func f64(f float64) *float64 { return &f }
+func ctxF64(f float64) *float64 { return &f }
 
-func chunk(id, text string, score float64) eval.Source {
+func ctxChunk(id, text string, score float64) eval.Source {
 	return eval.Source{ID: id, Text: text, Score: score}
 }
 
@@ -46,7 +46,7 @@ func TestAssessContextMatchesSeedArithmetic(t *testing.T) {
 		"one chunk without rerank score and no context": {
 			s: eval.Sample{
 				Query:   "What is vector search?",
-				Sources: []eval.Source{chunk("doc-a", "Vector search finds similar embeddings.", 0.8)},
+				Sources: []eval.Source{ctxChunk("doc-a", "Vector search finds similar embeddings.", 0.8)},
 			},
 			want: ContextAssessment{Overall: 0.508, RetrievalConfidence: 0.86, EstimatedFaithfulness: 1, Warning: WarnLowDiversity},
 		},
@@ -65,9 +65,9 @@ func TestAssessContextMatchesSeedArithmetic(t *testing.T) {
 			s: eval.Sample{
 				Query: "alpha gamma omega",
 				Sources: []eval.Source{
-					{ID: "d1", Text: "alpha beta", Score: 0.9, RerankScore: f64(0.6)},
-					chunk("d2", "gamma delta", 0.5),
-					{ID: "d1", Text: "epsilon zeta", Score: 0.4, RerankScore: f64(0.3)},
+					{ID: "d1", Text: "alpha beta", Score: 0.9, RerankScore: ctxF64(0.6)},
+					ctxChunk("d2", "gamma delta", 0.5),
+					{ID: "d1", Text: "epsilon zeta", Score: 0.4, RerankScore: ctxF64(0.3)},
 				},
 				Context: &eval.Context{Text: "alpha beta gamma", TokenCount: 120},
 			},
@@ -83,7 +83,7 @@ func TestAssessContextMatchesSeedArithmetic(t *testing.T) {
 		"zero top score gives no spread": {
 			s: eval.Sample{
 				Query:   "x",
-				Sources: []eval.Source{chunk("d1", "", 0), chunk("d2", "", 0.6)},
+				Sources: []eval.Source{ctxChunk("d1", "", 0), ctxChunk("d2", "", 0.6)},
 			},
 			want: ContextAssessment{Overall: 0.213, RetrievalConfidence: 0.21, DiversityScore: 1, Warning: WarnVeryLowConfidence},
 		},
@@ -156,13 +156,13 @@ func TestAssessContextMatchesSeedArithmetic(t *testing.T) {
 		//   min(0.5*1.5, 1) = 0.75 -> 0.45; 0.842857.
 		// overall = 0.195 + 0.842857*0.25 = 0.405714 -> moderate.
 		"factual density counts numbers, both date forms and proper nouns": {
-			s:    eval.Sample{Query: "q", Sources: []eval.Source{chunk("d1", facts, 0.5)}},
+			s:    eval.Sample{Query: "q", Sources: []eval.Source{ctxChunk("d1", facts, 0.5)}},
 			want: ContextAssessment{Overall: 0.4057142857142857, RetrievalConfidence: 0.65, EstimatedFaithfulness: 0.8428571428571429, Warning: WarnModerateConfidence},
 		},
 		// Scores above 1 are not clamped: 1.2*0.7 + 1*0.3 = 1.14;
 		// faithfulness min(1.8, 1)*0.6 = 0.6; overall = 0.342 + 0.15 = 0.492.
 		"score above one is used as it is": {
-			s:    eval.Sample{Query: "q", Sources: []eval.Source{chunk("d1", "", 1.2)}},
+			s:    eval.Sample{Query: "q", Sources: []eval.Source{ctxChunk("d1", "", 1.2)}},
 			want: ContextAssessment{Overall: 0.492, RetrievalConfidence: 1.14, EstimatedFaithfulness: 0.6, Warning: WarnModerateConfidence},
 		},
 		// Empty context text scores 0 whatever the token count; the rest
@@ -170,7 +170,7 @@ func TestAssessContextMatchesSeedArithmetic(t *testing.T) {
 		// faithfulness 0 facts in 1 word -> 0 + 0.45. overall = 0.195 +
 		// 0.1125 = 0.3075 -> moderate.
 		"empty context text scores zero sufficiency": {
-			s: eval.Sample{Query: "latency", Sources: []eval.Source{chunk("d1", "x", 0.5)},
+			s: eval.Sample{Query: "latency", Sources: []eval.Source{ctxChunk("d1", "x", 0.5)},
 				Context: &eval.Context{Text: "", TokenCount: 900}},
 			want: ContextAssessment{Overall: 0.3075, RetrievalConfidence: 0.65, EstimatedFaithfulness: 0.45, Warning: WarnModerateConfidence},
 		},
@@ -194,9 +194,9 @@ func TestContextQualityScore(t *testing.T) {
 	s := eval.Sample{
 		Query: "alpha gamma omega",
 		Sources: []eval.Source{
-			{ID: "d1", Text: "alpha beta", Score: 0.9, RerankScore: f64(0.6)},
-			chunk("d2", "gamma delta", 0.5),
-			{ID: "d1", Text: "epsilon zeta", Score: 0.4, RerankScore: f64(0.3)},
+			{ID: "d1", Text: "alpha beta", Score: 0.9, RerankScore: ctxF64(0.6)},
+			ctxChunk("d2", "gamma delta", 0.5),
+			{ID: "d1", Text: "epsilon zeta", Score: 0.4, RerankScore: ctxF64(0.3)},
 		},
 		Context: &eval.Context{Text: "alpha beta gamma", TokenCount: 120},
 	}
@@ -238,7 +238,7 @@ func TestContextQualityScore(t *testing.T) {
 
 	t.Run("non-finite scores are an error", func(t *testing.T) {
 		t.Parallel()
-		_, err := ContextQuality{}.Score(context.Background(), eval.Sample{Sources: []eval.Source{chunk("d", "", math.NaN())}})
+		_, err := ContextQuality{}.Score(context.Background(), eval.Sample{Sources: []eval.Source{ctxChunk("d", "", math.NaN())}})
 		require.ErrorContains(t, err, "not finite")
 	})
 
@@ -369,7 +369,7 @@ func TestSourceDiversityUsesJavaScriptSetEquality(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.InDelta(t, tc.want, sourceDiversity(tc.chunks), 1e-9)
+			assert.InDelta(t, tc.want, chunkDiversity(tc.chunks), 1e-9)
 		})
 	}
 }
@@ -378,9 +378,9 @@ func TestSourceDiversityUsesJavaScriptSetEquality(t *testing.T) {
 // languages; \s in the proper-noun pattern is spelled out as JavaScript's.
 // They are the reference the hand-written counters are tested against.
 var (
-	refNumbers     = regexp.MustCompile(`[0-9]+`)
-	refDates       = regexp.MustCompile(`[0-9]{4}[-/][0-9]{2}[-/][0-9]{2}|[0-9A-Za-z_]+ [0-9]{1,2},? [0-9]{4}`)
-	refProperNouns = regexp.MustCompile(`[A-Z][a-z]+(?:[` + jsSpaceClass + `][A-Z][a-z]+)*`)
+	seedNumberPattern     = regexp.MustCompile(`[0-9]+`)
+	seedDatePattern       = regexp.MustCompile(`[0-9]{4}[-/][0-9]{2}[-/][0-9]{2}|[0-9A-Za-z_]+ [0-9]{1,2},? [0-9]{4}`)
+	seedProperNounPattern = regexp.MustCompile(`[A-Z][a-z]+(?:[` + jsSpaceClass + `][A-Z][a-z]+)*`)
 )
 
 func TestFactCounters(t *testing.T) {
@@ -409,12 +409,12 @@ func TestFactCounters(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.numbers, countNumbers(tc.in), "numbers")
-			assert.Equal(t, tc.dates, countDates(tc.in), "dates")
-			assert.Equal(t, tc.nouns, countProperNouns(tc.in), "proper nouns")
-			assert.Equal(t, tc.numbers, len(refNumbers.FindAllStringIndex(tc.in, -1)), "reference numbers")
-			assert.Equal(t, tc.dates, len(refDates.FindAllStringIndex(tc.in, -1)), "reference dates")
-			assert.Equal(t, tc.nouns, len(refProperNouns.FindAllStringIndex(tc.in, -1)), "reference proper nouns")
+			assert.Equal(t, tc.numbers, countFactNumbers(tc.in), "numbers")
+			assert.Equal(t, tc.dates, countFactDates(tc.in), "dates")
+			assert.Equal(t, tc.nouns, countFactProperNouns(tc.in), "proper nouns")
+			assert.Equal(t, tc.numbers, len(seedNumberPattern.FindAllStringIndex(tc.in, -1)), "reference numbers")
+			assert.Equal(t, tc.dates, len(seedDatePattern.FindAllStringIndex(tc.in, -1)), "reference dates")
+			assert.Equal(t, tc.nouns, len(seedProperNounPattern.FindAllStringIndex(tc.in, -1)), "reference proper nouns")
 		})
 	}
 }
@@ -429,9 +429,9 @@ func FuzzFactCounters(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		require.Equal(t, len(refNumbers.FindAllStringIndex(s, -1)), countNumbers(s), "numbers in %q", s)
-		require.Equal(t, len(refDates.FindAllStringIndex(s, -1)), countDates(s), "dates in %q", s)
-		require.Equal(t, len(refProperNouns.FindAllStringIndex(s, -1)), countProperNouns(s), "proper nouns in %q", s)
+		require.Equal(t, len(seedNumberPattern.FindAllStringIndex(s, -1)), countFactNumbers(s), "numbers in %q", s)
+		require.Equal(t, len(seedDatePattern.FindAllStringIndex(s, -1)), countFactDates(s), "dates in %q", s)
+		require.Equal(t, len(seedProperNounPattern.FindAllStringIndex(s, -1)), countFactProperNouns(s), "proper nouns in %q", s)
 		require.Equal(t, len(jsSplitSpace(s)), countJSFields(s), "fields in %q", s)
 	})
 }

@@ -113,10 +113,10 @@ func classifyCRAG(overall float64, query string) CRAGClassification {
 	}
 }
 
-// asciiFold spells each ASCII letter of the words as a two-case class, so
+// jsASCIIFold spells each ASCII letter of the words as a two-case class, so
 // that the pattern ignores ASCII case only, as a JavaScript /i regexp does
 // without the u flag: Go's (?i) would also let "ſ" (U+017F) match "s".
-func asciiFold(words ...string) string {
+func jsASCIIFold(words ...string) string {
 	var b strings.Builder
 	for i, w := range words {
 		if i > 0 {
@@ -132,10 +132,10 @@ func asciiFold(words ...string) string {
 var (
 	// cragConjunction is /\b(and|or|also|additionally)\b/i; Go's \b is
 	// ASCII, like JavaScript's.
-	cragConjunction = regexp.MustCompile(`\b(` + asciiFold("and", "or", "also", "additionally") + `)\b`)
+	cragConjunction = regexp.MustCompile(`\b(` + jsASCIIFold("and", "or", "also", "additionally") + `)\b`)
 	// cragQuestionWord is /^(what|how|...|does)\s+/i.
 	cragQuestionWord = regexp.MustCompile(`^(` +
-		asciiFold("what", "how", "when", "where", "who", "why", "is", "are", "can", "do", "does") +
+		jsASCIIFold("what", "how", "when", "where", "who", "why", "is", "are", "can", "do", "does") +
 		`)[` + jsSpaceClass + `]+`)
 )
 

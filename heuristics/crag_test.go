@@ -26,7 +26,7 @@ func TestClassifyRetrievalAtTheThresholds(t *testing.T) {
 		// overall = 0.3 + 0.3 + 0 + 0.1 = 0.7 exactly -> correct (>=).
 		"overall of exactly 0.7 is correct": {
 			s: eval.Sample{Query: "revenue",
-				Sources: []eval.Source{{ID: "d1", Text: "2024", Score: 0, RerankScore: f64(1)}},
+				Sources: []eval.Source{{ID: "d1", Text: "2024", Score: 0, RerankScore: ctxF64(1)}},
 				Context: &eval.Context{Text: "revenue", TokenCount: 50}},
 			class: CRAGCorrect, action: ActionUseRetrieved, confidence: 0.7,
 		},

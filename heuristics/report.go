@@ -614,7 +614,7 @@ func stripSpans(s string, start, end int, spans []span, kinds ...spanKind) strin
 }
 
 func hasProse(s string) bool {
-	return len(words(s)) > 0
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
 }
 
 func isDigits(s string) bool {

@@ -54,6 +54,9 @@ func stemSet(texts ...string) map[string]bool {
 	for _, t := range texts {
 		for _, w := range words(t) {
 			lw := strings.ToLower(w)
+			if m[lw] {
+				continue // already stemmed
+			}
 			m[lw] = true
 			m[stem(lw)] = true
 		}

@@ -1,0 +1,314 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
+)
+
+// Config builds a Client. Zero fields take the documented defaults.
+type Config struct {
+	Backend Backend
+	// Concurrency is the global limit on calls in flight (default 8).
+	Concurrency int
+	// RPM and TPM limit requests and tokens per minute; zero is unlimited.
+	RPM, TPM int
+	// Retry sets the retry policy; see RetryPolicy for defaults.
+	Retry RetryPolicy
+	// Cache stores replies; nil disables caching.
+	Cache Cache
+	// Prices gives the cost per million tokens; nil uses DefaultPrices.
+	Prices Prices
+	// MaxCostUSD stops new calls once spent plus in-flight estimates would
+	// pass it; zero is unlimited.
+	MaxCostUSD float64
+	// Counter counts tokens for estimates; nil uses a 4-bytes-a-token rule.
+	Counter TokenCounter
+	// OnEvent, when set, receives retries, cache hits and budget stops. It
+	// is called from many goroutines.
+	OnEvent func(Event)
+	// Now is the clock for latency (default time.Now).
+	Now func() time.Time
+}
+
+// Event reports something the Client did, for logs and traces.
+type Event struct {
+	Kind    string // "retry", "cache_hit", "budget_stop", "call"
+	Tag     string
+	Attempt int
+	Wait    time.Duration
+	Err     error
+	Usage   Usage
+}
+
+// TokenCounter counts the tokens of a text.
+type TokenCounter interface {
+	Count(text string) int
+}
+
+type byteCounter struct{}
+
+func (byteCounter) Count(s string) int { return (len(s) + 3) / 4 }
+
+// Cache stores replies by key. Implementations must be safe for concurrent
+// use. Get's second result is false on a miss.
+type Cache interface {
+	Get(ctx context.Context, key string) (Response, bool, error)
+	Put(ctx context.Context, key string, r Response) error
+}
+
+// Client is a Backend with caching, deduplication, budget, limits, retries
+// and usage accounting. It is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	sem     chan struct{}
+	rpm     *rate.Limiter
+	tpm     *rate.Limiter
+	flight  singleflight.Group
+	counter TokenCounter
+	prices  Prices
+	now     func() time.Time
+
+	mu       sync.Mutex
+	total    Usage
+	spent    float64
+	inflight float64
+	stopped  int // calls refused by the budget
+}
+
+// New returns a Client for cfg.Backend.
+func New(cfg Config) *Client {
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 8
+	}
+	c := &Client{
+		cfg:     cfg,
+		sem:     make(chan struct{}, cfg.Concurrency),
+		counter: cfg.Counter,
+		prices:  cfg.Prices,
+		now:     cfg.Now,
+	}
+	if c.counter == nil {
+		c.counter = byteCounter{}
+	}
+	if c.prices == nil {
+		c.prices = DefaultPrices()
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if cfg.RPM > 0 {
+		c.rpm = rate.NewLimiter(rate.Limit(float64(cfg.RPM)/60), max(1, cfg.RPM/60))
+	}
+	if cfg.TPM > 0 {
+		c.tpm = rate.NewLimiter(rate.Limit(float64(cfg.TPM)/60), cfg.TPM)
+	}
+	return c
+}
+
+// Name is the backend's "backend:model".
+func (c *Client) Name() string { return c.cfg.Backend.Name() }
+
+// Usage is the sum of every call made so far.
+func (c *Client) Usage() Usage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}
+
+// BudgetStops is how many calls the cost budget refused.
+func (c *Client) BudgetStops() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stopped
+}
+
+// Counter is the token counter used for estimates.
+func (c *Client) Counter() TokenCounter { return c.counter }
+
+// Chat sends req, or answers it from the cache.
+func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+	key := c.key(req)
+	if c.cfg.Cache != nil {
+		if r, ok, err := c.cfg.Cache.Get(ctx, key); err == nil && ok {
+			r.Cached = true
+			r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
+			c.emit(Event{Kind: "cache_hit", Tag: req.Tag})
+			return r, nil
+		}
+	}
+	led := false
+	v, err, _ := c.flight.Do(key, func() (any, error) {
+		led = true
+		r, err := c.send(ctx, req)
+		if err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
+			// A cache that cannot write is not worth failing a judge for.
+			_ = c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r)
+		}
+		return r, err
+	})
+	r, _ := v.(Response)
+	if !led {
+		// The call was shared with an identical one in flight: only the
+		// caller that sent it pays for it.
+		r.Usage = Usage{}
+	}
+	return r, err
+}
+
+// send runs one call through the budget, the limits and the retry loop.
+func (c *Client) send(ctx context.Context, req Request) (Response, error) {
+	inTok := 0
+	for _, m := range req.Messages {
+		inTok += c.counter.Count(m.Content) + 4
+	}
+	outTok := req.MaxTokens
+	if outTok == 0 {
+		outTok = 512
+	}
+	est := c.prices.Cost(c.Name(), inTok, outTok)
+	if err := c.reserve(est); err != nil {
+		c.emit(Event{Kind: "budget_stop", Tag: req.Tag, Err: err})
+		return Response{}, err
+	}
+	var resp Response
+	start := c.now()
+	retries, err := c.cfg.Retry.do(ctx, func() error {
+		if err := c.acquire(ctx, inTok+outTok); err != nil {
+			return err
+		}
+		defer func() { <-c.sem }()
+		var err error
+		resp, err = c.cfg.Backend.Chat(ctx, req)
+		if err == nil && resp.Content == "" {
+			err = ErrEmpty
+		}
+		return err
+	}, func(attempt int, err error, wait time.Duration) {
+		c.emit(Event{Kind: "retry", Tag: req.Tag, Attempt: attempt, Wait: wait, Err: err})
+	})
+	u := resp.Usage
+	u.Calls = retries + 1
+	u.Retries = retries
+	u.Latency = c.now().Sub(start)
+	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
+		u.TokensIn, u.TokensOut, u.Estimated = inTok, c.counter.Count(resp.Content), true
+	}
+	u.CostUSD = c.prices.Cost(c.Name(), u.TokensIn, u.TokensOut)
+	resp.Usage = u
+	c.settle(est, u)
+	c.emit(Event{Kind: "call", Tag: req.Tag, Usage: u, Err: err})
+	if err != nil {
+		return Response{Usage: u}, err
+	}
+	return resp, nil
+}
+
+// acquire takes a concurrency slot and the rate limits' tokens.
+func (c *Client) acquire(ctx context.Context, tokens int) error {
+	if c.rpm != nil {
+		if err := c.rpm.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	if c.tpm != nil {
+		if err := c.tpm.WaitN(ctx, min(tokens, c.tpm.Burst())); err != nil {
+			return err
+		}
+	}
+	select {
+	case c.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Client) reserve(est float64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cfg.MaxCostUSD > 0 && c.spent+c.inflight+est > c.cfg.MaxCostUSD {
+		c.stopped++
+		return fmt.Errorf("%w: spent $%.4f, in flight $%.4f, next call about $%.4f, limit $%.4f",
+			ErrBudget, c.spent, c.inflight, est, c.cfg.MaxCostUSD)
+	}
+	c.inflight += est
+	return nil
+}
+
+func (c *Client) settle(est float64, u Usage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inflight -= est
+	c.spent += u.CostUSD
+	c.total = c.total.Add(u)
+}
+
+// Embed returns one vector per text. Embeddings are not cached.
+func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage, error) {
+	tok := 0
+	for _, t := range texts {
+		tok += c.counter.Count(t)
+	}
+	var vecs [][]float32
+	var u Usage
+	start := c.now()
+	retries, err := c.cfg.Retry.do(ctx, func() error {
+		if err := c.acquire(ctx, tok); err != nil {
+			return err
+		}
+		defer func() { <-c.sem }()
+		var err error
+		vecs, u, err = c.cfg.Backend.Embed(ctx, texts)
+		if errors.Is(err, ErrNoEmbeddings) {
+			return permanent(err)
+		}
+		return err
+	}, func(attempt int, err error, wait time.Duration) {
+		c.emit(Event{Kind: "retry", Tag: "embed", Attempt: attempt, Wait: wait, Err: err})
+	})
+	if errors.Is(err, ErrNoEmbeddings) {
+		return nil, Usage{}, err
+	}
+	u.Calls, u.Retries, u.Latency = retries+1, retries, c.now().Sub(start)
+	if u.TokensIn == 0 {
+		u.TokensIn, u.Estimated = tok, true
+	}
+	u.CostUSD = c.prices.Cost(c.Name(), u.TokensIn, 0)
+	c.settle(0, u)
+	return vecs, u, err
+}
+
+func (c *Client) emit(e Event) {
+	if c.cfg.OnEvent != nil {
+		c.cfg.OnEvent(e)
+	}
+}
+
+// key is the content address of a request: backend, model, prompt key (or
+// messages) and parameters.
+func (c *Client) key(req Request) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	_ = enc.Encode(c.Name())
+	if req.Key != "" {
+		_ = enc.Encode(req.Key)
+	} else {
+		_ = enc.Encode(req.Messages)
+	}
+	_ = enc.Encode(struct {
+		S    *Schema
+		T    float64
+		M    int
+		Seed *int
+	}{req.Schema, req.Temperature, req.MaxTokens, req.Seed})
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,135 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+)
+
+// Validator is implemented by reply types that check their own values
+// (ranges, enums, required lists) after decoding.
+type Validator interface {
+	Validate() error
+}
+
+// SchemaFor generates the JSON schema of T in the shape OpenAI's strict
+// structured outputs want: every property required, no additional
+// properties, no $schema or $ref.
+func SchemaFor[T any](name string) *Schema {
+	r := &jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true}
+	var zero T
+	s := r.ReflectFromType(reflect.TypeOf(zero))
+	s.Version = ""
+	data, err := json.Marshal(s)
+	if err != nil {
+		// Reflecting a Go type we wrote cannot fail at run time; a type
+		// that cannot be described is a programming error.
+		panic(fmt.Sprintf("llm: schema for %T: %v", zero, err))
+	}
+	return &Schema{Name: name, JSON: data}
+}
+
+// ChatJSON sends req and decodes the reply into out (a pointer). A reply
+// that is not valid JSON of out's shape gets one repair request quoting the
+// problem; if that fails too, the error wraps ErrInvalidOutput. The returned
+// Usage covers both calls.
+func ChatJSON(ctx context.Context, c *Client, req Request, out any) (Usage, error) {
+	typ := reflect.TypeOf(out).Elem()
+	req.Check = func(content string) error { return DecodeJSON(content, reflect.New(typ).Interface()) }
+	resp, err := c.Chat(ctx, req)
+	u := resp.Usage
+	if err != nil {
+		return u, err
+	}
+	perr := DecodeJSON(resp.Content, out)
+	if perr == nil {
+		return u, nil
+	}
+	repair := req
+	repair.Messages = append(append([]Message(nil), req.Messages...),
+		Message{Role: Assistant, Content: resp.Content},
+		Message{Role: User, Content: "That reply could not be used: " + perr.Error() +
+			". Reply again with only the JSON object the schema describes, and nothing else."})
+	if req.Key != "" {
+		repair.Key = req.Key + "/repair"
+	}
+	repair.Tag = req.Tag + "/repair"
+	resp2, err := c.Chat(ctx, repair)
+	u = u.Add(resp2.Usage)
+	if err != nil {
+		return u, fmt.Errorf("repair after %v: %w", perr, err)
+	}
+	if err := DecodeJSON(resp2.Content, out); err != nil {
+		return u, err
+	}
+	return u, nil
+}
+
+// DecodeJSON reads a JSON object from a model's reply into out, tolerating
+// what open models wrap around it (Markdown fences, a sentence before or
+// after), then runs out's Validate method if it has one. Errors wrap
+// ErrInvalidOutput.
+func DecodeJSON(content string, out any) error {
+	raw := extractObject(content)
+	if raw == "" {
+		return fmt.Errorf("%w: no JSON object in reply %q", ErrInvalidOutput, clip(content, 80))
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	if err := dec.Decode(out); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("%w: field %q: want %s, got %s", ErrInvalidOutput, te.Field, te.Type, te.Value)
+		}
+		return fmt.Errorf("%w: %v", ErrInvalidOutput, err)
+	}
+	if v, ok := out.(Validator); ok {
+		if err := v.Validate(); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidOutput, err)
+		}
+	}
+	return nil
+}
+
+// extractObject returns the first balanced {...} in s, skipping strings, or
+// "" when there is none.
+func extractObject(s string) string {
+	start := strings.IndexByte(s, '{')
+	if start < 0 {
+		return ""
+	}
+	depth, inStr, esc := 0, false, false
+	for i := start; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case esc:
+			esc = false
+		case inStr && ch == '\\':
+			esc = true
+		case ch == '"':
+			inStr = !inStr
+		case inStr:
+		case ch == '{':
+			depth++
+		case ch == '}':
+			depth--
+			if depth == 0 {
+				return s[start : i+1]
+			}
+		}
+	}
+	return "" // truncated
+}
+
+func clip(s string, n int) string {
+	s = string(bytes.ToValidUTF8([]byte(s), nil))
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Role is the author of a chat message.
+type Role string
+
+// Chat roles.
+const (
+	System    Role = "system"
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// Message is one chat turn.
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content"`
+}
+
+// Schema is a JSON schema the reply must follow, with the name the API
+// wants for it.
+type Schema struct {
+	Name string          `json:"name"`
+	JSON json.RawMessage `json:"schema"`
+}
+
+// Request is one chat call.
+type Request struct {
+	Messages []Message `json:"messages"`
+	// Schema, when set, asks for a JSON reply of that shape (structured
+	// output or JSON mode with the schema in the prompt, per the backend's
+	// setting).
+	Schema *Schema `json:"schema,omitempty"`
+	// Temperature defaults to 0: judges must be reproducible.
+	Temperature float64 `json:"temperature"`
+	// MaxTokens caps the reply; zero means the backend's default.
+	MaxTokens int  `json:"max_tokens,omitempty"`
+	Seed      *int `json:"seed,omitempty"`
+	// Key identifies the request's content for the cache and singleflight
+	// when the messages carry per-call randomness (prompt delimiters with a
+	// nonce). Empty means the messages themselves are the key.
+	Key string `json:"key,omitempty"`
+	// Tag names the caller ("faithfulness/verify") in events and usage.
+	Tag string `json:"-"`
+	// Check, when set, vets a reply before it is cached: a reply that fails
+	// it is returned but never stored, so a bad reply is not replayed.
+	Check func(content string) error `json:"-"`
+}
+
+// Response is a chat reply.
+type Response struct {
+	Content string `json:"content"`
+	Usage   Usage  `json:"usage"`
+	// Cached is true when the reply came from the cache (Usage then counts
+	// no calls and no cost).
+	Cached bool `json:"-"`
+}
+
+// Usage is what calls cost.
+type Usage struct {
+	Calls     int `json:"calls"`
+	TokensIn  int `json:"tokens_in"`
+	TokensOut int `json:"tokens_out"`
+	// Estimated is true when a token count came from our tokenizer because
+	// the server reported none.
+	Estimated bool          `json:"estimated,omitempty"`
+	Retries   int           `json:"retries,omitempty"`
+	CacheHits int           `json:"cache_hits,omitempty"`
+	Latency   time.Duration `json:"latency_ns"`
+	CostUSD   float64       `json:"cost_usd"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		Calls:     u.Calls + v.Calls,
+		TokensIn:  u.TokensIn + v.TokensIn,
+		TokensOut: u.TokensOut + v.TokensOut,
+		Estimated: u.Estimated || v.Estimated,
+		Retries:   u.Retries + v.Retries,
+		CacheHits: u.CacheHits + v.CacheHits,
+		Latency:   u.Latency + v.Latency,
+		CostUSD:   u.CostUSD + v.CostUSD,
+	}
+}
+
+// Backend sends single requests to one model. Implementations map their
+// errors to *StatusError (HTTP status and Retry-After) or return transport
+// errors unchanged, so that the Client can classify them. They must be safe
+// for concurrent use.
+type Backend interface {
+	// Name is "backend:model", e.g. "openai:gpt-4o-mini".
+	Name() string
+	Chat(ctx context.Context, req Request) (Response, error)
+	// Embed returns one vector per text, or ErrNoEmbeddings.
+	Embed(ctx context.Context, texts []string) ([][]float32, Usage, error)
+}
+
+// Errors callers branch on.
+var (
+	// ErrNoEmbeddings is returned by backends without an embedding model.
+	ErrNoEmbeddings = errors.New("llm: backend has no embedding model")
+	// ErrNoChat is returned by backends that cannot generate text (offline).
+	ErrNoChat = errors.New("llm: backend has no chat model")
+	// ErrBudget is returned, without calling the model, when a call would
+	// take the run past Config.MaxCostUSD.
+	ErrBudget = errors.New("llm: cost budget exhausted")
+	// ErrEmpty is returned when the server answered with no choices or an
+	// empty message.
+	ErrEmpty = errors.New("llm: empty reply")
+	// ErrInvalidOutput is returned by ChatJSON when the reply is not valid
+	// JSON of the requested shape, even after one repair request.
+	ErrInvalidOutput = errors.New("llm: invalid output")
+)

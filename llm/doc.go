@@ -5,19 +5,19 @@
 // # Overview
 //
 // A Backend (llm/openai, llm/langchain, llm/offline) sends one request and
-// maps its SDK's errors to *StatusError. The Client adds, in this order:
+// maps its SDK's errors to *StatusError. The Client adds, in this order,
+// cache lookup, singleflight, budget, concurrency and rate limits, and
+// retries:
 //
-//		cache lookup -> singleflight -> budget -> concurrency + rate limits -> retry -> backend
-//
-//	  - Cache: content-addressed by backend, model, prompt version, messages and
-//	    parameters; errors are never cached.
-//	  - Singleflight: identical requests in flight at the same time are sent once.
-//	  - Budget: with MaxCostUSD set, a call that would take spent plus in-flight
-//	    estimates past the limit is not started and returns ErrBudget.
-//	  - Limits: a global concurrency limit and requests/tokens per minute.
-//	  - Retry: exponential backoff with jitter (backoff/v4) for 408, 409, 429
-//	    (honouring Retry-After), 5xx, timeouts and connection resets; every
-//	    other error is permanent. The caller's context bounds all attempts.
+//   - Cache: content-addressed by backend, model, prompt version, messages and
+//     parameters; errors are never cached.
+//   - Singleflight: identical requests in flight at the same time are sent once.
+//   - Budget: with MaxCostUSD set, a call that would take spent plus in-flight
+//     estimates past the limit is not started and returns ErrBudget.
+//   - Limits: a global concurrency limit and requests/tokens per minute.
+//   - Retry: exponential backoff with jitter (backoff/v4) for 408, 409, 429
+//     (honouring Retry-After), 5xx, timeouts and connection resets; every
+//     other error is permanent. The caller's context bounds all attempts.
 //
 // Usage (tokens, latency, cost, retries) is returned with every Response and
 // summed in the Client.

@@ -1,0 +1,174 @@
+package prompts
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+//go:embed templates/*.tmpl
+var files embed.FS
+
+// Template is one judge step's prompt: a system and a user message.
+type Template struct {
+	Name    string
+	Version string
+	tmpl    *template.Template
+}
+
+// Rendered is a prompt ready to send.
+type Rendered struct {
+	System, User string
+	// Key identifies the prompt's content: name, version and data, without
+	// the nonce, so identical judgements share a cache entry.
+	Key string
+	// Nonce is the random tag suffix of this rendering's data blocks.
+	Nonce string
+}
+
+var templates = mustLoad()
+
+// Names lists the embedded templates.
+func Names() []string {
+	out := make([]string, 0, len(templates))
+	for n := range templates {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Get returns the named template.
+func Get(name string) (*Template, error) {
+	t, ok := templates[name]
+	if !ok {
+		return nil, fmt.Errorf("prompts: no template %q (have %s)", name, strings.Join(Names(), ", "))
+	}
+	return t, nil
+}
+
+// MustGet is Get for names fixed in code.
+func MustGet(name string) *Template {
+	t, err := Get(name)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func mustLoad() map[string]*Template {
+	out := map[string]*Template{}
+	err := fs.WalkDir(files, "templates", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		t, err := parse(p)
+		if err != nil {
+			return err
+		}
+		out[t.Name] = t
+		return nil
+	})
+	if err != nil {
+		// The templates are part of the binary; a broken one is caught by
+		// the package's tests before it can ship.
+		panic(err)
+	}
+	return out
+}
+
+// parse reads a template file: a "version: N" first line, then the
+// definitions of "system" and "user".
+func parse(p string) (*Template, error) {
+	src, err := files.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	first, body, _ := bytes.Cut(src, []byte("\n"))
+	v, ok := strings.CutPrefix(strings.TrimSpace(string(first)), "version:")
+	if !ok {
+		return nil, fmt.Errorf("%s:1: want \"version: N\"", p)
+	}
+	name := strings.TrimSuffix(path.Base(p), ".tmpl")
+	t := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{
+		// Placeholders; Render binds them to the rendering's nonce.
+		"data": func(string, string) (string, error) { return "", nil },
+		"json": func(any) (string, error) { return "", nil },
+		"nonce": func() string { return "" },
+	})
+	if _, err := t.Parse(string(body)); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	for _, part := range []string{"system", "user"} {
+		if t.Lookup(part) == nil {
+			return nil, fmt.Errorf("%s: no %q definition", p, part)
+		}
+	}
+	return &Template{Name: name, Version: strings.TrimSpace(v), tmpl: t}, nil
+}
+
+// Render fills the template with data. Strings reach the prompt only
+// through {{data "label" .Field}}, which wraps them in nonce-tagged blocks.
+func (t *Template) Render(data any) (Rendered, error) {
+	payload, err := json.Marshal(data)
+	if err != nil {
+		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
+	}
+	nonce := newNonce(payload)
+	tmpl, err := t.tmpl.Clone()
+	if err != nil {
+		return Rendered{}, err
+	}
+	tmpl.Funcs(template.FuncMap{
+		"data": func(label, text string) (string, error) { return block(label, nonce, text), nil },
+		"json": func(v any) (string, error) {
+			b, err := json.MarshalIndent(v, "", " ")
+			return block("data", nonce, string(b)), err
+		},
+		"nonce": func() string { return nonce },
+	})
+	var sys, user strings.Builder
+	if err := tmpl.ExecuteTemplate(&sys, "system", data); err != nil {
+		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
+	}
+	if err := tmpl.ExecuteTemplate(&user, "user", data); err != nil {
+		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", t.Name, t.Version)
+	h.Write(payload)
+	return Rendered{
+		System: strings.TrimSpace(sys.String()),
+		User:   strings.TrimSpace(user.String()),
+		Key:    t.Name + "@" + t.Version + ":" + hex.EncodeToString(h.Sum(nil)),
+		Nonce:  nonce,
+	}, nil
+}
+
+// block wraps untrusted text between tags that carry the nonce.
+func block(label, nonce, text string) string {
+	tag := label + "-" + nonce
+	return "<" + tag + ">\n" + text + "\n</" + tag + ">"
+}
+
+// newNonce draws a random 96-bit tag suffix that does not occur in the
+// payload, so the data cannot contain its own closing tag.
+func newNonce(payload []byte) string {
+	for {
+		var b [12]byte
+		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+		n := hex.EncodeToString(b[:])
+		if !bytes.Contains(payload, []byte(n)) {
+			return n
+		}
+	}
+}

@@ -101,8 +101,8 @@ func parse(p string) (*Template, error) {
 	name := strings.TrimSuffix(path.Base(p), ".tmpl")
 	t := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{
 		// Placeholders; Render binds them to the rendering's nonce.
-		"data": func(string, string) (string, error) { return "", nil },
-		"json": func(any) (string, error) { return "", nil },
+		"data":  func(string, string) (string, error) { return "", nil },
+		"json":  func(any) (string, error) { return "", nil },
 		"nonce": func() string { return "" },
 	})
 	if _, err := t.Parse(string(body)); err != nil {

@@ -35,11 +35,16 @@ func SchemaFor[T any](name string) *Schema {
 	return &Schema{Name: name, JSON: data}
 }
 
+// Chatter is anything that answers chat requests; *Client is one.
+type Chatter interface {
+	Chat(ctx context.Context, req Request) (Response, error)
+}
+
 // ChatJSON sends req and decodes the reply into out (a pointer). A reply
 // that is not valid JSON of out's shape gets one repair request quoting the
 // problem; if that fails too, the error wraps ErrInvalidOutput. The returned
 // Usage covers both calls.
-func ChatJSON(ctx context.Context, c *Client, req Request, out any) (Usage, error) {
+func ChatJSON(ctx context.Context, c Chatter, req Request, out any) (Usage, error) {
 	typ := reflect.TypeOf(out).Elem()
 	req.Check = func(content string) error { return DecodeJSON(content, reflect.New(typ).Interface()) }
 	resp, err := c.Chat(ctx, req)

@@ -1,0 +1,167 @@
+package llm_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/llm"
+)
+
+func openCache(t *testing.T) *llm.SQLiteCache {
+	t.Helper()
+	c, err := llm.OpenCache(filepath.Join(t.TempDir(), "nested", "dir", "cache.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
+	return c
+}
+
+func TestSQLiteCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reply := llm.Response{
+		Content: `{"verdict":"pass"}`,
+		Usage:   llm.Usage{Calls: 1, TokensIn: 120, TokensOut: 7, Latency: 3 * time.Second, CostUSD: 0.0012},
+		Cached:  true, // not stored
+	}
+
+	t.Run("a miss is not an error", func(t *testing.T) {
+		t.Parallel()
+		c := openCache(t)
+		_, ok, err := c.Get(ctx, "absent")
+		require.NoError(t, err)
+		require.False(t, ok)
+	})
+
+	t.Run("get returns what put stored", func(t *testing.T) {
+		t.Parallel()
+		c := openCache(t)
+		require.NoError(t, c.Put(ctx, "k", reply))
+		got, ok, err := c.Get(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, ok)
+		want := reply
+		want.Cached = false
+		require.Equal(t, want, got)
+	})
+
+	t.Run("put replaces an earlier reply", func(t *testing.T) {
+		t.Parallel()
+		c := openCache(t)
+		require.NoError(t, c.Put(ctx, "k", llm.Response{Content: "old"}))
+		require.NoError(t, c.Put(ctx, "k", llm.Response{Content: "new"}))
+		got, ok, err := c.Get(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, "new", got.Content)
+	})
+
+	t.Run("replies survive reopening", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "cache.db")
+		c, err := llm.OpenCache(path)
+		require.NoError(t, err)
+		require.NoError(t, c.Put(ctx, "k", reply))
+		require.NoError(t, c.Close())
+
+		c, err = llm.OpenCache(path)
+		require.NoError(t, err)
+		defer c.Close()
+		got, ok, err := c.Get(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, reply.Content, got.Content)
+		require.Equal(t, reply.Usage, got.Usage)
+	})
+
+	t.Run("a cancelled context stops get", func(t *testing.T) {
+		t.Parallel()
+		c := openCache(t)
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		_, _, err := c.Get(cctx, "k")
+		require.ErrorIs(t, err, context.Canceled)
+	})
+}
+
+func TestSQLiteCacheConcurrent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := openCache(t)
+	const workers, keys = 50, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i := range keys {
+				key := fmt.Sprintf("k%d", i)
+				// Every worker writes the same keys: upserts race on purpose.
+				if err := c.Put(ctx, key, llm.Response{Content: fmt.Sprintf("w%d", w)}); err != nil {
+					errs <- err
+					return
+				}
+				r, ok, err := c.Get(ctx, key)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !ok || r.Content == "" {
+					errs <- fmt.Errorf("key %s: lost its reply", key)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+func TestOpenCacheErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.db")
+	require.NoError(t, os.WriteFile(corrupt, []byte("this is not an SQLite database, just text long enough to have a header....."), 0o600))
+	blocked := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
+
+	tests := map[string]struct {
+		path string
+	}{
+		"a corrupt file names its path":              {path: corrupt},
+		"a directory that cannot be made names it":   {path: filepath.Join(blocked, "sub", "cache.db")},
+		"a path the driver would misread is refused": {path: filepath.Join(dir, "what?.db")},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, err := llm.OpenCache(tc.path)
+			require.Error(t, err)
+			require.Nil(t, c)
+			require.Contains(t, err.Error(), tc.path)
+		})
+	}
+}
+
+func TestDefaultCachePath(t *testing.T) {
+	// Not parallel: it sets an environment variable.
+	t.Setenv("ASSAY_CACHE_DIR", "/tmp/assay-test-cache")
+	p, err := llm.DefaultCachePath()
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join("/tmp/assay-test-cache", "llm-cache.db"), p)
+
+	t.Setenv("ASSAY_CACHE_DIR", "")
+	p, err = llm.DefaultCachePath()
+	require.NoError(t, err)
+	base, err := os.UserCacheDir()
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(base, "assay", "llm-cache.db"), p)
+}

@@ -1,0 +1,186 @@
+package judges
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/prompts"
+)
+
+// Faithfulness is RAGAS faithfulness: the share of the answer's claims that
+// the contexts support. With a model, one call extracts the claims and one
+// batched call verifies them all; offline, claims are sentences checked by
+// stemmed overlap with numbers, names and negation required to agree.
+type Faithfulness struct {
+	Model Model
+	// Threshold is the value at or above which an answer counts as faithful
+	// in agreement reports (default heuristics.DefaultFaithfulThreshold
+	// offline, 1 with a model).
+	Threshold float64
+}
+
+var _ eval.Scorer = Faithfulness{}
+
+type claimList struct {
+	Claims []string `json:"claims"`
+}
+
+func (c claimList) Validate() error {
+	for i, s := range c.Claims {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("claims[%d] is empty", i)
+		}
+	}
+	return nil
+}
+
+type verdict struct {
+	Statement int    `json:"statement" jsonschema:"minimum=1"`
+	Verdict   string `json:"verdict" jsonschema:"enum=supported,enum=unsupported,enum=contradicted"`
+	Context   string `json:"context"`
+	Reason    string `json:"reason"`
+}
+
+type verdictList struct {
+	Verdicts []verdict `json:"verdicts"`
+	n        int       // statements asked about
+}
+
+func (v verdictList) Validate() error {
+	for i, x := range v.Verdicts {
+		switch x.Verdict {
+		case "supported", "unsupported", "contradicted":
+		default:
+			return fmt.Errorf("verdicts[%d].verdict %q is not supported, unsupported or contradicted", i, x.Verdict)
+		}
+		if x.Statement < 1 {
+			return fmt.Errorf("verdicts[%d].statement %d is not a statement number", i, x.Statement)
+		}
+	}
+	return nil
+}
+
+var (
+	claimSchema   = llm.SchemaFor[claimList]("claims")
+	verdictSchema = llm.SchemaFor[verdictList]("verdicts")
+)
+
+// Score implements eval.Scorer.
+func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	ps := passages(s)
+	if offline(f.Model) {
+		v, cs := heuristics.FaithfulnessScore(s.Answer, texts(ps))
+		return claimScore(MetricFaithfulness, MethodOffline, v, supportClaims(cs, ps)), nil
+	}
+	var cl claimList
+	u, err := ask(ctx, f.Model, "faithfulness.claims", prompts.ExtractClaims{Question: s.Query, Answer: s.Answer}, &cl, claimSchema)
+	if err != nil {
+		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("extract claims: %w", err), u)
+	}
+	claims, u2, err := verify(ctx, f.Model, cl.Claims, ps)
+	u = u.Add(u2)
+	if err != nil {
+		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("verify claims: %w", err), u)
+	}
+	sc := claimScore(MetricFaithfulness, method(f.Model), supportedShare(claims), claims)
+	sc.Usage = usage(u)
+	return sc, nil
+}
+
+// verify checks claims against the passages in one call and returns them
+// with verdicts. A claim the reply skips is unsupported: silence is not
+// support.
+func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage) ([]eval.Claim, llm.Usage, error) {
+	if len(claims) == 0 {
+		return nil, llm.Usage{}, nil
+	}
+	var vl verdictList
+	u, err := ask(ctx, m, "faithfulness.verify", prompts.VerifyClaims{Claims: claims, Contexts: ps}, &vl, verdictSchema)
+	if err != nil {
+		return nil, u, err
+	}
+	out := make([]eval.Claim, len(claims))
+	for i, c := range claims {
+		out[i] = eval.Claim{Text: c, Verdict: eval.VerdictUnsupported}
+	}
+	for _, v := range vl.Verdicts {
+		if v.Statement > len(claims) {
+			continue
+		}
+		c := &out[v.Statement-1]
+		c.Verdict = v.Verdict
+		if v.Verdict == "supported" {
+			c.SourceID = v.Context
+		}
+	}
+	return out, u, nil
+}
+
+// supportedShare is the share of supported claims; an answer with no claims
+// asserts nothing the contexts could contradict, and scores 1 (flagged with
+// eval.ErrNoClaims by claimScore).
+func supportedShare(claims []eval.Claim) float64 {
+	if len(claims) == 0 {
+		return 1
+	}
+	n := 0
+	for _, c := range claims {
+		if c.Verdict == eval.VerdictSupported {
+			n++
+		}
+	}
+	return float64(n) / float64(len(claims))
+}
+
+// supportClaims maps offline support results to claims with verdicts.
+func supportClaims(cs []heuristics.ClaimSupport, ps []prompts.Passage) []eval.Claim {
+	out := make([]eval.Claim, len(cs))
+	for i, c := range cs {
+		out[i] = eval.Claim{Text: c.Claim, Verdict: eval.VerdictUnsupported}
+		if c.Supported {
+			out[i].Verdict = eval.VerdictSupported
+			if c.Context >= 0 && c.Context < len(ps) {
+				out[i].SourceID = ps[c.Context].ID
+			}
+		}
+	}
+	return out
+}
+
+// claimScore builds a ratio score from claims with verdicts.
+func claimScore(metric, meth string, value float64, claims []eval.Claim) eval.Score {
+	supported := 0
+	var unsupported []string
+	for _, c := range claims {
+		if c.Verdict == eval.VerdictSupported {
+			supported++
+		} else {
+			unsupported = append(unsupported, fmt.Sprintf("%s: %q", c.Verdict, clip(c.Text, 80)))
+		}
+	}
+	sc := eval.Score{
+		Metric: metric, Value: value, Points: value, Max: 1, Method: meth,
+		Evidence: eval.Evidence{
+			Claims: claims, Issues: unsupported,
+			Counts: map[string]float64{"claims": float64(len(claims)), "supported": float64(supported)},
+		},
+	}
+	if len(claims) == 0 {
+		sc.Err = eval.ErrNoClaims
+		sc.Reason = "no verifiable claims found: nothing to contradict"
+		return sc
+	}
+	sc.Reason = fmt.Sprintf("%d of %d claims supported by the contexts", supported, len(claims))
+	return sc
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,298 @@
+package judges
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/llm"
+)
+
+// fakeModel answers each prompt template (by request tag) from a queue of
+// scripted replies; an error string starting "ERR:" is returned as an error.
+type fakeModel struct {
+	mu      sync.Mutex
+	replies map[string][]string
+	embed   func(texts []string) ([][]float32, error)
+	calls   []llm.Request
+}
+
+func (f *fakeModel) Name() string { return "fake:judge" }
+
+func (f *fakeModel) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, req)
+	tag := strings.TrimSuffix(req.Tag, "/repair")
+	q := f.replies[tag]
+	if len(q) == 0 {
+		return llm.Response{}, &llm.StatusError{Code: 500, Message: "no scripted reply for " + req.Tag}
+	}
+	r := q[0]
+	f.replies[tag] = q[1:]
+	if msg, ok := strings.CutPrefix(r, "ERR:"); ok {
+		return llm.Response{}, errors.New(msg)
+	}
+	return llm.Response{Content: r, Usage: llm.Usage{Calls: 1, TokensIn: 100, TokensOut: 10}}, nil
+}
+
+func (f *fakeModel) Embed(_ context.Context, texts []string) ([][]float32, llm.Usage, error) {
+	if f.embed == nil {
+		return nil, llm.Usage{}, llm.ErrNoEmbeddings
+	}
+	v, err := f.embed(texts)
+	return v, llm.Usage{Calls: 1, TokensIn: len(texts)}, err
+}
+
+var ragSample = eval.Sample{
+	Query:  "When was the Eiffel Tower completed and how tall is it?",
+	Answer: "The Eiffel Tower was completed in 1889. It is 330 metres tall. It was designed by Gustave Eiffel's company.",
+	Sources: []eval.Source{
+		{ID: "c1", Text: "The Eiffel Tower in Paris was completed in 1889 for the World's Fair."},
+		{ID: "c2", Text: "The tower is 330 metres tall, about the height of an 81-storey building."},
+	},
+	Reference: "The tower was completed in 1889. It is 330 metres tall.",
+}
+
+func TestFaithfulnessWithModel(t *testing.T) {
+	t.Parallel()
+	claims := `{"claims":["The Eiffel Tower was completed in 1889.","It is 330 metres tall.","It was designed by Gustave Eiffel's company."]}`
+	verdicts := `{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":"c1 says 1889"},` +
+		`{"statement":2,"verdict":"supported","context":"c2","reason":"c2"},{"statement":3,"verdict":"unsupported","context":"","reason":"not stated"}]}`
+	tests := map[string]struct {
+		claims, verify []string
+		value          float64
+		defaulted      bool
+		calls          int
+		errContains    string
+	}{
+		"two of three supported": {
+			claims: []string{claims}, verify: []string{verdicts}, value: 2.0 / 3, calls: 2,
+		},
+		"fenced JSON with prose is accepted": {
+			claims: []string{"Sure! ```json\n" + claims + "\n```"}, verify: []string{"Here you go: " + verdicts}, value: 2.0 / 3, calls: 2,
+		},
+		"invalid reply repaired once": {
+			claims: []string{`{"claims": ["The Eiffel`, claims}, verify: []string{verdicts}, value: 2.0 / 3, calls: 3,
+		},
+		"verdict outside the enum repaired": {
+			claims: []string{claims}, verify: []string{`{"verdicts":[{"statement":1,"verdict":"maybe"}]}`, verdicts}, value: 2.0 / 3, calls: 3,
+		},
+		"invalid twice defaults to neutral": {
+			claims: []string{`not json`, `still not json`}, value: 0.5, defaulted: true, calls: 2, errContains: "invalid output",
+		},
+		"model error defaults to neutral": {
+			claims: []string{"ERR:connection refused"}, value: 0.5, defaulted: true, calls: 1, errContains: "connection refused",
+		},
+		"skipped statements count as unsupported": {
+			claims: []string{claims}, verify: []string{`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`}, value: 1.0 / 3, calls: 2,
+		},
+		"no claims scores 1 and says so": {
+			claims: []string{`{"claims":[]}`}, value: 1, calls: 1,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := &fakeModel{replies: map[string][]string{"faithfulness.claims": tc.claims, "faithfulness.verify": tc.verify}}
+			sc, err := Faithfulness{Model: m}.Score(context.Background(), ragSample)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.Equal(t, tc.defaulted, sc.Defaulted)
+			assert.Len(t, m.calls, tc.calls)
+			assert.Equal(t, "llm:fake:judge", sc.Method)
+			if tc.errContains != "" {
+				require.Error(t, sc.Err)
+				assert.Contains(t, sc.Err.Error(), tc.errContains)
+				assert.Contains(t, sc.Reason, "neutral grade 3 of 5")
+				assert.Equal(t, 0.5, sc.Points)
+			}
+		})
+	}
+}
+
+func TestFaithfulnessEvidenceNamesContexts(t *testing.T) {
+	t.Parallel()
+	m := &fakeModel{replies: map[string][]string{
+		"faithfulness.claims": {`{"claims":["Completed in 1889.","330 metres tall."]}`},
+		"faithfulness.verify": {`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""},{"statement":2,"verdict":"contradicted","context":"c2","reason":"c2 says 300"}]}`},
+	}}
+	sc, err := Faithfulness{Model: m}.Score(context.Background(), ragSample)
+	require.NoError(t, err)
+	require.Len(t, sc.Evidence.Claims, 2)
+	assert.Equal(t, eval.Claim{Text: "Completed in 1889.", Verdict: "supported", SourceID: "c1"}, sc.Evidence.Claims[0])
+	assert.Equal(t, eval.Claim{Text: "330 metres tall.", Verdict: "contradicted"}, sc.Evidence.Claims[1])
+	assert.Equal(t, "1 of 2 claims supported by the contexts", sc.Reason)
+	assert.Equal(t, eval.Usage{Calls: 2, TokensIn: 200, TokensOut: 20}, sc.Usage)
+}
+
+func TestCancelledContextIsAnErrorNotADefault(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := &fakeModel{replies: map[string][]string{"faithfulness.claims": {"ERR:context canceled"}}}
+	_, err := Faithfulness{Model: m}.Score(ctx, ragSample)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestOfflineJudgesSayTheyAreApproximate(t *testing.T) {
+	t.Parallel()
+	for _, name := range Metrics() {
+		t.Run(name, func(t *testing.T) {
+			j, err := New(name, nil)
+			require.NoError(t, err)
+			sc, err := j.Score(context.Background(), ragSample)
+			require.NoError(t, err)
+			assert.Equal(t, MethodOffline, sc.Method)
+			assert.False(t, sc.Defaulted)
+			assert.GreaterOrEqual(t, sc.Value, 0.0)
+			assert.LessOrEqual(t, sc.Value, 1.0)
+		})
+	}
+}
+
+func TestOfflineFaithfulnessValues(t *testing.T) {
+	t.Parallel()
+	sc, err := Faithfulness{}.Score(context.Background(), ragSample)
+	require.NoError(t, err)
+	// The designer's name is in no context: two of three claims hold.
+	assert.InDelta(t, 2.0/3, sc.Value, 1e-9)
+	assert.Equal(t, "c1", sc.Evidence.Claims[0].SourceID)
+	assert.Equal(t, "c2", sc.Evidence.Claims[1].SourceID)
+	assert.Equal(t, eval.VerdictUnsupported, sc.Evidence.Claims[2].Verdict)
+}
+
+func TestAnswerRelevancy(t *testing.T) {
+	t.Parallel()
+	questions := `{"questions":["When was the Eiffel Tower finished?","How tall is the Eiffel Tower?","Who built it?"],"noncommittal":false}`
+	unit := func(texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i := range texts {
+			out[i] = []float32{1, 0}
+			if i == 3 {
+				out[i] = []float32{0, 1} // orthogonal: cosine 0
+			}
+		}
+		return out, nil
+	}
+	tests := map[string]struct {
+		replies map[string][]string
+		embed   func([]string) ([][]float32, error)
+		value   float64
+		method  string
+	}{
+		"questions and embeddings": {
+			replies: map[string][]string{"relevancy.questions": {questions}}, embed: unit,
+			value: 2.0 / 3, method: "llm:fake:judge (questions+embeddings)",
+		},
+		"noncommittal is zero": {
+			replies: map[string][]string{"relevancy.questions": {`{"questions":[],"noncommittal":true}`}}, embed: unit,
+			value: 0, method: "llm:fake:judge (questions+embeddings)",
+		},
+		"no embedding model falls back to a direct grade": {
+			replies: map[string][]string{"relevancy.questions": {questions}, "relevancy.rate": {`{"grade":4,"reason":"mostly answers"}`}},
+			value:   0.75, method: "llm:fake:judge (direct 1-5)",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := &fakeModel{replies: tc.replies, embed: tc.embed}
+			sc, err := AnswerRelevancy{Model: m}.Score(context.Background(), ragSample)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.Equal(t, tc.method, sc.Method)
+		})
+	}
+}
+
+func TestAveragePrecision(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		rel  []bool
+		want float64
+	}{
+		"all relevant":      {[]bool{true, true, true}, 1},
+		"none":              {[]bool{false, false}, 0},
+		"empty":             {nil, 0},
+		"relevant last":     {[]bool{false, false, true}, 1.0 / 3},
+		"first and third":   {[]bool{true, false, true}, (1 + 2.0/3) / 2},
+		"second and fourth": {[]bool{false, true, false, true}, (0.5 + 0.5) / 2},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			assert.InDelta(t, tc.want, AveragePrecision(tc.rel), 1e-9)
+		})
+	}
+}
+
+func TestContextPrecisionWithModel(t *testing.T) {
+	t.Parallel()
+	m := &fakeModel{replies: map[string][]string{"context.precision": {
+		`{"verdicts":[{"context":"c1","useful":false,"reason":"about the fair"},{"context":"c2","useful":true,"reason":"height"}]}`,
+	}}}
+	sc, err := ContextPrecision{Model: m}.Score(context.Background(), ragSample)
+	require.NoError(t, err)
+	assert.InDelta(t, 0.5, sc.Value, 1e-9)
+	assert.Equal(t, []eval.SourceRating{{URL: "c1", Rating: 0, Basis: "about the fair"}, {URL: "c2", Rating: 1, Basis: "height"}}, sc.Evidence.Sources)
+}
+
+func TestContextRecallNeedsAReference(t *testing.T) {
+	t.Parallel()
+	s := ragSample
+	s.Reference = ""
+	_, err := ContextRecall{}.Score(context.Background(), s)
+	require.ErrorIs(t, err, ErrNoReference)
+}
+
+func TestSourceRelevanceDefaultsPerSource(t *testing.T) {
+	t.Parallel()
+	m := &fakeModel{replies: map[string][]string{"source.relevance": {`{"grade":5,"reason":"direct"}`, "ERR:timeout", "ERR:timeout"}}}
+	sc, err := SourceRelevance{Model: m}.Score(context.Background(), ragSample)
+	require.NoError(t, err)
+	// One source graded 5; the other failed twice (call, then no repair
+	// because the call itself failed) and kept 3.
+	assert.True(t, sc.Defaulted)
+	assert.InDelta(t, 4.0, sc.Points, 1e-9)
+	assert.InDelta(t, 0.75, sc.Value, 1e-9)
+	assert.Equal(t, 1.0, sc.Evidence.Counts["defaulted"])
+	assert.Equal(t, 2.0, sc.Evidence.Counts["kept"])
+	assert.Contains(t, sc.Reason, "1 defaulted to 3")
+}
+
+func TestReasoningWeights(t *testing.T) {
+	t.Parallel()
+	m := &fakeModel{replies: map[string][]string{"reasoning": {
+		`{"clarity":100,"coverage":80,"specificity":60,"alignment":100,"minimality":40,"consistency":100,"issues":["padding"]}`,
+	}}}
+	sc, err := Reasoning{Model: m}.Score(context.Background(), ragSample)
+	require.NoError(t, err)
+	// 20+16+12+15+6+10 = 79
+	assert.InDelta(t, 79, sc.Points, 1e-9)
+	assert.InDelta(t, 0.79, sc.Value, 1e-9)
+	assert.Equal(t, []string{"padding"}, sc.Evidence.Issues)
+}
+
+func TestCompletenessNamesGaps(t *testing.T) {
+	t.Parallel()
+	m := &fakeModel{replies: map[string][]string{"completeness": {
+		`{"aspects":[{"aspect":"completion date","covered":true,"evidence":"1889"},{"aspect":"height","covered":true,"evidence":"330"},{"aspect":"cost","covered":false,"evidence":""}]}`,
+	}}}
+	sc, err := Completeness{Model: m}.Score(context.Background(), ragSample)
+	require.NoError(t, err)
+	assert.InDelta(t, 2.0/3, sc.Value, 1e-9)
+	assert.Equal(t, []string{"cost"}, sc.Evidence.Gaps)
+}
+
+func TestUnknownMetric(t *testing.T) {
+	t.Parallel()
+	_, err := New("bleu", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown metric "bleu"`)
+}

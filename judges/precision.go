@@ -1,0 +1,109 @@
+package judges
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/prompts"
+)
+
+// ContextPrecision is RAGAS context precision: each retrieved context is
+// judged useful or not, in retrieval order, and the value is the mean of
+// precision@k over the ranks k that hold a useful context, so useful
+// contexts ranked first score higher. With a reference the model judges
+// usefulness for it, otherwise for the answer. Offline, a context is useful
+// when its lexical relevance grade to the query is 3 or more.
+type ContextPrecision struct {
+	Model Model
+}
+
+var _ eval.Scorer = ContextPrecision{}
+
+type usefulness struct {
+	Context string `json:"context"`
+	Useful  bool   `json:"useful"`
+	Reason  string `json:"reason"`
+}
+
+type usefulnessList struct {
+	Verdicts []usefulness `json:"verdicts"`
+}
+
+var usefulnessSchema = llm.SchemaFor[usefulnessList]("usefulness")
+
+// Score implements eval.Scorer.
+func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	ps := passages(s)
+	if len(ps) == 0 {
+		return eval.Score{}, fmt.Errorf("%s: %w", MetricContextPrecision, errNoContexts)
+	}
+	useful := make([]bool, len(ps))
+	reasons := make([]string, len(ps))
+	var u llm.Usage
+	if offline(p.Model) {
+		for i, c := range ps {
+			g := heuristics.RelevanceGrade(s.Query, c.Text)
+			useful[i] = g >= 3
+			reasons[i] = fmt.Sprintf("lexical relevance grade %d", g)
+		}
+	} else {
+		ref := s.Reference
+		if ref == "" {
+			ref = s.Answer
+		}
+		var vl usefulnessList
+		var err error
+		u, err = ask(ctx, p.Model, "context.precision", prompts.RankedContexts{Question: s.Query, Reference: ref, Contexts: ps}, &vl, usefulnessSchema)
+		if err != nil {
+			return fail(ctx, MetricContextPrecision, p.Model, 1, err, u)
+		}
+		byID := map[string]usefulness{}
+		for _, v := range vl.Verdicts {
+			byID[v.Context] = v
+		}
+		for i, c := range ps {
+			v, ok := byID[c.ID]
+			if !ok && i < len(vl.Verdicts) && vl.Verdicts[i].Context == "" {
+				v, ok = vl.Verdicts[i], true
+			}
+			useful[i] = ok && v.Useful
+			reasons[i] = v.Reason
+			if !ok {
+				reasons[i] = "no verdict given; counted as not useful"
+			}
+		}
+	}
+	v := AveragePrecision(useful)
+	sc := eval.Score{Metric: MetricContextPrecision, Value: v, Points: v, Max: 1, Method: method(p.Model), Usage: usage(u)}
+	n := 0
+	for i, c := range ps {
+		rating := 0.0
+		if useful[i] {
+			rating = 1
+			n++
+		}
+		sc.Evidence.Sources = append(sc.Evidence.Sources, eval.SourceRating{URL: c.ID, Rating: rating, Basis: reasons[i]})
+	}
+	sc.Evidence.Counts = map[string]float64{"contexts": float64(len(ps)), "useful": float64(n)}
+	sc.Reason = fmt.Sprintf("%d of %d contexts useful; rank-weighted precision %.2f", n, len(ps), v)
+	return sc, nil
+}
+
+// AveragePrecision is the mean of precision@k over the ranks k (1-based)
+// that hold a relevant item; 0 when none does.
+func AveragePrecision(relevant []bool) float64 {
+	hits, sum := 0, 0.0
+	for k, r := range relevant {
+		if r {
+			hits++
+			sum += float64(hits) / float64(k+1)
+		}
+	}
+	if hits == 0 {
+		return 0
+	}
+	return sum / float64(hits)
+}

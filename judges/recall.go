@@ -1,0 +1,45 @@
+package judges
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+)
+
+// ContextRecall is RAGAS context recall: the share of the reference
+// answer's statements that the retrieved contexts support. It needs a
+// reference. The reference is split into statements deterministically and
+// checked in one batched call (offline: by lexical support).
+type ContextRecall struct {
+	Model Model
+}
+
+var _ eval.Scorer = ContextRecall{}
+
+// ErrNoReference is returned by judges that need a reference answer when
+// the sample has none.
+var ErrNoReference = errors.New("sample has no reference answer")
+
+// Score implements eval.Scorer.
+func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if s.Reference == "" {
+		return eval.Score{}, fmt.Errorf("%s: %w", MetricContextRecall, ErrNoReference)
+	}
+	ps := passages(s)
+	statements := heuristics.SplitClaims(s.Reference)
+	if offline(r.Model) {
+		cs := heuristics.SupportClaims(statements, texts(ps))
+		claims := supportClaims(cs, ps)
+		return claimScore(MetricContextRecall, MethodOffline, supportedShare(claims), claims), nil
+	}
+	claims, u, err := verify(ctx, r.Model, statements, ps)
+	if err != nil {
+		return fail(ctx, MetricContextRecall, r.Model, 1, err, u)
+	}
+	sc := claimScore(MetricContextRecall, method(r.Model), supportedShare(claims), claims)
+	sc.Usage = usage(u)
+	return sc, nil
+}

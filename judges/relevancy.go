@@ -1,0 +1,123 @@
+package judges
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/prompts"
+)
+
+// AnswerRelevancy is RAGAS answer relevancy: the model writes the questions
+// the answer would answer, and the value is the mean cosine similarity of
+// their embeddings to the query's; a noncommittal answer scores 0. Without
+// an embedding model the model grades the answer 1-5 directly, and the
+// score's Method says which ran. Offline it is the lexical passage
+// relevance of the answer to the query.
+type AnswerRelevancy struct {
+	Model Model
+	// Questions is how many questions to generate (default 3).
+	Questions int
+}
+
+var _ eval.Scorer = AnswerRelevancy{}
+
+type generated struct {
+	Questions    []string `json:"questions"`
+	Noncommittal bool     `json:"noncommittal"`
+}
+
+func (g generated) Validate() error {
+	if len(g.Questions) == 0 && !g.Noncommittal {
+		return errors.New("questions is empty")
+	}
+	return nil
+}
+
+var generatedSchema = llm.SchemaFor[generated]("questions")
+
+// noncommittal matches answers that decline or evade, for the offline path.
+var noncommittal = regexp.MustCompile(`(?i)\b(i (do not|don't|cannot|can't) (know|say|answer|help)|i'?m not sure|no (information|idea)|unable to (answer|determine)|it depends)\b`)
+
+// Score implements eval.Scorer.
+func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if offline(a.Model) {
+		v := heuristics.PassageRelevance(s.Query, s.Answer)
+		reason := fmt.Sprintf("lexical relevance of the answer to the query %.2f", v)
+		if noncommittal.MatchString(s.Answer) {
+			v, reason = 0, "the answer is noncommittal"
+		}
+		return eval.Score{Metric: MetricAnswerRelevancy, Value: v, Points: v, Max: 1, Method: MethodOffline, Reason: reason}, nil
+	}
+	n := a.Questions
+	if n <= 0 {
+		n = 3
+	}
+	var g generated
+	u, err := ask(ctx, a.Model, "relevancy.questions", prompts.GenerateQuestions{Answer: s.Answer, N: n}, &g, generatedSchema)
+	if err != nil {
+		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("generate questions: %w", err), u)
+	}
+	if g.Noncommittal {
+		sc := eval.Score{Metric: MetricAnswerRelevancy, Value: 0, Max: 1, Method: method(a.Model) + " (questions+embeddings)",
+			Reason: "the answer is noncommittal", Usage: usage(u)}
+		return sc, nil
+	}
+	vecs, eu, err := a.Model.Embed(ctx, append([]string{s.Query}, g.Questions...))
+	u = u.Add(eu)
+	if errors.Is(err, llm.ErrNoEmbeddings) {
+		return a.direct(ctx, s, u)
+	}
+	if err != nil {
+		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("embed: %w", err), u)
+	}
+	if len(vecs) != len(g.Questions)+1 {
+		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("embed: %d vectors for %d texts", len(vecs), len(g.Questions)+1), u)
+	}
+	sum := 0.0
+	for _, v := range vecs[1:] {
+		sum += cosine(vecs[0], v)
+	}
+	v := max(0, sum/float64(len(g.Questions)))
+	return eval.Score{
+		Metric: MetricAnswerRelevancy, Value: v, Points: v, Max: 1,
+		Method:   method(a.Model) + " (questions+embeddings)",
+		Reason:   fmt.Sprintf("mean cosine %.2f between the query and %d questions the answer answers", v, len(g.Questions)),
+		Evidence: eval.Evidence{Issues: g.Questions},
+		Usage:    usage(u),
+	}, nil
+}
+
+// direct grades the answer 1-5 when no embedding model is available.
+func (a AnswerRelevancy) direct(ctx context.Context, s eval.Sample, u llm.Usage) (eval.Score, error) {
+	var g grade
+	u2, err := ask(ctx, a.Model, "relevancy.rate", prompts.QA{Question: s.Query, Answer: s.Answer}, &g, gradeSchema)
+	u = u.Add(u2)
+	if err != nil {
+		return fail(ctx, MetricAnswerRelevancy, a.Model, 5, fmt.Errorf("rate: %w", err), u)
+	}
+	return gradeScore(MetricAnswerRelevancy, method(a.Model)+" (direct 1-5)", g, u), nil
+}
+
+func gradeScore(metric, meth string, g grade, u llm.Usage) eval.Score {
+	v := float64(g.Grade-1) / 4
+	return eval.Score{Metric: metric, Value: v, Points: float64(g.Grade), Max: 5, Method: meth, Reason: g.Reason, Usage: usage(u)}
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range min(len(a), len(b)) {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

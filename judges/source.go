@@ -1,0 +1,113 @@
+package judges
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/prompts"
+)
+
+// SourceRelevance grades each source 1-5 for the query with seed 004's
+// rubric, all sources in parallel (the model client bounds concurrency).
+// A source whose grading fails keeps grade 3 ("when in doubt, keep it") and
+// is counted. The score's value is the mean of (grade-1)/4, so a single
+// source is relevant (grade 3 or more) exactly when the value is 0.5 or
+// more.
+type SourceRelevance struct {
+	Model Model
+	// Cutoff is the least grade kept by the gate (default 3).
+	Cutoff int
+}
+
+var _ eval.Scorer = SourceRelevance{}
+
+// SourceGrade is one source's grade.
+type SourceGrade struct {
+	Grade     int
+	Reason    string
+	Defaulted bool
+	Err       error
+	Usage     llm.Usage
+}
+
+// Grade rates one source for the query.
+func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Source) (SourceGrade, error) {
+	if offline(r.Model) {
+		g := heuristics.RelevanceGrade(query, src.Title+". "+src.Text)
+		return SourceGrade{Grade: g, Reason: fmt.Sprintf("lexical relevance %.2f", heuristics.PassageRelevance(query, src.Title+". "+src.Text))}, nil
+	}
+	var g grade
+	u, err := ask(ctx, r.Model, "source.relevance", prompts.SourceQuery{
+		Question: query, Source: prompts.Passage{ID: src.ID, Title: src.Title, Text: src.Text},
+	}, &g, gradeSchema)
+	if err != nil {
+		if ctx.Err() != nil {
+			return SourceGrade{}, ctx.Err()
+		}
+		return SourceGrade{Grade: 3, Reason: "grading failed, kept at 3: " + err.Error(), Defaulted: true, Err: err, Usage: u}, nil
+	}
+	return SourceGrade{Grade: g.Grade, Reason: g.Reason, Usage: u}, nil
+}
+
+// Score implements eval.Scorer.
+func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	srcs := s.Sources
+	if len(srcs) == 0 && s.Context != nil {
+		srcs = []eval.Source{{ID: "c1", Text: s.Context.Text}}
+	}
+	if len(srcs) == 0 {
+		return eval.Score{}, fmt.Errorf("%s: %w", MetricSourceRelevance, errNoContexts)
+	}
+	grades := make([]SourceGrade, len(srcs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, src := range srcs {
+		g.Go(func() error {
+			sg, err := r.Grade(gctx, s.Query, src)
+			grades[i] = sg
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return eval.Score{}, err
+	}
+	cutoff := r.Cutoff
+	if cutoff == 0 {
+		cutoff = 3
+	}
+	sc := eval.Score{Metric: MetricSourceRelevance, Max: 5, Method: method(r.Model)}
+	var u llm.Usage
+	var errs []error
+	sum, kept, defaulted := 0, 0, 0
+	for i, sg := range grades {
+		u = u.Add(sg.Usage)
+		sum += sg.Grade
+		if sg.Grade >= cutoff {
+			kept++
+		}
+		if sg.Defaulted {
+			defaulted++
+			errs = append(errs, fmt.Errorf("source %d: %w", i+1, sg.Err))
+		}
+		id := srcs[i].URL
+		if id == "" {
+			id = srcs[i].ID
+		}
+		sc.Evidence.Sources = append(sc.Evidence.Sources, eval.SourceRating{URL: id, Rating: float64(sg.Grade), Basis: sg.Reason})
+	}
+	mean := float64(sum) / float64(len(grades))
+	sc.Points, sc.Value = mean, (mean-1)/4
+	sc.Usage = usage(u)
+	sc.Evidence.Counts = map[string]float64{"sources": float64(len(grades)), "kept": float64(kept), "defaulted": float64(defaulted)}
+	sc.Reason = fmt.Sprintf("mean grade %.1f of 5; %d of %d sources at or above %d", mean, kept, len(grades), cutoff)
+	if defaulted > 0 {
+		sc.Defaulted, sc.Err = true, errors.Join(errs...)
+		sc.Reason += fmt.Sprintf("; %d defaulted to 3 after errors", defaulted)
+	}
+	return sc, nil
+}

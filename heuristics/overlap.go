@@ -1,0 +1,36 @@
+package heuristics
+
+import "strings"
+
+// TokenOverlap is the plain lexical baseline every offline method must
+// beat: the fraction of the answer's word tokens, lower-cased but neither
+// stemmed nor filtered for stop words, that occur anywhere in the context.
+// Tokens are counted with repetition ("the the cat" has three). An answer
+// with no word tokens scores 0: there is nothing to show it is grounded.
+// The result is always in [0, 1].
+func TokenOverlap(answer, context string) float64 {
+	toks := lowerWords(answer)
+	if len(toks) == 0 {
+		return 0
+	}
+	ctx := map[string]bool{}
+	for _, w := range lowerWords(context) {
+		ctx[w] = true
+	}
+	hit := 0
+	for _, w := range toks {
+		if ctx[w] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(toks))
+}
+
+// lowerWords returns the words of s, lower-cased, in order.
+func lowerWords(s string) []string {
+	ws := words(s)
+	for i, w := range ws {
+		ws[i] = strings.ToLower(w)
+	}
+	return ws
+}

@@ -1,0 +1,275 @@
+package heuristics
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Relevance grade cut-points on PassageRelevance, following the seed-004
+// rubric: 5 answers the query directly with specifics, 4 is strongly
+// relevant, 3 partially relevant, 2 tangential (shares keywords), 1 off
+// topic. A grade of 3 or more is the binary "relevant" decision; its
+// cut-point was chosen for balanced accuracy on the MS MARCO dev split.
+const (
+	RelevanceGrade5 = 0.9
+	RelevanceGrade4 = 0.8
+	RelevanceGrade3 = 0.6
+	RelevanceGrade2 = 0.3
+)
+
+// RelevanceGrade maps PassageRelevance to the 1-5 rubric with the
+// RelevanceGrade* cut-points.
+func RelevanceGrade(query, passage string) int {
+	r := PassageRelevance(query, passage)
+	switch {
+	case r >= RelevanceGrade5:
+		return 5
+	case r >= RelevanceGrade4:
+		return 4
+	case r >= RelevanceGrade3:
+		return 3
+	case r >= RelevanceGrade2:
+		return 2
+	}
+	return 1
+}
+
+// Weights of PassageRelevance's parts; they sum to 1.
+const (
+	relCoverage = 0.4
+	relBigram   = 0.15
+	relLead     = 0.15
+	relAnswer   = 0.3
+)
+
+// PassageRelevance scores, in [0, 1], how well passage serves query, from
+// four lexical signals, without corpus statistics:
+//
+//   - coverage: the share of the query's content words (compared by
+//     Snowball stem) found in the passage;
+//   - phrases: the share of adjacent query content-word pairs found
+//     adjacent in the passage (stop words skipped on both sides);
+//   - lead: the coverage of the passage's first sentence, since a passage
+//     about the query names it early;
+//   - answer type: whether the passage holds the kind of answer the query
+//     asks for (a number, duration, date or amount for "how much", "how
+//     long", "when", "what year"; a definition "X is/means/refers to" for
+//     "what is X" or "define X"; a person's name for "who"). Queries of no
+//     recognised type get this part in full.
+//
+// A query with no content words, or an empty passage, scores 0.
+func PassageRelevance(query, passage string) float64 {
+	q := queryStems(query)
+	if len(q) == 0 || strings.TrimSpace(passage) == "" {
+		return 0
+	}
+	pw := lowerWords(passage)
+	pset := map[string]bool{}
+	var pseq []string // stems of the passage's content words, in order
+	for _, w := range pw {
+		s := stem(w)
+		pset[w], pset[s] = true, true
+		for _, p := range strings.Split(w, "-") {
+			pset[p], pset[stem(p)] = true, true
+		}
+		if !stopWords[w] {
+			pseq = append(pseq, s)
+		}
+	}
+	cov := (coverage(q, pset) + lengthWeightedCoverage(q, pset)) / 2
+	bi := bigramShare(q, pseq)
+	lead := coverage(q, stemSet(leadSentence(passage)))
+	ans := answerTypeMatch(query, passage, q)
+	r := relCoverage*cov + relBigram*bi + relLead*lead + relAnswer*ans
+	return min(max(r, 0), 1)
+}
+
+// lengthWeightedCoverage is coverage with each stem weighted by its length:
+// a corpus-free stand-in for rarity, since long words are rarer ("epineurium"
+// outweighs "form").
+func lengthWeightedCoverage(stems []string, set map[string]bool) float64 {
+	hit, total := 0, 0
+	for _, s := range stems {
+		n := utf8.RuneCountInString(s)
+		total += n
+		if set[s] {
+			hit += n
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(hit) / float64(total)
+}
+
+// queryStems returns the stems of the query's content words, once each.
+func queryStems(query string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range contentTerms(questionFrame.ReplaceAllString(query, " ")) {
+		if s := stem(t); !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// bigramShare is the share of adjacent pairs of q found adjacent in seq. A
+// one-word query has no pairs and gets the share of its word instead.
+func bigramShare(q, seq []string) float64 {
+	if len(q) < 2 {
+		return coverage(q, toBoolSet(seq))
+	}
+	pairs := map[[2]string]bool{}
+	for i := 1; i < len(seq); i++ {
+		pairs[[2]string{seq[i-1], seq[i]}] = true
+	}
+	n := 0
+	for i := 1; i < len(q); i++ {
+		if pairs[[2]string{q[i-1], q[i]}] || pairs[[2]string{q[i], q[i-1]}] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(q)-1)
+}
+
+func toBoolSet(ss []string) map[string]bool {
+	m := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		m[s] = true
+	}
+	return m
+}
+
+// leadSentence returns the first sentence of the passage.
+func leadSentence(passage string) string {
+	p := strings.TrimSpace(passage)
+	b := splitSentences(p, nil)
+	if len(b) < 2 {
+		return p
+	}
+	return p[:b[1]]
+}
+
+// Answer types a query can ask for.
+const (
+	answerAny = iota
+	answerQuantity
+	answerDefinition
+	answerPerson
+)
+
+var (
+	quantityQuery   = regexp.MustCompile(`(?i)\b(how (much|many|long|old|far|big|tall|high|large|often|fast|deep|heavy)|what year|when|cost|price|salary|pay|wage|temperature|population|average|number of|calories)\b`)
+	definitionQuery = regexp.MustCompile(`(?i)^\s*(what (is|are|was|were|does)\b|define\b|definition\b|meaning\b)|\b(definition|meaning|define|means?)\s*\??\s*$`)
+	personQuery     = regexp.MustCompile(`(?i)^\s*who\b`)
+
+	// questionFrame is the wording of a quantity question that names the
+	// kind of answer, not the topic: "how long does it take", "how much
+	// does it cost". It is left out of the query's terms.
+	questionFrame = regexp.MustCompile(`(?i)\bhow (much|many|long|old|far|big|tall|high|large|often|fast|deep|heavy)\b(\s+(does|do|did|is|are|was|will|would|can|should)(\s+(it|you|i|we|they|he|she|a|an|the))?\s+(take|cost|last|need|get))?`)
+
+	quantityCue   = regexp.MustCompile(`\d|(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|minutes?|hours?|days?|weeks?|months?|years?|century|centuries|dollars?|cents?|percent)\b`)
+	definitionCue = regexp.MustCompile(`(?i)\b(is|are|was|were)\s+(a|an|the|any|one)\b|\b(means?|meaning|refers? to|defined as|definition|known as|is used to|describes?|denotes?)\b`)
+	personCue     = regexp.MustCompile(`\b[A-Z][a-z]+ (?:[A-Z]\.? )?[A-Z][a-z]+\b`)
+)
+
+// queryAnswerType returns the kind of answer the query asks for.
+func queryAnswerType(query string) int {
+	switch {
+	case personQuery.MatchString(query):
+		return answerPerson
+	case quantityQuery.MatchString(query):
+		return answerQuantity
+	case definitionQuery.MatchString(query):
+		return answerDefinition
+	}
+	return answerAny
+}
+
+// answerTypeMatch is 1 when the passage holds the kind of answer the query
+// asks for (or the query asks for none in particular), else 0.
+func answerTypeMatch(query, passage string, _ []string) float64 {
+	var re *regexp.Regexp
+	switch queryAnswerType(query) {
+	case answerQuantity:
+		re = quantityCue
+	case answerDefinition:
+		re = definitionCue
+	case answerPerson:
+		re = personCue
+	default:
+		return 1
+	}
+	if re.MatchString(passage) {
+		return 1
+	}
+	return 0
+}
+
+func relFeatures(query, passage string) map[string]float64 {
+	q := queryStems(query)
+	pw := lowerWords(passage)
+	pset := map[string]bool{}
+	var pseq []string
+	for _, w := range pw {
+		s := stem(w)
+		pset[w], pset[s] = true, true
+		if !stopWords[w] {
+			pseq = append(pseq, s)
+		}
+	}
+	m := map[string]float64{
+		"cov":  coverage(q, pset),
+		"bi":   bigramShare(q, pseq),
+		"lead": coverage(q, stemSet(leadSentence(passage))),
+		"ans":  answerTypeMatch(query, passage, q),
+		"len":  float64(len(pw)),
+		"negl": -float64(len(pw)),
+	}
+	tf := map[string]int{}
+	for _, w := range pw {
+		tf[stem(w)]++
+	}
+	sat, wl, wtot, mintf := 0.0, 0.0, 0.0, 1e9
+	for _, t := range q {
+		n := float64(tf[t])
+		sat += n / (n + 1)
+		l := float64(len(t))
+		wtot += l
+		if pset[t] {
+			wl += l
+		}
+		mintf = min(mintf, n)
+	}
+	m["sat"] = sat / float64(max(len(q), 1))
+	m["lenw"] = wl / max(wtot, 1)
+	m["mintf"] = mintf
+	m["bm25"] = 0
+	for _, t := range q {
+		n := float64(tf[t])
+		m["bm25"] += n * 2.2 / (n + 1.2*(0.25+0.75*float64(len(pw))/60))
+	}
+	m["bm25"] /= float64(max(len(q), 1))
+	m["all"] = 0
+	if m["cov"] == 1 {
+		m["all"] = 1
+	}
+	lead2 := passage
+	if b := splitSentences(passage, nil); len(b) > 3 {
+		lead2 = passage[:b[2]]
+	}
+	m["lead2"] = coverage(q, stemSet(lead2))
+	best := 0.0
+	for _, w := range contextWindows([]string{passage}) {
+		best = max(best, coverage(q, w.stems))
+	}
+	m["bestsent"] = best
+	m["ans_typed"] = m["ans"]
+	if queryAnswerType(query) == answerAny {
+		m["ans_typed"] = 0.5
+	}
+	return m
+}

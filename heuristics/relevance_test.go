@@ -1,0 +1,57 @@
+package heuristics
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRelevanceGrade(t *testing.T) {
+	t.Parallel()
+	const query = "how long does it take to boil an egg"
+	tests := map[string]struct {
+		query, passage string
+		grade          int
+	}{
+		"direct answer with specifics": {query,
+			"To boil an egg, bring the water to a boil and cook the egg for 9 to 12 minutes.", 5},
+		"shares keywords but off the question": {query,
+			"Egg prices rose this winter. Shops say boiled sweets sell well.", 2},
+		"off topic": {query,
+			"The stock market fell sharply on Tuesday after the central bank raised rates.", 1},
+		"definition query with a definition": {"what is a lithophile",
+			"A lithophile is an element that combines readily with oxygen and stays near the surface.", 5},
+		"empty passage": {query, "", 1},
+		"empty query":   {"", "Anything at all.", 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.grade, RelevanceGrade(tc.query, tc.passage))
+		})
+	}
+}
+
+func TestPassageRelevance(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		query, passage string
+		want           float64
+	}{
+		"all signals present": {"when was the eiffel tower built",
+			"The Eiffel Tower was built from 1887 to 1889.", 1},
+		"no shared word and no answer": {"when was the eiffel tower built",
+			"Bananas are yellow.", 0},
+		// Every part is full except phrases: "running shoes" is never an
+		// adjacent pair, so 1 - 0.15.
+		"stems match but the phrase does not": {"running shoes",
+			"Shoes for runners and for running.", 0.85},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := PassageRelevance(tc.query, tc.passage)
+			assert.InDelta(t, tc.want, got, 1e-9)
+		})
+	}
+}

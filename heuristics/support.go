@@ -1,0 +1,480 @@
+package heuristics
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Offline faithfulness: an answer is split into claims, and each claim is
+// checked against the context sentences by stemmed content-word overlap, with
+// numbers, named entities and negation required to agree.
+const (
+	// DefaultSupportThreshold is the least share of a claim's content words
+	// (compared by stem) that its best context sentence or pair of adjacent
+	// sentences must hold for the claim to count as supported. Chosen on the
+	// BEGIN and FaithBench dev splits.
+	DefaultSupportThreshold = 0.8
+
+	// DefaultFaithfulThreshold is the least FaithfulnessScore value for which
+	// an answer is called faithful: every claim must be supported. Chosen on
+	// the BEGIN dev split.
+	DefaultFaithfulThreshold = 1.0
+)
+
+// ClaimSupport is the verdict on one claim.
+type ClaimSupport struct {
+	// Claim is the claim as given.
+	Claim string
+	// Supported is true when Score reaches DefaultSupportThreshold and the
+	// evidence agrees on numbers, named entities and negation.
+	Supported bool
+	// Score is the share, in [0, 1], of the claim's content words found in
+	// the evidence.
+	Score float64
+	// Context is the index of the context holding the evidence, or -1 when
+	// no context shares a content word with the claim.
+	Context int
+	// Evidence is the best-supporting context sentence, or two adjacent
+	// sentences joined by a space; empty when Context is -1.
+	Evidence string
+	// Reason says why the claim is or is not supported, for example
+	// "number 1987 not in context", "negation differs", "named entity Paris
+	// not in context" or "low overlap 0.31".
+	Reason string
+}
+
+// FaithfulnessScore splits answer into claims (SplitClaims), checks each
+// against the contexts (SupportClaims) and returns the share of claims that
+// are supported, with the verdicts. An answer with no claims scores 1 with no
+// verdicts: it asserts nothing the contexts could contradict. With no
+// contexts every claim is unsupported. The value is never NaN; compare it
+// with DefaultFaithfulThreshold to call an answer faithful.
+func FaithfulnessScore(answer string, contexts []string) (value float64, claims []ClaimSupport) {
+	claims = SupportClaims(SplitClaims(answer), contexts)
+	if len(claims) == 0 {
+		return 1, nil
+	}
+	n := 0
+	for _, c := range claims {
+		if c.Supported {
+			n++
+		}
+	}
+	return float64(n) / float64(len(claims)), claims
+}
+
+// minClauseWords is the least number of words each side of a clause split
+// must have; shorter pieces stay in their sentence.
+const minClauseWords = 4
+
+// clauseBreaks are the boundaries at which a long sentence is split into
+// claims. A semicolon always splits; the conjunctions only in sentences of
+// at least longSentenceWords words.
+var clauseBreaks = []string{", and ", ", but ", ", while ", ", whereas ", ", although ", ", though ", ", yet "}
+
+// longSentenceWords is the length from which a sentence is split at a comma
+// followed by a conjunction.
+const longSentenceWords = 20
+
+// interjections open conversational answers ("Yeah, it is ...") without
+// asserting anything; they are dropped from the start of a claim.
+var interjections = toSet(`yes yeah yea yep yup well oh ok okay sure wow hmm hm ah haha lol right indeed absolutely totally true`)
+
+// fluffOpeners start sentences that assert nothing about the world:
+// greetings, thanks and offers of help. Compared lower-cased.
+var fluffOpeners = []string{
+	"hi", "hello", "hey", "thanks", "thank you", "you're welcome", "you are welcome",
+	"i hope this helps", "hope this helps", "hope that helps", "let me know", "feel free",
+	"good luck", "have a nice", "have a great", "sounds good", "that's a good question",
+	"that is a good question", "great question", "good question",
+}
+
+// SplitClaims returns the claims of answer: its sentences (lines are split
+// first, so list items stand alone), with long sentences split at clause
+// boundaries (a semicolon, or a comma followed by "and", "but", "while"...)
+// when each piece keeps at least four words. Leading interjections ("Yeah,",
+// "Well,") and list markers are dropped, and sentences that assert nothing
+// are skipped: questions, greetings, thanks and offers of help, and
+// anything left with no word. Opinions and first-person statements stay:
+// they are claims the context cannot support.
+func SplitClaims(answer string) []string {
+	var out []string
+	for _, line := range strings.Split(answer, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		bounds := splitSentences(line, nil)
+		for i := 1; i < len(bounds); i++ {
+			for _, c := range splitClauses(line[bounds[i-1]:bounds[i]]) {
+				if c = cleanClaim(c); c != "" {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// splitClauses splits a sentence at semicolons, and a long sentence at a
+// comma plus conjunction, keeping each piece at least minClauseWords long.
+func splitClauses(s string) []string {
+	var parts []string
+	for _, p := range strings.Split(s, ";") {
+		if len(parts) > 0 && (len(words(p)) < minClauseWords || len(words(parts[len(parts)-1])) < minClauseWords) {
+			parts[len(parts)-1] += ";" + p
+			continue
+		}
+		parts = append(parts, p)
+	}
+	var out []string
+	for _, p := range parts {
+		out = append(out, splitConjunctions(p)...)
+	}
+	return out
+}
+
+func splitConjunctions(s string) []string {
+	if len(words(s)) < longSentenceWords {
+		return []string{s}
+	}
+	low := strings.ToLower(s)
+	for _, b := range clauseBreaks {
+		i := strings.Index(low, b)
+		if i < 0 {
+			continue
+		}
+		head, tail := s[:i], s[i+2:] // keep the conjunction with the tail
+		if len(words(head)) < minClauseWords || len(words(tail)) < minClauseWords {
+			continue
+		}
+		return append([]string{head}, splitConjunctions(tail)...)
+	}
+	return []string{s}
+}
+
+// cleanClaim trims a sentence to its claim, or returns "" when it asserts
+// nothing.
+func cleanClaim(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimLeft(s, "-*•>#")
+	s = strings.TrimSpace(stripListNumber(s))
+	for {
+		w := firstWord(s)
+		if w == "" || !interjections[strings.ToLower(w)] {
+			break
+		}
+		i := strings.Index(s, w) + len(w)
+		rest := strings.TrimLeft(s[i:], " ")
+		if rest == "" || !strings.ContainsRune(",.!", rune(rest[0])) {
+			break // "Well known..." or "Right after..." are not interjections
+		}
+		s = strings.TrimLeft(rest, ",.! ")
+	}
+	trimmed := strings.TrimRight(s, " \t\"'”’)")
+	if trimmed == "" || strings.HasSuffix(trimmed, "?") || len(words(s)) == 0 {
+		return ""
+	}
+	low := strings.ToLower(s)
+	for _, f := range fluffOpeners {
+		if strings.HasPrefix(low, f) && (len(low) == len(f) || !isWordRune(low[len(f):])) {
+			return ""
+		}
+	}
+	return s
+}
+
+// stripListNumber drops a leading "1." or "2)" list marker.
+func stripListNumber(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') && (i+1 == len(s) || s[i+1] == ' ') {
+		return s[i+1:]
+	}
+	return s
+}
+
+func isWordRune(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// SupportClaims checks each claim against the contexts. For every claim it
+// takes the context sentence, or pair of adjacent sentences, that holds the
+// most of the claim's content words (compared by Snowball stem), preferring
+// evidence on which the checks pass: every number in the claim must appear
+// in the evidence, every named entity (a capitalised word not opening the
+// claim, or a word with a digit) must appear in it, and the claim and the
+// evidence must agree on negation near the shared words. A claim is
+// supported when the checks pass and its score reaches
+// DefaultSupportThreshold. The result has one entry per claim, in order.
+func SupportClaims(claims []string, contexts []string) []ClaimSupport {
+	return supportClaims(claims, contexts, DefaultSupportThreshold)
+}
+
+// supportClaims is SupportClaims with the support threshold given.
+func supportClaims(claims []string, contexts []string, threshold float64) []ClaimSupport {
+	windows := contextWindows(contexts)
+	out := make([]ClaimSupport, len(claims))
+	for i, c := range claims {
+		out[i] = supportClaim(c, windows, threshold)
+	}
+	return out
+}
+
+// window is one context sentence or two adjacent ones, prepared for
+// matching.
+type window struct {
+	context int
+	text    string
+	stems   map[string]bool // lower-cased words and their stems
+	lower   []string        // lower-cased words, in order
+}
+
+func contextWindows(contexts []string) []window {
+	var out []window
+	for ci, ctx := range contexts {
+		var sents []string
+		for _, line := range strings.Split(ctx, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			b := splitSentences(line, nil)
+			for i := 1; i < len(b); i++ {
+				if s := strings.TrimSpace(line[b[i-1]:b[i]]); s != "" {
+					sents = append(sents, s)
+				}
+			}
+		}
+		for i, s := range sents {
+			out = append(out, newWindow(ci, s))
+			if i+1 < len(sents) {
+				out = append(out, newWindow(ci, s+" "+sents[i+1]))
+			}
+		}
+	}
+	return out
+}
+
+func newWindow(ci int, text string) window {
+	lower := lowerWords(text)
+	stems := stemSet(text)
+	for _, w := range lower {
+		stems[normNumber(w)] = true
+		if strings.Contains(w, "-") {
+			for _, p := range strings.Split(w, "-") {
+				stems[p], stems[stem(p)] = true, true
+			}
+		}
+	}
+	return window{context: ci, text: text, stems: stems, lower: lower}
+}
+
+// claimFacts are the parts of a claim the evidence must agree on.
+type claimFacts struct {
+	stems    []string // one stem per content word
+	numbers  []string // words with a digit, lower-cased
+	entities []string // capitalised words not opening the claim, lower-cased
+}
+
+func factsOf(claim string) claimFacts {
+	var f claimFacts
+	f.stems = claimStems(claim)
+	seen := map[string]bool{}
+	for i, w := range words(claim) {
+		lw := strings.ToLower(w)
+		if seen[lw] {
+			continue
+		}
+		switch {
+		case strings.ContainsAny(w, "0123456789"):
+			seen[lw] = true
+			f.numbers = append(f.numbers, normNumber(lw))
+		case i > 0 && lw != "i" && !strings.HasPrefix(lw, "i'") && isCapitalised(w) && !stopWords[lw]:
+			seen[lw] = true
+			f.entities = append(f.entities, lw)
+		}
+	}
+	return f
+}
+
+// evaluative words are stop words for queries but claims in their own right
+// in an answer: "a great band" says more than "a band".
+var evaluative = toSet(`best better good great top key main major important`)
+
+// claimStems returns the stems of a claim's content words, once each: words
+// of at least three letters, or with a digit, that are not stop words
+// (evaluative words such as "great" count). Hyphenated words count by their
+// parts, so "second-most" matches "second most", and numbers by their
+// digits (normNumber), so "3rd" matches "third".
+func claimStems(claim string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range words(claim) {
+		for _, p := range strings.Split(strings.ToLower(w), "-") {
+			if p == "" || (stopWords[p] && !evaluative[p]) || (utf8.RuneCountInString(p) < 3 && !strings.ContainsAny(p, "0123456789")) {
+				continue
+			}
+			s := stem(p)
+			if strings.ContainsAny(p, "0123456789") {
+				s = normNumber(p)
+			}
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// numberWords maps spelled-out numbers to digits, so
+// "third" agrees with "3rd" and "three" with "3".
+var numberWords = map[string]string{
+	"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20",
+	"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
+	"seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
+}
+
+// normNumber reduces a number word to its digits: thousands separators, a
+// trailing "%" and ordinal suffixes go ("3,800" is "3800", "3rd" is "3"),
+// and spelled-out numbers up to ten become digits.
+func normNumber(w string) string {
+	if d, ok := numberWords[w]; ok {
+		return d
+	}
+	w = strings.TrimSuffix(strings.ReplaceAll(w, ",", ""), "%")
+	for _, suf := range []string{"st", "nd", "rd", "th"} {
+		if t, ok := strings.CutSuffix(w, suf); ok && t != "" && strings.Trim(t, "0123456789") == "" {
+			return t
+		}
+	}
+	return w
+}
+
+func isCapitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+func supportClaim(claim string, windows []window, threshold float64) ClaimSupport {
+	cs := ClaimSupport{Claim: claim, Context: -1}
+	f := factsOf(claim)
+	if len(f.stems) == 0 && len(f.numbers) == 0 {
+		cs.Supported, cs.Score, cs.Reason = true, 1, "no content words"
+		return cs
+	}
+	claimNeg := negated(lowerWords(claim), f.stems)
+	type cand struct {
+		w      *window
+		score  float64
+		reason string
+	}
+	var best cand
+	bestOK := false
+	for i := range windows {
+		w := &windows[i]
+		score := coverage(f.stems, w.stems)
+		if score == 0 {
+			continue
+		}
+		reason := disagreement(f, claimNeg, w)
+		ok := reason == ""
+		// Prefer evidence that passes the checks, then the higher score,
+		// then the earlier (shorter) window.
+		if best.w == nil || (ok && !bestOK) || (ok == bestOK && score > best.score) {
+			best, bestOK = cand{w, score, reason}, ok
+		}
+	}
+	if best.w == nil {
+		cs.Reason = "no content word in context"
+		return cs
+	}
+	cs.Context, cs.Evidence, cs.Score = best.w.context, best.w.text, round3(best.score)
+	switch {
+	case !bestOK:
+		cs.Reason = best.reason
+	case best.score < threshold:
+		cs.Reason = fmt.Sprintf("low overlap %.2f", best.score)
+	default:
+		cs.Supported, cs.Reason = true, fmt.Sprintf("supported %.2f", best.score)
+	}
+	return cs
+}
+
+func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+// coverage is the share of stems found in set.
+func coverage(stems []string, set map[string]bool) float64 {
+	if len(stems) == 0 {
+		return 1
+	}
+	n := 0
+	for _, s := range stems {
+		if set[s] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(stems))
+}
+
+// disagreement returns why the window contradicts the claim's numbers,
+// named entities or negation, or "" when it does not.
+func disagreement(f claimFacts, claimNeg bool, w *window) string {
+	for _, n := range f.numbers {
+		if !hasNumber(w.lower, n) {
+			return "number " + n + " not in context"
+		}
+	}
+	for _, e := range f.entities {
+		if !w.stems[e] && !w.stems[stem(e)] {
+			return "named entity " + e + " not in context"
+		}
+	}
+	if negated(w.lower, f.stems) != claimNeg {
+		return "negation differs"
+	}
+	return ""
+}
+
+func hasNumber(ws []string, n string) bool {
+	for _, w := range ws {
+		if normNumber(w) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// negationCues mark a negated statement.
+var negationCues = toSet(`not no never none nobody nothing neither nor cannot without nt`)
+
+// negationReach is how many words after a negation cue are taken to be in
+// its scope.
+const negationReach = 4
+
+// negated reports whether a negation cue in ws has one of the stems within
+// negationReach words after it.
+func negated(ws []string, stems []string) bool {
+	want := map[string]bool{}
+	for _, s := range stems {
+		want[s] = true
+	}
+	for i, w := range ws {
+		if !negationCues[w] && !strings.HasSuffix(w, "n't") && !strings.HasSuffix(w, "n’t") {
+			continue
+		}
+		for j := i + 1; j < len(ws) && j <= i+negationReach; j++ {
+			if want[stem(ws[j])] {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,150 @@
+package heuristics
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitClaims(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		answer string
+		want   []string
+	}{
+		"sentences": {"The tower is in Paris. It opened in 1889.",
+			[]string{"The tower is in Paris.", "It opened in 1889."}},
+		"interjection dropped": {"Yeah, it is a hard rock band.",
+			[]string{"it is a hard rock band."}},
+		"questions and pleasantries skipped": {"Have you been there? The tower is tall. I hope this helps!",
+			[]string{"The tower is tall."}},
+		"semicolon splits": {"The river rises in the mountains; it flows into the sea.",
+			[]string{"The river rises in the mountains", "it flows into the sea."}},
+		"long sentence splits at a conjunction": {
+			"The band was formed in Los Angeles in the year 1985 by two friends, and it released its debut album two years later to wide acclaim.",
+			[]string{"The band was formed in Los Angeles in the year 1985 by two friends",
+				"and it released its debut album two years later to wide acclaim."}},
+		"list items stand alone": {"1. Hourglass is a song.\n2. It is by Disclosure.",
+			[]string{"Hourglass is a song.", "It is by Disclosure."}},
+		"opinion kept":       {"I love it.", []string{"I love it."}},
+		"empty answer":       {"", nil},
+		"interjection alone": {"Yeah!", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, SplitClaims(tc.answer))
+		})
+	}
+}
+
+func TestSupportClaims(t *testing.T) {
+	t.Parallel()
+	const grisham = "John Grisham was born in 1955 in Jonesboro, Arkansas. He is an American novelist best known for legal thrillers."
+	tests := map[string]struct {
+		claim     string
+		contexts  []string
+		supported bool
+		score     float64
+		context   int
+		reason    string
+	}{
+		"supported paraphrase": {"Grisham is known for his legal thrillers.",
+			[]string{grisham}, true, 1, 0, "supported 1.00"},
+		"number mismatch": {"Grisham was born in 1978 in Jonesboro.",
+			[]string{grisham}, false, 0.75, 0, "number 1978 not in context"},
+		"negation flip": {"Grisham is not an American novelist.",
+			[]string{grisham}, false, 1, 0, "negation differs"},
+		"negation in the context": {"The museum is open on Mondays.",
+			[]string{"The museum is not open on Mondays."}, false, 1, 0, "negation differs"},
+		"unknown named entity": {"He was born in Jonesboro and raised in Memphis.",
+			[]string{grisham}, false, 0.5, 0, "named entity memphis not in context"},
+		"low overlap": {"Grisham wrote poetry about gardening and cooking.",
+			[]string{grisham}, false, 0.2, 0, "low overlap 0.20"},
+		"no context": {"Grisham was born in 1955.",
+			nil, false, 0, -1, "no content word in context"},
+		"best of several contexts": {"The Nile flows north into the Mediterranean Sea.",
+			[]string{"The Amazon flows east.", "The Nile flows north through Egypt into the Mediterranean Sea."},
+			true, 1, 1, "supported 1.00"},
+		"spelled-out ordinal agrees": {"It is the 3rd largest city in France.",
+			[]string{"Lyon is the third largest city in France."}, true, 1, 0, "supported 1.00"},
+		// Five of six content words: "writes" is not in the context.
+		"evidence across adjacent sentences": {"Grisham was born in Jonesboro and writes legal thrillers.",
+			[]string{grisham}, true, 0.833, 0, "supported 0.83"},
+		"no content words": {"It is.", []string{grisham}, true, 1, -1, "no content words"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := SupportClaims([]string{tc.claim}, tc.contexts)
+			require.Len(t, got, 1)
+			assert.Equal(t, tc.claim, got[0].Claim)
+			assert.Equal(t, tc.supported, got[0].Supported)
+			assert.InDelta(t, tc.score, got[0].Score, 1e-9)
+			assert.Equal(t, tc.context, got[0].Context)
+			assert.Equal(t, tc.reason, got[0].Reason)
+			if tc.context >= 0 {
+				assert.NotEmpty(t, got[0].Evidence)
+			}
+		})
+	}
+}
+
+func TestFaithfulnessScore(t *testing.T) {
+	t.Parallel()
+	ctx := []string{"The Walking Dead premiered in the United States on October 31, 2010, on AMC."}
+	tests := map[string]struct {
+		answer   string
+		contexts []string
+		value    float64
+		claims   int
+	}{
+		"all supported":       {"Yeah, The Walking Dead premiered on October 31, 2010.", ctx, 1, 1},
+		"half supported":      {"The Walking Dead premiered on AMC. I love the zombies.", ctx, 0.5, 2},
+		"wrong year":          {"The Walking Dead premiered in 2012.", ctx, 0, 1},
+		"empty answer is one": {"", ctx, 1, 0},
+		"no contexts":         {"The Walking Dead premiered on AMC.", nil, 0, 1},
+		"fluff only":          {"Hello! Thanks for asking.", ctx, 1, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v, claims := FaithfulnessScore(tc.answer, tc.contexts)
+			assert.InDelta(t, tc.value, v, 1e-9)
+			assert.Len(t, claims, tc.claims)
+		})
+	}
+}
+
+func FuzzSupportClaims(f *testing.F) {
+	f.Add("Grisham was born in 1955; he is not a poet.", "John Grisham was born in 1955. He writes novels.")
+	f.Add("", "")
+	f.Add("Yeah! 3rd. No, never", "the third one\n\nis not")
+	f.Add("1. A-b-c.\n2) x;y;z, and w", "A-b-c x y z w 1,000%")
+	f.Fuzz(func(t *testing.T, answer, context string) {
+		v, claims := FaithfulnessScore(answer, []string{context, answer})
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			t.Fatalf("value %v out of range", v)
+		}
+		for _, c := range claims {
+			if math.IsNaN(c.Score) || c.Score < 0 || c.Score > 1 {
+				t.Fatalf("claim score %v out of range", c.Score)
+			}
+			if c.Context < -1 || c.Context > 1 {
+				t.Fatalf("context index %d out of range", c.Context)
+			}
+		}
+		r := PassageRelevance(answer, context)
+		if math.IsNaN(r) || r < 0 || r > 1 {
+			t.Fatalf("relevance %v out of range", r)
+		}
+		if g := RelevanceGrade(answer, context); g < 1 || g > 5 {
+			t.Fatalf("grade %d out of range", g)
+		}
+		if o := TokenOverlap(answer, context); math.IsNaN(o) || o < 0 || o > 1 {
+			t.Fatalf("overlap %v out of range", o)
+		}
+	})
+}

@@ -1,0 +1,417 @@
+// Package llmtest is a fake OpenAI-compatible server for tests: it speaks
+// the real wire format of /v1/chat/completions and /v1/embeddings, replays
+// scripted replies (errors with Retry-After, malformed bodies, resets,
+// delays, refusals) and records what it was sent.
+//
+//	srv := llmtest.New(t, llmtest.Script(
+//		llmtest.Reply{Status: 429, RetryAfter: "1"},
+//		llmtest.Reply{Content: `{"score": 4}`},
+//	))
+//	b, _ := openai.New(openai.Config{BaseURL: srv.URL(), Model: "judge"})
+//	// ... srv.Calls() == 2
+package llmtest
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// Reply is one scripted answer. The zero Reply is a 200 with an empty
+// assistant message; set Content for anything useful.
+type Reply struct {
+	// Status is the HTTP status (default 200). At 400 and above the body is
+	// an OpenAI error object unless Body is set.
+	Status int
+	// RetryAfter, when set, is sent as the Retry-After header.
+	RetryAfter string
+	// Body, when set, is sent verbatim instead of a generated body (for
+	// malformed or cut-off JSON).
+	Body string
+	// Content is the assistant message; Refusal the message's refusal
+	// field; FinishReason defaults to "stop".
+	Content      string
+	Refusal      string
+	FinishReason string
+	// PromptTokens and CompletionTokens override the usage the server
+	// reports; zero means Tokens of the prompt and of Content.
+	PromptTokens, CompletionTokens int
+	// Delay holds the reply back; it ends early when the client goes away.
+	Delay time.Duration
+	// Reset closes the connection (with a TCP RST) instead of answering.
+	Reset bool
+	// Empty answers with zero choices.
+	Empty bool
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// Script queues replies for chat calls, answered in order; after the
+// queue runs out the Func or the default reply answers.
+func Script(replies ...Reply) Option {
+	return func(s *Server) { s.queue = append(s.queue, replies...) }
+}
+
+// Func answers chat calls the queue does not, from the decoded request.
+func Func(f func(req openai.ChatCompletionRequest) Reply) Option {
+	return func(s *Server) { s.fn = f }
+}
+
+// Default sets the reply once the queue is empty and there is no Func
+// (default: Content "{}").
+func Default(r Reply) Option {
+	return func(s *Server) { s.def = r }
+}
+
+// EmbedScript queues replies for embedding calls; only the status, header,
+// body, delay and reset fields are used. Once it runs out, embeddings
+// succeed with Dim-sized vectors derived from each input.
+func EmbedScript(replies ...Reply) Option {
+	return func(s *Server) { s.embedQueue = append(s.embedQueue, replies...) }
+}
+
+// Latency delays every call by d (for benchmarks), before any Reply.Delay.
+func Latency(d time.Duration) Option {
+	return func(s *Server) { s.latency = d }
+}
+
+// Dim sets the length of the vectors the embedding endpoint returns
+// (default 8).
+func Dim(n int) Option {
+	return func(s *Server) { s.dim = n }
+}
+
+// Server is a running fake. Its methods are safe for concurrent use.
+type Server struct {
+	srv     *httptest.Server
+	fn      func(openai.ChatCompletionRequest) Reply
+	def     Reply
+	latency time.Duration
+	dim     int
+
+	calls, embedCalls atomic.Int64
+
+	mu         sync.Mutex
+	queue      []Reply
+	embedQueue []Reply
+	requests   []openai.ChatCompletionRequest
+	raw        [][]byte
+	embeds     [][]string
+}
+
+// New starts a Server, closed when t's test ends.
+func New(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := &Server{def: Reply{Content: "{}"}, dim: 8}
+	for _, o := range opts {
+		o(s)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/embeddings", s.embed)
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// URL is the base URL to give a client, ending in /v1.
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Calls is the number of chat requests received, failed ones included.
+func (s *Server) Calls() int { return int(s.calls.Load()) }
+
+// EmbedCalls is the number of embedding requests received.
+func (s *Server) EmbedCalls() int { return int(s.embedCalls.Load()) }
+
+// Requests returns the decoded chat requests, in arrival order.
+func (s *Server) Requests() []openai.ChatCompletionRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]openai.ChatCompletionRequest(nil), s.requests...)
+}
+
+// RawRequests returns the chat request bodies as sent, in arrival order,
+// for assertions on the wire format (a field present or absent).
+func (s *Server) RawRequests() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.raw...)
+}
+
+// EmbedInputs returns the inputs of each embedding request.
+func (s *Server) EmbedInputs() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]string(nil), s.embeds...)
+}
+
+// Push appends replies to the chat queue.
+func (s *Server) Push(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, replies...)
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	s.calls.Add(1)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away
+	}
+	var req openai.ChatCompletionRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid request body: "+err.Error())
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.raw = append(s.raw, body)
+	var reply Reply
+	var ok bool
+	if len(s.queue) > 0 {
+		reply, s.queue, ok = s.queue[0], s.queue[1:], true
+	}
+	s.mu.Unlock()
+	if !ok {
+		if s.fn != nil {
+			reply = s.fn(req)
+		} else {
+			reply = s.def
+		}
+	}
+	if !s.prelude(w, r, reply) {
+		return
+	}
+	resp := chatResponse{
+		ID: "chatcmpl-llmtest", Object: "chat.completion", Created: 1700000000, Model: req.Model,
+		Choices: []choice{},
+		Usage:   usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens},
+	}
+	if resp.Usage.PromptTokens == 0 {
+		for _, m := range req.Messages {
+			resp.Usage.PromptTokens += Tokens(m.Content)
+		}
+	}
+	if resp.Usage.CompletionTokens == 0 {
+		resp.Usage.CompletionTokens = Tokens(reply.Content)
+	}
+	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	if !reply.Empty {
+		fr := reply.FinishReason
+		if fr == "" {
+			fr = "stop"
+		}
+		c := choice{FinishReason: fr, Message: message{Role: "assistant", Refusal: reply.Refusal}}
+		if reply.Content != "" || reply.Refusal == "" {
+			c.Message.Content = &reply.Content
+		}
+		resp.Choices = append(resp.Choices, c)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
+	s.embedCalls.Add(1)
+	var req struct {
+		Input any    `json:"input"`
+		Model string `json:"model"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid request body: "+err.Error())
+		return
+	}
+	var inputs []string
+	switch in := req.Input.(type) {
+	case string:
+		inputs = []string{in}
+	case []any:
+		for _, v := range in {
+			str, _ := v.(string)
+			inputs = append(inputs, str)
+		}
+	}
+	s.mu.Lock()
+	s.embeds = append(s.embeds, inputs)
+	var reply Reply
+	if len(s.embedQueue) > 0 {
+		reply, s.embedQueue = s.embedQueue[0], s.embedQueue[1:]
+	}
+	s.mu.Unlock()
+	if !s.prelude(w, r, reply) {
+		return
+	}
+	resp := embedResponse{Object: "list", Model: req.Model, Data: make([]embedding, len(inputs))}
+	for i, in := range inputs {
+		resp.Data[i] = embedding{Object: "embedding", Index: i, Embedding: Vector(in, s.dim)}
+		resp.Usage.PromptTokens += Tokens(in)
+	}
+	resp.Usage.TotalTokens = resp.Usage.PromptTokens
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// prelude applies the latency, delay, reset, status and raw body of a
+// reply; it reports whether the caller should still write a success body.
+func (s *Server) prelude(w http.ResponseWriter, r *http.Request, reply Reply) bool {
+	if !wait(r, s.latency+reply.Delay) {
+		return false
+	}
+	if reply.Reset {
+		reset(w)
+		return false
+	}
+	if reply.RetryAfter != "" {
+		w.Header().Set("Retry-After", reply.RetryAfter)
+	}
+	status := reply.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if reply.Body != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, reply.Body)
+		return false
+	}
+	if status >= 400 {
+		writeError(w, status, "llmtest: scripted "+http.StatusText(status))
+		return false
+	}
+	return true
+}
+
+// wait sleeps for d, or until the client goes away; it reports whether the
+// client is still there.
+func wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// reset hijacks the connection and closes it with an RST, so the client
+// sees "connection reset by peer".
+func reset(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("llmtest: ResponseWriter cannot hijack")
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// errorType gives the OpenAI error type and code for a status.
+func errorType(status int) (typ, code string) {
+	switch {
+	case status == http.StatusUnauthorized:
+		return "invalid_request_error", "invalid_api_key"
+	case status == http.StatusForbidden:
+		return "permission_error", "unsupported_country_region_territory"
+	case status == http.StatusNotFound:
+		return "invalid_request_error", "model_not_found"
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error", "rate_limit_exceeded"
+	case status >= 500:
+		return "server_error", "server_error"
+	default:
+		return "invalid_request_error", "invalid_request"
+	}
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	typ, code := errorType(status)
+	writeJSON(w, status, errorBody{Error: apiError{Message: msg, Type: typ, Code: code}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Tokens is the fake tokenizer the server reports usage with: one token
+// per four bytes, rounded up.
+func Tokens(s string) int { return (len(s) + 3) / 4 }
+
+// Vector is the embedding the server returns for text: dim values derived
+// from an FNV-1a hash, the same for the same text.
+func Vector(text string, dim int) []float32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(text); i++ {
+		h = (h ^ uint32(text[i])) * 16777619
+	}
+	v := make([]float32, dim)
+	for i := range v {
+		h = h*1664525 + 1013904223
+		v[i] = float32(h>>8)/float32(1<<24)*2 - 1
+	}
+	return v
+}
+
+// Wire types, written here rather than reusing go-openai's so the fake
+// checks the client against the documented format, not against itself.
+type (
+	errorBody struct {
+		Error apiError `json:"error"`
+	}
+	apiError struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+		Code    string `json:"code"`
+	}
+	chatResponse struct {
+		ID      string   `json:"id"`
+		Object  string   `json:"object"`
+		Created int64    `json:"created"`
+		Model   string   `json:"model"`
+		Choices []choice `json:"choices"`
+		Usage   usage    `json:"usage"`
+	}
+	choice struct {
+		Index        int     `json:"index"`
+		Message      message `json:"message"`
+		FinishReason string  `json:"finish_reason"`
+	}
+	message struct {
+		Role    string  `json:"role"`
+		Content *string `json:"content"`
+		Refusal string  `json:"refusal,omitempty"`
+	}
+	usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	}
+	embedResponse struct {
+		Object string      `json:"object"`
+		Data   []embedding `json:"data"`
+		Model  string      `json:"model"`
+		Usage  usage       `json:"usage"`
+	}
+	embedding struct {
+		Object    string    `json:"object"`
+		Embedding []float32 `json:"embedding"`
+		Index     int       `json:"index"`
+	}
+)

@@ -1,0 +1,224 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/assaylabs/assay/llm"
+)
+
+// OutputMode is how a request's schema reaches the server. It is a setting
+// of the deployment: servers differ in what they support, and the backend
+// never guesses.
+type OutputMode string
+
+// Output modes.
+const (
+	// JSONSchema sends response_format json_schema with strict true
+	// (structured outputs: OpenAI, vLLM, recent Ollama and llama.cpp).
+	JSONSchema OutputMode = "json_schema"
+	// JSONObject sends response_format json_object (JSON mode) and appends
+	// the schema to the system message as text.
+	JSONObject OutputMode = "json_object"
+	// Prompt sends no response_format and puts the schema in the system
+	// message, for servers that support neither.
+	Prompt OutputMode = "prompt"
+)
+
+// DefaultTimeout bounds each attempt when Config.Timeout is zero.
+const DefaultTimeout = 120 * time.Second
+
+// Config builds a Backend. Zero fields take the documented defaults.
+type Config struct {
+	// BaseURL is the API root, ending in /v1 (default OpenAI's). vLLM,
+	// Ollama (/v1), llama.cpp server and LM Studio all work.
+	BaseURL string
+	// APIKey is sent as a bearer token; empty sends none (local servers).
+	APIKey string
+	// Model names the chat model; it is required.
+	Model string
+	// EmbeddingModel names the embedding model; empty makes Embed return
+	// llm.ErrNoEmbeddings.
+	EmbeddingModel string
+	// Output is how schemas are sent (default JSONSchema).
+	Output OutputMode
+	// HTTPClient sends the requests (default: a client of its own with a
+	// connection pool sized for concurrent judges). The backend wraps it to
+	// read Retry-After; it does not modify it.
+	HTTPClient *http.Client
+	// Timeout bounds one attempt, reading the reply included (default
+	// DefaultTimeout). The caller's context bounds all of them.
+	Timeout time.Duration
+	// Seed is sent when a request has none; nil sends no seed.
+	Seed *int
+}
+
+// Backend is an llm.Backend for OpenAI-compatible servers. It is safe for
+// concurrent use.
+type Backend struct {
+	cfg    Config
+	client *openai.Client
+}
+
+var _ llm.Backend = (*Backend)(nil)
+
+// New returns a Backend for cfg.
+func New(cfg Config) (*Backend, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("openai: Config.Model is required")
+	}
+	switch cfg.Output {
+	case "":
+		cfg.Output = JSONSchema
+	case JSONSchema, JSONObject, Prompt:
+	default:
+		return nil, fmt.Errorf("openai: unknown output mode %q (want %q, %q or %q)", cfg.Output, JSONSchema, JSONObject, Prompt)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// The default keeps 2 idle connections per host: judges running 32
+		// at a time would open and close connections all day.
+		t.MaxIdleConnsPerHost = 64
+		hc = &http.Client{Transport: t}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	if cfg.BaseURL != "" {
+		oc.BaseURL = cfg.BaseURL
+	}
+	oc.HTTPClient = recorder{hc}
+	return &Backend{cfg: cfg, client: openai.NewClientWithConfig(oc)}, nil
+}
+
+// Name is "openai:" and the model.
+func (b *Backend) Name() string { return "openai:" + b.cfg.Model }
+
+// Chat sends one chat completion request.
+func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	ctx, rec := record(ctx)
+	resp, err := b.client.CreateChatCompletion(ctx, b.chatRequest(req))
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("%s: chat: %w", b.Name(), classify(err, rec))
+	}
+	r, err := chatResponse(resp)
+	if err != nil {
+		return r, fmt.Errorf("%s: chat: %w", b.Name(), err)
+	}
+	return r, nil
+}
+
+// Embed returns one vector per text from the embedding model.
+func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+	if b.cfg.EmbeddingModel == "" {
+		return nil, llm.Usage{}, llm.ErrNoEmbeddings
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	ctx, rec := record(ctx)
+	resp, err := b.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
+		Input: texts,
+		Model: openai.EmbeddingModel(b.cfg.EmbeddingModel),
+	})
+	if err != nil {
+		return nil, llm.Usage{}, fmt.Errorf("openai:%s: embed: %w", b.cfg.EmbeddingModel, classify(err, rec))
+	}
+	vecs, u, err := embeddings(resp, len(texts))
+	if err != nil {
+		return nil, u, fmt.Errorf("openai:%s: embed: %w", b.cfg.EmbeddingModel, err)
+	}
+	return vecs, u, nil
+}
+
+// reply is what the recorder saw of one request's HTTP response. It is
+// written inside Do and read after the SDK call returns, on the same
+// goroutine.
+type reply struct {
+	seen       bool
+	status     int
+	retryAfter string
+	retryMS    string
+}
+
+type replyKey struct{}
+
+// record returns ctx carrying a fresh reply for the recorder to fill.
+func record(ctx context.Context) (context.Context, *reply) {
+	r := &reply{}
+	return context.WithValue(ctx, replyKey{}, r), r
+}
+
+// recorder is the HTTPDoer given to go-openai: its errors carry no
+// response headers, so the status and Retry-After are noted here, in the
+// reply carried by the request's context (go-openai builds requests with
+// NewRequestWithContext).
+type recorder struct{ next *http.Client }
+
+func (d recorder) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.next.Do(req)
+	if resp != nil {
+		if r, ok := req.Context().Value(replyKey{}).(*reply); ok {
+			r.seen = true
+			r.status = resp.StatusCode
+			r.retryAfter = resp.Header.Get("Retry-After")
+			r.retryMS = resp.Header.Get("Retry-After-Ms")
+		}
+	}
+	return resp, err
+}
+
+// retryAfterHint is the server's hint: OpenAI's retry-after-ms when
+// present (finer), else Retry-After.
+func (r *reply) retryAfterHint(now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(r.retryMS, 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	return llm.ParseRetryAfter(r.retryAfter, now)
+}
+
+// classify maps go-openai's errors to *llm.StatusError, by type, with the
+// Retry-After the recorder saw. Errors without a response (timeouts,
+// resets, refused connections) pass through unchanged for llm.Temporary.
+func classify(err error, r *reply) error {
+	var reqErr *openai.RequestError
+	var apiErr *openai.APIError
+	switch {
+	case errors.As(err, &reqErr):
+		// A non-JSON error body (an HTML 502 from a proxy), or one without
+		// an "error" object.
+		msg := string(reqErr.Body)
+		if errors.As(reqErr.Err, &apiErr) {
+			msg = apiErr.Message
+		}
+		return &llm.StatusError{Code: reqErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: clip(msg, 300), Err: err}
+	case errors.As(err, &apiErr):
+		return &llm.StatusError{Code: apiErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: apiErr.Message, Err: err}
+	case r.seen && r.status >= 400:
+		// The error body could not be read: the status still decides.
+		return &llm.StatusError{Code: r.status, RetryAfter: r.retryAfterHint(time.Now()), Err: err}
+	case r.seen:
+		// A success status whose body did not decode. A body cut off in
+		// transit keeps io.ErrUnexpectedEOF (retried); one that is not JSON
+		// at all (a web page at the wrong base URL) is permanent.
+		return fmt.Errorf("decode %d response: %w", r.status, err)
+	}
+	return err
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return strings.ToValidUTF8(s[:n], "") + "…"
+	}
+	return s
+}

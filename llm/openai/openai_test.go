@@ -1,0 +1,621 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/openai"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// verdict is a judge reply with a Validate method, as ChatJSON callers
+// write them.
+type verdict struct {
+	Score  int    `json:"score"`
+	Reason string `json:"reason"`
+}
+
+func (v *verdict) Validate() error {
+	if v.Reason == "" {
+		return errors.New("reason is required")
+	}
+	if v.Score < 1 || v.Score > 5 {
+		return fmt.Errorf("score %d is outside 1..5", v.Score)
+	}
+	return nil
+}
+
+const good = `{"score": 4, "reason": "supported by the source"}`
+
+var (
+	want   = verdict{Score: 4, Reason: "supported by the source"}
+	ok     = llmtest.Reply{Content: good}
+	schema = llm.SchemaFor[verdict]("verdict")
+	// policy keeps the suite fast: backoff of 5-20 ms, Retry-After capped
+	// at 200 ms.
+	policy = llm.RetryPolicy{Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond, MaxRetries: 3, MaxRetryAfter: 200 * time.Millisecond}
+)
+
+func newBackend(t *testing.T, srv *llmtest.Server, edit func(*openai.Config)) *openai.Backend {
+	t.Helper()
+	cfg := openai.Config{BaseURL: srv.URL(), Model: "judge-1", EmbeddingModel: "embed-1", Timeout: 5 * time.Second}
+	if edit != nil {
+		edit(&cfg)
+	}
+	b, err := openai.New(cfg)
+	require.NoError(t, err)
+	return b
+}
+
+func newClient(b llm.Backend, cache llm.Cache) *llm.Client {
+	return llm.New(llm.Config{Backend: b, Retry: policy, Cache: cache})
+}
+
+func request() llm.Request {
+	return llm.Request{
+		Messages: []llm.Message{
+			{Role: llm.System, Content: "You grade answers."},
+			{Role: llm.User, Content: "Is the answer supported?"},
+		},
+		Schema: schema,
+	}
+}
+
+func statusIs(code int) func(*testing.T, error) {
+	return func(t *testing.T, err error) {
+		var se *llm.StatusError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, code, se.Code)
+	}
+}
+
+func errorIs(target error) func(*testing.T, error) {
+	return func(t *testing.T, err error) { assert.ErrorIs(t, err, target) }
+}
+
+func refused(t *testing.T, err error) {
+	var re *llm.RefusalError
+	assert.ErrorAs(t, err, &re)
+}
+
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	repeat := func(r llmtest.Reply, n int) []llmtest.Reply {
+		out := make([]llmtest.Reply, n)
+		for i := range out {
+			out[i] = r
+		}
+		return out
+	}
+	tests := map[string]struct {
+		replies  []llmtest.Reply
+		timeout  time.Duration // per attempt; 0 is 5 s
+		deadline time.Duration // the caller's; 0 is none
+		calls    int           // requests the server saw
+		retries  int
+		check    func(*testing.T, error) // nil: success with want
+		min, max time.Duration
+	}{
+		"429 with Retry-After 1 waits the capped hint then succeeds": {
+			replies: []llmtest.Reply{{Status: 429, RetryAfter: "1"}, ok},
+			calls:   2, retries: 1, min: 200 * time.Millisecond, max: 900 * time.Millisecond,
+		},
+		"429 without Retry-After backs off then succeeds": {
+			replies: []llmtest.Reply{{Status: 429}, ok},
+			calls:   2, retries: 1, max: time.Second,
+		},
+		"429 forever gives up after MaxRetries": {
+			replies: append(repeat(llmtest.Reply{Status: 429}, 5), ok),
+			calls:   4, retries: 3, check: statusIs(429), max: time.Second,
+		},
+		"500 then 200": {
+			replies: []llmtest.Reply{{Status: 500}, ok},
+			calls:   2, retries: 1, max: time.Second,
+		},
+		"503 then 200": {
+			replies: []llmtest.Reply{{Status: 503}, ok},
+			calls:   2, retries: 1, max: time.Second,
+		},
+		"502 HTML page from a proxy then 200": {
+			replies: []llmtest.Reply{{Status: 502, Body: "<html><body>Bad gateway</body></html>"}, ok},
+			calls:   2, retries: 1, max: time.Second,
+		},
+		"400 is permanent": {
+			replies: []llmtest.Reply{{Status: 400}, ok},
+			calls:   1, check: statusIs(400), max: time.Second,
+		},
+		"401 is permanent": {
+			replies: []llmtest.Reply{{Status: 401}, ok},
+			calls:   1, check: statusIs(401), max: time.Second,
+		},
+		"403 is permanent": {
+			replies: []llmtest.Reply{{Status: 403}, ok},
+			calls:   1, check: statusIs(403), max: time.Second,
+		},
+		"404 is permanent": {
+			replies: []llmtest.Reply{{Status: 404}, ok},
+			calls:   1, check: statusIs(404), max: time.Second,
+		},
+		"attempt timeout then 200": {
+			replies: []llmtest.Reply{{Delay: 10 * time.Second}, ok},
+			timeout: 50 * time.Millisecond,
+			calls:   2, retries: 1, min: 50 * time.Millisecond, max: 2 * time.Second,
+		},
+		"connection reset then 200": {
+			replies: []llmtest.Reply{{Reset: true}, ok},
+			calls:   2, retries: 1, max: time.Second,
+		},
+		"malformed JSON body with 200 is permanent": {
+			replies: []llmtest.Reply{{Body: `{"id": "x", "choices": [oops]}`}, ok},
+			calls:   1, max: time.Second,
+			check: func(t *testing.T, err error) {
+				var se *json.SyntaxError
+				assert.ErrorAs(t, err, &se)
+			},
+		},
+		"body cut off in transit then 200": {
+			replies: []llmtest.Reply{{Body: `{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"sc`}, ok},
+			calls:   2, retries: 1, max: time.Second,
+		},
+		"truncated JSON content is repaired": {
+			replies: []llmtest.Reply{{Content: `{"score": 4, "reas`, FinishReason: "length"}, ok},
+			calls:   2, max: time.Second,
+		},
+		"truncated JSON content twice is invalid output": {
+			replies: []llmtest.Reply{{Content: `{"score": 4, "reas`, FinishReason: "length"}, {Content: `{"score": 4`, FinishReason: "length"}, ok},
+			calls:   2, check: errorIs(llm.ErrInvalidOutput), max: time.Second,
+		},
+		"missing required field is repaired": {
+			replies: []llmtest.Reply{{Content: `{"score": 4}`}, ok},
+			calls:   2, max: time.Second,
+		},
+		"wrong type is repaired": {
+			replies: []llmtest.Reply{{Content: `{"score": "four", "reason": "supported by the source"}`}, ok},
+			calls:   2, max: time.Second,
+		},
+		"wrong shape twice is invalid output": {
+			replies: []llmtest.Reply{{Content: `{"score": 9, "reason": "x"}`}, {Content: `{"grade": "A"}`}, ok},
+			calls:   2, check: errorIs(llm.ErrInvalidOutput), max: time.Second,
+		},
+		"empty choices": {
+			replies: []llmtest.Reply{{Empty: true}, ok},
+			calls:   1, check: errorIs(llm.ErrEmpty), max: time.Second,
+		},
+		"empty message": {
+			replies: []llmtest.Reply{{}, ok},
+			calls:   1, check: errorIs(llm.ErrEmpty), max: time.Second,
+		},
+		"refusal": {
+			replies: []llmtest.Reply{{Refusal: "I can't help with that."}, ok},
+			calls:   1, check: refused, max: time.Second,
+		},
+		"content filter": {
+			replies: []llmtest.Reply{{Content: "", FinishReason: "content_filter"}, ok},
+			calls:   1, check: refused, max: time.Second,
+		},
+		"caller deadline shorter than Retry-After returns at the deadline": {
+			replies:  []llmtest.Reply{{Status: 429, RetryAfter: "1"}, ok},
+			deadline: 50 * time.Millisecond,
+			calls:    1, max: 190 * time.Millisecond,
+			check: func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.ErrorContains(t, err, "status 429")
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Script(tc.replies...), llmtest.Default(ok))
+			b := newBackend(t, srv, func(c *openai.Config) {
+				if tc.timeout > 0 {
+					c.Timeout = tc.timeout
+				}
+			})
+			c := newClient(b, nil)
+			ctx := t.Context()
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+
+			start := time.Now()
+			var got verdict
+			u, err := llm.ChatJSON(ctx, c, request(), &got)
+			took := time.Since(start)
+
+			if tc.check == nil {
+				require.NoError(t, err)
+				assert.Equal(t, want, got)
+			} else {
+				require.Error(t, err)
+				tc.check(t, err)
+			}
+			assert.Equal(t, tc.calls, srv.Calls(), "attempts the server saw")
+			assert.Equal(t, tc.retries, u.Retries, "usage retries")
+			assert.Equal(t, tc.calls, u.Calls, "usage calls")
+			assert.GreaterOrEqual(t, took, tc.min)
+			assert.Less(t, took, tc.max)
+		})
+	}
+}
+
+func TestRepairQuotesTheReplyAndTheProblem(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Content: `{"score": 4}`}, ok))
+	c := newClient(newBackend(t, srv, nil), nil)
+	var got verdict
+	_, err := llm.ChatJSON(t.Context(), c, request(), &got)
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	msgs := reqs[1].Messages
+	require.Len(t, msgs, 4)
+	assert.Equal(t, goopenai.ChatMessageRoleAssistant, msgs[2].Role)
+	assert.Equal(t, `{"score": 4}`, msgs[2].Content)
+	assert.Contains(t, msgs[3].Content, "reason is required")
+}
+
+// wire decodes the i-th recorded request body.
+func wire(t *testing.T, srv *llmtest.Server, i int) map[string]any {
+	t.Helper()
+	raw := srv.RawRequests()
+	require.Greater(t, len(raw), i)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw[i], &m))
+	return m
+}
+
+func TestRequestParameters(t *testing.T) {
+	t.Parallel()
+	seven, three := 7, 3
+	tests := map[string]struct {
+		model    string
+		req      llm.Request
+		seed     *int
+		check    func(t *testing.T, m map[string]any)
+		checkErr bool
+	}{
+		"temperature 0 is sent as a tiny non-zero value": {
+			req: llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}},
+			check: func(t *testing.T, m map[string]any) {
+				temp, ok := m["temperature"].(float64)
+				require.True(t, ok, "temperature missing from %v", m)
+				assert.Greater(t, temp, 0.0)
+				assert.Less(t, temp, 1e-30)
+				assert.NotContains(t, m, "max_tokens")
+				assert.NotContains(t, m, "seed")
+			},
+		},
+		"temperature, max tokens and seed are sent": {
+			req:  llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}, Temperature: 0.7, MaxTokens: 256, Seed: &three},
+			seed: &seven,
+			check: func(t *testing.T, m map[string]any) {
+				assert.InDelta(t, 0.7, m["temperature"], 1e-6)
+				assert.EqualValues(t, 256, m["max_tokens"])
+				assert.NotContains(t, m, "max_completion_tokens")
+				assert.EqualValues(t, 3, m["seed"])
+			},
+		},
+		"the config's seed is the default": {
+			req:  llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}},
+			seed: &seven,
+			check: func(t *testing.T, m map[string]any) {
+				assert.EqualValues(t, 7, m["seed"])
+			},
+		},
+		"reasoning models get max_completion_tokens and no temperature": {
+			model: "o3-mini",
+			req:   llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}, MaxTokens: 256},
+			check: func(t *testing.T, m map[string]any) {
+				assert.NotContains(t, m, "temperature")
+				assert.NotContains(t, m, "max_tokens")
+				assert.EqualValues(t, 256, m["max_completion_tokens"])
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t)
+			b := newBackend(t, srv, func(c *openai.Config) {
+				c.Seed = tc.seed
+				if tc.model != "" {
+					c.Model = tc.model
+				}
+			})
+			_, err := b.Chat(t.Context(), tc.req)
+			require.NoError(t, err)
+			tc.check(t, wire(t, srv, 0))
+		})
+	}
+}
+
+func TestOutputModes(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		mode   openai.OutputMode
+		format string // response_format as JSON; "" for none
+		system []llm.Message
+		// inSystem: the schema travels in the system message.
+		inSystem bool
+	}{
+		"json_schema sends the schema as structured output": {
+			mode:   openai.JSONSchema,
+			format: `{"type": "json_schema", "json_schema": {"name": "verdict", "strict": true, "schema": ` + string(schema.JSON) + `}}`,
+		},
+		"the default is json_schema": {
+			format: `{"type": "json_schema", "json_schema": {"name": "verdict", "strict": true, "schema": ` + string(schema.JSON) + `}}`,
+		},
+		"json_object puts the schema in the system message": {
+			mode: openai.JSONObject, format: `{"type": "json_object"}`, inSystem: true,
+		},
+		"prompt puts the schema in the system message and sends no format": {
+			mode: openai.Prompt, inSystem: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t)
+			b := newBackend(t, srv, func(c *openai.Config) { c.Output = tc.mode })
+			_, err := b.Chat(t.Context(), request())
+			require.NoError(t, err)
+			m := wire(t, srv, 0)
+			if tc.format == "" {
+				assert.NotContains(t, m, "response_format")
+			} else {
+				got, err := json.Marshal(m["response_format"])
+				require.NoError(t, err)
+				assert.JSONEq(t, tc.format, string(got))
+			}
+			msgs := srv.Requests()[0].Messages
+			require.Len(t, msgs, 2, "the schema joins the system message, not a new one")
+			assert.True(t, strings.HasPrefix(msgs[0].Content, "You grade answers."))
+			assert.Equal(t, tc.inSystem, strings.Contains(msgs[0].Content, string(schema.JSON)))
+			assert.Equal(t, "Is the answer supported?", msgs[1].Content)
+		})
+	}
+}
+
+func TestSchemaWithoutSystemMessageGetsOne(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t)
+	b := newBackend(t, srv, func(c *openai.Config) { c.Output = openai.Prompt })
+	_, err := b.Chat(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "grade"}}, Schema: schema})
+	require.NoError(t, err)
+	msgs := srv.Requests()[0].Messages
+	require.Len(t, msgs, 2)
+	assert.Equal(t, goopenai.ChatMessageRoleSystem, msgs[0].Role)
+	assert.Contains(t, msgs[0].Content, string(schema.JSON))
+}
+
+func TestNew(t *testing.T) {
+	t.Parallel()
+	_, err := openai.New(openai.Config{Model: "m", Output: "xml"})
+	assert.ErrorContains(t, err, `unknown output mode "xml"`)
+	_, err = openai.New(openai.Config{})
+	assert.ErrorContains(t, err, "Model is required")
+	b, err := openai.New(openai.Config{Model: "gpt-4o-mini"})
+	require.NoError(t, err)
+	assert.Equal(t, "openai:gpt-4o-mini", b.Name())
+}
+
+func TestUsageIsTheServers(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Content: good, PromptTokens: 123, CompletionTokens: 45}))
+	c := newClient(newBackend(t, srv, nil), nil)
+	resp, err := c.Chat(t.Context(), request())
+	require.NoError(t, err)
+	assert.Equal(t, 123, resp.Usage.TokensIn)
+	assert.Equal(t, 45, resp.Usage.TokensOut)
+	assert.Equal(t, 1, resp.Usage.Calls)
+	assert.False(t, resp.Usage.Estimated)
+	assert.Equal(t, resp.Usage.TokensIn, c.Usage().TokensIn)
+}
+
+func TestStatusErrors(t *testing.T) {
+	t.Parallel()
+	date := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
+	tests := map[string]struct {
+		reply      llmtest.Reply
+		code       int
+		retryAfter time.Duration // at least
+		message    string
+		apiError   bool
+	}{
+		"429 with Retry-After seconds": {
+			reply: llmtest.Reply{Status: 429, RetryAfter: "7"}, code: 429, retryAfter: 7 * time.Second,
+			message: "llmtest: scripted Too Many Requests", apiError: true,
+		},
+		"503 with Retry-After date": {
+			reply: llmtest.Reply{Status: 503, RetryAfter: date}, code: 503, retryAfter: 20 * time.Second,
+			message: "llmtest: scripted Service Unavailable", apiError: true,
+		},
+		"502 HTML body": {
+			reply: llmtest.Reply{Status: 502, Body: "<html>Bad gateway</html>"}, code: 502,
+			message: "<html>Bad gateway</html>",
+		},
+		"500 JSON without an error object": {
+			reply: llmtest.Reply{Status: 500, Body: `{"detail": "boom"}`}, code: 500,
+			message: `{"detail": "boom"}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Script(tc.reply))
+			_, err := newBackend(t, srv, nil).Chat(t.Context(), request())
+			var se *llm.StatusError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tc.code, se.Code)
+			assert.GreaterOrEqual(t, se.RetryAfter, tc.retryAfter)
+			assert.LessOrEqual(t, se.RetryAfter, tc.retryAfter+11*time.Second)
+			assert.Equal(t, tc.message, se.Message)
+			var ae *goopenai.APIError
+			var re *goopenai.RequestError
+			if tc.apiError {
+				assert.ErrorAs(t, err, &ae, "the SDK's error stays reachable")
+			} else {
+				assert.ErrorAs(t, err, &re, "the SDK's error stays reachable")
+			}
+		})
+	}
+}
+
+func TestTransportErrorsPassThrough(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	url := closed.URL + "/v1"
+	closed.Close()
+	b, err := openai.New(openai.Config{BaseURL: url, Model: "judge-1"})
+	require.NoError(t, err)
+	_, err = b.Chat(t.Context(), request())
+	require.ErrorIs(t, err, syscall.ECONNREFUSED)
+	var se *llm.StatusError
+	assert.False(t, errors.As(err, &se))
+	assert.True(t, llm.Temporary(err))
+}
+
+func TestEmbed(t *testing.T) {
+	t.Parallel()
+	t.Run("returns one vector per text in order with the server's usage", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t, llmtest.Dim(4))
+		texts := []string{"alpha", "beta gamma", "delta"}
+		vecs, u, err := newBackend(t, srv, nil).Embed(t.Context(), texts)
+		require.NoError(t, err)
+		require.Len(t, vecs, 3)
+		for i, text := range texts {
+			assert.Equal(t, llmtest.Vector(text, 4), vecs[i])
+		}
+		assert.Equal(t, llmtest.Tokens("alpha")+llmtest.Tokens("beta gamma")+llmtest.Tokens("delta"), u.TokensIn)
+		assert.Equal(t, [][]string{texts}, srv.EmbedInputs())
+	})
+	t.Run("without an embedding model is ErrNoEmbeddings and no call", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t)
+		b := newBackend(t, srv, func(c *openai.Config) { c.EmbeddingModel = "" })
+		_, _, err := newClient(b, nil).Embed(t.Context(), []string{"x"})
+		require.ErrorIs(t, err, llm.ErrNoEmbeddings)
+		assert.Zero(t, srv.EmbedCalls())
+	})
+	t.Run("a 503 is retried", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t, llmtest.EmbedScript(llmtest.Reply{Status: 503}))
+		vecs, u, err := newClient(newBackend(t, srv, nil), nil).Embed(t.Context(), []string{"x"})
+		require.NoError(t, err)
+		assert.Len(t, vecs, 1)
+		assert.Equal(t, 2, srv.EmbedCalls())
+		assert.Equal(t, 1, u.Retries)
+		assert.False(t, u.Estimated)
+	})
+}
+
+// memCache is an in-memory llm.Cache.
+type memCache struct {
+	mu   sync.Mutex
+	m    map[string]llm.Response
+	puts int
+}
+
+func (c *memCache) Get(_ context.Context, key string) (llm.Response, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[key]
+	return r, ok, nil
+}
+
+func (c *memCache) Put(_ context.Context, key string, r llm.Response) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]llm.Response{}
+	}
+	c.m[key] = r
+	c.puts++
+	return nil
+}
+
+func TestCache(t *testing.T) {
+	t.Parallel()
+	t.Run("a second identical chat makes no server call", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t, llmtest.Default(ok))
+		c := newClient(newBackend(t, srv, nil), &memCache{})
+		first, err := c.Chat(t.Context(), request())
+		require.NoError(t, err)
+		second, err := c.Chat(t.Context(), request())
+		require.NoError(t, err)
+		assert.Equal(t, 1, srv.Calls())
+		assert.False(t, first.Cached)
+		assert.True(t, second.Cached)
+		assert.Equal(t, first.Content, second.Content)
+		assert.Equal(t, 1, second.Usage.CacheHits)
+		assert.Zero(t, second.Usage.Calls)
+	})
+	t.Run("a failed call is not cached", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Status: 400}), llmtest.Default(ok))
+		cache := &memCache{}
+		c := newClient(newBackend(t, srv, nil), cache)
+		_, err := c.Chat(t.Context(), request())
+		require.Error(t, err)
+		assert.Zero(t, cache.puts)
+		_, err = c.Chat(t.Context(), request())
+		require.NoError(t, err)
+		_, err = c.Chat(t.Context(), request())
+		require.NoError(t, err)
+		assert.Equal(t, 2, srv.Calls())
+	})
+	t.Run("an invalid JSON reply is not cached", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Content: `{"score": 4}`}), llmtest.Default(ok))
+		cache := &memCache{}
+		c := newClient(newBackend(t, srv, nil), cache)
+		var got verdict
+		_, err := llm.ChatJSON(t.Context(), c, request(), &got)
+		require.NoError(t, err)
+		assert.Equal(t, 1, cache.puts, "only the repaired reply")
+		_, err = llm.ChatJSON(t.Context(), c, request(), &got)
+		require.NoError(t, err)
+		assert.Equal(t, 3, srv.Calls(), "the bad reply was not replayed: the request was sent again")
+		assert.Equal(t, 2, cache.puts)
+	})
+	t.Run("10 concurrent identical requests make 1 server call", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: good, Delay: 200 * time.Millisecond}))
+		c := newClient(newBackend(t, srv, nil), nil)
+		var wg sync.WaitGroup
+		errs := make([]error, 10)
+		for i := range errs {
+			wg.Go(func() {
+				_, errs[i] = c.Chat(t.Context(), request())
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err)
+		}
+		assert.Equal(t, 1, srv.Calls())
+		assert.Equal(t, 1, c.Usage().Calls, "only the leader pays")
+	})
+}

@@ -11,6 +11,11 @@ func (v ResearchView) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Score card: %s\n\n", strings.ToUpper(v.Status))
 	fmt.Fprintf(&b, "%s\n\n", v.Reason)
+	fmt.Fprintf(&b, "Judge: %s. Neutral defaults after judge errors: %d.", v.Judge, v.Defaulted)
+	if u := v.LLMUsage; u != nil {
+		fmt.Fprintf(&b, " LLM calls: %d, tokens %d in / %d out, cost $%.4f.", u.Calls, u.TokensIn, u.TokensOut, u.CostUSD)
+	}
+	b.WriteString("\n\n")
 	q := v.QualityScore
 	b.WriteString("| Dimension | Points |\n|---|---|\n")
 	for _, row := range []struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/judges"
 )
 
 // Options are what a run needs besides the profile and the sample. The zero
@@ -24,6 +25,17 @@ type Options struct {
 	Tiers *heuristics.Tiers
 	// Concurrency bounds the scorers run at once; 0 means GOMAXPROCS.
 	Concurrency int
+	// Model, when set, judges the dimensions that have an LLM judge
+	// (completeness in the research profile); nil keeps them offline.
+	Model judges.Model
+}
+
+// judge names what judges the model-based dimensions.
+func (o Options) judge() string {
+	if o.Model == nil || o.Model.Name() == "offline" {
+		return judges.MethodOffline
+	}
+	return "llm:" + o.Model.Name()
 }
 
 // Scorers builds the profile's scorers, in profile order.
@@ -44,6 +56,9 @@ func (s ScorerSpec) build(opt Options) eval.Scorer {
 	case "source_diversity":
 		return heuristics.Diversity{MinUnique: s.MinUnique, Max: s.Max}
 	case "completeness":
+		if opt.Model != nil {
+			return judges.Completeness{Model: opt.Model, Max: s.Max}
+		}
 		return heuristics.Completeness{Max: s.Max}
 	case "clarity":
 		return heuristics.Clarity{MaxAvgSentenceWords: s.MaxAvgSentenceWords, MaxSentenceWords: s.MaxSentenceWords, NearDuplicate: s.NearDuplicate, Max: s.Max}
@@ -85,5 +100,7 @@ func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Ca
 	if err := g.Wait(); err != nil {
 		return eval.Card{}, err
 	}
-	return p.Verdict(scores), nil
+	card := p.Verdict(scores)
+	card.Judge = opt.judge()
+	return card, nil
 }

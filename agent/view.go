@@ -9,14 +9,19 @@ import (
 // ResearchView is the research card in seed 000's shape: the form `assay
 // score` prints as JSON. Its top-level keys are fixed.
 type ResearchView struct {
-	Profile       string             `json:"profile"`
-	Status        string             `json:"status"`
-	Reason        string             `json:"reason"`
-	PassThreshold float64            `json:"pass_threshold"`
-	QualityScore  ResearchPoints     `json:"quality_score"`
-	Details       ResearchDetails    `json:"details"`
-	Fixes         []eval.Fix         `json:"fixes"`
-	maxima        map[string]float64 // per metric, for the YAML "X/5" form
+	Profile       string          `json:"profile"`
+	Status        string          `json:"status"`
+	Reason        string          `json:"reason"`
+	PassThreshold float64         `json:"pass_threshold"`
+	QualityScore  ResearchPoints  `json:"quality_score"`
+	Details       ResearchDetails `json:"details"`
+	Fixes         []eval.Fix      `json:"fixes"`
+	// Judge names what judged the model-based dimensions; Defaulted counts
+	// judge failures that fell back to the neutral grade.
+	Judge     string             `json:"judge"`
+	Defaulted int                `json:"defaulted_scores"`
+	LLMUsage  *eval.Usage        `json:"llm_usage,omitempty"`
+	maxima    map[string]float64 // per metric, for the YAML "X/5" form
 }
 
 // ResearchPoints are the points per dimension and the total.
@@ -49,11 +54,16 @@ func NewResearchView(c eval.Card) ResearchView {
 	v := ResearchView{
 		Profile: c.Profile, Status: c.Status, Reason: c.Reason, PassThreshold: c.PassThreshold,
 		Fixes: c.Fixes, maxima: map[string]float64{"total": c.Max},
+		Judge: c.Judge, Defaulted: c.Defaulted,
 		Details: ResearchDetails{GapsIdentified: []string{}, ClarityIssues: []string{}, CitationIssues: []string{},
 			Sources: []eval.SourceRating{}, Claims: []eval.Claim{}},
 	}
 	if v.Fixes == nil {
 		v.Fixes = []eval.Fix{}
+	}
+	if c.Usage.Calls > 0 {
+		u := c.Usage
+		v.LLMUsage = &u
 	}
 	v.QualityScore.Total = c.Total
 	for _, s := range c.Scores {
@@ -115,6 +125,13 @@ func (v ResearchView) YAML() any {
 		Action      string `yaml:"action"`
 		RerunStages []int  `yaml:"rerun_stages,flow"`
 	}
+	type usage struct {
+		Calls     int     `yaml:"calls"`
+		TokensIn  int     `yaml:"tokens_in"`
+		TokensOut int     `yaml:"tokens_out"`
+		CostUSD   float64 `yaml:"cost_usd"`
+		LatencyS  float64 `yaml:"latency_s"`
+	}
 	type card struct {
 		QualityScore  qs      `yaml:"quality_score"`
 		Details       details `yaml:"details"`
@@ -122,6 +139,9 @@ func (v ResearchView) YAML() any {
 		PassThreshold float64 `yaml:"pass_threshold"`
 		Reason        string  `yaml:"reason"`
 		Fixes         []fix   `yaml:"fixes"`
+		Judge         string  `yaml:"judge"`
+		Defaulted     int     `yaml:"defaulted_scores"`
+		LLMUsage      *usage  `yaml:"llm_usage,omitempty"`
 	}
 	q := v.QualityScore
 	out := card{
@@ -138,6 +158,10 @@ func (v ResearchView) YAML() any {
 			CitationIssues: v.Details.CitationIssues, Sources: v.Details.Sources,
 		},
 		Status: v.Status, PassThreshold: v.PassThreshold, Reason: v.Reason, Fixes: []fix{},
+		Judge: v.Judge, Defaulted: v.Defaulted,
+	}
+	if u := v.LLMUsage; u != nil {
+		out.LLMUsage = &usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, CostUSD: u.CostUSD, LatencyS: u.Latency.Seconds()}
 	}
 	for _, f := range v.Fixes {
 		out.Fixes = append(out.Fixes, fix(f))

@@ -22,7 +22,10 @@ type Card struct {
 	PassThreshold float64 `json:"pass_threshold"`
 	Fixes         []Fix   `json:"fixes"`
 	// Defaulted counts the scores that fell back to a neutral default.
-	Defaulted int   `json:"defaulted"`
+	Defaulted int `json:"defaulted"`
+	// Judge names what judged the model-based dimensions: "llm:openai:gpt-4o"
+	// or "offline (approximate)" when no model was configured.
+	Judge string `json:"judge,omitempty"`
 	Usage     Usage `json:"usage,omitzero"`
 }
 

@@ -1,0 +1,595 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// MaxLine is the longest JSON Lines line Read accepts: 10 MB.
+const MaxLine = 10 << 20
+
+// Record is one row of a dataset: the sample to score and its human labels.
+type Record struct {
+	// ID is the record's "id"; when the record has none it is "line-N",
+	// N being Line. IDs are unique within a dataset.
+	ID string `json:"id"`
+	// Line is the 1-based line where the record starts.
+	Line int `json:"line"`
+	// Sample is the record mapped to Assay's vocabulary; Sample.ID is ID.
+	Sample eval.Sample `json:"sample"`
+	// Human holds the record's "human" object as decoded JSON (numbers as
+	// float64), nil when it has none.
+	Human map[string]any `json:"human,omitempty"`
+}
+
+// Label reads the binary human label named field ("faithful", "relevant",
+// "hallucinated"). It accepts true/false, the numbers 1/0 and the strings
+// "true"/"false", "yes"/"no", "1"/"0" (any case, surrounding space
+// ignored). The second result is false when the label is absent, null or
+// any other value.
+func (r Record) Label(field string) (bool, bool) {
+	switch v := r.Human[field].(type) {
+	case bool:
+		return v, true
+	case float64:
+		if v == 1 || v == 0 {
+			return v == 1, true
+		}
+	case int:
+		if v == 1 || v == 0 {
+			return v == 1, true
+		}
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "yes", "1":
+			return true, true
+		case "false", "no", "0":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// Field names, per role, in order of precedence. Assay's own name comes
+// first, then RAGAS v1, RAGAS v2 and DeepEval.
+var (
+	queryNames     = []string{"query", "question", "user_input", "input"}
+	answerNames    = []string{"answer", "response", "actual_output"}
+	contextNames   = []string{"contexts", "retrieved_contexts", "retrieval_context"}
+	referenceNames = []string{"reference", "ground_truth", "expected_output"}
+)
+
+var bom = []byte("\xEF\xBB\xBF")
+
+// Load reads the dataset file at path; see Read.
+func Load(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		cause := err
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			cause = pe.Err
+		}
+		return nil, &eval.InputError{File: path, Msg: "cannot open: " + cause.Error(), Err: err}
+	}
+	defer f.Close()
+	return Read(path, f)
+}
+
+// Read reads a dataset from r; name is the file name used in errors, and
+// its extension picks the format:
+//
+//   - ".csv": CSV with a header row. An empty cell is a missing value. A
+//     contexts cell holds a JSON array of strings or, when it is not one,
+//     a single context. A "human" cell holds a JSON object, and columns
+//     named "human.<label>" add labels (as strings) to it.
+//   - ".json": a JSON array of records, or JSON Lines.
+//   - anything else (".jsonl"): JSON Lines, one object a line, blank lines
+//     skipped, each line at most MaxLine bytes.
+//
+// A record's fields, by role (null counts as missing; two names of one role
+// with different values are an error):
+//
+//   - query: query, question (RAGAS v1), user_input (RAGAS v2), input
+//     (DeepEval); a string.
+//   - answer: answer, response, actual_output; a string.
+//   - contexts: contexts, retrieved_contexts, retrieval_context; an array
+//     of strings, which become Sources with IDs "c1", "c2", ... and Text.
+//     Or Assay's own "sources", an array of eval.Source objects.
+//   - reference: reference, ground_truth (when a string), expected_output.
+//     A ground_truth object of numbers is Assay's GroundTruth.
+//   - id (a string or a number), human (an object), metadata (an object).
+//
+// Other fields are ignored. A record needs a query, an answer or contexts.
+//
+// Every error about the content is an *eval.InputError naming name, the
+// line and the field: `data.jsonl:7: contexts: want an array of strings,
+// got number`. Errors of r itself are returned wrapped.
+func Read(name string, r io.Reader) ([]Record, error) {
+	d := &datasetReader{name: name, ids: map[string]int{}}
+	var err error
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".csv":
+		err = d.csvFile(r)
+	case ".json":
+		err = d.jsonFile(r)
+	default:
+		err = d.jsonLines(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(d.recs) == 0 {
+		return nil, &eval.InputError{File: name, Msg: "empty dataset: no records"}
+	}
+	return d.recs, nil
+}
+
+// datasetReader collects the records of one dataset.
+type datasetReader struct {
+	name string
+	recs []Record
+	ids  map[string]int // id -> line
+}
+
+func (d *datasetReader) errAt(line, col int, field, msg string) *eval.InputError {
+	return &eval.InputError{File: d.name, Line: line, Col: col, Field: field, Msg: msg}
+}
+
+// jsonLines reads JSON Lines.
+func (d *datasetReader) jsonLines(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine+1)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		col0 := 0
+		if line == 1 && bytes.HasPrefix(b, bom) {
+			b, col0 = b[len(bom):], len(bom)
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		if err := d.add(line, col0, b); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return d.errAt(line+1, 0, "", fmt.Sprintf("line longer than %d MB", MaxLine>>20))
+		}
+		return fmt.Errorf("bench: read %s: %w", d.name, err)
+	}
+	return nil
+}
+
+// jsonFile reads a ".json" file: an array of records, or JSON Lines.
+func (d *datasetReader) jsonFile(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("bench: read %s: %w", d.name, err)
+	}
+	data = bytes.TrimPrefix(data, bom)
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '[' {
+		return d.jsonLines(bytes.NewReader(data))
+	}
+	lineCol := func(off int) (int, int) {
+		off = min(max(off, 0), len(data))
+		return bytes.Count(data[:off], []byte{'\n'}) + 1, off - bytes.LastIndexByte(data[:off], '\n')
+	}
+	var all []json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			off := int(se.Offset) - 1
+			if strings.HasPrefix(se.Error(), "unexpected end") {
+				off = len(data)
+			}
+			line, col := lineCol(off)
+			e := d.errAt(line, col, "", "invalid JSON: "+se.Error())
+			e.Err = err
+			return e
+		}
+		return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
+	}
+	// The document is valid: walk it again for each element's offset.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // [
+		return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
+	}
+	for i := 0; dec.More(); i++ {
+		off := int(dec.InputOffset())
+		for off < len(data) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+			off++
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
+		}
+		line, _ := lineCol(off)
+		if err := d.add(line, 0, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add decodes one JSON object starting on line.
+func (d *datasetReader) add(line, col0 int, b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			col := int(se.Offset)
+			if strings.HasPrefix(se.Error(), "unexpected end") {
+				col = len(b) + 1
+			}
+			e := d.errAt(line, col0+max(col, 1), "", "invalid JSON: "+se.Error())
+			e.Err = err
+			return e
+		case errors.As(err, &te):
+			return d.errAt(line, 0, "", "want a JSON object, got "+kindName(te.Value))
+		}
+		e := d.errAt(line, 0, "", "invalid JSON: "+err.Error())
+		e.Err = err
+		return e
+	}
+	if fields == nil {
+		return d.errAt(line, 0, "", "want a JSON object, got null")
+	}
+	rec, ierr := decodeRecord(fields)
+	if ierr != nil {
+		ierr.File, ierr.Line = d.name, line
+		return ierr
+	}
+	return d.keep(line, rec)
+}
+
+// keep assigns the record's line and default ID and checks the ID is new.
+func (d *datasetReader) keep(line int, rec Record) error {
+	rec.Line = line
+	if rec.ID == "" {
+		rec.ID = "line-" + strconv.Itoa(line)
+	}
+	if first, dup := d.ids[rec.ID]; dup {
+		return d.errAt(line, 0, "id", fmt.Sprintf("duplicate id %q (first on line %d)", rec.ID, first))
+	}
+	d.ids[rec.ID] = line
+	rec.Sample.ID = rec.ID
+	d.recs = append(d.recs, rec)
+	return nil
+}
+
+// csvFile reads CSV with a header row.
+func (d *datasetReader) csvFile(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
+		_, _ = br.Discard(len(bom))
+	}
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = 0 // every row as wide as the header
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil // no records
+	}
+	if err != nil {
+		return d.csvErr(err)
+	}
+	header = slices.Clone(header)
+	column := map[string]int{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		header[i] = h
+		if _, dup := column[h]; dup && h != "" {
+			return d.errAt(1, 0, h, "duplicate column")
+		}
+		column[h] = i
+	}
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return d.csvErr(err)
+		}
+		line, _ := cr.FieldPos(0)
+		fields := map[string]json.RawMessage{}
+		var labels map[string]any
+		for i, h := range header {
+			cell := row[i]
+			if strings.TrimSpace(cell) == "" {
+				continue // a missing value
+			}
+			if label, ok := strings.CutPrefix(h, "human."); ok && label != "" {
+				if labels == nil {
+					labels = map[string]any{}
+				}
+				labels[label] = cell
+				continue
+			}
+			raw, msg := csvCell(h, cell)
+			if msg != "" {
+				l, c := cr.FieldPos(i)
+				return d.errAt(l, c, h, msg)
+			}
+			fields[h] = raw
+		}
+		rec, ierr := decodeRecord(fields)
+		if ierr != nil {
+			ierr.File, ierr.Line = d.name, line
+			root, _, _ := strings.Cut(ierr.Field, "[")
+			root, _, _ = strings.Cut(root, ".")
+			if i, ok := column[root]; ok && ierr.Field != "" {
+				ierr.Line, ierr.Col = cr.FieldPos(i)
+			}
+			return ierr
+		}
+		if labels != nil {
+			if rec.Human == nil {
+				rec.Human = map[string]any{}
+			}
+			for k, v := range labels {
+				rec.Human[k] = v
+			}
+		}
+		if err := d.keep(line, rec); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *datasetReader) csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &eval.InputError{File: d.name, Line: pe.Line, Col: pe.Column, Msg: "invalid CSV: " + pe.Err.Error(), Err: err}
+	}
+	return fmt.Errorf("bench: read %s: %w", d.name, err)
+}
+
+// csvCell turns a CSV cell into the JSON value of the field, or returns
+// why it cannot.
+func csvCell(field, cell string) (json.RawMessage, string) {
+	trimmed := strings.TrimSpace(cell)
+	switch {
+	case slices.Contains(contextNames, field):
+		if strings.HasPrefix(trimmed, "[") && json.Valid([]byte(trimmed)) {
+			return json.RawMessage(trimmed), ""
+		}
+		return jsonString([]string{cell}), ""
+	case field == "human" || field == "metadata":
+		if !strings.HasPrefix(trimmed, "{") || !json.Valid([]byte(trimmed)) {
+			return nil, "want a JSON object, got text that is not one"
+		}
+		return json.RawMessage(trimmed), ""
+	case field == "sources":
+		if !strings.HasPrefix(trimmed, "[") || !json.Valid([]byte(trimmed)) {
+			return nil, "want a JSON array, got text that is not one"
+		}
+		return json.RawMessage(trimmed), ""
+	case field == "ground_truth":
+		if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
+			return json.RawMessage(trimmed), ""
+		}
+	}
+	return jsonString(cell), ""
+}
+
+func jsonString(v any) json.RawMessage {
+	b, _ := json.Marshal(v) // strings and string slices always marshal
+	return b
+}
+
+// decodeRecord maps the fields of one record. An error is an InputError
+// with Field and Msg set; the caller adds where.
+func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) {
+	var rec Record
+	var s eval.Sample
+	query, hasQuery, err := pickString(fields, queryNames)
+	if err != nil {
+		return rec, err
+	}
+	answer, hasAnswer, err := pickString(fields, answerNames)
+	if err != nil {
+		return rec, err
+	}
+	s.Query, s.Answer = query, answer
+
+	// ground_truth is a reference answer (RAGAS) when a string, Assay's
+	// GroundTruth when an object.
+	refNames := referenceNames
+	if raw, ok := fields["ground_truth"]; ok && kind(raw) == "object" {
+		refNames = slices.DeleteFunc(slices.Clone(refNames), func(n string) bool { return n == "ground_truth" })
+		if s.GroundTruth, err = numbers("ground_truth", raw); err != nil {
+			return rec, err
+		}
+	}
+	if s.Reference, _, err = pickString(fields, refNames); err != nil {
+		return rec, err
+	}
+
+	contexts, ctxName, err := pickContexts(fields)
+	if err != nil {
+		return rec, err
+	}
+	for i, c := range contexts {
+		s.Sources = append(s.Sources, eval.Source{ID: "c" + strconv.Itoa(i+1), Text: c})
+	}
+	hasContexts := ctxName != ""
+	if raw, ok := fields["sources"]; ok && kind(raw) != "null" {
+		if hasContexts {
+			return rec, &eval.InputError{Field: "sources", Msg: "conflicts with " + ctxName}
+		}
+		hasContexts = true
+		if kind(raw) != "array" {
+			return rec, &eval.InputError{Field: "sources", Msg: "want an array of sources, got " + kind(raw)}
+		}
+		if err := json.Unmarshal(raw, &s.Sources); err != nil {
+			return rec, &eval.InputError{Field: "sources", Msg: "want an array of sources: " + strings.TrimPrefix(err.Error(), "json: "), Err: err}
+		}
+	}
+	if !hasQuery && !hasAnswer && !hasContexts {
+		return rec, &eval.InputError{Msg: "record has no question, answer or contexts"}
+	}
+
+	if raw, ok := fields["id"]; ok {
+		switch kind(raw) {
+		case "string":
+			_ = json.Unmarshal(raw, &rec.ID)
+		case "number":
+			rec.ID = string(bytes.TrimSpace(raw))
+		case "null":
+		default:
+			return rec, &eval.InputError{Field: "id", Msg: "want a string or a number, got " + kind(raw)}
+		}
+	}
+	if rec.Human, err = object(fields, "human"); err != nil {
+		return rec, err
+	}
+	if s.Metadata, err = object(fields, "metadata"); err != nil {
+		return rec, err
+	}
+	rec.Sample = s
+	return rec, nil
+}
+
+// pickString returns the string of the first field of names present and
+// not null. Another of them with a different value is an error.
+func pickString(fields map[string]json.RawMessage, names []string) (string, bool, *eval.InputError) {
+	var val, first string
+	for _, n := range names {
+		raw, ok := fields[n]
+		if !ok || kind(raw) == "null" {
+			continue
+		}
+		if kind(raw) != "string" {
+			return "", false, &eval.InputError{Field: n, Msg: "want a string, got " + kind(raw)}
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", false, &eval.InputError{Field: n, Msg: "invalid string: " + err.Error(), Err: err}
+		}
+		switch {
+		case first == "":
+			val, first = s, n
+		case s != val:
+			return "", false, &eval.InputError{Field: n, Msg: "conflicts with " + first}
+		}
+	}
+	return val, first != "", nil
+}
+
+// pickContexts is pickString for the contexts, arrays of strings. The
+// name is the field used, "" when none is present.
+func pickContexts(fields map[string]json.RawMessage) ([]string, string, *eval.InputError) {
+	var val []string
+	var first string
+	for _, n := range contextNames {
+		raw, ok := fields[n]
+		if !ok || kind(raw) == "null" {
+			continue
+		}
+		if kind(raw) != "array" {
+			return nil, "", &eval.InputError{Field: n, Msg: "want an array of strings, got " + kind(raw)}
+		}
+		var elems []json.RawMessage
+		if err := json.Unmarshal(raw, &elems); err != nil {
+			return nil, "", &eval.InputError{Field: n, Msg: "invalid array: " + err.Error(), Err: err}
+		}
+		texts := make([]string, 0, len(elems))
+		for i, e := range elems {
+			var t string
+			if kind(e) != "string" || json.Unmarshal(e, &t) != nil {
+				return nil, "", &eval.InputError{Field: fmt.Sprintf("%s[%d]", n, i), Msg: "want a string, got " + kind(e)}
+			}
+			texts = append(texts, t)
+		}
+		switch {
+		case first == "":
+			val, first = texts, n
+		case !slices.Equal(texts, val):
+			return nil, "", &eval.InputError{Field: n, Msg: "conflicts with " + first}
+		}
+	}
+	return val, first, nil
+}
+
+// object decodes an optional object field; null is nil.
+func object(fields map[string]json.RawMessage, name string) (map[string]any, *eval.InputError) {
+	raw, ok := fields[name]
+	if !ok || kind(raw) == "null" {
+		return nil, nil
+	}
+	if kind(raw) != "object" {
+		return nil, &eval.InputError{Field: name, Msg: "want an object, got " + kind(raw)}
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, &eval.InputError{Field: name, Msg: "invalid object: " + strings.TrimPrefix(err.Error(), "json: "), Err: err}
+	}
+	return m, nil
+}
+
+// numbers decodes an object of numbers.
+func numbers(name string, raw json.RawMessage) (map[string]float64, *eval.InputError) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, &eval.InputError{Field: name, Msg: "want an object of numbers, got " + kind(raw)}
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		var f float64
+		if kind(v) != "number" {
+			return nil, &eval.InputError{Field: name + "." + k, Msg: "want a number, got " + kind(v)}
+		}
+		if err := json.Unmarshal(v, &f); err != nil {
+			return nil, &eval.InputError{Field: name + "." + k, Msg: "number out of range: " + string(v)}
+		}
+		out[k] = f
+	}
+	return out, nil
+}
+
+// kind names the JSON type of a valid value.
+func kind(raw json.RawMessage) string {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// kindName maps json.UnmarshalTypeError's Value to kind's names.
+func kindName(v string) string {
+	if v == "bool" {
+		return "boolean"
+	}
+	return v
+}

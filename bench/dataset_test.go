@@ -1,0 +1,294 @@
+package bench
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// full is the record every naming convention below describes.
+var full = Record{
+	ID: "s1", Line: 1,
+	Sample: eval.Sample{
+		ID: "s1", Query: "Who wrote it?", Answer: "Ada wrote it.",
+		Sources:   []eval.Source{{ID: "c1", Text: "Ada wrote it in 1843."}, {ID: "c2", Text: "Notes, \"G\"."}},
+		Reference: "Ada Lovelace.",
+	},
+	Human: map[string]any{"faithful": true},
+}
+
+func TestReadAcceptsEachNamingConvention(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		name, data string
+	}{
+		"assay jsonl":        {"d.jsonl", `{"id":"s1","query":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843.","Notes, \"G\"."],"reference":"Ada Lovelace.","human":{"faithful":true}}`},
+		"ragas v1 jsonl":     {"d.jsonl", `{"id":"s1","question":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843.","Notes, \"G\"."],"ground_truth":"Ada Lovelace.","human":{"faithful":true},"meta":{"x":1}}`},
+		"ragas v2 jsonl":     {"d.jsonl", `{"id":"s1","user_input":"Who wrote it?","response":"Ada wrote it.","retrieved_contexts":["Ada wrote it in 1843.","Notes, \"G\"."],"reference":"Ada Lovelace.","human":{"faithful":true}}`},
+		"deepeval jsonl":     {"d.jsonl", `{"id":"s1","input":"Who wrote it?","actual_output":"Ada wrote it.","retrieval_context":["Ada wrote it in 1843.","Notes, \"G\"."],"expected_output":"Ada Lovelace.","human":{"faithful":true}}`},
+		"json array":         {"d.json", "[\n" + `{"id":"s1","question":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843.","Notes, \"G\"."],"ground_truth":"Ada Lovelace.","human":{"faithful":true}}` + "\n]"},
+		"json holding lines": {"d.json", `{"id":"s1","question":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843.","Notes, \"G\"."],"ground_truth":"Ada Lovelace.","human":{"faithful":true}}`},
+		"no extension is jsonl, with bom and crlf": {"d", "\xEF\xBB\xBF" + `{"id":"s1","question":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843.","Notes, \"G\"."],"ground_truth":"Ada Lovelace.","human":{"faithful":true}}` + "\r\n\r\n"},
+		"ragas v1 csv with a json array of contexts": {"d.csv", "id,question,answer,contexts,ground_truth,human\n" +
+			`s1,Who wrote it?,Ada wrote it.,"[""Ada wrote it in 1843."",""Notes, \""G\"".""]",Ada Lovelace.,"{""faithful"":true}"` + "\n"},
+		"ragas v2 csv": {"d.csv", "id,user_input,response,retrieved_contexts,reference,human\n" +
+			`s1,Who wrote it?,Ada wrote it.,"[""Ada wrote it in 1843."",""Notes, \""G\"".""]",Ada Lovelace.,"{""faithful"":true}"` + "\n"},
+		"deepeval csv": {"d.CSV", "id,input,actual_output,retrieval_context,expected_output,human\n" +
+			`s1,Who wrote it?,Ada wrote it.,"[""Ada wrote it in 1843."",""Notes, \""G\"".""]",Ada Lovelace.,"{""faithful"":true}"` + "\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Read(tc.name, strings.NewReader(tc.data))
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			want := full
+			if strings.HasPrefix(tc.data, "[") || strings.HasSuffix(strings.ToLower(tc.name), ".csv") {
+				want.Line = 2 // after the bracket or the header
+			}
+			assert.Equal(t, want, got[0])
+		})
+	}
+}
+
+func TestReadMapsTheOtherFields(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		name, data string
+		want       []Record
+	}{
+		"null answer and a number label, as in a relevance set": {
+			"d.jsonl",
+			`{"id":"m-1","source":"msmarco","question":"what is rba","answer":null,"contexts":["RBA is..."],"reference":null,"human":{"relevant":1}}`,
+			[]Record{{ID: "m-1", Line: 1, Sample: eval.Sample{ID: "m-1", Query: "what is rba", Sources: []eval.Source{{ID: "c1", Text: "RBA is..."}}}, Human: map[string]any{"relevant": 1.0}}},
+		},
+		"empty contexts, no question, default ids by line": {
+			"d.jsonl",
+			`{"question":null,"answer":"x","contexts":[]}` + "\n\n" + `{"answer":"y"}`,
+			[]Record{
+				{ID: "line-1", Line: 1, Sample: eval.Sample{ID: "line-1", Answer: "x"}},
+				{ID: "line-3", Line: 3, Sample: eval.Sample{ID: "line-3", Answer: "y"}},
+			},
+		},
+		"assay's own sources, ground truth numbers, metadata and a number id": {
+			"d.jsonl",
+			`{"id":7,"query":"q","sources":[{"id":"d1","url":"https://a.example","text":"t","score":0.5}],"ground_truth":{"rate":0.25},"metadata":{"k":"v"}}`,
+			[]Record{{ID: "7", Line: 1, Sample: eval.Sample{ID: "7", Query: "q",
+				Sources:     []eval.Source{{ID: "d1", URL: "https://a.example", Text: "t", Score: 0.5}},
+				GroundTruth: map[string]float64{"rate": 0.25}, Metadata: map[string]any{"k": "v"}}}},
+		},
+		"the same value under two names": {
+			"d.jsonl",
+			`{"query":"q","question":"q"}`,
+			[]Record{{ID: "line-1", Line: 1, Sample: eval.Sample{ID: "line-1", Query: "q"}}},
+		},
+		"csv: a plain context, empty cells, human columns, quoted newline": {
+			"d.csv",
+			"question,answer,contexts,human.relevant,notes\n" +
+				"\"two\nlines\",,[citation needed] is plain text,yes,x\n" +
+				"q2,a2,,,\n",
+			[]Record{
+				{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "two\nlines", Sources: []eval.Source{{ID: "c1", Text: "[citation needed] is plain text"}}}, Human: map[string]any{"relevant": "yes"}},
+				{ID: "line-4", Line: 4, Sample: eval.Sample{ID: "line-4", Query: "q2", Answer: "a2"}},
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Read(tc.name, strings.NewReader(tc.data))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestReadRejectsBadInput(t *testing.T) {
+	t.Parallel()
+	ok := `{"id":"a","question":"q"}`
+	tests := map[string]struct {
+		name, data string
+		want       string
+		line, col  int
+		field      string
+	}{
+		"contexts of the wrong type": {"data.jsonl", ok + "\n" + `{"question":"q","contexts":3}`,
+			"data.jsonl:2: contexts: want an array of strings, got number", 2, 0, "contexts"},
+		"a context that is not a string": {"data.jsonl", `{"question":"q","retrieved_contexts":["a",{"t":1}]}`,
+			"data.jsonl:1: retrieved_contexts[1]: want a string, got object", 1, 0, "retrieved_contexts[1]"},
+		"a question that is not a string": {"data.jsonl", `{"question":["q"]}`,
+			"data.jsonl:1: question: want a string, got array", 1, 0, "question"},
+		"a line that is not JSON": {"data.jsonl", ok + "\n" + `{"question": q}`,
+			"data.jsonl:2:14: invalid JSON: invalid character 'q' looking for beginning of value", 2, 14, ""},
+		"a truncated line": {"data.jsonl", `{"question": "q"`,
+			"data.jsonl:1:17: invalid JSON: unexpected end of JSON input", 1, 17, ""},
+		"a line that is not an object": {"data.jsonl", `["q"]`,
+			"data.jsonl:1: want a JSON object, got array", 1, 0, ""},
+		"a null line": {"data.jsonl", `null`,
+			"data.jsonl:1: want a JSON object, got null", 1, 0, ""},
+		"an empty file": {"data.jsonl", "\n \n",
+			"data.jsonl: empty dataset: no records", 0, 0, ""},
+		"an empty csv": {"data.csv", "",
+			"data.csv: empty dataset: no records", 0, 0, ""},
+		"a header only": {"data.csv", "question,answer\n",
+			"data.csv: empty dataset: no records", 0, 0, ""},
+		"nothing to judge": {"data.jsonl", `{"id":"x","reference":"r","human":{"faithful":true}}`,
+			"data.jsonl:1: record has no question, answer or contexts", 1, 0, ""},
+		"duplicate ids": {"data.jsonl", ok + "\n" + `{"id":"b","answer":"x"}` + "\n" + ok,
+			`data.jsonl:3: id: duplicate id "a" (first on line 1)`, 3, 0, "id"},
+		"a human that is not an object": {"data.jsonl", `{"question":"q","human":"yes"}`,
+			"data.jsonl:1: human: want an object, got string", 1, 0, "human"},
+		"an id that is an object": {"data.jsonl", `{"question":"q","id":{}}`,
+			"data.jsonl:1: id: want a string or a number, got object", 1, 0, "id"},
+		"two names with different values": {"data.jsonl", `{"question":"q","user_input":"other"}`,
+			"data.jsonl:1: user_input: conflicts with question", 1, 0, "user_input"},
+		"contexts and sources": {"data.jsonl", `{"contexts":["a"],"sources":[]}`,
+			"data.jsonl:1: sources: conflicts with contexts", 1, 0, "sources"},
+		"ground truth with a text value": {"data.jsonl", `{"question":"q","ground_truth":{"rate":"high"}}`,
+			"data.jsonl:1: ground_truth.rate: want a number, got string", 1, 0, "ground_truth.rate"},
+		"a line over 10 MB": {"data.jsonl", ok + "\n" + `{"question":"` + strings.Repeat("x", MaxLine) + `"}`,
+			"data.jsonl:2: line longer than 10 MB", 2, 0, ""},
+		"a json array with a bad element": {"data.json", "[\n" + ok + ",\n" + `  {"answer": 1}` + "\n]",
+			"data.json:3: answer: want a string, got number", 3, 0, "answer"},
+		"a json array that is cut short": {"data.json", "[\n" + ok + ",\n",
+			"data.json:3:1: invalid JSON: unexpected end of JSON input", 3, 1, ""},
+		"csv: a human cell that is not JSON": {"data.csv", "question,human\nq,faithful\n",
+			"data.csv:2:3: human: want a JSON object, got text that is not one", 2, 3, "human"},
+		"csv: a context array with a number": {"data.csv", "question,contexts\nq,\"[\"\"a\"\", 2]\"\n",
+			"data.csv:2:3: contexts[1]: want a string, got number", 2, 3, "contexts[1]"},
+		"csv: a short row": {"data.csv", "question,answer\nq,a\nq\n",
+			"data.csv:3:1: invalid CSV: wrong number of fields", 3, 1, ""},
+		"csv: a duplicate column": {"data.csv", "question,answer,question\nq,a,q\n",
+			"data.csv:1: question: duplicate column", 1, 0, "question"},
+		"csv: duplicate ids": {"data.csv", "id,question\n1,q\n1,q\n",
+			`data.csv:3: id: duplicate id "1" (first on line 2)`, 3, 0, "id"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Read(tc.name, strings.NewReader(tc.data))
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, tc.name, ie.File)
+			assert.Equal(t, tc.line, ie.Line)
+			assert.Equal(t, tc.col, ie.Col)
+			assert.Equal(t, tc.field, ie.Field)
+		})
+	}
+}
+
+func TestReadWrapsReaderErrors(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	for _, name := range []string{"d.jsonl", "d.json", "d.csv"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Read(name, iotest.ErrReader(boom))
+			require.ErrorIs(t, err, boom)
+			var ie *eval.InputError
+			assert.False(t, errors.As(err, &ie), "a reader failure is not bad input")
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "set.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"id":"x","question":"q","human":{"hallucinated":"no"}}`+"\n"), 0o600))
+
+	got, err := Load(path)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "q", got[0].Sample.Query)
+	l, ok := got[0].Label("hallucinated")
+	assert.True(t, ok)
+	assert.False(t, l)
+
+	missing := filepath.Join(dir, "nope.jsonl")
+	_, err = Load(missing)
+	var ie *eval.InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, missing+": cannot open: no such file or directory", err.Error())
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestRecordLabel(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		value     any
+		want, has bool
+	}{
+		"true":                {true, true, true},
+		"false":               {false, false, true},
+		"one":                 {1.0, true, true},
+		"zero":                {0.0, false, true},
+		"int one":             {1, true, true},
+		"yes":                 {"yes", true, true},
+		"No with space":       {" No ", false, true},
+		"string true":         {"TRUE", true, true},
+		"string 0":            {"0", false, true},
+		"a fraction is not":   {0.5, false, false},
+		"two is not":          {2.0, false, false},
+		"maybe is not":        {"maybe", false, false},
+		"null is absent":      {nil, false, false},
+		"an object is absent": {map[string]any{}, false, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := Record{Human: map[string]any{"faithful": tc.value}}.Label("faithful")
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.has, ok)
+		})
+	}
+	t.Run("absent", func(t *testing.T) {
+		t.Parallel()
+		_, ok := Record{Human: map[string]any{"relevant": true}}.Label("faithful")
+		assert.False(t, ok)
+		_, ok = Record{}.Label("faithful")
+		assert.False(t, ok)
+	})
+}
+
+func FuzzRead(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"a","question":"q","answer":"a","contexts":["c"],"human":{"faithful":true}}`,
+		`{"user_input":"q","retrieved_contexts":["a",1]}` + "\n" + `[1]`,
+		`{"ground_truth":{"x":1e999},"query":"q"}`,
+		"[\n" + `{"answer":"x"}` + ",\n]",
+		"question,contexts,human\nq,\"[\"\"a\"\"]\",\"{}\"\n",
+		"\xEF\xBB\xBFid,human.faithful\n1,yes\n",
+	} {
+		for _, name := range []string{"f.jsonl", "f.json", "f.csv"} {
+			f.Add(name, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, name, data string) {
+		recs, err := Read(name, strings.NewReader(data))
+		if err != nil {
+			var ie *eval.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error is not an *eval.InputError: %v", err)
+			}
+			return
+		}
+		ids := map[string]bool{}
+		for _, r := range recs {
+			if r.ID == "" || ids[r.ID] || r.Line < 1 || r.Sample.ID != r.ID {
+				t.Fatalf("bad record %+v", r)
+			}
+			ids[r.ID] = true
+		}
+	})
+}

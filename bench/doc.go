@@ -1,0 +1,20 @@
+// Package bench runs scorers over datasets offline and measures how well
+// they agree with human labels.
+//
+// A dataset is a JSON Lines or CSV file of RAG samples. [Load] and [Read]
+// accept Assay's own field names and those of RAGAS (v1 and v2) and
+// DeepEval, and keep each record's human labels:
+//
+//	recs, err := bench.Load("faithbench.dev.jsonl")
+//	if err != nil {
+//		return err // an *eval.InputError naming file, line and field
+//	}
+//	res, err := bench.Agree(ctx, recs, bench.Job{Scorer: judge, Metric: "faithfulness"},
+//		bench.AgreeOptions{Label: "faithful", Threshold: &defaultThreshold})
+//	fmt.Print(res.Markdown())
+//
+// [Agree] scores every labelled record in parallel and compares the values
+// with the labels: ROC AUC, the confusion matrix at a fixed threshold, and
+// the threshold with the best balanced accuracy ([BestThreshold]).
+// Defaulted scores are counted and left out of the statistics.
+package bench

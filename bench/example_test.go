@@ -1,0 +1,41 @@
+package bench_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/assaylabs/assay/bench"
+)
+
+func ExampleRead() {
+	data := `{"id":"q1","user_input":"Who wrote it?","response":"Ada.","retrieved_contexts":["Ada wrote it."],"human":{"faithful":"yes"}}
+{"id":"q2","question":"When?","answer":null,"contexts":["In 1843."],"human":{"relevant":0}}
+`
+	recs, err := bench.Read("set.jsonl", strings.NewReader(data))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range recs {
+		faithful, ok := r.Label("faithful")
+		fmt.Printf("%s line %d: %q, %s=%q, faithful=%v (labelled %v)\n",
+			r.ID, r.Line, r.Sample.Query, r.Sample.Sources[0].ID, r.Sample.Sources[0].Text, faithful, ok)
+	}
+
+	_, err = bench.Read("set.jsonl", strings.NewReader(`{"question":"q","contexts":"one"}`))
+	fmt.Println(err)
+	// Output:
+	// q1 line 1: "Who wrote it?", c1="Ada wrote it.", faithful=true (labelled true)
+	// q2 line 2: "When?", c1="In 1843.", faithful=false (labelled false)
+	// set.jsonl:1: contexts: want an array of strings, got string
+}
+
+func ExampleBestThreshold() {
+	values := []float64{0.7, 0.1, 0.6, 0.9, 0.3, 0.2}
+	labels := []bool{true, false, false, true, false, true}
+	t, c := bench.BestThreshold(values, labels)
+	fmt.Printf("threshold %.2f: %+v, balanced accuracy %.3f, AUC %.3f\n",
+		t, c, c.BalancedAccuracy(), bench.AUC(values, labels))
+	// Output:
+	// threshold 0.65: {TP:2 FP:0 TN:3 FN:1}, balanced accuracy 0.833, AUC 0.778
+}

@@ -155,8 +155,8 @@ func TestFaults(t *testing.T) {
 		},
 		"attempt timeout then 200": {
 			replies: []llmtest.Reply{{Delay: 10 * time.Second}, ok},
-			timeout: 50 * time.Millisecond,
-			calls:   2, retries: 1, min: 50 * time.Millisecond, max: 2 * time.Second,
+			timeout: 250 * time.Millisecond,
+			calls:   2, retries: 1, min: 250 * time.Millisecond, max: 3 * time.Second,
 		},
 		"connection reset then 200": {
 			replies: []llmtest.Reply{{Reset: true}, ok},
@@ -618,4 +618,20 @@ func TestCache(t *testing.T) {
 		assert.Equal(t, 1, srv.Calls())
 		assert.Equal(t, 1, c.Usage().Calls, "only the leader pays")
 	})
+}
+
+func TestRepairDoesNotInheritFieldsOfTheRejectedReply(t *testing.T) {
+	t.Parallel()
+	// The first reply has a reason but a bad score; the repair drops the
+	// reason. Decoding both into the same value would keep the first
+	// reply's reason and accept a reply that has none.
+	srv := llmtest.New(t, llmtest.Script(
+		llmtest.Reply{Content: `{"score": 9, "reason": "from the rejected reply"}`},
+		llmtest.Reply{Content: `{"score": 4}`},
+	))
+	c := newClient(newBackend(t, srv, nil), nil)
+	var got verdict
+	_, err := llm.ChatJSON(t.Context(), c, request(), &got)
+	require.ErrorIs(t, err, llm.ErrInvalidOutput)
+	assert.Equal(t, 2, srv.Calls())
 }

@@ -131,6 +131,9 @@ func (c *Client) BudgetStops() int {
 	return c.stopped
 }
 
+// Prices is the price table used for costs.
+func (c *Client) Prices() Prices { return c.prices }
+
 // Counter is the token counter used for estimates.
 func (c *Client) Counter() TokenCounter { return c.counter }
 

@@ -1,0 +1,52 @@
+package judges
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+)
+
+// MetricTokenOverlap names the plain baseline every offline judge is
+// measured against.
+const MetricTokenOverlap = "token_overlap"
+
+// TokenOverlap is the plain baseline: the share of the answer's word tokens
+// (of the query's, when there is no answer, as in passage-relevance sets)
+// that occur in the contexts. No stemming, no stop words, no claims.
+type TokenOverlap struct{}
+
+var _ eval.Scorer = TokenOverlap{}
+
+// Score implements eval.Scorer.
+func (TokenOverlap) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
+	text, of := s.Answer, "answer"
+	if strings.TrimSpace(text) == "" {
+		text, of = s.Query, "query"
+	}
+	v := heuristics.TokenOverlap(text, strings.Join(texts(passages(s)), "\n"))
+	return eval.Score{
+		Metric: MetricTokenOverlap, Value: v, Points: v, Max: 1, Method: "baseline",
+		Reason: fmt.Sprintf("%.0f%% of the %s's tokens occur in the contexts", 100*v, of),
+	}, nil
+}
+
+// DefaultThreshold is the value at or above which a judge's result counts
+// as the positive label (faithful, relevant) in agreement reports and
+// gates. Offline thresholds were chosen on the development sets recorded in
+// BENCHMARKS.md.
+func DefaultThreshold(metric string, m Model) float64 {
+	switch metric {
+	case MetricFaithfulness, MetricContextRecall:
+		if offline(m) {
+			return heuristics.DefaultFaithfulThreshold
+		}
+		return 1 // every claim supported
+	case MetricTokenOverlap:
+		return 0.8
+	}
+	// Grades 3-5 of 5 map to values 0.5-1: "partially relevant" or better.
+	return 0.5
+}

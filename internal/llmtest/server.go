@@ -33,6 +33,9 @@ type Reply struct {
 	Status int
 	// RetryAfter, when set, is sent as the Retry-After header.
 	RetryAfter string
+	// Header holds other response headers (retry-after-ms,
+	// x-ratelimit-*).
+	Header http.Header
 	// Body, when set, is sent verbatim instead of a generated body (for
 	// malformed or cut-off JSON).
 	Body string
@@ -61,7 +64,8 @@ func Script(replies ...Reply) Option {
 	return func(s *Server) { s.queue = append(s.queue, replies...) }
 }
 
-// Func answers chat calls the queue does not, from the decoded request.
+// Func answers chat calls the queue does not, from the decoded request. It
+// is called from many goroutines at once.
 func Func(f func(req openai.ChatCompletionRequest) Reply) Option {
 	return func(s *Server) { s.fn = f }
 }
@@ -267,6 +271,9 @@ func (s *Server) prelude(w http.ResponseWriter, r *http.Request, reply Reply) bo
 	if reply.Reset {
 		reset(w)
 		return false
+	}
+	for k, v := range reply.Header {
+		w.Header()[http.CanonicalHeaderKey(k)] = v
 	}
 	if reply.RetryAfter != "" {
 		w.Header().Set("Retry-After", reply.RetryAfter)

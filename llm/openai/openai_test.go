@@ -450,6 +450,10 @@ func TestStatusErrors(t *testing.T) {
 			reply: llmtest.Reply{Status: 503, RetryAfter: date}, code: 503, retryAfter: 20 * time.Second,
 			message: "llmtest: scripted Service Unavailable", apiError: true,
 		},
+		"429 with retry-after-ms prefers it": {
+			reply: llmtest.Reply{Status: 429, RetryAfter: "1", Header: http.Header{"Retry-After-Ms": {"1500"}}}, code: 429,
+			retryAfter: 1500 * time.Millisecond, message: "llmtest: scripted Too Many Requests", apiError: true,
+		},
 		"502 HTML body": {
 			reply: llmtest.Reply{Status: 502, Body: "<html>Bad gateway</html>"}, code: 502,
 			message: "<html>Bad gateway</html>",

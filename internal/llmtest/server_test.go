@@ -1,0 +1,222 @@
+package llmtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const chatBody = `{"model":"m","messages":[{"role":"user","content":"hello there"}],"temperature":1e-45}`
+
+func post(ctx context.Context, t testing.TB, url, body string) (*http.Response, []byte, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp, data, err
+}
+
+func TestWireFormat(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		reply      Reply
+		status     int
+		retryAfter string
+		body       string // JSON, compared with JSONEq
+	}{
+		"content with usage": {
+			reply:  Reply{Content: `{"ok":true}`},
+			status: 200,
+			body: `{"id":"chatcmpl-llmtest","object":"chat.completion","created":1700000000,"model":"m",
+				"choices":[{"index":0,"message":{"role":"assistant","content":"{\"ok\":true}"},"finish_reason":"stop"}],
+				"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}`,
+		},
+		"refusal has null content": {
+			reply:  Reply{Refusal: "no", PromptTokens: 10, CompletionTokens: 1},
+			status: 200,
+			body: `{"id":"chatcmpl-llmtest","object":"chat.completion","created":1700000000,"model":"m",
+				"choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"no"},"finish_reason":"stop"}],
+				"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}`,
+		},
+		"empty has no choices": {
+			reply:  Reply{Empty: true, FinishReason: "length"},
+			status: 200,
+			body: `{"id":"chatcmpl-llmtest","object":"chat.completion","created":1700000000,"model":"m",
+				"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":0,"total_tokens":3}}`,
+		},
+		"429 is an OpenAI error with Retry-After": {
+			reply:      Reply{Status: 429, RetryAfter: "2"},
+			status:     429,
+			retryAfter: "2",
+			body:       `{"error":{"message":"llmtest: scripted Too Many Requests","type":"rate_limit_error","code":"rate_limit_exceeded"}}`,
+		},
+		"raw body is sent verbatim": {
+			reply:  Reply{Status: 502, Body: `{"broken":`},
+			status: 502,
+			body:   "",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := New(t, Script(tc.reply))
+			resp, data, err := post(t.Context(), t, s.URL()+"/chat/completions", chatBody)
+			require.NoError(t, err)
+			assert.Equal(t, tc.status, resp.StatusCode)
+			assert.Equal(t, tc.retryAfter, resp.Header.Get("Retry-After"))
+			if tc.body == "" {
+				assert.Equal(t, tc.reply.Body, string(data))
+			} else {
+				assert.JSONEq(t, tc.body, string(data))
+			}
+			assert.Equal(t, 1, s.Calls())
+		})
+	}
+}
+
+func TestScriptThenFuncThenDefault(t *testing.T) {
+	t.Parallel()
+	s := New(t,
+		Script(Reply{Content: "first"}),
+		Func(func(req openai.ChatCompletionRequest) Reply {
+			return Reply{Content: "echo " + req.Messages[len(req.Messages)-1].Content}
+		}))
+	var got []string
+	for range 2 {
+		_, data, err := post(t.Context(), t, s.URL()+"/chat/completions", chatBody)
+		require.NoError(t, err)
+		var r openai.ChatCompletionResponse
+		require.NoError(t, json.Unmarshal(data, &r))
+		got = append(got, r.Choices[0].Message.Content)
+	}
+	assert.Equal(t, []string{"first", "echo hello there"}, got)
+	require.Len(t, s.Requests(), 2)
+	assert.Equal(t, "m", s.Requests()[1].Model)
+	assert.JSONEq(t, chatBody, string(s.RawRequests()[0]))
+
+	d := New(t)
+	_, data, err := post(t.Context(), t, d.URL()+"/chat/completions", chatBody)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"content":"{}"`, "the default reply")
+}
+
+func TestDelayEndsWhenTheClientGoesAway(t *testing.T) {
+	t.Parallel()
+	s := New(t, Script(Reply{Delay: time.Minute}))
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err := post(ctx, t, s.URL()+"/chat/completions", chatBody)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	// The handler returns too: Close, at cleanup, would otherwise wait a
+	// minute, and goleak would see the goroutine.
+}
+
+func TestResetClosesTheConnection(t *testing.T) {
+	t.Parallel()
+	s := New(t, Script(Reply{Reset: true}))
+	_, _, err := post(t.Context(), t, s.URL()+"/chat/completions", chatBody)
+	require.Error(t, err)
+	assert.Equal(t, 1, s.Calls())
+}
+
+func TestEmbeddings(t *testing.T) {
+	t.Parallel()
+	s := New(t, Dim(3), EmbedScript(Reply{Status: 503}))
+	body := `{"model":"e","input":["a","bb"]}`
+	resp, _, err := post(t.Context(), t, s.URL()+"/embeddings", body)
+	require.NoError(t, err)
+	assert.Equal(t, 503, resp.StatusCode)
+	_, data, err := post(t.Context(), t, s.URL()+"/embeddings", body)
+	require.NoError(t, err)
+	var r openai.EmbeddingResponse
+	require.NoError(t, json.Unmarshal(data, &r))
+	require.Len(t, r.Data, 2)
+	assert.Equal(t, Vector("bb", 3), r.Data[1].Embedding)
+	assert.Equal(t, 1, r.Data[1].Index)
+	assert.Equal(t, 2, r.Usage.PromptTokens)
+	assert.Equal(t, 2, s.EmbedCalls())
+	assert.Equal(t, [][]string{{"a", "bb"}, {"a", "bb"}}, s.EmbedInputs())
+}
+
+// BenchmarkServer is the fake's own cost per call, 32 clients at a time,
+// without latency: what it adds to a benchmark of judges.
+func BenchmarkServer(b *testing.B) {
+	s := New(b, Default(Reply{Content: `{"score":4,"reason":"fine"}`}))
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer client.CloseIdleConnections()
+	url := s.URL() + "/chat/completions"
+	b.SetParallelism(32)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, url, bytes.NewReader([]byte(chatBody)))
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+	})
+}
+
+// TestLatency runs 600 calls at concurrency 32 against a 50 ms server:
+// the calls overlap, so the run takes about 600/32 x 50 ms, not 30 s.
+func TestLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1 s of wall time")
+	}
+	t.Parallel()
+	s := New(t, Latency(50*time.Millisecond))
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer client.CloseIdleConnections()
+	url := s.URL() + "/chat/completions"
+	start := time.Now()
+	var wg sync.WaitGroup
+	work := make(chan struct{})
+	for range 32 {
+		wg.Go(func() {
+			for range work {
+				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(chatBody))
+				resp, err := client.Do(req)
+				if !assert.NoError(t, err) {
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+			}
+		})
+	}
+	for range 600 {
+		work <- struct{}{}
+	}
+	close(work)
+	wg.Wait()
+	took := time.Since(start)
+	assert.Equal(t, 600, s.Calls())
+	assert.GreaterOrEqual(t, took, 19*50*time.Millisecond)
+	assert.Less(t, took, 5*time.Second)
+	t.Logf("600 calls, 32 at a time, 50 ms each: %v", took)
+}

@@ -88,6 +88,11 @@ func Latency(d time.Duration) Option {
 	return func(s *Server) { s.latency = d }
 }
 
+// Quiet stops the server from keeping every request (for long runs).
+func Quiet() Option {
+	return func(s *Server) { s.quiet = true }
+}
+
 // Dim sets the length of the vectors the embedding endpoint returns
 // (default 8).
 func Dim(n int) Option {
@@ -101,6 +106,8 @@ type Server struct {
 	def     Reply
 	latency time.Duration
 	dim     int
+	quiet   bool
+	mux     *http.ServeMux
 
 	calls, embedCalls atomic.Int64
 
@@ -115,6 +122,13 @@ type Server struct {
 // New starts a Server, closed when t's test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	s := Start(opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a Server outside a test (the fakellm command); Close stops it.
+func Start(opts ...Option) *Server {
 	s := &Server{def: Reply{Content: "{}"}, dim: 8}
 	for _, o := range opts {
 		o(s)
@@ -122,10 +136,16 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/embeddings", s.embed)
+	s.mux = mux
 	s.srv = httptest.NewServer(mux)
-	t.Cleanup(s.srv.Close)
 	return s
 }
+
+// Handler serves the fake API, for mounting on another listener.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Close stops the server and waits for its requests to finish.
+func (s *Server) Close() { s.srv.Close() }
 
 // URL is the base URL to give a client, ending in /v1.
 func (s *Server) URL() string { return s.srv.URL + "/v1" }
@@ -177,8 +197,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.raw = append(s.raw, body)
+	if !s.quiet {
+		s.requests = append(s.requests, req)
+		s.raw = append(s.raw, body)
+	}
 	var reply Reply
 	var ok bool
 	if len(s.queue) > 0 {
@@ -244,7 +266,9 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
-	s.embeds = append(s.embeds, inputs)
+	if !s.quiet {
+		s.embeds = append(s.embeds, inputs)
+	}
 	var reply Reply
 	if len(s.embedQueue) > 0 {
 		reply, s.embedQueue = s.embedQueue[0], s.embedQueue[1:]

@@ -285,7 +285,13 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	if u.TokensIn == 0 {
 		u.TokensIn, u.Estimated = tok, true
 	}
-	u.CostUSD = c.prices.Cost(c.Name(), u.TokensIn, 0)
+	// Embeddings are priced by the embedding model, when the backend names
+	// it, not by the chat model.
+	name := c.Name()
+	if e, ok := c.cfg.Backend.(interface{ EmbeddingName() string }); ok {
+		name = e.EmbeddingName()
+	}
+	u.CostUSD = c.prices.Cost(name, u.TokensIn, 0)
 	c.settle(0, u)
 	return vecs, u, err
 }

@@ -103,6 +103,10 @@ func New(cfg Config) (*Backend, error) {
 // Name is "openai:" and the model.
 func (b *Backend) Name() string { return "openai:" + b.cfg.Model }
 
+// EmbeddingName is "openai:" and the embedding model, which prices
+// embeddings in llm.Client.
+func (b *Backend) EmbeddingName() string { return "openai:" + b.cfg.EmbeddingModel }
+
 // Chat sends one chat completion request.
 func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
@@ -132,11 +136,11 @@ func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.U
 		Model: openai.EmbeddingModel(b.cfg.EmbeddingModel),
 	})
 	if err != nil {
-		return nil, llm.Usage{}, fmt.Errorf("openai:%s: embed: %w", b.cfg.EmbeddingModel, classify(err, rec))
+		return nil, llm.Usage{}, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), classify(err, rec))
 	}
 	vecs, u, err := embeddings(resp, len(texts))
 	if err != nil {
-		return nil, u, fmt.Errorf("openai:%s: embed: %w", b.cfg.EmbeddingModel, err)
+		return nil, u, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), err)
 	}
 	return vecs, u, nil
 }

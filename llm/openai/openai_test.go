@@ -522,6 +522,16 @@ func TestEmbed(t *testing.T) {
 		require.ErrorIs(t, err, llm.ErrNoEmbeddings)
 		assert.Zero(t, srv.EmbedCalls())
 	})
+	t.Run("is priced by the embedding model, not the chat model", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t)
+		b := newBackend(t, srv, func(c *openai.Config) { c.Model, c.EmbeddingModel = "gpt-4o", "text-embedding-3-small" })
+		text := strings.Repeat("x", 4000)
+		_, u, err := newClient(b, nil).Embed(t.Context(), []string{text})
+		require.NoError(t, err)
+		assert.Equal(t, 1000, u.TokensIn)
+		assert.InDelta(t, 1000*0.02/1e6, u.CostUSD, 1e-12)
+	})
 	t.Run("a 503 is retried", func(t *testing.T) {
 		t.Parallel()
 		srv := llmtest.New(t, llmtest.EmbedScript(llmtest.Reply{Status: 503}))

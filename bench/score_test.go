@@ -1,0 +1,92 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// scorerFunc adapts a function to eval.Scorer.
+type scorerFunc func(ctx context.Context, s eval.Sample) (eval.Score, error)
+
+func (f scorerFunc) Score(ctx context.Context, s eval.Sample) (eval.Score, error) { return f(ctx, s) }
+
+func TestScoreAll(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	recs := []Record{{ID: "a", Line: 1, Sample: eval.Sample{Query: "q1"}}, {ID: "b", Line: 2, Sample: eval.Sample{Query: "q2"}}}
+	echo := scorerFunc(func(_ context.Context, s eval.Sample) (eval.Score, error) {
+		return eval.Score{Metric: "echo", Reason: s.Query}, nil
+	})
+	length := scorerFunc(func(_ context.Context, s eval.Sample) (eval.Score, error) {
+		return eval.Score{Metric: "len", Value: float64(len(s.Query))}, nil
+	})
+	tests := map[string]struct {
+		scorers []eval.Scorer
+		want    [][]string // metric:reason per cell
+		err     string
+	}{
+		"every record by every scorer, in order": {
+			scorers: []eval.Scorer{echo, length},
+			want:    [][]string{{"echo:q1", "len:"}, {"echo:q2", "len:"}},
+		},
+		"a scorer error names the record": {
+			scorers: []eval.Scorer{scorerFunc(func(_ context.Context, s eval.Sample) (eval.Score, error) {
+				if s.Query == "q2" {
+					return eval.Score{}, errors.New("no reference")
+				}
+				return eval.Score{}, nil
+			})},
+			err: "record b (line 2): no reference",
+		},
+		"a panic is an error, not a crash": {
+			scorers: []eval.Scorer{scorerFunc(func(context.Context, eval.Sample) (eval.Score, error) { panic("boom") })},
+			err:     "panicked: boom",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := ScoreAll(context.Background(), recs, tc.scorers, 2)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			for i, row := range got {
+				for j, s := range row {
+					assert.Equal(t, tc.want[i][j], s.Metric+":"+s.Reason)
+				}
+			}
+		})
+	}
+}
+
+func TestScoreAllStopsPromptlyOnCancel(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	recs := make([]Record, 100)
+	var started atomic.Int64
+	slow := scorerFunc(func(ctx context.Context, _ eval.Sample) (eval.Score, error) {
+		started.Add(1)
+		select {
+		case <-ctx.Done():
+			return eval.Score{}, ctx.Err()
+		case <-time.After(10 * time.Second):
+			return eval.Score{}, nil
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := ScoreAll(ctx, recs, []eval.Scorer{slow}, 4)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.LessOrEqual(t, started.Load(), int64(8), "no new work after cancellation")
+}

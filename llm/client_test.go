@@ -1,0 +1,279 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// stubBackend answers from a list of errors (nil = success), then succeeds.
+type stubBackend struct {
+	mu      sync.Mutex
+	errs    []error
+	calls   atomic.Int64
+	content string
+	delay   time.Duration
+}
+
+func (b *stubBackend) Name() string { return "stub:gpt-4o-mini" }
+
+func (b *stubBackend) Chat(ctx context.Context, _ Request) (Response, error) {
+	b.calls.Add(1)
+	if b.delay > 0 {
+		select {
+		case <-time.After(b.delay):
+		case <-ctx.Done():
+			return Response{}, ctx.Err()
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.errs) > 0 {
+		err := b.errs[0]
+		b.errs = b.errs[1:]
+		if err != nil {
+			return Response{}, err
+		}
+	}
+	c := b.content
+	if c == "" {
+		c = `{"ok":true}`
+	}
+	return Response{Content: c, Usage: Usage{TokensIn: 1000, TokensOut: 100}}, nil
+}
+
+func (b *stubBackend) Embed(context.Context, []string) ([][]float32, Usage, error) {
+	return nil, Usage{}, ErrNoEmbeddings
+}
+
+var fast = RetryPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, MaxRetries: 3, MaxRetryAfter: 30 * time.Millisecond}
+
+func TestClientRetries(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		errs     []error
+		attempts int64
+		retries  int
+		wantErr  func(error) bool
+		minTime  time.Duration
+	}{
+		"success first time":  {attempts: 1},
+		"503 then success":    {errs: []error{&StatusError{Code: 503}}, attempts: 2, retries: 1},
+		"408 and 409 retried": {errs: []error{&StatusError{Code: 408}, &StatusError{Code: 409}}, attempts: 3, retries: 2},
+		"429 honours a capped Retry-After": {
+			errs: []error{&StatusError{Code: 429, RetryAfter: time.Hour}}, attempts: 2, retries: 1, minTime: 30 * time.Millisecond,
+		},
+		"401 is permanent": {
+			errs: []error{&StatusError{Code: 401}}, attempts: 1,
+			wantErr: func(err error) bool { var se *StatusError; return errors.As(err, &se) && se.Code == 401 },
+		},
+		"gives up after MaxRetries": {
+			errs:     []error{&StatusError{Code: 500}, &StatusError{Code: 500}, &StatusError{Code: 500}, &StatusError{Code: 500}, &StatusError{Code: 500}},
+			attempts: 4, retries: 3,
+			wantErr: func(err error) bool { var se *StatusError; return errors.As(err, &se) && se.Code == 500 },
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &stubBackend{errs: tc.errs}
+			c := New(Config{Backend: b, Retry: fast})
+			start := time.Now()
+			resp, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: "hi"}}})
+			assert.Equal(t, tc.attempts, b.calls.Load())
+			if tc.wantErr != nil {
+				require.Error(t, err)
+				assert.True(t, tc.wantErr(err), "got %v", err)
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, tc.retries, resp.Usage.Retries)
+				assert.Equal(t, tc.retries+1, resp.Usage.Calls)
+			}
+			assert.GreaterOrEqual(t, time.Since(start), tc.minTime)
+			assert.Less(t, time.Since(start), time.Second)
+		})
+	}
+}
+
+func TestClientDeadlineNamesTheLastError(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	b := &stubBackend{errs: []error{&StatusError{Code: 429, RetryAfter: 10 * time.Second}}}
+	c := New(Config{Backend: b, Retry: RetryPolicy{MaxRetryAfter: time.Minute}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Chat(ctx, Request{Messages: []Message{{Role: User, Content: "hi"}}})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "status 429")
+	assert.Less(t, time.Since(start), time.Second)
+}
+
+func TestClientBudget(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	// gpt-4o-mini: 1000 in x $0.15/M + 100 out x $0.60/M = $0.00021 a call.
+	b := &stubBackend{}
+	var events []string
+	var mu sync.Mutex
+	c := New(Config{Backend: b, MaxCostUSD: 0.0004, OnEvent: func(e Event) {
+		mu.Lock()
+		events = append(events, e.Kind)
+		mu.Unlock()
+	}})
+	req := func(i int) Request {
+		return Request{Messages: []Message{{Role: User, Content: string(rune('a' + i))}}, MaxTokens: 100}
+	}
+	for i := range 2 {
+		_, err := c.Chat(context.Background(), req(i))
+		require.NoError(t, err, "call %d", i)
+	}
+	_, err := c.Chat(context.Background(), req(3))
+	require.ErrorIs(t, err, ErrBudget)
+	assert.Contains(t, err.Error(), "limit $0.0004")
+	assert.Equal(t, int64(2), b.calls.Load(), "the third call was not started")
+	assert.Equal(t, 1, c.BudgetStops())
+	assert.InDelta(t, 0.00042, c.Usage().CostUSD, 1e-9)
+	assert.Contains(t, events, "budget_stop")
+}
+
+func TestClientSingleflightAndUsage(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	b := &stubBackend{delay: 50 * time.Millisecond}
+	c := New(Config{Backend: b})
+	var wg sync.WaitGroup
+	var paid atomic.Int64
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := c.Chat(context.Background(), Request{Key: "same", Messages: []Message{{Role: User, Content: "x"}}})
+			assert.NoError(t, err)
+			paid.Add(int64(r.Usage.Calls))
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(1), b.calls.Load())
+	assert.Equal(t, int64(1), paid.Load(), "only the caller that sent it pays")
+	assert.Equal(t, 1, c.Usage().Calls)
+}
+
+func TestClientConcurrencyLimit(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var inflight, peak atomic.Int64
+	b := &limitBackend{inflight: &inflight, peak: &peak}
+	c := New(Config{Backend: b, Concurrency: 3})
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: string(rune('a' + i))}}})
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(3), peak.Load())
+}
+
+type limitBackend struct{ inflight, peak *atomic.Int64 }
+
+func (b *limitBackend) Name() string { return "stub:x" }
+func (b *limitBackend) Chat(context.Context, Request) (Response, error) {
+	n := b.inflight.Add(1)
+	for {
+		p := b.peak.Load()
+		if n <= p || b.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	time.Sleep(10 * time.Millisecond)
+	b.inflight.Add(-1)
+	return Response{Content: "{}"}, nil
+}
+func (b *limitBackend) Embed(context.Context, []string) ([][]float32, Usage, error) {
+	return nil, Usage{}, ErrNoEmbeddings
+}
+
+func TestTemporary(t *testing.T) {
+	tests := map[string]struct {
+		err  error
+		want bool
+	}{
+		"429":         {&StatusError{Code: http.StatusTooManyRequests}, true},
+		"502":         {&StatusError{Code: 502}, true},
+		"400":         {&StatusError{Code: 400}, false},
+		"404":         {&StatusError{Code: 404}, false},
+		"canceled":    {context.Canceled, false},
+		"refusal":     {&RefusalError{Reason: "no"}, false},
+		"invalid out": {ErrInvalidOutput, false},
+		"budget":      {ErrBudget, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, Temporary(tc.err)) })
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	tests := map[string]struct {
+		in   string
+		want time.Duration
+	}{
+		"seconds":   {"2", 2 * time.Second},
+		"fraction":  {"0.5", 500 * time.Millisecond},
+		"http date": {"Mon, 23 Nov 2026 10:00:30 GMT", 30 * time.Second},
+		"past date": {"Mon, 23 Nov 2026 09:00:00 GMT", 0},
+		"empty":     {"", 0},
+		"garbage":   {"soon", 0},
+		"negative":  {"-3", 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, ParseRetryAfter(tc.in, now)) })
+	}
+}
+
+func TestDecodeJSON(t *testing.T) {
+	type v struct {
+		A int `json:"a"`
+	}
+	tests := map[string]struct {
+		in   string
+		want int
+		err  string
+	}{
+		"plain":             {`{"a":1}`, 1, ""},
+		"fenced":            {"```json\n{\"a\":2}\n```", 2, ""},
+		"prose around":      {`Here it is: {"a":3} hope it helps`, 3, ""},
+		"braces in strings": {`{"a":4,"b":"}{"}`, 4, ""},
+		"truncated":         {`{"a":`, 0, "no JSON object"},
+		"none":              {`I cannot do that`, 0, "no JSON object"},
+		"wrong type":        {`{"a":"x"}`, 0, `field "a": want int, got string`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var out v
+			err := DecodeJSON(tc.in, &out)
+			if tc.err != "" {
+				require.ErrorIs(t, err, ErrInvalidOutput)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, out.A)
+		})
+	}
+}
+
+func TestModelOfAndCost(t *testing.T) {
+	p := DefaultPrices()
+	assert.InDelta(t, 0.15+0.60, p.Cost("openai:gpt-4o-mini", 1e6, 1e6), 1e-9)
+	assert.InDelta(t, 0.80, p.Cost("langchain:anthropic:claude-3-5-haiku-latest", 1e6, 0), 1e-9)
+	assert.Equal(t, 0.0, p.Cost("ollama:qwen2.5:7b", 1e6, 1e6), "local models are free")
+	assert.Equal(t, "qwen2.5:7b", modelOf("ollama:qwen2.5:7b"))
+}

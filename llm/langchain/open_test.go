@@ -1,0 +1,209 @@
+package langchain_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/langchain"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestOpenEnvErrors(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		spec, want string
+		env        map[string]string
+	}{
+		"no model":                     {spec: "anthropic", want: "want PROVIDER:MODEL with PROVIDER one of anthropic, ollama"},
+		"empty model":                  {spec: "ollama:", want: "want PROVIDER:MODEL"},
+		"empty spec":                   {spec: "", want: "want PROVIDER:MODEL"},
+		"unknown provider lists known": {spec: "mistral:mistral-small", want: `unknown provider "mistral" in "mistral:mistral-small": want one of anthropic, ollama`},
+		"anthropic needs its key":      {spec: "anthropic:claude-3-5-haiku-latest", want: "ANTHROPIC_API_KEY is not set"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, err := langchain.OpenEnv(tc.spec, envOf(tc.env))
+			require.ErrorContains(t, err, tc.want)
+			require.Nil(t, b)
+		})
+	}
+}
+
+func TestOpenEnvNames(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		spec string
+		env  map[string]string
+	}{
+		"langchain:anthropic:claude-3-5-haiku-latest": {spec: "anthropic:claude-3-5-haiku-latest", env: map[string]string{"ANTHROPIC_API_KEY": "k"}},
+		"langchain:ollama:qwen2.5:7b":                 {spec: "ollama:qwen2.5:7b"},
+	}
+	for want, tc := range tests {
+		t.Run(want, func(t *testing.T) {
+			t.Parallel()
+			b, err := langchain.OpenEnv(tc.spec, envOf(tc.env))
+			require.NoError(t, err)
+			require.Equal(t, want, b.Name())
+		})
+	}
+}
+
+// A 429 with Retry-After from Anthropic, which langchaingo reports as a
+// plain string, reaches llm.Client as a StatusError and is retried.
+func TestAnthropicRateLimitIsRetried(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	var body atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.Equal(t, "/v1/messages", r.URL.Path)
+		require.Equal(t, "test-key", r.Header.Get("x-api-key"))
+		b, _ := io.ReadAll(r.Body)
+		body.Store(b)
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "0.01")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = io.WriteString(w, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test",
+			"content":[{"type":"text","text":"{\"verdict\":\"pass\"}"}],"stop_reason":"end_turn",
+			"usage":{"input_tokens":21,"output_tokens":4}}`)
+	}))
+	t.Cleanup(srv.Close)
+
+	b, err := langchain.OpenEnv("anthropic:claude-test", envOf(map[string]string{
+		"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL,
+	}))
+	require.NoError(t, err)
+	c := llm.New(llm.Config{Backend: b, Retry: llm.RetryPolicy{Initial: time.Millisecond}})
+	resp, err := c.Chat(context.Background(), llm.Request{
+		Messages: []llm.Message{{Role: llm.System, Content: "judge"}, {Role: llm.User, Content: "q"}},
+		Schema:   &llm.Schema{Name: "verdict", JSON: json.RawMessage(`{"type":"object"}`)},
+	})
+	require.NoError(t, err)
+	require.Equal(t, int32(2), calls.Load(), "429 then 200")
+	require.Equal(t, `{"verdict":"pass"}`, resp.Content)
+	require.Equal(t, 1, resp.Usage.Retries)
+	require.Equal(t, 21, resp.Usage.TokensIn)
+	require.Equal(t, 4, resp.Usage.TokensOut)
+
+	var sent struct {
+		Model       string   `json:"model"`
+		System      string   `json:"system"`
+		Temperature *float64 `json:"temperature"`
+	}
+	require.NoError(t, json.Unmarshal(body.Load().([]byte), &sent))
+	require.Equal(t, "claude-test", sent.Model)
+	require.Contains(t, sent.System, "judge\n\nReply with one JSON object only")
+	require.NotNil(t, sent.Temperature)
+	require.Zero(t, *sent.Temperature)
+}
+
+func TestAnthropicStatusError(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Retry-After", "7")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	b, err := langchain.OpenEnv("anthropic:claude-test", envOf(map[string]string{
+		"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL + "/v1/",
+	}))
+	require.NoError(t, err)
+	_, err = b.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "q"}}})
+	var se *llm.StatusError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, http.StatusTooManyRequests, se.Code)
+	require.Equal(t, 7*time.Second, se.RetryAfter)
+	require.ErrorContains(t, err, "slow down")
+}
+
+func TestOllama(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model   string `json:"model"`
+			Format  string `json:"format"`
+			Options struct {
+				Seed int `json:"seed"`
+			} `json:"options"`
+		}
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		if req.Model == "loading" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"error":"model is loading"}`)
+			return
+		}
+		require.Equal(t, "json", req.Format)
+		require.Equal(t, 3, req.Options.Seed)
+		_, _ = io.WriteString(w, `{"model":"`+req.Model+`","message":{"role":"assistant","content":"{}"},"done":true,"prompt_eval_count":12,"eval_count":3}`+"\n")
+	})
+	mux.HandleFunc("POST /api/embed", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		require.Equal(t, "nomic-embed-text", req.Model)
+		_, _ = io.WriteString(w, `{"embeddings":[[0.5,0.25]]}`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	env := envOf(map[string]string{"OLLAMA_HOST": srv.URL, "ASSAY_EMBEDDING_MODEL": "nomic-embed-text"})
+	ctx := context.Background()
+	seed := 3
+	req := llm.Request{
+		Messages: []llm.Message{{Role: llm.User, Content: "q"}},
+		Schema:   &llm.Schema{Name: "v", JSON: json.RawMessage(`{}`)},
+		Seed:     &seed,
+	}
+
+	t.Run("chat in JSON mode with usage", func(t *testing.T) {
+		t.Parallel()
+		b, err := langchain.OpenEnv("ollama:qwen2.5:7b", env)
+		require.NoError(t, err)
+		resp, err := b.Chat(ctx, req)
+		require.NoError(t, err)
+		require.Equal(t, "{}", resp.Content)
+		require.Equal(t, llm.Usage{TokensIn: 12, TokensOut: 3}, resp.Usage)
+	})
+	t.Run("a 503 with an error text is a StatusError", func(t *testing.T) {
+		t.Parallel()
+		b, err := langchain.OpenEnv("ollama:loading", env)
+		require.NoError(t, err)
+		_, err = b.Chat(ctx, req)
+		var se *llm.StatusError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, http.StatusServiceUnavailable, se.Code)
+		require.True(t, llm.Temporary(err))
+	})
+	t.Run("embeddings from ASSAY_EMBEDDING_MODEL", func(t *testing.T) {
+		t.Parallel()
+		b, err := langchain.OpenEnv("ollama:qwen2.5:7b", env)
+		require.NoError(t, err)
+		vecs, _, err := b.Embed(ctx, []string{"text"})
+		require.NoError(t, err)
+		require.Equal(t, [][]float32{{0.5, 0.25}}, vecs)
+	})
+	t.Run("no embedding model, no embeddings", func(t *testing.T) {
+		t.Parallel()
+		b, err := langchain.OpenEnv("ollama:qwen2.5:7b", envOf(map[string]string{"OLLAMA_HOST": srv.URL}))
+		require.NoError(t, err)
+		_, _, err = b.Embed(ctx, []string{"text"})
+		require.ErrorIs(t, err, llm.ErrNoEmbeddings)
+	})
+}

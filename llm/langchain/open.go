@@ -3,7 +3,9 @@ package langchain
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -38,7 +40,8 @@ func Open(spec string) (*Backend, error) { return OpenEnv(spec, os.Getenv) }
 //   - "anthropic:MODEL": ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL
 //     (optional; "https://api.anthropic.com" as for Anthropic's SDKs, "/v1"
 //     is added). No embeddings.
-//   - "ollama:MODEL": OLLAMA_HOST (default http://127.0.0.1:11434);
+//   - "ollama:MODEL": OLLAMA_HOST, read as Ollama reads it (default
+//     http://127.0.0.1:11434);
 //     embeddings with ASSAY_EMBEDDING_MODEL when set (e.g.
 //     "nomic-embed-text"), else none.
 //
@@ -93,16 +96,29 @@ func OpenEnv(spec string, env func(string) string) (*Backend, error) {
 	}
 }
 
-// ollamaURL turns an OLLAMA_HOST value ("", "0.0.0.0:11434",
-// "http://gpu-box:11434/") into a base URL, defaulting to
-// http://127.0.0.1:11434.
+// ollamaURL reads OLLAMA_HOST the way Ollama does (and llm/backend does):
+// no scheme means http and port 11434; "http://h" means port 80 and
+// "https://h" port 443; empty is http://127.0.0.1:11434.
 func ollamaURL(host string) string {
-	host = strings.TrimRight(strings.TrimSpace(host), "/")
-	if host == "" {
-		return "http://127.0.0.1:11434"
+	host = strings.TrimSpace(host)
+	scheme, hostport, ok := strings.Cut(host, "://")
+	port := "11434"
+	switch {
+	case !ok:
+		scheme, hostport = "http", host
+	case scheme == "http":
+		port = "80"
+	case scheme == "https":
+		port = "443"
 	}
-	if !strings.Contains(host, "://") {
-		host = "http://" + host
+	hostport, path, _ := strings.Cut(hostport, "/")
+	h, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		h, p = strings.Trim(hostport, "[]"), port
+		if h == "" {
+			h = "127.0.0.1"
+		}
 	}
-	return host
+	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(h, p), Path: strings.TrimRight("/"+path, "/")}
+	return u.String()
 }

@@ -3,7 +3,6 @@ package heuristics
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // Relevance grade cut-points on PassageRelevance, following the seed-004
@@ -44,10 +43,12 @@ const (
 )
 
 // PassageRelevance scores, in [0, 1], how well passage serves query, from
-// four lexical signals, without corpus statistics:
+// four lexical signals, without corpus statistics beyond an embedded
+// general word-frequency list:
 //
 //   - coverage: the share of the query's content words (compared by
-//     Snowball stem) found in the passage;
+//     Snowball stem) found in the passage, averaged with the same share
+//     weighted by word rarity (wordfreq.go);
 //   - phrases: the share of adjacent query content-word pairs found
 //     adjacent in the passage (stop words skipped on both sides);
 //   - lead: the coverage of the passage's first sentence, since a passage
@@ -77,7 +78,7 @@ func PassageRelevance(query, passage string) float64 {
 			pseq = append(pseq, s)
 		}
 	}
-	cov := (coverage(q, pset) + lengthWeightedCoverage(q, pset)) / 2
+	cov := (coverage(q, pset) + rarityWeightedCoverage(query, q, pset)) / 2
 	bi := bigramShare(q, pseq)
 	lead := coverage(q, stemSet(leadSentence(passage)))
 	ans := answerTypeMatch(query, passage, q)
@@ -85,22 +86,15 @@ func PassageRelevance(query, passage string) float64 {
 	return min(max(r, 0), 1)
 }
 
-// lengthWeightedCoverage is coverage with each stem weighted by its length:
-// a corpus-free stand-in for rarity, since long words are rarer ("epineurium"
-// outweighs "form").
-func lengthWeightedCoverage(stems []string, set map[string]bool) float64 {
-	hit, total := 0, 0
-	for _, s := range stems {
-		n := utf8.RuneCountInString(s)
-		total += n
-		if set[s] {
-			hit += n
-		}
+// rarityWeightedCoverage is coverage with each query stem weighted by the
+// rarity of its word in the embedded word-frequency list: a corpus-free
+// stand-in for inverse document frequency ("epineurium" outweighs "form").
+func rarityWeightedCoverage(query string, stems []string, set map[string]bool) float64 {
+	weights := map[string]float64{}
+	for _, t := range contentTerms(questionFrame.ReplaceAllString(query, " ")) {
+		weights[stem(t)] = rarity(t)
 	}
-	if total == 0 {
-		return 0
-	}
-	return float64(hit) / float64(total)
+	return wcoverage(stems, weights, set)
 }
 
 // queryStems returns the stems of the query's content words, once each.

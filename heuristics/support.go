@@ -12,9 +12,10 @@ import (
 // numbers, named entities and negation required to agree.
 const (
 	// DefaultSupportThreshold is the least share of a claim's content words
-	// (compared by stem) that its best context sentence or pair of adjacent
-	// sentences must hold for the claim to count as supported. Chosen on the
-	// BEGIN and FaithBench dev splits.
+	// (compared by stem, weighted by rarity) that its best context sentence
+	// or pair of adjacent sentences, or else its whole context, must hold for
+	// the claim to count as supported. Chosen on the BEGIN and FaithBench dev
+	// splits.
 	DefaultSupportThreshold = 0.8
 
 	// DefaultFaithfulThreshold is the least FaithfulnessScore value for which
@@ -33,8 +34,8 @@ type ClaimSupport struct {
 	// Supported is true when Score reaches DefaultSupportThreshold and the
 	// evidence agrees on numbers, named entities and negation.
 	Supported bool
-	// Score is the share, in [0, 1], of the claim's content words found in
-	// the evidence.
+	// Score is the rarity-weighted share, in [0, 1], of the claim's content
+	// words found in the evidence or, when higher, in its whole context.
 	Score float64
 	// Context is the index of the context holding the evidence, or -1 when
 	// no context shares a content word with the claim.
@@ -180,6 +181,9 @@ func cleanClaim(s string) string {
 	if trimmed == "" || strings.HasSuffix(trimmed, "?") || len(words(s)) == 0 {
 		return ""
 	}
+	if framingOnly(s) {
+		return ""
+	}
 	low := strings.ToLower(s)
 	for _, f := range fluffOpeners {
 		if strings.HasPrefix(low, f) && (len(low) == len(f) || !isWordRune(low[len(f):])) {
@@ -187,6 +191,19 @@ func cleanClaim(s string) string {
 		}
 	}
 	return s
+}
+
+// framingOnly reports whether every content word of s describes the source
+// or links statements ("Here is a concise summary of the passage:"), so it
+// says nothing the source could support.
+func framingOnly(s string) bool {
+	stems := claimStems(s)
+	for _, st := range stems {
+		if !sourceWords[st] && !discourseWords[st] {
+			return false
+		}
+	}
+	return len(stems) > 0
 }
 
 // stripListNumber drops a leading "1." or "2)" list marker.
@@ -209,12 +226,16 @@ func isWordRune(s string) bool {
 // SupportClaims checks each claim against the contexts. For every claim it
 // takes the context sentence, or pair of adjacent sentences, that holds the
 // most of the claim's content words (compared by Snowball stem), preferring
-// evidence on which the checks pass: every number in the claim must appear
-// in the evidence, every named entity (a capitalised word not opening the
-// claim, or a word with a digit) must appear in it, and the claim and the
-// evidence must agree on negation near the shared words. A claim is
-// supported when the checks pass and its score reaches
-// DefaultSupportThreshold. The result has one entry per claim, in order.
+// evidence on which the checks pass: every number and every named entity (a
+// capitalised word not opening the claim, or a word with a digit) in the
+// claim must appear in the same context, and the claim and the evidence must
+// agree on negation near the shared words. Words that describe the source
+// rather than the world ("the passage describes", "the article notes") and
+// discourse words ("however", "while") are not content words unless the
+// context uses them. A claim is supported when the checks pass and either
+// its evidence, or its context taken whole, holds at least
+// DefaultSupportThreshold of its content words: a summary may join facts
+// from sentences far apart. The result has one entry per claim, in order.
 func SupportClaims(claims []string, contexts []string) []ClaimSupport {
 	return supportClaims(claims, contexts, DefaultSupportThreshold)
 }
@@ -222,9 +243,13 @@ func SupportClaims(claims []string, contexts []string) []ClaimSupport {
 // supportClaims is SupportClaims with the support threshold given.
 func supportClaims(claims []string, contexts []string, threshold float64) []ClaimSupport {
 	windows := contextWindows(contexts)
+	whole := make([]window, len(contexts))
+	for i, c := range contexts {
+		whole[i] = newWindow(i, c)
+	}
 	out := make([]ClaimSupport, len(claims))
 	for i, c := range claims {
-		out[i] = supportClaim(c, windows, threshold)
+		out[i] = supportClaim(c, windows, whole, threshold)
 	}
 	return out
 }
@@ -280,14 +305,27 @@ func newWindow(ci int, text string) window {
 
 // claimFacts are the parts of a claim the evidence must agree on.
 type claimFacts struct {
-	stems    []string // one stem per content word
-	numbers  []string // words with a digit, lower-cased
-	entities []string // capitalised words not opening the claim, lower-cased
+	stems    []string           // one stem per content word
+	weights  map[string]float64 // rarity of each stem's word
+	numbers  []string           // words with a digit, lower-cased
+	entities []string           // capitalised words not opening the claim, lower-cased
 }
 
 func factsOf(claim string) claimFacts {
 	var f claimFacts
 	f.stems = claimStems(claim)
+	f.weights = map[string]float64{}
+	for _, w := range lowerWords(claim) {
+		for _, p := range strings.Split(w, "-") {
+			s := stem(p)
+			if strings.ContainsAny(p, "0123456789") {
+				s = normNumber(p)
+			}
+			if r, ok := f.weights[s]; !ok || rarity(p) < r {
+				f.weights[s] = rarity(p)
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for i, w := range words(claim) {
 		lw := strings.ToLower(w)
@@ -366,7 +404,7 @@ func isCapitalised(w string) bool {
 	return unicode.IsUpper(r)
 }
 
-func supportClaim(claim string, windows []window, threshold float64) ClaimSupport {
+func supportClaim(claim string, windows, whole []window, threshold float64) ClaimSupport {
 	cs := ClaimSupport{Claim: claim, Context: -1}
 	f := factsOf(claim)
 	if len(f.stems) == 0 && len(f.numbers) == 0 {
@@ -376,42 +414,107 @@ func supportClaim(claim string, windows []window, threshold float64) ClaimSuppor
 	claimNeg := negated(lowerWords(claim), f.stems)
 	type cand struct {
 		w      *window
-		score  float64
+		score  float64 // coverage by the window
+		all    float64 // coverage by the window's whole context
 		reason string
 	}
 	var best cand
 	bestOK := false
 	for i := range windows {
 		w := &windows[i]
-		score := coverage(f.stems, w.stems)
+		ctx := &whole[w.context]
+		stems := withoutAbsent(f.stems, ctx.stems)
+		score := wcoverage(stems, f.weights, w.stems)
 		if score == 0 {
 			continue
 		}
-		reason := disagreement(f, claimNeg, w)
+		reason := disagreement(f, claimNeg, w, ctx)
 		ok := reason == ""
 		// Prefer evidence that passes the checks, then the higher score,
 		// then the earlier (shorter) window.
 		if best.w == nil || (ok && !bestOK) || (ok == bestOK && score > best.score) {
-			best, bestOK = cand{w, score, reason}, ok
+			best, bestOK = cand{w, score, wcoverage(stems, f.weights, ctx.stems), reason}, ok
 		}
 	}
 	if best.w == nil {
 		cs.Reason = "no content word in context"
 		return cs
 	}
-	cs.Context, cs.Evidence, cs.Score = best.w.context, best.w.text, round3(best.score)
+	cs.Context, cs.Evidence, cs.Score = best.w.context, best.w.text, round3(max(best.score, best.all))
 	switch {
 	case !bestOK:
 		cs.Reason = best.reason
-	case best.score < threshold:
-		cs.Reason = fmt.Sprintf("low overlap %.2f", best.score)
-	default:
+	case best.score >= threshold:
 		cs.Supported, cs.Reason = true, fmt.Sprintf("supported %.2f", best.score)
+	case best.all >= threshold:
+		cs.Supported, cs.Reason = true, fmt.Sprintf("supported across context %.2f", best.all)
+	default:
+		cs.Reason = fmt.Sprintf("low overlap %.2f", max(best.score, best.all))
 	}
 	return cs
 }
 
+// sourceWords describe the source or the act of summarising it rather than
+// the world ("the passage describes", "here is a concise summary"), and
+// discourseWords link statements without adding content. Neither counts as
+// a content word of a claim unless its context uses it too.
+var (
+	sourceWords = stemmedSet(`passage passages article text document source excerpt story report summary summarize
+summarise concise core piece pieces information info provided describe describes described discuss discusses discussed
+mention mentions mentioned state states stated note notes noted highlight highlights highlighted focus focuses focused
+conclude concludes concluded shift shifts delve delves detail details outline outlines cover covering covers based solely
+following point points overall`)
+	discourseWords = stemmedSet(`however while whilst despite during over under near nearly since rather including include
+includes him himself herself themselves itself already instead although though upon among across toward towards after before
+until via per within around further furthermore additionally moreover meanwhile also then thus therefore hence`)
+)
+
+func stemmedSet(fields string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Fields(fields) {
+		m[stem(f)] = true
+	}
+	return m
+}
+
+// withoutAbsent returns stems less the source and discourse words that the
+// context set does not hold.
+func withoutAbsent(stems []string, ctx map[string]bool) []string {
+	out := stems[:0:0]
+	for _, s := range stems {
+		if (sourceWords[s] || discourseWords[s]) && !ctx[s] {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+var xWeighted = true
+
+// wcoverage is the rarity-weighted share of stems found in set.
+func wcoverage(stems []string, weights map[string]float64, set map[string]bool) float64 {
+	if !xWeighted {
+		return coverage(stems, set)
+	}
+	if len(stems) == 0 {
+		return 1
+	}
+	hit, total := 0.0, 0.0
+	for _, s := range stems {
+		w := weights[s]
+		total += w
+		if set[s] {
+			hit += w
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return hit / total
+}
 
 // coverage is the share of stems found in set.
 func coverage(stems []string, set map[string]bool) float64 {
@@ -427,16 +530,17 @@ func coverage(stems []string, set map[string]bool) float64 {
 	return float64(n) / float64(len(stems))
 }
 
-// disagreement returns why the window contradicts the claim's numbers,
-// named entities or negation, or "" when it does not.
-func disagreement(f claimFacts, claimNeg bool, w *window) string {
+// disagreement returns why the claim's numbers or named entities are not
+// in the whole context ctx, or the window w contradicts its negation, or ""
+// when neither.
+func disagreement(f claimFacts, claimNeg bool, w, ctx *window) string {
 	for _, n := range f.numbers {
-		if !hasNumber(w.lower, n) {
+		if !hasNumber(ctx.lower, n) {
 			return "number " + n + " not in context"
 		}
 	}
 	for _, e := range f.entities {
-		if !w.stems[e] && !w.stems[stem(e)] {
+		if !ctx.stems[e] && !ctx.stems[stem(e)] {
 			return "named entity " + e + " not in context"
 		}
 	}

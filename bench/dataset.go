@@ -183,7 +183,16 @@ func (d *datasetReader) jsonFile(r io.Reader) error {
 		return fmt.Errorf("bench: read %s: %w", d.name, err)
 	}
 	data = bytes.TrimPrefix(data, bom)
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '[' {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	if len(t) > 0 && t[0] == '{' && bytes.Count(bytes.TrimSpace(t), []byte{'\n'}) > 0 {
+		// One object over several lines (a pretty-printed sample), unless
+		// it is JSON Lines: then the first line alone is a whole object.
+		first, _, _ := bytes.Cut(t, []byte{'\n'})
+		if !json.Valid(first) && json.Valid(t) {
+			return d.add(bytes.Count(data[:len(data)-len(t)], []byte{'\n'})+1, 0, t)
+		}
+	}
+	if len(t) == 0 || t[0] != '[' {
 		return d.jsonLines(bytes.NewReader(data))
 	}
 	lineCol := func(off int) (int, int) {

@@ -144,6 +144,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		if r, ok, err := c.cfg.Cache.Get(ctx, key); err == nil && ok {
 			r.Cached = true
 			r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
+			c.mu.Lock()
+			c.total.CacheHits++
+			c.mu.Unlock()
 			c.emit(Event{Kind: "cache_hit", Tag: req.Tag})
 			return r, nil
 		}

@@ -101,6 +101,6 @@ Exit codes: 0 pass, 1 scored but not passed, 2 usage or input error,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newScoreCmd())
+	root.AddCommand(newScoreCmd(), newJudgeCmd(), newAgreeCmd())
 	return root
 }

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 )
@@ -24,6 +25,7 @@ type scoreFlags struct {
 	tiers   string
 	format  string
 	now     string
+	llm     llmFlags
 }
 
 func newScoreCmd() *cobra.Command {
@@ -52,6 +54,7 @@ a total of 8 or more passes it, anything else should iterate.`,
 	fl.StringVar(&f.tiers, "tiers", "", "YAML file of credibility tiers that extends or overrides the built-in ones")
 	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json or md")
 	fl.StringVar(&f.now, "now", "", "the date to judge source recency against (YYYY-MM-DD or RFC 3339; default: today)")
+	f.llm.register(fl)
 	return cmd
 }
 
@@ -105,6 +108,15 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 		}
 	}
 
+	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer closeCache()
+	if f.llm.dryRun {
+		return dryRun(cmd.OutOrStdout(), client, llmMetrics(p), []bench.Record{{ID: name, Sample: sample}})
+	}
+	opt.Model = client
 	card, err := agent.Score(cmd.Context(), p, sample, opt)
 	if err != nil {
 		return &exitError{code: exitInfra, err: err}
@@ -112,10 +124,27 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	if err := render(cmd.OutOrStdout(), f.format, p, card, sample); err != nil {
 		return &exitError{code: exitInfra, err: err}
 	}
+	if client.Name() != "offline" {
+		f.llm.summary(cmd.ErrOrStderr(), client, card.Defaulted)
+	}
+	if err := f.llm.strictErr(card.Defaulted); err != nil {
+		return err
+	}
 	if card.Status != eval.StatusPass {
 		return &exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// llmMetrics are the profile's metrics that call a model when one is set.
+func llmMetrics(p *agent.Profile) []string {
+	var out []string
+	for _, s := range p.Specs {
+		if s.Metric == "completeness" {
+			out = append(out, s.Metric)
+		}
+	}
+	return out
 }
 
 func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample eval.Sample) error {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
+)
+
+type agreeFlags struct {
+	metric    string
+	label     string
+	threshold float64
+	baseline  bool
+	format    string
+	llm       llmFlags
+}
+
+func newAgreeCmd() *cobra.Command {
+	var f agreeFlags
+	cmd := &cobra.Command{
+		Use:   "agree --metric NAME --label LABEL [flags] FILE",
+		Short: "Measure how well a judge agrees with human labels",
+		Long: `Run a judge over a labelled dataset and compare its values with a binary
+human label (human.faithful, human.relevant, ...): balanced accuracy,
+precision, recall, F1 and Cohen's kappa at the judge's default threshold and
+at the best threshold for this data, and ROC AUC. With --baseline the plain
+token-overlap baseline is measured beside it.
+
+Defaulted judge results are counted and left out of the statistics, never
+averaged in.`,
+		Example: `  assay agree --metric faithfulness --label faithful --baseline data/begin.dev.jsonl
+  assay agree --metric source_relevance --label relevant --llm openai:gpt-4o-mini data/msmarco.dev.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAgree(cmd, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.metric, "metric", "", "judge to measure (required): "+fmt.Sprint(judges.Metrics()))
+	fl.StringVar(&f.label, "label", "", "binary human label to compare with (required), e.g. faithful, relevant")
+	fl.Float64Var(&f.threshold, "threshold", -1, "decision threshold on the judge's value (default: the judge's own)")
+	fl.BoolVar(&f.baseline, "baseline", false, "also measure the plain token-overlap baseline")
+	fl.StringVar(&f.format, "format", "md", "output format: md or json")
+	f.llm.register(fl)
+	_ = cmd.MarkFlagRequired("metric")
+	_ = cmd.MarkFlagRequired("label")
+	return cmd
+}
+
+func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
+	if f.format != "md" && f.format != "json" {
+		return inputErr(fmt.Errorf("--format: must be md or json, got %q", f.format))
+	}
+	if _, err := judges.New(f.metric, nil); err != nil {
+		return inputErr(fmt.Errorf("--metric: %w", err))
+	}
+	recs, err := loadRecords(file, cmd.InOrStdin())
+	if err != nil {
+		return inputErr(err)
+	}
+	labelled := 0
+	for _, r := range recs {
+		if _, ok := r.Label(f.label); ok {
+			labelled++
+		}
+	}
+	if labelled == 0 {
+		return inputErr(fmt.Errorf("%s: no record has the binary label human.%s", displayName(file), f.label))
+	}
+	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer closeCache()
+	if f.llm.dryRun {
+		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, recs)
+	}
+	judge, _ := judges.New(f.metric, client)
+	th := f.threshold
+	if th < 0 {
+		th = judges.DefaultThreshold(f.metric, client)
+	}
+	type job struct {
+		scorer    eval.Scorer
+		metric    string
+		threshold float64
+	}
+	jobs := []job{{judge, f.metric, th}}
+	if f.baseline {
+		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, judges.DefaultThreshold(judges.MetricTokenOverlap, nil)})
+	}
+	var results []bench.AgreeResult
+	defaulted := 0
+	for _, j := range jobs {
+		t := j.threshold
+		res, err := bench.Agree(cmd.Context(), recs, bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: 4 * f.llm.concurrency},
+			bench.AgreeOptions{Label: f.label, Threshold: &t})
+		if err != nil {
+			return &exitError{code: exitInfra, err: err}
+		}
+		defaulted += res.Defaulted
+		results = append(results, res)
+	}
+	if err := printAgree(cmd.OutOrStdout(), f.format, displayName(file), results); err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
+	return f.llm.strictErr(defaulted)
+}
+
+func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rs)
+	}
+	fmt.Fprintf(w, "Agreement with human labels on %s\n\n", file)
+	fmt.Fprint(w, bench.MarkdownHeader)
+	for _, r := range rs {
+		fmt.Fprint(w, r.Markdown())
+	}
+	return nil
+}

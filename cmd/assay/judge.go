@@ -1,0 +1,242 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/llm"
+)
+
+type judgeFlags struct {
+	metrics []string
+	format  string
+	min     float64
+	llm     llmFlags
+}
+
+func newJudgeCmd() *cobra.Command {
+	var f judgeFlags
+	cmd := &cobra.Command{
+		Use:   "judge --metric NAME[,NAME] [flags] FILE",
+		Short: "Judge RAG samples (question, answer, contexts, reference) with LLM or offline judges",
+		Long: `Judge one RAG sample or a dataset of them and print every score with its
+evidence: the claims and their verdicts, the sources and their grades, the
+gaps.
+
+FILE is a JSON object or array, JSON Lines, or CSV, with Assay's field names
+or those of RAGAS (question/answer/contexts/ground_truth,
+user_input/response/retrieved_contexts/reference) or DeepEval
+(input/actual_output/retrieval_context/expected_output).
+
+Metrics: ` + strings.Join(judges.Metrics(), ", ") + `.
+
+Without --llm, $ASSAY_LLM or $OPENAI_API_KEY the judges run offline: lexical
+and deterministic, labelled "offline (approximate)". A judge whose model
+fails after retries scores a neutral 3 of 5 (value 0.5), flagged as
+defaulted and counted; --strict makes that exit 3.`,
+		Example: `  assay judge --metric faithfulness fixtures/rag/eiffel.json
+  assay judge --metric faithfulness,answer_relevancy --llm openai:gpt-4o-mini data.jsonl
+  assay judge --metric faithfulness --dry-run --llm openai:gpt-4o data.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runJudge(cmd, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.metrics, "metric", nil, "metrics to judge, comma separated (required)")
+	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json or text")
+	fl.Float64Var(&f.min, "min", 0, "exit 1 when any value is below this (0: no gate)")
+	f.llm.register(fl)
+	_ = cmd.MarkFlagRequired("metric")
+	return cmd
+}
+
+// judgeResult is one score as printed.
+type judgeResult struct {
+	ID        string        `json:"id" yaml:"id"`
+	Metric    string        `json:"metric" yaml:"metric"`
+	Value     float64       `json:"value" yaml:"value"`
+	Points    float64       `json:"points" yaml:"points"`
+	Max       float64       `json:"max" yaml:"max"`
+	Method    string        `json:"method" yaml:"method"`
+	Reason    string        `json:"reason" yaml:"reason"`
+	Defaulted bool          `json:"defaulted,omitempty" yaml:"defaulted,omitempty"`
+	Error     string        `json:"error,omitempty" yaml:"error,omitempty"`
+	Evidence  eval.Evidence `json:"evidence,omitzero" yaml:"evidence,omitempty"`
+	Usage     eval.Usage    `json:"usage,omitzero" yaml:"usage,omitempty"`
+}
+
+func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
+	switch f.format {
+	case "yaml", "json", "text":
+	default:
+		return inputErr(fmt.Errorf("--format: must be yaml, json or text, got %q", f.format))
+	}
+	for _, m := range f.metrics {
+		if _, err := judges.New(m, nil); err != nil {
+			return inputErr(fmt.Errorf("--metric: %w", err))
+		}
+	}
+	recs, err := loadRecords(file, cmd.InOrStdin())
+	if err != nil {
+		return inputErr(err)
+	}
+	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer closeCache()
+	if f.llm.dryRun {
+		return dryRun(cmd.OutOrStdout(), client, f.metrics, recs)
+	}
+
+	scorers := make([]eval.Scorer, len(f.metrics))
+	for j, m := range f.metrics {
+		scorers[j], _ = judges.New(m, client)
+	}
+	// Goroutines are cheap; the client's --concurrency limit sets the pace
+	// of model calls, so the fan-out must not be the bottleneck.
+	scores, err := bench.ScoreAll(cmd.Context(), recs, scorers, 4*f.llm.concurrency)
+	if err != nil {
+		if cmd.Context().Err() != nil {
+			return &exitError{code: exitInfra, err: fmt.Errorf("interrupted: %w", err)}
+		}
+		return inputErr(fmt.Errorf("%s: %w", displayName(file), err))
+	}
+	var results []judgeResult
+	for i, rec := range recs {
+		for _, sc := range scores[i] {
+			results = append(results, resultOf(rec.ID, sc))
+		}
+	}
+	defaulted, below := 0, 0
+	for _, r := range results {
+		if r.Defaulted {
+			defaulted++
+		}
+		if r.Value < f.min {
+			below++
+		}
+	}
+	if err := printResults(cmd.OutOrStdout(), f.format, results); err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
+	if err := f.llm.strictErr(defaulted); err != nil {
+		return err
+	}
+	if below > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d score(s) below --min %g", below, f.min)}
+	}
+	return nil
+}
+
+func resultOf(id string, sc eval.Score) judgeResult {
+	r := judgeResult{ID: id, Metric: sc.Metric, Value: round(sc.Value), Points: round(sc.Points), Max: sc.Max,
+		Method: sc.Method, Reason: sc.Reason, Defaulted: sc.Defaulted, Evidence: sc.Evidence, Usage: sc.Usage}
+	if sc.Err != nil {
+		r.Error = sc.Err.Error()
+	}
+	return r
+}
+
+func round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
+
+// loadRecords reads a dataset file ("-" is standard input).
+func loadRecords(file string, stdin io.Reader) ([]bench.Record, error) {
+	data, err := readInput(file, stdin)
+	if err != nil {
+		return nil, err
+	}
+	name := displayName(file)
+	if file == "-" {
+		name = "stdin.jsonl"
+	}
+	return bench.Read(name, strings.NewReader(string(data)))
+}
+
+func printResults(w io.Writer, format string, rs []judgeResult) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rs)
+	case "text":
+		for _, r := range rs {
+			flag := ""
+			if r.Defaulted {
+				flag = " DEFAULTED"
+			}
+			fmt.Fprintf(w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", r.ID, r.Metric, r.Value, r.Points, r.Max, flag, r.Method, r.Reason)
+			for _, c := range r.Evidence.Claims {
+				src := ""
+				if c.SourceID != "" {
+					src = " <- " + c.SourceID
+				}
+				fmt.Fprintf(w, "  - [%s] %s%s\n", c.Verdict, c.Text, src)
+			}
+			for _, s := range r.Evidence.Sources {
+				fmt.Fprintf(w, "  - %s: %g %s\n", s.URL, s.Rating, s.Basis)
+			}
+			for _, g := range r.Evidence.Gaps {
+				fmt.Fprintf(w, "  - gap: %s\n", g)
+			}
+		}
+		return nil
+	default:
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err := enc.Encode(rs); err != nil {
+			return err
+		}
+		return enc.Close()
+	}
+}
+
+// dryRun prints the calls, tokens and cost a run would need.
+func dryRun(w io.Writer, c *llm.Client, metrics []string, recs []bench.Record) error {
+	type row struct {
+		calls, in, out int
+	}
+	per := map[string]*row{}
+	var total row
+	for _, m := range metrics {
+		per[m] = &row{}
+		for _, rec := range recs {
+			calls, err := judges.Plan(m, rec.Sample, c.Counter().Count)
+			if err != nil {
+				return inputErr(fmt.Errorf("record %s: %s: %w", rec.ID, m, err))
+			}
+			for _, call := range calls {
+				r := per[m]
+				r.calls++
+				r.in += call.TokensIn
+				r.out += call.TokensOut
+			}
+		}
+		total.calls += per[m].calls
+		total.in += per[m].in
+		total.out += per[m].out
+	}
+	prices := c.Prices()
+	fmt.Fprintf(w, "dry run for %s on %d record(s); no call made\n", judgeName(c), len(recs))
+	fmt.Fprintf(w, "%-20s %8s %12s %12s %10s\n", "metric", "calls", "tokens in", "tokens out", "cost USD")
+	for _, m := range metrics {
+		r := per[m]
+		fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", m, r.calls, r.in, r.out, prices.Cost(c.Name(), r.in, r.out))
+	}
+	fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", "total", total.calls, total.in, total.out, prices.Cost(c.Name(), total.in, total.out))
+	if c.Name() == "offline" {
+		fmt.Fprintln(w, "the offline judges make no model calls; the figures are what a model would need")
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/backend"
+)
+
+// llmFlags are the model-client flags shared by the commands that judge.
+type llmFlags struct {
+	spec        string
+	noCache     bool
+	dryRun      bool
+	maxCost     float64
+	strict      bool
+	concurrency int
+	rpm, tpm    int
+	prices      string
+	maxElapsed  time.Duration
+}
+
+func (f *llmFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.spec, "llm", "", "judge model as backend:model (openai:gpt-4o-mini, ollama:qwen2.5:7b, vllm:NAME, langchain:anthropic:MODEL, offline);\n"+
+		"default: $ASSAY_LLM, else openai:gpt-4o-mini when $OPENAI_API_KEY is set, else offline")
+	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the response cache")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the calls, tokens and cost the run would need, and make no call")
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop starting model calls once spending would pass this many US dollars (0: no limit)")
+	fl.BoolVar(&f.strict, "strict", false, "exit 3 when any judge fell back to its neutral default")
+	fl.IntVar(&f.concurrency, "concurrency", 8, "model calls in flight at most")
+	fl.IntVar(&f.rpm, "rpm", 0, "model requests per minute at most (0: no limit)")
+	fl.IntVar(&f.tpm, "tpm", 0, "model tokens per minute at most (0: no limit)")
+	fl.StringVar(&f.prices, "prices", "", "YAML file of model prices per million tokens ({model: {in: 0.15, out: 0.6}}) over the built-in table")
+	fl.DurationVar(&f.maxElapsed, "max-retry-time", 2*time.Minute, "give up retrying one call after this long")
+}
+
+// client opens the backend and wraps it in a Client with the cache and
+// limits. The returned close function releases the cache.
+func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
+	if f.concurrency < 1 {
+		return nil, nil, inputErr(fmt.Errorf("--concurrency: must be at least 1, got %d", f.concurrency))
+	}
+	if f.maxCost < 0 || f.rpm < 0 || f.tpm < 0 {
+		return nil, nil, inputErr(fmt.Errorf("--max-cost, --rpm and --tpm must not be negative"))
+	}
+	b, err := backend.Open(f.spec, os.Getenv)
+	if err != nil {
+		return nil, nil, inputErr(fmt.Errorf("--llm: %w", err))
+	}
+	cfg := llm.Config{
+		Backend: b, Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost,
+		Counter: llm.TokenizerFor(modelName(b.Name())),
+		Retry:   llm.RetryPolicy{MaxElapsed: f.maxElapsed},
+	}
+	if f.prices != "" {
+		if cfg.Prices, err = llm.LoadPrices(f.prices); err != nil {
+			return nil, nil, inputErr(fmt.Errorf("--prices: %w", err))
+		}
+	}
+	closer := func() {}
+	if !f.noCache && !f.dryRun && b.Name() != "offline" {
+		path, err := llm.DefaultCachePath()
+		if err == nil {
+			var c *llm.SQLiteCache
+			if c, err = llm.OpenCache(path); err == nil {
+				cfg.Cache, closer = c, func() { _ = c.Close() }
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "assay: response cache off: %v\n", err)
+		}
+	}
+	return llm.New(cfg), closer, nil
+}
+
+// modelName strips the backend prefix of "backend:model".
+func modelName(name string) string {
+	_, m, ok := strings.Cut(name, ":")
+	if !ok {
+		return name
+	}
+	if p, rest, ok := strings.Cut(m, ":"); ok && (p == "anthropic" || p == "ollama" || p == "mistral" || p == "googleai") {
+		return rest
+	}
+	return m
+}
+
+// summary prints what the model client did, on stderr.
+func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
+	u := c.Usage()
+	fmt.Fprintf(w, "judge: %s; calls %d (retries %d, cache hits %d), tokens %d in / %d out", judgeName(c), u.Calls, u.Retries, u.CacheHits, u.TokensIn, u.TokensOut)
+	if u.Estimated {
+		fmt.Fprint(w, " (partly estimated)")
+	}
+	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d\n", u.CostUSD, defaulted)
+	if n := c.BudgetStops(); n > 0 {
+		fmt.Fprintf(w, "assay: --max-cost $%.4f reached: %d call(s) were not started and their judges used the neutral default\n", f.maxCost, n)
+	}
+}
+
+func judgeName(c *llm.Client) string {
+	if c.Name() == "offline" {
+		return "offline (approximate)"
+	}
+	return "llm:" + c.Name()
+}
+
+// strictErr is the exit for --strict when judges defaulted.
+func (f *llmFlags) strictErr(defaulted int) error {
+	if f.strict && defaulted > 0 {
+		return &exitError{code: exitInfra, err: fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", defaulted)}
+	}
+	return nil
+}

@@ -39,8 +39,12 @@ type SourceGrade struct {
 // Grade rates one source for the query.
 func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Source) (SourceGrade, error) {
 	if offline(r.Model) {
-		g := heuristics.RelevanceGrade(query, src.Title+". "+src.Text)
-		return SourceGrade{Grade: g, Reason: fmt.Sprintf("lexical relevance %.2f", heuristics.PassageRelevance(query, src.Title+". "+src.Text))}, nil
+		text := src.Text
+		if src.Title != "" {
+			text = src.Title + ". " + text
+		}
+		g := heuristics.RelevanceGrade(query, text)
+		return SourceGrade{Grade: g, Reason: fmt.Sprintf("lexical relevance %.2f", heuristics.PassageRelevance(query, text))}, nil
 	}
 	var g grade
 	u, err := ask(ctx, r.Model, "source.relevance", prompts.SourceQuery{

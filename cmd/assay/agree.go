@@ -21,8 +21,8 @@ type agreeFlags struct {
 	llm       llmFlags
 }
 
-func newAgreeCmd() *cobra.Command {
-	var f agreeFlags
+func newAgreeCmd(env func(string) string) *cobra.Command {
+	f := agreeFlags{llm: llmFlags{env: env}}
 	cmd := &cobra.Command{
 		Use:   "agree --metric NAME --label LABEL [flags] FILE",
 		Short: "Measure how well a judge agrees with human labels",

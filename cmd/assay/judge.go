@@ -22,8 +22,8 @@ type judgeFlags struct {
 	llm     llmFlags
 }
 
-func newJudgeCmd() *cobra.Command {
-	var f judgeFlags
+func newJudgeCmd(env func(string) string) *cobra.Command {
+	f := judgeFlags{llm: llmFlags{env: env}}
 	cmd := &cobra.Command{
 		Use:   "judge --metric NAME[,NAME] [flags] FILE",
 		Short: "Judge RAG samples (question, answer, contexts, reference) with LLM or offline judges",

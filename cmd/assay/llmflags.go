@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,6 +24,7 @@ type llmFlags struct {
 	rpm, tpm    int
 	prices      string
 	maxElapsed  time.Duration
+	env         func(string) string
 }
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {
@@ -49,7 +50,7 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 	if f.maxCost < 0 || f.rpm < 0 || f.tpm < 0 {
 		return nil, nil, inputErr(fmt.Errorf("--max-cost, --rpm and --tpm must not be negative"))
 	}
-	b, err := backend.Open(f.spec, os.Getenv)
+	b, err := backend.Open(f.spec, f.env)
 	if err != nil {
 		return nil, nil, inputErr(fmt.Errorf("--llm: %w", err))
 	}
@@ -66,6 +67,9 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 	closer := func() {}
 	if !f.noCache && !f.dryRun && b.Name() != "offline" {
 		path, err := llm.DefaultCachePath()
+		if dir := f.env("ASSAY_CACHE_DIR"); dir != "" {
+			path, err = filepath.Join(dir, "llm-cache.db"), nil
+		}
 		if err == nil {
 			var c *llm.SQLiteCache
 			if c, err = llm.OpenCache(path); err == nil {

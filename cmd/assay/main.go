@@ -46,20 +46,21 @@ func inputErr(err error) error { return &exitError{code: exitInput, err: err} }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// run is main without the process: it returns the exit code.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+// run is main without the process: it returns the exit code. env reads
+// environment variables (os.Getenv, or a map in tests).
+func run(ctx context.Context, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "assay: internal error: %v\nplease report this with the input that caused it\n", r)
 			code = exitInfra
 		}
 	}()
-	root := newRoot(stdin, stdout, stderr)
+	root := newRoot(env, stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -85,7 +86,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitInput
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRoot(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "assay",
 		Short: "Judge research reports and RAG answers",
@@ -101,6 +102,6 @@ Exit codes: 0 pass, 1 scored but not passed, 2 usage or input error,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newScoreCmd(), newJudgeCmd(), newAgreeCmd())
+	root.AddCommand(newScoreCmd(env), newJudgeCmd(env), newAgreeCmd(env))
 	return root
 }

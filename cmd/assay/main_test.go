@@ -15,10 +15,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+// noEnv is an empty environment: tests do not see the developer's keys.
+func noEnv(string) string { return "" }
+
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code = run(context.Background(), args, noEnv, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -28,8 +28,8 @@ type scoreFlags struct {
 	llm     llmFlags
 }
 
-func newScoreCmd() *cobra.Command {
-	var f scoreFlags
+func newScoreCmd(env func(string) string) *cobra.Command {
+	f := scoreFlags{llm: llmFlags{env: env}}
 	cmd := &cobra.Command{
 		Use:   "score [flags] FILE",
 		Short: "Score a research report (Markdown) or a retrieval sample (JSON)",

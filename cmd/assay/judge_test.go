@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/llmtest"
+)
+
+// runEnv runs the CLI with the given environment.
+func runEnv(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestJudgeOfflineGolden(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args []string
+		code int
+	}{
+		"judge-eiffel.txt":  {[]string{"judge", "--metric", "faithfulness,context_recall,context_precision", "--format", "text", "../../fixtures/rag/eiffel.json"}, 0},
+		"judge-eiffel.yaml": {[]string{"judge", "--metric", "faithfulness", "../../fixtures/rag/eiffel.json"}, 0},
+		"judge-min.txt":     {[]string{"judge", "--metric", "faithfulness", "--min", "0.9", "--format", "text", "../../fixtures/rag/eiffel.json"}, 1},
+		"agree.md":          {[]string{"agree", "--metric", "faithfulness", "--label", "faithful", "--baseline", "../../fixtures/rag/labelled.jsonl"}, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, "", tc.args...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Contains(t, errOut, "judge: offline (approximate)")
+			golden := filepath.Join("testdata", name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(out), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), out)
+		})
+	}
+}
+
+func TestJudgeBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"question":"q","answer":"a","contexts":["c"]}`+"\n"+`{"question":"q","contexts":7}`+"\n"), 0o644))
+	noRef := filepath.Join(dir, "noref.json")
+	require.NoError(t, os.WriteFile(noRef, []byte(`{"question":"q","answer":"a","contexts":["c"]}`), 0o644))
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"unknown metric":     {[]string{"judge", "--metric", "bleu", "../../fixtures/rag/eiffel.json"}, `--metric: unknown metric "bleu"`},
+		"missing metric":     {[]string{"judge", "../../fixtures/rag/eiffel.json"}, `required flag(s) "metric" not set`},
+		"bad dataset line":   {[]string{"judge", "--metric", "faithfulness", bad}, "bad.jsonl:2: contexts: want an array of strings, got number"},
+		"recall needs a ref": {[]string{"judge", "--metric", "context_recall", noRef}, "sample has no reference answer"},
+		"unknown backend":    {[]string{"judge", "--metric", "faithfulness", "--llm", "nope:x", "../../fixtures/rag/eiffel.json"}, "--llm:"},
+		"bad format":         {[]string{"judge", "--metric", "faithfulness", "--format", "xml", "../../fixtures/rag/eiffel.json"}, "--format"},
+		"agree no label":     {[]string{"agree", "--metric", "faithfulness", "--label", "relevant", "../../fixtures/rag/labelled.jsonl"}, "no record has the binary label human.relevant"},
+		"bad concurrency":    {[]string{"judge", "--metric", "faithfulness", "--concurrency", "0", "../../fixtures/rag/eiffel.json"}, "--concurrency"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := runCLI(t, "", tc.args...)
+			assert.Equal(t, exitInput, code)
+			assert.Contains(t, errOut, tc.want)
+		})
+	}
+}
+
+// TestJudgeWithModel runs the judge command against a fake OpenAI server:
+// a first run calls the model, a second identical run answers from the
+// cache with zero calls and the same output, --dry-run calls nothing, and
+// a failing server gives flagged neutral defaults that --strict turns into
+// exit 3.
+func TestJudgeWithModel(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+	args := []string{"judge", "--metric", "faithfulness,source_relevance", "--format", "json", "../../fixtures/rag/eiffel.json"}
+
+	code, first, errOut := runEnv(t, env, args...)
+	require.Equal(t, 0, code, errOut)
+	calls := srv.Calls()
+	assert.Equal(t, 4, calls, "claims + verify + one grade per source")
+	assert.Contains(t, first, `"method": "llm:openai:judge-model"`)
+	assert.Contains(t, errOut, "calls 4")
+
+	code, second, errOut := runEnv(t, env, args...)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, calls, srv.Calls(), "the second run is served from the cache")
+	assert.Contains(t, errOut, "cache hits 4")
+	assert.JSONEq(t, stripUsage(t, first), stripUsage(t, second))
+
+	code, plan, errOut := runEnv(t, env, append([]string{"judge", "--dry-run"}, args[1:]...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, calls, srv.Calls(), "a dry run makes no call")
+	assert.Contains(t, plan, "faithfulness                2")
+	assert.Contains(t, plan, "source_relevance            2")
+}
+
+func TestJudgeStrictOnFailingModel(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Status: 401, Body: `{"error":{"message":"bad key","type":"invalid_request_error"}}`}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	args := []string{"judge", "--no-cache", "--metric", "faithfulness", "--format", "json", "../../fixtures/rag/eiffel.json"}
+
+	code, out, errOut := runEnv(t, env, args...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `"defaulted": true`)
+	assert.Contains(t, out, `"value": 0.5`)
+	assert.Contains(t, out, "status 401")
+	assert.Contains(t, errOut, "neutral defaults 1")
+
+	code, _, errOut = runEnv(t, env, append([]string{"judge", "--strict"}, args[1:]...)...)
+	assert.Equal(t, exitInfra, code)
+	assert.Contains(t, errOut, "--strict: 1 judge result(s) fell back to the neutral default")
+}
+
+// stripUsage removes the usage of each result, which differs between a
+// call and a cache hit, from the judge's JSON output.
+func stripUsage(t *testing.T, s string) string {
+	t.Helper()
+	var rs []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(s), &rs))
+	for _, r := range rs {
+		delete(r, "usage")
+	}
+	b, err := json.Marshal(rs)
+	require.NoError(t, err)
+	return string(b)
+}

@@ -1,0 +1,438 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// CorpusFile is one document of a local corpus after parsing: the metadata
+// from its front matter (or, for HTML, its head) and its body as text.
+type CorpusFile struct {
+	// Path is the file's slash-separated path inside the corpus.
+	Path string
+	// URL is where the document was published; required.
+	URL        string
+	Title      string
+	Author     string
+	Published  time.Time // zero when unknown
+	References int
+	// Topic is free text describing the document; it is stored but not
+	// searched.
+	Topic string
+	// Body is the document without its front matter: Markdown and text
+	// as written, HTML reduced to its visible text.
+	Body string
+}
+
+// ErrNoFrontMatter means a corpus file carries no metadata at all (no front
+// matter, and for HTML no canonical link either), so it has no URL to cite.
+// The index skips such files with a warning instead of failing:
+//
+//	if errors.Is(err, web.ErrNoFrontMatter) { /* skip */ }
+var ErrNoFrontMatter = errors.New("no front matter with a url")
+
+// corpusExts maps the supported file extensions to their kind.
+var corpusExts = map[string]string{
+	".md":       "markdown",
+	".markdown": "markdown",
+	".txt":      "text",
+	".html":     "html",
+	".htm":      "html",
+}
+
+// supportedCorpusFile reports whether name has an extension the corpus
+// index reads.
+func supportedCorpusFile(name string) bool {
+	_, ok := corpusExts[strings.ToLower(path.Ext(name))]
+	return ok
+}
+
+// ParseCorpusFile parses one corpus document. name is used for the kind
+// (by extension) and in errors.
+//
+// Markdown and text files start with YAML front matter between two "---"
+// lines:
+//
+//	---
+//	url: https://example.org/report
+//	title: A report
+//	author: A. Writer
+//	published: 2024-05-01
+//	references: 12
+//	topic: free text
+//	---
+//	Body...
+//
+// HTML files may carry the same block inside a comment at the top
+// ("<!--", the block, "-->"); otherwise, and for fields the block leaves
+// out, the <title>, <meta name="author">, <meta property=
+// "article:published_time"> and <link rel="canonical"> of the page are used.
+//
+// A file with no front matter (and, for HTML, no canonical link) returns
+// ErrNoFrontMatter. Front matter that is present but wrong (bad YAML, a
+// missing url, a date not in YYYY-MM-DD form) returns an *eval.InputError
+// naming the file, line and field. Unknown fields are ignored.
+func ParseCorpusFile(name string, data []byte) (CorpusFile, error) {
+	kind, ok := corpusExts[strings.ToLower(path.Ext(name))]
+	if !ok {
+		return CorpusFile{}, fmt.Errorf("%s: unsupported file type %q", name, path.Ext(name))
+	}
+	text := corpusNewlines(data)
+	if kind == "html" {
+		return parseHTMLCorpusFile(name, text)
+	}
+	f := CorpusFile{Path: name}
+	block, blockLine, body, found, err := splitCorpusFrontMatter(name, text, 1)
+	if err != nil {
+		return CorpusFile{}, err
+	}
+	if !found {
+		return CorpusFile{}, fmt.Errorf("%s: %w", name, ErrNoFrontMatter)
+	}
+	if err := decodeCorpusFrontMatter(name, block, blockLine, &f); err != nil {
+		return CorpusFile{}, err
+	}
+	f.Body = strings.TrimSpace(body)
+	if f.Title == "" && kind == "markdown" {
+		f.Title = corpusHeading(f.Body)
+	}
+	return f, requireCorpusURL(name, blockLine-1, &f)
+}
+
+// corpusNewlines drops a UTF-8 byte order mark and turns CRLF and CR
+// into LF, so line numbers and "---" detection work for files from any OS.
+func corpusNewlines(data []byte) string {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	s := string(data)
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	return s
+}
+
+// splitCorpusFrontMatter splits text that may start with a "---" line into the
+// YAML block, the file line its first line is on, and the rest. firstLine is
+// the file line text starts on. found is false when text does not start
+// with "---"; an opening line with no closing "---" (or "...") is an error.
+func splitCorpusFrontMatter(name, text string, firstLine int) (block string, blockLine int, rest string, found bool, err error) {
+	first, after, _ := strings.Cut(text, "\n")
+	if strings.TrimRight(first, " \t") != "---" {
+		return "", 0, text, false, nil
+	}
+	var b strings.Builder
+	line := firstLine + 1
+	for rem := after; ; line++ {
+		if rem == "" {
+			return "", 0, "", false, &eval.InputError{File: name, Line: firstLine, Msg: `front matter opened with "---" is never closed`}
+		}
+		l, next, _ := strings.Cut(rem, "\n")
+		if t := strings.TrimRight(l, " \t"); t == "---" || t == "..." {
+			return b.String(), firstLine + 1, next, true, nil
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+		rem = next
+	}
+}
+
+// yamlErrLine finds "line N" in a YAML error message.
+var yamlErrLine = regexp.MustCompile(`^line (\d+): `)
+
+// decodeCorpusFrontMatter reads the YAML block (whose first line is file line
+// blockLine) into f. Fields already set in f are overwritten only by
+// non-empty values.
+func decodeCorpusFrontMatter(name, block string, blockLine int, f *CorpusFile) error {
+	fileLine := func(n int) int { return blockLine + n - 1 }
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
+		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), blockLine
+		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			msg, line = msg[len(m[0]):], fileLine(n)
+		}
+		return &eval.InputError{File: name, Line: line, Msg: "front matter is not valid YAML: " + msg, Err: err}
+	}
+	if len(doc.Content) == 0 {
+		return nil // an empty block; requireURL reports the missing url
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return &eval.InputError{File: name, Line: fileLine(m.Line), Msg: "front matter must be a mapping of field: value"}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		field := strings.ToLower(k.Value)
+		bad := func(msg string) error {
+			return &eval.InputError{File: name, Line: fileLine(v.Line), Col: v.Column, Field: field, Msg: msg}
+		}
+		switch field {
+		case "url", "title", "author", "published", "references", "topic":
+		default:
+			continue
+		}
+		if v.Kind != yaml.ScalarNode {
+			return bad("must be a single value, not a list or mapping")
+		}
+		val := strings.TrimSpace(v.Value)
+		if v.Tag == "!!null" {
+			val = ""
+		}
+		switch field {
+		case "url":
+			if val == "" {
+				continue
+			}
+			u, err := url.Parse(val)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return bad(fmt.Sprintf("must be an absolute http(s) URL, got %q", val))
+			}
+			f.URL = val
+		case "title":
+			corpusSet(&f.Title, val)
+		case "author":
+			corpusSet(&f.Author, val)
+		case "topic":
+			corpusSet(&f.Topic, val)
+		case "published":
+			if val == "" {
+				continue
+			}
+			t, err := corpusDate(val)
+			if err != nil {
+				return bad(fmt.Sprintf("must be a date in YYYY-MM-DD form, got %q", val))
+			}
+			f.Published = t
+		case "references":
+			if val == "" {
+				continue
+			}
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				return bad(fmt.Sprintf("must be a whole number >= 0, got %q", val))
+			}
+			f.References = n
+		}
+	}
+	return nil
+}
+
+func corpusSet(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+// corpusDate accepts YYYY-MM-DD and, leniently, a full RFC 3339 time.
+func corpusDate(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.RFC3339, s)
+}
+
+// requireCorpusURL reports a missing url at the front matter's opening line.
+func requireCorpusURL(name string, line int, f *CorpusFile) error {
+	if f.URL != "" {
+		return nil
+	}
+	return &eval.InputError{File: name, Line: line, Field: "url", Msg: "is required (where the document was published, for citations)"}
+}
+
+// corpusHeading returns the text of the first ATX heading ("# Title") of a
+// Markdown body, or "".
+func corpusHeading(body string) string {
+	for l := range strings.Lines(body) {
+		t := strings.TrimSpace(l)
+		if h, ok := strings.CutPrefix(t, "#"); ok {
+			return strings.TrimSpace(strings.TrimLeft(h, "#"))
+		}
+	}
+	return ""
+}
+
+// parseHTMLCorpusFile reads an HTML document: front matter in a leading
+// comment, then the head's metadata for what it leaves out, and the
+// visible text of the page as the body.
+func parseHTMLCorpusFile(name, text string) (CorpusFile, error) {
+	f := CorpusFile{Path: name}
+	var (
+		z          = html.NewTokenizer(strings.NewReader(text))
+		offset     int  // bytes consumed so far, for line numbers
+		sawContent bool // a non-blank token before any comment front matter
+		fmLine     int  // line of the comment with the front matter, 0 if none
+		skipDepth  int  // inside script, style and the like
+		inTitle    bool
+		title      strings.Builder
+		body       strings.Builder
+		meta       CorpusFile // from the head, used where front matter is silent
+	)
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		raw := z.Raw()
+		start := offset
+		offset += len(raw)
+		tok := z.Token()
+		switch tt {
+		case html.CommentToken:
+			if sawContent || fmLine != 0 {
+				continue
+			}
+			sawContent = true
+			c := strings.TrimLeft(tok.Data, " \t\n")
+			// The line the comment's content starts on: the comment's own
+			// line plus any newlines before the "---".
+			line := 1 + strings.Count(text[:start], "\n") + strings.Count(tok.Data[:len(tok.Data)-len(c)], "\n")
+			block, blockLine, _, found, err := splitCorpusFrontMatter(name, c, line)
+			if err != nil {
+				return CorpusFile{}, err
+			}
+			if !found {
+				continue
+			}
+			fmLine = line
+			if err := decodeCorpusFrontMatter(name, block, blockLine, &f); err != nil {
+				return CorpusFile{}, err
+			}
+		case html.DoctypeToken:
+		case html.TextToken:
+			if strings.TrimSpace(tok.Data) != "" {
+				sawContent = true
+			}
+			switch {
+			case inTitle:
+				title.WriteString(tok.Data)
+			case skipDepth == 0:
+				body.WriteString(tok.Data)
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			sawContent = true
+			switch tok.DataAtom {
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head:
+				if tt == html.StartTagToken {
+					skipDepth++
+				}
+			case atom.Title:
+				inTitle = tt == html.StartTagToken
+			case atom.Meta:
+				key := strings.ToLower(corpusAttr(tok, "name") + corpusAttr(tok, "property"))
+				switch key {
+				case "author", "article:author":
+					corpusSet(&meta.Author, strings.TrimSpace(corpusAttr(tok, "content")))
+				case "article:published_time", "date":
+					if t, err := corpusDate(strings.TrimSpace(corpusAttr(tok, "content"))); err == nil {
+						meta.Published = t
+					}
+				}
+			case atom.Link:
+				if strings.EqualFold(corpusAttr(tok, "rel"), "canonical") {
+					corpusSet(&meta.URL, strings.TrimSpace(corpusAttr(tok, "href")))
+				}
+			case atom.Body:
+				skipDepth = 0 // a <head> left open ends here
+			case atom.Br:
+				body.WriteByte('\n')
+			}
+			if corpusBlockElement[tok.DataAtom] {
+				body.WriteString("\n\n")
+			}
+		case html.EndTagToken:
+			switch tok.DataAtom {
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head:
+				if skipDepth > 0 {
+					skipDepth--
+				}
+			case atom.Title:
+				inTitle = false
+			}
+			if corpusBlockElement[tok.DataAtom] {
+				body.WriteString("\n\n")
+			}
+		}
+	}
+	if err := z.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return CorpusFile{}, &eval.InputError{File: name, Msg: "cannot read HTML", Err: err}
+	}
+	if fmLine == 0 && meta.URL == "" {
+		return CorpusFile{}, fmt.Errorf("%s: %w (nor a canonical link)", name, ErrNoFrontMatter)
+	}
+	if f.URL == "" && meta.URL != "" {
+		u, err := url.Parse(meta.URL)
+		if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			f.URL = meta.URL
+		}
+	}
+	corpusSet(&f.Title, corpusSpaces(title.String()))
+	corpusSet(&f.Author, meta.Author)
+	if f.Published.IsZero() {
+		f.Published = meta.Published
+	}
+	f.Body = corpusTidy(body.String())
+	line := fmLine
+	if line == 0 {
+		line = 1
+	}
+	return f, requireCorpusURL(name, line, &f)
+}
+
+// corpusAttr returns the value of the attribute key of tok, or "".
+func corpusAttr(tok html.Token, key string) string {
+	for _, a := range tok.Attr {
+		if strings.EqualFold(a.Key, key) {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// corpusBlockElement lists the elements that break text into paragraphs.
+var corpusBlockElement = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Section: true, atom.Article: true,
+	atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
+	atom.Li: true, atom.Ul: true, atom.Ol: true, atom.Tr: true, atom.Table: true,
+	atom.Blockquote: true, atom.Pre: true, atom.Header: true, atom.Footer: true,
+	atom.Main: true, atom.Nav: true, atom.Aside: true, atom.Figure: true, atom.Figcaption: true,
+	atom.Dt: true, atom.Dd: true, atom.Hr: true,
+}
+
+// corpusSpaces joins the words of s with single spaces.
+func corpusSpaces(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// corpusTidy collapses the spaces within each line and keeps at most one
+// blank line between paragraphs.
+func corpusTidy(s string) string {
+	var b strings.Builder
+	blank := false
+	for l := range strings.Lines(s) {
+		t := corpusSpaces(l)
+		if t == "" {
+			blank = b.Len() > 0
+			continue
+		}
+		if blank {
+			b.WriteString("\n\n")
+		} else if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		blank = false
+		b.WriteString(t)
+	}
+	return b.String()
+}

@@ -172,23 +172,38 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 
 // send runs one call through the budget, the limits and the retry loop.
 func (c *Client) send(ctx context.Context, req Request) (Response, error) {
-	inTok := 0
-	for _, m := range req.Messages {
-		inTok += c.counter.Count(m.Content) + 4
+	// Count the prompt's tokens only when a budget or a tokens-per-minute
+	// limit needs the estimate before the call; otherwise the server's
+	// usage is used, and counting is left for replies that lack it.
+	inTok, est := -1, 0.0
+	countIn := func() int {
+		if inTok < 0 {
+			inTok = 0
+			for _, m := range req.Messages {
+				inTok += c.counter.Count(m.Content) + 4
+			}
+		}
+		return inTok
 	}
 	outTok := req.MaxTokens
 	if outTok == 0 {
 		outTok = 512
 	}
-	est := c.prices.Cost(c.Name(), inTok, outTok)
+	if c.cfg.MaxCostUSD > 0 {
+		est = c.prices.Cost(c.Name(), countIn(), outTok)
+	}
 	if err := c.reserve(est); err != nil {
 		c.emit(Event{Kind: "budget_stop", Tag: req.Tag, Err: err})
 		return Response{}, err
 	}
+	tokens := 0
+	if c.tpm != nil {
+		tokens = countIn() + outTok
+	}
 	var resp Response
 	start := c.now()
 	retries, err := c.cfg.Retry.do(ctx, func() error {
-		if err := c.acquire(ctx, inTok+outTok); err != nil {
+		if err := c.acquire(ctx, tokens); err != nil {
 			return err
 		}
 		defer func() { <-c.sem }()
@@ -206,7 +221,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	u.Retries = retries
 	u.Latency = c.now().Sub(start)
 	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
-		u.TokensIn, u.TokensOut, u.Estimated = inTok, c.counter.Count(resp.Content), true
+		u.TokensIn, u.TokensOut, u.Estimated = countIn(), c.counter.Count(resp.Content), true
 	}
 	u.CostUSD = c.prices.Cost(c.Name(), u.TokensIn, u.TokensOut)
 	resp.Usage = u

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -9,9 +10,10 @@ import (
 // Tokenizer counts tokens with an OpenAI BPE encoding (tables embedded in
 // the binary; no network). Counts are exact for OpenAI models and an
 // estimate for every other model. The zero value counts four bytes a token.
-// It is safe for concurrent use.
+// It is safe for concurrent use. The encoding's tables are loaded on first
+// use (about 40 ms), so a run whose server reports usage never pays for it.
 type Tokenizer struct {
-	codec tokenizer.Codec
+	codec func() tokenizer.Codec
 }
 
 var _ TokenCounter = Tokenizer{}
@@ -25,6 +27,10 @@ const fallbackEncoding = tokenizer.O200kBase
 // encoding is not embedded, get o200k_base. A fine-tune
 // ("ft:gpt-4o-mini:org::id") gets its base model's encoding.
 func TokenizerFor(model string) Tokenizer {
+	return Tokenizer{codec: sync.OnceValue(func() tokenizer.Codec { return codecFor(model) })}
+}
+
+func codecFor(model string) tokenizer.Codec {
 	candidates := []string{model, modelOf(model)}
 	if rest, ok := strings.CutPrefix(model, "ft:"); ok {
 		// tiktoken's own "ft:gpt-4" prefix would give gpt-4o fine-tunes
@@ -34,32 +40,40 @@ func TokenizerFor(model string) Tokenizer {
 	}
 	for _, m := range candidates {
 		if c, err := tokenizer.ForModel(tokenizer.Model(m)); err == nil {
-			return Tokenizer{codec: c}
+			return c
 		}
 	}
 	c, err := tokenizer.Get(fallbackEncoding)
 	if err != nil {
 		// The encoding is compiled in; this cannot happen short of a
 		// broken build, and the byte rule still gives an estimate.
-		return Tokenizer{}
+		return nil
 	}
-	return Tokenizer{codec: c}
+	return c
+}
+
+func (t Tokenizer) load() tokenizer.Codec {
+	if t.codec == nil {
+		return nil
+	}
+	return t.codec()
 }
 
 // Encoding names the BPE encoding ("o200k_base"), or "bytes/4" for the zero
 // value.
 func (t Tokenizer) Encoding() string {
-	if t.codec == nil {
+	c := t.load()
+	if c == nil {
 		return "bytes/4"
 	}
-	return t.codec.GetName()
+	return c.GetName()
 }
 
 // Count returns the number of tokens in text. It never fails: if the
 // encoder errors, it falls back to four bytes a token.
 func (t Tokenizer) Count(text string) int {
-	if t.codec != nil {
-		if n, err := t.codec.Count(text); err == nil {
+	if c := t.load(); c != nil {
+		if n, err := c.Count(text); err == nil {
 			return n
 		}
 	}

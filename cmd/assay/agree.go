@@ -99,7 +99,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	defaulted := 0
 	for _, j := range jobs {
 		t := j.threshold
-		res, err := bench.Agree(cmd.Context(), recs, bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: 4 * f.llm.concurrency},
+		res, err := bench.Agree(cmd.Context(), recs, bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: fanout * f.llm.concurrency},
 			bench.AgreeOptions{Label: f.label, Threshold: &t})
 		if err != nil {
 			return &exitError{code: exitInfra, err: err}

@@ -104,7 +104,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	}
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
-	scores, err := bench.ScoreAll(cmd.Context(), recs, scorers, 4*f.llm.concurrency)
+	scores, err := bench.ScoreAll(cmd.Context(), recs, scorers, fanout*f.llm.concurrency)
 	if err != nil {
 		if cmd.Context().Err() != nil {
 			return &exitError{code: exitInfra, err: fmt.Errorf("interrupted: %w", err)}

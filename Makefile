@@ -1,4 +1,4 @@
-.PHONY: help build test demo lint fuzz bench
+.PHONY: help build test demo lint fuzz bench bench-fanout agree
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -24,3 +24,12 @@ fuzz: ## run each fuzz target for 30 s
 
 bench: ## run the benchmarks
 	go test -run xxx -bench . -benchmem ./...
+
+bench-fanout: ## time the whole assay process judging 800 calls against a 50 ms fake server
+	bash scripts/bench-fanout.sh
+
+DATA ?= ../shared/data
+agree: build ## offline judges vs human labels on the dev sets in $(DATA) (not in the repo)
+	./bin/assay agree --metric faithfulness --label faithful --baseline $(DATA)/begin.dev.jsonl
+	./bin/assay agree --metric faithfulness --label faithful --baseline $(DATA)/faithbench.dev.jsonl
+	./bin/assay agree --metric source_relevance --label relevant --baseline $(DATA)/msmarco.dev.jsonl

@@ -1,0 +1,325 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// Fake addresses the test resolver hands out. publicIP is a documentation
+// address the Guard allows; the test dialer routes it (and privateIP) to the
+// httptest listener, so the happy path runs under the strict guard while
+// nothing leaves the machine.
+var (
+	publicIP   = netip.MustParseAddr("203.0.113.10")
+	privateIP  = netip.MustParseAddr("10.0.0.5")
+	metadataIP = netip.MustParseAddr("169.254.169.254")
+)
+
+var testHosts = map[string][]netip.Addr{
+	"news.example.com":     {publicIP},
+	"internal.example.com": {privateIP},
+	"metadata.example.com": {metadataIP},
+	"rebind.example.com":   {netip.MustParseAddr("127.0.0.1")},
+	"mapped.example.com":   {netip.MustParseAddr("::ffff:169.254.169.254")},
+	"dual.example.com":     {metadataIP, publicIP},
+}
+
+// testFetcher returns a Fetcher whose names resolve through testHosts and
+// whose connections to the fake addresses land on ts.
+func testFetcher(ts *httptest.Server, guard Guard) *Fetcher {
+	listener := ts.Listener.Addr().String()
+	return &Fetcher{
+		Guard: guard,
+		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
+			if addrs, ok := testHosts[host]; ok {
+				return addrs, nil
+			}
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		},
+		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ap, err := netip.ParseAddrPort(addr)
+			if err != nil {
+				return nil, err
+			}
+			if ap.Addr() != publicIP && ap.Addr() != privateIP {
+				return nil, fmt.Errorf("test dialer: unexpected address %s", addr)
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, network, listener)
+		},
+	}
+}
+
+// bigBody serves 50 MB and counts what it managed to write before the
+// client hung up.
+type bigBody struct {
+	declareLength bool
+	written       atomic.Int64
+	done          chan struct{}
+}
+
+const fiftyMB = 50 << 20
+
+func (b *bigBody) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer close(b.done)
+	w.Header().Set("Content-Type", "text/plain")
+	if b.declareLength {
+		w.Header().Set("Content-Length", strconv.Itoa(fiftyMB))
+	}
+	chunk := []byte(strings.Repeat("all work and no play makes jack a dull boy\n", 744)) // ~32 KB
+	for b.written.Load() < fiftyMB && r.Context().Err() == nil {
+		n, err := w.Write(chunk[:min(len(chunk), fiftyMB-int(b.written.Load()))])
+		b.written.Add(int64(n))
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait blocks until the handler has returned, so its count is final.
+func (b *bigBody) wait(t *testing.T) {
+	t.Helper()
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-b.done:
+	case <-timer.C:
+		t.Fatal("50 MB handler still writing 10s after the fetch gave up")
+	}
+}
+
+func redirect(to string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, to, http.StatusFound)
+	}
+}
+
+func TestFetch(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+
+	streamed := &bigBody{done: make(chan struct{})}
+	declared := &bigBody{declareLength: true, done: make(chan struct{})}
+	pngBytes := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+
+	mux := http.NewServeMux()
+	serve := func(contentType, body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", contentType)
+			_, _ = w.Write([]byte(body))
+		}
+	}
+	mux.HandleFunc("/article", serve("text/html; charset=utf-8", articleHTML))
+	mux.HandleFunc("/moved", redirect("/article"))
+	mux.HandleFunc("/hops/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		if n == 0 {
+			serve("text/html", articleHTML)(w, r)
+			return
+		}
+		http.Redirect(w, r, "/hops/"+strconv.Itoa(n-1), http.StatusFound)
+	})
+	mux.HandleFunc("/404", http.NotFound)
+	mux.HandleFunc("/500", func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		timer := time.NewTimer(30 * time.Second)
+		defer timer.Stop()
+		select {
+		case <-r.Context().Done():
+		case <-timer.C:
+			serve("text/plain", "too late")(w, r)
+		}
+	})
+	mux.Handle("/huge", streamed)
+	mux.Handle("/huge-declared", declared)
+	mux.HandleFunc("/png-as-html", serve("text/html", pngBytes))
+	mux.HandleFunc("/image", serve("image/png", pngBytes))
+	mux.HandleFunc("/pdf", serve("application/pdf", "%PDF-1.7\n"))
+	mux.HandleFunc("/latin1", serve("text/html", "<html><body><p>Caf\xe9 au lait. "+strings.Repeat("Coffee is grown in the tropics. ", 20)+"</p></body></html>"))
+	mux.HandleFunc("/app-shell", serve("text/html", `<html><head><title>Loading</title></head><body><div id="app"></div><script>boot()</script></body></html>`))
+	mux.HandleFunc("/untyped", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header()["Content-Type"] = nil // suppress the server's own sniffing
+		_, _ = w.Write([]byte(articleHTML))
+	})
+	mux.HandleFunc("/markdown", serve("text/markdown", "# Notes\n\nTides follow the moon.\n"))
+	mux.HandleFunc("/loop", redirect("/loop"))
+	mux.HandleFunc("/to-ftp", redirect("ftp://news.example.com/file.txt"))
+	mux.HandleFunc("/to-metadata", redirect("http://169.254.169.254/latest/meta-data/"))
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	_, port, err := net.SplitHostPort(ts.Listener.Addr().String())
+	require.NoError(t, err)
+	mux.HandleFunc("/to-loopback", redirect("http://127.0.0.1:"+port+"/article"))
+
+	articleAsserts := func(t *testing.T, doc Document) {
+		assert.Equal(t, "Reef survey finds coral recovery", doc.Title)
+		assert.Equal(t, "Dana Reyes", doc.Author)
+		assert.Equal(t, time.Date(2024, 3, 15, 9, 30, 0, 0, time.UTC), doc.Published.UTC())
+		assert.Contains(t, doc.Text, "hard coral cover rose to 36 percent")
+		assert.Regexp(t, `\[Acropora\]\(http://[a-z.]+example\.com/acropora\)`, doc.Text, "links made absolute")
+		assert.NotContains(t, doc.Text, "Privacy")
+		assert.Equal(t, "text/html", doc.ContentType)
+		assert.Equal(t, len(articleHTML), doc.Bytes)
+	}
+
+	tests := map[string]struct {
+		url        string // relative URLs are on http://news.example.com
+		guard      Guard
+		realDialer bool // no Resolve/Dial injection: the default dialer and Control
+		timeout    time.Duration
+		ctx        func() context.Context
+		wantReason string
+		check      func(t *testing.T, doc Document)
+	}{
+		"200 html article": {url: "/article", check: func(t *testing.T, doc Document) {
+			articleAsserts(t, doc)
+			assert.Equal(t, "http://news.example.com/article", doc.FinalURL)
+		}},
+		"redirect followed and final URL kept": {url: "/moved", check: func(t *testing.T, doc Document) {
+			assert.Equal(t, "http://news.example.com/moved", doc.URL)
+			assert.Equal(t, "http://news.example.com/article", doc.FinalURL)
+		}},
+		"five redirects are allowed": {url: "/hops/5", check: articleAsserts},
+		"six redirects are not":      {url: "/hops/6", wantReason: "more than 5 redirects"},
+		"redirect loop":              {url: "/loop", wantReason: "redirect loop at http://news.example.com/loop"},
+		"redirect to ftp":            {url: "/to-ftp", wantReason: `redirect to unsupported scheme "ftp"`},
+		"404":                        {url: "/404", wantReason: "status 404"},
+		"500":                        {url: "/500", wantReason: "status 500"},
+		"timeout":                    {url: "/slow", timeout: 200 * time.Millisecond, wantReason: "timed out after 200ms"},
+		"caller cancels": {url: "/slow", wantReason: "canceled", ctx: func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}},
+		"50 MB streamed body":     {url: "/huge", wantReason: "larger than 5 MB"},
+		"50 MB declared body":     {url: "/huge-declared", wantReason: "larger than 5 MB"},
+		"png bytes labelled html": {url: "/png-as-html", wantReason: "binary body (sniffed image/png)"},
+		"image content type":      {url: "/image", wantReason: "content type image/png"},
+		"pdf content type":        {url: "/pdf", wantReason: "content type application/pdf"},
+		"invalid utf-8 repaired": {url: "/latin1", check: func(t *testing.T, doc Document) {
+			assert.Contains(t, doc.Text, "Caf\uFFFD au lait")
+			assert.Equal(t, []string{"invalid UTF-8 repaired"}, doc.Notes)
+		}},
+		"no main content":            {url: "/app-shell", wantReason: "no main content"},
+		"no content type is sniffed": {url: "/untyped", check: articleAsserts},
+		"markdown passes through": {url: "/markdown", check: func(t *testing.T, doc Document) {
+			assert.Equal(t, "Notes", doc.Title)
+			assert.Equal(t, "# Notes\n\nTides follow the moon.", doc.Text)
+			assert.Equal(t, "text/markdown", doc.ContentType)
+		}},
+		"ftp URL":                     {url: "ftp://news.example.com/file.txt", wantReason: `unsupported scheme "ftp"`},
+		"file URL":                    {url: "file:///etc/passwd", wantReason: `unsupported scheme "file"`},
+		"no host":                     {url: "http:///article", wantReason: "invalid URL: no host"},
+		"unknown host":                {url: "http://nowhere.example.com/", wantReason: "request failed"},
+		"redirect to loopback":        {url: "/to-loopback", wantReason: "blocked address 127.0.0.1: loopback"},
+		"redirect to metadata":        {url: "/to-metadata", guard: Guard{AllowPrivate: true}, wantReason: "blocked address 169.254.169.254: cloud metadata"},
+		"name resolving to loopback":  {url: "http://rebind.example.com/", wantReason: "blocked address 127.0.0.1: loopback"},
+		"name resolving to metadata":  {url: "http://metadata.example.com/latest/meta-data/", guard: Guard{AllowPrivate: true}, wantReason: "blocked address 169.254.169.254: cloud metadata"},
+		"mapped metadata address":     {url: "http://mapped.example.com/", guard: Guard{AllowPrivate: true}, wantReason: "blocked address ::ffff:169.254.169.254: cloud metadata"},
+		"metadata IP literal":         {url: "http://169.254.169.254/latest/meta-data/", guard: Guard{AllowPrivate: true}, wantReason: "blocked address 169.254.169.254: cloud metadata"},
+		"private name, strict guard":  {url: "http://internal.example.com/article", wantReason: "blocked address 10.0.0.5: private"},
+		"private name, allow private": {url: "http://internal.example.com/article", guard: Guard{AllowPrivate: true}, check: articleAsserts},
+		"blocked address skipped":     {url: "http://dual.example.com/article", check: articleAsserts},
+		"real dialer, strict guard":   {url: ts.URL + "/article", realDialer: true, wantReason: "blocked address 127.0.0.1: loopback"},
+		"real dialer, allow private": {url: ts.URL + "/article", realDialer: true, guard: Guard{AllowPrivate: true}, check: func(t *testing.T, doc Document) {
+			assert.Equal(t, "Dana Reyes", doc.Author)
+		}},
+	}
+
+	t.Run("faults", func(t *testing.T) {
+		for name, tc := range tests {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				f := testFetcher(ts, tc.guard)
+				if tc.realDialer {
+					f = &Fetcher{Guard: tc.guard}
+				}
+				f.Timeout = tc.timeout
+				defer f.CloseIdleConnections()
+				ctx := context.Background()
+				if tc.ctx != nil {
+					ctx = tc.ctx()
+				}
+				url := tc.url
+				if strings.HasPrefix(url, "/") {
+					url = "http://news.example.com" + url
+				}
+
+				doc, err := f.Fetch(ctx, url)
+				if tc.wantReason == "" {
+					require.NoError(t, err)
+					assert.Equal(t, url, doc.URL)
+					tc.check(t, doc)
+					return
+				}
+				var fe *FetchError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, tc.wantReason, fe.Reason)
+				assert.Equal(t, url, fe.URL)
+				assert.Equal(t, Document{}, doc)
+			})
+		}
+	})
+
+	// The fetcher gave up on the 50 MB bodies long before the end.
+	streamed.wait(t)
+	declared.wait(t)
+	t.Logf("50 MB bodies: %d bytes written streamed, %d declared", streamed.written.Load(), declared.written.Load())
+	assert.Less(t, streamed.written.Load(), int64(20<<20), "streamed body read far past MaxBytes")
+	assert.Less(t, declared.written.Load(), int64(20<<20), "declared body read although its length was refused")
+}
+
+func TestFetchErrorUnwraps(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ts := httptest.NewServer(http.NotFoundHandler())
+	defer ts.Close()
+	f := &Fetcher{}
+	defer f.CloseIdleConnections()
+
+	_, err := f.Fetch(context.Background(), ts.URL)
+	var blocked *BlockedError
+	require.ErrorAs(t, err, &blocked, "the cause of a blocked fetch is the guard's error")
+	assert.Equal(t, reasonLoopback, blocked.Reason)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = f.Fetch(ctx, "http://example.invalid/")
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+}
+
+func TestFetcherUsesCallerClient(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ts := httptest.NewServer(redirect("/loop"))
+	defer ts.Close()
+	client := ts.Client()
+	f := &Fetcher{Client: client}
+	defer f.CloseIdleConnections()
+
+	_, err := f.Fetch(context.Background(), ts.URL+"/loop")
+	var fe *FetchError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "redirect loop at "+ts.URL+"/loop", fe.Reason, "our redirect policy applies to a caller's client")
+	assert.Nil(t, client.CheckRedirect, "the caller's client is not modified")
+}
+
+func TestFormatSize(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{5 << 20: "5 MB", 64 << 10: "64 KB", 100: "100 bytes", 1<<20 + 1: "1048577 bytes"} {
+		assert.Equal(t, want, formatSize(n))
+	}
+}

@@ -379,8 +379,12 @@ func parseHTMLCorpusFile(name, text string) (CorpusFile, error) {
 			f.URL = meta.URL
 		}
 	}
-	corpusSet(&f.Title, corpusSpaces(title.String()))
-	corpusSet(&f.Author, meta.Author)
+	if f.Title == "" {
+		f.Title = corpusSpaces(title.String())
+	}
+	if f.Author == "" {
+		f.Author = meta.Author
+	}
 	if f.Published.IsZero() {
 		f.Published = meta.Published
 	}

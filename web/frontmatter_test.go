@@ -1,0 +1,155 @@
+package web_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/web"
+)
+
+func TestParseCorpusFile(t *testing.T) {
+	t.Parallel()
+	date := func(s string) time.Time {
+		d, err := time.Parse(time.DateOnly, s)
+		require.NoError(t, err)
+		return d
+	}
+	tests := map[string]struct {
+		name string
+		data string
+		want web.CorpusFile
+	}{
+		"markdown with every field": {
+			name: "heat/pumps.md",
+			data: "---\nurl: https://energy.example.gov/heat-pumps\ntitle: Heat pumps\nauthor: J. Doe\npublished: 2024-03-05\nreferences: 14\ntopic: home heating\nextra: ignored\n---\n\n# Heading\n\nHeat pumps move heat.\n",
+			want: web.CorpusFile{
+				Path: "heat/pumps.md", URL: "https://energy.example.gov/heat-pumps", Title: "Heat pumps",
+				Author: "J. Doe", Published: date("2024-03-05"), References: 14, Topic: "home heating",
+				Body: "# Heading\n\nHeat pumps move heat.",
+			},
+		},
+		"markdown title falls back to the first heading": {
+			name: "a.markdown",
+			data: "---\r\nurl: https://example.org/a\r\n---\r\n# The title\r\ntext\r\n",
+			want: web.CorpusFile{Path: "a.markdown", URL: "https://example.org/a", Title: "The title", Body: "# The title\ntext"},
+		},
+		"plain text with front matter": {
+			name: "notes.txt",
+			data: "\ufeff---\nurl: http://example.org/notes\ntitle: Notes\npublished: \"2020-01-31\"\n...\nJust text.\n",
+			want: web.CorpusFile{Path: "notes.txt", URL: "http://example.org/notes", Title: "Notes", Published: date("2020-01-31"), Body: "Just text."},
+		},
+		"html with front matter in a leading comment": {
+			name: "page.html",
+			data: "<!DOCTYPE html>\n<!--\n---\nurl: https://example.edu/page\nauthor: A. Writer\n---\n-->\n<html><head><title>Page title</title><style>p{}</style></head>\n<body><p>First  para.</p><script>x()</script><p>Second<br>line.</p></body></html>",
+			want: web.CorpusFile{Path: "page.html", URL: "https://example.edu/page", Title: "Page title", Author: "A. Writer", Body: "First para.\n\nSecond\nline."},
+		},
+		"html with head metadata only": {
+			name: "page.htm",
+			data: `<html><head><title> Canon </title><link rel="canonical" href="https://example.com/c"><meta name="author" content="B. Author"><meta property="article:published_time" content="2023-07-01T10:00:00Z"></head><body><h1>Canon</h1><div>Body text.</div></body></html>`,
+			want: web.CorpusFile{Path: "page.htm", URL: "https://example.com/c", Title: "Canon", Author: "B. Author", Published: time.Date(2023, 7, 1, 10, 0, 0, 0, time.UTC), Body: "Canon\n\nBody text."},
+		},
+		"html front matter wins over head metadata": {
+			name: "p.html",
+			data: "<!-- ---\nurl: https://example.com/fm\ntitle: From front matter\n--- -->\n<html><head><title>From head</title><link rel=canonical href=https://example.com/head></head><body>x</body></html>",
+			want: web.CorpusFile{Path: "p.html", URL: "https://example.com/fm", Title: "From front matter", Body: "x"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := web.ParseCorpusFile(tc.name, []byte(tc.data))
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParseCorpusFileErrors(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		name, data string
+		// want is the whole message of the *eval.InputError; "" expects
+		// ErrNoFrontMatter instead.
+		want string
+	}{
+		"missing url": {
+			name: "a.md", data: "---\ntitle: No URL\n---\nbody",
+			want: "a.md:1: url: is required (where the document was published, for citations)",
+		},
+		"empty front matter": {
+			name: "a.md", data: "---\n---\nbody",
+			want: "a.md:1: url: is required (where the document was published, for citations)",
+		},
+		"bad date names line and field": {
+			name: "b.md", data: "---\nurl: https://example.org/b\ntitle: B\npublished: 5 March 2024\n---\nbody",
+			want: `b.md:4:12: published: must be a date in YYYY-MM-DD form, got "5 March 2024"`,
+		},
+		"negative references": {
+			name: "c.txt", data: "---\nurl: https://example.org/c\nreferences: -3\n---\n",
+			want: `c.txt:3:13: references: must be a whole number >= 0, got "-3"`,
+		},
+		"relative url": {
+			name: "d.md", data: "---\nurl: /local/path\n---\n",
+			want: `d.md:2:6: url: must be an absolute http(s) URL, got "/local/path"`,
+		},
+		"list where a value belongs": {
+			name: "e.md", data: "---\nurl: https://example.org/e\nauthor:\n  - A\n  - B\n---\n",
+			want: "e.md:4:3: author: must be a single value, not a list or mapping",
+		},
+		"bad yaml": {
+			name: "f.md", data: "---\nurl: https://example.org/f\ntitle: [unclosed\n---\n",
+			want: "f.md:",
+		},
+		"front matter never closed": {
+			name: "g.md", data: "---\nurl: https://example.org/g\nbody",
+			want: `g.md:1: front matter opened with "---" is never closed`,
+		},
+		"not a mapping": {
+			name: "h.md", data: "---\n- a\n- b\n---\n",
+			want: "h.md:2: front matter must be a mapping of field: value",
+		},
+		"bad date in html comment front matter": {
+			name: "i.html", data: "<!doctype html>\n\n<!--\n---\nurl: https://example.org/i\npublished: 2024-13-01\n---\n-->\n<p>x</p>",
+			want: `i.html:6:12: published: must be a date in YYYY-MM-DD form, got "2024-13-01"`,
+		},
+		"plain text without front matter is skipped": {name: "j.txt", data: "Just some text.\n"},
+		"markdown without front matter is skipped":   {name: "k.md", data: "# Title\n\ntext"},
+		"html without front matter or canonical":     {name: "l.html", data: "<html><title>T</title><p>x</p></html>"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := web.ParseCorpusFile(tc.name, []byte(tc.data))
+			require.Error(t, err)
+			if tc.want == "" {
+				require.ErrorIs(t, err, web.ErrNoFrontMatter)
+				return
+			}
+			var ie *eval.InputError
+			require.True(t, errors.As(err, &ie), "want *eval.InputError, got %T: %v", err, err)
+			require.Equal(t, tc.name, ie.File)
+			require.Positive(t, ie.Line)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestParseCorpusFileBadYAMLLine(t *testing.T) {
+	t.Parallel()
+	// The YAML error is on the block's third line, the file's fourth.
+	_, err := web.ParseCorpusFile("f.md", []byte("---\nurl: https://example.org/f\ntitle: ok\nauthor: : :\n---\n"))
+	var ie *eval.InputError
+	require.ErrorAs(t, err, &ie)
+	require.Equal(t, 4, ie.Line, ie.Error())
+	require.Contains(t, ie.Msg, "not valid YAML")
+}
+
+func TestParseCorpusFileUnsupported(t *testing.T) {
+	t.Parallel()
+	_, err := web.ParseCorpusFile("x.pdf", []byte("%PDF"))
+	require.ErrorContains(t, err, "unsupported")
+}

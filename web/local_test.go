@@ -1,0 +1,415 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/web"
+)
+
+// doc renders a corpus file with front matter.
+func doc(url, title, body string) *fstest.MapFile {
+	return &fstest.MapFile{Data: []byte(fmt.Sprintf("---\nurl: %s\ntitle: %s\n---\n%s\n", url, title, body))}
+}
+
+// searchCorpus is a small hand-written corpus: one document per topic, and
+// near-misses that mention the topic words in passing.
+func searchCorpus() fstest.MapFS {
+	return fstest.MapFS{
+		"energy/heat-pumps.md": {Data: []byte(`---
+url: https://www.energy.example.gov/heat-pumps
+title: Heat pump efficiency in cold climates
+author: Office of Energy Efficiency
+published: 2024-02-10
+references: 18
+---
+Air-source heat pumps keep a coefficient of performance above 2 at -15 °C.
+Cold-climate heat pumps use variable-speed compressors and vapour injection.
+`)},
+		"energy/furnaces.md": doc("https://blog.example.com/furnaces", "Gas furnaces compared",
+			"A gas furnace burns fuel. Some owners add a heat pump later, but this page is about furnaces and their efficiency ratings (AFUE)."),
+		"energy/heat-pump-review.html": {Data: []byte(`<html><head><title>Heat pump reviews</title>
+<link rel="canonical" href="https://reviews.example.com/heat-pumps"><meta name="author" content="R. Viewer"></head>
+<body><p>We tested ten heat pumps for efficiency in cold weather.</p></body></html>`)},
+		"uni/heat-pump-study.md": doc("https://eng.example.edu/heat-pump-study", "A field study",
+			"Measured heat pump efficiency in 40 cold climate homes over two winters."),
+		"health/sleep.md": doc("https://health.example.org/sleep", "Sleep and memory",
+			"Sleep consolidates memory. Adults need seven to nine hours."),
+		"health/coffee.txt": doc("https://health.example.org/coffee", "Coffee and sleep",
+			"Caffeine late in the day delays sleep onset."),
+		"space/mars.md": doc("https://space.example.net/mars", "Mars rovers",
+			"Rovers on Mars use radioisotope power, not solar, for long missions."),
+		"README.md":    {Data: []byte("# About this corpus\n\nNo front matter here.\n")},
+		"notes.pdf":    {Data: []byte("%PDF-1.7")},
+		".git/HEAD.md": doc("https://example.com/hidden", "Hidden", "heat pump"),
+	}
+}
+
+func openLocal(t testing.TB, fsys fstest.MapFS) *web.Local {
+	t.Helper()
+	l, err := web.OpenLocal(context.Background(), "test-corpus", fsys, filepath.Join(t.TempDir(), "idx", "corpus.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, l.Close()) })
+	return l
+}
+
+func urls(rs []web.Result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.URL
+	}
+	return out
+}
+
+func TestLocalIndexIsIncremental(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fsys := searchCorpus()
+	dbPath := filepath.Join(t.TempDir(), "corpus.db")
+
+	l, err := web.OpenLocal(ctx, "c", fsys, dbPath)
+	require.NoError(t, err)
+	st := l.Stats()
+	require.Equal(t, 8, st.Files, "the .md, .txt and .html files, not .pdf or hidden ones")
+	require.Equal(t, 7, st.Indexed)
+	require.Zero(t, st.Unchanged)
+	require.Zero(t, st.Removed)
+	require.Len(t, st.Skipped, 1)
+	require.Contains(t, st.Skipped[0], "README.md: no front matter")
+	require.NoError(t, l.Close())
+
+	t.Run("reopening re-indexes nothing", func(t *testing.T) {
+		l, err := web.OpenLocal(ctx, "c", fsys, dbPath)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, l.Close()) }()
+		st := l.Stats()
+		require.Zero(t, st.Indexed)
+		require.Equal(t, 7, st.Unchanged)
+	})
+
+	l, err = web.OpenLocal(ctx, "c", fsys, dbPath)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.Close()) }()
+
+	fsys["space/mars.md"] = doc("https://space.example.net/mars", "Mars rovers", "Perseverance carries a helicopter.")
+	st, err = l.Refresh(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.Indexed, "only the changed file")
+	require.Equal(t, 6, st.Unchanged)
+	rs, err := l.Search(ctx, web.Query{Text: "helicopter"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"https://space.example.net/mars"}, urls(rs))
+	rs, err = l.Search(ctx, web.Query{Text: "radioisotope"})
+	require.NoError(t, err)
+	require.Empty(t, rs, "the old text is gone from the index")
+
+	delete(fsys, "health/coffee.txt")
+	st, err = l.Refresh(ctx)
+	require.NoError(t, err)
+	require.Equal(t, web.Stats{Files: 7, Unchanged: 6, Removed: 1, Skipped: st.Skipped}, st)
+	rs, err = l.Search(ctx, web.Query{Text: "caffeine"})
+	require.NoError(t, err)
+	require.Empty(t, rs)
+
+	fsys["health/coffee.txt"] = doc("https://health.example.org/coffee", "Coffee", "Caffeine again.")
+	st, err = l.Refresh(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.Indexed)
+	require.Equal(t, st, l.Stats())
+}
+
+func TestLocalBadFrontMatter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fsys := searchCorpus()
+	fsys["bad/one.md"] = &fstest.MapFile{Data: []byte("---\nurl: https://example.org/one\npublished: yesterday\n---\nx")}
+	fsys["bad/two.md"] = &fstest.MapFile{Data: []byte("---\ntitle: no url\n---\nx")}
+	dbPath := filepath.Join(t.TempDir(), "corpus.db")
+
+	_, err := web.OpenLocal(ctx, "c", fsys, dbPath)
+	require.Error(t, err)
+	var ie *eval.InputError
+	require.ErrorAs(t, err, &ie)
+	require.Contains(t, err.Error(), "bad/one.md:3:12: published:")
+	require.Contains(t, err.Error(), "bad/two.md:1: url:")
+
+	// The good files were indexed all the same: fixing the bad ones only
+	// indexes them.
+	fsys["bad/one.md"] = doc("https://example.org/one", "One", "x")
+	fsys["bad/two.md"] = doc("https://example.org/two", "Two", "x")
+	l, err := web.OpenLocal(ctx, "c", fsys, dbPath)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.Close()) }()
+	require.Equal(t, 2, l.Stats().Indexed)
+	require.Equal(t, 7, l.Stats().Unchanged)
+}
+
+func TestLocalSearch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := openLocal(t, searchCorpus())
+
+	tests := map[string]struct {
+		q web.Query
+		// want is the expected order of URLs; a nil want checks only that
+		// the search does not fail.
+		want []string
+	}{
+		"the on-topic document ranks first": {
+			q: web.Query{Text: "heat pump efficiency in cold climates", Limit: 3},
+			want: []string{
+				"https://www.energy.example.gov/heat-pumps",
+				"https://eng.example.edu/heat-pump-study",
+				"https://reviews.example.com/heat-pumps",
+			},
+		},
+		"stemming matches other word forms": {
+			q:    web.Query{Text: "rover missions"},
+			want: []string{"https://space.example.net/mars"},
+		},
+		"exclude a registrable domain drops its subdomains": {
+			q: web.Query{Text: "heat pump efficiency cold", ExcludeDomains: []string{"example.com"}},
+			want: []string{
+				"https://www.energy.example.gov/heat-pumps",
+				"https://eng.example.edu/heat-pump-study",
+			},
+		},
+		"exclude a host keeps its siblings": {
+			q: web.Query{Text: "heat pump efficiency cold", ExcludeDomains: []string{"https://reviews.example.com/x", "eng.example.edu"}},
+			want: []string{
+				"https://www.energy.example.gov/heat-pumps",
+				"https://blog.example.com/furnaces",
+			},
+		},
+		"prefer .edu moves it first and keeps the rest in order": {
+			q: web.Query{Text: "heat pump efficiency cold", PreferDomains: []string{".edu"}},
+			want: []string{
+				"https://eng.example.edu/heat-pump-study",
+				"https://www.energy.example.gov/heat-pumps",
+				"https://reviews.example.com/heat-pumps",
+				"https://blog.example.com/furnaces",
+			},
+		},
+		"prefer then limit": {
+			q:    web.Query{Text: "sleep", PreferDomains: []string{"example.org"}, Limit: 1},
+			want: []string{"https://health.example.org/coffee"}, // "sleep" in its title
+		},
+		"stop words alone still search": {
+			q:    web.Query{Text: "the"},
+			want: []string{"https://health.example.org/coffee"},
+		},
+		"no match":                   {q: web.Query{Text: "zeppelin"}, want: []string{}},
+		"empty query":                {q: web.Query{Text: ""}, want: []string{}},
+		"only punctuation":           {q: web.Query{Text: `" * ( ) : ^ - + { } [ ] . ,`}, want: []string{}},
+		"fts operators as words":     {q: web.Query{Text: `"AND OR NOT * ( ) : ^ -`}},
+		"fts operators around words": {q: web.Query{Text: `sleep AND NOT ("memory" OR title:coffee*) ^caffeine NEAR(x y) -`}},
+		"unbalanced quotes":          {q: web.Query{Text: `"heat pump`}},
+		"column filter syntax":       {q: web.Query{Text: `body:heat {title body}: pump`}},
+		"sql-looking text":           {q: web.Query{Text: `'); DROP TABLE docs; --`}, want: []string{}},
+		"non-latin text":             {q: web.Query{Text: "тепловой насос 热泵 ✓"}, want: []string{}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rs, err := l.Search(ctx, tc.q)
+			require.NoError(t, err)
+			if tc.want != nil {
+				require.Equal(t, tc.want, append([]string{}, urls(rs)...))
+			}
+		})
+	}
+
+	t.Run("results carry metadata, text and a snippet", func(t *testing.T) {
+		t.Parallel()
+		rs, err := l.Search(ctx, web.Query{Text: "vapour injection"})
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		r := rs[0]
+		require.Equal(t, "Heat pump efficiency in cold climates", r.Title)
+		require.Equal(t, "Office of Energy Efficiency", r.Author)
+		require.True(t, r.AuthorKnown)
+		require.Equal(t, time.Date(2024, 2, 10, 0, 0, 0, 0, time.UTC), r.Published)
+		require.Equal(t, 18, r.References)
+		require.Equal(t, "local", r.Backend)
+		require.Positive(t, r.Score)
+		require.Contains(t, r.Text, "Cold-climate heat pumps use variable-speed compressors")
+		require.Contains(t, r.Snippet, "vapour injection")
+	})
+
+	t.Run("html documents are searchable by their text", func(t *testing.T) {
+		t.Parallel()
+		rs, err := l.Search(ctx, web.Query{Text: "tested ten"})
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		require.Equal(t, "Heat pump reviews", rs[0].Title)
+		require.Equal(t, "R. Viewer", rs[0].Author)
+		require.Equal(t, "We tested ten heat pumps for efficiency in cold weather.", rs[0].Text)
+	})
+
+	t.Run("scores descend and ties order by path", func(t *testing.T) {
+		t.Parallel()
+		rs, err := l.Search(ctx, web.Query{Text: "heat pump sleep memory rovers", Limit: 50})
+		require.NoError(t, err)
+		require.Len(t, rs, 7)
+		for i := 1; i < len(rs); i++ {
+			require.GreaterOrEqual(t, rs[i-1].Score, rs[i].Score)
+		}
+		again, err := l.Search(ctx, web.Query{Text: "heat pump sleep memory rovers", Limit: 50})
+		require.NoError(t, err)
+		require.Equal(t, rs, again)
+	})
+
+	t.Run("a cancelled context fails", func(t *testing.T) {
+		t.Parallel()
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		_, err := l.Search(cctx, web.Query{Text: "heat"})
+		require.ErrorIs(t, err, context.Canceled)
+	})
+}
+
+func TestLocalTiesOrderByPath(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{}
+	for _, p := range []string{"c.md", "a.md", "b.md"} {
+		fsys[p] = doc("https://example.org/"+p, "Same", "identical words here")
+	}
+	l := openLocal(t, fsys)
+	rs, err := l.Search(context.Background(), web.Query{Text: "identical"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"https://example.org/a.md", "https://example.org/b.md", "https://example.org/c.md"}, urls(rs))
+}
+
+func TestLocalConcurrentSearch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fsys := searchCorpus()
+	l := openLocal(t, fsys)
+	want, err := l.Search(ctx, web.Query{Text: "heat pump efficiency", Limit: 3})
+	require.NoError(t, err)
+	require.Len(t, want, 3)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 32 {
+		wg.Go(func() {
+			for range 10 {
+				rs, err := l.Search(ctx, web.Query{Text: "heat pump efficiency", Limit: 3})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(rs) != 3 || rs[0].URL != want[0].URL {
+					errs <- fmt.Errorf("goroutine %d: got %v", i, urls(rs))
+					return
+				}
+			}
+		})
+	}
+	// A refresh with nothing changed runs alongside the searches.
+	wg.Go(func() {
+		if _, err := l.Refresh(ctx); err != nil {
+			errs <- err
+		}
+		_ = l.Stats()
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+func TestOpenLocalFolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.md"), doc("https://example.org/a", "A", "alpha words").Data, 0o600))
+	l, err := web.OpenLocal(context.Background(), dir, nil, filepath.Join(t.TempDir(), "i.db"))
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.Close()) }()
+	rs, err := l.Search(context.Background(), web.Query{Text: "alpha"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"https://example.org/a"}, urls(rs))
+
+	_, err = web.OpenLocal(context.Background(), filepath.Join(dir, "missing"), nil, filepath.Join(t.TempDir(), "i.db"))
+	require.Error(t, err)
+}
+
+func TestOpenLocalRejectsAForeignFile(t *testing.T) {
+	t.Parallel()
+	dbPath := filepath.Join(t.TempDir(), "not-a-db.db")
+	require.NoError(t, os.WriteFile(dbPath, []byte(strings.Repeat("not sqlite ", 100)), 0o600))
+	_, err := web.OpenLocal(context.Background(), "c", searchCorpus(), dbPath)
+	require.ErrorContains(t, err, dbPath)
+	require.ErrorContains(t, err, "delete it to rebuild")
+}
+
+func TestDefaultIndexPath(t *testing.T) { // not parallel: sets the environment
+	dir := t.TempDir()
+	t.Setenv("ASSAY_CACHE_DIR", dir)
+	a, err := web.DefaultIndexPath("corpus", nil)
+	require.NoError(t, err)
+	require.Equal(t, dir, filepath.Dir(a))
+	require.True(t, strings.HasPrefix(filepath.Base(a), "corpus-"))
+	abs, err := filepath.Abs("corpus")
+	require.NoError(t, err)
+	b, err := web.DefaultIndexPath(abs, nil)
+	require.NoError(t, err)
+	require.Equal(t, a, b, "relative and absolute paths of one folder share an index")
+	c, err := web.DefaultIndexPath("embedded:fixtures", fstest.MapFS{})
+	require.NoError(t, err)
+	require.NotEqual(t, a, c)
+}
+
+// benchCorpus returns n generated documents on overlapping topics.
+func benchCorpus(n int) fstest.MapFS {
+	topics := []string{"heat pump efficiency", "sleep and memory", "mars rover power", "coffee caffeine", "solar panel output", "river flood risk", "vaccine trial design"}
+	filler := strings.Repeat("Background text that pads the document with ordinary words about methods, data and results. ", 40)
+	fsys := fstest.MapFS{}
+	for i := range n {
+		t := topics[i%len(topics)]
+		fsys[fmt.Sprintf("d%03d.md", i)] = doc(fmt.Sprintf("https://site%d.example.org/%d", i%9, i), fmt.Sprintf("On %s, part %d", t, i),
+			fmt.Sprintf("%s\n\nThis document %d discusses %s in detail. %s", filler, i, t, filler))
+	}
+	return fsys
+}
+
+func BenchmarkLocalSearch(b *testing.B) {
+	ctx := context.Background()
+	l := openLocal(b, benchCorpus(50))
+	q := web.Query{Text: "heat pump efficiency in cold climates", Limit: 5, PreferDomains: []string{"site1.example.org"}}
+	for b.Loop() {
+		rs, err := l.Search(ctx, q)
+		if err != nil || len(rs) != 5 {
+			b.Fatal(err, len(rs))
+		}
+	}
+}
+
+func BenchmarkLocalIndexCold(b *testing.B) {
+	ctx := context.Background()
+	fsys := benchCorpus(50)
+	dir := b.TempDir()
+	i := 0
+	for b.Loop() {
+		i++
+		l, err := web.OpenLocal(ctx, "bench", fsys, filepath.Join(dir, fmt.Sprintf("%d.db", i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if l.Stats().Indexed != 50 {
+			b.Fatal(l.Stats())
+		}
+		_ = l.Close()
+	}
+}

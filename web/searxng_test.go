@@ -1,0 +1,296 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/web"
+)
+
+// searxngServer serves reply (status, body) at /searx/search and counts the
+// requests; it fails the test on a request SearxNG would not get.
+func searxngServer(t *testing.T, status int, header http.Header, body string) (*web.SearxNG, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.Method != http.MethodGet || r.URL.Path != "/searx/search" {
+			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		q := r.URL.Query()
+		if q.Get("format") != "json" || q.Get("pageno") != "1" || q.Get("q") == "" {
+			http.Error(w, "bad query "+r.URL.RawQuery, http.StatusBadRequest)
+			return
+		}
+		for k, v := range header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return &web.SearxNG{BaseURL: srv.URL + "/searx/", Client: srv.Client()}, &calls
+}
+
+// searxngRecorded is a SearxNG JSON reply of the kind a public instance
+// sends: extra fields, a null publishedDate, dates with and without a zone,
+// a duplicate URL from a second engine, and a non-web (magnet) result.
+const searxngRecorded = `{
+  "query": "heat pump efficiency cold climate",
+  "number_of_results": 0,
+  "results": [
+    {
+      "url": "https://www.energy.gov/energysaver/heat-pump-systems",
+      "title": "Heat Pump Systems | Department of Energy",
+      "content": "Heat pumps offer an energy-efficient alternative to furnaces and air conditioners for all climates.",
+      "engine": "duckduckgo",
+      "parsed_url": ["https", "www.energy.gov", "/energysaver/heat-pump-systems", "", "", ""],
+      "template": "default.html",
+      "engines": ["duckduckgo", "google"],
+      "positions": [1, 2],
+      "publishedDate": null,
+      "score": 4.5,
+      "category": "general"
+    },
+    {
+      "url": "https://en.wikipedia.org/wiki/Heat_pump",
+      "title": "Heat pump - Wikipedia",
+      "content": "A heat pump is a device that consumes energy to transfer heat from a cold heat sink to a hot heat source.",
+      "engine": "wikipedia",
+      "engines": ["wikipedia", "google"],
+      "positions": [1, 3],
+      "score": 3.25,
+      "category": "general"
+    },
+    {
+      "url": "https://www.nrel.gov/docs/fy23osti/cold-climate-heat-pumps.pdf",
+      "title": "Cold Climate  Heat Pump\nField Performance",
+      "content": "Field results from cold climate heat pumps in 12 homes.",
+      "engine": "bing",
+      "engines": ["bing"],
+      "positions": [4],
+      "publishedDate": "2023-04-18T00:00:00",
+      "score": 1.2,
+      "category": "general"
+    },
+    {
+      "url": "https://blog.heatpumps.example.com/cold-climate",
+      "title": "Do heat pumps work in the cold?",
+      "content": "Yes, and here is why.",
+      "engine": "brave",
+      "engines": ["brave"],
+      "positions": [5],
+      "publishedDate": "2024-01-09T08:30:00Z",
+      "score": 0.9,
+      "category": "general"
+    },
+    {
+      "url": "https://en.wikipedia.org/wiki/Heat_pump",
+      "title": "Heat pump - Wikipedia (duplicate)",
+      "content": "Duplicate from another engine.",
+      "engine": "qwant",
+      "score": 0.5
+    },
+    {
+      "url": "magnet:?xt=urn:btih:0000",
+      "title": "Not a web page",
+      "content": "",
+      "engine": "torrent",
+      "score": 0.4
+    },
+    {
+      "url": "https://www.mit.edu/heat-pumps",
+      "title": "Heat pumps at MIT",
+      "content": "Research on heat pumps.",
+      "engine": "google",
+      "publishedDate": "2022-11-02",
+      "score": 0.3
+    }
+  ],
+  "answers": [],
+  "corrections": [],
+  "infoboxes": [],
+  "suggestions": ["heat pump efficiency below zero"],
+  "unresponsive_engines": [["startpage", "timeout"]]
+}`
+
+func TestSearxNGSearch(t *testing.T) {
+	t.Parallel()
+	recorded := searxngRecorded
+	jsonHeader := http.Header{"Content-Type": {"application/json"}}
+
+	t.Run("maps results in order, without duplicates or non-web URLs", func(t *testing.T) {
+		t.Parallel()
+		s, calls := searxngServer(t, http.StatusOK, jsonHeader, string(recorded))
+		rs, err := s.Search(context.Background(), web.Query{Text: "heat pump efficiency cold climate"})
+		require.NoError(t, err)
+		require.Equal(t, int32(1), calls.Load())
+		require.Equal(t, []string{
+			"https://www.energy.gov/energysaver/heat-pump-systems",
+			"https://en.wikipedia.org/wiki/Heat_pump",
+			"https://www.nrel.gov/docs/fy23osti/cold-climate-heat-pumps.pdf",
+			"https://blog.heatpumps.example.com/cold-climate",
+			"https://www.mit.edu/heat-pumps",
+		}, urls(rs))
+		require.Equal(t, web.Result{
+			URL:       "https://www.nrel.gov/docs/fy23osti/cold-climate-heat-pumps.pdf",
+			Title:     "Cold Climate Heat Pump Field Performance",
+			Snippet:   "Field results from cold climate heat pumps in 12 homes.",
+			Published: time.Date(2023, 4, 18, 0, 0, 0, 0, time.UTC),
+			Score:     1.2,
+			Backend:   "searxng",
+		}, rs[2])
+		require.Equal(t, time.Date(2024, 1, 9, 8, 30, 0, 0, time.UTC), rs[3].Published)
+		require.True(t, rs[0].Published.IsZero(), "publishedDate null")
+		require.Empty(t, rs[0].Text, "SearxNG has no full text")
+		require.Equal(t, "Heat pump - Wikipedia", rs[1].Title, "the first of two duplicates is kept")
+	})
+
+	tests := map[string]struct {
+		q    web.Query
+		want []string
+	}{
+		"limit": {
+			q: web.Query{Text: "heat pumps", Limit: 2},
+			want: []string{
+				"https://www.energy.gov/energysaver/heat-pump-systems",
+				"https://en.wikipedia.org/wiki/Heat_pump",
+			},
+		},
+		"exclude domains": {
+			q: web.Query{Text: "heat pumps", ExcludeDomains: []string{"wikipedia.org", "example.com", "www.mit.edu"}},
+			want: []string{
+				"https://www.energy.gov/energysaver/heat-pump-systems",
+				"https://www.nrel.gov/docs/fy23osti/cold-climate-heat-pumps.pdf",
+			},
+		},
+		"prefer .edu then .gov, limited": {
+			q: web.Query{Text: "heat pumps", PreferDomains: []string{".edu", "gov"}, Limit: 3},
+			want: []string{
+				"https://www.energy.gov/energysaver/heat-pump-systems",
+				"https://www.nrel.gov/docs/fy23osti/cold-climate-heat-pumps.pdf",
+				"https://www.mit.edu/heat-pumps",
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, _ := searxngServer(t, http.StatusOK, jsonHeader, string(recorded))
+			rs, err := s.Search(context.Background(), tc.q)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, urls(rs))
+		})
+	}
+}
+
+func TestSearxNGFailures(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		status int
+		header http.Header
+		body   string
+		// status of the *web.SearxNGError; 0 expects another error.
+		wantStatus int
+		wantErr    string
+	}{
+		"rate limited": {
+			status: http.StatusTooManyRequests, header: http.Header{"Retry-After": {"7"}}, body: "Too Many Requests",
+			wantStatus: 429, wantErr: "searxng: HTTP 429 Too Many Requests: Too Many Requests",
+		},
+		"server error": {
+			status: http.StatusInternalServerError, body: "<html><body>Internal\n  Server Error</body></html>",
+			wantStatus: 500, wantErr: "HTTP 500",
+		},
+		"json format disabled": {
+			status: http.StatusForbidden, body: "Forbidden", wantStatus: 403, wantErr: "search.formats",
+		},
+		"malformed json": {
+			status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}}, body: `{"results": [{"url": "https://a.example"`,
+			wantErr: "reply is not SearxNG JSON",
+		},
+		"html instead of json": {
+			status: http.StatusOK, header: http.Header{"Content-Type": {"text/html"}}, body: "<!doctype html><p>search page</p>",
+			wantErr: "reply is not SearxNG JSON (text/html)",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, calls := searxngServer(t, tc.status, tc.header, tc.body)
+			rs, err := s.Search(context.Background(), web.Query{Text: "heat pumps"})
+			require.Error(t, err)
+			require.Nil(t, rs)
+			require.Equal(t, int32(1), calls.Load(), "no retry here; the caller decides")
+			require.ErrorContains(t, err, tc.wantErr)
+			var se *web.SearxNGError
+			if tc.wantStatus == 0 {
+				require.NotErrorAs(t, err, &se)
+				return
+			}
+			require.ErrorAs(t, err, &se)
+			require.Equal(t, tc.wantStatus, se.StatusCode)
+			if tc.header.Get("Retry-After") != "" {
+				require.Equal(t, tc.header.Get("Retry-After"), se.RetryAfter)
+			}
+		})
+	}
+}
+
+func TestSearxNGEdgeCases(t *testing.T) {
+	t.Parallel()
+
+	t.Run("empty results", func(t *testing.T) {
+		t.Parallel()
+		s, _ := searxngServer(t, http.StatusOK, nil, `{"query":"zzz","number_of_results":0,"results":[],"unresponsive_engines":[]}`)
+		rs, err := s.Search(context.Background(), web.Query{Text: "zzz"})
+		require.NoError(t, err)
+		require.Empty(t, rs)
+	})
+
+	t.Run("empty query sends no request", func(t *testing.T) {
+		t.Parallel()
+		s, calls := searxngServer(t, http.StatusOK, nil, `{"results":[]}`)
+		rs, err := s.Search(context.Background(), web.Query{Text: "  "})
+		require.NoError(t, err)
+		require.Empty(t, rs)
+		require.Zero(t, calls.Load())
+	})
+
+	t.Run("bad base URL", func(t *testing.T) {
+		t.Parallel()
+		_, err := (&web.SearxNG{BaseURL: "localhost:8888"}).Search(context.Background(), web.Query{Text: "x"})
+		require.ErrorContains(t, err, "not an http(s) URL")
+	})
+
+	t.Run("cancelled context", func(t *testing.T) {
+		t.Parallel()
+		s, _ := searxngServer(t, http.StatusOK, nil, `{"results":[]}`)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := s.Search(ctx, web.Query{Text: "x"})
+		require.ErrorIs(t, err, context.Canceled)
+	})
+
+	t.Run("query text is escaped", func(t *testing.T) {
+		t.Parallel()
+		var got string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got = r.URL.Query().Get("q")
+			_, _ = w.Write([]byte(`{"results":[]}`))
+		}))
+		defer srv.Close()
+		s := &web.SearxNG{BaseURL: srv.URL, Client: srv.Client()}
+		_, err := s.Search(context.Background(), web.Query{Text: `a&b=c #d "e" ü`})
+		require.NoError(t, err)
+		require.Equal(t, `a&b=c #d "e" ü`, got)
+		require.Equal(t, "searxng", s.Name())
+	})
+}

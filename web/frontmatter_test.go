@@ -153,3 +153,22 @@ func TestParseCorpusFileUnsupported(t *testing.T) {
 	_, err := web.ParseCorpusFile("x.pdf", []byte("%PDF"))
 	require.ErrorContains(t, err, "unsupported")
 }
+
+// FuzzParseCorpusFile checks that no input panics and that every failure is
+// either a skip or an *eval.InputError with a line.
+func FuzzParseCorpusFile(f *testing.F) {
+	f.Add("a.md", "---\nurl: https://example.org/a\npublished: 2024-01-02\n---\nbody")
+	f.Add("b.html", "<!--\n---\nurl: https://example.org/b\n---\n--><p>x</p>")
+	f.Add("c.txt", "---\nurl: [\n---\n")
+	f.Fuzz(func(t *testing.T, name, data string) {
+		_, err := web.ParseCorpusFile(name, []byte(data))
+		var ie *eval.InputError
+		switch {
+		case err == nil, errors.Is(err, web.ErrNoFrontMatter):
+		case errors.As(err, &ie):
+			if ie.File != name {
+				t.Fatalf("error names %q, not %q", ie.File, name)
+			}
+		}
+	})
+}

@@ -182,7 +182,10 @@ func openIndex(ctx context.Context, dbPath string) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
 		return nil, fmt.Errorf("local corpus index %s: %w", dbPath, err)
 	}
-	db, err := sql.Open("sqlite", dbPath+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)")
+	// Transactions (index updates) begin IMMEDIATE: they take the write
+	// lock up front, so two processes updating one index wait for each
+	// other (busy timeout) instead of failing to upgrade a read lock.
+	db, err := sql.Open("sqlite", dbPath+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("local corpus index %s: %w", dbPath, err)
 	}
@@ -190,30 +193,31 @@ func openIndex(ctx context.Context, dbPath string) (*sql.DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("local corpus index %s: not a usable index (delete it to rebuild): %w", dbPath, err)
 	}
-	var version int
-	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
 		return fail(err)
 	}
-	if version != localSchemaVersion {
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
+	defer func() { _ = tx.Rollback() }()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fail(err)
+	}
+	if version == localSchemaVersion {
+		return db, nil // the deferred Rollback ends the read-only transaction
+	}
+	if version != 0 {
+		if _, err := tx.ExecContext(ctx, localDropSchema); err != nil {
 			return fail(err)
 		}
-		defer func() { _ = tx.Rollback() }()
-		if version != 0 {
-			if _, err := tx.ExecContext(ctx, localDropSchema); err != nil {
-				return fail(err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, localSchema); err != nil {
-			return fail(err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, localSchemaVersion)); err != nil {
-			return fail(err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fail(err)
-		}
+	}
+	if _, err := tx.ExecContext(ctx, localSchema); err != nil {
+		return fail(err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, localSchemaVersion)); err != nil {
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(err)
 	}
 	return db, nil
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -345,6 +346,55 @@ func TestOpenLocalFolder(t *testing.T) {
 	require.Error(t, err)
 }
 
+func TestLocalSharedIndexFile(t *testing.T) {
+	t.Parallel()
+	// Several processes (here: Locals) opening and refreshing one index
+	// file at once wait for each other instead of failing.
+	ctx := context.Background()
+	dbPath := filepath.Join(t.TempDir(), "shared.db")
+	fsys := benchCorpus(30)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			l, err := web.OpenLocal(ctx, "shared", fsys, dbPath)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer func() { _ = l.Close() }()
+			if _, err := l.Search(ctx, web.Query{Text: "river flood"}); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	l, err := web.OpenLocal(ctx, "shared", fsys, dbPath)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.Close()) }()
+	require.Equal(t, 30, l.Stats().Unchanged)
+}
+
+func TestLocalRebuildsAnOldSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbPath := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", dbPath)
+	require.NoError(t, err)
+	_, err = db.Exec(`CREATE TABLE docs (path TEXT); PRAGMA user_version = 99`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	l, err := web.OpenLocal(ctx, "c", searchCorpus(), dbPath)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.Close()) }()
+	require.Equal(t, 7, l.Stats().Indexed)
+}
+
 func TestOpenLocalRejectsAForeignFile(t *testing.T) {
 	t.Parallel()
 	dbPath := filepath.Join(t.TempDir(), "not-a-db.db")
@@ -412,4 +462,50 @@ func BenchmarkLocalIndexCold(b *testing.B) {
 		}
 		_ = l.Close()
 	}
+}
+
+func ExampleLocal_Search() {
+	ctx := context.Background()
+	corpus := fstest.MapFS{
+		"pumps.md":  doc("https://energy.example.gov/heat-pumps", "Heat pumps in cold climates", "Cold-climate heat pumps keep working at -15 °C."),
+		"review.md": doc("https://reviews.example.com/heat-pumps", "Heat pump reviews", "We tested ten heat pumps in a cold winter."),
+		"bread.md":  doc("https://baking.example.com/bread", "Sourdough", "Keep the starter warm."),
+	}
+	dir, err := os.MkdirTemp("", "corpus")
+	if err != nil {
+		panic(err)
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+
+	idx, err := web.OpenLocal(ctx, "example", corpus, filepath.Join(dir, "index.db"))
+	if err != nil {
+		panic(err)
+	}
+	defer func() { _ = idx.Close() }()
+	fmt.Println("indexed:", idx.Stats().Indexed)
+
+	res, err := idx.Search(ctx, web.Query{Text: "heat pumps (cold climates)", ExcludeDomains: []string{"reviews.example.com"}})
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range res {
+		fmt.Println(r.Title, "|", r.URL)
+	}
+	// Output:
+	// indexed: 3
+	// Heat pumps in cold climates | https://energy.example.gov/heat-pumps
+}
+
+// FuzzLocalSearch checks that no query text makes the search fail: every
+// word is quoted, so FTS5 syntax in user text is only text.
+func FuzzLocalSearch(f *testing.F) {
+	for _, s := range []string{"heat pump", `"AND OR NOT * ( ) : ^ -`, `title:x* NEAR(a b, 3) {body}: "`, "\x00\xff", "ünïcödé 热泵", strings.Repeat("word ", 100)} {
+		f.Add(s)
+	}
+	l := openLocal(f, searchCorpus())
+	f.Fuzz(func(t *testing.T, text string) {
+		if _, err := l.Search(context.Background(), web.Query{Text: text}); err != nil {
+			t.Fatalf("Search(%q): %v", text, err)
+		}
+	})
 }

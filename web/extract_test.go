@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +172,20 @@ func FuzzExtract(f *testing.F) {
 			t.Fatalf("content type %q", doc.ContentType)
 		}
 	})
+}
+
+func ExampleExtract() {
+	page := `<html><head><title>Tides</title><meta name="author" content="A. Moon"></head>
+<body><nav><a href="/">Home</a></nav><article><p>Tides are the rise and fall of sea levels caused by the
+gravity of the Moon and the Sun. Most coasts see two high tides a day.</p></article></body></html>`
+	doc, err := Extract("https://example.com/tides", "text/html; charset=utf-8", []byte(page))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(doc.Title, "by", doc.Author)
+	fmt.Println(doc.Text)
+	// Output:
+	// Tides by A. Moon
+	// Tides are the rise and fall of sea levels caused by the gravity of the Moon and the Sun. Most coasts see two high tides a day.
 }

@@ -178,7 +178,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 		if errors.Is(err, ErrNoContent) {
 			return fail(ErrNoContent.Error(), nil)
 		}
-		return fail("extract", err)
+		return fail("extraction failed", err)
 	}
 	doc.URL, doc.FinalURL = rawURL, final
 	doc.ContentType, doc.Bytes = media, len(body)
@@ -300,6 +300,8 @@ func classify(parent, reqCtx context.Context, timeout time.Duration, err error) 
 		return redirect.reason, nil
 	case errors.As(err, &blocked):
 		return blocked.Error(), blocked
+	case errors.Is(parent.Err(), context.DeadlineExceeded):
+		return "caller's deadline exceeded", parent.Err()
 	case parent.Err() != nil:
 		return "canceled", parent.Err()
 	case errors.Is(reqCtx.Err(), context.DeadlineExceeded):

@@ -47,3 +47,11 @@ type SourceQuery struct {
 	Question string  `json:"question"`
 	Source   Passage `json:"source"`
 }
+
+// Synthesis feeds research.synthesize.
+type Synthesis struct {
+	Question string    `json:"question"`
+	Sources  []Passage `json:"sources"`
+	// Tidy asks for the clarity fix's restructuring.
+	Tidy bool `json:"tidy"`
+}

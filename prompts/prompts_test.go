@@ -26,8 +26,10 @@ func sampleData(name string) any {
 		return GenerateQuestions{Answer: "Paris is the capital.", N: 3}
 	case "context.precision":
 		return RankedContexts{Question: "Capital of France?", Reference: "Paris", Contexts: ctxs}
-	case "source.relevance":
+	case "source.relevance", "research.summarize":
 		return SourceQuery{Question: "Capital of France?", Source: ctxs[0]}
+	case "research.synthesize":
+		return Synthesis{Question: "Capital of France?", Sources: ctxs}
 	default:
 		return QA{Question: "What is the capital of France?", Answer: "Paris."}
 	}

@@ -102,6 +102,6 @@ Exit codes: 0 pass, 1 scored but not passed, 2 usage or input error,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newScoreCmd(env), newJudgeCmd(env), newAgreeCmd(env))
+	root.AddCommand(newScoreCmd(env), newJudgeCmd(env), newAgreeCmd(env), newResearchCmd(env))
 	return root
 }

@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/web"
+)
+
+// minCredibility is the credibility below which the source-quality fix
+// replaces a source (seed 001).
+const minCredibility = 7
+
+// crag classifies the gated retrieval (seed 002) and acts on it: correct
+// keeps it, ambiguous searches each sub-query, incorrect runs one
+// supplemental search with the reformulated query.
+func (r *run) crag(ctx context.Context, it int) error {
+	kept := r.kept()
+	s := eval.Sample{Query: r.query}
+	var text []string
+	for _, k := range kept {
+		score := float64(k.Grade) / 5
+		s.Sources = append(s.Sources, eval.Source{ID: k.URL, URL: k.URL, Title: k.Title, Text: k.Summary, Score: score})
+		text = append(text, k.Summary)
+	}
+	ctxText := strings.Join(text, "\n\n")
+	s.Context = &eval.Context{Text: ctxText, TokenCount: len(strings.Fields(ctxText)) * 4 / 3}
+	a := heuristics.AssessContext(s)
+	c := heuristics.ClassifyRetrieval(s)
+	step := CRAGStep{Iteration: it, Overall: a.Overall, Classification: c.Classification, Action: string(c.Action.Type)}
+	ev, done := r.tr.begin(StageCRAG, it)
+	ev.Outputs["overall"], ev.Outputs["classification"] = a.Overall, c.Classification
+	var queries []string
+	switch c.Classification {
+	case heuristics.CRAGAmbiguous:
+		queries = c.Action.SubQueries
+		if len(queries) > 3 {
+			queries = queries[:3]
+		}
+	case heuristics.CRAGIncorrect:
+		if q := strings.TrimSpace(c.Action.SearchQuery); q != "" && q != r.query {
+			queries = []string{q}
+		}
+	}
+	step.Queries = queries
+	ev.Decisions = append(ev.Decisions, fmt.Sprintf("%s (overall %.2f): %s %v", c.Classification, a.Overall, c.Action.Type, queries))
+	done()
+	before := len(r.kept())
+	for _, q := range queries {
+		if err := r.gather(ctx, it, web.Query{Text: q, Limit: r.cfg.Mode.MaxSources}, "crag: "+c.Classification); err != nil {
+			return err
+		}
+	}
+	step.Added = len(r.kept()) - before
+	r.out.CRAG = append(r.out.CRAG, step)
+	return nil
+}
+
+// applyFix runs the fix's own action (seed 001's queue) and reports what
+// it did; clarity is true when only stages 5-6 must re-run.
+func (r *run) applyFix(ctx context.Context, it int, fix eval.Fix, card eval.Card) (applied string, clarity bool, err error) {
+	ev, done := r.tr.begin(StageFix, it)
+	ev.Inputs["dimension"], ev.Inputs["priority"], ev.Inputs["rerun_stages"] = fix.Dimension, fix.Priority, fix.RerunStages
+	defer func() {
+		ev.Decisions = append(ev.Decisions, applied)
+		done()
+	}()
+	limit := r.cfg.Mode.MaxSources
+	switch fix.Dimension {
+	case "grounding":
+		r.grounded = true
+		return "unsourced claims dropped: the report is rebuilt from cited source sentences", false, nil
+	case "source_quality":
+		weak := r.weakSources()
+		if len(weak) == 0 {
+			return "no source below credibility 7 to replace", false, nil
+		}
+		if err := r.gather(ctx, it, web.Query{Text: r.query, Limit: 2 * r.cfg.Mode.MaxSources, PreferDomains: primaryDomains}, "fix: source quality"); err != nil {
+			return "", false, err
+		}
+		var strong []*SourceRecord
+		for _, s := range r.kept() {
+			if s.Iteration == it && s.Credibility >= minCredibility {
+				strong = append(strong, s)
+			}
+		}
+		n := min(len(weak), len(strong))
+		for _, w := range weak[:n] {
+			w.Kept = false
+			w.Dropped = fmt.Sprintf("replaced by a primary source: credibility %.1f below %d", w.Credibility, minCredibility)
+		}
+		// New sources still below 7 do not displace anything.
+		for _, s := range r.kept() {
+			if s.Iteration == it && s.Credibility < minCredibility {
+				s.Kept = false
+				s.Dropped = fmt.Sprintf("credibility %.1f below %d (source-quality fix)", s.Credibility, minCredibility)
+			}
+		}
+		applied = fmt.Sprintf("searched preferring primary sources; replaced %d of %d source(s) below credibility %d", n, len(weak), minCredibility)
+	case "source_diversity":
+		var used []string
+		for _, s := range r.kept() {
+			used = append(used, s.Domain)
+		}
+		slices.Sort(used)
+		used = slices.Compact(used)
+		before := len(r.kept())
+		if err := r.gather(ctx, it, web.Query{Text: r.query, Limit: 2 * r.cfg.Mode.MaxSources, ExcludeDomains: used}, "fix: diversity"); err != nil {
+			return "", false, err
+		}
+		limit = max(limit, 5)
+		applied = fmt.Sprintf("searched excluding %d used domain(s); %d new source(s) kept", len(used), len(r.kept())-before)
+	case "completeness":
+		sc, _ := card.Get("completeness")
+		gaps := sc.Evidence.Gaps
+		if len(gaps) > 3 {
+			gaps = gaps[:3]
+		}
+		before := len(r.kept())
+		for _, g := range gaps {
+			if err := r.gather(ctx, it, web.Query{Text: r.query + " " + g, Limit: r.cfg.Mode.MaxSources}, "fix: completeness gap "+g); err != nil {
+				return "", false, err
+			}
+		}
+		applied = fmt.Sprintf("one search per gap (%s); %d new source(s) kept", strings.Join(gaps, ", "), len(r.kept())-before)
+	case "clarity":
+		return "restructured: shorter sentences, no repeats (stages 5-6)", true, nil
+	default:
+		return "no action for " + fix.Dimension, false, nil
+	}
+	r.cap(it, limit)
+	return applied, false, nil
+}
+
+// weakSources are the kept sources below credibility 7, weakest first.
+func (r *run) weakSources() []*SourceRecord {
+	var out []*SourceRecord
+	for _, s := range r.kept() {
+		if s.Credibility < minCredibility {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *SourceRecord) int {
+		return cmp.Or(cmp.Compare(a.Credibility, b.Credibility), cmp.Compare(b.rank, a.rank))
+	})
+	return out
+}
+
+// explain writes the insufficient-data response: what was searched, what
+// was dropped and why, and other queries to try (seed 004).
+func (r *run) explain() string {
+	var b strings.Builder
+	kept := r.kept()
+	fmt.Fprintf(&b, "# %s\n\n## Insufficient data\n\n", r.query)
+	fmt.Fprintf(&b, "Not enough relevant sources were found to write a report without padding it: %d source(s) passed the relevance gate, and %s mode needs %d for a short report and %d for a full one.\n\n",
+		len(kept), r.cfg.Mode.Name, r.cfg.Mode.MinShort, r.cfg.Mode.MinFull)
+	b.WriteString("## What was searched\n\n")
+	for _, q := range r.out.Searches {
+		fmt.Fprintf(&b, "- %q (%s)\n", q, r.cfg.Searcher.Name())
+	}
+	b.WriteString("\n## What was dropped and why\n\n")
+	if len(r.sources) == 0 {
+		b.WriteString("- No search returned any document.\n")
+	}
+	for _, s := range r.sources {
+		why := s.Dropped
+		if s.Kept {
+			why = fmt.Sprintf("kept (relevance %d)", s.Grade)
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", cmp.Or(s.Title, s.URL), why)
+	}
+	b.WriteString("\n## Suggestions\n\n")
+	seen := map[string]bool{strings.ToLower(r.query): true}
+	for _, q := range suggestions(r.query) {
+		if !seen[strings.ToLower(q)] {
+			seen[strings.ToLower(q)] = true
+			fmt.Fprintf(&b, "- Search for %q.\n", q)
+		}
+	}
+	if r.cfg.Mode.Name != "deep" {
+		b.WriteString("- Run again with `--mode deep`, which considers more sources.\n")
+	}
+	b.WriteString("- Point `--corpus` at documents on this subject, or search the web with `--search searxng:URL`.\n")
+	return b.String()
+}
+
+// suggestions are other queries for the same need: the CRAG sub-queries
+// and the query's key terms on their own.
+func suggestions(query string) []string {
+	c := heuristics.ClassifyRetrieval(eval.Sample{Query: query})
+	out := append([]string(nil), c.Action.SubQueries...)
+	if q := c.Action.SearchQuery; q != "" {
+		out = append(out, q)
+	}
+	if a := heuristics.Aspects(query); len(a) > 1 {
+		out = append(out, strings.Join(a, " "))
+	}
+	return out
+}

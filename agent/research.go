@@ -1,0 +1,523 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/web"
+)
+
+// Searcher finds candidate sources (web.Local, web.SearxNG).
+type Searcher interface {
+	Search(ctx context.Context, q web.Query) ([]web.Result, error)
+	Name() string
+}
+
+// Fetcher fetches and extracts a page (web.Fetcher).
+type Fetcher interface {
+	Fetch(ctx context.Context, url string) (web.Document, error)
+}
+
+// Research is the configuration of a research run. Zero fields take the
+// defaults in brackets.
+type Research struct {
+	Searcher Searcher
+	// Fetcher fetches results without text and the URLs in URLs; nil drops
+	// them, with the reason recorded.
+	Fetcher Fetcher
+	// URLs are sources added directly (--url).
+	URLs []string
+	Mode Mode // [standard]
+	// Model judges, summarizes and synthesizes; nil works offline
+	// (lexical gate, extractive summaries and report).
+	Model judges.Model
+	// Profile scores the report [the built-in research profile].
+	Profile *Profile
+	// Options are passed to the scorers (clock for recency, tiers).
+	Options Options
+	// MaxIterations of the remediation loop [2].
+	MaxIterations int
+	// Now times the trace [time.Now]; tests inject a fixed clock.
+	Now func() time.Time
+	// OnEvent receives each stage as it starts (Duration 0) and ends.
+	OnEvent func(Event)
+}
+
+// Status of a research run, beyond the card statuses.
+const StatusInsufficient = "insufficient_data"
+
+// Run is the outcome of a research run.
+type Run struct {
+	Query    string `json:"query"`
+	Mode     Mode   `json:"mode"`
+	Judge    string `json:"judge"`
+	Decision string `json:"decision"`
+	// Status is pass, rejected, fail or insufficient_data.
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+	// Report is the Markdown report (or the explanation, for
+	// insufficient data).
+	Report     string      `json:"-"`
+	Iterations []Iteration `json:"iterations"`
+	Sources    []SourceRecord `json:"-"`
+	CRAG       []CRAGStep  `json:"crag"`
+	Searches   []string    `json:"searches"`
+	QoS        QoS         `json:"qos"`
+	Trace      []Event     `json:"-"`
+}
+
+// Iteration is one scoring of the report: 0 is the first, 1 and 2 the
+// repairs, each with the fix that led to it.
+type Iteration struct {
+	Iteration int       `json:"iteration"`
+	Fix       *eval.Fix `json:"fix,omitempty"`
+	// Applied says what the fix did.
+	Applied string    `json:"applied,omitempty"`
+	Card    eval.Card `json:"card"`
+}
+
+// CRAGStep records a CRAG decision on the gated retrieval.
+type CRAGStep struct {
+	Iteration      int      `json:"iteration"`
+	Overall        float64  `json:"overall"`
+	Classification string   `json:"classification"`
+	Action         string   `json:"action"`
+	Queries        []string `json:"queries,omitempty"`
+	Added          int      `json:"added"`
+}
+
+// SourceRecord is one candidate source: kept or dropped, and why.
+type SourceRecord struct {
+	URL         string    `json:"url"`
+	Title       string    `json:"title,omitempty"`
+	Domain      string    `json:"domain"`
+	Author      string    `json:"author,omitempty"`
+	Published   time.Time `json:"published,omitzero"`
+	References  int       `json:"references"`
+	FoundBy     string    `json:"found_by"`
+	Iteration   int       `json:"iteration"`
+	Kept        bool      `json:"kept"`
+	Grade       int       `json:"gate_grade,omitempty"`
+	GateReason  string    `json:"gate_reason,omitempty"`
+	Defaulted   bool      `json:"gate_defaulted,omitempty"`
+	Credibility float64   `json:"credibility,omitempty"`
+	Dropped     string    `json:"dropped,omitempty"`
+	Summary     string    `json:"summary,omitempty"`
+	// Text is the extracted text, used for synthesis and quote checks.
+	Text string `json:"-"`
+	rank int
+}
+
+// QoS is seed 003's quality of service: time per stage, model calls, cost
+// and errors.
+type QoS struct {
+	Total        time.Duration            `json:"total_ns"`
+	Stages       map[string]time.Duration `json:"stages_ns"`
+	LLMCalls     int                      `json:"llm_calls"`
+	TokensIn     int                      `json:"tokens_in"`
+	TokensOut    int                      `json:"tokens_out"`
+	CostUSD      float64                  `json:"cost_usd"`
+	FetchErrors  int                      `json:"fetch_errors"`
+	GateDefaults int                      `json:"gate_defaults"`
+	Errors       []string                 `json:"errors,omitempty"`
+}
+
+// run is the state of one research run.
+type run struct {
+	cfg     Research
+	query   string
+	tr      *tracer
+	out     *Run
+	seen    map[string]bool // URLs already considered
+	sources []*SourceRecord // every candidate, in the order found
+	// grounded is set by the grounding fix: synthesis is extractive, every
+	// sentence cited.
+	grounded bool
+	tried    map[string]bool // fixes applied
+}
+
+// Run researches query end to end: search, fetch, extract, summarize and
+// gate, CRAG, synthesize, score, then at most MaxIterations repairs. It
+// returns what was done even when ctx is cancelled (with ctx's error).
+func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return nil, errors.New("research: empty query")
+	}
+	if cfg.Searcher == nil {
+		return nil, errors.New("research: no searcher")
+	}
+	if cfg.Mode.Name == "" {
+		cfg.Mode = Modes["standard"]
+	}
+	if cfg.Mode.Cutoff == 0 {
+		cfg.Mode.Cutoff = 3
+	}
+	if cfg.MaxIterations == 0 {
+		cfg.MaxIterations = 2
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Profile == nil {
+		p, err := LoadProfile("research")
+		if err != nil {
+			return nil, err
+		}
+		cfg.Profile = p
+	}
+	cfg.Options.Model = cfg.Model
+	r := &run{cfg: cfg, query: query, seen: map[string]bool{}, tried: map[string]bool{},
+		tr:  &tracer{now: cfg.Now, notify: cfg.OnEvent},
+		out: &Run{Query: query, Mode: cfg.Mode, Judge: cfg.Options.judge()}}
+	start := cfg.Now()
+	err := r.research(ctx)
+	r.finish(start, err)
+	return r.out, err
+}
+
+func (r *run) research(ctx context.Context) error {
+	// Stages 1-4 on the query and any --url sources.
+	// Seed 004: a mode's max_sources bounds the first search.
+	if err := r.gather(ctx, 0, web.Query{Text: r.query, Limit: r.cfg.Mode.MaxSources}, "query"); err != nil {
+		return err
+	}
+	if err := r.fetchURLs(ctx, 0); err != nil {
+		return err
+	}
+	if err := r.crag(ctx, 0); err != nil {
+		return err
+	}
+	r.cap(0, r.cfg.Mode.MaxSources)
+	kept := r.kept()
+	r.out.Decision = r.cfg.Mode.decide(len(kept))
+	if r.out.Decision == DecisionInsufficient {
+		r.out.Status = StatusInsufficient
+		r.out.Report = r.explain()
+		r.out.Reason = fmt.Sprintf("only %d source(s) passed the relevance gate; %d needed for a short report", len(kept), r.cfg.Mode.MinShort)
+		return nil
+	}
+	report, err := r.synthesize(ctx, 0, kept, false)
+	if err != nil {
+		return err
+	}
+	card, err := r.score(ctx, 0, report, kept)
+	if err != nil {
+		return err
+	}
+	r.out.Report = report
+	r.out.Iterations = append(r.out.Iterations, Iteration{Iteration: 0, Card: card})
+
+	for it := 1; card.Status != eval.StatusPass && it <= r.cfg.MaxIterations; it++ {
+		if len(card.Fixes) == 0 {
+			break
+		}
+		fix := r.nextFix(card.Fixes)
+		applied, clarity, err := r.applyFix(ctx, it, fix, card)
+		if err != nil {
+			return err
+		}
+		kept = r.kept()
+		if d := r.cfg.Mode.decide(len(kept)); d != DecisionInsufficient {
+			r.out.Decision = d
+		}
+		if report, err = r.synthesize(ctx, it, kept, clarity); err != nil {
+			return err
+		}
+		if card, err = r.score(ctx, it, report, kept); err != nil {
+			return err
+		}
+		r.out.Report = report
+		f := fix
+		r.out.Iterations = append(r.out.Iterations, Iteration{Iteration: it, Fix: &f, Applied: applied, Card: card})
+	}
+	r.out.Status, r.out.Reason = card.Status, card.Reason
+	if card.Status != eval.StatusPass {
+		r.out.Status = eval.StatusRejected
+		r.out.Reason = fmt.Sprintf("still %s after %d repair iteration(s): %s", card.Status, len(r.out.Iterations)-1, card.Reason)
+	}
+	return nil
+}
+
+// nextFix pops the highest-priority fix not applied yet; when every fix
+// has been tried, the highest-priority one again.
+func (r *run) nextFix(fixes []eval.Fix) eval.Fix {
+	for _, f := range fixes {
+		if !r.tried[f.Dimension] {
+			r.tried[f.Dimension] = true
+			return f
+		}
+	}
+	return fixes[0]
+}
+
+// kept returns the sources that passed the gate, best first, at most
+// MaxSources (the diversity fix may add up to 5).
+func (r *run) kept() []*SourceRecord {
+	var out []*SourceRecord
+	for _, s := range r.sources {
+		if s.Kept {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// gather runs stages 1-4 for one search: search, fetch what has no text,
+// extract, summarize and gate. New sources are appended to r.sources.
+func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error {
+	ev, done := r.tr.begin(StageSearch, it)
+	ev.Inputs["query"], ev.Inputs["why"] = q.Text, why
+	if len(q.ExcludeDomains) > 0 {
+		ev.Inputs["exclude_domains"] = q.ExcludeDomains
+	}
+	if len(q.PreferDomains) > 0 {
+		ev.Inputs["prefer_domains"] = q.PreferDomains
+	}
+	results, err := r.cfg.Searcher.Search(ctx, q)
+	r.out.Searches = append(r.out.Searches, q.Text)
+	if err != nil {
+		ev.Errors = append(ev.Errors, err.Error())
+		r.out.QoS.Errors = append(r.out.QoS.Errors, "search: "+err.Error())
+	}
+	var fresh []*SourceRecord
+	for i, res := range results {
+		if r.seen[res.URL] {
+			continue
+		}
+		r.seen[res.URL] = true
+		fresh = append(fresh, &SourceRecord{URL: res.URL, Title: res.Title, Domain: heuristics.Domain(res.URL), Author: res.Author,
+			Published: res.Published, References: res.References, Text: res.Text, FoundBy: q.Text, Iteration: it, rank: len(r.sources) + i})
+	}
+	ev.Outputs["results"], ev.Outputs["new"] = len(results), len(fresh)
+	done()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := r.fetch(ctx, it, fresh); err != nil {
+		return err
+	}
+	r.sources = append(r.sources, fresh...)
+	return r.gate(ctx, it, fresh)
+}
+
+// fetchURLs adds the --url sources (first iteration only).
+func (r *run) fetchURLs(ctx context.Context, it int) error {
+	var fresh []*SourceRecord
+	for _, u := range r.cfg.URLs {
+		if r.seen[u] {
+			continue
+		}
+		r.seen[u] = true
+		fresh = append(fresh, &SourceRecord{URL: u, Domain: heuristics.Domain(u), FoundBy: "--url", Iteration: it, rank: len(r.sources)})
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := r.fetch(ctx, it, fresh); err != nil {
+		return err
+	}
+	r.sources = append(r.sources, fresh...)
+	return r.gate(ctx, it, fresh)
+}
+
+// fetch runs stages 2-3 for the sources without text, in parallel. A
+// failed fetch drops the source with its reason; it never stops the run.
+func (r *run) fetch(ctx context.Context, it int, srcs []*SourceRecord) error {
+	var todo []*SourceRecord
+	for _, s := range srcs {
+		if s.Text == "" {
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	ev, done := r.tr.begin(StageFetch, it)
+	defer done()
+	ev.Inputs["urls"] = len(todo)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, s := range todo {
+		g.Go(func() error {
+			if r.cfg.Fetcher == nil {
+				s.Dropped = "fetch: no fetcher configured"
+				return nil
+			}
+			doc, err := r.cfg.Fetcher.Fetch(gctx, s.URL)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				s.Dropped = "fetch: " + err.Error()
+				return nil
+			}
+			s.Text = doc.Text
+			s.Title = cmp.Or(s.Title, doc.Title)
+			s.Author = cmp.Or(s.Author, doc.Author)
+			if s.Published.IsZero() {
+				s.Published = doc.Published
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	failed := 0
+	for _, s := range todo {
+		if s.Dropped != "" {
+			failed++
+			ev.Errors = append(ev.Errors, s.URL+": "+s.Dropped)
+		}
+	}
+	r.out.QoS.FetchErrors += failed
+	ev.Outputs["fetched"], ev.Outputs["failed"] = len(todo)-failed, failed
+	return nil
+}
+
+// gate runs stage 4: a summary per source, then the relevance grade of
+// each, all in parallel. Sources at or above the cutoff are kept, best
+// grade first, up to MaxSources in all.
+func (r *run) gate(ctx context.Context, it int, srcs []*SourceRecord) error {
+	ev, done := r.tr.begin(StageGate, it)
+	defer done()
+	judge := judges.SourceRelevance{Model: r.cfg.Model, Cutoff: r.cfg.Mode.Cutoff}
+	var u eval.Usage
+	var todo []*SourceRecord
+	for _, s := range srcs {
+		if s.Dropped == "" {
+			todo = append(todo, s)
+		}
+	}
+	usages := make([]eval.Usage, len(todo))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, s := range todo {
+		g.Go(func() error {
+			sum, su, err := r.summarize(gctx, s)
+			if err != nil {
+				return err
+			}
+			s.Summary = sum
+			sg, err := judge.Grade(gctx, r.query, eval.Source{ID: s.URL, URL: s.URL, Title: s.Title, Text: sum})
+			if err != nil {
+				return err
+			}
+			s.Grade, s.GateReason, s.Defaulted = sg.Grade, sg.Reason, sg.Defaulted
+			usages[i] = su.Add(judgeUsage(sg))
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, x := range usages {
+		u = u.Add(x)
+	}
+	cred := heuristics.Credibility{Tiers: r.cfg.Options.Tiers, Now: r.cfg.Options.Now}
+	kept, dropped, defaults := 0, 0, 0
+	for _, s := range todo {
+		s.Credibility = cred.Rate(r.evalSource(s)).Rating
+		if s.Defaulted {
+			defaults++
+		}
+		if s.Grade >= r.cfg.Mode.Cutoff {
+			s.Kept = true
+			kept++
+		} else {
+			s.Dropped = fmt.Sprintf("relevance %d below %d: %s", s.Grade, r.cfg.Mode.Cutoff, s.GateReason)
+			dropped++
+		}
+	}
+	r.out.QoS.GateDefaults += defaults
+	ev.Usage = u
+	ev.Inputs["sources"] = len(todo)
+	ev.Outputs["kept"], ev.Outputs["dropped"], ev.Outputs["defaulted_to_3"] = kept, dropped, defaults
+	return nil
+}
+
+// cap keeps at most limit sources: the best graded, then the first found.
+// Credibility does not decide here: replacing weak sources is the
+// source-quality fix's job, and it is recorded when it happens.
+func (r *run) cap(it, limit int) {
+	kept := r.kept()
+	if len(kept) <= limit {
+		return
+	}
+	ev, done := r.tr.begin(StageGate, it)
+	defer done()
+	ev.Inputs["cap"] = limit
+	slices.SortStableFunc(kept, func(a, b *SourceRecord) int {
+		return cmp.Or(cmp.Compare(b.Grade, a.Grade), cmp.Compare(a.rank, b.rank))
+	})
+	for _, s := range kept[limit:] {
+		s.Kept = false
+		s.Dropped = fmt.Sprintf("over the limit of %d sources", limit)
+		ev.Decisions = append(ev.Decisions, "dropped "+s.URL+": "+s.Dropped)
+	}
+}
+
+func (r *run) evalSource(s *SourceRecord) eval.Source {
+	refs := s.References
+	src := eval.Source{ID: s.URL, URL: s.URL, Title: s.Title, Text: s.Text, Author: s.Author, Published: s.Published, References: &refs}
+	// The corpus and extracted pages say whether they name an author: a
+	// missing byline is a known absence.
+	src.AuthorKnown = true
+	return src
+}
+
+func judgeUsage(sg judges.SourceGrade) eval.Usage {
+	u := sg.Usage
+	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
+}
+
+// score runs stage 6.
+func (r *run) score(ctx context.Context, it int, report string, kept []*SourceRecord) (eval.Card, error) {
+	ev, done := r.tr.begin(StageScore, it)
+	defer done()
+	s := eval.Sample{Query: r.query, Answer: report}
+	for _, k := range kept {
+		s.Sources = append(s.Sources, r.evalSource(k))
+	}
+	card, err := Score(ctx, r.cfg.Profile, s, r.cfg.Options)
+	if err != nil {
+		return eval.Card{}, err
+	}
+	ev.Usage = card.Usage
+	ev.Outputs["status"], ev.Outputs["total"] = card.Status, card.Total
+	return card, nil
+}
+
+// finish fills the QoS and trace.
+func (r *run) finish(start time.Time, err error) {
+	r.out.Trace = r.tr.all()
+	r.out.QoS.Total = r.cfg.Now().Sub(start)
+	r.out.QoS.Stages = map[string]time.Duration{}
+	for _, e := range r.out.Trace {
+		r.out.QoS.Stages[e.Stage] += e.Duration
+		r.out.QoS.LLMCalls += e.Usage.Calls
+		r.out.QoS.TokensIn += e.Usage.TokensIn
+		r.out.QoS.TokensOut += e.Usage.TokensOut
+		r.out.QoS.CostUSD += e.Usage.CostUSD
+	}
+	for _, s := range r.sources {
+		r.out.Sources = append(r.out.Sources, *s)
+	}
+	if err != nil {
+		r.out.QoS.Errors = append(r.out.QoS.Errors, err.Error())
+		if r.out.Status == "" {
+			r.out.Status = "interrupted"
+			r.out.Reason = err.Error()
+		}
+	}
+}

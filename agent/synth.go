@@ -1,0 +1,388 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/prompts"
+)
+
+// summarySentences is how many sentences an extractive summary keeps.
+const summarySentences = 4
+
+// offline reports whether the run has no generative model.
+func (r *run) offline() bool { return r.cfg.Model == nil || r.cfg.Model.Name() == "offline" }
+
+// summarize returns a summary of a source for the query: with a model, a
+// short summary it writes; offline, the source's sentences most relevant
+// to the query, in their order.
+func (r *run) summarize(ctx context.Context, s *SourceRecord) (string, eval.Usage, error) {
+	if r.offline() {
+		return strings.Join(topSentences(r.query, s.Text, summarySentences), " "), eval.Usage{}, nil
+	}
+	var out struct {
+		Summary string `json:"summary"`
+	}
+	rd, err := prompts.MustGet("research.summarize").Render(prompts.SourceQuery{
+		Question: r.query, Source: prompts.Passage{ID: s.URL, Title: s.Title, Text: clipWords(s.Text, 2000)},
+	})
+	if err != nil {
+		return "", eval.Usage{}, err
+	}
+	u, err := llm.ChatJSON(ctx, r.cfg.Model, llm.Request{
+		Messages: []llm.Message{{Role: llm.System, Content: rd.System}, {Role: llm.User, Content: rd.User}},
+		Schema:   summarySchema, Key: rd.Key, Tag: "research.summarize",
+	}, &out)
+	eu := eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
+	if err != nil || strings.TrimSpace(out.Summary) == "" {
+		if ctx.Err() != nil {
+			return "", eu, ctx.Err()
+		}
+		// A failed summary falls back to the extractive one, so the gate
+		// still grades the source on its own words.
+		return strings.Join(topSentences(r.query, s.Text, summarySentences), " "), eu, nil
+	}
+	return out.Summary, eu, nil
+}
+
+var summarySchema = llm.SchemaFor[struct {
+	Summary string `json:"summary"`
+}]("summary")
+
+// sentence is a source sentence with its relevance to the query.
+type sentence struct {
+	text  string
+	score float64
+	pos   int
+}
+
+// rankedSentences returns the sentences of text that can stand as report
+// sentences (5-40 words, not questions), most relevant to the query first.
+func rankedSentences(query, text string) []sentence {
+	var out []sentence
+	for i, s := range heuristics.SplitClaims(text) {
+		s = strings.TrimSpace(s)
+		n := len(strings.Fields(s))
+		if n < 5 || n > 40 || strings.HasSuffix(s, "?") || !endsSentence(s) {
+			continue
+		}
+		out = append(out, sentence{text: s, score: heuristics.PassageRelevance(query, s), pos: i})
+	}
+	slices.SortStableFunc(out, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
+	return out
+}
+
+func endsSentence(s string) bool {
+	r := []rune(s)
+	return len(r) > 0 && strings.ContainsRune(".!", r[len(r)-1]) && unicode.IsUpper([]rune(strings.TrimLeft(s, "\"'(“"))[0])
+}
+
+// topSentences returns the n most relevant sentences in document order.
+func topSentences(query, text string, n int) []string {
+	rs := rankedSentences(query, text)
+	if len(rs) > n {
+		rs = rs[:n]
+	}
+	slices.SortFunc(rs, func(a, b sentence) int { return cmp.Compare(a.pos, b.pos) })
+	out := make([]string, len(rs))
+	for i, s := range rs {
+		out[i] = s.text
+	}
+	return out
+}
+
+func clipWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return s
+	}
+	return strings.Join(f[:n], " ")
+}
+
+// synthesize runs stage 5: the report from the kept sources. tidy asks for
+// the clarity fix's restructuring (shorter sentences, no repetition).
+func (r *run) synthesize(ctx context.Context, it int, kept []*SourceRecord, tidy bool) (string, error) {
+	ev, done := r.tr.begin(StageSynthesize, it)
+	defer done()
+	ev.Inputs["sources"] = len(kept)
+	var report string
+	if r.offline() || r.grounded {
+		report = extractiveReport(r.query, kept, tidy)
+		ev.Decisions = append(ev.Decisions, "extractive report: every sentence is a source sentence cited with itself as the quote")
+	} else {
+		rep, u, removed, recited, err := r.llmReport(ctx, kept, tidy)
+		ev.Usage = u
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			ev.Errors = append(ev.Errors, "model synthesis failed, extractive report used: "+err.Error())
+			r.out.QoS.Errors = append(r.out.QoS.Errors, "synthesize: "+err.Error())
+			rep = extractiveReport(r.query, kept, tidy)
+		}
+		report = rep
+		ev.Outputs["quotes_removed"], ev.Outputs["quotes_recited"] = removed, recited
+	}
+	if r.out.Decision == DecisionShort {
+		report = shortDisclaimer(len(kept), r.cfg.Mode) + report
+		ev.Decisions = append(ev.Decisions, "short report: disclaimer prepended")
+	}
+	ev.Outputs["words"] = len(strings.Fields(report))
+	return report, nil
+}
+
+// shortDisclaimer opens a short report (seed 004).
+func shortDisclaimer(n int, m Mode) string {
+	return fmt.Sprintf("> **Limited information.** Only %d source(s) passed the relevance gate; a full report needs %d in %s mode. "+
+		"Treat this report as preliminary.\n\n", n, m.MinFull, m.Name)
+}
+
+// extractiveReport writes the offline report: an executive summary, the
+// main findings per source and a conclusion, every sentence a source
+// sentence cited inline with itself as the quote, then the sources.
+func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
+	type pick struct {
+		src *SourceRecord
+		ss  []sentence
+	}
+	maxWords := 40
+	if tidy {
+		maxWords = 25
+	}
+	used := map[string]bool{}
+	var picks []pick
+	for _, s := range kept {
+		var ss []sentence
+		for _, x := range rankedSentences(query, s.Text) {
+			if len(strings.Fields(x.text)) > maxWords || used[norm(x.text)] {
+				continue
+			}
+			used[norm(x.text)] = true
+			ss = append(ss, x)
+			if len(ss) == 3 {
+				break
+			}
+		}
+		if len(ss) > 0 {
+			picks = append(picks, pick{s, ss})
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n## Executive Summary\n\n", strings.TrimSpace(query))
+	// The summary takes the best sentence of the two best sources; the
+	// findings the rest; the conclusion the best remaining sentence.
+	var summary []string
+	for i := 0; i < len(picks) && i < 2; i++ {
+		summary = append(summary, cite(picks[i].src, picks[i].ss[0].text))
+		picks[i].ss = picks[i].ss[1:]
+	}
+	b.WriteString(strings.Join(summary, " ") + "\n\n## Main Findings\n\n")
+	for i := range picks {
+		p := &picks[i]
+		if len(p.ss) == 0 {
+			continue
+		}
+		title := cmp.Or(p.src.Title, p.src.Domain)
+		fmt.Fprintf(&b, "### %s\n\n", title)
+		var para []string
+		for _, s := range p.ss {
+			para = append(para, cite(p.src, s.text))
+		}
+		b.WriteString(strings.Join(para, " ") + "\n\n")
+	}
+	b.WriteString("## Conclusion\n\n")
+	// The conclusion is the most relevant sentence not used yet, from the
+	// best source that has one.
+	concluded := false
+	for _, s := range kept {
+		if concluded {
+			break
+		}
+		for _, x := range rankedSentences(query, s.Text) {
+			if !used[norm(x.text)] && len(strings.Fields(x.text)) <= maxWords {
+				b.WriteString(cite(s, x.text) + "\n\n")
+				concluded = true
+				break
+			}
+		}
+	}
+	b.WriteString("## Sources\n\n")
+	for i, s := range kept {
+		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeLinkText(cmp.Or(s.Title, s.Domain)), s.URL)
+	}
+	return b.String()
+}
+
+// cite attaches an inline citation in seed 000's format to a sentence:
+// the sentence, then ([domain](url "quote")) before its full stop, the
+// quote being the sentence as the source has it.
+func cite(s *SourceRecord, text string) string {
+	text = strings.TrimSpace(text)
+	body := strings.TrimRight(text, ".! ")
+	end := strings.TrimSpace(text[len(body):])
+	if end == "" {
+		end = "."
+	}
+	quote := strings.ReplaceAll(text, `"`, `\"`)
+	u := s.URL
+	if strings.ContainsAny(u, " ()<>") {
+		u = "<" + strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20").Replace(u) + ">"
+	}
+	return body + " ([" + escapeLinkText(s.Domain) + "](" + u + ` "` + quote + `"))` + end
+}
+
+func escapeLinkText(s string) string {
+	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s)
+}
+
+// norm lower-cases s and keeps letters and digits, single-spaced, for
+// comparing quotes with source text.
+func norm(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+		default:
+			space = true
+		}
+	}
+	return b.String()
+}
+
+// llmReport asks the model for the report, then checks every quote
+// against the cited source: a quote found in another kept source is
+// re-cited to it, a quote found nowhere takes its sentence out.
+func (r *run) llmReport(ctx context.Context, kept []*SourceRecord, tidy bool) (string, eval.Usage, int, int, error) {
+	var ps []prompts.Passage
+	for _, s := range kept {
+		ps = append(ps, prompts.Passage{ID: s.URL, Title: s.Title, Text: clipWords(s.Text, 800)})
+	}
+	rd, err := prompts.MustGet("research.synthesize").Render(prompts.Synthesis{Question: r.query, Sources: ps, Tidy: tidy})
+	if err != nil {
+		return "", eval.Usage{}, 0, 0, err
+	}
+	var out struct {
+		Report string `json:"report"`
+	}
+	u, err := llm.ChatJSON(ctx, r.cfg.Model, llm.Request{
+		Messages: []llm.Message{{Role: llm.System, Content: rd.System}, {Role: llm.User, Content: rd.User}},
+		Schema:   reportSchema, Key: rd.Key, Tag: "research.synthesize", MaxTokens: 3000,
+	}, &out)
+	eu := eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
+	if err != nil {
+		return "", eu, 0, 0, err
+	}
+	if strings.TrimSpace(out.Report) == "" {
+		return "", eu, 0, 0, fmt.Errorf("empty report")
+	}
+	report, removed, recited := CheckQuotes(out.Report, kept)
+	if !strings.Contains(strings.ToLower(report), "## sources") {
+		var b strings.Builder
+		b.WriteString(strings.TrimRight(report, "\n") + "\n\n## Sources\n\n")
+		for i, s := range kept {
+			fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeLinkText(cmp.Or(s.Title, s.Domain)), s.URL)
+		}
+		report = b.String()
+	}
+	return report, eu, removed, recited, nil
+}
+
+var reportSchema = llm.SchemaFor[struct {
+	Report string `json:"report"`
+}]("report")
+
+// quoteLink matches an inline citation [text](url "quote").
+var quoteLink = regexp.MustCompile(`\[((?:[^\]\\]|\\.)*)\]\(<?([^\s)>]+)>?\s+"((?:[^"\\]|\\.)*)"\)`)
+
+// CheckQuotes checks every inline citation's quote against the text of the
+// source it cites (letters and digits, case-folded). A quote found in
+// another source is re-cited to that source; a quote found nowhere is
+// invented, and the sentence that carries it is removed. It returns the
+// report and how many citations were removed and re-cited.
+func CheckQuotes(report string, sources []*SourceRecord) (string, int, int) {
+	texts := map[string]string{}
+	for _, s := range sources {
+		texts[s.URL] = norm(s.Text)
+	}
+	removed, recited := 0, 0
+	lines := strings.Split(report, "\n")
+	for li, line := range lines {
+		for {
+			ms := quoteLink.FindAllStringSubmatchIndex(line, -1)
+			changed := false
+			for _, m := range ms {
+				u, q := line[m[4]:m[5]], strings.ReplaceAll(line[m[6]:m[7]], `\"`, `"`)
+				nq := norm(q)
+				if nq != "" && strings.Contains(texts[u], nq) {
+					continue
+				}
+				if other := findQuote(nq, sources); other != "" && nq != "" {
+					line = line[:m[4]] + other + line[m[5]:]
+					recited++
+				} else {
+					line = dropSentence(line, m[0], m[1])
+					removed++
+				}
+				changed = true
+				break
+			}
+			if !changed {
+				break
+			}
+		}
+		lines[li] = line
+	}
+	return strings.Join(lines, "\n"), removed, recited
+}
+
+func findQuote(nq string, sources []*SourceRecord) string {
+	for _, s := range sources {
+		if strings.Contains(norm(s.Text), nq) {
+			return s.URL
+		}
+	}
+	return ""
+}
+
+// dropSentence removes the sentence of line that holds [start, end).
+func dropSentence(line string, start, end int) string {
+	from := 0
+	for i := start - 1; i > 0; i-- {
+		if (line[i-1] == '.' || line[i-1] == '!' || line[i-1] == '?') && line[i] == ' ' {
+			from = i + 1
+			break
+		}
+	}
+	to := len(line)
+	for i := end; i < len(line); i++ {
+		if (line[i] == '.' || line[i] == '!' || line[i] == '?') && (i+1 == len(line) || line[i+1] == ' ') {
+			to = i + 1
+			break
+		}
+	}
+	prefix := line[:from]
+	// Keep a list marker or heading prefix that opened the line.
+	if from == 0 {
+		trim := strings.TrimLeft(line, " ")
+		for _, mk := range []string{"- ", "* ", "+ "} {
+			if strings.HasPrefix(trim, mk) {
+				prefix = line[:len(line)-len(trim)+len(mk)]
+			}
+		}
+	}
+	return strings.TrimRight(prefix+strings.TrimLeft(line[to:], " "), " ")
+}

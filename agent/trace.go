@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"sync"
+	"time"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// Stage names of the research workflow.
+const (
+	StageSearch     = "search"
+	StageFetch      = "fetch"
+	StageExtract    = "extract"
+	StageGate       = "summarize_gate"
+	StageCRAG       = "crag"
+	StageSynthesize = "synthesize"
+	StageScore      = "score"
+	StageFix        = "fix"
+)
+
+// stageNumbers maps a stage to its number in seed 001's list (1-6).
+var stageNumbers = map[string]int{StageSearch: 1, StageFetch: 2, StageExtract: 3, StageGate: 4, StageCRAG: 4, StageSynthesize: 5, StageScore: 6}
+
+// Event is one stage of one iteration, for the trace and for progress.
+type Event struct {
+	Stage     string         `json:"stage"`
+	Iteration int            `json:"iteration"`
+	Start     time.Time      `json:"start"`
+	Duration  time.Duration  `json:"duration_ns"`
+	Inputs    map[string]any `json:"inputs,omitempty"`
+	Outputs   map[string]any `json:"outputs,omitempty"`
+	Decisions []string       `json:"decisions,omitempty"`
+	Usage     eval.Usage     `json:"llm,omitzero"`
+	Errors    []string       `json:"errors,omitempty"`
+}
+
+// tracer records events in order and passes each to a callback.
+type tracer struct {
+	mu     sync.Mutex
+	now    func() time.Time
+	events []Event
+	notify func(Event)
+}
+
+// begin starts an event; the returned func finishes and records it.
+func (t *tracer) begin(stage string, iteration int) (*Event, func()) {
+	e := &Event{Stage: stage, Iteration: iteration, Start: t.now(), Inputs: map[string]any{}, Outputs: map[string]any{}}
+	if t.notify != nil {
+		t.notify(Event{Stage: stage, Iteration: iteration, Start: e.Start})
+	}
+	return e, func() {
+		e.Duration = t.now().Sub(e.Start)
+		t.mu.Lock()
+		t.events = append(t.events, *e)
+		t.mu.Unlock()
+		if t.notify != nil {
+			t.notify(*e)
+		}
+	}
+}
+
+func (t *tracer) all() []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Event(nil), t.events...)
+}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/fixtures"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/web"
+)
+
+type researchFlags struct {
+	mode         string
+	corpus       string
+	search       string
+	urls         []string
+	out          string
+	format       string
+	timeout      time.Duration
+	allowPrivate bool
+	now          string
+	quiet        bool
+	llm          llmFlags
+}
+
+func newResearchCmd(env func(string) string) *cobra.Command {
+	f := researchFlags{llm: llmFlags{env: env}}
+	cmd := &cobra.Command{
+		Use:   `research [flags] "question"`,
+		Short: "Research a question end to end: search, gate, synthesize a cited report, score and repair it",
+		Long: `Research a question: search the corpus (or the web), fetch and extract the
+sources, summarize them and keep those the relevance gate grades 3 or more of
+5, write a report whose every claim is cited, score it with the research
+profile, and repair it through seed 001's priority queue (at most two
+iterations). The report and its score card go to stdout, progress to stderr.
+
+Offline (the default: no --llm, no API key) the corpus is the embedded one,
+the gate is lexical and the report extractive: every sentence is a source
+sentence cited with itself as the quote.
+
+Modes: quick (3 sources; a full report needs all 3), standard (7; full from
+4, short from 2), deep (10; full from 5, short from 2). Fewer surviving
+sources than a short report needs gives an explanation of what was searched
+and dropped instead of a padded report.
+
+Exit codes: 0 pass, 1 rejected or insufficient data, 2 usage, 3 failure.`,
+		Example: `  assay research "How do heat pumps perform in cold climates?"
+  assay research --mode deep --out run/ "What are the health effects of microplastics in drinking water?"
+  assay research --corpus ~/notes --llm openai:gpt-4o-mini "..."
+  assay research --search searxng:http://127.0.0.1:8888 --url https://example.org/page "..."`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runResearch(cmd, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.mode, "mode", "standard", "quick, standard or deep")
+	fl.StringVar(&f.corpus, "corpus", "", "folder of Markdown, HTML and text documents with front matter (default: the embedded corpus)")
+	fl.StringVar(&f.search, "search", "local", "search backend: local, or searxng:URL")
+	fl.StringSliceVar(&f.urls, "url", nil, "add a source by URL (repeatable)")
+	fl.StringVar(&f.out, "out", "", "folder to write report.md, card.json, sources.json and trace.jsonl")
+	fl.StringVar(&f.format, "format", "md", "stdout format: md, json or yaml")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop the run after this long and write what was done (0: no limit)")
+	fl.BoolVar(&f.allowPrivate, "allow-private", false, "allow fetching from private and loopback addresses (never cloud metadata)")
+	fl.StringVar(&f.now, "now", "", "the date to judge source recency against (default: today)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	f.llm.register(fl)
+	return cmd
+}
+
+func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
+	switch f.format {
+	case "md", "json", "yaml":
+	default:
+		return inputErr(fmt.Errorf("--format: must be md, json or yaml, got %q", f.format))
+	}
+	mode, err := agent.ModeNamed(f.mode)
+	if err != nil {
+		return inputErr(fmt.Errorf("--mode: %w", err))
+	}
+	if strings.TrimSpace(question) == "" {
+		return inputErr(fmt.Errorf("the question is empty"))
+	}
+	opt := agent.Options{Now: time.Now}
+	if f.now != "" {
+		t, err := parseDate(f.now)
+		if err != nil {
+			return inputErr(fmt.Errorf("--now: %w", err))
+		}
+		opt.Now = heuristics.FixedClock(t)
+	}
+	ctx := cmd.Context()
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	searcher, closeSearch, err := f.searcher(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeSearch()
+	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer closeCache()
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return inputErr(fmt.Errorf("--out: %w", err))
+		}
+	}
+	progress := newProgress(cmd.ErrOrStderr(), f.quiet)
+	cfg := agent.Research{
+		Searcher: searcher,
+		Fetcher:  &web.Fetcher{Guard: web.Guard{AllowPrivate: f.allowPrivate}},
+		URLs:     f.urls, Mode: mode, Model: client, Options: opt,
+		OnEvent: progress.event,
+	}
+	res, runErr := cfg.Run(ctx, question)
+	progress.done()
+	if res == nil {
+		return inputErr(runErr)
+	}
+	if f.out != "" {
+		if err := writeRun(f.out, res); err != nil {
+			return &exitError{code: exitInfra, err: fmt.Errorf("--out: %w", err)}
+		}
+	}
+	if err := printRun(cmd.OutOrStdout(), f.format, res); err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	if client.Name() != "offline" {
+		f.llm.summary(cmd.ErrOrStderr(), client, res.QoS.GateDefaults)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "assay: %s: %s\n", res.Status, res.Reason)
+	if runErr != nil {
+		return &exitError{code: exitInfra, err: fmt.Errorf("research stopped: %w", runErr)}
+	}
+	if err := f.llm.strictErr(res.QoS.GateDefaults); err != nil {
+		return err
+	}
+	if res.Status != eval.StatusPass {
+		return &exitError{code: exitFailed}
+	}
+	return nil
+}
+
+// searcher opens the search backend.
+func (f researchFlags) searcher(ctx context.Context) (agent.Searcher, func(), error) {
+	if u, ok := strings.CutPrefix(f.search, "searxng:"); ok {
+		if u == "" {
+			return nil, nil, inputErr(fmt.Errorf("--search: searxng needs a URL, as in searxng:http://127.0.0.1:8888"))
+		}
+		return &web.SearxNG{BaseURL: u}, func() {}, nil
+	}
+	if f.search != "local" {
+		return nil, nil, inputErr(fmt.Errorf("--search: must be local or searxng:URL, got %q", f.search))
+	}
+	dir, fsys := f.corpus, fs.FS(nil)
+	if dir == "" {
+		sub, err := fs.Sub(fixtures.Corpus, "corpus")
+		if err != nil {
+			return nil, nil, err
+		}
+		dir, fsys = "embedded:fixtures/corpus", sub
+	}
+	dbPath := ""
+	if d := f.llm.env("ASSAY_CACHE_DIR"); d != "" {
+		p, err := web.DefaultIndexPath(dir, fsys)
+		if err != nil {
+			return nil, nil, err
+		}
+		dbPath = filepath.Join(d, filepath.Base(p))
+	}
+	l, err := web.OpenLocal(ctx, dir, fsys, dbPath)
+	if err != nil {
+		return nil, nil, inputErr(fmt.Errorf("--corpus: %w", err))
+	}
+	return l, func() { _ = l.Close() }, nil
+}
+
+// runView is the JSON and YAML form of a run on stdout and in card.json.
+type runView struct {
+	*agent.Run
+	Report string    `json:"report,omitempty" yaml:"report,omitempty"`
+	Card   *eval.Card `json:"final_card,omitempty" yaml:"final_card,omitempty"`
+}
+
+func (v runView) final() *eval.Card {
+	if n := len(v.Iterations); n > 0 {
+		c := v.Iterations[n-1].Card
+		return &c
+	}
+	return nil
+}
+
+func printRun(w io.Writer, format string, res *agent.Run) error {
+	v := runView{Run: res, Report: res.Report}
+	v.Card = v.final()
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	case "yaml":
+		var m any
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err := enc.Encode(m); err != nil {
+			return err
+		}
+		return enc.Close()
+	}
+	if _, err := io.WriteString(w, res.Report); err != nil {
+		return err
+	}
+	if c := v.final(); c != nil {
+		fmt.Fprintf(w, "\n---\n\n")
+		_, err := io.WriteString(w, agent.NewResearchView(*c).Markdown())
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\nResearch status: **%s** (%s, %s mode). %s\n", res.Status, res.Decision, res.Mode.Name, res.Reason)
+	for _, it := range res.Iterations[min(1, len(res.Iterations)):] {
+		fmt.Fprintf(w, "- Iteration %d: fix %q (stages %v): %s -> %s %.1f/%.0f\n",
+			it.Iteration, it.Fix.Dimension, it.Fix.RerunStages, it.Applied, it.Card.Status, it.Card.Total, it.Card.Max)
+	}
+	return nil
+}
+
+// writeRun writes the run's files into dir.
+func writeRun(dir string, res *agent.Run) error {
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(res.Report), 0o644); err != nil {
+		return err
+	}
+	v := runView{Run: res}
+	v.Card = v.final()
+	if err := writeJSON(filepath.Join(dir, "card.json"), v); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, "sources.json"), res.Sources); err != nil {
+		return err
+	}
+	fh, err := os.Create(filepath.Join(dir, "trace.jsonl"))
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(fh)
+	enc.SetEscapeHTML(false)
+	for _, e := range res.Trace {
+		if err := enc.Encode(e); err != nil {
+			_ = fh.Close()
+			return err
+		}
+	}
+	return fh.Close()
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// progress prints stages on stderr: one live line on a terminal, plain
+// lines otherwise.
+type progress struct {
+	w     io.Writer
+	live  bool
+	quiet bool
+}
+
+func newProgress(w io.Writer, quiet bool) *progress {
+	p := &progress{w: w, quiet: quiet}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.live = true
+		}
+	}
+	return p
+}
+
+func (p *progress) event(e agent.Event) {
+	if p.quiet {
+		return
+	}
+	var line string
+	if e.Duration == 0 && len(e.Outputs) == 0 {
+		if !p.live {
+			return
+		}
+		line = fmt.Sprintf("[%d] %s...", e.Iteration, e.Stage)
+	} else {
+		line = fmt.Sprintf("[%d] %s %s", e.Iteration, e.Stage, summarize(e.Outputs))
+		if len(e.Errors) > 0 {
+			line += fmt.Sprintf(" (%d error(s))", len(e.Errors))
+		}
+	}
+	if p.live {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *progress) done() {
+	if p.live && !p.quiet {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func summarize(m map[string]any) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}

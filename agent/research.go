@@ -67,13 +67,13 @@ type Run struct {
 	Reason string `json:"reason"`
 	// Report is the Markdown report (or the explanation, for
 	// insufficient data).
-	Report     string      `json:"-"`
-	Iterations []Iteration `json:"iterations"`
+	Report     string         `json:"-"`
+	Iterations []Iteration    `json:"iterations"`
 	Sources    []SourceRecord `json:"-"`
-	CRAG       []CRAGStep  `json:"crag"`
-	Searches   []string    `json:"searches"`
-	QoS        QoS         `json:"qos"`
-	Trace      []Event     `json:"-"`
+	CRAG       []CRAGStep     `json:"crag"`
+	Searches   []string       `json:"searches"`
+	QoS        QoS            `json:"qos"`
+	Trace      []Event        `json:"-"`
 }
 
 // Iteration is one scoring of the report: 0 is the first, 1 and 2 the

@@ -195,7 +195,7 @@ func (f researchFlags) searcher(ctx context.Context) (agent.Searcher, func(), er
 // runView is the JSON and YAML form of a run on stdout and in card.json.
 type runView struct {
 	*agent.Run
-	Report string    `json:"report,omitempty" yaml:"report,omitempty"`
+	Report string     `json:"report,omitempty" yaml:"report,omitempty"`
 	Card   *eval.Card `json:"final_card,omitempty" yaml:"final_card,omitempty"`
 }
 

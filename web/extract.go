@@ -231,8 +231,14 @@ func firstNonEmpty(ss ...string) string {
 // decodeBody returns body as valid UTF-8 and a note when it had to change
 // it. A declared charset is honoured (byte order mark, the Content-Type
 // charset parameter, and for HTML a <meta> declaration in the first 1024
-// bytes); otherwise the body is taken as UTF-8 and repaired.
+// bytes); otherwise the body is taken as UTF-8 and repaired. NUL bytes are
+// dropped.
 func decodeBody(body []byte, contentType string, htmlBody bool) (string, string) {
+	text, note := decodeCharset(body, contentType, htmlBody)
+	return strings.ReplaceAll(text, "\x00", ""), note
+}
+
+func decodeCharset(body []byte, contentType string, htmlBody bool) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	// Without a BOM or header, DetermineEncoding guesses windows-1252 for
 	// any non-UTF-8 body; trust it only when the page declares a charset.

@@ -108,6 +108,7 @@ func TestExtract(t *testing.T) {
 		"malformed content type":  {contentType: "text/html; charset", body: "<p>x</p>", wantErr: "content type"},
 		"utf-8 byte order mark":   {contentType: "text/plain", body: "\xef\xbb\xbfHello", contains: []string{"Hello"}, excludes: []string{"\ufeff"}},
 		"utf-16 byte order mark":  {contentType: "text/plain", body: "\xff\xfeH\x00i\x00", contains: []string{"Hi"}, wantNotes: []string{"decoded from utf-16le"}},
+		"nul bytes dropped":       {contentType: "text/plain", body: "Ti\x00des", contains: []string{"Tides"}},
 		"xhtml is html":           {contentType: "application/xhtml+xml", body: "<html><body><p>" + strings.Repeat("Currents move heat poleward. ", 20) + "</p></body></html>", contains: []string{"Currents move heat"}},
 		"markdown without a head": {contentType: "text/markdown", body: "Tides.\n## Not a title", contains: []string{"Tides."}},
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -164,6 +165,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 	switch {
 	case !utf16 && !strings.HasPrefix(sniffed, "text/"):
 		return fail("binary body (sniffed "+sniffed+")", nil)
+	case !utf16 && bytes.Count(body, []byte{0}) > len(body)/100:
+		// Text at the start, binary after it: more than 1% NUL bytes.
+		return fail("binary body (NUL bytes)", nil)
 	case media == "":
 		// No Content-Type header: go by the sniffed type.
 		if !allowedTypes[sniffed] {

@@ -165,6 +165,7 @@ func TestFetch(t *testing.T) {
 	mux.Handle("/huge", streamed)
 	mux.Handle("/huge-declared", declared)
 	mux.HandleFunc("/png-as-html", serve("text/html", pngBytes))
+	mux.HandleFunc("/nul-tail", serve("text/html", "<html><body><p>"+strings.Repeat("text ", 200)+"</p>"+strings.Repeat("\x00\x01", 500)))
 	mux.HandleFunc("/image", serve("image/png", pngBytes))
 	mux.HandleFunc("/pdf", serve("application/pdf", "%PDF-1.7\n"))
 	mux.HandleFunc("/latin1", serve("text/html", "<html><body><p>Caf\xe9 au lait. "+strings.Repeat("Coffee is grown in the tropics. ", 20)+"</p></body></html>"))
@@ -229,11 +230,12 @@ func TestFetch(t *testing.T) {
 			t.Cleanup(cancel)
 			return ctx
 		}},
-		"50 MB streamed body":     {url: "/huge", wantReason: "larger than 5 MB", maxRead: DefaultMaxBytes + 256<<10},
-		"50 MB declared body":     {url: "/huge-declared", wantReason: "larger than 5 MB", maxRead: 256 << 10},
-		"png bytes labelled html": {url: "/png-as-html", wantReason: "binary body (sniffed image/png)"},
-		"image content type":      {url: "/image", wantReason: "content type image/png"},
-		"pdf content type":        {url: "/pdf", wantReason: "content type application/pdf"},
+		"50 MB streamed body":       {url: "/huge", wantReason: "larger than 5 MB", maxRead: DefaultMaxBytes + 256<<10},
+		"50 MB declared body":       {url: "/huge-declared", wantReason: "larger than 5 MB", maxRead: 256 << 10},
+		"png bytes labelled html":   {url: "/png-as-html", wantReason: "binary body (sniffed image/png)"},
+		"binary after a text start": {url: "/nul-tail", wantReason: "binary body (NUL bytes)"},
+		"image content type":        {url: "/image", wantReason: "content type image/png"},
+		"pdf content type":          {url: "/pdf", wantReason: "content type application/pdf"},
 		"invalid utf-8 repaired": {url: "/latin1", check: func(t *testing.T, doc Document) {
 			assert.Contains(t, doc.Text, "Caf\uFFFD au lait")
 			assert.Equal(t, []string{"invalid UTF-8 repaired"}, doc.Notes)

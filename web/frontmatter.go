@@ -153,6 +153,21 @@ func splitCorpusFrontMatter(name, text string, firstLine int) (block string, blo
 // yamlErrLine finds "line N" in a YAML error message.
 var yamlErrLine = regexp.MustCompile(`^line (\d+): `)
 
+// yamlParserProblems are the messages of yaml/v3's parser errors, whose
+// line numbers are 0-based (those of its scanner errors are 1-based).
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
 // decodeCorpusFrontMatter reads the YAML block (whose first line is file line
 // blockLine) into f. Fields already set in f are overwritten only by
 // non-empty values.
@@ -163,7 +178,13 @@ func decodeCorpusFrontMatter(name, block string, blockLine int, f *CorpusFile) e
 		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), blockLine
 		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
-			msg, line = msg[len(m[0]):], fileLine(n)
+			msg = msg[len(m[0]):]
+			if yamlParserProblems[msg] {
+				// yaml/v3 counts lines from 0 for parser (not scanner)
+				// errors, and then names the line the construct began on.
+				n++
+			}
+			line = fileLine(n)
 		}
 		return &eval.InputError{File: name, Line: line, Msg: "front matter is not valid YAML: " + msg, Err: err}
 	}

@@ -102,7 +102,7 @@ func TestParseCorpusFileErrors(t *testing.T) {
 		},
 		"bad yaml": {
 			name: "f.md", data: "---\nurl: https://example.org/f\ntitle: [unclosed\n---\n",
-			want: "f.md:",
+			want: "f.md:3: front matter is not valid YAML: did not find expected ',' or ']'",
 		},
 		"front matter never closed": {
 			name: "g.md", data: "---\nurl: https://example.org/g\nbody",

@@ -302,9 +302,9 @@ func TestLocalConcurrentSearch(t *testing.T) {
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
-	for i := range 32 {
+	for i := range 16 {
 		wg.Go(func() {
-			for range 10 {
+			for range 4 {
 				rs, err := l.Search(ctx, web.Query{Text: "heat pump efficiency", Limit: 3})
 				if err != nil {
 					errs <- err
@@ -352,7 +352,7 @@ func TestLocalSharedIndexFile(t *testing.T) {
 	// file at once wait for each other instead of failing.
 	ctx := context.Background()
 	dbPath := filepath.Join(t.TempDir(), "shared.db")
-	fsys := benchCorpus(30)
+	fsys := benchCorpus(10)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for range 4 {
@@ -376,7 +376,7 @@ func TestLocalSharedIndexFile(t *testing.T) {
 	l, err := web.OpenLocal(ctx, "shared", fsys, dbPath)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, l.Close()) }()
-	require.Equal(t, 30, l.Stats().Unchanged)
+	require.Equal(t, 10, l.Stats().Unchanged)
 }
 
 func TestLocalRebuildsAnOldSchema(t *testing.T) {

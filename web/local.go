@@ -28,7 +28,8 @@ import (
 // OpenLocal and Refresh re-index only files whose content changed (by
 // SHA-256), and drop files that are gone. A Local is safe for concurrent use
 // by many goroutines, and several processes may share the index file (WAL
-// journal, 5 s busy timeout). Close it when done.
+// journal, 5 s busy timeout). Open one with OpenLocal (the zero value is
+// not usable) and Close it when done.
 type Local struct {
 	db     *sql.DB
 	fsys   fs.FS
@@ -50,7 +51,8 @@ type Stats struct {
 	// longer parse).
 	Removed int
 	// Skipped names the files left out and why, one "path: reason" each:
-	// files with no front matter, or too large.
+	// files with no front matter, too large or unreadable, and unreadable
+	// folders.
 	Skipped []string
 }
 
@@ -251,11 +253,6 @@ func (l *Local) Refresh(ctx context.Context) (Stats, error) {
 	return stats, err
 }
 
-type indexedDoc struct {
-	id   int64
-	hash string
-}
-
 func (l *Local) refresh(ctx context.Context) (Stats, error) {
 	var stats Stats
 	wrap := func(step string, err error) error {
@@ -267,19 +264,18 @@ func (l *Local) refresh(ctx context.Context) (Stats, error) {
 	}
 	defer func() { _ = tx.Rollback() }()
 
-	known := map[string]indexedDoc{}
-	rows, err := tx.QueryContext(ctx, `SELECT id, path, hash FROM docs`)
+	known := map[string]string{} // path -> content hash
+	rows, err := tx.QueryContext(ctx, `SELECT path, hash FROM docs`)
 	if err != nil {
 		return stats, wrap("read", err)
 	}
 	for rows.Next() {
-		var p string
-		var d indexedDoc
-		if err := rows.Scan(&d.id, &p, &d.hash); err != nil {
+		var p, hash string
+		if err := rows.Scan(&p, &hash); err != nil {
 			_ = rows.Close()
 			return stats, wrap("read", err)
 		}
-		known[p] = d
+		known[p] = hash
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return stats, wrap("read", err)
@@ -299,7 +295,14 @@ func (l *Local) refresh(ctx context.Context) (Stats, error) {
 	seen := map[string]bool{}
 	walkErr := fs.WalkDir(l.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			if p == "." {
+				return err // the corpus itself is unreadable
+			}
+			stats.Skipped = append(stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if p != "." && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
@@ -325,7 +328,7 @@ func (l *Local) refresh(ctx context.Context) (Stats, error) {
 		}
 		sum := sha256.Sum256(data)
 		hash := hex.EncodeToString(sum[:])
-		if k, ok := known[p]; ok && k.hash == hash {
+		if h, ok := known[p]; ok && h == hash {
 			seen[p] = true
 			stats.Unchanged++
 			return nil

@@ -153,7 +153,7 @@ func sevenSources() []web.Result {
 	for i := range 7 {
 		rs = append(rs, web.Result{
 			URL: fmt.Sprintf("https://site%d.gov/page", i), Title: fmt.Sprintf("Source %d", i),
-			Text: fmt.Sprintf("Source %d says heat pumps keep a COP of 2 at minus 15 degrees in cold climates. It also reports field data from %d homes in cold regions.", i, 10+i),
+			Text:       fmt.Sprintf("Source %d says heat pumps keep a COP of 2 at minus 15 degrees in cold climates. It also reports field data from %d homes in cold regions.", i, 10+i),
 			References: 3, Author: "A. Writer", AuthorKnown: true,
 		})
 	}
@@ -266,7 +266,10 @@ func TestGateRunsInParallel(t *testing.T) {
 func TestFetchFaults(t *testing.T) {
 	mux := http.NewServeMux()
 	page := "<html><head><title>Heat pumps</title></head><body><article><p>Heat pumps keep a COP of 2 at minus 15 degrees in cold climates, field tests show.</p><p>Cold climate models perform well in most homes.</p></article></body></html>"
-	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) { w.Header().Set("Content-Type", "text/html"); _, _ = w.Write([]byte(page)) })
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(page))
+	})
 	mux.HandleFunc("/404", func(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
 	mux.HandleFunc("/500", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) })
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestResearchCommand(t *testing.T) {
+	cache := t.TempDir()
+	env := map[string]string{"ASSAY_CACHE_DIR": cache}
+	out1, out2 := t.TempDir(), t.TempDir()
+	q := "How do heat pumps perform in cold climates?"
+
+	code, stdout, stderr := runEnv(t, env, "research", "--now", "2026-11-23", "--out", out1, q)
+	require.Equal(t, exitPass, code, stderr)
+	assert.Contains(t, stdout, "## Executive Summary")
+	assert.Contains(t, stdout, "# Score card: PASS")
+	assert.Contains(t, stdout, "Research status: **pass**")
+	assert.Contains(t, stderr, "[0] search")
+	assert.Contains(t, stderr, "[0] score")
+
+	for _, f := range []string{"report.md", "card.json", "sources.json", "trace.jsonl"} {
+		st, err := os.Stat(filepath.Join(out1, f))
+		require.NoError(t, err, f)
+		assert.Positive(t, st.Size(), f)
+	}
+	var card map[string]any
+	data, err := os.ReadFile(filepath.Join(out1, "card.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &card))
+	assert.Equal(t, "pass", card["status"])
+	assert.Equal(t, "full_report", card["decision"])
+	assert.Contains(t, card, "qos")
+	trace, err := os.ReadFile(filepath.Join(out1, "trace.jsonl"))
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, strings.Count(string(trace), "\n"), 5)
+
+	// The same run again gives the same report and card, times aside.
+	code, _, stderr = runEnv(t, env, "research", "--now", "2026-11-23", "--out", out2, q)
+	require.Equal(t, exitPass, code, stderr)
+	r1, _ := os.ReadFile(filepath.Join(out1, "report.md"))
+	r2, _ := os.ReadFile(filepath.Join(out2, "report.md"))
+	assert.Equal(t, string(r1), string(r2))
+	c2, _ := os.ReadFile(filepath.Join(out2, "card.json"))
+	assert.Equal(t, withoutTimes(t, data), withoutTimes(t, c2))
+}
+
+// withoutTimes drops the QoS timings of a card.json.
+func withoutTimes(t *testing.T, data []byte) string {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	delete(m, "qos")
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestResearchExitCodes(t *testing.T) {
+	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
+	tests := map[string]struct {
+		args []string
+		code int
+		want string
+	}{
+		"insufficient data exits 1": {[]string{"research", "-q", "--now", "2026-11-23", "How much does a wedding guitarist charge per hour?"}, exitFailed, "insufficient_data"},
+		"unknown mode":              {[]string{"research", "--mode", "fast", "q"}, exitInput, `--mode: unknown mode "fast"`},
+		"bad search":                {[]string{"research", "--search", "bing", "q"}, exitInput, "--search: must be local or searxng:URL"},
+		"searxng without URL":       {[]string{"research", "--search", "searxng:", "q"}, exitInput, "searxng needs a URL"},
+		"missing corpus":            {[]string{"research", "--corpus", "/does/not/exist", "q"}, exitInput, "--corpus"},
+		"empty question":            {[]string{"research", "  "}, exitInput, "the question is empty"},
+		"bad format":                {[]string{"research", "--format", "xml", "q"}, exitInput, "--format"},
+		"no question":               {[]string{"research"}, exitInput, "accepts 1 arg"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			code, _, stderr := runEnv(t, env, tc.args...)
+			assert.Equal(t, tc.code, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}
+
+func TestResearchBadCorpusNamesFileLineField(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.md"), []byte("---\nurl: https://example.org/a\npublished: 2026-13-45\n---\nBody text here.\n"), 0o644))
+	code, _, stderr := runEnv(t, map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}, "research", "--corpus", dir, "anything")
+	assert.Equal(t, exitInput, code)
+	assert.Contains(t, stderr, "a.md:3")
+	assert.Contains(t, stderr, "published")
+}

@@ -9,8 +9,8 @@ build: ## build bin/assay
 test: ## run every test with the race detector
 	go test -race ./...
 
-demo: build ## score the example report (the README's first command)
-	./bin/assay score --now 2026-11-23 --query "How does HTTP/3 differ from HTTP/2?" fixtures/reports/pass.md
+demo: build ## research a question on the embedded corpus (the README's first command): no account, no network
+	./bin/assay research --now 2026-11-23 "How do heat pumps perform in cold climates?"
 
 lint: ## gofmt, vet and staticcheck
 	test -z "$$(gofmt -l .)"

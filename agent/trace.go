@@ -24,7 +24,10 @@ var stageNumbers = map[string]int{StageSearch: 1, StageFetch: 2, StageExtract: 3
 
 // Event is one stage of one iteration, for the trace and for progress.
 type Event struct {
-	Stage     string         `json:"stage"`
+	Stage string `json:"stage"`
+	// Number is the stage's number in seed 001's list (1 search ... 6
+	// score); 0 for the fix step between iterations.
+	Number    int            `json:"stage_number,omitempty"`
 	Iteration int            `json:"iteration"`
 	Start     time.Time      `json:"start"`
 	Duration  time.Duration  `json:"duration_ns"`
@@ -45,7 +48,7 @@ type tracer struct {
 
 // begin starts an event; the returned func finishes and records it.
 func (t *tracer) begin(stage string, iteration int) (*Event, func()) {
-	e := &Event{Stage: stage, Iteration: iteration, Start: t.now(), Inputs: map[string]any{}, Outputs: map[string]any{}}
+	e := &Event{Stage: stage, Number: stageNumbers[stage], Iteration: iteration, Start: t.now(), Inputs: map[string]any{}, Outputs: map[string]any{}}
 	if t.notify != nil {
 		t.notify(Event{Stage: stage, Iteration: iteration, Start: e.Start})
 	}

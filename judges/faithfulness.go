@@ -47,7 +47,6 @@ type verdict struct {
 
 type verdictList struct {
 	Verdicts []verdict `json:"verdicts"`
-	n        int       // statements asked about
 }
 
 func (v verdictList) Validate() error {

@@ -65,12 +65,14 @@ func (b *Backend) chatRequest(req llm.Request) openai.ChatCompletionRequest {
 // temperature but 1 before sending, it sends max_completion_tokens and no
 // temperature: those models sample at a fixed temperature anyway.
 func (b *Backend) setMaxTokens(out *openai.ChatCompletionRequest, n int) {
+	//lint:ignore SA1019 max_tokens is what vLLM, Ollama, llama.cpp and LM Studio read; see above.
 	out.MaxTokens = n
 	err := openai.NewReasoningValidator().Validate(*out)
 	if err == nil {
 		return
 	}
 	if n > 0 && errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
+		//lint:ignore SA1019 clearing the deprecated field for reasoning models.
 		out.MaxTokens, out.MaxCompletionTokens = 0, n
 	}
 	if openai.NewReasoningValidator().Validate(*out) != nil {

@@ -26,7 +26,7 @@ type Card struct {
 	// Judge names what judged the model-based dimensions: "llm:openai:gpt-4o"
 	// or "offline (approximate)" when no model was configured.
 	Judge string `json:"judge,omitempty"`
-	Usage     Usage `json:"usage,omitzero"`
+	Usage Usage  `json:"usage,omitzero"`
 }
 
 // Fix is one repair suggested for a card that did not pass, in the order of

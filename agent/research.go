@@ -81,8 +81,9 @@ type Run struct {
 type Iteration struct {
 	Iteration int       `json:"iteration"`
 	Fix       *eval.Fix `json:"fix,omitempty"`
-	// Applied says what the fix did.
+	// Applied says what the fix did; Stages are the stages it re-ran.
 	Applied string    `json:"applied,omitempty"`
+	Stages  []int     `json:"stages,omitempty"`
 	Card    eval.Card `json:"card"`
 }
 
@@ -239,7 +240,7 @@ func (r *run) research(ctx context.Context) error {
 		}
 		r.out.Report = report
 		f := fix
-		r.out.Iterations = append(r.out.Iterations, Iteration{Iteration: it, Fix: &f, Applied: applied, Card: card})
+		r.out.Iterations = append(r.out.Iterations, Iteration{Iteration: it, Fix: &f, Applied: applied, Stages: r.stagesRun(it), Card: card})
 	}
 	r.out.Status, r.out.Reason = card.Status, card.Reason
 	if card.Status != eval.StatusPass {
@@ -259,6 +260,18 @@ func (r *run) nextFix(fixes []eval.Fix) eval.Fix {
 		}
 	}
 	return fixes[0]
+}
+
+// stagesRun lists the stage numbers (1-6) the trace shows for iteration it.
+func (r *run) stagesRun(it int) []int {
+	var out []int
+	for _, e := range r.tr.all() {
+		if e.Iteration == it && e.Number > 0 && !slices.Contains(out, e.Number) {
+			out = append(out, e.Number)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // kept returns the sources that passed the gate, best first, at most

@@ -244,8 +244,8 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 	}
 	fmt.Fprintf(w, "\nResearch status: **%s** (%s, %s mode). %s\n", res.Status, res.Decision, res.Mode.Name, res.Reason)
 	for _, it := range res.Iterations[min(1, len(res.Iterations)):] {
-		fmt.Fprintf(w, "- Iteration %d: fix %q (stages %v): %s -> %s %.1f/%.0f\n",
-			it.Iteration, it.Fix.Dimension, it.Fix.RerunStages, it.Applied, it.Card.Status, it.Card.Total, it.Card.Max)
+		fmt.Fprintf(w, "- Iteration %d: fix %q (re-ran stages %v): %s -> %s %.1f/%.0f\n",
+			it.Iteration, it.Fix.Dimension, it.Stages, it.Applied, it.Card.Status, it.Card.Total, it.Card.Max)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package llmtest
 
 import (
+	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
@@ -36,8 +39,38 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return Reply{Content: `{"aspects":[{"aspect":"the main question","covered":true,"evidence":"the answer"},{"aspect":"the reasons","covered":false,"evidence":""}]}`}
 	case has("reasoning", `"clarity"`):
 		return Reply{Content: `{"clarity":80,"coverage":70,"specificity":60,"alignment":90,"minimality":80,"consistency":100,"issues":["few numbers"]}`}
+	case has("summary", `{"summary"`):
+		return Reply{Content: `{"summary":"The source reports measurements that bear on the question."}`}
+	case has("report", `{"report"`):
+		return Reply{Content: fakeReport(req)}
 	case has("grade", `{"grade"`):
 		return Reply{Content: `{"grade":4,"reason":"relevant with useful detail"}`}
 	}
 	return Reply{Status: 400, Body: `{"error":{"message":"fake server: unknown judge prompt","type":"invalid_request_error"}}`}
+}
+
+// dataBlock finds the JSON list in a prompt's data block.
+var dataBlock = regexp.MustCompile(`(?s)<data-[0-9a-f]+>\n(\[.*?\])\n</data-`)
+
+// fakeReport writes a research report from the sources in the synthesis
+// prompt: the first sentence of each, cited with itself as the quote, and
+// one sentence with a quote no source has, which the caller must remove.
+func fakeReport(req openai.ChatCompletionRequest) string {
+	var srcs []struct{ ID, Title, Text string }
+	if m := dataBlock.FindStringSubmatch(req.Messages[len(req.Messages)-1].Content); m != nil {
+		_ = json.Unmarshal([]byte(m[1]), &srcs)
+	}
+	var b strings.Builder
+	b.WriteString("# Report\n\n## Executive Summary\n\n")
+	for _, s := range srcs {
+		first, _, _ := strings.Cut(s.Text, ". ")
+		first = strings.TrimSuffix(strings.TrimSpace(first), ".")
+		if first == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s ([source](%s %q)). ", first, s.ID, first)
+	}
+	b.WriteString("\n\nThe fake model adds a claim of its own ([source](https://invented.example/ \"a quote no source contains\")).\n\n## Conclusion\n\nSee the findings above.\n")
+	out, _ := json.Marshal(map[string]string{"report": b.String()})
+	return string(out)
 }

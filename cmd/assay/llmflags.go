@@ -18,7 +18,7 @@ import (
 // goroutines that mostly wait; having many more of them than call slots
 // keeps every slot busy while multi-step judges wait between their calls,
 // and bounds memory on large datasets.
-const fanout = 32
+const fanout = 4
 
 // llmFlags are the model-client flags shared by the commands that judge.
 type llmFlags struct {

@@ -28,8 +28,12 @@ func ScoreAll(ctx context.Context, records []Record, scorers []eval.Scorer, limi
 	if limit > 0 {
 		g.SetLimit(limit)
 	}
-	for i, rec := range records {
-		for j, sc := range scorers {
+	// Scorer by scorer rather than record by record: a judge that makes
+	// several calls in a row (faithfulness: extract, then verify) starts
+	// on every record early, so its later calls do not trail behind the
+	// last wave of single-call judges.
+	for j, sc := range scorers {
+		for i, rec := range records {
 			if gctx.Err() != nil {
 				break
 			}

@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -276,4 +278,40 @@ func TestModelOfAndCost(t *testing.T) {
 	assert.InDelta(t, 0.80, p.Cost("langchain:anthropic:claude-3-5-haiku-latest", 1e6, 0), 1e-9)
 	assert.Equal(t, 0.0, p.Cost("ollama:qwen2.5:7b", 1e6, 1e6), "local models are free")
 	assert.Equal(t, "qwen2.5:7b", modelOf("ollama:qwen2.5:7b"))
+}
+
+func TestClientRateLimits(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		cfg       Config
+		calls     int
+		maxTokens int
+		minTime   time.Duration
+	}{
+		// 1200 a minute is 20 a second with a burst of 20: 25 calls wait
+		// for 5 more tokens, 250 ms.
+		"requests per minute": {cfg: Config{RPM: 1200}, calls: 25, minTime: 200 * time.Millisecond},
+		// 6000 tokens a minute is 100 a second with a burst of 6000; each
+		// call asks for its prompt (6 tokens by the byte rule) plus its
+		// 2000-token reply cap: 3 calls need 6018, 18 past the burst.
+		"tokens per minute": {cfg: Config{TPM: 6000}, calls: 3, maxTokens: 2000, minTime: 150 * time.Millisecond},
+		"no limits":         {cfg: Config{}, calls: 25},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.Backend = &stubBackend{}
+			c := New(cfg)
+			start := time.Now()
+			for i := range tc.calls {
+				_, err := c.Chat(context.Background(), Request{MaxTokens: cmp.Or(tc.maxTokens, 40), Messages: []Message{{Role: User, Content: fmt.Sprintf("call %d", i)}}})
+				require.NoError(t, err)
+			}
+			elapsed := time.Since(start)
+			assert.GreaterOrEqual(t, elapsed, tc.minTime)
+			if tc.minTime == 0 {
+				assert.Less(t, elapsed, 100*time.Millisecond)
+			}
+		})
+	}
 }

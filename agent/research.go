@@ -523,6 +523,7 @@ func (r *run) finish(start time.Time, err error) {
 		r.out.QoS.TokensOut += e.Usage.TokensOut
 		r.out.QoS.CostUSD += e.Usage.CostUSD
 	}
+	r.out.Sources = []SourceRecord{}
 	for _, s := range r.sources {
 		r.out.Sources = append(r.out.Sources, *s)
 	}

@@ -492,13 +492,8 @@ func withoutAbsent(stems []string, ctx map[string]bool) []string {
 
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
 
-var xWeighted = true
-
 // wcoverage is the rarity-weighted share of stems found in set.
 func wcoverage(stems []string, weights map[string]float64, set map[string]bool) float64 {
-	if !xWeighted {
-		return coverage(stems, set)
-	}
 	if len(stems) == 0 {
 		return 1
 	}

@@ -89,13 +89,18 @@ func run(ctx context.Context, args []string, env func(string) string, stdin io.R
 func newRoot(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "assay",
-		Short: "Judge research reports and RAG answers",
-		Long: `Assay scores research reports and RAG retrievals with deterministic
-heuristics (citation coverage, source credibility, diversity, completeness,
-clarity, context quality) and prints a score card.
+		Short: "Judge research reports and RAG answers, and research questions end to end",
+		Long: `Assay judges research reports and RAG answers. It scores them with
+deterministic heuristics (citation coverage, source credibility, diversity,
+completeness, clarity, context quality) and RAGAS-style LLM judges
+(faithfulness, answer relevancy, context precision and recall, completeness,
+source relevance, reasoning), and it runs a research workflow end to end.
+
+Without --llm, $ASSAY_LLM or $OPENAI_API_KEY everything runs offline: no
+account, no network, and the judges say "offline (approximate)".
 
 Exit codes: 0 pass, 1 scored but not passed, 2 usage or input error,
-3 infrastructure failure.`,
+3 infrastructure failure (or a judge default under --strict).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -1,4 +1,23 @@
-// Package agent turns a Profile into a Card: it builds the profile's
-// scorers, runs them in parallel, and decides the status and the fixes.
-// Later it also drives the research workflow and its remediation loop.
+// Package agent turns a Profile into a Card, and runs the research
+// workflow.
+//
+// # Scoring
+//
+// Score builds a profile's scorers (heuristics, and the completeness judge
+// when Options.Model is set), runs them in parallel with errgroup, and
+// decides the status and the ordered fixes (seeds 000 and 001).
+//
+// # Research
+//
+// Research.Run answers a question end to end: search (a Searcher: the
+// local corpus or SearxNG), fetch and extract (a Fetcher with an SSRF
+// guard), summarize and gate every source in parallel (seed 004's 1-5
+// rubric, cutoff 3, a judge error keeps the source at 3), classify the
+// retrieval with CRAG (seed 002) and act on it, synthesize a cited report
+// (extractive offline; with a model, every quote checked against its
+// source), score it, and repair it through the fix queue at most twice.
+// Every stage is traced as an Event.
+//
+//	res, err := agent.Research{Searcher: corpus, Mode: agent.Modes["standard"]}.Run(ctx, "How do heat pumps perform in cold climates?")
+//	fmt.Println(res.Status, res.Decision)
 package agent

@@ -202,13 +202,54 @@ func printResults(w io.Writer, format string, rs []judgeResult) error {
 	}
 }
 
+// planRow is one line of a dry run's table.
+type planRow struct {
+	name           string
+	calls, in, out int
+}
+
+// printPlanRows prints a dry run's table with costs and a total.
+func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
+	prices := c.Prices()
+	fmt.Fprintf(w, "%-20s %8s %12s %12s %10s\n", "step", "calls", "tokens in", "tokens out", "cost USD")
+	var total planRow
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", r.name, r.calls, r.in, r.out, prices.Cost(c.Name(), r.in, r.out))
+		total.calls += r.calls
+		total.in += r.in
+		total.out += r.out
+	}
+	fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", "total", total.calls, total.in, total.out, prices.Cost(c.Name(), total.in, total.out))
+	if c.Name() == "offline" {
+		fmt.Fprintln(w, "offline makes no model calls; the figures are what a model would need")
+	}
+}
+
+// printPlan prints a research run's plan, step by step.
+func printPlan(w io.Writer, c *llm.Client, calls []judges.Call) {
+	fmt.Fprintf(w, "dry run for %s: the first pass of the research run; no call made (repairs may repeat steps, at most twice)\n", judgeName(c))
+	var rows []planRow
+	idx := map[string]int{}
+	for _, call := range calls {
+		i, ok := idx[call.Template]
+		if !ok {
+			i = len(rows)
+			idx[call.Template] = i
+			rows = append(rows, planRow{name: call.Template})
+		}
+		rows[i].calls++
+		rows[i].in += call.TokensIn
+		rows[i].out += call.TokensOut
+	}
+	printPlanRows(w, c, rows)
+}
+
 // dryRun prints the calls, tokens and cost a run would need.
 func dryRun(w io.Writer, c *llm.Client, metrics []string, recs []bench.Record) error {
 	type row struct {
 		calls, in, out int
 	}
 	per := map[string]*row{}
-	var total row
 	for _, m := range metrics {
 		per[m] = &row{}
 		for _, rec := range recs {
@@ -223,20 +264,12 @@ func dryRun(w io.Writer, c *llm.Client, metrics []string, recs []bench.Record) e
 				r.out += call.TokensOut
 			}
 		}
-		total.calls += per[m].calls
-		total.in += per[m].in
-		total.out += per[m].out
 	}
-	prices := c.Prices()
 	fmt.Fprintf(w, "dry run for %s on %d record(s); no call made\n", judgeName(c), len(recs))
-	fmt.Fprintf(w, "%-20s %8s %12s %12s %10s\n", "metric", "calls", "tokens in", "tokens out", "cost USD")
+	var rows []planRow
 	for _, m := range metrics {
-		r := per[m]
-		fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", m, r.calls, r.in, r.out, prices.Cost(c.Name(), r.in, r.out))
+		rows = append(rows, planRow{m, per[m].calls, per[m].in, per[m].out})
 	}
-	fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", "total", total.calls, total.in, total.out, prices.Cost(c.Name(), total.in, total.out))
-	if c.Name() == "offline" {
-		fmt.Fprintln(w, "the offline judges make no model calls; the figures are what a model would need")
-	}
+	printPlanRows(w, c, rows)
 	return nil
 }

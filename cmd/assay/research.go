@@ -117,18 +117,26 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 		return err
 	}
 	defer closeCache()
+	cfg := agent.Research{
+		Searcher: searcher,
+		Fetcher:  &web.Fetcher{Guard: web.Guard{AllowPrivate: f.allowPrivate}},
+		URLs:     f.urls, Mode: mode, Model: client, Options: opt,
+	}
+	if f.llm.dryRun {
+		calls, err := cfg.Plan(ctx, question, client.Counter().Count)
+		if err != nil {
+			return &exitError{code: exitInfra, err: err}
+		}
+		printPlan(cmd.OutOrStdout(), client, calls)
+		return nil
+	}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
 			return inputErr(fmt.Errorf("--out: %w", err))
 		}
 	}
 	progress := newProgress(cmd.ErrOrStderr(), f.quiet)
-	cfg := agent.Research{
-		Searcher: searcher,
-		Fetcher:  &web.Fetcher{Guard: web.Guard{AllowPrivate: f.allowPrivate}},
-		URLs:     f.urls, Mode: mode, Model: client, Options: opt,
-		OnEvent: progress.event,
-	}
+	cfg.OnEvent = progress.event
 	res, runErr := cfg.Run(ctx, question)
 	progress.done()
 	if res == nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/llmtest"
 )
 
 func TestResearchCommand(t *testing.T) {
@@ -94,4 +96,16 @@ func TestResearchBadCorpusNamesFileLineField(t *testing.T) {
 	assert.Equal(t, exitInput, code)
 	assert.Contains(t, stderr, "a.md:3")
 	assert.Contains(t, stderr, "published")
+}
+
+func TestResearchDryRun(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL()}
+	code, out, stderr := runEnv(t, env, "research", "--dry-run", "How do heat pumps perform in cold climates?")
+	require.Equal(t, exitPass, code, stderr)
+	assert.Equal(t, 0, srv.Calls(), "a dry run calls no model")
+	assert.Contains(t, out, "research.summarize          7")
+	assert.Contains(t, out, "source.relevance            7")
+	assert.Contains(t, out, "research.synthesize         1")
+	assert.Contains(t, out, "total                      16")
 }

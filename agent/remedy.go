@@ -9,6 +9,8 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/prompts"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -150,6 +152,46 @@ func (r *run) weakSources() []*SourceRecord {
 	})
 	return out
 }
+
+// explainWith asks the model for the insufficient-data note (seed 004);
+// offline, or when the model fails, the note is written from the record.
+func (r *run) explainWith(ctx context.Context) string {
+	ev, done := r.tr.begin(StageSynthesize, 0)
+	defer done()
+	if r.offline() {
+		ev.Decisions = append(ev.Decisions, "insufficient data: explanation written from the run's record")
+		return r.explain()
+	}
+	var dropped []string
+	for _, s := range r.sources {
+		dropped = append(dropped, cmp.Or(s.Title, s.URL)+": "+cmp.Or(s.Dropped, "kept"))
+	}
+	rd, err := prompts.MustGet("research.explain").Render(prompts.Explanation{Question: r.query, Mode: r.cfg.Mode.Name,
+		Needed: r.cfg.Mode.MinShort, Searches: r.out.Searches, Dropped: dropped})
+	var out struct {
+		Explanation string `json:"explanation"`
+	}
+	if err == nil {
+		var u llm.Usage
+		u, err = llm.ChatJSON(ctx, r.cfg.Model, llm.Request{
+			Messages: []llm.Message{{Role: llm.System, Content: rd.System}, {Role: llm.User, Content: rd.User}},
+			Schema:   explanationSchema, Key: rd.Key, Tag: "research.explain",
+		}, &out)
+		ev.Usage = eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
+	}
+	if err != nil || strings.TrimSpace(out.Explanation) == "" {
+		if err != nil {
+			ev.Errors = append(ev.Errors, "model explanation failed, written from the record: "+err.Error())
+		}
+		return r.explain()
+	}
+	ev.Decisions = append(ev.Decisions, "insufficient data: explanation written by the model")
+	return "# " + r.query + "\n\n" + strings.TrimSpace(out.Explanation) + "\n"
+}
+
+var explanationSchema = llm.SchemaFor[struct {
+	Explanation string `json:"explanation"`
+}]("explanation")
 
 // explain writes the insufficient-data response: what was searched, what
 // was dropped and why, and other queries to try (seed 004).

@@ -204,7 +204,7 @@ func (r *run) research(ctx context.Context) error {
 	r.out.Decision = r.cfg.Mode.decide(len(kept))
 	if r.out.Decision == DecisionInsufficient {
 		r.out.Status = StatusInsufficient
-		r.out.Report = r.explain()
+		r.out.Report = r.explainWith(ctx)
 		r.out.Reason = fmt.Sprintf("only %d source(s) passed the relevance gate; %d needed for a short report", len(kept), r.cfg.Mode.MinShort)
 		return nil
 	}

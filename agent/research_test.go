@@ -352,3 +352,41 @@ func TestResearchStopsOnCancel(t *testing.T) {
 	require.NotNil(t, res, "what was done is returned")
 	assert.NotEmpty(t, res.Trace)
 }
+
+// TestInsufficientDataWithModel: every source graded off-topic, so the
+// model writes the insufficient-data note; a failing model falls back to
+// the note written from the run's record.
+func TestInsufficientDataWithModel(t *testing.T) {
+	tests := map[string]struct {
+		explain llmtest.Reply
+		want    string
+	}{
+		"model writes the note": {
+			explain: llmtest.Reply{Content: `{"explanation":"## Insufficient data\n\nNothing on the corpus answers this.\n\n## Suggestions\n\n- Ask a trade directory."}`},
+			want:    "Nothing on the corpus answers this.",
+		},
+		"model fails, the record writes it": {
+			explain: llmtest.Reply{Status: 500, Body: `{"error":{"message":"down","type":"server_error"}}`},
+			want:    "## What was dropped and why",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+				switch schemaName(req) {
+				case "grade":
+					return llmtest.Reply{Content: `{"grade":1,"reason":"off topic"}`}
+				case "explanation":
+					return tc.explain
+				}
+				return llmtest.JudgeReplies(req)
+			}))
+			cfg := agent.Research{Searcher: memSearch{sevenSources()}, Model: modelClient(t, srv), Now: fixedClock()}
+			res, err := cfg.Run(context.Background(), "How much does a wedding guitarist charge per hour?")
+			require.NoError(t, err)
+			assert.Equal(t, agent.DecisionInsufficient, res.Decision)
+			assert.Equal(t, agent.StatusInsufficient, res.Status)
+			assert.Contains(t, res.Report, tc.want)
+		})
+	}
+}

@@ -55,3 +55,12 @@ type Synthesis struct {
 	// Tidy asks for the clarity fix's restructuring.
 	Tidy bool `json:"tidy"`
 }
+
+// Explanation feeds research.explain: what a run searched and dropped.
+type Explanation struct {
+	Question string   `json:"question"`
+	Mode     string   `json:"mode"`
+	Needed   int      `json:"needed"`
+	Searches []string `json:"searches"`
+	Dropped  []string `json:"dropped"`
+}

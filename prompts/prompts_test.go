@@ -28,6 +28,8 @@ func sampleData(name string) any {
 		return RankedContexts{Question: "Capital of France?", Reference: "Paris", Contexts: ctxs}
 	case "source.relevance", "research.summarize":
 		return SourceQuery{Question: "Capital of France?", Source: ctxs[0]}
+	case "research.explain":
+		return Explanation{Question: "Capital of France?", Mode: "standard", Needed: 2, Searches: []string{"capital of France"}, Dropped: []string{"Doc: relevance 1"}}
 	case "research.synthesize":
 		return Synthesis{Question: "Capital of France?", Sources: ctxs}
 	default:

@@ -41,6 +41,8 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return Reply{Content: `{"clarity":80,"coverage":70,"specificity":60,"alignment":90,"minimality":80,"consistency":100,"issues":["few numbers"]}`}
 	case has("summary", `{"summary"`):
 		return Reply{Content: `{"summary":"The source reports measurements that bear on the question."}`}
+	case has("explanation", `{"explanation"`):
+		return Reply{Content: `{"explanation":"## Insufficient data\n\nThe fake model found nothing useful.\n\n## Suggestions\n\n- Search elsewhere."}`}
 	case has("report", `{"report"`):
 		return Reply{Content: fakeReport(req)}
 	case has("grade", `{"grade"`):

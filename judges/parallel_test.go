@@ -18,8 +18,8 @@ import (
 )
 
 // TestSourceRelevanceGradesInParallel grades 7 sources against a server
-// that takes 100 ms a call: seed 004's gate must take about one call, not
-// seven.
+// that takes 100 ms a call: seed 004's gate must take well under twice one
+// call (measured alone, so the bound holds on a loaded machine), not seven.
 func TestSourceRelevanceGradesInParallel(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
@@ -29,13 +29,21 @@ func TestSourceRelevanceGradesInParallel(t *testing.T) {
 	c := llm.New(llm.Config{Backend: b, Concurrency: 8})
 	s := eval.Sample{Query: "How do heat pumps perform in cold climates?"}
 	for i := range 7 {
-		s.Sources = append(s.Sources, eval.Source{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://s%d.gov/", i), Text: "Heat pumps keep working in the cold."})
+		s.Sources = append(s.Sources, eval.Source{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://s%d.gov/", i), Text: fmt.Sprintf("Heat pumps keep working in the cold (%d).", i)})
 	}
+	judge := judges.SourceRelevance{Model: c}
+	// One call alone, on this machine under its current load.
 	start := time.Now()
-	sc, err := judges.SourceRelevance{Model: c}.Score(context.Background(), s)
-	elapsed := time.Since(start)
+	_, err = judge.Grade(context.Background(), s.Query, eval.Source{URL: "https://one.gov/", Text: "One source alone."})
 	require.NoError(t, err)
-	assert.Equal(t, 7, srv.Calls())
+	one := time.Since(start)
+
+	start = time.Now()
+	sc, err := judge.Score(context.Background(), s)
+	seven := time.Since(start)
+	require.NoError(t, err)
+	assert.Equal(t, 8, srv.Calls())
 	assert.Equal(t, 4.0, sc.Points)
-	assert.Less(t, elapsed, 170*time.Millisecond, "7 calls of 100 ms took %v", elapsed)
+	assert.GreaterOrEqual(t, one, 100*time.Millisecond)
+	assert.Less(t, seven, one*3/2, "7 calls took %v, one call %v: not in parallel", seven, one)
 }

@@ -325,7 +325,11 @@ func (c *Client) emit(e Event) {
 func (c *Client) key(req Request) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
-	_ = enc.Encode(c.Name())
+	scope := c.Name()
+	if s, ok := c.cfg.Backend.(interface{ CacheScope() string }); ok {
+		scope = s.CacheScope()
+	}
+	_ = enc.Encode(scope)
 	if req.Key != "" {
 		_ = enc.Encode(req.Key)
 	} else {

@@ -315,3 +315,20 @@ func TestClientRateLimits(t *testing.T) {
 		})
 	}
 }
+
+// scopedBackend is a stubBackend that says which server it talks to.
+type scopedBackend struct {
+	stubBackend
+	scope string
+}
+
+func (b *scopedBackend) CacheScope() string { return b.scope }
+
+func TestCacheKeyIncludesTheServer(t *testing.T) {
+	req := Request{Messages: []Message{{Role: User, Content: "same prompt"}}}
+	a := New(Config{Backend: &scopedBackend{scope: "openai:m@https://api.openai.com/v1"}})
+	b := New(Config{Backend: &scopedBackend{scope: "openai:m@http://127.0.0.1:8000/v1"}})
+	c := New(Config{Backend: &scopedBackend{scope: "openai:m@https://api.openai.com/v1"}})
+	assert.NotEqual(t, a.key(req), b.key(req), "two servers, one model name")
+	assert.Equal(t, a.key(req), c.key(req))
+}

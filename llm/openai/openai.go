@@ -103,6 +103,16 @@ func New(cfg Config) (*Backend, error) {
 // Name is "openai:" and the model.
 func (b *Backend) Name() string { return "openai:" + b.cfg.Model }
 
+// CacheScope tells the cache which server answers: the same model name on
+// two servers (OpenAI and a local vLLM) must not share replies.
+func (b *Backend) CacheScope() string {
+	base := b.cfg.BaseURL
+	if base == "" {
+		base = "https://api.openai.com/v1"
+	}
+	return b.Name() + "@" + base + "#" + string(b.cfg.Output)
+}
+
 // EmbeddingName is "openai:" and the embedding model, which prices
 // embeddings in llm.Client.
 func (b *Backend) EmbeddingName() string { return "openai:" + b.cfg.EmbeddingModel }

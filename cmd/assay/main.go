@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 
@@ -46,9 +47,20 @@ func inputErr(err error) error { return &exitError{code: exitInput, err: err} }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// ASSAY_CPUPROFILE=FILE writes a CPU profile of the run, for the
+	// benchmarks in BENCHMARKS.md.
+	if path := os.Getenv("ASSAY_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+	}
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	os.Exit(code)
+	if code != exitPass {
+		pprof.StopCPUProfile()
+		os.Exit(code)
+	}
 }
 
 // run is main without the process: it returns the exit code. env reads

@@ -99,12 +99,9 @@ func parse(p string) (*Template, error) {
 		return nil, fmt.Errorf("%s:1: want \"version: N\"", p)
 	}
 	name := strings.TrimSuffix(path.Base(p), ".tmpl")
-	t := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{
-		// Placeholders; Render binds them to the rendering's nonce.
-		"data":  func(string, string) (string, error) { return "", nil },
-		"json":  func(any) (string, error) { return "", nil },
-		"nonce": func() string { return "" },
-	})
+	// The functions write the process's marker where the nonce goes;
+	// Render swaps in each rendering's own nonce.
+	t := template.New(name).Option("missingkey=error").Funcs(funcs(marker))
 	if _, err := t.Parse(string(body)); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -124,18 +121,16 @@ func (t *Template) Render(data any) (Rendered, error) {
 		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
 	}
 	nonce := newNonce(payload)
-	tmpl, err := t.tmpl.Clone()
-	if err != nil {
-		return Rendered{}, err
+	tmpl, tag := t.tmpl, marker
+	if bytes.Contains(payload, []byte(marker)) {
+		// The data holds the marker (it cannot know it, but be exact):
+		// bind the functions to the nonce itself on a copy instead.
+		if tmpl, err = t.tmpl.Clone(); err != nil {
+			return Rendered{}, err
+		}
+		tmpl.Funcs(funcs(nonce))
+		tag = nonce
 	}
-	tmpl.Funcs(template.FuncMap{
-		"data": func(label, text string) (string, error) { return block(label, nonce, text), nil },
-		"json": func(v any) (string, error) {
-			b, err := json.MarshalIndent(v, "", " ")
-			return block("data", nonce, string(b)), err
-		},
-		"nonce": func() string { return nonce },
-	})
 	var sys, user strings.Builder
 	if err := tmpl.ExecuteTemplate(&sys, "system", data); err != nil {
 		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
@@ -143,15 +138,35 @@ func (t *Template) Render(data any) (Rendered, error) {
 	if err := tmpl.ExecuteTemplate(&user, "user", data); err != nil {
 		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
 	}
+	system, userText := sys.String(), user.String()
+	if tag != nonce {
+		system, userText = strings.ReplaceAll(system, tag, nonce), strings.ReplaceAll(userText, tag, nonce)
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00", t.Name, t.Version)
 	h.Write(payload)
 	return Rendered{
-		System: strings.TrimSpace(sys.String()),
-		User:   strings.TrimSpace(user.String()),
+		System: strings.TrimSpace(system),
+		User:   strings.TrimSpace(userText),
 		Key:    t.Name + "@" + t.Version + ":" + hex.EncodeToString(h.Sum(nil)),
 		Nonce:  nonce,
 	}, nil
+}
+
+// marker stands for the nonce in templates as parsed: random for each
+// process, so no data can contain it by design (Render checks anyway).
+var marker = "nonce" + newNonce(nil)
+
+// funcs are the template functions, writing tag where the nonce goes.
+func funcs(tag string) template.FuncMap {
+	return template.FuncMap{
+		"data": func(label, text string) (string, error) { return block(label, tag, text), nil },
+		"json": func(v any) (string, error) {
+			b, err := json.MarshalIndent(v, "", " ")
+			return block("data", tag, string(b)), err
+		},
+		"nonce": func() string { return tag },
+	}
 }
 
 // block wraps untrusted text between tags that carry the nonce.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/prompts"
 	"github.com/assaylabs/assay/web"
@@ -166,19 +167,12 @@ func (r *run) explainWith(ctx context.Context) string {
 	for _, s := range r.sources {
 		dropped = append(dropped, cmp.Or(s.Title, s.URL)+": "+cmp.Or(s.Dropped, "kept"))
 	}
-	rd, err := prompts.MustGet("research.explain").Render(prompts.Explanation{Question: r.query, Mode: r.cfg.Mode.Name,
-		Needed: r.cfg.Mode.MinShort, Searches: r.out.Searches, Dropped: dropped})
 	var out struct {
 		Explanation string `json:"explanation"`
 	}
-	if err == nil {
-		var u llm.Usage
-		u, err = llm.ChatJSON(ctx, r.cfg.Model, llm.Request{
-			Messages: []llm.Message{{Role: llm.System, Content: rd.System}, {Role: llm.User, Content: rd.User}},
-			Schema:   explanationSchema, Key: rd.Key, Tag: "research.explain",
-		}, &out)
-		ev.Usage = eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
-	}
+	u, err := judges.Ask(ctx, r.cfg.Model, "research.explain", prompts.Explanation{Question: r.query, Mode: r.cfg.Mode.Name,
+		Needed: r.cfg.Mode.MinShort, Searches: r.out.Searches, Dropped: dropped}, &out, explanationSchema, 0)
+	ev.Usage = judges.UsageOf(u)
 	if err != nil || strings.TrimSpace(out.Explanation) == "" {
 		if err != nil {
 			ev.Errors = append(ev.Errors, "model explanation failed, written from the record: "+err.Error())

@@ -427,7 +427,7 @@ func (r *run) gate(ctx context.Context, it int, srcs []*SourceRecord) error {
 				return err
 			}
 			s.Grade, s.GateReason, s.Defaulted = sg.Grade, sg.Reason, sg.Defaulted
-			usages[i] = su.Add(judgeUsage(sg))
+			usages[i] = su.Add(judges.UsageOf(sg.Usage))
 			return nil
 		})
 	}
@@ -487,11 +487,6 @@ func (r *run) evalSource(s *SourceRecord) eval.Source {
 	// missing byline is a known absence.
 	src.AuthorKnown = true
 	return src
-}
-
-func judgeUsage(sg judges.SourceGrade) eval.Usage {
-	u := sg.Usage
-	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
 }
 
 // score runs stage 6.

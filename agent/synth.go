@@ -11,6 +11,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/prompts"
 )
@@ -31,17 +32,10 @@ func (r *run) summarize(ctx context.Context, s *SourceRecord) (string, eval.Usag
 	var out struct {
 		Summary string `json:"summary"`
 	}
-	rd, err := prompts.MustGet("research.summarize").Render(prompts.SourceQuery{
+	u, err := judges.Ask(ctx, r.cfg.Model, "research.summarize", prompts.SourceQuery{
 		Question: r.query, Source: prompts.Passage{ID: s.URL, Title: s.Title, Text: clipWords(s.Text, 2000)},
-	})
-	if err != nil {
-		return "", eval.Usage{}, err
-	}
-	u, err := llm.ChatJSON(ctx, r.cfg.Model, llm.Request{
-		Messages: []llm.Message{{Role: llm.System, Content: rd.System}, {Role: llm.User, Content: rd.User}},
-		Schema:   summarySchema, Key: rd.Key, Tag: "research.summarize",
-	}, &out)
-	eu := eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
+	}, &out, summarySchema, 0)
+	eu := judges.UsageOf(u)
 	if err != nil || strings.TrimSpace(out.Summary) == "" {
 		if ctx.Err() != nil {
 			return "", eu, ctx.Err()
@@ -158,10 +152,12 @@ func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
 		maxWords = 25
 	}
 	used := map[string]bool{}
+	ranked := make([][]sentence, len(kept))
 	var picks []pick
-	for _, s := range kept {
+	for i, s := range kept {
+		ranked[i] = rankedSentences(query, s.Text)
 		var ss []sentence
-		for _, x := range rankedSentences(query, s.Text) {
+		for _, x := range ranked[i] {
 			if len(strings.Fields(x.text)) > maxWords || used[norm(x.text)] {
 				continue
 			}
@@ -202,11 +198,11 @@ func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
 	// The conclusion is the most relevant sentence not used yet, from the
 	// best source that has one.
 	concluded := false
-	for _, s := range kept {
+	for i, s := range kept {
 		if concluded {
 			break
 		}
-		for _, x := range rankedSentences(query, s.Text) {
+		for _, x := range ranked[i] {
 			if !used[norm(x.text)] && len(strings.Fields(x.text)) <= maxWords {
 				b.WriteString(cite(s, x.text) + "\n\n")
 				concluded = true
@@ -271,18 +267,12 @@ func (r *run) llmReport(ctx context.Context, kept []*SourceRecord, tidy bool) (s
 	for _, s := range kept {
 		ps = append(ps, prompts.Passage{ID: s.URL, Title: s.Title, Text: clipWords(s.Text, 800)})
 	}
-	rd, err := prompts.MustGet("research.synthesize").Render(prompts.Synthesis{Question: r.query, Sources: ps, Tidy: tidy})
-	if err != nil {
-		return "", eval.Usage{}, 0, 0, err
-	}
 	var out struct {
 		Report string `json:"report"`
 	}
-	u, err := llm.ChatJSON(ctx, r.cfg.Model, llm.Request{
-		Messages: []llm.Message{{Role: llm.System, Content: rd.System}, {Role: llm.User, Content: rd.User}},
-		Schema:   reportSchema, Key: rd.Key, Tag: "research.synthesize", MaxTokens: 3000,
-	}, &out)
-	eu := eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
+	u, err := judges.Ask(ctx, r.cfg.Model, "research.synthesize", prompts.Synthesis{Question: r.query, Sources: ps, Tidy: tidy},
+		&out, reportSchema, 3000)
+	eu := judges.UsageOf(u)
 	if err != nil {
 		return "", eu, 0, 0, err
 	}
@@ -330,7 +320,7 @@ func CheckQuotes(report string, sources []*SourceRecord) (string, int, int) {
 				if nq != "" && strings.Contains(texts[u], nq) {
 					continue
 				}
-				if other := findQuote(nq, sources); other != "" && nq != "" {
+				if other := findQuote(nq, sources, texts); other != "" && nq != "" {
 					line = line[:m[4]] + other + line[m[5]:]
 					recited++
 				} else {
@@ -349,9 +339,10 @@ func CheckQuotes(report string, sources []*SourceRecord) (string, int, int) {
 	return strings.Join(lines, "\n"), removed, recited
 }
 
-func findQuote(nq string, sources []*SourceRecord) string {
+// findQuote returns the first source whose normalised text holds nq.
+func findQuote(nq string, sources []*SourceRecord, texts map[string]string) string {
 	for _, s := range sources {
-		if strings.Contains(norm(s.Text), nq) {
+		if strings.Contains(texts[s.URL], nq) {
 			return s.URL
 		}
 	}

@@ -20,7 +20,12 @@ const (
 // RelevanceGrade maps PassageRelevance to the 1-5 rubric with the
 // RelevanceGrade* cut-points.
 func RelevanceGrade(query, passage string) int {
-	r := PassageRelevance(query, passage)
+	return GradeOfRelevance(PassageRelevance(query, passage))
+}
+
+// GradeOfRelevance maps a PassageRelevance score to the 1-5 rubric, for
+// callers that keep the score too.
+func GradeOfRelevance(r float64) int {
 	switch {
 	case r >= RelevanceGrade5:
 		return 5

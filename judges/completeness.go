@@ -71,7 +71,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	}
 	v := float64(covered) / float64(len(al.Aspects))
 	sc := eval.Score{
-		Metric: "completeness", Value: v, Points: v * maxPts, Max: maxPts, Method: method(c.Model), Usage: usage(u),
+		Metric: "completeness", Value: v, Points: v * maxPts, Max: maxPts, Method: method(c.Model), Usage: UsageOf(u),
 		Evidence: eval.Evidence{Gaps: gaps, Counts: map[string]float64{"aspects": float64(len(al.Aspects)), "covered": float64(covered)}},
 		Reason:   fmt.Sprintf("covers %d of %d aspects", covered, len(al.Aspects)),
 	}

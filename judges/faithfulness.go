@@ -86,7 +86,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("verify claims: %w", err), u)
 	}
 	sc := claimScore(MetricFaithfulness, method(f.Model), supportedShare(claims), claims)
-	sc.Usage = usage(u)
+	sc.Usage = UsageOf(u)
 	return sc, nil
 }
 

@@ -79,7 +79,7 @@ func Metrics() []string {
 func neutral(metric, meth string, maxPts float64, err error, u llm.Usage) eval.Score {
 	return eval.Score{
 		Metric: metric, Value: 0.5, Points: 0.5 * maxPts, Max: maxPts,
-		Method: meth, Defaulted: true, Err: err, Usage: usage(u),
+		Method: meth, Defaulted: true, Err: err, Usage: UsageOf(u),
 		Reason: "judge failed, neutral grade 3 of 5 used: " + err.Error(),
 	}
 }
@@ -93,22 +93,31 @@ func fail(ctx context.Context, metric string, m Model, maxPts float64, err error
 	return neutral(metric, method(m), maxPts, err, u), nil
 }
 
-func usage(u llm.Usage) eval.Usage {
+// UsageOf is a model client's usage as a Score or Event records it.
+func UsageOf(u llm.Usage) eval.Usage {
 	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD}
 }
 
-// ask renders a template, sends it and decodes the JSON reply into out.
-func ask(ctx context.Context, m Model, name string, data, out any, schema *llm.Schema) (llm.Usage, error) {
+// Ask renders the named prompt template with data, sends it asking for
+// schema's JSON, and decodes the reply into out (one repair request, see
+// llm.ChatJSON). maxTokens 0 leaves the reply's length to the backend.
+func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema *llm.Schema, maxTokens int) (llm.Usage, error) {
 	r, err := prompts.MustGet(name).Render(data)
 	if err != nil {
 		return llm.Usage{}, err
 	}
 	return llm.ChatJSON(ctx, m, llm.Request{
-		Messages: []llm.Message{{Role: llm.System, Content: r.System}, {Role: llm.User, Content: r.User}},
-		Schema:   schema,
-		Key:      r.Key,
-		Tag:      name,
+		Messages:  []llm.Message{{Role: llm.System, Content: r.System}, {Role: llm.User, Content: r.User}},
+		Schema:    schema,
+		MaxTokens: maxTokens,
+		Key:       r.Key,
+		Tag:       name,
 	}, out)
+}
+
+// ask is Ask with the backend's reply length, for the judges.
+func ask(ctx context.Context, m Model, name string, data, out any, schema *llm.Schema) (llm.Usage, error) {
+	return Ask(ctx, m, name, data, out, schema, 0)
 }
 
 // passages are the sample's contexts in retrieval order, with ids.

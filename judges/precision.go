@@ -77,7 +77,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 		}
 	}
 	v := AveragePrecision(useful)
-	sc := eval.Score{Metric: MetricContextPrecision, Value: v, Points: v, Max: 1, Method: method(p.Model), Usage: usage(u)}
+	sc := eval.Score{Metric: MetricContextPrecision, Value: v, Points: v, Max: 1, Method: method(p.Model), Usage: UsageOf(u)}
 	n := 0
 	for i, c := range ps {
 		rating := 0.0

@@ -80,7 +80,7 @@ func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 		parts = append(parts, fmt.Sprintf("%s %.0f", d.name, d.v))
 	}
 	return eval.Score{
-		Metric: MetricReasoning, Value: total / 100, Points: total, Max: 100, Method: method(r.Model), Usage: usage(u),
+		Metric: MetricReasoning, Value: total / 100, Points: total, Max: 100, Method: method(r.Model), Usage: UsageOf(u),
 		Reason:   fmt.Sprintf("reasoning %.1f/100 (%s)", total, strings.Join(parts, ", ")),
 		Evidence: eval.Evidence{Issues: rr.Issues, Counts: counts},
 	}, nil

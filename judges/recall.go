@@ -40,6 +40,6 @@ func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 		return fail(ctx, MetricContextRecall, r.Model, 1, err, u)
 	}
 	sc := claimScore(MetricContextRecall, method(r.Model), supportedShare(claims), claims)
-	sc.Usage = usage(u)
+	sc.Usage = UsageOf(u)
 	return sc, nil
 }

@@ -65,7 +65,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	}
 	if g.Noncommittal {
 		sc := eval.Score{Metric: MetricAnswerRelevancy, Value: 0, Max: 1, Method: method(a.Model) + " (questions+embeddings)",
-			Reason: "the answer is noncommittal", Usage: usage(u)}
+			Reason: "the answer is noncommittal", Usage: UsageOf(u)}
 		return sc, nil
 	}
 	vecs, eu, err := a.Model.Embed(ctx, append([]string{s.Query}, g.Questions...))
@@ -89,7 +89,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		Method:   method(a.Model) + " (questions+embeddings)",
 		Reason:   fmt.Sprintf("mean cosine %.2f between the query and %d questions the answer answers", v, len(g.Questions)),
 		Evidence: eval.Evidence{Issues: g.Questions},
-		Usage:    usage(u),
+		Usage:    UsageOf(u),
 	}, nil
 }
 
@@ -106,7 +106,7 @@ func (a AnswerRelevancy) direct(ctx context.Context, s eval.Sample, u llm.Usage)
 
 func gradeScore(metric, meth string, g grade, u llm.Usage) eval.Score {
 	v := float64(g.Grade-1) / 4
-	return eval.Score{Metric: metric, Value: v, Points: float64(g.Grade), Max: 5, Method: meth, Reason: g.Reason, Usage: usage(u)}
+	return eval.Score{Metric: metric, Value: v, Points: float64(g.Grade), Max: 5, Method: meth, Reason: g.Reason, Usage: UsageOf(u)}
 }
 
 func cosine(a, b []float32) float64 {

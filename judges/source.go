@@ -43,8 +43,8 @@ func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Sourc
 		if src.Title != "" {
 			text = src.Title + ". " + text
 		}
-		g := heuristics.RelevanceGrade(query, text)
-		return SourceGrade{Grade: g, Reason: fmt.Sprintf("lexical relevance %.2f", heuristics.PassageRelevance(query, text))}, nil
+		rel := heuristics.PassageRelevance(query, text)
+		return SourceGrade{Grade: heuristics.GradeOfRelevance(rel), Reason: fmt.Sprintf("lexical relevance %.2f", rel)}, nil
 	}
 	var g grade
 	u, err := ask(ctx, r.Model, "source.relevance", prompts.SourceQuery{
@@ -106,7 +106,7 @@ func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	}
 	mean := float64(sum) / float64(len(grades))
 	sc.Points, sc.Value = mean, (mean-1)/4
-	sc.Usage = usage(u)
+	sc.Usage = UsageOf(u)
 	sc.Evidence.Counts = map[string]float64{"sources": float64(len(grades)), "kept": float64(kept), "defaulted": float64(defaulted)}
 	sc.Reason = fmt.Sprintf("mean grade %.1f of 5; %d of %d sources at or above %d", mean, kept, len(grades), cutoff)
 	if defaulted > 0 {

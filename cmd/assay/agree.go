@@ -54,8 +54,8 @@ averaged in.`,
 }
 
 func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
-	if f.format != "md" && f.format != "json" {
-		return inputErr(fmt.Errorf("--format: must be md or json, got %q", f.format))
+	if err := checkFormat(f.format, "md", "json"); err != nil {
+		return err
 	}
 	if _, err := judges.New(f.metric, nil); err != nil {
 		return inputErr(fmt.Errorf("--metric: %w", err))

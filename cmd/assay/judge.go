@@ -75,10 +75,8 @@ type judgeResult struct {
 }
 
 func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
-	switch f.format {
-	case "yaml", "json", "text":
-	default:
-		return inputErr(fmt.Errorf("--format: must be yaml, json or text, got %q", f.format))
+	if err := checkFormat(f.format, "yaml", "json", "text"); err != nil {
+		return err
 	}
 	for _, m := range f.metrics {
 		if _, err := judges.New(m, nil); err != nil {

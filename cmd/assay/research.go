@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,7 +19,6 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/fixtures"
-	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -81,10 +82,8 @@ Exit codes: 0 pass, 1 rejected or insufficient data, 2 usage, 3 failure.`,
 }
 
 func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
-	switch f.format {
-	case "md", "json", "yaml":
-	default:
-		return inputErr(fmt.Errorf("--format: must be md, json or yaml, got %q", f.format))
+	if err := checkFormat(f.format, "md", "json", "yaml"); err != nil {
+		return err
 	}
 	mode, err := agent.ModeNamed(f.mode)
 	if err != nil {
@@ -93,14 +92,11 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 	if strings.TrimSpace(question) == "" {
 		return inputErr(fmt.Errorf("the question is empty"))
 	}
-	opt := agent.Options{Now: time.Now}
-	if f.now != "" {
-		t, err := parseDate(f.now)
-		if err != nil {
-			return inputErr(fmt.Errorf("--now: %w", err))
-		}
-		opt.Now = heuristics.FixedClock(t)
+	now, err := clock(f.now)
+	if err != nil {
+		return err
 	}
+	opt := agent.Options{Now: now}
 	ctx := cmd.Context()
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
@@ -343,7 +339,7 @@ func (p *progress) done() {
 
 func summarize(m map[string]any) string {
 	var parts []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
 	}
 	return strings.Join(parts, " ")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,23 +60,18 @@ a total of 8 or more passes it, anything else should iterate.`,
 }
 
 func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
-	switch f.format {
-	case "yaml", "json", "md":
-	default:
-		return inputErr(fmt.Errorf("--format: must be yaml, json or md, got %q", f.format))
+	if err := checkFormat(f.format, "yaml", "json", "md"); err != nil {
+		return err
 	}
 	p, err := agent.LoadProfile(f.profile)
 	if err != nil {
 		return inputErr(err)
 	}
-	opt := agent.Options{Now: time.Now}
-	if f.now != "" {
-		t, err := parseDate(f.now)
-		if err != nil {
-			return inputErr(fmt.Errorf("--now: %w", err))
-		}
-		opt.Now = heuristics.FixedClock(t)
+	now, err := clock(f.now)
+	if err != nil {
+		return err
 	}
+	opt := agent.Options{Now: now}
 	if f.tiers != "" {
 		t, err := loadTiers(f.tiers)
 		if err != nil {
@@ -228,6 +224,27 @@ func displayName(file string) string {
 		return "<stdin>"
 	}
 	return file
+}
+
+// checkFormat accepts --format when it is one of allowed.
+func checkFormat(got string, allowed ...string) error {
+	if slices.Contains(allowed, got) {
+		return nil
+	}
+	list := strings.Join(allowed[:len(allowed)-1], ", ") + " or " + allowed[len(allowed)-1]
+	return inputErr(fmt.Errorf("--format: must be %s, got %q", list, got))
+}
+
+// clock is the clock for recency rules: today, or the date --now gives.
+func clock(now string) (func() time.Time, error) {
+	if now == "" {
+		return time.Now, nil
+	}
+	t, err := parseDate(now)
+	if err != nil {
+		return nil, inputErr(fmt.Errorf("--now: %w", err))
+	}
+	return heuristics.FixedClock(t), nil
 }
 
 func parseDate(s string) (time.Time, error) {

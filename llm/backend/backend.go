@@ -20,7 +20,6 @@ package backend
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 
@@ -122,7 +121,7 @@ func Resolve(spec string, env func(string) string) (Spec, error) {
 			s.EmbeddingModel = DefaultEmbeddingModel
 		}
 	case "ollama":
-		s.BaseURL = OllamaURL(env("OLLAMA_HOST")) + "/v1"
+		s.BaseURL = llm.OllamaURL(env("OLLAMA_HOST")) + "/v1"
 		s.Output = locals[name].output
 	default:
 		l := locals[name]
@@ -199,31 +198,4 @@ func isOpenAI(base string) bool {
 	}
 	u, err := url.Parse(base)
 	return err == nil && u.Hostname() == openAIHost
-}
-
-// OllamaURL reads OLLAMA_HOST the way Ollama does: no scheme means http and
-// port 11434; "http://h" means port 80 and "https://h" port 443; empty is
-// http://127.0.0.1:11434. A path is kept, a trailing slash dropped.
-func OllamaURL(host string) string {
-	host = strings.TrimSpace(host)
-	scheme, hostport, ok := strings.Cut(host, "://")
-	port := "11434"
-	switch {
-	case !ok:
-		scheme, hostport = "http", host
-	case scheme == "http":
-		port = "80"
-	case scheme == "https":
-		port = "443"
-	}
-	hostport, path, _ := strings.Cut(hostport, "/")
-	h, p, err := net.SplitHostPort(hostport)
-	if err != nil {
-		h, p = strings.Trim(hostport, "[]"), port
-		if h == "" {
-			h = "127.0.0.1"
-		}
-	}
-	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(h, p), Path: strings.TrimRight("/"+path, "/")}
-	return u.String()
 }

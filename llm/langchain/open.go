@@ -3,9 +3,7 @@ package langchain
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +11,8 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/ollama"
+
+	"github.com/assaylabs/assay/llm"
 )
 
 // Providers are the langchaingo providers Open knows.
@@ -73,7 +73,7 @@ func OpenEnv(spec string, env func(string) string) (*Backend, error) {
 		}
 		return New(name, m), nil
 	case "ollama":
-		host := ollamaURL(env("OLLAMA_HOST"))
+		host := llm.OllamaURL(env("OLLAMA_HOST"))
 		m, err := ollama.New(ollama.WithModel(model), ollama.WithServerURL(host), ollama.WithHTTPClient(hc))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -94,31 +94,4 @@ func OpenEnv(spec string, env func(string) string) (*Backend, error) {
 	default:
 		return nil, fmt.Errorf("langchain: unknown provider %q in %q: want one of %s", provider, spec, strings.Join(Providers, ", "))
 	}
-}
-
-// ollamaURL reads OLLAMA_HOST the way Ollama does (and llm/backend does):
-// no scheme means http and port 11434; "http://h" means port 80 and
-// "https://h" port 443; empty is http://127.0.0.1:11434.
-func ollamaURL(host string) string {
-	host = strings.TrimSpace(host)
-	scheme, hostport, ok := strings.Cut(host, "://")
-	port := "11434"
-	switch {
-	case !ok:
-		scheme, hostport = "http", host
-	case scheme == "http":
-		port = "80"
-	case scheme == "https":
-		port = "443"
-	}
-	hostport, path, _ := strings.Cut(hostport, "/")
-	h, p, err := net.SplitHostPort(hostport)
-	if err != nil {
-		h, p = strings.Trim(hostport, "[]"), port
-		if h == "" {
-			h = "127.0.0.1"
-		}
-	}
-	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(h, p), Path: strings.TrimRight("/"+path, "/")}
-	return u.String()
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,4 +90,46 @@ func TestScoreAllStopsPromptlyOnCancel(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 2*time.Second)
 	assert.LessOrEqual(t, started.Load(), int64(8), "no new work after cancellation")
+}
+
+func TestScoreEachEmitsInRecordOrder(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	recs := make([]Record, 6)
+	for i := range recs {
+		recs[i] = Record{ID: string(rune('a' + i)), Line: i + 1, Sample: eval.Sample{Query: string(rune('a' + i))}}
+	}
+	// Later records finish first: record i sleeps (6-i) ms.
+	sleepy := scorerFunc(func(ctx context.Context, s eval.Sample) (eval.Score, error) {
+		time.Sleep(time.Duration('g'-s.Query[0]) * time.Millisecond)
+		return eval.Score{Metric: "q", Reason: s.Query}, nil
+	})
+	tests := map[string]struct {
+		failAt int // emit fails for this record; -1 never
+		want   string
+		err    string
+	}{
+		"all records, in order":        {failAt: -1, want: "a,b,c,d,e,f"},
+		"an emit error stops the run":  {failAt: 2, want: "a,b", err: "disk full"},
+		"a failing first record stops": {failAt: 0, want: "", err: "disk full"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			err := ScoreEach(context.Background(), recs, []eval.Scorer{sleepy, sleepy}, 3, func(i int, scores []eval.Score) error {
+				if i == tc.failAt {
+					return errors.New("disk full")
+				}
+				require.Len(t, scores, 2)
+				assert.Equal(t, recs[i].Sample.Query, scores[1].Reason)
+				got = append(got, scores[0].Reason)
+				return nil
+			})
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.want, strings.Join(got, ","))
+		})
+	}
 }

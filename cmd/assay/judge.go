@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -100,32 +102,40 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	for j, m := range f.metrics {
 		scorers[j], _ = judges.New(m, client)
 	}
+	// Results are written as records finish, in record order, so a long run
+	// shows progress and an interrupted one keeps what it judged, and the
+	// writing overlaps the wait for the model.
+	out := newResultWriter(cmd.OutOrStdout(), f.format)
+	defaulted, below := 0, 0
+	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
-	scores, err := bench.ScoreAll(cmd.Context(), recs, scorers, fanout*f.llm.concurrency)
-	if err != nil {
-		if cmd.Context().Err() != nil {
-			return &exitError{code: exitInfra, err: fmt.Errorf("interrupted: %w", err)}
+	err = bench.ScoreEach(cmd.Context(), recs, scorers, fanout*f.llm.concurrency, func(i int, scores []eval.Score) error {
+		for _, sc := range scores {
+			r := resultOf(recs[i].ID, sc)
+			if r.Defaulted {
+				defaulted++
+			}
+			if r.Value < f.min {
+				below++
+			}
+			if werr = out.write(r); werr != nil {
+				return werr
+			}
 		}
+		werr = out.flush()
+		return werr
+	})
+	if cerr := out.close(); werr == nil {
+		werr = cerr
+	}
+	switch {
+	case werr != nil:
+		return &exitError{code: exitInfra, err: werr}
+	case err != nil && cmd.Context().Err() != nil:
+		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted: %w", err)}
+	case err != nil:
 		return inputErr(fmt.Errorf("%s: %w", displayName(file), err))
-	}
-	var results []judgeResult
-	for i, rec := range recs {
-		for _, sc := range scores[i] {
-			results = append(results, resultOf(rec.ID, sc))
-		}
-	}
-	defaulted, below := 0, 0
-	for _, r := range results {
-		if r.Defaulted {
-			defaulted++
-		}
-		if r.Value < f.min {
-			below++
-		}
-	}
-	if err := printResults(cmd.OutOrStdout(), f.format, results); err != nil {
-		return &exitError{code: exitInfra, err: err}
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
 	if err := f.llm.strictErr(defaulted); err != nil {
@@ -161,43 +171,96 @@ func loadRecords(file string, stdin io.Reader) ([]bench.Record, error) {
 	return bench.Read(name, strings.NewReader(string(data)))
 }
 
-func printResults(w io.Writer, format string, rs []judgeResult) error {
-	switch format {
+// resultWriter writes judge results one by one in a format (yaml, json or
+// text) whose whole is the same as encoding the list at once, and which
+// stays well-formed when close is called after a partial run.
+type resultWriter struct {
+	w      *bufio.Writer
+	format string
+	n      int
+	buf    bytes.Buffer
+}
+
+func newResultWriter(w io.Writer, format string) *resultWriter {
+	return &resultWriter{w: bufio.NewWriter(w), format: format}
+}
+
+func (rw *resultWriter) write(r judgeResult) error {
+	defer func() { rw.n++ }()
+	switch rw.format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
+		// One element of an array indented by two spaces, as
+		// json.MarshalIndent of the whole list writes it.
+		rw.buf.Reset()
+		enc := json.NewEncoder(&rw.buf)
+		enc.SetIndent("  ", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(rs)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if rw.n == 0 {
+			sep = "[\n  "
+		}
+		rw.w.WriteString(sep)
+		_, err := rw.w.Write(bytes.TrimSuffix(rw.buf.Bytes(), []byte("\n")))
+		return err
 	case "text":
-		for _, r := range rs {
-			flag := ""
-			if r.Defaulted {
-				flag = " DEFAULTED"
+		flag := ""
+		if r.Defaulted {
+			flag = " DEFAULTED"
+		}
+		fmt.Fprintf(rw.w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", r.ID, r.Metric, r.Value, r.Points, r.Max, flag, r.Method, r.Reason)
+		for _, c := range r.Evidence.Claims {
+			src := ""
+			if c.SourceID != "" {
+				src = " <- " + c.SourceID
 			}
-			fmt.Fprintf(w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", r.ID, r.Metric, r.Value, r.Points, r.Max, flag, r.Method, r.Reason)
-			for _, c := range r.Evidence.Claims {
-				src := ""
-				if c.SourceID != "" {
-					src = " <- " + c.SourceID
-				}
-				fmt.Fprintf(w, "  - [%s] %s%s\n", c.Verdict, c.Text, src)
-			}
-			for _, s := range r.Evidence.Sources {
-				fmt.Fprintf(w, "  - %s: %g %s\n", s.URL, s.Rating, s.Basis)
-			}
-			for _, g := range r.Evidence.Gaps {
-				fmt.Fprintf(w, "  - gap: %s\n", g)
-			}
+			fmt.Fprintf(rw.w, "  - [%s] %s%s\n", c.Verdict, c.Text, src)
+		}
+		for _, s := range r.Evidence.Sources {
+			fmt.Fprintf(rw.w, "  - %s: %g %s\n", s.URL, s.Rating, s.Basis)
+		}
+		for _, g := range r.Evidence.Gaps {
+			fmt.Fprintf(rw.w, "  - gap: %s\n", g)
 		}
 		return nil
 	default:
-		enc := yaml.NewEncoder(w)
+		// A one-item sequence per result: the items of one sequence.
+		enc := yaml.NewEncoder(rw.w)
 		enc.SetIndent(2)
-		if err := enc.Encode(rs); err != nil {
+		if err := enc.Encode([]judgeResult{r}); err != nil {
 			return err
 		}
 		return enc.Close()
 	}
+}
+
+// flush writes out what is buffered, so finished records show at once.
+func (rw *resultWriter) flush() error { return rw.w.Flush() }
+
+// close ends the list (an empty one when nothing was written) and flushes.
+func (rw *resultWriter) close() error {
+	switch {
+	case rw.format == "json" && rw.n == 0:
+		rw.w.WriteString("[]\n")
+	case rw.format == "json":
+		rw.w.WriteString("\n]\n")
+	case rw.format == "yaml" && rw.n == 0:
+		rw.w.WriteString("[]\n")
+	}
+	return rw.w.Flush()
+}
+
+// printResults writes rs at once (see resultWriter).
+func printResults(w io.Writer, format string, rs []judgeResult) error {
+	rw := newResultWriter(w, format)
+	for _, r := range rs {
+		if err := rw.write(r); err != nil {
+			return err
+		}
+	}
+	return rw.close()
 }
 
 // planRow is one line of a dry run's table.

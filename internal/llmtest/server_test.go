@@ -220,3 +220,41 @@ func TestLatency(t *testing.T) {
 	assert.Less(t, took, 5*time.Second)
 	t.Logf("600 calls, 32 at a time, 50 ms each: %v", took)
 }
+
+// BenchmarkFloor is the fan-out benchmark's floor on this machine: the
+// same 800 calls at concurrency 32 against a 50 ms fake, made by bare
+// net/http with no judge, prompt or JSON work at all. What a judge run
+// takes beyond this is Assay's own cost; what this takes beyond the ideal
+// (800 x 50 ms / 32 = 1.25 s) is the machine's and the fake server's.
+func BenchmarkFloor(b *testing.B) {
+	const calls, conc, latency = 800, 32, 50 * time.Millisecond
+	s := New(b, Latency(latency), Quiet())
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer client.CloseIdleConnections()
+	url := s.URL() + "/chat/completions"
+	ideal := calls * latency / conc
+	for b.Loop() {
+		work := make(chan struct{})
+		var wg sync.WaitGroup
+		for range conc {
+			wg.Go(func() {
+				for range work {
+					req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, url, strings.NewReader(chatBody))
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Error(err)
+						continue
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			})
+		}
+		for range calls {
+			work <- struct{}{}
+		}
+		close(work)
+		wg.Wait()
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(ideal), "x-ideal")
+}

@@ -7,7 +7,7 @@
 set -euo pipefail
 runs=${RUNS:-3}
 port=${PORT:-18089}
-go build -o bin/assay ./cmd/assay
+CGO_ENABLED=0 go build -trimpath -o bin/assay ./cmd/assay
 go build -o bin/fakellm ./internal/llmtest/fakellm
 data=$(mktemp -d)
 for i in $(seq 1 200); do
@@ -18,10 +18,10 @@ pid=$!
 trap 'kill $pid; rm -rf "$data"' EXIT
 for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
 for r in $(seq 1 "$runs"); do
-  start=$(date +%s.%N)
+  start=$EPOCHREALTIME
   OPENAI_BASE_URL="http://127.0.0.1:$port/v1" bin/assay judge --llm openai:fake --no-cache --concurrency 32 \
     --metric faithfulness,context_precision,source_relevance --format json "$data/samples.jsonl" >/dev/null 2>"$data/err"
-  end=$(date +%s.%N)
+  end=$EPOCHREALTIME
   awk -v s="$start" -v e="$end" -v r="$r" 'BEGIN { t = e - s; printf "run %d: %.3f s, %.3fx ideal (1.25 s)\n", r, t, t / 1.25 }'
   tail -1 "$data/err"
 done

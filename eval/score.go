@@ -40,16 +40,16 @@ type Score struct {
 // Evidence is what a Score rests on, so that a reader can check it.
 type Evidence struct {
 	// Claims are the claims examined, each with its verdict.
-	Claims []Claim `json:"claims,omitempty"`
+	Claims []Claim `json:"claims,omitempty" yaml:"claims,omitempty"`
 	// Sources are the sources examined, each with its rating.
-	Sources []SourceRating `json:"sources,omitempty"`
+	Sources []SourceRating `json:"sources,omitempty" yaml:"sources,omitempty"`
 	// Gaps are aspects of the query the answer does not cover.
-	Gaps []string `json:"gaps,omitempty"`
+	Gaps []string `json:"gaps,omitempty" yaml:"gaps,omitempty"`
 	// Issues are problems found (structure, readability, repetition).
-	Issues []string `json:"issues,omitempty"`
+	Issues []string `json:"issues,omitempty" yaml:"issues,omitempty"`
 	// Counts are named measurements behind the score
 	// ("total_claims", "unique_domains").
-	Counts map[string]float64 `json:"counts,omitempty"`
+	Counts map[string]float64 `json:"counts,omitempty" yaml:"counts,omitempty"`
 }
 
 // Verdicts a claim can receive.
@@ -62,15 +62,15 @@ const (
 
 // Claim is a verifiable statement found in an answer.
 type Claim struct {
-	Text string `json:"text"`
+	Text string `json:"text" yaml:"text"`
 	// Line is the 1-based line of the answer where the claim starts.
-	Line int `json:"line,omitempty"`
+	Line int `json:"line,omitempty" yaml:"line,omitempty"`
 	// Section is the heading the claim sits under.
-	Section   string     `json:"section,omitempty"`
-	Verdict   string     `json:"verdict"`
-	Citations []Citation `json:"citations,omitempty"`
+	Section   string     `json:"section,omitempty" yaml:"section,omitempty"`
+	Verdict   string     `json:"verdict" yaml:"verdict"`
+	Citations []Citation `json:"citations,omitempty" yaml:"citations,omitempty"`
 	// SourceID names the context that supports the claim, when one does.
-	SourceID string `json:"source_id,omitempty"`
+	SourceID string `json:"source_id,omitempty" yaml:"source_id,omitempty"`
 }
 
 // Citation kinds.
@@ -83,31 +83,31 @@ const (
 
 // Citation is one reference from a claim to a source.
 type Citation struct {
-	Kind string `json:"kind"`
+	Kind string `json:"kind" yaml:"kind"`
 	// Ref is the label of a numbered or footnote citation ("1").
-	Ref  string `json:"ref,omitempty"`
-	Text string `json:"text,omitempty"`
-	URL  string `json:"url,omitempty"`
+	Ref  string `json:"ref,omitempty" yaml:"ref,omitempty"`
+	Text string `json:"text,omitempty" yaml:"text,omitempty"`
+	URL  string `json:"url,omitempty" yaml:"url,omitempty"`
 	// Quote is the quoted source text (the link title in seed 000's format).
-	Quote string `json:"quote,omitempty"`
+	Quote string `json:"quote,omitempty" yaml:"quote,omitempty"`
 }
 
 // SourceRating is a rating given to one source.
 type SourceRating struct {
-	URL    string  `json:"url"`
-	Domain string  `json:"domain,omitempty"`
-	Rating float64 `json:"rating"`
+	URL    string  `json:"url" yaml:"url"`
+	Domain string  `json:"domain,omitempty" yaml:"domain,omitempty"`
+	Rating float64 `json:"rating" yaml:"rating"`
 	// Basis explains the rating ("tier gov 10, -1 no author").
-	Basis string `json:"basis,omitempty"`
+	Basis string `json:"basis,omitempty" yaml:"basis,omitempty"`
 }
 
 // Usage is the cost of computing a Score.
 type Usage struct {
-	Calls     int           `json:"calls,omitempty"`
-	TokensIn  int           `json:"tokens_in,omitempty"`
-	TokensOut int           `json:"tokens_out,omitempty"`
-	Latency   time.Duration `json:"latency_ns,omitempty"`
-	CostUSD   float64       `json:"cost_usd,omitempty"`
+	Calls     int           `json:"calls,omitempty" yaml:"calls,omitempty"`
+	TokensIn  int           `json:"tokens_in,omitempty" yaml:"tokens_in,omitempty"`
+	TokensOut int           `json:"tokens_out,omitempty" yaml:"tokens_out,omitempty"`
+	Latency   time.Duration `json:"latency_ns,omitempty" yaml:"latency_ns,omitempty"`
+	CostUSD   float64       `json:"cost_usd,omitempty" yaml:"cost_usd,omitempty"`
 }
 
 // Add returns the sum of two usages.

@@ -126,7 +126,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		werr = out.flush()
 		return werr
 	})
-	if cerr := out.close(); werr == nil {
+	// A run that failed before any result was written prints nothing
+	// rather than an empty list next to its error.
+	if cerr := out.close(err == nil && werr == nil); werr == nil {
 		werr = cerr
 	}
 	switch {
@@ -239,15 +241,14 @@ func (rw *resultWriter) write(r judgeResult) error {
 // flush writes out what is buffered, so finished records show at once.
 func (rw *resultWriter) flush() error { return rw.w.Flush() }
 
-// close ends the list (an empty one when nothing was written) and flushes.
-func (rw *resultWriter) close() error {
+// close ends the list and flushes. With nothing written, complete says
+// whether to write an empty list (the run finished) or nothing (it failed).
+func (rw *resultWriter) close(complete bool) error {
 	switch {
-	case rw.format == "json" && rw.n == 0:
+	case rw.n == 0 && complete && rw.format != "text":
 		rw.w.WriteString("[]\n")
-	case rw.format == "json":
+	case rw.format == "json" && rw.n > 0:
 		rw.w.WriteString("\n]\n")
-	case rw.format == "yaml" && rw.n == 0:
-		rw.w.WriteString("[]\n")
 	}
 	return rw.w.Flush()
 }
@@ -260,7 +261,7 @@ func printResults(w io.Writer, format string, rs []judgeResult) error {
 			return err
 		}
 	}
-	return rw.close()
+	return rw.close(true)
 }
 
 // planRow is one line of a dry run's table.

@@ -62,8 +62,18 @@ func TestResultWriterPartial(t *testing.T) {
 	rw := newResultWriter(&b, "json")
 	require.NoError(t, rw.write(judgeResult{ID: "a", Metric: "m"}))
 	require.NoError(t, rw.flush())
-	require.NoError(t, rw.close())
+	require.NoError(t, rw.close(false))
 	var got []judgeResult
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
 	assert.Equal(t, []judgeResult{{ID: "a", Metric: "m"}}, got)
+}
+
+// TestResultWriterFailedEmpty checks that a run that failed before any
+// result prints nothing, not an empty list beside its error.
+func TestResultWriterFailedEmpty(t *testing.T) {
+	for _, format := range []string{"json", "yaml", "text"} {
+		var b bytes.Buffer
+		require.NoError(t, newResultWriter(&b, format).close(false))
+		assert.Empty(t, b.String(), format)
+	}
 }

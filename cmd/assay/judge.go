@@ -106,12 +106,14 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// shows progress and an interrupted one keeps what it judged, and the
 	// writing overlaps the wait for the model.
 	out := newResultWriter(cmd.OutOrStdout(), f.format)
+	tally := bench.Tally{Threshold: func(m string) float64 { return judges.DefaultThreshold(m, client) }}
 	defaulted, below := 0, 0
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
 	err = bench.ScoreEach(cmd.Context(), recs, scorers, fanout*f.llm.concurrency, func(i int, scores []eval.Score) error {
 		for _, sc := range scores {
+			tally.Add(sc)
 			r := resultOf(recs[i].ID, sc)
 			if r.Defaulted {
 				defaulted++
@@ -138,6 +140,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted: %w", err)}
 	case err != nil:
 		return inputErr(fmt.Errorf("%s: %w", displayName(file), err))
+	}
+	if len(recs) > 1 {
+		_ = bench.Format(cmd.ErrOrStderr(), tally.Summaries())
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
 	if err := f.llm.strictErr(defaulted); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -140,4 +141,25 @@ func stripUsage(t *testing.T, s string) string {
 	b, err := json.Marshal(rs)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestJudgeSummaryKeepsDefaultsApart runs a dataset whose model fails for
+// two of six records: the per-metric summary counts them as defaulted and
+// averages only the four real grades.
+func TestJudgeSummaryKeepsDefaultsApart(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "Great Wall") {
+				return llmtest.Reply{Status: 400, Body: `{"error":{"message":"context too long","type":"invalid_request_error"}}`}
+			}
+		}
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	code, out, errOut := runEnv(t, env, "judge", "--no-cache", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, 2, strings.Count(out, `"defaulted": true`))
+	assert.Contains(t, errOut, "metric            scored  mean   min    passed        defaulted\n"+
+		"source_relevance  4/6     0.750  0.750  4/4 (>= 0.5)  2\n")
+	assert.Contains(t, errOut, "neutral defaults 2")
 }

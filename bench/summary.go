@@ -1,0 +1,101 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// MetricSummary aggregates one metric's scores over a run, the way RAGAS
+// reports a mean per metric and DeepEval a pass rate, but with the judge
+// failures kept apart: a neutral default is counted in Defaulted and left
+// out of Mean, Min and Passed, never averaged in.
+type MetricSummary struct {
+	Metric string
+	// N is the number of scores; Scored of them were not defaulted.
+	N, Scored, Defaulted int
+	// Mean and Min are over the Scored values; both are NaN when Scored is
+	// 0, and Format prints them as "-".
+	Mean, Min float64
+	// Passed counts Scored values at or above Threshold.
+	Passed    int
+	Threshold float64
+}
+
+// Tally accumulates scores by metric, in the order metrics first appear.
+// The zero value is ready to use; it is not safe for concurrent use.
+type Tally struct {
+	// Threshold returns the pass threshold of a metric; nil means 0.5.
+	Threshold func(metric string) float64
+
+	order []string
+	by    map[string]*tallied
+}
+
+type tallied struct {
+	n, defaulted, passed int
+	sum, min             float64
+}
+
+// Add counts one score.
+func (t *Tally) Add(s eval.Score) {
+	if t.by == nil {
+		t.by = map[string]*tallied{}
+	}
+	m := t.by[s.Metric]
+	if m == nil {
+		m = &tallied{min: math.Inf(1)}
+		t.by[s.Metric] = m
+		t.order = append(t.order, s.Metric)
+	}
+	m.n++
+	if s.Defaulted {
+		m.defaulted++
+		return
+	}
+	m.sum += s.Value
+	m.min = min(m.min, s.Value)
+	if s.Value >= t.threshold(s.Metric) {
+		m.passed++
+	}
+}
+
+func (t *Tally) threshold(metric string) float64 {
+	if t.Threshold == nil {
+		return 0.5
+	}
+	return t.Threshold(metric)
+}
+
+// Summaries returns one MetricSummary per metric seen, in first-seen order.
+func (t *Tally) Summaries() []MetricSummary {
+	out := make([]MetricSummary, 0, len(t.order))
+	for _, name := range t.order {
+		m := t.by[name]
+		s := MetricSummary{Metric: name, N: m.n, Scored: m.n - m.defaulted, Defaulted: m.defaulted,
+			Passed: m.passed, Threshold: t.threshold(name), Mean: math.NaN(), Min: math.NaN()}
+		if s.Scored > 0 {
+			s.Mean, s.Min = m.sum/float64(s.Scored), m.min
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Format writes the summaries as an aligned table.
+func Format(w io.Writer, ss []MetricSummary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tscored\tmean\tmin\tpassed\tdefaulted")
+	for _, s := range ss {
+		mean, low, passed := "-", "-", "-"
+		if s.Scored > 0 {
+			mean, low = fmt.Sprintf("%.3f", s.Mean), fmt.Sprintf("%.3f", s.Min)
+			passed = fmt.Sprintf("%d/%d (>= %g)", s.Passed, s.Scored, s.Threshold)
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%d\n", s.Metric, s.Scored, s.N, mean, low, passed, s.Defaulted)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+func TestTally(t *testing.T) {
+	score := func(metric string, v float64, defaulted bool) eval.Score {
+		return eval.Score{Metric: metric, Value: v, Defaulted: defaulted}
+	}
+	tests := map[string]struct {
+		scores    []eval.Score
+		threshold func(string) float64
+		want      []MetricSummary
+		table     string
+	}{
+		"nothing": {want: []MetricSummary{}, table: "metric  scored  mean  min  passed  defaulted\n"},
+		"defaults are counted, not averaged": {
+			scores: []eval.Score{score("faithfulness", 1, false), score("faithfulness", 0.5, true), score("faithfulness", 0.25, false)},
+			want:   []MetricSummary{{Metric: "faithfulness", N: 3, Scored: 2, Defaulted: 1, Mean: 0.625, Min: 0.25, Passed: 1, Threshold: 0.5}},
+			table: "metric        scored  mean   min    passed        defaulted\n" +
+				"faithfulness  2/3     0.625  0.250  1/2 (>= 0.5)  1\n",
+		},
+		"metrics in first-seen order, each with its threshold": {
+			scores:    []eval.Score{score("relevance", 0.5, false), score("faithfulness", 0.8, false), score("relevance", 0.75, false)},
+			threshold: func(m string) float64 { return map[string]float64{"faithfulness": 0.75, "relevance": 0.6}[m] },
+			want: []MetricSummary{
+				{Metric: "relevance", N: 2, Scored: 2, Mean: 0.625, Min: 0.5, Passed: 1, Threshold: 0.6},
+				{Metric: "faithfulness", N: 1, Scored: 1, Mean: 0.8, Min: 0.8, Passed: 1, Threshold: 0.75},
+			},
+		},
+		"all defaulted: no mean, not zero": {
+			scores: []eval.Score{score("faithfulness", 0.5, true)},
+			want:   []MetricSummary{{Metric: "faithfulness", N: 1, Defaulted: 1, Mean: math.NaN(), Min: math.NaN(), Threshold: 0.5}},
+			table: "metric        scored  mean  min  passed  defaulted\n" +
+				"faithfulness  0/1     -     -    -       1\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			tally := Tally{Threshold: tc.threshold}
+			for _, s := range tc.scores {
+				tally.Add(s)
+			}
+			got := tally.Summaries()
+			require.Len(t, got, len(tc.want))
+			for i, w := range tc.want {
+				g := got[i]
+				assert.Equal(t, w.Metric, g.Metric)
+				assert.Equal(t, [4]int{w.N, w.Scored, w.Defaulted, w.Passed}, [4]int{g.N, g.Scored, g.Defaulted, g.Passed})
+				assert.Equal(t, w.Threshold, g.Threshold)
+				if math.IsNaN(w.Mean) {
+					assert.True(t, math.IsNaN(g.Mean) && math.IsNaN(g.Min), "mean %v min %v", g.Mean, g.Min)
+				} else {
+					assert.InDelta(t, w.Mean, g.Mean, 1e-9)
+					assert.InDelta(t, w.Min, g.Min, 1e-9)
+				}
+			}
+			if tc.table != "" {
+				var b bytes.Buffer
+				require.NoError(t, Format(&b, got))
+				assert.Equal(t, tc.table, b.String())
+			}
+		})
+	}
+}

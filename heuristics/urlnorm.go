@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
 )
 
@@ -44,8 +45,8 @@ var TrackingParams = []string{
 // that two spellings of the same address compare equal. It
 //
 //   - lower-cases the scheme and the host and drops trailing dots of the
-//     host; an internationalised host stays in the form given (Unicode or
-//     punycode), lower-cased;
+//     host; an internationalised host is written in Unicode whether given
+//     so or as punycode ("xn--"), so both spellings compare equal;
 //   - drops user information, the fragment, an empty port and the default
 //     port (80 for http, 443 for https), and leading zeros of other ports;
 //   - keeps "www.": it is part of the address (Domain removes it);
@@ -134,7 +135,7 @@ func normalizeHost(h string) (string, error) {
 	ipv6 := strings.Contains(h, ":")
 	if !ipv6 {
 		// A trailing dot names the DNS root; the name is the same without.
-		h = strings.TrimRight(h, ".")
+		h = idnHost(strings.TrimRight(h, "."))
 	}
 	if h == "" {
 		return "", errors.New("no host")
@@ -300,8 +301,8 @@ func removeDotSegments(p string) string {
 // IP addresses, single-label names ("localhost") and names that are public
 // suffixes themselves ("co.uk") are returned as they are, lower-cased and
 // without port or brackets. Text with no usable host (mailto:, "") gives "".
-// Names are taken as written: a Unicode name and its punycode ("xn--") form
-// are not unified.
+// An internationalised name is returned in Unicode whether it was written
+// so or in its punycode ("xn--") form, so both count as one domain.
 func Domain(rawOrNormalized string) string {
 	host := hostOf(rawOrNormalized)
 	if host == "" || !strings.Contains(host, ".") {
@@ -340,7 +341,34 @@ func hostOf(raw string) string {
 	return canonicalHost(u.Hostname())
 }
 
-// canonicalHost lower-cases a host name (no port) and trims its dots.
+// canonicalHost lower-cases a host name (no port), trims its dots and
+// writes an internationalised name in one form (idnHost).
 func canonicalHost(h string) string {
-	return strings.TrimRight(strings.ToLower(strings.TrimSpace(h)), ".")
+	return idnHost(strings.TrimRight(strings.ToLower(strings.TrimSpace(h)), "."))
+}
+
+// idnHost writes an internationalised host name in one form whichever way
+// it was written: Unicode, normalised by IDNA's lookup mapping (so case and
+// composed or decomposed accents agree), for reading. "XN--BCHER-KVA.de",
+// "BÜCHER.de" and "bu\u0308cher.de" all give "bücher.de". Plain ASCII names,
+// and names IDNA rejects, are returned unchanged.
+func idnHost(h string) string {
+	ascii := true
+	for i := 0; i < len(h); i++ {
+		if h[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii && !strings.Contains(h, "xn--") {
+		return h
+	}
+	a, err := idna.Lookup.ToASCII(h)
+	if err != nil {
+		return h
+	}
+	if u, err := idna.Lookup.ToUnicode(a); err == nil {
+		return u
+	}
+	return a
 }

@@ -29,6 +29,11 @@ func TestParseReportClaims(t *testing.T) {
 			claims: []string{"The budget was set in the U.S.", "The plan passed in May."},
 			cited:  []bool{false, false},
 		},
+		"single-letter link text ends a sentence": {
+			md:     "Prices are listed in appendix [b](https://a.gov/b). Prices rose again in May [c](https://b.edu/c).\n",
+			claims: []string{"Prices are listed in appendix b.", "Prices rose again in May c."},
+			cited:  []bool{true, true},
+		},
 		"marker after the full stop belongs to the sentence before": {
 			md:     "The first claim is here.[1] The second claim is here. [2]\n\n## Sources\n\n1. https://a.gov/1\n2. https://b.edu/2\n",
 			claims: []string{"The first claim is here.[1]", "The second claim is here."},

@@ -76,12 +76,27 @@ func splitSentences(s string, spans []span) []int {
 		if end <= bounds[len(bounds)-1] || end >= len(s) {
 			continue
 		}
-		if joinsNext(s[bounds[len(bounds)-1]:end], s[end:]) {
+		if !endsWithLinkText(s[:end], spans) && joinsNext(s[bounds[len(bounds)-1]:end], s[end:]) {
 			continue
 		}
 		bounds = append(bounds, end)
 	}
 	return append(bounds, len(s))
+}
+
+// endsWithLinkText reports whether the sentence s[:end] ends with a link's
+// text and its period ("see [s](url). Next"): the text is a whole word
+// chosen by the writer, not an abbreviation or initialism, whatever its
+// length.
+func endsWithLinkText(s string, spans []span) bool {
+	t := strings.TrimRightFunc(s, unicode.IsSpace)
+	t = strings.TrimRight(t, ".!?\"')”’")
+	for _, sp := range spans {
+		if sp.kind == spanLink && sp.end == len(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // joinsNext reports whether the boundary between sentence and the text after

@@ -20,7 +20,7 @@ import (
 type judgeFlags struct {
 	metrics []string
 	format  string
-	min     float64
+	min     minGate
 	llm     llmFlags
 }
 
@@ -55,7 +55,7 @@ defaulted and counted; --strict makes that exit 3.`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.metrics, "metric", nil, "metrics to judge, comma separated (required)")
 	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json or text")
-	fl.Float64Var(&f.min, "min", 0, "exit 1 when any value is below this (0: no gate)")
+	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8,answer_relevancy=0.7) or both; a neutral default never passes a floor")
 	f.llm.register(fl)
 	_ = cmd.MarkFlagRequired("metric")
 	return cmd
@@ -85,6 +85,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 			return inputErr(fmt.Errorf("--metric: %w", err))
 		}
 	}
+	if err := f.min.check(f.metrics); err != nil {
+		return inputErr(err)
+	}
 	recs, err := loadRecords(file, cmd.InOrStdin())
 	if err != nil {
 		return inputErr(err)
@@ -106,8 +109,15 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// shows progress and an interrupted one keeps what it judged, and the
 	// writing overlaps the wait for the model.
 	out := newResultWriter(cmd.OutOrStdout(), f.format)
-	tally := bench.Tally{Threshold: func(m string) float64 { return judges.DefaultThreshold(m, client) }}
-	defaulted, below := 0, 0
+	// The summary's "passed" is at the --min floor where one is set, else
+	// at the metric's default threshold.
+	tally := bench.Tally{Threshold: func(m string) float64 {
+		if v := f.min.floor(m); v > 0 {
+			return v
+		}
+		return judges.DefaultThreshold(m, client)
+	}}
+	defaulted := 0
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
@@ -118,9 +128,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 			if r.Defaulted {
 				defaulted++
 			}
-			if r.Value < f.min {
-				below++
-			}
+			f.min.count(r)
 			if werr = out.write(r); werr != nil {
 				return werr
 			}
@@ -148,10 +156,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if err := f.llm.strictErr(defaulted); err != nil {
 		return err
 	}
-	if below > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d score(s) below --min %g", below, f.min)}
-	}
-	return nil
+	return f.min.err()
 }
 
 func resultOf(id string, sc eval.Score) judgeResult {

@@ -192,10 +192,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	if c.cfg.MaxCostUSD > 0 {
 		est = c.prices.Cost(c.Name(), countIn(), outTok)
 	}
-	if err := c.reserve(est); err != nil {
-		c.emit(Event{Kind: "budget_stop", Tag: req.Tag, Err: err})
-		return Response{}, err
-	}
+	reserved := false
 	tokens := 0
 	if c.tpm != nil {
 		tokens = countIn() + outTok
@@ -207,6 +204,15 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 			return err
 		}
 		defer func() { <-c.sem }()
+		// The budget is checked when the call can start, not while it
+		// waits for a slot, so only calls really in flight hold an
+		// estimate and the budget is not used up by a queue.
+		if !reserved {
+			if err := c.reserve(est); err != nil {
+				return err
+			}
+			reserved = true
+		}
 		var err error
 		resp, err = c.cfg.Backend.Chat(ctx, req)
 		if err == nil && resp.Content == "" {
@@ -216,6 +222,14 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: req.Tag, Attempt: attempt, Wait: wait, Err: err})
 	})
+	if !reserved {
+		// Refused by the budget, or cancelled while waiting for a slot:
+		// no call was made.
+		if errors.Is(err, ErrBudget) {
+			c.emit(Event{Kind: "budget_stop", Tag: req.Tag, Err: err})
+		}
+		return Response{}, err
+	}
 	u := resp.Usage
 	u.Calls = retries + 1
 	u.Retries = retries

@@ -144,6 +144,35 @@ func TestClientBudget(t *testing.T) {
 	assert.Contains(t, events, "budget_stop")
 }
 
+// TestClientBudgetWithQueue launches more calls than the concurrency
+// limit at once: calls waiting for a slot hold no part of the budget, so
+// the run spends up to the limit instead of stopping when the queue's
+// estimates fill it, and stops within a slot's worth of calls of it.
+func TestClientBudgetWithQueue(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	// Each call costs $0.00021 (1000 in, 100 out) and is estimated at
+	// about $0.00006 before it starts (its prompt, and 100 out).
+	const limit, cost, conc, launched = 0.0015, 0.00021, 2, 20
+	b := &stubBackend{delay: 5 * time.Millisecond}
+	c := New(Config{Backend: b, MaxCostUSD: limit, Concurrency: conc})
+	var wg sync.WaitGroup
+	var refused atomic.Int64
+	for i := range launched {
+		wg.Go(func() {
+			_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint(i)}}, MaxTokens: 100})
+			if errors.Is(err, ErrBudget) {
+				refused.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	calls := b.calls.Load()
+	assert.GreaterOrEqual(t, calls, int64(7-conc), "the queue did not use up the budget (7 calls fit)")
+	assert.LessOrEqual(t, c.Usage().CostUSD, limit+conc*cost, "at most a slot's worth of calls over")
+	assert.Equal(t, launched-calls, refused.Load())
+	assert.Equal(t, int(refused.Load()), c.BudgetStops())
+}
+
 func TestClientSingleflightAndUsage(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	b := &stubBackend{delay: 50 * time.Millisecond}

@@ -23,6 +23,10 @@ type Config struct {
 	RPM, TPM int
 	// Retry sets the retry policy; see RetryPolicy for defaults.
 	Retry RetryPolicy
+	// CallTimeout bounds each attempt of a call, so a server that accepts
+	// and never answers costs a retry, not the whole retry time (0: the
+	// backend's own bound).
+	CallTimeout time.Duration
 	// Cache stores replies; nil disables caching.
 	Cache Cache
 	// Prices gives the cost per million tokens; nil uses DefaultPrices.
@@ -213,8 +217,14 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 			}
 			reserved = true
 		}
+		actx := ctx
+		if c.cfg.CallTimeout > 0 {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(ctx, c.cfg.CallTimeout)
+			defer cancel()
+		}
 		var err error
-		resp, err = c.cfg.Backend.Chat(ctx, req)
+		resp, err = c.cfg.Backend.Chat(actx, req)
 		if err == nil && resp.Content == "" {
 			err = ErrEmpty
 		}

@@ -117,6 +117,48 @@ func TestClientDeadlineNamesTheLastError(t *testing.T) {
 	assert.Less(t, time.Since(start), time.Second)
 }
 
+// hangFirst never answers its first call (until the context ends), like a
+// server that accepts a connection and stalls, and answers the rest.
+type hangFirst struct{ stubBackend }
+
+func (h *hangFirst) Chat(ctx context.Context, req Request) (Response, error) {
+	if h.calls.Load() == 0 {
+		h.calls.Add(1)
+		<-ctx.Done()
+		return Response{}, ctx.Err()
+	}
+	return h.stubBackend.Chat(ctx, req)
+}
+
+func TestClientCallTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		timeout time.Duration
+		wantErr bool
+		retries int
+	}{
+		"a stalled attempt is cut and retried": {timeout: 50 * time.Millisecond, retries: 1},
+		"without it the retry time runs out":   {timeout: 0, wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c := New(Config{Backend: &hangFirst{}, CallTimeout: tc.timeout,
+				Retry: RetryPolicy{Initial: time.Millisecond, MaxElapsed: 300 * time.Millisecond}})
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			r, err := c.Chat(ctx, Request{Messages: []Message{{Role: User, Content: "x"}}})
+			if tc.wantErr {
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.retries, r.Usage.Retries)
+			assert.Less(t, time.Since(start), 250*time.Millisecond)
+		})
+	}
+}
+
 func TestClientBudget(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	// gpt-4o-mini: 1000 in x $0.15/M + 100 out x $0.60/M = $0.00021 a call.

@@ -30,6 +30,7 @@ type llmFlags struct {
 	rpm, tpm    int
 	prices      string
 	maxElapsed  time.Duration
+	callTimeout time.Duration
 	env         func(string) string
 }
 
@@ -45,6 +46,7 @@ func (f *llmFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.tpm, "tpm", 0, "model tokens per minute at most (0: no limit)")
 	fl.StringVar(&f.prices, "prices", "", "YAML file of model prices per million tokens ({model: {in: 0.15, out: 0.6}}) over the built-in table")
 	fl.DurationVar(&f.maxElapsed, "max-retry-time", 2*time.Minute, "give up retrying one call after this long")
+	fl.DurationVar(&f.callTimeout, "call-timeout", time.Minute, "cut one attempt of a call after this long and retry (a stalled server)")
 }
 
 // client opens the backend and wraps it in a Client with the cache and
@@ -56,14 +58,18 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 	if f.maxCost < 0 || f.rpm < 0 || f.tpm < 0 {
 		return nil, nil, inputErr(fmt.Errorf("--max-cost, --rpm and --tpm must not be negative"))
 	}
+	if f.callTimeout <= 0 || f.maxElapsed <= 0 {
+		return nil, nil, inputErr(fmt.Errorf("--call-timeout and --max-retry-time must be positive"))
+	}
 	b, err := backend.Open(f.spec, f.env)
 	if err != nil {
 		return nil, nil, inputErr(fmt.Errorf("--llm: %w", err))
 	}
 	cfg := llm.Config{
 		Backend: b, Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost,
-		Counter: llm.TokenizerFor(modelName(b.Name())),
-		Retry:   llm.RetryPolicy{MaxElapsed: f.maxElapsed},
+		Counter:     llm.TokenizerFor(modelName(b.Name())),
+		Retry:       llm.RetryPolicy{MaxElapsed: f.maxElapsed},
+		CallTimeout: f.callTimeout,
 	}
 	if f.prices != "" {
 		if cfg.Prices, err = llm.LoadPrices(f.prices); err != nil {

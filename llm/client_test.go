@@ -320,13 +320,19 @@ func TestDecodeJSON(t *testing.T) {
 		want int
 		err  string
 	}{
-		"plain":             {`{"a":1}`, 1, ""},
-		"fenced":            {"```json\n{\"a\":2}\n```", 2, ""},
-		"prose around":      {`Here it is: {"a":3} hope it helps`, 3, ""},
-		"braces in strings": {`{"a":4,"b":"}{"}`, 4, ""},
-		"truncated":         {`{"a":`, 0, "no JSON object"},
-		"none":              {`I cannot do that`, 0, "no JSON object"},
-		"wrong type":        {`{"a":"x"}`, 0, `field "a": want int, got string`},
+		"plain":                 {`{"a":1}`, 1, ""},
+		"fenced":                {"```json\n{\"a\":2}\n```", 2, ""},
+		"prose around":          {`Here it is: {"a":3} hope it helps`, 3, ""},
+		"braces in strings":     {`{"a":4,"b":"}{"}`, 4, ""},
+		"truncated":             {`{"a":`, 0, "no JSON object"},
+		"none":                  {`I cannot do that`, 0, "no JSON object"},
+		"wrong type":            {`{"a":"x"}`, 0, `field "a": want int, got string`},
+		"reasoning first":       {"<think>The schema wants {\"a\": n}; maybe {a: 5}? Let me answer.</think>\n{\"a\":5}", 5, ""},
+		"reasoning, upper case": {"<THINK>{{{</THINK>```json\n{\"a\":6}\n```", 6, ""},
+		"stray braces in prose": {`Using the format {like this} I answer: {"a":7}`, 7, ""},
+		"truncated then whole":  {`{"a": {"a":8}`, 8, ""},
+		"only reasoning":        {"<think>I would answer {\"a\":9} but", 0, "no JSON object"},
+		"first error reported":  {`{"a":"x"} and {"a":"y"}`, 0, `field "a": want int, got string`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

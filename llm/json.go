@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/invopop/jsonschema"
@@ -80,14 +81,46 @@ func ChatJSON(ctx context.Context, c Chatter, req Request, out any) (Usage, erro
 }
 
 // DecodeJSON reads a JSON object from a model's reply into out, tolerating
-// what open models wrap around it (Markdown fences, a sentence before or
-// after), then runs out's Validate method if it has one. Errors wrap
-// ErrInvalidOutput.
+// what open models wrap around it: a reasoning block (<think>...</think>,
+// as DeepSeek-R1 and Qwen3 write before answering), Markdown fences, prose
+// before or after, even a stray {...} in that prose. It tries each
+// balanced object in order and keeps the first that decodes into out and
+// passes its Validate method, if it has one. Errors wrap ErrInvalidOutput
+// and describe the first candidate's problem.
 func DecodeJSON(content string, out any) error {
-	raw := extractObject(content)
-	if raw == "" {
-		return fmt.Errorf("%w: no JSON object in reply %q", ErrInvalidOutput, clip(content, 80))
+	content = reasoningBlock.ReplaceAllString(content, "")
+	var first error
+	for rest := content; ; {
+		raw, next := nextObject(rest)
+		if next < 0 {
+			break
+		}
+		rest = rest[next:]
+		if raw == "" {
+			continue
+		}
+		// Start from zero: fields of a rejected candidate must not fill
+		// gaps in the next.
+		reflect.ValueOf(out).Elem().SetZero()
+		err := decodeObject(raw, out)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
 	}
+	if first != nil {
+		return first
+	}
+	return fmt.Errorf("%w: no JSON object in reply %q", ErrInvalidOutput, clip(content, 80))
+}
+
+// reasoningBlock is the thinking some models write before their answer;
+// one left open (the reply was cut while thinking) runs to the end.
+var reasoningBlock = regexp.MustCompile(`(?is)<(?:think|thinking|reasoning)>.*?(?:</(?:think|thinking|reasoning)>|\z)`)
+
+func decodeObject(raw string, out any) error {
 	dec := json.NewDecoder(strings.NewReader(raw))
 	if err := dec.Decode(out); err != nil {
 		var te *json.UnmarshalTypeError
@@ -104,12 +137,14 @@ func DecodeJSON(content string, out any) error {
 	return nil
 }
 
-// extractObject returns the first balanced {...} in s, skipping strings, or
-// "" when there is none.
-func extractObject(s string) string {
+// nextObject finds the first '{' of s and returns the balanced {...} that
+// starts there (skipping strings) and the offset to search on from: after
+// the object, or after the '{' when it never closes (raw is then ""). next
+// is -1 when s has no '{'.
+func nextObject(s string) (raw string, next int) {
 	start := strings.IndexByte(s, '{')
 	if start < 0 {
-		return ""
+		return "", -1
 	}
 	depth, inStr, esc := 0, false, false
 	for i := start; i < len(s); i++ {
@@ -127,11 +162,11 @@ func extractObject(s string) string {
 		case ch == '}':
 			depth--
 			if depth == 0 {
-				return s[start : i+1]
+				return s[start : i+1], i + 1
 			}
 		}
 	}
-	return "" // truncated
+	return "", start + 1 // truncated: an object may still start inside
 }
 
 func clip(s string, n int) string {

@@ -3,6 +3,8 @@ package judges
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -181,12 +183,32 @@ func TestAnswerRelevancy(t *testing.T) {
 		}
 		return out, nil
 	}
+	bad := func(v []float32) func([]string) ([][]float32, error) {
+		return func(texts []string) ([][]float32, error) {
+			out, _ := unit(texts)
+			out[2] = v
+			return out, nil
+		}
+	}
 	tests := map[string]struct {
-		replies map[string][]string
-		embed   func([]string) ([][]float32, error)
-		value   float64
-		method  string
+		replies   map[string][]string
+		embed     func([]string) ([][]float32, error)
+		value     float64
+		method    string
+		defaulted string // the error of a neutral default
 	}{
+		"a zero vector defaults, never a silent 0": {
+			replies: map[string][]string{"relevancy.questions": {questions}}, embed: bad([]float32{0, 0}),
+			value: 0.5, method: "llm:fake:judge", defaulted: "embed: vector 2 is empty or all zero",
+		},
+		"a vector of another length defaults": {
+			replies: map[string][]string{"relevancy.questions": {questions}}, embed: bad([]float32{1}),
+			value: 0.5, method: "llm:fake:judge", defaulted: "embed: vector 2 has 1 dimensions, vector 0 has 2",
+		},
+		"a NaN defaults": {
+			replies: map[string][]string{"relevancy.questions": {questions}}, embed: bad([]float32{float32(math.NaN()), 1}),
+			value: 0.5, method: "llm:fake:judge", defaulted: "embed: vector 2 holds NaN",
+		},
 		"questions and embeddings": {
 			replies: map[string][]string{"relevancy.questions": {questions}}, embed: unit,
 			value: 2.0 / 3, method: "llm:fake:judge (questions+embeddings)",
@@ -208,6 +230,10 @@ func TestAnswerRelevancy(t *testing.T) {
 			require.NoError(t, err)
 			assert.InDelta(t, tc.value, sc.Value, 1e-9)
 			assert.Equal(t, tc.method, sc.Method)
+			assert.Equal(t, tc.defaulted != "", sc.Defaulted)
+			if tc.defaulted != "" {
+				assert.ErrorContains(t, sc.Err, tc.defaulted)
+			}
 		})
 	}
 }
@@ -295,4 +321,38 @@ func TestUnknownMetric(t *testing.T) {
 	_, err := New("bleu", nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown metric "bleu"`)
+}
+
+// TestOfflineJudgesNeverNaN runs every metric offline on degenerate
+// samples: each gives a value in [0, 1] or an error, never NaN.
+func TestOfflineJudgesNeverNaN(t *testing.T) {
+	t.Parallel()
+	ctxs := func(texts ...string) []eval.Source {
+		var out []eval.Source
+		for i, t := range texts {
+			out = append(out, eval.Source{ID: fmt.Sprintf("c%d", i+1), Text: t})
+		}
+		return out
+	}
+	samples := map[string]eval.Sample{
+		"empty":              {},
+		"no contexts":        {Query: "What is it?", Answer: "It is a tower.", Reference: "A tower."},
+		"empty strings":      {Query: " ", Answer: " ", Sources: ctxs("", " "), Reference: " "},
+		"punctuation only":   {Query: "?", Answer: "...", Sources: ctxs("!!!"), Reference: "."},
+		"numbers only":       {Query: "1 2", Answer: "3 4.5", Sources: ctxs("6 7"), Reference: "8"},
+		"non-latin scripts":  {Query: "これは何ですか", Answer: "Это башня.", Sources: ctxs("هذا برج"), Reference: "塔"},
+		"one very long word": {Query: strings.Repeat("a", 5000), Answer: strings.Repeat("b", 5000), Sources: ctxs(strings.Repeat("c", 5000))},
+	}
+	for _, metric := range Metrics() {
+		j, err := New(metric, nil)
+		require.NoError(t, err)
+		for name, s := range samples {
+			sc, err := j.Score(context.Background(), s)
+			if err != nil {
+				continue // a clear error (context_recall without a reference) is fine
+			}
+			assert.False(t, math.IsNaN(sc.Value) || math.IsNaN(sc.Points), "%s on %s: %+v", metric, name, sc)
+			assert.True(t, sc.Value >= 0 && sc.Value <= 1, "%s on %s: value %v", metric, name, sc.Value)
+		}
+	}
 }

@@ -79,6 +79,9 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	if len(vecs) != len(g.Questions)+1 {
 		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("embed: %d vectors for %d texts", len(vecs), len(g.Questions)+1), u)
 	}
+	if err := checkVectors(vecs); err != nil {
+		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("embed: %w", err), u)
+	}
 	sum := 0.0
 	for _, v := range vecs[1:] {
 		sum += cosine(vecs[0], v)
@@ -107,6 +110,28 @@ func (a AnswerRelevancy) direct(ctx context.Context, s eval.Sample, u llm.Usage)
 func gradeScore(metric, meth string, g grade, u llm.Usage) eval.Score {
 	v := float64(g.Grade-1) / 4
 	return eval.Score{Metric: metric, Value: v, Points: float64(g.Grade), Max: 5, Method: meth, Reason: g.Reason, Usage: UsageOf(u)}
+}
+
+// checkVectors rejects embeddings a cosine would turn into a silent 0 or
+// NaN: empty, all zero, of differing lengths, or holding NaN or infinity.
+func checkVectors(vecs [][]float32) error {
+	for i, v := range vecs {
+		if len(v) != len(vecs[0]) {
+			return fmt.Errorf("vector %d has %d dimensions, vector 0 has %d", i, len(v), len(vecs[0]))
+		}
+		zero := true
+		for _, x := range v {
+			f := float64(x)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("vector %d holds %v", i, f)
+			}
+			zero = zero && x == 0
+		}
+		if zero {
+			return fmt.Errorf("vector %d is empty or all zero", i)
+		}
+	}
+	return nil
 }
 
 func cosine(a, b []float32) float64 {

@@ -58,6 +58,9 @@ const (
 	VerdictUncited     = "uncited"
 	VerdictSupported   = "supported"
 	VerdictUnsupported = "unsupported"
+	// VerdictUnjudged is a claim a model judge gave no verdict for, even
+	// when asked again; it counts as not supported.
+	VerdictUnjudged = "unjudged"
 )
 
 // Claim is a verifiable statement found in an answer.

@@ -91,29 +91,43 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 }
 
 // verify checks claims against the passages in one call and returns them
-// with verdicts. A claim the reply skips is unsupported: silence is not
-// support.
+// with verdicts. Claims the reply skips are asked about once more, alone;
+// any still without a verdict are marked unjudged, which counts as not
+// supported (silence is not support) and shows in the evidence.
 func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage) ([]eval.Claim, llm.Usage, error) {
-	if len(claims) == 0 {
-		return nil, llm.Usage{}, nil
-	}
-	var vl verdictList
-	u, err := ask(ctx, m, "faithfulness.verify", prompts.VerifyClaims{Claims: claims, Contexts: ps}, &vl, verdictSchema)
-	if err != nil {
-		return nil, u, err
-	}
 	out := make([]eval.Claim, len(claims))
+	todo := make([]int, len(claims)) // indexes of claims without a verdict
 	for i, c := range claims {
-		out[i] = eval.Claim{Text: c, Verdict: eval.VerdictUnsupported}
+		out[i] = eval.Claim{Text: c, Verdict: eval.VerdictUnjudged}
+		todo[i] = i
 	}
-	for _, v := range vl.Verdicts {
-		if v.Statement > len(claims) {
-			continue
+	var u llm.Usage
+	for ask2 := 0; ask2 < 2 && len(todo) > 0; ask2++ {
+		sub := make([]string, len(todo))
+		for k, i := range todo {
+			sub[k] = claims[i]
 		}
-		c := &out[v.Statement-1]
-		c.Verdict = v.Verdict
-		if v.Verdict == "supported" {
-			c.SourceID = v.Context
+		var vl verdictList
+		u2, err := ask(ctx, m, "faithfulness.verify", prompts.VerifyClaims{Claims: sub, Contexts: ps}, &vl, verdictSchema)
+		u = u.Add(u2)
+		if err != nil {
+			return nil, u, err
+		}
+		for _, v := range vl.Verdicts {
+			if v.Statement > len(sub) {
+				continue // a statement number that was not asked about
+			}
+			c := &out[todo[v.Statement-1]]
+			c.Verdict, c.SourceID = v.Verdict, ""
+			if v.Verdict == "supported" {
+				c.SourceID = v.Context
+			}
+		}
+		todo = todo[:0]
+		for i, c := range out {
+			if c.Verdict == eval.VerdictUnjudged {
+				todo = append(todo, i)
+			}
 		}
 	}
 	return out, u, nil
@@ -174,7 +188,21 @@ func claimScore(metric, meth string, value float64, claims []eval.Claim) eval.Sc
 		return sc
 	}
 	sc.Reason = fmt.Sprintf("%d of %d claims supported by the contexts", supported, len(claims))
+	if n := countVerdict(claims, eval.VerdictUnjudged); n > 0 {
+		sc.Evidence.Counts["unjudged"] = float64(n)
+		sc.Reason += fmt.Sprintf("; %d left without a verdict by the model, counted as unsupported", n)
+	}
 	return sc
+}
+
+func countVerdict(claims []eval.Claim, verdict string) int {
+	n := 0
+	for _, c := range claims {
+		if c.Verdict == verdict {
+			n++
+		}
+	}
+	return n
 }
 
 func clip(s string, n int) string {

@@ -73,6 +73,7 @@ func TestFaithfulnessWithModel(t *testing.T) {
 		defaulted      bool
 		calls          int
 		errContains    string
+		reason         string
 	}{
 		"two of three supported": {
 			claims: []string{claims}, verify: []string{verdicts}, value: 2.0 / 3, calls: 2,
@@ -92,8 +93,17 @@ func TestFaithfulnessWithModel(t *testing.T) {
 		"model error defaults to neutral": {
 			claims: []string{"ERR:connection refused"}, value: 0.5, defaulted: true, calls: 1, errContains: "connection refused",
 		},
-		"skipped statements count as unsupported": {
-			claims: []string{claims}, verify: []string{`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`}, value: 1.0 / 3, calls: 2,
+		"skipped statements are asked about again": {
+			claims: []string{claims}, verify: []string{
+				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`,
+				// Renumbered: the second ask holds only claims 2 and 3.
+				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c2","reason":""},{"statement":2,"verdict":"contradicted","reason":""}]}`,
+			}, value: 2.0 / 3, calls: 3, reason: "2 of 3 claims supported by the contexts",
+		},
+		"skipped twice are unjudged, counted unsupported and said": {
+			claims: []string{claims}, verify: []string{
+				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`, `{"verdicts":[{"statement":9,"verdict":"supported"}]}`,
+			}, value: 1.0 / 3, calls: 3, reason: "1 of 3 claims supported by the contexts; 2 left without a verdict by the model, counted as unsupported",
 		},
 		"no claims scores 1 and says so": {
 			claims: []string{`{"claims":[]}`}, value: 1, calls: 1,
@@ -109,6 +119,9 @@ func TestFaithfulnessWithModel(t *testing.T) {
 			assert.Equal(t, tc.defaulted, sc.Defaulted)
 			assert.Len(t, m.calls, tc.calls)
 			assert.Equal(t, "llm:fake:judge", sc.Method)
+			if tc.reason != "" {
+				assert.Equal(t, tc.reason, sc.Reason)
+			}
 			if tc.errContains != "" {
 				require.Error(t, sc.Err)
 				assert.Contains(t, sc.Err.Error(), tc.errContains)

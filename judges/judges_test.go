@@ -273,13 +273,34 @@ func TestAveragePrecision(t *testing.T) {
 
 func TestContextPrecisionWithModel(t *testing.T) {
 	t.Parallel()
-	m := &fakeModel{replies: map[string][]string{"context.precision": {
-		`{"verdicts":[{"context":"c1","useful":false,"reason":"about the fair"},{"context":"c2","useful":true,"reason":"height"}]}`,
-	}}}
-	sc, err := ContextPrecision{Model: m}.Score(context.Background(), ragSample)
-	require.NoError(t, err)
-	assert.InDelta(t, 0.5, sc.Value, 1e-9)
-	assert.Equal(t, []eval.SourceRating{{URL: "c1", Rating: 0, Basis: "about the fair"}, {URL: "c2", Rating: 1, Basis: "height"}}, sc.Evidence.Sources)
+	tests := map[string]struct {
+		reply   string
+		value   float64
+		sources []eval.SourceRating
+		reason  string
+	}{
+		"a verdict per context": {
+			reply: `{"verdicts":[{"context":"c1","useful":false,"reason":"about the fair"},{"context":"c2","useful":true,"reason":"height"}]}`,
+			value: 0.5, sources: []eval.SourceRating{{URL: "c1", Rating: 0, Basis: "about the fair"}, {URL: "c2", Rating: 1, Basis: "height"}},
+			reason: "1 of 2 contexts useful; rank-weighted precision 0.50",
+		},
+		"a skipped context is said, not silent": {
+			reply: `{"verdicts":[{"context":"c1","useful":true,"reason":"date"}]}`,
+			value: 1, sources: []eval.SourceRating{{URL: "c1", Rating: 1, Basis: "date"}, {URL: "c2", Rating: 0, Basis: "no verdict given; counted as not useful"}},
+			reason: "1 of 2 contexts useful; rank-weighted precision 1.00; 1 left without a verdict by the model, counted as not useful",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := &fakeModel{replies: map[string][]string{"context.precision": {tc.reply}}}
+			sc, err := ContextPrecision{Model: m}.Score(context.Background(), ragSample)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.Equal(t, tc.sources, sc.Evidence.Sources)
+			assert.Equal(t, tc.reason, sc.Reason)
+		})
+	}
 }
 
 func TestContextRecallNeedsAReference(t *testing.T) {

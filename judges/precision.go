@@ -42,6 +42,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 	}
 	useful := make([]bool, len(ps))
 	reasons := make([]string, len(ps))
+	unjudged := 0
 	var u llm.Usage
 	if offline(p.Model) {
 		for i, c := range ps {
@@ -73,6 +74,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 			reasons[i] = v.Reason
 			if !ok {
 				reasons[i] = "no verdict given; counted as not useful"
+				unjudged++
 			}
 		}
 	}
@@ -89,6 +91,10 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 	}
 	sc.Evidence.Counts = map[string]float64{"contexts": float64(len(ps)), "useful": float64(n)}
 	sc.Reason = fmt.Sprintf("%d of %d contexts useful; rank-weighted precision %.2f", n, len(ps), v)
+	if unjudged > 0 {
+		sc.Evidence.Counts["unjudged"] = float64(unjudged)
+		sc.Reason += fmt.Sprintf("; %d left without a verdict by the model, counted as not useful", unjudged)
+	}
 	return sc, nil
 }
 

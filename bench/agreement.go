@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -233,4 +234,43 @@ func AUC(values []float64, labels []bool) float64 {
 	}
 	u := rankSum - float64(pos)*float64(pos+1)/2
 	return u / (float64(pos) * float64(neg))
+}
+
+// BootstrapBalancedAccuracy returns a 95% percentile interval for the
+// balanced accuracy of values against labels at threshold, from reps
+// stratified bootstrap resamples (positives and negatives each redrawn
+// with replacement at their own count). The generator has a fixed seed, so
+// the interval is the same on every run. With one class missing, or reps
+// below 1, both bounds are the point estimate.
+func BootstrapBalancedAccuracy(values []float64, labels []bool, threshold float64, reps int) (lo, hi float64) {
+	mustPair(values, labels)
+	var pos, neg []bool // whether each row is called positive
+	for i, v := range values {
+		if labels[i] {
+			pos = append(pos, v >= threshold)
+		} else {
+			neg = append(neg, v >= threshold)
+		}
+	}
+	point := ConfusionAt(values, labels, threshold).BalancedAccuracy()
+	if len(pos) == 0 || len(neg) == 0 || reps < 1 {
+		return point, point
+	}
+	rng := rand.New(rand.NewPCG(0x5eed, 0xba1acc))
+	share := func(called []bool, want bool) float64 {
+		n := 0
+		for range called {
+			if called[rng.IntN(len(called))] == want {
+				n++
+			}
+		}
+		return float64(n) / float64(len(called))
+	}
+	stats := make([]float64, reps)
+	for r := range stats {
+		stats[r] = (share(pos, true) + share(neg, false)) / 2
+	}
+	slices.Sort(stats)
+	at := func(q float64) float64 { return stats[min(int(q*float64(reps)), reps-1)] }
+	return at(0.025), at(0.975)
 }

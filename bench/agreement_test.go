@@ -179,3 +179,45 @@ func TestMismatchedLengthsPanic(t *testing.T) {
 	assert.Panics(t, func() { BestThreshold([]float64{1}, nil) })
 	assert.Panics(t, func() { AUC(nil, []bool{true}) })
 }
+
+func TestBootstrapBalancedAccuracy(t *testing.T) {
+	t.Parallel()
+	// n rows per class; the judge is right on 80% of each class.
+	rows := func(n int) ([]float64, []bool) {
+		var vs []float64
+		var ls []bool
+		for i := range n {
+			right := i%5 != 0
+			vs = append(vs, map[bool]float64{true: 0.9, false: 0.1}[right])
+			ls = append(ls, true)
+			vs = append(vs, map[bool]float64{true: 0.1, false: 0.9}[right])
+			ls = append(ls, false)
+		}
+		return vs, ls
+	}
+	tests := map[string]struct {
+		n        int
+		maxWidth float64
+		minWidth float64
+	}{
+		"20 a class: wide":    {n: 20, minWidth: 0.15, maxWidth: 0.35},
+		"75 a class (BEGIN)":  {n: 75, minWidth: 0.08, maxWidth: 0.18},
+		"1000 a class: tight": {n: 1000, minWidth: 0.02, maxWidth: 0.05},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			vs, ls := rows(tc.n)
+			lo, hi := BootstrapBalancedAccuracy(vs, ls, 0.5, 2000)
+			assert.LessOrEqual(t, lo, 0.8)
+			assert.GreaterOrEqual(t, hi, 0.8)
+			assert.Greater(t, hi-lo, tc.minWidth)
+			assert.Less(t, hi-lo, tc.maxWidth)
+			lo2, hi2 := BootstrapBalancedAccuracy(vs, ls, 0.5, 2000)
+			assert.Equal(t, [2]float64{lo, hi}, [2]float64{lo2, hi2}, "the same on every run")
+		})
+	}
+	t.Run("one class: the point estimate", func(t *testing.T) {
+		lo, hi := BootstrapBalancedAccuracy([]float64{0.9, 0.1}, []bool{true, true}, 0.5, 2000)
+		assert.Equal(t, [2]float64{0.5, 0.5}, [2]float64{lo, hi}, "the recall of the one class present")
+	})
+}

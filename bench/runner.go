@@ -70,7 +70,14 @@ type ThresholdResult struct {
 	Recall           float64 `json:"recall"`
 	F1               float64 `json:"f1"`
 	Kappa            float64 `json:"kappa"`
+	// BalancedAccuracyCI is a 95% bootstrap interval for BalancedAccuracy
+	// (BootstrapBalancedAccuracy), set for the fixed threshold only: the
+	// best threshold's figure is optimistic whatever its interval.
+	BalancedAccuracyCI *[2]float64 `json:"balanced_accuracy_ci95,omitempty"`
 }
+
+// bootstrapReps is how many resamples the agreement interval draws.
+const bootstrapReps = 2000
 
 func newThresholdResult(t float64, c Confusion) ThresholdResult {
 	return ThresholdResult{
@@ -202,13 +209,15 @@ func Agree(ctx context.Context, records []Record, job Job, opts AgreeOptions) (A
 	res.Best = newThresholdResult(BestThreshold(values, labels))
 	if opts.Threshold != nil {
 		fixed := newThresholdResult(*opts.Threshold, ConfusionAt(values, labels, *opts.Threshold))
+		lo, hi := BootstrapBalancedAccuracy(values, labels, *opts.Threshold, bootstrapReps)
+		fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
 		res.Fixed = &fixed
 	}
 	return res, nil
 }
 
 // MarkdownHeader is the header of the table whose rows Markdown renders.
-const MarkdownHeader = "| metric | label | n (pos/neg) | defaulted | errors | skipped | AUC | threshold | bal. acc. | kappa | F1 | TP/FP/TN/FN |\n" +
+const MarkdownHeader = "| metric | label | n (pos/neg) | defaulted | errors | skipped | AUC | threshold | bal. acc. [95% CI] | kappa | F1 | TP/FP/TN/FN |\n" +
 	"|---|---|---|---|---|---|---|---|---|---|---|---|\n"
 
 // Markdown renders the result as rows of a table with MarkdownHeader: one
@@ -221,9 +230,13 @@ func (r AgreeResult) Markdown() string {
 	}
 	var b strings.Builder
 	row := func(th string, t ThresholdResult) {
+		ba := f3(t.BalancedAccuracy)
+		if ci := t.BalancedAccuracyCI; ci != nil && r.Positives > 0 && r.Positives < r.N {
+			ba += " [" + f3(ci[0]) + ", " + f3(ci[1]) + "]"
+		}
 		fmt.Fprintf(&b, "| %s | %s | %d (%d/%d) | %d | %d | %d | %s | %s | %s | %s | %s | %d/%d/%d/%d |\n",
 			r.Metric, r.Label, r.N, r.Positives, r.N-r.Positives, r.Defaulted, r.Errors, r.Skipped,
-			auc, th, f3(t.BalancedAccuracy), f3(t.Kappa), f3(t.F1), t.TP, t.FP, t.TN, t.FN)
+			auc, th, ba, f3(t.Kappa), f3(t.F1), t.TP, t.FP, t.TN, t.FN)
 	}
 	if r.Fixed != nil {
 		row(fmtThreshold(r.Fixed.Threshold), *r.Fixed)

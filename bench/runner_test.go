@@ -138,7 +138,7 @@ func TestAgree(t *testing.T) {
 	assert.InDelta(t, 0.8, res.Fixed.F1, 1e-12)
 
 	assert.Equal(t, MarkdownHeader+
-		"| faithfulness | faithful | 5 (2/3) | 1 | 4 | 1 | 1.000 | 0.5 | 0.833 | 0.615 | 0.800 | 2/1/2/0 |\n"+
+		"| faithfulness | faithful | 5 (2/3) | 1 | 4 | 1 | 1.000 | 0.5 | 0.833 [0.500, 1.000] | 0.615 | 0.800 | 2/1/2/0 |\n"+
 		"| faithfulness | faithful | 5 (2/3) | 1 | 4 | 1 | 1.000 | best 0.7 | 1.000 | 1.000 | 1.000 | 2/0/3/0 |\n",
 		MarkdownHeader+res.Markdown())
 
@@ -148,7 +148,7 @@ func TestAgree(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	var fixed map[string]any
 	require.NoError(t, json.Unmarshal(back["fixed"], &fixed))
-	assert.ElementsMatch(t, []string{"threshold", "tp", "fp", "tn", "fn", "balanced_accuracy", "accuracy", "precision", "recall", "f1", "kappa"},
+	assert.ElementsMatch(t, []string{"threshold", "tp", "fp", "tn", "fn", "balanced_accuracy", "accuracy", "precision", "recall", "f1", "kappa", "balanced_accuracy_ci95"},
 		slices.Collect(maps.Keys(fixed)))
 	var again AgreeResult
 	require.NoError(t, json.Unmarshal(b, &again))

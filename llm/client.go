@@ -128,6 +128,9 @@ func (c *Client) Usage() Usage {
 	return c.total
 }
 
+// MaxCost is the cost budget in US dollars; 0 means none.
+func (c *Client) MaxCost() float64 { return c.cfg.MaxCostUSD }
+
 // BudgetStops is how many calls the cost budget refused.
 func (c *Client) BudgetStops() int {
 	c.mu.Lock()

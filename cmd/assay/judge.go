@@ -291,7 +291,16 @@ func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
 		total.in += r.in
 		total.out += r.out
 	}
-	fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", "total", total.calls, total.in, total.out, prices.Cost(c.Name(), total.in, total.out))
+	cost := prices.Cost(c.Name(), total.in, total.out)
+	fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", "total", total.calls, total.in, total.out, cost)
+	switch limit := c.MaxCost(); {
+	case limit <= 0:
+	case cost > limit:
+		fmt.Fprintf(w, "over --max-cost $%.4f: new calls would stop after about %.0f%% of the estimate; the judges left would score neutral defaults\n",
+			limit, 100*limit/cost)
+	default:
+		fmt.Fprintf(w, "within --max-cost $%.4f\n", limit)
+	}
 	if c.Name() == "offline" {
 		fmt.Fprintln(w, "offline makes no model calls; the figures are what a model would need")
 	}

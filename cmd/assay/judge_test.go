@@ -163,3 +163,25 @@ func TestJudgeSummaryKeepsDefaultsApart(t *testing.T) {
 		"source_relevance  4/6     0.750  0.750  4/4 (>= 0.5)  2\n")
 	assert.Contains(t, errOut, "neutral defaults 2")
 }
+
+// TestDryRunBudget: a dry run under --max-cost says whether the estimate
+// fits, and makes no call either way.
+func TestDryRunBudget(t *testing.T) {
+	srv := llmtest.New(t)
+	env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL()}
+	tests := map[string]struct {
+		maxCost string
+		want    string
+	}{
+		"fits":     {"1", "within --max-cost $1.0000"},
+		"too much": {"0.000001", "over --max-cost $0.0000: new calls would stop after about 0% of the estimate"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := runEnv(t, env, "judge", "--dry-run", "--max-cost", tc.maxCost, "--metric", "faithfulness", "../../fixtures/rag/labelled.jsonl")
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, tc.want)
+			assert.Equal(t, 0, srv.Calls())
+		})
+	}
+}

@@ -117,7 +117,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		}
 		return judges.DefaultThreshold(m, client)
 	}}
-	defaulted := 0
+	defaulted, done := 0, 0
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
@@ -133,6 +133,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 				return werr
 			}
 		}
+		done++
 		werr = out.flush()
 		return werr
 	})
@@ -141,18 +142,22 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if cerr := out.close(err == nil && werr == nil); werr == nil {
 		werr = cerr
 	}
+	interrupted := err != nil && cmd.Context().Err() != nil
+	if werr == nil && (err == nil || interrupted) {
+		// An interrupted run still shows what it judged and spent.
+		if len(recs) > 1 {
+			_ = bench.Format(cmd.ErrOrStderr(), tally.Summaries())
+		}
+		f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
+	}
 	switch {
 	case werr != nil:
 		return &exitError{code: exitInfra, err: werr}
-	case err != nil && cmd.Context().Err() != nil:
-		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted: %w", err)}
+	case interrupted:
+		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted after %d of %d records: %w", done, len(recs), err)}
 	case err != nil:
 		return inputErr(fmt.Errorf("%s: %w", displayName(file), err))
 	}
-	if len(recs) > 1 {
-		_ = bench.Format(cmd.ErrOrStderr(), tally.Summaries())
-	}
-	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
 	if err := f.llm.strictErr(defaulted); err != nil {
 		return err
 	}

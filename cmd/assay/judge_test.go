@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
@@ -184,4 +185,31 @@ func TestDryRunBudget(t *testing.T) {
 			assert.Equal(t, 0, srv.Calls())
 		})
 	}
+}
+
+// TestJudgeInterrupted cancels a run while two records wait on a stalled
+// model: the four judged records are written as well-formed JSON, the
+// summary shows them, and the exit says how far the run got.
+func TestJudgeInterrupted(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "Great Wall") {
+				return llmtest.Reply{Delay: time.Minute}
+			}
+		}
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"judge", "--no-cache", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl"},
+		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, exitInfra, code)
+	var rs []judgeResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rs), out.String())
+	require.Len(t, rs, 4)
+	assert.Equal(t, []string{"r1", "r2", "r3", "r4"}, []string{rs[0].ID, rs[1].ID, rs[2].ID, rs[3].ID})
+	assert.Contains(t, errb.String(), "source_relevance  4/4")
+	assert.Contains(t, errb.String(), "interrupted after 4 of 6 records")
 }

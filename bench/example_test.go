@@ -1,10 +1,14 @@
 package bench_test
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
 )
 
 func ExampleRead() {
@@ -38,4 +42,27 @@ func ExampleBestThreshold() {
 		t, c, c.BalancedAccuracy(), bench.AUC(values, labels))
 	// Output:
 	// threshold 0.65: {TP:2 FP:0 TN:3 FN:1}, balanced accuracy 0.833, AUC 0.778
+}
+
+func ExampleScoreEach() {
+	recs, _ := bench.Read("set.jsonl", strings.NewReader(`{"id":"a","question":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843."]}
+{"id":"b","question":"When?","answer":"In 1901.","contexts":["In 1843."]}
+`))
+	faithfulness, _ := judges.New(judges.MetricFaithfulness, nil) // offline
+	tally := bench.Tally{Threshold: func(string) float64 { return 0.75 }}
+	err := bench.ScoreEach(context.Background(), recs, []eval.Scorer{faithfulness}, 8, func(i int, scores []eval.Score) error {
+		// Called in record order, as soon as a record is done: write it out.
+		fmt.Printf("%s: %s %.2f\n", recs[i].ID, scores[0].Metric, scores[0].Value)
+		tally.Add(scores[0])
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	_ = bench.Format(os.Stdout, tally.Summaries())
+	// Output:
+	// a: faithfulness 1.00
+	// b: faithfulness 0.00
+	// metric        scored  mean   min    passed         defaulted
+	// faithfulness  2/2     0.500  0.000  1/2 (>= 0.75)  0
 }

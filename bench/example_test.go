@@ -59,7 +59,7 @@ func ExampleScoreEach() {
 	if err != nil {
 		fmt.Println(err)
 	}
-	_ = bench.Format(os.Stdout, tally.Summaries())
+	_ = bench.FormatSummaries(os.Stdout, tally.Summaries())
 	// Output:
 	// a: faithfulness 1.00
 	// b: faithfulness 0.00

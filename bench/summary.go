@@ -18,7 +18,7 @@ type MetricSummary struct {
 	// N is the number of scores; Scored of them were not defaulted.
 	N, Scored, Defaulted int
 	// Mean and Min are over the Scored values; both are NaN when Scored is
-	// 0, and Format prints them as "-".
+	// 0, and FormatSummaries prints them as "-".
 	Mean, Min float64
 	// Passed counts Scored values at or above Threshold.
 	Passed    int
@@ -85,8 +85,8 @@ func (t *Tally) Summaries() []MetricSummary {
 	return out
 }
 
-// Format writes the summaries as an aligned table.
-func Format(w io.Writer, ss []MetricSummary) error {
+// FormatSummaries writes the summaries as an aligned table.
+func FormatSummaries(w io.Writer, ss []MetricSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tscored\tmean\tmin\tpassed\tdefaulted")
 	for _, s := range ss {

@@ -65,7 +65,7 @@ func TestTally(t *testing.T) {
 			}
 			if tc.table != "" {
 				var b bytes.Buffer
-				require.NoError(t, Format(&b, got))
+				require.NoError(t, FormatSummaries(&b, got))
 				assert.Equal(t, tc.table, b.String())
 			}
 		})

@@ -146,7 +146,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if werr == nil && (err == nil || interrupted) {
 		// An interrupted run still shows what it judged and spent.
 		if len(recs) > 1 {
-			_ = bench.Format(cmd.ErrOrStderr(), tally.Summaries())
+			_ = bench.FormatSummaries(cmd.ErrOrStderr(), tally.Summaries())
 		}
 		f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
 	}

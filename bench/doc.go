@@ -16,5 +16,12 @@
 // [Agree] scores every labelled record in parallel and compares the values
 // with the labels: ROC AUC, the confusion matrix at a fixed threshold, and
 // the threshold with the best balanced accuracy ([BestThreshold]).
-// Defaulted scores are counted and left out of the statistics.
+// Defaulted scores are counted and left out of the statistics;
+// [BootstrapBalancedAccuracy] says how far the figure can be trusted on a
+// set of that size.
+//
+// [ScoreEach] runs scorers over records under a concurrency limit and hands
+// each record's scores back in record order as soon as it is done, so
+// results can be written while the rest are judged; [Tally] summarises them
+// per metric, neutral defaults counted apart and never averaged in.
 package bench

@@ -70,6 +70,16 @@ func (t *Tally) threshold(metric string) float64 {
 	return t.Threshold(metric)
 }
 
+// Defaulted is how many of the scores, over every metric, were neutral
+// defaults.
+func (t *Tally) Defaulted() int {
+	n := 0
+	for _, m := range t.by {
+		n += m.defaulted
+	}
+	return n
+}
+
 // Summaries returns one MetricSummary per metric seen, in first-seen order.
 func (t *Tally) Summaries() []MetricSummary {
 	out := make([]MetricSummary, 0, len(t.order))

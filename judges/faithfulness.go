@@ -140,13 +140,7 @@ func supportedShare(claims []eval.Claim) float64 {
 	if len(claims) == 0 {
 		return 1
 	}
-	n := 0
-	for _, c := range claims {
-		if c.Verdict == eval.VerdictSupported {
-			n++
-		}
-	}
-	return float64(n) / float64(len(claims))
+	return float64(countVerdict(claims, eval.VerdictSupported)) / float64(len(claims))
 }
 
 // supportClaims maps offline support results to claims with verdicts.

@@ -71,9 +71,8 @@ func ChatJSON(ctx context.Context, c Chatter, req Request, out any) (Usage, erro
 	if err != nil {
 		return u, fmt.Errorf("repair after %v: %w", perr, err)
 	}
-	// Start from zero: fields of the rejected reply must not fill gaps in
-	// the repaired one.
-	reflect.ValueOf(out).Elem().SetZero()
+	// DecodeJSON starts from zero: fields of the rejected reply cannot fill
+	// gaps in the repaired one.
 	if err := DecodeJSON(resp2.Content, out); err != nil {
 		return u, err
 	}

@@ -117,7 +117,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		}
 		return judges.DefaultThreshold(m, client)
 	}}
-	defaulted, done := 0, 0
+	done := 0
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
@@ -125,9 +125,6 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		for _, sc := range scores {
 			tally.Add(sc)
 			r := resultOf(recs[i].ID, sc)
-			if r.Defaulted {
-				defaulted++
-			}
 			f.min.count(r)
 			if werr = out.write(r); werr != nil {
 				return werr
@@ -143,6 +140,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		werr = cerr
 	}
 	interrupted := err != nil && cmd.Context().Err() != nil
+	defaulted := tally.Defaulted()
 	if werr == nil && (err == nil || interrupted) {
 		// An interrupted run still shows what it judged and spent.
 		if len(recs) > 1 {
@@ -266,17 +264,6 @@ func (rw *resultWriter) close(complete bool) error {
 		rw.w.WriteString("\n]\n")
 	}
 	return rw.w.Flush()
-}
-
-// printResults writes rs at once (see resultWriter).
-func printResults(w io.Writer, format string, rs []judgeResult) error {
-	rw := newResultWriter(w, format)
-	for _, r := range rs {
-		if err := rw.write(r); err != nil {
-			return err
-		}
-	}
-	return rw.close(true)
 }
 
 // planRow is one line of a dry run's table.

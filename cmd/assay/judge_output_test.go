@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +77,16 @@ func TestResultWriterFailedEmpty(t *testing.T) {
 		require.NoError(t, newResultWriter(&b, format).close(false))
 		assert.Empty(t, b.String(), format)
 	}
+}
+
+// printResults writes rs at once with a resultWriter, as a run that
+// finished does.
+func printResults(w io.Writer, format string, rs []judgeResult) error {
+	rw := newResultWriter(w, format)
+	for _, r := range rs {
+		if err := rw.write(r); err != nil {
+			return err
+		}
+	}
+	return rw.close(true)
 }

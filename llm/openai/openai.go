@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -210,9 +211,10 @@ func classify(err error, r *reply) error {
 	switch {
 	case errors.As(err, &reqErr):
 		// A non-JSON error body (an HTML 502 from a proxy), or one without
-		// an "error" object.
-		msg := string(reqErr.Body)
-		if errors.As(reqErr.Err, &apiErr) {
+		// an "error" object: {"error": "text"} (Ollama, LM Studio) or a
+		// top-level "message" (vLLM).
+		msg := bodyMessage(reqErr.Body)
+		if errors.As(reqErr.Err, &apiErr) && apiErr.Message != "" {
 			msg = apiErr.Message
 		}
 		return &llm.StatusError{Code: reqErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: clip(msg, 300), Err: err}
@@ -228,6 +230,25 @@ func classify(err error, r *reply) error {
 		return fmt.Errorf("decode %d response: %w", r.status, err)
 	}
 	return err
+}
+
+// bodyMessage is the text of an error body that go-openai could not read
+// as an OpenAI error object: the "error" string or top-level "message" of a
+// JSON body, else the body itself.
+func bodyMessage(body []byte) string {
+	var e struct {
+		Error   json.RawMessage `json:"error"`
+		Message json.RawMessage `json:"message"`
+	}
+	if json.Unmarshal(body, &e) == nil {
+		for _, raw := range []json.RawMessage{e.Error, e.Message} {
+			var s string
+			if json.Unmarshal(raw, &s) == nil && s != "" {
+				return s
+			}
+		}
+	}
+	return string(body)
 }
 
 func clip(s string, n int) string {

@@ -137,6 +137,18 @@ func TestFaults(t *testing.T) {
 			replies: []llmtest.Reply{{Status: 502, Body: "<html><body>Bad gateway</body></html>"}, ok},
 			calls:   2, retries: 1, max: time.Second,
 		},
+		"503 while the model loads (llama.cpp server) then 200": {
+			replies: []llmtest.Reply{{Status: 503, Body: `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`}, ok},
+			calls:   2, retries: 1, max: time.Second,
+		},
+		"404 with a string error (Ollama) is permanent": {
+			replies: []llmtest.Reply{{Status: 404, Body: `{"error":"model \"judge-1\" not found, try pulling it first"}`}, ok},
+			calls:   1, max: time.Second,
+			check: func(t *testing.T, err error) {
+				statusIs(404)(t, err)
+				assert.ErrorContains(t, err, `status 404: model "judge-1" not found, try pulling it first`)
+			},
+		},
 		"400 is permanent": {
 			replies: []llmtest.Reply{{Status: 400}, ok},
 			calls:   1, check: statusIs(400), max: time.Second,
@@ -461,6 +473,22 @@ func TestStatusErrors(t *testing.T) {
 		"500 JSON without an error object": {
 			reply: llmtest.Reply{Status: 500, Body: `{"detail": "boom"}`}, code: 500,
 			message: `{"detail": "boom"}`,
+		},
+		"404 with a string error (Ollama, LM Studio)": {
+			reply: llmtest.Reply{Status: 404, Body: `{"error":"model \"judge-1\" not found, try pulling it first"}`}, code: 404,
+			message: `model "judge-1" not found, try pulling it first`,
+		},
+		"400 with a top-level message (vLLM)": {
+			reply: llmtest.Reply{Status: 400, Body: `{"object":"error","message":"This model's maximum context length is 4096 tokens.","type":"BadRequestError","param":null,"code":400}`},
+			code:  400, message: "This model's maximum context length is 4096 tokens.",
+		},
+		"503 while loading (llama.cpp server)": {
+			reply: llmtest.Reply{Status: 503, Body: `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`}, code: 503,
+			message: "Loading model", apiError: true,
+		},
+		"500 plain text": {
+			reply: llmtest.Reply{Status: 500, Body: "Internal Server Error"}, code: 500,
+			message: "Internal Server Error",
 		},
 	}
 	for name, tc := range tests {

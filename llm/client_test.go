@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -71,7 +72,15 @@ func TestClientRetries(t *testing.T) {
 		"503 then success":    {errs: []error{&StatusError{Code: 503}}, attempts: 2, retries: 1},
 		"408 and 409 retried": {errs: []error{&StatusError{Code: 408}, &StatusError{Code: 409}}, attempts: 3, retries: 2},
 		"429 honours a capped Retry-After": {
-			errs: []error{&StatusError{Code: 429, RetryAfter: time.Hour}}, attempts: 2, retries: 1, minTime: 30 * time.Millisecond,
+			errs: []error{&StatusError{Code: 429, RetryAfter: time.Minute}}, attempts: 2, retries: 1, minTime: 30 * time.Millisecond,
+		},
+		"429 whose Retry-After passes MaxElapsed gives up at once": {
+			errs: []error{&StatusError{Code: 429, RetryAfter: time.Hour}}, attempts: 1,
+			wantErr: func(err error) bool {
+				var se *StatusError
+				return errors.As(err, &se) && se.Code == 429 &&
+					strings.Contains(err.Error(), "the server asked to wait 1h0m0s before retrying, past the retry time limit of 2m0s")
+			},
 		},
 		"401 is permanent": {
 			errs: []error{&StatusError{Code: 401}}, attempts: 1,

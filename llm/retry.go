@@ -18,7 +18,9 @@ type RetryPolicy struct {
 	// Initial is the first backoff interval [500ms]; Max caps each
 	// interval [20s].
 	Initial, Max time.Duration
-	// MaxElapsed bounds the time spent retrying one call [2m].
+	// MaxElapsed bounds the time spent retrying one call [2m]. A
+	// Retry-After hint that ends past it ends the retries at once, with an
+	// error that says so.
 	MaxElapsed time.Duration
 	// MaxRetryAfter caps a server's Retry-After hint [60s].
 	MaxRetryAfter time.Duration
@@ -43,12 +45,16 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// hinted is a BackOff that waits at least the server's Retry-After hint
-// when the last error carried one.
+// hinted is a BackOff that waits the server's Retry-After hint, capped at
+// max, when the last error carried one. A hint that ends past the retry
+// time limit stops the retries, and refused keeps it: retrying sooner than
+// the server asked would only be refused again.
 type hinted struct {
 	backoff.BackOff
-	hint time.Duration
-	max  time.Duration
+	exp     *backoff.ExponentialBackOff
+	hint    time.Duration
+	max     time.Duration
+	refused time.Duration
 }
 
 func (h *hinted) NextBackOff() time.Duration {
@@ -58,6 +64,9 @@ func (h *hinted) NextBackOff() time.Duration {
 	}
 	if h.hint > 0 {
 		d = min(h.hint, h.max)
+		if lim := h.exp.MaxElapsedTime; lim > 0 && h.exp.GetElapsedTime()+h.hint > lim {
+			h.refused, d = h.hint, backoff.Stop
+		}
 		h.hint = 0
 	}
 	return d
@@ -77,7 +86,7 @@ func (p RetryPolicy) do(ctx context.Context, op func() error, notify func(attemp
 		backoff.WithRandomizationFactor(0.5),
 	)
 	retries := max(p.MaxRetries, 0)
-	h := &hinted{BackOff: backoff.WithMaxRetries(exp, uint64(retries)), max: p.MaxRetryAfter}
+	h := &hinted{BackOff: backoff.WithMaxRetries(exp, uint64(retries)), exp: exp, max: p.MaxRetryAfter}
 	attempts := 0
 	var last error
 	err := backoff.RetryNotify(func() error {
@@ -97,6 +106,12 @@ func (p RetryPolicy) do(ctx context.Context, op func() error, notify func(attemp
 			notify(attempts, err, wait)
 		}
 	})
+	if err != nil && h.refused > 0 && ctx.Err() == nil {
+		// The server asked for a wait past the retry time limit: give up
+		// now rather than sleep past it or retry too soon.
+		err = fmt.Errorf("%w (the server asked to wait %v before retrying, past the retry time limit of %v)",
+			err, h.refused.Round(time.Millisecond), p.MaxElapsed)
+	}
 	if cerr := ctx.Err(); err != nil && cerr != nil && last != nil && !errors.Is(last, cerr) {
 		// The caller's deadline ended the retries: say so, and what the
 		// model server last said.

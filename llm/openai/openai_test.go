@@ -677,3 +677,46 @@ func TestRepairDoesNotInheritFieldsOfTheRejectedReply(t *testing.T) {
 	require.ErrorIs(t, err, llm.ErrInvalidOutput)
 	assert.Equal(t, 2, srv.Calls())
 }
+
+func TestRetryAfterPastTheRetryTimeLimit(t *testing.T) {
+	t.Parallel()
+	in30s := func() string { return time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat) }
+	tests := map[string]struct {
+		reply llmtest.Reply
+		calls int
+		check func(*testing.T, error) // nil: success
+	}{
+		"Retry-After seconds past the limit gives up at once": {
+			reply: llmtest.Reply{Status: 429, RetryAfter: "30"}, calls: 1,
+		},
+		"Retry-After HTTP date past the limit gives up at once": {
+			reply: llmtest.Reply{Status: 429, RetryAfter: in30s()}, calls: 1,
+		},
+		"retry-after-ms past the limit gives up at once": {
+			reply: llmtest.Reply{Status: 503, Header: http.Header{"Retry-After-Ms": {"30000"}}}, calls: 1,
+		},
+		"Retry-After within the limit is waited for": {
+			reply: llmtest.Reply{Status: 429, RetryAfter: "0.1"}, calls: 2,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Script(tc.reply), llmtest.Default(ok))
+			c := llm.New(llm.Config{Backend: newBackend(t, srv, nil), Retry: llm.RetryPolicy{MaxElapsed: 2 * time.Second}})
+			start := time.Now()
+			_, err := c.Chat(t.Context(), request())
+			took := time.Since(start)
+			assert.Equal(t, tc.calls, srv.Calls())
+			assert.Less(t, took, 1500*time.Millisecond, "the retry time limit is 2s")
+			if tc.calls == 2 {
+				require.NoError(t, err)
+				return
+			}
+			var se *llm.StatusError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tc.reply.Status, se.Code)
+			assert.ErrorContains(t, err, "retry time limit of 2s")
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -144,7 +145,10 @@ func (c *Client) Prices() Prices { return c.prices }
 // Counter is the token counter used for estimates.
 func (c *Client) Counter() TokenCounter { return c.counter }
 
-// Chat sends req, or answers it from the cache.
+// Chat sends req, or answers it from the cache. Identical calls in flight
+// share one request; each caller still returns when its own ctx ends, and
+// one whose shared request failed because its sender's ctx ended sends it
+// again.
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	key := c.key(req)
 	if c.cfg.Cache != nil {
@@ -158,23 +162,50 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 			return r, nil
 		}
 	}
-	led := false
-	v, err, _ := c.flight.Do(key, func() (any, error) {
-		led = true
-		r, err := c.send(ctx, req)
-		if err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
-			// A cache that cannot write is not worth failing a judge for.
-			_ = c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r)
+	for {
+		var led atomic.Bool
+		ch := c.flight.DoChan(key, func() (any, error) {
+			led.Store(true)
+			r, err := c.send(ctx, req)
+			if err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
+				// A cache that cannot write is not worth failing a judge for.
+				_ = c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r)
+			}
+			return shared{r, ctx.Err() != nil}, err
+		})
+		// A caller that shares another's call waits only as long as its
+		// own context allows. The sender waits for its call, which ends
+		// with its context, to say what the server last answered.
+		var res singleflight.Result
+		select {
+		case res = <-ch:
+		case <-ctx.Done():
+			if !led.Load() {
+				return Response{}, ctx.Err()
+			}
+			res = <-ch
 		}
-		return r, err
-	})
-	r, _ := v.(Response)
-	if !led {
+		v, _ := res.Val.(shared)
+		if led.Load() {
+			return v.r, res.Err
+		}
+		if res.Err != nil && v.senderGone && ctx.Err() == nil {
+			// The call failed because its sender went away, not because of
+			// the model: send it again.
+			continue
+		}
 		// The call was shared with an identical one in flight: only the
 		// caller that sent it pays for it.
-		r.Usage = Usage{}
+		v.r.Usage = Usage{}
+		return v.r, res.Err
 	}
-	return r, err
+}
+
+// shared is the result of a call that identical calls in flight share:
+// the reply, and whether the caller that sent it had gone away by the end.
+type shared struct {
+	r          Response
+	senderGone bool
 }
 
 // send runs one call through the budget, the limits and the retry loop.

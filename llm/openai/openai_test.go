@@ -720,3 +720,63 @@ func TestRetryAfterPastTheRetryTimeLimit(t *testing.T) {
 		})
 	}
 }
+
+// Identical calls in flight share one request; each caller's context
+// still bounds its own wait.
+func TestSharedCallAndContexts(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		leader, follower time.Duration // each caller's deadline; 0 is none
+		leaderErr        bool
+		followerErr      error
+		calls            int
+		maxFollower      time.Duration
+	}{
+		"a follower's deadline ends its wait, not the shared call": {
+			follower: 150 * time.Millisecond, followerErr: context.DeadlineExceeded, calls: 1, maxFollower: time.Second,
+		},
+		"a follower outlives a leader whose deadline ended": {
+			leader: 150 * time.Millisecond, leaderErr: true, calls: 2, maxFollower: 2500 * time.Millisecond,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: good, Delay: 800 * time.Millisecond}))
+			c := newClient(newBackend(t, srv, nil), nil)
+			withDeadline := func(d time.Duration) (context.Context, context.CancelFunc) {
+				if d == 0 {
+					return context.WithCancel(t.Context())
+				}
+				return context.WithTimeout(t.Context(), d)
+			}
+			lctx, lcancel := withDeadline(tc.leader)
+			defer lcancel()
+			leaderDone := make(chan error, 1)
+			go func() {
+				_, err := c.Chat(lctx, request())
+				leaderDone <- err
+			}()
+			require.Eventually(t, func() bool { return srv.Calls() == 1 }, 2*time.Second, 5*time.Millisecond)
+
+			fctx, fcancel := withDeadline(tc.follower)
+			defer fcancel()
+			start := time.Now()
+			resp, err := c.Chat(fctx, request())
+			took := time.Since(start)
+			if tc.followerErr != nil {
+				require.ErrorIs(t, err, tc.followerErr)
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, good, resp.Content)
+			}
+			assert.Less(t, took, tc.maxFollower)
+			if tc.leaderErr {
+				assert.Error(t, <-leaderDone)
+			} else {
+				assert.NoError(t, <-leaderDone)
+			}
+			assert.Equal(t, tc.calls, srv.Calls())
+		})
+	}
+}

@@ -12,9 +12,12 @@
 //   - Schemas are sent as Config.Output says: structured outputs
 //     (JSONSchema, the default), JSON mode with the schema in the system
 //     message (JSONObject), or the schema in the prompt alone (Prompt).
-//   - HTTP errors become *llm.StatusError with the status and the server's
-//     Retry-After, which go-openai drops and a wrapped HTTP client records;
-//     transport errors pass through unchanged, so llm.Temporary sees them.
+//   - HTTP errors become *llm.StatusError with the status, the message
+//     of the error body in whatever shape the server sends it, and the
+//     server's retry-after-ms, Retry-After or, lacking both, the reset of
+//     an exhausted x-ratelimit limit, which go-openai drops and a wrapped
+//     HTTP client records; transport errors pass through unchanged, so
+//     llm.Temporary sees them.
 //   - A refusal or content filter is *llm.RefusalError; no choices or an
 //     empty message, llm.ErrEmpty.
 //   - Config.Timeout bounds each attempt; the caller's context bounds all.

@@ -160,10 +160,9 @@ func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.U
 // written inside Do and read after the SDK call returns, on the same
 // goroutine.
 type reply struct {
-	seen       bool
-	status     int
-	retryAfter string
-	retryMS    string
+	seen   bool
+	status int
+	header http.Header
 }
 
 type replyKey struct{}
@@ -186,20 +185,38 @@ func (d recorder) Do(req *http.Request) (*http.Response, error) {
 		if r, ok := req.Context().Value(replyKey{}).(*reply); ok {
 			r.seen = true
 			r.status = resp.StatusCode
-			r.retryAfter = resp.Header.Get("Retry-After")
-			r.retryMS = resp.Header.Get("Retry-After-Ms")
+			r.header = resp.Header
 		}
 	}
 	return resp, err
 }
 
 // retryAfterHint is the server's hint: OpenAI's retry-after-ms when
-// present (finer), else Retry-After.
+// present (finer), else Retry-After, else the reset time of each
+// x-ratelimit limit (requests, tokens) that has nothing remaining.
 func (r *reply) retryAfterHint(now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(r.retryMS, 64); err == nil && ms > 0 {
+	if ms, err := strconv.ParseFloat(r.header.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
 		return time.Duration(ms * float64(time.Millisecond))
 	}
-	return llm.ParseRetryAfter(r.retryAfter, now)
+	if d := llm.ParseRetryAfter(r.header.Get("Retry-After"), now); d > 0 {
+		return d
+	}
+	var d time.Duration
+	for _, limit := range []string{"requests", "tokens"} {
+		if r.header.Get("X-Ratelimit-Remaining-"+limit) == "0" {
+			d = max(d, resetAfter(r.header.Get("X-Ratelimit-Reset-"+limit), now))
+		}
+	}
+	return d
+}
+
+// resetAfter reads an x-ratelimit-reset value: a Go-style duration as
+// OpenAI sends it ("1s", "6m0s", "20ms"), or seconds.
+func resetAfter(v string, now time.Time) time.Duration {
+	if d, err := time.ParseDuration(v); err == nil {
+		return max(d, 0)
+	}
+	return llm.ParseRetryAfter(v, now)
 }
 
 // classify maps go-openai's errors to *llm.StatusError, by type, with the

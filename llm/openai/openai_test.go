@@ -466,6 +466,17 @@ func TestStatusErrors(t *testing.T) {
 			reply: llmtest.Reply{Status: 429, RetryAfter: "1", Header: http.Header{"Retry-After-Ms": {"1500"}}}, code: 429,
 			retryAfter: 1500 * time.Millisecond, message: "llmtest: scripted Too Many Requests", apiError: true,
 		},
+		"429 with x-ratelimit headers: the exhausted limit's reset": {
+			reply: llmtest.Reply{Status: 429, Header: http.Header{
+				"X-Ratelimit-Remaining-Requests": {"99"}, "X-Ratelimit-Reset-Requests": {"6m0s"},
+				"X-Ratelimit-Remaining-Tokens": {"0"}, "X-Ratelimit-Reset-Tokens": {"1.5s"},
+			}}, code: 429, retryAfter: 1500 * time.Millisecond, message: "llmtest: scripted Too Many Requests", apiError: true,
+		},
+		"429 with x-ratelimit headers: Retry-After wins": {
+			reply: llmtest.Reply{Status: 429, RetryAfter: "2", Header: http.Header{
+				"X-Ratelimit-Remaining-Requests": {"0"}, "X-Ratelimit-Reset-Requests": {"6m0s"},
+			}}, code: 429, retryAfter: 2 * time.Second, message: "llmtest: scripted Too Many Requests", apiError: true,
+		},
 		"502 HTML body": {
 			reply: llmtest.Reply{Status: 502, Body: "<html>Bad gateway</html>"}, code: 502,
 			message: "<html>Bad gateway</html>",

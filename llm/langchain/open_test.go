@@ -207,3 +207,58 @@ func TestOllama(t *testing.T) {
 		require.ErrorIs(t, err, llm.ErrNoEmbeddings)
 	})
 }
+
+func TestAnthropicStatusClassification(t *testing.T) {
+	t.Parallel()
+	in20s := time.Now().Add(20 * time.Second).UTC().Format(http.TimeFormat)
+	tests := map[string]struct {
+		status     int
+		header     http.Header
+		body       string
+		temporary  bool
+		retryAfter time.Duration // at least
+	}{
+		"429 with an HTTP-date Retry-After": {
+			status: 429, header: http.Header{"Retry-After": {in20s}},
+			body:      `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`,
+			temporary: true, retryAfter: 10 * time.Second,
+		},
+		"529 overloaded": {
+			status: 529, body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, temporary: true,
+		},
+		"502 HTML page from a proxy": {
+			status: 502, header: http.Header{"Content-Type": {"text/html"}},
+			body: "<html><body><h1>502 Bad Gateway</h1></body></html>", temporary: true,
+		},
+		"500 plain text": {status: 500, header: http.Header{"Content-Type": {"text/plain"}}, body: "Internal Server Error", temporary: true},
+		"400 invalid request": {
+			status: 400, body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}}`,
+		},
+		"401 authentication": {
+			status: 401, body: `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				for k, v := range tc.header {
+					w.Header()[k] = v
+				}
+				w.WriteHeader(tc.status)
+				_, _ = io.WriteString(w, tc.body)
+			}))
+			t.Cleanup(srv.Close)
+			b, err := langchain.OpenEnv("anthropic:claude-test", envOf(map[string]string{
+				"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL,
+			}))
+			require.NoError(t, err)
+			_, err = b.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "q"}}})
+			var se *llm.StatusError
+			require.ErrorAs(t, err, &se)
+			require.Equal(t, tc.status, se.Code)
+			require.Equal(t, tc.temporary, llm.Temporary(err))
+			require.GreaterOrEqual(t, se.RetryAfter, tc.retryAfter)
+		})
+	}
+}

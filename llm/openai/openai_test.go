@@ -791,3 +791,133 @@ func TestSharedCallAndContexts(t *testing.T) {
 		})
 	}
 }
+
+func TestCancelReturnsPromptly(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		reply llmtest.Reply
+		calls int
+	}{
+		"mid-call":          {reply: llmtest.Reply{Content: good, Delay: 10 * time.Second}, calls: 1},
+		"mid-backoff sleep": {reply: llmtest.Reply{Status: 429, RetryAfter: "10"}, calls: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Script(tc.reply), llmtest.Default(ok))
+			c := llm.New(llm.Config{Backend: newBackend(t, srv, func(c *openai.Config) { c.Timeout = time.Minute }),
+				Retry: llm.RetryPolicy{MaxRetryAfter: time.Minute}})
+			ctx, cancel := context.WithCancel(t.Context())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			start := time.Now()
+			_, err := c.Chat(ctx, request())
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Less(t, time.Since(start), 2*time.Second)
+			assert.Equal(t, tc.calls, srv.Calls())
+		})
+	}
+}
+
+func TestReplyShapes(t *testing.T) {
+	t.Parallel()
+	const content = `{\"score\": 4, \"reason\": \"supported by the source\"}`
+	tests := map[string]struct {
+		body      string
+		check     func(*testing.T, error) // nil: success
+		in, out   int
+		estimated bool
+	}{
+		"content null with tool_calls is empty": {
+			body:  `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`,
+			check: errorIs(llm.ErrEmpty),
+		},
+		"content null with a refusal is a refusal": {
+			body:  `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`,
+			check: refused,
+		},
+		"an empty message is empty": {
+			body:  `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{},"finish_reason":"stop"}]}`,
+			check: errorIs(llm.ErrEmpty),
+		},
+		"null choices are empty": {
+			body:  `{"id":"x","object":"chat.completion","choices":null}`,
+			check: errorIs(llm.ErrEmpty),
+		},
+		"missing usage is estimated": {
+			body:      `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + content + `"},"finish_reason":"stop"}]}`,
+			estimated: true,
+		},
+		"usage details and unknown fields are read past": {
+			body: `{"id":"x","object":"chat.completion","system_fingerprint":"fp_1","service_tier":"default","x_vendor":{"a":[1,2]},
+				"choices":[{"index":0,"logprobs":null,"message":{"role":"assistant","content":"` + content + `","reasoning_content":"hm","annotations":[]},"finish_reason":"stop","stop_reason":null}],
+				"usage":{"prompt_tokens":30,"completion_tokens":12,"total_tokens":42,"prompt_tokens_details":{"cached_tokens":20,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2}}}`,
+			in: 30, out: 12,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Body: tc.body}), llmtest.Default(ok))
+			c := newClient(newBackend(t, srv, nil), nil)
+			var got verdict
+			u, err := llm.ChatJSON(t.Context(), c, request(), &got)
+			assert.Equal(t, 1, srv.Calls(), "no retry, no repair")
+			if tc.check != nil {
+				require.Error(t, err)
+				tc.check(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			assert.Equal(t, tc.estimated, u.Estimated)
+			if !tc.estimated {
+				assert.Equal(t, tc.in, u.TokensIn)
+				assert.Equal(t, tc.out, u.TokensOut)
+			} else {
+				assert.Positive(t, u.TokensIn)
+			}
+		})
+	}
+}
+
+func TestEmbedReplyShapes(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		body string
+		want [][]float32
+		err  string
+	}{
+		"out of order: ordered by index": {
+			body: `{"object":"list","data":[{"object":"embedding","index":1,"embedding":[2]},{"object":"embedding","index":0,"embedding":[1]}],"usage":{"prompt_tokens":2,"total_tokens":2}}`,
+			want: [][]float32{{1}, {2}},
+		},
+		"empty data": {body: `{"object":"list","data":[]}`, err: "0 embeddings for 2 inputs"},
+		"too few":    {body: `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1]}]}`, err: "1 embeddings for 2 inputs"},
+		"too many": {
+			body: `{"object":"list","data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[2]},{"index":2,"embedding":[3]}]}`,
+			err:  "3 embeddings for 2 inputs",
+		},
+		"repeated index": {
+			body: `{"object":"list","data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]}`,
+			err:  "embedding index 0 out of range or repeated",
+		},
+		"index out of range": {
+			body: `{"object":"list","data":[{"index":0,"embedding":[1]},{"index":2,"embedding":[2]}]}`,
+			err:  "embedding index 2 out of range or repeated",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.EmbedScript(llmtest.Reply{Body: tc.body}))
+			vecs, _, err := newClient(newBackend(t, srv, nil), nil).Embed(t.Context(), []string{"a", "b"})
+			assert.Equal(t, 1, srv.EmbedCalls(), "a malformed reply is not retried")
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, vecs)
+		})
+	}
+}

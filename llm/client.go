@@ -251,12 +251,8 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 			}
 			reserved = true
 		}
-		actx := ctx
-		if c.cfg.CallTimeout > 0 {
-			var cancel context.CancelFunc
-			actx, cancel = context.WithTimeout(ctx, c.cfg.CallTimeout)
-			defer cancel()
-		}
+		actx, cancel := c.attempt(ctx)
+		defer cancel()
 		var err error
 		resp, err = c.cfg.Backend.Chat(actx, req)
 		if err == nil && resp.Content == "" {
@@ -291,16 +287,25 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	return resp, nil
 }
 
+// attempt returns the context of one attempt of a call: ctx cut at
+// CallTimeout when one is set.
+func (c *Client) attempt(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.cfg.CallTimeout > 0 {
+		return context.WithTimeout(ctx, c.cfg.CallTimeout)
+	}
+	return ctx, func() {}
+}
+
 // acquire takes a concurrency slot and the rate limits' tokens.
 func (c *Client) acquire(ctx context.Context, tokens int) error {
 	if c.rpm != nil {
 		if err := c.rpm.Wait(ctx); err != nil {
-			return err
+			return limitErr(ctx, err)
 		}
 	}
 	if c.tpm != nil {
 		if err := c.tpm.WaitN(ctx, min(tokens, c.tpm.Burst())); err != nil {
-			return err
+			return limitErr(ctx, err)
 		}
 	}
 	select {
@@ -309,6 +314,21 @@ func (c *Client) acquire(ctx context.Context, tokens int) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// limitErr is the error of a rate limiter's wait. The limiter refuses at
+// once a wait that would end past ctx's deadline, with an error of its
+// own; that is the deadline's doing, so it wraps
+// context.DeadlineExceeded, as the wait itself would have, and ends the
+// retries: a later attempt would be refused the same way.
+func limitErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if _, ok := ctx.Deadline(); ok {
+		return permanent(fmt.Errorf("%w: %v", context.DeadlineExceeded, err))
+	}
+	return err
 }
 
 func (c *Client) reserve(est float64) error {
@@ -345,8 +365,10 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 			return err
 		}
 		defer func() { <-c.sem }()
+		actx, cancel := c.attempt(ctx)
+		defer cancel()
 		var err error
-		vecs, u, err = c.cfg.Backend.Embed(ctx, texts)
+		vecs, u, err = c.cfg.Backend.Embed(actx, texts)
 		if errors.Is(err, ErrNoEmbeddings) {
 			return permanent(err)
 		}

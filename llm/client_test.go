@@ -139,15 +139,30 @@ func (h *hangFirst) Chat(ctx context.Context, req Request) (Response, error) {
 	return h.stubBackend.Chat(ctx, req)
 }
 
+func (h *hangFirst) Embed(ctx context.Context, texts []string) ([][]float32, Usage, error) {
+	if h.calls.Add(1) == 1 {
+		<-ctx.Done()
+		return nil, Usage{}, ctx.Err()
+	}
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, Usage{TokensIn: len(texts)}, nil
+}
+
 func TestClientCallTimeout(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	tests := map[string]struct {
 		timeout time.Duration
+		embed   bool
 		wantErr bool
 		retries int
 	}{
-		"a stalled attempt is cut and retried": {timeout: 50 * time.Millisecond, retries: 1},
-		"without it the retry time runs out":   {timeout: 0, wantErr: true},
+		"a stalled attempt is cut and retried":           {timeout: 50 * time.Millisecond, retries: 1},
+		"without it the retry time runs out":             {timeout: 0, wantErr: true},
+		"a stalled embedding attempt is cut and retried": {timeout: 50 * time.Millisecond, embed: true, retries: 1},
+		"an embedding without it runs out of time":       {timeout: 0, embed: true, wantErr: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -156,13 +171,21 @@ func TestClientCallTimeout(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
 			start := time.Now()
-			r, err := c.Chat(ctx, Request{Messages: []Message{{Role: User, Content: "x"}}})
+			var u Usage
+			var err error
+			if tc.embed {
+				_, u, err = c.Embed(ctx, []string{"x"})
+			} else {
+				var r Response
+				r, err = c.Chat(ctx, Request{Messages: []Message{{Role: User, Content: "x"}}})
+				u = r.Usage
+			}
 			if tc.wantErr {
 				require.ErrorIs(t, err, context.DeadlineExceeded)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.retries, r.Usage.Retries)
+			assert.Equal(t, tc.retries, u.Retries)
 			assert.Less(t, time.Since(start), 250*time.Millisecond)
 		})
 	}
@@ -398,6 +421,34 @@ func TestClientRateLimits(t *testing.T) {
 			if tc.minTime == 0 {
 				assert.Less(t, elapsed, 250*time.Millisecond)
 			}
+		})
+	}
+}
+
+// A rate limit whose next slot comes after the caller's deadline refuses
+// at once, without retrying, with an error that is the deadline's
+// (errors.Is context.DeadlineExceeded) and names the rate limit.
+func TestClientRateLimitPastDeadline(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]Config{
+		"requests per minute": {RPM: 1},
+		"tokens per minute":   {TPM: 60},
+	}
+	for name, cfg := range tests {
+		t.Run(name, func(t *testing.T) {
+			cfg.Backend = &stubBackend{}
+			c := New(cfg)
+			// The first call takes the burst; the second would wait about
+			// a minute for the next token.
+			_, err := c.Chat(context.Background(), Request{MaxTokens: 40, Messages: []Message{{Role: User, Content: "first"}}})
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err = c.Chat(ctx, Request{MaxTokens: 40, Messages: []Message{{Role: User, Content: "second"}}})
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Contains(t, err.Error(), "rate")
+			assert.Less(t, time.Since(start), 500*time.Millisecond, "refused at once, not after waiting")
 		})
 	}
 }

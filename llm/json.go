@@ -58,10 +58,20 @@ func ChatJSON(ctx context.Context, c Chatter, req Request, out any) (Usage, erro
 		return u, nil
 	}
 	repair := req
+	ask := "That reply could not be used: " + perr.Error() +
+		". Reply again with only the JSON object the schema describes, and nothing else."
+	if resp.Truncated {
+		// The reply ran out of room, not out of sense: give the repair
+		// twice the room and ask for a shorter reply.
+		ask = "That reply was cut off at the output limit before the JSON object was complete. " +
+			"Reply again with only the complete JSON object the schema describes, keeping every text field short."
+		if req.MaxTokens > 0 {
+			repair.MaxTokens = 2 * req.MaxTokens
+		}
+	}
 	repair.Messages = append(append([]Message(nil), req.Messages...),
 		Message{Role: Assistant, Content: resp.Content},
-		Message{Role: User, Content: "That reply could not be used: " + perr.Error() +
-			". Reply again with only the JSON object the schema describes, and nothing else."})
+		Message{Role: User, Content: ask})
 	if req.Key != "" {
 		repair.Key = req.Key + "/repair"
 	}

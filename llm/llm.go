@@ -60,6 +60,10 @@ type Response struct {
 	// Cached is true when the reply came from the cache (Usage then counts
 	// no calls and no cost).
 	Cached bool `json:"-"`
+	// Truncated is true when the reply stopped at the output token limit
+	// (OpenAI's finish_reason "length", Anthropic's stop_reason
+	// "max_tokens") rather than where the model ended it.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Usage is what calls cost.

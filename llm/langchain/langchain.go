@@ -33,6 +33,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms"
@@ -90,7 +91,18 @@ func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 		return llm.Response{}, fmt.Errorf("%s: %w", b.name, llm.ErrEmpty)
 	}
 	c := pick(resp.Choices)
-	return llm.Response{Content: c.Content, Usage: usage(c.GenerationInfo)}, nil
+	return llm.Response{Content: c.Content, Usage: usage(c.GenerationInfo), Truncated: truncated(c.StopReason)}, nil
+}
+
+// truncated reports whether a provider's stop reason says the reply hit
+// the output token limit: "length" (OpenAI-compatible, Ollama, Mistral),
+// "max_tokens" (Anthropic, Bedrock), "MAX_TOKENS" (Google).
+func truncated(stop string) bool {
+	switch strings.ToLower(stop) {
+	case "length", "max_tokens":
+		return true
+	}
+	return false
 }
 
 // Embed returns one vector per text from the embedder given to New, or

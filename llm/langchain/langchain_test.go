@@ -307,3 +307,25 @@ func TestFakeModelThroughClient(t *testing.T) {
 	require.True(t, v.OK)
 	require.Equal(t, "langchain:fake:m", c.Name())
 }
+
+// A reply that stopped at the output token limit is marked Truncated, in
+// each provider's words for it.
+func TestChatTruncated(t *testing.T) {
+	t.Parallel()
+	tests := map[string]bool{
+		"length":     true, // OpenAI-compatible servers, Ollama, Mistral
+		"max_tokens": true, // Anthropic, Bedrock
+		"MAX_TOKENS": true, // Google
+		"stop":       false,
+		"end_turn":   false,
+		"STOP":       false,
+		"":           false,
+	}
+	for stop, want := range tests {
+		resp := &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: `{"a":`, StopReason: stop}}}
+		got, err := langchain.New("langchain:test:m", &model{resp: resp}).Chat(context.Background(),
+			llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "q"}}})
+		require.NoError(t, err)
+		require.Equal(t, want, got.Truncated, "stop reason %q", stop)
+	}
+}

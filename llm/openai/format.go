@@ -114,7 +114,8 @@ func withSchema(msgs []openai.ChatCompletionMessage, s *llm.Schema) []openai.Cha
 // chatResponse maps a reply: its first choice's content and the usage the
 // server reported. A refusal or a content filter gives *llm.RefusalError;
 // no choices or no content, llm.ErrEmpty. A reply cut off at the token
-// limit is returned as it is: decoding it is the caller's business.
+// limit is returned as it is, marked Truncated: decoding it is the
+// caller's business.
 func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
 	u := llm.Usage{TokensIn: resp.Usage.PromptTokens, TokensOut: resp.Usage.CompletionTokens}
 	if len(resp.Choices) == 0 {
@@ -130,7 +131,7 @@ func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
 	if c.Message.Content == "" {
 		return llm.Response{Usage: u}, fmt.Errorf("no content (finish_reason %q): %w", c.FinishReason, llm.ErrEmpty)
 	}
-	return llm.Response{Content: c.Message.Content, Usage: u}, nil
+	return llm.Response{Content: c.Message.Content, Usage: u, Truncated: c.FinishReason == openai.FinishReasonLength}, nil
 }
 
 // embeddings orders the vectors by index and checks there is one per input.

@@ -921,3 +921,47 @@ func TestEmbedReplyShapes(t *testing.T) {
 		})
 	}
 }
+
+// A reply that could not be decoded gets one repair request. When the
+// reply stopped at the output limit, the repair says so, asks for short
+// text fields and has twice the room; otherwise it quotes the decoding
+// problem with the same room.
+func TestRepairAfterTruncation(t *testing.T) {
+	tests := map[string]struct {
+		first     llmtest.Reply
+		maxTokens int
+		wantMax   int
+		wantAsk   string
+	}{
+		"cut off at the limit: twice the room": {
+			first:     llmtest.Reply{Content: `{"score": 4, "reas`, FinishReason: "length"},
+			maxTokens: 300, wantMax: 600, wantAsk: "cut off at the output limit",
+		},
+		"cut off with no limit set: no limit still": {
+			first:   llmtest.Reply{Content: `{"score": 4, "reas`, FinishReason: "length"},
+			wantAsk: "cut off at the output limit",
+		},
+		"ended by the model: same room, the problem quoted": {
+			first:     llmtest.Reply{Content: `{"score": 4, "reas`},
+			maxTokens: 300, wantMax: 300, wantAsk: "That reply could not be used",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.New(t, llmtest.Script(tc.first, ok), llmtest.Default(ok))
+			c := newClient(newBackend(t, srv, nil), nil)
+			req := request()
+			req.MaxTokens = tc.maxTokens
+			var got verdict
+			_, err := llm.ChatJSON(t.Context(), c, req, &got)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			reqs := srv.Requests()
+			require.Len(t, reqs, 2)
+			assert.Equal(t, tc.maxTokens, reqs[0].MaxTokens)
+			assert.Equal(t, tc.wantMax, reqs[1].MaxTokens)
+			last := reqs[1].Messages[len(reqs[1].Messages)-1]
+			assert.Contains(t, last.Content, tc.wantAsk)
+		})
+	}
+}

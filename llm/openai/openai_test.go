@@ -956,10 +956,16 @@ func TestRepairAfterTruncation(t *testing.T) {
 			_, err := llm.ChatJSON(t.Context(), c, req, &got)
 			require.NoError(t, err)
 			assert.Equal(t, want, got)
-			reqs := srv.Requests()
+			reqs, raw := srv.Requests(), srv.RawRequests()
 			require.Len(t, reqs, 2)
-			assert.Equal(t, tc.maxTokens, reqs[0].MaxTokens)
-			assert.Equal(t, tc.wantMax, reqs[1].MaxTokens)
+			var wire [2]struct {
+				MaxTokens int `json:"max_tokens"`
+			}
+			for i := range wire {
+				require.NoError(t, json.Unmarshal(raw[i], &wire[i]))
+			}
+			assert.Equal(t, tc.maxTokens, wire[0].MaxTokens)
+			assert.Equal(t, tc.wantMax, wire[1].MaxTokens)
 			last := reqs[1].Messages[len(reqs[1].Messages)-1]
 			assert.Contains(t, last.Content, tc.wantAsk)
 		})

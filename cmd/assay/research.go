@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -127,8 +129,8 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 		return nil
 	}
 	if f.out != "" {
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return inputErr(fmt.Errorf("--out: %w", err))
+		if err := checkOutDir(f.out); err != nil {
+			return inputErr(err)
 		}
 	}
 	progress := newProgress(cmd.ErrOrStderr(), f.quiet)
@@ -138,13 +140,14 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 	if res == nil {
 		return inputErr(runErr)
 	}
-	if f.out != "" {
-		if err := writeRun(f.out, res); err != nil {
-			return &exitError{code: exitInfra, err: fmt.Errorf("--out: %w", err)}
-		}
-	}
+	// The run reaches stdout even when --out cannot be written.
 	if err := printRun(cmd.OutOrStdout(), f.format, res); err != nil {
 		return &exitError{code: exitInfra, err: err}
+	}
+	if f.out != "" {
+		if err := writeRun(f.out, res); err != nil {
+			return &exitError{code: exitInfra, err: fmt.Errorf("--out %s: %w", f.out, err)}
+		}
 	}
 	if client.Name() != "offline" {
 		f.llm.summary(cmd.ErrOrStderr(), client, res.QoS.GateDefaults)
@@ -254,40 +257,105 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 	return nil
 }
 
-// writeRun writes the run's files into dir.
-func writeRun(dir string, res *agent.Run) error {
-	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(res.Report), 0o644); err != nil {
-		return err
+// checkOutDir creates dir if needed and checks that files can be created
+// in it, so that a run is not wasted on a folder it cannot write.
+func checkOutDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
 	}
+	probe, err := os.CreateTemp(dir, ".assay-probe-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the probe's random name would only confuse
+		}
+		return fmt.Errorf("--out %s: not writable: %w", dir, err)
+	}
+	name := probe.Name()
+	return errors.Join(probe.Close(), os.Remove(name))
+}
+
+// writeRun writes the run's files into dir: report.md, card.json,
+// sources.json and trace.jsonl. Each is written to a temporary file first
+// and renamed into place only once all four are written, so a failure
+// leaves the files of an earlier run whole.
+func writeRun(dir string, res *agent.Run) error {
 	v := runView{Run: res}
 	v.Card = v.final()
-	if err := writeJSON(filepath.Join(dir, "card.json"), v); err != nil {
-		return err
-	}
-	if err := writeJSON(filepath.Join(dir, "sources.json"), res.Sources); err != nil {
-		return err
-	}
-	fh, err := os.Create(filepath.Join(dir, "trace.jsonl"))
+	card, err := indentJSON(v)
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(fh)
+	sources, err := indentJSON(res.Sources)
+	if err != nil {
+		return err
+	}
+	var trace bytes.Buffer
+	enc := json.NewEncoder(&trace)
 	enc.SetEscapeHTML(false)
 	for _, e := range res.Trace {
 		if err := enc.Encode(e); err != nil {
-			_ = fh.Close()
 			return err
 		}
 	}
-	return fh.Close()
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{"report.md", []byte(res.Report)},
+		{"card.json", card},
+		{"sources.json", sources},
+		{"trace.jsonl", trace.Bytes()},
+	}
+	var temps []string
+	defer func() {
+		for _, t := range temps {
+			if t != "" {
+				_ = os.Remove(t)
+			}
+		}
+	}()
+	for _, f := range files {
+		target := filepath.Join(dir, f.name)
+		if st, err := os.Lstat(target); err == nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: exists and is not a regular file", target)
+		}
+		tmp, err := writeTemp(dir, f.name, f.data)
+		if err != nil {
+			return err
+		}
+		temps = append(temps, tmp)
+	}
+	for i, f := range files {
+		if err := os.Rename(temps[i], filepath.Join(dir, f.name)); err != nil {
+			return err
+		}
+		temps[i] = "" // renamed: nothing to remove
+	}
+	return nil
 }
 
-func writeJSON(path string, v any) error {
+// writeTemp writes data to a new temporary file in dir named after name
+// and returns its path.
+func writeTemp(dir, name string, data []byte) (string, error) {
+	fh, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	_, werr := fh.Write(data)
+	if err := errors.Join(werr, fh.Chmod(0o644), fh.Close()); err != nil {
+		_ = os.Remove(fh.Name())
+		return "", fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
+	}
+	return fh.Name(), nil
+}
+
+func indentJSON(v any) ([]byte, error) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return append(b, '\n'), nil
 }
 
 // progress prints stages on stderr: one live line on a terminal, plain

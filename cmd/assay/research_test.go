@@ -109,3 +109,63 @@ func TestResearchDryRun(t *testing.T) {
 	assert.Contains(t, out, "research.synthesize         1")
 	assert.Contains(t, out, "total                      16")
 }
+
+func TestResearchOutKeepsEarlierRunWhole(t *testing.T) {
+	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
+	q := "How do heat pumps perform in cold climates?"
+	tests := map[string]struct {
+		// block makes one of the run's files unwritable before the second run.
+		block string
+	}{
+		"sources.json cannot be written": {block: "sources.json"},
+		"trace.jsonl cannot be written":  {block: "trace.jsonl"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, stderr := runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--out", out,
+				"How much does a wedding guitarist charge per hour?")
+			require.Equal(t, exitFailed, code, stderr)
+			before := map[string]string{}
+			for _, f := range []string{"report.md", "card.json", "sources.json", "trace.jsonl"} {
+				b, err := os.ReadFile(filepath.Join(out, f))
+				require.NoError(t, err)
+				before[f] = string(b)
+			}
+			require.NoError(t, os.Remove(filepath.Join(out, tc.block)))
+			require.NoError(t, os.Mkdir(filepath.Join(out, tc.block), 0o755))
+
+			code, stdout, stderr := runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--out", out, q)
+			assert.Equal(t, exitInfra, code, stderr)
+			assert.Contains(t, stderr, "--out")
+			assert.Contains(t, stderr, tc.block)
+			assert.Contains(t, stdout, "Research status: **pass**", "the report still reaches stdout")
+			for f, want := range before {
+				if f == tc.block {
+					continue
+				}
+				got, err := os.ReadFile(filepath.Join(out, f))
+				require.NoError(t, err)
+				assert.Equal(t, want, string(got), "%s of the earlier run is kept whole", f)
+			}
+			ents, err := os.ReadDir(out)
+			require.NoError(t, err)
+			assert.Len(t, ents, 4, "no temporary files are left behind")
+		})
+	}
+}
+
+func TestResearchOutNotWritableFailsBeforeTheRun(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can write to any folder")
+	}
+	out := t.TempDir()
+	require.NoError(t, os.Chmod(out, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(out, 0o755) })
+	code, stdout, stderr := runEnv(t, map[string]string{"ASSAY_CACHE_DIR": t.TempDir()},
+		"research", "--now", "2026-11-23", "--out", out, "How do heat pumps perform in cold climates?")
+	assert.Equal(t, exitInput, code, stderr)
+	assert.Contains(t, stderr, "--out "+out)
+	assert.NotContains(t, stderr, "[0] search", "nothing runs before the folder is known to be writable")
+	assert.Empty(t, stdout)
+}

@@ -105,7 +105,7 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	searcher, closeSearch, err := f.searcher(ctx)
+	searcher, closeSearch, err := f.searcher(ctx, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -165,8 +165,10 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 	return nil
 }
 
-// searcher opens the search backend.
-func (f researchFlags) searcher(ctx context.Context) (agent.Searcher, func(), error) {
+// searcher opens the search backend. Files of a --corpus folder that
+// cannot be searched are named on w; a folder with nothing to search is an
+// input error.
+func (f researchFlags) searcher(ctx context.Context, w io.Writer) (agent.Searcher, func(), error) {
 	if u, ok := strings.CutPrefix(f.search, "searxng:"); ok {
 		if u == "" {
 			return nil, nil, inputErr(fmt.Errorf("--search: searxng needs a URL, as in searxng:http://127.0.0.1:8888"))
@@ -196,7 +198,39 @@ func (f researchFlags) searcher(ctx context.Context) (agent.Searcher, func(), er
 	if err != nil {
 		return nil, nil, inputErr(fmt.Errorf("--corpus: %w", err))
 	}
+	if fsys == nil { // a folder of the user's, not the embedded corpus
+		if err := corpusErr(dir, l.Stats()); err != nil {
+			_ = l.Close()
+			return nil, nil, inputErr(err)
+		}
+		if !f.quiet {
+			for _, s := range firstFew(l.Stats().Skipped) {
+				fmt.Fprintf(w, "assay: --corpus %s: skipped %s\n", dir, s)
+			}
+		}
+	}
 	return l, func() { _ = l.Close() }, nil
+}
+
+// corpusErr says why a corpus folder has nothing to search, or returns nil.
+func corpusErr(dir string, st web.Stats) error {
+	if st.Indexed+st.Unchanged > 0 {
+		return nil
+	}
+	if st.Files == 0 {
+		return fmt.Errorf("--corpus %s: no Markdown, HTML or text files (.md, .markdown, .txt, .html, .htm) to search", dir)
+	}
+	return fmt.Errorf("--corpus %s: none of its %d file(s) can be searched (each needs front matter with a url):\n  %s",
+		dir, st.Files, strings.Join(firstFew(st.Skipped), "\n  "))
+}
+
+// firstFew keeps a long list of skipped files readable.
+func firstFew(skipped []string) []string {
+	const n = 10
+	if len(skipped) <= n {
+		return skipped
+	}
+	return append(slices.Clone(skipped[:n]), fmt.Sprintf("... and %d more", len(skipped)-n))
 }
 
 // runView is the JSON and YAML form of a run on stdout and in card.json.

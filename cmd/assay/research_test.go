@@ -169,3 +169,48 @@ func TestResearchOutNotWritableFailsBeforeTheRun(t *testing.T) {
 	assert.NotContains(t, stderr, "[0] search", "nothing runs before the folder is known to be writable")
 	assert.Empty(t, stdout)
 }
+
+func TestResearchCorpusWithNothingToSearch(t *testing.T) {
+	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
+	tests := map[string]struct {
+		files map[string][]byte
+		want  []string
+	}{
+		"empty folder": {
+			files: nil,
+			want:  []string{"no Markdown, HTML or text files"},
+		},
+		"binary files only": {
+			files: map[string][]byte{"a.md": {0x00, 0xff, 0x13, 0x37, 0x00}, "b.html": {0x7f, 'E', 'L', 'F', 0x00}},
+			want:  []string{"none of its 2 file(s) can be searched", "a.md: no front matter", "b.html"},
+		},
+		"Markdown without front matter": {
+			files: map[string][]byte{"notes.md": []byte("# Heat pumps\n\nHeat pumps work in cold climates.\n")},
+			want:  []string{"none of its 1 file(s) can be searched", "notes.md: no front matter with a url"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for f, data := range tc.files {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
+			}
+			code, stdout, stderr := runEnv(t, env, "research", "--now", "2026-11-23", "--corpus", dir, "heat pumps in cold climates")
+			assert.Equal(t, exitInput, code, stderr)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, "--corpus "+dir)
+			for _, w := range tc.want {
+				assert.Contains(t, stderr, w)
+			}
+		})
+	}
+}
+
+func TestResearchCorpusNamesSkippedFiles(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.md"), []byte("no front matter here\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.md"), []byte("---\nurl: https://www.energy.gov/a\ntitle: Heat pumps\n---\nHeat pumps work in cold climates.\n"), 0o644))
+	code, _, stderr := runEnv(t, map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}, "research", "--now", "2026-11-23", "--corpus", dir, "heat pumps in cold climates")
+	assert.Equal(t, exitFailed, code, stderr)
+	assert.Contains(t, stderr, "notes.md: no front matter with a url; not indexed")
+}

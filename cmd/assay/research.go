@@ -263,9 +263,14 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(b, &m); err != nil {
+		// Numbers stay json.Number, so integers such as durations in
+		// nanoseconds are not printed as floats with an exponent.
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil {
 			return err
 		}
+		m = yamlNumbers(m)
 		enc := yaml.NewEncoder(w)
 		enc.SetIndent(2)
 		if err := enc.Encode(m); err != nil {
@@ -307,6 +312,28 @@ func checkOutDir(dir string) error {
 	}
 	name := probe.Name()
 	return errors.Join(probe.Close(), os.Remove(name))
+}
+
+// yamlNumbers replaces the json.Numbers of a decoded JSON value with int64
+// (when whole) or float64, which the YAML encoder writes as plain numbers.
+func yamlNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	case map[string]any:
+		for k, x := range v {
+			v[k] = yamlNumbers(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = yamlNumbers(x)
+		}
+	}
+	return v
 }
 
 // writeRun writes the run's files into dir: report.md, card.json,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -213,4 +214,23 @@ func TestResearchCorpusNamesSkippedFiles(t *testing.T) {
 	code, _, stderr := runEnv(t, map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}, "research", "--now", "2026-11-23", "--corpus", dir, "heat pumps in cold climates")
 	assert.Equal(t, exitFailed, code, stderr)
 	assert.Contains(t, stderr, "notes.md: no front matter with a url; not indexed")
+}
+
+func TestResearchYAMLKeepsIntegers(t *testing.T) {
+	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
+	code, stdout, stderr := runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--format", "yaml", "How do heat pumps perform in cold climates?")
+	require.Equal(t, exitPass, code, stderr)
+	tests := map[string]struct {
+		re   string
+		want bool
+	}{
+		"durations are whole nanoseconds": {`(?m)^  total_ns: \d+$`, true},
+		"no number has an exponent":       {`(?m)^\s*[a-z_]+: -?\d+(\.\d+)?e[+-]\d+$`, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := regexp.MustCompile(tc.re).FindString(stdout)
+			assert.Equal(t, tc.want, got != "", "match: %q", got)
+		})
+	}
 }

@@ -18,7 +18,7 @@ func Example() {
 
 ## Executive Summary
 
-Water boils at 100 degrees Celsius at sea level [NIST](https://www.nist.gov/water "boils at 100 °C at 101.325 kPa").
+The boiling point of water is 100 degrees Celsius at sea level [NIST](https://www.nist.gov/water "boils at 100 °C at 101.325 kPa").
 Water boils at a lower temperature at altitude.
 
 ## Sources

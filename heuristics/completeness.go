@@ -14,10 +14,12 @@ var comparisonPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^(?:.*?\b(?:between)\s+)(.+?)\s+and\s+(.+)$`),
 	regexp.MustCompile(`(?i)^(?:.*?\bcompar(?:e|ing|ison of)\s+)(.+?)\s+(?:and|with|to|against|vs\.?|versus)\s+(.+)$`),
 	regexp.MustCompile(`(?i)^(.+?)\s+(?:vs\.?|versus)\s+(.+)$`),
+	regexp.MustCompile(`(?i)^(?:(?:how|in what ways?|why)\s+(?:does|do|did|is|are)\s+)?(.+?)\s+(?:differs?|different)\s+from\s+(.+)$`),
 }
 
 // Aspects returns the key aspects of a research query: for a comparison
-// ("X vs Y", "compare X and Y", "difference between X and Y") the two sides;
+// ("X vs Y", "compare X and Y", "difference between X and Y", "how does X
+// differ from Y") the two sides;
 // otherwise each content term of the query.
 func Aspects(query string) []string {
 	q := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query), "?.!"))
@@ -39,7 +41,8 @@ func Aspects(query string) []string {
 
 // Completeness is the heuristic completeness check of seed 000: every key
 // aspect of the query (see Aspects) must appear in the report's body or
-// headings, compared by Snowball stem. All covered earns Max; any gap earns
+// headings other than its title (which usually restates the query),
+// compared by Snowball stem. All covered earns Max; any gap earns
 // 0 and is named in the evidence. An aspect of several words is covered
 // when each of its words is.
 //
@@ -76,7 +79,13 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 	for _, s := range r.Sentences {
 		texts = append(texts, s.Text)
 	}
+	title := true
 	for _, sec := range r.Sections {
+		// The title usually restates the query: it covers nothing.
+		if title && sec.Level == 1 && sec.Title == r.Title {
+			title = false
+			continue
+		}
 		if !sec.Sources {
 			texts = append(texts, sec.Title)
 		}

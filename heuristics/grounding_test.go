@@ -78,11 +78,13 @@ func TestCompletenessAspects(t *testing.T) {
 		query string
 		want  []string
 	}{
-		"vs":         {"React vs Vue", []string{"react", "vue"}},
-		"compare":    {"Compare PostgreSQL and MySQL for analytics", []string{"postgresql", "mysql analytics"}},
-		"difference": {"What is the difference between TCP and UDP?", []string{"tcp", "udp"}},
-		"plain":      {"What are the key features of WebAssembly?", []string{"features", "webassembly"}},
-		"stop words": {"what is the", nil},
+		"vs":          {"React vs Vue", []string{"react", "vue"}},
+		"compare":     {"Compare PostgreSQL and MySQL for analytics", []string{"postgresql", "mysql analytics"}},
+		"difference":  {"What is the difference between TCP and UDP?", []string{"tcp", "udp"}},
+		"differ from": {"How does HTTP/3 differ from HTTP/2?", []string{"http 3", "http 2"}},
+		"differs":     {"How TCP differs from UDP", []string{"tcp", "udp"}},
+		"plain":       {"What are the key features of WebAssembly?", []string{"features", "webassembly"}},
+		"stop words":  {"what is the", nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -99,6 +101,42 @@ func TestCompletenessGaps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, sc.Points)
 	assert.Equal(t, []string{`"vue" not covered`}, sc.Evidence.Gaps)
+}
+
+func TestCompletenessTitleIsNotCoverage(t *testing.T) {
+	t.Parallel()
+	const body = "\n\n## Executive Summary\n\nHeat pumps move heat from outside air into the home [d](https://www.energy.gov/a).\n"
+	tests := map[string]struct {
+		query, md string
+		points    float64
+		gaps      []string
+	}{
+		"a side named only in the title is a gap": {
+			query: "Heat pumps versus gas furnaces", md: "# Heat pumps versus gas furnaces" + body,
+			gaps: []string{`"gas furnaces" not covered`},
+		},
+		"the title as the query covers nothing by itself": {
+			query: "", md: "# Heat pumps versus gas furnaces" + body,
+			gaps: []string{`"gas furnaces" not covered`},
+		},
+		"a report of only a title covers nothing": {
+			query: "", md: "# Cold climate heat pumps\n",
+			gaps: []string{`"cold" not covered`, `"climate" not covered`, `"heat" not covered`, `"pumps" not covered`},
+		},
+		"section headings still count": {
+			query: "Heat pumps versus gas furnaces", md: "# Heat pumps versus gas furnaces" + body + "\n## Gas furnaces\n\nSee above.\n",
+			points: 1,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := Completeness{}.Score(context.Background(), eval.Sample{Query: tc.query, Answer: tc.md})
+			require.NoError(t, err)
+			assert.Equal(t, tc.points, sc.Points)
+			assert.Equal(t, tc.gaps, sc.Evidence.Gaps)
+		})
+	}
 }
 
 func TestClarityIssues(t *testing.T) {

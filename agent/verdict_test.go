@@ -69,12 +69,17 @@ func TestParseProfileErrors(t *testing.T) {
 	tests := map[string]struct {
 		yaml, want string
 	}{
-		"bad kind":        {"name: x\nkind: essay\nscorers: []\n", "p.yaml:2: kind: must be \"report\" or \"context\", got \"essay\""},
-		"unknown metric":  {"name: x\nkind: report\nscorers:\n  - metric: vibes\n    max: 1\n", "p.yaml:4: scorers[0].metric: unknown metric \"vibes\""},
-		"require missing": {"name: x\nkind: report\npass:\n  require_full: [clarity]\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.require_full: names \"clarity\""},
-		"bad stage":       {"name: x\nkind: report\nscorers:\n  - metric: clarity\n    max: 1\nfixes:\n  - metric: clarity\n    rerun_stages: [9]\n", "p.yaml:8: fixes[0].rerun_stages: stages are 1..6, got 9"},
-		"not yaml":        {"name: [unclosed\n", "p.yaml"},
-		"empty":           {"", "p.yaml: empty profile"},
+		"bad kind":             {"name: x\nkind: essay\nscorers: []\n", "p.yaml:2: kind: must be \"report\" or \"context\", got \"essay\""},
+		"unknown metric":       {"name: x\nkind: report\nscorers:\n  - metric: vibes\n    max: 1\n", "p.yaml:4: scorers[0].metric: unknown metric \"vibes\""},
+		"require missing":      {"name: x\nkind: report\npass:\n  require_full: [clarity]\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.require_full: names \"clarity\""},
+		"bad stage":            {"name: x\nkind: report\nscorers:\n  - metric: clarity\n    max: 1\nfixes:\n  - metric: clarity\n    rerun_stages: [9]\n", "p.yaml:8: fixes[0].rerun_stages: stages are 1..6, got 9"},
+		"not yaml":             {"name: [unclosed\n", "p.yaml"},
+		"wrong type":           {"name: x\nkind: report\npass:\n  threshold: eight\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.threshold: must be a number, got \"eight\""},
+		"not a whole number":   {"name: x\nkind: report\nscorers:\n  - metric: source_diversity\n    max: 1\n    min_unique: five\n", "p.yaml:6: scorers[0].min_unique: must be a whole number, got \"five\""},
+		"unknown field":        {"name: x\nkind: report\npass:\n  treshold: 8\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.treshold: unknown field"},
+		"unknown scorer field": {"name: x\nkind: report\nscorers:\n  - metric: grounding\n    maks: 5\n", "p.yaml:5: scorers[0].maks: unknown field"},
+		"list expected":        {"name: x\nkind: report\nscorers: grounding\n", "p.yaml:3: scorers: must be a list"},
+		"empty":                {"", "p.yaml: empty profile"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

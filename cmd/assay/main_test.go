@@ -94,7 +94,7 @@ func TestBadInputs(t *testing.T) {
 		"directory":                {[]string{"score", dir}, "", 2, "is a directory"},
 		"unknown profile":          {[]string{"score", "--profile", "nope", empty}, "", 2, `unknown profile "nope"`},
 		"bad profile value":        {[]string{"score", "--profile", badProfile, empty}, "", 2, "p.yaml:7: scorers[0].max: must be a positive number, got -5"},
-		"unknown profile field":    {[]string{"score", "--profile", unknownField, empty}, "", 2, "p2.yaml: line 6: field colour not found"},
+		"unknown profile field":    {[]string{"score", "--profile", unknownField, empty}, "", 2, "p2.yaml:6: scorers[0].colour: unknown field"},
 		"bad format":               {[]string{"score", "--format", "xml", empty}, "", 2, "--format: must be yaml, json or md"},
 		"bad --now":                {[]string{"score", "--now", "yesterday", empty}, "", 2, "--now: want YYYY-MM-DD"},
 		"credibility out of range": {[]string{"score", "--sources", badSources, unterminated}, "", 2, "s.json:2: sources[0].credibility_score: must be between 1 and 10, got 14"},

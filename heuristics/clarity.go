@@ -3,6 +3,8 @@ package heuristics
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -156,35 +158,121 @@ func repetitionIssues(r *Report, threshold float64) []string {
 			issues = append(issues, fmt.Sprintf("repeated sentence at line %d: %q", s.Line, truncate(s.Text, 60)))
 		}
 	}
-	sets := make([]map[string]bool, len(r.Paragraphs))
+	sets := make([][]string, len(r.Paragraphs))
 	for i, p := range r.Paragraphs {
 		ws := words(p.Text)
 		if len(ws) < nearDuplicateMinWords {
 			continue
 		}
-		sets[i] = map[string]bool{}
 		for _, w := range ws {
-			sets[i][strings.ToLower(w)] = true
+			sets[i] = append(sets[i], strings.ToLower(w))
 		}
 	}
-	for i := range sets {
-		for j := i + 1; j < len(sets); j++ {
-			if sets[i] == nil || sets[j] == nil {
-				continue
-			}
-			if jaccard(sets[i], sets[j]) >= threshold {
-				issues = append(issues, fmt.Sprintf("paragraphs at lines %d and %d are near-duplicates", r.Paragraphs[i].Line, r.Paragraphs[j].Line))
-			}
-		}
+	pairs, _ := nearDuplicates(sets, threshold)
+	for _, pr := range pairs {
+		issues = append(issues, fmt.Sprintf("paragraphs at lines %d and %d are near-duplicates", r.Paragraphs[pr[0]].Line, r.Paragraphs[pr[1]].Line))
 	}
 	return slices.Compact(issues)
 }
 
-func jaccard(a, b map[string]bool) float64 {
-	inter := 0
-	for w := range a {
-		if b[w] {
+// nearDuplicates returns the pairs (i < j, in order) of word sets whose
+// Jaccard similarity is at least t; nil sets are left out. It also returns
+// how many pairs it compared word by word.
+//
+// Comparing every pair is quadratic, and a large report has thousands of
+// paragraphs, so it filters by prefix (as in the AllPairs algorithm): with
+// each set's words sorted rarest first, two sets with similarity at least
+// t share a word among the first |x| - ceil(t*|x|) + 1 of either.
+func nearDuplicates(sets [][]string, t float64) (pairs [][2]int, compared int) {
+	// Word ids, rarest first, ties by the word, so the order is the same
+	// for every set.
+	df := map[string]int{}
+	uniq := make([][]string, len(sets))
+	for i, s := range sets {
+		if s == nil {
+			continue
+		}
+		u := slices.Compact(slices.Sorted(slices.Values(s)))
+		uniq[i] = u
+		for _, w := range u {
+			df[w]++
+		}
+	}
+	vocab := slices.Collect(maps.Keys(df))
+	slices.SortFunc(vocab, func(a, b string) int {
+		if c := df[a] - df[b]; c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	id := make(map[string]int, len(vocab))
+	for i, w := range vocab {
+		id[w] = i
+	}
+	ids := make([][]int, len(sets))
+	for i, u := range uniq {
+		if u == nil {
+			continue
+		}
+		ids[i] = make([]int, len(u))
+		for k, w := range u {
+			ids[i][k] = id[w]
+		}
+		slices.Sort(ids[i])
+	}
+
+	index := map[int][]int{} // word id -> sets with it in their prefix
+	for j, y := range ids {
+		if y == nil {
+			continue
+		}
+		var cands []int
+		if t <= 0 {
+			// Every pair qualifies, disjoint ones included: no filter.
+			for i := range j {
+				if ids[i] != nil {
+					cands = append(cands, i)
+				}
+			}
+		} else {
+			prefix := len(y) - int(math.Ceil(t*float64(len(y))-1e-9)) + 1
+			prefix = max(1, min(prefix, len(y)))
+			for _, w := range y[:prefix] {
+				cands = append(cands, index[w]...)
+				index[w] = append(index[w], j)
+			}
+			slices.Sort(cands)
+			cands = slices.Compact(cands)
+		}
+		for _, i := range cands {
+			compared++
+			if jaccardSorted(ids[i], y) >= t {
+				pairs = append(pairs, [2]int{i, j})
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	return pairs, compared
+}
+
+// jaccardSorted is the Jaccard similarity of two sorted sets of ids.
+func jaccardSorted(a, b []int) float64 {
+	inter, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
 			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
 		}
 	}
 	union := len(a) + len(b) - inter

@@ -275,7 +275,7 @@ func TestFetchFaults(t *testing.T) {
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
+		case <-time.After(10 * time.Second):
 		}
 	})
 	mux.HandleFunc("/huge", func(w http.ResponseWriter, _ *http.Request) {
@@ -302,7 +302,10 @@ func TestFetchFaults(t *testing.T) {
 	defer ts.Close()
 	public := netip.MustParseAddr("203.0.113.7")
 	f := &web.Fetcher{
-		Timeout: time.Second,
+		// Long enough to read past the size cap on a loaded machine under
+		// the race detector (at 1 s "huge" once timed out first), short
+		// enough for "slow" to time out.
+		Timeout: 3 * time.Second,
 		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
 			if host == "metadata.example.com" {
 				return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -448,7 +449,7 @@ func (p *progress) event(e agent.Event) {
 		}
 		line = fmt.Sprintf("[%d] %s...", e.Iteration, e.Stage)
 	} else {
-		line = fmt.Sprintf("[%d] %s %s", e.Iteration, e.Stage, summarize(e.Outputs))
+		line = strings.TrimSpace(fmt.Sprintf("[%d] %s %s", e.Iteration, e.Stage, summarize(e.Outputs)))
 		if len(e.Errors) > 0 {
 			line += fmt.Sprintf(" (%d error(s))", len(e.Errors))
 		}
@@ -469,7 +470,12 @@ func (p *progress) done() {
 func summarize(m map[string]any) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
+		v := m[k]
+		if f, ok := v.(float64); ok {
+			// Four significant digits: 0.94, not 0.9400000000000001.
+			v = strconv.FormatFloat(f, 'g', 4, 64)
+		}
+		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
 	}
 	return strings.Join(parts, " ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
 
@@ -231,6 +232,37 @@ func TestResearchYAMLKeepsIntegers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := regexp.MustCompile(tc.re).FindString(stdout)
 			assert.Equal(t, tc.want, got != "", "match: %q", got)
+		})
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	tests := map[string]struct {
+		e    agent.Event
+		want string
+	}{
+		"floats to four digits": {
+			e:    agent.Event{Stage: "crag", Duration: 1, Outputs: map[string]any{"overall": 0.9400000000000001, "classification": "correct"}},
+			want: "[0] crag classification=correct overall=0.94\n",
+		},
+		"a stage with no outputs has no trailing space": {
+			e:    agent.Event{Stage: "fix", Iteration: 1, Duration: 1},
+			want: "[1] fix\n",
+		},
+		"errors counted": {
+			e:    agent.Event{Stage: "fetch", Duration: 1, Outputs: map[string]any{"fetched": 2, "failed": 1}, Errors: []string{"x"}},
+			want: "[0] fetch failed=1 fetched=2 (1 error(s))\n",
+		},
+		"a stage starting is shown only on a terminal": {
+			e:    agent.Event{Stage: "search"},
+			want: "",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var b strings.Builder
+			newProgress(&b, false).event(tc.e)
+			assert.Equal(t, tc.want, b.String())
 		})
 	}
 }

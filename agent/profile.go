@@ -208,6 +208,14 @@ func (p *Profile) check() error {
 			}
 		}
 	}
+	total := 0.0
+	for _, s := range p.Specs {
+		total += s.Max
+	}
+	// A missing threshold decodes as 0, which would pass every card.
+	if !(p.Pass.Threshold > 0 && p.Pass.Threshold <= total) {
+		return bad("pass.threshold", "must be above 0 and at most the scorers' total maximum %v, got %v", total, p.Pass.Threshold)
+	}
 	return nil
 }
 

@@ -37,19 +37,22 @@ func ScoreAll(ctx context.Context, records []Record, scorers []eval.Scorer, limi
 // a caller can write results while later records are still being judged.
 // emit runs on one goroutine at a time; an error from it stops the run.
 // On an error, emit has seen a prefix of the records, which a caller can
-// keep.
+// keep. With no scorers, emit sees every record with no scores.
 func ScoreEach(ctx context.Context, records []Record, scorers []eval.Scorer, limit int, emit func(i int, scores []eval.Score) error) error {
 	out := make([][]eval.Score, len(records))
 	left := make([]atomic.Int32, len(records)) // scorers still running per record
+	done := make(chan int, len(records))
 	for i := range out {
 		out[i] = make([]eval.Score, len(scorers))
 		left[i].Store(int32(len(scorers)))
+		if len(scorers) == 0 {
+			done <- i // no scorer will report it: it is ready now
+		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	if limit > 0 {
 		g.SetLimit(limit + 1) // one slot for the emitter
 	}
-	done := make(chan int, len(records))
 	g.Go(func() error {
 		return emitInOrder(gctx, len(records), done, func(i int) error { return emit(i, out[i]) })
 	})

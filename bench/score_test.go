@@ -70,6 +70,22 @@ func TestScoreAll(t *testing.T) {
 	}
 }
 
+func TestScoreEachWithoutScorersEmitsEveryRecord(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	recs := []Record{{ID: "a", Line: 1}, {ID: "b", Line: 2}}
+	// A deadline so that a hang fails the test instead of stalling it.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var got []string
+	err := ScoreEach(ctx, recs, nil, 2, func(i int, scores []eval.Score) error {
+		assert.Empty(t, scores)
+		got = append(got, recs[i].ID)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, got)
+}
+
 func TestScoreAllStopsPromptlyOnCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	recs := make([]Record, 100)

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -80,9 +82,15 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if err := checkFormat(f.format, "yaml", "json", "text"); err != nil {
 		return err
 	}
-	for _, m := range f.metrics {
+	if len(f.metrics) == 0 {
+		return inputErr(errors.New("--metric: name at least one metric (have " + strings.Join(judges.Metrics(), ", ") + ")"))
+	}
+	for i, m := range f.metrics {
 		if _, err := judges.New(m, nil); err != nil {
 			return inputErr(fmt.Errorf("--metric: %w", err))
+		}
+		if slices.Contains(f.metrics[:i], m) {
+			return inputErr(fmt.Errorf("--metric: %q is named twice", m))
 		}
 	}
 	if err := f.min.check(f.metrics); err != nil {

@@ -72,6 +72,8 @@ func TestJudgeBadInput(t *testing.T) {
 		"bad format":         {[]string{"judge", "--metric", "faithfulness", "--format", "xml", "../../fixtures/rag/eiffel.json"}, "--format"},
 		"agree no label":     {[]string{"agree", "--metric", "faithfulness", "--label", "relevant", "../../fixtures/rag/labelled.jsonl"}, "no record has the binary label human.relevant"},
 		"bad concurrency":    {[]string{"judge", "--metric", "faithfulness", "--concurrency", "0", "../../fixtures/rag/eiffel.json"}, "--concurrency"},
+		"empty metric list":  {[]string{"judge", "--metric", "", "../../fixtures/rag/eiffel.json"}, "--metric: name at least one metric"},
+		"metric twice":       {[]string{"judge", "--metric", "faithfulness,faithfulness", "../../fixtures/rag/eiffel.json"}, `--metric: "faithfulness" is named twice`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

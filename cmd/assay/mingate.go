@@ -35,7 +35,7 @@ func (g *minGate) Set(s string) error {
 			metric, value = "", part
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err != nil || v < 0 || v > 1 {
+		if err != nil || !(v >= 0 && v <= 1) { // NaN too
 			return fmt.Errorf("%q: want a value from 0 to 1, or METRIC=VALUE", part)
 		}
 		if metric = strings.TrimSpace(metric); metric == "" {

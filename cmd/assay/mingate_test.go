@@ -43,6 +43,8 @@ func TestMinGate(t *testing.T) {
 			exit:    "1 score(s) below --min (faithfulness 1 under 0.3)",
 		},
 		"out of range":    {flag: "1.5", setErr: `"1.5": want a value from 0 to 1`},
+		"NaN":             {flag: "NaN", setErr: `"NaN": want a value from 0 to 1`},
+		"NaN by metric":   {flag: "faithfulness=nan", setErr: `"faithfulness=nan": want a value from 0 to 1`},
 		"not a number":    {flag: "faithfulness=high", setErr: `"faithfulness=high": want a value`},
 		"unjudged metric": {flag: "faithfulnes=0.8", check: "--min faithfulnes=0.8: faithfulnes is not among the judged metrics (faithfulness, answer_relevancy)"},
 	}

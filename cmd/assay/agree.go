@@ -62,6 +62,10 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	if _, err := judges.New(f.metric, nil); err != nil {
 		return inputErr(fmt.Errorf("--metric: %w", err))
 	}
+	setThreshold := cmd.Flags().Changed("threshold")
+	if setThreshold && !(f.threshold >= 0 && f.threshold <= 1) { // NaN too
+		return inputErr(fmt.Errorf("--threshold: want a value from 0 to 1, got %g", f.threshold))
+	}
 	recs, err := loadRecords(file, cmd.InOrStdin())
 	if err != nil {
 		return inputErr(err)
@@ -85,7 +89,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	judge, _ := judges.New(f.metric, client)
 	th := f.threshold
-	if th < 0 {
+	if !setThreshold {
 		th = judges.DefaultThreshold(f.metric, client)
 	}
 	type job struct {

@@ -64,16 +64,19 @@ func TestJudgeBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		"unknown metric":     {[]string{"judge", "--metric", "bleu", "../../fixtures/rag/eiffel.json"}, `--metric: unknown metric "bleu"`},
-		"missing metric":     {[]string{"judge", "../../fixtures/rag/eiffel.json"}, `required flag(s) "metric" not set`},
-		"bad dataset line":   {[]string{"judge", "--metric", "faithfulness", bad}, "bad.jsonl:2: contexts: want an array of strings, got number"},
-		"recall needs a ref": {[]string{"judge", "--metric", "context_recall", noRef}, "sample has no reference answer"},
-		"unknown backend":    {[]string{"judge", "--metric", "faithfulness", "--llm", "nope:x", "../../fixtures/rag/eiffel.json"}, "--llm:"},
-		"bad format":         {[]string{"judge", "--metric", "faithfulness", "--format", "xml", "../../fixtures/rag/eiffel.json"}, "--format"},
-		"agree no label":     {[]string{"agree", "--metric", "faithfulness", "--label", "relevant", "../../fixtures/rag/labelled.jsonl"}, "no record has the binary label human.relevant"},
-		"bad concurrency":    {[]string{"judge", "--metric", "faithfulness", "--concurrency", "0", "../../fixtures/rag/eiffel.json"}, "--concurrency"},
-		"empty metric list":  {[]string{"judge", "--metric", "", "../../fixtures/rag/eiffel.json"}, "--metric: name at least one metric"},
-		"metric twice":       {[]string{"judge", "--metric", "faithfulness,faithfulness", "../../fixtures/rag/eiffel.json"}, `--metric: "faithfulness" is named twice`},
+		"unknown metric":           {[]string{"judge", "--metric", "bleu", "../../fixtures/rag/eiffel.json"}, `--metric: unknown metric "bleu"`},
+		"missing metric":           {[]string{"judge", "../../fixtures/rag/eiffel.json"}, `required flag(s) "metric" not set`},
+		"bad dataset line":         {[]string{"judge", "--metric", "faithfulness", bad}, "bad.jsonl:2: contexts: want an array of strings, got number"},
+		"recall needs a ref":       {[]string{"judge", "--metric", "context_recall", noRef}, "sample has no reference answer"},
+		"unknown backend":          {[]string{"judge", "--metric", "faithfulness", "--llm", "nope:x", "../../fixtures/rag/eiffel.json"}, "--llm:"},
+		"bad format":               {[]string{"judge", "--metric", "faithfulness", "--format", "xml", "../../fixtures/rag/eiffel.json"}, "--format"},
+		"agree no label":           {[]string{"agree", "--metric", "faithfulness", "--label", "relevant", "../../fixtures/rag/labelled.jsonl"}, "no record has the binary label human.relevant"},
+		"agree NaN threshold":      {[]string{"agree", "--metric", "faithfulness", "--label", "faithful", "--threshold", "NaN", "../../fixtures/rag/labelled.jsonl"}, "--threshold: want a value from 0 to 1, got NaN"},
+		"agree threshold above 1":  {[]string{"agree", "--metric", "faithfulness", "--label", "faithful", "--threshold", "5", "../../fixtures/rag/labelled.jsonl"}, "--threshold: want a value from 0 to 1, got 5"},
+		"agree negative threshold": {[]string{"agree", "--metric", "faithfulness", "--label", "faithful", "--threshold", "-0.5", "../../fixtures/rag/labelled.jsonl"}, "--threshold: want a value from 0 to 1, got -0.5"},
+		"bad concurrency":          {[]string{"judge", "--metric", "faithfulness", "--concurrency", "0", "../../fixtures/rag/eiffel.json"}, "--concurrency"},
+		"empty metric list":        {[]string{"judge", "--metric", "", "../../fixtures/rag/eiffel.json"}, "--metric: name at least one metric"},
+		"metric twice":             {[]string{"judge", "--metric", "faithfulness,faithfulness", "../../fixtures/rag/eiffel.json"}, `--metric: "faithfulness" is named twice`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

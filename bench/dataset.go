@@ -183,36 +183,46 @@ func (d *datasetReader) jsonFile(r io.Reader) error {
 		return fmt.Errorf("bench: read %s: %w", d.name, err)
 	}
 	data = bytes.TrimPrefix(data, bom)
+	lineCol := func(off int) (int, int) {
+		off = min(max(off, 0), len(data))
+		return bytes.Count(data[:off], []byte{'\n'}) + 1, off - bytes.LastIndexByte(data[:off], '\n')
+	}
+	// syntaxErr places a syntax error of the whole document.
+	syntaxErr := func(err error) error {
+		var se *json.SyntaxError
+		if !errors.As(err, &se) {
+			return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
+		}
+		off := int(se.Offset) - 1
+		if strings.HasPrefix(se.Error(), "unexpected end") {
+			off = len(data)
+		}
+		line, col := lineCol(off)
+		e := d.errAt(line, col, "", "invalid JSON: "+se.Error())
+		e.Err = err
+		return e
+	}
 	t := bytes.TrimLeft(data, " \t\r\n")
 	if len(t) > 0 && t[0] == '{' && bytes.Count(bytes.TrimSpace(t), []byte{'\n'}) > 0 {
 		// One object over several lines (a pretty-printed sample), unless
 		// it is JSON Lines: then the first line alone is a whole object.
+		// When it is neither, the error is the object's, placed in the
+		// whole document rather than at the end of its first line.
 		first, _, _ := bytes.Cut(t, []byte{'\n'})
-		if !json.Valid(first) && json.Valid(t) {
+		if !json.Valid(first) {
+			var obj json.RawMessage
+			if err := json.Unmarshal(data, &obj); err != nil {
+				return syntaxErr(err)
+			}
 			return d.add(bytes.Count(data[:len(data)-len(t)], []byte{'\n'})+1, 0, t)
 		}
 	}
 	if len(t) == 0 || t[0] != '[' {
 		return d.jsonLines(bytes.NewReader(data))
 	}
-	lineCol := func(off int) (int, int) {
-		off = min(max(off, 0), len(data))
-		return bytes.Count(data[:off], []byte{'\n'}) + 1, off - bytes.LastIndexByte(data[:off], '\n')
-	}
 	var all []json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off := int(se.Offset) - 1
-			if strings.HasPrefix(se.Error(), "unexpected end") {
-				off = len(data)
-			}
-			line, col := lineCol(off)
-			e := d.errAt(line, col, "", "invalid JSON: "+se.Error())
-			e.Err = err
-			return e
-		}
-		return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
+		return syntaxErr(err)
 	}
 	// The document is valid: walk it again for each element's offset.
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -38,7 +38,8 @@ gaps.
 FILE is a JSON object or array, JSON Lines, or CSV, with Assay's field names
 or those of RAGAS (question/answer/contexts/ground_truth,
 user_input/response/retrieved_contexts/reference) or DeepEval
-(input/actual_output/retrieval_context/expected_output).
+(input/actual_output/retrieval_context/expected_output). FILE "-" reads
+standard input as JSON (an object, an array or JSON Lines).
 
 Metrics: ` + strings.Join(judges.Metrics(), ", ") + `.
 
@@ -187,11 +188,18 @@ func loadRecords(file string, stdin io.Reader) ([]bench.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := displayName(file)
-	if file == "-" {
-		name = "stdin.jsonl"
+	if file != "-" {
+		return bench.Read(file, strings.NewReader(string(data)))
 	}
-	return bench.Read(name, strings.NewReader(string(data)))
+	// Standard input has no extension to pick the format: read it as
+	// ".json", which takes an object, an array or JSON Lines, and name it
+	// as the user knows it in errors.
+	recs, err := bench.Read("stdin.json", strings.NewReader(string(data)))
+	var ie *eval.InputError
+	if errors.As(err, &ie) {
+		ie.File = displayName(file)
+	}
+	return recs, err
 }
 
 // resultWriter writes judge results one by one in a format (yaml, json or

@@ -129,3 +129,30 @@ func TestStdin(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, `"status": "pass"`)
 }
+
+func TestJudgeStdin(t *testing.T) {
+	t.Parallel()
+	sample, err := os.ReadFile("../../fixtures/rag/eiffel.json")
+	require.NoError(t, err)
+	tests := map[string]struct {
+		stdin  string
+		code   int
+		stderr string
+	}{
+		"a pretty-printed object":    {string(sample), 0, ""},
+		"an array":                   {`[{"id":"a","question":"q","answer":"a","contexts":["c"]}]`, 0, ""},
+		"JSON Lines":                 {`{"id":"a","question":"q","contexts":["c"]}` + "\n" + `{"id":"b","question":"q","contexts":["c"]}`, 0, ""},
+		"a bad line names stdin":     {`{"id":"a","question":"q"}` + "\n" + `{"id":"b","question":"q"`, 2, "assay: <stdin>:2:25: invalid JSON: unexpected end of JSON input"},
+		"a bad field names stdin":    {`{"id":"a","question":"q","contexts":"c"}`, 2, "assay: <stdin>:1: contexts: want an array of strings, got string"},
+		"a scorer error names stdin": {`{"id":"a","question":"q","answer":"a"}`, 2, "assay: <stdin>: record a (line 1)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := runCLI(t, tc.stdin, "judge", "--metric", "context_precision", "-")
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Contains(t, errOut, tc.stderr)
+			assert.NotContains(t, errOut, "stdin.json")
+		})
+	}
+}

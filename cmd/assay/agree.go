@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +37,9 @@ resamples, fixed seed), to show how much a dataset of this size can tell.
 With --baseline the plain token-overlap baseline is measured beside it.
 
 Defaulted judge results are counted and left out of the statistics, never
-averaged in.`,
+averaged in. So are records the judge cannot score (context_recall without
+a reference, say): the first is named on standard error, and when no
+labelled record can be scored the run exits 2.`,
 		Example: `  assay agree --metric faithfulness --label faithful --baseline data/begin.dev.jsonl
   assay agree --metric source_relevance --label relevant --llm openai:gpt-4o-mini data/msmarco.dev.jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -110,6 +114,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		if err != nil {
 			return &exitError{code: exitInfra, err: err}
 		}
+		if err := unscored(cmd.ErrOrStderr(), displayName(file), res); err != nil {
+			return err
+		}
 		defaulted += res.Defaulted
 		results = append(results, res)
 	}
@@ -118,6 +125,28 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
 	return f.llm.strictErr(defaulted)
+}
+
+// unscored reports the labelled records the scorer returned an error for
+// (a record without a field its metric needs, say; defaults are counted
+// apart): an input error when that is every one of them, else a note on w
+// naming the first, as the statistics leave them out.
+func unscored(w io.Writer, file string, res bench.AgreeResult) error {
+	if res.Errors == 0 {
+		return nil
+	}
+	i := slices.IndexFunc(res.Rows, func(r bench.Row) bool { return r.Err != "" && !r.Defaulted })
+	if i < 0 {
+		return nil
+	}
+	row := res.Rows[i]
+	msg, _, _ := strings.Cut(row.Err, "\n") // a panic's stack stays in the JSON rows
+	where := fmt.Sprintf("%s:%d: record %s: %s", file, row.Line, row.ID, msg)
+	if res.Errors == len(res.Rows) {
+		return inputErr(fmt.Errorf("%s (%s could score none of the %d labelled records)", where, res.Metric, len(res.Rows)))
+	}
+	fmt.Fprintf(w, "assay: %s (%d of %d labelled records left out)\n", where, res.Errors, len(res.Rows))
+	return nil
 }
 
 func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult) error {

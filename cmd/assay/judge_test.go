@@ -218,3 +218,32 @@ func TestJudgeInterrupted(t *testing.T) {
 	assert.Contains(t, errb.String(), "source_relevance  4/4")
 	assert.Contains(t, errb.String(), "interrupted after 4 of 6 records")
 }
+
+func TestAgreeNamesRecordsTheJudgeCannotScore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	some := filepath.Join(dir, "some.jsonl")
+	require.NoError(t, os.WriteFile(some, []byte(
+		`{"id":"a","question":"q","answer":"a","contexts":["c"],"reference":"c","human":{"faithful":true}}`+"\n"+
+			`{"id":"b","question":"q","answer":"a","contexts":["c"],"human":{"faithful":false}}`+"\n"), 0o644))
+	tests := map[string]struct {
+		file   string
+		code   int
+		stdout bool
+		stderr string
+	}{
+		"none scored is an input error": {"../../fixtures/rag/labelled.jsonl", exitInput, false,
+			"assay: ../../fixtures/rag/labelled.jsonl:1: record r1: context_recall: sample has no reference answer (context_recall could score none of the 6 labelled records)"},
+		"some left out are named": {some, exitPass, true,
+			some + ":2: record b: context_recall: sample has no reference answer (1 of 2 labelled records left out)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, "", "agree", "--metric", "context_recall", "--label", "faithful", tc.file)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Contains(t, errOut, tc.stderr)
+			assert.Equal(t, tc.stdout, out != "", out)
+		})
+	}
+}

@@ -182,19 +182,20 @@ func resultOf(id string, sc eval.Score) judgeResult {
 
 func round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
 
-// loadRecords reads a dataset file ("-" is standard input).
+// loadRecords reads a dataset file ("-" is standard input) of at most
+// maxDataset bytes.
 func loadRecords(file string, stdin io.Reader) ([]bench.Record, error) {
-	data, err := readInput(file, stdin)
+	data, err := readInput(file, stdin, maxDataset)
 	if err != nil {
 		return nil, err
 	}
 	if file != "-" {
-		return bench.Read(file, strings.NewReader(string(data)))
+		return bench.Read(file, bytes.NewReader(data))
 	}
 	// Standard input has no extension to pick the format: read it as
 	// ".json", which takes an object, an array or JSON Lines, and name it
 	// as the user knows it in errors.
-	recs, err := bench.Read("stdin.json", strings.NewReader(string(data)))
+	recs, err := bench.Read("stdin.json", bytes.NewReader(data))
 	var ie *eval.InputError
 	if errors.As(err, &ie) {
 		ie.File = displayName(file)

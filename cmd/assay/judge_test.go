@@ -247,3 +247,16 @@ func TestAgreeNamesRecordsTheJudgeCannotScore(t *testing.T) {
 		})
 	}
 }
+
+func TestJudgeReadsDatasetsLargerThanOneReport(t *testing.T) {
+	t.Parallel()
+	// Many small records whose total is over the 10 MB a single report
+	// or sample may have.
+	path := filepath.Join(t.TempDir(), "large.jsonl")
+	line := `{"question":"q","answer":"a","contexts":["` + strings.Repeat("word ", 2000) + `"]}` + "\n"
+	n := maxInput/len(line) + 10
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, n)), 0o644))
+	recs, err := loadRecords(path, nil)
+	require.NoError(t, err)
+	assert.Len(t, recs, n)
+}

@@ -79,7 +79,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 		}
 		opt.Tiers = t
 	}
-	data, err := readInput(file, cmd.InOrStdin())
+	data, err := readInput(file, cmd.InOrStdin(), maxInput)
 	if err != nil {
 		return inputErr(err)
 	}
@@ -94,7 +94,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	default:
 		sample = eval.Sample{Query: f.query, Answer: string(data)}
 		if f.sources != "" {
-			sd, err := readInput(f.sources, nil)
+			sd, err := readInput(f.sources, nil, maxInput)
 			if err != nil {
 				return inputErr(err)
 			}
@@ -175,12 +175,16 @@ func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample
 	}
 }
 
-// maxInput is the largest input read, so a wrong file cannot exhaust memory.
-const maxInput = 10 << 20
+// maxInput is the largest report, sample or side file read, and
+// maxDataset the largest dataset, so a wrong file cannot exhaust memory.
+const (
+	maxInput   = 10 << 20
+	maxDataset = 256 << 20
+)
 
 // readInput reads a file ("-" is stdin) and checks that it is non-empty
-// UTF-8 text under maxInput.
-func readInput(file string, stdin io.Reader) ([]byte, error) {
+// UTF-8 text of at most limit bytes.
+func readInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 	name := displayName(file)
 	var r io.Reader
 	if file == "-" {
@@ -203,12 +207,12 @@ func readInput(file string, stdin io.Reader) ([]byte, error) {
 		}
 		r = fh
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
 		return nil, &eval.InputError{File: name, Msg: "cannot read: " + err.Error()}
 	}
-	if len(data) > maxInput {
-		return nil, &eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", maxInput>>20)}
+	if len(data) > limit {
+		return nil, &eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", limit>>20)}
 	}
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, &eval.InputError{File: name, Msg: "empty input: nothing to score"}
@@ -257,7 +261,7 @@ func parseDate(s string) (time.Time, error) {
 }
 
 func loadTiers(file string) (*heuristics.Tiers, error) {
-	data, err := readInput(file, nil)
+	data, err := readInput(file, nil, maxInput)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -115,9 +117,54 @@ func jsonInputError(name string, data []byte, err error) error {
 		return &InputError{File: name, Line: lineAt(data, int(min(se.Offset, int64(len(data))))), Msg: "invalid JSON: " + se.Error()}
 	case errors.As(err, &te):
 		return &InputError{File: name, Line: lineAt(data, int(min(te.Offset, int64(len(data))))), Field: te.Field,
-			Msg: fmt.Sprintf("must be %s, got %s", te.Type, te.Value)}
+			Msg: fmt.Sprintf("must be %s, got %s", jsonType(te.Type), te.Value)}
+	}
+	// encoding/json reports an unknown field by name only: find its key.
+	if q, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if key, uerr := strconv.Unquote(q); uerr == nil {
+			return &InputError{File: name, Line: keyLine(data, key), Field: key, Msg: "unknown field"}
+		}
 	}
 	return &InputError{File: name, Msg: err.Error()}
+}
+
+// jsonType names what a Go type decodes from, in JSON's terms.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return t.String()
+}
+
+// keyLine is the line of the first object key named key in data; 0 when
+// there is none.
+func keyLine(data []byte, key string) int {
+	quoted, _ := json.Marshal(key)
+	for off := 0; ; {
+		i := bytes.Index(data[off:], quoted)
+		if i < 0 {
+			return 0
+		}
+		off += i + len(quoted)
+		if rest := bytes.TrimLeft(data[off:], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
+			return lineAt(data, off)
+		}
+	}
 }
 
 // lineOfIndex finds the line where the i-th object of the first array in

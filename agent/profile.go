@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -157,6 +158,15 @@ func (p *Profile) check() error {
 	if len(p.Specs) == 0 {
 		return bad("scorers", "at least one scorer is needed")
 	}
+	// NaN and infinities decode from YAML (.nan, .inf) and would make a
+	// profile that silently never or always passes.
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if !finite(p.Pass.Threshold) {
+		return bad("pass.threshold", "must be a finite number, got %v", p.Pass.Threshold)
+	}
+	if f := p.Pass.FailAtOrBelow; f != nil && !finite(*f) {
+		return bad("pass.fail_at_or_below", "must be a finite number, got %v", *f)
+	}
 	seen := map[string]bool{}
 	for i, s := range p.Specs {
 		f := fmt.Sprintf("scorers[%d]", i)
@@ -171,16 +181,19 @@ func (p *Profile) check() error {
 			return bad(f+".metric", "%q listed twice", s.Metric)
 		}
 		seen[s.Metric] = true
-		if !(s.Max > 0) {
+		if !(s.Max > 0) || !finite(s.Max) {
 			return bad(f+".max", "must be a positive number, got %v", s.Max)
 		}
 		for j, b := range s.Bands {
-			if b.Min < 0 || b.Min > 100 || b.From < 0 || b.To < b.From || b.To > s.Max {
+			if !(b.Min >= 0 && b.Min <= 100 && b.From >= 0 && b.To >= b.From && b.To <= s.Max) { // NaN too
 				return bad(fmt.Sprintf("%s.bands[%d]", f, j), "need 0 <= min <= 100 and 0 <= from <= to <= max, got min %v from %v to %v", b.Min, b.From, b.To)
 			}
 		}
 		for j, st := range s.Steps {
-			if st.Points < 0 || st.Points > s.Max {
+			if !finite(st.Min) {
+				return bad(fmt.Sprintf("%s.steps[%d].min", f, j), "must be a finite number, got %v", st.Min)
+			}
+			if !(st.Points >= 0 && st.Points <= s.Max) { // NaN too
 				return bad(fmt.Sprintf("%s.steps[%d].points", f, j), "must be between 0 and max %v, got %v", s.Max, st.Points)
 			}
 		}

@@ -82,6 +82,13 @@ func TestParseProfileErrors(t *testing.T) {
 		"empty":                {"", "p.yaml: empty profile"},
 		"threshold missing":    {"name: x\nkind: report\nscorers:\n  - metric: grounding\n    max: 5\n", "pass.threshold: must be above 0 and at most the scorers' total maximum 5, got 0"},
 		"threshold past total": {"name: x\nkind: report\npass:\n  threshold: 8\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.threshold: must be above 0 and at most the scorers' total maximum 5, got 8"},
+		"NaN threshold":        {"name: x\nkind: report\npass:\n  threshold: .nan\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.threshold: must be a finite number, got NaN"},
+		"infinite threshold":   {"name: x\nkind: report\npass:\n  threshold: .inf\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.threshold: must be a finite number, got +Inf"},
+		"NaN fail_at_or_below": {"name: x\nkind: context\npass:\n  fail_at_or_below: .nan\nscorers:\n  - metric: context_quality\n    max: 1\n", "p.yaml:4: pass.fail_at_or_below: must be a finite number, got NaN"},
+		"infinite max":         {"name: x\nkind: report\nscorers:\n  - metric: grounding\n    max: .inf\n", "p.yaml:5: scorers[0].max: must be a positive number, got +Inf"},
+		"NaN band":             {"name: x\nkind: report\nscorers:\n  - metric: grounding\n    max: 5\n    bands:\n      - {min: .nan, from: 5, to: 5}\n", "p.yaml:7: scorers[0].bands[0]: need 0 <= min <= 100"},
+		"NaN step":             {"name: x\nkind: report\nscorers:\n  - metric: source_quality\n    max: 2\n    steps:\n      - {min: 9, points: .nan}\n", "p.yaml:7: scorers[0].steps[0].points: must be between 0 and max 2, got NaN"},
+		"NaN step min":         {"name: x\nkind: report\nscorers:\n  - metric: source_quality\n    max: 2\n    steps:\n      - {min: .nan, points: 1}\n", "p.yaml:7: scorers[0].steps[0].min: must be a finite number, got NaN"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -155,10 +156,12 @@ func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult) error 
 		enc.SetIndent("", "  ")
 		return enc.Encode(rs)
 	}
-	fmt.Fprintf(w, "Agreement with human labels on %s\n\n", file)
-	fmt.Fprint(w, bench.MarkdownHeader)
+	// Buffered, so that a failed write (a full disk) is kept and returned.
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Agreement with human labels on %s\n\n", file)
+	fmt.Fprint(bw, bench.MarkdownHeader)
 	for _, r := range rs {
-		fmt.Fprint(w, r.Markdown())
+		fmt.Fprint(bw, r.Markdown())
 	}
-	return nil
+	return bw.Flush()
 }

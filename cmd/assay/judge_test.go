@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,4 +260,23 @@ func TestJudgeReadsDatasetsLargerThanOneReport(t *testing.T) {
 	recs, err := loadRecords(path, nil)
 	require.NoError(t, err)
 	assert.Len(t, recs, n)
+}
+
+// fullWriter fails every write, as standard output does on a full disk.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+func TestAgreeReportsWriteErrors(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"md", "json"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			var errb bytes.Buffer
+			code := run(context.Background(), []string{"agree", "--metric", "faithfulness", "--label", "faithful", "--format", format, "../../fixtures/rag/labelled.jsonl"},
+				noEnv, strings.NewReader(""), fullWriter{}, &errb)
+			assert.Equal(t, exitInfra, code, errb.String())
+			assert.Contains(t, errb.String(), "no space left on device")
+		})
+	}
 }

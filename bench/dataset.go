@@ -97,7 +97,8 @@ func Load(path string) ([]Record, error) {
 //     named "human.<label>" add labels (as strings) to it.
 //   - ".json": a JSON array of records, or JSON Lines.
 //   - anything else (".jsonl"): JSON Lines, one object a line, blank lines
-//     skipped, each line at most MaxLine bytes.
+//     skipped, each line at most MaxLine bytes. YAML is not read: the JSON
+//     errors of a ".yaml" or ".yml" file say so.
 //
 // A record's fields, by role (null counts as missing; two names of one role
 // with different values are an error):
@@ -127,6 +128,11 @@ func Read(name string, r io.Reader) ([]Record, error) {
 		err = d.jsonFile(r)
 	default:
 		err = d.jsonLines(r)
+	}
+	var ie *eval.InputError
+	if ext := strings.ToLower(filepath.Ext(name)); (ext == ".yaml" || ext == ".yml") && errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "invalid JSON") {
+		// JSON is YAML, so a .yaml file of JSON is read; say why others fail.
+		ie.Msg += " (datasets are JSON, JSON Lines or CSV; YAML is not read)"
 	}
 	if err != nil {
 		return nil, err

@@ -164,6 +164,8 @@ func TestReadRejectsBadInput(t *testing.T) {
 			`data.json:4:3: invalid JSON: invalid character '"' after object key:value pair`, 4, 3, ""},
 		"a pretty-printed json object that is cut short": {"data.json", "{\n  \"question\": \"q\",\n",
 			"data.json:3:1: invalid JSON: unexpected end of JSON input", 3, 1, ""},
+		"a yaml file": {"data.yaml", "id: a\nquestion: q\n",
+			"data.yaml:1:1: invalid JSON: invalid character 'i' looking for beginning of value (datasets are JSON, JSON Lines or CSV; YAML is not read)", 1, 1, ""},
 		"csv: a human cell that is not JSON": {"data.csv", "question,human\nq,faithful\n",
 			"data.csv:2:3: human: want a JSON object, got text that is not one", 2, 3, "human"},
 		"csv: a context array with a number": {"data.csv", "question,contexts\nq,\"[\"\"a\"\", 2]\"\n",

@@ -167,8 +167,8 @@ func TestClientCallTimeout(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			c := New(Config{Backend: &hangFirst{}, CallTimeout: tc.timeout,
-				Retry: RetryPolicy{Initial: time.Millisecond, MaxElapsed: 300 * time.Millisecond}})
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+				Retry: RetryPolicy{Initial: time.Millisecond, MaxElapsed: time.Second}})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
 			start := time.Now()
 			var u Usage
@@ -186,7 +186,8 @@ func TestClientCallTimeout(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.retries, u.Retries)
-			assert.Less(t, time.Since(start), 250*time.Millisecond)
+			// Well before the 1 s deadline, with room for a loaded machine.
+			assert.Less(t, time.Since(start), 700*time.Millisecond)
 		})
 	}
 }

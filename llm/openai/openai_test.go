@@ -223,9 +223,11 @@ func TestFaults(t *testing.T) {
 			calls:   1, check: refused, max: time.Second,
 		},
 		"caller deadline shorter than Retry-After returns at the deadline": {
-			replies:  []llmtest.Reply{{Status: 429, RetryAfter: "1"}, ok},
+			// Retry-After asks for 5 s; returning well before it, with
+			// room for a loaded machine, shows the deadline won.
+			replies:  []llmtest.Reply{{Status: 429, RetryAfter: "5"}, ok},
 			deadline: 50 * time.Millisecond,
-			calls:    1, max: 190 * time.Millisecond,
+			calls:    1, max: 2 * time.Second,
 			check: func(t *testing.T, err error) {
 				assert.ErrorIs(t, err, context.DeadlineExceeded)
 				assert.ErrorContains(t, err, "status 429")

@@ -1,0 +1,236 @@
+package judges
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// The tests in this file pin each judge's value to a hand-computed figure
+// under RAGAS's definitions, with a scripted model, and each judge's
+// neutral default when the model fails.
+
+// sources builds n contexts c1..cn with the given texts.
+func sources(texts ...string) []eval.Source {
+	out := make([]eval.Source, len(texts))
+	for i, t := range texts {
+		out[i] = eval.Source{ID: fmt.Sprintf("c%d", i+1), Text: t}
+	}
+	return out
+}
+
+// usefulReply is a context.precision reply judging c1..cn as given.
+func usefulReply(useful ...bool) string {
+	var vs []string
+	for i, u := range useful {
+		vs = append(vs, fmt.Sprintf(`{"context":"c%d","useful":%t,"reason":"r%d"}`, i+1, u, i+1))
+	}
+	return `{"verdicts":[` + strings.Join(vs, ",") + `]}`
+}
+
+func TestEveryJudgeDefaultsToNeutralOnModelFailure(t *testing.T) {
+	t.Parallel()
+	down := []string{"ERR:model down", "ERR:model down", "ERR:model down"}
+	tests := map[string]struct {
+		judge   func(Model) eval.Scorer
+		replies map[string][]string
+		points  float64
+		max     float64
+	}{
+		"faithfulness, claim extraction fails": {
+			judge:   func(m Model) eval.Scorer { return Faithfulness{Model: m} },
+			replies: map[string][]string{"faithfulness.claims": down}, points: 0.5, max: 1,
+		},
+		"faithfulness, verification fails": {
+			judge: func(m Model) eval.Scorer { return Faithfulness{Model: m} },
+			replies: map[string][]string{
+				"faithfulness.claims": {`{"claims":["Completed in 1889."]}`}, "faithfulness.verify": down,
+			}, points: 0.5, max: 1,
+		},
+		"answer relevancy, question generation fails": {
+			judge:   func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
+			replies: map[string][]string{"relevancy.questions": down}, points: 0.5, max: 1,
+		},
+		"answer relevancy, direct 1-5 fallback fails": {
+			judge: func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
+			replies: map[string][]string{
+				"relevancy.questions": {`{"questions":["When was it completed?"],"noncommittal":false}`}, "relevancy.rate": down,
+			}, points: 2.5, max: 5,
+		},
+		"context precision": {
+			judge:   func(m Model) eval.Scorer { return ContextPrecision{Model: m} },
+			replies: map[string][]string{"context.precision": down}, points: 0.5, max: 1,
+		},
+		"context recall": {
+			judge:   func(m Model) eval.Scorer { return ContextRecall{Model: m} },
+			replies: map[string][]string{"faithfulness.verify": down}, points: 0.5, max: 1,
+		},
+		"completeness": {
+			judge:   func(m Model) eval.Scorer { return Completeness{Model: m} },
+			replies: map[string][]string{"completeness": down}, points: 0.5, max: 1,
+		},
+		"completeness on a 2-point card": {
+			judge:   func(m Model) eval.Scorer { return Completeness{Model: m, Max: 2} },
+			replies: map[string][]string{"completeness": down}, points: 1, max: 2,
+		},
+		"source relevance, every source fails": {
+			judge:   func(m Model) eval.Scorer { return SourceRelevance{Model: m} },
+			replies: map[string][]string{"source.relevance": down}, points: 3, max: 5,
+		},
+		"reasoning": {
+			judge:   func(m Model) eval.Scorer { return Reasoning{Model: m} },
+			replies: map[string][]string{"reasoning": down}, points: 50, max: 100,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := &fakeModel{replies: tc.replies}
+			sc, err := tc.judge(m).Score(context.Background(), ragSample)
+			require.NoError(t, err, "a model failure is data, not an error")
+			assert.True(t, sc.Defaulted)
+			assert.InDelta(t, 0.5, sc.Value, 1e-9)
+			assert.InDelta(t, tc.points, sc.Points, 1e-9)
+			assert.InDelta(t, tc.max, sc.Max, 1e-9)
+			require.Error(t, sc.Err)
+			assert.Contains(t, sc.Err.Error(), "model down")
+			assert.True(t, strings.HasPrefix(sc.Method, "llm:fake:judge"), sc.Method)
+			assert.NotEmpty(t, sc.Metric)
+			if sc.Metric == MetricSourceRelevance {
+				assert.Contains(t, sc.Reason, "2 defaulted to 3")
+				for _, r := range sc.Evidence.Sources {
+					assert.Equal(t, 3.0, r.Rating)
+					assert.Contains(t, r.Basis, "model down")
+				}
+				return
+			}
+			assert.Contains(t, sc.Reason, "neutral grade 3 of 5")
+			assert.Contains(t, sc.Reason, "model down")
+		})
+	}
+}
+
+func TestContextPrecisionAveragePrecisionThroughTheJudge(t *testing.T) {
+	t.Parallel()
+	four := sources("a", "b", "c", "d")
+	tests := map[string]struct {
+		sources []eval.Source
+		useful  []bool
+		value   float64
+	}{
+		"single context, useful":      {sources("a"), []bool{true}, 1},
+		"single context, not useful":  {sources("a"), []bool{false}, 0},
+		"all useful":                  {four, []bool{true, true, true, true}, 1},
+		"none useful is 0, never NaN": {four, []bool{false, false, false, false}, 0},
+		// (1/2 + 2/3) / 2
+		"useful at ranks 2 and 3": {four, []bool{false, true, true, false}, (0.5 + 2.0/3) / 2},
+		// (1/1 + 2/4) / 2
+		"useful at ranks 1 and 4": {four, []bool{true, false, false, true}, 0.75},
+		// Same count of useful contexts, ranked lower: a lower value.
+		"useful at ranks 3 and 4": {four, []bool{false, false, true, true}, (1.0/3 + 2.0/4) / 2},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := ragSample
+			s.Sources = tc.sources
+			m := &fakeModel{replies: map[string][]string{"context.precision": {usefulReply(tc.useful...)}}}
+			sc, err := ContextPrecision{Model: m}.Score(context.Background(), s)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.InDelta(t, tc.value, sc.Points, 1e-9)
+			assert.False(t, sc.Defaulted)
+			require.Len(t, sc.Evidence.Sources, len(tc.sources))
+		})
+	}
+}
+
+func TestContextPrecisionEmptyContextsIsAnError(t *testing.T) {
+	t.Parallel()
+	s := ragSample
+	s.Sources = nil
+	m := &fakeModel{replies: map[string][]string{}}
+	_, err := ContextPrecision{Model: m}.Score(context.Background(), s)
+	require.ErrorIs(t, err, errNoContexts)
+	assert.Empty(t, m.calls)
+}
+
+func TestContextRecallValues(t *testing.T) {
+	t.Parallel()
+	// ragSample's reference splits into two statements.
+	tests := map[string]struct {
+		reply  string
+		value  float64
+		reason string
+	}{
+		"both statements attributable": {
+			reply: `{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""},{"statement":2,"verdict":"supported","context":"c2","reason":""}]}`,
+			value: 1, reason: "2 of 2 claims supported by the contexts",
+		},
+		"one of two": {
+			reply: `{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""},{"statement":2,"verdict":"unsupported","context":"","reason":""}]}`,
+			value: 0.5, reason: "1 of 2 claims supported by the contexts",
+		},
+		"none attributable": {
+			reply: `{"verdicts":[{"statement":1,"verdict":"unsupported","context":"","reason":""},{"statement":2,"verdict":"contradicted","context":"","reason":""}]}`,
+			value: 0, reason: "0 of 2 claims supported by the contexts",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := &fakeModel{replies: map[string][]string{"faithfulness.verify": {tc.reply}}}
+			sc, err := ContextRecall{Model: m}.Score(context.Background(), ragSample)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.Equal(t, tc.reason, sc.Reason)
+			assert.NoError(t, sc.Err)
+			assert.Len(t, m.calls, 1)
+		})
+	}
+}
+
+func TestSourceRelevanceGrades(t *testing.T) {
+	t.Parallel()
+	g := func(n int) string { return fmt.Sprintf(`{"grade":%d,"reason":"g%d"}`, n, n) }
+	tests := map[string]struct {
+		sources []eval.Source
+		grades  []string
+		cutoff  int
+		points  float64
+		kept    float64
+	}{
+		"single source graded 5":            {sources("a"), []string{g(5)}, 0, 5, 1},
+		"single source graded 1":            {sources("a"), []string{g(1)}, 0, 1, 0},
+		"a grade equal to the cutoff stays": {sources("a", "b"), []string{g(3), g(3)}, 0, 3, 2},
+		"a stricter cutoff":                 {sources("a", "b"), []string{g(3), g(3)}, 4, 3, 0},
+		"all irrelevant":                    {sources("a", "b", "c"), []string{g(1), g(1), g(1)}, 0, 1, 0},
+		"all relevant":                      {sources("a", "b", "c"), []string{g(5), g(5), g(5)}, 0, 5, 3},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := ragSample
+			s.Sources = tc.sources
+			// Every grade is the same within a case, or the case has one
+			// source, so the order the parallel calls take them does not
+			// matter.
+			m := &fakeModel{replies: map[string][]string{"source.relevance": tc.grades}}
+			sc, err := SourceRelevance{Model: m, Cutoff: tc.cutoff}.Score(context.Background(), s)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.points, sc.Points, 1e-9)
+			assert.InDelta(t, (tc.points-1)/4, sc.Value, 1e-9)
+			assert.Equal(t, 5.0, sc.Max)
+			assert.Equal(t, tc.kept, sc.Evidence.Counts["kept"])
+			assert.False(t, sc.Defaulted)
+			require.Len(t, sc.Evidence.Sources, len(tc.sources))
+			assert.Equal(t, "c1", sc.Evidence.Sources[0].URL, "a source without a URL is named by its id")
+		})
+	}
+}

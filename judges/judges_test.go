@@ -303,12 +303,28 @@ func TestContextPrecisionWithModel(t *testing.T) {
 	}
 }
 
+// TestContextRecallNeedsAReference: RAGAS raises on an empty reference;
+// a reference that is blank, or that holds no statement at all, must be the
+// same clear error, never a silent 0 or 1.
 func TestContextRecallNeedsAReference(t *testing.T) {
 	t.Parallel()
-	s := ragSample
-	s.Reference = ""
-	_, err := ContextRecall{}.Score(context.Background(), s)
-	require.ErrorIs(t, err, ErrNoReference)
+	for name, ref := range map[string]string{"empty": "", "blank": " \n\t ", "punctuation only": " . "} {
+		for _, offline := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, offline %t", name, offline), func(t *testing.T) {
+				t.Parallel()
+				s := ragSample
+				s.Reference = ref
+				m := &fakeModel{replies: map[string][]string{}}
+				j := ContextRecall{Model: m}
+				if offline {
+					j.Model = nil
+				}
+				sc, err := j.Score(context.Background(), s)
+				require.ErrorIs(t, err, ErrNoReference, "got %+v", sc)
+				assert.Empty(t, m.calls)
+			})
+		}
+	}
 }
 
 func TestSourceRelevanceDefaultsPerSource(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -11,8 +12,11 @@ import (
 
 // ContextRecall is RAGAS context recall: the share of the reference
 // answer's statements that the retrieved contexts support. It needs a
-// reference. The reference is split into statements deterministically and
-// checked in one batched call (offline: by lexical support).
+// reference: a sample whose reference is missing, blank or holds no
+// statement gets an error wrapping ErrNoReference, never a value (RAGAS
+// raises on an empty reference; a 0 or 1 would be a silent guess). The
+// reference is split into statements deterministically and checked in one
+// batched call (offline: by lexical support).
 type ContextRecall struct {
 	Model Model
 }
@@ -25,11 +29,14 @@ var ErrNoReference = errors.New("sample has no reference answer")
 
 // Score implements eval.Scorer.
 func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
-	if s.Reference == "" {
+	if strings.TrimSpace(s.Reference) == "" {
 		return eval.Score{}, fmt.Errorf("%s: %w", MetricContextRecall, ErrNoReference)
 	}
-	ps := passages(s)
 	statements := heuristics.SplitClaims(s.Reference)
+	if len(statements) == 0 {
+		return eval.Score{}, fmt.Errorf("%s: the reference holds no statement: %w", MetricContextRecall, ErrNoReference)
+	}
+	ps := passages(s)
 	if offline(r.Model) {
 		cs := heuristics.SupportClaims(statements, texts(ps))
 		claims := supportClaims(cs, ps)

@@ -15,6 +15,17 @@ import (
 // the contexts support. With a model, one call extracts the claims and one
 // batched call verifies them all; offline, claims are sentences checked by
 // stemmed overlap with numbers, names and negation required to agree.
+//
+// Where it deliberately differs from RAGAS:
+//   - An answer with no claim scores 1 with Err set to eval.ErrNoClaims and
+//     the reason saying so; RAGAS returns NaN, which breaks means and gates.
+//   - A claim the model extracts twice (same words, ignoring case, spacing
+//     and end punctuation) is verified and counted once, so a repeated
+//     sentence does not weigh double.
+//   - A statement given conflicting verdicts in one reply keeps the worse
+//     one (contradicted, then unsupported, then supported).
+//   - With no context text at all, every claim is unsupported (value 0)
+//     without asking the model; RAGAS refuses such a sample.
 type Faithfulness struct {
 	Model Model
 	// Threshold is the value at or above which an answer counts as faithful
@@ -73,33 +84,101 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	ps := passages(s)
 	if offline(f.Model) {
 		v, cs := heuristics.FaithfulnessScore(s.Answer, texts(ps))
-		return claimScore(MetricFaithfulness, MethodOffline, v, supportClaims(cs, ps)), nil
+		sc := claimScore(MetricFaithfulness, MethodOffline, v, supportClaims(cs, ps))
+		noteNoContexts(&sc, ps)
+		return sc, nil
 	}
 	var cl claimList
 	u, err := ask(ctx, f.Model, "faithfulness.claims", prompts.ExtractClaims{Question: s.Query, Answer: s.Answer}, &cl, claimSchema)
 	if err != nil {
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("extract claims: %w", err), u)
 	}
-	claims, u2, err := verify(ctx, f.Model, cl.Claims, ps)
+	unique, dups := dedupe(cl.Claims)
+	claims, u2, err := verify(ctx, f.Model, unique, ps)
 	u = u.Add(u2)
 	if err != nil {
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("verify claims: %w", err), u)
 	}
 	sc := claimScore(MetricFaithfulness, method(f.Model), supportedShare(claims), claims)
+	if dups > 0 {
+		sc.Evidence.Counts["duplicates"] = float64(dups)
+		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))
+	}
+	noteNoContexts(&sc, ps)
 	sc.Usage = UsageOf(u)
 	return sc, nil
+}
+
+// dedupe drops claims that repeat an earlier one, ignoring case, spacing
+// and end punctuation, and says how many it dropped.
+func dedupe(claims []string) ([]string, int) {
+	seen := make(map[string]bool, len(claims))
+	out := make([]string, 0, len(claims))
+	for _, c := range claims {
+		k := strings.ToLower(strings.Join(strings.Fields(strings.TrimRight(c, " \t\n.!?;:")), " "))
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+	}
+	return out, len(claims) - len(out)
+}
+
+// hasText reports whether any passage has text a claim could rest on.
+func hasText(ps []prompts.Passage) bool {
+	for _, p := range ps {
+		if strings.TrimSpace(p.Text) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// noteNoContexts says in a claim score's reason that the sample had no
+// context text, when it had claims and none.
+func noteNoContexts(sc *eval.Score, ps []prompts.Passage) {
+	if len(sc.Evidence.Claims) > 0 && !hasText(ps) {
+		sc.Reason += "; the sample has no context text to support them"
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// severity orders verdicts from best to worst, for conflicting replies.
+func severity(verdict string) int {
+	switch verdict {
+	case eval.VerdictSupported:
+		return 0
+	case eval.VerdictUnsupported:
+		return 1
+	}
+	return 2 // contradicted
 }
 
 // verify checks claims against the passages in one call and returns them
 // with verdicts. Claims the reply skips are asked about once more, alone;
 // any still without a verdict are marked unjudged, which counts as not
-// supported (silence is not support) and shows in the evidence.
+// supported (silence is not support) and shows in the evidence. A statement
+// given two verdicts in one reply keeps the worse. With no passage text,
+// every claim is unsupported and no call is made.
 func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage) ([]eval.Claim, llm.Usage, error) {
 	out := make([]eval.Claim, len(claims))
 	todo := make([]int, len(claims)) // indexes of claims without a verdict
 	for i, c := range claims {
 		out[i] = eval.Claim{Text: c, Verdict: eval.VerdictUnjudged}
 		todo[i] = i
+	}
+	if !hasText(ps) {
+		for i := range out {
+			out[i].Verdict = eval.VerdictUnsupported
+		}
+		return out, llm.Usage{}, nil
 	}
 	var u llm.Usage
 	for ask2 := 0; ask2 < 2 && len(todo) > 0; ask2++ {
@@ -113,11 +192,16 @@ func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage)
 		if err != nil {
 			return nil, u, err
 		}
+		given := make(map[int]bool, len(vl.Verdicts))
 		for _, v := range vl.Verdicts {
 			if v.Statement > len(sub) {
 				continue // a statement number that was not asked about
 			}
 			c := &out[todo[v.Statement-1]]
+			if given[v.Statement] && severity(v.Verdict) <= severity(c.Verdict) {
+				continue // a second, no worse verdict for the same statement
+			}
+			given[v.Statement] = true
 			c.Verdict, c.SourceID = v.Verdict, ""
 			if v.Verdict == "supported" {
 				c.SourceID = v.Context
@@ -135,7 +219,7 @@ func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage)
 
 // supportedShare is the share of supported claims; an answer with no claims
 // asserts nothing the contexts could contradict, and scores 1 (flagged with
-// eval.ErrNoClaims by claimScore).
+// eval.ErrNoClaims by claimScore; RAGAS gives NaN there).
 func supportedShare(claims []eval.Claim) float64 {
 	if len(claims) == 0 {
 		return 1
@@ -178,7 +262,7 @@ func claimScore(metric, meth string, value float64, claims []eval.Claim) eval.Sc
 	}
 	if len(claims) == 0 {
 		sc.Err = eval.ErrNoClaims
-		sc.Reason = "no verifiable claims found: nothing to contradict"
+		sc.Reason = "no verifiable claims found: nothing to contradict; scored 1 and flagged with the error, where RAGAS gives NaN"
 		return sc
 	}
 	sc.Reason = fmt.Sprintf("%d of %d claims supported by the contexts", supported, len(claims))

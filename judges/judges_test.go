@@ -107,6 +107,7 @@ func TestFaithfulnessWithModel(t *testing.T) {
 		},
 		"no claims scores 1 and says so": {
 			claims: []string{`{"claims":[]}`}, value: 1, calls: 1,
+			reason: "no verifiable claims found: nothing to contradict; scored 1 and flagged with the error, where RAGAS gives NaN",
 		},
 	}
 	for name, tc := range tests {

@@ -234,3 +234,95 @@ func TestSourceRelevanceGrades(t *testing.T) {
 		})
 	}
 }
+
+func TestFaithfulnessEdgeCases(t *testing.T) {
+	t.Parallel()
+	two := `{"claims":["The tower is 330 metres tall.","It was completed in 1889."]}`
+	tests := map[string]struct {
+		sources        []eval.Source
+		claims, verify []string
+		value          float64
+		calls          int
+		reason         string
+		counts         map[string]float64
+		err            error
+	}{
+		"no claims is 1, flagged with ErrNoClaims, never NaN": {
+			sources: ragSample.Sources, claims: []string{`{"claims":[]}`}, value: 1, calls: 1, err: eval.ErrNoClaims,
+			reason: "no verifiable claims found: nothing to contradict; scored 1 and flagged with the error, where RAGAS gives NaN",
+			counts: map[string]float64{"claims": 0, "supported": 0},
+		},
+		"a repeated claim is verified and counted once": {
+			sources: ragSample.Sources,
+			claims:  []string{`{"claims":["The tower is 330 metres tall.","the tower is  330 metres tall","It was completed in 1899."]}`},
+			verify: []string{`{"verdicts":[{"statement":1,"verdict":"supported","context":"c2","reason":""},` +
+				`{"statement":2,"verdict":"contradicted","context":"","reason":"1889"}]}`},
+			value: 0.5, calls: 2,
+			reason: "1 of 2 claims supported by the contexts; 1 repeated claim counted once",
+			counts: map[string]float64{"claims": 2, "supported": 1, "duplicates": 1},
+		},
+		"conflicting verdicts for one statement: the worse one holds": {
+			sources: ragSample.Sources, claims: []string{two},
+			verify: []string{`{"verdicts":[{"statement":1,"verdict":"unsupported","context":"","reason":""},` +
+				`{"statement":1,"verdict":"supported","context":"c2","reason":""},{"statement":2,"verdict":"supported","context":"c1","reason":""}]}`},
+			value: 0.5, calls: 2, reason: "1 of 2 claims supported by the contexts",
+			counts: map[string]float64{"claims": 2, "supported": 1},
+		},
+		"verdicts for statements never asked about are ignored": {
+			sources: ragSample.Sources, claims: []string{two},
+			verify: []string{`{"verdicts":[{"statement":1,"verdict":"supported","context":"c2","reason":""},{"statement":2,"verdict":"supported","context":"c1","reason":""},` +
+				`{"statement":3,"verdict":"unsupported","context":"","reason":""}]}`},
+			value: 1, calls: 2, reason: "2 of 2 claims supported by the contexts",
+			counts: map[string]float64{"claims": 2, "supported": 2},
+		},
+		"single context": {
+			sources: sources("The tower is 330 metres tall."), claims: []string{two},
+			verify: []string{`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""},{"statement":2,"verdict":"unsupported","context":"","reason":""}]}`},
+			value:  0.5, calls: 2, reason: "1 of 2 claims supported by the contexts",
+			counts: map[string]float64{"claims": 2, "supported": 1},
+		},
+		"no contexts: nothing supports the claims, and no call asks": {
+			sources: nil, claims: []string{two}, value: 0, calls: 1,
+			reason: "0 of 2 claims supported by the contexts; the sample has no context text to support them",
+			counts: map[string]float64{"claims": 2, "supported": 0},
+		},
+		"blank contexts are no contexts": {
+			sources: sources("", "  "), claims: []string{two}, value: 0, calls: 1,
+			reason: "0 of 2 claims supported by the contexts; the sample has no context text to support them",
+			counts: map[string]float64{"claims": 2, "supported": 0},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := ragSample
+			s.Sources = tc.sources
+			m := &fakeModel{replies: map[string][]string{"faithfulness.claims": tc.claims, "faithfulness.verify": tc.verify}}
+			sc, err := Faithfulness{Model: m}.Score(context.Background(), s)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.False(t, sc.Defaulted, "%v", sc.Err)
+			assert.Len(t, m.calls, tc.calls)
+			assert.Equal(t, tc.reason, sc.Reason)
+			assert.Equal(t, tc.counts, sc.Evidence.Counts)
+			if tc.err != nil {
+				require.ErrorIs(t, sc.Err, tc.err)
+			} else {
+				assert.NoError(t, sc.Err)
+			}
+		})
+	}
+}
+
+func TestContextRecallWithoutContextsIsZeroWithoutACall(t *testing.T) {
+	t.Parallel()
+	s := ragSample
+	s.Sources = nil
+	m := &fakeModel{replies: map[string][]string{}}
+	sc, err := ContextRecall{Model: m}.Score(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, sc.Value)
+	assert.False(t, sc.Defaulted)
+	assert.Empty(t, m.calls)
+	assert.Equal(t, "0 of 2 claims supported by the contexts; the sample has no context text to support them", sc.Reason)
+}

@@ -42,7 +42,7 @@ func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) 
 	switch metric {
 	case MetricFaithfulness:
 		claims := heuristics.SplitClaims(s.Answer)
-		if err = add("faithfulness.claims", prompts.ExtractClaims{Question: s.Query, Answer: s.Answer}, count(s.Answer)+10); err == nil && len(claims) > 0 {
+		if err = add("faithfulness.claims", prompts.ExtractClaims{Question: s.Query, Answer: s.Answer}, count(s.Answer)+10); err == nil && len(claims) > 0 && hasText(ps) {
 			err = add("faithfulness.verify", prompts.VerifyClaims{Claims: claims, Contexts: ps}, 40*len(claims))
 		}
 	case MetricAnswerRelevancy:
@@ -56,7 +56,7 @@ func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) 
 		}
 		err = add("context.precision", prompts.RankedContexts{Question: s.Query, Reference: ref, Contexts: ps}, 30*len(ps))
 	case MetricContextRecall:
-		if claims := heuristics.SplitClaims(s.Reference); len(claims) > 0 {
+		if claims := heuristics.SplitClaims(s.Reference); len(claims) > 0 && hasText(ps) {
 			err = add("faithfulness.verify", prompts.VerifyClaims{Claims: claims, Contexts: ps}, 40*len(claims))
 		}
 	case MetricCompleteness:

@@ -16,7 +16,8 @@ import (
 // statement gets an error wrapping ErrNoReference, never a value (RAGAS
 // raises on an empty reference; a 0 or 1 would be a silent guess). The
 // reference is split into statements deterministically and checked in one
-// batched call (offline: by lexical support).
+// batched call (offline: by lexical support). With no context text, recall
+// is 0 and no call is made; RAGAS refuses such a sample.
 type ContextRecall struct {
 	Model Model
 }
@@ -40,13 +41,16 @@ func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 	if offline(r.Model) {
 		cs := heuristics.SupportClaims(statements, texts(ps))
 		claims := supportClaims(cs, ps)
-		return claimScore(MetricContextRecall, MethodOffline, supportedShare(claims), claims), nil
+		sc := claimScore(MetricContextRecall, MethodOffline, supportedShare(claims), claims)
+		noteNoContexts(&sc, ps)
+		return sc, nil
 	}
 	claims, u, err := verify(ctx, r.Model, statements, ps)
 	if err != nil {
 		return fail(ctx, MetricContextRecall, r.Model, 1, err, u)
 	}
 	sc := claimScore(MetricContextRecall, method(r.Model), supportedShare(claims), claims)
+	noteNoContexts(&sc, ps)
 	sc.Usage = UsageOf(u)
 	return sc, nil
 }

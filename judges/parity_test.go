@@ -2,6 +2,7 @@ package judges
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -325,4 +326,102 @@ func TestContextRecallWithoutContextsIsZeroWithoutACall(t *testing.T) {
 	assert.False(t, sc.Defaulted)
 	assert.Empty(t, m.calls)
 	assert.Equal(t, "0 of 2 claims supported by the contexts; the sample has no context text to support them", sc.Reason)
+}
+
+func TestAnswerRelevancyQuestionsAndCosines(t *testing.T) {
+	t.Parallel()
+	// The query embeds as (1, 0); each generated question as the vector
+	// named in its text, so the cosines are known by hand.
+	vecs := map[string][]float32{
+		"same":     {1, 0},
+		"other":    {0, 1},
+		"opposite": {-1, 0},
+		"near":     {0.6, 0.8}, // cosine 0.6
+	}
+	embed := func(texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i, t := range texts {
+			if i == 0 {
+				out[i] = []float32{1, 0}
+				continue
+			}
+			out[i] = vecs[t] // nil for a blank question: checkVectors rejects it
+		}
+		return out, nil
+	}
+	q := func(noncommittal bool, qs ...string) string {
+		b, _ := json.Marshal(generated{Questions: qs, Noncommittal: noncommittal})
+		return string(b)
+	}
+	tests := map[string]struct {
+		n         int
+		replies   []string
+		value     float64
+		questions []string
+		calls     int
+		reason    string
+	}{
+		"three questions, mean of the cosines": {
+			replies: []string{q(false, "same", "other", "near")}, value: (1 + 0 + 0.6) / 3,
+			questions: []string{"same", "other", "near"}, calls: 1,
+		},
+		"equal cosines": {
+			replies: []string{q(false, "near", "near", "near")}, value: 0.6, questions: []string{"near", "near", "near"}, calls: 1,
+		},
+		"more questions than asked for: the first n count": {
+			replies: []string{q(false, "same", "same", "same", "other", "other")}, value: 1,
+			questions: []string{"same", "same", "same"}, calls: 1,
+		},
+		"strictness 5": {
+			n: 5, replies: []string{q(false, "same", "same", "same", "other", "other")}, value: 3.0 / 5,
+			questions: []string{"same", "same", "same", "other", "other"}, calls: 1,
+		},
+		"blank questions are dropped, not embedded": {
+			replies: []string{q(false, "", "  ", "same")}, value: 1, questions: []string{"same"}, calls: 1,
+		},
+		"only blank questions is an invalid reply, repaired once": {
+			replies: []string{q(false, "", " "), q(false, "near")}, value: 0.6, questions: []string{"near"}, calls: 2,
+		},
+		"a negative mean cosine is clipped to 0": {
+			replies: []string{q(false, "opposite", "opposite", "other")}, value: 0,
+			questions: []string{"opposite", "opposite", "other"}, calls: 1,
+			reason: "mean cosine -0.67 between the query and 3 questions the answer answers, clipped to 0",
+		},
+		"noncommittal is 0 whatever the questions": {
+			replies: []string{q(true, "same", "same", "same")}, value: 0, calls: 1, reason: "the answer is noncommittal",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := &fakeModel{replies: map[string][]string{"relevancy.questions": tc.replies}, embed: embed}
+			sc, err := AnswerRelevancy{Model: m, Questions: tc.n}.Score(context.Background(), ragSample)
+			require.NoError(t, err)
+			assert.False(t, sc.Defaulted, "%v", sc.Err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-6, "float32 embeddings")
+			assert.Equal(t, tc.questions, sc.Evidence.Issues)
+			assert.Len(t, m.calls, tc.calls)
+			n := tc.n
+			if n == 0 {
+				n = 3
+			}
+			assert.Contains(t, m.calls[0].Messages[0].Content, fmt.Sprintf("Write %d different questions", n))
+			if tc.reason != "" {
+				assert.Equal(t, tc.reason, sc.Reason)
+			}
+		})
+	}
+}
+
+func TestAnswerRelevancyEmptyAnswerIsZeroWithoutACall(t *testing.T) {
+	t.Parallel()
+	s := ragSample
+	s.Answer = " \n "
+	m := &fakeModel{replies: map[string][]string{}}
+	sc, err := AnswerRelevancy{Model: m}.Score(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, sc.Value)
+	assert.False(t, sc.Defaulted)
+	assert.Empty(t, m.calls)
+	assert.Equal(t, "the answer is empty", sc.Reason)
 }

@@ -46,6 +46,9 @@ func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) 
 			err = add("faithfulness.verify", prompts.VerifyClaims{Claims: claims, Contexts: ps}, 40*len(claims))
 		}
 	case MetricAnswerRelevancy:
+		if strings.TrimSpace(s.Answer) == "" {
+			break // scored 0 without a call
+		}
 		if err = add("relevancy.questions", prompts.GenerateQuestions{Answer: s.Answer, N: 3}, 60); err == nil {
 			calls = append(calls, Call{Template: "embeddings", TokensIn: count(s.Query) + 60, Embed: true})
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strings"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -19,9 +20,18 @@ import (
 // an embedding model the model grades the answer 1-5 directly, and the
 // score's Method says which ran. Offline it is the lexical passage
 // relevance of the answer to the query.
+//
+// Where it differs from RAGAS:
+//   - One call writes all the questions and judges noncommittal once, so
+//     RAGAS's "any" and "all" readings of the per-question flags agree.
+//     Blank questions are dropped and at most Questions are used.
+//   - A negative mean cosine is clipped to 0 (RAGAS lets it go below 0);
+//     the reason gives the unclipped mean.
+//   - An empty answer scores 0 without a call; RAGAS refuses it.
 type AnswerRelevancy struct {
 	Model Model
-	// Questions is how many questions to generate (default 3).
+	// Questions is how many questions to generate (default 3, RAGAS's
+	// strictness).
 	Questions int
 }
 
@@ -33,10 +43,24 @@ type generated struct {
 }
 
 func (g generated) Validate() error {
-	if len(g.Questions) == 0 && !g.Noncommittal {
+	if len(nonBlank(g.Questions, len(g.Questions))) == 0 && !g.Noncommittal {
 		return errors.New("questions is empty")
 	}
 	return nil
+}
+
+// nonBlank is the first n questions that are not blank.
+func nonBlank(qs []string, n int) []string {
+	var out []string
+	for _, q := range qs {
+		if len(out) == n {
+			break
+		}
+		if strings.TrimSpace(q) != "" {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 var generatedSchema = llm.SchemaFor[generated]("questions")
@@ -54,6 +78,9 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		}
 		return eval.Score{Metric: MetricAnswerRelevancy, Value: v, Points: v, Max: 1, Method: MethodOffline, Reason: reason}, nil
 	}
+	if strings.TrimSpace(s.Answer) == "" {
+		return eval.Score{Metric: MetricAnswerRelevancy, Max: 1, Method: method(a.Model), Reason: "the answer is empty"}, nil
+	}
 	n := a.Questions
 	if n <= 0 {
 		n = 3
@@ -68,6 +95,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 			Reason: "the answer is noncommittal", Usage: UsageOf(u)}
 		return sc, nil
 	}
+	g.Questions = nonBlank(g.Questions, n)
 	vecs, eu, err := a.Model.Embed(ctx, append([]string{s.Query}, g.Questions...))
 	u = u.Add(eu)
 	if errors.Is(err, llm.ErrNoEmbeddings) {
@@ -86,11 +114,16 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	for _, v := range vecs[1:] {
 		sum += cosine(vecs[0], v)
 	}
-	v := max(0, sum/float64(len(g.Questions)))
+	mean := sum / float64(len(g.Questions))
+	v := max(0, mean)
+	reason := fmt.Sprintf("mean cosine %.2f between the query and %d questions the answer answers", mean, len(g.Questions))
+	if mean < 0 {
+		reason += ", clipped to 0"
+	}
 	return eval.Score{
 		Metric: MetricAnswerRelevancy, Value: v, Points: v, Max: 1,
 		Method:   method(a.Model) + " (questions+embeddings)",
-		Reason:   fmt.Sprintf("mean cosine %.2f between the query and %d questions the answer answers", v, len(g.Questions)),
+		Reason:   reason,
 		Evidence: eval.Evidence{Issues: g.Questions},
 		Usage:    UsageOf(u),
 	}, nil

@@ -425,3 +425,47 @@ func TestAnswerRelevancyEmptyAnswerIsZeroWithoutACall(t *testing.T) {
 	assert.Empty(t, m.calls)
 	assert.Equal(t, "the answer is empty", sc.Reason)
 }
+
+// TestContextPrecisionNamesWhatUsefulnessWasJudgedAgainst: RAGAS has two
+// variants, with a reference (context_precision) and against the response
+// (context utilization); the score says which ran, and with neither there
+// is nothing to judge usefulness for.
+func TestContextPrecisionNamesWhatUsefulnessWasJudgedAgainst(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		reference, answer string
+		method            string
+		prompt            string
+	}{
+		"with a reference": {
+			reference: ragSample.Reference, answer: ragSample.Answer,
+			method: "llm:fake:judge (vs reference)", prompt: ragSample.Reference,
+		},
+		"without a reference, against the answer": {
+			answer: ragSample.Answer, method: "llm:fake:judge (vs answer, no reference)", prompt: ragSample.Answer,
+		},
+		"a blank reference is no reference": {
+			reference: "  ", answer: ragSample.Answer, method: "llm:fake:judge (vs answer, no reference)", prompt: ragSample.Answer,
+		},
+		"neither is an error": {reference: " ", answer: "\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := ragSample
+			s.Reference, s.Answer = tc.reference, tc.answer
+			m := &fakeModel{replies: map[string][]string{"context.precision": {usefulReply(true, false)}}}
+			sc, err := ContextPrecision{Model: m}.Score(context.Background(), s)
+			if tc.method == "" {
+				require.ErrorIs(t, err, ErrNoReference)
+				assert.Empty(t, m.calls)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.method, sc.Method)
+			assert.Equal(t, 1.0, sc.Value)
+			require.Len(t, m.calls, 1)
+			assert.Contains(t, m.calls[0].Messages[1].Content, tc.prompt)
+		})
+	}
+}

@@ -54,8 +54,11 @@ func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) 
 		}
 	case MetricContextPrecision:
 		ref := s.Reference
-		if ref == "" {
+		if strings.TrimSpace(ref) == "" {
 			ref = s.Answer
+		}
+		if strings.TrimSpace(ref) == "" {
+			break // an error without a call
 		}
 		err = add("context.precision", prompts.RankedContexts{Question: s.Query, Reference: ref, Contexts: ps}, 30*len(ps))
 	case MetricContextRecall:

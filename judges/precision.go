@@ -3,6 +3,7 @@ package judges
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -13,8 +14,11 @@ import (
 // ContextPrecision is RAGAS context precision: each retrieved context is
 // judged useful or not, in retrieval order, and the value is the mean of
 // precision@k over the ranks k that hold a useful context, so useful
-// contexts ranked first score higher. With a reference the model judges
-// usefulness for it, otherwise for the answer. Offline, a context is useful
+// contexts ranked first score higher; with no useful context it is 0. With
+// a reference the model judges usefulness for it (RAGAS's context precision
+// with reference), otherwise for the answer (RAGAS's context utilization);
+// the Method ends in "(vs reference)" or "(vs answer, no reference)". With
+// neither, the error wraps ErrNoReference. Offline, a context is useful
 // when its lexical relevance grade to the query is 3 or more.
 type ContextPrecision struct {
 	Model Model
@@ -44,6 +48,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 	reasons := make([]string, len(ps))
 	unjudged := 0
 	var u llm.Usage
+	meth := method(p.Model)
 	if offline(p.Model) {
 		for i, c := range ps {
 			g := heuristics.RelevanceGrade(s.Query, c.Text)
@@ -52,14 +57,23 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 		}
 	} else {
 		ref := s.Reference
-		if ref == "" {
+		meth += " (vs reference)"
+		if strings.TrimSpace(ref) == "" {
 			ref = s.Answer
+			meth = method(p.Model) + " (vs answer, no reference)"
+		}
+		if strings.TrimSpace(ref) == "" {
+			return eval.Score{}, fmt.Errorf("%s: no answer either: %w", MetricContextPrecision, ErrNoReference)
 		}
 		var vl usefulnessList
 		var err error
 		u, err = ask(ctx, p.Model, "context.precision", prompts.RankedContexts{Question: s.Query, Reference: ref, Contexts: ps}, &vl, usefulnessSchema)
 		if err != nil {
-			return fail(ctx, MetricContextPrecision, p.Model, 1, err, u)
+			sc, ferr := fail(ctx, MetricContextPrecision, p.Model, 1, err, u)
+			if ferr == nil {
+				sc.Method = meth
+			}
+			return sc, ferr
 		}
 		byID := map[string]usefulness{}
 		for _, v := range vl.Verdicts {
@@ -79,7 +93,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 		}
 	}
 	v := AveragePrecision(useful)
-	sc := eval.Score{Metric: MetricContextPrecision, Value: v, Points: v, Max: 1, Method: method(p.Model), Usage: UsageOf(u)}
+	sc := eval.Score{Metric: MetricContextPrecision, Value: v, Points: v, Max: 1, Method: meth, Usage: UsageOf(u)}
 	n := 0
 	for i, c := range ps {
 		rating := 0.0

@@ -57,7 +57,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	var al aspectList
 	u, err := ask(ctx, c.Model, "completeness", prompts.QA{Question: s.Query, Answer: s.Answer}, &al, aspectSchema)
 	if err != nil {
-		return fail(ctx, "completeness", c.Model, maxPts, err, u)
+		return fail(ctx, MetricCompleteness, c.Model, maxPts, err, u)
 	}
 	covered := 0
 	var gaps, have []string
@@ -71,7 +71,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	}
 	v := float64(covered) / float64(len(al.Aspects))
 	sc := eval.Score{
-		Metric: "completeness", Value: v, Points: v * maxPts, Max: maxPts, Method: method(c.Model), Usage: UsageOf(u),
+		Metric: MetricCompleteness, Value: v, Points: v * maxPts, Max: maxPts, Method: method(c.Model), Usage: UsageOf(u),
 		Evidence: eval.Evidence{Gaps: gaps, Counts: map[string]float64{"aspects": float64(len(al.Aspects)), "covered": float64(covered)}},
 		Reason:   fmt.Sprintf("covers %d of %d aspects", covered, len(al.Aspects)),
 	}

@@ -469,3 +469,49 @@ func TestContextPrecisionNamesWhatUsefulnessWasJudgedAgainst(t *testing.T) {
 		})
 	}
 }
+
+func TestCompletenessValuesAndGaps(t *testing.T) {
+	t.Parallel()
+	a := func(name string, covered bool) string {
+		return fmt.Sprintf(`{"aspect":%q,"covered":%t,"evidence":""}`, name, covered)
+	}
+	tests := map[string]struct {
+		aspects []string
+		max     float64
+		value   float64
+		gaps    []string
+		reason  string
+	}{
+		"all covered": {
+			aspects: []string{a("date", true), a("height", true)}, value: 1,
+			reason: "covers 2 of 2 aspects (date; height)",
+		},
+		"none covered": {
+			aspects: []string{a("date", false), a("height", false)}, value: 0, gaps: []string{"date", "height"},
+			reason: "covers 0 of 2 aspects; missing: date; height",
+		},
+		"single aspect": {aspects: []string{a("date", true)}, value: 1, reason: "covers 1 of 1 aspects (date)"},
+		"points on the card's scale": {
+			aspects: []string{a("date", true), a("height", false)}, max: 2, value: 0.5, gaps: []string{"height"},
+			reason: "covers 1 of 2 aspects (date); missing: height",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := &fakeModel{replies: map[string][]string{"completeness": {`{"aspects":[` + strings.Join(tc.aspects, ",") + `]}`}}}
+			sc, err := Completeness{Model: m, Max: tc.max}.Score(context.Background(), ragSample)
+			require.NoError(t, err)
+			maxPts := tc.max
+			if maxPts == 0 {
+				maxPts = 1
+			}
+			assert.Equal(t, MetricCompleteness, sc.Metric)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.InDelta(t, tc.value*maxPts, sc.Points, 1e-9)
+			assert.Equal(t, maxPts, sc.Max)
+			assert.Equal(t, tc.gaps, sc.Evidence.Gaps)
+			assert.Equal(t, tc.reason, sc.Reason)
+		})
+	}
+}

@@ -18,8 +18,9 @@ import (
 )
 
 // TestSourceRelevanceGradesInParallel grades 7 sources against a server
-// that takes 100 ms a call: seed 004's gate must take well under twice one
-// call (measured alone, so the bound holds on a loaded machine), not seven.
+// that takes 100 ms a call: seed 004's gate must take a small multiple of
+// one call (measured alone, so the bound follows the machine's load), not
+// the seven calls one after another would take.
 func TestSourceRelevanceGradesInParallel(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
@@ -45,5 +46,5 @@ func TestSourceRelevanceGradesInParallel(t *testing.T) {
 	assert.Equal(t, 8, srv.Calls())
 	assert.Equal(t, 4.0, sc.Points)
 	assert.GreaterOrEqual(t, one, 100*time.Millisecond)
-	assert.Less(t, seven, one*3/2, "7 calls took %v, one call %v: not in parallel", seven, one)
+	assert.Less(t, seven, one*3, "7 calls took %v, one call %v: not in parallel", seven, one)
 }

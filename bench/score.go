@@ -38,33 +38,49 @@ func ScoreAll(ctx context.Context, records []Record, scorers []eval.Scorer, limi
 // emit runs on one goroutine at a time; an error from it stops the run.
 // On an error, emit has seen a prefix of the records, which a caller can
 // keep. With no scorers, emit sees every record with no scores.
+//
+// Records start in order, and at most aheadPerSlot x limit of them are
+// started and not yet emitted (with limit > 0), so memory holds that many
+// records' scores however long the dataset: emit must copy what it keeps
+// of the scores it is handed.
 func ScoreEach(ctx context.Context, records []Record, scorers []eval.Scorer, limit int, emit func(i int, scores []eval.Score) error) error {
 	out := make([][]eval.Score, len(records))
 	left := make([]atomic.Int32, len(records)) // scorers still running per record
+	g, gctx := errgroup.WithContext(ctx)
+	window := len(records)
+	if limit > 0 {
+		g.SetLimit(limit + 1) // one slot for the emitter
+		window = min(window, aheadPerSlot*limit)
+	}
+	// ahead holds a token per record started and not yet emitted.
+	ahead := make(chan struct{}, max(window, 1))
 	done := make(chan int, len(records))
-	for i := range out {
+	g.Go(func() error {
+		return emitInOrder(gctx, len(records), done, func(i int) error {
+			err := emit(i, out[i])
+			out[i] = nil // emitted: let it go
+			<-ahead
+			return err
+		})
+	})
+	// Record by record, so results come out from the start and only the
+	// window is held. A judge that makes several calls in a row
+	// (faithfulness: extract, then verify) still overlaps with the
+	// records after it, up to the window.
+	for i, rec := range records {
+		select {
+		case ahead <- struct{}{}:
+		case <-gctx.Done():
+		}
+		if gctx.Err() != nil {
+			break
+		}
 		out[i] = make([]eval.Score, len(scorers))
 		left[i].Store(int32(len(scorers)))
 		if len(scorers) == 0 {
 			done <- i // no scorer will report it: it is ready now
 		}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	if limit > 0 {
-		g.SetLimit(limit + 1) // one slot for the emitter
-	}
-	g.Go(func() error {
-		return emitInOrder(gctx, len(records), done, func(i int) error { return emit(i, out[i]) })
-	})
-	// Scorer by scorer rather than record by record: a judge that makes
-	// several calls in a row (faithfulness: extract, then verify) starts
-	// on every record early, so its later calls do not trail behind the
-	// last wave of single-call judges.
-	for j, sc := range scorers {
-		for i, rec := range records {
-			if gctx.Err() != nil {
-				break
-			}
+		for j, sc := range scorers {
 			g.Go(func() (err error) {
 				defer func() {
 					if r := recover(); r != nil {
@@ -112,3 +128,8 @@ func emitInOrder(ctx context.Context, n int, done <-chan int, emit func(int) err
 	}
 	return nil
 }
+
+// aheadPerSlot bounds how far ScoreEach runs ahead of the record it is
+// waiting to emit: at most aheadPerSlot x limit records are started and not
+// yet emitted.
+const aheadPerSlot = 8

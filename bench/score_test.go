@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -146,6 +147,53 @@ func TestScoreEachEmitsInRecordOrder(t *testing.T) {
 				require.NoError(t, err)
 			}
 			assert.Equal(t, tc.want, strings.Join(got, ","))
+		})
+	}
+}
+
+// TestScoreEachStaysNearTheEmitter: records start close behind the last
+// one emitted, so the first results come out while the rest are judged and
+// only a bounded number of records wait in memory, even when one record is
+// slow.
+func TestScoreEachStaysNearTheEmitter(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const n, limit = 300, 2
+	recs := make([]Record, n)
+	for i := range recs {
+		recs[i] = Record{ID: strconv.Itoa(i), Sample: eval.Sample{ID: strconv.Itoa(i)}}
+	}
+	tests := map[string]struct {
+		scorers int
+		slow    int // this record's scorers take 20 ms; -1 none
+	}{
+		"one scorer":          {1, -1},
+		"three scorers":       {3, -1},
+		"a slow early record": {3, 5},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var furthest atomic.Int64 // highest record index started
+			furthest.Store(-1)
+			sc := scorerFunc(func(_ context.Context, s eval.Sample) (eval.Score, error) {
+				i, _ := strconv.Atoi(s.ID)
+				for f := furthest.Load(); int64(i) > f && !furthest.CompareAndSwap(f, int64(i)); f = furthest.Load() {
+				}
+				if i == tc.slow {
+					time.Sleep(20 * time.Millisecond)
+				}
+				return eval.Score{Metric: "m"}, nil
+			})
+			scorers := make([]eval.Scorer, tc.scorers)
+			for j := range scorers {
+				scorers[j] = sc
+			}
+			maxAhead := int64(0)
+			err := ScoreEach(context.Background(), recs, scorers, limit, func(i int, _ []eval.Score) error {
+				maxAhead = max(maxAhead, furthest.Load()-int64(i))
+				return nil
+			})
+			require.NoError(t, err)
+			assert.LessOrEqual(t, maxAhead, int64(aheadPerSlot*limit), "records started ahead of the one emitted")
 		})
 	}
 }

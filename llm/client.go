@@ -82,6 +82,11 @@ type Client struct {
 	prices  Prices
 	now     func() time.Time
 
+	// unreachable is set when a call used up its retries without any
+	// answer from the server (refused, reset, timed out), and cleared by
+	// any success: while it is set, calls make one attempt, no retries.
+	unreachable atomic.Bool
+
 	mu       sync.Mutex
 	total    Usage
 	spent    float64
@@ -237,7 +242,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	}
 	var resp Response
 	start := c.now()
-	retries, err := c.cfg.Retry.do(ctx, func() error {
+	retries, err := c.retryPolicy().do(ctx, func() error {
 		if err := c.acquire(ctx, tokens); err != nil {
 			return err
 		}
@@ -262,6 +267,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: req.Tag, Attempt: attempt, Wait: wait, Err: err})
 	})
+	c.noteReach(ctx, err)
 	if !reserved {
 		// Refused by the budget, or cancelled while waiting for a slot:
 		// no call was made.
@@ -285,6 +291,30 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		return Response{Usage: u}, err
 	}
 	return resp, nil
+}
+
+// retryPolicy is the configured policy, without retries while the server
+// is unreachable: a model server that is down would otherwise cost every
+// call of a dataset the whole retry time.
+func (c *Client) retryPolicy() RetryPolicy {
+	p := c.cfg.Retry
+	if c.unreachable.Load() {
+		p.MaxRetries = -1
+	}
+	return p
+}
+
+// noteReach records whether the server answered a call: err is the call's
+// last error after its retries. Only an error with no reply at all (no
+// HTTP status) marks the server unreachable; any success clears it.
+func (c *Client) noteReach(ctx context.Context, err error) {
+	var se *StatusError
+	switch {
+	case err == nil:
+		c.unreachable.Store(false)
+	case ctx.Err() == nil && Temporary(err) && !errors.As(err, &se):
+		c.unreachable.Store(true)
+	}
 }
 
 // attempt returns the context of one attempt of a call: ctx cut at
@@ -360,7 +390,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	var vecs [][]float32
 	var u Usage
 	start := c.now()
-	retries, err := c.cfg.Retry.do(ctx, func() error {
+	retries, err := c.retryPolicy().do(ctx, func() error {
 		if err := c.acquire(ctx, tok); err != nil {
 			return err
 		}
@@ -379,6 +409,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	if errors.Is(err, ErrNoEmbeddings) {
 		return nil, Usage{}, err
 	}
+	c.noteReach(ctx, err)
 	u.Calls, u.Retries, u.Latency = retries+1, retries, c.now().Sub(start)
 	if u.TokensIn == 0 {
 		u.TokensIn, u.Estimated = tok, true

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -469,4 +470,43 @@ func TestCacheKeyIncludesTheServer(t *testing.T) {
 	c := New(Config{Backend: &scopedBackend{scope: "openai:m@https://api.openai.com/v1"}})
 	assert.NotEqual(t, a.key(req), b.key(req), "two servers, one model name")
 	assert.Equal(t, a.key(req), c.key(req))
+}
+
+// TestClientUnreachableServer: once a call has used up its retries on a
+// server that does not answer at all, later calls try once and give up,
+// so a dead server costs a dataset one attempt per call rather than the
+// whole retry time per call; any success brings the retries back. A server
+// that answers, even with errors, keeps them.
+func TestClientUnreachableServer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	refused := fmt.Errorf("dial tcp 127.0.0.1:1: %w", syscall.ECONNREFUSED)
+	repeat := func(err error, n int) []error {
+		errs := make([]error, n)
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	tests := map[string]struct {
+		errs     []error
+		calls    int
+		attempts int64
+	}{
+		"refused: retries once, then one attempt a call": {errs: repeat(refused, 100), calls: 4, attempts: 4 + 3},
+		"a success brings the retries back": {
+			errs:  append(append(repeat(refused, 4), nil), repeat(refused, 4)...),
+			calls: 3, attempts: 4 + 1 + 4,
+		},
+		"a server answering 500 keeps its retries": {errs: repeat(&StatusError{Code: 500}, 100), calls: 3, attempts: 3 * 4},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &stubBackend{errs: tc.errs}
+			c := New(Config{Backend: b, Retry: fast})
+			for i := range tc.calls {
+				_, _ = c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
+			}
+			assert.Equal(t, tc.attempts, b.calls.Load())
+		})
+	}
 }

@@ -144,11 +144,12 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return werr
 	})
 	// A run that failed before any result was written prints nothing
-	// rather than an empty list next to its error.
-	if cerr := out.close(err == nil && werr == nil); werr == nil {
+	// rather than an empty list next to its error; an interrupted one
+	// prints what it judged, which may be an empty list.
+	interrupted := err != nil && cmd.Context().Err() != nil
+	if cerr := out.close((err == nil || interrupted) && werr == nil); werr == nil {
 		werr = cerr
 	}
-	interrupted := err != nil && cmd.Context().Err() != nil
 	defaulted := tally.Defaulted()
 	if werr == nil && (err == nil || interrupted) {
 		// An interrupted run still shows what it judged and spent.

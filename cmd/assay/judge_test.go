@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/internal/llmtest"
 )
@@ -277,6 +278,35 @@ func TestAgreeReportsWriteErrors(t *testing.T) {
 				noEnv, strings.NewReader(""), fullWriter{}, &errb)
 			assert.Equal(t, exitInfra, code, errb.String())
 			assert.Contains(t, errb.String(), "no space left on device")
+		})
+	}
+}
+
+// TestJudgeInterruptedBeforeAnyResult: a run cut off before its first
+// record is judged still prints a well-formed, empty list.
+func TestJudgeInterruptedBeforeAnyResult(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Delay: time.Minute}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	tests := map[string]struct {
+		format string
+		decode func([]byte, any) error
+	}{
+		"json": {"json", json.Unmarshal},
+		"yaml": {"yaml", yaml.Unmarshal},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			var out, errb bytes.Buffer
+			code := run(ctx, []string{"judge", "--no-cache", "--metric", "source_relevance", "--format", tc.format, "../../fixtures/rag/labelled.jsonl"},
+				func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+			assert.Equal(t, exitInfra, code)
+			assert.Contains(t, errb.String(), "interrupted after 0 of 6 records")
+			var rs []judgeResult
+			require.NoError(t, tc.decode(out.Bytes(), &rs), "output %q", out.String())
+			assert.NotNil(t, rs, "an empty list, not an empty document")
+			assert.Empty(t, rs)
 		})
 	}
 }

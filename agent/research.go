@@ -65,6 +65,10 @@ type Run struct {
 	// Status is pass, rejected, fail or insufficient_data.
 	Status string `json:"status"`
 	Reason string `json:"reason"`
+	// Defaulted counts the judge results of the run that fell back to the
+	// neutral default: gate grades kept at 3 (QoS.GateDefaults) and the
+	// defaulted scores of every iteration's card.
+	Defaulted int `json:"defaulted"`
 	// Report is the Markdown report (or the explanation, for
 	// insufficient data).
 	Report     string         `json:"-"`
@@ -517,6 +521,10 @@ func (r *run) finish(start time.Time, err error) {
 		r.out.QoS.TokensIn += e.Usage.TokensIn
 		r.out.QoS.TokensOut += e.Usage.TokensOut
 		r.out.QoS.CostUSD += e.Usage.CostUSD
+	}
+	r.out.Defaulted = r.out.QoS.GateDefaults
+	for _, it := range r.out.Iterations {
+		r.out.Defaulted += it.Card.Defaulted
 	}
 	r.out.Sources = []SourceRecord{}
 	for _, s := range r.sources {

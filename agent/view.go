@@ -95,6 +95,24 @@ func NewResearchView(c eval.Card) ResearchView {
 	return v
 }
 
+// NewRunView arranges the last card of a research run like
+// NewResearchView, but counts the run's judge defaults (gate grades
+// included) and its model usage (summaries, grades, synthesis and every
+// scoring), not only those of its last scoring. It reports false when the
+// run has no card (insufficient data, or stopped before scoring).
+func NewRunView(r *Run) (ResearchView, bool) {
+	if len(r.Iterations) == 0 {
+		return ResearchView{}, false
+	}
+	v := NewResearchView(r.Iterations[len(r.Iterations)-1].Card)
+	v.Defaulted = r.Defaulted
+	v.LLMUsage = nil
+	if q := r.QoS; q.LLMCalls > 0 {
+		v.LLMUsage = &eval.Usage{Calls: q.LLMCalls, TokensIn: q.TokensIn, TokensOut: q.TokensOut, CostUSD: q.CostUSD}
+	}
+	return v, true
+}
+
 // YAML returns the card as seed 000's YAML output format: points written
 // "4.9/5", coverage "97.5%".
 func (v ResearchView) YAML() any {

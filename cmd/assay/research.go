@@ -151,13 +151,13 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 		}
 	}
 	if client.Name() != "offline" {
-		f.llm.summary(cmd.ErrOrStderr(), client, res.QoS.GateDefaults)
+		f.llm.summary(cmd.ErrOrStderr(), client, res.Defaulted)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "assay: %s: %s\n", res.Status, res.Reason)
 	if runErr != nil {
 		return &exitError{code: exitInfra, err: fmt.Errorf("research stopped: %w", runErr)}
 	}
-	if err := f.llm.strictErr(res.QoS.GateDefaults); err != nil {
+	if err := f.llm.strictErr(res.Defaulted); err != nil {
 		return err
 	}
 	if res.Status != eval.StatusPass {
@@ -282,9 +282,9 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 	if _, err := io.WriteString(w, res.Report); err != nil {
 		return err
 	}
-	if c := v.final(); c != nil {
+	if cv, ok := agent.NewRunView(res); ok {
 		fmt.Fprintf(w, "\n---\n\n")
-		_, err := io.WriteString(w, agent.NewResearchView(*c).Markdown())
+		_, err := io.WriteString(w, cv.Markdown())
 		if err != nil {
 			return err
 		}

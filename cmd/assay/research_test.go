@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -265,4 +267,75 @@ func TestProgressLine(t *testing.T) {
 			assert.Equal(t, tc.want, b.String())
 		})
 	}
+}
+
+// TestResearchCountsEveryJudgeDefault fails one kind of judge call at a
+// time: a gate grade that defaults to 3 and a completeness judge that
+// defaults in the card are both counted on the card, in the summary, in
+// the JSON output, and both make --strict exit 3.
+func TestResearchCountsEveryJudgeDefault(t *testing.T) {
+	t.Parallel()
+	q := "How do heat pumps perform in cold climates?"
+	tests := map[string]struct {
+		fail func(req openai.ChatCompletionRequest) bool
+	}{
+		"a gate grade defaults": {fail: func(req openai.ChatCompletionRequest) bool {
+			return schemaOf(req) == "grade" && strings.Contains(req.Messages[len(req.Messages)-1].Content, "Rating Heat Pump Efficiency for Cold Climates")
+		}},
+		"the completeness judge defaults": {fail: func(req openai.ChatCompletionRequest) bool {
+			return schemaOf(req) == "aspects"
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+				if tc.fail(req) {
+					return llmtest.Reply{Status: 400, Body: `{"error":{"message":"scripted failure","type":"invalid_request_error"}}`}
+				}
+				return llmtest.JudgeReplies(req)
+			}))
+			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+			args := []string{"research", "--no-cache", "--now", "2026-11-23"}
+
+			code, stdout, stderr := runEnv(t, env, append(args, q)...)
+			require.NotEqual(t, exitInput, code, stderr)
+			assert.NotContains(t, stdout, "Neutral defaults after judge errors: 0.", "the card counts the default")
+			assert.NotContains(t, stderr, "neutral defaults 0", "the summary counts the default")
+
+			code, stdout, stderr = runEnv(t, env, append(args, "--format", "json", q)...)
+			require.NotEqual(t, exitInput, code, stderr)
+			var v struct {
+				Defaulted int `json:"defaulted"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(stdout), &v))
+			assert.Positive(t, v.Defaulted, "the JSON output counts the default")
+
+			code, _, stderr = runEnv(t, env, append(args, "--strict", q)...)
+			assert.Equal(t, exitInfra, code, stderr)
+			assert.Contains(t, stderr, "--strict:")
+		})
+	}
+}
+
+// TestResearchCardSumsTheRunsUsage: the card printed after a research run
+// gives the calls of the whole run (summaries, grades, synthesis, every
+// scoring), not only those of its last scoring.
+func TestResearchCardSumsTheRunsUsage(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+	code, stdout, stderr := runEnv(t, env, "research", "--no-cache", "--now", "2026-11-23", "How do heat pumps perform in cold climates?")
+	require.Equal(t, exitPass, code, stderr)
+	m := regexp.MustCompile(`LLM calls: (\d+),`).FindStringSubmatch(stdout)
+	require.NotNil(t, m, stdout)
+	assert.Equal(t, strconv.Itoa(srv.Calls()), m[1], "the card's calls are the run's")
+	assert.Contains(t, stderr, "calls "+m[1]+" ")
+}
+
+func schemaOf(req openai.ChatCompletionRequest) string {
+	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		return rf.JSONSchema.Name
+	}
+	return ""
 }

@@ -41,6 +41,16 @@ func (a aspectList) Validate() error {
 	return nil
 }
 
+// completenessQuestion is the question the answer is judged against: the
+// query, or, like the heuristic, the report's level-1 title when the query
+// is blank; "" when there is neither.
+func completenessQuestion(s eval.Sample) string {
+	if q := strings.TrimSpace(s.Query); q != "" {
+		return q
+	}
+	return strings.TrimSpace(heuristics.ParseReport([]byte(s.Answer)).Title)
+}
+
 var aspectSchema = llm.SchemaFor[aspectList]("aspects")
 
 // Score implements eval.Scorer.
@@ -54,8 +64,13 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		sc.Method = MethodOffline
 		return sc, err
 	}
+	q := completenessQuestion(s)
+	if q == "" {
+		// Nothing to ask about: the heuristic says to pass --query.
+		return heuristics.Completeness{Max: maxPts}.Score(ctx, s)
+	}
 	var al aspectList
-	u, err := ask(ctx, c.Model, "completeness", prompts.QA{Question: s.Query, Answer: s.Answer}, &al, aspectSchema)
+	u, err := ask(ctx, c.Model, "completeness", prompts.QA{Question: q, Answer: s.Answer}, &al, aspectSchema)
 	if err != nil {
 		return fail(ctx, MetricCompleteness, c.Model, maxPts, err, u)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -512,6 +513,51 @@ func TestCompletenessValuesAndGaps(t *testing.T) {
 			assert.Equal(t, maxPts, sc.Max)
 			assert.Equal(t, tc.gaps, sc.Evidence.Gaps)
 			assert.Equal(t, tc.reason, sc.Reason)
+		})
+	}
+}
+
+// TestCompletenessQuestion: with no query the judge asks about the
+// report's title, as the heuristic does (assay score without --query);
+// with neither it makes no call and says to pass --query.
+func TestCompletenessQuestion(t *testing.T) {
+	t.Parallel()
+	question := regexp.MustCompile(`(?s)<question-[0-9a-f]+>\n(.*?)\n</question-`)
+	tests := map[string]struct {
+		sample   eval.Sample
+		question string // "" when no call is made
+	}{
+		"the query": {
+			sample:   eval.Sample{Query: "Why is the sky blue?", Answer: "# Sky colour\n\nRayleigh scattering favours short wavelengths."},
+			question: "Why is the sky blue?",
+		},
+		"no query: the report's title": {
+			sample:   eval.Sample{Answer: "# How does HTTP/3 differ from HTTP/2?\n\nHTTP/3 runs over QUIC."},
+			question: "How does HTTP/3 differ from HTTP/2?",
+		},
+		"a blank query: the report's title": {
+			sample:   eval.Sample{Query: "  ", Answer: "# How does HTTP/3 differ from HTTP/2?\n\nHTTP/3 runs over QUIC."},
+			question: "How does HTTP/3 differ from HTTP/2?",
+		},
+		"neither: no call": {sample: eval.Sample{Answer: "HTTP/3 runs over QUIC."}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := &fakeModel{replies: map[string][]string{"completeness": {`{"aspects":[{"aspect":"a","covered":true,"evidence":"x"}]}`}}}
+			sc, err := Completeness{Model: m}.Score(context.Background(), tc.sample)
+			require.NoError(t, err)
+			if tc.question == "" {
+				assert.Empty(t, m.calls)
+				assert.Zero(t, sc.Points)
+				assert.False(t, sc.Defaulted)
+				assert.Contains(t, sc.Reason, "--query")
+				return
+			}
+			require.Len(t, m.calls, 1)
+			got := question.FindStringSubmatch(m.calls[0].Messages[len(m.calls[0].Messages)-1].Content)
+			require.NotNil(t, got)
+			assert.Equal(t, tc.question, got[1])
 		})
 	}
 }

@@ -66,7 +66,9 @@ func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) 
 			err = add("faithfulness.verify", prompts.VerifyClaims{Claims: claims, Contexts: ps}, 40*len(claims))
 		}
 	case MetricCompleteness:
-		err = add("completeness", prompts.QA{Question: s.Query, Answer: s.Answer}, 200)
+		if q := completenessQuestion(s); q != "" {
+			err = add("completeness", prompts.QA{Question: q, Answer: s.Answer}, 200)
+		}
 	case MetricSourceRelevance:
 		for _, p := range ps {
 			if err = add("source.relevance", prompts.SourceQuery{Question: s.Query, Source: p}, 40); err != nil {

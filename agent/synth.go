@@ -298,15 +298,22 @@ var reportSchema = llm.SchemaFor[struct {
 // quoteLink matches an inline citation [text](url "quote").
 var quoteLink = regexp.MustCompile(`\[((?:[^\]\\]|\\.)*)\]\(<?([^\s)>]+)>?\s+"((?:[^"\\]|\\.)*)"\)`)
 
+// plainLink matches an inline link without a quote, [text](url).
+var plainLink = regexp.MustCompile(`\[(?:[^\]\\]|\\.)*\]\(<?(https?://[^\s)>]+)>?\)`)
+
 // CheckQuotes checks every inline citation's quote against the text of the
 // source it cites (letters and digits, case-folded). A quote found in
 // another source is re-cited to that source; a quote found nowhere is
-// invented, and the sentence that carries it is removed. It returns the
-// report and how many citations were removed and re-cited.
+// invented, and the sentence that carries it is removed. A link without a
+// quote must point to one of the sources (after URL normalisation), or its
+// sentence is removed too. It returns the report and how many citations
+// were removed and re-cited.
 func CheckQuotes(report string, sources []*SourceRecord) (string, int, int) {
 	texts := map[string]string{}
+	known := map[string]bool{}
 	for _, s := range sources {
 		texts[s.URL] = norm(s.Text)
+		known[normURL(s.URL)] = true
 	}
 	removed, recited := 0, 0
 	lines := strings.Split(report, "\n")
@@ -334,9 +341,28 @@ func CheckQuotes(report string, sources []*SourceRecord) (string, int, int) {
 				break
 			}
 		}
+		// Each pass removes a link, so the loop ends.
+		for {
+			ms := plainLink.FindAllStringSubmatchIndex(line, -1)
+			i := slices.IndexFunc(ms, func(m []int) bool { return !known[normURL(line[m[2]:m[3]])] })
+			if i < 0 {
+				break
+			}
+			line = dropSentence(line, ms[i][0], ms[i][1])
+			removed++
+		}
 		lines[li] = line
 	}
 	return strings.Join(lines, "\n"), removed, recited
+}
+
+// normURL is a URL in the form sources are compared by; a URL that does
+// not parse stands for itself.
+func normURL(u string) string {
+	if n, err := heuristics.NormalizeURL(u); err == nil {
+		return n
+	}
+	return u
 }
 
 // findQuote returns the first source whose normalised text holds nq.

@@ -65,7 +65,9 @@ func fakeReport(req openai.ChatCompletionRequest) string {
 	var b strings.Builder
 	b.WriteString("# Report\n\n## Executive Summary\n\n")
 	for _, s := range srcs {
-		first, _, _ := strings.Cut(s.Text, ". ")
+		// One line: a sentence that ended a paragraph stops at its full
+		// stop, and a quote never spans lines.
+		first, _, _ := strings.Cut(strings.Join(strings.Fields(s.Text), " "), ". ")
 		first = strings.TrimSuffix(strings.TrimSpace(first), ".")
 		if first == "" {
 			continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,7 +117,9 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	}
 	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d\n", u.CostUSD, defaulted)
 	if n := c.BudgetStops(); n > 0 {
-		fmt.Fprintf(w, "assay: --max-cost $%.4f reached: %d call(s) were not started and their judges used the neutral default\n", f.maxCost, n)
+		// The limit as the user gave it, never rounded to $0.0000.
+		fmt.Fprintf(w, "assay: --max-cost $%s reached: %d call(s) were not started and their judges used the neutral default\n",
+			strconv.FormatFloat(f.maxCost, 'f', -1, 64), n)
 	}
 }
 

@@ -222,13 +222,19 @@ const MarkdownHeader = "| metric | label | n (pos/neg) | defaulted | errors | sk
 
 // Markdown renders the result as rows of a table with MarkdownHeader: one
 // row for the fixed threshold when set, one for the best ("best t"). An
-// undefined AUC (one class missing) shows as "n/a".
+// undefined AUC (one class missing) shows as "n/a"; with no record scored
+// (every one defaulted or failed) there is one row, all "n/a".
 func (r AgreeResult) Markdown() string {
 	auc := "n/a"
 	if r.Positives > 0 && r.Positives < r.N {
 		auc = f3(r.AUC)
 	}
 	var b strings.Builder
+	if r.N == 0 {
+		fmt.Fprintf(&b, "| %s | %s | 0 (0/0) | %d | %d | %d | n/a | - | n/a | n/a | n/a | - |\n",
+			r.Metric, r.Label, r.Defaulted, r.Errors, r.Skipped)
+		return b.String()
+	}
 	row := func(th string, t ThresholdResult) {
 		ba := f3(t.BalancedAccuracy)
 		if ci := t.BalancedAccuracyCI; ci != nil && r.Positives > 0 && r.Positives < r.N {

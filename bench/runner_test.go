@@ -165,7 +165,8 @@ func TestAgreeWithoutLabelsOrThreshold(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, AgreeResult{Metric: "mine", Label: "relevant", Skipped: 11, Best: ThresholdResult{Threshold: 0.5}}, res)
 	assert.Equal(t, int32(0), f.calls.Load())
-	assert.Contains(t, res.Markdown(), "| mine | relevant | 0 (0/0) | 0 | 0 | 11 | n/a | best 0.5 |")
+	assert.Equal(t, "| mine | relevant | 0 (0/0) | 0 | 0 | 11 | n/a | - | n/a | n/a | n/a | - |\n", res.Markdown(),
+		"no statistics where nothing was scored")
 }
 
 func TestAgreeStopsWhenCancelled(t *testing.T) {

@@ -125,6 +125,14 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		return &exitError{code: exitInfra, err: err}
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
+	for _, r := range results {
+		if r.N == 0 && r.Defaulted > 0 {
+			// Nothing was measured: a run whose every judgement fell
+			// back to the neutral default must not pass for a result.
+			return &exitError{code: exitInfra, err: fmt.Errorf("%s: all %d labelled records fell back to the neutral default (the model calls failed): nothing to compare with the labels",
+				r.Metric, r.Defaulted)}
+		}
+	}
 	return f.llm.strictErr(defaulted)
 }
 

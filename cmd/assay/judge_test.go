@@ -310,3 +310,17 @@ func TestJudgeInterruptedBeforeAnyResult(t *testing.T) {
 		})
 	}
 }
+
+// TestAgreeEveryRecordDefaulted: when every judgement fell back to the
+// neutral default, agree shows no statistics and exits 3 rather than
+// printing zeros as if they were measured.
+func TestAgreeEveryRecordDefaulted(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Status: 500}), llmtest.Quiet())
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"agree", "--no-cache", "--max-retry-time", "50ms", "--metric", "faithfulness", "--label", "faithful", "../../fixtures/rag/labelled.jsonl"},
+		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, exitInfra, code, errb.String())
+	assert.Contains(t, out.String(), "| faithfulness | faithful | 0 (0/0) | 6 | 0 | 0 | n/a | - | n/a | n/a | n/a | - |")
+	assert.Contains(t, errb.String(), "all 6 labelled records fell back to the neutral default")
+}

@@ -289,7 +289,11 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "\nResearch status: **%s** (%s, %s mode). %s\n", res.Status, res.Decision, res.Mode.Name, res.Reason)
+	how := res.Mode.Name + " mode"
+	if res.Decision != "" { // an interrupted run has made none
+		how = res.Decision + ", " + how
+	}
+	fmt.Fprintf(w, "\nResearch status: **%s** (%s). %s\n", res.Status, how, res.Reason)
 	for _, it := range res.Iterations[min(1, len(res.Iterations)):] {
 		fmt.Fprintf(w, "- Iteration %d: fix %q (re-ran stages %v): %s -> %s %.1f/%.0f\n",
 			it.Iteration, it.Fix.Dimension, it.Stages, it.Applied, it.Card.Status, it.Card.Total, it.Card.Max)

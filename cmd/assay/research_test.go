@@ -339,3 +339,22 @@ func schemaOf(req openai.ChatCompletionRequest) string {
 	}
 	return ""
 }
+
+func TestPrintRunStatusLine(t *testing.T) {
+	tests := map[string]struct {
+		run  agent.Run
+		want string
+	}{
+		"decided": {agent.Run{Mode: agent.Modes["standard"], Decision: "full_report", Status: "pass", Reason: "Met."},
+			"Research status: **pass** (full_report, standard mode). Met.\n"},
+		"interrupted before deciding": {agent.Run{Mode: agent.Modes["standard"], Status: "interrupted", Reason: "Stopped."},
+			"Research status: **interrupted** (standard mode). Stopped.\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var b strings.Builder
+			require.NoError(t, printRun(&b, "md", &tc.run))
+			assert.Contains(t, b.String(), tc.want)
+		})
+	}
+}

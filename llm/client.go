@@ -312,7 +312,7 @@ func (c *Client) noteReach(ctx context.Context, err error) {
 	switch {
 	case err == nil:
 		c.unreachable.Store(false)
-	case ctx.Err() == nil && Temporary(err) && !errors.As(err, &se):
+	case ctx.Err() == nil && Temporary(err) && !errors.As(err, &se) && !errors.Is(err, errLimitWait):
 		c.unreachable.Store(true)
 	}
 }
@@ -356,10 +356,14 @@ func limitErr(ctx context.Context, err error) error {
 		return cerr
 	}
 	if _, ok := ctx.Deadline(); ok {
-		return permanent(fmt.Errorf("%w: %v", context.DeadlineExceeded, err))
+		return permanent(fmt.Errorf("%w: %w: %v", context.DeadlineExceeded, errLimitWait, err))
 	}
 	return err
 }
+
+// errLimitWait marks a call refused by our own rate limiter, which says
+// nothing about whether the server is reachable.
+var errLimitWait = errors.New("rate limit wait")
 
 func (c *Client) reserve(est float64) error {
 	c.mu.Lock()

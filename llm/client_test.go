@@ -451,6 +451,7 @@ func TestClientRateLimitPastDeadline(t *testing.T) {
 			require.ErrorIs(t, err, context.DeadlineExceeded)
 			assert.Contains(t, err.Error(), "rate")
 			assert.Less(t, time.Since(start), 500*time.Millisecond, "refused at once, not after waiting")
+			assert.False(t, c.unreachable.Load(), "our own limit says nothing of the server")
 		})
 	}
 }

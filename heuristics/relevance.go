@@ -99,7 +99,7 @@ func rarityWeightedCoverage(query string, stems []string, set map[string]bool) f
 	for _, t := range contentTerms(questionFrame.ReplaceAllString(query, " ")) {
 		weights[stem(t)] = rarity(t)
 	}
-	return wcoverage(stems, weights, set)
+	return wcoverage(stems, weights, set, nil)
 }
 
 // queryStems returns the stems of the query's content words, once each.

@@ -24,6 +24,16 @@ func TestParseReportClaims(t *testing.T) {
 			claims: []string{"Dr. Smith et al. measured C37.118 frames at 4.2 ms in Fig. 3 of the study x."},
 			cited:  []bool{true},
 		},
+		"a detached stop splits lower-cased text": {
+			md:     "rates rose last year . the plan passed in may .\n",
+			claims: []string{"rates rose last year .", "the plan passed in may ."},
+			cited:  []bool{false, false},
+		},
+		"a detached stop inside link text does not split": {
+			md:     "Rates rose as [the bank . the fund](https://a.gov/x) reported.\n",
+			claims: []string{"Rates rose as the bank . the fund reported."},
+			cited:  []bool{true},
+		},
 		"initialism before a sentence opener splits": {
 			md:     "The budget was set in the U.S. The plan passed in May.\n",
 			claims: []string{"The budget was set in the U.S.", "The plan passed in May."},

@@ -81,7 +81,45 @@ func splitSentences(s string, spans []span) []int {
 		}
 		bounds = append(bounds, end)
 	}
-	return append(bounds, len(s))
+	return append(detachedStops(s, spans, bounds), len(s))
+}
+
+// detachedStops adds to bounds a boundary after each terminal mark that
+// stands alone between spaces ("wa . it is"), as in tokenized or
+// lower-cased text, where the Unicode rules see no sentence start: a
+// detached mark is never an abbreviation's. Marks inside a link or code
+// span are left alone. bounds and the result are sorted.
+func detachedStops(s string, spans []span, bounds []int) []int {
+	var extra []int
+	for i := 1; i+2 < len(s); i++ {
+		if (s[i] != '.' && s[i] != '!' && s[i] != '?') || s[i-1] != ' ' || s[i+1] != ' ' {
+			continue
+		}
+		end := i + 1
+		for end < len(s) && s[end] == ' ' {
+			end++
+		}
+		if end >= len(s) || slices.Contains(bounds, end) || inSpan(end, spans) {
+			continue
+		}
+		extra = append(extra, end)
+	}
+	if len(extra) == 0 {
+		return bounds
+	}
+	bounds = append(bounds, extra...)
+	slices.Sort(bounds)
+	return slices.Compact(bounds)
+}
+
+// inSpan reports whether offset i falls inside a link, code or marker span.
+func inSpan(i int, spans []span) bool {
+	for _, sp := range spans {
+		if i > sp.start && i < sp.end {
+			return true
+		}
+	}
+	return false
 }
 
 // endsWithLinkText reports whether the sentence s[:end] ends with a link's

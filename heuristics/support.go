@@ -2,6 +2,8 @@ package heuristics
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -181,7 +183,9 @@ func cleanClaim(s string) string {
 	if trimmed == "" || strings.HasSuffix(trimmed, "?") || len(words(s)) == 0 {
 		return ""
 	}
-	if framingOnly(s) {
+	if framingOnly(s) || strings.HasSuffix(trimmed, ":") {
+		// A line ending in a colon introduces the list or quote that
+		// follows ("Key points include:"); what it introduces is judged.
 		return ""
 	}
 	low := strings.ToLower(s)
@@ -261,6 +265,7 @@ type window struct {
 	text    string
 	stems   map[string]bool // lower-cased words and their stems
 	lower   []string        // lower-cased words, in order
+	nums    map[string]bool // numbers (numbersIn), and number words as digits
 }
 
 func contextWindows(contexts []string) []window {
@@ -292,7 +297,14 @@ func contextWindows(contexts []string) []window {
 func newWindow(ci int, text string) window {
 	lower := lowerWords(text)
 	stems := stemSet(text)
+	nums := map[string]bool{}
+	for _, n := range numbersIn(text) {
+		nums[n], stems[n] = true, true
+	}
 	for _, w := range lower {
+		if d, ok := numberWords[w]; ok {
+			nums[d] = true
+		}
 		stems[normNumber(w)] = true
 		if strings.Contains(w, "-") {
 			for _, p := range strings.Split(w, "-") {
@@ -300,15 +312,19 @@ func newWindow(ci int, text string) window {
 			}
 		}
 	}
-	return window{context: ci, text: text, stems: stems, lower: lower}
+	return window{context: ci, text: text, stems: stems, lower: lower, nums: nums}
 }
 
 // claimFacts are the parts of a claim the evidence must agree on.
 type claimFacts struct {
 	stems    []string           // one stem per content word
 	weights  map[string]float64 // rarity of each stem's word
-	numbers  []string           // words with a digit, lower-cased
+	numbers  []string           // the numbers written in digits (numbersIn)
 	entities []string           // capitalised words not opening the claim, lower-cased
+	// acronyms maps an entity word, lower-cased and stemmed, to the
+	// initials of the run of capitalised words it is in ("western" and
+	// "australia" to "wa").
+	acronyms map[string]string
 }
 
 func factsOf(claim string) claimFacts {
@@ -317,15 +333,15 @@ func factsOf(claim string) claimFacts {
 	f.weights = map[string]float64{}
 	for _, w := range lowerWords(claim) {
 		for _, p := range strings.Split(w, "-") {
-			s := stem(p)
-			if strings.ContainsAny(p, "0123456789") {
-				s = normNumber(p)
-			}
-			if r, ok := f.weights[s]; !ok || rarity(p) < r {
-				f.weights[s] = rarity(p)
+			for _, s := range partStems(p) {
+				if r, ok := f.weights[s]; !ok || rarity(p) < r {
+					f.weights[s] = rarity(p)
+				}
 			}
 		}
 	}
+	f.numbers = slices.Compact(slices.Sorted(slices.Values(numbersIn(claim))))
+	f.acronyms = acronymsOf(words(claim))
 	seen := map[string]bool{}
 	for i, w := range words(claim) {
 		lw := strings.ToLower(w)
@@ -334,14 +350,39 @@ func factsOf(claim string) claimFacts {
 		}
 		switch {
 		case strings.ContainsAny(w, "0123456789"):
-			seen[lw] = true
-			f.numbers = append(f.numbers, normNumber(lw))
+			// Numbers are taken from the whole claim above.
 		case i > 0 && lw != "i" && !strings.HasPrefix(lw, "i'") && isCapitalised(w) && !stopWords[lw]:
 			seen[lw] = true
 			f.entities = append(f.entities, lw)
 		}
 	}
 	return f
+}
+
+// acronymsOf maps each word of a run of two or more capitalised words,
+// lower-cased and stemmed, to the run's initials, lower-cased: a name the
+// context may abbreviate.
+func acronymsOf(ws []string) map[string]string {
+	out := map[string]string{}
+	for i := 0; i < len(ws); {
+		j := i
+		for j < len(ws) && isCapitalised(ws[j]) && !stopWords[strings.ToLower(ws[j])] {
+			j++
+		}
+		if j-i >= 2 {
+			var b strings.Builder
+			for _, w := range ws[i:j] {
+				r, _ := utf8.DecodeRuneInString(w)
+				b.WriteRune(unicode.ToLower(r))
+			}
+			for _, w := range ws[i:j] {
+				lw := strings.ToLower(w)
+				out[lw], out[stem(lw)] = b.String(), b.String()
+			}
+		}
+		i = max(j, i+1)
+	}
+	return out
 }
 
 // evaluative words are stop words for queries but claims in their own right
@@ -361,13 +402,11 @@ func claimStems(claim string) []string {
 			if p == "" || (stopWords[p] && !evaluative[p]) || (utf8.RuneCountInString(p) < 3 && !strings.ContainsAny(p, "0123456789")) {
 				continue
 			}
-			s := stem(p)
-			if strings.ContainsAny(p, "0123456789") {
-				s = normNumber(p)
-			}
-			if !seen[s] {
-				seen[s] = true
-				out = append(out, s)
+			for _, s := range partStems(p) {
+				if !seen[s] {
+					seen[s] = true
+					out = append(out, s)
+				}
 			}
 		}
 	}
@@ -381,6 +420,35 @@ var numberWords = map[string]string{
 	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20",
 	"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
 	"seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
+}
+
+// number is a number written in digits, with thousands separators and
+// decimals: "54,000" in "54,000-capacity", "5.68" in "5.68m", "1991" and
+// "2000" in "1991-2000".
+var number = regexp.MustCompile(`\d+(?:,\d{3})*(?:\.\d+)?`)
+
+// numbersIn returns the numbers written in digits in text, without
+// thousands separators, in order: a number keeps its value whatever unit,
+// suffix or range it is written in ("5.68m" and "5.68 m" agree).
+func numbersIn(text string) []string {
+	ns := number.FindAllString(text, -1)
+	for i, n := range ns {
+		ns[i] = strings.ReplaceAll(n, ",", "")
+	}
+	return ns
+}
+
+// partStems returns the stems a word part (a word, or one side of a
+// hyphen) is matched by: its Snowball stem, or for a part with digits the
+// numbers in it ("3rd" is "3", "5.68m" is "5.68").
+func partStems(p string) []string {
+	if !strings.ContainsAny(p, "0123456789") {
+		return []string{stem(p)}
+	}
+	if ns := numbersIn(p); len(ns) > 0 {
+		return ns
+	}
+	return []string{normNumber(p)}
 }
 
 // normNumber reduces a number word to its digits: thousands separators, a
@@ -424,7 +492,7 @@ func supportClaim(claim string, windows, whole []window, threshold float64) Clai
 		w := &windows[i]
 		ctx := &whole[w.context]
 		stems := withoutAbsent(f.stems, ctx.stems)
-		score := wcoverage(stems, f.weights, w.stems)
+		score := wcoverage(stems, f.weights, w.stems, f.acronyms)
 		if score == 0 {
 			continue
 		}
@@ -433,7 +501,7 @@ func supportClaim(claim string, windows, whole []window, threshold float64) Clai
 		// Prefer evidence that passes the checks, then the higher score,
 		// then the earlier (shorter) window.
 		if best.w == nil || (ok && !bestOK) || (ok == bestOK && score > best.score) {
-			best, bestOK = cand{w, score, wcoverage(stems, f.weights, ctx.stems), reason}, ok
+			best, bestOK = cand{w, score, wcoverage(stems, f.weights, ctx.stems, f.acronyms), reason}, ok
 		}
 	}
 	if best.w == nil {
@@ -492,8 +560,9 @@ func withoutAbsent(stems []string, ctx map[string]bool) []string {
 
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
 
-// wcoverage is the rarity-weighted share of stems found in set.
-func wcoverage(stems []string, weights map[string]float64, set map[string]bool) float64 {
+// wcoverage is the rarity-weighted share of stems found in set, directly
+// or, for a word of a name, by the name's initials (alias, may be nil).
+func wcoverage(stems []string, weights map[string]float64, set map[string]bool, alias map[string]string) float64 {
 	if len(stems) == 0 {
 		return 1
 	}
@@ -501,7 +570,7 @@ func wcoverage(stems []string, weights map[string]float64, set map[string]bool) 
 	for _, s := range stems {
 		w := weights[s]
 		total += w
-		if set[s] {
+		if a := alias[s]; set[s] || (a != "" && set[a]) {
 			hit += w
 		}
 	}
@@ -530,11 +599,14 @@ func coverage(stems []string, set map[string]bool) float64 {
 // when neither.
 func disagreement(f claimFacts, claimNeg bool, w, ctx *window) string {
 	for _, n := range f.numbers {
-		if !hasNumber(ctx.lower, n) {
+		if !ctx.nums[n] {
 			return "number " + n + " not in context"
 		}
 	}
 	for _, e := range f.entities {
+		if a := f.acronyms[e]; a != "" && ctx.stems[a] {
+			continue // "Western Australia" written "WA"
+		}
 		if !ctx.stems[e] && !ctx.stems[stem(e)] {
 			return "named entity " + e + " not in context"
 		}
@@ -543,15 +615,6 @@ func disagreement(f claimFacts, claimNeg bool, w, ctx *window) string {
 		return "negation differs"
 	}
 	return ""
-}
-
-func hasNumber(ws []string, n string) bool {
-	for _, w := range ws {
-		if normNumber(w) == n {
-			return true
-		}
-	}
-	return false
 }
 
 // negationCues mark a negated statement.

@@ -33,6 +33,10 @@ func TestSplitClaims(t *testing.T) {
 			[]string{"The tower is tall."}},
 		"framing with content kept": {"The passage describes the tower.",
 			[]string{"The passage describes the tower."}},
+		"a lead-in ending in a colon is skipped": {"Key points include:\n- The tower is tall.",
+			[]string{"The tower is tall."}},
+		"tokenized lower-case sentences split at a detached stop": {"it is in wa . it is the second sighting .",
+			[]string{"it is in wa .", "it is the second sighting ."}},
 		"empty answer":       {"", nil},
 		"interjection alone": {"Yeah!", nil},
 	}
@@ -89,6 +93,23 @@ func TestSupportClaims(t *testing.T) {
 			[]string{"Lyon lies in France. It has many old churches. The city is known for its silk trade."},
 			true, 1, 0, "supported across context 1.00"},
 		"no content words": {"It is.", []string{grisham}, true, 1, -1, "no content words"},
+		// Numbers agree by value whatever unit, suffix or range they are
+		// written in.
+		"number with a unit attached": {"Identifying the 5.68m juvenile female whale was difficult.",
+			[]string{"identifying the 5.68 m juvenile female whale was difficult ."}, true, 1, 0, "supported 1.00"},
+		"number with a unit attached, wrong value": {"Identifying the 5.86m juvenile female whale was difficult.",
+			[]string{"identifying the 5.68 m juvenile female whale was difficult ."}, false, 0.823, 0, "number 5.86 not in context"},
+		"range written with a hyphen": {"Wilk drummed for Rage Against the Machine from 1991-2000.",
+			[]string{"Wilk was the drummer of Rage Against the Machine ( 1991 -- 2000 )."}, true, 0.825, 0, "supported 0.82"},
+		"thousands joined to a word": {"The club will fill its 54,000-capacity stadium.",
+			[]string{"the club will fill the 54,000 capacity stadium ."}, true, 1, 0, "supported 1.00"},
+		"a name the context abbreviates": {"The whale was found on a beach in Western Australia.",
+			[]string{"the whale was found on a beach . it is the first sighting in wa ."}, true, 1, 0, "supported 1.00"},
+		// Lower-cased, tokenized contexts ("... belt . mcgregor grabbed
+		// ...") split into sentences, so a negation in one does not reach
+		// the next.
+		"negation stays in its detached sentence": {"McGregor grabbed the belt in Dublin.",
+			[]string{"he does n't want the belt . mcgregor grabbed the belt in dublin ."}, true, 1, 0, "supported 1.00"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

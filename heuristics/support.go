@@ -21,12 +21,12 @@ const (
 	DefaultSupportThreshold = 0.8
 
 	// DefaultFaithfulThreshold is the least FaithfulnessScore value for which
-	// an answer is called faithful: at least three claims in four must be
+	// an answer is called faithful: at least two claims in three must be
 	// supported, so one- and two-claim answers must be fully supported.
-	// Chosen on the BEGIN and FaithBench dev splits (any value from 0.67 to
-	// 1 gives the same BEGIN figure; 0.75 is the best of those on
-	// FaithBench).
-	DefaultFaithfulThreshold = 0.75
+	// Chosen on the BEGIN and FaithBench dev splits, as the threshold with
+	// the best sum of the two balanced accuracies (three in four gave
+	// BEGIN one row pair more and FaithBench five rows fewer).
+	DefaultFaithfulThreshold = 2.0 / 3
 )
 
 // ClaimSupport is the verdict on one claim.

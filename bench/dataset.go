@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,7 +96,8 @@ func Load(path string) ([]Record, error) {
 //     contexts cell holds a JSON array of strings or, when it is not one,
 //     a single context. A "human" cell holds a JSON object, and columns
 //     named "human.<label>" add labels (as strings) to it.
-//   - ".json": a JSON array of records, or JSON Lines.
+//   - ".json": a JSON array of records, one record (an object, which may
+//     span several lines), or JSON Lines.
 //   - anything else (".jsonl"): JSON Lines, one object a line, blank lines
 //     skipped, each line at most MaxLine bytes. YAML is not read: the JSON
 //     errors of a ".yaml" or ".yml" file say so.
@@ -118,36 +120,67 @@ func Load(path string) ([]Record, error) {
 // Every error about the content is an *eval.InputError naming name, the
 // line and the field: `data.jsonl:7: contexts: want an array of strings,
 // got number`. Errors of r itself are returned wrapped.
+//
+// Read holds every record; [Records] reads the same records one at a time.
 func Read(name string, r io.Reader) ([]Record, error) {
-	d := &datasetReader{name: name, ids: map[string]int{}}
-	var err error
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".csv":
-		err = d.csvFile(r)
-	case ".json":
-		err = d.jsonFile(r)
-	default:
-		err = d.jsonLines(r)
+	var recs []Record
+	for rec, err := range Records(name, r) {
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
 	}
-	var ie *eval.InputError
-	if ext := strings.ToLower(filepath.Ext(name)); (ext == ".yaml" || ext == ".yml") && errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "invalid JSON") {
-		// JSON is YAML, so a .yaml file of JSON is read; say why others fail.
-		ie.Msg += " (datasets are JSON, JSON Lines or CSV; YAML is not read)"
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(d.recs) == 0 {
-		return nil, &eval.InputError{File: name, Msg: "empty dataset: no records"}
-	}
-	return d.recs, nil
+	return recs, nil
 }
 
-// datasetReader collects the records of one dataset.
+// Records reads a dataset from r as [Read] does, one record at a time, so
+// memory holds one record (and the IDs seen, to reject duplicates) however
+// long the dataset. It yields each record with a nil error, in file order.
+// The first error, the one Read would return, is yielded with a zero
+// Record and ends the sequence; a dataset without records yields the
+// "empty dataset" error. Breaking off early is fine.
+//
+// The sequence reads r as it goes: range over it once. In a ".json" array
+// a record is checked as it is reached, so a bad record is reported before
+// a syntax error later in the file.
+func Records(name string, r io.Reader) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		d := &datasetReader{name: name, ids: map[string]int{}, yield: func(rec Record) bool { return yield(rec, nil) }}
+		var err error
+		switch strings.ToLower(filepath.Ext(name)) {
+		case ".csv":
+			err = d.csvFile(r)
+		case ".json":
+			err = d.jsonFile(r)
+		default:
+			err = d.jsonLines(r)
+		}
+		if errors.Is(err, errStopped) {
+			return
+		}
+		var ie *eval.InputError
+		if ext := strings.ToLower(filepath.Ext(name)); (ext == ".yaml" || ext == ".yml") && errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "invalid JSON") {
+			// JSON is YAML, so a .yaml file of JSON is read; say why others fail.
+			ie.Msg += " (datasets are JSON, JSON Lines or CSV; YAML is not read)"
+		}
+		if err == nil && d.n == 0 {
+			err = &eval.InputError{File: name, Msg: "empty dataset: no records"}
+		}
+		if err != nil {
+			yield(Record{}, err)
+		}
+	}
+}
+
+// errStopped ends a read whose caller stopped asking for records.
+var errStopped = errors.New("bench: stopped")
+
+// datasetReader hands the records of one dataset to yield.
 type datasetReader struct {
-	name string
-	recs []Record
-	ids  map[string]int // id -> line
+	name  string
+	yield func(Record) bool // false: stop reading
+	n     int               // records yielded
+	ids   map[string]int    // id -> line
 }
 
 func (d *datasetReader) errAt(line, col int, field, msg string) *eval.InputError {
@@ -178,76 +211,6 @@ func (d *datasetReader) jsonLines(r io.Reader) error {
 			return d.errAt(line+1, 0, "", fmt.Sprintf("line longer than %d MB", MaxLine>>20))
 		}
 		return fmt.Errorf("bench: read %s: %w", d.name, err)
-	}
-	return nil
-}
-
-// jsonFile reads a ".json" file: an array of records, or JSON Lines.
-func (d *datasetReader) jsonFile(r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("bench: read %s: %w", d.name, err)
-	}
-	data = bytes.TrimPrefix(data, bom)
-	lineCol := func(off int) (int, int) {
-		off = min(max(off, 0), len(data))
-		return bytes.Count(data[:off], []byte{'\n'}) + 1, off - bytes.LastIndexByte(data[:off], '\n')
-	}
-	// syntaxErr places a syntax error of the whole document.
-	syntaxErr := func(err error) error {
-		var se *json.SyntaxError
-		if !errors.As(err, &se) {
-			return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
-		}
-		off := int(se.Offset) - 1
-		if strings.HasPrefix(se.Error(), "unexpected end") {
-			off = len(data)
-		}
-		line, col := lineCol(off)
-		e := d.errAt(line, col, "", "invalid JSON: "+se.Error())
-		e.Err = err
-		return e
-	}
-	t := bytes.TrimLeft(data, " \t\r\n")
-	if len(t) > 0 && t[0] == '{' && bytes.Count(bytes.TrimSpace(t), []byte{'\n'}) > 0 {
-		// One object over several lines (a pretty-printed sample), unless
-		// it is JSON Lines: then the first line alone is a whole object.
-		// When it is neither, the error is the object's, placed in the
-		// whole document rather than at the end of its first line.
-		first, _, _ := bytes.Cut(t, []byte{'\n'})
-		if !json.Valid(first) {
-			var obj json.RawMessage
-			if err := json.Unmarshal(data, &obj); err != nil {
-				return syntaxErr(err)
-			}
-			return d.add(bytes.Count(data[:len(data)-len(t)], []byte{'\n'})+1, 0, t)
-		}
-	}
-	if len(t) == 0 || t[0] != '[' {
-		return d.jsonLines(bytes.NewReader(data))
-	}
-	var all []json.RawMessage
-	if err := json.Unmarshal(data, &all); err != nil {
-		return syntaxErr(err)
-	}
-	// The document is valid: walk it again for each element's offset.
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // [
-		return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
-	}
-	for i := 0; dec.More(); i++ {
-		off := int(dec.InputOffset())
-		for off < len(data) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
-			off++
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
-		}
-		line, _ := lineCol(off)
-		if err := d.add(line, 0, raw); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -296,7 +259,10 @@ func (d *datasetReader) keep(line int, rec Record) error {
 	}
 	d.ids[rec.ID] = line
 	rec.Sample.ID = rec.ID
-	d.recs = append(d.recs, rec)
+	d.n++
+	if !d.yield(rec) {
+		return errStopped
+	}
 	return nil
 }
 

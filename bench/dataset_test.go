@@ -2,6 +2,7 @@ package bench
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,5 +297,104 @@ func FuzzRead(f *testing.F) {
 			}
 			ids[r.ID] = true
 		}
+	})
+}
+
+// TestRecordsYieldsWhatReadReturns: the iterator gives Read's records, in
+// order, and ends with Read's error (file, line, column, field) for JSON
+// Lines, a .json array or object, and CSV.
+func TestRecordsYieldsWhatReadReturns(t *testing.T) {
+	t.Parallel()
+	ok := `{"id":"a","question":"q"}`
+	tests := map[string]struct {
+		name, data string
+	}{
+		"jsonl":                         {"d.jsonl", ok + "\n\n" + `{"answer":"y","human":{"faithful":1}}` + "\n"},
+		"jsonl with a bad third line":   {"d.jsonl", ok + "\n" + `{"answer":"y"}` + "\n" + `{"question":"q","contexts":3}`},
+		"jsonl with a duplicate id":     {"d.jsonl", ok + "\n" + ok},
+		"jsonl cut short":               {"d.jsonl", ok + "\n" + `{"question": "q"`},
+		"json array":                    {"d.json", "[\n" + ok + ",\n  " + `{"answer":"x","id":2}` + "\n]\n"},
+		"json array with a bad element": {"d.json", "[\n" + ok + ",\n" + `  {"answer": 1}` + "\n]"},
+		"json array cut short":          {"d.json", "[\n" + ok + ",\n"},
+		"json array missing a comma":    {"d.json", "[\n" + ok + "\n" + ok + "]"},
+		"json array, then more":         {"d.json", "[" + ok + "] x"},
+		"json array of a bad word":      {"d.json", "[" + ok + ", tru]"},
+		"json pretty object":            {"d.json", "{\n  \"question\": \"q\",\n  \"answer\": \"a\"\n}\n"},
+		"json pretty object, bad":       {"d.json", "{\n  \"question\": \"q\",\n  \"answer\": \"a\"\n  \"contexts\": [\"c\"]\n}\n"},
+		"json holding lines":            {"d.json", ok + "\n" + `{"answer":"y"}`},
+		"json, empty array":             {"d.json", " [ ] "},
+		"csv":                           {"d.csv", "question,answer,contexts,human.relevant\n\"two\nlines\",,plain,yes\nq2,a2,,\n"},
+		"csv with a bad cell":           {"d.csv", "question,contexts\nq,c\nq,\"[\"\"a\"\", 2]\"\n"},
+		"csv with a short row":          {"d.csv", "question,answer\nq,a\nq\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, wantErr := Read(tc.name, strings.NewReader(tc.data))
+			var got []Record
+			var errs []error
+			for rec, err := range Records(tc.name, strings.NewReader(tc.data)) {
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				require.Empty(t, errs, "a record after the error")
+				got = append(got, rec)
+			}
+			if wantErr == nil {
+				assert.Empty(t, errs)
+				assert.Equal(t, want, got)
+				return
+			}
+			require.Len(t, errs, 1, "one error, last")
+			var wantIE, gotIE *eval.InputError
+			require.ErrorAs(t, wantErr, &wantIE)
+			require.ErrorAs(t, errs[0], &gotIE)
+			assert.Equal(t, *wantIE, *gotIE)
+			assert.NotEmpty(t, gotIE.File)
+		})
+	}
+}
+
+// TestRecordsReadsAsItGoes: each record is yielded before the rest of the
+// input is read, so a failure later in the file comes after the records
+// before it, in every format.
+func TestRecordsReadsAsItGoes(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	tests := map[string]struct {
+		name, head string
+	}{
+		"jsonl":      {"d.jsonl", `{"id":"a","question":"q"}` + "\n"},
+		"json array": {"d.json", "[\n" + `{"id":"a","question":"q"}` + ",\n"},
+		"csv":        {"d.csv", "id,question\na,q\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := io.MultiReader(strings.NewReader(tc.head), iotest.ErrReader(boom))
+			var ids []string
+			var last error
+			for rec, err := range Records(tc.name, r) {
+				if err != nil {
+					last = err
+					continue
+				}
+				ids = append(ids, rec.ID)
+			}
+			assert.Equal(t, []string{"a"}, ids)
+			require.ErrorIs(t, last, boom)
+		})
+	}
+	t.Run("breaking off stops reading", func(t *testing.T) {
+		t.Parallel()
+		r := io.MultiReader(strings.NewReader(`{"question":"q"}`+"\n"), iotest.ErrReader(boom))
+		n := 0
+		for _, err := range Records("d.jsonl", r) {
+			require.NoError(t, err)
+			n++
+			break
+		}
+		assert.Equal(t, 1, n)
 	})
 }

@@ -1,0 +1,305 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// jsonFile reads a ".json" file: an array of records, one record over
+// several lines (a pretty-printed sample), or JSON Lines. An array is read
+// element by element, so memory holds one record at a time.
+func (d *datasetReader) jsonFile(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
+		_, _ = br.Discard(len(bom))
+	}
+	p := &posReader{br: br, line: 1, lastNL: -1}
+	// The leading space, kept to be read again as JSON Lines.
+	var head []byte
+	c, err := p.skipSpace(&head)
+	switch {
+	case err == io.EOF:
+		return d.jsonLines(bytes.NewReader(head))
+	case err != nil:
+		return d.readErr(err)
+	case c == '[':
+		return d.jsonArray(p)
+	case c != '{':
+		return d.jsonLines(io.MultiReader(bytes.NewReader(head), br))
+	}
+	// An object: JSON Lines when its first line is a whole object or
+	// nothing follows it, else one object over several lines.
+	start := len(head)
+	first, err := br.ReadSlice('\n')
+	for errors.Is(err, bufio.ErrBufferFull) && len(head)-start+len(first) <= MaxLine {
+		head = append(head, first...)
+		first, err = br.ReadSlice('\n')
+	}
+	head = append(head, first...)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return d.readErr(err)
+	}
+	firstLine := bytes.TrimSuffix(head[start:], []byte{'\n'})
+	if err != nil || json.Valid(firstLine) {
+		// Nothing follows, the line is over MaxLine (JSON Lines says so), or
+		// the line is a whole object.
+		return d.jsonLines(io.MultiReader(bytes.NewReader(head), br))
+	}
+	// Is there more than space (any Unicode space) after the first line?
+	for {
+		b, err := br.Peek(utf8.UTFMax)
+		if len(b) == 0 {
+			if err != io.EOF {
+				return d.readErr(err)
+			}
+			return d.jsonLines(bytes.NewReader(head))
+		}
+		r, size := utf8.DecodeRune(b)
+		if !unicode.IsSpace(r) {
+			break
+		}
+		head = append(head, b[:size]...)
+		_, _ = br.Discard(size)
+	}
+	tail, err := io.ReadAll(br)
+	if err != nil {
+		return d.readErr(err)
+	}
+	data := append(head, tail...)
+	var obj json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return d.syntaxErr(data, 0, 1, 1, err)
+	}
+	return d.add(bytes.Count(data[:start], []byte{'\n'})+1, 0, data[start:])
+}
+
+// jsonArray reads the elements of a JSON array whose '[' is next in p.
+// Each element is checked as it is read, with its errors placed where a
+// check of the whole document would place them.
+func (d *datasetReader) jsonArray(p *posReader) error {
+	_, _ = p.readByte() // [, already peeked
+	c, err := p.skipSpace(nil)
+	if err != nil {
+		return d.endErr(p, err)
+	}
+	if c == ']' {
+		_, _ = p.readByte()
+		return d.trailing(p)
+	}
+	for {
+		line, col := p.line, p.col()
+		raw, err := p.value()
+		if err != nil && err != io.EOF {
+			return d.readErr(err)
+		}
+		if !json.Valid(raw) || err == io.EOF {
+			// Checked as a later element of an array, with the character
+			// after it, so the error says what a check of the whole
+			// document says ("after array element", "in literal true").
+			check := append([]byte("[0,"), raw...)
+			if err == nil {
+				if next, perr := p.br.Peek(1); perr == nil {
+					check = append(check, next[0])
+				}
+			}
+			var v json.RawMessage
+			uerr := json.Unmarshal(check, &v)
+			var se *json.SyntaxError
+			if errors.As(uerr, &se) && !strings.HasPrefix(se.Error(), "unexpected end") {
+				return d.syntaxErr(check, 3, line, col, uerr)
+			}
+			return d.endErr(p, io.EOF)
+		}
+		if err := d.add(line, 0, raw); err != nil {
+			return err
+		}
+		c, err := p.skipSpace(nil)
+		if err != nil {
+			return d.endErr(p, err)
+		}
+		switch c {
+		case ']':
+			_, _ = p.readByte()
+			return d.trailing(p)
+		case ',':
+			_, _ = p.readByte()
+			if _, err := p.skipSpace(nil); err != nil {
+				return d.endErr(p, err)
+			}
+		default:
+			return d.errAt(p.line, p.col(), "", "invalid JSON: invalid character "+quoteChar(c)+" after array element")
+		}
+	}
+}
+
+// trailing checks that nothing but space follows the array.
+func (d *datasetReader) trailing(p *posReader) error {
+	c, err := p.skipSpace(nil)
+	switch {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return d.readErr(err)
+	}
+	return d.errAt(p.line, p.col(), "", "invalid JSON: invalid character "+quoteChar(c)+" after top-level value")
+}
+
+// endErr is the error for err where a value was due: a document cut short
+// at io.EOF, else a failed read.
+func (d *datasetReader) endErr(p *posReader, err error) error {
+	if err != io.EOF {
+		return d.readErr(err)
+	}
+	return d.errAt(p.line, p.col(), "", "invalid JSON: unexpected end of JSON input")
+}
+
+func (d *datasetReader) readErr(err error) error {
+	return fmt.Errorf("bench: read %s: %w", d.name, err)
+}
+
+// syntaxErr places err, an error decoding data, in the file: data[pre:]
+// starts on line, at column col.
+func (d *datasetReader) syntaxErr(data []byte, pre, line, col int, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return &eval.InputError{File: d.name, Msg: "invalid JSON: " + err.Error(), Err: err}
+	}
+	at := int(se.Offset) - 1
+	if strings.HasPrefix(se.Error(), "unexpected end") {
+		at = len(data)
+	}
+	data = data[pre:]
+	at = min(max(at-pre, 0), len(data))
+	before := data[:at]
+	if nl := bytes.LastIndexByte(before, '\n'); nl >= 0 {
+		line += bytes.Count(before, []byte{'\n'})
+		col = at - nl
+	} else {
+		col += at
+	}
+	e := d.errAt(line, col, "", "invalid JSON: "+se.Error())
+	e.Err = err
+	return e
+}
+
+// quoteChar quotes a character as encoding/json's errors do.
+func quoteChar(c byte) string {
+	if c == '\'' {
+		return `'\''`
+	}
+	if c == '"' {
+		return `'"'`
+	}
+	s := strconv.Quote(string(rune(c)))
+	return "'" + s[1:len(s)-1] + "'"
+}
+
+// posReader reads bytes and knows the line and column it is at.
+type posReader struct {
+	br     *bufio.Reader
+	off    int // bytes read
+	line   int // 1-based line of the next byte
+	lastNL int // offset of the last newline read, -1 for none
+}
+
+// col is the 1-based column of the next byte.
+func (p *posReader) col() int { return p.off - p.lastNL }
+
+func (p *posReader) readByte() (byte, error) {
+	c, err := p.br.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	if c == '\n' {
+		p.line++
+		p.lastNL = p.off
+	}
+	p.off++
+	return c, nil
+}
+
+// skipSpace reads JSON space, appending it to keep when keep is not nil,
+// and returns the next byte without reading it.
+func (p *posReader) skipSpace(keep *[]byte) (byte, error) {
+	for {
+		b, err := p.br.Peek(1)
+		if err != nil {
+			return 0, err
+		}
+		c := b[0]
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c, nil
+		}
+		_, _ = p.readByte()
+		if keep != nil {
+			*keep = append(*keep, c)
+		}
+	}
+}
+
+// value reads the bytes of one JSON value, checking only its brackets and
+// strings: an object or array up to its matching close (or the first
+// close that does not match), a string, or a bare word up to the next
+// delimiter. It returns io.EOF with what it read when the input ends
+// first.
+func (p *posReader) value() ([]byte, error) {
+	var raw, closers []byte
+	inString, escaped := false, false
+	for {
+		if len(closers) == 0 && !inString && len(raw) > 0 && raw[0] != '{' && raw[0] != '[' && raw[0] != '"' {
+			// A bare word ends before a delimiter.
+			b, err := p.br.Peek(1)
+			if err != nil {
+				return raw, err
+			}
+			if strings.IndexByte(" \t\r\n,]}[{\":", b[0]) >= 0 {
+				return raw, nil
+			}
+		}
+		c, err := p.readByte()
+		if err != nil {
+			return raw, err
+		}
+		raw = append(raw, c)
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+				if len(closers) == 0 {
+					return raw, nil
+				}
+			}
+		case c == '"':
+			inString = true
+		case c == '{':
+			closers = append(closers, '}')
+		case c == '[':
+			closers = append(closers, ']')
+		case c == '}' || c == ']':
+			if len(closers) == 0 || closers[len(closers)-1] != c {
+				return raw, nil // unbalanced: the caller's check says where
+			}
+			closers = closers[:len(closers)-1]
+			if len(closers) == 0 {
+				return raw, nil
+			}
+		case len(raw) == 1 && (c == ',' || c == ':'):
+			return raw, nil // not a value: the check says so
+		}
+	}
+}

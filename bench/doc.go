@@ -1,8 +1,8 @@
 // Package bench runs scorers over datasets offline and measures how well
 // they agree with human labels.
 //
-// A dataset is a JSON Lines or CSV file of RAG samples. [Load] and [Read]
-// accept Assay's own field names and those of RAGAS (v1 and v2) and
+// A dataset is a JSON Lines, JSON or CSV file of RAG samples. [Load] and
+// [Read] accept Assay's own field names and those of RAGAS (v1 and v2) and
 // DeepEval, and keep each record's human labels:
 //
 //	recs, err := bench.Load("faithbench.dev.jsonl")
@@ -24,4 +24,16 @@
 // each record's scores back in record order as soon as it is done, so
 // results can be written while the rest are judged; [Tally] summarises them
 // per metric, neutral defaults counted apart and never averaged in.
+//
+// [Records] reads a dataset one record at a time, with Read's records and
+// errors, and [ScoreStream] scores records from it, so that a dataset of
+// any length is judged in the memory of a window of records:
+//
+//	for _, err := range bench.Records(name, f) { // a first pass: check it all
+//		if err != nil {
+//			return err
+//		}
+//	}
+//	_, _ = f.Seek(0, io.SeekStart)
+//	err := bench.ScoreStream(ctx, bench.Records(name, f), scorers, 32, emit)
 package bench

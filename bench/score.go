@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"iter"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -44,30 +45,82 @@ func ScoreAll(ctx context.Context, records []Record, scorers []eval.Scorer, limi
 // records' scores however long the dataset: emit must copy what it keeps
 // of the scores it is handed.
 func ScoreEach(ctx context.Context, records []Record, scorers []eval.Scorer, limit int, emit func(i int, scores []eval.Score) error) error {
-	out := make([][]eval.Score, len(records))
-	left := make([]atomic.Int32, len(records)) // scorers still running per record
-	g, gctx := errgroup.WithContext(ctx)
-	window := len(records)
+	window := max(len(records), 1)
 	if limit > 0 {
-		g.SetLimit(limit + 1) // one slot for the emitter
 		window = min(window, aheadPerSlot*limit)
 	}
-	// ahead holds a token per record started and not yet emitted.
-	ahead := make(chan struct{}, max(window, 1))
-	done := make(chan int, len(records))
+	all := func(yield func(Record, error) bool) {
+		for _, rec := range records {
+			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
+	return scoreStream(ctx, all, scorers, limit, window, func(i int, _ Record, scores []eval.Score) error {
+		return emit(i, scores)
+	})
+}
+
+// ScoreStream is ScoreEach over records read one at a time, from [Records]
+// say, so that neither the records nor their scores need fit in memory:
+// at most aheadPerSlot x limit records are read and not yet emitted. emit
+// gets each record's index (from 0, in order), the record and its scores;
+// it may keep the record. A limit below 1 counts as 1, as a stream has no
+// length to bound the window otherwise.
+//
+// An error from records stops the reading: the records read before it are
+// still scored and emitted, then ScoreStream returns that error.
+func ScoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers []eval.Scorer, limit int, emit func(i int, rec Record, scores []eval.Score) error) error {
+	limit = max(limit, 1)
+	return scoreStream(ctx, records, scorers, limit, aheadPerSlot*limit, emit)
+}
+
+// pending is a record started and not yet emitted.
+type pending struct {
+	i      int
+	rec    Record
+	scores []eval.Score
+	left   atomic.Int32  // scorers still running
+	done   chan struct{} // closed when left reaches 0
+}
+
+// scoreStream runs ScoreEach and ScoreStream: at most window records are
+// started and not yet emitted; limit <= 0 is no limit on the scorers.
+func scoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers []eval.Scorer, limit, window int, emit func(i int, rec Record, scores []eval.Score) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	if limit > 0 {
+		g.SetLimit(limit + 1) // one slot for the emitter
+	}
+	// ahead holds a token per record started and not yet emitted, and
+	// queue those records in order, so neither ever holds more than window.
+	ahead := make(chan struct{}, window)
+	queue := make(chan *pending, window)
 	g.Go(func() error {
-		return emitInOrder(gctx, len(records), done, func(i int) error {
-			err := emit(i, out[i])
-			out[i] = nil // emitted: let it go
+		for p := range queue {
+			select {
+			case <-p.done:
+			case <-gctx.Done():
+				return nil // the scorers report why
+			}
+			err := emit(p.i, p.rec, p.scores)
 			<-ahead
-			return err
-		})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	// Record by record, so results come out from the start and only the
 	// window is held. A judge that makes several calls in a row
 	// (faithfulness: extract, then verify) still overlaps with the
 	// records after it, up to the window.
-	for i, rec := range records {
+	var readErr error
+	i := 0
+	for rec, err := range records {
+		if err != nil {
+			readErr = err
+			break
+		}
 		select {
 		case ahead <- struct{}{}:
 		case <-gctx.Done():
@@ -75,10 +128,12 @@ func ScoreEach(ctx context.Context, records []Record, scorers []eval.Scorer, lim
 		if gctx.Err() != nil {
 			break
 		}
-		out[i] = make([]eval.Score, len(scorers))
-		left[i].Store(int32(len(scorers)))
+		p := &pending{i: i, rec: rec, scores: make([]eval.Score, len(scorers)), done: make(chan struct{})}
+		i++
+		p.left.Store(int32(len(scorers)))
+		queue <- p // never blocks: it holds fewer than window records
 		if len(scorers) == 0 {
-			done <- i // no scorer will report it: it is ready now
+			close(p.done) // no scorer will report it: it is ready now
 		}
 		for j, sc := range scorers {
 			g.Go(func() (err error) {
@@ -94,39 +149,22 @@ func ScoreEach(ctx context.Context, records []Record, scorers []eval.Scorer, lim
 					}
 					return fmt.Errorf("record %s (line %d): %w", rec.ID, rec.Line, err)
 				}
-				out[i][j] = s
-				if left[i].Add(-1) == 0 {
-					done <- i // buffered for every record: never blocks
+				p.scores[j] = s
+				if p.left.Add(-1) == 0 {
+					close(p.done)
 				}
 				return nil
 			})
 		}
 	}
+	close(queue) // the emitter ends after the last record
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return ctx.Err()
-}
-
-// emitInOrder calls emit for 0, 1, ... n-1 as the indexes arrive on done
-// in any order, until all n are emitted or ctx ends.
-func emitInOrder(ctx context.Context, n int, done <-chan int, emit func(int) error) error {
-	ready := make([]bool, n)
-	next := 0
-	for next < n {
-		select {
-		case i := <-done:
-			ready[i] = true
-		case <-ctx.Done():
-			return nil // the scorers report why
-		}
-		for ; next < n && ready[next]; next++ {
-			if err := emit(next); err != nil {
-				return err
-			}
-		}
+	if readErr != nil {
+		return readErr
 	}
-	return nil
+	return ctx.Err()
 }
 
 // aheadPerSlot bounds how far ScoreEach runs ahead of the record it is

@@ -197,3 +197,92 @@ func TestScoreEachStaysNearTheEmitter(t *testing.T) {
 		})
 	}
 }
+
+// TestScoreStream: records read from an iterator come out in order with
+// their scores, no more than the window is read ahead of the record
+// emitted, and a read error comes after the records read before it.
+func TestScoreStream(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const n, limit = 200, 2
+	boom := errors.New("boom")
+	tests := map[string]struct {
+		failAt int // the iterator yields an error here; -1 never
+		want   int // records emitted
+		err    error
+	}{
+		"every record":              {failAt: -1, want: n},
+		"a read error stops it":     {failAt: 50, want: 50, err: boom},
+		"a read error at the start": {failAt: 0, want: 0, err: boom},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var read atomic.Int64 // records taken from the iterator
+			seq := func(yield func(Record, error) bool) {
+				for i := range n {
+					if i == tc.failAt {
+						yield(Record{}, boom)
+						return
+					}
+					read.Add(1)
+					id := strconv.Itoa(i)
+					if !yield(Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id, Query: id}}, nil) {
+						return
+					}
+				}
+			}
+			// Later records finish first within the window.
+			sc := scorerFunc(func(_ context.Context, s eval.Sample) (eval.Score, error) {
+				i, _ := strconv.Atoi(s.ID)
+				time.Sleep(time.Duration(3-i%4) * 100 * time.Microsecond)
+				return eval.Score{Metric: "m", Reason: s.Query}, nil
+			})
+			emitted, maxAhead := 0, int64(0)
+			err := ScoreStream(context.Background(), seq, []eval.Scorer{sc, sc}, limit, func(i int, rec Record, scores []eval.Score) error {
+				assert.Equal(t, emitted, i)
+				assert.Equal(t, strconv.Itoa(i), rec.ID)
+				require.Len(t, scores, 2)
+				assert.Equal(t, rec.ID, scores[1].Reason)
+				maxAhead = max(maxAhead, read.Load()-int64(i))
+				emitted++
+				return nil
+			})
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.want, emitted)
+			assert.LessOrEqual(t, maxAhead, int64(aheadPerSlot*limit+1), "records read ahead of the one emitted")
+		})
+	}
+}
+
+func TestScoreStreamStopsOnAScorerError(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	recs := make([]Record, 100)
+	for i := range recs {
+		recs[i] = Record{ID: strconv.Itoa(i), Line: i + 1, Sample: eval.Sample{ID: strconv.Itoa(i)}}
+	}
+	sc := scorerFunc(func(_ context.Context, s eval.Sample) (eval.Score, error) {
+		if s.ID == "7" {
+			return eval.Score{}, errors.New("no reference")
+		}
+		return eval.Score{Metric: "m"}, nil
+	})
+	var got []int
+	err := ScoreStream(context.Background(), func(yield func(Record, error) bool) {
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}, []eval.Scorer{sc}, 0, func(i int, _ Record, _ []eval.Score) error {
+		got = append(got, i)
+		return nil
+	})
+	require.ErrorContains(t, err, "record 7 (line 8): no reference")
+	for k, i := range got {
+		assert.Equal(t, k, i, "a prefix of the records")
+	}
+	assert.Less(t, len(got), 8)
+}

@@ -90,7 +90,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, recs)
+		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, len(recs), allRecords(recs))
 	}
 	judge, _ := judges.New(f.metric, client)
 	th := f.threshold

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strings"
 
@@ -97,7 +98,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if err := f.min.check(f.metrics); err != nil {
 		return inputErr(err)
 	}
-	recs, err := loadRecords(file, cmd.InOrStdin())
+	// A first pass checks the whole dataset, so that bad input is reported
+	// before any model call; the run reads it again record by record.
+	data, err := openDataset(file, cmd.InOrStdin())
 	if err != nil {
 		return inputErr(err)
 	}
@@ -107,7 +110,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, f.metrics, recs)
+		return dryRun(cmd.OutOrStdout(), client, f.metrics, data.n, data.records())
 	}
 
 	scorers := make([]eval.Scorer, len(f.metrics))
@@ -130,10 +133,10 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
-	err = bench.ScoreEach(cmd.Context(), recs, scorers, fanout*f.llm.concurrency, func(i int, scores []eval.Score) error {
+	err = bench.ScoreStream(cmd.Context(), data.records(), scorers, fanout*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
 		for _, sc := range scores {
 			tally.Add(sc)
-			r := resultOf(recs[i].ID, sc)
+			r := resultOf(rec.ID, sc)
 			f.min.count(r)
 			if werr = out.write(r); werr != nil {
 				return werr
@@ -153,7 +156,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	defaulted := tally.Defaulted()
 	if werr == nil && (err == nil || interrupted) {
 		// An interrupted run still shows what it judged and spent.
-		if len(recs) > 1 {
+		if data.n > 1 {
 			_ = bench.FormatSummaries(cmd.ErrOrStderr(), tally.Summaries())
 		}
 		f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
@@ -162,7 +165,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	case werr != nil:
 		return &exitError{code: exitInfra, err: werr}
 	case interrupted:
-		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted after %d of %d records: %w", done, len(recs), err)}
+		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted after %d of %d records: %w", done, data.n, err)}
+	case errors.As(err, new(*eval.InputError)):
+		return inputErr(err) // the file changed since the first pass
 	case err != nil:
 		return inputErr(fmt.Errorf("%s: %w", displayName(file), err))
 	}
@@ -335,28 +340,44 @@ func printPlan(w io.Writer, c *llm.Client, calls []judges.Call) {
 	printPlanRows(w, c, rows)
 }
 
-// dryRun prints the calls, tokens and cost a run would need.
-func dryRun(w io.Writer, c *llm.Client, metrics []string, recs []bench.Record) error {
+// dryRun prints the calls, tokens and cost a run would need on the n
+// records, read one at a time.
+func dryRun(w io.Writer, c *llm.Client, metrics []string, n int, recs iter.Seq2[bench.Record, error]) error {
 	type row struct {
 		calls, in, out int
+		err            error // the first record this metric cannot plan
 	}
 	per := map[string]*row{}
 	for _, m := range metrics {
 		per[m] = &row{}
-		for _, rec := range recs {
+	}
+	for rec, err := range recs {
+		if err != nil {
+			return inputErr(err)
+		}
+		for _, m := range metrics {
+			r := per[m]
+			if r.err != nil {
+				continue
+			}
 			calls, err := judges.Plan(m, rec.Sample, c.Counter().Count)
 			if err != nil {
-				return inputErr(fmt.Errorf("record %s: %s: %w", rec.ID, m, err))
+				r.err = fmt.Errorf("record %s: %s: %w", rec.ID, m, err)
+				continue
 			}
 			for _, call := range calls {
-				r := per[m]
 				r.calls++
 				r.in += call.TokensIn
 				r.out += call.TokensOut
 			}
 		}
 	}
-	fmt.Fprintf(w, "dry run for %s on %d record(s); no call made\n", judgeName(c), len(recs))
+	for _, m := range metrics {
+		if err := per[m].err; err != nil {
+			return inputErr(err) // the first metric's, as metric by metric
+		}
+	}
+	fmt.Fprintf(w, "dry run for %s on %d record(s); no call made\n", judgeName(c), n)
 	var rows []planRow
 	for _, m := range metrics {
 		rows = append(rows, planRow{m, per[m].calls, per[m].in, per[m].out})

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
+)
+
+// dataset is a dataset file checked whole by a first pass, to be read
+// again record by record: memory holds a record at a time, not the file.
+type dataset struct {
+	file string // as given; "-" is standard input
+	// data holds standard input, or a file that is not a regular one (a
+	// pipe), which cannot be read twice; nil for a regular file.
+	data []byte
+	n    int // records
+}
+
+// openDataset checks a dataset file ("-" is standard input) as
+// loadRecords would read it, with the same errors, without keeping its
+// records: it is non-empty UTF-8 text of at most maxDataset bytes and every
+// record is valid. It counts the records.
+func openDataset(file string, stdin io.Reader) (*dataset, error) {
+	d := &dataset{file: file}
+	if file != "-" {
+		fh, err := os.Open(file)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, &eval.InputError{File: file, Msg: "cannot read: " + err.Error()}
+		}
+		defer fh.Close()
+		st, err := fh.Stat()
+		if err == nil && st.Mode().IsRegular() {
+			return d, d.check(fh)
+		}
+		// A directory, a pipe: readInput says what is wrong, or holds it.
+	}
+	data, err := readInput(file, stdin, maxDataset)
+	if err != nil {
+		return nil, err
+	}
+	d.data = data
+	for _, err := range d.records() {
+		if err != nil {
+			return nil, err
+		}
+		d.n++
+	}
+	return d, nil
+}
+
+// check reads the file r once, checking its text as it parses the
+// records. The errors come in readInput's order: the read, the size, an
+// empty file, bytes that are not text, then the records.
+func (d *dataset) check(r io.Reader) error {
+	name := displayName(d.file)
+	er := &errReader{r: io.LimitReader(r, maxDataset+1)}
+	text := &eval.TextCheck{Name: name}
+	in := io.TeeReader(er, text)
+	var perr error
+	for _, err := range bench.Records(d.file, in) {
+		if err != nil {
+			perr = err
+			break
+		}
+		d.n++
+	}
+	_, _ = io.Copy(io.Discard, in) // the rest, for the checks of the whole
+	switch {
+	case er.err != nil:
+		return &eval.InputError{File: name, Msg: "cannot read: " + er.err.Error()}
+	case text.Len() > maxDataset:
+		return &eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", maxDataset>>20)}
+	case text.Blank():
+		return &eval.InputError{File: name, Msg: "empty input: nothing to score"}
+	}
+	if err := text.Err(); err != nil {
+		return err
+	}
+	return perr
+}
+
+// records reads the dataset again, record by record.
+func (d *dataset) records() iter.Seq2[bench.Record, error] {
+	return func(yield func(bench.Record, error) bool) {
+		if d.data == nil {
+			fh, err := os.Open(d.file)
+			if err != nil {
+				yield(bench.Record{}, &eval.InputError{File: d.file, Msg: "cannot read: " + err.Error()})
+				return
+			}
+			defer fh.Close()
+			for rec, err := range bench.Records(d.file, io.LimitReader(fh, maxDataset+1)) {
+				if !yield(rec, err) {
+					return
+				}
+			}
+			return
+		}
+		if d.file != "-" {
+			for rec, err := range bench.Records(d.file, bytes.NewReader(d.data)) {
+				if !yield(rec, err) {
+					return
+				}
+			}
+			return
+		}
+		// Standard input has no extension to pick the format: read it as
+		// ".json", which takes an object, an array or JSON Lines, and name
+		// it as the user knows it in errors.
+		for rec, err := range bench.Records("stdin.json", bytes.NewReader(d.data)) {
+			var ie *eval.InputError
+			if errors.As(err, &ie) {
+				ie.File = displayName(d.file)
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
+}
+
+// allRecords yields records held in memory, as records does.
+func allRecords(recs []bench.Record) iter.Seq2[bench.Record, error] {
+	return func(yield func(bench.Record, error) bool) {
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// errReader keeps the first error of r other than io.EOF.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}

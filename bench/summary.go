@@ -103,7 +103,7 @@ func FormatSummaries(w io.Writer, ss []MetricSummary) error {
 		mean, low, passed := "-", "-", "-"
 		if s.Scored > 0 {
 			mean, low = fmt.Sprintf("%.3f", s.Mean), fmt.Sprintf("%.3f", s.Min)
-			passed = fmt.Sprintf("%d/%d (>= %g)", s.Passed, s.Scored, s.Threshold)
+			passed = fmt.Sprintf("%d/%d (>= %s)", s.Passed, s.Scored, fmtThreshold(s.Threshold))
 		}
 		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%d\n", s.Metric, s.Scored, s.N, mean, low, passed, s.Defaulted)
 	}

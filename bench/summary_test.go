@@ -36,6 +36,13 @@ func TestTally(t *testing.T) {
 				{Metric: "faithfulness", N: 1, Scored: 1, Mean: 0.8, Min: 0.8, Passed: 1, Threshold: 0.75},
 			},
 		},
+		"a threshold of two in three prints to four digits": {
+			scores:    []eval.Score{score("faithfulness", 1, false), score("faithfulness", 0.5, false)},
+			threshold: func(string) float64 { return 2.0 / 3 },
+			want:      []MetricSummary{{Metric: "faithfulness", N: 2, Scored: 2, Mean: 0.75, Min: 0.5, Passed: 1, Threshold: 2.0 / 3}},
+			table: "metric        scored  mean   min    passed           defaulted\n" +
+				"faithfulness  2/2     0.750  0.500  1/2 (>= 0.6667)  0\n",
+		},
 		"all defaulted: no mean, not zero": {
 			scores: []eval.Score{score("faithfulness", 0.5, true)},
 			want:   []MetricSummary{{Metric: "faithfulness", N: 1, Defaulted: 1, Mean: math.NaN(), Min: math.NaN(), Threshold: 0.5}},

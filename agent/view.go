@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/assaylabs/assay/eval"
 )
@@ -179,7 +180,10 @@ func (v ResearchView) YAML() any {
 		Judge: v.Judge, Defaulted: v.Defaulted,
 	}
 	if u := v.LLMUsage; u != nil {
-		out.LLMUsage = &usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, CostUSD: u.CostUSD, LatencyS: u.Latency.Seconds()}
+		// Dollars to the hundred-millionth: a sum of per-call costs carries
+		// float noise (0.00016154999999999997) a card should not show.
+		out.LLMUsage = &usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut,
+			CostUSD: math.Round(u.CostUSD*1e8) / 1e8, LatencyS: u.Latency.Seconds()}
 	}
 	for _, f := range v.Fixes {
 		out.Fixes = append(out.Fixes, fix(f))

@@ -49,14 +49,7 @@ func ScoreEach(ctx context.Context, records []Record, scorers []eval.Scorer, lim
 	if limit > 0 {
 		window = min(window, aheadPerSlot*limit)
 	}
-	all := func(yield func(Record, error) bool) {
-		for _, rec := range records {
-			if !yield(rec, nil) {
-				return
-			}
-		}
-	}
-	return scoreStream(ctx, all, scorers, limit, window, func(i int, _ Record, scores []eval.Score) error {
+	return scoreStream(ctx, All(records), scorers, limit, window, func(i int, _ Record, scores []eval.Score) error {
 		return emit(i, scores)
 	})
 }
@@ -171,3 +164,15 @@ func scoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers 
 // waiting to emit: at most aheadPerSlot x limit records are started and not
 // yet emitted.
 const aheadPerSlot = 8
+
+// All yields records held in memory as [Records] yields those it reads:
+// each with a nil error, in order.
+func All(records []Record) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		for _, rec := range records {
+			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
+}

@@ -90,7 +90,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, len(recs), allRecords(recs))
+		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, len(recs), bench.All(recs))
 	}
 	judge, _ := judges.New(f.metric, client)
 	th := f.threshold

@@ -91,37 +91,17 @@ func (d *dataset) check(r io.Reader) error {
 
 // records reads the dataset again, record by record.
 func (d *dataset) records() iter.Seq2[bench.Record, error] {
+	if d.data != nil {
+		return recordsFrom(d.file, bytes.NewReader(d.data))
+	}
 	return func(yield func(bench.Record, error) bool) {
-		if d.data == nil {
-			fh, err := os.Open(d.file)
-			if err != nil {
-				yield(bench.Record{}, &eval.InputError{File: d.file, Msg: "cannot read: " + err.Error()})
-				return
-			}
-			defer fh.Close()
-			for rec, err := range bench.Records(d.file, io.LimitReader(fh, maxDataset+1)) {
-				if !yield(rec, err) {
-					return
-				}
-			}
+		fh, err := os.Open(d.file)
+		if err != nil {
+			yield(bench.Record{}, &eval.InputError{File: d.file, Msg: "cannot read: " + err.Error()})
 			return
 		}
-		if d.file != "-" {
-			for rec, err := range bench.Records(d.file, bytes.NewReader(d.data)) {
-				if !yield(rec, err) {
-					return
-				}
-			}
-			return
-		}
-		// Standard input has no extension to pick the format: read it as
-		// ".json", which takes an object, an array or JSON Lines, and name
-		// it as the user knows it in errors.
-		for rec, err := range bench.Records("stdin.json", bytes.NewReader(d.data)) {
-			var ie *eval.InputError
-			if errors.As(err, &ie) {
-				ie.File = displayName(d.file)
-			}
+		defer fh.Close()
+		for rec, err := range recordsFrom(d.file, io.LimitReader(fh, maxDataset+1)) {
 			if !yield(rec, err) {
 				return
 			}
@@ -129,11 +109,21 @@ func (d *dataset) records() iter.Seq2[bench.Record, error] {
 	}
 }
 
-// allRecords yields records held in memory, as records does.
-func allRecords(recs []bench.Record) iter.Seq2[bench.Record, error] {
+// recordsFrom reads the records of file ("-" is standard input) from r.
+// Standard input has no extension to pick the format: it is read as
+// ".json", which takes an object, an array or JSON Lines, and named in
+// errors as the user knows it.
+func recordsFrom(file string, r io.Reader) iter.Seq2[bench.Record, error] {
+	if file != "-" {
+		return bench.Records(file, r)
+	}
 	return func(yield func(bench.Record, error) bool) {
-		for _, r := range recs {
-			if !yield(r, nil) {
+		for rec, err := range bench.Records("stdin.json", r) {
+			var ie *eval.InputError
+			if errors.As(err, &ie) {
+				ie.File = displayName(file)
+			}
+			if !yield(rec, err) {
 				return
 			}
 		}

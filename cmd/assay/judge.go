@@ -195,18 +195,14 @@ func loadRecords(file string, stdin io.Reader) ([]bench.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if file != "-" {
-		return bench.Read(file, bytes.NewReader(data))
+	var recs []bench.Record
+	for rec, err := range recordsFrom(file, bytes.NewReader(data)) {
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
 	}
-	// Standard input has no extension to pick the format: read it as
-	// ".json", which takes an object, an array or JSON Lines, and name it
-	// as the user knows it in errors.
-	recs, err := bench.Read("stdin.json", bytes.NewReader(data))
-	var ie *eval.InputError
-	if errors.As(err, &ie) {
-		ie.File = displayName(file)
-	}
-	return recs, err
+	return recs, nil
 }
 
 // resultWriter writes judge results one by one in a format (yaml, json or

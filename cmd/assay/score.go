@@ -110,7 +110,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, llmMetrics(p), 1, allRecords([]bench.Record{{ID: name, Sample: sample}}))
+		return dryRun(cmd.OutOrStdout(), client, llmMetrics(p), 1, bench.All([]bench.Record{{ID: name, Sample: sample}}))
 	}
 	opt.Model = client
 	card, err := agent.Score(cmd.Context(), p, sample, opt)

@@ -183,6 +183,9 @@ func cleanClaim(s string) string {
 	if trimmed == "" || strings.HasSuffix(trimmed, "?") || len(words(s)) == 0 {
 		return ""
 	}
+	if onlyStopWords(s) {
+		return "" // "I am!", "It is so.": no word the context could hold
+	}
 	if framingOnly(s) || strings.HasSuffix(trimmed, ":") {
 		// A line ending in a colon introduces the list or quote that
 		// follows ("Key points include:"); what it introduces is judged.
@@ -195,6 +198,18 @@ func cleanClaim(s string) string {
 		}
 	}
 	return s
+}
+
+// onlyStopWords reports whether every word of s is a stop word or an
+// interjection.
+func onlyStopWords(s string) bool {
+	for _, w := range words(s) {
+		lw := strings.ToLower(w)
+		if !stopWords[lw] && !interjections[lw] {
+			return false
+		}
+	}
+	return true
 }
 
 // framingOnly reports whether every content word of s describes the source

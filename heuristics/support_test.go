@@ -37,8 +37,11 @@ func TestSplitClaims(t *testing.T) {
 			[]string{"The tower is tall."}},
 		"tokenized lower-case sentences split at a detached stop": {"it is in wa . it is the second sighting .",
 			[]string{"it is in wa .", "it is the second sighting ."}},
-		"empty answer":       {"", nil},
-		"interjection alone": {"Yeah!", nil},
+		"a sentence with no content word is skipped": {"I am! It is so. The tower is tall.",
+			[]string{"The tower is tall."}},
+		"a number alone is content": {"It was 1889.", []string{"It was 1889."}},
+		"empty answer":              {"", nil},
+		"interjection alone":        {"Yeah!", nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

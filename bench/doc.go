@@ -26,8 +26,9 @@
 // per metric, neutral defaults counted apart and never averaged in.
 //
 // [Records] reads a dataset one record at a time, with Read's records and
-// errors, and [ScoreStream] scores records from it, so that a dataset of
-// any length is judged in the memory of a window of records:
+// errors, and [ScoreStream] scores records from it ([AgreeStream] compares
+// them with their labels), so that a dataset of any length is judged in
+// the memory of a window of records:
 //
 //	for _, err := range bench.Records(name, f) { // a first pass: check it all
 //		if err != nil {

@@ -2,13 +2,13 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"runtime/debug"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/assaylabs/assay/eval"
 )
@@ -121,74 +121,48 @@ type AgreeResult struct {
 // Agree returns ctx.Err() promptly, without starting more work, after every
 // goroutine it started has returned.
 func Agree(ctx context.Context, records []Record, job Job, opts AgreeOptions) (AgreeResult, error) {
-	res := AgreeResult{Metric: job.Metric, Label: opts.Label}
-	var todo []Record
-	for _, rec := range records {
-		l, ok := rec.Label(opts.Label)
-		if !ok {
-			res.Skipped++
-			continue
-		}
-		todo = append(todo, rec)
-		res.Rows = append(res.Rows, Row{ID: rec.ID, Line: rec.Line, Label: l})
-	}
-	metrics := make([]string, len(todo))
+	return AgreeStream(ctx, All(records), job, opts)
+}
 
+// AgreeStream is Agree over records read one at a time, from [Records]
+// say: it keeps a Row per labelled record, not the records, and reads no
+// further ahead of the scoring than [ScoreStream]. An error from records
+// also stops the run, and is returned once the records read before it are
+// scored.
+func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Job, opts AgreeOptions) (AgreeResult, error) {
+	res := AgreeResult{Metric: job.Metric, Label: opts.Label}
+	skipped := 0
+	labelled := func(yield func(Record, error) bool) {
+		for rec, err := range records {
+			if _, ok := rec.Label(opts.Label); err == nil && !ok {
+				skipped++
+				continue
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
 	limit := job.Concurrency
 	if limit <= 0 {
 		limit = DefaultConcurrency
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(limit)
-	for i, rec := range todo {
-		if gctx.Err() != nil {
-			break
+	err := ScoreStream(ctx, labelled, []eval.Scorer{tolerant{job.Scorer}}, limit, func(_ int, rec Record, scores []eval.Score) error {
+		label, _ := rec.Label(opts.Label)
+		res.Rows = append(res.Rows, rowOf(rec, label, scores[0]))
+		if res.Metric == "" {
+			res.Metric = scores[0].Metric // "" for a failure
 		}
-		g.Go(func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					res.Rows[i].Err = fmt.Sprintf("scorer panicked: %v\n%s", r, debug.Stack())
-				}
-			}()
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			sc, err := job.Scorer.Score(gctx, rec.Sample)
-			row := &res.Rows[i]
-			switch {
-			case ctx.Err() != nil:
-				return ctx.Err()
-			case err != nil:
-				row.Err = err.Error()
-				return nil
-			}
-			metrics[i] = sc.Metric
-			row.Value, row.Method, row.Defaulted = sc.Value, sc.Method, sc.Defaulted
-			if sc.Defaulted && sc.Err != nil {
-				row.Err = sc.Err.Error()
-			}
-			if math.IsNaN(sc.Value) || math.IsInf(sc.Value, 0) {
-				row.Value = 0 // JSON has no NaN or Inf
-				if row.Err == "" {
-					row.Err = "value is not finite: " + strconv.FormatFloat(sc.Value, 'g', -1, 64)
-				}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return AgreeResult{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return AgreeResult{}, err
-	}
+	res.Skipped = skipped
 
 	var values []float64
 	var labels []bool
-	for i, row := range res.Rows {
-		if res.Metric == "" && metrics[i] != "" {
-			res.Metric = metrics[i]
-		}
+	for _, row := range res.Rows {
 		switch {
 		case row.Defaulted:
 			res.Defaulted++
@@ -214,6 +188,55 @@ func Agree(ctx context.Context, records []Record, job Job, opts AgreeOptions) (A
 		res.Fixed = &fixed
 	}
 	return res, nil
+}
+
+// tolerant runs a scorer for AgreeStream, where a failing scorer is data:
+// its error or panic comes back as a Score whose Err is a *failure, so
+// that ScoreStream goes on. Only ctx stops the run, and once it is done no
+// scorer is started.
+type tolerant struct{ eval.Scorer }
+
+var _ eval.Scorer = tolerant{}
+
+func (t tolerant) Score(ctx context.Context, s eval.Sample) (sc eval.Score, err error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			sc, err = eval.Score{Err: &failure{fmt.Sprintf("scorer panicked: %v\n%s", r, debug.Stack())}}, nil
+		}
+	}()
+	sc, err = t.Scorer.Score(ctx, s)
+	if err != nil && ctx.Err() == nil {
+		return eval.Score{Err: &failure{err.Error()}}, nil
+	}
+	return sc, err
+}
+
+// failure is a scorer's error or panic, as tolerant reports it.
+type failure struct{ msg string }
+
+func (f *failure) Error() string { return f.msg }
+
+// rowOf is the Row of a labelled record from its score by tolerant.
+func rowOf(rec Record, label bool, sc eval.Score) Row {
+	row := Row{ID: rec.ID, Line: rec.Line, Label: label}
+	if f, ok := errors.AsType[*failure](sc.Err); ok {
+		row.Err = f.msg
+		return row
+	}
+	row.Value, row.Method, row.Defaulted = sc.Value, sc.Method, sc.Defaulted
+	if sc.Defaulted && sc.Err != nil {
+		row.Err = sc.Err.Error()
+	}
+	if math.IsNaN(sc.Value) || math.IsInf(sc.Value, 0) {
+		row.Value = 0 // JSON has no NaN or Inf
+		if row.Err == "" {
+			row.Err = "value is not finite: " + strconv.FormatFloat(sc.Value, 'g', -1, 64)
+		}
+	}
+	return row
 }
 
 // MarkdownHeader is the header of the table whose rows Markdown renders.

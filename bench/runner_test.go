@@ -209,3 +209,62 @@ func TestAgreeWithACancelledContextScoresNothing(t *testing.T) {
 	assert.Equal(t, context.Canceled, err)
 	assert.Equal(t, int32(0), f.calls.Load())
 }
+
+// TestAgreeStream: records read from an iterator give Agree's result, no
+// more of them are read than the window ahead of the scoring, and a read
+// error stops the run after the records before it are scored.
+func TestAgreeStream(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const n, limit = 200, 2
+	boom := errors.New("boom")
+	var recs []Record
+	for i := range n {
+		id := strconv.Itoa(i)
+		rec := Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id, Query: "q", Answer: strconv.FormatFloat(float64(i%10)/10, 'f', 1, 64)}}
+		if i%7 != 0 { // the rest are skipped
+			rec.Human = map[string]any{"faithful": i%3 == 0}
+		}
+		recs = append(recs, rec)
+	}
+	threshold := 0.5
+	opts := AgreeOptions{Label: "faithful", Threshold: &threshold}
+	want, err := Agree(context.Background(), recs, Job{Scorer: &fakeScorer{}, Concurrency: limit}, opts)
+	require.NoError(t, err)
+
+	tests := map[string]struct {
+		failAt int // the iterator yields an error here; -1 never
+		err    error
+	}{
+		"every record":          {failAt: -1},
+		"a read error stops it": {failAt: 50, err: boom},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := &fakeScorer{}
+			var read, ahead atomic.Int32 // labelled records taken; most not yet scored
+			seq := func(yield func(Record, error) bool) {
+				for i, rec := range recs {
+					if i == tc.failAt {
+						yield(Record{}, boom)
+						return
+					}
+					if _, ok := rec.Label("faithful"); ok {
+						ahead.Store(max(ahead.Load(), read.Add(1)-f.calls.Load()))
+					}
+					if !yield(rec, nil) {
+						return
+					}
+				}
+			}
+			got, err := AgreeStream(context.Background(), seq, Job{Scorer: f, Concurrency: limit}, opts)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				assert.Equal(t, read.Load(), f.calls.Load(), "the records read before it are scored")
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, want, got)
+			}
+			assert.LessOrEqual(t, ahead.Load(), int32(aheadPerSlot*limit+1), "records read ahead of the scoring")
+		})
+	}
+}

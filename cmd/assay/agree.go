@@ -71,15 +71,16 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	if setThreshold && !(f.threshold >= 0 && f.threshold <= 1) { // NaN too
 		return inputErr(fmt.Errorf("--threshold: want a value from 0 to 1, got %g", f.threshold))
 	}
-	recs, err := loadRecords(file, cmd.InOrStdin())
-	if err != nil {
-		return inputErr(err)
-	}
+	// A first pass checks the whole dataset, so that bad input is reported
+	// before any model call; each scorer reads it again record by record.
 	labelled := 0
-	for _, r := range recs {
+	data, err := openDataset(file, cmd.InOrStdin(), func(r bench.Record) {
 		if _, ok := r.Label(f.label); ok {
 			labelled++
 		}
+	})
+	if err != nil {
+		return inputErr(err)
 	}
 	if labelled == 0 {
 		return inputErr(fmt.Errorf("%s: no record has the binary label human.%s", displayName(file), f.label))
@@ -90,7 +91,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, len(recs), bench.All(recs))
+		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, data.n, data.records())
 	}
 	judge, _ := judges.New(f.metric, client)
 	th := f.threshold
@@ -110,10 +111,13 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	defaulted := 0
 	for _, j := range jobs {
 		t := j.threshold
-		res, err := bench.Agree(cmd.Context(), recs, bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: fanout * f.llm.concurrency},
+		res, err := bench.AgreeStream(cmd.Context(), data.records(), bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: fanout * f.llm.concurrency},
 			bench.AgreeOptions{Label: f.label, Threshold: &t})
-		if err != nil {
+		switch {
+		case err != nil && cmd.Context().Err() != nil:
 			return &exitError{code: exitInfra, err: err}
+		case err != nil:
+			return data.runErr(err)
 		}
 		if err := unscored(cmd.ErrOrStderr(), displayName(file), res); err != nil {
 			return err

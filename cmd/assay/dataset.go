@@ -25,8 +25,12 @@ type dataset struct {
 // openDataset checks a dataset file ("-" is standard input) as
 // loadRecords would read it, with the same errors, without keeping its
 // records: it is non-empty UTF-8 text of at most maxDataset bytes and every
-// record is valid. It counts the records.
-func openDataset(file string, stdin io.Reader) (*dataset, error) {
+// record is valid. It counts the records, and hands each to visit when it
+// is not nil.
+func openDataset(file string, stdin io.Reader, visit func(bench.Record)) (*dataset, error) {
+	if visit == nil {
+		visit = func(bench.Record) {}
+	}
 	d := &dataset{file: file}
 	if file != "-" {
 		fh, err := os.Open(file)
@@ -40,7 +44,7 @@ func openDataset(file string, stdin io.Reader) (*dataset, error) {
 		defer fh.Close()
 		st, err := fh.Stat()
 		if err == nil && st.Mode().IsRegular() {
-			return d, d.check(fh)
+			return d, d.check(fh, visit)
 		}
 		// A directory, a pipe: readInput says what is wrong, or holds it.
 	}
@@ -49,30 +53,33 @@ func openDataset(file string, stdin io.Reader) (*dataset, error) {
 		return nil, err
 	}
 	d.data = data
-	for _, err := range d.records() {
+	for rec, err := range d.records() {
 		if err != nil {
 			return nil, err
 		}
 		d.n++
+		visit(rec)
 	}
 	return d, nil
 }
 
 // check reads the file r once, checking its text as it parses the
-// records. The errors come in readInput's order: the read, the size, an
-// empty file, bytes that are not text, then the records.
-func (d *dataset) check(r io.Reader) error {
+// records, which it counts and hands to visit. The errors come in
+// readInput's order: the read, the size, an empty file, bytes that are not
+// text, then the records.
+func (d *dataset) check(r io.Reader, visit func(bench.Record)) error {
 	name := displayName(d.file)
 	er := &errReader{r: io.LimitReader(r, maxDataset+1)}
 	text := &eval.TextCheck{Name: name}
 	in := io.TeeReader(er, text)
 	var perr error
-	for _, err := range bench.Records(d.file, in) {
+	for rec, err := range bench.Records(d.file, in) {
 		if err != nil {
 			perr = err
 			break
 		}
 		d.n++
+		visit(rec)
 	}
 	_, _ = io.Copy(io.Discard, in) // the rest, for the checks of the whole
 	switch {
@@ -107,6 +114,16 @@ func (d *dataset) records() iter.Seq2[bench.Record, error] {
 			}
 		}
 	}
+}
+
+// runErr is the exit for an error of a run over d's records, other than
+// an interruption: an *eval.InputError names where (the file changed since
+// the first pass); any other error is named after d.
+func (d *dataset) runErr(err error) error {
+	if errors.As(err, new(*eval.InputError)) {
+		return inputErr(err)
+	}
+	return inputErr(fmt.Errorf("%s: %w", displayName(d.file), err))
 }
 
 // recordsFrom reads the records of file ("-" is standard input) from r.

@@ -40,7 +40,7 @@ func TestOpenDatasetChecksAsLoadRecords(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+"-"+tc.name)
 			require.NoError(t, os.WriteFile(path, []byte(tc.data), 0o600))
 			recs, wantErr := loadRecords(path, nil)
-			d, err := openDataset(path, nil)
+			d, err := openDataset(path, nil, nil)
 			if wantErr != nil {
 				require.Error(t, err)
 				assert.Equal(t, wantErr.Error(), err.Error())
@@ -58,10 +58,10 @@ func TestOpenDatasetChecksAsLoadRecords(t *testing.T) {
 	}
 	t.Run("standard input is read once and named <stdin>", func(t *testing.T) {
 		t.Parallel()
-		_, err := openDataset("-", strings.NewReader(ok+"\n"+ok))
+		_, err := openDataset("-", strings.NewReader(ok+"\n"+ok), nil)
 		require.Error(t, err)
 		assert.Equal(t, `<stdin>:2: id: duplicate id "a" (first on line 1)`, err.Error())
-		d, err := openDataset("-", strings.NewReader("[\n"+ok+"\n]"))
+		d, err := openDataset("-", strings.NewReader("[\n"+ok+"\n]"), nil)
 		require.NoError(t, err)
 		for range 2 { // held in memory: it can be read again
 			n := 0
@@ -77,7 +77,7 @@ func TestOpenDatasetChecksAsLoadRecords(t *testing.T) {
 		t.Parallel()
 		for _, path := range []string{filepath.Join(dir, "nope.jsonl"), dir} {
 			_, wantErr := loadRecords(path, nil)
-			_, err := openDataset(path, nil)
+			_, err := openDataset(path, nil, nil)
 			require.Error(t, wantErr)
 			assert.Equal(t, wantErr.Error(), err.Error())
 		}

@@ -100,7 +100,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	}
 	// A first pass checks the whole dataset, so that bad input is reported
 	// before any model call; the run reads it again record by record.
-	data, err := openDataset(file, cmd.InOrStdin())
+	data, err := openDataset(file, cmd.InOrStdin(), nil)
 	if err != nil {
 		return inputErr(err)
 	}
@@ -166,10 +166,8 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return &exitError{code: exitInfra, err: werr}
 	case interrupted:
 		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted after %d of %d records: %w", done, data.n, err)}
-	case errors.As(err, new(*eval.InputError)):
-		return inputErr(err) // the file changed since the first pass
 	case err != nil:
-		return inputErr(fmt.Errorf("%s: %w", displayName(file), err))
+		return data.runErr(err)
 	}
 	if err := f.llm.strictErr(defaulted); err != nil {
 		return err

@@ -22,11 +22,11 @@ type dataset struct {
 	n    int // records
 }
 
-// openDataset checks a dataset file ("-" is standard input) as
-// loadRecords would read it, with the same errors, without keeping its
-// records: it is non-empty UTF-8 text of at most maxDataset bytes and every
-// record is valid. It counts the records, and hands each to visit when it
-// is not nil.
+// openDataset checks a dataset file ("-" is standard input) as reading it
+// whole (readInput, then its records) would, with the same errors, without
+// keeping its records: it is non-empty UTF-8 text of at most maxDataset
+// bytes and every record is valid. It counts the records, and hands each
+// to visit when it is not nil.
 func openDataset(file string, stdin io.Reader, visit func(bench.Record)) (*dataset, error) {
 	if visit == nil {
 		visit = func(bench.Record) {}

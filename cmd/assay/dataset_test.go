@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +14,9 @@ import (
 	"github.com/assaylabs/assay/bench"
 )
 
-// TestOpenDatasetChecksAsLoadRecords: the first pass of `assay judge`
-// finds the errors loadRecords finds, in the same order and words, and
-// counts the records; reading again gives loadRecords' records.
+// TestOpenDatasetChecksAsLoadRecords: the first pass of `assay judge` and
+// `assay agree` finds the errors loadRecords finds, in the same order and
+// words, and counts the records; reading again gives loadRecords' records.
 func TestOpenDatasetChecksAsLoadRecords(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -82,4 +84,22 @@ func TestOpenDatasetChecksAsLoadRecords(t *testing.T) {
 			assert.Equal(t, wantErr.Error(), err.Error())
 		}
 	})
+}
+
+// loadRecords reads a dataset file ("-" is standard input) of at most
+// maxDataset bytes whole, as the commands did before openDataset: the
+// reference its first pass is checked against.
+func loadRecords(file string, stdin io.Reader) ([]bench.Record, error) {
+	data, err := readInput(file, stdin, maxDataset)
+	if err != nil {
+		return nil, err
+	}
+	var recs []bench.Record
+	for rec, err := range recordsFrom(file, bytes.NewReader(data)) {
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
 }

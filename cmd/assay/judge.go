@@ -186,23 +186,6 @@ func resultOf(id string, sc eval.Score) judgeResult {
 
 func round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
 
-// loadRecords reads a dataset file ("-" is standard input) of at most
-// maxDataset bytes.
-func loadRecords(file string, stdin io.Reader) ([]bench.Record, error) {
-	data, err := readInput(file, stdin, maxDataset)
-	if err != nil {
-		return nil, err
-	}
-	var recs []bench.Record
-	for rec, err := range recordsFrom(file, bytes.NewReader(data)) {
-		if err != nil {
-			return nil, err
-		}
-		recs = append(recs, rec)
-	}
-	return recs, nil
-}
-
 // resultWriter writes judge results one by one in a format (yaml, json or
 // text) whose whole is the same as encoding the list at once, and which
 // stays well-formed when close is called after a partial run.

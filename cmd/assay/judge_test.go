@@ -258,9 +258,9 @@ func TestJudgeReadsDatasetsLargerThanOneReport(t *testing.T) {
 	line := `{"question":"q","answer":"a","contexts":["` + strings.Repeat("word ", 2000) + `"]}` + "\n"
 	n := maxInput/len(line) + 10
 	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, n)), 0o644))
-	recs, err := loadRecords(path, nil)
+	d, err := openDataset(path, nil, nil)
 	require.NoError(t, err)
-	assert.Len(t, recs, n)
+	assert.Equal(t, n, d.n)
 }
 
 // fullWriter fails every write, as standard output does on a full disk.

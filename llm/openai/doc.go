@@ -18,6 +18,12 @@
 //     an exhausted x-ratelimit limit, which go-openai drops and a wrapped
 //     HTTP client records; transport errors pass through unchanged, so
 //     llm.Temporary sees them.
+//   - A 200 reply whose body is an error instead of a completion or
+//     embeddings (LiteLLM, OpenRouter, some vLLM and Ollama setups) fails
+//     with the server's message: a code of 400 to 599, or one its type
+//     implies (429 for a rate limit, 5xx for a server error or overload),
+//     gives *llm.StatusError with that code; an error naming neither is
+//     permanent.
 //   - A refusal or content filter is *llm.RefusalError; no choices or an
 //     empty message, llm.ErrEmpty.
 //   - Config.Timeout bounds each attempt; the caller's context bounds all.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -127,6 +128,11 @@ func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("%s: chat: %w", b.Name(), classify(err, rec))
 	}
+	if len(resp.Choices) == 0 {
+		if err := rec.bodyError(); err != nil {
+			return llm.Response{}, fmt.Errorf("%s: chat: %w", b.Name(), err)
+		}
+	}
 	r, err := chatResponse(resp)
 	if err != nil {
 		return r, fmt.Errorf("%s: chat: %w", b.Name(), err)
@@ -149,6 +155,11 @@ func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.U
 	if err != nil {
 		return nil, llm.Usage{}, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), classify(err, rec))
 	}
+	if len(resp.Data) == 0 {
+		if err := rec.bodyError(); err != nil {
+			return nil, llm.Usage{}, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), err)
+		}
+	}
 	vecs, u, err := embeddings(resp, len(texts))
 	if err != nil {
 		return nil, u, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), err)
@@ -157,13 +168,19 @@ func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.U
 }
 
 // reply is what the recorder saw of one request's HTTP response. It is
-// written inside Do and read after the SDK call returns, on the same
-// goroutine.
+// written inside Do and while the SDK reads the body, and read after the
+// SDK call returns, all on the same goroutine.
 type reply struct {
 	seen   bool
 	status int
 	header http.Header
+	// head is the start of the body, up to headSize bytes.
+	head []byte
 }
+
+// headSize bounds reply.head: enough for an error body, without copying
+// every long completion whole.
+const headSize = 16 << 10
 
 type replyKey struct{}
 
@@ -186,9 +203,43 @@ func (d recorder) Do(req *http.Request) (*http.Response, error) {
 			r.seen = true
 			r.status = resp.StatusCode
 			r.header = resp.Header
+			resp.Body = headReader{ReadCloser: resp.Body, r: r}
 		}
 	}
 	return resp, err
+}
+
+// headReader keeps the start of a body in its reply as the SDK reads it.
+type headReader struct {
+	io.ReadCloser
+	r *reply
+}
+
+func (h headReader) Read(p []byte) (int, error) {
+	n, err := h.ReadCloser.Read(p)
+	if room := headSize - len(h.r.head); room > 0 {
+		h.r.head = append(h.r.head, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
+// bodyError is the error that a success reply without choices or
+// embeddings carries in its body, or nil. Some proxies and servers
+// (LiteLLM, OpenRouter, vLLM and Ollama setups) answer 200 with an error
+// body; its code or type then decides as a status would: a code from 400
+// to 599, or one implied (rate limit, server error, overload), gives a
+// *llm.StatusError with that code, retried or not as llm.Temporary says,
+// and an error that names neither is permanent.
+func (r *reply) bodyError() error {
+	e, ok := parseError(r.head)
+	if !ok {
+		return nil
+	}
+	err := errors.New(e.Message)
+	if code := e.status(); code != 0 {
+		err = &llm.StatusError{Code: code, RetryAfter: r.retryAfterHint(time.Now()), Message: e.Message}
+	}
+	return fmt.Errorf("error in a %d reply: %w", r.status, err)
 }
 
 // retryAfterHint is the server's hint: OpenAI's retry-after-ms when
@@ -230,11 +281,8 @@ func classify(err error, r *reply) error {
 		// A non-JSON error body (an HTML 502 from a proxy), or one without
 		// an "error" object: {"error": "text"} (Ollama, LM Studio) or a
 		// top-level "message" (vLLM).
-		msg := bodyMessage(reqErr.Body)
-		if errors.As(reqErr.Err, &apiErr) && apiErr.Message != "" {
-			msg = apiErr.Message
-		}
-		return &llm.StatusError{Code: reqErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: clip(msg, 300), Err: err}
+		e, _ := parseError(reqErr.Body)
+		return &llm.StatusError{Code: reqErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: e.Message, Err: err}
 	case errors.As(err, &apiErr):
 		return &llm.StatusError{Code: apiErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: apiErr.Message, Err: err}
 	case r.seen && r.status >= 400:
@@ -249,23 +297,74 @@ func classify(err error, r *reply) error {
 	return err
 }
 
-// bodyMessage is the text of an error body that go-openai could not read
-// as an OpenAI error object: the "error" string or top-level "message" of a
-// JSON body, else the body itself.
-func bodyMessage(body []byte) string {
-	var e struct {
-		Error   json.RawMessage `json:"error"`
-		Message json.RawMessage `json:"message"`
+// errorBody is what an error body says. Servers send it in three shapes:
+// OpenAI's object, {"error": {"message", "type", "code"}}; a string,
+// {"error": "text"} (Ollama, LM Studio); or the fields at the top level,
+// {"object": "error", "message", "type", "code"} (vLLM).
+type errorBody struct {
+	Message string
+	Type    string
+	// Code is a number (vLLM, OpenRouter), digits in a string (LiteLLM) or
+	// a name (OpenAI's "rate_limit_exceeded"), as JSON decodes into any.
+	Code any
+}
+
+// parseError reads body as an error body of any of those shapes; ok is
+// false when it is none of them. Message is the server's message, else the
+// body itself, clipped either way. A field of an unexpected type is left
+// empty.
+func parseError(body []byte) (e errorBody, ok bool) {
+	e.Message = clip(string(body), 300)
+	var top, fields map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return e, false
 	}
-	if json.Unmarshal(body, &e) == nil {
-		for _, raw := range []json.RawMessage{e.Error, e.Message} {
-			var s string
-			if json.Unmarshal(raw, &s) == nil && s != "" {
-				return s
-			}
+	switch raw := top["error"]; {
+	case len(raw) == 0 || string(raw) == "null":
+		if _, ok := top["message"]; !ok {
+			return e, false
+		}
+		fields = top
+	case json.Unmarshal(raw, &fields) != nil:
+		fields = map[string]json.RawMessage{"message": raw}
+	}
+	var msg string
+	if json.Unmarshal(fields["message"], &msg) == nil && msg != "" {
+		e.Message = clip(msg, 300)
+	}
+	_ = json.Unmarshal(fields["type"], &e.Type)
+	_ = json.Unmarshal(fields["code"], &e.Code)
+	return e, true
+}
+
+// status is the HTTP status an error body gives as its code (400 to 599),
+// or implies by its type or code name: 429 for a rate limit, 500 for a
+// server error, 503 for an overload. It is 0 when the body says none of
+// these.
+func (e errorBody) status() int {
+	names := []string{e.Type}
+	switch c := e.Code.(type) {
+	case float64:
+		if c >= 400 && c < 600 {
+			return int(c)
+		}
+	case string:
+		if n, err := strconv.Atoi(c); err == nil && n >= 400 && n < 600 {
+			return n
+		}
+		names = append(names, c)
+	}
+	for _, n := range names {
+		switch n = strings.ToLower(n); {
+		case strings.HasPrefix(n, "rate_limit"):
+			return http.StatusTooManyRequests
+		case n == "server_error":
+			return http.StatusInternalServerError
+		case n == "overloaded_error", n == "unavailable_error", n == "service_unavailable":
+			return http.StatusServiceUnavailable
 		}
 	}
-	return string(body)
+	return 0
 }
 
 func clip(s string, n int) string {

@@ -12,10 +12,11 @@ import (
 )
 
 // Plan estimates the model calls of a research run before making any: it
-// runs the first search (no model involved), then renders the prompts the
-// run would send for the sources found: a summary and a grade per source,
-// the synthesis and the completeness judge. Sources without text (web
-// results, not fetched in a plan) are estimated from their snippets.
+// runs the first search (no model involved), then previews the prompts
+// the run would send for the sources found: a summary and a grade per
+// source, the synthesis and the completeness judge. Previews have a fixed
+// nonce, so the same sources give the same estimate. Sources without text
+// (web results, not fetched in a plan) are estimated from their snippets.
 // Repairs can repeat part of this up to MaxIterations times; the plan
 // counts the first pass only and says so in the template names.
 func (cfg Research) Plan(ctx context.Context, query string, count func(string) int) ([]judges.Call, error) {
@@ -33,7 +34,7 @@ func (cfg Research) Plan(ctx context.Context, query string, count func(string) i
 	const summaryTokens = 120
 	var calls []judges.Call
 	render := func(name string, data any, out int) error {
-		r, err := prompts.MustGet(name).Render(data)
+		r, err := prompts.MustGet(name).Preview(data)
 		if err != nil {
 			return err
 		}

@@ -19,14 +19,16 @@ type Call struct {
 }
 
 // Plan lists the calls the judge for metric would make on s, with token
-// estimates from count, before any call is made. Prompts are rendered for
-// real; a step that depends on an earlier reply (verifying extracted claims)
-// is rendered with the answer's sentences standing in for the claims, and
-// reply sizes are estimated from the schema's shape.
+// estimates from count, before any call is made. Prompts are rendered as
+// previews (a fixed nonce in place of the random one, so the same sample
+// gives the same estimate); a step that depends on an earlier reply
+// (verifying extracted claims) is rendered with the answer's sentences
+// standing in for the claims, and reply sizes are estimated from the
+// schema's shape.
 func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) {
 	ps := passages(s)
 	render := func(name string, data any, out int) (Call, error) {
-		r, err := prompts.MustGet(name).Render(data)
+		r, err := prompts.MustGet(name).Preview(data)
 		if err != nil {
 			return Call{}, err
 		}

@@ -116,11 +116,29 @@ func parse(p string) (*Template, error) {
 // Render fills the template with data. Strings reach the prompt only
 // through {{data "label" .Field}}, which wraps them in nonce-tagged blocks.
 func (t *Template) Render(data any) (Rendered, error) {
+	return t.render(data, newNonce)
+}
+
+// Preview is Render with a fixed nonce instead of a random one, so that
+// the same data always gives the same text: for estimates, such as the
+// tokens of a dry run. A preview must never be sent: its nonce is public,
+// so the data could close its own block.
+func (t *Template) Preview(data any) (Rendered, error) {
+	return t.render(data, func([]byte) string { return previewNonce })
+}
+
+// previewNonce is a nonce's length and alphabet, and as many tokens as a
+// random nonce has on average, rounded up (17 tokens for "<data-nonce>"
+// in o200k_base and cl100k_base), so a preview counts as a real prompt.
+const previewNonce = "92f8d325f494b14442a33b96"
+
+// render is Render with the nonce drawn by nonceFor from the data's JSON.
+func (t *Template) render(data any, nonceFor func(payload []byte) string) (Rendered, error) {
 	payload, err := json.Marshal(data)
 	if err != nil {
 		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
 	}
-	nonce := newNonce(payload)
+	nonce := nonceFor(payload)
 	tmpl, tag := t.tmpl, marker
 	if bytes.Contains(payload, []byte(marker)) {
 		// The data holds the marker (it cannot know it, but be exact):

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +72,29 @@ func TestKeyIgnoresNonceButNotContent(t *testing.T) {
 	assert.NotEqual(t, a.Nonce, b.Nonce, "each rendering draws its own nonce")
 	assert.Equal(t, a.Key, b.Key)
 	assert.NotEqual(t, a.Key, c.Key)
+}
+
+// TestPreviewDiffersFromRenderOnlyByAFixedNonce: a preview (for dry-run
+// estimates) is the same text every time, and a real rendering's text with
+// a nonce of the same length and alphabet in place of the random one.
+func TestPreviewDiffersFromRenderOnlyByAFixedNonce(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			tm := MustGet(name)
+			p, err := tm.Preview(sampleData(name))
+			require.NoError(t, err)
+			again, err := tm.Preview(sampleData(name))
+			require.NoError(t, err)
+			assert.Equal(t, p, again)
+			r, err := tm.Render(sampleData(name))
+			require.NoError(t, err)
+			assert.NotEqual(t, r.Nonce, p.Nonce)
+			assert.Regexp(t, "^[0-9a-f]{"+strconv.Itoa(len(r.Nonce))+"}$", p.Nonce)
+			assert.Equal(t, r.Key, p.Key)
+			assert.Equal(t, strings.ReplaceAll(r.System, r.Nonce, p.Nonce), p.System)
+			assert.Equal(t, strings.ReplaceAll(r.User, r.Nonce, p.Nonce), p.User)
+		})
+	}
 }
 
 func TestUnknownTemplate(t *testing.T) {

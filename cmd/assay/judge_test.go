@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/judges"
 )
 
 // runEnv runs the CLI with the given environment.
@@ -190,6 +191,31 @@ func TestDryRunBudget(t *testing.T) {
 			require.Equal(t, 0, code, errOut)
 			assert.Contains(t, out, tc.want)
 			assert.Equal(t, 0, srv.Calls())
+		})
+	}
+}
+
+// TestDryRunIsTheSameEveryRun: a dry run's calls, tokens and cost depend
+// on the input alone, not on the random nonce each real prompt draws.
+func TestDryRunIsTheSameEveryRun(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]string{
+		"judge, every metric": {"judge", "--dry-run", "--metric", strings.Join(judges.Metrics(), ","), "../../fixtures/rag/labelled.jsonl"},
+		"score":               {"score", "--dry-run", "--now", "2026-11-23", "../../fixtures/reports/pass.md"},
+		"research":            {"research", "--dry-run", "How do heat pumps perform in cold climates?"},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t)
+			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+			code, first, errOut := runEnv(t, env, args...)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, first, "no call made")
+			code, second, errOut := runEnv(t, env, args...)
+			require.Equal(t, 0, code, errOut)
+			assert.Equal(t, first, second)
+			assert.Zero(t, srv.Calls())
 		})
 	}
 }

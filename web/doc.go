@@ -13,9 +13,11 @@
 //     YAML front matter naming at least its url (see [ParseCorpusFile]). The
 //     folder is indexed into an SQLite FTS5 table (pure Go, no cgo) ranked by
 //     BM25, title weighted above body, and the index is updated
-//     incrementally by content hash. Results carry the full text, so no
-//     fetch is needed. It is the default, offline backend; an embedded
-//     corpus (an fs.FS) works the same way.
+//     incrementally by content hash. Text of scripts written without spaces
+//     (Chinese, Japanese, Thai) is indexed, and queried, as UAX #29
+//     characters and pairs of them (unigrams and bigrams). Results carry the
+//     full text, so no fetch is needed. It is the default, offline backend;
+//     an embedded corpus (an fs.FS) works the same way.
 //   - [SearxNG] asks a SearxNG instance's JSON API; its results carry a
 //     snippet only, and the pages are fetched.
 //

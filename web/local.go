@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 
@@ -64,8 +63,9 @@ const LocalName = "local"
 const maxCorpusFile = 8 << 20
 
 // localSchemaVersion is stored in PRAGMA user_version; an index file of
-// another version is rebuilt from scratch.
-const localSchemaVersion = 1
+// another version is rebuilt from scratch. Version 2 added the grams
+// columns.
+const localSchemaVersion = 2
 
 const localSchema = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -78,20 +78,27 @@ CREATE TABLE IF NOT EXISTS docs (
 	refs      INTEGER NOT NULL,
 	topic     TEXT NOT NULL,
 	hash      TEXT NOT NULL, -- hex SHA-256 of the file's bytes
-	body      TEXT NOT NULL
+	body      TEXT NOT NULL,
+	-- the grams of title and body (unspaced scripts: Chinese, Japanese, Thai), see terms.go
+	title_grams TEXT NOT NULL,
+	body_grams  TEXT NOT NULL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
-	title, body, content='docs', content_rowid='id', tokenize='porter unicode61'
+	title, body, title_grams, body_grams, content='docs', content_rowid='id', tokenize='porter unicode61'
 );
 CREATE TRIGGER IF NOT EXISTS docs_ai AFTER INSERT ON docs BEGIN
-	INSERT INTO docs_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+	INSERT INTO docs_fts(rowid, title, body, title_grams, body_grams)
+		VALUES (new.id, new.title, new.body, new.title_grams, new.body_grams);
 END;
 CREATE TRIGGER IF NOT EXISTS docs_ad AFTER DELETE ON docs BEGIN
-	INSERT INTO docs_fts(docs_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+	INSERT INTO docs_fts(docs_fts, rowid, title, body, title_grams, body_grams)
+		VALUES ('delete', old.id, old.title, old.body, old.title_grams, old.body_grams);
 END;
 CREATE TRIGGER IF NOT EXISTS docs_au AFTER UPDATE ON docs BEGIN
-	INSERT INTO docs_fts(docs_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
-	INSERT INTO docs_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+	INSERT INTO docs_fts(docs_fts, rowid, title, body, title_grams, body_grams)
+		VALUES ('delete', old.id, old.title, old.body, old.title_grams, old.body_grams);
+	INSERT INTO docs_fts(rowid, title, body, title_grams, body_grams)
+		VALUES (new.id, new.title, new.body, new.title_grams, new.body_grams);
 END;
 `
 
@@ -281,11 +288,11 @@ func (l *Local) refresh(ctx context.Context) (Stats, error) {
 		return stats, wrap("read", err)
 	}
 
-	upsert, err := tx.PrepareContext(ctx, `INSERT INTO docs (path, url, title, author, published, refs, topic, hash, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	upsert, err := tx.PrepareContext(ctx, `INSERT INTO docs (path, url, title, author, published, refs, topic, hash, body, title_grams, body_grams)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET url = excluded.url, title = excluded.title, author = excluded.author,
 			published = excluded.published, refs = excluded.refs, topic = excluded.topic,
-			hash = excluded.hash, body = excluded.body`)
+			hash = excluded.hash, body = excluded.body, title_grams = excluded.title_grams, body_grams = excluded.body_grams`)
 	if err != nil {
 		return stats, wrap("prepare", err)
 	}
@@ -349,7 +356,8 @@ func (l *Local) refresh(ctx context.Context) (Stats, error) {
 		if !f.Published.IsZero() {
 			published = f.Published.Format(time.DateOnly)
 		}
-		if _, err := upsert.ExecContext(ctx, p, f.URL, f.Title, f.Author, published, f.References, f.Topic, hash, f.Body); err != nil {
+		if _, err := upsert.ExecContext(ctx, p, f.URL, f.Title, f.Author, published, f.References, f.Topic, hash, f.Body,
+			grams(f.Title), grams(f.Body)); err != nil {
 			return wrap("index "+p, err)
 		}
 		seen[p] = true
@@ -388,10 +396,12 @@ const maxMatches = 5000
 //
 // The query text is reduced to its words, stop words dropped, each word
 // quoted and the words OR-ed, so no user text can be an FTS5 syntax error;
-// a query with no words returns no results. Ranking is BM25 with the title
-// weighted five times the body; ties go to the lower path, so the order is
-// deterministic. Excluded domains are dropped and preferred ones moved
-// first (stable) before the limit is applied.
+// a query with no words returns no results. Words of scripts written
+// without spaces (Chinese, Japanese, Thai) are matched by their characters
+// and pairs of characters, in query and documents alike. Ranking is BM25
+// with the title weighted five times the body; ties go to the lower path,
+// so the order is deterministic. Excluded domains are dropped and
+// preferred ones moved first (stable) before the limit is applied.
 func (l *Local) Search(ctx context.Context, q Query) ([]Result, error) {
 	match := ftsMatch(q.Text)
 	if match == "" {
@@ -402,7 +412,7 @@ func (l *Local) Search(ctx context.Context, q Query) ([]Result, error) {
 
 	// Rank every match cheaply (no body, no snippet), then apply the domain
 	// rules, then read the few that are returned.
-	rows, err := l.db.QueryContext(ctx, `SELECT d.id, d.url, bm25(docs_fts, 5.0, 1.0) AS rank
+	rows, err := l.db.QueryContext(ctx, `SELECT d.id, d.url, bm25(docs_fts, 5.0, 1.0, 5.0, 1.0) AS rank
 		FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
 		WHERE docs_fts MATCH ?
 		ORDER BY rank, d.path
@@ -497,15 +507,12 @@ func leadText(s string, n int) string {
 const maxQueryTerms = 32
 
 // ftsMatch turns free text into a safe FTS5 MATCH expression: the distinct
-// words (letters, digits and marks, as the unicode61 tokenizer sees them),
-// lower-cased, stop words dropped unless nothing else is left, each quoted,
-// joined with OR. It returns "" when the text has no words.
+// search terms (see searchTerms), stop words dropped unless nothing else is
+// left, each quoted, joined with OR. It returns "" when the text has no
+// words.
 func ftsMatch(text string) string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Mn, r)
-	})
 	var terms, stops []string
-	for _, w := range words {
+	for w := range searchTerms(text) {
 		if searchStopWords[w] {
 			if !slices.Contains(stops, w) {
 				stops = append(stops, w)

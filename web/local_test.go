@@ -279,6 +279,57 @@ func TestLocalSearch(t *testing.T) {
 	})
 }
 
+func TestLocalSearchUnspacedScripts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// Chinese, Japanese and Thai are written without spaces between words:
+	// a query word is found inside a longer run of text.
+	dir := t.TempDir()
+	for name, d := range map[string]*fstest.MapFile{
+		"zh.md": doc("https://zh.example.cn/heat-pump", "热泵在寒冷气候中的性能",
+			"空气源热泵在零下十五度时，COP仍然高于2。低温热泵采用变频压缩机和喷气增焓技术。"),
+		"ja.md": doc("https://ja.example.jp/heat-pump", "寒冷地のヒートポンプ",
+			"ヒートポンプは寒冷地でも暖房に使えます。外気温がマイナス十五度でも効率が落ちにくい機種があります。"),
+		"th.md": doc("https://th.example.th/heat-pump", "ปั๊มความร้อนในสภาพอากาศหนาว",
+			"ปั๊มความร้อนยังทำงานได้ดีที่อุณหภูมิติดลบ"),
+		"en.md": doc("https://en.example.org/heat-pump", "Heat pumps in cold climates",
+			"Air-source heat pumps keep a coefficient of performance (COP) above 2 at -15 °C."),
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), d.Data, 0o600))
+	}
+	l, err := web.OpenLocal(ctx, dir, nil, filepath.Join(t.TempDir(), "index.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, l.Close()) })
+	const (
+		zh = "https://zh.example.cn/heat-pump"
+		ja = "https://ja.example.jp/heat-pump"
+		th = "https://th.example.th/heat-pump"
+		en = "https://en.example.org/heat-pump"
+	)
+
+	tests := map[string]struct {
+		q    string
+		want []string
+	}{
+		"a Chinese query finds the Chinese document":       {q: "热泵性能", want: []string{zh}},
+		"a Chinese word inside a sentence":                 {q: "压缩机", want: []string{zh}},
+		"a Japanese query of kanji and kana":               {q: "寒冷地の暖房", want: []string{ja, zh}}, // 寒冷 is in both
+		"a katakana word":                                  {q: "ヒートポンプ", want: []string{ja}},
+		"a Thai query":                                     {q: "ปั๊มความร้อน", want: []string{th}},
+		"a mixed query ranks the document with both first": {q: "COP 热泵", want: []string{zh, en}},
+		"an English query finds only the English document": {q: "heat pump cold climates", want: []string{en}},
+		"a Chinese query with no word of the corpus":       {q: "咖啡", want: []string{}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rs, err := l.Search(ctx, web.Query{Text: tc.q})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, append([]string{}, urls(rs)...))
+		})
+	}
+}
+
 func TestLocalTiesOrderByPath(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{}
@@ -381,18 +432,26 @@ func TestLocalSharedIndexFile(t *testing.T) {
 
 func TestLocalRebuildsAnOldSchema(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	dbPath := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", dbPath)
-	require.NoError(t, err)
-	_, err = db.Exec(`CREATE TABLE docs (path TEXT); PRAGMA user_version = 99`)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
+	for name, version := range map[string]int{
+		"another program's schema":               99,
+		"an index from before the grams columns": 1,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dbPath := filepath.Join(t.TempDir(), "old.db")
+			db, err := sql.Open("sqlite", dbPath)
+			require.NoError(t, err)
+			_, err = db.Exec(fmt.Sprintf(`CREATE TABLE docs (path TEXT); PRAGMA user_version = %d`, version))
+			require.NoError(t, err)
+			require.NoError(t, db.Close())
 
-	l, err := web.OpenLocal(ctx, "c", searchCorpus(), dbPath)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, l.Close()) }()
-	require.Equal(t, 7, l.Stats().Indexed)
+			l, err := web.OpenLocal(ctx, "c", searchCorpus(), dbPath)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, l.Close()) }()
+			require.Equal(t, 7, l.Stats().Indexed)
+		})
+	}
 }
 
 func TestOpenLocalRejectsAForeignFile(t *testing.T) {

@@ -219,6 +219,17 @@ func TestResearchCorpusNamesSkippedFiles(t *testing.T) {
 	assert.Contains(t, stderr, "notes.md: no front matter with a url; not indexed")
 }
 
+func TestResearchCorpusInChineseAndJapanese(t *testing.T) {
+	// A corpus with no spaced text at all is searchable: the question's
+	// words are found inside the documents' runs of characters.
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "zh.md"), []byte("---\nurl: https://zh.example.cn/a\ntitle: 热泵在寒冷气候中的性能\n---\n空气源热泵在零下十五度时仍能供暖。\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ja.md"), []byte("---\nurl: https://ja.example.jp/a\ntitle: 寒冷地のヒートポンプ\n---\nヒートポンプの性能は寒冷地でも高い。\n"), 0o644))
+	code, _, stderr := runEnv(t, map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}, "research", "--now", "2026-11-23", "--corpus", dir, "寒冷地の性能")
+	assert.NotEqual(t, exitInput, code, stderr)
+	assert.Contains(t, stderr, "[0] search new=2 results=2")
+}
+
 func TestResearchYAMLKeepsIntegers(t *testing.T) {
 	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
 	code, stdout, stderr := runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--format", "yaml", "How do heat pumps perform in cold climates?")

@@ -165,3 +165,30 @@ func TestDefaultCachePath(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(base, "assay", "llm-cache.db"), p)
 }
+
+// TestOpenCacheConcurrentlyOnANewFile: processes that open a new cache
+// file at the same moment all get it. The busy timeout must be set before
+// the switch to the WAL journal, which takes a lock.
+func TestOpenCacheConcurrentlyOnANewFile(t *testing.T) {
+	t.Parallel()
+	for range 10 {
+		path := filepath.Join(t.TempDir(), "cache.db")
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for range 16 {
+			wg.Go(func() {
+				c, err := llm.OpenCache(path)
+				if err == nil {
+					err = c.Put(context.Background(), "k", llm.Response{Content: "v"})
+					c.Close()
+				}
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+	}
+}

@@ -345,6 +345,69 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
+// TestReplyError: the error bodies servers send in a success reply, in
+// each of their shapes, and success replies that merely look like one.
+func TestReplyError(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		body string
+		// code is the *StatusError code, 0 for a plain error; msg is empty
+		// when body is not an error body.
+		code int
+		msg  string
+	}{
+		"OpenAI's object with a numeric code": {
+			body: `{"error":{"message":"Rate limit exceeded","type":"rate_limit_error","code":429}}`,
+			code: 429, msg: "Rate limit exceeded",
+		},
+		"digits in a string code (LiteLLM)": {
+			body: `{"error":{"message":"too many requests","type":"None","code":"429"}}`, code: 429, msg: "too many requests",
+		},
+		"a code name": {
+			body: `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`, code: 429, msg: "slow down",
+		},
+		"an overload type (Anthropic)": {
+			body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, code: 503, msg: "Overloaded",
+		},
+		"a string (Ollama)": {body: `{"error":"model not found"}`, msg: "model not found"},
+		"the fields at the top level (vLLM)": {
+			body: `{"object":"error","message":"no such model","type":"NotFoundError","code":404}`, code: 404, msg: "no such model",
+		},
+		"a code outside 400-599 is no status": {
+			body: `{"error":{"message":"odd","code":200}}`, msg: "odd",
+		},
+		"an error without a message is the body": {
+			body: `{"error":{"type":"invalid_request_error"}}`, msg: `{"error":{"type":"invalid_request_error"}}`,
+		},
+		"a null error is none":                 {body: `{"error":null,"choices":[]}`},
+		"a chat reply with a message (Ollama)": {body: `{"model":"m","message":{"role":"assistant","content":""},"done":true}`},
+		"a completion without choices":         {body: `{"id":"x","object":"chat.completion","choices":[]}`},
+		"not JSON":                             {body: "<html>502 Bad Gateway</html>"},
+		"empty":                                {body: ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := ReplyError(http.StatusOK, []byte(tc.body), 2*time.Second)
+			if tc.msg == "" {
+				require.NoError(t, err)
+				assert.Equal(t, tc.body, ErrorMessage([]byte(tc.body)), "the body is the message")
+				return
+			}
+			want := tc.msg
+			if tc.code != 0 {
+				want = fmt.Sprintf("status %d: %s", tc.code, tc.msg)
+			}
+			require.EqualError(t, err, "error in a 200 reply: "+want)
+			assert.Equal(t, tc.msg, ErrorMessage([]byte(tc.body)))
+			var se *StatusError
+			if assert.Equal(t, tc.code != 0, errors.As(err, &se)) && se != nil {
+				assert.Equal(t, StatusError{Code: tc.code, RetryAfter: 2 * time.Second, Message: tc.msg}, *se)
+			}
+		})
+	}
+}
+
 func TestDecodeJSON(t *testing.T) {
 	type v struct {
 		A int `json:"a"`

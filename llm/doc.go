@@ -5,9 +5,10 @@
 // # Overview
 //
 // A Backend (llm/openai, llm/langchain, llm/offline) sends one request and
-// maps its SDK's errors to *StatusError. The Client adds, in this order,
-// cache lookup, singleflight, budget, concurrency and rate limits, and
-// retries:
+// maps its SDK's errors to *StatusError; ReplyError and ErrorMessage read
+// the error bodies servers send, in a 200 reply too. The Client adds, in
+// this order, cache lookup, singleflight, budget, concurrency and rate
+// limits, and retries:
 //
 //   - Cache: content-addressed by backend, model, prompt version, messages and
 //     parameters; errors are never cached.

@@ -2,12 +2,14 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -93,6 +95,105 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {
 			return d
+		}
+	}
+	return 0
+}
+
+// ReplyError is the error that body, the body of a reply with a success
+// status, states in place of a result, or nil when body is not an error
+// body. Some proxies and servers (LiteLLM, OpenRouter, vLLM and Ollama
+// setups) answer 200 with one. Its code or type then decides as a status
+// would: a code from 400 to 599, or one implied (429 for a rate limit, 500
+// for a server error, 503 for an overload), gives a *StatusError with that
+// code and retryAfter, retried or not as Temporary says; an error that
+// names neither is permanent.
+func ReplyError(status int, body []byte, retryAfter time.Duration) error {
+	e, ok := parseErrorBody(body)
+	if !ok {
+		return nil
+	}
+	err := errors.New(e.message)
+	if code := e.status(); code != 0 {
+		err = &StatusError{Code: code, RetryAfter: retryAfter, Message: e.message}
+	}
+	return fmt.Errorf("error in a %d reply: %w", status, err)
+}
+
+// ErrorMessage is the server's message in an error body of any shape
+// ReplyError reads, else the body itself (an HTML page from a proxy),
+// clipped either way.
+func ErrorMessage(body []byte) string {
+	e, _ := parseErrorBody(body)
+	return e.message
+}
+
+// errorBody is what an error body says. Servers send it in three shapes:
+// OpenAI's object, {"error": {"message", "type", "code"}}; a string,
+// {"error": "text"} (Ollama, LM Studio); or the fields at the top level,
+// {"object": "error", "message", "type", "code"} (vLLM).
+type errorBody struct {
+	message string
+	typ     string
+	// code is a number (vLLM, OpenRouter), digits in a string (LiteLLM) or
+	// a name (OpenAI's "rate_limit_exceeded"), as JSON decodes into any.
+	code any
+}
+
+// parseErrorBody reads body as an error body of any of those shapes; ok is
+// false when it is none of them. The message is the server's, else the
+// body itself, clipped either way. A field of an unexpected type is left
+// empty. At the top level, only a string message makes an error body: an
+// object there is a reply's message (Ollama's chat).
+func parseErrorBody(body []byte) (e errorBody, ok bool) {
+	e.message = clip(string(body), 300)
+	var top, fields map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return e, false
+	}
+	var msg string
+	switch raw := top["error"]; {
+	case len(raw) == 0 || string(raw) == "null":
+		if json.Unmarshal(top["message"], &msg) != nil {
+			return e, false
+		}
+		fields = top
+	case json.Unmarshal(raw, &fields) != nil:
+		fields = map[string]json.RawMessage{"message": raw}
+	}
+	if json.Unmarshal(fields["message"], &msg) == nil && msg != "" {
+		e.message = clip(msg, 300)
+	}
+	_ = json.Unmarshal(fields["type"], &e.typ)
+	_ = json.Unmarshal(fields["code"], &e.code)
+	return e, true
+}
+
+// status is the HTTP status an error body gives as its code (400 to 599),
+// or implies by its type or code name: 429 for a rate limit, 500 for a
+// server error, 503 for an overload. It is 0 when the body says none of
+// these.
+func (e errorBody) status() int {
+	names := []string{e.typ}
+	switch c := e.code.(type) {
+	case float64:
+		if c >= 400 && c < 600 {
+			return int(c)
+		}
+	case string:
+		if n, err := strconv.Atoi(c); err == nil && n >= 400 && n < 600 {
+			return n
+		}
+		names = append(names, c)
+	}
+	for _, n := range names {
+		switch n = strings.ToLower(n); {
+		case strings.HasPrefix(n, "rate_limit"):
+			return http.StatusTooManyRequests
+		case n == "server_error":
+			return http.StatusInternalServerError
+		case n == "overloaded_error", n == "unavailable_error", n == "service_unavailable":
+			return http.StatusServiceUnavailable
 		}
 	}
 	return 0

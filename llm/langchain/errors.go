@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -13,9 +14,12 @@ import (
 	"github.com/assaylabs/assay/llm"
 )
 
-// Transport wraps base (http.DefaultTransport when nil) so that a failed
-// response's status code and Retry-After reach Chat and Embed, which return
-// them as *llm.StatusError. Give it to a langchaingo provider's HTTP client:
+// Transport wraps base (http.DefaultTransport when nil) so that what the
+// server said reaches Chat and Embed: a failed response's status code and
+// Retry-After, which they return as *llm.StatusError, and an error sent in
+// the body of a success reply (see llm.ReplyError), which langchaingo
+// reports only as an empty or undecodable response. Give it to a
+// langchaingo provider's HTTP client:
 //
 //	hc := &http.Client{Transport: langchain.Transport(nil)}
 //	m, err := ollama.New(ollama.WithModel("llama3.1"), ollama.WithHTTPClient(hc))
@@ -33,21 +37,58 @@ type statusTransport struct{ base http.RoundTripper }
 
 func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
-	if err == nil && resp.StatusCode >= http.StatusBadRequest {
-		if rec, ok := req.Context().Value(recorderKey{}).(*recorder); ok {
-			rec.set(resp.StatusCode, llm.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()))
-		}
+	rec, ok := req.Context().Value(recorderKey{}).(*recorder)
+	if err != nil || !ok {
+		return resp, err
+	}
+	retryAfter := llm.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	if resp.StatusCode >= http.StatusBadRequest {
+		rec.set(resp.StatusCode, retryAfter)
+	} else {
+		resp.Body = &headReader{ReadCloser: resp.Body, rec: rec, status: resp.StatusCode, retryAfter: retryAfter}
 	}
 	return resp, err
 }
 
+// headSize bounds the start of a success reply's body kept by headReader:
+// enough for an error body, without copying every long reply whole.
+const headSize = 16 << 10
+
+// headReader keeps the start of a success reply's body as the provider
+// reads it, and hands it to the call's recorder when the body is closed
+// (langchaingo closes it before it returns).
+type headReader struct {
+	io.ReadCloser
+	rec        *recorder
+	status     int
+	retryAfter time.Duration
+	head       []byte
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	n, err := h.ReadCloser.Read(p)
+	if room := headSize - len(h.head); room > 0 {
+		h.head = append(h.head, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
+func (h *headReader) Close() error {
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	h.rec.reply = h
+	return h.ReadCloser.Close()
+}
+
 type recorderKey struct{}
 
-// recorder holds the last failed HTTP status of one call.
+// recorder holds what the HTTP responses of one call said: the last failed
+// status, and the last success reply read.
 type recorder struct {
 	mu         sync.Mutex
 	code       int
 	retryAfter time.Duration
+	reply      *headReader
 }
 
 func withRecorder(ctx context.Context) (context.Context, *recorder) {
@@ -67,6 +108,17 @@ func (r *recorder) get() (int, time.Duration) {
 	return r.code, r.retryAfter
 }
 
+// replyError is the error stated by the body of the last success reply,
+// or nil.
+func (r *recorder) replyError() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reply == nil {
+		return nil
+	}
+	return llm.ReplyError(r.reply.status, r.reply.head, r.reply.retryAfter)
+}
+
 // statusOf maps the langchaingo error codes that correspond to an HTTP
 // status. Timeouts and cancellations are left alone: they already match
 // context.DeadlineExceeded and context.Canceled with errors.Is. Quota
@@ -81,13 +133,20 @@ var statusOf = map[llms.ErrorCode]int{
 	llms.ErrCodeTokenLimit:          http.StatusBadRequest,
 }
 
-// classify turns a provider error into *llm.StatusError when its status is
-// known: first from the HTTP response the Transport saw, then from a typed
-// *llms.Error. Other errors (transport failures, context errors, untyped
-// errors from models not built with Transport) are wrapped unchanged.
+// classify turns a provider error into what the server said, when the
+// Transport saw it: *llm.StatusError for a failed response, or the error
+// in the body of a success reply (llm.ReplyError). Failing that, a typed
+// *llms.Error with a known code becomes *llm.StatusError. Other errors
+// (transport failures, context errors, untyped errors from models not
+// built with Transport) are wrapped unchanged.
 func classify(name string, rec *recorder, err error) error {
 	if code, ra := rec.get(); code != 0 {
 		return fmt.Errorf("%s: %w", name, &llm.StatusError{Code: code, RetryAfter: ra, Err: err})
+	}
+	if rerr := rec.replyError(); rerr != nil {
+		// The provider's own error ("no response", a JSON type error) says
+		// less than the server did.
+		return fmt.Errorf("%s: %w", name, rerr)
 	}
 	var le *llms.Error
 	if errors.As(err, &le) {

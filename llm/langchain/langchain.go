@@ -21,6 +21,12 @@
 // status code and Retry-After of a failed response in the call's context;
 // Chat and Embed return that as *llm.StatusError wrapping the provider's
 // error, so llm.Client retries 429 and 5xx without reading error strings.
+// Transport also keeps the start of a success reply's body: some proxies
+// and servers answer 200 with an error body, which langchaingo reports as
+// an empty or undecodable response, and Chat and Embed return the
+// server's message instead, classified by its code or type as
+// llm.ReplyError says.
+//
 // For a model built elsewhere (New), only errors that are typed are mapped:
 // an *llms.Error with a rate-limit, unavailable, authentication,
 // invalid-request, not-found or token-limit code becomes the matching

@@ -3,6 +3,7 @@ package langchain_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/llm"
@@ -260,5 +262,117 @@ func TestAnthropicStatusClassification(t *testing.T) {
 			require.Equal(t, tc.temporary, llm.Temporary(err))
 			require.GreaterOrEqual(t, se.RetryAfter, tc.retryAfter)
 		})
+	}
+}
+
+// TestErrorInA200Reply: some proxies and servers (LiteLLM, OpenRouter,
+// vLLM and Ollama setups) answer 200 with an error body instead of a
+// reply, which langchaingo reports as an empty response or a decoding
+// error. The server's message is the error, and its code or type decides
+// as an HTTP status would: rate limits, server errors and overload are
+// retried, anything else fails at once. Anthropic's and Ollama's wire
+// formats, chat and embeddings.
+func TestErrorInA200Reply(t *testing.T) {
+	t.Parallel()
+	apis := map[string]struct {
+		spec, path, ok string
+		embed          bool
+	}{
+		"anthropic chat": {
+			spec: "anthropic:claude-test", path: "/v1/messages",
+			ok: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test",
+				"content":[{"type":"text","text":"{\"verdict\":\"pass\"}"}],"stop_reason":"end_turn",
+				"usage":{"input_tokens":21,"output_tokens":4}}`,
+		},
+		"ollama chat": {
+			spec: "ollama:judge-1", path: "/api/chat",
+			ok: `{"model":"judge-1","message":{"role":"assistant","content":"{\"verdict\":\"pass\"}"},"done":true,"prompt_eval_count":12,"eval_count":3}` + "\n",
+		},
+		"ollama embed": {spec: "ollama:judge-1", path: "/api/embed", ok: `{"embeddings":[[0.5,0.25]]}`, embed: true},
+	}
+	tests := map[string]struct {
+		body    string
+		then    bool // a success follows the error reply
+		calls   int
+		code    int // of the *llm.StatusError; 0: none
+		message string
+	}{
+		"rate limit with a numeric code (OpenRouter) is retried until MaxRetries": {
+			body:  `{"error":{"message":"Rate limit exceeded","type":"rate_limit_error","code":429}}`,
+			calls: 4, code: 429, message: "Rate limit exceeded",
+		},
+		"overload (Anthropic's shape) is retried, then succeeds": {
+			body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
+			then: true, calls: 2,
+		},
+		"a 5xx code is retried": {
+			body:  `{"error":{"code":502,"message":"Provider returned error","metadata":{"provider_name":"x"}}}`,
+			calls: 4, code: 502, message: "Provider returned error",
+		},
+		"a string error (Ollama) is permanent": {
+			body:  `{"error":"model \"judge-1\" not found, try pulling it first"}`,
+			calls: 1, message: `model "judge-1" not found, try pulling it first`,
+		},
+		"a top-level error (vLLM) with code 400 is permanent": {
+			body:  `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}`,
+			calls: 1, code: 400, message: "max_tokens is too large",
+		},
+	}
+	for name, tc := range tests {
+		for apiName, api := range apis {
+			t.Run(name+"/"+apiName, func(t *testing.T) {
+				t.Parallel()
+				var calls atomic.Int32
+				mux := http.NewServeMux()
+				mux.HandleFunc("POST "+api.path, func(w http.ResponseWriter, _ *http.Request) {
+					if calls.Add(1) > 1 && tc.then {
+						_, _ = io.WriteString(w, api.ok)
+						return
+					}
+					_, _ = io.WriteString(w, tc.body)
+				})
+				srv := httptest.NewServer(mux)
+				t.Cleanup(srv.Close)
+				b, err := langchain.OpenEnv(api.spec, envOf(map[string]string{
+					"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL,
+					"OLLAMA_HOST": srv.URL, "ASSAY_EMBEDDING_MODEL": "embed-1",
+				}))
+				require.NoError(t, err)
+				c := llm.New(llm.Config{Backend: b, Retry: llm.RetryPolicy{
+					Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond, MaxRetries: 3,
+				}})
+
+				start := time.Now()
+				var u llm.Usage
+				if api.embed {
+					_, u, err = c.Embed(t.Context(), []string{"x"})
+				} else {
+					var v struct{ Verdict string }
+					u, err = llm.ChatJSON(t.Context(), c, llm.Request{
+						Messages: []llm.Message{{Role: llm.User, Content: "q"}},
+						Schema:   &llm.Schema{Name: "verdict", JSON: json.RawMessage(`{"type":"object"}`)},
+					}, &v)
+					if tc.then {
+						assert.Equal(t, "pass", v.Verdict)
+					}
+				}
+				assert.Less(t, time.Since(start), time.Second)
+				assert.Equal(t, tc.calls, int(calls.Load()), "attempts the server saw")
+				assert.Equal(t, tc.calls-1, u.Retries, "usage retries")
+				if tc.then {
+					require.NoError(t, err)
+					return
+				}
+				require.Error(t, err)
+				assert.ErrorContains(t, err, tc.message)
+				assert.ErrorContains(t, err, "200 reply")
+				assert.NotErrorIs(t, err, llm.ErrEmpty)
+				assert.Equal(t, tc.calls > 1, llm.Temporary(err), "retryable")
+				var se *llm.StatusError
+				if assert.Equal(t, tc.code != 0, errors.As(err, &se), "a *llm.StatusError: %v", err) && se != nil {
+					assert.Equal(t, tc.code, se.Code)
+				}
+			})
+		}
 	}
 }

@@ -2,13 +2,11 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -224,22 +222,9 @@ func (h headReader) Read(p []byte) (int, error) {
 }
 
 // bodyError is the error that a success reply without choices or
-// embeddings carries in its body, or nil. Some proxies and servers
-// (LiteLLM, OpenRouter, vLLM and Ollama setups) answer 200 with an error
-// body; its code or type then decides as a status would: a code from 400
-// to 599, or one implied (rate limit, server error, overload), gives a
-// *llm.StatusError with that code, retried or not as llm.Temporary says,
-// and an error that names neither is permanent.
+// embeddings carries in its body (see llm.ReplyError), or nil.
 func (r *reply) bodyError() error {
-	e, ok := parseError(r.head)
-	if !ok {
-		return nil
-	}
-	err := errors.New(e.Message)
-	if code := e.status(); code != 0 {
-		err = &llm.StatusError{Code: code, RetryAfter: r.retryAfterHint(time.Now()), Message: e.Message}
-	}
-	return fmt.Errorf("error in a %d reply: %w", r.status, err)
+	return llm.ReplyError(r.status, r.head, r.retryAfterHint(time.Now()))
 }
 
 // retryAfterHint is the server's hint: OpenAI's retry-after-ms when
@@ -281,8 +266,7 @@ func classify(err error, r *reply) error {
 		// A non-JSON error body (an HTML 502 from a proxy), or one without
 		// an "error" object: {"error": "text"} (Ollama, LM Studio) or a
 		// top-level "message" (vLLM).
-		e, _ := parseError(reqErr.Body)
-		return &llm.StatusError{Code: reqErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: e.Message, Err: err}
+		return &llm.StatusError{Code: reqErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: llm.ErrorMessage(reqErr.Body), Err: err}
 	case errors.As(err, &apiErr):
 		return &llm.StatusError{Code: apiErr.HTTPStatusCode, RetryAfter: r.retryAfterHint(time.Now()), Message: apiErr.Message, Err: err}
 	case r.seen && r.status >= 400:
@@ -295,81 +279,4 @@ func classify(err error, r *reply) error {
 		return fmt.Errorf("decode %d response: %w", r.status, err)
 	}
 	return err
-}
-
-// errorBody is what an error body says. Servers send it in three shapes:
-// OpenAI's object, {"error": {"message", "type", "code"}}; a string,
-// {"error": "text"} (Ollama, LM Studio); or the fields at the top level,
-// {"object": "error", "message", "type", "code"} (vLLM).
-type errorBody struct {
-	Message string
-	Type    string
-	// Code is a number (vLLM, OpenRouter), digits in a string (LiteLLM) or
-	// a name (OpenAI's "rate_limit_exceeded"), as JSON decodes into any.
-	Code any
-}
-
-// parseError reads body as an error body of any of those shapes; ok is
-// false when it is none of them. Message is the server's message, else the
-// body itself, clipped either way. A field of an unexpected type is left
-// empty.
-func parseError(body []byte) (e errorBody, ok bool) {
-	e.Message = clip(string(body), 300)
-	var top, fields map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil {
-		return e, false
-	}
-	switch raw := top["error"]; {
-	case len(raw) == 0 || string(raw) == "null":
-		if _, ok := top["message"]; !ok {
-			return e, false
-		}
-		fields = top
-	case json.Unmarshal(raw, &fields) != nil:
-		fields = map[string]json.RawMessage{"message": raw}
-	}
-	var msg string
-	if json.Unmarshal(fields["message"], &msg) == nil && msg != "" {
-		e.Message = clip(msg, 300)
-	}
-	_ = json.Unmarshal(fields["type"], &e.Type)
-	_ = json.Unmarshal(fields["code"], &e.Code)
-	return e, true
-}
-
-// status is the HTTP status an error body gives as its code (400 to 599),
-// or implies by its type or code name: 429 for a rate limit, 500 for a
-// server error, 503 for an overload. It is 0 when the body says none of
-// these.
-func (e errorBody) status() int {
-	names := []string{e.Type}
-	switch c := e.Code.(type) {
-	case float64:
-		if c >= 400 && c < 600 {
-			return int(c)
-		}
-	case string:
-		if n, err := strconv.Atoi(c); err == nil && n >= 400 && n < 600 {
-			return n
-		}
-		names = append(names, c)
-	}
-	for _, n := range names {
-		switch n = strings.ToLower(n); {
-		case strings.HasPrefix(n, "rate_limit"):
-			return http.StatusTooManyRequests
-		case n == "server_error":
-			return http.StatusInternalServerError
-		case n == "overloaded_error", n == "unavailable_error", n == "service_unavailable":
-			return http.StatusServiceUnavailable
-		}
-	}
-	return 0
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return strings.ToValidUTF8(s[:n], "") + "…"
-	}
-	return s
 }

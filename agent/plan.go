@@ -33,12 +33,12 @@ func (cfg Research) Plan(ctx context.Context, query string, count func(string) i
 	}
 	const summaryTokens = 120
 	var calls []judges.Call
-	render := func(name string, data any, out int) error {
-		r, err := prompts.MustGet(name).Preview(data)
+	add := func(name string, data any, out int) error {
+		c, err := judges.PlanCall(name, data, out, count)
 		if err != nil {
 			return err
 		}
-		calls = append(calls, judges.Call{Template: name, TokensIn: count(r.System) + count(r.User) + 8, TokensOut: out})
+		calls = append(calls, c)
 		return nil
 	}
 	var ps []prompts.Passage
@@ -48,17 +48,17 @@ func (cfg Research) Plan(ctx context.Context, query string, count func(string) i
 			text = res.Snippet
 		}
 		p := prompts.Passage{ID: res.URL, Title: res.Title, Text: clipWords(text, 2000)}
-		if err := render("research.summarize", prompts.SourceQuery{Question: query, Source: p}, summaryTokens); err != nil {
+		if err := add("research.summarize", prompts.SourceQuery{Question: query, Source: p}, summaryTokens); err != nil {
 			return nil, err
 		}
 		summary := prompts.Passage{ID: res.URL, Title: res.Title, Text: strings.Repeat("word ", summaryTokens)}
-		if err := render("source.relevance", prompts.SourceQuery{Question: query, Source: summary}, 40); err != nil {
+		if err := add("source.relevance", prompts.SourceQuery{Question: query, Source: summary}, 40); err != nil {
 			return nil, err
 		}
 		p.Text = clipWords(text, 800)
 		ps = append(ps, p)
 	}
-	if err := render("research.synthesize", prompts.Synthesis{Question: query, Sources: ps}, 1500); err != nil {
+	if err := add("research.synthesize", prompts.Synthesis{Question: query, Sources: ps}, 1500); err != nil {
 		return nil, err
 	}
 	more, err := judges.Plan(judges.MetricCompleteness, eval.Sample{Query: query, Answer: strings.Repeat("word ", 1000)}, count)

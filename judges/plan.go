@@ -27,16 +27,9 @@ type Call struct {
 // schema's shape.
 func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) {
 	ps := passages(s)
-	render := func(name string, data any, out int) (Call, error) {
-		r, err := prompts.MustGet(name).Preview(data)
-		if err != nil {
-			return Call{}, err
-		}
-		return Call{Template: name, TokensIn: count(r.System) + count(r.User) + 8, TokensOut: out}, nil
-	}
 	var calls []Call
 	add := func(name string, data any, out int) error {
-		c, err := render(name, data, out)
+		c, err := PlanCall(name, data, out, count)
 		calls = append(calls, c)
 		return err
 	}
@@ -83,4 +76,16 @@ func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) 
 		return nil, fmt.Errorf("unknown metric %q (have %s)", metric, strings.Join(Metrics(), ", "))
 	}
 	return calls, err
+}
+
+// PlanCall is the Call that the prompt template name, rendered with data,
+// would be: its preview's system and user text as count counts them, plus
+// 8 tokens of message framing, for tokens in, and tokensOut, the reply's
+// estimate. Plan and agent's research plan are made of such calls.
+func PlanCall(name string, data any, tokensOut int, count func(string) int) (Call, error) {
+	r, err := prompts.MustGet(name).Preview(data)
+	if err != nil {
+		return Call{}, err
+	}
+	return Call{Template: name, TokensIn: count(r.System) + count(r.User) + 8, TokensOut: tokensOut}, nil
 }

@@ -81,3 +81,34 @@ func TestPlanIsCloseToTheRealPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanCall: one prompt's planned call is its preview's system and user
+// text as count counts them, 8 tokens of message framing, and the reply's
+// estimate; Plan's calls are made of it.
+func TestPlanCall(t *testing.T) {
+	t.Parallel()
+	count := func(s string) int { return len(strings.Fields(s)) }
+	qa := prompts.QA{Question: "When was the Eiffel Tower completed?", Answer: "In 1889."}
+
+	t.Run("the preview, counted, plus framing", func(t *testing.T) {
+		t.Parallel()
+		c, err := judges.PlanCall("reasoning", qa, 120, count)
+		require.NoError(t, err)
+		r, err := prompts.MustGet("reasoning").Preview(qa)
+		require.NoError(t, err)
+		assert.Equal(t, judges.Call{Template: "reasoning", TokensIn: count(r.System) + count(r.User) + 8, TokensOut: 120}, c)
+	})
+	t.Run("Plan is made of it", func(t *testing.T) {
+		t.Parallel()
+		want, err := judges.PlanCall("reasoning", qa, 120, count)
+		require.NoError(t, err)
+		got, err := judges.Plan(judges.MetricReasoning, eval.Sample{Query: qa.Question, Answer: qa.Answer}, count)
+		require.NoError(t, err)
+		assert.Equal(t, []judges.Call{want}, got)
+	})
+	t.Run("data that cannot be rendered is an error", func(t *testing.T) {
+		t.Parallel()
+		_, err := judges.PlanCall("reasoning", make(chan int), 120, count)
+		require.ErrorContains(t, err, "prompts: reasoning")
+	})
+}

@@ -3,7 +3,6 @@ package langchain_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/langchain"
 )
@@ -290,46 +290,18 @@ func TestErrorInA200Reply(t *testing.T) {
 		},
 		"ollama embed": {spec: "ollama:judge-1", path: "/api/embed", ok: `{"embeddings":[[0.5,0.25]]}`, embed: true},
 	}
-	tests := map[string]struct {
-		body    string
-		then    bool // a success follows the error reply
-		calls   int
-		code    int // of the *llm.StatusError; 0: none
-		message string
-	}{
-		"rate limit with a numeric code (OpenRouter) is retried until MaxRetries": {
-			body:  `{"error":{"message":"Rate limit exceeded","type":"rate_limit_error","code":429}}`,
-			calls: 4, code: 429, message: "Rate limit exceeded",
-		},
-		"overload (Anthropic's shape) is retried, then succeeds": {
-			body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
-			then: true, calls: 2,
-		},
-		"a 5xx code is retried": {
-			body:  `{"error":{"code":502,"message":"Provider returned error","metadata":{"provider_name":"x"}}}`,
-			calls: 4, code: 502, message: "Provider returned error",
-		},
-		"a string error (Ollama) is permanent": {
-			body:  `{"error":"model \"judge-1\" not found, try pulling it first"}`,
-			calls: 1, message: `model "judge-1" not found, try pulling it first`,
-		},
-		"a top-level error (vLLM) with code 400 is permanent": {
-			body:  `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}`,
-			calls: 1, code: 400, message: "max_tokens is too large",
-		},
-	}
-	for name, tc := range tests {
+	for name, tc := range llmtest.ErrorReplies {
 		for apiName, api := range apis {
 			t.Run(name+"/"+apiName, func(t *testing.T) {
 				t.Parallel()
 				var calls atomic.Int32
 				mux := http.NewServeMux()
 				mux.HandleFunc("POST "+api.path, func(w http.ResponseWriter, _ *http.Request) {
-					if calls.Add(1) > 1 && tc.then {
+					if calls.Add(1) > 1 && tc.Then {
 						_, _ = io.WriteString(w, api.ok)
 						return
 					}
-					_, _ = io.WriteString(w, tc.body)
+					_, _ = io.WriteString(w, tc.Body)
 				})
 				srv := httptest.NewServer(mux)
 				t.Cleanup(srv.Close)
@@ -352,26 +324,11 @@ func TestErrorInA200Reply(t *testing.T) {
 						Messages: []llm.Message{{Role: llm.User, Content: "q"}},
 						Schema:   &llm.Schema{Name: "verdict", JSON: json.RawMessage(`{"type":"object"}`)},
 					}, &v)
-					if tc.then {
+					if tc.Then {
 						assert.Equal(t, "pass", v.Verdict)
 					}
 				}
-				assert.Less(t, time.Since(start), time.Second)
-				assert.Equal(t, tc.calls, int(calls.Load()), "attempts the server saw")
-				assert.Equal(t, tc.calls-1, u.Retries, "usage retries")
-				if tc.then {
-					require.NoError(t, err)
-					return
-				}
-				require.Error(t, err)
-				assert.ErrorContains(t, err, tc.message)
-				assert.ErrorContains(t, err, "200 reply")
-				assert.NotErrorIs(t, err, llm.ErrEmpty)
-				assert.Equal(t, tc.calls > 1, llm.Temporary(err), "retryable")
-				var se *llm.StatusError
-				if assert.Equal(t, tc.code != 0, errors.As(err, &se), "a *llm.StatusError: %v", err) && se != nil {
-					assert.Equal(t, tc.code, se.Code)
-				}
+				tc.Check(t, int(calls.Load()), u, err, time.Since(start))
 			})
 		}
 	}

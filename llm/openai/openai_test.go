@@ -534,77 +534,12 @@ func TestStatusErrors(t *testing.T) {
 // embeddings alike.
 func TestErrorInA200Reply(t *testing.T) {
 	t.Parallel()
-	const (
-		rateLimited = `{"error":{"message":"Rate limit exceeded","type":"rate_limit_error","code":429}}`
-		notFound    = `{"error":"model \"judge-1\" not found, try pulling it first"}`
-	)
-	tests := map[string]struct {
-		body    string
-		then    bool // a success follows the error reply
-		calls   int
-		code    int // of the *llm.StatusError; 0: none
-		message string
-	}{
-		"rate limit with a numeric code (OpenRouter) is retried until MaxRetries": {
-			body: rateLimited, calls: 4, code: 429, message: "Rate limit exceeded",
-		},
-		"rate limit with a string code (LiteLLM) is retried, then succeeds": {
-			body: `{"error":{"message":"litellm.RateLimitError: too many requests","type":"None","param":"None","code":"429"}}`,
-			then: true, calls: 2,
-		},
-		"rate limit named by its code alone is retried": {
-			body:  `{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`,
-			calls: 4, code: 429, message: "Rate limit reached for requests",
-		},
-		"overload is retried, then succeeds": {
-			body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
-			then: true, calls: 2,
-		},
-		"a 5xx code is retried": {
-			body:  `{"error":{"code":502,"message":"Provider returned error","metadata":{"provider_name":"x"}}}`,
-			calls: 4, code: 502, message: "Provider returned error",
-		},
-		"a string error (Ollama) is permanent": {
-			body: notFound, calls: 1, message: `model "judge-1" not found, try pulling it first`,
-		},
-		"a top-level error (vLLM) with code 404 is permanent": {
-			body:  `{"object":"error","message":"The model ` + "`judge-1`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`,
-			calls: 1, code: 404, message: "The model `judge-1` does not exist.",
-		},
-		"invalid_request_error without a code is permanent": {
-			body:  `{"error":{"message":"Invalid schema for response_format","type":"invalid_request_error","param":null,"code":null}}`,
-			calls: 1, message: "Invalid schema for response_format",
-		},
-		"401 in the body is permanent": {
-			body:  `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":401}}`,
-			calls: 1, code: 401, message: "Incorrect API key provided",
-		},
-	}
-	for name, tc := range tests {
+	for name, tc := range llmtest.ErrorReplies {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			check := func(t *testing.T, calls int, u llm.Usage, err error, took time.Duration) {
-				t.Helper()
-				assert.Equal(t, tc.calls, calls, "attempts the server saw")
-				assert.Equal(t, tc.calls-1, u.Retries, "usage retries")
-				assert.Less(t, took, time.Second)
-				if tc.then {
-					require.NoError(t, err)
-					return
-				}
-				require.Error(t, err)
-				assert.ErrorContains(t, err, tc.message)
-				assert.ErrorContains(t, err, "200 reply")
-				assert.NotErrorIs(t, err, llm.ErrEmpty)
-				assert.Equal(t, tc.calls > 1, llm.Temporary(err), "retryable")
-				var se *llm.StatusError
-				if assert.Equal(t, tc.code != 0, errors.As(err, &se), "a *llm.StatusError") && se != nil {
-					assert.Equal(t, tc.code, se.Code)
-				}
-			}
-			replies := []llmtest.Reply{{Body: tc.body}, {Body: tc.body}, {Body: tc.body}, {Body: tc.body}}
-			if tc.then {
-				replies = []llmtest.Reply{{Body: tc.body}}
+			replies := []llmtest.Reply{{Body: tc.Body}, {Body: tc.Body}, {Body: tc.Body}, {Body: tc.Body}}
+			if tc.Then {
+				replies = []llmtest.Reply{{Body: tc.Body}}
 			}
 			t.Run("chat", func(t *testing.T) {
 				t.Parallel()
@@ -613,8 +548,8 @@ func TestErrorInA200Reply(t *testing.T) {
 				start := time.Now()
 				var got verdict
 				u, err := llm.ChatJSON(t.Context(), c, request(), &got)
-				check(t, srv.Calls(), u, err, time.Since(start))
-				if tc.then {
+				tc.Check(t, srv.Calls(), u, err, time.Since(start))
+				if tc.Then {
 					assert.Equal(t, want, got)
 				}
 			})
@@ -624,8 +559,8 @@ func TestErrorInA200Reply(t *testing.T) {
 				c := newClient(newBackend(t, srv, nil), nil)
 				start := time.Now()
 				vecs, u, err := c.Embed(t.Context(), []string{"x"})
-				check(t, srv.EmbedCalls(), u, err, time.Since(start))
-				if tc.then {
+				tc.Check(t, srv.EmbedCalls(), u, err, time.Since(start))
+				if tc.Then {
 					assert.Len(t, vecs, 1)
 				}
 			})

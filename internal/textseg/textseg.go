@@ -1,0 +1,58 @@
+// Package textseg splits the words of scripts written without spaces
+// between them (Chinese, Japanese, Thai) into grams, for web's local index
+// and heuristics' lexical matching alike, so that both split text the same
+// way.
+//
+// A Chinese, Japanese or Thai sentence has no spaces, so a tokenizer that
+// splits at spaces and punctuation makes it one long word that no query
+// word matches. [Grams] splits such a word into its UAX #29 word segments
+// (one ideograph or kana, a katakana word, a Thai letter with its marks),
+// and each run of segments gives every segment and every pair of
+// neighbours, unigrams and bigrams, as Lucene's CJKBigramFilter (with
+// unigrams) and Elasticsearch's cjk analyzer do: a word of two or more
+// characters matches the pairs it shares with the text.
+package textseg
+
+import (
+	"iter"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/words"
+)
+
+// Unspaced reports whether r is of a script written without spaces between
+// words: Chinese, Japanese, Thai, Lao, Khmer, Myanmar. (Korean is spaced.)
+func Unspaced(r rune) bool {
+	// The range test spares Latin, Cyrillic, Arabic, ... the table look-ups.
+	return r >= '\u0e00' && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana,
+		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+}
+
+// Grams yields the grams of word, a run of text with no spaces, in order:
+// its UAX #29 word segments, each run of segments of an unspaced script
+// giving each segment and each pair of neighbours ("热泵性" gives 热, 热泵, 泵,
+// 泵性, 性), and each other segment itself ("AI" and "2024" of "AI模型2024").
+// Case is kept.
+func Grams(word string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		prev := "" // the previous segment, when of an unspaced script
+		for seg := words.FromString(word); seg.Next(); {
+			s := seg.Value()
+			if r, _ := utf8.DecodeRuneInString(s); !Unspaced(r) {
+				prev = ""
+				if !yield(s) {
+					return
+				}
+				continue
+			}
+			if prev != "" && !yield(prev+s) {
+				return
+			}
+			if !yield(s) {
+				return
+			}
+			prev = s
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package textseg
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestGrams(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		word  string
+		grams []string
+	}{
+		"Chinese gives characters and pairs": {
+			word:  "热泵性能",
+			grams: []string{"热", "热泵", "泵", "泵性", "性", "性能", "能"},
+		},
+		"a katakana word is one segment": {
+			word:  "ヒートポンプは寒冷地",
+			grams: []string{"ヒートポンプ", "ヒートポンプは", "は", "は寒", "寒", "寒冷", "冷", "冷地", "地"},
+		},
+		"other segments stand alone and end a run, case kept": {
+			word:  "AI模型2024年",
+			grams: []string{"AI", "模", "模型", "型", "2024", "年"},
+		},
+		"punctuation is a segment and ends a run": {
+			word:  "约为3.5%左右",
+			grams: []string{"约", "约为", "为", "3.5", "%", "左", "左右", "右"},
+		},
+		"Thai letters keep their marks": {
+			word:  "น้ำ",
+			grams: []string{"น้", "น้ำ", "ำ"},
+		},
+		"a spaced word is one segment": {
+			word:  "heat",
+			grams: []string{"heat"},
+		},
+		"empty": {},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.grams, slices.Collect(Grams(tc.word)))
+		})
+	}
+
+	t.Run("a loop may break at any gram", func(t *testing.T) {
+		t.Parallel()
+		const word = "AI模型泵pump"
+		all := slices.Collect(Grams(word))
+		for n := range len(all) {
+			var got []string
+			for g := range Grams(word) { // yielding after a break would panic
+				if got = append(got, g); len(got) == n+1 {
+					break
+				}
+			}
+			require.Equal(t, all[:n+1], got)
+		}
+	})
+}
+
+func TestUnspaced(t *testing.T) {
+	t.Parallel()
+	tests := map[rune]bool{
+		'热': true, 'は': true, 'ヒ': true, 'น': true, 'ລ': true, 'ក': true, 'က': true,
+		'a': false, 'é': false, 'т': false, '한': false, '3': false, '。': false, ' ': false,
+	}
+	for r, want := range tests {
+		t.Run(string(r), func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, want, Unspaced(r))
+		})
+	}
+}

@@ -15,6 +15,7 @@ package textseg
 
 import (
 	"iter"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -56,3 +57,32 @@ func Grams(word string) iter.Seq[string] {
 		}
 	}
 }
+
+// WordCount returns the length of s in words: the number of its fields, as
+// strings.Fields splits them, except that a field holding characters of an
+// unspaced script counts one word for every two of its UAX #29 word
+// segments of such a script, rounded up (Chinese and Japanese words are
+// mostly one or two characters long), and one for each other segment that
+// holds a letter or digit. So "热泵，性能。" is 2 words and "AI模型" 2.
+func WordCount(s string) int {
+	n := 0
+	for f := range strings.FieldsSeq(s) {
+		if !strings.ContainsFunc(f, Unspaced) {
+			n++
+			continue
+		}
+		chars := 0
+		for seg := words.FromString(f); seg.Next(); {
+			switch v := seg.Value(); {
+			case strings.ContainsFunc(v, Unspaced):
+				chars++
+			case strings.ContainsFunc(v, isLetterOrDigit):
+				n++
+			}
+		}
+		n += (chars + 1) / 2
+	}
+	return n
+}
+
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

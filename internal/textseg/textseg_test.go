@@ -62,6 +62,28 @@ func TestGrams(t *testing.T) {
 	})
 }
 
+func TestWordCount(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		text string
+		want int
+	}{
+		"spaced words are fields":                {"Heat pumps — even at -15 °C.", 7},
+		"two Chinese characters make a word":     {"热泵，性能。", 2},
+		"an odd character rounds up":             {"热泵在寒冷气候中。", 4},
+		"Latin words and numbers inside count 1": {"AI模型约为3.5。", 4},
+		"a katakana word is one segment":         {"ヒートポンプは寒冷地", 3},
+		"mixed fields":                           {"COP 约为3.5 at 8 °C", 6},
+		"empty":                                  {" ", 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, WordCount(tc.text))
+		})
+	}
+}
+
 func TestUnspaced(t *testing.T) {
 	t.Parallel()
 	tests := map[rune]bool{

@@ -68,7 +68,7 @@ func (c Clarity) score(r *Report) eval.Score {
 
 	total, long := 0, 0
 	for _, s := range r.Sentences {
-		n := len(words(s.Text))
+		n := wordCount(s.Text)
 		total += n
 		if n > longMax {
 			long++

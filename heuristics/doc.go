@@ -24,9 +24,9 @@
 //     "et al.", "e.g.") or an initialism ("U.S.") unless the next word
 //     usually opens a sentence ("The", "This", "However"...). Decimals and
 //     dotted identifiers ("4.2", "C37.118") never split.
-//   - A sentence is a claim when it has at least three words, does not end
-//     with "?" or ":", and is not about the report itself ("This report
-//     compares...").
+//   - A sentence is a claim when it has at least three words (see Words
+//     below), does not end with "?" or ":" (or "？", "："), and is not about
+//     the report itself ("This report compares...").
 //   - A citation marker placed just after the full stop ("... grew.[1]",
 //     "... grew. [^2]", or a link standing alone after the sentence) belongs
 //     to the sentence before it.
@@ -38,4 +38,16 @@
 // reference definition, or a footnote `[^1]` that has a definition. A
 // numbered reference or footnote with no entry is reported as dangling and
 // does not count.
+//
+// # Words
+//
+// The lexical scorers (passage relevance, claim support, completeness,
+// token overlap) compare words, English ones by their Snowball stems, stop
+// words aside. Chinese, Japanese and Thai are written without spaces, so a
+// run of such text gives instead its characters (UAX #29 word segments) and
+// each pair of neighbours, unstemmed, as web's search index does (both use
+// internal/textseg): a word of the query or a claim is found inside the
+// runs of a source. A pair or character holding a function character (的,
+// 如何, Japanese hiragana) counts as a stop word. Sentence lengths (Clarity)
+// count two such characters as a word.
 package heuristics

@@ -79,7 +79,7 @@ func PassageRelevance(query, passage string) float64 {
 		for _, p := range strings.Split(w, "-") {
 			pset[p], pset[stem(p)] = true, true
 		}
-		if !stopWords[w] {
+		if !isStop(w) {
 			pseq = append(pseq, s)
 		}
 	}

@@ -21,6 +21,16 @@ func TestRelevanceGrade(t *testing.T) {
 			"The stock market fell sharply on Tuesday after the central bank raised rates.", 1},
 		"definition query with a definition": {"what is a lithophile",
 			"A lithophile is an element that combines readily with oxygen and stays near the surface.", 5},
+		// Chinese and Japanese words are matched by their characters and
+		// pairs of characters. A question asking for no particular kind
+		// of answer earns the answer-type part in full, so a passage on
+		// another subject is graded 2, not 1.
+		"Chinese passage on the question": {"热泵在寒冷气候中的效率如何？",
+			"热泵在寒冷气候中的效率。典型的寒冷气候热泵在8摄氏度时性能系数约为3.5，在零下15摄氏度时约为2。", 5},
+		"Chinese passage on another subject": {"热泵在寒冷气候中的效率如何？",
+			"绿茶的冲泡方法。冲泡绿茶时，水温最好控制在八十度左右，以免破坏茶叶的香气。", 2},
+		"Japanese passage on the question": {"寒冷地でのヒートポンプの効率は？",
+			"寒冷地向けのヒートポンプは、外気温が零下15度でも暖房を続けることができる。効率は2前後を保つ。", 5},
 		"empty passage": {query, "", 1},
 		"empty query":   {"", "Anything at all.", 1},
 	}

@@ -180,13 +180,13 @@ func cleanClaim(s string) string {
 		s = strings.TrimLeft(rest, ",.! ")
 	}
 	trimmed := strings.TrimRight(s, " \t\"'”’)")
-	if trimmed == "" || strings.HasSuffix(trimmed, "?") || len(words(s)) == 0 {
+	if trimmed == "" || endsWith(trimmed, "?？") || len(words(s)) == 0 {
 		return ""
 	}
 	if onlyStopWords(s) {
 		return "" // "I am!", "It is so.": no word the context could hold
 	}
-	if framingOnly(s) || strings.HasSuffix(trimmed, ":") {
+	if framingOnly(s) || endsWith(trimmed, ":：") {
 		// A line ending in a colon introduces the list or quote that
 		// follows ("Key points include:"); what it introduces is judged.
 		return ""
@@ -405,16 +405,17 @@ func acronymsOf(ws []string) map[string]string {
 var evaluative = toSet(`best better good great top key main major important`)
 
 // claimStems returns the stems of a claim's content words, once each: words
-// of at least three letters, or with a digit, that are not stop words
-// (evaluative words such as "great" count). Hyphenated words count by their
-// parts, so "second-most" matches "second most", and numbers by their
-// digits (normNumber), so "3rd" matches "third".
+// of at least three letters, or with a digit, or grams of an unspaced
+// script, that are not stop words (isStop; evaluative words such as "great"
+// count). Hyphenated words count by their parts, so "second-most" matches
+// "second most", and numbers by their digits (normNumber), so "3rd" matches
+// "third".
 func claimStems(claim string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range words(claim) {
 		for _, p := range strings.Split(strings.ToLower(w), "-") {
-			if p == "" || (stopWords[p] && !evaluative[p]) || (utf8.RuneCountInString(p) < 3 && !strings.ContainsAny(p, "0123456789")) {
+			if p == "" || (isStop(p) && !evaluative[p]) || (utf8.RuneCountInString(p) < 3 && !strings.ContainsAny(p, "0123456789") && !isGram(p)) {
 				continue
 			}
 			for _, s := range partStems(p) {

@@ -42,6 +42,9 @@ func TestSplitClaims(t *testing.T) {
 		"a number alone is content": {"It was 1889.", []string{"It was 1889."}},
 		"empty answer":              {"", nil},
 		"interjection alone":        {"Yeah!", nil},
+		"Chinese and Japanese sentences split at their stops, questions skipped": {
+			"热泵在寒冷气候中仍能运行。效率随气温下降！它值得购买吗？寒冷地でも使える。",
+			[]string{"热泵在寒冷气候中仍能运行。", "效率随气温下降！", "寒冷地でも使える。"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -54,6 +57,7 @@ func TestSplitClaims(t *testing.T) {
 func TestSupportClaims(t *testing.T) {
 	t.Parallel()
 	const grisham = "John Grisham was born in 1955 in Jonesboro, Arkansas. He is an American novelist best known for legal thrillers."
+	const heatPumps = "现代空气源热泵在寒冷气候中仍能高效运行，即使冬季气温经常低于零下十五度。典型的寒冷气候热泵在8摄氏度时性能系数约为3.5，在零下15摄氏度时约为2。"
 	tests := map[string]struct {
 		claim     string
 		contexts  []string
@@ -108,6 +112,14 @@ func TestSupportClaims(t *testing.T) {
 			[]string{"the club will fill the 54,000 capacity stadium ."}, true, 1, 0, "supported 1.00"},
 		"a name the context abbreviates": {"The whale was found on a beach in Western Australia.",
 			[]string{"the whale was found on a beach . it is the first sighting in wa ."}, true, 1, 0, "supported 1.00"},
+		// Words of scripts written without spaces are matched by their
+		// characters and pairs of characters.
+		"Chinese claim its context holds": {"热泵在寒冷气候中仍能高效运行。",
+			[]string{heatPumps}, true, 1, 0, "supported 1.00"},
+		"Chinese claim with a number its context lacks": {"寒冷气候热泵在零下15摄氏度时性能系数约为3。",
+			[]string{heatPumps}, false, 0.971, 0, "number 3 not in context"},
+		"Chinese claim on another subject": {"冲泡绿茶的水温最好控制在八十度左右。",
+			[]string{heatPumps}, false, 0.111, 0, "low overlap 0.11"},
 		// Lower-cased, tokenized contexts ("... belt . mcgregor grabbed
 		// ...") split into sentences, so a negation in one does not reach
 		// the next.
@@ -162,6 +174,7 @@ func FuzzSupportClaims(f *testing.F) {
 	f.Add("", "")
 	f.Add("Yeah! 3rd. No, never", "the third one\n\nis not")
 	f.Add("1. A-b-c.\n2) x;y;z, and w", "A-b-c x y z w 1,000%")
+	f.Add("热泵在零下15度时不能供暖。它好吗？", "空气源热泵在零下15度时仍能供暖，约为3.5%。AI模型ヒートポンプ")
 	f.Fuzz(func(t *testing.T, answer, context string) {
 		v, claims := FaithfulnessScore(answer, []string{context, answer})
 		if math.IsNaN(v) || v < 0 || v > 1 {

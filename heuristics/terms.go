@@ -2,6 +2,9 @@ package heuristics
 
 import (
 	"strings"
+	"unicode"
+
+	"github.com/assaylabs/assay/internal/textseg"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -17,6 +20,24 @@ key main major important overview explain explained describe described describes
 compare comparison versus vs difference differences between against
 best better good great top use used using work works way ways thing things`)
 
+// functionChars are Chinese characters that are nearly always function
+// words (particles, pronouns, "how", "and", "in"), and hiragana, which in
+// Japanese write particles and endings. A gram of an unspaced script holding
+// one is, like a stop word, no key term: "效率如何" has the key terms 效, 效率
+// and 率.
+const functionChars = "的了着吗呢吧啊么呀哪怎什些在是和与及或如何之其这那们于嗎麼這與們於"
+
+// isStop reports whether the lower-cased word w is a stop word, or a gram
+// holding a function character.
+func isStop(w string) bool {
+	if stopWords[w] {
+		return true
+	}
+	return isGram(w) && strings.ContainsFunc(w, func(r rune) bool {
+		return strings.ContainsRune(functionChars, r) || unicode.Is(unicode.Hiragana, r)
+	})
+}
+
 func toSet(fields string) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range strings.Fields(fields) {
@@ -25,19 +46,24 @@ func toSet(fields string) map[string]bool {
 	return m
 }
 
-// stem returns the Snowball (Porter2) stem of a lower-cased word.
+// stem returns the Snowball (Porter2) stem of a lower-cased word; a gram
+// of an unspaced script (isGram) is its own stem.
 func stem(w string) string {
+	if isGram(w) {
+		return w
+	}
 	return english.Stem(strings.ToLower(w), false)
 }
 
 // contentTerms returns the key terms of a phrase in order: words of at
-// least three letters (or any word with a digit) that are not stop words.
+// least three letters (or any word with a digit, or any gram of an
+// unspaced script) that are not stop words (isStop).
 func contentTerms(phrase string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range words(phrase) {
 		lw := strings.ToLower(w)
-		if stopWords[lw] || (len([]rune(lw)) < 3 && !strings.ContainsAny(lw, "0123456789")) {
+		if isStop(lw) || (len([]rune(lw)) < 3 && !strings.ContainsAny(lw, "0123456789") && !isGram(lw)) {
 			continue
 		}
 		if !seen[lw] {
@@ -62,4 +88,14 @@ func stemSet(texts ...string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// wordCount is the length of s in words: len(words(s)) or, for text with
+// characters of an unspaced script, whose words are grams,
+// textseg.WordCount.
+func wordCount(s string) int {
+	if strings.ContainsFunc(s, textseg.Unspaced) {
+		return textseg.WordCount(s)
+	}
+	return len(words(s))
 }

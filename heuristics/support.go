@@ -633,8 +633,8 @@ func disagreement(f claimFacts, claimNeg bool, w, ctx *window) string {
 	return ""
 }
 
-// negationCues mark a negated statement.
-var negationCues = toSet(`not no never none nobody nothing neither nor cannot without nt`)
+// negationCues mark a negated statement; 不 and 没 (沒) are Chinese "not".
+var negationCues = toSet(`not no never none nobody nothing neither nor cannot without nt 不 没 沒`)
 
 // negationReach is how many words after a negation cue are taken to be in
 // its scope.

@@ -118,6 +118,8 @@ func TestSupportClaims(t *testing.T) {
 			[]string{heatPumps}, true, 1, 0, "supported 1.00"},
 		"Chinese claim with a number its context lacks": {"寒冷气候热泵在零下15摄氏度时性能系数约为3。",
 			[]string{heatPumps}, false, 0.971, 0, "number 3 not in context"},
+		"Chinese claim the context negates": {"寒冷气候中的热泵不能高效运行。",
+			[]string{heatPumps}, false, 0.875, 0, "negation differs"},
 		"Chinese claim on another subject": {"冲泡绿茶的水温最好控制在八十度左右。",
 			[]string{heatPumps}, false, 0.111, 0, "low overlap 0.11"},
 		// Lower-cased, tokenized contexts ("... belt . mcgregor grabbed

@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/prompts"
@@ -59,12 +61,13 @@ type sentence struct {
 }
 
 // rankedSentences returns the sentences of text that can stand as report
-// sentences (5-40 words, not questions), most relevant to the query first.
+// sentences (5-40 words, counted by textseg.WordCount; not questions), most
+// relevant to the query first.
 func rankedSentences(query, text string) []sentence {
 	var out []sentence
 	for i, s := range heuristics.SplitClaims(text) {
 		s = strings.TrimSpace(s)
-		n := len(strings.Fields(s))
+		n := textseg.WordCount(s)
 		if n < 5 || n > 40 || strings.HasSuffix(s, "?") || !endsSentence(s) {
 			continue
 		}
@@ -74,9 +77,16 @@ func rankedSentences(query, text string) []sentence {
 	return out
 }
 
+// endsSentence reports whether s reads as a whole sentence: a capital
+// letter to a full stop or exclamation mark, or, in Chinese and Japanese,
+// which have no capitals, anything to 。 or ！.
 func endsSentence(s string) bool {
-	r := []rune(s)
-	return len(r) > 0 && strings.ContainsRune(".!", r[len(r)-1]) && unicode.IsUpper([]rune(strings.TrimLeft(s, "\"'(“"))[0])
+	last, _ := utf8.DecodeLastRuneInString(s)
+	if strings.ContainsRune("。！", last) {
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(strings.TrimLeft(s, "\"'(“"))
+	return strings.ContainsRune(".!", last) && unicode.IsUpper(first)
 }
 
 // topSentences returns the n most relevant sentences in document order.
@@ -129,7 +139,7 @@ func (r *run) synthesize(ctx context.Context, it int, kept []*SourceRecord, tidy
 		report = shortDisclaimer(len(kept), r.cfg.Mode) + report
 		ev.Decisions = append(ev.Decisions, "short report: disclaimer prepended")
 	}
-	ev.Outputs["words"] = len(strings.Fields(report))
+	ev.Outputs["words"] = textseg.WordCount(report)
 	return report, nil
 }
 
@@ -158,7 +168,7 @@ func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
 		ranked[i] = rankedSentences(query, s.Text)
 		var ss []sentence
 		for _, x := range ranked[i] {
-			if len(strings.Fields(x.text)) > maxWords || used[norm(x.text)] {
+			if textseg.WordCount(x.text) > maxWords || used[norm(x.text)] {
 				continue
 			}
 			used[norm(x.text)] = true
@@ -203,7 +213,7 @@ func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
 			break
 		}
 		for _, x := range ranked[i] {
-			if !used[norm(x.text)] && len(strings.Fields(x.text)) <= maxWords {
+			if !used[norm(x.text)] && textseg.WordCount(x.text) <= maxWords {
 				b.WriteString(cite(s, x.text) + "\n\n")
 				concluded = true
 				break
@@ -218,11 +228,11 @@ func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
 }
 
 // cite attaches an inline citation in seed 000's format to a sentence:
-// the sentence, then ([domain](url "quote")) before its full stop, the
-// quote being the sentence as the source has it.
+// the sentence, then ([domain](url "quote")) before its full stop (or 。),
+// the quote being the sentence as the source has it.
 func cite(s *SourceRecord, text string) string {
 	text = strings.TrimSpace(text)
-	body := strings.TrimRight(text, ".! ")
+	body := strings.TrimRight(text, ".! 。！")
 	end := strings.TrimSpace(text[len(body):])
 	if end == "" {
 		end = "."

@@ -230,6 +230,49 @@ func TestResearchCorpusInChineseAndJapanese(t *testing.T) {
 	assert.Contains(t, stderr, "[0] search new=2 results=2")
 }
 
+func TestResearchReportsOnAChineseCorpus(t *testing.T) {
+	// Offline, the gate, the extractive report and its scores read Chinese
+	// by its characters and pairs of characters, so documents on the
+	// question are kept, cited and scored, and one on tea is dropped.
+	dir := t.TempDir()
+	docs := map[string]string{
+		"zh-1.md": "url: https://www.ndrc.gov.cn/heat-pumps-cold\ntitle: 热泵在寒冷气候中的效率\nreferences: 4\n---\n" +
+			"现代空气源热泵在寒冷气候中仍能高效运行，即使冬季气温经常低于零下十五度。\n\n" +
+			"室外温度下降时，热泵的效率也随之下降，因为室外空气中可收集的热量更少。典型的寒冷气候热泵在8摄氏度时性能系数约为3.5，在零下15摄氏度时约为2。\n",
+		"zh-2.md": "url: https://www.tsinghua.edu.cn/heat-pump-field-study\ntitle: 寒冷地区热泵实地测试报告\nreferences: 12\n---\n" +
+			"研究人员在东北地区的二十户住宅中测试了寒冷气候热泵的实际效率。测试结果显示，热泵在整个供暖季的平均性能系数为2.6，明显高于燃气锅炉的能源效率。\n",
+		"zh-3.md": "url: https://www.mohurd.gov.cn/heat-pump-sizing\ntitle: 如何为寒冷气候选择热泵\nreferences: 6\n---\n" +
+			"在寒冷气候中选择热泵时，应按照当地最冷的设计温度确定系统容量。良好的保温和气密性可以降低住宅的热负荷，让较小的热泵也能高效运行。\n",
+		"zh-4.md": "url: https://www.cabr.ac.cn/heat-pump-defrost\ntitle: 热泵除霜与低温效率研究\nreferences: 9\n---\n" +
+			"低温环境下，热泵室外机盘管容易结霜，除霜过程会降低热泵的平均效率。采用智能除霜控制的寒冷气候热泵，可将除霜造成的效率损失控制在百分之五以内。\n",
+		"zh-tea.md": "url: https://www.tea.example.cn/green-tea\ntitle: 绿茶的冲泡方法\n---\n" +
+			"冲泡绿茶时，水温最好控制在八十度左右，以免破坏茶叶的香气。每次冲泡约需两到三分钟，茶叶可以反复冲泡三次。\n",
+		"ja.md": "url: https://www.enecho.meti.go.jp/heat-pump-cold\ntitle: 寒冷地におけるヒートポンプの効率\n---\n" +
+			"寒冷地向けのヒートポンプは、外気温が零下15度でも暖房を続けることができる。\n",
+	}
+	for name, doc := range docs {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("---\n"+doc), 0o644))
+	}
+	code, stdout, stderr := runEnv(t, map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}, "research", "--now", "2026-11-23", "--corpus", dir, "热泵在寒冷气候中的效率如何？")
+	require.Equal(t, exitPass, code, stderr)
+	tests := map[string]struct {
+		text string
+		want bool
+	}{
+		"the report passes":                     {"Research status: **pass** (full_report", true},
+		"every claim is cited":                  {"| Grounding | 5/5 |", true},
+		"the question's aspects are covered":    {"| Completeness | 1/1 |", true},
+		"sentences are not too long":            {"| Clarity | 1/1 |", true},
+		"a citation comes before the full stop": {`([ndrc.gov.cn](https://www.ndrc.gov.cn/heat-pumps-cold "现代空气源热泵在寒冷气候中仍能高效运行，即使冬季气温经常低于零下十五度。"))。`, true},
+		"the document on tea is not cited":      {"tea.example.cn", false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, strings.Contains(stdout, tc.text), stdout)
+		})
+	}
+}
+
 func TestResearchYAMLKeepsIntegers(t *testing.T) {
 	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
 	code, stdout, stderr := runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--format", "yaml", "How do heat pumps perform in cold climates?")

@@ -31,7 +31,7 @@ func notWordRune(r rune) bool {
 func searchTerms(text string) iter.Seq2[string, bool] {
 	return func(yield func(term string, gram bool) bool) {
 		for _, w := range strings.FieldsFunc(strings.ToLower(text), notWordRune) {
-			if !strings.ContainsFunc(w, textseg.Unspaced) {
+			if !textseg.HasUnspaced(w) {
 				if !yield(w, false) {
 					return
 				}
@@ -49,7 +49,7 @@ func searchTerms(text string) iter.Seq2[string, bool] {
 // grams returns the grams of text (see searchTerms), separated by spaces,
 // for the index to hold beside the text; "" when there are none.
 func grams(text string) string {
-	if !strings.ContainsFunc(text, textseg.Unspaced) {
+	if !textseg.HasUnspaced(text) {
 		return ""
 	}
 	var b strings.Builder

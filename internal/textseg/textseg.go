@@ -30,6 +30,19 @@ func Unspaced(r rune) bool {
 		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
+// HasUnspaced reports whether s holds a character of an unspaced script.
+// It scans bytes, so it is quick on text with none.
+func HasUnspaced(s string) bool {
+	for i := 0; i < len(s); i++ {
+		// Such characters, U+0E00 and above, take three or four bytes in
+		// UTF-8, the first of them 0xE0 or more.
+		if s[i] >= 0xe0 {
+			return strings.ContainsFunc(s[i:], Unspaced)
+		}
+	}
+	return false
+}
+
 // Grams yields the grams of word, a run of text with no spaces, in order:
 // its UAX #29 word segments, each run of segments of an unspaced script
 // giving each segment and each pair of neighbours ("热泵性" gives 热, 热泵, 泵,
@@ -67,14 +80,14 @@ func Grams(word string) iter.Seq[string] {
 func WordCount(s string) int {
 	n := 0
 	for f := range strings.FieldsSeq(s) {
-		if !strings.ContainsFunc(f, Unspaced) {
+		if !HasUnspaced(f) {
 			n++
 			continue
 		}
 		chars := 0
 		for seg := words.FromString(f); seg.Next(); {
 			switch v := seg.Value(); {
-			case strings.ContainsFunc(v, Unspaced):
+			case HasUnspaced(v):
 				chars++
 			case strings.ContainsFunc(v, isLetterOrDigit):
 				n++

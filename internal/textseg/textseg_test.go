@@ -2,6 +2,7 @@ package textseg
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -80,6 +81,28 @@ func TestWordCount(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tc.want, WordCount(tc.text))
+		})
+	}
+}
+
+func TestHasUnspaced(t *testing.T) {
+	t.Parallel()
+	tests := map[string]bool{
+		"heat pumps":          false,
+		"“curly” — 5 °C, ø €": false,
+		"한국어":                 false,
+		"COP 约为3.5":           true,
+		"see ヒートポンプ":          true,
+		"ok น้ำ":              true,
+		"bad \xe0\xff 热":      true,
+		"bad \xe0\xff":        false,
+		"":                    false,
+	}
+	for s, want := range tests {
+		t.Run(s, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, want, HasUnspaced(s))
+			require.Equal(t, strings.ContainsFunc(s, Unspaced), HasUnspaced(s))
 		})
 	}
 }

@@ -663,9 +663,9 @@ func isClaim(prose, body string) bool {
 // neighbours, so that its words are found inside other runs of text.
 func words(s string) []string {
 	f := strings.FieldsFunc(s, func(r rune) bool {
-		return !(isLetterOrDigit(r) || r == '\'' || r == '’' || r == '.' || r == '-' || r == '%')
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '.' || r == '-' || r == '%')
 	})
-	if strings.ContainsFunc(s, textseg.Unspaced) {
+	if textseg.HasUnspaced(s) {
 		return withGrams(f)
 	}
 	out := f[:0]
@@ -682,7 +682,7 @@ func words(s string) []string {
 func withGrams(fields []string) []string {
 	out := make([]string, 0, 2*len(fields))
 	for _, w := range fields {
-		if !strings.ContainsFunc(w, textseg.Unspaced) {
+		if !textseg.HasUnspaced(w) {
 			if strings.ContainsFunc(w, isLetterOrDigit) {
 				out = append(out, strings.Trim(w, ".-'’"))
 			}

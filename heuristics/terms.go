@@ -94,7 +94,7 @@ func stemSet(texts ...string) map[string]bool {
 // characters of an unspaced script, whose words are grams,
 // textseg.WordCount.
 func wordCount(s string) int {
-	if strings.ContainsFunc(s, textseg.Unspaced) {
+	if textseg.HasUnspaced(s) {
 		return textseg.WordCount(s)
 	}
 	return len(words(s))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/prompts"
 	"github.com/assaylabs/assay/web"
@@ -47,7 +48,7 @@ func (cfg Research) Plan(ctx context.Context, query string, count func(string) i
 		if text == "" {
 			text = res.Snippet
 		}
-		p := prompts.Passage{ID: res.URL, Title: res.Title, Text: clipWords(text, 2000)}
+		p := prompts.Passage{ID: res.URL, Title: res.Title, Text: textseg.ClipWords(text, 2000)}
 		if err := add("research.summarize", prompts.SourceQuery{Question: query, Source: p}, summaryTokens); err != nil {
 			return nil, err
 		}
@@ -55,7 +56,7 @@ func (cfg Research) Plan(ctx context.Context, query string, count func(string) i
 		if err := add("source.relevance", prompts.SourceQuery{Question: query, Source: summary}, 40); err != nil {
 			return nil, err
 		}
-		p.Text = clipWords(text, 800)
+		p.Text = textseg.ClipWords(text, 800)
 		ps = append(ps, p)
 	}
 	if err := add("research.synthesize", prompts.Synthesis{Question: query, Sources: ps}, 1500); err != nil {

@@ -35,7 +35,7 @@ func (r *run) summarize(ctx context.Context, s *SourceRecord) (string, eval.Usag
 		Summary string `json:"summary"`
 	}
 	u, err := judges.Ask(ctx, r.cfg.Model, "research.summarize", prompts.SourceQuery{
-		Question: r.query, Source: prompts.Passage{ID: s.URL, Title: s.Title, Text: clipWords(s.Text, 2000)},
+		Question: r.query, Source: prompts.Passage{ID: s.URL, Title: s.Title, Text: textseg.ClipWords(s.Text, 2000)},
 	}, &out, summarySchema, 0)
 	eu := judges.UsageOf(u)
 	if err != nil || strings.TrimSpace(out.Summary) == "" {
@@ -101,14 +101,6 @@ func topSentences(query, text string, n int) []string {
 		out[i] = s.text
 	}
 	return out
-}
-
-func clipWords(s string, n int) string {
-	f := strings.Fields(s)
-	if len(f) <= n {
-		return s
-	}
-	return strings.Join(f[:n], " ")
 }
 
 // synthesize runs stage 5: the report from the kept sources. tidy asks for
@@ -275,7 +267,7 @@ func norm(s string) string {
 func (r *run) llmReport(ctx context.Context, kept []*SourceRecord, tidy bool) (string, eval.Usage, int, int, error) {
 	var ps []prompts.Passage
 	for _, s := range kept {
-		ps = append(ps, prompts.Passage{ID: s.URL, Title: s.Title, Text: clipWords(s.Text, 800)})
+		ps = append(ps, prompts.Passage{ID: s.URL, Title: s.Title, Text: textseg.ClipWords(s.Text, 800)})
 	}
 	var out struct {
 		Report string `json:"report"`

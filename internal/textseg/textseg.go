@@ -98,4 +98,49 @@ func WordCount(s string) int {
 	return n
 }
 
+// ClipWords returns the first n words of s, as WordCount counts them: s
+// itself when it has no more, else its first fields joined by single
+// spaces, the last one of an unspaced script cut between two of its
+// segments.
+func ClipWords(s string, n int) string {
+	if WordCount(s) <= n {
+		return s
+	}
+	var b strings.Builder
+	add := func(f string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
+	for f := range strings.FieldsSeq(s) {
+		w := WordCount(f)
+		if w <= n {
+			add(f)
+			n -= w
+			continue
+		}
+		// Cut f where one more segment would pass n, counting as
+		// WordCount does.
+		end, chars, others := 0, 0, 0
+		for seg := words.FromString(f); seg.Next(); {
+			switch v := seg.Value(); {
+			case HasUnspaced(v):
+				chars++
+			case strings.ContainsFunc(v, isLetterOrDigit):
+				others++
+			}
+			if others+(chars+1)/2 > n {
+				break
+			}
+			end += len(seg.Value())
+		}
+		if end > 0 {
+			add(f[:end])
+		}
+		break
+	}
+	return b.String()
+}
+
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -117,6 +118,31 @@ func TestUnspaced(t *testing.T) {
 		t.Run(string(r), func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, want, Unspaced(r))
+		})
+	}
+}
+
+func TestClipWords(t *testing.T) {
+	t.Parallel()
+	han := strings.Repeat("热泵在寒冷气候中的效率", 100) // 1100 characters, 550 words
+	tests := map[string]struct {
+		in   string
+		n    int
+		want string
+	}{
+		"short text is kept whole":          {"a b  c", 3, "a b  c"},
+		"spaced text keeps its first words": {"one two\nthree four", 3, "one two three"},
+		"unspaced text is cut inside":       {"热泵，性能很好。", 2, "热泵，性能"},
+		"mixed":                             {"COP 热泵性能 good", 2, "COP 热泵"},
+		"long Chinese":                      {han, 10, "热泵在寒冷气候中的效率热泵在寒冷气候中的"},
+		"zero":                              {"a b", 0, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := ClipWords(tc.in, tc.n)
+			assert.Equal(t, tc.want, got)
+			assert.LessOrEqual(t, WordCount(got), tc.n)
 		})
 	}
 }

@@ -37,6 +37,16 @@ func TestCheckQuotes(t *testing.T) {
 			want:    `Heat pumps work ([a](https://a.example/x "keep a COP of 2")).`,
 			removed: 1,
 		},
+		"an invented quote in Chinese takes its sentence out, up to its 。": {
+			report:  `热泵从不失效 ([a](https://a.example/x "从不失效"))。热泵有效 ([a](https://a.example/x "keep a COP of 2"))。`,
+			want:    `热泵有效 ([a](https://a.example/x "keep a COP of 2"))。`,
+			removed: 1,
+		},
+		"the sentence after an invented Chinese quote stays": {
+			report:  `热泵有效 ([a](https://a.example/x "keep a COP of 2"))！热泵从不失效 ([a](https://a.example/x "从不失效"))。`,
+			want:    `热泵有效 ([a](https://a.example/x "keep a COP of 2"))！`,
+			removed: 1,
+		},
 		"a plain link to a source stays": {
 			report: `Heat pumps work ([a](https://a.example/x)). Next.`,
 			want:   `Heat pumps work ([a](https://a.example/x)). Next.`,

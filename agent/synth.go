@@ -358,6 +358,11 @@ func CheckQuotes(report string, sources []*SourceRecord) (string, int, int) {
 	return strings.Join(lines, "\n"), removed, recited
 }
 
+// endsInFullStop reports whether s ends with a full-width stop (。！？).
+func endsInFullStop(s string) bool {
+	return strings.HasSuffix(s, "。") || strings.HasSuffix(s, "！") || strings.HasSuffix(s, "？")
+}
+
 // normURL is a URL in the form sources are compared by; a URL that does
 // not parse stands for itself.
 func normURL(u string) string {
@@ -378,6 +383,8 @@ func findQuote(nq string, sources []*SourceRecord, texts map[string]string) stri
 }
 
 // dropSentence removes the sentence of line that holds [start, end).
+// A sentence ends at '.', '!' or '?' before a space or the end of the line,
+// or at a full-width stop (。！？), which needs no space after it.
 func dropSentence(line string, start, end int) string {
 	from := 0
 	for i := start - 1; i > 0; i-- {
@@ -385,10 +392,18 @@ func dropSentence(line string, start, end int) string {
 			from = i + 1
 			break
 		}
+		if endsInFullStop(line[:i]) {
+			from = i
+			break
+		}
 	}
 	to := len(line)
 	for i := end; i < len(line); i++ {
 		if (line[i] == '.' || line[i] == '!' || line[i] == '?') && (i+1 == len(line) || line[i+1] == ' ') {
+			to = i + 1
+			break
+		}
+		if endsInFullStop(line[:i+1]) {
 			to = i + 1
 			break
 		}

@@ -5,17 +5,21 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 )
 
-// comparisonPatterns find the two sides of a comparison query.
-var comparisonPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)^(?:.*?\b(?:between)\s+)(.+?)\s+and\s+(.+)$`),
-	regexp.MustCompile(`(?i)^(?:.*?\bcompar(?:e|ing|ison of)\s+)(.+?)\s+(?:and|with|to|against|vs\.?|versus)\s+(.+)$`),
-	regexp.MustCompile(`(?i)^(.+?)\s+(?:vs\.?|versus)\s+(.+)$`),
-	regexp.MustCompile(`(?i)^(?:(?:how|in what ways?|why)\s+(?:does|do|did|is|are)\s+)?(.+?)\s+(?:differs?|different)\s+from\s+(.+)$`),
-}
+// comparisonPatterns find the two sides of a comparison query. They are
+// compiled on first use, not at start-up.
+var comparisonPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)^(?:.*?\b(?:between)\s+)(.+?)\s+and\s+(.+)$`),
+		regexp.MustCompile(`(?i)^(?:.*?\bcompar(?:e|ing|ison of)\s+)(.+?)\s+(?:and|with|to|against|vs\.?|versus)\s+(.+)$`),
+		regexp.MustCompile(`(?i)^(.+?)\s+(?:vs\.?|versus)\s+(.+)$`),
+		regexp.MustCompile(`(?i)^(?:(?:how|in what ways?|why)\s+(?:does|do|did|is|are)\s+)?(.+?)\s+(?:differs?|different)\s+from\s+(.+)$`),
+	}
+})
 
 // Aspects returns the key aspects of a research query: for a comparison
 // ("X vs Y", "compare X and Y", "difference between X and Y", "how does X
@@ -23,7 +27,7 @@ var comparisonPatterns = []*regexp.Regexp{
 // otherwise each content term of the query.
 func Aspects(query string) []string {
 	q := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query), "?.!"))
-	for _, re := range comparisonPatterns {
+	for _, re := range comparisonPatterns() {
 		if m := re.FindStringSubmatch(q); m != nil {
 			var sides []string
 			for _, side := range m[1:] {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 )
@@ -129,14 +130,19 @@ func jsASCIIFold(words ...string) string {
 	return b.String()
 }
 
+// The CRAG patterns are compiled on first use, not at start-up.
 var (
 	// cragConjunction is /\b(and|or|also|additionally)\b/i; Go's \b is
 	// ASCII, like JavaScript's.
-	cragConjunction = regexp.MustCompile(`\b(` + jsASCIIFold("and", "or", "also", "additionally") + `)\b`)
+	cragConjunction = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(` + jsASCIIFold("and", "or", "also", "additionally") + `)\b`)
+	})
 	// cragQuestionWord is /^(what|how|...|does)\s+/i.
-	cragQuestionWord = regexp.MustCompile(`^(` +
-		jsASCIIFold("what", "how", "when", "where", "who", "why", "is", "are", "can", "do", "does") +
-		`)[` + jsSpaceClass + `]+`)
+	cragQuestionWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(` +
+			jsASCIIFold("what", "how", "when", "where", "who", "why", "is", "are", "can", "do", "does") +
+			`)[` + jsSpaceClass + `]+`)
+	})
 )
 
 // minSubQueryLen is the length (UTF-16 units) a sub-query must exceed.
@@ -144,7 +150,7 @@ const minSubQueryLen = 10
 
 // decomposeQuery is the seed's decomposeQuery.
 func decomposeQuery(query string) []string {
-	matches := cragConjunction.FindAllStringIndex(query, -1)
+	matches := cragConjunction().FindAllStringIndex(query, -1)
 	if len(matches) == 0 {
 		trimmed := strings.TrimSuffix(query, "?")
 		return []string{
@@ -175,7 +181,7 @@ func decomposeQuery(query string) []string {
 // leading question word and its whitespace, without one trailing "?", and
 // trimmed.
 func reformulateQuery(query string) string {
-	if loc := cragQuestionWord.FindStringIndex(query); loc != nil {
+	if loc := cragQuestionWord().FindStringIndex(query); loc != nil {
 		query = query[loc[1]:]
 	}
 	return jsTrim(strings.TrimSuffix(query, "?"))

@@ -3,6 +3,7 @@ package heuristics
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Relevance grade cut-points on PassageRelevance, following the seed-004
@@ -96,7 +97,7 @@ func PassageRelevance(query, passage string) float64 {
 // stand-in for inverse document frequency ("epineurium" outweighs "form").
 func rarityWeightedCoverage(query string, stems []string, set map[string]bool) float64 {
 	weights := map[string]float64{}
-	for _, t := range contentTerms(questionFrame.ReplaceAllString(query, " ")) {
+	for _, t := range contentTerms(questionFrame().ReplaceAllString(query, " ")) {
 		weights[stem(t)] = rarity(t)
 	}
 	return wcoverage(stems, weights, set, nil)
@@ -106,7 +107,7 @@ func rarityWeightedCoverage(query string, stems []string, set map[string]bool) f
 func queryStems(query string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, t := range contentTerms(questionFrame.ReplaceAllString(query, " ")) {
+	for _, t := range contentTerms(questionFrame().ReplaceAllString(query, " ")) {
 		if s := stem(t); !seen[s] {
 			seen[s] = true
 			out = append(out, s)
@@ -160,19 +161,31 @@ const (
 	answerPerson
 )
 
+// The long alternations are compiled on first use, not at start-up; the
+// short patterns cost next to nothing to compile.
 var (
-	quantityQuery   = regexp.MustCompile(`(?i)\b(how (much|many|long|old|far|big|tall|high|large|often|fast|deep|heavy)|what year|when|cost|price|salary|pay|wage|temperature|population|average|number of|calories)\b`)
-	definitionQuery = regexp.MustCompile(`(?i)^\s*(what (is|are|was|were|does)\b|define\b|definition\b|meaning\b)|\b(definition|meaning|define|means?)\s*\??\s*$`)
-	personQuery     = regexp.MustCompile(`(?i)^\s*who\b`)
+	quantityQuery = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(how (much|many|long|old|far|big|tall|high|large|often|fast|deep|heavy)|what year|when|cost|price|salary|pay|wage|temperature|population|average|number of|calories)\b`)
+	})
+	definitionQuery = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(what (is|are|was|were|does)\b|define\b|definition\b|meaning\b)|\b(definition|meaning|define|means?)\s*\??\s*$`)
+	})
+	personQuery = regexp.MustCompile(`(?i)^\s*who\b`)
 
 	// questionFrame is the wording of a quantity question that names the
 	// kind of answer, not the topic: "how long does it take", "how much
 	// does it cost". It is left out of the query's terms.
-	questionFrame = regexp.MustCompile(`(?i)\bhow (much|many|long|old|far|big|tall|high|large|often|fast|deep|heavy)\b(\s+(does|do|did|is|are|was|will|would|can|should)(\s+(it|you|i|we|they|he|she|a|an|the))?\s+(take|cost|last|need|get))?`)
+	questionFrame = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bhow (much|many|long|old|far|big|tall|high|large|often|fast|deep|heavy)\b(\s+(does|do|did|is|are|was|will|would|can|should)(\s+(it|you|i|we|they|he|she|a|an|the))?\s+(take|cost|last|need|get))?`)
+	})
 
-	quantityCue   = regexp.MustCompile(`\d|(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|minutes?|hours?|days?|weeks?|months?|years?|century|centuries|dollars?|cents?|percent)\b`)
-	definitionCue = regexp.MustCompile(`(?i)\b(is|are|was|were)\s+(a|an|the|any|one)\b|\b(means?|meaning|refers? to|defined as|definition|known as|is used to|describes?|denotes?)\b`)
-	personCue     = regexp.MustCompile(`\b[A-Z][a-z]+ (?:[A-Z]\.? )?[A-Z][a-z]+\b`)
+	quantityCue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\d|(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|minutes?|hours?|days?|weeks?|months?|years?|century|centuries|dollars?|cents?|percent)\b`)
+	})
+	definitionCue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(is|are|was|were)\s+(a|an|the|any|one)\b|\b(means?|meaning|refers? to|defined as|definition|known as|is used to|describes?|denotes?)\b`)
+	})
+	personCue = regexp.MustCompile(`\b[A-Z][a-z]+ (?:[A-Z]\.? )?[A-Z][a-z]+\b`)
 )
 
 // queryAnswerType returns the kind of answer the query asks for.
@@ -180,9 +193,9 @@ func queryAnswerType(query string) int {
 	switch {
 	case personQuery.MatchString(query):
 		return answerPerson
-	case quantityQuery.MatchString(query):
+	case quantityQuery().MatchString(query):
 		return answerQuantity
-	case definitionQuery.MatchString(query):
+	case definitionQuery().MatchString(query):
 		return answerDefinition
 	}
 	return answerAny
@@ -194,9 +207,9 @@ func answerTypeMatch(query, passage string, _ []string) float64 {
 	var re *regexp.Regexp
 	switch queryAnswerType(query) {
 	case answerQuantity:
-		re = quantityCue
+		re = quantityCue()
 	case answerDefinition:
-		re = definitionCue
+		re = definitionCue()
 	case answerPerson:
 		re = personCue
 	default:

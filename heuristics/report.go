@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -110,13 +111,16 @@ func (r *Report) CitedURLs() []string {
 	return out
 }
 
-var md = goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote))
+// md is the Markdown parser, built on first use, not at start-up.
+var md = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote))
+})
 
 // ParseReport parses a Markdown report. It never fails: any byte sequence is
 // some Markdown, and invalid UTF-8 is read as replacement characters.
 func ParseReport(src []byte) *Report {
 	src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
-	doc := md.Parser().Parse(text.NewReader(src), parser.WithContext(parser.NewContext()))
+	doc := md().Parser().Parse(text.NewReader(src), parser.WithContext(parser.NewContext()))
 	p := &reportParser{src: src, lines: lineStarts(src), r: &Report{References: map[string]string{}}}
 	p.collectFootnotes(doc)
 	p.walkBlocks(doc)
@@ -283,7 +287,11 @@ func (p *reportParser) sourceParagraph(n ast.Node) {
 var (
 	leadingLabel = regexp.MustCompile(`^\s*\[(\d{1,4})\]`)
 	rawURL       = regexp.MustCompile(`https?://[^\s<>"']+`)
-	bracketRef   = regexp.MustCompile(`\[(\^?)([0-9]{1,4}|[^\]\s]{1,40})\]`)
+	// bracketRef is compiled on first use: its counted repeats make a
+	// large program, unlike the two above.
+	bracketRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[(\^?)([0-9]{1,4}|[^\]\s]{1,40})\]`)
+	})
 )
 
 func trimURL(u string) string { return strings.TrimRight(u, ".,;:)]") }
@@ -494,7 +502,7 @@ func (f *flattener) inline(n ast.Node) {
 // them as text when no definition exists) and resolves the numbered ones
 // against the Sources list.
 func (f *flattener) bracketRefs(s string) {
-	for _, m := range bracketRef.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range bracketRef().FindAllStringSubmatchIndex(s, -1) {
 		start, end := m[0], m[1]
 		if f.protected(start) {
 			continue

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -217,8 +218,9 @@ func onlyStopWords(s string) bool {
 // says nothing the source could support.
 func framingOnly(s string) bool {
 	stems := claimStems(s)
+	source, discourse := sourceWords(), discourseWords()
 	for _, st := range stems {
-		if !sourceWords[st] && !discourseWords[st] {
+		if !source[st] && !discourse[st] {
 			return false
 		}
 	}
@@ -553,20 +555,25 @@ includes him himself herself themselves itself already instead although though u
 until via per within around further furthermore additionally moreover meanwhile also then thus therefore hence`)
 )
 
-func stemmedSet(fields string) map[string]bool {
-	m := map[string]bool{}
-	for _, f := range strings.Fields(fields) {
-		m[stem(f)] = true
-	}
-	return m
+// stemmedSet returns the set of the stems of fields, built on its first
+// call rather than at start-up: stemming is the costly part.
+func stemmedSet(fields string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, f := range strings.Fields(fields) {
+			m[stem(f)] = true
+		}
+		return m
+	})
 }
 
 // withoutAbsent returns stems less the source and discourse words that the
 // context set does not hold.
 func withoutAbsent(stems []string, ctx map[string]bool) []string {
 	out := stems[:0:0]
+	source, discourse := sourceWords(), discourseWords()
 	for _, s := range stems {
-		if (sourceWords[s] || discourseWords[s]) && !ctx[s] {
+		if (source[s] || discourse[s]) && !ctx[s] {
 			continue
 		}
 		out = append(out, s)

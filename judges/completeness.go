@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -51,7 +52,7 @@ func completenessQuestion(s eval.Sample) string {
 	return strings.TrimSpace(heuristics.ParseReport([]byte(s.Answer)).Title)
 }
 
-var aspectSchema = llm.SchemaFor[aspectList]("aspects")
+var aspectSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[aspectList]("aspects") })
 
 // Score implements eval.Scorer.
 func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
@@ -70,7 +71,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		return heuristics.Completeness{Max: maxPts}.Score(ctx, s)
 	}
 	var al aspectList
-	u, err := ask(ctx, c.Model, "completeness", prompts.QA{Question: q, Answer: s.Answer}, &al, aspectSchema)
+	u, err := ask(ctx, c.Model, "completeness", prompts.QA{Question: q, Answer: s.Answer}, &al, aspectSchema())
 	if err != nil {
 		return fail(ctx, MetricCompleteness, c.Model, maxPts, err, u)
 	}

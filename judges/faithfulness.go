@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -75,8 +76,8 @@ func (v verdictList) Validate() error {
 }
 
 var (
-	claimSchema   = llm.SchemaFor[claimList]("claims")
-	verdictSchema = llm.SchemaFor[verdictList]("verdicts")
+	claimSchema   = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[claimList]("claims") })
+	verdictSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[verdictList]("verdicts") })
 )
 
 // Score implements eval.Scorer.
@@ -89,7 +90,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		return sc, nil
 	}
 	var cl claimList
-	u, err := ask(ctx, f.Model, "faithfulness.claims", prompts.ExtractClaims{Question: s.Query, Answer: s.Answer}, &cl, claimSchema)
+	u, err := ask(ctx, f.Model, "faithfulness.claims", prompts.ExtractClaims{Question: s.Query, Answer: s.Answer}, &cl, claimSchema())
 	if err != nil {
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("extract claims: %w", err), u)
 	}
@@ -187,7 +188,7 @@ func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage)
 			sub[k] = claims[i]
 		}
 		var vl verdictList
-		u2, err := ask(ctx, m, "faithfulness.verify", prompts.VerifyClaims{Claims: sub, Contexts: ps}, &vl, verdictSchema)
+		u2, err := ask(ctx, m, "faithfulness.verify", prompts.VerifyClaims{Claims: sub, Contexts: ps}, &vl, verdictSchema())
 		u = u.Add(u2)
 		if err != nil {
 			return nil, u, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
@@ -160,4 +161,7 @@ func (g grade) Validate() error {
 	return nil
 }
 
-var gradeSchema = llm.SchemaFor[grade]("grade")
+// gradeSchema, like each reply schema of the judges, is reflected from its
+// type on first use rather than at start-up, which every command would pay
+// for.
+var gradeSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[grade]("grade") })

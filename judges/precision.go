@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -36,7 +37,7 @@ type usefulnessList struct {
 	Verdicts []usefulness `json:"verdicts"`
 }
 
-var usefulnessSchema = llm.SchemaFor[usefulnessList]("usefulness")
+var usefulnessSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[usefulnessList]("usefulness") })
 
 // Score implements eval.Scorer.
 func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
@@ -67,7 +68,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 		}
 		var vl usefulnessList
 		var err error
-		u, err = ask(ctx, p.Model, "context.precision", prompts.RankedContexts{Question: s.Query, Reference: ref, Contexts: ps}, &vl, usefulnessSchema)
+		u, err = ask(ctx, p.Model, "context.precision", prompts.RankedContexts{Question: s.Query, Reference: ref, Contexts: ps}, &vl, usefulnessSchema())
 		if err != nil {
 			sc, ferr := fail(ctx, MetricContextPrecision, p.Model, 1, err, u)
 			if ferr == nil {

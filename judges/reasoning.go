@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -53,7 +54,7 @@ func (r reasoningReply) Validate() error {
 	return nil
 }
 
-var reasoningSchema = llm.SchemaFor[reasoningReply]("reasoning")
+var reasoningSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[reasoningReply]("reasoning") })
 
 // Score implements eval.Scorer.
 func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
@@ -67,7 +68,7 @@ func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 		return sc, nil
 	}
 	var rr reasoningReply
-	u, err := ask(ctx, r.Model, "reasoning", prompts.QA{Question: s.Query, Answer: s.Answer}, &rr, reasoningSchema)
+	u, err := ask(ctx, r.Model, "reasoning", prompts.QA{Question: s.Query, Answer: s.Answer}, &rr, reasoningSchema())
 	if err != nil {
 		return fail(ctx, MetricReasoning, r.Model, 100, err, u)
 	}

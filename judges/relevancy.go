@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -63,17 +64,19 @@ func nonBlank(qs []string, n int) []string {
 	return out
 }
 
-var generatedSchema = llm.SchemaFor[generated]("questions")
+var generatedSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[generated]("questions") })
 
 // noncommittal matches answers that decline or evade, for the offline path.
-var noncommittal = regexp.MustCompile(`(?i)\b(i (do not|don't|cannot|can't) (know|say|answer|help)|i'?m not sure|no (information|idea)|unable to (answer|determine)|it depends)\b`)
+var noncommittal = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(i (do not|don't|cannot|can't) (know|say|answer|help)|i'?m not sure|no (information|idea)|unable to (answer|determine)|it depends)\b`)
+})
 
 // Score implements eval.Scorer.
 func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if offline(a.Model) {
 		v := heuristics.PassageRelevance(s.Query, s.Answer)
 		reason := fmt.Sprintf("lexical relevance of the answer to the query %.2f", v)
-		if noncommittal.MatchString(s.Answer) {
+		if noncommittal().MatchString(s.Answer) {
 			v, reason = 0, "the answer is noncommittal"
 		}
 		return eval.Score{Metric: MetricAnswerRelevancy, Value: v, Points: v, Max: 1, Method: MethodOffline, Reason: reason}, nil
@@ -86,7 +89,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		n = 3
 	}
 	var g generated
-	u, err := ask(ctx, a.Model, "relevancy.questions", prompts.GenerateQuestions{Answer: s.Answer, N: n}, &g, generatedSchema)
+	u, err := ask(ctx, a.Model, "relevancy.questions", prompts.GenerateQuestions{Answer: s.Answer, N: n}, &g, generatedSchema())
 	if err != nil {
 		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("generate questions: %w", err), u)
 	}
@@ -132,7 +135,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 // direct grades the answer 1-5 when no embedding model is available.
 func (a AnswerRelevancy) direct(ctx context.Context, s eval.Sample, u llm.Usage) (eval.Score, error) {
 	var g grade
-	u2, err := ask(ctx, a.Model, "relevancy.rate", prompts.QA{Question: s.Query, Answer: s.Answer}, &g, gradeSchema)
+	u2, err := ask(ctx, a.Model, "relevancy.rate", prompts.QA{Question: s.Query, Answer: s.Answer}, &g, gradeSchema())
 	u = u.Add(u2)
 	if err != nil {
 		return fail(ctx, MetricAnswerRelevancy, a.Model, 5, fmt.Errorf("rate: %w", err), u)

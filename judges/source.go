@@ -49,7 +49,7 @@ func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Sourc
 	var g grade
 	u, err := ask(ctx, r.Model, "source.relevance", prompts.SourceQuery{
 		Question: query, Source: prompts.Passage{ID: src.ID, Title: src.Title, Text: src.Text},
-	}, &g, gradeSchema)
+	}, &g, gradeSchema())
 	if err != nil {
 		if ctx.Err() != nil {
 			return SourceGrade{}, ctx.Err()

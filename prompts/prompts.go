@@ -12,6 +12,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -35,12 +36,14 @@ type Rendered struct {
 	Nonce string
 }
 
-var templates = mustLoad()
+// templates are parsed on first use, all at once, rather than at start-up.
+var templates = sync.OnceValue(mustLoad)
 
 // Names lists the embedded templates.
 func Names() []string {
-	out := make([]string, 0, len(templates))
-	for n := range templates {
+	ts := templates()
+	out := make([]string, 0, len(ts))
+	for n := range ts {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -49,7 +52,7 @@ func Names() []string {
 
 // Get returns the named template.
 func Get(name string) (*Template, error) {
-	t, ok := templates[name]
+	t, ok := templates()[name]
 	if !ok {
 		return nil, fmt.Errorf("prompts: no template %q (have %s)", name, strings.Join(Names(), ", "))
 	}
@@ -101,7 +104,7 @@ func parse(p string) (*Template, error) {
 	name := strings.TrimSuffix(path.Base(p), ".tmpl")
 	// The functions write the process's marker where the nonce goes;
 	// Render swaps in each rendering's own nonce.
-	t := template.New(name).Option("missingkey=error").Funcs(funcs(marker))
+	t := template.New(name).Option("missingkey=error").Funcs(funcs(marker()))
 	if _, err := t.Parse(string(body)); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -139,8 +142,8 @@ func (t *Template) render(data any, nonceFor func(payload []byte) string) (Rende
 		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
 	}
 	nonce := nonceFor(payload)
-	tmpl, tag := t.tmpl, marker
-	if bytes.Contains(payload, []byte(marker)) {
+	tmpl, tag := t.tmpl, marker()
+	if bytes.Contains(payload, []byte(tag)) {
 		// The data holds the marker (it cannot know it, but be exact):
 		// bind the functions to the nonce itself on a copy instead.
 		if tmpl, err = t.tmpl.Clone(); err != nil {
@@ -173,7 +176,8 @@ func (t *Template) render(data any, nonceFor func(payload []byte) string) (Rende
 
 // marker stands for the nonce in templates as parsed: random for each
 // process, so no data can contain it by design (Render checks anyway).
-var marker = "nonce" + newNonce(nil)
+// It is drawn on first use: the first read of crypto/rand is costly.
+var marker = sync.OnceValue(func() string { return "nonce" + newNonce(nil) })
 
 // funcs are the template functions, writing tag where the nonce goes.
 func funcs(tag string) template.FuncMap {

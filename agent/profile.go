@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -232,11 +233,13 @@ func (p *Profile) check() error {
 	return nil
 }
 
+// The YAML decoder's messages that decodeError rewords, compiled on first
+// use: only a profile file that does not decode needs them.
 var (
-	yamlErrLine    = regexp.MustCompile(`^line (\d+): (.*)$`)
-	yamlUnknown    = regexp.MustCompile(`^field (\S+) not found in type `)
-	yamlWrongType  = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$")
-	yamlNumberType = regexp.MustCompile(`^(u?int|float)\d*$`)
+	yamlErrLine    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
+	yamlUnknown    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type `) })
+	yamlWrongType  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$") })
+	yamlNumberType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(u?int|float)\d*$`) })
 )
 
 // decodeError turns one of the YAML decoder's type errors ("line 4: cannot
@@ -244,27 +247,27 @@ var (
 // names the line and the field, in words rather than Go types.
 func decodeError(file string, doc *yaml.Node, msg string) error {
 	ie := &eval.InputError{File: file, Msg: msg}
-	m := yamlErrLine.FindStringSubmatch(msg)
+	m := yamlErrLine().FindStringSubmatch(msg)
 	if m == nil {
 		return ie
 	}
 	ie.Line, _ = strconv.Atoi(m[1])
 	ie.Msg = m[2]
 	ie.Field = fieldAt(doc, ie.Line, "")
-	if u := yamlUnknown.FindStringSubmatch(m[2]); u != nil {
+	if u := yamlUnknown().FindStringSubmatch(m[2]); u != nil {
 		ie.Msg = "unknown field"
 		if ie.Field == "" {
 			ie.Field = u[1]
 		}
 		return ie
 	}
-	if t := yamlWrongType.FindStringSubmatch(m[2]); t != nil {
+	if t := yamlWrongType().FindStringSubmatch(m[2]); t != nil {
 		switch into := t[2]; {
 		case strings.HasPrefix(into, "[]"):
 			ie.Msg = "must be a list"
 		case strings.HasPrefix(into, "float"):
 			ie.Msg = fmt.Sprintf("must be a number, got %q", t[1])
-		case yamlNumberType.MatchString(into):
+		case yamlNumberType().MatchString(into):
 			ie.Msg = fmt.Sprintf("must be a whole number, got %q", t[1])
 		case into == "string":
 			ie.Msg = fmt.Sprintf("must be text, got %q", t[1])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -171,7 +172,7 @@ func (r *run) explainWith(ctx context.Context) string {
 		Explanation string `json:"explanation"`
 	}
 	u, err := judges.Ask(ctx, r.cfg.Model, "research.explain", prompts.Explanation{Question: r.query, Mode: r.cfg.Mode.Name,
-		Needed: r.cfg.Mode.MinShort, Searches: r.out.Searches, Dropped: dropped}, &out, explanationSchema, 0)
+		Needed: r.cfg.Mode.MinShort, Searches: r.out.Searches, Dropped: dropped}, &out, explanationSchema(), 0)
 	ev.Usage = judges.UsageOf(u)
 	if err != nil || strings.TrimSpace(out.Explanation) == "" {
 		if err != nil {
@@ -183,9 +184,11 @@ func (r *run) explainWith(ctx context.Context) string {
 	return "# " + r.query + "\n\n" + strings.TrimSpace(out.Explanation) + "\n"
 }
 
-var explanationSchema = llm.SchemaFor[struct {
-	Explanation string `json:"explanation"`
-}]("explanation")
+var explanationSchema = sync.OnceValue(func() *llm.Schema {
+	return llm.SchemaFor[struct {
+		Explanation string `json:"explanation"`
+	}]("explanation")
+})
 
 // explain writes the insufficient-data response: what was searched, what
 // was dropped and why, and other queries to try (seed 004).

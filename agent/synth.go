@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -36,7 +37,7 @@ func (r *run) summarize(ctx context.Context, s *SourceRecord) (string, eval.Usag
 	}
 	u, err := judges.Ask(ctx, r.cfg.Model, "research.summarize", prompts.SourceQuery{
 		Question: r.query, Source: prompts.Passage{ID: s.URL, Title: s.Title, Text: textseg.ClipWords(s.Text, 2000)},
-	}, &out, summarySchema, 0)
+	}, &out, summarySchema(), 0)
 	eu := judges.UsageOf(u)
 	if err != nil || strings.TrimSpace(out.Summary) == "" {
 		if ctx.Err() != nil {
@@ -49,9 +50,13 @@ func (r *run) summarize(ctx context.Context, s *SourceRecord) (string, eval.Usag
 	return out.Summary, eu, nil
 }
 
-var summarySchema = llm.SchemaFor[struct {
-	Summary string `json:"summary"`
-}]("summary")
+// summarySchema, like the agent's other reply schemas, is reflected on
+// first use rather than at start-up.
+var summarySchema = sync.OnceValue(func() *llm.Schema {
+	return llm.SchemaFor[struct {
+		Summary string `json:"summary"`
+	}]("summary")
+})
 
 // sentence is a source sentence with its relevance to the query.
 type sentence struct {
@@ -273,7 +278,7 @@ func (r *run) llmReport(ctx context.Context, kept []*SourceRecord, tidy bool) (s
 		Report string `json:"report"`
 	}
 	u, err := judges.Ask(ctx, r.cfg.Model, "research.synthesize", prompts.Synthesis{Question: r.query, Sources: ps, Tidy: tidy},
-		&out, reportSchema, 3000)
+		&out, reportSchema(), 3000)
 	eu := judges.UsageOf(u)
 	if err != nil {
 		return "", eu, 0, 0, err
@@ -293,15 +298,22 @@ func (r *run) llmReport(ctx context.Context, kept []*SourceRecord, tidy bool) (s
 	return report, eu, removed, recited, nil
 }
 
-var reportSchema = llm.SchemaFor[struct {
-	Report string `json:"report"`
-}]("report")
+var reportSchema = sync.OnceValue(func() *llm.Schema {
+	return llm.SchemaFor[struct {
+		Report string `json:"report"`
+	}]("report")
+})
 
-// quoteLink matches an inline citation [text](url "quote").
-var quoteLink = regexp.MustCompile(`\[((?:[^\]\\]|\\.)*)\]\(<?([^\s)>]+)>?\s+"((?:[^"\\]|\\.)*)"\)`)
+// quoteLink matches an inline citation [text](url "quote"). It and
+// plainLink are compiled on first use, not at start-up.
+var quoteLink = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[((?:[^\]\\]|\\.)*)\]\(<?([^\s)>]+)>?\s+"((?:[^"\\]|\\.)*)"\)`)
+})
 
 // plainLink matches an inline link without a quote, [text](url).
-var plainLink = regexp.MustCompile(`\[(?:[^\]\\]|\\.)*\]\(<?(https?://[^\s)>]+)>?\)`)
+var plainLink = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[(?:[^\]\\]|\\.)*\]\(<?(https?://[^\s)>]+)>?\)`)
+})
 
 // CheckQuotes checks every inline citation's quote against the text of the
 // source it cites (letters and digits, case-folded). A quote found in
@@ -321,7 +333,7 @@ func CheckQuotes(report string, sources []*SourceRecord) (string, int, int) {
 	lines := strings.Split(report, "\n")
 	for li, line := range lines {
 		for {
-			ms := quoteLink.FindAllStringSubmatchIndex(line, -1)
+			ms := quoteLink().FindAllStringSubmatchIndex(line, -1)
 			changed := false
 			for _, m := range ms {
 				u, q := line[m[4]:m[5]], strings.ReplaceAll(line[m[6]:m[7]], `\"`, `"`)
@@ -345,7 +357,7 @@ func CheckQuotes(report string, sources []*SourceRecord) (string, int, int) {
 		}
 		// Each pass removes a link, so the loop ends.
 		for {
-			ms := plainLink.FindAllStringSubmatchIndex(line, -1)
+			ms := plainLink().FindAllStringSubmatchIndex(line, -1)
 			i := slices.IndexFunc(ms, func(m []int) bool { return !known[normURL(line[m[2]:m[3]])] })
 			if i < 0 {
 				break

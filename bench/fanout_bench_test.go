@@ -49,7 +49,7 @@ func BenchmarkFanout(b *testing.B) {
 		c := llm.New(llm.Config{Backend: be, Concurrency: concurrency})
 		scorers := []eval.Scorer{judges.Faithfulness{Model: c}, judges.ContextPrecision{Model: c}, judges.SourceRelevance{Model: c}}
 		start := time.Now()
-		scores, err := bench.ScoreAll(context.Background(), recs, scorers, 32*concurrency)
+		scores, err := bench.ScoreAll(context.Background(), recs, scorers, bench.TasksPerCall*concurrency)
 		elapsed := time.Since(start)
 		if err != nil {
 			b.Fatal(err)

@@ -33,6 +33,15 @@ func ScoreAll(ctx context.Context, records []Record, scorers []eval.Scorer, limi
 	return out, nil
 }
 
+// TasksPerCall is how many judge tasks to run per model-call slot, the
+// limit to give ScoreStream for a client of concurrency c being
+// TasksPerCall x c. Tasks are cheap goroutines that mostly wait; more of
+// them than call slots keeps every slot busy while multi-step judges work
+// between their calls, and renders the next prompts while the calls in
+// flight wait. Many more would make every task's first work compete at the
+// start, delaying the first calls.
+const TasksPerCall = 4
+
 // ScoreEach is ScoreAll that hands each record's scores to emit as soon as
 // that record and every record before it are scored, in record order, so
 // a caller can write results while later records are still being judged.

@@ -111,7 +111,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	defaulted := 0
 	for _, j := range jobs {
 		t := j.threshold
-		res, err := bench.AgreeStream(cmd.Context(), data.records(), bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: fanout * f.llm.concurrency},
+		res, err := bench.AgreeStream(cmd.Context(), data.records(), bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency},
 			bench.AgreeOptions{Label: f.label, Threshold: &t})
 		switch {
 		case err != nil && cmd.Context().Err() != nil:

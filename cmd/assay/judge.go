@@ -133,7 +133,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
-	err = bench.ScoreStream(cmd.Context(), data.records(), scorers, fanout*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
+	err = bench.ScoreStream(cmd.Context(), data.records(), scorers, bench.TasksPerCall*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
 		for _, sc := range scores {
 			tally.Add(sc)
 			r := resultOf(rec.ID, sc)

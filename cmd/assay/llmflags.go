@@ -14,12 +14,6 @@ import (
 	"github.com/assaylabs/assay/llm/backend"
 )
 
-// fanout is how many judge tasks run per model-call slot. Tasks are cheap
-// goroutines that mostly wait; having many more of them than call slots
-// keeps every slot busy while multi-step judges wait between their calls,
-// and bounds memory on large datasets.
-const fanout = 4
-
 // llmFlags are the model-client flags shared by the commands that judge.
 type llmFlags struct {
 	spec        string

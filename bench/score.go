@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -157,6 +158,11 @@ func scoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers 
 				}
 				return nil
 			})
+			// Let the task just started do its first work (render its
+			// prompt, reach the model client) before the next one is
+			// started: at the start of a run, the first calls then leave
+			// in record order instead of after every task's first work.
+			runtime.Gosched()
 		}
 	}
 	close(queue) // the emitter ends after the last record

@@ -84,19 +84,29 @@ func WordCount(s string) int {
 			n++
 			continue
 		}
-		chars := 0
+		var c segCount
 		for seg := words.FromString(f); seg.Next(); {
-			switch v := seg.Value(); {
-			case HasUnspaced(v):
-				chars++
-			case strings.ContainsFunc(v, isLetterOrDigit):
-				n++
-			}
+			c.add(seg.Value())
 		}
-		n += (chars + 1) / 2
+		n += c.words()
 	}
 	return n
 }
+
+// segCount counts the words of a field of an unspaced script, segment by
+// segment, as WordCount does.
+type segCount struct{ chars, others int }
+
+func (c *segCount) add(seg string) {
+	switch {
+	case HasUnspaced(seg):
+		c.chars++
+	case strings.ContainsFunc(seg, isLetterOrDigit):
+		c.others++
+	}
+}
+
+func (c segCount) words() int { return c.others + (c.chars+1)/2 }
 
 // ClipWords returns the first n words of s, as WordCount counts them: s
 // itself when it has no more, else its first fields joined by single
@@ -122,15 +132,10 @@ func ClipWords(s string, n int) string {
 		}
 		// Cut f where one more segment would pass n, counting as
 		// WordCount does.
-		end, chars, others := 0, 0, 0
+		end := 0
+		var c segCount
 		for seg := words.FromString(f); seg.Next(); {
-			switch v := seg.Value(); {
-			case HasUnspaced(v):
-				chars++
-			case strings.ContainsFunc(v, isLetterOrDigit):
-				others++
-			}
-			if others+(chars+1)/2 > n {
+			if c.add(seg.Value()); c.words() > n {
 				break
 			}
 			end += len(seg.Value())

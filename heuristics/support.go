@@ -201,12 +201,12 @@ func cleanClaim(s string) string {
 	return s
 }
 
-// onlyStopWords reports whether every word of s is a stop word or an
-// interjection.
+// onlyStopWords reports whether every word of s is a stop word (isStop:
+// "I", "am", or a gram such as 是的) or an interjection.
 func onlyStopWords(s string) bool {
 	for _, w := range words(s) {
 		lw := strings.ToLower(w)
-		if !stopWords[lw] && !interjections[lw] {
+		if !isStop(lw) && !interjections[lw] {
 			return false
 		}
 	}

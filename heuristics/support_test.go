@@ -40,8 +40,10 @@ func TestSplitClaims(t *testing.T) {
 		"a sentence with no content word is skipped": {"I am! It is so. The tower is tall.",
 			[]string{"The tower is tall."}},
 		"a number alone is content": {"It was 1889.", []string{"It was 1889."}},
-		"empty answer":              {"", nil},
-		"interjection alone":        {"Yeah!", nil},
+		"a Chinese sentence of function characters is skipped": {"是的。热泵在寒冷气候中仍能供暖。",
+			[]string{"热泵在寒冷气候中仍能供暖。"}},
+		"empty answer":       {"", nil},
+		"interjection alone": {"Yeah!", nil},
 		"Chinese and Japanese sentences split at their stops, questions skipped": {
 			"热泵在寒冷气候中仍能运行。效率随气温下降！它值得购买吗？寒冷地でも使える。",
 			[]string{"热泵在寒冷气候中仍能运行。", "效率随气温下降！", "寒冷地でも使える。"}},

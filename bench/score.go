@@ -118,7 +118,7 @@ func scoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers 
 	// (faithfulness: extract, then verify) still overlaps with the
 	// records after it, up to the window.
 	var readErr error
-	i := 0
+	i, started := 0, 0
 	for rec, err := range records {
 		if err != nil {
 			readErr = err
@@ -158,11 +158,14 @@ func scoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers 
 				}
 				return nil
 			})
-			// Let the task just started do its first work (render its
-			// prompt, reach the model client) before the next one is
-			// started: at the start of a run, the first calls then leave
-			// in record order instead of after every task's first work.
-			runtime.Gosched()
+			// At the start of a run, let the task just started do its
+			// first work (render its prompt, reach the model client)
+			// before the next one is started, so the first calls leave in
+			// record order instead of after every task's first work. Later
+			// tasks start as earlier ones end, one at a time.
+			if started++; started <= limit {
+				runtime.Gosched()
+			}
 		}
 	}
 	close(queue) // the emitter ends after the last record

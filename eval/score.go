@@ -109,7 +109,7 @@ type Usage struct {
 	Calls     int           `json:"calls,omitempty" yaml:"calls,omitempty"`
 	TokensIn  int           `json:"tokens_in,omitempty" yaml:"tokens_in,omitempty"`
 	TokensOut int           `json:"tokens_out,omitempty" yaml:"tokens_out,omitempty"`
-	Latency   time.Duration `json:"latency_ns,omitempty" yaml:"latency_ns,omitempty"`
+	Latency   time.Duration `json:"latency_ns,omitempty" yaml:"latency,omitempty"` // YAML: a duration, "1.2s"
 	CostUSD   float64       `json:"cost_usd,omitempty" yaml:"cost_usd,omitempty"`
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -349,4 +350,22 @@ func TestAgreeEveryRecordDefaulted(t *testing.T) {
 	assert.Equal(t, exitInfra, code, errb.String())
 	assert.Contains(t, out.String(), "| faithfulness | faithful | 0 (0/0) | 6 | 0 | 0 | n/a | - | n/a | n/a | n/a | - |")
 	assert.Contains(t, errb.String(), "all 6 labelled records fell back to the neutral default")
+}
+
+// TestJudgeUsageLatencyKeys: a result's latency is nanoseconds under
+// latency_ns in JSON, and a duration under latency in YAML; never a
+// duration string under a key that says nanoseconds.
+func TestJudgeUsageLatencyKeys(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies), llmtest.Latency(2*time.Millisecond))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+	tests := map[string]*regexp.Regexp{
+		"json": regexp.MustCompile(`"latency_ns": [0-9]+\n`),
+		"yaml": regexp.MustCompile(`\n +latency: [0-9.]+m?s\n`),
+	}
+	for format, want := range tests {
+		code, out, errOut := runEnv(t, env, "judge", "--no-cache", "--metric", "source_relevance", "--format", format, "../../fixtures/rag/eiffel.json")
+		require.Equal(t, 0, code, errOut)
+		assert.Regexp(t, want, out, format)
+		assert.NotRegexp(t, `latency_ns: [0-9.]+m?s`, out, format)
+	}
 }

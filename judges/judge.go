@@ -145,8 +145,17 @@ func texts(ps []prompts.Passage) []string {
 	return out
 }
 
-// errNoContexts is returned for metrics that need retrieved contexts.
-var errNoContexts = errors.New("sample has no contexts or sources")
+// ErrNoContexts is returned by judges that need retrieved contexts when the
+// sample has none.
+var ErrNoContexts = errors.New("sample has no contexts or sources")
+
+// Checker is a judge that needs more of a sample than every judge does. Its
+// Check returns, without any call, the error its Score would return for s
+// because s lacks something (wrapping ErrNoReference or ErrNoContexts), or
+// nil; a dataset can so be checked whole before a run spends anything.
+type Checker interface {
+	Check(s eval.Sample) error
+}
 
 // grade is a 1-5 rating with a reason.
 type grade struct {

@@ -407,3 +407,45 @@ func TestOfflineJudgesNeverNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckIsScoresInputError: for every judge that is a Checker, Check
+// gives the very error Score returns for a sample lacking what it needs,
+// offline and with a model, and nil for a whole sample.
+func TestCheckIsScoresInputError(t *testing.T) {
+	t.Parallel()
+	noRef := eval.Sample{Query: "q?", Answer: "A is B.", Sources: []eval.Source{{ID: "c1", Text: "A is B."}}}
+	noCtx := eval.Sample{Query: "q?", Answer: "A is B.", Reference: "A is B."}
+	nothing := eval.Sample{Query: "q?", Sources: []eval.Source{{ID: "c1", Text: "A is B."}}}
+	tests := map[string]struct {
+		sample eval.Sample
+		want   map[string]error // by metric; absent: no error
+	}{
+		"no reference":                 {noRef, map[string]error{MetricContextRecall: ErrNoReference}},
+		"no contexts":                  {noCtx, map[string]error{MetricContextPrecision: ErrNoContexts, MetricSourceRelevance: ErrNoContexts}},
+		"neither answer nor reference": {nothing, map[string]error{MetricContextRecall: ErrNoReference}},
+	}
+	for name, tc := range tests {
+		for _, metric := range Metrics() {
+			for _, m := range []Model{nil, &fakeModel{}} {
+				j, err := New(metric, m)
+				require.NoError(t, err)
+				c, ok := j.(Checker)
+				if !ok {
+					continue
+				}
+				want := tc.want[metric]
+				if metric == MetricContextPrecision && m != nil && name == "neither answer nor reference" {
+					want = ErrNoReference // a model needs something to judge contexts against
+				}
+				cerr := c.Check(tc.sample)
+				if want == nil {
+					assert.NoError(t, cerr, "%s %s model=%v", name, metric, m != nil)
+					continue
+				}
+				assert.ErrorIs(t, cerr, want, "%s %s model=%v", name, metric, m != nil)
+				_, serr := j.Score(context.Background(), tc.sample)
+				assert.Equal(t, cerr, serr, "%s %s: Score's error", name, metric)
+			}
+		}
+	}
+}

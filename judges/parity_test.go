@@ -159,7 +159,7 @@ func TestContextPrecisionEmptyContextsIsAnError(t *testing.T) {
 	s.Sources = nil
 	m := &fakeModel{replies: map[string][]string{}}
 	_, err := ContextPrecision{Model: m}.Score(context.Background(), s)
-	require.ErrorIs(t, err, errNoContexts)
+	require.ErrorIs(t, err, ErrNoContexts)
 	assert.Empty(t, m.calls)
 }
 

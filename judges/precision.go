@@ -39,12 +39,26 @@ type usefulnessList struct {
 
 var usefulnessSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[usefulnessList]("usefulness") })
 
+var _ Checker = ContextPrecision{}
+
+// Check implements Checker: context precision needs contexts, and with a
+// model a reference or else an answer to judge them against.
+func (p ContextPrecision) Check(s eval.Sample) error {
+	if len(passages(s)) == 0 {
+		return fmt.Errorf("%s: %w", MetricContextPrecision, ErrNoContexts)
+	}
+	if !offline(p.Model) && strings.TrimSpace(s.Reference) == "" && strings.TrimSpace(s.Answer) == "" {
+		return fmt.Errorf("%s: no answer either: %w", MetricContextPrecision, ErrNoReference)
+	}
+	return nil
+}
+
 // Score implements eval.Scorer.
 func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
-	ps := passages(s)
-	if len(ps) == 0 {
-		return eval.Score{}, fmt.Errorf("%s: %w", MetricContextPrecision, errNoContexts)
+	if err := p.Check(s); err != nil {
+		return eval.Score{}, err
 	}
+	ps := passages(s)
 	useful := make([]bool, len(ps))
 	reasons := make([]string, len(ps))
 	unjudged := 0
@@ -62,9 +76,6 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 		if strings.TrimSpace(ref) == "" {
 			ref = s.Answer
 			meth = method(p.Model) + " (vs answer, no reference)"
-		}
-		if strings.TrimSpace(ref) == "" {
-			return eval.Score{}, fmt.Errorf("%s: no answer either: %w", MetricContextPrecision, ErrNoReference)
 		}
 		var vl usefulnessList
 		var err error

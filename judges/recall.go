@@ -28,15 +28,26 @@ var _ eval.Scorer = ContextRecall{}
 // the sample has none.
 var ErrNoReference = errors.New("sample has no reference answer")
 
+var _ Checker = ContextRecall{}
+
+// Check implements Checker: context recall needs a reference with at least
+// one statement.
+func (r ContextRecall) Check(s eval.Sample) error {
+	if strings.TrimSpace(s.Reference) == "" {
+		return fmt.Errorf("%s: %w", MetricContextRecall, ErrNoReference)
+	}
+	if len(heuristics.SplitClaims(s.Reference)) == 0 {
+		return fmt.Errorf("%s: the reference holds no statement: %w", MetricContextRecall, ErrNoReference)
+	}
+	return nil
+}
+
 // Score implements eval.Scorer.
 func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
-	if strings.TrimSpace(s.Reference) == "" {
-		return eval.Score{}, fmt.Errorf("%s: %w", MetricContextRecall, ErrNoReference)
+	if err := r.Check(s); err != nil {
+		return eval.Score{}, err
 	}
 	statements := heuristics.SplitClaims(s.Reference)
-	if len(statements) == 0 {
-		return eval.Score{}, fmt.Errorf("%s: the reference holds no statement: %w", MetricContextRecall, ErrNoReference)
-	}
 	ps := passages(s)
 	if offline(r.Model) {
 		cs := heuristics.SupportClaims(statements, texts(ps))

@@ -59,15 +59,30 @@ func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Sourc
 	return SourceGrade{Grade: g.Grade, Reason: g.Reason, Usage: u}, nil
 }
 
+var _ Checker = SourceRelevance{}
+
+// Check implements Checker: source relevance needs sources (or contexts).
+func (r SourceRelevance) Check(s eval.Sample) error {
+	if len(sourcesOf(s)) == 0 {
+		return fmt.Errorf("%s: %w", MetricSourceRelevance, ErrNoContexts)
+	}
+	return nil
+}
+
+// sourcesOf returns the sources of s, or its context as one source.
+func sourcesOf(s eval.Sample) []eval.Source {
+	if len(s.Sources) == 0 && s.Context != nil {
+		return []eval.Source{{ID: "c1", Text: s.Context.Text}}
+	}
+	return s.Sources
+}
+
 // Score implements eval.Scorer.
 func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
-	srcs := s.Sources
-	if len(srcs) == 0 && s.Context != nil {
-		srcs = []eval.Source{{ID: "c1", Text: s.Context.Text}}
+	if err := r.Check(s); err != nil {
+		return eval.Score{}, err
 	}
-	if len(srcs) == 0 {
-		return eval.Score{}, fmt.Errorf("%s: %w", MetricSourceRelevance, errNoContexts)
-	}
+	srcs := sourcesOf(s)
 	grades := make([]SourceGrade, len(srcs))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, src := range srcs {

@@ -74,10 +74,11 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	// A first pass checks the whole dataset, so that bad input is reported
 	// before any model call; each scorer reads it again record by record.
 	labelled := 0
-	data, err := openDataset(file, cmd.InOrStdin(), func(r bench.Record) {
+	data, err := openDataset(file, cmd.InOrStdin(), func(r bench.Record) error {
 		if _, ok := r.Label(f.label); ok {
 			labelled++
 		}
+		return nil
 	})
 	if err != nil {
 		return inputErr(err)

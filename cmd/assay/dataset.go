@@ -27,9 +27,9 @@ type dataset struct {
 // keeping its records: it is non-empty UTF-8 text of at most maxDataset
 // bytes and every record is valid. It counts the records, and hands each
 // to visit when it is not nil.
-func openDataset(file string, stdin io.Reader, visit func(bench.Record)) (*dataset, error) {
+func openDataset(file string, stdin io.Reader, visit func(bench.Record) error) (*dataset, error) {
 	if visit == nil {
-		visit = func(bench.Record) {}
+		visit = func(bench.Record) error { return nil }
 	}
 	d := &dataset{file: file}
 	if file != "-" {
@@ -58,7 +58,9 @@ func openDataset(file string, stdin io.Reader, visit func(bench.Record)) (*datas
 			return nil, err
 		}
 		d.n++
-		visit(rec)
+		if err := visit(rec); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -67,7 +69,7 @@ func openDataset(file string, stdin io.Reader, visit func(bench.Record)) (*datas
 // records, which it counts and hands to visit. The errors come in
 // readInput's order: the read, the size, an empty file, bytes that are not
 // text, then the records.
-func (d *dataset) check(r io.Reader, visit func(bench.Record)) error {
+func (d *dataset) check(r io.Reader, visit func(bench.Record) error) error {
 	name := displayName(d.file)
 	er := &errReader{r: io.LimitReader(r, maxDataset+1)}
 	text := &eval.TextCheck{Name: name}
@@ -79,7 +81,9 @@ func (d *dataset) check(r io.Reader, visit func(bench.Record)) error {
 			break
 		}
 		d.n++
-		visit(rec)
+		if perr = visit(rec); perr != nil {
+			break
+		}
 	}
 	_, _ = io.Copy(io.Discard, in) // the rest, for the checks of the whole
 	switch {

@@ -98,24 +98,26 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if err := f.min.check(f.metrics); err != nil {
 		return inputErr(err)
 	}
-	// A first pass checks the whole dataset, so that bad input is reported
-	// before any model call; the run reads it again record by record.
-	data, err := openDataset(file, cmd.InOrStdin(), nil)
-	if err != nil {
-		return inputErr(err)
-	}
 	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	defer closeCache()
-	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, f.metrics, data.n, data.records())
-	}
-
 	scorers := make([]eval.Scorer, len(f.metrics))
 	for j, m := range f.metrics {
 		scorers[j], _ = judges.New(m, client)
+	}
+	// A first pass checks the whole dataset, records and what each metric
+	// needs of them, so that bad input is reported before any model call;
+	// the run reads it again record by record.
+	data, err := openDataset(file, cmd.InOrStdin(), func(rec bench.Record) error {
+		return checkRecord(displayName(file), rec, scorers)
+	})
+	if err != nil {
+		return inputErr(err)
+	}
+	if f.llm.dryRun {
+		return dryRun(cmd.OutOrStdout(), client, f.metrics, data.n, data.records())
 	}
 	// Results are written as records finish, in record order, so a long run
 	// shows progress and an interrupted one keeps what it judged, and the
@@ -360,5 +362,27 @@ func dryRun(w io.Writer, c *llm.Client, metrics []string, n int, recs iter.Seq2[
 		rows = append(rows, planRow{m, per[m].calls, per[m].in, per[m].out})
 	}
 	printPlanRows(w, c, rows)
+	return nil
+}
+
+// checkRecord returns an input error naming file, line and field when rec
+// lacks what one of the scorers needs (judges.Checker), or nil.
+func checkRecord(file string, rec bench.Record, scorers []eval.Scorer) error {
+	for _, sc := range scorers {
+		c, ok := sc.(judges.Checker)
+		if !ok {
+			continue
+		}
+		if err := c.Check(rec.Sample); err != nil {
+			field := ""
+			switch {
+			case errors.Is(err, judges.ErrNoReference):
+				field = "reference"
+			case errors.Is(err, judges.ErrNoContexts):
+				field = "contexts"
+			}
+			return &eval.InputError{File: file, Line: rec.Line, Field: field, Msg: err.Error(), Err: err}
+		}
+	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,9 +202,11 @@ func TestDryRunBudget(t *testing.T) {
 func TestDryRunIsTheSameEveryRun(t *testing.T) {
 	t.Parallel()
 	tests := map[string][]string{
-		"judge, every metric": {"judge", "--dry-run", "--metric", strings.Join(judges.Metrics(), ","), "../../fixtures/rag/labelled.jsonl"},
-		"score":               {"score", "--dry-run", "--now", "2026-11-23", "../../fixtures/reports/pass.md"},
-		"research":            {"research", "--dry-run", "How do heat pumps perform in cold climates?"},
+		// The fixture has no reference, which context_recall needs.
+		"judge, every metric but context_recall": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(judges.Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/labelled.jsonl"},
+		"judge, context_recall":                  {"judge", "--dry-run", "--metric", "context_recall", "../../fixtures/rag/eiffel.json"},
+		"score":                                  {"score", "--dry-run", "--now", "2026-11-23", "../../fixtures/reports/pass.md"},
+		"research":                               {"research", "--dry-run", "How do heat pumps perform in cold climates?"},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -367,5 +370,37 @@ func TestJudgeUsageLatencyKeys(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		assert.Regexp(t, want, out, format)
 		assert.NotRegexp(t, `latency_ns: [0-9.]+m?s`, out, format)
+	}
+}
+
+// TestJudgeChecksWhatEachMetricNeedsFirst: a record without what a metric
+// needs (a reference for context_recall, contexts for source_relevance) is
+// an input error naming file, line and field before any model call, not a
+// failure halfway through a paid run.
+func TestJudgeChecksWhatEachMetricNeedsFirst(t *testing.T) {
+	good := `{"id":"a","question":"q?","answer":"A is B.","contexts":["A is B."],"reference":"A is B."}`
+	tests := map[string]struct {
+		metric, bad, want string
+	}{
+		"no reference for context_recall": {"context_recall",
+			`{"id":"b","question":"q?","answer":"A is B.","contexts":["A is B."]}`, ":3: reference: context_recall: sample has no reference answer"},
+		"no contexts for source_relevance": {"source_relevance",
+			`{"id":"b","question":"q?","answer":"A is B.","reference":"A is B."}`, ":3: contexts: source_relevance: sample has no contexts or sources"},
+		"no contexts for context_precision": {"context_precision",
+			`{"id":"b","question":"q?","answer":"A is B.","reference":"A is B."}`, ":3: contexts: context_precision: sample has no contexts or sources"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+			path := filepath.Join(t.TempDir(), "data.jsonl")
+			good2 := strings.Replace(good, `"a"`, `"c"`, 1)
+			require.NoError(t, os.WriteFile(path, []byte(good+"\n"+good2+"\n"+tc.bad+"\n"), 0o644))
+			code, out, errOut := runEnv(t, env, "judge", "--metric", "faithfulness,"+tc.metric, path)
+			assert.Equal(t, exitInput, code, errOut)
+			assert.Contains(t, errOut, path+tc.want)
+			assert.Empty(t, out)
+			assert.Zero(t, srv.Calls(), "no model call before the input is checked")
+		})
 	}
 }

@@ -142,9 +142,9 @@ func TestJudgeStdin(t *testing.T) {
 		"a pretty-printed object":    {string(sample), 0, ""},
 		"an array":                   {`[{"id":"a","question":"q","answer":"a","contexts":["c"]}]`, 0, ""},
 		"JSON Lines":                 {`{"id":"a","question":"q","contexts":["c"]}` + "\n" + `{"id":"b","question":"q","contexts":["c"]}`, 0, ""},
-		"a bad line names stdin":     {`{"id":"a","question":"q"}` + "\n" + `{"id":"b","question":"q"`, 2, "assay: <stdin>:2:25: invalid JSON: unexpected end of JSON input"},
+		"a bad line names stdin":     {`{"id":"a","question":"q","contexts":["c"]}` + "\n" + `{"id":"b","question":"q"`, 2, "assay: <stdin>:2:25: invalid JSON: unexpected end of JSON input"},
 		"a bad field names stdin":    {`{"id":"a","question":"q","contexts":"c"}`, 2, "assay: <stdin>:1: contexts: want an array of strings, got string"},
-		"a scorer error names stdin": {`{"id":"a","question":"q","answer":"a"}`, 2, "assay: <stdin>: record a (line 1)"},
+		"a missing need names stdin": {`{"id":"a","question":"q","answer":"a"}`, 2, "assay: <stdin>:1: contexts: context_precision: sample has no contexts or sources"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -647,14 +647,29 @@ var negationCues = toSet(`not no never none nobody nothing neither nor cannot wi
 // its scope.
 const negationReach = 4
 
+// negationAfterCues mark a negation written after what it negates, as
+// Japanese endings are (高くない "not high", 使えません "cannot be used"):
+// grams of the text (textseg.Grams), in which each character comes as
+// itself and in two pairs, so their reach is twice negationReach, back.
+var negationAfterCues = toSet(`ない せん`)
+
 // negated reports whether a negation cue in ws has one of the stems within
-// negationReach words after it.
+// negationReach words after it, or a negationAfterCues gram one within its
+// reach before it.
 func negated(ws []string, stems []string) bool {
 	want := map[string]bool{}
 	for _, s := range stems {
 		want[s] = true
 	}
 	for i, w := range ws {
+		if negationAfterCues[w] {
+			for j := i - 1; j >= 0 && j >= i-2*negationReach; j-- {
+				if want[stem(ws[j])] {
+					return true
+				}
+			}
+			continue
+		}
 		if !negationCues[w] && !strings.HasSuffix(w, "n't") && !strings.HasSuffix(w, "n’t") {
 			continue
 		}

@@ -59,6 +59,7 @@ func TestSplitClaims(t *testing.T) {
 func TestSupportClaims(t *testing.T) {
 	t.Parallel()
 	const grisham = "John Grisham was born in 1955 in Jonesboro, Arkansas. He is an American novelist best known for legal thrillers."
+	const heatPumpsJa = "ヒートポンプは寒冷地でも効率が高い。冬でも暖房に使える。"
 	const heatPumps = "现代空气源热泵在寒冷气候中仍能高效运行，即使冬季气温经常低于零下十五度。典型的寒冷气候热泵在8摄氏度时性能系数约为3.5，在零下15摄氏度时约为2。"
 	tests := map[string]struct {
 		claim     string
@@ -124,6 +125,15 @@ func TestSupportClaims(t *testing.T) {
 			[]string{heatPumps}, false, 0.875, 0, "negation differs"},
 		"Chinese claim on another subject": {"冲泡绿茶的水温最好控制在八十度左右。",
 			[]string{heatPumps}, false, 0.111, 0, "low overlap 0.11"},
+		// Japanese negation comes after what it negates.
+		"Japanese claim its context holds": {"寒冷地でもヒートポンプの効率は高い。",
+			[]string{heatPumpsJa}, true, 1, 0, "supported 1.00"},
+		"Japanese claim negated by its ending (ない)": {"ヒートポンプは寒冷地では効率が高くない。",
+			[]string{heatPumpsJa}, false, 1, 0, "negation differs"},
+		"Japanese claim negated by its ending (ません)": {"ヒートポンプは冬には暖房に使えません。",
+			[]string{heatPumpsJa}, false, 1, 0, "negation differs"},
+		"Japanese context negated, claim not": {"ヒートポンプは冬でも暖房に使える。",
+			[]string{"ヒートポンプは冬には暖房に使えない。"}, false, 1, 0, "negation differs"},
 		// Lower-cased, tokenized contexts ("... belt . mcgregor grabbed
 		// ...") split into sentences, so a negation in one does not reach
 		// the next.

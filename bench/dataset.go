@@ -39,8 +39,14 @@ type Record struct {
 // "hallucinated"). It accepts true/false, the numbers 1/0 and the strings
 // "true"/"false", "yes"/"no", "1"/"0" (any case, surrounding space
 // ignored). The second result is false when the label is absent, null or
-// any other value.
+// any other value. A field written "!name" reads label name negated, for
+// labels whose true is the judge's low end ("!hallucinated" for a
+// faithfulness judge).
 func (r Record) Label(field string) (bool, bool) {
+	if name, ok := strings.CutPrefix(field, "!"); ok {
+		v, ok := r.Label(strings.TrimSpace(name))
+		return !v && ok, ok
+	}
 	switch v := r.Human[field].(type) {
 	case bool:
 		return v, true

@@ -259,6 +259,17 @@ func TestRecordLabel(t *testing.T) {
 			assert.Equal(t, tc.has, ok)
 		})
 	}
+	t.Run("a name after ! reads the label negated", func(t *testing.T) {
+		t.Parallel()
+		r := Record{Human: map[string]any{"hallucinated": "yes", "relevant": 0.0}}
+		for field, want := range map[string]bool{"!hallucinated": false, "!relevant": true, "! relevant": true} {
+			got, ok := r.Label(field)
+			assert.True(t, ok, field)
+			assert.Equal(t, want, got, field)
+		}
+		_, ok := r.Label("!faithful")
+		assert.False(t, ok, "a negated absent label is absent")
+	})
 	t.Run("absent", func(t *testing.T) {
 		t.Parallel()
 		_, ok := Record{Human: map[string]any{"relevant": true}}.Label("faithful")

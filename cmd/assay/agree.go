@@ -50,7 +50,7 @@ labelled record can be scored the run exits 2.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.metric, "metric", "", "judge to measure (required): "+fmt.Sprint(judges.Metrics()))
-	fl.StringVar(&f.label, "label", "", "binary human label to compare with (required), e.g. faithful, relevant")
+	fl.StringVar(&f.label, "label", "", "binary human label to compare with (required), e.g. faithful, relevant; !NAME reads one negated (!hallucinated)")
 	fl.Float64Var(&f.threshold, "threshold", -1, "decision threshold on the judge's value (default: the judge's own)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also measure the plain token-overlap baseline")
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")

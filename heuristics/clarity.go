@@ -149,10 +149,11 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	var issues []string
 	seen := map[string]int{}
 	for _, s := range r.Sentences {
-		k := strings.ToLower(strings.Join(words(s.Text), " "))
-		if len(words(s.Text)) < minClaimWords {
+		ws := words(s.Text)
+		if len(ws) < minClaimWords {
 			continue
 		}
+		k := strings.ToLower(strings.Join(ws, " "))
 		seen[k]++
 		if seen[k] == 2 {
 			issues = append(issues, fmt.Sprintf("repeated sentence at line %d: %q", s.Line, truncate(s.Text, 60)))
@@ -164,8 +165,9 @@ func repetitionIssues(r *Report, threshold float64) []string {
 		if len(ws) < nearDuplicateMinWords {
 			continue
 		}
-		for _, w := range ws {
-			sets[i] = append(sets[i], strings.ToLower(w))
+		sets[i] = make([]string, len(ws))
+		for k, w := range ws {
+			sets[i][k] = strings.ToLower(w)
 		}
 	}
 	pairs, _ := nearDuplicates(sets, threshold)
@@ -177,7 +179,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 
 // nearDuplicates returns the pairs (i < j, in order) of word sets whose
 // Jaccard similarity is at least t; nil sets are left out. It also returns
-// how many pairs it compared word by word.
+// how many pairs it compared word by word. It sorts each set in place.
 //
 // Comparing every pair is quadratic, and a large report has thousands of
 // paragraphs, so it filters by prefix (as in the AllPairs algorithm): with
@@ -192,7 +194,8 @@ func nearDuplicates(sets [][]string, t float64) (pairs [][2]int, compared int) {
 		if s == nil {
 			continue
 		}
-		u := slices.Compact(slices.Sorted(slices.Values(s)))
+		slices.Sort(s)
+		u := slices.Compact(s)
 		uniq[i] = u
 		for _, w := range u {
 			df[w]++

@@ -3,6 +3,7 @@ package heuristics
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,7 +84,11 @@ func TestNearDuplicates(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, _ := nearDuplicates(tc.sets, tc.t)
+			sets := make([][]string, len(tc.sets)) // nearDuplicates sorts them in place
+			for i, s := range tc.sets {
+				sets[i] = slices.Clone(s)
+			}
+			got, _ := nearDuplicates(sets, tc.t)
 			assert.Equal(t, bruteNearDuplicates(tc.sets, tc.t), got)
 		})
 	}

@@ -22,6 +22,9 @@ for r in $(seq 1 "$runs"); do
   OPENAI_BASE_URL="http://127.0.0.1:$port/v1" bin/assay judge --llm openai:fake --no-cache --concurrency 32 \
     --metric faithfulness,context_precision,source_relevance --format json "$data/samples.jsonl" >/dev/null 2>"$data/err"
   end=$EPOCHREALTIME
-  awk -v s="$start" -v e="$end" -v r="$r" 'BEGIN { t = e - s; printf "run %d: %.3f s, %.3fx ideal (1.25 s)\n", r, t, t / 1.25 }'
+  awk -v s="$start" -v e="$end" -v r="$r" 'BEGIN { t = e - s; printf "run %d: %.3f s, %.3fx ideal (1.25 s)\n", r, t, t / 1.25 }' | tee -a "$data/runs"
   tail -1 "$data/err"
 done
+# The median and how many runs were within 10% of the ideal.
+awk '{ print $5 + 0 }' "$data/runs" | sort -n | awk '{ x[NR] = $1; if ($1 <= 1.10) n++ }
+  END { m = NR % 2 ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2; printf "median %.3fx ideal; %d of %d runs within 10%%\n", m, n, NR }'

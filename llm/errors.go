@@ -100,6 +100,27 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
+// HeadSize bounds what a HeadReader keeps: enough for an error body,
+// without copying every long reply whole.
+const HeadSize = 16 << 10
+
+// HeadReader is a response body that keeps its first HeadSize bytes in
+// Head as they are read, so that a backend can still find the error a
+// success reply states in its body (ReplyError) after an SDK has consumed
+// the body and reported only an empty or undecodable result.
+type HeadReader struct {
+	io.ReadCloser
+	Head []byte
+}
+
+func (h *HeadReader) Read(p []byte) (int, error) {
+	n, err := h.ReadCloser.Read(p)
+	if room := HeadSize - len(h.Head); room > 0 {
+		h.Head = append(h.Head, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
 // ReplyError is the error that body, the body of a reply with a success
 // status, states in place of a result, or nil when body is not an error
 // body. Some proxies and servers (LiteLLM, OpenRouter, vLLM and Ollama

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -45,32 +44,19 @@ func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= http.StatusBadRequest {
 		rec.set(resp.StatusCode, retryAfter)
 	} else {
-		resp.Body = &headReader{ReadCloser: resp.Body, rec: rec, status: resp.StatusCode, retryAfter: retryAfter}
+		resp.Body = &headReader{HeadReader: llm.HeadReader{ReadCloser: resp.Body}, rec: rec, status: resp.StatusCode, retryAfter: retryAfter}
 	}
 	return resp, err
 }
-
-// headSize bounds the start of a success reply's body kept by headReader:
-// enough for an error body, without copying every long reply whole.
-const headSize = 16 << 10
 
 // headReader keeps the start of a success reply's body as the provider
 // reads it, and hands it to the call's recorder when the body is closed
 // (langchaingo closes it before it returns).
 type headReader struct {
-	io.ReadCloser
+	llm.HeadReader
 	rec        *recorder
 	status     int
 	retryAfter time.Duration
-	head       []byte
-}
-
-func (h *headReader) Read(p []byte) (int, error) {
-	n, err := h.ReadCloser.Read(p)
-	if room := headSize - len(h.head); room > 0 {
-		h.head = append(h.head, p[:min(n, room)]...)
-	}
-	return n, err
 }
 
 func (h *headReader) Close() error {
@@ -116,7 +102,7 @@ func (r *recorder) replyError() error {
 	if r.reply == nil {
 		return nil
 	}
-	return llm.ReplyError(r.reply.status, r.reply.head, r.reply.retryAfter)
+	return llm.ReplyError(r.reply.status, r.reply.Head, r.reply.retryAfter)
 }
 
 // statusOf maps the langchaingo error codes that correspond to an HTTP

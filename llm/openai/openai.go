@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -172,13 +171,9 @@ type reply struct {
 	seen   bool
 	status int
 	header http.Header
-	// head is the start of the body, up to headSize bytes.
-	head []byte
+	// body keeps the start of the body.
+	body *llm.HeadReader
 }
-
-// headSize bounds reply.head: enough for an error body, without copying
-// every long completion whole.
-const headSize = 16 << 10
 
 type replyKey struct{}
 
@@ -201,30 +196,20 @@ func (d recorder) Do(req *http.Request) (*http.Response, error) {
 			r.seen = true
 			r.status = resp.StatusCode
 			r.header = resp.Header
-			resp.Body = headReader{ReadCloser: resp.Body, r: r}
+			r.body = &llm.HeadReader{ReadCloser: resp.Body}
+			resp.Body = r.body
 		}
 	}
 	return resp, err
 }
 
-// headReader keeps the start of a body in its reply as the SDK reads it.
-type headReader struct {
-	io.ReadCloser
-	r *reply
-}
-
-func (h headReader) Read(p []byte) (int, error) {
-	n, err := h.ReadCloser.Read(p)
-	if room := headSize - len(h.r.head); room > 0 {
-		h.r.head = append(h.r.head, p[:min(n, room)]...)
-	}
-	return n, err
-}
-
 // bodyError is the error that a success reply without choices or
 // embeddings carries in its body (see llm.ReplyError), or nil.
 func (r *reply) bodyError() error {
-	return llm.ReplyError(r.status, r.head, r.retryAfterHint(time.Now()))
+	if r.body == nil {
+		return nil
+	}
+	return llm.ReplyError(r.status, r.body.Head, r.retryAfterHint(time.Now()))
 }
 
 // retryAfterHint is the server's hint: OpenAI's retry-after-ms when

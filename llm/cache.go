@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	"github.com/assaylabs/assay/internal/sqlitedb"
 )
 
 // SQLiteCache is a Cache in one SQLite file (pure Go, no cgo). Replies are
@@ -21,6 +21,10 @@ import (
 type SQLiteCache struct {
 	db   *sql.DB
 	path string
+	// mu queues this process's writers, so they wait their turn here
+	// rather than poll for SQLite's write lock against each other; the
+	// busy timeout is left for other processes.
+	mu sync.Mutex
 }
 
 var _ Cache = (*SQLiteCache)(nil)
@@ -38,24 +42,34 @@ func OpenCache(path string) (*SQLiteCache, error) {
 	if path == "" {
 		return nil, errors.New("llm cache: empty path")
 	}
-	if strings.ContainsRune(path, '?') {
-		// The driver reads everything after '?' as DSN parameters.
-		return nil, fmt.Errorf("llm cache %s: path must not contain '?'", path)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("llm cache %s: %w", path, err)
-	}
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+	db, err := sqlitedb.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("llm cache %s: %w", path, err)
 	}
 	// sql.Open connects lazily: creating the table is the first real use,
 	// and fails here, not on the first Get, if the file is corrupt.
-	if _, err := db.Exec(cacheSchema); err != nil {
+	ctx := context.Background()
+	if err := sqlitedb.Setup(ctx, func() error { return write(ctx, db, cacheSchema) }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("llm cache %s: not a usable cache database (delete it to start afresh): %w", path, err)
 	}
 	return &SQLiteCache{db: db, path: path}, nil
+}
+
+// write runs one statement in a transaction of its own, which begins
+// IMMEDIATE (sqlitedb.Open): it waits for other writers, where a
+// statement on its own reads first and can fail at once when another
+// process has written since.
+func write(ctx context.Context, db *sql.DB, query string, args ...any) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // DefaultCachePath is where the cache lives unless told otherwise:
@@ -99,7 +113,9 @@ func (c *SQLiteCache) Put(ctx context.Context, key string, r Response) error {
 	if err != nil {
 		return fmt.Errorf("llm cache: encode reply: %w", err)
 	}
-	_, err = c.db.ExecContext(ctx,
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err = write(ctx, c.db,
 		`INSERT INTO replies (key, reply, created_at) VALUES (?, ?, ?)
 		 ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, created_at = excluded.created_at`,
 		key, string(reply), time.Now().UTC().Format(time.RFC3339Nano))

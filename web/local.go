@@ -15,9 +15,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
-
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/sqlitedb"
 )
 
 // Local searches a folder of documents (Markdown, text, HTML with front
@@ -184,51 +183,47 @@ func DefaultIndexPath(dir string, fsys fs.FS) (string, error) {
 // openIndex opens the index file, creating its folder, the file and the
 // schema as needed, and rebuilding an index of another schema version.
 func openIndex(ctx context.Context, dbPath string) (*sql.DB, error) {
-	if strings.ContainsRune(dbPath, '?') {
-		// The driver reads everything after '?' as DSN parameters.
-		return nil, fmt.Errorf("local corpus index %s: path must not contain '?'", dbPath)
-	}
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
-		return nil, fmt.Errorf("local corpus index %s: %w", dbPath, err)
-	}
 	// Transactions (index updates) begin IMMEDIATE: they take the write
 	// lock up front, so two processes updating one index wait for each
 	// other (busy timeout) instead of failing to upgrade a read lock.
-	db, err := sql.Open("sqlite", dbPath+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_txlock=immediate")
+	db, err := sqlitedb.Open(dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("local corpus index %s: %w", dbPath, err)
 	}
-	fail := func(err error) (*sql.DB, error) {
+	if err := sqlitedb.Setup(ctx, func() error { return setUpIndex(ctx, db) }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("local corpus index %s: not a usable index (delete it to rebuild): %w", dbPath, err)
 	}
+	return db, nil
+}
+
+// setUpIndex creates the index's schema, or rebuilds an index of another
+// schema version, in one transaction.
+func setUpIndex(ctx context.Context, db *sql.DB) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer func() { _ = tx.Rollback() }()
 	var version int
 	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return fail(err)
+		return err
 	}
 	if version == localSchemaVersion {
-		return db, nil // the deferred Rollback ends the read-only transaction
+		return nil // the deferred Rollback ends the read-only transaction
 	}
 	if version != 0 {
 		if _, err := tx.ExecContext(ctx, localDropSchema); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, localSchema); err != nil {
-		return fail(err)
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, localSchemaVersion)); err != nil {
-		return fail(err)
+		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return fail(err)
-	}
-	return db, nil
+	return tx.Commit()
 }
 
 // Name is the backend name, "local".

@@ -1,0 +1,60 @@
+// Package sqlitedb opens the SQLite files that several Assay processes may
+// share (the model-reply cache, the local corpus index) in one way, with
+// the pure-Go modernc.org/sqlite driver.
+package sqlitedb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Open opens the database file at path, creating its directory. Every
+// connection waits up to 5 s for another process's lock (the busy timeout,
+// set before the switch to the WAL journal, which takes a lock itself),
+// uses the WAL journal, so readers never wait for a writer, syncs to disk
+// at checkpoints rather than at every commit (synchronous NORMAL: a crash
+// of the machine may lose the last writes, never corrupt the file; these
+// files can be rebuilt), and begins its
+// transactions IMMEDIATE: a transaction that will write takes the write
+// lock up front and waits for it, where one that upgrades a read lock
+// later can fail at once to avoid a deadlock. Run schema changes in a
+// transaction for that reason. sql.Open connects lazily: the first use
+// reports a file that is not a database.
+func Open(path string) (*sql.DB, error) {
+	if strings.ContainsRune(path, '?') {
+		// The driver reads everything after '?' as DSN parameters.
+		return nil, errors.New("path must not contain '?'")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	return sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+}
+
+// Setup runs fn, the first use of a database from Open (creating its
+// schema, say), again while it fails because the file is locked, for up
+// to 5 s. Processes that open a new file at the same moment race to set it
+// up (the switch to WAL, its shared-memory index), and SQLite reports some
+// of those races at once instead of waiting out the busy timeout.
+func Setup(ctx context.Context, fn func() error) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = 10 * time.Millisecond
+	b.MaxElapsedTime = 5 * time.Second
+	return backoff.Retry(func() error {
+		err := fn()
+		var se *sqlite.Error
+		if err != nil && !(errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, backoff.WithContext(b, ctx))
+}

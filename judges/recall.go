@@ -33,21 +33,29 @@ var _ Checker = ContextRecall{}
 // Check implements Checker: context recall needs a reference with at least
 // one statement.
 func (r ContextRecall) Check(s eval.Sample) error {
+	_, err := referenceStatements(s)
+	return err
+}
+
+// referenceStatements returns the statements of s's reference, or Check's
+// error when it has none.
+func referenceStatements(s eval.Sample) ([]string, error) {
 	if strings.TrimSpace(s.Reference) == "" {
-		return fmt.Errorf("%s: %w", MetricContextRecall, ErrNoReference)
+		return nil, fmt.Errorf("%s: %w", MetricContextRecall, ErrNoReference)
 	}
-	if len(heuristics.SplitClaims(s.Reference)) == 0 {
-		return fmt.Errorf("%s: the reference holds no statement: %w", MetricContextRecall, ErrNoReference)
+	statements := heuristics.SplitClaims(s.Reference)
+	if len(statements) == 0 {
+		return nil, fmt.Errorf("%s: the reference holds no statement: %w", MetricContextRecall, ErrNoReference)
 	}
-	return nil
+	return statements, nil
 }
 
 // Score implements eval.Scorer.
 func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
-	if err := r.Check(s); err != nil {
+	statements, err := referenceStatements(s)
+	if err != nil {
 		return eval.Score{}, err
 	}
-	statements := heuristics.SplitClaims(s.Reference)
 	ps := passages(s)
 	if offline(r.Model) {
 		cs := heuristics.SupportClaims(statements, texts(ps))

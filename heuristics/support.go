@@ -90,12 +90,14 @@ const longSentenceWords = 20
 var interjections = toSet(`yes yeah yea yep yup well oh ok okay sure wow hmm hm ah haha lol right indeed absolutely totally true`)
 
 // fluffOpeners start sentences that assert nothing about the world:
-// greetings, thanks and offers of help. Compared lower-cased.
+// greetings, thanks and offers of help or of more. Compared lower-cased.
 var fluffOpeners = []string{
 	"hi", "hello", "hey", "thanks", "thank you", "you're welcome", "you are welcome",
 	"i hope this helps", "hope this helps", "hope that helps", "let me know", "feel free",
 	"good luck", "have a nice", "have a great", "sounds good", "that's a good question",
 	"that is a good question", "great question", "good question",
+	"would you like", "do you want", "shall i", "is there anything", "anything else",
+	"can i help", "how can i help", "may i help", "any other questions", "any questions",
 }
 
 // SplitClaims returns the claims of answer: its sentences (lines are split
@@ -103,9 +105,13 @@ var fluffOpeners = []string{
 // boundaries (a semicolon, or a comma followed by "and", "but", "while"...)
 // when each piece keeps at least four words. Leading interjections ("Yeah,",
 // "Well,") and list markers are dropped, and sentences that assert nothing
-// are skipped: questions, greetings, thanks and offers of help, and
-// anything left with no word. Opinions and first-person statements stay:
-// they are claims the context cannot support.
+// are skipped: greetings, thanks, offers of help or of more ("Would you
+// like to know more?"), and anything left with no content word ("Have you
+// been there?"). Opinions and first-person statements stay: they are claims
+// the context cannot support. So do other questions: a question brings in
+// what it presupposes or suggests ("Which is the hardest move?", "Did you
+// know it is the tallest?"), and that content is the answer's, to be found
+// in the contexts like any other.
 func SplitClaims(answer string) []string {
 	var out []string
 	for _, line := range strings.Split(answer, "\n") {
@@ -181,7 +187,7 @@ func cleanClaim(s string) string {
 		s = strings.TrimLeft(rest, ",.! ")
 	}
 	trimmed := strings.TrimRight(s, " \t\"'”’)")
-	if trimmed == "" || endsWith(trimmed, "?？") || len(words(s)) == 0 {
+	if trimmed == "" || len(words(s)) == 0 {
 		return ""
 	}
 	if onlyStopWords(s) {

@@ -18,8 +18,12 @@ func TestSplitClaims(t *testing.T) {
 			[]string{"The tower is in Paris.", "It opened in 1889."}},
 		"interjection dropped": {"Yeah, it is a hard rock band.",
 			[]string{"it is a hard rock band."}},
-		"questions and pleasantries skipped": {"Have you been there? The tower is tall. I hope this helps!",
+		"pleasantries and questions without content skipped": {"Have you been there? The tower is tall. I hope this helps!",
 			[]string{"The tower is tall."}},
+		"offers skipped": {"The tower is tall. Would you like to know more? Is there anything else?",
+			[]string{"The tower is tall."}},
+		"a question with content is a claim": {"A strike is when all the pins fall. Which is the hardest move?",
+			[]string{"A strike is when all the pins fall.", "Which is the hardest move?"}},
 		"semicolon splits": {"The river rises in the mountains; it flows into the sea.",
 			[]string{"The river rises in the mountains", "it flows into the sea."}},
 		"long sentence splits at a conjunction": {
@@ -44,9 +48,9 @@ func TestSplitClaims(t *testing.T) {
 			[]string{"热泵在寒冷气候中仍能供暖。"}},
 		"empty answer":       {"", nil},
 		"interjection alone": {"Yeah!", nil},
-		"Chinese and Japanese sentences split at their stops, questions skipped": {
+		"Chinese and Japanese sentences split at their stops": {
 			"热泵在寒冷气候中仍能运行。效率随气温下降！它值得购买吗？寒冷地でも使える。",
-			[]string{"热泵在寒冷气候中仍能运行。", "效率随气温下降！", "寒冷地でも使える。"}},
+			[]string{"热泵在寒冷气候中仍能运行。", "效率随气温下降！", "它值得购买吗？", "寒冷地でも使える。"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -172,6 +176,11 @@ func TestFaithfulnessScore(t *testing.T) {
 		"empty answer is one": {"", ctx, 1, 0},
 		"no contexts":         {"The Walking Dead premiered on AMC.", nil, 0, 1},
 		"fluff only":          {"Hello! Thanks for asking.", ctx, 1, 0},
+		"question the contexts hold": {"The Walking Dead premiered on AMC. Did you know it premiered on October 31, 2010?",
+			ctx, 1, 2},
+		"question bringing its own content": {"The Walking Dead premiered on AMC. Which season has the best zombies?",
+			ctx, 0.5, 2},
+		"offer of more": {"The Walking Dead premiered on AMC. Would you like to know more?", ctx, 1, 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

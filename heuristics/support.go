@@ -255,8 +255,9 @@ func isWordRune(s string) bool {
 // most of the claim's content words (compared by Snowball stem), preferring
 // evidence on which the checks pass: every number and every named entity (a
 // capitalised word not opening the claim, or a word with a digit) in the
-// claim must appear in the same context, and the claim and the evidence must
-// agree on negation near the shared words. Words that describe the source
+// claim must appear in the same context, a claim with a superlative ("the
+// most important", "the largest") needs one in that context too, and the
+// claim and the evidence must agree on negation near the shared words. Words that describe the source
 // rather than the world ("the passage describes", "the article notes") and
 // discourse words ("however", "while") are not content words unless the
 // context uses them. A claim is supported when the checks pass and either
@@ -289,6 +290,8 @@ type window struct {
 	stems   map[string]bool // lower-cased words and their stems
 	lower   []string        // lower-cased words, in order
 	nums    map[string]bool // numbers (numbersIn), and number words as digits
+	// superlative reports a superlative in the text (hasSuperlative).
+	superlative bool
 }
 
 func contextWindows(contexts []string) []window {
@@ -335,7 +338,7 @@ func newWindow(ci int, text string) window {
 			}
 		}
 	}
-	return window{context: ci, text: text, stems: stems, lower: lower, nums: nums}
+	return window{context: ci, text: text, stems: stems, lower: lower, nums: nums, superlative: hasSuperlative(lower)}
 }
 
 // claimFacts are the parts of a claim the evidence must agree on.
@@ -344,6 +347,8 @@ type claimFacts struct {
 	weights  map[string]float64 // rarity of each stem's word
 	numbers  []string           // the numbers written in digits (numbersIn)
 	entities []string           // capitalised words not opening the claim, lower-cased
+	// superlative reports a superlative in the claim (hasSuperlative).
+	superlative bool
 	// acronyms maps an entity word, lower-cased and stemmed, to the
 	// initials of the run of capitalised words it is in ("western" and
 	// "australia" to "wa").
@@ -354,7 +359,9 @@ func factsOf(claim string) claimFacts {
 	var f claimFacts
 	f.stems = claimStems(claim)
 	f.weights = map[string]float64{}
-	for _, w := range lowerWords(claim) {
+	lower := lowerWords(claim)
+	f.superlative = hasSuperlative(lower)
+	for _, w := range lower {
 		for _, p := range strings.Split(w, "-") {
 			for _, s := range partStems(p) {
 				if r, ok := f.weights[s]; !ok || rarity(p) < r {
@@ -623,9 +630,9 @@ func coverage(stems []string, set map[string]bool) float64 {
 	return float64(n) / float64(len(stems))
 }
 
-// disagreement returns why the claim's numbers or named entities are not
-// in the whole context ctx, or the window w contradicts its negation, or ""
-// when neither.
+// disagreement returns why the claim's numbers, named entities or
+// superlative are not in the whole context ctx, or the window w contradicts
+// its negation, or "" when none of these.
 func disagreement(f claimFacts, claimNeg bool, w, ctx *window) string {
 	for _, n := range f.numbers {
 		if !ctx.nums[n] {
@@ -643,7 +650,30 @@ func disagreement(f claimFacts, claimNeg bool, w, ctx *window) string {
 	if negated(w.lower, f.stems) != claimNeg {
 		return "negation differs"
 	}
+	if f.superlative && !ctx.superlative {
+		return "superlative not in context"
+	}
 	return ""
+}
+
+// superlatives are the common superlative adjectives. "most" and "least"
+// are superlatives after "the" or an ordinal ("the most important", "the
+// second-most populous"); alone they are quantifiers ("most methods").
+var superlatives = toSet(`best worst biggest largest smallest highest lowest longest shortest oldest youngest newest greatest fastest slowest strongest weakest richest poorest tallest deepest earliest latest hottest coldest heaviest lightest cheapest finest easiest hardest closest nearest furthest farthest widest brightest darkest`)
+
+// hasSuperlative reports whether the lower-cased words ws hold a
+// superlative (superlatives), hyphenated words read by their parts.
+func hasSuperlative(ws []string) bool {
+	prev := ""
+	for _, w := range ws {
+		for p := range strings.SplitSeq(w, "-") {
+			if superlatives[p] || (p == "most" || p == "least") && (prev == "the" || numberWords[prev] != "") {
+				return true
+			}
+			prev = p
+		}
+	}
+	return false
 }
 
 // negationCues mark a negated statement; 不 and 没 (沒) are Chinese "not".

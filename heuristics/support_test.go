@@ -85,6 +85,15 @@ func TestSupportClaims(t *testing.T) {
 			[]string{"The museum is not open on Mondays."}, false, 1, 0, "negation differs"},
 		"unknown named entity": {"He was born in Jonesboro and raised in Memphis.",
 			[]string{grisham}, false, 0.516, 0, "named entity memphis not in context"},
+		// A superlative must be in the context; any one will do, and
+		// "most" alone is a quantifier.
+		"superlative the context lacks": {"A strike is when all the pins fall on the first roll, and is the most important.",
+			[]string{"A strike is when all the pins fall on the first roll, whereas a spare takes two rolls."},
+			false, 0.847, 0, "superlative not in context"},
+		"superlative written with a hyphen in the context": {"It is the second most populous island in Europe.",
+			[]string{"Ireland is the second-most populous island in Europe."}, true, 1, 0, "supported 1.00"},
+		"most as a quantifier": {"Most successful methods need accurate timing.",
+			[]string{"The common traits of successful methods are accurate timing and consistent communication."}, true, 0.856, 0, "supported 0.86"},
 		"low overlap": {"Grisham wrote poetry about gardening and cooking.",
 			[]string{grisham}, false, 0.21, 0, "low overlap 0.21"},
 		"no context": {"Grisham was born in 1955.",

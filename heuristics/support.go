@@ -106,9 +106,10 @@ var fluffOpeners = []string{
 // when each piece keeps at least four words. Leading interjections ("Yeah,",
 // "Well,") and list markers are dropped, and sentences that assert nothing
 // are skipped: greetings, thanks, offers of help or of more ("Would you
-// like to know more?"), and anything left with no content word ("Have you
-// been there?"). Opinions and first-person statements stay: they are claims
-// the context cannot support. So do other questions: a question brings in
+// like to know more?"), reactions to the user ("That's pretty cool!"), and
+// anything left with no content word ("Have you been there?"). Opinions
+// with a subject ("It's a fun show") and first-person statements stay: they
+// are claims the context cannot support. So do other questions: a question brings in
 // what it presupposes or suggests ("Which is the hardest move?", "Did you
 // know it is the tallest?"), and that content is the answer's, to be found
 // in the contexts like any other.
@@ -193,6 +194,9 @@ func cleanClaim(s string) string {
 	if onlyStopWords(s) {
 		return "" // "I am!", "It is so.": no word the context could hold
 	}
+	if reactionOnly(s) {
+		return "" // "That's pretty cool!": a reaction to the user, about nothing
+	}
 	if framingOnly(s) || endsWith(trimmed, ":：") {
 		// A line ending in a colon introduces the list or quote that
 		// follows ("Key points include:"); what it introduces is judged.
@@ -231,6 +235,28 @@ func framingOnly(s string) bool {
 		}
 	}
 	return len(stems) > 0
+}
+
+// reactions are the words of a reply's reaction to what the user said
+// ("That's pretty cool!", "How interesting.") rather than of a claim.
+var reactions = toSet(`cool great awesome interesting nice neat amazing wonderful fascinating impressive pretty
+really so very wow funny fun sad shame unfortunate terrible awful incredible crazy`)
+
+// reactionOnly reports whether every word of s is a stop word, an
+// interjection, a contraction's tail ("s" of "that 's") or a reaction
+// word, with at least one reaction word.
+func reactionOnly(s string) bool {
+	n := 0
+	for _, w := range words(s) {
+		lw := strings.ToLower(w)
+		switch {
+		case reactions[lw]:
+			n++
+		case !isStop(lw) && !interjections[lw] && utf8.RuneCountInString(lw) > 2:
+			return false
+		}
+	}
+	return n > 0
 }
 
 // stripListNumber drops a leading "1." or "2)" list marker.

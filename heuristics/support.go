@@ -161,13 +161,25 @@ func splitConjunctions(s string) []string {
 			continue
 		}
 		head, tail := s[:i], s[i+2:] // keep the conjunction with the tail
-		if len(words(head)) < minClauseWords || len(words(tail)) < minClauseWords {
+		if len(words(head)) < minClauseWords || len(words(tail)) < minClauseWords || endsList(head) {
 			continue
 		}
 		return append([]string{head}, splitConjunctions(tail)...)
 	}
 	return []string{s}
 }
+
+// endsList reports whether head ends in the items of a list, so that a
+// conjunction after it joins the list's last item ("the north channel, the
+// irish sea, and st george's channel"), not a clause: its last comma is
+// followed by at most listItemWords words.
+func endsList(head string) bool {
+	i := strings.LastIndex(head, ",")
+	return i >= 0 && len(words(head[i+1:])) <= listItemWords
+}
+
+// listItemWords is the most words a list item before ", and" has.
+const listItemWords = 4
 
 // cleanClaim trims a sentence to its claim, or returns "" when it asserts
 // nothing.

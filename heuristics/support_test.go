@@ -30,6 +30,9 @@ func TestSplitClaims(t *testing.T) {
 			"The band was formed in Los Angeles in the year 1985 by two friends, and it released its debut album two years later to wide acclaim.",
 			[]string{"The band was formed in Los Angeles in the year 1985 by two friends",
 				"and it released its debut album two years later to wide acclaim."}},
+		"a list's last item stays in its sentence": {
+			"Ireland is separated from Great Britain to its east by the North Channel, the Irish Sea, and St George's Channel.",
+			[]string{"Ireland is separated from Great Britain to its east by the North Channel, the Irish Sea, and St George's Channel."}},
 		"list items stand alone": {"1. Hourglass is a song.\n2. It is by Disclosure.",
 			[]string{"Hourglass is a song.", "It is by Disclosure."}},
 		"opinion kept": {"I love it.", []string{"I love it."}},

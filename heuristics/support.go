@@ -109,10 +109,10 @@ var fluffOpeners = []string{
 // like to know more?"), reactions to the user ("That's pretty cool!"), and
 // anything left with no content word ("Have you been there?"). Opinions
 // with a subject ("It's a fun show") and first-person statements stay: they
-// are claims the context cannot support. So do other questions: a question brings in
-// what it presupposes or suggests ("Which is the hardest move?", "Did you
-// know it is the tallest?"), and that content is the answer's, to be found
-// in the contexts like any other.
+// are claims the context cannot support. So do other questions: a question
+// brings in what it presupposes or suggests ("Which is the hardest move?",
+// "Did you know it is the tallest?"), and that content is the answer's, to
+// be found in the contexts like any other.
 func SplitClaims(answer string) []string {
 	var out []string
 	for _, line := range strings.Split(answer, "\n") {
@@ -295,10 +295,10 @@ func isWordRune(s string) bool {
 // capitalised word not opening the claim, or a word with a digit) in the
 // claim must appear in the same context, a claim with a superlative ("the
 // most important", "the largest") needs one in that context too, and the
-// claim and the evidence must agree on negation near the shared words. Words that describe the source
-// rather than the world ("the passage describes", "the article notes") and
-// discourse words ("however", "while") are not content words unless the
-// context uses them. A claim is supported when the checks pass and either
+// claim and the evidence must agree on negation near the shared words.
+// Words that describe the source rather than the world ("the passage
+// describes", "the article notes") and discourse words ("however",
+// "while") are not content words unless the context uses them. A claim is supported when the checks pass and either
 // its evidence, or its context taken whole, holds at least
 // DefaultSupportThreshold of its content words: a summary may join facts
 // from sentences far apart. The result has one entry per claim, in order.
@@ -697,7 +697,10 @@ func disagreement(f claimFacts, claimNeg bool, w, ctx *window) string {
 // superlatives are the common superlative adjectives. "most" and "least"
 // are superlatives after "the" or an ordinal ("the most important", "the
 // second-most populous"); alone they are quantifiers ("most methods").
-var superlatives = toSet(`best worst biggest largest smallest highest lowest longest shortest oldest youngest newest greatest fastest slowest strongest weakest richest poorest tallest deepest earliest latest hottest coldest heaviest lightest cheapest finest easiest hardest closest nearest furthest farthest widest brightest darkest`)
+var superlatives = toSet(`best worst biggest largest smallest highest lowest longest shortest oldest
+youngest newest greatest fastest slowest strongest weakest richest poorest tallest deepest earliest latest
+hottest coldest heaviest lightest cheapest finest easiest hardest closest nearest furthest farthest widest
+brightest darkest`)
 
 // hasSuperlative reports whether the lower-cased words ws hold a
 // superlative (superlatives), hyphenated words read by their parts.

@@ -43,7 +43,7 @@ func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Sourc
 		if src.Title != "" {
 			text = src.Title + ". " + text
 		}
-		rel := heuristics.PassageRelevance(query, text)
+		rel := heuristics.SourceRelevance(query, text)
 		return SourceGrade{Grade: heuristics.GradeOfRelevance(rel), Reason: fmt.Sprintf("lexical relevance %.2f", rel)}, nil
 	}
 	var g grade

@@ -1,0 +1,96 @@
+package heuristics
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSourceRelevance(t *testing.T) {
+	t.Parallel()
+	const (
+		county = "what county is ackley iowa in"
+		answer = "Ackley is a city in Franklin and Hardin Counties in the U.S. state of Iowa."
+		egg    = "how long does it take to boil an egg"
+	)
+	tests := map[string]struct {
+		query, passage string
+		want           float64
+		grade          int
+	}{
+		// Every content word (county, ackley, iowa) is found and the query
+		// asks for no particular kind of answer; 4 of the query's 6 words
+		// are found as they are ("what", "is" and "in" among them, "county"
+		// only as "counties"), so 1 - 0.1*(1 - 4/6).
+		"heading then a direct answer": {county, "Ackley, Iowa. " + answer, 0.9667, 5},
+		// The same answer behind the furniture of an answers site, after
+		// a question of its own, or starting in lower case: 0.3 less.
+		"forum furniture":       {county, "Answer by Sam. Confidence votes 12. " + answer, 0.6667, 3},
+		"a question of its own": {county, "Where is Ackley? " + answer, 0.6667, 3},
+		"starts mid-sentence":   {county, "ackley is a city in Franklin and Hardin Counties in the U.S. state of Iowa.", 0.6667, 3},
+		// A question mark inside a URL asks nothing.
+		"a URL with a query string": {county, "Ackley, Iowa. " + answer + " See https://example.org/?q=ackley.", 0.9667, 5},
+		// A first sentence of 23 words: 0.1 less.
+		"long first sentence": {county,
+			"Ackley is a small city that lies in the north of the state and is shared between Franklin and Hardin Counties in Iowa.", 0.8667, 4},
+		// "county" is found, "ackley" and "iowa" are not.
+		"another place": {county, "Hockley County is in northwestern Texas, south of the Panhandle.", 0.4167, 2},
+		"all parts present": {"when was the eiffel tower built",
+			"The Eiffel Tower was built from 1887 to 1889.", 0.9833, 5},
+		"no shared word and no answer": {"when was the eiffel tower built", "Bananas are yellow.", 0, 1},
+		// The rare word "epineurium" found counts for more than the common
+		// "server", as in PassageRelevance.
+		"rare query word found":   {"server epineurium", "The epineurium wraps the bundle.", 0.6014, 3},
+		"common query word found": {"server epineurium", "A server sends the data.", 0.4986, 2},
+		"Chinese passage on the question": {"热泵在寒冷气候中的效率如何？",
+			"热泵在寒冷气候中的效率。典型的寒冷气候热泵在8摄氏度时性能系数约为3.5，在零下15摄氏度时约为2。", 0.984, 5},
+		"Chinese passage asking a question": {"热泵在寒冷气候中的效率如何？",
+			"热泵在寒冷气候中的效率如何？典型的寒冷气候热泵在8摄氏度时性能系数约为3.5。", 0.7, 3},
+		"Chinese passage on another subject": {"热泵在寒冷气候中的效率如何？",
+			"绿茶的冲泡方法。冲泡绿茶时，水温最好控制在八十度左右，以免破坏茶叶的香气。", 0.1653, 1},
+		// A limit of a lexical score: the direct answer loses 0.1 for its
+		// 19-word first sentence, and the passage on egg prices holds both
+		// content words ("boiled" is "boil") with no answer, losing 0.1 for
+		// that, so the two come out close.
+		"direct answer in a long sentence": {egg,
+			"To boil an egg, bring the water to a boil and cook the egg for 9 to 12 minutes.", 0.8444, 4},
+		"shares the words, not the answer": {egg,
+			"Egg prices rose this winter. Shops say boiled sweets sell well.", 0.8111, 4},
+		"empty passage": {county, "", 0, 1},
+		"empty query":   {"", "Anything at all.", 0, 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := SourceRelevance(tc.query, tc.passage)
+			assert.InDelta(t, tc.want, got, 1e-4)
+			assert.Equal(t, tc.grade, GradeOfRelevance(got))
+		})
+	}
+}
+
+func TestSourceDefect(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		passage string
+		want    bool
+	}{
+		"plain answer":          {"Fine is a town in St. Lawrence County, New York.", false},
+		"answers-site byline":   {"Answered by The Community. FBS stands for Football Bowl Subdivision.", true},
+		"vote count":            {"Confidence votes 314. E pluribus unum is Latin.", true},
+		"sponsored links":       {"Sponsored Topics. The city of Lawton is the county seat.", true},
+		"navigation link":       {"A sprain is an injury to a ligament. Skip to content", true},
+		"asks a question":       {"Nuclear Energy: Good or Bad? This energy source is back.", true},
+		"question mark in URL":  {"See https://example.org/?id=3 for the list.", false},
+		"starts in lower case":  {"the average cost to repair a foundation is $3097.", true},
+		"starts with a number":  {"1 The withdrawal symptoms may be severe.", false},
+		"starts with a bracket": {"(October 2010). Procurement is the act of buying.", false},
+		"empty":                 {"", false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, sourceDefect(tc.passage))
+		})
+	}
+}

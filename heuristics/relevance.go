@@ -71,25 +71,31 @@ func PassageRelevance(query, passage string) float64 {
 	if len(q) == 0 || strings.TrimSpace(passage) == "" {
 		return 0
 	}
-	pw := lowerWords(passage)
-	pset := map[string]bool{}
-	var pseq []string // stems of the passage's content words, in order
-	for _, w := range pw {
-		s := stem(w)
-		pset[w], pset[s] = true, true
-		for _, p := range strings.Split(w, "-") {
-			pset[p], pset[stem(p)] = true, true
-		}
-		if !isStop(w) {
-			pseq = append(pseq, s)
-		}
-	}
+	pset, pseq := passageTerms(passage)
 	cov := (coverage(q, pset) + rarityWeightedCoverage(query, q, pset)) / 2
 	bi := bigramShare(q, pseq)
 	lead := coverage(q, stemSet(leadSentence(passage)))
 	ans := answerTypeMatch(query, passage, q)
 	r := relCoverage*cov + relBigram*bi + relLead*lead + relAnswer*ans
 	return min(max(r, 0), 1)
+}
+
+// passageTerms returns the set of the passage's lower-cased words and their
+// stems, hyphenated words by their parts too, and the stems of its content
+// words in order.
+func passageTerms(passage string) (set map[string]bool, seq []string) {
+	set = map[string]bool{}
+	for _, w := range lowerWords(passage) {
+		s := stem(w)
+		set[w], set[s] = true, true
+		for _, p := range strings.Split(w, "-") {
+			set[p], set[stem(p)] = true, true
+		}
+		if !isStop(w) {
+			seq = append(seq, s)
+		}
+	}
+	return set, seq
 }
 
 // rarityWeightedCoverage is coverage with each query stem weighted by the

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Weights of SourceRelevance's parts. A passage holding every query word and
@@ -26,6 +27,28 @@ var pageChrome = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(answer(ed)? by|confidence votes|best answer|sponsored (topics|links)|custom search|skip to content|medically reviewed by|click here|read more|all rights reserved|thank you for)\b`)
 })
 
+// chromeEdge is how far into a passage, from either end, page furniture is
+// looked for, in bytes: a page's header and footer are at its edges, and
+// "click here" inside a long body is prose.
+const chromeEdge = 120
+
+// hasPageChrome reports whether pageChrome matches within chromeEdge bytes
+// of the start or the end of the passage.
+func hasPageChrome(passage string) bool {
+	p := strings.TrimSpace(passage)
+	if len(p) <= 2*chromeEdge {
+		return pageChrome().MatchString(p)
+	}
+	head, tail := chromeEdge, len(p)-chromeEdge
+	for head < len(p) && !utf8.RuneStart(p[head]) {
+		head++
+	}
+	for tail > 0 && !utf8.RuneStart(p[tail]) {
+		tail--
+	}
+	return pageChrome().MatchString(p[:head]) || pageChrome().MatchString(p[tail:])
+}
+
 // SourceRelevance scores, in [0, 1], how well a retrieved passage serves
 // the query as a source on its own: the per-source relevance judge's
 // offline grade (GradeOfRelevance maps it to 1-5). It is tuned for
@@ -43,9 +66,10 @@ var pageChrome = sync.OnceValue(func() *regexp.Regexp {
 // takes:
 //
 //   - 0.3 when the passage carries page or forum furniture ("Answer by
-//     ...", "Confidence votes 460", "Skip to content"): text kept from the
-//     page around the content rather than a passage that answers the
-//     query directly with specifics;
+//     ...", "Confidence votes 460", "Skip to content") near its start or
+//     end (hasPageChrome): text kept from the page around the content
+//     rather than a passage that answers the query directly with
+//     specifics;
 //   - 0.1 when its first sentence is longer than 15 words: a passage that
 //     opens with a heading or a short direct statement is more often the
 //     one picked than one that opens with a long sentence.
@@ -65,7 +89,7 @@ func SourceRelevance(query, passage string) float64 {
 	r := srcAnswer*answerTypeMatch(query, passage, q) + srcCoverage*coverage(q, pset) +
 		srcRarity*rarityWeightedCoverage(query, q, pset) +
 		srcTokens*TokenOverlap(query, passage)
-	if pageChrome().MatchString(passage) {
+	if hasPageChrome(passage) {
 		r -= srcChrome
 	}
 	if wordCount(leadSentence(passage)) > srcLeadLength {

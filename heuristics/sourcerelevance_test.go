@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,6 +73,7 @@ func TestSourceRelevance(t *testing.T) {
 
 func TestPageChrome(t *testing.T) {
 	t.Parallel()
+	long := strings.Repeat("Heat pumps move heat from outside air into the house. ", 4)
 	tests := map[string]struct {
 		passage string
 		want    bool
@@ -83,12 +85,17 @@ func TestPageChrome(t *testing.T) {
 		"navigation link":     {"A sprain is an injury to a ligament. Skip to content", true},
 		"a word of a phrase":  {"The answer by the committee came in May.", true},
 		"an FAQ's question":   {"How long does it take? Boil the egg for nine minutes.", false},
-		"empty":               {"", false},
+		// In a long passage only the edges, where a page's header and
+		// footer are, count.
+		"a footer at the end of a long passage":      {long + " All rights reserved.", true},
+		"a header at the start of a long passage":    {"Skip to content. " + long, true},
+		"a link phrase in the middle of a long body": {long + " Click here for the plans. " + long, false},
+		"empty": {"", false},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.want, pageChrome().MatchString(tc.passage))
+			assert.Equal(t, tc.want, hasPageChrome(tc.passage))
 		})
 	}
 }

@@ -66,7 +66,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 	meth := method(p.Model)
 	if offline(p.Model) {
 		for i, c := range ps {
-			g := heuristics.RelevanceGrade(s.Query, c.Text)
+			g := heuristics.GradeOfRelevance(heuristics.SourceRelevance(s.Query, c.Text))
 			useful[i] = g >= 3
 			reasons[i] = fmt.Sprintf("lexical relevance grade %d", g)
 		}

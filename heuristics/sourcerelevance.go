@@ -18,6 +18,9 @@ const (
 	srcChrome     = 0.3 // taken off for page or forum furniture (pageChrome)
 	srcLongLead   = 0.1 // taken off when the first sentence is long
 	srcLeadLength = 15  // words: a first sentence longer than this is long
+	// srcNoAnswerCap is the most a passage without the kind of answer the
+	// query asks for scores: grade 3, partially relevant, at best.
+	srcNoAnswerCap = RelevanceGrade4 - 0.01
 )
 
 // pageChrome matches the furniture of a web page or a question-and-answer
@@ -74,6 +77,11 @@ func hasPageChrome(passage string) bool {
 //     opens with a heading or a short direct statement is more often the
 //     one picked than one that opens with a long sentence.
 //
+// A passage without the kind of answer the query asks for (no number or
+// duration for "how long") scores at most srcNoAnswerCap, grade 3: the
+// rubric keeps 4 and 5 for passages that answer. On MS MARCO's relevant or
+// not this changes nothing, as grade 3 is already relevant.
+//
 // A passage that asks a question of its own (an FAQ's "How long does it
 // take?") or starts in lower case is not marked down: each told two rows
 // of MS MARCO's 130 apart, and FAQ pages and chunks cut mid-sentence are
@@ -86,7 +94,8 @@ func SourceRelevance(query, passage string) float64 {
 		return 0
 	}
 	pset, _ := passageTerms(passage)
-	r := srcAnswer*answerTypeMatch(query, passage, q) + srcCoverage*coverage(q, pset) +
+	ans := answerTypeMatch(query, passage, q)
+	r := srcAnswer*ans + srcCoverage*coverage(q, pset) +
 		srcRarity*rarityWeightedCoverage(query, q, pset) +
 		srcTokens*TokenOverlap(query, passage)
 	if hasPageChrome(passage) {
@@ -94,6 +103,9 @@ func SourceRelevance(query, passage string) float64 {
 	}
 	if wordCount(leadSentence(passage)) > srcLeadLength {
 		r -= srcLongLead
+	}
+	if ans == 0 {
+		r = min(r, srcNoAnswerCap)
 	}
 	return min(max(r, 0), 1)
 }

@@ -50,14 +50,15 @@ func TestSourceRelevance(t *testing.T) {
 			"热泵在寒冷气候中的效率。Skip to content", 0.684, 3},
 		"Chinese passage on another subject": {"热泵在寒冷气候中的效率如何？",
 			"绿茶的冲泡方法。冲泡绿茶时，水温最好控制在八十度左右，以免破坏茶叶的香气。", 0.1653, 1},
-		// A limit of a lexical score: the direct answer loses 0.1 for its
-		// 19-word first sentence, and the passage on egg prices holds both
-		// content words ("boiled" is "boil") with no answer, losing 0.1 for
-		// that, so the two come out close.
+		// The direct answer loses 0.1 for its 19-word first sentence. The
+		// passage on egg prices holds both content words ("boiled" is
+		// "boil") and no duration: it would score 0.81, and is held to
+		// grade 3 for lacking the kind of answer asked for. A lexical
+		// score still calls it partially relevant; the rubric says 2.
 		"direct answer in a long sentence": {egg,
 			"To boil an egg, bring the water to a boil and cook the egg for 9 to 12 minutes.", 0.8444, 4},
 		"shares the words, not the answer": {egg,
-			"Egg prices rose this winter. Shops say boiled sweets sell well.", 0.8111, 4},
+			"Egg prices rose this winter. Shops say boiled sweets sell well.", 0.79, 3},
 		"empty passage": {county, "", 0, 1},
 		"empty query":   {"", "Anything at all.", 0, 1},
 	}

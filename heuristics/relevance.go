@@ -18,14 +18,8 @@ const (
 	RelevanceGrade2 = 0.3
 )
 
-// RelevanceGrade maps PassageRelevance to the 1-5 rubric with the
-// RelevanceGrade* cut-points.
-func RelevanceGrade(query, passage string) int {
-	return GradeOfRelevance(PassageRelevance(query, passage))
-}
-
-// GradeOfRelevance maps a PassageRelevance score to the 1-5 rubric, for
-// callers that keep the score too.
+// GradeOfRelevance maps a SourceRelevance or PassageRelevance score to the
+// 1-5 rubric with the RelevanceGrade* cut-points.
 func GradeOfRelevance(r float64) int {
 	switch {
 	case r >= RelevanceGrade5:

@@ -6,7 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestRelevanceGrade(t *testing.T) {
+// TestPassageRelevanceGrade grades PassageRelevance, which ranks sentences
+// and answers, on the seed-004 rubric.
+func TestPassageRelevanceGrade(t *testing.T) {
 	t.Parallel()
 	const query = "how long does it take to boil an egg"
 	tests := map[string]struct {
@@ -37,7 +39,7 @@ func TestRelevanceGrade(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.grade, RelevanceGrade(tc.query, tc.passage))
+			assert.Equal(t, tc.grade, GradeOfRelevance(PassageRelevance(tc.query, tc.passage)))
 		})
 	}
 }

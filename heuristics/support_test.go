@@ -230,8 +230,8 @@ func FuzzSupportClaims(f *testing.F) {
 		if math.IsNaN(r) || r < 0 || r > 1 {
 			t.Fatalf("relevance %v out of range", r)
 		}
-		if g := RelevanceGrade(answer, context); g < 1 || g > 5 {
-			t.Fatalf("grade %d out of range", g)
+		if sr := SourceRelevance(answer, context); math.IsNaN(sr) || sr < 0 || sr > 1 {
+			t.Fatalf("source relevance %v out of range", sr)
 		}
 		if o := TokenOverlap(answer, context); math.IsNaN(o) || o < 0 || o > 1 {
 			t.Fatalf("overlap %v out of range", o)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -142,6 +143,15 @@ func (c *Client) BudgetStops() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.stopped
+}
+
+// Close releases what the backend keeps open between calls, such as idle
+// connections, when it is an io.Closer; the cache is its owner's to close.
+func (c *Client) Close() error {
+	if cl, ok := c.cfg.Backend.(io.Closer); ok {
+		return cl.Close()
+	}
+	return nil
 }
 
 // Prices is the price table used for costs.

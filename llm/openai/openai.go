@@ -64,6 +64,7 @@ type Config struct {
 type Backend struct {
 	cfg    Config
 	client *openai.Client
+	http   *http.Client
 }
 
 var _ llm.Backend = (*Backend)(nil)
@@ -96,7 +97,14 @@ func New(cfg Config) (*Backend, error) {
 		oc.BaseURL = cfg.BaseURL
 	}
 	oc.HTTPClient = recorder{hc}
-	return &Backend{cfg: cfg, client: openai.NewClientWithConfig(oc)}, nil
+	return &Backend{cfg: cfg, client: openai.NewClientWithConfig(oc), http: hc}, nil
+}
+
+// Close closes the connections the backend keeps open between calls. The
+// backend can still be used: a later call opens a new one.
+func (b *Backend) Close() error {
+	b.http.CloseIdleConnections()
+	return nil
 }
 
 // Name is "openai:" and the model.

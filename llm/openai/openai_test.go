@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -1014,4 +1016,29 @@ func TestRepairAfterTruncation(t *testing.T) {
 			assert.Contains(t, last.Content, tc.wantAsk)
 		})
 	}
+}
+
+func TestCloseClosesIdleConnections(t *testing.T) {
+	t.Parallel()
+	var closed atomic.Int32
+	fake := llmtest.New(t, llmtest.Default(ok))
+	srv := httptest.NewUnstartedServer(fake.Handler())
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	b, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "judge-1", Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	c := newClient(b, nil)
+	_, err = c.Chat(t.Context(), request())
+	require.NoError(t, err)
+	assert.Zero(t, closed.Load(), "the connection stays open for the next call")
+	require.NoError(t, c.Close())
+	assert.Eventually(t, func() bool { return closed.Load() == 1 }, 2*time.Second, 5*time.Millisecond)
+	// The backend still works after Close: a new connection.
+	_, err = c.Chat(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "again"}}, Schema: schema})
+	require.NoError(t, err)
 }

@@ -22,12 +22,13 @@ const (
 	DefaultSupportThreshold = 0.8
 
 	// DefaultFaithfulThreshold is the least FaithfulnessScore value for which
-	// an answer is called faithful: at least two claims in three must be
-	// supported, so one- and two-claim answers must be fully supported.
+	// an answer is called faithful: at least seven claims in ten must be
+	// supported, so answers of up to three claims must be fully supported.
 	// Chosen on the BEGIN and FaithBench dev splits, as the threshold with
-	// the best sum of the two balanced accuracies (three in four gave
-	// BEGIN one row pair more and FaithBench five rows fewer).
-	DefaultFaithfulThreshold = 2.0 / 3
+	// the best sum of the two balanced accuracies: any value above 2/3 and
+	// below 3/4 gives it; chosen jointly inside grouped folds, 0.7 wins 67
+	// of 100 folds and 2/3 15.
+	DefaultFaithfulThreshold = 0.7
 )
 
 // ClaimSupport is the verdict on one claim.

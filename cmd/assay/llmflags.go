@@ -89,8 +89,6 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 		}
 	}
 	c := llm.New(cfg)
-	// Closing the client's idle connections when the run ends, rather
-	// than leaving them to the process's exit, lets the exit come sooner.
 	return c, func() { _ = c.Close(); closer() }, nil
 }
 

@@ -9,17 +9,18 @@ import "strings"
 // with no word tokens scores 0: there is nothing to show it is grounded.
 // The result is always in [0, 1].
 func TokenOverlap(answer, context string) float64 {
-	toks := lowerWords(answer)
+	return tokenShare(lowerWords(answer), toBoolSet(lowerWords(context)))
+}
+
+// tokenShare is the share of toks, counted with repetition, found in set;
+// 0 when there are no toks.
+func tokenShare(toks []string, set map[string]bool) float64 {
 	if len(toks) == 0 {
 		return 0
 	}
-	ctx := map[string]bool{}
-	for _, w := range lowerWords(context) {
-		ctx[w] = true
-	}
 	hit := 0
 	for _, w := range toks {
-		if ctx[w] {
+		if set[w] {
 			hit++
 		}
 	}

@@ -65,21 +65,21 @@ func PassageRelevance(query, passage string) float64 {
 	if len(q) == 0 || strings.TrimSpace(passage) == "" {
 		return 0
 	}
-	pset, pseq := passageTerms(passage)
+	pset, pseq := passageTerms(lowerWords(passage))
 	cov := (coverage(q, pset) + rarityWeightedCoverage(query, q, pset)) / 2
 	bi := bigramShare(q, pseq)
 	lead := coverage(q, stemSet(leadSentence(passage)))
-	ans := answerTypeMatch(query, passage, q)
+	ans := answerTypeMatch(query, passage)
 	r := relCoverage*cov + relBigram*bi + relLead*lead + relAnswer*ans
 	return min(max(r, 0), 1)
 }
 
-// passageTerms returns the set of the passage's lower-cased words and their
-// stems, hyphenated words by their parts too, and the stems of its content
-// words in order.
-func passageTerms(passage string) (set map[string]bool, seq []string) {
+// passageTerms returns the set of a passage's lower-cased words (lower) and
+// their stems, hyphenated words by their parts too, and the stems of its
+// content words in order.
+func passageTerms(lower []string) (set map[string]bool, seq []string) {
 	set = map[string]bool{}
-	for _, w := range lowerWords(passage) {
+	for _, w := range lower {
 		s := stem(w)
 		set[w], set[s] = true, true
 		for _, p := range strings.Split(w, "-") {
@@ -203,7 +203,7 @@ func queryAnswerType(query string) int {
 
 // answerTypeMatch is 1 when the passage holds the kind of answer the query
 // asks for (or the query asks for none in particular), else 0.
-func answerTypeMatch(query, passage string, _ []string) float64 {
+func answerTypeMatch(query, passage string) float64 {
 	var re *regexp.Regexp
 	switch queryAnswerType(query) {
 	case answerQuantity:

@@ -93,11 +93,12 @@ func SourceRelevance(query, passage string) float64 {
 	if len(q) == 0 || strings.TrimSpace(passage) == "" {
 		return 0
 	}
-	pset, _ := passageTerms(passage)
-	ans := answerTypeMatch(query, passage, q)
+	lower := lowerWords(passage)
+	pset, _ := passageTerms(lower)
+	ans := answerTypeMatch(query, passage)
 	r := srcAnswer*ans + srcCoverage*coverage(q, pset) +
 		srcRarity*rarityWeightedCoverage(query, q, pset) +
-		srcTokens*TokenOverlap(query, passage)
+		srcTokens*tokenShare(lowerWords(query), toBoolSet(lower))
 	if hasPageChrome(passage) {
 		r -= srcChrome
 	}

@@ -313,6 +313,7 @@ func supportClaims(claims []string, contexts []string, threshold float64) []Clai
 	whole := make([]window, len(contexts))
 	for i, c := range contexts {
 		whole[i] = newWindow(i, c)
+		whole[i].superlative = hasSuperlative(whole[i].lower)
 	}
 	out := make([]ClaimSupport, len(claims))
 	for i, c := range claims {
@@ -329,7 +330,9 @@ type window struct {
 	stems   map[string]bool // lower-cased words and their stems
 	lower   []string        // lower-cased words, in order
 	nums    map[string]bool // numbers (numbersIn), and number words as digits
-	// superlative reports a superlative in the text (hasSuperlative).
+	// superlative reports a superlative in the text (hasSuperlative); it
+	// is set on the whole contexts only, which are what a claim's
+	// superlative is checked against.
 	superlative bool
 }
 
@@ -377,7 +380,7 @@ func newWindow(ci int, text string) window {
 			}
 		}
 	}
-	return window{context: ci, text: text, stems: stems, lower: lower, nums: nums, superlative: hasSuperlative(lower)}
+	return window{context: ci, text: text, stems: stems, lower: lower, nums: nums}
 }
 
 // claimFacts are the parts of a claim the evidence must agree on.

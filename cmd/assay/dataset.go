@@ -33,13 +33,9 @@ func openDataset(file string, stdin io.Reader, visit func(bench.Record) error) (
 	}
 	d := &dataset{file: file}
 	if file != "-" {
-		fh, err := os.Open(file)
+		fh, err := openFile(file)
 		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, &eval.InputError{File: file, Msg: "cannot read: " + err.Error()}
+			return nil, err
 		}
 		defer fh.Close()
 		st, err := fh.Stat()

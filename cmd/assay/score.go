@@ -193,13 +193,9 @@ func readInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 		}
 		r = stdin
 	} else {
-		fh, err := os.Open(file)
+		fh, err := openFile(file)
 		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, &eval.InputError{File: name, Msg: "cannot read: " + err.Error()}
+			return nil, err
 		}
 		defer fh.Close()
 		if st, err := fh.Stat(); err == nil && st.IsDir() {
@@ -221,6 +217,20 @@ func readInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
+}
+
+// openFile opens a named input file; an error is an input error naming the
+// file, with the system's reason ("no such file or directory").
+func openFile(file string) (*os.File, error) {
+	fh, err := os.Open(file)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &eval.InputError{File: file, Msg: "cannot read: " + err.Error()}
+	}
+	return fh, nil
 }
 
 func displayName(file string) string {

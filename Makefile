@@ -30,7 +30,7 @@ fuzz: ## run each fuzz target for 30 s
 bench: ## run the benchmarks
 	go test -run xxx -bench . -benchmem ./...
 
-bench-fanout: ## time the whole assay process judging 800 calls against a 50 ms fake server
+bench-fanout: ## time the whole assay process judging 800 calls against a 50 ms fake server, beside a bare net/http client (the floor)
 	bash scripts/bench-fanout.sh
 
 DATA ?= ../shared/data

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -192,28 +191,10 @@ func TestLatency(t *testing.T) {
 	s := New(t, Latency(50*time.Millisecond))
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	defer client.CloseIdleConnections()
-	url := s.URL() + "/chat/completions"
 	start := time.Now()
-	var wg sync.WaitGroup
-	work := make(chan struct{})
-	for range 32 {
-		wg.Go(func() {
-			for range work {
-				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(chatBody))
-				resp, err := client.Do(req)
-				if !assert.NoError(t, err) {
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				_ = resp.Body.Close()
-			}
-		})
-	}
-	for range 600 {
-		work <- struct{}{}
-	}
-	close(work)
-	wg.Wait()
+	failed, err := Drive(t.Context(), client, s.URL(), 600, 32)
+	require.NoError(t, err)
+	assert.Zero(t, failed)
 	took := time.Since(start)
 	assert.Equal(t, 600, s.Calls())
 	assert.GreaterOrEqual(t, took, 19*50*time.Millisecond)
@@ -231,30 +212,42 @@ func BenchmarkFloor(b *testing.B) {
 	s := New(b, Latency(latency), Quiet())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	defer client.CloseIdleConnections()
-	url := s.URL() + "/chat/completions"
 	ideal := calls * latency / conc
 	for b.Loop() {
-		work := make(chan struct{})
-		var wg sync.WaitGroup
-		for range conc {
-			wg.Go(func() {
-				for range work {
-					req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, url, strings.NewReader(chatBody))
-					resp, err := client.Do(req)
-					if err != nil {
-						b.Error(err)
-						continue
-					}
-					_, _ = io.Copy(io.Discard, resp.Body)
-					_ = resp.Body.Close()
-				}
-			})
+		if _, err := Drive(b.Context(), client, s.URL(), calls, conc); err != nil {
+			b.Fatal(err)
 		}
-		for range calls {
-			work <- struct{}{}
-		}
-		close(work)
-		wg.Wait()
 	}
 	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(ideal), "x-ideal")
+}
+
+// TestDrive checks that the floor client counts every failed call and
+// keeps the first failure, as a run with errors must not pass for a fast
+// one.
+func TestDrive(t *testing.T) {
+	tests := []struct {
+		name    string
+		script  []Reply
+		failed  int
+		wantErr string
+	}{
+		{name: "all answered", failed: 0},
+		{name: "server errors", script: []Reply{{Status: 500}, {Status: 503}}, failed: 2, wantErr: "50"},
+		{name: "reset", script: []Reply{{Reset: true}}, failed: 1, wantErr: "/v1/chat/completions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(t, Script(tt.script...))
+			client := &http.Client{Transport: &http.Transport{}}
+			defer client.CloseIdleConnections()
+			failed, err := Drive(t.Context(), client, s.URL(), 6, 3)
+			assert.Equal(t, 6, s.Calls())
+			assert.Equal(t, tt.failed, failed)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.wantErr)
+			}
+		})
+	}
 }

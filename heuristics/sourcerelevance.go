@@ -8,16 +8,18 @@ import (
 )
 
 // Weights of SourceRelevance's parts. A passage holding every query word and
-// the kind of answer asked for, marked down for neither of the reasons
-// below, scores 1.
+// the kind of answer asked for, without page furniture, scores 1 less the
+// mark-down for the length of its first sentence.
 const (
-	srcAnswer     = 0.1 // answerTypeMatch: the kind of answer asked for
-	srcCoverage   = 0.4 // plain share of query stems found
-	srcRarity     = 0.4 // rarity-weighted share of query stems found
-	srcTokens     = 0.1 // TokenOverlap of the query's words, stop words too
-	srcChrome     = 0.3 // taken off for page or forum furniture (pageChrome)
-	srcLongLead   = 0.1 // taken off when the first sentence is long
-	srcLeadLength = 15  // words: a first sentence longer than this is long
+	srcAnswer   = 0.1 // answerTypeMatch: the kind of answer asked for
+	srcCoverage = 0.4 // plain share of query stems found
+	srcRarity   = 0.4 // rarity-weighted share of query stems found
+	srcTokens   = 0.1 // TokenOverlap of the query's words, stop words too
+	srcChrome   = 0.3 // taken off for page or forum furniture (pageChrome)
+	// srcLeadPerWord is taken off for each word of the first sentence,
+	// counted up to srcLeadWords words: at most 0.2.
+	srcLeadPerWord = 0.005
+	srcLeadWords   = 40
 	// srcNoAnswerCap is the most a passage without the kind of answer the
 	// query asks for scores: grade 3, partially relevant, at best.
 	srcNoAnswerCap = RelevanceGrade4 - 0.01
@@ -73,9 +75,14 @@ func hasPageChrome(passage string) bool {
 //     end (hasPageChrome): text kept from the page around the content
 //     rather than a passage that answers the query directly with
 //     specifics;
-//   - 0.1 when its first sentence is longer than 15 words: a passage that
-//     opens with a heading or a short direct statement is more often the
-//     one picked than one that opens with a long sentence.
+//   - 0.005 for each word of its first sentence, counting at most 40
+//     words (0.2): a passage that opens with a heading or a short direct
+//     statement is more often the one picked than one that opens with a
+//     long sentence, and the longer the opening sentence the less often.
+//     The mark-down grows with the length rather than stepping at a cut,
+//     as no one length separates the two, and it stops growing so that
+//     one very long sentence (a list or table run together) does not
+//     outweigh the query's words.
 //
 // A passage without the kind of answer the query asks for (no number or
 // duration for "how long") scores at most srcNoAnswerCap, grade 3: the
@@ -102,9 +109,7 @@ func SourceRelevance(query, passage string) float64 {
 	if hasPageChrome(passage) {
 		r -= srcChrome
 	}
-	if wordCount(leadSentence(passage)) > srcLeadLength {
-		r -= srcLongLead
-	}
+	r -= srcLeadPerWord * float64(min(wordCount(leadSentence(passage)), srcLeadWords))
 	if ans == 0 {
 		r = min(r, srcNoAnswerCap)
 	}

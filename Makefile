@@ -17,15 +17,8 @@ lint: ## gofmt, vet and staticcheck
 	go vet ./...
 	go tool staticcheck ./...
 
-fuzz: ## run each fuzz target for 30 s
-	go test -run xxx -fuzz FuzzParseReport -fuzztime 30s ./heuristics/
-	go test -run xxx -fuzz FuzzNormalizeURL -fuzztime 30s ./heuristics/
-	go test -run xxx -fuzz FuzzDecodeContextSample -fuzztime 30s ./eval/
-	go test -run xxx -fuzz FuzzDecodeJSON -fuzztime 30s ./llm/
-	go test -run xxx -fuzz FuzzCheckQuotes -fuzztime 30s ./agent/
-	go test -run xxx -fuzz FuzzSupportClaims -fuzztime 30s ./heuristics/
-	go test -run xxx -fuzz FuzzRead -fuzztime 30s ./bench/
-	go test -run xxx -fuzz FuzzExtract -fuzztime 30s ./web/
+fuzz: ## run each fuzz target for 30 s (FUZZTIME=10s for less)
+	bash scripts/fuzz.sh
 
 bench: ## run the benchmarks
 	go test -run xxx -bench . -benchmem ./...

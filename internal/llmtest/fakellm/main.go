@@ -4,6 +4,12 @@
 //
 //	go run ./internal/llmtest/fakellm -latency 50ms &
 //	OPENAI_BASE_URL=http://127.0.0.1:8089/v1 assay judge --llm openai:fake ...
+//
+// With -fault it misbehaves in one way on every chat call, to try by hand
+// what a run does when its model server fails (the same behaviours the
+// fault tables script):
+//
+//	go run ./internal/llmtest/fakellm -fault 401 &
 package main
 
 import (
@@ -12,23 +18,64 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sort"
+	"strings"
 	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/assaylabs/assay/internal/llmtest"
 )
 
+// faults are the misbehaviours -fault offers, each the reply to every
+// chat call.
+var faults = map[string]llmtest.Reply{
+	"offschema": {Content: `{"hello": "world"}`},
+	"empty":     {Content: `{}`},
+	"401":       {Status: 401, Body: `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`},
+	"403":       {Status: 403, Body: `{"error":{"message":"This key may not use the model.","type":"permission_error"}}`},
+	"429":       {Status: 429, RetryAfter: "1"},
+	"500":       {Status: 500},
+	"hang":      {Delay: time.Hour},
+	"reset":     {Reset: true},
+	"truncated": {Body: `{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"sc`},
+}
+
+func faultNames() string {
+	names := make([]string, 0, len(faults))
+	for n := range faults {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8089", "address to listen on")
 	latency := flag.Duration("latency", 50*time.Millisecond, "delay before every reply")
+	fault := flag.String("fault", "", "answer every chat call with one misbehaviour: "+faultNames())
 	flag.Parse()
-	s := llmtest.Start(llmtest.Func(llmtest.JudgeReplies), llmtest.Latency(*latency), llmtest.Quiet())
+	opt := llmtest.Func(llmtest.JudgeReplies)
+	if *fault != "" {
+		r, ok := faults[*fault]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "fakellm: -fault %q: want one of %s\n", *fault, faultNames())
+			os.Exit(2)
+		}
+		opt = llmtest.Func(func(goopenai.ChatCompletionRequest) llmtest.Reply { return r })
+	}
+	s := llmtest.Start(opt, llmtest.Latency(*latency), llmtest.Quiet())
 	defer s.Close()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakellm:", err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "fakellm: serving http://%s/v1 with %v latency\n", ln.Addr(), *latency)
+	how := "valid judge replies"
+	if *fault != "" {
+		how = "fault " + *fault
+	}
+	fmt.Fprintf(os.Stderr, "fakellm: serving http://%s/v1 with %v latency, %s\n", ln.Addr(), *latency, how)
 	if err := http.Serve(ln, s.Handler()); err != nil {
 		fmt.Fprintln(os.Stderr, "fakellm:", err)
 		os.Exit(1)

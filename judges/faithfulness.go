@@ -88,7 +88,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if offline(f.Model) {
 		_, cs := heuristics.FaithfulnessScore(s.Answer, texts(ps))
 		if len(cs) == 0 {
-			return skip(MetricFaithfulness, MethodOffline, 1, noClaims, llm.Usage{}), nil
+			return skip(MetricFaithfulness, MethodOffline, 1, errNoClaimFound, llm.Usage{}), nil
 		}
 		claims := supportClaims(cs, ids)
 		sc := claimScore(MetricFaithfulness, MethodOffline, claims)
@@ -101,7 +101,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("extract claims: %w", err), u)
 	}
 	if len(cl.Claims) == 0 {
-		return skip(MetricFaithfulness, method(f.Model), 1, noClaims, u), nil
+		return skip(MetricFaithfulness, method(f.Model), 1, errNoClaimFound, u), nil
 	}
 	unique, dups := dedupe(cl.Claims)
 	v, u2, err := verify(ctx, f.Model, unique, ps, ids)
@@ -119,8 +119,8 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	return sc, nil
 }
 
-// noClaims is the cause of a skip for an answer without a claim.
-var noClaims = fmt.Errorf("%w: the answer states nothing the contexts could support or contradict", eval.ErrNoClaims)
+// errNoClaimFound is the cause of a skip for an answer without a claim.
+var errNoClaimFound = fmt.Errorf("%w: the answer states nothing the contexts could support or contradict", eval.ErrNoClaims)
 
 // dedupe drops claims that repeat an earlier one, ignoring case, spacing
 // and end punctuation, and says how many it dropped.

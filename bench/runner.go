@@ -230,6 +230,10 @@ func rowOf(rec Record, label bool, sc eval.Score) Row {
 	if sc.Defaulted && sc.Err != nil {
 		row.Err = sc.Err.Error()
 	}
+	if sc.Skipped {
+		// Nothing to judge: no value to compare with the label.
+		row.Err = sc.Reason
+	}
 	if math.IsNaN(sc.Value) || math.IsInf(sc.Value, 0) {
 		row.Value = 0 // JSON has no NaN or Inf
 		if row.Err == "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/assaylabs/assay/eval"
@@ -11,12 +12,15 @@ import (
 
 // MetricSummary aggregates one metric's scores over a run, the way RAGAS
 // reports a mean per metric and DeepEval a pass rate, but with the judge
-// failures kept apart: a neutral default is counted in Defaulted and left
-// out of Mean, Min and Passed, never averaged in.
+// failures and the records with nothing to judge kept apart: a neutral
+// default is counted in Defaulted, a skipped record (eval.Score.Skipped)
+// in Skipped, and both are left out of Mean, Min and Passed, never
+// averaged in.
 type MetricSummary struct {
 	Metric string
-	// N is the number of scores; Scored of them were not defaulted.
-	N, Scored, Defaulted int
+	// N is the number of scores; Scored of them were neither defaulted
+	// nor skipped.
+	N, Scored, Defaulted, Skipped int
 	// Mean and Min are over the Scored values; both are NaN when Scored is
 	// 0, and FormatSummaries prints them as "-".
 	Mean, Min float64
@@ -36,8 +40,8 @@ type Tally struct {
 }
 
 type tallied struct {
-	n, defaulted, passed int
-	sum, min             float64
+	n, defaulted, skipped, passed int
+	sum, min                      float64
 }
 
 // Add counts one score.
@@ -52,8 +56,12 @@ func (t *Tally) Add(s eval.Score) {
 		t.order = append(t.order, s.Metric)
 	}
 	m.n++
-	if s.Defaulted {
+	switch {
+	case s.Defaulted:
 		m.defaulted++
+		return
+	case s.Skipped:
+		m.skipped++
 		return
 	}
 	m.sum += s.Value
@@ -80,12 +88,22 @@ func (t *Tally) Defaulted() int {
 	return n
 }
 
+// Skipped is how many of the scores, over every metric, were skipped:
+// records the judge had nothing to judge in.
+func (t *Tally) Skipped() int {
+	n := 0
+	for _, m := range t.by {
+		n += m.skipped
+	}
+	return n
+}
+
 // Summaries returns one MetricSummary per metric seen, in first-seen order.
 func (t *Tally) Summaries() []MetricSummary {
 	out := make([]MetricSummary, 0, len(t.order))
 	for _, name := range t.order {
 		m := t.by[name]
-		s := MetricSummary{Metric: name, N: m.n, Scored: m.n - m.defaulted, Defaulted: m.defaulted,
+		s := MetricSummary{Metric: name, N: m.n, Scored: m.n - m.defaulted - m.skipped, Defaulted: m.defaulted, Skipped: m.skipped,
 			Passed: m.passed, Threshold: t.threshold(name), Mean: math.NaN(), Min: math.NaN()}
 		if s.Scored > 0 {
 			s.Mean, s.Min = m.sum/float64(s.Scored), m.min
@@ -95,17 +113,28 @@ func (t *Tally) Summaries() []MetricSummary {
 	return out
 }
 
-// FormatSummaries writes the summaries as an aligned table.
+// FormatSummaries writes the summaries as an aligned table. A "skipped"
+// column follows "defaulted" when any record was skipped; a run without
+// one keeps the table it always had.
 func FormatSummaries(w io.Writer, ss []MetricSummary) error {
+	skipped := slices.ContainsFunc(ss, func(s MetricSummary) bool { return s.Skipped > 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tscored\tmean\tmin\tpassed\tdefaulted")
+	fmt.Fprint(tw, "metric\tscored\tmean\tmin\tpassed\tdefaulted")
+	if skipped {
+		fmt.Fprint(tw, "\tskipped")
+	}
+	fmt.Fprintln(tw)
 	for _, s := range ss {
 		mean, low, passed := "-", "-", "-"
 		if s.Scored > 0 {
 			mean, low = fmt.Sprintf("%.3f", s.Mean), fmt.Sprintf("%.3f", s.Min)
 			passed = fmt.Sprintf("%d/%d (>= %s)", s.Passed, s.Scored, fmtThreshold(s.Threshold))
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%d\n", s.Metric, s.Scored, s.N, mean, low, passed, s.Defaulted)
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%d", s.Metric, s.Scored, s.N, mean, low, passed, s.Defaulted)
+		if skipped {
+			fmt.Fprintf(tw, "\t%d", s.Skipped)
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

@@ -15,6 +15,9 @@ func TestTally(t *testing.T) {
 	score := func(metric string, v float64, defaulted bool) eval.Score {
 		return eval.Score{Metric: metric, Value: v, Defaulted: defaulted}
 	}
+	skipped := func(metric string) eval.Score {
+		return eval.Score{Metric: metric, Skipped: true, Err: eval.ErrNoAnswer}
+	}
 	tests := map[string]struct {
 		scores    []eval.Score
 		threshold func(string) float64
@@ -43,6 +46,23 @@ func TestTally(t *testing.T) {
 			table: "metric        scored  mean   min    passed           defaulted\n" +
 				"faithfulness  2/2     0.750  0.500  1/2 (>= 0.6667)  0\n",
 		},
+		"skipped records are counted apart: not in the mean, never passed": {
+			scores: []eval.Score{score("faithfulness", 1, false), skipped("faithfulness"), score("faithfulness", 0.5, true), skipped("faithfulness"),
+				score("answer_relevancy", 0.25, false)},
+			want: []MetricSummary{
+				{Metric: "faithfulness", N: 4, Scored: 1, Defaulted: 1, Skipped: 2, Mean: 1, Min: 1, Passed: 1, Threshold: 0.5},
+				{Metric: "answer_relevancy", N: 1, Scored: 1, Mean: 0.25, Min: 0.25, Threshold: 0.5},
+			},
+			table: "metric            scored  mean   min    passed        defaulted  skipped\n" +
+				"faithfulness      1/4     1.000  1.000  1/1 (>= 0.5)  1          2\n" +
+				"answer_relevancy  1/1     0.250  0.250  0/1 (>= 0.5)  0          0\n",
+		},
+		"all skipped: no mean, not zero": {
+			scores: []eval.Score{skipped("faithfulness")},
+			want:   []MetricSummary{{Metric: "faithfulness", N: 1, Skipped: 1, Mean: math.NaN(), Min: math.NaN(), Threshold: 0.5}},
+			table: "metric        scored  mean  min  passed  defaulted  skipped\n" +
+				"faithfulness  0/1     -     -    -       0          1\n",
+		},
 		"all defaulted: no mean, not zero": {
 			scores: []eval.Score{score("faithfulness", 0.5, true)},
 			want:   []MetricSummary{{Metric: "faithfulness", N: 1, Defaulted: 1, Mean: math.NaN(), Min: math.NaN(), Threshold: 0.5}},
@@ -57,11 +77,16 @@ func TestTally(t *testing.T) {
 				tally.Add(s)
 			}
 			got := tally.Summaries()
+			wantSkipped := 0
+			for _, w := range tc.want {
+				wantSkipped += w.Skipped
+			}
+			assert.Equal(t, wantSkipped, tally.Skipped())
 			require.Len(t, got, len(tc.want))
 			for i, w := range tc.want {
 				g := got[i]
 				assert.Equal(t, w.Metric, g.Metric)
-				assert.Equal(t, [4]int{w.N, w.Scored, w.Defaulted, w.Passed}, [4]int{g.N, g.Scored, g.Defaulted, g.Passed})
+				assert.Equal(t, [5]int{w.N, w.Scored, w.Defaulted, w.Skipped, w.Passed}, [5]int{g.N, g.Scored, g.Defaulted, g.Skipped, g.Passed})
 				assert.Equal(t, w.Threshold, g.Threshold)
 				if math.IsNaN(w.Mean) {
 					assert.True(t, math.IsNaN(g.Mean) && math.IsNaN(g.Min), "mean %v min %v", g.Mean, g.Min)

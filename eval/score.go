@@ -10,7 +10,8 @@ import (
 // A Scorer returns an error only when it cannot produce a Score at all
 // (a cancelled context, input it cannot read). A model that fails is not such
 // an error: the judge returns a Score with Defaulted set, so the failure is
-// counted and shown rather than lost.
+// counted and shown rather than lost. Nor is a sample with nothing to judge
+// (an empty answer): the Score has Skipped set, with the reason.
 type Scorer interface {
 	Score(ctx context.Context, s Sample) (Score, error)
 }
@@ -33,9 +34,19 @@ type Score struct {
 	Usage    Usage    `json:"usage,omitzero"`
 	// Defaulted is true when the scorer failed and the neutral default was
 	// used instead; Err then holds the failure.
-	Defaulted bool  `json:"defaulted,omitempty"`
-	Err       error `json:"-"`
+	Defaulted bool `json:"defaulted,omitempty"`
+	// Skipped is true when the scorer had nothing to judge (no answer, an
+	// answer with no claim to check): the sample is not scored. Value and
+	// Points are 0 and mean nothing; Reason says why and Err holds the
+	// cause (ErrNoAnswer, ErrNoClaims). A skipped score is counted apart,
+	// like a default, never averaged in and never passing a gate.
+	Skipped bool  `json:"skipped,omitempty"`
+	Err     error `json:"-"`
 }
+
+// Counted reports whether the score is a measurement that may enter means
+// and pass gates: neither a neutral default nor skipped.
+func (s Score) Counted() bool { return !s.Defaulted && !s.Skipped }
 
 // Evidence is what a Score rests on, so that a reader can check it.
 type Evidence struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
@@ -17,6 +18,12 @@ import (
 // answer covers; the gaps are named in the evidence. Its points are on the
 // research card's scale (Max, default 1), so it can replace the heuristic
 // completeness there. Offline it is heuristics.Completeness.
+//
+// A missing or blank answer is Skipped (eval.ErrNoAnswer), not scored. The
+// reply must list at least one aspect. An aspect the model lists twice
+// (ignoring case, spacing and punctuation) counts once, the worse of its
+// two verdicts (not covered) kept, counted in the evidence as
+// "repeated_aspects".
 type Completeness struct {
 	Model Model
 	// Max is the points a complete answer earns (default 1).
@@ -35,6 +42,7 @@ type aspectList struct {
 	Aspects []aspect `json:"aspects"`
 }
 
+// Validate implements llm.Validator: a reply with no aspect judges nothing.
 func (a aspectList) Validate() error {
 	if len(a.Aspects) == 0 {
 		return errors.New("aspects is empty")
@@ -60,6 +68,9 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if maxPts == 0 {
 		maxPts = 1
 	}
+	if blank(s.Answer) {
+		return skip(MetricCompleteness, method(c.Model), maxPts, eval.ErrNoAnswer, llm.Usage{}), nil
+	}
 	if offline(c.Model) {
 		sc, err := heuristics.Completeness{Max: maxPts}.Score(ctx, s)
 		sc.Method = MethodOffline
@@ -75,9 +86,10 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if err != nil {
 		return fail(ctx, MetricCompleteness, c.Model, maxPts, err, u)
 	}
+	aspects, repeated := dedupeAspects(al.Aspects)
 	covered := 0
 	var gaps, have []string
-	for _, a := range al.Aspects {
+	for _, a := range aspects {
 		if a.Covered {
 			covered++
 			have = append(have, a.Aspect)
@@ -85,11 +97,11 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 			gaps = append(gaps, a.Aspect)
 		}
 	}
-	v := float64(covered) / float64(len(al.Aspects))
+	v := float64(covered) / float64(len(aspects))
 	sc := eval.Score{
 		Metric: MetricCompleteness, Value: v, Points: v * maxPts, Max: maxPts, Method: method(c.Model), Usage: UsageOf(u),
-		Evidence: eval.Evidence{Gaps: gaps, Counts: map[string]float64{"aspects": float64(len(al.Aspects)), "covered": float64(covered)}},
-		Reason:   fmt.Sprintf("covers %d of %d aspects", covered, len(al.Aspects)),
+		Evidence: eval.Evidence{Gaps: gaps, Counts: map[string]float64{"aspects": float64(len(aspects)), "covered": float64(covered)}},
+		Reason:   fmt.Sprintf("covers %d of %d aspects", covered, len(aspects)),
 	}
 	if len(have) > 0 {
 		sc.Reason += " (" + strings.Join(have, "; ") + ")"
@@ -97,5 +109,53 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if len(gaps) > 0 {
 		sc.Reason += "; missing: " + strings.Join(gaps, "; ")
 	}
+	if len(repeated) > 0 {
+		sc.Evidence.Counts["repeated_aspects"] = float64(len(repeated))
+		sc.Evidence.Issues = repeated
+		sc.Reason += fmt.Sprintf("; %d aspect%s listed more than once, counted once", len(repeated), plural(len(repeated)))
+	}
 	return sc, nil
+}
+
+// dedupeAspects keeps one entry per aspect, comparing names without case,
+// spacing or punctuation; a repeated aspect keeps the worse verdict (not
+// covered). It returns a note per repeated aspect.
+func dedupeAspects(as []aspect) ([]aspect, []string) {
+	at := map[string]int{}
+	times := map[string]int{}
+	var out []aspect
+	var keys []string
+	for _, a := range as {
+		k := aspectKey(a.Aspect)
+		times[k]++
+		i, seen := at[k]
+		if !seen {
+			at[k] = len(out)
+			out = append(out, a)
+			keys = append(keys, k)
+			continue
+		}
+		if out[i].Covered && !a.Covered {
+			out[i] = a
+		}
+	}
+	var notes []string
+	for i, k := range keys {
+		if times[k] > 1 {
+			kept := "covered"
+			if !out[i].Covered {
+				kept = "not covered"
+			}
+			notes = append(notes, fmt.Sprintf("aspect %q listed %d times: the worse, %s, kept", out[i].Aspect, times[k], kept))
+		}
+	}
+	return out, notes
+}
+
+// aspectKey is an aspect's name in lower case, letters and digits only,
+// words separated by one space.
+func aspectKey(name string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}), " ")
 }

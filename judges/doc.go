@@ -11,6 +11,39 @@
 // doubt, keep it". Only a cancelled context or input the judge cannot use
 // (a missing reference for context recall) is returned as an error.
 //
+// # Strict replies
+//
+// Every reply is read the same way in every judge: its JSON must validate
+// against the schema the judge sends (required fields, types, enums,
+// ranges; see llm.ChatJSON), and then pass the judge's checks of what only
+// the request knows: statement numbers within 1..n, context ids among
+// those of the prompt. A reply that fails gets one repair request, then
+// the neutral default. A reply of the right shape that judges nothing
+// ({}, {"hello":"world"}, the list under another key) is therefore never
+// read as "no claims".
+//
+// Contexts are named in prompts by position (c1, c2, ...), whatever their
+// ids in the sample, and mapped back to the sample's ids in the evidence.
+// Where a judge gives verdicts per item (faithfulness, context recall,
+// context precision):
+//   - two verdicts for one item: the worse is kept, and counted in the
+//     evidence as "repeated_verdicts" with a note in its issues;
+//   - items the reply skips are asked about once more, alone; when any is
+//     still without a verdict, the whole score is the neutral default with
+//     ErrMissingVerdicts, the evidence keeping the verdicts given and
+//     counting the missing ones as "unjudged".
+//
+// # Nothing to judge
+//
+// A judge of the answer (faithfulness, answer relevancy, completeness,
+// reasoning) given a missing or blank answer, and faithfulness given an
+// answer with no claim, returns a Skipped score (eval.Score.Skipped) with
+// eval.ErrNoAnswer or eval.ErrNoClaims and the reason, offline and with a
+// model alike: not scored, counted apart, never averaged in, never passing
+// a gate. Context precision (with a reference), context recall and source
+// relevance judge the retrieval, not the answer, and score such a sample
+// as any other.
+//
 // # Offline
 //
 // With no Model (or the offline backend), every judge runs a deterministic

@@ -3,6 +3,7 @@ package judges
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -17,14 +18,23 @@ import (
 // batched call verifies them all; offline, claims are sentences checked by
 // stemmed overlap with numbers, names and negation required to agree.
 //
+// Replies are read strictly (see the package doc): a reply off its schema,
+// a statement number outside 1..n or a context id the prompt does not hold
+// gets the one repair request, then the neutral default.
+//
 // Where it deliberately differs from RAGAS:
-//   - An answer with no claim scores 1 with Err set to eval.ErrNoClaims and
-//     the reason saying so; RAGAS returns NaN, which breaks means and gates.
+//   - An answer that is missing or blank, or in which no claim is found,
+//     is Skipped, not scored, with eval.ErrNoAnswer or eval.ErrNoClaims in
+//     Err and the reason; RAGAS returns NaN, which breaks means and gates.
 //   - A claim the model extracts twice (same words, ignoring case, spacing
 //     and end punctuation) is verified and counted once, so a repeated
 //     sentence does not weigh double.
-//   - A statement given conflicting verdicts in one reply keeps the worse
-//     one (contradicted, then unsupported, then supported).
+//   - A statement given two verdicts in one reply keeps the worse one
+//     (contradicted, then unsupported, then supported), counted in the
+//     evidence as "repeated_verdicts".
+//   - Statements the reply skips are asked about once more, alone; when
+//     any is still without a verdict, the whole score is the neutral
+//     default (ErrMissingVerdicts), its evidence counting them "unjudged".
 //   - With no context text at all, every claim is unsupported (value 0)
 //     without asking the model; RAGAS refuses such a sample.
 type Faithfulness struct {
@@ -41,6 +51,7 @@ type claimList struct {
 	Claims []string `json:"claims"`
 }
 
+// Validate implements llm.Validator: a blank claim is no claim.
 func (c claimList) Validate() error {
 	for i, s := range c.Claims {
 		if strings.TrimSpace(s) == "" {
@@ -50,6 +61,8 @@ func (c claimList) Validate() error {
 	return nil
 }
 
+// verdict is one statement's verdict; the schema holds the enum and the
+// least statement number, the check of verify the rest.
 type verdict struct {
 	Statement int    `json:"statement" jsonschema:"minimum=1"`
 	Verdict   string `json:"verdict" jsonschema:"enum=supported,enum=unsupported,enum=contradicted"`
@@ -61,20 +74,6 @@ type verdictList struct {
 	Verdicts []verdict `json:"verdicts"`
 }
 
-func (v verdictList) Validate() error {
-	for i, x := range v.Verdicts {
-		switch x.Verdict {
-		case "supported", "unsupported", "contradicted":
-		default:
-			return fmt.Errorf("verdicts[%d].verdict %q is not supported, unsupported or contradicted", i, x.Verdict)
-		}
-		if x.Statement < 1 {
-			return fmt.Errorf("verdicts[%d].statement %d is not a statement number", i, x.Statement)
-		}
-	}
-	return nil
-}
-
 var (
 	claimSchema   = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[claimList]("claims") })
 	verdictSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[verdictList]("verdicts") })
@@ -82,10 +81,17 @@ var (
 
 // Score implements eval.Scorer.
 func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
-	ps := passages(s)
+	if blank(s.Answer) {
+		return skip(MetricFaithfulness, method(f.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
+	}
+	ps, ids := passages(s), sampleIDs(s)
 	if offline(f.Model) {
-		v, cs := heuristics.FaithfulnessScore(s.Answer, texts(ps))
-		sc := claimScore(MetricFaithfulness, MethodOffline, v, supportClaims(cs, ps))
+		_, cs := heuristics.FaithfulnessScore(s.Answer, texts(ps))
+		if len(cs) == 0 {
+			return skip(MetricFaithfulness, MethodOffline, 1, errNoClaimFound, llm.Usage{}), nil
+		}
+		claims := supportClaims(cs, ids)
+		sc := claimScore(MetricFaithfulness, MethodOffline, claims)
 		noteNoContexts(&sc, ps)
 		return sc, nil
 	}
@@ -94,13 +100,16 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if err != nil {
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("extract claims: %w", err), u)
 	}
+	if len(cl.Claims) == 0 {
+		return skip(MetricFaithfulness, method(f.Model), 1, errNoClaimFound, u), nil
+	}
 	unique, dups := dedupe(cl.Claims)
-	claims, u2, err := verify(ctx, f.Model, unique, ps)
+	v, u2, err := verify(ctx, f.Model, unique, ps, ids)
 	u = u.Add(u2)
 	if err != nil {
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("verify claims: %w", err), u)
 	}
-	sc := claimScore(MetricFaithfulness, method(f.Model), supportedShare(claims), claims)
+	sc := v.score(MetricFaithfulness, method(f.Model), "claim")
 	if dups > 0 {
 		sc.Evidence.Counts["duplicates"] = float64(dups)
 		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))
@@ -109,6 +118,9 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	sc.Usage = UsageOf(u)
 	return sc, nil
 }
+
+// errNoClaimFound is the cause of a skip for an answer without a claim.
+var errNoClaimFound = fmt.Errorf("%w: the answer states nothing the contexts could support or contradict", eval.ErrNoClaims)
 
 // dedupe drops claims that repeat an earlier one, ignoring case, spacing
 // and end punctuation, and says how many it dropped.
@@ -162,89 +174,122 @@ func severity(verdict string) int {
 	return 2 // contradicted
 }
 
+// verified is what verify found: the claims with their verdicts (those
+// still without one are eval.VerdictUnjudged) and the repeated verdicts.
+type verified struct {
+	claims   []eval.Claim
+	repeated []string // one note per statement given more than one verdict
+}
+
 // verify checks claims against the passages in one call and returns them
-// with verdicts. Claims the reply skips are asked about once more, alone;
-// any still without a verdict are marked unjudged, which counts as not
-// supported (silence is not support) and shows in the evidence. A statement
-// given two verdicts in one reply keeps the worse. With no passage text,
-// every claim is unsupported and no call is made.
-func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage) ([]eval.Claim, llm.Usage, error) {
-	out := make([]eval.Claim, len(claims))
+// with verdicts. A reply must number only the statements it was given and
+// name only the prompt's contexts, or it gets the repair request. Claims
+// the reply skips are asked about once more, alone; any still without a
+// verdict stay eval.VerdictUnjudged (the caller's score then defaults). A
+// statement given two verdicts keeps the worse. A supporting context is
+// named by the sample's id (ids). With no passage text, every claim is
+// unsupported and no call is made.
+func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage, ids []string) (verified, llm.Usage, error) {
+	out := verified{claims: make([]eval.Claim, len(claims))}
 	todo := make([]int, len(claims)) // indexes of claims without a verdict
 	for i, c := range claims {
-		out[i] = eval.Claim{Text: c, Verdict: eval.VerdictUnjudged}
+		out.claims[i] = eval.Claim{Text: c, Verdict: eval.VerdictUnjudged}
 		todo[i] = i
 	}
 	if !hasText(ps) {
-		for i := range out {
-			out[i].Verdict = eval.VerdictUnsupported
+		for i := range out.claims {
+			out.claims[i].Verdict = eval.VerdictUnsupported
 		}
 		return out, llm.Usage{}, nil
 	}
+	known := knownContext(ps, true)
 	var u llm.Usage
 	for ask2 := 0; ask2 < 2 && len(todo) > 0; ask2++ {
 		sub := make([]string, len(todo))
 		for k, i := range todo {
 			sub[k] = claims[i]
 		}
+		check := func(o any) error {
+			for i, v := range o.(*verdictList).Verdicts {
+				if v.Statement > len(sub) {
+					return fmt.Errorf("verdicts[%d].statement %d is not a statement number: the statements are numbered 1 to %d", i, v.Statement, len(sub))
+				}
+				if err := known(fmt.Sprintf("verdicts[%d].context", i), v.Context); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		var vl verdictList
-		u2, err := ask(ctx, m, "faithfulness.verify", prompts.VerifyClaims{Claims: sub, Contexts: ps}, &vl, verdictSchema())
+		u2, err := ask(ctx, m, "faithfulness.verify", prompts.VerifyClaims{Claims: sub, Contexts: ps}, &vl, verdictSchema(), check)
 		u = u.Add(u2)
 		if err != nil {
-			return nil, u, err
+			return verified{}, u, err
 		}
-		given := make(map[int]bool, len(vl.Verdicts))
+		given := make(map[int]int, len(vl.Verdicts))
 		for _, v := range vl.Verdicts {
-			if v.Statement > len(sub) {
-				continue // a statement number that was not asked about
-			}
-			c := &out[todo[v.Statement-1]]
-			if given[v.Statement] && severity(v.Verdict) <= severity(c.Verdict) {
+			c := &out.claims[todo[v.Statement-1]]
+			given[v.Statement]++
+			if given[v.Statement] > 1 && severity(v.Verdict) <= severity(c.Verdict) {
 				continue // a second, no worse verdict for the same statement
 			}
-			given[v.Statement] = true
 			c.Verdict, c.SourceID = v.Verdict, ""
-			if v.Verdict == "supported" {
-				c.SourceID = v.Context
+			if i := indexOf(ps, v.Context); v.Verdict == eval.VerdictSupported && i >= 0 {
+				c.SourceID = ids[i]
+			}
+		}
+		for st, n := range given {
+			if n > 1 {
+				c := out.claims[todo[st-1]]
+				out.repeated = append(out.repeated, fmt.Sprintf("%q given %d verdicts: the worse, %s, kept", clip(c.Text, 60), n, c.Verdict))
 			}
 		}
 		todo = todo[:0]
-		for i, c := range out {
+		for i, c := range out.claims {
 			if c.Verdict == eval.VerdictUnjudged {
 				todo = append(todo, i)
 			}
 		}
 	}
+	sort.Strings(out.repeated)
 	return out, u, nil
 }
 
-// supportedShare is the share of supported claims; an answer with no claims
-// asserts nothing the contexts could contradict, and scores 1 (flagged with
-// eval.ErrNoClaims by claimScore; RAGAS gives NaN there).
-func supportedShare(claims []eval.Claim) float64 {
-	if len(claims) == 0 {
-		return 1
+// score is the ratio score of the verified claims (what names one in the
+// reasons: "claim", "statement"), or the neutral default when any is
+// still unjudged.
+func (v verified) score(metric, meth, what string) eval.Score {
+	sc := claimScore(metric, meth, v.claims)
+	if len(v.repeated) > 0 {
+		sc.Evidence.Counts["repeated_verdicts"] = float64(len(v.repeated))
+		sc.Evidence.Issues = append(sc.Evidence.Issues, v.repeated...)
+		sc.Reason += fmt.Sprintf("; %d %s%s given more than one verdict, the worse kept", len(v.repeated), what, plural(len(v.repeated)))
 	}
-	return float64(countVerdict(claims, eval.VerdictSupported)) / float64(len(claims))
+	if n := countVerdict(v.claims, eval.VerdictUnjudged); n > 0 {
+		return incomplete(sc, n, len(v.claims), what+"s without a verdict")
+	}
+	return sc
 }
 
-// supportClaims maps offline support results to claims with verdicts.
-func supportClaims(cs []heuristics.ClaimSupport, ps []prompts.Passage) []eval.Claim {
+// supportClaims maps offline support results to claims with verdicts,
+// naming a supporting context by the sample's id (ids, by position).
+func supportClaims(cs []heuristics.ClaimSupport, ids []string) []eval.Claim {
 	out := make([]eval.Claim, len(cs))
 	for i, c := range cs {
 		out[i] = eval.Claim{Text: c.Claim, Verdict: eval.VerdictUnsupported}
 		if c.Supported {
 			out[i].Verdict = eval.VerdictSupported
-			if c.Context >= 0 && c.Context < len(ps) {
-				out[i].SourceID = ps[c.Context].ID
+			if c.Context >= 0 && c.Context < len(ids) {
+				out[i].SourceID = ids[c.Context]
 			}
 		}
 	}
 	return out
 }
 
-// claimScore builds a ratio score from claims with verdicts.
-func claimScore(metric, meth string, value float64, claims []eval.Claim) eval.Score {
+// claimScore builds a ratio score from claims with verdicts: the share
+// supported. Callers skip a sample with no claims before.
+func claimScore(metric, meth string, claims []eval.Claim) eval.Score {
 	supported := 0
 	var unsupported []string
 	for _, c := range claims {
@@ -254,24 +299,15 @@ func claimScore(metric, meth string, value float64, claims []eval.Claim) eval.Sc
 			unsupported = append(unsupported, fmt.Sprintf("%s: %q", c.Verdict, clip(c.Text, 80)))
 		}
 	}
-	sc := eval.Score{
+	value := float64(supported) / float64(max(len(claims), 1))
+	return eval.Score{
 		Metric: metric, Value: value, Points: value, Max: 1, Method: meth,
 		Evidence: eval.Evidence{
 			Claims: claims, Issues: unsupported,
 			Counts: map[string]float64{"claims": float64(len(claims)), "supported": float64(supported)},
 		},
+		Reason: fmt.Sprintf("%d of %d claims supported by the contexts", supported, len(claims)),
 	}
-	if len(claims) == 0 {
-		sc.Err = eval.ErrNoClaims
-		sc.Reason = "no verifiable claims found: nothing to contradict; scored 1 and flagged with the error, where RAGAS gives NaN"
-		return sc
-	}
-	sc.Reason = fmt.Sprintf("%d of %d claims supported by the contexts", supported, len(claims))
-	if n := countVerdict(claims, eval.VerdictUnjudged); n > 0 {
-		sc.Evidence.Counts["unjudged"] = float64(n)
-		sc.Reason += fmt.Sprintf("; %d left without a verdict by the model, counted as unsupported", n)
-	}
-	return sc
 }
 
 func countVerdict(claims []eval.Claim, verdict string) int {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -85,6 +86,42 @@ func neutral(metric, meth string, maxPts float64, err error, u llm.Usage) eval.S
 	}
 }
 
+// skip is the score of a sample the judge has nothing to judge in (no
+// answer, an answer with no claim): Skipped, not scored, never passing a
+// gate, with the cause in Err and Reason.
+func skip(metric, meth string, maxPts float64, err error, u llm.Usage) eval.Score {
+	return eval.Score{
+		Metric: metric, Max: maxPts, Method: meth, Skipped: true, Err: err, Usage: UsageOf(u),
+		Reason: "skipped, not scored: " + err.Error(),
+	}
+}
+
+// blank reports whether an answer is missing, empty or only spaces.
+func blank(answer string) bool { return strings.TrimSpace(answer) == "" }
+
+// ErrMissingVerdicts is the Err of a judgement the model left incomplete:
+// items it was asked about (claims, statements, contexts) still had no
+// verdict after it was asked again about those alone. The whole score is
+// then the neutral default; the evidence keeps the verdicts given and
+// counts the missing ones as "unjudged". Test with errors.Is.
+var ErrMissingVerdicts = errors.New("the model left items without a verdict, even when asked again")
+
+// incomplete turns sc, built from the verdicts given, into the neutral
+// default because n of its total items have no verdict (see
+// ErrMissingVerdicts): its evidence stays, with the count of unjudged
+// items, and its reason keeps what the given verdicts said.
+func incomplete(sc eval.Score, n, total int, what string) eval.Score {
+	err := fmt.Errorf("%w: %d of %d %s", ErrMissingVerdicts, n, total, what)
+	given := sc.Reason
+	sc.Value, sc.Points, sc.Defaulted, sc.Err = 0.5, 0.5*sc.Max, true, err
+	if sc.Evidence.Counts == nil {
+		sc.Evidence.Counts = map[string]float64{}
+	}
+	sc.Evidence.Counts["unjudged"] = float64(n)
+	sc.Reason = "judge failed, neutral grade 3 of 5 used: " + err.Error() + " (from the verdicts given: " + given + ")"
+	return sc
+}
+
 // fail turns a judge error into its result: cancellation stops the run,
 // anything else becomes the neutral default.
 func fail(ctx context.Context, metric string, m Model, maxPts float64, err error, u llm.Usage) (eval.Score, error) {
@@ -100,9 +137,10 @@ func UsageOf(u llm.Usage) eval.Usage {
 }
 
 // Ask renders the named prompt template with data, sends it asking for
-// schema's JSON, and decodes the reply into out (one repair request, see
-// llm.ChatJSON). maxTokens 0 leaves the reply's length to the backend.
-func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema *llm.Schema, maxTokens int) (llm.Usage, error) {
+// schema's JSON, and decodes the reply into out: validated against the
+// schema, then by checks, with one repair request (see llm.ChatJSON).
+// maxTokens 0 leaves the reply's length to the backend.
+func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema *llm.Schema, maxTokens int, checks ...llm.Check) (llm.Usage, error) {
 	r, err := prompts.MustGet(name).Render(data)
 	if err != nil {
 		return llm.Usage{}, err
@@ -113,28 +151,74 @@ func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema 
 		MaxTokens: maxTokens,
 		Key:       r.Key,
 		Tag:       name,
-	}, out)
+	}, out, checks...)
 }
 
 // ask is Ask with the backend's reply length, for the judges.
-func ask(ctx context.Context, m Model, name string, data, out any, schema *llm.Schema) (llm.Usage, error) {
-	return Ask(ctx, m, name, data, out, schema, 0)
+func ask(ctx context.Context, m Model, name string, data, out any, schema *llm.Schema, checks ...llm.Check) (llm.Usage, error) {
+	return Ask(ctx, m, name, data, out, schema, 0, checks...)
 }
 
-// passages are the sample's contexts in retrieval order, with ids.
+// passages are the sample's contexts in retrieval order, each with the id
+// of its position, c1, c2, ..., whatever its own id: chunks of one
+// document often share the document's id, and a verdict must name one
+// context. sampleIDs maps the positions back to the sample's ids.
 func passages(s eval.Sample) []prompts.Passage {
 	var out []prompts.Passage
 	for i, src := range s.Sources {
-		id := src.ID
-		if id == "" {
-			id = fmt.Sprintf("c%d", i+1)
-		}
-		out = append(out, prompts.Passage{ID: id, Title: src.Title, Text: src.Text})
+		out = append(out, prompts.Passage{ID: positionID(i), Title: src.Title, Text: src.Text})
 	}
 	if len(out) == 0 && s.Context != nil && s.Context.Text != "" {
-		out = append(out, prompts.Passage{ID: "c1", Text: s.Context.Text})
+		out = append(out, prompts.Passage{ID: positionID(0), Text: s.Context.Text})
 	}
 	return out
+}
+
+// sampleIDs are the ids of the sample's contexts by position, as passages
+// orders them: each source's own id, or its position id when it has none.
+func sampleIDs(s eval.Sample) []string {
+	var out []string
+	for i, src := range s.Sources {
+		id := src.ID
+		if id == "" {
+			id = positionID(i)
+		}
+		out = append(out, id)
+	}
+	if len(out) == 0 && s.Context != nil && s.Context.Text != "" {
+		out = append(out, positionID(0))
+	}
+	return out
+}
+
+// positionID is the prompt id of the context at index i.
+func positionID(i int) string { return "c" + strconv.Itoa(i+1) }
+
+// knownContext returns a check that an id a reply names, in the named
+// field, is one of the prompt's contexts ps; blank says whether an empty
+// id is allowed (no supporting context).
+func knownContext(ps []prompts.Passage, blank bool) func(field string, id string) error {
+	known := make(map[string]bool, len(ps))
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		known[p.ID], names[i] = true, p.ID
+	}
+	return func(field, id string) error {
+		if known[id] || (blank && id == "") {
+			return nil
+		}
+		return fmt.Errorf("%s %q is not one of the contexts given (%s)", field, id, strings.Join(names, ", "))
+	}
+}
+
+// indexOf is the position of a passage id in ps, or -1.
+func indexOf(ps []prompts.Passage, id string) int {
+	for i, p := range ps {
+		if p.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 func texts(ps []prompts.Passage) []string {
@@ -157,17 +241,10 @@ type Checker interface {
 	Check(s eval.Sample) error
 }
 
-// grade is a 1-5 rating with a reason.
+// grade is a 1-5 rating with a reason; its schema holds the range.
 type grade struct {
 	Grade  int    `json:"grade" jsonschema:"minimum=1,maximum=5"`
 	Reason string `json:"reason"`
-}
-
-func (g grade) Validate() error {
-	if g.Grade < 1 || g.Grade > 5 {
-		return fmt.Errorf("grade %d is outside 1-5", g.Grade)
-	}
-	return nil
 }
 
 // gradeSchema, like each reply schema of the judges, is reflected from its

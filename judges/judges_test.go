@@ -71,6 +71,7 @@ func TestFaithfulnessWithModel(t *testing.T) {
 		claims, verify []string
 		value          float64
 		defaulted      bool
+		skipped        bool
 		calls          int
 		errContains    string
 		reason         string
@@ -97,17 +98,19 @@ func TestFaithfulnessWithModel(t *testing.T) {
 			claims: []string{claims}, verify: []string{
 				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`,
 				// Renumbered: the second ask holds only claims 2 and 3.
-				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c2","reason":""},{"statement":2,"verdict":"contradicted","reason":""}]}`,
+				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c2","reason":""},{"statement":2,"verdict":"contradicted","context":"","reason":""}]}`,
 			}, value: 2.0 / 3, calls: 3, reason: "2 of 3 claims supported by the contexts",
 		},
-		"skipped twice are unjudged, counted unsupported and said": {
+		"skipped twice: the whole score defaults, the verdicts given kept": {
 			claims: []string{claims}, verify: []string{
-				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`, `{"verdicts":[{"statement":9,"verdict":"supported"}]}`,
-			}, value: 1.0 / 3, calls: 3, reason: "1 of 3 claims supported by the contexts; 2 left without a verdict by the model, counted as unsupported",
+				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`, `{"verdicts":[]}`,
+			}, value: 0.5, defaulted: true, calls: 3, errContains: "2 of 3 claims without a verdict",
+			reason: "judge failed, neutral grade 3 of 5 used: the model left items without a verdict, even when asked again: " +
+				"2 of 3 claims without a verdict (from the verdicts given: 1 of 3 claims supported by the contexts)",
 		},
-		"no claims scores 1 and says so": {
-			claims: []string{`{"claims":[]}`}, value: 1, calls: 1,
-			reason: "no verifiable claims found: nothing to contradict; scored 1 and flagged with the error, where RAGAS gives NaN",
+		"no claims is skipped and says so": {
+			claims: []string{`{"claims":[]}`}, value: 0, skipped: true, calls: 1,
+			reason: "skipped, not scored: no verifiable claims: the answer states nothing the contexts could support or contradict",
 		},
 	}
 	for name, tc := range tests {
@@ -118,6 +121,7 @@ func TestFaithfulnessWithModel(t *testing.T) {
 			require.NoError(t, err)
 			assert.InDelta(t, tc.value, sc.Value, 1e-9)
 			assert.Equal(t, tc.defaulted, sc.Defaulted)
+			assert.Equal(t, tc.skipped, sc.Skipped)
 			assert.Len(t, m.calls, tc.calls)
 			assert.Equal(t, "llm:fake:judge", sc.Method)
 			if tc.reason != "" {
@@ -229,11 +233,11 @@ func TestAnswerRelevancy(t *testing.T) {
 		},
 		"noncommittal is zero": {
 			replies: map[string][]string{"relevancy.questions": {`{"questions":[],"noncommittal":true}`}}, embed: unit,
-			value: 0, method: "llm:fake:judge (questions+embeddings)",
+			value: 0, method: "llm:fake:judge (questions: noncommittal)",
 		},
 		"no embedding model falls back to a direct grade": {
 			replies: map[string][]string{"relevancy.questions": {questions}, "relevancy.rate": {`{"grade":4,"reason":"mostly answers"}`}},
-			value:   0.75, method: "llm:fake:judge (direct 1-5)",
+			value:   0.75, method: "llm:fake:judge (direct 1-5 grade, no embeddings)",
 		},
 	}
 	for name, tc := range tests {
@@ -275,29 +279,38 @@ func TestAveragePrecision(t *testing.T) {
 func TestContextPrecisionWithModel(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		reply   string
-		value   float64
-		sources []eval.SourceRating
-		reason  string
+		reply, again string
+		value        float64
+		defaulted    bool
+		sources      []eval.SourceRating
+		reason       string
 	}{
 		"a verdict per context": {
 			reply: `{"verdicts":[{"context":"c1","useful":false,"reason":"about the fair"},{"context":"c2","useful":true,"reason":"height"}]}`,
 			value: 0.5, sources: []eval.SourceRating{{URL: "c1", Rating: 0, Basis: "about the fair"}, {URL: "c2", Rating: 1, Basis: "height"}},
 			reason: "1 of 2 contexts useful; rank-weighted precision 0.50",
 		},
-		"a skipped context is said, not silent": {
-			reply: `{"verdicts":[{"context":"c1","useful":true,"reason":"date"}]}`,
-			value: 1, sources: []eval.SourceRating{{URL: "c1", Rating: 1, Basis: "date"}, {URL: "c2", Rating: 0, Basis: "no verdict given; counted as not useful"}},
-			reason: "1 of 2 contexts useful; rank-weighted precision 1.00; 1 left without a verdict by the model, counted as not useful",
+		"a skipped context is asked about again": {
+			reply: `{"verdicts":[{"context":"c1","useful":true,"reason":"date"}]}`, again: `{"verdicts":[{"context":"c2","useful":true,"reason":"height"}]}`,
+			value: 1, sources: []eval.SourceRating{{URL: "c1", Rating: 1, Basis: "date"}, {URL: "c2", Rating: 1, Basis: "height"}},
+			reason: "2 of 2 contexts useful; rank-weighted precision 1.00",
+		},
+		"a context skipped twice defaults the score, said, not silent": {
+			reply: `{"verdicts":[{"context":"c1","useful":true,"reason":"date"}]}`, again: `{"verdicts":[]}`,
+			value: 0.5, defaulted: true,
+			sources: []eval.SourceRating{{URL: "c1", Rating: 1, Basis: "date"}, {URL: "c2", Rating: 0, Basis: "no verdict given, even when asked again"}},
+			reason: "judge failed, neutral grade 3 of 5 used: the model left items without a verdict, even when asked again: " +
+				"1 of 2 contexts without a verdict (from the verdicts given: 1 of 2 contexts useful; rank-weighted precision 1.00)",
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			m := &fakeModel{replies: map[string][]string{"context.precision": {tc.reply}}}
+			m := &fakeModel{replies: map[string][]string{"context.precision": {tc.reply, tc.again}}}
 			sc, err := ContextPrecision{Model: m}.Score(context.Background(), ragSample)
 			require.NoError(t, err)
 			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.Equal(t, tc.defaulted, sc.Defaulted)
 			assert.Equal(t, tc.sources, sc.Evidence.Sources)
 			assert.Equal(t, tc.reason, sc.Reason)
 		})

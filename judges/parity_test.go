@@ -248,11 +248,11 @@ func TestFaithfulnessEdgeCases(t *testing.T) {
 		reason         string
 		counts         map[string]float64
 		err            error
+		skipped        bool
 	}{
-		"no claims is 1, flagged with ErrNoClaims, never NaN": {
-			sources: ragSample.Sources, claims: []string{`{"claims":[]}`}, value: 1, calls: 1, err: eval.ErrNoClaims,
-			reason: "no verifiable claims found: nothing to contradict; scored 1 and flagged with the error, where RAGAS gives NaN",
-			counts: map[string]float64{"claims": 0, "supported": 0},
+		"no claims is skipped, flagged with ErrNoClaims, never NaN nor 1": {
+			sources: ragSample.Sources, claims: []string{`{"claims":[]}`}, value: 0, calls: 1, err: eval.ErrNoClaims, skipped: true,
+			reason: "skipped, not scored: no verifiable claims: the answer states nothing the contexts could support or contradict",
 		},
 		"a repeated claim is verified and counted once": {
 			sources: ragSample.Sources,
@@ -267,14 +267,15 @@ func TestFaithfulnessEdgeCases(t *testing.T) {
 			sources: ragSample.Sources, claims: []string{two},
 			verify: []string{`{"verdicts":[{"statement":1,"verdict":"unsupported","context":"","reason":""},` +
 				`{"statement":1,"verdict":"supported","context":"c2","reason":""},{"statement":2,"verdict":"supported","context":"c1","reason":""}]}`},
-			value: 0.5, calls: 2, reason: "1 of 2 claims supported by the contexts",
-			counts: map[string]float64{"claims": 2, "supported": 1},
+			value: 0.5, calls: 2, reason: "1 of 2 claims supported by the contexts; 1 claim given more than one verdict, the worse kept",
+			counts: map[string]float64{"claims": 2, "supported": 1, "repeated_verdicts": 1},
 		},
-		"verdicts for statements never asked about are ignored": {
+		"a verdict for a statement never asked about is an invalid reply, repaired": {
 			sources: ragSample.Sources, claims: []string{two},
 			verify: []string{`{"verdicts":[{"statement":1,"verdict":"supported","context":"c2","reason":""},{"statement":2,"verdict":"supported","context":"c1","reason":""},` +
-				`{"statement":3,"verdict":"unsupported","context":"","reason":""}]}`},
-			value: 1, calls: 2, reason: "2 of 2 claims supported by the contexts",
+				`{"statement":3,"verdict":"unsupported","context":"","reason":""}]}`,
+				`{"verdicts":[{"statement":1,"verdict":"supported","context":"c2","reason":""},{"statement":2,"verdict":"supported","context":"c1","reason":""}]}`},
+			value: 1, calls: 3, reason: "2 of 2 claims supported by the contexts",
 			counts: map[string]float64{"claims": 2, "supported": 2},
 		},
 		"single context": {
@@ -304,6 +305,7 @@ func TestFaithfulnessEdgeCases(t *testing.T) {
 			require.NoError(t, err)
 			assert.InDelta(t, tc.value, sc.Value, 1e-9)
 			assert.False(t, sc.Defaulted, "%v", sc.Err)
+			assert.Equal(t, tc.skipped, sc.Skipped)
 			assert.Len(t, m.calls, tc.calls)
 			assert.Equal(t, tc.reason, sc.Reason)
 			assert.Equal(t, tc.counts, sc.Evidence.Counts)
@@ -414,7 +416,7 @@ func TestAnswerRelevancyQuestionsAndCosines(t *testing.T) {
 	}
 }
 
-func TestAnswerRelevancyEmptyAnswerIsZeroWithoutACall(t *testing.T) {
+func TestAnswerRelevancyEmptyAnswerIsSkippedWithoutACall(t *testing.T) {
 	t.Parallel()
 	s := ragSample
 	s.Answer = " \n "
@@ -422,9 +424,11 @@ func TestAnswerRelevancyEmptyAnswerIsZeroWithoutACall(t *testing.T) {
 	sc, err := AnswerRelevancy{Model: m}.Score(context.Background(), s)
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, sc.Value)
+	assert.True(t, sc.Skipped)
 	assert.False(t, sc.Defaulted)
+	assert.ErrorIs(t, sc.Err, eval.ErrNoAnswer)
 	assert.Empty(t, m.calls)
-	assert.Equal(t, "the answer is empty", sc.Reason)
+	assert.Equal(t, "skipped, not scored: no answer to judge", sc.Reason)
 }
 
 // TestContextPrecisionNamesWhatUsefulnessWasJudgedAgainst: RAGAS has two

@@ -34,6 +34,13 @@ func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) 
 		return err
 	}
 	var err error
+	if blank(s.Answer) && metric != MetricContextPrecision && metric != MetricContextRecall && metric != MetricSourceRelevance {
+		// A judge of the answer skips a sample without one, making no call.
+		if _, err := New(metric, nil); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
 	switch metric {
 	case MetricFaithfulness:
 		claims := heuristics.SplitClaims(s.Answer)
@@ -41,9 +48,6 @@ func Plan(metric string, s eval.Sample, count func(string) int) ([]Call, error) 
 			err = add("faithfulness.verify", prompts.VerifyClaims{Claims: claims, Contexts: ps}, 40*len(claims))
 		}
 	case MetricAnswerRelevancy:
-		if strings.TrimSpace(s.Answer) == "" {
-			break // scored 0 without a call
-		}
 		if err = add("relevancy.questions", prompts.GenerateQuestions{Answer: s.Answer, N: 3}, 60); err == nil {
 			calls = append(calls, Call{Template: "embeddings", TokensIn: count(s.Query) + 60, Embed: true})
 		}

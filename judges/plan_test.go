@@ -112,3 +112,42 @@ func TestPlanCall(t *testing.T) {
 		require.ErrorContains(t, err, "prompts: reasoning")
 	})
 }
+
+// TestPlanOfARecordWithoutAnAnswer: the judges of the answer skip it
+// without a call, so a dry run plans none; the judges of the retrieval
+// still plan theirs.
+func TestPlanOfARecordWithoutAnAnswer(t *testing.T) {
+	t.Parallel()
+	s := eval.Sample{
+		Query: "When was the Eiffel Tower completed?", Answer: " ",
+		Sources:   []eval.Source{{ID: "doc", Text: "The Eiffel Tower was completed in 1889."}},
+		Reference: "It was completed in 1889.",
+	}
+	count := func(s string) int { return len(s) / 4 }
+	tests := map[string]struct {
+		metric    string
+		templates []string
+	}{
+		"faithfulness":      {metric: judges.MetricFaithfulness},
+		"answer_relevancy":  {metric: judges.MetricAnswerRelevancy},
+		"completeness":      {metric: judges.MetricCompleteness},
+		"reasoning":         {metric: judges.MetricReasoning},
+		"context_recall":    {metric: judges.MetricContextRecall, templates: []string{"faithfulness.verify"}},
+		"context_precision": {metric: judges.MetricContextPrecision, templates: []string{"context.precision"}},
+		"source_relevance":  {metric: judges.MetricSourceRelevance, templates: []string{"source.relevance"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			calls, err := judges.Plan(tc.metric, s, count)
+			require.NoError(t, err)
+			var got []string
+			for _, c := range calls {
+				got = append(got, c.Template)
+			}
+			assert.Equal(t, tc.templates, got)
+		})
+	}
+	_, err := judges.Plan("bleu", s, count)
+	assert.ErrorContains(t, err, `unknown metric "bleu"`)
+}

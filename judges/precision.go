@@ -21,6 +21,16 @@ import (
 // the Method ends in "(vs reference)" or "(vs answer, no reference)". With
 // neither, the error wraps ErrNoReference. Offline, a context is useful
 // when its lexical relevance grade to the query is 3 or more.
+//
+// The prompt names each context by its position (c1, c2, ...), whatever
+// its id in the sample, so chunks that share their document's id get a
+// verdict each; the evidence names them by the sample's ids. Replies are
+// read strictly: a verdict must name a context of the prompt, or the reply
+// gets the repair request. A context given two verdicts keeps the worse
+// (not useful), counted in the evidence as "repeated_verdicts". Contexts
+// the reply skips are asked about once more, alone; when any is still
+// without a verdict, the whole score is the neutral default
+// (ErrMissingVerdicts), its evidence counting them "unjudged".
 type ContextPrecision struct {
 	Model Model
 }
@@ -58,11 +68,12 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 	if err := p.Check(s); err != nil {
 		return eval.Score{}, err
 	}
-	ps := passages(s)
+	ps, ids := passages(s), sampleIDs(s)
 	useful := make([]bool, len(ps))
 	reasons := make([]string, len(ps))
-	unjudged := 0
 	var u llm.Usage
+	var repeated []string
+	unjudged := 0
 	meth := method(p.Model)
 	if offline(p.Model) {
 		for i, c := range ps {
@@ -77,9 +88,11 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 			ref = s.Answer
 			meth = method(p.Model) + " (vs answer, no reference)"
 		}
-		var vl usefulnessList
-		var err error
-		u, err = ask(ctx, p.Model, "context.precision", prompts.RankedContexts{Question: s.Query, Reference: ref, Contexts: ps}, &vl, usefulnessSchema())
+		var (
+			got []*usefulness
+			err error
+		)
+		got, repeated, u, err = p.judge(ctx, s.Query, ref, ps, ids)
 		if err != nil {
 			sc, ferr := fail(ctx, MetricContextPrecision, p.Model, 1, err, u)
 			if ferr == nil {
@@ -87,41 +100,89 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 			}
 			return sc, ferr
 		}
-		byID := map[string]usefulness{}
-		for _, v := range vl.Verdicts {
-			byID[v.Context] = v
-		}
-		for i, c := range ps {
-			v, ok := byID[c.ID]
-			if !ok && i < len(vl.Verdicts) && vl.Verdicts[i].Context == "" {
-				v, ok = vl.Verdicts[i], true
-			}
-			useful[i] = ok && v.Useful
-			reasons[i] = v.Reason
-			if !ok {
-				reasons[i] = "no verdict given; counted as not useful"
+		for i, v := range got {
+			if v == nil {
+				reasons[i] = "no verdict given, even when asked again"
 				unjudged++
+				continue
 			}
+			useful[i], reasons[i] = v.Useful, v.Reason
 		}
 	}
 	v := AveragePrecision(useful)
 	sc := eval.Score{Metric: MetricContextPrecision, Value: v, Points: v, Max: 1, Method: meth, Usage: UsageOf(u)}
 	n := 0
-	for i, c := range ps {
+	for i := range ps {
 		rating := 0.0
 		if useful[i] {
 			rating = 1
 			n++
 		}
-		sc.Evidence.Sources = append(sc.Evidence.Sources, eval.SourceRating{URL: c.ID, Rating: rating, Basis: reasons[i]})
+		sc.Evidence.Sources = append(sc.Evidence.Sources, eval.SourceRating{URL: ids[i], Rating: rating, Basis: reasons[i]})
 	}
 	sc.Evidence.Counts = map[string]float64{"contexts": float64(len(ps)), "useful": float64(n)}
 	sc.Reason = fmt.Sprintf("%d of %d contexts useful; rank-weighted precision %.2f", n, len(ps), v)
+	if len(repeated) > 0 {
+		sc.Evidence.Counts["repeated_verdicts"] = float64(len(repeated))
+		sc.Evidence.Issues = repeated
+		sc.Reason += fmt.Sprintf("; %d context%s given more than one verdict, the worse kept", len(repeated), plural(len(repeated)))
+	}
 	if unjudged > 0 {
-		sc.Evidence.Counts["unjudged"] = float64(unjudged)
-		sc.Reason += fmt.Sprintf("; %d left without a verdict by the model, counted as not useful", unjudged)
+		return incomplete(sc, unjudged, len(ps), "contexts without a verdict"), nil
 	}
 	return sc, nil
+}
+
+// judge asks the model which contexts are useful for ref, then once more
+// about those its reply skipped, and returns a verdict per context (nil
+// where there is still none) with a note per context given more than one.
+func (p ContextPrecision) judge(ctx context.Context, query, ref string, ps []prompts.Passage, ids []string) ([]*usefulness, []string, llm.Usage, error) {
+	got := make([]*usefulness, len(ps))
+	given := make([]int, len(ps))
+	todo := make([]prompts.Passage, len(ps))
+	copy(todo, ps)
+	var u llm.Usage
+	for ask2 := 0; ask2 < 2 && len(todo) > 0; ask2++ {
+		known := knownContext(todo, false)
+		check := func(o any) error {
+			for i, v := range o.(*usefulnessList).Verdicts {
+				if err := known(fmt.Sprintf("verdicts[%d].context", i), v.Context); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var vl usefulnessList
+		u2, err := ask(ctx, p.Model, "context.precision", prompts.RankedContexts{Question: query, Reference: ref, Contexts: todo}, &vl, usefulnessSchema(), check)
+		u = u.Add(u2)
+		if err != nil {
+			return nil, nil, u, err
+		}
+		for _, v := range vl.Verdicts {
+			i := indexOf(ps, v.Context)
+			given[i]++
+			if got[i] == nil || (got[i].Useful && !v.Useful) {
+				got[i] = &v
+			}
+		}
+		todo = todo[:0]
+		for i, v := range got {
+			if v == nil {
+				todo = append(todo, ps[i])
+			}
+		}
+	}
+	var repeated []string
+	for i, n := range given {
+		if n > 1 {
+			kept := "useful"
+			if !got[i].Useful {
+				kept = "not useful"
+			}
+			repeated = append(repeated, fmt.Sprintf("context %s (%s) given %d verdicts: the worse, %s, kept", ps[i].ID, ids[i], n, kept))
+		}
+	}
+	return got, repeated, u, nil
 }
 
 // AveragePrecision is the mean of precision@k over the ranks k (1-based)

@@ -16,6 +16,11 @@ import (
 // 0-100, weighted clarity 20, coverage 20, specificity 20, alignment 15,
 // minimality 15, consistency 10. Offline it falls back on the clarity
 // heuristic (structure, sentence length, repetition).
+//
+// The reply's schema holds every dimension to 0-100 and requires them all:
+// a reply missing one or out of range gets the repair request, then the
+// neutral default. A missing or blank answer is Skipped (eval.ErrNoAnswer),
+// not scored.
 type Reasoning struct {
 	Model Model
 }
@@ -45,19 +50,13 @@ func (r reasoningReply) dims() []struct {
 	}
 }
 
-func (r reasoningReply) Validate() error {
-	for _, d := range r.dims() {
-		if d.v < 0 || d.v > 100 {
-			return fmt.Errorf("%s %.0f is outside 0-100", d.name, d.v)
-		}
-	}
-	return nil
-}
-
 var reasoningSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[reasoningReply]("reasoning") })
 
 // Score implements eval.Scorer.
 func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if blank(s.Answer) {
+		return skip(MetricReasoning, method(r.Model), 100, eval.ErrNoAnswer, llm.Usage{}), nil
+	}
 	if offline(r.Model) {
 		sc, err := heuristics.Clarity{}.Score(ctx, s)
 		if err != nil {

@@ -18,6 +18,13 @@ import (
 // reference is split into statements deterministically and checked in one
 // batched call (offline: by lexical support). With no context text, recall
 // is 0 and no call is made; RAGAS refuses such a sample.
+//
+// The answer is not judged: a sample with a missing or blank answer is
+// scored like any other. Replies are read as faithfulness reads its
+// verification: strictly, the worse of two verdicts for a statement kept,
+// the statements a reply skips asked about once more, and the whole score
+// the neutral default (ErrMissingVerdicts) when any is still without a
+// verdict.
 type ContextRecall struct {
 	Model Model
 }
@@ -56,19 +63,18 @@ func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 	if err != nil {
 		return eval.Score{}, err
 	}
-	ps := passages(s)
+	ps, ids := passages(s), sampleIDs(s)
 	if offline(r.Model) {
 		cs := heuristics.SupportClaims(statements, texts(ps))
-		claims := supportClaims(cs, ps)
-		sc := claimScore(MetricContextRecall, MethodOffline, supportedShare(claims), claims)
+		sc := claimScore(MetricContextRecall, MethodOffline, supportClaims(cs, ids))
 		noteNoContexts(&sc, ps)
 		return sc, nil
 	}
-	claims, u, err := verify(ctx, r.Model, statements, ps)
+	v, u, err := verify(ctx, r.Model, statements, ps, ids)
 	if err != nil {
 		return fail(ctx, MetricContextRecall, r.Model, 1, err, u)
 	}
-	sc := claimScore(MetricContextRecall, method(r.Model), supportedShare(claims), claims)
+	sc := v.score(MetricContextRecall, method(r.Model), "statement")
 	noteNoContexts(&sc, ps)
 	sc.Usage = UsageOf(u)
 	return sc, nil

@@ -18,9 +18,11 @@ import (
 // AnswerRelevancy is RAGAS answer relevancy: the model writes the questions
 // the answer would answer, and the value is the mean cosine similarity of
 // their embeddings to the query's; a noncommittal answer scores 0. Without
-// an embedding model the model grades the answer 1-5 directly, and the
-// score's Method says which ran. Offline it is the lexical passage
-// relevance of the answer to the query.
+// an embedding model the model grades the answer 1-5 directly. The score's
+// Method names what ran: "llm:X (questions+embeddings)", "llm:X (questions:
+// noncommittal)" (no embedding needed) or "llm:X (direct 1-5 grade, no
+// embeddings)". Offline it is the lexical passage relevance of the answer
+// to the query.
 //
 // Where it differs from RAGAS:
 //   - One call writes all the questions and judges noncommittal once, so
@@ -28,7 +30,10 @@ import (
 //     Blank questions are dropped and at most Questions are used.
 //   - A negative mean cosine is clipped to 0 (RAGAS lets it go below 0);
 //     the reason gives the unclipped mean.
-//   - An empty answer scores 0 without a call; RAGAS refuses it.
+//   - A missing or blank answer is Skipped (eval.ErrNoAnswer), not scored,
+//     without a call, offline too; RAGAS refuses it. It is not graded 0:
+//     relevance is undefined with nothing to relate, and a skip already
+//     never passes a gate.
 type AnswerRelevancy struct {
 	Model Model
 	// Questions is how many questions to generate (default 3, RAGAS's
@@ -43,6 +48,8 @@ type generated struct {
 	Noncommittal bool     `json:"noncommittal"`
 }
 
+// Validate implements llm.Validator: a committal answer must give a
+// question.
 func (g generated) Validate() error {
 	if len(nonBlank(g.Questions, len(g.Questions))) == 0 && !g.Noncommittal {
 		return errors.New("questions is empty")
@@ -73,6 +80,9 @@ var noncommittal = sync.OnceValue(func() *regexp.Regexp {
 
 // Score implements eval.Scorer.
 func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if blank(s.Answer) {
+		return skip(MetricAnswerRelevancy, method(a.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
+	}
 	if offline(a.Model) {
 		v := heuristics.PassageRelevance(s.Query, s.Answer)
 		reason := fmt.Sprintf("lexical relevance of the answer to the query %.2f", v)
@@ -80,9 +90,6 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 			v, reason = 0, "the answer is noncommittal"
 		}
 		return eval.Score{Metric: MetricAnswerRelevancy, Value: v, Points: v, Max: 1, Method: MethodOffline, Reason: reason}, nil
-	}
-	if strings.TrimSpace(s.Answer) == "" {
-		return eval.Score{Metric: MetricAnswerRelevancy, Max: 1, Method: method(a.Model), Reason: "the answer is empty"}, nil
 	}
 	n := a.Questions
 	if n <= 0 {
@@ -94,7 +101,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("generate questions: %w", err), u)
 	}
 	if g.Noncommittal {
-		sc := eval.Score{Metric: MetricAnswerRelevancy, Value: 0, Max: 1, Method: method(a.Model) + " (questions+embeddings)",
+		sc := eval.Score{Metric: MetricAnswerRelevancy, Value: 0, Max: 1, Method: method(a.Model) + " (questions: noncommittal)",
 			Reason: "the answer is noncommittal", Usage: UsageOf(u)}
 		return sc, nil
 	}
@@ -140,7 +147,7 @@ func (a AnswerRelevancy) direct(ctx context.Context, s eval.Sample, u llm.Usage)
 	if err != nil {
 		return fail(ctx, MetricAnswerRelevancy, a.Model, 5, fmt.Errorf("rate: %w", err), u)
 	}
-	return gradeScore(MetricAnswerRelevancy, method(a.Model)+" (direct 1-5)", g, u), nil
+	return gradeScore(MetricAnswerRelevancy, method(a.Model)+" (direct 1-5 grade, no embeddings)", g, u), nil
 }
 
 func gradeScore(metric, meth string, g grade, u llm.Usage) eval.Score {

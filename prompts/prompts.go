@@ -2,7 +2,6 @@ package prompts
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+
+	"github.com/assaylabs/assay/internal/datablock"
 )
 
 //go:embed templates/*.tmpl
@@ -192,20 +193,8 @@ func funcs(tag string) template.FuncMap {
 }
 
 // block wraps untrusted text between tags that carry the nonce.
-func block(label, nonce, text string) string {
-	tag := label + "-" + nonce
-	return "<" + tag + ">\n" + text + "\n</" + tag + ">"
-}
+func block(label, nonce, text string) string { return datablock.Block(label, nonce, text) }
 
 // newNonce draws a random 96-bit tag suffix that does not occur in the
 // payload, so the data cannot contain its own closing tag.
-func newNonce(payload []byte) string {
-	for {
-		var b [12]byte
-		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
-		n := hex.EncodeToString(b[:])
-		if !bytes.Contains(payload, []byte(n)) {
-			return n
-		}
-	}
-}
+func newNonce(payload []byte) string { return datablock.Nonce(string(payload)) }

@@ -75,6 +75,7 @@ type judgeResult struct {
 	Method    string        `json:"method" yaml:"method"`
 	Reason    string        `json:"reason" yaml:"reason"`
 	Defaulted bool          `json:"defaulted,omitempty" yaml:"defaulted,omitempty"`
+	Skipped   bool          `json:"skipped,omitempty" yaml:"skipped,omitempty"`
 	Error     string        `json:"error,omitempty" yaml:"error,omitempty"`
 	Evidence  eval.Evidence `json:"evidence,omitzero" yaml:"evidence,omitempty"`
 	Usage     eval.Usage    `json:"usage,omitzero" yaml:"usage,omitempty"`
@@ -162,6 +163,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 			_ = bench.FormatSummaries(cmd.ErrOrStderr(), tally.Summaries())
 		}
 		f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
+		if n := tally.Skipped(); n > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "judge: skipped %d result(s) with nothing to judge (no answer, no claim): not scored, never passing --min\n", n)
+		}
 	}
 	switch {
 	case werr != nil:
@@ -179,7 +183,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 
 func resultOf(id string, sc eval.Score) judgeResult {
 	r := judgeResult{ID: id, Metric: sc.Metric, Value: round(sc.Value), Points: round(sc.Points), Max: sc.Max,
-		Method: sc.Method, Reason: sc.Reason, Defaulted: sc.Defaulted, Evidence: sc.Evidence, Usage: sc.Usage}
+		Method: sc.Method, Reason: sc.Reason, Defaulted: sc.Defaulted, Skipped: sc.Skipped, Evidence: sc.Evidence, Usage: sc.Usage}
 	if sc.Err != nil {
 		r.Error = sc.Err.Error()
 	}
@@ -226,6 +230,9 @@ func (rw *resultWriter) write(r judgeResult) error {
 		flag := ""
 		if r.Defaulted {
 			flag = " DEFAULTED"
+		}
+		if r.Skipped {
+			flag = " SKIPPED"
 		}
 		fmt.Fprintf(rw.w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", r.ID, r.Metric, r.Value, r.Points, r.Max, flag, r.Method, r.Reason)
 		for _, c := range r.Evidence.Claims {

@@ -17,6 +17,9 @@ type minGate struct {
 	by    map[string]float64
 	text  string
 	below map[string]int // scores under the floor, by metric
+	// skipped counts, by metric, the results among below that were
+	// skipped (nothing to judge) rather than scored low.
+	skipped map[string]int
 }
 
 func (g *minGate) String() string { return g.text }
@@ -66,16 +69,20 @@ func (g *minGate) floor(metric string) float64 {
 	return g.all
 }
 
-// count records a result; a neutral default cannot pass a gate.
+// count records a result; a neutral default cannot pass a gate, nor can a
+// result skipped because there was nothing to judge.
 func (g *minGate) count(r judgeResult) {
 	f := g.floor(r.Metric)
-	if f <= 0 || (r.Value >= f && !r.Defaulted) {
+	if f <= 0 || (r.Value >= f && !r.Defaulted && !r.Skipped) {
 		return
 	}
 	if g.below == nil {
-		g.below = map[string]int{}
+		g.below, g.skipped = map[string]int{}, map[string]int{}
 	}
 	g.below[r.Metric]++
+	if r.Skipped {
+		g.skipped[r.Metric]++
+	}
 }
 
 // err is the exit-1 error when any result was under its floor.
@@ -87,7 +94,11 @@ func (g *minGate) err() error {
 	n := 0
 	for _, m := range slices.Sorted(maps.Keys(g.below)) {
 		n += g.below[m]
-		parts = append(parts, fmt.Sprintf("%s %d under %g", m, g.below[m], g.floor(m)))
+		part := fmt.Sprintf("%s %d under %g", m, g.below[m], g.floor(m))
+		if k := g.skipped[m]; k > 0 {
+			part += fmt.Sprintf(" (%d of them skipped: nothing to judge)", k)
+		}
+		parts = append(parts, part)
 	}
 	return &exitError{code: exitFailed, err: fmt.Errorf("%d score(s) below --min (%s)", n, strings.Join(parts, ", "))}
 }

@@ -42,6 +42,14 @@ func TestMinGate(t *testing.T) {
 			results: []judgeResult{{Metric: "faithfulness", Value: 0.5, Defaulted: true}},
 			exit:    "1 score(s) below --min (faithfulness 1 under 0.3)",
 		},
+		"a skipped result never passes a floor": {
+			flag: "faithfulness=0.01",
+			results: []judgeResult{
+				{Metric: "faithfulness", Value: 1, Skipped: true}, {Metric: "faithfulness", Value: 0, Skipped: true},
+				{Metric: "faithfulness", Value: 0.9}, {Metric: "answer_relevancy", Value: 0, Skipped: true},
+			},
+			exit: "2 score(s) below --min (faithfulness 2 under 0.01 (2 of them skipped: nothing to judge))",
+		},
 		"out of range":    {flag: "1.5", setErr: `"1.5": want a value from 0 to 1`},
 		"NaN":             {flag: "NaN", setErr: `"NaN": want a value from 0 to 1`},
 		"NaN by metric":   {flag: "faithfulness=nan", setErr: `"faithfulness=nan": want a value from 0 to 1`},

@@ -1,0 +1,166 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// strictReply is a judge-like reply whose schema says the ranges and enums.
+type strictReply struct {
+	Verdicts []strictVerdict `json:"verdicts"`
+}
+
+type strictVerdict struct {
+	Statement int    `json:"statement" jsonschema:"minimum=1"`
+	Verdict   string `json:"verdict" jsonschema:"enum=supported,enum=unsupported"`
+}
+
+var strictSchema = SchemaFor[strictReply]("strict")
+
+// atMost is a Check of the statement numbers against a request's count.
+func atMost(n int) Check {
+	return func(out any) error {
+		for i, v := range out.(*strictReply).Verdicts {
+			if v.Statement > n {
+				return fmt.Errorf("verdicts[%d].statement %d: only %d statements were given", i, v.Statement, n)
+			}
+		}
+		return nil
+	}
+}
+
+func TestDecodeReplyHoldsEveryCandidateToTheSchema(t *testing.T) {
+	t.Parallel()
+	one := strictReply{Verdicts: []strictVerdict{{Statement: 1, Verdict: "supported"}}}
+	tests := map[string]struct {
+		in    string
+		check Check
+		want  strictReply
+		err   string
+	}{
+		"valid":                   {in: `{"verdicts":[{"statement":1,"verdict":"supported"}]}`, want: one},
+		"empty list is valid":     {in: `{"verdicts":[]}`, want: strictReply{Verdicts: []strictVerdict{}}},
+		"empty object":            {in: `{}`, err: `not of the schema: the reply: required: missing properties: ["verdicts"]`},
+		"another object entirely": {in: `{"hello":"world"}`, err: `not of the schema: the reply: unexpected additional properties ["hello"]`},
+		"the list under another key": {
+			in: `{"results":[{"statement":1,"verdict":"supported"}]}`, err: `not of the schema: the reply: unexpected additional properties ["results"]`,
+		},
+		"null list":   {in: `{"verdicts":null}`, err: `verdicts: type:`},
+		"wrong type":  {in: `{"verdicts":[{"statement":"1","verdict":"supported"}]}`, err: `verdicts[].statement: type: 1 has type "string", want "integer"`},
+		"below range": {in: `{"verdicts":[{"statement":0,"verdict":"supported"}]}`, err: `verdicts[].statement: minimum: 0/1 is less than 1`},
+		"off the enum": {
+			in: `{"verdicts":[{"statement":1,"verdict":"maybe"}]}`, err: `verdicts[].verdict: enum:`,
+		},
+		"missing field in an item": {in: `{"verdicts":[{"statement":1}]}`, err: `verdicts[]: required: missing properties: ["verdict"]`},
+		"an off-schema object in prose is passed over for the valid one": {
+			in: `I found {"note": "x"} and then: {"verdicts":[{"statement":1,"verdict":"supported"}]}`, want: one,
+		},
+		"check rejects what the schema allows": {
+			in: `{"verdicts":[{"statement":3,"verdict":"supported"}]}`, check: atMost(2), err: "verdicts[0].statement 3: only 2 statements were given",
+		},
+		"check passes": {in: `{"verdicts":[{"statement":1,"verdict":"supported"}]}`, check: atMost(2), want: one},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var checks []Check
+			if tc.check != nil {
+				checks = append(checks, tc.check)
+			}
+			var got strictReply
+			err := DecodeReply(tc.in, strictSchema, &got, checks...)
+			if tc.err != "" {
+				require.ErrorIs(t, err, ErrInvalidOutput)
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestDecodeReplyRejectsAnUnusableSchema(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		schema *Schema
+		err    string
+	}{
+		"not JSON":       {schema: &Schema{Name: "bad", JSON: []byte(`{`)}, err: `schema "bad" is not a JSON schema`},
+		"a broken regex": {schema: &Schema{Name: "re", JSON: []byte(`{"type":"string","pattern":"("}`)}, err: `schema "re" cannot be used for validation`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got strictReply
+			err := DecodeReply(`{"verdicts":[]}`, tc.schema, &got)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, ErrInvalidOutput, "the schema is at fault, not the reply")
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
+}
+
+// scripted answers chat calls from a list and records the requests.
+type scripted struct {
+	replies []string
+	reqs    []Request
+}
+
+func (s *scripted) Chat(_ context.Context, req Request) (Response, error) {
+	s.reqs = append(s.reqs, req)
+	if len(s.reqs) > len(s.replies) {
+		return Response{}, errors.New("no scripted reply left")
+	}
+	return Response{Content: s.replies[len(s.reqs)-1], Usage: Usage{Calls: 1}}, nil
+}
+
+func TestChatJSONRepairsOnceWhateverRejectsTheReply(t *testing.T) {
+	t.Parallel()
+	good := `{"verdicts":[{"statement":2,"verdict":"unsupported"}]}`
+	tests := map[string]struct {
+		replies []string
+		calls   int
+		err     string
+		want    strictReply
+	}{
+		"valid at once: one call": {replies: []string{good}, calls: 1,
+			want: strictReply{Verdicts: []strictVerdict{{Statement: 2, Verdict: "unsupported"}}}},
+		"off the schema, then valid": {replies: []string{`{"hello":"world"}`, good}, calls: 2,
+			want: strictReply{Verdicts: []strictVerdict{{Statement: 2, Verdict: "unsupported"}}}},
+		"rejected by the check, then valid": {replies: []string{`{"verdicts":[{"statement":3,"verdict":"supported"}]}`, good}, calls: 2,
+			want: strictReply{Verdicts: []strictVerdict{{Statement: 2, Verdict: "unsupported"}}}},
+		"invalid twice: an error after one repair": {replies: []string{`{}`, `{"verdicts":[{"statement":3,"verdict":"supported"}]}`, good}, calls: 2,
+			err: "after one repair request: llm: invalid output: verdicts[0].statement 3: only 2 statements were given"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := &scripted{replies: tc.replies}
+			var got strictReply
+			u, err := ChatJSON(t.Context(), c, Request{Schema: strictSchema, Key: "k", Tag: "t"}, &got, atMost(2))
+			assert.Equal(t, tc.calls, len(c.reqs))
+			assert.Equal(t, tc.calls, u.Calls)
+			if tc.err != "" {
+				require.ErrorIs(t, err, ErrInvalidOutput)
+				assert.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			// The cache vets replies with the same strict reading.
+			require.NotNil(t, c.reqs[0].Check)
+			assert.NoError(t, c.reqs[0].Check(good))
+			assert.ErrorIs(t, c.reqs[0].Check(`{"verdicts":[{"statement":3,"verdict":"supported"}]}`), ErrInvalidOutput)
+			if tc.calls == 2 {
+				assert.Equal(t, "t/repair", c.reqs[1].Tag)
+				assert.Regexp(t, `^k/repair/[0-9a-f]{16}$`, c.reqs[1].Key)
+			}
+		})
+	}
+}

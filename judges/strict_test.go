@@ -72,7 +72,7 @@ func TestEveryJudgeReadsRepliesStrictly(t *testing.T) {
 		},
 		"faithfulness: claims under another key, twice, defaults": {
 			metric: judges.MetricFaithfulness, replies: []string{`{"statements":["It is 330 metres tall."]}`, `{"statements":["It is 330 metres tall."]}`},
-			calls: 2, value: 0.5, defaulted: `unexpected additional properties ["statements"]`, wantErr: llm.ErrInvalidOutput,
+			calls: 2, value: 0.5, defaulted: `missing properties: ["claims"]`, wantErr: llm.ErrInvalidOutput,
 		},
 		// faithfulness: verdicts.
 		"faithfulness: statement 0 is repaired": {
@@ -160,7 +160,7 @@ func TestEveryJudgeReadsRepliesStrictly(t *testing.T) {
 		},
 		"context_precision: another object twice defaults": {
 			metric: judges.MetricContextPrecision, replies: []string{`{"hello":"world"}`, `{"hello":"world"}`}, calls: 2, value: 0.5,
-			defaulted: `unexpected additional properties ["hello"]`, wantErr: llm.ErrInvalidOutput,
+			defaulted: `missing properties: ["verdicts"]`, wantErr: llm.ErrInvalidOutput,
 		},
 		"context_precision: two verdicts, the worse kept, not the last": {
 			metric: judges.MetricContextPrecision,

@@ -59,7 +59,8 @@ type Check func(out any) error
 
 // ChatJSON sends req and decodes the reply into out (a pointer). The reply
 // is read strictly: its JSON object must validate against req.Schema
-// (required fields, types, enums, ranges; no other fields), then decode
+// (required fields, types, enums, ranges; keys it does not name are
+// ignored), then decode
 // into out, then pass out's Validate method if it has one and each of
 // checks. A reply that fails any of these gets one repair request, which
 // quotes the reply and the problem inside nonce-tagged data blocks; if the
@@ -190,13 +191,47 @@ func resolve(s *Schema) (*jsonschema.Resolved, error) {
 	}
 	var r resolvedSchema
 	var js jsonschema.Schema
-	if err := json.Unmarshal(s.JSON, &js); err != nil {
+	if err := json.Unmarshal(tolerant(s.JSON), &js); err != nil {
 		r.err = fmt.Errorf("llm: schema %q is not a JSON schema: %w; fix the schema the caller builds", s.Name, err)
 	} else if r.rs, err = js.Resolve(nil); err != nil {
 		r.err = fmt.Errorf("llm: schema %q cannot be used for validation: %w; fix the schema the caller builds", s.Name, err)
 	}
 	resolved.Store(string(s.JSON), r)
 	return r.rs, r.err
+}
+
+// tolerant is a schema as replies are held to it: as sent, but for
+// "additionalProperties": false, which strict structured output needs in
+// the request and which would make a reply with one extra key (a model's
+// "explanation", say) a failure although every field it asked for is
+// there and right. Extra keys are ignored when the reply is decoded.
+func tolerant(schema json.RawMessage) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(schema, &v); err != nil {
+		return schema // resolve reports it
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if b, ok := v["additionalProperties"].(bool); ok && !b {
+				delete(v, "additionalProperties")
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return schema
+	}
+	return out
 }
 
 func (d replyDecoder) decode(content string, out any) error {

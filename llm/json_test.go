@@ -46,9 +46,12 @@ func TestDecodeReplyHoldsEveryCandidateToTheSchema(t *testing.T) {
 		"valid":                   {in: `{"verdicts":[{"statement":1,"verdict":"supported"}]}`, want: one},
 		"empty list is valid":     {in: `{"verdicts":[]}`, want: strictReply{Verdicts: []strictVerdict{}}},
 		"empty object":            {in: `{}`, err: `not of the schema: the reply: required: missing properties: ["verdicts"]`},
-		"another object entirely": {in: `{"hello":"world"}`, err: `not of the schema: the reply: unexpected additional properties ["hello"]`},
+		"another object entirely": {in: `{"hello":"world"}`, err: `not of the schema: the reply: required: missing properties: ["verdicts"]`},
+		"an extra key beside every field asked for is ignored": {
+			in: `{"verdicts":[{"statement":1,"verdict":"supported","note":"x"}],"explanation":"sure"}`, want: one,
+		},
 		"the list under another key": {
-			in: `{"results":[{"statement":1,"verdict":"supported"}]}`, err: `not of the schema: the reply: unexpected additional properties ["results"]`,
+			in: `{"results":[{"statement":1,"verdict":"supported"}]}`, err: `not of the schema: the reply: required: missing properties: ["verdicts"]`,
 		},
 		"null list":   {in: `{"verdicts":null}`, err: `verdicts: type:`},
 		"wrong type":  {in: `{"verdicts":[{"statement":"1","verdict":"supported"}]}`, err: `verdicts[].statement: type: 1 has type "string", want "integer"`},

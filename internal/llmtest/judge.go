@@ -29,12 +29,11 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 	case has("claims", `{"claims"`):
 		return Reply{Content: `{"claims":["The first statement of the answer.","The second statement of the answer."]}`}
 	case has("verdicts", `{"verdicts": [{"statement"`):
-		return Reply{Content: `{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":"stated in c1"},` +
-			`{"statement":2,"verdict":"unsupported","context":"","reason":"not in the contexts"}]}`}
+		return Reply{Content: statementVerdicts(req)}
 	case has("questions", `{"questions"`):
 		return Reply{Content: `{"questions":["What does the answer explain?","Which facts does it give?","Why does it matter?"],"noncommittal":false}`}
 	case has("usefulness", `"useful"`):
-		return Reply{Content: `{"verdicts":[{"context":"c1","useful":true,"reason":"on topic"}]}`}
+		return Reply{Content: contextVerdicts(req)}
 	case has("aspects", `{"aspects"`):
 		return Reply{Content: `{"aspects":[{"aspect":"the main question","covered":true,"evidence":"the answer"},{"aspect":"the reasons","covered":false,"evidence":""}]}`}
 	case has("reasoning", `"clarity"`):
@@ -49,6 +48,82 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return Reply{Content: `{"grade":4,"reason":"relevant with useful detail"}`}
 	}
 	return Reply{Status: 400, Body: `{"error":{"message":"fake server: unknown judge prompt","type":"invalid_request_error"}}`}
+}
+
+// statementVerdicts answers a verification prompt with one verdict per
+// statement it lists: odd statements supported by the first context, even
+// ones unsupported.
+func statementVerdicts(req openai.ChatCompletionRequest) string {
+	var ctxs []struct{ ID string }
+	var statements []string
+	if blocks := dataBlocks(req); len(blocks) >= 2 {
+		_ = json.Unmarshal([]byte(blocks[0]), &ctxs)
+		_ = json.Unmarshal([]byte(blocks[1]), &statements)
+	}
+	first := "c1"
+	if len(ctxs) > 0 {
+		first = ctxs[0].ID
+	}
+	type verdict struct {
+		Statement int    `json:"statement"`
+		Verdict   string `json:"verdict"`
+		Context   string `json:"context"`
+		Reason    string `json:"reason"`
+	}
+	out := struct {
+		Verdicts []verdict `json:"verdicts"`
+	}{Verdicts: []verdict{}}
+	for i := range max(len(statements), 2) {
+		v := verdict{Statement: i + 1, Verdict: "supported", Context: first, Reason: "stated in " + first}
+		if i%2 == 1 {
+			v = verdict{Statement: i + 1, Verdict: "unsupported", Reason: "not in the contexts"}
+		}
+		out.Verdicts = append(out.Verdicts, v)
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// contextVerdicts answers a context-usefulness prompt with one verdict per
+// context it lists: the first useful, the others not.
+func contextVerdicts(req openai.ChatCompletionRequest) string {
+	var ctxs []struct{ ID string }
+	if blocks := dataBlocks(req); len(blocks) > 0 {
+		_ = json.Unmarshal([]byte(blocks[len(blocks)-1]), &ctxs)
+	}
+	if len(ctxs) == 0 {
+		ctxs = append(ctxs, struct{ ID string }{"c1"})
+	}
+	type verdict struct {
+		Context string `json:"context"`
+		Useful  bool   `json:"useful"`
+		Reason  string `json:"reason"`
+	}
+	out := struct {
+		Verdicts []verdict `json:"verdicts"`
+	}{}
+	for i, c := range ctxs {
+		v := verdict{Context: c.ID, Useful: i == 0, Reason: "on topic"}
+		if i > 0 {
+			v.Reason = "adds nothing the answer needs"
+		}
+		out.Verdicts = append(out.Verdicts, v)
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// dataBlocks are the JSON lists in the data blocks of a prompt's last
+// message, in order.
+func dataBlocks(req openai.ChatCompletionRequest) []string {
+	if len(req.Messages) == 0 {
+		return nil
+	}
+	var out []string
+	for _, m := range dataBlock.FindAllStringSubmatch(req.Messages[len(req.Messages)-1].Content, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }
 
 // dataBlock finds the JSON list in a prompt's data block.

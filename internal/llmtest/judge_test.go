@@ -9,6 +9,8 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/prompts"
 )
 
 // TestFakeReportQuotesOneSentence: the fake synthesis cites each source
@@ -47,6 +49,46 @@ func TestFakeReportQuotesOneSentence(t *testing.T) {
 			assert.Equal(t, tc.quote, got["https://a.example/x"], out.Report)
 			assert.Contains(t, got, "https://invented.example/")
 			assert.False(t, strings.Contains(got["https://a.example/x"], "\n"))
+		})
+	}
+}
+
+// TestJudgeRepliesAnswerEveryItem: the fake gives one verdict per statement
+// and per context its prompt lists, as a strict judge requires, whatever
+// their number.
+func TestJudgeRepliesAnswerEveryItem(t *testing.T) {
+	t.Parallel()
+	ctxs := []prompts.Passage{{ID: "c1", Text: "One."}, {ID: "c2", Text: "Two."}, {ID: "c3", Text: "Three."}}
+	tests := map[string]struct {
+		template, schema string
+		data             any
+		want             string
+	}{
+		"three statements": {
+			template: "faithfulness.verify", schema: "verdicts",
+			data: prompts.VerifyClaims{Claims: []string{"A.", "B.", "C."}, Contexts: ctxs[:1]},
+			want: `{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":"stated in c1"},` +
+				`{"statement":2,"verdict":"unsupported","context":"","reason":"not in the contexts"},` +
+				`{"statement":3,"verdict":"supported","context":"c1","reason":"stated in c1"}]}`,
+		},
+		"three contexts": {
+			template: "context.precision", schema: "usefulness",
+			data: prompts.RankedContexts{Question: "Q?", Reference: "R.", Contexts: ctxs},
+			want: `{"verdicts":[{"context":"c1","useful":true,"reason":"on topic"},` +
+				`{"context":"c2","useful":false,"reason":"adds nothing the answer needs"},` +
+				`{"context":"c3","useful":false,"reason":"adds nothing the answer needs"}]}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r, err := prompts.MustGet(tc.template).Render(tc.data)
+			require.NoError(t, err)
+			req := openai.ChatCompletionRequest{
+				ResponseFormat: &openai.ChatCompletionResponseFormat{JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: tc.schema}},
+				Messages:       []openai.ChatCompletionMessage{{Role: "system", Content: r.System}, {Role: "user", Content: r.User}},
+			}
+			assert.JSONEq(t, tc.want, JudgeReplies(req).Content)
 		})
 	}
 }

@@ -425,7 +425,13 @@ func (r *run) fetch(ctx context.Context, it int, srcs []*SourceRecord) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				s.Dropped = "fetch: " + err.Error()
+				// The URL is the source's own; the record keeps the why.
+				var fe *web.FetchError
+				if errors.As(err, &fe) {
+					s.Dropped = "fetch: " + fe.Detail()
+				} else {
+					s.Dropped = "fetch: " + err.Error()
+				}
 				return nil
 			}
 			s.Text = doc.Text

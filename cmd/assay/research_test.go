@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -602,5 +605,57 @@ func TestPrintRunStatusLine(t *testing.T) {
 			require.NoError(t, printRun(&b, "md", &tc.run))
 			assert.Contains(t, b.String(), tc.want)
 		})
+	}
+}
+
+// TestResearchInterruptedKeepsWholeFiles stops a run while its seven gate
+// grades are in flight, as Ctrl-C would: it exits 3, and card.json is
+// whole and gives the model calls standard error gives, which are the
+// calls the server saw.
+func TestResearchInterruptedKeepsWholeFiles(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var grades atomic.Int32
+	srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		if schemaOf(req) == "grade" {
+			if grades.Add(1) == 7 {
+				cancel() // every grade has reached the server
+			}
+			return llmtest.Reply{Delay: time.Minute} // ends when the client goes away
+		}
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"research", "--no-cache", "--now", "2026-11-23", "--out", out, "How do heat pumps perform in cold climates?"},
+		func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, exitInfra, code, stderr.String())
+	assert.Contains(t, stderr.String(), "assay: research stopped: context canceled")
+	m := regexp.MustCompile(`calls (\d+) \(`).FindStringSubmatch(stderr.String())
+	require.NotNil(t, m, stderr.String())
+
+	var card struct {
+		Status string `json:"status"`
+		QoS    struct {
+			Calls int `json:"llm_calls"`
+		} `json:"qos"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "card.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &card))
+	assert.Equal(t, "interrupted", card.Status)
+	assert.Equal(t, m[1], strconv.Itoa(card.QoS.Calls), "card.json and stderr give the same calls")
+	assert.Equal(t, srv.Calls(), card.QoS.Calls, "the calls the server saw")
+	assert.Equal(t, 14, card.QoS.Calls, "7 summaries and 7 cut grades")
+	for _, f := range []string{"sources.json", "trace.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(out, f))
+		require.NoError(t, err)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for dec.More() {
+			var v any
+			require.NoError(t, dec.Decode(&v), "%s is whole JSON", f)
+		}
 	}
 }

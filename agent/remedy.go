@@ -174,6 +174,9 @@ func (r *run) explainWith(ctx context.Context) string {
 	u, err := judges.Ask(ctx, r.cfg.Model, "research.explain", prompts.Explanation{Question: r.query, Mode: r.cfg.Mode.Name,
 		Needed: r.cfg.Mode.MinShort, Searches: r.out.Searches, Dropped: dropped}, &out, explanationSchema(), 0)
 	ev.Usage = judges.UsageOf(u)
+	if ctx.Err() == nil {
+		r.model.note(cmp.Or(err, emptyErr(out.Explanation, "explanation")))
+	}
 	if err != nil || strings.TrimSpace(out.Explanation) == "" {
 		if err != nil {
 			ev.Errors = append(ev.Errors, "model explanation failed, written from the record: "+err.Error())
@@ -224,7 +227,12 @@ func (r *run) explain() string {
 	if r.cfg.Mode.Name != "deep" {
 		b.WriteString("- Run again with `--mode deep`, which considers more sources.\n")
 	}
-	b.WriteString("- Point `--corpus` at documents on this subject, or search the web with `--search searxng:URL`.\n")
+	// Advice names the other backends, never the one that was just used.
+	if r.cfg.Searcher.Name() == web.SearxNGName {
+		b.WriteString("- Point `--corpus` at documents on this subject.\n")
+	} else {
+		b.WriteString("- Point `--corpus` at documents on this subject, or search the web with `--search searxng:URL`.\n")
+	}
 	return b.String()
 }
 
@@ -240,4 +248,12 @@ func suggestions(query string) []string {
 		out = append(out, strings.Join(a, " "))
 	}
 	return out
+}
+
+// emptyErr is an error for a model reply whose text is empty, or nil.
+func emptyErr(text, what string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("the model's %s is empty", what)
+	}
+	return nil
 }

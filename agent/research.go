@@ -14,6 +14,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -51,10 +52,11 @@ type Research struct {
 	Now func() time.Time
 	// OnEvent receives each stage as it starts (Duration 0) and ends.
 	OnEvent func(Event)
+	// Folder, when set, receives the run as it goes: each stage as it
+	// ends, and the report, card and sources at the start, after each
+	// iteration and at the end. Its owner closes it.
+	Folder *RunFolder
 }
-
-// Status of a research run, beyond the card statuses.
-const StatusInsufficient = "insufficient_data"
 
 // Run is the outcome of a research run.
 type Run struct {
@@ -62,7 +64,10 @@ type Run struct {
 	Mode     Mode   `json:"mode"`
 	Judge    string `json:"judge"`
 	Decision string `json:"decision"`
-	// Status is pass, rejected, fail or insufficient_data.
+	// Status is pass, rejected or insufficient_data for a run that ended;
+	// interrupted, model_failed, search_failed or failed for one an error
+	// stopped (Run returns the error); running in the files of a run that
+	// is still going (or was killed).
 	Status string `json:"status"`
 	Reason string `json:"reason"`
 	// Defaulted counts the judge results of the run that fell back to the
@@ -124,7 +129,10 @@ type SourceRecord struct {
 }
 
 // QoS is seed 003's quality of service: time per stage, model calls, cost
-// and errors.
+// and errors. With a model that keeps its own account (*llm.Client), the
+// calls, tokens and cost are what the client spent during the run, calls
+// whose judges were cancelled included; otherwise they are the sum of the
+// stages' usage.
 type QoS struct {
 	Total        time.Duration            `json:"total_ns"`
 	Stages       map[string]time.Duration `json:"stages_ns"`
@@ -149,6 +157,12 @@ type run struct {
 	// sentence cited.
 	grounded bool
 	tried    map[string]bool // fixes applied
+	model    modelSteps
+	start    time.Time
+	// usage and base give what the model spent during the run, when it
+	// keeps an account.
+	usage usageSource
+	base  llm.Usage
 }
 
 // Run researches query end to end: search, fetch, extract, summarize and
@@ -185,10 +199,37 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 	r := &run{cfg: cfg, query: query, seen: map[string]bool{}, tried: map[string]bool{},
 		tr:  &tracer{now: cfg.Now, notify: cfg.OnEvent},
 		out: &Run{Query: query, Mode: cfg.Mode, Judge: cfg.Options.judge()}}
-	start := cfg.Now()
+	if cfg.Folder != nil {
+		r.tr.record = cfg.Folder.Event
+	}
+	if us, ok := cfg.Model.(usageSource); ok {
+		r.usage, r.base = us, us.Usage()
+	}
+	r.start = cfg.Now()
+	r.save()
 	err := r.research(ctx)
-	r.finish(start, err)
-	return r.out, err
+	if err == nil {
+		err = r.model.failure(r.modelName())
+	}
+	res := r.snapshot(err)
+	if cfg.Folder != nil {
+		cfg.Folder.Write(res)
+	}
+	return res, err
+}
+
+func (r *run) modelName() string {
+	if r.cfg.Model == nil {
+		return "offline"
+	}
+	return r.cfg.Model.Name()
+}
+
+// save writes the run as it stands to the folder, if there is one.
+func (r *run) save() {
+	if r.cfg.Folder != nil {
+		r.cfg.Folder.Write(r.snapshot(nil))
+	}
 }
 
 func (r *run) research(ctx context.Context) error {
@@ -216,16 +257,19 @@ func (r *run) research(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	card, err := r.score(ctx, 0, report, kept)
+	card, err := r.score(ctx, Iteration{Iteration: 0}, report, kept)
 	if err != nil {
 		return err
 	}
-	r.out.Report = report
-	r.out.Iterations = append(r.out.Iterations, Iteration{Iteration: 0, Card: card})
 
 	for it := 1; card.Status != eval.StatusPass && it <= r.cfg.MaxIterations; it++ {
 		if len(card.Fixes) == 0 {
 			break
+		}
+		// A repair with a model that has answered nothing so far would only
+		// fail again, at the cost of more searches and calls.
+		if err := r.model.failure(r.modelName()); err != nil {
+			return err
 		}
 		fix := r.nextFix(card.Fixes)
 		applied, clarity, err := r.applyFix(ctx, it, fix, card)
@@ -239,12 +283,10 @@ func (r *run) research(ctx context.Context) error {
 		if report, err = r.synthesize(ctx, it, kept, clarity); err != nil {
 			return err
 		}
-		if card, err = r.score(ctx, it, report, kept); err != nil {
+		f := fix
+		if card, err = r.score(ctx, Iteration{Iteration: it, Fix: &f, Applied: applied}, report, kept); err != nil {
 			return err
 		}
-		r.out.Report = report
-		f := fix
-		r.out.Iterations = append(r.out.Iterations, Iteration{Iteration: it, Fix: &f, Applied: applied, Stages: r.stagesRun(it), Card: card})
 	}
 	r.out.Status, r.out.Reason = card.Status, card.Reason
 	if card.Status != eval.StatusPass {
@@ -306,6 +348,13 @@ func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error
 	if err != nil {
 		ev.Errors = append(ev.Errors, err.Error())
 		r.out.QoS.Errors = append(r.out.QoS.Errors, "search: "+err.Error())
+		// A backend that cannot be reached stops the run: going on would
+		// report "insufficient data" about a search that never happened.
+		var ue *web.UnreachableError
+		if errors.As(err, &ue) {
+			done()
+			return err
+		}
 	}
 	var fresh []*SourceRecord
 	for i, res := range results {
@@ -376,7 +425,13 @@ func (r *run) fetch(ctx context.Context, it int, srcs []*SourceRecord) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				s.Dropped = "fetch: " + err.Error()
+				// The URL is the source's own; the record keeps the why.
+				var fe *web.FetchError
+				if errors.As(err, &fe) {
+					s.Dropped = "fetch: " + fe.Detail()
+				} else {
+					s.Dropped = "fetch: " + err.Error()
+				}
 				return nil
 			}
 			s.Text = doc.Text
@@ -429,6 +484,9 @@ func (r *run) gate(ctx context.Context, it int, srcs []*SourceRecord) error {
 			sg, err := judge.Grade(gctx, r.query, eval.Source{ID: s.URL, URL: s.URL, Title: s.Title, Text: sum})
 			if err != nil {
 				return err
+			}
+			if !r.offline() {
+				r.model.note(sg.Err)
 			}
 			s.Grade, s.GateReason, s.Defaulted = sg.Grade, sg.Reason, sg.Defaulted
 			usages[i] = su.Add(judges.UsageOf(sg.Usage))
@@ -493,9 +551,10 @@ func (r *run) evalSource(s *SourceRecord) eval.Source {
 	return src
 }
 
-// score runs stage 6.
-func (r *run) score(ctx context.Context, it int, report string, kept []*SourceRecord) (eval.Card, error) {
-	ev, done := r.tr.begin(StageScore, it)
+// score runs stage 6 on the report of iteration it, and records the
+// iteration with its card (and the run's files) before the stage ends.
+func (r *run) score(ctx context.Context, it Iteration, report string, kept []*SourceRecord) (eval.Card, error) {
+	ev, done := r.tr.begin(StageScore, it.Iteration)
 	defer done()
 	s := eval.Sample{Query: r.query, Answer: report}
 	for _, k := range kept {
@@ -505,36 +564,64 @@ func (r *run) score(ctx context.Context, it int, report string, kept []*SourceRe
 	if err != nil {
 		return eval.Card{}, err
 	}
+	r.model.noteCard(card)
+	card = r.cfg.Profile.holdDefaults(card)
 	ev.Usage = card.Usage
 	ev.Outputs["status"], ev.Outputs["total"] = card.Status, card.Total
+	if it.Iteration > 0 {
+		it.Stages = r.stagesRun(it.Iteration)
+		if !slices.Contains(it.Stages, stageNumbers[StageScore]) {
+			it.Stages = append(it.Stages, stageNumbers[StageScore])
+		}
+	}
+	it.Card = card
+	r.out.Report = report
+	r.out.Iterations = append(r.out.Iterations, it)
+	r.save()
 	return card, nil
 }
 
-// finish fills the QoS and trace.
-func (r *run) finish(start time.Time, err error) {
-	r.out.Trace = r.tr.all()
-	r.out.QoS.Total = r.cfg.Now().Sub(start)
-	r.out.QoS.Stages = map[string]time.Duration{}
-	for _, e := range r.out.Trace {
-		r.out.QoS.Stages[e.Stage] += e.Duration
-		r.out.QoS.LLMCalls += e.Usage.Calls
-		r.out.QoS.TokensIn += e.Usage.TokensIn
-		r.out.QoS.TokensOut += e.Usage.TokensOut
-		r.out.QoS.CostUSD += e.Usage.CostUSD
+// snapshot is the run as it stands: the record so far with its QoS, trace
+// and sources. err is the error that stopped the run, if any; a run with
+// no status yet is "running".
+func (r *run) snapshot(err error) *Run {
+	out := *r.out
+	out.Iterations = slices.Clone(r.out.Iterations)
+	out.CRAG = slices.Clone(r.out.CRAG)
+	out.Searches = slices.Clone(r.out.Searches)
+	out.QoS.Errors = slices.Clone(r.out.QoS.Errors)
+	out.Trace = r.tr.all()
+	out.QoS.Total = r.cfg.Now().Sub(r.start)
+	out.QoS.Stages = map[string]time.Duration{}
+	for _, e := range out.Trace {
+		out.QoS.Stages[e.Stage] += e.Duration
+		out.QoS.LLMCalls += e.Usage.Calls
+		out.QoS.TokensIn += e.Usage.TokensIn
+		out.QoS.TokensOut += e.Usage.TokensOut
+		out.QoS.CostUSD += e.Usage.CostUSD
 	}
-	r.out.Defaulted = r.out.QoS.GateDefaults
-	for _, it := range r.out.Iterations {
-		r.out.Defaulted += it.Card.Defaulted
+	if r.usage != nil {
+		u := r.usage.Usage()
+		out.QoS.LLMCalls = u.Calls - r.base.Calls
+		out.QoS.TokensIn = u.TokensIn - r.base.TokensIn
+		out.QoS.TokensOut = u.TokensOut - r.base.TokensOut
+		out.QoS.CostUSD = u.CostUSD - r.base.CostUSD
 	}
-	r.out.Sources = []SourceRecord{}
+	out.Defaulted = out.QoS.GateDefaults
+	for _, it := range out.Iterations {
+		out.Defaulted += it.Card.Defaulted
+	}
+	out.Sources = []SourceRecord{}
 	for _, s := range r.sources {
-		r.out.Sources = append(r.out.Sources, *s)
+		out.Sources = append(out.Sources, *s)
 	}
-	if err != nil {
-		r.out.QoS.Errors = append(r.out.QoS.Errors, err.Error())
-		if r.out.Status == "" {
-			r.out.Status = "interrupted"
-			r.out.Reason = err.Error()
-		}
+	switch {
+	case err != nil:
+		out.QoS.Errors = append(out.QoS.Errors, err.Error())
+		out.Status, out.Reason = statusOf(err), err.Error()
+	case out.Status == "":
+		out.Status = StatusRunning
+		out.Reason = "the run had not finished when this was written"
 	}
+	return &out
 }

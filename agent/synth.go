@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -43,10 +44,12 @@ func (r *run) summarize(ctx context.Context, s *SourceRecord) (string, eval.Usag
 		if ctx.Err() != nil {
 			return "", eu, ctx.Err()
 		}
+		r.model.note(cmp.Or(err, errors.New("the model's summary is empty")))
 		// A failed summary falls back to the extractive one, so the gate
 		// still grades the source on its own words.
 		return strings.Join(topSentences(r.query, s.Text, summarySentences), " "), eu, nil
 	}
+	r.model.note(nil)
 	return out.Summary, eu, nil
 }
 
@@ -121,6 +124,9 @@ func (r *run) synthesize(ctx context.Context, it int, kept []*SourceRecord, tidy
 	} else {
 		rep, u, removed, recited, err := r.llmReport(ctx, kept, tidy)
 		ev.Usage = u
+		if ctx.Err() == nil {
+			r.model.note(err)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()

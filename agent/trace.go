@@ -44,6 +44,9 @@ type tracer struct {
 	now    func() time.Time
 	events []Event
 	notify func(Event)
+	// record, when set, receives each event as it ends, before notify
+	// (RunFolder.Event).
+	record func(Event)
 }
 
 // begin starts an event; the returned func finishes and records it.
@@ -57,6 +60,9 @@ func (t *tracer) begin(stage string, iteration int) (*Event, func()) {
 		t.mu.Lock()
 		t.events = append(t.events, *e)
 		t.mu.Unlock()
+		if t.record != nil {
+			t.record(*e)
+		}
 		if t.notify != nil {
 			t.notify(*e)
 		}

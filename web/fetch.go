@@ -75,10 +75,17 @@ type FetchError struct {
 }
 
 func (e *FetchError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("fetch %s: %s", e.URL, e.Reason)
+	return fmt.Sprintf("fetch %s: %s", e.URL, e.Detail())
+}
+
+// Detail is the error without the URL: the reason, and the cause when it
+// adds to the reason ("blocked address 127.0.0.1: loopback", "request
+// failed: dial tcp ...: connection refused").
+func (e *FetchError) Detail() string {
+	if e.Err == nil || e.Err.Error() == e.Reason {
+		return e.Reason
 	}
-	return fmt.Sprintf("fetch %s: %s: %v", e.URL, e.Reason, e.Err)
+	return fmt.Sprintf("%s: %v", e.Reason, e.Err)
 }
 
 func (e *FetchError) Unwrap() error { return e.Err }
@@ -310,6 +317,11 @@ func classify(parent, reqCtx context.Context, timeout time.Duration, err error) 
 		return "canceled", parent.Err()
 	case errors.Is(reqCtx.Err(), context.DeadlineExceeded):
 		return "timed out after " + timeout.String(), reqCtx.Err()
+	}
+	// The request's method and URL are the FetchError's already.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
 	}
 	return "request failed", err
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -151,3 +152,24 @@ func applyDomainRules[T any](r domainRules, xs []T, urlOf func(T) string, limit 
 	}
 	return xs
 }
+
+// UnreachableError is a search backend that could not be reached at all:
+// the connection was refused or reset, the name did not resolve, or the
+// request timed out without a reply. It is not a reply the backend sent
+// (an HTTP error status): the backend is down or its address is wrong, so
+// retrying the same search does not help. Test for it with errors.As.
+type UnreachableError struct {
+	// Backend names the backend and where it was looked for, as the user
+	// gave it: "searxng:http://127.0.0.1:8888".
+	Backend string
+	// Err is the transport error.
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("search backend %s unreachable: %v", e.Backend, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+var _ error = (*UnreachableError)(nil)

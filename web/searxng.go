@@ -76,8 +76,9 @@ type searxngReply struct {
 // Search asks SearxNG for q.Text and returns its results in SearxNG's
 // order, without duplicates and non-HTTP URLs, with ExcludeDomains,
 // PreferDomains and Limit applied here (SearxNG does not know them). Empty
-// text returns no results without a request. A status other than 200 is a
-// *SearxNGError; a reply that is not SearxNG JSON is an error too.
+// text returns no results without a request. An instance that cannot be
+// reached (no reply at all) is an *UnreachableError; a status other than
+// 200 is a *SearxNGError; a reply that is not SearxNG JSON is an error too.
 func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 	text := strings.TrimSpace(q.Text)
 	if text == "" {
@@ -100,7 +101,16 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("searxng: %w", err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("searxng: %w", err)
+		}
+		// No reply at all: the instance is down or the URL is wrong. The
+		// request's method and URL are left out; Backend names the URL.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, &UnreachableError{Backend: SearxNGName + ":" + s.BaseURL, Err: err}
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {

@@ -2,9 +2,11 @@ package web_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -230,6 +232,8 @@ func TestSearxNGFailures(t *testing.T) {
 			require.Nil(t, rs)
 			require.Equal(t, int32(1), calls.Load(), "no retry here; the caller decides")
 			require.ErrorContains(t, err, tc.wantErr)
+			var ue *web.UnreachableError
+			require.NotErrorAs(t, err, &ue, "the instance answered")
 			var se *web.SearxNGError
 			if tc.wantStatus == 0 {
 				require.NotErrorAs(t, err, &se)
@@ -279,6 +283,28 @@ func TestSearxNGEdgeCases(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 	})
 
+	t.Run("an instance that refuses connections is unreachable", func(t *testing.T) {
+		t.Parallel()
+		base := "http://" + closedPort(t)
+		_, err := (&web.SearxNG{BaseURL: base}).Search(context.Background(), web.Query{Text: "x"})
+		var ue *web.UnreachableError
+		require.ErrorAs(t, err, &ue)
+		require.Equal(t, "searxng:"+base, ue.Backend)
+		require.ErrorIs(t, err, syscall.ECONNREFUSED)
+		require.ErrorContains(t, err, "search backend searxng:"+base+" unreachable: dial tcp")
+		require.NotContains(t, err.Error(), "GET", "the backend is named once, not the request")
+	})
+
+	t.Run("a cancelled search is not an unreachable backend", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := (&web.SearxNG{BaseURL: "http://" + closedPort(t)}).Search(ctx, web.Query{Text: "x"})
+		require.ErrorIs(t, err, context.Canceled)
+		var ue *web.UnreachableError
+		require.NotErrorAs(t, err, &ue)
+	})
+
 	t.Run("query text is escaped", func(t *testing.T) {
 		t.Parallel()
 		var got string
@@ -293,4 +319,15 @@ func TestSearxNGEdgeCases(t *testing.T) {
 		require.Equal(t, `a&b=c #d "e" ü`, got)
 		require.Equal(t, "searxng", s.Name())
 	})
+}
+
+// closedPort returns a loopback address nothing listens on: a port that
+// was just free, whose listener is closed again.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
 }

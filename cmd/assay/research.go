@@ -59,7 +59,15 @@ Modes: quick (3 sources; a full report needs all 3), standard (7; full from
 sources than a short report needs gives an explanation of what was searched
 and dropped instead of a padded report.
 
-Exit codes: 0 pass, 1 rejected or insufficient data, 2 usage, 3 failure.`,
+A card whose model judge fell back to its neutral default is not a pass.
+With --out, the folder is written as the run goes: trace.jsonl a line per
+stage as it ends, report.md, card.json and sources.json after each
+iteration (status "running" until the end), so a killed run leaves them.
+
+Exit codes: 0 pass, 1 rejected or insufficient data, 2 usage, 3 failure: a
+model that failed every call, a --max-cost budget that stopped calls, a
+search backend that cannot be reached, an interrupted run, or an --out
+folder that could not be written.`,
 		Example: `  assay research "How do heat pumps perform in cold climates?"
   assay research --mode deep --out run/ "What are the health effects of microplastics in drinking water?"
   assay research --corpus ~/notes --llm openai:gpt-4o-mini "..."
@@ -74,7 +82,7 @@ Exit codes: 0 pass, 1 rejected or insufficient data, 2 usage, 3 failure.`,
 	fl.StringVar(&f.corpus, "corpus", "", "folder of Markdown, HTML and text documents with front matter (default: the embedded corpus)")
 	fl.StringVar(&f.search, "search", "local", "search backend: local, or searxng:URL")
 	fl.StringSliceVar(&f.urls, "url", nil, "add a source by URL (repeatable)")
-	fl.StringVar(&f.out, "out", "", "folder to write report.md, card.json, sources.json and trace.jsonl")
+	fl.StringVar(&f.out, "out", "", "folder to write report.md, card.json, sources.json and trace.jsonl into as the run goes")
 	fl.StringVar(&f.format, "format", "md", "stdout format: md, json or yaml")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop the run after this long and write what was done (0: no limit)")
 	fl.BoolVar(&f.allowPrivate, "allow-private", false, "allow fetching from private and loopback addresses (never cloud metadata)")
@@ -130,34 +138,66 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 		return nil
 	}
 	if f.out != "" {
-		if err := checkOutDir(f.out); err != nil {
-			return inputErr(err)
+		// The folder is written as the run goes (agent.RunFolder), so a run
+		// that is killed leaves its trace and its last iteration's files.
+		folder, err := agent.OpenRunFolder(f.out)
+		if err != nil {
+			return inputErr(fmt.Errorf("--out %w", err))
 		}
+		cfg.Folder = folder
 	}
 	progress := newProgress(cmd.ErrOrStderr(), f.quiet)
 	cfg.OnEvent = progress.event
 	res, runErr := cfg.Run(ctx, question)
 	progress.done()
+	var outErr error
+	if cfg.Folder != nil {
+		outErr = cfg.Folder.Close()
+	}
 	if res == nil {
 		return inputErr(runErr)
 	}
+	stderr := cmd.ErrOrStderr()
 	// The run reaches stdout even when --out cannot be written.
 	if err := printRun(cmd.OutOrStdout(), f.format, res); err != nil {
 		return &exitError{code: exitInfra, err: err}
 	}
-	if f.out != "" {
-		if err := writeRun(f.out, res); err != nil {
-			return &exitError{code: exitInfra, err: fmt.Errorf("--out %s: %w", f.out, err)}
+	for _, s := range res.Sources {
+		if s.FoundBy == "--url" && s.Dropped != "" {
+			fmt.Fprintf(stderr, "assay: --url %s: dropped: %s\n", s.URL, s.Dropped)
 		}
 	}
 	if client.Name() != "offline" {
-		f.llm.summary(cmd.ErrOrStderr(), client, res.Defaulted)
+		f.llm.summary(stderr, client, res.Defaulted)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "assay: %s: %s\n", res.Status, res.Reason)
-	if runErr != nil {
+	if runErr == nil {
+		// A run an error stopped says so once, in the exit's message.
+		fmt.Fprintf(stderr, "assay: %s: %s\n", res.Status, res.Reason)
+	}
+	return researchExit(runErr, outErr, f.out, client.BudgetStops(), f.llm, res)
+}
+
+// researchExit picks the exit of a research run that returned res: 3 for
+// a run an error stopped, a budget that stopped calls, or a folder that
+// could not be written; then --strict; then 1 for any status but pass.
+func researchExit(runErr, outErr error, out string, budgetStops int, fl llmFlags, res *agent.Run) error {
+	var me *agent.ModelError
+	var ue *web.UnreachableError
+	switch {
+	case budgetStops > 0 && (runErr == nil || errors.As(runErr, &me)):
+		// The cause of the defaults, rather than their count.
+		return &exitError{code: exitInfra, err: fmt.Errorf("budget reached: %d call(s) not made under --max-cost $%s, and the steps they were for fell back to their defaults; raise --max-cost (or use the response cache) and run again",
+			budgetStops, strconv.FormatFloat(fl.maxCost, 'f', -1, 64))}
+	case errors.As(runErr, &me):
+		return &exitError{code: exitInfra, err: fmt.Errorf("%w; check that the model server is up and its key is valid (--llm, OPENAI_BASE_URL, OPENAI_API_KEY), or run with --llm offline", runErr)}
+	case errors.As(runErr, &ue):
+		return &exitError{code: exitInfra, err: fmt.Errorf("%w; check that it is running at that address, or search the local corpus (--search local, --corpus DIR)", runErr)}
+	case runErr != nil:
 		return &exitError{code: exitInfra, err: fmt.Errorf("research stopped: %w", runErr)}
+	case outErr != nil:
+		return &exitError{code: exitInfra, err: fmt.Errorf("--out %w", outErr)}
 	}
-	if err := f.llm.strictErr(res.Defaulted); err != nil {
+	if err := fl.strictErr(res.Defaulted); err != nil {
 		return err
 	}
 	if res.Status != eval.StatusPass {
@@ -234,24 +274,8 @@ func firstFew(skipped []string) []string {
 	return append(slices.Clone(skipped[:n]), fmt.Sprintf("... and %d more", len(skipped)-n))
 }
 
-// runView is the JSON and YAML form of a run on stdout and in card.json.
-type runView struct {
-	*agent.Run
-	Report string     `json:"report,omitempty" yaml:"report,omitempty"`
-	Card   *eval.Card `json:"final_card,omitempty" yaml:"final_card,omitempty"`
-}
-
-func (v runView) final() *eval.Card {
-	if n := len(v.Iterations); n > 0 {
-		c := v.Iterations[n-1].Card
-		return &c
-	}
-	return nil
-}
-
 func printRun(w io.Writer, format string, res *agent.Run) error {
-	v := runView{Run: res, Report: res.Report}
-	v.Card = v.final()
+	v := agent.NewRunCard(res, true)
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -301,24 +325,6 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 	return nil
 }
 
-// checkOutDir creates dir if needed and checks that files can be created
-// in it, so that a run is not wasted on a folder it cannot write.
-func checkOutDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", dir, err)
-	}
-	probe, err := os.CreateTemp(dir, ".assay-probe-*")
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the probe's random name would only confuse
-		}
-		return fmt.Errorf("--out %s: not writable: %w", dir, err)
-	}
-	name := probe.Name()
-	return errors.Join(probe.Close(), os.Remove(name))
-}
-
 // yamlNumbers replaces the json.Numbers of a decoded JSON value with int64
 // (when whole) or float64, which the YAML encoder writes as plain numbers.
 func yamlNumbers(v any) any {
@@ -339,89 +345,6 @@ func yamlNumbers(v any) any {
 		}
 	}
 	return v
-}
-
-// writeRun writes the run's files into dir: report.md, card.json,
-// sources.json and trace.jsonl. Each is written to a temporary file first
-// and renamed into place only once all four are written, so a failure
-// leaves the files of an earlier run whole.
-func writeRun(dir string, res *agent.Run) error {
-	v := runView{Run: res}
-	v.Card = v.final()
-	card, err := indentJSON(v)
-	if err != nil {
-		return err
-	}
-	sources, err := indentJSON(res.Sources)
-	if err != nil {
-		return err
-	}
-	var trace bytes.Buffer
-	enc := json.NewEncoder(&trace)
-	enc.SetEscapeHTML(false)
-	for _, e := range res.Trace {
-		if err := enc.Encode(e); err != nil {
-			return err
-		}
-	}
-	files := []struct {
-		name string
-		data []byte
-	}{
-		{"report.md", []byte(res.Report)},
-		{"card.json", card},
-		{"sources.json", sources},
-		{"trace.jsonl", trace.Bytes()},
-	}
-	var temps []string
-	defer func() {
-		for _, t := range temps {
-			if t != "" {
-				_ = os.Remove(t)
-			}
-		}
-	}()
-	for _, f := range files {
-		target := filepath.Join(dir, f.name)
-		if st, err := os.Lstat(target); err == nil && !st.Mode().IsRegular() {
-			return fmt.Errorf("%s: exists and is not a regular file", target)
-		}
-		tmp, err := writeTemp(dir, f.name, f.data)
-		if err != nil {
-			return err
-		}
-		temps = append(temps, tmp)
-	}
-	for i, f := range files {
-		if err := os.Rename(temps[i], filepath.Join(dir, f.name)); err != nil {
-			return err
-		}
-		temps[i] = "" // renamed: nothing to remove
-	}
-	return nil
-}
-
-// writeTemp writes data to a new temporary file in dir named after name
-// and returns its path.
-func writeTemp(dir, name string, data []byte) (string, error) {
-	fh, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	_, werr := fh.Write(data)
-	if err := errors.Join(werr, fh.Chmod(0o644), fh.Close()); err != nil {
-		_ = os.Remove(fh.Name())
-		return "", fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
-	}
-	return fh.Name(), nil
-}
-
-func indentJSON(v any) ([]byte, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
 }
 
 // progress prints stages on stderr: one live line on a terminal, plain

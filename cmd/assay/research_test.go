@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
@@ -114,7 +121,10 @@ func TestResearchDryRun(t *testing.T) {
 	assert.Contains(t, out, "total                      16")
 }
 
-func TestResearchOutKeepsEarlierRunWhole(t *testing.T) {
+// TestResearchOutWithATakenNameFailsBeforeTheRun: the folder is written
+// as the run goes, so a file name it cannot replace is found before the
+// run starts, and the earlier run's files are left as they were.
+func TestResearchOutWithATakenNameFailsBeforeTheRun(t *testing.T) {
 	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
 	q := "How do heat pumps perform in cold climates?"
 	tests := map[string]struct {
@@ -139,11 +149,11 @@ func TestResearchOutKeepsEarlierRunWhole(t *testing.T) {
 			require.NoError(t, os.Remove(filepath.Join(out, tc.block)))
 			require.NoError(t, os.Mkdir(filepath.Join(out, tc.block), 0o755))
 
-			code, stdout, stderr := runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--out", out, q)
-			assert.Equal(t, exitInfra, code, stderr)
-			assert.Contains(t, stderr, "--out")
-			assert.Contains(t, stderr, tc.block)
-			assert.Contains(t, stdout, "Research status: **pass**", "the report still reaches stdout")
+			code, stdout, stderr := runEnv(t, env, "research", "--now", "2026-11-23", "--out", out, q)
+			assert.Equal(t, exitInput, code, stderr)
+			assert.Contains(t, stderr, "--out "+filepath.Join(out, tc.block)+": exists and is not a regular file")
+			assert.NotContains(t, stderr, "[0] search", "nothing runs")
+			assert.Empty(t, stdout)
 			for f, want := range before {
 				if f == tc.block {
 					continue
@@ -326,19 +336,22 @@ func TestProgressLine(t *testing.T) {
 // TestResearchCountsEveryJudgeDefault fails one kind of judge call at a
 // time: a gate grade that defaults to 3 and a completeness judge that
 // defaults in the card are both counted on the card, in the summary, in
-// the JSON output, and both make --strict exit 3.
+// the JSON output, and both make --strict exit 3. A card whose judge
+// defaulted is not a pass.
 func TestResearchCountsEveryJudgeDefault(t *testing.T) {
 	t.Parallel()
 	q := "How do heat pumps perform in cold climates?"
 	tests := map[string]struct {
 		fail func(req openai.ChatCompletionRequest) bool
+		code int // of the run without --strict
+		card string
 	}{
 		"a gate grade defaults": {fail: func(req openai.ChatCompletionRequest) bool {
 			return schemaOf(req) == "grade" && strings.Contains(req.Messages[len(req.Messages)-1].Content, "Rating Heat Pump Efficiency for Cold Climates")
-		}},
+		}, code: exitPass, card: "# Score card: PASS"},
 		"the completeness judge defaults": {fail: func(req openai.ChatCompletionRequest) bool {
 			return schemaOf(req) == "aspects"
-		}},
+		}, code: exitFailed, card: "# Score card: ITERATE"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -353,7 +366,8 @@ func TestResearchCountsEveryJudgeDefault(t *testing.T) {
 			args := []string{"research", "--no-cache", "--now", "2026-11-23"}
 
 			code, stdout, stderr := runEnv(t, env, append(args, q)...)
-			require.NotEqual(t, exitInput, code, stderr)
+			assert.Equal(t, tc.code, code, stderr)
+			assert.Contains(t, stdout, tc.card)
 			assert.NotContains(t, stdout, "Neutral defaults after judge errors: 0.", "the card counts the default")
 			assert.NotContains(t, stderr, "neutral defaults 0", "the summary counts the default")
 
@@ -370,6 +384,187 @@ func TestResearchCountsEveryJudgeDefault(t *testing.T) {
 			assert.Contains(t, stderr, "--strict:")
 		})
 	}
+}
+
+// TestResearchWithAFailingModel: a model that is down, refuses the key,
+// fails, rate-limits or hangs on every call, or a budget that stops every
+// call, never gives a pass: the run exits 3 saying why, and its card is
+// not a pass.
+func TestResearchWithAFailingModel(t *testing.T) {
+	t.Parallel()
+	q := "How do heat pumps perform in cold climates?"
+	errReply := func(status int, typ string) func(openai.ChatCompletionRequest) llmtest.Reply {
+		return func(openai.ChatCompletionRequest) llmtest.Reply {
+			return llmtest.Reply{Status: status, Body: `{"error":{"message":"scripted ` + typ + `","type":"` + typ + `"}}`}
+		}
+	}
+	tests := map[string]struct {
+		reply  func(openai.ChatCompletionRequest) llmtest.Reply // nil: no server at all
+		args   []string
+		stderr []string
+		calls  int // calls the server sees; -1: not checked
+	}{
+		"server down (connection refused)": {
+			stderr: []string{"failed all 16 of the run's model steps", "connect: connection refused", "check that the model server is up"},
+			calls:  -1,
+		},
+		"401 on every call": {
+			reply:  errReply(401, "invalid_api_key"),
+			stderr: []string{"failed all 16 of the run's model steps", "401", "its key is valid"},
+			calls:  16,
+		},
+		"500 on every call": {
+			reply:  errReply(500, "server_error"),
+			args:   []string{"--max-retry-time", "100ms"},
+			stderr: []string{"failed all 16 of the run's model steps", "500"},
+			calls:  -1,
+		},
+		"429 on every call": {
+			reply: func(openai.ChatCompletionRequest) llmtest.Reply {
+				return llmtest.Reply{Status: 429, RetryAfter: "1", Body: `{"error":{"message":"scripted rate limit","type":"rate_limit_error"}}`}
+			},
+			// A wait past the retry time ends the call's retries at once.
+			args:   []string{"--max-retry-time", "100ms"},
+			stderr: []string{"failed all 16 of the run's model steps", "429"},
+			calls:  16,
+		},
+		"a server that never answers": {
+			reply:  func(openai.ChatCompletionRequest) llmtest.Reply { return llmtest.Reply{Delay: time.Minute} },
+			args:   []string{"--call-timeout", "50ms", "--max-retry-time", "100ms"},
+			stderr: []string{"failed all 16 of the run's model steps", "deadline exceeded"},
+			calls:  -1,
+		},
+		"a budget that stops every call": {
+			reply:  llmtest.JudgeReplies,
+			args:   []string{"--max-cost", "0.0000001"},
+			stderr: []string{"assay: budget reached: 16 call(s) not made under --max-cost $0.0000001", "raise --max-cost"},
+			calls:  0,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			base := "http://" + closedPort(t) + "/v1"
+			var srv *llmtest.Server
+			if tc.reply != nil {
+				srv = llmtest.New(t, llmtest.Func(tc.reply))
+				base = srv.URL()
+			}
+			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": base, "ASSAY_CACHE_DIR": t.TempDir()}
+			out := t.TempDir()
+			args := append([]string{"research", "--no-cache", "--now", "2026-11-23", "--out", out}, tc.args...)
+			code, stdout, stderr := runEnv(t, env, append(args, q)...)
+			assert.Equal(t, exitInfra, code, stderr)
+			for _, s := range tc.stderr {
+				assert.Contains(t, stderr, s)
+			}
+			assert.NotContains(t, stdout, "Score card: PASS")
+			assert.NotContains(t, stdout, "Research status: **pass**")
+			assert.Contains(t, stdout, "Research status: **model_failed**")
+			if srv != nil && tc.calls >= 0 {
+				assert.Equal(t, tc.calls, srv.Calls())
+			}
+			var card struct {
+				Status string `json:"status"`
+				Final  struct {
+					Status string `json:"status"`
+				} `json:"final_card"`
+			}
+			data, err := os.ReadFile(filepath.Join(out, "card.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &card))
+			assert.Equal(t, "model_failed", card.Status)
+			assert.Equal(t, "iterate", card.Final.Status, "the card of a defaulted judge is not a pass")
+		})
+	}
+}
+
+// TestResearchSearchBackend: a SearxNG that cannot be reached is exit 3
+// naming it, not "insufficient data"; one that answers with nothing is
+// insufficient data whose advice does not send the user back to it.
+func TestResearchSearchBackend(t *testing.T) {
+	t.Parallel()
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"results":[]}`))
+	}))
+	t.Cleanup(empty.Close)
+	down := "http://" + closedPort(t)
+	tests := map[string]struct {
+		base     string
+		code     int
+		stderr   []string
+		noOutput []string
+	}{
+		"down": {
+			base:     down,
+			code:     exitInfra,
+			stderr:   []string{"assay: search backend searxng:" + down + " unreachable: dial tcp " + strings.TrimPrefix(down, "http://") + ": connect: connection refused", "check that it is running"},
+			noOutput: []string{"insufficient", "Insufficient", "--search searxng"},
+		},
+		"answers with no results": {
+			base:     empty.URL,
+			code:     exitFailed,
+			stderr:   []string{"assay: insufficient_data: only 0 source(s) passed the relevance gate"},
+			noOutput: []string{"--search searxng"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runEnv(t, map[string]string{"ASSAY_CACHE_DIR": t.TempDir()},
+				"research", "--now", "2026-11-23", "--search", "searxng:"+tc.base, "How do heat pumps perform in cold climates?")
+			assert.Equal(t, tc.code, code, stderr)
+			for _, s := range tc.stderr {
+				assert.Contains(t, stderr, s)
+			}
+			for _, s := range tc.noOutput {
+				assert.NotContains(t, stdout+stderr, s)
+			}
+		})
+	}
+}
+
+// TestResearchNamesFailedURLs: a --url that is refused or fails is named
+// on standard error with its reason, not only in sources.json.
+func TestResearchNamesFailedURLs(t *testing.T) {
+	t.Parallel()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(gone.Close)
+	tests := map[string]struct {
+		url    string
+		args   []string
+		stderr string
+	}{
+		"a loopback address is refused": {
+			url: gone.URL + "/page", stderr: "assay: --url " + gone.URL + "/page: dropped: fetch: blocked address 127.0.0.1: loopback\n",
+		},
+		"a page that is not found": {
+			url: gone.URL + "/page", args: []string{"--allow-private"}, stderr: "assay: --url " + gone.URL + "/page: dropped: fetch: status 404\n",
+		},
+		"a server that is down": {
+			url: "http://" + closedPort(t) + "/page", args: []string{"--allow-private"}, stderr: "/page: dropped: fetch: request failed: dial tcp 127.0.0.1:",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"research", "-q", "--now", "2026-11-23", "--url", tc.url}, tc.args...)
+			_, _, stderr := runEnv(t, map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}, append(args, "How do heat pumps perform in cold climates?")...)
+			assert.Contains(t, stderr, tc.stderr)
+		})
+	}
+}
+
+// closedPort returns a loopback address nothing listens on: a port that
+// was just free, whose listener is closed again.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
 }
 
 // TestResearchCardSumsTheRunsUsage: the card printed after a research run
@@ -410,5 +605,57 @@ func TestPrintRunStatusLine(t *testing.T) {
 			require.NoError(t, printRun(&b, "md", &tc.run))
 			assert.Contains(t, b.String(), tc.want)
 		})
+	}
+}
+
+// TestResearchInterruptedKeepsWholeFiles stops a run while its seven gate
+// grades are in flight, as Ctrl-C would: it exits 3, and card.json is
+// whole and gives the model calls standard error gives, which are the
+// calls the server saw.
+func TestResearchInterruptedKeepsWholeFiles(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var grades atomic.Int32
+	srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		if schemaOf(req) == "grade" {
+			if grades.Add(1) == 7 {
+				cancel() // every grade has reached the server
+			}
+			return llmtest.Reply{Delay: time.Minute} // ends when the client goes away
+		}
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"research", "--no-cache", "--now", "2026-11-23", "--out", out, "How do heat pumps perform in cold climates?"},
+		func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, exitInfra, code, stderr.String())
+	assert.Contains(t, stderr.String(), "assay: research stopped: context canceled")
+	m := regexp.MustCompile(`calls (\d+) \(`).FindStringSubmatch(stderr.String())
+	require.NotNil(t, m, stderr.String())
+
+	var card struct {
+		Status string `json:"status"`
+		QoS    struct {
+			Calls int `json:"llm_calls"`
+		} `json:"qos"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "card.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &card))
+	assert.Equal(t, "interrupted", card.Status)
+	assert.Equal(t, m[1], strconv.Itoa(card.QoS.Calls), "card.json and stderr give the same calls")
+	assert.Equal(t, srv.Calls(), card.QoS.Calls, "the calls the server saw")
+	assert.Equal(t, 14, card.QoS.Calls, "7 summaries and 7 cut grades")
+	for _, f := range []string{"sources.json", "trace.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(out, f))
+		require.NoError(t, err)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for dec.More() {
+			var v any
+			require.NoError(t, dec.Decode(&v), "%s is whole JSON", f)
+		}
 	}
 }

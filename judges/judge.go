@@ -85,11 +85,15 @@ func neutral(metric, meth string, maxPts float64, err error, u llm.Usage) eval.S
 	}
 }
 
-// fail turns a judge error into its result: cancellation stops the run,
+// fail turns a judge error into its result: cancellation and refused
+// credentials (llm.ErrAuth: no later call can succeed) stop the run,
 // anything else becomes the neutral default.
 func fail(ctx context.Context, metric string, m Model, maxPts float64, err error, u llm.Usage) (eval.Score, error) {
 	if ctx.Err() != nil {
 		return eval.Score{}, ctx.Err()
+	}
+	if errors.Is(err, llm.ErrAuth) {
+		return eval.Score{}, err
 	}
 	return neutral(metric, method(m), maxPts, err, u), nil
 }

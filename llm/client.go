@@ -26,6 +26,9 @@ type Config struct {
 	RPM, TPM int
 	// Retry sets the retry policy; see RetryPolicy for defaults.
 	Retry RetryPolicy
+	// Breaker sets when the server is taken as down and calls fail at
+	// once; see BreakerPolicy for defaults.
+	Breaker BreakerPolicy
 	// CallTimeout bounds each attempt of a call, so a server that accepts
 	// and never answers costs a retry, not the whole retry time (0: the
 	// backend's own bound).
@@ -84,12 +87,11 @@ type Client struct {
 	prices  Prices
 	now     func() time.Time
 
-	// unreachable is set when a call used up its retries without any
-	// answer from the server (refused, reset, timed out), and cleared by
-	// any success: while it is set, calls make one attempt, no retries.
-	unreachable atomic.Bool
+	// breaker fails calls at once while the server is taken as down.
+	breaker *breaker
 
 	mu       sync.Mutex
+	auth     error // the first refusal of the credentials, ErrAuth
 	total    Usage
 	spent    float64
 	inflight float64
@@ -107,6 +109,7 @@ func New(cfg Config) *Client {
 		counter: cfg.Counter,
 		prices:  cfg.Prices,
 		now:     cfg.Now,
+		breaker: newBreaker(cfg.Breaker),
 	}
 	if c.counter == nil {
 		c.counter = byteCounter{}
@@ -138,6 +141,35 @@ func (c *Client) Usage() Usage {
 
 // MaxCost is the cost budget in US dollars; 0 means none.
 func (c *Client) MaxCost() float64 { return c.cfg.MaxCostUSD }
+
+// AuthErr is the first refusal of the credentials (errors.Is ErrAuth),
+// with the server's message, or nil. Once it is set no call is sent.
+func (c *Client) AuthErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.auth
+}
+
+// latchAuth keeps err, a 401 or 403, as the client's refusal of the
+// credentials unless one is kept already, and returns the one kept.
+func (c *Client) latchAuth(err error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.auth == nil {
+		c.auth = authErr(err)
+	}
+	return c.auth
+}
+
+// refuse is the error of a call that must not be sent: the credentials
+// were refused, or the server is taken as down. It is permanent, so a
+// call waiting to retry stops.
+func (c *Client) refuse() error {
+	if err := c.AuthErr(); err != nil {
+		return permanent(err)
+	}
+	return c.breaker.check()
+}
 
 // BudgetStops is how many calls the cost budget refused.
 func (c *Client) BudgetStops() int {
@@ -252,12 +284,21 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		tokens = countIn() + outTok
 	}
 	var resp Response
+	sent := 0
 	start := c.now()
-	retries, err := c.retryPolicy().do(ctx, func() error {
+	_, err := c.cfg.Retry.do(ctx, func() error {
+		// A call waiting to start, or to retry, is not sent once the
+		// credentials were refused or the server is taken as down.
+		if err := c.refuse(); err != nil {
+			return err
+		}
 		if err := c.acquire(ctx, tokens); err != nil {
 			return err
 		}
 		defer c.release()
+		if err := c.refuse(); err != nil {
+			return err
+		}
 		// The budget is checked when the call can start, not while it
 		// waits for a slot, so only calls really in flight hold an
 		// estimate and the budget is not used up by a queue.
@@ -267,29 +308,38 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 			}
 			reserved = true
 		}
-		actx, cancel := c.attempt(ctx)
-		defer cancel()
-		var err error
-		resp, err = c.cfg.Backend.Chat(actx, req)
-		if err == nil && resp.Content == "" {
-			err = ErrEmpty
+		err := c.breaker.run(ctx, func() error {
+			actx, cancel := c.attempt(ctx)
+			defer cancel()
+			sent++
+			var err error
+			resp, err = c.cfg.Backend.Chat(actx, req)
+			if err == nil && resp.Content == "" {
+				err = ErrEmpty
+			}
+			return err
+		})
+		if isAuth(err) {
+			return permanent(c.latchAuth(err))
 		}
 		return err
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: req.Tag, Attempt: attempt, Wait: wait, Err: err})
 	})
-	c.noteReach(ctx, err)
-	if !reserved {
-		// Refused by the budget, or cancelled while waiting for a slot:
-		// no call was made.
+	if sent == 0 {
+		// Refused (budget, bad key, server down), or cancelled while
+		// waiting for a slot: no call was made.
+		if reserved {
+			c.settle(est, Usage{})
+		}
 		if errors.Is(err, ErrBudget) {
 			c.emit(Event{Kind: "budget_stop", Tag: req.Tag, Err: err})
 		}
 		return Response{}, err
 	}
 	u := resp.Usage
-	u.Calls = retries + 1
-	u.Retries = retries
+	u.Calls = sent
+	u.Retries = sent - 1
 	u.Latency = c.now().Sub(start)
 	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
 		u.TokensIn, u.TokensOut, u.Estimated = countIn(), c.counter.Count(resp.Content), true
@@ -302,30 +352,6 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		return Response{Usage: u}, err
 	}
 	return resp, nil
-}
-
-// retryPolicy is the configured policy, without retries while the server
-// is unreachable: a model server that is down would otherwise cost every
-// call of a dataset the whole retry time.
-func (c *Client) retryPolicy() RetryPolicy {
-	p := c.cfg.Retry
-	if c.unreachable.Load() {
-		p.MaxRetries = -1
-	}
-	return p
-}
-
-// noteReach records whether the server answered a call: err is the call's
-// last error after its retries. Only an error with no reply at all (no
-// HTTP status) marks the server unreachable; any success clears it.
-func (c *Client) noteReach(ctx context.Context, err error) {
-	var se *StatusError
-	switch {
-	case err == nil:
-		c.unreachable.Store(false)
-	case ctx.Err() == nil && Temporary(err) && !errors.As(err, &se) && !errors.Is(err, errLimitWait):
-		c.unreachable.Store(true)
-	}
 }
 
 // attempt returns the context of one attempt of a call: ctx cut at
@@ -416,28 +442,41 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	}
 	var vecs [][]float32
 	var u Usage
+	sent := 0
 	start := c.now()
-	retries, err := c.retryPolicy().do(ctx, func() error {
+	_, err := c.cfg.Retry.do(ctx, func() error {
+		if err := c.refuse(); err != nil {
+			return err
+		}
 		if err := c.acquire(ctx, tok); err != nil {
 			return err
 		}
 		defer c.release()
-		actx, cancel := c.attempt(ctx)
-		defer cancel()
-		var err error
-		vecs, u, err = c.cfg.Backend.Embed(actx, texts)
-		if errors.Is(err, ErrNoEmbeddings) {
+		if err := c.refuse(); err != nil {
+			return err
+		}
+		err := c.breaker.run(ctx, func() error {
+			actx, cancel := c.attempt(ctx)
+			defer cancel()
+			sent++
+			var err error
+			vecs, u, err = c.cfg.Backend.Embed(actx, texts)
+			return err
+		})
+		switch {
+		case errors.Is(err, ErrNoEmbeddings):
 			return permanent(err)
+		case isAuth(err):
+			return permanent(c.latchAuth(err))
 		}
 		return err
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: "embed", Attempt: attempt, Wait: wait, Err: err})
 	})
-	if errors.Is(err, ErrNoEmbeddings) {
+	if errors.Is(err, ErrNoEmbeddings) || sent == 0 {
 		return nil, Usage{}, err
 	}
-	c.noteReach(ctx, err)
-	u.Calls, u.Retries, u.Latency = retries+1, retries, c.now().Sub(start)
+	u.Calls, u.Retries, u.Latency = sent, sent-1, c.now().Sub(start)
 	if u.TokensIn == 0 {
 		u.TokensIn, u.Estimated = tok, true
 	}

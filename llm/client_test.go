@@ -514,7 +514,7 @@ func TestClientRateLimitPastDeadline(t *testing.T) {
 			require.ErrorIs(t, err, context.DeadlineExceeded)
 			assert.Contains(t, err.Error(), "rate")
 			assert.Less(t, time.Since(start), 500*time.Millisecond, "refused at once, not after waiting")
-			assert.False(t, c.unreachable.Load(), "our own limit says nothing of the server")
+			assert.False(t, c.breaker.down(), "our own limit says nothing of the server")
 		})
 	}
 }
@@ -536,11 +536,11 @@ func TestCacheKeyIncludesTheServer(t *testing.T) {
 	assert.Equal(t, a.key(req), c.key(req))
 }
 
-// TestClientUnreachableServer: once a call has used up its retries on a
-// server that does not answer at all, later calls try once and give up,
-// so a dead server costs a dataset one attempt per call rather than the
-// whole retry time per call; any success brings the retries back. A server
-// that answers, even with errors, keeps them.
+// TestClientUnreachableServer: once attempts in a row go unanswered, the
+// server is taken as down and later calls fail at once, unsent, naming
+// the last error; a call waiting to retry gets no further attempt. A
+// server that answers, even with errors, is never taken as down, and
+// after the cool-down one call tests the server and brings it back.
 func TestClientUnreachableServer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	refused := fmt.Errorf("dial tcp 127.0.0.1:1: %w", syscall.ECONNREFUSED)
@@ -553,24 +553,76 @@ func TestClientUnreachableServer(t *testing.T) {
 	}
 	tests := map[string]struct {
 		errs     []error
+		cooldown time.Duration
 		calls    int
 		attempts int64
+		failed   int // calls that ended in ErrUnreachable
+		other    int // calls that ended in another error
 	}{
-		"refused: retries once, then one attempt a call": {errs: repeat(refused, 100), calls: 4, attempts: 4 + 3},
-		"a success brings the retries back": {
-			errs:  append(append(repeat(refused, 4), nil), repeat(refused, 4)...),
-			calls: 3, attempts: 4 + 1 + 4,
+		// The first call's first three attempts trip the breaker; its
+		// fourth and every later call are refused unsent.
+		"refused: three attempts, then nothing is sent": {errs: repeat(refused, 100), calls: 4, attempts: 3, failed: 4},
+		"a success between failures keeps the server up": {
+			errs:  []error{refused, refused, nil, refused, refused, nil},
+			calls: 2, attempts: 6,
 		},
-		"a server answering 500 keeps its retries": {errs: repeat(&StatusError{Code: 500}, 100), calls: 3, attempts: 3 * 4},
+		"a server answering 500 keeps its retries": {errs: repeat(&StatusError{Code: 500}, 100), calls: 3, attempts: 3 * 4, other: 3},
+		// A cool-down of a nanosecond is over by the first call's next
+		// attempt: it is the test call, and its success brings the server
+		// back for the calls after it.
+		"after the cool-down one call tests the server": {
+			errs: repeat(refused, 3), cooldown: time.Nanosecond, calls: 3, attempts: 3 + 1 + 2,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			b := &stubBackend{errs: tc.errs}
-			c := New(Config{Backend: b, Retry: fast})
+			c := New(Config{Backend: b, Retry: fast, Breaker: BreakerPolicy{Cooldown: cmp.Or(tc.cooldown, time.Hour)}})
+			failed, other := 0, 0
 			for i := range tc.calls {
-				_, _ = c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
+				_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
+				switch {
+				case errors.Is(err, ErrUnreachable):
+					failed++
+					assert.ErrorContains(t, err, "model server unreachable: dial tcp 127.0.0.1:1: connection refused")
+				case err != nil:
+					other++
+				}
 			}
-			assert.Equal(t, tc.attempts, b.calls.Load())
+			assert.Equal(t, tc.attempts, b.calls.Load(), "attempts sent")
+			assert.Equal(t, tc.failed, failed, "calls refused as unreachable")
+			assert.Equal(t, tc.other, other, "calls failed otherwise")
+		})
+	}
+}
+
+// TestClientAuthLatch: the first 401 or 403 is kept, and every later call
+// returns it (errors.Is ErrAuth, with the server's message) unsent.
+func TestClientAuthLatch(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		err  error
+		want string
+	}{
+		"401": {&StatusError{Code: 401, Message: "Incorrect API key provided"}, "status 401: Incorrect API key provided"},
+		"403": {&StatusError{Code: 403, Message: "unsupported region"}, "status 403: unsupported region"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &stubBackend{errs: []error{tc.err}}
+			c := New(Config{Backend: b, Retry: fast})
+			for i := range 5 {
+				_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
+				require.ErrorIs(t, err, ErrAuth, "call %d", i)
+				assert.ErrorContains(t, err, tc.want)
+				assert.ErrorContains(t, err, "check the API key")
+			}
+			_, _, err := c.Embed(context.Background(), []string{"x"})
+			assert.ErrorIs(t, err, ErrAuth)
+			assert.Equal(t, int64(1), b.calls.Load(), "only the first call was sent")
+			se, ok := errors.AsType[*StatusError](c.AuthErr())
+			require.True(t, ok)
+			assert.Equal(t, tc.err.(*StatusError).Code, se.Code)
 		})
 	}
 }

@@ -120,6 +120,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		case err != nil:
 			return data.runErr(err)
 		}
+		if err := f.llm.authErr(client); err != nil {
+			return err
+		}
 		if err := unscored(cmd.ErrOrStderr(), displayName(file), res); err != nil {
 			return err
 		}

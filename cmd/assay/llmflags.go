@@ -126,6 +126,16 @@ func judgeName(c *llm.Client) string {
 	return "llm:" + c.Name()
 }
 
+// authErr is exit 3 with the server's message once it refused the
+// credentials, or nil. A run whose scorers keep going on errors (agree)
+// checks it: no call was sent after the refusal.
+func (f *llmFlags) authErr(c *llm.Client) error {
+	if err := c.AuthErr(); err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	return nil
+}
+
 // strictErr is the exit for --strict when judges defaulted.
 func (f *llmFlags) strictErr(defaulted int) error {
 	if f.strict && defaulted > 0 {

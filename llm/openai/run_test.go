@@ -1,0 +1,112 @@
+package openai_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/llm"
+)
+
+// runCalls sends n distinct calls at once through c and returns their
+// errors in order.
+func runCalls(t *testing.T, c *llm.Client, n int) []error {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			req := request()
+			req.Messages = append(req.Messages, llm.Message{Role: llm.User, Content: fmt.Sprint("record ", i)})
+			var got verdict
+			_, errs[i] = llm.ChatJSON(t.Context(), c, req, &got)
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// TestServerDown: a server that hangs, resets or cuts off every reply is
+// taken as down after three unanswered attempts in a row; from then on
+// calls, queued ones and those waiting to retry included, fail at once
+// unsent, each naming the cause. Without the breaker, 20 calls would make
+// 80 attempts (4 each) and, hanging, wait out every one.
+func TestServerDown(t *testing.T) {
+	t.Parallel()
+	const calls, conc = 20, 4
+	tests := map[string]struct {
+		reply llmtest.Reply
+		cause string
+	}{
+		"hung server":       {llmtest.Reply{Delay: time.Hour}, "context deadline exceeded"},
+		"connection resets": {llmtest.Reply{Reset: true}, "connection reset by peer"},
+		"bodies cut off":    {llmtest.Reply{Body: `{"id": "x", "choices": [{"index": 0, "mess`}, "unexpected EOF"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Default(tc.reply))
+			c := llm.New(llm.Config{Backend: newBackend(t, srv, nil), Retry: policy, Concurrency: conc,
+				CallTimeout: 100 * time.Millisecond, Breaker: llm.BreakerPolicy{Cooldown: time.Hour}})
+			errs := runCalls(t, c, calls)
+			for i, err := range errs {
+				require.ErrorIs(t, err, llm.ErrUnreachable, "call %d", i)
+				assert.ErrorContains(t, err, "model server unreachable: ")
+				assert.ErrorContains(t, err, tc.cause)
+			}
+			// The calls in flight when the server was taken as down, and
+			// at most one more per slot freed before the third failure.
+			assert.LessOrEqual(t, srv.Calls(), conc+2, "requests the server saw")
+			assert.Equal(t, srv.Calls(), c.Usage().Calls)
+		})
+	}
+}
+
+// TestServerComesBack: after the cool-down one call tests the server; its
+// answer brings the server back and the calls after it are sent.
+func TestServerComesBack(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Reset: true}, llmtest.Reply{Reset: true}, llmtest.Reply{Reset: true}), llmtest.Default(ok))
+	c := llm.New(llm.Config{Backend: newBackend(t, srv, nil), Retry: llm.RetryPolicy{MaxRetries: -1}, Concurrency: 1,
+		Breaker: llm.BreakerPolicy{Cooldown: time.Nanosecond}})
+	errs := runCalls(t, c, 1)
+	require.ErrorContains(t, errs[0], "connection reset by peer")
+	errs = append(runCalls(t, c, 2), runCalls(t, c, 3)...)
+	assert.ErrorContains(t, errs[0], "connection reset by peer")
+	assert.ErrorContains(t, errs[1], "connection reset by peer")
+	for _, err := range errs[2:] {
+		assert.NoError(t, err)
+	}
+	assert.Equal(t, 6, srv.Calls())
+}
+
+// TestBadKeyStopsCalls: the first 401 is the answer to every later call,
+// which is not sent; the error carries the server's message.
+func TestBadKeyStopsCalls(t *testing.T) {
+	t.Parallel()
+	tests := map[string]llmtest.Reply{
+		"401": {Status: 401, Body: `{"error":{"message":"Incorrect API key provided: sk-xx","type":"invalid_request_error","code":"invalid_api_key"}}`},
+		"403": {Status: 403, Body: `{"error":{"message":"Country, region, or territory not supported","type":"request_forbidden"}}`},
+	}
+	for name, reply := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Default(reply))
+			c := llm.New(llm.Config{Backend: newBackend(t, srv, nil), Retry: policy, Concurrency: 1})
+			errs := runCalls(t, c, 10)
+			for _, err := range errs {
+				require.ErrorIs(t, err, llm.ErrAuth)
+				assert.ErrorContains(t, err, "status "+name+": ")
+				assert.ErrorContains(t, err, llmtestMessage(reply))
+			}
+			assert.Equal(t, 1, srv.Calls(), "only the first call was sent")
+		})
+	}
+}
+
+func llmtestMessage(r llmtest.Reply) string { return llm.ErrorMessage([]byte(r.Body)) }

@@ -417,6 +417,11 @@ var errLimitWait = errors.New("rate limit wait")
 func (c *Client) reserve(est float64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.cfg.MaxCostUSD > 0 && !c.prices.Known(c.Name()) {
+		c.stopped++
+		return fmt.Errorf("%w: model %s is not in the price table, so no spending can be counted against the limit $%g; give its price (Config.Prices)",
+			ErrBudget, modelOf(c.Name()), c.cfg.MaxCostUSD)
+	}
 	if c.cfg.MaxCostUSD > 0 && c.spent+c.inflight+est > c.cfg.MaxCostUSD {
 		c.stopped++
 		return fmt.Errorf("%w: spent $%.4f, in flight $%.4f, next call about $%.4f, limit $%.4f",

@@ -626,3 +626,52 @@ func TestClientAuthLatch(t *testing.T) {
 		})
 	}
 }
+
+// TestClientBudgetNeedsAPrice: under a budget, a model without a price
+// is refused unsent, with an error naming it, rather than costing $0.
+func TestClientBudgetNeedsAPrice(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		prices Prices
+		budget float64
+		want   error
+		sent   int64
+	}{
+		"unknown price under a budget is refused": {prices: Prices{"other": {In: 1}}, budget: 1, want: ErrBudget},
+		"unknown price without a budget is sent":  {prices: Prices{"other": {In: 1}}, sent: 1},
+		"a known price of zero is a price":        {prices: Prices{"gpt-4o-mini": {}}, budget: 1, sent: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &stubBackend{}
+			c := New(Config{Backend: b, Prices: tc.prices, MaxCostUSD: tc.budget})
+			_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: "x"}}})
+			if tc.want != nil {
+				require.ErrorIs(t, err, tc.want)
+				assert.ErrorContains(t, err, "model gpt-4o-mini is not in the price table")
+				assert.Equal(t, 1, c.BudgetStops())
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.sent, b.calls.Load())
+		})
+	}
+}
+
+func TestPricesKnown(t *testing.T) {
+	t.Parallel()
+	p := Prices{"gpt-4o": {In: 2.5, Out: 10}, "qwen2.5:7b": {}}
+	tests := map[string]bool{
+		"openai:gpt-4o":           true,
+		"gpt-4o":                  true,
+		"ollama:qwen2.5:7b":       true,
+		"openai:judge-model":      false,
+		"langchain:anthropic:foo": false,
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, want, p.Known(name))
+		})
+	}
+}

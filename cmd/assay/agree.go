@@ -133,6 +133,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		return &exitError{code: exitInfra, err: err}
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
+	if err := f.llm.budgetErr(client); err != nil {
+		return err
+	}
 	for _, r := range results {
 		if r.N == 0 && r.Defaulted > 0 {
 			// Nothing was measured: a run whose every judgement fell

@@ -72,6 +72,14 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 			return nil, nil, inputErr(fmt.Errorf("--prices: %w", err))
 		}
 	}
+	prices := cfg.Prices
+	if prices == nil {
+		prices = llm.DefaultPrices()
+	}
+	if f.maxCost > 0 && b.Name() != "offline" && !prices.Known(b.Name()) {
+		return nil, nil, inputErr(fmt.Errorf("--max-cost: model %s is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})",
+			modelName(b.Name()), modelName(b.Name())))
+	}
 	closer := func() {}
 	if !f.noCache && !f.dryRun && b.Name() != "offline" {
 		path, err := llm.DefaultCachePath()
@@ -124,6 +132,16 @@ func judgeName(c *llm.Client) string {
 		return "offline (approximate)"
 	}
 	return "llm:" + c.Name()
+}
+
+// budgetErr is exit 3 once the cost budget refused calls (their judges
+// used the neutral default), or nil: a run cut short by its budget never
+// passes.
+func (f *llmFlags) budgetErr(c *llm.Client) error {
+	if n := c.BudgetStops(); n > 0 {
+		return &exitError{code: exitInfra, err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s)", n, strconv.FormatFloat(f.maxCost, 'f', -1, 64))}
+	}
+	return nil
 }
 
 // authErr is exit 3 with the server's message once it refused the

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -56,4 +58,69 @@ func TestHungServerFailsFast(t *testing.T) {
 	}
 	assert.LessOrEqual(t, srv.Calls(), 2+2, "the calls in flight, and one per slot freed before the verdict")
 	assert.Contains(t, errOut, "neutral defaults 6")
+}
+
+// TestBudgetNeedsAPrice: a budget on a model missing from the price table
+// cannot be kept, so it is a usage error naming the model and --prices,
+// and a dry run marks the cost unknown rather than printing $0.
+func TestBudgetNeedsAPrice(t *testing.T) {
+	t.Parallel()
+	prices := filepath.Join(t.TempDir(), "prices.yaml")
+	require.NoError(t, os.WriteFile(prices, []byte("judge-model: {in: 1, out: 2}\n"), 0o600))
+	tests := map[string]struct {
+		args    []string
+		code    int
+		stdout  string
+		stderr  string
+		nothing string // not in stdout
+	}{
+		"a budget without a price is exit 2": {
+			args: []string{"judge", "--max-cost", "0.0001"}, code: exitInput,
+			stderr: "--max-cost: model judge-model is not in the price table, so its spending cannot be counted; give --prices FILE",
+		},
+		"a dry run marks the cost unknown": {
+			args: []string{"judge", "--dry-run"}, code: exitPass,
+			stdout: "cost unknown: model judge-model is not in the price table; give --prices FILE", nothing: "0.0000",
+		},
+		"with --prices the dry run is priced": {
+			args: []string{"judge", "--dry-run", "--max-cost", "1", "--prices", prices}, code: exitPass,
+			stdout: "within --max-cost $1.0000", nothing: "unknown",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+			code, out, errOut := runEnv(t, env, append(tc.args, "--no-cache", "--metric", "faithfulness", "../../fixtures/rag/labelled.jsonl")...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Contains(t, out, tc.stdout)
+			assert.Contains(t, errOut, tc.stderr)
+			if tc.nothing != "" {
+				assert.NotContains(t, out, tc.nothing)
+			}
+			assert.Equal(t, 0, srv.Calls())
+		})
+	}
+}
+
+// TestBudgetStopExits3: a run whose budget stopped calls exits 3, saying
+// how many calls were not made, in judge and in agree.
+func TestBudgetStopExits3(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]string{
+		"judge": {"judge", "--metric", "source_relevance", "--format", "json"},
+		"agree": {"agree", "--metric", "source_relevance", "--label", "faithful"},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL()}
+			code, _, errOut := runEnv(t, env, append(args, "--no-cache", "--concurrency", "1", "--max-cost", "0.0001", "../../fixtures/rag/labelled.jsonl")...)
+			assert.Equal(t, exitInfra, code, errOut)
+			assert.Regexp(t, `assay: budget reached: [1-9][0-9]* call\(s\) not made \(--max-cost \$0.0001\)`, errOut)
+			assert.Less(t, srv.Calls(), 12, "the budget stopped calls")
+		})
+	}
 }

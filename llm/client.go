@@ -51,7 +51,7 @@ type Config struct {
 
 // Event reports something the Client did, for logs and traces.
 type Event struct {
-	Kind    string // "retry", "cache_hit", "budget_stop", "call"
+	Kind    string // "retry", "cache_hit", "cache_error", "budget_stop", "call"
 	Tag     string
 	Attempt int
 	Wait    time.Duration
@@ -200,7 +200,11 @@ func (c *Client) Counter() TokenCounter { return c.counter }
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	key := c.key(req)
 	if c.cfg.Cache != nil {
-		if r, ok, err := c.cfg.Cache.Get(ctx, key); err == nil && ok {
+		r, ok, err := c.cfg.Cache.Get(ctx, key)
+		if err != nil && ctx.Err() == nil {
+			c.cacheErr(req.Tag, err)
+		}
+		if err == nil && ok {
 			r.Cached = true
 			r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
 			c.mu.Lock()
@@ -216,8 +220,11 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 			led.Store(true)
 			r, err := c.send(ctx, req)
 			if err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
-				// A cache that cannot write is not worth failing a judge for.
-				_ = c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r)
+				// A cache that cannot write is not worth failing a judge
+				// for: the error is counted and reported, and the call goes on.
+				if err := c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r); err != nil {
+					c.cacheErr(req.Tag, err)
+				}
 			}
 			return shared{r, ctx.Err() != nil}, err
 		})
@@ -247,6 +254,15 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		v.r.Usage = Usage{}
 		return v.r, res.Err
 	}
+}
+
+// cacheErr counts a failed read or write of the cache and reports it
+// (Event "cache_error"); the call goes on without the cache.
+func (c *Client) cacheErr(tag string, err error) {
+	c.mu.Lock()
+	c.total.CacheErrors++
+	c.mu.Unlock()
+	c.emit(Event{Kind: "cache_error", Tag: tag, Err: err})
 }
 
 // shared is the result of a call that identical calls in flight share:

@@ -675,3 +675,41 @@ func TestPricesKnown(t *testing.T) {
 		})
 	}
 }
+
+// brokenCache fails every read and write, as a cache on a full or failing
+// disk does.
+type brokenCache struct{}
+
+func (brokenCache) Get(context.Context, string) (Response, bool, error) {
+	return Response{}, false, errors.New("llm cache: get: disk I/O error")
+}
+
+func (brokenCache) Put(context.Context, string, Response) error {
+	return errors.New("llm cache: put: database or disk is full")
+}
+
+// TestClientCountsCacheErrors: a cache that fails does not fail the call;
+// each failed read and write is counted in Usage.CacheErrors and reported
+// as a "cache_error" event.
+func TestClientCountsCacheErrors(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var mu sync.Mutex
+	var reported []string
+	b := &stubBackend{}
+	c := New(Config{Backend: b, Cache: brokenCache{}, OnEvent: func(e Event) {
+		if e.Kind == "cache_error" {
+			mu.Lock()
+			reported = append(reported, e.Err.Error())
+			mu.Unlock()
+		}
+	}})
+	for i := range 3 {
+		_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint(i)}}})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int64(3), b.calls.Load())
+	assert.Equal(t, 6, c.Usage().CacheErrors, "a read and a write per call")
+	assert.Len(t, reported, 6)
+	assert.Contains(t, reported, "llm cache: get: disk I/O error")
+	assert.Contains(t, reported, "llm cache: put: database or disk is full")
+}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -90,14 +92,42 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 			var c *llm.SQLiteCache
 			if c, err = llm.OpenCache(path); err == nil {
 				cfg.Cache, closer = c, func() { _ = c.Close() }
+				if aside := c.SetAside(); aside != nil {
+					fmt.Fprintf(stderr, "assay: %v\n", aside)
+				}
 			}
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "assay: response cache off: %v\n", err)
 		}
 	}
+	cfg.OnEvent = (&notices{w: stderr}).event
 	c := llm.New(cfg)
 	return c, func() { _ = c.Close(); closer() }, nil
+}
+
+// notices prints what the model client reports that the user must know
+// while the run goes on, on stderr: the first cache error (the rest are
+// counted in the summary), and a corrupt cache set aside.
+type notices struct {
+	mu         sync.Mutex
+	w          io.Writer
+	cacheError bool
+}
+
+func (n *notices) event(e llm.Event) {
+	if e.Kind != "cache_error" {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case errors.As(e.Err, new(*llm.CacheCorruptError)):
+		fmt.Fprintf(n.w, "assay: %v\n", e.Err)
+	case !n.cacheError:
+		n.cacheError = true
+		fmt.Fprintf(n.w, "assay: response cache: %v (the calls go on without it; later cache errors are counted in the summary)\n", e.Err)
+	}
 }
 
 // modelName strips the backend prefix of "backend:model".
@@ -115,7 +145,11 @@ func modelName(name string) string {
 // summary prints what the model client did, on stderr.
 func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	u := c.Usage()
-	fmt.Fprintf(w, "judge: %s; calls %d (retries %d, cache hits %d), tokens %d in / %d out", judgeName(c), u.Calls, u.Retries, u.CacheHits, u.TokensIn, u.TokensOut)
+	fmt.Fprintf(w, "judge: %s; calls %d (retries %d, cache hits %d", judgeName(c), u.Calls, u.Retries, u.CacheHits)
+	if u.CacheErrors > 0 {
+		fmt.Fprintf(w, ", cache errors %d", u.CacheErrors)
+	}
+	fmt.Fprintf(w, "), tokens %d in / %d out", u.TokensIn, u.TokensOut)
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}

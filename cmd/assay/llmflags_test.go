@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/llm"
 )
 
 // TestBadKeyExits3: the first 401 stops the run at once, with exit 3 and
@@ -123,4 +126,71 @@ func TestBudgetStopExits3(t *testing.T) {
 			assert.Less(t, srv.Calls(), 12, "the budget stopped calls")
 		})
 	}
+}
+
+// TestCorruptCacheSaysSo: a cache file whose pages were overwritten is
+// set aside and a new one started, said on stderr, and counted in the
+// usage line; the run goes on.
+func TestCorruptCacheSaysSo(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		off    int64 // garbage from here to the end of the file
+		stderr []string
+	}{
+		"a malformed page, found on use": {off: 4096, stderr: []string{"cache errors 1", "is corrupt (database disk image is malformed", "set aside as "}},
+		"a broken header, found at open": {off: 0, stderr: []string{"is corrupt (", "set aside as "}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+			dir := t.TempDir()
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": dir}
+			args := []string{"judge", "--concurrency", "1", "--metric", "faithfulness,source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl"}
+			code, _, errOut := runEnv(t, env, args...)
+			require.Equal(t, exitPass, code, errOut)
+			first := srv.Calls()
+
+			path := filepath.Join(dir, "llm-cache.db")
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Greater(t, len(data), int(tc.off)+4096)
+			for i := tc.off; i < int64(len(data)); i++ {
+				data[i] = byte(i*131 + 7)
+			}
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+
+			code, _, errOut = runEnv(t, env, args...)
+			require.Equal(t, exitPass, code, errOut)
+			for _, s := range tc.stderr {
+				assert.Contains(t, errOut, s)
+			}
+			assert.Equal(t, 1, strings.Count(errOut, "set aside as "), errOut)
+			assert.Equal(t, 2*first, srv.Calls(), "the lost replies are asked again")
+			aside, err := filepath.Glob(path + ".corrupt-*")
+			require.NoError(t, err)
+			assert.Len(t, aside, 1)
+
+			code, _, errOut = runEnv(t, env, args...)
+			require.Equal(t, exitPass, code, errOut)
+			assert.Equal(t, 2*first, srv.Calls(), "the new cache answers")
+			assert.NotContains(t, errOut, "cache errors")
+		})
+	}
+}
+
+// TestNoticesSayTheFirstCacheErrorOnce: cache errors are many on a
+// failing disk; the first is said, the rest only counted, but a corrupt
+// cache set aside is always said.
+func TestNoticesSayTheFirstCacheErrorOnce(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	n := &notices{w: &buf}
+	for range 5 {
+		n.event(llm.Event{Kind: "cache_error", Err: errors.New("llm cache x: put: disk I/O error")})
+	}
+	n.event(llm.Event{Kind: "retry", Err: errors.New("status 500")})
+	n.event(llm.Event{Kind: "cache_error", Err: &llm.CacheCorruptError{Path: "x", Aside: "x.corrupt-1", Err: errors.New("database disk image is malformed")}})
+	assert.Equal(t, "assay: response cache: llm cache x: put: disk I/O error (the calls go on without it; later cache errors are counted in the summary)\n"+
+		"assay: llm cache x is corrupt (database disk image is malformed): set aside as x.corrupt-1, and a new cache started\n", buf.String())
 }

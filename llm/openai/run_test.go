@@ -1,7 +1,11 @@
 package openai_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,3 +114,61 @@ func TestBadKeyStopsCalls(t *testing.T) {
 }
 
 func llmtestMessage(r llmtest.Reply) string { return llm.ErrorMessage([]byte(r.Body)) }
+
+// TestCorruptCacheStartsAnew: a cache whose pages were overwritten is set
+// aside at the first read that finds it malformed, counted once as a
+// cache error, and a new cache takes the replies from then on.
+func TestCorruptCacheStartsAnew(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Default(ok))
+	path := filepath.Join(t.TempDir(), "llm-cache.db")
+	run := func() (llm.Usage, []error) {
+		cache, err := llm.OpenCache(path)
+		require.NoError(t, err)
+		defer cache.Close()
+		var mu sync.Mutex
+		var reported []error
+		c := llm.New(llm.Config{Backend: newBackend(t, srv, nil), Retry: policy, Cache: cache, Concurrency: 1, OnEvent: func(e llm.Event) {
+			if e.Kind == "cache_error" {
+				mu.Lock()
+				reported = append(reported, e.Err)
+				mu.Unlock()
+			}
+		}})
+		for i := range 40 {
+			req := request()
+			req.Messages = append(req.Messages, llm.Message{Role: llm.User, Content: fmt.Sprint("record ", i, strings.Repeat(" padding", 60))})
+			var got verdict
+			_, err := llm.ChatJSON(t.Context(), c, req, &got)
+			require.NoError(t, err)
+		}
+		return c.Usage(), reported
+	}
+	u, reported := run()
+	require.Equal(t, 40, u.Calls)
+	require.Empty(t, reported)
+
+	// Garbage over every page after the first (the header).
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	st, err := f.Stat()
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(3*4096))
+	_, err = f.WriteAt(bytes.Repeat([]byte{0xA5, 0x17, 0x00, 0xFF}, int(st.Size()-4096)/4), 4096)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	u, reported = run()
+	require.Len(t, reported, 1, "one cache error: the read that found the file corrupt")
+	var ce *llm.CacheCorruptError
+	require.ErrorAs(t, reported[0], &ce)
+	assert.FileExists(t, ce.Aside)
+	assert.Equal(t, 1, u.CacheErrors)
+	assert.Equal(t, 40, u.Calls, "the replies were lost with the file, and asked again")
+
+	u, reported = run()
+	assert.Empty(t, reported)
+	assert.Equal(t, 0, u.Calls, "the new cache holds them")
+	assert.Equal(t, 40, u.CacheHits)
+	assert.Equal(t, 80, srv.Calls())
+}

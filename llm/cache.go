@@ -147,12 +147,13 @@ func setAside(path string, cause error) *CacheCorruptError {
 func (c *SQLiteCache) SetAside() error { return c.setAside }
 
 // restart replaces db, found corrupt by a Get or Put, with a new cache,
-// unless another call did already. It returns the error to report.
+// and returns the error to report. It returns nil when another call
+// replaced db already: the caller tries again on the new file.
 func (c *SQLiteCache) restart(db *sql.DB, cause error) error {
 	c.dbmu.Lock()
 	defer c.dbmu.Unlock()
 	if c.db != db {
-		return fmt.Errorf("llm cache %s: %w (the file was replaced by a new cache)", c.path, cause)
+		return nil
 	}
 	_ = db.Close()
 	ce := setAside(c.path, cause)
@@ -202,19 +203,25 @@ func (c *SQLiteCache) Path() string { return c.path }
 // Get returns the reply stored under key; the second result is false on a
 // miss.
 func (c *SQLiteCache) Get(ctx context.Context, key string) (Response, bool, error) {
-	c.dbmu.RLock()
-	db := c.db
 	var reply []byte
-	err := db.QueryRowContext(ctx, `SELECT reply FROM replies WHERE key = ?`, key).Scan(&reply)
-	c.dbmu.RUnlock()
-	if errors.Is(err, sql.ErrNoRows) {
-		return Response{}, false, nil
-	}
-	if corrupt(err) {
-		return Response{}, false, c.restart(db, err)
-	}
-	if err != nil {
-		return Response{}, false, fmt.Errorf("llm cache %s: get: %w", c.path, err)
+	for {
+		c.dbmu.RLock()
+		db := c.db
+		err := db.QueryRowContext(ctx, `SELECT reply FROM replies WHERE key = ?`, key).Scan(&reply)
+		c.dbmu.RUnlock()
+		if errors.Is(err, sql.ErrNoRows) {
+			return Response{}, false, nil
+		}
+		if corrupt(err) {
+			if err := c.restart(db, err); err != nil {
+				return Response{}, false, err
+			}
+			continue
+		}
+		if err != nil {
+			return Response{}, false, fmt.Errorf("llm cache %s: get: %w", c.path, err)
+		}
+		break
 	}
 	var r Response
 	if err := json.Unmarshal(reply, &r); err != nil {
@@ -231,20 +238,25 @@ func (c *SQLiteCache) Put(ctx context.Context, key string, r Response) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.dbmu.RLock()
-	db := c.db
-	err = write(ctx, db,
-		`INSERT INTO replies (key, reply, created_at) VALUES (?, ?, ?)
-		 ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, created_at = excluded.created_at`,
-		key, string(reply), time.Now().UTC().Format(time.RFC3339Nano))
-	c.dbmu.RUnlock()
-	if corrupt(err) {
-		return c.restart(db, err)
+	for {
+		c.dbmu.RLock()
+		db := c.db
+		err = write(ctx, db,
+			`INSERT INTO replies (key, reply, created_at) VALUES (?, ?, ?)
+			 ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, created_at = excluded.created_at`,
+			key, string(reply), time.Now().UTC().Format(time.RFC3339Nano))
+		c.dbmu.RUnlock()
+		if corrupt(err) {
+			if err := c.restart(db, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("llm cache %s: put: %w", c.path, err)
+		}
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("llm cache %s: put: %w", c.path, err)
-	}
-	return nil
 }
 
 // Close closes the database. The cache must not be used afterwards.

@@ -107,8 +107,9 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 }
 
 // notices prints what the model client reports that the user must know
-// while the run goes on, on stderr: the first cache error (the rest are
-// counted in the summary), and a corrupt cache set aside.
+// while the run goes on, on stderr: a rate limit that starts holding calls
+// back, the first cache error (the rest are counted in the summary), and a
+// corrupt cache set aside.
 type notices struct {
 	mu         sync.Mutex
 	w          io.Writer
@@ -116,12 +117,17 @@ type notices struct {
 }
 
 func (n *notices) event(e llm.Event) {
-	if e.Kind != "cache_error" {
-		return
-	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {
+	case e.Kind == "limit_wait":
+		// Once a spell of waits: the client reports the first wait only.
+		next := e.Wait.Round(time.Second)
+		if e.Wait < time.Second {
+			next = e.Wait.Round(time.Millisecond)
+		}
+		fmt.Fprintf(n.w, "assay: --%s %d is holding calls back (next in %v)\n", e.Limit, e.PerMinute, next)
+	case e.Kind != "cache_error":
 	case errors.As(e.Err, new(*llm.CacheCorruptError)):
 		fmt.Fprintf(n.w, "assay: %v\n", e.Err)
 	case !n.cacheError:

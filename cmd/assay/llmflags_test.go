@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	goopenai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -193,4 +195,34 @@ func TestNoticesSayTheFirstCacheErrorOnce(t *testing.T) {
 	n.event(llm.Event{Kind: "cache_error", Err: &llm.CacheCorruptError{Path: "x", Aside: "x.corrupt-1", Err: errors.New("database disk image is malformed")}})
 	assert.Equal(t, "assay: response cache: llm cache x: put: disk I/O error (the calls go on without it; later cache errors are counted in the summary)\n"+
 		"assay: llm cache x is corrupt (database disk image is malformed): set aside as x.corrupt-1, and a new cache started\n", buf.String())
+}
+
+// TestTPMSaysWhenItHoldsCallsBack: a tokens-per-minute limit that makes
+// calls wait says so on stderr, once a spell of waits. The first reply
+// reports 60,300 tokens against --tpm 60000 (1,000 a second): its debt
+// holds the next call back a fraction of a second.
+func TestTPMSaysWhenItHoldsCallsBack(t *testing.T) {
+	t.Parallel()
+	var first atomic.Bool
+	srv := llmtest.New(t, llmtest.Func(func(req goopenai.ChatCompletionRequest) llmtest.Reply {
+		r := llmtest.JudgeReplies(req)
+		if first.CompareAndSwap(false, true) {
+			r.PromptTokens = 60300
+		}
+		return r
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	code, _, errOut := runEnv(t, env, "judge", "--no-cache", "--concurrency", "1", "--tpm", "60000", "--metric", "faithfulness", "../../fixtures/rag/eiffel.json")
+	require.Equal(t, exitPass, code, errOut)
+	assert.Equal(t, 1, strings.Count(errOut, "assay: --tpm 60000 is holding calls back (next in "), errOut)
+	assert.Equal(t, 2, srv.Calls())
+}
+
+func TestNoticesSayALimitHolds(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	n := &notices{w: &buf}
+	n.event(llm.Event{Kind: "limit_wait", Limit: "tpm", PerMinute: 1000, Wait: 12400 * time.Millisecond})
+	n.event(llm.Event{Kind: "limit_wait", Limit: "rpm", PerMinute: 30, Wait: 1234 * time.Microsecond})
+	assert.Equal(t, "assay: --tpm 1000 is holding calls back (next in 12s)\nassay: --rpm 30 is holding calls back (next in 1ms)\n", buf.String())
 }

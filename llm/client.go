@@ -306,10 +306,6 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		}
 		return inTok
 	}
-	outTok := c.outEstimate(req)
-	if c.cfg.MaxCostUSD > 0 {
-		est = c.prices.Cost(c.Name(), countIn(), outTok)
-	}
 	reserved, toldWait, tokensTaken := false, false, false
 	tokens := 0 // taken from the tokens-per-minute limit
 	var resp Response
@@ -324,7 +320,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		// The call's tokens are taken from the limit once, before its
 		// first attempt, and settled at its real usage when it ends.
 		if !tokensTaken && c.tpm != nil {
-			tokensTaken, tokens = true, countIn()+outTok
+			tokensTaken, tokens = true, countIn()+c.outEstimate(req)
 			if err := c.wait(ctx, c.tpm, tokens, c.holding("tpm", c.cfg.TPM, req.Tag)); err != nil {
 				tokens = 0
 				return limitErr(ctx, err)
@@ -338,6 +334,11 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		// flight hold one; a call that must wait for those to settle
 		// gives its slot back meanwhile, as they may need it to retry.
 		for !reserved {
+			// Estimated now, not when the call was made: the calls that
+			// settled meanwhile tell the tag's reply length.
+			if c.cfg.MaxCostUSD > 0 {
+				est = c.prices.Cost(c.Name(), countIn(), c.outEstimate(req))
+			}
 			settled, err := c.reserve(est)
 			if err != nil {
 				c.release()

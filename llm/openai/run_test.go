@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/openai"
 )
 
 // runCalls sends n distinct calls at once through c and returns their
@@ -171,4 +173,58 @@ func TestCorruptCacheStartsAnew(t *testing.T) {
 	assert.Equal(t, 0, u.Calls, "the new cache holds them")
 	assert.Equal(t, 40, u.CacheHits)
 	assert.Equal(t, 80, srv.Calls())
+}
+
+// TestBudgetRun: 40 calls at concurrency 4 under a budget that k of them
+// fit, with half a call to spare. Each call holds a realistic estimate
+// while in flight and settles at its real cost, so the run spends up to
+// the budget, never past it, and refuses only the calls that would pass
+// it. (Estimated at their reply cap, four calls in flight held a budget
+// of 12 calls' cost at a third of it, and refused the rest.)
+func TestBudgetRun(t *testing.T) {
+	t.Parallel()
+	pad := strings.Repeat("context ", 500) // about 1,000 tokens a prompt
+	run := func(t *testing.T, budget float64, n int) (*llm.Client, *llmtest.Server, []error) {
+		srv := llmtest.New(t, llmtest.Default(ok))
+		b, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "gpt-4o-mini", Timeout: 5 * time.Second})
+		require.NoError(t, err)
+		c := llm.New(llm.Config{Backend: b, Retry: policy, Concurrency: 4, MaxCostUSD: budget})
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() {
+				req := request()
+				req.Messages = append(req.Messages, llm.Message{Role: llm.User, Content: fmt.Sprintf("%02d%s", i, pad)})
+				var got verdict
+				_, errs[i] = llm.ChatJSON(t.Context(), c, req, &got)
+			})
+		}
+		wg.Wait()
+		return c, srv, errs
+	}
+	// What one call costs at gpt-4o-mini's prices.
+	one, _, errs := run(t, 0, 1)
+	require.NoError(t, errs[0])
+	perCall := one.Usage().CostUSD
+	require.Greater(t, perCall, 0.0001)
+
+	for name, k := range map[string]int{"12 calls fit": 12, "none fits": 0, "all fit": 40} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			budget := (float64(k) + 0.5) * perCall
+			c, srv, errs := run(t, budget, 40)
+			refused := 0
+			for _, err := range errs {
+				if errors.Is(err, llm.ErrBudget) {
+					refused++
+				} else {
+					require.NoError(t, err)
+				}
+			}
+			assert.Equal(t, k, srv.Calls(), "calls sent")
+			assert.Equal(t, 40-k, refused)
+			assert.Equal(t, refused, c.BudgetStops())
+			assert.LessOrEqual(t, c.Usage().CostUSD, budget)
+		})
+	}
 }

@@ -122,11 +122,15 @@ func incomplete(sc eval.Score, n, total int, what string) eval.Score {
 	return sc
 }
 
-// fail turns a judge error into its result: cancellation stops the run,
+// fail turns a judge error into its result: cancellation and refused
+// credentials (llm.ErrAuth: no later call can succeed) stop the run,
 // anything else becomes the neutral default.
 func fail(ctx context.Context, metric string, m Model, maxPts float64, err error, u llm.Usage) (eval.Score, error) {
 	if ctx.Err() != nil {
 		return eval.Score{}, ctx.Err()
+	}
+	if errors.Is(err, llm.ErrAuth) {
+		return eval.Score{}, err
 	}
 	return neutral(metric, method(m), maxPts, err, u), nil
 }

@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/assaylabs/assay/internal/sqlitedb"
 )
@@ -18,13 +22,21 @@ import (
 // stored as JSON (content and usage) under their key; Put overwrites. It is
 // safe for concurrent use by many goroutines, and by several processes
 // sharing the file (WAL journal, 5 s busy timeout). Close it when done.
+//
+// A corrupt file is set aside (renamed to PATH.corrupt-TIMESTAMP) and a new
+// cache started in its place: at open (SetAside reports it), or when a Get
+// or Put finds a malformed page (that call returns a *CacheCorruptError;
+// the calls after it use the new file).
 type SQLiteCache struct {
-	db   *sql.DB
 	path string
 	// mu queues this process's writers, so they wait their turn here
 	// rather than poll for SQLite's write lock against each other; the
 	// busy timeout is left for other processes.
 	mu sync.Mutex
+	// dbmu guards db, which a corrupt file's replacement swaps.
+	dbmu     sync.RWMutex
+	db       *sql.DB
+	setAside error
 }
 
 var _ Cache = (*SQLiteCache)(nil)
@@ -35,13 +47,51 @@ const cacheSchema = `CREATE TABLE IF NOT EXISTS replies (
 	created_at TEXT NOT NULL
 )`
 
+// CacheCorruptError says that the cache file was corrupt and what became
+// of it: set aside as Aside, with a new cache started at Path, or, when
+// Aside is empty, left in place because it could not be moved.
+type CacheCorruptError struct {
+	Path, Aside string
+	Err         error // what SQLite said
+	MoveErr     error // why it could not be set aside, if so
+}
+
+func (e *CacheCorruptError) Error() string {
+	if e.Aside == "" {
+		return fmt.Sprintf("llm cache %s is corrupt (%v) and could not be set aside (%v): delete it to start afresh", e.Path, e.Err, e.MoveErr)
+	}
+	return fmt.Sprintf("llm cache %s is corrupt (%v): set aside as %s, and a new cache started", e.Path, e.Err, e.Aside)
+}
+
+func (e *CacheCorruptError) Unwrap() error { return e.Err }
+
 // OpenCache opens the cache at path, creating its directory, the file and
-// the table as needed. A file that is not an Assay cache (or not an SQLite
-// database at all) gives an error naming the path.
+// the table as needed. A file that is not a database, or a corrupt one, is
+// set aside and a new cache started (see SetAside); a path that cannot be
+// opened gives an error naming it.
 func OpenCache(path string) (*SQLiteCache, error) {
 	if path == "" {
 		return nil, errors.New("llm cache: empty path")
 	}
+	c := &SQLiteCache{path: path}
+	db, err := openCacheDB(path)
+	if corrupt(err) {
+		ce := setAside(path, err)
+		if ce.Aside == "" {
+			return nil, ce
+		}
+		c.setAside = ce
+		db, err = openCacheDB(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.db = db
+	return c, nil
+}
+
+// openCacheDB opens the database at path and creates its table.
+func openCacheDB(path string) (*sql.DB, error) {
 	db, err := sqlitedb.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("llm cache %s: %w", path, err)
@@ -53,7 +103,68 @@ func OpenCache(path string) (*SQLiteCache, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("llm cache %s: not a usable cache database (delete it to start afresh): %w", path, err)
 	}
-	return &SQLiteCache{db: db, path: path}, nil
+	return db, nil
+}
+
+// corrupt reports whether err is SQLite finding the file corrupt or not a
+// database at all.
+func corrupt(err error) bool {
+	se, ok := errors.AsType[*sqlite.Error](err)
+	if !ok {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
+}
+
+// setAside renames the corrupt file at path, with its journal files, to
+// path.corrupt-TIMESTAMP, so that a new cache can start there.
+func setAside(path string, cause error) *CacheCorruptError {
+	ce := &CacheCorruptError{Path: path, Err: cause}
+	aside := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405Z")
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		aside = fmt.Sprintf("%s.corrupt-%s-%d", path, time.Now().UTC().Format("20060102T150405Z"), i)
+	}
+	if err := os.Rename(path, aside); err != nil {
+		ce.MoveErr = err
+		return ce
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		// A journal left beside the new file would be replayed into it.
+		if err := os.Rename(path+suffix, aside+suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			_ = os.Remove(path + suffix)
+		}
+	}
+	ce.Aside = aside
+	return ce
+}
+
+// SetAside is the *CacheCorruptError of a corrupt file that OpenCache set
+// aside before starting a new cache, or nil.
+func (c *SQLiteCache) SetAside() error { return c.setAside }
+
+// restart replaces db, found corrupt by a Get or Put, with a new cache,
+// and returns the error to report. It returns nil when another call
+// replaced db already: the caller tries again on the new file.
+func (c *SQLiteCache) restart(db *sql.DB, cause error) error {
+	c.dbmu.Lock()
+	defer c.dbmu.Unlock()
+	if c.db != db {
+		return nil
+	}
+	_ = db.Close()
+	ce := setAside(c.path, cause)
+	fresh, err := openCacheDB(c.path)
+	if err != nil {
+		// Keep the old handle, closed: later calls fail with its error
+		// and are counted, and the run goes on without a cache.
+		return fmt.Errorf("%w; the new cache could not be opened: %v", ce, err)
+	}
+	c.db = fresh
+	return ce
 }
 
 // write runs one statement in a transaction of its own, which begins
@@ -93,12 +204,24 @@ func (c *SQLiteCache) Path() string { return c.path }
 // miss.
 func (c *SQLiteCache) Get(ctx context.Context, key string) (Response, bool, error) {
 	var reply []byte
-	err := c.db.QueryRowContext(ctx, `SELECT reply FROM replies WHERE key = ?`, key).Scan(&reply)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Response{}, false, nil
-	}
-	if err != nil {
-		return Response{}, false, fmt.Errorf("llm cache %s: get: %w", c.path, err)
+	for {
+		c.dbmu.RLock()
+		db := c.db
+		err := db.QueryRowContext(ctx, `SELECT reply FROM replies WHERE key = ?`, key).Scan(&reply)
+		c.dbmu.RUnlock()
+		if errors.Is(err, sql.ErrNoRows) {
+			return Response{}, false, nil
+		}
+		if corrupt(err) {
+			if err := c.restart(db, err); err != nil {
+				return Response{}, false, err
+			}
+			continue
+		}
+		if err != nil {
+			return Response{}, false, fmt.Errorf("llm cache %s: get: %w", c.path, err)
+		}
+		break
 	}
 	var r Response
 	if err := json.Unmarshal(reply, &r); err != nil {
@@ -115,15 +238,30 @@ func (c *SQLiteCache) Put(ctx context.Context, key string, r Response) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	err = write(ctx, c.db,
-		`INSERT INTO replies (key, reply, created_at) VALUES (?, ?, ?)
-		 ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, created_at = excluded.created_at`,
-		key, string(reply), time.Now().UTC().Format(time.RFC3339Nano))
-	if err != nil {
-		return fmt.Errorf("llm cache %s: put: %w", c.path, err)
+	for {
+		c.dbmu.RLock()
+		db := c.db
+		err = write(ctx, db,
+			`INSERT INTO replies (key, reply, created_at) VALUES (?, ?, ?)
+			 ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, created_at = excluded.created_at`,
+			key, string(reply), time.Now().UTC().Format(time.RFC3339Nano))
+		c.dbmu.RUnlock()
+		if corrupt(err) {
+			if err := c.restart(db, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("llm cache %s: put: %w", c.path, err)
+		}
+		return nil
 	}
-	return nil
 }
 
 // Close closes the database. The cache must not be used afterwards.
-func (c *SQLiteCache) Close() error { return c.db.Close() }
+func (c *SQLiteCache) Close() error {
+	c.dbmu.Lock()
+	defer c.dbmu.Unlock()
+	return c.db.Close()
+}

@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"golang.org/x/time/rate"
 )
 
 // Config builds a Client. Zero fields take the documented defaults.
@@ -23,9 +23,14 @@ type Config struct {
 	// Concurrency is the global limit on calls in flight (default 8).
 	Concurrency int
 	// RPM and TPM limit requests and tokens per minute; zero is unlimited.
+	// A call takes its estimated tokens before it starts and is settled at
+	// its real usage: the extra is charged, the unused given back.
 	RPM, TPM int
 	// Retry sets the retry policy; see RetryPolicy for defaults.
 	Retry RetryPolicy
+	// Breaker sets when the server is taken as down and calls fail at
+	// once; see BreakerPolicy for defaults.
+	Breaker BreakerPolicy
 	// CallTimeout bounds each attempt of a call, so a server that accepts
 	// and never answers costs a retry, not the whole retry time (0: the
 	// backend's own bound).
@@ -34,26 +39,37 @@ type Config struct {
 	Cache Cache
 	// Prices gives the cost per million tokens; nil uses DefaultPrices.
 	Prices Prices
-	// MaxCostUSD stops new calls once spent plus in-flight estimates would
-	// pass it; zero is unlimited.
+	// MaxCostUSD is the budget; zero is unlimited. A call holds its
+	// estimate (its prompt, and the mean reply of its Tag so far) while in
+	// flight and is settled at its real cost; a call whose estimate would
+	// pass the budget with what is in flight waits for those to settle,
+	// and is refused (ErrBudget) only when it would pass it with nothing
+	// in flight.
 	MaxCostUSD float64
 	// Counter counts tokens for estimates; nil uses a 4-bytes-a-token rule.
 	Counter TokenCounter
 	// OnEvent, when set, receives retries, cache hits and budget stops. It
 	// is called from many goroutines.
 	OnEvent func(Event)
-	// Now is the clock for latency (default time.Now).
+	// Now is the clock for latency and the rate limits (default time.Now).
 	Now func() time.Time
 }
 
 // Event reports something the Client did, for logs and traces.
 type Event struct {
-	Kind    string // "retry", "cache_hit", "budget_stop", "call"
-	Tag     string
-	Attempt int
-	Wait    time.Duration
-	Err     error
-	Usage   Usage
+	// Kind is "retry", "cache_hit", "cache_error", "budget_stop",
+	// "budget_wait" (a call waits for calls in flight to settle before the
+	// budget can take it), "limit_wait" (a rate limit starts holding calls
+	// back: Limit, PerMinute, Wait until the next opening; once a spell of
+	// waits) or "call".
+	Kind      string
+	Tag       string
+	Attempt   int
+	Wait      time.Duration
+	Err       error
+	Usage     Usage
+	Limit     string // "rpm" or "tpm"
+	PerMinute int
 }
 
 // TokenCounter counts the tokens of a text.
@@ -77,19 +93,21 @@ type Cache interface {
 type Client struct {
 	cfg     Config
 	sem     chan struct{}
-	rpm     *rate.Limiter
-	tpm     *rate.Limiter
+	rpm     *bucket
+	tpm     *bucket
+	sleep   func(context.Context, time.Duration) error
 	flight  singleflight.Group
 	counter TokenCounter
 	prices  Prices
 	now     func() time.Time
 
-	// unreachable is set when a call used up its retries without any
-	// answer from the server (refused, reset, timed out), and cleared by
-	// any success: while it is set, calls make one attempt, no retries.
-	unreachable atomic.Bool
+	// breaker fails calls at once while the server is taken as down.
+	breaker *breaker
 
 	mu       sync.Mutex
+	auth     error // the first refusal of the credentials, ErrAuth
+	outs     map[string]outStats
+	settled  chan struct{} // closed and replaced when a call settles
 	total    Usage
 	spent    float64
 	inflight float64
@@ -107,6 +125,10 @@ func New(cfg Config) *Client {
 		counter: cfg.Counter,
 		prices:  cfg.Prices,
 		now:     cfg.Now,
+		breaker: newBreaker(cfg.Breaker),
+		sleep:   sleep,
+		outs:    map[string]outStats{},
+		settled: make(chan struct{}),
 	}
 	if c.counter == nil {
 		c.counter = byteCounter{}
@@ -118,10 +140,10 @@ func New(cfg Config) *Client {
 		c.now = time.Now
 	}
 	if cfg.RPM > 0 {
-		c.rpm = rate.NewLimiter(rate.Limit(float64(cfg.RPM)/60), max(1, cfg.RPM/60))
+		c.rpm = newBucket(cfg.RPM, max(1, cfg.RPM/60), c.now)
 	}
 	if cfg.TPM > 0 {
-		c.tpm = rate.NewLimiter(rate.Limit(float64(cfg.TPM)/60), cfg.TPM)
+		c.tpm = newBucket(cfg.TPM, cfg.TPM, c.now)
 	}
 	return c
 }
@@ -138,6 +160,35 @@ func (c *Client) Usage() Usage {
 
 // MaxCost is the cost budget in US dollars; 0 means none.
 func (c *Client) MaxCost() float64 { return c.cfg.MaxCostUSD }
+
+// AuthErr is the first refusal of the credentials (errors.Is ErrAuth),
+// with the server's message, or nil. Once it is set no call is sent.
+func (c *Client) AuthErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.auth
+}
+
+// latchAuth keeps err, a 401 or 403, as the client's refusal of the
+// credentials unless one is kept already, and returns the one kept.
+func (c *Client) latchAuth(err error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.auth == nil {
+		c.auth = authErr(err)
+	}
+	return c.auth
+}
+
+// refuse is the error of a call that must not be sent: the credentials
+// were refused, or the server is taken as down. It is permanent, so a
+// call waiting to retry stops.
+func (c *Client) refuse() error {
+	if err := c.AuthErr(); err != nil {
+		return permanent(err)
+	}
+	return c.breaker.check()
+}
 
 // BudgetStops is how many calls the cost budget refused.
 func (c *Client) BudgetStops() int {
@@ -168,7 +219,11 @@ func (c *Client) Counter() TokenCounter { return c.counter }
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	key := c.key(req)
 	if c.cfg.Cache != nil {
-		if r, ok, err := c.cfg.Cache.Get(ctx, key); err == nil && ok {
+		r, ok, err := c.cfg.Cache.Get(ctx, key)
+		if err != nil && ctx.Err() == nil {
+			c.cacheErr(req.Tag, err)
+		}
+		if err == nil && ok {
 			r.Cached = true
 			r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
 			c.mu.Lock()
@@ -184,8 +239,11 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 			led.Store(true)
 			r, err := c.send(ctx, req)
 			if err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
-				// A cache that cannot write is not worth failing a judge for.
-				_ = c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r)
+				// A cache that cannot write is not worth failing a judge
+				// for: the error is counted and reported, and the call goes on.
+				if err := c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r); err != nil {
+					c.cacheErr(req.Tag, err)
+				}
 			}
 			return shared{r, ctx.Err() != nil}, err
 		})
@@ -217,6 +275,15 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 }
 
+// cacheErr counts a failed read or write of the cache and reports it
+// (Event "cache_error"); the call goes on without the cache.
+func (c *Client) cacheErr(tag string, err error) {
+	c.mu.Lock()
+	c.total.CacheErrors++
+	c.mu.Unlock()
+	c.emit(Event{Kind: "cache_error", Tag: tag, Err: err})
+}
+
 // shared is the result of a call that identical calls in flight share:
 // the reply, and whether the caller that sent it had gone away by the end.
 type shared struct {
@@ -239,63 +306,113 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		}
 		return inTok
 	}
-	outTok := req.MaxTokens
-	if outTok == 0 {
-		outTok = 512
-	}
-	if c.cfg.MaxCostUSD > 0 {
-		est = c.prices.Cost(c.Name(), countIn(), outTok)
-	}
-	reserved := false
-	tokens := 0
-	if c.tpm != nil {
-		tokens = countIn() + outTok
-	}
+	reserved, toldWait, tokensTaken := false, false, false
+	tokens := 0 // taken from the tokens-per-minute limit
 	var resp Response
+	sent := 0
 	start := c.now()
-	retries, err := c.retryPolicy().do(ctx, func() error {
-		if err := c.acquire(ctx, tokens); err != nil {
+	_, err := c.cfg.Retry.do(ctx, func() error {
+		// A call waiting to start, or to retry, is not sent once the
+		// credentials were refused or the server is taken as down.
+		if err := c.refuse(); err != nil {
 			return err
 		}
-		defer c.release()
-		// The budget is checked when the call can start, not while it
-		// waits for a slot, so only calls really in flight hold an
-		// estimate and the budget is not used up by a queue.
-		if !reserved {
-			if err := c.reserve(est); err != nil {
+		// The call's tokens are taken from the limit once, before its
+		// first attempt, and settled at its real usage when it ends.
+		if !tokensTaken && c.tpm != nil {
+			tokensTaken, tokens = true, countIn()+c.outEstimate(req)
+			if err := c.wait(ctx, c.tpm, tokens, c.holding("tpm", c.cfg.TPM, req.Tag)); err != nil {
+				tokens = 0
+				return limitErr(ctx, err)
+			}
+		}
+		if err := c.acquire(ctx, req.Tag); err != nil {
+			return err
+		}
+		// The budget holds the call's estimate from when it can start,
+		// not while it waits for a slot, so that only calls really in
+		// flight hold one; a call that must wait for those to settle
+		// gives its slot back meanwhile, as they may need it to retry.
+		for !reserved {
+			// Estimated now, not when the call was made: the calls that
+			// settled meanwhile tell the tag's reply length.
+			if c.cfg.MaxCostUSD > 0 {
+				est = c.prices.Cost(c.Name(), countIn(), c.outEstimate(req))
+			}
+			settled, err := c.reserve(est)
+			if err != nil {
+				c.release()
 				return err
 			}
-			reserved = true
+			if settled == nil {
+				reserved = true
+				break
+			}
+			c.release()
+			if !toldWait {
+				toldWait = true
+				c.emit(Event{Kind: "budget_wait", Tag: req.Tag})
+			}
+			select {
+			case <-settled:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if err := c.acquire(ctx, req.Tag); err != nil {
+				return err
+			}
 		}
-		actx, cancel := c.attempt(ctx)
-		defer cancel()
-		var err error
-		resp, err = c.cfg.Backend.Chat(actx, req)
-		if err == nil && resp.Content == "" {
-			err = ErrEmpty
+		defer c.release()
+		if err := c.refuse(); err != nil {
+			return err
+		}
+		err := c.breaker.run(ctx, func() error {
+			actx, cancel := c.attempt(ctx)
+			defer cancel()
+			sent++
+			var err error
+			resp, err = c.cfg.Backend.Chat(actx, req)
+			if err == nil && resp.Content == "" {
+				err = ErrEmpty
+			}
+			return err
+		})
+		if isAuth(err) {
+			return permanent(c.latchAuth(err))
 		}
 		return err
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: req.Tag, Attempt: attempt, Wait: wait, Err: err})
 	})
-	c.noteReach(ctx, err)
-	if !reserved {
-		// Refused by the budget, or cancelled while waiting for a slot:
-		// no call was made.
+	if sent == 0 {
+		// Refused (budget, bad key, server down), or cancelled while
+		// waiting: no call was made, and what it held is given back.
+		if reserved {
+			c.settle(est, Usage{})
+		}
+		if c.tpm != nil {
+			c.tpm.settle(-tokens)
+		}
 		if errors.Is(err, ErrBudget) {
 			c.emit(Event{Kind: "budget_stop", Tag: req.Tag, Err: err})
 		}
 		return Response{}, err
 	}
 	u := resp.Usage
-	u.Calls = retries + 1
-	u.Retries = retries
+	u.Calls = sent
+	u.Retries = sent - 1
 	u.Latency = c.now().Sub(start)
 	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
 		u.TokensIn, u.TokensOut, u.Estimated = countIn(), c.counter.Count(resp.Content), true
 	}
 	u.CostUSD = c.prices.Cost(c.Name(), u.TokensIn, u.TokensOut)
 	resp.Usage = u
+	if c.tpm != nil {
+		c.tpm.settle(u.TokensIn + u.TokensOut - tokens)
+	}
+	if err == nil {
+		c.noteOut(req.Tag, u.TokensOut)
+	}
 	c.settle(est, u)
 	c.emit(Event{Kind: "call", Tag: req.Tag, Usage: u, Err: err})
 	if err != nil {
@@ -304,27 +421,46 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	return resp, nil
 }
 
-// retryPolicy is the configured policy, without retries while the server
-// is unreachable: a model server that is down would otherwise cost every
-// call of a dataset the whole retry time.
-func (c *Client) retryPolicy() RetryPolicy {
-	p := c.cfg.Retry
-	if c.unreachable.Load() {
-		p.MaxRetries = -1
+// defaultOutTokens is the reply length assumed for a tag with no reply
+// seen yet (capped by the request's MaxTokens): judges' JSON verdicts are
+// short, and the estimate is settled at the real length.
+const defaultOutTokens = 256
+
+// outEstimate is the reply length expected for req: the mean of the
+// real reply lengths of its tag so far, else defaultOutTokens, never past
+// its MaxTokens.
+func (c *Client) outEstimate(req Request) int {
+	c.mu.Lock()
+	st := c.outs[req.Tag]
+	c.mu.Unlock()
+	n := defaultOutTokens
+	if st.n > 0 {
+		n = int(math.Ceil(float64(st.sum) / float64(st.n)))
 	}
-	return p
+	if req.MaxTokens > 0 {
+		n = min(n, req.MaxTokens)
+	}
+	return n
 }
 
-// noteReach records whether the server answered a call: err is the call's
-// last error after its retries. Only an error with no reply at all (no
-// HTTP status) marks the server unreachable; any success clears it.
-func (c *Client) noteReach(ctx context.Context, err error) {
-	var se *StatusError
-	switch {
-	case err == nil:
-		c.unreachable.Store(false)
-	case ctx.Err() == nil && Temporary(err) && !errors.As(err, &se) && !errors.Is(err, errLimitWait):
-		c.unreachable.Store(true)
+// noteOut records the real reply length of a call of tag.
+func (c *Client) noteOut(tag string, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.outs[tag]
+	st.n++
+	st.sum += n
+	c.outs[tag] = st
+}
+
+// outStats is the running sum of reply lengths of one tag.
+type outStats struct{ n, sum int }
+
+// holding returns the report of a limit that starts holding calls back
+// (Event "limit_wait", Limit "rpm" or "tpm", Wait until the next opening).
+func (c *Client) holding(limit string, perMinute int, tag string) func(time.Duration) {
+	return func(d time.Duration) {
+		c.emit(Event{Kind: "limit_wait", Tag: tag, Limit: limit, PerMinute: perMinute, Wait: d})
 	}
 }
 
@@ -337,15 +473,11 @@ func (c *Client) attempt(ctx context.Context) (context.Context, context.CancelFu
 	return ctx, func() {}
 }
 
-// acquire takes a concurrency slot and the rate limits' tokens.
-func (c *Client) acquire(ctx context.Context, tokens int) error {
+// acquire takes a request from the requests-per-minute limit, then a
+// concurrency slot.
+func (c *Client) acquire(ctx context.Context, tag string) error {
 	if c.rpm != nil {
-		if err := c.rpm.Wait(ctx); err != nil {
-			return limitErr(ctx, err)
-		}
-	}
-	if c.tpm != nil {
-		if err := c.tpm.WaitN(ctx, min(tokens, c.tpm.Burst())); err != nil {
+		if err := c.wait(ctx, c.rpm, 1, c.holding("rpm", c.cfg.RPM, tag)); err != nil {
 			return limitErr(ctx, err)
 		}
 	}
@@ -369,17 +501,13 @@ func (c *Client) release() {
 	runtime.Gosched()
 }
 
-// limitErr is the error of a rate limiter's wait. The limiter refuses at
-// once a wait that would end past ctx's deadline, with an error of its
-// own; that is the deadline's doing, so it wraps
-// context.DeadlineExceeded, as the wait itself would have, and ends the
-// retries: a later attempt would be refused the same way.
+// limitErr is the error of a rate limit's wait: ctx's error when ctx
+// ended, else err (a wait that would end past ctx's deadline, refused at
+// once: it wraps context.DeadlineExceeded, as the wait itself would have,
+// and is permanent: a later attempt would be refused the same way).
 func limitErr(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
-	}
-	if _, ok := ctx.Deadline(); ok {
-		return permanent(fmt.Errorf("%w: %w: %v", context.DeadlineExceeded, errLimitWait, err))
 	}
 	return err
 }
@@ -388,24 +516,41 @@ func limitErr(ctx context.Context, err error) error {
 // nothing about whether the server is reachable.
 var errLimitWait = errors.New("rate limit wait")
 
-func (c *Client) reserve(est float64) error {
+// reserve holds est, a call's estimated cost, against the budget, or
+// returns a channel to wait on when the calls in flight hold so much that
+// est would pass it: it is closed when one of them settles. It refuses
+// only when est would pass the budget even with nothing in flight.
+func (c *Client) reserve(est float64) (settled <-chan struct{}, err error) {
+	if c.cfg.MaxCostUSD <= 0 {
+		return nil, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cfg.MaxCostUSD > 0 && c.spent+c.inflight+est > c.cfg.MaxCostUSD {
+	switch {
+	case !c.prices.Known(c.Name()):
 		c.stopped++
-		return fmt.Errorf("%w: spent $%.4f, in flight $%.4f, next call about $%.4f, limit $%.4f",
-			ErrBudget, c.spent, c.inflight, est, c.cfg.MaxCostUSD)
+		return nil, fmt.Errorf("%w: model %s is not in the price table, so no spending can be counted against the limit $%g; give its price (Config.Prices)",
+			ErrBudget, modelOf(c.Name()), c.cfg.MaxCostUSD)
+	case c.spent+est > c.cfg.MaxCostUSD:
+		c.stopped++
+		return nil, fmt.Errorf("%w: spent $%.4f, next call about $%.4f, limit $%.4f", ErrBudget, c.spent, est, c.cfg.MaxCostUSD)
+	case c.spent+c.inflight+est > c.cfg.MaxCostUSD:
+		return c.settled, nil
 	}
 	c.inflight += est
-	return nil
+	return nil, nil
 }
 
+// settle ends a call's reservation est at its real usage u, and wakes the
+// calls waiting for the budget.
 func (c *Client) settle(est float64, u Usage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inflight -= est
 	c.spent += u.CostUSD
 	c.total = c.total.Add(u)
+	close(c.settled)
+	c.settled = make(chan struct{})
 }
 
 // Embed returns one vector per text. Embeddings are not cached.
@@ -416,28 +561,41 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	}
 	var vecs [][]float32
 	var u Usage
+	sent := 0
 	start := c.now()
-	retries, err := c.retryPolicy().do(ctx, func() error {
-		if err := c.acquire(ctx, tok); err != nil {
+	_, err := c.cfg.Retry.do(ctx, func() error {
+		if err := c.refuse(); err != nil {
+			return err
+		}
+		if err := c.acquire(ctx, "embed"); err != nil {
 			return err
 		}
 		defer c.release()
-		actx, cancel := c.attempt(ctx)
-		defer cancel()
-		var err error
-		vecs, u, err = c.cfg.Backend.Embed(actx, texts)
-		if errors.Is(err, ErrNoEmbeddings) {
+		if err := c.refuse(); err != nil {
+			return err
+		}
+		err := c.breaker.run(ctx, func() error {
+			actx, cancel := c.attempt(ctx)
+			defer cancel()
+			sent++
+			var err error
+			vecs, u, err = c.cfg.Backend.Embed(actx, texts)
+			return err
+		})
+		switch {
+		case errors.Is(err, ErrNoEmbeddings):
 			return permanent(err)
+		case isAuth(err):
+			return permanent(c.latchAuth(err))
 		}
 		return err
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: "embed", Attempt: attempt, Wait: wait, Err: err})
 	})
-	if errors.Is(err, ErrNoEmbeddings) {
+	if errors.Is(err, ErrNoEmbeddings) || sent == 0 {
 		return nil, Usage{}, err
 	}
-	c.noteReach(ctx, err)
-	u.Calls, u.Retries, u.Latency = retries+1, retries, c.now().Sub(start)
+	u.Calls, u.Retries, u.Latency = sent, sent-1, c.now().Sub(start)
 	if u.TokensIn == 0 {
 		u.TokensIn, u.Estimated = tok, true
 	}

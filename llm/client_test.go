@@ -25,6 +25,7 @@ type stubBackend struct {
 	calls   atomic.Int64
 	content string
 	delay   time.Duration
+	usage   Usage // zero: 1,000 tokens in, 100 out
 }
 
 func (b *stubBackend) Name() string { return "stub:gpt-4o-mini" }
@@ -51,7 +52,11 @@ func (b *stubBackend) Chat(ctx context.Context, _ Request) (Response, error) {
 	if c == "" {
 		c = `{"ok":true}`
 	}
-	return Response{Content: c, Usage: Usage{TokensIn: 1000, TokensOut: 100}}, nil
+	u := b.usage
+	if u == (Usage{}) {
+		u = Usage{TokensIn: 1000, TokensOut: 100}
+	}
+	return Response{Content: c, Usage: u}, nil
 }
 
 func (b *stubBackend) Embed(context.Context, []string) ([][]float32, Usage, error) {
@@ -454,39 +459,110 @@ func TestModelOfAndCost(t *testing.T) {
 	assert.Equal(t, "qwen2.5:7b", modelOf("ollama:qwen2.5:7b"))
 }
 
+// fakeClock is a clock that moves only when a wait is slept.
+type fakeClock struct {
+	mu     sync.Mutex
+	t      time.Time
+	sleeps []time.Duration
+}
+
+func (f *fakeClock) now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
+}
+
+func (f *fakeClock) sleep(_ context.Context, d time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sleeps = append(f.sleeps, d)
+	f.t = f.t.Add(d)
+	return nil
+}
+
+// TestClientRateLimits runs calls one after another under each limit, on
+// a clock that moves only by the waits: the waits are those of the
+// limit, the tokens limit settles each call at its real usage, and a
+// spell of waits is reported once.
 func TestClientRateLimits(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	tests := map[string]struct {
 		cfg       Config
+		usage     Usage // the server's, per call
 		calls     int
 		maxTokens int
-		minTime   time.Duration
+		waits     []time.Duration
+		events    int
 	}{
-		// 1200 a minute is 20 a second with a burst of 20: 25 calls wait
-		// for 5 more tokens, 250 ms.
-		"requests per minute": {cfg: Config{RPM: 1200}, calls: 25, minTime: 200 * time.Millisecond},
-		// 6000 tokens a minute is 100 a second with a burst of 6000; each
-		// call asks for its prompt (6 tokens by the byte rule) plus its
-		// 2000-token reply cap: 3 calls need 6018, 18 past the burst.
-		"tokens per minute": {cfg: Config{TPM: 6000}, calls: 3, maxTokens: 2000, minTime: 150 * time.Millisecond},
-		"no limits":         {cfg: Config{}, calls: 25},
+		// 120 a minute is 2 a second, with a burst of 2.
+		"requests per minute": {cfg: Config{RPM: 120}, calls: 5,
+			waits: []time.Duration{500 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}, events: 1},
+		// 600 a minute is 10 a second, with a burst of 600. Each call
+		// takes its estimate, 6 prompt tokens by the byte rule and 100 out
+		// (its cap, then the mean of real replies), and is charged its
+		// real 1,100: the second waits for the first's debt of 500 and its
+		// own 106 (60.6 s), the third for 994 and 106 (110 s).
+		"tokens per minute charges the real usage": {cfg: Config{TPM: 600}, calls: 3, maxTokens: 100,
+			usage: Usage{TokensIn: 1000, TokensOut: 100},
+			waits: []time.Duration{60600 * time.Millisecond, 110 * time.Second}, events: 1},
+		// Each call takes 6 + 500 (its cap) but uses 11: the unused is
+		// given back, so six calls fit in a burst of 600 without a wait.
+		// Taken at the cap and never given back, they would wait.
+		"tokens per minute gives back the unused": {cfg: Config{TPM: 600}, calls: 6, maxTokens: 500,
+			usage: Usage{TokensIn: 10, TokensOut: 1}},
+		"no limits": {cfg: Config{}, calls: 25},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
+			clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			cfg := tc.cfg
-			cfg.Backend = &stubBackend{}
+			cfg.Backend = &stubBackend{usage: tc.usage}
+			cfg.Now = clock.now
+			events := 0
+			cfg.OnEvent = func(e Event) {
+				if e.Kind == "limit_wait" {
+					events++
+					assert.Equal(t, tc.waits[0], e.Wait, "the wait that starts the spell")
+					assert.Equal(t, cmp.Or(tc.cfg.RPM, tc.cfg.TPM), e.PerMinute)
+				}
+			}
 			c := New(cfg)
-			start := time.Now()
+			c.sleep = clock.sleep
 			for i := range tc.calls {
 				_, err := c.Chat(context.Background(), Request{MaxTokens: cmp.Or(tc.maxTokens, 40), Messages: []Message{{Role: User, Content: fmt.Sprintf("call %d", i)}}})
 				require.NoError(t, err)
 			}
-			elapsed := time.Since(start)
-			assert.GreaterOrEqual(t, elapsed, tc.minTime)
-			if tc.minTime == 0 {
-				assert.Less(t, elapsed, 250*time.Millisecond)
-			}
+			assert.Equal(t, tc.waits, clock.sleeps)
+			assert.Equal(t, tc.events, events, "limit_wait events")
 		})
+	}
+}
+
+func TestBucket(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	b := newBucket(600, 600, clock.now) // 10 a second
+	steps := []struct {
+		take, settle int
+		advance      time.Duration
+		wait         time.Duration
+		starts       bool
+	}{
+		{take: 500}, // 100 left
+		{take: 100}, // 0 left
+		{take: 50, wait: 5 * time.Second, starts: true},
+		{take: 10, wait: 6 * time.Second},                            // still behind: no new spell
+		{settle: -60},                                                // both given back: 0
+		{advance: 10 * time.Second, take: 100},                       // 100 earned
+		{settle: 200, take: 0, wait: 20 * time.Second, starts: true}, // charged 200 more
+		{advance: time.Hour, take: 600},                              // full again, never past the burst
+	}
+	for i, st := range steps {
+		clock.t = clock.t.Add(st.advance)
+		b.settle(st.settle)
+		wait, starts := b.take(st.take)
+		assert.Equal(t, st.wait, wait, "step %d", i)
+		assert.Equal(t, st.starts, starts, "step %d", i)
 	}
 }
 
@@ -514,7 +590,7 @@ func TestClientRateLimitPastDeadline(t *testing.T) {
 			require.ErrorIs(t, err, context.DeadlineExceeded)
 			assert.Contains(t, err.Error(), "rate")
 			assert.Less(t, time.Since(start), 500*time.Millisecond, "refused at once, not after waiting")
-			assert.False(t, c.unreachable.Load(), "our own limit says nothing of the server")
+			assert.False(t, c.breaker.down(), "our own limit says nothing of the server")
 		})
 	}
 }
@@ -536,11 +612,11 @@ func TestCacheKeyIncludesTheServer(t *testing.T) {
 	assert.Equal(t, a.key(req), c.key(req))
 }
 
-// TestClientUnreachableServer: once a call has used up its retries on a
-// server that does not answer at all, later calls try once and give up,
-// so a dead server costs a dataset one attempt per call rather than the
-// whole retry time per call; any success brings the retries back. A server
-// that answers, even with errors, keeps them.
+// TestClientUnreachableServer: once attempts in a row go unanswered, the
+// server is taken as down and later calls fail at once, unsent, naming
+// the last error; a call waiting to retry gets no further attempt. A
+// server that answers, even with errors, is never taken as down, and
+// after the cool-down one call tests the server and brings it back.
 func TestClientUnreachableServer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	refused := fmt.Errorf("dial tcp 127.0.0.1:1: %w", syscall.ECONNREFUSED)
@@ -553,24 +629,258 @@ func TestClientUnreachableServer(t *testing.T) {
 	}
 	tests := map[string]struct {
 		errs     []error
+		cooldown time.Duration
 		calls    int
 		attempts int64
+		failed   int // calls that ended in ErrUnreachable
+		other    int // calls that ended in another error
 	}{
-		"refused: retries once, then one attempt a call": {errs: repeat(refused, 100), calls: 4, attempts: 4 + 3},
-		"a success brings the retries back": {
-			errs:  append(append(repeat(refused, 4), nil), repeat(refused, 4)...),
-			calls: 3, attempts: 4 + 1 + 4,
+		// The first call's first three attempts trip the breaker; its
+		// fourth and every later call are refused unsent.
+		"refused: three attempts, then nothing is sent": {errs: repeat(refused, 100), calls: 4, attempts: 3, failed: 4},
+		"a success between failures keeps the server up": {
+			errs:  []error{refused, refused, nil, refused, refused, nil},
+			calls: 2, attempts: 6,
 		},
-		"a server answering 500 keeps its retries": {errs: repeat(&StatusError{Code: 500}, 100), calls: 3, attempts: 3 * 4},
+		"a server answering 500 keeps its retries": {errs: repeat(&StatusError{Code: 500}, 100), calls: 3, attempts: 3 * 4, other: 3},
+		// A cool-down of a nanosecond is over by the first call's next
+		// attempt: it is the test call, and its success brings the server
+		// back for the calls after it.
+		"after the cool-down one call tests the server": {
+			errs: repeat(refused, 3), cooldown: time.Nanosecond, calls: 3, attempts: 3 + 1 + 2,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			b := &stubBackend{errs: tc.errs}
-			c := New(Config{Backend: b, Retry: fast})
+			c := New(Config{Backend: b, Retry: fast, Breaker: BreakerPolicy{Cooldown: cmp.Or(tc.cooldown, time.Hour)}})
+			failed, other := 0, 0
 			for i := range tc.calls {
-				_, _ = c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
+				_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
+				switch {
+				case errors.Is(err, ErrUnreachable):
+					failed++
+					assert.ErrorContains(t, err, "model server unreachable: dial tcp 127.0.0.1:1: connection refused")
+				case err != nil:
+					other++
+				}
 			}
-			assert.Equal(t, tc.attempts, b.calls.Load())
+			assert.Equal(t, tc.attempts, b.calls.Load(), "attempts sent")
+			assert.Equal(t, tc.failed, failed, "calls refused as unreachable")
+			assert.Equal(t, tc.other, other, "calls failed otherwise")
+		})
+	}
+}
+
+// TestClientAuthLatch: the first 401 or 403 is kept, and every later call
+// returns it (errors.Is ErrAuth, with the server's message) unsent.
+func TestClientAuthLatch(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		err  error
+		want string
+	}{
+		"401": {&StatusError{Code: 401, Message: "Incorrect API key provided"}, "status 401: Incorrect API key provided"},
+		"403": {&StatusError{Code: 403, Message: "unsupported region"}, "status 403: unsupported region"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &stubBackend{errs: []error{tc.err}}
+			c := New(Config{Backend: b, Retry: fast})
+			for i := range 5 {
+				_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
+				require.ErrorIs(t, err, ErrAuth, "call %d", i)
+				assert.ErrorContains(t, err, tc.want)
+				assert.ErrorContains(t, err, "check the API key")
+			}
+			_, _, err := c.Embed(context.Background(), []string{"x"})
+			assert.ErrorIs(t, err, ErrAuth)
+			assert.Equal(t, int64(1), b.calls.Load(), "only the first call was sent")
+			se, ok := errors.AsType[*StatusError](c.AuthErr())
+			require.True(t, ok)
+			assert.Equal(t, tc.err.(*StatusError).Code, se.Code)
+		})
+	}
+}
+
+// TestClientBudgetNeedsAPrice: under a budget, a model without a price
+// is refused unsent, with an error naming it, rather than costing $0.
+func TestClientBudgetNeedsAPrice(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		prices Prices
+		budget float64
+		want   error
+		sent   int64
+	}{
+		"unknown price under a budget is refused": {prices: Prices{"other": {In: 1}}, budget: 1, want: ErrBudget},
+		"unknown price without a budget is sent":  {prices: Prices{"other": {In: 1}}, sent: 1},
+		"a known price of zero is a price":        {prices: Prices{"gpt-4o-mini": {}}, budget: 1, sent: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &stubBackend{}
+			c := New(Config{Backend: b, Prices: tc.prices, MaxCostUSD: tc.budget})
+			_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: "x"}}})
+			if tc.want != nil {
+				require.ErrorIs(t, err, tc.want)
+				assert.ErrorContains(t, err, "model gpt-4o-mini is not in the price table")
+				assert.Equal(t, 1, c.BudgetStops())
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.sent, b.calls.Load())
+		})
+	}
+}
+
+func TestPricesKnown(t *testing.T) {
+	t.Parallel()
+	p := Prices{"gpt-4o": {In: 2.5, Out: 10}, "qwen2.5:7b": {}}
+	tests := map[string]bool{
+		"openai:gpt-4o":           true,
+		"gpt-4o":                  true,
+		"ollama:qwen2.5:7b":       true,
+		"openai:judge-model":      false,
+		"langchain:anthropic:foo": false,
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, want, p.Known(name))
+		})
+	}
+}
+
+// brokenCache fails every read and write, as a cache on a full or failing
+// disk does.
+type brokenCache struct{}
+
+func (brokenCache) Get(context.Context, string) (Response, bool, error) {
+	return Response{}, false, errors.New("llm cache: get: disk I/O error")
+}
+
+func (brokenCache) Put(context.Context, string, Response) error {
+	return errors.New("llm cache: put: database or disk is full")
+}
+
+// TestClientCountsCacheErrors: a cache that fails does not fail the call;
+// each failed read and write is counted in Usage.CacheErrors and reported
+// as a "cache_error" event.
+func TestClientCountsCacheErrors(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var mu sync.Mutex
+	var reported []string
+	b := &stubBackend{}
+	c := New(Config{Backend: b, Cache: brokenCache{}, OnEvent: func(e Event) {
+		if e.Kind == "cache_error" {
+			mu.Lock()
+			reported = append(reported, e.Err.Error())
+			mu.Unlock()
+		}
+	}})
+	for i := range 3 {
+		_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint(i)}}})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int64(3), b.calls.Load())
+	assert.Equal(t, 6, c.Usage().CacheErrors, "a read and a write per call")
+	assert.Len(t, reported, 6)
+	assert.Contains(t, reported, "llm cache: get: disk I/O error")
+	assert.Contains(t, reported, "llm cache: put: database or disk is full")
+}
+
+// gatedBackend answers each call when the test lets it, with one output
+// token.
+type gatedBackend struct {
+	calls   atomic.Int64
+	arrived chan struct{} // a value per call received
+	gate    chan struct{}
+}
+
+func (b *gatedBackend) Name() string { return "stub:gated" }
+
+func (b *gatedBackend) Chat(ctx context.Context, _ Request) (Response, error) {
+	b.calls.Add(1)
+	b.arrived <- struct{}{}
+	select {
+	case <-b.gate:
+	case <-ctx.Done():
+		return Response{}, ctx.Err()
+	}
+	return Response{Content: "{}", Usage: Usage{TokensOut: 1}}, nil
+}
+
+func (b *gatedBackend) Embed(context.Context, []string) ([][]float32, Usage, error) {
+	return nil, Usage{}, ErrNoEmbeddings
+}
+
+// TestClientBudgetWaitsForCallsInFlight: a call that would pass the
+// budget only with the estimates in flight waits for them to settle at
+// their real cost, rather than being refused; a call that would pass it
+// with nothing in flight is refused.
+func TestClientBudgetWaitsForCallsInFlight(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	// $1 an output token; no charge for input. Each call is estimated at
+	// its cap of 3 tokens ($3) and costs $1.
+	b := &gatedBackend{gate: make(chan struct{}), arrived: make(chan struct{}, 10)}
+	waiting := make(chan struct{}, 1)
+	c := New(Config{Backend: b, Concurrency: 2, MaxCostUSD: 5, Prices: Prices{"gated": {Out: 1e6}}, OnEvent: func(e Event) {
+		if e.Kind == "budget_wait" {
+			waiting <- struct{}{}
+		}
+	}})
+	req := func(i int) Request {
+		return Request{Tag: "verify", MaxTokens: 3, Messages: []Message{{Role: User, Content: fmt.Sprint(i)}}}
+	}
+	errs := make(chan error, 2)
+	go func() { _, err := c.Chat(context.Background(), req(1)); errs <- err }()
+	<-b.arrived
+	go func() { _, err := c.Chat(context.Background(), req(2)); errs <- err }()
+	<-waiting // $0 spent + $3 in flight + $3 > $5, but $0 + $3 fits
+	assert.Equal(t, int64(1), b.calls.Load(), "the second call waits unsent")
+	b.gate <- struct{}{} // the first settles at $1
+	b.gate <- struct{}{}
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	assert.Equal(t, int64(2), b.calls.Load())
+	assert.Equal(t, 0, c.BudgetStops())
+	assert.InDelta(t, 2.0, c.Usage().CostUSD, 1e-9)
+
+	// The estimate is now the mean real reply, 1 token ($1): three more
+	// fit ($5), the sixth would pass the budget with nothing in flight.
+	close(b.gate)
+	for i := range 3 {
+		_, err := c.Chat(context.Background(), req(10+i))
+		require.NoError(t, err)
+	}
+	_, err := c.Chat(context.Background(), req(20))
+	require.ErrorIs(t, err, ErrBudget)
+	assert.Equal(t, 1, c.BudgetStops())
+	assert.InDelta(t, 5.0, c.Usage().CostUSD, 1e-9)
+}
+
+// TestClientOutputEstimate: the reply length a call is estimated at is
+// the mean of its tag's real replies so far, else a modest default,
+// never past the call's cap.
+func TestClientOutputEstimate(t *testing.T) {
+	t.Parallel()
+	c := New(Config{Backend: &stubBackend{}})
+	c.noteOut("verify", 30)
+	c.noteOut("verify", 41)
+	tests := map[string]struct {
+		req  Request
+		want int
+	}{
+		"a tag seen: the mean, rounded up":    {Request{Tag: "verify"}, 36},
+		"a tag seen, capped by MaxTokens":     {Request{Tag: "verify", MaxTokens: 20}, 20},
+		"a tag not seen: the default":         {Request{Tag: "extract"}, defaultOutTokens},
+		"a tag not seen, capped by MaxTokens": {Request{Tag: "extract", MaxTokens: 100}, 100},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, c.outEstimate(tc.req))
 		})
 	}
 }

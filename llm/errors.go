@@ -37,6 +37,31 @@ func (e *StatusError) Error() string {
 
 func (e *StatusError) Unwrap() error { return e.Err }
 
+// Errors of the Client that callers branch on with errors.Is.
+var (
+	// ErrAuth is returned when the model server refused the credentials
+	// (401 or 403). The Client keeps the first one: every later call
+	// returns it without being sent, so a bad key stops a run at once.
+	// It wraps the server's *StatusError and message.
+	ErrAuth = errors.New("llm: the model server refused the credentials")
+	// ErrUnreachable is returned, without sending the call, while the
+	// Client takes the model server as down (BreakerPolicy). Its text
+	// names the last error the server gave no answer with.
+	ErrUnreachable = errors.New("model server unreachable")
+)
+
+// authErr is the error a 401 or 403 becomes: ErrAuth with the server's
+// status and message, and what to do.
+func authErr(err error) error {
+	return fmt.Errorf("%w: %w (check the API key and this model's access; no further calls are sent)", ErrAuth, err)
+}
+
+// isAuth reports whether err is the server refusing the credentials.
+func isAuth(err error) bool {
+	se, ok := errors.AsType[*StatusError](err)
+	return ok && (se.Code == http.StatusUnauthorized || se.Code == http.StatusForbidden)
+}
+
 // RefusalError is a reply in which the model declined to answer.
 type RefusalError struct{ Reason string }
 

@@ -73,24 +73,28 @@ type Usage struct {
 	TokensOut int `json:"tokens_out"`
 	// Estimated is true when a token count came from our tokenizer because
 	// the server reported none.
-	Estimated bool          `json:"estimated,omitempty"`
-	Retries   int           `json:"retries,omitempty"`
-	CacheHits int           `json:"cache_hits,omitempty"`
-	Latency   time.Duration `json:"latency_ns"`
-	CostUSD   float64       `json:"cost_usd"`
+	Estimated bool `json:"estimated,omitempty"`
+	Retries   int  `json:"retries,omitempty"`
+	CacheHits int  `json:"cache_hits,omitempty"`
+	// CacheErrors counts the cache's failed reads and writes (the calls
+	// went on without it).
+	CacheErrors int           `json:"cache_errors,omitempty"`
+	Latency     time.Duration `json:"latency_ns"`
+	CostUSD     float64       `json:"cost_usd"`
 }
 
 // Add returns the sum of two usages.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
-		Calls:     u.Calls + v.Calls,
-		TokensIn:  u.TokensIn + v.TokensIn,
-		TokensOut: u.TokensOut + v.TokensOut,
-		Estimated: u.Estimated || v.Estimated,
-		Retries:   u.Retries + v.Retries,
-		CacheHits: u.CacheHits + v.CacheHits,
-		Latency:   u.Latency + v.Latency,
-		CostUSD:   u.CostUSD + v.CostUSD,
+		Calls:       u.Calls + v.Calls,
+		TokensIn:    u.TokensIn + v.TokensIn,
+		TokensOut:   u.TokensOut + v.TokensOut,
+		Estimated:   u.Estimated || v.Estimated,
+		Retries:     u.Retries + v.Retries,
+		CacheHits:   u.CacheHits + v.CacheHits,
+		CacheErrors: u.CacheErrors + v.CacheErrors,
+		Latency:     u.Latency + v.Latency,
+		CostUSD:     u.CostUSD + v.CostUSD,
 	}
 }
 

@@ -35,13 +35,26 @@ func DefaultPrices() Prices {
 	}
 }
 
-// Cost is the price of a call to name ("backend:model" or "model").
+// Cost is the price of a call to name ("backend:model" or "model"); an
+// unknown model costs zero (see Known).
 func (p Prices) Cost(name string, in, out int) float64 {
-	pr, ok := p[name]
-	if !ok {
-		pr = p[modelOf(name)]
-	}
+	pr, _ := p.lookup(name)
 	return (float64(in)*pr.In + float64(out)*pr.Out) / 1e6
+}
+
+// Known reports whether name ("backend:model" or "model") has a price, so
+// that its zero cost is a price and not a gap in the table.
+func (p Prices) Known(name string) bool {
+	_, ok := p.lookup(name)
+	return ok
+}
+
+func (p Prices) lookup(name string) (Price, bool) {
+	if pr, ok := p[name]; ok {
+		return pr, true
+	}
+	pr, ok := p[modelOf(name)]
+	return pr, ok
 }
 
 // modelOf strips the backend prefix: "openai:gpt-4o" -> "gpt-4o",

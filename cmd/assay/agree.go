@@ -120,6 +120,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		case err != nil:
 			return data.runErr(err)
 		}
+		if err := f.llm.authErr(client); err != nil {
+			return err
+		}
 		if err := unscored(cmd.ErrOrStderr(), displayName(file), res); err != nil {
 			return err
 		}
@@ -130,6 +133,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		return &exitError{code: exitInfra, err: err}
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
+	if err := f.llm.budgetErr(client); err != nil {
+		return err
+	}
 	for _, r := range results {
 		if r.N == 0 && r.Defaulted > 0 {
 			// Nothing was measured: a run whose every judgement fell

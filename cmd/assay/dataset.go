@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/llm"
 )
 
 // dataset is a dataset file checked whole by a first pass, to be read
@@ -117,9 +118,14 @@ func (d *dataset) records() iter.Seq2[bench.Record, error] {
 }
 
 // runErr is the exit for an error of a run over d's records, other than
-// an interruption: an *eval.InputError names where (the file changed since
-// the first pass); any other error is named after d.
+// an interruption: refused credentials (llm.ErrAuth) are exit 3; an
+// *eval.InputError names where (the file changed since the first pass);
+// any other error is named after d.
 func (d *dataset) runErr(err error) error {
+	if errors.Is(err, llm.ErrAuth) {
+		// A bad key is the model server's refusal, not the input's fault.
+		return &exitError{code: exitInfra, err: err}
+	}
 	if errors.As(err, new(*eval.InputError)) {
 		return inputErr(err)
 	}

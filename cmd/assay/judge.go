@@ -175,6 +175,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	case err != nil:
 		return data.runErr(err)
 	}
+	if err := f.llm.budgetErr(client); err != nil {
+		return err
+	}
 	if err := f.llm.strictErr(defaulted); err != nil {
 		return err
 	}
@@ -281,24 +284,36 @@ type planRow struct {
 	calls, in, out int
 }
 
-// printPlanRows prints a dry run's table with costs and a total.
+// printPlanRows prints a dry run's table with costs and a total. A model
+// missing from the price table has its costs marked unknown, never $0.
 func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
 	prices := c.Prices()
+	priced := c.Name() == "offline" || prices.Known(c.Name())
+	cost := func(in, out int) string {
+		if !priced {
+			return "unknown"
+		}
+		return fmt.Sprintf("%.4f", prices.Cost(c.Name(), in, out))
+	}
 	fmt.Fprintf(w, "%-20s %8s %12s %12s %10s\n", "step", "calls", "tokens in", "tokens out", "cost USD")
 	var total planRow
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", r.name, r.calls, r.in, r.out, prices.Cost(c.Name(), r.in, r.out))
+		fmt.Fprintf(w, "%-20s %8d %12d %12d %10s\n", r.name, r.calls, r.in, r.out, cost(r.in, r.out))
 		total.calls += r.calls
 		total.in += r.in
 		total.out += r.out
 	}
-	cost := prices.Cost(c.Name(), total.in, total.out)
-	fmt.Fprintf(w, "%-20s %8d %12d %12d %10.4f\n", "total", total.calls, total.in, total.out, cost)
+	fmt.Fprintf(w, "%-20s %8d %12d %12d %10s\n", "total", total.calls, total.in, total.out, cost(total.in, total.out))
+	if !priced {
+		fmt.Fprintf(w, "cost unknown: model %s is not in the price table; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})\n",
+			modelName(c.Name()), modelName(c.Name()))
+	}
+	totalCost := prices.Cost(c.Name(), total.in, total.out)
 	switch limit := c.MaxCost(); {
-	case limit <= 0:
-	case cost > limit:
+	case limit <= 0 || !priced:
+	case totalCost > limit:
 		fmt.Fprintf(w, "over --max-cost $%.4f: new calls would stop after about %.0f%% of the estimate; the judges left would score neutral defaults\n",
-			limit, 100*limit/cost)
+			limit, 100*limit/totalCost)
 	default:
 		fmt.Fprintf(w, "within --max-cost $%.4f\n", limit)
 	}
@@ -366,7 +381,7 @@ func dryRun(w io.Writer, c *llm.Client, metrics []string, n int, recs iter.Seq2[
 	fmt.Fprintf(w, "dry run for %s on %d record(s); no call made\n", judgeName(c), n)
 	var rows []planRow
 	for _, m := range metrics {
-		rows = append(rows, planRow{m, per[m].calls, per[m].in, per[m].out})
+		rows = append(rows, planRow{name: m, calls: per[m].calls, in: per[m].in, out: per[m].out})
 	}
 	printPlanRows(w, c, rows)
 	return nil

@@ -124,7 +124,7 @@ func TestJudgeWithModel(t *testing.T) {
 }
 
 func TestJudgeStrictOnFailingModel(t *testing.T) {
-	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Status: 401, Body: `{"error":{"message":"bad key","type":"invalid_request_error"}}`}))
+	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Status: 400, Body: `{"error":{"message":"context too long","type":"invalid_request_error"}}`}))
 	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
 	args := []string{"judge", "--no-cache", "--metric", "faithfulness", "--format", "json", "../../fixtures/rag/eiffel.json"}
 
@@ -132,7 +132,7 @@ func TestJudgeStrictOnFailingModel(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `"defaulted": true`)
 	assert.Contains(t, out, `"value": 0.5`)
-	assert.Contains(t, out, "status 401")
+	assert.Contains(t, out, "status 400")
 	assert.Contains(t, errOut, "neutral defaults 1")
 
 	code, _, errOut = runEnv(t, env, append([]string{"judge", "--strict"}, args[1:]...)...)

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -72,6 +74,14 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 			return nil, nil, inputErr(fmt.Errorf("--prices: %w", err))
 		}
 	}
+	prices := cfg.Prices
+	if prices == nil {
+		prices = llm.DefaultPrices()
+	}
+	if f.maxCost > 0 && b.Name() != "offline" && !prices.Known(b.Name()) {
+		return nil, nil, inputErr(fmt.Errorf("--max-cost: model %s is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})",
+			modelName(b.Name()), modelName(b.Name())))
+	}
 	closer := func() {}
 	if !f.noCache && !f.dryRun && b.Name() != "offline" {
 		path, err := llm.DefaultCachePath()
@@ -82,14 +92,48 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 			var c *llm.SQLiteCache
 			if c, err = llm.OpenCache(path); err == nil {
 				cfg.Cache, closer = c, func() { _ = c.Close() }
+				if aside := c.SetAside(); aside != nil {
+					fmt.Fprintf(stderr, "assay: %v\n", aside)
+				}
 			}
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "assay: response cache off: %v\n", err)
 		}
 	}
+	cfg.OnEvent = (&notices{w: stderr}).event
 	c := llm.New(cfg)
 	return c, func() { _ = c.Close(); closer() }, nil
+}
+
+// notices prints what the model client reports that the user must know
+// while the run goes on, on stderr: a rate limit that starts holding calls
+// back, the first cache error (the rest are counted in the summary), and a
+// corrupt cache set aside.
+type notices struct {
+	mu         sync.Mutex
+	w          io.Writer
+	cacheError bool
+}
+
+func (n *notices) event(e llm.Event) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case e.Kind == "limit_wait":
+		// Once a spell of waits: the client reports the first wait only.
+		next := e.Wait.Round(time.Second)
+		if e.Wait < time.Second {
+			next = e.Wait.Round(time.Millisecond)
+		}
+		fmt.Fprintf(n.w, "assay: --%s %d is holding calls back (next in %v)\n", e.Limit, e.PerMinute, next)
+	case e.Kind != "cache_error":
+	case errors.As(e.Err, new(*llm.CacheCorruptError)):
+		fmt.Fprintf(n.w, "assay: %v\n", e.Err)
+	case !n.cacheError:
+		n.cacheError = true
+		fmt.Fprintf(n.w, "assay: response cache: %v (the calls go on without it; later cache errors are counted in the summary)\n", e.Err)
+	}
 }
 
 // modelName strips the backend prefix of "backend:model".
@@ -107,7 +151,11 @@ func modelName(name string) string {
 // summary prints what the model client did, on stderr.
 func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	u := c.Usage()
-	fmt.Fprintf(w, "judge: %s; calls %d (retries %d, cache hits %d), tokens %d in / %d out", judgeName(c), u.Calls, u.Retries, u.CacheHits, u.TokensIn, u.TokensOut)
+	fmt.Fprintf(w, "judge: %s; calls %d (retries %d, cache hits %d", judgeName(c), u.Calls, u.Retries, u.CacheHits)
+	if u.CacheErrors > 0 {
+		fmt.Fprintf(w, ", cache errors %d", u.CacheErrors)
+	}
+	fmt.Fprintf(w, "), tokens %d in / %d out", u.TokensIn, u.TokensOut)
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
@@ -124,6 +172,26 @@ func judgeName(c *llm.Client) string {
 		return "offline (approximate)"
 	}
 	return "llm:" + c.Name()
+}
+
+// budgetErr is exit 3 once the cost budget refused calls (their judges
+// used the neutral default), or nil: a run cut short by its budget never
+// passes.
+func (f *llmFlags) budgetErr(c *llm.Client) error {
+	if n := c.BudgetStops(); n > 0 {
+		return &exitError{code: exitInfra, err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s)", n, strconv.FormatFloat(f.maxCost, 'f', -1, 64))}
+	}
+	return nil
+}
+
+// authErr is exit 3 with the server's message once it refused the
+// credentials, or nil. A run whose scorers keep going on errors (agree)
+// checks it: no call was sent after the refusal.
+func (f *llmFlags) authErr(c *llm.Client) error {
+	if err := c.AuthErr(); err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	return nil
 }
 
 // strictErr is the exit for --strict when judges defaulted.

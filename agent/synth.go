@@ -41,8 +41,8 @@ func (r *run) summarize(ctx context.Context, s *SourceRecord) (string, eval.Usag
 	}, &out, summarySchema(), 0)
 	eu := judges.UsageOf(u)
 	if err != nil || strings.TrimSpace(out.Summary) == "" {
-		if ctx.Err() != nil {
-			return "", eu, ctx.Err()
+		if err := judges.Stops(ctx, err); err != nil {
+			return "", eu, err
 		}
 		r.model.note(cmp.Or(err, errors.New("the model's summary is empty")))
 		// A failed summary falls back to the extractive one, so the gate
@@ -128,8 +128,8 @@ func (r *run) synthesize(ctx context.Context, it int, kept []*SourceRecord, tidy
 			r.model.note(err)
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
+			if err := judges.Stops(ctx, err); err != nil {
+				return "", err
 			}
 			ev.Errors = append(ev.Errors, "model synthesis failed, extractive report used: "+err.Error())
 			r.out.QoS.Errors = append(r.out.QoS.Errors, "synthesize: "+err.Error())

@@ -126,13 +126,25 @@ func incomplete(sc eval.Score, n, total int, what string) eval.Score {
 // credentials (llm.ErrAuth: no later call can succeed) stop the run,
 // anything else becomes the neutral default.
 func fail(ctx context.Context, metric string, m Model, maxPts float64, err error, u llm.Usage) (eval.Score, error) {
-	if ctx.Err() != nil {
-		return eval.Score{}, ctx.Err()
-	}
-	if errors.Is(err, llm.ErrAuth) {
+	if err := Stops(ctx, err); err != nil {
 		return eval.Score{}, err
 	}
 	return neutral(metric, method(m), maxPts, err, u), nil
+}
+
+// Stops returns the error that must stop a run rather than become a
+// judge's neutral default, or nil: the caller's cancellation, or refused
+// credentials (llm.ErrAuth), after which no call can succeed. Every
+// caller that falls back on a default when the model fails (judges, the
+// research gate and summaries) asks it first.
+func Stops(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(err, llm.ErrAuth) {
+		return err
+	}
+	return nil
 }
 
 // UsageOf is a model client's usage as a Score or Event records it.

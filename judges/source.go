@@ -51,8 +51,8 @@ func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Sourc
 		Question: query, Source: prompts.Passage{ID: src.ID, Title: src.Title, Text: src.Text},
 	}, &g, gradeSchema())
 	if err != nil {
-		if ctx.Err() != nil {
-			return SourceGrade{}, ctx.Err()
+		if err := Stops(ctx, err); err != nil {
+			return SourceGrade{}, err
 		}
 		return SourceGrade{Grade: 3, Reason: "grading failed, kept at 3: " + err.Error(), Defaulted: true, Err: err, Usage: u}, nil
 	}

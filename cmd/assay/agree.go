@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -38,7 +39,8 @@ resamples, fixed seed), to show how much a dataset of this size can tell.
 With --baseline the plain token-overlap baseline is measured beside it.
 
 Defaulted judge results are counted and left out of the statistics, never
-averaged in. So are records the judge cannot score (context_recall without
+averaged in; more of them than --max-default-rate allows (5%, none under
+--strict) exits 3. So are records the judge cannot score (context_recall without
 a reference, say): the first is named on standard error, and when no
 labelled record can be scored the run exits 2.`,
 		Example: `  assay agree --metric faithfulness --label faithful --baseline data/begin.dev.jsonl
@@ -55,6 +57,7 @@ labelled record can be scored the run exits 2.`,
 	fl.BoolVar(&f.baseline, "baseline", false, "also measure the plain token-overlap baseline")
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	f.llm.register(fl)
+	registerMaxDefaultRate(fl, &f.llm)
 	_ = cmd.MarkFlagRequired("metric")
 	_ = cmd.MarkFlagRequired("label")
 	return cmd
@@ -70,6 +73,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	setThreshold := cmd.Flags().Changed("threshold")
 	if setThreshold && !(f.threshold >= 0 && f.threshold <= 1) { // NaN too
 		return inputErr(fmt.Errorf("--threshold: want a value from 0 to 1, got %g", f.threshold))
+	}
+	if err := f.llm.checkMaxDefaultRate(); err != nil {
+		return err
 	}
 	// A first pass checks the whole dataset, so that bad input is reported
 	// before any model call; each scorer reads it again record by record.
@@ -131,6 +137,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
 	for _, r := range results {
+		if err := f.llm.defaultRateErr(rowDefaults(r)); err != nil {
+			return err
+		}
 		if r.N == 0 && r.Defaulted > 0 {
 			// Nothing was measured: a run whose every judgement fell
 			// back to the neutral default must not pass for a result.
@@ -138,7 +147,23 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 				r.Metric, r.Defaulted)}
 		}
 	}
-	return f.llm.strictErr(defaulted)
+	return nil
+}
+
+// rowDefaults counts the judgements of r's rows and their defaults, each
+// metric apart, so that the baseline beside a judge does not dilute it.
+func rowDefaults(r bench.AgreeResult) bench.Defaults {
+	d := bench.Defaults{Total: len(r.Rows)}
+	for _, row := range r.Rows {
+		if !row.Defaulted {
+			continue
+		}
+		d.Defaulted++
+		if d.First == nil && row.Err != "" {
+			d.First = fmt.Errorf("record %s: %s: %w", row.ID, r.Metric, errors.New(row.Err))
+		}
+	}
+	return d
 }
 
 // unscored reports the labelled records the scorer returned an error for

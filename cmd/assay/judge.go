@@ -9,9 +9,11 @@ import (
 	"io"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/bench"
@@ -47,7 +49,10 @@ Metrics: ` + strings.Join(judges.Metrics(), ", ") + `.
 Without --llm, $ASSAY_LLM or $OPENAI_API_KEY the judges run offline: lexical
 and deterministic, labelled "offline (approximate)". A judge whose model
 fails after retries scores a neutral 3 of 5 (value 0.5), flagged as
-defaulted and counted; --strict makes that exit 3.`,
+defaulted and counted. When more than --max-default-rate of the judgements
+(5% by default; none under --strict) defaulted, the run exits 3 and names
+the first cause: a server down, a bad key or a rate limit that never cleared
+must not pass for a result.`,
 		Example: `  assay judge --metric faithfulness fixtures/rag/eiffel.json
   assay judge --metric faithfulness,answer_relevancy --llm openai:gpt-4o-mini data.jsonl
   assay judge --metric faithfulness --dry-run --llm openai:gpt-4o data.jsonl`,
@@ -61,8 +66,40 @@ defaulted and counted; --strict makes that exit 3.`,
 	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json or text")
 	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8,answer_relevancy=0.7) or both; a neutral default never passes a floor")
 	f.llm.register(fl)
+	registerMaxDefaultRate(fl, &f.llm)
 	_ = cmd.MarkFlagRequired("metric")
 	return cmd
+}
+
+// registerMaxDefaultRate adds --max-default-rate, for the commands that
+// judge datasets.
+func registerMaxDefaultRate(fl *pflag.FlagSet, f *llmFlags) {
+	fl.Float64Var(&f.maxDefaultRate, "max-default-rate", bench.DefaultMaxRate,
+		"exit 3 when more than this share (0 to 1) of the judgements fell back to the neutral default; --strict makes it 0")
+}
+
+// checkMaxDefaultRate checks --max-default-rate before any call.
+func (f *llmFlags) checkMaxDefaultRate() error {
+	if !(f.maxDefaultRate >= 0 && f.maxDefaultRate <= 1) { // NaN too
+		return inputErr(fmt.Errorf("--max-default-rate: want a share from 0 to 1 (0.05 is 5%%), got %g", f.maxDefaultRate))
+	}
+	return nil
+}
+
+// defaultRateErr is the exit 3 for a run whose share of neutral defaults
+// is over --max-default-rate (0 under --strict), or nil.
+func (f *llmFlags) defaultRateErr(d bench.Defaults) error {
+	limit, flag := f.maxDefaultRate, "--max-default-rate "+strconv.FormatFloat(f.maxDefaultRate, 'f', -1, 64)
+	if f.strict {
+		limit, flag = 0, "--strict (no default allowed)"
+	}
+	var re *bench.DefaultRateError
+	if !errors.As(d.Check(limit), &re) {
+		return nil
+	}
+	return &exitError{code: exitInfra, err: fmt.Errorf("%s fell back to the neutral default, over %s: %s\n"+
+		"check that the model server is up and the key and model name are right (--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY), "+
+		"or allow more defaults with --max-default-rate", re.Summary(), flag, re.Cause())}
 }
 
 // judgeResult is one score as printed.
@@ -98,6 +135,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if err := f.min.check(f.metrics); err != nil {
 		return inputErr(err)
 	}
+	if err := f.llm.checkMaxDefaultRate(); err != nil {
+		return err
+	}
 	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
 	if err != nil {
 		return err
@@ -132,12 +172,14 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return judges.DefaultThreshold(m, client)
 	}}
 	done := 0
+	var defaults bench.Defaults
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
 	err = bench.ScoreStream(cmd.Context(), data.records(), scorers, bench.TasksPerCall*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
 		for _, sc := range scores {
 			tally.Add(sc)
+			defaults.Add(named(rec.ID, sc))
 			r := resultOf(rec.ID, sc)
 			f.min.count(r)
 			if werr = out.write(r); werr != nil {
@@ -171,10 +213,19 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	case err != nil:
 		return data.runErr(err)
 	}
-	if err := f.llm.strictErr(defaulted); err != nil {
+	if err := f.llm.defaultRateErr(defaults); err != nil {
 		return err
 	}
 	return f.min.err()
+}
+
+// named is sc with its error, if any, naming the record and metric, for
+// the default-rate message.
+func named(id string, sc eval.Score) eval.Score {
+	if sc.Err != nil {
+		sc.Err = fmt.Errorf("record %s: %s: %w", id, sc.Metric, sc.Err)
+	}
+	return sc
 }
 
 func resultOf(id string, sc eval.Score) judgeResult {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -128,16 +129,17 @@ func TestJudgeStrictOnFailingModel(t *testing.T) {
 	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
 	args := []string{"judge", "--no-cache", "--metric", "faithfulness", "--format", "json", "../../fixtures/rag/eiffel.json"}
 
-	code, out, errOut := runEnv(t, env, args...)
+	// Allowed every default, the run shows them flagged and passes.
+	code, out, errOut := runEnv(t, env, append([]string{"judge", "--max-default-rate", "1"}, args[1:]...)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `"defaulted": true`)
 	assert.Contains(t, out, `"value": 0.5`)
 	assert.Contains(t, out, "status 401")
 	assert.Contains(t, errOut, "neutral defaults 1")
 
-	code, _, errOut = runEnv(t, env, append([]string{"judge", "--strict"}, args[1:]...)...)
+	code, _, errOut = runEnv(t, env, append([]string{"judge", "--max-default-rate", "1", "--strict"}, args[1:]...)...)
 	assert.Equal(t, exitInfra, code)
-	assert.Contains(t, errOut, "--strict: 1 judge result(s) fell back to the neutral default")
+	assert.Contains(t, errOut, "assay: 1 of 1 judgements (100%) fell back to the neutral default, over --strict (no default allowed): ")
 }
 
 // stripUsage removes the usage of each result, which differs between a
@@ -167,7 +169,7 @@ func TestJudgeSummaryKeepsDefaultsApart(t *testing.T) {
 		return llmtest.JudgeReplies(req)
 	}))
 	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
-	code, out, errOut := runEnv(t, env, "judge", "--no-cache", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
+	code, out, errOut := runEnv(t, env, "judge", "--no-cache", "--max-default-rate", "0.5", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, 2, strings.Count(out, `"defaulted": true`))
 	assert.Contains(t, errOut, "metric            scored  mean   min    passed        defaulted\n"+
@@ -352,6 +354,15 @@ func TestAgreeEveryRecordDefaulted(t *testing.T) {
 		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, exitInfra, code, errb.String())
 	assert.Contains(t, out.String(), "| faithfulness | faithful | 0 (0/0) | 6 | 0 | 0 | n/a | - | n/a | n/a | n/a | - |")
+	assert.Contains(t, errb.String(), "assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: ")
+	assert.Contains(t, errb.String(), "status 500")
+
+	// Allowed every default, agree still refuses to pass off nothing
+	// measured as a result.
+	errb.Reset()
+	code = run(context.Background(), []string{"agree", "--no-cache", "--max-retry-time", "50ms", "--max-default-rate", "1", "--metric", "faithfulness", "--label", "faithful", "../../fixtures/rag/labelled.jsonl"},
+		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, exitInfra, code, errb.String())
 	assert.Contains(t, errb.String(), "all 6 labelled records fell back to the neutral default")
 }
 
@@ -402,5 +413,99 @@ func TestJudgeChecksWhatEachMetricNeedsFirst(t *testing.T) {
 			assert.Empty(t, out)
 			assert.Zero(t, srv.Calls(), "no model call before the input is checked")
 		})
+	}
+}
+
+// TestDefaultRateExits: a run whose judgements fell back to the neutral
+// default more often than --max-default-rate allows (0 under --strict)
+// exits 3 and says how many, of how many, and the first cause; under the
+// limit it passes with the defaults counted.
+func TestDefaultRateExits(t *testing.T) {
+	t.Parallel()
+	// A port nothing listens on: the server is down.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	downURL := "http://" + ln.Addr().String() + "/v1"
+	require.NoError(t, ln.Close())
+
+	failOn := func(status int, texts ...string) llmtest.Option {
+		return llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+			for _, m := range req.Messages {
+				for _, s := range texts {
+					if strings.Contains(m.Content, s) {
+						return llmtest.Reply{Status: status}
+					}
+				}
+			}
+			return llmtest.JudgeReplies(req)
+		})
+	}
+	data := "../../fixtures/rag/labelled.jsonl"
+	judge := []string{"judge", "--no-cache", "--max-retry-time", "100ms", "--metric", "source_relevance", "--format", "json"}
+	agree := []string{"agree", "--no-cache", "--max-retry-time", "100ms", "--metric", "faithfulness", "--label", "faithful"}
+	tests := map[string]struct {
+		server []llmtest.Option // nil: the server is down
+		args   []string
+		code   int
+		stderr string // in stderr; "" with code 0 checks there is no such line
+	}{
+		"server down": {nil, judge, exitInfra,
+			"assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: "},
+		"server down, agree": {nil, agree, exitInfra,
+			"assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: record r1: faithfulness: "},
+		"500 always": {[]llmtest.Option{llmtest.Default(llmtest.Reply{Status: 500})}, judge, exitInfra,
+			"assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: record r1: source_relevance: source 1: openai:judge-model: chat: status 500"},
+		"429 always": {[]llmtest.Option{llmtest.Default(llmtest.Reply{Status: 429, RetryAfter: "0"})}, judge, exitInfra,
+			"6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: "},
+		"a hang cut by --call-timeout": {[]llmtest.Option{llmtest.Default(llmtest.Reply{Delay: time.Minute})},
+			append([]string{"judge", "--call-timeout", "20ms"}, judge[1:]...), exitInfra,
+			"6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: "},
+		"a third failing, over the default limit": {[]llmtest.Option{failOn(400, "Great Wall")}, judge, exitInfra,
+			"assay: 2 of 6 judgements (33.3%) fell back to the neutral default, over --max-default-rate 0.05: "},
+		"a third failing, over --max-default-rate 0.3": {[]llmtest.Option{failOn(400, "Great Wall")},
+			append([]string{"judge", "--max-default-rate", "0.3"}, judge[1:]...), exitInfra,
+			"2 of 6 judgements (33.3%) fell back to the neutral default, over --max-default-rate 0.3: "},
+		"a third failing, under --max-default-rate 0.4": {[]llmtest.Option{failOn(400, "Great Wall")},
+			append([]string{"judge", "--max-default-rate", "0.4"}, judge[1:]...), exitPass, ""},
+		"one default allowed": {[]llmtest.Option{failOn(400, "Percy Shelley")},
+			[]string{"judge", "--no-cache", "--max-default-rate", "0.2", "--metric", "faithfulness", "--format", "json"}, exitPass, ""},
+		"--strict with one default": {[]llmtest.Option{failOn(400, "Percy Shelley")},
+			[]string{"judge", "--no-cache", "--max-default-rate", "0.2", "--strict", "--metric", "faithfulness", "--format", "json"}, exitInfra,
+			"assay: 1 of 6 judgements (16.7%) fell back to the neutral default, over --strict (no default allowed): record r4: faithfulness: extract claims: openai:judge-model: chat: status 400"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			url := downURL
+			if tc.server != nil {
+				url = llmtest.New(t, append(tc.server, llmtest.Quiet())...).URL()
+			}
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": url}
+			code, out, errOut := runEnv(t, env, append(tc.args, data)...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.NotEmpty(t, out, "the results are written whatever the exit")
+			if tc.code == exitPass {
+				assert.NotContains(t, errOut, "fell back to the neutral default, over")
+				assert.Regexp(t, `neutral defaults [12]\n`, errOut)
+				return
+			}
+			assert.Contains(t, errOut, tc.stderr)
+			assert.Contains(t, errOut, "or allow more defaults with --max-default-rate")
+		})
+	}
+}
+
+func TestMaxDefaultRateIsAShare(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"-0.1", "1.5", "NaN"} {
+		for _, cmd := range [][]string{{"judge", "--metric", "faithfulness"}, {"agree", "--metric", "faithfulness", "--label", "faithful"}} {
+			t.Run(cmd[0]+" "+v, func(t *testing.T) {
+				t.Parallel()
+				code, out, errOut := runCLI(t, "", append(cmd, "--max-default-rate", v, "../../fixtures/rag/labelled.jsonl")...)
+				assert.Equal(t, exitInput, code)
+				assert.Empty(t, out)
+				assert.Contains(t, errOut, "--max-default-rate: want a share from 0 to 1 (0.05 is 5%), got "+v)
+			})
+		}
 	}
 }

@@ -112,7 +112,8 @@ Without --llm, $ASSAY_LLM or $OPENAI_API_KEY everything runs offline: no
 account, no network, and the judges say "offline (approximate)".
 
 Exit codes: 0 pass, 1 scored but not passed, 2 usage or input error,
-3 infrastructure failure (or a judge default under --strict).`,
+3 infrastructure failure: the model unreachable, an interrupted run, or
+more judge defaults than --max-default-rate allows (any under --strict).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

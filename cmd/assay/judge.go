@@ -54,7 +54,7 @@ defaulted and counted. When more than --max-default-rate of the judgements
 the first cause: a server down, a bad key or a rate limit that never cleared
 must not pass for a result.`,
 		Example: `  assay judge --metric faithfulness fixtures/rag/eiffel.json
-  assay judge --metric faithfulness,answer_relevancy --llm openai:gpt-4o-mini data.jsonl
+  assay judge --metric faithfulness,answer_relevancy --llm openai:gpt-4o-mini --format jsonl data.jsonl > results.jsonl
   assay judge --metric faithfulness --dry-run --llm openai:gpt-4o data.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,7 +63,7 @@ must not pass for a result.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.metrics, "metric", nil, "metrics to judge, comma separated (required)")
-	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json or text")
+	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json, jsonl or text; jsonl (one result a line, written as each record finishes) is the one for files, as a cut-off run leaves only whole lines")
 	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8,answer_relevancy=0.7) or both; a neutral default never passes a floor")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
@@ -118,7 +118,7 @@ type judgeResult struct {
 }
 
 func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
-	if err := checkFormat(f.format, "yaml", "json", "text"); err != nil {
+	if err := checkFormat(f.format, "yaml", "json", "jsonl", "text"); err != nil {
 		return err
 	}
 	if len(f.metrics) == 0 {
@@ -241,7 +241,10 @@ func round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
 
 // resultWriter writes judge results one by one in a format (yaml, json or
 // text) whose whole is the same as encoding the list at once, and which
-// stays well-formed when close is called after a partial run.
+// stays well-formed when close is called after a partial run. jsonl is one
+// JSON object a line, the format for files: each flush hands the lines it
+// holds to the writer in one Write, so a run killed at any point (even
+// kill -9, which skips close) leaves only whole lines, each readable alone.
 type resultWriter struct {
 	w      *bufio.Writer
 	format string
@@ -256,6 +259,11 @@ func newResultWriter(w io.Writer, format string) *resultWriter {
 func (rw *resultWriter) write(r judgeResult) error {
 	defer func() { rw.n++ }()
 	switch rw.format {
+	case "jsonl":
+		// Held in buf until flush, which writes whole lines only.
+		enc := json.NewEncoder(&rw.buf)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(r)
 	case "json":
 		// One element of an array indented by two spaces, as
 		// json.MarshalIndent of the whole list writes it.
@@ -305,12 +313,27 @@ func (rw *resultWriter) write(r judgeResult) error {
 }
 
 // flush writes out what is buffered, so finished records show at once.
-func (rw *resultWriter) flush() error { return rw.w.Flush() }
+func (rw *resultWriter) flush() error {
+	if rw.format == "jsonl" && rw.buf.Len() > 0 {
+		// The bufio.Writer is empty here, so it passes the lines on in
+		// one Write (directly when they are larger than its buffer).
+		_, err := rw.w.Write(rw.buf.Bytes())
+		rw.buf.Reset()
+		if err != nil {
+			return err
+		}
+	}
+	return rw.w.Flush()
+}
 
 // close ends the list and flushes. With nothing written, complete says
 // whether to write an empty list (the run finished) or nothing (it failed).
 func (rw *resultWriter) close(complete bool) error {
 	switch {
+	case rw.format == "jsonl":
+		// No records is no lines: an empty file is an empty JSON Lines
+		// file. Lines not yet flushed are written whole.
+		return rw.flush()
 	case rw.n == 0 && complete && rw.format != "text":
 		rw.w.WriteString("[]\n")
 	case rw.format == "json" && rw.n > 0:

@@ -509,3 +509,32 @@ func TestMaxDefaultRateIsAShare(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeInterruptedJSONL: an interrupted jsonl run leaves one whole
+// line per judged record, each readable alone, and nothing else.
+func TestJudgeInterruptedJSONL(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "Great Wall") {
+				return llmtest.Reply{Delay: time.Minute}
+			}
+		}
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"judge", "--no-cache", "--metric", "source_relevance", "--format", "jsonl", "../../fixtures/rag/labelled.jsonl"},
+		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, exitInfra, code)
+	assert.Contains(t, errb.String(), "interrupted after 4 of 6 records")
+	var ids []string
+	for line := range strings.Lines(out.String()) {
+		var r judgeResult
+		require.NoError(t, json.Unmarshal([]byte(line), &r), line)
+		assert.Equal(t, "source_relevance", r.Metric)
+		ids = append(ids, r.ID)
+	}
+	assert.Equal(t, []string{"r1", "r2", "r3", "r4"}, ids)
+}

@@ -40,6 +40,9 @@ func TestGoldenCards(t *testing.T) {
 		"context-good.json":  {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/good.json"}, 0},
 		"context-ambig.json": {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/ambiguous.json"}, 1},
 		"context-poor.json":  {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/poor.json"}, 1},
+		"iterate.txt":        {[]string{"score", "--now", "2026-11-23", "--format", "text", "--query", q, "../../fixtures/reports/iterate.md"}, 1},
+		"context-ambig.txt":  {[]string{"score", "--profile", "context", "--format", "text", "../../fixtures/context/ambiguous.json"}, 1},
+		"context-poor.yaml":  {[]string{"score", "--profile", "context", "../../fixtures/context/poor.json"}, 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -95,7 +98,7 @@ func TestBadInputs(t *testing.T) {
 		"unknown profile":          {[]string{"score", "--profile", "nope", empty}, "", 2, `unknown profile "nope"`},
 		"bad profile value":        {[]string{"score", "--profile", badProfile, empty}, "", 2, "p.yaml:7: scorers[0].max: must be a positive number, got -5"},
 		"unknown profile field":    {[]string{"score", "--profile", unknownField, empty}, "", 2, "p2.yaml:6: scorers[0].colour: unknown field"},
-		"bad format":               {[]string{"score", "--format", "xml", empty}, "", 2, "--format: must be yaml, json or md"},
+		"bad format":               {[]string{"score", "--format", "xml", empty}, "", 2, "--format: must be yaml, json, md or text"},
 		"bad --now":                {[]string{"score", "--now", "yesterday", empty}, "", 2, "--now: want YYYY-MM-DD"},
 		"credibility out of range": {[]string{"score", "--sources", badSources, unterminated}, "", 2, "s.json:2: sources[0].credibility_score: must be between 1 and 10, got 14"},
 		"no file argument":         {[]string{"score"}, "", 2, "accepts 1 arg(s)"},

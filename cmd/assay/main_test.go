@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -158,4 +159,30 @@ func TestJudgeStdin(t *testing.T) {
 			assert.NotContains(t, errOut, "stdin.json")
 		})
 	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		info *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		"a tagged module with its commit": {&debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "f272e604bfeb"}, {Key: "vcs.modified", Value: "false"}}}, true, "v1.2.0 (commit f272e604bfeb)"},
+		"a dirty tree": {&debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261124213100-f272e604bfeb+dirty"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "f272e604bfeb"}, {Key: "vcs.modified", Value: "true"}}}, true,
+			"v0.0.0-20261124213100-f272e604bfeb+dirty (commit f272e604bfeb+dirty)"},
+		"built without vcs stamping": {&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "(devel)"},
+		"no build info":              {nil, false, "(unknown version: built without module information)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, version(tc.info, tc.ok))
+		})
+	}
+	code, out, errOut := runCLI(t, "", "--version")
+	assert.Equal(t, exitPass, code, errOut)
+	assert.Equal(t, "assay "+version(debug.ReadBuildInfo())+"\n", out)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 )
 
@@ -22,6 +24,7 @@ type agreeFlags struct {
 	threshold float64
 	baseline  bool
 	format    string
+	quiet     bool
 	llm       llmFlags
 }
 
@@ -58,6 +61,7 @@ labelled record can be scored the run exits 2.`,
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("metric")
 	_ = cmd.MarkFlagRequired("label")
 	return cmd
@@ -118,8 +122,13 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	defaulted := 0
 	for _, j := range jobs {
 		t := j.threshold
-		res, err := bench.AgreeStream(cmd.Context(), data.records(), bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency},
+		meter, err := newMeter(cmd, &f.llm, "agree "+j.metric, labelled, f.quiet, client)
+		if err != nil {
+			return err
+		}
+		res, err := bench.AgreeStream(cmd.Context(), data.records(), bench.Job{Scorer: metered{j.scorer, meter}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency},
 			bench.AgreeOptions{Label: f.label, Threshold: &t})
+		meter.Close()
 		switch {
 		case err != nil && cmd.Context().Err() != nil:
 			return &exitError{code: exitInfra, err: err}
@@ -148,6 +157,24 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		}
 	}
 	return nil
+}
+
+// metered counts each record its scorer scored on a progress meter.
+type metered struct {
+	eval.Scorer
+	meter *prog.Meter
+}
+
+var _ eval.Scorer = metered{}
+
+func (m metered) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	sc, err := m.Scorer.Score(ctx, s)
+	defaulted := 0
+	if sc.Defaulted {
+		defaulted = 1
+	}
+	m.meter.Add(1, defaulted)
+	return sc, err
 }
 
 // rowDefaults counts the judgements of r's rows and their defaults, each

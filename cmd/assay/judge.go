@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 )
@@ -26,6 +28,7 @@ type judgeFlags struct {
 	metrics []string
 	format  string
 	min     minGate
+	quiet   bool
 	llm     llmFlags
 }
 
@@ -67,8 +70,27 @@ must not pass for a result.`,
 	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8,answer_relevancy=0.7) or both; a neutral default never passes a floor")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("metric")
 	return cmd
+}
+
+// newMeter starts the progress of a run over n records on stderr, with
+// the money the client spends when it is a model's. Off a terminal a line
+// is printed every $ASSAY_PROGRESS_EVERY (a duration; 5s by default).
+func newMeter(cmd *cobra.Command, f *llmFlags, label string, n int, quiet bool, client *llm.Client) (*prog.Meter, error) {
+	cfg := prog.Config{Label: label, Total: n, Quiet: quiet, Live: prog.IsTerminal(cmd.ErrOrStderr())}
+	if v := f.env("ASSAY_PROGRESS_EVERY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, inputErr(fmt.Errorf("$ASSAY_PROGRESS_EVERY: want a positive duration such as 30s, got %q", v))
+		}
+		cfg.Every = d
+	}
+	if client.Name() != "offline" {
+		cfg.Cost = func() float64 { return client.Usage().CostUSD }
+	}
+	return prog.New(cmd.ErrOrStderr(), cfg), nil
 }
 
 // registerMaxDefaultRate adds --max-default-rate, for the commands that
@@ -162,7 +184,13 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// Results are written as records finish, in record order, so a long run
 	// shows progress and an interrupted one keeps what it judged, and the
 	// writing overlaps the wait for the model.
-	out := newResultWriter(cmd.OutOrStdout(), f.format)
+	// Progress goes to stderr: a bar on a terminal, a line every few
+	// seconds elsewhere.
+	meter, err := newMeter(cmd, &f.llm, "judge", data.n, f.quiet, client)
+	if err != nil {
+		return err
+	}
+	out := newResultWriter(meter.Writer(cmd.OutOrStdout()), f.format)
 	// The summary's "passed" is at the --min floor where one is set, else
 	// at the metric's default threshold.
 	tally := bench.Tally{Threshold: func(m string) float64 {
@@ -177,9 +205,13 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
 	err = bench.ScoreStream(cmd.Context(), data.records(), scorers, bench.TasksPerCall*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
+		defaulted := 0
 		for _, sc := range scores {
 			tally.Add(sc)
 			defaults.Add(named(rec.ID, sc))
+			if sc.Defaulted {
+				defaulted++
+			}
 			r := resultOf(rec.ID, sc)
 			f.min.count(r)
 			if werr = out.write(r); werr != nil {
@@ -187,6 +219,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 			}
 		}
 		done++
+		meter.Add(1, defaulted)
 		werr = out.flush()
 		return werr
 	})
@@ -197,6 +230,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if cerr := out.close((err == nil || interrupted) && werr == nil); werr == nil {
 		werr = cerr
 	}
+	meter.Close() // after the results it may print, before the summary
 	defaulted := tally.Defaulted()
 	if werr == nil && (err == nil || interrupted) {
 		// An interrupted run still shows what it judged and spent.

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -537,4 +538,91 @@ func TestJudgeInterruptedJSONL(t *testing.T) {
 		ids = append(ids, r.ID)
 	}
 	assert.Equal(t, []string{"r1", "r2", "r3", "r4"}, ids)
+}
+
+// watchWriter is a stderr safe for concurrent writes that closes seen the
+// first time what was written contains want.
+type watchWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return n, err
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestProgressLines: off a terminal, judge and agree print a progress line
+// every $ASSAY_PROGRESS_EVERY while they run: records done of the total
+// and the defaults so far. The model holds r3 and r4 back until the line
+// for the records done without them has been printed (judge writes in
+// record order, agree counts as records finish), so the test waits on that
+// line, not on a clock; a generous deadline stops a failing test from
+// hanging. --quiet prints none.
+func TestProgressLines(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args  []string
+		want  string
+		quiet bool
+	}{
+		"judge":         {args: []string{"judge", "--metric", "source_relevance", "--format", "jsonl"}, want: "judge: 2/6 records, "},
+		"agree":         {args: []string{"agree", "--metric", "source_relevance", "--label", "faithful"}, want: "agree source_relevance: 4/6 records, "}, // in any order: the four not held back
+		"judge --quiet": {args: []string{"judge", "-q", "--metric", "source_relevance", "--format", "jsonl"}, quiet: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			stderr := &watchWriter{want: tc.want, seen: make(chan struct{})}
+			release := stderr.seen
+			if tc.quiet {
+				release = make(chan struct{})
+				close(release)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+				for _, m := range req.Messages {
+					if strings.Contains(m.Content, "Frankenstein") { // r3 and r4
+						select {
+						case <-release:
+						case <-ctx.Done():
+						}
+					}
+				}
+				return llmtest.JudgeReplies(req)
+			}))
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_PROGRESS_EVERY": "1ms"}
+			var out bytes.Buffer
+			args := append(append([]string{}, tc.args...), "--no-cache", "../../fixtures/rag/labelled.jsonl")
+			code := run(ctx, args, func(k string) string { return env[k] }, strings.NewReader(""), &out, stderr)
+			require.Equal(t, exitPass, code, stderr.String())
+			if tc.quiet {
+				assert.NotContains(t, stderr.String(), " records, ")
+				return
+			}
+			assert.Regexp(t, regexp.MustCompile(regexp.QuoteMeta(tc.want)+`[0-9.]+/s, ETA [0-9hms.]+, 0 defaulted, \$0\.0000\n`), stderr.String())
+		})
+	}
+}
+
+func TestProgressIntervalMustBeADuration(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runEnv(t, map[string]string{"ASSAY_PROGRESS_EVERY": "often"}, "judge", "--metric", "faithfulness", "../../fixtures/rag/eiffel.json")
+	assert.Equal(t, exitInput, code)
+	assert.Contains(t, errOut, `$ASSAY_PROGRESS_EVERY: want a positive duration such as 30s, got "often"`)
 }

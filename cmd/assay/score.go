@@ -39,6 +39,8 @@ func newScoreCmd(env func(string) string) *cobra.Command {
 		Short: "Score a research report (Markdown) or a retrieval sample (JSON)",
 		Long: `Score a research report with the research profile (the default), or a
 retrieval sample with --profile context. FILE "-" reads standard input.
+Without --profile, a JSON object with query and chunks is taken for a
+retrieval sample and scored with the context profile; other JSON is refused.
 
 The research card (seed 000) has grounding 5, source quality 2, diversity 1,
 completeness 1 and clarity 1 points; grounding below 5/5 fails the report,

@@ -4,7 +4,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 build: ## build bin/assay
-	CGO_ENABLED=0 go build -trimpath -o bin/assay ./cmd/assay
+	CGO_ENABLED=0 go build -buildvcs=auto -trimpath -o bin/assay ./cmd/assay
 
 test: ## run every test with the race detector
 	go test -race ./...

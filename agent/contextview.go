@@ -17,18 +17,59 @@ func contextScorer(s ScorerSpec) eval.Scorer {
 }
 
 // ContextView is the context card in seed 002's shape: the composite score,
-// its four sub-scores, the warning and the CRAG decision.
+// its four sub-scores, the warning and the CRAG decision. JSON and YAML
+// carry the same keys (MarshalYAML).
 type ContextView struct {
-	Profile               string                        `json:"profile"`
-	Status                string                        `json:"status"`
-	Reason                string                        `json:"reason"`
-	Overall               float64                       `json:"overall"`
-	RetrievalConfidence   float64                       `json:"retrievalConfidence"`
-	ContextSufficiency    float64                       `json:"contextSufficiency"`
-	DiversityScore        float64                       `json:"diversityScore"`
-	EstimatedFaithfulness float64                       `json:"estimatedFaithfulness"`
+	Profile               string                        `json:"profile" yaml:"profile"`
+	Status                string                        `json:"status" yaml:"status"`
+	Reason                string                        `json:"reason" yaml:"reason"`
+	Overall               float64                       `json:"overall" yaml:"overall"`
+	RetrievalConfidence   float64                       `json:"retrievalConfidence" yaml:"retrievalConfidence"`
+	ContextSufficiency    float64                       `json:"contextSufficiency" yaml:"contextSufficiency"`
+	DiversityScore        float64                       `json:"diversityScore" yaml:"diversityScore"`
+	EstimatedFaithfulness float64                       `json:"estimatedFaithfulness" yaml:"estimatedFaithfulness"`
 	Warning               string                        `json:"warning,omitempty" yaml:"warning,omitempty"`
-	CRAG                  heuristics.CRAGClassification `json:"crag"`
+	CRAG                  heuristics.CRAGClassification `json:"crag" yaml:"-"`
+}
+
+// MarshalYAML implements yaml.Marshaler: the card with the keys of its
+// JSON, the CRAG action included, which is the seed's tagged union there
+// (only the field of its type, kept even when empty).
+func (v ContextView) MarshalYAML() (any, error) {
+	type action struct {
+		Type        string    `yaml:"type"`
+		SubQueries  *[]string `yaml:"subQueries,omitempty"`
+		SearchQuery *string   `yaml:"searchQuery,omitempty"`
+	}
+	type crag struct {
+		Classification string  `yaml:"classification"`
+		Confidence     float64 `yaml:"confidence"`
+		Action         action  `yaml:"action"`
+	}
+	type plain ContextView // drops this method
+	type card struct {
+		plain `yaml:",inline"`
+		CRAG  crag `yaml:"crag"`
+	}
+	a := v.CRAG.Action
+	act := action{Type: a.Type}
+	switch sub, q := a.SubQueries, a.SearchQuery; a.Type {
+	case heuristics.ActionDecompose:
+		if sub == nil {
+			sub = []string{}
+		}
+		act.SubQueries = &sub
+	case heuristics.ActionSupplementalSearch:
+		act.SearchQuery = &q
+	default:
+		if len(sub) > 0 {
+			act.SubQueries = &sub
+		}
+		if q != "" {
+			act.SearchQuery = &q
+		}
+	}
+	return card{plain: plain(v), CRAG: crag{v.CRAG.Classification, v.CRAG.Confidence, act}}, nil
 }
 
 // NewContextView arranges a context card with its CRAG classification,

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 )
 
@@ -21,6 +24,7 @@ type agreeFlags struct {
 	threshold float64
 	baseline  bool
 	format    string
+	quiet     bool
 	llm       llmFlags
 }
 
@@ -38,7 +42,8 @@ resamples, fixed seed), to show how much a dataset of this size can tell.
 With --baseline the plain token-overlap baseline is measured beside it.
 
 Defaulted judge results are counted and left out of the statistics, never
-averaged in. So are records the judge cannot score (context_recall without
+averaged in; more of them than --max-default-rate allows (5%, none under
+--strict) exits 3. So are records the judge cannot score (context_recall without
 a reference, say): the first is named on standard error, and when no
 labelled record can be scored the run exits 2.`,
 		Example: `  assay agree --metric faithfulness --label faithful --baseline data/begin.dev.jsonl
@@ -55,6 +60,8 @@ labelled record can be scored the run exits 2.`,
 	fl.BoolVar(&f.baseline, "baseline", false, "also measure the plain token-overlap baseline")
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	f.llm.register(fl)
+	registerMaxDefaultRate(fl, &f.llm)
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("metric")
 	_ = cmd.MarkFlagRequired("label")
 	return cmd
@@ -70,6 +77,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	setThreshold := cmd.Flags().Changed("threshold")
 	if setThreshold && !(f.threshold >= 0 && f.threshold <= 1) { // NaN too
 		return inputErr(fmt.Errorf("--threshold: want a value from 0 to 1, got %g", f.threshold))
+	}
+	if err := f.llm.checkMaxDefaultRate(); err != nil {
+		return err
 	}
 	// A first pass checks the whole dataset, so that bad input is reported
 	// before any model call; each scorer reads it again record by record.
@@ -112,8 +122,13 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	defaulted := 0
 	for _, j := range jobs {
 		t := j.threshold
-		res, err := bench.AgreeStream(cmd.Context(), data.records(), bench.Job{Scorer: j.scorer, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency},
+		meter, err := newMeter(cmd, &f.llm, "agree "+j.metric, labelled, f.quiet, client)
+		if err != nil {
+			return err
+		}
+		res, err := bench.AgreeStream(cmd.Context(), data.records(), bench.Job{Scorer: metered{j.scorer, meter}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency},
 			bench.AgreeOptions{Label: f.label, Threshold: &t})
+		meter.Close()
 		switch {
 		case err != nil && cmd.Context().Err() != nil:
 			return &exitError{code: exitInfra, err: err}
@@ -137,6 +152,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		return err
 	}
 	for _, r := range results {
+		if err := f.llm.defaultRateErr(rowDefaults(r)); err != nil {
+			return err
+		}
 		if r.N == 0 && r.Defaulted > 0 {
 			// Nothing was measured: a run whose every judgement fell
 			// back to the neutral default must not pass for a result.
@@ -144,7 +162,41 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 				r.Metric, r.Defaulted)}
 		}
 	}
-	return f.llm.strictErr(defaulted)
+	return nil
+}
+
+// metered counts each record its scorer scored on a progress meter.
+type metered struct {
+	eval.Scorer
+	meter *prog.Meter
+}
+
+var _ eval.Scorer = metered{}
+
+func (m metered) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	sc, err := m.Scorer.Score(ctx, s)
+	defaulted := 0
+	if sc.Defaulted {
+		defaulted = 1
+	}
+	m.meter.Add(1, defaulted)
+	return sc, err
+}
+
+// rowDefaults counts the judgements of r's rows and their defaults, each
+// metric apart, so that the baseline beside a judge does not dilute it.
+func rowDefaults(r bench.AgreeResult) bench.Defaults {
+	d := bench.Defaults{Total: len(r.Rows)}
+	for _, row := range r.Rows {
+		if !row.Defaulted {
+			continue
+		}
+		d.Defaulted++
+		if d.First == nil && row.Err != "" {
+			d.First = fmt.Errorf("record %s: %s: %w", row.ID, r.Metric, errors.New(row.Err))
+		}
+	}
+	return d
 }
 
 // unscored reports the labelled records the scorer returned an error for

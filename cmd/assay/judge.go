@@ -9,13 +9,17 @@ import (
 	"io"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 )
@@ -24,6 +28,7 @@ type judgeFlags struct {
 	metrics []string
 	format  string
 	min     minGate
+	quiet   bool
 	llm     llmFlags
 }
 
@@ -47,9 +52,12 @@ Metrics: ` + strings.Join(judges.Metrics(), ", ") + `.
 Without --llm, $ASSAY_LLM or $OPENAI_API_KEY the judges run offline: lexical
 and deterministic, labelled "offline (approximate)". A judge whose model
 fails after retries scores a neutral 3 of 5 (value 0.5), flagged as
-defaulted and counted; --strict makes that exit 3.`,
+defaulted and counted. When more than --max-default-rate of the judgements
+(5% by default; none under --strict) defaulted, the run exits 3 and names
+the first cause: a server down, a bad key or a rate limit that never cleared
+must not pass for a result.`,
 		Example: `  assay judge --metric faithfulness fixtures/rag/eiffel.json
-  assay judge --metric faithfulness,answer_relevancy --llm openai:gpt-4o-mini data.jsonl
+  assay judge --metric faithfulness,answer_relevancy --llm openai:gpt-4o-mini --format jsonl data.jsonl > results.jsonl
   assay judge --metric faithfulness --dry-run --llm openai:gpt-4o data.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,11 +66,62 @@ defaulted and counted; --strict makes that exit 3.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.metrics, "metric", nil, "metrics to judge, comma separated (required)")
-	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json or text")
+	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json, jsonl or text; jsonl (one result a line, written as each record finishes) is the one for files, as a cut-off run leaves only whole lines")
 	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8,answer_relevancy=0.7) or both; a neutral default never passes a floor")
 	f.llm.register(fl)
+	registerMaxDefaultRate(fl, &f.llm)
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("metric")
 	return cmd
+}
+
+// newMeter starts the progress of a run over n records on stderr, with
+// the money the client spends when it is a model's. Off a terminal a line
+// is printed every $ASSAY_PROGRESS_EVERY (a duration; 5s by default).
+func newMeter(cmd *cobra.Command, f *llmFlags, label string, n int, quiet bool, client *llm.Client) (*prog.Meter, error) {
+	cfg := prog.Config{Label: label, Total: n, Quiet: quiet, Live: prog.IsTerminal(cmd.ErrOrStderr())}
+	if v := f.env("ASSAY_PROGRESS_EVERY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, inputErr(fmt.Errorf("$ASSAY_PROGRESS_EVERY: want a positive duration such as 30s, got %q", v))
+		}
+		cfg.Every = d
+	}
+	if client.Name() != "offline" {
+		cfg.Cost = func() float64 { return client.Usage().CostUSD }
+	}
+	return prog.New(cmd.ErrOrStderr(), cfg), nil
+}
+
+// registerMaxDefaultRate adds --max-default-rate, for the commands that
+// judge datasets.
+func registerMaxDefaultRate(fl *pflag.FlagSet, f *llmFlags) {
+	fl.Float64Var(&f.maxDefaultRate, "max-default-rate", bench.DefaultMaxRate,
+		"exit 3 when more than this share (0 to 1) of the judgements fell back to the neutral default; --strict makes it 0")
+}
+
+// checkMaxDefaultRate checks --max-default-rate before any call.
+func (f *llmFlags) checkMaxDefaultRate() error {
+	if !(f.maxDefaultRate >= 0 && f.maxDefaultRate <= 1) { // NaN too
+		return inputErr(fmt.Errorf("--max-default-rate: want a share from 0 to 1 (0.05 is 5%%), got %g", f.maxDefaultRate))
+	}
+	return nil
+}
+
+// defaultRateErr is the exit 3 for a run whose share of neutral defaults
+// is over --max-default-rate (0 under --strict), or nil.
+func (f *llmFlags) defaultRateErr(d bench.Defaults) error {
+	limit, flag := f.maxDefaultRate, "--max-default-rate "+strconv.FormatFloat(f.maxDefaultRate, 'f', -1, 64)
+	if f.strict {
+		limit, flag = 0, "--strict (no default allowed)"
+	}
+	var re *bench.DefaultRateError
+	if !errors.As(d.Check(limit), &re) {
+		return nil
+	}
+	return &exitError{code: exitInfra, err: fmt.Errorf("%s fell back to the neutral default, over %s: %s\n"+
+		"check that the model server is up and the key and model name are right (--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY), "+
+		"or allow more defaults with --max-default-rate", re.Summary(), flag, re.Cause())}
 }
 
 // judgeResult is one score as printed.
@@ -82,7 +141,7 @@ type judgeResult struct {
 }
 
 func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
-	if err := checkFormat(f.format, "yaml", "json", "text"); err != nil {
+	if err := checkFormat(f.format, "yaml", "json", "jsonl", "text"); err != nil {
 		return err
 	}
 	if len(f.metrics) == 0 {
@@ -98,6 +157,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	}
 	if err := f.min.check(f.metrics); err != nil {
 		return inputErr(err)
+	}
+	if err := f.llm.checkMaxDefaultRate(); err != nil {
+		return err
 	}
 	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
 	if err != nil {
@@ -123,7 +185,13 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// Results are written as records finish, in record order, so a long run
 	// shows progress and an interrupted one keeps what it judged, and the
 	// writing overlaps the wait for the model.
-	out := newResultWriter(cmd.OutOrStdout(), f.format)
+	// Progress goes to stderr: a bar on a terminal, a line every few
+	// seconds elsewhere.
+	meter, err := newMeter(cmd, &f.llm, "judge", data.n, f.quiet, client)
+	if err != nil {
+		return err
+	}
+	out := newResultWriter(meter.Writer(cmd.OutOrStdout()), f.format)
 	// The summary's "passed" is at the --min floor where one is set, else
 	// at the metric's default threshold.
 	tally := bench.Tally{Threshold: func(m string) float64 {
@@ -133,12 +201,18 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return judges.DefaultThreshold(m, client)
 	}}
 	done := 0
+	var defaults bench.Defaults
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
 	err = bench.ScoreStream(cmd.Context(), data.records(), scorers, bench.TasksPerCall*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
+		defaulted := 0
 		for _, sc := range scores {
 			tally.Add(sc)
+			defaults.Add(named(rec.ID, sc))
+			if sc.Defaulted {
+				defaulted++
+			}
 			r := resultOf(rec.ID, sc)
 			f.min.count(r)
 			if werr = out.write(r); werr != nil {
@@ -146,6 +220,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 			}
 		}
 		done++
+		meter.Add(1, defaulted)
 		werr = out.flush()
 		return werr
 	})
@@ -156,6 +231,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if cerr := out.close((err == nil || interrupted) && werr == nil); werr == nil {
 		werr = cerr
 	}
+	meter.Close() // after the results it may print, before the summary
 	defaulted := tally.Defaulted()
 	if werr == nil && (err == nil || interrupted) {
 		// An interrupted run still shows what it judged and spent.
@@ -178,10 +254,19 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if err := f.llm.budgetErr(client); err != nil {
 		return err
 	}
-	if err := f.llm.strictErr(defaulted); err != nil {
+	if err := f.llm.defaultRateErr(defaults); err != nil {
 		return err
 	}
 	return f.min.err()
+}
+
+// named is sc with its error, if any, naming the record and metric, for
+// the default-rate message.
+func named(id string, sc eval.Score) eval.Score {
+	if sc.Err != nil {
+		sc.Err = fmt.Errorf("record %s: %s: %w", id, sc.Metric, sc.Err)
+	}
+	return sc
 }
 
 func resultOf(id string, sc eval.Score) judgeResult {
@@ -197,7 +282,10 @@ func round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
 
 // resultWriter writes judge results one by one in a format (yaml, json or
 // text) whose whole is the same as encoding the list at once, and which
-// stays well-formed when close is called after a partial run.
+// stays well-formed when close is called after a partial run. jsonl is one
+// JSON object a line, the format for files: each flush hands the lines it
+// holds to the writer in one Write, so a run killed at any point (even
+// kill -9, which skips close) leaves only whole lines, each readable alone.
 type resultWriter struct {
 	w      *bufio.Writer
 	format string
@@ -212,6 +300,11 @@ func newResultWriter(w io.Writer, format string) *resultWriter {
 func (rw *resultWriter) write(r judgeResult) error {
 	defer func() { rw.n++ }()
 	switch rw.format {
+	case "jsonl":
+		// Held in buf until flush, which writes whole lines only.
+		enc := json.NewEncoder(&rw.buf)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(r)
 	case "json":
 		// One element of an array indented by two spaces, as
 		// json.MarshalIndent of the whole list writes it.
@@ -264,12 +357,27 @@ func (rw *resultWriter) write(r judgeResult) error {
 }
 
 // flush writes out what is buffered, so finished records show at once.
-func (rw *resultWriter) flush() error { return rw.w.Flush() }
+func (rw *resultWriter) flush() error {
+	if rw.format == "jsonl" && rw.buf.Len() > 0 {
+		// The bufio.Writer is empty here, so it passes the lines on in
+		// one Write (directly when they are larger than its buffer).
+		_, err := rw.w.Write(rw.buf.Bytes())
+		rw.buf.Reset()
+		if err != nil {
+			return err
+		}
+	}
+	return rw.w.Flush()
+}
 
 // close ends the list and flushes. With nothing written, complete says
 // whether to write an empty list (the run finished) or nothing (it failed).
 func (rw *resultWriter) close(complete bool) error {
 	switch {
+	case rw.format == "jsonl":
+		// No records is no lines: an empty file is an empty JSON Lines
+		// file. Lines not yet flushed are written whole.
+		return rw.flush()
 	case rw.n == 0 && complete && rw.format != "text":
 		rw.w.WriteString("[]\n")
 	case rw.format == "json" && rw.n > 0:

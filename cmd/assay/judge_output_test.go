@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,4 +91,72 @@ func printResults(w io.Writer, format string, rs []judgeResult) error {
 		}
 	}
 	return rw.close(true)
+}
+
+// writeLog records each Write it is handed, and fails every Write after
+// the first ok, as standard output does when the process is killed.
+type writeLog struct {
+	writes []string
+	ok     int
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	if len(w.writes) >= w.ok {
+		return 0, errors.New("killed")
+	}
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+// TestResultWriterJSONL: jsonl writes one result a line, every line
+// readable alone, and hands the writer whole lines only, so a run cut off
+// after any write leaves whole lines; records not flushed are not written.
+func TestResultWriterJSONL(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a claim with <markup> & quotes \" ", 400) // over bufio's 4 KB
+	rs := []judgeResult{
+		{ID: "r1", Metric: "faithfulness", Value: 1, Reason: long},
+		{ID: "r1", Metric: "source_relevance", Value: 0.5, Defaulted: true, Error: "status 500\nsecond line"},
+		{ID: "r2", Metric: "faithfulness", Value: 0.25},
+		{ID: "r3", Metric: "faithfulness", Value: 0.75, Reason: long},
+	}
+	// Records: r1 (two results), r2, r3; a flush after each.
+	records := [][]judgeResult{rs[:2], rs[2:3], rs[3:]}
+	tests := map[string]struct {
+		ok   int // writes that succeed before the kill
+		want []judgeResult
+	}{
+		"run to the end":          {ok: 99, want: rs},
+		"killed before anything":  {ok: 0, want: nil},
+		"killed after one record": {ok: 1, want: rs[:2]},
+		"killed after two":        {ok: 2, want: rs[:3]},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := &writeLog{ok: tc.ok}
+			rw := newResultWriter(w, "jsonl")
+			for _, rec := range records {
+				for _, r := range rec {
+					require.NoError(t, rw.write(r))
+				}
+				if rw.flush() != nil {
+					break
+				}
+			}
+			_ = rw.close(true)
+			var got []judgeResult
+			for i, chunk := range w.writes {
+				require.True(t, strings.HasSuffix(chunk, "\n"), "write %d ends mid-line", i)
+			}
+			all := strings.Join(w.writes, "")
+			for line := range strings.Lines(all) {
+				var r judgeResult
+				require.NoError(t, json.Unmarshal([]byte(line), &r), "each line parses alone: %q", line)
+				got = append(got, r)
+			}
+			assert.Equal(t, tc.want, got)
+			assert.NotContains(t, all, `\u003c`, "no HTML escaping, as json")
+		})
+	}
 }

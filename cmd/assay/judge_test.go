@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,16 +130,17 @@ func TestJudgeStrictOnFailingModel(t *testing.T) {
 	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
 	args := []string{"judge", "--no-cache", "--metric", "faithfulness", "--format", "json", "../../fixtures/rag/eiffel.json"}
 
-	code, out, errOut := runEnv(t, env, args...)
+	// Allowed every default, the run shows them flagged and passes.
+	code, out, errOut := runEnv(t, env, append([]string{"judge", "--max-default-rate", "1"}, args[1:]...)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `"defaulted": true`)
 	assert.Contains(t, out, `"value": 0.5`)
 	assert.Contains(t, out, "status 400")
 	assert.Contains(t, errOut, "neutral defaults 1")
 
-	code, _, errOut = runEnv(t, env, append([]string{"judge", "--strict"}, args[1:]...)...)
+	code, _, errOut = runEnv(t, env, append([]string{"judge", "--max-default-rate", "1", "--strict"}, args[1:]...)...)
 	assert.Equal(t, exitInfra, code)
-	assert.Contains(t, errOut, "--strict: 1 judge result(s) fell back to the neutral default")
+	assert.Contains(t, errOut, "assay: 1 of 1 judgements (100%) fell back to the neutral default, over --strict (no default allowed): ")
 }
 
 // stripUsage removes the usage of each result, which differs between a
@@ -167,7 +170,7 @@ func TestJudgeSummaryKeepsDefaultsApart(t *testing.T) {
 		return llmtest.JudgeReplies(req)
 	}))
 	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
-	code, out, errOut := runEnv(t, env, "judge", "--no-cache", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
+	code, out, errOut := runEnv(t, env, "judge", "--no-cache", "--max-default-rate", "0.5", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, 2, strings.Count(out, `"defaulted": true`))
 	assert.Contains(t, errOut, "metric            scored  mean   min    passed        defaulted\n"+
@@ -352,6 +355,15 @@ func TestAgreeEveryRecordDefaulted(t *testing.T) {
 		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, exitInfra, code, errb.String())
 	assert.Contains(t, out.String(), "| faithfulness | faithful | 0 (0/0) | 6 | 0 | 0 | n/a | - | n/a | n/a | n/a | - |")
+	assert.Contains(t, errb.String(), "assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: ")
+	assert.Contains(t, errb.String(), "status 500")
+
+	// Allowed every default, agree still refuses to pass off nothing
+	// measured as a result.
+	errb.Reset()
+	code = run(context.Background(), []string{"agree", "--no-cache", "--max-retry-time", "50ms", "--max-default-rate", "1", "--metric", "faithfulness", "--label", "faithful", "../../fixtures/rag/labelled.jsonl"},
+		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, exitInfra, code, errb.String())
 	assert.Contains(t, errb.String(), "all 6 labelled records fell back to the neutral default")
 }
 
@@ -403,4 +415,214 @@ func TestJudgeChecksWhatEachMetricNeedsFirst(t *testing.T) {
 			assert.Zero(t, srv.Calls(), "no model call before the input is checked")
 		})
 	}
+}
+
+// TestDefaultRateExits: a run whose judgements fell back to the neutral
+// default more often than --max-default-rate allows (0 under --strict)
+// exits 3 and says how many, of how many, and the first cause; under the
+// limit it passes with the defaults counted.
+func TestDefaultRateExits(t *testing.T) {
+	t.Parallel()
+	// A port nothing listens on: the server is down.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	downURL := "http://" + ln.Addr().String() + "/v1"
+	require.NoError(t, ln.Close())
+
+	failOn := func(status int, texts ...string) llmtest.Option {
+		return llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+			for _, m := range req.Messages {
+				for _, s := range texts {
+					if strings.Contains(m.Content, s) {
+						return llmtest.Reply{Status: status}
+					}
+				}
+			}
+			return llmtest.JudgeReplies(req)
+		})
+	}
+	data := "../../fixtures/rag/labelled.jsonl"
+	judge := []string{"judge", "--no-cache", "--max-retry-time", "100ms", "--metric", "source_relevance", "--format", "json"}
+	agree := []string{"agree", "--no-cache", "--max-retry-time", "100ms", "--metric", "faithfulness", "--label", "faithful"}
+	tests := map[string]struct {
+		server []llmtest.Option // nil: the server is down
+		args   []string
+		code   int
+		stderr string // in stderr; "" with code 0 checks there is no such line
+	}{
+		"server down": {nil, judge, exitInfra,
+			"assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: "},
+		"server down, agree": {nil, agree, exitInfra,
+			"assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: record r1: faithfulness: "},
+		"500 always": {[]llmtest.Option{llmtest.Default(llmtest.Reply{Status: 500})}, judge, exitInfra,
+			"assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: record r1: source_relevance: source 1: openai:judge-model: chat: status 500"},
+		"429 always": {[]llmtest.Option{llmtest.Default(llmtest.Reply{Status: 429, RetryAfter: "0"})}, judge, exitInfra,
+			"6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: "},
+		"a hang cut by --call-timeout": {[]llmtest.Option{llmtest.Default(llmtest.Reply{Delay: time.Minute})},
+			append([]string{"judge", "--call-timeout", "20ms"}, judge[1:]...), exitInfra,
+			"6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: "},
+		"a third failing, over the default limit": {[]llmtest.Option{failOn(400, "Great Wall")}, judge, exitInfra,
+			"assay: 2 of 6 judgements (33.3%) fell back to the neutral default, over --max-default-rate 0.05: "},
+		"a third failing, over --max-default-rate 0.3": {[]llmtest.Option{failOn(400, "Great Wall")},
+			append([]string{"judge", "--max-default-rate", "0.3"}, judge[1:]...), exitInfra,
+			"2 of 6 judgements (33.3%) fell back to the neutral default, over --max-default-rate 0.3: "},
+		"a third failing, under --max-default-rate 0.4": {[]llmtest.Option{failOn(400, "Great Wall")},
+			append([]string{"judge", "--max-default-rate", "0.4"}, judge[1:]...), exitPass, ""},
+		"one default allowed": {[]llmtest.Option{failOn(400, "Percy Shelley")},
+			[]string{"judge", "--no-cache", "--max-default-rate", "0.2", "--metric", "faithfulness", "--format", "json"}, exitPass, ""},
+		"--strict with one default": {[]llmtest.Option{failOn(400, "Percy Shelley")},
+			[]string{"judge", "--no-cache", "--max-default-rate", "0.2", "--strict", "--metric", "faithfulness", "--format", "json"}, exitInfra,
+			"assay: 1 of 6 judgements (16.7%) fell back to the neutral default, over --strict (no default allowed): record r4: faithfulness: extract claims: openai:judge-model: chat: status 400"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			url := downURL
+			if tc.server != nil {
+				url = llmtest.New(t, append(tc.server, llmtest.Quiet())...).URL()
+			}
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": url}
+			code, out, errOut := runEnv(t, env, append(tc.args, data)...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.NotEmpty(t, out, "the results are written whatever the exit")
+			if tc.code == exitPass {
+				assert.NotContains(t, errOut, "fell back to the neutral default, over")
+				assert.Regexp(t, `neutral defaults [12]\n`, errOut)
+				return
+			}
+			assert.Contains(t, errOut, tc.stderr)
+			assert.Contains(t, errOut, "or allow more defaults with --max-default-rate")
+		})
+	}
+}
+
+func TestMaxDefaultRateIsAShare(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"-0.1", "1.5", "NaN"} {
+		for _, cmd := range [][]string{{"judge", "--metric", "faithfulness"}, {"agree", "--metric", "faithfulness", "--label", "faithful"}} {
+			t.Run(cmd[0]+" "+v, func(t *testing.T) {
+				t.Parallel()
+				code, out, errOut := runCLI(t, "", append(cmd, "--max-default-rate", v, "../../fixtures/rag/labelled.jsonl")...)
+				assert.Equal(t, exitInput, code)
+				assert.Empty(t, out)
+				assert.Contains(t, errOut, "--max-default-rate: want a share from 0 to 1 (0.05 is 5%), got "+v)
+			})
+		}
+	}
+}
+
+// TestJudgeInterruptedJSONL: an interrupted jsonl run leaves one whole
+// line per judged record, each readable alone, and nothing else.
+func TestJudgeInterruptedJSONL(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "Great Wall") {
+				return llmtest.Reply{Delay: time.Minute}
+			}
+		}
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"judge", "--no-cache", "--metric", "source_relevance", "--format", "jsonl", "../../fixtures/rag/labelled.jsonl"},
+		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, exitInfra, code)
+	assert.Contains(t, errb.String(), "interrupted after 4 of 6 records")
+	var ids []string
+	for line := range strings.Lines(out.String()) {
+		var r judgeResult
+		require.NoError(t, json.Unmarshal([]byte(line), &r), line)
+		assert.Equal(t, "source_relevance", r.Metric)
+		ids = append(ids, r.ID)
+	}
+	assert.Equal(t, []string{"r1", "r2", "r3", "r4"}, ids)
+}
+
+// watchWriter is a stderr safe for concurrent writes that closes seen the
+// first time what was written contains want.
+type watchWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return n, err
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestProgressLines: off a terminal, judge and agree print a progress line
+// every $ASSAY_PROGRESS_EVERY while they run: records done of the total
+// and the defaults so far. The model holds r3 and r4 back until the line
+// for the records done without them has been printed (judge writes in
+// record order, agree counts as records finish), so the test waits on that
+// line, not on a clock; a generous deadline stops a failing test from
+// hanging. --quiet prints none.
+func TestProgressLines(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args  []string
+		want  string
+		quiet bool
+	}{
+		"judge":         {args: []string{"judge", "--metric", "source_relevance", "--format", "jsonl"}, want: "judge: 2/6 records, "},
+		"agree":         {args: []string{"agree", "--metric", "source_relevance", "--label", "faithful"}, want: "agree source_relevance: 4/6 records, "}, // in any order: the four not held back
+		"judge --quiet": {args: []string{"judge", "-q", "--metric", "source_relevance", "--format", "jsonl"}, quiet: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			stderr := &watchWriter{want: tc.want, seen: make(chan struct{})}
+			release := stderr.seen
+			if tc.quiet {
+				release = make(chan struct{})
+				close(release)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+				for _, m := range req.Messages {
+					if strings.Contains(m.Content, "Frankenstein") { // r3 and r4
+						select {
+						case <-release:
+						case <-ctx.Done():
+						}
+					}
+				}
+				return llmtest.JudgeReplies(req)
+			}))
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_PROGRESS_EVERY": "1ms"}
+			var out bytes.Buffer
+			args := append(append([]string{}, tc.args...), "--no-cache", "../../fixtures/rag/labelled.jsonl")
+			code := run(ctx, args, func(k string) string { return env[k] }, strings.NewReader(""), &out, stderr)
+			require.Equal(t, exitPass, code, stderr.String())
+			if tc.quiet {
+				assert.NotContains(t, stderr.String(), " records, ")
+				return
+			}
+			assert.Regexp(t, regexp.MustCompile(regexp.QuoteMeta(tc.want)+`[0-9.]+/s, ETA [0-9hms.]+, 0 defaulted, \$0\.0000\n`), stderr.String())
+		})
+	}
+}
+
+func TestProgressIntervalMustBeADuration(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runEnv(t, map[string]string{"ASSAY_PROGRESS_EVERY": "often"}, "judge", "--metric", "faithfulness", "../../fixtures/rag/eiffel.json")
+	assert.Equal(t, exitInput, code)
+	assert.Contains(t, errOut, `$ASSAY_PROGRESS_EVERY: want a positive duration such as 30s, got "often"`)
 }

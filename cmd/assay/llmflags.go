@@ -28,7 +28,10 @@ type llmFlags struct {
 	prices      string
 	maxElapsed  time.Duration
 	callTimeout time.Duration
-	env         func(string) string
+	// maxDefaultRate is --max-default-rate, registered by the commands
+	// that judge datasets (judge, agree); see defaultRateErr.
+	maxDefaultRate float64
+	env            func(string) string
 }
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {

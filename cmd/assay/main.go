@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
@@ -112,13 +113,45 @@ Without --llm, $ASSAY_LLM or $OPENAI_API_KEY everything runs offline: no
 account, no network, and the judges say "offline (approximate)".
 
 Exit codes: 0 pass, 1 scored but not passed, 2 usage or input error,
-3 infrastructure failure (or a judge default under --strict).`,
+3 infrastructure failure: the model unreachable, an interrupted run, or
+more judge defaults than --max-default-rate allows (any under --strict).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(debug.ReadBuildInfo()),
 	}
+	root.SetVersionTemplate("assay {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newScoreCmd(env), newJudgeCmd(env), newAgreeCmd(env), newResearchCmd(env))
 	return root
+}
+
+// version is what --version prints: the module version the binary was
+// built at, and the commit it was built from when the build recorded one
+// ("+dirty" marks uncommitted changes).
+func version(info *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "(unknown version: built without module information)"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	if modified == "true" {
+		rev += "+dirty"
+	}
+	return v + " (commit " + rev + ")"
 }

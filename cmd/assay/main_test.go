@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -40,6 +41,9 @@ func TestGoldenCards(t *testing.T) {
 		"context-good.json":  {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/good.json"}, 0},
 		"context-ambig.json": {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/ambiguous.json"}, 1},
 		"context-poor.json":  {[]string{"score", "--profile", "context", "--format", "json", "../../fixtures/context/poor.json"}, 1},
+		"iterate.txt":        {[]string{"score", "--now", "2026-11-23", "--format", "text", "--query", q, "../../fixtures/reports/iterate.md"}, 1},
+		"context-ambig.txt":  {[]string{"score", "--profile", "context", "--format", "text", "../../fixtures/context/ambiguous.json"}, 1},
+		"context-poor.yaml":  {[]string{"score", "--profile", "context", "../../fixtures/context/poor.json"}, 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -95,7 +99,7 @@ func TestBadInputs(t *testing.T) {
 		"unknown profile":          {[]string{"score", "--profile", "nope", empty}, "", 2, `unknown profile "nope"`},
 		"bad profile value":        {[]string{"score", "--profile", badProfile, empty}, "", 2, "p.yaml:7: scorers[0].max: must be a positive number, got -5"},
 		"unknown profile field":    {[]string{"score", "--profile", unknownField, empty}, "", 2, "p2.yaml:6: scorers[0].colour: unknown field"},
-		"bad format":               {[]string{"score", "--format", "xml", empty}, "", 2, "--format: must be yaml, json or md"},
+		"bad format":               {[]string{"score", "--format", "xml", empty}, "", 2, "--format: must be yaml, json, md or text"},
 		"bad --now":                {[]string{"score", "--now", "yesterday", empty}, "", 2, "--now: want YYYY-MM-DD"},
 		"credibility out of range": {[]string{"score", "--sources", badSources, unterminated}, "", 2, "s.json:2: sources[0].credibility_score: must be between 1 and 10, got 14"},
 		"no file argument":         {[]string{"score"}, "", 2, "accepts 1 arg(s)"},
@@ -155,4 +159,30 @@ func TestJudgeStdin(t *testing.T) {
 			assert.NotContains(t, errOut, "stdin.json")
 		})
 	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		info *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		"a tagged module with its commit": {&debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "f272e604bfeb"}, {Key: "vcs.modified", Value: "false"}}}, true, "v1.2.0 (commit f272e604bfeb)"},
+		"a dirty tree": {&debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261124213100-f272e604bfeb+dirty"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "f272e604bfeb"}, {Key: "vcs.modified", Value: "true"}}}, true,
+			"v0.0.0-20261124213100-f272e604bfeb+dirty (commit f272e604bfeb+dirty)"},
+		"built without vcs stamping": {&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "(devel)"},
+		"no build info":              {nil, false, "(unknown version: built without module information)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, version(tc.info, tc.ok))
+		})
+	}
+	code, out, errOut := runCLI(t, "", "--version")
+	assert.Equal(t, exitPass, code, errOut)
+	assert.Equal(t, "assay "+version(debug.ReadBuildInfo())+"\n", out)
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +39,8 @@ func newScoreCmd(env func(string) string) *cobra.Command {
 		Short: "Score a research report (Markdown) or a retrieval sample (JSON)",
 		Long: `Score a research report with the research profile (the default), or a
 retrieval sample with --profile context. FILE "-" reads standard input.
+Without --profile, a JSON object with query and chunks is taken for a
+retrieval sample and scored with the context profile; other JSON is refused.
 
 The research card (seed 000) has grounding 5, source quality 2, diversity 1,
 completeness 1 and clarity 1 points; grounding below 5/5 fails the report,
@@ -53,14 +58,14 @@ a total of 8 or more passes it, anything else should iterate.`,
 	fl.StringVar(&f.query, "query", "", "the research query the report answers (default: the report's title)")
 	fl.StringVar(&f.sources, "sources", "", "JSON file of sources with credibility scores or metadata (seed 000's validated_citations)")
 	fl.StringVar(&f.tiers, "tiers", "", "YAML file of credibility tiers that extends or overrides the built-in ones")
-	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json or md")
+	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json, md or text")
 	fl.StringVar(&f.now, "now", "", "the date to judge source recency against (YYYY-MM-DD or RFC 3339; default: today)")
 	f.llm.register(fl)
 	return cmd
 }
 
 func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
-	if err := checkFormat(f.format, "yaml", "json", "md"); err != nil {
+	if err := checkFormat(f.format, "yaml", "json", "md", "text"); err != nil {
 		return err
 	}
 	p, err := agent.LoadProfile(f.profile)
@@ -84,6 +89,18 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 		return inputErr(err)
 	}
 	name := displayName(file)
+	if !cmd.Flags().Changed("profile") {
+		profile, err := detectProfile(name, data)
+		if err != nil {
+			return inputErr(err)
+		}
+		if profile != f.profile {
+			if p, err = agent.LoadProfile(profile); err != nil {
+				return inputErr(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "assay: %s is a retrieval sample (a JSON object with query and chunks): scoring it with --profile %s\n", name, profile)
+		}
+	}
 
 	var sample eval.Sample
 	switch p.Kind {
@@ -132,6 +149,27 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	return nil
 }
 
+// detectProfile picks the profile for input scored without --profile: a
+// JSON object with the fields of a retrieval sample (query and chunks) is
+// one, scored with the context profile; other JSON is not a report, and an
+// input error says what score takes; anything else is a report.
+func detectProfile(name string, data []byte) (string, error) {
+	text := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")))
+	if len(text) == 0 || (text[0] != '{' && text[0] != '[') || !json.Valid(text) {
+		return "research", nil // Markdown, which may well start with "[" (a link)
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(text, &fields) == nil {
+		_, q := fields["query"]
+		_, c := fields["chunks"]
+		if q && c {
+			return "context", nil
+		}
+	}
+	return "", &eval.InputError{File: name, Msg: "is JSON, not a Markdown report: score takes a report, or a retrieval sample " +
+		`({"query": ..., "chunks": [...]}) with --profile context; to judge RAG answers in a dataset use assay judge`}
+}
+
 // llmMetrics are the profile's metrics that call a model when one is set.
 func llmMetrics(p *agent.Profile) []string {
 	var out []string
@@ -157,6 +195,9 @@ func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample
 		}
 	}
 	switch format {
+	case "text":
+		_, err := io.WriteString(w, textCard(p, card, sample))
+		return err
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -281,3 +322,47 @@ func loadTiers(file string) (*heuristics.Tiers, error) {
 	}
 	return heuristics.DefaultTiers().Merge(t), nil
 }
+
+// textCard is a card as plain text, in the manner of judge --format text:
+// the status and total on the first line, then each score with its reason,
+// then the fixes.
+func textCard(p *agent.Profile, card eval.Card, sample eval.Sample) string {
+	var b strings.Builder
+	if p.Kind == agent.KindContext {
+		v := agent.NewContextView(p, card, sample)
+		fmt.Fprintf(&b, "%s context %.3f, CRAG %s: %s\n  %s\n", strings.ToUpper(v.Status), v.Overall, v.CRAG.Classification, v.CRAG.Action.Type, v.Reason)
+		for _, r := range []struct {
+			name string
+			v    float64
+		}{{"retrieval confidence", v.RetrievalConfidence}, {"context sufficiency", v.ContextSufficiency},
+			{"diversity", v.DiversityScore}, {"estimated faithfulness", v.EstimatedFaithfulness}} {
+			fmt.Fprintf(&b, "  - %s %.3f\n", r.name, r.v)
+		}
+		if v.Warning != "" {
+			fmt.Fprintf(&b, "  - warning: %s\n", v.Warning)
+		}
+		for _, q := range v.CRAG.Action.SubQueries {
+			fmt.Fprintf(&b, "  - sub-query: %s\n", q)
+		}
+		if q := v.CRAG.Action.SearchQuery; q != "" {
+			fmt.Fprintf(&b, "  - search: %s\n", q)
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%s %s/%s (passes at %s) [%s]\n  %s\n", strings.ToUpper(card.Status), num(card.Total), num(card.Max),
+		num(card.PassThreshold), card.Judge, card.Reason)
+	for _, sc := range card.Scores {
+		flag := ""
+		if sc.Defaulted {
+			flag = " DEFAULTED"
+		}
+		fmt.Fprintf(&b, "  - %s %s/%s%s: %s\n", sc.Metric, num(sc.Points), num(sc.Max), flag, sc.Reason)
+	}
+	for _, fx := range card.Fixes {
+		fmt.Fprintf(&b, "  fix %d. %s: %s\n", fx.Priority, fx.Dimension, fx.Action)
+	}
+	return b.String()
+}
+
+// num prints a point value as the cards do: 4.9, 5, 0.25.
+func num(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }

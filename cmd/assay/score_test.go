@@ -1,10 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/internal/llmtest"
 )
@@ -84,6 +90,94 @@ func TestScoreWithModel(t *testing.T) {
 			}
 			for _, s := range tc.noStdout {
 				assert.NotContains(t, stdout, s)
+			}
+		})
+	}
+}
+
+// TestScoreContextYAMLHasTheJSONKeys: the context card's YAML and JSON
+// carry the same keys, the CRAG action's tagged union included.
+func TestScoreContextYAMLHasTheJSONKeys(t *testing.T) {
+	t.Parallel()
+	for _, f := range []string{"good", "ambiguous", "poor"} {
+		t.Run(f, func(t *testing.T) {
+			t.Parallel()
+			path := "../../fixtures/context/" + f + ".json"
+			_, js, errOut := runCLI(t, "", "score", "--profile", "context", "--format", "json", path)
+			require.NotEmpty(t, js, errOut)
+			_, ys, errOut := runCLI(t, "", "score", "--profile", "context", path)
+			require.NotEmpty(t, ys, errOut)
+			var fromJSON, fromYAML map[string]any
+			require.NoError(t, json.Unmarshal([]byte(js), &fromJSON))
+			require.NoError(t, yaml.Unmarshal([]byte(ys), &fromYAML))
+			assert.Equal(t, keys(fromJSON), keys(fromYAML))
+			assert.NotContains(t, ys, "retrievalconfidence")
+			assert.NotContains(t, ys, `searchquery: ""`)
+		})
+	}
+}
+
+// keys lists the key paths of a decoded document: "crag.action.type".
+func keys(m map[string]any) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k)
+		if sub, ok := v.(map[string]any); ok {
+			for _, s := range keys(sub) {
+				out = append(out, k+"."+s)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestScoreDetectsRetrievalSamples: without --profile, a JSON object with
+// a retrieval sample's query and chunks is scored with the context
+// profile, and said so; other JSON is an input error saying what score
+// takes, not a report scored 0/10; Markdown stays a report.
+func TestScoreDetectsRetrievalSamples(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	dataset := write("data.json", `[{"question": "q", "answer": "a", "contexts": ["c"]}]`)
+	other := write("other.json", `{"query": "q", "documents": []}`)
+	link := write("link.md", "[Intro](https://a.gov/x) says water boils at 100 degrees.\n")
+	tests := map[string]struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		"a retrieval sample is scored as one": {[]string{"../../fixtures/context/good.json"}, exitPass,
+			"profile: context\n", "is a retrieval sample (a JSON object with query and chunks): scoring it with --profile context"},
+		"as text too": {[]string{"--format", "text", "../../fixtures/context/poor.json"}, exitFailed,
+			"FAIL context 0.163, CRAG incorrect: supplemental_search\n", "scoring it with --profile context"},
+		"a dataset is refused": {[]string{dataset}, exitInput, "",
+			"data.json: is JSON, not a Markdown report: score takes a report, or a retrieval sample"},
+		"an object without chunks is refused": {[]string{other}, exitInput, "", "use assay judge"},
+		"--profile research is taken at its word": {[]string{"--profile", "research", "../../fixtures/context/good.json"}, exitFailed,
+			"quality_score:", ""},
+		"markdown starting with a link is a report": {[]string{link}, exitFailed, "quality_score:", ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, "", append([]string{"score", "--now", "2026-11-23"}, tc.args...)...)
+			assert.Equal(t, tc.code, code, errOut)
+			if tc.stdout == "" {
+				assert.Empty(t, out)
+			} else {
+				assert.Contains(t, out, tc.stdout)
+			}
+			if tc.stderr == "" {
+				assert.NotContains(t, errOut, "retrieval sample")
+			} else {
+				assert.Contains(t, errOut, tc.stderr)
 			}
 		})
 	}

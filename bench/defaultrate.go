@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// DefaultMaxRate is the share of judgements a run may see fall back to the
+// neutral default before it counts as failed: a model that is down, a bad
+// key or a rate limit that never clears must not pass for a result.
+const DefaultMaxRate = 0.05
+
+// Defaults counts how many judgements of a run fell back to the neutral
+// default, and keeps the cause of the first. The zero value is ready to
+// use; it is not safe for concurrent use.
+type Defaults struct {
+	// Total is the number of judgements counted, Defaulted of them neutral
+	// defaults.
+	Total, Defaulted int
+	// First is the error of the first default counted; nil when there is
+	// none or the score did not say.
+	First error
+}
+
+// Add counts one score.
+func (d *Defaults) Add(s eval.Score) {
+	d.Total++
+	if !s.Defaulted {
+		return
+	}
+	d.Defaulted++
+	if d.First == nil {
+		d.First = s.Err
+	}
+}
+
+// Check returns a *DefaultRateError when the share of defaulted
+// judgements is over max (0 allows none), else nil.
+func (d Defaults) Check(max float64) error {
+	return CheckDefaultRate(d.Defaulted, d.Total, max, d.First)
+}
+
+// CheckDefaultRate returns a *DefaultRateError when defaulted of total
+// judgements is a share over max, else nil. first is the cause of the
+// first default, to name in the error; it may be nil.
+func CheckDefaultRate(defaulted, total int, max float64, first error) error {
+	if defaulted <= 0 || total <= 0 {
+		return nil
+	}
+	if float64(defaulted)/float64(total) <= max {
+		return nil
+	}
+	return &DefaultRateError{Defaulted: defaulted, Total: total, Max: max, First: first}
+}
+
+// DefaultRateError reports a run in which more judgements fell back to the
+// neutral default than allowed. Callers branch on it with errors.As; the
+// command line maps it to exit 3.
+type DefaultRateError struct {
+	Defaulted, Total int
+	// Max is the largest share of defaults allowed.
+	Max float64
+	// First is the cause of the first default, or nil.
+	First error
+}
+
+// Rate is the share of judgements that defaulted, from 0 to 1.
+func (e *DefaultRateError) Rate() float64 { return float64(e.Defaulted) / float64(e.Total) }
+
+// Summary says how many judgements defaulted, out of how many, and the
+// share as a percentage: "20 of 20 judgements (100%)".
+func (e *DefaultRateError) Summary() string {
+	pct := math.Round(e.Rate()*1000) / 10 // one decimal: 33.3, 0.1, 100
+	return fmt.Sprintf("%d of %d judgements (%s%%)", e.Defaulted, e.Total, strconv.FormatFloat(pct, 'f', -1, 64))
+}
+
+// Cause is the first line of the first default's error, or a note that
+// the scores did not say.
+func (e *DefaultRateError) Cause() string {
+	if e.First == nil {
+		return "the judges gave no cause"
+	}
+	first, _, _ := strings.Cut(e.First.Error(), "\n")
+	return first
+}
+
+func (e *DefaultRateError) Error() string {
+	return fmt.Sprintf("%s fell back to the neutral default, over the maximum default rate %s: %s",
+		e.Summary(), strconv.FormatFloat(e.Max, 'f', -1, 64), e.Cause())
+}
+
+func (e *DefaultRateError) Unwrap() error { return e.First }

@@ -130,7 +130,13 @@ func FormatSummaries(w io.Writer, ss []MetricSummary) error {
 			mean, low = fmt.Sprintf("%.3f", s.Mean), fmt.Sprintf("%.3f", s.Min)
 			passed = fmt.Sprintf("%d/%d (>= %s)", s.Passed, s.Scored, fmtThreshold(s.Threshold))
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%d", s.Metric, s.Scored, s.N, mean, low, passed, s.Defaulted)
+		defaulted := "0"
+		if s.Defaulted > 0 {
+			// The rate beside the count: a mean over few scored records
+			// reads differently from one over most of them.
+			defaulted = fmt.Sprintf("%d (%.0f%%)", s.Defaulted, 100*float64(s.Defaulted)/float64(s.N))
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s", s.Metric, s.Scored, s.N, mean, low, passed, defaulted)
 		if skipped {
 			fmt.Fprintf(tw, "\t%d", s.Skipped)
 		}

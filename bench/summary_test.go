@@ -29,7 +29,7 @@ func TestTally(t *testing.T) {
 			scores: []eval.Score{score("faithfulness", 1, false), score("faithfulness", 0.5, true), score("faithfulness", 0.25, false)},
 			want:   []MetricSummary{{Metric: "faithfulness", N: 3, Scored: 2, Defaulted: 1, Mean: 0.625, Min: 0.25, Passed: 1, Threshold: 0.5}},
 			table: "metric        scored  mean   min    passed        defaulted\n" +
-				"faithfulness  2/3     0.625  0.250  1/2 (>= 0.5)  1\n",
+				"faithfulness  2/3     0.625  0.250  1/2 (>= 0.5)  1 (33%)\n",
 		},
 		"metrics in first-seen order, each with its threshold": {
 			scores:    []eval.Score{score("relevance", 0.5, false), score("faithfulness", 0.8, false), score("relevance", 0.75, false)},
@@ -54,7 +54,7 @@ func TestTally(t *testing.T) {
 				{Metric: "answer_relevancy", N: 1, Scored: 1, Mean: 0.25, Min: 0.25, Threshold: 0.5},
 			},
 			table: "metric            scored  mean   min    passed        defaulted  skipped\n" +
-				"faithfulness      1/4     1.000  1.000  1/1 (>= 0.5)  1          2\n" +
+				"faithfulness      1/4     1.000  1.000  1/1 (>= 0.5)  1 (25%)    2\n" +
 				"answer_relevancy  1/1     0.250  0.250  0/1 (>= 0.5)  0          0\n",
 		},
 		"all skipped: no mean, not zero": {
@@ -67,7 +67,7 @@ func TestTally(t *testing.T) {
 			scores: []eval.Score{score("faithfulness", 0.5, true)},
 			want:   []MetricSummary{{Metric: "faithfulness", N: 1, Defaulted: 1, Mean: math.NaN(), Min: math.NaN(), Threshold: 0.5}},
 			table: "metric        scored  mean  min  passed  defaulted\n" +
-				"faithfulness  0/1     -     -    -       1\n",
+				"faithfulness  0/1     -     -    -       1 (100%)\n",
 		},
 	}
 	for name, tc := range tests {

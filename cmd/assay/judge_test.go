@@ -174,7 +174,7 @@ func TestJudgeSummaryKeepsDefaultsApart(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, 2, strings.Count(out, `"defaulted": true`))
 	assert.Contains(t, errOut, "metric            scored  mean   min    passed        defaulted\n"+
-		"source_relevance  4/6     0.750  0.750  4/4 (>= 0.5)  2\n")
+		"source_relevance  4/6     0.750  0.750  4/4 (>= 0.5)  2 (33%)\n")
 	assert.Contains(t, errOut, "neutral defaults 2")
 }
 

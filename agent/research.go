@@ -565,7 +565,6 @@ func (r *run) score(ctx context.Context, it Iteration, report string, kept []*So
 		return eval.Card{}, err
 	}
 	r.model.noteCard(card)
-	card = r.cfg.Profile.holdDefaults(card)
 	ev.Usage = card.Usage
 	ev.Outputs["status"], ev.Outputs["total"] = card.Status, card.Total
 	if it.Iteration > 0 {

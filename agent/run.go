@@ -100,7 +100,8 @@ func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Ca
 	if err := g.Wait(); err != nil {
 		return eval.Card{}, err
 	}
-	card := p.Verdict(scores)
+	// A neutral default is no evidence: it never carries a card to pass.
+	card := p.holdDefaults(p.Verdict(scores))
 	card.Judge = opt.judge()
 	return card, nil
 }

@@ -163,11 +163,6 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 		fmt.Fprint(w, " (partly estimated)")
 	}
 	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d\n", u.CostUSD, defaulted)
-	if n := c.BudgetStops(); n > 0 {
-		// The limit as the user gave it, never rounded to $0.0000.
-		fmt.Fprintf(w, "assay: --max-cost $%s reached: %d call(s) were not started and their judges used the neutral default\n",
-			strconv.FormatFloat(f.maxCost, 'f', -1, 64), n)
-	}
 }
 
 func judgeName(c *llm.Client) string {
@@ -182,7 +177,9 @@ func judgeName(c *llm.Client) string {
 // passes.
 func (f *llmFlags) budgetErr(c *llm.Client) error {
 	if n := c.BudgetStops(); n > 0 {
-		return &exitError{code: exitInfra, err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s)", n, strconv.FormatFloat(f.maxCost, 'f', -1, 64))}
+		// The limit as the user gave it, never rounded to $0.0000.
+		return &exitError{code: exitInfra, err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
+			n, strconv.FormatFloat(f.maxCost, 'f', -1, 64))}
 	}
 	return nil
 }

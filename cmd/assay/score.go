@@ -140,6 +140,9 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	if client.Name() != "offline" {
 		f.llm.summary(cmd.ErrOrStderr(), client, card.Defaulted)
 	}
+	if err := f.llm.budgetErr(client); err != nil {
+		return err
+	}
 	if err := f.llm.strictErr(card.Defaulted); err != nil {
 		return err
 	}

@@ -62,9 +62,9 @@ func TestScoreWithModel(t *testing.T) {
 			stderr: []string{"neutral defaults 1", "--strict: 1 judge result(s)"},
 		},
 		"a tiny --max-cost stops the call and says so": {
-			reply: llmtest.JudgeReplies, args: []string{"--max-cost", "0.0000001"}, runs: 1, calls: 0,
-			stdout:   []string{"judge: llm:openai:gpt-4o-mini", "defaulted_scores: 1"},
-			stderr:   []string{"--max-cost $0.0000001 reached: 1 call(s) were not started"},
+			reply: llmtest.JudgeReplies, args: []string{"--max-cost", "0.0000001"}, runs: 1, calls: 0, code: exitInfra,
+			stdout:   []string{"judge: llm:openai:gpt-4o-mini", "defaulted_scores: 1", "status: iterate", "cannot carry a card to pass"},
+			stderr:   []string{"budget reached: 1 call(s) not made (--max-cost $0.0000001); their judges used the neutral default"},
 			noStdout: []string{"llm_usage"},
 		},
 	}

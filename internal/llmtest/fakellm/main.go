@@ -18,7 +18,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -27,39 +26,16 @@ import (
 	"github.com/assaylabs/assay/internal/llmtest"
 )
 
-// faults are the misbehaviours -fault offers, each the reply to every
-// chat call.
-var faults = map[string]llmtest.Reply{
-	"offschema": {Content: `{"hello": "world"}`},
-	"empty":     {Content: `{}`},
-	"401":       {Status: 401, Body: `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`},
-	"403":       {Status: 403, Body: `{"error":{"message":"This key may not use the model.","type":"permission_error"}}`},
-	"429":       {Status: 429, RetryAfter: "1"},
-	"500":       {Status: 500},
-	"hang":      {Delay: time.Hour},
-	"reset":     {Reset: true},
-	"truncated": {Body: `{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"sc`},
-}
-
-func faultNames() string {
-	names := make([]string, 0, len(faults))
-	for n := range faults {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
-
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8089", "address to listen on")
 	latency := flag.Duration("latency", 50*time.Millisecond, "delay before every reply")
-	fault := flag.String("fault", "", "answer every chat call with one misbehaviour: "+faultNames())
+	fault := flag.String("fault", "", "answer every chat call with one misbehaviour: "+strings.Join(llmtest.FaultNames(), ", "))
 	flag.Parse()
 	opt := llmtest.Func(llmtest.JudgeReplies)
 	if *fault != "" {
-		r, ok := faults[*fault]
+		r, ok := llmtest.Faults[*fault]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "fakellm: -fault %q: want one of %s\n", *fault, faultNames())
+			fmt.Fprintf(os.Stderr, "fakellm: -fault %q: want one of %s\n", *fault, strings.Join(llmtest.FaultNames(), ", "))
 			os.Exit(2)
 		}
 		opt = llmtest.Func(func(goopenai.ChatCompletionRequest) llmtest.Reply { return r })

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/llmtest"
+)
+
+// TestJudgeFaultTable runs `assay judge` over 20 records against a model
+// server that misbehaves in one way on every call (llmtest.Faults, which
+// fakellm -fault serves by hand), and checks what the user is told: no
+// fault ends in exit 0, each names its cause on standard error, the
+// requests it costs are bounded, and every result written is a whole
+// JSON line, defaulted, never a clean score.
+func TestJudgeFaultTable(t *testing.T) {
+	t.Parallel()
+	const records = 20
+	data := filepath.Join(t.TempDir(), "data.jsonl")
+	var b strings.Builder
+	for i := range records {
+		fmt.Fprintf(&b, `{"id":"r%d","question":"What is the boiling point of water at sea level? (%d)","answer":"Water boils at 100 degrees Celsius at sea level.","contexts":["At sea level, pure water boils at 100 degrees Celsius."]}`+"\n", i+1, i+1)
+	}
+	require.NoError(t, os.WriteFile(data, []byte(b.String()), 0o644))
+
+	rate := "20 of 20 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05"
+	tests := map[string]struct {
+		fault  string // the name in llmtest.Faults
+		stderr []string
+		// calls bounds the requests the server sees: exactly, or at most
+		// when atMost is set (how many leave before a verdict on the
+		// server is the scheduler's).
+		calls  int
+		atMost bool
+		// stops: the run ends at the first failure, so not every record
+		// has a result.
+		stops bool
+		// someResult is said by the error of at least one result.
+		someResult string
+	}{
+		"a reply off the schema is repaired once, then defaulted": {
+			fault:  "offschema",
+			stderr: []string{rate, `missing properties: ["claims"]`}, calls: 2 * records,
+		},
+		"an empty object is repaired once, then defaulted": {
+			fault:  "empty",
+			stderr: []string{rate, `missing properties: ["claims"]`}, calls: 2 * records,
+		},
+		"401 stops the run at once with the server's message": {
+			fault:  "401",
+			stderr: []string{"refused the credentials", "status 401: Incorrect API key provided.", "no further calls are sent"},
+			calls:  8, atMost: true, stops: true,
+		},
+		"403 stops the run at once with the server's message": {
+			fault:  "403",
+			stderr: []string{"refused the credentials", "status 403: This key may not use the model.", "no further calls are sent"},
+			calls:  8, atMost: true, stops: true,
+		},
+		"429 always: a Retry-After past the retry time ends each call's retries": {
+			fault:  "429",
+			stderr: []string{rate, "status 429"}, calls: records,
+		},
+		"500 always: retried, then defaulted": {
+			fault:  "500",
+			stderr: []string{rate, "status 500"}, calls: 4 * records, atMost: true,
+		},
+		"a hung server is taken as down and calls fail fast": {
+			fault:  "hang",
+			stderr: []string{rate, "context deadline exceeded"}, calls: 12, atMost: true, someResult: "model server unreachable",
+		},
+		"resets: taken as down": {
+			fault:  "reset",
+			stderr: []string{rate, "connection reset by peer"}, calls: 12, atMost: true, someResult: "model server unreachable",
+		},
+		"bodies cut off in transit: taken as down": {
+			fault:  "truncated",
+			stderr: []string{rate, "unexpected EOF"}, calls: 12, atMost: true, someResult: "model server unreachable",
+		},
+	}
+	covered := map[string]bool{}
+	for _, tc := range tests {
+		covered[tc.fault] = true
+	}
+	require.Len(t, covered, len(llmtest.Faults), "every fault of llmtest.Faults has a row")
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fault, ok := llmtest.Faults[tc.fault]
+			require.True(t, ok, tc.fault)
+			srv := llmtest.New(t, llmtest.Default(fault), llmtest.Quiet())
+			env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "ASSAY_CACHE_DIR": t.TempDir()}
+			code, stdout, stderr := runEnv(t, env, "judge", "--llm", "openai:gpt-4o-mini", "--no-cache", "-q",
+				"--metric", "faithfulness", "--format", "jsonl", "--call-timeout", "200ms", "--max-retry-time", "100ms", data)
+
+			assert.Equal(t, exitInfra, code, stderr)
+			for _, s := range tc.stderr {
+				assert.Contains(t, stderr, s)
+			}
+			if tc.atMost {
+				assert.LessOrEqual(t, srv.Calls(), tc.calls, "requests the server saw")
+				assert.Positive(t, srv.Calls())
+			} else {
+				assert.Equal(t, tc.calls, srv.Calls(), "requests the server saw")
+			}
+			lines, said := 0, tc.someResult == ""
+			sc := bufio.NewScanner(strings.NewReader(stdout))
+			for sc.Scan() {
+				var r judgeResult
+				require.NoError(t, json.Unmarshal(sc.Bytes(), &r), "line %d: %s", lines+1, sc.Text())
+				assert.True(t, r.Defaulted, "%s: never a clean score", r.ID)
+				assert.Equal(t, 0.5, r.Value)
+				assert.NotEmpty(t, r.Error)
+				said = said || strings.Contains(r.Error, tc.someResult)
+				lines++
+			}
+			assert.True(t, said, "some result says %q", tc.someResult)
+			if !tc.stops {
+				assert.Equal(t, records, lines, "one result per record")
+			}
+		})
+	}
+}

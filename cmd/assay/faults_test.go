@@ -128,3 +128,53 @@ func TestJudgeFaultTable(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeNothingToJudge: records with no answer, an empty or blank one,
+// or one that claims nothing are skipped and counted, offline and with a
+// model (which is not called for them), and never pass a floor.
+func TestJudgeNothingToJudge(t *testing.T) {
+	t.Parallel()
+	data := filepath.Join(t.TempDir(), "data.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte(`{"id":"missing","question":"Where is the Eiffel Tower?","contexts":["The Eiffel Tower is in Paris."]}
+{"id":"empty","question":"Where is the Eiffel Tower?","answer":"","contexts":["The Eiffel Tower is in Paris."]}
+{"id":"blank","question":"Where is the Eiffel Tower?","answer":"  \n ","contexts":["The Eiffel Tower is in Paris."]}
+`), 0o644))
+	tests := map[string]struct {
+		llm   bool
+		args  []string
+		code  int
+		lines []string // in stderr
+	}{
+		"offline, no floor: counted, exit 0": {
+			code:  exitPass,
+			lines: []string{"faithfulness  0/3", "skipped 3 result(s) with nothing to judge"},
+		},
+		"offline, a floor: never passed": {
+			args: []string{"--min", "0.1"}, code: exitFailed,
+			lines: []string{"3 score(s) below --min (faithfulness 3 under 0.1 (3 of them skipped: nothing to judge))"},
+		},
+		"with a model: no call made for them": {
+			llm: true, args: []string{"--min", "0.1"}, code: exitFailed,
+			lines: []string{"calls 0", "skipped 3 result(s)", "3 of them skipped"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+			env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
+			if tc.llm {
+				env["ASSAY_LLM"], env["OPENAI_BASE_URL"] = "openai:gpt-4o-mini", srv.URL()
+			}
+			args := append([]string{"judge", "--metric", "faithfulness", "--format", "jsonl", "-q"}, tc.args...)
+			code, stdout, stderr := runEnv(t, env, append(args, data)...)
+			assert.Equal(t, tc.code, code, stderr)
+			for _, s := range tc.lines {
+				assert.Contains(t, stderr, s)
+			}
+			assert.Equal(t, 0, srv.Calls())
+			assert.Equal(t, 3, strings.Count(stdout, `"skipped":true`), stdout)
+			assert.NotContains(t, stdout, `"defaulted":true`)
+		})
+	}
+}

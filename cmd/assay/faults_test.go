@@ -48,7 +48,7 @@ func TestJudgeFaultTable(t *testing.T) {
 	}{
 		"a reply off the schema is repaired once, then defaulted": {
 			fault:  "offschema",
-			stderr: []string{rate, `missing properties: ["claims"]`}, calls: 2 * records,
+			stderr: []string{rate, `missing properties: ["claims"]`, "do not follow the judges' JSON schema"}, calls: 2 * records,
 		},
 		"an empty object is repaired once, then defaulted": {
 			fault:  "empty",
@@ -66,11 +66,11 @@ func TestJudgeFaultTable(t *testing.T) {
 		},
 		"429 always: a Retry-After past the retry time ends each call's retries": {
 			fault:  "429",
-			stderr: []string{rate, "status 429"}, calls: records,
+			stderr: []string{rate, "status 429", "lower --concurrency"}, calls: records,
 		},
 		"500 always: retried, then defaulted": {
 			fault:  "500",
-			stderr: []string{rate, "status 500"}, calls: 4 * records, atMost: true,
+			stderr: []string{rate, "status 500", "check that the model server is up"}, calls: 4 * records, atMost: true,
 		},
 		"a hung server is taken as down and calls fail fast": {
 			fault:  "hang",

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,9 +120,24 @@ func (f *llmFlags) defaultRateErr(d bench.Defaults) error {
 	if !errors.As(d.Check(limit), &re) {
 		return nil
 	}
-	return &exitError{code: exitInfra, err: fmt.Errorf("%s fell back to the neutral default, over %s: %s\n"+
-		"check that the model server is up and the key and model name are right (--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY), "+
-		"or allow more defaults with --max-default-rate", re.Summary(), flag, re.Cause())}
+	return &exitError{code: exitInfra, err: fmt.Errorf("%s fell back to the neutral default, over %s: %s\n%s, "+
+		"or allow more defaults with --max-default-rate", re.Summary(), flag, re.Cause(), defaultAdvice(re))}
+}
+
+// defaultAdvice says what to look at for the first cause of a run's
+// defaults.
+func defaultAdvice(cause error) string {
+	var se *llm.StatusError
+	switch {
+	case errors.Is(cause, llm.ErrInvalidOutput):
+		return "the model's replies do not follow the judges' JSON schema: use a model that supports structured output, " +
+			"or set $ASSAY_OPENAI_OUTPUT (json_object or prompt) to what the server supports"
+	case errors.Is(cause, judges.ErrMissingVerdicts):
+		return "the model left items without a verdict even when asked again: use a stronger model"
+	case errors.As(cause, &se) && se.Code == http.StatusTooManyRequests:
+		return "the server kept rate limiting: lower --concurrency, set --rpm or --tpm, or raise --max-retry-time"
+	}
+	return "check that the model server is up and the key and model name are right (--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY)"
 }
 
 // judgeResult is one score as printed.

@@ -118,6 +118,7 @@ func (b *breaker) downErr() error {
 	b.mu.Lock()
 	last := b.last
 	b.mu.Unlock()
+	//nolint:errorlint // the last error is context: wrapping a timeout would make the server's silence look like the caller's deadline.
 	return permanent(fmt.Errorf("%w: %v (%d attempts in a row went unanswered; calls are not sent for %v, then one tests the server)",
 		ErrUnreachable, last, b.policy.Failures, b.policy.Cooldown))
 }

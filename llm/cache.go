@@ -161,7 +161,7 @@ func (c *SQLiteCache) restart(db *sql.DB, cause error) error {
 	if err != nil {
 		// Keep the old handle, closed: later calls fail with its error
 		// and are counted, and the run goes on without a cache.
-		return fmt.Errorf("%w; the new cache could not be opened: %v", ce, err)
+		return fmt.Errorf("%w; the new cache could not be opened: %w", ce, err)
 	}
 	c.db = fresh
 	return ce

@@ -34,7 +34,7 @@ func scribble(t *testing.T, path string, off, to int64) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { require.NoError(t, f.Close()) }()
 	st, err := f.Stat()
 	require.NoError(t, err)
 	if to == 0 {
@@ -80,7 +80,7 @@ func TestCorruptCacheIsSetAside(t *testing.T) {
 
 			c, err := llm.OpenCache(path)
 			require.NoError(t, err)
-			defer c.Close()
+			defer func() { assert.NoError(t, c.Close()) }()
 			var ce *llm.CacheCorruptError
 			if tc.atOpen {
 				require.ErrorAs(t, c.SetAside(), &ce)

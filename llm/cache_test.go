@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,7 +73,7 @@ func TestSQLiteCache(t *testing.T) {
 
 		c, err = llm.OpenCache(path)
 		require.NoError(t, err)
-		defer c.Close()
+		defer func() { require.NoError(t, c.Close()) }()
 		got, ok, err := c.Get(ctx, "k")
 		require.NoError(t, err)
 		require.True(t, ok)
@@ -177,7 +178,7 @@ func TestOpenCacheConcurrentlyOnANewFile(t *testing.T) {
 				c, err := llm.OpenCache(path)
 				if err == nil {
 					err = c.Put(context.Background(), "k", llm.Response{Content: "v"})
-					c.Close()
+					err = errors.Join(err, c.Close())
 				}
 				errs <- err
 			})

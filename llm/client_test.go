@@ -698,7 +698,9 @@ func TestClientAuthLatch(t *testing.T) {
 			assert.Equal(t, int64(1), b.calls.Load(), "only the first call was sent")
 			se, ok := errors.AsType[*StatusError](c.AuthErr())
 			require.True(t, ok)
-			assert.Equal(t, tc.err.(*StatusError).Code, se.Code)
+			want, ok := errors.AsType[*StatusError](tc.err)
+			require.True(t, ok)
+			assert.Equal(t, want.Code, se.Code)
 		})
 	}
 }

@@ -86,6 +86,7 @@ func ChatJSON(ctx context.Context, c Chatter, req Request, out any, checks ...Ch
 	resp2, err := c.Chat(ctx, repairRequest(req, resp, perr))
 	u = u.Add(resp2.Usage)
 	if err != nil {
+		//nolint:errorlint // perr is context: a repair call that failed is the call's error, not an invalid output.
 		return u, fmt.Errorf("repair after %v: %w", perr, err)
 	}
 	// decode starts from zero: fields of the rejected reply cannot fill
@@ -271,7 +272,7 @@ func (d replyDecoder) decodeObject(raw string, out any) error {
 	if d.schema != nil {
 		var instance any
 		if err := json.Unmarshal([]byte(raw), &instance); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidOutput, err)
+			return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 		}
 		if err := d.schema.Validate(instance); err != nil {
 			return fmt.Errorf("%w: not of the schema: %s", ErrInvalidOutput, schemaProblem(err))
@@ -283,16 +284,16 @@ func (d replyDecoder) decodeObject(raw string, out any) error {
 		if errors.As(err, &te) {
 			return fmt.Errorf("%w: field %q: want %s, got %s", ErrInvalidOutput, te.Field, te.Type, te.Value)
 		}
-		return fmt.Errorf("%w: %v", ErrInvalidOutput, err)
+		return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 	}
 	if v, ok := out.(Validator); ok {
 		if err := v.Validate(); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidOutput, err)
+			return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 		}
 	}
 	for _, check := range d.checks {
 		if err := check(out); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidOutput, err)
+			return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 		}
 	}
 	return nil

@@ -115,6 +115,7 @@ func (p RetryPolicy) do(ctx context.Context, op func() error, notify func(attemp
 	if cerr := ctx.Err(); err != nil && cerr != nil && last != nil && !errors.Is(last, cerr) {
 		// The caller's deadline ended the retries: say so, and what the
 		// model server last said.
+		//nolint:errorlint // the caller's deadline ended the call; the server's last word is context, not a cause to retry on.
 		err = fmt.Errorf("%w (last error: %v)", cerr, last)
 	}
 	return attempts - 1, err

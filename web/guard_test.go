@@ -124,7 +124,7 @@ func TestGuardControl(t *testing.T) {
 // AllowPrivate.
 func TestGuardControlRefusesRealDial(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ln.Close() })
 

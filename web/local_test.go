@@ -442,7 +442,7 @@ func TestLocalRebuildsAnOldSchema(t *testing.T) {
 			dbPath := filepath.Join(t.TempDir(), "old.db")
 			db, err := sql.Open("sqlite", dbPath)
 			require.NoError(t, err)
-			_, err = db.Exec(fmt.Sprintf(`CREATE TABLE docs (path TEXT); PRAGMA user_version = %d`, version))
+			_, err = db.ExecContext(t.Context(), fmt.Sprintf(`CREATE TABLE docs (path TEXT); PRAGMA user_version = %d`, version))
 			require.NoError(t, err)
 			require.NoError(t, db.Close())
 

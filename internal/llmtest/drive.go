@@ -65,7 +65,7 @@ func call(ctx context.Context, client *http.Client, url string) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read to the end below; nothing is left to lose
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -20,18 +21,23 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const chatBody = `{"model":"m","messages":[{"role":"user","content":"hello there"}],"temperature":1e-45}`
 
-func post(ctx context.Context, t testing.TB, url, body string) (*http.Response, []byte, error) {
+// answer is what post read of a reply, its body already closed.
+type answer struct {
+	status int
+	header http.Header
+}
+
+func post(ctx context.Context, t testing.TB, url, body string) (answer, []byte, error) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, nil, err
+		return answer{}, nil, err
 	}
-	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
-	return resp, data, err
+	return answer{resp.StatusCode, resp.Header}, data, errors.Join(err, resp.Body.Close())
 }
 
 func TestWireFormat(t *testing.T) {
@@ -80,8 +86,8 @@ func TestWireFormat(t *testing.T) {
 			s := New(t, Script(tc.reply))
 			resp, data, err := post(t.Context(), t, s.URL()+"/chat/completions", chatBody)
 			require.NoError(t, err)
-			assert.Equal(t, tc.status, resp.StatusCode)
-			assert.Equal(t, tc.retryAfter, resp.Header.Get("Retry-After"))
+			assert.Equal(t, tc.status, resp.status)
+			assert.Equal(t, tc.retryAfter, resp.header.Get("Retry-After"))
 			if tc.body == "" {
 				assert.Equal(t, tc.reply.Body, string(data))
 			} else {
@@ -145,7 +151,7 @@ func TestEmbeddings(t *testing.T) {
 	body := `{"model":"e","input":["a","bb"]}`
 	resp, _, err := post(t.Context(), t, s.URL()+"/embeddings", body)
 	require.NoError(t, err)
-	assert.Equal(t, 503, resp.StatusCode)
+	assert.Equal(t, 503, resp.status)
 	_, data, err := post(t.Context(), t, s.URL()+"/embeddings", body)
 	require.NoError(t, err)
 	var r openai.EmbeddingResponse

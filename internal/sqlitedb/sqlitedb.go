@@ -52,7 +52,7 @@ func Setup(ctx context.Context, fn func() error) error {
 	return backoff.Retry(func() error {
 		err := fn()
 		var se *sqlite.Error
-		if err != nil && !(errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY) {
+		if err != nil && (!errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY) {
 			return backoff.Permanent(err)
 		}
 		return err

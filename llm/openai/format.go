@@ -66,14 +66,14 @@ func (b *Backend) chatRequest(req llm.Request) openai.ChatCompletionRequest {
 // temperature: those models sample at a fixed temperature anyway.
 func (b *Backend) setMaxTokens(out *openai.ChatCompletionRequest, n int) {
 	//lint:ignore SA1019 max_tokens is what vLLM, Ollama, llama.cpp and LM Studio read; see above.
-	out.MaxTokens = n
+	out.MaxTokens = n //nolint:staticcheck // max_tokens is what vLLM, Ollama, llama.cpp and LM Studio read; see above.
 	err := openai.NewReasoningValidator().Validate(*out)
 	if err == nil {
 		return
 	}
 	if n > 0 && errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
 		//lint:ignore SA1019 clearing the deprecated field for reasoning models.
-		out.MaxTokens, out.MaxCompletionTokens = 0, n
+		out.MaxTokens, out.MaxCompletionTokens = 0, n //nolint:staticcheck // clearing the deprecated field for reasoning models.
 	}
 	if openai.NewReasoningValidator().Validate(*out) != nil {
 		out.Temperature = 0
@@ -85,7 +85,7 @@ func (b *Backend) setMaxTokens(out *openai.ChatCompletionRequest, n int) {
 func schemaName(name string) string {
 	b := []byte(name)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' && c != '-' {
 			b[i] = '_'
 		}
 	}

@@ -127,7 +127,7 @@ func TestCorruptCacheStartsAnew(t *testing.T) {
 	run := func() (llm.Usage, []error) {
 		cache, err := llm.OpenCache(path)
 		require.NoError(t, err)
-		defer cache.Close()
+		defer func() { assert.NoError(t, cache.Close()) }()
 		var mu sync.Mutex
 		var reported []error
 		c := llm.New(llm.Config{Backend: newBackend(t, srv, nil), Retry: policy, Cache: cache, Concurrency: 1, OnEvent: func(e llm.Event) {

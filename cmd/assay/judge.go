@@ -173,21 +173,19 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// A first pass checks the whole dataset, records and what each metric
 	// needs of them, so that bad input is reported before any model call;
 	// the run reads it again record by record.
-	data, err := openDataset(file, cmd.InOrStdin(), func(rec bench.Record) error {
-		return checkRecord(displayName(file), rec, scorers)
-	})
+	data, err := bench.OpenDataset(file, bench.DatasetOptions{Stdin: cmd.InOrStdin(), Scorers: scorers})
 	if err != nil {
 		return inputErr(err)
 	}
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, f.metrics, data.n, data.records())
+		return dryRun(cmd.OutOrStdout(), client, f.metrics, data.Len(), data.Records())
 	}
 	// Results are written as records finish, in record order, so a long run
 	// shows progress and an interrupted one keeps what it judged, and the
 	// writing overlaps the wait for the model.
 	// Progress goes to stderr: a bar on a terminal, a line every few
 	// seconds elsewhere.
-	meter, err := newMeter(cmd, &f.llm, "judge", data.n, f.quiet, client)
+	meter, err := newMeter(cmd, &f.llm, "judge", data.Len(), f.quiet, client)
 	if err != nil {
 		return err
 	}
@@ -205,7 +203,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
-	err = bench.ScoreStream(cmd.Context(), data.records(), scorers, bench.TasksPerCall*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
+	err = bench.ScoreStream(cmd.Context(), data.Records(), scorers, bench.TasksPerCall*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
 		defaulted := 0
 		for _, sc := range scores {
 			tally.Add(sc)
@@ -235,7 +233,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	defaulted := tally.Defaulted()
 	if werr == nil && (err == nil || interrupted) {
 		// An interrupted run still shows what it judged and spent.
-		if data.n > 1 {
+		if data.Len() > 1 {
 			_ = bench.FormatSummaries(cmd.ErrOrStderr(), tally.Summaries())
 		}
 		f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
@@ -247,9 +245,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	case werr != nil:
 		return &exitError{code: exitInfra, err: werr}
 	case interrupted:
-		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted after %d of %d records: %w", done, data.n, err)}
+		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted after %d of %d records: %w", done, data.Len(), err)}
 	case err != nil:
-		return data.runErr(err)
+		return runErr(data, err)
 	}
 	if err := f.llm.budgetErr(client); err != nil {
 		return err
@@ -492,27 +490,5 @@ func dryRun(w io.Writer, c *llm.Client, metrics []string, n int, recs iter.Seq2[
 		rows = append(rows, planRow{name: m, calls: per[m].calls, in: per[m].in, out: per[m].out})
 	}
 	printPlanRows(w, c, rows)
-	return nil
-}
-
-// checkRecord returns an input error naming file, line and field when rec
-// lacks what one of the scorers needs (judges.Checker), or nil.
-func checkRecord(file string, rec bench.Record, scorers []eval.Scorer) error {
-	for _, sc := range scorers {
-		c, ok := sc.(judges.Checker)
-		if !ok {
-			continue
-		}
-		if err := c.Check(rec.Sample); err != nil {
-			field := ""
-			switch {
-			case errors.Is(err, judges.ErrNoReference):
-				field = "reference"
-			case errors.Is(err, judges.ErrNoContexts):
-				field = "contexts"
-			}
-			return &eval.InputError{File: file, Line: rec.Line, Field: field, Msg: err.Error(), Err: err}
-		}
-	}
 	return nil
 }

@@ -219,12 +219,9 @@ func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample
 	}
 }
 
-// maxInput is the largest report, sample or side file read, and
-// maxDataset the largest dataset, so a wrong file cannot exhaust memory.
-const (
-	maxInput   = 10 << 20
-	maxDataset = 256 << 20
-)
+// maxInput is the largest report, sample or side file read, so a wrong
+// file cannot exhaust memory (datasets: bench.MaxDataset).
+const maxInput = 10 << 20
 
 // readInput reads a file ("-" is stdin) and checks that it is non-empty
 // UTF-8 text of at most limit bytes.

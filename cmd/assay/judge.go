@@ -27,7 +27,7 @@ import (
 type judgeFlags struct {
 	metrics []string
 	format  string
-	min     minGate
+	min     minFlag
 	quiet   bool
 	llm     llmFlags
 }
@@ -155,7 +155,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 			return inputErr(fmt.Errorf("--metric: %q is named twice", m))
 		}
 	}
-	if err := f.min.check(f.metrics); err != nil {
+	if err := f.min.Check(f.metrics); err != nil {
 		return inputErr(err)
 	}
 	if err := f.llm.checkMaxDefaultRate(); err != nil {
@@ -193,7 +193,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// The summary's "passed" is at the --min floor where one is set, else
 	// at the metric's default threshold.
 	tally := bench.Tally{Threshold: func(m string) float64 {
-		if v := f.min.floor(m); v > 0 {
+		if v := f.min.Floor(m); v > 0 {
 			return v
 		}
 		return judges.DefaultThreshold(m, client)
@@ -212,7 +212,8 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 				defaulted++
 			}
 			r := resultOf(rec.ID, sc)
-			f.min.count(r)
+			// The gate compares the value printed, rounded.
+			f.min.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
 			if werr = out.write(r); werr != nil {
 				return werr
 			}
@@ -255,7 +256,10 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if err := f.llm.defaultRateErr(defaults); err != nil {
 		return err
 	}
-	return f.min.err()
+	if err := f.min.Err(); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	return nil
 }
 
 // named is sc with its error, if any, naming the record and metric, for

@@ -22,6 +22,7 @@ import (
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/backend"
 )
 
 type judgeFlags struct {
@@ -416,7 +417,7 @@ func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
 	fmt.Fprintf(w, "%-20s %8d %12d %12d %10s\n", "total", total.calls, total.in, total.out, cost(total.in, total.out))
 	if !priced {
 		fmt.Fprintf(w, "cost unknown: model %s is not in the price table; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})\n",
-			modelName(c.Name()), modelName(c.Name()))
+			backend.ModelName(c.Name()), backend.ModelName(c.Name()))
 	}
 	totalCost := prices.Cost(c.Name(), total.in, total.out)
 	switch limit := c.MaxCost(); {

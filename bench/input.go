@@ -85,13 +85,9 @@ func OpenDataset(path string, opts DatasetOptions) (*Dataset, error) {
 		}
 		r = opts.Stdin
 	} else {
-		fh, err := os.Open(path)
+		fh, err := eval.OpenFile(path)
 		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, &eval.InputError{File: path, Msg: "cannot read: " + err.Error()}
+			return nil, err
 		}
 		defer fh.Close()
 		st, err := fh.Stat()

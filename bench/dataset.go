@@ -150,16 +150,26 @@ func Read(name string, r io.Reader) ([]Record, error) {
 // a record is checked as it is reached, so a bad record is reported before
 // a syntax error later in the file.
 func Records(name string, r io.Reader) iter.Seq2[Record, error] {
+	return FormatOf(name).Records(name, r)
+}
+
+// Records reads a dataset written in format f from r, as the package
+// function [Records] does with the format its name gives; name is the
+// file named in errors only. An unknown format yields one error.
+func (f Format) Records(name string, r io.Reader) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		d := &datasetReader{name: name, ids: map[string]int{}, yield: func(rec Record) bool { return yield(rec, nil) }}
 		var err error
-		switch strings.ToLower(filepath.Ext(name)) {
-		case ".csv":
+		switch f {
+		case FormatCSV:
 			err = d.csvFile(r)
-		case ".json":
+		case FormatJSON:
 			err = d.jsonFile(r)
-		default:
+		case FormatJSONL:
 			err = d.jsonLines(r)
+		default:
+			yield(Record{}, fmt.Errorf("bench: read %s: unknown dataset format %q: want %s, %s or %s", name, string(f), FormatJSON, FormatJSONL, FormatCSV))
+			return
 		}
 		if errors.Is(err, errStopped) {
 			return

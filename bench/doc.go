@@ -28,13 +28,25 @@
 // [Records] reads a dataset one record at a time, with Read's records and
 // errors, and [ScoreStream] scores records from it ([AgreeStream] compares
 // them with their labels), so that a dataset of any length is judged in
-// the memory of a window of records:
+// the memory of a window of records. [OpenDataset] is the first pass the
+// assay commands make: it checks the whole file (its text, every record,
+// and what each scorer needs of it) before any model call, and the
+// [Dataset] it returns reads the records again; the format is a [Format],
+// from the file name or given (standard input is JSON unless told):
 //
-//	for _, err := range bench.Records(name, f) { // a first pass: check it all
-//		if err != nil {
-//			return err
-//		}
+//	data, err := bench.OpenDataset(path, bench.DatasetOptions{Scorers: scorers})
+//	if err != nil {
+//		return err // an *eval.InputError naming file, line and field
 //	}
-//	_, _ = f.Seek(0, io.SeekStart)
-//	err := bench.ScoreStream(ctx, bench.Records(name, f), scorers, 32, emit)
+//	gate, _ := bench.ParseMinGate("faithfulness=0.8")
+//	err = bench.ScoreStream(ctx, data.Records(), scorers, 32, func(_ int, _ bench.Record, scores []eval.Score) error {
+//		for _, sc := range scores {
+//			gate.Add(sc)
+//		}
+//		return nil
+//	})
+//	if err != nil {
+//		return data.Err(err)
+//	}
+//	return gate.Err() // a *BelowFloorError when a score is under its floor
 package bench

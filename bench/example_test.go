@@ -66,3 +66,36 @@ func ExampleScoreEach() {
 	// metric        scored  mean   min    passed         defaulted
 	// faithfulness  2/2     0.500  0.000  1/2 (>= 0.75)  0
 }
+
+// ExampleOpenDataset checks a dataset from standard input before any
+// scorer runs, scores it and gates the scores with a floor.
+func ExampleOpenDataset() {
+	in := strings.NewReader(`{"id":"a","question":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843."]}
+{"id":"b","question":"When?","answer":"In 1900.","contexts":["Ada wrote it in 1843."]}
+`)
+	scorers := []eval.Scorer{judges.TokenOverlap{}}
+	data, err := bench.OpenDataset(bench.Stdin, bench.DatasetOptions{Stdin: in, Scorers: scorers})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(data.Name(), data.Format(), data.Len(), "records")
+	gate, _ := bench.ParseMinGate("token_overlap=0.6")
+	err = bench.ScoreStream(context.Background(), data.Records(), scorers, 4, func(_ int, rec bench.Record, scores []eval.Score) error {
+		for _, sc := range scores {
+			fmt.Printf("%s %s %.2f\n", rec.ID, sc.Metric, sc.Value)
+			gate.Add(sc)
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(data.Err(err))
+		return
+	}
+	fmt.Println(gate.Err())
+	// Output:
+	// <stdin> json 2 records
+	// a token_overlap 1.00
+	// b token_overlap 0.50
+	// 1 score(s) below --min (token_overlap 1 under 0.6)
+}

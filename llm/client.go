@@ -362,14 +362,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 				return err
 			}
 		}
-		defer c.release()
-		if err := c.refuse(); err != nil {
-			return err
-		}
-		err := c.breaker.run(ctx, func() error {
-			actx, cancel := c.attempt(ctx)
-			defer cancel()
-			sent++
+		return c.sendHeld(ctx, &sent, func(actx context.Context) error {
 			var err error
 			resp, err = c.cfg.Backend.Chat(actx, req)
 			if err == nil && resp.Content == "" {
@@ -377,10 +370,6 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 			}
 			return err
 		})
-		if isAuth(err) {
-			return permanent(c.latchAuth(err))
-		}
-		return err
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: req.Tag, Attempt: attempt, Wait: wait, Err: err})
 	})
@@ -419,6 +408,29 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		return Response{Usage: u}, err
 	}
 	return resp, nil
+}
+
+// sendHeld makes one attempt of a call (Chat or Embed) that holds a slot,
+// and releases the slot when it returns. The call is refused at once when
+// the credentials were refused or the server was taken as down while it
+// waited; else send runs under the breaker with the attempt's own timeout
+// and is counted in sent. A refusal of the credentials is latched, and
+// permanent: no retry.
+func (c *Client) sendHeld(ctx context.Context, sent *int, send func(ctx context.Context) error) error {
+	defer c.release()
+	if err := c.refuse(); err != nil {
+		return err
+	}
+	err := c.breaker.run(ctx, func() error {
+		actx, cancel := c.attempt(ctx)
+		defer cancel()
+		*sent++
+		return send(actx)
+	})
+	if isAuth(err) {
+		return permanent(c.latchAuth(err))
+	}
+	return err
 }
 
 // defaultOutTokens is the reply length assumed for a tag with no reply
@@ -570,23 +582,13 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 		if err := c.acquire(ctx, "embed"); err != nil {
 			return err
 		}
-		defer c.release()
-		if err := c.refuse(); err != nil {
-			return err
-		}
-		err := c.breaker.run(ctx, func() error {
-			actx, cancel := c.attempt(ctx)
-			defer cancel()
-			sent++
+		err := c.sendHeld(ctx, &sent, func(actx context.Context) error {
 			var err error
 			vecs, u, err = c.cfg.Backend.Embed(actx, texts)
 			return err
 		})
-		switch {
-		case errors.Is(err, ErrNoEmbeddings):
+		if errors.Is(err, ErrNoEmbeddings) {
 			return permanent(err)
-		case isAuth(err):
-			return permanent(c.latchAuth(err))
 		}
 		return err
 	}, func(attempt int, err error, wait time.Duration) {

@@ -84,17 +84,17 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	// A first pass checks the whole dataset, so that bad input is reported
 	// before any model call; each scorer reads it again record by record.
 	labelled := 0
-	data, err := openDataset(file, cmd.InOrStdin(), func(r bench.Record) error {
+	data, err := bench.OpenDataset(file, bench.DatasetOptions{Stdin: cmd.InOrStdin(), Visit: func(r bench.Record) error {
 		if _, ok := r.Label(f.label); ok {
 			labelled++
 		}
 		return nil
-	})
+	}})
 	if err != nil {
 		return inputErr(err)
 	}
 	if labelled == 0 {
-		return inputErr(fmt.Errorf("%s: no record has the binary label human.%s", displayName(file), f.label))
+		return inputErr(fmt.Errorf("%s: no record has the binary label human.%s", data.Name(), f.label))
 	}
 	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
 	if err != nil {
@@ -102,7 +102,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, data.n, data.records())
+		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, data.Len(), data.Records())
 	}
 	judge, _ := judges.New(f.metric, client)
 	th := f.threshold
@@ -126,25 +126,25 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		if err != nil {
 			return err
 		}
-		res, err := bench.AgreeStream(cmd.Context(), data.records(), bench.Job{Scorer: metered{j.scorer, meter}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency},
+		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.Job{Scorer: metered{j.scorer, meter}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency},
 			bench.AgreeOptions{Label: f.label, Threshold: &t})
 		meter.Close()
 		switch {
 		case err != nil && cmd.Context().Err() != nil:
 			return &exitError{code: exitInfra, err: err}
 		case err != nil:
-			return data.runErr(err)
+			return runErr(data, err)
 		}
 		if err := f.llm.authErr(client); err != nil {
 			return err
 		}
-		if err := unscored(cmd.ErrOrStderr(), displayName(file), res); err != nil {
+		if err := unscored(cmd.ErrOrStderr(), data.Name(), res); err != nil {
 			return err
 		}
 		defaulted += res.Defaulted
 		results = append(results, res)
 	}
-	if err := printAgree(cmd.OutOrStdout(), f.format, displayName(file), results); err != nil {
+	if err := printAgree(cmd.OutOrStdout(), f.format, data.Name(), results); err != nil {
 		return &exitError{code: exitInfra, err: err}
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)

@@ -23,12 +23,13 @@ import (
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/backend"
 )
 
 type judgeFlags struct {
 	metrics []string
 	format  string
-	min     minGate
+	min     minFlag
 	quiet   bool
 	llm     llmFlags
 }
@@ -171,7 +172,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 			return inputErr(fmt.Errorf("--metric: %q is named twice", m))
 		}
 	}
-	if err := f.min.check(f.metrics); err != nil {
+	if err := f.min.Check(f.metrics); err != nil {
 		return inputErr(err)
 	}
 	if err := f.llm.checkMaxDefaultRate(); err != nil {
@@ -189,21 +190,19 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// A first pass checks the whole dataset, records and what each metric
 	// needs of them, so that bad input is reported before any model call;
 	// the run reads it again record by record.
-	data, err := openDataset(file, cmd.InOrStdin(), func(rec bench.Record) error {
-		return checkRecord(displayName(file), rec, scorers)
-	})
+	data, err := bench.OpenDataset(file, bench.DatasetOptions{Stdin: cmd.InOrStdin(), Scorers: scorers})
 	if err != nil {
 		return inputErr(err)
 	}
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, f.metrics, data.n, data.records())
+		return dryRun(cmd.OutOrStdout(), client, f.metrics, data.Len(), data.Records())
 	}
 	// Results are written as records finish, in record order, so a long run
 	// shows progress and an interrupted one keeps what it judged, and the
 	// writing overlaps the wait for the model.
 	// Progress goes to stderr: a bar on a terminal, a line every few
 	// seconds elsewhere.
-	meter, err := newMeter(cmd, &f.llm, "judge", data.n, f.quiet, client)
+	meter, err := newMeter(cmd, &f.llm, "judge", data.Len(), f.quiet, client)
 	if err != nil {
 		return err
 	}
@@ -211,7 +210,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	// The summary's "passed" is at the --min floor where one is set, else
 	// at the metric's default threshold.
 	tally := bench.Tally{Threshold: func(m string) float64 {
-		if v := f.min.floor(m); v > 0 {
+		if v := f.min.Floor(m); v > 0 {
 			return v
 		}
 		return judges.DefaultThreshold(m, client)
@@ -221,7 +220,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	var werr error
 	// Goroutines are cheap; the client's --concurrency limit sets the pace
 	// of model calls, so the fan-out must not be the bottleneck.
-	err = bench.ScoreStream(cmd.Context(), data.records(), scorers, bench.TasksPerCall*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
+	err = bench.ScoreStream(cmd.Context(), data.Records(), scorers, bench.TasksPerCall*f.llm.concurrency, func(_ int, rec bench.Record, scores []eval.Score) error {
 		defaulted := 0
 		for _, sc := range scores {
 			tally.Add(sc)
@@ -230,7 +229,8 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 				defaulted++
 			}
 			r := resultOf(rec.ID, sc)
-			f.min.count(r)
+			// The gate compares the value printed, rounded.
+			f.min.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
 			if werr = out.write(r); werr != nil {
 				return werr
 			}
@@ -251,7 +251,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	defaulted := tally.Defaulted()
 	if werr == nil && (err == nil || interrupted) {
 		// An interrupted run still shows what it judged and spent.
-		if data.n > 1 {
+		if data.Len() > 1 {
 			_ = bench.FormatSummaries(cmd.ErrOrStderr(), tally.Summaries())
 		}
 		f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
@@ -263,9 +263,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	case werr != nil:
 		return &exitError{code: exitInfra, err: werr}
 	case interrupted:
-		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted after %d of %d records: %w", done, data.n, err)}
+		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted after %d of %d records: %w", done, data.Len(), err)}
 	case err != nil:
-		return data.runErr(err)
+		return runErr(data, err)
 	}
 	if err := f.llm.budgetErr(client); err != nil {
 		return err
@@ -273,7 +273,10 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	if err := f.llm.defaultRateErr(defaults); err != nil {
 		return err
 	}
-	return f.min.err()
+	if err := f.min.Err(); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	return nil
 }
 
 // named is sc with its error, if any, naming the record and metric, for
@@ -430,7 +433,7 @@ func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
 	fmt.Fprintf(w, "%-20s %8d %12d %12d %10s\n", "total", total.calls, total.in, total.out, cost(total.in, total.out))
 	if !priced {
 		fmt.Fprintf(w, "cost unknown: model %s is not in the price table; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})\n",
-			modelName(c.Name()), modelName(c.Name()))
+			backend.ModelName(c.Name()), backend.ModelName(c.Name()))
 	}
 	totalCost := prices.Cost(c.Name(), total.in, total.out)
 	switch limit := c.MaxCost(); {
@@ -508,27 +511,5 @@ func dryRun(w io.Writer, c *llm.Client, metrics []string, n int, recs iter.Seq2[
 		rows = append(rows, planRow{name: m, calls: per[m].calls, in: per[m].in, out: per[m].out})
 	}
 	printPlanRows(w, c, rows)
-	return nil
-}
-
-// checkRecord returns an input error naming file, line and field when rec
-// lacks what one of the scorers needs (judges.Checker), or nil.
-func checkRecord(file string, rec bench.Record, scorers []eval.Scorer) error {
-	for _, sc := range scorers {
-		c, ok := sc.(judges.Checker)
-		if !ok {
-			continue
-		}
-		if err := c.Check(rec.Sample); err != nil {
-			field := ""
-			switch {
-			case errors.Is(err, judges.ErrNoReference):
-				field = "reference"
-			case errors.Is(err, judges.ErrNoContexts):
-				field = "contexts"
-			}
-			return &eval.InputError{File: file, Line: rec.Line, Field: field, Msg: err.Error(), Err: err}
-		}
-	}
 	return nil
 }

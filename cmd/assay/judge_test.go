@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 )
@@ -291,9 +292,9 @@ func TestJudgeReadsDatasetsLargerThanOneReport(t *testing.T) {
 	line := `{"question":"q","answer":"a","contexts":["` + strings.Repeat("word ", 2000) + `"]}` + "\n"
 	n := maxInput/len(line) + 10
 	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, n)), 0o644))
-	d, err := openDataset(path, nil, nil)
+	d, err := bench.OpenDataset(path, bench.DatasetOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, n, d.n)
+	assert.Equal(t, n, d.Len())
 }
 
 // fullWriter fails every write, as standard output does on a full disk.

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/assaylabs/assay/llm"
-	"github.com/assaylabs/assay/llm/backend"
+	"github.com/assaylabs/assay/llm/setup"
 )
 
 // llmFlags are the model-client flags shared by the commands that judge.
@@ -49,106 +45,20 @@ func (f *llmFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.callTimeout, "call-timeout", time.Minute, "cut one attempt of a call after this long and retry (a stalled server)")
 }
 
-// client opens the backend and wraps it in a Client with the cache and
-// limits. The returned close function closes the client's idle
-// connections and the cache.
+// client builds the model client the flags and environment say
+// (setup.Open), with its notices on stderr. The returned close function
+// closes the client's idle connections and the cache.
 func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
-	if f.concurrency < 1 {
-		return nil, nil, inputErr(fmt.Errorf("--concurrency: must be at least 1, got %d", f.concurrency))
-	}
-	if f.maxCost < 0 || f.rpm < 0 || f.tpm < 0 {
-		return nil, nil, inputErr(fmt.Errorf("--max-cost, --rpm and --tpm must not be negative"))
-	}
-	if f.callTimeout <= 0 || f.maxElapsed <= 0 {
-		return nil, nil, inputErr(fmt.Errorf("--call-timeout and --max-retry-time must be positive"))
-	}
-	b, err := backend.Open(f.spec, f.env)
+	c, closer, err := setup.Open(setup.Config{
+		Spec: f.spec, NoCache: f.noCache || f.dryRun,
+		Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost, PricesFile: f.prices,
+		MaxRetryTime: f.maxElapsed, CallTimeout: f.callTimeout,
+		Notices: stderr,
+	}, f.env)
 	if err != nil {
-		return nil, nil, inputErr(fmt.Errorf("--llm: %w", err))
+		return nil, nil, inputErr(err)
 	}
-	cfg := llm.Config{
-		Backend: b, Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost,
-		Counter:     llm.TokenizerFor(modelName(b.Name())),
-		Retry:       llm.RetryPolicy{MaxElapsed: f.maxElapsed},
-		CallTimeout: f.callTimeout,
-	}
-	if f.prices != "" {
-		if cfg.Prices, err = llm.LoadPrices(f.prices); err != nil {
-			return nil, nil, inputErr(fmt.Errorf("--prices: %w", err))
-		}
-	}
-	prices := cfg.Prices
-	if prices == nil {
-		prices = llm.DefaultPrices()
-	}
-	if f.maxCost > 0 && b.Name() != "offline" && !prices.Known(b.Name()) {
-		return nil, nil, inputErr(fmt.Errorf("--max-cost: model %s is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})",
-			modelName(b.Name()), modelName(b.Name())))
-	}
-	closer := func() {}
-	if !f.noCache && !f.dryRun && b.Name() != "offline" {
-		path, err := llm.DefaultCachePath()
-		if dir := f.env("ASSAY_CACHE_DIR"); dir != "" {
-			path, err = filepath.Join(dir, "llm-cache.db"), nil
-		}
-		if err == nil {
-			var c *llm.SQLiteCache
-			if c, err = llm.OpenCache(path); err == nil {
-				cfg.Cache, closer = c, func() { _ = c.Close() }
-				if aside := c.SetAside(); aside != nil {
-					fmt.Fprintf(stderr, "assay: %v\n", aside)
-				}
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "assay: response cache off: %v\n", err)
-		}
-	}
-	cfg.OnEvent = (&notices{w: stderr}).event
-	c := llm.New(cfg)
-	return c, func() { _ = c.Close(); closer() }, nil
-}
-
-// notices prints what the model client reports that the user must know
-// while the run goes on, on stderr: a rate limit that starts holding calls
-// back, the first cache error (the rest are counted in the summary), and a
-// corrupt cache set aside.
-type notices struct {
-	mu         sync.Mutex
-	w          io.Writer
-	cacheError bool
-}
-
-func (n *notices) event(e llm.Event) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch {
-	case e.Kind == "limit_wait":
-		// Once a spell of waits: the client reports the first wait only.
-		next := e.Wait.Round(time.Second)
-		if e.Wait < time.Second {
-			next = e.Wait.Round(time.Millisecond)
-		}
-		fmt.Fprintf(n.w, "assay: --%s %d is holding calls back (next in %v)\n", e.Limit, e.PerMinute, next)
-	case e.Kind != "cache_error":
-	case errors.As(e.Err, new(*llm.CacheCorruptError)):
-		fmt.Fprintf(n.w, "assay: %v\n", e.Err)
-	case !n.cacheError:
-		n.cacheError = true
-		fmt.Fprintf(n.w, "assay: response cache: %v (the calls go on without it; later cache errors are counted in the summary)\n", e.Err)
-	}
-}
-
-// modelName strips the backend prefix of "backend:model".
-func modelName(name string) string {
-	_, m, ok := strings.Cut(name, ":")
-	if !ok {
-		return name
-	}
-	if p, rest, ok := strings.Cut(m, ":"); ok && (p == "anthropic" || p == "ollama" || p == "mistral" || p == "googleai") {
-		return rest
-	}
-	return m
+	return c, func() { _ = closer.Close() }, nil
 }
 
 // summary prints what the model client did, on stderr.

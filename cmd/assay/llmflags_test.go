@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/internal/llmtest"
-	"github.com/assaylabs/assay/llm"
 )
 
 // TestBadKeyExits3: the first 401 stops the run at once, with exit 3 and
@@ -181,22 +179,6 @@ func TestCorruptCacheSaysSo(t *testing.T) {
 	}
 }
 
-// TestNoticesSayTheFirstCacheErrorOnce: cache errors are many on a
-// failing disk; the first is said, the rest only counted, but a corrupt
-// cache set aside is always said.
-func TestNoticesSayTheFirstCacheErrorOnce(t *testing.T) {
-	t.Parallel()
-	var buf strings.Builder
-	n := &notices{w: &buf}
-	for range 5 {
-		n.event(llm.Event{Kind: "cache_error", Err: errors.New("llm cache x: put: disk I/O error")})
-	}
-	n.event(llm.Event{Kind: "retry", Err: errors.New("status 500")})
-	n.event(llm.Event{Kind: "cache_error", Err: &llm.CacheCorruptError{Path: "x", Aside: "x.corrupt-1", Err: errors.New("database disk image is malformed")}})
-	assert.Equal(t, "assay: response cache: llm cache x: put: disk I/O error (the calls go on without it; later cache errors are counted in the summary)\n"+
-		"assay: llm cache x is corrupt (database disk image is malformed): set aside as x.corrupt-1, and a new cache started\n", buf.String())
-}
-
 // TestTPMSaysWhenItHoldsCallsBack: a tokens-per-minute limit that makes
 // calls wait says so on stderr, once a spell of waits. The first reply
 // reports 60,300 tokens against --tpm 60000 (1,000 a second): its debt
@@ -216,13 +198,4 @@ func TestTPMSaysWhenItHoldsCallsBack(t *testing.T) {
 	require.Equal(t, exitPass, code, errOut)
 	assert.Equal(t, 1, strings.Count(errOut, "assay: --tpm 60000 is holding calls back (next in "), errOut)
 	assert.Equal(t, 2, srv.Calls())
-}
-
-func TestNoticesSayALimitHolds(t *testing.T) {
-	t.Parallel()
-	var buf strings.Builder
-	n := &notices{w: &buf}
-	n.event(llm.Event{Kind: "limit_wait", Limit: "tpm", PerMinute: 1000, Wait: 12400 * time.Millisecond})
-	n.event(llm.Event{Kind: "limit_wait", Limit: "rpm", PerMinute: 30, Wait: 1234 * time.Microsecond})
-	assert.Equal(t, "assay: --tpm 1000 is holding calls back (next in 12s)\nassay: --rpm 30 is holding calls back (next in 1ms)\n", buf.String())
 }

@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,12 +217,9 @@ func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample
 	}
 }
 
-// maxInput is the largest report, sample or side file read, and
-// maxDataset the largest dataset, so a wrong file cannot exhaust memory.
-const (
-	maxInput   = 10 << 20
-	maxDataset = 256 << 20
-)
+// maxInput is the largest report, sample or side file read, so a wrong
+// file cannot exhaust memory (datasets: bench.MaxDataset).
+const maxInput = 10 << 20
 
 // readInput reads a file ("-" is stdin) and checks that it is non-empty
 // UTF-8 text of at most limit bytes.
@@ -237,7 +232,7 @@ func readInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 		}
 		r = stdin
 	} else {
-		fh, err := openFile(file)
+		fh, err := eval.OpenFile(file)
 		if err != nil {
 			return nil, err
 		}
@@ -261,20 +256,6 @@ func readInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
-}
-
-// openFile opens a named input file; an error is an input error naming the
-// file, with the system's reason ("no such file or directory").
-func openFile(file string) (*os.File, error) {
-	fh, err := os.Open(file)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &eval.InputError{File: file, Msg: "cannot read: " + err.Error()}
-	}
-	return fh, nil
 }
 
 func displayName(file string) string {

@@ -199,3 +199,19 @@ func isOpenAI(base string) bool {
 	u, err := url.Parse(base)
 	return err == nil && u.Hostname() == openAIHost
 }
+
+// ModelName is the model of a backend name ("backend:model", as Spec.Name
+// gives), as price tables and tokenizers know it: "gpt-4o-mini" for
+// "openai:gpt-4o-mini", "claude-3-5-haiku" for
+// "langchain:anthropic:claude-3-5-haiku". A name without a backend is
+// returned as it is.
+func ModelName(name string) string {
+	_, m, ok := strings.Cut(name, ":")
+	if !ok {
+		return name
+	}
+	if p, rest, ok := strings.Cut(m, ":"); ok && (p == "anthropic" || p == "ollama" || p == "mistral" || p == "googleai") {
+		return rest
+	}
+	return m
+}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/llm"
@@ -209,4 +210,23 @@ func TestOpenLocalServer(t *testing.T) {
 	require.Equal(t, "ok", resp.Content)
 	require.Equal(t, "vllm:m", c.Name())
 	require.Zero(t, resp.Usage.CostUSD)
+}
+
+func TestModelName(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"openai:gpt-4o-mini":                   "gpt-4o-mini",
+		"ollama:qwen2.5:7b":                    "qwen2.5:7b",
+		"vllm:meta/llama-3:8b":                 "meta/llama-3:8b",
+		"langchain:anthropic:claude-3-5-haiku": "claude-3-5-haiku",
+		"langchain:ollama:llama3":              "llama3",
+		"offline":                              "offline",
+		"gpt-4o":                               "gpt-4o",
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, want, backend.ModelName(name))
+		})
+	}
 }

@@ -1,0 +1,39 @@
+package setup
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/assaylabs/assay/llm"
+)
+
+// TestNoticesSayTheFirstCacheErrorOnce: cache errors are many on a
+// failing disk; the first is said, the rest only counted, but a corrupt
+// cache set aside is always said.
+func TestNoticesSayTheFirstCacheErrorOnce(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	n := &notices{w: &buf}
+	for range 5 {
+		n.event(llm.Event{Kind: "cache_error", Err: errors.New("llm cache x: put: disk I/O error")})
+	}
+	n.event(llm.Event{Kind: "retry", Err: errors.New("status 500")})
+	n.event(llm.Event{Kind: "cache_error", Err: &llm.CacheCorruptError{Path: "x", Aside: "x.corrupt-1", Err: errors.New("database disk image is malformed")}})
+	assert.Equal(t, "assay: response cache: llm cache x: put: disk I/O error (the calls go on without it; later cache errors are counted in the summary)\n"+
+		"assay: llm cache x is corrupt (database disk image is malformed): set aside as x.corrupt-1, and a new cache started\n", buf.String())
+}
+
+// TestNoticesSayALimitHolds: a rate limit that holds calls back is said
+// with its flag, its rate and the wait, rounded.
+func TestNoticesSayALimitHolds(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	n := &notices{w: &buf}
+	n.event(llm.Event{Kind: "limit_wait", Limit: "tpm", PerMinute: 1000, Wait: 12400 * time.Millisecond})
+	n.event(llm.Event{Kind: "limit_wait", Limit: "rpm", PerMinute: 30, Wait: 1234 * time.Microsecond})
+	assert.Equal(t, "assay: --tpm 1000 is holding calls back (next in 12s)\nassay: --rpm 30 is holding calls back (next in 1ms)\n", buf.String())
+}

@@ -1,0 +1,194 @@
+// Package setup builds the model client the assay command builds, from a
+// Config (the command line's model flags) and the environment, in one
+// call: the backend (see llm/backend), the price table, the token counter,
+// the limits, the retry policy, the response cache and the notices a user
+// must see while a run goes on.
+//
+//	cfg := setup.DefaultConfig()
+//	cfg.Spec = "openai:gpt-4o-mini"
+//	client, closer, err := setup.Open(cfg, os.Getenv)
+//	if err != nil { ... }
+//	defer closer.Close()
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/backend"
+)
+
+// Config says how to build the client. Each field is one of the command
+// line's flags, named in its comment; errors name the flag too. Start from
+// DefaultConfig: the zero value's Concurrency and timeouts are refused.
+type Config struct {
+	// Spec is the backend as backend:model (--llm); empty reads
+	// $ASSAY_LLM, else openai:gpt-4o-mini when $OPENAI_API_KEY is set, else
+	// offline. See llm/backend.
+	Spec string
+	// NoCache leaves the response cache off (--no-cache; a dry run too).
+	// The offline backend never has one.
+	NoCache bool
+	// CachePath is the cache file; empty is $ASSAY_CACHE_DIR/llm-cache.db
+	// when that is set, else llm.DefaultCachePath.
+	CachePath string
+	// Concurrency is the number of model calls in flight at most, at
+	// least 1 (--concurrency).
+	Concurrency int
+	// RPM and TPM limit requests and tokens per minute; 0 is no limit
+	// (--rpm, --tpm).
+	RPM, TPM int
+	// MaxCostUSD stops starting calls once spending would pass it; 0 is no
+	// limit (--max-cost). The model must then have a price.
+	MaxCostUSD float64
+	// PricesFile is a YAML file of prices per million tokens over the
+	// built-in table (--prices); empty is the built-in table alone.
+	PricesFile string
+	// MaxRetryTime bounds the retries of one call (--max-retry-time), and
+	// CallTimeout one attempt (--call-timeout); both must be positive.
+	MaxRetryTime, CallTimeout time.Duration
+	// Notices receives, a line each, what the client reports that the
+	// user must know while a run goes on: a rate limit that starts
+	// holding calls back, the first cache error, a corrupt cache set
+	// aside, a cache that could not be opened. Nil discards them.
+	Notices io.Writer
+}
+
+// DefaultConfig is the command line's defaults: the backend from the
+// environment, the cache on, 8 calls in flight, no limits, the built-in
+// prices, two minutes of retries and one minute an attempt.
+func DefaultConfig() Config {
+	return Config{Concurrency: 8, MaxRetryTime: 2 * time.Minute, CallTimeout: time.Minute}
+}
+
+// Open builds the backend cfg names, reading keys and URLs from env
+// (usually os.Getenv), and wraps it in a Client with the limits, prices
+// and cache. The Closer closes the client's idle connections and the
+// cache. An error says which setting is wrong; a cache that cannot be
+// opened is not one (the client goes on without it and Notices says so).
+func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
+	if cfg.Concurrency < 1 {
+		return nil, nil, fmt.Errorf("--concurrency: must be at least 1, got %d", cfg.Concurrency)
+	}
+	if cfg.MaxCostUSD < 0 || cfg.RPM < 0 || cfg.TPM < 0 {
+		return nil, nil, errors.New("--max-cost, --rpm and --tpm must not be negative")
+	}
+	if cfg.CallTimeout <= 0 || cfg.MaxRetryTime <= 0 {
+		return nil, nil, errors.New("--call-timeout and --max-retry-time must be positive")
+	}
+	b, err := backend.Open(cfg.Spec, env)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--llm: %w", err)
+	}
+	lc := llm.Config{
+		Backend: b, Concurrency: cfg.Concurrency, RPM: cfg.RPM, TPM: cfg.TPM, MaxCostUSD: cfg.MaxCostUSD,
+		Counter:     llm.TokenizerFor(backend.ModelName(b.Name())),
+		Retry:       llm.RetryPolicy{MaxElapsed: cfg.MaxRetryTime},
+		CallTimeout: cfg.CallTimeout,
+	}
+	if cfg.PricesFile != "" {
+		if lc.Prices, err = llm.LoadPrices(cfg.PricesFile); err != nil {
+			return nil, nil, fmt.Errorf("--prices: %w", err)
+		}
+	}
+	prices := lc.Prices
+	if prices == nil {
+		prices = llm.DefaultPrices()
+	}
+	offline := b.Name() == "offline"
+	if cfg.MaxCostUSD > 0 && !offline && !prices.Known(b.Name()) {
+		m := backend.ModelName(b.Name())
+		return nil, nil, fmt.Errorf("--max-cost: model %s is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})", m, m)
+	}
+	n := &notices{w: cfg.Notices}
+	if n.w == nil {
+		n.w = io.Discard
+	}
+	var cache *llm.SQLiteCache
+	if !cfg.NoCache && !offline {
+		cache = openCache(cfg.CachePath, env, n)
+		if cache != nil {
+			lc.Cache = cache
+		}
+	}
+	lc.OnEvent = n.event
+	c := llm.New(lc)
+	return c, closer{c, cache}, nil
+}
+
+// openCache opens the response cache at path, or where env says; nil when
+// it cannot, said on n.
+func openCache(path string, env func(string) string, n *notices) *llm.SQLiteCache {
+	var err error
+	if path == "" {
+		path, err = llm.DefaultCachePath()
+		if dir := env("ASSAY_CACHE_DIR"); dir != "" {
+			path, err = filepath.Join(dir, "llm-cache.db"), nil
+		}
+	}
+	var c *llm.SQLiteCache
+	if err == nil {
+		c, err = llm.OpenCache(path)
+	}
+	if err != nil {
+		n.printf("response cache off: %v", err)
+		return nil
+	}
+	if aside := c.SetAside(); aside != nil {
+		n.printf("%v", aside)
+	}
+	return c
+}
+
+// closer closes the client, then the cache.
+type closer struct {
+	c     *llm.Client
+	cache *llm.SQLiteCache
+}
+
+func (c closer) Close() error {
+	err := c.c.Close()
+	if c.cache != nil {
+		err = errors.Join(err, c.cache.Close())
+	}
+	return err
+}
+
+// notices says what the model client reports that the user must know
+// while the run goes on: a rate limit that starts holding calls back, the
+// first cache error (the rest are counted in the usage), and a corrupt
+// cache set aside. It is safe for concurrent use.
+type notices struct {
+	mu         sync.Mutex
+	w          io.Writer
+	cacheError bool
+}
+
+func (n *notices) printf(format string, args ...any) {
+	fmt.Fprintf(n.w, "assay: "+format+"\n", args...)
+}
+
+func (n *notices) event(e llm.Event) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case e.Kind == "limit_wait":
+		// Once a spell of waits: the client reports the first wait only.
+		next := e.Wait.Round(time.Second)
+		if e.Wait < time.Second {
+			next = e.Wait.Round(time.Millisecond)
+		}
+		n.printf("--%s %d is holding calls back (next in %v)", e.Limit, e.PerMinute, next)
+	case e.Kind != "cache_error":
+	case errors.As(e.Err, new(*llm.CacheCorruptError)):
+		n.printf("%v", e.Err)
+	case !n.cacheError:
+		n.cacheError = true
+		n.printf("response cache: %v (the calls go on without it; later cache errors are counted in the summary)", e.Err)
+	}
+}

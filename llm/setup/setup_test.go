@@ -1,0 +1,193 @@
+package setup_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/setup"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// TestOpenRefusesBadSettings: each setting that cannot work is refused
+// before anything is built, naming the flag and what to do.
+func TestOpenRefusesBadSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	badPrices := filepath.Join(dir, "prices.yaml")
+	require.NoError(t, os.WriteFile(badPrices, []byte("gpt-4o: [1, 2]\n"), 0o600))
+	tests := map[string]struct {
+		change func(*setup.Config)
+		env    map[string]string
+		want   string
+	}{
+		"no call in flight":    {change: func(c *setup.Config) { c.Concurrency = 0 }, want: "--concurrency: must be at least 1, got 0"},
+		"a negative budget":    {change: func(c *setup.Config) { c.MaxCostUSD = -1 }, want: "--max-cost, --rpm and --tpm must not be negative"},
+		"a negative rpm":       {change: func(c *setup.Config) { c.RPM = -5 }, want: "--max-cost, --rpm and --tpm must not be negative"},
+		"no time for an call":  {change: func(c *setup.Config) { c.CallTimeout = 0 }, want: "--call-timeout and --max-retry-time must be positive"},
+		"no time for retries":  {change: func(c *setup.Config) { c.MaxRetryTime = -time.Second }, want: "--call-timeout and --max-retry-time must be positive"},
+		"an unknown backend":   {change: func(c *setup.Config) { c.Spec = "gemini:pro" }, want: `--llm: unknown backend "gemini" in "gemini:pro": want one of offline, openai, ollama, vllm, llamacpp, lmstudio, langchain`},
+		"OpenAI without a key": {change: func(c *setup.Config) { c.Spec = "openai:gpt-4o" }, want: "--llm: openai:gpt-4o: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL for a local server)"},
+		"ASSAY_LLM is read": {env: map[string]string{"ASSAY_LLM": "nope"},
+			want: `--llm: unknown backend "nope" in "nope": want one of offline, openai, ollama, vllm, llamacpp, lmstudio, langchain`},
+		"a missing prices file": {change: func(c *setup.Config) { c.PricesFile = filepath.Join(dir, "none.yaml") }, want: "--prices: open " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},
+		"a budget without a price": {
+			change: func(c *setup.Config) { c.Spec, c.MaxCostUSD = "vllm:my-model", 1 },
+			want:   "--max-cost: model my-model is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({my-model: {in: 0.15, out: 0.6}})",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg := setup.DefaultConfig()
+			if tc.change != nil {
+				tc.change(&cfg)
+			}
+			c, closer, err := setup.Open(cfg, envOf(tc.env))
+			assert.Nil(t, c)
+			assert.Nil(t, closer)
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+	t.Run("a prices file that is not a table", func(t *testing.T) {
+		t.Parallel()
+		cfg := setup.DefaultConfig()
+		cfg.PricesFile = badPrices
+		_, _, err := setup.Open(cfg, envOf(nil))
+		require.Error(t, err)
+		assert.True(t, strings.HasPrefix(err.Error(), "--prices: "), err.Error())
+	})
+}
+
+// TestOpenBuildsTheCommandsClient: the client the command line builds,
+// in one call: the backend from the environment, the cache under
+// $ASSAY_CACHE_DIR answering the second run, the prices file read, and
+// nothing said when all goes well.
+func TestOpenBuildsTheCommandsClient(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: `{"verdict":"yes"}`, PromptTokens: 1000000, CompletionTokens: 1000000}))
+	dir := t.TempDir()
+	prices := filepath.Join(dir, "prices.yaml")
+	require.NoError(t, os.WriteFile(prices, []byte("judge-model: {in: 1, out: 2}\n"), 0o600))
+	env := envOf(map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": dir})
+	req := llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Is it so?"}}, Tag: "test"}
+	for run := range 2 {
+		var notes strings.Builder
+		cfg := setup.DefaultConfig()
+		cfg.PricesFile, cfg.MaxCostUSD, cfg.Notices = prices, 10, &notes
+		c, closer, err := setup.Open(cfg, env)
+		require.NoError(t, err)
+		assert.Equal(t, "openai:judge-model", c.Name())
+		assert.Equal(t, 10.0, c.MaxCost())
+		resp, err := c.Chat(context.Background(), req)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"verdict":"yes"}`, resp.Content)
+		u := c.Usage()
+		if run == 0 {
+			assert.Equal(t, 1, u.Calls)
+			assert.InDelta(t, 3.0, u.CostUSD, 1e-9, "the prices file's $1 in and $2 out a million tokens")
+		} else {
+			assert.Equal(t, 1, u.CacheHits, "the second run is answered from the cache")
+		}
+		require.NoError(t, closer.Close())
+		assert.Empty(t, notes.String())
+	}
+	assert.Equal(t, 1, srv.Calls())
+	assert.FileExists(t, filepath.Join(dir, "llm-cache.db"))
+}
+
+// TestOpenCache: where the cache is, when there is none, and a cache that
+// cannot be opened, which is said and leaves the client without one.
+func TestOpenCache(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: "ok"}))
+	notADir := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(notADir, []byte("x"), 0o600))
+	tests := map[string]struct {
+		spec      string
+		noCache   bool
+		cachePath string
+		dirEnv    bool
+		file      string // the cache file made, relative to the dir
+		notice    string
+	}{
+		"in ASSAY_CACHE_DIR":         {dirEnv: true, file: "llm-cache.db"},
+		"at the path given":          {dirEnv: true, cachePath: "elsewhere.db", file: "elsewhere.db"},
+		"none with NoCache":          {dirEnv: true, noCache: true},
+		"none offline":               {spec: "offline", dirEnv: true},
+		"one that cannot be created": {cachePath: filepath.Join(notADir, "c.db"), notice: "assay: response cache off: "},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+			if tc.dirEnv {
+				env["ASSAY_CACHE_DIR"] = dir
+			}
+			var notes strings.Builder
+			cfg := setup.DefaultConfig()
+			cfg.Spec, cfg.NoCache, cfg.Notices = tc.spec, tc.noCache, &notes
+			cfg.CachePath = tc.cachePath
+			if tc.cachePath != "" && !filepath.IsAbs(tc.cachePath) {
+				cfg.CachePath = filepath.Join(dir, tc.cachePath)
+			}
+			c, closer, err := setup.Open(cfg, envOf(env))
+			require.NoError(t, err)
+			defer func() { require.NoError(t, closer.Close()) }()
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if tc.file == "" {
+				assert.Empty(t, names)
+			} else {
+				assert.Contains(t, names, tc.file)
+			}
+			if tc.notice == "" {
+				assert.Empty(t, notes.String())
+				return
+			}
+			assert.True(t, strings.HasPrefix(notes.String(), tc.notice), notes.String())
+			assert.Equal(t, 1, strings.Count(notes.String(), "\n"))
+			_, err = c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}})
+			require.NoError(t, err, "the client goes on without a cache")
+		})
+	}
+}
+
+// TestOpenSaysACorruptCacheWasSetAside: a cache file that is not a
+// database is set aside when opened, said once, and a new one started.
+func TestOpenSaysACorruptCacheWasSetAside(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: "ok"}))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "llm-cache.db")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("not a database ", 1000)), 0o600))
+	var notes strings.Builder
+	cfg := setup.DefaultConfig()
+	cfg.Notices = &notes
+	_, closer, err := setup.Open(cfg, envOf(map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": dir}))
+	require.NoError(t, err)
+	require.NoError(t, closer.Close())
+	assert.Equal(t, 1, strings.Count(notes.String(), "set aside as "), notes.String())
+	assert.True(t, strings.HasPrefix(notes.String(), "assay: llm cache "+path+" is corrupt ("), notes.String())
+	aside, err := filepath.Glob(path + ".corrupt-*")
+	require.NoError(t, err)
+	assert.Len(t, aside, 1)
+	assert.FileExists(t, path)
+}

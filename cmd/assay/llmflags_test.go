@@ -166,14 +166,19 @@ func TestCorruptCacheSaysSo(t *testing.T) {
 				assert.Contains(t, errOut, s)
 			}
 			assert.Equal(t, 1, strings.Count(errOut, "set aside as "), errOut)
-			assert.Equal(t, 2*first, srv.Calls(), "the lost replies are asked again")
+			// Every reply is asked again, but for at most one read before
+			// the damage was found (which of the file's pages a read hits
+			// first is the scheduler's).
+			second := srv.Calls()
+			assert.GreaterOrEqual(t, second, 2*first-1, "the lost replies are asked again")
+			assert.LessOrEqual(t, second, 2*first)
 			aside, err := filepath.Glob(path + ".corrupt-*")
 			require.NoError(t, err)
 			assert.Len(t, aside, 1)
 
 			code, _, errOut = runEnv(t, env, args...)
 			require.Equal(t, exitPass, code, errOut)
-			assert.Equal(t, 2*first, srv.Calls(), "the new cache answers")
+			assert.Equal(t, second, srv.Calls(), "the new cache answers")
 			assert.NotContains(t, errOut, "cache errors")
 		})
 	}

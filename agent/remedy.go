@@ -34,19 +34,20 @@ func (r *run) crag(ctx context.Context, it int) error {
 	}
 	ctxText := strings.Join(text, "\n\n")
 	s.Context = &eval.Context{Text: ctxText, TokenCount: len(strings.Fields(ctxText)) * 4 / 3}
+	// Assessed once; the classification reads the same overall.
 	a := heuristics.AssessContext(s)
-	c := heuristics.ClassifyRetrieval(s)
-	step := CRAGStep{Iteration: it, Overall: a.Overall, Classification: c.Classification, Action: string(c.Action.Type)}
+	c := ClassifyCRAG(r.query, a.Overall)
+	step := CRAGStep{Iteration: it, Overall: a.Overall, Classification: string(c.Classification), Action: string(c.Action.Type)}
 	ev, done := r.tr.begin(StageCRAG, it)
 	ev.Outputs["overall"], ev.Outputs["classification"] = a.Overall, c.Classification
 	var queries []string
 	switch c.Classification {
-	case heuristics.CRAGAmbiguous:
+	case CRAGAmbiguous:
 		queries = c.Action.SubQueries
 		if len(queries) > 3 {
 			queries = queries[:3]
 		}
-	case heuristics.CRAGIncorrect:
+	case CRAGIncorrect:
 		if q := strings.TrimSpace(c.Action.SearchQuery); q != "" && q != r.query {
 			queries = []string{q}
 		}
@@ -56,7 +57,7 @@ func (r *run) crag(ctx context.Context, it int) error {
 	done()
 	before := len(r.kept())
 	for _, q := range queries {
-		if err := r.gather(ctx, it, web.Query{Text: q, Limit: r.cfg.Mode.MaxSources}, "crag: "+c.Classification); err != nil {
+		if err := r.gather(ctx, it, web.Query{Text: q, Limit: r.cfg.Mode.MaxSources}, "crag: "+string(c.Classification)); err != nil {
 			return err
 		}
 	}
@@ -239,7 +240,7 @@ func (r *run) explain() string {
 // suggestions are other queries for the same need: the CRAG sub-queries
 // and the query's key terms on their own.
 func suggestions(query string) []string {
-	c := heuristics.ClassifyRetrieval(eval.Sample{Query: query})
+	c := ClassifyRetrieval(eval.Sample{Query: query})
 	out := append([]string(nil), c.Action.SubQueries...)
 	if q := c.Action.SearchQuery; q != "" {
 		out = append(out, q)

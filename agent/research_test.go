@@ -115,6 +115,14 @@ func TestResearchPaths(t *testing.T) {
 				assert.Contains(t, res.Report, tc.contains)
 			}
 			assert.Equal(t, "offline (approximate)", res.Judge)
+			// The workflow routes with the one CRAG classifier, on the
+			// overall it assessed once per step.
+			require.NotEmpty(t, res.CRAG)
+			for _, step := range res.CRAG {
+				c := agent.ClassifyCRAG(tc.query, step.Overall)
+				assert.Equal(t, string(c.Classification), step.Classification)
+				assert.Equal(t, string(c.Action.Type), step.Action)
+			}
 		})
 	}
 }

@@ -32,6 +32,12 @@ type Fetcher interface {
 // Research is the configuration of a research run. Zero fields take the
 // defaults in brackets.
 type Research struct {
+	// Options carry the model, the clock, the tiers and the scorers'
+	// concurrency. Its Model judges, summarizes and synthesizes (nil works
+	// offline: lexical gate, extractive summaries and report); its clock
+	// times the stages and is the "today" of source recency (nil is
+	// time.Now; tests inject a fixed one).
+	Options
 	Searcher Searcher
 	// Fetcher fetches results without text and the URLs in URLs; nil drops
 	// them, with the reason recorded.
@@ -39,17 +45,10 @@ type Research struct {
 	// URLs are sources added directly (--url).
 	URLs []string
 	Mode Mode // [standard]
-	// Model judges, summarizes and synthesizes; nil works offline
-	// (lexical gate, extractive summaries and report).
-	Model judges.Model
 	// Profile scores the report [the built-in research profile].
 	Profile *Profile
-	// Options are passed to the scorers (clock for recency, tiers).
-	Options Options
 	// MaxIterations of the remediation loop [2].
 	MaxIterations int
-	// Now times the trace [time.Now]; tests inject a fixed clock.
-	Now func() time.Time
 	// OnEvent receives each stage as it starts (Duration 0) and ends.
 	OnEvent func(Event)
 	// Folder, when set, receives the run as it goes: each stage as it
@@ -64,11 +63,12 @@ type Run struct {
 	Mode     Mode   `json:"mode"`
 	Judge    string `json:"judge"`
 	Decision string `json:"decision"`
-	// Status is pass, rejected or insufficient_data for a run that ended;
-	// interrupted, model_failed, search_failed or failed for one an error
-	// stopped (Run returns the error); running in the files of a run that
-	// is still going (or was killed).
-	Status string `json:"status"`
+	// Status is StatusPass, StatusRejected or StatusInsufficient for a run
+	// that ended; StatusInterrupted, StatusModelFailed, StatusSearchFailed
+	// or StatusFailed for one an error stopped (Run returns the error);
+	// StatusRunning in the files of a run that is still going (or was
+	// killed).
+	Status Status `json:"status"`
 	Reason string `json:"reason"`
 	// Defaulted counts the judge results of the run that fell back to the
 	// neutral default: gate grades kept at 3 (QoS.GateDefaults) and the
@@ -185,9 +185,7 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 	if cfg.MaxIterations == 0 {
 		cfg.MaxIterations = 2
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Now = cfg.clock()
 	if cfg.Profile == nil {
 		p, err := LoadProfile("research")
 		if err != nil {
@@ -195,7 +193,6 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 		}
 		cfg.Profile = p
 	}
-	cfg.Options.Model = cfg.Model
 	r := &run{cfg: cfg, query: query, seen: map[string]bool{}, tried: map[string]bool{},
 		tr:  &tracer{now: cfg.Now, notify: cfg.OnEvent},
 		out: &Run{Query: query, Mode: cfg.Mode, Judge: cfg.Options.judge()}}
@@ -288,9 +285,9 @@ func (r *run) research(ctx context.Context) error {
 			return err
 		}
 	}
-	r.out.Status, r.out.Reason = card.Status, card.Reason
+	r.out.Status, r.out.Reason = StatusPass, card.Reason
 	if card.Status != eval.StatusPass {
-		r.out.Status = eval.StatusRejected
+		r.out.Status = StatusRejected
 		r.out.Reason = fmt.Sprintf("still %s after %d repair iteration(s): %s", card.Status, len(r.out.Iterations)-1, card.Reason)
 	}
 	return nil
@@ -499,7 +496,7 @@ func (r *run) gate(ctx context.Context, it int, srcs []*SourceRecord) error {
 	for _, x := range usages {
 		u = u.Add(x)
 	}
-	cred := heuristics.Credibility{Tiers: r.cfg.Options.Tiers, Now: r.cfg.Options.Now}
+	cred := heuristics.Credibility{Tiers: r.cfg.Tiers, Now: r.cfg.recency()}
 	kept, dropped, defaults := 0, 0, 0
 	for _, s := range todo {
 		s.Credibility = cred.Rate(r.evalSource(s)).Rating

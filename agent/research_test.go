@@ -21,9 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/fixtures"
-	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
 	llmopenai "github.com/assaylabs/assay/llm/openai"
@@ -50,8 +48,7 @@ func corpus(t testing.TB) *web.Local {
 }
 
 func offlineResearch(t testing.TB, s agent.Searcher) agent.Research {
-	return agent.Research{Searcher: s, Mode: agent.Modes["standard"], Now: fixedClock(),
-		Options: agent.Options{Now: heuristics.FixedClock(day)}}
+	return agent.Research{Searcher: s, Mode: agent.Modes["standard"], Options: agent.Options{Now: fixedClock()}}
 }
 
 // TestResearchPaths runs the documented query of each path offline on the
@@ -61,16 +58,16 @@ func TestResearchPaths(t *testing.T) {
 	tests := map[string]struct {
 		query      string
 		decision   string
-		status     string
+		status     agent.Status
 		iterations int
 		fixes      []string
 		contains   string
 	}{
 		"passes first time": {
-			query: "How do heat pumps perform in cold climates?", decision: agent.DecisionFull, status: eval.StatusPass, iterations: 1,
+			query: "How do heat pumps perform in cold climates?", decision: agent.DecisionFull, status: agent.StatusPass, iterations: 1,
 		},
 		"repaired by the source-quality fix": {
-			query: "What are the health effects of microplastics in drinking water?", decision: agent.DecisionFull, status: eval.StatusPass,
+			query: "What are the health effects of microplastics in drinking water?", decision: agent.DecisionFull, status: agent.StatusPass,
 			fixes: []string{"source_quality"}, contains: "## Executive Summary",
 		},
 		"short report with its disclaimer": {
@@ -82,7 +79,7 @@ func TestResearchPaths(t *testing.T) {
 			contains: "## What was dropped and why",
 		},
 		"rejected after two iterations": {
-			query: "Does vitamin C cure the common cold?", decision: agent.DecisionFull, status: eval.StatusRejected, iterations: 3,
+			query: "Does vitamin C cure the common cold?", decision: agent.DecisionFull, status: agent.StatusRejected, iterations: 3,
 			fixes: []string{"source_quality", "source_diversity"},
 		},
 	}
@@ -217,7 +214,7 @@ func TestGateWithModel(t *testing.T) {
 		return llmtest.JudgeReplies(req)
 	}))
 	c := modelClient(t, srv)
-	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Model: c, Now: fixedClock(), Options: agent.Options{Now: heuristics.FixedClock(day)}, MaxIterations: -1}
+	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, Now: fixedClock()}, MaxIterations: -1}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
 	require.NoError(t, err)
 
@@ -254,7 +251,7 @@ func TestGateWithModel(t *testing.T) {
 func TestGateRunsInParallel(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies), llmtest.Latency(100*time.Millisecond))
 	c := modelClient(t, srv)
-	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Model: c, MaxIterations: -1}
+	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, NoRecency: true}, MaxIterations: -1}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
 	require.NoError(t, err)
 	var gate time.Duration
@@ -330,7 +327,7 @@ func TestFetchFaults(t *testing.T) {
 		results = append(results, web.Result{URL: "http://news.example.com/" + p, Title: p})
 	}
 	results = append(results, web.Result{URL: "http://metadata.example.com/latest/meta-data", Title: "metadata"})
-	cfg := agent.Research{Searcher: memSearch{results}, Fetcher: f, Mode: agent.Modes["deep"], Now: fixedClock()}
+	cfg := agent.Research{Searcher: memSearch{results}, Fetcher: f, Mode: agent.Modes["deep"], Options: agent.Options{Now: fixedClock(), NoRecency: true}}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
 	require.NoError(t, err)
 	reasons := map[string]string{}
@@ -357,7 +354,7 @@ func TestResearchStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := agent.Research{Searcher: memSearch{sevenSources()}, Model: c}.Run(ctx, "heat pumps in cold climates")
+	res, err := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, NoRecency: true}}.Run(ctx, "heat pumps in cold climates")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), time.Second)
 	require.NotNil(t, res, "what was done is returned")
@@ -392,7 +389,7 @@ func TestInsufficientDataWithModel(t *testing.T) {
 				}
 				return llmtest.JudgeReplies(req)
 			}))
-			cfg := agent.Research{Searcher: memSearch{sevenSources()}, Model: modelClient(t, srv), Now: fixedClock()}
+			cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: modelClient(t, srv), Now: fixedClock(), NoRecency: true}}
 			res, err := cfg.Run(context.Background(), "How much does a wedding guitarist charge per hour?")
 			require.NoError(t, err)
 			assert.Equal(t, agent.DecisionInsufficient, res.Decision)

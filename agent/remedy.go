@@ -28,8 +28,9 @@ func (r *run) crag(ctx context.Context, it int) error {
 	s := eval.Sample{Query: r.query}
 	var text []string
 	for _, k := range kept {
-		score := float64(k.Grade) / 5
-		s.Sources = append(s.Sources, eval.Source{ID: k.URL, URL: k.URL, Title: k.Title, Text: k.Summary, Score: score})
+		src := k.summarized()
+		src.Score = float64(k.Grade) / 5
+		s.Sources = append(s.Sources, src)
 		text = append(text, k.Summary)
 	}
 	ctxText := strings.Join(text, "\n\n")
@@ -90,20 +91,20 @@ func (r *run) applyFix(ctx context.Context, it int, fix eval.Fix, card eval.Card
 		}
 		var strong []*SourceRecord
 		for _, s := range r.kept() {
-			if s.Iteration == it && s.Credibility >= minCredibility {
+			if s.Iteration == it && s.Rating >= minCredibility {
 				strong = append(strong, s)
 			}
 		}
 		n := min(len(weak), len(strong))
 		for _, w := range weak[:n] {
 			w.Kept = false
-			w.Dropped = fmt.Sprintf("replaced by a primary source: credibility %.1f below %d", w.Credibility, minCredibility)
+			w.Dropped = fmt.Sprintf("replaced by a primary source: credibility %.1f below %d", w.Rating, minCredibility)
 		}
 		// New sources still below 7 do not displace anything.
 		for _, s := range r.kept() {
-			if s.Iteration == it && s.Credibility < minCredibility {
+			if s.Iteration == it && s.Rating < minCredibility {
 				s.Kept = false
-				s.Dropped = fmt.Sprintf("credibility %.1f below %d (source-quality fix)", s.Credibility, minCredibility)
+				s.Dropped = fmt.Sprintf("credibility %.1f below %d (source-quality fix)", s.Rating, minCredibility)
 			}
 		}
 		applied = fmt.Sprintf("searched preferring primary sources; replaced %d of %d source(s) below credibility %d", n, len(weak), minCredibility)
@@ -146,12 +147,12 @@ func (r *run) applyFix(ctx context.Context, it int, fix eval.Fix, card eval.Card
 func (r *run) weakSources() []*SourceRecord {
 	var out []*SourceRecord
 	for _, s := range r.kept() {
-		if s.Credibility < minCredibility {
+		if s.Rating < minCredibility {
 			out = append(out, s)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *SourceRecord) int {
-		return cmp.Or(cmp.Compare(a.Credibility, b.Credibility), cmp.Compare(b.rank, a.rank))
+		return cmp.Or(cmp.Compare(a.Rating, b.Rating), cmp.Compare(b.rank, a.rank))
 	})
 	return out
 }

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/fixtures"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
@@ -395,6 +396,42 @@ func TestInsufficientDataWithModel(t *testing.T) {
 			assert.Equal(t, agent.DecisionInsufficient, res.Decision)
 			assert.Equal(t, agent.StatusInsufficient, res.Status)
 			assert.Contains(t, res.Report, tc.want)
+		})
+	}
+}
+
+// TestSourceRecordJSON: a record is written to sources.json with the keys
+// and order it always had, its text left out, and read back the same.
+func TestSourceRecordJSON(t *testing.T) {
+	t.Parallel()
+	refs := 4
+	tests := map[string]struct {
+		rec  agent.SourceRecord
+		want string
+	}{
+		"a kept source": {
+			rec: agent.SourceRecord{Source: eval.Source{ID: "https://www.energy.gov/a", URL: "https://www.energy.gov/a", Title: "Heat pumps", Text: "not written",
+				Author: "A. Author", AuthorKnown: true, Published: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), References: &refs},
+				Domain: "energy.gov", FoundBy: "heat pumps", Iteration: 1, Kept: true, Grade: 5, GateReason: "on topic", Rating: 10, Summary: "Heat pumps work."},
+			want: `{"url":"https://www.energy.gov/a","title":"Heat pumps","domain":"energy.gov","author":"A. Author","published":"2026-01-02T00:00:00Z",` +
+				`"references":4,"found_by":"heat pumps","iteration":1,"kept":true,"gate_grade":5,"gate_reason":"on topic","credibility":10,"summary":"Heat pumps work."}`,
+		},
+		"a dropped --url source with nothing known": {
+			rec:  agent.SourceRecord{Source: eval.Source{ID: "https://x.example/", URL: "https://x.example/", AuthorKnown: true, References: new(int)}, Domain: "x.example", FoundBy: "--url", Dropped: "fetch: no fetcher configured"},
+			want: `{"url":"https://x.example/","domain":"x.example","references":0,"found_by":"--url","iteration":0,"kept":false,"dropped":"fetch: no fetcher configured"}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, err := json.Marshal(tc.rec)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(b))
+			var back agent.SourceRecord
+			require.NoError(t, json.Unmarshal(b, &back))
+			want := tc.rec
+			want.Text = ""
+			assert.Equal(t, want, back)
 		})
 	}
 }

@@ -38,7 +38,7 @@ func (r *run) crag(ctx context.Context, it int) error {
 	// Assessed once; the classification reads the same overall.
 	a := heuristics.AssessContext(s)
 	c := ClassifyCRAG(r.query, a.Overall)
-	step := CRAGStep{Iteration: it, Overall: a.Overall, Classification: string(c.Classification), Action: string(c.Action.Type)}
+	step := CRAGStep{Iteration: it, Overall: a.Overall, Classification: c.Classification, Action: c.Action.Type}
 	ev, done := r.tr.begin(StageCRAG, it)
 	ev.Outputs["overall"], ev.Outputs["classification"] = a.Overall, c.Classification
 	var queries []string

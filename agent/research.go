@@ -60,10 +60,10 @@ type Research struct {
 
 // Run is the outcome of a research run.
 type Run struct {
-	Query    string `json:"query"`
-	Mode     Mode   `json:"mode"`
-	Judge    string `json:"judge"`
-	Decision string `json:"decision"`
+	Query    string   `json:"query"`
+	Mode     Mode     `json:"mode"`
+	Judge    string   `json:"judge"`
+	Decision Decision `json:"decision"`
 	// Status is StatusPass, StatusRejected or StatusInsufficient for a run
 	// that ended; StatusInterrupted, StatusModelFailed, StatusSearchFailed
 	// or StatusFailed for one an error stopped (Run returns the error);
@@ -99,12 +99,12 @@ type Iteration struct {
 
 // CRAGStep records a CRAG decision on the gated retrieval.
 type CRAGStep struct {
-	Iteration      int      `json:"iteration"`
-	Overall        float64  `json:"overall"`
-	Classification string   `json:"classification"`
-	Action         string   `json:"action"`
-	Queries        []string `json:"queries,omitempty"`
-	Added          int      `json:"added"`
+	Iteration      int            `json:"iteration"`
+	Overall        float64        `json:"overall"`
+	Classification CRAGClass      `json:"classification"`
+	Action         CRAGActionType `json:"action"`
+	Queries        []string       `json:"queries,omitempty"`
+	Added          int            `json:"added"`
 }
 
 // SourceRecord is one candidate source of a run and what the run did with

@@ -58,7 +58,7 @@ func TestResearchPaths(t *testing.T) {
 	l := corpus(t)
 	tests := map[string]struct {
 		query      string
-		decision   string
+		decision   agent.Decision
 		status     agent.Status
 		iterations int
 		fixes      []string
@@ -118,8 +118,8 @@ func TestResearchPaths(t *testing.T) {
 			require.NotEmpty(t, res.CRAG)
 			for _, step := range res.CRAG {
 				c := agent.ClassifyCRAG(tc.query, step.Overall)
-				assert.Equal(t, string(c.Classification), step.Classification)
-				assert.Equal(t, string(c.Action.Type), step.Action)
+				assert.Equal(t, c.Classification, step.Classification)
+				assert.Equal(t, c.Action.Type, step.Action)
 			}
 		})
 	}

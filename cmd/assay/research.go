@@ -316,7 +316,7 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 	}
 	how := res.Mode.Name + " mode"
 	if res.Decision != "" { // an interrupted run has made none
-		how = res.Decision + ", " + how
+		how = string(res.Decision) + ", " + how
 	}
 	fmt.Fprintf(w, "\nResearch status: **%s** (%s). %s\n", res.Status, how, res.Reason)
 	for _, it := range res.Iterations[min(1, len(res.Iterations)):] {

@@ -20,16 +20,16 @@ func contextScorer(s ScorerSpec) eval.Scorer {
 // its four sub-scores, the warning and the CRAG decision. JSON and YAML
 // carry the same keys (MarshalYAML).
 type ContextView struct {
-	Profile               string                        `json:"profile" yaml:"profile"`
-	Status                string                        `json:"status" yaml:"status"`
-	Reason                string                        `json:"reason" yaml:"reason"`
-	Overall               float64                       `json:"overall" yaml:"overall"`
-	RetrievalConfidence   float64                       `json:"retrievalConfidence" yaml:"retrievalConfidence"`
-	ContextSufficiency    float64                       `json:"contextSufficiency" yaml:"contextSufficiency"`
-	DiversityScore        float64                       `json:"diversityScore" yaml:"diversityScore"`
-	EstimatedFaithfulness float64                       `json:"estimatedFaithfulness" yaml:"estimatedFaithfulness"`
-	Warning               string                        `json:"warning,omitempty" yaml:"warning,omitempty"`
-	CRAG                  heuristics.CRAGClassification `json:"crag" yaml:"-"`
+	Profile               string             `json:"profile" yaml:"profile"`
+	Status                string             `json:"status" yaml:"status"`
+	Reason                string             `json:"reason" yaml:"reason"`
+	Overall               float64            `json:"overall" yaml:"overall"`
+	RetrievalConfidence   float64            `json:"retrievalConfidence" yaml:"retrievalConfidence"`
+	ContextSufficiency    float64            `json:"contextSufficiency" yaml:"contextSufficiency"`
+	DiversityScore        float64            `json:"diversityScore" yaml:"diversityScore"`
+	EstimatedFaithfulness float64            `json:"estimatedFaithfulness" yaml:"estimatedFaithfulness"`
+	Warning               string             `json:"warning,omitempty" yaml:"warning,omitempty"`
+	CRAG                  CRAGClassification `json:"crag" yaml:"-"`
 }
 
 // MarshalYAML implements yaml.Marshaler: the card with the keys of its
@@ -37,14 +37,14 @@ type ContextView struct {
 // (only the field of its type, kept even when empty).
 func (v ContextView) MarshalYAML() (any, error) {
 	type action struct {
-		Type        string    `yaml:"type"`
-		SubQueries  *[]string `yaml:"subQueries,omitempty"`
-		SearchQuery *string   `yaml:"searchQuery,omitempty"`
+		Type        CRAGActionType `yaml:"type"`
+		SubQueries  *[]string      `yaml:"subQueries,omitempty"`
+		SearchQuery *string        `yaml:"searchQuery,omitempty"`
 	}
 	type crag struct {
-		Classification string  `yaml:"classification"`
-		Confidence     float64 `yaml:"confidence"`
-		Action         action  `yaml:"action"`
+		Classification CRAGClass `yaml:"classification"`
+		Confidence     float64   `yaml:"confidence"`
+		Action         action    `yaml:"action"`
 	}
 	type plain ContextView // drops this method
 	type card struct {
@@ -54,12 +54,12 @@ func (v ContextView) MarshalYAML() (any, error) {
 	a := v.CRAG.Action
 	act := action{Type: a.Type}
 	switch sub, q := a.SubQueries, a.SearchQuery; a.Type {
-	case heuristics.ActionDecompose:
+	case ActionDecompose:
 		if sub == nil {
 			sub = []string{}
 		}
 		act.SubQueries = &sub
-	case heuristics.ActionSupplementalSearch:
+	case ActionSupplementalSearch:
 		act.SearchQuery = &q
 	default:
 		if len(sub) > 0 {
@@ -72,8 +72,9 @@ func (v ContextView) MarshalYAML() (any, error) {
 	return card{plain: plain(v), CRAG: crag{v.CRAG.Classification, v.CRAG.Confidence, act}}, nil
 }
 
-// NewContextView arranges a context card with its CRAG classification,
-// using the profile's pass thresholds as CRAG's correct and incorrect bands.
+// NewContextView arranges a context card with its CRAG classification of
+// the card's overall (ClassifyCRAG, seed 002's thresholds, which the
+// built-in context profile's pass rule repeats).
 func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
 	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason}
 	if sc, ok := c.Get("context_quality"); ok {
@@ -85,11 +86,7 @@ func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
 			v.Warning = sc.Reason
 		}
 	}
-	r := heuristics.CRAGRouter{Correct: p.Pass.Threshold}
-	if p.Pass.FailAtOrBelow != nil {
-		r.Incorrect = *p.Pass.FailAtOrBelow
-	}
-	v.CRAG = r.Classify(s.Query, v.Overall)
+	v.CRAG = ClassifyCRAG(s.Query, v.Overall)
 	return v
 }
 

@@ -13,10 +13,14 @@
 // local corpus or SearxNG), fetch and extract (a Fetcher with an SSRF
 // guard), summarize and gate every source in parallel (seed 004's 1-5
 // rubric, cutoff 3, a judge error keeps the source at 3), classify the
-// retrieval with CRAG (seed 002) and act on it, synthesize a cited report
+// retrieval with CRAG (seed 002, ClassifyCRAG, the same classifier the
+// context profile's card uses) and act on it, synthesize a cited report
 // (extractive offline; with a model, every quote checked against its
 // source), score it, and repair it through the fix queue at most twice.
-// Every stage is traced as an Event.
+// Every stage is traced as an Event. A source is one SourceRecord from the
+// search to the report, and the run's Options carry its one model and its
+// one clock (nil is time.Now: the stages' times and the "today" of source
+// recency).
 //
 //	res, err := agent.Research{Searcher: corpus, Mode: agent.Modes["standard"]}.Run(ctx, "How do heat pumps perform in cold climates?")
 //	fmt.Println(res.Status, res.Decision)

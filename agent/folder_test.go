@@ -88,7 +88,7 @@ func TestRunFolderIsWrittenAsTheRunGoes(t *testing.T) {
 	require.NoError(t, folder.Close())
 
 	require.NotNil(t, during, "the hook saw stage 6 end")
-	assert.Equal(t, agent.StatusRunning, during.card["status"])
+	assert.Equal(t, string(agent.StatusRunning), during.card["status"])
 	require.Len(t, during.card["iterations"], 1)
 	require.Contains(t, during.card, "final_card")
 	assert.Equal(t, res.Iterations[0].Card.Status, during.card["final_card"].(map[string]any)["status"])
@@ -97,7 +97,7 @@ func TestRunFolderIsWrittenAsTheRunGoes(t *testing.T) {
 	assert.Equal(t, agent.StageScore, during.traceLines[len(during.traceLines)-1].Stage)
 
 	end := readFolder(t, dir)
-	assert.Equal(t, res.Status, end.card["status"])
+	assert.Equal(t, string(res.Status), end.card["status"])
 	assert.Equal(t, "pass", end.card["status"])
 	assert.Len(t, end.traceLines, len(res.Trace))
 	assert.Equal(t, res.Report, end.report)
@@ -128,14 +128,14 @@ func TestRunFolderOfAnInterruptedRun(t *testing.T) {
 	dir := t.TempDir()
 	folder, err := agent.OpenRunFolder(dir)
 	require.NoError(t, err)
-	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Model: client, Now: fixedClock(), Folder: folder}
+	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: client, Now: fixedClock(), NoRecency: true}, Folder: folder}
 	res, err := cfg.Run(ctx, "heat pumps in cold climates")
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, folder.Close())
 	assert.Equal(t, agent.StatusInterrupted, res.Status)
 
 	st := readFolder(t, dir)
-	assert.Equal(t, agent.StatusInterrupted, st.card["status"])
+	assert.Equal(t, string(agent.StatusInterrupted), st.card["status"])
 	qos := st.card["qos"].(map[string]any)
 	calls := int(qos["llm_calls"].(float64))
 	assert.Equal(t, 7+7, calls, "7 summaries and the 7 cut grades")
@@ -170,7 +170,7 @@ func TestResearchOutcomes(t *testing.T) {
 	tests := map[string]struct {
 		reply    func(openai.ChatCompletionRequest) llmtest.Reply
 		searcher agent.Searcher
-		status   string
+		status   agent.Status
 		errAs    func(error) bool
 		card     string // the final card's status; "" for no card
 		reason   string
@@ -188,7 +188,7 @@ func TestResearchOutcomes(t *testing.T) {
 				}
 				return llmtest.JudgeReplies(req)
 			},
-			status: "rejected", card: "iterate",
+			status: agent.StatusRejected, card: "iterate",
 			reason: "the completeness judge(s) fell back to the neutral default",
 		},
 		"a search backend that is down": {
@@ -207,7 +207,7 @@ func TestResearchOutcomes(t *testing.T) {
 			if s == nil {
 				s = memSearch{sevenSources()}
 			}
-			res, err := agent.Research{Searcher: s, Model: modelClient(t, srv), Now: fixedClock()}.Run(context.Background(), "heat pumps in cold climates")
+			res, err := agent.Research{Searcher: s, Options: agent.Options{Model: modelClient(t, srv), Now: fixedClock(), NoRecency: true}}.Run(context.Background(), "heat pumps in cold climates")
 			if tc.errAs != nil {
 				require.Error(t, err)
 				assert.True(t, tc.errAs(err), "%T: %v", err, err)

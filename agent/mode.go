@@ -34,15 +34,18 @@ func ModeNamed(name string) (Mode, error) {
 	return m, nil
 }
 
+// Decision is what the relevance gate's survivors allow (seed 004).
+type Decision string
+
 // Decisions of the relevance gate (seed 004).
 const (
-	DecisionFull         = "full_report"
-	DecisionShort        = "short_report"
-	DecisionInsufficient = "insufficient_data"
+	DecisionFull         Decision = "full_report"
+	DecisionShort        Decision = "short_report"
+	DecisionInsufficient Decision = "insufficient_data"
 )
 
 // decide maps the number of surviving sources to a decision.
-func (m Mode) decide(surviving int) string {
+func (m Mode) decide(surviving int) Decision {
 	switch {
 	case surviving >= m.MinFull:
 		return DecisionFull

@@ -12,25 +12,34 @@ import (
 	"github.com/assaylabs/assay/web"
 )
 
-// Statuses of a research run, beyond the card statuses (pass, rejected).
-// The last four are failures: the run did not get to a verdict it can
-// stand by, and Run returns an error with them.
+// Status is the outcome of a research run (Run.Status).
+type Status string
+
+// Statuses of a research run. The first three are a run that ended with a
+// verdict; StatusRunning is a run still going; the last four are failures:
+// the run did not get to a verdict it can stand by, and Run returns an
+// error with them.
 const (
+	// StatusPass: the report's card passed (eval.StatusPass).
+	StatusPass Status = eval.StatusPass
+	// StatusRejected: the card still did not pass after the repairs
+	// (eval.StatusRejected).
+	StatusRejected Status = eval.StatusRejected
 	// StatusInsufficient: too few sources passed the relevance gate for a
 	// short report; the report is an explanation (seed 004).
-	StatusInsufficient = "insufficient_data"
+	StatusInsufficient Status = "insufficient_data"
 	// StatusRunning is the status of a run's files written while it still
 	// runs (RunFolder); a run that ends never has it.
-	StatusRunning = "running"
+	StatusRunning Status = "running"
 	// StatusInterrupted: the context was cancelled or its deadline passed.
-	StatusInterrupted = "interrupted"
+	StatusInterrupted Status = "interrupted"
 	// StatusModelFailed: every model call of the run failed (*ModelError).
-	StatusModelFailed = "model_failed"
+	StatusModelFailed Status = "model_failed"
 	// StatusSearchFailed: the search backend could not be reached
 	// (*web.UnreachableError).
-	StatusSearchFailed = "search_failed"
+	StatusSearchFailed Status = "search_failed"
 	// StatusFailed: any other error stopped the run.
-	StatusFailed = "failed"
+	StatusFailed Status = "failed"
 )
 
 // ModelError is a research run whose every model step failed: summaries,
@@ -56,7 +65,7 @@ func (e *ModelError) Unwrap() error { return e.Last }
 var _ error = (*ModelError)(nil)
 
 // statusOf is the status of a run that err stopped.
-func statusOf(err error) string {
+func statusOf(err error) Status {
 	var me *ModelError
 	var ue *web.UnreachableError
 	switch {

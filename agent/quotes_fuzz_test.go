@@ -1,11 +1,15 @@
 package agent
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/assaylabs/assay/eval"
+)
 
 // FuzzCheckQuotes runs the quote check over arbitrary reports: it must not
 // panic, and it must never add text to the report.
 func FuzzCheckQuotes(f *testing.F) {
-	src := []*SourceRecord{{URL: "https://a.example/x", Text: "Heat pumps keep a COP of 2 at minus 15 degrees."}}
+	src := []*SourceRecord{{Source: eval.Source{URL: "https://a.example/x", Text: "Heat pumps keep a COP of 2 at minus 15 degrees."}}}
 	for _, s := range []string{
 		`Heat pumps work ([a](https://a.example/x "keep a COP of 2")).`,
 		`- Made up ([a](https://a.example/x "never said")). Next one.`,

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/eval"
 )
 
 // TestCheckQuotes checks a model report's citations against the kept
@@ -15,8 +16,8 @@ import (
 func TestCheckQuotes(t *testing.T) {
 	t.Parallel()
 	srcs := []*agent.SourceRecord{
-		{URL: "https://a.example/x", Text: "Heat pumps keep a COP of 2 at minus 15 degrees."},
-		{URL: "https://b.example/y", Text: "Field data from 11 homes show backup heat is rarely used."},
+		{Source: eval.Source{URL: "https://a.example/x", Text: "Heat pumps keep a COP of 2 at minus 15 degrees."}},
+		{Source: eval.Source{URL: "https://b.example/y", Text: "Field data from 11 homes show backup heat is rarely used."}},
 	}
 	tests := map[string]struct {
 		report           string

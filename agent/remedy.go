@@ -28,25 +28,27 @@ func (r *run) crag(ctx context.Context, it int) error {
 	s := eval.Sample{Query: r.query}
 	var text []string
 	for _, k := range kept {
-		score := float64(k.Grade) / 5
-		s.Sources = append(s.Sources, eval.Source{ID: k.URL, URL: k.URL, Title: k.Title, Text: k.Summary, Score: score})
+		src := k.summarized()
+		src.Score = float64(k.Grade) / 5
+		s.Sources = append(s.Sources, src)
 		text = append(text, k.Summary)
 	}
 	ctxText := strings.Join(text, "\n\n")
 	s.Context = &eval.Context{Text: ctxText, TokenCount: len(strings.Fields(ctxText)) * 4 / 3}
+	// Assessed once; the classification reads the same overall.
 	a := heuristics.AssessContext(s)
-	c := heuristics.ClassifyRetrieval(s)
-	step := CRAGStep{Iteration: it, Overall: a.Overall, Classification: c.Classification, Action: string(c.Action.Type)}
+	c := ClassifyCRAG(r.query, a.Overall)
+	step := CRAGStep{Iteration: it, Overall: a.Overall, Classification: c.Classification, Action: c.Action.Type}
 	ev, done := r.tr.begin(StageCRAG, it)
 	ev.Outputs["overall"], ev.Outputs["classification"] = a.Overall, c.Classification
 	var queries []string
 	switch c.Classification {
-	case heuristics.CRAGAmbiguous:
+	case CRAGAmbiguous:
 		queries = c.Action.SubQueries
 		if len(queries) > 3 {
 			queries = queries[:3]
 		}
-	case heuristics.CRAGIncorrect:
+	case CRAGIncorrect:
 		if q := strings.TrimSpace(c.Action.SearchQuery); q != "" && q != r.query {
 			queries = []string{q}
 		}
@@ -56,7 +58,7 @@ func (r *run) crag(ctx context.Context, it int) error {
 	done()
 	before := len(r.kept())
 	for _, q := range queries {
-		if err := r.gather(ctx, it, web.Query{Text: q, Limit: r.cfg.Mode.MaxSources}, "crag: "+c.Classification); err != nil {
+		if err := r.gather(ctx, it, web.Query{Text: q, Limit: r.cfg.Mode.MaxSources}, "crag: "+string(c.Classification)); err != nil {
 			return err
 		}
 	}
@@ -89,20 +91,20 @@ func (r *run) applyFix(ctx context.Context, it int, fix eval.Fix, card eval.Card
 		}
 		var strong []*SourceRecord
 		for _, s := range r.kept() {
-			if s.Iteration == it && s.Credibility >= minCredibility {
+			if s.Iteration == it && s.Rating >= minCredibility {
 				strong = append(strong, s)
 			}
 		}
 		n := min(len(weak), len(strong))
 		for _, w := range weak[:n] {
 			w.Kept = false
-			w.Dropped = fmt.Sprintf("replaced by a primary source: credibility %.1f below %d", w.Credibility, minCredibility)
+			w.Dropped = fmt.Sprintf("replaced by a primary source: credibility %.1f below %d", w.Rating, minCredibility)
 		}
 		// New sources still below 7 do not displace anything.
 		for _, s := range r.kept() {
-			if s.Iteration == it && s.Credibility < minCredibility {
+			if s.Iteration == it && s.Rating < minCredibility {
 				s.Kept = false
-				s.Dropped = fmt.Sprintf("credibility %.1f below %d (source-quality fix)", s.Credibility, minCredibility)
+				s.Dropped = fmt.Sprintf("credibility %.1f below %d (source-quality fix)", s.Rating, minCredibility)
 			}
 		}
 		applied = fmt.Sprintf("searched preferring primary sources; replaced %d of %d source(s) below credibility %d", n, len(weak), minCredibility)
@@ -145,12 +147,12 @@ func (r *run) applyFix(ctx context.Context, it int, fix eval.Fix, card eval.Card
 func (r *run) weakSources() []*SourceRecord {
 	var out []*SourceRecord
 	for _, s := range r.kept() {
-		if s.Credibility < minCredibility {
+		if s.Rating < minCredibility {
 			out = append(out, s)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *SourceRecord) int {
-		return cmp.Or(cmp.Compare(a.Credibility, b.Credibility), cmp.Compare(b.rank, a.rank))
+		return cmp.Or(cmp.Compare(a.Rating, b.Rating), cmp.Compare(b.rank, a.rank))
 	})
 	return out
 }
@@ -239,7 +241,7 @@ func (r *run) explain() string {
 // suggestions are other queries for the same need: the CRAG sub-queries
 // and the query's key terms on their own.
 func suggestions(query string) []string {
-	c := heuristics.ClassifyRetrieval(eval.Sample{Query: query})
+	c := ClassifyRetrieval(eval.Sample{Query: query})
 	out := append([]string(nil), c.Action.SubQueries...)
 	if q := c.Action.SearchQuery; q != "" {
 		out = append(out, q)

@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -32,6 +33,12 @@ type Fetcher interface {
 // Research is the configuration of a research run. Zero fields take the
 // defaults in brackets.
 type Research struct {
+	// Options carry the model, the clock, the tiers and the scorers'
+	// concurrency. Its Model judges, summarizes and synthesizes (nil works
+	// offline: lexical gate, extractive summaries and report); its clock
+	// times the stages and is the "today" of source recency (nil is
+	// time.Now; tests inject a fixed one).
+	Options
 	Searcher Searcher
 	// Fetcher fetches results without text and the URLs in URLs; nil drops
 	// them, with the reason recorded.
@@ -39,17 +46,10 @@ type Research struct {
 	// URLs are sources added directly (--url).
 	URLs []string
 	Mode Mode // [standard]
-	// Model judges, summarizes and synthesizes; nil works offline
-	// (lexical gate, extractive summaries and report).
-	Model judges.Model
 	// Profile scores the report [the built-in research profile].
 	Profile *Profile
-	// Options are passed to the scorers (clock for recency, tiers).
-	Options Options
 	// MaxIterations of the remediation loop [2].
 	MaxIterations int
-	// Now times the trace [time.Now]; tests inject a fixed clock.
-	Now func() time.Time
 	// OnEvent receives each stage as it starts (Duration 0) and ends.
 	OnEvent func(Event)
 	// Folder, when set, receives the run as it goes: each stage as it
@@ -60,15 +60,16 @@ type Research struct {
 
 // Run is the outcome of a research run.
 type Run struct {
-	Query    string `json:"query"`
-	Mode     Mode   `json:"mode"`
-	Judge    string `json:"judge"`
-	Decision string `json:"decision"`
-	// Status is pass, rejected or insufficient_data for a run that ended;
-	// interrupted, model_failed, search_failed or failed for one an error
-	// stopped (Run returns the error); running in the files of a run that
-	// is still going (or was killed).
-	Status string `json:"status"`
+	Query    string   `json:"query"`
+	Mode     Mode     `json:"mode"`
+	Judge    string   `json:"judge"`
+	Decision Decision `json:"decision"`
+	// Status is StatusPass, StatusRejected or StatusInsufficient for a run
+	// that ended; StatusInterrupted, StatusModelFailed, StatusSearchFailed
+	// or StatusFailed for one an error stopped (Run returns the error);
+	// StatusRunning in the files of a run that is still going (or was
+	// killed).
+	Status Status `json:"status"`
 	Reason string `json:"reason"`
 	// Defaulted counts the judge results of the run that fell back to the
 	// neutral default: gate grades kept at 3 (QoS.GateDefaults) and the
@@ -98,16 +99,61 @@ type Iteration struct {
 
 // CRAGStep records a CRAG decision on the gated retrieval.
 type CRAGStep struct {
-	Iteration      int      `json:"iteration"`
-	Overall        float64  `json:"overall"`
-	Classification string   `json:"classification"`
-	Action         string   `json:"action"`
-	Queries        []string `json:"queries,omitempty"`
-	Added          int      `json:"added"`
+	Iteration      int            `json:"iteration"`
+	Overall        float64        `json:"overall"`
+	Classification CRAGClass      `json:"classification"`
+	Action         CRAGActionType `json:"action"`
+	Queries        []string       `json:"queries,omitempty"`
+	Added          int            `json:"added"`
 }
 
-// SourceRecord is one candidate source: kept or dropped, and why.
+// SourceRecord is one candidate source of a run and what the run did with
+// it: kept or dropped, and why. It is the one form a source takes from the
+// search to the report; the judges and scorers get its Source.
 type SourceRecord struct {
+	// Source is the source itself: its URL (also its ID), title, extracted
+	// text (for synthesis and quote checks), author, publication date and
+	// the number of references it cites (0 when unknown). Its author is
+	// known to be absent when empty: the corpus and extracted pages say
+	// whether they name one. A run never sets RerankScore, Credibility (a
+	// user-given value; see Rating) or Metadata.
+	eval.Source
+	Domain    string
+	FoundBy   string
+	Iteration int
+	Kept      bool
+	// Grade, GateReason and Defaulted are the relevance gate's verdict.
+	Grade      int
+	GateReason string
+	Defaulted  bool
+	// Rating is the source's credibility (1..10) as the run rated it.
+	Rating float64
+	// Dropped says why the source was dropped, if it was.
+	Dropped string
+	// Summary is the summary the gate graded.
+	Summary string
+	rank    int
+}
+
+// newSourceRecord is a candidate source found by `by` in iteration it, at
+// rank: its references are known to be refs (0 when unknown).
+func newSourceRecord(src eval.Source, refs int, by string, it, rank int) *SourceRecord {
+	src.ID = src.URL
+	src.References = &refs
+	src.AuthorKnown = true
+	return &SourceRecord{Source: src, Domain: heuristics.Domain(src.URL), FoundBy: by, Iteration: it, rank: rank}
+}
+
+// summarized is the source with its summary for text, as the relevance
+// gate and CRAG judge it.
+func (s *SourceRecord) summarized() eval.Source {
+	src := s.Source
+	src.Text = s.Summary
+	return src
+}
+
+// sourceRecordJSON is a SourceRecord in sources.json.
+type sourceRecordJSON struct {
 	URL         string    `json:"url"`
 	Title       string    `json:"title,omitempty"`
 	Domain      string    `json:"domain"`
@@ -123,9 +169,31 @@ type SourceRecord struct {
 	Credibility float64   `json:"credibility,omitempty"`
 	Dropped     string    `json:"dropped,omitempty"`
 	Summary     string    `json:"summary,omitempty"`
-	// Text is the extracted text, used for synthesis and quote checks.
-	Text string `json:"-"`
-	rank int
+}
+
+// MarshalJSON implements json.Marshaler: the record as sources.json holds
+// it, without the source's text.
+func (s SourceRecord) MarshalJSON() ([]byte, error) {
+	refs := 0
+	if s.References != nil {
+		refs = *s.References
+	}
+	return json.Marshal(sourceRecordJSON{URL: s.URL, Title: s.Title, Domain: s.Domain, Author: s.Author, Published: s.Published,
+		References: refs, FoundBy: s.FoundBy, Iteration: s.Iteration, Kept: s.Kept, Grade: s.Grade, GateReason: s.GateReason,
+		Defaulted: s.Defaulted, Credibility: s.Rating, Dropped: s.Dropped, Summary: s.Summary})
+}
+
+// UnmarshalJSON implements json.Unmarshaler, reading what MarshalJSON
+// writes.
+func (s *SourceRecord) UnmarshalJSON(b []byte) error {
+	var v sourceRecordJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = *newSourceRecord(eval.Source{URL: v.URL, Title: v.Title, Author: v.Author, Published: v.Published}, v.References, v.FoundBy, v.Iteration, 0)
+	s.Domain, s.Kept, s.Grade, s.GateReason, s.Defaulted = v.Domain, v.Kept, v.Grade, v.GateReason, v.Defaulted
+	s.Rating, s.Dropped, s.Summary = v.Credibility, v.Dropped, v.Summary
+	return nil
 }
 
 // QoS is seed 003's quality of service: time per stage, model calls, cost
@@ -185,9 +253,7 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 	if cfg.MaxIterations == 0 {
 		cfg.MaxIterations = 2
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Now = cfg.clock()
 	if cfg.Profile == nil {
 		p, err := LoadProfile("research")
 		if err != nil {
@@ -195,7 +261,6 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 		}
 		cfg.Profile = p
 	}
-	cfg.Options.Model = cfg.Model
 	r := &run{cfg: cfg, query: query, seen: map[string]bool{}, tried: map[string]bool{},
 		tr:  &tracer{now: cfg.Now, notify: cfg.OnEvent},
 		out: &Run{Query: query, Mode: cfg.Mode, Judge: cfg.Options.judge()}}
@@ -288,9 +353,9 @@ func (r *run) research(ctx context.Context) error {
 			return err
 		}
 	}
-	r.out.Status, r.out.Reason = card.Status, card.Reason
+	r.out.Status, r.out.Reason = StatusPass, card.Reason
 	if card.Status != eval.StatusPass {
-		r.out.Status = eval.StatusRejected
+		r.out.Status = StatusRejected
 		r.out.Reason = fmt.Sprintf("still %s after %d repair iteration(s): %s", card.Status, len(r.out.Iterations)-1, card.Reason)
 	}
 	return nil
@@ -362,8 +427,8 @@ func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error
 			continue
 		}
 		r.seen[res.URL] = true
-		fresh = append(fresh, &SourceRecord{URL: res.URL, Title: res.Title, Domain: heuristics.Domain(res.URL), Author: res.Author,
-			Published: res.Published, References: res.References, Text: res.Text, FoundBy: q.Text, Iteration: it, rank: len(r.sources) + i})
+		src := eval.Source{URL: res.URL, Title: res.Title, Text: res.Text, Author: res.Author, Published: res.Published}
+		fresh = append(fresh, newSourceRecord(src, res.References, q.Text, it, len(r.sources)+i))
 	}
 	ev.Outputs["results"], ev.Outputs["new"] = len(results), len(fresh)
 	done()
@@ -385,7 +450,7 @@ func (r *run) fetchURLs(ctx context.Context, it int) error {
 			continue
 		}
 		r.seen[u] = true
-		fresh = append(fresh, &SourceRecord{URL: u, Domain: heuristics.Domain(u), FoundBy: "--url", Iteration: it, rank: len(r.sources)})
+		fresh = append(fresh, newSourceRecord(eval.Source{URL: u}, 0, "--url", it, len(r.sources)))
 	}
 	if len(fresh) == 0 {
 		return nil
@@ -481,7 +546,7 @@ func (r *run) gate(ctx context.Context, it int, srcs []*SourceRecord) error {
 				return err
 			}
 			s.Summary = sum
-			sg, err := judge.Grade(gctx, r.query, eval.Source{ID: s.URL, URL: s.URL, Title: s.Title, Text: sum})
+			sg, err := judge.Grade(gctx, r.query, s.summarized())
 			if err != nil {
 				return err
 			}
@@ -499,10 +564,10 @@ func (r *run) gate(ctx context.Context, it int, srcs []*SourceRecord) error {
 	for _, x := range usages {
 		u = u.Add(x)
 	}
-	cred := heuristics.Credibility{Tiers: r.cfg.Options.Tiers, Now: r.cfg.Options.Now}
+	cred := heuristics.Credibility{Tiers: r.cfg.Tiers, Now: r.cfg.recency()}
 	kept, dropped, defaults := 0, 0, 0
 	for _, s := range todo {
-		s.Credibility = cred.Rate(r.evalSource(s)).Rating
+		s.Rating = cred.Rate(s.Source).Rating
 		if s.Defaulted {
 			defaults++
 		}
@@ -542,15 +607,6 @@ func (r *run) cap(it, limit int) {
 	}
 }
 
-func (r *run) evalSource(s *SourceRecord) eval.Source {
-	refs := s.References
-	src := eval.Source{ID: s.URL, URL: s.URL, Title: s.Title, Text: s.Text, Author: s.Author, Published: s.Published, References: &refs}
-	// The corpus and extracted pages say whether they name an author: a
-	// missing byline is a known absence.
-	src.AuthorKnown = true
-	return src
-}
-
 // score runs stage 6 on the report of iteration it, and records the
 // iteration with its card (and the run's files) before the stage ends.
 func (r *run) score(ctx context.Context, it Iteration, report string, kept []*SourceRecord) (eval.Card, error) {
@@ -558,7 +614,7 @@ func (r *run) score(ctx context.Context, it Iteration, report string, kept []*So
 	defer done()
 	s := eval.Sample{Query: r.query, Answer: report}
 	for _, k := range kept {
-		s.Sources = append(s.Sources, r.evalSource(k))
+		s.Sources = append(s.Sources, k.Source)
 	}
 	card, err := Score(ctx, r.cfg.Profile, s, r.cfg.Options)
 	if err != nil {

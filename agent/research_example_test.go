@@ -23,7 +23,9 @@ func ExampleResearch_Run() {
 	}
 	defer corpus.Close()
 
-	res, err := agent.Research{Searcher: corpus, Mode: agent.Modes["quick"]}.Run(context.Background(),
+	// NoRecency: the outcome must not depend on the day the example runs.
+	opt := agent.Options{NoRecency: true}
+	res, err := agent.Research{Options: opt, Searcher: corpus, Mode: agent.Modes["quick"]}.Run(context.Background(),
 		"What are the health effects of microplastics in drinking water?")
 	if err != nil {
 		panic(err)

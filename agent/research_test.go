@@ -23,7 +23,6 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/fixtures"
-	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
 	llmopenai "github.com/assaylabs/assay/llm/openai"
@@ -50,8 +49,7 @@ func corpus(t testing.TB) *web.Local {
 }
 
 func offlineResearch(t testing.TB, s agent.Searcher) agent.Research {
-	return agent.Research{Searcher: s, Mode: agent.Modes["standard"], Now: fixedClock(),
-		Options: agent.Options{Now: heuristics.FixedClock(day)}}
+	return agent.Research{Searcher: s, Mode: agent.Modes["standard"], Options: agent.Options{Now: fixedClock()}}
 }
 
 // TestResearchPaths runs the documented query of each path offline on the
@@ -60,17 +58,17 @@ func TestResearchPaths(t *testing.T) {
 	l := corpus(t)
 	tests := map[string]struct {
 		query      string
-		decision   string
-		status     string
+		decision   agent.Decision
+		status     agent.Status
 		iterations int
 		fixes      []string
 		contains   string
 	}{
 		"passes first time": {
-			query: "How do heat pumps perform in cold climates?", decision: agent.DecisionFull, status: eval.StatusPass, iterations: 1,
+			query: "How do heat pumps perform in cold climates?", decision: agent.DecisionFull, status: agent.StatusPass, iterations: 1,
 		},
 		"repaired by the source-quality fix": {
-			query: "What are the health effects of microplastics in drinking water?", decision: agent.DecisionFull, status: eval.StatusPass,
+			query: "What are the health effects of microplastics in drinking water?", decision: agent.DecisionFull, status: agent.StatusPass,
 			fixes: []string{"source_quality"}, contains: "## Executive Summary",
 		},
 		"short report with its disclaimer": {
@@ -82,7 +80,7 @@ func TestResearchPaths(t *testing.T) {
 			contains: "## What was dropped and why",
 		},
 		"rejected after two iterations": {
-			query: "Does vitamin C cure the common cold?", decision: agent.DecisionFull, status: eval.StatusRejected, iterations: 3,
+			query: "Does vitamin C cure the common cold?", decision: agent.DecisionFull, status: agent.StatusRejected, iterations: 3,
 			fixes: []string{"source_quality", "source_diversity"},
 		},
 	}
@@ -115,6 +113,14 @@ func TestResearchPaths(t *testing.T) {
 				assert.Contains(t, res.Report, tc.contains)
 			}
 			assert.Equal(t, "offline (approximate)", res.Judge)
+			// The workflow routes with the one CRAG classifier, on the
+			// overall it assessed once per step.
+			require.NotEmpty(t, res.CRAG)
+			for _, step := range res.CRAG {
+				c := agent.ClassifyCRAG(tc.query, step.Overall)
+				assert.Equal(t, c.Classification, step.Classification)
+				assert.Equal(t, c.Action.Type, step.Action)
+			}
 		})
 	}
 }
@@ -209,7 +215,7 @@ func TestGateWithModel(t *testing.T) {
 		return llmtest.JudgeReplies(req)
 	}))
 	c := modelClient(t, srv)
-	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Model: c, Now: fixedClock(), Options: agent.Options{Now: heuristics.FixedClock(day)}, MaxIterations: -1}
+	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, Now: fixedClock()}, MaxIterations: -1}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
 	require.NoError(t, err)
 
@@ -246,7 +252,7 @@ func TestGateWithModel(t *testing.T) {
 func TestGateRunsInParallel(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies), llmtest.Latency(100*time.Millisecond))
 	c := modelClient(t, srv)
-	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Model: c, MaxIterations: -1}
+	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, NoRecency: true}, MaxIterations: -1}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
 	require.NoError(t, err)
 	var gate time.Duration
@@ -322,7 +328,7 @@ func TestFetchFaults(t *testing.T) {
 		results = append(results, web.Result{URL: "http://news.example.com/" + p, Title: p})
 	}
 	results = append(results, web.Result{URL: "http://metadata.example.com/latest/meta-data", Title: "metadata"})
-	cfg := agent.Research{Searcher: memSearch{results}, Fetcher: f, Mode: agent.Modes["deep"], Now: fixedClock()}
+	cfg := agent.Research{Searcher: memSearch{results}, Fetcher: f, Mode: agent.Modes["deep"], Options: agent.Options{Now: fixedClock(), NoRecency: true}}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
 	require.NoError(t, err)
 	reasons := map[string]string{}
@@ -349,7 +355,7 @@ func TestResearchStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := agent.Research{Searcher: memSearch{sevenSources()}, Model: c}.Run(ctx, "heat pumps in cold climates")
+	res, err := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, NoRecency: true}}.Run(ctx, "heat pumps in cold climates")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), time.Second)
 	require.NotNil(t, res, "what was done is returned")
@@ -384,12 +390,48 @@ func TestInsufficientDataWithModel(t *testing.T) {
 				}
 				return llmtest.JudgeReplies(req)
 			}))
-			cfg := agent.Research{Searcher: memSearch{sevenSources()}, Model: modelClient(t, srv), Now: fixedClock()}
+			cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: modelClient(t, srv), Now: fixedClock(), NoRecency: true}}
 			res, err := cfg.Run(context.Background(), "How much does a wedding guitarist charge per hour?")
 			require.NoError(t, err)
 			assert.Equal(t, agent.DecisionInsufficient, res.Decision)
 			assert.Equal(t, agent.StatusInsufficient, res.Status)
 			assert.Contains(t, res.Report, tc.want)
+		})
+	}
+}
+
+// TestSourceRecordJSON: a record is written to sources.json with the keys
+// and order it always had, its text left out, and read back the same.
+func TestSourceRecordJSON(t *testing.T) {
+	t.Parallel()
+	refs := 4
+	tests := map[string]struct {
+		rec  agent.SourceRecord
+		want string
+	}{
+		"a kept source": {
+			rec: agent.SourceRecord{Source: eval.Source{ID: "https://www.energy.gov/a", URL: "https://www.energy.gov/a", Title: "Heat pumps", Text: "not written",
+				Author: "A. Author", AuthorKnown: true, Published: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), References: &refs},
+				Domain: "energy.gov", FoundBy: "heat pumps", Iteration: 1, Kept: true, Grade: 5, GateReason: "on topic", Rating: 10, Summary: "Heat pumps work."},
+			want: `{"url":"https://www.energy.gov/a","title":"Heat pumps","domain":"energy.gov","author":"A. Author","published":"2026-01-02T00:00:00Z",` +
+				`"references":4,"found_by":"heat pumps","iteration":1,"kept":true,"gate_grade":5,"gate_reason":"on topic","credibility":10,"summary":"Heat pumps work."}`,
+		},
+		"a dropped --url source with nothing known": {
+			rec:  agent.SourceRecord{Source: eval.Source{ID: "https://x.example/", URL: "https://x.example/", AuthorKnown: true, References: new(int)}, Domain: "x.example", FoundBy: "--url", Dropped: "fetch: no fetcher configured"},
+			want: `{"url":"https://x.example/","domain":"x.example","references":0,"found_by":"--url","iteration":0,"kept":false,"dropped":"fetch: no fetcher configured"}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, err := json.Marshal(tc.rec)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(b))
+			var back agent.SourceRecord
+			require.NoError(t, json.Unmarshal(b, &back))
+			want := tc.rec
+			want.Text = ""
+			assert.Equal(t, want, back)
 		})
 	}
 }

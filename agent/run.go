@@ -15,12 +15,17 @@ import (
 )
 
 // Options are what a run needs besides the profile and the sample. The zero
-// value is usable: default tiers, no clock (no recency adjustments), one
-// goroutine per CPU.
+// value is usable: default tiers, the system clock, one goroutine per CPU,
+// offline judges.
 type Options struct {
-	// Now is the clock for time-dependent rules (source recency). Nil
-	// leaves recency out, so a run is reproducible by default.
+	// Now is the clock: the "today" source recency is rated against, and
+	// the time of each stage of a research run. Nil is time.Now. A card that
+	// must not depend on the day it is computed sets NoRecency, or a fixed
+	// clock (heuristics.FixedClock).
 	Now func() time.Time
+	// NoRecency leaves source recency unrated (neither the +1 for a recent
+	// source nor the -1 for an old one).
+	NoRecency bool
 	// Tiers overrides the embedded credibility tiers.
 	Tiers *heuristics.Tiers
 	// Concurrency bounds the scorers run at once; 0 means GOMAXPROCS.
@@ -28,6 +33,31 @@ type Options struct {
 	// Model, when set, judges the dimensions that have an LLM judge
 	// (completeness in the research profile); nil keeps them offline.
 	Model judges.Model
+}
+
+// clock is Now, or time.Now when Now is nil.
+func (o Options) clock() func() time.Time {
+	if o.Now == nil {
+		return time.Now
+	}
+	return o.Now
+}
+
+// recency is the clock source recency is rated against: nil, which leaves
+// it unrated, under NoRecency.
+func (o Options) recency() func() time.Time {
+	if o.NoRecency {
+		return nil
+	}
+	return o.clock()
+}
+
+// ClockFrom is a clock that reads start when it is made and runs forward
+// from there at the pace of the system clock: a run "as of" another day
+// (--now) whose stages still take the time they take.
+func ClockFrom(start time.Time) func() time.Time {
+	t0 := time.Now()
+	return func() time.Time { return start.Add(time.Since(t0)) }
 }
 
 // judge names what judges the model-based dimensions.
@@ -52,7 +82,7 @@ func (s ScorerSpec) build(opt Options) eval.Scorer {
 	case "grounding":
 		return heuristics.Grounding{Bands: s.Bands, Max: s.Max}
 	case "source_quality":
-		return heuristics.SourceQuality{Credibility: heuristics.Credibility{Tiers: opt.Tiers, Now: opt.Now}, Table: s.Steps, Max: s.Max}
+		return heuristics.SourceQuality{Credibility: heuristics.Credibility{Tiers: opt.Tiers, Now: opt.recency()}, Table: s.Steps, Max: s.Max}
 	case "source_diversity":
 		return heuristics.Diversity{MinUnique: s.MinUnique, Max: s.Max}
 	case "completeness":

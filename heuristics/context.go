@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/jsstr"
 )
 
 // Seed 002's composite weights: overall = 0.3 retrieval confidence +
@@ -282,7 +283,7 @@ var contextStopWords = map[string]bool{
 func contextQueryTerms(query string) []string {
 	var terms []string
 	for _, t := range jsSplitSpace(jsToLower(query)) {
-		if jsLen(t) > queryTermMinLen && !contextStopWords[t] {
+		if jsstr.Len(t) > queryTermMinLen && !contextStopWords[t] {
 			terms = append(terms, t)
 		}
 	}
@@ -542,7 +543,7 @@ func countFactProperNouns(s string) int {
 			w := 1
 			if c := s[end]; c >= utf8.RuneSelf {
 				var r rune
-				if r, w = utf8.DecodeRuneInString(s[end:]); !jsIsSpace(r) {
+				if r, w = utf8.DecodeRuneInString(s[end:]); !jsstr.IsSpace(r) {
 					break
 				}
 			} else if jsByteClass[c]&jsClassSpace == 0 {
@@ -571,20 +572,7 @@ func capitalisedWordAt(s string, i int) int {
 	return i
 }
 
-// JavaScript string semantics. The functions below are shared with crag.go.
-
-// jsIsSpace reports whether r is in JavaScript's \s (WhiteSpace and
-// LineTerminator): Go's unicode.IsSpace differs on U+0085 and U+FEFF.
-func jsIsSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return 0x2000 <= r && r <= 0x200A
-}
-
-// jsSpaceClass is jsIsSpace as the body of a regexp character class.
-const jsSpaceClass = `\t\n\v\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`
+// JavaScript string semantics (the rest are in internal/jsstr).
 
 // jsSplitSpace is s.split(/\s+/): fields between runs of whitespace,
 // including an empty first or last field when s starts or ends with
@@ -594,14 +582,14 @@ func jsSplitSpace(s string) []string {
 	start := 0
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
-		if !jsIsSpace(r) {
+		if !jsstr.IsSpace(r) {
 			i += w
 			continue
 		}
 		out = append(out, s[start:i])
 		for i < len(s) {
 			r, w = utf8.DecodeRuneInString(s[i:])
-			if !jsIsSpace(r) {
+			if !jsstr.IsSpace(r) {
 				break
 			}
 			i += w
@@ -623,29 +611,13 @@ func countJSFields(s string) int {
 			i++
 		} else {
 			r, w := utf8.DecodeRuneInString(s[i:])
-			space = jsIsSpace(r)
+			space = jsstr.IsSpace(r)
 			i += w
 		}
 		if space && !inSpace {
 			n++
 		}
 		inSpace = space
-	}
-	return n
-}
-
-// jsTrim is String.prototype.trim.
-func jsTrim(s string) string { return strings.TrimFunc(s, jsIsSpace) }
-
-// jsLen is a string's length in UTF-16 code units.
-func jsLen(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
 	}
 	return n
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/jsstr"
 )
 
 func ctxF64(f float64) *float64 { return &f }
@@ -380,7 +381,7 @@ func TestSourceDiversityUsesJavaScriptSetEquality(t *testing.T) {
 var (
 	seedNumberPattern     = regexp.MustCompile(`[0-9]+`)
 	seedDatePattern       = regexp.MustCompile(`[0-9]{4}[-/][0-9]{2}[-/][0-9]{2}|[0-9A-Za-z_]+ [0-9]{1,2},? [0-9]{4}`)
-	seedProperNounPattern = regexp.MustCompile(`[A-Z][a-z]+(?:[` + jsSpaceClass + `][A-Z][a-z]+)*`)
+	seedProperNounPattern = regexp.MustCompile(`[A-Z][a-z]+(?:[` + jsstr.SpaceClass + `][A-Z][a-z]+)*`)
 )
 
 func TestFactCounters(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package heuristics holds Assay's deterministic scorers: grounding
 // (citation coverage), source credibility and quality, diversity,
-// completeness, clarity, and seed 002's context quality with its CRAG
-// classification.
+// completeness, clarity, and seed 002's context quality (CRAG routing on
+// it is in package agent).
 //
 // Every scorer implements eval.Scorer and is deterministic: the same Sample
 // gives the same Score, always. None touches the network or a model, and

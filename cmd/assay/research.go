@@ -20,7 +20,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/fixtures"
 	"github.com/assaylabs/assay/web"
 )
@@ -86,7 +85,7 @@ folder that could not be written.`,
 	fl.StringVar(&f.format, "format", "md", "stdout format: md, json or yaml")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop the run after this long and write what was done (0: no limit)")
 	fl.BoolVar(&f.allowPrivate, "allow-private", false, "allow fetching from private and loopback addresses (never cloud metadata)")
-	fl.StringVar(&f.now, "now", "", "the date to judge source recency against (default: today)")
+	fl.StringVar(&f.now, "now", "", "the date the run takes as today: source recency is judged against it and the trace's times start from it (default: now)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	f.llm.register(fl)
 	return cmd
@@ -107,7 +106,6 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 	if err != nil {
 		return err
 	}
-	opt := agent.Options{Now: now}
 	ctx := cmd.Context()
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
@@ -127,7 +125,10 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 	cfg := agent.Research{
 		Searcher: searcher,
 		Fetcher:  &web.Fetcher{Guard: web.Guard{AllowPrivate: f.allowPrivate}},
-		URLs:     f.urls, Mode: mode, Model: client, Options: opt,
+		URLs:     f.urls, Mode: mode,
+		// One clock for the stages' times and for recency: it starts at
+		// --now (default: now) and runs on, so stages take their time.
+		Options: agent.Options{Model: client, Now: agent.ClockFrom(now())},
 	}
 	if f.llm.dryRun {
 		calls, err := cfg.Plan(ctx, question, client.Counter().Count)
@@ -200,7 +201,7 @@ func researchExit(runErr, outErr error, out string, budgetStops int, fl llmFlags
 	if err := fl.strictErr(res.Defaulted); err != nil {
 		return err
 	}
-	if res.Status != eval.StatusPass {
+	if res.Status != agent.StatusPass {
 		return &exitError{code: exitFailed}
 	}
 	return nil
@@ -315,7 +316,7 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 	}
 	how := res.Mode.Name + " mode"
 	if res.Decision != "" { // an interrupted run has made none
-		how = res.Decision + ", " + how
+		how = string(res.Decision) + ", " + how
 	}
 	fmt.Fprintf(w, "\nResearch status: **%s** (%s). %s\n", res.Status, how, res.Reason)
 	for _, it := range res.Iterations[min(1, len(res.Iterations)):] {

@@ -1,8 +1,10 @@
-package heuristics
+package bench
 
 import (
 	"encoding/json"
 	"math"
+
+	"github.com/assaylabs/assay/heuristics"
 )
 
 // Alert types and severities of seed 002. The seed declares AlertAnomaly
@@ -86,10 +88,10 @@ const MinSignificantSamples = 100
 type ABTestResult struct {
 	// Variant is VariantControl or VariantTreatment; other values are
 	// ignored.
-	Variant      string            `json:"variant"`
-	QueryID      string            `json:"queryId"`
-	QualityScore ContextAssessment `json:"qualityScore"`
-	LatencyMs    float64           `json:"latencyMs"`
+	Variant      string                       `json:"variant"`
+	QueryID      string                       `json:"queryId"`
+	QualityScore heuristics.ContextAssessment `json:"qualityScore"`
+	LatencyMs    float64                      `json:"latencyMs"`
 	// Timestamp is in Unix milliseconds (JavaScript's Date.now()).
 	Timestamp int64 `json:"timestamp"`
 }

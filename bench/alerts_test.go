@@ -1,4 +1,4 @@
-package heuristics
+package bench
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/heuristics"
 )
 
 func TestCheckQualityAlerts(t *testing.T) {
@@ -78,7 +80,7 @@ func TestCheckQualityAlerts(t *testing.T) {
 func abResults(variant string, n int, overall, latency float64) []ABTestResult {
 	out := make([]ABTestResult, n)
 	for i := range out {
-		out[i] = ABTestResult{Variant: variant, QueryID: "q", QualityScore: ContextAssessment{Overall: overall}, LatencyMs: latency}
+		out[i] = ABTestResult{Variant: variant, QueryID: "q", QualityScore: heuristics.ContextAssessment{Overall: overall}, LatencyMs: latency}
 	}
 	return out
 }
@@ -92,10 +94,10 @@ func TestAnalyzeABTest(t *testing.T) {
 		// latency change (120 - 150)/150 = -0.2. The "shadow" result is
 		// neither variant and is ignored.
 		in := []ABTestResult{
-			{Variant: VariantControl, QualityScore: ContextAssessment{Overall: 0.5}, LatencyMs: 100},
-			{Variant: VariantTreatment, QualityScore: ContextAssessment{Overall: 0.9}, LatencyMs: 120},
-			{Variant: "shadow", QualityScore: ContextAssessment{Overall: 0.1}, LatencyMs: 1},
-			{Variant: VariantControl, QualityScore: ContextAssessment{Overall: 0.7}, LatencyMs: 200},
+			{Variant: VariantControl, QualityScore: heuristics.ContextAssessment{Overall: 0.5}, LatencyMs: 100},
+			{Variant: VariantTreatment, QualityScore: heuristics.ContextAssessment{Overall: 0.9}, LatencyMs: 120},
+			{Variant: "shadow", QualityScore: heuristics.ContextAssessment{Overall: 0.1}, LatencyMs: 1},
+			{Variant: VariantControl, QualityScore: heuristics.ContextAssessment{Overall: 0.7}, LatencyMs: 200},
 		}
 		got := AnalyzeABTest(in)
 		assert.Equal(t, 2, got.ControlSampleSize)

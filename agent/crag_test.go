@@ -1,4 +1,4 @@
-package heuristics
+package agent
 
 import (
 	"encoding/json"
@@ -11,13 +11,16 @@ import (
 	"github.com/assaylabs/assay/eval"
 )
 
+func f64(f float64) *float64 { return &f }
+
 func TestClassifyRetrievalAtTheThresholds(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		s             eval.Sample
-		class, action string
-		confidence    float64
-		searchQuery   string
+		s           eval.Sample
+		class       CRAGClass
+		action      CRAGActionType
+		confidence  float64
+		searchQuery string
 	}{
 		// retrieval: rerank 1 -> 1*0.7 + 1*0.3 = 1. sufficiency: "revenue"
 		// found, min(50/50, 1) = 1 -> 0.6 + 0.4 = 1. diversity: one chunk
@@ -26,7 +29,7 @@ func TestClassifyRetrievalAtTheThresholds(t *testing.T) {
 		// overall = 0.3 + 0.3 + 0 + 0.1 = 0.7 exactly -> correct (>=).
 		"overall of exactly 0.7 is correct": {
 			s: eval.Sample{Query: "revenue",
-				Sources: []eval.Source{{ID: "d1", Text: "2024", Score: 0, RerankScore: ctxF64(1)}},
+				Sources: []eval.Source{{ID: "d1", Text: "2024", Score: 0, RerankScore: f64(1)}},
 				Context: &eval.Context{Text: "revenue", TokenCount: 50}},
 			class: CRAGCorrect, action: ActionUseRetrieved, confidence: 0.7,
 		},
@@ -61,7 +64,7 @@ func TestClassifyCRAGBoundaries(t *testing.T) {
 	above03 := math.Nextafter(0.3, 1)
 	tests := map[string]struct {
 		overall    float64
-		class      string
+		class      CRAGClass
 		confidence float64
 	}{
 		"0.7 is correct":                {0.7, CRAGCorrect, 0.7},
@@ -74,7 +77,7 @@ func TestClassifyCRAGBoundaries(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := classifyCRAG(tc.overall, "q")
+			got := ClassifyCRAG("q", tc.overall)
 			assert.Equal(t, tc.class, got.Classification)
 			assert.InDelta(t, tc.confidence, got.Confidence, 1e-9)
 		})
@@ -82,7 +85,7 @@ func TestClassifyCRAGBoundaries(t *testing.T) {
 
 	t.Run("NaN fails both comparisons and is ambiguous", func(t *testing.T) {
 		t.Parallel()
-		got := classifyCRAG(math.NaN(), "q")
+		got := ClassifyCRAG("q", math.NaN())
 		assert.Equal(t, CRAGAmbiguous, got.Classification)
 		assert.True(t, math.IsNaN(got.Confidence))
 	})
@@ -191,8 +194,40 @@ func TestCRAGActionJSON(t *testing.T) {
 
 	t.Run("a classification nests its action", func(t *testing.T) {
 		t.Parallel()
-		b, err := json.Marshal(classifyCRAG(0.8, "q"))
+		b, err := json.Marshal(ClassifyCRAG("q", 0.8))
 		require.NoError(t, err)
 		assert.JSONEq(t, `{"classification":"correct","confidence":0.8,"action":{"type":"use_retrieved"}}`, string(b))
 	})
+}
+
+// TestOneCRAGClassifier: the context profile's card and the research
+// workflow route with the same classifier at seed 002's thresholds, whatever
+// pass rule a context profile writes for its status.
+func TestOneCRAGClassifier(t *testing.T) {
+	t.Parallel()
+	builtIn, err := LoadProfile("context")
+	require.NoError(t, err)
+	strict, err := ParseProfile("strict.yaml", []byte("name: strict\nkind: context\npass:\n  threshold: 0.9\n  fail_at_or_below: 0.5\nscorers:\n  - metric: context_quality\n    max: 1\n"))
+	require.NoError(t, err)
+	tests := map[string]struct {
+		profile *Profile
+		overall float64
+		want    CRAGClass
+	}{
+		"built-in at 0.7 is correct":                   {builtIn, 0.7, CRAGCorrect},
+		"built-in at 0.5 is ambiguous":                 {builtIn, 0.5, CRAGAmbiguous},
+		"built-in at 0.3 is incorrect":                 {builtIn, 0.3, CRAGIncorrect},
+		"a stricter pass rule: 0.7 is still correct":   {strict, 0.7, CRAGCorrect},
+		"a stricter pass rule: 0.4 is still ambiguous": {strict, 0.4, CRAGAmbiguous},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			card := eval.Card{Profile: tc.profile.Name, Scores: []eval.Score{{Metric: "context_quality",
+				Evidence: eval.Evidence{Counts: map[string]float64{"overall": tc.overall}}}}}
+			v := NewContextView(tc.profile, card, eval.Sample{Query: "Compare cost and latency of hybrid search"})
+			assert.Equal(t, tc.want, v.CRAG.Classification)
+			assert.Equal(t, ClassifyCRAG("Compare cost and latency of hybrid search", tc.overall), v.CRAG)
+		})
+	}
 }

@@ -1,4 +1,4 @@
-package heuristics
+package agent
 
 import (
 	"encoding/json"
@@ -7,35 +7,44 @@ import (
 	"sync"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/jsstr"
 )
 
 // Seed 002's CRAG thresholds: an overall context quality at or above
-// DefaultCRAGCorrect is correct, at or below DefaultCRAGIncorrect incorrect,
-// and anything between (or NaN) ambiguous.
+// CRAGCorrectAt is correct, at or below CRAGIncorrectAt incorrect, and
+// anything between (or NaN) ambiguous. They are the seed's and fixed: the
+// research workflow and the context profile's card route alike.
 const (
-	DefaultCRAGCorrect   = 0.7
-	DefaultCRAGIncorrect = 0.3
+	CRAGCorrectAt   = 0.7
+	CRAGIncorrectAt = 0.3
 )
+
+// CRAGClass is seed 002's classification of a retrieval.
+type CRAGClass string
 
 // CRAG classifications.
 const (
-	CRAGCorrect   = "correct"
-	CRAGAmbiguous = "ambiguous"
-	CRAGIncorrect = "incorrect"
+	CRAGCorrect   CRAGClass = "correct"
+	CRAGAmbiguous CRAGClass = "ambiguous"
+	CRAGIncorrect CRAGClass = "incorrect"
 )
+
+// CRAGActionType is what a CRAG classification asks for.
+type CRAGActionType string
 
 // CRAG action types.
 const (
-	ActionUseRetrieved       = "use_retrieved"
-	ActionDecompose          = "decompose_and_recompose"
-	ActionSupplementalSearch = "supplemental_search"
+	ActionUseRetrieved       CRAGActionType = "use_retrieved"
+	ActionDecompose          CRAGActionType = "decompose_and_recompose"
+	ActionSupplementalSearch CRAGActionType = "supplemental_search"
 )
 
 // CRAGClassification is seed 002's verdict on a retrieval and the action
 // that follows from it.
 type CRAGClassification struct {
 	// Classification is CRAGCorrect, CRAGAmbiguous or CRAGIncorrect.
-	Classification string `json:"classification"`
+	Classification CRAGClass `json:"classification"`
 	// Confidence is the overall quality, or 1 minus it when incorrect.
 	Confidence float64    `json:"confidence"`
 	Action     CRAGAction `json:"action"`
@@ -47,9 +56,9 @@ type CRAGClassification struct {
 // It encodes to JSON as the seed's tagged union: only the field of its
 // type, kept even when empty ("subQueries": [] and "searchQuery": "").
 type CRAGAction struct {
-	Type        string   `json:"type"`
-	SubQueries  []string `json:"subQueries,omitempty"`
-	SearchQuery string   `json:"searchQuery,omitempty"`
+	Type        CRAGActionType `json:"type"`
+	SubQueries  []string       `json:"subQueries,omitempty"`
+	SearchQuery string         `json:"searchQuery,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -61,13 +70,13 @@ func (a CRAGAction) MarshalJSON() ([]byte, error) {
 			sub = []string{}
 		}
 		return json.Marshal(struct {
-			Type       string   `json:"type"`
-			SubQueries []string `json:"subQueries"`
+			Type       CRAGActionType `json:"type"`
+			SubQueries []string       `json:"subQueries"`
 		}{a.Type, sub})
 	case ActionSupplementalSearch:
 		return json.Marshal(struct {
-			Type        string `json:"type"`
-			SearchQuery string `json:"searchQuery"`
+			Type        CRAGActionType `json:"type"`
+			SearchQuery string         `json:"searchQuery"`
 		}{a.Type, a.SearchQuery})
 	}
 	type plain CRAGAction // drops this method
@@ -75,32 +84,34 @@ func (a CRAGAction) MarshalJSON() ([]byte, error) {
 }
 
 // ClassifyRetrieval is seed 002's CRAGRouter.classifyRetrieval: it scores
-// the sample with AssessContext and classifies the overall quality.
+// the sample with heuristics.AssessContext and classifies the overall
+// quality with ClassifyCRAG.
+func ClassifyRetrieval(s eval.Sample) CRAGClassification {
+	return ClassifyCRAG(s.Query, heuristics.AssessContext(s).Overall)
+}
+
+// ClassifyCRAG is the one CRAG classifier (seed 002): it classifies an
+// overall context quality for the query, at the seed's thresholds.
 //
 //   - correct (overall >= 0.7): use the retrieved chunks.
 //   - incorrect (overall <= 0.3): run a supplemental search for the query
 //     without its leading question word and trailing "?".
-//   - ambiguous: decompose the query at "and", "or", "also" and
-//     "additionally" into the parts longer than 10 characters, or, when
-//     none of those words occurs, search three variant phrasings.
+//   - ambiguous (between, or NaN): decompose the query at "and", "or",
+//     "also" and "additionally" into the parts longer than 10 characters,
+//     or, when none of those words occurs, search three variant phrasings.
 //
 // The decomposition follows JavaScript's split exactly, so the separators
 // themselves are parts too (dropped for being short), and a compound query
 // whose parts are all short decomposes into no sub-queries at all.
-func ClassifyRetrieval(s eval.Sample) CRAGClassification {
-	return classifyCRAG(AssessContext(s).Overall, s.Query)
-}
-
-// classifyCRAG classifies an overall quality for the query.
-func classifyCRAG(overall float64, query string) CRAGClassification {
-	if overall >= DefaultCRAGCorrect {
+func ClassifyCRAG(query string, overall float64) CRAGClassification {
+	if overall >= CRAGCorrectAt {
 		return CRAGClassification{
 			Classification: CRAGCorrect,
 			Confidence:     overall,
 			Action:         CRAGAction{Type: ActionUseRetrieved},
 		}
 	}
-	if overall <= DefaultCRAGIncorrect {
+	if overall <= CRAGIncorrectAt {
 		return CRAGClassification{
 			Classification: CRAGIncorrect,
 			Confidence:     1 - overall,
@@ -114,34 +125,18 @@ func classifyCRAG(overall float64, query string) CRAGClassification {
 	}
 }
 
-// jsASCIIFold spells each ASCII letter of the words as a two-case class, so
-// that the pattern ignores ASCII case only, as a JavaScript /i regexp does
-// without the u flag: Go's (?i) would also let "ſ" (U+017F) match "s".
-func jsASCIIFold(words ...string) string {
-	var b strings.Builder
-	for i, w := range words {
-		if i > 0 {
-			b.WriteByte('|')
-		}
-		for _, c := range []byte(w) {
-			b.WriteString("[" + strings.ToLower(string(c)) + strings.ToUpper(string(c)) + "]")
-		}
-	}
-	return b.String()
-}
-
 // The CRAG patterns are compiled on first use, not at start-up.
 var (
 	// cragConjunction is /\b(and|or|also|additionally)\b/i; Go's \b is
 	// ASCII, like JavaScript's.
 	cragConjunction = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(` + jsASCIIFold("and", "or", "also", "additionally") + `)\b`)
+		return regexp.MustCompile(`\b(` + jsstr.ASCIIFold("and", "or", "also", "additionally") + `)\b`)
 	})
 	// cragQuestionWord is /^(what|how|...|does)\s+/i.
 	cragQuestionWord = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(` +
-			jsASCIIFold("what", "how", "when", "where", "who", "why", "is", "are", "can", "do", "does") +
-			`)[` + jsSpaceClass + `]+`)
+			jsstr.ASCIIFold("what", "how", "when", "where", "who", "why", "is", "are", "can", "do", "does") +
+			`)[` + jsstr.SpaceClass + `]+`)
 	})
 )
 
@@ -170,7 +165,7 @@ func decomposeQuery(query string) []string {
 	parts = append(parts, query[prev:])
 	sub := []string{}
 	for _, p := range parts {
-		if p = jsTrim(p); jsLen(p) > minSubQueryLen {
+		if p = jsstr.Trim(p); jsstr.Len(p) > minSubQueryLen {
 			sub = append(sub, p)
 		}
 	}
@@ -184,5 +179,5 @@ func reformulateQuery(query string) string {
 	if loc := cragQuestionWord().FindStringIndex(query); loc != nil {
 		query = query[loc[1]:]
 	}
-	return jsTrim(strings.TrimSuffix(query, "?"))
+	return jsstr.Trim(strings.TrimSuffix(query, "?"))
 }

@@ -1,0 +1,309 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+	"os"
+	"time"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// The files of an evaluation run's folder (`assay bench --out DIR`).
+const (
+	FileConfig  = "config.json"
+	FileResults = "results.jsonl"
+	FileSummary = "summary.json"
+	FileReport  = "report.html"
+)
+
+// Result is one line of results.jsonl: one metric's judgement of one
+// sample. Lines are appended and flushed as judgements finish, in no
+// particular order; (ID, Metric) identifies a line, and a run holds each
+// pair once, however often it was resumed.
+type Result struct {
+	ID     string `json:"id"`
+	Metric string `json:"metric"`
+	// Value is in [0, 1]; 0.5 when Defaulted, 0 and meaningless when
+	// Skipped.
+	Value  float64 `json:"value"`
+	Points float64 `json:"points,omitempty"`
+	Max    float64 `json:"max,omitempty"`
+	// Method says how it was judged ("offline (approximate)",
+	// "llm:openai:gpt-4o-mini").
+	Method    string        `json:"method,omitempty"`
+	Reason    string        `json:"reason,omitempty"`
+	Defaulted bool          `json:"defaulted,omitempty"`
+	Skipped   bool          `json:"skipped,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	Evidence  eval.Evidence `json:"evidence,omitzero"`
+	Usage     eval.Usage    `json:"usage,omitzero"`
+}
+
+// ResultOf is the line of results.jsonl for one score of sample id.
+func ResultOf(id string, sc eval.Score) Result {
+	r := Result{
+		ID: id, Metric: sc.Metric, Value: sc.Value, Points: sc.Points, Max: sc.Max,
+		Method: sc.Method, Reason: sc.Reason, Defaulted: sc.Defaulted, Skipped: sc.Skipped,
+		Evidence: sc.Evidence, Usage: sc.Usage,
+	}
+	if sc.Err != nil {
+		r.Error = sc.Err.Error()
+	}
+	return r
+}
+
+// Counted reports whether the result is a measurement that may enter
+// means and pass gates: neither a neutral default nor skipped.
+func (r Result) Counted() bool { return !r.Defaulted && !r.Skipped }
+
+// Key identifies a result within a run.
+type Key struct{ ID, Metric string }
+
+// Key is the result's (sample, metric) pair.
+func (r Result) Key() Key { return Key{r.ID, r.Metric} }
+
+// RunConfig is config.json: what a run was asked to do, enough to resume it
+// and to refuse resuming it with anything else.
+type RunConfig struct {
+	// RunID names the run in the run store and in `assay runs`.
+	RunID string `json:"run_id"`
+	// Started is when the run was first started (a resume keeps it).
+	Started time.Time `json:"started"`
+	// Command is the command line, for the record.
+	Command []string `json:"command"`
+	// Version is Assay's version (module version and commit).
+	Version string `json:"version"`
+	// Dataset is the dataset's path as given ("-" for standard input) and
+	// DatasetSHA256 the hash of its bytes.
+	Dataset       string `json:"dataset"`
+	DatasetSHA256 string `json:"dataset_sha256"`
+	// Profile is "" for judge metrics, or "context" or "research".
+	Profile string   `json:"profile,omitempty"`
+	Metrics []string `json:"metrics"`
+	// Model is the judge ("offline" or "backend:model").
+	Model string `json:"model"`
+	// Prompts maps each prompt template the run may use to its version.
+	Prompts map[string]string `json:"prompts,omitempty"`
+	// Settings are the other options that change results (thresholds,
+	// --min floors, --strict, --max-default-rate); two runs with other
+	// settings are not one run resumed.
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Summary is summary.json: the run's figures per metric, its gates and
+// alerts, and its comparison with a baseline when one was given.
+type Summary struct {
+	RunID    string        `json:"run_id"`
+	Started  time.Time     `json:"started"`
+	Finished time.Time     `json:"finished"`
+	Samples  int           `json:"samples"`
+	Metrics  []MetricStats `json:"metrics"`
+	Gates    []GateResult  `json:"gates,omitempty"`
+	// Alerts are seed 002's quality alerts against the baseline.
+	Alerts   []QualityAlert `json:"alerts,omitempty"`
+	Baseline *Comparison    `json:"baseline,omitempty"`
+	Usage    eval.Usage     `json:"usage,omitzero"`
+	// Complete is false for a run that stopped before every (sample,
+	// metric) pair was judged.
+	Complete bool `json:"complete"`
+}
+
+// MetricStats are one metric's figures over a run. The statistics are over
+// the Scored values only: defaults and skipped samples are counted apart,
+// never averaged in. With nothing scored the statistics are null in JSON
+// (NaN in Go).
+type MetricStats struct {
+	Metric string `json:"metric"`
+	// N is the number of results; Scored of them were neither defaulted
+	// nor skipped.
+	N             int     `json:"n"`
+	Scored        int     `json:"scored"`
+	Defaulted     int     `json:"defaulted"`
+	DefaultedRate float64 `json:"defaulted_rate"`
+	Skipped       int     `json:"skipped"`
+	// Errors counts results whose Error is set without being defaulted
+	// or skipped.
+	Errors int `json:"errors"`
+	Mean   Num `json:"mean"`
+	Std    Num `json:"std"`
+	Median Num `json:"median"`
+	Min    Num `json:"min"`
+	Max    Num `json:"max"`
+	P10    Num `json:"p10"`
+	// CILow and CIHigh are a bootstrap 95% interval of the mean.
+	CILow  Num `json:"ci95_low"`
+	CIHigh Num `json:"ci95_high"`
+	// Threshold is the metric's pass threshold and PassRate the share of
+	// Scored values at or above it.
+	Threshold float64 `json:"threshold"`
+	PassRate  Num     `json:"pass_rate"`
+	TokensIn  int     `json:"tokens_in"`
+	TokensOut int     `json:"tokens_out"`
+	CostUSD   float64 `json:"cost_usd"`
+	// LatencyP50 and LatencyP95 are over the results' model latency.
+	LatencyP50 time.Duration `json:"latency_p50_ns"`
+	LatencyP95 time.Duration `json:"latency_p95_ns"`
+}
+
+// GateResult is one `--gate 'METRIC.STAT OP NUMBER'` checked against a
+// run.
+type GateResult struct {
+	// Gate is the expression as given.
+	Gate   string  `json:"gate"`
+	Metric string  `json:"metric"`
+	Stat   string  `json:"stat"`
+	Op     string  `json:"op"`
+	Want   float64 `json:"want"`
+	// Got is the run's value of Stat (null when undefined: a mean with
+	// nothing scored fails its gate).
+	Got    Num  `json:"got"`
+	Passed bool `json:"passed"`
+}
+
+// Comparison is a run against its baseline, metric by metric.
+type Comparison struct {
+	// BaselineRunID and BaselineDir name the baseline run.
+	BaselineRunID string             `json:"baseline_run_id"`
+	BaselineDir   string             `json:"baseline_dir,omitempty"`
+	Metrics       []MetricComparison `json:"metrics"`
+}
+
+// MetricComparison is one metric's change from the baseline.
+type MetricComparison struct {
+	Metric       string `json:"metric"`
+	BaselineMean Num    `json:"baseline_mean"`
+	CurrentMean  Num    `json:"current_mean"`
+	Delta        Num    `json:"delta"`
+	// Paired is how many samples both runs scored; Test names the paired
+	// test (e.g. "wilcoxon signed-rank" or "paired bootstrap") and P its
+	// two-sided p-value over them.
+	Paired int    `json:"paired"`
+	Test   string `json:"test,omitempty"`
+	P      Num    `json:"p_value"`
+	// Fell are the samples whose value fell most, worst first.
+	Fell []SampleChange `json:"fell,omitempty"`
+}
+
+// SampleChange is one sample's value in both runs.
+type SampleChange struct {
+	ID       string  `json:"id"`
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
+}
+
+// Num is a statistic that may be undefined (NaN): JSON null rather than
+// the invalid NaN that encoding/json refuses to write.
+type Num float64
+
+// MarshalJSON implements json.Marshaler.
+func (n Num) MarshalJSON() ([]byte, error) {
+	if f := float64(n); math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(n))
+}
+
+// UnmarshalJSON implements json.Unmarshaler: null is NaN.
+func (n *Num) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		*n = Num(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = Num(f)
+	return nil
+}
+
+// ReadResults reads results.jsonl. A last line without its newline is a
+// line torn by a killed run: it is dropped (Torn reports it) so that a
+// resume judges that pair again. Any other line that does not parse is an
+// error naming the file and line. A pair written twice keeps its last
+// line.
+func ReadResults(path string) (*ResultFile, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &ResultFile{Path: path, index: map[Key]int{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	return readResults(path, f)
+}
+
+// ResultFile is what ReadResults read.
+type ResultFile struct {
+	Path string
+	// Results in the order of their first line.
+	Results []Result
+	// Torn is true when the file ended in a partial line, which was
+	// dropped; Size is the length of the whole lines, where appending
+	// resumes.
+	Torn bool
+	Size int64
+
+	index map[Key]int
+}
+
+// Has reports whether the pair has a result.
+func (f *ResultFile) Has(k Key) bool {
+	_, ok := f.index[k]
+	return ok
+}
+
+// All yields the results in file order.
+func (f *ResultFile) All() iter.Seq[Result] {
+	return func(yield func(Result) bool) {
+		for _, r := range f.Results {
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+func readResults(path string, r io.Reader) (*ResultFile, error) {
+	out := &ResultFile{Path: path, index: map[Key]int{}}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			out.Torn = true // a last line cut off mid-write
+			return out, nil
+		}
+		if len(b) > 0 {
+			out.Size += int64(len(b))
+			if trimmed := bytes.TrimSpace(b); len(trimmed) > 0 {
+				var res Result
+				if jerr := json.Unmarshal(trimmed, &res); jerr != nil {
+					return nil, &eval.InputError{File: path, Line: line, Msg: "not a result line: " + jerr.Error(), Err: jerr}
+				}
+				if res.ID == "" || res.Metric == "" {
+					return nil, &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
+				}
+				if i, ok := out.index[res.Key()]; ok {
+					out.Results[i] = res
+				} else {
+					out.index[res.Key()] = len(out.Results)
+					out.Results = append(out.Results, res)
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}

@@ -45,14 +45,23 @@ type Clarity struct {
 	Max                 float64
 }
 
-var _ eval.Scorer = Clarity{}
+var _ ReportScorer = Clarity{}
 
-// Score implements eval.Scorer.
+// Score implements eval.Scorer: it parses Sample.Answer and calls
+// ScoreReport.
 func (c Clarity) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return c.score(parseShared(s.Answer)), nil
+	return c.ScoreReport(ctx, ParseReport([]byte(s.Answer)), s)
+}
+
+// ScoreReport implements ReportScorer: r is Sample.Answer parsed.
+func (c Clarity) ScoreReport(ctx context.Context, r *Report, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return c.score(r), nil
 }
 
 func (c Clarity) score(r *Report) eval.Score {

@@ -57,14 +57,23 @@ type Completeness struct {
 	Max float64
 }
 
-var _ eval.Scorer = Completeness{}
+var _ ReportScorer = Completeness{}
 
-// Score implements eval.Scorer.
+// Score implements eval.Scorer: it parses Sample.Answer and calls
+// ScoreReport.
 func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return c.score(parseShared(s.Answer), s.Query), nil
+	return c.ScoreReport(ctx, ParseReport([]byte(s.Answer)), s)
+}
+
+// ScoreReport implements ReportScorer: r is Sample.Answer parsed.
+func (c Completeness) ScoreReport(ctx context.Context, r *Report, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return c.score(r, s.Query), nil
 }
 
 func (c Completeness) score(r *Report, query string) eval.Score {

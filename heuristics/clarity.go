@@ -77,7 +77,7 @@ func (c Clarity) score(r *Report) eval.Score {
 
 	total, long := 0, 0
 	for _, s := range r.Sentences {
-		n := wordCount(s.Text)
+		n := lexicon.WordCount(s.Text)
 		total += n
 		if n > longMax {
 			long++
@@ -158,7 +158,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	var issues []string
 	seen := map[string]int{}
 	for _, s := range r.Sentences {
-		ws := words(s.Text)
+		ws := lexicon.Words(s.Text)
 		if len(ws) < minClaimWords {
 			continue
 		}
@@ -170,7 +170,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	}
 	sets := make([][]string, len(r.Paragraphs))
 	for i, p := range r.Paragraphs {
-		ws := words(p.Text)
+		ws := lexicon.Words(p.Text)
 		if len(ws) < nearDuplicateMinWords {
 			continue
 		}

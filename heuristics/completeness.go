@@ -31,7 +31,7 @@ func Aspects(query string) []string {
 		if m := re.FindStringSubmatch(q); m != nil {
 			var sides []string
 			for _, side := range m[1:] {
-				if t := contentTerms(side); len(t) > 0 {
+				if t := lexicon.Terms(side); len(t) > 0 {
 					sides = append(sides, strings.Join(t, " "))
 				}
 			}
@@ -40,7 +40,7 @@ func Aspects(query string) []string {
 			}
 		}
 	}
-	return contentTerms(q)
+	return lexicon.Terms(q)
 }
 
 // Completeness is the heuristic completeness check of seed 000: every key
@@ -103,12 +103,12 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 			texts = append(texts, sec.Title)
 		}
 	}
-	have := stemSet(texts...)
+	have := lexicon.StemSet(texts...)
 	covered := 0
 	for _, a := range aspects {
 		ok := true
 		for _, w := range strings.Fields(a) {
-			if !have[w] && !have[stem(w)] {
+			if !have[w] && !have[lexicon.Stem(w)] {
 				ok = false
 				break
 			}

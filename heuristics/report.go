@@ -651,7 +651,7 @@ func isClaim(prose, body string) bool {
 	if endsWith(p, "?？:：") {
 		return false
 	}
-	if len(lexicon.Words(p)) < minClaimWords {
+	if !lexicon.HasWords(p, minClaimWords) {
 		return false
 	}
 	low := strings.ToLower(strings.TrimLeft(body, " *_>#-"))

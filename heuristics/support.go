@@ -140,7 +140,7 @@ func SplitClaims(answer string) []string {
 func splitClauses(s string) []string {
 	var parts []string
 	for _, p := range strings.Split(s, ";") {
-		if len(parts) > 0 && (len(lexicon.Words(p)) < minClauseWords || len(lexicon.Words(parts[len(parts)-1])) < minClauseWords) {
+		if len(parts) > 0 && (!lexicon.HasWords(p, minClauseWords) || !lexicon.HasWords(parts[len(parts)-1], minClauseWords)) {
 			parts[len(parts)-1] += ";" + p
 			continue
 		}
@@ -154,7 +154,7 @@ func splitClauses(s string) []string {
 }
 
 func splitConjunctions(s string) []string {
-	if len(lexicon.Words(s)) < longSentenceWords {
+	if !lexicon.HasWords(s, longSentenceWords) {
 		return []string{s}
 	}
 	low := strings.ToLower(s)
@@ -164,7 +164,7 @@ func splitConjunctions(s string) []string {
 			continue
 		}
 		head, tail := s[:i], s[i+2:] // keep the conjunction with the tail
-		if len(lexicon.Words(head)) < minClauseWords || len(lexicon.Words(tail)) < minClauseWords || endsList(head) {
+		if !lexicon.HasWords(head, minClauseWords) || !lexicon.HasWords(tail, minClauseWords) || endsList(head) {
 			continue
 		}
 		return append([]string{head}, splitConjunctions(tail)...)
@@ -178,7 +178,7 @@ func splitConjunctions(s string) []string {
 // followed by at most listItemWords words.
 func endsList(head string) bool {
 	i := strings.LastIndex(head, ",")
-	return i >= 0 && len(lexicon.Words(head[i+1:])) <= listItemWords
+	return i >= 0 && !lexicon.HasWords(head[i+1:], listItemWords+1)
 }
 
 // listItemWords is the most words a list item before ", and" has.
@@ -203,7 +203,7 @@ func cleanClaim(s string) string {
 		s = strings.TrimLeft(rest, ",.! ")
 	}
 	trimmed := strings.TrimRight(s, " \t\"'”’)")
-	if trimmed == "" || len(lexicon.Words(s)) == 0 {
+	if trimmed == "" || !lexicon.HasWords(s, 1) {
 		return ""
 	}
 	if onlyStopWords(s) {

@@ -110,9 +110,9 @@ func IsGram(w string) bool {
 // spaces its grams (textseg.Grams): each character and each pair of
 // neighbours, so that its words are found inside other runs of text.
 func (l *Lexicon) Words(s string) []string {
-	f := strings.FieldsFunc(s, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '.' || r == '-' || r == '%')
-	})
+	// strings.FieldsFunc sizes the slice exactly, in two allocations; the
+	// fields are then trimmed in place, or replaced by their grams.
+	f := strings.FieldsFunc(s, notWordRune)
 	if textseg.HasUnspaced(s) {
 		return withGrams(f)
 	}
@@ -143,6 +143,60 @@ func withGrams(fields []string) []string {
 		}
 	}
 	return out
+}
+
+// HasWords reports whether s has at least n words (Words), reading no
+// further than the nth.
+func (l *Lexicon) HasWords(s string, n int) bool {
+	if n <= 0 {
+		return true
+	}
+	eachWord(s, func(string) bool {
+		n--
+		return n > 0
+	})
+	return n == 0
+}
+
+// eachWord calls fn with each word of s, as Words returns them, until fn
+// returns false, without building the slice: for callers that count words
+// or fold them into a set. FuzzWords checks that the two agree.
+func eachWord(s string, fn func(string) bool) {
+	unspaced := textseg.HasUnspaced(s)
+	emit := func(w string) bool {
+		if unspaced && textseg.HasUnspaced(w) {
+			for g := range textseg.Grams(w) {
+				if strings.ContainsFunc(g, isLetterOrDigit) && !fn(strings.Trim(g, ".-'’")) { // not "%" or "-"
+					return false
+				}
+			}
+			return true
+		}
+		return !strings.ContainsFunc(w, isLetterOrDigit) || fn(strings.Trim(w, ".-'’"))
+	}
+	start := -1
+	for i, r := range s {
+		switch {
+		case !notWordRune(r):
+			if start < 0 {
+				start = i
+			}
+		case start >= 0:
+			if !emit(s[start:i]) {
+				return
+			}
+			start = -1
+		}
+	}
+	if start >= 0 {
+		emit(s[start:])
+	}
+}
+
+// notWordRune reports whether r separates words: it is not a letter, a
+// digit, an apostrophe, a dot, a hyphen or "%".
+func notWordRune(r rune) bool {
+	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '.' || r == '-' || r == '%')
 }
 
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -176,16 +230,17 @@ func (l *Lexicon) Stem(w string) string { return stem(w) }
 func (l *Lexicon) Terms(phrase string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range l.Words(phrase) {
+	eachWord(phrase, func(w string) bool {
 		lw := strings.ToLower(w)
 		if l.IsStop(lw) || (utf8.RuneCountInString(lw) < 3 && !strings.ContainsAny(lw, "0123456789") && !IsGram(lw)) {
-			continue
+			return true
 		}
 		if !seen[lw] {
 			seen[lw] = true
 			out = append(out, lw)
 		}
-	}
+		return true
+	})
 	return out
 }
 
@@ -194,14 +249,13 @@ func (l *Lexicon) Terms(phrase string) []string {
 func (l *Lexicon) StemSet(texts ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, t := range texts {
-		for _, w := range l.Words(t) {
-			lw := strings.ToLower(w)
-			if m[lw] {
-				continue // already stemmed
+		eachWord(t, func(w string) bool {
+			if lw := strings.ToLower(w); !m[lw] { // else already stemmed
+				m[lw] = true
+				m[stem(lw)] = true
 			}
-			m[lw] = true
-			m[stem(lw)] = true
-		}
+			return true
+		})
 	}
 	return m
 }

@@ -181,3 +181,63 @@ func TestStemMemoIsBoundedAndOwnsItsKeys(t *testing.T) {
 	assert.Positive(t, n)
 	assert.Equal(t, "word70000x", stem("word70000x"))
 }
+
+// TestHasWordsAndEachWord checks that eachWord gives what Words returns,
+// stopping when asked, and HasWords counts as Words does.
+func TestHasWordsAndEachWord(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in string
+		n  int // len(Words(in))
+	}{
+		"English":               {"The U.S. rate rose 4.2% in the co-op's trial.", 9},
+		"Chinese grams":         {"热泵性能 AI", 8},
+		"punctuation only":      {"-- ... %", 0},
+		"empty":                 {"", 0},
+		"one word among commas": {", , word , ,", 1},
+	}
+	l := Default()
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var seq []string
+			eachWord(tc.in, func(w string) bool {
+				seq = append(seq, w)
+				return true
+			})
+			require.Len(t, l.Words(tc.in), tc.n)
+			if tc.n > 0 {
+				assert.Equal(t, l.Words(tc.in), seq)
+			}
+			for n := 0; n <= tc.n+1; n++ {
+				assert.Equal(t, n <= tc.n, l.HasWords(tc.in, n), "at least %d", n)
+			}
+			stopped := 0
+			eachWord(tc.in, func(string) bool {
+				stopped++
+				return false
+			})
+			assert.Equal(t, min(tc.n, 1), stopped)
+		})
+	}
+}
+
+// FuzzWords checks that eachWord (and so HasWords, Terms and StemSet)
+// splits any text, invalid UTF-8 included, as Words does.
+func FuzzWords(f *testing.F) {
+	for _, s := range []string{"", "The U.S. rate rose 4.2%.", "热泵，性能。AI模型2024", "ปั๊มความร้อน", "co-op's -x- 'y'", "a\xffb\xc3", "。。", "日本語のテキストです"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := Default().Words(s)
+		got := []string{}
+		eachWord(s, func(w string) bool {
+			got = append(got, w)
+			return true
+		})
+		assert.Equal(t, want, got)
+		for n := range len(want) + 2 {
+			assert.Equal(t, n <= len(want), Default().HasWords(s, n))
+		}
+	})
+}

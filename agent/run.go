@@ -99,6 +99,15 @@ func (s ScorerSpec) build(opt Options) eval.Scorer {
 	panic(fmt.Sprintf("agent: no scorer for metric %q", s.Metric))
 }
 
+// scoreOne runs one scorer on the sample, handing a report scorer the
+// card's parsed report.
+func scoreOne(ctx context.Context, sc eval.Scorer, s eval.Sample, report func() *heuristics.Report) (eval.Score, error) {
+	if rs, ok := sc.(heuristics.ReportScorer); ok {
+		return rs.ScoreReport(ctx, report(), s)
+	}
+	return sc.Score(ctx, s)
+}
+
 // Score runs every scorer of the profile on the sample in parallel and
 // returns the card. Scores keep profile order. A scorer that panics is
 // reported as an error naming it; only a cancelled context or such an error
@@ -112,6 +121,9 @@ func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Ca
 		limit = runtime.GOMAXPROCS(0)
 	}
 	g.SetLimit(limit)
+	// The report is parsed once for the card, by the first report scorer
+	// that needs it, and shared by all of them.
+	report := heuristics.ParseOnce(s)
 	for i, sc := range scorers {
 		g.Go(func() (err error) {
 			defer func() {
@@ -119,7 +131,7 @@ func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Ca
 					err = fmt.Errorf("agent: scorer %s panicked: %v\n%s", p.Specs[i].Metric, r, debug.Stack())
 				}
 			}()
-			res, err := sc.Score(gctx, s)
+			res, err := scoreOne(gctx, sc, s, report)
 			if err != nil {
 				return fmt.Errorf("agent: %s: %w", p.Specs[i].Metric, err)
 			}

@@ -45,14 +45,23 @@ type Clarity struct {
 	Max                 float64
 }
 
-var _ eval.Scorer = Clarity{}
+var _ ReportScorer = Clarity{}
 
-// Score implements eval.Scorer.
+// Score implements eval.Scorer: it parses Sample.Answer and calls
+// ScoreReport.
 func (c Clarity) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return c.score(parseShared(s.Answer)), nil
+	return c.ScoreReport(ctx, ParseReport([]byte(s.Answer)), s)
+}
+
+// ScoreReport implements ReportScorer: r is Sample.Answer parsed.
+func (c Clarity) ScoreReport(ctx context.Context, r *Report, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return c.score(r), nil
 }
 
 func (c Clarity) score(r *Report) eval.Score {
@@ -68,7 +77,7 @@ func (c Clarity) score(r *Report) eval.Score {
 
 	total, long := 0, 0
 	for _, s := range r.Sentences {
-		n := wordCount(s.Text)
+		n := lexicon.WordCount(s.Text)
 		total += n
 		if n > longMax {
 			long++
@@ -149,7 +158,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	var issues []string
 	seen := map[string]int{}
 	for _, s := range r.Sentences {
-		ws := words(s.Text)
+		ws := lexicon.Words(s.Text)
 		if len(ws) < minClaimWords {
 			continue
 		}
@@ -161,7 +170,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	}
 	sets := make([][]string, len(r.Paragraphs))
 	for i, p := range r.Paragraphs {
-		ws := words(p.Text)
+		ws := lexicon.Words(p.Text)
 		if len(ws) < nearDuplicateMinWords {
 			continue
 		}

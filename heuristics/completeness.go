@@ -31,7 +31,7 @@ func Aspects(query string) []string {
 		if m := re.FindStringSubmatch(q); m != nil {
 			var sides []string
 			for _, side := range m[1:] {
-				if t := contentTerms(side); len(t) > 0 {
+				if t := lexicon.Terms(side); len(t) > 0 {
 					sides = append(sides, strings.Join(t, " "))
 				}
 			}
@@ -40,7 +40,7 @@ func Aspects(query string) []string {
 			}
 		}
 	}
-	return contentTerms(q)
+	return lexicon.Terms(q)
 }
 
 // Completeness is the heuristic completeness check of seed 000: every key
@@ -57,14 +57,23 @@ type Completeness struct {
 	Max float64
 }
 
-var _ eval.Scorer = Completeness{}
+var _ ReportScorer = Completeness{}
 
-// Score implements eval.Scorer.
+// Score implements eval.Scorer: it parses Sample.Answer and calls
+// ScoreReport.
 func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return c.score(parseShared(s.Answer), s.Query), nil
+	return c.ScoreReport(ctx, ParseReport([]byte(s.Answer)), s)
+}
+
+// ScoreReport implements ReportScorer: r is Sample.Answer parsed.
+func (c Completeness) ScoreReport(ctx context.Context, r *Report, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return c.score(r, s.Query), nil
 }
 
 func (c Completeness) score(r *Report, query string) eval.Score {
@@ -94,12 +103,12 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 			texts = append(texts, sec.Title)
 		}
 	}
-	have := stemSet(texts...)
+	have := lexicon.StemSet(texts...)
 	covered := 0
 	for _, a := range aspects {
 		ok := true
 		for _, w := range strings.Fields(a) {
-			if !have[w] && !have[stem(w)] {
+			if !have[w] && !have[lexicon.Stem(w)] {
 				ok = false
 				break
 			}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics/internal/lex"
 	"github.com/assaylabs/assay/internal/jsstr"
 )
 
@@ -265,25 +266,15 @@ func contextSufficiency(query, text string, tokens int) float64 {
 	return float64(coverage*sufficiencyCoverage) + float64(density*sufficiencyDensity)
 }
 
-// contextStopWords is seed 002's stop list (not the package's stopWords,
-// which is longer).
-var contextStopWords = map[string]bool{
-	"the": true, "is": true, "at": true, "which": true, "on": true, "a": true, "an": true,
-	"and": true, "or": true, "but": true, "in": true, "with": true, "to": true, "for": true,
-	"of": true, "not": true, "no": true, "can": true, "had": true, "has": true, "have": true,
-	"it": true, "that": true, "this": true, "was": true, "are": true, "be": true, "been": true,
-	"from": true, "do": true, "does": true, "did": true, "will": true, "would": true,
-	"could": true, "should": true, "may": true, "what": true, "how": true, "when": true,
-	"where": true, "who": true, "why": true,
-}
-
 // contextQueryTerms is the seed's extractQueryTerms: the lower-cased query
 // split on whitespace, keeping the words longer than two UTF-16 units that
-// are not stop words. Duplicates are kept.
+// are not stop words of the seed's list (lex.Seed002, shorter than the
+// package's). Duplicates are kept. The split is JavaScript's, not
+// lexicon.Words, so that the figures are the seed's.
 func contextQueryTerms(query string) []string {
 	var terms []string
 	for _, t := range jsSplitSpace(jsToLower(query)) {
-		if jsstr.Len(t) > queryTermMinLen && !contextStopWords[t] {
+		if jsstr.Len(t) > queryTermMinLen && !lex.Seed002().IsStop(t) {
 			terms = append(terms, t)
 		}
 	}

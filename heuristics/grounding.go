@@ -45,14 +45,23 @@ type Grounding struct {
 	Max   float64
 }
 
-var _ eval.Scorer = Grounding{}
+var _ ReportScorer = Grounding{}
 
-// Score implements eval.Scorer.
+// Score implements eval.Scorer: it parses Sample.Answer and calls
+// ScoreReport.
 func (g Grounding) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return g.score(parseShared(s.Answer)), nil
+	return g.ScoreReport(ctx, ParseReport([]byte(s.Answer)), s)
+}
+
+// ScoreReport implements ReportScorer: r is Sample.Answer parsed.
+func (g Grounding) ScoreReport(ctx context.Context, r *Report, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return g.score(r), nil
 }
 
 func (g Grounding) score(r *Report) eval.Score {

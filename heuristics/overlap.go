@@ -1,7 +1,5 @@
 package heuristics
 
-import "strings"
-
 // TokenOverlap is the plain lexical baseline every offline method must
 // beat: the fraction of the answer's word tokens, lower-cased but neither
 // stemmed nor filtered for stop words, that occur anywhere in the context.
@@ -9,7 +7,7 @@ import "strings"
 // with no word tokens scores 0: there is nothing to show it is grounded.
 // The result is always in [0, 1].
 func TokenOverlap(answer, context string) float64 {
-	return tokenShare(lowerWords(answer), toBoolSet(lowerWords(context)))
+	return tokenShare(lexicon.LowerWords(answer), toBoolSet(lexicon.LowerWords(context)))
 }
 
 // tokenShare is the share of toks, counted with repetition, found in set;
@@ -25,13 +23,4 @@ func tokenShare(toks []string, set map[string]bool) float64 {
 		}
 	}
 	return float64(hit) / float64(len(toks))
-}
-
-// lowerWords returns the words of s, lower-cased, in order.
-func lowerWords(s string) []string {
-	ws := words(s)
-	for i, w := range ws {
-		ws[i] = strings.ToLower(w)
-	}
-	return ws
 }

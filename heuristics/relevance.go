@@ -65,10 +65,10 @@ func PassageRelevance(query, passage string) float64 {
 	if len(q) == 0 || strings.TrimSpace(passage) == "" {
 		return 0
 	}
-	pset, pseq := passageTerms(lowerWords(passage))
+	pset, pseq := passageTerms(lexicon.LowerWords(passage))
 	cov := (coverage(q, pset) + rarityWeightedCoverage(query, q, pset)) / 2
 	bi := bigramShare(q, pseq)
-	lead := coverage(q, stemSet(leadSentence(passage)))
+	lead := coverage(q, lexicon.StemSet(leadSentence(passage)))
 	ans := answerTypeMatch(query, passage)
 	r := relCoverage*cov + relBigram*bi + relLead*lead + relAnswer*ans
 	return min(max(r, 0), 1)
@@ -80,12 +80,12 @@ func PassageRelevance(query, passage string) float64 {
 func passageTerms(lower []string) (set map[string]bool, seq []string) {
 	set = map[string]bool{}
 	for _, w := range lower {
-		s := stem(w)
+		s := lexicon.Stem(w)
 		set[w], set[s] = true, true
 		for _, p := range strings.Split(w, "-") {
-			set[p], set[stem(p)] = true, true
+			set[p], set[lexicon.Stem(p)] = true, true
 		}
-		if !isStop(w) {
+		if !lexicon.IsStop(w) {
 			seq = append(seq, s)
 		}
 	}
@@ -97,8 +97,8 @@ func passageTerms(lower []string) (set map[string]bool, seq []string) {
 // stand-in for inverse document frequency ("epineurium" outweighs "form").
 func rarityWeightedCoverage(query string, stems []string, set map[string]bool) float64 {
 	weights := map[string]float64{}
-	for _, t := range contentTerms(questionFrame().ReplaceAllString(query, " ")) {
-		weights[stem(t)] = rarity(t)
+	for _, t := range lexicon.Terms(questionFrame().ReplaceAllString(query, " ")) {
+		weights[lexicon.Stem(t)] = rarity(t)
 	}
 	return wcoverage(stems, weights, set, nil)
 }
@@ -107,8 +107,8 @@ func rarityWeightedCoverage(query string, stems []string, set map[string]bool) f
 func queryStems(query string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, t := range contentTerms(questionFrame().ReplaceAllString(query, " ")) {
-		if s := stem(t); !seen[s] {
+	for _, t := range lexicon.Terms(questionFrame().ReplaceAllString(query, " ")) {
+		if s := lexicon.Stem(t); !seen[s] {
 			seen[s] = true
 			out = append(out, s)
 		}

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -652,7 +651,7 @@ func isClaim(prose, body string) bool {
 	if endsWith(p, "?？:：") {
 		return false
 	}
-	if len(words(p)) < minClaimWords {
+	if !lexicon.HasWords(p, minClaimWords) {
 		return false
 	}
 	low := strings.ToLower(strings.TrimLeft(body, " *_>#-"))
@@ -664,61 +663,10 @@ func isClaim(prose, body string) bool {
 	return true
 }
 
-// words returns the words of s: runs of letters and digits (with inner
-// apostrophes, dots and hyphens, so "4.2", "U.S." and "co-op" are one word).
-// A word of a script written without spaces (Chinese, Japanese, Thai) gives
-// its grams instead (textseg.Grams): each character and each pair of
-// neighbours, so that its words are found inside other runs of text.
-func words(s string) []string {
-	f := strings.FieldsFunc(s, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '.' || r == '-' || r == '%')
-	})
-	if textseg.HasUnspaced(s) {
-		return withGrams(f)
-	}
-	out := f[:0]
-	for _, w := range f {
-		if strings.ContainsFunc(w, isLetterOrDigit) {
-			out = append(out, strings.Trim(w, ".-'’"))
-		}
-	}
-	return out
-}
-
-// withGrams is the words of fields, as words returns them, when some hold
-// characters of an unspaced script.
-func withGrams(fields []string) []string {
-	out := make([]string, 0, 2*len(fields))
-	for _, w := range fields {
-		if !textseg.HasUnspaced(w) {
-			if strings.ContainsFunc(w, isLetterOrDigit) {
-				out = append(out, strings.Trim(w, ".-'’"))
-			}
-			continue
-		}
-		for g := range textseg.Grams(w) {
-			if strings.ContainsFunc(g, isLetterOrDigit) { // not "%" or "-"
-				out = append(out, strings.Trim(g, ".-'’"))
-			}
-		}
-	}
-	return out
-}
-
 // endsWith reports whether the last character of s is one of marks.
 func endsWith(s, marks string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return strings.ContainsRune(marks, r)
-}
-
-func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// isGram reports whether the word w is a gram of an unspaced script (see
-// words). Grams are short, one or two characters, yet content words unless
-// they hold a function character (isStop), and each is its own stem.
-func isGram(w string) bool {
-	r, _ := utf8.DecodeRuneInString(w)
-	return textseg.Unspaced(r)
 }
 
 func dedupe(in []string) []string {

@@ -100,16 +100,16 @@ func SourceRelevance(query, passage string) float64 {
 	if len(q) == 0 || strings.TrimSpace(passage) == "" {
 		return 0
 	}
-	lower := lowerWords(passage)
+	lower := lexicon.LowerWords(passage)
 	pset, _ := passageTerms(lower)
 	ans := answerTypeMatch(query, passage)
 	r := srcAnswer*ans + srcCoverage*coverage(q, pset) +
 		srcRarity*rarityWeightedCoverage(query, q, pset) +
-		srcTokens*tokenShare(lowerWords(query), toBoolSet(lower))
+		srcTokens*tokenShare(lexicon.LowerWords(query), toBoolSet(lower))
 	if hasPageChrome(passage) {
 		r -= srcChrome
 	}
-	r -= srcLeadPerWord * float64(min(wordCount(leadSentence(passage)), srcLeadWords))
+	r -= srcLeadPerWord * float64(min(lexicon.WordCount(leadSentence(passage)), srcLeadWords))
 	if ans == 0 {
 		r = min(r, srcNoAnswerCap)
 	}

@@ -54,14 +54,23 @@ type SourceQuality struct {
 	Max         float64
 }
 
-var _ eval.Scorer = SourceQuality{}
+var _ ReportScorer = SourceQuality{}
 
-// Score implements eval.Scorer.
+// Score implements eval.Scorer: it parses Sample.Answer and calls
+// ScoreReport.
 func (q SourceQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return q.score(parseShared(s.Answer), s.Sources), nil
+	return q.ScoreReport(ctx, ParseReport([]byte(s.Answer)), s)
+}
+
+// ScoreReport implements ReportScorer: r is Sample.Answer parsed.
+func (q SourceQuality) ScoreReport(ctx context.Context, r *Report, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return q.score(r, s.Sources), nil
 }
 
 func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
@@ -113,14 +122,23 @@ type Diversity struct {
 	Max       float64
 }
 
-var _ eval.Scorer = Diversity{}
+var _ ReportScorer = Diversity{}
 
-// Score implements eval.Scorer.
+// Score implements eval.Scorer: it parses Sample.Answer and calls
+// ScoreReport.
 func (d Diversity) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
 	}
-	return d.score(parseShared(s.Answer)), nil
+	return d.ScoreReport(ctx, ParseReport([]byte(s.Answer)), s)
+}
+
+// ScoreReport implements ReportScorer: r is Sample.Answer parsed.
+func (d Diversity) ScoreReport(ctx context.Context, r *Report, s eval.Sample) (eval.Score, error) {
+	if err := ctx.Err(); err != nil {
+		return eval.Score{}, err
+	}
+	return d.score(r), nil
 }
 
 func (d Diversity) score(r *Report) eval.Score {

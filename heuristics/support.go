@@ -8,6 +8,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/assaylabs/assay/heuristics/internal/lex"
 )
 
 // Offline faithfulness: an answer is split into claims, and each claim is
@@ -138,7 +140,7 @@ func SplitClaims(answer string) []string {
 func splitClauses(s string) []string {
 	var parts []string
 	for _, p := range strings.Split(s, ";") {
-		if len(parts) > 0 && (len(words(p)) < minClauseWords || len(words(parts[len(parts)-1])) < minClauseWords) {
+		if len(parts) > 0 && (!lexicon.HasWords(p, minClauseWords) || !lexicon.HasWords(parts[len(parts)-1], minClauseWords)) {
 			parts[len(parts)-1] += ";" + p
 			continue
 		}
@@ -152,7 +154,7 @@ func splitClauses(s string) []string {
 }
 
 func splitConjunctions(s string) []string {
-	if len(words(s)) < longSentenceWords {
+	if !lexicon.HasWords(s, longSentenceWords) {
 		return []string{s}
 	}
 	low := strings.ToLower(s)
@@ -162,7 +164,7 @@ func splitConjunctions(s string) []string {
 			continue
 		}
 		head, tail := s[:i], s[i+2:] // keep the conjunction with the tail
-		if len(words(head)) < minClauseWords || len(words(tail)) < minClauseWords || endsList(head) {
+		if !lexicon.HasWords(head, minClauseWords) || !lexicon.HasWords(tail, minClauseWords) || endsList(head) {
 			continue
 		}
 		return append([]string{head}, splitConjunctions(tail)...)
@@ -176,7 +178,7 @@ func splitConjunctions(s string) []string {
 // followed by at most listItemWords words.
 func endsList(head string) bool {
 	i := strings.LastIndex(head, ",")
-	return i >= 0 && len(words(head[i+1:])) <= listItemWords
+	return i >= 0 && !lexicon.HasWords(head[i+1:], listItemWords+1)
 }
 
 // listItemWords is the most words a list item before ", and" has.
@@ -201,7 +203,7 @@ func cleanClaim(s string) string {
 		s = strings.TrimLeft(rest, ",.! ")
 	}
 	trimmed := strings.TrimRight(s, " \t\"'”’)")
-	if trimmed == "" || len(words(s)) == 0 {
+	if trimmed == "" || !lexicon.HasWords(s, 1) {
 		return ""
 	}
 	if onlyStopWords(s) {
@@ -224,12 +226,12 @@ func cleanClaim(s string) string {
 	return s
 }
 
-// onlyStopWords reports whether every word of s is a stop word (isStop:
+// onlyStopWords reports whether every word of s is a stop word (lexicon.IsStop:
 // "I", "am", or a gram such as 是的) or an interjection.
 func onlyStopWords(s string) bool {
-	for _, w := range words(s) {
+	for _, w := range lexicon.Words(s) {
 		lw := strings.ToLower(w)
-		if !isStop(lw) && !interjections[lw] {
+		if !lexicon.IsStop(lw) && !interjections[lw] {
 			return false
 		}
 	}
@@ -260,12 +262,12 @@ really so very wow funny fun sad shame unfortunate terrible awful incredible cra
 // word, with at least one reaction word.
 func reactionOnly(s string) bool {
 	n := 0
-	for _, w := range words(s) {
+	for _, w := range lexicon.Words(s) {
 		lw := strings.ToLower(w)
 		switch {
 		case reactions[lw]:
 			n++
-		case !isStop(lw) && !interjections[lw] && utf8.RuneCountInString(lw) > 2:
+		case !lexicon.IsStop(lw) && !interjections[lw] && utf8.RuneCountInString(lw) > 2:
 			return false
 		}
 	}
@@ -363,8 +365,8 @@ func contextWindows(contexts []string) []window {
 }
 
 func newWindow(ci int, text string) window {
-	lower := lowerWords(text)
-	stems := stemSet(text)
+	lower := lexicon.LowerWords(text)
+	stems := lexicon.StemSet(text)
 	nums := map[string]bool{}
 	for _, n := range numbersIn(text) {
 		nums[n], stems[n] = true, true
@@ -376,7 +378,7 @@ func newWindow(ci int, text string) window {
 		stems[normNumber(w)] = true
 		if strings.Contains(w, "-") {
 			for _, p := range strings.Split(w, "-") {
-				stems[p], stems[stem(p)] = true, true
+				stems[p], stems[lexicon.Stem(p)] = true, true
 			}
 		}
 	}
@@ -401,7 +403,7 @@ func factsOf(claim string) claimFacts {
 	var f claimFacts
 	f.stems = claimStems(claim)
 	f.weights = map[string]float64{}
-	lower := lowerWords(claim)
+	lower := lexicon.LowerWords(claim)
 	f.superlative = hasSuperlative(lower)
 	for _, w := range lower {
 		for _, p := range strings.Split(w, "-") {
@@ -413,9 +415,9 @@ func factsOf(claim string) claimFacts {
 		}
 	}
 	f.numbers = slices.Compact(slices.Sorted(slices.Values(numbersIn(claim))))
-	f.acronyms = acronymsOf(words(claim))
+	f.acronyms = acronymsOf(lexicon.Words(claim))
 	seen := map[string]bool{}
-	for i, w := range words(claim) {
+	for i, w := range lexicon.Words(claim) {
 		lw := strings.ToLower(w)
 		if seen[lw] {
 			continue
@@ -423,7 +425,7 @@ func factsOf(claim string) claimFacts {
 		switch {
 		case strings.ContainsAny(w, "0123456789"):
 			// Numbers are taken from the whole claim above.
-		case i > 0 && lw != "i" && !strings.HasPrefix(lw, "i'") && isCapitalised(w) && !stopWords[lw]:
+		case i > 0 && lw != "i" && !strings.HasPrefix(lw, "i'") && isCapitalised(w) && !lexicon.IsStop(lw):
 			seen[lw] = true
 			f.entities = append(f.entities, lw)
 		}
@@ -438,7 +440,7 @@ func acronymsOf(ws []string) map[string]string {
 	out := map[string]string{}
 	for i := 0; i < len(ws); {
 		j := i
-		for j < len(ws) && isCapitalised(ws[j]) && !stopWords[strings.ToLower(ws[j])] {
+		for j < len(ws) && isCapitalised(ws[j]) && !lexicon.IsStop(strings.ToLower(ws[j])) {
 			j++
 		}
 		if j-i >= 2 {
@@ -449,7 +451,7 @@ func acronymsOf(ws []string) map[string]string {
 			}
 			for _, w := range ws[i:j] {
 				lw := strings.ToLower(w)
-				out[lw], out[stem(lw)] = b.String(), b.String()
+				out[lw], out[lexicon.Stem(lw)] = b.String(), b.String()
 			}
 		}
 		i = max(j, i+1)
@@ -463,16 +465,16 @@ var evaluative = toSet(`best better good great top key main major important`)
 
 // claimStems returns the stems of a claim's content words, once each: words
 // of at least three letters, or with a digit, or grams of an unspaced
-// script, that are not stop words (isStop; evaluative words such as "great"
+// script, that are not stop words (lexicon.IsStop; evaluative words such as "great"
 // count). Hyphenated words count by their parts, so "second-most" matches
 // "second most", and numbers by their digits (normNumber), so "3rd" matches
 // "third".
 func claimStems(claim string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range words(claim) {
+	for _, w := range lexicon.Words(claim) {
 		for _, p := range strings.Split(strings.ToLower(w), "-") {
-			if p == "" || (isStop(p) && !evaluative[p]) || (utf8.RuneCountInString(p) < 3 && !strings.ContainsAny(p, "0123456789") && !isGram(p)) {
+			if p == "" || (lexicon.IsStop(p) && !evaluative[p]) || (utf8.RuneCountInString(p) < 3 && !strings.ContainsAny(p, "0123456789") && !lex.IsGram(p)) {
 				continue
 			}
 			for _, s := range partStems(p) {
@@ -516,7 +518,7 @@ func numbersIn(text string) []string {
 // numbers in it ("3rd" is "3", "5.68m" is "5.68").
 func partStems(p string) []string {
 	if !strings.ContainsAny(p, "0123456789") {
-		return []string{stem(p)}
+		return []string{lexicon.Stem(p)}
 	}
 	if ns := numbersIn(p); len(ns) > 0 {
 		return ns
@@ -552,7 +554,7 @@ func supportClaim(claim string, windows, whole []window, threshold float64) Clai
 		cs.Supported, cs.Score, cs.Reason = true, 1, "no content words"
 		return cs
 	}
-	claimNeg := negated(lowerWords(claim), f.stems)
+	claimNeg := negated(lexicon.LowerWords(claim), f.stems)
 	type cand struct {
 		w      *window
 		score  float64 // coverage by the window
@@ -616,7 +618,7 @@ func stemmedSet(fields string) func() map[string]bool {
 	return sync.OnceValue(func() map[string]bool {
 		m := map[string]bool{}
 		for _, f := range strings.Fields(fields) {
-			m[stem(f)] = true
+			m[lexicon.Stem(f)] = true
 		}
 		return m
 	})
@@ -685,7 +687,7 @@ func disagreement(f claimFacts, claimNeg bool, w, ctx *window) string {
 		if a := f.acronyms[e]; a != "" && ctx.stems[a] {
 			continue // "Western Australia" written "WA"
 		}
-		if !ctx.stems[e] && !ctx.stems[stem(e)] {
+		if !ctx.stems[e] && !ctx.stems[lexicon.Stem(e)] {
 			return "named entity " + e + " not in context"
 		}
 	}
@@ -745,7 +747,7 @@ func negated(ws []string, stems []string) bool {
 	for i, w := range ws {
 		if negationAfterCues[w] {
 			for j := i - 1; j >= 0 && j >= i-2*negationReach; j-- {
-				if want[stem(ws[j])] {
+				if want[lexicon.Stem(ws[j])] {
 					return true
 				}
 			}
@@ -755,7 +757,7 @@ func negated(ws []string, stems []string) bool {
 			continue
 		}
 		for j := i + 1; j < len(ws) && j <= i+negationReach; j++ {
-			if want[stem(ws[j])] {
+			if want[lexicon.Stem(ws[j])] {
 				return true
 			}
 		}

@@ -1,0 +1,243 @@
+package lex
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWords(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in   string
+		want []string
+	}{
+		"decimals, initialisms, hyphens and percents stay whole": {
+			"The U.S. rate rose 4.2% in the co-op's trial.", []string{"The", "U.S", "rate", "rose", "4.2%", "in", "the", "co-op's", "trial"}},
+		"punctuation alone is no word":    {"-- ... ' %", []string{}},
+		"leading and trailing marks trim": {"'quoted' -dash- .dot.", []string{"quoted", "dash", "dot"}},
+		"Chinese gives characters and pairs": {
+			"热泵性能", []string{"热", "热泵", "泵", "泵性", "性", "性能", "能"}},
+		"mixed runs keep their Latin words": {
+			"AI模型 2024 test", []string{"AI", "模", "模型", "型", "2024", "test"}},
+		// Thai vowel and tone marks are not letters, so the split at
+		// non-letters cuts them out before the grams are made: "ปั๊ม"
+		// (pump) is ป and ม. Kept as it is, since figures depend on it.
+		"Thai marks split the word": {"ปั๊ม", []string{"ป", "ม"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, Default().Words(tc.in))
+		})
+	}
+}
+
+func TestLowerWordsAndWordCount(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in    string
+		lower []string
+		count int
+	}{
+		"English":          {"Heat Pumps WORK", []string{"heat", "pumps", "work"}, 3},
+		"Chinese by pairs": {"热泵，性能。", []string{"热", "热泵", "泵", "性", "性能", "能"}, 2},
+		"empty":            {"", []string{}, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.lower, Default().LowerWords(tc.in))
+			assert.Equal(t, tc.count, Default().WordCount(tc.in))
+		})
+	}
+}
+
+func TestIsStop(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		word          string
+		dflt, seed002 bool
+	}{
+		"a function word is in both lists":          {"the", true, true},
+		"a research word is in the default only":    {"overview", true, false},
+		"a question word is in both":                {"how", true, true},
+		"a content word is in neither":              {"pump", false, false},
+		"a gram with a function character":          {"如何", true, false},
+		"a gram with hiragana":                      {"のは", true, false},
+		"a gram without one":                        {"热泵", false, false},
+		"capitalised words are not looked up as is": {"The", false, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.dflt, Default().IsStop(tc.word), "default")
+			assert.Equal(t, tc.seed002, Seed002().IsStop(tc.word), "seed 002")
+		})
+	}
+}
+
+// TestStopLists checks the embedded lists' sizes, so that a word lost or
+// added in an edit shows.
+func TestStopLists(t *testing.T) {
+	t.Parallel()
+	assert.Len(t, Default().stop, 147)
+	assert.Len(t, Seed002().stop, 43)
+	assert.NotContains(t, Default().stop, "#", "comment lines are not words")
+}
+
+func TestTerms(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in   string
+		want []string
+	}{
+		"stop words and short words go, once each": {"How do heat pumps perform in cold climates? Heat!", []string{"heat", "pumps", "perform", "cold", "climates"}},
+		"a short word with a digit stays":          {"the 5G era", []string{"5g", "era"}},
+		"grams without function characters stay":   {"热泵效率如何", []string{"热", "热泵", "泵", "泵效", "效", "效率", "率"}},
+		"nothing left":                             {"what is the", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, Default().Terms(tc.in))
+		})
+	}
+}
+
+func TestStemSet(t *testing.T) {
+	t.Parallel()
+	got := Default().StemSet("Heat pumps performed", "热泵")
+	want := map[string]bool{"heat": true, "pumps": true, "pump": true, "performed": true, "perform": true, "热": true, "热泵": true, "泵": true}
+	assert.Equal(t, want, got)
+}
+
+// TestStemIsSnowball checks memoised stems against the Snowball stemmer,
+// asked twice (the second from the memo), and that grams are their own
+// stems.
+func TestStemIsSnowball(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{"running", "Climates", "generously", "the", "heat-pumps", "4.2", "ponies", "ponies"} {
+		want := english.Stem(strings.ToLower(w), false)
+		assert.Equal(t, want, Default().Stem(w), w)
+		assert.Equal(t, want, Default().Stem(w), w+" (memoised)")
+	}
+	assert.Equal(t, "热泵", Default().Stem("热泵"))
+}
+
+// TestStemConcurrent stems the same words from many goroutines (run with
+// -race): each gets Snowball's stem.
+func TestStemConcurrent(t *testing.T) {
+	t.Parallel()
+	ws := strings.Fields("heat pumps perform well in cold climates where defrost cycles briefly reduce output and installers report savings")
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(ws))
+	for range 8 {
+		wg.Go(func() {
+			for _, w := range ws {
+				if got, want := stem(w), english.Stem(w, false); got != want {
+					errs <- fmt.Sprintf("%s: %s, want %s", w, got, want)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// TestStemMemoIsBoundedAndOwnsItsKeys stems more distinct words than the
+// memo holds: it never holds more than maxMemoStems, and its keys are
+// copies, not slices of the text they came from (which they would keep
+// alive).
+func TestStemMemoIsBoundedAndOwnsItsKeys(t *testing.T) {
+	// Not parallel: it fills the process-wide memo.
+	var b strings.Builder
+	for i := range maxMemoStems + 1000 {
+		fmt.Fprintf(&b, "word%dx ", i)
+	}
+	text := b.String()
+	start := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	end := start + uintptr(len(text))
+	for w := range strings.FieldsSeq(text) {
+		stem(w)
+	}
+	n := 0
+	stems.m.Range(func(k, _ any) bool {
+		n++
+		p := uintptr(unsafe.Pointer(unsafe.StringData(k.(string))))
+		require.False(t, p >= start && p < end, "memo key %q points into the text", k)
+		return true
+	})
+	assert.LessOrEqual(t, n, maxMemoStems)
+	assert.Positive(t, n)
+	assert.Equal(t, "word70000x", stem("word70000x"))
+}
+
+// TestHasWordsAndEachWord checks that eachWord gives what Words returns,
+// stopping when asked, and HasWords counts as Words does.
+func TestHasWordsAndEachWord(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in string
+		n  int // len(Words(in))
+	}{
+		"English":               {"The U.S. rate rose 4.2% in the co-op's trial.", 9},
+		"Chinese grams":         {"热泵性能 AI", 8},
+		"punctuation only":      {"-- ... %", 0},
+		"empty":                 {"", 0},
+		"one word among commas": {", , word , ,", 1},
+	}
+	l := Default()
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var seq []string
+			eachWord(tc.in, func(w string) bool {
+				seq = append(seq, w)
+				return true
+			})
+			require.Len(t, l.Words(tc.in), tc.n)
+			if tc.n > 0 {
+				assert.Equal(t, l.Words(tc.in), seq)
+			}
+			for n := 0; n <= tc.n+1; n++ {
+				assert.Equal(t, n <= tc.n, l.HasWords(tc.in, n), "at least %d", n)
+			}
+			stopped := 0
+			eachWord(tc.in, func(string) bool {
+				stopped++
+				return false
+			})
+			assert.Equal(t, min(tc.n, 1), stopped)
+		})
+	}
+}
+
+// FuzzWords checks that eachWord (and so HasWords, Terms and StemSet)
+// splits any text, invalid UTF-8 included, as Words does.
+func FuzzWords(f *testing.F) {
+	for _, s := range []string{"", "The U.S. rate rose 4.2%.", "热泵，性能。AI模型2024", "ปั๊มความร้อน", "co-op's -x- 'y'", "a\xffb\xc3", "。。", "日本語のテキストです"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := Default().Words(s)
+		got := []string{}
+		eachWord(s, func(w string) bool {
+			got = append(got, w)
+			return true
+		})
+		assert.Equal(t, want, got)
+		for n := range len(want) + 2 {
+			assert.Equal(t, n <= len(want), Default().HasWords(s, n))
+		}
+	})
+}

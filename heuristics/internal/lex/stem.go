@@ -1,0 +1,42 @@
+package lex
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// maxMemoStems bounds the stem memo. English prose of any length uses far
+// fewer distinct words, so in practice the memo fills once and stays; text
+// that brings more (a long run over many unrelated datasets) empties it and
+// starts again, so memory stays bounded (some megabytes).
+const maxMemoStems = 1 << 16
+
+// stems memoises Snowball stems by word. A sync.Map suits a memo whose keys
+// are written once and read many times from many goroutines: reads take no
+// lock, so parallel scorers never queue on it.
+var stems struct {
+	m sync.Map // word -> stem
+	n atomic.Int64
+}
+
+// stem returns the memoised Snowball stem of w (see Lexicon.Stem).
+func stem(w string) string {
+	if IsGram(w) {
+		return w
+	}
+	if s, ok := stems.m.Load(w); ok {
+		return s.(string)
+	}
+	s := english.Stem(strings.ToLower(w), false)
+	if stems.n.Add(1) > maxMemoStems {
+		stems.m.Clear()
+		stems.n.Store(1)
+	}
+	// w and s may be slices of a long text (a context of many kilobytes):
+	// clones keep the memo from holding the text alive.
+	stems.m.Store(strings.Clone(w), strings.Clone(s))
+	return s
+}

@@ -151,6 +151,20 @@ func New(cfg Config) *Client {
 // Name is the backend's "backend:model".
 func (c *Client) Name() string { return c.cfg.Backend.Name() }
 
+// Offline reports whether the backend has no chat model (it implements
+// Offliner and says so), as the offline backend: judges then run their
+// lexical counterparts, and no call costs anything.
+func (c *Client) Offline() bool {
+	o, ok := c.cfg.Backend.(Offliner)
+	return ok && o.Offline()
+}
+
+// Offliner is a Backend that can say it has no chat model; a Backend that
+// does not implement it is taken to have one.
+type Offliner interface {
+	Offline() bool
+}
+
 // Usage is the sum of every call made so far.
 func (c *Client) Usage() Usage {
 	c.mu.Lock()

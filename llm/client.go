@@ -154,8 +154,11 @@ func (c *Client) Name() string { return c.cfg.Backend.Name() }
 // Offline reports whether the backend has no chat model (it implements
 // Offliner and says so), as the offline backend: judges then run their
 // lexical counterparts, and no call costs anything.
-func (c *Client) Offline() bool {
-	o, ok := c.cfg.Backend.(Offliner)
+func (c *Client) Offline() bool { return IsOffline(c.cfg.Backend) }
+
+// IsOffline reports whether b says it has no chat model (Offliner).
+func IsOffline(b Backend) bool {
+	o, ok := b.(Offliner)
 	return ok && o.Offline()
 }
 

@@ -87,7 +87,7 @@ func newMeter(cmd *cobra.Command, f *llmFlags, label string, n int, quiet bool, 
 		}
 		cfg.Every = d
 	}
-	if client.Name() != "offline" {
+	if !client.Offline() {
 		cfg.Cost = func() float64 { return client.Usage().CostUSD }
 	}
 	return prog.New(cmd.ErrOrStderr(), cfg), nil
@@ -396,7 +396,7 @@ type planRow struct {
 // missing from the price table has its costs marked unknown, never $0.
 func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
 	prices := c.Prices()
-	priced := c.Name() == "offline" || prices.Known(c.Name())
+	priced := c.Offline() || prices.Known(c.Name())
 	cost := func(in, out int) string {
 		if !priced {
 			return "unknown"
@@ -425,7 +425,7 @@ func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
 	default:
 		fmt.Fprintf(w, "within --max-cost $%.4f\n", limit)
 	}
-	if c.Name() == "offline" {
+	if c.Offline() {
 		fmt.Fprintln(w, "offline makes no model calls; the figures are what a model would need")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
 )
@@ -81,12 +82,12 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 	if prices == nil {
 		prices = llm.DefaultPrices()
 	}
-	if f.maxCost > 0 && b.Name() != "offline" && !prices.Known(b.Name()) {
+	if f.maxCost > 0 && !llm.IsOffline(b) && !prices.Known(b.Name()) {
 		return nil, nil, inputErr(fmt.Errorf("--max-cost: model %s is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})",
 			modelName(b.Name()), modelName(b.Name())))
 	}
 	closer := func() {}
-	if !f.noCache && !f.dryRun && b.Name() != "offline" {
+	if !f.noCache && !f.dryRun && !llm.IsOffline(b) {
 		path, err := llm.DefaultCachePath()
 		if dir := f.env("ASSAY_CACHE_DIR"); dir != "" {
 			path, err = filepath.Join(dir, "llm-cache.db"), nil
@@ -165,12 +166,7 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d\n", u.CostUSD, defaulted)
 }
 
-func judgeName(c *llm.Client) string {
-	if c.Name() == "offline" {
-		return "offline (approximate)"
-	}
-	return "llm:" + c.Name()
-}
+func judgeName(c *llm.Client) string { return judges.Method(c) }
 
 // budgetErr is exit 3 once the cost budget refused calls (their judges
 // used the neutral default), or nil: a run cut short by its budget never

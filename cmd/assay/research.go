@@ -167,7 +167,7 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 			fmt.Fprintf(stderr, "assay: --url %s: dropped: %s\n", s.URL, s.Dropped)
 		}
 	}
-	if client.Name() != "offline" {
+	if !client.Offline() {
 		f.llm.summary(stderr, client, res.Defaulted)
 	}
 	if runErr == nil {

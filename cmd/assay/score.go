@@ -137,7 +137,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	if err := render(cmd.OutOrStdout(), f.format, p, card, sample); err != nil {
 		return &exitError{code: exitInfra, err: err}
 	}
-	if client.Name() != "offline" {
+	if !client.Offline() {
 		f.llm.summary(cmd.ErrOrStderr(), client, card.Defaulted)
 	}
 	if err := f.llm.budgetErr(client); err != nil {

@@ -156,6 +156,20 @@ func (c *Client) Name() string { return c.cfg.Backend.Name() }
 // lexical counterparts, and no call costs anything.
 func (c *Client) Offline() bool { return IsOffline(c.cfg.Backend) }
 
+// Embeds reports whether the backend has an embedding model: false when
+// it says it has none (EmbedReporter), true otherwise. A dry run embeds
+// only for a client that embeds, as the judges fall back when it cannot.
+func (c *Client) Embeds() bool {
+	e, ok := c.cfg.Backend.(EmbedReporter)
+	return !ok || e.Embeds()
+}
+
+// EmbedReporter is a Backend that can say whether it has an embedding
+// model (whether Embed can succeed rather than return ErrNoEmbeddings).
+type EmbedReporter interface {
+	Embeds() bool
+}
+
 // IsOffline reports whether b says it has no chat model (Offliner).
 func IsOffline(b Backend) bool {
 	o, ok := b.(Offliner)

@@ -22,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/fixtures"
+	"github.com/assaylabs/assay/llm/dryrun"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -130,11 +131,14 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 		URLs:     f.urls, Mode: mode, Model: client, Options: opt,
 	}
 	if f.llm.dryRun {
-		calls, err := cfg.Plan(ctx, question, client.Counter().Count)
-		if err != nil {
+		// The real run, its model a recording stand-in.
+		rec := dryrun.New(client)
+		dry := cfg
+		dry.Model = dryrun.Client(rec, client)
+		if _, err := dry.Run(ctx, question); err != nil {
 			return &exitError{code: exitInfra, err: err}
 		}
-		printPlan(cmd.OutOrStdout(), client, calls)
+		printPlan(cmd.OutOrStdout(), client, rec.Calls())
 		return nil
 	}
 	if f.out != "" {

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -45,14 +46,20 @@ const PreviewNonce = "92f8d325f494b14442a33b96"
 // tagNonce finds the nonce of a block's opening or closing tag.
 var tagNonce = regexp.MustCompile(`</?[a-z]+-([0-9a-f]{24})>`)
 
-// WithPreviewNonce returns text with every nonce of its blocks' tags, and
-// every other occurrence of those nonces, replaced by PreviewNonce: the
-// text as an estimate counts it.
-func WithPreviewNonce(text string) string {
-	for _, m := range tagNonce.FindAllStringSubmatch(text, -1) {
-		text = strings.ReplaceAll(text, m[1], PreviewNonce)
+// WithPreviewNonce returns texts (the messages of one request) with every
+// nonce of their blocks' tags, wherever it occurs in any of them (a system
+// message names the nonce its user message's tags carry), replaced by
+// PreviewNonce: the texts as an estimate counts them.
+func WithPreviewNonce(texts ...string) []string {
+	out := slices.Clone(texts)
+	for _, t := range texts {
+		for _, m := range tagNonce.FindAllStringSubmatch(t, -1) {
+			for i := range out {
+				out[i] = strings.ReplaceAll(out[i], m[1], PreviewNonce)
+			}
+		}
 	}
-	return text
+	return out
 }
 
 // Find returns the text of the first block labelled label in s, and

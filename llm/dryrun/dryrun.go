@@ -41,19 +41,29 @@ type Call struct {
 type Backend struct {
 	name    string
 	counter llm.TokenCounter
-	embed   *offline.Backend
+	embed   *offline.Backend // nil: no embedding model, as the real one
 
 	mu    sync.Mutex
 	calls []Call
 }
 
-var _ llm.Backend = (*Backend)(nil)
+var (
+	_ llm.Backend       = (*Backend)(nil)
+	_ llm.EmbedReporter = (*Backend)(nil)
+)
 
-// New returns a Backend standing in for the model name ("openai:gpt-4o"),
-// counting tokens with counter (the client's, Client.Counter).
-func New(name string, counter llm.TokenCounter) *Backend {
-	return &Backend{name: name, counter: counter, embed: offline.New(offline.Config{Counter: counter})}
+// New returns a Backend standing in for c's model: its name, its token
+// counter and whether it embeds (llm.Client.Embeds).
+func New(c *llm.Client) *Backend {
+	b := &Backend{name: c.Name(), counter: c.Counter()}
+	if c.Embeds() {
+		b.embed = offline.New(offline.Config{Counter: c.Counter()})
+	}
+	return b
 }
+
+// Embeds implements llm.EmbedReporter.
+func (b *Backend) Embeds() bool { return b.embed != nil }
 
 // Name is the name of the model it stands in for.
 func (b *Backend) Name() string { return b.name }
@@ -62,9 +72,13 @@ func (b *Backend) Name() string { return b.name }
 // know is answered with the least instance the schema allows, a request
 // without a schema with "{}".
 func (b *Backend) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	texts := make([]string, len(req.Messages))
+	for i, m := range req.Messages {
+		texts[i] = m.Content
+	}
 	in := 0
-	for _, m := range req.Messages {
-		in += b.counter.Count(datablock.WithPreviewNonce(m.Content)) + messageTokens
+	for _, t := range datablock.WithPreviewNonce(texts...) {
+		in += b.counter.Count(t) + messageTokens
 	}
 	content, out, ok := "", 0, false
 	if req.Schema != nil {
@@ -86,8 +100,13 @@ func (b *Backend) Chat(_ context.Context, req llm.Request) (llm.Response, error)
 	return llm.Response{Content: content, Usage: llm.Usage{TokensIn: in, TokensOut: out}}, nil
 }
 
-// Embed records the texts and returns the offline backend's vectors.
+// Embed records the texts and returns the offline backend's vectors, or
+// llm.ErrNoEmbeddings, recording nothing, when the model it stands in for
+// has no embedding model.
 func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+	if b.embed == nil {
+		return nil, llm.Usage{}, llm.ErrNoEmbeddings
+	}
 	vecs, u, err := b.embed.Embed(ctx, texts)
 	if err != nil {
 		return nil, llm.Usage{}, err
@@ -110,9 +129,31 @@ func (b *Backend) Calls() []Call {
 }
 
 // Client returns a client for b with c's token counter and prices, and no
-// cache, budget or limit: the client a dry run judges with.
+// budget or limit: the client a dry run judges with. Its cache holds the
+// run's replies in memory, so a request made twice in a run counts once,
+// as with a real run's response cache.
 func Client(b *Backend, c *llm.Client) *llm.Client {
-	return llm.New(llm.Config{Backend: b, Counter: c.Counter(), Prices: c.Prices(), Concurrency: 1})
+	return llm.New(llm.Config{Backend: b, Counter: c.Counter(), Prices: c.Prices(), Concurrency: 1, Cache: &memCache{m: map[string]llm.Response{}}})
+}
+
+// memCache is an llm.Cache in memory.
+type memCache struct {
+	mu sync.Mutex
+	m  map[string]llm.Response
+}
+
+func (c *memCache) Get(_ context.Context, key string) (llm.Response, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[key]
+	return r, ok, nil
+}
+
+func (c *memCache) Put(_ context.Context, key string, r llm.Response) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = r
+	return nil
 }
 
 // least is the least JSON instance schema allows: every required property

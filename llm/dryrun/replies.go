@@ -50,7 +50,9 @@ func Reply(schema string, msgs []llm.Message, count func(string) int) (content s
 	case "reasoning":
 		return `{"clarity":80,"coverage":70,"specificity":60,"alignment":90,"minimality":80,"consistency":100,"issues":["few numbers"]}`, 120, true
 	case "summary":
-		return `{"summary":"The source reports measurements that bear on the question."}`, 120, true
+		src, _ := datablock.Find(last, "source")
+		b, _ := json.Marshal(map[string]string{"summary": summary(src, summaryTokens, count)})
+		return string(b), summaryTokens, true
 	case "explanation":
 		r := `{"explanation":"## Insufficient data\n\nNo source was found useful.\n\n## Suggestions\n\n- Search elsewhere."}`
 		return r, count(r), true
@@ -62,9 +64,32 @@ func Reply(schema string, msgs []llm.Message, count func(string) int) (content s
 	return "", 0, false
 }
 
+// summaryTokens is the length of a source's summary a dry run assumes.
+const summaryTokens = 120
+
+// summary is the stand-in summary of a source: its first words, up to
+// about n tokens, so that the prompts that carry it (the relevance gate's)
+// are counted at a summary's length.
+func summary(src string, n int, count func(string) int) string {
+	words := strings.Fields(src)
+	lo, hi := 0, len(words)
+	for lo < hi { // the most words whose count is at most n
+		mid := (lo + hi + 1) / 2
+		if count(strings.Join(words[:mid], " ")) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return "The source bears on the question."
+	}
+	return strings.Join(words[:lo], " ")
+}
+
 // statementVerdicts answers a verification prompt with one verdict per
-// statement it lists: odd statements supported by the first context, even
-// ones unsupported. n is the number of verdicts.
+// statement it lists, no more: odd statements supported by the first
+// context, even ones unsupported. n is the number of verdicts.
 func statementVerdicts(prompt string) (reply string, n int) {
 	var ctxs []struct{ ID string }
 	var statements []string
@@ -85,7 +110,7 @@ func statementVerdicts(prompt string) (reply string, n int) {
 	out := struct {
 		Verdicts []verdict `json:"verdicts"`
 	}{Verdicts: []verdict{}}
-	for i := range max(len(statements), 2) {
+	for i := range statements {
 		v := verdict{Statement: i + 1, Verdict: "supported", Context: first, Reason: "stated in " + first}
 		if i%2 == 1 {
 			v = verdict{Statement: i + 1, Verdict: "unsupported", Reason: "not in the contexts"}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/judges"
 )
 
@@ -74,17 +75,17 @@ func NewResearchView(c eval.Card) ResearchView {
 		switch s.Metric {
 		case MetricGrounding:
 			v.QualityScore.Grounding = s.Points
-			v.Details.TotalClaims, v.Details.CitedClaims = int(n("total_claims")), int(n("cited_claims"))
-			v.Details.CitationCoveragePct = n("citation_coverage_pct")
+			v.Details.TotalClaims, v.Details.CitedClaims = int(n(heuristics.KeyTotalClaims)), int(n(heuristics.KeyCitedClaims))
+			v.Details.CitationCoveragePct = n(heuristics.KeyCitationCoveragePct)
 			v.Details.CitationIssues = append(v.Details.CitationIssues, s.Evidence.Issues...)
 			v.Details.Claims = append(v.Details.Claims, s.Evidence.Claims...)
 		case MetricSourceQuality:
 			v.QualityScore.SourceQuality = s.Points
-			v.Details.AvgCredibility = n("avg_credibility")
+			v.Details.AvgCredibility = n(heuristics.KeyAvgCredibility)
 			v.Details.Sources = append(v.Details.Sources, s.Evidence.Sources...)
 		case MetricSourceDiversity:
 			v.QualityScore.SourceDiversity = s.Points
-			v.Details.UniqueSources, v.Details.UniqueDomains = int(n("unique_sources")), int(n("unique_domains"))
+			v.Details.UniqueSources, v.Details.UniqueDomains = int(n(heuristics.KeyUniqueSources)), int(n(heuristics.KeyUniqueDomains))
 			v.Details.CitationIssues = append(v.Details.CitationIssues, s.Evidence.Issues...)
 		case judges.MetricCompleteness:
 			v.QualityScore.Completeness = s.Points
@@ -166,9 +167,9 @@ func (v ResearchView) YAML() any {
 	q := v.QualityScore
 	out := card{
 		QualityScore: qs{
-			Grounding: frac("grounding", q.Grounding), SourceQuality: frac("source_quality", q.SourceQuality),
-			SourceDiversity: frac("source_diversity", q.SourceDiversity), Completeness: frac("completeness", q.Completeness),
-			Clarity: frac("clarity", q.Clarity), Total: frac("total", q.Total),
+			Grounding: frac(MetricGrounding, q.Grounding), SourceQuality: frac(MetricSourceQuality, q.SourceQuality),
+			SourceDiversity: frac(MetricSourceDiversity, q.SourceDiversity), Completeness: frac(judges.MetricCompleteness, q.Completeness),
+			Clarity: frac(MetricClarity, q.Clarity), Total: frac("total", q.Total),
 		},
 		Details: details{
 			TotalClaims: v.Details.TotalClaims, CitedClaims: v.Details.CitedClaims,

@@ -77,13 +77,15 @@ func (v ContextView) MarshalYAML() (any, error) {
 // built-in context profile's pass rule repeats).
 func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
 	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason}
-	if sc, ok := c.Get("context_quality"); ok {
+	if sc, ok := c.Get(MetricContextQuality); ok {
 		n := sc.Evidence.Counts
-		v.Overall = n["overall"]
-		v.RetrievalConfidence, v.ContextSufficiency = n["retrieval_confidence"], n["context_sufficiency"]
-		v.DiversityScore, v.EstimatedFaithfulness = n["diversity_score"], n["estimated_faithfulness"]
-		if !strings.HasPrefix(sc.Reason, "overall ") {
-			v.Warning = sc.Reason
+		v.Overall = n[heuristics.KeyOverall]
+		v.RetrievalConfidence, v.ContextSufficiency = n[heuristics.KeyRetrievalConfidence], n[heuristics.KeyContextSufficiency]
+		v.DiversityScore, v.EstimatedFaithfulness = n[heuristics.KeyDiversityScore], n[heuristics.KeyEstimatedFaithfulness]
+		// The warning is context_quality's one issue, never read from
+		// its reason.
+		if len(sc.Evidence.Issues) > 0 {
+			v.Warning = sc.Evidence.Issues[0]
 		}
 	}
 	v.CRAG = ClassifyCRAG(s.Query, v.Overall)

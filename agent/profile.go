@@ -19,6 +19,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/judges"
 )
 
 //go:embed profiles/*.yaml
@@ -142,7 +143,78 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 	return &p, nil
 }
 
-var reportMetrics = []string{"grounding", "source_quality", "source_diversity", "completeness", "clarity"}
+// Metric names of the profiles' own scorers, as in profiles and cards.
+const (
+	MetricGrounding       = "grounding"
+	MetricSourceQuality   = "source_quality"
+	MetricSourceDiversity = "source_diversity"
+	MetricClarity         = "clarity"
+	MetricContextQuality  = "context_quality"
+)
+
+// specBuilders build the scorers whose profile spec sets more than their
+// maximum (bands, steps, weights), by metric name. They are registered with
+// the metric (registerProfileMetric); any other registered metric a profile
+// names is built by its registry entry.
+var specBuilders = map[string]func(ScorerSpec, Options) eval.Scorer{}
+
+// registerProfileMetric registers m, built from a profile's spec by build;
+// its registry Build is build with the spec's defaults.
+func registerProfileMetric(m judges.Metric, build func(ScorerSpec, Options) eval.Scorer) {
+	if m.Build == nil {
+		m.Build = func(model judges.Model) eval.Scorer { return build(ScorerSpec{}, Options{Model: model}) }
+	}
+	if _, ok := judges.Lookup(m.Name); !ok {
+		judges.Register(m)
+	}
+	specBuilders[m.Name] = build
+}
+
+func init() {
+	report := []string{KindReport}
+	registerProfileMetric(judges.Metric{Name: MetricGrounding, Kind: judges.KindHeuristic, Profiles: report, Needs: judges.NeedsAnswer},
+		func(s ScorerSpec, _ Options) eval.Scorer { return heuristics.Grounding{Bands: s.Bands, Max: s.Max} })
+	registerProfileMetric(judges.Metric{Name: MetricSourceQuality, Kind: judges.KindHeuristic, Profiles: report, Needs: judges.NeedsAnswer},
+		func(s ScorerSpec, opt Options) eval.Scorer {
+			return heuristics.SourceQuality{Credibility: heuristics.Credibility{Tiers: opt.Tiers, Now: opt.recency()}, Table: s.Steps, Max: s.Max}
+		})
+	registerProfileMetric(judges.Metric{Name: MetricSourceDiversity, Kind: judges.KindHeuristic, Profiles: report, Needs: judges.NeedsAnswer},
+		func(s ScorerSpec, _ Options) eval.Scorer {
+			return heuristics.Diversity{MinUnique: s.MinUnique, Max: s.Max}
+		})
+	// Completeness is a judge, registered by package judges; in a report
+	// profile it is the heuristic offline and the judge with a model.
+	registerProfileMetric(judges.Metric{Name: judges.MetricCompleteness},
+		func(s ScorerSpec, opt Options) eval.Scorer {
+			if opt.Model != nil {
+				return judges.Completeness{Model: opt.Model, Max: s.Max}
+			}
+			return heuristics.Completeness{Max: s.Max}
+		})
+	registerProfileMetric(judges.Metric{Name: MetricClarity, Kind: judges.KindHeuristic, Profiles: report, Needs: judges.NeedsAnswer},
+		func(s ScorerSpec, _ Options) eval.Scorer {
+			return heuristics.Clarity{MaxAvgSentenceWords: s.MaxAvgSentenceWords, MaxSentenceWords: s.MaxSentenceWords, NearDuplicate: s.NearDuplicate, Max: s.Max}
+		})
+	registerProfileMetric(judges.Metric{Name: MetricContextQuality, Kind: judges.KindHeuristic, Profiles: []string{KindContext}, Needs: judges.NeedsContexts},
+		func(s ScorerSpec, _ Options) eval.Scorer { return contextScorer(s) })
+	// The context card's sub-scores, carried in context_quality's evidence.
+	for _, name := range []string{heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency, heuristics.KeyDiversityScore, heuristics.KeyEstimatedFaithfulness} {
+		judges.Register(judges.Metric{Name: name, Kind: judges.KindValue, Of: MetricContextQuality, Profiles: []string{KindContext}})
+	}
+}
+
+// build returns the scorer of the spec's metric: from its spec builder, or
+// from its registry entry.
+func (s ScorerSpec) build(opt Options) eval.Scorer {
+	if b, ok := specBuilders[s.Metric]; ok {
+		return b(s, opt)
+	}
+	if m, ok := judges.Lookup(s.Metric); ok && m.Build != nil {
+		return m.Build(opt.Model)
+	}
+	// check() rejects unknown metrics, so this is a programming error.
+	panic(fmt.Sprintf("agent: no scorer for metric %q", s.Metric))
+}
 
 func (p *Profile) check() error {
 	bad := func(field, format string, a ...any) error {
@@ -171,10 +243,7 @@ func (p *Profile) check() error {
 	seen := map[string]bool{}
 	for i, s := range p.Specs {
 		f := fmt.Sprintf("scorers[%d]", i)
-		valid := reportMetrics
-		if p.Kind == KindContext {
-			valid = []string{"context_quality"}
-		}
+		valid := judges.InProfile(p.Kind)
 		if !slices.Contains(valid, s.Metric) {
 			return bad(f+".metric", "unknown metric %q for kind %s (known: %s)", s.Metric, p.Kind, strings.Join(valid, ", "))
 		}

@@ -61,12 +61,7 @@ func ClockFrom(start time.Time) func() time.Time {
 }
 
 // judge names what judges the model-based dimensions.
-func (o Options) judge() string {
-	if o.Model == nil || o.Model.Name() == "offline" {
-		return judges.MethodOffline
-	}
-	return "llm:" + o.Model.Name()
-}
+func (o Options) judge() string { return judges.Method(o.Model) }
 
 // Scorers builds the profile's scorers, in profile order.
 func (p *Profile) Scorers(opt Options) []eval.Scorer {
@@ -75,28 +70,6 @@ func (p *Profile) Scorers(opt Options) []eval.Scorer {
 		out = append(out, s.build(opt))
 	}
 	return out
-}
-
-func (s ScorerSpec) build(opt Options) eval.Scorer {
-	switch s.Metric {
-	case "grounding":
-		return heuristics.Grounding{Bands: s.Bands, Max: s.Max}
-	case "source_quality":
-		return heuristics.SourceQuality{Credibility: heuristics.Credibility{Tiers: opt.Tiers, Now: opt.recency()}, Table: s.Steps, Max: s.Max}
-	case "source_diversity":
-		return heuristics.Diversity{MinUnique: s.MinUnique, Max: s.Max}
-	case "completeness":
-		if opt.Model != nil {
-			return judges.Completeness{Model: opt.Model, Max: s.Max}
-		}
-		return heuristics.Completeness{Max: s.Max}
-	case "clarity":
-		return heuristics.Clarity{MaxAvgSentenceWords: s.MaxAvgSentenceWords, MaxSentenceWords: s.MaxSentenceWords, NearDuplicate: s.NearDuplicate, Max: s.Max}
-	case "context_quality":
-		return contextScorer(s)
-	}
-	// check() rejects unknown metrics, so this is a programming error.
-	panic(fmt.Sprintf("agent: no scorer for metric %q", s.Metric))
 }
 
 // scoreOne runs one scorer on the sample, handing a report scorer the

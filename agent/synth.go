@@ -24,7 +24,7 @@ import (
 const summarySentences = 4
 
 // offline reports whether the run has no generative model.
-func (r *run) offline() bool { return r.cfg.Model == nil || r.cfg.Model.Name() == "offline" }
+func (r *run) offline() bool { return judges.Offline(r.cfg.Model) }
 
 // summarize returns a summary of a source for the query: with a model, a
 // short summary it writes; offline, the source's sentences most relevant

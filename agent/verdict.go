@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
 )
 
 // Verdict builds the card of a profile from its scores (in profile order):
@@ -69,8 +70,8 @@ func failReason(short []eval.Score) string {
 	var parts []string
 	for _, s := range short {
 		part := fmt.Sprintf("%s insufficient (%s/%s < %s/%s requirement).", title(s.Metric), num(s.Points), num(s.Max), num(s.Max), num(s.Max))
-		if s.Metric == "grounding" {
-			total, cited := s.Evidence.Counts["total_claims"], s.Evidence.Counts["cited_claims"]
+		if s.Metric == MetricGrounding {
+			total, cited := s.Evidence.Counts[heuristics.KeyTotalClaims], s.Evidence.Counts[heuristics.KeyCitedClaims]
 			if total == 0 {
 				part += " No verifiable claims found."
 			} else {

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/judges"
 )
 
 // ResearchView is the research card in seed 000's shape: the form `assay
@@ -71,24 +73,24 @@ func NewResearchView(c eval.Card) ResearchView {
 		v.maxima[s.Metric] = s.Max
 		n := func(k string) float64 { return s.Evidence.Counts[k] }
 		switch s.Metric {
-		case "grounding":
+		case MetricGrounding:
 			v.QualityScore.Grounding = s.Points
-			v.Details.TotalClaims, v.Details.CitedClaims = int(n("total_claims")), int(n("cited_claims"))
-			v.Details.CitationCoveragePct = n("citation_coverage_pct")
+			v.Details.TotalClaims, v.Details.CitedClaims = int(n(heuristics.KeyTotalClaims)), int(n(heuristics.KeyCitedClaims))
+			v.Details.CitationCoveragePct = n(heuristics.KeyCitationCoveragePct)
 			v.Details.CitationIssues = append(v.Details.CitationIssues, s.Evidence.Issues...)
 			v.Details.Claims = append(v.Details.Claims, s.Evidence.Claims...)
-		case "source_quality":
+		case MetricSourceQuality:
 			v.QualityScore.SourceQuality = s.Points
-			v.Details.AvgCredibility = n("avg_credibility")
+			v.Details.AvgCredibility = n(heuristics.KeyAvgCredibility)
 			v.Details.Sources = append(v.Details.Sources, s.Evidence.Sources...)
-		case "source_diversity":
+		case MetricSourceDiversity:
 			v.QualityScore.SourceDiversity = s.Points
-			v.Details.UniqueSources, v.Details.UniqueDomains = int(n("unique_sources")), int(n("unique_domains"))
+			v.Details.UniqueSources, v.Details.UniqueDomains = int(n(heuristics.KeyUniqueSources)), int(n(heuristics.KeyUniqueDomains))
 			v.Details.CitationIssues = append(v.Details.CitationIssues, s.Evidence.Issues...)
-		case "completeness":
+		case judges.MetricCompleteness:
 			v.QualityScore.Completeness = s.Points
 			v.Details.GapsIdentified = append(v.Details.GapsIdentified, s.Evidence.Gaps...)
-		case "clarity":
+		case MetricClarity:
 			v.QualityScore.Clarity = s.Points
 			v.Details.ClarityIssues = append(v.Details.ClarityIssues, s.Evidence.Issues...)
 		}
@@ -165,9 +167,9 @@ func (v ResearchView) YAML() any {
 	q := v.QualityScore
 	out := card{
 		QualityScore: qs{
-			Grounding: frac("grounding", q.Grounding), SourceQuality: frac("source_quality", q.SourceQuality),
-			SourceDiversity: frac("source_diversity", q.SourceDiversity), Completeness: frac("completeness", q.Completeness),
-			Clarity: frac("clarity", q.Clarity), Total: frac("total", q.Total),
+			Grounding: frac(MetricGrounding, q.Grounding), SourceQuality: frac(MetricSourceQuality, q.SourceQuality),
+			SourceDiversity: frac(MetricSourceDiversity, q.SourceDiversity), Completeness: frac(judges.MetricCompleteness, q.Completeness),
+			Clarity: frac(MetricClarity, q.Clarity), Total: frac("total", q.Total),
 		},
 		Details: details{
 			TotalClaims: v.Details.TotalClaims, CitedClaims: v.Details.CitedClaims,

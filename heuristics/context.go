@@ -140,8 +140,9 @@ var _ eval.Scorer = ContextQuality{}
 
 // Score implements eval.Scorer. The metric is "context_quality"; Value and
 // Points are the overall quality, out of 1, and the evidence counts hold the
-// four sub-scores and the overall. The reason is the seed's warning when
-// there is one, else a summary of the sub-scores.
+// four sub-scores and the overall (under the Key... names). The reason is
+// the seed's warning when there is one (then also the evidence's one
+// issue), else a summary of the sub-scores.
 func (c ContextQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
@@ -152,8 +153,12 @@ func (c ContextQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, e
 			return eval.Score{}, fmt.Errorf("context_quality: result is not finite (%v): source scores must be finite numbers", v)
 		}
 	}
-	reason := a.Warning
-	if reason == "" {
+	// The warning, if any, is the reason and the evidence's one issue,
+	// where code reads it.
+	reason, warnings := a.Warning, []string(nil)
+	if reason != "" {
+		warnings = []string{a.Warning}
+	} else {
 		reason = fmt.Sprintf("overall %.3f: retrieval confidence %.3f, context sufficiency %.3f, diversity %.3f, estimated faithfulness %.3f",
 			a.Overall, a.RetrievalConfidence, a.ContextSufficiency, a.DiversityScore, a.EstimatedFaithfulness)
 	}
@@ -164,12 +169,12 @@ func (c ContextQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, e
 		Max:    1,
 		Reason: reason,
 		Method: "heuristic",
-		Evidence: eval.Evidence{Counts: map[string]float64{
-			"retrieval_confidence":   a.RetrievalConfidence,
-			"context_sufficiency":    a.ContextSufficiency,
-			"diversity_score":        a.DiversityScore,
-			"estimated_faithfulness": a.EstimatedFaithfulness,
-			"overall":                a.Overall,
+		Evidence: eval.Evidence{Issues: warnings, Counts: map[string]float64{
+			KeyRetrievalConfidence:   a.RetrievalConfidence,
+			KeyContextSufficiency:    a.ContextSufficiency,
+			KeyDiversityScore:        a.DiversityScore,
+			KeyEstimatedFaithfulness: a.EstimatedFaithfulness,
+			KeyOverall:               a.Overall,
 		}},
 	}, nil
 }

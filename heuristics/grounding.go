@@ -84,7 +84,7 @@ func (g Grounding) score(r *Report) eval.Score {
 		Metric: "grounding", Max: maxPts, Method: "heuristic",
 		Evidence: eval.Evidence{
 			Claims: claims,
-			Counts: map[string]float64{"total_claims": float64(len(claims)), "cited_claims": float64(cited)},
+			Counts: map[string]float64{KeyTotalClaims: float64(len(claims)), KeyCitedClaims: float64(cited)},
 		},
 	}
 	for _, d := range r.Dangling {
@@ -93,11 +93,11 @@ func (g Grounding) score(r *Report) eval.Score {
 	if len(claims) == 0 {
 		sc.Err = eval.ErrNoClaims
 		sc.Reason = "no verifiable claims found: a report must state cited facts to pass"
-		sc.Evidence.Counts["citation_coverage_pct"] = 0
+		sc.Evidence.Counts[KeyCitationCoveragePct] = 0
 		return sc
 	}
 	cov := 100 * float64(cited) / float64(len(claims))
-	sc.Evidence.Counts["citation_coverage_pct"] = round2(cov)
+	sc.Evidence.Counts[KeyCitationCoveragePct] = round2(cov)
 	sc.Points = bandPoints(bands, cov)
 	sc.Value = sc.Points / maxPts
 	if cited == len(claims) {

@@ -84,7 +84,7 @@ func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
 		Evidence: eval.Evidence{Counts: map[string]float64{"rated_sources": float64(len(srcs))}}}
 	if len(srcs) == 0 {
 		sc.Reason = "no cited source to rate"
-		sc.Evidence.Counts["avg_credibility"] = 0
+		sc.Evidence.Counts[KeyAvgCredibility] = 0
 		return sc
 	}
 	sum := 0.0
@@ -96,7 +96,7 @@ func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
 	avg := sum / float64(len(srcs))
 	sc.Points = SourceQualityPoints(avg, table)
 	sc.Value = sc.Points / maxPts
-	sc.Evidence.Counts["avg_credibility"] = round2(avg)
+	sc.Evidence.Counts[KeyAvgCredibility] = round2(avg)
 	var low []string
 	for _, rt := range sc.Evidence.Sources {
 		if rt.Rating < 7 {
@@ -154,7 +154,7 @@ func (d Diversity) score(r *Report) eval.Score {
 	}
 	sc := eval.Score{Metric: "source_diversity", Max: maxPts, Method: "heuristic",
 		Evidence: eval.Evidence{Counts: map[string]float64{
-			"unique_sources": float64(len(srcs)), "unique_domains": float64(len(domains)),
+			KeyUniqueSources: float64(len(srcs)), KeyUniqueDomains: float64(len(domains)),
 		}}}
 	for _, u := range invalid {
 		sc.Evidence.Issues = append(sc.Evidence.Issues, "cited URL not usable: "+u)

@@ -33,20 +33,9 @@ func (TokenOverlap) Score(_ context.Context, s eval.Sample) (eval.Score, error) 
 	}, nil
 }
 
-// DefaultThreshold is the value at or above which a judge's result counts
-// as the positive label (faithful, relevant) in agreement reports and
-// gates. Offline thresholds were chosen on the development sets recorded in
-// BENCHMARKS.md.
-func DefaultThreshold(metric string, m Model) float64 {
-	switch metric {
-	case MetricFaithfulness, MetricContextRecall:
-		if offline(m) {
-			return heuristics.DefaultFaithfulThreshold
-		}
-		return 1 // every claim supported
-	case MetricTokenOverlap:
-		return 0.8
-	}
-	// Grades 3-5 of 5 map to values 0.5-1: "partially relevant" or better.
-	return 0.5
+func init() {
+	Register(Metric{
+		Name: MetricTokenOverlap, Kind: KindHeuristic, Threshold: Threshold{Offline: 0.8, Model: 0.8},
+		Build: func(Model) eval.Scorer { return TokenOverlap{} },
+	})
 }

@@ -14,6 +14,15 @@ import (
 	"github.com/assaylabs/assay/prompts"
 )
 
+func init() {
+	Register(Metric{
+		Name: MetricCompleteness, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
+		// The research profile scores completeness too, on its own scale.
+		Profiles: []string{"report"},
+		Build:    func(m Model) eval.Scorer { return Completeness{Model: m} },
+	})
+}
+
 // Completeness lists the aspects the query asks for and checks which the
 // answer covers; the gaps are named in the evidence. Its points are on the
 // research card's scale (Max, default 1), so it can replace the heuristic
@@ -69,9 +78,9 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		maxPts = 1
 	}
 	if blank(s.Answer) {
-		return skip(MetricCompleteness, method(c.Model), maxPts, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricCompleteness, Method(c.Model), maxPts, eval.ErrNoAnswer, llm.Usage{}), nil
 	}
-	if offline(c.Model) {
+	if Offline(c.Model) {
 		sc, err := heuristics.Completeness{Max: maxPts}.Score(ctx, s)
 		sc.Method = MethodOffline
 		return sc, err
@@ -99,7 +108,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	}
 	v := float64(covered) / float64(len(aspects))
 	sc := eval.Score{
-		Metric: MetricCompleteness, Value: v, Points: v * maxPts, Max: maxPts, Method: method(c.Model), Usage: UsageOf(u),
+		Metric: MetricCompleteness, Value: v, Points: v * maxPts, Max: maxPts, Method: Method(c.Model), Usage: UsageOf(u),
 		Evidence: eval.Evidence{Gaps: gaps, Counts: map[string]float64{"aspects": float64(len(aspects)), "covered": float64(covered)}},
 		Reason:   fmt.Sprintf("covers %d of %d aspects", covered, len(aspects)),
 	}

@@ -14,7 +14,7 @@ var _ heuristics.ReportScorer = Completeness{}
 // r, the report already parsed; with a model it is Score, whose prompt takes
 // the answer's text.
 func (c Completeness) ScoreReport(ctx context.Context, r *heuristics.Report, s eval.Sample) (eval.Score, error) {
-	if blank(s.Answer) || !offline(c.Model) {
+	if blank(s.Answer) || !Offline(c.Model) {
 		return c.Score(ctx, s)
 	}
 	maxPts := c.Max

@@ -44,6 +44,19 @@
 // relevance judge the retrieval, not the answer, and score such a sample
 // as any other.
 //
+// # Registry
+//
+// Every metric Assay computes is one Register call, in an init of the file
+// that defines its scorer: its name, kind, what it needs of a sample, its
+// default threshold offline and with a model, how its scorer is built and
+// whether it calls the model. New, Metrics, DefaultThreshold, profiles,
+// the views and the CLI read the registry; none switches on a name.
+//
+//	judges.Register(judges.Metric{
+//		Name: "brevity", Kind: judges.KindJudge, Needs: judges.NeedsAnswer, CallsModel: true,
+//		Build: func(m judges.Model) eval.Scorer { return Brevity{Model: m} },
+//	})
+//
 // # Offline
 //
 // With no Model (or the offline backend), every judge runs a deterministic

@@ -13,6 +13,15 @@ import (
 	"github.com/assaylabs/assay/prompts"
 )
 
+func init() {
+	Register(Metric{
+		// No contexts is no refusal: every claim is then unsupported.
+		Name: MetricFaithfulness, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
+		Threshold: Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every claim supported
+		Build:     func(m Model) eval.Scorer { return Faithfulness{Model: m} },
+	})
+}
+
 // Faithfulness is RAGAS faithfulness: the share of the answer's claims that
 // the contexts support. With a model, one call extracts the claims and one
 // batched call verifies them all; offline, claims are sentences checked by
@@ -82,10 +91,10 @@ var (
 // Score implements eval.Scorer.
 func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if blank(s.Answer) {
-		return skip(MetricFaithfulness, method(f.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricFaithfulness, Method(f.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
 	}
 	ps, ids := passages(s), sampleIDs(s)
-	if offline(f.Model) {
+	if Offline(f.Model) {
 		_, cs := heuristics.FaithfulnessScore(s.Answer, texts(ps))
 		if len(cs) == 0 {
 			return skip(MetricFaithfulness, MethodOffline, 1, errNoClaimFound, llm.Usage{}), nil
@@ -101,7 +110,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("extract claims: %w", err), u)
 	}
 	if len(cl.Claims) == 0 {
-		return skip(MetricFaithfulness, method(f.Model), 1, errNoClaimFound, u), nil
+		return skip(MetricFaithfulness, Method(f.Model), 1, errNoClaimFound, u), nil
 	}
 	unique, dups := dedupe(cl.Claims)
 	v, u2, err := verify(ctx, f.Model, unique, ps, ids)
@@ -109,7 +118,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if err != nil {
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("verify claims: %w", err), u)
 	}
-	sc := v.score(MetricFaithfulness, method(f.Model), "claim")
+	sc := v.score(MetricFaithfulness, Method(f.Model), "claim")
 	if dups > 0 {
 		sc.Evidence.Counts["duplicates"] = float64(dups)
 		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))

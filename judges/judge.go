@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,17 +18,22 @@ type Model interface {
 	llm.Chatter
 	Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error)
 	Name() string
+	// Offline reports that the model cannot generate text (the offline
+	// backend): judges then run their lexical counterparts.
+	Offline() bool
 }
 
 // MethodOffline labels scores computed without a model.
 const MethodOffline = "offline (approximate)"
 
-// offline reports whether m can generate text: nil and the offline backend
-// cannot.
-func offline(m Model) bool { return m == nil || m.Name() == "offline" }
+// Offline reports whether m cannot generate text: nil, or a model that
+// says it is offline.
+func Offline(m Model) bool { return m == nil || m.Offline() }
 
-func method(m Model) string {
-	if offline(m) {
+// Method is the label of what judges with m, the one every card, score and
+// summary shows: MethodOffline, or "llm:" and the model's name.
+func Method(m Model) string {
+	if Offline(m) {
 		return MethodOffline
 	}
 	return "llm:" + m.Name()
@@ -45,35 +49,6 @@ const (
 	MetricSourceRelevance  = "source_relevance"
 	MetricReasoning        = "reasoning"
 )
-
-// New returns the judge for a metric name.
-func New(metric string, m Model) (eval.Scorer, error) {
-	switch metric {
-	case MetricFaithfulness:
-		return Faithfulness{Model: m}, nil
-	case MetricAnswerRelevancy:
-		return AnswerRelevancy{Model: m}, nil
-	case MetricContextPrecision:
-		return ContextPrecision{Model: m}, nil
-	case MetricContextRecall:
-		return ContextRecall{Model: m}, nil
-	case MetricCompleteness:
-		return Completeness{Model: m}, nil
-	case MetricSourceRelevance:
-		return SourceRelevance{Model: m}, nil
-	case MetricReasoning:
-		return Reasoning{Model: m}, nil
-	}
-	return nil, fmt.Errorf("unknown metric %q (have %s)", metric, strings.Join(Metrics(), ", "))
-}
-
-// Metrics lists the judges' metric names.
-func Metrics() []string {
-	out := []string{MetricFaithfulness, MetricAnswerRelevancy, MetricContextPrecision,
-		MetricContextRecall, MetricCompleteness, MetricSourceRelevance, MetricReasoning}
-	sort.Strings(out)
-	return out
-}
 
 // neutral is the score a judge falls back on when its model fails: grade 3
 // of 5, value 0.5, flagged and explained. maxPts is the metric's native
@@ -129,7 +104,7 @@ func fail(ctx context.Context, metric string, m Model, maxPts float64, err error
 	if err := Stops(ctx, err); err != nil {
 		return eval.Score{}, err
 	}
-	return neutral(metric, method(m), maxPts, err, u), nil
+	return neutral(metric, Method(m), maxPts, err, u), nil
 }
 
 // Stops returns the error that must stop a run rather than become a

@@ -27,6 +27,8 @@ type fakeModel struct {
 
 func (f *fakeModel) Name() string { return "fake:judge" }
 
+func (f *fakeModel) Offline() bool { return false }
+
 func (f *fakeModel) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -12,6 +12,13 @@ import (
 	"github.com/assaylabs/assay/prompts"
 )
 
+func init() {
+	Register(Metric{
+		Name: MetricContextPrecision, Kind: KindJudge, Needs: NeedsContexts, CallsModel: true,
+		Build: func(m Model) eval.Scorer { return ContextPrecision{Model: m} },
+	})
+}
+
 // ContextPrecision is RAGAS context precision: each retrieved context is
 // judged useful or not, in retrieval order, and the value is the mean of
 // precision@k over the ranks k that hold a useful context, so useful
@@ -57,7 +64,7 @@ func (p ContextPrecision) Check(s eval.Sample) error {
 	if len(passages(s)) == 0 {
 		return fmt.Errorf("%s: %w", MetricContextPrecision, ErrNoContexts)
 	}
-	if !offline(p.Model) && strings.TrimSpace(s.Reference) == "" && strings.TrimSpace(s.Answer) == "" {
+	if !Offline(p.Model) && strings.TrimSpace(s.Reference) == "" && strings.TrimSpace(s.Answer) == "" {
 		return fmt.Errorf("%s: no answer either: %w", MetricContextPrecision, ErrNoReference)
 	}
 	return nil
@@ -74,8 +81,8 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 	var u llm.Usage
 	var repeated []string
 	unjudged := 0
-	meth := method(p.Model)
-	if offline(p.Model) {
+	meth := Method(p.Model)
+	if Offline(p.Model) {
 		for i, c := range ps {
 			g := heuristics.GradeOfRelevance(heuristics.SourceRelevance(s.Query, c.Text))
 			useful[i] = g >= 3
@@ -86,7 +93,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 		meth += " (vs reference)"
 		if strings.TrimSpace(ref) == "" {
 			ref = s.Answer
-			meth = method(p.Model) + " (vs answer, no reference)"
+			meth = Method(p.Model) + " (vs answer, no reference)"
 		}
 		var (
 			got []*usefulness

@@ -12,6 +12,13 @@ import (
 	"github.com/assaylabs/assay/prompts"
 )
 
+func init() {
+	Register(Metric{
+		Name: MetricReasoning, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
+		Build: func(m Model) eval.Scorer { return Reasoning{Model: m} },
+	})
+}
+
 // Reasoning rates an answer's reasoning on seed 003's six dimensions, each
 // 0-100, weighted clarity 20, coverage 20, specificity 20, alignment 15,
 // minimality 15, consistency 10. Offline it falls back on the clarity
@@ -55,9 +62,9 @@ var reasoningSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[r
 // Score implements eval.Scorer.
 func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if blank(s.Answer) {
-		return skip(MetricReasoning, method(r.Model), 100, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricReasoning, Method(r.Model), 100, eval.ErrNoAnswer, llm.Usage{}), nil
 	}
-	if offline(r.Model) {
+	if Offline(r.Model) {
 		sc, err := heuristics.Clarity{}.Score(ctx, s)
 		if err != nil {
 			return sc, err
@@ -80,7 +87,7 @@ func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 		parts = append(parts, fmt.Sprintf("%s %.0f", d.name, d.v))
 	}
 	return eval.Score{
-		Metric: MetricReasoning, Value: total / 100, Points: total, Max: 100, Method: method(r.Model), Usage: UsageOf(u),
+		Metric: MetricReasoning, Value: total / 100, Points: total, Max: 100, Method: Method(r.Model), Usage: UsageOf(u),
 		Reason:   fmt.Sprintf("reasoning %.1f/100 (%s)", total, strings.Join(parts, ", ")),
 		Evidence: eval.Evidence{Issues: rr.Issues, Counts: counts},
 	}, nil

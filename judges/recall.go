@@ -10,6 +10,14 @@ import (
 	"github.com/assaylabs/assay/heuristics"
 )
 
+func init() {
+	Register(Metric{
+		Name: MetricContextRecall, Kind: KindJudge, Needs: NeedsContexts | NeedsReference, CallsModel: true,
+		Threshold: Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every statement supported
+		Build:     func(m Model) eval.Scorer { return ContextRecall{Model: m} },
+	})
+}
+
 // ContextRecall is RAGAS context recall: the share of the reference
 // answer's statements that the retrieved contexts support. It needs a
 // reference: a sample whose reference is missing, blank or holds no
@@ -64,7 +72,7 @@ func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 		return eval.Score{}, err
 	}
 	ps, ids := passages(s), sampleIDs(s)
-	if offline(r.Model) {
+	if Offline(r.Model) {
 		cs := heuristics.SupportClaims(statements, texts(ps))
 		sc := claimScore(MetricContextRecall, MethodOffline, supportClaims(cs, ids))
 		noteNoContexts(&sc, ps)
@@ -74,7 +82,7 @@ func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 	if err != nil {
 		return fail(ctx, MetricContextRecall, r.Model, 1, err, u)
 	}
-	sc := v.score(MetricContextRecall, method(r.Model), "statement")
+	sc := v.score(MetricContextRecall, Method(r.Model), "statement")
 	noteNoContexts(&sc, ps)
 	sc.Usage = UsageOf(u)
 	return sc, nil

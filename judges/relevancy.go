@@ -15,6 +15,13 @@ import (
 	"github.com/assaylabs/assay/prompts"
 )
 
+func init() {
+	Register(Metric{
+		Name: MetricAnswerRelevancy, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
+		Build: func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
+	})
+}
+
 // AnswerRelevancy is RAGAS answer relevancy: the model writes the questions
 // the answer would answer, and the value is the mean cosine similarity of
 // their embeddings to the query's; a noncommittal answer scores 0. Without
@@ -81,9 +88,9 @@ var noncommittal = sync.OnceValue(func() *regexp.Regexp {
 // Score implements eval.Scorer.
 func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if blank(s.Answer) {
-		return skip(MetricAnswerRelevancy, method(a.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricAnswerRelevancy, Method(a.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
 	}
-	if offline(a.Model) {
+	if Offline(a.Model) {
 		v := heuristics.PassageRelevance(s.Query, s.Answer)
 		reason := fmt.Sprintf("lexical relevance of the answer to the query %.2f", v)
 		if noncommittal().MatchString(s.Answer) {
@@ -101,7 +108,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("generate questions: %w", err), u)
 	}
 	if g.Noncommittal {
-		sc := eval.Score{Metric: MetricAnswerRelevancy, Value: 0, Max: 1, Method: method(a.Model) + " (questions: noncommittal)",
+		sc := eval.Score{Metric: MetricAnswerRelevancy, Value: 0, Max: 1, Method: Method(a.Model) + " (questions: noncommittal)",
 			Reason: "the answer is noncommittal", Usage: UsageOf(u)}
 		return sc, nil
 	}
@@ -132,7 +139,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	}
 	return eval.Score{
 		Metric: MetricAnswerRelevancy, Value: v, Points: v, Max: 1,
-		Method:   method(a.Model) + " (questions+embeddings)",
+		Method:   Method(a.Model) + " (questions+embeddings)",
 		Reason:   reason,
 		Evidence: eval.Evidence{Issues: g.Questions},
 		Usage:    UsageOf(u),
@@ -147,7 +154,7 @@ func (a AnswerRelevancy) direct(ctx context.Context, s eval.Sample, u llm.Usage)
 	if err != nil {
 		return fail(ctx, MetricAnswerRelevancy, a.Model, 5, fmt.Errorf("rate: %w", err), u)
 	}
-	return gradeScore(MetricAnswerRelevancy, method(a.Model)+" (direct 1-5 grade, no embeddings)", g, u), nil
+	return gradeScore(MetricAnswerRelevancy, Method(a.Model)+" (direct 1-5 grade, no embeddings)", g, u), nil
 }
 
 func gradeScore(metric, meth string, g grade, u llm.Usage) eval.Score {

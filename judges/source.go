@@ -13,6 +13,13 @@ import (
 	"github.com/assaylabs/assay/prompts"
 )
 
+func init() {
+	Register(Metric{
+		Name: MetricSourceRelevance, Kind: KindJudge, Needs: NeedsContexts, CallsModel: true,
+		Build: func(m Model) eval.Scorer { return SourceRelevance{Model: m} },
+	})
+}
+
 // SourceRelevance grades each source 1-5 for the query with seed 004's
 // rubric, all sources in parallel (the model client bounds concurrency).
 // A source whose grading fails keeps grade 3 ("when in doubt, keep it") and
@@ -38,7 +45,7 @@ type SourceGrade struct {
 
 // Grade rates one source for the query.
 func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Source) (SourceGrade, error) {
-	if offline(r.Model) {
+	if Offline(r.Model) {
 		text := src.Text
 		if src.Title != "" {
 			text = src.Title + ". " + text
@@ -99,7 +106,7 @@ func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	if cutoff == 0 {
 		cutoff = 3
 	}
-	sc := eval.Score{Metric: MetricSourceRelevance, Max: 5, Method: method(r.Model)}
+	sc := eval.Score{Metric: MetricSourceRelevance, Max: 5, Method: Method(r.Model)}
 	var u llm.Usage
 	var errs []error
 	sum, kept, defaulted := 0, 0, 0

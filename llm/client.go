@@ -151,6 +151,37 @@ func New(cfg Config) *Client {
 // Name is the backend's "backend:model".
 func (c *Client) Name() string { return c.cfg.Backend.Name() }
 
+// Offline reports whether the backend has no chat model (it implements
+// Offliner and says so), as the offline backend: judges then run their
+// lexical counterparts, and no call costs anything.
+func (c *Client) Offline() bool { return IsOffline(c.cfg.Backend) }
+
+// Embeds reports whether the backend has an embedding model: false when
+// it says it has none (EmbedReporter), true otherwise. A dry run embeds
+// only for a client that embeds, as the judges fall back when it cannot.
+func (c *Client) Embeds() bool {
+	e, ok := c.cfg.Backend.(EmbedReporter)
+	return !ok || e.Embeds()
+}
+
+// EmbedReporter is a Backend that can say whether it has an embedding
+// model (whether Embed can succeed rather than return ErrNoEmbeddings).
+type EmbedReporter interface {
+	Embeds() bool
+}
+
+// IsOffline reports whether b says it has no chat model (Offliner).
+func IsOffline(b Backend) bool {
+	o, ok := b.(Offliner)
+	return ok && o.Offline()
+}
+
+// Offliner is a Backend that can say it has no chat model; a Backend that
+// does not implement it is taken to have one.
+type Offliner interface {
+	Offline() bool
+}
+
 // Usage is the sum of every call made so far.
 func (c *Client) Usage() Usage {
 	c.mu.Lock()

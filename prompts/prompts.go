@@ -132,9 +132,9 @@ func (t *Template) Preview(data any) (Rendered, error) {
 }
 
 // previewNonce is a nonce's length and alphabet, and as many tokens as a
-// random nonce has on average, rounded up (17 tokens for "<data-nonce>"
-// in o200k_base and cl100k_base), so a preview counts as a real prompt.
-const previewNonce = "92f8d325f494b14442a33b96"
+// random nonce has on average, rounded up, so a preview counts as a real
+// prompt (datablock.PreviewNonce, which dry runs count prompts with).
+const previewNonce = datablock.PreviewNonce
 
 // render is Render with the nonce drawn by nonceFor from the data's JSON.
 func (t *Template) render(data any, nonceFor func(payload []byte) string) (Rendered, error) {

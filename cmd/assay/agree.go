@@ -102,7 +102,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, []string{f.metric}, data.Len(), data.Records())
+		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, []string{f.metric}, judgeScorers([]string{f.metric}), data.Len(), data.Records())
 	}
 	judge, _ := judges.New(f.metric, client)
 	th := f.threshold

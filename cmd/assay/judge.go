@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
+	"github.com/assaylabs/assay/llm/dryrun"
 )
 
 type judgeFlags struct {
@@ -89,7 +91,7 @@ func newMeter(cmd *cobra.Command, f *llmFlags, label string, n int, quiet bool, 
 		}
 		cfg.Every = d
 	}
-	if client.Name() != "offline" {
+	if !client.Offline() {
 		cfg.Cost = func() float64 { return client.Usage().CostUSD }
 	}
 	return prog.New(cmd.ErrOrStderr(), cfg), nil
@@ -183,10 +185,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return err
 	}
 	defer closeCache()
-	scorers := make([]eval.Scorer, len(f.metrics))
-	for j, m := range f.metrics {
-		scorers[j], _ = judges.New(m, client)
-	}
+	scorers := judgeScorers(f.metrics)(client)
 	// A first pass checks the whole dataset, records and what each metric
 	// needs of them, so that bad input is reported before any model call;
 	// the run reads it again record by record.
@@ -195,7 +194,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return inputErr(err)
 	}
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, f.metrics, data.Len(), data.Records())
+		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, f.metrics, judgeScorers(f.metrics), data.Len(), data.Records())
 	}
 	// Results are written as records finish, in record order, so a long run
 	// shows progress and an interrupted one keeps what it judged, and the
@@ -277,6 +276,18 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return &exitError{code: exitFailed, err: err}
 	}
 	return nil
+}
+
+// judgeScorers returns the builder of the judges of metrics, which New
+// has checked, judging with a model.
+func judgeScorers(metrics []string) func(judges.Model) []eval.Scorer {
+	return func(m judges.Model) []eval.Scorer {
+		out := make([]eval.Scorer, len(metrics))
+		for i, name := range metrics {
+			out[i], _ = judges.New(name, m)
+		}
+		return out
+	}
 }
 
 // named is sc with its error, if any, naming the record and metric, for
@@ -415,7 +426,7 @@ type planRow struct {
 // missing from the price table has its costs marked unknown, never $0.
 func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
 	prices := c.Prices()
-	priced := c.Name() == "offline" || prices.Known(c.Name())
+	priced := c.Offline() || prices.Known(c.Name())
 	cost := func(in, out int) string {
 		if !priced {
 			return "unknown"
@@ -444,71 +455,86 @@ func printPlanRows(w io.Writer, c *llm.Client, rows []planRow) {
 	default:
 		fmt.Fprintf(w, "within --max-cost $%.4f\n", limit)
 	}
-	if c.Name() == "offline" {
+	if c.Offline() {
 		fmt.Fprintln(w, "offline makes no model calls; the figures are what a model would need")
 	}
 }
 
-// printPlan prints a research run's plan, step by step.
-func printPlan(w io.Writer, c *llm.Client, calls []judges.Call) {
-	fmt.Fprintf(w, "dry run for %s: the first pass of the research run; no call made (repairs may repeat steps, at most twice)\n", judgeName(c))
+// printPlan prints a research run's recorded calls, step by step.
+func printPlan(w io.Writer, c *llm.Client, calls []dryrun.Call) {
+	fmt.Fprintf(w, "dry run for %s: the research run, repairs included, with stand-in replies; no call made (a real run's repairs depend on its model's replies: at most two)\n", judgeName(c))
 	var rows []planRow
 	idx := map[string]int{}
 	for _, call := range calls {
-		i, ok := idx[call.Template]
+		i, ok := idx[call.Tag]
 		if !ok {
 			i = len(rows)
-			idx[call.Template] = i
-			rows = append(rows, planRow{name: call.Template})
+			idx[call.Tag] = i
+			rows = append(rows, planRow{name: call.Tag})
 		}
-		rows[i].calls++
-		rows[i].in += call.TokensIn
-		rows[i].out += call.TokensOut
+		rows[i].add(call)
 	}
 	printPlanRows(w, c, rows)
 }
 
-// dryRun prints the calls, tokens and cost a run would need on the n
-// records, read one at a time.
-func dryRun(w io.Writer, c *llm.Client, metrics []string, n int, recs iter.Seq2[bench.Record, error]) error {
+func (r *planRow) add(c dryrun.Call) {
+	r.calls++
+	r.in += c.TokensIn
+	r.out += c.TokensOut
+}
+
+// dryRun runs the scorers of metrics (built by scorers, with the model
+// given, in the order of metrics) on the n records, read one at a time,
+// against a recording backend standing in for c's model, and prints the
+// calls, tokens and cost the run would need. No call is made.
+func dryRun(ctx context.Context, w io.Writer, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
+	n int, recs iter.Seq2[bench.Record, error]) error {
+	rec := dryrun.New(c)
+	js := scorers(dryrun.Client(rec, c))
 	type row struct {
-		calls, in, out int
-		err            error // the first record this metric cannot plan
+		planRow
+		err error // the first record this metric cannot be judged on
 	}
-	per := map[string]*row{}
-	for _, m := range metrics {
-		per[m] = &row{}
-	}
-	for rec, err := range recs {
+	per := make([]row, len(metrics))
+	for r, err := range recs {
 		if err != nil {
 			return inputErr(err)
 		}
-		for _, m := range metrics {
-			r := per[m]
-			if r.err != nil {
+		for i, m := range metrics {
+			if per[i].err != nil {
 				continue
 			}
-			calls, err := judges.Plan(m, rec.Sample, c.Counter().Count)
+			// One scorer at a time, so each call is its metric's.
+			before := len(rec.Calls())
+			sc, err := js[i].Score(ctx, r.Sample)
 			if err != nil {
-				r.err = fmt.Errorf("record %s: %s: %w", rec.ID, m, err)
+				if ctx.Err() != nil {
+					return &exitError{code: exitInfra, err: ctx.Err()}
+				}
+				per[i].err = fmt.Errorf("record %s: %s: %w", r.ID, m, err)
 				continue
 			}
-			for _, call := range calls {
-				r.calls++
-				r.in += call.TokensIn
-				r.out += call.TokensOut
+			if sc.Defaulted {
+				// The stand-in replies are valid by construction: a judge
+				// that refused one has changed its reply schema.
+				return &exitError{code: exitInfra, err: fmt.Errorf("dry run: record %s: %s refused the stand-in reply (%v); llm/dryrun.Reply must answer its schema", r.ID, m, sc.Err)}
+			}
+			for _, call := range rec.Calls()[before:] {
+				per[i].add(call)
 			}
 		}
 	}
-	for _, m := range metrics {
-		if err := per[m].err; err != nil {
+	for i := range metrics {
+		if err := per[i].err; err != nil {
 			return inputErr(err) // the first metric's, as metric by metric
 		}
 	}
 	fmt.Fprintf(w, "dry run for %s on %d record(s); no call made\n", judgeName(c), n)
 	var rows []planRow
-	for _, m := range metrics {
-		rows = append(rows, planRow{name: m, calls: per[m].calls, in: per[m].in, out: per[m].out})
+	for i, m := range metrics {
+		r := per[i].planRow
+		r.name = m
+		rows = append(rows, r)
 	}
 	printPlanRows(w, c, rows)
 	return nil

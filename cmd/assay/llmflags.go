@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
 )
@@ -75,12 +76,7 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d\n", u.CostUSD, defaulted)
 }
 
-func judgeName(c *llm.Client) string {
-	if c.Name() == "offline" {
-		return "offline (approximate)"
-	}
-	return "llm:" + c.Name()
-}
+func judgeName(c *llm.Client) string { return judges.Method(c) }
 
 // budgetErr is exit 3 once the cost budget refused calls (their judges
 // used the neutral default), or nil: a run cut short by its budget never

@@ -21,6 +21,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/fixtures"
+	"github.com/assaylabs/assay/llm/dryrun"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -131,11 +132,14 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 		Options: agent.Options{Model: client, Now: agent.ClockFrom(now())},
 	}
 	if f.llm.dryRun {
-		calls, err := cfg.Plan(ctx, question, client.Counter().Count)
-		if err != nil {
+		// The real run, its model a recording stand-in.
+		rec := dryrun.New(client)
+		dry := cfg
+		dry.Model = dryrun.Client(rec, client)
+		if _, err := dry.Run(ctx, question); err != nil {
 			return &exitError{code: exitInfra, err: err}
 		}
-		printPlan(cmd.OutOrStdout(), client, calls)
+		printPlan(cmd.OutOrStdout(), client, rec.Calls())
 		return nil
 	}
 	if f.out != "" {
@@ -168,7 +172,7 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 			fmt.Fprintf(stderr, "assay: --url %s: dropped: %s\n", s.URL, s.Dropped)
 		}
 	}
-	if client.Name() != "offline" {
+	if !client.Offline() {
 		f.llm.summary(stderr, client, res.Defaulted)
 	}
 	if runErr == nil {

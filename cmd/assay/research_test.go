@@ -119,7 +119,10 @@ func TestResearchDryRun(t *testing.T) {
 	assert.Contains(t, out, "research.summarize          7")
 	assert.Contains(t, out, "source.relevance            7")
 	assert.Contains(t, out, "research.synthesize         1")
-	assert.Contains(t, out, "total                      16")
+	// The run itself, with stand-in replies: its first scoring asks for a
+	// repair, whose scoring judges completeness again.
+	assert.Contains(t, out, "completeness                2")
+	assert.Contains(t, out, "total                      17")
 }
 
 // TestResearchOutWithATakenNameFailsBeforeTheRun: the folder is written

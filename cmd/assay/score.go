@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/judges"
 )
 
 type scoreFlags struct {
@@ -125,7 +126,8 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		return dryRun(cmd.OutOrStdout(), client, llmMetrics(p), 1, bench.All([]bench.Record{{ID: name, Sample: sample}}))
+		metrics, scorers := modelScorers(p, opt)
+		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, metrics, scorers, 1, bench.All([]bench.Record{{ID: name, Sample: sample}}))
 	}
 	opt.Model = client
 	card, err := agent.Score(cmd.Context(), p, sample, opt)
@@ -135,7 +137,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	if err := render(cmd.OutOrStdout(), f.format, p, card, sample); err != nil {
 		return &exitError{code: exitInfra, err: err}
 	}
-	if client.Name() != "offline" {
+	if !client.Offline() {
 		f.llm.summary(cmd.ErrOrStderr(), client, card.Defaulted)
 	}
 	if err := f.llm.budgetErr(client); err != nil {
@@ -171,15 +173,26 @@ func detectProfile(name string, data []byte) (string, error) {
 		`({"query": ..., "chunks": [...]}) with --profile context; to judge RAG answers in a dataset use assay judge`}
 }
 
-// llmMetrics are the profile's metrics that call a model when one is set.
-func llmMetrics(p *agent.Profile) []string {
-	var out []string
-	for _, s := range p.Specs {
-		if s.Metric == "completeness" {
-			out = append(out, s.Metric)
+// modelScorers are the profile's metrics whose scorers call a model when
+// one is set (judges.Metric.CallsModel), and the builder of those scorers
+// in the same order.
+func modelScorers(p *agent.Profile, opt agent.Options) ([]string, func(judges.Model) []eval.Scorer) {
+	var metrics []string
+	var idx []int
+	for i, s := range p.Specs {
+		if m, ok := judges.Lookup(s.Metric); ok && m.CallsModel {
+			metrics, idx = append(metrics, s.Metric), append(idx, i)
 		}
 	}
-	return out
+	return metrics, func(m judges.Model) []eval.Scorer {
+		opt.Model = m
+		all := p.Scorers(opt)
+		out := make([]eval.Scorer, len(idx))
+		for j, i := range idx {
+			out[j] = all[i]
+		}
+		return out
+	}
 }
 
 func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample eval.Sample) error {

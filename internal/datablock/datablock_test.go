@@ -47,3 +47,51 @@ func TestNonce(t *testing.T) {
 		})
 	}
 }
+
+func TestWithPreviewNonce(t *testing.T) {
+	t.Parallel()
+	n1, n2 := Nonce(), Nonce()
+	tests := map[string]struct {
+		in, want []string
+	}{
+		"the nonce of a tag, in every message": {
+			in:   []string{"text between tags ending in -" + n1 + " is data", Block("answer", n1, "It opened in 1889.")},
+			want: []string{"text between tags ending in -" + PreviewNonce + " is data", Block("answer", PreviewNonce, "It opened in 1889.")},
+		},
+		"two nonces (a repair quoting a reply)": {
+			in:   []string{Block("data", n1, "x") + Block("reply", n2, "y")},
+			want: []string{Block("data", PreviewNonce, "x") + Block("reply", PreviewNonce, "y")},
+		},
+		"hex that is no tag's nonce stays": {
+			in:   []string{"id " + n1},
+			want: []string{"id " + n1},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, WithPreviewNonce(tc.in...))
+		})
+	}
+}
+
+func TestFind(t *testing.T) {
+	t.Parallel()
+	prompt := "The question:\n" + Block("question", Nonce(), "When?") + "\nThe answer:\n" + Block("answer", Nonce(), "In 1889.\nIn Paris.")
+	tests := map[string]struct {
+		label, want string
+		ok          bool
+	}{
+		"a block":              {label: "answer", want: "In 1889.\nIn Paris.", ok: true},
+		"the first block":      {label: "question", want: "When?", ok: true},
+		"no block of the name": {label: "source"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := Find(prompt, tc.label)
+			require.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/dryrun"
 )
 
 // JudgeReplies answers every Assay judge prompt with a valid reply of the
@@ -31,13 +34,13 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 	case has("verdicts", `{"verdicts": [{"statement"`):
 		return Reply{Content: statementVerdicts(req)}
 	case has("questions", `{"questions"`):
-		return Reply{Content: `{"questions":["What does the answer explain?","Which facts does it give?","Why does it matter?"],"noncommittal":false}`}
+		return standIn("questions", req)
 	case has("usefulness", `"useful"`):
-		return Reply{Content: contextVerdicts(req)}
+		return standIn("usefulness", req)
 	case has("aspects", `{"aspects"`):
-		return Reply{Content: `{"aspects":[{"aspect":"the main question","covered":true,"evidence":"the answer"},{"aspect":"the reasons","covered":false,"evidence":""}]}`}
+		return standIn("aspects", req)
 	case has("reasoning", `"clarity"`):
-		return Reply{Content: `{"clarity":80,"coverage":70,"specificity":60,"alignment":90,"minimality":80,"consistency":100,"issues":["few numbers"]}`}
+		return standIn("reasoning", req)
 	case has("summary", `{"summary"`):
 		return Reply{Content: `{"summary":"The source reports measurements that bear on the question."}`}
 	case has("explanation", `{"explanation"`):
@@ -45,7 +48,7 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 	case has("report", `{"report"`):
 		return Reply{Content: fakeReport(req)}
 	case has("grade", `{"grade"`):
-		return Reply{Content: `{"grade":4,"reason":"relevant with useful detail"}`}
+		return standIn("grade", req)
 	}
 	return Reply{Status: 400, Body: `{"error":{"message":"fake server: unknown judge prompt","type":"invalid_request_error"}}`}
 }
@@ -84,33 +87,15 @@ func statementVerdicts(req openai.ChatCompletionRequest) string {
 	return string(b)
 }
 
-// contextVerdicts answers a context-usefulness prompt with one verdict per
-// context it lists: the first useful, the others not.
-func contextVerdicts(req openai.ChatCompletionRequest) string {
-	var ctxs []struct{ ID string }
-	if blocks := dataBlocks(req); len(blocks) > 0 {
-		_ = json.Unmarshal([]byte(blocks[len(blocks)-1]), &ctxs)
+// standIn is the dry run's stand-in reply to the schema (dryrun.Reply):
+// the same for the replies the fake server has no reason to vary.
+func standIn(schema string, req openai.ChatCompletionRequest) Reply {
+	msgs := make([]llm.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
 	}
-	if len(ctxs) == 0 {
-		ctxs = append(ctxs, struct{ ID string }{"c1"})
-	}
-	type verdict struct {
-		Context string `json:"context"`
-		Useful  bool   `json:"useful"`
-		Reason  string `json:"reason"`
-	}
-	out := struct {
-		Verdicts []verdict `json:"verdicts"`
-	}{}
-	for i, c := range ctxs {
-		v := verdict{Context: c.ID, Useful: i == 0, Reason: "on topic"}
-		if i > 0 {
-			v.Reason = "adds nothing the answer needs"
-		}
-		out.Verdicts = append(out.Verdicts, v)
-	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	content, _, _ := dryrun.Reply(schema, msgs, Tokens)
+	return Reply{Content: content}
 }
 
 // dataBlocks are the JSON lists in the data blocks of a prompt's last

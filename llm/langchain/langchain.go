@@ -113,6 +113,9 @@ func truncated(stop string) bool {
 
 // Embed returns one vector per text from the embedder given to New, or
 // llm.ErrNoEmbeddings. langchaingo reports no token usage for embeddings,
+// Embeds implements llm.EmbedReporter: whether an embedder was given.
+func (b *Backend) Embeds() bool { return b.embedder != nil }
+
 // so Usage.TokensIn is zero and llm.Client estimates it.
 func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
 	if b.embedder == nil {

@@ -41,7 +41,10 @@ type Backend struct {
 	counter llm.TokenCounter
 }
 
-var _ llm.Backend = (*Backend)(nil)
+var (
+	_ llm.Backend  = (*Backend)(nil)
+	_ llm.Offliner = (*Backend)(nil)
+)
 
 // New returns an offline Backend.
 func New(cfg Config) *Backend {
@@ -56,6 +59,9 @@ func New(cfg Config) *Backend {
 
 // Name is "offline".
 func (b *Backend) Name() string { return "offline" }
+
+// Offline implements llm.Offliner: this backend has no chat model.
+func (b *Backend) Offline() bool { return true }
 
 // Chat always fails with llm.ErrNoChat: the offline backend cannot generate
 // text. Callers check with errors.Is(err, llm.ErrNoChat) and fall back to a

@@ -145,6 +145,9 @@ func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 	return r, nil
 }
 
+// Embeds implements llm.EmbedReporter: whether an embedding model is set.
+func (b *Backend) Embeds() bool { return b.cfg.EmbeddingModel != "" }
+
 // Embed returns one vector per text from the embedding model.
 func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
 	if b.cfg.EmbeddingModel == "" {

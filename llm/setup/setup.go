@@ -100,7 +100,7 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	if prices == nil {
 		prices = llm.DefaultPrices()
 	}
-	offline := b.Name() == "offline"
+	offline := llm.IsOffline(b)
 	if cfg.MaxCostUSD > 0 && !offline && !prices.Known(b.Name()) {
 		m := backend.ModelName(b.Name())
 		return nil, nil, fmt.Errorf("--max-cost: model %s is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})", m, m)

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/datablock"
+	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/dryrun"
+)
+
+// standIn is a fake server's reply logic that answers as the dry run's
+// stand-in model does, so that a real run and a dry run take one path.
+func standIn(count func(string) int) func(openai.ChatCompletionRequest) llmtest.Reply {
+	return func(req openai.ChatCompletionRequest) llmtest.Reply {
+		msgs := make([]llm.Message, len(req.Messages))
+		for i, m := range req.Messages {
+			msgs[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
+		}
+		if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+			if content, _, ok := dryrun.Reply(rf.JSONSchema.Name, msgs, count); ok {
+				return llmtest.Reply{Content: content}
+			}
+		}
+		return llmtest.JudgeReplies(req)
+	}
+}
+
+// planRowOf reads one row of a dry run's table: calls, tokens in.
+func planRowOf(t *testing.T, table, name string) (calls, tokensIn int) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s+(\d+)\s+(\d+)\s+\d+\s+\S+$`).FindStringSubmatch(table)
+	require.NotNil(t, m, "no row %q in:\n%s", name, table)
+	calls, _ = strconv.Atoi(m[1])
+	tokensIn, _ = strconv.Atoi(m[2])
+	return calls, tokensIn
+}
+
+// TestDryRunEqualsTheRealRun: for every judge, the calls and prompt tokens
+// a dry run reports are those a real run makes against a server that
+// answers as the stand-in does: the requests the server received, counted
+// as the client counts a prompt (its tokenizer, 4 tokens a message, the
+// nonce at its preview), and the texts it was asked to embed. The server
+// has an embedding model only where the case sets one; without, answer
+// relevancy grades directly, in both runs.
+func TestDryRunEqualsTheRealRun(t *testing.T) {
+	t.Parallel()
+	count := llm.TokenizerFor("judge-model").Count // the client's counter for openai:judge-model
+	files := map[string]string{
+		judges.MetricContextRecall: "../../fixtures/rag/eiffel.json", // the labelled set has no reference
+	}
+	type run struct{ metric, embedModel string }
+	runs := map[string]run{"answer_relevancy with embeddings": {judges.MetricAnswerRelevancy, "text-embedding-3-small"}}
+	for _, metric := range judges.Metrics() {
+		if metric != toyMetric { // TestToyMetric has its own
+			runs[metric] = run{metric: metric}
+		}
+	}
+	for name, tc := range runs {
+		metric := tc.metric
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			file := files[metric]
+			if file == "" {
+				file = "../../fixtures/rag/labelled.jsonl"
+			}
+			srv := llmtest.New(t, llmtest.Func(standIn(count)))
+			// A fresh response cache: a request the run makes twice is one
+			// call, as in the dry run.
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir(),
+				"ASSAY_EMBEDDING_MODEL": tc.embedModel}
+			code, _, errOut := runEnv(t, env, "judge", "--format", "jsonl", "--metric", metric, file)
+			require.Equal(t, 0, code, errOut)
+			require.NotContains(t, errOut, "neutral defaults 1", "the stand-in replies are valid")
+			tokens := 0
+			for _, req := range srv.Requests() {
+				texts := make([]string, len(req.Messages))
+				for i, m := range req.Messages {
+					texts[i] = m.Content
+				}
+				for _, s := range datablock.WithPreviewNonce(texts...) {
+					tokens += count(s) + 4
+				}
+			}
+			for _, in := range srv.EmbedInputs() {
+				for _, s := range in {
+					tokens += count(s)
+				}
+			}
+			calls := srv.Calls() + srv.EmbedCalls()
+			require.Positive(t, calls)
+			if tc.embedModel != "" {
+				require.Positive(t, srv.EmbedCalls(), "the case embeds")
+			}
+
+			code, table, errOut := runEnv(t, env, "judge", "--dry-run", "--metric", metric, file)
+			require.Equal(t, 0, code, errOut)
+			gotCalls, gotTokens := planRowOf(t, table, metric)
+			assert.Equal(t, calls, gotCalls, "calls")
+			assert.Equal(t, tokens, gotTokens, "prompt tokens")
+			assert.Equal(t, calls, srv.Calls()+srv.EmbedCalls(), "the dry run called nothing")
+		})
+	}
+}

@@ -12,10 +12,10 @@ test: ## run every test with the race detector
 demo: build ## research a question on the embedded corpus (the README's first command): no account, no network
 	./bin/assay research --now 2026-11-23 "How do heat pumps perform in cold climates?"
 
-lint: ## gofmt, vet and staticcheck
+lint: ## gofmt, vet and golangci-lint (its linters in .golangci.yml, pinned in tools/go.mod)
 	test -z "$$(gofmt -l .)"
 	go vet ./...
-	go tool staticcheck ./...
+	go tool -modfile=tools/go.mod golangci-lint run ./...
 
 fuzz: ## run each fuzz target for 30 s (FUZZTIME=10s for less)
 	bash scripts/fuzz.sh

@@ -15,13 +15,13 @@ import (
 // Research a question offline on the embedded corpus.
 func ExampleResearch_Run() {
 	dir, _ := os.MkdirTemp("", "assay-example")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	docs, _ := fs.Sub(fixtures.Corpus, "corpus")
 	corpus, err := web.OpenLocal(context.Background(), "embedded:example", docs, filepath.Join(dir, "index.db"))
 	if err != nil {
 		panic(err)
 	}
-	defer corpus.Close()
+	defer func() { _ = corpus.Close() }()
 
 	// NoRecency: the outcome must not depend on the day the example runs.
 	opt := agent.Options{NoRecency: true}

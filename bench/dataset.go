@@ -91,7 +91,7 @@ func Load(path string) ([]Record, error) {
 		}
 		return nil, &eval.InputError{File: path, Msg: "cannot open: " + cause.Error(), Err: err}
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: its close loses nothing
 	return Read(path, f)
 }
 

@@ -89,7 +89,7 @@ func OpenDataset(path string, opts DatasetOptions) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer fh.Close()
+		defer func() { _ = fh.Close() }() // read only
 		st, err := fh.Stat()
 		switch {
 		case err == nil && st.Mode().IsRegular():
@@ -169,7 +169,7 @@ func (d *Dataset) Records() iter.Seq2[Record, error] {
 			yield(Record{}, &eval.InputError{File: d.path, Msg: "cannot read: " + err.Error()})
 			return
 		}
-		defer fh.Close()
+		defer func() { _ = fh.Close() }() // read only
 		for rec, err := range d.format.Records(d.path, io.LimitReader(fh, MaxDataset+1)) {
 			if !yield(rec, err) {
 				return

@@ -28,7 +28,7 @@ func (d *datasetReader) jsonFile(r io.Reader) error {
 	var head []byte
 	c, err := p.skipSpace(&head)
 	switch {
-	case err == io.EOF:
+	case errors.Is(err, io.EOF):
 		return d.jsonLines(bytes.NewReader(head))
 	case err != nil:
 		return d.readErr(err)
@@ -46,7 +46,7 @@ func (d *datasetReader) jsonFile(r io.Reader) error {
 		first, err = br.ReadSlice('\n')
 	}
 	head = append(head, first...)
-	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return d.readErr(err)
 	}
 	firstLine := bytes.TrimSuffix(head[start:], []byte{'\n'})
@@ -99,10 +99,10 @@ func (d *datasetReader) jsonArray(p *posReader) error {
 	for {
 		line, col := p.line, p.col()
 		raw, err := p.value()
-		if err != nil && err != io.EOF {
+		if err != nil && !errors.Is(err, io.EOF) {
 			return d.readErr(err)
 		}
-		if !json.Valid(raw) || err == io.EOF {
+		if !json.Valid(raw) || errors.Is(err, io.EOF) {
 			// Checked as a later element of an array, with the character
 			// after it, so the error says what a check of the whole
 			// document says ("after array element", "in literal true").
@@ -146,7 +146,7 @@ func (d *datasetReader) jsonArray(p *posReader) error {
 func (d *datasetReader) trailing(p *posReader) error {
 	c, err := p.skipSpace(nil)
 	switch {
-	case err == io.EOF:
+	case errors.Is(err, io.EOF):
 		return nil
 	case err != nil:
 		return d.readErr(err)
@@ -157,7 +157,7 @@ func (d *datasetReader) trailing(p *posReader) error {
 // endErr is the error for err where a value was due: a document cut short
 // at io.EOF, else a failed read.
 func (d *datasetReader) endErr(p *posReader, err error) error {
-	if err != io.EOF {
+	if !errors.Is(err, io.EOF) {
 		return d.readErr(err)
 	}
 	return d.errAt(p.line, p.col(), "", "invalid JSON: unexpected end of JSON input")

@@ -349,7 +349,7 @@ func (rw *resultWriter) write(r judgeResult) error {
 		if rw.n == 0 {
 			sep = "[\n  "
 		}
-		rw.w.WriteString(sep)
+		_, _ = rw.w.WriteString(sep) // a bufio.Writer keeps its first error for Write and Flush
 		_, err := rw.w.Write(bytes.TrimSuffix(rw.buf.Bytes(), []byte("\n")))
 		return err
 	case "text":
@@ -409,9 +409,9 @@ func (rw *resultWriter) close(complete bool) error {
 		// file. Lines not yet flushed are written whole.
 		return rw.flush()
 	case rw.n == 0 && complete && rw.format != "text":
-		rw.w.WriteString("[]\n")
+		_, _ = rw.w.WriteString("[]\n") // its error comes back from Flush
 	case rw.format == "json" && rw.n > 0:
-		rw.w.WriteString("\n]\n")
+		_, _ = rw.w.WriteString("\n]\n") // its error comes back from Flush
 	}
 	return rw.w.Flush()
 }
@@ -517,7 +517,7 @@ func dryRun(ctx context.Context, w io.Writer, c *llm.Client, metrics []string, s
 			if sc.Defaulted {
 				// The stand-in replies are valid by construction: a judge
 				// that refused one has changed its reply schema.
-				return &exitError{code: exitInfra, err: fmt.Errorf("dry run: record %s: %s refused the stand-in reply (%v); llm/dryrun.Reply must answer its schema", r.ID, m, sc.Err)}
+				return &exitError{code: exitInfra, err: fmt.Errorf("dry run: record %s: %s refused the stand-in reply (%w); llm/dryrun.Reply must answer its schema", r.ID, m, sc.Err)}
 			}
 			for _, call := range rec.Calls()[before:] {
 				per[i].add(call)

@@ -425,7 +425,7 @@ func TestJudgeChecksWhatEachMetricNeedsFirst(t *testing.T) {
 func TestDefaultRateExits(t *testing.T) {
 	t.Parallel()
 	// A port nothing listens on: the server is down.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	downURL := "http://" + ln.Addr().String() + "/v1"
 	require.NoError(t, ln.Close())

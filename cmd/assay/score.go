@@ -249,7 +249,7 @@ func readInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer fh.Close()
+		defer func() { _ = fh.Close() }() // read only
 		if st, err := fh.Stat(); err == nil && st.IsDir() {
 			return nil, &eval.InputError{File: name, Msg: "is a directory, not a file"}
 		}

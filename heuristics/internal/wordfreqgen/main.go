@@ -65,7 +65,12 @@ func main() {
 		return all[i].w < all[j].w
 	})
 	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
+	defer func() {
+		if err := out.Flush(); err != nil {
+			fmt.Fprintln(os.Stderr, "wordfreqgen:", err)
+			os.Exit(1)
+		}
+	}()
 	for i := 0; i < len(all) && i < *n; i++ {
 		fmt.Fprintln(out, all[i].w)
 	}

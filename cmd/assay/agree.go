@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -223,9 +222,7 @@ func unscored(w io.Writer, file string, res bench.AgreeResult) error {
 
 func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rs)
+		return writeJSON(w, rs)
 	}
 	// Buffered, so that a failed write (a full disk) is kept and returned.
 	bw := bufio.NewWriter(w)

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/fixtures"
@@ -283,10 +282,7 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 	v := agent.NewRunCard(res, true)
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		return writeJSON(w, v)
 	case "yaml":
 		var m any
 		b, err := json.Marshal(v)
@@ -300,13 +296,7 @@ func printRun(w io.Writer, format string, res *agent.Run) error {
 		if err := dec.Decode(&m); err != nil {
 			return err
 		}
-		m = yamlNumbers(m)
-		enc := yaml.NewEncoder(w)
-		enc.SetIndent(2)
-		if err := enc.Encode(m); err != nil {
-			return err
-		}
-		return enc.Close()
+		return writeYAML(w, yamlNumbers(m))
 	}
 	if _, err := io.WriteString(w, res.Report); err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
@@ -213,20 +212,12 @@ func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample
 		_, err := io.WriteString(w, textCard(p, card, sample))
 		return err
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		return writeJSON(w, v)
 	case "md":
 		_, err := io.WriteString(w, md)
 		return err
 	default:
-		enc := yaml.NewEncoder(w)
-		enc.SetIndent(2)
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		return enc.Close()
+		return writeYAML(w, v)
 	}
 }
 

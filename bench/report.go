@@ -80,7 +80,7 @@ type metricView struct {
 // Histogram geometry, in SVG user units.
 const (
 	histBins   = 10
-	histWidth  = 300
+	histWidth  = 420
 	histHeight = 120
 	histTop    = 14 // room for the count above the tallest bar
 	histBase   = histTop + histHeight
@@ -93,6 +93,8 @@ type histogram struct {
 	// Peak is the largest bin count.
 	Peak  int
 	Total int
+	// Width, Mid and Height place the axis and its labels.
+	Width, Mid, Height, Base float64
 }
 
 // histBar is one bin drawn as a rectangle.
@@ -101,8 +103,8 @@ type histBar struct {
 	Count  int
 	X, Y   float64
 	W, H   float64
-	// LabelY is where the count is written, above the bar.
-	LabelY float64
+	// CX and LabelY are where the count is written, above the bar.
+	CX, LabelY float64
 }
 
 // newHistogram bins values into ten bins of [0, 1].
@@ -112,7 +114,7 @@ func newHistogram(values []float64) histogram {
 		i := int(math.Floor(v * histBins))
 		counts[min(max(i, 0), histBins-1)]++
 	}
-	h := histogram{Total: len(values)}
+	h := histogram{Total: len(values), Width: histWidth, Mid: histWidth / 2, Height: histBase + 16, Base: histBase}
 	for _, c := range counts {
 		h.Peak = max(h.Peak, c)
 	}
@@ -123,7 +125,7 @@ func newHistogram(values []float64) histogram {
 			b.H = math.Round(float64(c)/float64(h.Peak)*histHeight*10) / 10
 		}
 		b.Y = histBase - b.H
-		b.LabelY = b.Y - 3
+		b.CX, b.LabelY = b.X+b.W/2, b.Y-3
 		h.Bars = append(h.Bars, b)
 	}
 	return h

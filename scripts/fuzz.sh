@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs each fuzz target for FUZZTIME (default 30s). A target fails the run
+# Runs each fuzz target of the tree for FUZZTIME (default 30s). A target fails the run
 # when it fails for a reason of its own: an input written to its
 # testdata/fuzz directory, or any error other than the one below.
 #
@@ -10,16 +10,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-30s}
-targets=(
-	"FuzzParseReport ./heuristics"
-	"FuzzNormalizeURL ./heuristics"
-	"FuzzSupportClaims ./heuristics"
-	"FuzzDecodeContextSample ./eval"
-	"FuzzDecodeJSON ./llm"
-	"FuzzCheckQuotes ./agent"
-	"FuzzRead ./bench"
-	"FuzzExtract ./web"
-)
+# Every fuzz target in the tree, found by its declaration, so a new one
+# is run without being listed here: "FuzzName ./pkg" a line.
+mapfile -t targets < <(grep -rl --include='*_test.go' '^func Fuzz' . |
+	xargs grep -H '^func Fuzz' | sed -E 's#^\./(.*)/[^/]+_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*#\2 ./\1#' | sort)
 failed=0
 for t in "${targets[@]}"; do
 	read -r name pkg <<<"$t"

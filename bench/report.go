@@ -1,0 +1,315 @@
+package bench
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed report.tmpl
+var reportTemplate string
+
+// reportTmpl is parsed once; its functions format numbers the way the
+// summary table does ("–" for an undefined statistic).
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"num":   fmtNum,
+	"f3":    func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
+	"pct":   func(n Num) string { return fmtPct(float64(n)) },
+	"rate":  fmtPct,
+	"inc":   func(i int) int { return i + 1 },
+	"usd":   fmtUSD,
+	"dur":   fmtDur,
+	"when":  fmtWhen,
+	"short": func(s string) string { return s[:min(len(s), 12)] },
+	"join":  strings.Join,
+	"signed": func(n Num) string {
+		if v := float64(n); !math.IsNaN(v) && v > 0 {
+			return "+" + fmtNum(n)
+		}
+		return fmtNum(n)
+	},
+}).Parse(reportTemplate))
+
+// WriteReport writes report.html: one self-contained page (its style and
+// its few lines of script inline, nothing fetched) with the run's header,
+// each metric's figures and the histogram of its scored values, the gates
+// and alerts, the comparison with the baseline when there is one, and a
+// table of the samples, one row each, sortable by metric, each row opening
+// to its evidence. Neutral defaults, skipped samples and errors are marked
+// in the table and never drawn in a histogram. Every text that comes from
+// the dataset or a model is escaped. results may be nil (no samples).
+func WriteReport(w io.Writer, cfg RunConfig, s Summary, results *ResultFile) error {
+	if err := reportTmpl.Execute(w, newReportView(cfg, s, results)); err != nil {
+		return fmt.Errorf("writing %s: %w", FileReport, err)
+	}
+	return nil
+}
+
+// reportView is what the template draws.
+type reportView struct {
+	Cfg      RunConfig
+	S        Summary
+	RunID    string
+	Duration time.Duration
+	Settings []keyValue
+	Prompts  []keyValue
+	Metrics  []metricView
+	Columns  []string
+	Rows     []sampleRow
+	// Marked counts the results the table marks: defaulted, skipped and
+	// errors.
+	Defaulted, Skipped, Errors int
+	GatesFailed                int
+}
+
+type keyValue struct{ Key, Value string }
+
+// metricView is one metric's figures and its histogram.
+type metricView struct {
+	MetricStats
+	Hist histogram
+}
+
+// Histogram geometry, in SVG user units.
+const (
+	histBins   = 10
+	histWidth  = 420
+	histHeight = 120
+	histTop    = 14 // room for the count above the tallest bar
+	histBase   = histTop + histHeight
+)
+
+// histogram is the distribution of a metric's scored values over ten bins
+// of [0, 1], the last closed.
+type histogram struct {
+	Bars []histBar
+	// Peak is the largest bin count.
+	Peak  int
+	Total int
+	// Width, Mid and Height place the axis and its labels.
+	Width, Mid, Height, Base float64
+}
+
+// histBar is one bin drawn as a rectangle.
+type histBar struct {
+	Lo, Hi float64
+	Count  int
+	X, Y   float64
+	W, H   float64
+	// CX and LabelY are where the count is written, above the bar.
+	CX, LabelY float64
+}
+
+// newHistogram bins values into ten bins of [0, 1].
+func newHistogram(values []float64) histogram {
+	var counts [histBins]int
+	for _, v := range values {
+		i := int(math.Floor(v * histBins))
+		counts[min(max(i, 0), histBins-1)]++
+	}
+	h := histogram{Total: len(values), Width: histWidth, Mid: histWidth / 2, Height: histBase + 16, Base: histBase}
+	for _, c := range counts {
+		h.Peak = max(h.Peak, c)
+	}
+	const slot = float64(histWidth) / histBins
+	for i, c := range counts {
+		b := histBar{Lo: float64(i) / histBins, Hi: float64(i+1) / histBins, Count: c, X: float64(i)*slot + 1, W: slot - 2}
+		if h.Peak > 0 {
+			b.H = math.Round(float64(c)/float64(h.Peak)*histHeight*10) / 10
+		}
+		b.Y = histBase - b.H
+		b.CX, b.LabelY = b.X+b.W/2, b.Y-3
+		h.Bars = append(h.Bars, b)
+	}
+	return h
+}
+
+// sampleRow is one sample: a cell per metric column and its results for
+// the evidence.
+type sampleRow struct {
+	ID      string
+	Cells   []sampleCell
+	Results []Result
+	// Marked is true when any of its results is defaulted, skipped or an
+	// error.
+	Marked bool
+}
+
+// sampleCell is one metric's value of a sample.
+type sampleCell struct {
+	Metric string
+	// State is "scored", "below" (scored under the metric's threshold),
+	// "defaulted", "skipped", "error" or "missing" (not judged yet).
+	State string
+	Value float64
+	// Sort is the value the table sorts by: the value when scored, else
+	// empty (sorted last).
+	Sort string
+}
+
+func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
+	v := reportView{Cfg: cfg, S: s, RunID: cmpOr(s.RunID, cfg.RunID)}
+	started := s.Started
+	if started.IsZero() {
+		started = cfg.Started
+	}
+	if !started.IsZero() && !s.Finished.IsZero() {
+		v.Duration = s.Finished.Sub(started)
+	}
+	v.S.Started = started
+	for _, k := range slices.Sorted(maps.Keys(cfg.Settings)) {
+		v.Settings = append(v.Settings, keyValue{k, cfg.Settings[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Prompts)) {
+		v.Prompts = append(v.Prompts, keyValue{k, cfg.Prompts[k]})
+	}
+	for _, g := range s.Gates {
+		if !g.Passed {
+			v.GatesFailed++
+		}
+	}
+
+	// Columns: the summary's metrics, then any the config or the results
+	// name besides.
+	thresholds := map[string]float64{}
+	for _, m := range s.Metrics {
+		v.Columns = append(v.Columns, m.Metric)
+		thresholds[m.Metric] = m.Threshold
+	}
+	addColumn := func(m string) {
+		if !slices.Contains(v.Columns, m) {
+			v.Columns = append(v.Columns, m)
+		}
+	}
+	for _, m := range cfg.Metrics {
+		addColumn(m)
+	}
+
+	// Rows, in the order samples first appear in results.jsonl.
+	byID := map[string]int{}
+	values := map[string][]float64{}
+	if results != nil {
+		for r := range results.All() {
+			addColumn(r.Metric)
+			i, ok := byID[r.ID]
+			if !ok {
+				i = len(v.Rows)
+				byID[r.ID] = i
+				v.Rows = append(v.Rows, sampleRow{ID: r.ID})
+			}
+			v.Rows[i].Results = append(v.Rows[i].Results, r)
+			switch {
+			case r.Defaulted:
+				v.Defaulted++
+				v.Rows[i].Marked = true
+			case r.Skipped:
+				v.Skipped++
+				v.Rows[i].Marked = true
+			case r.Error != "":
+				v.Errors++
+				v.Rows[i].Marked = true
+			default:
+				values[r.Metric] = append(values[r.Metric], r.Value)
+			}
+		}
+	}
+	for i := range v.Rows {
+		row := &v.Rows[i]
+		for _, m := range v.Columns {
+			row.Cells = append(row.Cells, cellOf(m, row.Results, thresholds))
+		}
+		// Evidence in column order.
+		slices.SortStableFunc(row.Results, func(a, b Result) int {
+			return slices.Index(v.Columns, a.Metric) - slices.Index(v.Columns, b.Metric)
+		})
+	}
+
+	for _, m := range s.Metrics {
+		v.Metrics = append(v.Metrics, metricView{MetricStats: m, Hist: newHistogram(values[m.Metric])})
+	}
+	return v
+}
+
+// cellOf is metric's cell among a sample's results.
+func cellOf(metric string, rs []Result, thresholds map[string]float64) sampleCell {
+	c := sampleCell{Metric: metric, State: "missing"}
+	for _, r := range rs {
+		if r.Metric != metric {
+			continue
+		}
+		c.Value = r.Value
+		switch {
+		case r.Defaulted:
+			c.State = "defaulted"
+		case r.Skipped:
+			c.State = "skipped"
+		case r.Error != "":
+			c.State = "error"
+		default:
+			c.State = "scored"
+			if t, ok := thresholds[metric]; ok && r.Value < t {
+				c.State = "below"
+			}
+			c.Sort = strconv.FormatFloat(r.Value, 'f', -1, 64)
+		}
+	}
+	return c
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// fmtNum writes a statistic to three places, "–" when undefined.
+func fmtNum(n Num) string {
+	v := float64(n)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// fmtPct writes a rate in [0, 1] as a percentage, "–" when undefined.
+func fmtPct(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return strconv.FormatFloat(v*100, 'f', 1, 64) + "%"
+}
+
+func fmtUSD(v float64) string {
+	if v == 0 {
+		return "$0"
+	}
+	return "$" + strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// fmtDur rounds a duration for reading: milliseconds under a second,
+// tenths of a second above.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	default:
+		return d.Round(100 * time.Millisecond).String()
+	}
+}
+
+func fmtWhen(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}

@@ -1,0 +1,215 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// faithValues are the fixture's faithfulness values by sample (s01...):
+// s05 is a neutral default and s09 skipped, so neither is drawn.
+var faithValues = []float64{0.9, 0.35, 1, 0.62, 0.5, 0.71, 0.05, 0.88, 0, 0.44, 0.97, 0.66}
+
+// reportFixture is a small run: two metrics over twelve samples, with a
+// default, a skipped sample, an error, a gate of each outcome, two alerts
+// and a baseline. Sample s03's evidence carries a script.
+func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
+	t.Helper()
+	start := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	cfg := RunConfig{
+		RunID: "20261124-090000-ab12", Started: start,
+		Command: []string{"assay", "bench", "data.jsonl", "--metric", "faithfulness,answer_relevancy"},
+		Version: "v0.9.0 (abc1234)", Dataset: "data.jsonl", DatasetSHA256: strings.Repeat("ab", 32),
+		Metrics: []string{"faithfulness", "answer_relevancy"}, Model: "openai:gpt-4o-mini",
+		Prompts:  map[string]string{"faithfulness.claims": "v3", "relevancy": "v2"},
+		Settings: map[string]string{"strict": "false"},
+	}
+	var buf bytes.Buffer
+	for i, v := range faithValues {
+		id := fmt.Sprintf("s%02d", i+1)
+		f := Result{ID: id, Metric: "faithfulness", Value: v, Method: "llm:openai:gpt-4o-mini", Reason: fmt.Sprintf("%g of the claims are supported", v),
+			Evidence: eval.Evidence{Claims: []eval.Claim{
+				{Text: "Claim one of " + id + ".", Verdict: eval.VerdictSupported, SourceID: "c1"},
+				{Text: "Claim two of " + id + ".", Verdict: eval.VerdictUnsupported},
+			}},
+			Usage: eval.Usage{Calls: 2, TokensIn: 400, TokensOut: 60, Latency: 800 * time.Millisecond, CostUSD: 0.0001}}
+		switch id {
+		case "s03":
+			f.Evidence.Claims[0].Text = `<script>alert("pwned")</script> is a claim`
+			f.Reason = `<b>bold</b> reason`
+		case "s05":
+			f.Defaulted, f.Error, f.Reason = true, "status 500 after 4 attempts", "judge failed, neutral grade 3 of 5 used"
+		case "s09":
+			f.Skipped, f.Error, f.Reason, f.Evidence = true, "no answer", "skipped, not scored: no answer", eval.Evidence{}
+		}
+		r := Result{ID: id, Metric: "answer_relevancy", Value: 1 - v/2,
+			Evidence: eval.Evidence{Gaps: []string{"cost of " + id}, Sources: []eval.SourceRating{{URL: "https://example.org/" + id, Rating: 0.8, Basis: "grade 4 of 5"}}}}
+		if id == "s07" {
+			r.Value, r.Error = 0, "reply did not match the schema"
+			r.Evidence = eval.Evidence{}
+		}
+		for _, res := range []Result{f, r} {
+			b, err := json.Marshal(res)
+			require.NoError(t, err)
+			buf.Write(append(b, '\n'))
+		}
+	}
+	results, err := readResults(FileResults, &buf)
+	require.NoError(t, err)
+	s := Summary{
+		RunID: cfg.RunID, Started: start, Finished: start.Add(93 * time.Second), Samples: 12, Complete: true,
+		Usage: eval.Usage{Calls: 48, TokensIn: 9600, TokensOut: 1440, CostUSD: 0.0024},
+		Metrics: []MetricStats{
+			{Metric: "faithfulness", N: 12, Scored: 10, Defaulted: 1, DefaultedRate: 1.0 / 12, Skipped: 1,
+				Mean: 0.61, Std: 0.31, Median: 0.64, Min: 0.05, Max: 1, P10: 0.08, CILow: 0.42, CIHigh: 0.79,
+				Threshold: 0.7, PassRate: 0.5, TokensIn: 4800, TokensOut: 720, CostUSD: 0.0012,
+				LatencyP50: 800 * time.Millisecond, LatencyP95: 1200 * time.Millisecond},
+			{Metric: "answer_relevancy", N: 12, Scored: 11, Errors: 1,
+				Mean: 0.7, Std: 0.15, Median: 0.68, Min: 0.5, Max: 1, P10: 0.52, CILow: 0.61, CIHigh: 0.79,
+				Threshold: 0.5, PassRate: 1, TokensIn: 4800, TokensOut: 720, CostUSD: 0.0012},
+		},
+		Gates: []GateResult{
+			{Gate: "faithfulness.mean>=0.7", Metric: "faithfulness", Stat: "mean", Op: ">=", Want: 0.7, Got: 0.61},
+			{Gate: "answer_relevancy.min>=0.3", Metric: "answer_relevancy", Stat: "min", Op: ">=", Want: 0.3, Got: 0.5, Passed: true},
+		},
+		Alerts: []QualityAlert{{Type: AlertDegradation, Severity: SeverityWarning, Metric: "faithfulness", CurrentValue: 0.61, Threshold: 0.68,
+			Message: "Quality degraded by 22.8% from baseline"}},
+		Baseline: &Comparison{BaselineRunID: "20261120-080000-cd34", Metrics: []MetricComparison{
+			{Metric: "faithfulness", BaselineMean: 0.79, CurrentMean: 0.61, Delta: -0.18, Paired: 10, Test: "wilcoxon signed-rank", P: 0.012,
+				Fell: []SampleChange{{ID: "s07", Baseline: 0.8, Current: 0.05}}},
+			{Metric: "answer_relevancy", BaselineMean: 0.69, CurrentMean: 0.7, Delta: 0.01, Paired: 11, Test: "wilcoxon signed-rank", P: Num(math.NaN())},
+		}},
+	}
+	return cfg, s, results
+}
+
+func TestWriteReport(t *testing.T) {
+	t.Parallel()
+	cfg, s, results := reportFixture(t)
+	noBaseline := s
+	noBaseline.Baseline, noBaseline.Alerts, noBaseline.Gates = nil, nil, nil
+	tests := map[string]struct {
+		s       Summary
+		results *ResultFile
+		want    []string
+		absent  []string
+	}{
+		"the whole run": {
+			s: s, results: results,
+			want: []string{
+				"<title>Assay run 20261124-090000-ab12</title>",
+				"data.jsonl", "sha256 abababababab", "openai:gpt-4o-mini", "faithfulness.claims <span class=\"muted\">v3</span>", "strict=false",
+				"<code>assay bench data.jsonl --metric faithfulness,answer_relevancy</code>",
+				"2026-11-24 09:00:00 UTC", "(1m33s)", "48 model calls", "$0.0024",
+				"1 defaulted · 1 skipped · 1 errors",
+				`<span class="mean">0.610</span>`, "95% CI 0.420 – 0.790", "<td>pass rate</td><td>50.0%</td>", "<td>1 (8.3%)</td>",
+				"<td>latency p50/p95</td><td>800ms/1.2s</td>",
+				`<code>faithfulness.mean&gt;=0.7</code></td><td class="num">0.610</td><td><span class="badge b-fail">failed</span>`,
+				`<span class="badge b-pass">passed</span>`,
+				`<span class="badge b-warning">warning</span> degradation`, "Quality degraded by 22.8% from baseline",
+				`Against the baseline <span class="mono">20261120-080000-cd34</span>`,
+				`<td class="num">-0.180</td><td class="num">10</td><td>wilcoxon signed-rank</td><td class="num">0.012</td>`,
+				`<td class="num">&#43;0.010</td>`, `<span class="mono">s07</span> 0.800→0.050`,
+				`<td class="v defaulted" data-v=""><span class="badge b-defaulted">defaulted</span>`,
+				`<td class="v skipped" data-v=""><span class="badge b-skipped">skipped</span>`,
+				`<td class="v error" data-v=""><span class="badge b-error">error</span>`,
+				`<td class="v below" data-v="0.35">0.350</td>`, `<td class="v scored" data-v="0.9">0.900</td>`,
+				`<p class="err">error: status 500 after 4 attempts</p>`,
+				`<span class="badge b-unsupported">unsupported</span> Claim two of s01.`,
+				`<span class="mono">0.800</span> https://example.org/s01 <span class="muted">grade 4 of 5</span>`,
+				"<li>cost of s12</li>",
+				// User text is escaped, never markup.
+				`&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt; is a claim`, `&lt;b&gt;bold&lt;/b&gt; reason`,
+			},
+			absent: []string{`<script>alert`, `<b>bold`},
+		},
+		"no baseline, gates or alerts": {
+			s: noBaseline, results: results,
+			want:   []string{`<span class="mean">0.610</span>`, `<tbody class="sample">`},
+			absent: []string{"Against the baseline", "Gates and alerts"},
+		},
+		"no results": {
+			s: s, results: nil,
+			want:   []string{"0 samples.", "Nothing scored: no distribution to draw."},
+			absent: []string{`<tbody class="sample`},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			require.NoError(t, WriteReport(&out, cfg, tc.s, tc.results))
+			page := out.String()
+			for _, w := range tc.want {
+				assert.Contains(t, page, w)
+			}
+			for _, a := range tc.absent {
+				assert.NotContains(t, page, a)
+			}
+			// Self-contained: nothing is loaded from anywhere.
+			for _, ref := range []string{"<link", " src=", "@import", "url("} {
+				assert.NotContains(t, page, ref)
+			}
+		})
+	}
+}
+
+func TestWriteReportSampleRows(t *testing.T) {
+	t.Parallel()
+	cfg, s, results := reportFixture(t)
+	var out strings.Builder
+	require.NoError(t, WriteReport(&out, cfg, s, results))
+	page := out.String()
+	assert.Equal(t, 12, strings.Count(page, `<tr class="vals">`))
+	// The rows with a default, a skip or an error are marked.
+	assert.Equal(t, 3, strings.Count(page, `<tbody class="sample marked">`))
+	// Each metric's histogram draws its scored values only: ten faithful
+	// values (not the default nor the skip), eleven relevancy ones.
+	assert.Contains(t, page, `aria-label="histogram of 10 scored values"`)
+	assert.Contains(t, page, `aria-label="histogram of 11 scored values"`)
+}
+
+func TestNewHistogram(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		values []float64
+		counts [histBins]int
+		// heights of the bars, the tallest histHeight
+		heights [histBins]float64
+	}{
+		"none": {},
+		"edges go to their bin, 1 to the last": {
+			values:  []float64{0, 0.1, 0.15, 0.5, 0.99, 1, 1},
+			counts:  [histBins]int{1, 2, 0, 0, 0, 1, 0, 0, 0, 3},
+			heights: [histBins]float64{40, 80, 0, 0, 0, 40, 0, 0, 0, 120},
+		},
+		"values outside [0, 1] are clamped": {
+			values:  []float64{-0.2, 1.3},
+			counts:  [histBins]int{1, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+			heights: [histBins]float64{120, 0, 0, 0, 0, 0, 0, 0, 0, 120},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHistogram(tc.values)
+			require.Len(t, h.Bars, histBins)
+			assert.Equal(t, len(tc.values), h.Total)
+			for i, b := range h.Bars {
+				assert.Equal(t, tc.counts[i], b.Count, "bin %d", i)
+				assert.InDelta(t, tc.heights[i], b.H, 0.05, "bin %d", i)
+				assert.InDelta(t, float64(histBase), b.Y+b.H, 1e-9, "bars stand on the axis")
+				assert.InDelta(t, float64(i)/10, b.Lo, 1e-9)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"math"
+	"strings"
 
 	"github.com/assaylabs/assay/heuristics"
 )
@@ -44,18 +45,34 @@ type QualityAlert struct {
 // With no recent scores the mean is NaN (0/0, as in JavaScript), which no
 // comparison passes: no alerts.
 func CheckQualityAlerts(recent []float64, baselineAvg float64) []QualityAlert {
-	alerts := []QualityAlert{}
 	sum := 0.0
 	for _, v := range recent {
 		sum += v
 	}
-	avg := sum / float64(len(recent))
+	return qualityAlerts("quality_score_avg", "Quality score", sum/float64(len(recent)), baselineAvg)
+}
+
+// MeanAlerts applies seed 002's rules to one metric of a run compared with
+// its baseline run: a degradation warning when the current mean is below
+// DegradationRatio times the baseline mean, a critical threshold alert
+// when it is below CriticalQuality, both, or none. The alerts name the
+// metric and say so in their message; a NaN mean (nothing scored) raises
+// none, as in the seed. The result is never nil.
+func MeanAlerts(metric string, current, baseline float64) []QualityAlert {
+	return qualityAlerts(metric, metric, current, baseline)
+}
+
+// qualityAlerts is the body of seed 002's checkQualityAlerts for the
+// average avg of subject ("Quality score" in the seed), reported under
+// metric.
+func qualityAlerts(metric, subject string, avg, baselineAvg float64) []QualityAlert {
+	alerts := []QualityAlert{}
 	if limit := baselineAvg * DegradationRatio; avg < limit {
 		alerts = append(alerts, QualityAlert{
 			Type:         AlertDegradation,
 			Severity:     SeverityWarning,
-			Message:      "Quality score degraded from baseline",
-			Metric:       "quality_score_avg",
+			Message:      subject + " degraded from baseline",
+			Metric:       metric,
 			CurrentValue: avg,
 			Threshold:    limit,
 		})
@@ -64,8 +81,8 @@ func CheckQualityAlerts(recent []float64, baselineAvg float64) []QualityAlert {
 		alerts = append(alerts, QualityAlert{
 			Type:         AlertThreshold,
 			Severity:     SeverityCritical,
-			Message:      "Average quality score critically low",
-			Metric:       "quality_score_avg",
+			Message:      "Average " + strings.ToLower(subject[:1]) + subject[1:] + " critically low",
+			Metric:       metric,
 			CurrentValue: avg,
 			Threshold:    CriticalQuality,
 		})

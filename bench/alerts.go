@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/assaylabs/assay/heuristics"
 )
@@ -212,4 +213,27 @@ func abFiniteOrNil(x float64) *float64 {
 		return nil
 	}
 	return &x
+}
+
+// AnalyzeRuns is seed 002's A/B analysis (AnalyzeABTest) of one metric
+// over two runs: the control run's scored results of metric against the
+// treatment run's, each result's value as its overall quality and its
+// judge latency as its latency. Defaults and skipped results are left
+// out, as everywhere a mean is taken.
+func AnalyzeRuns(control, treatment *ResultFile, metric string) ABTestAnalysis {
+	var ab []ABTestResult
+	for variant, f := range map[string]*ResultFile{VariantControl: control, VariantTreatment: treatment} {
+		if f == nil {
+			continue
+		}
+		for r := range f.All() {
+			if r.Metric != metric || !r.Counted() {
+				continue
+			}
+			ab = append(ab, ABTestResult{Variant: variant, QueryID: r.ID,
+				QualityScore: heuristics.ContextAssessment{Overall: r.Value},
+				LatencyMs:    float64(r.Usage.Latency) / float64(time.Millisecond)})
+		}
+	}
+	return AnalyzeABTest(ab)
 }

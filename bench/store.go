@@ -377,3 +377,19 @@ func isRunFolder(dir string) bool {
 	fi, err := os.Stat(filepath.Join(dir, FileConfig))
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// RunStatus is a run's state in a word or two, for `assay runs`:
+// "incomplete" when it stopped before judging every pair, else "gate
+// failed" when a gate failed, else "alert" when it raised a quality alert
+// against its baseline, else "ok".
+func RunStatus(s Summary) string {
+	switch {
+	case !s.Complete:
+		return "incomplete"
+	case slices.ContainsFunc(s.Gates, func(g GateResult) bool { return !g.Passed }):
+		return "gate failed"
+	case len(s.Alerts) > 0:
+		return "alert"
+	}
+	return "ok"
+}

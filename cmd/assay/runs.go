@@ -428,7 +428,7 @@ func showDiff(w io.Writer, a, b *loadedRun, d runDiff) error {
 
 func showTrend(w io.Writer, metric string, pts []bench.TrendPoint) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "STARTED\tRUN\t%s MEAN\tSCORED\tCHANGE\t\n", strings.ToUpper(metric))
+	fmt.Fprintf(tw, "STARTED\tRUN\t%s MEAN\tSCORED\tCHANGE\n", strings.ToUpper(metric))
 	prev := math.NaN()
 	for _, p := range pts {
 		mean := float64(p.Mean)

@@ -3,6 +3,8 @@ package bench
 import (
 	"encoding/json"
 	"math"
+	"strings"
+	"time"
 
 	"github.com/assaylabs/assay/heuristics"
 )
@@ -44,18 +46,34 @@ type QualityAlert struct {
 // With no recent scores the mean is NaN (0/0, as in JavaScript), which no
 // comparison passes: no alerts.
 func CheckQualityAlerts(recent []float64, baselineAvg float64) []QualityAlert {
-	alerts := []QualityAlert{}
 	sum := 0.0
 	for _, v := range recent {
 		sum += v
 	}
-	avg := sum / float64(len(recent))
+	return qualityAlerts("quality_score_avg", "Quality score", sum/float64(len(recent)), baselineAvg)
+}
+
+// MeanAlerts applies seed 002's rules to one metric of a run compared with
+// its baseline run: a degradation warning when the current mean is below
+// DegradationRatio times the baseline mean, a critical threshold alert
+// when it is below CriticalQuality, both, or none. The alerts name the
+// metric and say so in their message; a NaN mean (nothing scored) raises
+// none, as in the seed. The result is never nil.
+func MeanAlerts(metric string, current, baseline float64) []QualityAlert {
+	return qualityAlerts(metric, metric, current, baseline)
+}
+
+// qualityAlerts is the body of seed 002's checkQualityAlerts for the
+// average avg of subject ("Quality score" in the seed), reported under
+// metric.
+func qualityAlerts(metric, subject string, avg, baselineAvg float64) []QualityAlert {
+	alerts := []QualityAlert{}
 	if limit := baselineAvg * DegradationRatio; avg < limit {
 		alerts = append(alerts, QualityAlert{
 			Type:         AlertDegradation,
 			Severity:     SeverityWarning,
-			Message:      "Quality score degraded from baseline",
-			Metric:       "quality_score_avg",
+			Message:      subject + " degraded from baseline",
+			Metric:       metric,
 			CurrentValue: avg,
 			Threshold:    limit,
 		})
@@ -64,8 +82,8 @@ func CheckQualityAlerts(recent []float64, baselineAvg float64) []QualityAlert {
 		alerts = append(alerts, QualityAlert{
 			Type:         AlertThreshold,
 			Severity:     SeverityCritical,
-			Message:      "Average quality score critically low",
-			Metric:       "quality_score_avg",
+			Message:      "Average " + strings.ToLower(subject[:1]) + subject[1:] + " critically low",
+			Metric:       metric,
 			CurrentValue: avg,
 			Threshold:    CriticalQuality,
 		})
@@ -195,4 +213,27 @@ func abFiniteOrNil(x float64) *float64 {
 		return nil
 	}
 	return &x
+}
+
+// AnalyzeRuns is seed 002's A/B analysis (AnalyzeABTest) of one metric
+// over two runs: the control run's scored results of metric against the
+// treatment run's, each result's value as its overall quality and its
+// judge latency as its latency. Defaults and skipped results are left
+// out, as everywhere a mean is taken.
+func AnalyzeRuns(control, treatment *ResultFile, metric string) ABTestAnalysis {
+	var ab []ABTestResult
+	for variant, f := range map[string]*ResultFile{VariantControl: control, VariantTreatment: treatment} {
+		if f == nil {
+			continue
+		}
+		for r := range f.All() {
+			if r.Metric != metric || !r.Counted() {
+				continue
+			}
+			ab = append(ab, ABTestResult{Variant: variant, QueryID: r.ID,
+				QualityScore: heuristics.ContextAssessment{Overall: r.Value},
+				LatencyMs:    float64(r.Usage.Latency) / float64(time.Millisecond)})
+		}
+	}
+	return AnalyzeABTest(ab)
 }

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 )
 
@@ -159,4 +161,42 @@ func TestAnalyzeABTest(t *testing.T) {
 		assert.True(t, math.IsInf(got.QualityImprovement, -1))
 		assert.True(t, math.IsNaN(got.LatencyChange))
 	})
+}
+
+func TestAnalyzeRuns(t *testing.T) {
+	t.Parallel()
+	control := &ResultFile{Results: []Result{
+		{ID: "q1", Metric: "m", Value: 0.6, Usage: eval.Usage{Latency: 200 * time.Millisecond}},
+		{ID: "q2", Metric: "m", Value: 0.8, Usage: eval.Usage{Latency: 400 * time.Millisecond}},
+		{ID: "q3", Metric: "m", Value: 0.5, Defaulted: true, Usage: eval.Usage{Latency: 9 * time.Second}},
+		{ID: "q1", Metric: "other", Value: 0.1},
+	}}
+	treatment := &ResultFile{Results: []Result{
+		{ID: "q1", Metric: "m", Value: 0.9, Usage: eval.Usage{Latency: 150 * time.Millisecond}},
+		{ID: "q2", Metric: "m", Skipped: true},
+	}}
+	tests := map[string]struct {
+		control, treatment *ResultFile
+		want               ABTestAnalysis
+	}{
+		"defaults and skips left out, latency in ms": {control, treatment, ABTestAnalysis{
+			ControlSampleSize: 2, TreatmentSampleSize: 1, ControlAvgQuality: 0.7, TreatmentAvgQuality: 0.9,
+			QualityImprovement: (0.9 - 0.7) / 0.7, ControlAvgLatency: 300, TreatmentAvgLatency: 150, LatencyChange: -0.5,
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := AnalyzeRuns(tc.control, tc.treatment, "m")
+			assert.Equal(t, tc.want.ControlSampleSize, got.ControlSampleSize)
+			assert.Equal(t, tc.want.TreatmentSampleSize, got.TreatmentSampleSize)
+			assert.InDelta(t, tc.want.ControlAvgQuality, got.ControlAvgQuality, 1e-12)
+			assert.InDelta(t, tc.want.TreatmentAvgQuality, got.TreatmentAvgQuality, 1e-12)
+			assert.InDelta(t, tc.want.QualityImprovement, got.QualityImprovement, 1e-12)
+			assert.InDelta(t, tc.want.ControlAvgLatency, got.ControlAvgLatency, 1e-9)
+			assert.InDelta(t, tc.want.TreatmentAvgLatency, got.TreatmentAvgLatency, 1e-9)
+			assert.InDelta(t, tc.want.LatencyChange, got.LatencyChange, 1e-12)
+			assert.False(t, got.IsSignificant)
+		})
+	}
 }

@@ -165,6 +165,9 @@ type GateResult struct {
 	// nothing scored fails its gate).
 	Got    Num  `json:"got"`
 	Passed bool `json:"passed"`
+	// Reason says why a gate failed: its value, an undefined statistic,
+	// or a metric the run does not have.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Comparison is a run against its baseline, metric by metric.

@@ -124,6 +124,7 @@ more judge defaults than --max-default-rate allows (any under --strict).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newScoreCmd(env), newJudgeCmd(env), newAgreeCmd(env), newResearchCmd(env))
+	root.AddCommand(newRunsCmd(env))
 	return root
 }
 

@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// MaxFell is how many of the samples that fell most a MetricComparison
+// lists.
+const MaxFell = 5
+
+// RunFolder is a run folder read back: its config, its results and, when the
+// run got that far, its summary.
+type RunFolder struct {
+	Dir     string
+	Config  RunConfig
+	Results *ResultFile
+	// Summary is nil when the folder has no summary.json.
+	Summary *Summary
+}
+
+// ReadRunFolder reads the run folder dir. A folder without config.json is not a
+// run folder: the error says so.
+func ReadRunFolder(dir string) (*RunFolder, error) {
+	b, err := os.ReadFile(filepath.Join(dir, FileConfig))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s is not a run folder (no %s): give a folder written by assay bench --out", dir, FileConfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	}
+	run := &RunFolder{Dir: dir}
+	if err := json.Unmarshal(b, &run.Config); err != nil {
+		return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileConfig, err)
+	}
+	if run.Results, err = ReadResults(filepath.Join(dir, FileResults)); err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, FileSummary))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	default:
+		run.Summary = &Summary{}
+		if err := json.Unmarshal(b, run.Summary); err != nil {
+			return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileSummary, err)
+		}
+	}
+	return run, nil
+}
+
+// Compare compares the current run (its results and summary) with the
+// baseline run in baseDir, metric by metric over the current summary's
+// metrics: the baseline's and the current mean and their delta, the
+// Wilcoxon signed-rank test over the samples both runs scored (see
+// Wilcoxon), and the samples that fell most. It returns seed 002's alerts
+// too (see MeanAlerts), metric by metric: any alert is a regression.
+//
+// Means are over scored values only, never defaults; the baseline's come
+// from its summary.json, or from its results when it has none.
+func Compare(baseDir string, cur *ResultFile, curSummary Summary) (*Comparison, []QualityAlert, error) {
+	base, err := ReadRunFolder(baseDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("baseline: %w", err)
+	}
+	baseValues := countedValues(base.Results)
+	curValues := countedValues(cur)
+	c := &Comparison{BaselineRunID: base.Config.RunID, BaselineDir: baseDir, Metrics: []MetricComparison{}}
+	alerts := []QualityAlert{}
+	for _, m := range curSummary.Metrics {
+		mc := MetricComparison{Metric: m.Metric, BaselineMean: baselineMean(base, baseValues, m.Metric), CurrentMean: m.Mean}
+		mc.Delta = mc.CurrentMean - mc.BaselineMean
+		var diffs []float64
+		for id, v := range curValues[m.Metric] {
+			b, ok := baseValues[m.Metric][id]
+			if !ok {
+				continue
+			}
+			diffs = append(diffs, v-b)
+			if v < b {
+				mc.Fell = append(mc.Fell, SampleChange{ID: id, Baseline: b, Current: v})
+			}
+		}
+		mc.Paired = len(diffs)
+		mc.P = Num(math.NaN())
+		if mc.Paired > 0 {
+			w := Wilcoxon(diffs)
+			mc.Test, mc.P = w.Name(), Num(w.P)
+		}
+		slices.SortFunc(mc.Fell, func(a, b SampleChange) int {
+			return cmp.Or(cmp.Compare(a.Current-a.Baseline, b.Current-b.Baseline), cmp.Compare(a.ID, b.ID))
+		})
+		if len(mc.Fell) > MaxFell {
+			mc.Fell = mc.Fell[:MaxFell]
+		}
+		c.Metrics = append(c.Metrics, mc)
+		alerts = append(alerts, MeanAlerts(m.Metric, float64(mc.CurrentMean), float64(mc.BaselineMean))...)
+	}
+	return c, alerts, nil
+}
+
+// countedValues maps metric to sample id to value, for the results that
+// count (neither defaulted nor skipped).
+func countedValues(f *ResultFile) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	if f == nil {
+		return out
+	}
+	for r := range f.All() {
+		if !r.Counted() {
+			continue
+		}
+		if out[r.Metric] == nil {
+			out[r.Metric] = map[string]float64{}
+		}
+		out[r.Metric][r.ID] = r.Value
+	}
+	return out
+}
+
+// baselineMean is the baseline run's mean of metric: its summary's, else
+// the mean of its scored values; NaN when it scored none.
+func baselineMean(base *RunFolder, values map[string]map[string]float64, metric string) Num {
+	if base.Summary != nil {
+		for _, m := range base.Summary.Metrics {
+			if m.Metric == metric {
+				return m.Mean
+			}
+		}
+	}
+	vs := values[metric]
+	if len(vs) == 0 {
+		return Num(math.NaN())
+	}
+	sum := 0.0
+	for _, id := range slices.Sorted(maps.Keys(vs)) { // a fixed order: the same sum every time
+		sum += vs[id]
+	}
+	return Num(sum / float64(len(vs)))
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
+)
+
+// runsFixture is a run store in a temporary $ASSAY_DATA_DIR with three
+// runs recorded by Store.Record, their folders written as assay bench
+// writes them.
+type runsFixture struct {
+	env       func(string) string
+	root      string
+	data      string // the dataset file of runs a and b
+	sha       string
+	dirA      string
+	dirB      string
+	dataOther string
+}
+
+const (
+	runA = "20261101-0900-aaaa"
+	runB = "20261103-0900-bbbb"
+	runC = "20261104-0900-cccc"
+)
+
+func newRunsFixture(t *testing.T) runsFixture {
+	t.Helper()
+	root := t.TempDir()
+	f := runsFixture{root: root, data: filepath.Join(root, "rag.jsonl"), dataOther: filepath.Join(root, "other.jsonl")}
+	env := map[string]string{"ASSAY_DATA_DIR": filepath.Join(root, "data")}
+	f.env = func(k string) string { return env[k] }
+	require.NoError(t, os.WriteFile(f.data, []byte(`{"id":"q1"}`+"\n"), 0o644))
+	sum := sha256.Sum256([]byte(`{"id":"q1"}` + "\n"))
+	f.sha = hex.EncodeToString(sum[:])
+
+	path, err := bench.DefaultStorePath(f.env)
+	require.NoError(t, err)
+	st, err := bench.OpenStore(path)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, st.Close()) }()
+
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	base := []float64{0.9, 0.8, 0.8, 0.7, 0.9, 0.8, 0.7}
+	cur := []float64{0.5, 0.7, 0.4, 0.7, 0.6, 0.3, 0.6}
+	record := func(id string, day int, dataset, sha string, vs []float64, edit func(*bench.Summary)) string {
+		cfg := bench.RunConfig{RunID: id, Started: t0.AddDate(0, 0, day), Dataset: dataset, DatasetSHA256: sha, Metrics: []string{"faithfulness"}, Model: "offline"}
+		var results []bench.Result
+		total := 0.0
+		for i, v := range vs {
+			results = append(results, bench.Result{ID: fmt.Sprintf("q%d", i+1), Metric: "faithfulness", Value: v,
+				Usage: eval.Usage{Latency: time.Duration(100*(day+1)) * time.Millisecond}})
+			total += v
+		}
+		mean := bench.Num(total / float64(len(vs)))
+		s := bench.Summary{RunID: id, Started: cfg.Started, Finished: cfg.Started.Add(time.Minute), Samples: len(vs), Complete: true,
+			Metrics: []bench.MetricStats{{Metric: "faithfulness", N: len(vs), Scored: len(vs), Mean: mean, Std: 0.1, Median: mean, Min: 0.3, Max: 0.9, P10: 0.3, CILow: 0.5, CIHigh: 0.8, PassRate: 0.5, Threshold: 0.7}}}
+		if edit != nil {
+			edit(&s)
+		}
+		dir := filepath.Join(root, "assay-runs", id)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		writeJSONFile(t, filepath.Join(dir, bench.FileConfig), cfg)
+		writeJSONFile(t, filepath.Join(dir, bench.FileSummary), s)
+		var lines bytes.Buffer
+		for _, r := range results {
+			b, err := json.Marshal(r)
+			require.NoError(t, err)
+			lines.Write(append(b, '\n'))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, bench.FileResults), lines.Bytes(), 0o644))
+		require.NoError(t, st.Record(cfg, s, dir))
+		return dir
+	}
+	f.dirA = record(runA, 0, f.data, f.sha, base, nil)
+	f.dirB = record(runB, 2, f.data, f.sha, cur, func(s *bench.Summary) {
+		s.Gates = []bench.GateResult{{Gate: "faithfulness.mean>=0.65", Metric: "faithfulness", Stat: "mean", Op: ">=", Want: 0.65, Got: s.Metrics[0].Mean, Reason: "faithfulness.mean is 0.542857, want >= 0.65"}}
+	})
+	record(runC, 3, f.dataOther, strings.Repeat("c", 64), []float64{0.2}, func(s *bench.Summary) { s.Complete = false })
+	return f
+}
+
+func writeJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
+
+func (f runsFixture) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, f.env, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunsCommands(t *testing.T) {
+	t.Parallel()
+	f := newRunsFixture(t)
+	tests := map[string]struct {
+		args []string
+		code int
+		// out lists what stdout must hold, in order; errOut what stderr
+		// must hold.
+		out    []string
+		errOut string
+	}{
+		"list": {args: []string{"runs", "list"}, out: []string{
+			"ID                  STARTED           DATASET                 METRICS       MEANS   STATUS",
+			runA + "  2026-11-01 09:00  rag.jsonl ({SHA8})    faithfulness  0.8000  ok",
+			runB + "  2026-11-03 09:00  rag.jsonl ({SHA8})    faithfulness  0.5429  gate failed",
+			runC + "  2026-11-04 09:00  other.jsonl (cccccccc)  faithfulness  0.2000  incomplete",
+		}},
+		"show, a table": {args: []string{"runs", "show", runB}, out: []string{
+			"run       " + runB, "dataset   " + "{DATA}" + " (sha256 {SHAFULL})", "status    gate failed",
+			"METRIC        N  SCORED  DEFAULTED  ERRORS  MEAN    STD     MEDIAN  MIN     MAX     P10     CI95            PASS RATE  THRESHOLD",
+			"faithfulness  7  7       0 (0.0%)   0       0.5429  0.1000  0.5429  0.3000  0.9000  0.3000  0.5000..0.8000  0.5000     0.7",
+			"gates:", "FAIL  faithfulness.mean>=0.65 (got 0.5429): faithfulness.mean is 0.542857, want >= 0.65",
+		}},
+		"show by a unique prefix": {args: []string{"runs", "show", "20261101"}, out: []string{"run       " + runA, "status    ok"}},
+		"show a run folder":       {args: []string{"runs", "show", "{DIRA}"}, out: []string{"run       " + runA, "folder    {DIRA}"}},
+		"show an unknown run": {args: []string{"runs", "show", "nope"}, code: 2,
+			errOut: `assay: no run "nope" in the run store ` + "{STORE}" + `: see assay runs list (nor is nope a run folder)`},
+		"show an ambiguous prefix": {args: []string{"runs", "show", "2026"}, code: 2,
+			errOut: `assay: run "2026" is ambiguous: it begins ` + runA + ", " + runB + ", " + runC},
+		"show, a bad format": {args: []string{"runs", "show", "--format", "yaml", runA}, code: 2, errOut: `--format: must be text or json, got "yaml"`},
+		"diff two runs by id: an alert exits 1": {args: []string{"runs", "diff", runA, runB}, code: 1, out: []string{
+			"A (baseline, control):  " + runA, "B (current, treatment): " + runB,
+			"METRIC        A MEAN  B MEAN  DELTA    PAIRED  P       TEST",
+			"faithfulness  0.8000  0.5429  -0.2571  7       0.0312  wilcoxon signed-rank (exact)",
+			"A/B analysis (seed 002; control A, treatment B):",
+			"faithfulness  7          7            0.8000        0.5429          -32.1%       100ms      300ms      +200.0%         not significant          significant (p=0.0312)",
+			"fell most, faithfulness:", "  q6  0.8000 -> 0.3000 (-0.5000)",
+			"alerts:", "  warning degradation faithfulness: faithfulness degraded from baseline (0.5429, threshold 0.6800)",
+		}},
+		"diff two run folders, no alert": {args: []string{"runs", "diff", "{DIRB}", "{DIRA}"}, out: []string{
+			"faithfulness  0.5429  0.8000  +0.2571  7       0.0312  wilcoxon signed-rank (exact)",
+		}},
+		"diff an unknown run": {args: []string{"runs", "diff", runA, "zzz"}, code: 2, errOut: `no run "zzz" in the run store`},
+		"trend of a dataset by its file": {args: []string{"runs", "trend", "faithfulness", "--dataset", "{DATA}"}, out: []string{
+			"STARTED           RUN                 FAITHFULNESS MEAN  SCORED  CHANGE",
+			"2026-11-01 09:00  " + runA + "  0.8000             7/7              ################",
+			"2026-11-03 09:00  " + runB + "  0.5429             7/7     -0.2571  ###########",
+		}},
+		"trend of a dataset by its hash": {args: []string{"runs", "trend", "faithfulness", "--dataset", strings.Repeat("c", 64)}, out: []string{
+			runC + "  0.2000",
+		}},
+		"trend without a dataset: the last run's": {args: []string{"runs", "trend", "faithfulness"}, out: []string{runC + "  0.2000"}},
+		"trend of a metric never judged":          {args: []string{"runs", "trend", "answer_relevancy"}, code: 2, errOut: "no recorded run judged answer_relevancy"},
+		"trend of a dataset not a file nor a hash": {args: []string{"runs", "trend", "faithfulness", "--dataset", "missing.jsonl"}, code: 2,
+			errOut: "--dataset missing.jsonl: neither a file nor a sha256 (64 hex digits)"},
+	}
+	store, err := bench.DefaultStorePath(f.env)
+	require.NoError(t, err)
+	expand := func(s string) string {
+		return strings.NewReplacer("{SHAFULL}", f.sha, "{SHA8}", f.sha[:8], "{DIRA}", f.dirA, "{DIRB}", f.dirB, "{DATA}", f.data, "{STORE}", store).Replace(s)
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			args := make([]string, len(tc.args))
+			for i, a := range tc.args {
+				args[i] = expand(a)
+			}
+			code, out, errOut := f.run(t, args...)
+			assert.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", out, errOut)
+			rest := out
+			for _, want := range tc.out {
+				want = expand(want)
+				i := strings.Index(rest, want)
+				if !assert.GreaterOrEqual(t, i, 0, "want %q after what came before in\n%s", want, out) {
+					break
+				}
+				rest = rest[i+len(want):]
+			}
+			if tc.errOut != "" {
+				assert.Contains(t, errOut, expand(tc.errOut))
+			} else {
+				assert.Empty(t, errOut)
+			}
+		})
+	}
+}
+
+func TestRunsJSON(t *testing.T) {
+	t.Parallel()
+	f := newRunsFixture(t)
+
+	code, out, errOut := f.run(t, "runs", "show", "--format", "json", runB)
+	require.Equal(t, 0, code, errOut)
+	var s bench.Summary
+	require.NoError(t, json.Unmarshal([]byte(out), &s))
+	want, err := os.ReadFile(filepath.Join(f.dirB, bench.FileSummary))
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), out, "show --format json is summary.json")
+
+	code, out, errOut = f.run(t, "runs", "diff", "--format", "json", runA, runB)
+	require.Equal(t, 1, code, errOut)
+	var d struct {
+		Baseline, Current string
+		Comparison        bench.Comparison
+		Alerts            []bench.QualityAlert
+		AB                []struct {
+			Metric   string
+			Analysis struct {
+				ControlSampleSize, TreatmentSampleSize int
+				QualityImprovement, LatencyChange      float64
+				IsSignificant                          bool
+			}
+			Test string
+			P    float64 `json:"p_value"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &d), out)
+	assert.Equal(t, runA, d.Baseline)
+	assert.Equal(t, runB, d.Current)
+	require.Len(t, d.Comparison.Metrics, 1)
+	assert.Equal(t, 7, d.Comparison.Metrics[0].Paired)
+	require.Len(t, d.Alerts, 1)
+	assert.Equal(t, "degradation", d.Alerts[0].Type)
+	assert.Equal(t, "warning", d.Alerts[0].Severity)
+	require.Len(t, d.AB, 1)
+	ab := d.AB[0]
+	assert.Equal(t, 7, ab.Analysis.ControlSampleSize)
+	assert.Equal(t, 7, ab.Analysis.TreatmentSampleSize)
+	assert.InDelta(t, (3.8/7-0.8)/0.8, ab.Analysis.QualityImprovement, 1e-9)
+	assert.InDelta(t, 2.0, ab.Analysis.LatencyChange, 1e-9)
+	assert.False(t, ab.Analysis.IsSignificant, "seed 002's rule wants 100 a side")
+	assert.InDelta(t, 2.0/64, ab.P, 1e-9, "the paired test does find it")
+}
+
+func TestRunsListEmpty(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"runs", "list"}, func(k string) string {
+		if k == "ASSAY_DATA_DIR" {
+			return dir
+		}
+		return ""
+	}, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, 0, code, errb.String())
+	assert.Equal(t, "no runs recorded yet in "+filepath.Join(dir, "runs.db")+": assay bench records one\n", out.String())
+}

@@ -52,8 +52,11 @@ func TestPassageRelevance(t *testing.T) {
 	}{
 		"all signals present": {"when was the eiffel tower built",
 			"The Eiffel Tower was built from 1887 to 1889.", 1},
-		"no shared word and no answer": {"when was the eiffel tower built",
-			"Bananas are yellow.", 0},
+		// "When" asks for no measure, so the measure part is in full.
+		"no shared word": {"when was the eiffel tower built",
+			"Bananas are yellow.", 0.3},
+		"a measure question without its measure": {"how tall is the eiffel tower",
+			"The Eiffel Tower was built from 1887 to 1889.", 0.7},
 		// Every part is full except phrases: "running shoes" is never an
 		// adjacent pair, so 1 - 0.15.
 		"stems match but the phrase does not": {"running shoes",

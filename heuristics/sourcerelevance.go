@@ -27,10 +27,11 @@ const relWindow = 3
 //     duration for "how long", a weight for "how heavy", money, a weight
 //     or a volume for "how much"); the wording itself is not a term.
 //   - Names are not enough: a window whose terms found make up a single
-//     run of the query (a name such as "Berlin Wall" or 熊猫, or one
-//     keyword), while other terms of the query are missing, scores below
-//     grade 3: it names the subject, perhaps in another sense (a club, a
-//     brand, a shop), but says nothing of what is asked.
+//     phrase of the query (one keyword, or neighbours in the query that
+//     are neighbours in the window too, as a name such as "Berlin Wall" or
+//     熊猫 is), while other terms of the query or its measure are missing,
+//     scores below grade 3: it names the subject, perhaps in another sense
+//     (a club, a brand, a shop), but says nothing of what is asked.
 //
 // A query with no content terms, or an empty passage, scores 0.
 func SourceRelevance(query, passage string) float64 {
@@ -111,6 +112,7 @@ func readQuery(query string) relQuery {
 // relSentence is what one sentence of a passage holds of the query.
 type relSentence struct {
 	found   []bool // by query term
+	joined  []bool // by query term: it and the next are neighbours here
 	measure bool
 }
 
@@ -128,12 +130,20 @@ func relevance(query, passage string) Relevance {
 			end = bounds[i+1]
 		}
 		text := p[start:end]
-		set, _ := passageTerms(lexicon.LowerWords(text))
-		f := make([]bool, len(q.stems))
+		set, seq := passageTerms(lexicon.LowerWords(text))
+		pairs := make(map[[2]string]bool, len(seq))
+		for k := 1; k < len(seq); k++ {
+			pairs[[2]string{seq[k-1], seq[k]}] = true
+		}
+		f, joined := make([]bool, len(q.stems)), make([]bool, len(q.stems))
 		for j, s := range q.stems {
 			f[j] = set[s] || set[q.words[j]]
+			if j+1 < len(q.stems) {
+				next := q.stems[j+1]
+				joined[j] = pairs[[2]string{s, next}] || pairs[[2]string{next, s}]
+			}
 		}
-		sents[i] = relSentence{found: f, measure: holdsMeasure(text, q.measure)}
+		sents[i] = relSentence{found: f, joined: joined, measure: holdsMeasure(text, q.measure)}
 	}
 	var best Relevance
 	bestSet := false
@@ -152,24 +162,30 @@ func relevance(query, passage string) Relevance {
 // judgeWindow scores a window of sentences by the rules of SourceRelevance.
 func (q relQuery) judgeWindow(win []relSentence) Relevance {
 	var r Relevance
-	hit, runs, inRun, missing := 0.0, 0, false, false
+	// A run is a phrase of the query found as a phrase in the window:
+	// terms next to each other in the query (stop words aside) and in one
+	// sentence of the window, such as "Berlin Wall" or 熊猫.
+	hit, runs, joined, missing := 0.0, 0, false, false
 	for j := range q.stems {
 		found := false
 		for _, s := range win {
 			found = found || s.found[j]
 		}
 		switch {
-		case found:
-			hit += q.weights[j]
-			r.Found = append(r.Found, q.words[j])
-			if !inRun {
-				runs++
-			}
-		default:
+		case !found:
 			r.Missing = append(r.Missing, q.words[j])
 			missing = true
+		case !joined:
+			runs++
+			fallthrough
+		default:
+			hit += q.weights[j]
+			r.Found = append(r.Found, q.words[j])
 		}
-		inRun = found
+		joined = false
+		for _, s := range win {
+			joined = joined || (found && s.joined[j])
+		}
 	}
 	if q.measure != 0 {
 		r.Measure = "missing"

@@ -24,9 +24,9 @@ func TestPassageRelevanceGrade(t *testing.T) {
 		"definition query with a definition": {"what is a lithophile",
 			"A lithophile is an element that combines readily with oxygen and stays near the surface.", 5},
 		// Chinese and Japanese words are matched by their characters and
-		// pairs of characters. A question asking for no particular kind
-		// of answer earns the answer-type part in full, so a passage on
-		// another subject is graded 2, not 1.
+		// pairs of characters. A question asking for no measure earns the
+		// measure part in full, so a passage on another subject is graded
+		// 2, not 1.
 		"Chinese passage on the question": {"热泵在寒冷气候中的效率如何？",
 			"热泵在寒冷气候中的效率。典型的寒冷气候热泵在8摄氏度时性能系数约为3.5，在零下15摄氏度时约为2。", 5},
 		"Chinese passage on another subject": {"热泵在寒冷气候中的效率如何？",

@@ -50,8 +50,9 @@ type Relevance struct {
 	// Measure is "" when the query asks for no measure, else "found" or
 	// "missing".
 	Measure string
-	// NameOnly is true when the window shares a single run of the query's
-	// terms and misses the rest (the "names are not enough" rule).
+	// NameOnly is true when the "names are not enough" rule lowered the
+	// score: the window shares a single phrase of the query and misses
+	// the rest.
 	NameOnly bool
 }
 
@@ -68,7 +69,7 @@ func (r Relevance) String() string {
 		b.WriteString("; measure " + r.Measure)
 	}
 	if r.NameOnly {
-		b.WriteString("; only one run of the query's terms, so below grade 3")
+		b.WriteString("; only one phrase of the query, so below grade 3")
 	}
 	return b.String()
 }
@@ -202,9 +203,9 @@ func (q relQuery) judgeWindow(win []relSentence) Relevance {
 		}
 	}
 	r.Value = hit / q.total
-	if runs == 1 && missing {
+	if runs == 1 && missing && r.Value > nameOnlyCap {
 		r.NameOnly = true
-		r.Value = min(r.Value, nameOnlyCap)
+		r.Value = nameOnlyCap
 	}
 	r.Value = min(max(r.Value, 0), 1)
 	return r

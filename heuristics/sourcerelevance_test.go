@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,12 +63,19 @@ func TestSourceRelevance(t *testing.T) {
 
 func TestExplainRelevance(t *testing.T) {
 	t.Parallel()
-	got := Explain("How long is the Arno and which city does it pass?", "Arno Pizzeria serves pizza every evening.")
-	assert.Equal(t, []string{"arno"}, got.Found)
-	assert.Equal(t, []string{"city", "pass"}, got.Missing)
+	const arno = "How long is the Arno and which city does it pass?"
+	// "Arno City" is one phrase of the query, worth 0.54 of it, held to
+	// 0.49 by the names-are-not-enough rule, which the reason says.
+	got := Explain(arno, "Arno City Pizzeria serves pizza every evening.")
+	assert.Equal(t, []string{"arno", "city"}, got.Found)
+	assert.Equal(t, []string{"pass"}, got.Missing)
 	assert.Equal(t, "missing", got.Measure)
 	assert.True(t, got.NameOnly)
-	assert.Equal(t, "found arno; missing city, pass; measure missing; only one run of the query's terms, so below grade 3", got.String())
+	assert.Equal(t, "found arno, city; missing pass; measure missing; only one phrase of the query, so below grade 3", got.String())
+	// The Arno alone scores 0.29, below grade 3 without the rule.
+	got = Explain(arno, "Arno Pizzeria serves pizza every evening.")
+	assert.False(t, got.NameOnly)
+	assert.Equal(t, "found arno; missing city, pass; measure missing", got.String())
 }
 
 func TestMeasureAsked(t *testing.T) {
@@ -99,4 +107,15 @@ func TestMeasureAsked(t *testing.T) {
 			assert.Equal(t, tc.held, holdsMeasure(tc.text, kinds))
 		})
 	}
+}
+
+func ExampleExplain() {
+	q := "How long is the Arno and which city does it pass?"
+	r := Explain(q, "The Arno is a river 200 kilometres long that flows through Florence before reaching the sea.")
+	fmt.Printf("grade %d: %s\n", GradeOfRelevance(r.Value), r)
+	r = Explain(q, "Arno City Pizzeria serves pizza every evening.")
+	fmt.Printf("grade %d: %s\n", GradeOfRelevance(r.Value), r)
+	// Output:
+	// grade 3: found arno; missing city, pass; measure found
+	// grade 2: found arno, city; missing pass; measure missing; only one phrase of the query, so below grade 3
 }

@@ -68,9 +68,9 @@ func PassageRelevance(query, passage string) float64 {
 	for i, s := range q.stems {
 		weights[s] = q.weights[i]
 	}
-	cov := (share(q.stems, nil, pset) + share(q.stems, weights, pset)) / 2
+	cov := (coverage(q.stems, pset) + share(q.stems, weights, pset)) / 2
 	bi := bigramShare(q.stems, pseq)
-	lead := share(q.stems, nil, lexicon.StemSet(leadSentence(passage)))
+	lead := coverage(q.stems, lexicon.StemSet(leadSentence(passage)))
 	ms := 1.0
 	if q.measure != 0 && !holdsMeasure(passage, q.measure) {
 		ms = 0
@@ -79,15 +79,12 @@ func PassageRelevance(query, passage string) float64 {
 	return min(max(r, 0), 1)
 }
 
-// share is the share of stems found in set, each weighted by weights, or
-// by 1 when weights is nil.
+// share is the share of stems found in set, each weighted by weights
+// (coverage, in support.go, is the unweighted share).
 func share(stems []string, weights map[string]float64, set map[string]bool) float64 {
 	hit, total := 0.0, 0.0
 	for _, s := range stems {
-		w := 1.0
-		if weights != nil {
-			w = weights[s]
-		}
+		w := weights[s]
 		total += w
 		if set[s] {
 			hit += w
@@ -121,7 +118,7 @@ func passageTerms(lower []string) (set map[string]bool, seq []string) {
 // one-word query has no pairs and gets the share of its word instead.
 func bigramShare(q, seq []string) float64 {
 	if len(q) < 2 {
-		return share(q, nil, toBoolSet(seq))
+		return coverage(q, toBoolSet(seq))
 	}
 	pairs := map[[2]string]bool{}
 	for i := 1; i < len(seq); i++ {

@@ -24,9 +24,9 @@ func TestPassageRelevanceGrade(t *testing.T) {
 		"definition query with a definition": {"what is a lithophile",
 			"A lithophile is an element that combines readily with oxygen and stays near the surface.", 5},
 		// Chinese and Japanese words are matched by their characters and
-		// pairs of characters. A question asking for no particular kind
-		// of answer earns the answer-type part in full, so a passage on
-		// another subject is graded 2, not 1.
+		// pairs of characters. A question asking for no measure earns the
+		// measure part in full, so a passage on another subject is graded
+		// 2, not 1.
 		"Chinese passage on the question": {"热泵在寒冷气候中的效率如何？",
 			"热泵在寒冷气候中的效率。典型的寒冷气候热泵在8摄氏度时性能系数约为3.5，在零下15摄氏度时约为2。", 5},
 		"Chinese passage on another subject": {"热泵在寒冷气候中的效率如何？",
@@ -52,8 +52,11 @@ func TestPassageRelevance(t *testing.T) {
 	}{
 		"all signals present": {"when was the eiffel tower built",
 			"The Eiffel Tower was built from 1887 to 1889.", 1},
-		"no shared word and no answer": {"when was the eiffel tower built",
-			"Bananas are yellow.", 0},
+		// "When" asks for no measure, so the measure part is in full.
+		"no shared word": {"when was the eiffel tower built",
+			"Bananas are yellow.", 0.3},
+		"a measure question without its measure": {"how tall is the eiffel tower",
+			"The Eiffel Tower was built from 1887 to 1889.", 0.7},
 		// Every part is full except phrases: "running shoes" is never an
 		// adjacent pair, so 1 - 0.15.
 		"stems match but the phrase does not": {"running shoes",

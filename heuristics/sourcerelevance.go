@@ -1,117 +1,216 @@
 package heuristics
 
 import (
-	"regexp"
 	"strings"
-	"sync"
-	"unicode/utf8"
 )
 
-// Weights of SourceRelevance's parts. A passage holding every query word and
-// the kind of answer asked for, without page furniture, scores 1 less the
-// mark-down for the length of its first sentence.
-const (
-	srcAnswer   = 0.1 // answerTypeMatch: the kind of answer asked for
-	srcCoverage = 0.4 // plain share of query stems found
-	srcRarity   = 0.4 // rarity-weighted share of query stems found
-	srcTokens   = 0.1 // TokenOverlap of the query's words, stop words too
-	srcChrome   = 0.3 // taken off for page or forum furniture (pageChrome)
-	// srcLeadPerWord is taken off for each word of the first sentence,
-	// counted up to srcLeadWords words: at most 0.2.
-	srcLeadPerWord = 0.005
-	srcLeadWords   = 40
-	// srcNoAnswerCap is the most a passage without the kind of answer the
-	// query asks for scores: grade 3, partially relevant, at best.
-	srcNoAnswerCap = RelevanceGrade4 - 0.01
-)
-
-// pageChrome matches the furniture of a web page or a question-and-answer
-// site that a crawler keeps with the text: bylines of forum answers, vote
-// counts, search and navigation links. Compiled on first use.
-var pageChrome = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(answer(ed)? by|confidence votes|best answer|sponsored (topics|links)|custom search|skip to content|medically reviewed by|click here|read more|all rights reserved|thank you for)\b`)
-})
-
-// chromeEdge is how far into a passage, from either end, page furniture is
-// looked for, in bytes: a page's header and footer are at its edges, and
-// "click here" inside a long body is prose.
-const chromeEdge = 120
-
-// hasPageChrome reports whether pageChrome matches within chromeEdge bytes
-// of the start or the end of the passage.
-func hasPageChrome(passage string) bool {
-	p := strings.TrimSpace(passage)
-	if len(p) <= 2*chromeEdge {
-		return pageChrome().MatchString(p)
-	}
-	head, tail := chromeEdge, len(p)-chromeEdge
-	for head < len(p) && !utf8.RuneStart(p[head]) {
-		head++
-	}
-	for tail > 0 && !utf8.RuneStart(p[tail]) {
-		tail--
-	}
-	return pageChrome().MatchString(p[:head]) || pageChrome().MatchString(p[tail:])
-}
+// relWindow is how many sentences in a row SourceRelevance reads at once:
+// an answer is usually stated within a few sentences, and a long page that
+// names each query term somewhere, far apart, is not thereby relevant.
+const relWindow = 3
 
 // SourceRelevance scores, in [0, 1], how well a retrieved passage serves
 // the query as a source on its own: the per-source relevance judge's
-// offline grade (GradeOfRelevance maps it to 1-5). It is tuned for
-// deciding, one passage at a time, whether a passage is the one a reader
-// would pick for the query (MS MARCO's selected passage against other
-// results for the same query), where PassageRelevance ranks passages and
-// sentences for one query and keeps its own weights.
+// offline grade (GradeOfRelevance maps it to 1-5). Its rules, each one
+// sentence in the README's "Offline judges" section:
 //
-// It adds, as PassageRelevance does, the plain and the rarity-weighted
-// share of the query's content words found (0.4 each) and whether the
-// passage holds the kind of answer the query asks for (0.1, in full for a
-// query asking for no particular kind; answerTypeMatch), and the share of
-// all the query's words, stop words too, found (0.1: a passage that says
-// "does mean" for "what does fb mean" echoes the question). From that it
-// takes:
+//   - Coverage: the score is the share of the query's content terms found
+//     in the passage's best window of relWindow sentences, each term
+//     weighted by its rarity (a rare word such as "Arno" counts for more
+//     than a common one such as "pass"; wordfreq.go), terms compared by
+//     stem, and Chinese, Japanese and Thai by characters and pairs of
+//     characters.
+//   - Measures: a question asking for a measure ("how long", "how tall",
+//     "how heavy", "how far", "how much", and their Chinese, Japanese and
+//     Thai forms) has one more term, of weight 1, found when the window
+//     holds a number with a unit of a kind that answers it (a length or a
+//     duration for "how long", a weight for "how heavy", money, a weight
+//     or a volume for "how much"); the wording itself is not a term.
+//   - Names are not enough: a window whose terms found make up a single
+//     phrase of the query (one keyword, or neighbours in the query that
+//     are neighbours in the window too, as a name such as "Berlin Wall" or
+//     熊猫 is), while other terms of the query or its measure are missing,
+//     scores below grade 3: it names the subject, perhaps in another sense
+//     (a club, a brand, a shop), but says nothing of what is asked.
 //
-//   - 0.3 when the passage carries page or forum furniture ("Answer by
-//     ...", "Confidence votes 460", "Skip to content") near its start or
-//     end (hasPageChrome): text kept from the page around the content
-//     rather than a passage that answers the query directly with
-//     specifics;
-//   - 0.005 for each word of its first sentence, counting at most 40
-//     words (0.2): a passage that opens with a heading or a short direct
-//     statement is more often the one picked than one that opens with a
-//     long sentence, and the longer the opening sentence the less often.
-//     The mark-down grows with the length rather than stepping at a cut,
-//     as no one length separates the two, and it stops growing so that
-//     one very long sentence (a list or table run together) does not
-//     outweigh the query's words.
-//
-// A passage without the kind of answer the query asks for (no number or
-// duration for "how long") scores at most srcNoAnswerCap, grade 3: the
-// rubric keeps 4 and 5 for passages that answer. On MS MARCO's relevant or
-// not this changes nothing, as grade 3 is already relevant.
-//
-// A passage that asks a question of its own (an FAQ's "How long does it
-// take?") or starts in lower case is not marked down: each told two rows
-// of MS MARCO's 130 apart, and FAQ pages and chunks cut mid-sentence are
-// common sources that answer well.
-//
-// A query with no content words, or an empty passage, scores 0.
+// A query with no content terms, or an empty passage, scores 0.
 func SourceRelevance(query, passage string) float64 {
-	q := queryStems(query)
-	if len(q) == 0 || strings.TrimSpace(passage) == "" {
-		return 0
-	}
-	lower := lexicon.LowerWords(passage)
-	pset, _ := passageTerms(lower)
-	ans := answerTypeMatch(query, passage)
-	r := srcAnswer*ans + srcCoverage*coverage(q, pset) +
-		srcRarity*rarityWeightedCoverage(query, q, pset) +
-		srcTokens*tokenShare(lexicon.LowerWords(query), toBoolSet(lower))
-	if hasPageChrome(passage) {
-		r -= srcChrome
-	}
-	r -= srcLeadPerWord * float64(min(lexicon.WordCount(leadSentence(passage)), srcLeadWords))
-	if ans == 0 {
-		r = min(r, srcNoAnswerCap)
-	}
-	return min(max(r, 0), 1)
+	return relevance(query, passage).Value
 }
+
+// Relevance is SourceRelevance's judgement with its reasons: the score, the
+// query terms found and missed in the passage's best window, and whether
+// the window holds the measure the query asks for.
+type Relevance struct {
+	// Value is SourceRelevance's score in [0, 1].
+	Value float64
+	// Found and Missing are the query's terms, lower-cased, found and not
+	// found in the best window.
+	Found, Missing []string
+	// Measure is "" when the query asks for no measure, else "found" or
+	// "missing".
+	Measure string
+	// NameOnly is true when the "names are not enough" rule lowered the
+	// score: the window shares a single phrase of the query and misses
+	// the rest.
+	NameOnly bool
+}
+
+// Explain returns SourceRelevance's judgement of the passage for the query
+// with its reasons, for a score card's reason.
+func Explain(query, passage string) Relevance { return relevance(query, passage) }
+
+// String is the judgement in one line: "found arno; missing city, pass;
+// measure found".
+func (r Relevance) String() string {
+	var b strings.Builder
+	b.WriteString("found " + listOrNone(r.Found) + "; missing " + listOrNone(r.Missing))
+	if r.Measure != "" {
+		b.WriteString("; measure " + r.Measure)
+	}
+	if r.NameOnly {
+		b.WriteString("; only one phrase of the query, so below grade 3")
+	}
+	return b.String()
+}
+
+func listOrNone(ss []string) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	return strings.Join(ss, ", ")
+}
+
+// relQuery is a query read for relevance: its content terms in order,
+// with their stems and rarity weights, and the measure it asks for.
+type relQuery struct {
+	words, stems []string
+	weights      []float64
+	measure      measureKind
+	total        float64
+}
+
+func readQuery(query string) relQuery {
+	kinds, rest := measureAsked(query)
+	q := relQuery{measure: kinds}
+	seen := map[string]bool{}
+	for _, w := range lexicon.Terms(rest) {
+		s := lexicon.Stem(w)
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		wt := rarity(w)
+		q.words, q.stems, q.weights = append(q.words, w), append(q.stems, s), append(q.weights, wt)
+		q.total += wt
+	}
+	if kinds != 0 {
+		q.total++ // the measure, of weight 1
+	}
+	return q
+}
+
+// relSentence is what one sentence of a passage holds of the query.
+type relSentence struct {
+	found   []bool // by query term
+	joined  []bool // by query term: it and the next are neighbours here
+	measure bool
+}
+
+func relevance(query, passage string) Relevance {
+	q := readQuery(query)
+	p := strings.TrimSpace(passage)
+	if len(q.stems) == 0 || p == "" {
+		return Relevance{}
+	}
+	bounds := splitSentences(p, nil)
+	sents := make([]relSentence, len(bounds))
+	for i, start := range bounds {
+		end := len(p)
+		if i+1 < len(bounds) {
+			end = bounds[i+1]
+		}
+		text := p[start:end]
+		set, seq := passageTerms(lexicon.LowerWords(text))
+		pairs := make(map[[2]string]bool, len(seq))
+		for k := 1; k < len(seq); k++ {
+			pairs[[2]string{seq[k-1], seq[k]}] = true
+		}
+		f, joined := make([]bool, len(q.stems)), make([]bool, len(q.stems))
+		for j, s := range q.stems {
+			f[j] = set[s] || set[q.words[j]]
+			if j+1 < len(q.stems) {
+				next := q.stems[j+1]
+				joined[j] = pairs[[2]string{s, next}] || pairs[[2]string{next, s}]
+			}
+		}
+		sents[i] = relSentence{found: f, joined: joined, measure: holdsMeasure(text, q.measure)}
+	}
+	var best Relevance
+	bestSet := false
+	for i := range sents {
+		r := q.judgeWindow(sents[i:min(i+relWindow, len(sents))])
+		if !bestSet || r.Value > best.Value {
+			best, bestSet = r, true
+		}
+		if i+relWindow >= len(sents) {
+			break
+		}
+	}
+	return best
+}
+
+// judgeWindow scores a window of sentences by the rules of SourceRelevance.
+func (q relQuery) judgeWindow(win []relSentence) Relevance {
+	var r Relevance
+	// A run is a phrase of the query found as a phrase in the window:
+	// terms next to each other in the query (stop words aside) and in one
+	// sentence of the window, such as "Berlin Wall" or 熊猫.
+	hit, runs, joined, missing := 0.0, 0, false, false
+	for j := range q.stems {
+		found := false
+		for _, s := range win {
+			found = found || s.found[j]
+		}
+		switch {
+		case !found:
+			r.Missing = append(r.Missing, q.words[j])
+			missing = true
+		case !joined:
+			runs++
+			fallthrough
+		default:
+			hit += q.weights[j]
+			r.Found = append(r.Found, q.words[j])
+		}
+		joined = false
+		for _, s := range win {
+			joined = joined || (found && s.joined[j])
+		}
+	}
+	if q.measure != 0 {
+		r.Measure = "missing"
+		for _, s := range win {
+			if s.measure {
+				r.Measure = "found"
+			}
+		}
+		if r.Measure == "found" {
+			hit++
+			runs++
+		} else {
+			missing = true
+		}
+	}
+	r.Value = hit / q.total
+	if runs == 1 && missing && r.Value > nameOnlyCap {
+		r.NameOnly = true
+		r.Value = nameOnlyCap
+	}
+	r.Value = min(max(r.Value, 0), 1)
+	return r
+}
+
+// nameOnlyCap is the most a window sharing a single run of the query's
+// terms scores: grade 2, just under the grade-3 cut.
+const nameOnlyCap = RelevanceGrade3 - 0.01

@@ -84,9 +84,10 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 	meth := Method(p.Model)
 	if Offline(p.Model) {
 		for i, c := range ps {
-			g := heuristics.GradeOfRelevance(heuristics.SourceRelevance(s.Query, c.Text))
+			r := heuristics.Explain(s.Query, c.Text)
+			g := heuristics.GradeOfRelevance(r.Value)
 			useful[i] = g >= 3
-			reasons[i] = fmt.Sprintf("lexical relevance grade %d", g)
+			reasons[i] = fmt.Sprintf("lexical relevance grade %d: %s", g, r)
 		}
 	} else {
 		ref := s.Reference

@@ -50,8 +50,8 @@ func (r SourceRelevance) Grade(ctx context.Context, query string, src eval.Sourc
 		if src.Title != "" {
 			text = src.Title + ". " + text
 		}
-		rel := heuristics.SourceRelevance(query, text)
-		return SourceGrade{Grade: heuristics.GradeOfRelevance(rel), Reason: fmt.Sprintf("lexical relevance %.2f", rel)}, nil
+		rel := heuristics.Explain(query, text)
+		return SourceGrade{Grade: heuristics.GradeOfRelevance(rel.Value), Reason: fmt.Sprintf("lexical relevance %.2f: %s", rel.Value, rel)}, nil
 	}
 	var g grade
 	u, err := ask(ctx, r.Model, "source.relevance", prompts.SourceQuery{

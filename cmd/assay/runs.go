@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -292,12 +291,6 @@ func datasetText(path, sha string) string {
 		sha = sha[:8]
 	}
 	return filepath.Base(path) + " (" + sha + ")"
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func showRun(w io.Writer, r *loadedRun) error {

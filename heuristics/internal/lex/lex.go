@@ -25,6 +25,14 @@
 // as a stop word. Stems are Snowball (Porter2) English stems, memoised for
 // the whole process: the offline faithfulness judge stems the same context
 // words again for every claim.
+//
+// # Word lists of claim support
+//
+// Four more embedded lists serve the offline faithfulness check: words of
+// no content (nocontent.txt: light verbs, linking words, words about the
+// source), antonym pairs (antonyms.txt), units of measure (units.txt) and
+// words naming one measure (measures.txt). See NoContent, Antonyms, Unit
+// and Measure.
 package lex
 
 import (

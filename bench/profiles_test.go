@@ -32,11 +32,11 @@ func TestOpenProfileData(t *testing.T) {
 		field, msg    string
 	}{
 		"context samples, ids from lines or given": {profile: ProfileContext, text: ctxLine + "\n\n" + ctxLine[:1] + `"id":"q2",` + ctxLine[1:] + "\n", ids: []string{"line-1", "q2"}},
-		"research samples":                          {profile: ProfileResearch, text: `{"id":7,"query":"q","report":"# R\n\nText."}` + "\n" + `{"id":"b","query":"q","report":"Text."}`, ids: []string{"7", "b"}},
-		"a report is required":                      {profile: ProfileResearch, text: `{"id":"a","query":"q"}`, line: 1, field: "report", msg: "missing"},
-		"a bad line is named":                       {profile: ProfileContext, text: ctxLine + "\n{\"query\": \n", line: 2, msg: "not a JSON object of a context sample"},
-		"ids are unique":                            {profile: ProfileResearch, text: `{"id":"a","report":"x"}` + "\n" + `{"id":"a","report":"y"}`, line: 2, field: "id", msg: `id "a" is also on line 1`},
-		"an empty file":                             {profile: ProfileResearch, text: "\n\n", msg: "empty input"},
+		"research samples":                         {profile: ProfileResearch, text: `{"id":7,"query":"q","report":"# R\n\nText."}` + "\n" + `{"id":"b","query":"q","report":"Text."}`, ids: []string{"7", "b"}},
+		"a report is required":                     {profile: ProfileResearch, text: `{"id":"a","query":"q"}`, line: 1, field: "report", msg: "missing"},
+		"a bad line is named":                      {profile: ProfileContext, text: ctxLine + "\n{\"query\": \n", line: 2, msg: "not a JSON object of a context sample"},
+		"ids are unique":                           {profile: ProfileResearch, text: `{"id":"a","report":"x"}` + "\n" + `{"id":"a","report":"y"}`, line: 2, field: "id", msg: `id "a" is also on line 1`},
+		"an empty file":                            {profile: ProfileResearch, text: "\n\n", msg: "empty input"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -209,7 +209,8 @@ func (r *Run) Resumed() int { return r.resumed }
 // order, for checks over the whole run (a floor gate); none for a new run.
 func (r *Run) Earlier() iter.Seq[Result] { return slices.Values(r.earlier) }
 
-// Done reports whether the pair has a result already.
+// Done reports whether an earlier attempt of the run wrote the pair's
+// result (see Append).
 func (r *Run) Done(k Key) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -218,7 +219,9 @@ func (r *Run) Done(k Key) bool {
 }
 
 // Append writes res as one line of results.jsonl, in one Write, and
-// counts it. A pair written already is an error: a run holds each once.
+// counts it. A pair an earlier attempt wrote is an error: a run holds each
+// once. (The caller writes each pair of this attempt once, as Evaluate
+// does.)
 func (r *Run) Append(res Result) error {
 	line, err := json.Marshal(res)
 	if err != nil {
@@ -233,7 +236,9 @@ func (r *Run) Append(res Result) error {
 	if _, err := r.f.Write(line); err != nil {
 		return fmt.Errorf("%s: %w", r.f.Name(), err)
 	}
-	r.done[res.Key()] = struct{}{}
+	// The pairs of this attempt are not kept: a dataset's ids are unique
+	// and Evaluate runs each metric once a record, so memory stays flat
+	// in the dataset's size; only an earlier attempt's pairs are held.
 	r.count(res)
 	if r.OnResult != nil {
 		r.OnResult(res)
@@ -352,6 +357,15 @@ func (r *Run) Evaluate(ctx context.Context, records iter.Seq2[Record, error], un
 			if !yield(rec, err) {
 				return
 			}
+		}
+	}
+	var metrics []string
+	for _, u := range units {
+		for _, m := range u.Metrics {
+			if slices.Contains(metrics, m) {
+				return fmt.Errorf("metric %s is judged by two units: a run holds each (sample, metric) once", m)
+			}
+			metrics = append(metrics, m)
 		}
 	}
 	scorers := make([]eval.Scorer, len(units))

@@ -235,7 +235,7 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 		if v := f.min.Floor(m); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(m, client)
+		return benchThreshold(f.profile, m, client)
 	}
 	gate := func(r bench.Result) {
 		// The gate compares the value rounded, as judge prints it.
@@ -435,7 +435,19 @@ func benchSettings(f benchFlags, metrics []string, c *llm.Client) map[string]str
 		s["--min"] = v
 	}
 	for _, m := range metrics {
-		s["threshold "+m] = strconv.FormatFloat(judges.DefaultThreshold(m, c), 'f', -1, 64)
+		s["threshold "+m] = strconv.FormatFloat(benchThreshold(f.profile, m, c), 'f', -1, 64)
 	}
 	return s
+}
+
+// benchThreshold is a metric's pass threshold in a run's summary: the
+// context card's pass threshold (seed 002's CRAG "correct", 0.7) for
+// context_quality under --profile context, else the metric's default.
+func benchThreshold(profile, metric string, c *llm.Client) float64 {
+	if profile == bench.ProfileContext && metric == agent.MetricContextQuality {
+		if p, err := agent.LoadProfile("context"); err == nil {
+			return p.Pass.Threshold
+		}
+	}
+	return judges.DefaultThreshold(metric, c)
 }

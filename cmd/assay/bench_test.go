@@ -316,6 +316,9 @@ func TestBenchProfilesAndStandardInput(t *testing.T) {
 			for _, m := range tc.metrics {
 				assert.Regexp(t, `(?m)^`+m+` +\d+/\d+ `, out.String())
 			}
+			if tc.profile == "context" {
+				assert.Regexp(t, `(?m)^context_quality .* 33% \(>= 0\.7\) `, out.String(), "passes at the context card's threshold")
+			}
 			spooled, err := os.ReadFile(filepath.Join(dir, spoolName))
 			require.NoError(t, err)
 			assert.Equal(t, tc.input, string(spooled), "standard input is kept in the run folder")
@@ -341,4 +344,73 @@ func TestBenchProfilesAndStandardInput(t *testing.T) {
 			assert.Equal(t, tc.input, string(kept))
 		})
 	}
+}
+
+// TestBenchInterrupted: a run cut short (Ctrl-C) writes what it judged and
+// an incomplete summary, exits 3 and says how to resume.
+func TestBenchInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
+	srv := llmtest.New(t, llmtest.Quiet(), llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		if calls.Add(1) == 8 {
+			cancel()
+		}
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "test", "ASSAY_CACHE_DIR": t.TempDir()}
+	dir := filepath.Join(t.TempDir(), "run")
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"bench", "-q", "--no-cache", "--concurrency", "1", "--metric", "context_precision", "--out", dir, benchSamples(t, 40)},
+		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, exitInfra, code, errb.String())
+	assert.Contains(t, errb.String(), "resume with --resume --out "+dir)
+	var s bench.Summary
+	raw, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &s))
+	assert.False(t, s.Complete)
+	written := resultLines(t, filepath.Join(dir, bench.FileResults))
+	assert.Equal(t, len(written), s.Metrics[0].N)
+	assert.Less(t, len(written), 40)
+}
+
+// TestBenchDryRun: a dry run prints the plan, calls nothing and keeps no
+// run folder.
+func TestBenchDryRun(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"judge metrics": {[]string{"--metric", "faithfulness"}, "dry run for offline (approximate) on 6 record(s); no call made"},
+		"context":       {[]string{"--profile", "context"}, "dry run: --profile context is deterministic and calls no model"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "run")
+			data := "../../fixtures/rag/labelled.jsonl"
+			if name == "context" {
+				data = writeContextSamples(t)
+			}
+			code, out, errOut := runEnv(t, nil, append(append([]string{"bench", "--dry-run", "--out", dir}, tc.args...), data)...)
+			require.Equal(t, exitPass, code, errOut)
+			assert.Contains(t, out, tc.want)
+			_, err := os.Stat(dir)
+			assert.True(t, os.IsNotExist(err), "no run folder for a dry run")
+		})
+	}
+}
+
+func writeContextSamples(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../fixtures/context/good.json")
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, json.Compact(&buf, raw))
+	path := filepath.Join(t.TempDir(), "ctx.jsonl")
+	require.NoError(t, os.WriteFile(path, append(buf.Bytes(), '\n'), 0o644))
+	return path
 }

@@ -123,8 +123,7 @@ more judge defaults than --max-default-rate allows (any under --strict).`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newScoreCmd(env), newJudgeCmd(env), newAgreeCmd(env), newResearchCmd(env))
-	root.AddCommand(newRunsCmd(env))
+	root.AddCommand(newScoreCmd(env), newJudgeCmd(env), newAgreeCmd(env), newResearchCmd(env), newBenchCmd(env), newRunsCmd(env))
 	return root
 }
 

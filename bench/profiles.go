@@ -1,0 +1,214 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
+)
+
+// The profiles a run can judge instead of judge metrics (RunConfig.Profile).
+const (
+	// ProfileContext is JSON Lines of seed 002's retrieval samples
+	// ({query, chunks, context} a line), judged by the context card.
+	ProfileContext = "context"
+	// ProfileResearch is JSON Lines of {id, query, report}, judged by the
+	// research card.
+	ProfileResearch = "research"
+)
+
+// MetricTotal is the research card's total, as a share of its maximum
+// (Points and Max keep the 10-point figure).
+const MetricTotal = "total"
+
+// ContextMetrics are the results of the context profile: the overall and
+// its four sub-scores, each a result of its own.
+var ContextMetrics = []string{agent.MetricContextQuality, heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency,
+	heuristics.KeyDiversityScore, heuristics.KeyEstimatedFaithfulness}
+
+// ContextUnit judges a retrieval sample with the context card's scorer
+// (heuristics.ContextQuality, the weights of the built-in context
+// profile): context_quality, with the evidence, and its four sub-scores
+// read from that evidence.
+func ContextUnit() Unit {
+	scorer := heuristics.ContextQuality{}
+	return Unit{Metrics: ContextMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+		sc, err := scorer.Score(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		out := []eval.Score{sc}
+		for _, k := range ContextMetrics[1:] {
+			v := sc.Evidence.Counts[k]
+			out = append(out, eval.Score{Metric: k, Value: v, Points: v, Max: 1, Method: sc.Method,
+				Reason: "sub-score of context_quality"})
+		}
+		return out, nil
+	}}
+}
+
+// ResearchMetrics are the results of the research profile p: its
+// dimensions in profile order, then MetricTotal.
+func ResearchMetrics(p *agent.Profile) []string {
+	out := make([]string, 0, len(p.Specs)+1)
+	for _, s := range p.Specs {
+		out = append(out, s.Metric)
+	}
+	return append(out, MetricTotal)
+}
+
+// ResearchUnit judges a report with the card of profile p (agent.Score,
+// with opt): each dimension's score, then the total as a share of the
+// card's maximum, whose reason is the card's status and reason. A card
+// with a defaulted dimension has its total marked defaulted too, so that
+// it is counted apart rather than averaged in.
+func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
+	return Unit{Metrics: ResearchMetrics(p), Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+		card, err := agent.Score(ctx, p, s, opt)
+		if err != nil {
+			return nil, err
+		}
+		total := eval.Score{Metric: MetricTotal, Points: card.Total, Max: card.Max, Method: card.Judge,
+			Reason: card.Status + ": " + card.Reason, Usage: card.Usage}
+		if card.Max > 0 {
+			total.Value = card.Total / card.Max
+		}
+		if card.Defaulted > 0 {
+			total.Defaulted = true
+			total.Err = fmt.Errorf("%d dimension(s) of the card defaulted", card.Defaulted)
+		}
+		return append(card.Scores, total), nil
+	}}
+}
+
+// ProfileData is a JSON Lines dataset of a profile, checked whole by a
+// first pass and read again record by record, like [Dataset].
+type ProfileData struct {
+	path    string
+	profile string
+	n       int
+}
+
+// OpenProfileData checks the JSON Lines file at path as records of
+// profile (ProfileContext or ProfileResearch): every line a valid record,
+// ids unique. Errors are *eval.InputError naming the file, line and field.
+// The ids are held during the check (to find duplicates), not the records.
+func OpenProfileData(path, profile string) (*ProfileData, error) {
+	if profile != ProfileContext && profile != ProfileResearch {
+		return nil, fmt.Errorf("profile %q: bench judges the profiles %s and %s", profile, ProfileContext, ProfileResearch)
+	}
+	d := &ProfileData{path: path, profile: profile}
+	seen := map[string]int{}
+	for rec, err := range d.Records() {
+		if err != nil {
+			return nil, err
+		}
+		if first, dup := seen[rec.ID]; dup {
+			return nil, &eval.InputError{File: path, Line: rec.Line, Field: "id", Msg: fmt.Sprintf("id %q is also on line %d: ids must be unique", rec.ID, first)}
+		}
+		seen[rec.ID] = rec.Line
+		d.n++
+	}
+	if d.n == 0 {
+		return nil, &eval.InputError{File: path, Msg: "empty input: nothing to score"}
+	}
+	return d, nil
+}
+
+// Len is the number of records.
+func (d *ProfileData) Len() int { return d.n }
+
+// Records reads the file record by record; each record's Sample.ID is its
+// ID: the line's "id" (beside the context sample's fields), or "line-N".
+func (d *ProfileData) Records() iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		f, err := os.Open(d.path)
+		if err != nil {
+			yield(Record{}, &eval.InputError{File: d.path, Msg: "cannot read: " + err.Error()})
+			return
+		}
+		defer f.Close()
+		br := bufio.NewReaderSize(io.LimitReader(f, MaxDataset+1), 64<<10)
+		for line := 1; ; line++ {
+			b, rerr := br.ReadBytes('\n')
+			if rerr != nil && !errors.Is(rerr, io.EOF) {
+				yield(Record{}, &eval.InputError{File: d.path, Line: line, Msg: "cannot read: " + rerr.Error()})
+				return
+			}
+			if len(b) > MaxLine {
+				yield(Record{}, &eval.InputError{File: d.path, Line: line, Msg: fmt.Sprintf("line longer than the %d MB limit", MaxLine>>20)})
+				return
+			}
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				rec, err := d.decode(line, t)
+				if !yield(rec, err) || err != nil {
+					return
+				}
+			}
+			if rerr != nil {
+				return
+			}
+		}
+	}
+}
+
+func (d *ProfileData) decode(line int, b []byte) (Record, error) {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Query  string          `json:"query"`
+		Report *string         `json:"report"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return Record{}, &eval.InputError{File: d.path, Line: line, Msg: "not a JSON object of a " + d.profile + " sample: " + err.Error(), Err: err}
+	}
+	id := "line-" + strconv.Itoa(line)
+	if len(head.ID) > 0 && string(head.ID) != "null" {
+		var s string
+		if json.Unmarshal(head.ID, &s) != nil {
+			s = string(head.ID) // a number
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			id = s
+		}
+	}
+	rec := Record{ID: id, Line: line}
+	switch d.profile {
+	case ProfileContext:
+		if len(head.ID) > 0 {
+			// Seed 002's sample has no id: a dataset's own is taken off
+			// before the sample is decoded, which refuses unknown fields.
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(b, &fields); err == nil {
+				delete(fields, "id")
+				b, _ = json.Marshal(fields)
+			}
+		}
+		s, err := eval.DecodeContextSample(d.path, b)
+		if err != nil {
+			var ie *eval.InputError
+			if errors.As(err, &ie) {
+				ie.Line, ie.Col = line, 0 // the line's own, not the file's
+			}
+			return Record{}, err
+		}
+		rec.Sample = s
+	default:
+		if head.Report == nil || strings.TrimSpace(*head.Report) == "" {
+			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "report", Msg: "missing: a research sample is {id, query, report}, the report in Markdown"}
+		}
+		rec.Sample = eval.Sample{Query: head.Query, Answer: *head.Report}
+	}
+	rec.Sample.ID = id
+	return rec, nil
+}

@@ -1,0 +1,418 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// ErrRunExists is returned (wrapped) by CreateRun for a folder that holds
+// a run already. Test with errors.Is.
+var ErrRunExists = errors.New("a run is already there")
+
+// ErrNoRun is returned (wrapped) by ResumeRun for a folder without a run
+// to resume. Test with errors.Is.
+var ErrNoRun = errors.New("no run to resume")
+
+// NewRunID returns a run id that sorts by time, then four random hex
+// digits so that runs started in the same second differ:
+// "20261124T221500Z-3f9a".
+func NewRunID(now time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Run is an evaluation run's folder (`assay bench --out DIR`) open for
+// writing: config.json written, results.jsonl open for appending. Its
+// results are keyed by (sample, metric): Append writes each pair's line
+// with one Write, so a run killed at any point (kill -9 included) leaves
+// whole lines and at most one torn last line, which ResumeRun drops.
+//
+// Append and Done are safe for concurrent use.
+type Run struct {
+	dir string
+	cfg RunConfig
+
+	mu       sync.Mutex
+	f        *os.File
+	done     map[Key]struct{}
+	stats    Stats
+	defaults Defaults
+	resumed  int
+	earlier  []Result
+	// OnResult, when set before the run starts, is called with each result
+	// appended, one at a time, after its line is written.
+	OnResult func(Result)
+}
+
+// CreateRun makes the folder dir (and its parents) for a new run of cfg:
+// it writes config.json and an empty results.jsonl. A folder that holds a
+// run already is refused (ErrRunExists), so that a run is never mixed into
+// another: resume it with ResumeRun, or choose another folder.
+func CreateRun(dir string, cfg RunConfig) (*Run, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	for _, name := range []string{FileConfig, FileResults} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return nil, fmt.Errorf("%s: %w (%s): resume it with --resume, or choose another --out", dir, ErrRunExists, name)
+		}
+	}
+	if err := writeJSON(filepath.Join(dir, FileConfig), cfg); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, FileResults), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	return &Run{dir: dir, cfg: cfg, f: f, done: map[Key]struct{}{}}, nil
+}
+
+// ResumeRun opens the unfinished run in dir to judge the pairs it lacks.
+// cfg is the configuration asked for now: it must be the run's (the same
+// dataset bytes, profile, metrics, model and settings), or the error is a
+// *ConfigMismatchError naming each difference. The run keeps its id and
+// start time (Config returns them). A torn last line of results.jsonl is
+// cut off, so its pair is judged again; the results before it count as
+// done and enter the summary.
+func ResumeRun(dir string, cfg RunConfig) (*Run, error) {
+	path := filepath.Join(dir, FileConfig)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w (no %s): start it without --resume", dir, ErrNoRun, FileConfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	var was RunConfig
+	if err := json.Unmarshal(data, &was); err != nil {
+		return nil, &eval.InputError{File: path, Msg: "not a run's config: " + err.Error() + "; start a new run in another --out", Err: err}
+	}
+	if diffs := DiffConfig(was, cfg); len(diffs) > 0 {
+		return nil, &ConfigMismatchError{Dir: dir, Diffs: diffs}
+	}
+	cfg.RunID, cfg.Started = was.RunID, was.Started
+	rf, err := ReadResults(filepath.Join(dir, FileResults))
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(rf.Path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	// Appending resumes after the last whole line.
+	if err := f.Truncate(rf.Size); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s: cutting off the torn last line: %w", rf.Path, err)
+	}
+	if _, err := f.Seek(rf.Size, io.SeekStart); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s: %w", rf.Path, err)
+	}
+	r := &Run{dir: dir, cfg: cfg, f: f, done: make(map[Key]struct{}, len(rf.Results)), resumed: len(rf.Results), earlier: rf.Results}
+	for res := range rf.All() {
+		r.done[res.Key()] = struct{}{}
+		r.count(res)
+	}
+	return r, nil
+}
+
+// ConfigDiff is one setting in which a run asked for differs from the run
+// to resume.
+type ConfigDiff struct {
+	Field    string
+	Was, Now string
+}
+
+// ConfigMismatchError refuses to resume a run with another dataset or
+// another configuration.
+type ConfigMismatchError struct {
+	Dir   string
+	Diffs []ConfigDiff
+}
+
+func (e *ConfigMismatchError) Error() string {
+	parts := make([]string, len(e.Diffs))
+	for i, d := range e.Diffs {
+		parts[i] = fmt.Sprintf("%s was %s, now %s", d.Field, d.Was, d.Now)
+	}
+	return fmt.Sprintf("cannot resume the run in %s with another dataset or configuration: %s; resume it as it was started, or start a new run in another --out",
+		e.Dir, strings.Join(parts, "; "))
+}
+
+// DiffConfig lists what differs between two runs' configurations in what
+// changes results: the dataset's bytes, the profile, the metrics, the
+// model, the prompt versions and the settings. The run id, start time,
+// command line, version and the dataset's path may differ (a resume is
+// another command, perhaps from a later build or another folder).
+func DiffConfig(was, now RunConfig) []ConfigDiff {
+	var out []ConfigDiff
+	add := func(field, a, b string) {
+		if a != b {
+			out = append(out, ConfigDiff{Field: field, Was: quoteOrNone(a), Now: quoteOrNone(b)})
+		}
+	}
+	add("dataset sha256", was.DatasetSHA256, now.DatasetSHA256)
+	add("profile", was.Profile, now.Profile)
+	add("metrics", strings.Join(was.Metrics, ","), strings.Join(now.Metrics, ","))
+	add("model", was.Model, now.Model)
+	for _, k := range slices.Sorted(maps.Keys(union(was.Prompts, now.Prompts))) {
+		add("prompt "+k, was.Prompts[k], now.Prompts[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(union(was.Settings, now.Settings))) {
+		add(k, was.Settings[k], now.Settings[k])
+	}
+	return out
+}
+
+func union(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, b)
+	return out
+}
+
+func quoteOrNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Dir is the run's folder.
+func (r *Run) Dir() string { return r.dir }
+
+// Config is the run's configuration (a resumed run's id and start time).
+func (r *Run) Config() RunConfig { return r.cfg }
+
+// Resumed is how many results earlier attempts of the run had written.
+func (r *Run) Resumed() int { return r.resumed }
+
+// Earlier yields the results earlier attempts of the run wrote, in file
+// order, for checks over the whole run (a floor gate); none for a new run.
+func (r *Run) Earlier() iter.Seq[Result] { return slices.Values(r.earlier) }
+
+// Done reports whether an earlier attempt of the run wrote the pair's
+// result (see Append).
+func (r *Run) Done(k Key) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.done[k]
+	return ok
+}
+
+// Append writes res as one line of results.jsonl, in one Write, and
+// counts it. A pair an earlier attempt wrote is an error: a run holds each
+// once. (The caller writes each pair of this attempt once, as Evaluate
+// does.)
+func (r *Run) Append(res Result) error {
+	line, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("result %s %s: %w", res.ID, res.Metric, err)
+	}
+	line = append(line, '\n')
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.done[res.Key()]; ok {
+		return fmt.Errorf("result %s %s: written already (a run holds each (sample, metric) once)", res.ID, res.Metric)
+	}
+	if _, err := r.f.Write(line); err != nil {
+		return fmt.Errorf("%s: %w", r.f.Name(), err)
+	}
+	// The pairs of this attempt are not kept: a dataset's ids are unique
+	// and Evaluate runs each metric once a record, so memory stays flat
+	// in the dataset's size; only an earlier attempt's pairs are held.
+	r.count(res)
+	if r.OnResult != nil {
+		r.OnResult(res)
+	}
+	return nil
+}
+
+func (r *Run) count(res Result) {
+	r.stats.Add(res)
+	sc := eval.Score{Metric: res.Metric, Defaulted: res.Defaulted}
+	if res.Error != "" {
+		sc.Err = fmt.Errorf("record %s: %s: %s", res.ID, res.Metric, res.Error)
+	}
+	r.defaults.Add(sc)
+}
+
+// Defaults counts the run's neutral defaults, earlier attempts included.
+func (r *Run) Defaults() Defaults {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.defaults
+}
+
+// Summary is the run's summary.json as of now, over every result written
+// (earlier attempts included), for a dataset of samples records. Complete
+// says whether every (sample, metric) pair has its result. threshold, when
+// not nil, gives each metric's pass threshold (0.5 otherwise).
+func (r *Run) Summary(samples int, finished time.Time, threshold func(string) float64) Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats.Threshold = threshold
+	ms := r.stats.Metrics(r.cfg.Metrics...)
+	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true}
+	for _, m := range ms {
+		s.Usage = s.Usage.Add(eval.Usage{TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD})
+		if m.N != samples {
+			s.Complete = false
+		}
+	}
+	return s
+}
+
+// WriteSummary writes s as the run's summary.json, replacing any earlier
+// one whole (a new file renamed over it).
+func (r *Run) WriteSummary(s Summary) error {
+	return writeJSON(filepath.Join(r.dir, FileSummary), s)
+}
+
+// Close closes results.jsonl.
+func (r *Run) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.f.Close()
+}
+
+// writeJSON writes v indented to path through a temporary file renamed
+// over it, so a reader never sees half a file.
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Unit computes some of a record's metrics in one go: one judge's metric,
+// or a profile's card (the context card's overall and its four sub-scores
+// from one computation).
+type Unit struct {
+	// Metrics are the metrics of the scores Judge returns.
+	Metrics []string
+	// Judge scores a sample. Its error (not a judge failure, which is a
+	// Defaulted score) stops the run.
+	Judge func(ctx context.Context, s eval.Sample) ([]eval.Score, error)
+}
+
+// ScorerUnit is the Unit of one scorer of metric.
+func ScorerUnit(metric string, sc eval.Scorer) Unit {
+	return Unit{Metrics: []string{metric}, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+		out, err := sc.Score(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return []eval.Score{out}, nil
+	}}
+}
+
+// Evaluate judges with units every (record, metric) pair the run lacks,
+// limit scorers at once ([ScoreStream]'s limit), and appends each unit's
+// results as soon as that unit finishes on its record. Records whose every
+// pair is done are not started; a unit whose every metric is done on a
+// record is not run again, and of a unit run again for some of its
+// metrics only the missing results are written. onRecord, when not nil, is
+// called once per record started, after its units finished, in record
+// order; it gets the number of results written for it.
+//
+// Evaluate returns when every record is judged, the first error (of the
+// records, a unit or a write), or ctx is done; what was written stays
+// written. Records must carry their ID in Sample.ID, as [Records] does.
+func (r *Run) Evaluate(ctx context.Context, records iter.Seq2[Record, error], units []Unit, limit int, onRecord func(rec Record, written int)) error {
+	pendingOf := func(id string, u Unit) bool {
+		return slices.ContainsFunc(u.Metrics, func(m string) bool { return !r.Done(Key{id, m}) })
+	}
+	todo := func(yield func(Record, error) bool) {
+		for rec, err := range records {
+			if err == nil && !slices.ContainsFunc(units, func(u Unit) bool { return pendingOf(rec.ID, u) }) {
+				continue
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
+	var metrics []string
+	for _, u := range units {
+		for _, m := range u.Metrics {
+			if slices.Contains(metrics, m) {
+				return fmt.Errorf("metric %s is judged by two units: a run holds each (sample, metric) once", m)
+			}
+			metrics = append(metrics, m)
+		}
+	}
+	scorers := make([]eval.Scorer, len(units))
+	for i, u := range units {
+		scorers[i] = unitScorer{run: r, unit: u, pending: pendingOf}
+	}
+	return ScoreStream(ctx, todo, scorers, limit, func(_ int, rec Record, scores []eval.Score) error {
+		if onRecord != nil {
+			written := 0
+			for _, sc := range scores {
+				written += int(sc.Points)
+			}
+			onRecord(rec, written)
+		}
+		return nil
+	})
+}
+
+// unitScorer runs a Unit inside ScoreStream and appends its results; the
+// Score it returns only counts them (Points), for Evaluate's onRecord.
+type unitScorer struct {
+	run     *Run
+	unit    Unit
+	pending func(id string, u Unit) bool
+}
+
+func (u unitScorer) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if !u.pending(s.ID, u.unit) {
+		return eval.Score{}, nil
+	}
+	scores, err := u.unit.Judge(ctx, s)
+	if err != nil {
+		return eval.Score{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		// A judgement cut short is not written: a resume redoes it.
+		return eval.Score{}, err
+	}
+	written := 0
+	for _, sc := range scores {
+		if u.run.Done(Key{s.ID, sc.Metric}) {
+			continue
+		}
+		if err := u.run.Append(ResultOf(s.ID, sc)); err != nil {
+			return eval.Score{}, err
+		}
+		written++
+	}
+	return eval.Score{Points: float64(written)}, nil
+}

@@ -1,0 +1,237 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/montanaflynn/stats"
+)
+
+// BootstrapResamples is how many resamples the bootstrap interval of a
+// metric's mean draws, and BootstrapSeed the fixed seed that makes a
+// run's summary the same however often it is computed.
+const (
+	BootstrapResamples = 2000
+	BootstrapSeed      = 18
+)
+
+// Stats accumulates results by metric, in the order metrics first appear,
+// and computes a run's MetricStats from them. It keeps one value and one
+// latency per scored result (16 bytes each), never the results: a run of
+// any length is summarised in the memory of its numbers. The zero value is
+// ready to use; it is not safe for concurrent use.
+type Stats struct {
+	// Threshold returns a metric's pass threshold; nil means 0.5.
+	Threshold func(metric string) float64
+
+	order []string
+	by    map[string]*metricAcc
+}
+
+type metricAcc struct {
+	n, defaulted, skipped, errors int
+	values                        []float64
+	latencies                     []float64 // nanoseconds, of results with model calls
+	tokensIn, tokensOut           int
+	cost                          float64
+}
+
+// Add counts one result.
+func (s *Stats) Add(r Result) {
+	if s.by == nil {
+		s.by = map[string]*metricAcc{}
+	}
+	m := s.by[r.Metric]
+	if m == nil {
+		m = &metricAcc{}
+		s.by[r.Metric] = m
+		s.order = append(s.order, r.Metric)
+	}
+	m.n++
+	m.tokensIn += r.Usage.TokensIn
+	m.tokensOut += r.Usage.TokensOut
+	m.cost += r.Usage.CostUSD
+	if r.Usage.Calls > 0 || r.Usage.Latency > 0 {
+		m.latencies = append(m.latencies, float64(r.Usage.Latency))
+	}
+	switch {
+	case r.Defaulted:
+		m.defaulted++
+	case r.Skipped:
+		m.skipped++
+	default:
+		// A measurement (Result.Counted), one that carries an error
+		// without defaulting too: counted apart as well as scored.
+		if r.Error != "" {
+			m.errors++
+		}
+		m.values = append(m.values, r.Value)
+	}
+}
+
+// Metrics returns one MetricStats per metric seen, in first-seen order,
+// then any of want not seen (all zero, statistics undefined), so that a
+// summary names every metric asked for.
+func (s *Stats) Metrics(want ...string) []MetricStats {
+	order := slices.Clone(s.order)
+	for _, w := range want {
+		if !slices.Contains(order, w) {
+			order = append(order, w)
+		}
+	}
+	out := make([]MetricStats, 0, len(order))
+	for _, name := range order {
+		m := s.by[name]
+		if m == nil {
+			m = &metricAcc{}
+		}
+		out = append(out, m.stats(name, s.threshold(name)))
+	}
+	return out
+}
+
+func (s *Stats) threshold(metric string) float64 {
+	if s.Threshold == nil {
+		return 0.5
+	}
+	return s.Threshold(metric)
+}
+
+// Summarize computes the MetricStats of results, as Stats does.
+func Summarize(results []Result, threshold func(metric string) float64) []MetricStats {
+	s := Stats{Threshold: threshold}
+	for _, r := range results {
+		s.Add(r)
+	}
+	return s.Metrics()
+}
+
+func (m *metricAcc) stats(name string, threshold float64) MetricStats {
+	nan := Num(math.NaN())
+	ms := MetricStats{
+		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors,
+		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
+		Threshold: threshold, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost,
+	}
+	if m.n > 0 {
+		ms.DefaultedRate = float64(m.defaulted) / float64(m.n)
+	}
+	if lat := stats.Float64Data(m.latencies); len(lat) > 0 {
+		ms.LatencyP50 = time.Duration(percentile(lat, 50))
+		ms.LatencyP95 = time.Duration(percentile(lat, 95))
+	}
+	v := stats.Float64Data(m.values)
+	if len(v) == 0 {
+		return ms
+	}
+	// The library's errors are for empty input (checked above) and for
+	// statistics undefined on it (a sample deviation of one value): NaN.
+	orNaN := func(x float64, err error) Num {
+		if err != nil {
+			return nan
+		}
+		return Num(x)
+	}
+	ms.Mean = orNaN(stats.Mean(v))
+	ms.Std = orNaN(stats.StandardDeviationSample(v))
+	ms.Median = orNaN(stats.Median(v))
+	ms.Min = orNaN(stats.Min(v))
+	ms.Max = orNaN(stats.Max(v))
+	ms.P10 = Num(percentile(v, 10))
+	lo, hi := BootstrapMeanCI(v, BootstrapResamples, BootstrapSeed)
+	ms.CILow, ms.CIHigh = Num(lo), Num(hi)
+	passed := 0
+	for _, x := range v {
+		if x >= threshold {
+			passed++
+		}
+	}
+	ms.PassRate = Num(float64(passed) / float64(len(v)))
+	return ms
+}
+
+// percentile is the p-th percentile of v by linear interpolation between
+// the closest ranks (NumPy's default), NaN when v is empty.
+func percentile(v stats.Float64Data, p float64) float64 {
+	x, err := stats.Percentile(v, p)
+	if err != nil {
+		return math.NaN()
+	}
+	return x
+}
+
+// BootstrapMeanCI is the percentile bootstrap 95% interval of the mean of
+// values: reps resamples with replacement, drawn from a generator seeded
+// with seed, so the same values always give the same interval. A resample
+// whose mean is undefined (a NaN or infinite value drawn) is dropped; with
+// no resample left, or no values, both ends are NaN.
+func BootstrapMeanCI(values []float64, reps int, seed uint64) (lo, hi float64) {
+	n := len(values)
+	if n == 0 || reps <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	means := make(stats.Float64Data, 0, reps)
+	for range reps {
+		sum := 0.0
+		for range n {
+			sum += values[rng.IntN(n)]
+		}
+		mean := sum / float64(n)
+		if math.IsNaN(mean) || math.IsInf(mean, 0) {
+			continue
+		}
+		means = append(means, mean)
+	}
+	if len(means) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return percentile(means, 2.5), percentile(means, 97.5)
+}
+
+// FormatMetricStats writes a run's statistics as an aligned table: per
+// metric the results scored of all, mean, std, median, min, max, p10, the
+// bootstrap 95% interval of the mean, the pass rate at the threshold,
+// defaults (count and share), skipped, errors, tokens, cost and latency
+// p50/p95. An undefined statistic (nothing scored) prints as "-".
+func FormatMetricStats(w io.Writer, ms []MetricStats) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tscored\tmean\tstd\tmedian\tmin\tmax\tp10\tci95\tpassed\tdefaulted\tskipped\terrors\ttokens in/out\tcost USD\tlatency p50/p95")
+	for _, m := range ms {
+		ci := "-"
+		if defined(m.CILow) && defined(m.CIHigh) {
+			ci = fmt.Sprintf("[%.3f, %.3f]", float64(m.CILow), float64(m.CIHigh))
+		}
+		passed := "-"
+		if defined(m.PassRate) {
+			passed = fmt.Sprintf("%.0f%% (>= %s)", 100*float64(m.PassRate), fmtThreshold(m.Threshold))
+		}
+		defaulted := "0"
+		if m.Defaulted > 0 {
+			defaulted = fmt.Sprintf("%d (%.0f%%)", m.Defaulted, 100*m.DefaultedRate)
+		}
+		latency := "-"
+		if m.LatencyP50 > 0 || m.LatencyP95 > 0 {
+			latency = m.LatencyP50.Round(time.Millisecond).String() + "/" + m.LatencyP95.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d/%d\t%.4f\t%s\n",
+			m.Metric, m.Scored, m.N, f3n(m.Mean), f3n(m.Std), f3n(m.Median), f3n(m.Min), f3n(m.Max), f3n(m.P10), ci, passed,
+			defaulted, m.Skipped, m.Errors, m.TokensIn, m.TokensOut, m.CostUSD, latency)
+	}
+	return tw.Flush()
+}
+
+func defined(n Num) bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }
+
+// f3n prints a statistic to three places, "-" when undefined.
+func f3n(n Num) string {
+	if !defined(n) {
+		return "-"
+	}
+	return f3(float64(n))
+}

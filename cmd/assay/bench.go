@@ -1,0 +1,453 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/prompts"
+)
+
+type benchFlags struct {
+	metrics []string
+	profile string
+	out     string
+	resume  bool
+	min     minFlag
+	quiet   bool
+	llm     llmFlags
+}
+
+// spoolName is the copy of standard input (or a pipe) kept in the run
+// folder, read by the check pass and by the run.
+const spoolName = "input.jsonl"
+
+func newBenchCmd(env func(string) string) *cobra.Command {
+	f := benchFlags{llm: llmFlags{env: env}}
+	cmd := &cobra.Command{
+		Use:   "bench (--metric NAME[,NAME] | --profile context|research) [flags] DATA",
+		Short: "Run judges over a dataset into a run folder that is kept and can be resumed",
+		Long: `Judge every sample of DATA and keep the run in a folder (--out DIR, by
+default assay-runs/RUN_ID): config.json (the command, Assay's version, the
+prompt versions, the model, the dataset's path and sha256), results.jsonl
+(one line per sample and metric, written as each finishes, so a killed run
+loses at most the line being written) and summary.json (per metric: n,
+mean, std, median, min, max, p10, a bootstrap 95% interval of the mean,
+defaults, errors, tokens, cost and latency), which is also printed.
+
+DATA is read as judge reads it with --metric (JSON, JSON Lines or CSV, with
+Assay's, RAGAS's or DeepEval's field names); with --profile context it is
+JSON Lines of retrieval samples ({query, chunks, context} a line), judged
+as context_quality and its four sub-scores; with --profile research JSON
+Lines of {id, query, report}, judged as the research card's five dimensions
+and its total. DATA "-" reads standard input, which is copied into the run
+folder (input.jsonl) as it is read.
+
+--resume with --out DIR of an unfinished run judges only the pairs not in
+its results.jsonl; another dataset or configuration is refused. Exit codes
+are judge's: 1 below a --min floor, 3 when more judgements defaulted than
+--max-default-rate allows, a budget stopped calls, or the run was
+interrupted (resume it).`,
+		Example: `  assay bench --metric faithfulness,answer_relevancy data.jsonl
+  assay bench --profile context --out runs/ctx retrievals.jsonl
+  assay bench --metric faithfulness --resume --out assay-runs/20261124T221500Z-3f9a data.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBench(cmd, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.metrics, "metric", nil, "metrics to judge, comma separated (or --profile)")
+	fl.StringVar(&f.profile, "profile", "", "judge DATA with a card instead: context (retrieval samples) or research (reports)")
+	fl.StringVar(&f.out, "out", "", "the run folder (default: assay-runs/RUN_ID in the working directory)")
+	fl.BoolVar(&f.resume, "resume", false, "resume the unfinished run in --out: judge only what its results.jsonl lacks")
+	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8) or both")
+	f.llm.register(fl)
+	registerMaxDefaultRate(fl, &f.llm)
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	return cmd
+}
+
+// benchPlan is what a bench run judges: its metrics, the units that judge
+// them given a model, and the thresholds of its summary.
+type benchPlan struct {
+	metrics []string
+	units   func(judges.Model) []bench.Unit
+	// scorers are the model-calling scorers for --dry-run and the check
+	// pass of judge metrics; nil for a profile.
+	scorers func(judges.Model) []eval.Scorer
+}
+
+func planBench(f benchFlags) (benchPlan, error) {
+	switch {
+	case f.profile != "" && len(f.metrics) > 0:
+		return benchPlan{}, inputErr(errors.New("--metric and --profile: give one (a profile has its own metrics)"))
+	case f.profile == bench.ProfileContext:
+		return benchPlan{metrics: bench.ContextMetrics, units: func(judges.Model) []bench.Unit { return []bench.Unit{bench.ContextUnit()} }}, nil
+	case f.profile == bench.ProfileResearch:
+		p, err := agent.LoadProfile("research")
+		if err != nil {
+			return benchPlan{}, inputErr(err)
+		}
+		return benchPlan{metrics: bench.ResearchMetrics(p), units: func(m judges.Model) []bench.Unit {
+			return []bench.Unit{bench.ResearchUnit(p, agent.Options{Model: m})}
+		}, scorers: func(m judges.Model) []eval.Scorer {
+			_, build := modelScorers(p, agent.Options{})
+			return build(m)
+		}}, nil
+	case f.profile != "":
+		return benchPlan{}, inputErr(fmt.Errorf("--profile: want %s or %s, got %q", bench.ProfileContext, bench.ProfileResearch, f.profile))
+	case len(f.metrics) == 0:
+		return benchPlan{}, inputErr(errors.New("--metric: name at least one metric (have " + strings.Join(judges.Metrics(), ", ") +
+			"), or give --profile context or --profile research"))
+	}
+	for i, m := range f.metrics {
+		if _, err := judges.New(m, nil); err != nil {
+			return benchPlan{}, inputErr(fmt.Errorf("--metric: %w", err))
+		}
+		if slices.Contains(f.metrics[:i], m) {
+			return benchPlan{}, inputErr(fmt.Errorf("--metric: %q is named twice", m))
+		}
+	}
+	build := judgeScorers(f.metrics)
+	return benchPlan{metrics: f.metrics, scorers: build, units: func(m judges.Model) []bench.Unit {
+		scs := build(m)
+		units := make([]bench.Unit, len(scs))
+		for i, sc := range scs {
+			units[i] = bench.ScorerUnit(f.metrics[i], sc)
+		}
+		return units
+	}}, nil
+}
+
+// benchData is a checked dataset to read again record by record.
+type benchData interface {
+	Len() int
+	Records() iter.Seq2[bench.Record, error]
+}
+
+func runBench(cmd *cobra.Command, f benchFlags, file string) error {
+	plan, err := planBench(f)
+	if err != nil {
+		return err
+	}
+	if err := f.min.Check(plan.metrics); err != nil {
+		return inputErr(err)
+	}
+	if err := f.llm.checkMaxDefaultRate(); err != nil {
+		return err
+	}
+	if f.resume && f.out == "" {
+		return inputErr(errors.New("--resume: give the run's folder with --out DIR"))
+	}
+	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer closeCache()
+
+	started := time.Now().UTC()
+	cfg := bench.RunConfig{RunID: bench.NewRunID(started), Started: started, Command: os.Args, Version: version(debug.ReadBuildInfo()),
+		Dataset: file, Profile: f.profile, Metrics: plan.metrics, Model: judgeName(client), Prompts: promptVersions(),
+		Settings: benchSettings(f, plan.metrics, client)}
+	dir := f.out
+	if dir == "" {
+		dir = filepath.Join("assay-runs", cfg.RunID)
+	}
+	// A dry run keeps no folder: standard input is spooled to a temporary one.
+	spoolDir := dir
+	if f.llm.dryRun {
+		if spoolDir, err = os.MkdirTemp("", "assay-bench-"); err != nil {
+			return &exitError{code: exitInfra, err: err}
+		}
+		defer os.RemoveAll(spoolDir)
+	}
+	path, sum, err := datasetFile(file, cmd.InOrStdin(), spoolDir)
+	if err != nil {
+		return err
+	}
+	cfg.DatasetSHA256 = sum
+
+	var run *bench.Run
+	if f.resume {
+		if run, err = bench.ResumeRun(dir, cfg); err != nil {
+			return inputErr(err)
+		}
+		cfg = run.Config()
+	}
+	// The check pass: bad input is reported before any model call.
+	var data benchData
+	format := bench.Format("")
+	if path != file {
+		format = bench.FormatJSON // standard input: an array, an object or JSON Lines
+	}
+	switch {
+	case f.profile != "":
+		pd, err := bench.OpenProfileData(path, f.profile)
+		if err != nil {
+			return inputErr(renameInput(err, path, file))
+		}
+		data = pd
+	default:
+		ds, err := bench.OpenDataset(path, bench.DatasetOptions{Format: format, Scorers: plan.scorers(client)})
+		if err != nil {
+			return inputErr(renameInput(err, path, file))
+		}
+		data = ds
+	}
+	if f.llm.dryRun {
+		if plan.scorers == nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "dry run: --profile %s is deterministic and calls no model; %d record(s)\n", f.profile, data.Len())
+			return nil
+		}
+		metrics, scorers := plan.metrics, plan.scorers
+		if f.profile == bench.ProfileResearch {
+			p, _ := agent.LoadProfile("research")
+			metrics, scorers = modelScorers(p, agent.Options{})
+		}
+		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, metrics, scorers, data.Len(), data.Records())
+	}
+	if run == nil {
+		if run, err = bench.CreateRun(dir, cfg); err != nil {
+			return inputErr(err)
+		}
+	}
+	defer run.Close()
+
+	threshold := func(m string) float64 {
+		if v := f.min.Floor(m); v > 0 {
+			return v
+		}
+		return benchThreshold(f.profile, m, client)
+	}
+	gate := func(r bench.Result) {
+		// The gate compares the value rounded, as judge prints it.
+		f.min.Add(eval.Score{Metric: r.Metric, Value: round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
+	}
+	for r := range run.Earlier() {
+		gate(r)
+	}
+	todo := data.Len()
+	if n := run.Resumed(); n > 0 {
+		todo = pendingRecords(data, run, plan.metrics)
+		fmt.Fprintf(cmd.ErrOrStderr(), "bench: resuming %s: %d result(s) kept, %d of %d record(s) to judge\n", dir, n, todo, data.Len())
+	}
+	meter, err := newMeter(cmd, &f.llm, "bench", todo, f.quiet, client)
+	if err != nil {
+		return err
+	}
+	run.OnResult = func(r bench.Result) {
+		gate(r)
+		if r.Defaulted {
+			meter.Add(0, 1)
+		}
+	}
+	err = run.Evaluate(cmd.Context(), data.Records(), plan.units(client), bench.TasksPerCall*f.llm.concurrency,
+		func(bench.Record, int) { meter.Add(1, 0) })
+	meter.Close()
+	interrupted := err != nil && cmd.Context().Err() != nil
+	if err != nil && !interrupted {
+		if errors.Is(err, llm.ErrAuth) {
+			return &exitError{code: exitInfra, err: err}
+		}
+		var ie *eval.InputError
+		if errors.As(err, &ie) {
+			return inputErr(renameInput(err, path, file))
+		}
+		return &exitError{code: exitInfra, err: fmt.Errorf("%s: %w", displayName(file), err)}
+	}
+	summary := run.Summary(data.Len(), time.Now().UTC(), threshold)
+	if werr := run.WriteSummary(summary); werr != nil {
+		return &exitError{code: exitInfra, err: werr}
+	}
+	if cerr := run.Close(); cerr != nil {
+		return &exitError{code: exitInfra, err: cerr}
+	}
+	if err := bench.FormatMetricStats(cmd.OutOrStdout(), summary.Metrics); err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	f.llm.summary(cmd.ErrOrStderr(), client, run.Defaults().Defaulted)
+	fmt.Fprintf(cmd.ErrOrStderr(), "bench: run %s in %s\n", cfg.RunID, dir)
+	if interrupted {
+		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted with %d of %d record(s) judged (%v): resume with --resume --out %s and the same DATA and flags",
+			countComplete(summary), data.Len(), err, dir)}
+	}
+	if err := f.llm.budgetErr(client); err != nil {
+		return err
+	}
+	if err := f.llm.defaultRateErr(run.Defaults()); err != nil {
+		return err
+	}
+	if err := f.min.Err(); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	return nil
+}
+
+// countComplete is the fewest results of any metric: records judged whole.
+func countComplete(s bench.Summary) int {
+	n := s.Samples
+	for _, m := range s.Metrics {
+		n = min(n, m.N)
+	}
+	return n
+}
+
+// pendingRecords counts the records of data with a pair run lacks.
+func pendingRecords(data benchData, run *bench.Run, metrics []string) int {
+	n := 0
+	for rec, err := range data.Records() {
+		if err != nil {
+			break
+		}
+		if slices.ContainsFunc(metrics, func(m string) bool { return !run.Done(bench.Key{ID: rec.ID, Metric: m}) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// datasetFile returns the file to read the dataset from and the sha256 of
+// its bytes. A regular file is read where it is; standard input or a pipe,
+// which cannot be read twice, is copied into dir as it is read (the check
+// pass and the run then both stream the copy), at most bench.MaxDataset
+// bytes.
+func datasetFile(file string, stdin io.Reader, dir string) (string, string, error) {
+	name := displayName(file)
+	var r io.Reader
+	if file == bench.Stdin {
+		r = stdin
+	} else {
+		fh, err := eval.OpenFile(file)
+		if err != nil {
+			return "", "", inputErr(err)
+		}
+		defer fh.Close()
+		st, err := fh.Stat()
+		if err != nil {
+			return "", "", inputErr(&eval.InputError{File: name, Msg: "cannot read: " + err.Error()})
+		}
+		if st.IsDir() {
+			return "", "", inputErr(&eval.InputError{File: name, Msg: "is a directory, not a file"})
+		}
+		if st.Mode().IsRegular() {
+			h := sha256.New()
+			if _, err := io.Copy(h, fh); err != nil {
+				return "", "", inputErr(&eval.InputError{File: name, Msg: "cannot read: " + err.Error()})
+			}
+			return file, hex.EncodeToString(h.Sum(nil)), nil
+		}
+		r = fh
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", &exitError{code: exitInfra, err: fmt.Errorf("run folder: %w", err)}
+	}
+	// Written beside the final name and renamed, so that a resume fed
+	// another input never loses the copy the run was judged from before
+	// the sha256 is compared.
+	spool := filepath.Join(dir, spoolName)
+	tmp, err := os.CreateTemp(dir, spoolName+".*")
+	if err != nil {
+		return "", "", &exitError{code: exitInfra, err: fmt.Errorf("run folder: %w", err)}
+	}
+	h := sha256.New()
+	n, cerr := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(r, bench.MaxDataset+1))
+	if err := tmp.Close(); cerr == nil {
+		cerr = err
+	}
+	switch {
+	case cerr != nil:
+		os.Remove(tmp.Name())
+		return "", "", inputErr(&eval.InputError{File: name, Msg: "cannot read: " + cerr.Error()})
+	case n > bench.MaxDataset:
+		os.Remove(tmp.Name())
+		return "", "", inputErr(&eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", bench.MaxDataset>>20)})
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if old, err := fileSHA256(spool); err == nil && old != sum {
+		os.Remove(tmp.Name()) // another input: the resume will refuse it
+		return spool, sum, nil
+	}
+	if err := os.Rename(tmp.Name(), spool); err != nil {
+		return "", "", &exitError{code: exitInfra, err: fmt.Errorf("run folder: %w", err)}
+	}
+	return spool, sum, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// renameInput names standard input in an input error about its copy.
+func renameInput(err error, path, file string) error {
+	var ie *eval.InputError
+	if path != file && errors.As(err, &ie) && ie.File == path {
+		ie.File = displayName(file)
+	}
+	return err
+}
+
+// promptVersions maps each embedded prompt template to its version.
+func promptVersions() map[string]string {
+	out := map[string]string{}
+	for _, name := range prompts.Names() {
+		if t, err := prompts.Get(name); err == nil {
+			out[name] = t.Version
+		}
+	}
+	return out
+}
+
+// benchSettings are the options that change a run's results or verdict,
+// compared on --resume.
+func benchSettings(f benchFlags, metrics []string, c *llm.Client) map[string]string {
+	s := map[string]string{
+		"--strict":           strconv.FormatBool(f.llm.strict),
+		"--max-default-rate": strconv.FormatFloat(f.llm.maxDefaultRate, 'f', -1, 64),
+	}
+	if v := f.min.String(); v != "" {
+		s["--min"] = v
+	}
+	for _, m := range metrics {
+		s["threshold "+m] = strconv.FormatFloat(benchThreshold(f.profile, m, c), 'f', -1, 64)
+	}
+	return s
+}
+
+// benchThreshold is a metric's pass threshold in a run's summary: the
+// context card's pass threshold (seed 002's CRAG "correct", 0.7) for
+// context_quality under --profile context, else the metric's default.
+func benchThreshold(profile, metric string, c *llm.Client) float64 {
+	if profile == bench.ProfileContext && metric == agent.MetricContextQuality {
+		if p, err := agent.LoadProfile("context"); err == nil {
+			return p.Pass.Threshold
+		}
+	}
+	return judges.DefaultThreshold(metric, c)
+}

@@ -112,11 +112,11 @@ func TestRequire(t *testing.T) {
 		},
 		"each failing check is reported, the passing ones not": {
 			sample: wrong, checks: []string{"faithfulness<0.5", "faithfulness>0", "answer_relevancy>=0.9"},
-			values: []float64{0, 0.4911}, errors: []string{"faithfulness>0 of sample", "answer_relevancy>=0.9 of sample \"wrong\": got 0.4911"},
+			values: []float64{0, 0.7911}, errors: []string{"faithfulness>0 of sample", "answer_relevancy>=0.9 of sample \"wrong\": got 0.7911"},
 		},
 		"a metric alone is checked at its default threshold": {
 			sample: wrong, checks: []string{"faithfulness"}, values: []float64{0},
-			errors: []string{`faithfulness>=0.7 of sample "wrong": got 0`},
+			errors: []string{`faithfulness>=1 of sample "wrong": got 0`},
 		},
 		"a model's judgement passes on its value": {
 			sample: boiling, checks: []string{"faithfulness>=0.5"}, model: "fake", values: []float64{0.5},
@@ -202,7 +202,7 @@ func TestRequireDataset(t *testing.T) {
 		},
 		"gates on two metrics": {
 			path: labelled, gates: []string{"answer_relevancy.p10>=0.2", "faithfulness.median>=0.6"},
-			n: 6, scored: 6, mean: 0.4792, low: 0.2673, p10: 0.2837, passing: 1.0 / 3,
+			n: 6, scored: 6, mean: 0.5792, low: 0.2673, p10: 0.2837, passing: 2.0 / 3,
 			errors: []string{"gate faithfulness.median>=0.6 on ../fixtures/rag/labelled.jsonl: got 0.5"},
 		},
 		"defaults fail the test, and are kept out of the statistics": {

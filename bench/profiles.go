@@ -138,7 +138,7 @@ func (d *ProfileData) Records() iter.Seq2[Record, error] {
 			yield(Record{}, &eval.InputError{File: d.path, Msg: "cannot read: " + err.Error()})
 			return
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only
 		br := bufio.NewReaderSize(io.LimitReader(f, MaxDataset+1), 64<<10)
 		for line := 1; ; line++ {
 			b, rerr := br.ReadBytes('\n')

@@ -70,7 +70,8 @@ func TestProfileUnits(t *testing.T) {
 	path := writeFile(t, ctxLine)
 	d, err := OpenProfileData(path, ProfileContext)
 	require.NoError(t, err)
-	for rec := range d.Records() {
+	for rec, rerr := range d.Records() {
+		require.NoError(t, rerr)
 		scores, err := ContextUnit().Judge(context.Background(), rec.Sample)
 		require.NoError(t, err)
 		require.Len(t, scores, 5)

@@ -139,7 +139,7 @@ func TestEvaluateStopsOnAUnitError(t *testing.T) {
 	dir := t.TempDir()
 	run, err := CreateRun(dir, testConfig())
 	require.NoError(t, err)
-	defer run.Close()
+	defer func() { _ = run.Close() }() // the run ends in an error; nothing to keep
 	boom := Unit{Metrics: []string{"m1"}, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
 		if s.ID == "b" {
 			return nil, fmt.Errorf("broken sample")

@@ -15,7 +15,8 @@ const (
 	measureMoney
 	measureDuration
 	measureVolume
-	measureCount // any number
+	measureCount  // any number
+	measurePerson // a person's name (English only)
 )
 
 // measureQuestion is a wording that asks for a measure, and the kinds of
@@ -44,6 +45,7 @@ var measureQuestions = sync.OnceValue(func() []measureQuestion {
 		{en(`much`), measureMoney | measureWeight | measureVolume},
 		{en(`old`), measureDuration},
 		{en(`many`), measureCount},
+		{regexp.MustCompile(`(?i)\bwho(m|se)?\b`), measurePerson},
 		{regexp.MustCompile(`多长`), measureLength | measureDuration},
 		{regexp.MustCompile(`多[高深宽远大]|長さ|高さ|深さ|距離|(ยาว|สูง|ลึก|กว้าง|ไกล)(เท่าไ[รห]่?|แค่ไหน)`), measureLength},
 		{regexp.MustCompile(`多重|重さ|หนัก(เท่าไ[รห]่?|แค่ไหน)`), measureWeight},
@@ -89,11 +91,37 @@ func measureAsked(query string) (measureKind, string) {
 	return kinds, query
 }
 
+// capitalised is a word written with a capital, as names are.
+var capitalised = regexp.MustCompile(`\b\p{Lu}\p{Ll}+`)
+
+// holdsPerson reports whether text names someone the query does not: a
+// capitalised word that is not the text's first word, not among the
+// query's words (lower-cased in query) and not a stop word ("By Mary
+// Shelley" and "a novel by Jane Austen" do; "Frankenstein is a novel"
+// does not).
+func holdsPerson(text string, query map[string]bool) bool {
+	first := true
+	for _, loc := range capitalised.FindAllStringIndex(text, -1) {
+		w := strings.ToLower(text[loc[0]:loc[1]])
+		atStart := first && strings.TrimSpace(text[:loc[0]]) == ""
+		first = false
+		if atStart || query[w] || lexicon.IsStop(w) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
 // holdsMeasure reports whether text holds a number with a unit of one of
-// the kinds.
-func holdsMeasure(text string, kinds measureKind) bool {
+// the kinds, or for measurePerson a name the query (its words lower-cased)
+// does not give.
+func holdsMeasure(text string, kinds measureKind, query map[string]bool) bool {
 	if kinds == 0 || strings.TrimSpace(text) == "" {
 		return false
+	}
+	if kinds&measurePerson != 0 && holdsPerson(text, query) {
+		return true
 	}
 	for k, re := range measureUnits() {
 		if kinds&k != 0 && re.MatchString(text) {

@@ -72,7 +72,7 @@ func PassageRelevance(query, passage string) float64 {
 	bi := bigramShare(q.stems, pseq)
 	lead := coverage(q.stems, lexicon.StemSet(leadSentence(passage)))
 	ms := 1.0
-	if q.measure != 0 && !holdsMeasure(passage, q.measure) {
+	if q.measure != 0 && !holdsMeasure(passage, q.measure, q.lower) {
 		ms = 0
 	}
 	r := relCoverage*cov + relBigram*bi + relLead*lead + relMeasure*ms

@@ -26,6 +26,10 @@ const relWindow = 3
 //     holds a number with a unit of a kind that answers it (a length or a
 //     duration for "how long", a weight for "how heavy", money, a weight
 //     or a volume for "how much"); the wording itself is not a term.
+//   - People: a "who" question has one more term, of weight 1, found
+//     when the window names someone the query does not (a capitalised
+//     word that does not open the sentence): "Who wrote Pride and
+//     Prejudice?" is answered by "...a novel by Jane Austen".
 //   - Names are not enough: a window whose terms found make up a single
 //     phrase of the query (one keyword, or neighbours in the query that
 //     are neighbours in the window too, as a name such as "Berlin Wall" or
@@ -88,11 +92,17 @@ type relQuery struct {
 	weights      []float64
 	measure      measureKind
 	total        float64
+	// lower holds the query's words, lower-cased, so that a name the
+	// query already gives does not count as the person it asks for.
+	lower map[string]bool
 }
 
 func readQuery(query string) relQuery {
 	kinds, rest := measureAsked(query)
-	q := relQuery{measure: kinds}
+	q := relQuery{measure: kinds, lower: map[string]bool{}}
+	for _, w := range lexicon.LowerWords(query) {
+		q.lower[w] = true
+	}
 	seen := map[string]bool{}
 	for _, w := range lexicon.Terms(rest) {
 		s := lexicon.Stem(w)
@@ -144,7 +154,7 @@ func relevance(query, passage string) Relevance {
 				joined[j] = pairs[[2]string{s, next}] || pairs[[2]string{next, s}]
 			}
 		}
-		sents[i] = relSentence{found: f, joined: joined, measure: holdsMeasure(text, q.measure)}
+		sents[i] = relSentence{found: f, joined: joined, measure: holdsMeasure(text, q.measure, q.lower)}
 	}
 	var best Relevance
 	bestSet := false

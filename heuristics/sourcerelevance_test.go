@@ -94,7 +94,9 @@ func TestMeasureAsked(t *testing.T) {
 		"how much, euros":             {"How much does it cost?", "It costs 22 euros.", true, true},
 		"how much, a currency symbol": {"How much is a ticket?", "Tickets are £12.", true, true},
 		"how many, a number":          {"How many moons has Mars?", "Mars has two moons.", true, true},
-		"no measure asked":            {"Who painted the Mona Lisa?", "Painted in 1503.", false, false},
+		"no measure asked":            {"What did Monet paint?", "Painted in 1873.", false, false},
+		"who, a person named":         {"Who painted the Mona Lisa?", "It was painted by Leonardo da Vinci.", true, true},
+		"who, nobody named":           {"Who painted the Mona Lisa?", "Painted in 1503.", true, false},
 		"Chinese length":              {"长江有多长？", "全长6300公里。", true, true},
 		"Japanese height":             {"富士山の高さは？", "標高3776メートル。", true, true},
 		"Thai length":                 {"แม่น้ำโขงยาวเท่าไร", "ยาว 4,900 กิโลเมตร", true, true},
@@ -104,7 +106,11 @@ func TestMeasureAsked(t *testing.T) {
 			t.Parallel()
 			kinds, _ := measureAsked(tc.query)
 			assert.Equal(t, tc.asked, kinds != 0)
-			assert.Equal(t, tc.held, holdsMeasure(tc.text, kinds))
+			query := map[string]bool{}
+			for _, w := range lexicon.LowerWords(tc.query) {
+				query[w] = true
+			}
+			assert.Equal(t, tc.held, holdsMeasure(tc.text, kinds, query))
 		})
 	}
 }

@@ -640,26 +640,6 @@ func (f *claimFacts) shares(c map[string]bool, except string) bool {
 
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
 
-// wcoverage is the rarity-weighted share of stems found in set, directly
-// or, for a word of a name, by the name's initials (alias, may be nil).
-func wcoverage(stems []string, weights map[string]float64, set map[string]bool, alias map[string]string) float64 {
-	if len(stems) == 0 {
-		return 1
-	}
-	hit, total := 0.0, 0.0
-	for _, s := range stems {
-		w := weights[s]
-		total += w
-		if a := alias[s]; set[s] || (a != "" && set[a]) {
-			hit += w
-		}
-	}
-	if total == 0 {
-		return 1
-	}
-	return hit / total
-}
-
 // coverage is the share of stems found in set.
 func coverage(stems []string, set map[string]bool) float64 {
 	if len(stems) == 0 {

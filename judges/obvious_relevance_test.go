@@ -30,12 +30,20 @@ func TestOfflineRelevanceObviousCases(t *testing.T) {
 		panda   = "熊猫吃什么？"
 		fuji    = "富士山の高さは？"
 		mekong  = "แม่น้ำโขงยาวเท่าไร"
+		austen  = "Who wrote Pride and Prejudice?"
 	)
 	tests := map[string]struct {
 		query, passage string
 		answers        bool
 	}{
 		// Answering passages: grade 3 or more.
+		"a person for who, in other words than the query's": {austen,
+			"Pride and Prejudice is an 1813 novel by Jane Austen.", true},
+		"the author named for who wrote, the verb changed": {"Who wrote the novel Frankenstein?",
+			"Frankenstein was written by Mary Shelley.", true},
+		// Not answering: no one named for who.
+		"the title alone for who": {austen,
+			"Pride and Prejudice has been adapted for film and television many times.", false},
 		"a length for how long, and the city": {arno,
 			"The Arno is a river 200 kilometres long that flows through Florence before reaching the sea.", true},
 		"a height in metres for how tall": {eiffel,

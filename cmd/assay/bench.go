@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -32,6 +34,9 @@ type benchFlags struct {
 	resume  bool
 	min     minFlag
 	quiet   bool
+	gates   []string
+	junit   string
+	base    string
 	llm     llmFlags
 }
 
@@ -60,14 +65,29 @@ Lines of {id, query, report}, judged as the research card's five dimensions
 and its total. DATA "-" reads standard input, which is copied into the run
 folder (input.jsonl) as it is read.
 
+The folder also gets report.html, one page that opens from disk: the
+figures, a chart per metric, the gates, the baseline, and every sample
+with its evidence. Every run is recorded in the run store (SQLite under
+the user data directory; $ASSAY_DATA_DIR moves it), which assay runs lists.
+
 --resume with --out DIR of an unfinished run judges only the pairs not in
-its results.jsonl; another dataset or configuration is refused. Exit codes
-are judge's: 1 below a --min floor, 3 when more judgements defaulted than
---max-default-rate allows, a budget stopped calls, or the run was
-interrupted (resume it).`,
+its results.jsonl; another dataset or configuration is refused.
+
+--gate 'METRIC.STAT OP NUMBER' (repeatable) fails the run when it does not
+hold, as seed 002's CI checks: --gate 'context_quality.mean>=0.65'.
+--baseline compares each metric's mean with an earlier run's, with a paired
+Wilcoxon signed-rank test over the samples both scored, and raises seed
+002's alerts: degradation (warning) under 0.85 x the baseline mean,
+threshold (critical) under 0.4. --junit FILE writes the gates and the
+samples below their thresholds as JUnit XML.
+
+Exit codes are judge's: 1 below a --min floor, a failed --gate or an alert;
+3 when more judgements defaulted than --max-default-rate allows, a budget
+stopped calls, or the run was interrupted (resume it).`,
 		Example: `  assay bench --metric faithfulness,answer_relevancy data.jsonl
   assay bench --profile context --out runs/ctx retrievals.jsonl
-  assay bench --metric faithfulness --resume --out assay-runs/20261124T221500Z-3f9a data.jsonl`,
+  assay bench --metric faithfulness --resume --out assay-runs/20261124T221500Z-3f9a data.jsonl
+  assay bench --profile context --gate 'context_quality.mean>=0.65' --gate 'context_quality.min>=0.3' --baseline latest --junit junit.xml retrievals.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBench(cmd, f, args[0])
@@ -82,6 +102,9 @@ interrupted (resume it).`,
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	fl.StringArrayVar(&f.gates, "gate", nil, "exit 1 unless 'METRIC.STAT OP NUMBER' holds (STAT: mean, min, max, median, p10, pass_rate, defaulted, defaulted_rate; OP: >=, >, <=, <); repeatable")
+	fl.StringVar(&f.junit, "junit", "", "also write the gates and the samples as JUnit XML to FILE, for CI")
+	fl.StringVar(&f.base, "baseline", "", "compare with an earlier run: its folder, its id in the run store, or latest (the last run of the same dataset and metrics); exit 1 on seed 002's alerts")
 	return cmd
 }
 
@@ -151,6 +174,12 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 	if err := f.min.Check(plan.metrics); err != nil {
 		return inputErr(err)
 	}
+	gates := make([]bench.Gate, len(f.gates))
+	for i, g := range f.gates {
+		if gates[i], err = bench.ParseGate(g); err != nil {
+			return inputErr(fmt.Errorf("--gate: %w", err))
+		}
+	}
 	if err := f.llm.checkMaxDefaultRate(); err != nil {
 		return err
 	}
@@ -177,7 +206,7 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 		if spoolDir, err = os.MkdirTemp("", "assay-bench-"); err != nil {
 			return &exitError{code: exitInfra, err: err}
 		}
-		defer os.RemoveAll(spoolDir)
+		defer func() { _ = os.RemoveAll(spoolDir) }() // a temporary copy of standard input
 	}
 	path, sum, err := datasetFile(file, cmd.InOrStdin(), spoolDir)
 	if err != nil {
@@ -229,7 +258,7 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 			return inputErr(err)
 		}
 	}
-	defer run.Close()
+	defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
 
 	threshold := func(m string) float64 {
 		if v := f.min.Floor(m); v > 0 {
@@ -274,11 +303,24 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 		return &exitError{code: exitInfra, err: fmt.Errorf("%s: %w", displayName(file), err)}
 	}
 	summary := run.Summary(data.Len(), time.Now().UTC(), threshold)
+	if cerr := run.Close(); cerr != nil {
+		return &exitError{code: exitInfra, err: cerr}
+	}
+	results, err := bench.ReadResults(filepath.Join(dir, bench.FileResults))
+	if err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	if err := f.judgeRun(cfg, &summary, results, gates); err != nil {
+		return err
+	}
+	if werr := writeRunFiles(dir, cfg, summary, results, f.junit, threshold); werr != nil {
+		return &exitError{code: exitInfra, err: werr}
+	}
 	if werr := run.WriteSummary(summary); werr != nil {
 		return &exitError{code: exitInfra, err: werr}
 	}
-	if cerr := run.Close(); cerr != nil {
-		return &exitError{code: exitInfra, err: cerr}
+	if err := f.record(cfg, summary, dir); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "assay: run store: %v (the run folder %s has the run)\n", err, dir)
 	}
 	if err := bench.FormatMetricStats(cmd.OutOrStdout(), summary.Metrics); err != nil {
 		return &exitError{code: exitInfra, err: err}
@@ -286,7 +328,7 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 	f.llm.summary(cmd.ErrOrStderr(), client, run.Defaults().Defaulted)
 	fmt.Fprintf(cmd.ErrOrStderr(), "bench: run %s in %s\n", cfg.RunID, dir)
 	if interrupted {
-		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted with %d of %d record(s) judged (%v): resume with --resume --out %s and the same DATA and flags",
+		return &exitError{code: exitInfra, err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
 			countComplete(summary), data.Len(), err, dir)}
 	}
 	if err := f.llm.budgetErr(client); err != nil {
@@ -297,6 +339,9 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 	}
 	if err := f.min.Err(); err != nil {
 		return &exitError{code: exitFailed, err: err}
+	}
+	if err := gateAlertErr(cmd.ErrOrStderr(), summary); err != nil {
+		return err
 	}
 	return nil
 }
@@ -339,7 +384,7 @@ func datasetFile(file string, stdin io.Reader, dir string) (string, string, erro
 		if err != nil {
 			return "", "", inputErr(err)
 		}
-		defer fh.Close()
+		defer func() { _ = fh.Close() }() // read only
 		st, err := fh.Stat()
 		if err != nil {
 			return "", "", inputErr(&eval.InputError{File: name, Msg: "cannot read: " + err.Error()})
@@ -374,15 +419,15 @@ func datasetFile(file string, stdin io.Reader, dir string) (string, string, erro
 	}
 	switch {
 	case cerr != nil:
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name()) // a partial copy
 		return "", "", inputErr(&eval.InputError{File: name, Msg: "cannot read: " + cerr.Error()})
 	case n > bench.MaxDataset:
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name()) // a partial copy
 		return "", "", inputErr(&eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", bench.MaxDataset>>20)})
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	if old, err := fileSHA256(spool); err == nil && old != sum {
-		os.Remove(tmp.Name()) // another input: the resume will refuse it
+		_ = os.Remove(tmp.Name()) // another input: the resume will refuse it
 		return spool, sum, nil
 	}
 	if err := os.Rename(tmp.Name(), spool); err != nil {
@@ -396,7 +441,7 @@ func fileSHA256(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
@@ -450,4 +495,112 @@ func benchThreshold(profile, metric string, c *llm.Client) float64 {
 		}
 	}
 	return judges.DefaultThreshold(metric, c)
+}
+
+// judgeRun compares the run with its baseline, when --baseline names one,
+// and checks its gates, into the summary.
+func (f benchFlags) judgeRun(cfg bench.RunConfig, s *bench.Summary, results *bench.ResultFile, gates []bench.Gate) error {
+	if f.base != "" {
+		store, err := f.store()
+		if err != nil {
+			return &exitError{code: exitInfra, err: err}
+		}
+		defer func() { _ = store.Close() }() // read only here
+		dir, err := bench.ResolveBaseline(store, f.base, cfg)
+		if err != nil {
+			return inputErr(fmt.Errorf("--baseline: %w", err))
+		}
+		cmp, alerts, err := bench.Compare(dir, results, *s)
+		if err != nil {
+			return inputErr(fmt.Errorf("--baseline %s: %w", f.base, err))
+		}
+		s.Baseline, s.Alerts = cmp, alerts
+	}
+	s.Gates = bench.CheckGates(gates, *s)
+	return nil
+}
+
+// store opens the run store at its default place ($ASSAY_DATA_DIR).
+func (f benchFlags) store() (*bench.Store, error) {
+	path, err := bench.DefaultStorePath(f.llm.env)
+	if err != nil {
+		return nil, err
+	}
+	return bench.OpenStore(path)
+}
+
+// record keeps the run in the run store.
+func (f benchFlags) record(cfg bench.RunConfig, s bench.Summary, dir string) error {
+	store, err := f.store()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return errors.Join(store.Record(cfg, s, abs), store.Close())
+}
+
+// writeRunFiles writes report.html into the run folder and, when junit is
+// set, the JUnit XML there, each whole or not at all.
+func writeRunFiles(dir string, cfg bench.RunConfig, s bench.Summary, results *bench.ResultFile, junit string, threshold func(string) float64) error {
+	if err := writeAtomic(filepath.Join(dir, bench.FileReport), func(w io.Writer) error {
+		return bench.WriteReport(w, cfg, s, results)
+	}); err != nil {
+		return err
+	}
+	if junit == "" {
+		return nil
+	}
+	return writeAtomic(junit, func(w io.Writer) error {
+		return bench.WriteJUnit(w, cfg, s, results, threshold)
+	})
+}
+
+// writeAtomic writes a file through a temporary one renamed over it.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone once renamed
+	bw := bufio.NewWriter(tmp)
+	if err := errors.Join(write(bw), bw.Flush(), tmp.Close()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// gateAlertErr is exit 1 when a gate failed or the baseline raised an
+// alert, each said on w; nil otherwise.
+func gateAlertErr(w io.Writer, s bench.Summary) error {
+	failed := 0
+	for _, g := range s.Gates {
+		if !g.Passed {
+			failed++
+			fmt.Fprintf(w, "assay: gate %s failed: got %s%s\n", g.Gate, numText(g.Got), reasonText(g.Reason))
+		}
+	}
+	for _, a := range s.Alerts {
+		fmt.Fprintf(w, "assay: %s %s alert: %s\n", a.Severity, a.Type, a.Message)
+	}
+	if failed == 0 && len(s.Alerts) == 0 {
+		return nil
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("%d gate(s) failed, %d alert(s) raised", failed, len(s.Alerts))}
+}
+
+func numText(n bench.Num) string {
+	if math.IsNaN(float64(n)) {
+		return "nothing (undefined)"
+	}
+	return strconv.FormatFloat(float64(n), 'f', 4, 64)
+}
+
+func reasonText(r string) string {
+	if r == "" {
+		return ""
+	}
+	return " (" + r + ")"
 }

@@ -122,7 +122,7 @@ func TestBenchKilledAndResumed(t *testing.T) {
 	env := append(os.Environ(), mainEnv+"=1", "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test", "ASSAY_CACHE_DIR="+t.TempDir())
 	results := filepath.Join(out, bench.FileResults)
 
-	first := exec.Command(os.Args[0], args...)
+	first := exec.CommandContext(t.Context(), os.Args[0], args...)
 	first.Env = env
 	firstErr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	require.NoError(t, err)
@@ -142,7 +142,7 @@ func TestBenchKilledAndResumed(t *testing.T) {
 	require.Less(t, len(before), samples*2, "killed midway")
 	resumed.Store(true)
 
-	second := exec.Command(os.Args[0], append([]string{args[0], "--resume"}, args[1:]...)...)
+	second := exec.CommandContext(t.Context(), os.Args[0], append([]string{args[0], "--resume"}, args[1:]...)...)
 	second.Env = env
 	got, err := second.CombinedOutput()
 	require.NoError(t, err, "%s", got)

@@ -67,31 +67,31 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 	volatility, sentiment, volume := dim("volatility"), dim("sentiment"), dim("volume")
 	fundamentals := len(t.Fundamentals) > 0 || len(dim("fundamental")) > 0
 	analysis := out.tally(
-		check{"Technical analysis (RSI, MACD, SMA, Bollinger Bands)", len(technical) > 0, m.technical.has(lower)},
+		check{"Technical analysis (RSI, MACD, SMA, Bollinger Bands)", len(technical) > 0, d.has(m.technical)},
 		check{"Volatility/risk assessment (uncertainty score or ATR)", len(volatility) > 0, p.anyMentioned(x, volatility)},
 		check{"Market sentiment (VWAP or news)", len(sentiment) > 0 || len(t.News) > 0, p.anyMentioned(x, sentiment) || len(x.Citations) > 0},
 		check{"Volume analysis", len(volume) > 0, p.anyMentioned(x, volume)},
-		check{"Fundamental analysis (data available but not used)", fundamentals, m.fundamental.has(lower) || p.anyMentioned(x, dim("fundamental"))},
-		check{"Historical context (percentile analysis)", len(t.Percentiles) > 0, len(x.Percentiles) > 0 || m.pctWords.has(lower)},
+		check{"Fundamental analysis (data available but not used)", fundamentals, d.has(m.fundamental) || p.anyMentioned(x, dim("fundamental"))},
+		check{"Historical context (percentile analysis)", len(t.Percentiles) > 0, len(x.Percentiles) > 0 || d.has(m.pctWords)},
 	)
 
 	temporal := out.tally(
 		check{"Current state (current values)", true, len(x.Numbers) > 0},
-		check{"Historical comparison (percentiles or comparison)", true, len(x.Percentiles) > 0 || m.comparison.has(lower)},
-		check{"Trend direction", true, m.trend.has(lower)},
-		check{"Timeframe awareness (date)", true, (t.Date != "" && strings.Contains(d.text, t.Date)) || m.timeframe.has(lower)},
+		check{"Historical comparison (percentiles or comparison)", true, len(x.Percentiles) > 0 || d.has(m.comparison)},
+		check{"Trend direction", true, d.has(m.trend)},
+		check{"Timeframe awareness (date)", true, (t.Date != "" && strings.Contains(d.text, t.Date)) || d.has(m.timeframe)},
 	)
 
 	recLower := lower
 	if s, ok := d.section("recommendation", p); ok {
 		recLower = lower[s.body.start:s.body.end]
 	}
-	recs := p.recommendations(lower)
+	recs := p.recommendations(d)
 	_, riskSection := d.section("risk", p)
 	action := out.tally(
 		check{"Clear recommendation (BUY/SELL/HOLD)", true, len(recs) > 0},
 		check{"Reasoning for recommendation", true, m.cause.has(recLower)},
-		check{"Risk warnings", true, m.risk.has(lower) || riskSection},
+		check{"Risk warnings", true, d.has(m.risk) || riskSection},
 		check{"Key decision factors (metrics behind the recommendation)", true, m.metricNames.has(recLower)},
 	)
 
@@ -105,7 +105,7 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 	quant := out.tally(
 		check{"Percentile context for numbers", len(t.Percentiles) > 0 && len(x.Numbers) > 0, len(x.Percentiles) > 0},
 		check{"Threshold interpretation of values", len(p.Bands) > 0, len(x.Bands) > 0},
-		check{"Comparative context (numbers against benchmarks)", true, m.comparison.has(lower) || m.linkWords.has(lower)},
+		check{"Comparative context (numbers against benchmarks)", true, d.has(m.comparison) || d.has(m.linkWords)},
 	)
 
 	out.DimensionScores = Dims{{"context_completeness", context}, {"analysis_dimensions", analysis},
@@ -138,10 +138,10 @@ func (p *Profile) anyMentioned(x Extraction, metrics []string) bool {
 
 // recommendations are the labels of the distinct recommendations in
 // lower, in profile order.
-func (p *Profile) recommendations(lower string) []string {
+func (p *Profile) recommendations(d *doc) []string {
 	var out []string
 	for i, r := range p.Recommendations {
-		if p.m.recs[i].has(lower) {
+		if d.has(p.m.recs[i]) {
 			out = append(out, r.Label)
 		}
 	}

@@ -177,7 +177,7 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 			bad("%d sentences not in Thai", off)
 		}
 	}
-	if !m.cause.has(d.lower) {
+	if !d.has(m.cause) {
 		language -= 20
 		bad("No narrative flow (no cause-effect words)")
 	}

@@ -207,7 +207,11 @@ func jsonErr(name string, data []byte, err error) error {
 		e.Err = err
 		return e
 	case errors.As(err, &te):
-		e := at(name, data, int(te.Offset)-1, te.Field, fmt.Sprintf("must be %s, got %s", kindOf(te.Type.Kind().String()), te.Value))
+		field := te.Field
+		if k := keyBefore(data, int(te.Offset)); k != "" && !strings.HasSuffix(field, k) {
+			field += "." + k // a map's entry: the decoder names only the map
+		}
+		e := at(name, data, int(te.Offset)-1, field, fmt.Sprintf("must be %s, got %s", kindOf(te.Type.Kind().String()), te.Value))
 		e.Err = err
 		return e
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -236,6 +240,21 @@ func kindOf(k string) string {
 		return "an object"
 	}
 	return k
+}
+
+// keyBefore returns the object key whose value ends at or before off in
+// data: the last quoted string followed by a colon.
+func keyBefore(data []byte, off int) string {
+	off = min(max(off, 0), len(data))
+	colon := bytes.LastIndex(data[:off], []byte(`":`))
+	if colon < 0 {
+		return ""
+	}
+	open := bytes.LastIndexByte(data[:colon], '"')
+	if open < 0 {
+		return ""
+	}
+	return string(data[open+1 : colon])
 }
 
 // at is an *eval.InputError at byte offset off of data.

@@ -37,13 +37,13 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 	strength := func(s string) { out.Strengths = append(out.Strengths, s) }
 
 	clarity := 100.0
-	if n := m.vague.count(lower); n > 0 {
+	if n := d.count(m.vague); n > 0 {
 		clarity -= min(vagueMax, vaguePenalty*float64(n))
 		issue("Too many vague terms reduce clarity (%d found)", n)
 	} else {
 		strength("No vague terms - explanations are confident")
 	}
-	cause := m.cause.count(lower)
+	cause := d.count(m.cause)
 	if cause == 0 {
 		clarity -= 20
 		issue("Missing clear cause-effect relationships")
@@ -76,7 +76,7 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 			continue
 		}
 		available++
-		if p.anyMentioned(x, ms) || (dim == "technical" && m.technical.has(lower)) || (dim == "fundamental" && m.fundamental.has(lower)) {
+		if p.anyMentioned(x, ms) || (dim == "technical" && d.has(m.technical)) || (dim == "fundamental" && d.has(m.fundamental)) {
 			explained++
 		}
 	}
@@ -98,7 +98,7 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 	}
 
 	specificity := 100.0
-	if n := m.generic.count(lower); n > 0 {
+	if n := d.count(m.generic); n > 0 {
 		specificity -= min(genericMax, genericPenalty*float64(n))
 		issue("Too many generic phrases (reduce specificity): %d", n)
 	}
@@ -108,7 +108,7 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 	} else {
 		strength("Specific numbers support the claims")
 	}
-	if !m.comparison.has(lower) && !m.linkWords.has(lower) {
+	if !d.has(m.comparison) && !d.has(m.linkWords) {
 		specificity -= 15
 		issue("No specific comparisons")
 	}
@@ -144,19 +144,19 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 		minimality -= repeatPenalty * float64(repeats)
 		issue("%d repeated sentences", repeats)
 	}
-	if n := m.filler.count(lower); n > 0 {
+	if n := d.count(m.filler); n > 0 {
 		minimality -= min(fillerMax, fillerPenalty*float64(n))
 		issue("%d filler words", n)
 	}
 
 	consistency := 100.0
-	if recs := p.recommendations(lower); len(recs) > 1 {
+	if recs := p.recommendations(d); len(recs) > 1 {
 		consistency -= 50
 		issue("Contradiction: %d recommendations (%s); give one", len(recs), strings.Join(recs, " and "))
 	} else if len(recs) == 1 {
 		strength("Single recommendation (" + recs[0] + ")")
 	}
-	if m.lowRisk.has(lower) && m.highRisk.has(lower) {
+	if d.has(m.lowRisk) && d.has(m.highRisk) {
 		consistency -= 30
 		issue("Contradicting risk statements (both low and high risk)")
 	}

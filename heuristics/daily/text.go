@@ -25,14 +25,20 @@ type hit struct {
 // match anywhere, since such text has no spaces between words.
 type terms []string
 
-func newTerms(w Words) terms { return terms(w.all()) }
+// newTerms returns the words, lowered by lowerASCII, longest first.
+func newTerms(w Words) terms {
+	t := terms(w.all())
+	for i := range t {
+		t[i] = lowerASCII(t[i])
+	}
+	return t
+}
 
 // find returns the occurrences of t in lower (a text lowered by
 // lowerASCII), in text order.
 func (t terms) find(lower string) []hit {
 	var out []hit
-	for _, term := range t {
-		lt := lowerASCII(term)
+	for _, lt := range t {
 		for off := 0; ; {
 			i := strings.Index(lower[off:], lt)
 			if i < 0 {
@@ -43,7 +49,7 @@ func (t terms) find(lower string) []hit {
 			if !wordBounds(lower, s) || overlaps(out, s) {
 				continue
 			}
-			out = append(out, hit{s, term})
+			out = append(out, hit{s, lt})
 		}
 	}
 	sortHits(out)
@@ -122,10 +128,33 @@ type doc struct {
 	// lang is "th" when Thai letters make up 30% of the letters or more,
 	// else "en".
 	lang string
+	// counts memoises the whole-text counts of the matcher's lists, by
+	// the address of a list's first word (see doc.count).
+	counts map[*string]int
 	// tables, numbered and bullets count the lines of each forbidden
 	// format.
 	tables, numbered, bullets int
 }
+
+// count is the number of occurrences of the words of t, one of the
+// profile's compiled lists, in the whole report, counted once per report.
+func (d *doc) count(t terms) int {
+	if len(t) == 0 {
+		return 0
+	}
+	if n, ok := d.counts[&t[0]]; ok {
+		return n
+	}
+	n := t.count(d.lower)
+	if d.counts == nil {
+		d.counts = map[*string]int{}
+	}
+	d.counts[&t[0]] = n
+	return n
+}
+
+// has reports whether the words of t occur in the whole report.
+func (d *doc) has(t terms) bool { return d.count(t) > 0 }
 
 // foundSection is a section found in a report.
 type foundSection struct {

@@ -73,7 +73,7 @@ func (d Dims) MarshalYAML() (any, error) {
 	for _, x := range d {
 		n.Content = append(n.Content,
 			&yaml.Node{Kind: yaml.ScalarNode, Value: x.Name},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(x.Score, 'f', -1, 64)})
+			&yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(x.Score, 'f', -1, 64)})
 	}
 	return n, nil
 }

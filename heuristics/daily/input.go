@@ -211,7 +211,7 @@ func jsonErr(name string, data []byte, err error) error {
 		if k := keyBefore(data, int(te.Offset)); k != "" && !strings.HasSuffix(field, k) {
 			field += "." + k // a map's entry: the decoder names only the map
 		}
-		e := at(name, data, int(te.Offset)-1, field, fmt.Sprintf("must be %s, got %s", kindOf(te.Type.Kind().String()), te.Value))
+		e := at(name, data, valueStart(data, int(te.Offset)), field, fmt.Sprintf("must be %s, got %s", kindOf(te.Type.Kind().String()), te.Value))
 		e.Err = err
 		return e
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -255,6 +255,21 @@ func keyBefore(data []byte, off int) string {
 		return ""
 	}
 	return string(data[open+1 : colon])
+}
+
+// valueStart is the offset of the value that ends at end: after the last
+// key's colon before end, past white space.
+func valueStart(data []byte, end int) int {
+	end = min(max(end, 0), len(data))
+	i := bytes.LastIndex(data[:end], []byte(`":`))
+	if i < 0 {
+		return max(end-1, 0)
+	}
+	i += 2
+	for i < end && strings.IndexByte(" \t\r\n", data[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // at is an *eval.InputError at byte offset off of data.

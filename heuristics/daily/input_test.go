@@ -135,12 +135,12 @@ func TestParseProfileNamesLineAndField(t *testing.T) {
 		line             int
 	}{
 		"a bad unit": {
-			yaml:  "name: x\nmetrics:\n  - name: a\n    unit: kg\n    names: {en: [a]}\n",
-			field: "metrics[0].unit", msg: `must be "%", "" or "any"`, line: 4,
+			yaml:  "name: x\nkind: daily\nmetrics:\n  - name: a\n    unit: kg\n    names: {en: [a]}\n",
+			field: "metrics[0].unit", msg: `must be "%", "" or "any"`, line: 5,
 		},
 		"a band of an unknown metric": {
-			yaml:  "name: x\nmetrics:\n  - name: a\n    names: {en: [a]}\nbands:\n  - metric: b\n",
-			field: "bands[0].metric", msg: `names "b"`, line: 6,
+			yaml:  "name: x\nkind: daily\nmetrics:\n  - name: a\n    names: {en: [a]}\nbands:\n  - metric: b\n",
+			field: "bands[0].metric", msg: `names "b"`, line: 7,
 		},
 	}
 	for name, tc := range tests {

@@ -177,7 +177,10 @@ type QoSRules struct {
 // and how it is judged. Build one with [ParseProfile] (or [Default]); a
 // Profile is read-only once built and safe for concurrent use.
 type Profile struct {
-	Name                string           `yaml:"name"`
+	Name string `yaml:"name"`
+	// Kind is "daily": it tells a daily profile file from the other
+	// profiles of assay score.
+	Kind                string           `yaml:"kind"`
 	Description         string           `yaml:"description"`
 	Languages           []string         `yaml:"languages"`
 	Metrics             []Metric         `yaml:"metrics"`
@@ -265,6 +268,9 @@ func (p *Profile) check() error {
 	}
 	if p.Name == "" {
 		return bad("name", "missing: give the profile a name")
+	}
+	if p.Kind != "daily" {
+		return bad("kind", `must be "daily" in a daily profile, got %q`, p.Kind)
 	}
 	if len(p.Metrics) == 0 {
 		return bad("metrics", "at least one metric is needed")

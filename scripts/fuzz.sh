@@ -19,6 +19,7 @@ targets=(
 	"FuzzCheckQuotes ./agent"
 	"FuzzRead ./bench"
 	"FuzzExtract ./web"
+	"FuzzExtractClaims ./heuristics/daily"
 )
 failed=0
 for t in "${targets[@]}"; do

@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzExtract runs the pattern extraction and the five scorers over
+// FuzzExtractClaims runs the pattern extraction and the five scorers over
 // arbitrary text: no panic, scores within 0-100, and every bound number
 // names one of the profile's metrics.
-func FuzzExtract(f *testing.F) {
+func FuzzExtractClaims(f *testing.F) {
 	for _, s := range []string{
 		"ราคา 43.79% เหนือ VWAP ซึ่งอยู่ในเปอร์เซ็นไทล์ 95%",
 		"The ATR of 3.03% sits in the 88th percentile [1][7] [^2] [1-3]",

@@ -29,6 +29,9 @@ var builtin embed.FS
 const (
 	KindReport  = "report"  // a Markdown research report
 	KindContext = "context" // a retrieval: query, ranked chunks, assembled context
+	// KindDaily is a daily report judged against its ground truth (seed
+	// 003); its profile is a heuristics/daily profile, not this file's.
+	KindDaily = "daily"
 )
 
 // Profile names the scorers of a card, their point tables, the pass rule

@@ -27,7 +27,10 @@ type scoreFlags struct {
 	tiers   string
 	format  string
 	now     string
-	llm     llmFlags
+	// truth and telemetry are the daily profile's TRUTH.json and RUN.json.
+	truth     string
+	telemetry string
+	llm       llmFlags
 }
 
 func newScoreCmd(env func(string) string) *cobra.Command {
@@ -42,21 +45,31 @@ retrieval sample and scored with the context profile; other JSON is refused.
 
 The research card (seed 000) has grounding 5, source quality 2, diversity 1,
 completeness 1 and clarity 1 points; grounding below 5/5 fails the report,
-a total of 8 or more passes it, anything else should iterate.`,
+a total of 8 or more passes it, anything else should iterate.
+
+With --profile daily (seed 003), FILE is a daily report judged against
+--truth TRUTH.json (and --telemetry RUN.json, or an assay research
+card.json, for QoS): faithfulness, completeness, reasoning quality,
+compliance and QoS, overall_quality and the publish/review gate (exit 0
+on publish, 1 on review). A copy of the built-in profile with kind: daily
+can be given as --profile FILE.yaml.`,
 		Example: `  assay score fixtures/reports/pass.md --query "How does HTTP/3 differ from HTTP/2?"
   assay score --format json fixtures/reports/iterate.md
-  assay score --profile context --format json fixtures/context/good.json`,
+  assay score --profile context --format json fixtures/context/good.json
+  assay score --profile daily --truth fixtures/daily/truth.json --telemetry fixtures/daily/run.json --format text fixtures/daily/th-faithful.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScore(cmd, f, args[0])
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.profile, "profile", "research", "built-in profile (research, context) or a profile YAML file")
+	fl.StringVar(&f.profile, "profile", "research", "built-in profile (research, context, daily) or a profile YAML file")
 	fl.StringVar(&f.query, "query", "", "the research query the report answers (default: the report's title)")
 	fl.StringVar(&f.sources, "sources", "", "JSON file of sources with credibility scores or metadata (seed 000's validated_citations)")
 	fl.StringVar(&f.tiers, "tiers", "", "YAML file of credibility tiers that extends or overrides the built-in ones")
 	fl.StringVar(&f.format, "format", "yaml", "output format: yaml, json, md or text")
+	fl.StringVar(&f.truth, "truth", "", "daily profile: TRUTH.json, the data the report was written from (values, percentiles, news)")
+	fl.StringVar(&f.telemetry, "telemetry", "", "daily profile: RUN.json, the producing run's timings, calls, tokens, cost and errors (or its card.json), for QoS")
 	fl.StringVar(&f.now, "now", "", "the date to judge source recency against (YYYY-MM-DD or RFC 3339; default: today)")
 	f.llm.register(fl)
 	return cmd
@@ -65,6 +78,14 @@ a total of 8 or more passes it, anything else should iterate.`,
 func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	if err := checkFormat(f.format, "yaml", "json", "md", "text"); err != nil {
 		return err
+	}
+	if dp, ok, err := dailyProfile(f.profile); err != nil {
+		return inputErr(err)
+	} else if ok {
+		return runDaily(cmd, f, dp, file)
+	}
+	if f.truth != "" || f.telemetry != "" {
+		return inputErr(fmt.Errorf("--truth and --telemetry: only the daily profile reads them; add --profile daily"))
 	}
 	p, err := agent.LoadProfile(f.profile)
 	if err != nil {

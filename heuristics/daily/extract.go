@@ -1,0 +1,324 @@
+package daily
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Claim is a number a report states for one of the profile's metrics.
+type Claim struct {
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
+	// Percent: the number was written with a percent sign.
+	Percent bool `json:"percent,omitempty"`
+	// Text is the number as written, with its unit.
+	Text string `json:"text"`
+}
+
+// PercentileClaim is a percentile a report states for a metric ("ATR
+// 3.03% ซึ่งอยู่ในเปอร์เซ็นไทล์ 88%", "the 88th percentile"). Metric is
+// the metric it follows in its sentence, "" when none does.
+type PercentileClaim struct {
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
+	Text   string  `json:"text"`
+}
+
+// BandClaim is a word of an interpretation band used for a metric
+// ("uncertainty 56.6, a high level").
+type BandClaim struct {
+	Metric string `json:"metric"`
+	Label  string `json:"label"`
+	Word   string `json:"word"`
+}
+
+// Extraction is what the pattern extraction finds in a report.
+type Extraction struct {
+	Numbers     []Claim           `json:"numbers"`
+	Percentiles []PercentileClaim `json:"percentiles"`
+	Bands       []BandClaim       `json:"bands"`
+	// Citations are the numbered references ([1], [2]) in order.
+	Citations []int `json:"citations"`
+	// BadCitations are references in another format ([^1], [1-3]).
+	BadCitations []string `json:"bad_citations"`
+	// Mentioned counts each metric's mentions by name.
+	Mentioned map[string]int `json:"mentioned"`
+	// Numbers in the body, bound or not.
+	AllNumbers int `json:"all_numbers"`
+}
+
+// Extract finds the profile's claims in a report: numbers bound to the
+// metric they follow or (after "above", "เหนือ"...) precede, percentiles
+// bound to the metric they follow, band words bound to the metric they
+// describe, and citations. It never fails: text it cannot read yields no
+// claim.
+func (p *Profile) Extract(report string) Extraction {
+	return p.extract(p.parse(report))
+}
+
+// number is a number token of a sentence.
+type number struct {
+	span
+	value   float64
+	percent bool
+	ordinal bool // 88th
+	text    string
+}
+
+// mention is a metric named in a sentence.
+type mention struct {
+	span
+	metric string
+	bound  bool
+}
+
+func (p *Profile) extract(d *doc) Extraction {
+	x := Extraction{Mentioned: map[string]int{}}
+	x.Citations, x.BadCitations = citations(d.text)
+	for _, s := range d.sentences {
+		p.extractSentence(d.text[s.start:s.end], d.lower[s.start:s.end], &x)
+	}
+	return x
+}
+
+func (p *Profile) extractSentence(text, lower string, x *Extraction) {
+	m := p.m
+	var ments []mention
+	for _, h := range m.metricNames.find(lower) {
+		ments = append(ments, mention{span: h.span, metric: m.metricOf[lowerASCII(h.term)]})
+		x.Mentioned[m.metricOf[lowerASCII(h.term)]]++
+	}
+	nums := numbers(text, ments)
+	x.AllNumbers += len(nums)
+	pcts := m.pctWords.find(lower)
+	links := m.linkWords.find(lower)
+	lastMetric := "" // the metric of the last number bound, for percentiles
+	for i, n := range nums {
+		if isPercentile(text, lower, n, pcts) {
+			metric := lastMetric
+			if metric == "" {
+				if k := before(ments, n.start); k >= 0 {
+					metric = ments[k].metric
+				}
+			}
+			x.Percentiles = append(x.Percentiles, PercentileClaim{Metric: metric, Value: n.value, Text: n.text})
+			continue
+		}
+		// "43.79% above VWAP": a link word, then the metric's name.
+		k := after(ments, links, text, n.end)
+		if k < 0 {
+			// "ATR 3.03%": the nearest metric before, with no number
+			// between them.
+			k = before(ments, n.start)
+			if k >= 0 && (ments[k].bound || n.start-ments[k].end > 90 || (i > 0 && nums[i-1].start > ments[k].end)) {
+				k = -1
+			}
+		}
+		if k < 0 {
+			continue
+		}
+		mt, _ := p.Metric(ments[k].metric)
+		if (mt.Unit == "%" && !n.percent) || (mt.Unit == "" && n.percent) {
+			continue
+		}
+		ments[k].bound = true
+		lastMetric = mt.Name
+		x.Numbers = append(x.Numbers, Claim{Metric: mt.Name, Value: n.value, Percent: n.percent, Text: n.text})
+	}
+	for _, h := range m.bandWords.find(lower) {
+		refs := m.bandOf[lowerASCII(h.term)]
+		k := nearestOf(ments, h.start, refs)
+		if k < 0 {
+			continue
+		}
+		for _, r := range refs {
+			if r.metric == ments[k].metric {
+				x.Bands = append(x.Bands, BandClaim{Metric: r.metric, Label: r.label, Word: h.term})
+			}
+		}
+	}
+}
+
+// before returns the index of the last mention ending at or before off,
+// or -1.
+func before(ments []mention, off int) int {
+	k := -1
+	for i, mt := range ments {
+		if mt.end <= off {
+			k = i
+		}
+	}
+	return k
+}
+
+// after returns the index of the mention that follows off across only
+// spaces and one link word, or -1.
+func after(ments []mention, links []hit, text string, off int) int {
+	rest := off
+	for rest < len(text) && text[rest] == ' ' {
+		rest++
+	}
+	linked := false
+	for _, l := range links {
+		if l.start == rest {
+			rest, linked = l.end, true
+			break
+		}
+	}
+	if !linked {
+		return -1
+	}
+	for rest < len(text) && text[rest] == ' ' {
+		rest++
+	}
+	for i, mt := range ments {
+		if mt.start == rest {
+			return i
+		}
+	}
+	return -1
+}
+
+// nearestOf returns the mention, of a metric among refs, nearest before
+// off, else nearest after it, or -1.
+func nearestOf(ments []mention, off int, refs []bandRef) int {
+	ok := func(mt mention) bool {
+		for _, r := range refs {
+			if r.metric == mt.metric {
+				return true
+			}
+		}
+		return false
+	}
+	k := -1
+	for i, mt := range ments {
+		if !ok(mt) {
+			continue
+		}
+		if mt.end <= off {
+			k = i
+		} else if k < 0 {
+			return i
+		}
+	}
+	return k
+}
+
+// isPercentile reports whether n is a percentile: right after a
+// percentile word ("เปอร์เซ็นไทล์ 88%", "percentile 88"), or an ordinal or
+// a number right before one ("88th percentile").
+func isPercentile(text, lower string, n number, pcts []hit) bool {
+	for _, h := range pcts {
+		// "เปอร์เซ็นไทล์ 88%", "เปอร์เซ็นไทล์ที่ 88", "percentile of 88".
+		if gap := strings.TrimSpace(text[h.end:min(max(n.start, h.end), len(text))]); h.end <= n.start && len(gap) <= 9 && !strings.ContainsAny(gap, "0123456789") {
+			return true
+		}
+		if h.start >= n.end && strings.TrimLeft(lower[n.end:h.start], " ") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// numbers finds the numbers of a sentence that are not part of a metric's
+// name ("52-week"), a date (2025-11-01), a citation ([2]) or a word.
+func numbers(text string, ments []mention) []number {
+	var out []number
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < '0' || c > '9' {
+			i++
+			continue
+		}
+		start := i
+		if start > 0 && text[start-1] == '-' && (start == 1 || !isWordByte(text[start-2])) {
+			start--
+		}
+		j := i
+		for j < len(text) && (text[j] >= '0' && text[j] <= '9' || (text[j] == '.' || text[j] == ',') && j+1 < len(text) && text[j+1] >= '0' && text[j+1] <= '9') {
+			j++
+		}
+		raw := text[start:j]
+		i = j
+		prev, _ := utf8.DecodeLastRuneInString(text[:start])
+		next, _ := utf8.DecodeRuneInString(text[j:])
+		if start > 0 && (unicode.IsLetter(prev) && prev < 0x80 || prev == '[' || prev == '^' || prev == '/' || prev == '-' || prev == '.') {
+			continue
+		}
+		if next == '-' || next == '/' || next == ']' || next == ':' {
+			continue
+		}
+		inName := false
+		for _, m := range ments {
+			if start < m.end && m.start < j {
+				inName = true
+			}
+		}
+		if inName {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.ReplaceAll(raw, ",", ""), 64)
+		if err != nil {
+			continue
+		}
+		n := number{span: span{start, j}, value: v, text: raw}
+		k := j
+		for k < len(text) && text[k] == ' ' {
+			k++
+		}
+		switch {
+		case strings.HasPrefix(text[k:], "%"):
+			n.percent, n.end, n.text = true, k+1, raw+"%"
+		case ordinal(text[j:]):
+			n.ordinal, n.end, n.text = true, j+2, text[start:j+2]
+		case j < len(text) && (text[j] == 'x' || text[j] == 'X') && (j+1 == len(text) || !isWordByte(text[j+1])):
+			n.end, n.text = j+1, raw+"x"
+		default:
+			if unicode.IsLetter(next) && next < 0x80 {
+				continue // "3rd-party", "5G": a word, not a value
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func ordinal(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	switch strings.ToLower(s[:2]) {
+	case "st", "nd", "rd", "th":
+		return len(s) == 2 || !isWordByte(s[2])
+	}
+	return false
+}
+
+// citations finds numbered references: [1] and [1][2] are the format;
+// [^1], [1-2], [1, 2] are references in another format.
+func citations(text string) (good []int, bad []string) {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '[' {
+			continue
+		}
+		end := strings.IndexByte(text[i:], ']')
+		if end < 0 || end > 12 {
+			continue
+		}
+		inner := text[i+1 : i+end]
+		if n, err := strconv.Atoi(inner); err == nil && n >= 0 {
+			if i+end+1 < len(text) && text[i+end+1] == '(' {
+				continue // a Markdown link whose text is a number
+			}
+			good = append(good, n)
+			continue
+		}
+		trim := strings.TrimPrefix(inner, "^")
+		if trim != "" && strings.Trim(trim, "0123456789-, ") == "" && strings.ContainsAny(trim, "0123456789") {
+			bad = append(bad, text[i:i+end+1])
+		}
+	}
+	return good, bad
+}

@@ -1,0 +1,119 @@
+package daily
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// FaithfulnessScore is seed 003's faithfulness: numeric accuracy 30,
+// percentile accuracy 25, news citation accuracy 20, interpretation
+// accuracy 25.
+type FaithfulnessScore struct {
+	OverallScore float64  `json:"overall_score" yaml:"overall_score"`
+	MetricScores Dims     `json:"metric_scores" yaml:"metric_scores"`
+	Violations   []string `json:"violations" yaml:"violations"`
+	// VerifiedClaims counts the claims that match the truth, as the
+	// seed's API response does.
+	VerifiedClaims int `json:"verified_claims" yaml:"verified_claims"`
+}
+
+// Faithfulness checks every claim the extraction found against the truth:
+// numbers within the metric's tolerance, percentiles within the
+// profile's percentile tolerance, citations within the news list, band
+// words matching the band of the true value. A claim about a value the
+// truth lacks is not judged, except a percentile, which is a hallucination
+// when the truth has none.
+func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
+	var out FaithfulnessScore
+	out.Violations = []string{}
+	ok, of := 0, 0
+	for _, c := range x.Numbers {
+		actual, known := t.value(c.Metric)
+		if !known {
+			continue
+		}
+		m, _ := p.Metric(c.Metric)
+		of++
+		if math.Abs(c.Value-actual) <= math.Abs(actual)*m.TolerancePct/100+1e-9 {
+			ok++
+			continue
+		}
+		out.Violations = append(out.Violations, fmt.Sprintf("%s mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual)))
+	}
+	numeric := share(ok, of)
+	out.VerifiedClaims += ok
+
+	ok, of = 0, 0
+	for _, c := range x.Percentiles {
+		if c.Metric == "" {
+			continue
+		}
+		of++
+		actual, known := t.Percentiles[c.Metric]
+		switch {
+		case !known:
+			out.Violations = append(out.Violations, fmt.Sprintf("%s percentile hallucinated: narrative claims %s, the data has no percentile for it", c.Metric, fnum(c.Value)))
+		case math.Abs(c.Value-actual) <= p.PercentileTolerance:
+			ok++
+		default:
+			out.Violations = append(out.Violations, fmt.Sprintf("%s percentile mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual)))
+		}
+	}
+	percentile := share(ok, of)
+	out.VerifiedClaims += ok
+
+	ok = 0
+	for _, n := range x.Citations {
+		if n >= 1 && n <= len(t.News) {
+			ok++
+			continue
+		}
+		out.Violations = append(out.Violations, fmt.Sprintf("citation [%d] is beyond the news list (%d items)", n, len(t.News)))
+	}
+	news := share(ok, len(x.Citations))
+	out.VerifiedClaims += ok
+
+	ok, of = 0, 0
+	for _, b := range x.Bands {
+		actual, known := t.value(b.Metric)
+		if !known {
+			continue
+		}
+		want := p.band(b.Metric, actual)
+		if want == "" {
+			continue
+		}
+		of++
+		if want == b.Label {
+			ok++
+			continue
+		}
+		out.Violations = append(out.Violations, fmt.Sprintf("%s %s interpreted as '%s' but should be '%s'", b.Metric, fnum(actual), b.Label, want))
+	}
+	interp := share(ok, of)
+	out.VerifiedClaims += ok
+
+	out.MetricScores = Dims{{"numeric_accuracy", numeric}, {"percentile_accuracy", percentile},
+		{"news_citation_accuracy", news}, {"interpretation_accuracy", interp}}
+	out.OverallScore = weighted(out.MetricScores, 0.30, 0.25, 0.20, 0.25)
+	return out
+}
+
+// band returns the label of the band v falls in for metric, or "".
+func (p *Profile) band(metric string, v float64) string {
+	for _, bs := range p.Bands {
+		if bs.Metric != metric {
+			continue
+		}
+		for _, b := range bs.Bands {
+			if b.Holds(v) {
+				return b.Label
+			}
+		}
+	}
+	return ""
+}
+
+// fnum prints a value as the seed's messages do: 43.79, 56.6, 88.
+func fnum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -1,0 +1,373 @@
+// Package daily holds seed 003's five scorers of a generated daily report,
+// judged against the data it was written from: faithfulness to the ground
+// truth, completeness, reasoning quality, compliance with the report's
+// format, and the quality of service of the run that produced it.
+//
+// The domain is data: a [Profile] names the metrics and the words that name
+// them, the interpretation bands, the sections, the word lists and the
+// thresholds, per language. The built-in profile ([Default]) is the seed's
+// Thai stock report, with English patterns for reports of the same shape.
+// Scoring is deterministic: no clock, no network, no model.
+package daily
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+//go:embed daily.yaml
+var defaultYAML []byte
+
+// Words are a list of words or phrases per language ("th", "en").
+type Words map[string][]string
+
+// all returns every language's words, longest first.
+func (w Words) all() []string {
+	var out []string
+	for _, l := range w {
+		out = append(out, l...)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if d := len(b) - len(a); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return slices.Compact(out)
+}
+
+// Metric is a value of the ground truth a report may claim a number for.
+type Metric struct {
+	Name  string `yaml:"name"`
+	Label string `yaml:"label"`
+	// TolerancePct is the relative tolerance of a claim, in percent of
+	// the true value.
+	TolerancePct float64 `yaml:"tolerance_pct"`
+	// Unit is "%" (written with a percent sign), "" (without one) or
+	// "any".
+	Unit string `yaml:"unit"`
+	// Required marks the market-condition metrics every report carries.
+	Required bool `yaml:"required"`
+	// Dimension is the analysis dimension it belongs to (volatility,
+	// sentiment, volume, technical, fundamental, positioning, state).
+	Dimension string `yaml:"dimension"`
+	Names     Words  `yaml:"names"`
+}
+
+// Band is one interpretation band of a metric: min <= value < max, an open
+// end left out.
+type Band struct {
+	Label string   `yaml:"label"`
+	Min   *float64 `yaml:"min"`
+	Max   *float64 `yaml:"max"`
+	Words Words    `yaml:"words"`
+}
+
+// Holds reports whether v falls in the band.
+func (b Band) Holds(v float64) bool {
+	return (b.Min == nil || v >= *b.Min) && (b.Max == nil || v < *b.Max)
+}
+
+// BandSet is the bands of one metric.
+type BandSet struct {
+	Metric string `yaml:"metric"`
+	Bands  []Band `yaml:"bands"`
+}
+
+// Section is one of the report's required sections.
+type Section struct {
+	Key    string `yaml:"key"`
+	Label  string `yaml:"label"`
+	Marker string `yaml:"marker"`
+	Names  Words  `yaml:"names"`
+	// Sentences and Paragraphs bound the section's length, [min, max].
+	Sentences  []int `yaml:"sentences"`
+	Paragraphs []int `yaml:"paragraphs"`
+	// RequiredMetrics: the section carries every required metric.
+	RequiredMetrics bool `yaml:"required_metrics"`
+}
+
+// Length bounds the whole report.
+type Length struct {
+	MaxLines     int   `yaml:"max_lines"`
+	MinWords     int   `yaml:"min_words"`
+	MaxWords     int   `yaml:"max_words"`
+	OptimalWords []int `yaml:"optimal_words"`
+	// MaxSentenceWords is the longest clear sentence, per language, in
+	// words as textseg.WordCount counts them (which counts about two
+	// words for each Thai word: one per two letters).
+	MaxSentenceWords map[string]int `yaml:"max_sentence_words"`
+}
+
+// Recommendation is one action a report may recommend.
+type Recommendation struct {
+	Label string `yaml:"label"`
+	Words Words  `yaml:"words"`
+}
+
+// WordLists are the scorers' word lists.
+type WordLists struct {
+	Vague       Words `yaml:"vague"`
+	CauseEffect Words `yaml:"cause_effect"`
+	Generic     Words `yaml:"generic"`
+	Filler      Words `yaml:"filler"`
+	Comparison  Words `yaml:"comparison"`
+	Trend       Words `yaml:"trend"`
+	Timeframe   Words `yaml:"timeframe"`
+	Risk        Words `yaml:"risk"`
+	LowRisk     Words `yaml:"low_risk"`
+	HighRisk    Words `yaml:"high_risk"`
+	Technical   Words `yaml:"technical"`
+	Fundamental Words `yaml:"fundamental"`
+	Strategies  Words `yaml:"strategies"`
+}
+
+// Weights of overall_quality.
+type Weights struct {
+	Faithfulness float64 `yaml:"faithfulness"`
+	Completeness float64 `yaml:"completeness"`
+	Reasoning    float64 `yaml:"reasoning"`
+	Compliance   float64 `yaml:"compliance"`
+}
+
+// Step is one step of a QoS threshold table: values below Max (or any
+// value, on the last step) score Score.
+type Step struct {
+	Max   *float64 `yaml:"max"`
+	Score float64  `yaml:"score"`
+	Label string   `yaml:"label"`
+}
+
+// QoSRules are the QoS scorer's thresholds and penalties.
+type QoSRules struct {
+	LatencyS               []Step  `yaml:"latency_s"`
+	CostUSD                []Step  `yaml:"cost_usd"`
+	ReliabilityErrorScore  float64 `yaml:"reliability_error_score"`
+	VeryHighLatencyS       float64 `yaml:"very_high_latency_s"`
+	VeryHighLatencyPenalty float64 `yaml:"very_high_latency_penalty"`
+	DBQueries              struct {
+		Some        int     `yaml:"some"`
+		Many        int     `yaml:"many"`
+		SomePenalty float64 `yaml:"some_penalty"`
+		ManyPenalty float64 `yaml:"many_penalty"`
+	} `yaml:"db_queries"`
+	LLMCalls struct {
+		Max     int     `yaml:"max"`
+		Penalty float64 `yaml:"penalty"`
+	} `yaml:"llm_calls"`
+	Trend struct {
+		DegradingRatio   float64 `yaml:"degrading_ratio"`
+		SevereRatio      float64 `yaml:"severe_ratio"`
+		DegradingPenalty float64 `yaml:"degrading_penalty"`
+		SeverePenalty    float64 `yaml:"severe_penalty"`
+	} `yaml:"trend"`
+}
+
+// Profile is a daily report's domain: what it claims, how it is laid out
+// and how it is judged. Build one with [ParseProfile] (or [Default]); a
+// Profile is read-only once built and safe for concurrent use.
+type Profile struct {
+	Name string `yaml:"name"`
+	// Kind is "daily": it tells a daily profile file from the other
+	// profiles of assay score.
+	Kind                string           `yaml:"kind"`
+	Description         string           `yaml:"description"`
+	Languages           []string         `yaml:"languages"`
+	Metrics             []Metric         `yaml:"metrics"`
+	LinkWords           Words            `yaml:"link_words"`
+	PercentileWords     Words            `yaml:"percentile_words"`
+	PercentileTolerance float64          `yaml:"percentile_tolerance"`
+	Bands               []BandSet        `yaml:"bands"`
+	Sections            []Section        `yaml:"sections"`
+	Length              Length           `yaml:"length"`
+	Recommendations     []Recommendation `yaml:"recommendations"`
+	Words               WordLists        `yaml:"words"`
+	Overall             Weights          `yaml:"overall"`
+	Gate                Weights          `yaml:"gate"`
+	QoSRules            QoSRules         `yaml:"qos"`
+
+	m *matcher // compiled word look-ups
+}
+
+// Default returns the built-in daily profile (seed 003's Thai report, read
+// in Thai or English).
+var Default = sync.OnceValue(func() *Profile {
+	p, err := ParseProfile("daily.yaml", defaultYAML)
+	if err != nil {
+		panic("daily: built-in profile: " + err.Error())
+	}
+	return p
+})
+
+// DefaultYAML returns the built-in profile's file, to copy and edit.
+func DefaultYAML() []byte { return slices.Clone(defaultYAML) }
+
+// Metric returns the profile's metric of that name.
+func (p *Profile) Metric(name string) (Metric, bool) {
+	i := slices.IndexFunc(p.Metrics, func(m Metric) bool { return m.Name == name })
+	if i < 0 {
+		return Metric{}, false
+	}
+	return p.Metrics[i], true
+}
+
+// MetricNames returns the names of the profile's metrics, in order.
+func (p *Profile) MetricNames() []string {
+	out := make([]string, len(p.Metrics))
+	for i, m := range p.Metrics {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// ParseProfile decodes and checks a daily profile. Errors are
+// *eval.InputError naming the file, the line and the field.
+func ParseProfile(name string, data []byte) (*Profile, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &eval.InputError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ") + "; fix the YAML syntax"}
+	}
+	if len(root.Content) == 0 {
+		return nil, &eval.InputError{File: name, Msg: "empty profile: copy the built-in one (assay score --profile daily) and edit it"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var p Profile
+	if err := dec.Decode(&p); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			return nil, &eval.InputError{File: name, Msg: te.Errors[0]}
+		}
+		return nil, &eval.InputError{File: name, Msg: err.Error()}
+	}
+	if err := p.check(); err != nil {
+		var ie *eval.InputError
+		if errors.As(err, &ie) {
+			ie.File = name
+			ie.Line = lineOf(root.Content[0], ie.Field)
+		}
+		return nil, err
+	}
+	p.m = compile(&p)
+	return &p, nil
+}
+
+func (p *Profile) check() error {
+	bad := func(field, format string, a ...any) error {
+		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if p.Name == "" {
+		return bad("name", "missing: give the profile a name")
+	}
+	if p.Kind != "daily" {
+		return bad("kind", `must be "daily" in a daily profile, got %q`, p.Kind)
+	}
+	if len(p.Metrics) == 0 {
+		return bad("metrics", "at least one metric is needed")
+	}
+	seen := map[string]bool{}
+	for i, m := range p.Metrics {
+		f := fmt.Sprintf("metrics[%d]", i)
+		switch {
+		case m.Name == "":
+			return bad(f+".name", "missing")
+		case seen[m.Name]:
+			return bad(f+".name", "%q listed twice", m.Name)
+		case !(m.TolerancePct >= 0 && m.TolerancePct <= 100):
+			return bad(f+".tolerance_pct", "must be between 0 and 100, got %v", m.TolerancePct)
+		case m.Unit != "" && m.Unit != "%" && m.Unit != "any":
+			return bad(f+".unit", `must be "%%", "" or "any", got %q`, m.Unit)
+		case len(m.Names.all()) == 0:
+			return bad(f+".names", "at least one name (per language) is needed to find the metric in a report")
+		}
+		seen[m.Name] = true
+	}
+	for i, bs := range p.Bands {
+		f := fmt.Sprintf("bands[%d]", i)
+		if !seen[bs.Metric] {
+			return bad(f+".metric", "names %q, which is not among the metrics", bs.Metric)
+		}
+		for j, b := range bs.Bands {
+			if b.Min != nil && b.Max != nil && !(*b.Min < *b.Max) {
+				return bad(fmt.Sprintf("%s.bands[%d]", f, j), "min %v must be below max %v", *b.Min, *b.Max)
+			}
+			if b.Label == "" {
+				return bad(fmt.Sprintf("%s.bands[%d].label", f, j), "missing")
+			}
+		}
+	}
+	if len(p.Sections) == 0 {
+		return bad("sections", "at least one section is needed")
+	}
+	for i, s := range p.Sections {
+		f := fmt.Sprintf("sections[%d]", i)
+		if s.Key == "" || (s.Marker == "" && len(s.Names.all()) == 0) {
+			return bad(f, "a section needs a key and a marker or names")
+		}
+		for k, r := range map[string][]int{"sentences": s.Sentences, "paragraphs": s.Paragraphs} {
+			if len(r) != 0 && (len(r) != 2 || r[0] < 0 || r[0] > r[1]) {
+				return bad(f+"."+k, "must be [min, max] with 0 <= min <= max, got %v", r)
+			}
+		}
+	}
+	if r := p.Length.OptimalWords; len(r) != 0 && (len(r) != 2 || r[0] > r[1]) {
+		return bad("length.optimal_words", "must be [min, max], got %v", r)
+	}
+	if !(p.PercentileTolerance >= 0) {
+		return bad("percentile_tolerance", "must be a number >= 0, got %v", p.PercentileTolerance)
+	}
+	w := p.Overall
+	if sum := w.Faithfulness + w.Completeness + w.Reasoning + w.Compliance; math.Abs(sum-1) > 1e-9 {
+		return bad("overall", "the four weights must add up to 1, got %v", sum)
+	}
+	for name, steps := range map[string][]Step{"qos.latency_s": p.QoSRules.LatencyS, "qos.cost_usd": p.QoSRules.CostUSD} {
+		if len(steps) == 0 || steps[len(steps)-1].Max != nil {
+			return bad(name, "needs steps, the last one without max")
+		}
+	}
+	return nil
+}
+
+// lineOf finds the line of a dotted field path ("metrics[1].unit") in a
+// YAML document, or of the deepest part of it that exists.
+func lineOf(n *yaml.Node, field string) int {
+	line := n.Line
+	for part := range strings.SplitSeq(strings.ReplaceAll(field, "[", ".["), ".") {
+		switch {
+		case part == "":
+			continue
+		case strings.HasPrefix(part, "["):
+			var i int
+			if _, err := fmt.Sscanf(part, "[%d]", &i); err != nil || n.Kind != yaml.SequenceNode || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+		default:
+			if n.Kind != yaml.MappingNode {
+				return line
+			}
+			var next *yaml.Node
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				if n.Content[k].Value == part {
+					next, line = n.Content[k+1], n.Content[k].Line
+				}
+			}
+			if next == nil {
+				return line
+			}
+			n = next
+		}
+		line = max(line, n.Line)
+	}
+	return line
+}

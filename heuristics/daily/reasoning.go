@@ -1,0 +1,168 @@
+package daily
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/assaylabs/assay/internal/textseg"
+)
+
+// ReasoningScore is seed 003's reasoning quality: clarity 20, coverage 20,
+// specificity 20, alignment 15, minimality 15, consistency 10.
+type ReasoningScore struct {
+	OverallScore    float64  `json:"overall_score" yaml:"overall_score"`
+	DimensionScores Dims     `json:"dimension_scores" yaml:"dimension_scores"`
+	Issues          []string `json:"issues" yaml:"issues"`
+	Strengths       []string `json:"strengths" yaml:"strengths"`
+}
+
+// Penalties of the reasoning scorer, per occurrence and at most.
+const (
+	vaguePenalty, vagueMax     = 10, 40
+	genericPenalty, genericMax = 10, 40
+	fillerPenalty, fillerMax   = 5, 30
+	repeatPenalty              = 15
+)
+
+// Reasoning judges the explanation from the profile's word lists and the
+// truth: vague and generic terms, cause-effect markers, the dimensions
+// explained, numbers and comparisons, agreement of percentiles and
+// interpretations with the data, length, repetition, filler, and a single
+// recommendation with a consistent risk assessment.
+func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth) ReasoningScore {
+	out := ReasoningScore{Issues: []string{}, Strengths: []string{}}
+	m := p.m
+	lower := d.lower
+	issue := func(format string, a ...any) { out.Issues = append(out.Issues, fmt.Sprintf(format, a...)) }
+	strength := func(s string) { out.Strengths = append(out.Strengths, s) }
+
+	clarity := 100.0
+	if n := d.count(m.vague); n > 0 {
+		clarity -= min(vagueMax, vaguePenalty*float64(n))
+		issue("Too many vague terms reduce clarity (%d found)", n)
+	} else {
+		strength("No vague terms - explanations are confident")
+	}
+	cause := d.count(m.cause)
+	if cause == 0 {
+		clarity -= 20
+		issue("Missing clear cause-effect relationships")
+	} else {
+		strength("Clear cause-effect relationships present")
+	}
+	if len(d.sections) >= 2 {
+		strength("Well-structured narrative format")
+	} else {
+		clarity -= 15
+		issue("No section structure")
+	}
+	long := 0
+	limit := p.Length.MaxSentenceWords[d.lang]
+	for _, s := range d.sentences {
+		if limit > 0 && textseg.WordCount(d.text[s.start:s.end]) > limit {
+			long++
+		}
+	}
+	if long > 0 {
+		clarity -= min(20, 5*float64(long))
+		issue("%d sentences longer than %d words", long, limit)
+	}
+
+	dims := []string{"technical", "volatility", "sentiment", "volume", "fundamental"}
+	explained, available := 0, 0
+	for _, dim := range dims {
+		ms := p.dimensionMetrics(dim, t)
+		if len(ms) == 0 && !(dim == "fundamental" && len(t.Fundamentals) > 0) {
+			continue
+		}
+		available++
+		if p.anyMentioned(x, ms) || (dim == "technical" && d.has(m.technical)) || (dim == "fundamental" && d.has(m.fundamental)) {
+			explained++
+		}
+	}
+	if len(t.Percentiles) > 0 {
+		available++
+		if len(x.Percentiles) > 0 {
+			explained++
+		}
+	}
+	coverage := 0.7 * share(explained, available)
+	if cause > 0 {
+		coverage += 30
+		strength("Explains WHY (not just WHAT)")
+	} else {
+		issue("Explains WHAT but not WHY")
+	}
+	if explained < available {
+		issue("Explains %d of %d dimensions the data holds", explained, available)
+	}
+
+	specificity := 100.0
+	if n := d.count(m.generic); n > 0 {
+		specificity -= min(genericMax, genericPenalty*float64(n))
+		issue("Too many generic phrases (reduce specificity): %d", n)
+	}
+	if x.AllNumbers < 3 {
+		specificity -= 30
+		issue("Lacks specific numbers/data points")
+	} else {
+		strength("Specific numbers support the claims")
+	}
+	if !d.has(m.comparison) && !d.has(m.linkWords) {
+		specificity -= 15
+		issue("No specific comparisons")
+	}
+	if id := t.Subject["ticker"] + t.Subject["name"]; id != "" && !strings.Contains(lower, lowerASCII(t.Subject["ticker"])) &&
+		(t.Subject["name"] == "" || !strings.Contains(lower, lowerASCII(t.Subject["name"]))) {
+		specificity -= 15
+		issue("Does not name the subject")
+	}
+
+	// Alignment: the percentile and interpretation checks of faithfulness.
+	pct, _ := f.MetricScores.Get("percentile_accuracy")
+	interp, _ := f.MetricScores.Get("interpretation_accuracy")
+	alignment := round1((pct + interp) / 2)
+	if alignment < 100 {
+		issue("Interpretations or percentiles do not align with the data (%s/100)", fnum(alignment))
+	}
+
+	minimality := 100.0
+	if r := p.Length.OptimalWords; len(r) == 2 && (d.words < r[0] || d.words > r[1]) {
+		minimality -= 20
+		issue("Length of %d words is outside the optimal %d-%d", d.words, r[0], r[1])
+	}
+	seen := map[string]bool{}
+	repeats := 0
+	for _, s := range d.sentences {
+		k := strings.Join(strings.Fields(d.lower[s.start:s.end]), " ")
+		if seen[k] {
+			repeats++
+		}
+		seen[k] = true
+	}
+	if repeats > 0 {
+		minimality -= repeatPenalty * float64(repeats)
+		issue("%d repeated sentences", repeats)
+	}
+	if n := d.count(m.filler); n > 0 {
+		minimality -= min(fillerMax, fillerPenalty*float64(n))
+		issue("%d filler words", n)
+	}
+
+	consistency := 100.0
+	if recs := p.recommendations(d); len(recs) > 1 {
+		consistency -= 50
+		issue("Contradiction: %d recommendations (%s); give one", len(recs), strings.Join(recs, " and "))
+	} else if len(recs) == 1 {
+		strength("Single recommendation (" + recs[0] + ")")
+	}
+	if d.has(m.lowRisk) && d.has(m.highRisk) {
+		consistency -= 30
+		issue("Contradicting risk statements (both low and high risk)")
+	}
+
+	out.DimensionScores = Dims{{"clarity", clamp(clarity)}, {"coverage", clamp(coverage)}, {"specificity", clamp(specificity)},
+		{"alignment", clamp(alignment)}, {"minimality", clamp(minimality)}, {"consistency", clamp(consistency)}}
+	out.OverallScore = weighted(out.DimensionScores, 0.20, 0.20, 0.20, 0.15, 0.15, 0.10)
+	return out
+}

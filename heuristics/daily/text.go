@@ -1,0 +1,377 @@
+package daily
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/sentences"
+
+	"github.com/assaylabs/assay/internal/textseg"
+)
+
+// span is a byte range [start, end) of a report.
+type span struct{ start, end int }
+
+// hit is one occurrence of a term of a matcher's list.
+type hit struct {
+	span
+	term string
+}
+
+// terms finds the words of one list in a text, longest first, without
+// overlaps. Latin terms match case-insensitively and only as whole words
+// ("high" is not found in "higher"); terms of unspaced scripts (Thai)
+// match anywhere, since such text has no spaces between words.
+type terms []string
+
+// newTerms returns the words, lowered by lowerASCII, longest first.
+func newTerms(w Words) terms {
+	t := terms(w.all())
+	for i := range t {
+		t[i] = lowerASCII(t[i])
+	}
+	return t
+}
+
+// find returns the occurrences of t in lower (a text lowered by
+// lowerASCII), in text order.
+func (t terms) find(lower string) []hit {
+	var out []hit
+	for _, lt := range t {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], lt)
+			if i < 0 {
+				break
+			}
+			s := span{off + i, off + i + len(lt)}
+			off = s.end
+			if !wordBounds(lower, s) || overlaps(out, s) {
+				continue
+			}
+			out = append(out, hit{s, lt})
+		}
+	}
+	sortHits(out)
+	return out
+}
+
+// has reports whether any term occurs in lower.
+func (t terms) has(lower string) bool { return t.count(lower) > 0 }
+
+// count is the number of occurrences of t in lower.
+func (t terms) count(lower string) int { return len(t.find(lower)) }
+
+func sortHits(h []hit) {
+	// Insertion sort: lists are short, and it keeps the package free of
+	// a comparison closure on this hot path.
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && h[j].start < h[j-1].start; j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
+}
+
+func overlaps(hs []hit, s span) bool {
+	for _, h := range hs {
+		if s.start < h.end && h.start < s.end {
+			return true
+		}
+	}
+	return false
+}
+
+// wordBounds reports whether s in text starts and ends at word boundaries
+// where its first and last characters are Latin letters or digits.
+func wordBounds(text string, s span) bool {
+	if s.start > 0 && isWordByte(text[s.start]) && isWordByte(text[s.start-1]) {
+		return false
+	}
+	if s.end < len(text) && isWordByte(text[s.end-1]) && isWordByte(text[s.end]) {
+		return false
+	}
+	return true
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// lowerASCII lowers ASCII letters only, so that byte offsets into the
+// result are offsets into s.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// doc is a report cut into what the scorers look at.
+type doc struct {
+	text, lower string
+	// sentences are the sentences of the body (headings left out).
+	sentences []span
+	// sections are the sections found, in report order.
+	sections []foundSection
+	// lines is the number of non-empty lines.
+	lines int
+	// words is the report's length in words (textseg.WordCount).
+	words int
+	// lang is "th" when Thai letters make up 30% of the letters or more,
+	// else "en".
+	lang string
+	// counts memoises the whole-text counts of the matcher's lists, by
+	// the address of a list's first word (see doc.count).
+	counts map[*string]int
+	// tables, numbered and bullets count the lines of each forbidden
+	// format.
+	tables, numbered, bullets int
+}
+
+// count is the number of occurrences of the words of t, one of the
+// profile's compiled lists, in the whole report, counted once per report.
+func (d *doc) count(t terms) int {
+	if len(t) == 0 {
+		return 0
+	}
+	if n, ok := d.counts[&t[0]]; ok {
+		return n
+	}
+	n := t.count(d.lower)
+	if d.counts == nil {
+		d.counts = map[*string]int{}
+	}
+	d.counts[&t[0]] = n
+	return n
+}
+
+// has reports whether the words of t occur in the whole report.
+func (d *doc) has(t terms) bool { return d.count(t) > 0 }
+
+// foundSection is a section found in a report.
+type foundSection struct {
+	idx        int  // index in Profile.Sections
+	heading    span // its heading line
+	body       span // from after the heading to the next heading
+	sentences  int
+	paragraphs int
+}
+
+// parse cuts a report into sections, paragraphs and sentences.
+func (p *Profile) parse(text string) *doc {
+	d := &doc{text: text, lower: lowerASCII(text)}
+	d.words = textseg.WordCount(text)
+	d.lang = language(text)
+	var cur *foundSection
+	para := false
+	off := 0
+	for line := range strings.SplitAfterSeq(text, "\n") {
+		start := off
+		off += len(line)
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" {
+			para = false
+			continue
+		}
+		d.lines++
+		if i := p.headingOf(trimmed, d.lower[start:off]); i >= 0 {
+			if cur != nil {
+				cur.body.end = start
+			}
+			d.sections = append(d.sections, foundSection{idx: i, heading: span{start, off}, body: span{off, off}})
+			cur = &d.sections[len(d.sections)-1]
+			para = false
+			continue
+		}
+		if strings.HasPrefix(trimmed, "#") {
+			continue // a title or another heading: not body text
+		}
+		switch {
+		case strings.HasPrefix(trimmed, "|") && strings.Count(trimmed, "|") >= 2:
+			d.tables++
+			continue // a table row: not prose
+		case isNumbered(trimmed):
+			d.numbered++
+		case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* ") || strings.HasPrefix(trimmed, "• ") || strings.HasPrefix(trimmed, "+ "):
+			d.bullets++
+		}
+		if cur != nil && !para {
+			cur.paragraphs++
+		}
+		para = true
+		lead := len(line) - len(strings.TrimLeft(line, " \t"))
+		n := 0
+		for _, s := range sentenceSpans(strings.TrimRight(line, " \t\r\n")[lead:]) {
+			d.sentences = append(d.sentences, span{start + lead + s.start, start + lead + s.end})
+			n++
+		}
+		if cur != nil {
+			cur.sentences += n
+		}
+	}
+	if cur != nil {
+		cur.body.end = len(text)
+	}
+	return d
+}
+
+// headingOf returns the index of the section whose heading line is line,
+// or -1: a line holding the section's marker, or a Markdown heading or a
+// bold line naming it.
+func (p *Profile) headingOf(line, lower string) int {
+	for i, s := range p.Sections {
+		if s.Marker != "" && strings.Contains(line, s.Marker) {
+			return i
+		}
+	}
+	if !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "**") {
+		return -1
+	}
+	for i := range p.Sections {
+		if p.m.sectionNames[i].has(lower) {
+			return i
+		}
+	}
+	return -1
+}
+
+// isNumbered reports whether a line starts a numbered list item ("1. ",
+// "2) ").
+func isNumbered(line string) bool {
+	i := 0
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < 4 && i+1 < len(line) && (line[i] == '.' || line[i] == ')') && line[i+1] == ' '
+}
+
+// sentenceSpans splits one line into sentences: at the UAX #29 sentence
+// boundaries, and in Thai, which ends a sentence with a space rather than
+// a full stop, at each run of spaces between two Thai letters.
+func sentenceSpans(line string) []span {
+	var out []span
+	for it := sentences.FromString(line); it.Next(); {
+		s, e := it.Start(), it.End()
+		seg := line[s:e]
+		from := 0
+		for i := 0; i < len(seg); {
+			r, n := utf8.DecodeRuneInString(seg[i:])
+			if r != ' ' || i == 0 {
+				i += n
+				continue
+			}
+			j := i
+			for j < len(seg) && seg[j] == ' ' {
+				j++
+			}
+			prev, _ := utf8.DecodeLastRuneInString(seg[:i])
+			next, _ := utf8.DecodeRuneInString(seg[j:])
+			if unicode.Is(unicode.Thai, prev) && unicode.Is(unicode.Thai, next) {
+				out = appendSpan(out, line, s+from, s+i)
+				from = j
+			}
+			i = j
+		}
+		out = appendSpan(out, line, s+from, e)
+	}
+	return out
+}
+
+// appendSpan adds the trimmed span [s, e) of line when it holds a letter
+// or a digit.
+func appendSpan(out []span, line string, s, e int) []span {
+	for s < e && line[s] == ' ' {
+		s++
+	}
+	for e > s && strings.ContainsRune(" \t\r\n", rune(line[e-1])) {
+		e--
+	}
+	if strings.IndexFunc(line[s:e], func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		return out
+	}
+	return append(out, span{s, e})
+}
+
+// language is "th" when Thai letters are 30% or more of s's letters.
+func language(s string) string {
+	thai, all := 0, 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			all++
+			if unicode.Is(unicode.Thai, r) {
+				thai++
+			}
+		}
+	}
+	if all > 0 && thai*10 >= all*3 {
+		return "th"
+	}
+	return "en"
+}
+
+// matcher holds a profile's compiled word lists.
+type matcher struct {
+	metricNames  terms
+	metricOf     map[string]string // lowered name -> metric
+	linkWords    terms
+	pctWords     terms
+	bandWords    terms
+	bandOf       map[string][]bandRef // lowered word -> bands
+	sectionNames []terms
+	recs         []terms
+	vague, cause, generic, filler, comparison, trend, timeframe,
+	risk, lowRisk, highRisk, technical, fundamental, strategies terms
+}
+
+type bandRef struct {
+	metric string
+	label  string
+}
+
+func compile(p *Profile) *matcher {
+	m := &matcher{metricOf: map[string]string{}, bandOf: map[string][]bandRef{}}
+	var names Words = map[string][]string{}
+	for _, mt := range p.Metrics {
+		for lang, ns := range mt.Names {
+			names[lang] = append(names[lang], ns...)
+			for _, n := range ns {
+				m.metricOf[lowerASCII(n)] = mt.Name
+			}
+		}
+	}
+	m.metricNames = newTerms(names)
+	m.linkWords = newTerms(p.LinkWords)
+	m.pctWords = newTerms(p.PercentileWords)
+	var bw Words = map[string][]string{}
+	for _, bs := range p.Bands {
+		for _, b := range bs.Bands {
+			for lang, ws := range b.Words {
+				bw[lang] = append(bw[lang], ws...)
+				for _, w := range ws {
+					m.bandOf[lowerASCII(w)] = append(m.bandOf[lowerASCII(w)], bandRef{bs.Metric, b.Label})
+				}
+			}
+		}
+	}
+	m.bandWords = newTerms(bw)
+	for _, s := range p.Sections {
+		m.sectionNames = append(m.sectionNames, newTerms(s.Names))
+	}
+	for _, r := range p.Recommendations {
+		m.recs = append(m.recs, newTerms(r.Words))
+	}
+	w := p.Words
+	m.vague, m.cause, m.generic, m.filler = newTerms(w.Vague), newTerms(w.CauseEffect), newTerms(w.Generic), newTerms(w.Filler)
+	m.comparison, m.trend, m.timeframe = newTerms(w.Comparison), newTerms(w.Trend), newTerms(w.Timeframe)
+	m.risk, m.lowRisk, m.highRisk = newTerms(w.Risk), newTerms(w.LowRisk), newTerms(w.HighRisk)
+	m.technical, m.fundamental, m.strategies = newTerms(w.Technical), newTerms(w.Fundamental), newTerms(w.Strategies)
+	return m
+}

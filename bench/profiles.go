@@ -16,6 +16,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/heuristics/daily"
 )
 
 // The profiles a run can judge instead of judge metrics (RunConfig.Profile).
@@ -26,6 +27,10 @@ const (
 	// ProfileResearch is JSON Lines of {id, query, report}, judged by the
 	// research card.
 	ProfileResearch = "research"
+	// ProfileDaily is JSON Lines of {id, report, truth, telemetry}, judged
+	// by seed 003's five scorers and the overall quality (heuristics/daily;
+	// values are the 0-100 scores over 100).
+	ProfileDaily = "daily"
 )
 
 // MetricTotal is the research card's total, as a share of its maximum
@@ -92,6 +97,27 @@ func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
 	}}
 }
 
+// DailyMetrics are the daily profile's results, in order.
+var DailyMetrics = daily.Metrics()
+
+// DailyUnit judges a daily report with seed 003's scorers (the built-in
+// daily profile): the five scores and the overall quality, each with its
+// dimensions in the evidence. A record without telemetry has its QoS
+// skipped.
+func DailyUnit() Unit {
+	return Unit{Metrics: DailyMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+		out := make([]eval.Score, 0, len(DailyMetrics))
+		for _, m := range DailyMetrics {
+			sc, err := daily.Scorer{Metric: m}.Score(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sc)
+		}
+		return out, nil
+	}}
+}
+
 // ProfileData is a JSON Lines dataset of a profile, checked whole by a
 // first pass and read again record by record, like [Dataset].
 type ProfileData struct {
@@ -105,8 +131,8 @@ type ProfileData struct {
 // ids unique. Errors are *eval.InputError naming the file, line and field.
 // The ids are held during the check (to find duplicates), not the records.
 func OpenProfileData(path, profile string) (*ProfileData, error) {
-	if profile != ProfileContext && profile != ProfileResearch {
-		return nil, fmt.Errorf("profile %q: bench judges the profiles %s and %s", profile, ProfileContext, ProfileResearch)
+	if profile != ProfileContext && profile != ProfileResearch && profile != ProfileDaily {
+		return nil, fmt.Errorf("profile %q: bench judges the profiles %s, %s and %s", profile, ProfileContext, ProfileResearch, ProfileDaily)
 	}
 	d := &ProfileData{path: path, profile: profile}
 	seen := map[string]int{}
@@ -167,7 +193,9 @@ func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 	var head struct {
 		ID     json.RawMessage `json:"id"`
 		Query  string          `json:"query"`
-		Report *string         `json:"report"`
+		Report    *string         `json:"report"`
+		Truth     json.RawMessage `json:"truth"`
+		Telemetry json.RawMessage `json:"telemetry"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return Record{}, &eval.InputError{File: d.path, Line: line, Msg: "not a JSON object of a " + d.profile + " sample: " + err.Error(), Err: err}
@@ -203,6 +231,21 @@ func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 			return Record{}, err
 		}
 		rec.Sample = s
+	case ProfileDaily:
+		if head.Report == nil || strings.TrimSpace(*head.Report) == "" {
+			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "report", Msg: "missing: a daily sample is {id, report, truth, telemetry}, the report in Markdown"}
+		}
+		if len(head.Truth) == 0 || string(head.Truth) == "null" {
+			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "truth", Msg: "missing: the ground truth the report was written from ({subject, date, values, percentiles, news})"}
+		}
+		if _, err := daily.ReadTruth("truth", head.Truth, daily.Default()); err != nil {
+			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "truth", Msg: err.Error(), Err: err}
+		}
+		md := map[string]any{daily.MetaTruth: head.Truth}
+		if len(head.Telemetry) > 0 && string(head.Telemetry) != "null" {
+			md[daily.MetaTelemetry] = head.Telemetry
+		}
+		rec.Sample = eval.Sample{Answer: *head.Report, Metadata: md}
 	default:
 		if head.Report == nil || strings.TrimSpace(*head.Report) == "" {
 			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "report", Msg: "missing: a research sample is {id, query, report}, the report in Markdown"}

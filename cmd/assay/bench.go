@@ -95,7 +95,7 @@ stopped calls, or the run was interrupted (resume it).`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.metrics, "metric", nil, "metrics to judge, comma separated (or --profile)")
-	fl.StringVar(&f.profile, "profile", "", "judge DATA with a card instead: context (retrieval samples) or research (reports)")
+	fl.StringVar(&f.profile, "profile", "", "judge DATA with a card instead: context (retrieval samples), research (reports) or daily ({id, report, truth, telemetry})")
 	fl.StringVar(&f.out, "out", "", "the run folder (default: assay-runs/RUN_ID in the working directory)")
 	fl.BoolVar(&f.resume, "resume", false, "resume the unfinished run in --out: judge only what its results.jsonl lacks")
 	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8) or both")
@@ -124,6 +124,8 @@ func planBench(f benchFlags) (benchPlan, error) {
 		return benchPlan{}, inputErr(errors.New("--metric and --profile: give one (a profile has its own metrics)"))
 	case f.profile == bench.ProfileContext:
 		return benchPlan{metrics: bench.ContextMetrics, units: func(judges.Model) []bench.Unit { return []bench.Unit{bench.ContextUnit()} }}, nil
+	case f.profile == bench.ProfileDaily:
+		return benchPlan{metrics: bench.DailyMetrics, units: func(judges.Model) []bench.Unit { return []bench.Unit{bench.DailyUnit()} }}, nil
 	case f.profile == bench.ProfileResearch:
 		p, err := agent.LoadProfile("research")
 		if err != nil {
@@ -136,7 +138,7 @@ func planBench(f benchFlags) (benchPlan, error) {
 			return build(m)
 		}}, nil
 	case f.profile != "":
-		return benchPlan{}, inputErr(fmt.Errorf("--profile: want %s or %s, got %q", bench.ProfileContext, bench.ProfileResearch, f.profile))
+		return benchPlan{}, inputErr(fmt.Errorf("--profile: want %s, %s or %s, got %q", bench.ProfileContext, bench.ProfileResearch, bench.ProfileDaily, f.profile))
 	case len(f.metrics) == 0:
 		return benchPlan{}, inputErr(errors.New("--metric: name at least one metric (have " + strings.Join(judges.Metrics(), ", ") +
 			"), or give --profile context or --profile research"))

@@ -191,8 +191,8 @@ func (d *ProfileData) Records() iter.Seq2[Record, error] {
 
 func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Query  string          `json:"query"`
+		ID        json.RawMessage `json:"id"`
+		Query     string          `json:"query"`
 		Report    *string         `json:"report"`
 		Truth     json.RawMessage `json:"truth"`
 		Telemetry json.RawMessage `json:"telemetry"`

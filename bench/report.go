@@ -67,6 +67,9 @@ type reportView struct {
 	// errors.
 	Defaulted, Skipped, Errors int
 	GatesFailed                int
+	// Shown, when not 0, is how many samples the table holds of the run's:
+	// those with the lowest values (bench.ReadResultsBounded).
+	Shown int
 }
 
 type keyValue struct{ Key, Value string }
@@ -231,6 +234,15 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 		})
 	}
 
+	if b := results.bounded(); b != nil {
+		// The table holds the samples worth reading; the distributions
+		// and the counts are the whole run's.
+		values = b.Values
+		v.Defaulted, v.Skipped, v.Errors = b.Defaulted, b.Skipped, b.Errors
+		if b.Shown < s.Samples {
+			v.Shown = b.Shown
+		}
+	}
 	for _, m := range s.Metrics {
 		v.Metrics = append(v.Metrics, metricView{MetricStats: m, Hist: newHistogram(values[m.Metric])})
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"iter"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/assaylabs/assay/eval"
@@ -254,8 +256,18 @@ type ResultFile struct {
 	// resumes.
 	Torn bool
 	Size int64
+	// Bounded is set when the file was read by ReadResultsBounded.
+	Bounded *Bounds
 
 	index map[Key]int
+}
+
+// bounded is f's Bounds, or nil (for a nil f too).
+func (f *ResultFile) bounded() *Bounds {
+	if f == nil {
+		return nil
+	}
+	return f.Bounded
 }
 
 // Has reports whether the pair has a result.
@@ -277,36 +289,147 @@ func (f *ResultFile) All() iter.Seq[Result] {
 
 func readResults(path string, r io.Reader) (*ResultFile, error) {
 	out := &ResultFile{Path: path, index: map[Key]int{}}
+	err := scanResults(path, r, out, func(res Result) { out.add(res) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// add keeps res, replacing an earlier line of the same pair.
+func (f *ResultFile) add(res Result) {
+	if i, ok := f.index[res.Key()]; ok {
+		f.Results[i] = res
+		return
+	}
+	f.index[res.Key()] = len(f.Results)
+	f.Results = append(f.Results, res)
+}
+
+// scanResults reads the whole lines of results.jsonl from r, handing each
+// result to fn and noting in out whether the last line was torn and the
+// length of the whole lines.
+func scanResults(path string, r io.Reader, out *ResultFile, fn func(Result)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if len(b) > 0 && b[len(b)-1] != '\n' {
 			out.Torn = true // a last line cut off mid-write
-			return out, nil
+			return nil
 		}
 		if len(b) > 0 {
 			out.Size += int64(len(b))
 			if trimmed := bytes.TrimSpace(b); len(trimmed) > 0 {
 				var res Result
 				if jerr := json.Unmarshal(trimmed, &res); jerr != nil {
-					return nil, &eval.InputError{File: path, Line: line, Msg: "not a result line: " + jerr.Error(), Err: jerr}
+					return &eval.InputError{File: path, Line: line, Msg: "not a result line: " + jerr.Error(), Err: jerr}
 				}
 				if res.ID == "" || res.Metric == "" {
-					return nil, &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
+					return &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
 				}
-				if i, ok := out.index[res.Key()]; ok {
-					out.Results[i] = res
-				} else {
-					out.index[res.Key()] = len(out.Results)
-					out.Results = append(out.Results, res)
-				}
+				fn(res)
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
+}
+
+// Bounds describes a ResultFile read by ReadResultsBounded: Results hold
+// the Shown samples' results, and the rest of the fields cover the whole
+// file.
+type Bounds struct {
+	Shown int
+	// Values are every counted value, by metric, for distributions.
+	Values map[string][]float64
+	// Defaulted, Skipped and Errors count the whole file's results.
+	Defaulted, Skipped, Errors int
+}
+
+// ReadResultsBounded reads results.jsonl in two passes that hold at most
+// about show samples' results: the samples whose lowest value over the
+// metrics is lowest (a defaulted, skipped or failed result counting as
+// lowest), in file order, with Bounded describing the whole file. It is
+// how a run of any size gets a report of the samples worth reading in
+// nearly flat memory: only every counted value is kept (8 bytes each),
+// for the distributions.
+func ReadResultsBounded(path string, show int) (*ResultFile, error) {
+	show = max(show, 1)
+	b := &Bounds{Values: map[string][]float64{}}
+	worst := map[string]float64{} // the samples that may be shown, by id
+	var order []string             // their ids, in file order
+	pass := func(out *ResultFile, fn func(Result)) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = f.Close() }() // read only
+		return scanResults(path, f, out, fn)
+	}
+	seen := &ResultFile{index: map[Key]int{}}
+	err := pass(seen, func(r Result) {
+		v := r.Value
+		switch {
+		case r.Defaulted:
+			b.Defaulted++
+			v = -1
+		case r.Skipped:
+			b.Skipped++
+			v = -1
+		case r.Error != "":
+			b.Errors++
+			v = -1
+		default:
+			b.Values[r.Metric] = append(b.Values[r.Metric], r.Value)
+		}
+		if w, ok := worst[r.ID]; ok {
+			worst[r.ID] = min(w, v)
+			return
+		}
+		worst[r.ID] = v
+		order = append(order, r.ID)
+		if len(worst) > 4*show+1024 {
+			worst, order = lowest(worst, order, show)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	worst, _ = lowest(worst, order, show)
+	out := &ResultFile{Path: path, index: map[Key]int{}}
+	if err := pass(out, func(r Result) {
+		if _, ok := worst[r.ID]; ok {
+			out.add(r)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	b.Shown = len(worst)
+	out.Bounded = b
+	return out, nil
+}
+
+// lowest keeps the show ids of lowest value, ties to the first in order,
+// and their order.
+func lowest(worst map[string]float64, order []string, show int) (map[string]float64, []string) {
+	if len(worst) <= show {
+		return worst, order
+	}
+	ids := slices.Clone(order)
+	slices.SortStableFunc(ids, func(a, b string) int { return cmp.Compare(worst[a], worst[b]) })
+	kept := make(map[string]float64, show)
+	for _, id := range ids[:show] {
+		kept[id] = worst[id]
+	}
+	keptOrder := make([]string, 0, show)
+	for _, id := range order {
+		if _, ok := kept[id]; ok {
+			keptOrder = append(keptOrder, id)
+		}
+	}
+	return kept, keptOrder
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -92,4 +93,49 @@ func TestNumIsNullWhenUndefined(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.True(t, math.IsNaN(float64(back.Mean)))
 	assert.Equal(t, Num(0.75), back.Max)
+}
+
+// TestReadResultsBounded: the bounded read keeps the samples with the
+// lowest values (a default as lowest), in file order, and counts and
+// values over the whole file.
+func TestReadResultsBounded(t *testing.T) {
+	t.Parallel()
+	lines := `{"id":"a","metric":"m","value":0.9}
+{"id":"b","metric":"m","value":0.1}
+{"id":"c","metric":"m","value":0.5,"defaulted":true,"error":"status 500"}
+{"id":"d","metric":"m","value":0.7}
+{"id":"a","metric":"n","value":0.05}
+{"id":"e","metric":"m","value":0,"skipped":true}
+`
+	path := filepath.Join(t.TempDir(), FileResults)
+	require.NoError(t, os.WriteFile(path, []byte(lines), 0o644))
+	tests := map[string]struct {
+		show int
+		ids  []string
+	}{
+		"the lowest three":   {show: 3, ids: []string{"a", "c", "e"}},
+		"more than there is": {show: 10, ids: []string{"a", "b", "c", "d", "e"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f, err := ReadResultsBounded(path, tc.show)
+			require.NoError(t, err)
+			var ids []string
+			for r := range f.All() {
+				if len(ids) == 0 || ids[len(ids)-1] != r.ID {
+					if !slices.Contains(ids, r.ID) {
+						ids = append(ids, r.ID)
+					}
+				}
+			}
+			assert.Equal(t, tc.ids, ids)
+			require.NotNil(t, f.Bounded)
+			assert.Equal(t, len(tc.ids), f.Bounded.Shown)
+			assert.Equal(t, []float64{0.9, 0.1, 0.7}, f.Bounded.Values["m"])
+			assert.Equal(t, []float64{0.05}, f.Bounded.Values["n"])
+			assert.Equal(t, 1, f.Bounded.Defaulted)
+			assert.Equal(t, 1, f.Bounded.Skipped)
+		})
+	}
 }

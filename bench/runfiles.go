@@ -361,7 +361,7 @@ func ReadResultsBounded(path string, show int) (*ResultFile, error) {
 	show = max(show, 1)
 	b := &Bounds{Values: map[string][]float64{}}
 	worst := map[string]float64{} // the samples that may be shown, by id
-	var order []string             // their ids, in file order
+	var order []string            // their ids, in file order
 	pass := func(out *ResultFile, fn func(Result)) error {
 		f, err := os.Open(path)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/yamlpath"
 	"github.com/assaylabs/assay/judges"
 )
 
@@ -139,7 +140,7 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 		var ie *eval.InputError
 		if errors.As(err, &ie) {
 			ie.File = name
-			ie.Line = lineOf(root.Content[0], ie.Field)
+			ie.Line = yamlpath.Line(root.Content[0], ie.Field)
 		}
 		return nil, err
 	}
@@ -383,40 +384,4 @@ func fieldAt(n *yaml.Node, line int, path string) string {
 		}
 	}
 	return found
-}
-
-// lineOf finds the line of a dotted field path ("scorers[1].max") in a YAML
-// document, or the deepest part of it that exists.
-func lineOf(n *yaml.Node, field string) int {
-	line := n.Line
-	for _, part := range strings.Split(strings.ReplaceAll(field, "[", ".["), ".") {
-		if part == "" {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(part, "["):
-			var i int
-			if _, err := fmt.Sscanf(part, "[%d]", &i); err != nil || n.Kind != yaml.SequenceNode || i >= len(n.Content) {
-				return line
-			}
-			n = n.Content[i]
-		default:
-			if n.Kind != yaml.MappingNode {
-				return line
-			}
-			var next *yaml.Node
-			for k := 0; k+1 < len(n.Content); k += 2 {
-				if n.Content[k].Value == part {
-					next = n.Content[k+1]
-					line = n.Content[k].Line
-				}
-			}
-			if next == nil {
-				return line
-			}
-			n = next
-		}
-		line = max(line, n.Line)
-	}
-	return line
 }

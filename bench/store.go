@@ -138,7 +138,7 @@ func OpenStore(path string) (*Store, error) {
 		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
 	ctx := context.Background()
-	if err := sqlitedb.Setup(ctx, func() error { return storeWrite(ctx, db, storeSchema) }); err != nil {
+	if err := sqlitedb.Setup(ctx, func() error { return sqlitedb.Exec(ctx, db, storeSchema) }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("run store %s: not a usable run store (move it away to start a new one): %w", path, err)
 	}
@@ -178,7 +178,7 @@ func (s *Store) Record(cfg RunConfig, sum Summary, dir string) error {
 	if err != nil {
 		return fmt.Errorf("run store: record %s: summary: %w", id, err)
 	}
-	err = storeWrite(context.Background(), s.db,
+	err = sqlitedb.Exec(context.Background(), s.db,
 		`INSERT INTO runs (id, started, finished, dataset, dataset_sha256, metrics_key, config, summary, dir)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT(id) DO UPDATE SET started = excluded.started, finished = excluded.finished,
@@ -310,19 +310,6 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]RunRow, err
 		return nil, fmt.Errorf("run store %s: %w", s.path, err)
 	}
 	return out, nil
-}
-
-// storeWrite runs one statement in its own transaction.
-func storeWrite(ctx context.Context, db *sql.DB, query string, args ...any) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // shortSHA is the first 12 hex digits of a hash, for messages and tables.

@@ -99,7 +99,7 @@ func openCacheDB(path string) (*sql.DB, error) {
 	// sql.Open connects lazily: creating the table is the first real use,
 	// and fails here, not on the first Get, if the file is corrupt.
 	ctx := context.Background()
-	if err := sqlitedb.Setup(ctx, func() error { return write(ctx, db, cacheSchema) }); err != nil {
+	if err := sqlitedb.Setup(ctx, func() error { return sqlitedb.Exec(ctx, db, cacheSchema) }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("llm cache %s: not a usable cache database (delete it to start afresh): %w", path, err)
 	}
@@ -167,22 +167,6 @@ func (c *SQLiteCache) restart(db *sql.DB, cause error) error {
 	return ce
 }
 
-// write runs one statement in a transaction of its own, which begins
-// IMMEDIATE (sqlitedb.Open): it waits for other writers, where a
-// statement on its own reads first and can fail at once when another
-// process has written since.
-func write(ctx context.Context, db *sql.DB, query string, args ...any) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 // DefaultCachePath is where the cache lives unless told otherwise:
 // $ASSAY_CACHE_DIR/llm-cache.db when that is set, else
 // os.UserCacheDir()/assay/llm-cache.db.
@@ -241,7 +225,7 @@ func (c *SQLiteCache) Put(ctx context.Context, key string, r Response) error {
 	for {
 		c.dbmu.RLock()
 		db := c.db
-		err = write(ctx, db,
+		err = sqlitedb.Exec(ctx, db,
 			`INSERT INTO replies (key, reply, created_at) VALUES (?, ?, ?)
 			 ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, created_at = excluded.created_at`,
 			key, string(reply), time.Now().UTC().Format(time.RFC3339Nano))

@@ -23,6 +23,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/yamlpath"
 )
 
 //go:embed daily.yaml
@@ -254,7 +255,7 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 		var ie *eval.InputError
 		if errors.As(err, &ie) {
 			ie.File = name
-			ie.Line = lineOf(root.Content[0], ie.Field)
+			ie.Line = yamlpath.Line(root.Content[0], ie.Field)
 		}
 		return nil, err
 	}
@@ -336,38 +337,4 @@ func (p *Profile) check() error {
 		}
 	}
 	return nil
-}
-
-// lineOf finds the line of a dotted field path ("metrics[1].unit") in a
-// YAML document, or of the deepest part of it that exists.
-func lineOf(n *yaml.Node, field string) int {
-	line := n.Line
-	for part := range strings.SplitSeq(strings.ReplaceAll(field, "[", ".["), ".") {
-		switch {
-		case part == "":
-			continue
-		case strings.HasPrefix(part, "["):
-			var i int
-			if _, err := fmt.Sscanf(part, "[%d]", &i); err != nil || n.Kind != yaml.SequenceNode || i >= len(n.Content) {
-				return line
-			}
-			n = n.Content[i]
-		default:
-			if n.Kind != yaml.MappingNode {
-				return line
-			}
-			var next *yaml.Node
-			for k := 0; k+1 < len(n.Content); k += 2 {
-				if n.Content[k].Value == part {
-					next, line = n.Content[k+1], n.Content[k].Line
-				}
-			}
-			if next == nil {
-				return line
-			}
-			n = next
-		}
-		line = max(line, n.Line)
-	}
-	return line
 }

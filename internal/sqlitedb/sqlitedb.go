@@ -58,3 +58,19 @@ func Setup(ctx context.Context, fn func() error) error {
 		return err
 	}, backoff.WithContext(b, ctx))
 }
+
+// Exec runs one statement in a transaction of its own, which begins
+// IMMEDIATE (Open): it waits for other writers, where a statement on its
+// own reads first and can fail at once when another process has written
+// since.
+func Exec(ctx context.Context, db *sql.DB, query string, args ...any) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }() // a no-op once committed
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

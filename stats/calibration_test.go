@@ -2,6 +2,7 @@ package stats_test
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,23 +106,27 @@ func TestReliability(t *testing.T) {
 	assert.Nil(t, stats.Reliability(p, y[:2], 4), "lengths differ")
 }
 
-// TestReliabilityBoundaries checks that each multiple of 1/bins lands in the
-// bin that starts there, whatever the rounding of p*bins.
+// TestReliabilityBoundaries checks that each multiple i/bins lands in the
+// bin that starts there and the float just below it in the bin before,
+// whatever the rounding of p*bins: 15/22 times 22 rounds below 15, and
+// 0.8999999999999999 times 10 rounds up to 9.
 func TestReliabilityBoundaries(t *testing.T) {
 	t.Parallel()
-	// 15/22 and 13/45 times their bins round below 15 and 13.
 	for _, bins := range []int{3, 10, 22, 45} {
-		p := make([]float64, bins+1)
-		y := make([]bool, bins+1)
-		for i := range p {
-			p[i] = float64(i) / float64(bins)
+		var p []float64
+		for i := range bins + 1 {
+			edge := float64(i) / float64(bins)
+			p = append(p, edge)
+			if i > 0 {
+				p = append(p, math.Nextafter(edge, 0))
+			}
 		}
-		table := stats.Reliability(p, y, bins)
+		table := stats.Reliability(p, make([]bool, len(p)), bins)
 		require.Len(t, table, bins)
 		for i, b := range table {
-			want := 1
+			want := 2 // its lower edge and the float below its upper edge
 			if i == bins-1 {
-				want = 2 // the last bin also holds 1
+				want = 3 // the last bin also holds 1
 			}
 			assert.Equal(t, want, b.N, "%d bins, bin %d", bins, i)
 		}

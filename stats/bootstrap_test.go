@@ -1,0 +1,142 @@
+package stats_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/stats"
+)
+
+// TestBootstrapPercentiles checks the interval is the 2.5th and 97.5th
+// percentile of the kept statistics, interpolated linearly between closest
+// ranks (NumPy's default), and that NaN results are dropped and counted. The
+// statistic ignores the resample and returns the call number k = 1..reps, so
+// the kept values are known exactly.
+func TestBootstrapPercentiles(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		reps        int
+		nanEvery    int // the k-th call returns NaN when k % nanEvery == 0; 0: never
+		lo, hi      float64
+		wantDropped int
+	}{
+		// Kept 1..1000: rank 0.025*999 = 24.975 -> 25.975;
+		// 0.975*999 = 974.025 -> 975.025.
+		"nothing dropped": {1000, 0, 25.975, 975.025, 0},
+		// Kept 750 values, the i-th (from 0) being i + i/3 + 1: rank
+		// 0.025*749 = 18.725 between 25 and 26; 0.975*749 = 730.275
+		// between 974 and 975.
+		"every fourth dropped": {1000, 4, 25.725, 974.275, 250},
+		"all dropped":          {10, 1, nan, nan, 10},
+		// One kept value is its own interval.
+		"one kept": {1, 0, 1, 1, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			calls := 0
+			lo, hi, dropped := stats.Bootstrap(5, tc.reps, 1, func([]int) float64 {
+				calls++
+				if tc.nanEvery > 0 && calls%tc.nanEvery == 0 {
+					return math.NaN()
+				}
+				return float64(calls)
+			})
+			assert.Equal(t, tc.reps, calls, "stat is called once per resample")
+			assertFloat(t, tc.lo, lo)
+			assertFloat(t, tc.hi, hi)
+			assert.Equal(t, tc.wantDropped, dropped)
+		})
+	}
+}
+
+// TestBootstrapResamples checks what stat is given: n indexes, each in
+// 0..n-1, drawn uniformly with replacement, the same for the same seed and
+// different for another.
+func TestBootstrapResamples(t *testing.T) {
+	t.Parallel()
+	const n, reps = 10, 2000
+	record := func(seed uint64) (draws [][]int, counts [n]int) {
+		stats.Bootstrap(n, reps, seed, func(idx []int) float64 {
+			require.Len(t, idx, n)
+			for _, i := range idx {
+				require.GreaterOrEqual(t, i, 0)
+				require.Less(t, i, n)
+				counts[i]++
+			}
+			draws = append(draws, append([]int(nil), idx...))
+			return 0
+		})
+		return draws, counts
+	}
+	first, counts := record(42)
+	again, _ := record(42)
+	other, _ := record(43)
+	assert.Equal(t, first, again, "same seed, same resamples")
+	assert.NotEqual(t, first, other, "another seed, other resamples")
+	// 20,000 draws over 10 indexes: 2,000 each expected, standard deviation
+	// 42; a fixed seed, so this cannot flake, and 1,800..2,200 is nearly 5
+	// standard deviations wide.
+	for i, c := range counts {
+		assert.InDelta(t, 2000, c, 200, "index %d drawn %d times", i, c)
+	}
+	// With replacement: some resample repeats an index.
+	repeats := false
+	for _, d := range first {
+		seen := map[int]bool{}
+		for _, i := range d {
+			repeats = repeats || seen[i]
+			seen[i] = true
+		}
+	}
+	assert.True(t, repeats)
+}
+
+// TestBootstrapCorrelation runs the bootstrap as assay agree does, on the
+// Pearson correlation of a perfectly linear judge: every resample with two
+// distinct items has r = 1; a resample of one item repeated has none and is
+// dropped.
+func TestBootstrapCorrelation(t *testing.T) {
+	t.Parallel()
+	x := []float64{1, 2, 3}
+	y := []float64{3, 5, 7}
+	lo, hi, dropped := stats.Bootstrap(len(x), 900, 7, func(idx []int) float64 {
+		xs := make([]float64, len(idx))
+		ys := make([]float64, len(idx))
+		for k, i := range idx {
+			xs[k], ys[k] = x[i], y[i]
+		}
+		return stats.Pearson(xs, ys)
+	})
+	assert.InDelta(t, 1, lo, 1e-9)
+	assert.InDelta(t, 1, hi, 1e-9)
+	// A resample is constant with probability 3/27 = 1/9: 100 of 900
+	// expected; a fixed seed, bounds of about 3 standard deviations.
+	assert.InDelta(t, 100, dropped, 30)
+	assert.Positive(t, dropped)
+}
+
+// TestBootstrapNothingToResample checks that no items or no resamples give
+// no interval and no call.
+func TestBootstrapNothingToResample(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ n, reps int }{
+		"no items":      {0, 100},
+		"no resamples":  {10, 0},
+		"negative reps": {10, -1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			calls := 0
+			lo, hi, dropped := stats.Bootstrap(tc.n, tc.reps, 1, func([]int) float64 { calls++; return 0 })
+			assert.True(t, math.IsNaN(lo))
+			assert.True(t, math.IsNaN(hi))
+			assert.Zero(t, dropped)
+			assert.Zero(t, calls)
+		})
+	}
+}

@@ -1,0 +1,80 @@
+package stats
+
+import (
+	"math"
+
+	mstats "github.com/montanaflynn/stats"
+)
+
+// Pearson returns the Pearson product-moment correlation of x and y. It is
+// NaN when the slices differ in length, hold fewer than two pairs, contain a
+// NaN, or when either is constant.
+func Pearson(x, y []float64) float64 {
+	if !pairable(x, y) {
+		return math.NaN()
+	}
+	r, err := mstats.Pearson(x, y)
+	return definedOrNaN(r, err)
+}
+
+// Spearman returns Spearman's rank correlation of x and y: the Pearson
+// correlation of their ranks, tied values sharing the average of their ranks
+// (as SciPy's spearmanr does). It is NaN under the same conditions as Pearson.
+func Spearman(x, y []float64) float64 {
+	if !pairable(x, y) {
+		return math.NaN()
+	}
+	r, err := mstats.Spearman(x, y)
+	return definedOrNaN(r, err)
+}
+
+// KendallTauB returns Kendall's tau-b of x and y, which corrects for ties in
+// either variable (as SciPy's kendalltau does by default): with grades, ties
+// are the rule, and tau-a would understate agreement. It is NaN under the
+// same conditions as Pearson.
+func KendallTauB(x, y []float64) float64 {
+	if !pairable(x, y) {
+		return math.NaN()
+	}
+	r, err := mstats.KendallTau(x, y)
+	return definedOrNaN(r, err)
+}
+
+// MAE returns the mean absolute error between x and y, in their own units
+// (grade points for grades). It is NaN when the slices are empty, differ in
+// length or contain a NaN.
+func MAE(x, y []float64) float64 {
+	if len(x) == 0 || len(x) != len(y) || hasNaN(x) || hasNaN(y) {
+		return math.NaN()
+	}
+	var sum float64
+	for i := range x {
+		sum += math.Abs(x[i] - y[i])
+	}
+	return sum / float64(len(x))
+}
+
+// pairable reports whether x and y can be correlated at all: equal lengths,
+// at least two pairs, no NaN.
+func pairable(x, y []float64) bool {
+	return len(x) >= 2 && len(x) == len(y) && !hasNaN(x) && !hasNaN(y)
+}
+
+// definedOrNaN maps montanaflynn's "0 with an error" for an undefined
+// statistic (a constant input) to NaN, so that an undefined figure cannot be
+// read as "no correlation".
+func definedOrNaN(r float64, err error) float64 {
+	if err != nil {
+		return math.NaN()
+	}
+	return r
+}
+
+func hasNaN(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) {
+			return true
+		}
+	}
+	return false
+}

@@ -375,6 +375,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 	}
 	return nil
 }
+
 // metered counts each record its scorer scored on a progress meter.
 type metered struct {
 	eval.Scorer

@@ -705,3 +705,18 @@ func (s *LabelScan) Graded() bool {
 
 // Grades are the distinct numeric labels seen, ascending.
 func (s *LabelScan) Grades() []float64 { return slices.Sorted(maps.Keys(s.seen)) }
+
+// MarshalJSON implements json.Marshaler: a graded result leaves out the
+// binary fields (auc, positives, best), which have no meaning there.
+func (r AgreeResult) MarshalJSON() ([]byte, error) {
+	type plain AgreeResult // without this method
+	if r.GradedStats == nil {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		AUC       *float64         `json:"auc,omitempty"`
+		Positives *int             `json:"positives,omitempty"`
+		Best      *ThresholdResult `json:"best,omitempty"`
+	}{plain: plain(r)})
+}

@@ -81,3 +81,48 @@ func TestAgreeStdin(t *testing.T) {
 		})
 	}
 }
+
+// TestAgreeGolden: values read from the file (--score), binary and
+// graded, whole and per group, in Markdown and JSON, are fixed figures.
+func TestAgreeGolden(t *testing.T) {
+	t.Parallel()
+	const graded = "../../fixtures/rag/graded.jsonl"
+	tests := map[string][]string{
+		"agree-score.md":        {"agree", "--score", "meta.judge_score", "--label", "relevant", "--by", "meta.model", "--calibration", graded},
+		"agree-score.json":      {"agree", "--score", "meta.judge_score", "--label", "relevant", "--by", "meta.model", "--format", "json", graded},
+		"agree-graded.md":       {"agree", "--score", "meta.judge_grade", "--label", "relevance", "--by", "meta.model", graded},
+		"agree-graded.json":     {"agree", "--score", "meta.judge_grade", "--label", "relevance", "--format", "json", graded},
+		"agree-graded-judge.md": {"agree", "--metric", "source_relevance", "--label", "relevance", "--grades", "1,2,3,4,5", graded},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, "", args...)
+			require.Equal(t, exitPass, code, errOut)
+			golden := filepath.Join("testdata", name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(out), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), out)
+		})
+	}
+}
+
+// TestAgreeGradedFixture: the README's graded example prints the output
+// kept beside its dataset.
+func TestAgreeGradedFixture(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "", "agree", "--score", "meta.judge_grade", "--label", "relevance", "--by", "meta.model", "../../fixtures/rag/graded.jsonl")
+	require.Equal(t, exitPass, code, errOut)
+	out = strings.ReplaceAll(out, "../../fixtures/", "fixtures/")
+	const expected = "../../fixtures/rag/graded.expected.md"
+	if *update {
+		require.NoError(t, os.WriteFile(expected, []byte(out), 0o644))
+	}
+	want, err := os.ReadFile(expected)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), out)
+	assert.Contains(t, out, "| meta.judge_grade | relevance | all | 16 | 0 | 0 | 0 | as given | 0.880 ")
+}

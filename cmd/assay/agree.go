@@ -126,6 +126,8 @@ func (f agreeFlags) source(arg string) (agreeSource, error) {
 			return agreeSource{}, inputErr(fmt.Errorf("--dataset: only with a run folder; %s is a file: give the dataset as the argument", arg))
 		case f.score != "" && f.metric != "":
 			return agreeSource{}, inputErr(errors.New("--score and --metric: give one: --metric runs a judge now, --score reads its values from the file"))
+		case f.score == "" && f.metric == "" && err != nil && arg != bench.Stdin:
+			return agreeSource{}, inputErr(fmt.Errorf("%s: %w: give a run folder (assay bench --out), or a dataset with --metric or --score", arg, err))
 		case f.score == "" && f.metric == "":
 			return agreeSource{}, inputErr(errors.New("no judge values: give --metric NAME (run a judge now), --score FIELD (values in the file) or a run folder in place of the file"))
 		}

@@ -270,6 +270,7 @@ func TestAgreeSourceErrors(t *testing.T) {
 		"run: --score":         {[]string{"--label", "relevant", "--score", "meta.judge_score", two}, "--score: not with a run folder"},
 		"run: dataset gone":    {[]string{"--label", "relevant", gone}, "gone.jsonl cannot be read"},
 		"--dataset for a file": {[]string{"--label", "relevant", "--score", "meta.judge_score", "--dataset", file, file}, "--dataset: only with a run folder"},
+		"no such folder":       {[]string{"--label", "relevant", "runs/nightly"}, "runs/nightly: stat runs/nightly: no such file or directory: give a run folder (assay bench --out), or a dataset with --metric or --score"},
 		"not a run folder":     {[]string{"--label", "relevant", t.TempDir()}, "is not a run folder (no config.json)"},
 		"a missing score":      {[]string{"--label", "relevant", "--score", "meta.nope", file}, "meta.nope: no value (give every labelled record one, or drop the record) (meta.nope could score none of the 16 labelled records)"},
 	}

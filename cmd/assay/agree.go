@@ -114,8 +114,9 @@ standard error, and when no labelled record has a value the run exits 2.`,
 
 // agreeSource is where the judge's values come from.
 type agreeSource struct {
-	run  *bench.RunFolder // a stored run, or nil
-	path string           // the dataset
+	run    *bench.RunFolder // a stored run, or nil
+	metric string           // the stored run's metric
+	path   string           // the dataset
 }
 
 func (f agreeFlags) source(arg string) (agreeSource, error) {
@@ -157,10 +158,11 @@ func (f agreeFlags) source(arg string) (agreeSource, error) {
 		return agreeSource{}, inputErr(fmt.Errorf("--metric: run %s has no metric %s: it has %s", arg, f.metric, strings.Join(ms, ", ")))
 	case f.metric == "" && len(ms) != 1:
 		return agreeSource{}, inputErr(fmt.Errorf("run %s has the metrics %s: pick one with --metric", arg, strings.Join(ms, ", ")))
-	case f.metric == "":
-		f.metric = ms[0]
 	}
-	src := agreeSource{run: run, path: f.dataset}
+	src := agreeSource{run: run, path: f.dataset, metric: f.metric}
+	if src.metric == "" {
+		src.metric = ms[0]
+	}
 	if src.path == "" {
 		src.path = run.Config.Dataset
 		if src.path == bench.Stdin {
@@ -175,8 +177,8 @@ func (f agreeFlags) source(arg string) (agreeSource, error) {
 
 // metricOf is the metric a stored run's values are read for.
 func (f agreeFlags) metricOf(src agreeSource) string {
-	if f.metric == "" && src.run != nil {
-		return src.run.Config.Metrics[0]
+	if src.run != nil {
+		return src.metric
 	}
 	return f.metric
 }
@@ -261,7 +263,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 	}
 	switch {
 	case graded && strings.HasPrefix(f.label, "!"):
-		return inputErr(fmt.Errorf("--label %s: a graded label cannot be negated: name it without !", f.label))
+		return inputErr(fmt.Errorf("--label %s: a graded label cannot be negated (drop the leading !)", f.label))
 	case graded && scan.Numeric == 0:
 		return inputErr(fmt.Errorf("%s: no record has a numeric (graded) label human.%s", data.Name(), f.label))
 	case !graded && scan.Binary == 0:

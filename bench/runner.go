@@ -2,11 +2,14 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +40,17 @@ type AgreeOptions struct {
 	// Threshold, when set, is a fixed threshold (the judge's default) to
 	// report besides the best one; nil reports only the best.
 	Threshold *float64
+	// Graded reads the label as a number (a grade: 1-5, 0-3) with
+	// Record.Grade, and measures graded agreement (GradedStats) instead of
+	// binary; see LabelScan to tell which a dataset holds.
+	Graded bool
+	// Grades are the categories of a graded label, ascending, for the
+	// weighted kappas; nil takes the union of the grades observed.
+	Grades []float64
+	// By, when set, is a field path (Record.Field: meta.model,
+	// human.annotator) whose value splits the rows into groups, each
+	// measured apart besides the whole.
+	By string
 }
 
 // Row is the outcome for one labelled record.
@@ -44,8 +58,16 @@ type Row struct {
 	ID    string  `json:"id"`
 	Line  int     `json:"line"`
 	Value float64 `json:"value"`
-	// Label is the human label.
-	Label bool `json:"label"`
+	// Label is the human label; for a graded label Grade holds it and
+	// Label is false.
+	Label bool     `json:"label"`
+	Grade *float64 `json:"grade,omitempty"`
+	// Points and Max are the score's native points (a grade 4 of 5), when
+	// it has them: a graded label compares them as grades.
+	Points float64 `json:"points,omitempty"`
+	Max    float64 `json:"max,omitempty"`
+	// Group is the record's value of AgreeOptions.By, "" without one.
+	Group string `json:"group,omitempty"`
 	// Defaulted is true when the scorer fell back to its neutral default;
 	// such rows are left out of the statistics.
 	Defaulted bool `json:"defaulted,omitempty"`
@@ -70,6 +92,8 @@ type ThresholdResult struct {
 	Recall           float64 `json:"recall"`
 	F1               float64 `json:"f1"`
 	Kappa            float64 `json:"kappa"`
+	// MCC is the Matthews correlation coefficient (Confusion.MCC).
+	MCC float64 `json:"mcc"`
 	// BalancedAccuracyCI is a 95% bootstrap interval for BalancedAccuracy
 	// (BootstrapBalancedAccuracy), set for the fixed threshold only: the
 	// best threshold's figure is optimistic whatever its interval.
@@ -83,7 +107,7 @@ func newThresholdResult(t float64, c Confusion) ThresholdResult {
 	return ThresholdResult{
 		Threshold: t, Confusion: c,
 		BalancedAccuracy: c.BalancedAccuracy(), Accuracy: c.Accuracy(),
-		Precision: c.Precision(), Recall: c.Recall(), F1: c.F1(), Kappa: c.Kappa(),
+		Precision: c.Precision(), Recall: c.Recall(), F1: c.F1(), Kappa: c.Kappa(), MCC: c.MCC(),
 	}
 }
 
@@ -91,6 +115,14 @@ func newThresholdResult(t float64, c Confusion) ThresholdResult {
 type AgreeResult struct {
 	Metric string `json:"metric"`
 	Label  string `json:"label"`
+	// LabelType is "binary" or "graded" (AgreeOptions.Graded).
+	LabelType string `json:"label_type"`
+	// By is AgreeOptions.By and Group the group's value, on the result of
+	// a group; the whole has By and Groups, one result per value of By in
+	// ascending order (records without it are the group "(none)").
+	By     string        `json:"by,omitempty"`
+	Group  string        `json:"group,omitempty"`
+	Groups []AgreeResult `json:"groups,omitempty"`
 	// N is the number of rows in the statistics: labelled, scored, not
 	// defaulted, no error. Positives of them are labelled true.
 	N         int `json:"n"`
@@ -109,6 +141,14 @@ type AgreeResult struct {
 	// Best is the result at the threshold of best balanced accuracy on
 	// these rows: an optimistic figure unless checked on other data.
 	Best ThresholdResult `json:"best"`
+	// Calibration is set for a binary label when every value counted is in
+	// [0, 1], read as the chance that the label is true.
+	Calibration *Calibration `json:"calibration,omitempty"`
+	// GradedStats are set for a graded label (spearman, kendall_tau_b,
+	// pearson, kappa_linear, kappa_quadratic, alpha_ordinal,
+	// alpha_interval, mae, at the top level of the JSON); the binary
+	// fields above are then zero.
+	*GradedStats
 }
 
 // Agree scores every record that has the label opts.Label with job.Scorer,
@@ -130,11 +170,11 @@ func Agree(ctx context.Context, records []Record, job Job, opts AgreeOptions) (A
 // also stops the run, and is returned once the records read before it are
 // scored.
 func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Job, opts AgreeOptions) (AgreeResult, error) {
-	res := AgreeResult{Metric: job.Metric, Label: opts.Label}
+	var rows []Row
 	skipped := 0
 	labelled := func(yield func(Record, error) bool) {
 		for rec, err := range records {
-			if _, ok := rec.Label(opts.Label); err == nil && !ok {
+			if _, ok := opts.label(rec); err == nil && !ok {
 				skipped++
 				continue
 			}
@@ -147,21 +187,118 @@ func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Job,
 	if limit <= 0 {
 		limit = DefaultConcurrency
 	}
+	metric := job.Metric
 	err := ScoreStream(ctx, labelled, []eval.Scorer{tolerant{job.Scorer}}, limit, func(_ int, rec Record, scores []eval.Score) error {
-		label, _ := rec.Label(opts.Label)
-		res.Rows = append(res.Rows, rowOf(rec, label, scores[0]))
-		if res.Metric == "" {
-			res.Metric = scores[0].Metric // "" for a failure
+		rows = append(rows, opts.row(rec, scores[0]))
+		if metric == "" {
+			metric = scores[0].Metric // "" for a failure
 		}
 		return nil
 	})
 	if err != nil {
 		return AgreeResult{}, err
 	}
-	res.Skipped = skipped
+	return Measure(metric, rows, skipped, opts), nil
+}
 
+// AgreeValues is AgreeStream for values that are already known: a field
+// of each record (ScoreField) or a stored run's results (StoredScores).
+// value is called once per labelled record, in dataset order, and makes
+// no model call; its Score's Err or Skipped leaves the row out, with the
+// error on it. The first error of records is returned.
+func AgreeValues(records iter.Seq2[Record, error], metric string, value func(Record) eval.Score, opts AgreeOptions) (AgreeResult, error) {
+	var rows []Row
+	skipped := 0
+	for rec, err := range records {
+		if err != nil {
+			return AgreeResult{}, err
+		}
+		if _, ok := opts.label(rec); !ok {
+			skipped++
+			continue
+		}
+		sc := value(rec)
+		if sc.Err != nil && !sc.Defaulted {
+			sc.Err = &failure{sc.Err.Error()}
+		}
+		rows = append(rows, opts.row(rec, sc))
+	}
+	return Measure(metric, rows, skipped, opts), nil
+}
+
+// label reads rec's label as opts says: a grade or a binary label (1 or
+// 0 for a graded one's return value).
+func (o AgreeOptions) label(rec Record) (float64, bool) {
+	if o.Graded {
+		return rec.Grade(o.Label)
+	}
+	v, ok := rec.Label(o.Label)
+	if v {
+		return 1, ok
+	}
+	return 0, ok
+}
+
+// row is the Row of a labelled record and its score.
+func (o AgreeOptions) row(rec Record, sc eval.Score) Row {
+	l, _ := o.label(rec)
+	row := rowOf(rec, l == 1 && !o.Graded, sc)
+	if o.Graded {
+		row.Grade = &l
+	}
+	if o.By != "" {
+		row.Group = groupOf(rec, o.By)
+	}
+	return row
+}
+
+// NoGroup is the group of records without the AgreeOptions.By field.
+const NoGroup = "(none)"
+
+func groupOf(rec Record, path string) string {
+	v, ok := rec.Field(path)
+	if !ok || v == nil {
+		return NoGroup
+	}
+	switch v := v.(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	b, _ := json.Marshal(v) // decoded JSON always marshals
+	return string(b)
+}
+
+// Measure computes the statistics of rows (in dataset order, from Agree,
+// AgreeStream or AgreeValues; skipped records without the label) as opts
+// says, for the whole and, with opts.By, for each group.
+func Measure(metric string, rows []Row, skipped int, opts AgreeOptions) AgreeResult {
+	res := measure(metric, rows, skipped, opts)
+	if opts.By == "" {
+		return res
+	}
+	res.By = opts.By
+	by := map[string][]Row{}
+	for _, r := range rows {
+		by[r.Group] = append(by[r.Group], r)
+	}
+	for _, g := range slices.Sorted(maps.Keys(by)) {
+		gr := measure(metric, by[g], 0, opts)
+		gr.Group = g
+		gr.Rows = nil // on the whole, once
+		res.Groups = append(res.Groups, gr)
+	}
+	return res
+}
+
+func measure(metric string, rows []Row, skipped int, opts AgreeOptions) AgreeResult {
+	res := AgreeResult{Metric: metric, Label: opts.Label, LabelType: "binary", Rows: rows, Skipped: skipped}
 	var values []float64
 	var labels []bool
+	var counted []Row
 	for _, row := range res.Rows {
 		switch {
 		case row.Defaulted:
@@ -172,6 +309,7 @@ func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Job,
 		if !row.counted() {
 			continue
 		}
+		counted = append(counted, row)
 		values = append(values, row.Value)
 		labels = append(labels, row.Label)
 		if row.Label {
@@ -179,6 +317,12 @@ func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Job,
 		}
 	}
 	res.N = len(values)
+	if opts.Graded {
+		res.LabelType = "graded"
+		res.Positives = 0
+		res.GradedStats = Graded(counted, opts.Grades)
+		return res
+	}
 	res.AUC = AUC(values, labels)
 	res.Best = newThresholdResult(BestThreshold(values, labels))
 	if opts.Threshold != nil {
@@ -187,7 +331,8 @@ func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Job,
 		fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
 		res.Fixed = &fixed
 	}
-	return res, nil
+	res.Calibration = Calibrate(values, labels)
+	return res
 }
 
 // tolerant runs a scorer for AgreeStream, where a failing scorer is data:
@@ -227,6 +372,7 @@ func rowOf(rec Record, label bool, sc eval.Score) Row {
 		return row
 	}
 	row.Value, row.Method, row.Defaulted = sc.Value, sc.Method, sc.Defaulted
+	row.Points, row.Max = sc.Points, sc.Max
 	if sc.Defaulted && sc.Err != nil {
 		row.Err = sc.Err.Error()
 	}
@@ -251,7 +397,12 @@ const MarkdownHeader = "| metric | label | n (pos/neg) | defaulted | errors | sk
 // row for the fixed threshold when set, one for the best ("best t"). An
 // undefined AUC (one class missing) shows as "n/a"; with no record scored
 // (every one defaulted or failed) there is one row, all "n/a".
+//
+// A graded result renders as a row of GradedMarkdownHeader instead.
 func (r AgreeResult) Markdown() string {
+	if r.GradedStats != nil {
+		return r.gradedMarkdown()
+	}
 	auc := "n/a"
 	if r.Positives > 0 && r.Positives < r.N {
 		auc = f3(r.AUC)
@@ -278,9 +429,294 @@ func (r AgreeResult) Markdown() string {
 	return b.String()
 }
 
+// GradedMarkdownHeader is the header of the table whose rows Markdown
+// renders for a graded label: each statistic with its 95% interval.
+const GradedMarkdownHeader = "| metric | label | group | n | defaulted | errors | skipped | judge on grades | spearman | kendall tau-b | pearson | kappa linear | kappa quadratic | alpha ordinal | alpha interval | MAE |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+
+func (r AgreeResult) gradedMarkdown() string {
+	g := r.GradedStats
+	group := r.Group
+	if group == "" {
+		group = "all"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %s |", r.Metric, r.Label, group, r.N, r.Defaulted, r.Errors, r.Skipped, g.JudgeOnGrades)
+	for _, e := range g.estimates() {
+		fmt.Fprintf(&b, " %s |", e.est.cell())
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+type namedEstimate struct {
+	name string
+	est  Estimate
+}
+
+func (g *GradedStats) estimates() []namedEstimate {
+	return []namedEstimate{
+		{"spearman", g.Spearman}, {"kendall_tau_b", g.KendallTauB}, {"pearson", g.Pearson},
+		{"kappa_linear", g.KappaLinear}, {"kappa_quadratic", g.KappaQuadratic},
+		{"alpha_ordinal", g.AlphaOrdinal}, {"alpha_interval", g.AlphaInterval}, {"mae", g.MAE},
+	}
+}
+
+// Dropped names the statistics some of whose bootstrap resamples were
+// undefined, with how many ("spearman 12, pearson 12"); "" when none.
+func (g *GradedStats) Dropped() string {
+	var parts []string
+	for _, e := range g.estimates() {
+		if e.est.Dropped > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", e.name, e.est.Dropped))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (e Estimate) cell() string {
+	if !defined(e.Value) {
+		return "n/a"
+	}
+	s := f3(float64(e.Value))
+	if defined(e.CI95[0]) && defined(e.CI95[1]) {
+		s += " [" + f3(float64(e.CI95[0])) + ", " + f3(float64(e.CI95[1])) + "]"
+	}
+	return s
+}
+
+// CalibrationMarkdownHeader is the header of the table whose rows
+// CalibrationMarkdown renders.
+const CalibrationMarkdownHeader = "| metric | label | group | MCC | Brier | ECE | reliability: mean value / share true (n) per bin of 0.1 |\n" +
+	"|---|---|---|---|---|---|---|\n"
+
+// CalibrationMarkdown renders a binary result's MCC (at the fixed
+// threshold, else the best) and calibration as a row of
+// CalibrationMarkdownHeader, the bins as "0.93/1.00 (4)", "-" when
+// empty; "" for a graded result.
+func (r AgreeResult) CalibrationMarkdown() string {
+	if r.GradedStats != nil {
+		return ""
+	}
+	group := r.Group
+	if group == "" {
+		group = "all"
+	}
+	t := r.Best
+	if r.Fixed != nil {
+		t = *r.Fixed
+	}
+	brier, ece, bins := "n/a", "n/a", "values outside [0, 1]: no calibration"
+	if c := r.Calibration; c != nil {
+		brier, ece = f3(c.Brier), f3(c.ECE)
+		cells := make([]string, len(c.Reliability))
+		for i, bin := range c.Reliability {
+			cells[i] = "-"
+			if bin.N > 0 {
+				cells[i] = fmt.Sprintf("%.2f/%.2f (%d)", bin.MeanPredicted, bin.FractionPositive, bin.N)
+			}
+		}
+		bins = strings.Join(cells, " ")
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n", r.Metric, r.Label, group, f3(t.MCC), brier, ece, bins)
+}
+
 func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // fmtThreshold prints a threshold with as few digits as tell it apart.
 func fmtThreshold(t float64) string {
 	return strconv.FormatFloat(t, 'g', 4, 64)
+}
+
+// Grade reads the graded human label named field (a grade: 1-5, 0-3): a
+// number, or a string holding one. The second result is false when the
+// label is absent, null or anything else.
+func (r Record) Grade(field string) (float64, bool) {
+	return number(r.Human[field])
+}
+
+// number reads a decoded JSON value as a finite number: a number, a
+// string holding one, or a boolean (1 or 0).
+func number(v any) (float64, bool) {
+	var f float64
+	switch v := v.(type) {
+	case float64:
+		f = v
+	case int:
+		f = float64(v)
+	case bool:
+		if v {
+			return 1, true
+		}
+		return 0, true
+	case string:
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return 0, false
+		}
+		f = x
+	default:
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// Field reads a dotted path into the record: "id", "human.NAME" (the
+// labels), "meta.NAME" or "metadata.NAME" (the record's metadata), each
+// further dot going into a nested object ("meta.judge.grade"). The second
+// result is false when the path leads nowhere.
+func (r Record) Field(path string) (any, bool) {
+	root, rest, _ := strings.Cut(path, ".")
+	var cur any
+	switch root {
+	case "id":
+		if rest != "" {
+			return nil, false
+		}
+		return r.ID, true
+	case "human":
+		cur = r.Human
+	case "meta", "metadata":
+		cur = r.Sample.Metadata
+	default:
+		return nil, false
+	}
+	if rest == "" {
+		return nil, false
+	}
+	for key := range strings.SplitSeq(rest, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[key]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// CheckFieldPath reports whether path is one Record.Field reads, with an
+// error saying what to write when it is not.
+func CheckFieldPath(path string) error {
+	root, rest, _ := strings.Cut(path, ".")
+	switch {
+	case root == "id" && rest == "":
+		return nil
+	case (root == "human" || root == "meta" || root == "metadata") && rest != "" && !slices.Contains(strings.Split(rest, "."), ""):
+		return nil
+	}
+	return fmt.Errorf("%q is not a field path: write id, human.NAME or meta.NAME (dots go into nested objects, e.g. meta.judge.grade)", path)
+}
+
+// ScoreField returns the value function of AgreeValues that reads a
+// precomputed judge value, or a second rater's grade, from each record's
+// field at path (Record.Field): a number, a numeric string or a boolean.
+// A record without it, or with anything else there, gets an error naming
+// the path.
+func ScoreField(path string) func(Record) eval.Score {
+	return func(rec Record) eval.Score {
+		v, ok := rec.Field(path)
+		if !ok || v == nil {
+			return eval.Score{Metric: path, Err: fmt.Errorf("%s: no value (give every labelled record one, or drop the record)", path)}
+		}
+		f, ok := number(v)
+		if !ok {
+			return eval.Score{Metric: path, Err: fmt.Errorf("%s: want a number, got %v", path, v)}
+		}
+		return eval.Score{Metric: path, Value: f, Method: "field " + path}
+	}
+}
+
+// StoredScores returns the value function of AgreeValues that looks each
+// record up by id among a stored run's results for metric: its value,
+// points, default and error as the run recorded them. A record the run
+// has no result for gets an error saying so.
+func StoredScores(results *ResultFile, metric string) func(Record) eval.Score {
+	by := map[string]Result{}
+	for _, r := range results.Results {
+		if r.Metric == metric {
+			by[r.ID] = r
+		}
+	}
+	return func(rec Record) eval.Score {
+		r, ok := by[rec.ID]
+		if !ok {
+			return eval.Score{Metric: metric, Err: fmt.Errorf("the run has no %s result for this record (an unfinished run: resume it with assay bench --resume)", metric)}
+		}
+		sc := eval.Score{Metric: metric, Value: r.Value, Points: r.Points, Max: r.Max, Method: r.Method, Defaulted: r.Defaulted, Skipped: r.Skipped, Reason: r.Reason}
+		if r.Error != "" {
+			sc.Err = errors.New(r.Error)
+		}
+		if r.Skipped && sc.Reason == "" {
+			sc.Reason = "skipped by the run"
+		}
+		return sc
+	}
+}
+
+// LabelScan tells a binary label from a graded one over a dataset's
+// records (Add each; a first pass of OpenDataset, say).
+type LabelScan struct {
+	// Label is the label's name, as AgreeOptions.Label.
+	Label string
+	// Binary counts records whose label reads as binary (Record.Label),
+	// Numeric those whose label is a number.
+	Binary, Numeric int
+	seen            map[float64]bool
+}
+
+// Add counts rec's label.
+func (s *LabelScan) Add(rec Record) {
+	if _, ok := rec.Label(s.Label); ok {
+		s.Binary++
+	}
+	if strings.HasPrefix(s.Label, "!") {
+		return
+	}
+	if _, isBool := rec.Human[s.Label].(bool); isBool {
+		return
+	}
+	if g, ok := rec.Grade(s.Label); ok {
+		if s.seen == nil {
+			s.seen = map[float64]bool{}
+		}
+		s.seen[g] = true
+		s.Numeric++
+	}
+}
+
+// Graded reports whether the label is graded: numbers with more than two
+// distinct values, or any number other than 0 and 1.
+func (s *LabelScan) Graded() bool {
+	if len(s.seen) > 2 {
+		return true
+	}
+	for g := range s.seen {
+		if g != 0 && g != 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// Grades are the distinct numeric labels seen, ascending.
+func (s *LabelScan) Grades() []float64 { return slices.Sorted(maps.Keys(s.seen)) }
+
+// MarshalJSON implements json.Marshaler: a graded result leaves out the
+// binary fields (auc, positives, best), which have no meaning there.
+func (r AgreeResult) MarshalJSON() ([]byte, error) {
+	type plain AgreeResult // without this method
+	if r.GradedStats == nil {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		AUC       *float64         `json:"auc,omitempty"`
+		Positives *int             `json:"positives,omitempty"`
+		Best      *ThresholdResult `json:"best,omitempty"`
+	}{plain: plain(r)})
 }

@@ -148,7 +148,7 @@ func TestAgree(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	var fixed map[string]any
 	require.NoError(t, json.Unmarshal(back["fixed"], &fixed))
-	assert.ElementsMatch(t, []string{"threshold", "tp", "fp", "tn", "fn", "balanced_accuracy", "accuracy", "precision", "recall", "f1", "kappa", "balanced_accuracy_ci95"},
+	assert.ElementsMatch(t, []string{"threshold", "tp", "fp", "tn", "fn", "balanced_accuracy", "accuracy", "precision", "recall", "f1", "kappa", "mcc", "balanced_accuracy_ci95"},
 		slices.Collect(maps.Keys(fixed)))
 	var again AgreeResult
 	require.NoError(t, json.Unmarshal(b, &again))
@@ -163,7 +163,7 @@ func TestAgreeWithoutLabelsOrThreshold(t *testing.T) {
 
 	res, err := Agree(context.Background(), recs, Job{Scorer: f, Metric: "mine"}, AgreeOptions{Label: "relevant"})
 	require.NoError(t, err)
-	assert.Equal(t, AgreeResult{Metric: "mine", Label: "relevant", Skipped: 11, Best: ThresholdResult{Threshold: 0.5}}, res)
+	assert.Equal(t, AgreeResult{Metric: "mine", Label: "relevant", LabelType: "binary", Skipped: 11, Best: ThresholdResult{Threshold: 0.5}}, res)
 	assert.Equal(t, int32(0), f.calls.Load())
 	assert.Equal(t, "| mine | relevant | 0 (0/0) | 0 | 0 | 11 | n/a | - | n/a | n/a | n/a | - |\n", res.Markdown(),
 		"no statistics where nothing was scored")

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,64 +18,228 @@ import (
 	"github.com/assaylabs/assay/eval"
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/llm"
 )
 
 type agreeFlags struct {
-	metric    string
-	label     string
-	threshold float64
-	baseline  bool
-	format    string
-	quiet     bool
-	llm       llmFlags
+	metric      string
+	score       string
+	label       string
+	labelType   string
+	grades      string
+	by          string
+	dataset     string
+	threshold   float64
+	baseline    bool
+	calibration bool
+	format      string
+	quiet       bool
+	llm         llmFlags
 }
 
 func newAgreeCmd(env func(string) string) *cobra.Command {
 	f := agreeFlags{llm: llmFlags{env: env}}
 	cmd := &cobra.Command{
-		Use:   "agree --metric NAME --label LABEL [flags] FILE",
+		Use:   "agree (--metric NAME | --score FIELD) --label LABEL [flags] FILE\n  assay agree --label LABEL [flags] RUN_DIR",
 		Short: "Measure how well a judge agrees with human labels",
-		Long: `Run a judge over a labelled dataset and compare its values with a binary
-human label (human.faithful, human.relevant, ...): balanced accuracy,
-precision, recall, F1 and Cohen's kappa at the judge's default threshold and
-at the best threshold for this data, and ROC AUC. The default threshold's
+		Long: `Compare a judge's values with a human label of each record. The values come
+from one of three places:
+
+  --metric NAME   run the judge now over FILE;
+  --score FIELD   read them from FILE: a precomputed judge value or a second
+                  rater (meta.judge_grade, human.rater2: a dotted path into
+                  the record's id, human labels or metadata); no model call;
+  RUN_DIR         a stored bench run (assay bench --out): its results.jsonl
+                  joined by id with the labels of the dataset its config.json
+                  names (--dataset FILE when that path no longer holds it);
+                  --metric picks one of the run's metrics; no model call.
+
+A binary label (human.faithful, human.relevant: true/false or 1/0) gets
+balanced accuracy, precision, recall, F1, Cohen's kappa and the Matthews
+correlation (MCC) at the judge's default threshold (0.5 for --score) and at
+the best threshold for this data, and ROC AUC. The default threshold's
 balanced accuracy comes with a 95% bootstrap interval (stratified, 2000
-resamples, fixed seed), to show how much a dataset of this size can tell.
-With --baseline the plain token-overlap baseline is measured beside it.
+resamples, fixed seed). When the values are in [0, 1] they are read as
+chances and their calibration is measured: Brier score, expected calibration
+error and a 10-bin reliability table (in JSON; in Markdown with
+--calibration, beside MCC). With --baseline the plain token-overlap baseline
+is measured beside the judge.
+
+A graded label (numbers with more than two values, 1-5 or 0-3; detected, or
+--label-type graded) gets Spearman, Kendall tau-b and Pearson, which rank
+the judge's values as they are against the grades; and linear and quadratic
+weighted kappa, ordinal and interval Krippendorff alpha and the MAE (in
+grades), which need the judge on the grade scale: its values as given when
+they are grades (a second rater), else its native points when its scale is
+the grades' (source_relevance's 1-5), else its value v in [0, 1] mapped to
+the grade nearest min + v*(max-min). The grades are those observed, or
+--grades. Each statistic has a 95% bootstrap interval (2000 resamples, fixed
+seed; resamples where it is undefined are dropped and counted).
+
+--by FIELD (meta.model, meta.domain) measures every statistic per value of
+the field too, beside the whole.
 
 Defaulted judge results are counted and left out of the statistics, never
 averaged in; more of them than --max-default-rate allows (5%, none under
---strict) exits 3. So are records the judge cannot score (context_recall without
-a reference, say): the first is named on standard error, and when no
-labelled record can be scored the run exits 2.`,
+--strict) exits 3. So are records without a value (the judge cannot score
+them, the field is missing, the run has no result): the first is named on
+standard error, and when no labelled record has a value the run exits 2.`,
 		Example: `  assay agree --metric faithfulness --label faithful --baseline data/begin.dev.jsonl
-  assay agree --metric source_relevance --label relevant --llm openai:gpt-4o-mini data/msmarco.dev.jsonl`,
+  assay agree --metric source_relevance --label relevant --llm openai:gpt-4o-mini data/msmarco.dev.jsonl
+  assay agree --score meta.judge_grade --label relevance --by meta.model fixtures/rag/graded.jsonl
+  assay agree --label faithful --calibration runs/nightly`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAgree(cmd, f, args[0])
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.metric, "metric", "", "judge to measure (required): "+fmt.Sprint(judges.Metrics()))
-	fl.StringVar(&f.label, "label", "", "binary human label to compare with (required), e.g. faithful, relevant; !NAME reads one negated (!hallucinated)")
-	fl.Float64Var(&f.threshold, "threshold", -1, "decision threshold on the judge's value (default: the judge's own)")
+	fl.StringVar(&f.metric, "metric", "", "judge to run now, or the metric of a stored run to read: "+fmt.Sprint(judges.Metrics()))
+	fl.StringVar(&f.score, "score", "", "read the judge's values from this field of each record (meta.NAME, human.NAME) instead of running a judge")
+	fl.StringVar(&f.label, "label", "", "human label to compare with (required), e.g. faithful, relevant, relevance; !NAME reads a binary one negated (!hallucinated)")
+	fl.StringVar(&f.labelType, "label-type", "", "binary or graded (default: graded when the label holds numbers other than 0 and 1)")
+	fl.StringVar(&f.grades, "grades", "", "the grades of a graded label, for the kappas, e.g. 1,2,3,4,5 (default: those observed)")
+	fl.StringVar(&f.by, "by", "", "also measure per value of this field (meta.model, meta.domain)")
+	fl.StringVar(&f.dataset, "dataset", "", "with RUN_DIR: the run's dataset, when the path in its config.json no longer holds it")
+	fl.Float64Var(&f.threshold, "threshold", -1, "decision threshold on the judge's value for a binary label (default: the judge's own; 0.5 with --score)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also measure the plain token-overlap baseline")
+	fl.BoolVar(&f.calibration, "calibration", false, "Markdown: also print MCC, Brier, ECE and the reliability table of a binary label (JSON always has them)")
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
-	_ = cmd.MarkFlagRequired("metric")
 	_ = cmd.MarkFlagRequired("label")
 	return cmd
 }
 
-func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
+// agreeSource is where the judge's values come from.
+type agreeSource struct {
+	run    *bench.RunFolder // a stored run, or nil
+	metric string           // the stored run's metric
+	path   string           // the dataset
+}
+
+func (f agreeFlags) source(arg string) (agreeSource, error) {
+	fi, err := os.Stat(arg)
+	if arg == bench.Stdin || err != nil || !fi.IsDir() {
+		switch {
+		case f.dataset != "":
+			return agreeSource{}, inputErr(fmt.Errorf("--dataset: only with a run folder; %s is a file: give the dataset as the argument", arg))
+		case f.score != "" && f.metric != "":
+			return agreeSource{}, inputErr(errors.New("--score and --metric: give one: --metric runs a judge now, --score reads its values from the file"))
+		case f.score == "" && f.metric == "" && err != nil && arg != bench.Stdin:
+			return agreeSource{}, inputErr(fmt.Errorf("%s: %w: give a run folder (assay bench --out), or a dataset with --metric or --score", arg, err))
+		case f.score == "" && f.metric == "":
+			return agreeSource{}, inputErr(errors.New("no judge values: give --metric NAME (run a judge now), --score FIELD (values in the file) or a run folder in place of the file"))
+		}
+		if f.metric != "" {
+			if _, err := judges.New(f.metric, nil); err != nil {
+				return agreeSource{}, inputErr(fmt.Errorf("--metric: %w", err))
+			}
+		}
+		return agreeSource{path: arg}, nil
+	}
+	if f.score != "" {
+		return agreeSource{}, inputErr(fmt.Errorf("--score: not with a run folder (%s): its values are the run's", arg))
+	}
+	if f.baseline {
+		return agreeSource{}, inputErr(fmt.Errorf("--baseline: not with a run folder (%s): measure the baseline over its dataset with --metric", arg))
+	}
+	if f.llm.dryRun {
+		return agreeSource{}, inputErr(fmt.Errorf("--dry-run: a run folder (%s) makes no model call", arg))
+	}
+	run, err := bench.ReadRunFolder(arg)
+	if err != nil {
+		return agreeSource{}, inputErr(err)
+	}
+	ms := run.Config.Metrics
+	switch {
+	case f.metric != "" && !slices.Contains(ms, f.metric):
+		return agreeSource{}, inputErr(fmt.Errorf("--metric: run %s has no metric %s: it has %s", arg, f.metric, strings.Join(ms, ", ")))
+	case f.metric == "" && len(ms) != 1:
+		return agreeSource{}, inputErr(fmt.Errorf("run %s has the metrics %s: pick one with --metric", arg, strings.Join(ms, ", ")))
+	}
+	src := agreeSource{run: run, path: f.dataset, metric: f.metric}
+	if src.metric == "" {
+		src.metric = ms[0]
+	}
+	if src.path == "" {
+		src.path = run.Config.Dataset
+		if src.path == bench.Stdin {
+			return agreeSource{}, inputErr(fmt.Errorf("run %s read its dataset from standard input: give it with --dataset FILE", arg))
+		}
+		if _, err := os.Stat(src.path); err != nil {
+			return agreeSource{}, inputErr(fmt.Errorf("run %s: its dataset %s cannot be read (%w): give it with --dataset FILE", arg, src.path, err))
+		}
+	}
+	return src, nil
+}
+
+// metricOf is the metric a stored run's values are read for.
+func (f agreeFlags) metricOf(src agreeSource) string {
+	if src.run != nil {
+		return src.metric
+	}
+	return f.metric
+}
+
+// storedThreshold is metric's default threshold for a run judged by model
+// ("offline" or "backend:model").
+func storedThreshold(metric, model string) float64 {
+	m, ok := judges.Lookup(metric)
+	if !ok || m.Threshold == (judges.Threshold{}) {
+		return 0.5
+	}
+	if model == "offline" || model == "" {
+		return m.Threshold.Offline
+	}
+	return m.Threshold.Model
+}
+
+// parseGrades reads --grades: ascending distinct numbers.
+func parseGrades(s string) ([]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var gs []float64
+	for part := range strings.SplitSeq(s, ",") {
+		g, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil || math.IsNaN(g) || math.IsInf(g, 0) {
+			return nil, fmt.Errorf("--grades: %q is not a number: write the grades as 1,2,3,4,5", part)
+		}
+		gs = append(gs, g)
+	}
+	slices.Sort(gs)
+	if len(slices.Compact(slices.Clone(gs))) != len(gs) || len(gs) < 2 {
+		return nil, fmt.Errorf("--grades: want at least two distinct grades, got %q", s)
+	}
+	return gs, nil
+}
+
+func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 	if err := checkFormat(f.format, "md", "json"); err != nil {
 		return err
 	}
-	if _, err := judges.New(f.metric, nil); err != nil {
-		return inputErr(fmt.Errorf("--metric: %w", err))
+	if !slices.Contains([]string{"", "binary", "graded"}, f.labelType) {
+		return inputErr(fmt.Errorf("--label-type: must be binary or graded, got %q", f.labelType))
 	}
+	grades, err := parseGrades(f.grades)
+	if err != nil {
+		return inputErr(err)
+	}
+	for name, path := range map[string]string{"--score": f.score, "--by": f.by} {
+		if path == "" {
+			continue
+		}
+		if err := bench.CheckFieldPath(path); err != nil {
+			return inputErr(fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	src, err := f.source(arg)
+	if err != nil {
+		return err
+	}
+	metric := f.metricOf(src)
 	setThreshold := cmd.Flags().Changed("threshold")
 	if setThreshold && !(f.threshold >= 0 && f.threshold <= 1) { // NaN too
 		return inputErr(fmt.Errorf("--threshold: want a value from 0 to 1, got %g", f.threshold))
@@ -82,51 +249,96 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 	}
 	// A first pass checks the whole dataset, so that bad input is reported
 	// before any model call; each scorer reads it again record by record.
-	labelled := 0
-	data, err := bench.OpenDataset(file, bench.DatasetOptions{Stdin: cmd.InOrStdin(), Visit: func(r bench.Record) error {
-		if _, ok := r.Label(f.label); ok {
-			labelled++
-		}
+	scan := bench.LabelScan{Label: f.label}
+	data, err := bench.OpenDataset(src.path, bench.DatasetOptions{Stdin: cmd.InOrStdin(), Visit: func(r bench.Record) error {
+		scan.Add(r)
 		return nil
 	}})
 	if err != nil {
 		return inputErr(err)
 	}
-	if labelled == 0 {
+	graded := f.labelType == "graded" || (f.labelType == "" && scan.Graded())
+	if grades != nil && !graded {
+		return inputErr(fmt.Errorf("--grades: the label human.%s is binary: give --label-type graded to read it as grades", f.label))
+	}
+	switch {
+	case graded && strings.HasPrefix(f.label, "!"):
+		return inputErr(fmt.Errorf("--label %s: a graded label cannot be negated (drop the leading !)", f.label))
+	case graded && scan.Numeric == 0:
+		return inputErr(fmt.Errorf("%s: no record has a numeric (graded) label human.%s", data.Name(), f.label))
+	case !graded && scan.Binary == 0:
 		return inputErr(fmt.Errorf("%s: no record has the binary label human.%s", data.Name(), f.label))
 	}
-	client, closeCache, err := f.llm.client(cmd.ErrOrStderr())
-	if err != nil {
-		return err
+	labelled := scan.Binary
+	if graded {
+		labelled = scan.Numeric
 	}
-	defer closeCache()
-	if f.llm.dryRun {
-		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, []string{f.metric}, judgeScorers([]string{f.metric}), data.Len(), data.Records())
+	opts := bench.AgreeOptions{Label: f.label, Graded: graded, Grades: grades, By: f.by}
+	threshold := func(th float64) *float64 {
+		if graded {
+			return nil
+		}
+		if setThreshold {
+			th = f.threshold
+		}
+		return &th
 	}
-	judge, _ := judges.New(f.metric, client)
-	th := f.threshold
-	if !setThreshold {
-		th = judges.DefaultThreshold(f.metric, client)
+	var results []bench.AgreeResult
+	switch {
+	case src.run != nil:
+		o := opts
+		o.Threshold = threshold(storedThreshold(metric, src.run.Config.Model))
+		res, err := bench.AgreeValues(data.Records(), metric, bench.StoredScores(src.run.Results, metric), o)
+		if err != nil {
+			return inputErr(data.Err(err))
+		}
+		results = append(results, res)
+	case f.score != "":
+		o := opts
+		o.Threshold = threshold(0.5)
+		res, err := bench.AgreeValues(data.Records(), f.score, bench.ScoreField(f.score), o)
+		if err != nil {
+			return inputErr(data.Err(err))
+		}
+		results = append(results, res)
 	}
+	for _, r := range results {
+		if err := unscored(cmd.ErrOrStderr(), data.Name(), r); err != nil {
+			return err
+		}
+	}
+	var client *llm.Client
 	type job struct {
 		scorer    eval.Scorer
 		metric    string
-		threshold float64
+		threshold *float64
 	}
-	jobs := []job{{judge, f.metric, th}}
+	var jobs []job
+	if src.run == nil && f.metric != "" {
+		c, closeCache, err := f.llm.client(cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		defer closeCache()
+		if f.llm.dryRun {
+			return dryRun(cmd.Context(), cmd.OutOrStdout(), c, []string{f.metric}, judgeScorers([]string{f.metric}), data.Len(), data.Records())
+		}
+		client = c
+		judge, _ := judges.New(f.metric, client)
+		jobs = append(jobs, job{judge, f.metric, threshold(judges.DefaultThreshold(f.metric, client))})
+	}
 	if f.baseline {
-		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, judges.DefaultThreshold(judges.MetricTokenOverlap, nil)})
+		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, threshold(judges.DefaultThreshold(judges.MetricTokenOverlap, nil))})
 	}
-	var results []bench.AgreeResult
 	defaulted := 0
 	for _, j := range jobs {
-		t := j.threshold
 		meter, err := newMeter(cmd, &f.llm, "agree "+j.metric, labelled, f.quiet, client)
 		if err != nil {
 			return err
 		}
-		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.Job{Scorer: metered{j.scorer, meter}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency},
-			bench.AgreeOptions{Label: f.label, Threshold: &t})
+		o := opts
+		o.Threshold = j.threshold
+		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.Job{Scorer: metered{j.scorer, meter}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
 		meter.Close()
 		switch {
 		case err != nil && cmd.Context().Err() != nil:
@@ -134,8 +346,10 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		case err != nil:
 			return runErr(data, err)
 		}
-		if err := f.llm.authErr(client); err != nil {
-			return err
+		if client != nil {
+			if err := f.llm.authErr(client); err != nil {
+				return err
+			}
 		}
 		if err := unscored(cmd.ErrOrStderr(), data.Name(), res); err != nil {
 			return err
@@ -143,12 +357,14 @@ func runAgree(cmd *cobra.Command, f agreeFlags, file string) error {
 		defaulted += res.Defaulted
 		results = append(results, res)
 	}
-	if err := printAgree(cmd.OutOrStdout(), f.format, data.Name(), results); err != nil {
+	if err := printAgree(cmd.OutOrStdout(), f.format, data.Name(), results, f.calibration); err != nil {
 		return &exitError{code: exitInfra, err: err}
 	}
-	f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
-	if err := f.llm.budgetErr(client); err != nil {
-		return err
+	if client != nil {
+		f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
+		if err := f.llm.budgetErr(client); err != nil {
+			return err
+		}
 	}
 	for _, r := range results {
 		if err := f.llm.defaultRateErr(rowDefaults(r)); err != nil {
@@ -220,16 +436,97 @@ func unscored(w io.Writer, file string, res bench.AgreeResult) error {
 	return nil
 }
 
-func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult) error {
+func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, calibration bool) error {
 	if format == "json" {
 		return writeJSON(w, rs)
 	}
 	// Buffered, so that a failed write (a full disk) is kept and returned.
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Agreement with human labels on %s\n\n", file)
-	fmt.Fprint(bw, bench.MarkdownHeader)
+	var binary, graded []bench.AgreeResult
 	for _, r := range rs {
-		fmt.Fprint(bw, r.Markdown())
+		if r.GradedStats != nil {
+			graded = append(graded, r)
+		} else {
+			binary = append(binary, r)
+		}
+	}
+	if len(binary) > 0 {
+		fmt.Fprintf(bw, "Agreement with human labels on %s\n\n", file)
+		fmt.Fprint(bw, bench.MarkdownHeader)
+		for _, r := range binary {
+			fmt.Fprint(bw, r.Markdown())
+		}
+		for _, g := range groupNames(binary) {
+			fmt.Fprintf(bw, "\nBy %s = %s\n\n", binary[0].By, g)
+			fmt.Fprint(bw, bench.MarkdownHeader)
+			for _, r := range binary {
+				if i := slices.IndexFunc(r.Groups, func(x bench.AgreeResult) bool { return x.Group == g }); i >= 0 {
+					fmt.Fprint(bw, r.Groups[i].Markdown())
+				}
+			}
+		}
+		if calibration {
+			fmt.Fprintf(bw, "\nMCC and calibration (%d bins)\n\n", bench.CalibrationBins)
+			fmt.Fprint(bw, bench.CalibrationMarkdownHeader)
+			for _, r := range binary {
+				fmt.Fprint(bw, r.CalibrationMarkdown())
+				for _, g := range r.Groups {
+					fmt.Fprint(bw, g.CalibrationMarkdown())
+				}
+			}
+		}
+	}
+	if len(graded) > 0 {
+		if len(binary) > 0 {
+			fmt.Fprintln(bw)
+		}
+		fmt.Fprintf(bw, "Agreement with graded human labels on %s (grades %s; 95%% bootstrap intervals)\n\n", file, gradeList(graded[0].Grades))
+		fmt.Fprint(bw, bench.GradedMarkdownHeader)
+		for _, r := range graded {
+			fmt.Fprint(bw, r.Markdown())
+			for _, g := range r.Groups {
+				fmt.Fprint(bw, g.Markdown())
+			}
+		}
+		first := true
+		for _, r := range graded {
+			for _, x := range append([]bench.AgreeResult{r}, r.Groups...) {
+				d := x.Dropped()
+				if d == "" {
+					continue
+				}
+				if first {
+					fmt.Fprintln(bw)
+					first = false
+				}
+				group := x.Group
+				if group == "" {
+					group = "all"
+				}
+				fmt.Fprintf(bw, "%s, %s: undefined bootstrap resamples dropped: %s\n", x.Metric, group, d)
+			}
+		}
 	}
 	return bw.Flush()
+}
+
+// groupNames are the groups of rs, in order, each once.
+func groupNames(rs []bench.AgreeResult) []string {
+	var names []string
+	for _, r := range rs {
+		for _, g := range r.Groups {
+			if !slices.Contains(names, g.Group) {
+				names = append(names, g.Group)
+			}
+		}
+	}
+	return names
+}
+
+func gradeList(gs []float64) string {
+	parts := make([]string, len(gs))
+	for i, g := range gs {
+		parts[i] = strconv.FormatFloat(g, 'g', -1, 64)
+	}
+	return strings.Join(parts, ", ")
 }

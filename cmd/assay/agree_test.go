@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
 
@@ -80,4 +84,207 @@ func TestAgreeStdin(t *testing.T) {
 			assert.Equal(t, strings.Replace(want, "../../fixtures/rag/labelled.jsonl", "<stdin>", 1), got)
 		})
 	}
+}
+
+// TestAgreeGolden: values read from the file (--score), binary and
+// graded, whole and per group, in Markdown and JSON, are fixed figures.
+func TestAgreeGolden(t *testing.T) {
+	t.Parallel()
+	const graded = "../../fixtures/rag/graded.jsonl"
+	tests := map[string][]string{
+		"agree-score.md":        {"agree", "--score", "meta.judge_score", "--label", "relevant", "--by", "meta.model", "--calibration", graded},
+		"agree-score.json":      {"agree", "--score", "meta.judge_score", "--label", "relevant", "--by", "meta.model", "--format", "json", graded},
+		"agree-graded.md":       {"agree", "--score", "meta.judge_grade", "--label", "relevance", "--by", "meta.model", graded},
+		"agree-graded.json":     {"agree", "--score", "meta.judge_grade", "--label", "relevance", "--format", "json", graded},
+		"agree-graded-judge.md": {"agree", "--metric", "source_relevance", "--label", "relevance", "--grades", "1,2,3,4,5", graded},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, "", args...)
+			require.Equal(t, exitPass, code, errOut)
+			golden := filepath.Join("testdata", name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(out), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), out)
+		})
+	}
+}
+
+// TestAgreeGradedFixture: the README's graded example prints the output
+// kept beside its dataset.
+func TestAgreeGradedFixture(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "", "agree", "--score", "meta.judge_grade", "--label", "relevance", "--by", "meta.model", "../../fixtures/rag/graded.jsonl")
+	require.Equal(t, exitPass, code, errOut)
+	out = strings.ReplaceAll(out, "../../fixtures/", "fixtures/")
+	const expected = "../../fixtures/rag/graded.expected.md"
+	if *update {
+		require.NoError(t, os.WriteFile(expected, []byte(out), 0o644))
+	}
+	want, err := os.ReadFile(expected)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), out)
+	assert.Contains(t, out, "| meta.judge_grade | relevance | all | 16 | 0 | 0 | 0 | as given | 0.880 ")
+}
+
+// TestAgreeBy: --by adds a result per value of the field, each measured
+// on its records alone, beside the whole.
+func TestAgreeBy(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "", "agree", "--score", "meta.judge_grade", "--label", "relevance", "--by", "meta.model", "--format", "json", "../../fixtures/rag/graded.jsonl")
+	require.Equal(t, exitPass, code, errOut)
+	var rs []bench.AgreeResult
+	require.NoError(t, json.Unmarshal([]byte(out), &rs))
+	require.Len(t, rs, 1)
+	whole := rs[0]
+	assert.Equal(t, "meta.model", whole.By)
+	assert.Equal(t, 16, whole.N)
+	require.Len(t, whole.Groups, 2)
+	for _, g := range whole.Groups {
+		assert.Equal(t, 8, g.N, g.Group)
+		// The group alone, measured from a file of its records only, gives
+		// the same figures.
+		var lines []string
+		data, err := os.ReadFile("../../fixtures/rag/graded.jsonl")
+		require.NoError(t, err)
+		for l := range strings.Lines(string(data)) {
+			if strings.Contains(l, `"model": "`+g.Group+`"`) {
+				lines = append(lines, l)
+			}
+		}
+		require.Len(t, lines, 8)
+		code, alone, errOut := runCLI(t, strings.Join(lines, ""), "agree", "--score", "meta.judge_grade", "--label", "relevance", "--grades", "1,2,3,4,5", "--format", "json", "-")
+		require.Equal(t, exitPass, code, errOut)
+		var a []bench.AgreeResult
+		require.NoError(t, json.Unmarshal([]byte(alone), &a))
+		assert.Equal(t, a[0].Spearman, g.Spearman, g.Group)
+		assert.Equal(t, a[0].KappaQuadratic, g.KappaQuadratic, g.Group)
+		assert.Equal(t, a[0].MAE, g.MAE, g.Group)
+	}
+	assert.Equal(t, []string{"model-a", "model-b"}, []string{whole.Groups[0].Group, whole.Groups[1].Group})
+}
+
+// writeRun writes a run folder of the source_relevance results given by
+// id (value, points of 5; a negative value is a default) for dataset.
+func writeRun(t *testing.T, dataset string, metrics []string, results map[string]float64) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	run, err := bench.CreateRun(dir, bench.RunConfig{RunID: "run-1", Dataset: dataset, Metrics: metrics, Model: "offline"})
+	require.NoError(t, err)
+	for _, id := range slices.Sorted(maps.Keys(results)) {
+		v := results[id]
+		r := bench.Result{ID: id, Metric: metrics[0], Value: v, Points: 1 + 4*v, Max: 5}
+		if v < 0 {
+			r = bench.Result{ID: id, Metric: metrics[0], Value: 0.5, Defaulted: true, Error: "judge: 503 after 3 tries"}
+		}
+		require.NoError(t, run.Append(r))
+	}
+	require.NoError(t, run.Close())
+	return dir
+}
+
+// TestAgreeRunDir: a stored run's results are joined with its dataset's
+// labels by id, with no model call, and give what the same values read
+// from the file give.
+func TestAgreeRunDir(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	dataset, err := filepath.Abs("../../fixtures/rag/graded.jsonl")
+	require.NoError(t, err)
+	// Each record's stored value is its judge_score, so that the run and
+	// --score meta.judge_score must agree.
+	data, err := os.ReadFile(dataset)
+	require.NoError(t, err)
+	scores := map[string]float64{}
+	for l := range strings.Lines(string(data)) {
+		var rec struct {
+			ID       string `json:"id"`
+			Metadata struct {
+				JudgeScore float64 `json:"judge_score"`
+			} `json:"metadata"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &rec), l)
+		scores[rec.ID] = rec.Metadata.JudgeScore
+	}
+	require.Len(t, scores, 16)
+	dir := writeRun(t, dataset, []string{"source_relevance"}, scores)
+
+	code, fromRun, errOut := runEnv(t, env, "agree", "--label", "relevant", "--threshold", "0.5", "--format", "json", dir)
+	require.Equal(t, exitPass, code, errOut)
+	code, fromField, errOut := runEnv(t, env, "agree", "--score", "meta.judge_score", "--label", "relevant", "--format", "json", dataset)
+	require.Equal(t, exitPass, code, errOut)
+	var run, field []bench.AgreeResult
+	require.NoError(t, json.Unmarshal([]byte(fromRun), &run))
+	require.NoError(t, json.Unmarshal([]byte(fromField), &field))
+	assert.Equal(t, "source_relevance", run[0].Metric)
+	assert.Equal(t, 16, run[0].N)
+	assert.Equal(t, field[0].AUC, run[0].AUC)
+	assert.Equal(t, field[0].Fixed, run[0].Fixed)
+	assert.Equal(t, field[0].Best, run[0].Best)
+	assert.Equal(t, field[0].Calibration, run[0].Calibration)
+
+	// Graded: the stored points 1+4v are the judge's grades where they are
+	// whole (v = 0.25: 2 of 5); the others (v = 0.05: 1.2) are mapped.
+	code, out, errOut := runEnv(t, env, "agree", "--label", "relevance", "--grades", "1,2,3,4,5", dir)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, out, "| source_relevance | relevance | all | 16 | 0 | 0 | 0 | points, else linear |")
+
+	// A defaulted result is counted apart; a record the run lacks is named.
+	delete(scores, "g16")
+	scores["g01"] = -1
+	dir2 := writeRun(t, dataset, []string{"source_relevance"}, scores)
+	code, out, errOut = runEnv(t, env, "agree", "--label", "relevant", "--max-default-rate", "1", dir2)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, errOut, "graded.jsonl:16: record g16: the run has no source_relevance result for this record")
+	assert.Contains(t, out, "| source_relevance | relevant | 14 (8/6) | 1 | 1 | 0 |", "g01 and g16 are relevant")
+	assert.Zero(t, srv.Calls(), "a stored run makes no model call")
+}
+
+func TestAgreeSourceErrors(t *testing.T) {
+	t.Parallel()
+	dataset, err := filepath.Abs("../../fixtures/rag/graded.jsonl")
+	require.NoError(t, err)
+	two := writeRun(t, dataset, []string{"source_relevance", "faithfulness"}, map[string]float64{"g01": 1})
+	gone := writeRun(t, filepath.Join(t.TempDir(), "gone.jsonl"), []string{"source_relevance"}, map[string]float64{"g01": 1})
+	const file = "../../fixtures/rag/graded.jsonl"
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"no source":            {[]string{"--label", "relevant", file}, "no judge values: give --metric NAME (run a judge now), --score FIELD (values in the file) or a run folder"},
+		"two sources":          {[]string{"--label", "relevant", "--metric", "faithfulness", "--score", "meta.judge_score", file}, "--score and --metric: give one"},
+		"a bad path":           {[]string{"--label", "relevant", "--score", "judge_score", file}, `--score: "judge_score" is not a field path: write id, human.NAME or meta.NAME`},
+		"a bad --by":           {[]string{"--label", "relevant", "--score", "meta.judge_score", "--by", "model", file}, `--by: "model" is not a field path`},
+		"bad grades":           {[]string{"--label", "relevance", "--score", "meta.judge_grade", "--grades", "1,x", file}, `--grades: "x" is not a number: write the grades as 1,2,3,4,5`},
+		"grades of a binary":   {[]string{"--label", "relevant", "--score", "meta.judge_score", "--grades", "0,1", file}, "--grades: the label human.relevant is binary: give --label-type graded"},
+		"bad label type":       {[]string{"--label", "relevant", "--score", "meta.judge_score", "--label-type", "ordinal", file}, `--label-type: must be binary or graded, got "ordinal"`},
+		"a negated grade":      {[]string{"--label", "!relevance", "--label-type", "graded", "--score", "meta.judge_grade", file}, "--label !relevance: a graded label cannot be negated"},
+		"no graded label":      {[]string{"--label", "relevant", "--label-type", "graded", "--score", "meta.judge_grade", file}, "no record has a numeric (graded) label human.relevant"},
+		"run: which metric":    {[]string{"--label", "relevant", two}, "has the metrics source_relevance, faithfulness: pick one with --metric"},
+		"run: unknown metric":  {[]string{"--label", "relevant", "--metric", "context_recall", two}, "has no metric context_recall: it has source_relevance, faithfulness"},
+		"run: --score":         {[]string{"--label", "relevant", "--score", "meta.judge_score", two}, "--score: not with a run folder"},
+		"run: dataset gone":    {[]string{"--label", "relevant", gone}, "gone.jsonl cannot be read"},
+		"--dataset for a file": {[]string{"--label", "relevant", "--score", "meta.judge_score", "--dataset", file, file}, "--dataset: only with a run folder"},
+		"no such folder":       {[]string{"--label", "relevant", "runs/nightly"}, "runs/nightly: stat runs/nightly: no such file or directory: give a run folder (assay bench --out), or a dataset with --metric or --score"},
+		"not a run folder":     {[]string{"--label", "relevant", t.TempDir()}, "is not a run folder (no config.json)"},
+		"a missing score":      {[]string{"--label", "relevant", "--score", "meta.nope", file}, "meta.nope: no value (give every labelled record one, or drop the record) (meta.nope could score none of the 16 labelled records)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, "", append([]string{"agree"}, tc.args...)...)
+			assert.Equal(t, exitInput, code, errOut)
+			assert.Contains(t, errOut, tc.want)
+			assert.Empty(t, out)
+		})
+	}
+	// --dataset points a run whose dataset moved at it.
+	code, out, errOut := runCLI(t, "", "agree", "--label", "relevant", "--dataset", file, "--max-default-rate", "1", gone)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, out, "| source_relevance | relevant | 1 (1/0) | 0 | 15 | 0 |")
 }

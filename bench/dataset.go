@@ -140,8 +140,8 @@ func Read(name string, r io.Reader) ([]Record, error) {
 }
 
 // Records reads a dataset from r as [Read] does, one record at a time, so
-// memory holds one record (and the IDs seen, to reject duplicates) however
-// long the dataset. It yields each record with a nil error, in file order.
+// memory holds one record (and a 64-bit hash of each ID seen, to reject
+// duplicates: see idSet) however long the dataset. It yields each record with a nil error, in file order.
 // The first error, the one Read would return, is yielded with a zero
 // Record and ends the sequence; a dataset without records yields the
 // "empty dataset" error. Breaking off early is fine.
@@ -157,8 +157,15 @@ func Records(name string, r io.Reader) iter.Seq2[Record, error] {
 // function [Records] does with the format its name gives; name is the
 // file named in errors only. An unknown format yields one error.
 func (f Format) Records(name string, r io.Reader) iter.Seq2[Record, error] {
+	return f.records(name, r, newIDSet())
+}
+
+// records is Records with the set of ids that refuses duplicates; nil
+// refuses none, for a read again of records already checked (see
+// Dataset.Records).
+func (f Format) records(name string, r io.Reader, ids *idSet) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
-		d := &datasetReader{name: name, ids: map[string]int{}, yield: func(rec Record) bool { return yield(rec, nil) }}
+		d := &datasetReader{name: name, ids: ids, yield: func(rec Record) bool { return yield(rec, nil) }}
 		var err error
 		switch f {
 		case FormatCSV:
@@ -196,7 +203,7 @@ type datasetReader struct {
 	name  string
 	yield func(Record) bool // false: stop reading
 	n     int               // records yielded
-	ids   map[string]int    // id -> line
+	ids   *idSet            // the ids met, to refuse a duplicate; nil refuses none
 }
 
 func (d *datasetReader) errAt(line, col int, field, msg string) *eval.InputError {
@@ -270,10 +277,11 @@ func (d *datasetReader) keep(line int, rec Record) error {
 	if rec.ID == "" {
 		rec.ID = "line-" + strconv.Itoa(line)
 	}
-	if first, dup := d.ids[rec.ID]; dup {
-		return d.errAt(line, 0, "id", fmt.Sprintf("duplicate id %q (first on line %d)", rec.ID, first))
+	if d.ids != nil {
+		if first, dup := d.ids.add(rec.ID, line); dup {
+			return d.errAt(line, 0, "id", fmt.Sprintf("duplicate id %q (first on line %d)", rec.ID, first))
+		}
 	}
-	d.ids[rec.ID] = line
 	rec.Sample.ID = rec.ID
 	d.n++
 	if !d.yield(rec) {

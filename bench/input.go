@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"iter"
 	"os"
@@ -53,6 +54,13 @@ type Dataset struct {
 	// pipe), which cannot be read twice; nil for a regular file.
 	data []byte
 	n    int
+	// order is a hash of each record's ID, in file order, under seed: a
+	// read again checks its records are the checked ones (4 bytes a
+	// record), rather than holding a set of the IDs to refuse duplicates
+	// again. 32 bits suffice for a check against a file changed midway:
+	// a changed ID passes it with probability 2^-32.
+	seed  maphash.Seed
+	order []uint32
 }
 
 // OpenDataset checks the dataset at path (Stdin is standard input) as
@@ -62,7 +70,7 @@ type Dataset struct {
 // counts the records. Every error about the input is an *eval.InputError
 // naming the file (standard input as StdinName), the line and the field.
 func OpenDataset(path string, opts DatasetOptions) (*Dataset, error) {
-	d := &Dataset{path: path, format: opts.Format}
+	d := &Dataset{path: path, format: opts.Format, seed: maphash.MakeSeed()}
 	if d.format == "" {
 		d.format = FormatOf(path)
 		if path == Stdin {
@@ -138,6 +146,7 @@ func (d *Dataset) check(r io.Reader, visit func(Record) error) error {
 			break
 		}
 		d.n++
+		d.order = append(d.order, idHash32(d.seed, rec.ID))
 		if perr = visit(rec); perr != nil {
 			break
 		}
@@ -158,10 +167,15 @@ func (d *Dataset) check(r io.Reader, visit func(Record) error) error {
 }
 
 // Records reads the dataset again, record by record, in file order. A
-// file changed since the check pass yields the error it now has.
+// file changed since the check pass yields the error it now has, and a
+// record whose ID is not the one the check pass met at its place (an ID
+// added, dropped, moved or renamed since) is an error naming its line:
+// so the records read again are the checked ones, with unique IDs,
+// without a set of the IDs held for the whole run.
 func (d *Dataset) Records() iter.Seq2[Record, error] {
 	if d.data != nil {
-		return d.format.Records(d.Name(), bytes.NewReader(d.data))
+		// The held bytes are the checked ones.
+		return d.format.records(d.Name(), bytes.NewReader(d.data), nil)
 	}
 	return func(yield func(Record, error) bool) {
 		fh, err := os.Open(d.path)
@@ -170,8 +184,15 @@ func (d *Dataset) Records() iter.Seq2[Record, error] {
 			return
 		}
 		defer func() { _ = fh.Close() }() // read only
-		for rec, err := range d.format.Records(d.path, io.LimitReader(fh, MaxDataset+1)) {
-			if !yield(rec, err) {
+		i := 0
+		for rec, err := range d.format.records(d.path, io.LimitReader(fh, MaxDataset+1), nil) {
+			if err == nil && (i >= len(d.order) || idHash32(d.seed, rec.ID) != d.order[i]) {
+				err = &eval.InputError{File: d.path, Line: rec.Line, Field: "id", Msg: fmt.Sprintf(
+					"id %q is not the record checked at its place: the file changed since it was checked; run again on a file that stays put", rec.ID)}
+				rec = Record{}
+			}
+			i++
+			if !yield(rec, err) || err != nil {
 				return
 			}
 		}
@@ -223,4 +244,9 @@ func (e *errReader) Read(p []byte) (int, error) {
 		e.err = err
 	}
 	return n, err
+}
+
+// idHash32 is the low 32 bits of id's hash under seed.
+func idHash32(seed maphash.Seed, id string) uint32 {
+	return uint32(maphash.String(seed, id))
 }

@@ -289,3 +289,61 @@ func TestFormatRecordsIgnoresTheName(t *testing.T) {
 		assert.EqualError(t, err, "data.csv:1:1: invalid JSON: invalid character 'q' looking for beginning of value")
 	}
 }
+
+// TestDatasetReadAgainIsTheCheckedOne changes a file between the check
+// pass and the read again: records whose ids stand where the check met
+// them are read as they now are; an id that is not the one checked at its
+// place (a duplicate added, one renamed, one appended) ends the read with
+// an error naming the line and the id.
+func TestDatasetReadAgainIsTheCheckedOne(t *testing.T) {
+	t.Parallel()
+	checked := `{"id":"a","question":"q1"}` + "\n" + `{"id":"b","question":"q2"}` + "\n"
+	tests := map[string]struct {
+		now   string
+		ids   []string // read before the error
+		query string   // the last record's question, as it now is
+		err   string
+	}{
+		"unchanged":      {now: checked, ids: []string{"a", "b"}, query: "q2"},
+		"a text changed": {now: `{"id":"a","question":"q1"}` + "\n" + `{"id":"b","question":"new"}` + "\n", ids: []string{"a", "b"}, query: "new"},
+		"a duplicate now": {now: `{"id":"a","question":"q1"}` + "\n" + `{"id":"a","question":"q2"}` + "\n", ids: []string{"a"}, query: "q1",
+			err: `FILE:2: id: id "a" is not the record checked at its place: the file changed since it was checked; run again on a file that stays put`},
+		"an id renamed": {now: `{"id":"z","question":"q1"}` + "\n" + `{"id":"b","question":"q2"}` + "\n",
+			err: `FILE:1: id: id "z" is not the record checked at its place: the file changed since it was checked; run again on a file that stays put`},
+		"a record appended": {now: checked + `{"id":"c","question":"q3"}` + "\n", ids: []string{"a", "b"}, query: "q2",
+			err: `FILE:3: id: id "c" is not the record checked at its place: the file changed since it was checked; run again on a file that stays put`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "d.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(checked), 0o600))
+			d, err := bench.OpenDataset(path, bench.DatasetOptions{})
+			require.NoError(t, err)
+			require.Equal(t, 2, d.Len())
+			require.NoError(t, os.WriteFile(path, []byte(tc.now), 0o600))
+			var ids []string
+			var last bench.Record
+			var rerr error
+			for rec, err := range d.Records() {
+				if err != nil {
+					rerr = err
+					break
+				}
+				ids, last = append(ids, rec.ID), rec
+			}
+			assert.Equal(t, tc.ids, ids)
+			if tc.query != "" {
+				assert.Equal(t, tc.query, last.Sample.Query)
+			}
+			if tc.err == "" {
+				require.NoError(t, rerr)
+				return
+			}
+			require.EqualError(t, rerr, strings.ReplaceAll(tc.err, "FILE", path))
+			var ie *eval.InputError
+			require.ErrorAs(t, rerr, &ie)
+			assert.Equal(t, "id", ie.Field)
+		})
+	}
+}

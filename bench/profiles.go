@@ -129,21 +129,21 @@ type ProfileData struct {
 // OpenProfileData checks the JSON Lines file at path as records of
 // profile (ProfileContext or ProfileResearch): every line a valid record,
 // ids unique. Errors are *eval.InputError naming the file, line and field.
-// The ids are held during the check (to find duplicates), not the records.
+// A hash of each id is held during the check (to find duplicates, see
+// idSet), not the records.
 func OpenProfileData(path, profile string) (*ProfileData, error) {
 	if profile != ProfileContext && profile != ProfileResearch && profile != ProfileDaily {
 		return nil, fmt.Errorf("profile %q: bench judges the profiles %s, %s and %s", profile, ProfileContext, ProfileResearch, ProfileDaily)
 	}
 	d := &ProfileData{path: path, profile: profile}
-	seen := map[string]int{}
+	seen := newIDSet()
 	for rec, err := range d.Records() {
 		if err != nil {
 			return nil, err
 		}
-		if first, dup := seen[rec.ID]; dup {
+		if first, dup := seen.add(rec.ID, rec.Line); dup {
 			return nil, &eval.InputError{File: path, Line: rec.Line, Field: "id", Msg: fmt.Sprintf("id %q is also on line %d: ids must be unique", rec.ID, first)}
 		}
-		seen[rec.ID] = rec.Line
 		d.n++
 	}
 	if d.n == 0 {

@@ -112,12 +112,30 @@ type histBar struct {
 
 // newHistogram bins values into ten bins of [0, 1].
 func newHistogram(values []float64) histogram {
-	var counts [histBins]int
+	var counts Bins
 	for _, v := range values {
-		i := int(math.Floor(v * histBins))
-		counts[min(max(i, 0), histBins-1)]++
+		counts.Add(v)
 	}
-	h := histogram{Total: len(values), Width: histWidth, Mid: histWidth / 2, Height: histBase + 16, Base: histBase}
+	return histogramOf(counts)
+}
+
+// Bins counts values in [0, 1] in ten bins of equal width, the last
+// holding 1: a distribution kept in constant memory.
+type Bins [histBins]int
+
+// Add counts v.
+func (b *Bins) Add(v float64) {
+	i := int(math.Floor(v * histBins))
+	b[min(max(i, 0), histBins-1)]++
+}
+
+// histogramOf draws the counted bins.
+func histogramOf(counts Bins) histogram {
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	h := histogram{Total: total, Width: histWidth, Mid: histWidth / 2, Height: histBase + 16, Base: histBase}
 	for _, c := range counts {
 		h.Peak = max(h.Peak, c)
 	}
@@ -234,17 +252,21 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 		})
 	}
 
-	if b := results.bounded(); b != nil {
+	b := results.bounded()
+	if b != nil {
 		// The table holds the samples worth reading; the distributions
 		// and the counts are the whole run's.
-		values = b.Values
 		v.Defaulted, v.Skipped, v.Errors = b.Defaulted, b.Skipped, b.Errors
 		if b.Shown < s.Samples {
 			v.Shown = b.Shown
 		}
 	}
 	for _, m := range s.Metrics {
-		v.Metrics = append(v.Metrics, metricView{MetricStats: m, Hist: newHistogram(values[m.Metric])})
+		h := newHistogram(values[m.Metric])
+		if b != nil {
+			h = histogramOf(b.Bins[m.Metric])
+		}
+		v.Metrics = append(v.Metrics, metricView{MetricStats: m, Hist: h})
 	}
 	return v
 }

@@ -344,8 +344,8 @@ func scanResults(path string, r io.Reader, out *ResultFile, fn func(Result)) err
 // file.
 type Bounds struct {
 	Shown int
-	// Values are every counted value, by metric, for distributions.
-	Values map[string][]float64
+	// Bins are every counted value's bin, by metric, for distributions.
+	Bins map[string]Bins
 	// Defaulted, Skipped and Errors count the whole file's results.
 	Defaulted, Skipped, Errors int
 }
@@ -355,11 +355,10 @@ type Bounds struct {
 // metrics is lowest (a defaulted, skipped or failed result counting as
 // lowest), in file order, with Bounded describing the whole file. It is
 // how a run of any size gets a report of the samples worth reading in
-// nearly flat memory: only every counted value is kept (8 bytes each),
-// for the distributions.
+// flat memory: the distributions are kept as bin counts.
 func ReadResultsBounded(path string, show int) (*ResultFile, error) {
 	show = max(show, 1)
-	b := &Bounds{Values: map[string][]float64{}}
+	b := &Bounds{Bins: map[string]Bins{}}
 	worst := map[string]float64{} // the samples that may be shown, by id
 	var order []string            // their ids, in file order
 	pass := func(out *ResultFile, fn func(Result)) error {
@@ -384,7 +383,9 @@ func ReadResultsBounded(path string, show int) (*ResultFile, error) {
 			b.Errors++
 			v = -1
 		default:
-			b.Values[r.Metric] = append(b.Values[r.Metric], r.Value)
+			bins := b.Bins[r.Metric]
+			bins.Add(r.Value)
+			b.Bins[r.Metric] = bins
 		}
 		if w, ok := worst[r.ID]; ok {
 			worst[r.ID] = min(w, v)

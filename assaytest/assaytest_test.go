@@ -214,10 +214,10 @@ func TestRequireDataset(t *testing.T) {
 			},
 		},
 		"an unknown statistic is fatal": {
-			path: labelled, gates: []string{"faithfulness.average>=0.5"}, fatal: `gate "faithfulness.average>=0.5": unknown statistic "average" (have mean, min,`,
+			path: labelled, gates: []string{"faithfulness.average>=0.5"}, fatal: `gate "faithfulness.average>=0.5": statistic "average": want one of mean, min,`,
 		},
 		"a gate without a statistic is fatal": {
-			path: labelled, gates: []string{"faithfulness>=0.5"}, fatal: `gate "faithfulness>=0.5": want METRIC.STAT OP NUMBER`,
+			path: labelled, gates: []string{"faithfulness>=0.5"}, fatal: `gate "faithfulness>=0.5": "faithfulness" is not METRIC.STAT`,
 		},
 		"a missing file is fatal, naming it": {
 			path: "testdata/nope.jsonl", gates: []string{"faithfulness.mean>=0.5"}, fatal: "testdata/nope.jsonl: cannot read: no such file or directory",

@@ -37,17 +37,17 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 		t.Fatalf("assaytest.RequireDataset: name at least one gate, such as \"faithfulness.mean>=0.7\"")
 		return nil
 	}
-	parsed := make([]gate, 0, len(gates))
+	parsed := make([]bench.Gate, 0, len(gates))
 	var metrics []string
 	for _, g := range gates {
-		pg, err := parseGate(g)
+		pg, err := bench.ParseGate(g)
 		if err != nil {
 			t.Fatalf("assaytest.RequireDataset: %v", err)
 			return nil
 		}
 		parsed = append(parsed, pg)
-		if !slices.Contains(metrics, pg.metric) {
-			metrics = append(metrics, pg.metric)
+		if !slices.Contains(metrics, pg.Metric) {
+			metrics = append(metrics, pg.Metric)
 		}
 	}
 	scorers, err := j.scorers(metrics)
@@ -61,12 +61,15 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 		return nil
 	}
 	stats := make([]Stats, len(metrics))
+	threshold := func(m string) float64 { return judges.DefaultThreshold(m, j.model) }
 	for i, m := range metrics {
-		stats[i] = Stats{Metric: m, Threshold: judges.DefaultThreshold(m, j.model)}
+		stats[i] = Stats{Metric: m, Threshold: threshold(m)}
 	}
+	var results []bench.Result
 	err = bench.ScoreStream(j.ctx, data.Records(), scorers, j.concurrency*bench.TasksPerCall, func(_ int, rec bench.Record, scores []eval.Score) error {
 		for i, sc := range scores {
 			stats[i].add(rec.ID, sc)
+			results = append(results, bench.Result{ID: rec.ID, Metric: sc.Metric, Value: sc.Value, Defaulted: sc.Defaulted, Skipped: sc.Skipped})
 		}
 		return nil
 	})
@@ -74,22 +77,27 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 		t.Fatalf("assaytest.RequireDataset: %v", data.Err(err))
 		return nil
 	}
+	// The figures are bench's, as `assay bench` prints them.
+	summary := bench.Summary{Samples: data.Len(), Metrics: bench.Summarize(results, threshold)}
 	for i := range stats {
-		stats[i].summarise()
+		for _, ms := range summary.Metrics {
+			if ms.Metric == stats[i].Metric {
+				stats[i].fill(ms)
+			}
+		}
 	}
 	for _, s := range stats {
 		if s.Defaulted > 0 {
 			t.Errorf("%s on %s: %d of %d judgements defaulted, and a default passes nothing:\n%s", s.Metric, path, s.Defaulted, s.N, s.listDefaults())
 		}
 	}
-	for _, g := range parsed {
-		s := stats[slices.Index(metrics, g.metric)]
-		got := s.stat(g.stat)
-		if !math.IsNaN(got) && compare(got, g.op, g.want) {
+	for _, g := range bench.CheckGates(parsed, summary) {
+		if g.Passed {
 			continue
 		}
+		s := stats[slices.Index(metrics, g.Metric)]
 		t.Errorf("gate %s on %s: got %s (%d scored, %d defaulted, %d skipped of %d)\n%s",
-			g.text, path, fmtStat(got), s.Scored, s.Defaulted, s.Skipped, s.N, s.listLowest(3))
+			g.Gate, path, fmtStat(float64(g.Got)), s.Scored, s.Defaulted, s.Skipped, s.N, s.listLowest(lowestKept))
 	}
 	return stats
 }
@@ -106,7 +114,6 @@ type Stats struct {
 	// share of the scored values at or above it.
 	Threshold, PassRate float64
 
-	values []float64
 	// lowest are the scored results, lowest first; defaults the
 	// defaulted ones.
 	lowest   []judged
@@ -134,7 +141,6 @@ func (s *Stats) add(id string, sc eval.Score) {
 		return
 	}
 	s.Scored++
-	s.values = append(s.values, sc.Value)
 	i, _ := slices.BinarySearchFunc(s.lowest, sc.Value, func(j judged, v float64) int {
 		if j.sc.Value <= v {
 			return -1
@@ -147,63 +153,10 @@ func (s *Stats) add(id string, sc eval.Score) {
 	}
 }
 
-// summarise computes the statistics from the values, once all are added.
-func (s *Stats) summarise() {
-	if len(s.values) == 0 {
-		s.Mean, s.Min, s.Max, s.Median, s.P10, s.PassRate = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
-		return
-	}
-	v := slices.Sorted(slices.Values(s.values))
-	sum, pass := 0.0, 0
-	for _, x := range v {
-		sum += x
-		if x >= s.Threshold {
-			pass++
-		}
-	}
-	n := float64(len(v))
-	s.Mean, s.Min, s.Max = sum/n, v[0], v[len(v)-1]
-	s.Median, s.P10 = quantile(v, 0.5), quantile(v, 0.1)
-	s.PassRate = float64(pass) / n
-}
-
-// quantile is the q-quantile of sorted values, interpolated linearly
-// between the closest ranks.
-func quantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(sorted)-1)
-	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
-}
-
-// stat is the named statistic; NaN when nothing was scored (a gate on it
-// then fails).
-func (s Stats) stat(name string) float64 {
-	if s.Scored == 0 && name != "defaulted" && name != "defaulted_rate" {
-		return math.NaN()
-	}
-	switch name {
-	case "mean":
-		return s.Mean
-	case "min":
-		return s.Min
-	case "max":
-		return s.Max
-	case "median":
-		return s.Median
-	case "p10":
-		return s.P10
-	case "pass_rate":
-		return s.PassRate
-	case "defaulted":
-		return float64(s.Defaulted)
-	case "defaulted_rate":
-		if s.N == 0 {
-			return math.NaN()
-		}
-		return float64(s.Defaulted) / float64(s.N)
-	}
-	return math.NaN()
+// fill takes the figures bench computed for the metric.
+func (s *Stats) fill(ms bench.MetricStats) {
+	s.Mean, s.Min, s.Max = float64(ms.Mean), float64(ms.Min), float64(ms.Max)
+	s.Median, s.P10, s.PassRate = float64(ms.Median), float64(ms.P10), float64(ms.PassRate)
 }
 
 func (s Stats) listLowest(n int) string {
@@ -231,32 +184,4 @@ func fmtStat(v float64) string {
 		return "no value (nothing scored)"
 	}
 	return fmt.Sprintf("%.4g", v)
-}
-
-// gate is one parsed "METRIC.STAT OP NUMBER".
-type gate struct {
-	text, metric, stat, op string
-	want                   float64
-}
-
-// stats are the statistics a gate may name.
-var stats = []string{"mean", "min", "max", "median", "p10", "pass_rate", "defaulted", "defaulted_rate"}
-
-// parseGate reads a gate as `assay bench --gate` does: METRIC.STAT OP
-// NUMBER. It is kept apart and small; the bench package's own gate parser
-// is the one to use once it is there.
-func parseGate(text string) (gate, error) {
-	bad := fmt.Errorf("gate %q: want METRIC.STAT OP NUMBER, such as \"faithfulness.mean>=0.7\" (STAT: %s; OP: >=, >, <=, <)", text, strings.Join(stats, ", "))
-	c, err := parseCheck(text, nil)
-	if err != nil || !strings.ContainsAny(text, "<>") {
-		return gate{}, bad
-	}
-	metric, stat, ok := strings.Cut(c.metric, ".")
-	if !ok || metric == "" {
-		return gate{}, bad
-	}
-	if !slices.Contains(stats, stat) {
-		return gate{}, fmt.Errorf("gate %q: unknown statistic %q (have %s)", text, stat, strings.Join(stats, ", "))
-	}
-	return gate{text: c.text, metric: metric, stat: stat, op: c.op, want: c.want}, nil
 }

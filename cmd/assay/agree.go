@@ -180,7 +180,7 @@ func (f agreeFlags) source(arg string) (agreeSource, error) {
 			return agreeSource{}, inputErr(fmt.Errorf("run %s: its dataset %s cannot be read (%w): give it with --dataset FILE", arg, src.path, err))
 		}
 		if got != want {
-			return agreeSource{}, inputErr(fmt.Errorf("run %s judged a dataset with sha256 %s (its %s), but %s has sha256 %s: its labels are not those of the records the run judged; give that dataset with --dataset FILE, or judge this one with assay bench",
+			return agreeSource{}, inputErr(fmt.Errorf("the run in %s judged a dataset with sha256 %s (its %s), but %s has sha256 %s: its labels are not those of the records the run judged; give that dataset with --dataset FILE, or judge this one with assay bench",
 				arg, want, bench.FileConfig, src.path, got))
 		}
 	}

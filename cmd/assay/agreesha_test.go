@@ -74,7 +74,7 @@ func TestAgreeRunDirDatasetSHA(t *testing.T) {
 				return
 			}
 			assert.Empty(t, out)
-			assert.Contains(t, errOut, "run "+dir+" judged a dataset with sha256 "+hash(string(orig))+" (its config.json)")
+			assert.Contains(t, errOut, "the run in "+dir+" judged a dataset with sha256 "+hash(string(orig))+" (its config.json)")
 			assert.Contains(t, errOut, strings.Replace(tc.want, "%s", other, 1))
 			assert.Contains(t, errOut, "give that dataset with --dataset FILE, or judge this one with assay bench")
 		})

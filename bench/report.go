@@ -74,10 +74,13 @@ type reportView struct {
 
 type keyValue struct{ Key, Value string }
 
-// metricView is one metric's figures and its histogram.
+// metricView is one metric's figures, its histogram and, in a labelled
+// run, its reliability diagram.
 type metricView struct {
 	MetricStats
 	Hist histogram
+	// Rel is nil without a calibration.
+	Rel *reliability
 }
 
 // Histogram geometry, in SVG user units.
@@ -151,6 +154,80 @@ func histogramOf(counts Bins) histogram {
 	}
 	return h
 }
+
+// Reliability diagram geometry, in SVG user units: a square plot of
+// predicted (x) against observed (y) fraction, and under it a strip of
+// the bins' sizes.
+const (
+	relLeft  = 34 // room for the y axis labels
+	relTop   = 8
+	relSide  = 200
+	relGap   = 22 // the x axis labels
+	relStrip = 36 // the tallest bin-size bar
+	relRight = 10
+)
+
+// reliability is a metric's calibration drawn as a reliability diagram:
+// each non-empty bin's mean value against the share of true labels in
+// it, the diagonal of perfect calibration, and each bin's size.
+type reliability struct {
+	Brier, ECE float64
+	// Total is how many labelled values the bins hold.
+	Total int
+	Bins  []relBin
+	// Points is the curve through the non-empty bins, as SVG points.
+	Points string
+	// The plot's corners (value 0 at X0 and Y0, 1 at X1 and Y1), its
+	// side and the diagram's size.
+	X0, Y0, X1, Y1 float64
+	Side           float64
+	Width, Height  float64
+	// Mid is the plot's middle, where 0.5 is labelled on each axis;
+	// StripBase is the strip's base line.
+	MidX, MidY, StripBase float64
+}
+
+// relBin is one bin: its point (when not empty) and its size bar.
+type relBin struct {
+	ReliabilityBin
+	CX, CY float64
+	X, W   float64
+	Y, H   float64
+}
+
+// newReliability draws c; nil for a nil c.
+func newReliability(c *Calibration) *reliability {
+	if c == nil {
+		return nil
+	}
+	x := func(v float64) float64 { return round1(relLeft + v*relSide) }
+	y := func(v float64) float64 { return round1(relTop + (1-v)*relSide) }
+	r := &reliability{Brier: c.Brier, ECE: c.ECE, X0: x(0), Y0: y(0), X1: x(1), Y1: y(1), Side: relSide,
+		Width: relLeft + relSide + relRight, Height: relTop + relSide + relGap + relStrip + 2,
+		MidX: x(0.5), MidY: y(0.5), StripBase: relTop + relSide + relGap + relStrip}
+	peak := 0
+	for _, b := range c.Reliability {
+		peak = max(peak, b.N)
+		r.Total += b.N
+	}
+	var pts []string
+	for _, b := range c.Reliability {
+		rb := relBin{ReliabilityBin: b, X: x(b.Lo) + 1, W: round1((b.Hi-b.Lo)*relSide - 2)}
+		if peak > 0 {
+			rb.H = round1(float64(b.N) / float64(peak) * relStrip)
+		}
+		rb.Y = r.StripBase - rb.H
+		if b.N > 0 {
+			rb.CX, rb.CY = x(b.MeanPredicted), y(b.FractionPositive)
+			pts = append(pts, strconv.FormatFloat(rb.CX, 'f', -1, 64)+","+strconv.FormatFloat(rb.CY, 'f', -1, 64))
+		}
+		r.Bins = append(r.Bins, rb)
+	}
+	r.Points = strings.Join(pts, " ")
+	return r
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
 // sampleRow is one sample: a cell per metric column and its results for
 // the evidence.
@@ -266,7 +343,7 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 		if b != nil {
 			h = histogramOf(b.Bins[m.Metric])
 		}
-		v.Metrics = append(v.Metrics, metricView{MetricStats: m, Hist: h})
+		v.Metrics = append(v.Metrics, metricView{MetricStats: m, Hist: h, Rel: newReliability(m.Calibration)})
 	}
 	return v
 }

@@ -80,6 +80,9 @@ func TestReportInBrowser(t *testing.T) {
 		metricsShown       []string
 		before, asc, desc  []string
 		scriptText, banner string
+		// The reliability diagram.
+		diagrams, dots, sizeBars int
+		diagonal, otherDiagram   string
 	)
 	firstColumn := `Array.from(document.querySelectorAll("#samples tbody tr.vals td:first-child")).map(td => td.textContent)`
 	require.NoError(t, chromedp.Do(ctx,
@@ -90,6 +93,13 @@ func TestReportInBrowser(t *testing.T) {
 	evaluate(t, `Array.from(document.querySelectorAll("section.card.metric h3")).map(h => h.textContent)`, &metricsShown)
 	evaluate(t, `Array.from(document.querySelectorAll("svg.hist rect.bar")).filter(r => r.getBoundingClientRect().height > 0).length`, &bars)
 	evaluate(t, `document.querySelectorAll("#samples tbody tr.vals").length`, &rows)
+	// The reliability diagram: drawn (a box of some size), its diagonal
+	// rising left to right, a dot per non-empty bin, a size bar per bin.
+	evaluate(t, `Array.from(document.querySelectorAll("svg.rel")).filter(s => s.getBoundingClientRect().width > 100).length`, &diagrams)
+	evaluate(t, `(() => { const l = document.querySelector("svg.rel line.diag").getBoundingClientRect(); return l.width > 100 && Math.abs(l.width - l.height) < 1 ? "square" : "not square"; })()`, &diagonal)
+	evaluate(t, `document.querySelectorAll("svg.rel circle.bin").length`, &dots)
+	evaluate(t, `Array.from(document.querySelectorAll("svg.rel rect.size")).filter(r => r.getBoundingClientRect().height > 0).length`, &sizeBars)
+	evaluate(t, `document.querySelector("section.card.metric[data-metric=answer_relevancy] svg.rel") === null ? "none" : "drawn"`, &otherDiagram)
 	evaluate(t, `document.querySelector("h1").innerText`, &banner)
 	// The script in s03's evidence is text on the page, not run.
 	evaluate(t, `Array.from(document.querySelectorAll(".evidence li")).map(li => li.textContent).find(s => s.includes("pwned")) || ""`, &scriptText)
@@ -109,6 +119,12 @@ func TestReportInBrowser(t *testing.T) {
 	// Faithfulness fills 7 of its bins, relevancy 5.
 	assert.Equal(t, 12, bars)
 	assert.Equal(t, 12, rows)
+	// Only faithfulness is calibrated; its ten values fill 7 of the bins.
+	assert.Equal(t, 1, diagrams)
+	assert.Equal(t, "square", diagonal)
+	assert.Equal(t, 7, dots)
+	assert.Equal(t, 7, sizeBars)
+	assert.Equal(t, "none", otherDiagram)
 	assert.Contains(t, scriptText, `<script>alert("pwned")</script> is a claim`)
 	assert.Equal(t, []string{"s01", "s02", "s03", "s04", "s05", "s06", "s07", "s08", "s09", "s10", "s11", "s12"}, before)
 	// By faithfulness, lowest first, then highest first; the default (s05)

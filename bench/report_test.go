@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,8 +90,25 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 			{Metric: "answer_relevancy", BaselineMean: 0.69, CurrentMean: 0.7, Delta: 0.01, Paired: 11, Test: "wilcoxon signed-rank", P: Num(math.NaN())},
 		}},
 	}
+	// Labelled faithful or not, s05 and s09 aside (a default, a skip):
+	// the calibration of the ten values scored.
+	s.Label = "faithful"
+	var values []float64
+	var labels []bool
+	for i, v := range faithValues {
+		if i == 4 || i == 8 {
+			continue
+		}
+		values = append(values, v)
+		labels = append(labels, faithLabels[i])
+	}
+	s.Metrics[0].Calibration = Calibrate(values, labels)
 	return cfg, s, results
 }
+
+// faithLabels are the fixture's human labels by sample, s05's and s09's
+// unused.
+var faithLabels = []bool{true, false, true, false, false, true, false, true, false, false, true, true}
 
 func TestWriteReport(t *testing.T) {
 	t.Parallel()
@@ -158,6 +176,63 @@ func TestWriteReport(t *testing.T) {
 			// Self-contained: nothing is loaded from anywhere.
 			for _, ref := range []string{"<link", " src=", "@import", "url("} {
 				assert.NotContains(t, page, ref)
+			}
+		})
+	}
+}
+
+// TestWriteReportReliability checks the reliability diagram of a
+// labelled run: the plot's frame, the diagonal from (0, 0) to (1, 1), a
+// dot per non-empty bin at its mean value and share of true labels, and a
+// size bar per bin; a metric without a calibration has none.
+func TestWriteReportReliability(t *testing.T) {
+	t.Parallel()
+	cfg, s, results := reportFixture(t)
+	unlabelled := s
+	unlabelled.Label = ""
+	unlabelled.Metrics = slices.Clone(s.Metrics)
+	unlabelled.Metrics[0].Calibration = nil
+	tests := map[string]struct {
+		s              Summary
+		diagrams, dots int
+		want           []string
+	}{
+		"a labelled run": {
+			s: s, diagrams: 1, dots: 7,
+			want: []string{
+				"Calibration against <code>faithful</code>",
+				// Brier 0.928/10; ECE (0.05 + 0.35 + 0.44 + 2*0.14 + 0.29 +
+				// 0.12 + 3*0.04333)/10.
+				"Brier 0.093 · ECE 0.166 · 10 labelled values in 10 bins",
+				`aria-label="reliability diagram of 10 labelled values"`,
+				`<rect class="frame" x="34" y="8" width="200" height="200"></rect>`,
+				`<line class="diag" x1="34" y1="208" x2="234" y2="8"></line>`,
+				// s07 (0.05, false) alone in the first bin; s03, s11, s01
+				// (1, 0.97, 0.9; all true) in the last; s04 and s12 (0.62
+				// false, 0.66 true) at (0.64, 0.5).
+				`<circle class="bin" cx="44" cy="208" r="3.5" data-n="1">`,
+				`<circle class="bin" cx="225.3" cy="8" r="3.5" data-n="3">`,
+				`<polyline class="curve" points="44,208 104,208 122,208 162,108 176,8 210,8 225.3,8"></polyline>`,
+				// The tallest size bar is the last bin's, 36 high; an
+				// empty bin's bar is flat.
+				`<rect class="size" x="215" y="230" width="18" height="36" data-n="3">`,
+				`<rect class="size" x="55" y="266" width="18" height="0" data-n="0">`,
+			},
+		},
+		"no label": {s: unlabelled},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			require.NoError(t, WriteReport(&out, cfg, tc.s, results))
+			page := out.String()
+			assert.Equal(t, tc.diagrams, strings.Count(page, `<svg class="rel"`))
+			assert.Equal(t, tc.diagrams, strings.Count(page, `<line class="diag"`))
+			assert.Equal(t, tc.dots, strings.Count(page, `<circle class="bin"`))
+			assert.Equal(t, 10*tc.diagrams, strings.Count(page, `<rect class="size"`))
+			for _, w := range tc.want {
+				assert.Contains(t, page, w)
 			}
 		})
 	}

@@ -115,6 +115,9 @@ type Summary struct {
 	// Complete is false for a run that stopped before every (sample,
 	// metric) pair was judged.
 	Complete bool `json:"complete"`
+	// Label names the binary human label the metrics' calibration is
+	// measured against (`assay bench --label`); empty without one.
+	Label string `json:"label,omitempty"`
 }
 
 // MetricStats are one metric's figures over a run. The statistics are over
@@ -152,6 +155,11 @@ type MetricStats struct {
 	// LatencyP50 and LatencyP95 are over the results' model latency.
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
 	LatencyP95 time.Duration `json:"latency_p95_ns"`
+	// Calibration, in a run with a binary human label (Summary.Label), is
+	// how well the metric's scored values of the labelled samples, read
+	// as the chance that the label is true, match how often it is; absent
+	// without a label, or when a value lies outside [0, 1].
+	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
 // GateResult is one `--gate 'METRIC.STAT OP NUMBER'` checked against a
@@ -337,6 +345,18 @@ func scanResults(path string, r io.Reader, out *ResultFile, fn func(Result)) err
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
+}
+
+// EachResult hands each result of results.jsonl at path to fn in file
+// order, one at a time, holding none: a torn last line is left out, and a
+// line that does not parse is an error naming the file and line.
+func EachResult(path string, fn func(Result)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading results: %w", err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	return scanResults(path, f, &ResultFile{}, fn)
 }
 
 // Bounds describes a ResultFile read by ReadResultsBounded: Results hold

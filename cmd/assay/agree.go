@@ -172,6 +172,18 @@ func (f agreeFlags) source(arg string) (agreeSource, error) {
 			return agreeSource{}, inputErr(fmt.Errorf("run %s: its dataset %s cannot be read (%w): give it with --dataset FILE", arg, src.path, err))
 		}
 	}
+	// The run's results are joined by id with the labels of the dataset it
+	// judged, byte for byte; standard input cannot be hashed and read too.
+	if want := run.Config.DatasetSHA256; want != "" && src.path != bench.Stdin {
+		got, err := fileSHA256(src.path)
+		if err != nil {
+			return agreeSource{}, inputErr(fmt.Errorf("run %s: its dataset %s cannot be read (%w): give it with --dataset FILE", arg, src.path, err))
+		}
+		if got != want {
+			return agreeSource{}, inputErr(fmt.Errorf("the run in %s judged a dataset with sha256 %s (its %s), but %s has sha256 %s: its labels are not those of the records the run judged; give that dataset with --dataset FILE, or judge this one with assay bench",
+				arg, want, bench.FileConfig, src.path, got))
+		}
+	}
 	return src, nil
 }
 

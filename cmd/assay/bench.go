@@ -37,6 +37,7 @@ type benchFlags struct {
 	gates   []string
 	junit   string
 	base    string
+	label   string
 	llm     llmFlags
 }
 
@@ -85,6 +86,11 @@ Wilcoxon signed-rank test over the samples both scored, and raises seed
 threshold (critical) under 0.4. --junit FILE writes the gates and the
 samples below their thresholds as JUnit XML.
 
+--label NAME (a binary human label of the records: human.faithful, true/false
+or 1/0; !NAME negated) measures each metric's calibration against it: the
+Brier score, the expected calibration error and a 10-bin reliability table,
+in summary.json and drawn in report.html as a reliability diagram.
+
 Exit codes are judge's: 1 below a --min floor, a failed --gate or an alert;
 3 when more judgements defaulted than --max-default-rate allows, a budget
 stopped calls, or the run was interrupted (resume it).`,
@@ -108,6 +114,7 @@ stopped calls, or the run was interrupted (resume it).`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringArrayVar(&f.gates, "gate", nil, "exit 1 unless 'METRIC.STAT OP NUMBER' holds (STAT: mean, min, max, median, p10, pass_rate, defaulted, defaulted_rate; OP: >=, >, <=, <); repeatable")
 	fl.StringVar(&f.junit, "junit", "", "also write the gates and the samples as JUnit XML to FILE, for CI")
+	fl.StringVar(&f.label, "label", "", "measure each metric's calibration against this binary human label of the records (faithful; !NAME negated): Brier, ECE and a reliability diagram")
 	fl.StringVar(&f.base, "baseline", "", "compare with an earlier run: its folder, its id in the run store, or latest (the last run of the same dataset and metrics); exit 1 on seed 002's alerts")
 	return cmd
 }
@@ -247,6 +254,16 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 		}
 		data = ds
 	}
+	var labels bench.Labels
+	if f.label != "" {
+		if labels, err = bench.ReadLabels(data.Records(), f.label); err != nil {
+			return inputErr(renameInput(err, path, file))
+		}
+		if labels.Len() == 0 {
+			return inputErr(fmt.Errorf("--label %s: no record of %s has a binary label %s (true/false or 1/0 in its \"human\" object): name a label the records carry, or leave --label out",
+				f.label, displayName(file), f.label))
+		}
+	}
 	if f.llm.dryRun {
 		if plan.scorers == nil {
 			fmt.Fprintf(cmd.OutOrStdout(), "dry run: --profile %s is deterministic and calls no model; %d record(s)\n", f.profile, data.Len())
@@ -312,6 +329,11 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 	if cerr := run.Close(); cerr != nil {
 		return &exitError{code: exitInfra, err: cerr}
 	}
+	if labels.Len() > 0 {
+		if err := summary.AddCalibration(filepath.Join(dir, bench.FileResults), labels); err != nil {
+			return &exitError{code: exitInfra, err: err}
+		}
+	}
 	// The report and the JUnit file show the samples worth reading, so a
 	// run of any size keeps flat memory; a baseline comparison reads every
 	// value.
@@ -333,6 +355,11 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 	}
 	if err := bench.FormatMetricStats(cmd.OutOrStdout(), summary.Metrics); err != nil {
 		return &exitError{code: exitInfra, err: err}
+	}
+	for _, m := range summary.Metrics {
+		if c := m.Calibration; c != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "bench: %s against %s: Brier %.3f, ECE %.3f (reliability diagram in %s)\n", m.Metric, summary.Label, c.Brier, c.ECE, bench.FileReport)
+		}
 	}
 	f.llm.summary(cmd.ErrOrStderr(), client, run.Defaults().Defaulted)
 	fmt.Fprintf(cmd.ErrOrStderr(), "bench: run %s in %s\n", cfg.RunID, dir)

@@ -152,6 +152,11 @@ type MetricStats struct {
 	// LatencyP50 and LatencyP95 are over the results' model latency.
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
 	LatencyP95 time.Duration `json:"latency_p95_ns"`
+	// Sampled counts the judgements asked more than once (--samples k,
+	// judges.Sampled), and Unstable those of them whose samples disagree
+	// (judges.Unstable); both are absent from an unsampled run.
+	Sampled  int `json:"sampled,omitempty"`
+	Unstable int `json:"unstable,omitempty"`
 }
 
 // GateResult is one `--gate 'METRIC.STAT OP NUMBER'` checked against a

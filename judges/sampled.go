@@ -139,10 +139,10 @@ func (s Sampled) Score(ctx context.Context, sample eval.Sample) (eval.Score, err
 // combine returns the ask the result rests on, with the combined value.
 func (s Sampled) combine(asks []eval.Score) eval.Score {
 	if graded(asks) {
-		g, _ := majority(points(asks))
+		g, n := majority(points(asks))
 		for _, a := range asks {
 			if a.Points == g {
-				a.Reason = fmt.Sprintf("majority grade %g of %d samples; %s", g, len(asks), a.Reason)
+				a.Reason = fmt.Sprintf("majority grade %g, given by %d of %d samples; %s", g, n, len(asks), a.Reason)
 				return a
 			}
 		}

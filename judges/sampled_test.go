@@ -204,10 +204,12 @@ func TestSampledCombines(t *testing.T) {
 		defaulted float64
 		unstable  bool
 		isDefault bool
+		reason    string
 	}{
 		"the majority grade wins, with its own evidence": {
 			scores: []eval.Score{grade(4), grade(2), grade(4)}, k: 3,
 			points: 4, value: 0.75, share: 2.0 / 3, unstable: true,
+			reason: "majority grade 4, given by 2 of 3 samples; grade 4",
 		},
 		"a tie takes the lower grade": {
 			scores: []eval.Score{grade(5), grade(3)}, k: 2,
@@ -250,6 +252,9 @@ func TestSampledCombines(t *testing.T) {
 				assert.InDelta(t, tc.points, c["own"], 0, "the evidence is the majority's")
 			}
 			assert.Equal(t, tc.unstable, judges.Unstable(sc))
+			if tc.reason != "" {
+				assert.Equal(t, tc.reason, sc.Reason)
+			}
 		})
 	}
 	// The asks' own count maps are never written to.

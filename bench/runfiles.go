@@ -160,6 +160,11 @@ type MetricStats struct {
 	// as the chance that the label is true, match how often it is; absent
 	// without a label, or when a value lies outside [0, 1].
 	Calibration *Calibration `json:"calibration,omitempty"`
+	// Sampled counts the judgements asked more than once (--samples k,
+	// judges.Sampled), and Unstable those of them whose samples disagree
+	// (judges.Unstable); both are absent from an unsampled run.
+	Sampled  int `json:"sampled,omitempty"`
+	Unstable int `json:"unstable,omitempty"`
 }
 
 // GateResult is one `--gate 'METRIC.STAT OP NUMBER'` checked against a

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/montanaflynn/stats"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
 )
 
 // BootstrapResamples is how many resamples the bootstrap interval of a
@@ -40,6 +43,7 @@ type metricAcc struct {
 	latencies                     []float64 // nanoseconds, of results with model calls
 	tokensIn, tokensOut           int
 	cost                          float64
+	sampled, unstable             int
 }
 
 // Add counts one result.
@@ -59,6 +63,14 @@ func (s *Stats) Add(r Result) {
 	m.cost += r.Usage.CostUSD
 	if r.Usage.Calls > 0 || r.Usage.Latency > 0 {
 		m.latencies = append(m.latencies, float64(r.Usage.Latency))
+	}
+	// A judgement asked --samples k > 1 times (judges.Sampled) counts
+	// towards self-consistency, whatever its value.
+	if !r.Skipped && r.Evidence.Counts[judges.CountSamples] > 1 {
+		m.sampled++
+		if judges.Unstable(eval.Score{Evidence: r.Evidence}) {
+			m.unstable++
+		}
 	}
 	switch {
 	case r.Defaulted:
@@ -118,6 +130,7 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors,
 		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
 		Threshold: threshold, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost,
+		Sampled: m.sampled, Unstable: m.unstable,
 	}
 	if m.n > 0 {
 		ms.DefaultedRate = float64(m.defaulted) / float64(m.n)
@@ -224,7 +237,18 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 			m.Metric, m.Scored, m.N, f3n(m.Mean), f3n(m.Std), f3n(m.Median), f3n(m.Min), f3n(m.Max), f3n(m.P10), ci, passed,
 			defaulted, m.Skipped, m.Errors, m.TokensIn, m.TokensOut, m.CostUSD, latency)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if m.Sampled > 0 {
+			if _, err := fmt.Fprintf(w, "%s: unstable %d of %d sampled judgement(s) (majority share below 1 or spread std above %g)\n",
+				m.Metric, m.Unstable, m.Sampled, judges.UnstableStd); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func defined(n Num) bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }

@@ -130,19 +130,27 @@ func UsageOf(u llm.Usage) eval.Usage {
 // Ask renders the named prompt template with data, sends it asking for
 // schema's JSON, and decodes the reply into out: validated against the
 // schema, then by checks, with one repair request (see llm.ChatJSON).
-// maxTokens 0 leaves the reply's length to the backend.
+// maxTokens 0 leaves the reply's length to the backend. Within a Sampled
+// judgement the request is at SampleTemperature, seeded with the ask's
+// index.
 func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema *llm.Schema, maxTokens int, checks ...llm.Check) (llm.Usage, error) {
 	r, err := prompts.MustGet(name).Render(data)
 	if err != nil {
 		return llm.Usage{}, err
 	}
-	return llm.ChatJSON(ctx, m, llm.Request{
+	req := llm.Request{
 		Messages:  []llm.Message{{Role: llm.System, Content: r.System}, {Role: llm.User, Content: r.User}},
 		Schema:    schema,
 		MaxTokens: maxTokens,
 		Key:       r.Key,
 		Tag:       name,
-	}, out, checks...)
+	}
+	// Ask i of a sampled judgement (Sampled): warm, and seeded with its
+	// index, which the cache key includes, so each ask is cached apart.
+	if i, ok := sampleOf(ctx); ok {
+		req.Temperature, req.Seed = SampleTemperature, &i
+	}
+	return llm.ChatJSON(ctx, m, req, out, checks...)
 }
 
 // ask is Ask with the backend's reply length, for the judges.

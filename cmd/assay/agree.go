@@ -107,6 +107,7 @@ standard error, and when no labelled record has a value the run exits 2.`,
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
+	registerSamples(fl, &f.llm)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("label")
 	return cmd
@@ -252,6 +253,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 		return err
 	}
 	metric := f.metricOf(src)
+	if f.llm.samples != 1 && (src.run != nil || f.metric == "") {
+		return inputErr(fmt.Errorf("--samples %d: only a judge run now (--metric, no stored run) asks a model; stored and --score values were judged already (drop --samples)", f.llm.samples))
+	}
 	setThreshold := cmd.Flags().Changed("threshold")
 	if setThreshold && !(f.threshold >= 0 && f.threshold <= 1) { // NaN too
 		return inputErr(fmt.Errorf("--threshold: want a value from 0 to 1, got %g", f.threshold))
@@ -332,12 +336,23 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 			return err
 		}
 		defer closeCache()
+		if err := f.llm.checkSamples(c); err != nil {
+			return err
+		}
+		// A sampled ratio's majority verdict is at the threshold the
+		// agreement reads the judge's value at.
+		th := func(m string) float64 {
+			if setThreshold {
+				return f.threshold
+			}
+			return judges.DefaultThreshold(m, c)
+		}
+		build := f.llm.sampledScorers([]string{f.metric}, th, judgeScorers([]string{f.metric}))
 		if f.llm.dryRun {
-			return dryRun(cmd.Context(), cmd.OutOrStdout(), c, []string{f.metric}, judgeScorers([]string{f.metric}), data.Len(), data.Records())
+			return dryRun(cmd.Context(), cmd.OutOrStdout(), c, []string{f.metric}, build, data.Len(), data.Records())
 		}
 		client = c
-		judge, _ := judges.New(f.metric, client)
-		jobs = append(jobs, job{judge, f.metric, threshold(judges.DefaultThreshold(f.metric, client))})
+		jobs = append(jobs, job{build(client)[0], f.metric, threshold(judges.DefaultThreshold(f.metric, client))})
 	}
 	if f.baseline {
 		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, threshold(judges.DefaultThreshold(judges.MetricTokenOverlap, nil))})
@@ -350,7 +365,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 		}
 		o := opts
 		o.Threshold = j.threshold
-		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.Job{Scorer: metered{j.scorer, meter}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
+		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.Job{Scorer: metered{j.scorer, meter, f.llm.stable}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
 		meter.Close()
 		switch {
 		case err != nil && cmd.Context().Err() != nil:
@@ -392,10 +407,12 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 	return nil
 }
 
-// metered counts each record its scorer scored on a progress meter.
+// metered counts each record its scorer scored on a progress meter, and
+// each sampled judgement in stable (nil: none).
 type metered struct {
 	eval.Scorer
-	meter *prog.Meter
+	meter  *prog.Meter
+	stable *stability
 }
 
 var _ eval.Scorer = metered{}
@@ -407,6 +424,9 @@ func (m metered) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 		defaulted = 1
 	}
 	m.meter.Add(1, defaulted)
+	if err == nil {
+		m.stable.add(sc)
+	}
 	return sc, err
 }
 

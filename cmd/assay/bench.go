@@ -111,6 +111,7 @@ stopped calls, or the run was interrupted (resume it).`,
 	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8) or both")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
+	registerSamples(fl, &f.llm)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringArrayVar(&f.gates, "gate", nil, "exit 1 unless 'METRIC.STAT OP NUMBER' holds (STAT: mean, min, max, median, p10, pass_rate, defaulted, defaulted_rate; OP: >=, >, <=, <); repeatable")
 	fl.StringVar(&f.junit, "junit", "", "also write the gates and the samples as JUnit XML to FILE, for CI")
@@ -133,6 +134,8 @@ func planBench(f benchFlags) (benchPlan, error) {
 	switch {
 	case f.profile != "" && len(f.metrics) > 0:
 		return benchPlan{}, inputErr(errors.New("--metric and --profile: give one (a profile has its own metrics)"))
+	case f.profile != "" && f.llm.samples > 1:
+		return benchPlan{}, inputErr(fmt.Errorf("--samples %d: self-consistency is measured on judges named with --metric; a --profile runs its own scorers once (drop --samples or give --metric)", f.llm.samples))
 	case f.profile == bench.ProfileContext:
 		return benchPlan{metrics: bench.ContextMetrics, units: func(judges.Model) []bench.Unit { return []bench.Unit{bench.ContextUnit()} }}, nil
 	case f.profile == bench.ProfileDaily:
@@ -162,7 +165,17 @@ func planBench(f benchFlags) (benchPlan, error) {
 			return benchPlan{}, inputErr(fmt.Errorf("--metric: %q is named twice", m))
 		}
 	}
-	build := judgeScorers(f.metrics)
+	// A sampled ratio's majority verdict is at the threshold the summary
+	// counts passes at.
+	build := func(m judges.Model) []eval.Scorer {
+		threshold := func(name string) float64 {
+			if v := f.min.Floor(name); v > 0 {
+				return v
+			}
+			return judges.DefaultThreshold(name, m)
+		}
+		return f.llm.sampledScorers(f.metrics, threshold, judgeScorers(f.metrics))(m)
+	}
 	return benchPlan{metrics: f.metrics, scorers: build, units: func(m judges.Model) []bench.Unit {
 		scs := build(m)
 		units := make([]bench.Unit, len(scs))
@@ -204,6 +217,9 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 		return err
 	}
 	defer closeCache()
+	if err := f.llm.checkSamples(client); err != nil {
+		return err
+	}
 
 	started := time.Now().UTC()
 	cfg := bench.RunConfig{RunID: bench.NewRunID(started), Started: started, Command: os.Args, Version: version(debug.ReadBuildInfo()),
@@ -326,6 +342,9 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 		return &exitError{code: exitInfra, err: fmt.Errorf("%s: %w", displayName(file), err)}
 	}
 	summary := run.Summary(data.Len(), time.Now().UTC(), threshold)
+	for _, m := range summary.Metrics {
+		f.llm.stable.count(m.Sampled, m.Unstable)
+	}
 	if cerr := run.Close(); cerr != nil {
 		return &exitError{code: exitInfra, err: cerr}
 	}
@@ -514,6 +533,10 @@ func benchSettings(f benchFlags, metrics []string, c *llm.Client) map[string]str
 	}
 	if v := f.min.String(); v != "" {
 		s["--min"] = v
+	}
+	if f.llm.samples > 1 {
+		// Absent at 1, so that the runs before --samples resume alike.
+		s["--samples"] = strconv.Itoa(f.llm.samples)
 	}
 	for _, m := range metrics {
 		s["threshold "+m] = strconv.FormatFloat(benchThreshold(f.profile, m, c), 'f', -1, 64)

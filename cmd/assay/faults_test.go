@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -45,6 +46,10 @@ func TestJudgeFaultTable(t *testing.T) {
 		stops bool
 		// someResult is said by the error of at least one result.
 		someResult string
+		// callTimeout cuts an attempt (default 10s: long enough that a
+		// server that answers is never cut on a loaded machine, which
+		// would add a retry to the counts).
+		callTimeout string
 	}{
 		"a reply off the schema is repaired once, then defaulted": {
 			fault:  "offschema",
@@ -75,6 +80,7 @@ func TestJudgeFaultTable(t *testing.T) {
 		"a hung server is taken as down and calls fail fast": {
 			fault:  "hang",
 			stderr: []string{rate, "context deadline exceeded"}, calls: 12, atMost: true, someResult: "model server unreachable",
+			callTimeout: "200ms",
 		},
 		"resets: taken as down": {
 			fault:  "reset",
@@ -98,7 +104,7 @@ func TestJudgeFaultTable(t *testing.T) {
 			srv := llmtest.New(t, llmtest.Default(fault), llmtest.Quiet())
 			env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "ASSAY_CACHE_DIR": t.TempDir()}
 			code, stdout, stderr := runEnv(t, env, "judge", "--llm", "openai:gpt-4o-mini", "--no-cache", "-q",
-				"--metric", "faithfulness", "--format", "jsonl", "--call-timeout", "200ms", "--max-retry-time", "100ms", data)
+				"--metric", "faithfulness", "--format", "jsonl", "--call-timeout", cmp.Or(tc.callTimeout, "10s"), "--max-retry-time", "100ms", data)
 
 			assert.Equal(t, exitInfra, code, stderr)
 			for _, s := range tc.stderr {

@@ -74,6 +74,7 @@ must not pass for a result.`,
 	fl.Var(&f.min, "min", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8,answer_relevancy=0.7) or both; a neutral default never passes a floor")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
+	registerSamples(fl, &f.llm)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("metric")
 	return cmd
@@ -185,7 +186,20 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return err
 	}
 	defer closeCache()
-	scorers := judgeScorers(f.metrics)(client)
+	if err := f.llm.checkSamples(client); err != nil {
+		return err
+	}
+	// A sampled ratio's majority verdict is at the threshold the summary
+	// counts passes at: the --min floor where one is set, else the
+	// metric's default threshold.
+	threshold := func(m string) float64 {
+		if v := f.min.Floor(m); v > 0 {
+			return v
+		}
+		return judges.DefaultThreshold(m, client)
+	}
+	build := f.llm.sampledScorers(f.metrics, threshold, judgeScorers(f.metrics))
+	scorers := build(client)
 	// A first pass checks the whole dataset, records and what each metric
 	// needs of them, so that bad input is reported before any model call;
 	// the run reads it again record by record.
@@ -194,7 +208,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return inputErr(err)
 	}
 	if f.llm.dryRun {
-		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, f.metrics, judgeScorers(f.metrics), data.Len(), data.Records())
+		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, f.metrics, build, data.Len(), data.Records())
 	}
 	// Results are written as records finish, in record order, so a long run
 	// shows progress and an interrupted one keeps what it judged, and the
@@ -208,12 +222,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	out := newResultWriter(meter.Writer(cmd.OutOrStdout()), f.format)
 	// The summary's "passed" is at the --min floor where one is set, else
 	// at the metric's default threshold.
-	tally := bench.Tally{Threshold: func(m string) float64 {
-		if v := f.min.Floor(m); v > 0 {
-			return v
-		}
-		return judges.DefaultThreshold(m, client)
-	}}
+	tally := bench.Tally{Threshold: threshold}
 	done := 0
 	var defaults bench.Defaults
 	var werr error
@@ -223,6 +232,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		defaulted := 0
 		for _, sc := range scores {
 			tally.Add(sc)
+			f.llm.stable.add(sc)
 			defaults.Add(named(rec.ID, sc))
 			if sc.Defaulted {
 				defaulted++

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
@@ -28,7 +30,77 @@ type llmFlags struct {
 	// maxDefaultRate is --max-default-rate, registered by the commands
 	// that judge datasets (judge, agree); see defaultRateErr.
 	maxDefaultRate float64
-	env            func(string) string
+	// samples is --samples, registered by the commands that judge
+	// datasets (judge, agree, bench); see sampled. stable counts the
+	// sampled judgements for the summary line.
+	samples int
+	stable  *stability
+	env     func(string) string
+}
+
+// registerSamples adds --samples, for the commands that judge datasets.
+func registerSamples(fl *pflag.FlagSet, f *llmFlags) {
+	fl.IntVar(&f.samples, "samples", 1, fmt.Sprintf("ask the model this many times per judgement (at temperature %g, each cached apart) and report its self-consistency; "+
+		"the value is the mean, or the majority grade; a judgement is unstable when its samples' majority share is below 1 or their spread (std) above %g", judges.SampleTemperature, judges.UnstableStd))
+}
+
+// checkSamples checks --samples against the model before any call: k > 1
+// needs a model, the offline judges being deterministic.
+func (f *llmFlags) checkSamples(m judges.Model) error {
+	if err := judges.CheckSamples(f.samples, m); err != nil {
+		return inputErr(err)
+	}
+	f.stable = &stability{}
+	return nil
+}
+
+// sampled wraps s to ask its model --samples times per judgement, with
+// the metric's pass threshold for the majority verdict of ratio values;
+// with --samples 1 it is s itself.
+func (f *llmFlags) sampled(s eval.Scorer, threshold float64) eval.Scorer {
+	if f.samples < 2 {
+		return s
+	}
+	return judges.Sampled{Scorer: s, K: f.samples, Threshold: threshold}
+}
+
+// sampledScorers is build with each metric's scorer wrapped by sampled,
+// at that metric's threshold.
+func (f *llmFlags) sampledScorers(metrics []string, threshold func(string) float64, build func(judges.Model) []eval.Scorer) func(judges.Model) []eval.Scorer {
+	return func(m judges.Model) []eval.Scorer {
+		out := build(m)
+		for i, name := range metrics {
+			out[i] = f.sampled(out[i], threshold(name))
+		}
+		return out
+	}
+}
+
+// stability counts the sampled judgements of a run and the unstable ones
+// (judges.Unstable). It is safe for concurrent use.
+type stability struct {
+	judged, unstable atomic.Int64
+}
+
+// count adds judged sampled judgements, unstable of them (from a bench
+// run's summary, earlier results of a resumed run included).
+func (st *stability) count(judged, unstable int) {
+	if st == nil {
+		return
+	}
+	st.judged.Add(int64(judged))
+	st.unstable.Add(int64(unstable))
+}
+
+// add counts sc when it is a sampled judgement; nil counts nothing.
+func (st *stability) add(sc eval.Score) {
+	if st == nil || sc.Skipped || sc.Evidence.Counts[judges.CountSamples] < 2 {
+		return
+	}
+	st.judged.Add(1)
+	if judges.Unstable(sc) {
+		st.unstable.Add(1)
+	}
 }
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {
@@ -73,7 +145,12 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
-	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d\n", u.CostUSD, defaulted)
+	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d", u.CostUSD, defaulted)
+	if f.samples > 1 && f.stable != nil {
+		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
+			f.stable.unstable.Load(), f.stable.judged.Load(), f.samples, judges.UnstableStd)
+	}
+	fmt.Fprintln(w)
 }
 
 func judgeName(c *llm.Client) string { return judges.Method(c) }

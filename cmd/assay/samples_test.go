@@ -1,0 +1,191 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/internal/llmtest"
+)
+
+const labelled = "../../fixtures/rag/labelled.jsonl"
+
+// flipBySeed answers like llmtest.JudgeReplies, except that faithfulness
+// verdicts depend on the request's seed, the sample's index: sample 1
+// supports no claim, the others both. Every sampled judgement is then
+// 1, 0, 1 over three samples, whatever order the calls come in.
+func flipBySeed(req openai.ChatCompletionRequest) llmtest.Reply {
+	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Name == "verdicts" {
+		v := "supported"
+		if req.Seed != nil && *req.Seed == 1 {
+			v = "unsupported"
+		}
+		return llmtest.Reply{Content: `{"verdicts":[{"statement":1,"verdict":"` + v + `","context":"c1","reason":"fake"},` +
+			`{"statement":2,"verdict":"` + v + `","context":"c1","reason":"fake"}]}`}
+	}
+	return distinct(req)
+}
+
+// distinct answers like llmtest.JudgeReplies, except that the claims it
+// extracts name the prompt they come from: records that share their
+// contexts then never share a verification request, which the client's
+// deduplication would merge as it pleases, and the count of calls is
+// exact.
+func distinct(req openai.ChatCompletionRequest) llmtest.Reply {
+	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Name == "claims" {
+		h := sha256.Sum256([]byte(req.Messages[len(req.Messages)-1].Content))
+		return llmtest.Reply{Content: fmt.Sprintf(`{"claims":["The first claim of %x.","The second claim of %x."]}`, h[:6], h[:6])}
+	}
+	return llmtest.JudgeReplies(req)
+}
+
+func TestSamplesMultiplyCalls(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args func(dir string) []string
+		// unstable is the end of the stderr summary line at --samples 3.
+		unstable string
+	}{
+		"judge": {
+			args: func(string) []string {
+				return []string{"judge", "--metric", "faithfulness", "--format", "json", labelled}
+			},
+			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1)\n",
+		},
+		"agree": {
+			args: func(string) []string {
+				return []string{"agree", "--metric", "faithfulness", "--label", "faithful", labelled}
+			},
+			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1)\n",
+		},
+		"bench": {
+			args: func(dir string) []string {
+				return []string{"bench", "--metric", "faithfulness", "--out", filepath.Join(dir, "run"), labelled}
+			},
+			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1)\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			calls := map[int]int{}
+			for _, k := range []int{1, 3} {
+				srv := llmtest.New(t, llmtest.Func(distinct))
+				env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(),
+					"ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_DATA_DIR": t.TempDir()}
+				args := append(tc.args(t.TempDir()), "--samples", strconv.Itoa(k))
+				code, _, errOut := runEnv(t, env, args...)
+				require.Equal(t, 0, code, errOut)
+				calls[k] = srv.Calls()
+				if k == 1 {
+					assert.NotContains(t, errOut, "unstable")
+				} else {
+					assert.Contains(t, errOut, tc.unstable)
+				}
+			}
+			require.Positive(t, calls[1])
+			assert.Equal(t, 3*calls[1], calls[3], "--samples 3 makes three times the calls of --samples 1")
+		})
+	}
+}
+
+func TestSamplesReportAnInconsistentJudge(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(flipBySeed))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+	code, out, errOut := runEnv(t, env, "judge", "--samples", "3", "--metric", "faithfulness", "--format", "json", labelled)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "; unstable 6 of 6 judgement(s) over 3 samples")
+	var results []struct {
+		Value    float64 `json:"value"`
+		Evidence struct {
+			Counts map[string]float64 `json:"counts"`
+		} `json:"evidence"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &results))
+	require.Len(t, results, 6)
+	for _, r := range results {
+		assert.InDelta(t, 2.0/3, r.Value, 1e-4, "the mean of 1, 0, 1, printed to four places")
+		assert.InDelta(t, 3, r.Evidence.Counts["samples"], 0)
+		assert.InDelta(t, 2.0/3, r.Evidence.Counts["majority_share"], 1e-4)
+		assert.InDelta(t, 0.4714045207910317, r.Evidence.Counts["spread_std"], 1e-4)
+	}
+
+	// bench keeps the count in summary.json and prints it after its table.
+	dir := filepath.Join(t.TempDir(), "run")
+	env["ASSAY_DATA_DIR"] = t.TempDir()
+	code, out, errOut = runEnv(t, env, "bench", "--samples", "3", "--metric", "faithfulness", "--out", dir, labelled)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "faithfulness: unstable 6 of 6 sampled judgement(s) (majority share below 1 or spread std above 0.1)\n")
+	data, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	require.NoError(t, err)
+	var s bench.Summary
+	require.NoError(t, json.Unmarshal(data, &s))
+	require.Len(t, s.Metrics, 1)
+	assert.Equal(t, 6, s.Metrics[0].Sampled)
+	assert.Equal(t, 6, s.Metrics[0].Unstable)
+}
+
+func TestSamplesBadInput(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	model := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
+	offline := map[string]string{}
+	tests := map[string]struct {
+		env  map[string]string
+		args []string
+		err  string
+	}{
+		"judge offline": {
+			env: offline, args: []string{"judge", "--samples", "3", "--metric", "faithfulness", labelled},
+			err: "--samples 3: --samples above 1 needs a model: the offline judges are deterministic",
+		},
+		"agree offline": {
+			env: offline, args: []string{"agree", "--samples", "2", "--metric", "faithfulness", "--label", "faithful", labelled},
+			err: "--samples 2: --samples above 1 needs a model",
+		},
+		"bench offline": {
+			env: offline, args: []string{"bench", "--samples", "2", "--metric", "faithfulness", labelled},
+			err: "--samples 2: --samples above 1 needs a model",
+		},
+		"zero samples": {
+			env: model, args: []string{"judge", "--samples", "0", "--metric", "faithfulness", labelled},
+			err: "--samples 0: ask the model at least once per judgement",
+		},
+		"agree on precomputed scores": {
+			env: model, args: []string{"agree", "--samples", "3", "--score", "meta.judge_score", "--label", "relevant", "../../fixtures/rag/graded.jsonl"},
+			err: "--samples 3: only a judge run now (--metric, no stored run) asks a model",
+		},
+		"bench with a profile": {
+			env: model, args: []string{"bench", "--samples", "3", "--profile", "context", labelled},
+			err: "--samples 3: self-consistency is measured on judges named with --metric",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_DATA_DIR": t.TempDir()}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			args := tc.args
+			if args[0] == "bench" {
+				args = append([]string{args[0], "--out", filepath.Join(t.TempDir(), "run")}, args[1:]...)
+			}
+			code, out, errOut := runEnv(t, env, args...)
+			assert.Equal(t, 2, code, errOut)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, tc.err)
+		})
+	}
+	assert.Zero(t, srv.Calls(), "bad input makes no call")
+}

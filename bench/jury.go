@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/assaylabs/assay/stats"
 )
@@ -222,4 +223,22 @@ func majority(gs []float64) float64 {
 		i = k
 	}
 	return best
+}
+
+// Markdown is the jurors' agreement with each other: a table of pairwise
+// kappas for a binary label, the alphas for a graded one. The jury's own
+// row is Jury.Markdown, beside the jurors' rows.
+func (res JuryResult) Markdown() string {
+	var b strings.Builder
+	if res.AlphaOrdinal != nil {
+		fmt.Fprintf(&b, "Agreement between the %d jurors (Krippendorff's alpha of their grades): ordinal %s, interval %s\n",
+			len(res.Jurors), f3n(*res.AlphaOrdinal), f3n(*res.AlphaInterval))
+		return b.String()
+	}
+	b.WriteString("Agreement between the jurors (Cohen's kappa of their verdicts, each at its threshold)\n\n")
+	b.WriteString("| juror | juror | n | kappa |\n|---|---|---:|---:|\n")
+	for _, p := range res.Pairwise {
+		fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", p.A, p.B, p.N, f3n(p.Kappa))
+	}
+	return b.String()
 }

@@ -253,6 +253,13 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 		return err
 	}
 	metric := f.metricOf(src)
+	specs, err := f.llm.jurySpecs()
+	if err != nil {
+		return err
+	}
+	if specs != nil && (src.run != nil || f.metric == "") {
+		return inputErr(fmt.Errorf("--llm %s: a jury judges now: give --metric NAME over a dataset (stored and --score values were judged already)", f.llm.spec))
+	}
 	if f.llm.samples != 1 && (src.run != nil || f.metric == "") {
 		return inputErr(fmt.Errorf("--samples %d: only a judge run now (--metric, no stored run) asks a model; stored and --score values were judged already (drop --samples)", f.llm.samples))
 	}
@@ -323,49 +330,92 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 			return err
 		}
 	}
-	var client *llm.Client
+	// A judge run now has one juror per model of --llm, each with its own
+	// client (and so its own cache and usage), the other flags the same.
+	type juror struct {
+		flags  llmFlags
+		client *llm.Client
+	}
 	type job struct {
 		scorer    eval.Scorer
 		metric    string
 		threshold *float64
+		juror     *juror // nil for the baseline
 	}
+	var jurors []*juror
 	var jobs []job
 	if src.run == nil && f.metric != "" {
-		c, closeCache, err := f.llm.client(cmd.ErrOrStderr())
-		if err != nil {
-			return err
+		if specs == nil {
+			specs = []string{f.llm.spec}
 		}
-		defer closeCache()
-		if err := f.llm.checkSamples(c); err != nil {
-			return err
-		}
-		// A sampled ratio's majority verdict is at the threshold the
-		// agreement reads the judge's value at.
-		th := func(m string) float64 {
-			if setThreshold {
-				return f.threshold
+		var dry []func() error
+		for _, spec := range specs {
+			jr := &juror{flags: f.llm}
+			jr.flags.spec = spec
+			c, closeCache, err := jr.flags.client(cmd.ErrOrStderr())
+			if err != nil {
+				return err
 			}
-			return judges.DefaultThreshold(m, c)
+			defer closeCache()
+			if err := jr.flags.checkSamples(c); err != nil {
+				return err
+			}
+			// A sampled ratio's majority verdict is at the threshold the
+			// agreement reads the judge's value at.
+			th := func(m string) float64 {
+				if setThreshold {
+					return f.threshold
+				}
+				return judges.DefaultThreshold(m, c)
+			}
+			build := jr.flags.sampledScorers([]string{f.metric}, th, judgeScorers([]string{f.metric}))
+			if f.llm.dryRun {
+				dry = append(dry, func() error {
+					return dryRun(cmd.Context(), cmd.OutOrStdout(), c, []string{f.metric}, build, data.Len(), data.Records())
+				})
+				continue
+			}
+			jr.client = c
+			name := f.metric
+			if len(specs) > 1 {
+				name = f.metric + " (" + spec + ")"
+			}
+			jurors = append(jurors, jr)
+			jobs = append(jobs, job{build(c)[0], name, threshold(judges.DefaultThreshold(f.metric, c)), jr})
 		}
-		build := f.llm.sampledScorers([]string{f.metric}, th, judgeScorers([]string{f.metric}))
+		for _, d := range dry {
+			if err := d(); err != nil {
+				return err
+			}
+		}
 		if f.llm.dryRun {
-			return dryRun(cmd.Context(), cmd.OutOrStdout(), c, []string{f.metric}, build, data.Len(), data.Records())
+			return nil
 		}
-		client = c
-		jobs = append(jobs, job{build(client)[0], f.metric, threshold(judges.DefaultThreshold(f.metric, client))})
 	}
 	if f.baseline {
-		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, threshold(judges.DefaultThreshold(judges.MetricTokenOverlap, nil))})
+		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, threshold(judges.DefaultThreshold(judges.MetricTokenOverlap, nil)), nil})
 	}
-	defaulted := 0
+	defaulted := map[*juror]int{}
+	var panel []bench.Juror
 	for _, j := range jobs {
-		meter, err := newMeter(cmd, &f.llm, "agree "+j.metric, labelled, f.quiet, client)
+		// The baseline's meter and checks are the (first) judge's, as
+		// they were before juries.
+		var client *llm.Client
+		lf := &f.llm
+		owner := j.juror
+		if owner == nil && len(jurors) > 0 {
+			owner = jurors[0]
+		}
+		if owner != nil {
+			client, lf = owner.client, &owner.flags
+		}
+		meter, err := newMeter(cmd, lf, "agree "+j.metric, labelled, f.quiet, client)
 		if err != nil {
 			return err
 		}
 		o := opts
 		o.Threshold = j.threshold
-		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.Job{Scorer: metered{j.scorer, meter, f.llm.stable}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
+		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.Job{Scorer: metered{j.scorer, meter, lf.stable}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
 		meter.Close()
 		switch {
 		case err != nil && cmd.Context().Err() != nil:
@@ -374,24 +424,44 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 			return runErr(data, err)
 		}
 		if client != nil {
-			if err := f.llm.authErr(client); err != nil {
+			if err := lf.authErr(client); err != nil {
 				return err
 			}
 		}
 		if err := unscored(cmd.ErrOrStderr(), data.Name(), res); err != nil {
 			return err
 		}
-		defaulted += res.Defaulted
+		defaulted[owner] += res.Defaulted
 		results = append(results, res)
+		if j.juror != nil && len(jurors) > 1 {
+			th := 0.0
+			if j.threshold != nil {
+				th = *j.threshold
+			}
+			panel = append(panel, bench.Juror{Result: res, Threshold: th})
+		}
 	}
-	if err := printAgree(cmd.OutOrStdout(), f.format, data.Name(), results, f.calibration); err != nil {
+	var jury *bench.JuryResult
+	if len(panel) > 1 {
+		jr, err := bench.Jury(panel, opts)
+		if err != nil {
+			return &exitError{code: exitInfra, err: err}
+		}
+		jury = &jr
+	}
+	if err := printAgree(cmd.OutOrStdout(), f.format, data.Name(), results, jury, f.calibration); err != nil {
 		return &exitError{code: exitInfra, err: err}
 	}
-	if client != nil {
-		f.llm.summary(cmd.ErrOrStderr(), client, defaulted)
-		if err := f.llm.budgetErr(client); err != nil {
+	for _, jr := range jurors {
+		jr.flags.summary(cmd.ErrOrStderr(), jr.client, defaulted[jr])
+	}
+	for _, jr := range jurors {
+		if err := jr.flags.budgetErr(jr.client); err != nil {
 			return err
 		}
+	}
+	if jury != nil {
+		results = append(results, jury.Jury)
 	}
 	for _, r := range results {
 		if err := f.llm.defaultRateErr(rowDefaults(r)); err != nil {
@@ -468,9 +538,24 @@ func unscored(w io.Writer, file string, res bench.AgreeResult) error {
 	return nil
 }
 
-func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, calibration bool) error {
+// printAgree prints the results rs and, for a jury (nil: none), the
+// jurors' agreement with each other and the jury's row after theirs. The
+// JSON of a jury is an object {"results": rs, "jury": jury}; without one
+// it is rs, as it always was.
+func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, jury *bench.JuryResult, calibration bool) error {
 	if format == "json" {
+		if jury != nil {
+			return writeJSON(w, struct {
+				Results []bench.AgreeResult `json:"results"`
+				Jury    *bench.JuryResult   `json:"jury"`
+			}{rs, jury})
+		}
 		return writeJSON(w, rs)
+	}
+	if jury != nil {
+		// The jury's row right after its jurors', before the baseline.
+		n := len(jury.Jurors)
+		rs = slices.Concat(rs[:n], []bench.AgreeResult{jury.Jury}, rs[n:])
 	}
 	// Buffered, so that a failed write (a full disk) is kept and returned.
 	bw := bufio.NewWriter(w)
@@ -538,6 +623,9 @@ func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, calibr
 				fmt.Fprintf(bw, "%s, %s: undefined bootstrap resamples dropped: %s\n", x.Metric, group, d)
 			}
 		}
+	}
+	if jury != nil {
+		fmt.Fprintf(bw, "\n%s", jury.Markdown())
 	}
 	return bw.Flush()
 }

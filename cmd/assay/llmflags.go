@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -105,6 +108,7 @@ func (st *stability) add(sc eval.Score) {
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.spec, "llm", "", "judge model as backend:model (openai:gpt-4o-mini, ollama:qwen2.5:7b, vllm:NAME, langchain:anthropic:MODEL, offline);\n"+
+		"assay agree takes several, comma separated, as a jury;\n"+
 		"default: $ASSAY_LLM, else openai:gpt-4o-mini when $OPENAI_API_KEY is set, else offline")
 	fl.BoolVar(&f.noCache, "no-cache", false, "do not read or write the response cache")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the calls, tokens and cost the run would need, and make no call")
@@ -122,6 +126,9 @@ func (f *llmFlags) register(fl *pflag.FlagSet) {
 // (setup.Open), with its notices on stderr. The returned close function
 // closes the client's idle connections and the cache.
 func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
+	if strings.Contains(f.spec, ",") {
+		return nil, nil, inputErr(errors.New("--llm: one model here; juries are for assay agree"))
+	}
 	c, closer, err := setup.Open(setup.Config{
 		Spec: f.spec, NoCache: f.noCache || f.dryRun,
 		Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost, PricesFile: f.prices,
@@ -132,6 +139,26 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 		return nil, nil, inputErr(err)
 	}
 	return c, func() { _ = closer.Close() }, nil
+}
+
+// jurySpecs are the models of a comma-separated --llm (assay agree's
+// jury), each once; a single spec, or none, is nil.
+func (f *llmFlags) jurySpecs() ([]string, error) {
+	if !strings.Contains(f.spec, ",") {
+		return nil, nil
+	}
+	var specs []string
+	for part := range strings.SplitSeq(f.spec, ",") {
+		spec := strings.TrimSpace(part)
+		switch {
+		case spec == "":
+			return nil, inputErr(fmt.Errorf("--llm %q: an empty model between commas: write openai:gpt-4o-mini,ollama:qwen2.5:7b", f.spec))
+		case slices.Contains(specs, spec):
+			return nil, inputErr(fmt.Errorf("--llm: %s is given twice: a jury's models are distinct", spec))
+		}
+		specs = append(specs, spec)
+	}
+	return specs, nil
 }
 
 // summary prints what the model client did, on stderr.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/stats"
 )
 
 // juryData is six records labelled faithful or not. The word kiwi in an
@@ -153,4 +154,58 @@ func TestJuryFlagErrors(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() { assert.Zero(t, srv.Calls(), "no model call") })
+}
+
+// gradeReplies grades a source 1-5: judge-a 5 when the prompt speaks of
+// cold, else 3; judge-b always 4.
+func gradeReplies(req openai.ChatCompletionRequest) llmtest.Reply {
+	if rf := req.ResponseFormat; rf == nil || rf.JSONSchema == nil || rf.JSONSchema.Name != "grade" {
+		return llmtest.JudgeReplies(req)
+	}
+	grade := "4"
+	if req.Model == "judge-a" {
+		grade = "3"
+		if strings.Contains(strings.ToLower(req.Messages[len(req.Messages)-1].Content), "cold") {
+			grade = "5"
+		}
+	}
+	return llmtest.Reply{Content: `{"grade":` + grade + `,"reason":"as the fake grades"}`}
+}
+
+// TestAgreeJuryGraded: for a graded label the jury's value is the lower of
+// two jurors' grades that differ, and the jurors' agreement is their alpha.
+func TestAgreeJuryGraded(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(gradeReplies))
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL()}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"agree", "--no-cache", "-q", "--metric", "source_relevance", "--label", "relevance", "--grades", "1,2,3,4,5",
+		"--llm", "openai:judge-a,openai:judge-b", "--format", "json", "../../fixtures/rag/graded.jsonl"}, func(k string) string { return env[k] }, nil, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	var got struct {
+		Results []bench.AgreeResult `json:"results"`
+		Jury    bench.JuryResult    `json:"jury"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+	require.Len(t, got.Results, 2)
+	a, b, jury := got.Results[0], got.Results[1], got.Jury.Jury
+	require.NotNil(t, jury.GradedStats)
+	assert.Equal(t, "as given", jury.JudgeOnGrades)
+	assert.Equal(t, "points", a.JudgeOnGrades)
+	require.Len(t, jury.Rows, len(a.Rows))
+	units := make([][]float64, len(a.Rows))
+	sawFive, sawThree := false, false
+	for i := range a.Rows {
+		ga, gb := a.Rows[i].Points, b.Rows[i].Points
+		require.Contains(t, []float64{3, 5}, ga)
+		require.InDelta(t, 4, gb, 0)
+		sawFive, sawThree = sawFive || ga == 5, sawThree || ga == 3
+		assert.InDelta(t, min(ga, gb), jury.Rows[i].Value, 0, "record %s: a tie takes the lower grade", a.Rows[i].ID)
+		units[i] = []float64{ga, gb}
+	}
+	assert.True(t, sawFive && sawThree, "the fake gave judge-a both grades")
+	require.NotNil(t, got.Jury.AlphaOrdinal)
+	assert.InDelta(t, stats.KrippendorffAlpha(units, stats.Ordinal), float64(*got.Jury.AlphaOrdinal), 1e-12)
+	assert.InDelta(t, stats.KrippendorffAlpha(units, stats.Interval), float64(*got.Jury.AlphaInterval), 1e-12)
+	assert.Empty(t, got.Jury.Pairwise)
 }

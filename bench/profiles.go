@@ -101,20 +101,12 @@ func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
 var DailyMetrics = daily.Metrics()
 
 // DailyUnit judges a daily report with seed 003's scorers (the built-in
-// daily profile): the five scores and the overall quality, each with its
-// dimensions in the evidence. A record without telemetry has its QoS
+// daily profile), the report scored once: the five scores and the overall
+// quality, each with its dimensions in the evidence. A record without telemetry has its QoS
 // skipped.
 func DailyUnit() Unit {
-	return Unit{Metrics: DailyMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
-		out := make([]eval.Score, 0, len(DailyMetrics))
-		for _, m := range DailyMetrics {
-			sc, err := daily.Scorer{Metric: m}.Score(ctx, s)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, sc)
-		}
-		return out, nil
+	return Unit{Metrics: DailyMetrics, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
+		return daily.Scores(nil, s)
 	}}
 }
 

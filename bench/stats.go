@@ -157,7 +157,9 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	ms.Min = orNaN(stats.Min(v))
 	ms.Max = orNaN(stats.Max(v))
 	ms.P10 = Num(percentile(v, 10))
-	lo, hi := BootstrapMeanCI(v, BootstrapResamples, BootstrapSeed)
+	// Resampled in sorted order, so that the interval does not depend on
+	// the order the judgements finished in (a parallel run's is not fixed).
+	lo, hi := BootstrapMeanCI(slices.Sorted(slices.Values(v)), BootstrapResamples, BootstrapSeed)
 	ms.CILow, ms.CIHigh = Num(lo), Num(hi)
 	passed := 0
 	for _, x := range v {

@@ -76,27 +76,58 @@ var _ eval.Scorer = Scorer{}
 // Score implements eval.Scorer. A sample whose truth does not decode is an
 // error naming the field; QoS without telemetry is Skipped.
 func (s Scorer) Score(_ context.Context, sm eval.Sample) (eval.Score, error) {
-	p := s.Profile
+	scores, err := s.Profile.scores(sm, []string{s.Metric})
+	if err != nil {
+		return eval.Score{Metric: s.Metric, Max: 100}, err
+	}
+	return scores[0], nil
+}
+
+// Scores are the sample's scores of every metric (Metrics, in order), its
+// report scored once: what a Scorer per metric gives, for a caller that
+// wants them all. Profile nil is the built-in profile.
+func Scores(p *Profile, sm eval.Sample) ([]eval.Score, error) {
+	return p.scores(sm, Metrics())
+}
+
+// scores reads the sample's truth and telemetry, scores the report once
+// and returns the named metrics' scores.
+func (p *Profile) scores(sm eval.Sample, metrics []string) ([]eval.Score, error) {
 	if p == nil {
 		p = Default()
 	}
-	out := eval.Score{Metric: s.Metric, Max: 100}
 	tr, err := sampleTruth(p, sm)
 	if err != nil {
-		return out, fmt.Errorf("%s: %w", s.Metric, err)
+		return nil, fmt.Errorf("%s: %w", metrics[0], err)
 	}
 	tel, err := sampleTelemetry(sm)
 	if err != nil {
-		return out, fmt.Errorf("%s: %w", s.Metric, err)
+		return nil, fmt.Errorf("%s: %w", metrics[0], err)
 	}
-	if s.Metric == MetricQoS && tel == nil {
-		out.Skipped, out.Err, out.Reason = true, ErrNoTelemetry, ErrNoTelemetry.Error()
-		return out, nil
+	var r *Result
+	out := make([]eval.Score, len(metrics))
+	for i, m := range metrics {
+		if m == MetricQoS && tel == nil {
+			out[i] = eval.Score{Metric: m, Max: 100, Skipped: true, Err: ErrNoTelemetry, Reason: ErrNoTelemetry.Error()}
+			continue
+		}
+		if r == nil {
+			res := p.Score(sm.Answer, tr, tel)
+			r = &res
+		}
+		if out[i], err = scoreOf(m, *r); err != nil {
+			return nil, err
+		}
 	}
-	r := p.Score(sm.Answer, tr, tel)
+	return out, nil
+}
+
+// scoreOf is metric's score of a scored report.
+func scoreOf(metric string, r Result) (eval.Score, error) {
+	out := eval.Score{Metric: metric, Max: 100}
 	var dims Dims
 	var issues, gaps []string
-	switch s.Metric {
+	switch metric {
 	case MetricFaithfulness:
 		out.Points, dims, issues = r.Faithfulness.OverallScore, r.Faithfulness.MetricScores, r.Faithfulness.Violations
 	case MetricCompleteness:
@@ -111,10 +142,10 @@ func (s Scorer) Score(_ context.Context, sm eval.Sample) (eval.Score, error) {
 		out.Points, gaps = r.OverallQuality, r.Gate.Failed
 		out.Reason = "gate: " + r.Gate.Decision
 	default:
-		return out, fmt.Errorf("daily: unknown metric %q (have %s)", s.Metric, strings.Join(Metrics(), ", "))
+		return out, fmt.Errorf("daily: unknown metric %q (have %s)", metric, strings.Join(Metrics(), ", "))
 	}
 	out.Value = out.Points / 100
-	keys := Dimensions()[s.Metric]
+	keys := Dimensions()[metric]
 	if len(dims) > 0 {
 		out.Evidence.Counts = map[string]float64{}
 		for i, d := range dims {

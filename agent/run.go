@@ -72,6 +72,37 @@ func (p *Profile) Scorers(opt Options) []eval.Scorer {
 	return out
 }
 
+// Max is the card's maximum: the sum of its scorers' maxima.
+func (p *Profile) Max() float64 {
+	total := 0.0
+	for _, s := range p.Specs {
+		total += s.Max
+	}
+	return total
+}
+
+// ModelScorers are the profile's metrics whose scorers call a model when
+// one is set (judges.Metric.CallsModel), and the builder of those scorers
+// with a model, in the same order: what a dry run counts the calls of.
+func (p *Profile) ModelScorers(opt Options) ([]string, func(judges.Model) []eval.Scorer) {
+	var metrics []string
+	var idx []int
+	for i, s := range p.Specs {
+		if m, ok := judges.Lookup(s.Metric); ok && m.CallsModel {
+			metrics, idx = append(metrics, s.Metric), append(idx, i)
+		}
+	}
+	return metrics, func(m judges.Model) []eval.Scorer {
+		opt.Model = m
+		all := p.Scorers(opt)
+		out := make([]eval.Scorer, len(idx))
+		for j, i := range idx {
+			out[j] = all[i]
+		}
+		return out
+	}
+}
+
 // scoreOne runs one scorer on the sample, handing a report scorer the
 // card's parsed report.
 func scoreOne(ctx context.Context, sc eval.Scorer, s eval.Sample, report func() *heuristics.Report) (eval.Score, error) {

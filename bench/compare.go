@@ -66,7 +66,10 @@ func ReadRunFolder(dir string) (*RunFolder, error) {
 //
 // Means are over scored values only, never defaults; the baseline's come
 // from its summary.json, or from its results when it has none.
-func Compare(baseDir string, cur *ResultFile, curSummary Summary) (*Comparison, []QualityAlert, error) {
+//
+// cfg, when not nil, is the current run's configuration: the comparison
+// then says how the baseline was judged otherwise (JudgedOtherwise).
+func Compare(baseDir string, cur *ResultFile, curSummary Summary, cfg *RunConfig) (*Comparison, []QualityAlert, error) {
 	base, err := ReadRunFolder(baseDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("baseline: %w", err)
@@ -74,6 +77,9 @@ func Compare(baseDir string, cur *ResultFile, curSummary Summary) (*Comparison, 
 	baseValues := countedValues(base.Results)
 	curValues := countedValues(cur)
 	c := &Comparison{BaselineRunID: base.Config.RunID, BaselineDir: baseDir, Metrics: []MetricComparison{}}
+	if cfg != nil {
+		c.Judged = JudgedOtherwise(base.Config, *cfg)
+	}
 	alerts := []QualityAlert{}
 	for _, m := range curSummary.Metrics {
 		mc := MetricComparison{Metric: m.Metric, BaselineMean: baselineMean(base, baseValues, m.Metric), CurrentMean: m.Mean}
@@ -105,6 +111,23 @@ func Compare(baseDir string, cur *ResultFile, curSummary Summary) (*Comparison, 
 		alerts = append(alerts, MeanAlerts(m.Metric, float64(mc.CurrentMean), float64(mc.BaselineMean))...)
 	}
 	return c, alerts, nil
+}
+
+// JudgedOtherwise lists how the run was judged (cfg) otherwise than
+// the baseline (base): another model, or other versions of the prompts
+// both use. A comparison, a diff or a trend across such runs measures the
+// judge as well as the system, and says so.
+func JudgedOtherwise(base, cfg RunConfig) []string {
+	var out []string
+	if base.Model != cfg.Model {
+		out = append(out, fmt.Sprintf("model %s, now %s", quoteOrNone(base.Model), quoteOrNone(cfg.Model)))
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Prompts)) {
+		if was, ok := base.Prompts[name]; ok && was != cfg.Prompts[name] {
+			out = append(out, fmt.Sprintf("prompt %s version %s, now %s", name, was, cfg.Prompts[name]))
+		}
+	}
+	return out
 }
 
 // countedValues maps metric to sample id to value, for the results that

@@ -120,7 +120,7 @@ func TestCompare(t *testing.T) {
 			}
 			dir := writeRun(t, filepath.Join(t.TempDir(), "base"), bench.RunConfig{RunID: "base"}, bs, tc.base)
 			cur := resultFile(t, tc.cur)
-			c, alerts, err := bench.Compare(dir, cur, bench.Summary{RunID: "cur", Metrics: []bench.MetricStats{{Metric: "m", Mean: tc.curMean}}})
+			c, alerts, err := bench.Compare(dir, cur, bench.Summary{RunID: "cur", Metrics: []bench.MetricStats{{Metric: "m", Mean: tc.curMean}}}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, "base", c.BaselineRunID)
 			assert.Equal(t, dir, c.BaselineDir)
@@ -158,7 +158,7 @@ func TestCompare(t *testing.T) {
 func TestCompareNotARunFolder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, _, err := bench.Compare(dir, resultFile(t, nil), bench.Summary{})
+	_, _, err := bench.Compare(dir, resultFile(t, nil), bench.Summary{}, nil)
 	require.Error(t, err)
 	assert.Equal(t, "baseline: "+dir+" is not a run folder (no config.json): give a folder written by assay bench --out", err.Error())
 }

@@ -9,7 +9,7 @@
 //	if err != nil {
 //		return err // an *eval.InputError naming file, line and field
 //	}
-//	res, err := bench.Agree(ctx, recs, bench.Job{Scorer: judge, Metric: "faithfulness"},
+//	res, err := bench.Agree(ctx, recs, bench.AgreeJob{Scorer: judge, Metric: "faithfulness"},
 //		bench.AgreeOptions{Label: "faithful", Threshold: &defaultThreshold})
 //	fmt.Print(res.Markdown())
 //

@@ -38,6 +38,9 @@ type DatasetOptions struct {
 	// one of them needs (a judges.Checker's Check fails) is an input error
 	// naming the file, line and field, before any of them is run.
 	Scorers []eval.Scorer
+	// Name is how errors name the file, when not its path: a copy of
+	// standard input (Spool) is named StdinName.
+	Name string
 	// Visit, when not nil, is handed each record of the check pass after
 	// the scorers' checks; an error it returns ends the pass and is
 	// OpenDataset's.
@@ -49,6 +52,7 @@ type DatasetOptions struct {
 // the file cannot be read twice (standard input, a pipe).
 type Dataset struct {
 	path   string // as given; Stdin is standard input
+	name   string // how errors name it, when not path
 	format Format
 	// data holds standard input, or a file that is not a regular one (a
 	// pipe), which cannot be read twice; nil for a regular file.
@@ -70,7 +74,7 @@ type Dataset struct {
 // counts the records. Every error about the input is an *eval.InputError
 // naming the file (standard input as StdinName), the line and the field.
 func OpenDataset(path string, opts DatasetOptions) (*Dataset, error) {
-	d := &Dataset{path: path, format: opts.Format, seed: maphash.MakeSeed()}
+	d := &Dataset{path: path, name: opts.Name, format: opts.Format, seed: maphash.MakeSeed()}
 	if d.format == "" {
 		d.format = FormatOf(path)
 		if path == Stdin {
@@ -121,6 +125,9 @@ func (d *Dataset) Len() int { return d.n }
 
 // Name is the file as errors name it: the path, or StdinName.
 func (d *Dataset) Name() string {
+	if d.name != "" {
+		return d.name
+	}
 	if d.path == Stdin {
 		return StdinName
 	}
@@ -180,14 +187,14 @@ func (d *Dataset) Records() iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		fh, err := os.Open(d.path)
 		if err != nil {
-			yield(Record{}, &eval.InputError{File: d.path, Msg: "cannot read: " + err.Error()})
+			yield(Record{}, &eval.InputError{File: d.Name(), Msg: "cannot read: " + err.Error()})
 			return
 		}
 		defer func() { _ = fh.Close() }() // read only
 		i := 0
-		for rec, err := range d.format.records(d.path, io.LimitReader(fh, MaxDataset+1), nil) {
+		for rec, err := range d.format.records(d.Name(), io.LimitReader(fh, MaxDataset+1), nil) {
 			if err == nil && (i >= len(d.order) || idHash32(d.seed, rec.ID) != d.order[i]) {
-				err = &eval.InputError{File: d.path, Line: rec.Line, Field: "id", Msg: fmt.Sprintf(
+				err = &eval.InputError{File: d.Name(), Line: rec.Line, Field: "id", Msg: fmt.Sprintf(
 					"id %q is not the record checked at its place: the file changed since it was checked; run again on a file that stays put", rec.ID)}
 				rec = Record{}
 			}

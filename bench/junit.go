@@ -55,14 +55,29 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
+// JUnitOptions says what a JUnit file marks as failed: exactly what makes
+// the run's exit code non-zero.
+type JUnitOptions struct {
+	// Floor is each metric's --min floor (0: none): a value below it is a
+	// <failure>. A value under the metric's threshold but above its
+	// floor passes, as the run does.
+	Floor func(metric string) float64
+	// Infra says the run failed for its defaults or its budget: its
+	// neutral defaults are then <error>s; otherwise they are <skipped>
+	// (not measured, within --max-default-rate).
+	Infra bool
+}
+
 // WriteJUnit writes the run as JUnit XML: a testsuite "gates" with a
 // testcase per gate of s (a failed gate is a <failure>), then a testsuite
-// per metric with a testcase per sample: a value below threshold(metric)
-// is a <failure> with the judge's reason, a neutral default an <error>
-// with the judge's error, and a skipped result <skipped>. results may be
-// nil, for the gates alone. Metrics come in cfg's order, then any others
-// the results hold; samples by id.
-func WriteJUnit(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, threshold func(metric string) float64) error {
+// per metric with a testcase per sample: a value below its --min floor
+// (opts.Floor) is a <failure> with the judge's reason, a neutral default
+// an <error> when the run failed for its defaults (opts.Infra), else
+// <skipped>, and a skipped result <skipped>. A JUnit reader thus fails
+// exactly what failed the run. results may be nil, for the gates alone.
+// Metrics come in cfg's order, then any others the results hold; samples
+// by id.
+func WriteJUnit(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, opts JUnitOptions) error {
 	doc := junitSuites{Name: "assay bench " + cmp.Or(cfg.RunID, s.RunID)}
 	stamp := ""
 	if !s.Started.IsZero() {
@@ -95,10 +110,16 @@ func WriteJUnit(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, thre
 			rs := byMetric[m]
 			slices.SortFunc(rs, func(a, b Result) int { return cmp.Compare(a.ID, b.ID) })
 			floor := 0.0
-			if threshold != nil {
-				floor = threshold(m)
+			if opts.Floor != nil {
+				floor = opts.Floor(m)
 			}
-			suite := junitSuite{Name: m, Timestamp: stamp, Properties: []junitProperty{{"threshold", strconv.FormatFloat(floor, 'g', -1, 64)}}}
+			props := []junitProperty{{"floor", strconv.FormatFloat(floor, 'g', -1, 64)}}
+			for _, ms := range s.Metrics {
+				if ms.Metric == m {
+					props = append(props, junitProperty{"threshold", strconv.FormatFloat(ms.Threshold, 'g', -1, 64)})
+				}
+			}
+			suite := junitSuite{Name: m, Timestamp: stamp, Properties: props}
 			var total float64
 			for _, r := range rs {
 				secs := r.Usage.Latency.Seconds()
@@ -107,12 +128,15 @@ func WriteJUnit(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, thre
 				switch {
 				case r.Skipped:
 					c.Skipped = &junitProblem{Message: cmp.Or(r.Reason, "nothing to judge")}
-				case r.Defaulted:
+				case r.Defaulted && opts.Infra:
 					c.Error = &junitProblem{Type: "defaulted", Message: "the judge failed and the neutral default 0.5 was used",
 						Text: cmp.Or(r.Error, "no error recorded")}
-				case r.Value < floor:
-					c.Failure = &junitProblem{Type: "below threshold",
-						Message: fmt.Sprintf("%s %.4f is below its threshold %g", m, r.Value, floor),
+				case r.Defaulted:
+					c.Skipped = &junitProblem{Message: "not measured: the judge failed and the neutral default was used (within --max-default-rate): " +
+						cmp.Or(r.Error, "no error recorded")}
+				case floor > 0 && Round(r.Value) < floor:
+					c.Failure = &junitProblem{Type: "below floor",
+						Message: fmt.Sprintf("%s %.4f is below its --min floor %g", m, r.Value, floor),
 						Text:    cmp.Or(r.Reason, "no reason recorded")}
 				}
 				suite.add(c)

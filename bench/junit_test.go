@@ -67,9 +67,9 @@ func TestWriteJUnit(t *testing.T) {
 		{ID: "q2", Metric: "context_quality", Value: 0.8},
 		{ID: "q1", Metric: "extra_metric", Value: 0.1},
 	})
-	thresholds := map[string]float64{"faithfulness": 0.7, "context_quality": 0.3}
+	floors := map[string]float64{"faithfulness": 0.7, "context_quality": 0.3}
 	var buf bytes.Buffer
-	require.NoError(t, bench.WriteJUnit(&buf, cfg, s, results, func(m string) float64 { return thresholds[m] }))
+	require.NoError(t, bench.WriteJUnit(&buf, cfg, s, results, bench.JUnitOptions{Floor: func(m string) float64 { return floors[m] }, Infra: true}))
 	require.True(t, bytes.HasPrefix(buf.Bytes(), []byte(xml.Header)))
 
 	var got xSuites
@@ -92,16 +92,16 @@ func TestWriteJUnit(t *testing.T) {
 			{name: "faithfulness.mean>=0.5", outcome: "failure", message: "faithfulness.mean is undefined", text: "faithfulness.mean>=0.5: got undefined, want >= 0.5"},
 		}},
 		"a metric's samples by id": {suite: 1, name: "faithfulness", tests: 4, failures: 1, errs: 1, skp: 1, cases: []caseWant{
-			{name: "q1", outcome: "failure", message: "faithfulness 0.4000 is below its threshold 0.7", text: "2 of 5 claims unsupported <&>"},
+			{name: "q1", outcome: "failure", message: "faithfulness 0.4000 is below its --min floor 0.7", text: "2 of 5 claims unsupported <&>"},
 			{name: "q2", outcome: "pass"},
 			{name: "q3", outcome: "error", message: "the judge failed and the neutral default 0.5 was used", text: "model: 503 Service Unavailable"},
 			{name: "q4", outcome: "skipped", message: "no contexts"},
 		}},
 		"config's metric order": {suite: 2, name: "context_quality", tests: 2, failures: 1, cases: []caseWant{
-			{name: "q1", outcome: "failure", message: "context_quality 0.2000 is below its threshold 0.3", text: "no reason recorded"},
+			{name: "q1", outcome: "failure", message: "context_quality 0.2000 is below its --min floor 0.3", text: "no reason recorded"},
 			{name: "q2", outcome: "pass"},
 		}},
-		"a metric outside the config last, threshold 0": {suite: 3, name: "extra_metric", tests: 1, cases: []caseWant{
+		"a metric outside the config last, no floor": {suite: 3, name: "extra_metric", tests: 1, cases: []caseWant{
 			{name: "q1", outcome: "pass"},
 		}},
 	}
@@ -144,10 +144,33 @@ func TestWriteJUnit(t *testing.T) {
 func TestWriteJUnitGatesOnly(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	require.NoError(t, bench.WriteJUnit(&buf, bench.RunConfig{RunID: "r"}, bench.Summary{}, nil, nil))
+	require.NoError(t, bench.WriteJUnit(&buf, bench.RunConfig{RunID: "r"}, bench.Summary{}, nil, bench.JUnitOptions{}))
 	var got xSuites
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &got))
 	require.Len(t, got.Suites, 1)
 	assert.Equal(t, "gates", got.Suites[0].Name)
 	assert.Equal(t, 0, got.Tests)
+}
+
+// TestWriteJUnitFailsWhatFailsTheRun: without a --min floor a value under
+// the metric's threshold is no failure, and a neutral default within the
+// allowed rate is skipped, not an error, so a JUnit reader goes red
+// exactly when the run's exit code is non-zero.
+func TestWriteJUnitFailsWhatFailsTheRun(t *testing.T) {
+	t.Parallel()
+	results := resultFile(t, []bench.Result{
+		{ID: "q1", Metric: "faithfulness", Value: 0.1},
+		{ID: "q2", Metric: "faithfulness", Value: 0.5, Defaulted: true, Error: "model: 503"},
+	})
+	s := bench.Summary{Metrics: []bench.MetricStats{{Metric: "faithfulness", Threshold: 0.7}}}
+	var buf bytes.Buffer
+	require.NoError(t, bench.WriteJUnit(&buf, bench.RunConfig{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, bench.JUnitOptions{}))
+	var got xSuites
+	require.NoError(t, xml.Unmarshal(buf.Bytes(), &got), buf.String())
+	assert.Equal(t, []int{2, 0, 0, 1}, []int{got.Tests, got.Failures, got.Errors, got.Skipped}, buf.String())
+	require.Len(t, got.Suites, 2)
+	require.Len(t, got.Suites[1].Cases, 2)
+	assert.Nil(t, got.Suites[1].Cases[0].Failure, "0.1 under the threshold 0.7 with no floor passes, as the run does")
+	require.NotNil(t, got.Suites[1].Cases[1].Skipped)
+	assert.Contains(t, got.Suites[1].Cases[1].Skipped.Message, "within --max-default-rate")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/heuristics/daily"
+	"github.com/assaylabs/assay/judges"
 )
 
 // The profiles a run can judge instead of judge metrics (RunConfig.Profile).
@@ -89,6 +90,10 @@ func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
 		if card.Max > 0 {
 			total.Value = card.Total / card.Max
 		}
+		// A research card passes by its rule (grounding at its maximum and
+		// the total at the pass threshold), not by the total alone.
+		pass := card.Status == eval.StatusPass
+		total.Pass = &pass
 		if card.Defaulted > 0 {
 			total.Defaulted = true
 			total.Err = fmt.Errorf("%d dimension(s) of the card defaulted", card.Defaulted)
@@ -110,10 +115,71 @@ func DailyUnit() Unit {
 	}}
 }
 
+// profilePlan is what a profile's run judges, given its model.
+type profilePlan struct {
+	name    string
+	metrics []string
+	units   func(m judges.Model) []Unit
+	// dry are the profile's model-calling metrics and the builder of
+	// their scorers; none for a profile that never calls a model.
+	dryMetrics []string
+	dryScorers func(judges.Model) []eval.Scorer
+}
+
+// ProfilePlan returns the plan of the profile a run judges (ProfileContext,
+// ProfileResearch or ProfileDaily), or an input error naming --profile.
+func ProfilePlan(profile string) (profilePlan, error) {
+	switch profile {
+	case ProfileContext:
+		return profilePlan{name: profile, metrics: ContextMetrics, units: func(judges.Model) []Unit { return []Unit{ContextUnit()} }}, nil
+	case ProfileDaily:
+		return profilePlan{name: profile, metrics: DailyMetrics, units: func(judges.Model) []Unit { return []Unit{DailyUnit()} }}, nil
+	case ProfileResearch:
+		p, err := agent.LoadProfile("research")
+		if err != nil {
+			return profilePlan{}, err
+		}
+		dm, ds := p.ModelScorers(agent.Options{})
+		return profilePlan{name: profile, metrics: ResearchMetrics(p), dryMetrics: dm, dryScorers: ds, units: func(m judges.Model) []Unit {
+			return []Unit{ResearchUnit(p, agent.Options{Model: m})}
+		}}, nil
+	}
+	return profilePlan{}, &eval.InputError{Field: "--profile", Msg: fmt.Sprintf("want %s, %s or %s, got %q", ProfileContext, ProfileResearch, ProfileDaily, profile)}
+}
+
+// build is the run's plan with model m.
+func (pp profilePlan) build(m judges.Model) plan {
+	p := plan{metrics: pp.metrics, units: pp.units(m), dryMetrics: pp.dryMetrics, dryScorers: pp.dryScorers}
+	if !judges.Offline(m) {
+		p.modelMetrics = pp.dryMetrics
+	}
+	return p
+}
+
+// profileThreshold is a metric's pass threshold in a run's summary: the
+// context card's pass threshold (seed 002's CRAG "correct", 0.7) for
+// context_quality under the context profile, the research card's pass
+// total over its maximum for its total (the card's verdict decides each
+// record, Result.Pass), else the metric's default.
+func profileThreshold(profile, metric string, m judges.Model) float64 {
+	switch {
+	case profile == ProfileContext && metric == agent.MetricContextQuality:
+		if p, err := agent.LoadProfile("context"); err == nil {
+			return p.Pass.Threshold
+		}
+	case profile == ProfileResearch && metric == MetricTotal:
+		if p, err := agent.LoadProfile("research"); err == nil && p.Max() > 0 {
+			return p.Pass.Threshold / p.Max()
+		}
+	}
+	return judges.DefaultThreshold(metric, m)
+}
+
 // ProfileData is a JSON Lines dataset of a profile, checked whole by a
 // first pass and read again record by record, like [Dataset].
 type ProfileData struct {
 	path    string
+	name    string // how errors name the file
 	profile string
 	n       int
 }
@@ -122,24 +188,28 @@ type ProfileData struct {
 // profile (ProfileContext or ProfileResearch): every line a valid record,
 // ids unique. Errors are *eval.InputError naming the file, line and field.
 // A hash of each id is held during the check (to find duplicates, see
-// idSet), not the records.
-func OpenProfileData(path, profile string) (*ProfileData, error) {
+// idSet), not the records. name is how errors name the file ("" is path;
+// a copy of standard input is StdinName).
+func OpenProfileData(path, name, profile string) (*ProfileData, error) {
 	if profile != ProfileContext && profile != ProfileResearch && profile != ProfileDaily {
-		return nil, fmt.Errorf("profile %q: bench judges the profiles %s, %s and %s", profile, ProfileContext, ProfileResearch, ProfileDaily)
+		return nil, &eval.InputError{Field: "--profile", Msg: fmt.Sprintf("want %s, %s or %s, got %q", ProfileContext, ProfileResearch, ProfileDaily, profile)}
 	}
-	d := &ProfileData{path: path, profile: profile}
+	if name == "" {
+		name = path
+	}
+	d := &ProfileData{path: path, name: name, profile: profile}
 	seen := newIDSet()
 	for rec, err := range d.Records() {
 		if err != nil {
 			return nil, err
 		}
 		if first, dup := seen.add(rec.ID, rec.Line); dup {
-			return nil, &eval.InputError{File: path, Line: rec.Line, Field: "id", Msg: fmt.Sprintf("id %q is also on line %d: ids must be unique", rec.ID, first)}
+			return nil, &eval.InputError{File: d.name, Line: rec.Line, Field: "id", Msg: fmt.Sprintf("id %q is also on line %d: ids must be unique", rec.ID, first)}
 		}
 		d.n++
 	}
 	if d.n == 0 {
-		return nil, &eval.InputError{File: path, Msg: "empty input: nothing to score"}
+		return nil, &eval.InputError{File: d.name, Msg: "empty input: nothing to score"}
 	}
 	return d, nil
 }
@@ -153,7 +223,7 @@ func (d *ProfileData) Records() iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		f, err := os.Open(d.path)
 		if err != nil {
-			yield(Record{}, &eval.InputError{File: d.path, Msg: "cannot read: " + err.Error()})
+			yield(Record{}, &eval.InputError{File: d.name, Msg: "cannot read: " + err.Error()})
 			return
 		}
 		defer func() { _ = f.Close() }() // read only
@@ -161,11 +231,11 @@ func (d *ProfileData) Records() iter.Seq2[Record, error] {
 		for line := 1; ; line++ {
 			b, rerr := br.ReadBytes('\n')
 			if rerr != nil && !errors.Is(rerr, io.EOF) {
-				yield(Record{}, &eval.InputError{File: d.path, Line: line, Msg: "cannot read: " + rerr.Error()})
+				yield(Record{}, &eval.InputError{File: d.name, Line: line, Msg: "cannot read: " + rerr.Error()})
 				return
 			}
 			if len(b) > MaxLine {
-				yield(Record{}, &eval.InputError{File: d.path, Line: line, Msg: fmt.Sprintf("line longer than the %d MB limit", MaxLine>>20)})
+				yield(Record{}, &eval.InputError{File: d.name, Line: line, Msg: fmt.Sprintf("line longer than the %d MB limit", MaxLine>>20)})
 				return
 			}
 			if t := bytes.TrimSpace(b); len(t) > 0 {
@@ -190,7 +260,7 @@ func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 		Telemetry json.RawMessage `json:"telemetry"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return Record{}, &eval.InputError{File: d.path, Line: line, Msg: "not a JSON object of a " + d.profile + " sample: " + err.Error(), Err: err}
+		return Record{}, &eval.InputError{File: d.name, Line: line, Msg: "not a JSON object of a " + d.profile + " sample: " + err.Error(), Err: err}
 	}
 	id := "line-" + strconv.Itoa(line)
 	if len(head.ID) > 0 && string(head.ID) != "null" {
@@ -214,7 +284,7 @@ func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 				b, _ = json.Marshal(fields)
 			}
 		}
-		s, err := eval.DecodeContextSample(d.path, b)
+		s, err := eval.DecodeContextSample(d.name, b)
 		if err != nil {
 			var ie *eval.InputError
 			if errors.As(err, &ie) {
@@ -225,13 +295,13 @@ func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 		rec.Sample = s
 	case ProfileDaily:
 		if head.Report == nil || strings.TrimSpace(*head.Report) == "" {
-			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "report", Msg: "missing: a daily sample is {id, report, truth, telemetry}, the report in Markdown"}
+			return Record{}, &eval.InputError{File: d.name, Line: line, Field: "report", Msg: "missing: a daily sample is {id, report, truth, telemetry}, the report in Markdown"}
 		}
 		if len(head.Truth) == 0 || string(head.Truth) == "null" {
-			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "truth", Msg: "missing: the ground truth the report was written from ({subject, date, values, percentiles, news})"}
+			return Record{}, &eval.InputError{File: d.name, Line: line, Field: "truth", Msg: "missing: the ground truth the report was written from ({subject, date, values, percentiles, news})"}
 		}
 		if _, err := daily.ReadTruth("truth", head.Truth, daily.Default()); err != nil {
-			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "truth", Msg: err.Error(), Err: err}
+			return Record{}, &eval.InputError{File: d.name, Line: line, Field: "truth", Msg: err.Error(), Err: err}
 		}
 		md := map[string]any{daily.MetaTruth: head.Truth}
 		if len(head.Telemetry) > 0 && string(head.Telemetry) != "null" {
@@ -240,7 +310,7 @@ func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 		rec.Sample = eval.Sample{Answer: *head.Report, Metadata: md}
 	default:
 		if head.Report == nil || strings.TrimSpace(*head.Report) == "" {
-			return Record{}, &eval.InputError{File: d.path, Line: line, Field: "report", Msg: "missing: a research sample is {id, query, report}, the report in Markdown"}
+			return Record{}, &eval.InputError{File: d.name, Line: line, Field: "report", Msg: "missing: a research sample is {id, query, report}, the report in Markdown"}
 		}
 		rec.Sample = eval.Sample{Query: head.Query, Answer: *head.Report}
 	}

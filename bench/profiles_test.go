@@ -42,7 +42,7 @@ func TestOpenProfileData(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := writeFile(t, tc.text)
-			d, err := OpenProfileData(path, tc.profile)
+			d, err := OpenProfileData(path, "", tc.profile)
 			if tc.msg != "" {
 				var ie *eval.InputError
 				require.True(t, errors.As(err, &ie), "got %v", err)
@@ -68,7 +68,7 @@ func TestOpenProfileData(t *testing.T) {
 func TestProfileUnits(t *testing.T) {
 	t.Parallel()
 	path := writeFile(t, ctxLine)
-	d, err := OpenProfileData(path, ProfileContext)
+	d, err := OpenProfileData(path, "", ProfileContext)
 	require.NoError(t, err)
 	for rec, rerr := range d.Records() {
 		require.NoError(t, rerr)

@@ -39,20 +39,22 @@ type Result struct {
 	Max    float64 `json:"max,omitempty"`
 	// Method says how it was judged ("offline (approximate)",
 	// "llm:openai:gpt-4o-mini").
-	Method    string        `json:"method,omitempty"`
-	Reason    string        `json:"reason,omitempty"`
-	Defaulted bool          `json:"defaulted,omitempty"`
-	Skipped   bool          `json:"skipped,omitempty"`
-	Error     string        `json:"error,omitempty"`
-	Evidence  eval.Evidence `json:"evidence,omitzero"`
-	Usage     eval.Usage    `json:"usage,omitzero"`
+	Method    string `json:"method,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Defaulted bool   `json:"defaulted,omitempty"`
+	Skipped   bool   `json:"skipped,omitempty"`
+	// Pass is the card's verdict where a card decides (eval.Score.Pass).
+	Pass     *bool         `json:"pass,omitempty"`
+	Error    string        `json:"error,omitempty"`
+	Evidence eval.Evidence `json:"evidence,omitzero"`
+	Usage    eval.Usage    `json:"usage,omitzero"`
 }
 
 // ResultOf is the line of results.jsonl for one score of sample id.
 func ResultOf(id string, sc eval.Score) Result {
 	r := Result{
 		ID: id, Metric: sc.Metric, Value: sc.Value, Points: sc.Points, Max: sc.Max,
-		Method: sc.Method, Reason: sc.Reason, Defaulted: sc.Defaulted, Skipped: sc.Skipped,
+		Method: sc.Method, Reason: sc.Reason, Defaulted: sc.Defaulted, Skipped: sc.Skipped, Pass: sc.Pass,
 		Evidence: sc.Evidence, Usage: sc.Usage,
 	}
 	if sc.Err != nil {
@@ -89,8 +91,10 @@ type RunConfig struct {
 	// Profile is "" for judge metrics, or "context" or "research".
 	Profile string   `json:"profile,omitempty"`
 	Metrics []string `json:"metrics"`
-	// Model is the judge ("offline" or "backend:model").
-	Model string `json:"model"`
+	// Model is the judge ("offline" or "backend:model"), or NoModel when
+	// none of the run's metrics calls one; ModelMetrics are those that do.
+	Model        string   `json:"model"`
+	ModelMetrics []string `json:"model_metrics,omitempty"`
 	// Prompts maps each prompt template the run may use to its version.
 	Prompts map[string]string `json:"prompts,omitempty"`
 	// Settings are the other options that change results (thresholds,
@@ -188,9 +192,13 @@ type GateResult struct {
 // Comparison is a run against its baseline, metric by metric.
 type Comparison struct {
 	// BaselineRunID and BaselineDir name the baseline run.
-	BaselineRunID string             `json:"baseline_run_id"`
-	BaselineDir   string             `json:"baseline_dir,omitempty"`
-	Metrics       []MetricComparison `json:"metrics"`
+	BaselineRunID string `json:"baseline_run_id"`
+	BaselineDir   string `json:"baseline_dir,omitempty"`
+	// Judged says how the baseline was judged otherwise than this run
+	// (another model, other prompt versions): its figures then differ
+	// for that reason too. Empty when judged alike.
+	Judged  []string           `json:"judged_otherwise,omitempty"`
+	Metrics []MetricComparison `json:"metrics"`
 }
 
 // MetricComparison is one metric's change from the baseline.

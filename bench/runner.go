@@ -20,8 +20,8 @@ import (
 // does not say: the model server, not the CPU, is usually the bottleneck.
 const DefaultConcurrency = 4
 
-// Job is a scorer to run over a dataset.
-type Job struct {
+// AgreeJob is a scorer to run over a dataset and compare with labels.
+type AgreeJob struct {
 	// Scorer computes the value compared with the labels.
 	Scorer eval.Scorer
 	// Metric names the scorer in results; "" takes the Metric of the first
@@ -160,7 +160,7 @@ type AgreeResult struct {
 // Row, counted, and left out of the statistics. Only ctx stops the run: when it is done,
 // Agree returns ctx.Err() promptly, without starting more work, after every
 // goroutine it started has returned.
-func Agree(ctx context.Context, records []Record, job Job, opts AgreeOptions) (AgreeResult, error) {
+func Agree(ctx context.Context, records []Record, job AgreeJob, opts AgreeOptions) (AgreeResult, error) {
 	return AgreeStream(ctx, All(records), job, opts)
 }
 
@@ -169,7 +169,7 @@ func Agree(ctx context.Context, records []Record, job Job, opts AgreeOptions) (A
 // further ahead of the scoring than [ScoreStream]. An error from records
 // also stops the run, and is returned once the records read before it are
 // scored.
-func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Job, opts AgreeOptions) (AgreeResult, error) {
+func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job AgreeJob, opts AgreeOptions) (AgreeResult, error) {
 	var rows []Row
 	skipped := 0
 	labelled := func(yield func(Record, error) bool) {

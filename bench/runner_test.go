@@ -96,7 +96,7 @@ func TestAgree(t *testing.T) {
 	threshold := 0.5
 	f := &fakeScorer{}
 
-	res, err := Agree(context.Background(), recs, Job{Scorer: f, Concurrency: 2}, AgreeOptions{Label: "faithful", Threshold: &threshold})
+	res, err := Agree(context.Background(), recs, AgreeJob{Scorer: f, Concurrency: 2}, AgreeOptions{Label: "faithful", Threshold: &threshold})
 	require.NoError(t, err)
 
 	assert.Equal(t, "faithfulness", res.Metric, "taken from the scores")
@@ -161,7 +161,7 @@ func TestAgreeWithoutLabelsOrThreshold(t *testing.T) {
 	require.NoError(t, err)
 	f := &fakeScorer{}
 
-	res, err := Agree(context.Background(), recs, Job{Scorer: f, Metric: "mine"}, AgreeOptions{Label: "relevant"})
+	res, err := Agree(context.Background(), recs, AgreeJob{Scorer: f, Metric: "mine"}, AgreeOptions{Label: "relevant"})
 	require.NoError(t, err)
 	assert.Equal(t, AgreeResult{Metric: "mine", Label: "relevant", LabelType: "binary", Skipped: 11, Best: ThresholdResult{Threshold: 0.5}}, res)
 	assert.Equal(t, int32(0), f.calls.Load())
@@ -183,7 +183,7 @@ func TestAgreeStopsWhenCancelled(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := Agree(ctx, recs, Job{Scorer: f, Concurrency: 3}, AgreeOptions{Label: "faithful"})
+		_, err := Agree(ctx, recs, AgreeJob{Scorer: f, Concurrency: 3}, AgreeOptions{Label: "faithful"})
 		done <- err
 	}()
 	<-f.started
@@ -205,7 +205,7 @@ func TestAgreeWithACancelledContextScoresNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	f := &fakeScorer{}
-	_, err = Agree(ctx, recs, Job{Scorer: f}, AgreeOptions{Label: "faithful"})
+	_, err = Agree(ctx, recs, AgreeJob{Scorer: f}, AgreeOptions{Label: "faithful"})
 	assert.Equal(t, context.Canceled, err)
 	assert.Equal(t, int32(0), f.calls.Load())
 }
@@ -228,7 +228,7 @@ func TestAgreeStream(t *testing.T) {
 	}
 	threshold := 0.5
 	opts := AgreeOptions{Label: "faithful", Threshold: &threshold}
-	want, err := Agree(context.Background(), recs, Job{Scorer: &fakeScorer{}, Concurrency: limit}, opts)
+	want, err := Agree(context.Background(), recs, AgreeJob{Scorer: &fakeScorer{}, Concurrency: limit}, opts)
 	require.NoError(t, err)
 
 	tests := map[string]struct {
@@ -256,7 +256,7 @@ func TestAgreeStream(t *testing.T) {
 					}
 				}
 			}
-			got, err := AgreeStream(context.Background(), seq, Job{Scorer: f, Concurrency: limit}, opts)
+			got, err := AgreeStream(context.Background(), seq, AgreeJob{Scorer: f, Concurrency: limit}, opts)
 			if tc.err != nil {
 				require.ErrorIs(t, err, tc.err)
 				assert.Equal(t, read.Load(), f.calls.Load(), "the records read before it are scored")

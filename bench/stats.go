@@ -44,6 +44,10 @@ type metricAcc struct {
 	tokensIn, tokensOut           int
 	cost                          float64
 	sampled, unstable             int
+	// verdicts counts the counted results a card decided (Result.Pass),
+	// and passes those it passed; the others pass by their value.
+	verdicts, passes int
+	byValue          []float64
 }
 
 // Add counts one result.
@@ -84,6 +88,14 @@ func (s *Stats) Add(r Result) {
 			m.errors++
 		}
 		m.values = append(m.values, r.Value)
+		if r.Pass != nil {
+			m.verdicts++
+			if *r.Pass {
+				m.passes++
+			}
+		} else {
+			m.byValue = append(m.byValue, r.Value)
+		}
 	}
 }
 
@@ -161,8 +173,8 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	// the order the judgements finished in (a parallel run's is not fixed).
 	lo, hi := BootstrapMeanCI(slices.Sorted(slices.Values(v)), BootstrapResamples, BootstrapSeed)
 	ms.CILow, ms.CIHigh = Num(lo), Num(hi)
-	passed := 0
-	for _, x := range v {
+	passed := m.passes
+	for _, x := range m.byValue {
 		if x >= threshold {
 			passed++
 		}

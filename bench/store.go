@@ -341,8 +341,7 @@ func ResolveBaseline(store *Store, ref string, cfg RunConfig) (string, error) {
 	if ref == "latest" {
 		row, err = store.latest(ctx, cfg.DatasetSHA256, cfg.Metrics, cfg.RunID)
 		if nf, ok := errors.AsType[*RunNotFoundError](err); ok {
-			return "", fmt.Errorf("--baseline latest: no earlier run of dataset %s with metrics %s in %s: run once without --baseline to make one, or give a run folder or id",
-				shortSHA(cfg.DatasetSHA256), metricsKey(cfg.Metrics), nf.Path)
+			return "", &NoBaselineError{Dataset: shortSHA(cfg.DatasetSHA256), Metrics: metricsKey(cfg.Metrics), Store: nf.Path}
 		}
 	} else {
 		row, err = store.Get(ctx, ref)
@@ -357,6 +356,18 @@ func ResolveBaseline(store *Store, ref string, cfg RunConfig) (string, error) {
 		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", ref, row.ID, row.Dir, FileConfig)
 	}
 	return row.Dir, nil
+}
+
+// NoBaselineError is ResolveBaseline's error for "latest" when the store
+// holds no earlier run of the dataset and metrics: a first run, which
+// compares with nothing and goes on. Test with errors.As.
+type NoBaselineError struct {
+	Dataset, Metrics, Store string
+}
+
+func (e *NoBaselineError) Error() string {
+	return fmt.Sprintf("--baseline latest: no earlier run of dataset %s with metrics %s in %s: this run compares with nothing and becomes the baseline of the next",
+		e.Dataset, e.Metrics, e.Store)
 }
 
 // isRunFolder reports whether dir holds a run's config.json.

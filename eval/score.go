@@ -40,8 +40,12 @@ type Score struct {
 	// Points are 0 and mean nothing; Reason says why and Err holds the
 	// cause (ErrNoAnswer, ErrNoClaims). A skipped score is counted apart,
 	// like a default, never averaged in and never passing a gate.
-	Skipped bool  `json:"skipped,omitempty"`
-	Err     error `json:"-"`
+	Skipped bool `json:"skipped,omitempty"`
+	// Pass, when not nil, is the verdict of the card this score totals
+	// (a research card's status is pass), which its value against a
+	// threshold cannot tell: summaries count it in place of the value's.
+	Pass *bool `json:"pass,omitempty"`
+	Err  error `json:"-"`
 }
 
 // Counted reports whether the score is a measurement that may enter means

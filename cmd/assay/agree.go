@@ -176,7 +176,7 @@ func (f agreeFlags) source(arg string) (agreeSource, error) {
 	// The run's results are joined by id with the labels of the dataset it
 	// judged, byte for byte; standard input cannot be hashed and read too.
 	if want := run.Config.DatasetSHA256; want != "" && src.path != bench.Stdin {
-		got, err := fileSHA256(src.path)
+		got, err := bench.FileSHA256(src.path)
 		if err != nil {
 			return agreeSource{}, inputErr(fmt.Errorf("run %s: its dataset %s cannot be read (%w): give it with --dataset FILE", arg, src.path, err))
 		}
@@ -415,7 +415,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 		}
 		o := opts
 		o.Threshold = j.threshold
-		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.Job{Scorer: metered{j.scorer, meter, lf.stable}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
+		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.AgreeJob{Scorer: metered{j.scorer, meter, lf.stable}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
 		meter.Close()
 		switch {
 		case err != nil && cmd.Context().Err() != nil:

@@ -319,7 +319,7 @@ func TestBenchProfilesAndStandardInput(t *testing.T) {
 			if tc.profile == "context" {
 				assert.Regexp(t, `(?m)^context_quality .* 33% \(>= 0\.7\) `, out.String(), "passes at the context card's threshold")
 			}
-			spooled, err := os.ReadFile(filepath.Join(dir, spoolName))
+			spooled, err := os.ReadFile(filepath.Join(dir, bench.SpoolName))
 			require.NoError(t, err)
 			assert.Equal(t, tc.input, string(spooled), "standard input is kept in the run folder")
 			var cfg bench.RunConfig
@@ -339,7 +339,7 @@ func TestBenchProfilesAndStandardInput(t *testing.T) {
 				func(string) string { return "" }, strings.NewReader(tc.input+tc.input), &out, &errb)
 			assert.Equal(t, exitInput, code)
 			assert.Contains(t, errb.String(), "dataset sha256 was")
-			kept, err := os.ReadFile(filepath.Join(dir, spoolName))
+			kept, err := os.ReadFile(filepath.Join(dir, bench.SpoolName))
 			require.NoError(t, err)
 			assert.Equal(t, tc.input, string(kept))
 		})

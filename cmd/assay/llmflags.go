@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
@@ -85,16 +86,6 @@ type stability struct {
 	judged, unstable atomic.Int64
 }
 
-// count adds judged sampled judgements, unstable of them (from a bench
-// run's summary, earlier results of a resumed run included).
-func (st *stability) count(judged, unstable int) {
-	if st == nil {
-		return
-	}
-	st.judged.Add(int64(judged))
-	st.unstable.Add(int64(unstable))
-}
-
 // add counts sc when it is a sampled judgement; nil counts nothing.
 func (st *stability) add(sc eval.Score) {
 	if st == nil || sc.Skipped || sc.Evidence.Counts[judges.CountSamples] < 2 {
@@ -120,6 +111,17 @@ func (f *llmFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.prices, "prices", "", "YAML file of model prices per million tokens ({model: {in: 0.15, out: 0.6}}) over the built-in table")
 	fl.DurationVar(&f.maxElapsed, "max-retry-time", 2*time.Minute, "give up retrying one call after this long")
 	fl.DurationVar(&f.callTimeout, "call-timeout", time.Minute, "cut one attempt of a call after this long and retry (a stalled server)")
+}
+
+// judging is the library's form of the flags.
+func (f *llmFlags) judging() bench.Judging {
+	return bench.Judging{
+		LLM: setup.Config{
+			Spec: f.spec, NoCache: f.noCache, Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost,
+			PricesFile: f.prices, MaxRetryTime: f.maxElapsed, CallTimeout: f.callTimeout,
+		},
+		DryRun: f.dryRun, Strict: f.strict, MaxDefaultRate: f.maxDefaultRate, Samples: f.samples,
+	}
 }
 
 // client builds the model client the flags and environment say

@@ -122,7 +122,7 @@ Exits 1 when an alert is raised, as assay bench --baseline does.`,
 			if err != nil {
 				return err
 			}
-			c, alerts, err := bench.Compare(a.dir, b.folder.Results, b.summary)
+			c, alerts, err := bench.Compare(a.dir, b.folder.Results, b.summary, &b.folder.Config)
 			if err != nil {
 				return inputErr(err)
 			}

@@ -1,0 +1,645 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/prompts"
+)
+
+// ReportSamples is how many samples report.html and the JUnit file show:
+// those with the lowest values.
+const ReportSamples = 1000
+
+// Job is one evaluation run, everything `assay bench` is asked: the
+// dataset, what judges it, the run folder, the verdicts asked for (floors,
+// gates, a baseline) and the files to write. [Execute] runs it; the CLI,
+// the service and the workers build a Job and call it alike.
+type Job struct {
+	// Data is the dataset's path; Stdin ("-") reads Stdin, which is
+	// copied into the run folder as it is read.
+	Data  string
+	Stdin io.Reader
+	// Metrics are the judges to run (judges.Metrics), in the order their
+	// results are shown; or Profile names a card (ProfileContext,
+	// ProfileResearch, ProfileDaily) whose metrics are judged instead.
+	Metrics []string
+	Profile string
+	// Out is the run folder; empty is assay-runs/RUN_ID under the working
+	// directory. Resume resumes the unfinished run in Out.
+	Out    string
+	Resume bool
+	// Min is the floors, as MinGate.Set reads them ("0.7",
+	// "faithfulness=0.8"); a value under its floor fails the run.
+	Min string
+	// Gates are 'METRIC.STAT OP NUMBER' checks on the summary (ParseGate).
+	Gates []string
+	// Baseline names an earlier run to compare with: its folder, its id in
+	// the run store, or "latest" (the last run of the same dataset and
+	// metrics; none is said and compared with nothing).
+	Baseline string
+	// Label is a binary human label of the records to measure each
+	// metric's calibration against ("faithful"; "!NAME" negated).
+	Label string
+	// JUnit, when set, is the file the gates and floors are written to as
+	// JUnit XML.
+	JUnit string
+	// Judging is the model client and the rules for its failures.
+	Judging Judging
+	// Store is the run store's file; empty is DefaultStorePath(Env).
+	Store string
+	// Env reads the environment (os.Getenv); nil reads nothing.
+	Env func(string) string
+	// Log receives progress and notices while the run goes on (standard
+	// error); nil discards them. Quiet leaves progress out.
+	Log   io.Writer
+	Quiet bool
+	// Command and Version are recorded in config.json.
+	Command []string
+	Version string
+	// Now is the clock of the run's id and times; nil is time.Now.
+	Now func() time.Time
+}
+
+// Outcome is what a run did: its folder and configuration, its summary
+// (gates, baseline and alerts included), what the model client did, and
+// the reasons it did not pass. A dry run has Plan and nothing else.
+type Outcome struct {
+	Dir     string
+	Config  RunConfig
+	Summary Summary
+	// Records is the dataset's size; Kept and Redo are, for a resumed
+	// run, the results kept and the defaulted or errored ones judged
+	// again.
+	Records    int
+	Kept, Redo int
+	// NoBaseline says why no baseline was compared ("latest" found none).
+	NoBaseline string
+	Report     Report
+	Failures   Failures
+	// Plan is a dry run's plan; nil for a run.
+	Plan *Plan
+	// StoreErr is why the run could not be recorded in the run store (the
+	// run folder has it all the same).
+	StoreErr error
+}
+
+// Passed reports whether the run passed: no failure of any kind.
+func (o *Outcome) Passed() bool { return len(o.Failures) == 0 }
+
+// plan is what a run judges: its metrics, the units that judge them, the
+// model-calling scorers of a dry run, and each metric's pass threshold.
+type plan struct {
+	metrics []string
+	units   []Unit
+	// dryMetrics and dryScorers are the metrics and scorers a dry run
+	// counts the calls of, given a model; nil dryScorers for a profile
+	// that calls no model.
+	dryMetrics []string
+	dryScorers func(judges.Model) []eval.Scorer
+	// check are the scorers whose needs the check pass checks.
+	check []eval.Scorer
+	// modelMetrics are the metrics whose scorers call the model.
+	modelMetrics []string
+}
+
+// Execute runs job: it checks every setting and the whole dataset before
+// any model call, judges every (sample, metric) pair the run folder lacks,
+// writing each result as it finishes, then summarises, compares with the
+// baseline, checks the gates and floors, writes summary.json, report.html
+// and the JUnit file, and records the run in the run store.
+//
+// The error is an *eval.InputError for bad input or settings (nothing was
+// judged), or another error when the run could not go on (the model
+// refused the key, the disk failed). A run that ended, passing or not, is
+// an Outcome whose Failures say why it did not pass; an interrupted run
+// (ctx done) is one too, with FailInterrupted, and can be resumed.
+func Execute(ctx context.Context, job Job) (*Outcome, error) {
+	if job.Env == nil {
+		job.Env = func(string) string { return "" }
+	}
+	if job.Log == nil {
+		job.Log = io.Discard
+	}
+	if job.Now == nil {
+		job.Now = time.Now
+	}
+	if err := job.Judging.check(); err != nil {
+		return nil, err
+	}
+	if job.Resume && job.Out == "" {
+		return nil, flagErr("--resume", "give the run's folder with --out DIR")
+	}
+	floors, err := ParseMinGate(job.Min)
+	if err != nil {
+		return nil, asInput("--min", err)
+	}
+	s, err := job.Judging.open(job.Log, job.Env)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = s.Close() }() // idle connections and the cache
+	p, err := planJob(job, s, floors)
+	if err != nil {
+		return nil, err
+	}
+	if err := floors.Check(p.metrics); err != nil {
+		return nil, asInput("--min", err)
+	}
+	gates, err := parseGates(job.Gates, p.metrics)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOutFile("--junit", job.JUnit); err != nil {
+		return nil, err
+	}
+	threshold := thresholds(job.Profile, floors, s)
+
+	started := job.Now().UTC()
+	cfg := RunConfig{RunID: NewRunID(started), Started: started, Command: job.Command, Version: job.Version,
+		Dataset: job.Data, Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
+		Prompts: promptVersions(), Settings: settings(job, p.metrics, threshold)}
+	dir := job.Out
+	if dir == "" {
+		dir = filepath.Join("assay-runs", cfg.RunID)
+	}
+	// A dry run keeps no folder: standard input is spooled to a temporary one.
+	spoolDir := dir
+	if job.Judging.DryRun {
+		if spoolDir, err = os.MkdirTemp("", "assay-bench-"); err != nil {
+			return nil, err
+		}
+		defer func() { _ = os.RemoveAll(spoolDir) }() // a temporary copy of standard input
+	}
+	in, err := OpenInput(job.Data, job.Stdin, spoolDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DatasetSHA256 = in.SHA256
+
+	var run *Run
+	if job.Resume {
+		if run, err = ResumeRun(dir, cfg); err != nil {
+			return nil, asInput("--resume", err)
+		}
+		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
+		cfg = run.Config()
+	}
+	// The check pass: bad input is reported before any model call.
+	data, err := openData(in, job.Profile, p.check)
+	if err != nil {
+		return nil, err
+	}
+	var labels Labels
+	if job.Label != "" {
+		if labels, err = ReadLabels(data.Records(), job.Label); err != nil {
+			return nil, err
+		}
+		if labels.Len() == 0 {
+			return nil, flagErr("--label "+job.Label, "no record of %s has a binary label %s (true/false or 1/0 in its \"human\" object): name a label the records carry, or leave --label out",
+				in.Name, job.Label)
+		}
+	}
+	if job.Judging.DryRun {
+		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &Plan{Judge: judges.Method(s.client), Records: data.Len()}}
+		if p.dryScorers == nil {
+			out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", job.Profile)
+			return out, nil
+		}
+		plan, err := DryRun(ctx, s.client, p.dryMetrics, p.dryScorers, data.Len(), data.Records())
+		if err != nil {
+			return nil, err
+		}
+		out.Plan = plan
+		return out, nil
+	}
+	base, noBase, err := baselineDir(job, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if run == nil {
+		if run, err = CreateRun(dir, cfg); err != nil {
+			return nil, asInput("--out", err)
+		}
+		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
+	}
+	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase}
+	out.Kept, out.Redo = run.Resumed(), 0
+	gate := func(r Result) {
+		// The floor compares the value rounded, as judge prints it.
+		floors.Add(eval.Score{Metric: r.Metric, Value: Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
+	}
+	for r := range run.Earlier() {
+		gate(r)
+	}
+	todo := data.Len()
+	if out.Kept > 0 {
+		todo = pendingRecords(data, run, p.metrics)
+		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d of %d record(s) to judge\n", dir, out.Kept, todo, data.Len())
+	}
+	meter, err := s.meter(job.Log, job.Env, "bench", todo, job.Quiet)
+	if err != nil {
+		return nil, err
+	}
+	run.OnResult = func(r Result) {
+		gate(r)
+		if r.Defaulted {
+			meter.Add(0, 1)
+		}
+	}
+	err = run.Evaluate(ctx, data.Records(), p.units, s.limit(), func(Record, int) { meter.Add(1, 0) })
+	meter.Close()
+	interrupted := ctx.Err() != nil
+	if err != nil && !interrupted {
+		var ie *eval.InputError
+		if errors.As(err, &ie) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	summary := run.Summary(data.Len(), job.Now().UTC(), threshold)
+	for _, m := range summary.Metrics {
+		s.stable.count(m.Sampled, m.Unstable)
+	}
+	if err := run.Close(); err != nil {
+		return nil, err
+	}
+	if labels.Len() > 0 {
+		if err := summary.AddCalibration(filepath.Join(dir, FileResults), labels); err != nil {
+			return nil, err
+		}
+	}
+	// The report and the JUnit file show the samples worth reading, so a
+	// run of any size keeps flat memory; a baseline comparison reads every
+	// value.
+	results, err := ReadResultsBounded(filepath.Join(dir, FileResults), ReportSamples)
+	if err != nil {
+		return nil, err
+	}
+	if base != "" {
+		all, err := ReadResults(results.Path)
+		if err != nil {
+			return nil, err
+		}
+		cmp, alerts, err := Compare(base, all, summary, &cfg)
+		if err != nil {
+			return nil, asInput("--baseline "+job.Baseline, err)
+		}
+		summary.Baseline, summary.Alerts = cmp, alerts
+	}
+	summary.Gates = CheckGates(gates, summary)
+	out.Summary = summary
+	out.Report = s.report(run.Defaults().Defaulted)
+	if interrupted {
+		out.Failures = append(out.Failures, Failure{Kind: FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
+			countComplete(summary), data.Len(), context.Cause(ctx), dir)})
+	}
+	out.Failures = append(out.Failures, s.failures(run.Defaults())...)
+	if err := floors.Err(); err != nil {
+		out.Failures = append(out.Failures, Failure{Kind: FailFloor, Err: err})
+	}
+	for _, g := range summary.Gates {
+		if !g.Passed {
+			out.Failures = append(out.Failures, Failure{Kind: FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, num4(g.Got), reasonText(g.Reason))})
+		}
+	}
+	for _, a := range summary.Alerts {
+		out.Failures = append(out.Failures, Failure{Kind: FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
+	}
+	infra := out.Failures.Infra() != nil
+	if err := writeRunFiles(dir, cfg, summary, results, job.JUnit, floors, infra); err != nil {
+		return nil, err
+	}
+	if err := run.WriteSummary(summary); err != nil {
+		return nil, err
+	}
+	out.StoreErr = record(job, cfg, summary, dir)
+	return out, nil
+}
+
+// planJob is what job judges, given its model session.
+func planJob(job Job, s *session, floors *MinGate) (plan, error) {
+	switch {
+	case job.Profile != "" && len(job.Metrics) > 0:
+		return plan{}, &eval.InputError{Msg: "--metric and --profile: give one (a profile has its own metrics)"}
+	case job.Profile != "" && job.Judging.Samples > 1:
+		return plan{}, &eval.InputError{Msg: fmt.Sprintf("--samples %d: self-consistency is measured on judges named with --metric; a --profile runs its own scorers once (drop --samples or give --metric)", job.Judging.Samples)}
+	case job.Profile != "":
+		pr, err := ProfilePlan(job.Profile)
+		if err != nil {
+			return plan{}, err
+		}
+		return pr.build(s.client), nil
+	case len(job.Metrics) == 0:
+		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList())
+	}
+	if err := checkMetrics(job.Metrics); err != nil {
+		return plan{}, err
+	}
+	// A sampled ratio's majority verdict is at the threshold the summary
+	// counts passes at.
+	threshold := func(name string) float64 {
+		if v := floors.Floor(name); v > 0 {
+			return v
+		}
+		return judges.DefaultThreshold(name, s.client)
+	}
+	build := func(m judges.Model) []eval.Scorer {
+		return s.sampled(job.Metrics, threshold, judgeScorers(job.Metrics, m))
+	}
+	scorers := build(s.client)
+	units := make([]Unit, len(scorers))
+	for i, sc := range scorers {
+		units[i] = ScorerUnit(job.Metrics[i], sc)
+	}
+	p := plan{metrics: job.Metrics, units: units, dryMetrics: job.Metrics, dryScorers: build, check: scorers}
+	for _, m := range job.Metrics {
+		if r, ok := judges.Lookup(m); ok && r.CallsModel {
+			p.modelMetrics = append(p.modelMetrics, m)
+		}
+	}
+	return p, nil
+}
+
+// checkMetrics checks that every metric is known and named once.
+func checkMetrics(metrics []string) error {
+	for i, m := range metrics {
+		if _, err := judges.New(m, nil); err != nil {
+			return asInput("--metric", err)
+		}
+		if slices.Contains(metrics[:i], m) {
+			return flagErr("--metric", "%q is named twice", m)
+		}
+	}
+	return nil
+}
+
+func metricList() string {
+	list := ""
+	for i, m := range judges.Metrics() {
+		if i > 0 {
+			list += ", "
+		}
+		list += m
+	}
+	return list
+}
+
+// judgeScorers returns the judges of metrics, which checkMetrics has
+// checked, judging with m.
+func judgeScorers(metrics []string, m judges.Model) []eval.Scorer {
+	out := make([]eval.Scorer, len(metrics))
+	for i, name := range metrics {
+		out[i], _ = judges.New(name, m)
+	}
+	return out
+}
+
+// modelOf is the judge a run records: the model when some metric calls
+// it, else that none does.
+func modelOf(s *session, p plan) string {
+	if len(p.modelMetrics) == 0 && !s.client.Offline() {
+		return NoModel
+	}
+	return judges.Method(s.client)
+}
+
+// NoModel is RunConfig.Model of a run none of whose metrics calls a model
+// although one was given.
+const NoModel = "none (deterministic metrics)"
+
+// parseGates parses the gates and checks that each names a metric of the
+// run.
+func parseGates(exprs, metrics []string) ([]Gate, error) {
+	gates := make([]Gate, len(exprs))
+	for i, g := range exprs {
+		var err error
+		if gates[i], err = ParseGate(g); err != nil {
+			return nil, asInput("--gate", err)
+		}
+		if !slices.Contains(metrics, gates[i].Metric) {
+			return nil, flagErr("--gate", "%q: the run has no metric %s (it has %s)", g, gates[i].Metric, joinNames(metrics))
+		}
+	}
+	return gates, nil
+}
+
+func joinNames(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
+
+// checkOutFile checks, before any work, that a file can be written at
+// path: its folder exists and is a folder.
+func checkOutFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return flagErr(flag, "%s: its folder %s cannot be used: %v", path, dir, err)
+	case !st.IsDir():
+		return flagErr(flag, "%s: %s is not a folder", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return flagErr(flag, "%s is a folder, not a file", path)
+	}
+	return nil
+}
+
+// thresholds is the pass threshold of each metric in a run's summary: its
+// --min floor where one is set, else the profile's or the metric's own.
+func thresholds(profile string, floors *MinGate, s *session) func(string) float64 {
+	return func(m string) float64 {
+		if v := floors.Floor(m); v > 0 {
+			return v
+		}
+		return profileThreshold(profile, m, s.client)
+	}
+}
+
+// settings are the options that change a run's results or verdict,
+// compared on resume.
+func settings(job Job, metrics []string, threshold func(string) float64) map[string]string {
+	j := job.Judging
+	s := map[string]string{
+		"--strict":           strconv.FormatBool(j.Strict),
+		"--max-default-rate": strconv.FormatFloat(j.MaxDefaultRate, 'f', -1, 64),
+	}
+	if job.Min != "" {
+		s["--min"] = job.Min
+	}
+	if j.Samples > 1 {
+		// Absent at 1, so that the runs before --samples resume alike.
+		s["--samples"] = strconv.Itoa(j.Samples)
+	}
+	for _, m := range metrics {
+		s["threshold "+m] = strconv.FormatFloat(threshold(m), 'f', -1, 64)
+	}
+	return s
+}
+
+// promptVersions maps each embedded prompt template to its version.
+func promptVersions() map[string]string {
+	out := map[string]string{}
+	for _, name := range prompts.Names() {
+		if t, err := prompts.Get(name); err == nil {
+			out[name] = t.Version
+		}
+	}
+	return out
+}
+
+// data is a checked dataset to read again record by record.
+type data interface {
+	Len() int
+	Records() iter.Seq2[Record, error]
+}
+
+// openData runs the check pass over in: a profile's JSON Lines, or a
+// dataset whose records must have what scorers need.
+func openData(in Input, profile string, scorers []eval.Scorer) (data, error) {
+	if profile != "" {
+		return OpenProfileData(in.Path, in.Name, profile)
+	}
+	return OpenDataset(in.Path, in.options(scorers))
+}
+
+// baselineDir resolves job's baseline before the run: its folder, or ""
+// with the reason when "latest" finds no earlier run (the run goes on).
+func baselineDir(job Job, cfg RunConfig) (dir, none string, err error) {
+	if job.Baseline == "" {
+		return "", "", nil
+	}
+	store, err := openStore(job)
+	if err != nil {
+		return "", "", err
+	}
+	defer func() { _ = store.Close() }() // read only here
+	dir, err = ResolveBaseline(store, job.Baseline, cfg)
+	var nb *NoBaselineError
+	if errors.As(err, &nb) {
+		return "", nb.Error(), nil
+	}
+	if err != nil {
+		return "", "", asInput("--baseline", err)
+	}
+	return dir, "", nil
+}
+
+// openStore opens the job's run store.
+func openStore(job Job) (*Store, error) {
+	path := job.Store
+	if path == "" {
+		var err error
+		if path, err = DefaultStorePath(job.Env); err != nil {
+			return nil, err
+		}
+	}
+	return OpenStore(path)
+}
+
+// record keeps the run in the run store.
+func record(job Job, cfg RunConfig, s Summary, dir string) error {
+	store, err := openStore(job)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return errors.Join(store.Record(cfg, s, abs), store.Close())
+}
+
+// countComplete is the fewest results of any metric: records judged whole.
+func countComplete(s Summary) int {
+	n := s.Samples
+	for _, m := range s.Metrics {
+		n = min(n, m.N)
+	}
+	return n
+}
+
+// pendingRecords counts the records of d with a pair run lacks.
+func pendingRecords(d data, run *Run, metrics []string) int {
+	n := 0
+	for rec, err := range d.Records() {
+		if err != nil {
+			break
+		}
+		if slices.ContainsFunc(metrics, func(m string) bool { return !run.Done(Key{ID: rec.ID, Metric: m}) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// writeRunFiles writes report.html into the run folder and, when junit is
+// set, the JUnit XML there, each whole or not at all.
+func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, junit string, floors *MinGate, infra bool) error {
+	if err := writeAtomic(filepath.Join(dir, FileReport), func(w io.Writer) error {
+		return WriteReport(w, cfg, s, results)
+	}); err != nil {
+		return err
+	}
+	if junit == "" {
+		return nil
+	}
+	return writeAtomic(junit, func(w io.Writer) error {
+		return WriteJUnit(w, cfg, s, results, JUnitOptions{Floor: floors.Floor, Infra: infra})
+	})
+}
+
+// Round is a value as judge prints it and floors compare it: four
+// decimals.
+func Round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
+
+// num4 is a statistic with four decimals, or that it is undefined.
+func num4(n Num) string {
+	if !defined(n) {
+		return "nothing (undefined)"
+	}
+	return strconv.FormatFloat(float64(n), 'f', 4, 64)
+}
+
+func reasonText(r string) string {
+	if r == "" {
+		return ""
+	}
+	return " (" + r + ")"
+}
+
+// writeAtomic writes a file through a temporary one renamed over it, with
+// the mode of the run's other files.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone once renamed
+	bw := bufio.NewWriter(tmp)
+	if err := errors.Join(write(bw), bw.Flush(), tmp.Chmod(0o644), tmp.Close()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,252 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/assaylabs/assay/eval"
+	prog "github.com/assaylabs/assay/internal/progress"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/setup"
+)
+
+// Judging is how a run's judgements are made and what their failures
+// mean: the model client (setup.Config, the command line's model flags),
+// how many neutral defaults a run may have, and how often each judgement
+// is asked. `assay judge`, `assay bench` and `assay agree` share it.
+type Judging struct {
+	// LLM builds the model client (setup.Open). Its zero Concurrency and
+	// timeouts are those of setup.DefaultConfig.
+	LLM setup.Config
+	// DryRun makes no call: the run prints the calls, tokens and cost it
+	// would need.
+	DryRun bool
+	// Strict allows no neutral default: one fails the run.
+	Strict bool
+	// MaxDefaultRate is the share of judgements (0 to 1) that may fall
+	// back to the neutral default before the run fails.
+	MaxDefaultRate float64
+	// Samples asks the model this many times per judgement (judges.Sampled);
+	// 0 or 1 asks once.
+	Samples int
+}
+
+// DefaultJudging is the command line's defaults.
+func DefaultJudging() Judging {
+	return Judging{LLM: setup.DefaultConfig(), MaxDefaultRate: DefaultMaxRate, Samples: 1}
+}
+
+// check checks the settings that need no model, before anything is read.
+func (j Judging) check() error {
+	if !(j.MaxDefaultRate >= 0 && j.MaxDefaultRate <= 1) { // NaN too
+		return flagErr("--max-default-rate", "want a share from 0 to 1 (0.05 is 5%%), got %g", j.MaxDefaultRate)
+	}
+	if j.Samples < 0 {
+		return flagErr("--samples", "want 1 or more, got %d", j.Samples)
+	}
+	return nil
+}
+
+// flagErr is an input error about a setting, named as the command line
+// names it.
+func flagErr(flag, format string, a ...any) error {
+	return &eval.InputError{Field: flag, Msg: fmt.Sprintf(format, a...)}
+}
+
+// asInput makes err an input error about flag, unless it is one already.
+func asInput(flag string, err error) error {
+	var ie *eval.InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	return &eval.InputError{Field: flag, Msg: err.Error(), Err: err}
+}
+
+// session is a run's open model client and what it counted.
+type session struct {
+	cfg    Judging
+	client *llm.Client
+	closer io.Closer
+	stable stability
+}
+
+// open builds the model client of j, its notices on w. The caller closes
+// the session.
+func (j Judging) open(w io.Writer, env func(string) string) (*session, error) {
+	cfg := j.LLM
+	if strings.Contains(cfg.Spec, ",") {
+		return nil, flagErr("--llm", "one model here; juries are for assay agree")
+	}
+	if cfg.Concurrency == 0 && cfg.CallTimeout == 0 && cfg.MaxRetryTime == 0 {
+		d := setup.DefaultConfig()
+		cfg.Concurrency, cfg.CallTimeout, cfg.MaxRetryTime = d.Concurrency, d.CallTimeout, d.MaxRetryTime
+	}
+	cfg.NoCache = cfg.NoCache || j.DryRun
+	if cfg.Notices == nil {
+		cfg.Notices = w
+	}
+	c, closer, err := setup.Open(cfg, env)
+	if err != nil {
+		return nil, asInput("--llm", err)
+	}
+	if err := judges.CheckSamples(max(j.Samples, 1), c); err != nil {
+		_ = closer.Close()
+		return nil, asInput("--samples", err)
+	}
+	j.LLM = cfg
+	return &session{cfg: j, client: c, closer: closer}, nil
+}
+
+// Close closes the client's idle connections and its cache.
+func (s *session) Close() error { return s.closer.Close() }
+
+// limit is how many scorers a run starts at once: enough to keep the
+// client's calls in flight busy.
+func (s *session) limit() int { return TasksPerCall * max(s.cfg.LLM.Concurrency, 1) }
+
+// sampled wraps each scorer (of metrics, in order) to ask the model
+// Samples times, at the metric's pass threshold for a majority verdict.
+func (s *session) sampled(metrics []string, threshold func(string) float64, scorers []eval.Scorer) []eval.Scorer {
+	if s.cfg.Samples < 2 {
+		return scorers
+	}
+	out := make([]eval.Scorer, len(scorers))
+	for i, sc := range scorers {
+		out[i] = judges.Sampled{Scorer: sc, K: s.cfg.Samples, Threshold: threshold(metrics[i])}
+	}
+	return out
+}
+
+// meter starts the progress of a run over n records on w, with the money
+// the client spends when it is a model's. Off a terminal a line is
+// printed every $ASSAY_PROGRESS_EVERY (a duration; 5s by default).
+func (s *session) meter(w io.Writer, env func(string) string, label string, n int, quiet bool) (*prog.Meter, error) {
+	cfg := prog.Config{Label: label, Total: n, Quiet: quiet, Live: prog.IsTerminal(w)}
+	if v := env("ASSAY_PROGRESS_EVERY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, flagErr("$ASSAY_PROGRESS_EVERY", "want a positive duration such as 30s, got %q", v)
+		}
+		cfg.Every = d
+	}
+	if !s.client.Offline() {
+		cfg.Cost = func() float64 { return s.client.Usage().CostUSD }
+	}
+	return prog.New(w, cfg), nil
+}
+
+// Report is what a run's model client did: the line printed after a run.
+type Report struct {
+	Judge string    `json:"judge"`
+	Usage llm.Usage `json:"usage"`
+	// Defaulted counts the neutral defaults; Samples is how often each
+	// judgement was asked, and Sampled and Unstable count the judgements
+	// asked more than once and those whose answers disagreed.
+	Defaulted int `json:"defaulted"`
+	Samples   int `json:"samples,omitempty"`
+	Sampled   int `json:"sampled,omitempty"`
+	Unstable  int `json:"unstable,omitempty"`
+}
+
+// report is the session's Report with defaulted neutral defaults.
+func (s *session) report(defaulted int) Report {
+	return Report{Judge: judges.Method(s.client), Usage: s.client.Usage(), Defaulted: defaulted,
+		Samples: s.cfg.Samples, Sampled: int(s.stable.judged.Load()), Unstable: int(s.stable.unstable.Load())}
+}
+
+// Write prints the report as one line.
+func (r Report) Write(w io.Writer) {
+	u := r.Usage
+	fmt.Fprintf(w, "judge: %s; calls %d (retries %d, cache hits %d", r.Judge, u.Calls, u.Retries, u.CacheHits)
+	if u.CacheErrors > 0 {
+		fmt.Fprintf(w, ", cache errors %d", u.CacheErrors)
+	}
+	fmt.Fprintf(w, "), tokens %d in / %d out", u.TokensIn, u.TokensOut)
+	if u.Estimated {
+		fmt.Fprint(w, " (partly estimated)")
+	}
+	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d", u.CostUSD, r.Defaulted)
+	if r.Samples > 1 {
+		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
+			r.Unstable, r.Sampled, r.Samples, judges.UnstableStd)
+	}
+	fmt.Fprintln(w)
+}
+
+// failures are the run's infrastructure failures once it ended: calls the
+// budget refused, and more neutral defaults than allowed.
+func (s *session) failures(d Defaults) []Failure {
+	var out []Failure
+	if n := s.client.BudgetStops(); n > 0 {
+		// The limit as the user gave it, never rounded to $0.0000.
+		out = append(out, Failure{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
+			n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))})
+	}
+	if f, ok := s.cfg.defaultRate(d); ok {
+		out = append(out, f)
+	}
+	return out
+}
+
+// defaultRate is the failure of a run whose share of neutral defaults is
+// over MaxDefaultRate (0 under Strict).
+func (j Judging) defaultRate(d Defaults) (Failure, bool) {
+	limit, flag := j.MaxDefaultRate, "--max-default-rate "+strconv.FormatFloat(j.MaxDefaultRate, 'f', -1, 64)
+	if j.Strict {
+		limit, flag = 0, "--strict (no default allowed)"
+	}
+	var re *DefaultRateError
+	if !errors.As(d.Check(limit), &re) {
+		return Failure{}, false
+	}
+	msg := fmt.Sprintf("%s fell back to the neutral default, over %s: %s\n%s, or allow more defaults with --max-default-rate",
+		re.Summary(), flag, re.Cause(), DefaultAdvice(re))
+	return Failure{Kind: FailDefaults, Err: &causeError{msg: msg, err: re}}, true
+}
+
+// DefaultAdvice says what to look at for the first cause of a run's
+// defaults.
+func DefaultAdvice(cause error) string {
+	var se *llm.StatusError
+	switch {
+	case errors.Is(cause, llm.ErrInvalidOutput):
+		return "the model's replies do not follow the judges' JSON schema: use a model that supports structured output, " +
+			"or set $ASSAY_OPENAI_OUTPUT (json_object or prompt) to what the server supports"
+	case errors.Is(cause, judges.ErrMissingVerdicts):
+		return "the model left items without a verdict even when asked again: use a stronger model"
+	case errors.As(cause, &se) && se.Code == http.StatusTooManyRequests:
+		return "the server kept rate limiting: lower --concurrency, set --rpm or --tpm, or raise --max-retry-time"
+	}
+	return "check that the model server is up and the key and model name are right (--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY)"
+}
+
+// stability counts the sampled judgements of a run and the unstable ones
+// (judges.Unstable). It is safe for concurrent use.
+type stability struct {
+	judged, unstable atomic.Int64
+}
+
+// count adds judged sampled judgements, unstable of them (from a run's
+// summary, earlier results of a resumed run included).
+func (st *stability) count(judged, unstable int) {
+	st.judged.Add(int64(judged))
+	st.unstable.Add(int64(unstable))
+}
+
+// add counts sc when it is a sampled judgement.
+func (st *stability) add(sc eval.Score) {
+	if sc.Skipped || sc.Evidence.Counts[judges.CountSamples] < 2 {
+		return
+	}
+	st.judged.Add(1)
+	if judges.Unstable(sc) {
+		st.unstable.Add(1)
+	}
+}

@@ -1,0 +1,70 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// Write prints the outcome as `assay bench` shows it: the summary table
+// on out; on log the baseline comparison, the calibration, what the model
+// client did, where the run is, and each gate and alert that failed. A
+// dry run prints its plan on out.
+func (o *Outcome) Write(out, log io.Writer) error {
+	if o.Plan != nil {
+		o.Plan.Write(out)
+		return nil
+	}
+	if o.StoreErr != nil {
+		fmt.Fprintf(log, "assay: run store: %v (the run folder %s has the run)\n", o.StoreErr, o.Dir)
+	}
+	if err := FormatMetricStats(out, o.Summary.Metrics); err != nil {
+		return err
+	}
+	o.writeBaseline(log)
+	for _, m := range o.Summary.Metrics {
+		if c := m.Calibration; c != nil {
+			fmt.Fprintf(log, "bench: %s against %s: Brier %.3f, ECE %.3f (reliability diagram in %s)\n", m.Metric, o.Summary.Label, c.Brier, c.ECE, FileReport)
+		}
+	}
+	o.Report.Write(log)
+	fmt.Fprintf(log, "bench: run %s in %s\n", o.Config.RunID, o.Dir)
+	for _, f := range o.Failures {
+		if f.Kind == FailGate || f.Kind == FailAlert {
+			fmt.Fprintf(log, "assay: %v\n", f.Err)
+		}
+	}
+	return nil
+}
+
+// writeBaseline prints the comparison with the baseline, metric by
+// metric, or why there was none.
+func (o *Outcome) writeBaseline(w io.Writer) {
+	if o.NoBaseline != "" {
+		fmt.Fprintf(w, "bench: %s\n", o.NoBaseline)
+	}
+	c := o.Summary.Baseline
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "bench: against baseline %s:\n", c.BaselineRunID)
+	for _, j := range c.Judged {
+		fmt.Fprintf(w, "  judged otherwise: %s; the change measures the judge too\n", j)
+	}
+	for _, m := range c.Metrics {
+		p := "-"
+		if !math.IsNaN(float64(m.P)) {
+			p = strconv.FormatFloat(float64(m.P), 'g', 3, 64)
+		}
+		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s\n", m.Metric, f3n(m.BaselineMean), f3n(m.CurrentMean), signed(m.Delta), m.Paired, p)
+	}
+}
+
+// signed is a delta with its sign: +0.012, -0.300.
+func signed(n Num) string {
+	if !defined(n) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.3f", float64(n))
+}

@@ -356,7 +356,7 @@ func planJob(job Job, s *session, floors *MinGate) (plan, error) {
 		return judges.DefaultThreshold(name, s.client)
 	}
 	build := func(m judges.Model) []eval.Scorer {
-		return s.sampled(job.Metrics, threshold, judgeScorers(job.Metrics, m))
+		return s.sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
 	}
 	scorers := build(s.client)
 	units := make([]Unit, len(scorers))
@@ -396,9 +396,9 @@ func metricList() string {
 	return list
 }
 
-// judgeScorers returns the judges of metrics, which checkMetrics has
+// JudgeScorers returns the judges of metrics, which checkMetrics has
 // checked, judging with m.
-func judgeScorers(metrics []string, m judges.Model) []eval.Scorer {
+func JudgeScorers(metrics []string, m judges.Model) []eval.Scorer {
 	out := make([]eval.Scorer, len(metrics))
 	for i, name := range metrics {
 		out[i], _ = judges.New(name, m)

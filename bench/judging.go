@@ -21,6 +21,8 @@ import (
 // mean: the model client (setup.Config, the command line's model flags),
 // how many neutral defaults a run may have, and how often each judgement
 // is asked. `assay judge`, `assay bench` and `assay agree` share it.
+// Start from DefaultJudging: the zero value's Samples is refused (its
+// zero LLM settings are setup.DefaultConfig's).
 type Judging struct {
 	// LLM builds the model client (setup.Open). Its zero Concurrency and
 	// timeouts are those of setup.DefaultConfig.
@@ -33,8 +35,8 @@ type Judging struct {
 	// MaxDefaultRate is the share of judgements (0 to 1) that may fall
 	// back to the neutral default before the run fails.
 	MaxDefaultRate float64
-	// Samples asks the model this many times per judgement (judges.Sampled);
-	// 0 or 1 asks once.
+	// Samples asks the model this many times per judgement
+	// (judges.Sampled); at least 1.
 	Samples int
 }
 
@@ -47,9 +49,6 @@ func DefaultJudging() Judging {
 func (j Judging) check() error {
 	if !(j.MaxDefaultRate >= 0 && j.MaxDefaultRate <= 1) { // NaN too
 		return flagErr("--max-default-rate", "want a share from 0 to 1 (0.05 is 5%%), got %g", j.MaxDefaultRate)
-	}
-	if j.Samples < 0 {
-		return flagErr("--samples", "want 1 or more, got %d", j.Samples)
 	}
 	return nil
 }
@@ -96,7 +95,7 @@ func (j Judging) open(w io.Writer, env func(string) string) (*session, error) {
 	if err != nil {
 		return nil, asInput("--llm", err)
 	}
-	if err := judges.CheckSamples(max(j.Samples, 1), c); err != nil {
+	if err := judges.CheckSamples(j.Samples, c); err != nil {
 		_ = closer.Close()
 		return nil, asInput("--samples", err)
 	}

@@ -25,29 +25,29 @@ const (
 	FileReport  = "report.html"
 )
 
-// Result is one line of results.jsonl: one metric's judgement of one
-// sample. Lines are appended and flushed as judgements finish, in no
+// Result is one metric's judgement of one sample: a line of
+// results.jsonl, and what `assay judge` prints. Lines are appended and flushed as judgements finish, in no
 // particular order; (ID, Metric) identifies a line, and a run holds each
 // pair once, however often it was resumed.
 type Result struct {
-	ID     string `json:"id"`
-	Metric string `json:"metric"`
+	ID     string `json:"id" yaml:"id"`
+	Metric string `json:"metric" yaml:"metric"`
 	// Value is in [0, 1]; 0.5 when Defaulted, 0 and meaningless when
 	// Skipped.
-	Value  float64 `json:"value"`
-	Points float64 `json:"points,omitempty"`
-	Max    float64 `json:"max,omitempty"`
+	Value  float64 `json:"value" yaml:"value"`
+	Points float64 `json:"points" yaml:"points"`
+	Max    float64 `json:"max" yaml:"max"`
 	// Method says how it was judged ("offline (approximate)",
 	// "llm:openai:gpt-4o-mini").
-	Method    string `json:"method,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	Defaulted bool   `json:"defaulted,omitempty"`
-	Skipped   bool   `json:"skipped,omitempty"`
+	Method    string `json:"method" yaml:"method"`
+	Reason    string `json:"reason" yaml:"reason"`
+	Defaulted bool   `json:"defaulted,omitempty" yaml:"defaulted,omitempty"`
+	Skipped   bool   `json:"skipped,omitempty" yaml:"skipped,omitempty"`
 	// Pass is the card's verdict where a card decides (eval.Score.Pass).
-	Pass     *bool         `json:"pass,omitempty"`
-	Error    string        `json:"error,omitempty"`
-	Evidence eval.Evidence `json:"evidence,omitzero"`
-	Usage    eval.Usage    `json:"usage,omitzero"`
+	Pass     *bool         `json:"pass,omitempty" yaml:"pass,omitempty"`
+	Error    string        `json:"error,omitempty" yaml:"error,omitempty"`
+	Evidence eval.Evidence `json:"evidence,omitzero" yaml:"evidence,omitempty"`
+	Usage    eval.Usage    `json:"usage,omitzero" yaml:"usage,omitempty"`
 }
 
 // ResultOf is the line of results.jsonl for one score of sample id.

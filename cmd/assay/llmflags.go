@@ -10,10 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
@@ -212,4 +214,45 @@ func (f *llmFlags) strictErr(defaulted int) error {
 		return &exitError{code: exitInfra, err: fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", defaulted)}
 	}
 	return nil
+}
+
+// newMeter starts the progress of a run over n records on stderr, with
+// the money the client spends when it is a model's. Off a terminal a line
+// is printed every $ASSAY_PROGRESS_EVERY (a duration; 5s by default).
+func newMeter(cmd *cobra.Command, f *llmFlags, label string, n int, quiet bool, client *llm.Client) (*prog.Meter, error) {
+	cfg := prog.Config{Label: label, Total: n, Quiet: quiet, Live: prog.IsTerminal(cmd.ErrOrStderr())}
+	if v := f.env("ASSAY_PROGRESS_EVERY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, inputErr(fmt.Errorf("$ASSAY_PROGRESS_EVERY: want a positive duration such as 30s, got %q", v))
+		}
+		cfg.Every = d
+	}
+	if !client.Offline() {
+		cfg.Cost = func() float64 { return client.Usage().CostUSD }
+	}
+	return prog.New(cmd.ErrOrStderr(), cfg), nil
+}
+
+// checkMaxDefaultRate checks --max-default-rate before any call.
+func (f *llmFlags) checkMaxDefaultRate() error {
+	if !(f.maxDefaultRate >= 0 && f.maxDefaultRate <= 1) { // NaN too
+		return inputErr(fmt.Errorf("--max-default-rate: want a share from 0 to 1 (0.05 is 5%%), got %g", f.maxDefaultRate))
+	}
+	return nil
+}
+
+// defaultRateErr is the exit 3 for a run whose share of neutral defaults
+// is over --max-default-rate (0 under --strict), or nil.
+func (f *llmFlags) defaultRateErr(d bench.Defaults) error {
+	limit, flag := f.maxDefaultRate, "--max-default-rate "+strconv.FormatFloat(f.maxDefaultRate, 'f', -1, 64)
+	if f.strict {
+		limit, flag = 0, "--strict (no default allowed)"
+	}
+	var re *bench.DefaultRateError
+	if !errors.As(d.Check(limit), &re) {
+		return nil
+	}
+	return &exitError{code: exitInfra, err: fmt.Errorf("%s fell back to the neutral default, over %s: %s\n%s, "+
+		"or allow more defaults with --max-default-rate", re.Summary(), flag, re.Cause(), bench.DefaultAdvice(re))}
 }

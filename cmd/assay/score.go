@@ -17,7 +17,6 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
-	"github.com/assaylabs/assay/judges"
 )
 
 type scoreFlags struct {
@@ -146,7 +145,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	}
 	defer closeCache()
 	if f.llm.dryRun {
-		metrics, scorers := modelScorers(p, opt)
+		metrics, scorers := p.ModelScorers(opt)
 		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, metrics, scorers, 1, bench.All([]bench.Record{{ID: name, Sample: sample}}))
 	}
 	opt.Model = client
@@ -191,28 +190,6 @@ func detectProfile(name string, data []byte) (string, error) {
 	}
 	return "", &eval.InputError{File: name, Msg: "is JSON, not a Markdown report: score takes a report, or a retrieval sample " +
 		`({"query": ..., "chunks": [...]}) with --profile context; to judge RAG answers in a dataset use assay judge`}
-}
-
-// modelScorers are the profile's metrics whose scorers call a model when
-// one is set (judges.Metric.CallsModel), and the builder of those scorers
-// in the same order.
-func modelScorers(p *agent.Profile, opt agent.Options) ([]string, func(judges.Model) []eval.Scorer) {
-	var metrics []string
-	var idx []int
-	for i, s := range p.Specs {
-		if m, ok := judges.Lookup(s.Metric); ok && m.CallsModel {
-			metrics, idx = append(metrics, s.Metric), append(idx, i)
-		}
-	}
-	return metrics, func(m judges.Model) []eval.Scorer {
-		opt.Model = m
-		all := p.Scorers(opt)
-		out := make([]eval.Scorer, len(idx))
-		for j, i := range idx {
-			out[j] = all[i]
-		}
-		return out
-	}
 }
 
 func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample eval.Sample) error {

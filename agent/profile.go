@@ -105,7 +105,9 @@ func LoadProfile(nameOrPath string) (*Profile, error) {
 	if !strings.ContainsRune(nameOrPath, filepath.Separator) && !strings.HasSuffix(nameOrPath, ".yaml") && !strings.HasSuffix(nameOrPath, ".yml") {
 		data, err := builtin.ReadFile("profiles/" + nameOrPath + ".yaml")
 		if err != nil {
-			return nil, fmt.Errorf("%w %q: built-in profiles are %s, or pass a .yaml file", ErrUnknownProfile, nameOrPath, strings.Join(Builtin(), ", "))
+			names := append(Builtin(), KindDaily) // daily is seed 003's profile, of heuristics/daily
+			slices.Sort(names)
+			return nil, fmt.Errorf("%w %q: built-in profiles are %s, or pass a .yaml file", ErrUnknownProfile, nameOrPath, strings.Join(names, ", "))
 		}
 		return ParseProfile(nameOrPath+".yaml", data)
 	}

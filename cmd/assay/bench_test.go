@@ -34,7 +34,26 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(sandboxed(m))
+}
+
+// sandboxed runs the tests with the user's data, cache and config folders
+// moved into a temporary one, so that no test (nor a process it starts)
+// writes the user's run store or reply cache, whatever it forgets to set.
+func sandboxed(m *testing.M) int {
+	home, err := os.MkdirTemp("", "assay-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = os.RemoveAll(home) }() // the tests' own folder
+	for _, k := range []string{"HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "ASSAY_DATA_DIR", "ASSAY_CACHE_DIR"} {
+		if err := os.Setenv(k, filepath.Join(home, k)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
 }
 
 // benchSamples writes n RAG samples whose every text carries the marker
@@ -119,7 +138,8 @@ func TestBenchKilledAndResumed(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"bench", "--llm", "openai:judge-model", "--no-cache", "--concurrency", "2", "-q",
 		"--metric", "faithfulness,context_precision", "--out", out, data}
-	env := append(os.Environ(), mainEnv+"=1", "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test", "ASSAY_CACHE_DIR="+t.TempDir())
+	store := t.TempDir()
+	env := append(os.Environ(), mainEnv+"=1", "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test", "ASSAY_CACHE_DIR="+t.TempDir(), "ASSAY_DATA_DIR="+store)
 	results := filepath.Join(out, bench.FileResults)
 
 	first := exec.CommandContext(t.Context(), os.Args[0], args...)
@@ -172,6 +192,8 @@ func TestBenchKilledAndResumed(t *testing.T) {
 	for _, m := range s.Metrics {
 		assert.Equal(t, samples, m.N, m.Metric)
 	}
+	_, err = os.Stat(filepath.Join(store, "runs.db"))
+	assert.NoError(t, err, "the run is recorded in the test's own store, $ASSAY_DATA_DIR")
 }
 
 func TestBenchRunFolder(t *testing.T) {

@@ -42,8 +42,8 @@ func TestBenchRefusesBadFlagsBeforeJudging(t *testing.T) {
 		flags []string
 		want  string
 	}{
-		"a gate on an unknown metric": {[]string{"--gate", "bogus.mean>=0.5"}, `--gate: "bogus.mean>=0.5": the run has no metric bogus (it has faithfulness)`},
-		"a JUnit file with no folder": {[]string{"--junit", "/no/such/dir/j.xml"}, "--junit: /no/such/dir/j.xml: its folder /no/such/dir cannot be used"},
+		"a gate on an unknown metric":   {[]string{"--gate", "bogus.mean>=0.5"}, `--gate: "bogus.mean>=0.5": the run has no metric bogus (it has faithfulness)`},
+		"a JUnit file with no folder":   {[]string{"--junit", "/no/such/dir/j.xml"}, "--junit: /no/such/dir/j.xml: its folder /no/such/dir cannot be used"},
 		"a JUnit path that is a folder": {[]string{"--junit", os.TempDir()}, "is a folder, not a file"},
 	}
 	for name, tc := range tests {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/prompts"
 )
 
@@ -56,7 +57,7 @@ type Job struct {
 	// JUnit XML.
 	JUnit string
 	// Judging is the model client and the rules for its failures.
-	Judging Judging
+	Judging judging.Config
 	// Store is the run store's file; empty is DefaultStorePath(Env).
 	Store string
 	// Env reads the environment (os.Getenv); nil reads nothing.
@@ -86,10 +87,10 @@ type Outcome struct {
 	Kept, Redo int
 	// NoBaseline says why no baseline was compared ("latest" found none).
 	NoBaseline string
-	Report     Report
-	Failures   Failures
+	Report     judging.Report
+	Failures   judging.Failures
 	// Plan is a dry run's plan; nil for a run.
-	Plan *Plan
+	Plan *judging.Plan
 	// StoreErr is why the run could not be recorded in the run store (the
 	// run folder has it all the same).
 	StoreErr error
@@ -124,7 +125,7 @@ type plan struct {
 // judged), or another error when the run could not go on (the model
 // refused the key, the disk failed). A run that ended, passing or not, is
 // an Outcome whose Failures say why it did not pass; an interrupted run
-// (ctx done) is one too, with FailInterrupted, and can be resumed.
+// (ctx done) is one too, with judging.FailInterrupted, and can be resumed.
 func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if job.Env == nil {
 		job.Env = func(string) string { return "" }
@@ -135,7 +136,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if job.Now == nil {
 		job.Now = time.Now
 	}
-	if err := job.Judging.check(); err != nil {
+	if err := job.Judging.Check(); err != nil {
 		return nil, err
 	}
 	if job.Resume && job.Out == "" {
@@ -145,7 +146,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err != nil {
 		return nil, asInput("--min", err)
 	}
-	s, err := job.Judging.open(job.Log, job.Env)
+	s, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -212,12 +213,12 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 	}
 	if job.Judging.DryRun {
-		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &Plan{Judge: judges.Method(s.client), Records: data.Len()}}
+		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &judging.Plan{Judge: judges.Method(s.Client()), Records: data.Len()}}
 		if p.dryScorers == nil {
 			out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", job.Profile)
 			return out, nil
 		}
-		plan, err := DryRun(ctx, s.client, p.dryMetrics, p.dryScorers, data.Len(), data.Records())
+		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), Samples(data.Records()))
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +249,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		todo = pendingRecords(data, run, p.metrics)
 		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d of %d record(s) to judge\n", dir, out.Kept, todo, data.Len())
 	}
-	meter, err := s.meter(job.Log, job.Env, "bench", todo, job.Quiet)
+	meter, err := s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +259,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			meter.Add(0, 1)
 		}
 	}
-	err = run.Evaluate(ctx, data.Records(), p.units, s.limit(), func(Record, int) { meter.Add(1, 0) })
+	err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(Record, int) { meter.Add(1, 0) })
 	meter.Close()
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
@@ -270,7 +271,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	}
 	summary := run.Summary(data.Len(), job.Now().UTC(), threshold)
 	for _, m := range summary.Metrics {
-		s.stable.count(m.Sampled, m.Unstable)
+		s.CountSampled(m.Sampled, m.Unstable)
 	}
 	if err := run.Close(); err != nil {
 		return nil, err
@@ -300,22 +301,22 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	}
 	summary.Gates = CheckGates(gates, summary)
 	out.Summary = summary
-	out.Report = s.report(run.Defaults().Defaulted)
+	out.Report = s.Report(run.Defaults().Defaulted)
 	if interrupted {
-		out.Failures = append(out.Failures, Failure{Kind: FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
 			countComplete(summary), data.Len(), context.Cause(ctx), dir)})
 	}
-	out.Failures = append(out.Failures, s.failures(run.Defaults())...)
+	out.Failures = append(out.Failures, s.Failures(run.Defaults())...)
 	if err := floors.Err(); err != nil {
-		out.Failures = append(out.Failures, Failure{Kind: FailFloor, Err: err})
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}
 	for _, g := range summary.Gates {
 		if !g.Passed {
-			out.Failures = append(out.Failures, Failure{Kind: FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, num4(g.Got), reasonText(g.Reason))})
+			out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, num4(g.Got), reasonText(g.Reason))})
 		}
 	}
 	for _, a := range summary.Alerts {
-		out.Failures = append(out.Failures, Failure{Kind: FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
 	}
 	infra := out.Failures.Infra() != nil
 	if err := writeRunFiles(dir, cfg, summary, results, job.JUnit, floors, infra); err != nil {
@@ -329,7 +330,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 }
 
 // planJob is what job judges, given its model session.
-func planJob(job Job, s *session, floors *MinGate) (plan, error) {
+func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 	switch {
 	case job.Profile != "" && len(job.Metrics) > 0:
 		return plan{}, &eval.InputError{Msg: "--metric and --profile: give one (a profile has its own metrics)"}
@@ -340,7 +341,7 @@ func planJob(job Job, s *session, floors *MinGate) (plan, error) {
 		if err != nil {
 			return plan{}, err
 		}
-		return pr.build(s.client), nil
+		return pr.build(s.Client()), nil
 	case len(job.Metrics) == 0:
 		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList())
 	}
@@ -353,12 +354,12 @@ func planJob(job Job, s *session, floors *MinGate) (plan, error) {
 		if v := floors.Floor(name); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(name, s.client)
+		return judges.DefaultThreshold(name, s.Client())
 	}
 	build := func(m judges.Model) []eval.Scorer {
-		return s.sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
+		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
 	}
-	scorers := build(s.client)
+	scorers := build(s.Client())
 	units := make([]Unit, len(scorers))
 	for i, sc := range scorers {
 		units[i] = ScorerUnit(job.Metrics[i], sc)
@@ -408,11 +409,11 @@ func JudgeScorers(metrics []string, m judges.Model) []eval.Scorer {
 
 // modelOf is the judge a run records: the model when some metric calls
 // it, else that none does.
-func modelOf(s *session, p plan) string {
-	if len(p.modelMetrics) == 0 && !s.client.Offline() {
+func modelOf(s *judging.Session, p plan) string {
+	if len(p.modelMetrics) == 0 && !s.Client().Offline() {
 		return NoModel
 	}
-	return judges.Method(s.client)
+	return judges.Method(s.Client())
 }
 
 // NoModel is RunConfig.Model of a run none of whose metrics calls a model
@@ -468,12 +469,12 @@ func checkOutFile(flag, path string) error {
 
 // thresholds is the pass threshold of each metric in a run's summary: its
 // --min floor where one is set, else the profile's or the metric's own.
-func thresholds(profile string, floors *MinGate, s *session) func(string) float64 {
+func thresholds(profile string, floors *MinGate, s *judging.Session) func(string) float64 {
 	return func(m string) float64 {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return profileThreshold(profile, m, s.client)
+		return profileThreshold(profile, m, s.Client())
 	}
 }
 

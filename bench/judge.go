@@ -9,6 +9,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -29,7 +30,7 @@ type JudgeJob struct {
 	Format string
 	Out    io.Writer
 	// Judging is the model client and the rules for its failures.
-	Judging Judging
+	Judging judging.Config
 	// Env reads the environment; Log receives progress and notices;
 	// Quiet leaves progress out.
 	Env   func(string) string
@@ -45,9 +46,9 @@ type JudgeOutcome struct {
 	Summaries     []MetricSummary
 	// Skipped counts results with nothing to judge (no answer, no claim).
 	Skipped  int
-	Report   Report
-	Failures Failures
-	Plan     *Plan
+	Report   judging.Report
+	Failures judging.Failures
+	Plan     *judging.Plan
 	// ran says the results were all written (the run finished or was
 	// interrupted), so the summary is worth printing.
 	ran bool
@@ -111,10 +112,10 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err := floors.Check(job.Metrics); err != nil {
 		return nil, asInput("--min", err)
 	}
-	if err := job.Judging.check(); err != nil {
+	if err := job.Judging.Check(); err != nil {
 		return nil, err
 	}
-	s, err := job.Judging.open(job.Log, job.Env)
+	s, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -126,12 +127,12 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(m, s.client)
+		return judges.DefaultThreshold(m, s.Client())
 	}
 	build := func(m judges.Model) []eval.Scorer {
-		return s.sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
+		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
 	}
-	scorers := build(s.client)
+	scorers := build(s.Client())
 	// Standard input is spooled to a temporary file, read by the check
 	// pass and again by the run.
 	tmp, err := os.MkdirTemp("", "assay-judge-")
@@ -150,26 +151,26 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	if job.Judging.DryRun {
-		plan, err := DryRun(ctx, s.client, job.Metrics, build, data.Len(), data.Records())
+		plan, err := judging.DryRun(ctx, s.Client(), job.Metrics, build, data.Len(), Samples(data.Records()))
 		if err != nil {
 			return nil, err
 		}
 		return &JudgeOutcome{Records: data.Len(), Plan: plan}, nil
 	}
-	meter, err := s.meter(job.Log, job.Env, "judge", data.Len(), job.Quiet)
+	meter, err := s.Meter(job.Log, job.Env, "judge", data.Len(), job.Quiet)
 	if err != nil {
 		return nil, err
 	}
 	out := NewResultWriter(meter.Writer(job.Out), job.Format)
 	tally := Tally{Threshold: threshold}
 	o := &JudgeOutcome{Records: data.Len()}
-	var defaults Defaults
+	var defaults judging.Defaults
 	var werr error
-	err = ScoreStream(ctx, data.Records(), scorers, s.limit(), func(_ int, rec Record, scores []eval.Score) error {
+	err = ScoreStream(ctx, data.Records(), scorers, s.Limit(), func(_ int, rec Record, scores []eval.Score) error {
 		defaulted := 0
 		for _, sc := range scores {
 			tally.Add(sc)
-			s.stable.add(sc)
+			s.Observe(sc)
 			defaults.Add(named(rec.ID, sc))
 			if sc.Defaulted {
 				defaulted++
@@ -206,13 +207,13 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	}
 	o.ran = true
 	o.Summaries, o.Skipped = tally.Summaries(), tally.Skipped()
-	o.Report = s.report(tally.Defaulted())
+	o.Report = s.Report(tally.Defaulted())
 	if interrupted {
-		o.Failures = append(o.Failures, Failure{Kind: FailInterrupted, Err: fmt.Errorf("interrupted after %d of %d records: %w", o.Done, data.Len(), context.Cause(ctx))})
+		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted after %d of %d records: %w", o.Done, data.Len(), context.Cause(ctx))})
 	}
-	o.Failures = append(o.Failures, s.failures(defaults)...)
+	o.Failures = append(o.Failures, s.Failures(defaults)...)
 	if err := floors.Err(); err != nil {
-		o.Failures = append(o.Failures, Failure{Kind: FailFloor, Err: err})
+		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}
 	return o, nil
 }

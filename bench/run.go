@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judging"
 )
 
 // ErrRunExists is returned (wrapped) by CreateRun for a folder that holds
@@ -52,7 +53,7 @@ type Run struct {
 	f        *os.File
 	done     map[Key]struct{}
 	stats    Stats
-	defaults Defaults
+	defaults judging.Defaults
 	resumed  int
 	earlier  []Result
 	// OnResult, when set before the run starts, is called with each result
@@ -256,7 +257,7 @@ func (r *Run) count(res Result) {
 }
 
 // Defaults counts the run's neutral defaults, earlier attempts included.
-func (r *Run) Defaults() Defaults {
+func (r *Run) Defaults() judging.Defaults {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.defaults

@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -502,8 +503,8 @@ func (m metered) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 
 // rowDefaults counts the judgements of r's rows and their defaults, each
 // metric apart, so that the baseline beside a judge does not dilute it.
-func rowDefaults(r bench.AgreeResult) bench.Defaults {
-	d := bench.Defaults{Total: len(r.Rows)}
+func rowDefaults(r bench.AgreeResult) judging.Defaults {
+	d := judging.Defaults{Total: len(r.Rows)}
 	for _, row := range r.Rows {
 		if !row.Defaulted {
 			continue

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -119,18 +120,18 @@ func runError(err error) error {
 // the run itself (interrupted, over budget, too many defaults), 1 for a
 // verdict on what was scored (a floor, then gates and alerts, said
 // already), nil when it passed.
-func failuresErr(fs bench.Failures) error {
+func failuresErr(fs judging.Failures) error {
 	if f := fs.Infra(); f != nil {
 		return &exitError{code: exitInfra, err: f.Err}
 	}
 	gates, alerts := 0, 0
 	for _, f := range fs {
 		switch f.Kind {
-		case bench.FailFloor:
+		case judging.FailFloor:
 			return &exitError{code: exitFailed, err: f.Err}
-		case bench.FailGate:
+		case judging.FailGate:
 			gates++
-		case bench.FailAlert:
+		case judging.FailAlert:
 			alerts++
 		}
 	}

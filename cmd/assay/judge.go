@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/dryrun"
 )
@@ -72,7 +73,7 @@ must not pass for a result.`,
 // registerMaxDefaultRate adds --max-default-rate, for the commands that
 // judge datasets.
 func registerMaxDefaultRate(fl *pflag.FlagSet, f *llmFlags) {
-	fl.Float64Var(&f.maxDefaultRate, "max-default-rate", bench.DefaultMaxRate,
+	fl.Float64Var(&f.maxDefaultRate, "max-default-rate", judging.DefaultMaxRate,
 		"exit 3 when more than this share (0 to 1) of the judgements fell back to the neutral default; --strict makes it 0")
 }
 
@@ -90,17 +91,17 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 
 // printPlan prints a research run's recorded calls, step by step.
 func printPlan(w io.Writer, c *llm.Client, calls []dryrun.Call) {
-	p := bench.NewPlan(c, 0)
+	p := judging.NewPlan(c, 0)
 	p.Header = fmt.Sprintf("dry run for %s: the research run, repairs included, with stand-in replies; no call made (a real run's repairs depend on its model's replies: at most two)", judgeName(c))
 	p.AddCalls(calls)
 	p.Write(w)
 }
 
 // dryRun prints the plan of the scorers of metrics over the n records
-// (bench.DryRun).
+// (judging.DryRun).
 func dryRun(ctx context.Context, w io.Writer, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
 	n int, recs iter.Seq2[bench.Record, error]) error {
-	p, err := bench.DryRun(ctx, c, metrics, scorers, n, recs)
+	p, err := judging.DryRun(ctx, c, metrics, scorers, n, bench.Samples(recs))
 	if err != nil {
 		return runError(err)
 	}

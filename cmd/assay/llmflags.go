@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
 )
@@ -116,8 +116,8 @@ func (f *llmFlags) register(fl *pflag.FlagSet) {
 }
 
 // judging is the library's form of the flags.
-func (f *llmFlags) judging() bench.Judging {
-	return bench.Judging{
+func (f *llmFlags) judging() judging.Config {
+	return judging.Config{
 		LLM: setup.Config{
 			Spec: f.spec, NoCache: f.noCache, Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost,
 			PricesFile: f.prices, MaxRetryTime: f.maxElapsed, CallTimeout: f.callTimeout,
@@ -244,15 +244,15 @@ func (f *llmFlags) checkMaxDefaultRate() error {
 
 // defaultRateErr is the exit 3 for a run whose share of neutral defaults
 // is over --max-default-rate (0 under --strict), or nil.
-func (f *llmFlags) defaultRateErr(d bench.Defaults) error {
+func (f *llmFlags) defaultRateErr(d judging.Defaults) error {
 	limit, flag := f.maxDefaultRate, "--max-default-rate "+strconv.FormatFloat(f.maxDefaultRate, 'f', -1, 64)
 	if f.strict {
 		limit, flag = 0, "--strict (no default allowed)"
 	}
-	var re *bench.DefaultRateError
+	var re *judging.DefaultRateError
 	if !errors.As(d.Check(limit), &re) {
 		return nil
 	}
 	return &exitError{code: exitInfra, err: fmt.Errorf("%s fell back to the neutral default, over %s: %s\n%s, "+
-		"or allow more defaults with --max-default-rate", re.Summary(), flag, re.Cause(), bench.DefaultAdvice(re))}
+		"or allow more defaults with --max-default-rate", re.Summary(), flag, re.Cause(), judging.DefaultAdvice(re))}
 }

@@ -1,4 +1,4 @@
-package bench
+package judging
 
 import (
 	"context"
@@ -122,17 +122,18 @@ func (p *Plan) Write(w io.Writer) {
 }
 
 // DryRun runs the scorers of metrics (built by scorers, with the model
-// given, in the order of metrics) on the n records, read one at a time,
+// given, in the order of metrics) on the n samples (each with its ID),
+// read one at a time,
 // against a recording backend standing in for c's model, and returns the
 // calls, tokens and cost the run would need. No call is made. A record a
 // metric cannot be judged on is an input error naming it.
 func DryRun(ctx context.Context, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
-	n int, recs iter.Seq2[Record, error]) (*Plan, error) {
+	n int, samples iter.Seq2[eval.Sample, error]) (*Plan, error) {
 	rec := dryrun.New(c)
 	js := scorers(dryrun.Client(rec, c))
 	per := make([]PlanRow, len(metrics))
 	errs := make([]error, len(metrics)) // the first record each metric cannot be judged on
-	for r, err := range recs {
+	for r, err := range samples {
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +143,7 @@ func DryRun(ctx context.Context, c *llm.Client, metrics []string, scorers func(j
 			}
 			// One scorer at a time, so each call is its metric's.
 			before := len(rec.Calls())
-			sc, err := js[i].Score(ctx, r.Sample)
+			sc, err := js[i].Score(ctx, r)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()

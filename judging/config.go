@@ -1,4 +1,4 @@
-package bench
+package judging
 
 import (
 	"errors"
@@ -17,13 +17,13 @@ import (
 	"github.com/assaylabs/assay/llm/setup"
 )
 
-// Judging is how a run's judgements are made and what their failures
+// Config is how a run's judgements are made and what their failures
 // mean: the model client (setup.Config, the command line's model flags),
 // how many neutral defaults a run may have, and how often each judgement
 // is asked. `assay judge`, `assay bench` and `assay agree` share it.
-// Start from DefaultJudging: the zero value's Samples is refused (its
+// Start from Default: the zero value's Samples is refused (its
 // zero LLM settings are setup.DefaultConfig's).
-type Judging struct {
+type Config struct {
 	// LLM builds the model client (setup.Open). Its zero Concurrency and
 	// timeouts are those of setup.DefaultConfig.
 	LLM setup.Config
@@ -40,13 +40,13 @@ type Judging struct {
 	Samples int
 }
 
-// DefaultJudging is the command line's defaults.
-func DefaultJudging() Judging {
-	return Judging{LLM: setup.DefaultConfig(), MaxDefaultRate: DefaultMaxRate, Samples: 1}
+// Default is the command line's defaults.
+func Default() Config {
+	return Config{LLM: setup.DefaultConfig(), MaxDefaultRate: DefaultMaxRate, Samples: 1}
 }
 
-// check checks the settings that need no model, before anything is read.
-func (j Judging) check() error {
+// Check checks the settings that need no model, before anything is read.
+func (j Config) Check() error {
 	if !(j.MaxDefaultRate >= 0 && j.MaxDefaultRate <= 1) { // NaN too
 		return flagErr("--max-default-rate", "want a share from 0 to 1 (0.05 is 5%%), got %g", j.MaxDefaultRate)
 	}
@@ -68,17 +68,18 @@ func asInput(flag string, err error) error {
 	return &eval.InputError{Field: flag, Msg: err.Error(), Err: err}
 }
 
-// session is a run's open model client and what it counted.
-type session struct {
-	cfg    Judging
+// Session is a run's open model client and what it counted. Its methods
+// are safe for concurrent use.
+type Session struct {
+	cfg    Config
 	client *llm.Client
 	closer io.Closer
 	stable stability
 }
 
-// open builds the model client of j, its notices on w. The caller closes
-// the session.
-func (j Judging) open(w io.Writer, env func(string) string) (*session, error) {
+// Open builds the model client of j, its notices on w, reading keys and
+// URLs from env. The caller closes the session.
+func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 	cfg := j.LLM
 	if strings.Contains(cfg.Spec, ",") {
 		return nil, flagErr("--llm", "one model here; juries are for assay agree")
@@ -100,19 +101,30 @@ func (j Judging) open(w io.Writer, env func(string) string) (*session, error) {
 		return nil, asInput("--samples", err)
 	}
 	j.LLM = cfg
-	return &session{cfg: j, client: c, closer: closer}, nil
+	return &Session{cfg: j, client: c, closer: closer}, nil
 }
 
 // Close closes the client's idle connections and its cache.
-func (s *session) Close() error { return s.closer.Close() }
+func (s *Session) Close() error { return s.closer.Close() }
 
-// limit is how many scorers a run starts at once: enough to keep the
+// TasksPerCall is how many judge tasks to run per model-call slot: tasks
+// are cheap goroutines that mostly wait, so more of them than calls in
+// flight keep the client's slots busy.
+const TasksPerCall = 4
+
+// Client is the session's model client.
+func (s *Session) Client() *llm.Client { return s.client }
+
+// Config is the session's settings.
+func (s *Session) Config() Config { return s.cfg }
+
+// Limit is how many scorers a run starts at once: enough to keep the
 // client's calls in flight busy.
-func (s *session) limit() int { return TasksPerCall * max(s.cfg.LLM.Concurrency, 1) }
+func (s *Session) Limit() int { return TasksPerCall * max(s.cfg.LLM.Concurrency, 1) }
 
-// sampled wraps each scorer (of metrics, in order) to ask the model
+// Sampled wraps each scorer (of metrics, in order) to ask the model
 // Samples times, at the metric's pass threshold for a majority verdict.
-func (s *session) sampled(metrics []string, threshold func(string) float64, scorers []eval.Scorer) []eval.Scorer {
+func (s *Session) Sampled(metrics []string, threshold func(string) float64, scorers []eval.Scorer) []eval.Scorer {
 	if s.cfg.Samples < 2 {
 		return scorers
 	}
@@ -123,10 +135,10 @@ func (s *session) sampled(metrics []string, threshold func(string) float64, scor
 	return out
 }
 
-// meter starts the progress of a run over n records on w, with the money
+// Meter starts the progress of a run over n records on w, with the money
 // the client spends when it is a model's. Off a terminal a line is
 // printed every $ASSAY_PROGRESS_EVERY (a duration; 5s by default).
-func (s *session) meter(w io.Writer, env func(string) string, label string, n int, quiet bool) (*prog.Meter, error) {
+func (s *Session) Meter(w io.Writer, env func(string) string, label string, n int, quiet bool) (*prog.Meter, error) {
 	cfg := prog.Config{Label: label, Total: n, Quiet: quiet, Live: prog.IsTerminal(w)}
 	if v := env("ASSAY_PROGRESS_EVERY"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -154,8 +166,9 @@ type Report struct {
 	Unstable  int `json:"unstable,omitempty"`
 }
 
-// report is the session's Report with defaulted neutral defaults.
-func (s *session) report(defaulted int) Report {
+// Report is what the session's client did, with defaulted neutral
+// defaults.
+func (s *Session) Report(defaulted int) Report {
 	return Report{Judge: judges.Method(s.client), Usage: s.client.Usage(), Defaulted: defaulted,
 		Samples: s.cfg.Samples, Sampled: int(s.stable.judged.Load()), Unstable: int(s.stable.unstable.Load())}
 }
@@ -179,9 +192,9 @@ func (r Report) Write(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-// failures are the run's infrastructure failures once it ended: calls the
-// budget refused, and more neutral defaults than allowed.
-func (s *session) failures(d Defaults) []Failure {
+// Failures are the run's own failures once it ended: calls the budget
+// refused, and more neutral defaults than allowed.
+func (s *Session) Failures(d Defaults) []Failure {
 	var out []Failure
 	if n := s.client.BudgetStops(); n > 0 {
 		// The limit as the user gave it, never rounded to $0.0000.
@@ -196,7 +209,7 @@ func (s *session) failures(d Defaults) []Failure {
 
 // defaultRate is the failure of a run whose share of neutral defaults is
 // over MaxDefaultRate (0 under Strict).
-func (j Judging) defaultRate(d Defaults) (Failure, bool) {
+func (j Config) defaultRate(d Defaults) (Failure, bool) {
 	limit, flag := j.MaxDefaultRate, "--max-default-rate "+strconv.FormatFloat(j.MaxDefaultRate, 'f', -1, 64)
 	if j.Strict {
 		limit, flag = 0, "--strict (no default allowed)"
@@ -225,6 +238,13 @@ func DefaultAdvice(cause error) string {
 	}
 	return "check that the model server is up and the key and model name are right (--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY)"
 }
+
+// Observe counts sc when it is a sampled judgement (judges.Sampled).
+func (s *Session) Observe(sc eval.Score) { s.stable.add(sc) }
+
+// CountSampled adds judged sampled judgements, unstable of them (from a
+// run's summary, earlier results of a resumed run included).
+func (s *Session) CountSampled(judged, unstable int) { s.stable.count(judged, unstable) }
 
 // stability counts the sampled judgements of a run and the unstable ones
 // (judges.Unstable). It is safe for concurrent use.

@@ -56,21 +56,18 @@ func (c Confusion) BalancedAccuracy() float64 {
 	return 0
 }
 
-// Kappa is Cohen's kappa, (po-pe)/(1-pe), where po is the accuracy and pe
-// the agreement expected by chance from the marginals. It is 0 when N is 0
-// and when pe is 1 (predictions and labels all of one and the same class),
-// where it is undefined.
+// Kappa is Cohen's kappa of the predictions and the labels: WeightedKappa
+// with Unweighted weights over this table, (po-pe)/(1-pe) with po the
+// accuracy and pe the agreement expected by chance from the marginals. It
+// is 0 where that is undefined: when N is 0, and when pe is 1 (predictions
+// and labels all of one and the same class).
 func (c Confusion) Kappa() float64 {
-	n := float64(c.N())
-	if n == 0 {
-		return 0
+	table := [][]float64{{float64(c.TN), float64(c.FP)}, {float64(c.FN), float64(c.TP)}}
+	unweighted := [][]float64{{0, 1}, {1, 0}}
+	if k := kappaFromTable(table, unweighted); !math.IsNaN(k) {
+		return k
 	}
-	po := c.Accuracy()
-	pe := (float64(c.TP+c.FP)*float64(c.TP+c.FN) + float64(c.TN+c.FN)*float64(c.TN+c.FP)) / (n * n)
-	if pe >= 1 {
-		return 0
-	}
-	return (po - pe) / (1 - pe)
+	return 0
 }
 
 // MCC is the Matthews correlation coefficient,

@@ -71,6 +71,39 @@ func TestMCC(t *testing.T) {
 	}
 }
 
+// TestConfusionKappaIsWeightedKappa checks the confusion matrix's kappa is
+// WeightedKappa's, unweighted, over the same pairs, to the last digit:
+// one kappa in the package.
+func TestConfusionKappaIsWeightedKappa(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		c    stats.Confusion
+		want float64
+	}{
+		// po = 14/16, pe = (10*10 + 6*6)/256: (po-pe)/(1-pe) = 11/15.
+		"agree's fixture":          {stats.Confusion{TP: 9, FP: 1, TN: 5, FN: 1}, 11.0 / 15},
+		"mixed (0.4, by hand too)": {stats.Confusion{TP: 3, FP: 1, TN: 4, FN: 2}, 0.4},
+		"all wrong":                {stats.Confusion{FP: 2, FN: 2}, -1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var pred, label []float64
+			add := func(n int, p, l float64) {
+				for range n {
+					pred, label = append(pred, p), append(label, l)
+				}
+			}
+			add(tc.c.TP, 1, 1)
+			add(tc.c.FP, 1, 0)
+			add(tc.c.TN, 0, 0)
+			add(tc.c.FN, 0, 1)
+			assert.Equal(t, tc.want, tc.c.Kappa())
+			assert.Equal(t, stats.WeightedKappa(pred, label, []float64{0, 1}, stats.Unweighted), tc.c.Kappa())
+		})
+	}
+}
+
 func TestConfusionAt(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/assaylabs/assay/stats"
 )
 
 // MaxFell is how many of the samples that fell most a MetricComparison
@@ -61,7 +63,7 @@ func ReadRunFolder(dir string) (*RunFolder, error) {
 // baseline run in baseDir, metric by metric over the current summary's
 // metrics: the baseline's and the current mean and their delta, the
 // Wilcoxon signed-rank test over the samples both runs scored (see
-// Wilcoxon), and the samples that fell most. It returns seed 002's alerts
+// stats.Wilcoxon), and the samples that fell most. It returns seed 002's alerts
 // too (see MeanAlerts), metric by metric: any alert is a regression.
 //
 // Means are over scored values only, never defaults; the baseline's come
@@ -98,7 +100,7 @@ func Compare(baseDir string, cur *ResultFile, curSummary Summary, cfg *RunConfig
 		mc.Paired = len(diffs)
 		mc.P = Num(math.NaN())
 		if mc.Paired > 0 {
-			w := Wilcoxon(diffs)
+			w := stats.Wilcoxon(diffs)
 			mc.Test, mc.P = w.Name(), Num(w.P)
 		}
 		slices.SortFunc(mc.Fell, func(a, b SampleChange) int {

@@ -15,10 +15,10 @@
 //
 // [Agree] scores every labelled record in parallel and compares the values
 // with the labels: ROC AUC, the confusion matrix at a fixed threshold, and
-// the threshold with the best balanced accuracy ([BestThreshold]).
+// the threshold with the best balanced accuracy ([stats.BestThreshold]).
 // Defaulted scores are counted and left out of the statistics;
-// [BootstrapBalancedAccuracy] says how far the figure can be trusted on a
-// set of that size.
+// [stats.BalancedAccuracyCI] says how far the figure can be trusted on a
+// set of that size. Every statistic is computed in package stats.
 //
 // [ScoreEach] runs scorers over records under a concurrency limit and hands
 // each record's scores back in record order as soon as it is done, so

@@ -34,16 +34,6 @@ func ExampleRead() {
 	// set.jsonl:1: contexts: want an array of strings, got string
 }
 
-func ExampleBestThreshold() {
-	values := []float64{0.7, 0.1, 0.6, 0.9, 0.3, 0.2}
-	labels := []bool{true, false, false, true, false, true}
-	t, c := bench.BestThreshold(values, labels)
-	fmt.Printf("threshold %.2f: %+v, balanced accuracy %.3f, AUC %.3f\n",
-		t, c, c.BalancedAccuracy(), bench.AUC(values, labels))
-	// Output:
-	// threshold 0.65: {TP:2 FP:0 TN:3 FN:1}, balanced accuracy 0.833, AUC 0.778
-}
-
 func ExampleScoreEach() {
 	recs, _ := bench.Read("set.jsonl", strings.NewReader(`{"id":"a","question":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843."]}
 {"id":"b","question":"When?","answer":"In 1901.","contexts":["In 1843."]}

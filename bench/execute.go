@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/prompts"
@@ -598,7 +598,7 @@ func pendingRecords(d data, run *Run, metrics []string) int {
 // writeRunFiles writes report.html into the run folder and, when junit is
 // set, the JUnit XML there, each whole or not at all.
 func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, junit string, floors *MinGate, infra bool) error {
-	if err := writeAtomic(filepath.Join(dir, FileReport), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, FileReport), 0o644, func(w io.Writer) error {
 		return WriteReport(w, cfg, s, results)
 	}); err != nil {
 		return err
@@ -606,7 +606,7 @@ func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, ju
 	if junit == "" {
 		return nil
 	}
-	return writeAtomic(junit, func(w io.Writer) error {
+	return atomicfile.Write(junit, 0o644, func(w io.Writer) error {
 		return WriteJUnit(w, cfg, s, results, JUnitOptions{Floor: floors.Floor, Infra: infra})
 	})
 }
@@ -628,19 +628,4 @@ func reasonText(r string) string {
 		return ""
 	}
 	return " (" + r + ")"
-}
-
-// writeAtomic writes a file through a temporary one renamed over it, with
-// the mode of the run's other files.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // gone once renamed
-	bw := bufio.NewWriter(tmp)
-	if err := errors.Join(write(bw), bw.Flush(), tmp.Chmod(0o644), tmp.Close()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/assaylabs/assay/stats"
 )
 
 //go:embed report.tmpl
@@ -189,14 +191,14 @@ type reliability struct {
 
 // relBin is one bin: its point (when not empty) and its size bar.
 type relBin struct {
-	ReliabilityBin
+	stats.Bin
 	CX, CY float64
 	X, W   float64
 	Y, H   float64
 }
 
 // newReliability draws c; nil for a nil c.
-func newReliability(c *Calibration) *reliability {
+func newReliability(c *stats.Calibration) *reliability {
 	if c == nil {
 		return nil
 	}
@@ -212,7 +214,7 @@ func newReliability(c *Calibration) *reliability {
 	}
 	var pts []string
 	for _, b := range c.Reliability {
-		rb := relBin{ReliabilityBin: b, X: x(b.Lo) + 1, W: round1((b.Hi-b.Lo)*relSide - 2)}
+		rb := relBin{Bin: b, X: x(b.Lo) + 1, W: round1((b.Hi-b.Lo)*relSide - 2)}
 		if peak > 0 {
 			rb.H = round1(float64(b.N) / float64(peak) * relStrip)
 		}

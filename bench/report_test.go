@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/stats"
 )
 
 // faithValues are the fixture's faithfulness values by sample (s01...):
@@ -102,7 +103,7 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 		values = append(values, v)
 		labels = append(labels, faithLabels[i])
 	}
-	s.Metrics[0].Calibration = Calibrate(values, labels)
+	s.Metrics[0].Calibration = stats.Calibrate(values, labels, CalibrationBins)
 	return cfg, s, results
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judging"
 )
 
@@ -295,21 +296,14 @@ func (r *Run) Close() error {
 	return r.f.Close()
 }
 
-// writeJSON writes v indented to path through a temporary file renamed
-// over it, so a reader never sees half a file.
+// writeJSON writes v indented to path, whole or not at all
+// (atomicfile), so a reader never sees half a file.
 func writeJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 // Unit computes some of a record's metrics in one go: one judge's metric,

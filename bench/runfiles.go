@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/stats"
 )
 
 // The files of an evaluation run's folder (`assay bench --out DIR`).
@@ -163,7 +164,7 @@ type MetricStats struct {
 	// how well the metric's scored values of the labelled samples, read
 	// as the chance that the label is true, match how often it is; absent
 	// without a label, or when a value lies outside [0, 1].
-	Calibration *Calibration `json:"calibration,omitempty"`
+	Calibration *stats.Calibration `json:"calibration,omitempty"`
 	// Sampled counts the judgements asked more than once (--samples k,
 	// judges.Sampled), and Unstable those of them whose samples disagree
 	// (judges.Unstable); both are absent from an unsampled run.

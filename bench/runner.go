@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/stats"
 )
 
 // DefaultConcurrency is how many records are scored at once when a Job
@@ -85,7 +86,7 @@ func (r Row) counted() bool { return !r.Defaulted && r.Err == "" }
 // metrics.
 type ThresholdResult struct {
 	Threshold float64 `json:"threshold"`
-	Confusion
+	stats.Confusion
 	BalancedAccuracy float64 `json:"balanced_accuracy"`
 	Accuracy         float64 `json:"accuracy"`
 	Precision        float64 `json:"precision"`
@@ -95,15 +96,19 @@ type ThresholdResult struct {
 	// MCC is the Matthews correlation coefficient (Confusion.MCC).
 	MCC float64 `json:"mcc"`
 	// BalancedAccuracyCI is a 95% bootstrap interval for BalancedAccuracy
-	// (BootstrapBalancedAccuracy), set for the fixed threshold only: the
+	// (stats.BalancedAccuracyCI), set for the fixed threshold only: the
 	// best threshold's figure is optimistic whatever its interval.
 	BalancedAccuracyCI *[2]float64 `json:"balanced_accuracy_ci95,omitempty"`
 }
 
-// bootstrapReps is how many resamples the agreement interval draws.
-const bootstrapReps = 2000
+// bootstrapReps is how many resamples the agreement intervals draw, and
+// agreementSeed the fixed seed of the balanced accuracy's.
+const (
+	bootstrapReps = 2000
+	agreementSeed = 0x5eed
+)
 
-func newThresholdResult(t float64, c Confusion) ThresholdResult {
+func newThresholdResult(t float64, c stats.Confusion) ThresholdResult {
 	return ThresholdResult{
 		Threshold: t, Confusion: c,
 		BalancedAccuracy: c.BalancedAccuracy(), Accuracy: c.Accuracy(),
@@ -143,7 +148,7 @@ type AgreeResult struct {
 	Best ThresholdResult `json:"best"`
 	// Calibration is set for a binary label when every value counted is in
 	// [0, 1], read as the chance that the label is true.
-	Calibration *Calibration `json:"calibration,omitempty"`
+	Calibration *stats.Calibration `json:"calibration,omitempty"`
 	// GradedStats are set for a graded label (spearman, kendall_tau_b,
 	// pearson, kappa_linear, kappa_quadratic, alpha_ordinal,
 	// alpha_interval, mae, at the top level of the JSON); the binary
@@ -323,15 +328,15 @@ func measure(metric string, rows []Row, skipped int, opts AgreeOptions) AgreeRes
 		res.GradedStats = Graded(counted, opts.Grades)
 		return res
 	}
-	res.AUC = AUC(values, labels)
-	res.Best = newThresholdResult(BestThreshold(values, labels))
+	res.AUC = stats.AUC(values, labels)
+	res.Best = newThresholdResult(stats.BestThreshold(values, labels))
 	if opts.Threshold != nil {
-		fixed := newThresholdResult(*opts.Threshold, ConfusionAt(values, labels, *opts.Threshold))
-		lo, hi := BootstrapBalancedAccuracy(values, labels, *opts.Threshold, bootstrapReps)
+		fixed := newThresholdResult(*opts.Threshold, stats.ConfusionAt(values, labels, *opts.Threshold))
+		lo, hi := stats.BalancedAccuracyCI(values, labels, *opts.Threshold, bootstrapReps, agreementSeed)
 		fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
 		res.Fixed = &fixed
 	}
-	res.Calibration = Calibrate(values, labels)
+	res.Calibration = stats.Calibrate(values, labels, CalibrationBins)
 	return res
 }
 

@@ -5,15 +5,15 @@ import (
 	"io"
 	"iter"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"text/tabwriter"
 	"time"
 
-	"github.com/montanaflynn/stats"
+	mstats "github.com/montanaflynn/stats"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/stats"
 )
 
 // BootstrapResamples is how many resamples the bootstrap interval of a
@@ -147,11 +147,11 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	if m.n > 0 {
 		ms.DefaultedRate = float64(m.defaulted) / float64(m.n)
 	}
-	if lat := stats.Float64Data(m.latencies); len(lat) > 0 {
-		ms.LatencyP50 = time.Duration(percentile(lat, 50))
-		ms.LatencyP95 = time.Duration(percentile(lat, 95))
+	if lat := m.latencies; len(lat) > 0 {
+		ms.LatencyP50 = time.Duration(stats.Percentile(lat, 50))
+		ms.LatencyP95 = time.Duration(stats.Percentile(lat, 95))
 	}
-	v := stats.Float64Data(m.values)
+	v := mstats.Float64Data(m.values)
 	if len(v) == 0 {
 		return ms
 	}
@@ -163,15 +163,15 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 		}
 		return Num(x)
 	}
-	ms.Mean = orNaN(stats.Mean(v))
-	ms.Std = orNaN(stats.StandardDeviationSample(v))
-	ms.Median = orNaN(stats.Median(v))
-	ms.Min = orNaN(stats.Min(v))
-	ms.Max = orNaN(stats.Max(v))
-	ms.P10 = Num(percentile(v, 10))
+	ms.Mean = orNaN(mstats.Mean(v))
+	ms.Std = orNaN(mstats.StandardDeviationSample(v))
+	ms.Median = orNaN(mstats.Median(v))
+	ms.Min = orNaN(mstats.Min(v))
+	ms.Max = orNaN(mstats.Max(v))
+	ms.P10 = Num(stats.Percentile(v, 10))
 	// Resampled in sorted order, so that the interval does not depend on
 	// the order the judgements finished in (a parallel run's is not fixed).
-	lo, hi := BootstrapMeanCI(slices.Sorted(slices.Values(v)), BootstrapResamples, BootstrapSeed)
+	lo, hi := stats.BootstrapMean(slices.Sorted(slices.Values(v)), BootstrapResamples, BootstrapSeed)
 	ms.CILow, ms.CIHigh = Num(lo), Num(hi)
 	passed := m.passes
 	for _, x := range m.byValue {
@@ -181,45 +181,6 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	}
 	ms.PassRate = Num(float64(passed) / float64(len(v)))
 	return ms
-}
-
-// percentile is the p-th percentile of v by linear interpolation between
-// the closest ranks (NumPy's default), NaN when v is empty.
-func percentile(v stats.Float64Data, p float64) float64 {
-	x, err := stats.Percentile(v, p)
-	if err != nil {
-		return math.NaN()
-	}
-	return x
-}
-
-// BootstrapMeanCI is the percentile bootstrap 95% interval of the mean of
-// values: reps resamples with replacement, drawn from a generator seeded
-// with seed, so the same values always give the same interval. A resample
-// whose mean is undefined (a NaN or infinite value drawn) is dropped; with
-// no resample left, or no values, both ends are NaN.
-func BootstrapMeanCI(values []float64, reps int, seed uint64) (lo, hi float64) {
-	n := len(values)
-	if n == 0 || reps <= 0 {
-		return math.NaN(), math.NaN()
-	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	means := make(stats.Float64Data, 0, reps)
-	for range reps {
-		sum := 0.0
-		for range n {
-			sum += values[rng.IntN(n)]
-		}
-		mean := sum / float64(n)
-		if math.IsNaN(mean) || math.IsInf(mean, 0) {
-			continue
-		}
-		means = append(means, mean)
-	}
-	if len(means) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	return percentile(means, 2.5), percentile(means, 97.5)
 }
 
 // FormatMetricStats writes a run's statistics as an aligned table: per
@@ -340,7 +301,7 @@ func (s *Summary) AddCalibration(path string, labels Labels) error {
 	s.Label = labels.Name
 	for i := range s.Metrics {
 		if p := by[s.Metrics[i].Metric]; p != nil {
-			s.Metrics[i].Calibration = Calibrate(p.values, p.labels)
+			s.Metrics[i].Calibration = stats.Calibrate(p.values, p.labels, CalibrationBins)
 		}
 	}
 	return nil

@@ -195,16 +195,33 @@ func (r Report) Write(w io.Writer) {
 // Failures are the run's own failures once it ended: calls the budget
 // refused, and more neutral defaults than allowed.
 func (s *Session) Failures(d Defaults) []Failure {
-	var out []Failure
-	if n := s.client.BudgetStops(); n > 0 {
-		// The limit as the user gave it, never rounded to $0.0000.
-		out = append(out, Failure{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
-			n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))})
-	}
+	out := s.budget()
 	if f, ok := s.cfg.defaultRate(d); ok {
 		out = append(out, f)
 	}
 	return out
+}
+
+// CardFailures are the failures of a job that judged one report (a card):
+// calls the budget refused, and under Strict any neutral default, of which
+// the card had defaulted.
+func (s *Session) CardFailures(defaulted int) []Failure {
+	out := s.budget()
+	if s.cfg.Strict && defaulted > 0 {
+		out = append(out, Failure{Kind: FailDefaults, Err: fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", defaulted)})
+	}
+	return out
+}
+
+// budget is the failure of a run whose budget refused calls.
+func (s *Session) budget() []Failure {
+	n := s.client.BudgetStops()
+	if n == 0 {
+		return nil
+	}
+	// The limit as the user gave it, never rounded to $0.0000.
+	return []Failure{{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
+		n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))}}
 }
 
 // defaultRate is the failure of a run whose share of neutral defaults is

@@ -129,6 +129,8 @@ func failuresErr(fs judging.Failures) error {
 		switch f.Kind {
 		case judging.FailFloor:
 			return &exitError{code: exitFailed, err: f.Err}
+		case judging.FailVerdict:
+			return &exitError{code: exitFailed} // the card says so
 		case judging.FailGate:
 			gates++
 		case judging.FailAlert:

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
@@ -290,7 +291,7 @@ func TestJudgeReadsDatasetsLargerThanOneReport(t *testing.T) {
 	// or sample may have.
 	path := filepath.Join(t.TempDir(), "large.jsonl")
 	line := `{"question":"q","answer":"a","contexts":["` + strings.Repeat("word ", 2000) + `"]}` + "\n"
-	n := maxInput/len(line) + 10
+	n := agent.MaxInput/len(line) + 10
 	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, n)), 0o644))
 	d, err := bench.OpenDataset(path, bench.DatasetOptions{})
 	require.NoError(t, err)

@@ -100,6 +100,7 @@ func (st *stability) add(sc eval.Score) {
 }
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {
+	f.samples = 1 // asked once where --samples is not offered
 	fl.StringVar(&f.spec, "llm", "", "judge model as backend:model (openai:gpt-4o-mini, ollama:qwen2.5:7b, vllm:NAME, langchain:anthropic:MODEL, offline);\n"+
 		"assay agree takes several, comma separated, as a jury;\n"+
 		"default: $ASSAY_LLM, else openai:gpt-4o-mini when $OPENAI_API_KEY is set, else offline")

@@ -141,11 +141,11 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 		out.Plan, err = judging.DryRun(ctx, s.Client(), metrics, scorers, 1, func(yield func(eval.Sample, error) bool) { yield(sample, nil) })
 		return out, err
 	}
-	opt.Model = s.Client()
+	opt.Model = s.Model()
 	if out.Card, err = Score(ctx, p, out.Sample, opt); err != nil {
 		return nil, err
 	}
-	if !s.Client().Offline() {
+	if !judges.Offline(s.Model()) {
 		r := s.Report(out.Card.Defaulted)
 		out.Report = &r
 	}
@@ -213,8 +213,8 @@ func scoreDaily(ctx context.Context, job ScoreJob, p *daily.Profile) (*ScoreOutc
 	defer func() { _ = s.Close() }() // idle connections and the cache
 	out := &ScoreOutcome{Daily: &r}
 	defaulted := 0
-	if !s.Client().Offline() {
-		sc, err := judges.Reasoning{Model: s.Client()}.Score(ctx, eval.Sample{Query: truth.Subject["name"], Answer: string(data)})
+	if !judges.Offline(s.Model()) {
+		sc, err := judges.Reasoning{Model: s.Model()}.Score(ctx, eval.Sample{Query: truth.Subject["name"], Answer: string(data)})
 		if err != nil {
 			return nil, err
 		}

@@ -213,7 +213,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 	}
 	if job.Judging.DryRun {
-		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &judging.Plan{Judge: judges.Method(s.Client()), Records: data.Len()}}
+		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &judging.Plan{Judge: judges.Method(s.Model()), Records: data.Len()}}
 		if p.dryScorers == nil {
 			out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", job.Profile)
 			return out, nil
@@ -341,7 +341,7 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 		if err != nil {
 			return plan{}, err
 		}
-		return pr.build(s.Client()), nil
+		return pr.build(s.Model()), nil
 	case len(job.Metrics) == 0:
 		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList())
 	}
@@ -354,12 +354,12 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 		if v := floors.Floor(name); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(name, s.Client())
+		return judges.DefaultThreshold(name, s.Model())
 	}
 	build := func(m judges.Model) []eval.Scorer {
 		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
 	}
-	scorers := build(s.Client())
+	scorers := build(s.Model())
 	units := make([]Unit, len(scorers))
 	for i, sc := range scorers {
 		units[i] = ScorerUnit(job.Metrics[i], sc)
@@ -410,10 +410,10 @@ func JudgeScorers(metrics []string, m judges.Model) []eval.Scorer {
 // modelOf is the judge a run records: the model when some metric calls
 // it, else that none does.
 func modelOf(s *judging.Session, p plan) string {
-	if len(p.modelMetrics) == 0 && !s.Client().Offline() {
+	if len(p.modelMetrics) == 0 && !judges.Offline(s.Model()) {
 		return NoModel
 	}
-	return judges.Method(s.Client())
+	return judges.Method(s.Model())
 }
 
 // NoModel is RunConfig.Model of a run none of whose metrics calls a model
@@ -474,7 +474,7 @@ func thresholds(profile string, floors *MinGate, s *judging.Session) func(string
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return profileThreshold(profile, m, s.Client())
+		return profileThreshold(profile, m, s.Model())
 	}
 }
 

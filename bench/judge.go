@@ -127,12 +127,12 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(m, s.Client())
+		return judges.DefaultThreshold(m, s.Model())
 	}
 	build := func(m judges.Model) []eval.Scorer {
 		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
 	}
-	scorers := build(s.Client())
+	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check
 	// pass and again by the run.
 	tmp, err := os.MkdirTemp("", "assay-judge-")

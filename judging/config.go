@@ -14,6 +14,7 @@ import (
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/offline"
 	"github.com/assaylabs/assay/llm/setup"
 )
 
@@ -38,6 +39,11 @@ type Config struct {
 	// Samples asks the model this many times per judgement
 	// (judges.Sampled); at least 1.
 	Samples int
+	// Model, when set, is the model to judge with instead of the one LLM
+	// builds (a Go test's own; the caller closes it). When it is an
+	// *llm.Client its calls, tokens and cost are counted; nil Model is
+	// LLM's.
+	Model judges.Model
 }
 
 // Default is the command line's defaults.
@@ -71,7 +77,10 @@ func asInput(flag string, err error) error {
 // Session is a run's open model client and what it counted. Its methods
 // are safe for concurrent use.
 type Session struct {
-	cfg    Config
+	cfg Config
+	// model judges; client counts what it spent: the same client, or an
+	// offline one for a Config.Model that is not an *llm.Client.
+	model  judges.Model
 	client *llm.Client
 	closer io.Closer
 	stable stability
@@ -92,6 +101,16 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 	if cfg.Notices == nil {
 		cfg.Notices = w
 	}
+	if j.Model != nil {
+		c, ok := j.Model.(*llm.Client)
+		if !ok {
+			c = llm.New(llm.Config{Backend: offline.New(offline.Config{}), Concurrency: cfg.Concurrency})
+		}
+		if err := judges.CheckSamples(j.Samples, j.Model); err != nil {
+			return nil, asInput("--samples", err)
+		}
+		return &Session{cfg: j, model: j.Model, client: c, closer: io.NopCloser(nil)}, nil
+	}
 	c, closer, err := setup.Open(cfg, env)
 	if err != nil {
 		return nil, asInput("--llm", err)
@@ -101,8 +120,11 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 		return nil, asInput("--samples", err)
 	}
 	j.LLM = cfg
-	return &Session{cfg: j, client: c, closer: closer}, nil
+	return &Session{cfg: j, model: c, client: c, closer: closer}, nil
 }
+
+// Model is the model the session judges with.
+func (s *Session) Model() judges.Model { return s.model }
 
 // Close closes the client's idle connections and its cache.
 func (s *Session) Close() error { return s.closer.Close() }
@@ -112,7 +134,8 @@ func (s *Session) Close() error { return s.closer.Close() }
 // flight keep the client's slots busy.
 const TasksPerCall = 4
 
-// Client is the session's model client.
+// Client is the session's model client, which counts calls, tokens and
+// cost; judge with Model.
 func (s *Session) Client() *llm.Client { return s.client }
 
 // Config is the session's settings.
@@ -169,7 +192,7 @@ type Report struct {
 // Report is what the session's client did, with defaulted neutral
 // defaults.
 func (s *Session) Report(defaulted int) Report {
-	return Report{Judge: judges.Method(s.client), Usage: s.client.Usage(), Defaulted: defaulted,
+	return Report{Judge: judges.Method(s.model), Usage: s.client.Usage(), Defaulted: defaulted,
 		Samples: s.cfg.Samples, Sampled: int(s.stable.judged.Load()), Unstable: int(s.stable.unstable.Load())}
 }
 

@@ -236,7 +236,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
 	}
 	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase}
-	out.Kept, out.Redo = run.Resumed(), 0
+	out.Kept, out.Redo = run.Kept()
 	gate := func(r Result) {
 		// The floor compares the value rounded, as judge prints it.
 		floors.Add(eval.Score{Metric: r.Metric, Value: Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
@@ -245,9 +245,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		gate(r)
 	}
 	todo := data.Len()
-	if out.Kept > 0 {
+	if run.Resumed() > 0 {
 		todo = pendingRecords(data, run, p.metrics)
-		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d of %d record(s) to judge\n", dir, out.Kept, todo, data.Len())
+		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d defaulted or failed to judge again, %d of %d record(s) to judge\n", dir, out.Kept, out.Redo, todo, data.Len())
 	}
 	meter, err := s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {

@@ -46,7 +46,8 @@ with its evidence. Every run is recorded in the run store (SQLite under
 the user data directory; $ASSAY_DATA_DIR moves it), which assay runs lists.
 
 --resume with --out DIR of an unfinished run judges only the pairs not in
-its results.jsonl; another dataset or configuration is refused.
+its results.jsonl, and those that fell back to the neutral default or
+failed; another dataset or configuration is refused.
 
 --gate 'METRIC.STAT OP NUMBER' (repeatable) fails the run when it does not
 hold, as seed 002's CI checks: --gate 'context_quality.mean>=0.65'.
@@ -77,7 +78,7 @@ stopped calls, or the run was interrupted (resume it).`,
 	fl.StringSliceVar(&f.job.Metrics, "metric", nil, "metrics to judge, comma separated (or --profile)")
 	fl.StringVar(&f.job.Profile, "profile", "", "judge DATA with a card instead: context (retrieval samples), research (reports) or daily ({id, report, truth, telemetry})")
 	fl.StringVar(&f.job.Out, "out", "", "the run folder (default: assay-runs/RUN_ID in the working directory)")
-	fl.BoolVar(&f.job.Resume, "resume", false, "resume the unfinished run in --out: judge only what its results.jsonl lacks")
+	fl.BoolVar(&f.job.Resume, "resume", false, "resume the unfinished run in --out: judge only what its results.jsonl lacks, defaulted or failed")
 	fl.StringVar(&f.job.Min, "min", "", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8) or both")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)

@@ -74,6 +74,17 @@ func spent(u eval.Usage) eval.Usage {
 	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, CostUSD: u.CostUSD}
 }
 
+// Score is the result as the score it was written from (its error as
+// text).
+func (r Result) Score() eval.Score {
+	sc := eval.Score{Metric: r.Metric, Value: r.Value, Points: r.Points, Max: r.Max, Method: r.Method, Reason: r.Reason,
+		Defaulted: r.Defaulted, Skipped: r.Skipped, Pass: r.Pass, Evidence: r.Evidence, Usage: r.Usage}
+	if r.Error != "" {
+		sc.Err = errors.New(r.Error)
+	}
+	return sc
+}
+
 // Counted reports whether the result is a measurement that may enter
 // means and pass gates: neither a neutral default nor skipped.
 func (r Result) Counted() bool { return !r.Defaulted && !r.Skipped }

@@ -43,7 +43,7 @@ type JudgeJob struct {
 type JudgeOutcome struct {
 	// Records is the dataset's size, Done the records judged whole.
 	Records, Done int
-	Summaries     []MetricSummary
+	Summaries     []MetricStats
 	// Skipped counts results with nothing to judge (no answer, no claim).
 	Skipped  int
 	Report   judging.Report
@@ -66,7 +66,7 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 	}
 	// An interrupted run still shows what it judged and spent.
 	if o.Records > 1 {
-		_ = FormatSummaries(log, o.Summaries)
+		_ = FormatBrief(log, o.Summaries)
 	}
 	o.Report.Write(log)
 	if o.Skipped > 0 {
@@ -162,20 +162,20 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	out := NewResultWriter(meter.Writer(job.Out), job.Format)
-	tally := Tally{Threshold: threshold}
+	stats := Stats{Threshold: threshold}
 	o := &JudgeOutcome{Records: data.Len()}
 	var defaults judging.Defaults
 	var werr error
 	err = ScoreStream(ctx, data.Records(), scorers, s.Limit(), func(_ int, rec Record, scores []eval.Score) error {
 		defaulted := 0
 		for _, sc := range scores {
-			tally.Add(sc)
 			s.Observe(sc)
 			defaults.Add(named(rec.ID, sc))
 			if sc.Defaulted {
 				defaulted++
 			}
 			r := ResultOf(rec.ID, sc)
+			stats.Add(r)
 			r.Value, r.Points = Round(r.Value), Round(r.Points)
 			// The floor compares the value printed, rounded.
 			floors.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
@@ -206,8 +206,8 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, data.Err(err)
 	}
 	o.ran = true
-	o.Summaries, o.Skipped = tally.Summaries(), tally.Skipped()
-	o.Report = s.Report(tally.Defaulted())
+	o.Summaries, o.Skipped = stats.Metrics(job.Metrics...), stats.Skipped()
+	o.Report = s.Report(stats.Defaulted())
 	if interrupted {
 		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted after %d of %d records: %w", o.Done, data.Len(), context.Cause(ctx))})
 	}

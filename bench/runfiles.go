@@ -180,9 +180,11 @@ type MetricStats struct {
 	// CILow and CIHigh are a bootstrap 95% interval of the mean.
 	CILow  Num `json:"ci95_low"`
 	CIHigh Num `json:"ci95_high"`
-	// Threshold is the metric's pass threshold and PassRate the share of
-	// Scored values at or above it.
+	// Threshold is the metric's pass threshold; Passed counts the Scored
+	// values that pass (at or above it, or by their card's verdict) and
+	// PassRate is their share.
 	Threshold float64 `json:"threshold"`
+	Passed    int     `json:"passed"`
 	PassRate  Num     `json:"pass_rate"`
 	// Calls are the model calls the results made (a reply from the
 	// cache is no call).

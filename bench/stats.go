@@ -123,6 +123,26 @@ func (s *Stats) Metrics(want ...string) []MetricStats {
 	return out
 }
 
+// Defaulted is how many results, over every metric, were neutral
+// defaults.
+func (s *Stats) Defaulted() int {
+	n := 0
+	for _, m := range s.by {
+		n += m.defaulted
+	}
+	return n
+}
+
+// Skipped is how many results, over every metric, were skipped: records
+// the judge had nothing to judge in.
+func (s *Stats) Skipped() int {
+	n := 0
+	for _, m := range s.by {
+		n += m.skipped
+	}
+	return n
+}
+
 func (s *Stats) threshold(metric string) float64 {
 	if s.Threshold == nil {
 		return 0.5
@@ -215,6 +235,7 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 			passed++
 		}
 	}
+	ms.Passed = passed
 	ms.PassRate = Num(float64(passed) / float64(len(v)))
 	return ms
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/heuristics/daily"
 	"github.com/assaylabs/assay/internal/yamlpath"
 	"github.com/assaylabs/assay/judges"
 )
@@ -45,6 +46,9 @@ type Profile struct {
 	Pass        PassRule     `yaml:"pass"`
 	Specs       []ScorerSpec `yaml:"scorers"`
 	Fixes       []FixSpec    `yaml:"fixes"`
+	// Daily is the profile of a KindDaily profile: seed 003's scorers,
+	// weights and gate (heuristics/daily), read from the same kind of file.
+	Daily *daily.Profile `yaml:"-"`
 }
 
 // PassRule decides a card's status from its scores.
@@ -84,13 +88,14 @@ type FixSpec struct {
 	RerunStages []int  `yaml:"rerun_stages"`
 }
 
-// Builtin returns the names of the built-in profiles.
+// Builtin returns the names of the built-in profiles, sorted.
 func Builtin() []string {
 	ents, _ := fs.ReadDir(builtin, "profiles")
-	var names []string
+	names := []string{KindDaily} // seed 003's, heuristics/daily's built-in profile
 	for _, e := range ents {
 		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
 	}
+	slices.Sort(names)
 	return names
 }
 
@@ -102,12 +107,13 @@ var ErrUnknownProfile = errors.New("unknown profile")
 // profile file at that path (a name containing a path separator or ending in
 // .yaml or .yml is a path).
 func LoadProfile(nameOrPath string) (*Profile, error) {
+	if nameOrPath == KindDaily {
+		return &Profile{Name: KindDaily, Kind: KindDaily, Daily: daily.Default()}, nil
+	}
 	if !strings.ContainsRune(nameOrPath, filepath.Separator) && !strings.HasSuffix(nameOrPath, ".yaml") && !strings.HasSuffix(nameOrPath, ".yml") {
 		data, err := builtin.ReadFile("profiles/" + nameOrPath + ".yaml")
 		if err != nil {
-			names := append(Builtin(), KindDaily) // daily is seed 003's profile, of heuristics/daily
-			slices.Sort(names)
-			return nil, fmt.Errorf("%w %q: built-in profiles are %s, or pass a .yaml file", ErrUnknownProfile, nameOrPath, strings.Join(names, ", "))
+			return nil, fmt.Errorf("%w %q: built-in profiles are %s, or pass a .yaml file", ErrUnknownProfile, nameOrPath, strings.Join(Builtin(), ", "))
 		}
 		return ParseProfile(nameOrPath+".yaml", data)
 	}
@@ -119,7 +125,8 @@ func LoadProfile(nameOrPath string) (*Profile, error) {
 }
 
 // ParseProfile decodes and checks a profile file. Errors name the file, the
-// line and the field.
+// line and the field. A file of kind daily is a daily profile
+// (daily.ParseProfile), in the Profile's Daily.
 func ParseProfile(name string, data []byte) (*Profile, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -127,6 +134,16 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 	}
 	if len(root.Content) == 0 {
 		return nil, &eval.InputError{File: name, Msg: "empty profile"}
+	}
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	if root.Content[0].Decode(&head) == nil && head.Kind == KindDaily {
+		dp, err := daily.ParseProfile(name, data)
+		if err != nil {
+			return nil, err
+		}
+		return &Profile{Name: name, Kind: KindDaily, Daily: dp}, nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -89,18 +88,16 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 	if job.Now == nil {
 		job.Now = time.Now
 	}
-	if dp, ok, err := dailyProfile(job.Profile); err != nil {
-		return nil, inputErr(err)
-	} else if ok {
-		return scoreDaily(ctx, job, dp)
-	}
-	if job.Truth != "" || job.Telemetry != "" {
-		return nil, &eval.InputError{Msg: "--truth and --telemetry: only the daily profile reads them; add --profile daily"}
-	}
 	name := cmpOr(job.Profile, "research")
 	p, err := LoadProfile(name)
 	if err != nil {
 		return nil, inputErr(err)
+	}
+	if p.Kind == KindDaily {
+		return scoreDaily(ctx, job, p.Daily)
+	}
+	if job.Truth != "" || job.Telemetry != "" {
+		return nil, &eval.InputError{Msg: "--truth and --telemetry: only the daily profile reads them; add --profile daily"}
 	}
 	opt := Options{Now: job.Now}
 	if job.Tiers != "" {
@@ -247,35 +244,6 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// dailyProfile returns the daily profile --profile names: the built-in
-// "daily", or a YAML file whose kind is daily; ok is false for any other
-// profile.
-func dailyProfile(name string) (p *daily.Profile, ok bool, err error) {
-	if name == "daily" {
-		return daily.Default(), true, nil
-	}
-	if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
-		return nil, false, nil
-	}
-	data, err := os.ReadFile(name)
-	if err != nil || !isDailyKind(data) {
-		return nil, false, nil // agent.LoadProfile reports what is wrong
-	}
-	p, err = daily.ParseProfile(name, data)
-	return p, true, err
-}
-
-// isDailyKind reports whether a profile file says "kind: daily".
-func isDailyKind(data []byte) bool {
-	for line := range bytes.Lines(data) {
-		f := strings.Fields(string(line))
-		if len(f) == 2 && f[0] == "kind:" && strings.Trim(f[1], `"'`) == "daily" {
-			return true
-		}
-	}
-	return false
 }
 
 // detectProfile picks the profile for input scored without --profile: a

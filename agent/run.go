@@ -66,8 +66,9 @@ func (o Options) judge() string { return judges.Method(o.Model) }
 // Scorers builds the profile's scorers, in profile order.
 func (p *Profile) Scorers(opt Options) []eval.Scorer {
 	out := make([]eval.Scorer, 0, len(p.Specs))
+	reg := p.Metrics()
 	for _, s := range p.Specs {
-		out = append(out, s.build(opt))
+		out = append(out, s.build(reg, opt))
 	}
 	return out
 }

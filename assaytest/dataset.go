@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/judges"
 )
 
 // RequireDataset judges every sample of the dataset at path with the
@@ -61,7 +61,7 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 		return nil
 	}
 	stats := make([]Stats, len(metrics))
-	threshold := func(m string) float64 { return judges.DefaultThreshold(m, j.model) }
+	threshold := func(m string) float64 { return agent.Builtins().DefaultThreshold(m, j.model) }
 	for i, m := range metrics {
 		stats[i] = Stats{Metric: m, Threshold: threshold(m)}
 	}

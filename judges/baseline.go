@@ -7,6 +7,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/metric"
 )
 
 // MetricTokenOverlap names the plain baseline every offline judge is
@@ -33,9 +34,10 @@ func (TokenOverlap) Score(_ context.Context, s eval.Sample) (eval.Score, error) 
 	}, nil
 }
 
-func init() {
-	Register(Metric{
-		Name: MetricTokenOverlap, Kind: KindHeuristic, Threshold: Threshold{Offline: 0.8, Model: 0.8},
+// tokenOverlapMetric is the registry entry of the baseline.
+func tokenOverlapMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricTokenOverlap, Kind: metric.KindHeuristic, Threshold: metric.Threshold{Offline: 0.8, Model: 0.8},
 		Build: func(Model) eval.Scorer { return TokenOverlap{} },
-	})
+	}
 }

@@ -11,16 +11,18 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricCompleteness, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
+// completenessMetric is the registry entry of completeness.
+func completenessMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricCompleteness, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
 		// The research profile scores completeness too, on its own scale.
 		Profiles: []string{"report"},
 		Build:    func(m Model) eval.Scorer { return Completeness{Model: m} },
-	})
+	}
 }
 
 // Completeness lists the aspects the query asks for and checks which the

@@ -10,16 +10,18 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
+// faithfulnessMetric is the registry entry of faithfulness.
+func faithfulnessMetric() metric.Entry {
+	return metric.Entry{
 		// No contexts is no refusal: every claim is then unsupported.
-		Name: MetricFaithfulness, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
-		Threshold: Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every claim supported
+		Name: MetricFaithfulness, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
+		Threshold: metric.Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every claim supported
 		Build:     func(m Model) eval.Scorer { return Faithfulness{Model: m} },
-	})
+	}
 }
 
 // Faithfulness is RAGAS faithfulness: the share of the answer's claims that

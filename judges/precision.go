@@ -9,14 +9,16 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricContextPrecision, Kind: KindJudge, Needs: NeedsContexts, CallsModel: true,
+// contextPrecisionMetric is the registry entry of context precision.
+func contextPrecisionMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricContextPrecision, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsContexts,
 		Build: func(m Model) eval.Scorer { return ContextPrecision{Model: m} },
-	})
+	}
 }
 
 // ContextPrecision is RAGAS context precision: each retrieved context is

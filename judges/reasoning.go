@@ -9,14 +9,16 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricReasoning, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
+// reasoningMetric is the registry entry of reasoning.
+func reasoningMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricReasoning, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
 		Build: func(m Model) eval.Scorer { return Reasoning{Model: m} },
-	})
+	}
 }
 
 // Reasoning rates an answer's reasoning on seed 003's six dimensions, each

@@ -12,14 +12,16 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricAnswerRelevancy, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
+// answerRelevancyMetric is the registry entry of answer relevancy.
+func answerRelevancyMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricAnswerRelevancy, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
 		Build: func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
-	})
+	}
 }
 
 // AnswerRelevancy is RAGAS answer relevancy: the model writes the questions

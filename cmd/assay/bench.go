@@ -24,6 +24,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
@@ -49,8 +50,8 @@ const reportSamples = 1000
 // folder, read by the check pass and by the run.
 const spoolName = "input.jsonl"
 
-func newBenchCmd(env func(string) string) *cobra.Command {
-	f := benchFlags{llm: llmFlags{env: env}}
+func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := benchFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "bench (--metric NAME[,NAME] | --profile context|research) [flags] DATA",
 		Short: "Run judges over a dataset into a run folder that is kept and can be resumed",
@@ -141,7 +142,7 @@ func planBench(f benchFlags) (benchPlan, error) {
 	case f.profile == bench.ProfileDaily:
 		return benchPlan{metrics: bench.DailyMetrics, units: func(judges.Model) []bench.Unit { return []bench.Unit{bench.DailyUnit()} }}, nil
 	case f.profile == bench.ProfileResearch:
-		p, err := agent.LoadProfile("research")
+		p, err := agent.Profiles{Metrics: f.llm.metrics}.Load("research")
 		if err != nil {
 			return benchPlan{}, inputErr(err)
 		}
@@ -154,11 +155,11 @@ func planBench(f benchFlags) (benchPlan, error) {
 	case f.profile != "":
 		return benchPlan{}, inputErr(fmt.Errorf("--profile: want %s, %s or %s, got %q", bench.ProfileContext, bench.ProfileResearch, bench.ProfileDaily, f.profile))
 	case len(f.metrics) == 0:
-		return benchPlan{}, inputErr(errors.New("--metric: name at least one metric (have " + strings.Join(judges.Metrics(), ", ") +
+		return benchPlan{}, inputErr(errors.New("--metric: name at least one metric (have " + strings.Join(f.llm.metrics.Metrics(), ", ") +
 			"), or give --profile context or --profile research"))
 	}
 	for i, m := range f.metrics {
-		if _, err := judges.New(m, nil); err != nil {
+		if _, err := f.llm.metrics.New(m, nil); err != nil {
 			return benchPlan{}, inputErr(fmt.Errorf("--metric: %w", err))
 		}
 		if slices.Contains(f.metrics[:i], m) {
@@ -172,9 +173,9 @@ func planBench(f benchFlags) (benchPlan, error) {
 			if v := f.min.Floor(name); v > 0 {
 				return v
 			}
-			return judges.DefaultThreshold(name, m)
+			return f.llm.metrics.DefaultThreshold(name, m)
 		}
-		return f.llm.sampledScorers(f.metrics, threshold, judgeScorers(f.metrics))(m)
+		return f.llm.sampledScorers(f.metrics, threshold, judgeScorers(f.llm.metrics, f.metrics))(m)
 	}
 	return benchPlan{metrics: f.metrics, scorers: build, units: func(m judges.Model) []bench.Unit {
 		scs := build(m)
@@ -287,7 +288,7 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 		}
 		metrics, scorers := plan.metrics, plan.scorers
 		if f.profile == bench.ProfileResearch {
-			p, _ := agent.LoadProfile("research")
+			p, _ := agent.Profiles{Metrics: f.llm.metrics}.Load("research")
 			metrics, scorers = modelScorers(p, agent.Options{})
 		}
 		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, metrics, scorers, data.Len(), data.Records())
@@ -303,7 +304,7 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 		if v := f.min.Floor(m); v > 0 {
 			return v
 		}
-		return benchThreshold(f.profile, m, client)
+		return benchThreshold(f.llm.metrics, f.profile, m, client)
 	}
 	gate := func(r bench.Result) {
 		// The gate compares the value rounded, as judge prints it.
@@ -539,7 +540,7 @@ func benchSettings(f benchFlags, metrics []string, c *llm.Client) map[string]str
 		s["--samples"] = strconv.Itoa(f.llm.samples)
 	}
 	for _, m := range metrics {
-		s["threshold "+m] = strconv.FormatFloat(benchThreshold(f.profile, m, c), 'f', -1, 64)
+		s["threshold "+m] = strconv.FormatFloat(benchThreshold(f.llm.metrics, f.profile, m, c), 'f', -1, 64)
 	}
 	return s
 }
@@ -547,13 +548,13 @@ func benchSettings(f benchFlags, metrics []string, c *llm.Client) map[string]str
 // benchThreshold is a metric's pass threshold in a run's summary: the
 // context card's pass threshold (seed 002's CRAG "correct", 0.7) for
 // context_quality under --profile context, else the metric's default.
-func benchThreshold(profile, metric string, c *llm.Client) float64 {
-	if profile == bench.ProfileContext && metric == agent.MetricContextQuality {
-		if p, err := agent.LoadProfile("context"); err == nil {
+func benchThreshold(reg *metric.Registry, profile, name string, c *llm.Client) float64 {
+	if profile == bench.ProfileContext && name == agent.MetricContextQuality {
+		if p, err := (agent.Profiles{Metrics: reg}).Load("context"); err == nil {
 			return p.Pass.Threshold
 		}
 	}
-	return judges.DefaultThreshold(metric, c)
+	return reg.DefaultThreshold(name, c)
 }
 
 // judgeRun compares the run with its baseline, when --baseline names one,

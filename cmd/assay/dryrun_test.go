@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/internal/datablock"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
@@ -58,10 +59,8 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 	}
 	type run struct{ metric, embedModel string }
 	runs := map[string]run{"answer_relevancy with embeddings": {judges.MetricAnswerRelevancy, "text-embedding-3-small"}}
-	for _, metric := range judges.Metrics() {
-		if metric != toyMetric { // TestToyMetric has its own
-			runs[metric] = run{metric: metric}
-		}
+	for _, metric := range agent.Builtins().Metrics() {
+		runs[metric] = run{metric: metric}
 	}
 	for name, tc := range runs {
 		metric := tc.metric

@@ -26,6 +26,7 @@ import (
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
 	"github.com/assaylabs/assay/llm/dryrun"
+	"github.com/assaylabs/assay/metric"
 )
 
 type judgeFlags struct {
@@ -36,8 +37,8 @@ type judgeFlags struct {
 	llm     llmFlags
 }
 
-func newJudgeCmd(env func(string) string) *cobra.Command {
-	f := judgeFlags{llm: llmFlags{env: env}}
+func newJudgeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := judgeFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "judge --metric NAME[,NAME] [flags] FILE",
 		Short: "Judge RAG samples (question, answer, contexts, reference) with LLM or offline judges",
@@ -51,7 +52,7 @@ user_input/response/retrieved_contexts/reference) or DeepEval
 (input/actual_output/retrieval_context/expected_output). FILE "-" reads
 standard input as JSON (an object, an array or JSON Lines).
 
-Metrics: ` + strings.Join(judges.Metrics(), ", ") + `.
+Metrics: ` + strings.Join(reg.Metrics(), ", ") + `.
 
 Without --llm, $ASSAY_LLM or $OPENAI_API_KEY the judges run offline: lexical
 and deterministic, labelled "offline (approximate)". A judge whose model
@@ -165,10 +166,10 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return err
 	}
 	if len(f.metrics) == 0 {
-		return inputErr(errors.New("--metric: name at least one metric (have " + strings.Join(judges.Metrics(), ", ") + ")"))
+		return inputErr(errors.New("--metric: name at least one metric (have " + strings.Join(f.llm.metrics.Metrics(), ", ") + ")"))
 	}
 	for i, m := range f.metrics {
-		if _, err := judges.New(m, nil); err != nil {
+		if _, err := f.llm.metrics.New(m, nil); err != nil {
 			return inputErr(fmt.Errorf("--metric: %w", err))
 		}
 		if slices.Contains(f.metrics[:i], m) {
@@ -196,9 +197,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		if v := f.min.Floor(m); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(m, client)
+		return f.llm.metrics.DefaultThreshold(m, client)
 	}
-	build := f.llm.sampledScorers(f.metrics, threshold, judgeScorers(f.metrics))
+	build := f.llm.sampledScorers(f.metrics, threshold, judgeScorers(f.llm.metrics, f.metrics))
 	scorers := build(client)
 	// A first pass checks the whole dataset, records and what each metric
 	// needs of them, so that bad input is reported before any model call;
@@ -288,13 +289,13 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	return nil
 }
 
-// judgeScorers returns the builder of the judges of metrics, which New
+// judgeScorers returns the builder of the judges of metrics, which reg.New
 // has checked, judging with a model.
-func judgeScorers(metrics []string) func(judges.Model) []eval.Scorer {
+func judgeScorers(reg *metric.Registry, metrics []string) func(judges.Model) []eval.Scorer {
 	return func(m judges.Model) []eval.Scorer {
 		out := make([]eval.Scorer, len(metrics))
 		for i, name := range metrics {
-			out[i], _ = judges.New(name, m)
+			out[i], _ = reg.New(name, m)
 		}
 		return out
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
+	"github.com/assaylabs/assay/metric"
 )
 
 // llmFlags are the model-client flags shared by the commands that judge.
@@ -39,6 +40,8 @@ type llmFlags struct {
 	samples int
 	stable  *stability
 	env     func(string) string
+	// metrics are the metrics --metric and profiles take.
+	metrics *metric.Registry
 }
 
 // registerSamples adds --samples, for the commands that judge datasets.

@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/fixtures"
 	"github.com/assaylabs/assay/llm/dryrun"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -38,8 +39,8 @@ type researchFlags struct {
 	llm          llmFlags
 }
 
-func newResearchCmd(env func(string) string) *cobra.Command {
-	f := researchFlags{llm: llmFlags{env: env}}
+func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := researchFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   `research [flags] "question"`,
 		Short: "Research a question end to end: search, gate, synthesize a cited report, score and repair it",

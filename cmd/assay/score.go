@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/metric"
 )
 
 type scoreFlags struct {
@@ -33,8 +34,8 @@ type scoreFlags struct {
 	llm       llmFlags
 }
 
-func newScoreCmd(env func(string) string) *cobra.Command {
-	f := scoreFlags{llm: llmFlags{env: env}}
+func newScoreCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := scoreFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "score [flags] FILE",
 		Short: "Score a research report (Markdown) or a retrieval sample (JSON)",
@@ -87,7 +88,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	if f.truth != "" || f.telemetry != "" {
 		return inputErr(fmt.Errorf("--truth and --telemetry: only the daily profile reads them; add --profile daily"))
 	}
-	p, err := agent.LoadProfile(f.profile)
+	p, err := agent.Profiles{Metrics: f.llm.metrics}.Load(f.profile)
 	if err != nil {
 		return inputErr(err)
 	}
@@ -114,7 +115,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 			return inputErr(err)
 		}
 		if profile != f.profile {
-			if p, err = agent.LoadProfile(profile); err != nil {
+			if p, err = (agent.Profiles{Metrics: f.llm.metrics}).Load(profile); err != nil {
 				return inputErr(err)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "assay: %s is a retrieval sample (a JSON object with query and chunks): scoring it with --profile %s\n", name, profile)
@@ -194,13 +195,13 @@ func detectProfile(name string, data []byte) (string, error) {
 }
 
 // modelScorers are the profile's metrics whose scorers call a model when
-// one is set (judges.Metric.CallsModel), and the builder of those scorers
+// one is set (metric.Entry.CallsModel), and the builder of those scorers
 // in the same order.
 func modelScorers(p *agent.Profile, opt agent.Options) ([]string, func(judges.Model) []eval.Scorer) {
 	var metrics []string
 	var idx []int
 	for i, s := range p.Specs {
-		if m, ok := judges.Lookup(s.Metric); ok && m.CallsModel {
+		if m, ok := p.Metrics().Lookup(s.Metric); ok && m.CallsModel() {
 			metrics, idx = append(metrics, s.Metric), append(idx, i)
 		}
 	}

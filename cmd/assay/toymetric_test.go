@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -11,25 +12,32 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
-// This file adds a metric to Assay the way a new one is added: one
-// judges.Register call. Nothing else in the repository names it, yet
-// judge, --dry-run and a profile's card all take it.
+// This file adds a metric to Assay the way a new one is added: one entry
+// in a registry, here a clone of the built-in one that only this file's
+// runs see. Nothing else in the repository names it, yet judge, --dry-run
+// and a profile's card all take it.
 
 const toyMetric = "toy_brevity"
 
-func init() {
-	judges.Register(judges.Metric{
-		Name: toyMetric, Kind: judges.KindJudge, Needs: judges.NeedsAnswer, CallsModel: true,
+// toyRegistry is the built-in metrics and the toy.
+func toyRegistry(t *testing.T) *metric.Registry {
+	t.Helper()
+	reg := agent.Builtins().Clone()
+	require.NoError(t, reg.Add(metric.Entry{
+		Name: toyMetric, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
 		Profiles:  []string{"report"},
-		Threshold: judges.Threshold{Offline: 1, Model: 0.75},
-		Build:     func(m judges.Model) eval.Scorer { return toyBrevity{m} },
-	})
+		Threshold: metric.Threshold{Offline: 1, Model: 0.75},
+		Build:     func(m metric.Model) eval.Scorer { return toyBrevity{m} },
+	}))
+	return reg
 }
 
 // toyBrevity grades how brief an answer is: offline 1 for at most 50
@@ -70,6 +78,7 @@ func TestToyMetric(t *testing.T) {
 		}
 		return llmtest.JudgeReplies(req)
 	}))
+	reg := toyRegistry(t)
 	model := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "toy.yaml")
@@ -108,7 +117,9 @@ func TestToyMetric(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// Not parallel: the subtests count the one server's calls.
 			before := srv.Calls()
-			code, out, errOut := runEnv(t, tc.env, tc.args...)
+			var stdout, stderr bytes.Buffer
+			code := runWith(context.Background(), reg, tc.args, func(k string) string { return tc.env[k] }, strings.NewReader(""), &stdout, &stderr)
+			out, errOut := stdout.String(), stderr.String()
 			require.Equal(t, tc.code, code, errOut)
 			for _, w := range tc.want {
 				assert.Contains(t, out, w)

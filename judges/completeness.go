@@ -22,7 +22,16 @@ func completenessMetric() metric.Entry {
 		// The research profile scores completeness too, on its own scale.
 		Profiles: []string{"report"},
 		Build:    func(m Model) eval.Scorer { return Completeness{Model: m} },
+		DryRun:   completenessStandIn,
 	}
+}
+
+// completenessStandIn lists two aspects, the first covered.
+func completenessStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
+	if !asks(req, aspectSchema()) {
+		return "", 0, false
+	}
+	return `{"aspects":[{"aspect":"the main question","covered":true,"evidence":"the answer"},{"aspect":"the reasons","covered":false,"evidence":""}]}`, 200, true
 }
 
 // Completeness lists the aspects the query asks for and checks which the

@@ -16,6 +16,7 @@ func contextRecallMetric() metric.Entry {
 		Name: MetricContextRecall, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsContexts | metric.NeedsReference,
 		Threshold: metric.Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every statement supported
 		Build:     func(m Model) eval.Scorer { return ContextRecall{Model: m} },
+		DryRun:    verdictStandIn, // the verification of faithfulness
 	}
 }
 

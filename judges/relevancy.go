@@ -20,8 +20,18 @@ import (
 func answerRelevancyMetric() metric.Entry {
 	return metric.Entry{
 		Name: MetricAnswerRelevancy, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
-		Build: func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
+		Build:  func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
+		DryRun: relevancyStandIn,
 	}
+}
+
+// relevancyStandIn writes three committal questions, and grades the
+// answer with gradeStandIn when there are no embeddings.
+func relevancyStandIn(req llm.Request, count func(string) int) (string, int, bool) {
+	if !asks(req, generatedSchema()) {
+		return gradeStandIn(req, count)
+	}
+	return `{"questions":["What does the answer explain?","Which facts does it give?","Why does it matter?"],"noncommittal":false}`, 60, true
 }
 
 // AnswerRelevancy is RAGAS answer relevancy: the model writes the questions

@@ -18,7 +18,8 @@ import (
 func sourceRelevanceMetric() metric.Entry {
 	return metric.Entry{
 		Name: MetricSourceRelevance, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsContexts,
-		Build: func(m Model) eval.Scorer { return SourceRelevance{Model: m} },
+		Build:  func(m Model) eval.Scorer { return SourceRelevance{Model: m} },
+		DryRun: gradeStandIn,
 	}
 }
 

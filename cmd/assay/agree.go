@@ -372,7 +372,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 			build := jr.flags.sampledScorers([]string{f.metric}, th, judgeScorers(f.llm.metrics, []string{f.metric}))
 			if f.llm.dryRun {
 				dry = append(dry, func() error {
-					return dryRun(cmd.Context(), cmd.OutOrStdout(), c, []string{f.metric}, build, data.Len(), data.Records())
+					return dryRun(cmd.Context(), cmd.OutOrStdout(), f.llm.metrics, c, []string{f.metric}, build, data.Len(), data.Records())
 				})
 				continue
 			}

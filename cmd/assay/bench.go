@@ -291,7 +291,7 @@ func runBench(cmd *cobra.Command, f benchFlags, file string) error {
 			p, _ := agent.Profiles{Metrics: f.llm.metrics}.Load("research")
 			metrics, scorers = modelScorers(p, agent.Options{})
 		}
-		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, metrics, scorers, data.Len(), data.Records())
+		return dryRun(cmd.Context(), cmd.OutOrStdout(), f.llm.metrics, client, metrics, scorers, data.Len(), data.Records())
 	}
 	if run == nil {
 		if run, err = bench.CreateRun(dir, cfg); err != nil {

@@ -14,19 +14,14 @@ import (
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
-	"github.com/assaylabs/assay/llm/dryrun"
 )
 
 // standIn is a fake server's reply logic that answers as the dry run's
 // stand-in model does, so that a real run and a dry run take one path.
 func standIn(count func(string) int) func(openai.ChatCompletionRequest) llmtest.Reply {
 	return func(req openai.ChatCompletionRequest) llmtest.Reply {
-		msgs := make([]llm.Message, len(req.Messages))
-		for i, m := range req.Messages {
-			msgs[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
-		}
 		if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
-			if content, _, ok := dryrun.Reply(rf.JSONSchema.Name, msgs, count); ok {
+			if content, ok := llmtest.StandIn(rf.JSONSchema.Name, req, count); ok {
 				return llmtest.Reply{Content: content}
 			}
 		}

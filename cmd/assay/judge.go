@@ -209,7 +209,7 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 		return inputErr(err)
 	}
 	if f.llm.dryRun {
-		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, f.metrics, build, data.Len(), data.Records())
+		return dryRun(cmd.Context(), cmd.OutOrStdout(), f.llm.metrics, client, f.metrics, build, data.Len(), data.Records())
 	}
 	// Results are written as records finish, in record order, so a long run
 	// shows progress and an interrupted one keeps what it judged, and the
@@ -496,11 +496,12 @@ func (r *planRow) add(c dryrun.Call) {
 
 // dryRun runs the scorers of metrics (built by scorers, with the model
 // given, in the order of metrics) on the n records, read one at a time,
-// against a recording backend standing in for c's model, and prints the
-// calls, tokens and cost the run would need. No call is made.
-func dryRun(ctx context.Context, w io.Writer, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
+// against a recording backend standing in for c's model with the stand-in
+// replies of reg's metrics, and prints the calls, tokens and cost the run
+// would need. No call is made.
+func dryRun(ctx context.Context, w io.Writer, reg *metric.Registry, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
 	n int, recs iter.Seq2[bench.Record, error]) error {
-	rec := dryrun.New(c)
+	rec := dryrun.New(c, reg.DryRun)
 	js := scorers(dryrun.Client(rec, c))
 	type row struct {
 		planRow
@@ -528,7 +529,7 @@ func dryRun(ctx context.Context, w io.Writer, c *llm.Client, metrics []string, s
 			if sc.Defaulted {
 				// The stand-in replies are valid by construction: a judge
 				// that refused one has changed its reply schema.
-				return &exitError{code: exitInfra, err: fmt.Errorf("dry run: record %s: %s refused the stand-in reply (%w); llm/dryrun.Reply must answer its schema", r.ID, m, sc.Err)}
+				return &exitError{code: exitInfra, err: fmt.Errorf("dry run: record %s: %s refused the stand-in reply (%w); its metric entry's DryRun must answer its schema", r.ID, m, sc.Err)}
 			}
 			for _, call := range rec.Calls()[before:] {
 				per[i].add(call)

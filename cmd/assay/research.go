@@ -133,7 +133,7 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 	}
 	if f.llm.dryRun {
 		// The real run, its model a recording stand-in.
-		rec := dryrun.New(client)
+		rec := dryrun.New(client, f.llm.metrics.DryRun, agent.StandIn)
 		dry := cfg
 		dry.Model = dryrun.Client(rec, client)
 		if _, err := dry.Run(ctx, question); err != nil {

@@ -148,7 +148,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	defer closeCache()
 	if f.llm.dryRun {
 		metrics, scorers := modelScorers(p, opt)
-		return dryRun(cmd.Context(), cmd.OutOrStdout(), client, metrics, scorers, 1, bench.All([]bench.Record{{ID: name, Sample: sample}}))
+		return dryRun(cmd.Context(), cmd.OutOrStdout(), f.llm.metrics, client, metrics, scorers, 1, bench.All([]bench.Record{{ID: name, Sample: sample}}))
 	}
 	opt.Model = client
 	card, err := agent.Score(cmd.Context(), p, sample, opt)

@@ -56,13 +56,23 @@ func or(reg *metric.Registry) *metric.Registry {
 // AddBuiltins adds the profiles' own metrics to r: the daily profile's
 // (seed 003's five scores, the overall quality and their dimensions), the
 // research card's heuristics and the context card's score and sub-scores.
+//
+// Of these, --metric takes grounding: a RAG answer is Markdown, its inline
+// citations are what grounding counts, and an answer citing nothing reads
+// as the 0 it is. The others it does not take, as a RAG sample does not
+// carry what they need: clarity is mostly a report's required sections
+// (which no RAG answer has), source quality and diversity rate the URLs a
+// report cites (source quality against today's date, which a dataset's run
+// must not depend on), context_quality needs the retrieval scores of a
+// retrieval sample (assay bench --profile context reads those), and the
+// daily metrics need a ground truth.
 // It gives the judges' completeness, which r must already hold
 // (judges.AddBuiltins), its research-card scale and its repair action.
 func AddBuiltins(r *metric.Registry) error {
 	entries := dailyMetrics()
 	report := []string{KindReport}
 	entries = append(entries,
-		metric.Entry{Name: MetricGrounding, Kind: metric.KindHeuristic, Profiles: report, Needs: metric.NeedsAnswer,
+		metric.Entry{Name: MetricGrounding, Kind: metric.KindHeuristic, Dataset: true, Profiles: report, Needs: metric.NeedsAnswer,
 			Spec:   SpecBuilder(func(s ScorerSpec, _ Options) eval.Scorer { return heuristics.Grounding{Bands: s.Bands, Max: s.Max} }),
 			Repair: repair(repairGrounding)},
 		metric.Entry{Name: MetricSourceQuality, Kind: metric.KindHeuristic, Profiles: report, Needs: metric.NeedsAnswer,

@@ -34,10 +34,12 @@ func (TokenOverlap) Score(_ context.Context, s eval.Sample) (eval.Score, error) 
 	}, nil
 }
 
-// tokenOverlapMetric is the registry entry of the baseline.
+// tokenOverlapMetric is the registry entry of the baseline: --metric takes
+// it, as it takes the judges it is the baseline of.
 func tokenOverlapMetric() metric.Entry {
 	return metric.Entry{
-		Name: MetricTokenOverlap, Kind: metric.KindHeuristic, Threshold: metric.Threshold{Offline: 0.8, Model: 0.8},
-		Build: func(Model) eval.Scorer { return TokenOverlap{} },
+		Name: MetricTokenOverlap, Kind: metric.KindHeuristic, Dataset: true, Needs: metric.NeedsContexts,
+		Threshold: metric.Threshold{Offline: 0.8, Model: 0.8},
+		Build:     func(Model) eval.Scorer { return TokenOverlap{} },
 	}
 }

@@ -13,7 +13,8 @@ import (
 var ErrUnknownMetric = metric.ErrUnknownMetric
 
 // AddBuiltins adds the judges' metrics to r: the seven LLM judges and the
-// token-overlap baseline, each entry beside the scorer it builds.
+// token-overlap baseline, each entry beside the scorer it builds. --metric
+// takes all eight.
 func AddBuiltins(r *metric.Registry) error {
 	for _, e := range []metric.Entry{
 		tokenOverlapMetric(), completenessMetric(), faithfulnessMetric(), contextPrecisionMetric(),

@@ -2,6 +2,7 @@ package judges_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,9 +39,9 @@ func builtins(t *testing.T) *metric.Registry {
 func TestAddBuiltinsAddsEveryJudge(t *testing.T) {
 	t.Parallel()
 	r := builtins(t)
-	want := []string{"answer_relevancy", "completeness", "context_precision", "context_recall", "faithfulness", "reasoning", "source_relevance"}
-	assert.Equal(t, want, r.Metrics(), "the judges --metric takes, sorted")
-	for _, name := range want {
+	judgeNames := []string{"answer_relevancy", "completeness", "context_precision", "context_recall", "faithfulness", "reasoning", "source_relevance"}
+	assert.Equal(t, append(slices.Clone(judgeNames), "token_overlap"), r.Metrics(), "--metric takes the judges and their baseline, sorted")
+	for _, name := range judgeNames {
 		m, ok := r.Lookup(name)
 		require.True(t, ok, name)
 		assert.Equal(t, metric.KindJudge, m.Kind, name)
@@ -53,6 +54,11 @@ func TestAddBuiltinsAddsEveryJudge(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, metric.KindHeuristic, m.Kind)
 	assert.False(t, m.CallsModel(), "the baseline never calls a model")
+	sc, err := judges.New(judges.MetricTokenOverlap, nil)
+	require.NoError(t, err)
+	c, ok := sc.(metric.Checker)
+	require.True(t, ok, "the baseline compares with the contexts: it needs them")
+	require.ErrorIs(t, c.Check(eval.Sample{Answer: "a"}), judges.ErrNoContexts)
 	assert.Equal(t, []string{judges.MetricCompleteness}, r.InProfile("report"))
 	require.ErrorContains(t, judges.AddBuiltins(r), "judges: metric: token_overlap is added twice")
 }
@@ -74,7 +80,6 @@ func TestNewRefusesWhatIsNoJudge(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
 		"unknown":            "bleu",
-		"a heuristic":        judges.MetricTokenOverlap,
 		"another package's":  "grounding",
 		"empty":              "",
 		"a name's near miss": "Faithfulness",

@@ -393,7 +393,8 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 			return nil
 		}
 	}
-	if f.baseline {
+	// The baseline of --metric token_overlap is itself, already a row.
+	if f.baseline && f.metric != judges.MetricTokenOverlap {
 		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, threshold(f.llm.metrics.DefaultThreshold(judges.MetricTokenOverlap, nil)), nil})
 	}
 	defaulted := map[*juror]int{}

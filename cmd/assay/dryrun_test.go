@@ -39,13 +39,14 @@ func planRowOf(t *testing.T, table, name string) (calls, tokensIn int) {
 	return calls, tokensIn
 }
 
-// TestDryRunEqualsTheRealRun: for every judge, the calls and prompt tokens
-// a dry run reports are those a real run makes against a server that
-// answers as the stand-in does: the requests the server received, counted
-// as the client counts a prompt (its tokenizer, 4 tokens a message, the
-// nonce at its preview), and the texts it was asked to embed. The server
-// has an embedding model only where the case sets one; without, answer
-// relevancy grades directly, in both runs.
+// TestDryRunEqualsTheRealRun: for every metric --metric takes, the calls
+// and prompt tokens a dry run reports are those a real run makes (none for
+// a deterministic metric) against a server that answers as the stand-in
+// does: the requests the server received, counted as the client counts a
+// prompt (its tokenizer, 4 tokens a message, the nonce at its preview), and
+// the texts it was asked to embed. The server has an embedding model only
+// where the case sets one; without, answer relevancy grades directly, in
+// both runs.
 func TestDryRunEqualsTheRealRun(t *testing.T) {
 	t.Parallel()
 	count := llm.TokenizerFor("judge-model").Count // the client's counter for openai:judge-model
@@ -89,7 +90,11 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 				}
 			}
 			calls := srv.Calls() + srv.EmbedCalls()
-			require.Positive(t, calls)
+			if e, _ := agent.Builtins().Lookup(metric); e.CallsModel() {
+				require.Positive(t, calls)
+			} else {
+				require.Zero(t, calls, "a deterministic metric calls no model")
+			}
 			if tc.embedModel != "" {
 				require.Positive(t, srv.EmbedCalls(), "the case embeds")
 			}

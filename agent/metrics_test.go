@@ -2,14 +2,17 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
 )
@@ -111,4 +114,55 @@ func TestAFixRunsItsMetricsRepair(t *testing.T) {
 		_, ok := e.Repair.(repair)
 		assert.True(t, ok, "%s has its repair action", name)
 	}
+}
+
+// TestACardShowsEveryMetricByItsEntry: a research card shows a metric of
+// the profile's own registry after the five dimensions and before the
+// total, keyed by its name in JSON and YAML and labelled by its entry in
+// Markdown; the card of the built-in metrics keeps its shape.
+func TestACardShowsEveryMetricByItsEntry(t *testing.T) {
+	t.Parallel()
+	reg := Builtins().Clone()
+	require.NoError(t, reg.Add(metric.Entry{Name: "short", Kind: metric.KindHeuristic, Profiles: []string{KindReport}, Label: "Brevity (words)",
+		Build: func(metric.Model) eval.Scorer { return words{} }}))
+	p, err := Profiles{Metrics: reg}.Parse("brief.yaml", []byte("name: brief\nkind: report\npass:\n  threshold: 1\nscorers:\n  - metric: short\n    max: 1\n  - metric: grounding\n    max: 5\n"))
+	require.NoError(t, err)
+	card := p.Verdict([]eval.Score{{Metric: "short", Points: 1, Max: 1}, {Metric: MetricGrounding, Points: 4.5, Max: 5}})
+	v := NewResearchView(p, card)
+
+	b, err := json.Marshal(v.QualityScore)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"grounding":4.5,"source_quality":0,"source_diversity":0,"completeness":0,"clarity":0,"short":1,"total":5.5}`, string(b))
+	assert.Regexp(t, `"clarity":0,"short":1,"total":5.5}$`, string(b), "in card order")
+
+	y, err := yaml.Marshal(v.YAML())
+	require.NoError(t, err)
+	assert.Contains(t, string(y), "quality_score:\n    grounding: 4.5/5\n    source_quality: 0/0\n    source_diversity: 0/0\n    completeness: 0/0\n    clarity: 0/0\n    short: 1/1\n    total: 5.5/6\n")
+
+	md := v.Markdown()
+	assert.Contains(t, md, "| Clarity | 0/0 |\n| Brevity (words) | 1/1 |\n| **Total** | 5.5/6 |\n")
+
+	builtin := NewResearchView(nil, eval.Card{Scores: []eval.Score{{Metric: MetricGrounding, Points: 5, Max: 5}}})
+	assert.Empty(t, builtin.QualityScore.Other)
+	b, err = json.Marshal(builtin.QualityScore)
+	require.NoError(t, err)
+	assert.Equal(t, `{"grounding":5,"source_quality":0,"source_diversity":0,"completeness":0,"clarity":0,"total":0}`, string(b))
+}
+
+// TestTheContextCardLabelsItsSubScoresByTheirEntries: a sub-score's row
+// is labelled as its entry says.
+func TestTheContextCardLabelsItsSubScoresByTheirEntries(t *testing.T) {
+	t.Parallel()
+	reg := Builtins().Clone()
+	e, ok := reg.Lookup(heuristics.KeyContextSufficiency)
+	require.True(t, ok)
+	e.Label = "Enough context"
+	require.NoError(t, reg.Replace(e))
+	p, err := Profiles{Metrics: reg}.Load("context")
+	require.NoError(t, err)
+	md := NewContextView(p, eval.Card{}, eval.Sample{Query: "q"}).Markdown()
+	assert.Contains(t, md, "| Retrieval confidence | 0.000 |\n| Enough context | 0.000 |\n| Diversity | 0.000 |\n| Estimated faithfulness | 0.000 |\n| **Overall** | 0.000 |\n")
+	builtin, err := LoadProfile("context")
+	require.NoError(t, err)
+	assert.Contains(t, NewContextView(builtin, eval.Card{}, eval.Sample{Query: "q"}).Markdown(), "| Context sufficiency | 0.000 |")
 }

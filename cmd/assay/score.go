@@ -223,7 +223,7 @@ func render(w io.Writer, format string, p *agent.Profile, card eval.Card, sample
 		cv := agent.NewContextView(p, card, sample)
 		v, md = cv, cv.Markdown()
 	} else {
-		rv := agent.NewResearchView(card)
+		rv := agent.NewResearchView(p, card)
 		v, md = rv, rv.Markdown()
 		if format == "yaml" {
 			v = rv.YAML()

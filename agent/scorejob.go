@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/internal/encode"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
 )
 
 // ScoreJob is `assay score`: one report scored with a profile into its
@@ -40,6 +41,8 @@ type ScoreJob struct {
 	Truth, Telemetry string
 	// Now is the clock of recency rules; nil is time.Now.
 	Now func() time.Time
+	// Registry holds the metrics profiles name; nil is the built-in ones.
+	Registry *metric.Registry
 	// Judging is the model client and the rules for its failures.
 	Judging judging.Config
 	// Env reads the environment; Log receives notices.
@@ -88,8 +91,9 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 	if job.Now == nil {
 		job.Now = time.Now
 	}
+	profiles := Profiles{Metrics: job.Registry}
 	name := cmpOr(job.Profile, "research")
-	p, err := LoadProfile(name)
+	p, err := profiles.Load(name)
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -116,7 +120,7 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 			return nil, err
 		}
 		if detected != name {
-			if p, err = LoadProfile(detected); err != nil {
+			if p, err = profiles.Load(detected); err != nil {
 				return nil, inputErr(err)
 			}
 			fmt.Fprintf(job.Log, "assay: %s is a retrieval sample (a JSON object with query and chunks): scoring it with --profile %s\n", file, detected)
@@ -135,7 +139,7 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 		metrics, scorers := p.ModelScorers(opt)
 		sample := out.Sample
 		sample.ID = file
-		out.Plan, err = judging.DryRun(ctx, s.Client(), metrics, scorers, 1, func(yield func(eval.Sample, error) bool) { yield(sample, nil) })
+		out.Plan, err = judging.DryRun(ctx, s.Client(), metrics, scorers, 1, func(yield func(eval.Sample, error) bool) { yield(sample, nil) }, p.Metrics().DryRun)
 		return out, err
 	}
 	opt.Model = s.Model()
@@ -275,7 +279,7 @@ func render(w io.Writer, format string, p *Profile, card eval.Card, sample eval.
 		cv := NewContextView(p, card, sample)
 		v, md = cv, cv.Markdown()
 	} else {
-		rv := NewResearchView(card)
+		rv := NewResearchView(p, card)
 		v, md = rv, rv.Markdown()
 		if format == "yaml" {
 			v = rv.YAML()

@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
@@ -32,11 +34,14 @@ type Job struct {
 	// copied into the run folder as it is read.
 	Data  string
 	Stdin io.Reader
-	// Metrics are the judges to run (judges.Metrics), in the order their
+	// Metrics are the judges to run (Registry's Metrics), in the order their
 	// results are shown; or Profile names a card (ProfileContext,
 	// ProfileResearch, ProfileDaily) whose metrics are judged instead.
 	Metrics []string
 	Profile string
+	// Registry holds the metrics Metrics and the profile may name; nil is
+	// the built-in metrics (agent.Builtins).
+	Registry *metric.Registry
 	// Out is the run folder; empty is assay-runs/RUN_ID under the working
 	// directory. Resume resumes the unfinished run in Out.
 	Out    string
@@ -138,6 +143,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if job.Now == nil {
 		job.Now = time.Now
 	}
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
 	if err := job.Judging.Check(); err != nil {
 		return nil, err
 	}
@@ -167,7 +175,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := checkOutFile("--junit", job.JUnit); err != nil {
 		return nil, err
 	}
-	threshold := thresholds(job.Profile, floors, s)
+	threshold := thresholds(job.Registry, job.Profile, floors, s)
 
 	started := job.Now().UTC()
 	cfg := RunConfig{RunID: NewRunID(started), Started: started, Command: job.Command, Version: job.Version,
@@ -220,7 +228,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", job.Profile)
 			return out, nil
 		}
-		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), Samples(data.Records()))
+		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), Samples(data.Records()), job.Registry.DryRun)
 		if err != nil {
 			return nil, err
 		}
@@ -341,15 +349,15 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 	case job.Profile != "" && job.Judging.Samples > 1:
 		return plan{}, &eval.InputError{Msg: fmt.Sprintf("--samples %d: self-consistency is measured on judges named with --metric; a --profile runs its own scorers once (drop --samples or give --metric)", job.Judging.Samples)}
 	case job.Profile != "":
-		pr, err := ProfilePlan(job.Profile)
+		pr, err := ProfilePlan(job.Registry, job.Profile)
 		if err != nil {
 			return plan{}, err
 		}
 		return pr.build(s.Model()), nil
 	case len(job.Metrics) == 0:
-		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList())
+		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList(job.Registry))
 	}
-	if err := checkMetrics(job.Metrics); err != nil {
+	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return plan{}, err
 	}
 	// A sampled ratio's majority verdict is at the threshold the summary
@@ -358,10 +366,10 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 		if v := floors.Floor(name); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(name, s.Model())
+		return job.Registry.DefaultThreshold(name, s.Model())
 	}
 	build := func(m judges.Model) []eval.Scorer {
-		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
+		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Registry, job.Metrics, m))
 	}
 	scorers := build(s.Model())
 	units := make([]Unit, len(scorers))
@@ -370,17 +378,18 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 	}
 	p := plan{metrics: job.Metrics, units: units, dryMetrics: job.Metrics, dryScorers: build, check: scorers}
 	for _, m := range job.Metrics {
-		if r, ok := judges.Lookup(m); ok && r.CallsModel {
+		if r, ok := job.Registry.Lookup(m); ok && r.CallsModel() {
 			p.modelMetrics = append(p.modelMetrics, m)
 		}
 	}
 	return p, nil
 }
 
-// checkMetrics checks that every metric is known and named once.
-func checkMetrics(metrics []string) error {
+// checkMetrics checks that every metric is one of reg's --metric takes,
+// named once.
+func checkMetrics(reg *metric.Registry, metrics []string) error {
 	for i, m := range metrics {
-		if _, err := judges.New(m, nil); err != nil {
+		if _, err := reg.New(m, nil); err != nil {
 			return asInput("--metric", err)
 		}
 		if slices.Contains(metrics[:i], m) {
@@ -390,9 +399,9 @@ func checkMetrics(metrics []string) error {
 	return nil
 }
 
-func metricList() string {
+func metricList(reg *metric.Registry) string {
 	list := ""
-	for i, m := range judges.Metrics() {
+	for i, m := range reg.Metrics() {
 		if i > 0 {
 			list += ", "
 		}
@@ -401,12 +410,12 @@ func metricList() string {
 	return list
 }
 
-// JudgeScorers returns the judges of metrics, which checkMetrics has
+// JudgeScorers returns reg's judges of metrics, which checkMetrics has
 // checked, judging with m.
-func JudgeScorers(metrics []string, m judges.Model) []eval.Scorer {
+func JudgeScorers(reg *metric.Registry, metrics []string, m judges.Model) []eval.Scorer {
 	out := make([]eval.Scorer, len(metrics))
 	for i, name := range metrics {
-		out[i], _ = judges.New(name, m)
+		out[i], _ = reg.New(name, m)
 	}
 	return out
 }
@@ -473,12 +482,12 @@ func checkOutFile(flag, path string) error {
 
 // thresholds is the pass threshold of each metric in a run's summary: its
 // --min floor where one is set, else the profile's or the metric's own.
-func thresholds(profile string, floors *MinGate, s *judging.Session) func(string) float64 {
+func thresholds(reg *metric.Registry, profile string, floors *MinGate, s *judging.Session) func(string) float64 {
 	return func(m string) float64 {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return profileThreshold(profile, m, s.Model())
+		return profileThreshold(reg, profile, m, s.Model())
 	}
 }
 

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 // JudgeJob is `assay judge`: judges over a dataset, each result printed as
@@ -21,8 +23,10 @@ type JudgeJob struct {
 	// of records, never the input.
 	Data  string
 	Stdin io.Reader
-	// Metrics are the judges to run, in the order their results come.
-	Metrics []string
+	// Metrics are the judges to run, in the order their results come;
+	// Registry holds them (nil: the built-in metrics, agent.Builtins).
+	Metrics  []string
+	Registry *metric.Registry
 	// Min is the floors (MinGate.Set); a value under its floor fails.
 	Min string
 	// Format is how results are written to Out: OutputYAML (the
@@ -99,10 +103,13 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err := CheckOutputFormat(job.Format, OutputYAML, OutputJSON, OutputJSONL, OutputText); err != nil {
 		return nil, err
 	}
-	if len(job.Metrics) == 0 {
-		return nil, flagErr("--metric", "name at least one metric (have %s)", metricList())
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
 	}
-	if err := checkMetrics(job.Metrics); err != nil {
+	if len(job.Metrics) == 0 {
+		return nil, flagErr("--metric", "name at least one metric (have %s)", metricList(job.Registry))
+	}
+	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return nil, err
 	}
 	floors, err := ParseMinGate(job.Min)
@@ -127,10 +134,10 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(m, s.Model())
+		return job.Registry.DefaultThreshold(m, s.Model())
 	}
 	build := func(m judges.Model) []eval.Scorer {
-		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
+		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Registry, job.Metrics, m))
 	}
 	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check
@@ -151,7 +158,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	if job.Judging.DryRun {
-		plan, err := judging.DryRun(ctx, s.Client(), job.Metrics, build, data.Len(), Samples(data.Records()))
+		plan, err := judging.DryRun(ctx, s.Client(), job.Metrics, build, data.Len(), Samples(data.Records()), job.Registry.DryRun)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 type benchFlags struct {
@@ -19,8 +20,8 @@ type benchFlags struct {
 	llm llmFlags
 }
 
-func newBenchCmd(env func(string) string) *cobra.Command {
-	f := benchFlags{llm: llmFlags{env: env}}
+func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := benchFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "bench (--metric NAME[,NAME] | --profile context|research) [flags] DATA",
 		Short: "Run judges over a dataset into a run folder that is kept and can be resumed",
@@ -93,7 +94,7 @@ stopped calls, or the run was interrupted (resume it).`,
 
 func runBench(cmd *cobra.Command, f *benchFlags, file string) error {
 	job := f.job
-	job.Data, job.Stdin, job.Env = file, cmd.InOrStdin(), f.llm.env
+	job.Data, job.Stdin, job.Env, job.Registry = file, cmd.InOrStdin(), f.llm.env, f.llm.metrics
 	job.Judging = f.llm.judging()
 	job.Log, job.Command, job.Version = cmd.ErrOrStderr(), os.Args, version(debug.ReadBuildInfo())
 	out, err := bench.Execute(cmd.Context(), job)

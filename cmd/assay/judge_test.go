@@ -208,7 +208,7 @@ func TestDryRunIsTheSameEveryRun(t *testing.T) {
 	t.Parallel()
 	tests := map[string][]string{
 		// The fixture has no reference, which context_recall needs.
-		"judge, every metric but context_recall": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(judges.Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/labelled.jsonl"},
+		"judge, every metric but context_recall": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(agent.Builtins().Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/labelled.jsonl"},
 		"judge, context_recall":                  {"judge", "--dry-run", "--metric", "context_recall", "../../fixtures/rag/eiffel.json"},
 		"score":                                  {"score", "--dry-run", "--now", "2026-11-23", "../../fixtures/reports/pass.md"},
 		"research":                               {"research", "--dry-run", "How do heat pumps perform in cold climates?"},

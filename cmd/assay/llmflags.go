@@ -19,6 +19,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
+	"github.com/assaylabs/assay/metric"
 )
 
 // llmFlags are the model-client flags shared by the commands that judge.
@@ -42,6 +43,8 @@ type llmFlags struct {
 	samples int
 	stable  *stability
 	env     func(string) string
+	// metrics are the metrics --metric and profiles take.
+	metrics *metric.Registry
 }
 
 // registerSamples adds --samples, for the commands that judge datasets.

@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/fixtures"
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/llm/dryrun"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -38,8 +39,8 @@ type researchFlags struct {
 	llm          llmFlags
 }
 
-func newResearchCmd(env func(string) string) *cobra.Command {
-	f := researchFlags{llm: llmFlags{env: env}}
+func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := researchFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   `research [flags] "question"`,
 		Short: "Research a question end to end: search, gate, synthesize a cited report, score and repair it",
@@ -132,7 +133,7 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 	}
 	if f.llm.dryRun {
 		// The real run, its model a recording stand-in.
-		rec := dryrun.New(client)
+		rec := dryrun.New(client, f.llm.metrics.DryRun, agent.StandIn)
 		dry := cfg
 		dry.Model = dryrun.Client(rec, client)
 		if _, err := dry.Run(ctx, question); err != nil {

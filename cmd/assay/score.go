@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/metric"
 )
 
 type scoreFlags struct {
@@ -25,8 +26,8 @@ type scoreFlags struct {
 	llm       llmFlags
 }
 
-func newScoreCmd(env func(string) string) *cobra.Command {
-	f := scoreFlags{llm: llmFlags{env: env}}
+func newScoreCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := scoreFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "score [flags] FILE",
 		Short: "Score a research report (Markdown) or a retrieval sample (JSON)",
@@ -76,7 +77,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 		return err
 	}
 	job := agent.ScoreJob{File: file, Stdin: cmd.InOrStdin(), Query: f.query, Sources: f.sources, Tiers: f.tiers,
-		Truth: f.truth, Telemetry: f.telemetry, Now: now, Judging: f.llm.judging(), Env: f.llm.env, Log: cmd.ErrOrStderr()}
+		Truth: f.truth, Telemetry: f.telemetry, Now: now, Registry: f.llm.metrics, Judging: f.llm.judging(), Env: f.llm.env, Log: cmd.ErrOrStderr()}
 	if cmd.Flags().Changed("profile") {
 		job.Profile = f.profile
 	}

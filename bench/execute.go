@@ -259,6 +259,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		todo = pendingRecords(data, run, p.metrics)
 		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d defaulted or failed to judge again, %d of %d record(s) to judge\n", dir, out.Kept, out.Redo, todo, data.Len())
 	}
+	if n := run.SetAside(); n > 0 {
+		fmt.Fprintf(job.Log, "bench: %d unreadable line(s) of %s set aside in %s; their pairs are judged again\n", n, FileResults, filepath.Join(dir, FileBad))
+	}
 	meter, err := s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {
 		return nil, err
@@ -282,9 +285,6 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	summary := run.Summary(data.Len(), job.Now().UTC(), threshold)
 	for _, m := range summary.Metrics {
 		s.CountSampled(m.Sampled, m.Unstable)
-	}
-	if err := run.Close(); err != nil {
-		return nil, err
 	}
 	if labels.Len() > 0 {
 		if err := summary.AddCalibration(filepath.Join(dir, FileResults), labels); err != nil {
@@ -333,6 +333,10 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	if err := run.WriteSummary(summary); err != nil {
+		return nil, err
+	}
+	// The folder stays locked until its files are written.
+	if err := run.Close(); err != nil {
 		return nil, err
 	}
 	if !job.NoStore {

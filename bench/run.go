@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"maps"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
@@ -52,6 +53,8 @@ type Run struct {
 
 	mu       sync.Mutex
 	f        *os.File
+	lock     *flock.Flock
+	aside    int
 	done     map[Key]struct{}
 	stats    Stats
 	defaults judging.Defaults
@@ -72,23 +75,33 @@ type Run struct {
 // it writes config.json and an empty results.jsonl. A folder that holds a
 // run already is refused (ErrRunExists), so that a run is never mixed into
 // another: resume it with ResumeRun, or choose another folder.
+//
+// The folder is locked while the Run is open (RunLockedError for a
+// second writer); Close releases it.
 func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
+	lock, err := lockRun(dir)
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range []string{FileConfig, FileResults} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			_ = lock.Unlock()
 			return nil, fmt.Errorf("%s: %w (%s): resume it with --resume, or choose another --out", dir, ErrRunExists, name)
 		}
 	}
 	if err := writeJSON(filepath.Join(dir, FileConfig), cfg); err != nil {
+		_ = lock.Unlock()
 		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(dir, FileResults), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err != nil {
+		_ = lock.Unlock()
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	return &Run{dir: dir, cfg: cfg, f: f, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}}, nil
+	return &Run{dir: dir, cfg: cfg, f: f, lock: lock, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}}, nil
 }
 
 // ResumeRun opens the unfinished run in dir to judge the pairs it lacks.
@@ -102,7 +115,13 @@ func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 // again, and the line this attempt writes for its pair supersedes it
 // wherever results.jsonl is read. Until then it counts as it was, so a
 // resume cut short loses nothing. Kept says how many are which.
-func ResumeRun(dir string, cfg RunConfig) (*Run, error) {
+//
+// Whole lines in the middle of results.jsonl that are not result lines
+// (another writer tore them) are set aside in FileBad, their pairs judged
+// again (SetAside says how many); temporary files an attempt killed
+// between write and rename left are removed. The folder is locked while
+// the Run is open (RunLockedError for a second writer).
+func ResumeRun(dir string, cfg RunConfig) (run *Run, err error) {
 	path := filepath.Join(dir, FileConfig)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -119,24 +138,37 @@ func ResumeRun(dir string, cfg RunConfig) (*Run, error) {
 		return nil, &ConfigMismatchError{Dir: dir, Diffs: diffs}
 	}
 	cfg.RunID, cfg.Started = was.RunID, was.Started
-	rf, err := ReadResults(filepath.Join(dir, FileResults))
+	lock, err := lockRun(dir)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(rf.Path, os.O_WRONLY|os.O_CREATE, 0o644)
+	defer func() {
+		if err != nil {
+			_ = lock.Unlock()
+		}
+	}()
+	removeStale(dir)
+	results := filepath.Join(dir, FileResults)
+	aside := 0
+	if _, serr := os.Stat(results); serr == nil {
+		if aside, err = setAside(results); err != nil {
+			return nil, fmt.Errorf("%s: setting aside unreadable lines: %w", results, err)
+		}
+	}
+	rf, err := ReadResults(results)
+	if err != nil {
+		return nil, err
+	}
+	// Appending resumes after the last whole line: the torn last line is
+	// cut off, and every write appends (O_APPEND), never at an offset.
+	if err := os.Truncate(rf.Path, rf.Size); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: cutting off the torn last line: %w", rf.Path, err)
+	}
+	f, err := os.OpenFile(rf.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	// Appending resumes after the last whole line.
-	if err := f.Truncate(rf.Size); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("%s: cutting off the torn last line: %w", rf.Path, err)
-	}
-	if _, err := f.Seek(rf.Size, io.SeekStart); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("%s: %w", rf.Path, err)
-	}
-	r := &Run{dir: dir, cfg: cfg, f: f, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
+	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
 		superseded: rf.Superseded}
 	for res := range rf.All() {
 		if !res.Final() {
@@ -361,11 +393,27 @@ func (r *Run) WriteSummary(s Summary) error {
 }
 
 // Close closes results.jsonl.
+//
+// The file is synced to disk first, and the folder's lock released, so a
+// crash after Close loses no result. Close may be called more than once.
 func (r *Run) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.f.Close()
+	if r.f == nil {
+		return nil
+	}
+	err := errors.Join(r.f.Sync(), r.f.Close())
+	r.f = nil
+	if r.lock != nil {
+		err = errors.Join(err, r.lock.Unlock())
+		r.lock = nil
+	}
+	return err
 }
+
+// SetAside is how many unreadable lines of results.jsonl the resume set
+// aside in FileBad (their pairs are judged again).
+func (r *Run) SetAside() int { return r.aside }
 
 // writeJSON writes v indented to path, whole or not at all
 // (atomicfile), so a reader never sees half a file.

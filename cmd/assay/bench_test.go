@@ -155,6 +155,12 @@ func TestBenchKilledAndResumed(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "no results written (stderr in %s)", firstErr.Name())
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A second resume while the first writes is refused, naming it, and
+	// leaves the file as the first writes it.
+	code, _, errOut := runEnv(t, map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "test", "ASSAY_DATA_DIR": store},
+		append([]string{args[0], "--resume"}, args[1:]...)...)
+	assert.Equal(t, exitInput, code, errOut)
+	assert.Contains(t, errOut, "is being written by another process (pid ")
 	require.NoError(t, first.Process.Kill()) // SIGKILL
 	_ = first.Wait()
 

@@ -55,7 +55,8 @@ type Config struct {
 	// Notices receives, a line each, what the client reports that the
 	// user must know while a run goes on: a rate limit that starts
 	// holding calls back, the first cache error, a corrupt cache set
-	// aside, a cache that could not be opened. Nil discards them.
+	// aside, a cache that could not be opened, a model called with no
+	// price (its cost is unknown). Nil discards them.
 	Notices io.Writer
 }
 
@@ -161,8 +162,8 @@ func (c closer) Close() error {
 
 // notices says what the model client reports that the user must know
 // while the run goes on: a rate limit that starts holding calls back, the
-// first cache error (the rest are counted in the usage), and a corrupt
-// cache set aside. It is safe for concurrent use.
+// first cache error (the rest are counted in the usage), a corrupt cache
+// set aside, and a model called with no price. It is safe for concurrent use.
 type notices struct {
 	mu         sync.Mutex
 	w          io.Writer
@@ -184,6 +185,9 @@ func (n *notices) event(e llm.Event) {
 			next = e.Wait.Round(time.Millisecond)
 		}
 		n.printf("--%s %d is holding calls back (next in %v)", e.Limit, e.PerMinute, next)
+	case e.Kind == "unpriced":
+		// Once a model: the client reports its first call only.
+		n.printf("model %s is not in the price table, so the cost of its calls is unknown; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})", e.Model, e.Model)
 	case e.Kind != "cache_error":
 	case errors.As(e.Err, new(*llm.CacheCorruptError)):
 		n.printf("%v", e.Err)

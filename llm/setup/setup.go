@@ -112,7 +112,7 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	}
 	var cache *llm.SQLiteCache
 	if !cfg.NoCache && !offline {
-		cache = openCache(cfg.CachePath, env, n)
+		cache = openCache(cfg.CachePath, cfg.Concurrency, env, n)
 		if cache != nil {
 			lc.Cache = cache
 		}
@@ -122,9 +122,10 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	return c, closer{c, cache}, nil
 }
 
-// openCache opens the response cache at path, or where env says; nil when
-// it cannot, said on n.
-func openCache(path string, env func(string) string, n *notices) *llm.SQLiteCache {
+// openCache opens the response cache at path, or where env says, with a
+// connection for each of conns calls in flight; nil when it cannot, said
+// on n.
+func openCache(path string, conns int, env func(string) string, n *notices) *llm.SQLiteCache {
 	var err error
 	if path == "" {
 		path, err = llm.DefaultCachePath()
@@ -134,7 +135,7 @@ func openCache(path string, env func(string) string, n *notices) *llm.SQLiteCach
 	}
 	var c *llm.SQLiteCache
 	if err == nil {
-		c, err = llm.OpenCache(path)
+		c, err = llm.OpenCache(path, conns)
 	}
 	if err != nil {
 		n.printf("response cache off: %v", err)

@@ -8,7 +8,7 @@ import (
 // the built-in profile's gate for the four content scores, 0.7 (the seed's
 // "acceptable") for QoS and the overall quality.
 func dailyThreshold(metric string) float64 {
-	g := daily.Default().Gate
+	g := daily.DefaultGate()
 	switch metric {
 	case daily.MetricFaithfulness:
 		return g.Faithfulness / 100

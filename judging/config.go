@@ -171,7 +171,7 @@ func (s *Session) Meter(w io.Writer, env func(string) string, label string, n in
 		cfg.Every = d
 	}
 	if !s.client.Offline() {
-		cfg.Cost = func() float64 { return s.client.Usage().CostUSD }
+		cfg.Cost = s.client.Spent
 	}
 	return prog.New(w, cfg), nil
 }
@@ -207,7 +207,7 @@ func (r Report) Write(w io.Writer) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
-	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d", u.CostUSD, r.Defaulted)
+	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), r.Defaulted)
 	if r.Samples > 1 {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
 			r.Unstable, r.Sampled, r.Samples, judges.UnstableStd)

@@ -180,7 +180,7 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
-	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d", u.CostUSD, defaulted)
+	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), defaulted)
 	if f.samples > 1 && f.stable != nil {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
 			f.stable.unstable.Load(), f.stable.judged.Load(), f.samples, judges.UnstableStd)
@@ -233,7 +233,7 @@ func newMeter(cmd *cobra.Command, f *llmFlags, label string, n int, quiet bool, 
 		cfg.Every = d
 	}
 	if !client.Offline() {
-		cfg.Cost = func() float64 { return client.Usage().CostUSD }
+		cfg.Cost = client.Spent
 	}
 	return prog.New(cmd.ErrOrStderr(), cfg), nil
 }

@@ -23,7 +23,8 @@ const (
 	FailBudget
 	// FailInterrupted is a run cut short (its context done): resume it.
 	FailInterrupted
-	// FailNothingScored is a metric with no scored sample.
+	// FailNothingScored is a metric with no scored judgement, or more
+	// skipped than allowed.
 	FailNothingScored
 )
 

@@ -263,6 +263,9 @@ func (d *datasetReader) add(line, col0 int, b []byte) error {
 	if fields == nil {
 		return d.errAt(line, 0, "", "want a JSON object, got null")
 	}
+	if path, first, second, dup := duplicateKey(b); dup {
+		return d.errAt(line, col0+int(second)+1, path, fmt.Sprintf("given twice in one object (first at column %d): a record names each field once", col0+int(first)+1))
+	}
 	rec, ierr := decodeRecord(fields)
 	if ierr != nil {
 		ierr.File, ierr.Line = d.name, line

@@ -265,6 +265,10 @@ func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 	if err := json.Unmarshal(b, &head); err != nil {
 		return Record{}, &eval.InputError{File: d.name, Line: line, Msg: "not a JSON object of a " + d.profile + " sample: " + err.Error(), Err: err}
 	}
+	if path, first, second, dup := duplicateKey(b); dup {
+		return Record{}, &eval.InputError{File: d.name, Line: line, Col: int(second) + 1, Field: path,
+			Msg: fmt.Sprintf("given twice in one object (first at column %d): a record names each field once", first+1)}
+	}
 	id := "line-" + strconv.Itoa(line)
 	if len(head.ID) > 0 && string(head.ID) != "null" {
 		var s string

@@ -44,12 +44,17 @@ type RunRow struct {
 
 // TrendPoint is one run's figures of one metric, for Trend.
 type TrendPoint struct {
-	RunID   string
-	Started time.Time
+	RunID   string    `json:"run_id"`
+	Started time.Time `json:"started"`
 	// Mean is NaN when the run scored nothing of the metric.
-	Mean   Num
-	N      int
-	Scored int
+	Mean   Num `json:"mean"`
+	N      int `json:"n"`
+	Scored int `json:"scored"`
+	// Model is the run's judge (RunConfig.Model).
+	Model string `json:"model"`
+	// Judged says how the run was judged otherwise than the point before
+	// it (JudgedOtherwise): its change measures the judge as well.
+	Judged []string `json:"judged_otherwise,omitempty"`
 }
 
 // RunNotFoundError is a run id (or prefix) that names no recorded run, or
@@ -250,7 +255,8 @@ func (s *Store) latest(ctx context.Context, sha string, metrics []string, except
 }
 
 // Trend is the mean of metric over time in the runs of one dataset, oldest
-// first; runs without the metric are left out. With datasetSHA256 empty
+// first; runs without the metric are left out. Each point after the first
+// says how it was judged otherwise than the one before it. With datasetSHA256 empty
 // the dataset is that of the last run that judged the metric.
 func (s *Store) Trend(ctx context.Context, metric string, datasetSHA256 string) ([]TrendPoint, error) {
 	has := `instr(',' || metrics_key || ',', ',' || ? || ',') > 0`
@@ -267,11 +273,18 @@ func (s *Store) Trend(ctx context.Context, metric string, datasetSHA256 string) 
 		return nil, err
 	}
 	out := []TrendPoint{}
+	var prev *RunConfig
 	for _, r := range rows {
 		for _, m := range r.Summary.Metrics {
-			if m.Metric == metric {
-				out = append(out, TrendPoint{RunID: r.ID, Started: r.Started, Mean: m.Mean, N: m.N, Scored: m.Scored})
+			if m.Metric != metric {
+				continue
 			}
+			p := TrendPoint{RunID: r.ID, Started: r.Started, Mean: m.Mean, N: m.N, Scored: m.Scored, Model: r.Config.Model}
+			if prev != nil {
+				p.Judged = JudgedOtherwise(*prev, r.Config)
+			}
+			prev = &r.Config
+			out = append(out, p)
 		}
 	}
 	return out, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
@@ -138,7 +139,7 @@ func TestRunsCommands(t *testing.T) {
 			errOut: `assay: no run "nope" in the run store ` + "{STORE}" + `: see assay runs list (nor is nope a run folder)`},
 		"show an ambiguous prefix": {args: []string{"runs", "show", "2026"}, code: 2,
 			errOut: `assay: run "2026" is ambiguous: it begins ` + runA + ", " + runB + ", " + runC},
-		"show, a bad format": {args: []string{"runs", "show", "--format", "yaml", runA}, code: 2, errOut: `--format: must be text or json, got "yaml"`},
+		"show, a bad format": {args: []string{"runs", "show", "--format", "jsonl", runA}, code: 2, errOut: `--format: must be text, md, json or yaml, got "jsonl"`},
 		"diff two runs by id: an alert exits 1": {args: []string{"runs", "diff", runA, runB}, code: 1, out: []string{
 			"A (baseline, control):  " + runA, "B (current, treatment): " + runB,
 			"METRIC        A MEAN  B MEAN  DELTA    PAIRED  P       TEST",
@@ -296,5 +297,85 @@ func TestRunsListNamesBesideTheirMeans(t *testing.T) {
 		require.Equal(t, exitPass, code, errOut)
 		assert.Regexp(t, `(?s)\nfaithfulness +6 +6 +0 \(0\.0%\) +0 +0\.5000 .*\nanswer_relevancy +6 +6 +0 \(0\.0%\) +0 +0\.7500 .*\ncontext_precision +6 +6 +0 \(0\.0%\) +0 +1\.0000 `, out, ref)
 		assert.Contains(t, out, "(27 calls, 6353 tokens in, 624 out)", ref)
+	}
+}
+
+// TestRunsFormats: every runs subcommand takes the one set of formats
+// where it fits: text (the default) and md render the same tables, json
+// and yaml carry the same data under the same keys, and jsonl, a record a
+// line, is for the lists (list, trend) alone.
+func TestRunsFormats(t *testing.T) {
+	t.Parallel()
+	f := newRunsFixture(t)
+	tests := map[string]struct {
+		args []string
+		code int
+		// mdRow is a row of its Markdown; records the path of the list
+		// that jsonl writes a line a record, "" when it is one document.
+		mdRow   string
+		records string
+		n       int
+	}{
+		"list": {args: []string{"runs", "list"}, records: ".", n: 3,
+			mdRow: "| " + runA + " | 2026-11-01 09:00 | rag.jsonl ({SHA8}) | faithfulness | 0.8000 | ok |"},
+		"show": {args: []string{"runs", "show", runB},
+			mdRow: "| faithfulness | 7 | 7 | 0 (0.0%) | 0 | 0.5429 | 0.1000 | 0.5429 | 0.3000 | 0.9000 | 0.3000 | 0.5000..0.8000 | 0.5000 | 0.7 |"},
+		"diff": {args: []string{"runs", "diff", runA, runB}, code: exitFailed,
+			mdRow: "| faithfulness | 0.8000 | 0.5429 | -0.2571 | 7 | 0.0312 | wilcoxon signed-rank (exact) |"},
+		"trend": {args: []string{"runs", "trend", "faithfulness", "--dataset", "{DATA}"}, records: "points", n: 2,
+			mdRow: "| 2026-11-03 09:00 | " + runB + " | 0.5429 | 7/7 | -0.2571 | ########### |"},
+	}
+	expand := strings.NewReplacer("{SHA8}", f.sha[:8], "{DATA}", f.data).Replace
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for i := range tc.args {
+				tc.args[i] = expand(tc.args[i])
+			}
+			out := map[string]string{}
+			for _, format := range bench.OutputFormats {
+				code, stdout, stderr := f.run(t, append(tc.args, "--format", format)...)
+				if format == bench.OutputJSONL && tc.records == "" {
+					assert.Equal(t, exitInput, code, stderr)
+					assert.Empty(t, stdout)
+					assert.Equal(t, `assay: --format: must be text, md, json or yaml, got "jsonl"`+"\n", stderr)
+					continue
+				}
+				require.Equal(t, tc.code, code, "%s: %s", format, stderr)
+				assert.Empty(t, stderr, format)
+				out[format] = stdout
+			}
+			_, text, _ := f.run(t, tc.args...)
+			assert.Equal(t, text, out[bench.OutputText], "text is the default")
+			assert.Contains(t, out[bench.OutputMD], expand(tc.mdRow)+"\n")
+			assert.NotEqual(t, out[bench.OutputText], out[bench.OutputMD])
+
+			var fromJSON, fromYAML any
+			require.NoError(t, json.Unmarshal([]byte(out[bench.OutputJSON]), &fromJSON))
+			require.NoError(t, yaml.Unmarshal([]byte(out[bench.OutputYAML]), &fromYAML))
+			b, err := json.Marshal(fromYAML) // YAML's integers and JSON's numbers alike
+			require.NoError(t, err)
+			var yamlAsJSON any
+			require.NoError(t, json.Unmarshal(b, &yamlAsJSON))
+			assert.Equal(t, fromJSON, yamlAsJSON, "yaml carries json's keys and values")
+
+			if tc.records == "" {
+				return
+			}
+			list := fromJSON
+			if tc.records != "." {
+				list = fromJSON.(map[string]any)[tc.records]
+			}
+			lines := strings.SplitAfter(out[bench.OutputJSONL], "\n")
+			require.Equal(t, "", lines[len(lines)-1], "whole lines")
+			lines = lines[:len(lines)-1]
+			require.Len(t, lines, tc.n)
+			require.Len(t, list, tc.n)
+			for i, line := range lines {
+				var rec any
+				require.NoError(t, json.Unmarshal([]byte(line), &rec))
+				assert.Equal(t, list.([]any)[i], rec, "line %d is the json's record %d", i+1, i+1)
+			}
+		})
 	}
 }

@@ -2,13 +2,12 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/metric"
 )
@@ -94,13 +93,10 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 	return failuresErr(out.Failures)
 }
 
-// checkFormat accepts --format when it is one of allowed.
+// checkFormat accepts --format when it is one of allowed, names of the
+// one set of output formats (bench.OutputFormats).
 func checkFormat(got string, allowed ...string) error {
-	if slices.Contains(allowed, got) {
-		return nil
-	}
-	list := strings.Join(allowed[:len(allowed)-1], ", ") + " or " + allowed[len(allowed)-1]
-	return inputErr(fmt.Errorf("--format: must be %s, got %q", list, got))
+	return bench.CheckOutputFormat(got, allowed...)
 }
 
 // clock is the clock for recency rules: today, or the date --now gives.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestConfusionMetrics(t *testing.T) {
@@ -220,4 +221,48 @@ func TestBootstrapBalancedAccuracy(t *testing.T) {
 		lo, hi := BootstrapBalancedAccuracy([]float64{0.9, 0.1}, []bool{true, true}, 0.5, 2000)
 		assert.Equal(t, [2]float64{0.5, 0.5}, [2]float64{lo, hi}, "the recall of the one class present")
 	})
+}
+
+func TestMCC(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		c    Confusion
+		want float64
+	}{
+		// (3*4 - 1*2) / sqrt(4*5*5*6) = 10/sqrt(600).
+		"mixed":             {Confusion{TP: 3, FP: 1, TN: 4, FN: 2}, 10 / math.Sqrt(600)},
+		"perfect":           {Confusion{TP: 2, TN: 3}, 1},
+		"all wrong":         {Confusion{FP: 2, FN: 2}, -1},
+		"labels all true":   {Confusion{TP: 3, FN: 1}, 0},
+		"nothing predicted": {Confusion{TN: 2, FN: 2}, 0},
+		"empty":             {Confusion{}, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.InDelta(t, tc.want, tc.c.MCC(), 1e-12)
+		})
+	}
+}
+
+func TestCalibrate(t *testing.T) {
+	t.Parallel()
+	// Brier: (0.15^2 + 0.65^2 + 0.15^2 + 0.05^2)/4 = 0.47/4. Each value
+	// alone in its bin: ECE = (0.15 + 0.65 + 0.15 + 0.05)/4 = 0.25.
+	c := Calibrate([]float64{0.15, 0.35, 0.85, 0.95}, []bool{false, true, true, true})
+	require.NotNil(t, c)
+	assert.InDelta(t, 0.1175, c.Brier, 1e-12)
+	assert.InDelta(t, 0.25, c.ECE, 1e-12)
+	require.Len(t, c.Reliability, CalibrationBins)
+	assert.Equal(t, ReliabilityBin{Lo: 0.1, Hi: 0.2, N: 1, MeanPredicted: 0.15, FractionPositive: 0}, c.Reliability[1])
+	assert.Equal(t, ReliabilityBin{Lo: 0.3, Hi: 0.4, N: 1, MeanPredicted: 0.35, FractionPositive: 1}, c.Reliability[3])
+	assert.Equal(t, ReliabilityBin{Lo: 0, Hi: 0.1}, c.Reliability[0], "an empty bin is all zero")
+	n := 0
+	for _, b := range c.Reliability {
+		n += b.N
+	}
+	assert.Equal(t, 4, n)
+
+	assert.Nil(t, Calibrate([]float64{0.5, 3}, []bool{true, false}), "a value outside [0, 1] is no chance")
+	assert.Nil(t, Calibrate(nil, nil))
 }

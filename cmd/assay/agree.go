@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/assaylabs/assay/agree"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	prog "github.com/assaylabs/assay/internal/progress"
@@ -244,7 +245,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 		if path == "" {
 			continue
 		}
-		if err := bench.CheckFieldPath(path); err != nil {
+		if err := agree.CheckFieldPath(path); err != nil {
 			return inputErr(fmt.Errorf("%s: %w", name, err))
 		}
 	}
@@ -272,7 +273,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 	}
 	// A first pass checks the whole dataset, so that bad input is reported
 	// before any model call; each scorer reads it again record by record.
-	scan := bench.LabelScan{Label: f.label}
+	scan := agree.LabelScan{Label: f.label}
 	data, err := bench.OpenDataset(src.path, bench.DatasetOptions{Stdin: cmd.InOrStdin(), Visit: func(r bench.Record) error {
 		scan.Add(r)
 		return nil
@@ -296,7 +297,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 	if graded {
 		labelled = scan.Numeric
 	}
-	opts := bench.AgreeOptions{Label: f.label, Graded: graded, Grades: grades, By: f.by}
+	opts := agree.Options{Label: f.label, Graded: graded, Grades: grades, By: f.by}
 	threshold := func(th float64) *float64 {
 		if graded {
 			return nil
@@ -306,12 +307,12 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 		}
 		return &th
 	}
-	var results []bench.AgreeResult
+	var results []agree.Result
 	switch {
 	case src.run != nil:
 		o := opts
 		o.Threshold = threshold(storedThreshold(metric, src.run.Config.Model))
-		res, err := bench.AgreeValues(data.Records(), metric, bench.StoredScores(src.run.Results, metric), o)
+		res, err := agree.Values(data.Records(), metric, agree.StoredScores(src.run.Results, metric), o)
 		if err != nil {
 			return inputErr(data.Err(err))
 		}
@@ -319,7 +320,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 	case f.score != "":
 		o := opts
 		o.Threshold = threshold(0.5)
-		res, err := bench.AgreeValues(data.Records(), f.score, bench.ScoreField(f.score), o)
+		res, err := agree.Values(data.Records(), f.score, agree.ScoreField(f.score), o)
 		if err != nil {
 			return inputErr(data.Err(err))
 		}
@@ -396,7 +397,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, threshold(judges.DefaultThreshold(judges.MetricTokenOverlap, nil)), nil})
 	}
 	defaulted := map[*juror]int{}
-	var panel []bench.Juror
+	var panel []agree.Juror
 	for _, j := range jobs {
 		// The baseline's meter and checks are the (first) judge's, as
 		// they were before juries.
@@ -415,7 +416,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 		}
 		o := opts
 		o.Threshold = j.threshold
-		res, err := bench.AgreeStream(cmd.Context(), data.Records(), bench.AgreeJob{Scorer: metered{j.scorer, meter, lf.stable}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
+		res, err := agree.Stream(cmd.Context(), data.Records(), agree.Judge{Scorer: metered{j.scorer, meter, lf.stable}, Metric: j.metric, Concurrency: bench.TasksPerCall * f.llm.concurrency}, o)
 		meter.Close()
 		switch {
 		case err != nil && cmd.Context().Err() != nil:
@@ -438,12 +439,12 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 			if j.threshold != nil {
 				th = *j.threshold
 			}
-			panel = append(panel, bench.Juror{Result: res, Threshold: th})
+			panel = append(panel, agree.Juror{Result: res, Threshold: th})
 		}
 	}
-	var jury *bench.JuryResult
+	var jury *agree.JuryResult
 	if len(panel) > 1 {
-		jr, err := bench.Jury(panel, opts)
+		jr, err := agree.Jury(panel, opts)
 		if err != nil {
 			return &exitError{code: exitInfra, err: err}
 		}
@@ -502,7 +503,7 @@ func (m metered) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 
 // rowDefaults counts the judgements of r's rows and their defaults, each
 // metric apart, so that the baseline beside a judge does not dilute it.
-func rowDefaults(r bench.AgreeResult) bench.Defaults {
+func rowDefaults(r agree.Result) bench.Defaults {
 	d := bench.Defaults{Total: len(r.Rows)}
 	for _, row := range r.Rows {
 		if !row.Defaulted {
@@ -520,11 +521,11 @@ func rowDefaults(r bench.AgreeResult) bench.Defaults {
 // (a record without a field its metric needs, say; defaults are counted
 // apart): an input error when that is every one of them, else a note on w
 // naming the first, as the statistics leave them out.
-func unscored(w io.Writer, file string, res bench.AgreeResult) error {
+func unscored(w io.Writer, file string, res agree.Result) error {
 	if res.Errors == 0 {
 		return nil
 	}
-	i := slices.IndexFunc(res.Rows, func(r bench.Row) bool { return r.Err != "" && !r.Defaulted })
+	i := slices.IndexFunc(res.Rows, func(r agree.Row) bool { return r.Err != "" && !r.Defaulted })
 	if i < 0 {
 		return nil
 	}
@@ -542,12 +543,12 @@ func unscored(w io.Writer, file string, res bench.AgreeResult) error {
 // jurors' agreement with each other and the jury's row after theirs. The
 // JSON of a jury is an object {"results": rs, "jury": jury}; without one
 // it is rs, as it always was.
-func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, jury *bench.JuryResult, calibration bool) error {
+func printAgree(w io.Writer, format, file string, rs []agree.Result, jury *agree.JuryResult, calibration bool) error {
 	if format == "json" {
 		if jury != nil {
 			return writeJSON(w, struct {
-				Results []bench.AgreeResult `json:"results"`
-				Jury    *bench.JuryResult   `json:"jury"`
+				Results []agree.Result    `json:"results"`
+				Jury    *agree.JuryResult `json:"jury"`
 			}{rs, jury})
 		}
 		return writeJSON(w, rs)
@@ -555,11 +556,11 @@ func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, jury *
 	if jury != nil {
 		// The jury's row right after its jurors', before the baseline.
 		n := len(jury.Jurors)
-		rs = slices.Concat(rs[:n], []bench.AgreeResult{jury.Jury}, rs[n:])
+		rs = slices.Concat(rs[:n], []agree.Result{jury.Jury}, rs[n:])
 	}
 	// Buffered, so that a failed write (a full disk) is kept and returned.
 	bw := bufio.NewWriter(w)
-	var binary, graded []bench.AgreeResult
+	var binary, graded []agree.Result
 	for _, r := range rs {
 		if r.GradedStats != nil {
 			graded = append(graded, r)
@@ -569,22 +570,22 @@ func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, jury *
 	}
 	if len(binary) > 0 {
 		fmt.Fprintf(bw, "Agreement with human labels on %s\n\n", file)
-		fmt.Fprint(bw, bench.MarkdownHeader)
+		fmt.Fprint(bw, agree.MarkdownHeader)
 		for _, r := range binary {
 			fmt.Fprint(bw, r.Markdown())
 		}
 		for _, g := range groupNames(binary) {
 			fmt.Fprintf(bw, "\nBy %s = %s\n\n", binary[0].By, g)
-			fmt.Fprint(bw, bench.MarkdownHeader)
+			fmt.Fprint(bw, agree.MarkdownHeader)
 			for _, r := range binary {
-				if i := slices.IndexFunc(r.Groups, func(x bench.AgreeResult) bool { return x.Group == g }); i >= 0 {
+				if i := slices.IndexFunc(r.Groups, func(x agree.Result) bool { return x.Group == g }); i >= 0 {
 					fmt.Fprint(bw, r.Groups[i].Markdown())
 				}
 			}
 		}
 		if calibration {
 			fmt.Fprintf(bw, "\nMCC and calibration (%d bins)\n\n", bench.CalibrationBins)
-			fmt.Fprint(bw, bench.CalibrationMarkdownHeader)
+			fmt.Fprint(bw, agree.CalibrationMarkdownHeader)
 			for _, r := range binary {
 				fmt.Fprint(bw, r.CalibrationMarkdown())
 				for _, g := range r.Groups {
@@ -598,7 +599,7 @@ func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, jury *
 			fmt.Fprintln(bw)
 		}
 		fmt.Fprintf(bw, "Agreement with graded human labels on %s (grades %s; 95%% bootstrap intervals)\n\n", file, gradeList(graded[0].Grades))
-		fmt.Fprint(bw, bench.GradedMarkdownHeader)
+		fmt.Fprint(bw, agree.GradedMarkdownHeader)
 		for _, r := range graded {
 			fmt.Fprint(bw, r.Markdown())
 			for _, g := range r.Groups {
@@ -607,7 +608,7 @@ func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, jury *
 		}
 		first := true
 		for _, r := range graded {
-			for _, x := range append([]bench.AgreeResult{r}, r.Groups...) {
+			for _, x := range append([]agree.Result{r}, r.Groups...) {
 				d := x.Dropped()
 				if d == "" {
 					continue
@@ -631,7 +632,7 @@ func printAgree(w io.Writer, format, file string, rs []bench.AgreeResult, jury *
 }
 
 // groupNames are the groups of rs, in order, each once.
-func groupNames(rs []bench.AgreeResult) []string {
+func groupNames(rs []agree.Result) []string {
 	var names []string
 	for _, r := range rs {
 		for _, g := range r.Groups {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agree"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
@@ -137,7 +138,7 @@ func TestAgreeBy(t *testing.T) {
 	t.Parallel()
 	code, out, errOut := runCLI(t, "", "agree", "--score", "meta.judge_grade", "--label", "relevance", "--by", "meta.model", "--format", "json", "../../fixtures/rag/graded.jsonl")
 	require.Equal(t, exitPass, code, errOut)
-	var rs []bench.AgreeResult
+	var rs []agree.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &rs))
 	require.Len(t, rs, 1)
 	whole := rs[0]
@@ -159,7 +160,7 @@ func TestAgreeBy(t *testing.T) {
 		require.Len(t, lines, 8)
 		code, alone, errOut := runCLI(t, strings.Join(lines, ""), "agree", "--score", "meta.judge_grade", "--label", "relevance", "--grades", "1,2,3,4,5", "--format", "json", "-")
 		require.Equal(t, exitPass, code, errOut)
-		var a []bench.AgreeResult
+		var a []agree.Result
 		require.NoError(t, json.Unmarshal([]byte(alone), &a))
 		assert.Equal(t, a[0].Spearman, g.Spearman, g.Group)
 		assert.Equal(t, a[0].KappaQuadratic, g.KappaQuadratic, g.Group)
@@ -218,7 +219,7 @@ func TestAgreeRunDir(t *testing.T) {
 	require.Equal(t, exitPass, code, errOut)
 	code, fromField, errOut := runEnv(t, env, "agree", "--score", "meta.judge_score", "--label", "relevant", "--format", "json", dataset)
 	require.Equal(t, exitPass, code, errOut)
-	var run, field []bench.AgreeResult
+	var run, field []agree.Result
 	require.NoError(t, json.Unmarshal([]byte(fromRun), &run))
 	require.NoError(t, json.Unmarshal([]byte(fromField), &field))
 	assert.Equal(t, "source_relevance", run[0].Metric)

@@ -1,4 +1,4 @@
-package bench
+package agree
 
 import (
 	"iter"
@@ -9,51 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/bench"
 )
-
-func TestMCC(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		c    Confusion
-		want float64
-	}{
-		// (3*4 - 1*2) / sqrt(4*5*5*6) = 10/sqrt(600).
-		"mixed":             {Confusion{TP: 3, FP: 1, TN: 4, FN: 2}, 10 / math.Sqrt(600)},
-		"perfect":           {Confusion{TP: 2, TN: 3}, 1},
-		"all wrong":         {Confusion{FP: 2, FN: 2}, -1},
-		"labels all true":   {Confusion{TP: 3, FN: 1}, 0},
-		"nothing predicted": {Confusion{TN: 2, FN: 2}, 0},
-		"empty":             {Confusion{}, 0},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			assert.InDelta(t, tc.want, tc.c.MCC(), 1e-12)
-		})
-	}
-}
-
-func TestCalibrate(t *testing.T) {
-	t.Parallel()
-	// Brier: (0.15^2 + 0.65^2 + 0.15^2 + 0.05^2)/4 = 0.47/4. Each value
-	// alone in its bin: ECE = (0.15 + 0.65 + 0.15 + 0.05)/4 = 0.25.
-	c := Calibrate([]float64{0.15, 0.35, 0.85, 0.95}, []bool{false, true, true, true})
-	require.NotNil(t, c)
-	assert.InDelta(t, 0.1175, c.Brier, 1e-12)
-	assert.InDelta(t, 0.25, c.ECE, 1e-12)
-	require.Len(t, c.Reliability, CalibrationBins)
-	assert.Equal(t, ReliabilityBin{Lo: 0.1, Hi: 0.2, N: 1, MeanPredicted: 0.15, FractionPositive: 0}, c.Reliability[1])
-	assert.Equal(t, ReliabilityBin{Lo: 0.3, Hi: 0.4, N: 1, MeanPredicted: 0.35, FractionPositive: 1}, c.Reliability[3])
-	assert.Equal(t, ReliabilityBin{Lo: 0, Hi: 0.1}, c.Reliability[0], "an empty bin is all zero")
-	n := 0
-	for _, b := range c.Reliability {
-		n += b.N
-	}
-	assert.Equal(t, 4, n)
-
-	assert.Nil(t, Calibrate([]float64{0.5, 3}, []bool{true, false}), "a value outside [0, 1] is no chance")
-	assert.Nil(t, Calibrate(nil, nil))
-}
 
 // gradedRows are rows judged values with points/max, labelled grades.
 func gradedRows(values, points []float64, max float64, grades []float64) []Row {
@@ -172,7 +130,7 @@ const sourcesData = `{"id":"a","question":"q","human":{"rel":5,"ok":true},"metad
 
 func TestRecordField(t *testing.T) {
 	t.Parallel()
-	recs, err := Read("sources.jsonl", strings.NewReader(sourcesData))
+	recs, err := bench.Read("sources.jsonl", strings.NewReader(sourcesData))
 	require.NoError(t, err)
 	tests := map[string]struct {
 		path string
@@ -191,7 +149,7 @@ func TestRecordField(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, ok := recs[0].Field(tc.path)
+			got, ok := Field(recs[0], tc.path)
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.ok || tc.path == "meta.nope" || tc.path == "meta.score.x", CheckFieldPath(tc.path) == nil)
@@ -220,7 +178,7 @@ func TestLabelScan(t *testing.T) {
 			t.Parallel()
 			s := LabelScan{Label: "x"}
 			for i, l := range strings.Fields(tc.labels) {
-				recs, err := Read("l.jsonl", strings.NewReader(`{"id":"`+strconv.Itoa(i)+`","question":"q","human":{"x":`+l+`}}`))
+				recs, err := bench.Read("l.jsonl", strings.NewReader(`{"id":"`+strconv.Itoa(i)+`","question":"q","human":{"x":`+l+`}}`))
 				require.NoError(t, err)
 				s.Add(recs[0])
 			}
@@ -236,9 +194,11 @@ func TestLabelScan(t *testing.T) {
 // label, per group; each group is the whole measured on its rows alone.
 func TestAgreeValuesByGroup(t *testing.T) {
 	t.Parallel()
-	data := func() iter.Seq2[Record, error] { return Records("sources.jsonl", strings.NewReader(sourcesData)) }
+	data := func() iter.Seq2[bench.Record, error] {
+		return bench.Records("sources.jsonl", strings.NewReader(sourcesData))
+	}
 
-	g, err := AgreeValues(data(), "meta.judge.grade", ScoreField("meta.judge.grade"), AgreeOptions{Label: "rel", Graded: true, By: "meta.model"})
+	g, err := Values(data(), "meta.judge.grade", ScoreField("meta.judge.grade"), Options{Label: "rel", Graded: true, By: "meta.model"})
 	require.NoError(t, err)
 	assert.Equal(t, "graded", g.LabelType)
 	assert.Equal(t, 1, g.Skipped, "e has no grade")
@@ -262,21 +222,21 @@ func TestAgreeValuesByGroup(t *testing.T) {
 	assert.InDelta(t, 1, float64(g.Groups[1].Spearman.Value), 1e-9)
 
 	th := 0.5
-	b, err := AgreeValues(data(), "meta.score", ScoreField("meta.score"), AgreeOptions{Label: "ok", Threshold: &th, By: "meta.model"})
+	b, err := Values(data(), "meta.score", ScoreField("meta.score"), Options{Label: "ok", Threshold: &th, By: "meta.model"})
 	require.NoError(t, err)
 	assert.Equal(t, "binary", b.LabelType)
 	// a 0.9T, b 0.2F ("0.2" is read), c 0.6T, d 0.4F; f "high" is an error.
 	assert.Equal(t, 4, b.N)
 	assert.Equal(t, 1, b.Errors)
 	assert.Equal(t, `meta.score: want a number, got high`, b.Rows[4].Err)
-	assert.Equal(t, Confusion{TP: 2, TN: 2}, b.Fixed.Confusion)
+	assert.Equal(t, bench.Confusion{TP: 2, TN: 2}, b.Fixed.Confusion)
 	assert.InDelta(t, 1, b.Fixed.MCC, 1e-12)
 	require.NotNil(t, b.Calibration)
 	// (0.1^2 + 0.2^2 + 0.4^2 + 0.4^2)/4.
 	assert.InDelta(t, 0.0925, b.Calibration.Brier, 1e-12)
 	require.Len(t, b.Groups, 3)
 	assert.Equal(t, "m2", b.Groups[2].Group)
-	assert.Equal(t, Confusion{TN: 1}, b.Groups[2].Fixed.Confusion)
+	assert.Equal(t, bench.Confusion{TN: 1}, b.Groups[2].Fixed.Confusion)
 }
 
 // TestStoredScores: a stored run's results join the records by id, with
@@ -284,9 +244,9 @@ func TestAgreeValuesByGroup(t *testing.T) {
 func TestStoredScores(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	run, err := CreateRun(dir, RunConfig{RunID: "r1", Dataset: "sources.jsonl", Metrics: []string{"source_relevance"}, Model: "offline"})
+	run, err := bench.CreateRun(dir, bench.RunConfig{RunID: "r1", Dataset: "sources.jsonl", Metrics: []string{"source_relevance"}, Model: "offline"})
 	require.NoError(t, err)
-	for _, r := range []Result{
+	for _, r := range []bench.Result{
 		{ID: "a", Metric: "source_relevance", Value: 0.75, Points: 4, Max: 5},
 		{ID: "b", Metric: "source_relevance", Value: 0.25, Points: 2, Max: 5},
 		{ID: "c", Metric: "source_relevance", Value: 0.5, Defaulted: true, Error: "judge: 429 after 3 tries"},
@@ -296,11 +256,11 @@ func TestStoredScores(t *testing.T) {
 		require.NoError(t, run.Append(r))
 	}
 	require.NoError(t, run.Close())
-	folder, err := ReadRunFolder(dir)
+	folder, err := bench.ReadRunFolder(dir)
 	require.NoError(t, err)
 
-	g, err := AgreeValues(Records("sources.jsonl", strings.NewReader(sourcesData)), "source_relevance", StoredScores(folder.Results, "source_relevance"),
-		AgreeOptions{Label: "rel", Graded: true, Grades: []float64{1, 2, 3, 4, 5}})
+	g, err := Values(bench.Records("sources.jsonl", strings.NewReader(sourcesData)), "source_relevance", StoredScores(folder.Results, "source_relevance"),
+		Options{Label: "rel", Graded: true, Grades: []float64{1, 2, 3, 4, 5}})
 	require.NoError(t, err)
 	require.Len(t, g.Rows, 5)
 	assert.Equal(t, Row{ID: "a", Line: 1, Value: 0.75, Grade: ptr(5.0), Points: 4, Max: 5}, g.Rows[0])

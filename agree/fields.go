@@ -194,22 +194,21 @@ func (s *LabelScan) Graded() bool {
 // Grades are the distinct numeric labels seen, ascending.
 func (s *LabelScan) Grades() []float64 { return slices.Sorted(maps.Keys(s.first)) }
 
-// CheckGrades checks that grades, the categories given for the label,
-// hold every grade seen; the error names each one outside them with the
-// line of its first record.
-func (s *LabelScan) CheckGrades(grades []float64) error {
-	var out []string
+// Outside are the grades seen that are not among grades, ascending; nil
+// when there are none.
+func (s *LabelScan) Outside(grades []float64) []float64 {
+	var out []float64
 	for _, g := range s.Grades() {
 		if !slices.Contains(grades, g) {
-			out = append(out, fmt.Sprintf("%s (line %d)", gradeText(g), s.first[g]))
+			out = append(out, g)
 		}
 	}
-	if out == nil {
-		return nil
-	}
-	return fmt.Errorf("the label human.%s takes grades that are not among the grades %s: %s; give every grade it takes, or leave --grades out to take those observed",
-		s.Label, gradeList(grades), strings.Join(out, ", "))
+	return out
 }
+
+// FirstLine is the line of the first record whose label is grade g; 0 when
+// none is.
+func (s *LabelScan) FirstLine(g float64) int { return s.first[g] }
 
 // gradeText is a grade as the user writes it: 3, 0.5.
 func gradeText(g float64) string { return strconv.FormatFloat(g, 'g', -1, 64) }

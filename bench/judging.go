@@ -92,13 +92,14 @@ func (j Judging) open(w io.Writer, env func(string) string) (*session, error) {
 	if cfg.Notices == nil {
 		cfg.Notices = w
 	}
+	// Their errors name the flag already (--llm, --concurrency, --samples).
 	c, closer, err := setup.Open(cfg, env)
 	if err != nil {
-		return nil, asInput("--llm", err)
+		return nil, asInput("", err)
 	}
 	if err := judges.CheckSamples(max(j.Samples, 1), c); err != nil {
 		_ = closer.Close()
-		return nil, asInput("--samples", err)
+		return nil, asInput("", err)
 	}
 	j.LLM = cfg
 	return &session{cfg: j, client: c, closer: closer}, nil

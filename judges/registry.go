@@ -193,12 +193,23 @@ func Metrics() []string {
 // Offline thresholds were chosen on the development sets recorded in
 // BENCHMARKS.md. An unknown metric gets 0.5.
 func DefaultThreshold(metric string, m Model) float64 {
+	return threshold(metric, Offline(m))
+}
+
+// MethodThreshold is DefaultThreshold for results judged as method says
+// (Method's label, as a stored run records its judge): the offline
+// threshold unless method names a model (OfflineMethod).
+func MethodThreshold(metric, method string) float64 {
+	return threshold(metric, OfflineMethod(method))
+}
+
+func threshold(metric string, offline bool) float64 {
 	r, _ := Lookup(metric)
 	t := r.Threshold
 	if t == (Threshold{}) {
 		return 0.5
 	}
-	if Offline(m) {
+	if offline {
 		return t.Offline
 	}
 	return t.Model

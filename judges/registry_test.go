@@ -105,8 +105,44 @@ func TestMethodIsTheOneLabel(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.offline, judges.Offline(tc.model))
 			assert.Equal(t, tc.want, judges.Method(tc.model))
+			assert.Equal(t, tc.offline, judges.OfflineMethod(tc.want), "the label read back")
 		})
 	}
+}
+
+// TestOfflineMethod: a judge recorded as a label (a stored run's) is
+// offline unless the label names a model, whatever else it says.
+func TestOfflineMethod(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		method  string
+		offline bool
+	}{
+		"the offline label":             {judges.MethodOffline, true},
+		"a model":                       {"llm:openai:gpt-4o-mini", false},
+		"the word alone":                {"offline", true},
+		"no judge recorded":             {"", true},
+		"a run whose metrics call none": {"none (deterministic metrics)", true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.offline, judges.OfflineMethod(tc.method))
+		})
+	}
+}
+
+// TestMethodThreshold: the threshold of results recorded as judged by a
+// label is the one DefaultThreshold gives the model that label came from,
+// for every metric.
+func TestMethodThreshold(t *testing.T) {
+	t.Parallel()
+	for _, m := range judges.Registered() {
+		for _, model := range []judges.Model{nil, stubModel{offline: true}, stubModel{}} {
+			assert.InDelta(t, judges.DefaultThreshold(m.Name, model), judges.MethodThreshold(m.Name, judges.Method(model)), 0, "%s, %s", m.Name, judges.Method(model))
+		}
+	}
+	assert.InDelta(t, 0.5, judges.MethodThreshold("bleu", judges.MethodOffline), 0, "an unknown metric")
 }
 
 func TestNeedsCheck(t *testing.T) {

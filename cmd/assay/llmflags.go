@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -143,26 +142,6 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 	return c, func() { _ = closer.Close() }, nil
 }
 
-// jurySpecs are the models of a comma-separated --llm (assay agree's
-// jury), each once; a single spec, or none, is nil.
-func (f *llmFlags) jurySpecs() ([]string, error) {
-	if !strings.Contains(f.spec, ",") {
-		return nil, nil
-	}
-	var specs []string
-	for part := range strings.SplitSeq(f.spec, ",") {
-		spec := strings.TrimSpace(part)
-		switch {
-		case spec == "":
-			return nil, inputErr(fmt.Errorf("--llm %q: an empty model between commas: write openai:gpt-4o-mini,ollama:qwen2.5:7b", f.spec))
-		case slices.Contains(specs, spec):
-			return nil, inputErr(fmt.Errorf("--llm: %s is given twice: a jury's models are distinct", spec))
-		}
-		specs = append(specs, spec)
-	}
-	return specs, nil
-}
-
 // summary prints what the model client did, on stderr.
 func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	u := c.Usage()
@@ -192,16 +171,6 @@ func (f *llmFlags) budgetErr(c *llm.Client) error {
 		// The limit as the user gave it, never rounded to $0.0000.
 		return &exitError{code: exitInfra, err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
 			n, strconv.FormatFloat(f.maxCost, 'f', -1, 64))}
-	}
-	return nil
-}
-
-// authErr is exit 3 with the server's message once it refused the
-// credentials, or nil. A run whose scorers keep going on errors (agree)
-// checks it: no call was sent after the refusal.
-func (f *llmFlags) authErr(c *llm.Client) error {
-	if err := c.AuthErr(); err != nil {
-		return &exitError{code: exitInfra, err: err}
 	}
 	return nil
 }

@@ -413,3 +413,30 @@ func TestAgreeScoreWithBaseline(t *testing.T) {
 	assert.Contains(t, out, "| token_overlap | relevant | 16 (10/6) |")
 	assert.NotContains(t, errOut, "judge:", "no model client, no usage line")
 }
+
+// TestModelSettingErrorsNameTheFlagOnce: a bad model setting is said once,
+// as the setting names it, by agree and bench alike.
+func TestModelSettingErrorsNameTheFlagOnce(t *testing.T) {
+	t.Parallel()
+	const file = "../../fixtures/rag/labelled.jsonl"
+	tests := map[string]struct {
+		flags []string
+		want  string
+	}{
+		"an unknown backend": {[]string{"--llm", "nope:x"}, `assay: --llm: unknown backend "nope" in "nope:x"`},
+		"no concurrency":     {[]string{"--concurrency", "0"}, "assay: --concurrency: must be at least 1, got 0"},
+		"samples offline":    {[]string{"--samples", "2"}, "assay: --samples 2: --samples above 1 needs a model"},
+	}
+	for name, tc := range tests {
+		for _, cmd := range [][]string{{"agree", "--label", "faithful"}, {"bench", "--out", filepath.Join(t.TempDir(), "run")}} {
+			t.Run(name+", "+cmd[0], func(t *testing.T) {
+				t.Parallel()
+				args := slices.Concat(cmd, []string{"--metric", "faithfulness"}, tc.flags, []string{file})
+				code, out, errOut := runEnv(t, tempEnv(t), args...)
+				assert.Equal(t, exitInput, code, errOut)
+				assert.Empty(t, out)
+				assert.True(t, strings.HasPrefix(errOut, tc.want), errOut)
+			})
+		}
+	}
+}

@@ -18,12 +18,8 @@ type agreeFlags struct {
 	llm       llmFlags
 }
 
-func newAgreeCmd(env func(string) string) *cobra.Command {
-	f := agreeFlags{llm: llmFlags{env: env}}
-	cmd := &cobra.Command{
-		Use:   "agree (--metric NAME[,NAME] | --score FIELD) --label LABEL [flags] FILE\n  assay agree --label LABEL [flags] RUN_DIR",
-		Short: "Measure how well a judge agrees with human labels",
-		Long: `Compare a judge's values with a human label of each record. The values come
+// agreeHelp is assay agree's long help.
+const agreeHelp = `Compare a judge's values with a human label of each record. The values come
 from one of three places:
 
   --metric NAME   run the judge now over FILE (several, comma separated or
@@ -65,7 +61,14 @@ Defaulted judge results are counted and left out of the statistics, never
 averaged in; more of them than --max-default-rate allows (5%, none under
 --strict) exits 3. So are records without a value (the judge cannot score
 them, the field is missing, the run has no result): the first is named on
-standard error, and when no labelled record has a value the run exits 2.`,
+standard error, and when no labelled record has a value the run exits 2.`
+
+func newAgreeCmd(env func(string) string) *cobra.Command {
+	f := agreeFlags{llm: llmFlags{env: env}}
+	cmd := &cobra.Command{
+		Use:   "agree (--metric NAME[,NAME] | --score FIELD) --label LABEL [flags] FILE\n  assay agree --label LABEL [flags] RUN_DIR",
+		Short: "Measure how well a judge agrees with human labels",
+		Long:  agreeHelp,
 		Example: `  assay agree --metric faithfulness --label faithful --baseline data/begin.dev.jsonl
   assay agree --metric source_relevance --label relevant --llm openai:gpt-4o-mini data/msmarco.dev.jsonl
   assay agree --score meta.judge_grade --label relevance --by meta.model fixtures/rag/graded.jsonl
@@ -99,10 +102,12 @@ func runAgree(cmd *cobra.Command, f *agreeFlags, data string) error {
 	if err := checkFormat(f.format, "md", "json"); err != nil {
 		return err
 	}
-	job, err := f.job, error(nil)
-	if job.Grades, err = agree.ParseGrades(f.grades); err != nil {
+	grades, err := agree.ParseGrades(f.grades)
+	if err != nil {
 		return inputErr(err)
 	}
+	job := f.job
+	job.Grades = grades
 	if cmd.Flags().Changed("threshold") {
 		job.Threshold = &f.threshold
 	}

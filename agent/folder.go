@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/atomicfile"
 )
 
 // Files of a run folder.
@@ -106,7 +107,7 @@ func (f *RunFolder) Write(r *Run) {
 		name string
 		data []byte
 	}{{FileReport, []byte(r.Report)}, {FileCard, card}, {FileSources, sources}} {
-		f.keep(replaceFile(f.dir, file.name, file.data), file.name)
+		f.keep(atomicfile.WriteFile(filepath.Join(f.dir, file.name), file.data, 0o644), file.name)
 	}
 }
 
@@ -143,25 +144,6 @@ func (f *RunFolder) keep(err error, name string) {
 		}
 		f.err = fmt.Errorf("%s: %w", filepath.Join(f.dir, name), err)
 	}
-}
-
-// replaceFile writes data to a temporary file in dir and renames it to
-// name, so name holds either its old or its new content.
-func replaceFile(dir, name string, data []byte) error {
-	fh, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := fh.Write(data)
-	if err := errors.Join(werr, fh.Chmod(0o644), fh.Close()); err != nil {
-		_ = os.Remove(fh.Name())
-		return err
-	}
-	if err := os.Rename(fh.Name(), filepath.Join(dir, name)); err != nil {
-		_ = os.Remove(fh.Name())
-		return err
-	}
-	return nil
 }
 
 // RunCard is the JSON form of a run: its record, the final card and,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/stats"
 )
 
 // DefaultConcurrency is how many records are scored at once when a Judge
@@ -86,7 +87,7 @@ func (r Row) counted() bool { return !r.Defaulted && r.Err == "" }
 // metrics.
 type ThresholdResult struct {
 	Threshold float64 `json:"threshold"`
-	bench.Confusion
+	stats.Confusion
 	BalancedAccuracy float64 `json:"balanced_accuracy"`
 	Accuracy         float64 `json:"accuracy"`
 	Precision        float64 `json:"precision"`
@@ -96,15 +97,19 @@ type ThresholdResult struct {
 	// MCC is the Matthews correlation coefficient (Confusion.MCC).
 	MCC float64 `json:"mcc"`
 	// BalancedAccuracyCI is a 95% bootstrap interval for BalancedAccuracy
-	// (BootstrapBalancedAccuracy), set for the fixed threshold only: the
+	// (stats.BalancedAccuracyCI), set for the fixed threshold only: the
 	// best threshold's figure is optimistic whatever its interval.
 	BalancedAccuracyCI *[2]float64 `json:"balanced_accuracy_ci95,omitempty"`
 }
 
-// bootstrapReps is how many resamples the agreement interval draws.
-const bootstrapReps = 2000
+// bootstrapReps is how many resamples the agreement intervals draw, and
+// agreementSeed the fixed seed of the balanced accuracy's.
+const (
+	bootstrapReps = 2000
+	agreementSeed = 0x5eed
+)
 
-func newThresholdResult(t float64, c bench.Confusion) ThresholdResult {
+func newThresholdResult(t float64, c stats.Confusion) ThresholdResult {
 	return ThresholdResult{
 		Threshold: t, Confusion: c,
 		BalancedAccuracy: c.BalancedAccuracy(), Accuracy: c.Accuracy(),
@@ -144,7 +149,7 @@ type Result struct {
 	Best ThresholdResult `json:"best"`
 	// Calibration is set for a binary label when every value counted is in
 	// [0, 1], read as the chance that the label is true.
-	Calibration *bench.Calibration `json:"calibration,omitempty"`
+	Calibration *stats.Calibration `json:"calibration,omitempty"`
 	// GradedStats are set for a graded label (spearman, kendall_tau_b,
 	// pearson, kappa_linear, kappa_quadratic, alpha_ordinal,
 	// alpha_interval, mae, at the top level of the JSON); the binary
@@ -324,15 +329,15 @@ func measure(metric string, rows []Row, skipped int, opts Options) Result {
 		res.GradedStats = Graded(counted, opts.Grades)
 		return res
 	}
-	res.AUC = bench.AUC(values, labels)
-	res.Best = newThresholdResult(bench.BestThreshold(values, labels))
+	res.AUC = stats.AUC(values, labels)
+	res.Best = newThresholdResult(stats.BestThreshold(values, labels))
 	if opts.Threshold != nil {
-		fixed := newThresholdResult(*opts.Threshold, bench.ConfusionAt(values, labels, *opts.Threshold))
-		lo, hi := bench.BootstrapBalancedAccuracy(values, labels, *opts.Threshold, bootstrapReps)
+		fixed := newThresholdResult(*opts.Threshold, stats.ConfusionAt(values, labels, *opts.Threshold))
+		lo, hi := stats.BalancedAccuracyCI(values, labels, *opts.Threshold, bootstrapReps, agreementSeed)
 		fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
 		res.Fixed = &fixed
 	}
-	res.Calibration = bench.Calibrate(values, labels)
+	res.Calibration = stats.Calibrate(values, labels, bench.CalibrationBins)
 	return res
 }
 

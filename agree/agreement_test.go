@@ -20,6 +20,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/stats"
 )
 
 // fakeScorer scores a sample by its query: "default" gives a Defaulted
@@ -127,13 +128,13 @@ func TestAgree(t *testing.T) {
 	assert.InDelta(t, 1, res.AUC, 1e-12)
 	// Best: between 0.6F and 0.8T, perfect.
 	assert.InDelta(t, 0.7, res.Best.Threshold, 1e-12)
-	assert.Equal(t, bench.Confusion{TP: 2, TN: 3}, res.Best.Confusion)
+	assert.Equal(t, stats.Confusion{TP: 2, TN: 3}, res.Best.Confusion)
 	assert.InDelta(t, 1, res.Best.BalancedAccuracy, 1e-12)
 	// Fixed at 0.5: 0.6F is a false positive. BA (1+2/3)/2; kappa: po 0.8,
 	// pe (3*2+2*3)/25 = 0.48, (0.8-0.48)/0.52.
 	require.NotNil(t, res.Fixed)
 	assert.Equal(t, 0.5, res.Fixed.Threshold)
-	assert.Equal(t, bench.Confusion{TP: 2, FP: 1, TN: 2}, res.Fixed.Confusion)
+	assert.Equal(t, stats.Confusion{TP: 2, FP: 1, TN: 2}, res.Fixed.Confusion)
 	assert.InDelta(t, 5.0/6, res.Fixed.BalancedAccuracy, 1e-12)
 	assert.InDelta(t, 0.32/0.52, res.Fixed.Kappa, 1e-12)
 	assert.InDelta(t, 0.8, res.Fixed.F1, 1e-12)

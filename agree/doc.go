@@ -10,7 +10,7 @@
 // [Outcome.Write] prints it as Markdown or JSON:
 //
 //	out, err := agree.Measure(ctx, agree.Job{Data: "faithbench.dev.jsonl",
-//		Metrics: []string{"faithfulness"}, Label: "faithful", Judging: bench.DefaultJudging()})
+//		Metrics: []string{"faithfulness"}, Label: "faithful", Judging: judging.Default()})
 //	if err != nil {
 //		return err // an *eval.InputError for bad input, else the run failed
 //	}

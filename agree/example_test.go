@@ -7,13 +7,13 @@ import (
 	"os"
 
 	"github.com/assaylabs/assay/agree"
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/judging"
 )
 
 // ExampleMeasure measures the offline faithfulness judge against the
 // labels of six records, beside the token-overlap baseline.
 func ExampleMeasure() {
-	judging := bench.DefaultJudging()
+	judging := judging.Default()
 	judging.LLM.Spec = "offline"
 	out, err := agree.Measure(context.Background(), agree.Job{
 		Data: "../fixtures/rag/labelled.jsonl", Metrics: []string{"faithfulness"}, Label: "faithful",

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/stats"
 )
 
 // gradedRows are rows judged values with points/max, labelled grades.
@@ -229,14 +230,14 @@ func TestAgreeValuesByGroup(t *testing.T) {
 	assert.Equal(t, 4, b.N)
 	assert.Equal(t, 1, b.Errors)
 	assert.Equal(t, `meta.score: want a number, got high`, b.Rows[4].Err)
-	assert.Equal(t, bench.Confusion{TP: 2, TN: 2}, b.Fixed.Confusion)
+	assert.Equal(t, stats.Confusion{TP: 2, TN: 2}, b.Fixed.Confusion)
 	assert.InDelta(t, 1, b.Fixed.MCC, 1e-12)
 	require.NotNil(t, b.Calibration)
 	// (0.1^2 + 0.2^2 + 0.4^2 + 0.4^2)/4.
 	assert.InDelta(t, 0.0925, b.Calibration.Brier, 1e-12)
 	require.Len(t, b.Groups, 3)
 	assert.Equal(t, "m2", b.Groups[2].Group)
-	assert.Equal(t, bench.Confusion{TN: 1}, b.Groups[2].Fixed.Confusion)
+	assert.Equal(t, stats.Confusion{TN: 1}, b.Groups[2].Fixed.Confusion)
 }
 
 // TestStoredScores: a stored run's results join the records by id, with

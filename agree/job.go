@@ -12,7 +12,8 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
 )
 
 // Job is one measurement of agreement, everything `assay agree` is asked:
@@ -29,9 +30,12 @@ type Job struct {
 	// in its config.json no longer holds it.
 	Dataset string
 	// Metrics are the judges to run now over the dataset, a table each
-	// (judges.Metrics); with a run folder, the run's metrics to read (none
-	// reads its one metric).
+	// (Registry's Metrics); with a run folder, the run's metrics to read
+	// (none reads its one metric).
 	Metrics []string
+	// Registry holds the metrics Metrics may name; nil is the built-in one
+	// (agent.Builtins).
+	Registry *metric.Registry
 	// Score reads the judge's values from this field of each record
 	// instead (a path Field reads: meta.judge_score): no model is asked.
 	Score string
@@ -49,12 +53,13 @@ type Job struct {
 	// for a binary label, from 0 to 1; nil takes the judge's own (0.5 for
 	// Score).
 	Threshold *float64
-	// Baseline also measures the plain token-overlap baseline.
+	// Baseline also measures the plain token-overlap baseline, unless it
+	// is one of Metrics already.
 	Baseline bool
 	// Judging is the model client and the rules for its failures. Several
 	// models in its LLM.Spec, comma separated, judge as a jury, each with
 	// its own client.
-	Judging bench.Judging
+	Judging judging.Config
 	// Env reads the environment (os.Getenv); nil reads nothing.
 	Env func(string) string
 	// Log receives progress and notices while the run goes on (standard
@@ -166,7 +171,7 @@ func (job Job) datasetSource(statErr error) (source, error) {
 		return source{}, inputErr("no judge values: give --metric NAME (run a judge now), --score FIELD (values in the file) or a run folder in place of the file")
 	}
 	for i, m := range job.Metrics {
-		if _, err := judges.New(m, nil); err != nil {
+		if _, err := job.Registry.New(m, nil); err != nil {
 			return source{}, asInput("--metric", err)
 		}
 		if slices.Contains(job.Metrics[:i], m) {

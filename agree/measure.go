@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -37,13 +39,13 @@ type Outcome struct {
 	Baseline *Result
 	// Reports are what each juror's model client did, in order; none for
 	// values judged already.
-	Reports []bench.Report
+	Reports []judging.Report
 	// Failures are the reasons the run failed, in the order found: calls
 	// a budget refused, more neutral defaults than allowed, a result of
 	// defaults alone.
-	Failures bench.Failures
+	Failures judging.Failures
 	// Plans are a dry run's, one per juror; nil for a run.
-	Plans []*bench.Plan
+	Plans []*judging.Plan
 }
 
 // Passed reports whether the run passed: no failure of any kind.
@@ -66,6 +68,9 @@ func Measure(ctx context.Context, job Job) (*Outcome, error) {
 	if job.Log == nil {
 		job.Log = io.Discard
 	}
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
 	if err := job.check(); err != nil {
 		return nil, err
 	}
@@ -84,14 +89,14 @@ func Measure(ctx context.Context, job Job) (*Outcome, error) {
 	switch {
 	case src.run != nil:
 		err = m.values(func(metric string) (func(bench.Record) eval.Score, float64) {
-			return StoredScores(src.run.Results, metric), judges.MethodThreshold(metric, src.run.Config.Model)
+			return StoredScores(src.run.Results, metric), job.Registry.ThresholdOf(metric, judges.OfflineMethod(src.run.Config.Model))
 		})
 	case job.Score != "":
 		err = m.values(func(string) (func(bench.Record) eval.Score, float64) { return ScoreField(job.Score), 0.5 })
 	default:
 		err = m.judge(ctx)
 	}
-	if err == nil && job.Baseline && m.out.Plans == nil {
+	if err == nil && job.Baseline && m.out.Plans == nil && !slices.Contains(src.metrics, judges.MetricTokenOverlap) {
 		err = m.baseline(ctx)
 	}
 	if err != nil {
@@ -113,9 +118,9 @@ type measurement struct {
 	labelled int
 	// sessions are the jurors' model clients, defaulted their neutral
 	// defaults; offline judges the baseline when there is no juror.
-	sessions  []*bench.Session
+	sessions  []*judging.Session
 	defaulted []int
-	offline   *bench.Session
+	offline   *judging.Session
 	out       *Outcome
 }
 
@@ -216,7 +221,7 @@ func (m *measurement) judge(ctx context.Context) error {
 	metrics := m.src.metrics
 	if m.job.Judging.DryRun {
 		for _, s := range m.sessions {
-			p, err := bench.DryRun(ctx, s.Client(), metrics, s.Judges(metrics, m.sampleThreshold(s)), m.data.Len(), m.data.Records())
+			p, err := judging.DryRun(ctx, s.Client(), metrics, m.scorers(s, metrics), m.data.Len(), bench.Samples(m.data.Records()), m.job.Registry.DryRun)
 			if err != nil {
 				return err
 			}
@@ -231,8 +236,8 @@ func (m *measurement) judge(ctx context.Context) error {
 			if jurors != nil {
 				name = metric + " (" + jurors[i] + ")"
 			}
-			scorer := s.Judges([]string{metric}, m.sampleThreshold(s))(s.Client())[0]
-			res, err := m.run(ctx, s, scorer, name, m.threshold(judges.DefaultThreshold(metric, s.Client())))
+			scorer := m.scorers(s, []string{metric})(s.Model())[0]
+			res, err := m.run(ctx, s, scorer, name, m.threshold(m.job.Registry.DefaultThreshold(metric, s.Model())))
 			if err != nil {
 				return err
 			}
@@ -247,14 +252,18 @@ func (m *measurement) judge(ctx context.Context) error {
 	return nil
 }
 
-// sampleThreshold is the threshold of a sampled ratio's majority verdict
-// with s's model: the one the agreement reads the judge's value at.
-func (m *measurement) sampleThreshold(s *bench.Session) func(string) float64 {
-	return func(metric string) float64 {
+// scorers returns the builder of the judges of metrics for session s,
+// each asked Samples times with a sampled ratio's majority verdict at the
+// threshold the agreement reads the judge's value at.
+func (m *measurement) scorers(s *judging.Session, metrics []string) func(judges.Model) []eval.Scorer {
+	threshold := func(metric string) float64 {
 		if t := m.job.Threshold; t != nil {
 			return *t
 		}
-		return judges.DefaultThreshold(metric, s.Client())
+		return m.job.Registry.DefaultThreshold(metric, s.Model())
+	}
+	return func(model judges.Model) []eval.Scorer {
+		return s.Sampled(metrics, threshold, bench.JudgeScorers(m.job.Registry, metrics, model))
 	}
 }
 
@@ -288,14 +297,14 @@ func (m *measurement) baseline(ctx context.Context) error {
 	}
 	if s == nil {
 		j := m.job.Judging
-		j.LLM.Spec, j.DryRun, j.Samples = "offline", false, 1
+		j.LLM.Spec, j.DryRun, j.Samples, j.Model = "offline", false, 1, nil
 		var err error
 		if m.offline, err = j.Open(m.job.Log, m.job.Env); err != nil {
 			return err
 		}
 		s = m.offline
 	}
-	res, err := m.run(ctx, s, judges.TokenOverlap{}, judges.MetricTokenOverlap, m.threshold(judges.DefaultThreshold(judges.MetricTokenOverlap, nil)))
+	res, err := m.run(ctx, s, judges.TokenOverlap{}, judges.MetricTokenOverlap, m.threshold(m.job.Registry.DefaultThreshold(judges.MetricTokenOverlap, nil)))
 	if err != nil {
 		return err
 	}
@@ -308,7 +317,7 @@ func (m *measurement) baseline(ctx context.Context) error {
 
 // run runs one judge (scorer, named name) of session s over the labelled
 // records and measures its values at the threshold th.
-func (m *measurement) run(ctx context.Context, s *bench.Session, scorer eval.Scorer, name string, th *float64) (Result, error) {
+func (m *measurement) run(ctx context.Context, s *judging.Session, scorer eval.Scorer, name string, th *float64) (Result, error) {
 	meter, err := s.Meter(m.job.Log, m.job.Env, "agree "+name, m.labelled, m.job.Quiet)
 	if err != nil {
 		return Result{}, err
@@ -358,7 +367,7 @@ func (m *measurement) unscored(res Result) error {
 func (m *measurement) end() {
 	for i, s := range m.sessions {
 		m.out.Reports = append(m.out.Reports, s.Report(m.defaulted[i]))
-		m.out.Failures = append(m.out.Failures, s.Failures()...)
+		m.out.Failures = append(m.out.Failures, s.Failures(judging.Defaults{})...) // its budget
 	}
 	var rs []Result
 	for _, t := range m.out.Tables {
@@ -373,13 +382,13 @@ func (m *measurement) end() {
 		}
 	}
 	for _, r := range rs {
-		if f, ok := m.job.Judging.DefaultsFailure(rowDefaults(r)); ok {
+		if f, ok := m.job.Judging.DefaultRate(rowDefaults(r)); ok {
 			m.out.Failures = append(m.out.Failures, f)
 		}
 		if r.N == 0 && r.Defaulted > 0 {
 			// Nothing was measured: a run whose every judgement fell
 			// back to the neutral default must not pass for a result.
-			m.out.Failures = append(m.out.Failures, bench.Failure{Kind: bench.FailNothingScored, Err: fmt.Errorf(
+			m.out.Failures = append(m.out.Failures, judging.Failure{Kind: judging.FailNothingScored, Err: fmt.Errorf(
 				"%s: all %d labelled records fell back to the neutral default (the model calls failed): nothing to compare with the labels", r.Metric, r.Defaulted)})
 		}
 	}
@@ -396,8 +405,8 @@ func (m *measurement) close() {
 
 // rowDefaults counts the judgements of r's rows and their defaults, each
 // metric apart, so that the baseline beside a judge does not dilute it.
-func rowDefaults(r Result) bench.Defaults {
-	d := bench.Defaults{Total: len(r.Rows)}
+func rowDefaults(r Result) judging.Defaults {
+	d := judging.Defaults{Total: len(r.Rows)}
 	for _, row := range r.Rows {
 		if !row.Defaulted {
 			continue
@@ -415,7 +424,7 @@ func rowDefaults(r Result) bench.Defaults {
 type metered struct {
 	eval.Scorer
 	meter   *prog.Meter
-	session *bench.Session
+	session *judging.Session
 }
 
 var _ eval.Scorer = metered{}
@@ -428,7 +437,7 @@ func (m metered) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	}
 	m.meter.Add(1, defaulted)
 	if err == nil {
-		m.session.Count(sc)
+		m.session.Observe(sc)
 	}
 	return sc, err
 }

@@ -13,11 +13,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/agree"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
 )
 
 const (
@@ -29,11 +32,15 @@ const (
 // a stored run reads them.
 const splitMetric = "agree_test_split"
 
-func init() {
-	judges.Register(judges.Metric{
-		Name: splitMetric, Kind: judges.KindHeuristic, Threshold: judges.Threshold{Offline: 0.9, Model: 0.6},
-		Build: func(judges.Model) eval.Scorer { return judges.TokenOverlap{} },
-	})
+// splitRegistry is the built-in metrics and splitMetric.
+func splitRegistry(t *testing.T) *metric.Registry {
+	t.Helper()
+	reg := agent.Builtins().Clone()
+	require.NoError(t, reg.Add(metric.Entry{
+		Name: splitMetric, Kind: metric.KindHeuristic, Dataset: true, Threshold: metric.Threshold{Offline: 0.9, Model: 0.6},
+		Build: func(metric.Model) eval.Scorer { return judges.TokenOverlap{} },
+	}))
+	return reg
 }
 
 // job is a Job over data with the offline judges and the command line's
@@ -41,7 +48,7 @@ func init() {
 func job(t *testing.T, data string) agree.Job {
 	t.Helper()
 	env := map[string]string{"ASSAY_DATA_DIR": t.TempDir(), "ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_LLM": "offline"}
-	j := agree.Job{Data: data, Label: "faithful", Judging: bench.DefaultJudging(), Env: func(k string) string { return env[k] }, Quiet: true}
+	j := agree.Job{Data: data, Label: "faithful", Judging: judging.Default(), Env: func(k string) string { return env[k] }, Quiet: true}
 	j.Judging.LLM.Spec = "offline"
 	return j
 }
@@ -95,7 +102,9 @@ func TestMeasureStoredRunThreshold(t *testing.T) {
 				require.NoError(t, run.Append(bench.Result{ID: id, Metric: splitMetric, Value: 0.7}))
 			}
 			require.NoError(t, run.Close())
-			out, err := agree.Measure(context.Background(), job(t, dir))
+			j := job(t, dir)
+			j.Registry = splitRegistry(t)
+			out, err := agree.Measure(context.Background(), j)
 			require.NoError(t, err)
 			require.Len(t, out.Tables, 1)
 			fixed := out.Tables[0].Results[0].Fixed
@@ -173,10 +182,10 @@ func TestMeasureDefaults(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Status: 500}))
 	for name, tc := range map[string]struct {
 		rate float64
-		want []bench.FailureKind
+		want []judging.FailureKind
 	}{
-		"over the rate":     {0.05, []bench.FailureKind{bench.FailDefaults, bench.FailNothingScored}},
-		"every one allowed": {1, []bench.FailureKind{bench.FailNothingScored}},
+		"over the rate":     {0.05, []judging.FailureKind{judging.FailDefaults, judging.FailNothingScored}},
+		"every one allowed": {1, []judging.FailureKind{judging.FailNothingScored}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -187,7 +196,7 @@ func TestMeasureDefaults(t *testing.T) {
 			j.Judging.LLM.MaxRetryTime = 50 * time.Millisecond
 			out, err := agree.Measure(context.Background(), j)
 			require.NoError(t, err)
-			kinds := make([]bench.FailureKind, len(out.Failures))
+			kinds := make([]judging.FailureKind, len(out.Failures))
 			for i, f := range out.Failures {
 				kinds[i] = f.Kind
 			}

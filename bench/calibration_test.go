@@ -128,9 +128,9 @@ func TestSummaryAddCalibration(t *testing.T) {
 	table := stats.Reliability(values, ys, CalibrationBins)
 	require.Len(t, c.Reliability, CalibrationBins)
 	for i, b := range table {
-		assert.Equal(t, ReliabilityBin{Lo: b.Lo, Hi: b.Hi, N: b.N, MeanPredicted: b.MeanPredicted, FractionPositive: b.FractionPositive}, c.Reliability[i], "bin %d", i)
+		assert.Equal(t, stats.Bin{Lo: b.Lo, Hi: b.Hi, N: b.N, MeanPredicted: b.MeanPredicted, FractionPositive: b.FractionPositive}, c.Reliability[i], "bin %d", i)
 	}
-	assert.Equal(t, ReliabilityBin{Lo: 0.8, Hi: 0.9, N: 1, MeanPredicted: 0.8, FractionPositive: 0}, c.Reliability[8])
+	assert.Equal(t, stats.Bin{Lo: 0.8, Hi: 0.9, N: 1, MeanPredicted: 0.8, FractionPositive: 0}, c.Reliability[8])
 
 	// In summary.json beside the metric's figures; absent without one.
 	b, err := json.Marshal(s)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/assaylabs/assay/stats"
 )
 
 // MaxFell is how many of the samples that fell most a MetricComparison
@@ -22,7 +24,8 @@ type RunFolder struct {
 	Dir     string
 	Config  RunConfig
 	Results *ResultFile
-	// Summary is nil when the folder has no summary.json.
+	// Summary is nil when the folder has no summary.json. Its metrics
+	// are in the order of Config's (see InConfigOrder).
 	Summary *Summary
 }
 
@@ -53,6 +56,7 @@ func ReadRunFolder(dir string) (*RunFolder, error) {
 		if err := json.Unmarshal(b, run.Summary); err != nil {
 			return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileSummary, err)
 		}
+		run.Summary.Metrics = InConfigOrder(run.Summary.Metrics, run.Config.Metrics)
 	}
 	return run, nil
 }
@@ -61,7 +65,7 @@ func ReadRunFolder(dir string) (*RunFolder, error) {
 // baseline run in baseDir, metric by metric over the current summary's
 // metrics: the baseline's and the current mean and their delta, the
 // Wilcoxon signed-rank test over the samples both runs scored (see
-// Wilcoxon), and the samples that fell most. It returns seed 002's alerts
+// stats.Wilcoxon), and the samples that fell most. It returns seed 002's alerts
 // too (see MeanAlerts), metric by metric: any alert is a regression.
 //
 // Means are over scored values only, never defaults; the baseline's come
@@ -98,7 +102,7 @@ func Compare(baseDir string, cur *ResultFile, curSummary Summary, cfg *RunConfig
 		mc.Paired = len(diffs)
 		mc.P = Num(math.NaN())
 		if mc.Paired > 0 {
-			w := Wilcoxon(diffs)
+			w := stats.Wilcoxon(diffs)
 			mc.Test, mc.P = w.Name(), Num(w.P)
 		}
 		slices.SortFunc(mc.Fell, func(a, b SampleChange) int {

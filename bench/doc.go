@@ -14,15 +14,14 @@
 //		agree.Options{Label: "faithful", Threshold: &defaultThreshold})
 //	fmt.Print(res.Markdown())
 //
-// The statistics of agreement with binary labels are here: the confusion
-// matrix at a threshold ([ConfusionAt]), ROC AUC, the threshold with the
-// best balanced accuracy ([BestThreshold]), and
-// [BootstrapBalancedAccuracy], which says how far the figure can be
-// trusted on a set of that size.
+// agree.Records scores every labelled record in parallel and compares
+// the values with the labels: ROC AUC, the confusion matrix at a fixed
+// threshold, and the threshold with the best balanced accuracy
+// ([stats.BestThreshold]). Every statistic is computed in package stats.
 //
 // [ScoreEach] runs scorers over records under a concurrency limit and hands
 // each record's scores back in record order as soon as it is done, so
-// results can be written while the rest are judged; [Tally] summarises them
+// results can be written while the rest are judged; [Stats] summarises them
 // per metric, neutral defaults counted apart and never averaged in.
 //
 // [Records] reads a dataset one record at a time, with Read's records and

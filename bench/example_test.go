@@ -34,32 +34,22 @@ func ExampleRead() {
 	// set.jsonl:1: contexts: want an array of strings, got string
 }
 
-func ExampleBestThreshold() {
-	values := []float64{0.7, 0.1, 0.6, 0.9, 0.3, 0.2}
-	labels := []bool{true, false, false, true, false, true}
-	t, c := bench.BestThreshold(values, labels)
-	fmt.Printf("threshold %.2f: %+v, balanced accuracy %.3f, AUC %.3f\n",
-		t, c, c.BalancedAccuracy(), bench.AUC(values, labels))
-	// Output:
-	// threshold 0.65: {TP:2 FP:0 TN:3 FN:1}, balanced accuracy 0.833, AUC 0.778
-}
-
 func ExampleScoreEach() {
 	recs, _ := bench.Read("set.jsonl", strings.NewReader(`{"id":"a","question":"Who wrote it?","answer":"Ada wrote it.","contexts":["Ada wrote it in 1843."]}
 {"id":"b","question":"When?","answer":"In 1901.","contexts":["In 1843."]}
 `))
 	faithfulness, _ := judges.New(judges.MetricFaithfulness, nil) // offline
-	tally := bench.Tally{Threshold: func(string) float64 { return 0.75 }}
+	stats := bench.Stats{Threshold: func(string) float64 { return 0.75 }}
 	err := bench.ScoreEach(context.Background(), recs, []eval.Scorer{faithfulness}, 8, func(i int, scores []eval.Score) error {
 		// Called in record order, as soon as a record is done: write it out.
 		fmt.Printf("%s: %s %.2f\n", recs[i].ID, scores[0].Metric, scores[0].Value)
-		tally.Add(scores[0])
+		stats.Add(bench.ResultOf(recs[i].ID, scores[0]))
 		return nil
 	})
 	if err != nil {
 		fmt.Println(err)
 	}
-	_ = bench.FormatSummaries(os.Stdout, tally.Summaries())
+	_ = bench.FormatBrief(os.Stdout, stats.Metrics())
 	// Output:
 	// a: faithfulness 1.00
 	// b: faithfulness 0.00

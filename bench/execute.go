@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +12,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
@@ -31,11 +34,14 @@ type Job struct {
 	// copied into the run folder as it is read.
 	Data  string
 	Stdin io.Reader
-	// Metrics are the judges to run (judges.Metrics), in the order their
+	// Metrics are the judges to run (Registry's Metrics), in the order their
 	// results are shown; or Profile names a card (ProfileContext,
 	// ProfileResearch, ProfileDaily) whose metrics are judged instead.
 	Metrics []string
 	Profile string
+	// Registry holds the metrics Metrics and the profile may name; nil is
+	// the built-in metrics (agent.Builtins).
+	Registry *metric.Registry
 	// Out is the run folder; empty is assay-runs/RUN_ID under the working
 	// directory. Resume resumes the unfinished run in Out.
 	Out    string
@@ -56,9 +62,11 @@ type Job struct {
 	// JUnit XML.
 	JUnit string
 	// Judging is the model client and the rules for its failures.
-	Judging Judging
+	Judging judging.Config
 	// Store is the run store's file; empty is DefaultStorePath(Env).
-	Store string
+	// NoStore records the run in no store (a Go test's run).
+	Store   string
+	NoStore bool
 	// Env reads the environment (os.Getenv); nil reads nothing.
 	Env func(string) string
 	// Log receives progress and notices while the run goes on (standard
@@ -86,10 +94,10 @@ type Outcome struct {
 	Kept, Redo int
 	// NoBaseline says why no baseline was compared ("latest" found none).
 	NoBaseline string
-	Report     Report
-	Failures   Failures
+	Report     judging.Report
+	Failures   judging.Failures
 	// Plan is a dry run's plan; nil for a run.
-	Plan *Plan
+	Plan *judging.Plan
 	// StoreErr is why the run could not be recorded in the run store (the
 	// run folder has it all the same).
 	StoreErr error
@@ -124,7 +132,7 @@ type plan struct {
 // judged), or another error when the run could not go on (the model
 // refused the key, the disk failed). A run that ended, passing or not, is
 // an Outcome whose Failures say why it did not pass; an interrupted run
-// (ctx done) is one too, with FailInterrupted, and can be resumed.
+// (ctx done) is one too, with judging.FailInterrupted, and can be resumed.
 func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if job.Env == nil {
 		job.Env = func(string) string { return "" }
@@ -135,7 +143,10 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if job.Now == nil {
 		job.Now = time.Now
 	}
-	if err := job.Judging.check(); err != nil {
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
+	if err := job.Judging.Check(); err != nil {
 		return nil, err
 	}
 	if job.Resume && job.Out == "" {
@@ -145,7 +156,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err != nil {
 		return nil, asInput("--min", err)
 	}
-	s, err := job.Judging.open(job.Log, job.Env)
+	s, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +175,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := checkOutFile("--junit", job.JUnit); err != nil {
 		return nil, err
 	}
-	threshold := thresholds(job.Profile, floors, s)
+	threshold := thresholds(job.Registry, job.Profile, floors, s)
 
 	started := job.Now().UTC()
 	cfg := RunConfig{RunID: NewRunID(started), Started: started, Command: job.Command, Version: job.Version,
@@ -212,12 +223,12 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 	}
 	if job.Judging.DryRun {
-		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &Plan{Judge: judges.Method(s.client), Records: data.Len()}}
+		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &judging.Plan{Judge: judges.Method(s.Model()), Records: data.Len()}}
 		if p.dryScorers == nil {
 			out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", job.Profile)
 			return out, nil
 		}
-		plan, err := DryRun(ctx, s.client, p.dryMetrics, p.dryScorers, data.Len(), data.Records())
+		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), Samples(data.Records()), job.Registry.DryRun)
 		if err != nil {
 			return nil, err
 		}
@@ -235,7 +246,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
 	}
 	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase}
-	out.Kept, out.Redo = run.Resumed(), 0
+	out.Kept, out.Redo = run.Kept()
 	gate := func(r Result) {
 		// The floor compares the value rounded, as judge prints it.
 		floors.Add(eval.Score{Metric: r.Metric, Value: Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
@@ -244,11 +255,11 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		gate(r)
 	}
 	todo := data.Len()
-	if out.Kept > 0 {
+	if run.Resumed() > 0 {
 		todo = pendingRecords(data, run, p.metrics)
-		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d of %d record(s) to judge\n", dir, out.Kept, todo, data.Len())
+		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d defaulted or failed to judge again, %d of %d record(s) to judge\n", dir, out.Kept, out.Redo, todo, data.Len())
 	}
-	meter, err := s.meter(job.Log, job.Env, "bench", todo, job.Quiet)
+	meter, err := s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +269,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			meter.Add(0, 1)
 		}
 	}
-	err = run.Evaluate(ctx, data.Records(), p.units, s.limit(), func(Record, int) { meter.Add(1, 0) })
+	err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(Record, int) { meter.Add(1, 0) })
 	meter.Close()
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
@@ -270,7 +281,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	}
 	summary := run.Summary(data.Len(), job.Now().UTC(), threshold)
 	for _, m := range summary.Metrics {
-		s.stable.count(m.Sampled, m.Unstable)
+		s.CountSampled(m.Sampled, m.Unstable)
 	}
 	if err := run.Close(); err != nil {
 		return nil, err
@@ -300,22 +311,22 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	}
 	summary.Gates = CheckGates(gates, summary)
 	out.Summary = summary
-	out.Report = s.report(run.Defaults().Defaulted)
+	out.Report = s.Report(run.Defaults().Defaulted)
 	if interrupted {
-		out.Failures = append(out.Failures, Failure{Kind: FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
 			countComplete(summary), data.Len(), context.Cause(ctx), dir)})
 	}
-	out.Failures = append(out.Failures, s.failures(run.Defaults())...)
+	out.Failures = append(out.Failures, s.Failures(run.Defaults())...)
 	if err := floors.Err(); err != nil {
-		out.Failures = append(out.Failures, Failure{Kind: FailFloor, Err: err})
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}
 	for _, g := range summary.Gates {
 		if !g.Passed {
-			out.Failures = append(out.Failures, Failure{Kind: FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, num4(g.Got), reasonText(g.Reason))})
+			out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, num4(g.Got), reasonText(g.Reason))})
 		}
 	}
 	for _, a := range summary.Alerts {
-		out.Failures = append(out.Failures, Failure{Kind: FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
 	}
 	infra := out.Failures.Infra() != nil
 	if err := writeRunFiles(dir, cfg, summary, results, job.JUnit, floors, infra); err != nil {
@@ -324,27 +335,29 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := run.WriteSummary(summary); err != nil {
 		return nil, err
 	}
-	out.StoreErr = record(job, cfg, summary, dir)
+	if !job.NoStore {
+		out.StoreErr = record(job, cfg, summary, dir)
+	}
 	return out, nil
 }
 
 // planJob is what job judges, given its model session.
-func planJob(job Job, s *session, floors *MinGate) (plan, error) {
+func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 	switch {
 	case job.Profile != "" && len(job.Metrics) > 0:
 		return plan{}, &eval.InputError{Msg: "--metric and --profile: give one (a profile has its own metrics)"}
 	case job.Profile != "" && job.Judging.Samples > 1:
 		return plan{}, &eval.InputError{Msg: fmt.Sprintf("--samples %d: self-consistency is measured on judges named with --metric; a --profile runs its own scorers once (drop --samples or give --metric)", job.Judging.Samples)}
 	case job.Profile != "":
-		pr, err := ProfilePlan(job.Profile)
+		pr, err := ProfilePlan(job.Registry, job.Profile)
 		if err != nil {
 			return plan{}, err
 		}
-		return pr.build(s.client), nil
+		return pr.build(s.Model()), nil
 	case len(job.Metrics) == 0:
-		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList())
+		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList(job.Registry))
 	}
-	if err := checkMetrics(job.Metrics); err != nil {
+	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return plan{}, err
 	}
 	// A sampled ratio's majority verdict is at the threshold the summary
@@ -353,29 +366,30 @@ func planJob(job Job, s *session, floors *MinGate) (plan, error) {
 		if v := floors.Floor(name); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(name, s.client)
+		return job.Registry.DefaultThreshold(name, s.Model())
 	}
 	build := func(m judges.Model) []eval.Scorer {
-		return s.sampled(job.Metrics, threshold, judgeScorers(job.Metrics, m))
+		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Registry, job.Metrics, m))
 	}
-	scorers := build(s.client)
+	scorers := build(s.Model())
 	units := make([]Unit, len(scorers))
 	for i, sc := range scorers {
 		units[i] = ScorerUnit(job.Metrics[i], sc)
 	}
 	p := plan{metrics: job.Metrics, units: units, dryMetrics: job.Metrics, dryScorers: build, check: scorers}
 	for _, m := range job.Metrics {
-		if r, ok := judges.Lookup(m); ok && r.CallsModel {
+		if r, ok := job.Registry.Lookup(m); ok && r.CallsModel() {
 			p.modelMetrics = append(p.modelMetrics, m)
 		}
 	}
 	return p, nil
 }
 
-// checkMetrics checks that every metric is known and named once.
-func checkMetrics(metrics []string) error {
+// checkMetrics checks that every metric is one of reg's --metric takes,
+// named once.
+func checkMetrics(reg *metric.Registry, metrics []string) error {
 	for i, m := range metrics {
-		if _, err := judges.New(m, nil); err != nil {
+		if _, err := reg.New(m, nil); err != nil {
 			return asInput("--metric", err)
 		}
 		if slices.Contains(metrics[:i], m) {
@@ -385,9 +399,9 @@ func checkMetrics(metrics []string) error {
 	return nil
 }
 
-func metricList() string {
+func metricList(reg *metric.Registry) string {
 	list := ""
-	for i, m := range judges.Metrics() {
+	for i, m := range reg.Metrics() {
 		if i > 0 {
 			list += ", "
 		}
@@ -396,23 +410,23 @@ func metricList() string {
 	return list
 }
 
-// judgeScorers returns the judges of metrics, which checkMetrics has
+// JudgeScorers returns reg's judges of metrics, which checkMetrics has
 // checked, judging with m.
-func judgeScorers(metrics []string, m judges.Model) []eval.Scorer {
+func JudgeScorers(reg *metric.Registry, metrics []string, m judges.Model) []eval.Scorer {
 	out := make([]eval.Scorer, len(metrics))
 	for i, name := range metrics {
-		out[i], _ = judges.New(name, m)
+		out[i], _ = reg.New(name, m)
 	}
 	return out
 }
 
 // modelOf is the judge a run records: the model when some metric calls
 // it, else that none does.
-func modelOf(s *session, p plan) string {
-	if len(p.modelMetrics) == 0 && !s.client.Offline() {
+func modelOf(s *judging.Session, p plan) string {
+	if len(p.modelMetrics) == 0 && !judges.Offline(s.Model()) {
 		return NoModel
 	}
-	return judges.Method(s.client)
+	return judges.Method(s.Model())
 }
 
 // NoModel is RunConfig.Model of a run none of whose metrics calls a model
@@ -468,12 +482,12 @@ func checkOutFile(flag, path string) error {
 
 // thresholds is the pass threshold of each metric in a run's summary: its
 // --min floor where one is set, else the profile's or the metric's own.
-func thresholds(profile string, floors *MinGate, s *session) func(string) float64 {
+func thresholds(reg *metric.Registry, profile string, floors *MinGate, s *judging.Session) func(string) float64 {
 	return func(m string) float64 {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return profileThreshold(profile, m, s.client)
+		return profileThreshold(reg, profile, m, s.Model())
 	}
 }
 
@@ -597,7 +611,7 @@ func pendingRecords(d data, run *Run, metrics []string) int {
 // writeRunFiles writes report.html into the run folder and, when junit is
 // set, the JUnit XML there, each whole or not at all.
 func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, junit string, floors *MinGate, infra bool) error {
-	if err := writeAtomic(filepath.Join(dir, FileReport), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, FileReport), 0o644, func(w io.Writer) error {
 		return WriteReport(w, cfg, s, results)
 	}); err != nil {
 		return err
@@ -605,7 +619,7 @@ func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, ju
 	if junit == "" {
 		return nil
 	}
-	return writeAtomic(junit, func(w io.Writer) error {
+	return atomicfile.Write(junit, 0o644, func(w io.Writer) error {
 		return WriteJUnit(w, cfg, s, results, JUnitOptions{Floor: floors.Floor, Infra: infra})
 	})
 }
@@ -627,19 +641,4 @@ func reasonText(r string) string {
 		return ""
 	}
 	return " (" + r + ")"
-}
-
-// writeAtomic writes a file through a temporary one renamed over it, with
-// the mode of the run's other files.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // gone once renamed
-	bw := bufio.NewWriter(tmp)
-	if err := errors.Join(write(bw), bw.Flush(), tmp.Chmod(0o644), tmp.Close()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/assaylabs/assay/judging"
 )
 
 // Write prints the outcome as `assay bench` shows it: the summary table
@@ -31,7 +33,7 @@ func (o *Outcome) Write(out, log io.Writer) error {
 	o.Report.Write(log)
 	fmt.Fprintf(log, "bench: run %s in %s\n", o.Config.RunID, o.Dir)
 	for _, f := range o.Failures {
-		if f.Kind == FailGate || f.Kind == FailAlert {
+		if f.Kind == judging.FailGate || f.Kind == judging.FailAlert {
 			fmt.Fprintf(log, "assay: %v\n", f.Err)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/judging"
 )
 
 // ErrRunExists is returned (wrapped) by CreateRun for a folder that holds
@@ -52,9 +54,15 @@ type Run struct {
 	f        *os.File
 	done     map[Key]struct{}
 	stats    Stats
-	defaults Defaults
-	resumed  int
-	earlier  []Result
+	defaults judging.Defaults
+	// earlier are the results earlier attempts wrote, in file order, kept
+	// of them as done. again maps the pair of each other one (a neutral
+	// default or an error) to what it had spent, until this attempt writes
+	// the pair anew; superseded sums what those written anew had spent.
+	earlier    []Result
+	again      map[Key]eval.Usage
+	kept       int
+	superseded eval.Usage
 	// OnResult, when set before the run starts, is called with each result
 	// appended, one at a time, after its line is written.
 	OnResult func(Result)
@@ -80,7 +88,7 @@ func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	return &Run{dir: dir, cfg: cfg, f: f, done: map[Key]struct{}{}}, nil
+	return &Run{dir: dir, cfg: cfg, f: f, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}}, nil
 }
 
 // ResumeRun opens the unfinished run in dir to judge the pairs it lacks.
@@ -88,8 +96,12 @@ func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 // dataset bytes, profile, metrics, model and settings), or the error is a
 // *ConfigMismatchError naming each difference. The run keeps its id and
 // start time (Config returns them). A torn last line of results.jsonl is
-// cut off, so its pair is judged again; the results before it count as
-// done and enter the summary.
+// cut off, so its pair is judged again. Of the results before it, the
+// final ones (Result.Final) count as done and enter the summary; a neutral
+// default or an error (an outage, a budget that stopped calls) is judged
+// again, and the line this attempt writes for its pair supersedes it
+// wherever results.jsonl is read. Until then it counts as it was, so a
+// resume cut short loses nothing. Kept says how many are which.
 func ResumeRun(dir string, cfg RunConfig) (*Run, error) {
 	path := filepath.Join(dir, FileConfig)
 	data, err := os.ReadFile(path)
@@ -124,9 +136,15 @@ func ResumeRun(dir string, cfg RunConfig) (*Run, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("%s: %w", rf.Path, err)
 	}
-	r := &Run{dir: dir, cfg: cfg, f: f, done: make(map[Key]struct{}, len(rf.Results)), resumed: len(rf.Results), earlier: rf.Results}
+	r := &Run{dir: dir, cfg: cfg, f: f, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
+		superseded: rf.Superseded}
 	for res := range rf.All() {
+		if !res.Final() {
+			r.again[res.Key()] = spent(res.Usage)
+			continue
+		}
 		r.done[res.Key()] = struct{}{}
+		r.kept++
 		r.count(res)
 	}
 	return r, nil
@@ -202,15 +220,30 @@ func (r *Run) Dir() string { return r.dir }
 // Config is the run's configuration (a resumed run's id and start time).
 func (r *Run) Config() RunConfig { return r.cfg }
 
-// Resumed is how many results earlier attempts of the run had written.
-func (r *Run) Resumed() int { return r.resumed }
+// Resumed is how many results earlier attempts of the run had written
+// (one per pair): the kept and the judged again (see Kept).
+func (r *Run) Resumed() int { return len(r.earlier) }
 
-// Earlier yields the results earlier attempts of the run wrote, in file
-// order, for checks over the whole run (a floor gate); none for a new run.
-func (r *Run) Earlier() iter.Seq[Result] { return slices.Values(r.earlier) }
+// Kept is how many results of earlier attempts the run keeps as done, and
+// how many more (neutral defaults and errors) it judges again; both 0 for
+// a new run.
+func (r *Run) Kept() (kept, again int) { return r.kept, len(r.earlier) - r.kept }
+
+// Earlier yields the results of earlier attempts the run keeps (see
+// Kept), in file order, for checks over the whole run (a floor gate);
+// none for a new run. Those it judges again come through Append.
+func (r *Run) Earlier() iter.Seq[Result] {
+	return func(yield func(Result) bool) {
+		for _, res := range r.earlier {
+			if res.Final() && !yield(res) {
+				return
+			}
+		}
+	}
+}
 
 // Done reports whether an earlier attempt of the run wrote the pair's
-// result (see Append).
+// final result (see Append and Kept).
 func (r *Run) Done(k Key) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -219,9 +252,10 @@ func (r *Run) Done(k Key) bool {
 }
 
 // Append writes res as one line of results.jsonl, in one Write, and
-// counts it. A pair an earlier attempt wrote is an error: a run holds each
-// once. (The caller writes each pair of this attempt once, as Evaluate
-// does.)
+// counts it. A pair whose final result an earlier attempt wrote is an
+// error: a run holds each once. A pair an earlier attempt left defaulted or
+// failed is written again, and the new line supersedes the old one.
+// (The caller writes each pair of this attempt once, as Evaluate does.)
 func (r *Run) Append(res Result) error {
 	line, err := json.Marshal(res)
 	if err != nil {
@@ -236,6 +270,10 @@ func (r *Run) Append(res Result) error {
 	if _, err := r.f.Write(line); err != nil {
 		return fmt.Errorf("%s: %w", r.f.Name(), err)
 	}
+	if u, ok := r.again[res.Key()]; ok {
+		delete(r.again, res.Key())
+		r.superseded = r.superseded.Add(u)
+	}
 	// The pairs of this attempt are not kept: a dataset's ids are unique
 	// and Evaluate runs each metric once a record, so memory stays flat
 	// in the dataset's size; only an earlier attempt's pairs are held.
@@ -248,32 +286,67 @@ func (r *Run) Append(res Result) error {
 
 func (r *Run) count(res Result) {
 	r.stats.Add(res)
+	r.defaults.Add(scoreOf(res))
+}
+
+// scoreOf is what Defaults counts of a result.
+func scoreOf(res Result) eval.Score {
 	sc := eval.Score{Metric: res.Metric, Defaulted: res.Defaulted}
 	if res.Error != "" {
 		sc.Err = fmt.Errorf("record %s: %s: %s", res.ID, res.Metric, res.Error)
 	}
-	r.defaults.Add(sc)
+	return sc
 }
 
-// Defaults counts the run's neutral defaults, earlier attempts included.
-func (r *Run) Defaults() Defaults {
+// pending yields the results of earlier attempts to judge again that this
+// attempt has not written anew: they count as they were.
+func (r *Run) pending() iter.Seq[Result] {
+	return func(yield func(Result) bool) {
+		if len(r.again) == 0 {
+			return
+		}
+		for _, res := range r.earlier {
+			if _, ok := r.again[res.Key()]; ok && !yield(res) {
+				return
+			}
+		}
+	}
+}
+
+// Defaults counts the run's neutral defaults, earlier attempts included
+// (a default judged again counts once, as judged last).
+func (r *Run) Defaults() judging.Defaults {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.defaults
+	d := r.defaults
+	for res := range r.pending() {
+		d.Add(scoreOf(res))
+	}
+	return d
 }
 
-// Summary is the run's summary.json as of now, over every result written
-// (earlier attempts included), for a dataset of samples records. Complete
-// says whether every (sample, metric) pair has its result. threshold, when
-// not nil, gives each metric's pass threshold (0.5 otherwise).
+// Summary is the run's summary.json as of now, over the last result of
+// every pair written (earlier attempts included), for a dataset of samples
+// records, its metrics in the order of the run's config. Complete says
+// whether every (sample, metric) pair has its result. threshold, when not
+// nil, gives each metric's pass threshold (0.5 otherwise). Usage is what
+// every attempt spent, the results judged again included.
 func (r *Run) Summary(samples int, finished time.Time, threshold func(string) float64) Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.stats.Threshold = threshold
-	ms := r.stats.Metrics(r.cfg.Metrics...)
-	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true}
+	st := &r.stats
+	if len(r.again) > 0 {
+		c := r.stats.clone()
+		for res := range r.pending() {
+			c.Add(res)
+		}
+		st = &c
+	}
+	st.Threshold = threshold
+	ms := st.Metrics(r.cfg.Metrics...)
+	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true, Usage: r.superseded}
 	for _, m := range ms {
-		s.Usage = s.Usage.Add(eval.Usage{TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD})
+		s.Usage = s.Usage.Add(eval.Usage{Calls: m.Calls, TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD})
 		if m.N != samples {
 			s.Complete = false
 		}
@@ -294,21 +367,14 @@ func (r *Run) Close() error {
 	return r.f.Close()
 }
 
-// writeJSON writes v indented to path through a temporary file renamed
-// over it, so a reader never sees half a file.
+// writeJSON writes v indented to path, whole or not at all
+// (atomicfile), so a reader never sees half a file.
 func writeJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 // Unit computes some of a record's metrics in one go: one judge's metric,

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judging"
 )
 
 // ScoreAll runs every scorer on every record, up to limit at once, and
@@ -41,7 +42,7 @@ func ScoreAll(ctx context.Context, records []Record, scorers []eval.Scorer, limi
 // between their calls, and renders the next prompts while the calls in
 // flight wait. Many more would make every task's first work compete at the
 // start, delaying the first calls.
-const TasksPerCall = 4
+const TasksPerCall = judging.TasksPerCall
 
 // ScoreEach is ScoreAll that hands each record's scores to emit as soon as
 // that record and every record before it are scored, in record order, so
@@ -189,6 +190,22 @@ func All(records []Record) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		for _, rec := range records {
 			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Samples yields the samples of records, each with its ID, and their
+// errors.
+func Samples(records iter.Seq2[Record, error]) iter.Seq2[eval.Sample, error] {
+	return func(yield func(eval.Sample, error) bool) {
+		for rec, err := range records {
+			s := rec.Sample
+			if s.ID == "" {
+				s.ID = rec.ID
+			}
+			if !yield(s, err) {
 				return
 			}
 		}

@@ -5,15 +5,15 @@ import (
 	"io"
 	"iter"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"text/tabwriter"
 	"time"
 
-	"github.com/montanaflynn/stats"
+	mstats "github.com/montanaflynn/stats"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/stats"
 )
 
 // BootstrapResamples is how many resamples the bootstrap interval of a
@@ -24,11 +24,11 @@ const (
 	BootstrapSeed      = 18
 )
 
-// Stats accumulates results by metric, in the order metrics first appear,
-// and computes a run's MetricStats from them. It keeps one value and one
-// latency per scored result (16 bytes each), never the results: a run of
-// any length is summarised in the memory of its numbers. The zero value is
-// ready to use; it is not safe for concurrent use.
+// Stats accumulates results by metric and computes a run's MetricStats
+// from them. It keeps one value and one latency per scored result (16
+// bytes each), never the results: a run of any length is summarised in the
+// memory of its numbers. The zero value is ready to use; it is not safe
+// for concurrent use.
 type Stats struct {
 	// Threshold returns a metric's pass threshold; nil means 0.5.
 	Threshold func(metric string) float64
@@ -41,7 +41,7 @@ type metricAcc struct {
 	n, defaulted, skipped, errors int
 	values                        []float64
 	latencies                     []float64 // nanoseconds, of results with model calls
-	tokensIn, tokensOut           int
+	calls, tokensIn, tokensOut    int
 	cost                          float64
 	sampled, unstable             int
 	// verdicts counts the counted results a card decided (Result.Pass),
@@ -62,6 +62,7 @@ func (s *Stats) Add(r Result) {
 		s.order = append(s.order, r.Metric)
 	}
 	m.n++
+	m.calls += r.Usage.Calls
 	m.tokensIn += r.Usage.TokensIn
 	m.tokensOut += r.Usage.TokensOut
 	m.cost += r.Usage.CostUSD
@@ -99,14 +100,16 @@ func (s *Stats) Add(r Result) {
 	}
 }
 
-// Metrics returns one MetricStats per metric seen, in first-seen order,
-// then any of want not seen (all zero, statistics undefined), so that a
-// summary names every metric asked for.
+// Metrics returns one MetricStats per metric of want, in want's order
+// (all zero, statistics undefined, for one not seen), so that a summary
+// names every metric asked for in the order it was asked for; then any
+// other metric seen, in first-seen order. The order of want never depends
+// on the order the results arrived in (a parallel run's is not fixed).
 func (s *Stats) Metrics(want ...string) []MetricStats {
-	order := slices.Clone(s.order)
-	for _, w := range want {
-		if !slices.Contains(order, w) {
-			order = append(order, w)
+	order := slices.Clone(want)
+	for _, m := range s.order {
+		if !slices.Contains(order, m) {
+			order = append(order, m)
 		}
 	}
 	out := make([]MetricStats, 0, len(order))
@@ -120,11 +123,64 @@ func (s *Stats) Metrics(want ...string) []MetricStats {
 	return out
 }
 
+// Defaulted is how many results, over every metric, were neutral
+// defaults.
+func (s *Stats) Defaulted() int {
+	n := 0
+	for _, m := range s.by {
+		n += m.defaulted
+	}
+	return n
+}
+
+// Skipped is how many results, over every metric, were skipped: records
+// the judge had nothing to judge in.
+func (s *Stats) Skipped() int {
+	n := 0
+	for _, m := range s.by {
+		n += m.skipped
+	}
+	return n
+}
+
 func (s *Stats) threshold(metric string) float64 {
 	if s.Threshold == nil {
 		return 0.5
 	}
 	return s.Threshold(metric)
+}
+
+// InConfigOrder is ms with the metrics of order first, in that order (a
+// run's config.json Metrics: the order the user gave), then the others in
+// their order. A summary written before its metrics kept the config's
+// order (they were in the order the judgements finished) reads in it.
+func InConfigOrder(ms []MetricStats, order []string) []MetricStats {
+	if ms == nil {
+		return nil
+	}
+	out := make([]MetricStats, 0, len(ms))
+	for _, name := range order {
+		if i := slices.IndexFunc(ms, func(m MetricStats) bool { return m.Metric == name }); i >= 0 {
+			out = append(out, ms[i])
+		}
+	}
+	for _, m := range ms {
+		if !slices.Contains(order, m.Metric) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// clone is a copy of s that results can be added to without changing s.
+func (s *Stats) clone() Stats {
+	out := Stats{Threshold: s.Threshold, order: slices.Clone(s.order), by: make(map[string]*metricAcc, len(s.by))}
+	for name, m := range s.by {
+		c := *m
+		c.values, c.latencies, c.byValue = slices.Clone(m.values), slices.Clone(m.latencies), slices.Clone(m.byValue)
+		out.by[name] = &c
+	}
+	return out
 }
 
 // Summarize computes the MetricStats of results, as Stats does.
@@ -141,17 +197,17 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	ms := MetricStats{
 		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors,
 		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
-		Threshold: threshold, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost,
+		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost,
 		Sampled: m.sampled, Unstable: m.unstable,
 	}
 	if m.n > 0 {
 		ms.DefaultedRate = float64(m.defaulted) / float64(m.n)
 	}
-	if lat := stats.Float64Data(m.latencies); len(lat) > 0 {
-		ms.LatencyP50 = time.Duration(percentile(lat, 50))
-		ms.LatencyP95 = time.Duration(percentile(lat, 95))
+	if lat := m.latencies; len(lat) > 0 {
+		ms.LatencyP50 = time.Duration(stats.Percentile(lat, 50))
+		ms.LatencyP95 = time.Duration(stats.Percentile(lat, 95))
 	}
-	v := stats.Float64Data(m.values)
+	v := mstats.Float64Data(m.values)
 	if len(v) == 0 {
 		return ms
 	}
@@ -163,15 +219,15 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 		}
 		return Num(x)
 	}
-	ms.Mean = orNaN(stats.Mean(v))
-	ms.Std = orNaN(stats.StandardDeviationSample(v))
-	ms.Median = orNaN(stats.Median(v))
-	ms.Min = orNaN(stats.Min(v))
-	ms.Max = orNaN(stats.Max(v))
-	ms.P10 = Num(percentile(v, 10))
+	ms.Mean = orNaN(mstats.Mean(v))
+	ms.Std = orNaN(mstats.StandardDeviationSample(v))
+	ms.Median = orNaN(mstats.Median(v))
+	ms.Min = orNaN(mstats.Min(v))
+	ms.Max = orNaN(mstats.Max(v))
+	ms.P10 = Num(stats.Percentile(v, 10))
 	// Resampled in sorted order, so that the interval does not depend on
 	// the order the judgements finished in (a parallel run's is not fixed).
-	lo, hi := BootstrapMeanCI(slices.Sorted(slices.Values(v)), BootstrapResamples, BootstrapSeed)
+	lo, hi := stats.BootstrapMean(slices.Sorted(slices.Values(v)), BootstrapResamples, BootstrapSeed)
 	ms.CILow, ms.CIHigh = Num(lo), Num(hi)
 	passed := m.passes
 	for _, x := range m.byValue {
@@ -179,47 +235,9 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 			passed++
 		}
 	}
+	ms.Passed = passed
 	ms.PassRate = Num(float64(passed) / float64(len(v)))
 	return ms
-}
-
-// percentile is the p-th percentile of v by linear interpolation between
-// the closest ranks (NumPy's default), NaN when v is empty.
-func percentile(v stats.Float64Data, p float64) float64 {
-	x, err := stats.Percentile(v, p)
-	if err != nil {
-		return math.NaN()
-	}
-	return x
-}
-
-// BootstrapMeanCI is the percentile bootstrap 95% interval of the mean of
-// values: reps resamples with replacement, drawn from a generator seeded
-// with seed, so the same values always give the same interval. A resample
-// whose mean is undefined (a NaN or infinite value drawn) is dropped; with
-// no resample left, or no values, both ends are NaN.
-func BootstrapMeanCI(values []float64, reps int, seed uint64) (lo, hi float64) {
-	n := len(values)
-	if n == 0 || reps <= 0 {
-		return math.NaN(), math.NaN()
-	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	means := make(stats.Float64Data, 0, reps)
-	for range reps {
-		sum := 0.0
-		for range n {
-			sum += values[rng.IntN(n)]
-		}
-		mean := sum / float64(n)
-		if math.IsNaN(mean) || math.IsInf(mean, 0) {
-			continue
-		}
-		means = append(means, mean)
-	}
-	if len(means) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	return percentile(means, 2.5), percentile(means, 97.5)
 }
 
 // FormatMetricStats writes a run's statistics as an aligned table: per
@@ -340,7 +358,7 @@ func (s *Summary) AddCalibration(path string, labels Labels) error {
 	s.Label = labels.Name
 	for i := range s.Metrics {
 		if p := by[s.Metrics[i].Metric]; p != nil {
-			s.Metrics[i].Calibration = Calibrate(p.values, p.labels)
+			s.Metrics[i].Calibration = stats.Calibrate(p.values, p.labels, CalibrationBins)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/stats"
 )
 
 func TestSummarize(t *testing.T) {
@@ -50,6 +51,8 @@ func TestSummarize(t *testing.T) {
 	assert.Greater(t, float64(m.CIHigh), 0.6)
 	assert.GreaterOrEqual(t, float64(m.CILow), 0.2)
 	assert.LessOrEqual(t, float64(m.CIHigh), 1.0)
+	lo, hi := stats.BootstrapMean([]float64{0.2, 0.4, 0.6, 0.8, 1}, BootstrapResamples, BootstrapSeed)
+	assert.Equal(t, [2]Num{Num(lo), Num(hi)}, [2]Num{m.CILow, m.CIHigh}, "the one bootstrap, over the values sorted")
 	assert.Equal(t, 60, m.TokensIn)
 	assert.Equal(t, 12, m.TokensOut)
 	assert.InDelta(t, 0.006, m.CostUSD, 1e-12)
@@ -86,31 +89,4 @@ func TestStatsNothingScored(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, FormatMetricStats(&b, got))
 	assert.Contains(t, b.String(), "m       0/1     -     -    -       -    -    -    -     -       1 (100%)")
-}
-
-func TestBootstrapMeanCI(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		values   []float64
-		lo, hi   float64
-		undefine bool
-	}{
-		"constant values give a point":            {values: []float64{0.7, 0.7, 0.7}, lo: 0.7, hi: 0.7},
-		"resamples that draw a NaN are dropped":   {values: []float64{1, math.NaN()}, lo: 1, hi: 1},
-		"no values, no interval":                  {values: nil, undefine: true},
-		"only NaN: every resample dropped":        {values: []float64{math.NaN()}, undefine: true},
-		"two values: the interval spans the mean": {values: []float64{0, 1}, lo: 0, hi: 1},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			lo, hi := BootstrapMeanCI(tc.values, 2000, BootstrapSeed)
-			if tc.undefine {
-				assert.True(t, math.IsNaN(lo) && math.IsNaN(hi), "got [%v, %v]", lo, hi)
-				return
-			}
-			assert.InDelta(t, tc.lo, lo, 1e-12)
-			assert.InDelta(t, tc.hi, hi, 1e-12)
-		})
-	}
 }

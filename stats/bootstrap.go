@@ -3,17 +3,16 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
-
-	mstats "github.com/montanaflynn/stats"
+	"slices"
 )
 
 // Bootstrap returns a percentile 95% confidence interval for a statistic of
-// n paired items. It draws reps resamples of the indexes 0..n-1 with
-// replacement, calls stat on each, and takes the 2.5th and 97.5th
-// percentiles of the results (linear interpolation between closest ranks,
-// NumPy's default). Resamples whose statistic is NaN (a correlation of a
-// resample that happens to be constant, say) are dropped and counted in
-// dropped rather than poisoning the interval.
+// n items. It draws reps resamples of the indexes 0..n-1 with replacement,
+// calls stat on each, and takes the 2.5th and 97.5th percentiles of the
+// results (Percentile's rule: linear interpolation between closest ranks,
+// NumPy's default). Resamples whose statistic is not a finite number (a
+// correlation of a resample that happens to be constant, say) are dropped
+// and counted in dropped rather than poisoning the interval.
 //
 // The resamples depend only on n, reps and seed, so the same call gives the
 // same interval. stat is called reps times, in turn, from the calling
@@ -21,19 +20,42 @@ import (
 // lo and hi are NaN when n or reps is below 1 or every resample was
 // dropped.
 func Bootstrap(n, reps int, seed uint64, stat func(idx []int) float64) (lo, hi float64, dropped int) {
+	return BootstrapStrata(make([]int, max(n, 0)), reps, seed, stat)
+}
+
+// BootstrapStrata is Bootstrap with the items in strata: item i belongs to
+// stratum strata[i], and each resample redraws every stratum from its own
+// items, at its own size. idx[i] is the item drawn for the place of item i,
+// always one of item i's stratum, so a statistic that needs each class
+// present at its own count (a balanced accuracy) has it in every resample.
+// With every item in one stratum it is Bootstrap, draw for draw.
+//
+// The places are drawn in order, 0 to n-1, each from a generator seeded
+// with seed alone (PCG), so the resamples depend only on strata, reps and
+// seed, across runs and platforms.
+func BootstrapStrata(strata []int, reps int, seed uint64, stat func(idx []int) float64) (lo, hi float64, dropped int) {
+	n := len(strata)
 	if n < 1 || reps < 1 {
 		return math.NaN(), math.NaN(), 0
 	}
-	// PCG seeded from seed alone: reproducible across runs and platforms.
+	// members[s] lists the items of stratum s; place i draws from of[i].
+	members := map[int][]int{}
+	for i, s := range strata {
+		members[s] = append(members[s], i)
+	}
+	of := make([][]int, n)
+	for i, s := range strata {
+		of[i] = members[s]
+	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	idx := make([]int, n)
 	kept := make([]float64, 0, reps)
 	for range reps {
-		for i := range idx {
-			idx[i] = rng.IntN(n)
+		for i, m := range of {
+			idx[i] = m[rng.IntN(len(m))]
 		}
 		v := stat(idx)
-		if math.IsNaN(v) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
 			dropped++
 			continue
 		}
@@ -42,10 +64,25 @@ func Bootstrap(n, reps int, seed uint64, stat func(idx []int) float64) (lo, hi f
 	if len(kept) == 0 {
 		return math.NaN(), math.NaN(), dropped
 	}
-	lo, errLo := mstats.Percentile(kept, 2.5)
-	hi, errHi := mstats.Percentile(kept, 97.5)
-	if errLo != nil || errHi != nil {
-		return math.NaN(), math.NaN(), dropped
-	}
-	return lo, hi, dropped
+	slices.Sort(kept)
+	return percentileSorted(kept, 2.5), percentileSorted(kept, 97.5), dropped
+}
+
+// BootstrapMean returns the percentile bootstrap 95% interval of the mean
+// of x: Bootstrap of its items, the statistic their mean. A resample that
+// draws a NaN or an infinite value has no finite mean and is dropped; with
+// no x, reps below 1 or every resample dropped, both ends are NaN.
+//
+// The resamples depend on the order of x as well as on reps and seed: give
+// values in an order that does not vary between runs (sorted, say) for an
+// interval that does not either.
+func BootstrapMean(x []float64, reps int, seed uint64) (lo, hi float64) {
+	lo, hi, _ = Bootstrap(len(x), reps, seed, func(idx []int) float64 {
+		var sum float64
+		for _, j := range idx {
+			sum += x[j]
+		}
+		return sum / float64(len(idx))
+	})
+	return lo, hi
 }

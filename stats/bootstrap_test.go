@@ -2,6 +2,7 @@ package stats_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -137,6 +138,86 @@ func TestBootstrapNothingToResample(t *testing.T) {
 			assert.True(t, math.IsNaN(hi))
 			assert.Zero(t, dropped)
 			assert.Zero(t, calls)
+		})
+	}
+}
+
+// TestBootstrapDropsInfinite checks that a statistic that is infinite, like
+// one that is NaN, is dropped and counted.
+func TestBootstrapDropsInfinite(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	lo, hi, dropped := stats.Bootstrap(3, 100, 1, func([]int) float64 {
+		calls++
+		switch calls % 4 {
+		case 1:
+			return math.Inf(1)
+		case 2:
+			return math.Inf(-1)
+		}
+		return 0.5
+	})
+	assert.Equal(t, 50, dropped)
+	assertFloat(t, 0.5, lo)
+	assertFloat(t, 0.5, hi)
+}
+
+// TestBootstrapStrata checks that each place is redrawn from its own
+// stratum, uniformly, and that one stratum is Bootstrap draw for draw.
+func TestBootstrapStrata(t *testing.T) {
+	t.Parallel()
+	strata := []int{7, 3, 7, 7, 3, 9}
+	const reps = 3000
+	counts := make([]int, len(strata))
+	stats.BootstrapStrata(strata, reps, 5, func(idx []int) float64 {
+		require.Len(t, idx, len(strata))
+		for i, j := range idx {
+			require.Equal(t, strata[i], strata[j], "place %d drew item %d of another stratum", i, j)
+			counts[j]++
+		}
+		return 0
+	})
+	// Stratum 7 has three places and three items, so each of its items is
+	// drawn reps*3/3 times expected; stratum 3 two and two, the same; item
+	// 5, alone in 9, fills its place every time. A fixed seed: the bounds
+	// (about 5 standard deviations) cannot flake.
+	for i, c := range counts {
+		if strata[i] == 9 {
+			assert.Equal(t, reps, c)
+			continue
+		}
+		assert.InDelta(t, reps, c, 250, "item %d", i)
+	}
+
+	var plain, one [][]int
+	stats.Bootstrap(6, 50, 9, func(idx []int) float64 { plain = append(plain, slices.Clone(idx)); return 0 })
+	stats.BootstrapStrata(make([]int, 6), 50, 9, func(idx []int) float64 { one = append(one, slices.Clone(idx)); return 0 })
+	assert.Equal(t, plain, one)
+}
+
+// TestBootstrapMean checks the interval of a mean in cases whose every
+// resample is known.
+func TestBootstrapMean(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		values []float64
+		lo, hi float64
+	}{
+		"constant values give a point":          {values: []float64{0.7, 0.7, 0.7}, lo: 0.7, hi: 0.7},
+		"resamples that draw a NaN are dropped": {values: []float64{1, math.NaN()}, lo: 1, hi: 1},
+		"resamples that draw an Inf too":        {values: []float64{1, math.Inf(1)}, lo: 1, hi: 1},
+		"no values, no interval":                {values: nil, lo: nan, hi: nan},
+		"only NaN: every resample dropped":      {values: []float64{math.NaN()}, lo: nan, hi: nan},
+		// A mean of two draws of {0, 1} is 0 a quarter of the time and 1
+		// a quarter: each tail of 2.5% lies inside an end.
+		"two values: the interval spans the mean": {values: []float64{0, 1}, lo: 0, hi: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			lo, hi := stats.BootstrapMean(tc.values, 2000, 18)
+			assertFloat(t, tc.lo, lo)
+			assertFloat(t, tc.hi, hi)
 		})
 	}
 }

@@ -39,11 +39,43 @@ func ECE(p []float64, y []bool, bins int) float64 {
 	if table == nil {
 		return math.NaN()
 	}
-	var ece float64
+	return ece(table, len(p))
+}
+
+// ece is the expected calibration error of a reliability table of n
+// predictions.
+func ece(table []Bin, n int) float64 {
+	var e float64
 	for _, b := range table {
-		ece += float64(b.N) / float64(len(p)) * math.Abs(b.FractionPositive-b.MeanPredicted)
+		e += float64(b.N) / float64(n) * math.Abs(b.FractionPositive-b.MeanPredicted)
 	}
-	return ece
+	return e
+}
+
+// Calibration says how well probabilities match how often binary labels
+// are true: Brier, ECE and Reliability of the same predictions, measured
+// together.
+type Calibration struct {
+	// Brier is the Brier score: 0 is perfect, 0.25 what always saying 0.5
+	// gets.
+	Brier float64 `json:"brier"`
+	// ECE is the expected calibration error over the bins of Reliability.
+	ECE float64 `json:"ece"`
+	// Reliability is the reliability table, every bin present, lowest
+	// first.
+	Reliability []Bin `json:"reliability"`
+}
+
+// Calibrate measures the calibration of probabilities p for labels y over
+// bins equal-width bins of [0, 1]. It is nil where Reliability is: bins
+// below 1, no p, slices of different lengths, or a p that is NaN or outside
+// [0, 1] (a score on another scale, which is no probability).
+func Calibrate(p []float64, y []bool, bins int) *Calibration {
+	table := Reliability(p, y, bins)
+	if table == nil {
+		return nil
+	}
+	return &Calibration{Brier: Brier(p, y), ECE: ece(table, len(p)), Reliability: table}
 }
 
 // Reliability returns the reliability table of probabilities p for labels y

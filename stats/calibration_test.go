@@ -132,3 +132,42 @@ func TestReliabilityBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrate checks the three figures measured together against sums
+// done by hand, and nil where the predictions are no probabilities.
+func TestCalibrate(t *testing.T) {
+	t.Parallel()
+	// Brier: (0.15^2 + 0.65^2 + 0.15^2 + 0.05^2)/4 = 0.47/4. Each value
+	// alone in its bin: ECE = (0.15 + 0.65 + 0.15 + 0.05)/4 = 0.25.
+	c := stats.Calibrate([]float64{0.15, 0.35, 0.85, 0.95}, []bool{false, true, true, true}, 10)
+	require.NotNil(t, c)
+	assert.InDelta(t, 0.1175, c.Brier, 1e-12)
+	assert.InDelta(t, 0.25, c.ECE, 1e-12)
+	require.Len(t, c.Reliability, 10)
+	assert.Equal(t, stats.Bin{Lo: 0.1, Hi: 0.2, N: 1, MeanPredicted: 0.15, FractionPositive: 0}, c.Reliability[1])
+	assert.Equal(t, stats.Bin{Lo: 0.3, Hi: 0.4, N: 1, MeanPredicted: 0.35, FractionPositive: 1}, c.Reliability[3])
+	assert.Equal(t, stats.Bin{Lo: 0, Hi: 0.1}, c.Reliability[0], "an empty bin is all zero")
+	n := 0
+	for _, b := range c.Reliability {
+		n += b.N
+	}
+	assert.Equal(t, 4, n)
+
+	nils := map[string]struct {
+		p    []float64
+		y    []bool
+		bins int
+	}{
+		"a value outside [0, 1] is no chance": {[]float64{0.5, 3}, []bool{true, false}, 10},
+		"a NaN":                               {[]float64{0.5, nan}, []bool{true, false}, 10},
+		"nothing":                             {nil, nil, 10},
+		"lengths differ":                      {[]float64{0.5}, []bool{true, false}, 10},
+		"no bins":                             {[]float64{0.5}, []bool{true}, 0},
+	}
+	for name, tc := range nils {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Nil(t, stats.Calibrate(tc.p, tc.y, tc.bins))
+		})
+	}
+}

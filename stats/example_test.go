@@ -78,3 +78,13 @@ func ExampleKrippendorffAlpha() {
 	// ordinal  0.815
 	// interval 0.849
 }
+
+func ExampleBestThreshold() {
+	values := []float64{0.7, 0.1, 0.6, 0.9, 0.3, 0.2}
+	labels := []bool{true, false, false, true, false, true}
+	t, c := stats.BestThreshold(values, labels)
+	fmt.Printf("threshold %.2f: %+v, balanced accuracy %.3f, AUC %.3f\n",
+		t, c, c.BalancedAccuracy(), stats.AUC(values, labels))
+	// Output:
+	// threshold 0.65: {TP:2 FP:0 TN:3 FN:1}, balanced accuracy 0.833, AUC 0.778
+}

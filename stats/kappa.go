@@ -100,6 +100,11 @@ func WeightedKappa(a, b []float64, grades []float64, w Weight) float64 {
 // a in rows, rater b in columns) and a k x k matrix of disagreement weights,
 // as Cohen (1968) defines it: 1 - sum(v*p_o) / sum(v*p_e), where p_e is the
 // product of the margins. NaN when the table is empty or sum(v*p_e) is 0.
+//
+// It is computed on the counts, as (sum(v*r*c) - n*sum(v*t)) / sum(v*r*c)
+// with r and c the margins: with whole weights (every Weight's) each sum
+// is exact and the kappa is rounded once, so a 2x2 table gives Cohen's
+// (po-pe)/(1-pe) correctly rounded (11/15, not 11/15 and a last digit).
 func kappaFromTable(table, weights [][]float64) float64 {
 	k := len(table)
 	rows := make([]float64, k)
@@ -118,12 +123,12 @@ func kappaFromTable(table, weights [][]float64) float64 {
 	var observed, expected float64
 	for i := range k {
 		for j := range k {
-			observed += weights[i][j] * table[i][j] / n
-			expected += weights[i][j] * rows[i] * cols[j] / (n * n)
+			observed += weights[i][j] * table[i][j]
+			expected += weights[i][j] * rows[i] * cols[j]
 		}
 	}
 	if expected == 0 || math.IsNaN(expected) {
 		return math.NaN()
 	}
-	return 1 - observed/expected
+	return (expected - n*observed) / expected
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/assaylabs/assay/agree"
-	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/metric"
 )
 
 type agreeFlags struct {
@@ -63,8 +63,8 @@ averaged in; more of them than --max-default-rate allows (5%, none under
 them, the field is missing, the run has no result): the first is named on
 standard error, and when no labelled record has a value the run exits 2.`
 
-func newAgreeCmd(env func(string) string) *cobra.Command {
-	f := agreeFlags{llm: llmFlags{env: env}}
+func newAgreeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := agreeFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "agree (--metric NAME[,NAME] | --score FIELD) --label LABEL [flags] FILE\n  assay agree --label LABEL [flags] RUN_DIR",
 		Short: "Measure how well a judge agrees with human labels",
@@ -79,7 +79,7 @@ func newAgreeCmd(env func(string) string) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.job.Metrics, "metric", nil, "judges to run now, comma separated, or the metrics of a stored run to read, a table each: "+fmt.Sprint(judges.Metrics()))
+	fl.StringSliceVar(&f.job.Metrics, "metric", nil, "judges to run now, comma separated, or the metrics of a stored run to read, a table each: "+fmt.Sprint(reg.Metrics()))
 	fl.StringVar(&f.job.Score, "score", "", "read the judge's values from this field of each record (meta.NAME, human.NAME) instead of running a judge")
 	fl.StringVar(&f.job.Label, "label", "", "human label to compare with (required), e.g. faithful, relevant, relevance; !NAME reads a binary one negated (!hallucinated)")
 	fl.StringVar(&f.job.LabelType, "label-type", "", "binary or graded (default: graded when the label holds numbers other than 0 and 1)")
@@ -111,7 +111,7 @@ func runAgree(cmd *cobra.Command, f *agreeFlags, data string) error {
 	if cmd.Flags().Changed("threshold") {
 		job.Threshold = &f.threshold
 	}
-	job.Data, job.Stdin, job.Env, job.Log = data, cmd.InOrStdin(), f.llm.env, cmd.ErrOrStderr()
+	job.Data, job.Stdin, job.Env, job.Log, job.Registry = data, cmd.InOrStdin(), f.llm.env, cmd.ErrOrStderr(), f.llm.metrics
 	job.Judging = f.llm.judging()
 	out, err := agree.Measure(cmd.Context(), job)
 	if err != nil {

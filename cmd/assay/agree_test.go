@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/agree"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
@@ -55,13 +56,13 @@ func TestAgreeChecksTheWholeFileBeforeAnyCall(t *testing.T) {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(data), 0o600))
 		for _, file := range []string{path, "-"} {
-			t.Run(name+" in "+displayName(file), func(t *testing.T) {
+			t.Run(name+" in "+agent.DisplayName(file), func(t *testing.T) {
 				t.Parallel()
 				var out, errb bytes.Buffer
 				code := run(context.Background(), []string{"agree", "--no-cache", "--metric", "faithfulness", "--label", "faithful", file},
 					func(k string) string { return env[k] }, strings.NewReader(data), &out, &errb)
 				assert.Equal(t, exitInput, code, errb.String())
-				assert.Contains(t, errb.String(), "assay: "+displayName(file)+tc.want)
+				assert.Contains(t, errb.String(), "assay: "+agent.DisplayName(file)+tc.want)
 				assert.Empty(t, out.String())
 			})
 		}
@@ -329,10 +330,13 @@ func TestAgreeRunDirThresholdOfItsJudge(t *testing.T) {
 				require.NoError(t, run.Append(bench.Result{ID: id, Metric: toyMetric, Value: v, Points: v, Max: 1}))
 			}
 			require.NoError(t, run.Close())
-			code, out, errOut := runEnv(t, tempEnv(t), "agree", "--label", "faithful", "--format", "json", dir)
-			require.Equal(t, exitPass, code, errOut)
+			env := tempEnv(t)
+			var out, errb bytes.Buffer
+			code := runWith(context.Background(), toyRegistry(t), []string{"agree", "--label", "faithful", "--format", "json", dir},
+				func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+			require.Equal(t, exitPass, code, errb.String())
 			var rs []agree.Result
-			require.NoError(t, json.Unmarshal([]byte(out), &rs))
+			require.NoError(t, json.Unmarshal(out.Bytes(), &rs))
 			require.Len(t, rs, 1)
 			require.NotNil(t, rs[0].Fixed)
 			assert.InDelta(t, tc.want, rs[0].Fixed.Threshold, 0)

@@ -34,7 +34,26 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(sandboxed(m))
+}
+
+// sandboxed runs the tests with the user's data, cache and config folders
+// moved into a temporary one, so that no test (nor a process it starts)
+// writes the user's run store or reply cache, whatever it forgets to set.
+func sandboxed(m *testing.M) int {
+	home, err := os.MkdirTemp("", "assay-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = os.RemoveAll(home) }() // the tests' own folder
+	for _, k := range []string{"HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "ASSAY_DATA_DIR", "ASSAY_CACHE_DIR"} {
+		if err := os.Setenv(k, filepath.Join(home, k)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
 }
 
 // benchSamples writes n RAG samples whose every text carries the marker
@@ -119,7 +138,8 @@ func TestBenchKilledAndResumed(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"bench", "--llm", "openai:judge-model", "--no-cache", "--concurrency", "2", "-q",
 		"--metric", "faithfulness,context_precision", "--out", out, data}
-	env := append(os.Environ(), mainEnv+"=1", "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test", "ASSAY_CACHE_DIR="+t.TempDir())
+	store := t.TempDir()
+	env := append(os.Environ(), mainEnv+"=1", "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test", "ASSAY_CACHE_DIR="+t.TempDir(), "ASSAY_DATA_DIR="+store)
 	results := filepath.Join(out, bench.FileResults)
 
 	first := exec.CommandContext(t.Context(), os.Args[0], args...)
@@ -172,6 +192,8 @@ func TestBenchKilledAndResumed(t *testing.T) {
 	for _, m := range s.Metrics {
 		assert.Equal(t, samples, m.N, m.Metric)
 	}
+	_, err = os.Stat(filepath.Join(store, "runs.db"))
+	assert.NoError(t, err, "the run is recorded in the test's own store, $ASSAY_DATA_DIR")
 }
 
 func TestBenchRunFolder(t *testing.T) {
@@ -204,7 +226,7 @@ func TestBenchRunFolder(t *testing.T) {
 	// Resumed when finished: nothing to judge, the same results.
 	code, out2, errOut := runEnv(t, nil, "bench", "--metric", "faithfulness,answer_relevancy", "--resume", "--out", dir, "../../fixtures/rag/labelled.jsonl")
 	require.Equal(t, exitPass, code, errOut)
-	assert.Contains(t, errOut, "12 result(s) kept, 0 of 6 record(s) to judge")
+	assert.Contains(t, errOut, "12 result(s) kept, 0 defaulted or failed to judge again, 0 of 6 record(s) to judge")
 	assert.Equal(t, out, out2)
 }
 
@@ -413,4 +435,72 @@ func writeContextSamples(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "ctx.jsonl")
 	require.NoError(t, os.WriteFile(path, append(buf.Bytes(), '\n'), 0o644))
 	return path
+}
+
+// TestBenchResumeAfterAnOutage: a run whose every judgement fell back to
+// the neutral default while the model server was down exits 3; resumed
+// against the server up again, it judges those pairs again (and says how
+// many), exits 0, and counts each pair once with its new value. Resumed
+// once more, it has nothing left to judge.
+func TestBenchResumeAfterAnOutage(t *testing.T) {
+	t.Parallel()
+	var down atomic.Bool
+	down.Store(true)
+	var calls atomic.Int64
+	srv := llmtest.New(t, llmtest.Quiet(), llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		if down.Load() {
+			return llmtest.Reply{Status: 500}
+		}
+		calls.Add(1)
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "test",
+		"ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_DATA_DIR": t.TempDir()}
+	dir := filepath.Join(t.TempDir(), "run")
+	data := benchSamples(t, 3)
+	args := []string{"bench", "-q", "--max-retry-time", "20ms", "--metric", "faithfulness,context_precision", "--out", dir, data}
+	code, _, errOut := runEnv(t, env, args...)
+	require.Equal(t, exitInfra, code, errOut)
+	require.Contains(t, errOut, "6 of 6 judgements (100%) fell back to the neutral default")
+
+	down.Store(false)
+	resume := append([]string{"bench", "--resume"}, args[1:]...)
+	code, out, errOut := runEnv(t, env, resume...)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, errOut, "bench: resuming "+dir+": 0 result(s) kept, 6 defaulted or failed to judge again, 3 of 3 record(s) to judge")
+	assert.Equal(t, int64(3*2+3), calls.Load(), "faithfulness asks twice a sample, context_precision once")
+	assert.Regexp(t, `(?m)^faithfulness +3/3 +0\.500 `, out)
+	assert.Regexp(t, `(?m)^context_precision +3/3 +1\.000 `, out)
+
+	var s bench.Summary
+	raw, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &s))
+	require.Len(t, s.Metrics, 2)
+	// The fake judge finds one of two claims supported, and every
+	// context useful.
+	for i, m := range s.Metrics {
+		assert.Equal(t, []string{"faithfulness", "context_precision"}[i], m.Metric)
+		assert.Equal(t, 3, m.N, m.Metric)
+		assert.Equal(t, 3, m.Scored, m.Metric)
+		assert.Equal(t, 0, m.Defaulted, m.Metric)
+		assert.InDelta(t, []float64{0.5, 1}[i], float64(m.Mean), 1e-9, m.Metric)
+	}
+	assert.Equal(t, 6+9, s.Usage.Calls, "the outage's calls and the resume's")
+	assert.Len(t, resultLines(t, filepath.Join(dir, bench.FileResults)), 6)
+	code, out, errOut = runEnv(t, env, "runs", "show", dir)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Regexp(t, `(?m)^cost +\$0\.0000 \(15 calls, \d+ tokens in, \d+ out\)$`, out)
+	report, err := os.ReadFile(filepath.Join(dir, bench.FileReport))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), "<dt>Calls</dt><dd>15 model calls · ")
+
+	code, _, errOut = runEnv(t, env, resume...)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, errOut, "6 result(s) kept, 0 defaulted or failed to judge again, 0 of 3 record(s) to judge")
+	assert.Equal(t, int64(9), calls.Load(), "nothing judged a third time")
+	raw, err = os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &s))
+	assert.Equal(t, 6+9, s.Usage.Calls, "the outage's calls still count")
 }

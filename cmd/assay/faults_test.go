@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
 
@@ -119,7 +120,7 @@ func TestJudgeFaultTable(t *testing.T) {
 			lines, said := 0, tc.someResult == ""
 			sc := bufio.NewScanner(strings.NewReader(stdout))
 			for sc.Scan() {
-				var r judgeResult
+				var r bench.Result
 				require.NoError(t, json.Unmarshal(sc.Bytes(), &r), "line %d: %s", lines+1, sc.Text())
 				assert.True(t, r.Defaulted, "%s: never a clean score", r.ID)
 				assert.Equal(t, 0.5, r.Value)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
@@ -207,7 +208,7 @@ func TestDryRunIsTheSameEveryRun(t *testing.T) {
 	t.Parallel()
 	tests := map[string][]string{
 		// The fixture has no reference, which context_recall needs.
-		"judge, every metric but context_recall": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(judges.Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/labelled.jsonl"},
+		"judge, every metric but context_recall": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(agent.Builtins().Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/labelled.jsonl"},
 		"judge, context_recall":                  {"judge", "--dry-run", "--metric", "context_recall", "../../fixtures/rag/eiffel.json"},
 		"score":                                  {"score", "--dry-run", "--now", "2026-11-23", "../../fixtures/reports/pass.md"},
 		"research":                               {"research", "--dry-run", "How do heat pumps perform in cold climates?"},
@@ -247,7 +248,7 @@ func TestJudgeInterrupted(t *testing.T) {
 	code := run(ctx, []string{"judge", "--no-cache", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl"},
 		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, exitInfra, code)
-	var rs []judgeResult
+	var rs []bench.Result
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rs), out.String())
 	require.Len(t, rs, 4)
 	assert.Equal(t, []string{"r1", "r2", "r3", "r4"}, []string{rs[0].ID, rs[1].ID, rs[2].ID, rs[3].ID})
@@ -290,7 +291,7 @@ func TestJudgeReadsDatasetsLargerThanOneReport(t *testing.T) {
 	// or sample may have.
 	path := filepath.Join(t.TempDir(), "large.jsonl")
 	line := `{"question":"q","answer":"a","contexts":["` + strings.Repeat("word ", 2000) + `"]}` + "\n"
-	n := maxInput/len(line) + 10
+	n := agent.MaxInput/len(line) + 10
 	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, n)), 0o644))
 	d, err := bench.OpenDataset(path, bench.DatasetOptions{})
 	require.NoError(t, err)
@@ -337,7 +338,7 @@ func TestJudgeInterruptedBeforeAnyResult(t *testing.T) {
 				func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
 			assert.Equal(t, exitInfra, code)
 			assert.Contains(t, errb.String(), "interrupted after 0 of 6 records")
-			var rs []judgeResult
+			var rs []bench.Result
 			require.NoError(t, tc.decode(out.Bytes(), &rs), "output %q", out.String())
 			assert.NotNil(t, rs, "an empty list, not an empty document")
 			assert.Empty(t, rs)
@@ -533,7 +534,7 @@ func TestJudgeInterruptedJSONL(t *testing.T) {
 	assert.Contains(t, errb.String(), "interrupted after 4 of 6 records")
 	var ids []string
 	for line := range strings.Lines(out.String()) {
-		var r judgeResult
+		var r bench.Result
 		require.NoError(t, json.Unmarshal([]byte(line), &r), line)
 		assert.Equal(t, "source_relevance", r.Metric)
 		ids = append(ids, r.ID)

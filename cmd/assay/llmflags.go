@@ -4,18 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/assaylabs/assay/bench"
-	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
+	"github.com/assaylabs/assay/metric"
 )
 
 // llmFlags are the model-client flags shared by the commands that judge.
@@ -31,14 +29,14 @@ type llmFlags struct {
 	maxElapsed  time.Duration
 	callTimeout time.Duration
 	// maxDefaultRate is --max-default-rate, registered by the commands
-	// that judge datasets (judge, agree); see defaultRateErr.
+	// that judge datasets (judge, agree, bench).
 	maxDefaultRate float64
 	// samples is --samples, registered by the commands that judge
-	// datasets (judge, agree, bench); see sampled. stable counts the
-	// sampled judgements for the summary line.
+	// datasets (judge, agree, bench).
 	samples int
-	stable  *stability
 	env     func(string) string
+	// metrics are the metrics --metric and profiles take.
+	metrics *metric.Registry
 }
 
 // registerSamples adds --samples, for the commands that judge datasets.
@@ -47,56 +45,8 @@ func registerSamples(fl *pflag.FlagSet, f *llmFlags) {
 		"the value is the mean, or the majority grade; a judgement is unstable when its samples' majority share is below 1 or their spread (std) above %g", judges.SampleTemperature, judges.UnstableStd))
 }
 
-// checkSamples checks --samples against the model before any call: k > 1
-// needs a model, the offline judges being deterministic.
-func (f *llmFlags) checkSamples(m judges.Model) error {
-	if err := judges.CheckSamples(f.samples, m); err != nil {
-		return inputErr(err)
-	}
-	f.stable = &stability{}
-	return nil
-}
-
-// sampled wraps s to ask its model --samples times per judgement, with
-// the metric's pass threshold for the majority verdict of ratio values;
-// with --samples 1 it is s itself.
-func (f *llmFlags) sampled(s eval.Scorer, threshold float64) eval.Scorer {
-	if f.samples < 2 {
-		return s
-	}
-	return judges.Sampled{Scorer: s, K: f.samples, Threshold: threshold}
-}
-
-// sampledScorers is build with each metric's scorer wrapped by sampled,
-// at that metric's threshold.
-func (f *llmFlags) sampledScorers(metrics []string, threshold func(string) float64, build func(judges.Model) []eval.Scorer) func(judges.Model) []eval.Scorer {
-	return func(m judges.Model) []eval.Scorer {
-		out := build(m)
-		for i, name := range metrics {
-			out[i] = f.sampled(out[i], threshold(name))
-		}
-		return out
-	}
-}
-
-// stability counts the sampled judgements of a run and the unstable ones
-// (judges.Unstable). It is safe for concurrent use.
-type stability struct {
-	judged, unstable atomic.Int64
-}
-
-// add counts sc when it is a sampled judgement; nil counts nothing.
-func (st *stability) add(sc eval.Score) {
-	if st == nil || sc.Skipped || sc.Evidence.Counts[judges.CountSamples] < 2 {
-		return
-	}
-	st.judged.Add(1)
-	if judges.Unstable(sc) {
-		st.unstable.Add(1)
-	}
-}
-
 func (f *llmFlags) register(fl *pflag.FlagSet) {
+	f.samples = 1 // asked once where --samples is not offered
 	fl.StringVar(&f.spec, "llm", "", "judge model as backend:model (openai:gpt-4o-mini, ollama:qwen2.5:7b, vllm:NAME, langchain:anthropic:MODEL, offline);\n"+
 		"assay agree takes several, comma separated, as a jury;\n"+
 		"default: $ASSAY_LLM, else openai:gpt-4o-mini when $OPENAI_API_KEY is set, else offline")
@@ -113,8 +63,8 @@ func (f *llmFlags) register(fl *pflag.FlagSet) {
 }
 
 // judging is the library's form of the flags.
-func (f *llmFlags) judging() bench.Judging {
-	return bench.Judging{
+func (f *llmFlags) judging() judging.Config {
+	return judging.Config{
 		LLM: setup.Config{
 			Spec: f.spec, NoCache: f.noCache, Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost,
 			PricesFile: f.prices, MaxRetryTime: f.maxElapsed, CallTimeout: f.callTimeout,
@@ -153,27 +103,10 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
-	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d", u.CostUSD, defaulted)
-	if f.samples > 1 && f.stable != nil {
-		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
-			f.stable.unstable.Load(), f.stable.judged.Load(), f.samples, judges.UnstableStd)
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d\n", u.CostUSD, defaulted)
 }
 
 func judgeName(c *llm.Client) string { return judges.Method(c) }
-
-// budgetErr is exit 3 once the cost budget refused calls (their judges
-// used the neutral default), or nil: a run cut short by its budget never
-// passes.
-func (f *llmFlags) budgetErr(c *llm.Client) error {
-	if n := c.BudgetStops(); n > 0 {
-		// The limit as the user gave it, never rounded to $0.0000.
-		return &exitError{code: exitInfra, err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
-			n, strconv.FormatFloat(f.maxCost, 'f', -1, 64))}
-	}
-	return nil
-}
 
 // strictErr is the exit for --strict when judges defaulted.
 func (f *llmFlags) strictErr(defaulted int) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
 
@@ -51,7 +52,7 @@ func TestHungServerFailsFast(t *testing.T) {
 	code, out, errOut := runEnv(t, env, "judge", "--strict", "--no-cache", "--concurrency", "2", "--call-timeout", "100ms",
 		"--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
 	assert.Equal(t, exitInfra, code, errOut)
-	var results []judgeResult
+	var results []bench.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &results))
 	require.Len(t, results, 6)
 	for _, r := range results {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -20,7 +19,9 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/fixtures"
+	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/llm/dryrun"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -38,8 +39,8 @@ type researchFlags struct {
 	llm          llmFlags
 }
 
-func newResearchCmd(env func(string) string) *cobra.Command {
-	f := researchFlags{llm: llmFlags{env: env}}
+func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := researchFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   `research [flags] "question"`,
 		Short: "Research a question end to end: search, gate, synthesize a cited report, score and repair it",
@@ -132,7 +133,7 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 	}
 	if f.llm.dryRun {
 		// The real run, its model a recording stand-in.
-		rec := dryrun.New(client)
+		rec := dryrun.New(client, f.llm.metrics.DryRun, agent.StandIn)
 		dry := cfg
 		dry.Model = dryrun.Client(rec, client)
 		if _, err := dry.Run(ctx, question); err != nil {
@@ -150,10 +151,16 @@ func runResearch(cmd *cobra.Command, f researchFlags, question string) error {
 		}
 		cfg.Folder = folder
 	}
-	progress := newProgress(cmd.ErrOrStderr(), f.quiet)
-	cfg.OnEvent = progress.event
+	status := prog.NewStatus(cmd.ErrOrStderr(), prog.Config{Quiet: f.quiet, Live: prog.IsTerminal(cmd.ErrOrStderr())})
+	cfg.OnEvent = func(e agent.Event) {
+		if line, ended := stageLine(e); ended {
+			status.End(line)
+		} else {
+			status.Begin(line)
+		}
+	}
 	res, runErr := cfg.Run(ctx, question)
-	progress.done()
+	status.Close()
 	var outErr error
 	if cfg.Folder != nil {
 		outErr = cfg.Folder.Close()
@@ -342,51 +349,17 @@ func yamlNumbers(v any) any {
 	return v
 }
 
-// progress prints stages on stderr: one live line on a terminal, plain
-// lines otherwise.
-type progress struct {
-	w     io.Writer
-	live  bool
-	quiet bool
-}
-
-func newProgress(w io.Writer, quiet bool) *progress {
-	p := &progress{w: w, quiet: quiet}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.live = true
-		}
-	}
-	return p
-}
-
-func (p *progress) event(e agent.Event) {
-	if p.quiet {
-		return
-	}
-	var line string
+// stageLine is a stage event as a status line, and whether the stage
+// has ended (a stage that begins has no duration and no outputs yet).
+func stageLine(e agent.Event) (line string, ended bool) {
 	if e.Duration == 0 && len(e.Outputs) == 0 {
-		if !p.live {
-			return
-		}
-		line = fmt.Sprintf("[%d] %s...", e.Iteration, e.Stage)
-	} else {
-		line = strings.TrimSpace(fmt.Sprintf("[%d] %s %s", e.Iteration, e.Stage, summarize(e.Outputs)))
-		if len(e.Errors) > 0 {
-			line += fmt.Sprintf(" (%d error(s))", len(e.Errors))
-		}
+		return fmt.Sprintf("[%d] %s...", e.Iteration, e.Stage), false
 	}
-	if p.live {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
-		return
+	line = strings.TrimSpace(fmt.Sprintf("[%d] %s %s", e.Iteration, e.Stage, summarize(e.Outputs)))
+	if len(e.Errors) > 0 {
+		line += fmt.Sprintf(" (%d error(s))", len(e.Errors))
 	}
-	fmt.Fprintln(p.w, line)
-}
-
-func (p *progress) done() {
-	if p.live && !p.quiet {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	return line, true
 }
 
 func summarize(m map[string]any) string {

@@ -306,33 +306,35 @@ func TestResearchYAMLKeepsIntegers(t *testing.T) {
 	}
 }
 
-func TestProgressLine(t *testing.T) {
+func TestStageLine(t *testing.T) {
 	tests := map[string]struct {
-		e    agent.Event
-		want string
+		e     agent.Event
+		want  string
+		ended bool
 	}{
 		"floats to four digits": {
 			e:    agent.Event{Stage: "crag", Duration: 1, Outputs: map[string]any{"overall": 0.9400000000000001, "classification": "correct"}},
-			want: "[0] crag classification=correct overall=0.94\n",
+			want: "[0] crag classification=correct overall=0.94", ended: true,
 		},
 		"a stage with no outputs has no trailing space": {
 			e:    agent.Event{Stage: "fix", Iteration: 1, Duration: 1},
-			want: "[1] fix\n",
+			want: "[1] fix", ended: true,
 		},
 		"errors counted": {
 			e:    agent.Event{Stage: "fetch", Duration: 1, Outputs: map[string]any{"fetched": 2, "failed": 1}, Errors: []string{"x"}},
-			want: "[0] fetch failed=1 fetched=2 (1 error(s))\n",
+			want: "[0] fetch failed=1 fetched=2 (1 error(s))", ended: true,
 		},
-		"a stage starting is shown only on a terminal": {
+		// progress.Status shows it on a terminal only.
+		"a stage starting": {
 			e:    agent.Event{Stage: "search"},
-			want: "",
+			want: "[0] search...",
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			var b strings.Builder
-			newProgress(&b, false).event(tc.e)
-			assert.Equal(t, tc.want, b.String())
+			line, ended := stageLine(tc.e)
+			assert.Equal(t, tc.want, line)
+			assert.Equal(t, tc.ended, ended)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // gives the same bytes as encoding the whole list at once, the format
 // users and scripts already parse.
 func TestResultWriterMatchesWholeList(t *testing.T) {
-	two := []judgeResult{
+	two := []Result{
 		{ID: "a", Metric: "faithfulness", Value: 0.5, Points: 0.5, Max: 1, Method: "offline (approximate)",
 			Reason: "1 of 2 claims <supported> & checked",
 			Evidence: eval.Evidence{Claims: []eval.Claim{
@@ -29,8 +29,8 @@ func TestResultWriterMatchesWholeList(t *testing.T) {
 		{ID: "b", Metric: "source_relevance", Value: 0.5, Points: 3, Max: 5, Method: "llm:openai:m", Defaulted: true,
 			Error: "judge: 503", Usage: eval.Usage{Calls: 1, TokensIn: 10}},
 	}
-	whole := map[string]func([]judgeResult) string{
-		"json": func(rs []judgeResult) string {
+	whole := map[string]func([]Result) string{
+		"json": func(rs []Result) string {
 			var b bytes.Buffer
 			enc := json.NewEncoder(&b)
 			enc.SetIndent("", "  ")
@@ -38,7 +38,7 @@ func TestResultWriterMatchesWholeList(t *testing.T) {
 			require.NoError(t, enc.Encode(rs))
 			return b.String()
 		},
-		"yaml": func(rs []judgeResult) string {
+		"yaml": func(rs []Result) string {
 			var b bytes.Buffer
 			enc := yaml.NewEncoder(&b)
 			enc.SetIndent(2)
@@ -48,7 +48,7 @@ func TestResultWriterMatchesWholeList(t *testing.T) {
 		},
 	}
 	for format, encode := range whole {
-		for name, rs := range map[string][]judgeResult{"none": {}, "one": two[:1], "two": two} {
+		for name, rs := range map[string][]Result{"none": {}, "one": two[:1], "two": two} {
 			t.Run(format+"/"+name, func(t *testing.T) {
 				var got bytes.Buffer
 				require.NoError(t, printResults(&got, format, rs))
@@ -62,13 +62,13 @@ func TestResultWriterMatchesWholeList(t *testing.T) {
 // still leaves a parseable document.
 func TestResultWriterPartial(t *testing.T) {
 	var b bytes.Buffer
-	rw := newResultWriter(&b, "json")
-	require.NoError(t, rw.write(judgeResult{ID: "a", Metric: "m"}))
-	require.NoError(t, rw.flush())
-	require.NoError(t, rw.close(false))
-	var got []judgeResult
+	rw := NewResultWriter(&b, "json")
+	require.NoError(t, rw.Write(Result{ID: "a", Metric: "m"}))
+	require.NoError(t, rw.Flush())
+	require.NoError(t, rw.Close(false))
+	var got []Result
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
-	assert.Equal(t, []judgeResult{{ID: "a", Metric: "m"}}, got)
+	assert.Equal(t, []Result{{ID: "a", Metric: "m"}}, got)
 }
 
 // TestResultWriterFailedEmpty checks that a run that failed before any
@@ -76,21 +76,21 @@ func TestResultWriterPartial(t *testing.T) {
 func TestResultWriterFailedEmpty(t *testing.T) {
 	for _, format := range []string{"json", "yaml", "text"} {
 		var b bytes.Buffer
-		require.NoError(t, newResultWriter(&b, format).close(false))
+		require.NoError(t, NewResultWriter(&b, format).Close(false))
 		assert.Empty(t, b.String(), format)
 	}
 }
 
 // printResults writes rs at once with a resultWriter, as a run that
 // finished does.
-func printResults(w io.Writer, format string, rs []judgeResult) error {
-	rw := newResultWriter(w, format)
+func printResults(w io.Writer, format string, rs []Result) error {
+	rw := NewResultWriter(w, format)
 	for _, r := range rs {
-		if err := rw.write(r); err != nil {
+		if err := rw.Write(r); err != nil {
 			return err
 		}
 	}
-	return rw.close(true)
+	return rw.Close(true)
 }
 
 // writeLog records each Write it is handed, and fails every Write after
@@ -114,17 +114,17 @@ func (w *writeLog) Write(p []byte) (int, error) {
 func TestResultWriterJSONL(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("a claim with <markup> & quotes \" ", 400) // over bufio's 4 KB
-	rs := []judgeResult{
+	rs := []Result{
 		{ID: "r1", Metric: "faithfulness", Value: 1, Reason: long},
 		{ID: "r1", Metric: "source_relevance", Value: 0.5, Defaulted: true, Error: "status 500\nsecond line"},
 		{ID: "r2", Metric: "faithfulness", Value: 0.25},
 		{ID: "r3", Metric: "faithfulness", Value: 0.75, Reason: long},
 	}
 	// Records: r1 (two results), r2, r3; a flush after each.
-	records := [][]judgeResult{rs[:2], rs[2:3], rs[3:]}
+	records := [][]Result{rs[:2], rs[2:3], rs[3:]}
 	tests := map[string]struct {
 		ok   int // writes that succeed before the kill
-		want []judgeResult
+		want []Result
 	}{
 		"run to the end":          {ok: 99, want: rs},
 		"killed before anything":  {ok: 0, want: nil},
@@ -135,23 +135,23 @@ func TestResultWriterJSONL(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w := &writeLog{ok: tc.ok}
-			rw := newResultWriter(w, "jsonl")
+			rw := NewResultWriter(w, "jsonl")
 			for _, rec := range records {
 				for _, r := range rec {
-					require.NoError(t, rw.write(r))
+					require.NoError(t, rw.Write(r))
 				}
-				if rw.flush() != nil {
+				if rw.Flush() != nil {
 					break
 				}
 			}
-			_ = rw.close(true)
-			var got []judgeResult
+			_ = rw.Close(true)
+			var got []Result
 			for i, chunk := range w.writes {
 				require.True(t, strings.HasSuffix(chunk, "\n"), "write %d ends mid-line", i)
 			}
 			all := strings.Join(w.writes, "")
 			for line := range strings.Lines(all) {
-				var r judgeResult
+				var r Result
 				require.NoError(t, json.Unmarshal([]byte(line), &r), "each line parses alone: %q", line)
 				got = append(got, r)
 			}

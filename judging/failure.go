@@ -1,11 +1,11 @@
-package bench
+package judging
 
 import "strings"
 
 // FailureKind is why a run that ended did not pass.
 type FailureKind uint8
 
-// The kinds of failure. The command line maps the first three to exit 1
+// The kinds of failure. The command line maps the first four to exit 1
 // (scored, not passed) and the others to exit 3 (the run itself failed).
 const (
 	// FailFloor is a value below its --min floor.
@@ -14,6 +14,9 @@ const (
 	FailGate
 	// FailAlert is an alert raised against the baseline.
 	FailAlert
+	// FailVerdict is a card that did not pass (iterate, fail, rejected)
+	// or a daily report held for review: said by the card itself.
+	FailVerdict
 	// FailDefaults is more neutral defaults than allowed.
 	FailDefaults
 	// FailBudget is calls the cost budget refused.
@@ -26,7 +29,7 @@ const (
 
 // Scored reports whether the kind is a verdict on what was scored (exit
 // 1) rather than a failure of the run (exit 3).
-func (k FailureKind) Scored() bool { return k == FailFloor || k == FailGate || k == FailAlert }
+func (k FailureKind) Scored() bool { return k <= FailVerdict }
 
 func (k FailureKind) String() string {
 	switch k {
@@ -36,6 +39,8 @@ func (k FailureKind) String() string {
 		return "gate failed"
 	case FailAlert:
 		return "alert"
+	case FailVerdict:
+		return "not passed"
 	case FailDefaults:
 		return "too many defaults"
 	case FailBudget:

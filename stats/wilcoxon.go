@@ -1,4 +1,4 @@
-package bench
+package stats
 
 import (
 	"cmp"

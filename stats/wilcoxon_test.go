@@ -1,4 +1,4 @@
-package bench
+package stats_test
 
 import (
 	"math"
@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/assaylabs/assay/stats"
 )
 
 // Darwin's Zea mays data as SciPy's scipy.stats.wilcoxon documentation
 // gives it: the height differences of 15 pairs of cross- and
 // self-fertilised plants. Its documented output: statistic 24.0, p-value
-// 0.041259765625 (exact) and 0.04088813291185591 (method='approx').
+// 0.041259765625 (exact).
 var darwin = []float64{6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75}
 
 func TestWilcoxon(t *testing.T) {
@@ -51,35 +53,18 @@ func TestWilcoxon(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := Wilcoxon(tc.d)
+			r := stats.Wilcoxon(tc.d)
 			assert.Equal(t, tc.n, r.N)
 			assert.Equal(t, tc.zeros, r.Zeros)
 			assert.InDelta(t, tc.wplus, r.WPlus, 1e-9)
 			assert.InDelta(t, tc.wminus, r.WMinus, 1e-9)
 			assert.Equal(t, tc.exact, r.Exact)
-			assertNaNOrNear(t, tc.z, r.Z)
-			assertNaNOrNear(t, tc.p, r.P)
+			assertFloat(t, tc.z, r.Z)
+			assertFloat(t, tc.p, r.P)
 		})
 	}
-}
-
-// The normal approximation on SciPy's example, which Wilcoxon would test
-// exactly (n = 15): z = (24 - 60)/sqrt(310), p as documented.
-func TestWilcoxonNormalDocumented(t *testing.T) {
-	t.Parallel()
-	_, wplus, _, tieTerm := signedRanks(darwin)
-	z, p := wilcoxonNormal(len(darwin), wplus, tieTerm)
-	assert.InDelta(t, 2.0446626032894333, z, 1e-9)
-	assert.InDelta(t, 0.04088813291185591, p, 1e-9)
-	assert.Equal(t, "wilcoxon signed-rank (exact)", Wilcoxon(darwin).Name())
-	assert.InDelta(t, 24, Wilcoxon(darwin).Statistic(), 0)
-}
-
-func assertNaNOrNear(t *testing.T, want, got float64) {
-	t.Helper()
-	if math.IsNaN(want) {
-		assert.True(t, math.IsNaN(got), "want NaN, got %v", got)
-		return
-	}
-	assert.InDelta(t, want, got, 1e-9)
+	assert.Equal(t, "wilcoxon signed-rank (exact)", stats.Wilcoxon(darwin).Name())
+	assert.InDelta(t, 24, stats.Wilcoxon(darwin).Statistic(), 0, "min(W+, W-), as SciPy reports it")
+	assert.Equal(t, "wilcoxon signed-rank (normal approximation)", stats.Wilcoxon(tiesZeros).Name())
+	assert.Equal(t, "wilcoxon signed-rank (no change)", stats.Wilcoxon([]float64{0}).Name())
 }

@@ -1,4 +1,4 @@
-package bench_test
+package judging_test
 
 import (
 	"io"
@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judging"
 )
 
 func TestJudgingJurors(t *testing.T) {
@@ -27,7 +27,7 @@ func TestJudgingJurors(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			j := bench.DefaultJudging()
+			j := judging.Default()
 			j.LLM.Spec = tc.spec
 			got, err := j.Jurors()
 			if tc.err != "" {
@@ -49,7 +49,7 @@ func TestOpenJury(t *testing.T) {
 	env := func(k string) string {
 		return map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}[k]
 	}
-	j := bench.DefaultJudging()
+	j := judging.Default()
 	j.LLM.Spec, j.LLM.NoCache = "openai:judge-a,openai:judge-b", true
 	ss, err := j.OpenJury(io.Discard, env)
 	require.NoError(t, err)
@@ -59,7 +59,7 @@ func TestOpenJury(t *testing.T) {
 	assert.NotSame(t, ss[0].Client(), ss[1].Client())
 	for _, s := range ss {
 		assert.Equal(t, "llm:"+s.Client().Name(), s.Report(0).Judge)
-		assert.Equal(t, bench.TasksPerCall*j.LLM.Concurrency, s.Limit())
+		assert.Equal(t, judging.TasksPerCall*j.LLM.Concurrency, s.Limit())
 		require.NoError(t, s.Close())
 	}
 

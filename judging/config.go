@@ -1,4 +1,4 @@
-package bench
+package judging
 
 import (
 	"errors"
@@ -14,14 +14,17 @@ import (
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/offline"
 	"github.com/assaylabs/assay/llm/setup"
 )
 
-// Judging is how a run's judgements are made and what their failures
+// Config is how a run's judgements are made and what their failures
 // mean: the model client (setup.Config, the command line's model flags),
 // how many neutral defaults a run may have, and how often each judgement
 // is asked. `assay judge`, `assay bench` and `assay agree` share it.
-type Judging struct {
+// Start from Default: the zero value's Samples is refused (its
+// zero LLM settings are setup.DefaultConfig's).
+type Config struct {
 	// LLM builds the model client (setup.Open). Its zero Concurrency and
 	// timeouts are those of setup.DefaultConfig.
 	LLM setup.Config
@@ -33,23 +36,25 @@ type Judging struct {
 	// MaxDefaultRate is the share of judgements (0 to 1) that may fall
 	// back to the neutral default before the run fails.
 	MaxDefaultRate float64
-	// Samples asks the model this many times per judgement (judges.Sampled);
-	// 0 or 1 asks once.
+	// Samples asks the model this many times per judgement
+	// (judges.Sampled); at least 1.
 	Samples int
+	// Model, when set, is the model to judge with instead of the one LLM
+	// builds (a Go test's own; the caller closes it). When it is an
+	// *llm.Client its calls, tokens and cost are counted; nil Model is
+	// LLM's.
+	Model judges.Model
 }
 
-// DefaultJudging is the command line's defaults.
-func DefaultJudging() Judging {
-	return Judging{LLM: setup.DefaultConfig(), MaxDefaultRate: DefaultMaxRate, Samples: 1}
+// Default is the command line's defaults.
+func Default() Config {
+	return Config{LLM: setup.DefaultConfig(), MaxDefaultRate: DefaultMaxRate, Samples: 1}
 }
 
-// check checks the settings that need no model, before anything is read.
-func (j Judging) check() error {
+// Check checks the settings that need no model, before anything is read.
+func (j Config) Check() error {
 	if !(j.MaxDefaultRate >= 0 && j.MaxDefaultRate <= 1) { // NaN too
 		return flagErr("--max-default-rate", "want a share from 0 to 1 (0.05 is 5%%), got %g", j.MaxDefaultRate)
-	}
-	if j.Samples < 0 {
-		return flagErr("--samples", "want 1 or more, got %d", j.Samples)
 	}
 	return nil
 }
@@ -69,17 +74,21 @@ func asInput(flag string, err error) error {
 	return &eval.InputError{Field: flag, Msg: err.Error(), Err: err}
 }
 
-// session is a run's open model client and what it counted.
-type session struct {
-	cfg    Judging
+// Session is a run's open model client and what it counted. Its methods
+// are safe for concurrent use.
+type Session struct {
+	cfg Config
+	// model judges; client counts what it spent: the same client, or an
+	// offline one for a Config.Model that is not an *llm.Client.
+	model  judges.Model
 	client *llm.Client
 	closer io.Closer
 	stable stability
 }
 
-// open builds the model client of j, its notices on w. The caller closes
-// the session.
-func (j Judging) open(w io.Writer, env func(string) string) (*session, error) {
+// Open builds the model client of j, its notices on w, reading keys and
+// URLs from env. The caller closes the session.
+func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 	cfg := j.LLM
 	if strings.Contains(cfg.Spec, ",") {
 		return nil, flagErr("--llm", "one model here; juries are for assay agree")
@@ -92,29 +101,54 @@ func (j Judging) open(w io.Writer, env func(string) string) (*session, error) {
 	if cfg.Notices == nil {
 		cfg.Notices = w
 	}
+	if j.Model != nil {
+		c, ok := j.Model.(*llm.Client)
+		if !ok {
+			c = llm.New(llm.Config{Backend: offline.New(offline.Config{}), Concurrency: cfg.Concurrency})
+		}
+		if err := judges.CheckSamples(j.Samples, j.Model); err != nil {
+			return nil, asInput("", err)
+		}
+		return &Session{cfg: j, model: j.Model, client: c, closer: io.NopCloser(nil)}, nil
+	}
 	// Their errors name the flag already (--llm, --concurrency, --samples).
 	c, closer, err := setup.Open(cfg, env)
 	if err != nil {
 		return nil, asInput("", err)
 	}
-	if err := judges.CheckSamples(max(j.Samples, 1), c); err != nil {
+	if err := judges.CheckSamples(j.Samples, c); err != nil {
 		_ = closer.Close()
 		return nil, asInput("", err)
 	}
 	j.LLM = cfg
-	return &session{cfg: j, client: c, closer: closer}, nil
+	return &Session{cfg: j, model: c, client: c, closer: closer}, nil
 }
 
+// Model is the model the session judges with.
+func (s *Session) Model() judges.Model { return s.model }
+
 // Close closes the client's idle connections and its cache.
-func (s *session) Close() error { return s.closer.Close() }
+func (s *Session) Close() error { return s.closer.Close() }
 
-// limit is how many scorers a run starts at once: enough to keep the
+// TasksPerCall is how many judge tasks to run per model-call slot: tasks
+// are cheap goroutines that mostly wait, so more of them than calls in
+// flight keep the client's slots busy.
+const TasksPerCall = 4
+
+// Client is the session's model client, which counts calls, tokens and
+// cost; judge with Model.
+func (s *Session) Client() *llm.Client { return s.client }
+
+// Config is the session's settings.
+func (s *Session) Config() Config { return s.cfg }
+
+// Limit is how many scorers a run starts at once: enough to keep the
 // client's calls in flight busy.
-func (s *session) limit() int { return TasksPerCall * max(s.cfg.LLM.Concurrency, 1) }
+func (s *Session) Limit() int { return TasksPerCall * max(s.cfg.LLM.Concurrency, 1) }
 
-// sampled wraps each scorer (of metrics, in order) to ask the model
+// Sampled wraps each scorer (of metrics, in order) to ask the model
 // Samples times, at the metric's pass threshold for a majority verdict.
-func (s *session) sampled(metrics []string, threshold func(string) float64, scorers []eval.Scorer) []eval.Scorer {
+func (s *Session) Sampled(metrics []string, threshold func(string) float64, scorers []eval.Scorer) []eval.Scorer {
 	if s.cfg.Samples < 2 {
 		return scorers
 	}
@@ -125,10 +159,10 @@ func (s *session) sampled(metrics []string, threshold func(string) float64, scor
 	return out
 }
 
-// meter starts the progress of a run over n records on w, with the money
+// Meter starts the progress of a run over n records on w, with the money
 // the client spends when it is a model's. Off a terminal a line is
 // printed every $ASSAY_PROGRESS_EVERY (a duration; 5s by default).
-func (s *session) meter(w io.Writer, env func(string) string, label string, n int, quiet bool) (*prog.Meter, error) {
+func (s *Session) Meter(w io.Writer, env func(string) string, label string, n int, quiet bool) (*prog.Meter, error) {
 	cfg := prog.Config{Label: label, Total: n, Quiet: quiet, Live: prog.IsTerminal(w)}
 	if v := env("ASSAY_PROGRESS_EVERY"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -156,9 +190,10 @@ type Report struct {
 	Unstable  int `json:"unstable,omitempty"`
 }
 
-// report is the session's Report with defaulted neutral defaults.
-func (s *session) report(defaulted int) Report {
-	return Report{Judge: judges.Method(s.client), Usage: s.client.Usage(), Defaulted: defaulted,
+// Report is what the session's client did, with defaulted neutral
+// defaults.
+func (s *Session) Report(defaulted int) Report {
+	return Report{Judge: judges.Method(s.model), Usage: s.client.Usage(), Defaulted: defaulted,
 		Samples: s.cfg.Samples, Sampled: int(s.stable.judged.Load()), Unstable: int(s.stable.unstable.Load())}
 }
 
@@ -181,24 +216,43 @@ func (r Report) Write(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-// failures are the run's infrastructure failures once it ended: calls the
-// budget refused, and more neutral defaults than allowed.
-func (s *session) failures(d Defaults) []Failure {
-	var out []Failure
-	if n := s.client.BudgetStops(); n > 0 {
-		// The limit as the user gave it, never rounded to $0.0000.
-		out = append(out, Failure{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
-			n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))})
-	}
-	if f, ok := s.cfg.defaultRate(d); ok {
+// Failures are the run's own failures once it ended: calls the budget
+// refused, and more neutral defaults than allowed.
+func (s *Session) Failures(d Defaults) []Failure {
+	out := s.budget()
+	if f, ok := s.cfg.DefaultRate(d); ok {
 		out = append(out, f)
 	}
 	return out
 }
 
-// defaultRate is the failure of a run whose share of neutral defaults is
-// over MaxDefaultRate (0 under Strict).
-func (j Judging) defaultRate(d Defaults) (Failure, bool) {
+// CardFailures are the failures of a job that judged one report (a card):
+// calls the budget refused, and under Strict any neutral default, of which
+// the card had defaulted.
+func (s *Session) CardFailures(defaulted int) []Failure {
+	out := s.budget()
+	if s.cfg.Strict && defaulted > 0 {
+		out = append(out, Failure{Kind: FailDefaults, Err: fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", defaulted)})
+	}
+	return out
+}
+
+// budget is the failure of a run whose budget refused calls.
+func (s *Session) budget() []Failure {
+	n := s.client.BudgetStops()
+	if n == 0 {
+		return nil
+	}
+	// The limit as the user gave it, never rounded to $0.0000.
+	return []Failure{{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
+		n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))}}
+}
+
+// DefaultRate is the failure of judgements d when their share of neutral
+// defaults is over MaxDefaultRate (0 under Strict); ok is false when it
+// is within. Session.Failures checks a run's; a run that holds several
+// sets of judgements (agree's metrics) checks each.
+func (j Config) DefaultRate(d Defaults) (f Failure, ok bool) {
 	limit, flag := j.MaxDefaultRate, "--max-default-rate "+strconv.FormatFloat(j.MaxDefaultRate, 'f', -1, 64)
 	if j.Strict {
 		limit, flag = 0, "--strict (no default allowed)"
@@ -227,6 +281,13 @@ func DefaultAdvice(cause error) string {
 	}
 	return "check that the model server is up and the key and model name are right (--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY)"
 }
+
+// Observe counts sc when it is a sampled judgement (judges.Sampled).
+func (s *Session) Observe(sc eval.Score) { s.stable.add(sc) }
+
+// CountSampled adds judged sampled judgements, unstable of them (from a
+// run's summary, earlier results of a resumed run included).
+func (s *Session) CountSampled(judged, unstable int) { s.stable.count(judged, unstable) }
 
 // stability counts the sampled judgements of a run and the unstable ones
 // (judges.Unstable). It is safe for concurrent use.

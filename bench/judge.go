@@ -1,0 +1,235 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
+)
+
+// JudgeJob is `assay judge`: judges over a dataset, each result printed as
+// its record finishes, in record order, no run folder kept.
+type JudgeJob struct {
+	// Data is the dataset's path; Stdin ("-") reads Stdin, which is
+	// copied to a temporary file as it is read, so memory holds a window
+	// of records, never the input.
+	Data  string
+	Stdin io.Reader
+	// Metrics are the judges to run, in the order their results come;
+	// Registry holds them (nil: the built-in metrics, agent.Builtins).
+	Metrics  []string
+	Registry *metric.Registry
+	// Min is the floors (MinGate.Set); a value under its floor fails.
+	Min string
+	// Format is how results are written to Out: OutputYAML (the
+	// default), OutputJSON, OutputJSONL or OutputText.
+	Format string
+	Out    io.Writer
+	// Judging is the model client and the rules for its failures.
+	Judging judging.Config
+	// Env reads the environment; Log receives progress and notices;
+	// Quiet leaves progress out.
+	Env   func(string) string
+	Log   io.Writer
+	Quiet bool
+}
+
+// JudgeOutcome is what a judge run did. A dry run has Plan and nothing
+// else.
+type JudgeOutcome struct {
+	// Records is the dataset's size, Done the records judged whole.
+	Records, Done int
+	Summaries     []MetricStats
+	// Skipped counts results with nothing to judge (no answer, no claim).
+	Skipped  int
+	Report   judging.Report
+	Failures judging.Failures
+	Plan     *judging.Plan
+	// ran says the results were all written (the run finished or was
+	// interrupted), so the summary is worth printing.
+	ran bool
+}
+
+// Write prints the outcome's summary on log (results went to the job's
+// Out as they finished), or a dry run's plan on out.
+func (o *JudgeOutcome) Write(out, log io.Writer) {
+	if o.Plan != nil {
+		o.Plan.Write(out)
+		return
+	}
+	if !o.ran {
+		return
+	}
+	// An interrupted run still shows what it judged and spent.
+	if o.Records > 1 {
+		_ = FormatBrief(log, o.Summaries)
+	}
+	o.Report.Write(log)
+	if o.Skipped > 0 {
+		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no claim): not scored, never passing --min\n", o.Skipped)
+	}
+}
+
+// Judge runs job: it checks every setting and the whole dataset before any
+// model call, then judges record by record, writing each record's results
+// to job.Out as soon as it and the records before it are done, so a long
+// run shows progress and an interrupted one keeps what it judged.
+//
+// The error is an *eval.InputError for bad input or settings, or another
+// error when the run could not go on (the model refused the key, the
+// output could not be written). A run that ended is a JudgeOutcome whose
+// Failures say why it did not pass.
+func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
+	if job.Env == nil {
+		job.Env = func(string) string { return "" }
+	}
+	if job.Log == nil {
+		job.Log = io.Discard
+	}
+	if job.Out == nil {
+		job.Out = io.Discard
+	}
+	if job.Format == "" {
+		job.Format = OutputYAML
+	}
+	if err := CheckOutputFormat(job.Format, OutputYAML, OutputJSON, OutputJSONL, OutputText); err != nil {
+		return nil, err
+	}
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
+	if len(job.Metrics) == 0 {
+		return nil, flagErr("--metric", "name at least one metric (have %s)", metricList(job.Registry))
+	}
+	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
+		return nil, err
+	}
+	floors, err := ParseMinGate(job.Min)
+	if err != nil {
+		return nil, asInput("--min", err)
+	}
+	if err := floors.Check(job.Metrics); err != nil {
+		return nil, asInput("--min", err)
+	}
+	if err := job.Judging.Check(); err != nil {
+		return nil, err
+	}
+	s, err := job.Judging.Open(job.Log, job.Env)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = s.Close() }() // idle connections and the cache
+	// A sampled ratio's majority verdict, and the summary's "passed", are
+	// at the --min floor where one is set, else at the metric's default
+	// threshold.
+	threshold := func(m string) float64 {
+		if v := floors.Floor(m); v > 0 {
+			return v
+		}
+		return job.Registry.DefaultThreshold(m, s.Model())
+	}
+	build := func(m judges.Model) []eval.Scorer {
+		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Registry, job.Metrics, m))
+	}
+	scorers := build(s.Model())
+	// Standard input is spooled to a temporary file, read by the check
+	// pass and again by the run.
+	tmp, err := os.MkdirTemp("", "assay-judge-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }() // the copy of standard input
+	in, err := OpenInput(job.Data, job.Stdin, tmp)
+	if err != nil {
+		return nil, err
+	}
+	// A first pass checks the whole dataset, records and what each metric
+	// needs of them, so that bad input is reported before any model call.
+	data, err := OpenDataset(in.Path, in.options(scorers))
+	if err != nil {
+		return nil, err
+	}
+	if job.Judging.DryRun {
+		plan, err := judging.DryRun(ctx, s.Client(), job.Metrics, build, data.Len(), Samples(data.Records()), job.Registry.DryRun)
+		if err != nil {
+			return nil, err
+		}
+		return &JudgeOutcome{Records: data.Len(), Plan: plan}, nil
+	}
+	meter, err := s.Meter(job.Log, job.Env, "judge", data.Len(), job.Quiet)
+	if err != nil {
+		return nil, err
+	}
+	out := NewResultWriter(meter.Writer(job.Out), job.Format)
+	stats := Stats{Threshold: threshold}
+	o := &JudgeOutcome{Records: data.Len()}
+	var defaults judging.Defaults
+	var werr error
+	err = ScoreStream(ctx, data.Records(), scorers, s.Limit(), func(_ int, rec Record, scores []eval.Score) error {
+		defaulted := 0
+		for _, sc := range scores {
+			s.Observe(sc)
+			defaults.Add(named(rec.ID, sc))
+			if sc.Defaulted {
+				defaulted++
+			}
+			r := ResultOf(rec.ID, sc)
+			stats.Add(r)
+			r.Value, r.Points = Round(r.Value), Round(r.Points)
+			// The floor compares the value printed, rounded.
+			floors.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
+			if werr = out.Write(r); werr != nil {
+				return werr
+			}
+		}
+		o.Done++
+		meter.Add(1, defaulted)
+		werr = out.Flush()
+		return werr
+	})
+	// A run that failed before any result was written prints nothing
+	// rather than an empty list next to its error; an interrupted one
+	// prints what it judged, which may be an empty list.
+	interrupted := ctx.Err() != nil
+	if cerr := out.Close((err == nil || interrupted) && werr == nil); werr == nil {
+		werr = cerr
+	}
+	meter.Close() // after the results it may print, before the summary
+	switch {
+	case werr != nil:
+		return nil, werr
+	case err != nil && !interrupted:
+		if errors.Is(err, llm.ErrAuth) {
+			return nil, err
+		}
+		return nil, data.Err(err)
+	}
+	o.ran = true
+	o.Summaries, o.Skipped = stats.Metrics(job.Metrics...), stats.Skipped()
+	o.Report = s.Report(stats.Defaulted())
+	if interrupted {
+		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted after %d of %d records: %w", o.Done, data.Len(), context.Cause(ctx))})
+	}
+	o.Failures = append(o.Failures, s.Failures(defaults)...)
+	if err := floors.Err(); err != nil {
+		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
+	}
+	return o, nil
+}
+
+// named is sc with its error, if any, naming the record and metric, for
+// the default-rate message.
+func named(id string, sc eval.Score) eval.Score {
+	if sc.Err != nil {
+		sc.Err = fmt.Errorf("record %s: %s: %w", id, sc.Metric, sc.Err)
+	}
+	return sc
+}

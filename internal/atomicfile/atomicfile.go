@@ -1,0 +1,78 @@
+// Package atomicfile replaces a file whole or not at all: the new content
+// is written to a temporary file beside the target, synced to disk, given
+// its mode and renamed over the target, so a reader (or a run killed half
+// way) sees the old file or the new one, never half of one. Every file
+// Assay writes whole (a run's summary.json and report.html, a research
+// run's card.json) goes through it.
+package atomicfile
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write replaces the file at path with what write writes, buffered, and
+// gives it mode perm exactly (the process umask is not applied, so 0o644
+// is 0o644 whatever the umask). The temporary file is in path's directory,
+// a hidden name ending in ".tmp"; it is removed when anything fails, and
+// the target is then left as it was. A link at path is replaced by the
+// file, not followed.
+//
+// Every error is an *fs.PathError naming path, its Op the step that failed
+// ("create", "write", "sync", "rename"...) and its Err the cause: write's
+// own error unwraps to what write returned.
+func Write(path string, perm fs.FileMode, write func(io.Writer) error) (err error) {
+	fail := func(op string, cause error) error {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(cause, &pe) && pe.Path != path:
+			cause = pe.Err // names the temporary file, not the one asked for
+		case errors.As(cause, &le):
+			cause = le.Err
+		}
+		return &fs.PathError{Op: op, Path: path, Err: cause}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fail("create", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close() // already failed; a second close error adds nothing
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriter(tmp)
+	if err := write(bw); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	if err := bw.Flush(); err != nil {
+		return fail("write", err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fail("chmod", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail("sync", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail("close", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fail("rename", err)
+	}
+	return nil
+}
+
+// WriteFile is Write of data: os.WriteFile, whole or not at all.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return Write(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}

@@ -397,6 +397,12 @@ func fmtNum(n Num) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
+// f3 writes a number to three places.
+func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+// fmtThreshold writes a threshold with as few digits as tell it apart.
+func fmtThreshold(t float64) string { return strconv.FormatFloat(t, 'g', 4, 64) }
+
 // fmtPct writes a rate in [0, 1] as a percentage, "–" when undefined.
 func fmtPct(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

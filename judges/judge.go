@@ -31,8 +31,16 @@ func Method(m Model) string {
 	if Offline(m) {
 		return MethodOffline
 	}
-	return "llm:" + m.Name()
+	return methodModel + m.Name()
 }
+
+// methodModel begins the Method of a model that is not offline.
+const methodModel = "llm:"
+
+// OfflineMethod reports whether method, a label Method gave (the judge a
+// stored run or a score records), says that no model judged: it names
+// none. MethodOffline is offline, and so is a label of no judge at all.
+func OfflineMethod(method string) bool { return !strings.HasPrefix(method, methodModel) }
 
 // Metric names, as used by --metric and in cards.
 const (

@@ -137,6 +137,29 @@ func TestMethodIsTheOneLabel(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.offline, judges.Offline(tc.model))
 			assert.Equal(t, tc.want, judges.Method(tc.model))
+			assert.Equal(t, tc.offline, judges.OfflineMethod(tc.want), "the label read back")
+		})
+	}
+}
+
+// TestOfflineMethod: a judge recorded as a label (a stored run's) is
+// offline unless the label names a model, whatever else it says.
+func TestOfflineMethod(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		method  string
+		offline bool
+	}{
+		"the offline label":             {judges.MethodOffline, true},
+		"a model":                       {"llm:openai:gpt-4o-mini", false},
+		"the word alone":                {"offline", true},
+		"no judge recorded":             {"", true},
+		"a run whose metrics call none": {"none (deterministic metrics)", true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.offline, judges.OfflineMethod(tc.method))
 		})
 	}
 }

@@ -115,17 +115,18 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 			c = llm.New(llm.Config{Backend: offline.New(offline.Config{}), Concurrency: cfg.Concurrency})
 		}
 		if err := judges.CheckSamples(j.Samples, j.Model); err != nil {
-			return nil, asInput("--samples", err)
+			return nil, asInput("", err)
 		}
 		return &Session{cfg: j, model: j.Model, client: c, closer: io.NopCloser(nil)}, nil
 	}
+	// Their errors name the flag already (--llm, --concurrency, --samples).
 	c, closer, err := setup.Open(cfg, env)
 	if err != nil {
-		return nil, asInput("--llm", err)
+		return nil, asInput("", err)
 	}
 	if err := judges.CheckSamples(j.Samples, c); err != nil {
 		_ = closer.Close()
-		return nil, asInput("--samples", err)
+		return nil, asInput("", err)
 	}
 	j.LLM = cfg
 	return &Session{cfg: j, model: c, client: c, closer: closer}, nil
@@ -227,7 +228,7 @@ func (r Report) Write(w io.Writer) {
 // refused, and more neutral defaults than allowed.
 func (s *Session) Failures(d Defaults) []Failure {
 	out := s.budget()
-	if f, ok := s.cfg.defaultRate(d); ok {
+	if f, ok := s.cfg.DefaultRate(d); ok {
 		out = append(out, f)
 	}
 	return out
@@ -285,9 +286,11 @@ func (s *Session) budget() []Failure {
 		n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))}}
 }
 
-// defaultRate is the failure of a run whose share of neutral defaults is
-// over MaxDefaultRate (0 under Strict).
-func (j Config) defaultRate(d Defaults) (Failure, bool) {
+// DefaultRate is the failure of judgements d when their share of neutral
+// defaults is over MaxDefaultRate (0 under Strict); ok is false when it
+// is within. Session.Failures checks a run's; a run that holds several
+// sets of judgements (agree's metrics) checks each.
+func (j Config) DefaultRate(d Defaults) (f Failure, ok bool) {
 	limit, flag := j.MaxDefaultRate, "--max-default-rate "+strconv.FormatFloat(j.MaxDefaultRate, 'f', -1, 64)
 	if j.Strict {
 		limit, flag = 0, "--strict (no default allowed)"

@@ -152,11 +152,18 @@ func (c checked) Check(s eval.Sample) error { return c.e.Needs.Check(c.e.Name, s
 // summaries: its Threshold, offline or with the model m. An unknown metric,
 // or one whose Threshold is zero, gets 0.5.
 func (r *Registry) DefaultThreshold(name string, m Model) float64 {
+	return r.ThresholdOf(name, Offline(m))
+}
+
+// ThresholdOf is DefaultThreshold offline or with a model: of results
+// whose judge is known by its label alone, as a stored run records it
+// (judges.OfflineMethod tells).
+func (r *Registry) ThresholdOf(name string, offline bool) float64 {
 	t := r.by[name].Threshold
 	if t == (Threshold{}) {
 		return 0.5
 	}
-	if Offline(m) {
+	if offline {
 		return t.Offline
 	}
 	return t.Model

@@ -211,6 +211,7 @@ func TestDefaultThreshold(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			assert.InDelta(t, tc.want, r.DefaultThreshold(tc.name, tc.model), 0)
+			assert.InDelta(t, tc.want, r.ThresholdOf(tc.name, metric.Offline(tc.model)), 0, "known by its label alone")
 		})
 	}
 }

@@ -16,8 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/agree"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/judges"
 )
 
 // labelledLines is n labelled JSON Lines records, the first n/2 faithful.
@@ -138,7 +140,7 @@ func TestAgreeBy(t *testing.T) {
 	t.Parallel()
 	code, out, errOut := runCLI(t, "", "agree", "--score", "meta.judge_grade", "--label", "relevance", "--by", "meta.model", "--format", "json", "../../fixtures/rag/graded.jsonl")
 	require.Equal(t, exitPass, code, errOut)
-	var rs []bench.AgreeResult
+	var rs []agree.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &rs))
 	require.Len(t, rs, 1)
 	whole := rs[0]
@@ -160,7 +162,7 @@ func TestAgreeBy(t *testing.T) {
 		require.Len(t, lines, 8)
 		code, alone, errOut := runCLI(t, strings.Join(lines, ""), "agree", "--score", "meta.judge_grade", "--label", "relevance", "--grades", "1,2,3,4,5", "--format", "json", "-")
 		require.Equal(t, exitPass, code, errOut)
-		var a []bench.AgreeResult
+		var a []agree.Result
 		require.NoError(t, json.Unmarshal([]byte(alone), &a))
 		assert.Equal(t, a[0].Spearman, g.Spearman, g.Group)
 		assert.Equal(t, a[0].KappaQuadratic, g.KappaQuadratic, g.Group)
@@ -219,7 +221,7 @@ func TestAgreeRunDir(t *testing.T) {
 	require.Equal(t, exitPass, code, errOut)
 	code, fromField, errOut := runEnv(t, env, "agree", "--score", "meta.judge_score", "--label", "relevant", "--format", "json", dataset)
 	require.Equal(t, exitPass, code, errOut)
-	var run, field []bench.AgreeResult
+	var run, field []agree.Result
 	require.NoError(t, json.Unmarshal([]byte(fromRun), &run))
 	require.NoError(t, json.Unmarshal([]byte(fromField), &field))
 	assert.Equal(t, "source_relevance", run[0].Metric)
@@ -288,4 +290,157 @@ func TestAgreeSourceErrors(t *testing.T) {
 	code, out, errOut := runCLI(t, "", "agree", "--label", "relevant", "--dataset", file, "--max-default-rate", "1", gone)
 	require.Equal(t, exitPass, code, errOut)
 	assert.Contains(t, out, "| source_relevance | relevant | 1 (1/0) | 0 | 15 | 0 |")
+}
+
+// tempEnv is an environment whose data and cache folders are t's own.
+func tempEnv(t *testing.T) map[string]string {
+	t.Helper()
+	return map[string]string{"ASSAY_DATA_DIR": t.TempDir(), "ASSAY_CACHE_DIR": t.TempDir()}
+}
+
+// TestAgreeRunDirThresholdOfItsJudge: agree over a stored run reads each
+// value at the threshold of the judge the run recorded: the offline one
+// for an offline run, as runs record it ("offline (approximate)"), the
+// model's for a model's. The toy metric's are 1 offline and 0.75 with a
+// model.
+func TestAgreeRunDirThresholdOfItsJudge(t *testing.T) {
+	t.Parallel()
+	dataset, err := filepath.Abs("../../fixtures/rag/labelled.jsonl")
+	require.NoError(t, err)
+	tests := map[string]struct {
+		model string
+		want  float64
+	}{
+		"an offline run":                {judges.MethodOffline, 1},
+		"an offline run of early days":  {"offline", 1},
+		"a model's run":                 {"llm:openai:judge-model", 0.75},
+		"a run whose metrics call none": {bench.NoModel, 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "run")
+			run, err := bench.CreateRun(dir, bench.RunConfig{RunID: "run-1", Dataset: dataset, Metrics: []string{toyMetric}, Model: tc.model})
+			require.NoError(t, err)
+			for i, id := range []string{"r1", "r2", "r3", "r4", "r5", "r6"} {
+				v := 0.8 // the faithful ones: under 1, over 0.75
+				if i%2 == 1 {
+					v = 0.2
+				}
+				require.NoError(t, run.Append(bench.Result{ID: id, Metric: toyMetric, Value: v, Points: v, Max: 1}))
+			}
+			require.NoError(t, run.Close())
+			env := tempEnv(t)
+			var out, errb bytes.Buffer
+			code := runWith(context.Background(), toyRegistry(t), []string{"agree", "--label", "faithful", "--format", "json", dir},
+				func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+			require.Equal(t, exitPass, code, errb.String())
+			var rs []agree.Result
+			require.NoError(t, json.Unmarshal(out.Bytes(), &rs))
+			require.Len(t, rs, 1)
+			require.NotNil(t, rs[0].Fixed)
+			assert.InDelta(t, tc.want, rs[0].Fixed.Threshold, 0)
+		})
+	}
+}
+
+// TestAgreeSeveralMetrics: --metric takes several judges, comma separated
+// or repeated, and prints a table each, with the baseline beside each;
+// each table is the one the metric gets alone.
+func TestAgreeSeveralMetrics(t *testing.T) {
+	t.Parallel()
+	const file = "../../fixtures/rag/labelled.jsonl"
+	alone := func(metric string) string {
+		code, out, errOut := runEnv(t, tempEnv(t), "agree", "--metric", metric, "--label", "faithful", "--baseline", file)
+		require.Equal(t, exitPass, code, errOut)
+		return out
+	}
+	want := alone("faithfulness") + "\n" + alone("answer_relevancy")
+	assert.Contains(t, want, "| answer_relevancy | faithful |")
+	tests := map[string][]string{
+		"comma separated": {"--metric", "faithfulness,answer_relevancy"},
+		"repeated":        {"--metric", "faithfulness", "--metric", "answer_relevancy"},
+	}
+	for name, metrics := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runEnv(t, tempEnv(t), append(append([]string{"agree"}, metrics...), "--label", "faithful", "--baseline", file)...)
+			require.Equal(t, exitPass, code, errOut)
+			assert.Equal(t, want, out)
+
+			code, out, errOut = runEnv(t, tempEnv(t), append(append([]string{"agree"}, metrics...), "--label", "faithful", "--baseline", "--format", "json", file)...)
+			require.Equal(t, exitPass, code, errOut)
+			var rs []agree.Result
+			require.NoError(t, json.Unmarshal([]byte(out), &rs))
+			names := make([]string, len(rs))
+			for i, r := range rs {
+				names[i] = r.Metric
+			}
+			assert.Equal(t, []string{"faithfulness", "answer_relevancy", "token_overlap"}, names, "the baseline once, last")
+		})
+	}
+	code, _, errOut := runEnv(t, tempEnv(t), "agree", "--metric", "faithfulness,faithfulness", "--label", "faithful", file)
+	assert.Equal(t, exitInput, code)
+	assert.Contains(t, errOut, `--metric: "faithfulness" is named twice`)
+}
+
+// TestAgreeGradesOutsideTheLabels: --grades that leave out grades the
+// label takes is an input error naming them, where the figures would be
+// computed on a scale the labels are not on.
+func TestAgreeGradesOutsideTheLabels(t *testing.T) {
+	t.Parallel()
+	const file = "../../fixtures/rag/graded.jsonl"
+	tests := map[string][]string{
+		"values in the file": {"--score", "meta.judge_grade"},
+		"a judge run now":    {"--metric", "source_relevance"},
+	}
+	for name, values := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			args := append(append([]string{"agree"}, values...), "--label", "relevance", "--grades", "1,2,3", file)
+			code, out, errOut := runEnv(t, tempEnv(t), args...)
+			assert.Equal(t, exitInput, code, errOut)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, "assay: --grades: the label human.relevance of "+file+" takes values that are not among the grades 1, 2, 3: "+
+				"4 (first on line 2), 5 (first on line 1); give every grade it takes (--grades 1,2,3,4,5)")
+		})
+	}
+}
+
+// TestAgreeScoreWithBaseline: the baseline beside values read from the
+// file is measured (it crashed: no model client to meter it with).
+func TestAgreeScoreWithBaseline(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runEnv(t, tempEnv(t), "agree", "--score", "meta.judge_score", "--label", "relevant", "--baseline", "../../fixtures/rag/graded.jsonl")
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, out, "| meta.judge_score | relevant | 16 (10/6) |")
+	assert.Contains(t, out, "| token_overlap | relevant | 16 (10/6) |")
+	assert.NotContains(t, errOut, "judge:", "no model client, no usage line")
+}
+
+// TestModelSettingErrorsNameTheFlagOnce: a bad model setting is said once,
+// as the setting names it, by agree and bench alike.
+func TestModelSettingErrorsNameTheFlagOnce(t *testing.T) {
+	t.Parallel()
+	const file = "../../fixtures/rag/labelled.jsonl"
+	tests := map[string]struct {
+		flags []string
+		want  string
+	}{
+		"an unknown backend": {[]string{"--llm", "nope:x"}, `assay: --llm: unknown backend "nope" in "nope:x"`},
+		"no concurrency":     {[]string{"--concurrency", "0"}, "assay: --concurrency: must be at least 1, got 0"},
+		"samples offline":    {[]string{"--samples", "2"}, "assay: --samples 2: --samples above 1 needs a model"},
+	}
+	for name, tc := range tests {
+		for _, cmd := range [][]string{{"agree", "--label", "faithful"}, {"bench", "--out", filepath.Join(t.TempDir(), "run")}} {
+			t.Run(name+", "+cmd[0], func(t *testing.T) {
+				t.Parallel()
+				args := slices.Concat(cmd, []string{"--metric", "faithfulness"}, tc.flags, []string{file})
+				code, out, errOut := runEnv(t, tempEnv(t), args...)
+				assert.Equal(t, exitInput, code, errOut)
+				assert.Empty(t, out)
+				assert.True(t, strings.HasPrefix(errOut, tc.want), errOut)
+			})
+		}
+	}
 }

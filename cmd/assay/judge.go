@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"iter"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/assaylabs/assay/bench"
-	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/dryrun"
@@ -98,21 +94,4 @@ func printPlan(w io.Writer, c *llm.Client, calls []dryrun.Call) {
 	p.Header = fmt.Sprintf("dry run for %s: the research run, repairs included, with stand-in replies; no call made (a real run's repairs depend on its model's replies: at most two)", judgeName(c))
 	p.AddCalls(calls)
 	p.Write(w)
-}
-
-// dryRun prints the plan of the scorers of metrics over the n records
-// (judging.DryRun).
-func dryRun(ctx context.Context, w io.Writer, reg *metric.Registry, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
-	n int, recs iter.Seq2[bench.Record, error]) error {
-	p, err := judging.DryRun(ctx, c, metrics, scorers, n, bench.Samples(recs), reg.DryRun)
-	if err != nil {
-		return runError(err)
-	}
-	p.Write(w)
-	return nil
-}
-
-// judgeScorers returns the builder of reg's judges of metrics.
-func judgeScorers(reg *metric.Registry, metrics []string) func(judges.Model) []eval.Scorer {
-	return func(m judges.Model) []eval.Scorer { return bench.JudgeScorers(reg, metrics, m) }
 }

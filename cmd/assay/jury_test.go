@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/agree"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/stats"
 )
@@ -64,22 +64,22 @@ func TestAgreeJury(t *testing.T) {
 		"--llm", "openai:judge-a, openai:judge-b", "--format", "json", path}, func(k string) string { return env[k] }, nil, &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	var got struct {
-		Results []bench.AgreeResult `json:"results"`
-		Jury    bench.JuryResult    `json:"jury"`
+		Results []agree.Result   `json:"results"`
+		Jury    agree.JuryResult `json:"jury"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
 
 	a, b := "faithfulness (openai:judge-a)", "faithfulness (openai:judge-b)"
 	require.Len(t, got.Results, 2)
 	tests := map[string]struct {
-		res            bench.AgreeResult
+		res            agree.Result
 		metric         string
 		values         []float64
 		tp, fp, tn, fn int
 	}{
 		"juror a":  {got.Results[0], a, []float64{1, 1, 0, 0, 1, 0}, 3, 0, 3, 0},
 		"juror b":  {got.Results[1], b, []float64{1, 0, 0, 0, 1, 1}, 2, 1, 2, 1},
-		"the jury": {got.Jury.Jury, bench.JuryMetric, []float64{1, 0.5, 0, 0, 1, 0.5}, 2, 0, 3, 1},
+		"the jury": {got.Jury.Jury, agree.JuryMetric, []float64{1, 0.5, 0, 0, 1, 0.5}, 2, 0, 3, 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -183,8 +183,8 @@ func TestAgreeJuryGraded(t *testing.T) {
 		"--llm", "openai:judge-a,openai:judge-b", "--format", "json", "../../fixtures/rag/graded.jsonl"}, func(k string) string { return env[k] }, nil, &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	var got struct {
-		Results []bench.AgreeResult `json:"results"`
-		Jury    bench.JuryResult    `json:"jury"`
+		Results []agree.Result   `json:"results"`
+		Jury    agree.JuryResult `json:"jury"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
 	require.Len(t, got.Results, 2)

@@ -4,17 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/assaylabs/assay/eval"
-	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
@@ -35,15 +29,13 @@ type llmFlags struct {
 	maxElapsed  time.Duration
 	callTimeout time.Duration
 	// maxDefaultRate is --max-default-rate, registered by the commands
-	// that judge datasets (judge, agree); see defaultRateErr.
+	// that judge datasets (judge, agree, bench).
 	maxDefaultRate float64
 	// maxSkipRate is --max-skip-rate, registered with --max-default-rate.
 	maxSkipRate float64
 	// samples is --samples, registered by the commands that judge
-	// datasets (judge, agree, bench); see sampled. stable counts the
-	// sampled judgements for the summary line.
+	// datasets (judge, agree, bench).
 	samples int
-	stable  *stability
 	env     func(string) string
 	// metrics are the metrics --metric and profiles take.
 	metrics *metric.Registry
@@ -53,55 +45,6 @@ type llmFlags struct {
 func registerSamples(fl *pflag.FlagSet, f *llmFlags) {
 	fl.IntVar(&f.samples, "samples", 1, fmt.Sprintf("ask the model this many times per judgement (at temperature %g, each cached apart) and report its self-consistency; "+
 		"the value is the mean, or the majority grade; a judgement is unstable when its samples' majority share is below 1 or their spread (std) above %g", judges.SampleTemperature, judges.UnstableStd))
-}
-
-// checkSamples checks --samples against the model before any call: k > 1
-// needs a model, the offline judges being deterministic.
-func (f *llmFlags) checkSamples(m judges.Model) error {
-	if err := judges.CheckSamples(f.samples, m); err != nil {
-		return inputErr(err)
-	}
-	f.stable = &stability{}
-	return nil
-}
-
-// sampled wraps s to ask its model --samples times per judgement, with
-// the metric's pass threshold for the majority verdict of ratio values;
-// with --samples 1 it is s itself.
-func (f *llmFlags) sampled(s eval.Scorer, threshold float64) eval.Scorer {
-	if f.samples < 2 {
-		return s
-	}
-	return judges.Sampled{Scorer: s, K: f.samples, Threshold: threshold}
-}
-
-// sampledScorers is build with each metric's scorer wrapped by sampled,
-// at that metric's threshold.
-func (f *llmFlags) sampledScorers(metrics []string, threshold func(string) float64, build func(judges.Model) []eval.Scorer) func(judges.Model) []eval.Scorer {
-	return func(m judges.Model) []eval.Scorer {
-		out := build(m)
-		for i, name := range metrics {
-			out[i] = f.sampled(out[i], threshold(name))
-		}
-		return out
-	}
-}
-
-// stability counts the sampled judgements of a run and the unstable ones
-// (judges.Unstable). It is safe for concurrent use.
-type stability struct {
-	judged, unstable atomic.Int64
-}
-
-// add counts sc when it is a sampled judgement; nil counts nothing.
-func (st *stability) add(sc eval.Score) {
-	if st == nil || sc.Skipped || sc.Evidence.Counts[judges.CountSamples] < 2 {
-		return
-	}
-	st.judged.Add(1)
-	if judges.Unstable(sc) {
-		st.unstable.Add(1)
-	}
 }
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {
@@ -152,26 +95,6 @@ func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
 	return c, func() { _ = closer.Close() }, nil
 }
 
-// jurySpecs are the models of a comma-separated --llm (assay agree's
-// jury), each once; a single spec, or none, is nil.
-func (f *llmFlags) jurySpecs() ([]string, error) {
-	if !strings.Contains(f.spec, ",") {
-		return nil, nil
-	}
-	var specs []string
-	for part := range strings.SplitSeq(f.spec, ",") {
-		spec := strings.TrimSpace(part)
-		switch {
-		case spec == "":
-			return nil, inputErr(fmt.Errorf("--llm %q: an empty model between commas: write openai:gpt-4o-mini,ollama:qwen2.5:7b", f.spec))
-		case slices.Contains(specs, spec):
-			return nil, inputErr(fmt.Errorf("--llm: %s is given twice: a jury's models are distinct", spec))
-		}
-		specs = append(specs, spec)
-	}
-	return specs, nil
-}
-
 // summary prints what the model client did, on stderr.
 func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	u := c.Usage()
@@ -183,37 +106,10 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
-	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), defaulted)
-	if f.samples > 1 && f.stable != nil {
-		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
-			f.stable.unstable.Load(), f.stable.judged.Load(), f.samples, judges.UnstableStd)
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, ", cost %s; neutral defaults %d\n", u.Cost(), defaulted)
 }
 
 func judgeName(c *llm.Client) string { return judges.Method(c) }
-
-// budgetErr is exit 3 once the cost budget refused calls (their judges
-// used the neutral default), or nil: a run cut short by its budget never
-// passes.
-func (f *llmFlags) budgetErr(c *llm.Client) error {
-	if n := c.BudgetStops(); n > 0 {
-		// The limit as the user gave it, never rounded to $0.0000.
-		return &exitError{code: exitInfra, err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
-			n, strconv.FormatFloat(f.maxCost, 'f', -1, 64))}
-	}
-	return nil
-}
-
-// authErr is exit 3 with the server's message once it refused the
-// credentials, or nil. A run whose scorers keep going on errors (agree)
-// checks it: no call was sent after the refusal.
-func (f *llmFlags) authErr(c *llm.Client) error {
-	if err := c.AuthErr(); err != nil {
-		return &exitError{code: exitInfra, err: err}
-	}
-	return nil
-}
 
 // strictErr is the exit for --strict when judges defaulted.
 func (f *llmFlags) strictErr(defaulted int) error {
@@ -221,45 +117,4 @@ func (f *llmFlags) strictErr(defaulted int) error {
 		return &exitError{code: exitInfra, err: fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", defaulted)}
 	}
 	return nil
-}
-
-// newMeter starts the progress of a run over n records on stderr, with
-// the money the client spends when it is a model's. Off a terminal a line
-// is printed every $ASSAY_PROGRESS_EVERY (a duration; 5s by default).
-func newMeter(cmd *cobra.Command, f *llmFlags, label string, n int, quiet bool, client *llm.Client) (*prog.Meter, error) {
-	cfg := prog.Config{Label: label, Total: n, Quiet: quiet, Live: prog.IsTerminal(cmd.ErrOrStderr())}
-	if v := f.env("ASSAY_PROGRESS_EVERY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, inputErr(fmt.Errorf("$ASSAY_PROGRESS_EVERY: want a positive duration such as 30s, got %q", v))
-		}
-		cfg.Every = d
-	}
-	if !client.Offline() {
-		cfg.Cost = client.Spent
-	}
-	return prog.New(cmd.ErrOrStderr(), cfg), nil
-}
-
-// checkMaxDefaultRate checks --max-default-rate before any call.
-func (f *llmFlags) checkMaxDefaultRate() error {
-	if !(f.maxDefaultRate >= 0 && f.maxDefaultRate <= 1) { // NaN too
-		return inputErr(fmt.Errorf("--max-default-rate: want a share from 0 to 1 (0.05 is 5%%), got %g", f.maxDefaultRate))
-	}
-	return nil
-}
-
-// defaultRateErr is the exit 3 for a run whose share of neutral defaults
-// is over --max-default-rate (0 under --strict), or nil.
-func (f *llmFlags) defaultRateErr(d judging.Defaults) error {
-	limit, flag := f.maxDefaultRate, "--max-default-rate "+strconv.FormatFloat(f.maxDefaultRate, 'f', -1, 64)
-	if f.strict {
-		limit, flag = 0, "--strict (no default allowed)"
-	}
-	var re *judging.DefaultRateError
-	if !errors.As(d.Check(limit), &re) {
-		return nil
-	}
-	return &exitError{code: exitInfra, err: fmt.Errorf("%s fell back to the neutral default, over %s: %s\n%s, "+
-		"or allow more defaults with --max-default-rate", re.Summary(), flag, re.Cause(), judging.DefaultAdvice(re))}
 }

@@ -1,4 +1,4 @@
-package bench_test
+package agree_test
 
 import (
 	"math"
@@ -7,25 +7,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/agree"
 	"github.com/assaylabs/assay/stats"
 )
 
 // jurorOf is a juror named metric whose rows are ids with values and
 // binary labels (grades when graded).
-func jurorOf(metric string, values, labels []float64, graded bool, th float64) bench.Juror {
-	rows := make([]bench.Row, len(values))
+func jurorOf(metric string, values, labels []float64, graded bool, th float64) agree.Juror {
+	rows := make([]agree.Row, len(values))
 	for i, v := range values {
-		rows[i] = bench.Row{ID: string(rune('a' + i)), Line: i + 1, Value: v, Label: !graded && labels[i] == 1}
+		rows[i] = agree.Row{ID: string(rune('a' + i)), Line: i + 1, Value: v, Label: !graded && labels[i] == 1}
 		if graded {
 			g := labels[i]
 			rows[i].Grade = &g
 		}
 		if math.IsNaN(v) {
-			rows[i] = bench.Row{ID: rows[i].ID, Line: i + 1, Label: rows[i].Label, Grade: rows[i].Grade, Defaulted: true, Err: "model down"}
+			rows[i] = agree.Row{ID: rows[i].ID, Line: i + 1, Label: rows[i].Label, Grade: rows[i].Grade, Defaulted: true, Err: "model down"}
 		}
 	}
-	return bench.Juror{Result: bench.Measure(metric, rows, 0, bench.AgreeOptions{Label: "l", Graded: graded, Threshold: &th}), Threshold: th}
+	return agree.Juror{Result: agree.Rows(metric, rows, 0, agree.Options{Label: "l", Graded: graded, Threshold: &th}), Threshold: th}
 }
 
 func TestJuryBinary(t *testing.T) {
@@ -69,14 +69,14 @@ func TestJuryBinary(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			res, err := bench.Jury([]bench.Juror{jurorOf("A", tc.a, labels, false, 0.5), jurorOf("B", tc.b, labels, false, tc.thB)}, bench.AgreeOptions{Label: "l"})
+			res, err := agree.Jury([]agree.Juror{jurorOf("A", tc.a, labels, false, 0.5), jurorOf("B", tc.b, labels, false, tc.thB)}, agree.Options{Label: "l"})
 			require.NoError(t, err)
 			assert.Equal(t, []string{"A", "B"}, res.Jurors)
 			require.Len(t, res.Pairwise, 1)
 			assert.Equal(t, tc.n, res.Pairwise[0].N)
 			assert.InDelta(t, tc.kappa, float64(res.Pairwise[0].Kappa), 1e-12)
 			assert.Nil(t, res.AlphaOrdinal)
-			assert.Equal(t, bench.JuryMetric, res.Jury.Metric)
+			assert.Equal(t, agree.JuryMetric, res.Jury.Metric)
 			require.Len(t, res.Jury.Rows, len(tc.jury))
 			for i, want := range tc.jury {
 				assert.InDelta(t, want, res.Jury.Rows[i].Value, 1e-12, "row %d", i)
@@ -109,12 +109,12 @@ func TestJuryGraded(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var jurors []bench.Juror
+			var jurors []agree.Juror
 			for i, vs := range tc.jurors {
 				jurors = append(jurors, jurorOf(string(rune('A'+i)), vs, labels, true, 0))
 			}
-			opts := bench.AgreeOptions{Label: "l", Graded: true, Grades: []float64{1, 2, 3, 4, 5}}
-			res, err := bench.Jury(jurors, opts)
+			opts := agree.Options{Label: "l", Graded: true, Grades: []float64{1, 2, 3, 4, 5}}
+			res, err := agree.Jury(jurors, opts)
 			require.NoError(t, err)
 			assert.Empty(t, res.Pairwise)
 			require.NotNil(t, res.AlphaOrdinal)
@@ -141,8 +141,8 @@ func TestJuryRefusesMismatchedJurors(t *testing.T) {
 	t.Parallel()
 	a := jurorOf("A", []float64{0.9, 0.1}, []float64{1, 0}, false, 0.5)
 	b := jurorOf("B", []float64{0.9}, []float64{1}, false, 0.5)
-	_, err := bench.Jury([]bench.Juror{a, b}, bench.AgreeOptions{Label: "l"})
+	_, err := agree.Jury([]agree.Juror{a, b}, agree.Options{Label: "l"})
 	require.ErrorContains(t, err, "juror B has 1 rows, A has 2")
-	_, err = bench.Jury([]bench.Juror{a}, bench.AgreeOptions{Label: "l"})
+	_, err = agree.Jury([]agree.Juror{a}, agree.Options{Label: "l"})
 	require.ErrorContains(t, err, "want at least two jurors, got 1")
 }

@@ -1,4 +1,4 @@
-package bench
+package agree
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -15,38 +16,38 @@ const JuryMetric = "jury"
 // Juror is one model's agreement with the labels, and the threshold its
 // verdicts are read at (binary labels; ignored for graded ones).
 type Juror struct {
-	Result    AgreeResult
+	Result    Result
 	Threshold float64
 }
 
 // PairKappa is Cohen's kappa between two jurors' binary verdicts, each
 // read at its own threshold, over the N records both judged.
 type PairKappa struct {
-	A     string `json:"a"`
-	B     string `json:"b"`
-	N     int    `json:"n"`
-	Kappa Num    `json:"kappa"`
+	A     string    `json:"a"`
+	B     string    `json:"b"`
+	N     int       `json:"n"`
+	Kappa bench.Num `json:"kappa"`
 }
 
 // JuryResult is how a jury of judges agrees with itself and, as one rater,
 // with the labels.
 type JuryResult struct {
-	// Jurors name the jurors' rows (AgreeResult.Metric), in order.
+	// Jurors name the jurors' rows (Result.Metric), in order.
 	Jurors []string `json:"jurors"`
 	// Pairwise holds the kappa of every pair of jurors, for a binary label.
 	Pairwise []PairKappa `json:"pairwise_kappa,omitempty"`
 	// AlphaOrdinal and AlphaInterval are Krippendorff's alpha across all
 	// jurors' grades, for a graded label (a juror's missing grade allowed).
-	AlphaOrdinal  *Num `json:"alpha_ordinal,omitempty"`
-	AlphaInterval *Num `json:"alpha_interval,omitempty"`
+	AlphaOrdinal  *bench.Num `json:"alpha_ordinal,omitempty"`
+	AlphaInterval *bench.Num `json:"alpha_interval,omitempty"`
 	// Jury is the jury's value measured against the labels: the mean of the
 	// jurors' values (binary, at the mean of their thresholds), or the
 	// majority of their grades, a tie taking the lower (graded).
-	Jury AgreeResult `json:"jury"`
+	Jury Result `json:"jury"`
 }
 
 // Jury measures jurors, the results of several judges over the same
-// records (from AgreeStream with the same opts), against each other and
+// records (from Stream with the same opts), against each other and
 // as one rater. A juror's row enters only where it is counted (not
 // defaulted, no error); a record no juror counted is defaulted on the
 // jury's row when any juror defaulted it, else an error.
@@ -57,7 +58,7 @@ type JuryResult struct {
 //
 // It returns an error when there are fewer than two jurors or their rows
 // are not the same records in the same order.
-func Jury(jurors []Juror, opts AgreeOptions) (JuryResult, error) {
+func Jury(jurors []Juror, opts Options) (JuryResult, error) {
 	if len(jurors) < 2 {
 		return JuryResult{}, fmt.Errorf("jury: want at least two jurors, got %d", len(jurors))
 	}
@@ -105,7 +106,7 @@ func juryRow(jurors []Juror, i int, v float64, counted bool) Row {
 	return row
 }
 
-func (res *JuryResult) juryBinary(jurors []Juror, opts AgreeOptions) {
+func (res *JuryResult) juryBinary(jurors []Juror, opts Options) {
 	n := len(jurors[0].Result.Rows)
 	for a := range jurors {
 		for b := a + 1; b < len(jurors); b++ {
@@ -120,7 +121,7 @@ func (res *JuryResult) juryBinary(jurors []Juror, opts AgreeOptions) {
 			}
 			res.Pairwise = append(res.Pairwise, PairKappa{
 				A: jurors[a].Result.Metric, B: jurors[b].Result.Metric, N: len(va),
-				Kappa: Num(stats.WeightedKappa(va, vb, []float64{0, 1}, stats.Unweighted)),
+				Kappa: bench.Num(stats.WeightedKappa(va, vb, []float64{0, 1}, stats.Unweighted)),
 			})
 		}
 	}
@@ -142,7 +143,7 @@ func (res *JuryResult) juryBinary(jurors []Juror, opts AgreeOptions) {
 	}
 	o := opts
 	o.Threshold = &th
-	res.Jury = Measure(JuryMetric, rows, jurors[0].Result.Skipped, o)
+	res.Jury = Rows(JuryMetric, rows, jurors[0].Result.Skipped, o)
 }
 
 func verdict(v, threshold float64) float64 {
@@ -152,7 +153,7 @@ func verdict(v, threshold float64) float64 {
 	return 0
 }
 
-func (res *JuryResult) juryGraded(jurors []Juror, opts AgreeOptions) {
+func (res *JuryResult) juryGraded(jurors []Juror, opts Options) {
 	set := opts.Grades
 	if set == nil && jurors[0].Result.GradedStats != nil {
 		set = jurors[0].Result.Grades
@@ -196,12 +197,12 @@ func (res *JuryResult) juryGraded(jurors []Juror, opts AgreeOptions) {
 		}
 		rows[i] = juryRow(jurors, i, majority(given), len(given) > 0)
 	}
-	ord := Num(stats.KrippendorffAlpha(units, stats.Ordinal))
-	itv := Num(stats.KrippendorffAlpha(units, stats.Interval))
+	ord := bench.Num(stats.KrippendorffAlpha(units, stats.Ordinal))
+	itv := bench.Num(stats.KrippendorffAlpha(units, stats.Interval))
 	res.AlphaOrdinal, res.AlphaInterval = &ord, &itv
 	o := opts
 	o.Grades = set
-	res.Jury = Measure(JuryMetric, rows, jurors[0].Result.Skipped, o)
+	res.Jury = Rows(JuryMetric, rows, jurors[0].Result.Skipped, o)
 }
 
 // majority is the grade given most often in gs, the lowest of those tied;

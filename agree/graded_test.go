@@ -1,4 +1,4 @@
-package bench
+package agree
 
 import (
 	"iter"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -130,7 +131,7 @@ const sourcesData = `{"id":"a","question":"q","human":{"rel":5,"ok":true},"metad
 
 func TestRecordField(t *testing.T) {
 	t.Parallel()
-	recs, err := Read("sources.jsonl", strings.NewReader(sourcesData))
+	recs, err := bench.Read("sources.jsonl", strings.NewReader(sourcesData))
 	require.NoError(t, err)
 	tests := map[string]struct {
 		path string
@@ -149,7 +150,7 @@ func TestRecordField(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, ok := recs[0].Field(tc.path)
+			got, ok := Field(recs[0], tc.path)
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.ok || tc.path == "meta.nope" || tc.path == "meta.score.x", CheckFieldPath(tc.path) == nil)
@@ -178,7 +179,7 @@ func TestLabelScan(t *testing.T) {
 			t.Parallel()
 			s := LabelScan{Label: "x"}
 			for i, l := range strings.Fields(tc.labels) {
-				recs, err := Read("l.jsonl", strings.NewReader(`{"id":"`+strconv.Itoa(i)+`","question":"q","human":{"x":`+l+`}}`))
+				recs, err := bench.Read("l.jsonl", strings.NewReader(`{"id":"`+strconv.Itoa(i)+`","question":"q","human":{"x":`+l+`}}`))
 				require.NoError(t, err)
 				s.Add(recs[0])
 			}
@@ -194,9 +195,11 @@ func TestLabelScan(t *testing.T) {
 // label, per group; each group is the whole measured on its rows alone.
 func TestAgreeValuesByGroup(t *testing.T) {
 	t.Parallel()
-	data := func() iter.Seq2[Record, error] { return Records("sources.jsonl", strings.NewReader(sourcesData)) }
+	data := func() iter.Seq2[bench.Record, error] {
+		return bench.Records("sources.jsonl", strings.NewReader(sourcesData))
+	}
 
-	g, err := AgreeValues(data(), "meta.judge.grade", ScoreField("meta.judge.grade"), AgreeOptions{Label: "rel", Graded: true, By: "meta.model"})
+	g, err := Values(data(), "meta.judge.grade", ScoreField("meta.judge.grade"), Options{Label: "rel", Graded: true, By: "meta.model"})
 	require.NoError(t, err)
 	assert.Equal(t, "graded", g.LabelType)
 	assert.Equal(t, 1, g.Skipped, "e has no grade")
@@ -220,7 +223,7 @@ func TestAgreeValuesByGroup(t *testing.T) {
 	assert.InDelta(t, 1, float64(g.Groups[1].Spearman.Value), 1e-9)
 
 	th := 0.5
-	b, err := AgreeValues(data(), "meta.score", ScoreField("meta.score"), AgreeOptions{Label: "ok", Threshold: &th, By: "meta.model"})
+	b, err := Values(data(), "meta.score", ScoreField("meta.score"), Options{Label: "ok", Threshold: &th, By: "meta.model"})
 	require.NoError(t, err)
 	assert.Equal(t, "binary", b.LabelType)
 	// a 0.9T, b 0.2F ("0.2" is read), c 0.6T, d 0.4F; f "high" is an error.
@@ -242,9 +245,9 @@ func TestAgreeValuesByGroup(t *testing.T) {
 func TestStoredScores(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	run, err := CreateRun(dir, RunConfig{RunID: "r1", Dataset: "sources.jsonl", Metrics: []string{"source_relevance"}, Model: "offline"})
+	run, err := bench.CreateRun(dir, bench.RunConfig{RunID: "r1", Dataset: "sources.jsonl", Metrics: []string{"source_relevance"}, Model: "offline"})
 	require.NoError(t, err)
-	for _, r := range []Result{
+	for _, r := range []bench.Result{
 		{ID: "a", Metric: "source_relevance", Value: 0.75, Points: 4, Max: 5},
 		{ID: "b", Metric: "source_relevance", Value: 0.25, Points: 2, Max: 5},
 		{ID: "c", Metric: "source_relevance", Value: 0.5, Defaulted: true, Error: "judge: 429 after 3 tries"},
@@ -254,11 +257,11 @@ func TestStoredScores(t *testing.T) {
 		require.NoError(t, run.Append(r))
 	}
 	require.NoError(t, run.Close())
-	folder, err := ReadRunFolder(dir)
+	folder, err := bench.ReadRunFolder(dir)
 	require.NoError(t, err)
 
-	g, err := AgreeValues(Records("sources.jsonl", strings.NewReader(sourcesData)), "source_relevance", StoredScores(folder.Results, "source_relevance"),
-		AgreeOptions{Label: "rel", Graded: true, Grades: []float64{1, 2, 3, 4, 5}})
+	g, err := Values(bench.Records("sources.jsonl", strings.NewReader(sourcesData)), "source_relevance", StoredScores(folder.Results, "source_relevance"),
+		Options{Label: "rel", Graded: true, Grades: []float64{1, 2, 3, 4, 5}})
 	require.NoError(t, err)
 	require.Len(t, g.Rows, 5)
 	assert.Equal(t, Row{ID: "a", Line: 1, Value: 0.75, Grade: ptr(5.0), Points: 4, Max: 5}, g.Rows[0])

@@ -1,4 +1,4 @@
-package bench
+package agree
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/stats"
 )
@@ -92,12 +93,12 @@ const agreeData = `{"id":"a","question":"q","answer":"0.9","human":{"faithful":t
 
 func TestAgree(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs, err := Read("agree.jsonl", strings.NewReader(agreeData))
+	recs, err := bench.Read("agree.jsonl", strings.NewReader(agreeData))
 	require.NoError(t, err)
 	threshold := 0.5
 	f := &fakeScorer{}
 
-	res, err := Agree(context.Background(), recs, AgreeJob{Scorer: f, Concurrency: 2}, AgreeOptions{Label: "faithful", Threshold: &threshold})
+	res, err := Records(context.Background(), recs, Judge{Scorer: f, Concurrency: 2}, Options{Label: "faithful", Threshold: &threshold})
 	require.NoError(t, err)
 
 	assert.Equal(t, "faithfulness", res.Metric, "taken from the scores")
@@ -151,20 +152,20 @@ func TestAgree(t *testing.T) {
 	require.NoError(t, json.Unmarshal(back["fixed"], &fixed))
 	assert.ElementsMatch(t, []string{"threshold", "tp", "fp", "tn", "fn", "balanced_accuracy", "accuracy", "precision", "recall", "f1", "kappa", "mcc", "balanced_accuracy_ci95"},
 		slices.Collect(maps.Keys(fixed)))
-	var again AgreeResult
+	var again Result
 	require.NoError(t, json.Unmarshal(b, &again))
 	assert.Equal(t, res, again, "the JSON holds the whole result")
 }
 
 func TestAgreeWithoutLabelsOrThreshold(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs, err := Read("agree.jsonl", strings.NewReader(agreeData))
+	recs, err := bench.Read("agree.jsonl", strings.NewReader(agreeData))
 	require.NoError(t, err)
 	f := &fakeScorer{}
 
-	res, err := Agree(context.Background(), recs, AgreeJob{Scorer: f, Metric: "mine"}, AgreeOptions{Label: "relevant"})
+	res, err := Records(context.Background(), recs, Judge{Scorer: f, Metric: "mine"}, Options{Label: "relevant"})
 	require.NoError(t, err)
-	assert.Equal(t, AgreeResult{Metric: "mine", Label: "relevant", LabelType: "binary", Skipped: 11, Best: ThresholdResult{Threshold: 0.5}}, res)
+	assert.Equal(t, Result{Metric: "mine", Label: "relevant", LabelType: "binary", Skipped: 11, Best: ThresholdResult{Threshold: 0.5}}, res)
 	assert.Equal(t, int32(0), f.calls.Load())
 	assert.Equal(t, "| mine | relevant | 0 (0/0) | 0 | 0 | 11 | n/a | - | n/a | n/a | n/a | - |\n", res.Markdown(),
 		"no statistics where nothing was scored")
@@ -176,7 +177,7 @@ func TestAgreeStopsWhenCancelled(t *testing.T) {
 	for i := range 20 {
 		data.WriteString(`{"id":"` + strconv.Itoa(i) + `","question":"q","human":{"faithful":true}}` + "\n")
 	}
-	recs, err := Read("many.jsonl", strings.NewReader(data.String()))
+	recs, err := bench.Read("many.jsonl", strings.NewReader(data.String()))
 	require.NoError(t, err)
 
 	f := &fakeScorer{block: true, started: make(chan struct{}, 20)}
@@ -184,7 +185,7 @@ func TestAgreeStopsWhenCancelled(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := Agree(ctx, recs, AgreeJob{Scorer: f, Concurrency: 3}, AgreeOptions{Label: "faithful"})
+		_, err := Records(ctx, recs, Judge{Scorer: f, Concurrency: 3}, Options{Label: "faithful"})
 		done <- err
 	}()
 	<-f.started
@@ -201,15 +202,19 @@ func TestAgreeStopsWhenCancelled(t *testing.T) {
 
 func TestAgreeWithACancelledContextScoresNothing(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs, err := Read("agree.jsonl", strings.NewReader(agreeData))
+	recs, err := bench.Read("agree.jsonl", strings.NewReader(agreeData))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	f := &fakeScorer{}
-	_, err = Agree(ctx, recs, AgreeJob{Scorer: f}, AgreeOptions{Label: "faithful"})
+	_, err = Records(ctx, recs, Judge{Scorer: f}, Options{Label: "faithful"})
 	assert.Equal(t, context.Canceled, err)
 	assert.Equal(t, int32(0), f.calls.Load())
 }
+
+// aheadPerSlot is how many records bench.ScoreStream reads ahead of the
+// scoring per call slot, as its documentation bounds it.
+const aheadPerSlot = 8
 
 // TestAgreeStream: records read from an iterator give Agree's result, no
 // more of them are read than the window ahead of the scoring, and a read
@@ -218,18 +223,18 @@ func TestAgreeStream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const n, limit = 200, 2
 	boom := errors.New("boom")
-	var recs []Record
+	var recs []bench.Record
 	for i := range n {
 		id := strconv.Itoa(i)
-		rec := Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id, Query: "q", Answer: strconv.FormatFloat(float64(i%10)/10, 'f', 1, 64)}}
+		rec := bench.Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id, Query: "q", Answer: strconv.FormatFloat(float64(i%10)/10, 'f', 1, 64)}}
 		if i%7 != 0 { // the rest are skipped
 			rec.Human = map[string]any{"faithful": i%3 == 0}
 		}
 		recs = append(recs, rec)
 	}
 	threshold := 0.5
-	opts := AgreeOptions{Label: "faithful", Threshold: &threshold}
-	want, err := Agree(context.Background(), recs, AgreeJob{Scorer: &fakeScorer{}, Concurrency: limit}, opts)
+	opts := Options{Label: "faithful", Threshold: &threshold}
+	want, err := Records(context.Background(), recs, Judge{Scorer: &fakeScorer{}, Concurrency: limit}, opts)
 	require.NoError(t, err)
 
 	tests := map[string]struct {
@@ -243,10 +248,10 @@ func TestAgreeStream(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := &fakeScorer{}
 			var read, ahead atomic.Int32 // labelled records taken; most not yet scored
-			seq := func(yield func(Record, error) bool) {
+			seq := func(yield func(bench.Record, error) bool) {
 				for i, rec := range recs {
 					if i == tc.failAt {
-						yield(Record{}, boom)
+						yield(bench.Record{}, boom)
 						return
 					}
 					if _, ok := rec.Label("faithful"); ok {
@@ -257,7 +262,7 @@ func TestAgreeStream(t *testing.T) {
 					}
 				}
 			}
-			got, err := AgreeStream(context.Background(), seq, AgreeJob{Scorer: f, Concurrency: limit}, opts)
+			got, err := Stream(context.Background(), seq, Judge{Scorer: f, Concurrency: limit}, opts)
 			if tc.err != nil {
 				require.ErrorIs(t, err, tc.err)
 				assert.Equal(t, read.Load(), f.calls.Load(), "the records read before it are scored")

@@ -1,4 +1,4 @@
-package bench
+package agree
 
 import (
 	"context"
@@ -13,16 +13,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/stats"
 )
 
-// DefaultConcurrency is how many records are scored at once when a Job
+// DefaultConcurrency is how many records are scored at once when a Judge
 // does not say: the model server, not the CPU, is usually the bottleneck.
 const DefaultConcurrency = 4
 
-// AgreeJob is a scorer to run over a dataset and compare with labels.
-type AgreeJob struct {
+// Judge is a scorer to run over a dataset and compare with labels.
+type Judge struct {
 	// Scorer computes the value compared with the labels.
 	Scorer eval.Scorer
 	// Metric names the scorer in results; "" takes the Metric of the first
@@ -33,22 +34,22 @@ type AgreeJob struct {
 	Concurrency int
 }
 
-// AgreeOptions says what Agree compares with.
-type AgreeOptions struct {
+// Options says what the values are compared with.
+type Options struct {
 	// Label names the binary human label ("faithful", "relevant",
-	// "hallucinated"); see Record.Label.
+	// "hallucinated"); see bench.Record.Label.
 	Label string
 	// Threshold, when set, is a fixed threshold (the judge's default) to
 	// report besides the best one; nil reports only the best.
 	Threshold *float64
 	// Graded reads the label as a number (a grade: 1-5, 0-3) with
-	// Record.Grade, and measures graded agreement (GradedStats) instead of
+	// Grade, and measures graded agreement (GradedStats) instead of
 	// binary; see LabelScan to tell which a dataset holds.
 	Graded bool
 	// Grades are the categories of a graded label, ascending, for the
 	// weighted kappas; nil takes the union of the grades observed.
 	Grades []float64
-	// By, when set, is a field path (Record.Field: meta.model,
+	// By, when set, is a field path (Field: meta.model,
 	// human.annotator) whose value splits the rows into groups, each
 	// measured apart besides the whole.
 	By string
@@ -67,7 +68,7 @@ type Row struct {
 	// it has them: a graded label compares them as grades.
 	Points float64 `json:"points,omitempty"`
 	Max    float64 `json:"max,omitempty"`
-	// Group is the record's value of AgreeOptions.By, "" without one.
+	// Group is the record's value of Options.By, "" without one.
 	Group string `json:"group,omitempty"`
 	// Defaulted is true when the scorer fell back to its neutral default;
 	// such rows are left out of the statistics.
@@ -116,18 +117,18 @@ func newThresholdResult(t float64, c stats.Confusion) ThresholdResult {
 	}
 }
 
-// AgreeResult is how well a scorer agrees with one human label.
-type AgreeResult struct {
+// Result is how well a scorer agrees with one human label.
+type Result struct {
 	Metric string `json:"metric"`
 	Label  string `json:"label"`
-	// LabelType is "binary" or "graded" (AgreeOptions.Graded).
+	// LabelType is "binary" or "graded" (Options.Graded).
 	LabelType string `json:"label_type"`
-	// By is AgreeOptions.By and Group the group's value, on the result of
+	// By is Options.By and Group the group's value, on the result of
 	// a group; the whole has By and Groups, one result per value of By in
 	// ascending order (records without it are the group "(none)").
-	By     string        `json:"by,omitempty"`
-	Group  string        `json:"group,omitempty"`
-	Groups []AgreeResult `json:"groups,omitempty"`
+	By     string   `json:"by,omitempty"`
+	Group  string   `json:"group,omitempty"`
+	Groups []Result `json:"groups,omitempty"`
 	// N is the number of rows in the statistics: labelled, scored, not
 	// defaulted, no error. Positives of them are labelled true.
 	N         int `json:"n"`
@@ -141,7 +142,7 @@ type AgreeResult struct {
 	Rows []Row `json:"rows"`
 	// AUC is the ROC AUC over the N rows (0 when one class is missing).
 	AUC float64 `json:"auc"`
-	// Fixed is the result at AgreeOptions.Threshold, nil when none was set.
+	// Fixed is the result at Options.Threshold, nil when none was set.
 	Fixed *ThresholdResult `json:"fixed,omitempty"`
 	// Best is the result at the threshold of best balanced accuracy on
 	// these rows: an optimistic figure unless checked on other data.
@@ -156,28 +157,28 @@ type AgreeResult struct {
 	*GradedStats
 }
 
-// Agree scores every record that has the label opts.Label with job.Scorer,
+// Records scores every record that has the label opts.Label with job.Scorer,
 // job.Concurrency at a time, and measures how well the values agree with
 // the labels.
 //
 // A failing judge is data: a Defaulted score, a scorer error other than
 // the context's, a panic, or a value that is NaN or infinite is kept on its
 // Row, counted, and left out of the statistics. Only ctx stops the run: when it is done,
-// Agree returns ctx.Err() promptly, without starting more work, after every
+// Records returns ctx.Err() promptly, without starting more work, after every
 // goroutine it started has returned.
-func Agree(ctx context.Context, records []Record, job AgreeJob, opts AgreeOptions) (AgreeResult, error) {
-	return AgreeStream(ctx, All(records), job, opts)
+func Records(ctx context.Context, records []bench.Record, job Judge, opts Options) (Result, error) {
+	return Stream(ctx, bench.All(records), job, opts)
 }
 
-// AgreeStream is Agree over records read one at a time, from [Records]
+// Stream is Records over records read one at a time, from [bench.Records]
 // say: it keeps a Row per labelled record, not the records, and reads no
-// further ahead of the scoring than [ScoreStream]. An error from records
+// further ahead of the scoring than [bench.ScoreStream]. An error from records
 // also stops the run, and is returned once the records read before it are
 // scored.
-func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job AgreeJob, opts AgreeOptions) (AgreeResult, error) {
+func Stream(ctx context.Context, records iter.Seq2[bench.Record, error], job Judge, opts Options) (Result, error) {
 	var rows []Row
 	skipped := 0
-	labelled := func(yield func(Record, error) bool) {
+	labelled := func(yield func(bench.Record, error) bool) {
 		for rec, err := range records {
 			if _, ok := opts.label(rec); err == nil && !ok {
 				skipped++
@@ -193,7 +194,7 @@ func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Agre
 		limit = DefaultConcurrency
 	}
 	metric := job.Metric
-	err := ScoreStream(ctx, labelled, []eval.Scorer{tolerant{job.Scorer}}, limit, func(_ int, rec Record, scores []eval.Score) error {
+	err := bench.ScoreStream(ctx, labelled, []eval.Scorer{tolerant{job.Scorer}}, limit, func(_ int, rec bench.Record, scores []eval.Score) error {
 		rows = append(rows, opts.row(rec, scores[0]))
 		if metric == "" {
 			metric = scores[0].Metric // "" for a failure
@@ -201,22 +202,22 @@ func AgreeStream(ctx context.Context, records iter.Seq2[Record, error], job Agre
 		return nil
 	})
 	if err != nil {
-		return AgreeResult{}, err
+		return Result{}, err
 	}
-	return Measure(metric, rows, skipped, opts), nil
+	return Rows(metric, rows, skipped, opts), nil
 }
 
-// AgreeValues is AgreeStream for values that are already known: a field
+// Values is Stream for values that are already known: a field
 // of each record (ScoreField) or a stored run's results (StoredScores).
 // value is called once per labelled record, in dataset order, and makes
 // no model call; its Score's Err or Skipped leaves the row out, with the
 // error on it. The first error of records is returned.
-func AgreeValues(records iter.Seq2[Record, error], metric string, value func(Record) eval.Score, opts AgreeOptions) (AgreeResult, error) {
+func Values(records iter.Seq2[bench.Record, error], metric string, value func(bench.Record) eval.Score, opts Options) (Result, error) {
 	var rows []Row
 	skipped := 0
 	for rec, err := range records {
 		if err != nil {
-			return AgreeResult{}, err
+			return Result{}, err
 		}
 		if _, ok := opts.label(rec); !ok {
 			skipped++
@@ -228,14 +229,14 @@ func AgreeValues(records iter.Seq2[Record, error], metric string, value func(Rec
 		}
 		rows = append(rows, opts.row(rec, sc))
 	}
-	return Measure(metric, rows, skipped, opts), nil
+	return Rows(metric, rows, skipped, opts), nil
 }
 
 // label reads rec's label as opts says: a grade or a binary label (1 or
 // 0 for a graded one's return value).
-func (o AgreeOptions) label(rec Record) (float64, bool) {
+func (o Options) label(rec bench.Record) (float64, bool) {
 	if o.Graded {
-		return rec.Grade(o.Label)
+		return Grade(rec, o.Label)
 	}
 	v, ok := rec.Label(o.Label)
 	if v {
@@ -245,7 +246,7 @@ func (o AgreeOptions) label(rec Record) (float64, bool) {
 }
 
 // row is the Row of a labelled record and its score.
-func (o AgreeOptions) row(rec Record, sc eval.Score) Row {
+func (o Options) row(rec bench.Record, sc eval.Score) Row {
 	l, _ := o.label(rec)
 	row := rowOf(rec, l == 1 && !o.Graded, sc)
 	if o.Graded {
@@ -257,11 +258,11 @@ func (o AgreeOptions) row(rec Record, sc eval.Score) Row {
 	return row
 }
 
-// NoGroup is the group of records without the AgreeOptions.By field.
+// NoGroup is the group of records without the Options.By field.
 const NoGroup = "(none)"
 
-func groupOf(rec Record, path string) string {
-	v, ok := rec.Field(path)
+func groupOf(rec bench.Record, path string) string {
+	v, ok := Field(rec, path)
 	if !ok || v == nil {
 		return NoGroup
 	}
@@ -277,10 +278,10 @@ func groupOf(rec Record, path string) string {
 	return string(b)
 }
 
-// Measure computes the statistics of rows (in dataset order, from Agree,
-// AgreeStream or AgreeValues; skipped records without the label) as opts
+// Rows computes the statistics of rows (in dataset order, from Records,
+// Stream or Values; skipped records without the label) as opts
 // says, for the whole and, with opts.By, for each group.
-func Measure(metric string, rows []Row, skipped int, opts AgreeOptions) AgreeResult {
+func Rows(metric string, rows []Row, skipped int, opts Options) Result {
 	res := measure(metric, rows, skipped, opts)
 	if opts.By == "" {
 		return res
@@ -299,8 +300,8 @@ func Measure(metric string, rows []Row, skipped int, opts AgreeOptions) AgreeRes
 	return res
 }
 
-func measure(metric string, rows []Row, skipped int, opts AgreeOptions) AgreeResult {
-	res := AgreeResult{Metric: metric, Label: opts.Label, LabelType: "binary", Rows: rows, Skipped: skipped}
+func measure(metric string, rows []Row, skipped int, opts Options) Result {
+	res := Result{Metric: metric, Label: opts.Label, LabelType: "binary", Rows: rows, Skipped: skipped}
 	var values []float64
 	var labels []bool
 	var counted []Row
@@ -336,11 +337,11 @@ func measure(metric string, rows []Row, skipped int, opts AgreeOptions) AgreeRes
 		fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
 		res.Fixed = &fixed
 	}
-	res.Calibration = stats.Calibrate(values, labels, CalibrationBins)
+	res.Calibration = stats.Calibrate(values, labels, bench.CalibrationBins)
 	return res
 }
 
-// tolerant runs a scorer for AgreeStream, where a failing scorer is data:
+// tolerant runs a scorer for Stream, where a failing scorer is data:
 // its error or panic comes back as a Score whose Err is a *failure, so
 // that ScoreStream goes on. Only ctx stops the run, and once it is done no
 // scorer is started.
@@ -370,7 +371,7 @@ type failure struct{ msg string }
 func (f *failure) Error() string { return f.msg }
 
 // rowOf is the Row of a labelled record from its score by tolerant.
-func rowOf(rec Record, label bool, sc eval.Score) Row {
+func rowOf(rec bench.Record, label bool, sc eval.Score) Row {
 	row := Row{ID: rec.ID, Line: rec.Line, Label: label}
 	if f, ok := errors.AsType[*failure](sc.Err); ok {
 		row.Err = f.msg
@@ -404,7 +405,7 @@ const MarkdownHeader = "| metric | label | n (pos/neg) | defaulted | errors | sk
 // (every one defaulted or failed) there is one row, all "n/a".
 //
 // A graded result renders as a row of GradedMarkdownHeader instead.
-func (r AgreeResult) Markdown() string {
+func (r Result) Markdown() string {
 	if r.GradedStats != nil {
 		return r.gradedMarkdown()
 	}
@@ -439,7 +440,7 @@ func (r AgreeResult) Markdown() string {
 const GradedMarkdownHeader = "| metric | label | group | n | defaulted | errors | skipped | judge on grades | spearman | kendall tau-b | pearson | kappa linear | kappa quadratic | alpha ordinal | alpha interval | MAE |\n" +
 	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
 
-func (r AgreeResult) gradedMarkdown() string {
+func (r Result) gradedMarkdown() string {
 	g := r.GradedStats
 	group := r.Group
 	if group == "" {
@@ -499,7 +500,7 @@ const CalibrationMarkdownHeader = "| metric | label | group | MCC | Brier | ECE 
 // threshold, else the best) and calibration as a row of
 // CalibrationMarkdownHeader, the bins as "0.93/1.00 (4)", "-" when
 // empty; "" for a graded result.
-func (r AgreeResult) CalibrationMarkdown() string {
+func (r Result) CalibrationMarkdown() string {
 	if r.GradedStats != nil {
 		return ""
 	}
@@ -528,193 +529,26 @@ func (r AgreeResult) CalibrationMarkdown() string {
 
 func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
+// defined reports whether a statistic is a number: not NaN or infinite.
+func defined(n bench.Num) bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }
+
+// f3n writes a statistic to three places, "-" when undefined.
+func f3n(n bench.Num) string {
+	if !defined(n) {
+		return "-"
+	}
+	return f3(float64(n))
+}
+
 // fmtThreshold prints a threshold with as few digits as tell it apart.
 func fmtThreshold(t float64) string {
 	return strconv.FormatFloat(t, 'g', 4, 64)
 }
 
-// Grade reads the graded human label named field (a grade: 1-5, 0-3): a
-// number, or a string holding one. The second result is false when the
-// label is absent, null or anything else.
-func (r Record) Grade(field string) (float64, bool) {
-	return number(r.Human[field])
-}
-
-// number reads a decoded JSON value as a finite number: a number, a
-// string holding one, or a boolean (1 or 0).
-func number(v any) (float64, bool) {
-	var f float64
-	switch v := v.(type) {
-	case float64:
-		f = v
-	case int:
-		f = float64(v)
-	case bool:
-		if v {
-			return 1, true
-		}
-		return 0, true
-	case string:
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil {
-			return 0, false
-		}
-		f = x
-	default:
-		return 0, false
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-// Field reads a dotted path into the record: "id", "human.NAME" (the
-// labels), "meta.NAME" or "metadata.NAME" (the record's metadata), each
-// further dot going into a nested object ("meta.judge.grade"). The second
-// result is false when the path leads nowhere.
-func (r Record) Field(path string) (any, bool) {
-	root, rest, _ := strings.Cut(path, ".")
-	var cur any
-	switch root {
-	case "id":
-		if rest != "" {
-			return nil, false
-		}
-		return r.ID, true
-	case "human":
-		cur = r.Human
-	case "meta", "metadata":
-		cur = r.Sample.Metadata
-	default:
-		return nil, false
-	}
-	if rest == "" {
-		return nil, false
-	}
-	for key := range strings.SplitSeq(rest, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[key]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
-// CheckFieldPath reports whether path is one Record.Field reads, with an
-// error saying what to write when it is not.
-func CheckFieldPath(path string) error {
-	root, rest, _ := strings.Cut(path, ".")
-	switch {
-	case root == "id" && rest == "":
-		return nil
-	case (root == "human" || root == "meta" || root == "metadata") && rest != "" && !slices.Contains(strings.Split(rest, "."), ""):
-		return nil
-	}
-	return fmt.Errorf("%q is not a field path: write id, human.NAME or meta.NAME (dots go into nested objects, e.g. meta.judge.grade)", path)
-}
-
-// ScoreField returns the value function of AgreeValues that reads a
-// precomputed judge value, or a second rater's grade, from each record's
-// field at path (Record.Field): a number, a numeric string or a boolean.
-// A record without it, or with anything else there, gets an error naming
-// the path.
-func ScoreField(path string) func(Record) eval.Score {
-	return func(rec Record) eval.Score {
-		v, ok := rec.Field(path)
-		if !ok || v == nil {
-			return eval.Score{Metric: path, Err: fmt.Errorf("%s: no value (give every labelled record one, or drop the record)", path)}
-		}
-		f, ok := number(v)
-		if !ok {
-			return eval.Score{Metric: path, Err: fmt.Errorf("%s: want a number, got %v", path, v)}
-		}
-		return eval.Score{Metric: path, Value: f, Method: "field " + path}
-	}
-}
-
-// StoredScores returns the value function of AgreeValues that looks each
-// record up by id among a stored run's results for metric: its value,
-// points, default and error as the run recorded them. A record the run
-// has no result for gets an error saying so.
-func StoredScores(results *ResultFile, metric string) func(Record) eval.Score {
-	by := map[string]Result{}
-	for _, r := range results.Results {
-		if r.Metric == metric {
-			by[r.ID] = r
-		}
-	}
-	return func(rec Record) eval.Score {
-		r, ok := by[rec.ID]
-		if !ok {
-			return eval.Score{Metric: metric, Err: fmt.Errorf("the run has no %s result for this record (an unfinished run: resume it with assay bench --resume)", metric)}
-		}
-		sc := eval.Score{Metric: metric, Value: r.Value, Points: r.Points, Max: r.Max, Method: r.Method, Defaulted: r.Defaulted, Skipped: r.Skipped, Reason: r.Reason}
-		if r.Error != "" {
-			sc.Err = errors.New(r.Error)
-		}
-		if r.Skipped && sc.Reason == "" {
-			sc.Reason = "skipped by the run"
-		}
-		return sc
-	}
-}
-
-// LabelScan tells a binary label from a graded one over a dataset's
-// records (Add each; a first pass of OpenDataset, say).
-type LabelScan struct {
-	// Label is the label's name, as AgreeOptions.Label.
-	Label string
-	// Binary counts records whose label reads as binary (Record.Label),
-	// Numeric those whose label is a number.
-	Binary, Numeric int
-	seen            map[float64]bool
-}
-
-// Add counts rec's label.
-func (s *LabelScan) Add(rec Record) {
-	if _, ok := rec.Label(s.Label); ok {
-		s.Binary++
-	}
-	if strings.HasPrefix(s.Label, "!") {
-		return
-	}
-	if _, isBool := rec.Human[s.Label].(bool); isBool {
-		return
-	}
-	if g, ok := rec.Grade(s.Label); ok {
-		if s.seen == nil {
-			s.seen = map[float64]bool{}
-		}
-		s.seen[g] = true
-		s.Numeric++
-	}
-}
-
-// Graded reports whether the label is graded: numbers with more than two
-// distinct values, or any number other than 0 and 1.
-func (s *LabelScan) Graded() bool {
-	if len(s.seen) > 2 {
-		return true
-	}
-	for g := range s.seen {
-		if g != 0 && g != 1 {
-			return true
-		}
-	}
-	return false
-}
-
-// Grades are the distinct numeric labels seen, ascending.
-func (s *LabelScan) Grades() []float64 { return slices.Sorted(maps.Keys(s.seen)) }
-
 // MarshalJSON implements json.Marshaler: a graded result leaves out the
 // binary fields (auc, positives, best), which have no meaning there.
-func (r AgreeResult) MarshalJSON() ([]byte, error) {
-	type plain AgreeResult // without this method
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result // without this method
 	if r.GradedStats == nil {
 		return json.Marshal(plain(r))
 	}

@@ -1,0 +1,194 @@
+package agree
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/assaylabs/assay/bench"
+)
+
+// Style is how Outcome.Write prints the results.
+type Style struct {
+	// JSON prints them as JSON; the zero Style prints Markdown tables.
+	JSON bool
+	// Calibration adds, in Markdown, the MCC and calibration of a binary
+	// label (JSON always has them).
+	Calibration bool
+}
+
+// Write prints the outcome as `assay agree` shows it: the results on out,
+// a table per metric with the baseline beside each, then on log what
+// each juror's model client did. A dry run prints its plans on out.
+//
+// The JSON is the list of results (the baseline's last); with a jury it
+// is an object {"results": [...], "jury": {...}}, "juries" holding a list
+// of them when there are several metrics.
+func (o *Outcome) Write(out, log io.Writer, st Style) error {
+	for _, p := range o.Plans {
+		p.Write(out)
+	}
+	if o.Plans != nil {
+		return nil
+	}
+	var err error
+	if st.JSON {
+		err = o.writeJSON(out)
+	} else {
+		err = o.writeMarkdown(out, st.Calibration)
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range o.Reports {
+		r.Write(log)
+	}
+	return nil
+}
+
+func (o *Outcome) writeJSON(w io.Writer) error {
+	var rs []Result
+	var juries []*JuryResult
+	for _, t := range o.Tables {
+		rs = append(rs, t.Results...)
+		if t.Jury != nil {
+			juries = append(juries, t.Jury)
+		}
+	}
+	if o.Baseline != nil {
+		rs = append(rs, *o.Baseline)
+	}
+	var v any = rs
+	switch {
+	case len(juries) == 1 && len(o.Tables) == 1:
+		v = struct {
+			Results []Result    `json:"results"`
+			Jury    *JuryResult `json:"jury"`
+		}{rs, juries[0]}
+	case len(juries) > 0:
+		v = struct {
+			Results []Result      `json:"results"`
+			Juries  []*JuryResult `json:"juries"`
+		}{rs, juries}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // read by people and programs, never pasted into HTML
+	return enc.Encode(v)
+}
+
+func (o *Outcome) writeMarkdown(w io.Writer, calibration bool) error {
+	// Buffered, so that a failed write (a full disk) is kept and returned.
+	bw := bufio.NewWriter(w)
+	for i, t := range o.Tables {
+		if i > 0 {
+			fmt.Fprintln(bw)
+		}
+		rs := t.Results
+		if t.Jury != nil {
+			rs = append(slices.Clone(rs), t.Jury.Jury) // the jury's row right after its jurors'
+		}
+		if o.Baseline != nil {
+			rs = append(slices.Clone(rs), *o.Baseline)
+		}
+		writeTable(bw, o.File, rs, calibration)
+		if t.Jury != nil {
+			fmt.Fprintf(bw, "\n%s", t.Jury.Markdown())
+		}
+	}
+	return bw.Flush()
+}
+
+// writeTable prints the results rs of one metric: the binary ones with
+// their groups (and calibration), then the graded ones.
+func writeTable(w io.Writer, file string, rs []Result, calibration bool) {
+	var binary, graded []Result
+	for _, r := range rs {
+		if r.GradedStats != nil {
+			graded = append(graded, r)
+		} else {
+			binary = append(binary, r)
+		}
+	}
+	if len(binary) > 0 {
+		writeBinary(w, file, binary, calibration)
+	}
+	if len(graded) > 0 {
+		if len(binary) > 0 {
+			fmt.Fprintln(w)
+		}
+		writeGraded(w, file, graded)
+	}
+}
+
+func writeBinary(w io.Writer, file string, rs []Result, calibration bool) {
+	fmt.Fprintf(w, "Agreement with human labels on %s\n\n", file)
+	fmt.Fprint(w, MarkdownHeader)
+	for _, r := range rs {
+		fmt.Fprint(w, r.Markdown())
+	}
+	for _, g := range groupNames(rs) {
+		fmt.Fprintf(w, "\nBy %s = %s\n\n", rs[0].By, g)
+		fmt.Fprint(w, MarkdownHeader)
+		for _, r := range rs {
+			if i := slices.IndexFunc(r.Groups, func(x Result) bool { return x.Group == g }); i >= 0 {
+				fmt.Fprint(w, r.Groups[i].Markdown())
+			}
+		}
+	}
+	if !calibration {
+		return
+	}
+	fmt.Fprintf(w, "\nMCC and calibration (%d bins)\n\n", bench.CalibrationBins)
+	fmt.Fprint(w, CalibrationMarkdownHeader)
+	for _, r := range rs {
+		fmt.Fprint(w, r.CalibrationMarkdown())
+		for _, g := range r.Groups {
+			fmt.Fprint(w, g.CalibrationMarkdown())
+		}
+	}
+}
+
+func writeGraded(w io.Writer, file string, rs []Result) {
+	fmt.Fprintf(w, "Agreement with graded human labels on %s (grades %s; 95%% bootstrap intervals)\n\n", file, gradeList(rs[0].Grades))
+	fmt.Fprint(w, GradedMarkdownHeader)
+	for _, r := range rs {
+		fmt.Fprint(w, r.Markdown())
+		for _, g := range r.Groups {
+			fmt.Fprint(w, g.Markdown())
+		}
+	}
+	first := true
+	for _, r := range rs {
+		for _, x := range append([]Result{r}, r.Groups...) {
+			d := x.Dropped()
+			if d == "" {
+				continue
+			}
+			if first {
+				fmt.Fprintln(w)
+				first = false
+			}
+			group := x.Group
+			if group == "" {
+				group = "all"
+			}
+			fmt.Fprintf(w, "%s, %s: undefined bootstrap resamples dropped: %s\n", x.Metric, group, d)
+		}
+	}
+}
+
+// groupNames are the groups of rs, in order, each once.
+func groupNames(rs []Result) []string {
+	var names []string
+	for _, r := range rs {
+		for _, g := range r.Groups {
+			if !slices.Contains(names, g.Group) {
+				names = append(names, g.Group)
+			}
+		}
+	}
+	return names
+}

@@ -5,8 +5,9 @@ import "strings"
 // FailureKind is why a run that ended did not pass.
 type FailureKind uint8
 
-// The kinds of failure. The command line maps the first three to exit 1
-// (scored, not passed) and the others to exit 3 (the run itself failed).
+// The kinds of failure. The command line maps the verdicts on what was
+// scored (FailFloor, FailGate, FailAlert, FailStatus) to exit 1 and the
+// others to exit 3 (the run itself failed).
 const (
 	// FailFloor is a value below its --min floor.
 	FailFloor FailureKind = iota + 1
@@ -22,11 +23,20 @@ const (
 	FailInterrupted
 	// FailNothingScored is a metric with no scored sample.
 	FailNothingScored
+	// FailStatus is a card, or a research run, whose status is not a pass
+	// (iterate, fail, rejected, insufficient data).
+	FailStatus
+	// FailError is an error that stopped the run or lost what it wrote:
+	// a search backend out of reach, a key the model refused, a folder
+	// that could not be written.
+	FailError
 )
 
 // Scored reports whether the kind is a verdict on what was scored (exit
 // 1) rather than a failure of the run (exit 3).
-func (k FailureKind) Scored() bool { return k == FailFloor || k == FailGate || k == FailAlert }
+func (k FailureKind) Scored() bool {
+	return k == FailFloor || k == FailGate || k == FailAlert || k == FailStatus
+}
 
 func (k FailureKind) String() string {
 	switch k {
@@ -44,6 +54,10 @@ func (k FailureKind) String() string {
 		return "interrupted"
 	case FailNothingScored:
 		return "nothing scored"
+	case FailStatus:
+		return "not passed"
+	case FailError:
+		return "error"
 	}
 	return "failure"
 }

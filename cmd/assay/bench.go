@@ -118,8 +118,8 @@ func runError(err error) error {
 
 // failuresErr is the exit of a run that ended: 3 for the first failure of
 // the run itself (interrupted, over budget, too many defaults), 1 for a
-// verdict on what was scored (a floor, then gates and alerts, said
-// already), nil when it passed.
+// verdict on what was scored (a floor or a status, then gates and alerts,
+// said already), nil when it passed.
 func failuresErr(fs judging.Failures) error {
 	if f := fs.Infra(); f != nil {
 		return &exitError{code: exitInfra, err: f.Err}
@@ -129,6 +129,8 @@ func failuresErr(fs judging.Failures) error {
 		switch f.Kind {
 		case judging.FailFloor:
 			return &exitError{code: exitFailed, err: f.Err}
+		case judging.FailStatus: // the outcome printed its status and why
+			return &exitError{code: exitFailed}
 		case judging.FailGate:
 			gates++
 		case judging.FailAlert:

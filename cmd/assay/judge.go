@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"iter"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
-	"github.com/assaylabs/assay/llm/dryrun"
 )
 
 type judgeFlags struct {
@@ -87,14 +85,6 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	}
 	out.Write(cmd.OutOrStdout(), cmd.ErrOrStderr())
 	return failuresErr(out.Failures)
-}
-
-// printPlan prints a research run's recorded calls, step by step.
-func printPlan(w io.Writer, c *llm.Client, calls []dryrun.Call) {
-	p := judging.NewPlan(c, 0)
-	p.Header = fmt.Sprintf("dry run for %s: the research run, repairs included, with stand-in replies; no call made (a real run's repairs depend on its model's replies: at most two)", judgeName(c))
-	p.AddCalls(calls)
-	p.Write(w)
 }
 
 // dryRun prints the plan of the scorers of metrics over the n records

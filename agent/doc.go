@@ -24,4 +24,16 @@
 //
 //	res, err := agent.Research{Searcher: corpus, Mode: agent.Modes["standard"]}.Run(ctx, "How do heat pumps perform in cold climates?")
 //	fmt.Println(res.Status, res.Decision)
+//
+// # The research job
+//
+// Execute runs a Job, everything `assay research` is asked: it checks the
+// settings (an *eval.InputError names the flag), opens the search backend
+// (the embedded corpus, a corpus folder, or SearxNG) and the model client
+// (judging.Config), runs the research (or, for a dry run, counts its
+// calls with a recording stand-in for the model), writes the run folder
+// as it goes, and returns an Outcome: the Run, what the model client did,
+// and the judging.Failures that say why it did not pass, a status other
+// than pass (judging.FailStatus) apart from the failures of the run
+// itself. Outcome.Write prints it as the command line does.
 package agent

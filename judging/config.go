@@ -59,7 +59,8 @@ func flagErr(flag, format string, a ...any) error {
 	return &eval.InputError{Field: flag, Msg: fmt.Sprintf(format, a...)}
 }
 
-// asInput makes err an input error about flag, unless it is one already.
+// asInput makes err an input error about flag ("" for an error that
+// names it), unless it is one already.
 func asInput(flag string, err error) error {
 	var ie *eval.InputError
 	if errors.As(err, &ie) {
@@ -94,11 +95,11 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 	}
 	c, closer, err := setup.Open(cfg, env)
 	if err != nil {
-		return nil, asInput("--llm", err)
+		return nil, asInput("", err) // it names its flag: --llm, --prices, --max-cost...
 	}
 	if err := judges.CheckSamples(j.Samples, c); err != nil {
 		_ = closer.Close()
-		return nil, asInput("--samples", err)
+		return nil, asInput("", err) // it names --samples and its value
 	}
 	j.LLM = cfg
 	return &Session{cfg: j, client: c, closer: closer}, nil

@@ -30,6 +30,7 @@ type ContextView struct {
 	EstimatedFaithfulness float64            `json:"estimatedFaithfulness" yaml:"estimatedFaithfulness"`
 	Warning               string             `json:"warning,omitempty" yaml:"warning,omitempty"`
 	CRAG                  CRAGClassification `json:"crag" yaml:"-"`
+	titles                map[string]string  // per sub-score, its row's label (metric.Entry.Title)
 }
 
 // MarshalYAML implements yaml.Marshaler: the card with the keys of its
@@ -76,7 +77,14 @@ func (v ContextView) MarshalYAML() (any, error) {
 // the card's overall (ClassifyCRAG, seed 002's thresholds, which the
 // built-in context profile's pass rule repeats).
 func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
-	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason}
+	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason, titles: map[string]string{}}
+	reg := Builtins()
+	if p != nil {
+		reg = p.Metrics()
+	}
+	for _, k := range []string{heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency, heuristics.KeyDiversityScore, heuristics.KeyEstimatedFaithfulness} {
+		v.titles[k] = rowTitle(reg, k)
+	}
 	if sc, ok := c.Get(MetricContextQuality); ok {
 		n := sc.Evidence.Counts
 		v.Overall = n[heuristics.KeyOverall]
@@ -101,14 +109,18 @@ func (v ContextView) Markdown() string {
 		k string
 		x float64
 	}{
-		{"Retrieval confidence", v.RetrievalConfidence},
-		{"Context sufficiency", v.ContextSufficiency},
-		{"Diversity", v.DiversityScore},
-		{"Estimated faithfulness", v.EstimatedFaithfulness},
-		{"**Overall**", v.Overall},
+		{heuristics.KeyRetrievalConfidence, v.RetrievalConfidence},
+		{heuristics.KeyContextSufficiency, v.ContextSufficiency},
+		{heuristics.KeyDiversityScore, v.DiversityScore},
+		{heuristics.KeyEstimatedFaithfulness, v.EstimatedFaithfulness},
 	} {
-		fmt.Fprintf(&b, "| %s | %.3f |\n", r.k, r.x)
+		label := v.titles[r.k]
+		if label == "" {
+			label = rowTitle(Builtins(), r.k)
+		}
+		fmt.Fprintf(&b, "| %s | %.3f |\n", label, r.x)
 	}
+	fmt.Fprintf(&b, "| **Overall** | %.3f |\n", v.Overall)
 	if v.Warning != "" {
 		fmt.Fprintf(&b, "\nWarning: %s\n", v.Warning)
 	}

@@ -12,17 +12,18 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/daily"
-	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/metric"
 )
 
 func TestDailyMetricsAreRegistered(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, daily.Metrics(), judges.InProfile(KindDaily))
-	m, ok := judges.Lookup("faithfulness_numeric_accuracy")
+	reg := Builtins()
+	assert.Equal(t, daily.Metrics(), reg.InProfile(KindDaily))
+	m, ok := reg.Lookup("faithfulness_numeric_accuracy")
 	require.True(t, ok)
-	assert.Equal(t, judges.KindValue, m.Kind)
+	assert.Equal(t, metric.KindValue, m.Kind)
 	assert.Equal(t, daily.MetricFaithfulness, m.Of)
-	assert.InDelta(t, 0.8, judges.DefaultThreshold(daily.MetricFaithfulness, nil), 1e-9)
+	assert.InDelta(t, 0.8, reg.DefaultThreshold(daily.MetricFaithfulness, nil), 1e-9)
 }
 
 // TestDailyScorersReadAJSONLRecord scores a sample as bench builds it from
@@ -53,7 +54,7 @@ func TestDailyScorersReadAJSONLRecord(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			m, ok := judges.Lookup(name)
+			m, ok := Builtins().Lookup(name)
 			require.True(t, ok)
 			sc, err := m.Build(nil).Score(context.Background(), sample)
 			require.NoError(t, err)

@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/assaylabs/assay/metric"
 )
 
 // Markdown renders the research card for people: a points table, the
@@ -16,20 +18,16 @@ func (v ResearchView) Markdown() string {
 		fmt.Fprintf(&b, " LLM calls: %d, tokens %d in / %d out, cost $%.4f.", u.Calls, u.TokensIn, u.TokensOut, u.CostUSD)
 	}
 	b.WriteString("\n\n")
-	q := v.QualityScore
 	b.WriteString("| Dimension | Points |\n|---|---|\n")
-	for _, row := range []struct {
-		label, metric string
-		p             float64
-	}{
-		{"Grounding", "grounding", q.Grounding},
-		{"Source quality", "source_quality", q.SourceQuality},
-		{"Source diversity", "source_diversity", q.SourceDiversity},
-		{"Completeness", "completeness", q.Completeness},
-		{"Clarity", "clarity", q.Clarity},
-		{"**Total**", "total", q.Total},
-	} {
-		fmt.Fprintf(&b, "| %s | %s/%s |\n", row.label, num(row.p), num(v.maxima[row.metric]))
+	for _, p := range v.QualityScore.points() {
+		label := v.titles[p.Metric]
+		switch {
+		case p.Metric == "total":
+			label = "**Total**"
+		case label == "":
+			label = metric.Title(p.Metric)
+		}
+		fmt.Fprintf(&b, "| %s | %s/%s |\n", label, num(p.Points), num(v.maxima[p.Metric]))
 	}
 	d := v.Details
 	fmt.Fprintf(&b, "\nPass threshold: %s. Claims: %d, cited: %d (%s%%). Average credibility: %s. Distinct sources: %d from %d domains.\n",

@@ -19,8 +19,9 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/heuristics/daily"
 	"github.com/assaylabs/assay/internal/yamlpath"
-	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/metric"
 )
 
 //go:embed profiles/*.yaml
@@ -45,7 +46,17 @@ type Profile struct {
 	Pass        PassRule     `yaml:"pass"`
 	Specs       []ScorerSpec `yaml:"scorers"`
 	Fixes       []FixSpec    `yaml:"fixes"`
+	// Daily is the profile of a KindDaily profile: seed 003's scorers,
+	// weights and gate (heuristics/daily), read from the same kind of file.
+	Daily *daily.Profile `yaml:"-"`
+
+	// metrics is the registry the profile was read with: its scorers'
+	// entries. Nil (a Profile not read by Profiles) is the built-in one.
+	metrics *metric.Registry
 }
+
+// Metrics returns the registry the profile's scorers come from.
+func (p *Profile) Metrics() *metric.Registry { return or(p.metrics) }
 
 // PassRule decides a card's status from its scores.
 type PassRule struct {
@@ -84,13 +95,14 @@ type FixSpec struct {
 	RerunStages []int  `yaml:"rerun_stages"`
 }
 
-// Builtin returns the names of the built-in profiles.
+// Builtin returns the names of the built-in profiles, sorted.
 func Builtin() []string {
 	ents, _ := fs.ReadDir(builtin, "profiles")
-	var names []string
+	names := []string{KindDaily} // seed 003's, heuristics/daily's built-in profile
 	for _, e := range ents {
 		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
 	}
+	slices.Sort(names)
 	return names
 }
 
@@ -98,35 +110,61 @@ func Builtin() []string {
 // neither a built-in profile nor a readable file. Test with errors.Is.
 var ErrUnknownProfile = errors.New("unknown profile")
 
-// LoadProfile returns the built-in profile of that name, or reads the
-// profile file at that path (a name containing a path separator or ending in
-// .yaml or .yml is a path).
-func LoadProfile(nameOrPath string) (*Profile, error) {
+// Profiles loads and parses profiles whose scorers are metrics of Metrics.
+// Its zero value uses the built-in metrics (Builtins); a profile that names
+// metrics of your own is loaded with a registry that holds them. A profile
+// keeps the registry it was read with, and builds its scorers from it.
+type Profiles struct {
+	Metrics *metric.Registry
+}
+
+// LoadProfile is Profiles{}.Load: a profile of the built-in metrics.
+func LoadProfile(nameOrPath string) (*Profile, error) { return Profiles{}.Load(nameOrPath) }
+
+// ParseProfile is Profiles{}.Parse: a profile of the built-in metrics.
+func ParseProfile(name string, data []byte) (*Profile, error) { return Profiles{}.Parse(name, data) }
+
+// Load returns the built-in profile of that name, or reads the profile
+// file at that path (a name containing a path separator or ending in .yaml
+// or .yml is a path). "daily" is seed 003's built-in daily profile.
+func (ps Profiles) Load(nameOrPath string) (*Profile, error) {
+	if nameOrPath == KindDaily {
+		return &Profile{Name: KindDaily, Kind: KindDaily, Daily: daily.Default(), metrics: ps.Metrics}, nil
+	}
 	if !strings.ContainsRune(nameOrPath, filepath.Separator) && !strings.HasSuffix(nameOrPath, ".yaml") && !strings.HasSuffix(nameOrPath, ".yml") {
 		data, err := builtin.ReadFile("profiles/" + nameOrPath + ".yaml")
 		if err != nil {
-			names := append(Builtin(), KindDaily) // daily is seed 003's profile, of heuristics/daily
-			slices.Sort(names)
-			return nil, fmt.Errorf("%w %q: built-in profiles are %s, or pass a .yaml file", ErrUnknownProfile, nameOrPath, strings.Join(names, ", "))
+			return nil, fmt.Errorf("%w %q: built-in profiles are %s, or pass a .yaml file", ErrUnknownProfile, nameOrPath, strings.Join(Builtin(), ", "))
 		}
-		return ParseProfile(nameOrPath+".yaml", data)
+		return ps.Parse(nameOrPath+".yaml", data)
 	}
 	data, err := os.ReadFile(nameOrPath)
 	if err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}
-	return ParseProfile(nameOrPath, data)
+	return ps.Parse(nameOrPath, data)
 }
 
-// ParseProfile decodes and checks a profile file. Errors name the file, the
-// line and the field.
-func ParseProfile(name string, data []byte) (*Profile, error) {
+// Parse decodes and checks a profile file. Errors name the file, the line
+// and the field. A file of kind daily is a daily profile
+// (daily.ParseProfile), in the Profile's Daily.
+func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &eval.InputError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	if len(root.Content) == 0 {
 		return nil, &eval.InputError{File: name, Msg: "empty profile"}
+	}
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	if root.Content[0].Decode(&head) == nil && head.Kind == KindDaily {
+		dp, err := daily.ParseProfile(name, data)
+		if err != nil {
+			return nil, err
+		}
+		return &Profile{Name: name, Kind: KindDaily, Daily: dp, metrics: ps.Metrics}, nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -138,7 +176,8 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 		}
 		return nil, &eval.InputError{File: name, Msg: err.Error()}
 	}
-	if err := p.check(); err != nil {
+	p.metrics = or(ps.Metrics)
+	if err := p.check(p.metrics); err != nil {
 		var ie *eval.InputError
 		if errors.As(err, &ie) {
 			ie.File = name
@@ -149,80 +188,21 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 	return &p, nil
 }
 
-// Metric names of the profiles' own scorers, as in profiles and cards.
-const (
-	MetricGrounding       = "grounding"
-	MetricSourceQuality   = "source_quality"
-	MetricSourceDiversity = "source_diversity"
-	MetricClarity         = "clarity"
-	MetricContextQuality  = "context_quality"
-)
-
-// specBuilders build the scorers whose profile spec sets more than their
-// maximum (bands, steps, weights), by metric name. They are registered with
-// the metric (registerProfileMetric); any other registered metric a profile
-// names is built by its registry entry.
-var specBuilders = map[string]func(ScorerSpec, Options) eval.Scorer{}
-
-// registerProfileMetric registers m, built from a profile's spec by build;
-// its registry Build is build with the spec's defaults.
-func registerProfileMetric(m judges.Metric, build func(ScorerSpec, Options) eval.Scorer) {
-	if m.Build == nil {
-		m.Build = func(model judges.Model) eval.Scorer { return build(ScorerSpec{}, Options{Model: model}) }
-	}
-	if _, ok := judges.Lookup(m.Name); !ok {
-		judges.Register(m)
-	}
-	specBuilders[m.Name] = build
-}
-
-func init() {
-	report := []string{KindReport}
-	registerProfileMetric(judges.Metric{Name: MetricGrounding, Kind: judges.KindHeuristic, Profiles: report, Needs: judges.NeedsAnswer},
-		func(s ScorerSpec, _ Options) eval.Scorer { return heuristics.Grounding{Bands: s.Bands, Max: s.Max} })
-	registerProfileMetric(judges.Metric{Name: MetricSourceQuality, Kind: judges.KindHeuristic, Profiles: report, Needs: judges.NeedsAnswer},
-		func(s ScorerSpec, opt Options) eval.Scorer {
-			return heuristics.SourceQuality{Credibility: heuristics.Credibility{Tiers: opt.Tiers, Now: opt.recency()}, Table: s.Steps, Max: s.Max}
-		})
-	registerProfileMetric(judges.Metric{Name: MetricSourceDiversity, Kind: judges.KindHeuristic, Profiles: report, Needs: judges.NeedsAnswer},
-		func(s ScorerSpec, _ Options) eval.Scorer {
-			return heuristics.Diversity{MinUnique: s.MinUnique, Max: s.Max}
-		})
-	// Completeness is a judge, registered by package judges; in a report
-	// profile it is the heuristic offline and the judge with a model.
-	registerProfileMetric(judges.Metric{Name: judges.MetricCompleteness},
-		func(s ScorerSpec, opt Options) eval.Scorer {
-			if opt.Model != nil {
-				return judges.Completeness{Model: opt.Model, Max: s.Max}
-			}
-			return heuristics.Completeness{Max: s.Max}
-		})
-	registerProfileMetric(judges.Metric{Name: MetricClarity, Kind: judges.KindHeuristic, Profiles: report, Needs: judges.NeedsAnswer},
-		func(s ScorerSpec, _ Options) eval.Scorer {
-			return heuristics.Clarity{MaxAvgSentenceWords: s.MaxAvgSentenceWords, MaxSentenceWords: s.MaxSentenceWords, NearDuplicate: s.NearDuplicate, Max: s.Max}
-		})
-	registerProfileMetric(judges.Metric{Name: MetricContextQuality, Kind: judges.KindHeuristic, Profiles: []string{KindContext}, Needs: judges.NeedsContexts},
-		func(s ScorerSpec, _ Options) eval.Scorer { return contextScorer(s) })
-	// The context card's sub-scores, carried in context_quality's evidence.
-	for _, name := range []string{heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency, heuristics.KeyDiversityScore, heuristics.KeyEstimatedFaithfulness} {
-		judges.Register(judges.Metric{Name: name, Kind: judges.KindValue, Of: MetricContextQuality, Profiles: []string{KindContext}})
-	}
-}
-
-// build returns the scorer of the spec's metric: from its spec builder, or
-// from its registry entry.
-func (s ScorerSpec) build(opt Options) eval.Scorer {
-	if b, ok := specBuilders[s.Metric]; ok {
+// build returns the scorer of the spec's metric from its entry in reg:
+// its Spec builder, or its Build.
+func (s ScorerSpec) build(reg *metric.Registry, opt Options) eval.Scorer {
+	e, ok := reg.Lookup(s.Metric)
+	if b, isSpec := e.Spec.(SpecBuilder); ok && isSpec {
 		return b(s, opt)
 	}
-	if m, ok := judges.Lookup(s.Metric); ok && m.Build != nil {
-		return m.Build(opt.Model)
+	if ok && e.Build != nil {
+		return e.Build(opt.Model)
 	}
 	// check() rejects unknown metrics, so this is a programming error.
 	panic(fmt.Sprintf("agent: no scorer for metric %q", s.Metric))
 }
 
-func (p *Profile) check() error {
+func (p *Profile) check(reg *metric.Registry) error {
 	bad := func(field, format string, a ...any) error {
 		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -249,7 +229,7 @@ func (p *Profile) check() error {
 	seen := map[string]bool{}
 	for i, s := range p.Specs {
 		f := fmt.Sprintf("scorers[%d]", i)
-		valid := judges.InProfile(p.Kind)
+		valid := reg.InProfile(p.Kind)
 		if !slices.Contains(valid, s.Metric) {
 			return bad(f+".metric", "unknown metric %q for kind %s (known: %s)", s.Metric, p.Kind, strings.Join(valid, ", "))
 		}

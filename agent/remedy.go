@@ -67,8 +67,14 @@ func (r *run) crag(ctx context.Context, it int) error {
 	return nil
 }
 
-// applyFix runs the fix's own action (seed 001's queue) and reports what
-// it did; clarity is true when only stages 5-6 must re-run.
+// repair is a metric's repair action in the research loop (the Repair of
+// its metric.Entry): it acts on the run for the fix of iteration it and
+// reports what it did; rewrite is true when only stages 5-6 must re-run.
+type repair func(ctx context.Context, r *run, it int, fix eval.Fix, card eval.Card) (applied string, rewrite bool, err error)
+
+// applyFix runs the repair action of the fix's metric (seed 001's queue)
+// and reports what it did; clarity is true when only stages 5-6 must
+// re-run.
 func (r *run) applyFix(ctx context.Context, it int, fix eval.Fix, card eval.Card) (applied string, clarity bool, err error) {
 	ev, done := r.tr.begin(StageFix, it)
 	ev.Inputs["dimension"], ev.Inputs["priority"], ev.Inputs["rerun_stages"] = fix.Dimension, fix.Priority, fix.RerunStages
@@ -76,71 +82,94 @@ func (r *run) applyFix(ctx context.Context, it int, fix eval.Fix, card eval.Card
 		ev.Decisions = append(ev.Decisions, applied)
 		done()
 	}()
-	limit := r.cfg.Mode.MaxSources
-	switch fix.Dimension {
-	case "grounding":
-		r.grounded = true
-		return "unsourced claims dropped: the report is rebuilt from cited source sentences", false, nil
-	case "source_quality":
-		weak := r.weakSources()
-		if len(weak) == 0 {
-			return "no source below credibility 7 to replace", false, nil
-		}
-		if err := r.gather(ctx, it, web.Query{Text: r.query, Limit: 2 * r.cfg.Mode.MaxSources, PreferDomains: primaryDomains}, "fix: source quality"); err != nil {
-			return "", false, err
-		}
-		var strong []*SourceRecord
-		for _, s := range r.kept() {
-			if s.Iteration == it && s.Rating >= minCredibility {
-				strong = append(strong, s)
-			}
-		}
-		n := min(len(weak), len(strong))
-		for _, w := range weak[:n] {
-			w.Kept = false
-			w.Dropped = fmt.Sprintf("replaced by a primary source: credibility %.1f below %d", w.Rating, minCredibility)
-		}
-		// New sources still below 7 do not displace anything.
-		for _, s := range r.kept() {
-			if s.Iteration == it && s.Rating < minCredibility {
-				s.Kept = false
-				s.Dropped = fmt.Sprintf("credibility %.1f below %d (source-quality fix)", s.Rating, minCredibility)
-			}
-		}
-		applied = fmt.Sprintf("searched preferring primary sources; replaced %d of %d source(s) below credibility %d", n, len(weak), minCredibility)
-	case "source_diversity":
-		var used []string
-		for _, s := range r.kept() {
-			used = append(used, s.Domain)
-		}
-		slices.Sort(used)
-		used = slices.Compact(used)
-		before := len(r.kept())
-		if err := r.gather(ctx, it, web.Query{Text: r.query, Limit: 2 * r.cfg.Mode.MaxSources, ExcludeDomains: used}, "fix: diversity"); err != nil {
-			return "", false, err
-		}
-		limit = max(limit, 5)
-		applied = fmt.Sprintf("searched excluding %d used domain(s); %d new source(s) kept", len(used), len(r.kept())-before)
-	case "completeness":
-		sc, _ := card.Get("completeness")
-		gaps := sc.Evidence.Gaps
-		if len(gaps) > 3 {
-			gaps = gaps[:3]
-		}
-		before := len(r.kept())
-		for _, g := range gaps {
-			if err := r.gather(ctx, it, web.Query{Text: r.query + " " + g, Limit: r.cfg.Mode.MaxSources}, "fix: completeness gap "+g); err != nil {
-				return "", false, err
-			}
-		}
-		applied = fmt.Sprintf("one search per gap (%s); %d new source(s) kept", strings.Join(gaps, ", "), len(r.kept())-before)
-	case "clarity":
-		return "restructured: shorter sentences, no repeats (stages 5-6)", true, nil
-	default:
+	e, _ := r.cfg.Profile.Metrics().Lookup(fix.Dimension)
+	act, ok := e.Repair.(repair)
+	if !ok {
 		return "no action for " + fix.Dimension, false, nil
 	}
-	r.cap(it, limit)
+	return act(ctx, r, it, fix, card)
+}
+
+// repairGrounding drops the unsourced claims: the report is written again
+// from cited source sentences.
+func repairGrounding(_ context.Context, r *run, _ int, _ eval.Fix, _ eval.Card) (string, bool, error) {
+	r.grounded = true
+	return "unsourced claims dropped: the report is rebuilt from cited source sentences", false, nil
+}
+
+// repairSourceQuality searches preferring primary sources and replaces
+// the sources below credibility 7 with the new ones at or above it.
+func repairSourceQuality(ctx context.Context, r *run, it int, _ eval.Fix, _ eval.Card) (string, bool, error) {
+	weak := r.weakSources()
+	if len(weak) == 0 {
+		return "no source below credibility 7 to replace", false, nil
+	}
+	if err := r.gather(ctx, it, web.Query{Text: r.query, Limit: 2 * r.cfg.Mode.MaxSources, PreferDomains: primaryDomains}, "fix: source quality"); err != nil {
+		return "", false, err
+	}
+	var strong []*SourceRecord
+	for _, s := range r.kept() {
+		if s.Iteration == it && s.Rating >= minCredibility {
+			strong = append(strong, s)
+		}
+	}
+	n := min(len(weak), len(strong))
+	for _, w := range weak[:n] {
+		w.Kept = false
+		w.Dropped = fmt.Sprintf("replaced by a primary source: credibility %.1f below %d", w.Rating, minCredibility)
+	}
+	// New sources still below 7 do not displace anything.
+	for _, s := range r.kept() {
+		if s.Iteration == it && s.Rating < minCredibility {
+			s.Kept = false
+			s.Dropped = fmt.Sprintf("credibility %.1f below %d (source-quality fix)", s.Rating, minCredibility)
+		}
+	}
+	r.cap(it, r.cfg.Mode.MaxSources)
+	return fmt.Sprintf("searched preferring primary sources; replaced %d of %d source(s) below credibility %d", n, len(weak), minCredibility), false, nil
+}
+
+// repairDiversity searches excluding the domains already used, and keeps
+// at least 5 sources.
+func repairDiversity(ctx context.Context, r *run, it int, _ eval.Fix, _ eval.Card) (string, bool, error) {
+	var used []string
+	for _, s := range r.kept() {
+		used = append(used, s.Domain)
+	}
+	slices.Sort(used)
+	used = slices.Compact(used)
+	before := len(r.kept())
+	if err := r.gather(ctx, it, web.Query{Text: r.query, Limit: 2 * r.cfg.Mode.MaxSources, ExcludeDomains: used}, "fix: diversity"); err != nil {
+		return "", false, err
+	}
+	applied := fmt.Sprintf("searched excluding %d used domain(s); %d new source(s) kept", len(used), len(r.kept())-before)
+	r.cap(it, max(r.cfg.Mode.MaxSources, 5))
 	return applied, false, nil
+}
+
+// repairCompleteness searches once for each of the first three gaps the
+// completeness score names.
+func repairCompleteness(ctx context.Context, r *run, it int, fix eval.Fix, card eval.Card) (string, bool, error) {
+	sc, _ := card.Get(fix.Dimension)
+	gaps := sc.Evidence.Gaps
+	if len(gaps) > 3 {
+		gaps = gaps[:3]
+	}
+	before := len(r.kept())
+	for _, g := range gaps {
+		if err := r.gather(ctx, it, web.Query{Text: r.query + " " + g, Limit: r.cfg.Mode.MaxSources}, "fix: completeness gap "+g); err != nil {
+			return "", false, err
+		}
+	}
+	applied := fmt.Sprintf("one search per gap (%s); %d new source(s) kept", strings.Join(gaps, ", "), len(r.kept())-before)
+	r.cap(it, r.cfg.Mode.MaxSources)
+	return applied, false, nil
+}
+
+// repairClarity restructures the report: shorter sentences, no repeats;
+// only stages 5-6 re-run.
+func repairClarity(context.Context, *run, int, eval.Fix, eval.Card) (string, bool, error) {
+	return "restructured: shorter sentences, no repeats (stages 5-6)", true, nil
 }
 
 // weakSources are the kept sources below credibility 7, weakest first.

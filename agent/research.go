@@ -84,6 +84,8 @@ type Run struct {
 	Searches   []string       `json:"searches"`
 	QoS        QoS            `json:"qos"`
 	Trace      []Event        `json:"-"`
+	// profile scored the report: its registry labels the card's rows.
+	profile *Profile
 }
 
 // Iteration is one scoring of the report: 0 is the first, 1 and 2 the
@@ -263,7 +265,7 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 	}
 	r := &run{cfg: cfg, query: query, seen: map[string]bool{}, tried: map[string]bool{},
 		tr:  &tracer{now: cfg.Now, notify: cfg.OnEvent},
-		out: &Run{Query: query, Mode: cfg.Mode, Judge: cfg.Options.judge()}}
+		out: &Run{Query: query, Mode: cfg.Mode, Judge: cfg.Options.judge(), profile: cfg.Profile}}
 	if cfg.Folder != nil {
 		r.tr.record = cfg.Folder.Event
 	}

@@ -66,8 +66,9 @@ func (o Options) judge() string { return judges.Method(o.Model) }
 // Scorers builds the profile's scorers, in profile order.
 func (p *Profile) Scorers(opt Options) []eval.Scorer {
 	out := make([]eval.Scorer, 0, len(p.Specs))
+	reg := p.Metrics()
 	for _, s := range p.Specs {
-		out = append(out, s.build(opt))
+		out = append(out, s.build(reg, opt))
 	}
 	return out
 }
@@ -82,13 +83,13 @@ func (p *Profile) Max() float64 {
 }
 
 // ModelScorers are the profile's metrics whose scorers call a model when
-// one is set (judges.Metric.CallsModel), and the builder of those scorers
+// one is set (metric.Entry.CallsModel), and the builder of those scorers
 // with a model, in the same order: what a dry run counts the calls of.
 func (p *Profile) ModelScorers(opt Options) ([]string, func(judges.Model) []eval.Scorer) {
 	var metrics []string
 	var idx []int
 	for i, s := range p.Specs {
-		if m, ok := judges.Lookup(s.Metric); ok && m.CallsModel {
+		if m, ok := p.Metrics().Lookup(s.Metric); ok && m.CallsModel() {
 			metrics, idx = append(metrics, s.Metric), append(idx, i)
 		}
 	}

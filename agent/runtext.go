@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/assaylabs/assay/internal/pretty"
+	"github.com/assaylabs/assay/internal/encode"
 )
 
-// The formats a research run is printed in (Run.Write, Job.Format).
+// The formats a research run is printed in (Run.Write, ResearchJob.Format).
 const (
 	FormatMD   = "md"
 	FormatJSON = "json"
@@ -30,9 +30,9 @@ func (s Status) ended() bool {
 func (r *Run) Write(w io.Writer, format string) error {
 	switch format {
 	case FormatJSON:
-		return pretty.JSON(w, NewRunCard(r, true))
+		return encode.JSON(w, NewRunCard(r, true))
 	case FormatYAML:
-		return pretty.YAMLOfJSON(w, NewRunCard(r, true))
+		return encode.YAMLOfJSON(w, NewRunCard(r, true))
 	}
 	if _, err := io.WriteString(w, r.Report); err != nil {
 		return err

@@ -22,7 +22,7 @@ const EmbeddedCorpus = "embedded:fixtures/corpus"
 // $ASSAY_CACHE_DIR when set. Files of a corpus folder that cannot be
 // searched are named on job.Log; a folder with nothing to search is an
 // input error. The returned func closes the searcher.
-func openSearcher(ctx context.Context, job Job) (Searcher, func(), error) {
+func openSearcher(ctx context.Context, job ResearchJob) (Searcher, func(), error) {
 	if u, ok := strings.CutPrefix(job.Search, "searxng:"); ok {
 		if u == "" {
 			return nil, nil, &eval.InputError{Field: "--search", Msg: "searxng needs a URL, as in searxng:http://127.0.0.1:8888"}

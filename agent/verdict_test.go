@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,7 +108,47 @@ func TestBuiltinProfilesParse(t *testing.T) {
 	for _, name := range Builtin() {
 		p, err := LoadProfile(name)
 		require.NoError(t, err, name)
+		if p.Kind == KindDaily {
+			require.NotNil(t, p.Daily, "a daily profile is seed 003's, read by the same loader")
+			continue
+		}
 		assert.NotEmpty(t, p.Specs, name)
 	}
-	assert.Equal(t, []string{"context", "research"}, Builtin())
+	assert.Equal(t, []string{"context", "daily", "research"}, Builtin())
+}
+
+// TestLoadProfileReadsDailyFiles: one loader reads every kind of profile;
+// a file of kind daily is a daily profile, its errors named as the other
+// kinds' are.
+func TestLoadProfileReadsDailyFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	builtin, err := os.ReadFile("../heuristics/daily/daily.yaml")
+	require.NoError(t, err)
+	body := string(builtin)
+	require.Contains(t, body, "\nkind: daily\n")
+	tests := map[string]struct {
+		body, err string
+	}{
+		"a copy of the built-in daily profile": {body: body},
+		"kind quoted":                          {body: strings.Replace(body, "\nkind: daily\n", "\nkind: \"daily\"\n", 1)},
+		"an unknown key":                       {body: body + "bogus: 1\n", err: "bogus"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yaml")
+			require.NoError(t, os.WriteFile(path, []byte(tc.body), 0o644))
+			p, err := LoadProfile(path)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				assert.Contains(t, err.Error(), path)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, KindDaily, p.Kind)
+			require.NotNil(t, p.Daily)
+		})
+	}
 }

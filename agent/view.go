@@ -1,13 +1,27 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/metric"
 )
+
+// rowTitle is the label of a metric's row: its entry's Title in reg, or its
+// name's when reg has none.
+func rowTitle(reg *metric.Registry, name string) string {
+	if e, ok := reg.Lookup(name); ok {
+		return e.Title()
+	}
+	return metric.Title(name)
+}
 
 // ResearchView is the research card in seed 000's shape: the form `assay
 // score` prints as JSON. Its top-level keys are fixed.
@@ -25,6 +39,7 @@ type ResearchView struct {
 	Defaulted int                `json:"defaulted_scores"`
 	LLMUsage  *eval.Usage        `json:"llm_usage,omitempty"`
 	maxima    map[string]float64 // per metric, for the YAML "X/5" form
+	titles    map[string]string  // per metric, its row's label (metric.Entry.Title)
 }
 
 // ResearchPoints are the points per dimension and the total.
@@ -35,6 +50,48 @@ type ResearchPoints struct {
 	Completeness    float64 `json:"completeness"`
 	Clarity         float64 `json:"clarity"`
 	Total           float64 `json:"total"`
+	// Other are the points of the card's other metrics (those a profile of
+	// one's own adds), in profile order: in JSON and YAML each is keyed by
+	// its name, after the five dimensions and before the total.
+	Other []MetricPoints `json:"-"`
+}
+
+// MetricPoints are a metric's points on a card.
+type MetricPoints struct {
+	Metric string
+	Points float64
+}
+
+// points are the dimensions, the other metrics and the total, in the
+// order a card shows them.
+func (q ResearchPoints) points() []MetricPoints {
+	out := []MetricPoints{{MetricGrounding, q.Grounding}, {MetricSourceQuality, q.SourceQuality}, {MetricSourceDiversity, q.SourceDiversity},
+		{judges.MetricCompleteness, q.Completeness}, {MetricClarity, q.Clarity}}
+	return append(append(out, q.Other...), MetricPoints{"total", q.Total})
+}
+
+// MarshalJSON writes the points keyed by metric, Other among them.
+func (q ResearchPoints) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range q.points() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(p.Metric)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(p.Points)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // ResearchDetails are the counts behind the points, and the evidence.
@@ -52,11 +109,17 @@ type ResearchDetails struct {
 	Claims              []eval.Claim        `json:"claims"`
 }
 
-// NewResearchView arranges a research card in seed 000's shape.
-func NewResearchView(c eval.Card) ResearchView {
+// NewResearchView arranges a research card of profile p (nil: a card of
+// the built-in metrics) in seed 000's shape. Each row is labelled as its
+// metric's entry in the profile's registry says (metric.Entry.Title).
+func NewResearchView(p *Profile, c eval.Card) ResearchView {
+	reg := Builtins()
+	if p != nil {
+		reg = p.Metrics()
+	}
 	v := ResearchView{
 		Profile: c.Profile, Status: c.Status, Reason: c.Reason, PassThreshold: c.PassThreshold,
-		Fixes: c.Fixes, maxima: map[string]float64{"total": c.Max},
+		Fixes: c.Fixes, maxima: map[string]float64{"total": c.Max}, titles: map[string]string{},
 		Judge: c.Judge, Defaulted: c.Defaulted,
 		Details: ResearchDetails{GapsIdentified: []string{}, ClarityIssues: []string{}, CitationIssues: []string{},
 			Sources: []eval.SourceRating{}, Claims: []eval.Claim{}},
@@ -69,8 +132,15 @@ func NewResearchView(c eval.Card) ResearchView {
 		v.LLMUsage = &u
 	}
 	v.QualityScore.Total = c.Total
+	for _, name := range []string{MetricGrounding, MetricSourceQuality, MetricSourceDiversity, judges.MetricCompleteness, MetricClarity} {
+		v.titles[name] = rowTitle(reg, name)
+	}
 	for _, s := range c.Scores {
 		v.maxima[s.Metric] = s.Max
+		if _, ok := v.titles[s.Metric]; !ok {
+			v.titles[s.Metric] = rowTitle(reg, s.Metric)
+			v.QualityScore.Other = append(v.QualityScore.Other, MetricPoints{s.Metric, s.Points})
+		}
 		n := func(k string) float64 { return s.Evidence.Counts[k] }
 		switch s.Metric {
 		case MetricGrounding:
@@ -107,7 +177,7 @@ func NewRunView(r *Run) (ResearchView, bool) {
 	if len(r.Iterations) == 0 {
 		return ResearchView{}, false
 	}
-	v := NewResearchView(r.Iterations[len(r.Iterations)-1].Card)
+	v := NewResearchView(r.profile, r.Iterations[len(r.Iterations)-1].Card)
 	v.Defaulted = r.Defaulted
 	v.LLMUsage = nil
 	if q := r.QoS; q.LLMCalls > 0 {
@@ -119,14 +189,10 @@ func NewRunView(r *Run) (ResearchView, bool) {
 // YAML returns the card as seed 000's YAML output format: points written
 // "4.9/5", coverage "97.5%".
 func (v ResearchView) YAML() any {
-	frac := func(metric string, p float64) string { return num(p) + "/" + num(v.maxima[metric]) }
-	type qs struct {
-		Grounding       string `yaml:"grounding"`
-		SourceQuality   string `yaml:"source_quality"`
-		SourceDiversity string `yaml:"source_diversity"`
-		Completeness    string `yaml:"completeness"`
-		Clarity         string `yaml:"clarity"`
-		Total           string `yaml:"total"`
+	qs := &yaml.Node{Kind: yaml.MappingNode}
+	for _, p := range v.QualityScore.points() {
+		qs.Content = append(qs.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p.Metric},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: num(p.Points) + "/" + num(v.maxima[p.Metric])})
 	}
 	type details struct {
 		TotalClaims         int                 `yaml:"total_claims"`
@@ -154,23 +220,18 @@ func (v ResearchView) YAML() any {
 		LatencyS  float64 `yaml:"latency_s"`
 	}
 	type card struct {
-		QualityScore  qs      `yaml:"quality_score"`
-		Details       details `yaml:"details"`
-		Status        string  `yaml:"status"`
-		PassThreshold float64 `yaml:"pass_threshold"`
-		Reason        string  `yaml:"reason"`
-		Fixes         []fix   `yaml:"fixes"`
-		Judge         string  `yaml:"judge"`
-		Defaulted     int     `yaml:"defaulted_scores"`
-		LLMUsage      *usage  `yaml:"llm_usage,omitempty"`
+		QualityScore  *yaml.Node `yaml:"quality_score"`
+		Details       details    `yaml:"details"`
+		Status        string     `yaml:"status"`
+		PassThreshold float64    `yaml:"pass_threshold"`
+		Reason        string     `yaml:"reason"`
+		Fixes         []fix      `yaml:"fixes"`
+		Judge         string     `yaml:"judge"`
+		Defaulted     int        `yaml:"defaulted_scores"`
+		LLMUsage      *usage     `yaml:"llm_usage,omitempty"`
 	}
-	q := v.QualityScore
 	out := card{
-		QualityScore: qs{
-			Grounding: frac(MetricGrounding, q.Grounding), SourceQuality: frac(MetricSourceQuality, q.SourceQuality),
-			SourceDiversity: frac(MetricSourceDiversity, q.SourceDiversity), Completeness: frac(judges.MetricCompleteness, q.Completeness),
-			Clarity: frac(MetricClarity, q.Clarity), Total: frac("total", q.Total),
-		},
+		QualityScore: qs,
 		Details: details{
 			TotalClaims: v.Details.TotalClaims, CitedClaims: v.Details.CitedClaims,
 			CitationCoveragePct: fmt.Sprintf("%s%%", num(v.Details.CitationCoveragePct)),

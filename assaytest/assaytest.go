@@ -33,6 +33,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm/setup"
@@ -122,7 +123,7 @@ func (j *Judge) Require(t TB, s eval.Sample, checks ...string) []eval.Score {
 		return nil
 	}
 	if len(checks) == 0 {
-		t.Fatalf("assaytest.Require: name at least one check, such as \"faithfulness>=0.8\" (metrics: %s)", strings.Join(judges.Metrics(), ", "))
+		t.Fatalf("assaytest.Require: name at least one check, such as \"faithfulness>=0.8\" (metrics: %s)", strings.Join(agent.Builtins().Metrics(), ", "))
 		return nil
 	}
 	parsed := make([]check, 0, len(checks))
@@ -169,7 +170,7 @@ func (j *Judge) Require(t TB, s eval.Sample, checks ...string) []eval.Score {
 func (j *Judge) scorers(metrics []string) ([]eval.Scorer, error) {
 	out := make([]eval.Scorer, len(metrics))
 	for i, m := range metrics {
-		sc, err := judges.New(m, j.model)
+		sc, err := agent.Builtins().New(m, j.model)
 		if err != nil {
 			return nil, err
 		}
@@ -206,7 +207,7 @@ func parseCheck(text string, m judges.Model) (check, error) {
 		return check{}, fmt.Errorf("check %q: want METRIC OP NUMBER, such as \"faithfulness>=0.8\" (OP: >=, >, <=, <), or a metric's name for its default threshold", text)
 	}
 	// A name alone: its default threshold.
-	t := judges.DefaultThreshold(s, m)
+	t := agent.Builtins().DefaultThreshold(s, m)
 	return check{text: s + ">=" + strconv.FormatFloat(t, 'g', -1, 64), metric: s, op: ">=", want: t}, nil
 }
 

@@ -3,12 +3,14 @@ package assaytest
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
 )
 
 // RequireDataset judges every sample of the dataset at path with the
@@ -27,6 +29,8 @@ func RequireDataset(t TB, path string, gates ...string) []Stats {
 }
 
 // RequireDataset is the package's RequireDataset, judged with j's model.
+// It is the run `assay bench --gate` makes (bench.Execute), its run folder
+// a temporary one, recorded in no run store.
 func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	t.Helper()
 	if j.modelErr != nil {
@@ -37,7 +41,6 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 		t.Fatalf("assaytest.RequireDataset: name at least one gate, such as \"faithfulness.mean>=0.7\"")
 		return nil
 	}
-	parsed := make([]bench.Gate, 0, len(gates))
 	var metrics []string
 	for _, g := range gates {
 		pg, err := bench.ParseGate(g)
@@ -45,44 +48,64 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 			t.Fatalf("assaytest.RequireDataset: %v", err)
 			return nil
 		}
-		parsed = append(parsed, pg)
 		if !slices.Contains(metrics, pg.Metric) {
 			metrics = append(metrics, pg.Metric)
 		}
 	}
-	scorers, err := j.scorers(metrics)
+	dir, err := os.MkdirTemp("", "assaytest-run-")
 	if err != nil {
 		t.Fatalf("assaytest.RequireDataset: %v", err)
 		return nil
 	}
-	data, err := bench.OpenDataset(path, bench.DatasetOptions{Scorers: scorers})
+	defer func() { _ = os.RemoveAll(dir) }() // the run folder is the test's alone
+	cfg := judging.Default()
+	cfg.Model, cfg.LLM.Concurrency = j.model, j.concurrency
+	if j.model == nil {
+		cfg.LLM.Spec = "offline"
+	}
+	out, err := bench.Execute(j.ctx, bench.Job{Data: path, Metrics: metrics, Gates: gates, Out: filepath.Join(dir, "run"),
+		NoStore: true, Quiet: true, Judging: cfg, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatalf("assaytest.RequireDataset: %v", err)
+		return nil
+	}
+	if f := out.Failures.Infra(); f != nil && f.Kind != judging.FailDefaults {
+		t.Fatalf("assaytest.RequireDataset: %v", f.Err)
+		return nil
+	}
+	results, err := bench.ReadResults(filepath.Join(out.Dir, bench.FileResults))
 	if err != nil {
 		t.Fatalf("assaytest.RequireDataset: %v", err)
 		return nil
 	}
 	stats := make([]Stats, len(metrics))
-	threshold := func(m string) float64 { return judges.DefaultThreshold(m, j.model) }
 	for i, m := range metrics {
-		stats[i] = Stats{Metric: m, Threshold: threshold(m)}
-	}
-	var results []bench.Result
-	err = bench.ScoreStream(j.ctx, data.Records(), scorers, j.concurrency*bench.TasksPerCall, func(_ int, rec bench.Record, scores []eval.Score) error {
-		for i, sc := range scores {
-			stats[i].add(rec.ID, sc)
-			results = append(results, bench.Result{ID: rec.ID, Metric: sc.Metric, Value: sc.Value, Defaulted: sc.Defaulted, Skipped: sc.Skipped})
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("assaytest.RequireDataset: %v", data.Err(err))
-		return nil
-	}
-	// The figures are bench's, as `assay bench` prints them.
-	summary := bench.Summary{Samples: data.Len(), Metrics: bench.Summarize(results, threshold)}
-	for i := range stats {
-		for _, ms := range summary.Metrics {
-			if ms.Metric == stats[i].Metric {
+		stats[i] = Stats{Metric: m}
+		for _, ms := range out.Summary.Metrics {
+			if ms.Metric == m {
 				stats[i].fill(ms)
+			}
+		}
+	}
+	// In dataset order, so that ties among the lowest read as they were
+	// written, whatever order the judgements finished in.
+	byID := map[string][]bench.Result{}
+	for r := range results.All() {
+		byID[r.ID] = append(byID[r.ID], r)
+	}
+	data, err := bench.OpenDataset(path, bench.DatasetOptions{})
+	if err != nil {
+		t.Fatalf("assaytest.RequireDataset: %v", err)
+		return nil
+	}
+	for rec, err := range data.Records() {
+		if err != nil {
+			t.Fatalf("assaytest.RequireDataset: %v", err)
+			return nil
+		}
+		for _, r := range byID[rec.ID] {
+			if i := slices.Index(metrics, r.Metric); i >= 0 {
+				stats[i].add(r.ID, r.Score())
 			}
 		}
 	}
@@ -91,7 +114,7 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 			t.Errorf("%s on %s: %d of %d judgements defaulted, and a default passes nothing:\n%s", s.Metric, path, s.Defaulted, s.N, s.listDefaults())
 		}
 	}
-	for _, g := range bench.CheckGates(parsed, summary) {
+	for _, g := range out.Summary.Gates {
 		if g.Passed {
 			continue
 		}
@@ -155,6 +178,7 @@ func (s *Stats) add(id string, sc eval.Score) {
 
 // fill takes the figures bench computed for the metric.
 func (s *Stats) fill(ms bench.MetricStats) {
+	s.Threshold = ms.Threshold
 	s.Mean, s.Min, s.Max = float64(ms.Mean), float64(ms.Min), float64(ms.Max)
 	s.Median, s.P10, s.PassRate = float64(ms.Median), float64(ms.P10), float64(ms.PassRate)
 }

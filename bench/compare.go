@@ -24,7 +24,8 @@ type RunFolder struct {
 	Dir     string
 	Config  RunConfig
 	Results *ResultFile
-	// Summary is nil when the folder has no summary.json.
+	// Summary is nil when the folder has no summary.json. Its metrics
+	// are in the order of Config's (see InConfigOrder).
 	Summary *Summary
 }
 
@@ -55,6 +56,7 @@ func ReadRunFolder(dir string) (*RunFolder, error) {
 		if err := json.Unmarshal(b, run.Summary); err != nil {
 			return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileSummary, err)
 		}
+		run.Summary.Metrics = InConfigOrder(run.Summary.Metrics, run.Config.Metrics)
 	}
 	return run, nil
 }

@@ -22,7 +22,7 @@
 //
 // [ScoreEach] runs scorers over records under a concurrency limit and hands
 // each record's scores back in record order as soon as it is done, so
-// results can be written while the rest are judged; [Tally] summarises them
+// results can be written while the rest are judged; [Stats] summarises them
 // per metric, neutral defaults counted apart and never averaged in.
 //
 // [Records] reads a dataset one record at a time, with Read's records and

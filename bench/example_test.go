@@ -39,17 +39,17 @@ func ExampleScoreEach() {
 {"id":"b","question":"When?","answer":"In 1901.","contexts":["In 1843."]}
 `))
 	faithfulness, _ := judges.New(judges.MetricFaithfulness, nil) // offline
-	tally := bench.Tally{Threshold: func(string) float64 { return 0.75 }}
+	stats := bench.Stats{Threshold: func(string) float64 { return 0.75 }}
 	err := bench.ScoreEach(context.Background(), recs, []eval.Scorer{faithfulness}, 8, func(i int, scores []eval.Score) error {
 		// Called in record order, as soon as a record is done: write it out.
 		fmt.Printf("%s: %s %.2f\n", recs[i].ID, scores[0].Metric, scores[0].Value)
-		tally.Add(scores[0])
+		stats.Add(bench.ResultOf(recs[i].ID, scores[0]))
 		return nil
 	})
 	if err != nil {
 		fmt.Println(err)
 	}
-	_ = bench.FormatSummaries(os.Stdout, tally.Summaries())
+	_ = bench.FormatBrief(os.Stdout, stats.Metrics())
 	// Output:
 	// a: faithfulness 1.00
 	// b: faithfulness 0.00

@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
@@ -32,11 +34,14 @@ type Job struct {
 	// copied into the run folder as it is read.
 	Data  string
 	Stdin io.Reader
-	// Metrics are the judges to run (judges.Metrics), in the order their
+	// Metrics are the judges to run (Registry's Metrics), in the order their
 	// results are shown; or Profile names a card (ProfileContext,
 	// ProfileResearch, ProfileDaily) whose metrics are judged instead.
 	Metrics []string
 	Profile string
+	// Registry holds the metrics Metrics and the profile may name; nil is
+	// the built-in metrics (agent.Builtins).
+	Registry *metric.Registry
 	// Out is the run folder; empty is assay-runs/RUN_ID under the working
 	// directory. Resume resumes the unfinished run in Out.
 	Out    string
@@ -59,7 +64,9 @@ type Job struct {
 	// Judging is the model client and the rules for its failures.
 	Judging judging.Config
 	// Store is the run store's file; empty is DefaultStorePath(Env).
-	Store string
+	// NoStore records the run in no store (a Go test's run).
+	Store   string
+	NoStore bool
 	// Env reads the environment (os.Getenv); nil reads nothing.
 	Env func(string) string
 	// Log receives progress and notices while the run goes on (standard
@@ -136,6 +143,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if job.Now == nil {
 		job.Now = time.Now
 	}
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
 	if err := job.Judging.Check(); err != nil {
 		return nil, err
 	}
@@ -165,7 +175,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := checkOutFile("--junit", job.JUnit); err != nil {
 		return nil, err
 	}
-	threshold := thresholds(job.Profile, floors, s)
+	threshold := thresholds(job.Registry, job.Profile, floors, s)
 
 	started := job.Now().UTC()
 	cfg := RunConfig{RunID: NewRunID(started), Started: started, Command: job.Command, Version: job.Version,
@@ -213,12 +223,12 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 	}
 	if job.Judging.DryRun {
-		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &judging.Plan{Judge: judges.Method(s.Client()), Records: data.Len()}}
+		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &judging.Plan{Judge: judges.Method(s.Model()), Records: data.Len()}}
 		if p.dryScorers == nil {
 			out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", job.Profile)
 			return out, nil
 		}
-		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), Samples(data.Records()))
+		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), Samples(data.Records()), job.Registry.DryRun)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +246,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
 	}
 	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase}
-	out.Kept, out.Redo = run.Resumed(), 0
+	out.Kept, out.Redo = run.Kept()
 	gate := func(r Result) {
 		// The floor compares the value rounded, as judge prints it.
 		floors.Add(eval.Score{Metric: r.Metric, Value: Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
@@ -245,9 +255,12 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		gate(r)
 	}
 	todo := data.Len()
-	if out.Kept > 0 {
+	if run.Resumed() > 0 {
 		todo = pendingRecords(data, run, p.metrics)
-		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d of %d record(s) to judge\n", dir, out.Kept, todo, data.Len())
+		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d defaulted or failed to judge again, %d of %d record(s) to judge\n", dir, out.Kept, out.Redo, todo, data.Len())
+	}
+	if n := run.SetAside(); n > 0 {
+		fmt.Fprintf(job.Log, "bench: %d unreadable line(s) of %s set aside in %s; their pairs are judged again\n", n, FileResults, filepath.Join(dir, FileBad))
 	}
 	meter, err := s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {
@@ -272,9 +285,6 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	summary := run.Summary(data.Len(), job.Now().UTC(), threshold)
 	for _, m := range summary.Metrics {
 		s.CountSampled(m.Sampled, m.Unstable)
-	}
-	if err := run.Close(); err != nil {
-		return nil, err
 	}
 	if labels.Len() > 0 {
 		if err := summary.AddCalibration(filepath.Join(dir, FileResults), labels); err != nil {
@@ -325,7 +335,13 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := run.WriteSummary(summary); err != nil {
 		return nil, err
 	}
-	out.StoreErr = record(job, cfg, summary, dir)
+	// The folder stays locked until its files are written.
+	if err := run.Close(); err != nil {
+		return nil, err
+	}
+	if !job.NoStore {
+		out.StoreErr = record(job, cfg, summary, dir)
+	}
 	return out, nil
 }
 
@@ -337,15 +353,15 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 	case job.Profile != "" && job.Judging.Samples > 1:
 		return plan{}, &eval.InputError{Msg: fmt.Sprintf("--samples %d: self-consistency is measured on judges named with --metric; a --profile runs its own scorers once (drop --samples or give --metric)", job.Judging.Samples)}
 	case job.Profile != "":
-		pr, err := ProfilePlan(job.Profile)
+		pr, err := ProfilePlan(job.Registry, job.Profile)
 		if err != nil {
 			return plan{}, err
 		}
-		return pr.build(s.Client()), nil
+		return pr.build(s.Model()), nil
 	case len(job.Metrics) == 0:
-		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList())
+		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList(job.Registry))
 	}
-	if err := checkMetrics(job.Metrics); err != nil {
+	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return plan{}, err
 	}
 	// A sampled ratio's majority verdict is at the threshold the summary
@@ -354,29 +370,30 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 		if v := floors.Floor(name); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(name, s.Client())
+		return job.Registry.DefaultThreshold(name, s.Model())
 	}
 	build := func(m judges.Model) []eval.Scorer {
-		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
+		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Registry, job.Metrics, m))
 	}
-	scorers := build(s.Client())
+	scorers := build(s.Model())
 	units := make([]Unit, len(scorers))
 	for i, sc := range scorers {
 		units[i] = ScorerUnit(job.Metrics[i], sc)
 	}
 	p := plan{metrics: job.Metrics, units: units, dryMetrics: job.Metrics, dryScorers: build, check: scorers}
 	for _, m := range job.Metrics {
-		if r, ok := judges.Lookup(m); ok && r.CallsModel {
+		if r, ok := job.Registry.Lookup(m); ok && r.CallsModel() {
 			p.modelMetrics = append(p.modelMetrics, m)
 		}
 	}
 	return p, nil
 }
 
-// checkMetrics checks that every metric is known and named once.
-func checkMetrics(metrics []string) error {
+// checkMetrics checks that every metric is one of reg's --metric takes,
+// named once.
+func checkMetrics(reg *metric.Registry, metrics []string) error {
 	for i, m := range metrics {
-		if _, err := judges.New(m, nil); err != nil {
+		if _, err := reg.New(m, nil); err != nil {
 			return asInput("--metric", err)
 		}
 		if slices.Contains(metrics[:i], m) {
@@ -386,9 +403,9 @@ func checkMetrics(metrics []string) error {
 	return nil
 }
 
-func metricList() string {
+func metricList(reg *metric.Registry) string {
 	list := ""
-	for i, m := range judges.Metrics() {
+	for i, m := range reg.Metrics() {
 		if i > 0 {
 			list += ", "
 		}
@@ -397,12 +414,12 @@ func metricList() string {
 	return list
 }
 
-// JudgeScorers returns the judges of metrics, which checkMetrics has
+// JudgeScorers returns reg's judges of metrics, which checkMetrics has
 // checked, judging with m.
-func JudgeScorers(metrics []string, m judges.Model) []eval.Scorer {
+func JudgeScorers(reg *metric.Registry, metrics []string, m judges.Model) []eval.Scorer {
 	out := make([]eval.Scorer, len(metrics))
 	for i, name := range metrics {
-		out[i], _ = judges.New(name, m)
+		out[i], _ = reg.New(name, m)
 	}
 	return out
 }
@@ -410,10 +427,10 @@ func JudgeScorers(metrics []string, m judges.Model) []eval.Scorer {
 // modelOf is the judge a run records: the model when some metric calls
 // it, else that none does.
 func modelOf(s *judging.Session, p plan) string {
-	if len(p.modelMetrics) == 0 && !s.Client().Offline() {
+	if len(p.modelMetrics) == 0 && !judges.Offline(s.Model()) {
 		return NoModel
 	}
-	return judges.Method(s.Client())
+	return judges.Method(s.Model())
 }
 
 // NoModel is RunConfig.Model of a run none of whose metrics calls a model
@@ -469,12 +486,12 @@ func checkOutFile(flag, path string) error {
 
 // thresholds is the pass threshold of each metric in a run's summary: its
 // --min floor where one is set, else the profile's or the metric's own.
-func thresholds(profile string, floors *MinGate, s *judging.Session) func(string) float64 {
+func thresholds(reg *metric.Registry, profile string, floors *MinGate, s *judging.Session) func(string) float64 {
 	return func(m string) float64 {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return profileThreshold(profile, m, s.Client())
+		return profileThreshold(reg, profile, m, s.Model())
 	}
 }
 

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 // JudgeJob is `assay judge`: judges over a dataset, each result printed as
@@ -21,8 +23,10 @@ type JudgeJob struct {
 	// of records, never the input.
 	Data  string
 	Stdin io.Reader
-	// Metrics are the judges to run, in the order their results come.
-	Metrics []string
+	// Metrics are the judges to run, in the order their results come;
+	// Registry holds them (nil: the built-in metrics, agent.Builtins).
+	Metrics  []string
+	Registry *metric.Registry
 	// Min is the floors (MinGate.Set); a value under its floor fails.
 	Min string
 	// Format is how results are written to Out: OutputYAML (the
@@ -43,7 +47,7 @@ type JudgeJob struct {
 type JudgeOutcome struct {
 	// Records is the dataset's size, Done the records judged whole.
 	Records, Done int
-	Summaries     []MetricSummary
+	Summaries     []MetricStats
 	// Skipped counts results with nothing to judge (no answer, no claim).
 	Skipped  int
 	Report   judging.Report
@@ -66,7 +70,7 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 	}
 	// An interrupted run still shows what it judged and spent.
 	if o.Records > 1 {
-		_ = FormatSummaries(log, o.Summaries)
+		_ = FormatBrief(log, o.Summaries)
 	}
 	o.Report.Write(log)
 	if o.Skipped > 0 {
@@ -99,10 +103,13 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err := CheckOutputFormat(job.Format, OutputYAML, OutputJSON, OutputJSONL, OutputText); err != nil {
 		return nil, err
 	}
-	if len(job.Metrics) == 0 {
-		return nil, flagErr("--metric", "name at least one metric (have %s)", metricList())
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
 	}
-	if err := checkMetrics(job.Metrics); err != nil {
+	if len(job.Metrics) == 0 {
+		return nil, flagErr("--metric", "name at least one metric (have %s)", metricList(job.Registry))
+	}
+	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return nil, err
 	}
 	floors, err := ParseMinGate(job.Min)
@@ -127,12 +134,12 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return judges.DefaultThreshold(m, s.Client())
+		return job.Registry.DefaultThreshold(m, s.Model())
 	}
 	build := func(m judges.Model) []eval.Scorer {
-		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Metrics, m))
+		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Registry, job.Metrics, m))
 	}
-	scorers := build(s.Client())
+	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check
 	// pass and again by the run.
 	tmp, err := os.MkdirTemp("", "assay-judge-")
@@ -151,7 +158,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	if job.Judging.DryRun {
-		plan, err := judging.DryRun(ctx, s.Client(), job.Metrics, build, data.Len(), Samples(data.Records()))
+		plan, err := judging.DryRun(ctx, s.Client(), job.Metrics, build, data.Len(), Samples(data.Records()), job.Registry.DryRun)
 		if err != nil {
 			return nil, err
 		}
@@ -162,20 +169,20 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	out := NewResultWriter(meter.Writer(job.Out), job.Format)
-	tally := Tally{Threshold: threshold}
+	stats := Stats{Threshold: threshold}
 	o := &JudgeOutcome{Records: data.Len()}
 	var defaults judging.Defaults
 	var werr error
 	err = ScoreStream(ctx, data.Records(), scorers, s.Limit(), func(_ int, rec Record, scores []eval.Score) error {
 		defaulted := 0
 		for _, sc := range scores {
-			tally.Add(sc)
 			s.Observe(sc)
 			defaults.Add(named(rec.ID, sc))
 			if sc.Defaulted {
 				defaulted++
 			}
 			r := ResultOf(rec.ID, sc)
+			stats.Add(r)
 			r.Value, r.Points = Round(r.Value), Round(r.Points)
 			// The floor compares the value printed, rounded.
 			floors.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
@@ -206,8 +213,8 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, data.Err(err)
 	}
 	o.ran = true
-	o.Summaries, o.Skipped = tally.Summaries(), tally.Skipped()
-	o.Report = s.Report(tally.Defaulted())
+	o.Summaries, o.Skipped = stats.Metrics(job.Metrics...), stats.Skipped()
+	o.Report = s.Report(stats.Defaulted())
 	if interrupted {
 		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted after %d of %d records: %w", o.Done, data.Len(), context.Cause(ctx))})
 	}

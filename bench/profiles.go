@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/heuristics/daily"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/metric"
 )
 
 // The profiles a run can judge instead of judge metrics (RunConfig.Profile).
@@ -128,14 +129,15 @@ type profilePlan struct {
 
 // ProfilePlan returns the plan of the profile a run judges (ProfileContext,
 // ProfileResearch or ProfileDaily), or an input error naming --profile.
-func ProfilePlan(profile string) (profilePlan, error) {
+// reg holds the profile's metrics (nil: the built-in ones).
+func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 	switch profile {
 	case ProfileContext:
 		return profilePlan{name: profile, metrics: ContextMetrics, units: func(judges.Model) []Unit { return []Unit{ContextUnit()} }}, nil
 	case ProfileDaily:
 		return profilePlan{name: profile, metrics: DailyMetrics, units: func(judges.Model) []Unit { return []Unit{DailyUnit()} }}, nil
 	case ProfileResearch:
-		p, err := agent.LoadProfile("research")
+		p, err := agent.Profiles{Metrics: reg}.Load("research")
 		if err != nil {
 			return profilePlan{}, err
 		}
@@ -161,18 +163,19 @@ func (pp profilePlan) build(m judges.Model) plan {
 // context_quality under the context profile, the research card's pass
 // total over its maximum for its total (the card's verdict decides each
 // record, Result.Pass), else the metric's default.
-func profileThreshold(profile, metric string, m judges.Model) float64 {
+func profileThreshold(reg *metric.Registry, profile, name string, m judges.Model) float64 {
+	profiles := agent.Profiles{Metrics: reg}
 	switch {
-	case profile == ProfileContext && metric == agent.MetricContextQuality:
-		if p, err := agent.LoadProfile("context"); err == nil {
+	case profile == ProfileContext && name == agent.MetricContextQuality:
+		if p, err := profiles.Load("context"); err == nil {
 			return p.Pass.Threshold
 		}
-	case profile == ProfileResearch && metric == MetricTotal:
-		if p, err := agent.LoadProfile("research"); err == nil && p.Max() > 0 {
+	case profile == ProfileResearch && name == MetricTotal:
+		if p, err := profiles.Load("research"); err == nil && p.Max() > 0 {
 			return p.Pass.Threshold / p.Max()
 		}
 	}
-	return judges.DefaultThreshold(metric, m)
+	return reg.DefaultThreshold(name, m)
 }
 
 // ProfileData is a JSON Lines dataset of a profile, checked whole by a

@@ -43,8 +43,9 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // its few lines of script inline, nothing fetched) with the run's header,
 // each metric's figures and the histogram of its scored values, the gates
 // and alerts, the comparison with the baseline when there is one, and a
-// table of the samples, one row each, sortable by metric, each row opening
-// to its evidence. Neutral defaults, skipped samples and errors are marked
+// table of the samples, one row each in SampleOrder, sortable by metric,
+// each row opening to its evidence. Metrics come in the order of cfg's,
+// then any others the summary or the results name. Neutral defaults, skipped samples and errors are marked
 // in the table and never drawn in a histogram. Every text that comes from
 // the dataset or a model is escaped. results may be nil (no samples).
 func WriteReport(w io.Writer, cfg RunConfig, s Summary, results *ResultFile) error {
@@ -276,13 +277,11 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 		}
 	}
 
-	// Columns: the summary's metrics, then any the config or the results
-	// name besides.
+	// Columns: the config's metrics, in the order they were asked for,
+	// then any the summary or the results name besides.
+	s.Metrics = InConfigOrder(s.Metrics, cfg.Metrics)
+	v.S.Metrics = s.Metrics
 	thresholds := map[string]float64{}
-	for _, m := range s.Metrics {
-		v.Columns = append(v.Columns, m.Metric)
-		thresholds[m.Metric] = m.Threshold
-	}
 	addColumn := func(m string) {
 		if !slices.Contains(v.Columns, m) {
 			v.Columns = append(v.Columns, m)
@@ -291,8 +290,13 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 	for _, m := range cfg.Metrics {
 		addColumn(m)
 	}
+	for _, m := range s.Metrics {
+		addColumn(m.Metric)
+		thresholds[m.Metric] = m.Threshold
+	}
 
-	// Rows, in the order samples first appear in results.jsonl.
+	// Rows, in SampleOrder: a parallel run writes results.jsonl in the
+	// order its judgements finished, which is not fixed.
 	byID := map[string]int{}
 	values := map[string][]float64{}
 	if results != nil {
@@ -320,6 +324,7 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 			}
 		}
 	}
+	slices.SortFunc(v.Rows, func(a, b sampleRow) int { return SampleOrder(a.ID, b.ID) })
 	for i := range v.Rows {
 		row := &v.Rows[i]
 		for _, m := range v.Columns {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -288,4 +289,44 @@ func TestNewHistogram(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWriteReportRowsInSampleOrder: the sample rows come in SampleOrder
+// (s2 before s10), not in the order results.jsonl was written in, which
+// is the order a parallel run's judgements finished in.
+func TestWriteReportRowsInSampleOrder(t *testing.T) {
+	t.Parallel()
+	cfg := RunConfig{RunID: "r", Metrics: []string{"m1", "m2"}}
+	var buf bytes.Buffer
+	for _, id := range []string{"s10", "s2", "s1", "s3"} {
+		for _, m := range []string{"m2", "m1"} {
+			b, err := json.Marshal(Result{ID: id, Metric: m, Value: 0.5})
+			require.NoError(t, err)
+			buf.Write(append(b, '\n'))
+		}
+	}
+	results, err := readResults(FileResults, &buf)
+	require.NoError(t, err)
+	s := Summary{RunID: "r", Samples: 4, Metrics: Summarize(slices.Collect(results.All()), nil)}
+	require.Equal(t, "m2", s.Metrics[0].Metric, "the summary is in the order of the lines")
+	var out strings.Builder
+	require.NoError(t, WriteReport(&out, cfg, s, results))
+	page := out.String()
+	var rows []string
+	for _, m := range regexp.MustCompile(`<tr class="vals"><td class="mono" data-v="([^"]+)">`).FindAllStringSubmatch(page, -1) {
+		rows = append(rows, m[1])
+	}
+	assert.Equal(t, []string{"s1", "s2", "s3", "s10"}, rows)
+	assert.Equal(t, []string{"m1", "m2"}, reportColumns(t, page), "columns in the config's order")
+	assert.Less(t, strings.Index(page, "<h3>m1 "), strings.Index(page, "<h3>m2 "), "evidence in the config's order")
+}
+
+// reportColumns are the metric columns of report.html's sample table.
+func reportColumns(t *testing.T, page string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range regexp.MustCompile(`<th data-col="\d+" class="num">([^<]+)</th>`).FindAllStringSubmatch(page, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"maps"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
@@ -52,11 +53,19 @@ type Run struct {
 
 	mu       sync.Mutex
 	f        *os.File
+	lock     *flock.Flock
+	aside    int
 	done     map[Key]struct{}
 	stats    Stats
 	defaults judging.Defaults
-	resumed  int
-	earlier  []Result
+	// earlier are the results earlier attempts wrote, in file order, kept
+	// of them as done. again maps the pair of each other one (a neutral
+	// default or an error) to what it had spent, until this attempt writes
+	// the pair anew; superseded sums what those written anew had spent.
+	earlier    []Result
+	again      map[Key]eval.Usage
+	kept       int
+	superseded eval.Usage
 	// OnResult, when set before the run starts, is called with each result
 	// appended, one at a time, after its line is written.
 	OnResult func(Result)
@@ -66,23 +75,33 @@ type Run struct {
 // it writes config.json and an empty results.jsonl. A folder that holds a
 // run already is refused (ErrRunExists), so that a run is never mixed into
 // another: resume it with ResumeRun, or choose another folder.
+//
+// The folder is locked while the Run is open (RunLockedError for a
+// second writer); Close releases it.
 func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
+	lock, err := lockRun(dir)
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range []string{FileConfig, FileResults} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			_ = lock.Unlock()
 			return nil, fmt.Errorf("%s: %w (%s): resume it with --resume, or choose another --out", dir, ErrRunExists, name)
 		}
 	}
 	if err := writeJSON(filepath.Join(dir, FileConfig), cfg); err != nil {
+		_ = lock.Unlock()
 		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(dir, FileResults), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err != nil {
+		_ = lock.Unlock()
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	return &Run{dir: dir, cfg: cfg, f: f, done: map[Key]struct{}{}}, nil
+	return &Run{dir: dir, cfg: cfg, f: f, lock: lock, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}}, nil
 }
 
 // ResumeRun opens the unfinished run in dir to judge the pairs it lacks.
@@ -90,9 +109,19 @@ func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 // dataset bytes, profile, metrics, model and settings), or the error is a
 // *ConfigMismatchError naming each difference. The run keeps its id and
 // start time (Config returns them). A torn last line of results.jsonl is
-// cut off, so its pair is judged again; the results before it count as
-// done and enter the summary.
-func ResumeRun(dir string, cfg RunConfig) (*Run, error) {
+// cut off, so its pair is judged again. Of the results before it, the
+// final ones (Result.Final) count as done and enter the summary; a neutral
+// default or an error (an outage, a budget that stopped calls) is judged
+// again, and the line this attempt writes for its pair supersedes it
+// wherever results.jsonl is read. Until then it counts as it was, so a
+// resume cut short loses nothing. Kept says how many are which.
+//
+// Whole lines in the middle of results.jsonl that are not result lines
+// (another writer tore them) are set aside in FileBad, their pairs judged
+// again (SetAside says how many); temporary files an attempt killed
+// between write and rename left are removed. The folder is locked while
+// the Run is open (RunLockedError for a second writer).
+func ResumeRun(dir string, cfg RunConfig) (run *Run, err error) {
 	path := filepath.Join(dir, FileConfig)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -109,26 +138,45 @@ func ResumeRun(dir string, cfg RunConfig) (*Run, error) {
 		return nil, &ConfigMismatchError{Dir: dir, Diffs: diffs}
 	}
 	cfg.RunID, cfg.Started = was.RunID, was.Started
-	rf, err := ReadResults(filepath.Join(dir, FileResults))
+	lock, err := lockRun(dir)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(rf.Path, os.O_WRONLY|os.O_CREATE, 0o644)
+	defer func() {
+		if err != nil {
+			_ = lock.Unlock()
+		}
+	}()
+	removeStale(dir)
+	results := filepath.Join(dir, FileResults)
+	aside := 0
+	if _, serr := os.Stat(results); serr == nil {
+		if aside, err = setAside(results); err != nil {
+			return nil, fmt.Errorf("%s: setting aside unreadable lines: %w", results, err)
+		}
+	}
+	rf, err := ReadResults(results)
+	if err != nil {
+		return nil, err
+	}
+	// Appending resumes after the last whole line: the torn last line is
+	// cut off, and every write appends (O_APPEND), never at an offset.
+	if err := os.Truncate(rf.Path, rf.Size); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: cutting off the torn last line: %w", rf.Path, err)
+	}
+	f, err := os.OpenFile(rf.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	// Appending resumes after the last whole line.
-	if err := f.Truncate(rf.Size); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("%s: cutting off the torn last line: %w", rf.Path, err)
-	}
-	if _, err := f.Seek(rf.Size, io.SeekStart); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("%s: %w", rf.Path, err)
-	}
-	r := &Run{dir: dir, cfg: cfg, f: f, done: make(map[Key]struct{}, len(rf.Results)), resumed: len(rf.Results), earlier: rf.Results}
+	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
+		superseded: rf.Superseded}
 	for res := range rf.All() {
+		if !res.Final() {
+			r.again[res.Key()] = spent(res.Usage)
+			continue
+		}
 		r.done[res.Key()] = struct{}{}
+		r.kept++
 		r.count(res)
 	}
 	return r, nil
@@ -204,15 +252,30 @@ func (r *Run) Dir() string { return r.dir }
 // Config is the run's configuration (a resumed run's id and start time).
 func (r *Run) Config() RunConfig { return r.cfg }
 
-// Resumed is how many results earlier attempts of the run had written.
-func (r *Run) Resumed() int { return r.resumed }
+// Resumed is how many results earlier attempts of the run had written
+// (one per pair): the kept and the judged again (see Kept).
+func (r *Run) Resumed() int { return len(r.earlier) }
 
-// Earlier yields the results earlier attempts of the run wrote, in file
-// order, for checks over the whole run (a floor gate); none for a new run.
-func (r *Run) Earlier() iter.Seq[Result] { return slices.Values(r.earlier) }
+// Kept is how many results of earlier attempts the run keeps as done, and
+// how many more (neutral defaults and errors) it judges again; both 0 for
+// a new run.
+func (r *Run) Kept() (kept, again int) { return r.kept, len(r.earlier) - r.kept }
+
+// Earlier yields the results of earlier attempts the run keeps (see
+// Kept), in file order, for checks over the whole run (a floor gate);
+// none for a new run. Those it judges again come through Append.
+func (r *Run) Earlier() iter.Seq[Result] {
+	return func(yield func(Result) bool) {
+		for _, res := range r.earlier {
+			if res.Final() && !yield(res) {
+				return
+			}
+		}
+	}
+}
 
 // Done reports whether an earlier attempt of the run wrote the pair's
-// result (see Append).
+// final result (see Append and Kept).
 func (r *Run) Done(k Key) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -221,9 +284,10 @@ func (r *Run) Done(k Key) bool {
 }
 
 // Append writes res as one line of results.jsonl, in one Write, and
-// counts it. A pair an earlier attempt wrote is an error: a run holds each
-// once. (The caller writes each pair of this attempt once, as Evaluate
-// does.)
+// counts it. A pair whose final result an earlier attempt wrote is an
+// error: a run holds each once. A pair an earlier attempt left defaulted or
+// failed is written again, and the new line supersedes the old one.
+// (The caller writes each pair of this attempt once, as Evaluate does.)
 func (r *Run) Append(res Result) error {
 	line, err := json.Marshal(res)
 	if err != nil {
@@ -238,6 +302,10 @@ func (r *Run) Append(res Result) error {
 	if _, err := r.f.Write(line); err != nil {
 		return fmt.Errorf("%s: %w", r.f.Name(), err)
 	}
+	if u, ok := r.again[res.Key()]; ok {
+		delete(r.again, res.Key())
+		r.superseded = r.superseded.Add(u)
+	}
 	// The pairs of this attempt are not kept: a dataset's ids are unique
 	// and Evaluate runs each metric once a record, so memory stays flat
 	// in the dataset's size; only an earlier attempt's pairs are held.
@@ -250,32 +318,67 @@ func (r *Run) Append(res Result) error {
 
 func (r *Run) count(res Result) {
 	r.stats.Add(res)
+	r.defaults.Add(scoreOf(res))
+}
+
+// scoreOf is what Defaults counts of a result.
+func scoreOf(res Result) eval.Score {
 	sc := eval.Score{Metric: res.Metric, Defaulted: res.Defaulted}
 	if res.Error != "" {
 		sc.Err = fmt.Errorf("record %s: %s: %s", res.ID, res.Metric, res.Error)
 	}
-	r.defaults.Add(sc)
+	return sc
 }
 
-// Defaults counts the run's neutral defaults, earlier attempts included.
+// pending yields the results of earlier attempts to judge again that this
+// attempt has not written anew: they count as they were.
+func (r *Run) pending() iter.Seq[Result] {
+	return func(yield func(Result) bool) {
+		if len(r.again) == 0 {
+			return
+		}
+		for _, res := range r.earlier {
+			if _, ok := r.again[res.Key()]; ok && !yield(res) {
+				return
+			}
+		}
+	}
+}
+
+// Defaults counts the run's neutral defaults, earlier attempts included
+// (a default judged again counts once, as judged last).
 func (r *Run) Defaults() judging.Defaults {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.defaults
+	d := r.defaults
+	for res := range r.pending() {
+		d.Add(scoreOf(res))
+	}
+	return d
 }
 
-// Summary is the run's summary.json as of now, over every result written
-// (earlier attempts included), for a dataset of samples records. Complete
-// says whether every (sample, metric) pair has its result. threshold, when
-// not nil, gives each metric's pass threshold (0.5 otherwise).
+// Summary is the run's summary.json as of now, over the last result of
+// every pair written (earlier attempts included), for a dataset of samples
+// records, its metrics in the order of the run's config. Complete says
+// whether every (sample, metric) pair has its result. threshold, when not
+// nil, gives each metric's pass threshold (0.5 otherwise). Usage is what
+// every attempt spent, the results judged again included.
 func (r *Run) Summary(samples int, finished time.Time, threshold func(string) float64) Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.stats.Threshold = threshold
-	ms := r.stats.Metrics(r.cfg.Metrics...)
-	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true}
+	st := &r.stats
+	if len(r.again) > 0 {
+		c := r.stats.clone()
+		for res := range r.pending() {
+			c.Add(res)
+		}
+		st = &c
+	}
+	st.Threshold = threshold
+	ms := st.Metrics(r.cfg.Metrics...)
+	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true, Usage: r.superseded}
 	for _, m := range ms {
-		s.Usage = s.Usage.Add(eval.Usage{TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD})
+		s.Usage = s.Usage.Add(eval.Usage{Calls: m.Calls, TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD})
 		if m.N != samples {
 			s.Complete = false
 		}
@@ -290,11 +393,27 @@ func (r *Run) WriteSummary(s Summary) error {
 }
 
 // Close closes results.jsonl.
+//
+// The file is synced to disk first, and the folder's lock released, so a
+// crash after Close loses no result. Close may be called more than once.
 func (r *Run) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.f.Close()
+	if r.f == nil {
+		return nil
+	}
+	err := errors.Join(r.f.Sync(), r.f.Close())
+	r.f = nil
+	if r.lock != nil {
+		err = errors.Join(err, r.lock.Unlock())
+		r.lock = nil
+	}
+	return err
 }
+
+// SetAside is how many unreadable lines of results.jsonl the resume set
+// aside in FileBad (their pairs are judged again).
+func (r *Run) SetAside() int { return r.aside }
 
 // writeJSON writes v indented to path, whole or not at all
 // (atomicfile), so a reader never sees half a file.

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -54,7 +56,7 @@ func TestRunResumeJudgesOnlyWhatIsMissing(t *testing.T) {
 	require.NoError(t, err)
 	// An earlier attempt judged a:m1, a:m2 and b:m1, and was killed while
 	// writing b:m2.
-	for _, r := range []Result{{ID: "a", Metric: "m1", Value: 1}, {ID: "a", Metric: "m2", Value: 1}, {ID: "b", Metric: "m1", Value: 0.5, Defaulted: true}} {
+	for _, r := range []Result{{ID: "a", Metric: "m1", Value: 1}, {ID: "a", Metric: "m2", Value: 1}, {ID: "b", Metric: "m1", Skipped: true, Reason: "no answer"}} {
 		require.NoError(t, run.Append(r))
 	}
 	require.NoError(t, run.Close())
@@ -88,8 +90,8 @@ func TestRunResumeJudgesOnlyWhatIsMissing(t *testing.T) {
 	require.NoError(t, run.Close())
 	assert.True(t, s.Complete)
 	assert.Equal(t, 3, s.Metrics[0].N)
-	assert.Equal(t, 1, s.Metrics[0].Defaulted)
-	assert.Equal(t, 1, run.Defaults().Defaulted)
+	assert.Equal(t, 1, s.Metrics[0].Skipped, "a skipped result is final: nothing to judge")
+	assert.Equal(t, 0, run.Defaults().Defaulted)
 
 	rf, err := ReadResults(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
@@ -160,4 +162,250 @@ func TestNewRunIDSortsByTime(t *testing.T) {
 	b := NewRunID(time.Date(2026, 11, 24, 22, 15, 1, 0, time.FixedZone("x", 3600)))
 	assert.Regexp(t, `^20261124T221500Z-[0-9a-f]{4}$`, a)
 	assert.Regexp(t, `^20261124T211501Z-[0-9a-f]{4}$`, b, "UTC")
+}
+
+// TestRunSummaryKeepsTheMetricsOrderGiven: the results of a parallel run
+// arrive in the order the judges finish (here forced to m3, m2, m1); the
+// summary, its table, the report and the store keep the order the metrics
+// were given in, each name beside its own figures.
+func TestRunSummaryKeepsTheMetricsOrderGiven(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	cfg := testConfig()
+	cfg.Metrics = []string{"m1", "m2", "m3"}
+	run, err := CreateRun(dir, cfg)
+	require.NoError(t, err)
+	values := map[Key]float64{{"a", "m1"}: 0.1, {"b", "m1"}: 0.3, {"a", "m2"}: 0.5, {"b", "m2"}: 0.7, {"a", "m3"}: 0.9, {"b", "m3"}: 0.9}
+	written := map[Key]chan struct{}{}
+	for k := range values {
+		written[k] = make(chan struct{})
+	}
+	run.OnResult = func(r Result) { close(written[r.Key()]) }
+	// m1 waits for m2's result on its record, m2 for m3's.
+	after := map[string]string{"m1": "m2", "m2": "m3"}
+	unit := func(metric string) Unit {
+		return Unit{Metrics: []string{metric}, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+			if prev, ok := after[metric]; ok {
+				select {
+				case <-written[Key{s.ID, prev}]:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return []eval.Score{{Metric: metric, Value: values[Key{s.ID, metric}]}}, nil
+		}}
+	}
+	units := []Unit{unit("m1"), unit("m2"), unit("m3")}
+	require.NoError(t, run.Evaluate(t.Context(), All(records("a", "b")), units, 6, nil))
+	s := run.Summary(2, cfg.Started.Add(time.Minute), nil)
+	require.NoError(t, run.Close())
+
+	rf, err := ReadResults(filepath.Join(dir, FileResults))
+	require.NoError(t, err)
+	var arrived []string
+	for r := range rf.All() {
+		if r.ID == "a" {
+			arrived = append(arrived, r.Metric)
+		}
+	}
+	require.Equal(t, []string{"m3", "m2", "m1"}, arrived, "the results arrived in another order than given")
+
+	wantMeans := map[string]float64{"m1": 0.2, "m2": 0.6, "m3": 0.9}
+	check := func(where string, ms []MetricStats) {
+		t.Helper()
+		var names []string
+		for _, m := range ms {
+			names = append(names, m.Metric)
+			assert.InDelta(t, wantMeans[m.Metric], float64(m.Mean), 1e-9, "%s: %s's mean", where, m.Metric)
+		}
+		assert.Equal(t, cfg.Metrics, names, where)
+	}
+	check("summary", s.Metrics)
+
+	var table bytes.Buffer
+	require.NoError(t, FormatMetricStats(&table, s.Metrics))
+	assert.Regexp(t, `(?s)\nm1 +2/2 +0\.200 .*\nm2 +2/2 +0\.600 .*\nm3 +2/2 +0\.900 `, table.String())
+
+	var page bytes.Buffer
+	require.NoError(t, WriteReport(&page, cfg, s, rf))
+	assert.Equal(t, []string{"m1", "m2", "m3"}, reportColumns(t, page.String()))
+
+	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
+	require.NoError(t, err)
+	defer func() { _ = st.Close() }() // read in this test only
+	require.NoError(t, st.Record(cfg, s, dir))
+	rows, err := st.List(t.Context())
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	check("store", rows[0].Summary.Metrics)
+}
+
+// TestResumeJudgesDefaultsAndErrorsAgain: a run left with a neutral
+// default (an outage) and an error is resumed against a judge that now
+// succeeds: those two pairs are judged again, once each, and the good and
+// the skipped pairs are not; every reader of the run counts each pair
+// once, with its new value; and a resume cut short before reaching them
+// still counts them as they were.
+func TestResumeJudgesDefaultsAndErrorsAgain(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	cfg := testConfig()
+	cfg.Metrics = []string{"m1"}
+	run, err := CreateRun(dir, cfg)
+	require.NoError(t, err)
+	require.NoError(t, run.Close())
+	results := filepath.Join(dir, FileResults)
+	require.NoError(t, os.Rename(writeResults(t,
+		Result{ID: "a", Metric: "m1", Value: 1, Usage: eval.Usage{Calls: 3}},
+		Result{ID: "b", Metric: "m1", Value: 0.5, Defaulted: true, Error: "status 500", Usage: eval.Usage{Calls: 2}},
+		Result{ID: "c", Metric: "m1", Value: 0.3, Error: "reply did not match the schema", Usage: eval.Usage{Calls: 1}},
+		Result{ID: "d", Metric: "m1", Skipped: true, Reason: "no answer"}), results))
+
+	// Cut short: nothing judged yet, the old results count as they were.
+	run, err = ResumeRun(dir, cfg)
+	require.NoError(t, err)
+	kept, again := run.Kept()
+	assert.Equal(t, [2]int{2, 2}, [2]int{kept, again}, "a and d kept, b and c to judge again")
+	assert.Equal(t, 4, run.Resumed())
+	assert.False(t, run.Done(Key{"b", "m1"}))
+	assert.False(t, run.Done(Key{"c", "m1"}))
+	assert.True(t, run.Done(Key{"d", "m1"}), "a skipped result is final")
+	var earlier []string
+	for r := range run.Earlier() {
+		earlier = append(earlier, r.ID)
+	}
+	assert.Equal(t, []string{"a", "d"}, earlier)
+	s := run.Summary(4, cfg.Started, nil)
+	assert.Equal(t, MetricStats{Metric: "m1", N: 4, Scored: 2, Defaulted: 1, Skipped: 1, Errors: 1, Mean: 0.65}, pick(s.Metrics[0]))
+	assert.Equal(t, s, run.Summary(4, cfg.Started, nil), "the results to judge again are counted anew each time, not added up")
+	assert.True(t, s.Complete)
+	assert.Equal(t, 1, run.Defaults().Defaulted)
+	require.NoError(t, run.Close())
+
+	run, err = ResumeRun(dir, cfg)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	seen := map[Key]int{}
+	judge := Unit{Metrics: []string{"m1"}, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
+		mu.Lock()
+		seen[Key{s.ID, "m1"}]++
+		mu.Unlock()
+		return []eval.Score{{Metric: "m1", Value: 0.9, Usage: eval.Usage{Calls: 1}}}, nil
+	}}
+	require.NoError(t, run.Evaluate(t.Context(), All(records("a", "b", "c", "d")), []Unit{judge}, 2, nil))
+	assert.Equal(t, map[Key]int{{"b", "m1"}: 1, {"c", "m1"}: 1}, seen, "the default and the error are judged again, once each")
+	s = run.Summary(4, time.Now(), nil)
+	require.NoError(t, run.Close())
+	want := MetricStats{Metric: "m1", N: 4, Scored: 3, Skipped: 1, Mean: 0.933333}
+	assert.Equal(t, want, pick(s.Metrics[0]), "each pair once, with its new value")
+	assert.Equal(t, 0, run.Defaults().Defaulted)
+	assert.Equal(t, 4, run.Defaults().Total)
+	assert.Equal(t, 3+1+1, s.Metrics[0].Calls, "the calls of the results that count")
+	assert.Equal(t, 3+2+1+1+1, s.Usage.Calls, "the calls of every attempt, the results judged again included")
+
+	// Every reader takes the last line of a pair.
+	rf, err := ReadResults(results)
+	require.NoError(t, err)
+	got := map[string]Result{}
+	for r := range rf.All() {
+		got[r.ID] = r
+	}
+	require.Len(t, got, 4)
+	assert.Equal(t, 0.9, got["b"].Value)
+	assert.True(t, got["b"].Final())
+	assert.Equal(t, 0.9, got["c"].Value)
+	assert.Empty(t, got["c"].Error)
+
+	each := map[string][]float64{}
+	require.NoError(t, EachResult(results, func(r Result) { each[r.ID] = append(each[r.ID], r.Value) }))
+	assert.Equal(t, map[string][]float64{"a": {1}, "b": {0.9}, "c": {0.9}, "d": {0}}, each)
+
+	bounded, err := ReadResultsBounded(results, 10)
+	require.NoError(t, err)
+	assert.Len(t, bounded.Results, 4)
+	assert.Equal(t, 0, bounded.Bounded.Defaulted)
+	assert.Equal(t, 0, bounded.Bounded.Errors)
+	assert.Equal(t, 1, bounded.Bounded.Skipped)
+	assert.Equal(t, Bins{9: 3}, bounded.Bounded.Bins["m1"])
+
+	s.Label = ""
+	labels := Labels{Name: "good", byID: map[string]bool{"a": true, "b": true, "c": false}}
+	require.NoError(t, s.AddCalibration(results, labels))
+	require.NotNil(t, s.Metrics[0].Calibration)
+	n := 0
+	for _, b := range s.Metrics[0].Calibration.Reliability {
+		n += b.N
+	}
+	assert.Equal(t, 3, n, "three labelled values, b and c once each")
+	assert.InDelta(t, (0+0.01+0.81)/3, s.Metrics[0].Calibration.Brier, 1e-9)
+
+	// As a baseline, the run pairs each sample once.
+	cmp, _, err := Compare(dir, rf, s, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 3, cmp.Metrics[0].Paired)
+	assert.InDelta(t, (1+0.9+0.9)/3, float64(cmp.Metrics[0].BaselineMean), 1e-9)
+
+	// Resumed again: everything is final, nothing is judged.
+	run, err = ResumeRun(dir, cfg)
+	require.NoError(t, err)
+	kept, again = run.Kept()
+	assert.Equal(t, [2]int{4, 0}, [2]int{kept, again})
+	s = run.Summary(4, time.Now(), nil)
+	require.NoError(t, run.Close())
+	assert.Equal(t, 3+2+1+1+1, s.Usage.Calls, "the superseded lines' calls still count")
+	assert.Equal(t, want, pick(s.Metrics[0]))
+}
+
+// pick is m's counts and mean (to six places), the rest zeroed, for
+// comparing.
+func pick(m MetricStats) MetricStats {
+	mean := Num(math.Round(float64(m.Mean)*1e6) / 1e6)
+	return MetricStats{Metric: m.Metric, N: m.N, Scored: m.Scored, Defaulted: m.Defaulted, Skipped: m.Skipped, Errors: m.Errors, Mean: mean}
+}
+
+// TestRunSummaryCountsModelCalls: a run's summary, its report and the run
+// store say how many model calls its results made, the results an earlier
+// attempt wrote included; a reply from the cache is no call.
+func TestRunSummaryCountsModelCalls(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	cfg := testConfig()
+	run, err := CreateRun(dir, cfg)
+	require.NoError(t, err)
+	for _, r := range []Result{
+		{ID: "a", Metric: "m1", Value: 1, Usage: eval.Usage{Calls: 2, TokensIn: 300, TokensOut: 40, CostUSD: 0.002}},
+		{ID: "a", Metric: "m2", Value: 0.5, Usage: eval.Usage{Calls: 1, TokensIn: 100, TokensOut: 10, CostUSD: 0.001}},
+		{ID: "b", Metric: "m1", Value: 0.5, Usage: eval.Usage{TokensIn: 300, TokensOut: 40}}, // from the cache
+	} {
+		require.NoError(t, run.Append(r))
+	}
+	require.NoError(t, run.Close())
+	run, err = ResumeRun(dir, cfg)
+	require.NoError(t, err)
+	require.NoError(t, run.Append(Result{ID: "b", Metric: "m2", Value: 0.25, Usage: eval.Usage{Calls: 4, TokensIn: 500, TokensOut: 50, CostUSD: 0.003}}))
+	s := run.Summary(2, cfg.Started.Add(time.Minute), nil)
+	require.NoError(t, run.Close())
+
+	assert.Equal(t, 7, s.Usage.Calls)
+	assert.Equal(t, 1200, s.Usage.TokensIn)
+	assert.Equal(t, 140, s.Usage.TokensOut)
+	assert.InDelta(t, 0.006, s.Usage.CostUSD, 1e-12)
+	assert.Equal(t, 2, s.Metrics[0].Calls)
+	assert.Equal(t, 5, s.Metrics[1].Calls)
+
+	rf, err := ReadResults(filepath.Join(dir, FileResults))
+	require.NoError(t, err)
+	var page bytes.Buffer
+	require.NoError(t, WriteReport(&page, cfg, s, rf))
+	calls := regexp.MustCompile(`<dt>Calls</dt><dd>([^<]*)</dd>`).FindStringSubmatch(page.String())
+	require.Len(t, calls, 2)
+	assert.Equal(t, "7 model calls · 1200 tokens in · 140 out", calls[1])
+
+	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
+	require.NoError(t, err)
+	defer func() { _ = st.Close() }() // read in this test only
+	require.NoError(t, st.Record(cfg, s, dir))
+	row, err := st.Get(t.Context(), cfg.RunID)
+	require.NoError(t, err)
+	assert.Equal(t, 7, row.Summary.Usage.Calls)
 }

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/assaylabs/assay/eval"
@@ -27,9 +28,12 @@ const (
 )
 
 // Result is one metric's judgement of one sample: a line of
-// results.jsonl, and what `assay judge` prints. Lines are appended and flushed as judgements finish, in no
-// particular order; (ID, Metric) identifies a line, and a run holds each
-// pair once, however often it was resumed.
+// results.jsonl, and what `assay judge` prints. Lines are appended and
+// flushed as judgements finish, in no particular order; (ID, Metric)
+// identifies a result. A run holds each pair's final result once, however
+// often it was resumed: a pair has a second line only when a resume judged
+// again a result that was not final (a neutral default or an error), and
+// then its last line supersedes the others wherever results.jsonl is read.
 type Result struct {
 	ID     string `json:"id" yaml:"id"`
 	Metric string `json:"metric" yaml:"metric"`
@@ -64,9 +68,32 @@ func ResultOf(id string, sc eval.Score) Result {
 	return r
 }
 
+// spent is u without its latency: what a result spent, to sum (a sum of
+// latencies of calls made at once means nothing).
+func spent(u eval.Usage) eval.Usage {
+	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, CostUSD: u.CostUSD}
+}
+
+// Score is the result as the score it was written from (its error as
+// text).
+func (r Result) Score() eval.Score {
+	sc := eval.Score{Metric: r.Metric, Value: r.Value, Points: r.Points, Max: r.Max, Method: r.Method, Reason: r.Reason,
+		Defaulted: r.Defaulted, Skipped: r.Skipped, Pass: r.Pass, Evidence: r.Evidence, Usage: r.Usage}
+	if r.Error != "" {
+		sc.Err = errors.New(r.Error)
+	}
+	return sc
+}
+
 // Counted reports whether the result is a measurement that may enter
 // means and pass gates: neither a neutral default nor skipped.
 func (r Result) Counted() bool { return !r.Defaulted && !r.Skipped }
+
+// Final reports whether a resumed run keeps the result rather than judge
+// its pair again: it is neither a neutral default nor an error (a model
+// that was down, a budget that stopped calls). A skipped result is final:
+// there was nothing to judge.
+func (r Result) Final() bool { return r.Skipped || (!r.Defaulted && r.Error == "") }
 
 // Key identifies a result within a run.
 type Key struct{ ID, Metric string }
@@ -116,7 +143,10 @@ type Summary struct {
 	// Alerts are seed 002's quality alerts against the baseline.
 	Alerts   []QualityAlert `json:"alerts,omitempty"`
 	Baseline *Comparison    `json:"baseline,omitempty"`
-	Usage    eval.Usage     `json:"usage,omitzero"`
+	// Usage is what the run spent over all its attempts: its results'
+	// model calls (a reply from the cache is no call), tokens and cost,
+	// those of the results a resume judged again included.
+	Usage eval.Usage `json:"usage,omitzero"`
 	// Complete is false for a run that stopped before every (sample,
 	// metric) pair was judged.
 	Complete bool `json:"complete"`
@@ -150,10 +180,15 @@ type MetricStats struct {
 	// CILow and CIHigh are a bootstrap 95% interval of the mean.
 	CILow  Num `json:"ci95_low"`
 	CIHigh Num `json:"ci95_high"`
-	// Threshold is the metric's pass threshold and PassRate the share of
-	// Scored values at or above it.
+	// Threshold is the metric's pass threshold; Passed counts the Scored
+	// values that pass (at or above it, or by their card's verdict) and
+	// PassRate is their share.
 	Threshold float64 `json:"threshold"`
+	Passed    int     `json:"passed"`
 	PassRate  Num     `json:"pass_rate"`
+	// Calls are the model calls the results made (a reply from the
+	// cache is no call).
+	Calls     int     `json:"calls"`
 	TokensIn  int     `json:"tokens_in"`
 	TokensOut int     `json:"tokens_out"`
 	CostUSD   float64 `json:"cost_usd"`
@@ -255,7 +290,7 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 // line torn by a killed run: it is dropped (Torn reports it) so that a
 // resume judges that pair again. Any other line that does not parse is an
 // error naming the file and line. A pair written twice keeps its last
-// line.
+// line, at the place of its first.
 func ReadResults(path string) (*ResultFile, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -280,6 +315,10 @@ type ResultFile struct {
 	Size int64
 	// Bounded is set when the file was read by ReadResultsBounded.
 	Bounded *Bounds
+	// Superseded is what the lines that a later line of their pair
+	// replaced had spent (a default judged again): what the run spent is
+	// that and what Results spent.
+	Superseded eval.Usage
 
 	index map[Key]int
 }
@@ -311,7 +350,7 @@ func (f *ResultFile) All() iter.Seq[Result] {
 
 func readResults(path string, r io.Reader) (*ResultFile, error) {
 	out := &ResultFile{Path: path, index: map[Key]int{}}
-	err := scanResults(path, r, out, func(res Result) { out.add(res) })
+	err := scanResults(path, r, out, func(_ int, res Result) { out.add(res) })
 	if err != nil {
 		return nil, err
 	}
@@ -321,6 +360,7 @@ func readResults(path string, r io.Reader) (*ResultFile, error) {
 // add keeps res, replacing an earlier line of the same pair.
 func (f *ResultFile) add(res Result) {
 	if i, ok := f.index[res.Key()]; ok {
+		f.Superseded = f.Superseded.Add(spent(f.Results[i].Usage))
 		f.Results[i] = res
 		return
 	}
@@ -329,9 +369,9 @@ func (f *ResultFile) add(res Result) {
 }
 
 // scanResults reads the whole lines of results.jsonl from r, handing each
-// result to fn and noting in out whether the last line was torn and the
-// length of the whole lines.
-func scanResults(path string, r io.Reader, out *ResultFile, fn func(Result)) error {
+// result and its line number to fn and noting in out whether the last
+// line was torn and the length of the whole lines.
+func scanResults(path string, r io.Reader, out *ResultFile, fn func(line int, res Result)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
@@ -349,7 +389,7 @@ func scanResults(path string, r io.Reader, out *ResultFile, fn func(Result)) err
 				if res.ID == "" || res.Metric == "" {
 					return &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
 				}
-				fn(res)
+				fn(line, res)
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -362,15 +402,61 @@ func scanResults(path string, r io.Reader, out *ResultFile, fn func(Result)) err
 }
 
 // EachResult hands each result of results.jsonl at path to fn in file
-// order, one at a time, holding none: a torn last line is left out, and a
-// line that does not parse is an error naming the file and line.
+// order, one at a time, holding none: a torn last line is left out, a
+// line that a later line of its pair supersedes too (see Result), and a
+// line that does not parse is an error naming the file and line. It reads
+// the file twice, holding in between only the pairs written more than
+// once.
 func EachResult(path string, fn func(Result)) error {
-	f, err := os.Open(path)
+	last, err := lastLines(path)
 	if err != nil {
 		return fmt.Errorf("reading results: %w", err)
 	}
+	if err := scanFile(path, nil, last.keep(fn)); err != nil {
+		return fmt.Errorf("reading results: %w", err)
+	}
+	return nil
+}
+
+// scanFile is scanResults over the file at path.
+func scanFile(path string, out *ResultFile, fn func(line int, res Result)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
 	defer func() { _ = f.Close() }() // read only
-	return scanResults(path, f, &ResultFile{}, fn)
+	if out == nil {
+		out = &ResultFile{}
+	}
+	return scanResults(path, f, out, fn)
+}
+
+// supersession maps each pair that results.jsonl may hold more than once
+// to the number of its last line: the line that counts.
+type supersession map[Key]int
+
+// lastLines reads results.jsonl at path for the pairs written more than
+// once. A run writes a pair again only after a result that is not final
+// (Result.Final), so only the pairs with such a line are held: memory is
+// in the number of defaults and errors, not in the run's size.
+func lastLines(path string) (supersession, error) {
+	last := supersession{}
+	err := scanFile(path, nil, func(line int, r Result) {
+		if _, ok := last[r.Key()]; ok || !r.Final() {
+			last[r.Key()] = line
+		}
+	})
+	return last, err
+}
+
+// keep wraps fn to hand it only the lines that count: the last of each
+// pair.
+func (s supersession) keep(fn func(Result)) func(int, Result) {
+	return func(line int, r Result) {
+		if l, ok := s[r.Key()]; !ok || l == line {
+			fn(r)
+		}
+	}
 }
 
 // Bounds describes a ResultFile read by ReadResultsBounded: Results hold
@@ -384,27 +470,28 @@ type Bounds struct {
 	Defaulted, Skipped, Errors int
 }
 
-// ReadResultsBounded reads results.jsonl in two passes that hold at most
+// ReadResultsBounded reads results.jsonl in passes that hold at most
 // about show samples' results: the samples whose lowest value over the
 // metrics is lowest (a defaulted, skipped or failed result counting as
-// lowest), in file order, with Bounded describing the whole file. It is
-// how a run of any size gets a report of the samples worth reading in
-// flat memory: the distributions are kept as bin counts.
+// lowest; ties to the first in SampleOrder), in file order, with Bounded
+// describing the whole file. It is how a run of any size gets a report of
+// the samples worth reading in flat memory: the distributions are kept as
+// bin counts. A line that a later line of its pair supersedes is left out
+// (see Result).
 func ReadResultsBounded(path string, show int) (*ResultFile, error) {
 	show = max(show, 1)
 	b := &Bounds{Bins: map[string]Bins{}}
 	worst := map[string]float64{} // the samples that may be shown, by id
 	var order []string            // their ids, in file order
+	last, err := lastLines(path)
+	if err != nil {
+		return nil, err
+	}
 	pass := func(out *ResultFile, fn func(Result)) error {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = f.Close() }() // read only
-		return scanResults(path, f, out, fn)
+		return scanFile(path, out, last.keep(fn))
 	}
 	seen := &ResultFile{index: map[Key]int{}}
-	err := pass(seen, func(r Result) {
+	err = pass(seen, func(r Result) {
 		v := r.Value
 		switch {
 		case r.Defaulted:
@@ -448,14 +535,15 @@ func ReadResultsBounded(path string, show int) (*ResultFile, error) {
 	return out, nil
 }
 
-// lowest keeps the show ids of lowest value, ties to the first in order,
-// and their order.
+// lowest keeps the show ids of lowest value, ties to the first in
+// SampleOrder (never the order the results were written in, which is the
+// order a parallel run finished in), and their order.
 func lowest(worst map[string]float64, order []string, show int) (map[string]float64, []string) {
 	if len(worst) <= show {
 		return worst, order
 	}
 	ids := slices.Clone(order)
-	slices.SortStableFunc(ids, func(a, b string) int { return cmp.Compare(worst[a], worst[b]) })
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Or(cmp.Compare(worst[a], worst[b]), SampleOrder(a, b)) })
 	kept := make(map[string]float64, show)
 	for _, id := range ids[:show] {
 		kept[id] = worst[id]
@@ -467,4 +555,43 @@ func lowest(worst map[string]float64, order []string, show int) (map[string]floa
 		}
 	}
 	return kept, keptOrder
+}
+
+// SampleOrder compares two sample ids the way a report lists samples: as
+// text, except that runs of digits compare as numbers, so that "s2" comes
+// before "s10" and "line-9" before "line-10". For ids numbered in the
+// order of their dataset, and for records without an id (named line-N),
+// it is the dataset's order; in any case it is fixed, never the order a
+// run's judgements finished in. Ids equal but for leading zeros ("s2",
+// "s02") compare as text.
+func SampleOrder(a, b string) int {
+	return cmp.Or(naturalCompare(a, b), strings.Compare(a, b))
+}
+
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// digitRun is the length of the run of ASCII digits s begins with.
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -136,6 +137,71 @@ func TestReadResultsBounded(t *testing.T) {
 			assert.Equal(t, Bins{0: 1}, f.Bounded.Bins["n"])
 			assert.Equal(t, 1, f.Bounded.Defaulted)
 			assert.Equal(t, 1, f.Bounded.Skipped)
+		})
+	}
+}
+
+func TestSampleOrder(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		a, b string
+		want int
+	}{
+		"numbers as numbers":         {"s2", "s10", -1},
+		"line ids in dataset order":  {"line-9", "line-10", -1},
+		"the same id":                {"s2", "s2", 0},
+		"text as text":               {"b", "a", 1},
+		"a prefix first":             {"ab", "abc", -1},
+		"numbers further on":         {"x10y2", "x10y10", -1},
+		"bare numbers":               {"10", "9", 1},
+		"leading zeros then as text": {"s02", "s2", -1},
+		"zero-padded ids":            {"s009", "s010", -1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, SampleOrder(tc.a, tc.b))
+			assert.Equal(t, -tc.want, SampleOrder(tc.b, tc.a), "antisymmetric")
+		})
+	}
+}
+
+// TestReadResultsBoundedSupersededAndOrder: the samples shown are the
+// same whatever order their results were written in (ties go to the first
+// in SampleOrder), and a default judged again counts as its new value.
+func TestReadResultsBoundedSupersededAndOrder(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`{"id":"s1","metric":"m","value":0.5,"defaulted":true,"error":"status 500"}`,
+		`{"id":"s10","metric":"m","value":0.4}`,
+		`{"id":"s3","metric":"m","value":0.4}`,
+		`{"id":"s2","metric":"m","value":0.4}`,
+		`{"id":"s4","metric":"m","value":0.8}`,
+		`{"id":"s1","metric":"m","value":0.9}`,
+	}
+	tests := map[string][]int{
+		"as judged":     {0, 1, 2, 3, 4, 5},
+		"another order": {4, 3, 2, 1, 0, 5},
+	}
+	for name, order := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			for _, i := range order {
+				b.WriteString(lines[i] + "\n")
+			}
+			path := filepath.Join(t.TempDir(), FileResults)
+			require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+			f, err := ReadResultsBounded(path, 2)
+			require.NoError(t, err)
+			var ids []string
+			for r := range f.All() {
+				ids = append(ids, r.ID)
+			}
+			slices.SortFunc(ids, SampleOrder)
+			assert.Equal(t, []string{"s2", "s3"}, ids)
+			assert.Equal(t, 0, f.Bounded.Defaulted, "the default was judged again")
+			assert.Equal(t, Bins{4: 3, 8: 1, 9: 1}, f.Bounded.Bins["m"])
 		})
 	}
 }

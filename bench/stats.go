@@ -24,11 +24,11 @@ const (
 	BootstrapSeed      = 18
 )
 
-// Stats accumulates results by metric, in the order metrics first appear,
-// and computes a run's MetricStats from them. It keeps one value and one
-// latency per scored result (16 bytes each), never the results: a run of
-// any length is summarised in the memory of its numbers. The zero value is
-// ready to use; it is not safe for concurrent use.
+// Stats accumulates results by metric and computes a run's MetricStats
+// from them. It keeps one value and one latency per scored result (16
+// bytes each), never the results: a run of any length is summarised in the
+// memory of its numbers. The zero value is ready to use; it is not safe
+// for concurrent use.
 type Stats struct {
 	// Threshold returns a metric's pass threshold; nil means 0.5.
 	Threshold func(metric string) float64
@@ -41,7 +41,7 @@ type metricAcc struct {
 	n, defaulted, skipped, errors int
 	values                        []float64
 	latencies                     []float64 // nanoseconds, of results with model calls
-	tokensIn, tokensOut           int
+	calls, tokensIn, tokensOut    int
 	cost                          float64
 	sampled, unstable             int
 	// verdicts counts the counted results a card decided (Result.Pass),
@@ -62,6 +62,7 @@ func (s *Stats) Add(r Result) {
 		s.order = append(s.order, r.Metric)
 	}
 	m.n++
+	m.calls += r.Usage.Calls
 	m.tokensIn += r.Usage.TokensIn
 	m.tokensOut += r.Usage.TokensOut
 	m.cost += r.Usage.CostUSD
@@ -99,14 +100,16 @@ func (s *Stats) Add(r Result) {
 	}
 }
 
-// Metrics returns one MetricStats per metric seen, in first-seen order,
-// then any of want not seen (all zero, statistics undefined), so that a
-// summary names every metric asked for.
+// Metrics returns one MetricStats per metric of want, in want's order
+// (all zero, statistics undefined, for one not seen), so that a summary
+// names every metric asked for in the order it was asked for; then any
+// other metric seen, in first-seen order. The order of want never depends
+// on the order the results arrived in (a parallel run's is not fixed).
 func (s *Stats) Metrics(want ...string) []MetricStats {
-	order := slices.Clone(s.order)
-	for _, w := range want {
-		if !slices.Contains(order, w) {
-			order = append(order, w)
+	order := slices.Clone(want)
+	for _, m := range s.order {
+		if !slices.Contains(order, m) {
+			order = append(order, m)
 		}
 	}
 	out := make([]MetricStats, 0, len(order))
@@ -120,11 +123,64 @@ func (s *Stats) Metrics(want ...string) []MetricStats {
 	return out
 }
 
+// Defaulted is how many results, over every metric, were neutral
+// defaults.
+func (s *Stats) Defaulted() int {
+	n := 0
+	for _, m := range s.by {
+		n += m.defaulted
+	}
+	return n
+}
+
+// Skipped is how many results, over every metric, were skipped: records
+// the judge had nothing to judge in.
+func (s *Stats) Skipped() int {
+	n := 0
+	for _, m := range s.by {
+		n += m.skipped
+	}
+	return n
+}
+
 func (s *Stats) threshold(metric string) float64 {
 	if s.Threshold == nil {
 		return 0.5
 	}
 	return s.Threshold(metric)
+}
+
+// InConfigOrder is ms with the metrics of order first, in that order (a
+// run's config.json Metrics: the order the user gave), then the others in
+// their order. A summary written before its metrics kept the config's
+// order (they were in the order the judgements finished) reads in it.
+func InConfigOrder(ms []MetricStats, order []string) []MetricStats {
+	if ms == nil {
+		return nil
+	}
+	out := make([]MetricStats, 0, len(ms))
+	for _, name := range order {
+		if i := slices.IndexFunc(ms, func(m MetricStats) bool { return m.Metric == name }); i >= 0 {
+			out = append(out, ms[i])
+		}
+	}
+	for _, m := range ms {
+		if !slices.Contains(order, m.Metric) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// clone is a copy of s that results can be added to without changing s.
+func (s *Stats) clone() Stats {
+	out := Stats{Threshold: s.Threshold, order: slices.Clone(s.order), by: make(map[string]*metricAcc, len(s.by))}
+	for name, m := range s.by {
+		c := *m
+		c.values, c.latencies, c.byValue = slices.Clone(m.values), slices.Clone(m.latencies), slices.Clone(m.byValue)
+		out.by[name] = &c
+	}
+	return out
 }
 
 // Summarize computes the MetricStats of results, as Stats does.
@@ -141,7 +197,7 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	ms := MetricStats{
 		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors,
 		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
-		Threshold: threshold, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost,
+		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost,
 		Sampled: m.sampled, Unstable: m.unstable,
 	}
 	if m.n > 0 {
@@ -179,6 +235,7 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 			passed++
 		}
 	}
+	ms.Passed = passed
 	ms.PassRate = Num(float64(passed) / float64(len(v)))
 	return ms
 }

@@ -33,7 +33,8 @@ type RunRow struct {
 	Started, Finished time.Time
 	Dataset           string
 	DatasetSHA256     string
-	// Metrics are the run's metrics in the order of its config.
+	// Metrics are the run's metrics in the order of its config; so are
+	// Summary.Metrics, whatever order the row was recorded in.
 	Metrics []string
 	Config  RunConfig
 	Summary Summary
@@ -304,6 +305,7 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]RunRow, err
 			return nil, fmt.Errorf("run store %s: run %s does not read back (%w): record it again or delete its row", s.path, r.ID, perr)
 		}
 		r.Metrics = r.Config.Metrics
+		r.Summary.Metrics = InConfigOrder(r.Summary.Metrics, r.Metrics)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

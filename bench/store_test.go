@@ -268,3 +268,37 @@ func TestResolveBaseline(t *testing.T) {
 		})
 	}
 }
+
+// TestStoredSummaryReadsInConfigOrder: a run recorded with its summary's
+// metrics in the order its judges finished (as runs were before the
+// summary kept the config's order) reads back in the config's order, from
+// the store and from its folder, each metric with its own mean.
+func TestStoredSummaryReadsInConfigOrder(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	st, err := bench.OpenStore(filepath.Join(root, "runs.db"))
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, st.Close()) }()
+	means := map[string]float64{"faithfulness": 0.5, "answer_relevancy": 0.75, "context_precision": 1}
+	cfg, s := storedRun("20261127-x1", time.Date(2026, 11, 27, 4, 32, 0, 0, time.UTC), "aaa", means, "context_precision", "faithfulness", "answer_relevancy")
+	cfg.Metrics = []string{"faithfulness", "answer_relevancy", "context_precision"}
+	dir := writeRun(t, filepath.Join(root, "run"), cfg, &s, nil)
+	require.NoError(t, st.Record(cfg, s, dir))
+
+	check := func(where string, ms []bench.MetricStats) {
+		t.Helper()
+		var names []string
+		for _, m := range ms {
+			names = append(names, m.Metric)
+			assert.InDelta(t, means[m.Metric], float64(m.Mean), 1e-12, "%s: %s", where, m.Metric)
+		}
+		assert.Equal(t, cfg.Metrics, names, where)
+	}
+	rows, err := st.List(context.Background())
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	check("store", rows[0].Summary.Metrics)
+	f, err := bench.ReadRunFolder(dir)
+	require.NoError(t, err)
+	check("folder", f.Summary.Metrics)
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/metric"
 )
 
 // MetricTokenOverlap names the plain baseline every offline judge is
@@ -33,9 +34,12 @@ func (TokenOverlap) Score(_ context.Context, s eval.Sample) (eval.Score, error) 
 	}, nil
 }
 
-func init() {
-	Register(Metric{
-		Name: MetricTokenOverlap, Kind: KindHeuristic, Threshold: Threshold{Offline: 0.8, Model: 0.8},
-		Build: func(Model) eval.Scorer { return TokenOverlap{} },
-	})
+// tokenOverlapMetric is the registry entry of the baseline: --metric takes
+// it, as it takes the judges it is the baseline of.
+func tokenOverlapMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricTokenOverlap, Kind: metric.KindHeuristic, Dataset: true, Needs: metric.NeedsContexts,
+		Threshold: metric.Threshold{Offline: 0.8, Model: 0.8},
+		Build:     func(Model) eval.Scorer { return TokenOverlap{} },
+	}
 }

@@ -11,16 +11,27 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricCompleteness, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
+// completenessMetric is the registry entry of completeness.
+func completenessMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricCompleteness, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
 		// The research profile scores completeness too, on its own scale.
 		Profiles: []string{"report"},
 		Build:    func(m Model) eval.Scorer { return Completeness{Model: m} },
-	})
+		DryRun:   completenessStandIn,
+	}
+}
+
+// completenessStandIn lists two aspects, the first covered.
+func completenessStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
+	if !asks(req, aspectSchema()) {
+		return "", 0, false
+	}
+	return `{"aspects":[{"aspect":"the main question","covered":true,"evidence":"the answer"},{"aspect":"the reasons","covered":false,"evidence":""}]}`, 200, true
 }
 
 // Completeness lists the aspects the query asks for and checks which the

@@ -46,14 +46,16 @@
 //
 // # Registry
 //
-// Every metric Assay computes is one Register call, in an init of the file
-// that defines its scorer: its name, kind, what it needs of a sample, its
+// Each judge's metric is one entry of a metric.Registry, written beside
+// the scorer it builds: its name, kind, what it needs of a sample, its
 // default threshold offline and with a model, how its scorer is built and
-// whether it calls the model. New, Metrics, DefaultThreshold, profiles,
-// the views and the CLI read the registry; none switches on a name.
+// its dry-run stand-in reply. AddBuiltins adds them to a registry; nothing
+// is added when the package loads. agent.Builtins is the built-in registry
+// of every metric; New builds one of the judges' own:
 //
-//	judges.Register(judges.Metric{
-//		Name: "brevity", Kind: judges.KindJudge, Needs: judges.NeedsAnswer, CallsModel: true,
+//	reg := agent.Builtins().Clone()
+//	err := reg.Add(metric.Entry{
+//		Name: "brevity", Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
 //		Build: func(m judges.Model) eval.Scorer { return Brevity{Model: m} },
 //	})
 //

@@ -2,6 +2,7 @@ package judges
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,17 +10,36 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/datablock"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
+// faithfulnessMetric is the registry entry of faithfulness.
+func faithfulnessMetric() metric.Entry {
+	return metric.Entry{
 		// No contexts is no refusal: every claim is then unsupported.
-		Name: MetricFaithfulness, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
-		Threshold: Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every claim supported
+		Name: MetricFaithfulness, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
+		Threshold: metric.Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every claim supported
 		Build:     func(m Model) eval.Scorer { return Faithfulness{Model: m} },
-	})
+		DryRun:    faithfulnessStandIn,
+	}
+}
+
+// faithfulnessStandIn answers the claims prompt with the answer's
+// sentences as its claims, and the verification with verdictStandIn.
+func faithfulnessStandIn(req llm.Request, count func(string) int) (string, int, bool) {
+	if !asks(req, claimSchema()) {
+		return verdictStandIn(req, count)
+	}
+	answer, _ := datablock.Find(last(req), "answer")
+	cl := claimList{Claims: heuristics.SplitClaims(answer)}
+	if cl.Claims == nil {
+		cl.Claims = []string{}
+	}
+	b, _ := json.Marshal(cl)
+	return string(b), count(answer) + 10, true
 }
 
 // Faithfulness is RAGAS faithfulness: the share of the answer's claims that

@@ -10,25 +10,20 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
 // Model is what a judge needs from the model client; *llm.Client is one.
-type Model interface {
-	llm.Chatter
-	Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error)
-	Name() string
-	// Offline reports that the model cannot generate text (the offline
-	// backend): judges then run their lexical counterparts.
-	Offline() bool
-}
+// It is metric.Model, the model a registry's scorers are built with.
+type Model = metric.Model
 
 // MethodOffline labels scores computed without a model.
 const MethodOffline = "offline (approximate)"
 
 // Offline reports whether m cannot generate text: nil, or a model that
 // says it is offline.
-func Offline(m Model) bool { return m == nil || m.Offline() }
+func Offline(m Model) bool { return metric.Offline(m) }
 
 // Method is the label of what judges with m, the one every card, score and
 // summary shows: MethodOffline, or "llm:" and the model's name.
@@ -229,16 +224,15 @@ func texts(ps []prompts.Passage) []string {
 }
 
 // ErrNoContexts is returned by judges that need retrieved contexts when the
-// sample has none.
-var ErrNoContexts = errors.New("sample has no contexts or sources")
+// sample has none. It is metric.ErrNoContexts.
+var ErrNoContexts = metric.ErrNoContexts
 
 // Checker is a judge that needs more of a sample than every judge does. Its
 // Check returns, without any call, the error its Score would return for s
 // because s lacks something (wrapping ErrNoReference or ErrNoContexts), or
-// nil; a dataset can so be checked whole before a run spends anything.
-type Checker interface {
-	Check(s eval.Sample) error
-}
+// nil; a dataset can so be checked whole before a run spends anything. It
+// is metric.Checker.
+type Checker = metric.Checker
 
 // grade is a 1-5 rating with a reason; its schema holds the range.
 type grade struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +15,20 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
+
+// judgeMetrics are the names of the judges' LLM judges, sorted.
+func judgeMetrics() []string {
+	var out []string
+	for _, e := range builtins().Entries() {
+		if e.Kind == metric.KindJudge {
+			out = append(out, e.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // fakeModel answers each prompt template (by request tag) from a queue of
 // scripted replies; an error string starting "ERR:" is returned as an error.
@@ -165,7 +179,7 @@ func TestCancelledContextIsAnErrorNotADefault(t *testing.T) {
 
 func TestOfflineJudgesSayTheyAreApproximate(t *testing.T) {
 	t.Parallel()
-	for _, name := range Metrics() {
+	for _, name := range judgeMetrics() {
 		t.Run(name, func(t *testing.T) {
 			j, err := New(name, nil)
 			require.NoError(t, err)
@@ -409,7 +423,7 @@ func TestOfflineJudgesNeverNaN(t *testing.T) {
 		"non-latin scripts":  {Query: "これは何ですか", Answer: "Это башня.", Sources: ctxs("هذا برج"), Reference: "塔"},
 		"one very long word": {Query: strings.Repeat("a", 5000), Answer: strings.Repeat("b", 5000), Sources: ctxs(strings.Repeat("c", 5000))},
 	}
-	for _, metric := range Metrics() {
+	for _, metric := range judgeMetrics() {
 		j, err := New(metric, nil)
 		require.NoError(t, err)
 		for name, s := range samples {
@@ -440,7 +454,7 @@ func TestCheckIsScoresInputError(t *testing.T) {
 		"neither answer nor reference": {nothing, map[string]error{MetricContextRecall: ErrNoReference}},
 	}
 	for name, tc := range tests {
-		for _, metric := range Metrics() {
+		for _, metric := range judgeMetrics() {
 			for _, m := range []Model{nil, &fakeModel{}} {
 				j, err := New(metric, m)
 				require.NoError(t, err)

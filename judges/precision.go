@@ -2,6 +2,7 @@ package judges
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,14 +10,42 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricContextPrecision, Kind: KindJudge, Needs: NeedsContexts, CallsModel: true,
-		Build: func(m Model) eval.Scorer { return ContextPrecision{Model: m} },
-	})
+// contextPrecisionMetric is the registry entry of context precision.
+func contextPrecisionMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricContextPrecision, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsContexts,
+		Build:  func(m Model) eval.Scorer { return ContextPrecision{Model: m} },
+		DryRun: precisionStandIn,
+	}
+}
+
+// precisionStandIn answers a context-usefulness prompt with one verdict
+// per context it lists: the first useful, the others not.
+func precisionStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
+	if !asks(req, usefulnessSchema()) {
+		return "", 0, false
+	}
+	var ctxs []struct{ ID string }
+	if blocks := dataBlocks(last(req)); len(blocks) > 0 {
+		_ = json.Unmarshal([]byte(blocks[len(blocks)-1]), &ctxs)
+	}
+	if len(ctxs) == 0 {
+		ctxs = append(ctxs, struct{ ID string }{"c1"})
+	}
+	var out usefulnessList
+	for i, c := range ctxs {
+		v := usefulness{Context: c.ID, Useful: i == 0, Reason: "on topic"}
+		if i > 0 {
+			v.Reason = "adds nothing the answer needs"
+		}
+		out.Verdicts = append(out.Verdicts, v)
+	}
+	b, _ := json.Marshal(out)
+	return string(b), 30 * len(out.Verdicts), true
 }
 
 // ContextPrecision is RAGAS context precision: each retrieved context is

@@ -9,14 +9,26 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricReasoning, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
-		Build: func(m Model) eval.Scorer { return Reasoning{Model: m} },
-	})
+// reasoningMetric is the registry entry of reasoning.
+func reasoningMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricReasoning, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
+		Build:  func(m Model) eval.Scorer { return Reasoning{Model: m} },
+		DryRun: reasoningStandIn,
+	}
+}
+
+// reasoningStandIn rates every dimension well but not fully, with one
+// issue.
+func reasoningStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
+	if !asks(req, reasoningSchema()) {
+		return "", 0, false
+	}
+	return `{"clarity":80,"coverage":70,"specificity":60,"alignment":90,"minimality":80,"consistency":100,"issues":["few numbers"]}`, 120, true
 }
 
 // Reasoning rates an answer's reasoning on seed 003's six dimensions, each

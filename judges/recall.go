@@ -2,20 +2,22 @@ package judges
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/metric"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricContextRecall, Kind: KindJudge, Needs: NeedsContexts | NeedsReference, CallsModel: true,
-		Threshold: Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every statement supported
+// contextRecallMetric is the registry entry of context recall.
+func contextRecallMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricContextRecall, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsContexts | metric.NeedsReference,
+		Threshold: metric.Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every statement supported
 		Build:     func(m Model) eval.Scorer { return ContextRecall{Model: m} },
-	})
+		DryRun:    verdictStandIn, // the verification of faithfulness
+	}
 }
 
 // ContextRecall is RAGAS context recall: the share of the reference
@@ -40,8 +42,8 @@ type ContextRecall struct {
 var _ eval.Scorer = ContextRecall{}
 
 // ErrNoReference is returned by judges that need a reference answer when
-// the sample has none.
-var ErrNoReference = errors.New("sample has no reference answer")
+// the sample has none. It is metric.ErrNoReference.
+var ErrNoReference = metric.ErrNoReference
 
 var _ Checker = ContextRecall{}
 

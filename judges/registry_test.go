@@ -2,6 +2,7 @@ package judges_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 // stubModel is a Model that is offline or not, and never called.
@@ -26,45 +28,75 @@ func (stubModel) Embed(context.Context, []string) ([][]float32, llm.Usage, error
 func (stubModel) Name() string    { return "stub:model" }
 func (m stubModel) Offline() bool { return m.offline }
 
-func TestRegistryKnowsEveryJudge(t *testing.T) {
+// builtins is a registry of the judges' metrics alone.
+func builtins(t *testing.T) *metric.Registry {
+	t.Helper()
+	var r metric.Registry
+	require.NoError(t, judges.AddBuiltins(&r))
+	return &r
+}
+
+func TestAddBuiltinsAddsEveryJudge(t *testing.T) {
 	t.Parallel()
-	want := []string{"answer_relevancy", "completeness", "context_precision", "context_recall", "faithfulness", "reasoning", "source_relevance"}
-	assert.Equal(t, want, judges.Metrics(), "the judges --metric takes, sorted")
-	for _, name := range want {
-		m, ok := judges.Lookup(name)
+	r := builtins(t)
+	judgeNames := []string{"answer_relevancy", "completeness", "context_precision", "context_recall", "faithfulness", "reasoning", "source_relevance"}
+	assert.Equal(t, append(slices.Clone(judgeNames), "token_overlap"), r.Metrics(), "--metric takes the judges and their baseline, sorted")
+	for _, name := range judgeNames {
+		m, ok := r.Lookup(name)
 		require.True(t, ok, name)
-		assert.Equal(t, judges.KindJudge, m.Kind, name)
-		assert.True(t, m.CallsModel, name)
+		assert.Equal(t, metric.KindJudge, m.Kind, name)
+		assert.True(t, m.CallsModel(), name)
 		sc, err := judges.New(name, nil)
 		require.NoError(t, err, name)
 		assert.NotNil(t, sc, name)
 	}
-	m, ok := judges.Lookup(judges.MetricTokenOverlap)
+	m, ok := r.Lookup(judges.MetricTokenOverlap)
 	require.True(t, ok)
-	assert.Equal(t, judges.KindHeuristic, m.Kind)
-	assert.False(t, m.CallsModel, "the baseline never calls a model")
+	assert.Equal(t, metric.KindHeuristic, m.Kind)
+	assert.False(t, m.CallsModel(), "the baseline never calls a model")
+	sc, err := judges.New(judges.MetricTokenOverlap, nil)
+	require.NoError(t, err)
+	c, ok := sc.(metric.Checker)
+	require.True(t, ok, "the baseline compares with the contexts: it needs them")
+	require.ErrorIs(t, c.Check(eval.Sample{Answer: "a"}), judges.ErrNoContexts)
+	assert.Equal(t, []string{judges.MetricCompleteness}, r.InProfile("report"))
+	require.ErrorContains(t, judges.AddBuiltins(r), "judges: metric: token_overlap is added twice")
+}
+
+// TestAddBuiltinsLeavesOtherRegistriesAlone: what one registry holds is
+// its own; a metric added to one is in no other.
+func TestAddBuiltinsLeavesOtherRegistriesAlone(t *testing.T) {
+	t.Parallel()
+	a, b := builtins(t), builtins(t)
+	require.NoError(t, a.Add(metric.Entry{Name: "registry_test_toy", Kind: metric.KindHeuristic, Dataset: true,
+		Build: func(judges.Model) eval.Scorer { return judges.TokenOverlap{} }}))
+	assert.Contains(t, a.Metrics(), "registry_test_toy")
+	assert.NotContains(t, b.Metrics(), "registry_test_toy")
+	_, err := judges.New("registry_test_toy", nil)
+	require.ErrorIs(t, err, judges.ErrUnknownMetric)
 }
 
 func TestNewRefusesWhatIsNoJudge(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
 		"unknown":            "bleu",
-		"a heuristic":        judges.MetricTokenOverlap,
+		"another package's":  "grounding",
 		"empty":              "",
 		"a name's near miss": "Faithfulness",
 	}
-	for name, metric := range tests {
+	for name, asked := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := judges.New(metric, nil)
+			_, err := judges.New(asked, nil)
 			require.ErrorIs(t, err, judges.ErrUnknownMetric)
-			assert.ErrorContains(t, err, `"`+metric+`" (have answer_relevancy, completeness,`)
+			assert.ErrorContains(t, err, `"`+asked+`" (have answer_relevancy, completeness,`)
 		})
 	}
 }
 
 func TestDefaultThreshold(t *testing.T) {
 	t.Parallel()
+	r := builtins(t)
 	online, offline := stubModel{}, stubModel{offline: true}
 	tests := map[string]struct {
 		metric string
@@ -84,7 +116,7 @@ func TestDefaultThreshold(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.InDelta(t, tc.want, judges.DefaultThreshold(tc.metric, tc.model), 0)
+			assert.InDelta(t, tc.want, r.DefaultThreshold(tc.metric, tc.model), 0)
 		})
 	}
 }
@@ -105,57 +137,6 @@ func TestMethodIsTheOneLabel(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.offline, judges.Offline(tc.model))
 			assert.Equal(t, tc.want, judges.Method(tc.model))
-		})
-	}
-}
-
-func TestNeedsCheck(t *testing.T) {
-	t.Parallel()
-	full := eval.Sample{Query: "q", Answer: "a", Reference: "It opened in 1889.", Sources: []eval.Source{{Text: "It opened in 1889."}}}
-	tests := map[string]struct {
-		needs  judges.Needs
-		sample eval.Sample
-		err    error
-	}{
-		"all there":                       {judges.NeedsAnswer | judges.NeedsContexts | judges.NeedsReference, full, nil},
-		"no contexts":                     {judges.NeedsContexts, eval.Sample{Answer: "a"}, judges.ErrNoContexts},
-		"a context given as one text":     {judges.NeedsContexts, eval.Sample{Context: &eval.Context{Text: "t"}}, nil},
-		"no reference":                    {judges.NeedsReference, eval.Sample{Answer: "a"}, judges.ErrNoReference},
-		"a blank reference":               {judges.NeedsReference, eval.Sample{Reference: "  "}, judges.ErrNoReference},
-		"no answer is a skip, no refusal": {judges.NeedsAnswer, eval.Sample{}, nil},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			err := tc.needs.Check("m", tc.sample)
-			if tc.err == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.ErrorIs(t, err, tc.err)
-			assert.ErrorContains(t, err, "m: ")
-		})
-	}
-}
-
-func TestRegisterRefusesABadEntry(t *testing.T) {
-	t.Parallel()
-	judges.Register(judges.Metric{Name: "registry_test_value", Kind: judges.KindValue, Of: judges.MetricFaithfulness})
-	build := func(judges.Model) eval.Scorer { return judges.TokenOverlap{} }
-	tests := map[string]struct {
-		m    judges.Metric
-		want string
-	}{
-		"no name":        {judges.Metric{Kind: judges.KindHeuristic, Build: build}, "a metric needs a name"},
-		"no kind":        {judges.Metric{Name: "x", Build: build}, "metric x needs a Kind"},
-		"no scorer":      {judges.Metric{Name: "x", Kind: judges.KindJudge}, "metric x needs a Build function"},
-		"a name taken":   {judges.Metric{Name: "registry_test_value", Kind: judges.KindValue}, "metric registry_test_value is registered twice"},
-		"a judge's name": {judges.Metric{Name: judges.MetricFaithfulness, Kind: judges.KindJudge, Build: build}, "metric faithfulness is registered twice"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			assert.PanicsWithValue(t, "judges.Register: "+tc.want, func() { judges.Register(tc.m) }, tc.want)
 		})
 	}
 }

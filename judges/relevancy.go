@@ -12,14 +12,26 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricAnswerRelevancy, Kind: KindJudge, Needs: NeedsAnswer, CallsModel: true,
-		Build: func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
-	})
+// answerRelevancyMetric is the registry entry of answer relevancy.
+func answerRelevancyMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricAnswerRelevancy, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
+		Build:  func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
+		DryRun: relevancyStandIn,
+	}
+}
+
+// relevancyStandIn writes three committal questions, and grades the
+// answer with gradeStandIn when there are no embeddings.
+func relevancyStandIn(req llm.Request, count func(string) int) (string, int, bool) {
+	if !asks(req, generatedSchema()) {
+		return gradeStandIn(req, count)
+	}
+	return `{"questions":["What does the answer explain?","Which facts does it give?","Why does it matter?"],"noncommittal":false}`, 60, true
 }
 
 // AnswerRelevancy is RAGAS answer relevancy: the model writes the questions

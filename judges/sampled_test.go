@@ -35,7 +35,7 @@ func sampledClient(t *testing.T, srv *llmtest.Server, cache string) *llm.Client 
 	require.NoError(t, err)
 	cfg := llm.Config{Backend: b}
 	if cache != "" {
-		c, err := llm.OpenCache(cache)
+		c, err := llm.OpenCache(cache, 0)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Close() })
 		cfg.Cache = c

@@ -29,7 +29,7 @@ type skipCase struct {
 
 // TestNothingToJudgeIsSkipped: a record without an answer, or whose answer
 // holds no claim, is skipped by every judge of the answer, offline and with
-// a model, without a call: not scored, counted apart by bench.Tally, never
+// a model, without a call: not scored, counted apart by bench.Stats, never
 // passing a floor, never in a mean. The judges of the retrieval score it
 // as any other record.
 func TestNothingToJudgeIsSkipped(t *testing.T) {
@@ -84,9 +84,9 @@ func TestNothingToJudgeIsSkipped(t *testing.T) {
 			assert.Equal(t, tc.calls, srv.Calls())
 			assert.False(t, sc.Defaulted)
 			assert.Equal(t, tc.metric, sc.Metric)
-			tally := bench.Tally{Threshold: func(string) float64 { return 0 }} // a floor of 0: any value passes
-			tally.Add(sc)
-			sum := tally.Summaries()[0]
+			stats := bench.Stats{Threshold: func(string) float64 { return 0 }} // a floor of 0: any value passes
+			stats.Add(bench.ResultOf("s", sc))
+			sum := stats.Metrics()[0]
 			if tc.skipped == nil {
 				assert.False(t, sc.Skipped)
 				assert.InDelta(t, tc.value, sc.Value, 1e-9)
@@ -101,8 +101,8 @@ func TestNothingToJudgeIsSkipped(t *testing.T) {
 			assert.Zero(t, sc.Points)
 			assert.False(t, sc.Counted())
 			assert.Equal(t, [4]int{1, 0, 1, 0}, [4]int{sum.N, sum.Scored, sum.Skipped, sum.Passed}, "counted as skipped, never passed")
-			assert.True(t, math.IsNaN(sum.Mean), "no mean over skipped records")
-			assert.Equal(t, 1, tally.Skipped())
+			assert.True(t, math.IsNaN(float64(sum.Mean)), "no mean over skipped records")
+			assert.Equal(t, 1, stats.Skipped())
 		})
 	}
 }

@@ -10,14 +10,17 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
 
-func init() {
-	Register(Metric{
-		Name: MetricSourceRelevance, Kind: KindJudge, Needs: NeedsContexts, CallsModel: true,
-		Build: func(m Model) eval.Scorer { return SourceRelevance{Model: m} },
-	})
+// sourceRelevanceMetric is the registry entry of source relevance.
+func sourceRelevanceMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricSourceRelevance, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsContexts,
+		Build:  func(m Model) eval.Scorer { return SourceRelevance{Model: m} },
+		DryRun: gradeStandIn,
+	}
 }
 
 // SourceRelevance grades each source 1-5 for the query with seed 004's

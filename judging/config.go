@@ -14,6 +14,7 @@ import (
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/offline"
 	"github.com/assaylabs/assay/llm/setup"
 )
 
@@ -38,6 +39,11 @@ type Config struct {
 	// Samples asks the model this many times per judgement
 	// (judges.Sampled); at least 1.
 	Samples int
+	// Model, when set, is the model to judge with instead of the one LLM
+	// builds (a Go test's own; the caller closes it). When it is an
+	// *llm.Client its calls, tokens and cost are counted; nil Model is
+	// LLM's.
+	Model judges.Model
 }
 
 // Default is the command line's defaults.
@@ -72,7 +78,10 @@ func asInput(flag string, err error) error {
 // Session is a run's open model client and what it counted. Its methods
 // are safe for concurrent use.
 type Session struct {
-	cfg    Config
+	cfg Config
+	// model judges; client counts what it spent: the same client, or an
+	// offline one for a Config.Model that is not an *llm.Client.
+	model  judges.Model
 	client *llm.Client
 	closer io.Closer
 	stable stability
@@ -93,6 +102,16 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 	if cfg.Notices == nil {
 		cfg.Notices = w
 	}
+	if j.Model != nil {
+		c, ok := j.Model.(*llm.Client)
+		if !ok {
+			c = llm.New(llm.Config{Backend: offline.New(offline.Config{}), Concurrency: cfg.Concurrency})
+		}
+		if err := judges.CheckSamples(j.Samples, j.Model); err != nil {
+			return nil, asInput("", err) // it names --samples and its value
+		}
+		return &Session{cfg: j, model: j.Model, client: c, closer: io.NopCloser(nil)}, nil
+	}
 	c, closer, err := setup.Open(cfg, env)
 	if err != nil {
 		return nil, asInput("", err) // it names its flag: --llm, --prices, --max-cost...
@@ -102,8 +121,11 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 		return nil, asInput("", err) // it names --samples and its value
 	}
 	j.LLM = cfg
-	return &Session{cfg: j, client: c, closer: closer}, nil
+	return &Session{cfg: j, model: c, client: c, closer: closer}, nil
 }
+
+// Model is the model the session judges with.
+func (s *Session) Model() judges.Model { return s.model }
 
 // Close closes the client's idle connections and its cache.
 func (s *Session) Close() error { return s.closer.Close() }
@@ -113,7 +135,8 @@ func (s *Session) Close() error { return s.closer.Close() }
 // flight keep the client's slots busy.
 const TasksPerCall = 4
 
-// Client is the session's model client.
+// Client is the session's model client, which counts calls, tokens and
+// cost; judge with Model.
 func (s *Session) Client() *llm.Client { return s.client }
 
 // Config is the session's settings.
@@ -149,7 +172,7 @@ func (s *Session) Meter(w io.Writer, env func(string) string, label string, n in
 		cfg.Every = d
 	}
 	if !s.client.Offline() {
-		cfg.Cost = func() float64 { return s.client.Usage().CostUSD }
+		cfg.Cost = s.client.Spent
 	}
 	return prog.New(w, cfg), nil
 }
@@ -170,7 +193,7 @@ type Report struct {
 // Report is what the session's client did, with defaulted neutral
 // defaults.
 func (s *Session) Report(defaulted int) Report {
-	return Report{Judge: judges.Method(s.client), Usage: s.client.Usage(), Defaulted: defaulted,
+	return Report{Judge: judges.Method(s.model), Usage: s.client.Usage(), Defaulted: defaulted,
 		Samples: s.cfg.Samples, Sampled: int(s.stable.judged.Load()), Unstable: int(s.stable.unstable.Load())}
 }
 
@@ -185,7 +208,7 @@ func (r Report) Write(w io.Writer) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
-	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d", u.CostUSD, r.Defaulted)
+	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), r.Defaulted)
 	if r.Samples > 1 {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
 			r.Unstable, r.Sampled, r.Samples, judges.UnstableStd)
@@ -196,16 +219,33 @@ func (r Report) Write(w io.Writer) {
 // Failures are the run's own failures once it ended: calls the budget
 // refused, and more neutral defaults than allowed.
 func (s *Session) Failures(d Defaults) []Failure {
-	var out []Failure
-	if n := s.client.BudgetStops(); n > 0 {
-		// The limit as the user gave it, never rounded to $0.0000.
-		out = append(out, Failure{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
-			n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))})
-	}
+	out := s.budget()
 	if f, ok := s.cfg.defaultRate(d); ok {
 		out = append(out, f)
 	}
 	return out
+}
+
+// CardFailures are the failures of a job that judged one report (a card):
+// calls the budget refused, and under Strict any neutral default, of which
+// the card had defaulted.
+func (s *Session) CardFailures(defaulted int) []Failure {
+	out := s.budget()
+	if s.cfg.Strict && defaulted > 0 {
+		out = append(out, Failure{Kind: FailDefaults, Err: fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", defaulted)})
+	}
+	return out
+}
+
+// budget is the failure of a run whose budget refused calls.
+func (s *Session) budget() []Failure {
+	n := s.client.BudgetStops()
+	if n == 0 {
+		return nil
+	}
+	// The limit as the user gave it, never rounded to $0.0000.
+	return []Failure{{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
+		n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))}}
 }
 
 // defaultRate is the failure of a run whose share of neutral defaults is

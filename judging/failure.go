@@ -5,9 +5,8 @@ import "strings"
 // FailureKind is why a run that ended did not pass.
 type FailureKind uint8
 
-// The kinds of failure. The command line maps the verdicts on what was
-// scored (FailFloor, FailGate, FailAlert, FailStatus) to exit 1 and the
-// others to exit 3 (the run itself failed).
+// The kinds of failure. The command line maps the first four to exit 1
+// (scored, not passed) and the others to exit 3 (the run itself failed).
 const (
 	// FailFloor is a value below its --min floor.
 	FailFloor FailureKind = iota + 1
@@ -15,6 +14,9 @@ const (
 	FailGate
 	// FailAlert is an alert raised against the baseline.
 	FailAlert
+	// FailVerdict is a card that did not pass (iterate, fail, rejected)
+	// or a daily report held for review: said by the card itself.
+	FailVerdict
 	// FailDefaults is more neutral defaults than allowed.
 	FailDefaults
 	// FailBudget is calls the cost budget refused.
@@ -23,9 +25,6 @@ const (
 	FailInterrupted
 	// FailNothingScored is a metric with no scored sample.
 	FailNothingScored
-	// FailStatus is a card, or a research run, whose status is not a pass
-	// (iterate, fail, rejected, insufficient data).
-	FailStatus
 	// FailError is an error that stopped the run or lost what it wrote:
 	// a search backend out of reach, a key the model refused, a folder
 	// that could not be written.
@@ -34,9 +33,7 @@ const (
 
 // Scored reports whether the kind is a verdict on what was scored (exit
 // 1) rather than a failure of the run (exit 3).
-func (k FailureKind) Scored() bool {
-	return k == FailFloor || k == FailGate || k == FailAlert || k == FailStatus
-}
+func (k FailureKind) Scored() bool { return k <= FailVerdict }
 
 func (k FailureKind) String() string {
 	switch k {
@@ -46,6 +43,8 @@ func (k FailureKind) String() string {
 		return "gate failed"
 	case FailAlert:
 		return "alert"
+	case FailVerdict:
+		return "not passed"
 	case FailDefaults:
 		return "too many defaults"
 	case FailBudget:
@@ -54,8 +53,6 @@ func (k FailureKind) String() string {
 		return "interrupted"
 	case FailNothingScored:
 		return "nothing scored"
-	case FailStatus:
-		return "not passed"
 	case FailError:
 		return "error"
 	}

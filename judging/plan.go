@@ -125,11 +125,13 @@ func (p *Plan) Write(w io.Writer) {
 // given, in the order of metrics) on the n samples (each with its ID),
 // read one at a time,
 // against a recording backend standing in for c's model, and returns the
-// calls, tokens and cost the run would need. No call is made. A record a
+// calls, tokens and cost the run would need. No call is made. replies
+// are the stand-in replies of the metrics' entries (metric.Registry's
+// DryRun), asked in order. A record a
 // metric cannot be judged on is an input error naming it.
 func DryRun(ctx context.Context, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
-	n int, samples iter.Seq2[eval.Sample, error]) (*Plan, error) {
-	rec := dryrun.New(c)
+	n int, samples iter.Seq2[eval.Sample, error], replies ...dryrun.Replier) (*Plan, error) {
+	rec := dryrun.New(c, replies...)
 	js := scorers(dryrun.Client(rec, c))
 	per := make([]PlanRow, len(metrics))
 	errs := make([]error, len(metrics)) // the first record each metric cannot be judged on
@@ -154,7 +156,7 @@ func DryRun(ctx context.Context, c *llm.Client, metrics []string, scorers func(j
 			if sc.Defaulted {
 				// The stand-in replies are valid by construction: a judge
 				// that refused one has changed its reply schema.
-				return nil, fmt.Errorf("dry run: record %s: %s refused the stand-in reply (%w); llm/dryrun.Reply must answer its schema", r.ID, m, sc.Err)
+				return nil, fmt.Errorf("dry run: record %s: %s refused the stand-in reply (%w); its metric entry's DryRun must answer its schema", r.ID, m, sc.Err)
 			}
 			for _, call := range rec.Calls()[before:] {
 				per[i].add(call)

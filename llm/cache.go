@@ -23,6 +23,12 @@ import (
 // safe for concurrent use by many goroutines, and by several processes
 // sharing the file (WAL journal, 5 s busy timeout). Close it when done.
 //
+// It keeps as many connections to the file as lookups may run at once
+// (OpenCache's conns), each kept open between calls, and its statements
+// prepared once: a connection closed for want of an idle place would open
+// the file, set its pragmas and prepare its statements again on the next
+// lookup.
+//
 // A corrupt file is set aside (renamed to PATH.corrupt-TIMESTAMP) and a new
 // cache started in its place: at open (SetAside reports it), or when a Get
 // or Put finds a malformed page (that call returns a *CacheCorruptError;
@@ -33,11 +39,29 @@ type SQLiteCache struct {
 	// rather than poll for SQLite's write lock against each other; the
 	// busy timeout is left for other processes.
 	mu sync.Mutex
+	// conns is the size of db's connection pool.
+	conns int
 	// dbmu guards db, which a corrupt file's replacement swaps.
 	dbmu     sync.RWMutex
-	db       *sql.DB
+	db       *cacheDB
 	setAside error
 }
+
+// cacheDB is the cache's database and its statements, prepared once.
+type cacheDB struct {
+	*sql.DB
+	get, put *sql.Stmt
+}
+
+const (
+	getReply = `SELECT reply FROM replies WHERE key = ?`
+	putReply = `INSERT INTO replies (key, reply, created_at) VALUES (?, ?, ?)
+	 ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, created_at = excluded.created_at`
+)
+
+// DefaultCacheConns is the cache's connections when OpenCache is given
+// none: the Client's default Concurrency.
+const DefaultCacheConns = 8
 
 var _ Cache = (*SQLiteCache)(nil)
 
@@ -66,22 +90,27 @@ func (e *CacheCorruptError) Error() string {
 func (e *CacheCorruptError) Unwrap() error { return e.Err }
 
 // OpenCache opens the cache at path, creating its directory, the file and
-// the table as needed. A file that is not a database, or a corrupt one, is
+// the table as needed, with conns connections: as many as lookups may run
+// at once, the Client's Concurrency (Config.Concurrency); below 1 is
+// DefaultCacheConns. A file that is not a database, or a corrupt one, is
 // set aside and a new cache started (see SetAside); a path that cannot be
 // opened gives an error naming it.
-func OpenCache(path string) (*SQLiteCache, error) {
+func OpenCache(path string, conns int) (*SQLiteCache, error) {
 	if path == "" {
 		return nil, errors.New("llm cache: empty path")
 	}
-	c := &SQLiteCache{path: path}
-	db, err := openCacheDB(path)
+	if conns < 1 {
+		conns = DefaultCacheConns
+	}
+	c := &SQLiteCache{path: path, conns: conns}
+	db, err := openCacheDB(path, conns)
 	if corrupt(err) {
 		ce := setAside(path, err)
 		if ce.Aside == "" {
 			return nil, ce
 		}
 		c.setAside = ce
-		db, err = openCacheDB(path)
+		db, err = openCacheDB(path, conns)
 	}
 	if err != nil {
 		return nil, err
@@ -90,12 +119,16 @@ func OpenCache(path string) (*SQLiteCache, error) {
 	return c, nil
 }
 
-// openCacheDB opens the database at path and creates its table.
-func openCacheDB(path string) (*sql.DB, error) {
+// openCacheDB opens the database at path with a pool of conns
+// connections, all kept when idle, creates its table and prepares its
+// statements.
+func openCacheDB(path string, conns int) (*cacheDB, error) {
 	db, err := sqlitedb.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("llm cache %s: %w", path, err)
 	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	// sql.Open connects lazily: creating the table is the first real use,
 	// and fails here, not on the first Get, if the file is corrupt.
 	ctx := context.Background()
@@ -103,7 +136,26 @@ func openCacheDB(path string) (*sql.DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("llm cache %s: not a usable cache database (delete it to start afresh): %w", path, err)
 	}
-	return db, nil
+	cdb := &cacheDB{DB: db}
+	if cdb.get, err = db.PrepareContext(ctx, getReply); err == nil {
+		cdb.put, err = db.PrepareContext(ctx, putReply)
+	}
+	if err != nil {
+		_ = cdb.Close()
+		return nil, fmt.Errorf("llm cache %s: prepare: %w", path, err)
+	}
+	return cdb, nil
+}
+
+// Close closes the statements, then the database.
+func (d *cacheDB) Close() error {
+	var err error
+	for _, st := range []*sql.Stmt{d.get, d.put} {
+		if st != nil {
+			err = errors.Join(err, st.Close())
+		}
+	}
+	return errors.Join(err, d.DB.Close())
 }
 
 // corrupt reports whether err is SQLite finding the file corrupt or not a
@@ -149,7 +201,7 @@ func (c *SQLiteCache) SetAside() error { return c.setAside }
 // restart replaces db, found corrupt by a Get or Put, with a new cache,
 // and returns the error to report. It returns nil when another call
 // replaced db already: the caller tries again on the new file.
-func (c *SQLiteCache) restart(db *sql.DB, cause error) error {
+func (c *SQLiteCache) restart(db *cacheDB, cause error) error {
 	c.dbmu.Lock()
 	defer c.dbmu.Unlock()
 	if c.db != db {
@@ -157,7 +209,7 @@ func (c *SQLiteCache) restart(db *sql.DB, cause error) error {
 	}
 	_ = db.Close()
 	ce := setAside(c.path, cause)
-	fresh, err := openCacheDB(c.path)
+	fresh, err := openCacheDB(c.path, c.conns)
 	if err != nil {
 		// Keep the old handle, closed: later calls fail with its error
 		// and are counted, and the run goes on without a cache.
@@ -191,7 +243,7 @@ func (c *SQLiteCache) Get(ctx context.Context, key string) (Response, bool, erro
 	for {
 		c.dbmu.RLock()
 		db := c.db
-		err := db.QueryRowContext(ctx, `SELECT reply FROM replies WHERE key = ?`, key).Scan(&reply)
+		err := db.get.QueryRowContext(ctx, key).Scan(&reply)
 		c.dbmu.RUnlock()
 		if errors.Is(err, sql.ErrNoRows) {
 			return Response{}, false, nil
@@ -225,10 +277,7 @@ func (c *SQLiteCache) Put(ctx context.Context, key string, r Response) error {
 	for {
 		c.dbmu.RLock()
 		db := c.db
-		err = sqlitedb.Exec(ctx, db,
-			`INSERT INTO replies (key, reply, created_at) VALUES (?, ?, ?)
-			 ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, created_at = excluded.created_at`,
-			key, string(reply), time.Now().UTC().Format(time.RFC3339Nano))
+		err = sqlitedb.ExecStmt(ctx, db.DB, db.put, key, string(reply), time.Now().UTC().Format(time.RFC3339Nano))
 		c.dbmu.RUnlock()
 		if corrupt(err) {
 			if err := c.restart(db, err); err != nil {
@@ -241,6 +290,15 @@ func (c *SQLiteCache) Put(ctx context.Context, key string, r Response) error {
 		}
 		return nil
 	}
+}
+
+// Stats is the connection pool of the cache's database, as database/sql
+// counts it: the connections open and in use, their limit, and those
+// closed for want of an idle place (each a file opened again later).
+func (c *SQLiteCache) Stats() sql.DBStats {
+	c.dbmu.RLock()
+	defer c.dbmu.RUnlock()
+	return c.db.Stats()
 }
 
 // Close closes the database. The cache must not be used afterwards.

@@ -19,7 +19,7 @@ import (
 func filledCache(t *testing.T, dir string, n int) string {
 	t.Helper()
 	path := filepath.Join(dir, "llm-cache.db")
-	c, err := llm.OpenCache(path)
+	c, err := llm.OpenCache(path, 0)
 	require.NoError(t, err)
 	for i := range n {
 		require.NoError(t, c.Put(context.Background(), fmt.Sprint("key ", i), llm.Response{Content: strings.Repeat(fmt.Sprint(i), 500)}))
@@ -78,7 +78,7 @@ func TestCorruptCacheIsSetAside(t *testing.T) {
 				require.NoError(t, os.WriteFile(path, []byte("this is not an SQLite database, just text long enough to have a header....."), 0o600))
 			}
 
-			c, err := llm.OpenCache(path)
+			c, err := llm.OpenCache(path, 0)
 			require.NoError(t, err)
 			defer func() { assert.NoError(t, c.Close()) }()
 			var ce *llm.CacheCorruptError

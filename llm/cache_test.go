@@ -17,7 +17,7 @@ import (
 
 func openCache(t *testing.T) *llm.SQLiteCache {
 	t.Helper()
-	c, err := llm.OpenCache(filepath.Join(t.TempDir(), "nested", "dir", "cache.db"))
+	c, err := llm.OpenCache(filepath.Join(t.TempDir(), "nested", "dir", "cache.db"), 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c
@@ -66,12 +66,12 @@ func TestSQLiteCache(t *testing.T) {
 	t.Run("replies survive reopening", func(t *testing.T) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "cache.db")
-		c, err := llm.OpenCache(path)
+		c, err := llm.OpenCache(path, 0)
 		require.NoError(t, err)
 		require.NoError(t, c.Put(ctx, "k", reply))
 		require.NoError(t, c.Close())
 
-		c, err = llm.OpenCache(path)
+		c, err = llm.OpenCache(path, 0)
 		require.NoError(t, err)
 		defer func() { require.NoError(t, c.Close()) }()
 		got, ok, err := c.Get(ctx, "k")
@@ -141,7 +141,7 @@ func TestOpenCacheErrors(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, err := llm.OpenCache(tc.path)
+			c, err := llm.OpenCache(tc.path, 0)
 			require.Error(t, err)
 			require.Nil(t, c)
 			require.Contains(t, err.Error(), tc.path)
@@ -175,7 +175,7 @@ func TestOpenCacheConcurrentlyOnANewFile(t *testing.T) {
 		errs := make(chan error, 16)
 		for range 16 {
 			wg.Go(func() {
-				c, err := llm.OpenCache(path)
+				c, err := llm.OpenCache(path, 0)
 				if err == nil {
 					err = c.Put(context.Background(), "k", llm.Response{Content: "v"})
 					err = errors.Join(err, c.Close())
@@ -188,5 +188,46 @@ func TestOpenCacheConcurrentlyOnANewFile(t *testing.T) {
 		for err := range errs {
 			require.NoError(t, err)
 		}
+	}
+}
+
+// TestOpenCacheSizesThePool: the cache keeps a connection for each
+// lookup that may run at once, open and idle alike, so a burst of
+// concurrent lookups opens no connection beyond them; with the pool's
+// default (two idle), a cached rerun at --concurrency 32 opened the file
+// again and again.
+func TestOpenCacheSizesThePool(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ conns, want int }{
+		"the client's default": {conns: 0, want: llm.DefaultCacheConns},
+		"one call at a time":   {conns: 1, want: 1},
+		"32 calls at a time":   {conns: 32, want: 32},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			c, err := llm.OpenCache(filepath.Join(t.TempDir(), "cache.db"), tc.conns)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, c.Close()) }()
+			require.Equal(t, tc.want, c.Stats().MaxOpenConnections)
+			require.NoError(t, c.Put(ctx, "k", llm.Response{Content: "v"}))
+			var wg sync.WaitGroup
+			for range 4 * tc.want {
+				wg.Go(func() {
+					for range 20 {
+						_, ok, err := c.Get(ctx, "k")
+						if err != nil || !ok {
+							t.Errorf("get: %v, hit %v", err, ok)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			st := c.Stats()
+			require.LessOrEqual(t, st.OpenConnections, tc.want)
+			require.Zero(t, st.MaxIdleClosed, "no connection closed for want of an idle place")
+		})
 	}
 }

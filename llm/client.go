@@ -61,8 +61,10 @@ type Event struct {
 	// "budget_wait" (a call waits for calls in flight to settle before the
 	// budget can take it), "limit_wait" (a rate limit starts holding calls
 	// back: Limit, PerMinute, Wait until the next opening; once a spell of
-	// waits) or "call".
+	// waits), "unpriced" (the first call to Model, a model with no price:
+	// its cost is unknown; once a model) or "call".
 	Kind      string
+	Model     string // "unpriced": the model, without its backend
 	Tag       string
 	Attempt   int
 	Wait      time.Duration
@@ -111,7 +113,11 @@ type Client struct {
 	total    Usage
 	spent    float64
 	inflight float64
-	stopped  int // calls refused by the budget
+	stopped  int             // calls refused by the budget
+	unpriced map[string]bool // models called with no price, said once
+
+	// unpricedModel: the model is not offline and has no price.
+	unpricedModel bool
 }
 
 // New returns a Client for cfg.Backend.
@@ -120,15 +126,16 @@ func New(cfg Config) *Client {
 		cfg.Concurrency = 8
 	}
 	c := &Client{
-		cfg:     cfg,
-		sem:     make(chan struct{}, cfg.Concurrency),
-		counter: cfg.Counter,
-		prices:  cfg.Prices,
-		now:     cfg.Now,
-		breaker: newBreaker(cfg.Breaker),
-		sleep:   sleep,
-		outs:    map[string]outStats{},
-		settled: make(chan struct{}),
+		cfg:      cfg,
+		sem:      make(chan struct{}, cfg.Concurrency),
+		counter:  cfg.Counter,
+		prices:   cfg.Prices,
+		now:      cfg.Now,
+		breaker:  newBreaker(cfg.Breaker),
+		sleep:    sleep,
+		outs:     map[string]outStats{},
+		settled:  make(chan struct{}),
+		unpriced: map[string]bool{},
 	}
 	if c.counter == nil {
 		c.counter = byteCounter{}
@@ -139,6 +146,7 @@ func New(cfg Config) *Client {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	c.unpricedModel = !c.Offline() && !c.prices.Known(c.Name())
 	if cfg.RPM > 0 {
 		c.rpm = newBucket(cfg.RPM, max(1, cfg.RPM/60), c.now)
 	}
@@ -182,11 +190,16 @@ type Offliner interface {
 	Offline() bool
 }
 
-// Usage is the sum of every call made so far.
+// Usage is the sum of every call made so far. Its cost is unknown
+// (CostUnknown) when the model has no price, calls made or not, as a run
+// on it cannot say what it costs; or when a call went to another model
+// with none, as an embedding model.
 func (c *Client) Usage() Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.total
+	u := c.total
+	u.CostUnknown = u.CostUnknown || c.unpricedModel
+	return u
 }
 
 // MaxCost is the cost budget in US dollars; 0 means none.
@@ -239,6 +252,32 @@ func (c *Client) Close() error {
 
 // Prices is the price table used for costs.
 func (c *Client) Prices() Prices { return c.prices }
+
+// Spent is the US dollars the calls made so far cost, and whether that
+// is their whole cost: false when the model has no price (see Usage).
+func (c *Client) Spent() (usd float64, known bool) {
+	u := c.Usage()
+	return u.CostUSD, !u.CostUnknown
+}
+
+// price is the cost of a call of name, a model ("backend:model"), with
+// in and out tokens, or unknown when name has no price (the first such
+// call of name is reported, Event "unpriced"). The offline backend costs
+// nothing.
+func (c *Client) price(name string, in, out int) (usd float64, unknown bool) {
+	usd = c.prices.Cost(name, in, out)
+	if c.Offline() || c.prices.Known(name) {
+		return usd, false
+	}
+	c.mu.Lock()
+	first := !c.unpriced[name]
+	c.unpriced[name] = true
+	c.mu.Unlock()
+	if first {
+		c.emit(Event{Kind: "unpriced", Model: modelOf(name)})
+	}
+	return usd, true
+}
 
 // Counter is the token counter used for estimates.
 func (c *Client) Counter() TokenCounter { return c.counter }
@@ -425,7 +464,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
 		u.TokensIn, u.TokensOut, u.Estimated = countIn(), c.counter.Count(resp.Content), true
 	}
-	u.CostUSD = c.prices.Cost(c.Name(), u.TokensIn, u.TokensOut)
+	u.CostUSD, u.CostUnknown = c.price(c.Name(), u.TokensIn, u.TokensOut)
 	resp.Usage = u
 	if c.tpm != nil {
 		c.tpm.settle(u.TokensIn + u.TokensOut - tokens)
@@ -638,7 +677,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	if e, ok := c.cfg.Backend.(interface{ EmbeddingName() string }); ok {
 		name = e.EmbeddingName()
 	}
-	u.CostUSD = c.prices.Cost(name, u.TokensIn, 0)
+	u.CostUSD, u.CostUnknown = c.price(name, u.TokensIn, 0)
 	c.settle(0, u)
 	return vecs, u, err
 }

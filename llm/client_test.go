@@ -455,7 +455,8 @@ func TestModelOfAndCost(t *testing.T) {
 	p := DefaultPrices()
 	assert.InDelta(t, 0.15+0.60, p.Cost("openai:gpt-4o-mini", 1e6, 1e6), 1e-9)
 	assert.InDelta(t, 0.80, p.Cost("langchain:anthropic:claude-3-5-haiku-latest", 1e6, 0), 1e-9)
-	assert.Equal(t, 0.0, p.Cost("ollama:qwen2.5:7b", 1e6, 1e6), "local models are free")
+	assert.Equal(t, 0.0, p.Cost("ollama:qwen2.5:7b", 1e6, 1e6), "a model with no price counts zero")
+	assert.False(t, p.Known("ollama:qwen2.5:7b"), "and that zero is not a price")
 	assert.Equal(t, "qwen2.5:7b", modelOf("ollama:qwen2.5:7b"))
 }
 

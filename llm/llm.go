@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -81,6 +82,18 @@ type Usage struct {
 	CacheErrors int           `json:"cache_errors,omitempty"`
 	Latency     time.Duration `json:"latency_ns"`
 	CostUSD     float64       `json:"cost_usd"`
+	// CostUnknown is true when a call went to a model with no price (see
+	// Prices): CostUSD leaves its cost out, so it is not the whole cost.
+	CostUnknown bool `json:"cost_unknown,omitempty"`
+}
+
+// Cost is CostUSD as it should be shown: "$0.0123", or "unknown" when a
+// call went to a model with no price, never a $0 that is not a price.
+func (u Usage) Cost() string {
+	if u.CostUnknown {
+		return "unknown"
+	}
+	return fmt.Sprintf("$%.4f", u.CostUSD)
 }
 
 // Add returns the sum of two usages.
@@ -95,6 +108,7 @@ func (u Usage) Add(v Usage) Usage {
 		CacheErrors: u.CacheErrors + v.CacheErrors,
 		Latency:     u.Latency + v.Latency,
 		CostUSD:     u.CostUSD + v.CostUSD,
+		CostUnknown: u.CostUnknown || v.CostUnknown,
 	}
 }
 

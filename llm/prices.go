@@ -2,10 +2,14 @@ package llm
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // Price is the cost of a model in US dollars per million tokens.
@@ -14,9 +18,11 @@ type Price struct {
 	Out float64 `yaml:"out" json:"out"`
 }
 
-// Prices maps a model name (without the backend prefix) to its price.
-// Unknown models cost zero: local servers are free, and a guess would be
-// worse than a visible zero.
+// Prices maps a model name (without the backend prefix) to its price. A
+// model missing from the table has no price (Known is false): its calls
+// count $0 in Cost, and the Client marks their cost unknown
+// (Usage.CostUnknown) rather than pass that $0 off as a price. A local
+// server is free only when the table says so ({in: 0, out: 0}).
 type Prices map[string]Price
 
 // DefaultPrices are list prices per million tokens, as published by the
@@ -35,8 +41,8 @@ func DefaultPrices() Prices {
 	}
 }
 
-// Cost is the price of a call to name ("backend:model" or "model"); an
-// unknown model costs zero (see Known).
+// Cost is the price of a call to name ("backend:model" or "model"); a
+// model with no price counts zero, which is not a price (see Known).
 func (p Prices) Cost(name string, in, out int) float64 {
 	pr, _ := p.lookup(name)
 	return (float64(in)*pr.In + float64(out)*pr.Out) / 1e6
@@ -71,23 +77,140 @@ func modelOf(name string) string {
 	return model
 }
 
-// LoadPrices reads a YAML map of model to {in, out} and lays it over the
-// defaults.
+// LoadPrices reads a YAML map of model to {in, out}, in US dollars per
+// million tokens, and lays it over the defaults. The file is read strictly
+// (ParsePrices): a typo must not price every call at $0.
 func LoadPrices(path string) (Prices, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var over Prices
-	if err := yaml.Unmarshal(data, &over); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	over, err := ParsePrices(path, data)
+	if err != nil {
+		return nil, err
 	}
 	p := DefaultPrices()
-	for k, v := range over {
-		if v.In < 0 || v.Out < 0 {
-			return nil, fmt.Errorf("%s: %s: prices must not be negative", path, k)
+	maps.Copy(p, over)
+	return p, nil
+}
+
+// ParsePrices reads data, the YAML of a price file called name: a map of
+// model name to {in: PRICE, out: PRICE}. Every entry gives both prices, as
+// numbers of at least zero, and nothing else; a model named twice, an
+// unknown key (input for in), a missing price, or a price that is not a
+// number, or is negative, is an *eval.InputError naming name, the line
+// and the key. An empty file is an empty table.
+func ParsePrices(name string, data []byte) (Prices, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &eval.InputError{File: name, Msg: "not YAML: " + err.Error(), Err: err}
+	}
+	p := Prices{}
+	if len(doc.Content) == 0 {
+		return p, nil
+	}
+	root := deref(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		return nil, &eval.InputError{File: name, Line: root.Line, Col: root.Column, Msg: "want a map of model to {in: PRICE, out: PRICE}, in US dollars per million tokens"}
+	}
+	lines := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], deref(root.Content[i+1])
+		model := k.Value
+		if k.Kind != yaml.ScalarNode || model == "" {
+			return nil, &eval.InputError{File: name, Line: k.Line, Col: k.Column, Msg: "want a model name as the key"}
 		}
-		p[k] = v
+		if first, ok := lines[model]; ok {
+			return nil, &eval.InputError{File: name, Line: k.Line, Col: k.Column, Field: model, Msg: fmt.Sprintf("given twice (first on line %d)", first)}
+		}
+		lines[model] = k.Line
+		pr, err := parsePrice(name, k, v)
+		if err != nil {
+			return nil, err
+		}
+		p[model] = pr
 	}
 	return p, nil
+}
+
+// parsePrice reads the {in, out} of the model whose key is k.
+func parsePrice(name string, k, v *yaml.Node) (Price, error) {
+	model := k.Value
+	if v.Kind != yaml.MappingNode {
+		return Price{}, &eval.InputError{File: name, Line: v.Line, Col: v.Column, Field: model,
+			Msg: "want {in: PRICE, out: PRICE}, in US dollars per million tokens"}
+	}
+	var pr Price
+	seen := map[string]int{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		pk, pv := v.Content[i], deref(v.Content[i+1])
+		field := model + "." + pk.Value
+		var dst *float64
+		switch pk.Value {
+		case "in":
+			dst = &pr.In
+		case "out":
+			dst = &pr.Out
+		default:
+			return Price{}, &eval.InputError{File: name, Line: pk.Line, Col: pk.Column, Field: field,
+				Msg: fmt.Sprintf("unknown key %q: a price has in and out (US dollars per million tokens)", pk.Value)}
+		}
+		if first, ok := seen[pk.Value]; ok {
+			return Price{}, &eval.InputError{File: name, Line: pk.Line, Col: pk.Column, Field: field, Msg: fmt.Sprintf("given twice (first on line %d)", first)}
+		}
+		seen[pk.Value] = pk.Line
+		f, err := priceValue(pv)
+		if err != nil {
+			return Price{}, &eval.InputError{File: name, Line: pv.Line, Col: pv.Column, Field: field, Msg: err.Error()}
+		}
+		*dst = f
+	}
+	for _, key := range []string{"in", "out"} {
+		if _, ok := seen[key]; !ok {
+			return Price{}, &eval.InputError{File: name, Line: k.Line, Col: k.Column, Field: model + "." + key,
+				Msg: "missing: give both in and out, in US dollars per million tokens (0 for none, as out for an embedding model)"}
+		}
+	}
+	return pr, nil
+}
+
+// priceValue is the number in n: an int or a float, finite, at least zero.
+func priceValue(n *yaml.Node) (float64, error) {
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
+		what := n.Value
+		if n.Kind != yaml.ScalarNode {
+			what = "a " + kindName(n.Kind)
+		}
+		return 0, fmt.Errorf("want a price in US dollars per million tokens, a number, got %q", what)
+	}
+	var f float64
+	if err := n.Decode(&f); err != nil {
+		return 0, fmt.Errorf("want a price in US dollars per million tokens: %w", err)
+	}
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return 0, fmt.Errorf("want a finite price, got %s", n.Value)
+	case f < 0:
+		return 0, fmt.Errorf("must not be negative, got %s", n.Value)
+	}
+	return f, nil
+}
+
+// deref follows an alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.MappingNode:
+		return "map"
+	case yaml.SequenceNode:
+		return "list"
+	default:
+		return "value"
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 type agreeFlags struct {
@@ -38,8 +39,8 @@ type agreeFlags struct {
 	llm         llmFlags
 }
 
-func newAgreeCmd(env func(string) string) *cobra.Command {
-	f := agreeFlags{llm: llmFlags{env: env}}
+func newAgreeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := agreeFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "agree (--metric NAME | --score FIELD) --label LABEL [flags] FILE\n  assay agree --label LABEL [flags] RUN_DIR",
 		Short: "Measure how well a judge agrees with human labels",
@@ -95,7 +96,7 @@ standard error, and when no labelled record has a value the run exits 2.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.metric, "metric", "", "judge to run now, or the metric of a stored run to read: "+fmt.Sprint(judges.Metrics()))
+	fl.StringVar(&f.metric, "metric", "", "judge to run now, or the metric of a stored run to read: "+fmt.Sprint(reg.Metrics()))
 	fl.StringVar(&f.score, "score", "", "read the judge's values from this field of each record (meta.NAME, human.NAME) instead of running a judge")
 	fl.StringVar(&f.label, "label", "", "human label to compare with (required), e.g. faithful, relevant, relevance; !NAME reads a binary one negated (!hallucinated)")
 	fl.StringVar(&f.labelType, "label-type", "", "binary or graded (default: graded when the label holds numbers other than 0 and 1)")
@@ -135,7 +136,7 @@ func (f agreeFlags) source(arg string) (agreeSource, error) {
 			return agreeSource{}, inputErr(errors.New("no judge values: give --metric NAME (run a judge now), --score FIELD (values in the file) or a run folder in place of the file"))
 		}
 		if f.metric != "" {
-			if _, err := judges.New(f.metric, nil); err != nil {
+			if _, err := f.llm.metrics.New(f.metric, nil); err != nil {
 				return agreeSource{}, inputErr(fmt.Errorf("--metric: %w", err))
 			}
 		}
@@ -199,9 +200,9 @@ func (f agreeFlags) metricOf(src agreeSource) string {
 
 // storedThreshold is metric's default threshold for a run judged by model
 // ("offline" or "backend:model").
-func storedThreshold(metric, model string) float64 {
-	m, ok := judges.Lookup(metric)
-	if !ok || m.Threshold == (judges.Threshold{}) {
+func storedThreshold(reg *metric.Registry, name, model string) float64 {
+	m, ok := reg.Lookup(name)
+	if !ok || m.Threshold == (metric.Threshold{}) {
 		return 0.5
 	}
 	if model == "offline" || model == "" {
@@ -311,7 +312,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 	switch {
 	case src.run != nil:
 		o := opts
-		o.Threshold = threshold(storedThreshold(metric, src.run.Config.Model))
+		o.Threshold = threshold(storedThreshold(f.llm.metrics, metric, src.run.Config.Model))
 		res, err := bench.AgreeValues(data.Records(), metric, bench.StoredScores(src.run.Results, metric), o)
 		if err != nil {
 			return inputErr(data.Err(err))
@@ -367,12 +368,12 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 				if setThreshold {
 					return f.threshold
 				}
-				return judges.DefaultThreshold(m, c)
+				return f.llm.metrics.DefaultThreshold(m, c)
 			}
-			build := jr.flags.sampledScorers([]string{f.metric}, th, judgeScorers([]string{f.metric}))
+			build := jr.flags.sampledScorers([]string{f.metric}, th, judgeScorers(f.llm.metrics, []string{f.metric}))
 			if f.llm.dryRun {
 				dry = append(dry, func() error {
-					return dryRun(cmd.Context(), cmd.OutOrStdout(), c, []string{f.metric}, build, data.Len(), data.Records())
+					return dryRun(cmd.Context(), cmd.OutOrStdout(), f.llm.metrics, c, []string{f.metric}, build, data.Len(), data.Records())
 				})
 				continue
 			}
@@ -382,7 +383,7 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 				name = f.metric + " (" + spec + ")"
 			}
 			jurors = append(jurors, jr)
-			jobs = append(jobs, job{build(c)[0], name, threshold(judges.DefaultThreshold(f.metric, c)), jr})
+			jobs = append(jobs, job{build(c)[0], name, threshold(f.llm.metrics.DefaultThreshold(f.metric, c)), jr})
 		}
 		for _, d := range dry {
 			if err := d(); err != nil {
@@ -393,8 +394,9 @@ func runAgree(cmd *cobra.Command, f agreeFlags, arg string) error {
 			return nil
 		}
 	}
-	if f.baseline {
-		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, threshold(judges.DefaultThreshold(judges.MetricTokenOverlap, nil)), nil})
+	// The baseline of --metric token_overlap is itself, already a row.
+	if f.baseline && f.metric != judges.MetricTokenOverlap {
+		jobs = append(jobs, job{judges.TokenOverlap{}, judges.MetricTokenOverlap, threshold(f.llm.metrics.DefaultThreshold(judges.MetricTokenOverlap, nil)), nil})
 	}
 	defaulted := map[*juror]int{}
 	var panel []bench.Juror

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
@@ -53,13 +54,13 @@ func TestAgreeChecksTheWholeFileBeforeAnyCall(t *testing.T) {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(data), 0o600))
 		for _, file := range []string{path, "-"} {
-			t.Run(name+" in "+displayName(file), func(t *testing.T) {
+			t.Run(name+" in "+agent.DisplayName(file), func(t *testing.T) {
 				t.Parallel()
 				var out, errb bytes.Buffer
 				code := run(context.Background(), []string{"agree", "--no-cache", "--metric", "faithfulness", "--label", "faithful", file},
 					func(k string) string { return env[k] }, strings.NewReader(data), &out, &errb)
 				assert.Equal(t, exitInput, code, errb.String())
-				assert.Contains(t, errb.String(), "assay: "+displayName(file)+tc.want)
+				assert.Contains(t, errb.String(), "assay: "+agent.DisplayName(file)+tc.want)
 				assert.Empty(t, out.String())
 			})
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 type benchFlags struct {
@@ -19,8 +20,8 @@ type benchFlags struct {
 	llm llmFlags
 }
 
-func newBenchCmd(env func(string) string) *cobra.Command {
-	f := benchFlags{llm: llmFlags{env: env}}
+func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := benchFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "bench (--metric NAME[,NAME] | --profile context|research) [flags] DATA",
 		Short: "Run judges over a dataset into a run folder that is kept and can be resumed",
@@ -46,7 +47,8 @@ with its evidence. Every run is recorded in the run store (SQLite under
 the user data directory; $ASSAY_DATA_DIR moves it), which assay runs lists.
 
 --resume with --out DIR of an unfinished run judges only the pairs not in
-its results.jsonl; another dataset or configuration is refused.
+its results.jsonl, and those that fell back to the neutral default or
+failed; another dataset or configuration is refused.
 
 --gate 'METRIC.STAT OP NUMBER' (repeatable) fails the run when it does not
 hold, as seed 002's CI checks: --gate 'context_quality.mean>=0.65'.
@@ -77,7 +79,7 @@ stopped calls, or the run was interrupted (resume it).`,
 	fl.StringSliceVar(&f.job.Metrics, "metric", nil, "metrics to judge, comma separated (or --profile)")
 	fl.StringVar(&f.job.Profile, "profile", "", "judge DATA with a card instead: context (retrieval samples), research (reports) or daily ({id, report, truth, telemetry})")
 	fl.StringVar(&f.job.Out, "out", "", "the run folder (default: assay-runs/RUN_ID in the working directory)")
-	fl.BoolVar(&f.job.Resume, "resume", false, "resume the unfinished run in --out: judge only what its results.jsonl lacks")
+	fl.BoolVar(&f.job.Resume, "resume", false, "resume the unfinished run in --out: judge only what its results.jsonl lacks, defaulted or failed")
 	fl.StringVar(&f.job.Min, "min", "", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8) or both")
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
@@ -92,7 +94,7 @@ stopped calls, or the run was interrupted (resume it).`,
 
 func runBench(cmd *cobra.Command, f *benchFlags, file string) error {
 	job := f.job
-	job.Data, job.Stdin, job.Env = file, cmd.InOrStdin(), f.llm.env
+	job.Data, job.Stdin, job.Env, job.Registry = file, cmd.InOrStdin(), f.llm.env, f.llm.metrics
 	job.Judging = f.llm.judging()
 	job.Log, job.Command, job.Version = cmd.ErrOrStderr(), os.Args, version(debug.ReadBuildInfo())
 	out, err := bench.Execute(cmd.Context(), job)
@@ -118,8 +120,8 @@ func runError(err error) error {
 
 // failuresErr is the exit of a run that ended: 3 for the first failure of
 // the run itself (interrupted, over budget, too many defaults), 1 for a
-// verdict on what was scored (a floor or a status, then gates and alerts,
-// said already), nil when it passed.
+// verdict on what was scored (a floor, then gates and alerts, said
+// already), nil when it passed.
 func failuresErr(fs judging.Failures) error {
 	if f := fs.Infra(); f != nil {
 		return &exitError{code: exitInfra, err: f.Err}
@@ -129,8 +131,8 @@ func failuresErr(fs judging.Failures) error {
 		switch f.Kind {
 		case judging.FailFloor:
 			return &exitError{code: exitFailed, err: f.Err}
-		case judging.FailStatus: // the outcome printed its status and why
-			return &exitError{code: exitFailed}
+		case judging.FailVerdict:
+			return &exitError{code: exitFailed} // the card says so
 		case judging.FailGate:
 			gates++
 		case judging.FailAlert:

@@ -155,6 +155,12 @@ func TestBenchKilledAndResumed(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "no results written (stderr in %s)", firstErr.Name())
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A second resume while the first writes is refused, naming it, and
+	// leaves the file as the first writes it.
+	code, _, errOut := runEnv(t, map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "test", "ASSAY_DATA_DIR": store},
+		append([]string{args[0], "--resume"}, args[1:]...)...)
+	assert.Equal(t, exitInput, code, errOut)
+	assert.Contains(t, errOut, "is being written by another process (pid ")
 	require.NoError(t, first.Process.Kill()) // SIGKILL
 	_ = first.Wait()
 
@@ -226,7 +232,7 @@ func TestBenchRunFolder(t *testing.T) {
 	// Resumed when finished: nothing to judge, the same results.
 	code, out2, errOut := runEnv(t, nil, "bench", "--metric", "faithfulness,answer_relevancy", "--resume", "--out", dir, "../../fixtures/rag/labelled.jsonl")
 	require.Equal(t, exitPass, code, errOut)
-	assert.Contains(t, errOut, "12 result(s) kept, 0 of 6 record(s) to judge")
+	assert.Contains(t, errOut, "12 result(s) kept, 0 defaulted or failed to judge again, 0 of 6 record(s) to judge")
 	assert.Equal(t, out, out2)
 }
 
@@ -435,4 +441,72 @@ func writeContextSamples(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "ctx.jsonl")
 	require.NoError(t, os.WriteFile(path, append(buf.Bytes(), '\n'), 0o644))
 	return path
+}
+
+// TestBenchResumeAfterAnOutage: a run whose every judgement fell back to
+// the neutral default while the model server was down exits 3; resumed
+// against the server up again, it judges those pairs again (and says how
+// many), exits 0, and counts each pair once with its new value. Resumed
+// once more, it has nothing left to judge.
+func TestBenchResumeAfterAnOutage(t *testing.T) {
+	t.Parallel()
+	var down atomic.Bool
+	down.Store(true)
+	var calls atomic.Int64
+	srv := llmtest.New(t, llmtest.Quiet(), llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		if down.Load() {
+			return llmtest.Reply{Status: 500}
+		}
+		calls.Add(1)
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "test",
+		"ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_DATA_DIR": t.TempDir()}
+	dir := filepath.Join(t.TempDir(), "run")
+	data := benchSamples(t, 3)
+	args := []string{"bench", "-q", "--max-retry-time", "20ms", "--metric", "faithfulness,context_precision", "--out", dir, data}
+	code, _, errOut := runEnv(t, env, args...)
+	require.Equal(t, exitInfra, code, errOut)
+	require.Contains(t, errOut, "6 of 6 judgements (100%) fell back to the neutral default")
+
+	down.Store(false)
+	resume := append([]string{"bench", "--resume"}, args[1:]...)
+	code, out, errOut := runEnv(t, env, resume...)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, errOut, "bench: resuming "+dir+": 0 result(s) kept, 6 defaulted or failed to judge again, 3 of 3 record(s) to judge")
+	assert.Equal(t, int64(3*2+3), calls.Load(), "faithfulness asks twice a sample, context_precision once")
+	assert.Regexp(t, `(?m)^faithfulness +3/3 +0\.500 `, out)
+	assert.Regexp(t, `(?m)^context_precision +3/3 +1\.000 `, out)
+
+	var s bench.Summary
+	raw, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &s))
+	require.Len(t, s.Metrics, 2)
+	// The fake judge finds one of two claims supported, and every
+	// context useful.
+	for i, m := range s.Metrics {
+		assert.Equal(t, []string{"faithfulness", "context_precision"}[i], m.Metric)
+		assert.Equal(t, 3, m.N, m.Metric)
+		assert.Equal(t, 3, m.Scored, m.Metric)
+		assert.Equal(t, 0, m.Defaulted, m.Metric)
+		assert.InDelta(t, []float64{0.5, 1}[i], float64(m.Mean), 1e-9, m.Metric)
+	}
+	assert.Equal(t, 6+9, s.Usage.Calls, "the outage's calls and the resume's")
+	assert.Len(t, resultLines(t, filepath.Join(dir, bench.FileResults)), 6)
+	code, out, errOut = runEnv(t, env, "runs", "show", dir)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Regexp(t, `(?m)^cost +\$0\.0000 \(15 calls, \d+ tokens in, \d+ out\)$`, out)
+	report, err := os.ReadFile(filepath.Join(dir, bench.FileReport))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), "<dt>Calls</dt><dd>15 model calls · ")
+
+	code, _, errOut = runEnv(t, env, resume...)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, errOut, "6 result(s) kept, 0 defaulted or failed to judge again, 0 of 3 record(s) to judge")
+	assert.Equal(t, int64(9), calls.Load(), "nothing judged a third time")
+	raw, err = os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &s))
+	assert.Equal(t, 6+9, s.Usage.Calls, "the outage's calls still count")
 }

@@ -9,23 +9,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/internal/datablock"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
-	"github.com/assaylabs/assay/llm/dryrun"
 )
 
 // standIn is a fake server's reply logic that answers as the dry run's
 // stand-in model does, so that a real run and a dry run take one path.
 func standIn(count func(string) int) func(openai.ChatCompletionRequest) llmtest.Reply {
 	return func(req openai.ChatCompletionRequest) llmtest.Reply {
-		msgs := make([]llm.Message, len(req.Messages))
-		for i, m := range req.Messages {
-			msgs[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
-		}
 		if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
-			if content, _, ok := dryrun.Reply(rf.JSONSchema.Name, msgs, count); ok {
+			if content, ok := llmtest.StandIn(rf.JSONSchema.Name, req, count); ok {
 				return llmtest.Reply{Content: content}
 			}
 		}
@@ -43,13 +39,14 @@ func planRowOf(t *testing.T, table, name string) (calls, tokensIn int) {
 	return calls, tokensIn
 }
 
-// TestDryRunEqualsTheRealRun: for every judge, the calls and prompt tokens
-// a dry run reports are those a real run makes against a server that
-// answers as the stand-in does: the requests the server received, counted
-// as the client counts a prompt (its tokenizer, 4 tokens a message, the
-// nonce at its preview), and the texts it was asked to embed. The server
-// has an embedding model only where the case sets one; without, answer
-// relevancy grades directly, in both runs.
+// TestDryRunEqualsTheRealRun: for every metric --metric takes, the calls
+// and prompt tokens a dry run reports are those a real run makes (none for
+// a deterministic metric) against a server that answers as the stand-in
+// does: the requests the server received, counted as the client counts a
+// prompt (its tokenizer, 4 tokens a message, the nonce at its preview), and
+// the texts it was asked to embed. The server has an embedding model only
+// where the case sets one; without, answer relevancy grades directly, in
+// both runs.
 func TestDryRunEqualsTheRealRun(t *testing.T) {
 	t.Parallel()
 	count := llm.TokenizerFor("judge-model").Count // the client's counter for openai:judge-model
@@ -58,10 +55,8 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 	}
 	type run struct{ metric, embedModel string }
 	runs := map[string]run{"answer_relevancy with embeddings": {judges.MetricAnswerRelevancy, "text-embedding-3-small"}}
-	for _, metric := range judges.Metrics() {
-		if metric != toyMetric { // TestToyMetric has its own
-			runs[metric] = run{metric: metric}
-		}
+	for _, metric := range agent.Builtins().Metrics() {
+		runs[metric] = run{metric: metric}
 	}
 	for name, tc := range runs {
 		metric := tc.metric
@@ -95,7 +90,11 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 				}
 			}
 			calls := srv.Calls() + srv.EmbedCalls()
-			require.Positive(t, calls)
+			if e, _ := agent.Builtins().Lookup(metric); e.CallsModel() {
+				require.Positive(t, calls)
+			} else {
+				require.Zero(t, calls, "a deterministic metric calls no model")
+			}
 			if tc.embedModel != "" {
 				require.Positive(t, srv.EmbedCalls(), "the case embeds")
 			}

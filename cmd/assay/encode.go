@@ -3,11 +3,11 @@ package main
 import (
 	"io"
 
-	"github.com/assaylabs/assay/internal/pretty"
+	"github.com/assaylabs/assay/internal/encode"
 )
 
-// writeJSON writes v as indented JSON (pretty.JSON).
-func writeJSON(w io.Writer, v any) error { return pretty.JSON(w, v) }
+// writeJSON writes v as indented JSON (encode.JSON).
+func writeJSON(w io.Writer, v any) error { return encode.JSON(w, v) }
 
-// writeYAML writes v as YAML indented by two spaces (pretty.YAML).
-func writeYAML(w io.Writer, v any) error { return pretty.YAML(w, v) }
+// writeYAML writes v as YAML indented by two spaces (encode.YAML).
+func writeYAML(w io.Writer, v any) error { return encode.YAML(w, v) }

@@ -14,6 +14,7 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 type judgeFlags struct {
@@ -24,8 +25,8 @@ type judgeFlags struct {
 	llm     llmFlags
 }
 
-func newJudgeCmd(env func(string) string) *cobra.Command {
-	f := judgeFlags{llm: llmFlags{env: env}}
+func newJudgeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := judgeFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   "judge --metric NAME[,NAME] [flags] FILE",
 		Short: "Judge RAG samples (question, answer, contexts, reference) with LLM or offline judges",
@@ -39,7 +40,7 @@ user_input/response/retrieved_contexts/reference) or DeepEval
 (input/actual_output/retrieval_context/expected_output). FILE "-" reads
 standard input as JSON (an object, an array or JSON Lines).
 
-Metrics: ` + strings.Join(judges.Metrics(), ", ") + `.
+Metrics: ` + strings.Join(reg.Metrics(), ", ") + `.
 
 Without --llm, $ASSAY_LLM or $OPENAI_API_KEY the judges run offline: lexical
 and deterministic, labelled "offline (approximate)". A judge whose model
@@ -77,7 +78,7 @@ func registerMaxDefaultRate(fl *pflag.FlagSet, f *llmFlags) {
 
 func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	out, err := bench.Judge(cmd.Context(), bench.JudgeJob{
-		Data: file, Stdin: cmd.InOrStdin(), Metrics: f.metrics, Min: f.min, Format: f.format, Out: cmd.OutOrStdout(),
+		Data: file, Stdin: cmd.InOrStdin(), Metrics: f.metrics, Registry: f.llm.metrics, Min: f.min, Format: f.format, Out: cmd.OutOrStdout(),
 		Judging: f.llm.judging(), Env: f.llm.env, Log: cmd.ErrOrStderr(), Quiet: f.quiet,
 	})
 	if err != nil {
@@ -89,9 +90,9 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 
 // dryRun prints the plan of the scorers of metrics over the n records
 // (judging.DryRun).
-func dryRun(ctx context.Context, w io.Writer, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
+func dryRun(ctx context.Context, w io.Writer, reg *metric.Registry, c *llm.Client, metrics []string, scorers func(judges.Model) []eval.Scorer,
 	n int, recs iter.Seq2[bench.Record, error]) error {
-	p, err := judging.DryRun(ctx, c, metrics, scorers, n, bench.Samples(recs))
+	p, err := judging.DryRun(ctx, c, metrics, scorers, n, bench.Samples(recs), reg.DryRun)
 	if err != nil {
 		return runError(err)
 	}
@@ -99,7 +100,7 @@ func dryRun(ctx context.Context, w io.Writer, c *llm.Client, metrics []string, s
 	return nil
 }
 
-// judgeScorers returns the builder of the judges of metrics.
-func judgeScorers(metrics []string) func(judges.Model) []eval.Scorer {
-	return func(m judges.Model) []eval.Scorer { return bench.JudgeScorers(metrics, m) }
+// judgeScorers returns the builder of reg's judges of metrics.
+func judgeScorers(reg *metric.Registry, metrics []string) func(judges.Model) []eval.Scorer {
+	return func(m judges.Model) []eval.Scorer { return bench.JudgeScorers(reg, metrics, m) }
 }

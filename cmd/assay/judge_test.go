@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
@@ -207,7 +208,7 @@ func TestDryRunIsTheSameEveryRun(t *testing.T) {
 	t.Parallel()
 	tests := map[string][]string{
 		// The fixture has no reference, which context_recall needs.
-		"judge, every metric but context_recall": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(judges.Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/labelled.jsonl"},
+		"judge, every metric but context_recall": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(agent.Builtins().Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/labelled.jsonl"},
 		"judge, context_recall":                  {"judge", "--dry-run", "--metric", "context_recall", "../../fixtures/rag/eiffel.json"},
 		"score":                                  {"score", "--dry-run", "--now", "2026-11-23", "../../fixtures/reports/pass.md"},
 		"research":                               {"research", "--dry-run", "How do heat pumps perform in cold climates?"},
@@ -290,7 +291,7 @@ func TestJudgeReadsDatasetsLargerThanOneReport(t *testing.T) {
 	// or sample may have.
 	path := filepath.Join(t.TempDir(), "large.jsonl")
 	line := `{"question":"q","answer":"a","contexts":["` + strings.Repeat("word ", 2000) + `"]}` + "\n"
-	n := maxInput/len(line) + 10
+	n := agent.MaxInput/len(line) + 10
 	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, n)), 0o644))
 	d, err := bench.OpenDataset(path, bench.DatasetOptions{})
 	require.NoError(t, err)
@@ -569,7 +570,8 @@ func (w *watchWriter) String() string {
 
 // TestProgressLines: off a terminal, judge and agree print a progress line
 // every $ASSAY_PROGRESS_EVERY while they run: records done of the total
-// and the defaults so far. The model holds r3 and r4 back until the line
+// and the defaults so far, and the cost: unknown, as judge-model has no
+// price, never $0.0000. The model holds r3 and r4 back until the line
 // for the records done without them has been printed (judge writes in
 // record order, agree counts as records finish), so the test waits on that
 // line, not on a clock; a generous deadline stops a failing test from
@@ -616,7 +618,7 @@ func TestProgressLines(t *testing.T) {
 				assert.NotContains(t, stderr.String(), " records, ")
 				return
 			}
-			assert.Regexp(t, regexp.MustCompile(regexp.QuoteMeta(tc.want)+`[0-9.]+/s, ETA [0-9hms.]+, 0 defaulted, \$0\.0000\n`), stderr.String())
+			assert.Regexp(t, regexp.MustCompile(regexp.QuoteMeta(tc.want)+`[0-9.]+/s, ETA [0-9hms.]+, 0 defaulted, cost unknown\n`), stderr.String())
 		})
 	}
 }

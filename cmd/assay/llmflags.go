@@ -19,6 +19,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
+	"github.com/assaylabs/assay/metric"
 )
 
 // llmFlags are the model-client flags shared by the commands that judge.
@@ -42,6 +43,8 @@ type llmFlags struct {
 	samples int
 	stable  *stability
 	env     func(string) string
+	// metrics are the metrics --metric and profiles take.
+	metrics *metric.Registry
 }
 
 // registerSamples adds --samples, for the commands that judge datasets.
@@ -100,6 +103,7 @@ func (st *stability) add(sc eval.Score) {
 }
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {
+	f.samples = 1 // asked once where --samples is not offered
 	fl.StringVar(&f.spec, "llm", "", "judge model as backend:model (openai:gpt-4o-mini, ollama:qwen2.5:7b, vllm:NAME, langchain:anthropic:MODEL, offline);\n"+
 		"assay agree takes several, comma separated, as a jury;\n"+
 		"default: $ASSAY_LLM, else openai:gpt-4o-mini when $OPENAI_API_KEY is set, else offline")
@@ -176,7 +180,7 @@ func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
-	fmt.Fprintf(w, ", cost $%.4f; neutral defaults %d", u.CostUSD, defaulted)
+	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), defaulted)
 	if f.samples > 1 && f.stable != nil {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
 			f.stable.unstable.Load(), f.stable.judged.Load(), f.samples, judges.UnstableStd)
@@ -229,7 +233,7 @@ func newMeter(cmd *cobra.Command, f *llmFlags, label string, n int, quiet bool, 
 		cfg.Every = d
 	}
 	if !client.Offline() {
-		cfg.Cost = func() float64 { return client.Usage().CostUSD }
+		cfg.Cost = client.Spent
 	}
 	return prog.New(cmd.ErrOrStderr(), cfg), nil
 }

@@ -17,7 +17,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/metric"
 )
 
 // Exit codes.
@@ -65,15 +67,22 @@ func main() {
 }
 
 // run is main without the process: it returns the exit code. env reads
-// environment variables (os.Getenv, or a map in tests).
-func run(ctx context.Context, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+// environment variables (os.Getenv, or a map in tests). The metrics are
+// the built-in ones.
+func run(ctx context.Context, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runWith(ctx, agent.Builtins(), args, env, stdin, stdout, stderr)
+}
+
+// runWith is run with the metrics of reg: those --metric, profiles and dry
+// runs know.
+func runWith(ctx context.Context, reg *metric.Registry, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "assay: internal error: %v\nplease report this with the input that caused it\n", r)
 			code = exitInfra
 		}
 	}()
-	root := newRoot(env, stdin, stdout, stderr)
+	root := newRoot(env, reg, stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -99,7 +108,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdin io.R
 	return exitInput
 }
 
-func newRoot(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRoot(env func(string) string, reg *metric.Registry, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "assay",
 		Short: "Judge research reports and RAG answers, and research questions end to end",
@@ -123,7 +132,7 @@ more judge defaults than --max-default-rate allows (any under --strict).`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newScoreCmd(env), newJudgeCmd(env), newAgreeCmd(env), newResearchCmd(env), newBenchCmd(env), newRunsCmd(env))
+	root.AddCommand(newScoreCmd(env, reg), newJudgeCmd(env, reg), newAgreeCmd(env, reg), newResearchCmd(env, reg), newBenchCmd(env, reg), newRunsCmd(env))
 	return root
 }
 

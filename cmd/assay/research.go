@@ -4,16 +4,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/metric"
 )
 
 type researchFlags struct {
-	job agent.Job
+	job agent.ResearchJob
 	now string
 	llm llmFlags
 }
 
-func newResearchCmd(env func(string) string) *cobra.Command {
-	f := researchFlags{llm: llmFlags{env: env}}
+func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := researchFlags{llm: llmFlags{env: env, metrics: reg}}
 	cmd := &cobra.Command{
 		Use:   `research [flags] "question"`,
 		Short: "Research a question end to end: search, gate, synthesize a cited report, score and repair it",
@@ -71,9 +72,9 @@ func runResearch(cmd *cobra.Command, f *researchFlags, question string) error {
 		return err
 	}
 	job := f.job
-	job.Question, job.AsOf = question, now()
+	job.Question, job.AsOf, job.Registry = question, now(), f.llm.metrics
 	job.Judging, job.Env, job.Log = f.llm.judging(), f.llm.env, cmd.ErrOrStderr()
-	out, err := agent.Execute(cmd.Context(), job)
+	out, err := agent.RunResearch(cmd.Context(), job)
 	if err != nil {
 		return runError(err)
 	}

@@ -56,12 +56,13 @@ func newRunsListCmd(env func(string) string) *cobra.Command {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTARTED\tDATASET\tMETRICS\tMEANS\tSTATUS")
 			for _, r := range rows {
-				means := make([]string, len(r.Summary.Metrics))
+				// Names and means from one list, so that they line up.
+				names, means := make([]string, len(r.Summary.Metrics)), make([]string, len(r.Summary.Metrics))
 				for i, m := range r.Summary.Metrics {
-					means[i] = statText(m.Mean)
+					names[i], means[i] = m.Metric, statText(m.Mean)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, timeText(r.Started), datasetText(r.Dataset, r.DatasetSHA256),
-					strings.Join(r.Metrics, ","), strings.Join(means, ","), bench.RunStatus(r.Summary))
+					strings.Join(names, ","), strings.Join(means, ","), bench.RunStatus(r.Summary))
 			}
 			return tw.Flush()
 		},

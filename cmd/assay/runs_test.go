@@ -257,3 +257,44 @@ func TestRunsListEmpty(t *testing.T) {
 	assert.Equal(t, 0, code, errb.String())
 	assert.Equal(t, "no runs recorded yet in "+filepath.Join(dir, "runs.db")+": assay bench records one\n", out.String())
 }
+
+// TestRunsListNamesBesideTheirMeans: a run recorded with its summary's
+// metrics in the order its judges finished (as runs were recorded before
+// the summary kept the config's order) is listed and shown in the order
+// the metrics were given, each name beside its own mean.
+func TestRunsListNamesBesideTheirMeans(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	env := map[string]string{"ASSAY_DATA_DIR": filepath.Join(root, "data")}
+	path, err := bench.DefaultStorePath(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	st, err := bench.OpenStore(path)
+	require.NoError(t, err)
+	started := time.Date(2026, 11, 27, 4, 32, 55, 0, time.UTC)
+	cfg := bench.RunConfig{RunID: "20261127T043255Z-7c8d", Started: started, Dataset: "labelled.jsonl", DatasetSHA256: strings.Repeat("17", 32),
+		Metrics: []string{"faithfulness", "answer_relevancy", "context_precision"}, Model: "llm:openai:fake"}
+	s := bench.Summary{RunID: cfg.RunID, Started: started, Finished: started.Add(time.Second), Samples: 6, Complete: true,
+		Usage: eval.Usage{Calls: 27, TokensIn: 6353, TokensOut: 624}}
+	for _, m := range []struct {
+		name string
+		mean float64
+	}{{"context_precision", 1}, {"faithfulness", 0.5}, {"answer_relevancy", 0.75}} {
+		s.Metrics = append(s.Metrics, bench.MetricStats{Metric: m.name, N: 6, Scored: 6, Mean: bench.Num(m.mean), Threshold: 0.5})
+	}
+	dir := filepath.Join(root, "run")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	writeJSONFile(t, filepath.Join(dir, bench.FileConfig), cfg)
+	writeJSONFile(t, filepath.Join(dir, bench.FileSummary), s)
+	require.NoError(t, st.Record(cfg, s, dir))
+	require.NoError(t, st.Close())
+
+	code, out, errOut := runEnv(t, env, "runs", "list")
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, out, "faithfulness,answer_relevancy,context_precision  0.5000,0.7500,1.0000  ok")
+	for _, ref := range []string{cfg.RunID, dir} {
+		code, out, errOut = runEnv(t, env, "runs", "show", ref)
+		require.Equal(t, exitPass, code, errOut)
+		assert.Regexp(t, `(?s)\nfaithfulness +6 +6 +0 \(0\.0%\) +0 +0\.5000 .*\nanswer_relevancy +6 +6 +0 \(0\.0%\) +0 +0\.7500 .*\ncontext_precision +6 +6 +0 \(0\.0%\) +0 +1\.0000 `, out, ref)
+		assert.Contains(t, out, "(27 calls, 6353 tokens in, 624 out)", ref)
+	}
+}

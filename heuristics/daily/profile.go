@@ -201,7 +201,8 @@ type Profile struct {
 }
 
 // Default returns the built-in daily profile (seed 003's Thai report, read
-// in Thai or English).
+// in Thai or English), parsed on its first call, not when the program
+// starts (see DefaultGate).
 var Default = sync.OnceValue(func() *Profile {
 	p, err := ParseProfile("daily.yaml", defaultYAML)
 	if err != nil {
@@ -209,6 +210,56 @@ var Default = sync.OnceValue(func() *Profile {
 	}
 	return p
 })
+
+// DefaultGate returns the built-in profile's gate, Default().Gate, read
+// from its file alone: the metric registry takes the daily thresholds from
+// it whenever the program starts, and parsing the whole profile for them
+// (about 8,700 allocations, a millisecond and more) would slow every
+// command, --help included. The whole profile is parsed when it is first
+// needed (Default).
+var DefaultGate = sync.OnceValue(func() Weights {
+	g, err := gateOf(defaultYAML)
+	if err != nil {
+		panic("daily: built-in profile: " + err.Error())
+	}
+	return g
+})
+
+// gateOf reads the gate of a profile's file, and nothing else of it.
+func gateOf(data []byte) (Weights, error) {
+	var v struct {
+		Gate Weights `yaml:"gate"`
+	}
+	if err := yaml.Unmarshal(topLevel(data, "gate"), &v); err != nil {
+		return Weights{}, fmt.Errorf("gate: %w", err)
+	}
+	if v.Gate == (Weights{}) {
+		return Weights{}, errors.New("no gate")
+	}
+	return v.Gate, nil
+}
+
+// topLevel is the entry of a top-level key of a YAML mapping: its line,
+// and the indented, blank and comment lines that follow it; nil when data
+// has none.
+func topLevel(data []byte, key string) []byte {
+	start := -1
+	off := 0
+	for line := range bytes.Lines(data) {
+		top := len(line) > 0 && line[0] != ' ' && line[0] != '\t' && line[0] != '#' && line[0] != '\n' && line[0] != '\r'
+		switch {
+		case start >= 0 && top:
+			return data[start:off]
+		case start < 0 && bytes.HasPrefix(line, []byte(key+":")):
+			start = off
+		}
+		off += len(line)
+	}
+	if start < 0 {
+		return nil
+	}
+	return data[start:]
+}
 
 // DefaultYAML returns the built-in profile's file, to copy and edit.
 func DefaultYAML() []byte { return slices.Clone(defaultYAML) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/dryrun"
 )
@@ -51,15 +52,28 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 	return Reply{Status: 400, Body: `{"error":{"message":"fake server: unknown judge prompt","type":"invalid_request_error"}}`}
 }
 
-// standIn is the dry run's stand-in reply to the schema (dryrun.Reply):
-// the same for the replies the fake server has no reason to vary.
+// standIn is the dry run's stand-in reply to the schema (the built-in
+// metrics' and the research workflow's, as a dry run answers): the same
+// for the replies the fake server has no reason to vary.
 func standIn(schema string, req openai.ChatCompletionRequest) Reply {
-	msgs := make([]llm.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
-	}
-	content, _, _ := dryrun.Reply(schema, msgs, Tokens)
+	content, _ := StandIn(schema, req, Tokens)
 	return Reply{Content: content}
+}
+
+// StandIn is the reply a dry run gives to a request for a reply of schema
+// with req's messages (agent.Builtins().DryRun, then agent.StandIn), its
+// length measured by count; ok is false for a schema neither knows.
+func StandIn(schema string, req openai.ChatCompletionRequest, count func(string) int) (content string, ok bool) {
+	r := llm.Request{Schema: &llm.Schema{Name: schema}, Messages: make([]llm.Message, len(req.Messages))}
+	for i, m := range req.Messages {
+		r.Messages[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
+	}
+	for _, reply := range []dryrun.Replier{agent.Builtins().DryRun, agent.StandIn} {
+		if content, _, ok = reply(r, count); ok {
+			return content, true
+		}
+	}
+	return "", false
 }
 
 // fakeReport is the dry run's stand-in report (the first sentence of each

@@ -49,10 +49,12 @@ type Config struct {
 	Tick <-chan time.Time
 	// Now is the clock for the rate and the time left [time.Now].
 	Now func() time.Time
-	// Cost returns the US dollars spent so far; nil shows no cost. It is
-	// called from the Meter's own goroutine, so it must be safe for
-	// concurrent use.
-	Cost func() float64
+	// Cost returns the US dollars spent so far, and whether that is the
+	// whole cost (false once a model with no price was called: the cost
+	// shows as unknown, never as a $0 that is not a price); nil shows no
+	// cost. It is called from the Meter's own goroutine, so it must be
+	// safe for concurrent use.
+	Cost func() (usd float64, known bool)
 }
 
 // Meter counts a run's progress and shows it. Add may be called from any
@@ -192,7 +194,11 @@ func (m *Meter) figures() string {
 	}
 	parts = append(parts, fmt.Sprintf("%d defaulted", m.defs.Load()))
 	if m.cfg.Cost != nil {
-		parts = append(parts, fmt.Sprintf("$%.4f", m.cfg.Cost()))
+		cost := "cost unknown"
+		if usd, known := m.cfg.Cost(); known {
+			cost = fmt.Sprintf("$%.4f", usd)
+		}
+		parts = append(parts, cost)
 	}
 	return strings.Join(parts, ", ")
 }

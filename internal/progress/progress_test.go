@@ -40,17 +40,22 @@ func TestPlainLines(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		total int
-		cost  func() float64
+		cost  func() (float64, bool)
 		steps []step // a tick after each
 		want  []string
 	}{
 		"done of total, rate, time left, defaults and cost": {
-			total: 100, cost: func() float64 { return 0.05 },
+			total: 100, cost: func() (float64, bool) { return 0.05, true },
 			steps: []step{{20, 1, 10 * time.Second}, {30, 0, 15 * time.Second}},
 			want: []string{
 				"judge: 20/100 records, 2.0/s, ETA 40s, 1 defaulted, $0.0500",
 				"judge: 50/100 records, 2.0/s, ETA 25s, 1 defaulted, $0.0500",
 			},
+		},
+		"a model with no price shows its cost unknown, not $0": {
+			total: 10, cost: func() (float64, bool) { return 0, false },
+			steps: []step{{5, 0, 5 * time.Second}},
+			want:  []string{"judge: 5/10 records, 1.0/s, ETA 5s, 0 defaulted, cost unknown"},
 		},
 		"nothing done yet has no time left to show": {
 			total: 10, steps: []step{{0, 0, 5 * time.Second}},
@@ -121,7 +126,7 @@ func TestLiveBar(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
-			m := New(&out, Config{Label: "judge", Total: tc.total, Live: true, Cost: func() float64 { return 0.25 }})
+			m := New(&out, Config{Label: "judge", Total: tc.total, Live: true, Cost: func() (float64, bool) { return 0.25, true }})
 			m.Add(tc.done, 1)
 			m.Close()
 			require.NotEmpty(t, out.String())

@@ -3,6 +3,14 @@
 // reply of the request's schema. Running the real judges and research code
 // against it gives the calls and tokens a run would make, so a dry run's
 // estimate follows every change of a prompt, a clip size or a call.
+//
+// The replies are not its own: the code that makes a request knows what a
+// cooperative model would answer (one verdict per statement asked about, a
+// grade, a report citing its sources), so each metric's registry entry
+// gives its stand-in (metric.Entry.DryRun, gathered by
+// metric.Registry.DryRun) and the research workflow gives its own
+// (agent.StandIn). New takes them as Repliers; a request none of them
+// knows is answered with the least instance its schema allows.
 package dryrun
 
 import (
@@ -37,11 +45,17 @@ type Call struct {
 	Embed bool `json:"embed,omitempty"`
 }
 
+// Replier answers a request with the reply a cooperative model would
+// give, valid for the request's schema, and the reply's length in tokens
+// as count counts them; ok is false for a request it does not know.
+type Replier func(req llm.Request, count func(string) int) (content string, tokensOut int, ok bool)
+
 // Backend is the recording llm.Backend. It is safe for concurrent use.
 type Backend struct {
 	name    string
 	counter llm.TokenCounter
 	embed   *offline.Backend // nil: no embedding model, as the real one
+	replies []Replier
 
 	mu    sync.Mutex
 	calls []Call
@@ -53,9 +67,10 @@ var (
 )
 
 // New returns a Backend standing in for c's model: its name, its token
-// counter and whether it embeds (llm.Client.Embeds).
-func New(c *llm.Client) *Backend {
-	b := &Backend{name: c.Name(), counter: c.Counter()}
+// counter and whether it embeds (llm.Client.Embeds). It answers a request
+// with the reply of the first of replies that knows it.
+func New(c *llm.Client, replies ...Replier) *Backend {
+	b := &Backend{name: c.Name(), counter: c.Counter(), replies: replies}
 	if c.Embeds() {
 		b.embed = offline.New(offline.Config{Counter: c.Counter()})
 	}
@@ -68,9 +83,12 @@ func (b *Backend) Embeds() bool { return b.embed != nil }
 // Name is the name of the model it stands in for.
 func (b *Backend) Name() string { return b.name }
 
-// Chat records req and answers it (see Reply); a schema Reply does not
-// know is answered with the least instance the schema allows, a request
-// without a schema with "{}".
+// Chat records req and answers it with the reply of the first Replier
+// that knows it; a request none knows is answered with the least instance
+// its schema allows, or "{}" without a schema. A least instance is valid,
+// but says as little as the schema lets it: a judge that needs more of a
+// reply (a verdict for each statement asked about) refuses it, which is
+// why every judge of Assay's gives its own stand-in.
 func (b *Backend) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
 	texts := make([]string, len(req.Messages))
 	for i, m := range req.Messages {
@@ -81,11 +99,13 @@ func (b *Backend) Chat(_ context.Context, req llm.Request) (llm.Response, error)
 		in += b.counter.Count(t) + messageTokens
 	}
 	content, out, ok := "", 0, false
-	if req.Schema != nil {
-		content, out, ok = Reply(req.Schema.Name, req.Messages, b.counter.Count)
-		if !ok {
-			content = least(req.Schema.JSON)
+	for _, reply := range b.replies {
+		if content, out, ok = reply(req, b.counter.Count); ok {
+			break
 		}
+	}
+	if !ok && req.Schema != nil {
+		content = least(req.Schema.JSON)
 	}
 	if !ok {
 		if content == "" {

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/dryrun"
 	"github.com/assaylabs/assay/prompts"
@@ -28,56 +27,63 @@ func (model) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
 }
 func (m model) Embeds() bool { return m.embeds }
 
-func standIn(embeds bool) (*dryrun.Backend, *llm.Client) {
+func standIn(embeds bool, replies ...dryrun.Replier) (*dryrun.Backend, *llm.Client) {
 	real := llm.New(llm.Config{Backend: model{embeds}, Counter: llm.TokenizerFor("gpt-4o-mini")})
-	rec := dryrun.New(real)
+	rec := dryrun.New(real, replies...)
 	return rec, dryrun.Client(rec, real)
 }
 
 var sample = eval.Sample{
-	Query:     "When was the Eiffel Tower completed and how tall is it?",
-	Answer:    "The Eiffel Tower was completed in 1889. It is 330 metres tall. It was designed by Gustave Eiffel's company.",
-	Reference: "The tower was completed in 1889. It is 330 metres tall.",
-	Sources: []eval.Source{
-		{ID: "a", Text: "The Eiffel Tower in Paris was completed in 1889 as the entrance arch of that year's World's Fair."},
-		{ID: "b", Text: "Including its antennas, the tower is 330 metres tall."},
-	},
+	Query:  "When was the Eiffel Tower completed and how tall is it?",
+	Answer: "The Eiffel Tower was completed in 1889. It is 330 metres tall. It was designed by Gustave Eiffel's company.",
 }
 
-// TestEveryJudgeTakesTheStandInReplies: each judge, run against the
-// stand-in, scores without a default, making the calls its real run makes.
-func TestEveryJudgeTakesTheStandInReplies(t *testing.T) {
+// fixed is a Replier that answers the schema named with content, its
+// length n tokens.
+func fixed(schema, content string, n int) dryrun.Replier {
+	return func(req llm.Request, _ func(string) int) (string, int, bool) {
+		if req.Schema == nil || req.Schema.Name != schema {
+			return "", 0, false
+		}
+		return content, n, true
+	}
+}
+
+type rating struct {
+	Grade int `json:"grade" jsonschema:"minimum=1,maximum=5"`
+}
+
+// TestChatAsksItsRepliersInOrder: the first replier that knows a request
+// answers it, with its length (capped at the request's MaxTokens); a
+// request none knows gets its schema's least instance, counted.
+func TestChatAsksItsRepliersInOrder(t *testing.T) {
 	t.Parallel()
+	schema := llm.SchemaFor[rating]("rating")
 	tests := map[string]struct {
-		metric string
-		embeds bool
-		tags   []string
+		replies   []dryrun.Replier
+		maxTokens int
+		want      string
+		tokensOut int
 	}{
-		"faithfulness: claims, then one verification": {judges.MetricFaithfulness, false, []string{"faithfulness.claims", "faithfulness.verify"}},
-		"answer relevancy with embeddings":            {judges.MetricAnswerRelevancy, true, []string{"relevancy.questions", dryrun.EmbedTag}},
-		"answer relevancy without: a direct grade":    {judges.MetricAnswerRelevancy, false, []string{"relevancy.questions", "relevancy.rate"}},
-		"context precision":                           {judges.MetricContextPrecision, false, []string{"context.precision"}},
-		"context recall":                              {judges.MetricContextRecall, false, []string{"faithfulness.verify"}},
-		"completeness":                                {judges.MetricCompleteness, false, []string{"completeness"}},
-		"source relevance: one grade a source":        {judges.MetricSourceRelevance, false, []string{"source.relevance", "source.relevance"}},
-		"reasoning":                                   {judges.MetricReasoning, false, []string{"reasoning"}},
+		"the one that knows it": {[]dryrun.Replier{fixed("other", `{"x":1}`, 7), fixed("rating", `{"grade":4}`, 30)}, 0, `{"grade":4}`, 30},
+		"the first of two":      {[]dryrun.Replier{fixed("rating", `{"grade":5}`, 30), fixed("rating", `{"grade":2}`, 30)}, 0, `{"grade":5}`, 30},
+		"capped at max tokens":  {[]dryrun.Replier{fixed("rating", `{"grade":4}`, 30)}, 12, `{"grade":4}`, 12},
+		"none knows it":         {[]dryrun.Replier{fixed("other", `{"x":1}`, 7)}, 0, `{"grade":1}`, llm.TokenizerFor("gpt-4o-mini").Count(`{"grade":1}`)},
+		"no replier":            {nil, 0, `{"grade":1}`, llm.TokenizerFor("gpt-4o-mini").Count(`{"grade":1}`)},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			rec, c := standIn(tc.embeds)
-			j, err := judges.New(tc.metric, c)
-			require.NoError(t, err)
-			sc, err := j.Score(context.Background(), sample)
-			require.NoError(t, err)
-			require.False(t, sc.Defaulted, "the stand-in reply was refused: %v", sc.Err)
-			var tags []string
-			for _, call := range rec.Calls() {
-				tags = append(tags, call.Tag)
-				assert.Positive(t, call.TokensIn, call.Tag)
-				assert.Equal(t, call.Tag == dryrun.EmbedTag, call.Embed)
-			}
-			assert.ElementsMatch(t, tc.tags, tags)
+			rec, c := standIn(false, tc.replies...)
+			var out rating
+			u, err := llm.ChatJSON(context.Background(), c, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "rate"}}, Schema: schema, MaxTokens: tc.maxTokens, Tag: "rate"}, &out)
+			require.NoError(t, err, "the reply validates")
+			assert.Equal(t, tc.tokensOut, u.TokensOut)
+			require.Len(t, rec.Calls(), 1)
+			assert.Equal(t, dryrun.Call{Tag: "rate", TokensIn: rec.Calls()[0].TokensIn, TokensOut: tc.tokensOut}, rec.Calls()[0])
+			var want rating
+			require.NoError(t, json.Unmarshal([]byte(tc.want), &want))
+			assert.Equal(t, want, out)
 		})
 	}
 }
@@ -93,7 +99,7 @@ func TestChatCountsAPromptAsItsPreview(t *testing.T) {
 	preview, err := prompts.MustGet("reasoning").Preview(qa)
 	require.NoError(t, err)
 	want := count(preview.System) + 4 + count(preview.User) + 4
-	rec, _ := standIn(false)
+	rec, _ := standIn(false, fixed("reasoning", `{"clarity":80}`, 120))
 	for range 3 {
 		r, err := prompts.MustGet("reasoning").Render(qa)
 		require.NoError(t, err)
@@ -112,12 +118,13 @@ func TestChatCountsAPromptAsItsPreview(t *testing.T) {
 // run's does.
 func TestARequestMadeTwiceCountsOnce(t *testing.T) {
 	t.Parallel()
-	rec, c := standIn(false)
-	j, err := judges.New(judges.MetricReasoning, c)
-	require.NoError(t, err)
+	rec, c := standIn(false, fixed("rating", `{"grade":4}`, 30))
+	req := llm.Request{Messages: []llm.Message{{Role: llm.User, Content: sample.Answer}}, Schema: llm.SchemaFor[rating]("rating")}
 	for range 2 {
-		_, err := j.Score(context.Background(), sample)
+		var out rating
+		_, err := llm.ChatJSON(context.Background(), c, req, &out)
 		require.NoError(t, err)
+		assert.Equal(t, 4, out.Grade)
 	}
 	assert.Len(t, rec.Calls(), 1)
 }

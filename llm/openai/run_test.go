@@ -125,7 +125,7 @@ func TestCorruptCacheStartsAnew(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Default(ok))
 	path := filepath.Join(t.TempDir(), "llm-cache.db")
 	run := func() (llm.Usage, []error) {
-		cache, err := llm.OpenCache(path)
+		cache, err := llm.OpenCache(path, 1)
 		require.NoError(t, err)
 		defer func() { assert.NoError(t, cache.Close()) }()
 		var mu sync.Mutex

@@ -55,7 +55,8 @@ type Config struct {
 	// Notices receives, a line each, what the client reports that the
 	// user must know while a run goes on: a rate limit that starts
 	// holding calls back, the first cache error, a corrupt cache set
-	// aside, a cache that could not be opened. Nil discards them.
+	// aside, a cache that could not be opened, a model called with no
+	// price (its cost is unknown). Nil discards them.
 	Notices io.Writer
 }
 
@@ -111,7 +112,7 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	}
 	var cache *llm.SQLiteCache
 	if !cfg.NoCache && !offline {
-		cache = openCache(cfg.CachePath, env, n)
+		cache = openCache(cfg.CachePath, cfg.Concurrency, env, n)
 		if cache != nil {
 			lc.Cache = cache
 		}
@@ -121,9 +122,10 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	return c, closer{c, cache}, nil
 }
 
-// openCache opens the response cache at path, or where env says; nil when
-// it cannot, said on n.
-func openCache(path string, env func(string) string, n *notices) *llm.SQLiteCache {
+// openCache opens the response cache at path, or where env says, with a
+// connection for each of conns calls in flight; nil when it cannot, said
+// on n.
+func openCache(path string, conns int, env func(string) string, n *notices) *llm.SQLiteCache {
 	var err error
 	if path == "" {
 		path, err = llm.DefaultCachePath()
@@ -133,7 +135,7 @@ func openCache(path string, env func(string) string, n *notices) *llm.SQLiteCach
 	}
 	var c *llm.SQLiteCache
 	if err == nil {
-		c, err = llm.OpenCache(path)
+		c, err = llm.OpenCache(path, conns)
 	}
 	if err != nil {
 		n.printf("response cache off: %v", err)
@@ -161,8 +163,8 @@ func (c closer) Close() error {
 
 // notices says what the model client reports that the user must know
 // while the run goes on: a rate limit that starts holding calls back, the
-// first cache error (the rest are counted in the usage), and a corrupt
-// cache set aside. It is safe for concurrent use.
+// first cache error (the rest are counted in the usage), a corrupt cache
+// set aside, and a model called with no price. It is safe for concurrent use.
 type notices struct {
 	mu         sync.Mutex
 	w          io.Writer
@@ -184,6 +186,9 @@ func (n *notices) event(e llm.Event) {
 			next = e.Wait.Round(time.Millisecond)
 		}
 		n.printf("--%s %d is holding calls back (next in %v)", e.Limit, e.PerMinute, next)
+	case e.Kind == "unpriced":
+		// Once a model: the client reports its first call only.
+		n.printf("model %s is not in the price table, so the cost of its calls is unknown; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})", e.Model, e.Model)
 	case e.Kind != "cache_error":
 	case errors.As(e.Err, new(*llm.CacheCorruptError)):
 		n.printf("%v", e.Err)

@@ -2,8 +2,10 @@ package setup_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
@@ -190,4 +193,69 @@ func TestOpenSaysACorruptCacheWasSetAside(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, aside, 1)
 	assert.FileExists(t, path)
+}
+
+// TestOpenSaysAModelHasNoPrice: a real run on a model missing from the
+// price table names it once on the notices, and its cost is unknown,
+// never $0.0000; a priced model, or one the cache answers, says nothing.
+func TestOpenSaysAModelHasNoPrice(t *testing.T) {
+	t.Parallel()
+	const notice = "assay: model judge-model is not in the price table, so the cost of its calls is unknown; give --prices FILE with its price per million tokens ({judge-model: {in: 0.15, out: 0.6}})\n"
+	tests := map[string]struct {
+		prices string // the prices file, when there is one
+		notes  string
+		cost   string
+	}{
+		"no price":     {notes: notice, cost: "unknown"},
+		"a price":      {prices: "judge-model: {in: 1, out: 2}\n", cost: "$4.5000"}, // 3 x (0.5 x $1 + 0.5 x $2)
+		"a zero price": {prices: "judge-model: {in: 0, out: 0}\n", cost: "$0.0000"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: "ok", PromptTokens: 500000, CompletionTokens: 500000}))
+			dir := t.TempDir()
+			var notes strings.Builder
+			cfg := setup.DefaultConfig()
+			cfg.NoCache, cfg.Notices = true, &notes
+			if tc.prices != "" {
+				cfg.PricesFile = filepath.Join(dir, "prices.yaml")
+				require.NoError(t, os.WriteFile(cfg.PricesFile, []byte(tc.prices), 0o600))
+			}
+			c, closer, err := setup.Open(cfg, envOf(map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}))
+			require.NoError(t, err)
+			defer func() { require.NoError(t, closer.Close()) }()
+			for i := range 3 {
+				_, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "call " + strconv.Itoa(i)}}})
+				require.NoError(t, err)
+			}
+			assert.Equal(t, 3, srv.Calls())
+			assert.Equal(t, tc.notes, notes.String(), "said once, for three calls")
+			assert.Equal(t, tc.cost, c.Usage().Cost())
+			_, known := c.Spent()
+			assert.Equal(t, tc.cost != "unknown", known)
+		})
+	}
+}
+
+// TestOpenRefusesATypoInThePrices: a prices file with input for in is an
+// input error naming the file, the line and the key, before any call; it
+// used to price every call at $0 and switch --max-cost off.
+func TestOpenRefusesATypoInThePrices(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: "ok"}))
+	prices := filepath.Join(t.TempDir(), "prices.yaml")
+	require.NoError(t, os.WriteFile(prices, []byte("judge-model:\n  input: 5\n  output: 10\n"), 0o600))
+	cfg := setup.DefaultConfig()
+	cfg.PricesFile, cfg.MaxCostUSD, cfg.NoCache = prices, 0.0001, true
+	c, _, err := setup.Open(cfg, envOf(map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}))
+	assert.Nil(t, c)
+	require.Error(t, err)
+	ie, ok := errors.AsType[*eval.InputError](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, prices, ie.File)
+	assert.Equal(t, 2, ie.Line)
+	assert.Equal(t, "judge-model.input", ie.Field)
+	assert.Equal(t, "--prices: "+prices+`:2:3: judge-model.input: unknown key "input": a price has in and out (US dollars per million tokens)`, err.Error())
+	assert.Equal(t, 0, srv.Calls())
 }

@@ -1,6 +1,8 @@
-// Package pretty writes values as indented JSON and YAML for people and
-// programs to read: the output of the commands and of the library's jobs.
-package pretty
+// Package encode writes values as the JSON and YAML that Assay prints:
+// JSON indented by two spaces with <, > and & as they are (the output is
+// read by people and programs, never pasted into HTML), YAML indented by
+// two spaces.
+package encode
 
 import (
 	"bytes"
@@ -10,8 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// JSON writes v as JSON indented by two spaces, with <, > and & as they
-// are: the output is read by people and programs, never pasted into HTML.
+// JSON writes v as indented JSON.
 func JSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

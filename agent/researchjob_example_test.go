@@ -12,12 +12,12 @@ import (
 
 // Run `assay research` from Go: offline, on the embedded corpus, as of a
 // fixed day; the outcome says whether it passed and why not.
-func ExampleExecute() {
+func ExampleRunResearch() {
 	cache, _ := os.MkdirTemp("", "assay-example")
 	defer func() { _ = os.RemoveAll(cache) }()
 	env := map[string]string{"ASSAY_CACHE_DIR": cache} // the corpus index and the reply cache
 
-	out, err := agent.Execute(context.Background(), agent.Job{
+	out, err := agent.RunResearch(context.Background(), agent.ResearchJob{
 		Question: "How do heat pumps perform in cold climates?",
 		Mode:     "quick",
 		AsOf:     time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC),

@@ -16,15 +16,16 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/dryrun"
+	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/web"
 )
 
-// Job is one research run, everything `assay research` is asked: the
-// question, where to search, the model and the rules for its failures,
-// the folder to write and the format to print. [Execute] runs it; the CLI
-// and the service build a Job and call it alike. Zero fields take the
-// defaults in brackets.
-type Job struct {
+// ResearchJob is `assay research`: one question researched end to end,
+// with where to search, the model and the rules for its failures, the
+// folder to write and the format to print. [RunResearch] runs it; the CLI
+// and the service build a ResearchJob and call it alike. Zero fields take
+// the defaults in brackets.
+type ResearchJob struct {
 	Question string
 	// Mode is quick, standard or deep (Modes) [standard].
 	Mode string
@@ -40,8 +41,8 @@ type Job struct {
 	// Out, when set, is the folder the run is written into as it goes
 	// (RunFolder).
 	Out string
-	// Format is how Outcome.Write prints the run: FormatMD, FormatJSON
-	// or FormatYAML [md].
+	// Format is how ResearchOutcome.Write prints the run: FormatMD,
+	// FormatJSON or FormatYAML [md].
 	Format string
 	// Timeout stops the run after this long; what was done is kept [no
 	// limit].
@@ -50,6 +51,9 @@ type Job struct {
 	// against it, and the trace's times start from it and run on
 	// (ClockFrom) [now].
 	AsOf time.Time
+	// Registry holds the metrics of the research profile and their dry-run
+	// stand-ins [the built-in ones].
+	Registry *metric.Registry
 	// Judging is the model client and the rules for its failures: under
 	// Strict a neutral default fails the run. A research run asks each
 	// judgement once (Samples 0 or 1) and takes no MaxDefaultRate.
@@ -62,19 +66,19 @@ type Job struct {
 	Quiet bool
 }
 
-// foundByURL is how a source given directly (Job.URLs) was found.
+// foundByURL is how a source given directly (ResearchJob.URLs) was found.
 const foundByURL = "--url"
 
-// Outcome is what a research run did: the run, what the model client
+// ResearchOutcome is what a research run did: the run, what the model
 // did, and the reasons it did not pass. A dry run has Plan and nothing
 // else.
-type Outcome struct {
+type ResearchOutcome struct {
 	// Run is the run's record: its report, cards, sources and trace.
 	Run *Run
-	// Report is what the model client did.
-	Report judging.Report
+	// Report is what the model did; nil offline.
+	Report *judging.Report
 	// Failures say why the run did not pass: a status other than pass
-	// (judging.FailStatus: rejected, insufficient data), or a failure of
+	// (judging.FailVerdict: rejected, insufficient data), or a failure of
 	// the run itself (a model that failed every call, a budget that
 	// stopped calls, a search backend out of reach, an interruption, a
 	// folder that could not be written, a default under Strict).
@@ -82,19 +86,17 @@ type Outcome struct {
 	// Plan is a dry run's plan; nil for a run.
 	Plan *judging.Plan
 
-	format  string
-	offline bool
+	format string
 }
 
 // Passed reports whether the run passed: no failure of any kind.
-func (o *Outcome) Passed() bool { return len(o.Failures) == 0 }
+func (o *ResearchOutcome) Passed() bool { return len(o.Failures) == 0 }
 
 // Write prints the run on out in the job's format (Run.Write), or a dry
 // run's plan; and on log the --url sources that were dropped, what the
-// model client did (a model's, not offline), and the status of a run
-// that ended with its reason. The run reaches out even when its folder
-// could not be written.
-func (o *Outcome) Write(out, log io.Writer) error {
+// model did, and the status of a run that ended with its reason. The run
+// reaches out even when its folder could not be written.
+func (o *ResearchOutcome) Write(out, log io.Writer) error {
 	if o.Plan != nil {
 		o.Plan.Write(out)
 		return nil
@@ -107,7 +109,7 @@ func (o *Outcome) Write(out, log io.Writer) error {
 			fmt.Fprintf(log, "assay: --url %s: dropped: %s\n", s.URL, s.Dropped)
 		}
 	}
-	if !o.offline {
+	if o.Report != nil {
 		o.Report.Write(log)
 	}
 	if o.Run.Status.ended() {
@@ -117,15 +119,15 @@ func (o *Outcome) Write(out, log io.Writer) error {
 	return nil
 }
 
-// Execute runs job: it checks every setting, opens the search backend and
-// the model client, then researches the question end to end (Research.Run),
-// writing the folder as it goes and the stages to job.Log.
+// RunResearch runs job: it checks every setting, opens the search backend
+// and the model client, then researches the question end to end
+// (Research.Run), writing the folder as it goes and the stages to job.Log.
 //
 // The error is an *eval.InputError for bad input or settings (nothing was
 // run), or another error when a dry run could not go on. A run that ended,
-// or that an error stopped after it started, is an Outcome whose Failures
-// say why it did not pass.
-func Execute(ctx context.Context, job Job) (*Outcome, error) {
+// or that an error stopped after it started, is a ResearchOutcome whose
+// Failures say why it did not pass.
+func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error) {
 	mode, err := job.prepare()
 	if err != nil {
 		return nil, err
@@ -134,6 +136,10 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, job.Timeout)
 		defer cancel()
+	}
+	profile, err := Profiles{Metrics: job.Registry}.Load("research")
+	if err != nil {
+		return nil, inputErr(err)
 	}
 	searcher, closeSearch, err := openSearcher(ctx, job)
 	if err != nil {
@@ -149,13 +155,13 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	cfg := Research{
 		Searcher: searcher,
 		Fetcher:  &web.Fetcher{Guard: web.Guard{AllowPrivate: job.AllowPrivate}},
-		URLs:     job.URLs, Mode: mode,
+		URLs:     job.URLs, Mode: mode, Profile: profile,
 		// One clock for the stages' times and for recency: it starts at
 		// AsOf and runs on, so stages take their time.
-		Options: Options{Model: client, Now: ClockFrom(job.AsOf)},
+		Options: Options{Model: s.Model(), Now: ClockFrom(job.AsOf)},
 	}
 	if job.Judging.DryRun {
-		return dryRun(ctx, cfg, client, job.Question)
+		return dryRun(ctx, cfg, client, job)
 	}
 	if job.Out != "" {
 		// The folder is written as the run goes, so a run that is killed
@@ -179,16 +185,20 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		outErr = cfg.Folder.Close()
 	}
 	if res == nil {
-		return nil, &eval.InputError{Msg: runErr.Error(), Err: runErr}
+		return nil, inputErr(runErr)
 	}
-	return &Outcome{Run: res, Report: s.Report(res.Defaulted), format: job.Format, offline: client.Offline(),
-		Failures: job.failures(ctx, client.BudgetStops(), runErr, outErr, res)}, nil
+	out := &ResearchOutcome{Run: res, format: job.Format, Failures: job.failures(ctx, client.BudgetStops(), runErr, outErr, res)}
+	if !client.Offline() {
+		r := s.Report(res.Defaulted)
+		out.Report = &r
+	}
+	return out, nil
 }
 
 // prepare sets the job's defaults and checks what needs nothing opened,
 // in the order the flags are given: the format, the mode, the question,
 // the judging settings. It returns the mode.
-func (job *Job) prepare() (Mode, error) {
+func (job *ResearchJob) prepare() (Mode, error) {
 	job.Mode = cmp.Or(job.Mode, Modes["standard"].Name)
 	job.Search = cmp.Or(job.Search, "local")
 	job.Format = cmp.Or(job.Format, FormatMD)
@@ -221,17 +231,17 @@ func (job *Job) prepare() (Mode, error) {
 // dryRun is the run with a recording stand-in for the model (llm/dryrun):
 // its plan counts the calls, tokens and cost of every step, repairs
 // included, and no call is made.
-func dryRun(ctx context.Context, cfg Research, client *llm.Client, question string) (*Outcome, error) {
-	rec := dryrun.New(client)
+func dryRun(ctx context.Context, cfg Research, client *llm.Client, job ResearchJob) (*ResearchOutcome, error) {
+	rec := dryrun.New(client, or(job.Registry).DryRun, StandIn)
 	cfg.Model = dryrun.Client(rec, client)
-	if _, err := cfg.Run(ctx, question); err != nil {
+	if _, err := cfg.Run(ctx, job.Question); err != nil {
 		return nil, err
 	}
 	p := judging.NewPlan(client, 0)
 	p.Header = fmt.Sprintf("dry run for %s: the research run, repairs included, with stand-in replies; no call made (a real run's repairs depend on its model's replies: at most two)",
 		judges.Method(client))
 	p.AddCalls(rec.Calls())
-	return &Outcome{Plan: p}, nil
+	return &ResearchOutcome{Plan: p}, nil
 }
 
 // failures are why a run that returned res did not pass, the run's own
@@ -239,7 +249,7 @@ func dryRun(ctx context.Context, cfg Research, client *llm.Client, question stri
 // stopped calls (the cause of the defaults, rather than their count), the
 // error that stopped the run, a folder that could not be written, a
 // default under Strict; then a status other than pass.
-func (job Job) failures(ctx context.Context, budgetStops int, runErr, outErr error, res *Run) judging.Failures {
+func (job ResearchJob) failures(ctx context.Context, budgetStops int, runErr, outErr error, res *Run) judging.Failures {
 	var fs judging.Failures
 	add := func(k judging.FailureKind, err error) { fs = append(fs, judging.Failure{Kind: k, Err: err}) }
 	var me *ModelError
@@ -266,7 +276,7 @@ func (job Job) failures(ctx context.Context, budgetStops int, runErr, outErr err
 		add(judging.FailDefaults, fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", res.Defaulted))
 	}
 	if res.Status.ended() && res.Status != StatusPass {
-		add(judging.FailStatus, fmt.Errorf("%s: %s", res.Status, res.Reason))
+		add(judging.FailVerdict, fmt.Errorf("%s: %s", res.Status, res.Reason))
 	}
 	return fs
 }

@@ -27,7 +27,7 @@ const heatPumps = "How do heat pumps perform in cold climates?"
 
 // job is an offline research job on the embedded corpus as of day, its
 // index and cache in a temporary folder.
-func job(t *testing.T, env map[string]string) agent.Job {
+func job(t *testing.T, env map[string]string) agent.ResearchJob {
 	t.Helper()
 	vars := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
 	for k, v := range env {
@@ -35,40 +35,40 @@ func job(t *testing.T, env map[string]string) agent.Job {
 	}
 	j := judging.Default()
 	j.LLM.NoCache = true
-	return agent.Job{Question: heatPumps, AsOf: day, Judging: j, Env: func(k string) string { return vars[k] }}
+	return agent.ResearchJob{Question: heatPumps, AsOf: day, Judging: j, Env: func(k string) string { return vars[k] }}
 }
 
 // execute runs j and writes its outcome, returning what went to each writer.
-func execute(t *testing.T, ctx context.Context, j agent.Job) (out *agent.Outcome, stdout, log string) {
+func execute(t *testing.T, ctx context.Context, j agent.ResearchJob) (out *agent.ResearchOutcome, stdout, log string) {
 	t.Helper()
 	var logb strings.Builder
 	j.Log = &logb
-	out, err := agent.Execute(ctx, j)
+	out, err := agent.RunResearch(ctx, j)
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, out.Write(&b, &logb))
 	return out, b.String(), logb.String()
 }
 
-func TestExecuteRefusesBadSettingsBeforeRunning(t *testing.T) {
+func TestRunResearchRefusesBadSettingsBeforeRunning(t *testing.T) {
 	t.Parallel()
 	taken := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(taken, agent.FileCard), 0o755))
 	tests := map[string]struct {
-		edit func(*agent.Job)
+		edit func(*agent.ResearchJob)
 		want string
 	}{
-		"a format research does not print": {func(j *agent.Job) { j.Format = "text" }, `--format: must be md, json or yaml, got "text"`},
-		"an unknown mode":                  {func(j *agent.Job) { j.Mode = "fast" }, `--mode: unknown mode "fast" (have deep, quick, standard)`},
-		"an empty question":                {func(j *agent.Job) { j.Question = " \n" }, "the question is empty"},
-		"more than one sample":             {func(j *agent.Job) { j.Judging.Samples = 3 }, "--samples: a research run asks each judgement once"},
-		"a default rate out of range":      {func(j *agent.Job) { j.Judging.MaxDefaultRate = 2 }, "--max-default-rate"},
-		"an unknown search backend":        {func(j *agent.Job) { j.Search = "bing" }, `--search: must be local or searxng:URL, got "bing"`},
-		"searxng without its URL":          {func(j *agent.Job) { j.Search = "searxng:" }, "--search: searxng needs a URL"},
-		"a corpus that is not there":       {func(j *agent.Job) { j.Corpus = "/does/not/exist" }, "--corpus: local corpus: stat /does/not/exist"},
-		"a corpus with nothing to search":  {func(j *agent.Job) { j.Corpus = t.TempDir() }, "no Markdown, HTML or text files"},
-		"a jury":                           {func(j *agent.Job) { j.Judging.LLM.Spec = "openai:a,openai:b" }, "--llm: one model here"},
-		"a folder with a name taken":       {func(j *agent.Job) { j.Out = taken }, "--out " + filepath.Join(taken, agent.FileCard) + ": exists and is not a regular file"},
+		"a format research does not print": {func(j *agent.ResearchJob) { j.Format = "text" }, `--format: must be md, json or yaml, got "text"`},
+		"an unknown mode":                  {func(j *agent.ResearchJob) { j.Mode = "fast" }, `--mode: unknown mode "fast" (have deep, quick, standard)`},
+		"an empty question":                {func(j *agent.ResearchJob) { j.Question = " \n" }, "the question is empty"},
+		"more than one sample":             {func(j *agent.ResearchJob) { j.Judging.Samples = 3 }, "--samples: a research run asks each judgement once"},
+		"a default rate out of range":      {func(j *agent.ResearchJob) { j.Judging.MaxDefaultRate = 2 }, "--max-default-rate"},
+		"an unknown search backend":        {func(j *agent.ResearchJob) { j.Search = "bing" }, `--search: must be local or searxng:URL, got "bing"`},
+		"searxng without its URL":          {func(j *agent.ResearchJob) { j.Search = "searxng:" }, "--search: searxng needs a URL"},
+		"a corpus that is not there":       {func(j *agent.ResearchJob) { j.Corpus = "/does/not/exist" }, "--corpus: local corpus: stat /does/not/exist"},
+		"a corpus with nothing to search":  {func(j *agent.ResearchJob) { j.Corpus = t.TempDir() }, "no Markdown, HTML or text files"},
+		"a jury":                           {func(j *agent.ResearchJob) { j.Judging.LLM.Spec = "openai:a,openai:b" }, "--llm: one model here"},
+		"a folder with a name taken":       {func(j *agent.ResearchJob) { j.Out = taken }, "--out " + filepath.Join(taken, agent.FileCard) + ": exists and is not a regular file"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -77,7 +77,7 @@ func TestExecuteRefusesBadSettingsBeforeRunning(t *testing.T) {
 			tc.edit(&j)
 			var log strings.Builder
 			j.Log = &log
-			out, err := agent.Execute(context.Background(), j)
+			out, err := agent.RunResearch(context.Background(), j)
 			assert.Nil(t, out)
 			var ie *eval.InputError
 			require.ErrorAs(t, err, &ie)
@@ -87,10 +87,10 @@ func TestExecuteRefusesBadSettingsBeforeRunning(t *testing.T) {
 	}
 }
 
-// TestExecuteOffline: the run of `make demo` passes, prints its report
+// TestRunResearchOffline: the run of `make demo` passes, prints its report
 // and card, says its status on the log and writes its folder; JSON and
 // YAML carry the same keys.
-func TestExecuteOffline(t *testing.T) {
+func TestRunResearchOffline(t *testing.T) {
 	t.Parallel()
 	j := job(t, nil)
 	j.Out = t.TempDir()
@@ -127,16 +127,16 @@ func TestExecuteOffline(t *testing.T) {
 	assert.ElementsMatch(t, keys[agent.FormatJSON], keys[agent.FormatYAML])
 }
 
-// TestExecuteInsufficientData: a run that ended without a pass is a
+// TestRunResearchInsufficientData: a run that ended without a pass is a
 // verdict on what was scored, not a failure of the run.
-func TestExecuteInsufficientData(t *testing.T) {
+func TestRunResearchInsufficientData(t *testing.T) {
 	t.Parallel()
 	j := job(t, nil)
 	j.Question, j.Quiet = "How much does a wedding guitarist charge per hour?", true
 	out, stdout, log := execute(t, context.Background(), j)
 	require.Len(t, out.Failures, 1)
 	f := out.Failures[0]
-	assert.Equal(t, judging.FailStatus, f.Kind)
+	assert.Equal(t, judging.FailVerdict, f.Kind)
 	assert.True(t, f.Kind.Scored())
 	assert.Nil(t, out.Failures.Infra())
 	assert.Equal(t, "insufficient_data: "+out.Run.Reason, f.Error())
@@ -144,7 +144,7 @@ func TestExecuteInsufficientData(t *testing.T) {
 	assert.Equal(t, "assay: insufficient_data: only 0 source(s) passed the relevance gate; 2 needed for a short report\n", log)
 }
 
-func TestExecuteDryRun(t *testing.T) {
+func TestRunResearchDryRun(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
 	j := job(t, map[string]string{"OPENAI_BASE_URL": srv.URL()})
@@ -161,10 +161,10 @@ func TestExecuteDryRun(t *testing.T) {
 	assert.True(t, strings.HasPrefix(stdout, "dry run for llm:openai:gpt-4o-mini: the research run, repairs included"), stdout)
 }
 
-// TestExecuteFailures: each way a research run fails is one failure of
+// TestRunResearchFailures: each way a research run fails is one failure of
 // the kind that names it, the run's own failures (exit 3) before a status
 // that is not a pass (exit 1), with the message the user reads.
-func TestExecuteFailures(t *testing.T) {
+func TestRunResearchFailures(t *testing.T) {
 	t.Parallel()
 	failOn := func(schema string) func(openai.ChatCompletionRequest) llmtest.Reply {
 		return func(req openai.ChatCompletionRequest) llmtest.Reply {
@@ -176,7 +176,7 @@ func TestExecuteFailures(t *testing.T) {
 	}
 	tests := map[string]struct {
 		reply  func(openai.ChatCompletionRequest) llmtest.Reply
-		edit   func(*agent.Job)
+		edit   func(*agent.ResearchJob)
 		kinds  []judging.FailureKind
 		first  string // the first failure's message begins so
 		status agent.Status
@@ -186,7 +186,7 @@ func TestExecuteFailures(t *testing.T) {
 			first: "model openai:gpt-4o-mini failed all 16 of the run's model steps", status: agent.StatusModelFailed,
 		},
 		"a budget that stops every call": {
-			reply: llmtest.JudgeReplies, edit: func(j *agent.Job) { j.Judging.LLM.MaxCostUSD = 1e-7 },
+			reply: llmtest.JudgeReplies, edit: func(j *agent.ResearchJob) { j.Judging.LLM.MaxCostUSD = 1e-7 },
 			kinds:  []judging.FailureKind{judging.FailBudget, judging.FailDefaults},
 			first:  "budget reached: 16 call(s) not made under --max-cost $0.0000001, and the steps they were for fell back to their defaults",
 			status: agent.StatusModelFailed,
@@ -198,16 +198,16 @@ func TestExecuteFailures(t *testing.T) {
 				}
 				return llmtest.JudgeReplies(req)
 			},
-			edit:  func(j *agent.Job) { j.Judging.Strict = true },
+			edit:  func(j *agent.ResearchJob) { j.Judging.Strict = true },
 			kinds: []judging.FailureKind{judging.FailDefaults}, first: "--strict: 1 judge result(s) fell back to the neutral default",
 			status: agent.StatusPass,
 		},
 		"a completeness judge that defaults": {
-			reply: failOn("aspects"), kinds: []judging.FailureKind{judging.FailStatus},
+			reply: failOn("aspects"), kinds: []judging.FailureKind{judging.FailVerdict},
 			first: "rejected: still iterate after 2 repair iteration(s): Not a pass: the completeness judge(s) fell back", status: agent.StatusRejected,
 		},
 		"a search backend out of reach": {
-			reply: llmtest.JudgeReplies, edit: func(j *agent.Job) { j.Search = "searxng:http://" + closedAddr(t) },
+			reply: llmtest.JudgeReplies, edit: func(j *agent.ResearchJob) { j.Search = "searxng:http://" + closedAddr(t) },
 			kinds: []judging.FailureKind{judging.FailError}, first: "search backend searxng:http://", status: agent.StatusSearchFailed,
 		},
 	}
@@ -234,10 +234,10 @@ func TestExecuteFailures(t *testing.T) {
 	}
 }
 
-// TestExecuteInterrupted stops a run while its gate grades are in flight,
+// TestRunResearchInterrupted stops a run while its gate grades are in flight,
 // as Ctrl-C does: the failure is an interruption that gives its cause
 // (never "%!w(<nil>)"), and the run's status says it was interrupted.
-func TestExecuteInterrupted(t *testing.T) {
+func TestRunResearchInterrupted(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)

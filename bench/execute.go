@@ -317,6 +317,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			countComplete(summary), data.Len(), context.Cause(ctx), dir)})
 	}
 	out.Failures = append(out.Failures, s.Failures(run.Defaults())...)
+	out.Failures = append(out.Failures, job.Judging.ScoredFailures(counts(summary.Metrics))...)
 	if err := floors.Err(); err != nil {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}
@@ -587,6 +588,15 @@ func record(job Job, cfg RunConfig, s Summary, dir string) error {
 		abs = dir
 	}
 	return errors.Join(store.Record(cfg, s, abs), store.Close())
+}
+
+// counts are the metrics' judgement counts, for judging.ScoredFailures.
+func counts(ms []MetricStats) []judging.Counts {
+	out := make([]judging.Counts, len(ms))
+	for i, m := range ms {
+		out[i] = judging.Counts{Metric: m.Metric, N: m.N, Scored: m.Scored, Skipped: m.Skipped, Defaulted: m.Defaulted}
+	}
+	return out
 }
 
 // countComplete is the fewest results of any metric: records judged whole.

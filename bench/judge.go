@@ -219,6 +219,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted after %d of %d records: %w", o.Done, data.Len(), context.Cause(ctx))})
 	}
 	o.Failures = append(o.Failures, s.Failures(defaults)...)
+	o.Failures = append(o.Failures, job.Judging.ScoredFailures(counts(o.Summaries))...)
 	if err := floors.Err(); err != nil {
 		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}

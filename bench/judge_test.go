@@ -85,7 +85,7 @@ func TestJudge(t *testing.T) {
 // file as it is read, not held: judging 48 MB of records from a pipe keeps
 // the heap far below the input's size, and leaves no copy behind.
 func TestJudgeStreamsStandardInput(t *testing.T) {
-	const records, pad = 48, 1 << 20
+	const records, pad = 768, 64 << 10
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	done := make(chan struct{})

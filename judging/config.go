@@ -36,6 +36,11 @@ type Config struct {
 	// MaxDefaultRate is the share of judgements (0 to 1) that may fall
 	// back to the neutral default before the run fails.
 	MaxDefaultRate float64
+	// MaxSkipRate is the share of a metric's judgements (0 to 1) that may
+	// be skipped for having nothing to judge (no answer, no claim) before
+	// the run fails; 1 allows any. A metric with no scored judgement at
+	// all fails whatever it is.
+	MaxSkipRate float64
 	// Samples asks the model this many times per judgement
 	// (judges.Sampled); at least 1.
 	Samples int
@@ -48,13 +53,16 @@ type Config struct {
 
 // Default is the command line's defaults.
 func Default() Config {
-	return Config{LLM: setup.DefaultConfig(), MaxDefaultRate: DefaultMaxRate, Samples: 1}
+	return Config{LLM: setup.DefaultConfig(), MaxDefaultRate: DefaultMaxRate, MaxSkipRate: 1, Samples: 1}
 }
 
 // Check checks the settings that need no model, before anything is read.
 func (j Config) Check() error {
 	if !(j.MaxDefaultRate >= 0 && j.MaxDefaultRate <= 1) { // NaN too
 		return flagErr("--max-default-rate", "want a share from 0 to 1 (0.05 is 5%%), got %g", j.MaxDefaultRate)
+	}
+	if !(j.MaxSkipRate >= 0 && j.MaxSkipRate <= 1) { // NaN too
+		return flagErr("--max-skip-rate", "want a share from 0 to 1 (1, the default, allows any), got %g", j.MaxSkipRate)
 	}
 	return nil
 }
@@ -222,6 +230,36 @@ func (s *Session) Failures(d Defaults) []Failure {
 	out := s.budget()
 	if f, ok := s.cfg.defaultRate(d); ok {
 		out = append(out, f)
+	}
+	return out
+}
+
+// Counts are one metric's judgements: N in all, Scored of them measured,
+// Skipped with nothing to judge, Defaulted to the neutral default.
+type Counts struct {
+	Metric                        string
+	N, Scored, Skipped, Defaulted int
+}
+
+// ScoredFailures are the failures of metrics that measured nothing for
+// want of anything to judge (none scored, some skipped), or skipped more
+// than MaxSkipRate allows. A metric whose judgements all defaulted is the
+// default rate's to judge (Failures), and one nothing was asked of (N 0)
+// is none.
+func (j Config) ScoredFailures(counts []Counts) []Failure {
+	var out []Failure
+	for _, c := range counts {
+		switch {
+		case c.N == 0:
+		case c.Scored == 0 && c.Skipped > 0:
+			out = append(out, Failure{Kind: FailNothingScored, Err: fmt.Errorf(
+				"%s: none of its %d judgement(s) was scored (%d skipped with nothing to judge, %d defaulted): its figures are undefined; check that the samples carry what it judges",
+				c.Metric, c.N, c.Skipped, c.Defaulted)})
+		case float64(c.Skipped)/float64(c.N) > j.MaxSkipRate:
+			out = append(out, Failure{Kind: FailNothingScored, Err: fmt.Errorf(
+				"%s: %d of %d judgement(s) skipped with nothing to judge, over --max-skip-rate %s",
+				c.Metric, c.Skipped, c.N, strconv.FormatFloat(j.MaxSkipRate, 'f', -1, 64))})
+		}
 	}
 	return out
 }

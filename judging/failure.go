@@ -23,7 +23,8 @@ const (
 	FailBudget
 	// FailInterrupted is a run cut short (its context done): resume it.
 	FailInterrupted
-	// FailNothingScored is a metric with no scored sample.
+	// FailNothingScored is a metric with no scored judgement, or more
+	// skipped than allowed.
 	FailNothingScored
 	// FailError is an error that stopped the run or lost what it wrote:
 	// a search backend out of reach, a key the model refused, a folder

@@ -138,7 +138,8 @@ func TestJudgeFaultTable(t *testing.T) {
 
 // TestJudgeNothingToJudge: records with no answer, an empty or blank one,
 // or one that claims nothing are skipped and counted, offline and with a
-// model (which is not called for them), and never pass a floor.
+// model (which is not called for them), and never pass a floor; a metric
+// with nothing scored at all is a failed run, exit 3, with the reason.
 func TestJudgeNothingToJudge(t *testing.T) {
 	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data.jsonl")
@@ -152,17 +153,17 @@ func TestJudgeNothingToJudge(t *testing.T) {
 		code  int
 		lines []string // in stderr
 	}{
-		"offline, no floor: counted, exit 0": {
-			code:  exitPass,
-			lines: []string{"faithfulness  0/3", "skipped 3 result(s) with nothing to judge"},
+		"offline, no floor: counted, nothing scored is exit 3": {
+			code:  exitInfra,
+			lines: []string{"faithfulness  0/3", "skipped 3 result(s) with nothing to judge", "faithfulness: none of its 3 judgement(s) was scored (3 skipped"},
 		},
-		"offline, a floor: never passed": {
-			args: []string{"--min", "0.1"}, code: exitFailed,
-			lines: []string{"3 score(s) below --min (faithfulness 3 under 0.1 (3 of them skipped: nothing to judge))"},
+		"offline, a floor: never passed, and nothing scored": {
+			args: []string{"--min", "0.1"}, code: exitInfra,
+			lines: []string{"none of its 3 judgement(s) was scored"},
 		},
 		"with a model: no call made for them": {
-			llm: true, args: []string{"--min", "0.1"}, code: exitFailed,
-			lines: []string{"calls 0", "skipped 3 result(s)", "3 of them skipped"},
+			llm: true, args: []string{"--min", "0.1"}, code: exitInfra,
+			lines: []string{"calls 0", "skipped 3 result(s)", "none of its 3 judgement(s) was scored"},
 		},
 	}
 	for name, tc := range tests {
@@ -182,6 +183,37 @@ func TestJudgeNothingToJudge(t *testing.T) {
 			assert.Equal(t, 0, srv.Calls())
 			assert.Equal(t, 3, strings.Count(stdout, `"skipped":true`), stdout)
 			assert.NotContains(t, stdout, `"defaulted":true`)
+		})
+	}
+}
+
+// TestMaxSkipRate: skips have their own limit beside defaults: off by
+// default (one scored judgement of three passes), and a share over
+// --max-skip-rate is exit 3 naming the metric.
+func TestMaxSkipRate(t *testing.T) {
+	t.Parallel()
+	data := filepath.Join(t.TempDir(), "data.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte(`{"id":"missing","question":"Where is the Eiffel Tower?","contexts":["The Eiffel Tower is in Paris."]}
+{"id":"blank","question":"Where is the Eiffel Tower?","answer":"  ","contexts":["The Eiffel Tower is in Paris."]}
+{"id":"said","question":"Where is the Eiffel Tower?","answer":"The Eiffel Tower is in Paris.","contexts":["The Eiffel Tower is in Paris."]}
+`), 0o644))
+	tests := map[string]struct {
+		args []string
+		code int
+		want string
+	}{
+		"off by default":        {nil, exitPass, "skipped 2 result(s)"},
+		"under the limit":       {[]string{"--max-skip-rate", "0.7"}, exitPass, "skipped 2 result(s)"},
+		"over the limit":        {[]string{"--max-skip-rate", "0.5"}, exitInfra, "faithfulness: 2 of 3 judgement(s) skipped with nothing to judge, over --max-skip-rate 0.5"},
+		"a share out of bounds": {[]string{"--max-skip-rate", "2"}, exitInput, "--max-skip-rate: want a share from 0 to 1"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"judge", "--metric", "faithfulness", "--format", "jsonl", "-q"}, tc.args...)
+			code, _, stderr := runEnv(t, nil, append(args, data)...)
+			assert.Equal(t, tc.code, code, stderr)
+			assert.Contains(t, stderr, tc.want)
 		})
 	}
 }

@@ -72,6 +72,8 @@ must not pass for a result.`,
 // registerMaxDefaultRate adds --max-default-rate, for the commands that
 // judge datasets.
 func registerMaxDefaultRate(fl *pflag.FlagSet, f *llmFlags) {
+	fl.Float64Var(&f.maxSkipRate, "max-skip-rate", 1,
+		"exit 3 when more than this share (0 to 1) of a metric's judgements had nothing to judge (no answer, no claim); a metric with none scored always does")
 	fl.Float64Var(&f.maxDefaultRate, "max-default-rate", judging.DefaultMaxRate,
 		"exit 3 when more than this share (0 to 1) of the judgements fell back to the neutral default; --strict makes it 0")
 }

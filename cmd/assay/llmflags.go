@@ -37,6 +37,8 @@ type llmFlags struct {
 	// maxDefaultRate is --max-default-rate, registered by the commands
 	// that judge datasets (judge, agree); see defaultRateErr.
 	maxDefaultRate float64
+	// maxSkipRate is --max-skip-rate, registered with --max-default-rate.
+	maxSkipRate float64
 	// samples is --samples, registered by the commands that judge
 	// datasets (judge, agree, bench); see sampled. stable counts the
 	// sampled judgements for the summary line.
@@ -103,7 +105,8 @@ func (st *stability) add(sc eval.Score) {
 }
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {
-	f.samples = 1 // asked once where --samples is not offered
+	f.samples = 1     // asked once where --samples is not offered
+	f.maxSkipRate = 1 // any skip allowed where --max-skip-rate is not offered
 	fl.StringVar(&f.spec, "llm", "", "judge model as backend:model (openai:gpt-4o-mini, ollama:qwen2.5:7b, vllm:NAME, langchain:anthropic:MODEL, offline);\n"+
 		"assay agree takes several, comma separated, as a jury;\n"+
 		"default: $ASSAY_LLM, else openai:gpt-4o-mini when $OPENAI_API_KEY is set, else offline")
@@ -126,7 +129,7 @@ func (f *llmFlags) judging() judging.Config {
 			Spec: f.spec, NoCache: f.noCache, Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost,
 			PricesFile: f.prices, MaxRetryTime: f.maxElapsed, CallTimeout: f.callTimeout,
 		},
-		DryRun: f.dryRun, Strict: f.strict, MaxDefaultRate: f.maxDefaultRate, Samples: f.samples,
+		DryRun: f.dryRun, Strict: f.strict, MaxDefaultRate: f.maxDefaultRate, MaxSkipRate: f.maxSkipRate, Samples: f.samples,
 	}
 }
 

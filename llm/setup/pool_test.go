@@ -5,8 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/assaylabs/assay/internal/llmtest"
 )
 
 // TestOpenSizesTheCacheToTheConcurrency: the response cache keeps a
@@ -14,11 +12,10 @@ import (
 // lookups' number.
 func TestOpenSizesTheCacheToTheConcurrency(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: "ok"}))
 	for _, conc := range []int{1, 8, 32} {
-		cfg := DefaultConfig()
+		cfg := DefaultConfig() // opening the client calls no server
 		cfg.Concurrency = conc
-		env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+		env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "ASSAY_CACHE_DIR": t.TempDir()}
 		_, cl, err := Open(cfg, func(k string) string { return env[k] })
 		require.NoError(t, err)
 		cache := cl.(closer).cache

@@ -187,7 +187,7 @@ func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error)
 	if res == nil {
 		return nil, inputErr(runErr)
 	}
-	out := &ResearchOutcome{Run: res, format: job.Format, Failures: job.failures(ctx, client.BudgetStops(), runErr, outErr, res)}
+	out := &ResearchOutcome{Run: res, format: job.Format, Failures: job.failures(ctx, s, runErr, outErr, res)}
 	if !client.Offline() {
 		r := s.Report(res.Defaulted)
 		out.Report = &r
@@ -249,12 +249,12 @@ func dryRun(ctx context.Context, cfg Research, client *llm.Client, job ResearchJ
 // stopped calls (the cause of the defaults, rather than their count), the
 // error that stopped the run, a folder that could not be written, a
 // default under Strict; then a status other than pass.
-func (job ResearchJob) failures(ctx context.Context, budgetStops int, runErr, outErr error, res *Run) judging.Failures {
+func (job ResearchJob) failures(ctx context.Context, s *judging.Session, runErr, outErr error, res *Run) judging.Failures {
 	var fs judging.Failures
 	add := func(k judging.FailureKind, err error) { fs = append(fs, judging.Failure{Kind: k, Err: err}) }
 	var me *ModelError
 	var ue *web.UnreachableError
-	if budgetStops > 0 && (runErr == nil || errors.As(runErr, &me)) {
+	if budgetStops := s.Client().BudgetStops(); budgetStops > 0 && (runErr == nil || errors.As(runErr, &me)) {
 		add(judging.FailBudget, fmt.Errorf("budget reached: %d call(s) not made under --max-cost $%s, and the steps they were for fell back to their defaults; raise --max-cost (or use the response cache) and run again",
 			budgetStops, strconv.FormatFloat(job.Judging.LLM.MaxCostUSD, 'f', -1, 64)))
 	}
@@ -272,8 +272,10 @@ func (job ResearchJob) failures(ctx context.Context, budgetStops int, runErr, ou
 	if outErr != nil {
 		add(judging.FailError, fmt.Errorf("--out %w", outErr))
 	}
-	if job.Judging.Strict && res.Defaulted > 0 {
-		add(judging.FailDefaults, fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", res.Defaulted))
+	for _, f := range s.CardFailures(res.Defaulted) {
+		if f.Kind == judging.FailDefaults { // Strict's; the budget is said above, with its cause
+			fs = append(fs, f)
+		}
 	}
 	if res.Status.ended() && res.Status != StatusPass {
 		add(judging.FailVerdict, fmt.Errorf("%s: %s", res.Status, res.Reason))

@@ -215,14 +215,6 @@ func (f *llmFlags) authErr(c *llm.Client) error {
 	return nil
 }
 
-// strictErr is the exit for --strict when judges defaulted.
-func (f *llmFlags) strictErr(defaulted int) error {
-	if f.strict && defaulted > 0 {
-		return &exitError{code: exitInfra, err: fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", defaulted)}
-	}
-	return nil
-}
-
 // newMeter starts the progress of a run over n records on stderr, with
 // the money the client spends when it is a model's. Off a terminal a line
 // is printed every $ASSAY_PROGRESS_EVERY (a duration; 5s by default).

@@ -24,4 +24,17 @@
 //
 //	res, err := agent.Research{Searcher: corpus, Mode: agent.Modes["standard"]}.Run(ctx, "How do heat pumps perform in cold climates?")
 //	fmt.Println(res.Status, res.Decision)
+//
+// # The research job
+//
+// RunResearch runs a ResearchJob, everything `assay research` is asked:
+// it checks the settings (an *eval.InputError names the flag), opens the
+// search backend (the embedded corpus, a corpus folder, or SearxNG) and
+// the model (judging.Config), runs the research (or, for a dry run,
+// counts its calls with a recording stand-in for the model), writes the
+// run folder as it goes, and returns a ResearchOutcome: the Run, what the
+// model did, and the judging.Failures that say why it did not pass (a
+// status other than pass is a judging.FailVerdict; the others are
+// failures of the run itself). ResearchOutcome.Write prints it as the
+// command line does.
 package agent

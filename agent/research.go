@@ -452,7 +452,7 @@ func (r *run) fetchURLs(ctx context.Context, it int) error {
 			continue
 		}
 		r.seen[u] = true
-		fresh = append(fresh, newSourceRecord(eval.Source{URL: u}, 0, "--url", it, len(r.sources)))
+		fresh = append(fresh, newSourceRecord(eval.Source{URL: u}, 0, foundByURL, it, len(r.sources)))
 	}
 	if len(fresh) == 0 {
 		return nil

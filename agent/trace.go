@@ -1,6 +1,11 @@
 package agent
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +41,30 @@ type Event struct {
 	Decisions []string       `json:"decisions,omitempty"`
 	Usage     eval.Usage     `json:"llm,omitzero"`
 	Errors    []string       `json:"errors,omitempty"`
+}
+
+// Line is the event as a line of progress, and whether its stage has
+// ended (a stage that begins has no duration and no outputs yet): "[0]
+// search..." as it begins, "[0] search new=7 results=7" as it ends, its
+// outputs by name and its errors counted.
+func (e Event) Line() (line string, ended bool) {
+	if e.Duration == 0 && len(e.Outputs) == 0 {
+		return fmt.Sprintf("[%d] %s...", e.Iteration, e.Stage), false
+	}
+	parts := []string{fmt.Sprintf("[%d] %s", e.Iteration, e.Stage)}
+	for _, k := range slices.Sorted(maps.Keys(e.Outputs)) {
+		v := e.Outputs[k]
+		if f, ok := v.(float64); ok {
+			// Four significant digits: 0.94, not 0.9400000000000001.
+			v = strconv.FormatFloat(f, 'g', 4, 64)
+		}
+		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+	}
+	line = strings.Join(parts, " ")
+	if len(e.Errors) > 0 {
+		line += fmt.Sprintf(" (%d error(s))", len(e.Errors))
+	}
+	return line, true
 }
 
 // tracer records events in order and passes each to a callback.

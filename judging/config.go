@@ -73,7 +73,8 @@ func flagErr(flag, format string, a ...any) error {
 	return &eval.InputError{Field: flag, Msg: fmt.Sprintf(format, a...)}
 }
 
-// asInput makes err an input error about flag, unless it is one already.
+// asInput makes err an input error about flag ("" for an error that
+// names it), unless it is one already.
 func asInput(flag string, err error) error {
 	var ie *eval.InputError
 	if errors.As(err, &ie) {
@@ -115,18 +116,18 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 			c = llm.New(llm.Config{Backend: offline.New(offline.Config{}), Concurrency: cfg.Concurrency})
 		}
 		if err := judges.CheckSamples(j.Samples, j.Model); err != nil {
-			return nil, asInput("", err)
+			return nil, asInput("", err) // it names --samples and its value
 		}
 		return &Session{cfg: j, model: j.Model, client: c, closer: io.NopCloser(nil)}, nil
 	}
 	// Their errors name the flag already (--llm, --concurrency, --samples).
 	c, closer, err := setup.Open(cfg, env)
 	if err != nil {
-		return nil, asInput("", err)
+		return nil, asInput("", err) // it names its flag: --llm, --prices, --max-cost...
 	}
 	if err := judges.CheckSamples(j.Samples, c); err != nil {
 		_ = closer.Close()
-		return nil, asInput("", err)
+		return nil, asInput("", err) // it names --samples and its value
 	}
 	j.LLM = cfg
 	return &Session{cfg: j, model: c, client: c, closer: closer}, nil

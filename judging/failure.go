@@ -26,6 +26,10 @@ const (
 	// FailNothingScored is a metric with no scored judgement, or more
 	// skipped than allowed.
 	FailNothingScored
+	// FailError is an error that stopped the run or lost what it wrote:
+	// a search backend out of reach, a key the model refused, a folder
+	// that could not be written.
+	FailError
 )
 
 // Scored reports whether the kind is a verdict on what was scored (exit
@@ -50,6 +54,8 @@ func (k FailureKind) String() string {
 		return "interrupted"
 	case FailNothingScored:
 		return "nothing scored"
+	case FailError:
+		return "error"
 	}
 	return "failure"
 }

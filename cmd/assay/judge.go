@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,8 +8,6 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/judging"
-	"github.com/assaylabs/assay/llm"
-	"github.com/assaylabs/assay/llm/dryrun"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -86,12 +82,4 @@ func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
 	}
 	out.Write(cmd.OutOrStdout(), cmd.ErrOrStderr())
 	return failuresErr(out.Failures)
-}
-
-// printPlan prints a research run's recorded calls, step by step.
-func printPlan(w io.Writer, c *llm.Client, calls []dryrun.Call) {
-	p := judging.NewPlan(c, 0)
-	p.Header = fmt.Sprintf("dry run for %s: the research run, repairs included, with stand-in replies; no call made (a real run's repairs depend on its model's replies: at most two)", judgeName(c))
-	p.AddCalls(calls)
-	p.Write(w)
 }

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
-	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
 )
@@ -74,47 +70,4 @@ func (f *llmFlags) judging() judging.Config {
 		},
 		DryRun: f.dryRun, Strict: f.strict, MaxDefaultRate: f.maxDefaultRate, MaxSkipRate: f.maxSkipRate, Samples: f.samples,
 	}
-}
-
-// client builds the model client the flags and environment say
-// (setup.Open), with its notices on stderr. The returned close function
-// closes the client's idle connections and the cache.
-func (f *llmFlags) client(stderr io.Writer) (*llm.Client, func(), error) {
-	if strings.Contains(f.spec, ",") {
-		return nil, nil, inputErr(errors.New("--llm: one model here; juries are for assay agree"))
-	}
-	c, closer, err := setup.Open(setup.Config{
-		Spec: f.spec, NoCache: f.noCache || f.dryRun,
-		Concurrency: f.concurrency, RPM: f.rpm, TPM: f.tpm, MaxCostUSD: f.maxCost, PricesFile: f.prices,
-		MaxRetryTime: f.maxElapsed, CallTimeout: f.callTimeout,
-		Notices: stderr,
-	}, f.env)
-	if err != nil {
-		return nil, nil, inputErr(err)
-	}
-	return c, func() { _ = closer.Close() }, nil
-}
-
-// summary prints what the model client did, on stderr.
-func (f *llmFlags) summary(w io.Writer, c *llm.Client, defaulted int) {
-	u := c.Usage()
-	fmt.Fprintf(w, "judge: %s; calls %d (retries %d, cache hits %d", judgeName(c), u.Calls, u.Retries, u.CacheHits)
-	if u.CacheErrors > 0 {
-		fmt.Fprintf(w, ", cache errors %d", u.CacheErrors)
-	}
-	fmt.Fprintf(w, "), tokens %d in / %d out", u.TokensIn, u.TokensOut)
-	if u.Estimated {
-		fmt.Fprint(w, " (partly estimated)")
-	}
-	fmt.Fprintf(w, ", cost %s; neutral defaults %d\n", u.Cost(), defaulted)
-}
-
-func judgeName(c *llm.Client) string { return judges.Method(c) }
-
-// strictErr is the exit for --strict when judges defaulted.
-func (f *llmFlags) strictErr(defaulted int) error {
-	if f.strict && defaulted > 0 {
-		return &exitError{code: exitInfra, err: fmt.Errorf("--strict: %d judge result(s) fell back to the neutral default", defaulted)}
-	}
-	return nil
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
 
@@ -306,39 +305,6 @@ func TestResearchYAMLKeepsIntegers(t *testing.T) {
 	}
 }
 
-func TestStageLine(t *testing.T) {
-	tests := map[string]struct {
-		e     agent.Event
-		want  string
-		ended bool
-	}{
-		"floats to four digits": {
-			e:    agent.Event{Stage: "crag", Duration: 1, Outputs: map[string]any{"overall": 0.9400000000000001, "classification": "correct"}},
-			want: "[0] crag classification=correct overall=0.94", ended: true,
-		},
-		"a stage with no outputs has no trailing space": {
-			e:    agent.Event{Stage: "fix", Iteration: 1, Duration: 1},
-			want: "[1] fix", ended: true,
-		},
-		"errors counted": {
-			e:    agent.Event{Stage: "fetch", Duration: 1, Outputs: map[string]any{"fetched": 2, "failed": 1}, Errors: []string{"x"}},
-			want: "[0] fetch failed=1 fetched=2 (1 error(s))", ended: true,
-		},
-		// progress.Status shows it on a terminal only.
-		"a stage starting": {
-			e:    agent.Event{Stage: "search"},
-			want: "[0] search...",
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			line, ended := stageLine(tc.e)
-			assert.Equal(t, tc.want, line)
-			assert.Equal(t, tc.ended, ended)
-		})
-	}
-}
-
 // TestResearchCountsEveryJudgeDefault fails one kind of judge call at a
 // time: a gate grade that defaults to 3 and a completeness judge that
 // defaults in the card are both counted on the card, in the summary, in
@@ -611,25 +577,6 @@ func schemaOf(req openai.ChatCompletionRequest) string {
 		return rf.JSONSchema.Name
 	}
 	return ""
-}
-
-func TestPrintRunStatusLine(t *testing.T) {
-	tests := map[string]struct {
-		run  agent.Run
-		want string
-	}{
-		"decided": {agent.Run{Mode: agent.Modes["standard"], Decision: "full_report", Status: "pass", Reason: "Met."},
-			"Research status: **pass** (full_report, standard mode). Met.\n"},
-		"interrupted before deciding": {agent.Run{Mode: agent.Modes["standard"], Status: "interrupted", Reason: "Stopped."},
-			"Research status: **interrupted** (standard mode). Stopped.\n"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			var b strings.Builder
-			require.NoError(t, printRun(&b, "md", &tc.run))
-			assert.Contains(t, b.String(), tc.want)
-		})
-	}
 }
 
 // TestResearchInterruptedKeepsWholeFiles stops a run while its seven gate

@@ -1,0 +1,42 @@
+package judging
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// TestOpenNamesTheFlagOnce: a model setting that is wrong is an input
+// error naming its own flag, once ("--llm: --llm: ...", "--llm:
+// --prices: ..." and "--samples: --samples 0: ..." were printed).
+func TestOpenNamesTheFlagOnce(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		edit func(*Config)
+		want string // the message begins so
+	}{
+		"an unknown backend":     {func(c *Config) { c.LLM.Spec = "nosuch:x" }, `--llm: unknown backend "nosuch" in "nosuch:x"`},
+		"a jury":                 {func(c *Config) { c.LLM.Spec = "offline,offline" }, "--llm: one model here"},
+		"a price file not there": {func(c *Config) { c.LLM.PricesFile = "/does/not/exist.yaml" }, "--prices: open /does/not/exist.yaml"},
+		"no calls in flight":     {func(c *Config) { c.LLM.Concurrency = -1 }, "--concurrency: must be at least 1"},
+		"no sample":              {func(c *Config) { c.Samples = 0 }, "--samples 0: ask the model at least once"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := Default()
+			c.LLM.Spec = "offline"
+			tc.edit(&c)
+			s, err := c.Open(&strings.Builder{}, func(string) string { return "" })
+			assert.Nil(t, s)
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), err.Error())
+			assert.Equal(t, 1, strings.Count(err.Error(), "--"), "one flag, named once: %s", err)
+		})
+	}
+}

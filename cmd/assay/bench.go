@@ -20,12 +20,8 @@ type benchFlags struct {
 	llm llmFlags
 }
 
-func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
-	f := benchFlags{llm: llmFlags{env: env, metrics: reg}}
-	cmd := &cobra.Command{
-		Use:   "bench (--metric NAME[,NAME] | --profile context|research) [flags] DATA",
-		Short: "Run judges over a dataset into a run folder that is kept and can be resumed",
-		Long: `Judge every sample of DATA and keep the run in a folder (--out DIR, by
+// benchLong is the help text of the command.
+const benchLong = `Judge every sample of DATA and keep the run in a folder (--out DIR, by
 default assay-runs/RUN_ID): config.json (the command, Assay's version, the
 prompt versions, the model, the dataset's path and sha256), results.jsonl
 (one line per sample and metric, written as each finishes, so a killed run
@@ -65,7 +61,14 @@ in summary.json and drawn in report.html as a reliability diagram.
 
 Exit codes are judge's: 1 below a --min floor, a failed --gate or an alert;
 3 when more judgements defaulted than --max-default-rate allows, a budget
-stopped calls, or the run was interrupted (resume it).`,
+stopped calls, or the run was interrupted (resume it).`
+
+func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := benchFlags{llm: llmFlags{env: env, metrics: reg}}
+	cmd := &cobra.Command{
+		Use:   "bench (--metric NAME[,NAME] | --profile context|research) [flags] DATA",
+		Short: "Run judges over a dataset into a run folder that is kept and can be resumed",
+		Long:  benchLong,
 		Example: `  assay bench --metric faithfulness,answer_relevancy data.jsonl
   assay bench --profile context --out runs/ctx retrievals.jsonl
   assay bench --metric faithfulness --resume --out assay-runs/20261124T221500Z-3f9a data.jsonl

@@ -13,12 +13,8 @@ type researchFlags struct {
 	llm llmFlags
 }
 
-func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
-	f := researchFlags{llm: llmFlags{env: env, metrics: reg}}
-	cmd := &cobra.Command{
-		Use:   `research [flags] "question"`,
-		Short: "Research a question end to end: search, gate, synthesize a cited report, score and repair it",
-		Long: `Research a question: search the corpus (or the web), fetch and extract the
+// researchLong is the help text of the command.
+const researchLong = `Research a question: search the corpus (or the web), fetch and extract the
 sources, summarize them and keep those the relevance gate grades 3 or more of
 5, write a report whose every claim is cited, score it with the research
 profile, and repair it through seed 001's priority queue (at most two
@@ -41,7 +37,14 @@ iteration (status "running" until the end), so a killed run leaves them.
 Exit codes: 0 pass, 1 rejected or insufficient data, 2 usage, 3 failure: a
 model that failed every call, a --max-cost budget that stopped calls, a
 search backend that cannot be reached, an interrupted run, or an --out
-folder that could not be written.`,
+folder that could not be written.`
+
+func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := researchFlags{llm: llmFlags{env: env, metrics: reg}}
+	cmd := &cobra.Command{
+		Use:   `research [flags] "question"`,
+		Short: "Research a question end to end: search, gate, synthesize a cited report, score and repair it",
+		Long:  researchLong,
 		Example: `  assay research "How do heat pumps perform in cold climates?"
   assay research --mode deep --out run/ "What are the health effects of microplastics in drinking water?"
   assay research --corpus ~/notes --llm openai:gpt-4o-mini "..."

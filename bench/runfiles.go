@@ -71,7 +71,7 @@ func ResultOf(id string, sc eval.Score) Result {
 // spent is u without its latency: what a result spent, to sum (a sum of
 // latencies of calls made at once means nothing).
 func spent(u eval.Usage) eval.Usage {
-	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, CostUSD: u.CostUSD}
+	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, CostUSD: u.CostUSD, CostUnknown: u.CostUnknown}
 }
 
 // Score is the result as the score it was written from (its error as
@@ -192,6 +192,9 @@ type MetricStats struct {
 	TokensIn  int     `json:"tokens_in"`
 	TokensOut int     `json:"tokens_out"`
 	CostUSD   float64 `json:"cost_usd"`
+	// CostUnknown says some call went to a model with no price: CostUSD
+	// counts the priced ones only, and is shown as unknown.
+	CostUnknown bool `json:"cost_unknown,omitempty"`
 	// LatencyP50 and LatencyP95 are over the results' model latency.
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
 	LatencyP95 time.Duration `json:"latency_p95_ns"`

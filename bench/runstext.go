@@ -104,7 +104,7 @@ func (v *RunView) human(w io.Writer, md bool) error {
 		{"dataset", fmt.Sprintf("%s (sha256 %s)", v.Config.Dataset, v.Config.DatasetSHA256)},
 		{"model", v.Config.Model},
 		{"samples", fmt.Sprint(s.Samples)},
-		{"cost", fmt.Sprintf("$%.4f (%d calls, %d tokens in, %d out)", s.Usage.CostUSD, s.Usage.Calls, s.Usage.TokensIn, s.Usage.TokensOut)},
+		{"cost", fmt.Sprintf("%s (%d calls, %d tokens in, %d out)", s.Usage.Cost(), s.Usage.Calls, s.Usage.TokensIn, s.Usage.TokensOut)},
 		{"folder", v.Dir},
 		{"status", RunStatus(s)},
 	}}

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -47,6 +48,7 @@ type metricAcc struct {
 	// verdicts counts the counted results a card decided (Result.Pass),
 	// and passes those it passed; the others pass by their value.
 	verdicts, passes int
+	costUnknown      bool
 	byValue          []float64
 }
 
@@ -66,6 +68,7 @@ func (s *Stats) Add(r Result) {
 	m.tokensIn += r.Usage.TokensIn
 	m.tokensOut += r.Usage.TokensOut
 	m.cost += r.Usage.CostUSD
+	m.costUnknown = m.costUnknown || r.Usage.CostUnknown
 	if r.Usage.Calls > 0 || r.Usage.Latency > 0 {
 		m.latencies = append(m.latencies, float64(r.Usage.Latency))
 	}
@@ -197,7 +200,7 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	ms := MetricStats{
 		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors,
 		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
-		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost,
+		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost, CostUnknown: m.costUnknown,
 		Sampled: m.sampled, Unstable: m.unstable,
 	}
 	if m.n > 0 {
@@ -265,9 +268,13 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 		if m.LatencyP50 > 0 || m.LatencyP95 > 0 {
 			latency = m.LatencyP50.Round(time.Millisecond).String() + "/" + m.LatencyP95.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d/%d\t%.4f\t%s\n",
+		cost := strconv.FormatFloat(m.CostUSD, 'f', 4, 64)
+		if m.CostUnknown {
+			cost = "unknown"
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d/%d\t%s\t%s\n",
 			m.Metric, m.Scored, m.N, f3n(m.Mean), f3n(m.Std), f3n(m.Median), f3n(m.Min), f3n(m.Max), f3n(m.P10), ci, passed,
-			defaulted, m.Skipped, m.Errors, m.TokensIn, m.TokensOut, m.CostUSD, latency)
+			defaulted, m.Skipped, m.Errors, m.TokensIn, m.TokensOut, cost, latency)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -126,6 +127,19 @@ type Usage struct {
 	TokensOut int           `json:"tokens_out,omitempty" yaml:"tokens_out,omitempty"`
 	Latency   time.Duration `json:"latency_ns,omitempty" yaml:"latency,omitempty"` // YAML: a duration, "1.2s"
 	CostUSD   float64       `json:"cost_usd,omitempty" yaml:"cost_usd,omitempty"`
+	// CostUnknown is true when a call went to a model the price table
+	// lacks: CostUSD then counts only the priced calls, and is shown as
+	// unknown, never as $0.
+	CostUnknown bool `json:"cost_unknown,omitempty" yaml:"cost_unknown,omitempty"`
+}
+
+// Cost is the cost as shown: "$0.0123", or "unknown" when a call went to
+// a model with no price.
+func (u Usage) Cost() string {
+	if u.CostUnknown {
+		return "unknown"
+	}
+	return fmt.Sprintf("$%.4f", u.CostUSD)
 }
 
 // Add returns the sum of two usages.
@@ -136,5 +150,7 @@ func (u Usage) Add(v Usage) Usage {
 		TokensOut: u.TokensOut + v.TokensOut,
 		Latency:   u.Latency + v.Latency,
 		CostUSD:   u.CostUSD + v.CostUSD,
+
+		CostUnknown: u.CostUnknown || v.CostUnknown,
 	}
 }

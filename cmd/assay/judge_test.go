@@ -376,7 +376,7 @@ func TestJudgeUsageLatencyKeys(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies), llmtest.Latency(2*time.Millisecond))
 	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
 	tests := map[string]*regexp.Regexp{
-		"json": regexp.MustCompile(`"latency_ns": [0-9]+\n`),
+		"json": regexp.MustCompile(`"latency_ns": [0-9]+,?\n`),
 		"yaml": regexp.MustCompile(`\n +latency: [0-9.]+m?s\n`),
 	}
 	for format, want := range tests {

@@ -317,7 +317,7 @@ func renderDaily(w io.Writer, format string, r daily.Result) error {
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 
 // MaxInput is the largest report, sample or side file read, so a wrong
-// file cannot exhaust memory (datasets: bench.MaxDataset).
+// file cannot exhaust memory (datasets: dataset.MaxSize).
 const MaxInput = 10 << 20
 
 // ReadInput reads a file ("-" is stdin) and checks that it is non-empty

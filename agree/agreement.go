@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/stats"
 )
@@ -37,7 +38,7 @@ type Judge struct {
 // Options says what the values are compared with.
 type Options struct {
 	// Label names the binary human label ("faithful", "relevant",
-	// "hallucinated"); see bench.Record.Label.
+	// "hallucinated"); see dataset.Record.Label.
 	Label string
 	// Threshold, when set, is a fixed threshold (the judge's default) to
 	// report besides the best one; nil reports only the best.
@@ -166,19 +167,19 @@ type Result struct {
 // Row, counted, and left out of the statistics. Only ctx stops the run: when it is done,
 // Records returns ctx.Err() promptly, without starting more work, after every
 // goroutine it started has returned.
-func Records(ctx context.Context, records []bench.Record, job Judge, opts Options) (Result, error) {
-	return Stream(ctx, bench.All(records), job, opts)
+func Records(ctx context.Context, records []dataset.Record, job Judge, opts Options) (Result, error) {
+	return Stream(ctx, dataset.All(records), job, opts)
 }
 
-// Stream is Records over records read one at a time, from [bench.Records]
+// Stream is Records over records read one at a time, from [dataset.Records]
 // say: it keeps a Row per labelled record, not the records, and reads no
 // further ahead of the scoring than [bench.ScoreStream]. An error from records
 // also stops the run, and is returned once the records read before it are
 // scored.
-func Stream(ctx context.Context, records iter.Seq2[bench.Record, error], job Judge, opts Options) (Result, error) {
+func Stream(ctx context.Context, records iter.Seq2[dataset.Record, error], job Judge, opts Options) (Result, error) {
 	var rows []Row
 	skipped := 0
-	labelled := func(yield func(bench.Record, error) bool) {
+	labelled := func(yield func(dataset.Record, error) bool) {
 		for rec, err := range records {
 			if _, ok := opts.label(rec); err == nil && !ok {
 				skipped++
@@ -194,7 +195,7 @@ func Stream(ctx context.Context, records iter.Seq2[bench.Record, error], job Jud
 		limit = DefaultConcurrency
 	}
 	metric := job.Metric
-	err := bench.ScoreStream(ctx, labelled, []eval.Scorer{tolerant{job.Scorer}}, limit, func(_ int, rec bench.Record, scores []eval.Score) error {
+	err := bench.ScoreStream(ctx, labelled, []eval.Scorer{tolerant{job.Scorer}}, limit, func(_ int, rec dataset.Record, scores []eval.Score) error {
 		rows = append(rows, opts.row(rec, scores[0]))
 		if metric == "" {
 			metric = scores[0].Metric // "" for a failure
@@ -212,7 +213,7 @@ func Stream(ctx context.Context, records iter.Seq2[bench.Record, error], job Jud
 // value is called once per labelled record, in dataset order, and makes
 // no model call; its Score's Err or Skipped leaves the row out, with the
 // error on it. The first error of records is returned.
-func Values(records iter.Seq2[bench.Record, error], metric string, value func(bench.Record) eval.Score, opts Options) (Result, error) {
+func Values(records iter.Seq2[dataset.Record, error], metric string, value func(dataset.Record) eval.Score, opts Options) (Result, error) {
 	var rows []Row
 	skipped := 0
 	for rec, err := range records {
@@ -234,7 +235,7 @@ func Values(records iter.Seq2[bench.Record, error], metric string, value func(be
 
 // label reads rec's label as opts says: a grade or a binary label (1 or
 // 0 for a graded one's return value).
-func (o Options) label(rec bench.Record) (float64, bool) {
+func (o Options) label(rec dataset.Record) (float64, bool) {
 	if o.Graded {
 		return Grade(rec, o.Label)
 	}
@@ -246,7 +247,7 @@ func (o Options) label(rec bench.Record) (float64, bool) {
 }
 
 // row is the Row of a labelled record and its score.
-func (o Options) row(rec bench.Record, sc eval.Score) Row {
+func (o Options) row(rec dataset.Record, sc eval.Score) Row {
 	l, _ := o.label(rec)
 	row := rowOf(rec, l == 1 && !o.Graded, sc)
 	if o.Graded {
@@ -261,7 +262,7 @@ func (o Options) row(rec bench.Record, sc eval.Score) Row {
 // NoGroup is the group of records without the Options.By field.
 const NoGroup = "(none)"
 
-func groupOf(rec bench.Record, path string) string {
+func groupOf(rec dataset.Record, path string) string {
 	v, ok := Field(rec, path)
 	if !ok || v == nil {
 		return NoGroup
@@ -371,7 +372,7 @@ type failure struct{ msg string }
 func (f *failure) Error() string { return f.msg }
 
 // rowOf is the Row of a labelled record from its score by tolerant.
-func rowOf(rec bench.Record, label bool, sc eval.Score) Row {
+func rowOf(rec dataset.Record, label bool, sc eval.Score) Row {
 	row := Row{ID: rec.ID, Line: rec.Line, Label: label}
 	if f, ok := errors.AsType[*failure](sc.Err); ok {
 		row.Err = f.msg

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/stats"
 )
@@ -93,7 +93,7 @@ const agreeData = `{"id":"a","question":"q","answer":"0.9","human":{"faithful":t
 
 func TestAgree(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs, err := bench.Read("agree.jsonl", strings.NewReader(agreeData))
+	recs, err := dataset.Read("agree.jsonl", strings.NewReader(agreeData))
 	require.NoError(t, err)
 	threshold := 0.5
 	f := &fakeScorer{}
@@ -159,7 +159,7 @@ func TestAgree(t *testing.T) {
 
 func TestAgreeWithoutLabelsOrThreshold(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs, err := bench.Read("agree.jsonl", strings.NewReader(agreeData))
+	recs, err := dataset.Read("agree.jsonl", strings.NewReader(agreeData))
 	require.NoError(t, err)
 	f := &fakeScorer{}
 
@@ -177,7 +177,7 @@ func TestAgreeStopsWhenCancelled(t *testing.T) {
 	for i := range 20 {
 		data.WriteString(`{"id":"` + strconv.Itoa(i) + `","question":"q","human":{"faithful":true}}` + "\n")
 	}
-	recs, err := bench.Read("many.jsonl", strings.NewReader(data.String()))
+	recs, err := dataset.Read("many.jsonl", strings.NewReader(data.String()))
 	require.NoError(t, err)
 
 	f := &fakeScorer{block: true, started: make(chan struct{}, 20)}
@@ -202,7 +202,7 @@ func TestAgreeStopsWhenCancelled(t *testing.T) {
 
 func TestAgreeWithACancelledContextScoresNothing(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs, err := bench.Read("agree.jsonl", strings.NewReader(agreeData))
+	recs, err := dataset.Read("agree.jsonl", strings.NewReader(agreeData))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -223,10 +223,10 @@ func TestAgreeStream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const n, limit = 200, 2
 	boom := errors.New("boom")
-	var recs []bench.Record
+	var recs []dataset.Record
 	for i := range n {
 		id := strconv.Itoa(i)
-		rec := bench.Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id, Query: "q", Answer: strconv.FormatFloat(float64(i%10)/10, 'f', 1, 64)}}
+		rec := dataset.Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id, Query: "q", Answer: strconv.FormatFloat(float64(i%10)/10, 'f', 1, 64)}}
 		if i%7 != 0 { // the rest are skipped
 			rec.Human = map[string]any{"faithful": i%3 == 0}
 		}
@@ -248,10 +248,10 @@ func TestAgreeStream(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := &fakeScorer{}
 			var read, ahead atomic.Int32 // labelled records taken; most not yet scored
-			seq := func(yield func(bench.Record, error) bool) {
+			seq := func(yield func(dataset.Record, error) bool) {
 				for i, rec := range recs {
 					if i == tc.failAt {
-						yield(bench.Record{}, boom)
+						yield(dataset.Record{}, boom)
 						return
 					}
 					if _, ok := rec.Label("faithful"); ok {

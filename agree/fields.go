@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 )
 
 // Grade reads rec's graded human label named label (a grade: 1-5, 0-3):
 // a number, or a string holding one. The second result is false when the
 // label is absent, null or anything else.
-func Grade(rec bench.Record, label string) (float64, bool) {
+func Grade(rec dataset.Record, label string) (float64, bool) {
 	return number(rec.Human[label])
 }
 
@@ -53,7 +54,7 @@ func number(v any) (float64, bool) {
 // "meta.NAME" or "metadata.NAME" (the record's metadata), each further
 // dot going into a nested object ("meta.judge.grade"). The second result
 // is false when the path leads nowhere.
-func Field(rec bench.Record, path string) (any, bool) {
+func Field(rec dataset.Record, path string) (any, bool) {
 	root, rest, _ := strings.Cut(path, ".")
 	var cur any
 	switch root {
@@ -102,8 +103,8 @@ func CheckFieldPath(path string) error {
 // field at path (Field): a number, a numeric string or a boolean.
 // A record without it, or with anything else there, gets an error naming
 // the path.
-func ScoreField(path string) func(bench.Record) eval.Score {
-	return func(rec bench.Record) eval.Score {
+func ScoreField(path string) func(dataset.Record) eval.Score {
+	return func(rec dataset.Record) eval.Score {
 		v, ok := Field(rec, path)
 		if !ok || v == nil {
 			return eval.Score{Metric: path, Err: fmt.Errorf("%s: no value (give every labelled record one, or drop the record)", path)}
@@ -120,14 +121,14 @@ func ScoreField(path string) func(bench.Record) eval.Score {
 // record up by id among a stored run's results for metric: its value,
 // points, default and error as the run recorded them. A record the run
 // has no result for gets an error saying so.
-func StoredScores(results *bench.ResultFile, metric string) func(bench.Record) eval.Score {
+func StoredScores(results *bench.ResultFile, metric string) func(dataset.Record) eval.Score {
 	by := map[string]bench.Result{}
 	for _, r := range results.Results {
 		if r.Metric == metric {
 			by[r.ID] = r
 		}
 	}
-	return func(rec bench.Record) eval.Score {
+	return func(rec dataset.Record) eval.Score {
 		r, ok := by[rec.ID]
 		if !ok {
 			return eval.Score{Metric: metric, Err: fmt.Errorf("the run has no %s result for this record (an unfinished run: resume it with assay bench --resume)", metric)}
@@ -144,11 +145,11 @@ func StoredScores(results *bench.ResultFile, metric string) func(bench.Record) e
 }
 
 // LabelScan tells a binary label from a graded one over a dataset's
-// records (Add each; a first pass of bench.OpenDataset, say).
+// records (Add each; a first pass of dataset.Open, say).
 type LabelScan struct {
 	// Label is the label's name, as Options.Label.
 	Label string
-	// Binary counts records whose label reads as binary (bench.Record.Label),
+	// Binary counts records whose label reads as binary (dataset.Record.Label),
 	// Numeric those whose label is a number.
 	Binary, Numeric int
 	// first is the line of the first record with each grade.
@@ -156,7 +157,7 @@ type LabelScan struct {
 }
 
 // Add counts rec's label.
-func (s *LabelScan) Add(rec bench.Record) {
+func (s *LabelScan) Add(rec dataset.Record) {
 	if _, ok := rec.Label(s.Label); ok {
 		s.Binary++
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -131,7 +132,7 @@ const sourcesData = `{"id":"a","question":"q","human":{"rel":5,"ok":true},"metad
 
 func TestRecordField(t *testing.T) {
 	t.Parallel()
-	recs, err := bench.Read("sources.jsonl", strings.NewReader(sourcesData))
+	recs, err := dataset.Read("sources.jsonl", strings.NewReader(sourcesData))
 	require.NoError(t, err)
 	tests := map[string]struct {
 		path string
@@ -179,7 +180,7 @@ func TestLabelScan(t *testing.T) {
 			t.Parallel()
 			s := LabelScan{Label: "x"}
 			for i, l := range strings.Fields(tc.labels) {
-				recs, err := bench.Read("l.jsonl", strings.NewReader(`{"id":"`+strconv.Itoa(i)+`","question":"q","human":{"x":`+l+`}}`))
+				recs, err := dataset.Read("l.jsonl", strings.NewReader(`{"id":"`+strconv.Itoa(i)+`","question":"q","human":{"x":`+l+`}}`))
 				require.NoError(t, err)
 				s.Add(recs[0])
 			}
@@ -195,8 +196,8 @@ func TestLabelScan(t *testing.T) {
 // label, per group; each group is the whole measured on its rows alone.
 func TestAgreeValuesByGroup(t *testing.T) {
 	t.Parallel()
-	data := func() iter.Seq2[bench.Record, error] {
-		return bench.Records("sources.jsonl", strings.NewReader(sourcesData))
+	data := func() iter.Seq2[dataset.Record, error] {
+		return dataset.Records("sources.jsonl", strings.NewReader(sourcesData))
 	}
 
 	g, err := Values(data(), "meta.judge.grade", ScoreField("meta.judge.grade"), Options{Label: "rel", Graded: true, By: "meta.model"})
@@ -260,7 +261,7 @@ func TestStoredScores(t *testing.T) {
 	folder, err := bench.ReadRunFolder(dir)
 	require.NoError(t, err)
 
-	g, err := Values(bench.Records("sources.jsonl", strings.NewReader(sourcesData)), "source_relevance", StoredScores(folder.Results, "source_relevance"),
+	g, err := Values(dataset.Records("sources.jsonl", strings.NewReader(sourcesData)), "source_relevance", StoredScores(folder.Results, "source_relevance"),
 		Options{Label: "rel", Graded: true, Grades: []float64{1, 2, 3, 4, 5}})
 	require.NoError(t, err)
 	require.Len(t, g.Rows, 5)

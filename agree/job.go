@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
@@ -39,7 +40,7 @@ type Job struct {
 	// Score reads the judge's values from this field of each record
 	// instead (a path Field reads: meta.judge_score): no model is asked.
 	Score string
-	// Label is the human label to compare with (bench.Record.Label;
+	// Label is the human label to compare with (dataset.Record.Label;
 	// "!NAME" reads a binary one negated), LabelType "binary" or "graded"
 	// ("" tells them apart as LabelScan does).
 	Label, LabelType string
@@ -151,7 +152,7 @@ type source struct {
 // folder and the dataset it judged.
 func (job Job) source() (source, error) {
 	fi, err := os.Stat(job.Data)
-	if job.Data == bench.Stdin || err != nil || !fi.IsDir() {
+	if job.Data == dataset.Stdin || err != nil || !fi.IsDir() {
 		return job.datasetSource(err)
 	}
 	return job.runSource()
@@ -165,7 +166,7 @@ func (job Job) datasetSource(statErr error) (source, error) {
 		return source{}, flagErr("--dataset", "only with a run folder; %s is a file: give the dataset as the argument", arg)
 	case job.Score != "" && len(job.Metrics) > 0:
 		return source{}, inputErr("--score and --metric: give one: --metric runs a judge now, --score reads its values from the file")
-	case none && statErr != nil && arg != bench.Stdin:
+	case none && statErr != nil && arg != dataset.Stdin:
 		return source{}, &eval.InputError{Msg: fmt.Sprintf("%s: %v: give a run folder (assay bench --out), or a dataset with --metric or --score", arg, statErr), Err: statErr}
 	case none:
 		return source{}, inputErr("no judge values: give --metric NAME (run a judge now), --score FIELD (values in the file) or a run folder in place of the file")
@@ -211,7 +212,7 @@ func (job Job) runSource() (source, error) {
 	}
 	if src.path == "" {
 		src.path = run.Config.Dataset
-		if src.path == bench.Stdin {
+		if src.path == dataset.Stdin {
 			return source{}, inputErr("run %s read its dataset from standard input: give it with --dataset FILE", arg)
 		}
 		if _, err := os.Stat(src.path); err != nil {
@@ -226,10 +227,10 @@ func (job Job) runSource() (source, error) {
 // input cannot be hashed and read too.
 func (job Job) checkSHA(src source) error {
 	want := src.run.Config.DatasetSHA256
-	if want == "" || src.path == bench.Stdin {
+	if want == "" || src.path == dataset.Stdin {
 		return nil
 	}
-	got, err := bench.FileSHA256(src.path)
+	got, err := dataset.FileSHA256(src.path)
 	if err != nil {
 		return job.unreadable(src.path, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
@@ -30,7 +31,7 @@ type Table struct {
 // the baseline beside them, what each model client did, and the reasons
 // the run failed. A dry run has Plans and nothing else.
 type Outcome struct {
-	// File names the dataset as errors do (bench.StdinName for standard
+	// File names the dataset as errors do (dataset.StdinName for standard
 	// input).
 	File   string
 	Tables []Table
@@ -88,11 +89,11 @@ func Measure(ctx context.Context, job Job) (*Outcome, error) {
 	defer m.close()
 	switch {
 	case src.run != nil:
-		err = m.values(func(metric string) (func(bench.Record) eval.Score, float64) {
+		err = m.values(func(metric string) (func(dataset.Record) eval.Score, float64) {
 			return StoredScores(src.run.Results, metric), job.Registry.ThresholdOf(metric, judges.OfflineMethod(src.run.Config.Model))
 		})
 	case job.Score != "":
-		err = m.values(func(string) (func(bench.Record) eval.Score, float64) { return ScoreField(job.Score), 0.5 })
+		err = m.values(func(string) (func(dataset.Record) eval.Score, float64) { return ScoreField(job.Score), 0.5 })
 	default:
 		err = m.judge(ctx)
 	}
@@ -112,7 +113,7 @@ func Measure(ctx context.Context, job Job) (*Outcome, error) {
 type measurement struct {
 	job  Job
 	src  source
-	data *bench.Dataset
+	data *dataset.Dataset
 	opts Options
 	// labelled counts the records with the label, for progress.
 	labelled int
@@ -128,7 +129,7 @@ type measurement struct {
 // and its label, before any model call.
 func open(job Job, src source) (*measurement, error) {
 	scan := LabelScan{Label: job.Label}
-	data, err := bench.OpenDataset(src.path, bench.DatasetOptions{Stdin: job.Stdin, Visit: func(r bench.Record) error {
+	data, err := dataset.Open(src.path, dataset.Options{Stdin: job.Stdin, Visit: func(r dataset.Record) error {
 		scan.Add(r)
 		return nil
 	}})
@@ -186,7 +187,7 @@ func (m *measurement) threshold(def float64) *float64 {
 
 // values measures values already known, a table per metric: value
 // returns a metric's value function and the judge's own threshold.
-func (m *measurement) values(value func(metric string) (func(bench.Record) eval.Score, float64)) error {
+func (m *measurement) values(value func(metric string) (func(dataset.Record) eval.Score, float64)) error {
 	names := m.src.metrics
 	if m.src.run == nil {
 		names = []string{m.job.Score}
@@ -221,7 +222,7 @@ func (m *measurement) judge(ctx context.Context) error {
 	metrics := m.src.metrics
 	if m.job.Judging.DryRun {
 		for _, s := range m.sessions {
-			p, err := judging.DryRun(ctx, s.Client(), metrics, m.scorers(s, metrics), m.data.Len(), bench.Samples(m.data.Records()), m.job.Registry.DryRun)
+			p, err := judging.DryRun(ctx, s.Client(), metrics, m.scorers(s, metrics), m.data.Len(), dataset.Samples(m.data.Records()), m.job.Registry.DryRun)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 )
@@ -93,7 +94,7 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	for r := range results.All() {
 		byID[r.ID] = append(byID[r.ID], r)
 	}
-	data, err := bench.OpenDataset(path, bench.DatasetOptions{})
+	data, err := dataset.Open(path, dataset.Options{})
 	if err != nil {
 		t.Fatalf("assaytest.RequireDataset: %v", err)
 		return nil

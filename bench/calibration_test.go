@@ -2,7 +2,6 @@ package bench
 
 import (
 	"encoding/json"
-	"iter"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -29,8 +29,8 @@ func writeResults(t *testing.T, results ...Result) string {
 
 // labelled are records with the binary label "faithful" (a, b, c, d; d
 // as the number 1), one with a grade (g) and one without (u).
-func labelled() []Record {
-	return []Record{
+func labelled() []dataset.Record {
+	return []dataset.Record{
 		{ID: "a", Human: map[string]any{"faithful": true}},
 		{ID: "b", Human: map[string]any{"faithful": false}},
 		{ID: "c", Human: map[string]any{"faithful": "no"}},
@@ -40,59 +40,9 @@ func labelled() []Record {
 	}
 }
 
-// recordsOf yields recs as a dataset's records.
-func recordsOf(recs []Record) iter.Seq2[Record, error] {
-	return func(yield func(Record, error) bool) {
-		for _, r := range recs {
-			if !yield(r, nil) {
-				return
-			}
-		}
-	}
-}
-
-func TestReadLabels(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		name string
-		want map[string]bool
-	}{
-		"binary labels only":        {name: "faithful", want: map[string]bool{"a": true, "b": false, "c": false, "d": true}},
-		"a negated label":           {name: "!faithful", want: map[string]bool{"a": false, "b": true, "c": true, "d": false}},
-		"a label no record carries": {name: "relevant", want: map[string]bool{}},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			l, err := ReadLabels(recordsOf(labelled()), tc.name)
-			require.NoError(t, err)
-			assert.Equal(t, tc.name, l.Name)
-			assert.Equal(t, len(tc.want), l.Len())
-			for _, rec := range labelled() {
-				got, ok := l.Of(rec.ID)
-				want, has := tc.want[rec.ID]
-				assert.Equal(t, has, ok, rec.ID)
-				assert.Equal(t, want, got, rec.ID)
-			}
-		})
-	}
-}
-
-func TestReadLabelsStopsAtAnError(t *testing.T) {
-	t.Parallel()
-	bad := &os.PathError{Op: "read", Path: "data.jsonl", Err: os.ErrClosed}
-	records := func(yield func(Record, error) bool) {
-		if yield(Record{ID: "a", Human: map[string]any{"faithful": true}}, nil) {
-			yield(Record{}, bad)
-		}
-	}
-	_, err := ReadLabels(records, "faithful")
-	require.ErrorIs(t, err, os.ErrClosed)
-}
-
 func TestSummaryAddCalibration(t *testing.T) {
 	t.Parallel()
-	labels, err := ReadLabels(recordsOf(labelled()), "faithful")
+	labels, err := dataset.ReadLabels(dataset.All(labelled()), "faithful")
 	require.NoError(t, err)
 	// faithfulness: a-d scored 0.9, 0.8, 0.3, 0.1 against true, false,
 	// false, true; g (a grade) and u (no label) are left out, and so is a
@@ -147,7 +97,7 @@ func TestSummaryAddCalibration(t *testing.T) {
 
 func TestSummaryAddCalibrationErrors(t *testing.T) {
 	t.Parallel()
-	labels, err := ReadLabels(recordsOf(labelled()), "faithful")
+	labels, err := dataset.ReadLabels(dataset.All(labelled()), "faithful")
 	require.NoError(t, err)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.jsonl")

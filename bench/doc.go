@@ -1,44 +1,30 @@
 // Package bench runs scorers over datasets offline, into run folders that
 // are kept, resumed, summarised, gated and compared; package agree
-// measures how well the scorers agree with human labels.
+// measures how well the scorers agree with human labels, and package
+// dataset reads the datasets (formats, field names, labels, the check
+// pass).
 //
-// A dataset is a JSON Lines, JSON or CSV file of RAG samples. [Load] and
-// [Read] accept Assay's own field names and those of RAGAS (v1 and v2) and
-// DeepEval, and keep each record's human labels:
-//
-//	recs, err := bench.Load("faithbench.dev.jsonl")
-//	if err != nil {
-//		return err // an *eval.InputError naming file, line and field
-//	}
-//	res, err := agree.Records(ctx, recs, agree.Judge{Scorer: judge, Metric: "faithfulness"},
-//		agree.Options{Label: "faithful", Threshold: &defaultThreshold})
-//	fmt.Print(res.Markdown())
-//
-// agree.Records scores every labelled record in parallel and compares
-// the values with the labels: ROC AUC, the confusion matrix at a fixed
-// threshold, and the threshold with the best balanced accuracy
-// ([stats.BestThreshold]). Every statistic is computed in package stats.
+// [Execute] is `assay bench`'s run, one call: it checks the dataset and
+// every flag before the first model call, judges the records into a run
+// folder (resumed when asked), summarises, compares with a baseline,
+// gates, and writes the report, the JUnit file and the run store's entry.
+// [Judge] is `assay judge`'s, streaming each record's scores as they come.
 //
 // [ScoreEach] runs scorers over records under a concurrency limit and hands
 // each record's scores back in record order as soon as it is done, so
 // results can be written while the rest are judged; [Stats] summarises them
 // per metric, neutral defaults counted apart and never averaged in.
+// [ScoreStream] scores records read one at a time ([dataset.Records], or
+// the records of a [dataset.Dataset] checked whole by [dataset.Open]), so
+// that a dataset of any length is judged in the memory of a window of
+// records:
 //
-// [Records] reads a dataset one record at a time, with Read's records and
-// errors, and [ScoreStream] scores records from it, so that a dataset of
-// any length is judged in the memory of a window of records. [OpenDataset]
-// is the first pass the assay commands make: it checks the whole file (its
-// text, every record, and what each scorer needs of it) before any model
-// call, and the [Dataset] it returns reads the records again; the format is
-// a [Format], from the file name or given (standard input is JSON unless
-// told):
-//
-//	data, err := bench.OpenDataset(path, bench.DatasetOptions{Scorers: scorers})
+//	data, err := dataset.Open(path, dataset.Options{Scorers: scorers})
 //	if err != nil {
 //		return err // an *eval.InputError naming file, line and field
 //	}
 //	gate, _ := bench.ParseMinGate("faithfulness=0.8")
-//	err = bench.ScoreStream(ctx, data.Records(), scorers, 32, func(_ int, _ bench.Record, scores []eval.Score) error {
+//	err = bench.ScoreStream(ctx, data.Records(), scorers, 32, func(_ int, _ dataset.Record, scores []eval.Score) error {
 //		for _, sc := range scores {
 //			gate.Add(sc)
 //		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
@@ -35,8 +36,8 @@ type Job struct {
 	Data  string
 	Stdin io.Reader
 	// Metrics are the judges to run (Registry's Metrics), in the order their
-	// results are shown; or Profile names a card (ProfileContext,
-	// ProfileResearch, ProfileDaily) whose metrics are judged instead.
+	// results are shown; or Profile names a card (dataset.ProfileContext,
+	// dataset.ProfileResearch, dataset.ProfileDaily) whose metrics are judged instead.
 	Metrics []string
 	Profile string
 	// Registry holds the metrics Metrics and the profile may name; nil is
@@ -193,7 +194,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 		defer func() { _ = os.RemoveAll(spoolDir) }() // a temporary copy of standard input
 	}
-	in, err := OpenInput(job.Data, job.Stdin, spoolDir)
+	in, err := dataset.OpenInput(job.Data, job.Stdin, spoolDir)
 	if err != nil {
 		return nil, err
 	}
@@ -212,9 +213,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	var labels Labels
+	var labels dataset.Labels
 	if job.Label != "" {
-		if labels, err = ReadLabels(data.Records(), job.Label); err != nil {
+		if labels, err = dataset.ReadLabels(data.Records(), job.Label); err != nil {
 			return nil, err
 		}
 		if labels.Len() == 0 {
@@ -228,7 +229,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", job.Profile)
 			return out, nil
 		}
-		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), Samples(data.Records()), job.Registry.DryRun)
+		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), dataset.Samples(data.Records()), job.Registry.DryRun)
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +273,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			meter.Add(0, 1)
 		}
 	}
-	err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(Record, int) { meter.Add(1, 0) })
+	err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
 	meter.Close()
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
@@ -531,16 +532,16 @@ func promptVersions() map[string]string {
 // data is a checked dataset to read again record by record.
 type data interface {
 	Len() int
-	Records() iter.Seq2[Record, error]
+	Records() iter.Seq2[dataset.Record, error]
 }
 
 // openData runs the check pass over in: a profile's JSON Lines, or a
 // dataset whose records must have what scorers need.
-func openData(in Input, profile string, scorers []eval.Scorer) (data, error) {
+func openData(in dataset.Input, profile string, scorers []eval.Scorer) (data, error) {
 	if profile != "" {
-		return OpenProfileData(in.Path, in.Name, profile)
+		return dataset.OpenProfileData(in.Path, in.Name, profile)
 	}
-	return OpenDataset(in.Path, in.options(scorers))
+	return dataset.Open(in.Path, in.Options(scorers))
 }
 
 // baselineDir resolves job's baseline before the run: its folder, or ""

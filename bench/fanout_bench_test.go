@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
@@ -15,10 +16,10 @@ import (
 )
 
 // fanoutRecords are n one-context RAG samples.
-func fanoutRecords(n int) []bench.Record {
-	recs := make([]bench.Record, n)
+func fanoutRecords(n int) []dataset.Record {
+	recs := make([]dataset.Record, n)
 	for i := range recs {
-		recs[i] = bench.Record{ID: fmt.Sprint(i), Sample: eval.Sample{
+		recs[i] = dataset.Record{ID: fmt.Sprint(i), Sample: eval.Sample{
 			Query:   fmt.Sprintf("What does study %d find about sleep and memory?", i),
 			Answer:  fmt.Sprintf("Study %d finds that sleep helps memory. Participants slept eight hours.", i),
 			Sources: []eval.Source{{ID: "c1", Text: fmt.Sprintf("Study %d reports that sleep consolidates memory in adults.", i)}},

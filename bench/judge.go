@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
@@ -147,18 +148,18 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	defer func() { _ = os.RemoveAll(tmp) }() // the copy of standard input
-	in, err := OpenInput(job.Data, job.Stdin, tmp)
+	in, err := dataset.OpenInput(job.Data, job.Stdin, tmp)
 	if err != nil {
 		return nil, err
 	}
 	// A first pass checks the whole dataset, records and what each metric
 	// needs of them, so that bad input is reported before any model call.
-	data, err := OpenDataset(in.Path, in.options(scorers))
+	data, err := dataset.Open(in.Path, in.Options(scorers))
 	if err != nil {
 		return nil, err
 	}
 	if job.Judging.DryRun {
-		plan, err := judging.DryRun(ctx, s.Client(), job.Metrics, build, data.Len(), Samples(data.Records()), job.Registry.DryRun)
+		plan, err := judging.DryRun(ctx, s.Client(), job.Metrics, build, data.Len(), dataset.Samples(data.Records()), job.Registry.DryRun)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +174,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	o := &JudgeOutcome{Records: data.Len()}
 	var defaults judging.Defaults
 	var werr error
-	err = ScoreStream(ctx, data.Records(), scorers, s.Limit(), func(_ int, rec Record, scores []eval.Score) error {
+	err = ScoreStream(ctx, data.Records(), scorers, s.Limit(), func(_ int, rec dataset.Record, scores []eval.Score) error {
 		defaulted := 0
 		for _, sc := range scores {
 			s.Observe(sc)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 )
@@ -113,7 +114,7 @@ func TestJudgeStreamsStandardInput(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	var out bytes.Buffer
-	o, err := bench.Judge(context.Background(), bench.JudgeJob{Data: bench.Stdin, Stdin: pr, Metrics: []string{"faithfulness"},
+	o, err := bench.Judge(context.Background(), bench.JudgeJob{Data: dataset.Stdin, Stdin: pr, Metrics: []string{"faithfulness"},
 		Format: bench.OutputJSONL, Out: &out, Judging: offline()})
 	require.NoError(t, err)
 	assert.Equal(t, records, o.Done)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judging"
@@ -458,12 +459,13 @@ func ScorerUnit(metric string, sc eval.Scorer) Unit {
 //
 // Evaluate returns when every record is judged, the first error (of the
 // records, a unit or a write), or ctx is done; what was written stays
-// written. Records must carry their ID in Sample.ID, as [Records] does.
-func (r *Run) Evaluate(ctx context.Context, records iter.Seq2[Record, error], units []Unit, limit int, onRecord func(rec Record, written int)) error {
+// written. Records must carry their ID in Sample.ID, as
+// [dataset.Records] does.
+func (r *Run) Evaluate(ctx context.Context, records iter.Seq2[dataset.Record, error], units []Unit, limit int, onRecord func(rec dataset.Record, written int)) error {
 	pendingOf := func(id string, u Unit) bool {
 		return slices.ContainsFunc(u.Metrics, func(m string) bool { return !r.Done(Key{id, m}) })
 	}
-	todo := func(yield func(Record, error) bool) {
+	todo := func(yield func(dataset.Record, error) bool) {
 		for rec, err := range records {
 			if err == nil && !slices.ContainsFunc(units, func(u Unit) bool { return pendingOf(rec.ID, u) }) {
 				continue
@@ -486,7 +488,7 @@ func (r *Run) Evaluate(ctx context.Context, records iter.Seq2[Record, error], un
 	for i, u := range units {
 		scorers[i] = unitScorer{run: r, unit: u, pending: pendingOf}
 	}
-	return ScoreStream(ctx, todo, scorers, limit, func(_ int, rec Record, scores []eval.Score) error {
+	return ScoreStream(ctx, todo, scorers, limit, func(_ int, rec dataset.Record, scores []eval.Score) error {
 		if onRecord != nil {
 			written := 0
 			for _, sc := range scores {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -40,10 +41,10 @@ func (c countingScorer) Score(_ context.Context, s eval.Sample) (eval.Score, err
 	return eval.Score{Metric: c.metric, Value: 0.25}, nil
 }
 
-func records(ids ...string) []Record {
-	out := make([]Record, len(ids))
+func records(ids ...string) []dataset.Record {
+	out := make([]dataset.Record, len(ids))
 	for i, id := range ids {
-		out[i] = Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id}}
+		out[i] = dataset.Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id}}
 	}
 	return out
 }
@@ -80,7 +81,7 @@ func TestRunResumeJudgesOnlyWhatIsMissing(t *testing.T) {
 	seen := map[Key]int{}
 	units := []Unit{ScorerUnit("m1", countingScorer{"m1", &mu, seen}), ScorerUnit("m2", countingScorer{"m2", &mu, seen})}
 	var started []string
-	err = run.Evaluate(context.Background(), All(records("a", "b", "c")), units, 2, func(rec Record, _ int) {
+	err = run.Evaluate(context.Background(), dataset.All(records("a", "b", "c")), units, 2, func(rec dataset.Record, _ int) {
 		started = append(started, rec.ID)
 	})
 	require.NoError(t, err)
@@ -148,7 +149,7 @@ func TestEvaluateStopsOnAUnitError(t *testing.T) {
 		}
 		return []eval.Score{{Metric: "m1", Value: 1}}, nil
 	}}
-	err = run.Evaluate(context.Background(), All(records("a", "b")), []Unit{boom}, 1, nil)
+	err = run.Evaluate(context.Background(), dataset.All(records("a", "b")), []Unit{boom}, 1, nil)
 	require.ErrorContains(t, err, "record b (line 2): broken sample")
 	rf, err := ReadResults(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
@@ -196,7 +197,7 @@ func TestRunSummaryKeepsTheMetricsOrderGiven(t *testing.T) {
 		}}
 	}
 	units := []Unit{unit("m1"), unit("m2"), unit("m3")}
-	require.NoError(t, run.Evaluate(t.Context(), All(records("a", "b")), units, 6, nil))
+	require.NoError(t, run.Evaluate(t.Context(), dataset.All(records("a", "b")), units, 6, nil))
 	s := run.Summary(2, cfg.Started.Add(time.Minute), nil)
 	require.NoError(t, run.Close())
 
@@ -292,7 +293,7 @@ func TestResumeJudgesDefaultsAndErrorsAgain(t *testing.T) {
 		mu.Unlock()
 		return []eval.Score{{Metric: "m1", Value: 0.9, Usage: eval.Usage{Calls: 1}}}, nil
 	}}
-	require.NoError(t, run.Evaluate(t.Context(), All(records("a", "b", "c", "d")), []Unit{judge}, 2, nil))
+	require.NoError(t, run.Evaluate(t.Context(), dataset.All(records("a", "b", "c", "d")), []Unit{judge}, 2, nil))
 	assert.Equal(t, map[Key]int{{"b", "m1"}: 1, {"c", "m1"}: 1}, seen, "the default and the error are judged again, once each")
 	s = run.Summary(4, time.Now(), nil)
 	require.NoError(t, run.Close())
@@ -329,7 +330,10 @@ func TestResumeJudgesDefaultsAndErrorsAgain(t *testing.T) {
 	assert.Equal(t, Bins{9: 3}, bounded.Bounded.Bins["m1"])
 
 	s.Label = ""
-	labels := Labels{Name: "good", byID: map[string]bool{"a": true, "b": true, "c": false}}
+	labels, err := dataset.ReadLabels(dataset.All([]dataset.Record{
+		{ID: "a", Human: map[string]any{"good": true}}, {ID: "b", Human: map[string]any{"good": true}}, {ID: "c", Human: map[string]any{"good": false}},
+	}), "good")
+	require.NoError(t, err)
 	require.NoError(t, s.AddCalibration(results, labels))
 	require.NotNil(t, s.Metrics[0].Calibration)
 	n := 0

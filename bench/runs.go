@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -232,7 +233,7 @@ func datasetSHA(ds string) (string, error) {
 	if ds == "" {
 		return "", nil
 	}
-	sha, err := FileSHA256(ds)
+	sha, err := dataset.FileSHA256(ds)
 	if errors.Is(err, os.ErrNotExist) {
 		if len(ds) == 64 && strings.Trim(strings.ToLower(ds), "0123456789abcdef") == "" {
 			return strings.ToLower(ds), nil

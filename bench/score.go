@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 )
@@ -23,7 +24,7 @@ import (
 // A scorer's error (not a judge failure, which is a Defaulted score) stops
 // the run and names the record; so does a panic. Cancelling ctx stops the
 // run promptly and returns ctx.Err().
-func ScoreAll(ctx context.Context, records []Record, scorers []eval.Scorer, limit int) ([][]eval.Score, error) {
+func ScoreAll(ctx context.Context, records []dataset.Record, scorers []eval.Scorer, limit int) ([][]eval.Score, error) {
 	out := make([][]eval.Score, len(records))
 	err := ScoreEach(ctx, records, scorers, limit, func(i int, scores []eval.Score) error {
 		out[i] = scores
@@ -55,26 +56,26 @@ const TasksPerCall = judging.TasksPerCall
 // started and not yet emitted (with limit > 0), so memory holds that many
 // records' scores however long the dataset: emit must copy what it keeps
 // of the scores it is handed.
-func ScoreEach(ctx context.Context, records []Record, scorers []eval.Scorer, limit int, emit func(i int, scores []eval.Score) error) error {
+func ScoreEach(ctx context.Context, records []dataset.Record, scorers []eval.Scorer, limit int, emit func(i int, scores []eval.Score) error) error {
 	window := max(len(records), 1)
 	if limit > 0 {
 		window = min(window, aheadPerSlot*limit)
 	}
-	return scoreStream(ctx, All(records), scorers, limit, window, func(i int, _ Record, scores []eval.Score) error {
+	return scoreStream(ctx, dataset.All(records), scorers, limit, window, func(i int, _ dataset.Record, scores []eval.Score) error {
 		return emit(i, scores)
 	})
 }
 
-// ScoreStream is ScoreEach over records read one at a time, from [Records]
-// say, so that neither the records nor their scores need fit in memory:
-// at most aheadPerSlot x limit records are read and not yet emitted. emit
-// gets each record's index (from 0, in order), the record and its scores;
-// it may keep the record. A limit below 1 counts as 1, as a stream has no
-// length to bound the window otherwise.
+// ScoreStream is ScoreEach over records read one at a time, from
+// [dataset.Records] say, so that neither the records nor their scores need
+// fit in memory: at most aheadPerSlot x limit records are read and not yet
+// emitted. emit gets each record's index (from 0, in order), the record
+// and its scores; it may keep the record. A limit below 1 counts as 1, as
+// a stream has no length to bound the window otherwise.
 //
 // An error from records stops the reading: the records read before it are
 // still scored and emitted, then ScoreStream returns that error.
-func ScoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers []eval.Scorer, limit int, emit func(i int, rec Record, scores []eval.Score) error) error {
+func ScoreStream(ctx context.Context, records iter.Seq2[dataset.Record, error], scorers []eval.Scorer, limit int, emit func(i int, rec dataset.Record, scores []eval.Score) error) error {
 	limit = max(limit, 1)
 	return scoreStream(ctx, records, scorers, limit, aheadPerSlot*limit, emit)
 }
@@ -82,7 +83,7 @@ func ScoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers 
 // pending is a record started and not yet emitted.
 type pending struct {
 	i      int
-	rec    Record
+	rec    dataset.Record
 	scores []eval.Score
 	left   atomic.Int32  // scorers still running
 	done   chan struct{} // closed when left reaches 0
@@ -90,7 +91,7 @@ type pending struct {
 
 // scoreStream runs ScoreEach and ScoreStream: at most window records are
 // started and not yet emitted; limit <= 0 is no limit on the scorers.
-func scoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers []eval.Scorer, limit, window int, emit func(i int, rec Record, scores []eval.Score) error) error {
+func scoreStream(ctx context.Context, records iter.Seq2[dataset.Record, error], scorers []eval.Scorer, limit, window int, emit func(i int, rec dataset.Record, scores []eval.Score) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	if limit > 0 {
 		g.SetLimit(limit + 1) // one slot for the emitter
@@ -183,31 +184,3 @@ func scoreStream(ctx context.Context, records iter.Seq2[Record, error], scorers 
 // waiting to emit: at most aheadPerSlot x limit records are started and not
 // yet emitted.
 const aheadPerSlot = 8
-
-// All yields records held in memory as [Records] yields those it reads:
-// each with a nil error, in order.
-func All(records []Record) iter.Seq2[Record, error] {
-	return func(yield func(Record, error) bool) {
-		for _, rec := range records {
-			if !yield(rec, nil) {
-				return
-			}
-		}
-	}
-}
-
-// Samples yields the samples of records, each with its ID, and their
-// errors.
-func Samples(records iter.Seq2[Record, error]) iter.Seq2[eval.Sample, error] {
-	return func(yield func(eval.Sample, error) bool) {
-		for rec, err := range records {
-			s := rec.Sample
-			if s.ID == "" {
-				s.ID = rec.ID
-			}
-			if !yield(s, err) {
-				return
-			}
-		}
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -17,9 +18,9 @@ import (
 // grows.
 func BenchmarkScoreEachLarge(b *testing.B) {
 	const n = 10_000
-	recs := make([]Record, n)
+	recs := make([]dataset.Record, n)
 	for i := range recs {
-		recs[i] = Record{ID: strconv.Itoa(i), Sample: eval.Sample{Query: "q"}}
+		recs[i] = dataset.Record{ID: strconv.Itoa(i), Sample: eval.Sample{Query: "q"}}
 	}
 	text := strings.Repeat("a claim of about two hundred bytes ", 6)
 	sc := scorerFunc(func(context.Context, eval.Sample) (eval.Score, error) {

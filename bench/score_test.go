@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -23,7 +24,7 @@ func (f scorerFunc) Score(ctx context.Context, s eval.Sample) (eval.Score, error
 
 func TestScoreAll(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs := []Record{{ID: "a", Line: 1, Sample: eval.Sample{Query: "q1"}}, {ID: "b", Line: 2, Sample: eval.Sample{Query: "q2"}}}
+	recs := []dataset.Record{{ID: "a", Line: 1, Sample: eval.Sample{Query: "q1"}}, {ID: "b", Line: 2, Sample: eval.Sample{Query: "q2"}}}
 	echo := scorerFunc(func(_ context.Context, s eval.Sample) (eval.Score, error) {
 		return eval.Score{Metric: "echo", Reason: s.Query}, nil
 	})
@@ -73,7 +74,7 @@ func TestScoreAll(t *testing.T) {
 
 func TestScoreEachWithoutScorersEmitsEveryRecord(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs := []Record{{ID: "a", Line: 1}, {ID: "b", Line: 2}}
+	recs := []dataset.Record{{ID: "a", Line: 1}, {ID: "b", Line: 2}}
 	// A deadline so that a hang fails the test instead of stalling it.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -89,7 +90,7 @@ func TestScoreEachWithoutScorersEmitsEveryRecord(t *testing.T) {
 
 func TestScoreAllStopsPromptlyOnCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs := make([]Record, 100)
+	recs := make([]dataset.Record, 100)
 	var started atomic.Int64
 	slow := scorerFunc(func(ctx context.Context, _ eval.Sample) (eval.Score, error) {
 		started.Add(1)
@@ -111,9 +112,9 @@ func TestScoreAllStopsPromptlyOnCancel(t *testing.T) {
 
 func TestScoreEachEmitsInRecordOrder(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs := make([]Record, 6)
+	recs := make([]dataset.Record, 6)
 	for i := range recs {
-		recs[i] = Record{ID: string(rune('a' + i)), Line: i + 1, Sample: eval.Sample{Query: string(rune('a' + i))}}
+		recs[i] = dataset.Record{ID: string(rune('a' + i)), Line: i + 1, Sample: eval.Sample{Query: string(rune('a' + i))}}
 	}
 	// Later records finish first: record i sleeps (6-i) ms.
 	sleepy := scorerFunc(func(ctx context.Context, s eval.Sample) (eval.Score, error) {
@@ -158,9 +159,9 @@ func TestScoreEachEmitsInRecordOrder(t *testing.T) {
 func TestScoreEachStaysNearTheEmitter(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const n, limit = 300, 2
-	recs := make([]Record, n)
+	recs := make([]dataset.Record, n)
 	for i := range recs {
-		recs[i] = Record{ID: strconv.Itoa(i), Sample: eval.Sample{ID: strconv.Itoa(i)}}
+		recs[i] = dataset.Record{ID: strconv.Itoa(i), Sample: eval.Sample{ID: strconv.Itoa(i)}}
 	}
 	tests := map[string]struct {
 		scorers int
@@ -217,15 +218,15 @@ func TestScoreStream(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			var read atomic.Int64 // records taken from the iterator
-			seq := func(yield func(Record, error) bool) {
+			seq := func(yield func(dataset.Record, error) bool) {
 				for i := range n {
 					if i == tc.failAt {
-						yield(Record{}, boom)
+						yield(dataset.Record{}, boom)
 						return
 					}
 					read.Add(1)
 					id := strconv.Itoa(i)
-					if !yield(Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id, Query: id}}, nil) {
+					if !yield(dataset.Record{ID: id, Line: i + 1, Sample: eval.Sample{ID: id, Query: id}}, nil) {
 						return
 					}
 				}
@@ -237,7 +238,7 @@ func TestScoreStream(t *testing.T) {
 				return eval.Score{Metric: "m", Reason: s.Query}, nil
 			})
 			emitted, maxAhead := 0, int64(0)
-			err := ScoreStream(context.Background(), seq, []eval.Scorer{sc, sc}, limit, func(i int, rec Record, scores []eval.Score) error {
+			err := ScoreStream(context.Background(), seq, []eval.Scorer{sc, sc}, limit, func(i int, rec dataset.Record, scores []eval.Score) error {
 				assert.Equal(t, emitted, i)
 				assert.Equal(t, strconv.Itoa(i), rec.ID)
 				require.Len(t, scores, 2)
@@ -259,9 +260,9 @@ func TestScoreStream(t *testing.T) {
 
 func TestScoreStreamStopsOnAScorerError(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	recs := make([]Record, 100)
+	recs := make([]dataset.Record, 100)
 	for i := range recs {
-		recs[i] = Record{ID: strconv.Itoa(i), Line: i + 1, Sample: eval.Sample{ID: strconv.Itoa(i)}}
+		recs[i] = dataset.Record{ID: strconv.Itoa(i), Line: i + 1, Sample: eval.Sample{ID: strconv.Itoa(i)}}
 	}
 	sc := scorerFunc(func(_ context.Context, s eval.Sample) (eval.Score, error) {
 		if s.ID == "7" {
@@ -270,13 +271,13 @@ func TestScoreStreamStopsOnAScorerError(t *testing.T) {
 		return eval.Score{Metric: "m"}, nil
 	})
 	var got []int
-	err := ScoreStream(context.Background(), func(yield func(Record, error) bool) {
+	err := ScoreStream(context.Background(), func(yield func(dataset.Record, error) bool) {
 		for _, r := range recs {
 			if !yield(r, nil) {
 				return
 			}
 		}
-	}, []eval.Scorer{sc}, 0, func(i int, _ Record, _ []eval.Score) error {
+	}, []eval.Scorer{sc}, 0, func(i int, _ dataset.Record, _ []eval.Score) error {
 		got = append(got, i)
 		return nil
 	})

@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"io"
-	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	mstats "github.com/montanaflynn/stats"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/stats"
@@ -300,47 +300,13 @@ func f3n(n Num) string {
 	return f3(float64(n))
 }
 
-// Labels are the binary human labels of a dataset's records by id: what a
-// run's calibration is measured against (`assay bench --label`).
-type Labels struct {
-	// Name is the label as Record.Label reads it ("faithful",
-	// "!hallucinated").
-	Name string
-	byID map[string]bool
-}
-
-// ReadLabels reads the binary label name of every record. A record whose
-// label is absent or not binary (a grade of 1-5) is left out; Len says how
-// many have one. The first error of records is returned.
-func ReadLabels(records iter.Seq2[Record, error], name string) (Labels, error) {
-	l := Labels{Name: name, byID: map[string]bool{}}
-	for rec, err := range records {
-		if err != nil {
-			return Labels{}, err
-		}
-		if v, ok := rec.Label(name); ok {
-			l.byID[rec.ID] = v
-		}
-	}
-	return l, nil
-}
-
-// Len is how many records carry the label.
-func (l Labels) Len() int { return len(l.byID) }
-
-// Of is sample id's label, and whether it has one.
-func (l Labels) Of(id string) (bool, bool) {
-	v, ok := l.byID[id]
-	return v, ok
-}
-
 // AddCalibration measures each metric's calibration against labels over
 // the run's results.jsonl at path (read once, streamed) and sets it in s:
 // Summary.Label, and MetricStats.Calibration of every metric with a scored
 // value of a labelled sample (Calibrate; neutral defaults and skipped
 // results are left out, as from every statistic). It keeps one value and
 // one label per labelled result.
-func (s *Summary) AddCalibration(path string, labels Labels) error {
+func (s *Summary) AddCalibration(path string, labels dataset.Labels) error {
 	type pairs struct {
 		values []float64
 		labels []bool

@@ -10,3 +10,13 @@ var ErrNoClaims = errors.New("no verifiable claims")
 // has no answer (missing, empty or blank) for a judge that judges the
 // answer; the score is Skipped. Test with errors.Is.
 var ErrNoAnswer = errors.New("no answer to judge")
+
+// ErrNoContexts is returned by scorers that need retrieved contexts when
+// the sample has none (metric.ErrNoContexts and judges.ErrNoContexts are
+// this error). Test with errors.Is.
+var ErrNoContexts = errors.New("sample has no contexts or sources")
+
+// ErrNoReference is returned by scorers that need a reference answer when
+// the sample has none (metric.ErrNoReference and judges.ErrNoReference are
+// this error). Test with errors.Is.
+var ErrNoReference = errors.New("sample has no reference answer")

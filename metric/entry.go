@@ -53,12 +53,13 @@ const (
 )
 
 // ErrNoContexts is returned by scorers that need retrieved contexts when
-// the sample has none. Test with errors.Is.
-var ErrNoContexts = errors.New("sample has no contexts or sources")
+// the sample has none. It is eval.ErrNoContexts, so that a dataset's check
+// pass names the field without importing this package. Test with errors.Is.
+var ErrNoContexts = eval.ErrNoContexts
 
 // ErrNoReference is returned by scorers that need a reference answer when
-// the sample has none. Test with errors.Is.
-var ErrNoReference = errors.New("sample has no reference answer")
+// the sample has none. It is eval.ErrNoReference. Test with errors.Is.
+var ErrNoReference = eval.ErrNoReference
 
 // Check returns the error a scorer of metric with these needs returns for
 // s because s lacks one of them (wrapping ErrNoContexts or ErrNoReference),

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
 
@@ -347,7 +348,7 @@ func TestBenchProfilesAndStandardInput(t *testing.T) {
 			if tc.profile == "context" {
 				assert.Regexp(t, `(?m)^context_quality .* 33% \(>= 0\.7\) `, out.String(), "passes at the context card's threshold")
 			}
-			spooled, err := os.ReadFile(filepath.Join(dir, bench.SpoolName))
+			spooled, err := os.ReadFile(filepath.Join(dir, dataset.SpoolName))
 			require.NoError(t, err)
 			assert.Equal(t, tc.input, string(spooled), "standard input is kept in the run folder")
 			var cfg bench.RunConfig
@@ -367,7 +368,7 @@ func TestBenchProfilesAndStandardInput(t *testing.T) {
 				func(string) string { return "" }, strings.NewReader(tc.input+tc.input), &out, &errb)
 			assert.Equal(t, exitInput, code)
 			assert.Contains(t, errb.String(), "dataset sha256 was")
-			kept, err := os.ReadFile(filepath.Join(dir, bench.SpoolName))
+			kept, err := os.ReadFile(filepath.Join(dir, dataset.SpoolName))
 			require.NoError(t, err)
 			assert.Equal(t, tc.input, string(kept))
 		})

@@ -22,6 +22,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 )
@@ -293,7 +294,7 @@ func TestJudgeReadsDatasetsLargerThanOneReport(t *testing.T) {
 	line := `{"question":"q","answer":"a","contexts":["` + strings.Repeat("word ", 2000) + `"]}` + "\n"
 	n := agent.MaxInput/len(line) + 10
 	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, n)), 0o644))
-	d, err := bench.OpenDataset(path, bench.DatasetOptions{})
+	d, err := dataset.Open(path, dataset.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, n, d.Len())
 }

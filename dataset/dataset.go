@@ -1,4 +1,4 @@
-package bench
+package dataset
 
 import (
 	"bufio"
@@ -153,6 +153,34 @@ func Records(name string, r io.Reader) iter.Seq2[Record, error] {
 	return FormatOf(name).Records(name, r)
 }
 
+// All yields records held in memory as [Records] yields those it reads:
+// each with a nil error, in order.
+func All(records []Record) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		for _, rec := range records {
+			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Samples yields the samples of records, each with its ID, and their
+// errors.
+func Samples(records iter.Seq2[Record, error]) iter.Seq2[eval.Sample, error] {
+	return func(yield func(eval.Sample, error) bool) {
+		for rec, err := range records {
+			s := rec.Sample
+			if s.ID == "" {
+				s.ID = rec.ID
+			}
+			if !yield(s, err) {
+				return
+			}
+		}
+	}
+}
+
 // Records reads a dataset written in format f from r, as the package
 // function [Records] does with the format its name gives; name is the
 // file named in errors only. An unknown format yields one error.
@@ -175,7 +203,7 @@ func (f Format) records(name string, r io.Reader, ids *idSet) iter.Seq2[Record, 
 		case FormatJSONL:
 			err = d.jsonLines(r)
 		default:
-			yield(Record{}, fmt.Errorf("bench: read %s: unknown dataset format %q: want %s, %s or %s", name, string(f), FormatJSON, FormatJSONL, FormatCSV))
+			yield(Record{}, fmt.Errorf("dataset: read %s: unknown dataset format %q: want %s, %s or %s", name, string(f), FormatJSON, FormatJSONL, FormatCSV))
 			return
 		}
 		if errors.Is(err, errStopped) {
@@ -196,7 +224,7 @@ func (f Format) records(name string, r io.Reader, ids *idSet) iter.Seq2[Record, 
 }
 
 // errStopped ends a read whose caller stopped asking for records.
-var errStopped = errors.New("bench: stopped")
+var errStopped = errors.New("dataset: stopped")
 
 // datasetReader hands the records of one dataset to yield.
 type datasetReader struct {
@@ -233,7 +261,7 @@ func (d *datasetReader) jsonLines(r io.Reader) error {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return d.errAt(line+1, 0, "", fmt.Sprintf("line longer than %d MB", MaxLine>>20))
 		}
-		return fmt.Errorf("bench: read %s: %w", d.name, err)
+		return fmt.Errorf("dataset: read %s: %w", d.name, err)
 	}
 	return nil
 }
@@ -377,7 +405,7 @@ func (d *datasetReader) csvErr(err error) error {
 	if errors.As(err, &pe) {
 		return &eval.InputError{File: d.name, Line: pe.Line, Col: pe.Column, Msg: "invalid CSV: " + pe.Err.Error(), Err: err}
 	}
-	return fmt.Errorf("bench: read %s: %w", d.name, err)
+	return fmt.Errorf("dataset: read %s: %w", d.name, err)
 }
 
 // csvCell turns a CSV cell into the JSON value of the field, or returns

@@ -1,4 +1,4 @@
-package bench
+package dataset
 
 import (
 	"bytes"
@@ -10,12 +10,11 @@ import (
 	"os"
 
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/judges"
 )
 
-// MaxDataset is the largest dataset OpenDataset reads: 256 MB, so that a
-// wrong file cannot exhaust memory.
-const MaxDataset = 256 << 20
+// MaxSize is the largest dataset Open reads: 256 MB, so that a wrong file
+// cannot exhaust memory.
+const MaxSize = 256 << 20
 
 // Stdin is the path that names standard input, and StdinName how errors
 // name it.
@@ -24,9 +23,9 @@ const (
 	StdinName = "<stdin>"
 )
 
-// DatasetOptions says how [OpenDataset] reads a dataset and what its check
-// pass checks. The zero value reads a named file in the format of its name.
-type DatasetOptions struct {
+// Options says how [Open] reads a dataset and what its check pass checks.
+// The zero value reads a named file in the format of its name.
+type Options struct {
 	// Format is the dataset's format. Empty picks it from the file name
 	// (FormatOf); standard input, which has no name, is then FormatJSON,
 	// which tells an array, one object and JSON Lines apart by content.
@@ -39,11 +38,10 @@ type DatasetOptions struct {
 	// naming the file, line and field, before any of them is run.
 	Scorers []eval.Scorer
 	// Name is how errors name the file, when not its path: a copy of
-	// standard input (Spool) is named StdinName.
+	// standard input ([OpenInput]) is named StdinName.
 	Name string
 	// Visit, when not nil, is handed each record of the check pass after
-	// the scorers' checks; an error it returns ends the pass and is
-	// OpenDataset's.
+	// the scorers' checks; an error it returns ends the pass and is Open's.
 	Visit func(Record) error
 }
 
@@ -67,13 +65,12 @@ type Dataset struct {
 	order []uint32
 }
 
-// OpenDataset checks the dataset at path (Stdin is standard input) as
-// reading it whole would, with the same errors in the same order, without
-// keeping its records: it is non-empty UTF-8 text of at most MaxDataset
-// bytes, and every record is valid and has what opts.Scorers need. It
-// counts the records. Every error about the input is an *eval.InputError
+// Open checks the dataset at path (Stdin is standard input) as reading it
+// whole would, with the same errors in the same order, without keeping its
+// records: it is non-empty UTF-8 text of at most MaxSize bytes, and every
+// record is valid and has what opts.Scorers need. It counts the records. Every error about the input is an *eval.InputError
 // naming the file (standard input as StdinName), the line and the field.
-func OpenDataset(path string, opts DatasetOptions) (*Dataset, error) {
+func Open(path string, opts Options) (*Dataset, error) {
 	d := &Dataset{path: path, name: opts.Name, format: opts.Format, seed: maphash.MakeSeed()}
 	if d.format == "" {
 		d.format = FormatOf(path)
@@ -143,7 +140,7 @@ func (d *Dataset) Format() Format { return d.format }
 // then the records.
 func (d *Dataset) check(r io.Reader, visit func(Record) error) error {
 	name := d.Name()
-	er := &errReader{r: io.LimitReader(r, MaxDataset+1)}
+	er := &errReader{r: io.LimitReader(r, MaxSize+1)}
 	text := &eval.TextCheck{Name: name}
 	in := io.TeeReader(er, text)
 	var perr error
@@ -162,8 +159,8 @@ func (d *Dataset) check(r io.Reader, visit func(Record) error) error {
 	switch {
 	case er.err != nil:
 		return &eval.InputError{File: name, Msg: "cannot read: " + er.err.Error()}
-	case text.Len() > MaxDataset:
-		return &eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", MaxDataset>>20)}
+	case text.Len() > MaxSize:
+		return &eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", MaxSize>>20)}
 	case text.Blank():
 		return &eval.InputError{File: name, Msg: "empty input: nothing to score"}
 	}
@@ -192,7 +189,7 @@ func (d *Dataset) Records() iter.Seq2[Record, error] {
 		}
 		defer func() { _ = fh.Close() }() // read only
 		i := 0
-		for rec, err := range d.format.records(d.Name(), io.LimitReader(fh, MaxDataset+1), nil) {
+		for rec, err := range d.format.records(d.Name(), io.LimitReader(fh, MaxSize+1), nil) {
 			if err == nil && (i >= len(d.order) || idHash32(d.seed, rec.ID) != d.order[i]) {
 				err = &eval.InputError{File: d.Name(), Line: rec.Line, Field: "id", Msg: fmt.Sprintf(
 					"id %q is not the record checked at its place: the file changed since it was checked; run again on a file that stays put", rec.ID)}
@@ -216,21 +213,28 @@ func (d *Dataset) Err(err error) error {
 	return fmt.Errorf("%s: %w", d.Name(), err)
 }
 
+// checker is a scorer that says, without any call, whether a sample has
+// what it needs (judges.Checker): Check's error wraps eval.ErrNoReference
+// or eval.ErrNoContexts when the sample lacks one of them.
+type checker interface {
+	Check(s eval.Sample) error
+}
+
 // CheckNeeds returns an *eval.InputError naming file, the record's line
 // and the field when rec lacks what one of scorers needs (a
 // judges.Checker whose Check fails), or nil.
 func CheckNeeds(file string, rec Record, scorers []eval.Scorer) error {
 	for _, sc := range scorers {
-		c, ok := sc.(judges.Checker)
+		c, ok := sc.(checker)
 		if !ok {
 			continue
 		}
 		if err := c.Check(rec.Sample); err != nil {
 			field := ""
 			switch {
-			case errors.Is(err, judges.ErrNoReference):
+			case errors.Is(err, eval.ErrNoReference):
 				field = "reference"
-			case errors.Is(err, judges.ErrNoContexts):
+			case errors.Is(err, eval.ErrNoContexts):
 				field = "contexts"
 			}
 			return &eval.InputError{File: file, Line: rec.Line, Field: field, Msg: err.Error(), Err: err}

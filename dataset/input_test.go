@@ -1,4 +1,4 @@
-package bench_test
+package dataset_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 )
@@ -21,8 +21,8 @@ import (
 const okRecord = `{"id":"a","question":"q","answer":"a","contexts":["c"]}`
 
 // readWhole reads a dataset file whole, checks its text and then reads its
-// records: the reference OpenDataset's single pass is checked against.
-func readWhole(path string) ([]bench.Record, error) {
+// records: the reference Open's single pass is checked against.
+func readWhole(path string) ([]dataset.Record, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -33,12 +33,12 @@ func readWhole(path string) ([]bench.Record, error) {
 	if err := eval.CheckText(path, data); err != nil {
 		return nil, err
 	}
-	return bench.Read(path, bytes.NewReader(data))
+	return dataset.Read(path, bytes.NewReader(data))
 }
 
-func collect(t *testing.T, d *bench.Dataset) []bench.Record {
+func collect(t *testing.T, d *dataset.Dataset) []dataset.Record {
 	t.Helper()
-	var got []bench.Record
+	var got []dataset.Record
 	for rec, err := range d.Records() {
 		require.NoError(t, err)
 		got = append(got, rec)
@@ -75,7 +75,7 @@ func TestOpenDatasetChecksAsAWholeRead(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+"-"+tc.name)
 			require.NoError(t, os.WriteFile(path, []byte(tc.data), 0o600))
 			want, wantErr := readWhole(path)
-			d, err := bench.OpenDataset(path, bench.DatasetOptions{})
+			d, err := dataset.Open(path, dataset.Options{})
 			if wantErr != nil {
 				require.Error(t, err)
 				assert.Equal(t, wantErr.Error(), err.Error())
@@ -88,7 +88,7 @@ func TestOpenDatasetChecksAsAWholeRead(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, tc.err, "the whole read found no error")
 			assert.Equal(t, tc.n, d.Len())
-			assert.Equal(t, bench.FormatOf(tc.name), d.Format())
+			assert.Equal(t, dataset.FormatOf(tc.name), d.Format())
 			assert.Equal(t, path, d.Name())
 			assert.Equal(t, want, collect(t, d))
 		})
@@ -100,20 +100,20 @@ func TestOpenDatasetRefusesWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	tests := map[string]struct {
 		path string
-		opts bench.DatasetOptions
+		opts dataset.Options
 		want string
 	}{
 		"a missing file":            {path: filepath.Join(dir, "nope.jsonl"), want: filepath.Join(dir, "nope.jsonl") + ": cannot read: no such file or directory"},
 		"a directory":               {path: dir, want: dir + ": is a directory, not a file"},
-		"standard input, used":      {path: bench.Stdin, want: "<stdin>: standard input is already used"},
-		"standard input, empty":     {path: bench.Stdin, opts: bench.DatasetOptions{Stdin: strings.NewReader(" \n")}, want: "<stdin>: empty input: nothing to score"},
-		"standard input, not text":  {path: bench.Stdin, opts: bench.DatasetOptions{Stdin: strings.NewReader(okRecord + "\n\x00")}, want: "<stdin>:2: binary data (NUL byte): expected UTF-8 text"},
-		"standard input, read fail": {path: bench.Stdin, opts: bench.DatasetOptions{Stdin: iotest.ErrReader(errors.New("reset by peer"))}, want: "<stdin>: cannot read: reset by peer"},
+		"standard input, used":      {path: dataset.Stdin, want: "<stdin>: standard input is already used"},
+		"standard input, empty":     {path: dataset.Stdin, opts: dataset.Options{Stdin: strings.NewReader(" \n")}, want: "<stdin>: empty input: nothing to score"},
+		"standard input, not text":  {path: dataset.Stdin, opts: dataset.Options{Stdin: strings.NewReader(okRecord + "\n\x00")}, want: "<stdin>:2: binary data (NUL byte): expected UTF-8 text"},
+		"standard input, read fail": {path: dataset.Stdin, opts: dataset.Options{Stdin: iotest.ErrReader(errors.New("reset by peer"))}, want: "<stdin>: cannot read: reset by peer"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d, err := bench.OpenDataset(tc.path, tc.opts)
+			d, err := dataset.Open(tc.path, tc.opts)
 			assert.Nil(t, d)
 			require.Error(t, err)
 			assert.ErrorAs(t, err, new(*eval.InputError))
@@ -129,7 +129,7 @@ func TestOpenDatasetReadsStandardInputOnce(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		in     string
-		format bench.Format
+		format dataset.Format
 		n      int
 		lines  []int
 		err    string
@@ -137,15 +137,15 @@ func TestOpenDatasetReadsStandardInputOnce(t *testing.T) {
 		"JSON Lines":                {in: okRecord + "\n" + `{"question":"q2"}`, n: 2, lines: []int{1, 2}},
 		"an array":                  {in: "[\n" + okRecord + "\n]", n: 1, lines: []int{2}},
 		"one object over lines":     {in: "{\n" + `"question": "q"` + "\n}", n: 1, lines: []int{1}},
-		"CSV, said by the caller":   {in: "question,answer\nq,a\n", format: bench.FormatCSV, n: 1, lines: []int{2}},
+		"CSV, said by the caller":   {in: "question,answer\nq,a\n", format: dataset.FormatCSV, n: 1, lines: []int{2}},
 		"CSV, not said, is no JSON": {in: "question,answer\nq,a\n", err: "<stdin>:1:1: invalid JSON: invalid character 'q' looking for beginning of value"},
 		"a duplicate id":            {in: okRecord + "\n" + okRecord, err: `<stdin>:2: id: duplicate id "a" (first on line 1)`},
-		"an unknown format":         {in: okRecord, format: "yaml", err: `bench: read <stdin>: unknown dataset format "yaml": want json, jsonl or csv`},
+		"an unknown format":         {in: okRecord, format: "yaml", err: `dataset: read <stdin>: unknown dataset format "yaml": want json, jsonl or csv`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d, err := bench.OpenDataset(bench.Stdin, bench.DatasetOptions{Stdin: strings.NewReader(tc.in), Format: tc.format})
+			d, err := dataset.Open(dataset.Stdin, dataset.Options{Stdin: strings.NewReader(tc.in), Format: tc.format})
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
 				return
@@ -181,7 +181,7 @@ func TestOpenDatasetChecksWhatScorersNeed(t *testing.T) {
 	tests := map[string]struct {
 		data    string
 		scorers []eval.Scorer
-		visit   func(bench.Record) error
+		visit   func(dataset.Record) error
 		visited int
 		err     string
 		field   string
@@ -192,7 +192,7 @@ func TestOpenDatasetChecksWhatScorersNeed(t *testing.T) {
 		"no contexts, on line 1": {data: noCtx, scorers: []eval.Scorer{recall, precision}, field: "contexts",
 			err: "FILE:1: contexts: context_precision: sample has no contexts or sources"},
 		"a scorer without needs checks nothing": {data: noCtx, scorers: []eval.Scorer{judges.TokenOverlap{}}, visited: 1},
-		"visit stops the pass": {data: withRef + "\n" + withRef, visit: func(r bench.Record) error {
+		"visit stops the pass": {data: withRef + "\n" + withRef, visit: func(r dataset.Record) error {
 			return fmt.Errorf("record %s: %w", r.ID, stop)
 		}, visited: 1, err: "record line-1: stop here"},
 	}
@@ -200,8 +200,8 @@ func TestOpenDatasetChecksWhatScorersNeed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			visited := 0
-			opts := bench.DatasetOptions{Scorers: tc.scorers,
-				Visit: func(r bench.Record) error {
+			opts := dataset.Options{Scorers: tc.scorers,
+				Visit: func(r dataset.Record) error {
 					visited++
 					if tc.visit != nil {
 						return tc.visit(r)
@@ -210,7 +210,7 @@ func TestOpenDatasetChecksWhatScorersNeed(t *testing.T) {
 				}}
 			path := filepath.Join(t.TempDir(), "d.jsonl")
 			require.NoError(t, os.WriteFile(path, []byte(tc.data), 0o600))
-			d, err := bench.OpenDataset(path, opts)
+			d, err := dataset.Open(path, opts)
 			assert.Equal(t, tc.visited, visited)
 			if tc.err == "" {
 				require.NoError(t, err)
@@ -234,7 +234,7 @@ func TestOpenDatasetChecksWhatScorersNeed(t *testing.T) {
 // one that already says where is left as it is.
 func TestDatasetErr(t *testing.T) {
 	t.Parallel()
-	d, err := bench.OpenDataset(bench.Stdin, bench.DatasetOptions{Stdin: strings.NewReader(okRecord)})
+	d, err := dataset.Open(dataset.Stdin, dataset.Options{Stdin: strings.NewReader(okRecord)})
 	require.NoError(t, err)
 	cause := errors.New("scorer broke")
 	ie := &eval.InputError{File: "other.jsonl", Line: 3, Msg: "changed"}
@@ -263,14 +263,14 @@ func TestDatasetErr(t *testing.T) {
 
 func TestFormatOf(t *testing.T) {
 	t.Parallel()
-	tests := map[string]bench.Format{
-		"d.csv": bench.FormatCSV, "D.CSV": bench.FormatCSV, "d.json": bench.FormatJSON, "dir.json/d.Json": bench.FormatJSON,
-		"d.jsonl": bench.FormatJSONL, "d.ndjson": bench.FormatJSONL, "d": bench.FormatJSONL, "-": bench.FormatJSONL,
+	tests := map[string]dataset.Format{
+		"d.csv": dataset.FormatCSV, "D.CSV": dataset.FormatCSV, "d.json": dataset.FormatJSON, "dir.json/d.Json": dataset.FormatJSON,
+		"d.jsonl": dataset.FormatJSONL, "d.ndjson": dataset.FormatJSONL, "d": dataset.FormatJSONL, "-": dataset.FormatJSONL,
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, want, bench.FormatOf(name))
+			assert.Equal(t, want, dataset.FormatOf(name))
 		})
 	}
 }
@@ -280,12 +280,12 @@ func TestFormatOf(t *testing.T) {
 func TestFormatRecordsIgnoresTheName(t *testing.T) {
 	t.Parallel()
 	var ids []string
-	for rec, err := range bench.FormatCSV.Records("data.json", strings.NewReader("id,question\nx,q\ny,q2\n")) {
+	for rec, err := range dataset.FormatCSV.Records("data.json", strings.NewReader("id,question\nx,q\ny,q2\n")) {
 		require.NoError(t, err)
 		ids = append(ids, rec.ID)
 	}
 	assert.Equal(t, []string{"x", "y"}, ids)
-	for _, err := range bench.FormatJSONL.Records("data.csv", strings.NewReader("question,answer\n")) {
+	for _, err := range dataset.FormatJSONL.Records("data.csv", strings.NewReader("question,answer\n")) {
 		assert.EqualError(t, err, "data.csv:1:1: invalid JSON: invalid character 'q' looking for beginning of value")
 	}
 }
@@ -318,12 +318,12 @@ func TestDatasetReadAgainIsTheCheckedOne(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "d.jsonl")
 			require.NoError(t, os.WriteFile(path, []byte(checked), 0o600))
-			d, err := bench.OpenDataset(path, bench.DatasetOptions{})
+			d, err := dataset.Open(path, dataset.Options{})
 			require.NoError(t, err)
 			require.Equal(t, 2, d.Len())
 			require.NoError(t, os.WriteFile(path, []byte(tc.now), 0o600))
 			var ids []string
-			var last bench.Record
+			var last dataset.Record
 			var rerr error
 			for rec, err := range d.Records() {
 				if err != nil {

@@ -1,4 +1,4 @@
-package bench
+package dataset
 
 import (
 	"crypto/sha256"
@@ -29,9 +29,10 @@ type Input struct {
 	Spooled bool
 }
 
-// options are the dataset options that read in the input as given.
-func (in Input) options(scorers []eval.Scorer) DatasetOptions {
-	o := DatasetOptions{Name: in.Name, Scorers: scorers}
+// Options are the options of [Open] that read the input as given, its
+// records checked against scorers.
+func (in Input) Options(scorers []eval.Scorer) Options {
+	o := Options{Name: in.Name, Scorers: scorers}
 	if in.Spooled {
 		o.Format = FormatJSON
 	}
@@ -41,7 +42,7 @@ func (in Input) options(scorers []eval.Scorer) DatasetOptions {
 // OpenInput returns the dataset file to read. A regular file is read
 // where it is, and hashed; standard input (file Stdin, read from stdin)
 // or a pipe, which cannot be read twice, is copied into dir as SpoolName
-// while it is hashed, at most MaxDataset bytes, so memory holds none of
+// while it is hashed, at most MaxSize bytes, so memory holds none of
 // it. A copy already in dir with other bytes is kept (a resume fed
 // another input is then refused by its hash, the copy it was judged from
 // intact) and the new bytes are not.
@@ -88,7 +89,7 @@ func OpenInput(file string, stdin io.Reader, dir string) (Input, error) {
 		return Input{}, fmt.Errorf("run folder: %w", err)
 	}
 	h := sha256.New()
-	n, cerr := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(r, MaxDataset+1))
+	n, cerr := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(r, MaxSize+1))
 	if err := tmp.Close(); cerr == nil {
 		cerr = err
 	}
@@ -96,9 +97,9 @@ func OpenInput(file string, stdin io.Reader, dir string) (Input, error) {
 	case cerr != nil:
 		_ = os.Remove(tmp.Name()) // a partial copy
 		return Input{}, &eval.InputError{File: in.Name, Msg: "cannot read: " + cerr.Error()}
-	case n > MaxDataset:
+	case n > MaxSize:
 		_ = os.Remove(tmp.Name()) // a partial copy
-		return Input{}, &eval.InputError{File: in.Name, Msg: fmt.Sprintf("larger than the %d MB limit", MaxDataset>>20)}
+		return Input{}, &eval.InputError{File: in.Name, Msg: fmt.Sprintf("larger than the %d MB limit", MaxSize>>20)}
 	}
 	in.Path, in.SHA256, in.Spooled = spool, hex.EncodeToString(h.Sum(nil)), true
 	if old, err := FileSHA256(spool); err == nil && old != in.SHA256 {

@@ -1,4 +1,4 @@
-package bench
+package dataset
 
 import (
 	"bufio"
@@ -164,7 +164,7 @@ func (d *datasetReader) endErr(p *posReader, err error) error {
 }
 
 func (d *datasetReader) readErr(err error) error {
-	return fmt.Errorf("bench: read %s: %w", d.name, err)
+	return fmt.Errorf("dataset: read %s: %w", d.name, err)
 }
 
 // syntaxErr places err, an error decoding data, in the file: data[pre:]

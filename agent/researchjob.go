@@ -203,12 +203,7 @@ func (job *ResearchJob) prepare() (Mode, error) {
 	job.Search = cmp.Or(job.Search, "local")
 	job.Format = cmp.Or(job.Format, FormatMD)
 	job.Judging.Samples = cmp.Or(job.Judging.Samples, 1)
-	if job.Env == nil {
-		job.Env = func(string) string { return "" }
-	}
-	if job.Log == nil {
-		job.Log = io.Discard
-	}
+	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.AsOf.IsZero() {
 		job.AsOf = time.Now()
 	}

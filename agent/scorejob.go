@@ -82,12 +82,7 @@ func (o *ScoreOutcome) Write(w io.Writer, format string) error {
 // settings, or another error when scoring could not go on; a card that
 // did not pass is an outcome with a judging.FailVerdict failure.
 func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
-	if job.Env == nil {
-		job.Env = func(string) string { return "" }
-	}
-	if job.Log == nil {
-		job.Log = io.Discard
-	}
+	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Now == nil {
 		job.Now = time.Now
 	}

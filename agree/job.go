@@ -1,7 +1,6 @@
 package agree
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -79,13 +78,13 @@ func ParseGrades(s string) ([]float64, error) {
 	for part := range strings.SplitSeq(s, ",") {
 		g, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 		if err != nil || math.IsNaN(g) || math.IsInf(g, 0) {
-			return nil, flagErr("--grades", "%q is not a number: write the grades as 1,2,3,4,5", part)
+			return nil, eval.FlagError("--grades", "%q is not a number: write the grades as 1,2,3,4,5", part)
 		}
 		gs = append(gs, g)
 	}
 	slices.Sort(gs)
 	if err := checkGrades(gs); err != nil {
-		return nil, flagErr("--grades", "want at least two distinct grades, got %q", s)
+		return nil, eval.FlagError("--grades", "want at least two distinct grades, got %q", s)
 	}
 	return gs, nil
 }
@@ -94,7 +93,7 @@ func ParseGrades(s string) ([]float64, error) {
 // distinct.
 func checkGrades(gs []float64) error {
 	if len(gs) < 2 || !slices.IsSorted(gs) || len(slices.Compact(slices.Clone(gs))) != len(gs) {
-		return flagErr("--grades", "want at least two distinct grades, ascending, got %s", gradeList(gs))
+		return eval.FlagError("--grades", "want at least two distinct grades, ascending, got %s", gradeList(gs))
 	}
 	return nil
 }
@@ -103,9 +102,9 @@ func checkGrades(gs []float64) error {
 func (job Job) check() error {
 	switch {
 	case job.Label == "":
-		return flagErr("--label", "name the human label to compare with (faithful, relevant, relevance)")
+		return eval.FlagError("--label", "name the human label to compare with (faithful, relevant, relevance)")
 	case !slices.Contains([]string{"", "binary", "graded"}, job.LabelType):
-		return flagErr("--label-type", "must be binary or graded, got %q", job.LabelType)
+		return eval.FlagError("--label-type", "must be binary or graded, got %q", job.LabelType)
 	case job.Grades != nil:
 		if err := checkGrades(job.Grades); err != nil {
 			return err
@@ -116,7 +115,7 @@ func (job Job) check() error {
 			continue
 		}
 		if err := CheckFieldPath(f.path); err != nil {
-			return asInput(f.flag, err)
+			return eval.AsInputError(f.flag, err)
 		}
 	}
 	return nil
@@ -136,7 +135,7 @@ func (job Job) checkJudging(src source) error {
 	case job.Judging.Samples > 1 && judged:
 		return inputErr("--samples %d: only a judge run now (--metric, no stored run) asks a model; stored and --score values were judged already (drop --samples)", job.Judging.Samples)
 	case t != nil && !(*t >= 0 && *t <= 1): // NaN too
-		return flagErr("--threshold", "want a value from 0 to 1, got %g", *t)
+		return eval.FlagError("--threshold", "want a value from 0 to 1, got %g", *t)
 	}
 	return job.Judging.Check()
 }
@@ -163,7 +162,7 @@ func (job Job) datasetSource(statErr error) (source, error) {
 	arg, none := job.Data, job.Score == "" && len(job.Metrics) == 0
 	switch {
 	case job.Dataset != "":
-		return source{}, flagErr("--dataset", "only with a run folder; %s is a file: give the dataset as the argument", arg)
+		return source{}, eval.FlagError("--dataset", "only with a run folder; %s is a file: give the dataset as the argument", arg)
 	case job.Score != "" && len(job.Metrics) > 0:
 		return source{}, inputErr("--score and --metric: give one: --metric runs a judge now, --score reads its values from the file")
 	case none && statErr != nil && arg != dataset.Stdin:
@@ -173,10 +172,10 @@ func (job Job) datasetSource(statErr error) (source, error) {
 	}
 	for i, m := range job.Metrics {
 		if _, err := job.Registry.New(m, nil); err != nil {
-			return source{}, asInput("--metric", err)
+			return source{}, eval.AsInputError("--metric", err)
 		}
 		if slices.Contains(job.Metrics[:i], m) {
-			return source{}, flagErr("--metric", "%q is named twice", m)
+			return source{}, eval.FlagError("--metric", "%q is named twice", m)
 		}
 	}
 	return source{path: arg, metrics: job.Metrics}, nil
@@ -187,20 +186,20 @@ func (job Job) runSource() (source, error) {
 	arg := job.Data
 	switch {
 	case job.Score != "":
-		return source{}, flagErr("--score", "not with a run folder (%s): its values are the run's", arg)
+		return source{}, eval.FlagError("--score", "not with a run folder (%s): its values are the run's", arg)
 	case job.Baseline:
-		return source{}, flagErr("--baseline", "not with a run folder (%s): measure the baseline over its dataset with --metric", arg)
+		return source{}, eval.FlagError("--baseline", "not with a run folder (%s): measure the baseline over its dataset with --metric", arg)
 	case job.Judging.DryRun:
-		return source{}, flagErr("--dry-run", "a run folder (%s) makes no model call", arg)
+		return source{}, eval.FlagError("--dry-run", "a run folder (%s) makes no model call", arg)
 	}
 	run, err := bench.ReadRunFolder(arg)
 	if err != nil {
-		return source{}, asInput("", err)
+		return source{}, eval.AsInputError("", err)
 	}
 	ms := run.Config.Metrics
 	for _, m := range job.Metrics {
 		if !slices.Contains(ms, m) {
-			return source{}, flagErr("--metric", "run %s has no metric %s: it has %s", arg, m, strings.Join(ms, ", "))
+			return source{}, eval.FlagError("--metric", "run %s has no metric %s: it has %s", arg, m, strings.Join(ms, ", "))
 		}
 	}
 	src := source{run: run, path: job.Dataset, metrics: job.Metrics}
@@ -250,19 +249,4 @@ func (job Job) unreadable(path string, err error) error {
 // inputErr is an input error with a message of its own.
 func inputErr(format string, a ...any) error {
 	return &eval.InputError{Msg: fmt.Sprintf(format, a...)}
-}
-
-// flagErr is an input error about a setting, named as the command line
-// names it.
-func flagErr(flag, format string, a ...any) error {
-	return &eval.InputError{Field: flag, Msg: fmt.Sprintf(format, a...)}
-}
-
-// asInput makes err an input error about flag ("" for none), unless it is
-// one already.
-func asInput(flag string, err error) error {
-	if _, ok := errors.AsType[*eval.InputError](err); ok {
-		return err
-	}
-	return &eval.InputError{Field: flag, Msg: err.Error(), Err: err}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -63,12 +62,7 @@ func (o *Outcome) Passed() bool { return len(o.Failures) == 0 }
 // context ended). A run that ended is an Outcome, whose Failures say why
 // it did not pass.
 func Measure(ctx context.Context, job Job) (*Outcome, error) {
-	if job.Env == nil {
-		job.Env = func(string) string { return "" }
-	}
-	if job.Log == nil {
-		job.Log = io.Discard
-	}
+	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Registry == nil {
 		job.Registry = agent.Builtins()
 	}
@@ -134,7 +128,7 @@ func open(job Job, src source) (*measurement, error) {
 		return nil
 	}})
 	if err != nil {
-		return nil, asInput("", err)
+		return nil, eval.AsInputError("", err)
 	}
 	opts, err := job.options(data.Name(), &scan)
 	if err != nil {
@@ -153,9 +147,9 @@ func (job Job) options(file string, scan *LabelScan) (Options, error) {
 	graded := job.LabelType == "graded" || (job.LabelType == "" && scan.Graded())
 	switch {
 	case job.Grades != nil && !graded:
-		return Options{}, flagErr("--grades", "the label human.%s is binary: give --label-type graded to read it as grades", job.Label)
+		return Options{}, eval.FlagError("--grades", "the label human.%s is binary: give --label-type graded to read it as grades", job.Label)
 	case graded && strings.HasPrefix(job.Label, "!"):
-		return Options{}, flagErr("--label "+job.Label, "a graded label cannot be negated (drop the leading !)")
+		return Options{}, eval.FlagError("--label "+job.Label, "a graded label cannot be negated (drop the leading !)")
 	case graded && scan.Numeric == 0:
 		return Options{}, inputErr("%s: no record has a numeric (graded) label human.%s", file, job.Label)
 	case !graded && scan.Binary == 0:
@@ -167,7 +161,7 @@ func (job Job) options(file string, scan *LabelScan) (Options, error) {
 			cells[i] = fmt.Sprintf("%s (first on line %d)", gradeText(g), scan.FirstLine(g))
 		}
 		all := slices.Sorted(slices.Values(slices.Concat(job.Grades, out)))
-		return Options{}, flagErr("--grades", "the label human.%s of %s takes values that are not among the grades %s: %s; give every grade it takes (--grades %s), or leave --grades out to take those observed",
+		return Options{}, eval.FlagError("--grades", "the label human.%s of %s takes values that are not among the grades %s: %s; give every grade it takes (--grades %s), or leave --grades out to take those observed",
 			job.Label, file, gradeList(job.Grades), strings.Join(cells, ", "), strings.ReplaceAll(gradeList(all), ", ", ","))
 	}
 	return Options{Label: job.Label, Graded: graded, Grades: job.Grades, By: job.By}, nil
@@ -198,7 +192,7 @@ func (m *measurement) values(value func(metric string) (func(dataset.Record) eva
 		o.Threshold = m.threshold(th)
 		res, err := Values(m.data.Records(), name, f, o)
 		if err != nil {
-			return asInput("", m.data.Err(err))
+			return eval.AsInputError("", m.data.Err(err))
 		}
 		m.out.Tables = append(m.out.Tables, Table{Results: []Result{res}})
 	}
@@ -333,7 +327,7 @@ func (m *measurement) run(ctx context.Context, s *judging.Session, scorer eval.S
 	case errors.Is(err, llm.ErrAuth):
 		return Result{}, err
 	case err != nil:
-		return Result{}, asInput("", m.data.Err(err))
+		return Result{}, eval.AsInputError("", m.data.Err(err))
 	}
 	// A scorer that fails goes on; no call was sent after a refused key.
 	if err := s.Client().AuthErr(); err != nil {

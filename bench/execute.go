@@ -135,12 +135,7 @@ type plan struct {
 // an Outcome whose Failures say why it did not pass; an interrupted run
 // (ctx done) is one too, with judging.FailInterrupted, and can be resumed.
 func Execute(ctx context.Context, job Job) (*Outcome, error) {
-	if job.Env == nil {
-		job.Env = func(string) string { return "" }
-	}
-	if job.Log == nil {
-		job.Log = io.Discard
-	}
+	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Now == nil {
 		job.Now = time.Now
 	}
@@ -151,11 +146,11 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	if job.Resume && job.Out == "" {
-		return nil, flagErr("--resume", "give the run's folder with --out DIR")
+		return nil, eval.FlagError("--resume", "give the run's folder with --out DIR")
 	}
 	floors, err := ParseMinGate(job.Min)
 	if err != nil {
-		return nil, asInput("--min", err)
+		return nil, eval.AsInputError("--min", err)
 	}
 	s, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
@@ -167,7 +162,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	if err := floors.Check(p.metrics); err != nil {
-		return nil, asInput("--min", err)
+		return nil, eval.AsInputError("--min", err)
 	}
 	gates, err := parseGates(job.Gates, p.metrics)
 	if err != nil {
@@ -203,7 +198,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	var run *Run
 	if job.Resume {
 		if run, err = ResumeRun(dir, cfg); err != nil {
-			return nil, asInput("--resume", err)
+			return nil, eval.AsInputError("--resume", err)
 		}
 		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
 		cfg = run.Config()
@@ -219,7 +214,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			return nil, err
 		}
 		if labels.Len() == 0 {
-			return nil, flagErr("--label "+job.Label, "no record of %s has a binary label %s (true/false or 1/0 in its \"human\" object): name a label the records carry, or leave --label out",
+			return nil, eval.FlagError("--label "+job.Label, "no record of %s has a binary label %s (true/false or 1/0 in its \"human\" object): name a label the records carry, or leave --label out",
 				in.Name, job.Label)
 		}
 	}
@@ -242,7 +237,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	}
 	if run == nil {
 		if run, err = CreateRun(dir, cfg); err != nil {
-			return nil, asInput("--out", err)
+			return nil, eval.AsInputError("--out", err)
 		}
 		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
 	}
@@ -306,7 +301,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 		cmp, alerts, err := Compare(base, all, summary, &cfg)
 		if err != nil {
-			return nil, asInput("--baseline "+job.Baseline, err)
+			return nil, eval.AsInputError("--baseline "+job.Baseline, err)
 		}
 		summary.Baseline, summary.Alerts = cmp, alerts
 	}
@@ -361,22 +356,12 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 		}
 		return pr.build(s.Model()), nil
 	case len(job.Metrics) == 0:
-		return plan{}, flagErr("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList(job.Registry))
+		return plan{}, eval.FlagError("--metric", "name at least one metric (have %s), or give --profile context, research or daily", metricList(job.Registry))
 	}
 	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return plan{}, err
 	}
-	// A sampled ratio's majority verdict is at the threshold the summary
-	// counts passes at.
-	threshold := func(name string) float64 {
-		if v := floors.Floor(name); v > 0 {
-			return v
-		}
-		return job.Registry.DefaultThreshold(name, s.Model())
-	}
-	build := func(m judges.Model) []eval.Scorer {
-		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Registry, job.Metrics, m))
-	}
+	_, build := judgesOf(job.Registry, job.Metrics, floors, s)
 	scorers := build(s.Model())
 	units := make([]Unit, len(scorers))
 	for i, sc := range scorers {
@@ -391,15 +376,32 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 	return p, nil
 }
 
+// judgesOf are the threshold of each of metrics (its --min floor where
+// one is set, else reg's default for the session's model) and the builder
+// of their judges with a model, each asked the session's Samples times,
+// a sampled ratio's majority verdict at that threshold, the one the
+// summary counts passes at.
+func judgesOf(reg *metric.Registry, metrics []string, floors *MinGate, s *judging.Session) (func(string) float64, func(judges.Model) []eval.Scorer) {
+	threshold := func(name string) float64 {
+		if v := floors.Floor(name); v > 0 {
+			return v
+		}
+		return reg.DefaultThreshold(name, s.Model())
+	}
+	return threshold, func(m judges.Model) []eval.Scorer {
+		return s.Sampled(metrics, threshold, JudgeScorers(reg, metrics, m))
+	}
+}
+
 // checkMetrics checks that every metric is one of reg's --metric takes,
 // named once.
 func checkMetrics(reg *metric.Registry, metrics []string) error {
 	for i, m := range metrics {
 		if _, err := reg.New(m, nil); err != nil {
-			return asInput("--metric", err)
+			return eval.AsInputError("--metric", err)
 		}
 		if slices.Contains(metrics[:i], m) {
-			return flagErr("--metric", "%q is named twice", m)
+			return eval.FlagError("--metric", "%q is named twice", m)
 		}
 	}
 	return nil
@@ -446,10 +448,10 @@ func parseGates(exprs, metrics []string) ([]Gate, error) {
 	for i, g := range exprs {
 		var err error
 		if gates[i], err = ParseGate(g); err != nil {
-			return nil, asInput("--gate", err)
+			return nil, eval.AsInputError("--gate", err)
 		}
 		if !slices.Contains(metrics, gates[i].Metric) {
-			return nil, flagErr("--gate", "%q: the run has no metric %s (it has %s)", g, gates[i].Metric, joinNames(metrics))
+			return nil, eval.FlagError("--gate", "%q: the run has no metric %s (it has %s)", g, gates[i].Metric, joinNames(metrics))
 		}
 	}
 	return gates, nil
@@ -476,12 +478,12 @@ func checkOutFile(flag, path string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return flagErr(flag, "%s: its folder %s cannot be used: %v", path, dir, err)
+		return eval.FlagError(flag, "%s: its folder %s cannot be used: %v", path, dir, err)
 	case !st.IsDir():
-		return flagErr(flag, "%s: %s is not a folder", path, dir)
+		return eval.FlagError(flag, "%s: %s is not a folder", path, dir)
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return flagErr(flag, "%s is a folder, not a file", path)
+		return eval.FlagError(flag, "%s is a folder, not a file", path)
 	}
 	return nil
 }
@@ -561,7 +563,7 @@ func baselineDir(job Job, cfg RunConfig) (dir, none string, err error) {
 		return "", nb.Error(), nil
 	}
 	if err != nil {
-		return "", "", asInput("--baseline", err)
+		return "", "", eval.AsInputError("--baseline", err)
 	}
 	return dir, "", nil
 }

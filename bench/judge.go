@@ -10,7 +10,6 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
@@ -89,15 +88,8 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 // output could not be written). A run that ended is a JudgeOutcome whose
 // Failures say why it did not pass.
 func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
-	if job.Env == nil {
-		job.Env = func(string) string { return "" }
-	}
-	if job.Log == nil {
-		job.Log = io.Discard
-	}
-	if job.Out == nil {
-		job.Out = io.Discard
-	}
+	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
+	job.Out = judging.Writer(job.Out)
 	if job.Format == "" {
 		job.Format = OutputYAML
 	}
@@ -108,17 +100,17 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		job.Registry = agent.Builtins()
 	}
 	if len(job.Metrics) == 0 {
-		return nil, flagErr("--metric", "name at least one metric (have %s)", metricList(job.Registry))
+		return nil, eval.FlagError("--metric", "name at least one metric (have %s)", metricList(job.Registry))
 	}
 	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return nil, err
 	}
 	floors, err := ParseMinGate(job.Min)
 	if err != nil {
-		return nil, asInput("--min", err)
+		return nil, eval.AsInputError("--min", err)
 	}
 	if err := floors.Check(job.Metrics); err != nil {
-		return nil, asInput("--min", err)
+		return nil, eval.AsInputError("--min", err)
 	}
 	if err := job.Judging.Check(); err != nil {
 		return nil, err
@@ -128,18 +120,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
-	// A sampled ratio's majority verdict, and the summary's "passed", are
-	// at the --min floor where one is set, else at the metric's default
-	// threshold.
-	threshold := func(m string) float64 {
-		if v := floors.Floor(m); v > 0 {
-			return v
-		}
-		return job.Registry.DefaultThreshold(m, s.Model())
-	}
-	build := func(m judges.Model) []eval.Scorer {
-		return s.Sampled(job.Metrics, threshold, JudgeScorers(job.Registry, job.Metrics, m))
-	}
+	threshold, build := judgesOf(job.Registry, job.Metrics, floors, s)
 	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check
 	// pass and again by the run.

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -57,3 +59,19 @@ func (e *InputError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *InputError) Unwrap() error { return e.Err }
+
+// FlagError is an input error about a setting, named as the command line
+// names it ("--gate"), with a message of its own; flag "" names none.
+func FlagError(flag, format string, a ...any) *InputError {
+	return &InputError{Field: flag, Msg: fmt.Sprintf(format, a...)}
+}
+
+// AsInputError returns err as an input error about flag ("" for an error
+// that names its setting itself), or err as it is when it is one already
+// (it then names its file, line and field).
+func AsInputError(flag string, err error) error {
+	if _, ok := errors.AsType[*InputError](err); ok {
+		return err
+	}
+	return &InputError{Field: flag, Msg: err.Error(), Err: err}
+}

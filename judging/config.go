@@ -59,28 +59,12 @@ func Default() Config {
 // Check checks the settings that need no model, before anything is read.
 func (j Config) Check() error {
 	if !(j.MaxDefaultRate >= 0 && j.MaxDefaultRate <= 1) { // NaN too
-		return flagErr("--max-default-rate", "want a share from 0 to 1 (0.05 is 5%%), got %g", j.MaxDefaultRate)
+		return eval.FlagError("--max-default-rate", "want a share from 0 to 1 (0.05 is 5%%), got %g", j.MaxDefaultRate)
 	}
 	if !(j.MaxSkipRate >= 0 && j.MaxSkipRate <= 1) { // NaN too
-		return flagErr("--max-skip-rate", "want a share from 0 to 1 (1, the default, allows any), got %g", j.MaxSkipRate)
+		return eval.FlagError("--max-skip-rate", "want a share from 0 to 1 (1, the default, allows any), got %g", j.MaxSkipRate)
 	}
 	return nil
-}
-
-// flagErr is an input error about a setting, named as the command line
-// names it.
-func flagErr(flag, format string, a ...any) error {
-	return &eval.InputError{Field: flag, Msg: fmt.Sprintf(format, a...)}
-}
-
-// asInput makes err an input error about flag ("" for an error that
-// names it), unless it is one already.
-func asInput(flag string, err error) error {
-	var ie *eval.InputError
-	if errors.As(err, &ie) {
-		return err
-	}
-	return &eval.InputError{Field: flag, Msg: err.Error(), Err: err}
 }
 
 // Session is a run's open model client and what it counted. Its methods
@@ -100,7 +84,7 @@ type Session struct {
 func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 	cfg := j.LLM
 	if strings.Contains(cfg.Spec, ",") {
-		return nil, flagErr("--llm", "one model here; juries are for assay agree")
+		return nil, eval.FlagError("--llm", "one model here; juries are for assay agree")
 	}
 	if cfg.Concurrency == 0 && cfg.CallTimeout == 0 && cfg.MaxRetryTime == 0 {
 		d := setup.DefaultConfig()
@@ -116,18 +100,18 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 			c = llm.New(llm.Config{Backend: offline.New(offline.Config{}), Concurrency: cfg.Concurrency})
 		}
 		if err := judges.CheckSamples(j.Samples, j.Model); err != nil {
-			return nil, asInput("", err) // it names --samples and its value
+			return nil, eval.AsInputError("", err) // it names --samples and its value
 		}
 		return &Session{cfg: j, model: j.Model, client: c, closer: io.NopCloser(nil)}, nil
 	}
 	// Their errors name the flag already (--llm, --concurrency, --samples).
 	c, closer, err := setup.Open(cfg, env)
 	if err != nil {
-		return nil, asInput("", err) // it names its flag: --llm, --prices, --max-cost...
+		return nil, eval.AsInputError("", err) // it names its flag: --llm, --prices, --max-cost...
 	}
 	if err := judges.CheckSamples(j.Samples, c); err != nil {
 		_ = closer.Close()
-		return nil, asInput("", err) // it names --samples and its value
+		return nil, eval.AsInputError("", err) // it names --samples and its value
 	}
 	j.LLM = cfg
 	return &Session{cfg: j, model: c, client: c, closer: closer}, nil
@@ -176,7 +160,7 @@ func (s *Session) Meter(w io.Writer, env func(string) string, label string, n in
 	if v := env("ASSAY_PROGRESS_EVERY"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return nil, flagErr("$ASSAY_PROGRESS_EVERY", "want a positive duration such as 30s, got %q", v)
+			return nil, eval.FlagError("$ASSAY_PROGRESS_EVERY", "want a positive duration such as 30s, got %q", v)
 		}
 		cfg.Every = d
 	}
@@ -350,4 +334,22 @@ func (st *stability) add(sc eval.Score) {
 	if judges.Unstable(sc) {
 		st.unstable.Add(1)
 	}
+}
+
+// Env is env, or an environment with nothing set when nil: what a job
+// reads its variables through.
+func Env(env func(string) string) func(string) string {
+	if env == nil {
+		return func(string) string { return "" }
+	}
+	return env
+}
+
+// Writer is w, or io.Discard when nil: where a job writes what no one
+// asked to see.
+func Writer(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }

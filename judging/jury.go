@@ -23,7 +23,7 @@ func (j Config) Jurors() ([]string, error) {
 		case one == "":
 			return nil, &eval.InputError{Msg: fmt.Sprintf("--llm %q: an empty model between commas: write openai:gpt-4o-mini,ollama:qwen2.5:7b", spec)}
 		case slices.Contains(specs, one):
-			return nil, flagErr("--llm", "%s is given twice: a jury's models are distinct", one)
+			return nil, eval.FlagError("--llm", "%s is given twice: a jury's models are distinct", one)
 		}
 		specs = append(specs, one)
 	}

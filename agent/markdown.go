@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/assaylabs/assay/metric"
@@ -56,6 +58,13 @@ func (v ResearchView) Markdown() string {
 		srcs = append(srcs, fmt.Sprintf("%s: %s (%s)", s.URL, num(s.Rating), s.Basis))
 	}
 	list("Sources", srcs)
+	if len(d.Unlisted) > 0 {
+		var left []string
+		for _, name := range slices.Sorted(maps.Keys(d.Unlisted)) {
+			left = append(left, fmt.Sprintf("%s: %d more", name, d.Unlisted[name]))
+		}
+		list(fmt.Sprintf("Not listed (each list holds %d at most)", MaxListed), left)
+	}
 	var fixes []string
 	for _, f := range v.Fixes {
 		fixes = append(fixes, fmt.Sprintf("%d. %s: %s (re-run stages %s)", f.Priority, f.Dimension, f.Action, stages(f.RerunStages)))

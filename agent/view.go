@@ -107,6 +107,28 @@ type ResearchDetails struct {
 	CitationIssues      []string            `json:"citation_issues"`
 	Sources             []eval.SourceRating `json:"sources"`
 	Claims              []eval.Claim        `json:"claims"`
+	// Unlisted counts, by list, the items past MaxListed left out of it
+	// (the counts above still count them): a card of a report with a
+	// hundred thousand links stays the size of a page, not of the report.
+	Unlisted map[string]int `json:"unlisted,omitempty"`
+}
+
+// MaxListed is how many items each list of a card's details holds at
+// most (claims, sources, issues, gaps); Unlisted counts the rest.
+const MaxListed = 1000
+
+// list appends add to the details' list name, up to MaxListed items, and
+// counts the rest in Unlisted.
+func list[T any](d *ResearchDetails, name string, to []T, add []T) []T {
+	room := max(MaxListed-len(to), 0)
+	if len(add) > room {
+		if d.Unlisted == nil {
+			d.Unlisted = map[string]int{}
+		}
+		d.Unlisted[name] += len(add) - room
+		add = add[:room]
+	}
+	return append(to, add...)
 }
 
 // NewResearchView arranges a research card of profile p (nil: a card of
@@ -147,22 +169,22 @@ func NewResearchView(p *Profile, c eval.Card) ResearchView {
 			v.QualityScore.Grounding = s.Points
 			v.Details.TotalClaims, v.Details.CitedClaims = int(n(heuristics.KeyTotalClaims)), int(n(heuristics.KeyCitedClaims))
 			v.Details.CitationCoveragePct = n(heuristics.KeyCitationCoveragePct)
-			v.Details.CitationIssues = append(v.Details.CitationIssues, s.Evidence.Issues...)
-			v.Details.Claims = append(v.Details.Claims, s.Evidence.Claims...)
+			v.Details.CitationIssues = list(&v.Details, "citation_issues", v.Details.CitationIssues, s.Evidence.Issues)
+			v.Details.Claims = list(&v.Details, "claims", v.Details.Claims, s.Evidence.Claims)
 		case MetricSourceQuality:
 			v.QualityScore.SourceQuality = s.Points
 			v.Details.AvgCredibility = n(heuristics.KeyAvgCredibility)
-			v.Details.Sources = append(v.Details.Sources, s.Evidence.Sources...)
+			v.Details.Sources = list(&v.Details, "sources", v.Details.Sources, s.Evidence.Sources)
 		case MetricSourceDiversity:
 			v.QualityScore.SourceDiversity = s.Points
 			v.Details.UniqueSources, v.Details.UniqueDomains = int(n(heuristics.KeyUniqueSources)), int(n(heuristics.KeyUniqueDomains))
-			v.Details.CitationIssues = append(v.Details.CitationIssues, s.Evidence.Issues...)
+			v.Details.CitationIssues = list(&v.Details, "citation_issues", v.Details.CitationIssues, s.Evidence.Issues)
 		case judges.MetricCompleteness:
 			v.QualityScore.Completeness = s.Points
-			v.Details.GapsIdentified = append(v.Details.GapsIdentified, s.Evidence.Gaps...)
+			v.Details.GapsIdentified = list(&v.Details, "gaps_identified", v.Details.GapsIdentified, s.Evidence.Gaps)
 		case MetricClarity:
 			v.QualityScore.Clarity = s.Points
-			v.Details.ClarityIssues = append(v.Details.ClarityIssues, s.Evidence.Issues...)
+			v.Details.ClarityIssues = list(&v.Details, "clarity_issues", v.Details.ClarityIssues, s.Evidence.Issues)
 		}
 	}
 	return v
@@ -205,6 +227,7 @@ func (v ResearchView) YAML() any {
 		ClarityIssues       []string            `yaml:"clarity_issues"`
 		CitationIssues      []string            `yaml:"citation_issues,omitempty"`
 		Sources             []eval.SourceRating `yaml:"sources,omitempty"`
+		Unlisted            map[string]int      `yaml:"unlisted,omitempty"`
 	}
 	type fix struct {
 		Priority    int    `yaml:"priority"`
@@ -237,7 +260,7 @@ func (v ResearchView) YAML() any {
 			CitationCoveragePct: fmt.Sprintf("%s%%", num(v.Details.CitationCoveragePct)),
 			AvgCredibility:      v.Details.AvgCredibility, UniqueSources: v.Details.UniqueSources, UniqueDomains: v.Details.UniqueDomains,
 			GapsIdentified: v.Details.GapsIdentified, ClarityIssues: v.Details.ClarityIssues,
-			CitationIssues: v.Details.CitationIssues, Sources: v.Details.Sources,
+			CitationIssues: v.Details.CitationIssues, Sources: v.Details.Sources, Unlisted: v.Details.Unlisted,
 		},
 		Status: v.Status, PassThreshold: v.PassThreshold, Reason: v.Reason, Fixes: []fix{},
 		Judge: v.Judge, Defaulted: v.Defaulted,

@@ -501,9 +501,10 @@ func (f *flattener) inline(n ast.Node) {
 // them as text when no definition exists) and resolves the numbered ones
 // against the Sources list.
 func (f *flattener) bracketRefs(s string) {
+	inline := newSpanSet(f.spans) // the spans of links, code and markers, where brackets are no reference
 	for _, m := range bracketRef().FindAllStringSubmatchIndex(s, -1) {
 		start, end := m[0], m[1]
-		if f.protected(start) {
+		if inline.covers(start) {
 			continue
 		}
 		foot := m[3] > m[2]
@@ -526,15 +527,6 @@ func (f *flattener) bracketRefs(s string) {
 	}
 }
 
-func (f *flattener) protected(off int) bool {
-	for _, sp := range f.spans {
-		if off >= sp.start && off < sp.end {
-			return true
-		}
-	}
-	return false
-}
-
 func (f *flattener) srcOffset(flat int) int {
 	i := sort.Search(len(f.origins), func(i int) bool { return f.origins[i].flat > flat }) - 1
 	if i < 0 {
@@ -549,22 +541,25 @@ func (p *reportParser) paragraph(n ast.Node) {
 	s := f.b.String()
 	f.bracketRefs(s)
 	sort.SliceStable(f.marks, func(i, j int) bool { return f.marks[i].at < f.marks[j].at })
+	spans := newSpanSet(f.spans)
 	line := p.blockLine(n)
 	if strings.TrimSpace(s) == "" {
 		return
 	}
 	p.r.Paragraphs = append(p.r.Paragraphs, Paragraph{Text: strings.TrimSpace(s), Section: p.section, Line: line})
 
-	bounds := splitSentences(s, f.spans)
+	bounds := splitSentences(s, spans)
 	first := len(p.r.Sentences)
+	next := 0 // the first mark not yet given to a sentence: marks and bounds both ascend
 	for i := 0; i+1 < len(bounds); i++ {
 		start, end := bounds[i], bounds[i+1]
 		var cites []eval.Citation
 		leadingBare := true
-		for _, m := range f.marks {
-			if m.at < start || m.at >= end {
-				continue
-			}
+		for next < len(f.marks) && f.marks[next].at < start {
+			next++
+		}
+		for ; next < len(f.marks) && f.marks[next].at < end; next++ {
+			m := f.marks[next]
 			// Bare markers before any prose of this sentence belong to the
 			// sentence before it ("... grew.[1] Next ...").
 			if leadingBare && m.bare && len(p.r.Sentences) > first && onlyMarkup(s[start:m.at]) {
@@ -576,7 +571,7 @@ func (p *reportParser) paragraph(n ast.Node) {
 			cites = append(cites, m.cite)
 		}
 		body := strings.TrimSpace(s[start:end])
-		if !hasProse(stripSpans(s, start, end, f.spans, spanMarker, spanLink)) {
+		if !hasProse(spans.strip(s, start, end, spanMarker, spanLink)) {
 			// A sentence made only of citations belongs to the one before.
 			if len(p.r.Sentences) > first {
 				prev := &p.r.Sentences[len(p.r.Sentences)-1]
@@ -590,7 +585,7 @@ func (p *reportParser) paragraph(n ast.Node) {
 		}
 		p.r.Sentences = append(p.r.Sentences, Sentence{
 			Text: body, Line: sl, Section: p.section, Citations: cites,
-			Claim: isClaim(stripSpans(s, start, end, f.spans, spanMarker), body),
+			Claim: isClaim(spans.strip(s, start, end, spanMarker), body),
 		})
 	}
 }
@@ -600,26 +595,6 @@ func leadingSpace(s string) int { return len(s) - len(strings.TrimLeftFunc(s, un
 // onlyMarkup reports whether s holds no letters or digits.
 func onlyMarkup(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
-}
-
-// stripSpans returns s[start:end] without the spans of the given kinds.
-func stripSpans(s string, start, end int, spans []span, kinds ...spanKind) string {
-	var b strings.Builder
-	pos := start
-	for _, sp := range spans {
-		if sp.end <= pos || sp.start >= end {
-			continue
-		}
-		if !slices.Contains(kinds, sp.kind) {
-			continue
-		}
-		b.WriteString(s[pos:max(sp.start, pos)])
-		pos = min(sp.end, end)
-	}
-	if pos < end {
-		b.WriteString(s[pos:end])
-	}
-	return b.String()
 }
 
 func hasProse(s string) bool {

@@ -47,7 +47,7 @@ var alwaysAbbrev = map[string]bool{
 
 // splitSentences returns the sentence boundaries of s as offsets, starting
 // with 0 and ending with len(s). No boundary falls inside a protected span.
-func splitSentences(s string, spans []span) []int {
+func splitSentences(s string, spans *spanSet) []int {
 	bounds := []int{0}
 	it := sentences.FromString(s)
 	for it.Next() {
@@ -57,19 +57,20 @@ func splitSentences(s string, spans []span) []int {
 		}
 		// A boundary inside a link's text or a code span is false; one
 		// inside a citation marker (".[1]") moves to the marker's end.
-		for _, sp := range spans {
+		spans.around(end, end, func(sp span) bool {
 			if end <= sp.start || end >= sp.end {
-				continue
+				return true
 			}
 			if sp.kind != spanMarker {
 				end = -1
-				break
+				return false
 			}
 			end = sp.end
 			for end < len(s) && s[end] == ' ' {
 				end++
 			}
-		}
+			return true
+		})
 		if end < 0 {
 			continue
 		}
@@ -89,7 +90,7 @@ func splitSentences(s string, spans []span) []int {
 // lower-cased text, where the Unicode rules see no sentence start: a
 // detached mark is never an abbreviation's. Marks inside a link or code
 // span are left alone. bounds and the result are sorted.
-func detachedStops(s string, spans []span, bounds []int) []int {
+func detachedStops(s string, spans *spanSet, bounds []int) []int {
 	var extra []int
 	for i := 1; i+2 < len(s); i++ {
 		if (s[i] != '.' && s[i] != '!' && s[i] != '?') || s[i-1] != ' ' || s[i+1] != ' ' {
@@ -99,7 +100,7 @@ func detachedStops(s string, spans []span, bounds []int) []int {
 		for end < len(s) && s[end] == ' ' {
 			end++
 		}
-		if end >= len(s) || slices.Contains(bounds, end) || inSpan(end, spans) {
+		if _, found := slices.BinarySearch(bounds, end); end >= len(s) || found || spans.strictlyInside(end) {
 			continue
 		}
 		extra = append(extra, end)
@@ -112,29 +113,14 @@ func detachedStops(s string, spans []span, bounds []int) []int {
 	return slices.Compact(bounds)
 }
 
-// inSpan reports whether offset i falls inside a link, code or marker span.
-func inSpan(i int, spans []span) bool {
-	for _, sp := range spans {
-		if i > sp.start && i < sp.end {
-			return true
-		}
-	}
-	return false
-}
-
 // endsWithLinkText reports whether the sentence s[:end] ends with a link's
 // text and its period ("see [s](url). Next"): the text is a whole word
 // chosen by the writer, not an abbreviation or initialism, whatever its
 // length.
-func endsWithLinkText(s string, spans []span) bool {
+func endsWithLinkText(s string, spans *spanSet) bool {
 	t := strings.TrimRightFunc(s, unicode.IsSpace)
 	t = strings.TrimRight(t, ".!?\"')”’")
-	for _, sp := range spans {
-		if sp.kind == spanLink && sp.end == len(t) {
-			return true
-		}
-	}
-	return false
+	return spans.linkEndsAt(len(t))
 }
 
 // joinsNext reports whether the boundary between sentence and the text after

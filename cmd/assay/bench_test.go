@@ -33,7 +33,9 @@ const mainEnv = "ASSAY_TEST_RUN_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
+		code := run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+		reportPeak(os.Getenv(peakEnv))
+		os.Exit(code)
 	}
 	os.Exit(sandboxed(m))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -220,7 +221,28 @@ func (job *ResearchJob) prepare() (Mode, error) {
 	if job.Judging.Samples > 1 {
 		return Mode{}, &eval.InputError{Field: "--samples", Msg: "a research run asks each judgement once"}
 	}
+	for _, raw := range job.URLs {
+		if err := checkURL(raw); err != nil {
+			return Mode{}, err
+		}
+	}
 	return mode, job.Judging.Check()
+}
+
+// checkURL refuses a --url that is not an absolute http or https URL
+// with a host: a typo is the user's to fix before any search or fetch,
+// not a source dropped in passing.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return &eval.InputError{Field: "--url", Msg: fmt.Sprintf("%q is not a URL: %v", raw, errors.Unwrap(err)), Err: err}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return eval.FlagError("--url", "%q: want an http or https URL", raw)
+	case u.Hostname() == "":
+		return eval.FlagError("--url", "%q: no host", raw)
+	}
+	return nil
 }
 
 // dryRun is the run with a recording stand-in for the model (llm/dryrun):

@@ -69,6 +69,9 @@ func TestRunResearchRefusesBadSettingsBeforeRunning(t *testing.T) {
 		"a corpus with nothing to search":  {func(j *agent.ResearchJob) { j.Corpus = t.TempDir() }, "no Markdown, HTML or text files"},
 		"a jury":                           {func(j *agent.ResearchJob) { j.Judging.LLM.Spec = "openai:a,openai:b" }, "--llm: one model here"},
 		"a folder with a name taken":       {func(j *agent.ResearchJob) { j.Out = taken }, "--out " + filepath.Join(taken, agent.FileCard) + ": exists and is not a regular file"},
+		"a --url that does not parse":      {func(j *agent.ResearchJob) { j.URLs = []string{"http://[::1"} }, `--url: "http://[::1" is not a URL: missing ']' in host`},
+		"a --url of another scheme":        {func(j *agent.ResearchJob) { j.URLs = []string{"ftp://x.org/a"} }, `--url: "ftp://x.org/a": want an http or https URL`},
+		"a --url without a host":           {func(j *agent.ResearchJob) { j.URLs = []string{"https:///a"} }, `--url: "https:///a": no host`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

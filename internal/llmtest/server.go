@@ -432,7 +432,7 @@ type (
 	choice struct {
 		Index        int           `json:"index"`
 		Message      message       `json:"message"`
-		Logprobs     *logprobsWire `json:"logprobs"`
+		Logprobs     *logprobsWire `json:"logprobs,omitempty"`
 		FinishReason string        `json:"finish_reason"`
 	}
 	message struct {

@@ -57,6 +57,8 @@ var (
 	yamlErrLine    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
 	yamlUnknown    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type `) })
 	yamlWrongType  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$") })
+	yamlWrongKind  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cannot unmarshal !!(seq|map) into (\S+)$`) })
+	yamlIndex      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\d+\]$`) })
 	yamlNumberType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(u?int|float)\d*$`) })
 )
 
@@ -93,6 +95,18 @@ func DecodeError(file string, doc *yaml.Node, msg string) error {
 			ie.Msg = fmt.Sprintf("must be true or false, got %q", t[1])
 		default:
 			ie.Msg = "must be a mapping of fields"
+		}
+	}
+	if k := yamlWrongKind().FindStringSubmatch(m[2]); k != nil && !strings.HasPrefix(k[2], "[]") {
+		// A list or mapping where one value belongs: the key, not the
+		// item on its line, is at fault.
+		got := map[string]string{"seq": "a list", "map": "a mapping"}[k[1]]
+		ie.Field = yamlIndex().ReplaceAllString(ie.Field, "")
+		switch into := k[2]; {
+		case into == "string":
+			ie.Msg = "must be text, got " + got
+		case strings.HasPrefix(into, "float") || yamlNumberType().MatchString(into):
+			ie.Msg = "must be a number, got " + got
 		}
 	}
 	return ie

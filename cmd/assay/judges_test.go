@@ -181,12 +181,12 @@ func readConfig(t *testing.T, dir string) bench.RunConfig {
 func TestDefinedJudgeOfflineIsExit2(t *testing.T) {
 	t.Parallel()
 	tests := map[string][]string{
-		"judge":      {"judge", "--judges", exampleJudges, "--metric", "faithfulness,helpfulness", exampleSupport},
-		"judge dry":  {"judge", "--judges", exampleJudges, "--metric", "helpfulness", "--dry-run", exampleSupport},
-		"bench":      {"bench", "--judges", exampleJudges, "--metric", "helpfulness", "--out", "RUN", exampleSupport},
-		"agree":      {"agree", "--judges", exampleJudges, "--metric", "polite_and_cites", "--label", "good", exampleSupport},
-		"llm given":  {"judge", "--judges", exampleJudges, "--metric", "helpfulness", "--llm", "offline", exampleSupport},
-		"agree llm":  {"agree", "--judges", exampleJudges, "--metric", "polite_and_cites", "--label", "good", "--llm", "offline", exampleSupport},
+		"judge":     {"judge", "--judges", exampleJudges, "--metric", "faithfulness,helpfulness", exampleSupport},
+		"judge dry": {"judge", "--judges", exampleJudges, "--metric", "helpfulness", "--dry-run", exampleSupport},
+		"bench":     {"bench", "--judges", exampleJudges, "--metric", "helpfulness", "--out", "RUN", exampleSupport},
+		"agree":     {"agree", "--judges", exampleJudges, "--metric", "polite_and_cites", "--label", "good", exampleSupport},
+		"llm given": {"judge", "--judges", exampleJudges, "--metric", "helpfulness", "--llm", "offline", exampleSupport},
+		"agree llm": {"agree", "--judges", exampleJudges, "--metric", "polite_and_cites", "--label", "good", "--llm", "offline", exampleSupport},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {

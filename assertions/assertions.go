@@ -306,7 +306,20 @@ func parseJSON(answer string) (any, error) {
 		return nil, errors.New("the answer is empty")
 	}
 	var v any
-	if err := json.Unmarshal([]byte(answer), &v); err != nil {
+	err := json.Unmarshal([]byte(answer), &v)
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		// Where it breaks, in characters, and the text from there: the
+		// decoder's message quotes a byte, which is no character in Thai.
+		at := max(int(se.Offset)-1, 0)
+		for at > 0 && !utf8.RuneStart(answer[at]) {
+			at--
+		}
+		if at >= len(answer) || strings.HasPrefix(se.Error(), "unexpected end") {
+			return nil, errors.New("it ends before the JSON value does")
+		}
+		return nil, fmt.Errorf("it breaks at character %d (%q)", utf8.RuneCountInString(answer[:at])+1, clip(answer[at:], 20))
+	}
+	if err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -401,7 +414,7 @@ func withinBounds(answer string, arg any) (bool, string, []string) {
 	case b.max >= 0 && n > b.max:
 		return false, fmt.Sprintf("the answer has %d characters, above the maximum %d", n, b.max), nil
 	}
-	return true, fmt.Sprintf("the answer has %d characters, within %s", n, b), nil
+	return true, fmt.Sprintf("the answer has %d characters (%s)", n, b), nil
 }
 
 // String is the bounds as a reason names them.

@@ -548,7 +548,7 @@ func (j FactualCorrectness) score(meth string, fwd, back []eval.Claim, u llm.Usa
 	case ModePrecision:
 		v, reason = p, fmt.Sprintf("precision %.2f: %d of the answer's %d claims supported by the reference", p, tp, len(fwd))
 	case ModeRecall:
-		v, reason = r, fmt.Sprintf("recall %.2f: %d true positives, %d of the reference's %d claims not supported by the answer", r, tp, fn, len(back))
+		v, reason = r, fmt.Sprintf("recall %.2f: %d true positive%s, %d of the reference's %d claims not supported by the answer", r, tp, plural(tp), fn, len(back))
 	default:
 		if p+r > 0 {
 			v = 2 * p * r / (p + r)

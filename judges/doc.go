@@ -1,7 +1,9 @@
 // Package judges holds Assay's LLM judges, each an eval.Scorer that returns
 // its evidence: faithfulness, answer relevancy, context precision, context
-// recall, completeness, per-source relevance (1-5, seed 004) and reasoning
-// quality (seed 003's dimensions).
+// recall, completeness, per-source relevance (1-5, seed 004), reasoning
+// quality (seed 003's dimensions), and the judges of an answer against its
+// reference: answer correctness, factual correctness (F1, precision,
+// recall) and semantic similarity (RAGAS's).
 //
 // # Contract
 //

@@ -22,6 +22,14 @@ type VerifyClaims struct {
 	Contexts []Passage `json:"contexts"`
 }
 
+// ClassifyStatements feeds correctness.classify: the statements of an
+// answer and of its reference, to be marked against each other.
+type ClassifyStatements struct {
+	Question  string   `json:"question"`
+	Answer    []string `json:"answer"`
+	Reference []string `json:"reference"`
+}
+
 // QA feeds the templates that judge an answer to a question.
 type QA struct {
 	Question string `json:"question"`

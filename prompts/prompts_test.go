@@ -21,6 +21,8 @@ func sampleData(name string) any {
 	switch name {
 	case "faithfulness.claims":
 		return ExtractClaims{Question: "What is the capital of France?", Answer: "Paris is the capital."}
+	case "correctness.classify":
+		return ClassifyStatements{Question: "What is the capital of France?", Answer: []string{"Paris is the capital of France.", "Paris has ten million people."}, Reference: []string{"Paris is the capital of France."}}
 	case "faithfulness.verify":
 		return VerifyClaims{Claims: []string{"Paris is the capital of France."}, Contexts: ctxs}
 	case "relevancy.questions":
@@ -129,10 +131,11 @@ func TestInjectionStaysInsideDataBlocks(t *testing.T) {
 	for name, text := range hostile {
 		t.Run(name, func(t *testing.T) {
 			cases := map[string]any{
-				"faithfulness.claims": ExtractClaims{Question: text, Answer: text},
-				"faithfulness.verify": VerifyClaims{Claims: []string{text}, Contexts: []Passage{{ID: "c1", Text: text}}},
-				"source.relevance":    SourceQuery{Question: text, Source: Passage{ID: "s1", Title: text, Text: text}},
-				"relevancy.rate":      QA{Question: text, Answer: text},
+				"faithfulness.claims":  ExtractClaims{Question: text, Answer: text},
+				"faithfulness.verify":  VerifyClaims{Claims: []string{text}, Contexts: []Passage{{ID: "c1", Text: text}}},
+				"correctness.classify": ClassifyStatements{Question: text, Answer: []string{text}, Reference: []string{text}},
+				"source.relevance":     SourceQuery{Question: text, Source: Passage{ID: "s1", Title: text, Text: text}},
+				"relevancy.rate":       QA{Question: text, Answer: text},
 			}
 			for tmpl, data := range cases {
 				r, err := MustGet(tmpl).Render(data)

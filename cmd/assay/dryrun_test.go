@@ -10,10 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/assertions"
 	"github.com/assaylabs/assay/internal/datablock"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 // standIn is a fake server's reply logic that answers as the dry run's
@@ -53,8 +55,21 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 	files := map[string]string{
 		judges.MetricContextRecall: "../../fixtures/rag/eiffel.json", // the labelled set has no reference
 	}
+	// The metrics against a reference, and the assertions, which read
+	// their arguments from the records' metadata, run on the checks set.
+	var asserts metric.Registry
+	require.NoError(t, assertions.AddBuiltins(&asserts))
+	for _, e := range agent.Builtins().Entries() {
+		if _, ok := asserts.Lookup(e.Name); ok || e.Needs&metric.NeedsReference != 0 && e.Name != judges.MetricContextRecall {
+			files[e.Name] = "../../fixtures/rag/checks.jsonl"
+		}
+	}
 	type run struct{ metric, embedModel string }
-	runs := map[string]run{"answer_relevancy with embeddings": {judges.MetricAnswerRelevancy, "text-embedding-3-small"}}
+	runs := map[string]run{
+		"answer_relevancy with embeddings":    {judges.MetricAnswerRelevancy, "text-embedding-3-small"},
+		"answer_correctness with embeddings":  {judges.MetricAnswerCorrectness, "text-embedding-3-small"},
+		"semantic_similarity with embeddings": {judges.MetricSemanticSimilarity, "text-embedding-3-small"},
+	}
 	for _, metric := range agent.Builtins().Metrics() {
 		runs[metric] = run{metric: metric}
 	}
@@ -90,7 +105,8 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 				}
 			}
 			calls := srv.Calls() + srv.EmbedCalls()
-			if e, _ := agent.Builtins().Lookup(metric); e.CallsModel() {
+			// Semantic similarity without an embedding model is lexical: no call.
+			if e, _ := agent.Builtins().Lookup(metric); e.CallsModel() && (metric != judges.MetricSemanticSimilarity || tc.embedModel != "") {
 				require.Positive(t, calls)
 			} else {
 				require.Zero(t, calls, "a deterministic metric calls no model")

@@ -35,6 +35,8 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return Reply{Content: `{"claims":["The first statement of the answer.","The second statement of the answer."]}`}
 	case has("verdicts", `{"verdicts": [{"statement"`):
 		return standIn("verdicts", req)
+	case has("classification", `{"answer": [{"statement"`):
+		return standIn("classification", req)
 	case has("questions", `{"questions"`):
 		return standIn("questions", req)
 	case has("usefulness", `"useful"`):

@@ -136,18 +136,6 @@ func (p *Profile) anyMentioned(x Extraction, metrics []string) bool {
 	return false
 }
 
-// recommendations are the labels of the distinct recommendations in
-// lower, in profile order.
-func (p *Profile) recommendations(d *doc) []string {
-	var out []string
-	for i, r := range p.Recommendations {
-		if d.has(p.m.recs[i]) {
-			out = append(out, r.Label)
-		}
-	}
-	return out
-}
-
 // section returns the found section of that key.
 func (d *doc) section(key string, p *Profile) (foundSection, bool) {
 	for _, s := range d.sections {

@@ -35,11 +35,20 @@ func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
 		}
 		m, _ := p.Metric(c.Metric)
 		of++
-		if math.Abs(c.Value-actual) <= math.Abs(actual)*m.TolerancePct/100+1e-9 {
+		claimed, against := c.Value, actual
+		if m.Signed && c.Direction == "" {
+			// A distance without a direction: checked as a distance.
+			claimed, against = math.Abs(claimed), math.Abs(actual)
+		}
+		if math.Abs(claimed-against) <= math.Abs(actual)*m.TolerancePct/100+1e-9 {
 			ok++
 			continue
 		}
-		out.Violations = append(out.Violations, fmt.Sprintf("%s mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual)))
+		msg := fmt.Sprintf("%s mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual))
+		if c.Direction != "" && actual != 0 && (c.Value < 0) != (actual < 0) {
+			msg += fmt.Sprintf(" (the report says %s, the data is %s)", c.Direction, map[bool]string{true: "below", false: "above"}[actual < 0])
+		}
+		out.Violations = append(out.Violations, msg)
 	}
 	numeric := share(ok, of)
 	out.VerifiedClaims += ok

@@ -401,8 +401,8 @@ func language(s string) string {
 type matcher struct {
 	metricNames  terms
 	metricOf     map[string]string // lowered name -> metric
-	linkWords    terms          // link and direction words
-	dirOf        map[string]int // lowered direction word -> +1 above, -1 below
+	linkWords    terms             // link and direction words
+	dirOf        map[string]int    // lowered direction word -> +1 above, -1 below
 	pctWords     terms
 	bandWords    terms
 	bandOf       map[string][]bandRef // lowered word -> bands

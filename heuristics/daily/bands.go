@@ -1,5 +1,7 @@
 package daily
 
+import "slices"
+
 // Reading interpretations. A band word is read where it is said about its
 // number: it belongs to the metric named nearest before it in its sentence
 // (else the nearest after it), and it is a claim only when that metric has
@@ -18,10 +20,11 @@ func (p *Profile) readBands(text, lower string, ments []mention, x *Extraction) 
 	m := p.m
 	hs := m.bandScan.find(lower)
 	for i, h := range hs {
-		if !m.bandScan.is(h, kBand) || negated(&m.bandScan, text, hs, i) || cued(&m.bandScan, kModal, text, hs, i, 2) {
+		g := &m.bandScan
+		if !g.is(h, kBand) || negated(g, text, hs, i) || cued(g, kModal, text, hs, i, 2) || cued(g, kCompare, text, hs, i, 1) {
 			continue
 		}
-		k := about(ments, h.span)
+		k := about(ments, h.span, m.bandOf[h.term])
 		if k < 0 {
 			continue
 		}
@@ -42,19 +45,25 @@ func (p *Profile) readBands(text, lower string, ments []mention, x *Extraction) 
 	}
 }
 
-// about returns the mention a word at s is said of: the nearest ending
-// before it, else the nearest starting after it; -1 when the sentence
-// names no metric.
-func about(ments []mention, s span) int {
+// about returns the mention a band word at s is said of: the nearest
+// ending before it, else the nearest after it of a metric the word is a
+// band of; -1 when there is none.
+func about(ments []mention, s span, refs []bandRef) int {
 	k := -1
 	for i, mt := range ments {
 		if mt.end <= s.start {
 			k = i
-		} else if k < 0 && mt.start >= s.end {
+		}
+	}
+	if k >= 0 {
+		return k
+	}
+	for i, mt := range ments {
+		if mt.start >= s.end && slices.ContainsFunc(refs, func(r bandRef) bool { return r.metric == mt.metric }) {
 			return i
 		}
 	}
-	return k
+	return -1
 }
 
 // negated reports whether a negation stands at most negationWords words

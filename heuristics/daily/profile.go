@@ -142,6 +142,10 @@ type Section struct {
 	Paragraphs []int `yaml:"paragraphs"`
 	// RequiredMetrics: the section carries every required metric.
 	RequiredMetrics bool `yaml:"required_metrics"`
+	// WarnsWithMetrics: the section names at least one required metric
+	// with a number (the seed's risk section "warns about risks using the
+	// market condition metrics").
+	WarnsWithMetrics bool `yaml:"warns_with_metrics"`
 }
 
 // Length bounds the whole report.

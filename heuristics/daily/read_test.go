@@ -89,6 +89,7 @@ func TestThaiDigitsAreNumbers(t *testing.T) {
 	}{
 		"a Thai story":   {text: "ปิดวันนี้ที่ราคา 202.49 บาท ความไม่แน่นอน 56.6 อยู่ในระดับสูง ค่า ATR 3.03% ซึ่งอยู่ในเปอร์เซ็นไทล์ 88% ตามข่าว [2]", sentences: 3},
 		"digits alone":   {text: "ราคา 202.49 บาท", sentences: 1},
+		"a list number":  {text: "1. ความไม่แน่นอน 56.6 อยู่ในระดับสูง", sentences: 1},
 		"English digits": {text: "The price closed at 202.49 baht. Uncertainty is 56.6 and ATR 3.03% is in the 88th percentile.", sentences: 2},
 	}
 	for name, tc := range tests {

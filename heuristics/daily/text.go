@@ -335,7 +335,8 @@ func isNumbered(line string) bool {
 // sentenceSpans splits one line into sentences: at the UAX #29 sentence
 // boundaries, and in Thai, which ends a sentence with a space rather than
 // a full stop, at each run of spaces between two Thai letters (a Thai
-// digit is not one: "ราคา ๒๐๒.๔๙ บาท" is one sentence).
+// digit is not one: "ราคา ๒๐๒.๔๙ บาท" is one sentence). A number alone is
+// never a sentence.
 func sentenceSpans(line string) []span {
 	var out []span
 	for it := sentences.FromString(line); it.Next(); {
@@ -362,7 +363,24 @@ func sentenceSpans(line string) []span {
 		}
 		out = appendSpan(out, line, s+from, e)
 	}
-	return out
+	// A number never ends a sentence on its own: a span of no letters
+	// ("1." of a list item, "๒๕๖๘.") joins the sentence after it.
+	var merged []span
+	carry := -1
+	for _, sp := range out {
+		if carry >= 0 {
+			sp.start, carry = carry, -1
+		}
+		if !strings.ContainsFunc(line[sp.start:sp.end], unicode.IsLetter) {
+			carry = sp.start
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	if carry >= 0 {
+		merged = append(merged, span{carry, out[len(out)-1].end})
+	}
+	return merged
 }
 
 // appendSpan adds the trimmed span [s, e) of line when it holds a letter

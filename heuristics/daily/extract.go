@@ -52,6 +52,8 @@ type Extraction struct {
 	Mentioned map[string]int `json:"mentioned"`
 	// Numbers in the body, bound or not.
 	AllNumbers int `json:"all_numbers"`
+	// cites are the body's citations with their sentences.
+	cites []cite
 }
 
 // Extract finds the profile's claims in a report: numbers bound to the
@@ -84,7 +86,12 @@ func (p *Profile) extract(d *doc) Extraction {
 	x := Extraction{Mentioned: map[string]int{}}
 	x.Citations, x.BadCitations = citations(d.text)
 	for _, s := range d.sentences {
-		p.extractSentence(d.text[s.start:s.end], d.lower[s.start:s.end], &x)
+		text := d.text[s.start:s.end]
+		p.extractSentence(text, d.lower[s.start:s.end], &x)
+		good, _ := citations(text)
+		for _, n := range good {
+			x.cites = append(x.cites, cite{n: n, sentence: text})
+		}
 	}
 	return x
 }

@@ -86,12 +86,22 @@ func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
 	out.VerifiedClaims += ok
 
 	ok = 0
-	for _, n := range x.Citations {
-		if n >= 1 && n <= len(t.News) {
-			ok++
-			continue
+	wrong := map[int]int{} // citation -> how many of its uses point elsewhere
+	for _, c := range x.cites {
+		if why := misdirected(c, t.News); why != "" {
+			wrong[c.n]++
+			bad(why)
 		}
-		bad(fmt.Sprintf("citation [%d] is beyond the news list (%d items)", n, len(t.News)))
+	}
+	for _, n := range x.Citations {
+		switch {
+		case n < 1 || n > len(t.News):
+			bad(fmt.Sprintf("citation [%d] is beyond the news list (%d items)", n, len(t.News)))
+		case wrong[n] > 0:
+			wrong[n]--
+		default:
+			ok++
+		}
 	}
 	news := share(ok, len(x.Citations))
 	l.items("news_citation_accuracy", len(x.Citations), failed...)

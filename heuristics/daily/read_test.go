@@ -105,6 +105,7 @@ func TestThaiDigitsAreNumbers(t *testing.T) {
 				for i := range x.Percentiles {
 					x.Percentiles[i].Text = ""
 				}
+				x.cites = nil
 				return x
 			}
 			assert.Equal(t, strip(ascii), strip(th))
@@ -211,6 +212,46 @@ func TestRecommendationsInTheFormsPeopleWrite(t *testing.T) {
 			t.Parallel()
 			p := Default()
 			assert.Equal(t, tc.want, p.recommendations(p.parse(tc.text)))
+		})
+	}
+}
+
+// TestACitationPointsAtWhatItsSentenceTalksAbout: [n] in range is wrong
+// when its sentence shares nothing with item n and shares key terms with
+// another; a sentence about item n, or one that cannot be compared (a Thai
+// sentence citing English headlines), is not flagged.
+func TestACitationPointsAtWhatItsSentenceTalksAbout(t *testing.T) {
+	t.Parallel()
+	news := []News{
+		{Title: "DBS quarterly profit beats estimates", URL: "https://example.com/news/dbs-q3"},
+		{Title: "DBS expands its digital bank in Thailand", URL: "https://example.com/news/dbs-digital"},
+		{Title: "ธนาคารในภูมิภาคเผชิญแรงกดดันจากการลดดอกเบี้ย", URL: "https://example.com/th/banks-rates"},
+	}
+	tests := map[string]struct {
+		text      string
+		violation string
+	}{
+		"right item":                  {text: "The quarterly profit beat estimates [1], which lifts confidence."},
+		"right item, other words":     {text: "Its digital banking push in Thailand [2] supports the trend."},
+		"swapped items":               {text: "Quarterly profit beat estimates [2], which lifts confidence.", violation: `citation [2] points at news item 2 ("DBS expands its digital bank in Thailand") but its sentence is about item 1 ("DBS quarterly profit beats estimates")`},
+		"English sentence, Thai item": {text: "The digital expansion in Thailand [3] helps.", violation: `citation [3] points at news item 3 ("ธนาคารในภูมิภาคเผชิญแรงกดดันจากการลดดอกเบี้ย") but its sentence is about item 2 ("DBS expands its digital bank in Thailand")`},
+		"Thai sentence, Thai item":    {text: "แรงกดดันจากการลดดอกเบี้ยของธนาคารในภูมิภาค [3] เป็นความเสี่ยง"},
+		"Thai, English items":         {text: "ข่าวผลประกอบการไตรมาสล่าสุดที่ดีกว่าคาด [2] ช่วยหนุนความเชื่อมั่น"},
+		"Thai sentence, wrong item":   {text: "แรงกดดันจากการลดดอกเบี้ยของธนาคารในภูมิภาค [1] เป็นความเสี่ยง", violation: `citation [1] points at news item 1 ("DBS quarterly profit beats estimates") but its sentence is about item 3 ("ธนาคารในภูมิภาคเผชิญแรงกดดันจากการลดดอกเบี้ย")`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := Default()
+			f := p.Faithfulness(p.Extract(tc.text), &Truth{Values: map[string]float64{"atr_pct": 3}, News: news})
+			got, _ := f.MetricScores.Get("news_citation_accuracy")
+			if tc.violation == "" {
+				assert.Empty(t, f.Violations)
+				assert.InDelta(t, 100, got, 1e-9)
+				return
+			}
+			assert.Equal(t, []string{tc.violation}, f.Violations)
+			assert.InDelta(t, 0, got, 1e-9)
 		})
 	}
 }

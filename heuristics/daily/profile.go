@@ -279,6 +279,9 @@ type Profile struct {
 	Overall             Weights          `yaml:"overall"`
 	Gate                Weights          `yaml:"gate"`
 	QoSRules            QoSRules         `yaml:"qos"`
+	// NotChecked names the checks the seed asks for that no
+	// deterministic rule makes; every card lists them.
+	NotChecked []string `yaml:"not_checked"`
 
 	m *matcher // compiled word look-ups
 }

@@ -255,3 +255,85 @@ func TestACitationPointsAtWhatItsSentenceTalksAbout(t *testing.T) {
 		})
 	}
 }
+
+// TestTheRiskSectionWarnsWithTheMetrics: the risk section names a
+// required metric with its number, in Thai or English.
+func TestTheRiskSectionWarnsWithTheMetrics(t *testing.T) {
+	t.Parallel()
+	tr := &Truth{Values: map[string]float64{"uncertainty_score": 56.6, "atr_pct": 3.03}}
+	tests := map[string]struct {
+		risk string
+		bad  bool
+	}{
+		"English with a metric":       {risk: "## ⚠️ What to watch\nAn ATR of 3.03% means wide daily swings.\n"},
+		"Thai with a metric":          {risk: "## ⚠️ ระวังอะไร?\nความไม่แน่นอน 56.6 ยังสูง\n"},
+		"Thai digits":                 {risk: "## ⚠️ ระวังอะไร?\nความไม่แน่นอน ๕๖.๖ ยังสูง\n"},
+		"English, no metric":          {risk: "## ⚠️ What to watch\nRates may fall and hurt banks.\n", bad: true},
+		"Thai, no metric":             {risk: "## ⚠️ ระวังอะไร?\nระวังดอกเบี้ยขาลง\n", bad: true},
+		"a metric without its number": {risk: "## ⚠️ What to watch\nUncertainty could rise further.\n", bad: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := Default()
+			d := p.parse(tc.risk)
+			c := p.Compliance(d, p.extract(d), tr)
+			want := "Risk Section warns without the report's metrics (name one of them with its number)"
+			if tc.bad {
+				assert.Contains(t, c.Violations, want)
+				assert.Contains(t, c.Deductions, Deduction{Dimension: "content_compliance", Points: 10, Reason: want})
+			} else {
+				assert.NotContains(t, c.Violations, want)
+			}
+		})
+	}
+}
+
+// TestAThaiReportIsEntirelyThai: an English sentence inside a Thai
+// paragraph is flagged; the ticker, the subject's name, metric names and
+// technical terms in Latin letters are not.
+func TestAThaiReportIsEntirelyThai(t *testing.T) {
+	t.Parallel()
+	tr := &Truth{Subject: map[string]string{"ticker": "DBS19", "name": "DBS Group", "sector": "Banking"}, Values: map[string]float64{"rsi": 62.4}}
+	tests := map[string]struct {
+		text string
+		want []string
+	}{
+		"an English sentence mid-paragraph": {text: "ราคาขึ้นแรงเพราะข่าวดี The stock looks overbought right now. ทำให้ต้องระวัง\n", want: []string{`English in a Thai report: "The stock looks overbought right now."`}},
+		"an English clause":                 {text: "ราคาขึ้นแรงเพราะ investors are buying the dip ทำให้ต้องระวัง\n", want: []string{`English in a Thai report: "investors are buying the dip"`}},
+		"an English-only sentence":          {text: "ราคาขึ้นแรงเพราะข่าวดี ทำให้ต้องระวัง\nStay alert.\n", want: []string{`English in a Thai report: "Stay alert."`}},
+		"names and terms are Thai prose":    {text: "DBS19 (DBS Group, Banking) ราคาขึ้นเพราะ RSI 62.4 และ MACD ตัดขึ้น ทำให้ Bollinger กว้างขึ้น\n"},
+		"a number list item":                {text: "1. ราคาขึ้นเพราะข่าวดี ทำให้ต้องระวัง\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := Default()
+			d := p.parse(tc.text)
+			require.Equal(t, "th", d.lang)
+			var got []string
+			for _, v := range p.Compliance(d, p.extract(d), tr).Violations {
+				if strings.HasPrefix(v, "English in a Thai report") {
+					got = append(got, v)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestEveryCardNamesWhatIsNotChecked: the checks no rule makes are in the
+// result and in each card.
+func TestEveryCardNamesWhatIsNotChecked(t *testing.T) {
+	t.Parallel()
+	tr, _ := load(t)
+	r := Default().Score(report(t, "en-faithful.md"), tr, nil)
+	require.NotEmpty(t, r.NotChecked)
+	assert.Contains(t, r.NotChecked[0], "conversational tone")
+	for _, card := range []string{r.Text(), r.Markdown()} {
+		for _, n := range r.NotChecked {
+			assert.Contains(t, card, n)
+		}
+	}
+	assert.Contains(t, r.Text(), "📊 Overall Faithfulness Score: 100.0/100 (Excellent)")
+}

@@ -12,10 +12,12 @@ import (
 
 // Citations point at what their sentence talks about (seed 003: "[1] must
 // reference the first news item"). A citation [n] in range is wrong when
-// its sentence shares no key term with news item n (its title and the
-// words of its URL's path) yet shares at least minSharedTerms with another
-// item, and a third of that item's key terms or more; a sentence that shares nothing with any item cannot be checked
-// (an English headline cited from a Thai sentence) and is not flagged.
+// its sentence shares with another news item at least minSharedTerms key
+// terms, a third of that item's or more, and more than twice what it
+// shares with item n (an item's terms: its title and the words of its
+// URL's path). A sentence that shares too little with any item (an
+// English headline cited from a Thai sentence) cannot be checked and is
+// not flagged.
 
 // minSharedTerms is how many key terms, and a third of the item's at
 // least, a sentence must share with another news item for its citation of
@@ -35,10 +37,7 @@ func misdirected(c cite, news []News) string {
 	}
 	terms := keyTerms(c.sentence)
 	own := shared(terms, keyTerms(newsText(news[c.n-1])))
-	if own > 0 {
-		return ""
-	}
-	best, bestN := 0, 0
+	best, bestN := 2*own, 0
 	for i, it := range news {
 		if i == c.n-1 {
 			continue

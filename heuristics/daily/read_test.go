@@ -217,8 +217,8 @@ func TestRecommendationsInTheFormsPeopleWrite(t *testing.T) {
 }
 
 // TestACitationPointsAtWhatItsSentenceTalksAbout: [n] in range is wrong
-// when its sentence shares nothing with item n and shares key terms with
-// another; a sentence about item n, or one that cannot be compared (a Thai
+// when its sentence shares key terms with another item, more than twice
+// what it shares with item n; a sentence about item n, or one that cannot be compared (a Thai
 // sentence citing English headlines), is not flagged.
 func TestACitationPointsAtWhatItsSentenceTalksAbout(t *testing.T) {
 	t.Parallel()
@@ -235,6 +235,7 @@ func TestACitationPointsAtWhatItsSentenceTalksAbout(t *testing.T) {
 		"right item, other words":     {text: "Its digital banking push in Thailand [2] supports the trend."},
 		"swapped items":               {text: "Quarterly profit beat estimates [2], which lifts confidence.", violation: `citation [2] points at news item 2 ("DBS expands its digital bank in Thailand") but its sentence is about item 1 ("DBS quarterly profit beats estimates")`},
 		"English sentence, Thai item": {text: "The digital expansion in Thailand [3] helps.", violation: `citation [3] points at news item 3 ("ธนาคารในภูมิภาคเผชิญแรงกดดันจากการลดดอกเบี้ย") but its sentence is about item 2 ("DBS expands its digital bank in Thailand")`},
+		"a shared common word":        {text: "Profit beat estimates this quarter at the bank [3].", violation: `citation [3] points at news item 3 ("ธนาคารในภูมิภาคเผชิญแรงกดดันจากการลดดอกเบี้ย") but its sentence is about item 1 ("DBS quarterly profit beats estimates")`},
 		"Thai sentence, Thai item":    {text: "แรงกดดันจากการลดดอกเบี้ยของธนาคารในภูมิภาค [3] เป็นความเสี่ยง"},
 		"Thai, English items":         {text: "ข่าวผลประกอบการไตรมาสล่าสุดที่ดีกว่าคาด [2] ช่วยหนุนความเชื่อมั่น"},
 		"Thai sentence, wrong item":   {text: "แรงกดดันจากการลดดอกเบี้ยของธนาคารในภูมิภาค [1] เป็นความเสี่ยง", violation: `citation [1] points at news item 1 ("DBS quarterly profit beats estimates") but its sentence is about item 3 ("ธนาคารในภูมิภาคเผชิญแรงกดดันจากการลดดอกเบี้ย")`},

@@ -1,7 +1,8 @@
 // Package judges holds Assay's LLM judges, each an eval.Scorer that returns
-// its evidence: faithfulness, answer relevancy, context precision, context
-// recall, completeness, per-source relevance (1-5, seed 004) and reasoning
-// quality (seed 003's dimensions).
+// its evidence: faithfulness, answer relevancy (RAGAS's; the model's direct
+// 1-5 grade is another metric, answer_relevancy_grade), context precision,
+// context recall, completeness, per-source relevance (1-5, seed 004) and
+// reasoning quality (seed 003's dimensions).
 //
 // # Contract
 //
@@ -35,8 +36,8 @@
 //
 // # Nothing to judge
 //
-// A judge of the answer (faithfulness, answer relevancy, completeness,
-// reasoning) given a missing or blank answer, and faithfulness given an
+// A judge of the answer (faithfulness, answer relevancy and its grade,
+// completeness, reasoning) given a missing or blank answer, and faithfulness given an
 // answer with no claim, returns a Skipped score (eval.Score.Skipped) with
 // eval.ErrNoAnswer or eval.ErrNoClaims and the reason, offline and with a
 // model alike: not scored, counted apart, never averaged in, never passing

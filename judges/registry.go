@@ -12,13 +12,13 @@ import (
 // the judges' metrics. It is metric.ErrUnknownMetric. Test with errors.Is.
 var ErrUnknownMetric = metric.ErrUnknownMetric
 
-// AddBuiltins adds the judges' metrics to r: the seven LLM judges and the
+// AddBuiltins adds the judges' metrics to r: the eight LLM judges and the
 // token-overlap baseline, each entry beside the scorer it builds. --metric
-// takes all eight.
+// takes all nine.
 func AddBuiltins(r *metric.Registry) error {
 	for _, e := range []metric.Entry{
 		tokenOverlapMetric(), completenessMetric(), faithfulnessMetric(), contextPrecisionMetric(),
-		reasoningMetric(), contextRecallMetric(), answerRelevancyMetric(), sourceRelevanceMetric(),
+		reasoningMetric(), contextRecallMetric(), answerRelevancyMetric(), answerRelevancyGradeMetric(), sourceRelevanceMetric(),
 	} {
 		if err := r.Add(e); err != nil {
 			return fmt.Errorf("judges: %w", err)

@@ -43,6 +43,12 @@ func reasoningStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
 // on a 0-1 scale; every dimension 0 or 1 and not all 0, as a 0-1 scale
 // written in integers) gets the repair request, then the neutral default.
 // A missing or blank answer is Skipped (eval.ErrNoAnswer), not scored.
+//
+// Offline, the clarity heuristic reads a report's sections (summary,
+// findings, conclusion, sources): it applies to an answer with at least
+// one Markdown heading, and an answer with none (a RAG answer) is Skipped
+// with eval.ErrNoSections, not scored 0 for sections it was never meant to
+// have. With a model the rubric reads any answer.
 type Reasoning struct {
 	Model Model
 }
@@ -101,7 +107,11 @@ func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 		return skip(MetricReasoning, Method(r.Model), 100, eval.ErrNoAnswer, llm.Usage{}), nil
 	}
 	if Offline(r.Model) {
-		sc, err := heuristics.Clarity{}.Score(ctx, s)
+		rep := heuristics.ParseReport([]byte(s.Answer))
+		if len(rep.Sections) == 0 {
+			return skip(MetricReasoning, MethodOffline, 100, fmt.Errorf("offline reasoning reads a report's sections: %w", eval.ErrNoSections), llm.Usage{}), nil
+		}
+		sc, err := heuristics.Clarity{}.ScoreReport(ctx, rep, s)
 		if err != nil {
 			return sc, err
 		}

@@ -121,6 +121,9 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	if err := job.Registry.CheckModel(job.Metrics, s.Model()); err != nil {
+		return nil, err
+	}
 	threshold, build := judgesOf(job.Registry, job.Metrics, floors, s)
 	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check

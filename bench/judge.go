@@ -48,7 +48,8 @@ type JudgeOutcome struct {
 	// Records is the dataset's size, Done the records judged whole.
 	Records, Done int
 	Summaries     []MetricStats
-	// Skipped counts results with nothing to judge (no answer, no claim).
+	// Skipped counts results with nothing to judge (no answer, no claim, no
+	// sections where a metric reads a report's).
 	Skipped  int
 	Report   judging.Report
 	Failures judging.Failures
@@ -74,7 +75,7 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 	}
 	o.Report.Write(log)
 	if o.Skipped > 0 {
-		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no claim): not scored, never passing --min\n", o.Skipped)
+		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no claim, or no sections where a metric reads a report's): not scored, never passing --min\n", o.Skipped)
 	}
 }
 

@@ -39,7 +39,7 @@ type Score struct {
 	// Skipped is true when the scorer had nothing to judge (no answer, an
 	// answer with no claim to check): the sample is not scored. Value and
 	// Points are 0 and mean nothing; Reason says why and Err holds the
-	// cause (ErrNoAnswer, ErrNoClaims). A skipped score is counted apart,
+	// cause (ErrNoAnswer, ErrNoClaims, ErrNoSections). A skipped score is counted apart,
 	// like a default, never averaged in and never passing a gate.
 	Skipped bool `json:"skipped,omitempty"`
 	// Pass, when not nil, is the verdict of the card this score totals

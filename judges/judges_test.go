@@ -251,10 +251,6 @@ func TestAnswerRelevancy(t *testing.T) {
 			replies: map[string][]string{"relevancy.questions": {`{"questions":[],"noncommittal":true}`}}, embed: unit,
 			value: 0, method: "llm:fake:judge (questions: noncommittal)",
 		},
-		"no embedding model falls back to a direct grade": {
-			replies: map[string][]string{"relevancy.questions": {questions}, "relevancy.rate": {`{"grade":4,"reason":"mostly answers"}`}},
-			value:   0.75, method: "llm:fake:judge (direct 1-5 grade, no embeddings)",
-		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // the judges' metrics. It is metric.ErrUnknownMetric. Test with errors.Is.
 var ErrUnknownMetric = metric.ErrUnknownMetric
 
-// AddBuiltins adds the judges' metrics to r: the seven LLM judges, the
+// AddBuiltins adds the judges' metrics to r: the eight LLM judges, the
 // token-overlap baseline and the judges of an answer against its reference
 // (answer correctness, factual correctness in its three modes, semantic
 // similarity), each entry beside the scorer it builds. --metric takes
@@ -20,7 +20,7 @@ var ErrUnknownMetric = metric.ErrUnknownMetric
 func AddBuiltins(r *metric.Registry) error {
 	for _, e := range append([]metric.Entry{
 		tokenOverlapMetric(), completenessMetric(), faithfulnessMetric(), contextPrecisionMetric(),
-		reasoningMetric(), contextRecallMetric(), answerRelevancyMetric(), sourceRelevanceMetric(),
+		reasoningMetric(), contextRecallMetric(), answerRelevancyMetric(), answerRelevancyGradeMetric(), sourceRelevanceMetric(),
 	}, referenceMetrics()...) {
 		if err := r.Add(e); err != nil {
 			return fmt.Errorf("judges: %w", err)

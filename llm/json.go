@@ -286,6 +286,13 @@ func (d replyDecoder) decodeObject(raw string, out any) error {
 		if err := d.schema.Validate(instance); err != nil {
 			return fmt.Errorf("%w: not of the schema: %s", ErrInvalidOutput, schemaProblem(err))
 		}
+		// The reply is read as the schema read it: a number the schema
+		// took for an integer (80.0, 8e1) decodes into an int field as 80,
+		// rather than being refused by the decoder after the schema let
+		// it pass.
+		if b, err := json.Marshal(instance); err == nil {
+			raw = string(b)
+		}
 	}
 	dec := json.NewDecoder(strings.NewReader(raw))
 	if err := dec.Decode(out); err != nil {

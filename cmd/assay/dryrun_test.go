@@ -47,8 +47,8 @@ func planRowOf(t *testing.T, table, name string) (calls, tokensIn int) {
 // does: the requests the server received, counted as the client counts a
 // prompt (its tokenizer, 4 tokens a message, the nonce at its preview), and
 // the texts it was asked to embed. The server has an embedding model only
-// where the case sets one; without, answer relevancy grades directly, in
-// both runs.
+// where the case sets one: answer relevancy needs it, and
+// answer_relevancy_grade does without.
 func TestDryRunEqualsTheRealRun(t *testing.T) {
 	t.Parallel()
 	count := llm.TokenizerFor("judge-model").Count // the client's counter for openai:judge-model
@@ -73,6 +73,7 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 	for _, metric := range agent.Builtins().Metrics() {
 		runs[metric] = run{metric: metric}
 	}
+	runs[judges.MetricAnswerRelevancy] = run{judges.MetricAnswerRelevancy, "text-embedding-3-small"}
 	for name, tc := range runs {
 		metric := tc.metric
 		t.Run(name, func(t *testing.T) {

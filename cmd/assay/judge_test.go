@@ -224,7 +224,8 @@ func TestDryRunIsTheSameEveryRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.New(t)
-			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir(),
+				"ASSAY_EMBEDDING_MODEL": "text-embedding-3-small"} // answer_relevancy needs one
 			code, first, errOut := runEnv(t, env, args...)
 			require.Equal(t, 0, code, errOut)
 			require.Contains(t, first, "no call made")

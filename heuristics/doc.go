@@ -27,9 +27,13 @@
 //   - A sentence is a claim when it has at least three words (see Words
 //     below), does not end with "?" or ":" (or "？", "："), and is not about
 //     the report itself ("This report compares...").
-//   - A citation marker placed just after the full stop ("... grew.[1]",
-//     "... grew. [^2]", or a link standing alone after the sentence) belongs
-//     to the sentence before it.
+//   - A citation belongs to the sentence it closes: a marker placed just
+//     after the full stop ("... grew.[1]", "... grew. [^2]"), a link
+//     standing alone after the sentence, a link written against the full
+//     stop ("of 2.0.[UMN](url) Next"), or a link after it followed by a
+//     capitalised word that opens the next sentence ("of 2.0. [UMN](url)
+//     Next"). A link after a space that the next words continue ("[NIST](url)
+//     reports that...") is the next sentence's own.
 //
 // A claim is cited when it carries at least one citation that resolves: an
 // inline link to an http(s) URL (seed 000's `[text](url "quote")`, whose

@@ -585,7 +585,7 @@ func (p *reportParser) paragraph(n ast.Node) {
 		}
 		p.r.Sentences = append(p.r.Sentences, Sentence{
 			Text: body, Line: sl, Section: p.section, Citations: cites,
-			Claim: isClaim(spans.strip(s, start, end, spanMarker), body),
+			Claim: isClaim(spans.strip(s, start, spans.trimClosingLinks(s, start, end), spanMarker), body),
 		})
 	}
 }

@@ -131,3 +131,76 @@ func TestSourceQualityRatesEachPageOnce(t *testing.T) {
 	assert.Equal(t, "blog_platforms 5 (named author)", sc.Evidence.Sources[0].Basis, "the author given for the www spelling")
 	assert.Equal(t, 7.5, sc.Evidence.Counts[KeyAvgCredibility])
 }
+
+// TestCitationClosesItsSentence: a citation belongs to the sentence it
+// closes (issue 25, item 9), a link as a bare [1] does; a link that the
+// next words continue is that sentence's own.
+func TestCitationClosesItsSentence(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		md     string
+		claims []string
+		cited  []bool
+	}{
+		"a quoted link against the full stop": {
+			md:     "Heat pumps reached a COP of 2.0.[UMN](https://umn.edu/a \"a COP of 2.0\") Next the team measured capacity at 86 percent.\n",
+			claims: []string{"Heat pumps reached a COP of 2.0.UMN", "Next the team measured capacity at 86 percent."},
+			cited:  []bool{true, false},
+		},
+		"a plain link against a question mark, then two sentences": {
+			md:     "Does frost cut output by a tenth?[ORNL](https://ornl.gov/f) Output fell by 9 percent in the lab. Defrost took four minutes.\n",
+			claims: []string{"Output fell by 9 percent in the lab.", "Defrost took four minutes."},
+			cited:  []bool{false, false},
+		},
+		"a link after a space, before a capitalised word": {
+			md:     "Sales rose 25 percent in Canada last year. [Reuters](https://reuters.com/x \"rose about 25 percent\") Installers expect more growth this winter.\n",
+			claims: []string{"Sales rose 25 percent in Canada last year. Reuters", "Installers expect more growth this winter."},
+			cited:  []bool{true, false},
+		},
+		"two links against the full stop": {
+			md:     "Capacity held at 86 percent.[NIST](https://nist.gov/a) [NREL](https://nrel.gov/b) The homes saved money.\n",
+			claims: []string{"Capacity held at 86 percent.NIST NREL", "The homes saved money."},
+			cited:  []bool{true, false},
+		},
+		"a Thai sentence with its link against the full stop": {
+			md:     "ปั๊มความร้อนให้ค่า COP ราว 2.0 ที่ลบ 15 องศา.[มหาวิทยาลัยมินนิโซตา](https://umn.edu/a \"COP of 2.0\") ต่อมาทีมวัดกำลังการทำความร้อนได้ร้อยละ 86\n",
+			claims: []string{"ปั๊มความร้อนให้ค่า COP ราว 2.0 ที่ลบ 15 องศา.มหาวิทยาลัยมินนิโซตา", "ต่อมาทีมวัดกำลังการทำความร้อนได้ร้อยละ 86"},
+			cited:  []bool{true, false},
+		},
+		// Correct content that must not move.
+		"a link that opens the next sentence as its subject": {
+			md:     "Heat pumps kept homes warm. [NIST](https://nist.gov/a) reports that defrost cut output by a tenth.\n",
+			claims: []string{"Heat pumps kept homes warm.", "NIST reports that defrost cut output by a tenth."},
+			cited:  []bool{false, true},
+		},
+		"a citation before the full stop stays": {
+			md:     "The homes used 40 percent less energy [UMN](https://umn.edu/a \"40 percent less\"). Next winter the study goes on.\n",
+			claims: []string{"The homes used 40 percent less energy UMN.", "Next winter the study goes on."},
+			cited:  []bool{true, false},
+		},
+		"a Thai link inside its sentence stays": {
+			md:     "รายงานของ [กรมพัฒนาพลังงานทดแทน](https://www.dede.go.th/x \"ประหยัดไฟร้อยละ 30\") ระบุว่าบ้านประหยัดไฟได้ร้อยละ 30\n",
+			claims: []string{"รายงานของ กรมพัฒนาพลังงานทดแทน ระบุว่าบ้านประหยัดไฟได้ร้อยละ 30"},
+			cited:  []bool{true},
+		},
+		"a bare marker still closes its sentence": {
+			md:     "Capacity held at 86 percent.[1] The homes saved money.\n\n## Sources\n\n1. https://nist.gov/a\n",
+			claims: []string{"Capacity held at 86 percent.[1]", "The homes saved money."},
+			cited:  []bool{true, false},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := ParseReport([]byte(tc.md))
+			var claims []string
+			var cited []bool
+			for _, c := range r.Claims() {
+				claims = append(claims, c.Text)
+				cited = append(cited, c.Verdict != eval.VerdictUncited)
+			}
+			assert.Equal(t, tc.claims, claims)
+			assert.Equal(t, tc.cited, cited)
+		})
+	}
+}

@@ -78,6 +78,10 @@ type ScorerSpec struct {
 	Max    float64 `yaml:"max"`
 	// grounding
 	Bands []heuristics.Band `yaml:"bands"`
+	// RequireQuote: a link cites a claim only with its quote, as seed 000
+	// counts ([text](url "quote")); false counts [text](url) as cited too.
+	// Either way such claims are counted apart. Unset is true.
+	RequireQuote *bool `yaml:"require_quote"`
 	// source_quality
 	Steps []heuristics.PointStep `yaml:"steps"`
 	// source_diversity

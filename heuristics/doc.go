@@ -35,11 +35,13 @@
 //     Next"). A link after a space that the next words continue ("[NIST](url)
 //     reports that...") is the next sentence's own.
 //
-// A claim is cited when it carries at least one citation that resolves: an
-// inline link to an http(s) URL (seed 000's `[text](url "quote")`, whose
-// title is the quote, or a plain `[text](url)` or autolink), a numbered
-// reference `[1]` that names an entry of the Sources list or a link
-// reference definition, or a footnote `[^1]` that has a definition. A
+// A claim is cited when it carries at least one citation that resolves:
+// seed 000's `[text](url "quote")` to an http(s) URL (the link's title is
+// the quote), a numbered reference `[1]` that names an entry of the Sources
+// list or a link reference definition, or a footnote `[^1]` that has a
+// definition. A claim cited only by links without their quote (a plain
+// `[text](url)` or an autolink) is "cited without quote": counted apart,
+// and cited only when the scorer accepts it (Grounding.AcceptUnquoted). A
 // numbered reference or footnote with no entry is reported as dangling and
 // does not count.
 //

@@ -79,8 +79,26 @@ func (s Sentence) Cited() bool {
 	return false
 }
 
-// Claims returns the report's claims with their verdicts (cited or
-// uncited) in document order.
+// Quoted reports whether the sentence carries a citation that resolves and
+// is more than a bare link: seed 000's [text](url "quote"), a numbered
+// reference or a footnote (which name an entry of the report's sources).
+func (s Sentence) Quoted() bool {
+	for _, c := range s.Citations {
+		switch c.Kind {
+		case eval.CiteNumbered, eval.CiteFootnote:
+			return true // only resolved ones are attached
+		case eval.CiteInline:
+			if isWebURL(c.URL) && strings.TrimSpace(c.Quote) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Claims returns the report's claims with their verdicts in document
+// order: cited (Quoted), cited without quote (Cited, by links without
+// their quote only) or uncited.
 func (r *Report) Claims() []eval.Claim {
 	var out []eval.Claim
 	for _, s := range r.Sentences {
@@ -88,8 +106,11 @@ func (r *Report) Claims() []eval.Claim {
 			continue
 		}
 		v := eval.VerdictUncited
-		if s.Cited() {
+		switch {
+		case s.Quoted():
 			v = eval.VerdictCited
+		case s.Cited():
+			v = eval.VerdictCitedNoQuote
 		}
 		out = append(out, eval.Claim{Text: s.Text, Line: s.Line, Section: s.Section, Verdict: v, Citations: s.Citations})
 	}

@@ -98,7 +98,8 @@ func TestParseReportClaims(t *testing.T) {
 			var cited []bool
 			for _, c := range claims {
 				texts = append(texts, c.Text)
-				cited = append(cited, c.Verdict == "cited")
+				cited = append(cited, c.Verdict != "uncited") // with its quote or without
+
 			}
 			assert.Equal(t, tc.claims, texts)
 			if tc.claims != nil {

@@ -204,3 +204,85 @@ func TestCitationClosesItsSentence(t *testing.T) {
 		})
 	}
 }
+
+// TestCitedWithoutQuote: seed 000 counts a citation as [text](url
+// "quote"); a claim cited only by links without their quote is counted
+// apart, and counts as cited only under AcceptUnquoted (issue 25, item 12).
+func TestCitedWithoutQuote(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		md                   string
+		verdicts             []string
+		cited, unquoted      float64 // under the seed's count
+		points, acceptPoints float64
+		reason               string
+	}{
+		"a plain link and an autolink": {
+			md: "Capacity held at 86 percent at minus 15 degrees [NIST](https://nist.gov/a).\n\n" +
+				"Defrost took four minutes per hour <https://ornl.gov/b>.\n\n" +
+				"The homes used 40 percent less energy [UMN](https://umn.edu/c \"40 percent less\").\n",
+			verdicts: []string{eval.VerdictCitedNoQuote, eval.VerdictCitedNoQuote, eval.VerdictCited},
+			cited:    1, unquoted: 2, points: 0, acceptPoints: 5,
+			reason: `1 of 3 claims cited (33.3%); cited without quote (not counted: seed 000 cites with [text](url "quote")): ` +
+				`line 1: "Capacity held at 86 percent at minus 15 degrees NIST."; line 3: "Defrost took four minutes per hour https://ornl.gov/b."`,
+		},
+		"an empty title is no quote": {
+			md:       "Sales rose 25 percent in Canada [Reuters](https://reuters.com/x \"\").\n\nInstallers expect more growth [AP](https://apnews.com/y \"installers expect growth\").\n",
+			verdicts: []string{eval.VerdictCitedNoQuote, eval.VerdictCited},
+			cited:    1, unquoted: 1, points: 1, acceptPoints: 5,
+			reason: `1 of 2 claims cited (50.0%); cited without quote (not counted: seed 000 cites with [text](url "quote")): line 1: "Sales rose 25 percent in Canada Reuters."`,
+		},
+		"Thai claims with and without the quote": {
+			md: "บ้านที่ติดตั้งปั๊มความร้อนประหยัดไฟได้ร้อยละ 30 [กรมพัฒนาพลังงานทดแทน](https://www.dede.go.th/x)\n\n" +
+				"ปั๊มความร้อนให้ค่า COP ราว 2.0 ที่ลบ 15 องศา [มหาวิทยาลัยมินนิโซตา](https://umn.edu/a \"ค่า COP ราว 2.0\")\n",
+			verdicts: []string{eval.VerdictCitedNoQuote, eval.VerdictCited},
+			cited:    1, unquoted: 1, points: 1, acceptPoints: 5,
+			reason: `1 of 2 claims cited (50.0%); cited without quote (not counted: seed 000 cites with [text](url "quote")): line 1: "บ้านที่ติดตั้งปั๊มความร้อนประหยัดไฟได้ร้อยละ 30 กรมพัฒนาพลังงานทดแทน"`,
+		},
+		// Correct content that must not be flagged.
+		"a quote beside a plain link": {
+			md:       "Capacity held at 86 percent [NIST](https://nist.gov/a) [NREL](https://nrel.gov/b \"held at 86 percent\").\n",
+			verdicts: []string{eval.VerdictCited},
+			cited:    1, points: 5, acceptPoints: 5,
+			reason: "all 1 claims are cited",
+		},
+		"numbered references and footnotes name the sources list": {
+			md:       "Capacity held at 86 percent [1].\n\nDefrost took four minutes per hour.[^d]\n\n[^d]: https://ornl.gov/b\n\n## Sources\n\n1. https://nist.gov/a\n",
+			verdicts: []string{eval.VerdictCited, eval.VerdictCited},
+			cited:    2, points: 5, acceptPoints: 5,
+			reason: "all 2 claims are cited",
+		},
+		"an uncited claim stays uncited either way": {
+			md:       "Capacity held at 86 percent in every home tested.\n",
+			verdicts: []string{eval.VerdictUncited},
+			points:   0, acceptPoints: 0,
+			reason: `0 of 1 claims cited (0.0%); uncited: line 1: "Capacity held at 86 percent in every home tested."`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sample := eval.Sample{Answer: tc.md}
+			sc, err := Grounding{}.Score(context.Background(), sample)
+			require.NoError(t, err)
+			var verdicts []string
+			for _, c := range sc.Evidence.Claims {
+				verdicts = append(verdicts, c.Verdict)
+			}
+			assert.Equal(t, tc.verdicts, verdicts)
+			assert.Equal(t, tc.cited, sc.Evidence.Counts[KeyCitedClaims])
+			assert.Equal(t, tc.unquoted, sc.Evidence.Counts[KeyCitedWithoutQuote])
+			assert.Equal(t, tc.points, sc.Points)
+			assert.Equal(t, tc.reason, sc.Reason)
+
+			lenient, err := Grounding{AcceptUnquoted: true}.Score(context.Background(), sample)
+			require.NoError(t, err)
+			assert.Equal(t, tc.cited+tc.unquoted, lenient.Evidence.Counts[KeyCitedClaims])
+			assert.Equal(t, tc.unquoted, lenient.Evidence.Counts[KeyCitedWithoutQuote], "counted apart either way")
+			assert.Equal(t, tc.acceptPoints, lenient.Points)
+			if tc.unquoted > 0 {
+				assert.Contains(t, lenient.Reason, "cited without quote (counted as cited): line ")
+			}
+		})
+	}
+}

@@ -286,3 +286,81 @@ func TestCitedWithoutQuote(t *testing.T) {
 		})
 	}
 }
+
+// TestTableRowsAndListItemsAreClaims: facts in table rows and list items
+// are claims and are counted, and so is a short factual sentence (issue
+// 25, item 11); headers, labels and questions are not.
+func TestTableRowsAndListItemsAreClaims(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		md     string
+		claims []string
+		cited  []bool
+	}{
+		"an English table, a row cited in a cell": {
+			md: "| Measure | Value | Source |\n|---|---|---|\n" +
+				"| COP at minus 15 degrees | 2.0 | [NREL](https://nrel.gov/a \"a COP of 2.0\") |\n" +
+				"| Capacity kept | 86% | |\n",
+			claims: []string{"COP at minus 15 degrees | 2.0 | NREL", "Capacity kept | 86% |"},
+			cited:  []bool{true, false},
+		},
+		"a Thai table with a numbered reference": {
+			md:     "| รายการ | ค่า |\n|---|---|\n| ค่า COP ที่ลบ 15 องศา | 2.0 [1] |\n| ไฟฟ้าที่ประหยัดได้ | ร้อยละ 30 |\n\n## Sources\n\n1. https://www.dede.go.th/x\n",
+			claims: []string{"ค่า COP ที่ลบ 15 องศา | 2.0 [1]", "ไฟฟ้าที่ประหยัดได้ | ร้อยละ 30"},
+			cited:  []bool{true, false},
+		},
+		"short facts in list items": {
+			md:     "- Efficiency: 300%\n- COP 2.0\n- Founded 1998\n- Staff: 40\n- Sales fell.\n- Prices doubled!\n- COVID-19 spread.\n",
+			claims: []string{"Efficiency: 300%", "COP 2.0", "Founded 1998", "Staff: 40", "Sales fell.", "Prices doubled!", "COVID-19 spread."},
+			cited:  []bool{false, false, false, false, false, false, false},
+		},
+		"Thai list items": {
+			md:     "- ข้อดี:\n- ยอดขายลดลงร้อยละ 5\n- ราคาจะขึ้นอีกไหม?\n",
+			claims: []string{"ยอดขายลดลงร้อยละ 5"},
+			cited:  []bool{false},
+		},
+		// Correct content that must not be counted.
+		"labels, indexes and courtesies are no claims": {
+			md:     "- Step 3\n- Table 2\n- Thank you.\n- Fast startup\n- Pros:\n- 86%\n\nYes. In 2020.\n",
+			claims: nil,
+		},
+		"a header row and a label row are no claims": {
+			md:     "| Region | Share |\n|---|---|\n| **Cold climates** | |\n| Nordic countries | 60% |\n",
+			claims: []string{"Nordic countries | 60%"},
+			cited:  []bool{false},
+		},
+		"a table in the Sources section is no claim, and lists the references": {
+			md:     "The homes used 40 percent less energy [1].\n\nDefrost took four minutes [2].\n\n## Sources\n\n| # | Page |\n|---|---|\n| 1 | https://umn.edu/c |\n| [2] | [ORNL](https://ornl.gov/b) |\n",
+			claims: []string{"The homes used 40 percent less energy [1].", "Defrost took four minutes [2]."},
+			cited:  []bool{true, true},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := ParseReport([]byte(tc.md))
+			var claims []string
+			var cited []bool
+			for _, c := range r.Claims() {
+				claims = append(claims, c.Text)
+				cited = append(cited, c.Verdict == eval.VerdictCited)
+			}
+			assert.Equal(t, tc.claims, claims)
+			assert.Equal(t, tc.cited, cited)
+			g := Grounding{}.score(r)
+			assert.Equal(t, float64(len(tc.claims)), g.Evidence.Counts[KeyTotalClaims])
+		})
+	}
+}
+
+// TestTableRowsAreNotProse: clarity reads sentences, not table rows; a
+// long row is no long sentence.
+func TestTableRowsAreNotProse(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("word ", 60)
+	r := ParseReport([]byte("Heat pumps kept homes warm all winter.\n\n| Finding | Detail |\n|---|---|\n| Heat | " + long + "|\n"))
+	sc := Clarity{}.score(r)
+	assert.Equal(t, 1.0, sc.Evidence.Counts["sentences"])
+	assert.NotContains(t, strings.Join(sc.Evidence.Issues, "\n"), "over 50 words")
+	require.Len(t, r.Claims(), 2, "the row is a claim all the same")
+}

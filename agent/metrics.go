@@ -77,7 +77,9 @@ func AddBuiltins(r *metric.Registry) error {
 	report := []string{KindReport}
 	entries = append(entries,
 		metric.Entry{Name: MetricGrounding, Kind: metric.KindHeuristic, Dataset: true, Profiles: report, Needs: metric.NeedsAnswer,
-			Spec:   SpecBuilder(func(s ScorerSpec, _ Options) eval.Scorer { return heuristics.Grounding{Bands: s.Bands, Max: s.Max} }),
+			Spec: SpecBuilder(func(s ScorerSpec, _ Options) eval.Scorer {
+				return heuristics.Grounding{Bands: s.Bands, Max: s.Max, AcceptUnquoted: s.RequireQuote != nil && !*s.RequireQuote}
+			}),
 			Repair: repair(repairGrounding)},
 		metric.Entry{Name: MetricSourceQuality, Kind: metric.KindHeuristic, Profiles: report, Needs: metric.NeedsAnswer,
 			Spec: SpecBuilder(func(s ScorerSpec, opt Options) eval.Scorer {

@@ -43,6 +43,9 @@ type Profile struct {
 	Pass        PassRule     `yaml:"pass"`
 	Specs       []ScorerSpec `yaml:"scorers"`
 	Fixes       []FixSpec    `yaml:"fixes"`
+	// Gate is the relevance gate of a research run that uses the profile
+	// (kind report only).
+	Gate GateSpec `yaml:"gate"`
 	// Daily is the profile of a KindDaily profile: seed 003's scorers,
 	// weights and gate (heuristics/daily), read from the same kind of file.
 	Daily *daily.Profile `yaml:"-"`
@@ -72,6 +75,10 @@ type ScorerSpec struct {
 	Max    float64 `yaml:"max"`
 	// grounding
 	Bands []heuristics.Band `yaml:"bands"`
+	// RequireQuote: a link cites a claim only with its quote, as seed 000
+	// counts ([text](url "quote")); false counts [text](url) as cited too.
+	// Either way such claims are counted apart. Unset is true.
+	RequireQuote *bool `yaml:"require_quote"`
 	// source_quality
 	Steps []heuristics.PointStep `yaml:"steps"`
 	// source_diversity
@@ -82,6 +89,13 @@ type ScorerSpec struct {
 	NearDuplicate       float64 `yaml:"near_duplicate"`
 	// context_quality
 	Weights *heuristics.ContextWeights `yaml:"weights"`
+}
+
+// GateSpec configures the relevance gate of a research run (seed 004).
+type GateSpec struct {
+	// RelevanceCutoff is the least relevance grade (1-5) a source needs to
+	// be kept; 0 leaves the mode's (3, seed 004's default).
+	RelevanceCutoff int `yaml:"relevance_cutoff"`
 }
 
 // FixSpec is one entry of the fix priority queue.
@@ -257,6 +271,14 @@ func (p *Profile) check(reg *metric.Registry) error {
 					return bad(f+".weights."+k, "must be between 0 and 1, got %v", x)
 				}
 			}
+		}
+	}
+	if c := p.Gate.RelevanceCutoff; c != 0 {
+		if p.Kind != KindReport {
+			return bad("gate", "only a profile of kind %s has a relevance gate", KindReport)
+		}
+		if c < 1 || c > 5 {
+			return bad("gate.relevance_cutoff", "must be a grade from 1 to 5, got %d", c)
 		}
 	}
 	for _, m := range p.Pass.RequireFull {

@@ -70,10 +70,14 @@ type Evidence struct {
 
 // Verdicts a claim can receive.
 const (
-	VerdictCited       = "cited"
-	VerdictUncited     = "uncited"
-	VerdictSupported   = "supported"
-	VerdictUnsupported = "unsupported"
+	VerdictCited   = "cited"
+	VerdictUncited = "uncited"
+	// VerdictCitedNoQuote is a claim whose only citations are links without
+	// the quote of seed 000's [text](url "quote"); a profile decides
+	// whether it counts as cited.
+	VerdictCitedNoQuote = "cited_without_quote"
+	VerdictSupported    = "supported"
+	VerdictUnsupported  = "unsupported"
 	// VerdictUnjudged is a claim a model judge gave no verdict for, even
 	// when asked again; it counts as not supported.
 	VerdictUnjudged = "unjudged"

@@ -52,6 +52,12 @@ type Request struct {
 	// Check, when set, vets a reply before it is cached: a reply that fails
 	// it is returned but never stored, so a bad reply is not replayed.
 	Check func(content string) error `json:"-"`
+	// TopLogprobs, above 0, asks for the log-probabilities of the reply's
+	// tokens and of that many most likely tokens at each position
+	// (OpenAI's logprobs and top_logprobs), which Response.Logprobs holds
+	// where the backend and the server serve them. It is not part of the
+	// cache key: a caller that needs them in a cached reply says so in Key.
+	TopLogprobs int `json:"top_logprobs,omitempty"`
 }
 
 // Response is a chat reply.
@@ -65,6 +71,10 @@ type Response struct {
 	// (OpenAI's finish_reason "length", Anthropic's stop_reason
 	// "max_tokens") rather than where the model ended it.
 	Truncated bool `json:"truncated,omitempty"`
+	// Logprobs are the reply's tokens with their log-probabilities, when
+	// the request asked for them (TopLogprobs) and the server sent them;
+	// nil otherwise.
+	Logprobs []TokenLogprob `json:"logprobs,omitempty"`
 }
 
 // Usage is what calls cost.

@@ -105,6 +105,9 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return nil, err
 	}
+	if err := job.Judging.CheckChecker(job.Metrics); err != nil {
+		return nil, err
+	}
 	floors, err := ParseMinGate(job.Min)
 	if err != nil {
 		return nil, eval.AsInputError("--min", err)
@@ -120,6 +123,8 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	// The session's registry: its judges take the fact checker, when there is one.
+	job.Registry = s.Registry(job.Registry)
 	threshold, build := judgesOf(job.Registry, job.Metrics, floors, s)
 	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check
@@ -144,6 +149,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		plan.Judge = s.Judge()
 		return &JudgeOutcome{Records: data.Len(), Plan: plan}, nil
 	}
 	meter, err := s.Meter(job.Log, job.Env, "judge", data.Len(), job.Quiet)

@@ -123,7 +123,7 @@ type measurement struct {
 // and its label, before any model call.
 func open(job Job, src source) (*measurement, error) {
 	scan := LabelScan{Label: job.Label}
-	data, err := dataset.Open(src.path, dataset.Options{Stdin: job.Stdin, Visit: func(r dataset.Record) error {
+	data, err := dataset.Open(src.path, dataset.Options{Stdin: job.Stdin, Scorers: modelOnly(job, src), Visit: func(r dataset.Record) error {
 		scan.Add(r)
 		return nil
 	}})
@@ -139,6 +139,24 @@ func open(job Job, src source) (*measurement, error) {
 		m.labelled = scan.Numeric
 	}
 	return m, nil
+}
+
+// modelOnly are the scorers, to check the dataset against, of the judges
+// run now that have no offline counterpart (defined in a judges file): a
+// record without a field one reads is an input error before any call,
+// where the built-in judges count such a record as one they cannot score.
+func modelOnly(job Job, src source) []eval.Scorer {
+	if src.run != nil || job.Score != "" {
+		return nil
+	}
+	var out []eval.Scorer
+	for _, m := range src.metrics {
+		if e, ok := job.Registry.Lookup(m); ok && e.ModelOnly {
+			sc, _ := job.Registry.New(m, nil) // the names are checked by source
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
 // options are the Options of job over a dataset (file) whose labels scan
@@ -210,6 +228,11 @@ func (m *measurement) judge(ctx context.Context) error {
 	var err error
 	if m.sessions, err = m.job.Judging.OpenJury(m.job.Log, m.job.Env); err != nil {
 		return err
+	}
+	for _, s := range m.sessions {
+		if err := m.job.Registry.CheckModel(m.src.metrics, s.Model()); err != nil {
+			return err
+		}
 	}
 	m.defaulted = make([]int, len(m.sessions))
 	jurors, _ := m.job.Judging.Jurors() // checked by Measure

@@ -167,6 +167,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := job.Judging.CheckChecker(p.metrics); err != nil {
 		return nil, err
 	}
+	if err := job.Registry.CheckModel(p.metrics, s.Model()); err != nil {
+		return nil, err
+	}
 	if err := floors.Check(p.metrics); err != nil {
 		return nil, eval.AsInputError("--min", err)
 	}
@@ -182,7 +185,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	started := job.Now().UTC()
 	cfg := RunConfig{RunID: NewRunID(started), Started: started, Command: job.Command, Version: job.Version,
 		Dataset: job.Data, Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
-		Prompts: promptVersions(), Settings: settings(job, p.metrics, threshold)}
+		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, threshold)}
 	dir := job.Out
 	if dir == "" {
 		dir = filepath.Join("assay-runs", cfg.RunID)
@@ -532,9 +535,14 @@ func settings(job Job, metrics []string, threshold func(string) float64) map[str
 	return s
 }
 
-// promptVersions maps each embedded prompt template to its version.
-func promptVersions() map[string]string {
-	out := map[string]string{}
+// promptVersions maps each embedded prompt template to its version, and
+// each of metrics defined in a judges file ("judge NAME") to its
+// definition's (metric.Entry.Version).
+func promptVersions(reg *metric.Registry, metrics []string) map[string]string {
+	out := reg.Versions(metrics)
+	if out == nil {
+		out = map[string]string{}
+	}
 	for _, name := range prompts.Names() {
 		if t, err := prompts.Get(name); err == nil {
 			out[name] = t.Version

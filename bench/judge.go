@@ -125,6 +125,9 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	defer func() { _ = s.Close() }() // idle connections and the cache
 	// The session's registry: its judges take the fact checker, when there is one.
 	job.Registry = s.Registry(job.Registry)
+	if err := job.Registry.CheckModel(job.Metrics, s.Model()); err != nil {
+		return nil, err
+	}
 	threshold, build := judgesOf(job.Registry, job.Metrics, floors, s)
 	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check

@@ -63,11 +63,11 @@ func (f *fakeChecker) reply(req goopenai.ChatCompletionRequest) llmtest.Reply {
 		if !holds {
 			p = 1 - f.yesProb
 		}
-		top := []llmtest.Logprob{{Token: "Yes", Logprob: math.Log(p)}, {Token: "No", Logprob: math.Log(1 - p)}}
+		top := []llm.TopLogprob{{Token: "Yes", Logprob: math.Log(p)}, {Token: "No", Logprob: math.Log(1 - p)}}
 		if !holds {
 			top[0], top[1] = top[1], top[0]
 		}
-		r.Logprobs = []llmtest.Logprob{{Token: answer, Logprob: top[0].Logprob, Top: top}}
+		r.Logprobs = []llm.TokenLogprob{{Token: answer, Logprob: top[0].Logprob, Top: top}}
 	}
 	return r
 }
@@ -166,7 +166,7 @@ func TestCheckerVerifiesEachClaimAgainstChunks(t *testing.T) {
 // spellings of either summed; a claim is supported above 0.5. A reply
 // whose alternatives hold neither falls back on its sampled answer.
 func TestCheckerProbabilityFromLogprobs(t *testing.T) {
-	lp := func(tok string, p float64) llmtest.Logprob { return llmtest.Logprob{Token: tok, Logprob: math.Log(p)} }
+	lp := func(tok string, p float64) llm.TopLogprob { return llm.TopLogprob{Token: tok, Logprob: math.Log(p)} }
 	tests := []struct {
 		name     string
 		reply    llmtest.Reply
@@ -174,17 +174,17 @@ func TestCheckerProbabilityFromLogprobs(t *testing.T) {
 		wantFrom string
 		wantSup  bool
 	}{
-		{"yes 0.6 no 0.3 other 0.1", llmtest.Reply{Content: "Yes", Logprobs: []llmtest.Logprob{{Token: "Yes", Logprob: math.Log(0.6),
-			Top: []llmtest.Logprob{lp("Yes", 0.6), lp("No", 0.3), lp("The", 0.1)}}}}, 0.667, eval.CheckLogprobs, true},
-		{"spellings summed", llmtest.Reply{Content: "No", Logprobs: []llmtest.Logprob{{Token: "No", Logprob: math.Log(0.4),
-			Top: []llmtest.Logprob{lp("No", 0.4), lp(" yes", 0.2), lp("Yes", 0.15), lp("no", 0.05)}}}}, 0.35 / 0.8, eval.CheckLogprobs, false},
-		{"an even split is no support", llmtest.Reply{Content: "Yes", Logprobs: []llmtest.Logprob{{Token: "Yes", Logprob: math.Log(0.5),
-			Top: []llmtest.Logprob{lp("Yes", 0.5), lp("No", 0.5)}}}}, 0.5, eval.CheckLogprobs, false},
-		{"a leading newline token is passed over", llmtest.Reply{Content: "\nYes", Logprobs: []llmtest.Logprob{
-			{Token: "\n", Logprob: math.Log(0.99), Top: []llmtest.Logprob{lp("\n", 0.99)}},
-			{Token: "Yes", Logprob: math.Log(0.7), Top: []llmtest.Logprob{lp("Yes", 0.7), lp("No", 0.3)}}}}, 0.7, eval.CheckLogprobs, true},
-		{"alternatives without Yes or No: the sampled answer", llmtest.Reply{Content: "Yes", Logprobs: []llmtest.Logprob{{Token: "Y", Logprob: math.Log(0.9),
-			Top: []llmtest.Logprob{lp("Y", 0.9), lp("Sure", 0.1)}}}}, 1, eval.CheckSampled, true},
+		{"yes 0.6 no 0.3 other 0.1", llmtest.Reply{Content: "Yes", Logprobs: []llm.TokenLogprob{{Token: "Yes", Logprob: math.Log(0.6),
+			Top: []llm.TopLogprob{lp("Yes", 0.6), lp("No", 0.3), lp("The", 0.1)}}}}, 0.667, eval.CheckLogprobs, true},
+		{"spellings summed", llmtest.Reply{Content: "No", Logprobs: []llm.TokenLogprob{{Token: "No", Logprob: math.Log(0.4),
+			Top: []llm.TopLogprob{lp("No", 0.4), lp(" yes", 0.2), lp("Yes", 0.15), lp("no", 0.05)}}}}, 0.35 / 0.8, eval.CheckLogprobs, false},
+		{"an even split is no support", llmtest.Reply{Content: "Yes", Logprobs: []llm.TokenLogprob{{Token: "Yes", Logprob: math.Log(0.5),
+			Top: []llm.TopLogprob{lp("Yes", 0.5), lp("No", 0.5)}}}}, 0.5, eval.CheckLogprobs, false},
+		{"a leading newline token is passed over", llmtest.Reply{Content: "\nYes", Logprobs: []llm.TokenLogprob{
+			{Token: "\n", Logprob: math.Log(0.99), Top: []llm.TopLogprob{lp("\n", 0.99)}},
+			{Token: "Yes", Logprob: math.Log(0.7), Top: []llm.TopLogprob{lp("Yes", 0.7), lp("No", 0.3)}}}}, 0.7, eval.CheckLogprobs, true},
+		{"a word split in tokens, no alternative Yes or No: the sampled answer", llmtest.Reply{Content: "Yes", Logprobs: []llm.TokenLogprob{
+			{Token: "Y", Logprob: math.Log(0.9), Top: []llm.TopLogprob{lp("Y", 0.9), lp("N", 0.1)}}, {Token: "es", Logprob: math.Log(0.99)}}}, 1, eval.CheckSampled, true},
 		{"no logprobs, answer in lower case with a full stop", llmtest.Reply{Content: "no."}, 0, eval.CheckSampled, false},
 	}
 	for _, tt := range tests {

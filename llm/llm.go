@@ -43,6 +43,12 @@ type Request struct {
 	// MaxTokens caps the reply; zero means the backend's default.
 	MaxTokens int  `json:"max_tokens,omitempty"`
 	Seed      *int `json:"seed,omitempty"`
+	// TopLogprobs, when above 0, asks for the log-probability of each
+	// reply token and of the TopLogprobs most likely tokens at its place
+	// (OpenAI's logprobs and top_logprobs), in Response.Logprobs; a
+	// backend or model that cannot give them sends none. It is not part
+	// of the cache key by itself: set Key to tell such requests apart.
+	TopLogprobs int `json:"top_logprobs,omitempty"`
 	// Key identifies the request's content for the cache and singleflight
 	// when the messages carry per-call randomness (prompt delimiters with a
 	// nonce). Empty means the messages themselves are the key.
@@ -52,12 +58,6 @@ type Request struct {
 	// Check, when set, vets a reply before it is cached: a reply that fails
 	// it is returned but never stored, so a bad reply is not replayed.
 	Check func(content string) error `json:"-"`
-	// TopLogprobs, above 0, asks for the log-probabilities of the reply's
-	// tokens and of that many most likely tokens at each position
-	// (OpenAI's logprobs and top_logprobs), which Response.Logprobs holds
-	// where the backend and the server serve them. It is not part of the
-	// cache key: a caller that needs them in a cached reply says so in Key.
-	TopLogprobs int `json:"top_logprobs,omitempty"`
 }
 
 // Response is a chat reply.
@@ -72,7 +72,7 @@ type Response struct {
 	// "max_tokens") rather than where the model ended it.
 	Truncated bool `json:"truncated,omitempty"`
 	// Logprobs are the reply's tokens with their log-probabilities, when
-	// the request asked for them (TopLogprobs) and the server sent them;
+	// the request asked (Request.TopLogprobs) and the server sent them;
 	// nil otherwise.
 	Logprobs []TokenLogprob `json:"logprobs,omitempty"`
 }

@@ -31,6 +31,12 @@ func sampleData(name string) any {
 		return SourceQuery{Question: "Capital of France?", Source: ctxs[0]}
 	case "research.explain":
 		return Explanation{Question: "Capital of France?", Mode: "standard", Needed: 2, Searches: []string{"capital of France"}, Dropped: []string{"Doc: relevance 1"}}
+	case "defined.steps":
+		return DefinedSteps{Criterion: "The answer is polite and cites the refund policy.", Scale: "pass/fail", Fields: "question, answer"}
+	case "defined.grade":
+		return DefinedGrade{Version: "v1", Criterion: "The answer is polite and cites the refund policy.", Steps: []string{"Read the answer.", "Check its tone."},
+			Scale: "1-5", Rubric: []RubricLine{{"1", "rude"}, {"5", "polite and cites the policy"}}, Grades: "1-5",
+			Fields: []Field{{Name: "question", Label: "question", Text: "Can I get a refund?"}, {Name: "metadata.policy", Label: "field", Text: "Refunds within 30 days."}}}
 	case "research.synthesize":
 		return Synthesis{Question: "Capital of France?", Sources: ctxs}
 	default:

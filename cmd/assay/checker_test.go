@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/llm"
 )
 
 // checkerData is a dataset of two records, one in English and one in
@@ -49,7 +50,7 @@ func checkerReply(t *testing.T, logprobs bool) func(req openai.ChatCompletionReq
 		}
 		r := llmtest.Reply{Content: answer}
 		if logprobs {
-			r.Logprobs = []llmtest.Logprob{{Token: answer, Logprob: math.Log(0.9), Top: []llmtest.Logprob{
+			r.Logprobs = []llm.TokenLogprob{{Token: answer, Logprob: math.Log(0.9), Top: []llm.TopLogprob{
 				{Token: answer, Logprob: math.Log(0.9)}, {Token: other, Logprob: math.Log(0.1)}}}}
 		}
 		return r

@@ -39,6 +39,22 @@ type llmFlags struct {
 	env          func(string) string
 	// metrics are the metrics --metric and profiles take.
 	metrics *metric.Registry
+	// judges is --judges, registered by the commands that judge datasets.
+	judges string
+}
+
+// registerJudges adds --judges, for the commands that judge datasets.
+func registerJudges(fl *pflag.FlagSet, f *llmFlags) {
+	fl.StringVar(&f.judges, "judges", "", "YAML file of judges you define (criterion, steps, scale, rubric, fields, threshold), each then a --metric; see examples/judges.yaml")
+}
+
+// registry is the metrics --metric takes: the command's, with the judges
+// of --judges.
+func (f *llmFlags) registry() (*metric.Registry, error) {
+	if f.judges == "" {
+		return f.metrics, nil
+	}
+	return judges.Extend(f.metrics, f.judges)
 }
 
 // registerSamples adds --samples, for the commands that judge datasets.

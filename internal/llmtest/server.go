@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/assaylabs/assay/llm"
 )
 
 // Reply is one scripted answer. The zero Reply is a 200 with an empty
@@ -53,18 +55,11 @@ type Reply struct {
 	Reset bool
 	// Empty answers with zero choices.
 	Empty bool
-	// Logprobs are the reply's tokens with their log-probabilities, sent
-	// (as OpenAI's choices[].logprobs.content, each token's bytes too)
-	// only when the request asks for logprobs, as a real server does.
-	Logprobs []Logprob
-}
-
-// Logprob is one token of a scripted reply with its natural-log
-// probability and, in Top, the most likely tokens at its position.
-type Logprob struct {
-	Token   string
-	Logprob float64
-	Top     []Logprob
+	// Logprobs are the reply's tokens with their log-probabilities (see
+	// Tokenize), sent when the request asks for logprobs, each token's
+	// alternatives cut to the top_logprobs it asks for; their texts must
+	// make up Content.
+	Logprobs []llm.TokenLogprob
 }
 
 // Option configures a Server.
@@ -253,7 +248,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			c.Message.Content = &reply.Content
 		}
 		if req.LogProbs && reply.Logprobs != nil {
-			c.Logprobs = &logprobs{Content: wireLogprobs(reply.Logprobs, req.TopLogProbs)}
+			c.Logprobs = wireLogprobs(reply.Logprobs, req.TopLogProbs)
 		}
 		resp.Choices = append(resp.Choices, c)
 	}
@@ -396,31 +391,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// wireLogprobs is the wire form of scripted log-probabilities, with at
-// most top alternatives a token, as the request asked.
-func wireLogprobs(lps []Logprob, top int) []tokenLogprob {
-	out := make([]tokenLogprob, len(lps))
-	for i, lp := range lps {
-		out[i] = tokenLogprob{Token: lp.Token, Logprob: lp.Logprob, Bytes: wireBytes(lp.Token), TopLogprobs: []tokenLogprob{}}
-		for j, a := range lp.Top {
-			if j == top {
-				break
-			}
-			out[i].TopLogprobs = append(out[i].TopLogprobs, tokenLogprob{Token: a.Token, Logprob: a.Logprob, Bytes: wireBytes(a.Token)})
-		}
-	}
-	return out
-}
-
-// wireBytes is a token's UTF-8 bytes as the API lists them: numbers.
-func wireBytes(token string) []int {
-	out := make([]int, len(token))
-	for i := 0; i < len(token); i++ {
-		out[i] = int(token[i])
-	}
-	return out
-}
-
 // Tokens is the fake tokenizer the server reports usage with: one token
 // per four bytes, rounded up.
 func Tokens(s string) int { return (len(s) + 3) / 4 }
@@ -460,19 +430,10 @@ type (
 		Usage   usage    `json:"usage"`
 	}
 	choice struct {
-		Index        int       `json:"index"`
-		Message      message   `json:"message"`
-		Logprobs     *logprobs `json:"logprobs,omitempty"`
-		FinishReason string    `json:"finish_reason"`
-	}
-	logprobs struct {
-		Content []tokenLogprob `json:"content"`
-	}
-	tokenLogprob struct {
-		Token       string         `json:"token"`
-		Logprob     float64        `json:"logprob"`
-		Bytes       []int          `json:"bytes"`
-		TopLogprobs []tokenLogprob `json:"top_logprobs,omitempty"`
+		Index        int           `json:"index"`
+		Message      message       `json:"message"`
+		Logprobs     *logprobsWire `json:"logprobs,omitempty"`
+		FinishReason string        `json:"finish_reason"`
 	}
 	message struct {
 		Role    string  `json:"role"`

@@ -53,30 +53,8 @@ func (b *Backend) chatRequest(req llm.Request) openai.ChatCompletionRequest {
 			out.Messages = withSchema(out.Messages, req.Schema)
 		}
 	}
-	if req.TopLogprobs > 0 {
-		// The API takes 0 to 20 alternatives; go-openai omits 0.
-		out.LogProbs, out.TopLogProbs = true, min(req.TopLogprobs, maxTopLogprobs)
-	}
+	setLogprobs(&out, req.TopLogprobs)
 	b.setMaxTokens(&out, req.MaxTokens)
-	return out
-}
-
-// maxTopLogprobs is the most alternatives per token the API takes.
-const maxTopLogprobs = 20
-
-// logprobs maps a choice's log-probabilities; nil when the server sent
-// none.
-func logprobs(lp *openai.LogProbs) []llm.TokenLogprob {
-	if lp == nil || len(lp.Content) == 0 {
-		return nil
-	}
-	out := make([]llm.TokenLogprob, len(lp.Content))
-	for i, t := range lp.Content {
-		out[i] = llm.TokenLogprob{Token: t.Token, Logprob: t.LogProb}
-		for _, a := range t.TopLogProbs {
-			out[i].Top = append(out[i].Top, llm.TopLogprob{Token: a.Token, Logprob: a.LogProb})
-		}
-	}
 	return out
 }
 
@@ -154,7 +132,7 @@ func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
 	if c.Message.Content == "" {
 		return llm.Response{Usage: u}, fmt.Errorf("no content (finish_reason %q): %w", c.FinishReason, llm.ErrEmpty)
 	}
-	return llm.Response{Content: c.Message.Content, Usage: u, Truncated: c.FinishReason == openai.FinishReasonLength, Logprobs: logprobs(c.LogProbs)}, nil
+	return llm.Response{Content: c.Message.Content, Usage: u, Truncated: c.FinishReason == openai.FinishReasonLength, Logprobs: logprobsOf(c)}, nil
 }
 
 // embeddings orders the vectors by index and checks there is one per input.

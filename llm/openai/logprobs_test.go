@@ -1,7 +1,7 @@
 package openai_test
 
 import (
-	"context"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -10,55 +10,55 @@ import (
 
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/openai"
 )
 
-// TestLogprobs: a request with TopLogprobs asks for logprobs and that many
-// alternatives (capped at the API's 20), and the reply's tokens come back
-// with theirs; a request without asks for none, and a server that sends
-// none gives nil.
+// TestLogprobs: a request that asks for log-probabilities sends logprobs
+// and top_logprobs (at most 20), and the reply's come back token by token;
+// a model that refuses them (a reasoning model) is asked without, and a
+// request that does not ask sends neither.
 func TestLogprobs(t *testing.T) {
-	served := []llmtest.Logprob{{Token: "No", Logprob: math.Log(0.7), Top: []llmtest.Logprob{
-		{Token: "No", Logprob: math.Log(0.7)}, {Token: "Yes", Logprob: math.Log(0.25)}, {Token: "no", Logprob: math.Log(0.05)},
-	}}}
-	tests := []struct {
-		name     string
-		ask      int
-		serve    []llmtest.Logprob
-		wantTop  int // top_logprobs sent; 0: logprobs not asked for
-		wantBack []llm.TokenLogprob
+	t.Parallel()
+	content := `{"grade":4}`
+	lps := llmtest.Tokenize(content, "4", []string{"4", "5", "3"}, map[string]float64{"4": 0.6, "5": 0.3, "3": 0.1})
+	tests := map[string]struct {
+		model string
+		top   int
+		// sent is the top_logprobs sent; 0 sends no logprobs at all.
+		sent int
 	}{
-		{name: "asked and served", ask: 2, serve: served, wantTop: 2, wantBack: []llm.TokenLogprob{{
-			Token: "No", Logprob: math.Log(0.7), Top: []llm.TopLogprob{{Token: "No", Logprob: math.Log(0.7)}, {Token: "Yes", Logprob: math.Log(0.25)}},
-		}}},
-		{name: "asked for more than the API takes", ask: 50, serve: served, wantTop: 20, wantBack: []llm.TokenLogprob{{
-			Token: "No", Logprob: math.Log(0.7),
-			Top: []llm.TopLogprob{{Token: "No", Logprob: math.Log(0.7)}, {Token: "Yes", Logprob: math.Log(0.25)}, {Token: "no", Logprob: math.Log(0.05)}},
-		}}},
-		{name: "asked, not served", ask: 5, wantTop: 5},
-		{name: "not asked", serve: served},
+		"asked":                  {"gpt-4o-mini", 2, 2},
+		"asked for more than 20": {"qwen2.5:7b", 30, 20},
+		"not asked":              {"gpt-4o-mini", 0, 0},
+		"a reasoning model":      {"o3-mini", 5, 0},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Content: "No", Logprobs: tt.serve}))
-			b := newBackend(t, srv, nil)
-			resp, err := b.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Document: a\nClaim: b"}}, TopLogprobs: tt.ask})
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Content: content, Logprobs: lps}))
+			b, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: tc.model})
 			require.NoError(t, err)
-			assert.Equal(t, "No", resp.Content)
-			got := srv.Requests()[0]
-			assert.Equal(t, tt.wantTop > 0, got.LogProbs)
-			assert.Equal(t, tt.wantTop, got.TopLogProbs)
-			if tt.wantBack == nil {
-				assert.Nil(t, resp.Logprobs)
+			resp, err := b.Chat(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "grade"}}, TopLogprobs: tc.top})
+			require.NoError(t, err)
+			assert.Equal(t, content, resp.Content)
+			var raw map[string]any
+			require.NoError(t, json.Unmarshal(srv.RawRequests()[0], &raw))
+			if tc.sent == 0 {
+				assert.NotContains(t, raw, "logprobs")
+				assert.NotContains(t, raw, "top_logprobs")
+				assert.Nil(t, resp.Logprobs, "the server sends none unasked")
 				return
 			}
-			require.Len(t, resp.Logprobs, 1)
-			assert.Equal(t, tt.wantBack[0].Token, resp.Logprobs[0].Token)
-			assert.InDelta(t, tt.wantBack[0].Logprob, resp.Logprobs[0].Logprob, 1e-12)
-			require.Len(t, resp.Logprobs[0].Top, len(tt.wantBack[0].Top))
-			for i, a := range tt.wantBack[0].Top {
-				assert.Equal(t, a.Token, resp.Logprobs[0].Top[i].Token)
-				assert.InDelta(t, a.Logprob, resp.Logprobs[0].Top[i].Logprob, 1e-12)
-			}
+			assert.Equal(t, true, raw["logprobs"])
+			assert.InDelta(t, tc.sent, raw["top_logprobs"], 0)
+			require.Len(t, resp.Logprobs, 3)
+			assert.Equal(t, `{"grade":`, resp.Logprobs[0].Token)
+			g := resp.Logprobs[1]
+			assert.Equal(t, "4", g.Token)
+			assert.InDelta(t, math.Log(0.6), g.Logprob, 1e-12)
+			require.Len(t, g.Top, min(tc.sent, 3))
+			assert.Equal(t, "5", g.Top[1].Token)
+			assert.InDelta(t, math.Log(0.3), g.Top[1].Logprob, 1e-12)
 		})
 	}
 }

@@ -441,7 +441,7 @@ func checkerNote(fc *FactChecker, claims []eval.Claim) (string, map[string]float
 		how = append(how, fmt.Sprintf("%d from log-probabilities", int(n)))
 	}
 	if n := counts["checked_"+eval.CheckSampled]; n > 0 {
-		how = append(how, fmt.Sprintf("%d from the sampled answer (no log-probabilities served)", int(n)))
+		how = append(how, fmt.Sprintf("%d from the sampled answer, no log-probabilities served", int(n)))
 	}
 	note := "; each verified by checker " + fc.Name
 	if len(how) > 0 {

@@ -239,10 +239,11 @@ func (m *measurement) judge(ctx context.Context) error {
 	metrics := m.src.metrics
 	if m.job.Judging.DryRun {
 		for _, s := range m.sessions {
-			p, err := judging.DryRun(ctx, s.Client(), metrics, m.scorers(s, metrics), m.data.Len(), dataset.Samples(m.data.Records()), m.job.Registry.DryRun)
+			p, err := judging.DryRun(ctx, s.Client(), metrics, m.scorers(s, metrics), m.data.Len(), dataset.Samples(m.data.Records()), s.Registry(m.job.Registry).DryRun)
 			if err != nil {
 				return err
 			}
+			p.Judge = s.Judge()
 			m.out.Plans = append(m.out.Plans, p)
 		}
 		return nil
@@ -255,7 +256,7 @@ func (m *measurement) judge(ctx context.Context) error {
 				name = metric + " (" + jurors[i] + ")"
 			}
 			scorer := m.scorers(s, []string{metric})(s.Model())[0]
-			res, err := m.run(ctx, s, scorer, name, m.threshold(m.job.Registry.DefaultThreshold(metric, s.Model())))
+			res, err := m.run(ctx, s, scorer, name, m.threshold(s.Registry(m.job.Registry).DefaultThreshold(metric, s.Model())))
 			if err != nil {
 				return err
 			}
@@ -278,10 +279,11 @@ func (m *measurement) scorers(s *judging.Session, metrics []string) func(judges.
 		if t := m.job.Threshold; t != nil {
 			return *t
 		}
-		return m.job.Registry.DefaultThreshold(metric, s.Model())
+		return s.Registry(m.job.Registry).DefaultThreshold(metric, s.Model())
 	}
+	// The session's registry: its judges take its fact checker, when it has one.
 	return func(model judges.Model) []eval.Scorer {
-		return s.Sampled(metrics, threshold, bench.JudgeScorers(m.job.Registry, metrics, model))
+		return s.Sampled(metrics, threshold, bench.JudgeScorers(s.Registry(m.job.Registry), metrics, model))
 	}
 }
 
@@ -315,7 +317,7 @@ func (m *measurement) baseline(ctx context.Context) error {
 	}
 	if s == nil {
 		j := m.job.Judging
-		j.LLM.Spec, j.DryRun, j.Samples, j.Model = "offline", false, 1, nil
+		j.LLM.Spec, j.DryRun, j.Samples, j.Model, j.Checker, j.CheckerChunk = "offline", false, 1, nil, "", 0
 		var err error
 		if m.offline, err = j.Open(m.job.Log, m.job.Env); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -157,8 +158,13 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	// The session's registry: its judges take the fact checker, when there is one.
+	job.Registry = s.Registry(job.Registry)
 	p, err := planJob(job, s, floors)
 	if err != nil {
+		return nil, err
+	}
+	if err := job.Judging.CheckChecker(p.metrics); err != nil {
 		return nil, err
 	}
 	if err := job.Registry.CheckModel(p.metrics, s.Model()); err != nil {
@@ -231,6 +237,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		plan.Judge = s.Judge()
 		out.Plan = plan
 		return out, nil
 	}
@@ -437,7 +444,7 @@ func modelOf(s *judging.Session, p plan) string {
 	if len(p.modelMetrics) == 0 && !judges.Offline(s.Model()) {
 		return NoModel
 	}
-	return judges.Method(s.Model())
+	return s.Judge()
 }
 
 // NoModel is RunConfig.Model of a run none of whose metrics calls a model
@@ -516,6 +523,11 @@ func settings(job Job, metrics []string, threshold func(string) float64) map[str
 	if j.Samples > 1 {
 		// Absent at 1, so that the runs before --samples resume alike.
 		s["--samples"] = strconv.Itoa(j.Samples)
+	}
+	if j.Checker != "" {
+		// Absent without one, so that the runs before --checker resume alike.
+		s["--checker"] = j.Checker
+		s["--checker-chunk"] = strconv.Itoa(cmp.Or(j.CheckerChunk, judges.DefaultChunkTokens))
 	}
 	for _, m := range metrics {
 		s["threshold "+m] = strconv.FormatFloat(threshold(m), 'f', -1, 64)

@@ -106,6 +106,9 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return nil, err
 	}
+	if err := job.Judging.CheckChecker(job.Metrics); err != nil {
+		return nil, err
+	}
 	floors, err := ParseMinGate(job.Min)
 	if err != nil {
 		return nil, eval.AsInputError("--min", err)
@@ -121,6 +124,8 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	// The session's registry: its judges take the fact checker, when there is one.
+	job.Registry = s.Registry(job.Registry)
 	if err := job.Registry.CheckModel(job.Metrics, s.Model()); err != nil {
 		return nil, err
 	}
@@ -148,6 +153,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		plan.Judge = s.Judge()
 		return &JudgeOutcome{Records: data.Len(), Plan: plan}, nil
 	}
 	meter, err := s.Meter(job.Log, job.Env, "judge", data.Len(), job.Quiet)

@@ -94,6 +94,33 @@ type Claim struct {
 	Citations []Citation `json:"citations,omitempty" yaml:"citations,omitempty"`
 	// SourceID names the context that supports the claim, when one does.
 	SourceID string `json:"source_id,omitempty" yaml:"source_id,omitempty"`
+	// Check, for a claim a fact-checking model verified (--checker),
+	// says which model and how sure it was.
+	Check *ClaimCheck `json:"check,omitempty" yaml:"check,omitempty"`
+}
+
+// How a fact checker's probability of support was measured.
+const (
+	// CheckLogprobs: from the log-probabilities of its Yes and No tokens.
+	CheckLogprobs = "logprobs"
+	// CheckSampled: from its sampled answer alone (1 for Yes, 0 for No),
+	// the server having served no log-probabilities.
+	CheckSampled = "sampled"
+)
+
+// ClaimCheck is a fact-checking model's verdict on one claim: the
+// document was split into Chunks, checked in order until one supported
+// the claim (Chunk, 1-based; 0 when none did).
+type ClaimCheck struct {
+	// Checker names the model ("openai:bespoke-minicheck").
+	Checker string `json:"checker" yaml:"checker"`
+	// Probability is the probability of support of the chunk that
+	// supported the claim, or the highest of all when none did.
+	Probability float64 `json:"probability" yaml:"probability"`
+	// From is CheckLogprobs or CheckSampled.
+	From   string `json:"from" yaml:"from"`
+	Chunk  int    `json:"chunk,omitempty" yaml:"chunk,omitempty"`
+	Chunks int    `json:"chunks" yaml:"chunks"`
 }
 
 // Citation kinds.

@@ -93,6 +93,7 @@ func newAgreeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
 	registerSamples(fl, &f.llm)
+	registerChecker(fl, &f.llm)
 	registerJudges(fl, &f.llm)
 	fl.BoolVarP(&f.job.Quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("label")

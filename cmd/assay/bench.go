@@ -87,6 +87,7 @@ func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
 	registerSamples(fl, &f.llm)
+	registerChecker(fl, &f.llm)
 	registerJudges(fl, &f.llm)
 	fl.BoolVarP(&f.job.Quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringArrayVar(&f.job.Gates, "gate", nil, "exit 1 unless 'METRIC.STAT OP NUMBER' holds (STAT: mean, min, max, median, p10, pass_rate, defaulted, defaulted_rate; OP: >=, >, <=, <); repeatable")

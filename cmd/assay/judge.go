@@ -58,6 +58,7 @@ must not pass for a result.`,
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
 	registerSamples(fl, &f.llm)
+	registerChecker(fl, &f.llm)
 	registerJudges(fl, &f.llm)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("metric")

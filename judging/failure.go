@@ -25,6 +25,9 @@ const (
 	FailInterrupted
 	// FailNothingScored is a metric with no scored sample.
 	FailNothingScored
+	// FailUnreachable is calls that gave up on a model server that stayed
+	// down longer than they could wait (llm.ErrUnreachable).
+	FailUnreachable
 )
 
 // Scored reports whether the kind is a verdict on what was scored (exit
@@ -49,6 +52,8 @@ func (k FailureKind) String() string {
 		return "interrupted"
 	case FailNothingScored:
 		return "nothing scored"
+	case FailUnreachable:
+		return "model server down"
 	}
 	return "failure"
 }

@@ -125,6 +125,7 @@ type Client struct {
 	spent    float64
 	inflight float64
 	stopped  int             // calls refused by the budget
+	downed   int             // calls that gave up on a server down, ErrUnreachable
 	unpriced map[string]bool // models called with no price, said once
 
 	// unpricedModel: the model is not offline and has no price.
@@ -272,6 +273,23 @@ func (c *Client) Waits() Waits {
 // until is the end of the retry time of a call that starts now.
 func (c *Client) until() time.Time {
 	return time.Now().Add(c.cfg.Retry.withDefaults().MaxElapsed)
+}
+
+// Unreachable is how many calls ended because the model server was down
+// longer than they could wait for it (ErrUnreachable).
+func (c *Client) Unreachable() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.downed
+}
+
+// gaveUp counts a call that ended in err when the server was down.
+func (c *Client) gaveUp(err error) {
+	if errors.Is(err, ErrUnreachable) {
+		c.mu.Lock()
+		c.downed++
+		c.mu.Unlock()
+	}
 }
 
 // BudgetStops is how many calls the cost budget refused.
@@ -490,6 +508,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: req.Tag, Attempt: attempt, Wait: wait, Err: err})
 	})
+	c.gaveUp(err)
 	if st.requests == 0 {
 		// Refused (budget, bad key, server down), or cancelled while
 		// waiting: no call was made, and what it held is given back.
@@ -706,6 +725,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: "embed", Attempt: attempt, Wait: wait, Err: err})
 	})
+	c.gaveUp(err)
 	if errors.Is(err, ErrNoEmbeddings) || st.requests == 0 {
 		return nil, Usage{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -329,6 +330,13 @@ func TestTemporary(t *testing.T) {
 		"refusal":     {&RefusalError{Reason: "no"}, false},
 		"invalid out": {ErrInvalidOutput, false},
 		"budget":      {ErrBudget, false},
+		"too large":   {&ReplyTooLargeError{Size: MaxReply + 1}, false},
+		"not chat":    {fmt.Errorf("%w: no choices", ErrNotChat), false},
+		// net/http's error for a kept-alive connection the server closed
+		// under a POST (a server stopped or restarted), as Client.Do
+		// returns it.
+		"server closed idle connection": {&url.Error{Op: "Post", URL: "http://127.0.0.1:1/v1/chat/completions",
+			Err: errors.New("http: server closed idle connection")}, true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, Temporary(tc.err)) })

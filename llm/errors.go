@@ -121,7 +121,22 @@ func Temporary(err error) bool {
 		return true
 	}
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		serverClosedIdle(err)
+}
+
+// serverClosedIdle reports whether err is net/http's report of a server
+// that closed a kept-alive connection as a request went out on it (a
+// server stopped or restarted): the io.EOF of a POST, which net/http does
+// not send again itself. Its error is unexported, so its text is all
+// there is to know it by.
+func serverClosedIdle(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "http: server closed idle connection" {
+			return true
+		}
+	}
+	return false
 }
 
 // retryAfter returns the Retry-After hint carried by err, if any.

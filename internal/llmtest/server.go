@@ -12,11 +12,13 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,6 +55,9 @@ type Reply struct {
 	Reset bool
 	// Empty answers with zero choices.
 	Empty bool
+	// Bulk, when set, makes Content a valid JSON object of about Bulk
+	// bytes (a claims list of one long claim): a reply far over any cap.
+	Bulk int
 }
 
 // Option configures a Server.
@@ -99,19 +104,35 @@ func Dim(n int) Option {
 	return func(s *Server) { s.dim = n }
 }
 
+// At runs f when the n-th chat call arrives (counting from 1), on a
+// goroutine of its own, for faults in the middle of a run: a blip
+// (Server.Down), a stall (Server.Stall). Close waits for it.
+func At(n int, f func(*Server)) Option {
+	return func(s *Server) { s.at = append(s.at, trigger{n, f}) }
+}
+
+type trigger struct {
+	n int
+	f func(*Server)
+}
+
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {
-	srv     *httptest.Server
 	fn      func(openai.ChatCompletionRequest) Reply
 	def     Reply
 	latency time.Duration
 	dim     int
 	quiet   bool
 	mux     *http.ServeMux
+	url     string
+	at      []trigger
+	bg      sync.WaitGroup // the goroutines of At
 
 	calls, embedCalls atomic.Int64
 
 	mu         sync.Mutex
+	srv        *httptest.Server
+	stalled    chan struct{} // closed when a stall ends; nil: none
 	queue      []Reply
 	embedQueue []Reply
 	requests   []openai.ChatCompletionRequest
@@ -138,17 +159,114 @@ func Start(opts ...Option) *Server {
 	mux.HandleFunc("POST /v1/embeddings", s.embed)
 	s.mux = mux
 	s.srv = httptest.NewServer(mux)
+	s.url = s.srv.URL
 	return s
 }
 
 // Handler serves the fake API, for mounting on another listener.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Close stops the server and waits for its requests to finish.
-func (s *Server) Close() { s.srv.Close() }
+// Close stops the server and waits for its requests, and the faults At
+// started, to finish.
+func (s *Server) Close() {
+	for {
+		s.mu.Lock()
+		srv := s.srv
+		s.mu.Unlock()
+		// Closed, it starts no handler, so no fault: then wait for those
+		// under way, one of which may have started the server again.
+		srv.Close()
+		s.bg.Wait()
+		s.mu.Lock()
+		same := s.srv == srv
+		s.mu.Unlock()
+		if same {
+			return
+		}
+	}
+}
 
-// URL is the base URL to give a client, ending in /v1.
-func (s *Server) URL() string { return s.srv.URL + "/v1" }
+// URL is the base URL to give a client, ending in /v1. It stays the same
+// across Down.
+func (s *Server) URL() string { return s.url + "/v1" }
+
+// Down stops the server for d, as a process that is stopped and started
+// again (Stop, then Restart after d). It returns once the server is back.
+func (s *Server) Down(d time.Duration) {
+	s.Stop()
+	t := time.NewTimer(d)
+	<-t.C
+	s.Restart()
+}
+
+// Stop stops the server as a process that ends: the connections open are
+// cut (requests in flight fail) and new ones are refused, until Restart.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	old := s.srv
+	s.mu.Unlock()
+	old.CloseClientConnections()
+	old.Close()
+}
+
+// Restart listens again at the address of the stopped server.
+func (s *Server) Restart() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	addr := strings.TrimPrefix(s.url, "http://")
+	var ln net.Listener
+	var err error
+	t := time.NewTimer(0)
+	for range 100 {
+		<-t.C
+		// The port may be held for a moment by the old listener's end.
+		if ln, err = (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr); err == nil {
+			break
+		}
+		t.Reset(10 * time.Millisecond)
+	}
+	if err != nil {
+		panic("llmtest: listen again at " + addr + ": " + err.Error())
+	}
+	srv := httptest.NewUnstartedServer(s.mux)
+	_ = srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	s.srv = srv
+}
+
+// Stall holds every chat request, those in flight and those arriving,
+// for d (the connections stay open), then lets them answer, as a server
+// that stops making progress for a while. It returns when the stall ends.
+func (s *Server) Stall(d time.Duration) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.stalled = ch
+	s.mu.Unlock()
+	t := time.NewTimer(d)
+	<-t.C
+	s.mu.Lock()
+	s.stalled = nil
+	s.mu.Unlock()
+	close(ch)
+}
+
+// held waits while a stall is under way; it reports whether the client is
+// still there.
+func (s *Server) held(r *http.Request) bool {
+	s.mu.Lock()
+	ch := s.stalled
+	s.mu.Unlock()
+	if ch == nil {
+		return true
+	}
+	select {
+	case <-ch:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
 
 // Calls is the number of chat requests received, failed ones included.
 func (s *Server) Calls() int { return int(s.calls.Load()) }
@@ -186,7 +304,15 @@ func (s *Server) Push(replies ...Reply) {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	s.calls.Add(1)
+	n := s.calls.Add(1)
+	for _, tr := range s.at {
+		if int64(tr.n) == n {
+			s.bg.Go(func() { tr.f(s) })
+		}
+	}
+	if !s.held(r) {
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return // the client went away
@@ -214,8 +340,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			reply = s.def
 		}
 	}
-	if !s.prelude(w, r, reply) {
+	if !s.prelude(w, r, reply) || !s.held(r) {
 		return
+	}
+	if reply.Bulk > 0 {
+		reply.Content = `{"claims":["` + strings.Repeat("a", max(reply.Bulk-16, 0)) + `"]}`
 	}
 	resp := chatResponse{
 		ID: "chatcmpl-llmtest", Object: "chat.completion", Created: 1700000000, Model: req.Model,

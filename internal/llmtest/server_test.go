@@ -257,3 +257,51 @@ func TestDrive(t *testing.T) {
 		})
 	}
 }
+
+// TestOutages: Stop refuses connections until Restart, at the same URL;
+// Stall holds requests until it ends and then answers them; At starts a
+// fault at the n-th chat call.
+func TestOutages(t *testing.T) {
+	t.Parallel()
+	stalled := make(chan struct{})
+	s := New(t, At(2, func(s *Server) {
+		close(stalled)
+		s.Stall(50 * time.Millisecond)
+	}))
+	url := s.URL() + "/chat/completions"
+	a, _, err := post(t.Context(), t, url, chatBody)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, a.status)
+
+	// The second call starts the stall and is held by it, then answered.
+	a, _, err = post(t.Context(), t, url, chatBody)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, a.status)
+	<-stalled
+
+	s.Stop()
+	_, _, err = post(t.Context(), t, url, chatBody)
+	require.Error(t, err, "refused while stopped")
+	s.Restart()
+	assert.Equal(t, url, s.URL()+"/chat/completions")
+	a, _, err = post(t.Context(), t, url, chatBody)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, a.status)
+	assert.Equal(t, 3, s.Calls(), "the refused call never reached it")
+}
+
+// TestBulkReply: Bulk makes the content a valid JSON object of about that
+// many bytes.
+func TestBulkReply(t *testing.T) {
+	t.Parallel()
+	s := New(t, Default(Reply{Bulk: 1 << 20}))
+	_, body, err := post(t.Context(), t, s.URL()+"/chat/completions", chatBody)
+	require.NoError(t, err)
+	var resp openai.ChatCompletionResponse
+	require.NoError(t, json.Unmarshal(body, &resp))
+	content := resp.Choices[0].Message.Content
+	assert.InDelta(t, 1<<20, len(content), 16)
+	var v struct{ Claims []string }
+	require.NoError(t, json.Unmarshal([]byte(content), &v))
+	assert.Len(t, v.Claims, 1)
+}

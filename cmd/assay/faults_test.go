@@ -88,6 +88,14 @@ func TestJudgeFaultTable(t *testing.T) {
 			fault:  "reset",
 			stderr: []string{rate, "connection reset by peer"}, calls: 12, atMost: true, someResult: "model server unreachable",
 		},
+		"10 MB replies: over the cap, repaired once, then defaulted": {
+			fault:  "huge",
+			stderr: []string{rate, "over the cap of 1048576 (llm.MaxReply)", "over the 1048576-byte cap"}, calls: 2 * records,
+		},
+		"a 200 reply of another shape is said to be no chat completion": {
+			fault:  "notchat",
+			stderr: []string{rate, `the reply is not a chat completion: a 200 reply with no "choices" field: {"result": "ok"`, "not chat completions"}, calls: records,
+		},
 		"bodies cut off in transit: taken as down": {
 			fault:  "truncated",
 			stderr: []string{rate, "unexpected EOF"}, calls: 12, atMost: true, someResult: "model server unreachable",

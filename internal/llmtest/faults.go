@@ -19,6 +19,10 @@ var Faults = map[string]Reply{
 	"hang":      {Delay: time.Hour},
 	"reset":     {Reset: true},
 	"truncated": {Body: `{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"sc`},
+	// 10 MB of valid JSON in every reply.
+	"huge": {Bulk: 10 << 20},
+	// A 200 reply of another API's shape: no choices.
+	"notchat": {Body: `{"result": "ok", "output": {"text": "4"}}`},
 }
 
 // FaultNames lists Faults' names in order.

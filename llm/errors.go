@@ -79,13 +79,14 @@ const MaxReplyBody = MaxReply + 64<<10
 var ErrReplyTooLarge = fmt.Errorf("%w: reply over %d bytes", ErrInvalidOutput, MaxReply)
 
 // ReplyTooLargeError is a reply over the size cap. Size is how much of it
-// was seen before reading stopped: at least the cap, not its whole size.
+// was seen before reading stopped (of its body, for a backend that stops
+// reading at MaxReplyBody): past the cap, not its whole size.
 type ReplyTooLargeError struct {
 	Size int64
 }
 
 func (e *ReplyTooLargeError) Error() string {
-	return fmt.Sprintf("reply of more than %d bytes, over the cap of %d (llm.MaxReply); the rest was not read", e.Size, MaxReply)
+	return fmt.Sprintf("reply over the cap of %d bytes (llm.MaxReply): %d bytes or more, not read further", MaxReply, e.Size)
 }
 
 func (e *ReplyTooLargeError) Unwrap() error { return ErrReplyTooLarge }
@@ -186,8 +187,12 @@ type HeadReader struct {
 }
 
 func (h *HeadReader) Read(p []byte) (int, error) {
-	if h.Max > 0 && h.read > h.Max {
-		return 0, &ReplyTooLargeError{Size: h.read}
+	if h.Max > 0 {
+		if h.read > h.Max {
+			return 0, &ReplyTooLargeError{Size: h.read}
+		}
+		// Read no further than one byte past the cap.
+		p = p[:min(int64(len(p)), h.Max-h.read+1)]
 	}
 	n, err := h.ReadCloser.Read(p)
 	h.read += int64(n)

@@ -90,7 +90,7 @@ func TestJudgeFaultTable(t *testing.T) {
 		},
 		"10 MB replies: over the cap, repaired once, then defaulted": {
 			fault:  "huge",
-			stderr: []string{rate, "over the cap of 1048576 (llm.MaxReply)", "over the 1048576-byte cap"}, calls: 2 * records,
+			stderr: []string{rate, "reply over the cap of 1048576 bytes (llm.MaxReply)", "over the 1048576-byte cap"}, calls: 2 * records,
 		},
 		"a 200 reply of another shape is said to be no chat completion": {
 			fault:  "notchat",

@@ -1132,7 +1132,7 @@ func TestReplyOverTheCap(t *testing.T) {
 		u, err := llm.ChatJSON(t.Context(), c, req, &got)
 		require.ErrorIs(t, err, llm.ErrReplyTooLarge)
 		require.ErrorIs(t, err, llm.ErrInvalidOutput)
-		assert.ErrorContains(t, err, "over the cap of 1048576 (llm.MaxReply)")
+		assert.ErrorContains(t, err, fmt.Sprintf("reply over the cap of 1048576 bytes (llm.MaxReply): %d bytes or more, not read further", llm.MaxReplyBody+1))
 		assert.Equal(t, 2, u.Calls, "the call and its repair")
 		assert.True(t, u.Estimated)
 		assert.Greater(t, u.TokensOut, 2*llm.MaxReply/4-1, "what was read is counted")

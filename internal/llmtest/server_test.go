@@ -305,3 +305,30 @@ func TestBulkReply(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(content), &v))
 	assert.Len(t, v.Claims, 1)
 }
+
+// TestMix: a mix serves each fault at about its share, the same draws for
+// the same seed, and refuses a spec it cannot read.
+func TestMix(t *testing.T) {
+	t.Parallel()
+	ok := func(openai.ChatCompletionRequest) Reply { return Reply{Content: "{}"} }
+	const calls = 20_000
+	draw := func(seed uint64) map[string]int {
+		m, err := Mix("500=0.05,hang=0.01,reset=0.01", seed, ok)
+		require.NoError(t, err)
+		for range calls {
+			m.Reply(openai.ChatCompletionRequest{})
+		}
+		return m.Counts()
+	}
+	got := draw(1)
+	assert.InDelta(t, 0.05*calls, got["500"], 0.01*calls)
+	assert.InDelta(t, 0.01*calls, got["hang"], 0.005*calls)
+	assert.InDelta(t, 0.01*calls, got["reset"], 0.005*calls)
+	assert.Equal(t, calls, got["ok"]+got["500"]+got["hang"]+got["reset"])
+	assert.Equal(t, got, draw(1), "the same seed, the same draws")
+
+	for _, bad := range []string{"500", "500=x", "500=2", "nope=0.1", "500=0.6,hang=0.6"} {
+		_, err := Mix(bad, 1, ok)
+		assert.Error(t, err, bad)
+	}
+}

@@ -91,6 +91,9 @@ func TestJudgeFaultTable(t *testing.T) {
 		"10 MB replies: over the cap, repaired once, then defaulted": {
 			fault:  "huge",
 			stderr: []string{rate, "reply over the cap of 1048576 bytes (llm.MaxReply)", "over the 1048576-byte cap"}, calls: 2 * records,
+			// Decoding a megabyte of each reply is slow under -race on a
+			// loaded machine: no attempt may be cut, or it has no repair.
+			callTimeout: "60s",
 		},
 		"a 200 reply of another shape is said to be no chat completion": {
 			fault:  "notchat",

@@ -344,7 +344,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if reply.Bulk > 0 {
-		reply.Content = `{"claims":["` + strings.Repeat("a", max(reply.Bulk-16, 0)) + `"]}`
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(bulkBody(reply.Bulk))
+		return
 	}
 	resp := chatResponse{
 		ID: "chatcmpl-llmtest", Object: "chat.completion", Created: 1700000000, Model: req.Model,
@@ -413,6 +416,31 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	}
 	resp.Usage.TotalTokens = resp.Usage.PromptTokens
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// bulks holds the bodies of Bulk replies by size, built once: encoding
+// megabytes for every call would make the server, not the client, the
+// slow part of a test.
+var bulks sync.Map // int -> []byte
+
+// bulkBody is the body of a chat completion whose content is a valid JSON
+// object of about size bytes.
+func bulkBody(size int) []byte {
+	if b, ok := bulks.Load(size); ok {
+		return b.([]byte)
+	}
+	content := `{"claims":["` + strings.Repeat("a", max(size-16, 0)) + `"]}`
+	b, err := json.Marshal(chatResponse{
+		ID: "chatcmpl-llmtest", Object: "chat.completion", Created: 1700000000, Model: "bulk",
+		Choices: []choice{{FinishReason: "stop", Message: message{Role: "assistant", Content: &content}}},
+		Usage:   usage{PromptTokens: 100, CompletionTokens: Tokens(content), TotalTokens: 100 + Tokens(content)},
+	})
+	if err != nil {
+		panic("llmtest: bulk reply: " + err.Error())
+	}
+	b = append(b, '\n')
+	bulks.Store(size, b)
+	return b
 }
 
 // prelude applies the latency, delay, reset, status and raw body of a

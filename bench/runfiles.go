@@ -55,15 +55,19 @@ type Result struct {
 	Usage    eval.Usage    `json:"usage,omitzero" yaml:"usage,omitempty"`
 }
 
-// ResultOf is the line of results.jsonl for one score of sample id.
+// ResultOf is the line of results.jsonl for one score of sample id. Its
+// reason, error and each string of its evidence keep at most
+// eval.MaxText bytes (eval.Clip says where one was cut), so that a model
+// that answers at length cannot make a result, or the reports read from
+// results, grow without bound.
 func ResultOf(id string, sc eval.Score) Result {
 	r := Result{
 		ID: id, Metric: sc.Metric, Value: sc.Value, Points: sc.Points, Max: sc.Max,
-		Method: sc.Method, Reason: sc.Reason, Defaulted: sc.Defaulted, Skipped: sc.Skipped, Pass: sc.Pass,
-		Evidence: sc.Evidence, Usage: sc.Usage,
+		Method: sc.Method, Reason: eval.Clip(sc.Reason, eval.MaxText), Defaulted: sc.Defaulted, Skipped: sc.Skipped, Pass: sc.Pass,
+		Evidence: sc.Evidence.Bounded(eval.MaxText), Usage: sc.Usage,
 	}
 	if sc.Err != nil {
-		r.Error = sc.Err.Error()
+		r.Error = eval.Clip(sc.Err.Error(), eval.MaxText)
 	}
 	return r
 }

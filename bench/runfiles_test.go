@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -81,6 +82,25 @@ func TestResultOfRoundTrips(t *testing.T) {
 	assert.Equal(t, r, back)
 	assert.Equal(t, "i/o timeout", back.Error)
 	assert.False(t, back.Counted())
+}
+
+// TestResultOfBoundsTexts: a model that answers at length (a reason, an
+// error and evidence of near a megabyte each, within the reply cap) makes
+// a result line of a few kilobytes per text, each cut text marked.
+func TestResultOfBoundsTexts(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("word ", 200_000) // 1 MB
+	sc := eval.Score{Metric: "faithfulness", Value: 0.5, Reason: long, Err: errors.New(long),
+		Evidence: eval.Evidence{Claims: []eval.Claim{{Text: long, Verdict: eval.VerdictUnsupported}}, Gaps: []string{long}, Issues: []string{"short"}}}
+	r := ResultOf("s1", sc)
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	assert.Less(t, len(b), 5*eval.MaxText, "four texts of at most eval.MaxText bytes, and the rest")
+	for _, s := range []string{r.Reason, r.Error, r.Evidence.Claims[0].Text, r.Evidence.Gaps[0]} {
+		assert.Contains(t, s, eval.CutMarker)
+	}
+	assert.Equal(t, "short", r.Evidence.Issues[0])
+	assert.Equal(t, long, sc.Evidence.Claims[0].Text, "the score is left as it was")
 }
 
 func TestNumIsNullWhenUndefined(t *testing.T) {

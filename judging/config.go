@@ -191,8 +191,21 @@ func (s *Session) Meter(w io.Writer, env func(string) string, label string, n in
 	}
 	if !s.client.Offline() {
 		cfg.Cost = s.client.Spent
+		cfg.Note = func() string { return waitNote(s.client.Waits(), time.Now()) }
 	}
 	return prog.New(w, cfg), nil
+}
+
+// waitNote says what the calls in flight wait on, for the progress line,
+// or "" when they wait on nothing unusual.
+func waitNote(w llm.Waits, now time.Time) string {
+	switch {
+	case !w.Down.IsZero():
+		return fmt.Sprintf("model server not answering for %v, %d call(s) waiting for it", now.Sub(w.Down).Round(time.Second), w.ForServer)
+	case w.Slow > 0:
+		return fmt.Sprintf("%d call(s) waiting on slow replies", w.Slow)
+	}
+	return ""
 }
 
 // Report is what a run's model client did: the line printed after a run.
@@ -227,7 +240,11 @@ func (s *Session) Report(defaulted int) Report {
 // Write prints the report as one line.
 func (r Report) Write(w io.Writer) {
 	u := r.Usage
-	fmt.Fprintf(w, "judge: %s; calls %d (retries %d, cache hits %d", r.Judge, u.Calls, u.Retries, u.CacheHits)
+	fmt.Fprintf(w, "judge: %s; calls %d (retries %d", r.Judge, u.Calls, u.Retries)
+	if u.Hedges > 0 {
+		fmt.Fprintf(w, ", hedged %d", u.Hedges)
+	}
+	fmt.Fprintf(w, ", cache hits %d", u.CacheHits)
 	if u.CacheErrors > 0 {
 		fmt.Fprintf(w, ", cache errors %d", u.CacheErrors)
 	}
@@ -247,11 +264,16 @@ func (r Report) Write(w io.Writer) {
 }
 
 // Failures are the run's own failures once it ended: calls the budget
-// refused, and more neutral defaults than allowed.
+// refused, more neutral defaults than allowed, and calls that gave up on
+// a model server that stayed down (a failure whatever the defaults allow).
 func (s *Session) Failures(d Defaults) []Failure {
 	out := s.budget()
 	if f, ok := s.cfg.DefaultRate(d); ok {
 		out = append(out, f)
+	}
+	if n := s.client.Unreachable(); n > 0 {
+		out = append(out, Failure{Kind: FailUnreachable, Err: fmt.Errorf("the model server stopped answering and stayed down longer than --max-retry-time: %d call(s) gave up on it, and their judges used the neutral default; %s",
+			n, DefaultAdvice(llm.ErrUnreachable))})
 	}
 	return out
 }
@@ -331,6 +353,12 @@ func (j Config) DefaultRate(d Defaults) (f Failure, ok bool) {
 func DefaultAdvice(cause error) string {
 	var se *llm.StatusError
 	switch {
+	case errors.Is(cause, llm.ErrUnreachable):
+		return "the model server stopped answering for longer than --max-retry-time: check that it is up, then judge again (bench: --resume judges the defaulted pairs only)"
+	case errors.Is(cause, llm.ErrReplyTooLarge):
+		return fmt.Sprintf("the model's replies were over the %d-byte cap even when asked for a short one: lower the model's max tokens, or use another model", llm.MaxReply)
+	case errors.Is(cause, llm.ErrNotChat):
+		return "the server's replies are not chat completions: check that $OPENAI_BASE_URL is an OpenAI-compatible API root ending in /v1, and that the model answers with text, not tool calls"
 	case errors.Is(cause, llm.ErrInvalidOutput):
 		return "the model's replies do not follow the judges' JSON schema: use a model that supports structured output, " +
 			"or set $ASSAY_OPENAI_OUTPUT (json_object or prompt) to what the server supports"

@@ -30,6 +30,9 @@ const (
 	// a search backend out of reach, a key the model refused, a folder
 	// that could not be written.
 	FailError
+	// FailUnreachable is calls that gave up on a model server that stayed
+	// down longer than they could wait (llm.ErrUnreachable).
+	FailUnreachable
 )
 
 // Scored reports whether the kind is a verdict on what was scored (exit
@@ -56,6 +59,8 @@ func (k FailureKind) String() string {
 		return "nothing scored"
 	case FailError:
 		return "error"
+	case FailUnreachable:
+		return "model server down"
 	}
 	return "failure"
 }

@@ -28,13 +28,17 @@ type Config struct {
 	RPM, TPM int
 	// Retry sets the retry policy; see RetryPolicy for defaults.
 	Retry RetryPolicy
-	// Breaker sets when the server is taken as down and calls fail at
-	// once; see BreakerPolicy for defaults.
+	// Breaker sets when the server is taken as down, calls wait for it
+	// to come back, and they stop waiting; see BreakerPolicy for defaults.
 	Breaker BreakerPolicy
 	// CallTimeout bounds each attempt of a call, so a server that accepts
 	// and never answers costs a retry, not the whole retry time (0: the
-	// backend's own bound).
+	// backend's own bound). It is the cap of the deadlines Deadline
+	// derives from the latency the server shows.
 	CallTimeout time.Duration
+	// Deadline sets how long an attempt waits before it is hedged, then
+	// ended, from the latency the server shows; see DeadlinePolicy.
+	Deadline DeadlinePolicy
 	// Cache stores replies; nil disables caching.
 	Cache Cache
 	// Prices gives the cost per million tokens; nil uses DefaultPrices.
@@ -103,8 +107,15 @@ type Client struct {
 	prices  Prices
 	now     func() time.Time
 
-	// breaker fails calls at once while the server is taken as down.
+	// breaker holds calls back while the server is taken as down.
 	breaker *breaker
+	// deadlines, lat and hedges cut and hedge attempts that outlive the
+	// latency the server shows; slow counts the attempts past their
+	// deadline now.
+	deadlines DeadlinePolicy
+	lat       latencies
+	hedges    chan struct{}
+	slow      atomic.Int64
 
 	mu       sync.Mutex
 	auth     error // the first refusal of the credentials, ErrAuth
@@ -114,6 +125,7 @@ type Client struct {
 	spent    float64
 	inflight float64
 	stopped  int             // calls refused by the budget
+	downed   int             // calls that gave up on a server down, ErrUnreachable
 	unpriced map[string]bool // models called with no price, said once
 
 	// unpricedModel: the model is not offline and has no price.
@@ -131,11 +143,15 @@ func New(cfg Config) *Client {
 		counter:  cfg.Counter,
 		prices:   cfg.Prices,
 		now:      cfg.Now,
-		breaker:  newBreaker(cfg.Breaker),
+		breaker:  newBreaker(cfg.Breaker, cfg.Retry),
 		sleep:    sleep,
 		outs:     map[string]outStats{},
 		settled:  make(chan struct{}),
 		unpriced: map[string]bool{},
+	}
+	c.deadlines = cfg.Deadline.withDefaults(cfg.Concurrency)
+	if c.deadlines.Hedges > 0 {
+		c.hedges = make(chan struct{}, c.deadlines.Hedges)
 	}
 	if c.counter == nil {
 		c.counter = byteCounter{}
@@ -225,13 +241,55 @@ func (c *Client) latchAuth(err error) error {
 }
 
 // refuse is the error of a call that must not be sent: the credentials
-// were refused, or the server is taken as down. It is permanent, so a
-// call waiting to retry stops.
-func (c *Client) refuse() error {
+// were refused, or the server has been down for longer than the call may
+// wait for it (until, its retry time). It is permanent, so a call waiting
+// to retry stops. While the server is down and the call may still wait,
+// refuse waits for it to come back.
+func (c *Client) refuse(ctx context.Context, until time.Time) error {
 	if err := c.AuthErr(); err != nil {
 		return permanent(err)
 	}
-	return c.breaker.check()
+	return c.breaker.await(ctx, until)
+}
+
+// Waits is what the calls in flight are waiting on, for a progress line
+// to say why a run has stopped moving.
+type Waits struct {
+	// Down is since when the model server has been taken as down (zero
+	// while it is up), and ForServer how many calls wait for it.
+	Down      time.Time
+	ForServer int
+	// Slow counts the attempts that outlived their deadline and still
+	// wait for a reply (DeadlinePolicy).
+	Slow int
+}
+
+// Waits is what the calls in flight wait on now.
+func (c *Client) Waits() Waits {
+	since, n := c.breaker.down()
+	return Waits{Down: since, ForServer: n, Slow: int(c.slow.Load())}
+}
+
+// until is the end of the retry time of a call that starts now.
+func (c *Client) until() time.Time {
+	return time.Now().Add(c.cfg.Retry.withDefaults().MaxElapsed)
+}
+
+// Unreachable is how many calls ended because the model server was down
+// longer than they could wait for it (ErrUnreachable).
+func (c *Client) Unreachable() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.downed
+}
+
+// gaveUp counts a call that ended in err when the server was down.
+func (c *Client) gaveUp(err error) {
+	if errors.Is(err, ErrUnreachable) {
+		c.mu.Lock()
+		c.downed++
+		c.mu.Unlock()
+	}
 }
 
 // BudgetStops is how many calls the cost budget refused.
@@ -379,12 +437,12 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	reserved, toldWait, tokensTaken := false, false, false
 	tokens := 0 // taken from the tokens-per-minute limit
 	var resp Response
-	sent := 0
-	start := c.now()
+	var st callStats
+	start, until, try := c.now(), c.until(), 0
 	_, err := c.cfg.Retry.do(ctx, func() error {
 		// A call waiting to start, or to retry, is not sent once the
-		// credentials were refused or the server is taken as down.
-		if err := c.refuse(); err != nil {
+		// credentials were refused, and waits while the server is down.
+		if err := c.refuse(ctx, until); err != nil {
 			return err
 		}
 		// The call's tokens are taken from the limit once, before its
@@ -432,18 +490,26 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 				return err
 			}
 		}
-		return c.sendHeld(ctx, &sent, func(actx context.Context) error {
-			var err error
-			resp, err = c.cfg.Backend.Chat(actx, req)
-			if err == nil && resp.Content == "" {
+		var err error
+		resp, err = sendHeld(ctx, c, until, req.Tag, try, &st, func(actx context.Context) (Response, error) {
+			r, err := c.cfg.Backend.Chat(actx, req)
+			switch {
+			case err != nil:
+			case len(r.Content) > MaxReply:
+				err = &ReplyTooLargeError{Size: int64(len(r.Content))}
+				r.Content = ""
+			case r.Content == "":
 				err = ErrEmpty
 			}
-			return err
+			return r, err
 		})
+		try++
+		return err
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: req.Tag, Attempt: attempt, Wait: wait, Err: err})
 	})
-	if sent == 0 {
+	c.gaveUp(err)
+	if st.requests == 0 {
 		// Refused (budget, bad key, server down), or cancelled while
 		// waiting: no call was made, and what it held is given back.
 		if reserved {
@@ -458,11 +524,15 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		return Response{}, err
 	}
 	u := resp.Usage
-	u.Calls = sent
-	u.Retries = sent - 1
+	u.Calls, u.Retries, u.Hedges = st.requests, st.attempts-1, st.hedges
 	u.Latency = c.now().Sub(start)
 	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
 		u.TokensIn, u.TokensOut, u.Estimated = countIn(), c.counter.Count(resp.Content), true
+	}
+	if big, ok := errors.AsType[*ReplyTooLargeError](err); ok && u.TokensOut == 0 {
+		// A reply over the cap was not read whole, and it cost its
+		// tokens all the same: at least those of what was read.
+		u.TokensIn, u.TokensOut, u.Estimated = countIn(), int(big.Size/4), true
 	}
 	u.CostUSD, u.CostUnknown = c.price(c.Name(), u.TokensIn, u.TokensOut)
 	resp.Usage = u
@@ -480,27 +550,27 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	return resp, nil
 }
 
-// sendHeld makes one attempt of a call (Chat or Embed) that holds a slot,
-// and releases the slot when it returns. The call is refused at once when
-// the credentials were refused or the server was taken as down while it
-// waited; else send runs under the breaker with the attempt's own timeout
-// and is counted in sent. A refusal of the credentials is latched, and
-// permanent: no retry.
-func (c *Client) sendHeld(ctx context.Context, sent *int, send func(ctx context.Context) error) error {
+// sendHeld makes attempt try of a call (Chat or Embed) of tag that holds
+// a slot, and releases the slot when it returns. The call is refused at
+// once when the credentials were refused while it waited; else send runs
+// under the breaker (waiting while the server is down, until until), cut
+// and hedged as the deadline policy says, and counted in st. A refusal of
+// the credentials is latched, and permanent: no retry.
+func sendHeld[T any](ctx context.Context, c *Client, until time.Time, tag string, try int, st *callStats, send func(ctx context.Context) (T, error)) (T, error) {
 	defer c.release()
-	if err := c.refuse(); err != nil {
-		return err
+	var v T
+	if err := c.AuthErr(); err != nil {
+		return v, permanent(err)
 	}
-	err := c.breaker.run(ctx, func() error {
-		actx, cancel := c.attempt(ctx)
-		defer cancel()
-		*sent++
-		return send(actx)
+	err := c.breaker.run(ctx, until, func() error {
+		var err error
+		v, err = hedged(ctx, c, tag, try, st, send)
+		return err
 	})
 	if isAuth(err) {
-		return permanent(c.latchAuth(err))
+		return v, permanent(c.latchAuth(err))
 	}
-	return err
+	return v, err
 }
 
 // defaultOutTokens is the reply length assumed for a tag with no reply
@@ -544,15 +614,6 @@ func (c *Client) holding(limit string, perMinute int, tag string) func(time.Dura
 	return func(d time.Duration) {
 		c.emit(Event{Kind: "limit_wait", Tag: tag, Limit: limit, PerMinute: perMinute, Wait: d})
 	}
-}
-
-// attempt returns the context of one attempt of a call: ctx cut at
-// CallTimeout when one is set.
-func (c *Client) attempt(ctx context.Context) (context.Context, context.CancelFunc) {
-	if c.cfg.CallTimeout > 0 {
-		return context.WithTimeout(ctx, c.cfg.CallTimeout)
-	}
-	return ctx, func() {}
 }
 
 // acquire takes a request from the requests-per-minute limit, then a
@@ -641,22 +702,22 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	for _, t := range texts {
 		tok += c.counter.Count(t)
 	}
-	var vecs [][]float32
-	var u Usage
-	sent := 0
-	start := c.now()
+	var got embedded
+	var st callStats
+	start, until, try := c.now(), c.until(), 0
 	_, err := c.cfg.Retry.do(ctx, func() error {
-		if err := c.refuse(); err != nil {
+		if err := c.refuse(ctx, until); err != nil {
 			return err
 		}
 		if err := c.acquire(ctx, "embed"); err != nil {
 			return err
 		}
-		err := c.sendHeld(ctx, &sent, func(actx context.Context) error {
-			var err error
-			vecs, u, err = c.cfg.Backend.Embed(actx, texts)
-			return err
+		var err error
+		got, err = sendHeld(ctx, c, until, "embed", try, &st, func(actx context.Context) (embedded, error) {
+			vecs, u, err := c.cfg.Backend.Embed(actx, texts)
+			return embedded{vecs, u}, err
 		})
+		try++
 		if errors.Is(err, ErrNoEmbeddings) {
 			return permanent(err)
 		}
@@ -664,10 +725,12 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	}, func(attempt int, err error, wait time.Duration) {
 		c.emit(Event{Kind: "retry", Tag: "embed", Attempt: attempt, Wait: wait, Err: err})
 	})
-	if errors.Is(err, ErrNoEmbeddings) || sent == 0 {
+	c.gaveUp(err)
+	if errors.Is(err, ErrNoEmbeddings) || st.requests == 0 {
 		return nil, Usage{}, err
 	}
-	u.Calls, u.Retries, u.Latency = sent, sent-1, c.now().Sub(start)
+	vecs, u := got.vecs, got.u
+	u.Calls, u.Retries, u.Hedges, u.Latency = st.requests, st.attempts-1, st.hedges, c.now().Sub(start)
 	if u.TokensIn == 0 {
 		u.TokensIn, u.Estimated = tok, true
 	}
@@ -680,6 +743,12 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	u.CostUSD, u.CostUnknown = c.price(name, u.TokensIn, 0)
 	c.settle(0, u)
 	return vecs, u, err
+}
+
+// embedded is what one embedding request returned.
+type embedded struct {
+	vecs [][]float32
+	u    Usage
 }
 
 func (c *Client) emit(e Event) {

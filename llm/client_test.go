@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,9 +34,12 @@ func (b *stubBackend) Name() string { return "stub:gpt-4o-mini" }
 
 func (b *stubBackend) Chat(ctx context.Context, _ Request) (Response, error) {
 	b.calls.Add(1)
-	if b.delay > 0 {
+	b.mu.Lock()
+	delay := b.delay
+	b.mu.Unlock()
+	if delay > 0 {
 		select {
-		case <-time.After(b.delay):
+		case <-time.After(delay):
 		case <-ctx.Done():
 			return Response{}, ctx.Err()
 		}
@@ -325,6 +330,13 @@ func TestTemporary(t *testing.T) {
 		"refusal":     {&RefusalError{Reason: "no"}, false},
 		"invalid out": {ErrInvalidOutput, false},
 		"budget":      {ErrBudget, false},
+		"too large":   {&ReplyTooLargeError{Size: MaxReply + 1}, false},
+		"not chat":    {fmt.Errorf("%w: no choices", ErrNotChat), false},
+		// net/http's error for a kept-alive connection the server closed
+		// under a POST (a server stopped or restarted), as Client.Do
+		// returns it.
+		"server closed idle connection": {&url.Error{Op: "Post", URL: "http://127.0.0.1:1/v1/chat/completions",
+			Err: errors.New("http: server closed idle connection")}, true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, Temporary(tc.err)) })
@@ -591,7 +603,7 @@ func TestClientRateLimitPastDeadline(t *testing.T) {
 			require.ErrorIs(t, err, context.DeadlineExceeded)
 			assert.Contains(t, err.Error(), "rate")
 			assert.Less(t, time.Since(start), 500*time.Millisecond, "refused at once, not after waiting")
-			assert.False(t, c.breaker.down(), "our own limit says nothing of the server")
+			assert.Zero(t, c.Waits().Down, "our own limit says nothing of the server")
 		})
 	}
 }
@@ -614,10 +626,12 @@ func TestCacheKeyIncludesTheServer(t *testing.T) {
 }
 
 // TestClientUnreachableServer: once attempts in a row go unanswered, the
-// server is taken as down and later calls fail at once, unsent, naming
-// the last error; a call waiting to retry gets no further attempt. A
-// server that answers, even with errors, is never taken as down, and
-// after the cool-down one call tests the server and brings it back.
+// server is taken as down and calls wait for it: after the cool-down one
+// call tests it, and its answer brings it back for every call waiting.
+// Only a server that stays down longer than the breaker's patience fails
+// calls, the one waiting and those after it at once, unsent, naming the
+// last error. A server that answers, even with errors, is never taken as
+// down.
 func TestClientUnreachableServer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	refused := fmt.Errorf("dial tcp 127.0.0.1:1: %w", syscall.ECONNREFUSED)
@@ -631,14 +645,18 @@ func TestClientUnreachableServer(t *testing.T) {
 	tests := map[string]struct {
 		errs     []error
 		cooldown time.Duration
+		giveUp   time.Duration
 		calls    int
 		attempts int64
 		failed   int // calls that ended in ErrUnreachable
 		other    int // calls that ended in another error
 	}{
-		// The first call's first three attempts trip the breaker; its
-		// fourth and every later call are refused unsent.
-		"refused: three attempts, then nothing is sent": {errs: repeat(refused, 100), calls: 4, attempts: 3, failed: 4},
+		// The first call's first three attempts trip the breaker; it
+		// waits for the server until the breaker gives up, and every
+		// later call is refused unsent.
+		"down for good: three attempts, then nothing is sent": {
+			errs: repeat(refused, 100), giveUp: 50 * time.Millisecond, calls: 4, attempts: 3, failed: 4,
+		},
 		"a success between failures keeps the server up": {
 			errs:  []error{refused, refused, nil, refused, refused, nil},
 			calls: 2, attempts: 6,
@@ -650,11 +668,16 @@ func TestClientUnreachableServer(t *testing.T) {
 		"after the cool-down one call tests the server": {
 			errs: repeat(refused, 3), cooldown: time.Nanosecond, calls: 3, attempts: 3 + 1 + 2,
 		},
+		// The call that tripped the breaker waits out the cool-down and
+		// tests the server, whose answer brings it back.
+		"a blip costs a wait, not the call": {
+			errs: repeat(refused, 3), cooldown: 20 * time.Millisecond, calls: 3, attempts: 3 + 1 + 2,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			b := &stubBackend{errs: tc.errs}
-			c := New(Config{Backend: b, Retry: fast, Breaker: BreakerPolicy{Cooldown: cmp.Or(tc.cooldown, time.Hour)}})
+			c := New(Config{Backend: b, Retry: fast, Breaker: BreakerPolicy{Cooldown: cmp.Or(tc.cooldown, time.Hour), GiveUp: cmp.Or(tc.giveUp, time.Minute)}})
 			failed, other := 0, 0
 			for i := range tc.calls {
 				_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
@@ -669,6 +692,67 @@ func TestClientUnreachableServer(t *testing.T) {
 			assert.Equal(t, tc.attempts, b.calls.Load(), "attempts sent")
 			assert.Equal(t, tc.failed, failed, "calls refused as unreachable")
 			assert.Equal(t, tc.other, other, "calls failed otherwise")
+		})
+	}
+}
+
+// TestClientCallsWaitForTheServer: calls made at once while the server is
+// down wait for it, unsent, and all go on when the test call finds it
+// back: none fails, and the server sees only the three attempts that took
+// it as down, the test and the calls.
+func TestClientCallsWaitForTheServer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	refused := fmt.Errorf("dial tcp 127.0.0.1:1: %w", syscall.ECONNREFUSED)
+	const calls = 20
+	b := &stubBackend{errs: []error{refused, refused, refused}}
+	c := New(Config{Backend: b, Retry: fast, Concurrency: 4, Breaker: BreakerPolicy{Cooldown: 20 * time.Millisecond}})
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			_, errs[i] = c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: fmt.Sprint("call ", i)}}})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		assert.NoError(t, err, "call %d", i)
+	}
+	assert.Equal(t, int64(3+calls), b.calls.Load(), "attempts sent")
+	assert.Equal(t, Waits{}, c.Waits(), "nothing waits once the server is back")
+}
+
+// TestClientServerDownBoundsEachCall: a call waits for a server that is
+// down no longer than its own retry time (RetryPolicy.MaxElapsed), nor
+// than its context.
+func TestClientServerDownBoundsEachCall(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	refused := fmt.Errorf("dial tcp 127.0.0.1:1: %w", syscall.ECONNREFUSED)
+	errs := make([]error, 100)
+	for i := range errs {
+		errs[i] = refused
+	}
+	tests := map[string]struct {
+		retry   RetryPolicy
+		timeout time.Duration
+		want    error
+	}{
+		"the retry time ends the wait": {
+			retry: RetryPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, MaxElapsed: 50 * time.Millisecond}, timeout: time.Minute,
+			want: ErrUnreachable,
+		},
+		"the context ends the wait": {retry: fast, timeout: 50 * time.Millisecond, want: context.DeadlineExceeded},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &stubBackend{errs: slices.Clone(errs)}
+			c := New(Config{Backend: b, Retry: tc.retry, Breaker: BreakerPolicy{Cooldown: time.Hour, GiveUp: time.Hour}})
+			ctx, cancel := context.WithTimeout(context.Background(), tc.timeout)
+			defer cancel()
+			_, err := c.Chat(ctx, Request{Messages: []Message{{Role: User, Content: "x"}}})
+			require.ErrorIs(t, err, tc.want)
+			assert.Equal(t, int64(3), b.calls.Load(), "attempts sent")
+			assert.False(t, c.Waits().Down.IsZero(), "the server is still taken as down")
+			assert.Zero(t, c.Waits().ForServer, "no call waits any more")
 		})
 	}
 }
@@ -884,6 +968,125 @@ func TestClientOutputEstimate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.want, c.outEstimate(tc.req))
+		})
+	}
+}
+
+// hangOnce answers every call after delay, but for the first request of
+// the call "hang", which it holds until its context ends.
+type hangOnce struct {
+	stubBackend
+	hung, cancelled atomic.Int64
+	slow            atomic.Int64 // the client's slow attempts when the hedge came
+	c               *Client
+}
+
+func (h *hangOnce) Chat(ctx context.Context, req Request) (Response, error) {
+	if req.Messages[0].Content == "hang" {
+		if h.hung.Add(1) == 1 {
+			h.calls.Add(1)
+			<-ctx.Done()
+			h.cancelled.Add(1)
+			return Response{}, ctx.Err()
+		}
+		h.slow.Store(int64(h.c.Waits().Slow))
+	}
+	return h.stubBackend.Chat(ctx, req)
+}
+
+// TestClientHedgesAHungAttempt: once a tag's latency is known, an attempt
+// that outlives a multiple of it is hedged: a second request goes out, its
+// answer wins and the hung one is cancelled, both counted; with no hedge
+// to spare the attempt is cut and retried; before the latency is known the
+// attempt waits CallTimeout.
+func TestClientHedgesAHungAttempt(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		hedges  int
+		warm    int // calls answered before the hung one
+		calls   int // requests the hung call made
+		retries int
+		hedged  int
+	}{
+		"the hedge answers":                   {warm: 10, calls: 2, hedged: 1},
+		"no hedge to spare: cut and retried":  {warm: 10, hedges: -1, calls: 2, retries: 1},
+		"latency unknown: cut at CallTimeout": {warm: 3, calls: 2, retries: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &hangOnce{stubBackend: stubBackend{delay: time.Millisecond}}
+			// The deadline is the floor (200 ms), far above the 1 ms
+			// replies even on a loaded machine; CallTimeout is above that.
+			c := New(Config{Backend: b, Retry: fast, CallTimeout: time.Second,
+				Deadline: DeadlinePolicy{Floor: 200 * time.Millisecond, Hedges: tc.hedges}})
+			b.c = c
+			for i := range tc.warm {
+				_, err := c.Chat(context.Background(), Request{Tag: "t", Messages: []Message{{Role: User, Content: fmt.Sprint("warm ", i)}}})
+				require.NoError(t, err)
+			}
+			r, err := c.Chat(context.Background(), Request{Tag: "t", Messages: []Message{{Role: User, Content: "hang"}}})
+			require.NoError(t, err)
+			assert.Equal(t, tc.calls, r.Usage.Calls, "requests")
+			assert.Equal(t, tc.retries, r.Usage.Retries, "retries")
+			assert.Equal(t, tc.hedged, r.Usage.Hedges, "hedges")
+			require.Eventually(t, func() bool { return b.cancelled.Load() == 1 }, 5*time.Second, time.Millisecond, "the hung request is cancelled")
+			assert.Equal(t, int64(tc.warm+tc.calls), b.calls.Load(), "requests the server saw")
+			assert.Equal(t, int64(tc.hedged), b.slow.Load(), "the hedged attempt was counted slow while it waited")
+			assert.Equal(t, tc.warm+tc.calls, c.Usage().Calls)
+			assert.Equal(t, tc.hedged, c.Usage().Hedges)
+			assert.Zero(t, c.Waits().Slow)
+		})
+	}
+}
+
+// TestClientWaitsLongerForASlowerServer: a server that becomes slower than
+// the deadline its earlier replies set is waited for longer at each retry
+// (the deadline doubles), so its calls are answered, not failed.
+func TestClientWaitsLongerForASlowerServer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	b := &stubBackend{delay: time.Millisecond}
+	c := New(Config{Backend: b, Retry: RetryPolicy{Initial: time.Millisecond, Max: time.Millisecond, MaxRetries: 8},
+		Deadline: DeadlinePolicy{Floor: 20 * time.Millisecond}, Breaker: BreakerPolicy{Failures: 100}})
+	for i := range 10 {
+		_, err := c.Chat(context.Background(), Request{Tag: "t", Messages: []Message{{Role: User, Content: fmt.Sprint("warm ", i)}}})
+		require.NoError(t, err)
+	}
+	b.mu.Lock()
+	b.delay = 150 * time.Millisecond // past 20, 40 and 80 ms
+	b.mu.Unlock()
+	r, err := c.Chat(context.Background(), Request{Tag: "t", Messages: []Message{{Role: User, Content: "slow"}}})
+	require.NoError(t, err)
+	assert.Positive(t, r.Usage.Retries)
+	assert.Positive(t, r.Usage.Hedges)
+}
+
+// TestClientCapsReplies: a reply over MaxReply from any backend is an
+// invalid reply (errors.Is ErrReplyTooLarge and ErrInvalidOutput), not
+// retried, its content dropped.
+func TestClientCapsReplies(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tests := map[string]struct {
+		size int
+		err  error
+	}{
+		"at the cap":       {size: MaxReply},
+		"one byte over it": {size: MaxReply + 1, err: ErrReplyTooLarge},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := &stubBackend{content: strings.Repeat("a", tc.size)}
+			c := New(Config{Backend: b, Retry: fast})
+			r, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: "x"}}})
+			assert.Equal(t, int64(1), b.calls.Load(), "not retried")
+			if tc.err == nil {
+				require.NoError(t, err)
+				assert.Len(t, r.Content, tc.size)
+				return
+			}
+			require.ErrorIs(t, err, tc.err)
+			require.ErrorIs(t, err, ErrInvalidOutput)
+			assert.Empty(t, r.Content)
+			assert.Equal(t, 1, r.Usage.Calls)
 		})
 	}
 }

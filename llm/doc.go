@@ -19,6 +19,14 @@
 //   - Retry: exponential backoff with jitter (backoff/v4) for 408, 409, 429
 //     (honouring Retry-After), 5xx, timeouts and connection resets; every
 //     other error is permanent. The caller's context bounds all attempts.
+//   - Deadlines: an attempt that outlives a multiple of the latency its
+//     kind of call shows is hedged with a second request, first answer
+//     wins, then ended (DeadlinePolicy); CallTimeout caps every attempt.
+//   - Breaker: after attempts in a row go unanswered the server is taken
+//     as down and calls wait for it, unsent, while one call tests it after
+//     each cool-down; only a server down longer than the retry time fails
+//     them, with ErrUnreachable (BreakerPolicy).
+//   - Size: a reply over MaxReply is an invalid reply (ErrReplyTooLarge).
 //
 // Usage (tokens, latency, cost, retries) is returned with every Response and
 // summed in the Client.

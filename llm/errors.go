@@ -62,6 +62,35 @@ func isAuth(err error) bool {
 	return ok && (se.Code == http.StatusUnauthorized || se.Code == http.StatusForbidden)
 }
 
+// MaxReply is the most a model reply may hold, in bytes: 1 MiB, some
+// hundred times what a judge's verdict needs. A reply over it is not read
+// further and is an invalid reply (ReplyTooLargeError, errors.Is
+// ErrInvalidOutput and ErrReplyTooLarge): ChatJSON asks once more, for a
+// short reply, and the judge then takes its neutral default. Backends that
+// read HTTP bodies stop reading at MaxReplyBody.
+const MaxReply = 1 << 20
+
+// MaxReplyBody is the most of a reply's HTTP body a backend reads: the
+// reply and room for the JSON around it.
+const MaxReplyBody = MaxReply + 64<<10
+
+// ErrReplyTooLarge is in the chain of a reply over MaxReply; it wraps
+// ErrInvalidOutput.
+var ErrReplyTooLarge = fmt.Errorf("%w: reply over %d bytes", ErrInvalidOutput, MaxReply)
+
+// ReplyTooLargeError is a reply over the size cap. Size is how much of it
+// was seen before reading stopped (of its body, for a backend that stops
+// reading at MaxReplyBody): past the cap, not its whole size.
+type ReplyTooLargeError struct {
+	Size int64
+}
+
+func (e *ReplyTooLargeError) Error() string {
+	return fmt.Sprintf("reply over the cap of %d bytes (llm.MaxReply): %d bytes or more, not read further", MaxReply, e.Size)
+}
+
+func (e *ReplyTooLargeError) Unwrap() error { return ErrReplyTooLarge }
+
 // RefusalError is a reply in which the model declined to answer.
 type RefusalError struct{ Reason string }
 
@@ -93,7 +122,22 @@ func Temporary(err error) bool {
 		return true
 	}
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		serverClosedIdle(err)
+}
+
+// serverClosedIdle reports whether err is net/http's report of a server
+// that closed a kept-alive connection as a request went out on it (a
+// server stopped or restarted): the io.EOF of a POST, which net/http does
+// not send again itself. Its error is unexported, so its text is all
+// there is to know it by.
+func serverClosedIdle(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "http: server closed idle connection" {
+			return true
+		}
+	}
+	return false
 }
 
 // retryAfter returns the Retry-After hint carried by err, if any.
@@ -136,12 +180,27 @@ const HeadSize = 16 << 10
 type HeadReader struct {
 	io.ReadCloser
 	Head []byte
+	// Max, when positive, caps the body: a Read past it fails with
+	// *ReplyTooLargeError (MaxReplyBody for replies).
+	Max  int64
+	read int64
 }
 
 func (h *HeadReader) Read(p []byte) (int, error) {
+	if h.Max > 0 {
+		if h.read > h.Max {
+			return 0, &ReplyTooLargeError{Size: h.read}
+		}
+		// Read no further than one byte past the cap.
+		p = p[:min(int64(len(p)), h.Max-h.read+1)]
+	}
 	n, err := h.ReadCloser.Read(p)
+	h.read += int64(n)
 	if room := HeadSize - len(h.Head); room > 0 {
 		h.Head = append(h.Head, p[:min(n, room)]...)
+	}
+	if h.Max > 0 && h.read > h.Max {
+		return n, &ReplyTooLargeError{Size: h.read}
 	}
 	return n, err
 }

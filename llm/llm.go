@@ -86,7 +86,10 @@ type Usage struct {
 	// the server reported none.
 	Estimated bool `json:"estimated,omitempty"`
 	Retries   int  `json:"retries,omitempty"`
-	CacheHits int  `json:"cache_hits,omitempty"`
+	// Hedges counts the second requests sent for attempts that outlived
+	// their deadline (DeadlinePolicy); Calls counts them too.
+	Hedges    int `json:"hedges,omitempty"`
+	CacheHits int `json:"cache_hits,omitempty"`
 	// CacheErrors counts the cache's failed reads and writes (the calls
 	// went on without it).
 	CacheErrors int           `json:"cache_errors,omitempty"`
@@ -114,6 +117,7 @@ func (u Usage) Add(v Usage) Usage {
 		TokensOut:   u.TokensOut + v.TokensOut,
 		Estimated:   u.Estimated || v.Estimated,
 		Retries:     u.Retries + v.Retries,
+		Hedges:      u.Hedges + v.Hedges,
 		CacheHits:   u.CacheHits + v.CacheHits,
 		CacheErrors: u.CacheErrors + v.CacheErrors,
 		Latency:     u.Latency + v.Latency,
@@ -146,6 +150,12 @@ var (
 	// ErrEmpty is returned when the server answered with no choices or an
 	// empty message.
 	ErrEmpty = errors.New("llm: empty reply")
+	// ErrNotChat is returned when a success reply is not a chat
+	// completion: a body with no choices field (a proxy's or another
+	// API's answer), or a choice whose message has no content field (a
+	// tool call). Its text names what is missing and quotes the body's
+	// start.
+	ErrNotChat = errors.New("llm: the reply is not a chat completion")
 	// ErrInvalidOutput is returned by ChatJSON when the reply is not valid
 	// JSON of the requested shape, even after one repair request.
 	ErrInvalidOutput = errors.New("llm: invalid output")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,6 +87,17 @@ func TestJudgeFaultTable(t *testing.T) {
 		"resets: taken as down": {
 			fault:  "reset",
 			stderr: []string{rate, "connection reset by peer"}, calls: 12, atMost: true, someResult: "model server unreachable",
+		},
+		"10 MB replies: over the cap, repaired once, then defaulted": {
+			fault:  "huge",
+			stderr: []string{rate, "reply over the cap of 1048576 bytes (llm.MaxReply)", "over the 1048576-byte cap"}, calls: 2 * records,
+			// Decoding a megabyte of each reply is slow under -race on a
+			// loaded machine: no attempt may be cut, or it has no repair.
+			callTimeout: "60s",
+		},
+		"a 200 reply of another shape is said to be no chat completion": {
+			fault:  "notchat",
+			stderr: []string{rate, `the reply is not a chat completion: a 200 reply with no "choices" field: {"result": "ok"`, "not chat completions"}, calls: records,
 		},
 		"bodies cut off in transit: taken as down": {
 			fault:  "truncated",
@@ -215,5 +227,138 @@ func TestMaxSkipRate(t *testing.T) {
 			assert.Equal(t, tc.code, code, stderr)
 			assert.Contains(t, stderr, tc.want)
 		})
+	}
+}
+
+// outageData writes n records, each naming itself in its answer and
+// context ("(record 7)"), so that a request can be traced to its record.
+func outageData(t *testing.T, n int) string {
+	t.Helper()
+	data := filepath.Join(t.TempDir(), "data.jsonl")
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"id":"r%d","question":"What is the boiling point of water at sea level?","answer":"Water boils at 100 degrees Celsius at sea level (record %d).","contexts":["At sea level, pure water boils at 100 degrees Celsius (record %d)."]}`+"\n", i, i, i)
+	}
+	require.NoError(t, os.WriteFile(data, []byte(b.String()), 0o644))
+	return data
+}
+
+// benchResults reads a run's results.jsonl: the results by id, and how
+// many were defaulted.
+func benchResults(t *testing.T, dir string) (byID map[string]bench.Result, defaulted int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "results.jsonl"))
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	byID = map[string]bench.Result{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r bench.Result
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), sc.Text())
+		byID[r.ID] = r // a later line of a pair replaces an earlier one
+	}
+	for _, r := range byID {
+		if r.Defaulted {
+			defaulted++
+		}
+	}
+	return byID, defaulted
+}
+
+// TestBenchSurvivesOutages: a model server that blips, restarts, stalls
+// or hangs once in the middle of a bench costs the run a pause, not its
+// judgements: every one is real (no neutral default) and the run exits
+// 0, at the default --call-timeout and --max-retry-time.
+func TestBenchSurvivesOutages(t *testing.T) {
+	t.Parallel()
+	const records = 60 // faithfulness: 2 calls each
+	data := outageData(t, records)
+	tests := map[string]struct {
+		opts []llmtest.Option
+		// more: requests beyond the run's own 2 per record (the ones the
+		// fault cut, their retries and hedges).
+		more bool
+	}{
+		"the server stops for 0.3 s": {
+			opts: []llmtest.Option{llmtest.At(40, func(s *llmtest.Server) { s.Down(300 * time.Millisecond) })}, more: true,
+		},
+		"the server restarts (down 2 s)": {
+			opts: []llmtest.Option{llmtest.At(40, func(s *llmtest.Server) { s.Down(2 * time.Second) })}, more: true,
+		},
+		"the server stalls 4 s": {
+			opts: []llmtest.Option{llmtest.At(40, func(s *llmtest.Server) { s.Stall(4 * time.Second) })}, more: true,
+		},
+		"a request hangs once, then every reply is 200": {
+			opts: []llmtest.Option{llmtest.Script(llmtest.Reply{Delay: time.Hour})}, more: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, append(tc.opts, llmtest.Func(llmtest.JudgeReplies), llmtest.Quiet())...)
+			env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "ASSAY_DATA_DIR": t.TempDir()}
+			out := filepath.Join(t.TempDir(), "run")
+			code, _, stderr := runEnv(t, env, "bench", "--llm", "openai:gpt-4o-mini", "--no-cache", "-q", "--concurrency", "4",
+				"--metric", "faithfulness", "--out", out, data)
+			assert.Equal(t, exitPass, code, stderr)
+			assert.Contains(t, stderr, "neutral defaults 0")
+			byID, defaulted := benchResults(t, out)
+			assert.Len(t, byID, records, "one result per record")
+			assert.Zero(t, defaulted, "every judgement real")
+			if tc.more {
+				// Requests refused while the server was down never reach
+				// it: the client's count has them.
+				var calls int
+				_, err := fmt.Sscanf(stderr[strings.Index(stderr, "; calls ")+2:], "calls %d", &calls)
+				require.NoError(t, err, stderr)
+				assert.Greater(t, calls, 2*records, "the fault cost requests: %s", stderr)
+			}
+		})
+	}
+}
+
+// TestBenchServerDownForGood: a server that goes down in the middle of a
+// bench and stays down ends the run in bounded time (--max-retry-time)
+// with exit 3, the judgements it could not make written as neutral
+// defaults; once the server is back, --resume judges them, and no pair
+// judged before is asked of the server again.
+func TestBenchServerDownForGood(t *testing.T) {
+	t.Parallel()
+	const records = 60
+	data := outageData(t, records)
+	srv := llmtest.New(t, llmtest.At(40, (*llmtest.Server).Stop), llmtest.Func(llmtest.JudgeReplies))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "ASSAY_DATA_DIR": t.TempDir()}
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"bench", "--llm", "openai:gpt-4o-mini", "--no-cache", "-q", "--concurrency", "4",
+		"--max-retry-time", "2s", "--metric", "faithfulness", "--out", out, data}
+	start := time.Now()
+	code, _, stderr := runEnv(t, env, args...)
+	assert.Equal(t, exitInfra, code, stderr)
+	assert.Less(t, time.Since(start), time.Minute, "bounded by --max-retry-time (2s), with room for a loaded machine")
+	assert.Contains(t, stderr, "model server unreachable")
+	first, defaulted := benchResults(t, out)
+	require.Len(t, first, records, "every pair has a line")
+	require.Positive(t, defaulted)
+	require.Less(t, defaulted, records, "the pairs judged before the server went down are kept")
+
+	srv.Restart()
+	sent := len(srv.Requests())
+	code, _, stderr = runEnv(t, env, append(args[:len(args)-1], "--resume", data)...)
+	assert.Equal(t, exitPass, code, stderr)
+	byID, defaulted := benchResults(t, out)
+	assert.Len(t, byID, records)
+	assert.Zero(t, defaulted, "every judgement real after the resume")
+	asked := map[string]bool{}
+	for _, req := range srv.Requests()[sent:] {
+		for _, m := range req.Messages {
+			for id := range first {
+				if strings.Contains(m.Content, "(record "+strings.TrimPrefix(id, "r")+")") {
+					asked[id] = true
+				}
+			}
+		}
+	}
+	for id, r := range first {
+		assert.Equal(t, r.Defaulted, asked[id], "%s: asked again on resume only when defaulted", id)
 	}
 }

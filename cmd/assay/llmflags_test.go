@@ -42,15 +42,16 @@ func TestBadKeyExits3(t *testing.T) {
 }
 
 // TestHungServerFailsFast: a server that never answers is taken as down
-// after three timed-out attempts; every later call fails at once, its
-// judge's default naming the cause, instead of each waiting out its
-// --call-timeout and retries.
+// after three timed-out attempts; calls then wait for it, and once it has
+// stayed down past the retry time (--max-retry-time) every call fails at
+// once, its judge's default naming the cause, instead of each waiting out
+// its --call-timeout and retries.
 func TestHungServerFailsFast(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Delay: time.Hour}))
 	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL()}
 	code, out, errOut := runEnv(t, env, "judge", "--strict", "--no-cache", "--concurrency", "2", "--call-timeout", "100ms",
-		"--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
+		"--max-retry-time", "1s", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
 	assert.Equal(t, exitInfra, code, errOut)
 	var results []bench.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &results))
@@ -60,7 +61,9 @@ func TestHungServerFailsFast(t *testing.T) {
 		assert.Contains(t, r.Error, "model server unreachable: ", r.ID)
 		assert.Contains(t, r.Error, "context deadline exceeded", r.ID)
 	}
-	assert.LessOrEqual(t, srv.Calls(), 2+2, "the calls in flight, and one per slot freed before the verdict")
+	// The calls in flight, one per slot freed before the verdict, and a
+	// test of the server at each 1 s cool-down.
+	assert.LessOrEqual(t, srv.Calls(), 2+2+2)
 	assert.Contains(t, errOut, "neutral defaults 6")
 }
 

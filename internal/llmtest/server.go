@@ -12,11 +12,13 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -60,6 +62,9 @@ type Reply struct {
 	// alternatives cut to the top_logprobs it asks for; their texts must
 	// make up Content.
 	Logprobs []llm.TokenLogprob
+	// Bulk, when set, makes Content a valid JSON object of about Bulk
+	// bytes (a claims list of one long claim): a reply far over any cap.
+	Bulk int
 }
 
 // Option configures a Server.
@@ -106,19 +111,35 @@ func Dim(n int) Option {
 	return func(s *Server) { s.dim = n }
 }
 
+// At runs f when the n-th chat call arrives (counting from 1), on a
+// goroutine of its own, for faults in the middle of a run: a blip
+// (Server.Down), a stall (Server.Stall). Close waits for it.
+func At(n int, f func(*Server)) Option {
+	return func(s *Server) { s.at = append(s.at, trigger{n, f}) }
+}
+
+type trigger struct {
+	n int
+	f func(*Server)
+}
+
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {
-	srv     *httptest.Server
 	fn      func(openai.ChatCompletionRequest) Reply
 	def     Reply
 	latency time.Duration
 	dim     int
 	quiet   bool
 	mux     *http.ServeMux
+	url     string
+	at      []trigger
+	bg      sync.WaitGroup // the goroutines of At
 
 	calls, embedCalls atomic.Int64
 
 	mu         sync.Mutex
+	srv        *httptest.Server
+	stalled    chan struct{} // closed when a stall ends; nil: none
 	queue      []Reply
 	embedQueue []Reply
 	requests   []openai.ChatCompletionRequest
@@ -145,17 +166,114 @@ func Start(opts ...Option) *Server {
 	mux.HandleFunc("POST /v1/embeddings", s.embed)
 	s.mux = mux
 	s.srv = httptest.NewServer(mux)
+	s.url = s.srv.URL
 	return s
 }
 
 // Handler serves the fake API, for mounting on another listener.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Close stops the server and waits for its requests to finish.
-func (s *Server) Close() { s.srv.Close() }
+// Close stops the server and waits for its requests, and the faults At
+// started, to finish.
+func (s *Server) Close() {
+	for {
+		s.mu.Lock()
+		srv := s.srv
+		s.mu.Unlock()
+		// Closed, it starts no handler, so no fault: then wait for those
+		// under way, one of which may have started the server again.
+		srv.Close()
+		s.bg.Wait()
+		s.mu.Lock()
+		same := s.srv == srv
+		s.mu.Unlock()
+		if same {
+			return
+		}
+	}
+}
 
-// URL is the base URL to give a client, ending in /v1.
-func (s *Server) URL() string { return s.srv.URL + "/v1" }
+// URL is the base URL to give a client, ending in /v1. It stays the same
+// across Down.
+func (s *Server) URL() string { return s.url + "/v1" }
+
+// Down stops the server for d, as a process that is stopped and started
+// again (Stop, then Restart after d). It returns once the server is back.
+func (s *Server) Down(d time.Duration) {
+	s.Stop()
+	t := time.NewTimer(d)
+	<-t.C
+	s.Restart()
+}
+
+// Stop stops the server as a process that ends: the connections open are
+// cut (requests in flight fail) and new ones are refused, until Restart.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	old := s.srv
+	s.mu.Unlock()
+	old.CloseClientConnections()
+	old.Close()
+}
+
+// Restart listens again at the address of the stopped server.
+func (s *Server) Restart() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	addr := strings.TrimPrefix(s.url, "http://")
+	var ln net.Listener
+	var err error
+	t := time.NewTimer(0)
+	for range 100 {
+		<-t.C
+		// The port may be held for a moment by the old listener's end.
+		if ln, err = (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr); err == nil {
+			break
+		}
+		t.Reset(10 * time.Millisecond)
+	}
+	if err != nil {
+		panic("llmtest: listen again at " + addr + ": " + err.Error())
+	}
+	srv := httptest.NewUnstartedServer(s.mux)
+	_ = srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	s.srv = srv
+}
+
+// Stall holds every chat request, those in flight and those arriving,
+// for d (the connections stay open), then lets them answer, as a server
+// that stops making progress for a while. It returns when the stall ends.
+func (s *Server) Stall(d time.Duration) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.stalled = ch
+	s.mu.Unlock()
+	t := time.NewTimer(d)
+	<-t.C
+	s.mu.Lock()
+	s.stalled = nil
+	s.mu.Unlock()
+	close(ch)
+}
+
+// held waits while a stall is under way; it reports whether the client is
+// still there.
+func (s *Server) held(r *http.Request) bool {
+	s.mu.Lock()
+	ch := s.stalled
+	s.mu.Unlock()
+	if ch == nil {
+		return true
+	}
+	select {
+	case <-ch:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
 
 // Calls is the number of chat requests received, failed ones included.
 func (s *Server) Calls() int { return int(s.calls.Load()) }
@@ -193,7 +311,15 @@ func (s *Server) Push(replies ...Reply) {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	s.calls.Add(1)
+	n := s.calls.Add(1)
+	for _, tr := range s.at {
+		if int64(tr.n) == n {
+			s.bg.Go(func() { tr.f(s) })
+		}
+	}
+	if !s.held(r) {
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return // the client went away
@@ -221,7 +347,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			reply = s.def
 		}
 	}
-	if !s.prelude(w, r, reply) {
+	if !s.prelude(w, r, reply) || !s.held(r) {
+		return
+	}
+	if reply.Bulk > 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(bulkBody(reply.Bulk))
 		return
 	}
 	resp := chatResponse{
@@ -294,6 +426,31 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	}
 	resp.Usage.TotalTokens = resp.Usage.PromptTokens
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// bulks holds the bodies of Bulk replies by size, built once: encoding
+// megabytes for every call would make the server, not the client, the
+// slow part of a test.
+var bulks sync.Map // int -> []byte
+
+// bulkBody is the body of a chat completion whose content is a valid JSON
+// object of about size bytes.
+func bulkBody(size int) []byte {
+	if b, ok := bulks.Load(size); ok {
+		return b.([]byte)
+	}
+	content := `{"claims":["` + strings.Repeat("a", max(size-16, 0)) + `"]}`
+	b, err := json.Marshal(chatResponse{
+		ID: "chatcmpl-llmtest", Object: "chat.completion", Created: 1700000000, Model: "bulk",
+		Choices: []choice{{FinishReason: "stop", Message: message{Role: "assistant", Content: &content}}},
+		Usage:   usage{PromptTokens: 100, CompletionTokens: Tokens(content), TotalTokens: 100 + Tokens(content)},
+	})
+	if err != nil {
+		panic("llmtest: bulk reply: " + err.Error())
+	}
+	b = append(b, '\n')
+	bulks.Store(size, b)
+	return b
 }
 
 // prelude applies the latency, delay, reset, status and raw body of a

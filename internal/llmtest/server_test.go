@@ -257,3 +257,78 @@ func TestDrive(t *testing.T) {
 		})
 	}
 }
+
+// TestOutages: Stop refuses connections until Restart, at the same URL;
+// Stall holds requests until it ends and then answers them; At starts a
+// fault at the n-th chat call.
+func TestOutages(t *testing.T) {
+	t.Parallel()
+	stalled := make(chan struct{})
+	s := New(t, At(2, func(s *Server) {
+		close(stalled)
+		s.Stall(50 * time.Millisecond)
+	}))
+	url := s.URL() + "/chat/completions"
+	a, _, err := post(t.Context(), t, url, chatBody)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, a.status)
+
+	// The second call starts the stall and is held by it, then answered.
+	a, _, err = post(t.Context(), t, url, chatBody)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, a.status)
+	<-stalled
+
+	s.Stop()
+	_, _, err = post(t.Context(), t, url, chatBody)
+	require.Error(t, err, "refused while stopped")
+	s.Restart()
+	assert.Equal(t, url, s.URL()+"/chat/completions")
+	a, _, err = post(t.Context(), t, url, chatBody)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, a.status)
+	assert.Equal(t, 3, s.Calls(), "the refused call never reached it")
+}
+
+// TestBulkReply: Bulk makes the content a valid JSON object of about that
+// many bytes.
+func TestBulkReply(t *testing.T) {
+	t.Parallel()
+	s := New(t, Default(Reply{Bulk: 1 << 20}))
+	_, body, err := post(t.Context(), t, s.URL()+"/chat/completions", chatBody)
+	require.NoError(t, err)
+	var resp openai.ChatCompletionResponse
+	require.NoError(t, json.Unmarshal(body, &resp))
+	content := resp.Choices[0].Message.Content
+	assert.InDelta(t, 1<<20, len(content), 16)
+	var v struct{ Claims []string }
+	require.NoError(t, json.Unmarshal([]byte(content), &v))
+	assert.Len(t, v.Claims, 1)
+}
+
+// TestMix: a mix serves each fault at about its share, the same draws for
+// the same seed, and refuses a spec it cannot read.
+func TestMix(t *testing.T) {
+	t.Parallel()
+	ok := func(openai.ChatCompletionRequest) Reply { return Reply{Content: "{}"} }
+	const calls = 20_000
+	draw := func(seed uint64) map[string]int {
+		m, err := Mix("500=0.05,hang=0.01,reset=0.01", seed, ok)
+		require.NoError(t, err)
+		for range calls {
+			m.Reply(openai.ChatCompletionRequest{})
+		}
+		return m.Counts()
+	}
+	got := draw(1)
+	assert.InDelta(t, 0.05*calls, got["500"], 0.01*calls)
+	assert.InDelta(t, 0.01*calls, got["hang"], 0.005*calls)
+	assert.InDelta(t, 0.01*calls, got["reset"], 0.005*calls)
+	assert.Equal(t, calls, got["ok"]+got["500"]+got["hang"]+got["reset"])
+	assert.Equal(t, got, draw(1), "the same seed, the same draws")
+
+	for _, bad := range []string{"500", "500=x", "500=2", "nope=0.1", "500=0.6,hang=0.6"} {
+		_, err := Mix(bad, 1, ok)
+		assert.Error(t, err, bad)
+	}
+}

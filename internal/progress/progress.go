@@ -55,6 +55,11 @@ type Config struct {
 	// cost. It is called from the Meter's own goroutine, so it must be
 	// safe for concurrent use.
 	Cost func() (usd float64, known bool)
+	// Note, when set, says what the run waits on when that is unusual (a
+	// model server that does not answer, slow replies), or "": a line
+	// shows it in place of the time left, which means nothing meanwhile.
+	// It is called from the Meter's own goroutine.
+	Note func() string
 }
 
 // Meter counts a run's progress and shows it. Add may be called from any
@@ -166,6 +171,10 @@ func (m *Meter) plain() {
 // Line is the progress as one plain line:
 //
 //	judge: 120/2000 records, 6.0/s, ETA 5m13s, 0 defaulted, $0.0123
+//
+// or, while the run waits on something unusual (Config.Note):
+//
+//	judge: 120/2000 records, 6.0/s, 3 call(s) waiting on slow replies, 0 defaulted, $0.0123
 func (m *Meter) Line() string {
 	done := m.done.Load()
 	count := fmt.Sprintf("%d records", done)
@@ -185,7 +194,14 @@ func (m *Meter) figures() string {
 		rate = float64(done) / elapsed.Seconds()
 	}
 	parts = append(parts, fmt.Sprintf("%.1f/s", rate))
-	if left := int64(m.cfg.Total) - done; m.cfg.Total > 0 && left > 0 {
+	note := ""
+	if m.cfg.Note != nil {
+		note = m.cfg.Note()
+	}
+	switch left := int64(m.cfg.Total) - done; {
+	case note != "":
+		parts = append(parts, note)
+	case m.cfg.Total > 0 && left > 0:
 		eta := "ETA -"
 		if rate > 0 {
 			eta = "ETA " + (time.Duration(math.Ceil(float64(left)/rate)) * time.Second).String()

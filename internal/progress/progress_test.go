@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,7 +42,8 @@ func TestPlainLines(t *testing.T) {
 	tests := map[string]struct {
 		total int
 		cost  func() (float64, bool)
-		steps []step // a tick after each
+		steps []step   // a tick after each
+		notes []string // Config.Note's answer at each tick
 		want  []string
 	}{
 		"done of total, rate, time left, defaults and cost": {
@@ -74,6 +76,14 @@ func TestPlainLines(t *testing.T) {
 			want: []string{"judge: 1/3 records, 0.7/s, ETA 3s, 0 defaulted"},
 		},
 		"no tick, no line: a short run prints nothing": {total: 5},
+		"a note takes the place of the time left while it lasts": {
+			total: 10, notes: []string{"model server not answering for 12s, 8 call(s) waiting for it", ""},
+			steps: []step{{2, 0, 2 * time.Second}, {2, 0, 2 * time.Second}},
+			want: []string{
+				"judge: 2/10 records, 1.0/s, model server not answering for 12s, 8 call(s) waiting for it, 0 defaulted",
+				"judge: 4/10 records, 1.0/s, ETA 6s, 0 defaulted",
+			},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -81,8 +91,17 @@ func TestPlainLines(t *testing.T) {
 			var out bytes.Buffer
 			clk := &clock{now: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)}
 			tick := make(chan time.Time) // unbuffered: a send returns once the Meter has it
-			m := New(&out, Config{Label: "judge", Total: tc.total, Tick: tick, Now: clk.Now, Cost: tc.cost})
-			for _, s := range tc.steps {
+			var note atomic.Value
+			note.Store("")
+			cfg := Config{Label: "judge", Total: tc.total, Tick: tick, Now: clk.Now, Cost: tc.cost}
+			if tc.notes != nil {
+				cfg.Note = func() string { return note.Load().(string) }
+			}
+			m := New(&out, cfg)
+			for i, s := range tc.steps {
+				if tc.notes != nil {
+					note.Store(tc.notes[i])
+				}
 				m.Add(s.records, s.defaulted)
 				clk.advance(s.after)
 				tick <- clk.Now()

@@ -25,7 +25,11 @@
 //     gives *llm.StatusError with that code; an error naming neither is
 //     permanent.
 //   - A refusal or content filter is *llm.RefusalError; no choices or an
-//     empty message, llm.ErrEmpty.
+//     empty message, llm.ErrEmpty; a body with no choices field, or a
+//     message with no content field (a tool call), llm.ErrNotChat, quoting
+//     the body's start.
+//   - A reply body is read up to llm.MaxReplyBody; past it the reply is
+//     *llm.ReplyTooLargeError (an invalid reply) and the rest is not read.
 //   - Config.Timeout bounds each attempt; the caller's context bounds all.
 //
 // A Backend for a local vLLM server, used through an llm.Client:

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -128,7 +129,7 @@ func (b *Backend) EmbeddingName() string { return "openai:" + b.cfg.EmbeddingMod
 func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
-	ctx, rec := record(ctx)
+	ctx, rec := record(ctx, llm.MaxReplyBody)
 	resp, err := b.client.CreateChatCompletion(ctx, b.chatRequest(req))
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("%s: chat: %w", b.Name(), classify(err, rec))
@@ -139,6 +140,13 @@ func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 		}
 	}
 	r, err := chatResponse(resp)
+	if errors.Is(err, llm.ErrEmpty) {
+		// Say what the reply is when it is no chat completion at all, or
+		// its message has no content field, rather than call it empty.
+		if nc := rec.notChat(); nc != nil {
+			err = nc
+		}
+	}
 	if err != nil {
 		return r, fmt.Errorf("%s: chat: %w", b.Name(), err)
 	}
@@ -155,7 +163,9 @@ func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.U
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
-	ctx, rec := record(ctx)
+	// Embeddings are as long as their inputs ask: their replies are not
+	// capped.
+	ctx, rec := record(ctx, 0)
 	resp, err := b.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
 		Input: texts,
 		Model: openai.EmbeddingModel(b.cfg.EmbeddingModel),
@@ -182,15 +192,18 @@ type reply struct {
 	seen   bool
 	status int
 	header http.Header
-	// body keeps the start of the body.
+	// body keeps the start of the body, and reads at most max bytes of
+	// it (0: no cap).
 	body *llm.HeadReader
+	max  int64
 }
 
 type replyKey struct{}
 
-// record returns ctx carrying a fresh reply for the recorder to fill.
-func record(ctx context.Context) (context.Context, *reply) {
-	r := &reply{}
+// record returns ctx carrying a fresh reply for the recorder to fill,
+// whose body is cut after limit bytes (0: none).
+func record(ctx context.Context, limit int64) (context.Context, *reply) {
+	r := &reply{max: limit}
 	return context.WithValue(ctx, replyKey{}, r), r
 }
 
@@ -207,7 +220,7 @@ func (d recorder) Do(req *http.Request) (*http.Response, error) {
 			r.seen = true
 			r.status = resp.StatusCode
 			r.header = resp.Header
-			r.body = &llm.HeadReader{ReadCloser: resp.Body}
+			r.body = &llm.HeadReader{ReadCloser: resp.Body, Max: r.max}
 			resp.Body = r.body
 		}
 	}
@@ -221,6 +234,41 @@ func (r *reply) bodyError() error {
 		return nil
 	}
 	return llm.ReplyError(r.status, r.body.Head, r.retryAfterHint(time.Now()))
+}
+
+// notChat is the error of a success reply that decoded to no content
+// because it is no chat completion (llm.ErrNotChat): its body has no
+// "choices" field, or its first choice no message, or a message with no
+// "content" field (null or absent: a tool call). It is nil for a chat
+// completion that is really empty (no choices, content ""), and when the
+// body's start is not a whole JSON object.
+func (r *reply) notChat() error {
+	if r.body == nil {
+		return nil
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(r.body.Head, &top) != nil {
+		return nil
+	}
+	quote := llm.ErrorMessage(r.body.Head)
+	choices, ok := top["choices"]
+	if !ok {
+		return fmt.Errorf("%w: a %d reply with no \"choices\" field: %s", llm.ErrNotChat, r.status, quote)
+	}
+	var list []map[string]json.RawMessage
+	if json.Unmarshal(choices, &list) != nil || len(list) == 0 {
+		return nil
+	}
+	var msg map[string]json.RawMessage
+	if raw, ok := list[0]["message"]; !ok || json.Unmarshal(raw, &msg) != nil || msg == nil {
+		return fmt.Errorf("%w: a %d reply whose first choice has no \"message\": %s", llm.ErrNotChat, r.status, quote)
+	}
+	if raw, ok := msg["content"]; !ok || string(raw) == "null" {
+		var finish string
+		_ = json.Unmarshal(list[0]["finish_reason"], &finish)
+		return fmt.Errorf("%w: a %d reply whose message has no \"content\" (finish_reason %q): %s", llm.ErrNotChat, r.status, finish, quote)
+	}
+	return nil
 }
 
 // retryAfterHint is the server's hint: OpenAI's retry-after-ms when

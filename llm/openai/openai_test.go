@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,6 +93,17 @@ func statusIs(code int) func(*testing.T, error) {
 
 func errorIs(target error) func(*testing.T, error) {
 	return func(t *testing.T, err error) { assert.ErrorIs(t, err, target) }
+}
+
+// notChat checks an error of a reply that is no chat completion: it says
+// so and what is missing, and never calls the reply empty.
+func notChat(says string) func(*testing.T, error) {
+	return func(t *testing.T, err error) {
+		assert.ErrorIs(t, err, llm.ErrNotChat)
+		assert.NotErrorIs(t, err, llm.ErrEmpty)
+		assert.ErrorContains(t, err, "the reply is not a chat completion: "+says)
+		assert.NotContains(t, err.Error(), "empty")
+	}
 }
 
 func refused(t *testing.T, err error) {
@@ -905,20 +918,36 @@ func TestReplyShapes(t *testing.T) {
 		in, out   int
 		estimated bool
 	}{
-		"content null with tool_calls is empty": {
+		"content null with tool_calls has no content": {
 			body:  `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`,
-			check: errorIs(llm.ErrEmpty),
+			check: notChat(`a 200 reply whose message has no "content" (finish_reason "tool_calls"): {"id":"x"`),
 		},
 		"content null with a refusal is a refusal": {
 			body:  `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`,
 			check: refused,
 		},
-		"an empty message is empty": {
+		"a message without content has no content": {
 			body:  `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{},"finish_reason":"stop"}]}`,
+			check: notChat(`a 200 reply whose message has no "content" (finish_reason "stop")`),
+		},
+		"a choice without a message is no chat completion": {
+			body:  `{"id":"x","object":"chat.completion","choices":[{"index":0,"finish_reason":"stop"}]}`,
+			check: notChat(`a 200 reply whose first choice has no "message"`),
+		},
+		"a body of another shape is no chat completion": {
+			body:  `{"result":"ok","output":{"text":"4"}}`,
+			check: notChat(`a 200 reply with no "choices" field: {"result":"ok","output":{"text":"4"}}`),
+		},
+		"an empty content is empty": {
+			body:  `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"stop"}]}`,
 			check: errorIs(llm.ErrEmpty),
 		},
 		"null choices are empty": {
 			body:  `{"id":"x","object":"chat.completion","choices":null}`,
+			check: errorIs(llm.ErrEmpty),
+		},
+		"no choices are empty": {
+			body:  `{"id":"x","object":"chat.completion","choices":[]}`,
 			check: errorIs(llm.ErrEmpty),
 		},
 		"missing usage is estimated": {
@@ -1073,4 +1102,53 @@ func TestCloseClosesIdleConnections(t *testing.T) {
 	// The backend still works after Close: a new connection.
 	_, err = c.Chat(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "again"}}, Schema: schema})
 	require.NoError(t, err)
+}
+
+// TestReplyOverTheCap: a reply of 10 MB of valid JSON is not read past
+// the cap (llm.MaxReplyBody): it is an invalid reply, repaired once, then
+// an error wrapping llm.ErrReplyTooLarge and llm.ErrInvalidOutput, with
+// its tokens counted as estimated. Memory stays bounded: the heap the
+// calls allocate (runtime metrics) is a few times the cap, never the
+// replies' size. Not parallel, so that the process's allocations are the
+// test's own.
+func TestReplyOverTheCap(t *testing.T) {
+	const calls, size = 5, 10 << 20
+	content := `{"score": 4, "reason": "` + strings.Repeat("a", size) + `"}`
+	body, err := json.Marshal(map[string]any{"id": "x", "object": "chat.completion",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}}})
+	require.NoError(t, err)
+	big := llmtest.Reply{Body: string(body)}
+	srv := llmtest.New(t, llmtest.Default(big))
+	c := newClient(newBackend(t, srv, nil), nil)
+
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	runtime.GC()
+	metrics.Read(sample)
+	before := sample[0].Value.Uint64()
+	for i := range calls {
+		req := request()
+		req.Messages = append(req.Messages, llm.Message{Role: llm.User, Content: fmt.Sprint("record ", i)})
+		var got verdict
+		u, err := llm.ChatJSON(t.Context(), c, req, &got)
+		require.ErrorIs(t, err, llm.ErrReplyTooLarge)
+		require.ErrorIs(t, err, llm.ErrInvalidOutput)
+		assert.ErrorContains(t, err, fmt.Sprintf("reply over the cap of 1048576 bytes (llm.MaxReply): %d bytes or more, not read further", llm.MaxReplyBody+1))
+		assert.Equal(t, 2, u.Calls, "the call and its repair")
+		assert.True(t, u.Estimated)
+		assert.Greater(t, u.TokensOut, 2*llm.MaxReply/4-1, "what was read is counted")
+	}
+	metrics.Read(sample)
+	allocated := sample[0].Value.Uint64() - before
+	assert.Equal(t, 2*calls, srv.Calls())
+	// Each of the 10 replies reads at most MaxReplyBody through a
+	// decoder whose buffer grows by doubling: under 8 MB each, where a
+	// whole 10 MB reply would cost over 20 MB (its buffer and its string).
+	assert.Less(t, allocated, uint64(2*calls*8<<20), "bytes allocated for %d replies of %d MB", 2*calls, size>>20)
+	t.Logf("%d replies of %d MB: %.1f MB allocated", 2*calls, size>>20, float64(allocated)/(1<<20))
+	// The repair asked for a short reply, quoting nothing of the long one.
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2*calls)
+	last := reqs[1].Messages[len(reqs[1].Messages)-1].Content
+	assert.Contains(t, last, "longer than the 1048576 bytes a reply may have")
+	assert.NotContains(t, last, "aaaa")
 }

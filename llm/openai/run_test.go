@@ -38,10 +38,11 @@ func runCalls(t *testing.T, c *llm.Client, n int) []error {
 }
 
 // TestServerDown: a server that hangs, resets or cuts off every reply is
-// taken as down after three unanswered attempts in a row; from then on
-// calls, queued ones and those waiting to retry included, fail at once
-// unsent, each naming the cause. Without the breaker, 20 calls would make
-// 80 attempts (4 each) and, hanging, wait out every one.
+// taken as down after three unanswered attempts in a row; calls then wait
+// for it, and once it has stayed down past the breaker's patience they
+// fail, queued ones and those waiting to retry included, unsent, each
+// naming the cause. Without the breaker, 20 calls would make 80 attempts
+// (4 each) and, hanging, wait out every one.
 func TestServerDown(t *testing.T) {
 	t.Parallel()
 	const calls, conc = 20, 4
@@ -58,7 +59,7 @@ func TestServerDown(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.New(t, llmtest.Default(tc.reply))
 			c := llm.New(llm.Config{Backend: newBackend(t, srv, nil), Retry: policy, Concurrency: conc,
-				CallTimeout: 100 * time.Millisecond, Breaker: llm.BreakerPolicy{Cooldown: time.Hour}})
+				CallTimeout: 100 * time.Millisecond, Breaker: llm.BreakerPolicy{Cooldown: time.Hour, GiveUp: 100 * time.Millisecond}})
 			errs := runCalls(t, c, calls)
 			for i, err := range errs {
 				require.ErrorIs(t, err, llm.ErrUnreachable, "call %d", i)

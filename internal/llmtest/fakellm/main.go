@@ -10,16 +10,27 @@
 // fault tables script):
 //
 //	go run ./internal/llmtest/fakellm -fault 401 &
+//
+// With -mix it misbehaves on a share of the calls, drawn at random (the
+// same draws for the same -seed), as a flaky server does; on SIGINT or
+// SIGTERM it prints how many calls got each fault (scripts/soak.sh):
+//
+//	go run ./internal/llmtest/fakellm -latency 200ms -mix 500=0.05,hang=0.01,reset=0.01 &
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -31,30 +42,58 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8089", "address to listen on")
 	latency := flag.Duration("latency", 50*time.Millisecond, "delay before every reply")
 	fault := flag.String("fault", "", "answer every chat call with one misbehaviour: "+strings.Join(llmtest.FaultNames(), ", "))
+	mix := flag.String("mix", "", "answer a share of the chat calls with misbehaviours, as NAME=SHARE pairs: 500=0.05,hang=0.01,reset=0.01")
+	seed := flag.Uint64("seed", 1, "seed of -mix's draws")
 	flag.Parse()
 	opt := llmtest.Func(llmtest.JudgeReplies)
-	if *fault != "" {
+	how := "valid judge replies"
+	var mixer *llmtest.Mixer
+	switch {
+	case *fault != "" && *mix != "":
+		fail(2, "give -fault or -mix, not both")
+	case *fault != "":
 		r, ok := llmtest.Faults[*fault]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "fakellm: -fault %q: want one of %s\n", *fault, strings.Join(llmtest.FaultNames(), ", "))
-			os.Exit(2)
+			fail(2, fmt.Sprintf("-fault %q: want one of %s", *fault, strings.Join(llmtest.FaultNames(), ", ")))
 		}
 		opt = llmtest.Func(func(goopenai.ChatCompletionRequest) llmtest.Reply { return r })
+		how = "fault " + *fault
+	case *mix != "":
+		var err error
+		if mixer, err = llmtest.Mix(*mix, *seed, llmtest.JudgeReplies); err != nil {
+			fail(2, "-"+err.Error())
+		}
+		opt = llmtest.Func(mixer.Reply)
+		how = "faults " + *mix + " (seed " + fmt.Sprint(*seed) + ")"
 	}
 	s := llmtest.Start(opt, llmtest.Latency(*latency), llmtest.Quiet())
 	defer s.Close()
-	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", *addr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *addr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fakellm:", err)
-		os.Exit(1)
-	}
-	how := "valid judge replies"
-	if *fault != "" {
-		how = "fault " + *fault
+		fail(1, err.Error())
 	}
 	fmt.Fprintf(os.Stderr, "fakellm: serving http://%s/v1 with %v latency, %s\n", ln.Addr(), *latency, how)
-	if err := http.Serve(ln, s.Handler()); err != nil {
-		fmt.Fprintln(os.Stderr, "fakellm:", err)
-		os.Exit(1)
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close() // hung replies end with their connections
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fail(1, err.Error())
 	}
+	if mixer != nil {
+		counts := mixer.Counts()
+		parts := make([]string, 0, len(counts))
+		for _, k := range slices.Sorted(maps.Keys(counts)) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+		fmt.Fprintf(os.Stderr, "fakellm: %d chat calls: %s\n", s.Calls(), strings.Join(parts, ", "))
+	}
+}
+
+func fail(code int, msg string) {
+	fmt.Fprintln(os.Stderr, "fakellm:", msg)
+	os.Exit(code)
 }

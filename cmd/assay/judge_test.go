@@ -463,7 +463,7 @@ func TestDefaultRateExits(t *testing.T) {
 		// A server down from the start fails the run either way: over the
 		// default rate, or with calls that gave up waiting for it, as the
 		// breaker's timing has it.
-		"server down": {nil, judge, exitInfra, "the neutral default"},
+		"server down":        {nil, judge, exitInfra, "the neutral default"},
 		"server down, agree": {nil, agree, exitInfra, "the neutral default"},
 		"500 always": {[]llmtest.Option{llmtest.Default(llmtest.Reply{Status: 500})}, judge, exitInfra,
 			"assay: 6 of 6 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05: record r1: source_relevance: source 1: openai:judge-model: chat: status 500"},

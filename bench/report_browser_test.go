@@ -40,7 +40,7 @@ func TestReportInBrowser(t *testing.T) {
 	page := filepath.Join(dir, FileReport)
 	f, err := os.Create(page)
 	require.NoError(t, err)
-	require.NoError(t, WriteReport(f, cfg, s, results))
+	require.NoError(t, WriteReport(f, cfg, s, results, ReportData{}))
 	require.NoError(t, f.Close())
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

@@ -167,7 +167,7 @@ func TestWriteReport(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			require.NoError(t, WriteReport(&out, cfg, tc.s, tc.results))
+			require.NoError(t, WriteReport(&out, cfg, tc.s, tc.results, ReportData{}))
 			page := out.String()
 			for _, w := range tc.want {
 				assert.Contains(t, page, w)
@@ -227,7 +227,7 @@ func TestWriteReportReliability(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			require.NoError(t, WriteReport(&out, cfg, tc.s, results))
+			require.NoError(t, WriteReport(&out, cfg, tc.s, results, ReportData{}))
 			page := out.String()
 			assert.Equal(t, tc.diagrams, strings.Count(page, `<svg class="rel"`))
 			assert.Equal(t, tc.diagrams, strings.Count(page, `<line class="diag"`))
@@ -244,7 +244,7 @@ func TestWriteReportSampleRows(t *testing.T) {
 	t.Parallel()
 	cfg, s, results := reportFixture(t)
 	var out strings.Builder
-	require.NoError(t, WriteReport(&out, cfg, s, results))
+	require.NoError(t, WriteReport(&out, cfg, s, results, ReportData{}))
 	page := out.String()
 	assert.Equal(t, 12, strings.Count(page, `<tr class="vals">`))
 	// The rows with a default, a skip or an error are marked.
@@ -310,7 +310,7 @@ func TestWriteReportRowsInSampleOrder(t *testing.T) {
 	s := Summary{RunID: "r", Samples: 4, Metrics: Summarize(slices.Collect(results.All()), nil)}
 	require.Equal(t, "m2", s.Metrics[0].Metric, "the summary is in the order of the lines")
 	var out strings.Builder
-	require.NoError(t, WriteReport(&out, cfg, s, results))
+	require.NoError(t, WriteReport(&out, cfg, s, results, ReportData{}))
 	page := out.String()
 	var rows []string
 	for _, m := range regexp.MustCompile(`<tr class="vals"><td class="mono" data-v="([^"]+)">`).FindAllStringSubmatch(page, -1) {
@@ -325,7 +325,7 @@ func TestWriteReportRowsInSampleOrder(t *testing.T) {
 func reportColumns(t *testing.T, page string) []string {
 	t.Helper()
 	var out []string
-	for _, m := range regexp.MustCompile(`<th data-col="\d+" class="num">([^<]+)</th>`).FindAllStringSubmatch(page, -1) {
+	for _, m := range regexp.MustCompile(`<th data-col="\d+" data-metric="\d+" class="num">([^<]+)</th>`).FindAllStringSubmatch(page, -1) {
 		out = append(out, m[1])
 	}
 	return out

@@ -91,7 +91,7 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 		Baseline: &Comparison{BaselineRunID: "20261120-080000-cd34", Metrics: []MetricComparison{
 			{Metric: "faithfulness", BaselineMean: 0.79, CurrentMean: 0.61, Delta: -0.18, Paired: 10, Test: "wilcoxon signed-rank", P: 0.012,
 				Fell: []SampleChange{{ID: "s07", Baseline: 0.8, Current: 0.05}}, NowFailing: 2, NowPassing: 1},
-			{Metric: "answer_relevancy", BaselineMean: 0.69, CurrentMean: 0.7, Delta: 0.01, Paired: 11, Test: "wilcoxon signed-rank", P: Num(math.NaN()), NowPassing: 1},
+			{Metric: "answer_relevancy", BaselineMean: 0.69, CurrentMean: 0.7, Delta: 0.01, Paired: 11, Test: "wilcoxon signed-rank", P: Num(math.NaN()), NowFailing: 1, NowPassing: 1},
 		}},
 	}
 	// Labelled faithful or not, s05 and s09 aside (a default, a skip):
@@ -116,7 +116,8 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 // than the page holds, s06's answer longer than the page holds), and the
 // baseline's results of some samples: s01 failed faithfulness there and
 // passes now, s02 and s07 passed it and fail now, s04 failed both times;
-// s03 failed answer relevancy there.
+// s03 failed answer relevancy there and passes now, s07 passed it and
+// now has an error (its value 0 counted, as a summary counts it).
 func reportData(t testing.TB, results *ResultFile) ReportData {
 	t.Helper()
 	long := strings.Repeat("The refund window is thirty days from delivery, and store credit is offered after that. ", 9)
@@ -210,6 +211,7 @@ func TestWriteReport(t *testing.T) {
 				`<option value="flipped">flipped pass/fail</option>`,
 				// The flip counts of the baseline table.
 				`<td class="num">0.012</td><td class="num">2</td><td class="num">1</td>`,
+				`<td class="num">–</td><td class="num">1</td><td class="num">1</td>`,
 				// A question in the table and in full, in Thai too.
 				`<td class="q" data-v="ราคาปิดของหุ้น PTT วันนี้เท่าไร">ราคาปิดของหุ้น PTT วันนี้เท่าไร</td>`,
 				`<h4>Answer</h4><div class="full">หุ้น PTT ปิดที่ 34.50 บาท เพิ่มขึ้น 1.2%</div>`,

@@ -30,9 +30,9 @@ import (
 // among the metrics too. With each sample's texts bounded (MaxReportAnswer
 // and the others) the page stays a few MB however large the run.
 const (
-	ReportSamples    = 500
+	ReportSamples    = 400
 	ReportSamplesMin = 25
-	ReportFlipped    = 200
+	ReportFlipped    = 100
 )
 
 // Job is one evaluation run, everything `assay bench` is asked: the

@@ -34,9 +34,12 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"join":  strings.Join,
 	"add":   func(a, b int) int { return a + b },
 	// g writes a number with as few digits as it needs.
-	"g":       func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
-	"preview": preview,
-	"chars":   utf8.RuneCountInString,
+	"g":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
+	"chars": utf8.RuneCountInString,
+	// listed, maxListed and unlisted bound an evidence list.
+	"listed":    func(i int) bool { return i < MaxReportListed },
+	"maxListed": func() int { return MaxReportListed },
+	"unlisted":  func(n int) int { return n - MaxReportListed },
 	"signed": func(n Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)

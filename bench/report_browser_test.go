@@ -241,13 +241,16 @@ func TestReportInBrowser(t *testing.T) {
 		assert.Contains(t, answer, "2 more contexts left out of this page.")
 		evaluate(t, `document.querySelectorAll("`+sample+` ol.contexts li").length`, &contexts)
 		assert.Equal(t, 5, contexts)
-		// The long answer is folded to its start until opened.
-		full := sample + ` details.fold .full`
-		evaluate(t, `document.querySelector("`+full+`").checkVisibility() ? "shown" : "folded"`, &folded)
+		// The long answer shows its start until its button opens it.
+		long := `document.querySelector("` + sample + ` .full.long")`
+		evaluate(t, `(e => e.scrollHeight > e.clientHeight + 1 ? "folded" : "shown")(`+long+`)`, &folded)
 		assert.Equal(t, "folded", folded)
-		do(t, chromedp.Click(chromedp.CSS(sample+` details.fold > summary`)))
-		evaluate(t, `document.querySelector("`+full+`").checkVisibility() ? "shown" : "folded"`, &opened)
+		do(t, chromedp.Click(chromedp.CSS(sample+` button.more`)))
+		evaluate(t, `(e => e.scrollHeight > e.clientHeight + 1 ? "folded" : "shown")(`+long+`)`, &opened)
 		assert.Equal(t, "shown", opened)
+		var button string
+		evaluate(t, `document.querySelector("`+sample+` button.more").textContent`, &button)
+		assert.Equal(t, "show less", button)
 		var ev string
 		evaluate(t, `document.querySelector("`+sample+` section.metric-ev[data-metric=faithfulness]").innerText`, &ev)
 		assert.Contains(t, ev, "0.620")

@@ -213,7 +213,7 @@ func TestWriteReport(t *testing.T) {
 				`<td class="num">0.012</td><td class="num">2</td><td class="num">1</td>`,
 				`<td class="num">–</td><td class="num">1</td><td class="num">1</td>`,
 				// A question in the table and in full, in Thai too.
-				`<td class="q" data-v="ราคาปิดของหุ้น PTT วันนี้เท่าไร">ราคาปิดของหุ้น PTT วันนี้เท่าไร</td>`,
+				`<td class="q">ราคาปิดของหุ้น PTT วันนี้เท่าไร</td>`,
 				`<h4>Answer</h4><div class="full">หุ้น PTT ปิดที่ 34.50 บาท เพิ่มขึ้น 1.2%</div>`,
 				`<h4>Reference</h4><div class="full">30 days.</div>`,
 				`<li><div class="muted mono">c1</div><div class="full">Refunds: 30 days from delivery.</div></li>`,
@@ -226,7 +226,8 @@ func TestWriteReport(t *testing.T) {
 				`· baseline 0.300</span> <span class="badge b-pass">now passing</span></h3>`,
 				// s04's long answer folds, its contexts past five are
 				// counted; s06's answer is cut.
-				`<details class="fold"><summary><span class="pre">The refund window is thirty days`,
+				`<h4>Answer</h4><div class="full long">The refund window is thirty days`,
+				`<button type="button" class="more" data-chars="792">show all 792 characters</button>`,
 				"2 more contexts left out of this page.",
 				"more characters left out of this page.",
 				// Hostile text is text.

@@ -29,13 +29,16 @@ type ReportData struct {
 // How much of a sample's texts report.html holds, in bytes: a text
 // longer than its bound is cut at a character boundary and says how many
 // characters it left out; contexts past MaxReportContexts are counted.
-// A sample thus adds at most about 10 KB of text to the page.
+// A sample thus adds at most 8 KB of text to the page (before escaping).
 const (
-	MaxReportQuestion  = 1000
-	MaxReportAnswer    = 3000
-	MaxReportReference = 1500
-	MaxReportContext   = 1000
+	MaxReportQuestion  = 500
+	MaxReportAnswer    = 2500
+	MaxReportReference = 1000
+	MaxReportContext   = 800
 	MaxReportContexts  = 5
+	// MaxReportListed is how many items of an evidence list (claims,
+	// sources, gaps, statements) report.html shows; it counts the rest.
+	MaxReportListed = 20
 )
 
 // SampleText is a sample's texts as report.html shows them, each cut to

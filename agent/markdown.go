@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -32,8 +33,12 @@ func (v ResearchView) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s/%s |\n", label, num(p.Points), num(v.maxima[p.Metric]))
 	}
 	d := v.Details
-	fmt.Fprintf(&b, "\nPass threshold: %s. Claims: %d, cited: %d (%s%%). Average credibility: %s. Distinct sources: %d from %d domains.\n",
-		num(v.PassThreshold), d.TotalClaims, d.CitedClaims, num(d.CitationCoveragePct), num(d.AvgCredibility), d.UniqueSources, d.UniqueDomains)
+	unquoted := ""
+	if d.CitedWithoutQuote > 0 {
+		unquoted = fmt.Sprintf(", cited without quote: %d", d.CitedWithoutQuote)
+	}
+	fmt.Fprintf(&b, "\nPass threshold: %s. Claims: %d, cited: %d (%s%%)%s. Average credibility: %s. Distinct sources: %d from %d domains.\n",
+		num(v.PassThreshold), d.TotalClaims, d.CitedClaims, num(d.CitationCoveragePct), unquoted, num(d.AvgCredibility), d.UniqueSources, d.UniqueDomains)
 	list := func(title string, items []string) {
 		if len(items) == 0 {
 			return
@@ -43,13 +48,18 @@ func (v ResearchView) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", it)
 		}
 	}
-	var uncited []string
+	var uncited, noQuote []string
 	for _, c := range d.Claims {
-		if c.Verdict != "cited" {
+		switch c.Verdict {
+		case eval.VerdictCited:
+		case eval.VerdictCitedNoQuote:
+			noQuote = append(noQuote, fmt.Sprintf("line %d: %s", c.Line, c.Text))
+		default:
 			uncited = append(uncited, fmt.Sprintf("line %d: %s", c.Line, c.Text))
 		}
 	}
 	list("Uncited claims", uncited)
+	list("Cited without quote", noQuote)
 	list("Gaps", d.GapsIdentified)
 	list("Clarity issues", d.ClarityIssues)
 	list("Citation issues", d.CitationIssues)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/assaylabs/assay/assertions"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/heuristics/daily"
@@ -28,8 +29,8 @@ const (
 type SpecBuilder func(s ScorerSpec, opt Options) eval.Scorer
 
 // Builtins returns the built-in metric registry: the judges' metrics
-// (judges.AddBuiltins) and the profiles' own (AddBuiltins), built on first
-// use and sealed. It is what a nil registry means wherever one is taken;
+// (judges.AddBuiltins), the assertions (assertions.AddBuiltins) and the
+// profiles' own (AddBuiltins), built on first use and sealed. It is what a nil registry means wherever one is taken;
 // to add metrics of your own, Clone it.
 func Builtins() *metric.Registry { return builtins() }
 
@@ -37,6 +38,9 @@ var builtins = sync.OnceValue(func() *metric.Registry {
 	var r metric.Registry
 	if err := judges.AddBuiltins(&r); err != nil {
 		panic(err) // the built-in entries are fixed: a programming error
+	}
+	if err := assertions.AddBuiltins(&r); err != nil {
+		panic(err)
 	}
 	if err := AddBuiltins(&r); err != nil {
 		panic(err)
@@ -73,7 +77,9 @@ func AddBuiltins(r *metric.Registry) error {
 	report := []string{KindReport}
 	entries = append(entries,
 		metric.Entry{Name: MetricGrounding, Kind: metric.KindHeuristic, Dataset: true, Profiles: report, Needs: metric.NeedsAnswer,
-			Spec:   SpecBuilder(func(s ScorerSpec, _ Options) eval.Scorer { return heuristics.Grounding{Bands: s.Bands, Max: s.Max} }),
+			Spec: SpecBuilder(func(s ScorerSpec, _ Options) eval.Scorer {
+				return heuristics.Grounding{Bands: s.Bands, Max: s.Max, AcceptUnquoted: s.RequireQuote != nil && !*s.RequireQuote}
+			}),
 			Repair: repair(repairGrounding)},
 		metric.Entry{Name: MetricSourceQuality, Kind: metric.KindHeuristic, Profiles: report, Needs: metric.NeedsAnswer,
 			Spec: SpecBuilder(func(s ScorerSpec, opt Options) eval.Scorer {

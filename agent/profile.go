@@ -9,11 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -46,6 +43,9 @@ type Profile struct {
 	Pass        PassRule     `yaml:"pass"`
 	Specs       []ScorerSpec `yaml:"scorers"`
 	Fixes       []FixSpec    `yaml:"fixes"`
+	// Gate is the relevance gate of a research run that uses the profile
+	// (kind report only).
+	Gate GateSpec `yaml:"gate"`
 	// Daily is the profile of a KindDaily profile: seed 003's scorers,
 	// weights and gate (heuristics/daily), read from the same kind of file.
 	Daily *daily.Profile `yaml:"-"`
@@ -75,6 +75,10 @@ type ScorerSpec struct {
 	Max    float64 `yaml:"max"`
 	// grounding
 	Bands []heuristics.Band `yaml:"bands"`
+	// RequireQuote: a link cites a claim only with its quote, as seed 000
+	// counts ([text](url "quote")); false counts [text](url) as cited too.
+	// Either way such claims are counted apart. Unset is true.
+	RequireQuote *bool `yaml:"require_quote"`
 	// source_quality
 	Steps []heuristics.PointStep `yaml:"steps"`
 	// source_diversity
@@ -85,6 +89,13 @@ type ScorerSpec struct {
 	NearDuplicate       float64 `yaml:"near_duplicate"`
 	// context_quality
 	Weights *heuristics.ContextWeights `yaml:"weights"`
+}
+
+// GateSpec configures the relevance gate of a research run (seed 004).
+type GateSpec struct {
+	// RelevanceCutoff is the least relevance grade (1-5) a source needs to
+	// be kept; 0 leaves the mode's (3, seed 004's default).
+	RelevanceCutoff int `yaml:"relevance_cutoff"`
 }
 
 // FixSpec is one entry of the fix priority queue.
@@ -172,7 +183,7 @@ func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
-			return nil, decodeError(name, root.Content[0], te.Errors[0])
+			return nil, yamlpath.DecodeError(name, root.Content[0], te.Errors[0])
 		}
 		return nil, &eval.InputError{File: name, Msg: err.Error()}
 	}
@@ -262,6 +273,14 @@ func (p *Profile) check(reg *metric.Registry) error {
 			}
 		}
 	}
+	if c := p.Gate.RelevanceCutoff; c != 0 {
+		if p.Kind != KindReport {
+			return bad("gate", "only a profile of kind %s has a relevance gate", KindReport)
+		}
+		if c < 1 || c > 5 {
+			return bad("gate.relevance_cutoff", "must be a grade from 1 to 5, got %d", c)
+		}
+	}
 	for _, m := range p.Pass.RequireFull {
 		if !seen[m] {
 			return bad("pass.require_full", "names %q, which is not among the scorers", m)
@@ -286,84 +305,4 @@ func (p *Profile) check(reg *metric.Registry) error {
 		return bad("pass.threshold", "must be above 0 and at most the scorers' total maximum %v, got %v", total, p.Pass.Threshold)
 	}
 	return nil
-}
-
-// The YAML decoder's messages that decodeError rewords, compiled on first
-// use: only a profile file that does not decode needs them.
-var (
-	yamlErrLine    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
-	yamlUnknown    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type `) })
-	yamlWrongType  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$") })
-	yamlNumberType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(u?int|float)\d*$`) })
-)
-
-// decodeError turns one of the YAML decoder's type errors ("line 4: cannot
-// unmarshal !!str `eight` into float64") into an *eval.InputError that
-// names the line and the field, in words rather than Go types.
-func decodeError(file string, doc *yaml.Node, msg string) error {
-	ie := &eval.InputError{File: file, Msg: msg}
-	m := yamlErrLine().FindStringSubmatch(msg)
-	if m == nil {
-		return ie
-	}
-	ie.Line, _ = strconv.Atoi(m[1])
-	ie.Msg = m[2]
-	ie.Field = fieldAt(doc, ie.Line, "")
-	if u := yamlUnknown().FindStringSubmatch(m[2]); u != nil {
-		ie.Msg = "unknown field"
-		if ie.Field == "" {
-			ie.Field = u[1]
-		}
-		return ie
-	}
-	if t := yamlWrongType().FindStringSubmatch(m[2]); t != nil {
-		switch into := t[2]; {
-		case strings.HasPrefix(into, "[]"):
-			ie.Msg = "must be a list"
-		case strings.HasPrefix(into, "float"):
-			ie.Msg = fmt.Sprintf("must be a number, got %q", t[1])
-		case yamlNumberType().MatchString(into):
-			ie.Msg = fmt.Sprintf("must be a whole number, got %q", t[1])
-		case into == "string":
-			ie.Msg = fmt.Sprintf("must be text, got %q", t[1])
-		case into == "bool":
-			ie.Msg = fmt.Sprintf("must be true or false, got %q", t[1])
-		default:
-			ie.Msg = "must be a mapping of fields"
-		}
-	}
-	return ie
-}
-
-// fieldAt returns the dotted path ("scorers[0].max") of the deepest key
-// on the given line of a YAML document, or "".
-func fieldAt(n *yaml.Node, line int, path string) string {
-	found := ""
-	switch n.Kind {
-	case yaml.MappingNode:
-		for k := 0; k+1 < len(n.Content); k += 2 {
-			key, val := n.Content[k], n.Content[k+1]
-			p := key.Value
-			if path != "" {
-				p = path + "." + key.Value
-			}
-			if key.Line == line {
-				found = p
-			}
-			if f := fieldAt(val, line, p); f != "" {
-				found = f
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			if c.Kind == yaml.ScalarNode && c.Line == line {
-				found = p
-			}
-			if f := fieldAt(c, line, p); f != "" {
-				found = f
-			}
-		}
-	}
-	return found
 }

@@ -45,7 +45,10 @@ type Research struct {
 	Fetcher Fetcher
 	// URLs are sources added directly (--url).
 	URLs []string
-	Mode Mode // [standard]
+	// Mode sets the sources kept and the gate's thresholds [standard]; a
+	// Mode whose Cutoff is 0 takes the profile's gate.relevance_cutoff,
+	// else 3.
+	Mode Mode
 	// Profile scores the report [the built-in research profile].
 	Profile *Profile
 	// MaxIterations of the remediation loop [2].
@@ -249,9 +252,6 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 	if cfg.Mode.Name == "" {
 		cfg.Mode = Modes["standard"]
 	}
-	if cfg.Mode.Cutoff == 0 {
-		cfg.Mode.Cutoff = 3
-	}
 	if cfg.MaxIterations == 0 {
 		cfg.MaxIterations = 2
 	}
@@ -262,6 +262,9 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 			return nil, err
 		}
 		cfg.Profile = p
+	}
+	if cfg.Mode.Cutoff == 0 {
+		cfg.Mode.Cutoff = cmp.Or(cfg.Profile.Gate.RelevanceCutoff, 3)
 	}
 	r := &run{cfg: cfg, query: query, seen: map[string]bool{}, tried: map[string]bool{},
 		tr:  &tracer{now: cfg.Now, notify: cfg.OnEvent},

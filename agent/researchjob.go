@@ -30,6 +30,12 @@ type ResearchJob struct {
 	Question string
 	// Mode is quick, standard or deep (Modes) [standard].
 	Mode string
+	// Profile is the research profile, built in or a .yaml file: how the
+	// report is scored, and its relevance gate [research].
+	Profile string
+	// RelevanceCutoff is the least relevance grade (1-5) the gate keeps
+	// [the profile's gate.relevance_cutoff, else the mode's: 3].
+	RelevanceCutoff int
 	// Search is the backend: "local", the corpus folder Corpus (the
 	// embedded corpus when empty), or "searxng:URL" [local].
 	Search string
@@ -138,10 +144,14 @@ func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error)
 		ctx, cancel = context.WithTimeout(ctx, job.Timeout)
 		defer cancel()
 	}
-	profile, err := Profiles{Metrics: job.Registry}.Load("research")
+	profile, err := Profiles{Metrics: job.Registry}.Load(job.Profile)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, eval.AsInputError("--profile", err)
 	}
+	if profile.Kind != KindReport {
+		return nil, eval.FlagError("--profile", "%q is a %s profile; research needs one of kind %s", job.Profile, profile.Kind, KindReport)
+	}
+	mode.Cutoff = cmp.Or(job.RelevanceCutoff, profile.Gate.RelevanceCutoff, mode.Cutoff)
 	searcher, closeSearch, err := openSearcher(ctx, job)
 	if err != nil {
 		return nil, err
@@ -201,6 +211,7 @@ func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error)
 // the judging settings. It returns the mode.
 func (job *ResearchJob) prepare() (Mode, error) {
 	job.Mode = cmp.Or(job.Mode, Modes["standard"].Name)
+	job.Profile = cmp.Or(job.Profile, "research")
 	job.Search = cmp.Or(job.Search, "local")
 	job.Format = cmp.Or(job.Format, FormatMD)
 	job.Judging.Samples = cmp.Or(job.Judging.Samples, 1)
@@ -214,6 +225,9 @@ func (job *ResearchJob) prepare() (Mode, error) {
 	mode, err := ModeNamed(job.Mode)
 	if err != nil {
 		return Mode{}, &eval.InputError{Field: "--mode", Msg: err.Error(), Err: err}
+	}
+	if c := job.RelevanceCutoff; c < 0 || c > 5 {
+		return Mode{}, eval.FlagError("--relevance-cutoff", "must be a grade from 1 to 5, got %d", c)
 	}
 	if strings.TrimSpace(job.Question) == "" {
 		return Mode{}, &eval.InputError{Msg: "the question is empty"}

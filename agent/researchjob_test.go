@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -71,6 +72,10 @@ func TestRunResearchRefusesBadSettingsBeforeRunning(t *testing.T) {
 		"a folder with a name taken":       {func(j *agent.ResearchJob) { j.Out = taken }, "--out " + filepath.Join(taken, agent.FileCard) + ": exists and is not a regular file"},
 		"a --url that does not parse":      {func(j *agent.ResearchJob) { j.URLs = []string{"http://[::1"} }, `--url: "http://[::1" is not a URL: missing ']' in host`},
 		"a --url of another scheme":        {func(j *agent.ResearchJob) { j.URLs = []string{"ftp://x.org/a"} }, `--url: "ftp://x.org/a": want an http or https URL`},
+		"a relevance cutoff above 5":       {func(j *agent.ResearchJob) { j.RelevanceCutoff = 6 }, "--relevance-cutoff: must be a grade from 1 to 5, got 6"},
+		"a negative relevance cutoff":      {func(j *agent.ResearchJob) { j.RelevanceCutoff = -2 }, "--relevance-cutoff: must be a grade from 1 to 5, got -2"},
+		"a daily profile":                  {func(j *agent.ResearchJob) { j.Profile = "daily" }, `--profile: "daily" is a daily profile; research needs one of kind report`},
+		"a profile that is not there":      {func(j *agent.ResearchJob) { j.Profile = "/does/not/exist.yaml" }, "--profile: profile: open /does/not/exist.yaml"},
 		"a --url without a host":           {func(j *agent.ResearchJob) { j.URLs = []string{"https:///a"} }, `--url: "https:///a": no host`},
 	}
 	for name, tc := range tests {
@@ -128,6 +133,57 @@ func TestRunResearchOffline(t *testing.T) {
 		assert.Contains(t, m["report"], "## Executive Summary", format)
 	}
 	assert.ElementsMatch(t, keys[agent.FormatJSON], keys[agent.FormatYAML])
+}
+
+// TestRunResearchRelevanceCutoff: the gate keeps sources graded at or
+// above the cutoff set by --relevance-cutoff, else by the profile's
+// gate.relevance_cutoff, else seed 004's 3. Offline, the battery query's
+// three on-topic sources grade 5 and its four others 1.
+func TestRunResearchRelevanceCutoff(t *testing.T) {
+	t.Parallel()
+	profile := func(t *testing.T, cutoff string) string {
+		data, err := os.ReadFile("profiles/research.yaml")
+		require.NoError(t, err)
+		edited := strings.Replace(string(data), "relevance_cutoff: 3", "relevance_cutoff: "+cutoff, 1)
+		require.NotEqual(t, string(data), edited)
+		path := filepath.Join(t.TempDir(), "gate.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
+		return path
+	}
+	tests := map[string]struct {
+		flag       int
+		profile    string // the profile's gate.relevance_cutoff; "" the built-in profile
+		wantCutoff int
+		wantKept   int
+	}{
+		"seed 004's default":                   {wantCutoff: 3, wantKept: 3},
+		"the flag lowers it":                   {flag: 1, wantCutoff: 1, wantKept: 7},
+		"the flag at the top keeps grade 5":    {flag: 5, wantCutoff: 5, wantKept: 3},
+		"the profile sets it":                  {profile: "1", wantCutoff: 1, wantKept: 7},
+		"the flag wins over the profile":       {flag: 4, profile: "1", wantCutoff: 4, wantKept: 3},
+		"a profile that says 2 keeps the rest": {profile: "2", wantCutoff: 2, wantKept: 3},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			j := job(t, nil)
+			j.Question, j.Quiet, j.RelevanceCutoff = "What share of lithium-ion batteries is recycled today?", true, tc.flag
+			if tc.profile != "" {
+				j.Profile = profile(t, tc.profile)
+			}
+			out, _, _ := execute(t, context.Background(), j)
+			assert.Equal(t, tc.wantCutoff, out.Run.Mode.Cutoff)
+			kept := 0
+			for _, s := range out.Run.Sources {
+				if s.Iteration == 0 && s.Kept {
+					kept++
+				} else if s.Iteration == 0 {
+					assert.Contains(t, s.Dropped, fmt.Sprintf("below %d", tc.wantCutoff))
+				}
+			}
+			assert.Equal(t, tc.wantKept, kept)
+		})
+	}
 }
 
 // TestRunResearchInsufficientData: a run that ended without a pass is a

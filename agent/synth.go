@@ -384,7 +384,7 @@ func endsInFullStop(s string) bool {
 // normURL is a URL in the form sources are compared by; a URL that does
 // not parse stands for itself.
 func normURL(u string) string {
-	if n, err := heuristics.NormalizeURL(u); err == nil {
+	if n, err := heuristics.PageKey(u); err == nil { // one page, however spelt
 		return n
 	}
 	return u

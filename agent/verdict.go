@@ -76,11 +76,25 @@ func failReason(short []eval.Score) string {
 				part += " No verifiable claims found."
 			} else {
 				part += fmt.Sprintf(" %s unsourced claim(s) detected.", num(total-cited))
+				if nq := total - cited - float64(countVerdict(s.Evidence.Claims, eval.VerdictUncited)); nq > 0 {
+					part = strings.TrimSuffix(part, ".") + fmt.Sprintf(" (%s cited without quote).", num(nq))
+				}
 			}
 		}
 		parts = append(parts, part)
 	}
 	return strings.Join(parts, " ") + " Report rejected: no data is better than unsourced data."
+}
+
+// countVerdict counts the claims with verdict v.
+func countVerdict(claims []eval.Claim, v string) int {
+	n := 0
+	for _, c := range claims {
+		if c.Verdict == v {
+			n++
+		}
+	}
+	return n
 }
 
 func iterateReason(p *Profile, c eval.Card) string {

@@ -96,8 +96,11 @@ func (q ResearchPoints) MarshalJSON() ([]byte, error) {
 
 // ResearchDetails are the counts behind the points, and the evidence.
 type ResearchDetails struct {
-	TotalClaims         int                 `json:"total_claims"`
-	CitedClaims         int                 `json:"cited_claims"`
+	TotalClaims int `json:"total_claims"`
+	CitedClaims int `json:"cited_claims"`
+	// CitedWithoutQuote counts the claims cited only by links without
+	// their quote; the profile says whether CitedClaims counts them.
+	CitedWithoutQuote   int                 `json:"cited_without_quote,omitempty"`
 	CitationCoveragePct float64             `json:"citation_coverage_pct"`
 	AvgCredibility      float64             `json:"avg_credibility"`
 	UniqueSources       int                 `json:"unique_sources"`
@@ -168,6 +171,7 @@ func NewResearchView(p *Profile, c eval.Card) ResearchView {
 		case MetricGrounding:
 			v.QualityScore.Grounding = s.Points
 			v.Details.TotalClaims, v.Details.CitedClaims = int(n(heuristics.KeyTotalClaims)), int(n(heuristics.KeyCitedClaims))
+			v.Details.CitedWithoutQuote = int(n(heuristics.KeyCitedWithoutQuote))
 			v.Details.CitationCoveragePct = n(heuristics.KeyCitationCoveragePct)
 			v.Details.CitationIssues = list(&v.Details, "citation_issues", v.Details.CitationIssues, s.Evidence.Issues)
 			v.Details.Claims = list(&v.Details, "claims", v.Details.Claims, s.Evidence.Claims)
@@ -219,6 +223,7 @@ func (v ResearchView) YAML() any {
 	type details struct {
 		TotalClaims         int                 `yaml:"total_claims"`
 		CitedClaims         int                 `yaml:"cited_claims"`
+		CitedWithoutQuote   int                 `yaml:"cited_without_quote,omitempty"`
 		CitationCoveragePct string              `yaml:"citation_coverage_pct"`
 		AvgCredibility      float64             `yaml:"avg_credibility"`
 		UniqueSources       int                 `yaml:"unique_sources"`
@@ -256,7 +261,7 @@ func (v ResearchView) YAML() any {
 	out := card{
 		QualityScore: qs,
 		Details: details{
-			TotalClaims: v.Details.TotalClaims, CitedClaims: v.Details.CitedClaims,
+			TotalClaims: v.Details.TotalClaims, CitedClaims: v.Details.CitedClaims, CitedWithoutQuote: v.Details.CitedWithoutQuote,
 			CitationCoveragePct: fmt.Sprintf("%s%%", num(v.Details.CitationCoveragePct)),
 			AvgCredibility:      v.Details.AvgCredibility, UniqueSources: v.Details.UniqueSources, UniqueDomains: v.Details.UniqueDomains,
 			GapsIdentified: v.Details.GapsIdentified, ClarityIssues: v.Details.ClarityIssues,

@@ -134,8 +134,15 @@ func (job Job) checkJudging(src source) error {
 		return inputErr("--llm %s: a jury judges now: give --metric NAME over a dataset (stored and --score values were judged already)", job.Judging.LLM.Spec)
 	case job.Judging.Samples > 1 && judged:
 		return inputErr("--samples %d: only a judge run now (--metric, no stored run) asks a model; stored and --score values were judged already (drop --samples)", job.Judging.Samples)
+	case job.Judging.Checker != "" && judged:
+		return inputErr("--checker %s: only a judge run now (--metric, no stored run) asks a model; stored and --score values were judged already (drop --checker)", job.Judging.Checker)
 	case t != nil && !(*t >= 0 && *t <= 1): // NaN too
 		return eval.FlagError("--threshold", "want a value from 0 to 1, got %g", *t)
+	}
+	if !judged {
+		if err := job.Judging.CheckChecker(src.metrics); err != nil {
+			return err
+		}
 	}
 	return job.Judging.Check()
 }

@@ -123,7 +123,7 @@ type measurement struct {
 // and its label, before any model call.
 func open(job Job, src source) (*measurement, error) {
 	scan := LabelScan{Label: job.Label}
-	data, err := dataset.Open(src.path, dataset.Options{Stdin: job.Stdin, Visit: func(r dataset.Record) error {
+	data, err := dataset.Open(src.path, dataset.Options{Stdin: job.Stdin, Scorers: modelOnly(job, src), Visit: func(r dataset.Record) error {
 		scan.Add(r)
 		return nil
 	}})
@@ -139,6 +139,24 @@ func open(job Job, src source) (*measurement, error) {
 		m.labelled = scan.Numeric
 	}
 	return m, nil
+}
+
+// modelOnly are the scorers, to check the dataset against, of the judges
+// run now that have no offline counterpart (defined in a judges file): a
+// record without a field one reads is an input error before any call,
+// where the built-in judges count such a record as one they cannot score.
+func modelOnly(job Job, src source) []eval.Scorer {
+	if src.run != nil || job.Score != "" {
+		return nil
+	}
+	var out []eval.Scorer
+	for _, m := range src.metrics {
+		if e, ok := job.Registry.Lookup(m); ok && e.ModelOnly {
+			sc, _ := job.Registry.New(m, nil) // the names are checked by source
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
 // options are the Options of job over a dataset (file) whose labels scan
@@ -211,15 +229,21 @@ func (m *measurement) judge(ctx context.Context) error {
 	if m.sessions, err = m.job.Judging.OpenJury(m.job.Log, m.job.Env); err != nil {
 		return err
 	}
+	for _, s := range m.sessions {
+		if err := m.job.Registry.CheckModel(m.src.metrics, s.Model()); err != nil {
+			return err
+		}
+	}
 	m.defaulted = make([]int, len(m.sessions))
 	jurors, _ := m.job.Judging.Jurors() // checked by Measure
 	metrics := m.src.metrics
 	if m.job.Judging.DryRun {
 		for _, s := range m.sessions {
-			p, err := judging.DryRun(ctx, s.Client(), metrics, m.scorers(s, metrics), m.data.Len(), dataset.Samples(m.data.Records()), m.job.Registry.DryRun)
+			p, err := judging.DryRun(ctx, s.Client(), metrics, m.scorers(s, metrics), m.data.Len(), dataset.Samples(m.data.Records()), s.Registry(m.job.Registry).DryRun)
 			if err != nil {
 				return err
 			}
+			p.Judge = s.Judge()
 			m.out.Plans = append(m.out.Plans, p)
 		}
 		return nil
@@ -232,7 +256,7 @@ func (m *measurement) judge(ctx context.Context) error {
 				name = metric + " (" + jurors[i] + ")"
 			}
 			scorer := m.scorers(s, []string{metric})(s.Model())[0]
-			res, err := m.run(ctx, s, scorer, name, m.threshold(m.job.Registry.DefaultThreshold(metric, s.Model())))
+			res, err := m.run(ctx, s, scorer, name, m.threshold(s.Registry(m.job.Registry).DefaultThreshold(metric, s.Model())))
 			if err != nil {
 				return err
 			}
@@ -255,10 +279,11 @@ func (m *measurement) scorers(s *judging.Session, metrics []string) func(judges.
 		if t := m.job.Threshold; t != nil {
 			return *t
 		}
-		return m.job.Registry.DefaultThreshold(metric, s.Model())
+		return s.Registry(m.job.Registry).DefaultThreshold(metric, s.Model())
 	}
+	// The session's registry: its judges take its fact checker, when it has one.
 	return func(model judges.Model) []eval.Scorer {
-		return s.Sampled(metrics, threshold, bench.JudgeScorers(m.job.Registry, metrics, model))
+		return s.Sampled(metrics, threshold, bench.JudgeScorers(s.Registry(m.job.Registry), metrics, model))
 	}
 }
 
@@ -292,7 +317,7 @@ func (m *measurement) baseline(ctx context.Context) error {
 	}
 	if s == nil {
 		j := m.job.Judging
-		j.LLM.Spec, j.DryRun, j.Samples, j.Model = "offline", false, 1, nil
+		j.LLM.Spec, j.DryRun, j.Samples, j.Model, j.Checker, j.CheckerChunk = "offline", false, 1, nil, "", 0
 		var err error
 		if m.offline, err = j.Open(m.job.Log, m.job.Env); err != nil {
 			return err

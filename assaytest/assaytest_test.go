@@ -134,7 +134,7 @@ func TestRequire(t *testing.T) {
 			fatal: `assaytest.Require: sample "boiling" cannot be judged: context_recall: `,
 		},
 		"an unknown metric is fatal, listing the metrics": {
-			sample: boiling, checks: []string{"fidelity>=0.8"}, fatal: `unknown metric "fidelity" (have answer_relevancy,`,
+			sample: boiling, checks: []string{"fidelity>=0.8"}, fatal: `unknown metric "fidelity" (have answer_correctness, answer_relevancy,`,
 		},
 		"a check that does not parse is fatal": {
 			sample: boiling, checks: []string{"faithfulness=>0.8"}, fatal: `check "faithfulness=>0.8": want METRIC OP NUMBER`,

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -166,8 +167,16 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	// The session's registry: its judges take the fact checker, when there is one.
+	job.Registry = s.Registry(job.Registry)
 	p, err := planJob(job, s, floors)
 	if err != nil {
+		return nil, err
+	}
+	if err := job.Judging.CheckChecker(p.metrics); err != nil {
+		return nil, err
+	}
+	if err := job.Registry.CheckModel(p.metrics, s.Model()); err != nil {
 		return nil, err
 	}
 	if err := floors.Check(p.metrics); err != nil {
@@ -185,7 +194,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	started := job.Now().UTC()
 	cfg := RunConfig{RunID: NewRunID(started), Started: started, Command: job.Command, Version: job.Version,
 		Dataset: job.Data, Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
-		Prompts: promptVersions(), Settings: settings(job, p.metrics, threshold)}
+		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, threshold)}
 	dir := job.Out
 	if dir == "" {
 		dir = filepath.Join("assay-runs", cfg.RunID)
@@ -237,6 +246,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		plan.Judge = s.Judge()
 		out.Plan = plan
 		return out, nil
 	}
@@ -443,7 +453,7 @@ func modelOf(s *judging.Session, p plan) string {
 	if len(p.modelMetrics) == 0 && !judges.Offline(s.Model()) {
 		return NoModel
 	}
-	return judges.Method(s.Model())
+	return s.Judge()
 }
 
 // NoModel is RunConfig.Model of a run none of whose metrics calls a model
@@ -523,15 +533,25 @@ func settings(job Job, metrics []string, threshold func(string) float64) map[str
 		// Absent at 1, so that the runs before --samples resume alike.
 		s["--samples"] = strconv.Itoa(j.Samples)
 	}
+	if j.Checker != "" {
+		// Absent without one, so that the runs before --checker resume alike.
+		s["--checker"] = j.Checker
+		s["--checker-chunk"] = strconv.Itoa(cmp.Or(j.CheckerChunk, judges.DefaultChunkTokens))
+	}
 	for _, m := range metrics {
 		s["threshold "+m] = strconv.FormatFloat(threshold(m), 'f', -1, 64)
 	}
 	return s
 }
 
-// promptVersions maps each embedded prompt template to its version.
-func promptVersions() map[string]string {
-	out := map[string]string{}
+// promptVersions maps each embedded prompt template to its version, and
+// each of metrics defined in a judges file ("judge NAME") to its
+// definition's (metric.Entry.Version).
+func promptVersions(reg *metric.Registry, metrics []string) map[string]string {
+	out := reg.Versions(metrics)
+	if out == nil {
+		out = map[string]string{}
+	}
 	for _, name := range prompts.Names() {
 		if t, err := prompts.Get(name); err == nil {
 			out[name] = t.Version

@@ -48,7 +48,8 @@ type JudgeOutcome struct {
 	// Records is the dataset's size, Done the records judged whole.
 	Records, Done int
 	Summaries     []MetricStats
-	// Skipped counts results with nothing to judge (no answer, no claim).
+	// Skipped counts results with nothing to judge (no answer, no claim, no
+	// sections where a metric reads a report's).
 	Skipped  int
 	Report   judging.Report
 	Failures judging.Failures
@@ -74,7 +75,7 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 	}
 	o.Report.Write(log)
 	if o.Skipped > 0 {
-		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no claim): not scored, never passing --min\n", o.Skipped)
+		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no claim, or no sections where a metric reads a report's): not scored, never passing --min\n", o.Skipped)
 	}
 }
 
@@ -105,6 +106,9 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
 		return nil, err
 	}
+	if err := job.Judging.CheckChecker(job.Metrics); err != nil {
+		return nil, err
+	}
 	floors, err := ParseMinGate(job.Min)
 	if err != nil {
 		return nil, eval.AsInputError("--min", err)
@@ -120,6 +124,11 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	// The session's registry: its judges take the fact checker, when there is one.
+	job.Registry = s.Registry(job.Registry)
+	if err := job.Registry.CheckModel(job.Metrics, s.Model()); err != nil {
+		return nil, err
+	}
 	threshold, build := judgesOf(job.Registry, job.Metrics, floors, s)
 	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check
@@ -144,6 +153,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		plan.Judge = s.Judge()
 		return &JudgeOutcome{Records: data.Len(), Plan: plan}, nil
 	}
 	meter, err := s.Meter(job.Log, job.Env, "judge", data.Len(), job.Quiet)

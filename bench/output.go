@@ -96,6 +96,14 @@ func (rw *ResultWriter) Write(r Result) error {
 			if c.SourceID != "" {
 				src = " <- " + c.SourceID
 			}
+			if ck := c.Check; ck != nil {
+				// Who checked the claim, and how sure it was.
+				where := fmt.Sprintf("chunk %d of %d", ck.Chunk, ck.Chunks)
+				if ck.Chunk == 0 {
+					where = fmt.Sprintf("none of %d chunk(s)", ck.Chunks)
+				}
+				src += fmt.Sprintf(" (%s: p %.3f from %s, %s)", ck.Checker, ck.Probability, ck.From, where)
+			}
 			fmt.Fprintf(rw.w, "  - [%s] %s%s\n", c.Verdict, c.Text, src)
 		}
 		for _, s := range r.Evidence.Sources {

@@ -222,7 +222,8 @@ type checker interface {
 
 // CheckNeeds returns an *eval.InputError naming file, the record's line
 // and the field when rec lacks what one of scorers needs (a
-// judges.Checker whose Check fails), or nil.
+// judges.Checker whose Check fails), or nil. A Check error that is an
+// *eval.InputError names its field itself.
 func CheckNeeds(file string, rec Record, scorers []eval.Scorer) error {
 	for _, sc := range scorers {
 		c, ok := sc.(checker)
@@ -230,6 +231,13 @@ func CheckNeeds(file string, rec Record, scorers []eval.Scorer) error {
 			continue
 		}
 		if err := c.Check(rec.Sample); err != nil {
+			if ie, ok := errors.AsType[*eval.InputError](err); ok && ie.File == "" {
+				// A scorer that names the field itself (an assertion's
+				// metadata argument): the error, with where.
+				e := *ie
+				e.File, e.Line = file, rec.Line
+				return &e
+			}
 			field := ""
 			switch {
 			case errors.Is(err, eval.ErrNoReference):

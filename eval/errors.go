@@ -11,6 +11,12 @@ var ErrNoClaims = errors.New("no verifiable claims")
 // answer; the score is Skipped. Test with errors.Is.
 var ErrNoAnswer = errors.New("no answer to judge")
 
+// ErrNoSections is a Score's Err, and named in its reason, when a metric
+// that reads a report's sections (Markdown headings) is given an answer
+// with none, as a RAG answer is: the metric does not apply to it, and the
+// score is Skipped. Test with errors.Is.
+var ErrNoSections = errors.New("the answer has no sections (no Markdown heading), so it is no report")
+
 // ErrNoContexts is returned by scorers that need retrieved contexts when
 // the sample has none (metric.ErrNoContexts and judges.ErrNoContexts are
 // this error). Test with errors.Is.

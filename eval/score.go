@@ -39,7 +39,7 @@ type Score struct {
 	// Skipped is true when the scorer had nothing to judge (no answer, an
 	// answer with no claim to check): the sample is not scored. Value and
 	// Points are 0 and mean nothing; Reason says why and Err holds the
-	// cause (ErrNoAnswer, ErrNoClaims). A skipped score is counted apart,
+	// cause (ErrNoAnswer, ErrNoClaims, ErrNoSections). A skipped score is counted apart,
 	// like a default, never averaged in and never passing a gate.
 	Skipped bool `json:"skipped,omitempty"`
 	// Pass, when not nil, is the verdict of the card this score totals
@@ -70,10 +70,14 @@ type Evidence struct {
 
 // Verdicts a claim can receive.
 const (
-	VerdictCited       = "cited"
-	VerdictUncited     = "uncited"
-	VerdictSupported   = "supported"
-	VerdictUnsupported = "unsupported"
+	VerdictCited   = "cited"
+	VerdictUncited = "uncited"
+	// VerdictCitedNoQuote is a claim whose only citations are links without
+	// the quote of seed 000's [text](url "quote"); a profile decides
+	// whether it counts as cited.
+	VerdictCitedNoQuote = "cited_without_quote"
+	VerdictSupported    = "supported"
+	VerdictUnsupported  = "unsupported"
 	// VerdictUnjudged is a claim a model judge gave no verdict for, even
 	// when asked again; it counts as not supported.
 	VerdictUnjudged = "unjudged"
@@ -90,6 +94,33 @@ type Claim struct {
 	Citations []Citation `json:"citations,omitempty" yaml:"citations,omitempty"`
 	// SourceID names the context that supports the claim, when one does.
 	SourceID string `json:"source_id,omitempty" yaml:"source_id,omitempty"`
+	// Check, for a claim a fact-checking model verified (--checker),
+	// says which model and how sure it was.
+	Check *ClaimCheck `json:"check,omitempty" yaml:"check,omitempty"`
+}
+
+// How a fact checker's probability of support was measured.
+const (
+	// CheckLogprobs: from the log-probabilities of its Yes and No tokens.
+	CheckLogprobs = "logprobs"
+	// CheckSampled: from its sampled answer alone (1 for Yes, 0 for No),
+	// the server having served no log-probabilities.
+	CheckSampled = "sampled"
+)
+
+// ClaimCheck is a fact-checking model's verdict on one claim: the
+// document was split into Chunks, checked in order until one supported
+// the claim (Chunk, 1-based; 0 when none did).
+type ClaimCheck struct {
+	// Checker names the model ("openai:bespoke-minicheck").
+	Checker string `json:"checker" yaml:"checker"`
+	// Probability is the probability of support of the chunk that
+	// supported the claim, or the highest of all when none did.
+	Probability float64 `json:"probability" yaml:"probability"`
+	// From is CheckLogprobs or CheckSampled.
+	From   string `json:"from" yaml:"from"`
+	Chunk  int    `json:"chunk,omitempty" yaml:"chunk,omitempty"`
+	Chunks int    `json:"chunks" yaml:"chunks"`
 }
 
 // Citation kinds.

@@ -75,8 +75,12 @@ func (c Clarity) score(r *Report) eval.Score {
 
 	issues := structureIssues(r)
 
-	total, long := 0, 0
+	total, long, prose := 0, 0, 0
 	for _, s := range r.Sentences {
+		if s.Row {
+			continue // a table row is no sentence to read
+		}
+		prose++
 		n := lexicon.WordCount(s.Text)
 		total += n
 		if n > longMax {
@@ -84,8 +88,8 @@ func (c Clarity) score(r *Report) eval.Score {
 		}
 	}
 	avg := 0.0
-	if len(r.Sentences) > 0 {
-		avg = float64(total) / float64(len(r.Sentences))
+	if prose > 0 {
+		avg = float64(total) / float64(prose)
 	}
 	if avg > avgMax {
 		issues = append(issues, fmt.Sprintf("sentences too long on average (%.1f words; at most %g)", avg, avgMax))
@@ -97,7 +101,7 @@ func (c Clarity) score(r *Report) eval.Score {
 
 	sc := eval.Score{Metric: "clarity", Max: maxPts, Method: "heuristic", Evidence: eval.Evidence{
 		Issues: issues,
-		Counts: map[string]float64{"sentences": float64(len(r.Sentences)), "avg_sentence_words": round2(avg), "sections": float64(len(r.Sections))},
+		Counts: map[string]float64{"sentences": float64(prose), "avg_sentence_words": round2(avg), "sections": float64(len(r.Sections))},
 	}}
 	if len(issues) == 0 {
 		sc.Points, sc.Value = maxPts, 1
@@ -159,7 +163,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	seen := map[string]int{}
 	for _, s := range r.Sentences {
 		ws := lexicon.Words(s.Text)
-		if len(ws) < minClaimWords {
+		if s.Row || len(ws) < minClaimWords {
 			continue
 		}
 		k := strings.ToLower(strings.Join(ws, " "))

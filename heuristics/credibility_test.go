@@ -236,33 +236,55 @@ func TestCredibilityWithoutClock(t *testing.T) {
 
 func TestCredibilityWithAuthorTier(t *testing.T) {
 	t.Parallel()
-	const post = "https://someone.substack.com/p/why-go"
+	const (
+		tech     = "https://dev.to/someone/why-go-3kd1"
+		blog     = "https://someone.substack.com/p/why-go"
+		thaiBlog = "https://somchai.blogspot.com/2025/01/ปั๊มความร้อน.html"
+	)
 	tests := map[string]struct {
 		src        eval.Source
 		wantRating float64
 		wantBasis  string
 	}{
-		"named author": {
-			eval.Source{URL: post, Author: "Sam"}, 5, "blog_platforms 5 (named author)",
+		// Seed 001: general tech blog 5 with an author, 4 anonymous.
+		"tech platform, named author": {
+			eval.Source{URL: tech, Author: "Sam"}, 5, "blog_platforms 5 (named author)",
 		},
-		"unknown author": {
-			eval.Source{URL: post}, 4, "blog_platforms 4 (no named author)",
+		"tech platform, unknown author": {
+			eval.Source{URL: tech}, 4, "blog_platforms 4 (no named author)",
 		},
-		"known anonymous is not penalised twice": {
-			eval.Source{URL: post, AuthorKnown: true}, 4, "blog_platforms 4 (no named author)",
+		"tech platform, known anonymous is not penalised twice": {
+			eval.Source{URL: tech, AuthorKnown: true}, 4, "blog_platforms 4 (no named author)",
 		},
-		"named and verified": {
-			eval.Source{URL: post, Author: "Sam", AuthorVerified: boolp(true), References: intp(5)},
+		"tech platform, named and verified": {
+			eval.Source{URL: tech, Author: "Sam", AuthorVerified: boolp(true), References: intp(5)},
 			7, "blog_platforms 5 (named author); +1 5 references; +1 verified author → 7",
 		},
+		// Seed 001: anonymous blogs 2; a general blog that names its author
+		// is not anonymous and keeps 5.
+		"blog host, named author": {
+			eval.Source{URL: blog, Author: "Sam"}, 5, "personal_blogs 5 (named author)",
+		},
+		"blog host, unknown author": {
+			eval.Source{URL: blog}, 2, "personal_blogs 2 (no named author)",
+		},
+		"blog host, known anonymous is not penalised twice": {
+			eval.Source{URL: blog, AuthorKnown: true}, 2, "personal_blogs 2 (no named author)",
+		},
+		"thai blog, anonymous, no references": {
+			eval.Source{URL: thaiBlog, AuthorKnown: true, References: intp(0)}, 1, "personal_blogs 2 (no named author); -2 no references → 1 (capped from 0)",
+		},
+		"thai blog, named author": {
+			eval.Source{URL: thaiBlog, Author: "สมชาย ใจดี"}, 5, "personal_blogs 5 (named author)",
+		},
 	}
+	assert.Equal(t, "substack.com", Domain(blog), "substack is no public suffix")
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := Credibility{Now: clock}.Rate(tc.src)
 			assert.Equal(t, tc.wantRating, got.Rating)
 			assert.Equal(t, tc.wantBasis, got.Basis)
-			assert.Equal(t, "substack.com", Domain(post), "substack is no public suffix")
 		})
 	}
 }

@@ -38,11 +38,19 @@ var DefaultGroundingBands = []Band{
 // points by Bands. A report with no claims scores 0: nothing in it can be
 // checked, so it cannot pass.
 //
-// It reads Sample.Answer. The zero value uses DefaultGroundingBands and a
-// maximum of 5.
+// A claim cited only by links without their quote ([text](url), an
+// autolink) is counted apart (KeyCitedWithoutQuote, verdict "cited without
+// quote") and, as seed 000 counts citations ([text](url "quote")), is not
+// cited unless AcceptUnquoted is set.
+//
+// It reads Sample.Answer. The zero value uses DefaultGroundingBands, a
+// maximum of 5 and seed 000's count.
 type Grounding struct {
 	Bands []Band
 	Max   float64
+	// AcceptUnquoted counts a claim cited by a link without its quote as
+	// cited.
+	AcceptUnquoted bool
 }
 
 var _ ReportScorer = Grounding{}
@@ -72,19 +80,27 @@ func (g Grounding) score(r *Report) eval.Score {
 	}
 	claims := r.Claims()
 	cited := 0
-	var uncited []string
+	var uncited, unquoted []string
 	for _, c := range claims {
-		if c.Verdict == eval.VerdictCited {
+		at := fmt.Sprintf("line %d: %q", c.Line, truncate(c.Text, 80))
+		switch c.Verdict {
+		case eval.VerdictCited:
 			cited++
-		} else {
-			uncited = append(uncited, fmt.Sprintf("line %d: %q", c.Line, truncate(c.Text, 80)))
+		case eval.VerdictCitedNoQuote:
+			unquoted = append(unquoted, at)
+			if g.AcceptUnquoted {
+				cited++
+			}
+		default:
+			uncited = append(uncited, at)
 		}
 	}
 	sc := eval.Score{
 		Metric: "grounding", Max: maxPts, Method: "heuristic",
 		Evidence: eval.Evidence{
 			Claims: claims,
-			Counts: map[string]float64{KeyTotalClaims: float64(len(claims)), KeyCitedClaims: float64(cited)},
+			Counts: map[string]float64{KeyTotalClaims: float64(len(claims)), KeyCitedClaims: float64(cited),
+				KeyCitedWithoutQuote: float64(len(unquoted))},
 		},
 	}
 	for _, d := range r.Dangling {
@@ -103,7 +119,17 @@ func (g Grounding) score(r *Report) eval.Score {
 	if cited == len(claims) {
 		sc.Reason = fmt.Sprintf("all %d claims are cited", len(claims))
 	} else {
-		sc.Reason = fmt.Sprintf("%d of %d claims cited (%.1f%%); uncited: %s", cited, len(claims), cov, strings.Join(uncited, "; "))
+		sc.Reason = fmt.Sprintf("%d of %d claims cited (%.1f%%)", cited, len(claims), cov)
+		if len(uncited) > 0 {
+			sc.Reason += "; uncited: " + strings.Join(uncited, "; ")
+		}
+	}
+	if len(unquoted) > 0 {
+		counted := "not counted: seed 000 cites with [text](url \"quote\")"
+		if g.AcceptUnquoted {
+			counted = "counted as cited"
+		}
+		sc.Reason += fmt.Sprintf("; cited without quote (%s): %s", counted, strings.Join(unquoted, "; "))
 	}
 	return sc
 }

@@ -43,7 +43,7 @@ func TestGroundingScore(t *testing.T) {
 	cited := func(n int) string {
 		var b strings.Builder
 		for i := range n {
-			fmt.Fprintf(&b, "Fact number %d is true [source](https://a%d.gov/x).\n", i, i)
+			fmt.Fprintf(&b, "Fact number %d is true [source](https://a%d.gov/x \"fact %d\").\n", i, i, i)
 		}
 		return b.String()
 	}

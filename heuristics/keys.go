@@ -14,6 +14,9 @@ const (
 	KeyTotalClaims         = "total_claims"
 	KeyCitedClaims         = "cited_claims"
 	KeyCitationCoveragePct = "citation_coverage_pct"
+	// KeyCitedWithoutQuote counts the claims cited only by links without
+	// their quote, whether or not the profile counts them as cited.
+	KeyCitedWithoutQuote = "cited_without_quote"
 
 	// SourceQuality: the sources' mean credibility (1-10).
 	KeyAvgCredibility = "avg_credibility"

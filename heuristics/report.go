@@ -64,6 +64,9 @@ type Sentence struct {
 	Section   string
 	Claim     bool
 	Citations []eval.Citation
+	// Row is true for a table row, its cells joined by " | ": one claim,
+	// not prose (Clarity does not read it as a sentence).
+	Row bool
 }
 
 // Cited reports whether the sentence carries a citation that resolves.
@@ -79,8 +82,26 @@ func (s Sentence) Cited() bool {
 	return false
 }
 
-// Claims returns the report's claims with their verdicts (cited or
-// uncited) in document order.
+// Quoted reports whether the sentence carries a citation that resolves and
+// is more than a bare link: seed 000's [text](url "quote"), a numbered
+// reference or a footnote (which name an entry of the report's sources).
+func (s Sentence) Quoted() bool {
+	for _, c := range s.Citations {
+		switch c.Kind {
+		case eval.CiteNumbered, eval.CiteFootnote:
+			return true // only resolved ones are attached
+		case eval.CiteInline:
+			if isWebURL(c.URL) && strings.TrimSpace(c.Quote) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Claims returns the report's claims with their verdicts in document
+// order: cited (Quoted), cited without quote (Cited, by links without
+// their quote only) or uncited.
 func (r *Report) Claims() []eval.Claim {
 	var out []eval.Claim
 	for _, s := range r.Sentences {
@@ -88,8 +109,11 @@ func (r *Report) Claims() []eval.Claim {
 			continue
 		}
 		v := eval.VerdictUncited
-		if s.Cited() {
+		switch {
+		case s.Quoted():
 			v = eval.VerdictCited
+		case s.Cited():
+			v = eval.VerdictCitedNoQuote
 		}
 		out = append(out, eval.Claim{Text: s.Text, Line: s.Line, Section: s.Section, Verdict: v, Citations: s.Citations})
 	}
@@ -125,6 +149,10 @@ func ParseReport(src []byte) *Report {
 	p.walkBlocks(doc)
 	for _, para := range p.pending {
 		p.section = para.section
+		if t, ok := para.node.(*east.Table); ok {
+			p.table(t)
+			continue
+		}
 		p.paragraph(para.node)
 	}
 	p.r.Dangling = dedupe(p.r.Dangling)
@@ -226,8 +254,14 @@ func (p *reportParser) walkBlocks(parent ast.Node) {
 				continue
 			}
 			p.pending = append(p.pending, pendingParagraph{n, p.section})
+		case *east.Table:
+			if p.inSources {
+				p.sourceTable(n)
+				continue
+			}
+			p.pending = append(p.pending, pendingParagraph{n, p.section})
 		case *ast.Blockquote, *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock, *ast.ThematicBreak,
-			*east.Table, *east.FootnoteList:
+			*east.FootnoteList:
 			continue
 		default:
 			p.walkBlocks(n)
@@ -255,6 +289,25 @@ func (p *reportParser) sourceList(l *ast.List) {
 			p.r.References[label] = u
 		}
 		i++
+	}
+}
+
+// sourceTable reads the rows of a Sources table: each row's first URL is a
+// listed source, and reference N when its first cell is "N" or "[N]".
+func (p *reportParser) sourceTable(t *east.Table) {
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		if _, body := row.(*east.TableRow); !body {
+			continue
+		}
+		u := firstURL(row, p.src)
+		if u != "" {
+			p.r.SourceURLs = append(p.r.SourceURLs, u)
+		}
+		if first := row.FirstChild(); first != nil {
+			if label := strings.Trim(strings.TrimSpace(plainText(first, p.src)), "[]."); isDigits(label) {
+				p.r.References[label] = u
+			}
+		}
 	}
 }
 
@@ -585,7 +638,53 @@ func (p *reportParser) paragraph(n ast.Node) {
 		}
 		p.r.Sentences = append(p.r.Sentences, Sentence{
 			Text: body, Line: sl, Section: p.section, Citations: cites,
-			Claim: isClaim(spans.strip(s, start, end, spanMarker), body),
+			Claim: isClaim(spans.strip(s, start, spans.trimClosingLinks(s, start, end), spanMarker), body),
+		})
+	}
+}
+
+// table reads the body rows of a table, each as one sentence: a claim
+// when at least two of its cells hold text (a subject and what is said of
+// it), cited by any citation in its cells. The header row names columns
+// and is no claim.
+func (p *reportParser) table(t *east.Table) {
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		if _, body := row.(*east.TableRow); !body {
+			continue
+		}
+		f := &flattener{p: p}
+		var cells [][2]int
+		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			if cell != row.FirstChild() {
+				f.write(" | ", -1)
+			}
+			start := f.b.Len()
+			f.inline(cell)
+			cells = append(cells, [2]int{start, f.b.Len()})
+		}
+		s := f.b.String()
+		f.bracketRefs(s)
+		sort.SliceStable(f.marks, func(i, j int) bool { return f.marks[i].at < f.marks[j].at })
+		spans := newSpanSet(f.spans)
+		filled := 0
+		for _, c := range cells {
+			if hasProse(spans.strip(s, c[0], c[1], spanMarker)) {
+				filled++
+			}
+		}
+		if filled == 0 {
+			continue
+		}
+		var cites []eval.Citation
+		for _, m := range f.marks {
+			cites = append(cites, m.cite)
+		}
+		line := 0
+		if off := f.srcOffset(0); off >= 0 {
+			line = p.lineOf(off)
+		}
+		p.r.Sentences = append(p.r.Sentences, Sentence{
+			Text: strings.TrimSpace(s), Line: line, Section: p.section, Citations: cites, Row: true, Claim: filled >= 2,
 		})
 	}
 }
@@ -626,7 +725,7 @@ func isClaim(prose, body string) bool {
 	if endsWith(p, "?？:：") {
 		return false
 	}
-	if !lexicon.HasWords(p, minClaimWords) {
+	if !lexicon.HasWords(p, minClaimWords) && !shortFact(p) {
 		return false
 	}
 	low := strings.ToLower(strings.TrimLeft(body, " *_>#-"))
@@ -636,6 +735,63 @@ func isClaim(prose, body string) bool {
 		}
 	}
 	return true
+}
+
+// shortFact reports whether a sentence of two words states a fact: a word
+// and a quantity ("Capacity: 86%", "COP 2.0", "Founded 1998", "Staff: 40";
+// not "Step 3" or "Table 2", which label), or two words, neither a stop
+// word, closed by a full stop ("Sales fell.", not "Thank you.").
+func shortFact(p string) bool {
+	ws := lexicon.Words(p)
+	if len(ws) != 2 {
+		return false
+	}
+	var word, num string
+	for _, w := range ws {
+		switch {
+		case isNumber(w):
+			num = w
+		case lexicon.IsStop(strings.ToLower(w)):
+			return false
+		default:
+			word = w
+		}
+	}
+	switch {
+	case word != "" && num != "":
+		return isQuantity(p, num)
+	case num == "":
+		return endsWith(p, ".!。！")
+	}
+	return false
+}
+
+// isQuantity reports whether the number num of the short sentence p is a
+// quantity rather than a label's index: a decimal, a percentage, four
+// digits or more (a year, an amount), a number with a currency sign or a
+// unit beside it, or any number given as a label's value ("Staff: 40").
+func isQuantity(p, num string) bool {
+	digits := 0
+	for _, r := range num {
+		if unicode.IsDigit(r) {
+			digits++
+		}
+	}
+	switch {
+	case strings.ContainsAny(num, ".%,") || digits >= 4:
+		return true
+	case strings.ContainsAny(p, ":=$€£¥฿"):
+		return true
+	}
+	return false
+}
+
+// isNumber reports whether the word w is a number: digits, with decimal
+// or thousands separators and a percent sign ("86%", "2.0", "1,200").
+func isNumber(w string) bool {
+	return strings.ContainsFunc(w, unicode.IsDigit) && !strings.ContainsFunc(w, func(r rune) bool {
+		return !unicode.IsDigit(r) && r != '.' && r != ',' && r != '%'
+	})
 }
 
 // endsWith reports whether the last character of s is one of marks.

@@ -59,9 +59,10 @@ func TestParseReportClaims(t *testing.T) {
 			claims: []string{"The third claim cites nothing real [7]."},
 			cited:  []bool{false},
 		},
-		"headings, code, quotes, tables and sources are not claims": {
+		// Table rows are claims (TestTableRowsAndListItemsAreClaims).
+		"headings, code, quotes and sources are not claims": {
 			md: "# A heading with many words here\n\n> A block quote with several words.\n\n```\ncode with several words here.\n```\n\n" +
-				"| a | b |\n|---|---|\n| one two three | four five six |\n\n## Sources\n\n- A source entry with words https://a.gov\n",
+				"## Sources\n\n- A source entry with words https://a.gov\n\n| a | b |\n|---|---|\n| one two three | https://b.gov |\n",
 			claims: nil,
 		},
 		"questions, labels, short and meta sentences are not claims": {
@@ -98,7 +99,8 @@ func TestParseReportClaims(t *testing.T) {
 			var cited []bool
 			for _, c := range claims {
 				texts = append(texts, c.Text)
-				cited = append(cited, c.Verdict == "cited")
+				cited = append(cited, c.Verdict != "uncited") // with its quote or without
+
 			}
 			assert.Equal(t, tc.claims, texts)
 			if tc.claims != nil {

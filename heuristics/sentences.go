@@ -45,6 +45,9 @@ var alwaysAbbrev = map[string]bool{
 	"col": true, "gen": true, "sen": true, "rep": true, "rev": true, "mt": true,
 }
 
+// terminalMarks end a sentence.
+const terminalMarks = ".!?。！？"
+
 // splitSentences returns the sentence boundaries of s as offsets, starting
 // with 0 and ending with len(s). No boundary falls inside a protected span.
 func splitSentences(s string, spans *spanSet) []int {
@@ -74,6 +77,7 @@ func splitSentences(s string, spans *spanSet) []int {
 		if end < 0 {
 			continue
 		}
+		end = pastClosingLinks(s, spans, end)
 		if end <= bounds[len(bounds)-1] || end >= len(s) {
 			continue
 		}
@@ -82,7 +86,79 @@ func splitSentences(s string, spans *spanSet) []int {
 		}
 		bounds = append(bounds, end)
 	}
+	bounds = attachedLinkStops(s, spans, bounds)
 	return append(detachedStops(s, spans, bounds), len(s))
+}
+
+// attachedLinkStops adds to bounds a boundary after the links written
+// against a terminal mark when a capitalised word follows them ("held at
+// 86 percent.[NIST](url) The homes..."), where the Unicode rules may see
+// no sentence start: the links close the sentence before (see
+// pastClosingLinks). bounds and the result are sorted.
+func attachedLinkStops(s string, spans *spanSet, bounds []int) []int {
+	if spans == nil {
+		return bounds
+	}
+	var extra []int
+	for _, sp := range spans.spans {
+		if sp.kind != spanLink || sp.start == 0 {
+			continue
+		}
+		if r, _ := utf8.DecodeLastRuneInString(s[:sp.start]); !strings.ContainsRune(terminalMarks, r) {
+			continue
+		}
+		end := pastClosingLinks(s, spans, sp.start)
+		if _, found := slices.BinarySearch(bounds, end); found || end >= len(s) || !opensSentence(s[end:]) || spans.strictlyInside(end) {
+			continue
+		}
+		extra = append(extra, end)
+	}
+	if len(extra) == 0 {
+		return bounds
+	}
+	bounds = append(bounds, extra...)
+	slices.Sort(bounds)
+	return slices.Compact(bounds)
+}
+
+// pastClosingLinks moves a sentence boundary at end past the links that
+// close the sentence before it, as a citation marker there does ("grew.[1]
+// Next"): a link written against the terminal mark, with no space ("of
+// 2.0.[UMN](url) Next"), or one followed by a capitalised word that opens
+// the next sentence ("of 2.0. [UMN](url) Next"). A link after a space that
+// the next words continue ("[NIST](url) reports that...") is that
+// sentence's own, its subject.
+//
+// Links that end the paragraph are left where they are: a sentence made
+// only of citations already belongs to the one before.
+func pastClosingLinks(s string, spans *spanSet, end int) int {
+	for at := end; at < len(s); {
+		sp, ok := spans.linkAt(at)
+		if !ok {
+			return at
+		}
+		prev, _ := utf8.DecodeLastRuneInString(s[:at])
+		next := sp.end
+		for next < len(s) && s[next] == ' ' {
+			next++
+		}
+		if next >= len(s) {
+			return end
+		}
+		if unicode.IsSpace(prev) && !opensSentence(s[next:]) {
+			return at
+		}
+		at = next
+	}
+	return end
+}
+
+// opensSentence reports whether s starts, after opening quotes or
+// brackets, with a capital letter.
+func opensSentence(s string) bool {
+	s = strings.TrimLeftFunc(s, func(r rune) bool { return strings.ContainsRune("\"'“‘(*_[", r) })
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
 }
 
 // detachedStops adds to bounds a boundary after each terminal mark that

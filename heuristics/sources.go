@@ -3,40 +3,54 @@ package heuristics
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/assaylabs/assay/eval"
 )
 
 // citedSources returns the distinct sources the report cites, in order of
-// first citation, keyed by normalised URL. Metadata comes from the Sample's
-// Sources when one has the same normalised URL; otherwise only the URL is
-// known. Citations whose URL cannot be normalised are returned as invalid.
+// first citation: two URLs with one PageKey are one source. Metadata comes
+// from the Sample's Sources when one has the same PageKey; otherwise only
+// the URL is known. Citations whose URL cannot be normalised are returned
+// as invalid.
 func citedSources(r *Report, known []eval.Source) (srcs []eval.Source, invalid []string) {
+	srcs, invalid, _ = citedPages(r, known)
+	return srcs, invalid
+}
+
+// citedPages is citedSources, and also the URLs cited that are another
+// spelling of a page already counted, once each.
+func citedPages(r *Report, known []eval.Source) (srcs []eval.Source, invalid, respelt []string) {
 	byURL := map[string]eval.Source{}
 	for _, s := range known {
-		if n, err := NormalizeURL(s.URL); err == nil {
+		if n, err := PageKey(s.URL); err == nil {
 			byURL[n] = s
 		}
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{} // page key -> the URL first cited for it
+	spelt := map[string]bool{}
 	for _, u := range r.CitedURLs() {
-		n, err := NormalizeURL(u)
+		n, err := PageKey(u)
 		if err != nil {
 			invalid = append(invalid, u)
 			continue
 		}
-		if seen[n] {
+		if first, ok := seen[n]; ok {
+			if u != first && !spelt[u] {
+				spelt[u] = true
+				respelt = append(respelt, u)
+			}
 			continue
 		}
-		seen[n] = true
+		seen[n] = u
 		s, ok := byURL[n]
 		if !ok {
 			s = eval.Source{URL: u}
 		}
 		srcs = append(srcs, s)
 	}
-	return srcs, invalid
+	return srcs, invalid, respelt
 }
 
 // SourceQuality rates every distinct cited source with Credibility and
@@ -110,11 +124,12 @@ func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
 	return sc
 }
 
-// Diversity counts the distinct cited URLs after normalisation (scheme and
-// host case, default ports, trailing slash, fragments and tracking
-// parameters do not make a URL new) and earns Max when there are at least
-// MinUnique of them (seed 000: 5). Distinct registrable domains are reported
-// beside it.
+// Diversity counts the distinct pages cited (PageKey: http or https, "www."
+// or not, host case, default ports, a trailing slash, fragments and
+// tracking parameters do not make a page new) and earns Max when there are
+// at least MinUnique of them (seed 000: 5). Distinct registrable domains
+// are reported beside it, and each cited page spelt more than one way is
+// named in the evidence.
 //
 // It reads Sample.Answer. The zero value uses MinUnique 5 and Max 1.
 type Diversity struct {
@@ -147,7 +162,7 @@ func (d Diversity) score(r *Report) eval.Score {
 	if minUnique == 0 {
 		minUnique = 5
 	}
-	srcs, invalid := citedSources(r, nil)
+	srcs, invalid, respelt := citedPages(r, nil)
 	domains := map[string]bool{}
 	for _, s := range srcs {
 		domains[Domain(s.URL)] = true
@@ -164,6 +179,14 @@ func (d Diversity) score(r *Report) eval.Score {
 		sc.Reason = fmt.Sprintf("%d distinct sources from %d domains (need %d)", len(srcs), len(domains), minUnique)
 	} else {
 		sc.Reason = fmt.Sprintf("only %d distinct sources from %d domains; need %d", len(srcs), len(domains), minUnique)
+	}
+	if len(respelt) > 0 {
+		shown := respelt[:min(len(respelt), 3)]
+		more := ""
+		if n := len(respelt) - len(shown); n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		sc.Reason += fmt.Sprintf("; %d cited URL(s) are another spelling of a page counted once: %s%s", len(respelt), strings.Join(shown, ", "), more)
 	}
 	return sc
 }

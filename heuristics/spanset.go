@@ -3,6 +3,9 @@ package heuristics
 import (
 	"slices"
 	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // spanSet is a paragraph's spans sorted by start, with the largest end of
@@ -12,13 +15,13 @@ import (
 type spanSet struct {
 	spans  []span
 	maxEnd []int
-	// linkEnds are the ends of the link spans.
-	linkEnds map[int]struct{}
+	// linkEnds maps the end of each link span to its start.
+	linkEnds map[int]int
 }
 
 // newSpanSet indexes spans (which it does not change).
 func newSpanSet(spans []span) *spanSet {
-	ss := &spanSet{spans: slices.Clone(spans), linkEnds: map[int]struct{}{}}
+	ss := &spanSet{spans: slices.Clone(spans), linkEnds: map[int]int{}}
 	slices.SortStableFunc(ss.spans, func(a, b span) int { return a.start - b.start })
 	ss.maxEnd = make([]int, len(ss.spans))
 	top := -1
@@ -26,7 +29,7 @@ func newSpanSet(spans []span) *spanSet {
 		top = max(top, sp.end)
 		ss.maxEnd[i] = top
 		if sp.kind == spanLink {
-			ss.linkEnds[sp.end] = struct{}{}
+			ss.linkEnds[sp.end] = sp.start
 		}
 	}
 	return ss
@@ -67,6 +70,19 @@ func (ss *spanSet) covers(off int) bool {
 	return in
 }
 
+// linkAt returns the link span that starts at offset i, if any.
+func (ss *spanSet) linkAt(i int) (span, bool) {
+	if ss == nil {
+		return span{}, false
+	}
+	for j := sort.Search(len(ss.spans), func(j int) bool { return ss.spans[j].start >= i }); j < len(ss.spans) && ss.spans[j].start == i; j++ {
+		if ss.spans[j].kind == spanLink {
+			return ss.spans[j], true
+		}
+	}
+	return span{}, false
+}
+
 // linkEndsAt reports whether a link span ends at offset i.
 func (ss *spanSet) linkEndsAt(i int) bool {
 	if ss == nil {
@@ -74,6 +90,29 @@ func (ss *spanSet) linkEndsAt(i int) bool {
 	}
 	_, ok := ss.linkEnds[i]
 	return ok
+}
+
+// trimClosingLinks returns end moved back over the links that close the
+// sentence s[start:end] after its terminal mark ("grew.[A](u) [B](v)"):
+// citations, whose words are no part of its claim. Without a terminal
+// mark before them, the links are the sentence's own and end stays.
+func (ss *spanSet) trimClosingLinks(s string, start, end int) int {
+	cut := end
+	for ss != nil {
+		t := start + len(strings.TrimRightFunc(s[start:cut], unicode.IsSpace))
+		ls, ok := ss.linkEnds[t]
+		if !ok || ls < start {
+			break
+		}
+		cut = ls
+	}
+	if cut == end {
+		return end
+	}
+	if r, _ := utf8.DecodeLastRuneInString(strings.TrimRightFunc(s[start:cut], unicode.IsSpace)); strings.ContainsRune(terminalMarks, r) {
+		return cut
+	}
+	return end
 }
 
 // strip returns s[start:end] without the spans of the given kinds.

@@ -31,7 +31,7 @@ func TestDefaultTiersLoads(t *testing.T) {
 		"government", "education", "standards_body", "official_docs",
 		"tier1_news", "journals", "preprints", "industry_analysis", "expert_blogs",
 		"tier2_news", "reference_works", "wikipedia", "blog_platforms",
-		"forums", "social_media", "user_generated",
+		"personal_blogs", "forums", "social_media", "user_generated",
 	}, names)
 }
 
@@ -72,6 +72,10 @@ func TestDefaultTiersLookup(t *testing.T) {
 		"wikipedia":                      {"en.wikipedia.org", "wikipedia", 5},
 		"blog platform":                  {"medium.com", "blog_platforms", 4},
 		"site on a blog platform":        {"someone.github.io", "blog_platforms", 4},
+		"blog host":                      {"someone.blogspot.com", "personal_blogs", 2},
+		"newsletter host":                {"someone.substack.com", "personal_blogs", 2},
+		"thai government":                {"www.dede.go.th", "government", 10},
+		"thai university":                {"www.chula.ac.th", "education", 10},
 		"forum":                          {"stackoverflow.com", "forums", 3},
 		"hacker news":                    {"news.ycombinator.com", "forums", 3},
 		"social media":                   {"x.com", "social_media", 2},

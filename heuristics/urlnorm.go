@@ -125,6 +125,29 @@ func normalizeURL(raw string) (string, error) {
 	return b.String(), nil
 }
 
+// PageKey returns the key under which two addresses of one page are one
+// source: NormalizeURL's form without its scheme and without a leading
+// "www." label, so http and https, www.example.org and example.org, a
+// trailing slash, a fragment, default ports and tracking parameters make no
+// new source. It fails as NormalizeURL does.
+func PageKey(raw string) (string, error) {
+	n, err := NormalizeURL(raw)
+	if err != nil {
+		return "", err
+	}
+	_, rest, _ := strings.Cut(n, "://")
+	if after, ok := strings.CutPrefix(rest, "www."); ok {
+		host := after
+		if i := strings.IndexAny(after, ":/?"); i >= 0 {
+			host = after[:i]
+		}
+		if strings.Contains(host, ".") { // www.com is the site www.com, not com
+			rest = after
+		}
+	}
+	return rest, nil
+}
+
 // normalizeHost lower-cases a host name as returned by url.URL.Hostname and
 // makes it ready to print back into a URL.
 func normalizeHost(h string) (string, error) {

@@ -1,7 +1,10 @@
 // Package judges holds Assay's LLM judges, each an eval.Scorer that returns
-// its evidence: faithfulness, answer relevancy, context precision, context
-// recall, completeness, per-source relevance (1-5, seed 004) and reasoning
-// quality (seed 003's dimensions).
+// its evidence: faithfulness, answer relevancy (RAGAS's; the model's direct
+// 1-5 grade is another metric, answer_relevancy_grade), context precision,
+// context recall, completeness, per-source relevance (1-5, seed 004),
+// reasoning quality (seed 003's dimensions), and the judges of an answer
+// against its reference: answer correctness, factual correctness (F1,
+// precision, recall) and semantic similarity (RAGAS's).
 //
 // # Contract
 //
@@ -18,7 +21,11 @@
 // ranges; see llm.ChatJSON), and then pass the judge's checks of what only
 // the request knows: statement numbers within 1..n, context ids among
 // those of the prompt. A reply that fails gets one repair request, then
-// the neutral default. A reply of the right shape that judges nothing
+// the neutral default. A reply on another scale than its schema's (a 0-1
+// or 0-100 number where a 1-5 grade is asked, 0.8 where an integer 0-100
+// is) fails like any other: each schema states its scale (integer type,
+// minimum, maximum) and the reply is read on that scale alone. A reply of
+// the right shape that judges nothing
 // ({}, {"hello":"world"}, the list under another key) is therefore never
 // read as "no claims".
 //
@@ -35,12 +42,14 @@
 //
 // # Nothing to judge
 //
-// A judge of the answer (faithfulness, answer relevancy, completeness,
-// reasoning) given a missing or blank answer, and faithfulness given an
-// answer with no claim, returns a Skipped score (eval.Score.Skipped) with
-// eval.ErrNoAnswer or eval.ErrNoClaims and the reason, offline and with a
-// model alike: not scored, counted apart, never averaged in, never passing
-// a gate. Context precision (with a reference), context recall and source
+// A judge of the answer (faithfulness, answer relevancy and its grade,
+// completeness, reasoning) given a missing or blank answer, and
+// faithfulness given an answer with no claim, returns a Skipped score
+// (eval.Score.Skipped) with eval.ErrNoAnswer or eval.ErrNoClaims and the
+// reason, offline and with a model alike: not scored, counted apart, never
+// averaged in, never passing a gate. So does a judge given a sample it
+// does not apply to: offline reasoning reads a report's sections, and
+// skips an answer without a Markdown heading with eval.ErrNoSections. Context precision (with a reference), context recall and source
 // relevance judge the retrieval, not the answer, and score such a sample
 // as any other.
 //

@@ -72,6 +72,10 @@ type Faithfulness struct {
 	// in agreement reports (default heuristics.DefaultFaithfulThreshold
 	// offline, 1 with a model).
 	Threshold float64
+	// Checker, when set, verifies each claim in place of the batched
+	// verification (see FactChecker); offline, the claims are the
+	// answer's sentences.
+	Checker *FactChecker
 }
 
 var _ eval.Scorer = Faithfulness{}
@@ -111,9 +115,16 @@ var (
 // Score implements eval.Scorer.
 func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if blank(s.Answer) {
-		return skip(MetricFaithfulness, Method(f.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
+		meth := Method(f.Model)
+		if f.Checker != nil {
+			meth = f.Checker.method(f.Model)
+		}
+		return skip(MetricFaithfulness, meth, 1, eval.ErrNoAnswer, llm.Usage{}), nil
 	}
 	ps, ids := passages(s), sampleIDs(s)
+	if f.Checker != nil {
+		return f.scoreChecked(ctx, s, ps, ids)
+	}
 	if Offline(f.Model) {
 		_, cs := heuristics.FaithfulnessScore(s.Answer, texts(ps))
 		if len(cs) == 0 {
@@ -146,6 +157,63 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	noteNoContexts(&sc, ps)
 	sc.Usage = UsageOf(u)
 	return sc, nil
+}
+
+// scoreChecked is Score with a Checker: the claims from the model (or,
+// offline, the answer's sentences), each verified by the checker.
+func (f Faithfulness) scoreChecked(ctx context.Context, s eval.Sample, ps []prompts.Passage, ids []string) (eval.Score, error) {
+	meth := f.Checker.method(f.Model)
+	var claims []string
+	var u llm.Usage
+	if Offline(f.Model) {
+		claims = heuristics.SplitClaims(s.Answer)
+	} else {
+		var cl claimList
+		var err error
+		u, err = ask(ctx, f.Model, "faithfulness.claims", prompts.ExtractClaims{Question: s.Query, Answer: s.Answer}, &cl, claimSchema())
+		if err != nil {
+			return failChecked(ctx, MetricFaithfulness, meth, fmt.Errorf("extract claims: %w", err), u)
+		}
+		claims = cl.Claims
+	}
+	if len(claims) == 0 {
+		return skip(MetricFaithfulness, meth, 1, errNoClaimFound, u), nil
+	}
+	unique, dups := dedupe(claims)
+	v, u2, err := f.Checker.verify(ctx, f.Model, unique, ps, ids)
+	u = u.Add(u2)
+	if err != nil {
+		return failChecked(ctx, MetricFaithfulness, meth, fmt.Errorf("verify claims: %w", err), u)
+	}
+	sc := checkedScore(MetricFaithfulness, meth, f.Checker, v)
+	if dups > 0 {
+		sc.Evidence.Counts["duplicates"] = float64(dups)
+		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))
+	}
+	noteNoContexts(&sc, ps)
+	sc.Usage = UsageOf(u)
+	return sc, nil
+}
+
+// checkedScore is the ratio score of claims a FactChecker verified, with
+// its note in the reason and its counts in the evidence.
+func checkedScore(metric, meth string, fc *FactChecker, v verified) eval.Score {
+	sc := claimScore(metric, meth, v.claims)
+	note, counts := checkerNote(fc, v.claims)
+	sc.Reason += note
+	for k, n := range counts {
+		sc.Evidence.Counts[k] = n
+	}
+	return sc
+}
+
+// failChecked is fail for a judgement labelled meth: a checker's or its
+// model's failure is the neutral default (or stops the run, see Stops).
+func failChecked(ctx context.Context, metric, meth string, err error, u llm.Usage) (eval.Score, error) {
+	if err := Stops(ctx, err); err != nil {
+		return eval.Score{}, err
+	}
+	return neutral(metric, meth, 1, err, u), nil
 }
 
 // errNoClaimFound is the cause of a skip for an answer without a claim.

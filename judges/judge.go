@@ -44,13 +44,17 @@ func OfflineMethod(method string) bool { return !strings.HasPrefix(method, metho
 
 // Metric names, as used by --metric and in cards.
 const (
-	MetricFaithfulness     = "faithfulness"
-	MetricAnswerRelevancy  = "answer_relevancy"
-	MetricContextPrecision = "context_precision"
-	MetricContextRecall    = "context_recall"
-	MetricCompleteness     = "completeness"
-	MetricSourceRelevance  = "source_relevance"
-	MetricReasoning        = "reasoning"
+	MetricFaithfulness    = "faithfulness"
+	MetricAnswerRelevancy = "answer_relevancy"
+	// MetricAnswerRelevancyGrade is the model's direct 1-5 grade of the
+	// answer's relevance: another quantity than answer_relevancy (RAGAS's
+	// generated questions and embeddings), under its own name.
+	MetricAnswerRelevancyGrade = "answer_relevancy_grade"
+	MetricContextPrecision     = "context_precision"
+	MetricContextRecall        = "context_recall"
+	MetricCompleteness         = "completeness"
+	MetricSourceRelevance      = "source_relevance"
+	MetricReasoning            = "reasoning"
 )
 
 // neutral is the score a judge falls back on when its model fails: grade 3

@@ -251,10 +251,6 @@ func TestAnswerRelevancy(t *testing.T) {
 			replies: map[string][]string{"relevancy.questions": {`{"questions":[],"noncommittal":true}`}}, embed: unit,
 			value: 0, method: "llm:fake:judge (questions: noncommittal)",
 		},
-		"no embedding model falls back to a direct grade": {
-			replies: map[string][]string{"relevancy.questions": {questions}, "relevancy.rate": {`{"grade":4,"reason":"mostly answers"}`}},
-			value:   0.75, method: "llm:fake:judge (direct 1-5 grade, no embeddings)",
-		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -437,6 +433,16 @@ func TestOfflineJudgesNeverNaN(t *testing.T) {
 	}
 }
 
+// needsReference is ErrNoReference for the judges against a reference and
+// the others named.
+func needsReference(others ...string) map[string]error {
+	out := map[string]error{}
+	for _, m := range append(others, MetricAnswerCorrectness, MetricFactualCorrectness, MetricFactualPrecision, MetricFactualRecall, MetricSemanticSimilarity) {
+		out[m] = ErrNoReference
+	}
+	return out
+}
+
 // TestCheckIsScoresInputError: for every judge that is a Checker, Check
 // gives the very error Score returns for a sample lacking what it needs,
 // offline and with a model, and nil for a whole sample.
@@ -449,9 +455,9 @@ func TestCheckIsScoresInputError(t *testing.T) {
 		sample eval.Sample
 		want   map[string]error // by metric; absent: no error
 	}{
-		"no reference":                 {noRef, map[string]error{MetricContextRecall: ErrNoReference}},
+		"no reference":                 {noRef, needsReference(MetricContextRecall)},
 		"no contexts":                  {noCtx, map[string]error{MetricContextPrecision: ErrNoContexts, MetricSourceRelevance: ErrNoContexts}},
-		"neither answer nor reference": {nothing, map[string]error{MetricContextRecall: ErrNoReference}},
+		"neither answer nor reference": {nothing, needsReference(MetricContextRecall)},
 	}
 	for name, tc := range tests {
 		for _, metric := range judgeMetrics() {

@@ -59,11 +59,9 @@ func TestEveryJudgeDefaultsToNeutralOnModelFailure(t *testing.T) {
 			judge:   func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
 			replies: map[string][]string{"relevancy.questions": down}, points: 0.5, max: 1,
 		},
-		"answer relevancy, direct 1-5 fallback fails": {
-			judge: func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
-			replies: map[string][]string{
-				"relevancy.questions": {`{"questions":["When was it completed?"],"noncommittal":false}`}, "relevancy.rate": down,
-			}, points: 2.5, max: 5,
+		"answer relevancy grade, the 1-5 grade fails": {
+			judge:   func(m Model) eval.Scorer { return AnswerRelevancyGrade{Model: m} },
+			replies: map[string][]string{"relevancy.rate": down}, points: 2.5, max: 5,
 		},
 		"context precision": {
 			judge:   func(m Model) eval.Scorer { return ContextPrecision{Model: m} },

@@ -2,6 +2,7 @@ package judges
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -32,14 +33,22 @@ func reasoningStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
 }
 
 // Reasoning rates an answer's reasoning on seed 003's six dimensions, each
-// 0-100, weighted clarity 20, coverage 20, specificity 20, alignment 15,
-// minimality 15, consistency 10. Offline it falls back on the clarity
-// heuristic (structure, sentence length, repetition).
+// an integer 0-100, weighted clarity 20, coverage 20, specificity 20,
+// alignment 15, minimality 15, consistency 10. Offline it falls back on the
+// clarity heuristic (structure, sentence length, repetition).
 //
-// The reply's schema holds every dimension to 0-100 and requires them all:
-// a reply missing one or out of range gets the repair request, then the
-// neutral default. A missing or blank answer is Skipped (eval.ErrNoAnswer),
-// not scored.
+// The reply's schema holds every dimension to an integer from 0 to 100
+// and requires them all, and the reply is read on that scale only: a reply
+// missing a dimension, out of range, or on another scale (0.8 for 80, as
+// on a 0-1 scale; every dimension 0 or 1 and not all 0, as a 0-1 scale
+// written in integers) gets the repair request, then the neutral default.
+// A missing or blank answer is Skipped (eval.ErrNoAnswer), not scored.
+//
+// Offline, the clarity heuristic reads a report's sections (summary,
+// findings, conclusion, sources): it applies to an answer with at least
+// one Markdown heading, and an answer with none (a RAG answer) is Skipped
+// with eval.ErrNoSections, not scored 0 for sections it was never meant to
+// have. With a model the rubric reads any answer.
 type Reasoning struct {
 	Model Model
 }
@@ -47,13 +56,34 @@ type Reasoning struct {
 var _ eval.Scorer = Reasoning{}
 
 type reasoningReply struct {
-	Clarity     float64  `json:"clarity" jsonschema:"minimum=0,maximum=100"`
-	Coverage    float64  `json:"coverage" jsonschema:"minimum=0,maximum=100"`
-	Specificity float64  `json:"specificity" jsonschema:"minimum=0,maximum=100"`
-	Alignment   float64  `json:"alignment" jsonschema:"minimum=0,maximum=100"`
-	Minimality  float64  `json:"minimality" jsonschema:"minimum=0,maximum=100"`
-	Consistency float64  `json:"consistency" jsonschema:"minimum=0,maximum=100"`
+	Clarity     int      `json:"clarity" jsonschema:"minimum=0,maximum=100"`
+	Coverage    int      `json:"coverage" jsonschema:"minimum=0,maximum=100"`
+	Specificity int      `json:"specificity" jsonschema:"minimum=0,maximum=100"`
+	Alignment   int      `json:"alignment" jsonschema:"minimum=0,maximum=100"`
+	Minimality  int      `json:"minimality" jsonschema:"minimum=0,maximum=100"`
+	Consistency int      `json:"consistency" jsonschema:"minimum=0,maximum=100"`
 	Issues      []string `json:"issues"`
+}
+
+// Validate implements llm.Validator: the schema holds each dimension to an
+// integer 0-100, which a reply on a 0-1 scale in integers (every
+// dimension 0 or 1) also is; such a reply reads as a 0-1 scale, not as an
+// answer rated 1 of 100 on some dimensions and 0 on the rest.
+func (r reasoningReply) Validate() error {
+	ones := 0
+	for _, d := range r.dims() {
+		switch d.v {
+		case 0:
+		case 1:
+			ones++
+		default:
+			return nil
+		}
+	}
+	if ones > 0 {
+		return errors.New("every dimension is 0 or 1, as on a 0-1 scale: rate each dimension 0-100 (100 best)")
+	}
+	return nil
 }
 
 func (r reasoningReply) dims() []struct {
@@ -64,8 +94,8 @@ func (r reasoningReply) dims() []struct {
 		name   string
 		v, wgt float64
 	}{
-		{"clarity", r.Clarity, 0.20}, {"coverage", r.Coverage, 0.20}, {"specificity", r.Specificity, 0.20},
-		{"alignment", r.Alignment, 0.15}, {"minimality", r.Minimality, 0.15}, {"consistency", r.Consistency, 0.10},
+		{"clarity", float64(r.Clarity), 0.20}, {"coverage", float64(r.Coverage), 0.20}, {"specificity", float64(r.Specificity), 0.20},
+		{"alignment", float64(r.Alignment), 0.15}, {"minimality", float64(r.Minimality), 0.15}, {"consistency", float64(r.Consistency), 0.10},
 	}
 }
 
@@ -77,7 +107,11 @@ func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 		return skip(MetricReasoning, Method(r.Model), 100, eval.ErrNoAnswer, llm.Usage{}), nil
 	}
 	if Offline(r.Model) {
-		sc, err := heuristics.Clarity{}.Score(ctx, s)
+		rep := heuristics.ParseReport([]byte(s.Answer))
+		if len(rep.Sections) == 0 {
+			return skip(MetricReasoning, MethodOffline, 100, fmt.Errorf("offline reasoning reads a report's sections: %w", eval.ErrNoSections), llm.Usage{}), nil
+		}
+		sc, err := heuristics.Clarity{}.ScoreReport(ctx, rep, s)
 		if err != nil {
 			return sc, err
 		}

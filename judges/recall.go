@@ -37,6 +37,9 @@ func contextRecallMetric() metric.Entry {
 // verdict.
 type ContextRecall struct {
 	Model Model
+	// Checker, when set, verifies each statement in place of the batched
+	// verification (see FactChecker), with a model or offline.
+	Checker *FactChecker
 }
 
 var _ eval.Scorer = ContextRecall{}
@@ -74,6 +77,17 @@ func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 		return eval.Score{}, err
 	}
 	ps, ids := passages(s), sampleIDs(s)
+	if r.Checker != nil {
+		meth := r.Checker.method(r.Model)
+		v, u, err := r.Checker.verify(ctx, r.Model, statements, ps, ids)
+		if err != nil {
+			return failChecked(ctx, MetricContextRecall, meth, fmt.Errorf("verify statements: %w", err), u)
+		}
+		sc := checkedScore(MetricContextRecall, meth, r.Checker, v)
+		noteNoContexts(&sc, ps)
+		sc.Usage = UsageOf(u)
+		return sc, nil
+	}
 	if Offline(r.Model) {
 		cs := heuristics.SupportClaims(statements, texts(ps))
 		sc := claimScore(MetricContextRecall, MethodOffline, supportClaims(cs, ids))

@@ -12,14 +12,16 @@ import (
 // the judges' metrics. It is metric.ErrUnknownMetric. Test with errors.Is.
 var ErrUnknownMetric = metric.ErrUnknownMetric
 
-// AddBuiltins adds the judges' metrics to r: the seven LLM judges and the
-// token-overlap baseline, each entry beside the scorer it builds. --metric
-// takes all eight.
+// AddBuiltins adds the judges' metrics to r: the eight LLM judges, the
+// token-overlap baseline and the judges of an answer against its reference
+// (answer correctness, factual correctness in its three modes, semantic
+// similarity), each entry beside the scorer it builds. --metric takes
+// them all.
 func AddBuiltins(r *metric.Registry) error {
-	for _, e := range []metric.Entry{
+	for _, e := range append([]metric.Entry{
 		tokenOverlapMetric(), completenessMetric(), faithfulnessMetric(), contextPrecisionMetric(),
-		reasoningMetric(), contextRecallMetric(), answerRelevancyMetric(), sourceRelevanceMetric(),
-	} {
+		reasoningMetric(), contextRecallMetric(), answerRelevancyMetric(), answerRelevancyGradeMetric(), sourceRelevanceMetric(),
+	}, referenceMetrics()...) {
 		if err := r.Add(e); err != nil {
 			return fmt.Errorf("judges: %w", err)
 		}

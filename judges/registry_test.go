@@ -39,7 +39,9 @@ func builtins(t *testing.T) *metric.Registry {
 func TestAddBuiltinsAddsEveryJudge(t *testing.T) {
 	t.Parallel()
 	r := builtins(t)
-	judgeNames := []string{"answer_relevancy", "completeness", "context_precision", "context_recall", "faithfulness", "reasoning", "source_relevance"}
+	judgeNames := []string{"answer_correctness", "answer_relevancy", "answer_relevancy_grade", "completeness", "context_precision", "context_recall",
+		"factual_correctness", "factual_correctness_precision", "factual_correctness_recall", "faithfulness", "reasoning",
+		"semantic_similarity", "source_relevance"}
 	assert.Equal(t, append(slices.Clone(judgeNames), "token_overlap"), r.Metrics(), "--metric takes the judges and their baseline, sorted")
 	for _, name := range judgeNames {
 		m, ok := r.Lookup(name)
@@ -89,7 +91,7 @@ func TestNewRefusesWhatIsNoJudge(t *testing.T) {
 			t.Parallel()
 			_, err := judges.New(asked, nil)
 			require.ErrorIs(t, err, judges.ErrUnknownMetric)
-			assert.ErrorContains(t, err, `"`+asked+`" (have answer_relevancy, completeness,`)
+			assert.ErrorContains(t, err, `"`+asked+`" (have answer_correctness, answer_relevancy, answer_relevancy_grade, completeness,`)
 		})
 	}
 }

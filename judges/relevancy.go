@@ -25,23 +25,58 @@ func answerRelevancyMetric() metric.Entry {
 	}
 }
 
-// relevancyStandIn writes three committal questions, and grades the
-// answer with gradeStandIn when there are no embeddings.
-func relevancyStandIn(req llm.Request, count func(string) int) (string, int, bool) {
+// answerRelevancyGradeMetric is the registry entry of the direct grade of
+// answer relevancy.
+func answerRelevancyGradeMetric() metric.Entry {
+	return metric.Entry{
+		Name: MetricAnswerRelevancyGrade, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
+		Build:  func(m Model) eval.Scorer { return AnswerRelevancyGrade{Model: m} },
+		DryRun: gradeStandIn,
+	}
+}
+
+// relevancyStandIn writes three committal questions.
+func relevancyStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
 	if !asks(req, generatedSchema()) {
-		return gradeStandIn(req, count)
+		return "", 0, false
 	}
 	return `{"questions":["What does the answer explain?","Which facts does it give?","Why does it matter?"],"noncommittal":false}`, 60, true
 }
 
+// ErrNoEmbeddingModel is the error of answer relevancy judged with a model
+// that has no embedding model: RAGAS's method compares embeddings, and
+// another method (a direct grade) is another metric,
+// answer_relevancy_grade, never this one's value under its name. It wraps
+// llm.ErrNoEmbeddings and comes as an *eval.InputError about --metric: the
+// run stops, exit 2. Test with errors.Is.
+var ErrNoEmbeddingModel = fmt.Errorf("%s compares embeddings: %w", MetricAnswerRelevancy, llm.ErrNoEmbeddings)
+
+// noEmbeddings is ErrNoEmbeddingModel as the input error it is, naming the
+// model and what to do.
+func noEmbeddings(m Model) error {
+	return &eval.InputError{Field: "--metric", Err: ErrNoEmbeddingModel, Msg: fmt.Sprintf(
+		"%s compares embeddings, and %s has no embedding model: set ASSAY_EMBEDDING_MODEL, or ask for %s (the model's direct 1-5 grade, another metric)",
+		MetricAnswerRelevancy, Method(m), MetricAnswerRelevancyGrade)}
+}
+
+// embeds reports whether m can embed: false when it says it has no
+// embedding model (as *llm.Client does), true when it cannot say.
+func embeds(m Model) bool {
+	e, ok := m.(interface{ Embeds() bool })
+	return !ok || e.Embeds()
+}
+
 // AnswerRelevancy is RAGAS answer relevancy: the model writes the questions
 // the answer would answer, and the value is the mean cosine similarity of
-// their embeddings to the query's; a noncommittal answer scores 0. Without
-// an embedding model the model grades the answer 1-5 directly. The score's
-// Method names what ran: "llm:X (questions+embeddings)", "llm:X (questions:
-// noncommittal)" (no embedding needed) or "llm:X (direct 1-5 grade, no
-// embeddings)". Offline it is the lexical passage relevance of the answer
-// to the query.
+// their embeddings to the query's; a noncommittal answer scores 0. The
+// score's Method names what ran: "llm:X (questions+embeddings)" or
+// "llm:X (questions: noncommittal)" (no embedding needed). Offline it is
+// the lexical passage relevance of the answer to the query.
+//
+// It needs an embedding model: with a model that has none it makes no call
+// and returns ErrNoEmbeddingModel (an input error, which stops a run). The
+// model's direct 1-5 grade of the answer is another quantity, and another
+// metric: AnswerRelevancyGrade.
 //
 // Where it differs from RAGAS:
 //   - One call writes all the questions and judges noncommittal once, so
@@ -110,6 +145,9 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		}
 		return eval.Score{Metric: MetricAnswerRelevancy, Value: v, Points: v, Max: 1, Method: MethodOffline, Reason: reason}, nil
 	}
+	if !embeds(a.Model) {
+		return eval.Score{}, noEmbeddings(a.Model)
+	}
 	n := a.Questions
 	if n <= 0 {
 		n = 3
@@ -128,7 +166,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	vecs, eu, err := a.Model.Embed(ctx, append([]string{s.Query}, g.Questions...))
 	u = u.Add(eu)
 	if errors.Is(err, llm.ErrNoEmbeddings) {
-		return a.direct(ctx, s, u)
+		return eval.Score{}, noEmbeddings(a.Model)
 	}
 	if err != nil {
 		return fail(ctx, MetricAnswerRelevancy, a.Model, 1, fmt.Errorf("embed: %w", err), u)
@@ -158,15 +196,41 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	}, nil
 }
 
-// direct grades the answer 1-5 when no embedding model is available.
-func (a AnswerRelevancy) direct(ctx context.Context, s eval.Sample, u llm.Usage) (eval.Score, error) {
-	var g grade
-	u2, err := ask(ctx, a.Model, "relevancy.rate", prompts.QA{Question: s.Query, Answer: s.Answer}, &g, gradeSchema())
-	u = u.Add(u2)
-	if err != nil {
-		return fail(ctx, MetricAnswerRelevancy, a.Model, 5, fmt.Errorf("rate: %w", err), u)
+// AnswerRelevancyGrade is answer_relevancy_grade: the model grades 1-5 how
+// well the answer addresses the query (5 directly and fully, 1 not at
+// all), one call, no embeddings; the value is (grade-1)/4. It is not
+// RAGAS answer relevancy (AnswerRelevancy), which measures how closely the
+// questions the answer answers match the query: the two are different
+// quantities with different names, kept apart in every result, summary,
+// run and trend. Offline it is the lexical relevance of the answer to the
+// query as a 1-5 grade on source relevance's cut-points, 1 for a
+// noncommittal answer. A missing or blank answer is Skipped
+// (eval.ErrNoAnswer).
+type AnswerRelevancyGrade struct {
+	Model Model
+}
+
+var _ eval.Scorer = AnswerRelevancyGrade{}
+
+// Score implements eval.Scorer.
+func (a AnswerRelevancyGrade) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	if blank(s.Answer) {
+		return skip(MetricAnswerRelevancyGrade, Method(a.Model), 5, eval.ErrNoAnswer, llm.Usage{}), nil
 	}
-	return gradeScore(MetricAnswerRelevancy, Method(a.Model)+" (direct 1-5 grade, no embeddings)", g, u), nil
+	if Offline(a.Model) {
+		rel := heuristics.Explain(s.Query, s.Answer)
+		g := grade{Grade: heuristics.GradeOfRelevance(rel.Value), Reason: fmt.Sprintf("lexical relevance %.2f: %s", rel.Value, rel)}
+		if noncommittal().MatchString(s.Answer) {
+			g = grade{Grade: 1, Reason: "the answer is noncommittal"}
+		}
+		return gradeScore(MetricAnswerRelevancyGrade, MethodOffline, g, llm.Usage{}), nil
+	}
+	var g grade
+	u, err := ask(ctx, a.Model, "relevancy.rate", prompts.QA{Question: s.Query, Answer: s.Answer}, &g, gradeSchema())
+	if err != nil {
+		return fail(ctx, MetricAnswerRelevancyGrade, a.Model, 5, fmt.Errorf("rate: %w", err), u)
+	}
+	return gradeScore(MetricAnswerRelevancyGrade, Method(a.Model), g, u), nil
 }
 
 func gradeScore(metric, meth string, g grade, u llm.Usage) eval.Score {

@@ -41,7 +41,7 @@ func TestNothingToJudgeIsSkipped(t *testing.T) {
 	noClaim := strictSample
 	noClaim.Answer = "Thanks for asking!"
 	tests := map[string]skipCase{}
-	answerJudges := []string{judges.MetricFaithfulness, judges.MetricAnswerRelevancy, judges.MetricCompleteness, judges.MetricReasoning}
+	answerJudges := []string{judges.MetricFaithfulness, judges.MetricAnswerRelevancy, judges.MetricAnswerRelevancyGrade, judges.MetricCompleteness, judges.MetricReasoning}
 	for _, m := range answerJudges {
 		for _, off := range []bool{true, false} {
 			mode := "model"

@@ -28,7 +28,7 @@ func last(req llm.Request) string {
 	return req.Messages[len(req.Messages)-1].Content
 }
 
-// gradeStandIn answers a 1-5 grade (answer relevancy without embeddings,
+// gradeStandIn answers a 1-5 grade (answer_relevancy_grade,
 // source relevance): grade 4.
 func gradeStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
 	if !asks(req, gradeSchema()) {

@@ -53,7 +53,7 @@ func TestEveryJudgeTakesItsStandIn(t *testing.T) {
 	}{
 		"faithfulness: claims, then one verification": {judges.MetricFaithfulness, false, []string{"faithfulness.claims", "faithfulness.verify"}, "skipped: no claim"},
 		"answer relevancy with embeddings":            {judges.MetricAnswerRelevancy, true, []string{"relevancy.questions", dryrun.EmbedTag}, "defaulted"},
-		"answer relevancy without: a direct grade":    {judges.MetricAnswerRelevancy, false, []string{"relevancy.questions", "relevancy.rate"}, "defaulted"},
+		"answer relevancy grade: one grade":           {judges.MetricAnswerRelevancyGrade, false, []string{"relevancy.rate"}, "scored"},
 		"context precision":                           {judges.MetricContextPrecision, false, []string{"context.precision"}, "defaulted"},
 		"context recall":                              {judges.MetricContextRecall, false, []string{"faithfulness.verify"}, "defaulted"},
 		"completeness":                                {judges.MetricCompleteness, false, []string{"completeness"}, "defaulted"},

@@ -215,14 +215,15 @@ func TestEveryJudgeReadsRepliesStrictly(t *testing.T) {
 			replies: []string{`{"clarity":150,"coverage":80,"specificity":60,"alignment":100,"minimality":40,"consistency":100,"issues":[]}`, `{"clarity":150}`},
 			calls:   2, value: 0.5, defaulted: "clarity: maximum", wantErr: llm.ErrInvalidOutput,
 		},
-		// answer_relevancy, without embeddings.
+		// answer_relevancy: its questions.
 		"answer_relevancy: {} twice defaults": {
 			metric: judges.MetricAnswerRelevancy, replies: []string{`{}`, `{}`}, calls: 2, value: 0.5,
 			defaulted: "generate questions", wantErr: llm.ErrInvalidOutput,
 		},
-		"answer_relevancy: grade 7 is repaired, the method named": {
-			metric: judges.MetricAnswerRelevancy, replies: []string{questions, `{"grade":7,"reason":"great"}`, `{"grade":4,"reason":"mostly"}`},
-			calls: 3, value: 0.75, method: "llm:openai:judge (direct 1-5 grade, no embeddings)",
+		// answer_relevancy_grade.
+		"answer_relevancy_grade: grade 7 is repaired": {
+			metric: judges.MetricAnswerRelevancyGrade, replies: []string{`{"grade":7,"reason":"great"}`, `{"grade":4,"reason":"mostly"}`},
+			calls: 2, value: 0.75, method: "llm:openai:judge",
 		},
 		"answer_relevancy: noncommittal names its method": {
 			metric: judges.MetricAnswerRelevancy, replies: []string{`{"questions":[],"noncommittal":true}`},
@@ -248,7 +249,7 @@ func TestEveryJudgeReadsRepliesStrictly(t *testing.T) {
 			}
 			srv := llmtest.New(t, llmtest.Script(replies...),
 				llmtest.Default(llmtest.Reply{Status: 500, Body: `{"error":{"message":"no scripted reply left"}}`}))
-			b, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "judge"})
+			b, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "judge", EmbeddingModel: "embed"})
 			require.NoError(t, err)
 			c := llm.New(llm.Config{Backend: b, Retry: llm.RetryPolicy{MaxRetries: 0, Initial: time.Millisecond, Max: time.Millisecond}})
 			j, err := judges.New(tc.metric, c)

@@ -49,6 +49,14 @@ type Config struct {
 	// *llm.Client its calls, tokens and cost are counted; nil Model is
 	// LLM's.
 	Model judges.Model
+	// Checker, when set, is the fact-checking model faithfulness and
+	// context recall verify each claim with (--checker, an
+	// OpenAI-compatible backend:model; see judges.FactChecker and
+	// setup.OpenChecker). The session's Registry gives their judges it.
+	Checker string
+	// CheckerChunk is the most tokens of context sent with one claim
+	// (--checker-chunk); 0 is judges.DefaultChunkTokens.
+	CheckerChunk int
 }
 
 // Default is the command line's defaults.
@@ -64,6 +72,12 @@ func (j Config) Check() error {
 	if !(j.MaxSkipRate >= 0 && j.MaxSkipRate <= 1) { // NaN too
 		return eval.FlagError("--max-skip-rate", "want a share from 0 to 1 (1, the default, allows any), got %g", j.MaxSkipRate)
 	}
+	if err := judges.CheckChunkTokens(j.CheckerChunk); err != nil {
+		return eval.AsInputError("", err) // it names --checker-chunk
+	}
+	if j.CheckerChunk != 0 && j.Checker == "" {
+		return eval.FlagError("--checker-chunk", "sizes the chunks of a fact checker: give --checker too")
+	}
 	return nil
 }
 
@@ -77,6 +91,7 @@ type Session struct {
 	client *llm.Client
 	closer io.Closer
 	stable stability
+	check  checker
 }
 
 // Open builds the model client of j, its notices on w, reading keys and
@@ -102,7 +117,11 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 		if err := judges.CheckSamples(j.Samples, j.Model); err != nil {
 			return nil, eval.AsInputError("", err) // it names --samples and its value
 		}
-		return &Session{cfg: j, model: j.Model, client: c, closer: io.NopCloser(nil)}, nil
+		s := &Session{cfg: j, model: j.Model, client: c, closer: io.NopCloser(nil)}
+		if err := s.openChecker(cfg, env); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	// Their errors name the flag already (--llm, --concurrency, --samples).
 	c, closer, err := setup.Open(cfg, env)
@@ -114,14 +133,20 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 		return nil, eval.AsInputError("", err) // it names --samples and its value
 	}
 	j.LLM = cfg
-	return &Session{cfg: j, model: c, client: c, closer: closer}, nil
+	s := &Session{cfg: j, model: c, client: c, closer: closer}
+	if err := s.openChecker(cfg, env); err != nil {
+		_ = closer.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Model is the model the session judges with.
 func (s *Session) Model() judges.Model { return s.model }
 
-// Close closes the client's idle connections and its cache.
-func (s *Session) Close() error { return s.closer.Close() }
+// Close closes the client's idle connections and its cache, and the
+// checker's.
+func (s *Session) Close() error { return errors.Join(s.closer.Close(), s.check.close()) }
 
 // TasksPerCall is how many judge tasks to run per model-call slot: tasks
 // are cheap goroutines that mostly wait, so more of them than calls in
@@ -181,13 +206,22 @@ type Report struct {
 	Samples   int `json:"samples,omitempty"`
 	Sampled   int `json:"sampled,omitempty"`
 	Unstable  int `json:"unstable,omitempty"`
+	// Checker is the fact-checking model (--checker), and CheckerUsage
+	// what its client did, when there is one.
+	Checker      string     `json:"checker,omitempty"`
+	CheckerUsage *llm.Usage `json:"checker_usage,omitempty"`
 }
 
 // Report is what the session's client did, with defaulted neutral
 // defaults.
 func (s *Session) Report(defaulted int) Report {
-	return Report{Judge: judges.Method(s.model), Usage: s.client.Usage(), Defaulted: defaulted,
+	r := Report{Judge: judges.Method(s.model), Usage: s.client.Usage(), Defaulted: defaulted,
 		Samples: s.cfg.Samples, Sampled: int(s.stable.judged.Load()), Unstable: int(s.stable.unstable.Load())}
+	if c := s.check.client; c != nil {
+		u := c.Usage()
+		r.Checker, r.CheckerUsage = c.Name(), &u
+	}
+	return r
 }
 
 // Write prints the report as one line.
@@ -205,6 +239,9 @@ func (r Report) Write(w io.Writer) {
 	if r.Samples > 1 {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
 			r.Unstable, r.Sampled, r.Samples, judges.UnstableStd)
+	}
+	if cu := r.CheckerUsage; cu != nil {
+		fmt.Fprintf(w, "; checker %s: calls %d (retries %d), tokens %d in / %d out, cost %s", r.Checker, cu.Calls, cu.Retries, cu.TokensIn, cu.TokensOut, cu.Cost())
 	}
 	fmt.Fprintln(w)
 }

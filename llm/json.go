@@ -68,33 +68,42 @@ type Check func(out any) error
 // Usage covers both calls. A schema that cannot be compiled is an error
 // before any call.
 func ChatJSON(ctx context.Context, c Chatter, req Request, out any, checks ...Check) (Usage, error) {
+	resp, err := ChatJSONReply(ctx, c, req, out, checks...)
+	return resp.Usage, err
+}
+
+// ChatJSONReply is ChatJSON that returns the reply it decoded (the first,
+// or the repaired one), with its log-probabilities when the server sent
+// them; its Usage covers both calls.
+func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks ...Check) (Response, error) {
 	dec, err := newReplyDecoder(req.Schema, checks)
 	if err != nil {
-		return Usage{}, err
+		return Response{}, err
 	}
 	typ := reflect.TypeOf(out).Elem()
 	req.Check = func(content string) error { return dec.decode(content, reflect.New(typ).Interface()) }
 	resp, err := c.Chat(ctx, req)
 	u := resp.Usage
 	if err != nil {
-		return u, err
+		return Response{Usage: u}, err
 	}
 	perr := dec.decode(resp.Content, out)
 	if perr == nil {
-		return u, nil
+		return resp, nil
 	}
 	resp2, err := c.Chat(ctx, repairRequest(req, resp, perr))
 	u = u.Add(resp2.Usage)
 	if err != nil {
 		//nolint:errorlint // perr is context: a repair call that failed is the call's error, not an invalid output.
-		return u, fmt.Errorf("repair after %v: %w", perr, err)
+		return Response{Usage: u}, fmt.Errorf("repair after %v: %w", perr, err)
 	}
 	// decode starts from zero: fields of the rejected reply cannot fill
 	// gaps in the repaired one.
 	if err := dec.decode(resp2.Content, out); err != nil {
-		return u, fmt.Errorf("after one repair request: %w", err)
+		return Response{Usage: u}, fmt.Errorf("after one repair request: %w", err)
 	}
-	return u, nil
+	resp2.Usage = u
+	return resp2, nil
 }
 
 // repairQuote bounds how much of a bad reply a repair request quotes.
@@ -276,6 +285,13 @@ func (d replyDecoder) decodeObject(raw string, out any) error {
 		}
 		if err := d.schema.Validate(instance); err != nil {
 			return fmt.Errorf("%w: not of the schema: %s", ErrInvalidOutput, schemaProblem(err))
+		}
+		// The reply is read as the schema read it: a number the schema
+		// took for an integer (80.0, 8e1) decodes into an int field as 80,
+		// rather than being refused by the decoder after the schema let
+		// it pass.
+		if b, err := json.Marshal(instance); err == nil {
+			raw = string(b)
 		}
 	}
 	dec := json.NewDecoder(strings.NewReader(raw))

@@ -56,6 +56,15 @@ func TestDecodeReplyHoldsEveryCandidateToTheSchema(t *testing.T) {
 		"null list":   {in: `{"verdicts":null}`, err: `verdicts: type:`},
 		"wrong type":  {in: `{"verdicts":[{"statement":"1","verdict":"supported"}]}`, err: `verdicts[].statement: type: 1 has type "string", want "integer"`},
 		"below range": {in: `{"verdicts":[{"statement":0,"verdict":"supported"}]}`, err: `verdicts[].statement: minimum: 0/1 is less than 1`},
+		"a fraction where an integer is asked": {
+			in: `{"verdicts":[{"statement":0.8,"verdict":"supported"}]}`, err: `verdicts[].statement: type: 0.8 has type "number", want "integer"`,
+		},
+		"an integer written with a point is the integer, as the schema reads it": {
+			in: `{"verdicts":[{"statement":1.0,"verdict":"supported"}]}`, want: one,
+		},
+		"an integer written with an exponent is the integer": {
+			in: `{"verdicts":[{"statement":1e0,"verdict":"supported"}]}`, want: one,
+		},
 		"off the enum": {
 			in: `{"verdicts":[{"statement":1,"verdict":"maybe"}]}`, err: `verdicts[].verdict: enum:`,
 		},

@@ -43,6 +43,12 @@ type Request struct {
 	// MaxTokens caps the reply; zero means the backend's default.
 	MaxTokens int  `json:"max_tokens,omitempty"`
 	Seed      *int `json:"seed,omitempty"`
+	// TopLogprobs, when above 0, asks for the log-probability of each
+	// reply token and of the TopLogprobs most likely tokens at its place
+	// (OpenAI's logprobs and top_logprobs), in Response.Logprobs; a
+	// backend or model that cannot give them sends none. It is not part
+	// of the cache key by itself: set Key to tell such requests apart.
+	TopLogprobs int `json:"top_logprobs,omitempty"`
 	// Key identifies the request's content for the cache and singleflight
 	// when the messages carry per-call randomness (prompt delimiters with a
 	// nonce). Empty means the messages themselves are the key.
@@ -65,6 +71,10 @@ type Response struct {
 	// (OpenAI's finish_reason "length", Anthropic's stop_reason
 	// "max_tokens") rather than where the model ended it.
 	Truncated bool `json:"truncated,omitempty"`
+	// Logprobs are the reply's tokens with their log-probabilities, when
+	// the request asked (Request.TopLogprobs) and the server sent them;
+	// nil otherwise.
+	Logprobs []TokenLogprob `json:"logprobs,omitempty"`
 }
 
 // Usage is what calls cost.

@@ -8,12 +8,12 @@
 //
 // Nothing registers itself when a package loads. Each package that defines
 // metrics has a function that adds its entries to a Registry given to it
-// (judges.AddBuiltins, agent.AddBuiltins), and agent.Builtins assembles
-// the built-in registry from them, once, and seals it: the shared one
-// cannot grow at run time. A test or a program with metrics of its own
-// builds its own registry, typically a Clone of the built-in one with its
-// entries added, and passes it where metrics are looked up (profiles, the
-// CLI's commands, dry runs):
+// (judges.AddBuiltins, assertions.AddBuiltins, agent.AddBuiltins), and
+// agent.Builtins assembles the built-in registry from them, once, and
+// seals it: the shared one cannot grow at run time. A test or a program
+// with metrics of its own builds its own registry, typically a Clone of
+// the built-in one with its entries added, and passes it where metrics are
+// looked up (profiles, the CLI's commands, dry runs):
 //
 //	reg := agent.Builtins().Clone()
 //	err := reg.Add(metric.Entry{

@@ -138,6 +138,16 @@ type Entry struct {
 	// (points table, bands, weights): the profile reader's own function,
 	// of the type agent.SpecBuilder. Nil: a profile builds it with Build.
 	Spec any
+	// Version, when set, is a hash of its definition (a judge defined in
+	// a judges file): a run records it in its configuration beside the
+	// prompt versions, so that a changed definition is not resumed as the
+	// same run and a comparison or trend across the change says so.
+	Version string
+	// ModelOnly says its scorer has no offline counterpart (a judge
+	// defined in a judges file): a run without a model refuses it before
+	// any work (Registry.CheckModel), never making up a score, and every
+	// command checks a dataset against its needs before any call.
+	ModelOnly bool
 	// Repair, when set, is its repair action in the research loop, run
 	// when a card's fix names it: the research workflow's own function,
 	// of an unexported type of package agent. Nil: the loop re-runs the
@@ -186,6 +196,8 @@ func (e Entry) check() error {
 		return fmt.Errorf("metric %s needs a Build function", e.Name)
 	case e.Kind != KindJudge && e.DryRun != nil:
 		return fmt.Errorf("metric %s calls no model: it has no dry-run reply", e.Name)
+	case e.Kind != KindJudge && e.ModelOnly:
+		return fmt.Errorf("metric %s calls no model: it cannot need one", e.Name)
 	}
 	return nil
 }

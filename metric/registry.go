@@ -147,6 +147,37 @@ type checked struct {
 // Check implements Checker from the metric's Needs.
 func (c checked) Check(s eval.Sample) error { return c.e.Needs.Check(c.e.Name, s) }
 
+// CheckModel returns an input error naming the first of names whose
+// scorer needs a model (Entry.ModelOnly) when m is offline, and --llm,
+// which gives one; nil when every one can judge with m.
+func (r *Registry) CheckModel(names []string, m Model) error {
+	if !Offline(m) {
+		return nil
+	}
+	for _, n := range names {
+		if r.by[n].ModelOnly {
+			return eval.FlagError("--llm", "%s is a judge defined in a judges file: it has no offline counterpart and needs a model to judge, none is given; give --llm (or $ASSAY_LLM, $OPENAI_API_KEY), or leave %s out", n, n)
+		}
+	}
+	return nil
+}
+
+// Versions maps each of names with a Version (a judge defined in a judges
+// file) to it, keyed "judge NAME", as a run records it beside its prompt
+// versions; nil when none has one.
+func (r *Registry) Versions(names []string) map[string]string {
+	var out map[string]string
+	for _, n := range names {
+		if v := r.by[n].Version; v != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out["judge "+n] = v
+		}
+	}
+	return out
+}
+
 // DefaultThreshold is the value at or above which a metric's result counts
 // as the positive label (faithful, relevant) in agreement reports and
 // summaries: its Threshold, offline or with the model m. An unknown metric,

@@ -22,6 +22,14 @@ type VerifyClaims struct {
 	Contexts []Passage `json:"contexts"`
 }
 
+// ClassifyStatements feeds correctness.classify: the statements of an
+// answer and of its reference, to be marked against each other.
+type ClassifyStatements struct {
+	Question  string   `json:"question"`
+	Answer    []string `json:"answer"`
+	Reference []string `json:"reference"`
+}
+
 // QA feeds the templates that judge an answer to a question.
 type QA struct {
 	Question string `json:"question"`
@@ -63,4 +71,44 @@ type Explanation struct {
 	Needed   int      `json:"needed"`
 	Searches []string `json:"searches"`
 	Dropped  []string `json:"dropped"`
+}
+
+// DefinedSteps feeds defined.steps: the evaluation steps of a judge a user
+// defined without them. Its fields are the judge's definition, written by
+// whoever runs it (Fields names the fields it reads, comma separated).
+type DefinedSteps struct {
+	Criterion string `json:"criterion"`
+	Scale     string `json:"scale"`
+	Fields    string `json:"fields"`
+}
+
+// DefinedGrade feeds defined.grade: one sample graded by a judge a user
+// defined in a judges file. Everything but the fields' Text is the judge's
+// definition, instructions written by whoever runs it; each field's Text is
+// the sample's, untrusted, and reaches the prompt only inside a block.
+type DefinedGrade struct {
+	// Version is the definition's hash, so the cache key changes with it.
+	Version   string       `json:"version"`
+	Criterion string       `json:"criterion"`
+	Steps     []string     `json:"steps"`
+	Scale     string       `json:"scale"`
+	Rubric    []RubricLine `json:"rubric,omitempty"`
+	// Grades is how the reply writes a grade: "1-5", "\"pass\" or \"fail\"".
+	Grades string  `json:"grades"`
+	Fields []Field `json:"fields"`
+}
+
+// RubricLine says what one grade of a scale means.
+type RubricLine struct {
+	Grade string `json:"grade"`
+	Text  string `json:"text"`
+}
+
+// Field is one field of a sample a judge reads: its name as the judges
+// file writes it ("question", "metadata.policy"), the label of its block
+// (lower-case letters) and its text.
+type Field struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	Text  string `json:"text"`
 }

@@ -21,6 +21,8 @@ func sampleData(name string) any {
 	switch name {
 	case "faithfulness.claims":
 		return ExtractClaims{Question: "What is the capital of France?", Answer: "Paris is the capital."}
+	case "correctness.classify":
+		return ClassifyStatements{Question: "What is the capital of France?", Answer: []string{"Paris is the capital of France.", "Paris has ten million people."}, Reference: []string{"Paris is the capital of France."}}
 	case "faithfulness.verify":
 		return VerifyClaims{Claims: []string{"Paris is the capital of France."}, Contexts: ctxs}
 	case "relevancy.questions":
@@ -31,6 +33,12 @@ func sampleData(name string) any {
 		return SourceQuery{Question: "Capital of France?", Source: ctxs[0]}
 	case "research.explain":
 		return Explanation{Question: "Capital of France?", Mode: "standard", Needed: 2, Searches: []string{"capital of France"}, Dropped: []string{"Doc: relevance 1"}}
+	case "defined.steps":
+		return DefinedSteps{Criterion: "The answer is polite and cites the refund policy.", Scale: "pass/fail", Fields: "question, answer"}
+	case "defined.grade":
+		return DefinedGrade{Version: "v1", Criterion: "The answer is polite and cites the refund policy.", Steps: []string{"Read the answer.", "Check its tone."},
+			Scale: "1-5", Rubric: []RubricLine{{"1", "rude"}, {"5", "polite and cites the policy"}}, Grades: "1-5",
+			Fields: []Field{{Name: "question", Label: "question", Text: "Can I get a refund?"}, {Name: "metadata.policy", Label: "field", Text: "Refunds within 30 days."}}}
 	case "research.synthesize":
 		return Synthesis{Question: "Capital of France?", Sources: ctxs}
 	default:
@@ -123,10 +131,11 @@ func TestInjectionStaysInsideDataBlocks(t *testing.T) {
 	for name, text := range hostile {
 		t.Run(name, func(t *testing.T) {
 			cases := map[string]any{
-				"faithfulness.claims": ExtractClaims{Question: text, Answer: text},
-				"faithfulness.verify": VerifyClaims{Claims: []string{text}, Contexts: []Passage{{ID: "c1", Text: text}}},
-				"source.relevance":    SourceQuery{Question: text, Source: Passage{ID: "s1", Title: text, Text: text}},
-				"relevancy.rate":      QA{Question: text, Answer: text},
+				"faithfulness.claims":  ExtractClaims{Question: text, Answer: text},
+				"faithfulness.verify":  VerifyClaims{Claims: []string{text}, Contexts: []Passage{{ID: "c1", Text: text}}},
+				"correctness.classify": ClassifyStatements{Question: text, Answer: []string{text}, Reference: []string{text}},
+				"source.relevance":     SourceQuery{Question: text, Source: Passage{ID: "s1", Title: text, Text: text}},
+				"relevancy.rate":       QA{Question: text, Answer: text},
 			}
 			for tmpl, data := range cases {
 				r, err := MustGet(tmpl).Render(data)

@@ -93,6 +93,8 @@ func newAgreeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
 	registerSamples(fl, &f.llm)
+	registerChecker(fl, &f.llm)
+	registerJudges(fl, &f.llm)
 	fl.BoolVarP(&f.job.Quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("label")
 	return cmd
@@ -111,7 +113,11 @@ func runAgree(cmd *cobra.Command, f *agreeFlags, data string) error {
 	if cmd.Flags().Changed("threshold") {
 		job.Threshold = &f.threshold
 	}
-	job.Data, job.Stdin, job.Env, job.Log, job.Registry = data, cmd.InOrStdin(), f.llm.env, cmd.ErrOrStderr(), f.llm.metrics
+	reg, err := f.llm.registry()
+	if err != nil {
+		return runError(err)
+	}
+	job.Data, job.Stdin, job.Env, job.Log, job.Registry = data, cmd.InOrStdin(), f.llm.env, cmd.ErrOrStderr(), reg
 	job.Judging = f.llm.judging()
 	out, err := agree.Measure(cmd.Context(), job)
 	if err != nil {

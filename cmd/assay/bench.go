@@ -89,6 +89,8 @@ func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
 	registerSamples(fl, &f.llm)
+	registerChecker(fl, &f.llm)
+	registerJudges(fl, &f.llm)
 	fl.BoolVarP(&f.job.Quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringArrayVar(&f.job.Gates, "gate", nil, "exit 1 unless 'METRIC.STAT OP NUMBER' holds (STAT: mean, min, max, median, p10, pass_rate, defaulted, defaulted_rate; OP: >=, >, <=, <); repeatable")
 	fl.StringVar(&f.job.JUnit, "junit", "", "also write the gates and the samples as JUnit XML to FILE, for CI")
@@ -98,8 +100,12 @@ func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags, file string) error {
+	reg, err := f.llm.registry()
+	if err != nil {
+		return runError(err)
+	}
 	job := f.job
-	job.Data, job.Stdin, job.Env, job.Registry = file, cmd.InOrStdin(), f.llm.env, f.llm.metrics
+	job.Data, job.Stdin, job.Env, job.Registry = file, cmd.InOrStdin(), f.llm.env, reg
 	job.Judging = f.llm.judging()
 	job.Log, job.Command, job.Version = cmd.ErrOrStderr(), os.Args, version(debug.ReadBuildInfo())
 	out, err := bench.Execute(cmd.Context(), job)

@@ -10,10 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/assertions"
 	"github.com/assaylabs/assay/internal/datablock"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 // standIn is a fake server's reply logic that answers as the dry run's
@@ -45,19 +47,33 @@ func planRowOf(t *testing.T, table, name string) (calls, tokensIn int) {
 // does: the requests the server received, counted as the client counts a
 // prompt (its tokenizer, 4 tokens a message, the nonce at its preview), and
 // the texts it was asked to embed. The server has an embedding model only
-// where the case sets one; without, answer relevancy grades directly, in
-// both runs.
+// where the case sets one: answer relevancy needs it, and
+// answer_relevancy_grade does without.
 func TestDryRunEqualsTheRealRun(t *testing.T) {
 	t.Parallel()
 	count := llm.TokenizerFor("judge-model").Count // the client's counter for openai:judge-model
 	files := map[string]string{
 		judges.MetricContextRecall: "../../fixtures/rag/eiffel.json", // the labelled set has no reference
 	}
+	// The metrics against a reference, and the assertions, which read
+	// their arguments from the records' metadata, run on the checks set.
+	var asserts metric.Registry
+	require.NoError(t, assertions.AddBuiltins(&asserts))
+	for _, e := range agent.Builtins().Entries() {
+		if _, ok := asserts.Lookup(e.Name); ok || e.Needs&metric.NeedsReference != 0 && e.Name != judges.MetricContextRecall {
+			files[e.Name] = "../../fixtures/rag/checks.jsonl"
+		}
+	}
 	type run struct{ metric, embedModel string }
-	runs := map[string]run{"answer_relevancy with embeddings": {judges.MetricAnswerRelevancy, "text-embedding-3-small"}}
+	runs := map[string]run{
+		"answer_relevancy with embeddings":    {judges.MetricAnswerRelevancy, "text-embedding-3-small"},
+		"answer_correctness with embeddings":  {judges.MetricAnswerCorrectness, "text-embedding-3-small"},
+		"semantic_similarity with embeddings": {judges.MetricSemanticSimilarity, "text-embedding-3-small"},
+	}
 	for _, metric := range agent.Builtins().Metrics() {
 		runs[metric] = run{metric: metric}
 	}
+	runs[judges.MetricAnswerRelevancy] = run{judges.MetricAnswerRelevancy, "text-embedding-3-small"}
 	for name, tc := range runs {
 		metric := tc.metric
 		t.Run(name, func(t *testing.T) {
@@ -90,7 +106,8 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 				}
 			}
 			calls := srv.Calls() + srv.EmbedCalls()
-			if e, _ := agent.Builtins().Lookup(metric); e.CallsModel() {
+			// Semantic similarity without an embedding model is lexical: no call.
+			if e, _ := agent.Builtins().Lookup(metric); e.CallsModel() && (metric != judges.MetricSemanticSimilarity || tc.embedModel != "") {
 				require.Positive(t, calls)
 			} else {
 				require.Zero(t, calls, "a deterministic metric calls no model")

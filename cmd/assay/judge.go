@@ -58,6 +58,8 @@ must not pass for a result.`,
 	f.llm.register(fl)
 	registerMaxDefaultRate(fl, &f.llm)
 	registerSamples(fl, &f.llm)
+	registerChecker(fl, &f.llm)
+	registerJudges(fl, &f.llm)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	_ = cmd.MarkFlagRequired("metric")
 	return cmd
@@ -73,8 +75,12 @@ func registerMaxDefaultRate(fl *pflag.FlagSet, f *llmFlags) {
 }
 
 func runJudge(cmd *cobra.Command, f judgeFlags, file string) error {
+	reg, err := f.llm.registry()
+	if err != nil {
+		return runError(err)
+	}
 	out, err := bench.Judge(cmd.Context(), bench.JudgeJob{
-		Data: file, Stdin: cmd.InOrStdin(), Metrics: f.metrics, Registry: f.llm.metrics, Min: f.min, Format: f.format, Out: cmd.OutOrStdout(),
+		Data: file, Stdin: cmd.InOrStdin(), Metrics: f.metrics, Registry: reg, Min: f.min, Format: f.format, Out: cmd.OutOrStdout(),
 		Judging: f.llm.judging(), Env: f.llm.env, Log: cmd.ErrOrStderr(), Quiet: f.quiet,
 	})
 	if err != nil {

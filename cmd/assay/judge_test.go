@@ -25,6 +25,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/metric"
 )
 
 // runEnv runs the CLI with the given environment.
@@ -208,17 +209,23 @@ func TestDryRunBudget(t *testing.T) {
 func TestDryRunIsTheSameEveryRun(t *testing.T) {
 	t.Parallel()
 	tests := map[string][]string{
-		// The fixture has no reference, which context_recall needs.
-		"judge, every metric but context_recall": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(agent.Builtins().Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/labelled.jsonl"},
-		"judge, context_recall":                  {"judge", "--dry-run", "--metric", "context_recall", "../../fixtures/rag/eiffel.json"},
-		"score":                                  {"score", "--dry-run", "--now", "2026-11-23", "../../fixtures/reports/pass.md"},
-		"research":                               {"research", "--dry-run", "How do heat pumps perform in cold climates?"},
+		// The fixture has no reference, which context_recall and the metrics
+		// against a reference need, nor the assertions' arguments.
+		"judge, every judge needing no reference": {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(agent.Builtins().Metrics(), func(m string) bool {
+			e, _ := agent.Builtins().Lookup(m)
+			return e.Needs&metric.NeedsReference != 0 || !e.CallsModel()
+		}), ","), "../../fixtures/rag/labelled.jsonl"},
+		"judge, every metric":   {"judge", "--dry-run", "--metric", strings.Join(slices.DeleteFunc(agent.Builtins().Metrics(), func(m string) bool { return m == judges.MetricContextRecall }), ","), "../../fixtures/rag/checks.jsonl"},
+		"judge, context_recall": {"judge", "--dry-run", "--metric", "context_recall", "../../fixtures/rag/eiffel.json"},
+		"score":                 {"score", "--dry-run", "--now", "2026-11-23", "../../fixtures/reports/pass.md"},
+		"research":              {"research", "--dry-run", "How do heat pumps perform in cold climates?"},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.New(t)
-			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
+			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir(),
+				"ASSAY_EMBEDDING_MODEL": "text-embedding-3-small"} // answer_relevancy needs one
 			code, first, errOut := runEnv(t, env, args...)
 			require.Equal(t, 0, code, errOut)
 			require.Contains(t, first, "no call made")

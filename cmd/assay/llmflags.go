@@ -32,15 +32,43 @@ type llmFlags struct {
 	// samples is --samples, registered by the commands that judge
 	// datasets (judge, agree, bench).
 	samples int
-	env     func(string) string
+	// checker and checkerChunk are --checker and --checker-chunk,
+	// registered by the commands that judge datasets.
+	checker      string
+	checkerChunk int
+	env          func(string) string
 	// metrics are the metrics --metric and profiles take.
 	metrics *metric.Registry
+	// judges is --judges, registered by the commands that judge datasets.
+	judges string
+}
+
+// registerJudges adds --judges, for the commands that judge datasets.
+func registerJudges(fl *pflag.FlagSet, f *llmFlags) {
+	fl.StringVar(&f.judges, "judges", "", "YAML file of judges you define (criterion, steps, scale, rubric, fields, threshold), each then a --metric; see examples/judges.yaml")
+}
+
+// registry is the metrics --metric takes: the command's, with the judges
+// of --judges.
+func (f *llmFlags) registry() (*metric.Registry, error) {
+	if f.judges == "" {
+		return f.metrics, nil
+	}
+	return judges.Extend(f.metrics, f.judges)
 }
 
 // registerSamples adds --samples, for the commands that judge datasets.
 func registerSamples(fl *pflag.FlagSet, f *llmFlags) {
 	fl.IntVar(&f.samples, "samples", 1, fmt.Sprintf("ask the model this many times per judgement (at temperature %g, each cached apart) and report its self-consistency; "+
 		"the value is the mean, or the majority grade; a judgement is unstable when its samples' majority share is below 1 or their spread (std) above %g", judges.SampleTemperature, judges.UnstableStd))
+}
+
+// registerChecker adds --checker and --checker-chunk, for the commands
+// that judge datasets.
+func registerChecker(fl *pflag.FlagSet, f *llmFlags) {
+	fl.StringVar(&f.checker, "checker", "", "verify each claim of faithfulness and context_recall with a fact-checking model on an OpenAI-compatible server\n"+
+		"(openai:MODEL, ollama:MODEL, vllm:MODEL; Bespoke-MiniCheck-7B), its URL from $"+setup.CheckerBaseURLVar+", else as --llm's")
+	fl.IntVar(&f.checkerChunk, "checker-chunk", 0, fmt.Sprintf("most tokens of context sent with one claim to --checker (0: %d)", judges.DefaultChunkTokens))
 }
 
 func (f *llmFlags) register(fl *pflag.FlagSet) {
@@ -69,5 +97,6 @@ func (f *llmFlags) judging() judging.Config {
 			PricesFile: f.prices, MaxRetryTime: f.maxElapsed, CallTimeout: f.callTimeout,
 		},
 		DryRun: f.dryRun, Strict: f.strict, MaxDefaultRate: f.maxDefaultRate, MaxSkipRate: f.maxSkipRate, Samples: f.samples,
+		Checker: f.checker, CheckerChunk: f.checkerChunk,
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +49,8 @@ func peakRSS(t *testing.T, args ...string) (int, int64) {
 	cmd.Env = append(os.Environ(), mainEnv+"=1", "ASSAY_DATA_DIR="+t.TempDir(), peakEnv+"="+peak)
 	err := cmd.Run()
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else {
 		require.NoError(t, err)

@@ -16,7 +16,7 @@ type researchFlags struct {
 // researchLong is the help text of the command.
 const researchLong = `Research a question: search the corpus (or the web), fetch and extract the
 sources, summarize them and keep those the relevance gate grades 3 or more of
-5, write a report whose every claim is cited, score it with the research
+5 (--relevance-cutoff N, or the profile's gate.relevance_cutoff), write a report whose every claim is cited, score it with the research
 profile, and repair it through seed 001's priority queue (at most two
 iterations). The report and its score card go to stdout, progress to stderr.
 
@@ -56,6 +56,8 @@ func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Comman
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.job.Mode, "mode", "standard", "quick, standard or deep")
+	fl.StringVar(&f.job.Profile, "profile", "research", "research profile: the built-in one or a .yaml file of kind report (scoring and relevance gate)")
+	fl.IntVar(&f.job.RelevanceCutoff, "relevance-cutoff", 0, "least relevance grade (1-5) the gate keeps (default: the profile's gate.relevance_cutoff, 3)")
 	fl.StringVar(&f.job.Corpus, "corpus", "", "folder of Markdown, HTML and text documents with front matter (default: the embedded corpus)")
 	fl.StringVar(&f.job.Search, "search", "local", "search backend: local, or searxng:URL")
 	fl.StringSliceVar(&f.job.URLs, "url", nil, "add a source by URL (repeatable)")

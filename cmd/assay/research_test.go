@@ -90,6 +90,9 @@ func TestResearchExitCodes(t *testing.T) {
 		"empty question":            {[]string{"research", "  "}, exitInput, "the question is empty"},
 		"bad format":                {[]string{"research", "--format", "xml", "q"}, exitInput, "--format"},
 		"no question":               {[]string{"research"}, exitInput, "accepts 1 arg"},
+		"cutoff out of range":       {[]string{"research", "--relevance-cutoff", "0.5", "q"}, exitInput, "--relevance-cutoff"},
+		"cutoff above 5":            {[]string{"research", "--relevance-cutoff", "6", "q"}, exitInput, "--relevance-cutoff: must be a grade from 1 to 5, got 6"},
+		"a context profile":         {[]string{"research", "--profile", "context", "q"}, exitInput, `--profile: "context" is a context profile`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -98,6 +101,23 @@ func TestResearchExitCodes(t *testing.T) {
 			assert.Contains(t, stderr, tc.want)
 		})
 	}
+}
+
+// TestResearchRelevanceCutoffFlag: --relevance-cutoff reaches the gate;
+// the job's tests cover what it keeps and drops.
+func TestResearchRelevanceCutoffFlag(t *testing.T) {
+	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir()}
+	code, stdout, stderr := runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--relevance-cutoff", "1", "--format", "json",
+		"What share of lithium-ion batteries is recycled today?")
+	require.Contains(t, []int{exitPass, exitFailed}, code, stderr)
+	var run struct {
+		Mode struct {
+			Cutoff int `json:"relevance_cutoff"`
+		} `json:"mode"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &run))
+	assert.Equal(t, 1, run.Mode.Cutoff)
+	assert.NotContains(t, stdout, "below 3", "no source dropped under the default cutoff")
 }
 
 func TestResearchBadCorpusNamesFileLineField(t *testing.T) {

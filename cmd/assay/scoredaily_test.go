@@ -67,7 +67,7 @@ func TestDailyReviewExitsOne(t *testing.T) {
 	assert.Equal(t, daily.Review, r.Gate.Decision)
 	require.NotEmpty(t, r.Gate.Failed)
 	assert.True(t, strings.HasPrefix(r.Gate.Failed[0], "faithfulness_score "), r.Gate.Failed)
-	assert.Contains(t, r.Faithfulness.Violations, "vwap_pct mismatch: narrative claims 43.79, actual is -8")
+	assert.Contains(t, r.Faithfulness.Violations, "vwap_pct mismatch: narrative claims 43.79, actual is -8 (the report says above, the data is below)")
 	assert.Contains(t, r.Faithfulness.Violations, "citation [1] is beyond the news list (0 items)")
 	assert.Contains(t, r.Faithfulness.Violations, "uncertainty_score 20 interpreted as 'high' but should be 'stable'")
 	assert.Nil(t, r.QoS)

@@ -13,6 +13,10 @@ type CompletenessScore struct {
 	DimensionScores Dims     `json:"dimension_scores" yaml:"dimension_scores"`
 	MissingElements []string `json:"missing_elements" yaml:"missing_elements"`
 	CoveredElements []string `json:"covered_elements" yaml:"covered_elements"`
+	// Rating is the seed's name for the score (Excellent ... Failed).
+	Rating     string      `json:"rating" yaml:"rating"`
+	Deductions []Deduction `json:"deductions" yaml:"deductions"`
+	ledger     ledger
 }
 
 // check is one element a dimension looks for; applies is false when the
@@ -24,9 +28,11 @@ type check struct {
 	ok      bool
 }
 
-// tally scores a dimension's checks and records what is missing.
-func (out *CompletenessScore) tally(checks ...check) float64 {
+// tally scores a dimension's checks and records what is missing: each
+// missing element costs the dimension an equal share.
+func (out *CompletenessScore) tally(dim string, checks ...check) float64 {
 	ok, of := 0, 0
+	var missing []string
 	for _, c := range checks {
 		if !c.applies {
 			continue
@@ -36,9 +42,11 @@ func (out *CompletenessScore) tally(checks ...check) float64 {
 			ok++
 			out.CoveredElements = append(out.CoveredElements, c.name)
 		} else {
-			out.MissingElements = append(out.MissingElements, c.name+" not mentioned")
+			missing = append(missing, c.name+" not mentioned")
 		}
 	}
+	out.MissingElements = append(out.MissingElements, missing...)
+	out.ledger.items(dim, of, missing...)
 	return share(ok, of)
 }
 
@@ -55,7 +63,7 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 	_, hasPrice := t.Values["current_price"]
 	sector := t.Subject["sector"]
 	positioning := p.dimensionMetrics("positioning", t)
-	context := out.tally(
+	context := out.tally("context_completeness",
 		check{"Company identity (name or ticker)", t.Subject["ticker"] != "" || t.Subject["name"] != "", subject},
 		check{"Current state (current price)", hasPrice, x.Mentioned["current_price"] > 0},
 		check{"Market context (sector)", sector != "", has(sector) || has(t.Subject["industry"])},
@@ -66,7 +74,7 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 	technical := dim("technical")
 	volatility, sentiment, volume := dim("volatility"), dim("sentiment"), dim("volume")
 	fundamentals := len(t.Fundamentals) > 0 || len(dim("fundamental")) > 0
-	analysis := out.tally(
+	analysis := out.tally("analysis_dimensions",
 		check{"Technical analysis (RSI, MACD, SMA, Bollinger Bands)", len(technical) > 0, d.has(m.technical)},
 		check{"Volatility/risk assessment (uncertainty score or ATR)", len(volatility) > 0, p.anyMentioned(x, volatility)},
 		check{"Market sentiment (VWAP or news)", len(sentiment) > 0 || len(t.News) > 0, p.anyMentioned(x, sentiment) || len(x.Citations) > 0},
@@ -75,7 +83,7 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 		check{"Historical context (percentile analysis)", len(t.Percentiles) > 0, len(x.Percentiles) > 0 || d.has(m.pctWords)},
 	)
 
-	temporal := out.tally(
+	temporal := out.tally("temporal_completeness",
 		check{"Current state (current values)", true, len(x.Numbers) > 0},
 		check{"Historical comparison (percentiles or comparison)", true, len(x.Percentiles) > 0 || d.has(m.comparison)},
 		check{"Trend direction", true, d.has(m.trend)},
@@ -88,7 +96,7 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 	}
 	recs := p.recommendations(d)
 	_, riskSection := d.section("risk", p)
-	action := out.tally(
+	action := out.tally("actionability",
 		check{"Clear recommendation (BUY/SELL/HOLD)", true, len(recs) > 0},
 		check{"Reasoning for recommendation", true, m.cause.has(recLower)},
 		check{"Risk warnings", true, d.has(m.risk) || riskSection},
@@ -100,9 +108,9 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 		_, ok := d.section(s.Key, p)
 		sections = append(sections, check{fmt.Sprintf("%s (%s)", s.Label, s.Marker), true, ok})
 	}
-	narrative := out.tally(sections...)
+	narrative := out.tally("narrative_structure", sections...)
 
-	quant := out.tally(
+	quant := out.tally("quantitative_context",
 		check{"Percentile context for numbers", len(t.Percentiles) > 0 && len(x.Numbers) > 0, len(x.Percentiles) > 0},
 		check{"Threshold interpretation of values", len(p.Bands) > 0, len(x.Bands) > 0},
 		check{"Comparative context (numbers against benchmarks)", true, d.has(m.comparison) || d.has(m.linkWords)},
@@ -112,6 +120,7 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 		{"temporal_completeness", temporal}, {"actionability", action}, {"narrative_structure", narrative},
 		{"quantitative_context", quant}}
 	out.OverallScore = weighted(out.DimensionScores, 0.20, 0.25, 0.15, 0.20, 0.10, 0.10)
+	out.Rating, out.Deductions = rating(out.OverallScore), out.ledger.list()
 	return out
 }
 
@@ -134,18 +143,6 @@ func (p *Profile) anyMentioned(x Extraction, metrics []string) bool {
 		}
 	}
 	return false
-}
-
-// recommendations are the labels of the distinct recommendations in
-// lower, in profile order.
-func (p *Profile) recommendations(d *doc) []string {
-	var out []string
-	for i, r := range p.Recommendations {
-		if d.has(p.m.recs[i]) {
-			out = append(out, r.Label)
-		}
-	}
-	return out
 }
 
 // section returns the found section of that key.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ComplianceScore is seed 003's compliance: structure 30, content 25,
@@ -14,6 +15,9 @@ type ComplianceScore struct {
 	DimensionScores   Dims     `json:"dimension_scores" yaml:"dimension_scores"`
 	Violations        []string `json:"violations" yaml:"violations"`
 	CompliantElements []string `json:"compliant_elements" yaml:"compliant_elements"`
+	// Rating is the seed's name for the score (Excellent ... Failed).
+	Rating     string      `json:"rating" yaml:"rating"`
+	Deductions []Deduction `json:"deductions" yaml:"deductions"`
 }
 
 // Compliance checks the report against the profile's format: its sections
@@ -24,7 +28,13 @@ type ComplianceScore struct {
 func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 	out := ComplianceScore{Violations: []string{}, CompliantElements: []string{}}
 	m := p.m
-	bad := func(format string, a ...any) { out.Violations = append(out.Violations, fmt.Sprintf(format, a...)) }
+	var l ledger
+	// bad records a violation and what it costs a dimension.
+	bad := func(dim string, pts float64, format string, a ...any) {
+		msg := fmt.Sprintf(format, a...)
+		out.Violations = append(out.Violations, msg)
+		l.take(dim, pts, msg)
+	}
 	good := func(s string) { out.CompliantElements = append(out.CompliantElements, s) }
 
 	// Structure: presence, order, section lengths.
@@ -34,7 +44,7 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 	for _, s := range p.Sections {
 		if _, ok := d.section(s.Key, p); !ok {
 			missing++
-			bad("Missing required section: %s (%s)", s.Label, s.Marker)
+			bad("structure_compliance", 100/float64(len(p.Sections)), "Missing required section: %s (%s)", s.Label, s.Marker)
 		}
 	}
 	for _, s := range d.sections {
@@ -45,7 +55,7 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 	structure -= 100 * float64(missing) / float64(len(p.Sections))
 	if !slices.IsSorted(order) {
 		structure -= 20
-		bad("Sections out of order")
+		bad("structure_compliance", 20, "Sections out of order")
 	}
 	if missing == 0 && slices.IsSorted(order) {
 		good(fmt.Sprintf("All %d sections present in correct order", len(p.Sections)))
@@ -59,12 +69,12 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 			}
 			if fs.sentences < r[0] || fs.sentences > r[1] {
 				structure -= 10
-				bad("%s should be %d-%d sentences (found %d)", s.Label, r[0], r[1], fs.sentences)
+				bad("structure_compliance", 10, "%s should be %d-%d sentences (found %d)", s.Label, r[0], r[1], fs.sentences)
 			}
 		}
 		if r := s.Paragraphs; len(r) == 2 && (fs.paragraphs < r[0] || fs.paragraphs > r[1]) {
 			structure -= 10
-			bad("%s should be %d-%d paragraphs (found %d)", s.Label, r[0], r[1], fs.paragraphs)
+			bad("structure_compliance", 10, "%s should be %d-%d paragraphs (found %d)", s.Label, r[0], r[1], fs.paragraphs)
 		}
 	}
 
@@ -81,7 +91,7 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 		if x.Mentioned[mt.Name] > 0 {
 			found++
 		} else {
-			bad("Missing required metric: %s", mt.Label)
+			bad("content_compliance", 40/float64(len(required)), "Missing required metric: %s", mt.Label)
 		}
 	}
 	content := 0.4 * share(found, len(required))
@@ -89,6 +99,7 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 		good(fmt.Sprintf("All %d required metrics mentioned", len(required)))
 	}
 	inSections, withMetrics := 0, 0
+	var inSectionsBad []string
 	for _, fs := range d.sections {
 		s := p.Sections[fs.idx]
 		if !s.RequiredMetrics {
@@ -105,19 +116,34 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 		if n == len(required) {
 			inSections++
 		} else {
-			bad("%s should include all %d metrics, found %d", s.Label, len(required), n)
+			inSectionsBad = append(inSectionsBad, fmt.Sprintf("%s should include all %d metrics, found %d", s.Label, len(required), n))
 		}
 	}
+	for _, msg := range inSectionsBad {
+		bad("content_compliance", 30/float64(withMetrics), "%s", msg)
+	}
 	content += 0.3 * share(inSections, withMetrics)
+	for _, fs := range d.sections {
+		s := p.Sections[fs.idx]
+		if !s.WarnsWithMetrics || len(required) == 0 {
+			continue
+		}
+		body := d.lower[fs.body.start:fs.body.end]
+		named := slices.ContainsFunc(required, func(mt Metric) bool { return newTerms(mt.Names).has(body) })
+		if !named || !hasDigit(body) {
+			content -= riskPenalty
+			bad("content_compliance", riskPenalty, "%s warns without the report's metrics (name one of them with its number)", s.Label)
+		}
+	}
 	if len(t.Percentiles) == 0 || len(x.Percentiles) > 0 {
 		content += 15
 	} else {
-		bad("Percentile context not used although the data has percentiles")
+		bad("content_compliance", 15, "Percentile context not used although the data has percentiles")
 	}
 	if x.AllNumbers > 0 {
 		content += 15
 	} else {
-		bad("No specific numbers")
+		bad("content_compliance", 15, "No specific numbers")
 	}
 
 	// Format.
@@ -128,12 +154,12 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 	}{{d.tables, "tables"}, {d.numbered, "numbered lists"}, {d.bullets, "bullet points"}} {
 		if f.n > 0 {
 			format -= 30
-			bad("Contains %s (prohibited)", f.what)
+			bad("format_compliance", 30, "Contains %s (prohibited)", f.what)
 		}
 	}
 	if hs := m.strategies.find(d.lower); len(hs) > 0 {
 		format -= 30
-		bad("Names a strategy (%s) (prohibited)", hs[0].term)
+		bad("format_compliance", 30, "Names a strategy (%s) (prohibited)", hs[0].term)
 	}
 	if format == 100 {
 		good("No tables or lists found")
@@ -143,15 +169,16 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 	length := 100.0
 	if l := p.Length; l.MaxLines > 0 && d.lines > l.MaxLines {
 		length -= 40
-		bad("Too long: %d lines (at most %d)", d.lines, l.MaxLines)
+		bad("length_compliance", 40, "Too long: %d lines (at most %d)", d.lines, l.MaxLines)
 	}
 	if l := p.Length; (l.MinWords > 0 && d.words < l.MinWords) || (l.MaxWords > 0 && d.words > l.MaxWords) {
 		length -= 30
-		bad("Word count %d outside %d-%d", d.words, p.Length.MinWords, p.Length.MaxWords)
+		bad("length_compliance", 30, "Word count %d outside %d-%d", d.words, p.Length.MinWords, p.Length.MaxWords)
 	}
 	for _, s := range p.Sections {
 		if s.RequiredMetrics && len(s.Sentences) == 2 && storySentences >= 0 && (storySentences < s.Sentences[0] || storySentences > s.Sentences[1]) {
 			length -= 30
+			l.take("length_compliance", 30, fmt.Sprintf("%s length: %d sentences, outside %d-%d", s.Label, storySentences, s.Sentences[0], s.Sentences[1]))
 		}
 	}
 	if length == 100 {
@@ -163,23 +190,23 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 	language := 100.0
 	if len(p.Languages) > 0 && !slices.Contains(p.Languages, d.lang) {
 		language -= 60
-		bad("Written in %s; the profile wants %s", d.lang, strings.Join(p.Languages, " or "))
+		bad("language_compliance", 60, "Written in %s; the profile wants %s", d.lang, strings.Join(p.Languages, " or "))
 	}
 	if d.lang == "th" {
-		off := 0
-		for _, s := range d.sentences {
-			if !strings.ContainsFunc(d.text[s.start:s.end], func(r rune) bool { return unicode.Is(unicode.Thai, r) }) {
-				off++
+		// A Thai report is entirely Thai: a sentence with no Thai, or a
+		// run of English words inside a Thai sentence, is flagged.
+		for i, en := range p.foreignRuns(d, t) {
+			pts := 0.0
+			if i < maxForeignRuns {
+				pts = foreignRunPenalty
 			}
-		}
-		if off > 0 {
-			language -= min(30, 10*float64(off))
-			bad("%d sentences not in Thai", off)
+			language -= pts
+			bad("language_compliance", pts, "English in a Thai report: %q", en)
 		}
 	}
 	if !d.has(m.cause) {
 		language -= 20
-		bad("No narrative flow (no cause-effect words)")
+		bad("language_compliance", 20, "No narrative flow (no cause-effect words)")
 	}
 	if language == 100 {
 		good("Written in " + map[string]string{"th": "Thai", "en": "English"}[d.lang] + " with narrative flow")
@@ -195,11 +222,11 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 	}
 	if invalid > 0 {
 		citation -= 100 * float64(invalid) / float64(len(x.Citations))
-		bad("%d citations outside the news list of %d items", invalid, len(t.News))
+		bad("citation_compliance", 100*float64(invalid)/float64(len(x.Citations)), "%d citations outside the news list of %d items", invalid, len(t.News))
 	}
 	if len(x.BadCitations) > 0 {
 		citation -= 30
-		bad("Citations not in the [1], [2] format: %s", strings.Join(x.BadCitations, ", "))
+		bad("citation_compliance", 30, "Citations not in the [1], [2] format: %s", strings.Join(x.BadCitations, ", "))
 	}
 	if citation == 100 {
 		good("Citations follow the [n] format")
@@ -209,5 +236,85 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 		{"format_compliance", clamp(format)}, {"length_compliance", clamp(length)}, {"language_compliance", clamp(language)},
 		{"citation_compliance", clamp(citation)}}
 	out.OverallScore = weighted(out.DimensionScores, 0.30, 0.25, 0.15, 0.10, 0.10, 0.10)
+	out.Rating, out.Deductions = rating(out.OverallScore), l.list()
 	return out
+}
+
+// riskPenalty is what content compliance loses when a section that must
+// warn with the report's metrics names none with its number.
+const riskPenalty = 10
+
+// A Thai report's English runs cost language compliance this much each,
+// for at most this many of them.
+const (
+	foreignRunPenalty = 10
+	maxForeignRuns    = 3
+	// minForeignWords English words in a row, inside a Thai sentence,
+	// are an English phrase or sentence.
+	minForeignWords = 4
+)
+
+// foreignRuns are the English stretches of a Thai report's sentences: a
+// stretch without Thai letters holding minForeignWords English words or
+// more, or any English word when the sentence has no Thai at all. Words
+// the profile or the truth name (metric names, the subject's ticker, name
+// and sector, technical and fundamental terms) are not counted: a Thai
+// report writes them in Latin letters.
+func (p *Profile) foreignRuns(d *doc, t *Truth) []string {
+	keep := map[string]bool{}
+	addWords := func(s string) {
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !isLatinWordRune(r) }) {
+			keep[w] = true
+		}
+	}
+	for _, mt := range p.Metrics {
+		for _, ns := range mt.Names {
+			for _, n := range ns {
+				addWords(n)
+			}
+		}
+	}
+	for _, ws := range []Words{p.Words.Technical, p.Words.Fundamental, p.Words.Strategies} {
+		for _, l := range ws {
+			for _, w := range l {
+				addWords(w)
+			}
+		}
+	}
+	for _, v := range t.Subject {
+		addWords(v)
+	}
+	var out []string
+	for _, sn := range d.sentences {
+		sent := d.text[sn.start:sn.end]
+		thai := strings.ContainsFunc(sent, thaiLetter)
+		for _, run := range strings.FieldsFunc(sent, thaiLetter) {
+			n := 0
+			for _, w := range strings.FieldsFunc(strings.ToLower(run), func(r rune) bool { return !isLatinWordRune(r) }) {
+				if !keep[w] && strings.ContainsFunc(w, unicode.IsLetter) {
+					n++
+				}
+			}
+			if n >= minForeignWords || !thai && n > 0 {
+				out = append(out, clip(strings.TrimSpace(run), 80))
+			}
+		}
+	}
+	return out
+}
+
+// isLatinWordRune reports whether r belongs to an English word.
+func isLatinWordRune(r rune) bool {
+	return r < 0x250 && (unicode.IsLetter(r) || unicode.IsDigit(r)) || r == '\'' || r == '’'
+}
+
+// clip cuts s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

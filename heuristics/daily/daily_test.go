@@ -117,11 +117,11 @@ func TestExtractBindsNumbersToTheirMetric(t *testing.T) {
 		},
 		"a number before its name, after a link word": {
 			text:    "The price is 43.79% above VWAP.",
-			numbers: []Claim{{Metric: "vwap_pct", Value: 43.79, Percent: true, Text: "43.79%"}},
+			numbers: []Claim{{Metric: "vwap_pct", Value: 43.79, Percent: true, Text: "43.79%", Direction: "above"}},
 		},
 		"Thai: price above VWAP is VWAP's number": {
 			text:    "ราคา 43.79% เหนือ VWAP",
-			numbers: []Claim{{Metric: "vwap_pct", Value: 43.79, Percent: true, Text: "43.79%"}},
+			numbers: []Claim{{Metric: "vwap_pct", Value: 43.79, Percent: true, Text: "43.79%", Direction: "above"}},
 		},
 		"a percent sign never binds to a price": {
 			text: "The price rose 4.2% today.",

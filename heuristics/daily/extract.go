@@ -1,6 +1,7 @@
 package daily
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -15,6 +16,10 @@ type Claim struct {
 	Percent bool `json:"percent,omitempty"`
 	// Text is the number as written, with its unit.
 	Text string `json:"text"`
+	// Direction of a signed metric's number: "above" or "below", from
+	// its sign or the direction word beside it; "" when it states
+	// neither, and is checked as a distance.
+	Direction string `json:"direction,omitempty"`
 }
 
 // PercentileClaim is a percentile a report states for a metric ("ATR
@@ -47,6 +52,8 @@ type Extraction struct {
 	Mentioned map[string]int `json:"mentioned"`
 	// Numbers in the body, bound or not.
 	AllNumbers int `json:"all_numbers"`
+	// cites are the body's citations with their sentences.
+	cites []cite
 }
 
 // Extract finds the profile's claims in a report: numbers bound to the
@@ -64,6 +71,7 @@ type number struct {
 	value   float64
 	percent bool
 	ordinal bool // 88th
+	signed  bool // written with a sign: -7.3, −7.3, +8.4
 	text    string
 }
 
@@ -78,7 +86,12 @@ func (p *Profile) extract(d *doc) Extraction {
 	x := Extraction{Mentioned: map[string]int{}}
 	x.Citations, x.BadCitations = citations(d.text)
 	for _, s := range d.sentences {
-		p.extractSentence(d.text[s.start:s.end], d.lower[s.start:s.end], &x)
+		text := d.text[s.start:s.end]
+		p.extractSentence(text, d.lower[s.start:s.end], &x)
+		good, _ := citations(text)
+		for _, n := range good {
+			x.cites = append(x.cites, cite{n: n, sentence: text})
+		}
 	}
 	return x
 }
@@ -106,14 +119,19 @@ func (p *Profile) extractSentence(text, lower string, x *Extraction) {
 			x.Percentiles = append(x.Percentiles, PercentileClaim{Metric: metric, Value: n.value, Text: n.text})
 			continue
 		}
-		// "43.79% above VWAP": a link word, then the metric's name.
-		k := after(ments, links, text, n.end)
+		// "43.79% above VWAP": a link or direction word, then the
+		// metric's name.
+		k, link := after(ments, links, text, n.end)
+		dir := m.dirOf[link.term]
 		if k < 0 {
 			// "ATR 3.03%": the nearest metric before, with no number
 			// between them.
 			k = before(ments, n.start)
 			if k >= 0 && (ments[k].bound || n.start-ments[k].end > 90 || (i > 0 && nums[i-1].start > ments[k].end)) {
 				k = -1
+			}
+			if k >= 0 {
+				dir = directionBefore(m, links, text, ments[k])
 			}
 		}
 		if k < 0 {
@@ -125,20 +143,36 @@ func (p *Profile) extractSentence(text, lower string, x *Extraction) {
 		}
 		ments[k].bound = true
 		lastMetric = mt.Name
-		x.Numbers = append(x.Numbers, Claim{Metric: mt.Name, Value: n.value, Percent: n.percent, Text: n.text})
+		c := Claim{Metric: mt.Name, Value: n.value, Percent: n.percent, Text: n.text}
+		if mt.Signed {
+			switch {
+			case dir != 0:
+				c.Value = float64(dir) * math.Abs(n.value)
+			case n.signed && n.value != 0:
+				dir = int(math.Copysign(1, n.value))
+			}
+			c.Direction = map[int]string{1: "above", -1: "below"}[dir]
+		}
+		x.Numbers = append(x.Numbers, c)
 	}
-	for _, h := range m.bandWords.find(lower) {
-		refs := m.bandOf[lowerASCII(h.term)]
-		k := nearestOf(ments, h.start, refs)
-		if k < 0 {
+	p.readBands(text, lower, ments, x)
+}
+
+// directionBefore is the direction (+1 above, -1 below, 0 none) of a
+// direction word standing right before the mention, at most two words
+// away in its clause ("อยู่เหนือ VWAP ถึง 43.79%", "below its VWAP").
+func directionBefore(m *matcher, links []hit, text string, mt mention) int {
+	for i := len(links) - 1; i >= 0; i-- {
+		l := links[i]
+		if l.end > mt.start {
 			continue
 		}
-		for _, r := range refs {
-			if r.metric == ments[k].metric {
-				x.Bands = append(x.Bands, BandClaim{Metric: r.metric, Label: r.label, Word: h.term})
-			}
+		if d := m.dirOf[l.term]; d != 0 && near(text, l.end, mt.start, 2) {
+			return d
 		}
+		return 0
 	}
+	return 0
 }
 
 // before returns the index of the last mention ending at or before off,
@@ -154,56 +188,28 @@ func before(ments []mention, off int) int {
 }
 
 // after returns the index of the mention that follows off across only
-// spaces and one link word, or -1.
-func after(ments []mention, links []hit, text string, off int) int {
+// spaces and one link or direction word, and at most two words after it
+// ("7.3% below its VWAP"), with that word; -1 when none does.
+func after(ments []mention, links []hit, text string, off int) (int, hit) {
 	rest := off
 	for rest < len(text) && text[rest] == ' ' {
 		rest++
 	}
-	linked := false
 	for _, l := range links {
-		if l.start == rest {
-			rest, linked = l.end, true
-			break
-		}
-	}
-	if !linked {
-		return -1
-	}
-	for rest < len(text) && text[rest] == ' ' {
-		rest++
-	}
-	for i, mt := range ments {
-		if mt.start == rest {
-			return i
-		}
-	}
-	return -1
-}
-
-// nearestOf returns the mention, of a metric among refs, nearest before
-// off, else nearest after it, or -1.
-func nearestOf(ments []mention, off int, refs []bandRef) int {
-	ok := func(mt mention) bool {
-		for _, r := range refs {
-			if r.metric == mt.metric {
-				return true
-			}
-		}
-		return false
-	}
-	k := -1
-	for i, mt := range ments {
-		if !ok(mt) {
+		if l.start != rest {
 			continue
 		}
-		if mt.end <= off {
-			k = i
-		} else if k < 0 {
-			return i
+		for i, mt := range ments {
+			if mt.start >= l.end {
+				if near(text, l.end, mt.start, 2) {
+					return i, l
+				}
+				break
+			}
 		}
+		break
 	}
-	return k
+	return -1, hit{}
 }
 
 // isPercentile reports whether n is a percentile: right after a
@@ -212,7 +218,7 @@ func nearestOf(ments []mention, off int, refs []bandRef) int {
 func isPercentile(text, lower string, n number, pcts []hit) bool {
 	for _, h := range pcts {
 		// "เปอร์เซ็นไทล์ 88%", "เปอร์เซ็นไทล์ที่ 88", "percentile of 88".
-		if gap := strings.TrimSpace(text[h.end:min(max(n.start, h.end), len(text))]); h.end <= n.start && len(gap) <= 9 && !strings.ContainsAny(gap, "0123456789") {
+		if gap := strings.TrimSpace(text[h.end:min(max(n.start, h.end), len(text))]); h.end <= n.start && len(gap) <= 9 && !hasDigit(gap) {
 			return true
 		}
 		if h.start >= n.end && strings.TrimLeft(lower[n.end:h.start], " ") == "" {
@@ -223,22 +229,44 @@ func isPercentile(text, lower string, n number, pcts []hit) bool {
 }
 
 // numbers finds the numbers of a sentence that are not part of a metric's
-// name ("52-week"), a date (2025-11-01), a citation ([2]) or a word.
+// name ("52-week"), a date (2025-11-01), a citation ([2]) or a word. Thai
+// digits (๐-๙) are digits; a sign (-, the Unicode minus −, +) right before
+// a number is its sign.
 func numbers(text string, ments []mention) []number {
 	var out []number
 	for i := 0; i < len(text); {
-		c := text[i]
-		if c < '0' || c > '9' {
+		if _, n := digitAt(text, i); n == 0 {
 			i++
 			continue
 		}
-		start := i
-		if start > 0 && text[start-1] == '-' && (start == 1 || !isWordByte(text[start-2])) {
-			start--
+		start, neg, signed := i, false, false
+		for _, sg := range []string{"-", "\u2212", "+"} {
+			if s := start - len(sg); s >= 0 && text[s:start] == sg && (s == 0 || !isWordByte(text[s-1])) {
+				start, neg, signed = s, sg != "+", true
+				break
+			}
+		}
+		var ascii strings.Builder
+		if neg {
+			ascii.WriteByte('-')
 		}
 		j := i
-		for j < len(text) && (text[j] >= '0' && text[j] <= '9' || (text[j] == '.' || text[j] == ',') && j+1 < len(text) && text[j+1] >= '0' && text[j+1] <= '9') {
-			j++
+		for j < len(text) {
+			if d, n := digitAt(text, j); n > 0 {
+				ascii.WriteByte(byte('0' + d))
+				j += n
+				continue
+			}
+			if (text[j] == '.' || text[j] == ',') && j+1 < len(text) {
+				if _, n := digitAt(text, j+1); n > 0 {
+					if text[j] == '.' {
+						ascii.WriteByte('.')
+					}
+					j++
+					continue
+				}
+			}
+			break
 		}
 		raw := text[start:j]
 		i = j
@@ -259,11 +287,11 @@ func numbers(text string, ments []mention) []number {
 		if inName {
 			continue
 		}
-		v, err := strconv.ParseFloat(strings.ReplaceAll(raw, ",", ""), 64)
+		v, err := strconv.ParseFloat(ascii.String(), 64)
 		if err != nil {
 			continue
 		}
-		n := number{span: span{start, j}, value: v, text: raw}
+		n := number{span: span{start, j}, value: v, signed: signed, text: raw}
 		k := j
 		for k < len(text) && text[k] == ' ' {
 			k++
@@ -308,7 +336,7 @@ func citations(text string) (good []int, bad []string) {
 			continue
 		}
 		inner := text[i+1 : i+end]
-		if n, err := strconv.Atoi(inner); err == nil && n >= 0 {
+		if n, ok := atoiDigits(inner); ok {
 			if i+end+1 < len(text) && text[i+end+1] == '(' {
 				continue // a Markdown link whose text is a number
 			}
@@ -316,7 +344,7 @@ func citations(text string) (good []int, bad []string) {
 			continue
 		}
 		trim := strings.TrimPrefix(inner, "^")
-		if trim != "" && strings.Trim(trim, "0123456789-, ") == "" && strings.ContainsAny(trim, "0123456789") {
+		if trim != "" && strings.Trim(trim, "0123456789๐๑๒๓๔๕๖๗๘๙-, ") == "" && hasDigit(trim) {
 			bad = append(bad, text[i:i+end+1])
 		}
 	}

@@ -16,6 +16,9 @@ type FaithfulnessScore struct {
 	// VerifiedClaims counts the claims that match the truth, as the
 	// seed's API response does.
 	VerifiedClaims int `json:"verified_claims" yaml:"verified_claims"`
+	// Rating is the seed's name for the score (Excellent ... Failed).
+	Rating     string      `json:"rating" yaml:"rating"`
+	Deductions []Deduction `json:"deductions" yaml:"deductions"`
 }
 
 // Faithfulness checks every claim the extraction found against the truth:
@@ -27,6 +30,12 @@ type FaithfulnessScore struct {
 func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
 	var out FaithfulnessScore
 	out.Violations = []string{}
+	var l ledger
+	var failed []string
+	bad := func(msg string) {
+		out.Violations = append(out.Violations, msg)
+		failed = append(failed, msg)
+	}
 	ok, of := 0, 0
 	for _, c := range x.Numbers {
 		actual, known := t.value(c.Metric)
@@ -35,13 +44,24 @@ func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
 		}
 		m, _ := p.Metric(c.Metric)
 		of++
-		if math.Abs(c.Value-actual) <= math.Abs(actual)*m.TolerancePct/100+1e-9 {
+		claimed, against := c.Value, actual
+		if m.Signed && c.Direction == "" {
+			// A distance without a direction: checked as a distance.
+			claimed, against = math.Abs(claimed), math.Abs(actual)
+		}
+		if math.Abs(claimed-against) <= math.Abs(actual)*m.TolerancePct/100+1e-9 {
 			ok++
 			continue
 		}
-		out.Violations = append(out.Violations, fmt.Sprintf("%s mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual)))
+		msg := fmt.Sprintf("%s mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual))
+		if c.Direction != "" && actual != 0 && (c.Value < 0) != (actual < 0) {
+			msg += fmt.Sprintf(" (the report says %s, the data is %s)", c.Direction, map[bool]string{true: "below", false: "above"}[actual < 0])
+		}
+		bad(msg)
 	}
 	numeric := share(ok, of)
+	l.items("numeric_accuracy", of, failed...)
+	failed = nil
 	out.VerifiedClaims += ok
 
 	ok, of = 0, 0
@@ -53,25 +73,39 @@ func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
 		actual, known := t.Percentiles[c.Metric]
 		switch {
 		case !known:
-			out.Violations = append(out.Violations, fmt.Sprintf("%s percentile hallucinated: narrative claims %s, the data has no percentile for it", c.Metric, fnum(c.Value)))
+			bad(fmt.Sprintf("%s percentile hallucinated: narrative claims %s, the data has no percentile for it", c.Metric, fnum(c.Value)))
 		case math.Abs(c.Value-actual) <= p.PercentileTolerance:
 			ok++
 		default:
-			out.Violations = append(out.Violations, fmt.Sprintf("%s percentile mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual)))
+			bad(fmt.Sprintf("%s percentile mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual)))
 		}
 	}
 	percentile := share(ok, of)
+	l.items("percentile_accuracy", of, failed...)
+	failed = nil
 	out.VerifiedClaims += ok
 
 	ok = 0
-	for _, n := range x.Citations {
-		if n >= 1 && n <= len(t.News) {
-			ok++
-			continue
+	wrong := map[int]int{} // citation -> how many of its uses point elsewhere
+	for _, c := range x.cites {
+		if why := misdirected(c, t.News); why != "" {
+			wrong[c.n]++
+			bad(why)
 		}
-		out.Violations = append(out.Violations, fmt.Sprintf("citation [%d] is beyond the news list (%d items)", n, len(t.News)))
+	}
+	for _, n := range x.Citations {
+		switch {
+		case n < 1 || n > len(t.News):
+			bad(fmt.Sprintf("citation [%d] is beyond the news list (%d items)", n, len(t.News)))
+		case wrong[n] > 0:
+			wrong[n]--
+		default:
+			ok++
+		}
 	}
 	news := share(ok, len(x.Citations))
+	l.items("news_citation_accuracy", len(x.Citations), failed...)
+	failed = nil
 	out.VerifiedClaims += ok
 
 	ok, of = 0, 0
@@ -89,14 +123,16 @@ func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
 			ok++
 			continue
 		}
-		out.Violations = append(out.Violations, fmt.Sprintf("%s %s interpreted as '%s' but should be '%s'", b.Metric, fnum(actual), b.Label, want))
+		bad(fmt.Sprintf("%s %s interpreted as '%s' but should be '%s'", b.Metric, fnum(actual), b.Label, want))
 	}
 	interp := share(ok, of)
+	l.items("interpretation_accuracy", of, failed...)
 	out.VerifiedClaims += ok
 
 	out.MetricScores = Dims{{"numeric_accuracy", numeric}, {"percentile_accuracy", percentile},
 		{"news_citation_accuracy", news}, {"interpretation_accuracy", interp}}
 	out.OverallScore = weighted(out.MetricScores, 0.30, 0.25, 0.20, 0.25)
+	out.Rating, out.Deductions = rating(out.OverallScore), l.list()
 	return out
 }
 

@@ -62,21 +62,67 @@ type Metric struct {
 	// Dimension is the analysis dimension it belongs to (volatility,
 	// sentiment, volume, technical, fundamental, positioning, state).
 	Dimension string `yaml:"dimension"`
-	Names     Words  `yaml:"names"`
+	// Signed: the value has a direction (a price above or below VWAP).
+	// Its number takes the sign written ("-7.3%", "−7.3%") or the
+	// direction word beside it ("7.3% below VWAP" is -7.3); a number with
+	// neither states a distance and is checked against the true value's
+	// magnitude.
+	Signed bool  `yaml:"signed"`
+	Names  Words `yaml:"names"`
 }
 
-// Band is one interpretation band of a metric: min <= value < max, an open
-// end left out.
+// Band is one interpretation band of a metric, bounded below by GE
+// (value >= GE) or GT (value > GT) and above by LT (value < LT) or LE
+// (value <= LE); an open end is left out. Min and Max, of earlier
+// profiles, are GE and LT.
 type Band struct {
 	Label string   `yaml:"label"`
+	GE    *float64 `yaml:"ge"`
+	GT    *float64 `yaml:"gt"`
+	LT    *float64 `yaml:"lt"`
+	LE    *float64 `yaml:"le"`
 	Min   *float64 `yaml:"min"`
 	Max   *float64 `yaml:"max"`
-	Words Words    `yaml:"words"`
+	// Words name the band outright ("strong buying pressure").
+	Words Words `yaml:"words"`
+	// Strengthens names another band of the metric whose word, with one
+	// of Qualifiers beside it in either order, names this band
+	// ("buying pressure stays strong" is strong buying).
+	Strengthens string `yaml:"strengthens"`
+	Qualifiers  Words  `yaml:"qualifiers"`
 }
 
 // Holds reports whether v falls in the band.
 func (b Band) Holds(v float64) bool {
-	return (b.Min == nil || v >= *b.Min) && (b.Max == nil || v < *b.Max)
+	lo, hi := b.lower(), b.upper()
+	return (lo.at == nil || v > *lo.at || lo.closed && v == *lo.at) && (hi.at == nil || v < *hi.at || hi.closed && v == *hi.at)
+}
+
+// bound is one end of a band: its value (nil: open) and whether the band
+// holds it.
+type bound struct {
+	at     *float64
+	closed bool
+}
+
+func (b Band) lower() bound {
+	switch {
+	case b.GT != nil:
+		return bound{b.GT, false}
+	case b.GE != nil:
+		return bound{b.GE, true}
+	}
+	return bound{b.Min, true}
+}
+
+func (b Band) upper() bound {
+	switch {
+	case b.LE != nil:
+		return bound{b.LE, true}
+	case b.LT != nil:
+		return bound{b.LT, false}
+	}
+	return bound{b.Max, false}
 }
 
 // BandSet is the bands of one metric.
@@ -96,6 +142,10 @@ type Section struct {
 	Paragraphs []int `yaml:"paragraphs"`
 	// RequiredMetrics: the section carries every required metric.
 	RequiredMetrics bool `yaml:"required_metrics"`
+	// WarnsWithMetrics: the section names at least one required metric
+	// with a number (the seed's risk section "warns about risks using the
+	// market condition metrics").
+	WarnsWithMetrics bool `yaml:"warns_with_metrics"`
 }
 
 // Length bounds the whole report.
@@ -110,10 +160,41 @@ type Length struct {
 	MaxSentenceWords map[string]int `yaml:"max_sentence_words"`
 }
 
-// Recommendation is one action a report may recommend.
+// Recommendation is one action a report may recommend: a phrase of
+// Words ("take profit", "ถือต่อ"), one of Verbs after one of the profile's
+// recommendation modals ("we would sell", "ควรขาย"), a verb opening a
+// sentence of the recommendation section ("Hold, because ..."), or the
+// label itself written in capitals ("HOLD").
 type Recommendation struct {
 	Label string `yaml:"label"`
 	Words Words  `yaml:"words"`
+	Verbs Words  `yaml:"verbs"`
+}
+
+// Directions are the words that give a signed metric's number its
+// direction: "7.3% below VWAP", "ต่ำกว่า VWAP 7.3%".
+type Directions struct {
+	Above Words `yaml:"above"`
+	Below Words `yaml:"below"`
+}
+
+// Cues are the words that change how the words around them read.
+type Cues struct {
+	// Negation: a band word or a recommendation shortly after one, in
+	// the same clause, is not said ("not high", "ไม่มีแรงขาย", "we
+	// would not sell").
+	Negation Words `yaml:"negation"`
+	// Condition: a recommendation after one in its sentence, or before
+	// one in its clause, is a plan, not the report's action ("sell if it
+	// breaks 190", "หากหลุด 190 ควรขาย").
+	Condition Words `yaml:"condition"`
+	// Modals introduce a recommendation's verb ("would", "should",
+	// "recommend", "ควร", "แนะนำให้").
+	Modals Words `yaml:"modals"`
+	// NotRecommendations are phrases that hold a recommendation's word
+	// without recommending ("selling pressure", "profit-taking",
+	// "การขายทำกำไร").
+	NotRecommendations Words `yaml:"not_recommendations"`
 }
 
 // WordLists are the scorers' word lists.
@@ -186,6 +267,8 @@ type Profile struct {
 	Languages           []string         `yaml:"languages"`
 	Metrics             []Metric         `yaml:"metrics"`
 	LinkWords           Words            `yaml:"link_words"`
+	DirectionWords      Directions       `yaml:"direction_words"`
+	Cues                Cues             `yaml:"cues"`
 	PercentileWords     Words            `yaml:"percentile_words"`
 	PercentileTolerance float64          `yaml:"percentile_tolerance"`
 	Bands               []BandSet        `yaml:"bands"`
@@ -196,6 +279,9 @@ type Profile struct {
 	Overall             Weights          `yaml:"overall"`
 	Gate                Weights          `yaml:"gate"`
 	QoSRules            QoSRules         `yaml:"qos"`
+	// NotChecked names the checks the seed asks for that no
+	// deterministic rule makes; every card lists them.
+	NotChecked []string `yaml:"not_checked"`
 
 	m *matcher // compiled word look-ups
 }
@@ -314,6 +400,35 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 	return &p, nil
 }
 
+// count is the number of non-nil bounds.
+func count(bs ...*float64) int {
+	n := 0
+	for _, b := range bs {
+		if b != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// overlap returns a value two bands both hold, if any: one of their ends,
+// or a point just inside one.
+func overlap(a, b Band) (float64, bool) {
+	var probes []float64
+	for _, x := range []bound{a.lower(), a.upper(), b.lower(), b.upper()} {
+		if x.at != nil {
+			probes = append(probes, *x.at, *x.at-1e-9, *x.at+1e-9)
+		}
+	}
+	probes = append(probes, -1e300, 1e300)
+	for _, v := range probes {
+		if a.Holds(v) && b.Holds(v) {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
 func (p *Profile) check() error {
 	bad := func(field, format string, a ...any) error {
 		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
@@ -350,11 +465,26 @@ func (p *Profile) check() error {
 			return bad(f+".metric", "names %q, which is not among the metrics", bs.Metric)
 		}
 		for j, b := range bs.Bands {
-			if b.Min != nil && b.Max != nil && !(*b.Min < *b.Max) {
-				return bad(fmt.Sprintf("%s.bands[%d]", f, j), "min %v must be below max %v", *b.Min, *b.Max)
+			fb := fmt.Sprintf("%s.bands[%d]", f, j)
+			if n := count(b.GE, b.GT, b.Min); n > 1 {
+				return bad(fb, "give one lower bound (ge, gt or min), not %d", n)
+			}
+			if n := count(b.LE, b.LT, b.Max); n > 1 {
+				return bad(fb, "give one upper bound (le, lt or max), not %d", n)
+			}
+			if lo, hi := b.lower(), b.upper(); lo.at != nil && hi.at != nil && (*lo.at > *hi.at || *lo.at == *hi.at && !(lo.closed && hi.closed)) {
+				return bad(fb, "holds no value: its lower bound %v is not below its upper bound %v", *lo.at, *hi.at)
 			}
 			if b.Label == "" {
-				return bad(fmt.Sprintf("%s.bands[%d].label", f, j), "missing")
+				return bad(fb+".label", "missing")
+			}
+			if b.Strengthens != "" && !slices.ContainsFunc(bs.Bands, func(o Band) bool { return o.Label == b.Strengthens }) {
+				return bad(fb+".strengthens", "names %q, which is not a band of %s", b.Strengthens, bs.Metric)
+			}
+			for k, o := range bs.Bands[:j] {
+				if v, ok := overlap(o, b); ok {
+					return bad(fb, "overlaps bands[%d] (%s): %v is in both; an edge belongs to one band", k, o.Label, v)
+				}
 			}
 		}
 	}

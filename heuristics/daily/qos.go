@@ -13,6 +13,9 @@ type QoSScore struct {
 	Metrics         QoSMetrics `json:"metrics" yaml:"metrics"`
 	Issues          []string   `json:"issues" yaml:"issues"`
 	Strengths       []string   `json:"strengths" yaml:"strengths"`
+	// Rating is the seed's name for the score (Excellent ... Poor).
+	Rating     string      `json:"rating" yaml:"rating"`
+	Deductions []Deduction `json:"deductions" yaml:"deductions"`
 }
 
 // QoSMetrics are the run's measurements the QoS score was computed from.
@@ -54,13 +57,17 @@ func (p *Profile) QoS(t *Telemetry) QoSScore {
 		out.Metrics.TimingsS = map[string]float64{}
 	}
 
+	var l ledger
 	latency, label := step(r.LatencyS, total)
+	latencyLabel := label
+	l.take("latency", 100-latency, fmt.Sprintf("%s total latency: %.2fs", label, total))
 	if latency >= 85 {
 		strength("%s total latency: %.2fs", label, total)
 	} else {
 		issue("%s total latency: %.2fs", label, total)
 	}
 	cost, label := step(r.CostUSD, t.CostUSD)
+	l.take("cost_efficiency", 100-cost, fmt.Sprintf("%s cost: $%.4f", label, t.CostUSD))
 	if cost >= 85 {
 		strength("%s cost: $%.6f", label, t.CostUSD)
 	} else {
@@ -75,6 +82,7 @@ func (p *Profile) QoS(t *Telemetry) QoSScore {
 				ok++
 			} else {
 				issue("Inconsistent %s across repeated runs", k)
+				l.take("determinism", 100/float64(n), fmt.Sprintf("Inconsistent %s across repeated runs", k))
 			}
 		}
 		determinism = share(ok, n)
@@ -84,12 +92,14 @@ func (p *Profile) QoS(t *Telemetry) QoSScore {
 	if len(t.Errors) > 0 {
 		reliability = r.ReliabilityErrorScore
 		issue("%d errors during the run (first: %s)", len(t.Errors), t.Errors[0])
+		l.take("reliability", 100-r.ReliabilityErrorScore, fmt.Sprintf("%d errors during the run (first: %s)", len(t.Errors), t.Errors[0]))
 	} else {
 		strength("No errors")
 	}
 	if r.VeryHighLatencyS > 0 && total > r.VeryHighLatencyS {
 		reliability -= r.VeryHighLatencyPenalty
 		issue("Very high latency (over %gs)", r.VeryHighLatencyS)
+		l.take("reliability", r.VeryHighLatencyPenalty, fmt.Sprintf("Very high latency (over %gs)", r.VeryHighLatencyS))
 	}
 
 	resource := 100.0
@@ -97,13 +107,16 @@ func (p *Profile) QoS(t *Telemetry) QoSScore {
 	case q.Many > 0 && t.DBQueries > q.Many:
 		resource -= q.ManyPenalty
 		issue("Many database queries: %d", t.DBQueries)
+		l.take("resource_efficiency", q.ManyPenalty, fmt.Sprintf("Many database queries: %d", t.DBQueries))
 	case q.Some > 0 && t.DBQueries >= q.Some:
 		resource -= q.SomePenalty
 		issue("Database queries: %d", t.DBQueries)
+		l.take("resource_efficiency", q.SomePenalty, fmt.Sprintf("Database queries: %d", t.DBQueries))
 	}
 	if r.LLMCalls.Max > 0 && t.LLMCalls > r.LLMCalls.Max {
 		resource -= r.LLMCalls.Penalty
 		issue("%d LLM calls (more than %d)", t.LLMCalls, r.LLMCalls.Max)
+		l.take("resource_efficiency", r.LLMCalls.Penalty, fmt.Sprintf("%d LLM calls (more than %d)", t.LLMCalls, r.LLMCalls.Max))
 	} else if t.LLMCalls == 1 {
 		strength("Single LLM call optimized cost")
 	}
@@ -114,6 +127,7 @@ func (p *Profile) QoS(t *Telemetry) QoSScore {
 	// Scalability: inferred from latency, less when it degrades against
 	// earlier runs.
 	scalability := latency
+	l.take("scalability", 100-latency, fmt.Sprintf("Inferred from the total latency (%.2fs, %s)", total, latencyLabel))
 	if len(t.History) > 0 {
 		mean := 0.0
 		for _, h := range t.History {
@@ -125,9 +139,11 @@ func (p *Profile) QoS(t *Telemetry) QoSScore {
 		case tr.SevereRatio > 0 && ratio > tr.SevereRatio:
 			scalability -= tr.SeverePenalty
 			issue("Latency degrading: %.2fs against a mean of %.2fs over %d earlier runs", total, mean, len(t.History))
+			l.take("scalability", tr.SeverePenalty, out.Issues[len(out.Issues)-1])
 		case tr.DegradingRatio > 0 && ratio > tr.DegradingRatio:
 			scalability -= tr.DegradingPenalty
 			issue("Latency rising: %.2fs against a mean of %.2fs over %d earlier runs", total, mean, len(t.History))
+			l.take("scalability", tr.DegradingPenalty, out.Issues[len(out.Issues)-1])
 		default:
 			strength("Latency stable against %d earlier runs", len(t.History))
 		}
@@ -136,6 +152,7 @@ func (p *Profile) QoS(t *Telemetry) QoSScore {
 	out.DimensionScores = Dims{{"latency", clamp(latency)}, {"cost_efficiency", clamp(cost)}, {"determinism", clamp(determinism)},
 		{"reliability", clamp(reliability)}, {"resource_efficiency", clamp(resource)}, {"scalability", clamp(scalability)}}
 	out.OverallScore = weighted(out.DimensionScores, 0.25, 0.20, 0.15, 0.20, 0.10, 0.10)
+	out.Rating, out.Deductions = band(out.OverallScore), l.list()
 
 	return out
 }

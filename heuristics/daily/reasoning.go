@@ -14,6 +14,9 @@ type ReasoningScore struct {
 	DimensionScores Dims     `json:"dimension_scores" yaml:"dimension_scores"`
 	Issues          []string `json:"issues" yaml:"issues"`
 	Strengths       []string `json:"strengths" yaml:"strengths"`
+	// Rating is the seed's name for the score (Excellent ... Failed).
+	Rating     string      `json:"rating" yaml:"rating"`
+	Deductions []Deduction `json:"deductions" yaml:"deductions"`
 }
 
 // Penalties of the reasoning scorer, per occurrence and at most.
@@ -33,20 +36,27 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 	out := ReasoningScore{Issues: []string{}, Strengths: []string{}}
 	m := p.m
 	lower := d.lower
-	issue := func(format string, a ...any) { out.Issues = append(out.Issues, fmt.Sprintf(format, a...)) }
+	var l ledger
+	// issue records an issue and what it costs a dimension.
+	issue := func(dim string, pts float64, format string, a ...any) {
+		msg := fmt.Sprintf(format, a...)
+		out.Issues = append(out.Issues, msg)
+		l.take(dim, pts, msg)
+	}
 	strength := func(s string) { out.Strengths = append(out.Strengths, s) }
 
 	clarity := 100.0
 	if n := d.count(m.vague); n > 0 {
-		clarity -= min(vagueMax, vaguePenalty*float64(n))
-		issue("Too many vague terms reduce clarity (%d found)", n)
+		pts := min(vagueMax, vaguePenalty*float64(n))
+		clarity -= pts
+		issue("clarity", pts, "Too many vague terms reduce clarity (%d found)", n)
 	} else {
 		strength("No vague terms - explanations are confident")
 	}
 	cause := d.count(m.cause)
 	if cause == 0 {
 		clarity -= 20
-		issue("Missing clear cause-effect relationships")
+		issue("clarity", 20, "Missing clear cause-effect relationships")
 	} else {
 		strength("Clear cause-effect relationships present")
 	}
@@ -54,7 +64,7 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 		strength("Well-structured narrative format")
 	} else {
 		clarity -= 15
-		issue("No section structure")
+		issue("clarity", 15, "No section structure")
 	}
 	long := 0
 	limit := p.Length.MaxSentenceWords[d.lang]
@@ -64,8 +74,9 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 		}
 	}
 	if long > 0 {
-		clarity -= min(20, 5*float64(long))
-		issue("%d sentences longer than %d words", long, limit)
+		pts := min(20, 5*float64(long))
+		clarity -= pts
+		issue("clarity", pts, "%d sentences longer than %d words", long, limit)
 	}
 
 	dims := []string{"technical", "volatility", "sentiment", "volume", "fundamental"}
@@ -91,31 +102,32 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 		coverage += 30
 		strength("Explains WHY (not just WHAT)")
 	} else {
-		issue("Explains WHAT but not WHY")
+		issue("coverage", 30, "Explains WHAT but not WHY")
 	}
 	if explained < available {
-		issue("Explains %d of %d dimensions the data holds", explained, available)
+		issue("coverage", 0.7*(100-share(explained, available)), "Explains %d of %d dimensions the data holds", explained, available)
 	}
 
 	specificity := 100.0
 	if n := d.count(m.generic); n > 0 {
-		specificity -= min(genericMax, genericPenalty*float64(n))
-		issue("Too many generic phrases (reduce specificity): %d", n)
+		pts := min(genericMax, genericPenalty*float64(n))
+		specificity -= pts
+		issue("specificity", pts, "Too many generic phrases (reduce specificity): %d", n)
 	}
 	if x.AllNumbers < 3 {
 		specificity -= 30
-		issue("Lacks specific numbers/data points")
+		issue("specificity", 30, "Lacks specific numbers/data points")
 	} else {
 		strength("Specific numbers support the claims")
 	}
 	if !d.has(m.comparison) && !d.has(m.linkWords) {
 		specificity -= 15
-		issue("No specific comparisons")
+		issue("specificity", 15, "No specific comparisons")
 	}
 	if id := t.Subject["ticker"] + t.Subject["name"]; id != "" && !strings.Contains(lower, lowerASCII(t.Subject["ticker"])) &&
 		(t.Subject["name"] == "" || !strings.Contains(lower, lowerASCII(t.Subject["name"]))) {
 		specificity -= 15
-		issue("Does not name the subject")
+		issue("specificity", 15, "Does not name the subject")
 	}
 
 	// Alignment: the percentile and interpretation checks of faithfulness.
@@ -123,13 +135,15 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 	interp, _ := f.MetricScores.Get("interpretation_accuracy")
 	alignment := round1((pct + interp) / 2)
 	if alignment < 100 {
-		issue("Interpretations or percentiles do not align with the data (%s/100)", fnum(alignment))
+		out.Issues = append(out.Issues, fmt.Sprintf("Interpretations or percentiles do not align with the data (%s/100)", fnum(alignment)))
+		l.take("alignment", (100-pct)/2, fmt.Sprintf("Percentile claims align at %s/100 (half of alignment)", fnum(pct)))
+		l.take("alignment", (100-interp)/2, fmt.Sprintf("Interpretations align at %s/100 (half of alignment)", fnum(interp)))
 	}
 
 	minimality := 100.0
 	if r := p.Length.OptimalWords; len(r) == 2 && (d.words < r[0] || d.words > r[1]) {
 		minimality -= 20
-		issue("Length of %d words is outside the optimal %d-%d", d.words, r[0], r[1])
+		issue("minimality", 20, "Length of %d words is outside the optimal %d-%d", d.words, r[0], r[1])
 	}
 	seen := map[string]bool{}
 	repeats := 0
@@ -142,27 +156,29 @@ func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth)
 	}
 	if repeats > 0 {
 		minimality -= repeatPenalty * float64(repeats)
-		issue("%d repeated sentences", repeats)
+		issue("minimality", repeatPenalty*float64(repeats), "%d repeated sentences", repeats)
 	}
 	if n := d.count(m.filler); n > 0 {
-		minimality -= min(fillerMax, fillerPenalty*float64(n))
-		issue("%d filler words", n)
+		pts := min(fillerMax, fillerPenalty*float64(n))
+		minimality -= pts
+		issue("minimality", pts, "%d filler words", n)
 	}
 
 	consistency := 100.0
 	if recs := p.recommendations(d); len(recs) > 1 {
 		consistency -= 50
-		issue("Contradiction: %d recommendations (%s); give one", len(recs), strings.Join(recs, " and "))
+		issue("consistency", 50, "Contradiction: %d recommendations (%s); give one", len(recs), strings.Join(recs, " and "))
 	} else if len(recs) == 1 {
 		strength("Single recommendation (" + recs[0] + ")")
 	}
 	if d.has(m.lowRisk) && d.has(m.highRisk) {
 		consistency -= 30
-		issue("Contradicting risk statements (both low and high risk)")
+		issue("consistency", 30, "Contradicting risk statements (both low and high risk)")
 	}
 
 	out.DimensionScores = Dims{{"clarity", clamp(clarity)}, {"coverage", clamp(coverage)}, {"specificity", clamp(specificity)},
 		{"alignment", clamp(alignment)}, {"minimality", clamp(minimality)}, {"consistency", clamp(consistency)}}
 	out.OverallScore = weighted(out.DimensionScores, 0.20, 0.20, 0.20, 0.15, 0.15, 0.10)
+	out.Rating, out.Deductions = rating(out.OverallScore), l.list()
 	return out
 }

@@ -20,6 +20,8 @@ type Result struct {
 	Gate           Gate    `json:"gate" yaml:"gate"`
 	// Language is the report's language as detected ("th", "en").
 	Language string `json:"language" yaml:"language"`
+	// NotChecked names the seed's checks no deterministic rule makes.
+	NotChecked []string `json:"not_checked" yaml:"not_checked"`
 	// SemanticReasoning is the LLM reasoning judge's verdict, beside the
 	// deterministic reasoning score, when one was asked for (--llm).
 	SemanticReasoning *SemanticVerdict `json:"reasoning_llm_verdict,omitempty" yaml:"reasoning_llm_verdict,omitempty"`
@@ -62,6 +64,7 @@ func (p *Profile) Score(report string, t *Truth, tel *Telemetry) Result {
 		r.QoS = &q
 	}
 	r.Language = d.lang
+	r.NotChecked = append([]string{}, p.NotChecked...)
 	w := p.Overall
 	r.OverallQuality = round1(r.Faithfulness.OverallScore*w.Faithfulness + r.Completeness.OverallScore*w.Completeness +
 		r.Reasoning.OverallScore*w.Reasoning + r.Compliance.OverallScore*w.Compliance)
@@ -101,10 +104,13 @@ func (r Result) Text() string {
 		}
 		return "⚠️"
 	}
-	block := func(title, label string, overall float64, breakdown string, dims Dims) {
-		fmt.Fprintf(&b, "%s\n%s\n%s\n\n📊 Overall %s: %.1f/100\n\n%s:\n", rule, title, rule, label, overall, breakdown)
+	block := func(title, label string, overall float64, rating, breakdown string, dims Dims, ds []Deduction) {
+		fmt.Fprintf(&b, "%s\n%s\n%s\n\n📊 Overall %s: %.1f/100 (%s)\n\n%s:\n", rule, title, rule, label, overall, rating, breakdown)
 		for _, d := range dims {
 			fmt.Fprintf(&b, "  %s %s: %.1f/100\n", mark(d.Score), d.Name, d.Score)
+			for _, x := range ForDimension(ds, d.Name) {
+				fmt.Fprintf(&b, "      -%s %s\n", fnum(x.Points), x.Reason)
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -119,17 +125,17 @@ func (r Result) Text() string {
 		b.WriteString("\n")
 	}
 	f := r.Faithfulness
-	block("FAITHFULNESS SCORE REPORT", "Faithfulness Score", f.OverallScore, "Metric Breakdown", f.MetricScores)
+	block("FAITHFULNESS SCORE REPORT", "Faithfulness Score", f.OverallScore, f.Rating, "Metric Breakdown", f.MetricScores, f.Deductions)
 	list("⚠️ Faithfulness Violations:", "❌", f.Violations)
 	fmt.Fprintf(&b, "✅ Verified Claims: %d\n\n", f.VerifiedClaims)
 
 	c := r.Completeness
-	block("COMPLETENESS SCORE REPORT", "Completeness Score", c.OverallScore, "Dimension Breakdown", c.DimensionScores)
+	block("COMPLETENESS SCORE REPORT", "Completeness Score", c.OverallScore, c.Rating, "Dimension Breakdown", c.DimensionScores, c.Deductions)
 	list("❌ Missing Elements:", "❌", c.MissingElements)
 	fmt.Fprintf(&b, "✅ Covered Elements: %d\n\n", len(c.CoveredElements))
 
 	q := r.Reasoning
-	block("REASONING QUALITY SCORE REPORT", "Reasoning Quality Score", q.OverallScore, "Dimension Breakdown", q.DimensionScores)
+	block("REASONING QUALITY SCORE REPORT", "Reasoning Quality Score", q.OverallScore, q.Rating, "Dimension Breakdown", q.DimensionScores, q.Deductions)
 	list("✅ Reasoning Quality Strengths:", "✅", q.Strengths)
 	list("❌ Reasoning Quality Issues:", "⚠️", q.Issues)
 	if s := r.SemanticReasoning; s != nil {
@@ -144,14 +150,17 @@ func (r Result) Text() string {
 	}
 
 	m := r.Compliance
-	block("COMPLIANCE SCORE REPORT", "Compliance Score", m.OverallScore, "Dimension Breakdown", m.DimensionScores)
+	block("COMPLIANCE SCORE REPORT", "Compliance Score", m.OverallScore, m.Rating, "Dimension Breakdown", m.DimensionScores, m.Deductions)
 	list("✅ Compliant Elements:", "✅", m.CompliantElements)
 	list("❌ Compliance Violations:", "⚠️", m.Violations)
 
 	if s := r.QoS; s != nil {
-		fmt.Fprintf(&b, "%s\nQoS SCORE REPORT\n%s\nOverall QoS Score: %.1f/100\n\nDimension Scores:\n", rule, rule, s.OverallScore)
+		fmt.Fprintf(&b, "%s\nQoS SCORE REPORT\n%s\nOverall QoS Score: %.1f/100 (%s)\n\nDimension Scores:\n", rule, rule, s.OverallScore, s.Rating)
 		for _, d := range s.DimensionScores {
 			fmt.Fprintf(&b, "  %-22s: %5.1f/100 (%s)\n", title(d.Name), d.Score, band(d.Score))
+			for _, x := range ForDimension(s.Deductions, d.Name) {
+				fmt.Fprintf(&b, "      -%s %s\n", fnum(x.Points), x.Reason)
+			}
 		}
 		fmt.Fprintf(&b, "\nMetrics:\n  Timing (seconds):\n")
 		for _, k := range sortedKeys(s.Metrics.TimingsS) {
@@ -169,6 +178,12 @@ func (r Result) Text() string {
 	for _, f := range r.Gate.Failed {
 		fmt.Fprintf(&b, "  ❌ %s\n", f)
 	}
+	if len(r.NotChecked) > 0 {
+		b.WriteString("NOT CHECKED (no deterministic rule):\n")
+		for _, n := range r.NotChecked {
+			fmt.Fprintf(&b, "  - %s\n", n)
+		}
+	}
 	b.WriteString(rule + "\n")
 	return b.String()
 }
@@ -179,14 +194,15 @@ func (r Result) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Daily report score: %s\n\n", strings.ToUpper(r.Gate.Decision))
 	fmt.Fprintf(&b, "Overall quality **%.1f**/100 (0.5 faithfulness + 0.2 completeness + 0.2 reasoning + 0.1 compliance; QoS apart).\n\n", r.OverallQuality)
-	b.WriteString("| scorer | score |\n|---|---|\n")
-	fmt.Fprintf(&b, "| faithfulness_score | %.1f |\n| completeness_score | %.1f |\n| reasoning_quality_score | %.1f |\n| compliance_score | %.1f |\n",
-		r.Faithfulness.OverallScore, r.Completeness.OverallScore, r.Reasoning.OverallScore, r.Compliance.OverallScore)
+	b.WriteString("| scorer | score | rating |\n|---|---|---|\n")
+	fmt.Fprintf(&b, "| faithfulness_score | %.1f | %s |\n| completeness_score | %.1f | %s |\n| reasoning_quality_score | %.1f | %s |\n| compliance_score | %.1f | %s |\n",
+		r.Faithfulness.OverallScore, r.Faithfulness.Rating, r.Completeness.OverallScore, r.Completeness.Rating,
+		r.Reasoning.OverallScore, r.Reasoning.Rating, r.Compliance.OverallScore, r.Compliance.Rating)
 	if r.QoS != nil {
-		fmt.Fprintf(&b, "| qos_score | %.1f |\n", r.QoS.OverallScore)
+		fmt.Fprintf(&b, "| qos_score | %.1f | %s |\n", r.QoS.OverallScore, r.QoS.Rating)
 	}
 	if s := r.SemanticReasoning; s != nil {
-		fmt.Fprintf(&b, "| %s (%s) | %.1f |\n", s.Label, s.Method, s.Score)
+		fmt.Fprintf(&b, "| %s (%s) | %.1f | |\n", s.Label, s.Method, s.Score)
 	}
 	if len(r.Gate.Failed) > 0 {
 		b.WriteString("\n## Gate\n\n")
@@ -194,10 +210,13 @@ func (r Result) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
 	}
-	section := func(title string, dims Dims, items ...[]string) {
+	section := func(title string, dims Dims, ds []Deduction, items ...[]string) {
 		fmt.Fprintf(&b, "\n## %s\n\n", title)
 		for _, d := range dims {
 			fmt.Fprintf(&b, "- %s: %.1f\n", d.Name, d.Score)
+			for _, x := range ForDimension(ds, d.Name) {
+				fmt.Fprintf(&b, "  - -%s %s\n", fnum(x.Points), x.Reason)
+			}
 		}
 		for _, l := range items {
 			for _, it := range l {
@@ -205,12 +224,18 @@ func (r Result) Markdown() string {
 			}
 		}
 	}
-	section("Faithfulness", r.Faithfulness.MetricScores, r.Faithfulness.Violations)
-	section("Completeness", r.Completeness.DimensionScores, r.Completeness.MissingElements)
-	section("Reasoning quality", r.Reasoning.DimensionScores, r.Reasoning.Issues)
-	section("Compliance", r.Compliance.DimensionScores, r.Compliance.Violations)
+	section("Faithfulness", r.Faithfulness.MetricScores, r.Faithfulness.Deductions, r.Faithfulness.Violations)
+	section("Completeness", r.Completeness.DimensionScores, r.Completeness.Deductions, r.Completeness.MissingElements)
+	section("Reasoning quality", r.Reasoning.DimensionScores, r.Reasoning.Deductions, r.Reasoning.Issues)
+	section("Compliance", r.Compliance.DimensionScores, r.Compliance.Deductions, r.Compliance.Violations)
 	if r.QoS != nil {
-		section("QoS", r.QoS.DimensionScores, r.QoS.Issues)
+		section("QoS", r.QoS.DimensionScores, r.QoS.Deductions, r.QoS.Issues)
+	}
+	if len(r.NotChecked) > 0 {
+		b.WriteString("\n## Not checked (no deterministic rule)\n\n")
+		for _, n := range r.NotChecked {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
 	}
 	return b.String()
 }

@@ -127,17 +127,18 @@ func scoreOf(metric string, r Result) (eval.Score, error) {
 	out := eval.Score{Metric: metric, Max: 100}
 	var dims Dims
 	var issues, gaps []string
+	var rating string
 	switch metric {
 	case MetricFaithfulness:
-		out.Points, dims, issues = r.Faithfulness.OverallScore, r.Faithfulness.MetricScores, r.Faithfulness.Violations
+		out.Points, dims, issues, rating = r.Faithfulness.OverallScore, r.Faithfulness.MetricScores, r.Faithfulness.Violations, r.Faithfulness.Rating
 	case MetricCompleteness:
-		out.Points, dims, gaps = r.Completeness.OverallScore, r.Completeness.DimensionScores, r.Completeness.MissingElements
+		out.Points, dims, gaps, rating = r.Completeness.OverallScore, r.Completeness.DimensionScores, r.Completeness.MissingElements, r.Completeness.Rating
 	case MetricReasoning:
-		out.Points, dims, issues = r.Reasoning.OverallScore, r.Reasoning.DimensionScores, r.Reasoning.Issues
+		out.Points, dims, issues, rating = r.Reasoning.OverallScore, r.Reasoning.DimensionScores, r.Reasoning.Issues, r.Reasoning.Rating
 	case MetricCompliance:
-		out.Points, dims, issues = r.Compliance.OverallScore, r.Compliance.DimensionScores, r.Compliance.Violations
+		out.Points, dims, issues, rating = r.Compliance.OverallScore, r.Compliance.DimensionScores, r.Compliance.Violations, r.Compliance.Rating
 	case MetricQoS:
-		out.Points, dims, issues = r.QoS.OverallScore, r.QoS.DimensionScores, r.QoS.Issues
+		out.Points, dims, issues, rating = r.QoS.OverallScore, r.QoS.DimensionScores, r.QoS.Issues, r.QoS.Rating
 	case MetricOverall:
 		out.Points, gaps = r.OverallQuality, r.Gate.Failed
 		out.Reason = "gate: " + r.Gate.Decision
@@ -154,7 +155,7 @@ func scoreOf(metric string, r Result) (eval.Score, error) {
 	}
 	out.Evidence.Issues, out.Evidence.Gaps = issues, gaps
 	if out.Reason == "" {
-		out.Reason = fmt.Sprintf("%s/100", fnum(out.Points))
+		out.Reason = fmt.Sprintf("%s/100 (%s)", fnum(out.Points), rating)
 		if n := len(issues) + len(gaps); n > 0 {
 			out.Reason += fmt.Sprintf(", %d findings (first: %s)", n, first(issues, gaps))
 		}

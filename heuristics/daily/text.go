@@ -1,6 +1,7 @@
 package daily
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -55,6 +56,82 @@ func (t terms) find(lower string) []hit {
 	sortHits(out)
 	return out
 }
+
+// findExcept is find, leaving out occurrences that overlap taken: words
+// read first, such as phrases that hold a word without meaning it.
+func (t terms) findExcept(lower string, taken []hit) []hit {
+	if len(taken) == 0 {
+		return t.find(lower)
+	}
+	out := append([]hit(nil), taken...)
+	n := len(out)
+	for _, lt := range t {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], lt)
+			if i < 0 {
+				break
+			}
+			s := span{off + i, off + i + len(lt)}
+			off = s.end
+			if !wordBounds(lower, s) || overlaps(out, s) {
+				continue
+			}
+			out = append(out, hit{s, lt})
+		}
+	}
+	out = out[n:]
+	sortHits(out)
+	return out
+}
+
+// kind is a bit set of what a word of a tagged list is.
+type kind uint16
+
+const (
+	kMetric kind = 1 << iota
+	kBand
+	kQualifier
+	kNegation
+	kCondition
+	kModal
+	kRecWord
+	kRecVerb
+	kCompare
+)
+
+// tagged is one word list made of several, each word tagged with the
+// lists it comes from, so that the longest word wins wherever two lists'
+// words overlap ("ความไม่แน่นอน", a metric, over "ไม่", a negation).
+type tagged struct {
+	terms
+	kinds map[string]kind
+}
+
+func (g *tagged) add(w Words, k kind) {
+	if g.kinds == nil {
+		g.kinds = map[string]kind{}
+	}
+	for _, t := range w.all() {
+		lt := lowerASCII(t)
+		if g.kinds[lt] == 0 {
+			g.terms = append(g.terms, lt)
+		}
+		g.kinds[lt] |= k
+	}
+}
+
+// sort orders the words longest first, as find needs.
+func (g *tagged) sort() {
+	slices.SortFunc(g.terms, func(a, b string) int {
+		if d := len(b) - len(a); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// is reports whether h's word is of kind k.
+func (g *tagged) is(h hit, k kind) bool { return g.kinds[h.term]&k != 0 }
 
 // has reports whether any term occurs in lower.
 func (t terms) has(lower string) bool { return t.count(lower) > 0 }
@@ -131,6 +208,8 @@ type doc struct {
 	// counts memoises the whole-text counts of the matcher's lists, by
 	// the address of a list's first word (see doc.count).
 	counts map[*string]int
+	// recs memoises the report's recommendations (Profile.recommendations).
+	recs *[]string
 	// tables, numbered and bullets count the lines of each forbidden
 	// format.
 	tables, numbered, bullets int
@@ -255,7 +334,9 @@ func isNumbered(line string) bool {
 
 // sentenceSpans splits one line into sentences: at the UAX #29 sentence
 // boundaries, and in Thai, which ends a sentence with a space rather than
-// a full stop, at each run of spaces between two Thai letters.
+// a full stop, at each run of spaces between two Thai letters (a Thai
+// digit is not one: "ราคา ๒๐๒.๔๙ บาท" is one sentence). A number alone is
+// never a sentence.
 func sentenceSpans(line string) []span {
 	var out []span
 	for it := sentences.FromString(line); it.Next(); {
@@ -274,7 +355,7 @@ func sentenceSpans(line string) []span {
 			}
 			prev, _ := utf8.DecodeLastRuneInString(seg[:i])
 			next, _ := utf8.DecodeRuneInString(seg[j:])
-			if unicode.Is(unicode.Thai, prev) && unicode.Is(unicode.Thai, next) {
+			if thaiLetter(prev) && thaiLetter(next) {
 				out = appendSpan(out, line, s+from, s+i)
 				from = j
 			}
@@ -282,7 +363,24 @@ func sentenceSpans(line string) []span {
 		}
 		out = appendSpan(out, line, s+from, e)
 	}
-	return out
+	// A number never ends a sentence on its own: a span of no letters
+	// ("1." of a list item, "๒๕๖๘.") joins the sentence after it.
+	var merged []span
+	carry := -1
+	for _, sp := range out {
+		if carry >= 0 {
+			sp.start, carry = carry, -1
+		}
+		if !strings.ContainsFunc(line[sp.start:sp.end], unicode.IsLetter) {
+			carry = sp.start
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	if carry >= 0 {
+		merged = append(merged, span{carry, out[len(out)-1].end})
+	}
+	return merged
 }
 
 // appendSpan adds the trimmed span [s, e) of line when it holds a letter
@@ -321,12 +419,17 @@ func language(s string) string {
 type matcher struct {
 	metricNames  terms
 	metricOf     map[string]string // lowered name -> metric
-	linkWords    terms
+	linkWords    terms             // link and direction words
+	dirOf        map[string]int    // lowered direction word -> +1 above, -1 below
 	pctWords     terms
 	bandWords    terms
 	bandOf       map[string][]bandRef // lowered word -> bands
+	qualOf       map[string][]bandRef // lowered qualifier -> the bands it names
+	bandScan     tagged               // band words, qualifiers and what reads around them
+	notRecs      terms                // read before recScan
+	recScan      tagged
+	recOf        map[string]int // lowered recommendation word or verb -> index
 	sectionNames []terms
-	recs         []terms
 	vague, cause, generic, filler, comparison, trend, timeframe,
 	risk, lowRisk, highRisk, technical, fundamental, strategies terms
 }
@@ -348,7 +451,22 @@ func compile(p *Profile) *matcher {
 		}
 	}
 	m.metricNames = newTerms(names)
-	m.linkWords = newTerms(p.LinkWords)
+	links := Words{}
+	m.dirOf = map[string]int{}
+	for _, d := range []struct {
+		w    Words
+		sign int
+	}{{p.LinkWords, 0}, {p.DirectionWords.Above, 1}, {p.DirectionWords.Below, -1}} {
+		for lang, ws := range d.w {
+			links[lang] = append(links[lang], ws...)
+			for _, w := range ws {
+				if d.sign != 0 {
+					m.dirOf[lowerASCII(w)] = d.sign
+				}
+			}
+		}
+	}
+	m.linkWords = newTerms(links)
 	m.pctWords = newTerms(p.PercentileWords)
 	var bw Words = map[string][]string{}
 	for _, bs := range p.Bands {
@@ -362,11 +480,47 @@ func compile(p *Profile) *matcher {
 		}
 	}
 	m.bandWords = newTerms(bw)
+	m.qualOf = map[string][]bandRef{}
+	for _, bs := range p.Bands {
+		for _, b := range bs.Bands {
+			for _, ws := range b.Qualifiers {
+				for _, w := range ws {
+					m.qualOf[lowerASCII(w)] = append(m.qualOf[lowerASCII(w)], bandRef{bs.Metric, b.Label})
+				}
+			}
+			m.bandScan.add(b.Qualifiers, kQualifier)
+		}
+	}
+	m.bandScan.add(bw, kBand)
+	m.bandScan.add(names, kMetric)
+	m.bandScan.add(p.Words.Comparison, kCompare)
+	m.bandScan.add(p.Cues.Negation, kNegation)
+	m.bandScan.add(p.Cues.Modals, kModal)
+	m.bandScan.sort()
+	blocks := Words{}
+	for _, w := range []Words{p.Cues.NotRecommendations, names} {
+		for lang, ws := range w {
+			blocks[lang] = append(blocks[lang], ws...)
+		}
+	}
+	m.notRecs = newTerms(blocks)
+	m.recOf = map[string]int{}
+	for i, r := range p.Recommendations {
+		m.recOf[capitals+r.Label] = i
+		m.recScan.add(r.Words, kRecWord)
+		m.recScan.add(r.Verbs, kRecVerb)
+		for _, w := range []Words{r.Words, r.Verbs} {
+			for _, t := range w.all() {
+				m.recOf[lowerASCII(t)] = i
+			}
+		}
+	}
+	m.recScan.add(p.Cues.Negation, kNegation)
+	m.recScan.add(p.Cues.Condition, kCondition)
+	m.recScan.add(p.Cues.Modals, kModal)
+	m.recScan.sort()
 	for _, s := range p.Sections {
 		m.sectionNames = append(m.sectionNames, newTerms(s.Names))
-	}
-	for _, r := range p.Recommendations {
-		m.recs = append(m.recs, newTerms(r.Words))
 	}
 	w := p.Words
 	m.vague, m.cause, m.generic, m.filler = newTerms(w.Vague), newTerms(w.CauseEffect), newTerms(w.Generic), newTerms(w.Filler)

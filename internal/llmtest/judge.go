@@ -7,6 +7,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/dryrun"
 )
@@ -28,10 +29,14 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return name == schema || (name == "" && strings.Contains(sys, marker))
 	}
 	switch {
+	case name == "defined_steps" || name == "defined_grade":
+		return definedReply(req)
 	case has("claims", `{"claims"`):
 		return Reply{Content: `{"claims":["The first statement of the answer.","The second statement of the answer."]}`}
 	case has("verdicts", `{"verdicts": [{"statement"`):
 		return standIn("verdicts", req)
+	case has("classification", `{"answer": [{"statement"`):
+		return standIn("classification", req)
 	case has("questions", `{"questions"`):
 		return standIn("questions", req)
 	case has("usefulness", `"useful"`):
@@ -50,6 +55,25 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return standIn("grade", req)
 	}
 	return Reply{Status: 400, Body: `{"error":{"message":"fake server: unknown judge prompt","type":"invalid_request_error"}}`}
+}
+
+// definedReply answers a judge defined in a judges file, asked with
+// structured output (the schema travels with the request): its dry-run
+// stand-in, judges.DefinedStandIn.
+func definedReply(req openai.ChatCompletionRequest) Reply {
+	rf := req.ResponseFormat.JSONSchema
+	r := llm.Request{Schema: &llm.Schema{Name: rf.Name}}
+	if rf.Schema != nil {
+		b, err := rf.Schema.MarshalJSON()
+		if err == nil {
+			r.Schema.JSON = b
+		}
+	}
+	content, _, ok := judges.DefinedStandIn(r, Tokens)
+	if !ok {
+		return Reply{Status: 400, Body: `{"error":{"message":"fake server: a defined judge's schema it cannot read","type":"invalid_request_error"}}`}
+	}
+	return Reply{Content: content}
 }
 
 // standIn is the dry run's stand-in reply to the schema (the built-in

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/assaylabs/assay/llm"
 )
 
 // Reply is one scripted answer. The zero Reply is a 200 with an empty
@@ -53,6 +55,11 @@ type Reply struct {
 	Reset bool
 	// Empty answers with zero choices.
 	Empty bool
+	// Logprobs are the reply's tokens with their log-probabilities (see
+	// Tokenize), sent when the request asks for logprobs, each token's
+	// alternatives cut to the top_logprobs it asks for; their texts must
+	// make up Content.
+	Logprobs []llm.TokenLogprob
 }
 
 // Option configures a Server.
@@ -240,6 +247,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		if reply.Content != "" || reply.Refusal == "" {
 			c.Message.Content = &reply.Content
 		}
+		if req.LogProbs && reply.Logprobs != nil {
+			c.Logprobs = wireLogprobs(reply.Logprobs, req.TopLogProbs)
+		}
 		resp.Choices = append(resp.Choices, c)
 	}
 	writeJSON(w, http.StatusOK, resp)
@@ -420,9 +430,10 @@ type (
 		Usage   usage    `json:"usage"`
 	}
 	choice struct {
-		Index        int     `json:"index"`
-		Message      message `json:"message"`
-		FinishReason string  `json:"finish_reason"`
+		Index        int           `json:"index"`
+		Message      message       `json:"message"`
+		Logprobs     *logprobsWire `json:"logprobs,omitempty"`
+		FinishReason string        `json:"finish_reason"`
 	}
 	message struct {
 		Role    string  `json:"role"`

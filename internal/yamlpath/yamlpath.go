@@ -1,12 +1,18 @@
 // Package yamlpath finds where a field of a YAML document stands, so that
-// an error in a profile names its line.
+// an error in a profile or a judges file names its line, and rewords the
+// YAML decoder's errors to name it too.
 package yamlpath
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // Line finds the line of a dotted field path ("scorers[1].max") in a YAML
@@ -43,4 +49,98 @@ func Line(n *yaml.Node, field string) int {
 		line = max(line, n.Line)
 	}
 	return line
+}
+
+// The YAML decoder's messages that DecodeError rewords, compiled on first
+// use: only a file that does not decode needs them.
+var (
+	yamlErrLine    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
+	yamlUnknown    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type `) })
+	yamlWrongType  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$") })
+	yamlWrongKind  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cannot unmarshal !!(seq|map) into (\S+)$`) })
+	yamlIndex      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\d+\]$`) })
+	yamlNumberType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(u?int|float)\d*$`) })
+)
+
+// DecodeError turns one of the YAML decoder's type errors ("line 4: cannot
+// unmarshal !!str `eight` into float64") into an *eval.InputError that
+// names the line and the field, in words rather than Go types.
+func DecodeError(file string, doc *yaml.Node, msg string) error {
+	ie := &eval.InputError{File: file, Msg: msg}
+	m := yamlErrLine().FindStringSubmatch(msg)
+	if m == nil {
+		return ie
+	}
+	ie.Line, _ = strconv.Atoi(m[1])
+	ie.Msg = m[2]
+	ie.Field = fieldAt(doc, ie.Line, "")
+	if u := yamlUnknown().FindStringSubmatch(m[2]); u != nil {
+		ie.Msg = "unknown field"
+		if ie.Field == "" {
+			ie.Field = u[1]
+		}
+		return ie
+	}
+	if t := yamlWrongType().FindStringSubmatch(m[2]); t != nil {
+		switch into := t[2]; {
+		case strings.HasPrefix(into, "[]"):
+			ie.Msg = "must be a list"
+		case strings.HasPrefix(into, "float"):
+			ie.Msg = fmt.Sprintf("must be a number, got %q", t[1])
+		case yamlNumberType().MatchString(into):
+			ie.Msg = fmt.Sprintf("must be a whole number, got %q", t[1])
+		case into == "string":
+			ie.Msg = fmt.Sprintf("must be text, got %q", t[1])
+		case into == "bool":
+			ie.Msg = fmt.Sprintf("must be true or false, got %q", t[1])
+		default:
+			ie.Msg = "must be a mapping of fields"
+		}
+	}
+	if k := yamlWrongKind().FindStringSubmatch(m[2]); k != nil && !strings.HasPrefix(k[2], "[]") {
+		// A list or mapping where one value belongs: the key, not the
+		// item on its line, is at fault.
+		got := map[string]string{"seq": "a list", "map": "a mapping"}[k[1]]
+		ie.Field = yamlIndex().ReplaceAllString(ie.Field, "")
+		switch into := k[2]; {
+		case into == "string":
+			ie.Msg = "must be text, got " + got
+		case strings.HasPrefix(into, "float") || yamlNumberType().MatchString(into):
+			ie.Msg = "must be a number, got " + got
+		}
+	}
+	return ie
+}
+
+// fieldAt returns the dotted path ("scorers[0].max") of the deepest key
+// on the given line of a YAML document, or "".
+func fieldAt(n *yaml.Node, line int, path string) string {
+	found := ""
+	switch n.Kind {
+	case yaml.MappingNode:
+		for k := 0; k+1 < len(n.Content); k += 2 {
+			key, val := n.Content[k], n.Content[k+1]
+			p := key.Value
+			if path != "" {
+				p = path + "." + key.Value
+			}
+			if key.Line == line {
+				found = p
+			}
+			if f := fieldAt(val, line, p); f != "" {
+				found = f
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if c.Kind == yaml.ScalarNode && c.Line == line {
+				found = p
+			}
+			if f := fieldAt(c, line, p); f != "" {
+				found = f
+			}
+		}
+	}
+	return found
 }

@@ -53,6 +53,7 @@ func (b *Backend) chatRequest(req llm.Request) openai.ChatCompletionRequest {
 			out.Messages = withSchema(out.Messages, req.Schema)
 		}
 	}
+	setLogprobs(&out, req.TopLogprobs)
 	b.setMaxTokens(&out, req.MaxTokens)
 	return out
 }
@@ -131,7 +132,7 @@ func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
 	if c.Message.Content == "" {
 		return llm.Response{Usage: u}, fmt.Errorf("no content (finish_reason %q): %w", c.FinishReason, llm.ErrEmpty)
 	}
-	return llm.Response{Content: c.Message.Content, Usage: u, Truncated: c.FinishReason == openai.FinishReasonLength}, nil
+	return llm.Response{Content: c.Message.Content, Usage: u, Truncated: c.FinishReason == openai.FinishReasonLength, Logprobs: logprobsOf(c)}, nil
 }
 
 // embeddings orders the vectors by index and checks there is one per input.

@@ -1,0 +1,436 @@
+// Package assertions holds Assay's deterministic checks of an answer, the
+// assertions a CI test makes (promptfoo's equals, contains, regex,
+// is-json): each a metric of the registry that needs no model, scores 1
+// when the answer passes and 0 when it fails, and runs the same offline
+// and with a model, in assay judge, bench and agree alike.
+//
+// # Where an assertion's argument comes from
+//
+// From the sample, so that every record of a dataset carries its own
+// expected value, as a test case does:
+//
+//   - equals and contains compare with the sample's reference answer;
+//   - contains_any, contains_all, regex, json_schema and length read the
+//     sample's metadata field of their own name: a list of strings, a
+//     pattern, a JSON schema, an object {"min": N, "max": N};
+//   - is_json takes none.
+//
+// A record without the argument (no reference, no metadata field), or with
+// one that cannot be used (a pattern that does not compile, a schema that
+// does not resolve, bounds the wrong way round), is an input error naming
+// the file, line and field, found by the check pass before anything runs.
+//
+// Texts are compared in Unicode NFC, so that the same characters typed two
+// ways (a precomposed letter, or a letter and its combining mark) compare
+// equal; the answer and the reference are trimmed of surrounding white
+// space. A missing answer is judged as the empty text.
+package assertions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/metric"
+)
+
+// Metric names of the assertions.
+const (
+	MetricEquals      = "equals"
+	MetricContains    = "contains"
+	MetricContainsAny = "contains_any"
+	MetricContainsAll = "contains_all"
+	MetricRegex       = "regex"
+	MetricIsJSON      = "is_json"
+	MetricJSONSchema  = "json_schema"
+	MetricLength      = "length"
+)
+
+// Method labels an assertion's score: deterministic and exact, not an
+// approximation of a judge.
+const Method = "assertion"
+
+// AddBuiltins adds the assertions to r, each a deterministic metric that
+// --metric takes.
+func AddBuiltins(r *metric.Registry) error {
+	for _, a := range all() {
+		needs := metric.NeedsAnswer
+		if a.reference {
+			needs |= metric.NeedsReference
+		}
+		e := metric.Entry{
+			Name: a.name, Kind: metric.KindHeuristic, Dataset: true, Needs: needs,
+			Threshold: metric.Threshold{Offline: 1, Model: 1}, // a pass is 1
+			Label:     a.label,
+			Build:     func(metric.Model) eval.Scorer { return a },
+		}
+		if err := r.Add(e); err != nil {
+			return fmt.Errorf("assertions: %w", err)
+		}
+	}
+	return nil
+}
+
+// New returns the scorer of the named assertion.
+func New(name string) (eval.Scorer, error) {
+	for _, a := range all() {
+		if a.name == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q", metric.ErrUnknownMetric, name)
+}
+
+// assertion is one assertion: its argument read from a sample (arg: nil
+// when it takes none, the error an *eval.InputError naming the field),
+// and its test of the answer with that argument, which says why it passed
+// or failed.
+type assertion struct {
+	name, label string
+	reference   bool // its argument is the sample's reference
+	arg         func(s eval.Sample) (any, error)
+	test        func(answer string, arg any) (pass bool, reason string, issues []string)
+}
+
+var (
+	_ eval.Scorer    = assertion{}
+	_ metric.Checker = assertion{}
+)
+
+// Check implements metric.Checker: the sample has the assertion's
+// argument, and it can be used.
+func (a assertion) Check(s eval.Sample) error {
+	if a.arg == nil {
+		return nil
+	}
+	_, err := a.arg(s)
+	return err
+}
+
+// Score implements eval.Scorer.
+func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
+	var arg any
+	if a.arg != nil {
+		var err error
+		if arg, err = a.arg(s); err != nil {
+			return eval.Score{}, err
+		}
+	}
+	pass, reason, issues := a.test(text(s.Answer), arg)
+	v := 0.0
+	if pass {
+		v = 1
+	}
+	return eval.Score{
+		Metric: a.name, Value: v, Points: v, Max: 1, Method: Method, Reason: reason,
+		Evidence: eval.Evidence{Issues: issues},
+	}, nil
+}
+
+// text is s as assertions compare it: trimmed of surrounding white space,
+// in Unicode NFC.
+func text(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
+
+// all are the assertions, in the order they are added.
+func all() []assertion {
+	return []assertion{
+		{name: MetricEquals, label: "Equals reference", reference: true, arg: reference(MetricEquals), test: equals},
+		{name: MetricContains, label: "Contains reference", reference: true, arg: reference(MetricContains), test: contains},
+		{name: MetricContainsAny, label: "Contains any", arg: stringsArg(MetricContainsAny), test: containsAny},
+		{name: MetricContainsAll, label: "Contains all", arg: stringsArg(MetricContainsAll), test: containsAll},
+		{name: MetricRegex, label: "Regex", arg: regexArg, test: matches},
+		{name: MetricIsJSON, label: "Is JSON", test: isJSON},
+		{name: MetricJSONSchema, label: "JSON schema", arg: schemaArg, test: matchesSchema},
+		{name: MetricLength, label: "Length", arg: boundsArg, test: withinBounds},
+	}
+}
+
+// reference reads the sample's reference, the argument of equals and
+// contains; its error wraps metric.ErrNoReference.
+func reference(name string) func(eval.Sample) (any, error) {
+	return func(s eval.Sample) (any, error) {
+		if err := metric.NeedsReference.Check(name, s); err != nil {
+			return nil, err
+		}
+		return text(s.Reference), nil
+	}
+}
+
+// argError is the input error of an assertion's metadata argument.
+func argError(name, format string, a ...any) error {
+	return &eval.InputError{Field: "metadata." + name, Msg: fmt.Sprintf(format, a...)}
+}
+
+// metadata returns the sample's metadata field name, or the error that
+// it is missing.
+func metadata(s eval.Sample, name, want string) (any, error) {
+	v, ok := s.Metadata[name]
+	if !ok || v == nil {
+		return nil, argError(name, "missing: the %s assertion reads its argument here, %s", name, want)
+	}
+	return v, nil
+}
+
+// jsonKind names the JSON type of a decoded value, for messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func equals(answer string, arg any) (bool, string, []string) {
+	ref := arg.(string)
+	if answer == ref {
+		return true, "the answer equals the reference", nil
+	}
+	i := 0
+	for i < len(answer) && i < len(ref) && answer[i] == ref[i] {
+		i++
+	}
+	at := utf8.RuneCountInString(answer[:i]) + 1
+	return false, fmt.Sprintf("the answer differs from the reference from character %d (%d characters, the reference %d)",
+		at, utf8.RuneCountInString(answer), utf8.RuneCountInString(ref)), nil
+}
+
+func contains(answer string, arg any) (bool, string, []string) {
+	if strings.Contains(answer, arg.(string)) {
+		return true, "the answer contains the reference", nil
+	}
+	return false, "the answer does not contain the reference", nil
+}
+
+// stringsArg reads a non-empty list of non-empty strings.
+func stringsArg(name string) func(eval.Sample) (any, error) {
+	return func(s eval.Sample) (any, error) {
+		v, err := metadata(s, name, `a list of strings, ["..."]`)
+		if err != nil {
+			return nil, err
+		}
+		list, ok := v.([]any)
+		if !ok || len(list) == 0 {
+			return nil, argError(name, "want a non-empty list of strings, got %s", jsonKind(v))
+		}
+		out := make([]string, len(list))
+		for i, e := range list {
+			str, ok := e.(string)
+			if !ok || strings.TrimSpace(str) == "" {
+				return nil, argError(name, "item %d: want a non-empty string, got %s", i, jsonKind(e))
+			}
+			out[i] = text(str)
+		}
+		return out, nil
+	}
+}
+
+func containsAny(answer string, arg any) (bool, string, []string) {
+	want := arg.([]string)
+	for _, w := range want {
+		if strings.Contains(answer, w) {
+			return true, fmt.Sprintf("the answer contains %q", w), nil
+		}
+	}
+	return false, fmt.Sprintf("the answer contains none of the %d strings", len(want)), quoted("missing", want)
+}
+
+func containsAll(answer string, arg any) (bool, string, []string) {
+	want := arg.([]string)
+	var missing []string
+	for _, w := range want {
+		if !strings.Contains(answer, w) {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) == 0 {
+		return true, fmt.Sprintf("the answer contains all %d strings", len(want)), nil
+	}
+	return false, fmt.Sprintf("the answer lacks %d of the %d strings", len(missing), len(want)), quoted("missing", missing)
+}
+
+// quoted is one issue per string: what, and the string quoted.
+func quoted(what string, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%s: %q", what, s)
+	}
+	return out
+}
+
+// regexArg reads and compiles the pattern (Go's RE2 syntax).
+func regexArg(s eval.Sample) (any, error) {
+	v, err := metadata(s, MetricRegex, "a pattern in Go's RE2 syntax")
+	if err != nil {
+		return nil, err
+	}
+	p, ok := v.(string)
+	if !ok || p == "" {
+		return nil, argError(MetricRegex, "want a non-empty pattern string, got %s", jsonKind(v))
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, argError(MetricRegex, "the pattern does not compile: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	return re, nil
+}
+
+func matches(answer string, arg any) (bool, string, []string) {
+	re := arg.(*regexp.Regexp)
+	if loc := re.FindStringIndex(answer); loc != nil {
+		return true, fmt.Sprintf("the answer matches /%s/ (%q)", re, clip(answer[loc[0]:loc[1]], 60)), nil
+	}
+	return false, fmt.Sprintf("the answer does not match /%s/", re), nil
+}
+
+// parseJSON reads the answer as one JSON value (RFC 8259: an object, an
+// array, a string, a number, true, false or null, with nothing after it),
+// or says why it is none.
+func parseJSON(answer string) (any, error) {
+	if answer == "" {
+		return nil, errors.New("the answer is empty")
+	}
+	var v any
+	err := json.Unmarshal([]byte(answer), &v)
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		// Where it breaks, in characters, and the text from there: the
+		// decoder's message quotes a byte, which is no character in Thai.
+		at := max(int(se.Offset)-1, 0)
+		for at > 0 && !utf8.RuneStart(answer[at]) {
+			at--
+		}
+		if at >= len(answer) || strings.HasPrefix(se.Error(), "unexpected end") {
+			return nil, errors.New("it ends before the JSON value does")
+		}
+		return nil, fmt.Errorf("it breaks at character %d (%q)", utf8.RuneCountInString(answer[:at])+1, clip(answer[at:], 20))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func isJSON(answer string, _ any) (bool, string, []string) {
+	if _, err := parseJSON(answer); err != nil {
+		return false, "the answer is not valid JSON: " + err.Error(), nil
+	}
+	return true, "the answer is valid JSON", nil
+}
+
+// schemaArg reads the JSON schema and resolves it; references to other
+// documents are refused, as nothing is fetched.
+func schemaArg(s eval.Sample) (any, error) {
+	v, err := metadata(s, MetricJSONSchema, "a JSON schema object")
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, argError(MetricJSONSchema, "want a JSON schema object, got %s", jsonKind(v))
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, argError(MetricJSONSchema, "%v", err)
+	}
+	var js jsonschema.Schema
+	if err := json.Unmarshal(b, &js); err != nil {
+		return nil, argError(MetricJSONSchema, "not a JSON schema: %v", err)
+	}
+	rs, err := js.Resolve(nil)
+	if err != nil {
+		return nil, argError(MetricJSONSchema, "the schema cannot be used: %v", err)
+	}
+	return rs, nil
+}
+
+func matchesSchema(answer string, arg any) (bool, string, []string) {
+	v, err := parseJSON(answer)
+	if err != nil {
+		return false, "the answer is not valid JSON: " + err.Error(), nil
+	}
+	if err := arg.(*jsonschema.Resolved).Validate(v); err != nil {
+		return false, "the answer's JSON does not match the schema", []string{err.Error()}
+	}
+	return true, "the answer's JSON matches the schema", nil
+}
+
+// bounds are length's limits in characters; a negative one is unset.
+type bounds struct{ min, max int }
+
+// boundsArg reads {"min": N, "max": N}, at least one of them, whole
+// numbers >= 0, min <= max.
+func boundsArg(s eval.Sample) (any, error) {
+	v, err := metadata(s, MetricLength, `{"min": N, "max": N} in characters`)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, argError(MetricLength, `want an object {"min": N, "max": N}, got %s`, jsonKind(v))
+	}
+	b := bounds{-1, -1}
+	for k, x := range obj {
+		f, ok := x.(float64)
+		if !ok || f < 0 || f != float64(int(f)) {
+			return nil, argError(MetricLength, "%s: want a whole number of characters >= 0, got %v", k, x)
+		}
+		switch k {
+		case "min":
+			b.min = int(f)
+		case "max":
+			b.max = int(f)
+		default:
+			return nil, argError(MetricLength, "unknown key %q: want min and max", k)
+		}
+	}
+	switch {
+	case b.min < 0 && b.max < 0:
+		return nil, argError(MetricLength, "give min, max or both")
+	case b.max >= 0 && b.min > b.max:
+		return nil, argError(MetricLength, "min %d is above max %d", b.min, b.max)
+	}
+	return b, nil
+}
+
+func withinBounds(answer string, arg any) (bool, string, []string) {
+	b, n := arg.(bounds), utf8.RuneCountInString(answer)
+	switch {
+	case b.min >= 0 && n < b.min:
+		return false, fmt.Sprintf("the answer has %d characters, below the minimum %d", n, b.min), nil
+	case b.max >= 0 && n > b.max:
+		return false, fmt.Sprintf("the answer has %d characters, above the maximum %d", n, b.max), nil
+	}
+	return true, fmt.Sprintf("the answer has %d characters (%s)", n, b), nil
+}
+
+// String is the bounds as a reason names them.
+func (b bounds) String() string {
+	switch {
+	case b.min < 0:
+		return fmt.Sprintf("at most %d", b.max)
+	case b.max < 0:
+		return fmt.Sprintf("at least %d", b.min)
+	}
+	return fmt.Sprintf("%d to %d", b.min, b.max)
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

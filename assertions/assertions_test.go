@@ -1,0 +1,188 @@
+package assertions_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/assertions"
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/metric"
+)
+
+// md is a metadata object of one field.
+func md(name string, v any) map[string]any { return map[string]any{name: v} }
+
+func TestAssertions(t *testing.T) {
+	t.Parallel()
+	schema := map[string]any{
+		"type":     "object",
+		"required": []any{"city", "population"},
+		"properties": map[string]any{
+			"city":       map[string]any{"type": "string"},
+			"population": map[string]any{"type": "integer", "minimum": 0.0},
+		},
+	}
+	tests := map[string]struct {
+		metric string
+		sample eval.Sample
+		pass   bool
+		reason string // a part of the reason
+	}{
+		// equals: the reference, trimmed, in NFC.
+		"equals, same text":            {assertions.MetricEquals, eval.Sample{Answer: "Ljubljana", Reference: "Ljubljana"}, true, "equals the reference"},
+		"equals, surrounding spaces":   {assertions.MetricEquals, eval.Sample{Answer: "  42\n", Reference: "42"}, true, "equals"},
+		"equals, composed two ways":    {assertions.MetricEquals, eval.Sample{Answer: "Malm\u00f6", Reference: "Malmo\u0308"}, true, "equals"},
+		"equals, Thai":                 {assertions.MetricEquals, eval.Sample{Answer: "เชียงใหม่", Reference: "เชียงใหม่"}, true, "equals"},
+		"equals, case differs":         {assertions.MetricEquals, eval.Sample{Answer: "ljubljana", Reference: "Ljubljana"}, false, "from character 1"},
+		"equals, says more":            {assertions.MetricEquals, eval.Sample{Answer: "42 kg", Reference: "42"}, false, "from character 3 (5 characters, the reference 2)"},
+		"equals, missing answer":       {assertions.MetricEquals, eval.Sample{Reference: "42"}, false, "differs"},
+		"contains, inside a sentence":  {assertions.MetricContains, eval.Sample{Answer: "The boiling point is 100 °C at sea level.", Reference: "100 °C"}, true, "contains the reference"},
+		"contains, Thai inside Thai":   {assertions.MetricContains, eval.Sample{Answer: "เมืองหลวงของไทยคือกรุงเทพมหานคร", Reference: "กรุงเทพ"}, true, "contains"},
+		"contains, the whole answer":   {assertions.MetricContains, eval.Sample{Answer: "yes", Reference: " yes "}, true, "contains"},
+		"contains, other number":       {assertions.MetricContains, eval.Sample{Answer: "It boils at 90 °C up there.", Reference: "100 °C"}, false, "does not contain"},
+		"contains, reference is wider": {assertions.MetricContains, eval.Sample{Answer: "Oslo", Reference: "Oslo, Norway"}, false, "does not contain"},
+		"contains, empty answer":       {assertions.MetricContains, eval.Sample{Answer: "", Reference: "x"}, false, "does not contain"},
+
+		"contains_any, the second":  {assertions.MetricContainsAny, eval.Sample{Answer: "Refunds take 14 days.", Metadata: md("contains_any", []any{"two weeks", "14 days"})}, true, `contains "14 days"`},
+		"contains_any, the first":   {assertions.MetricContainsAny, eval.Sample{Answer: "About two weeks.", Metadata: md("contains_any", []any{"two weeks", "14 days"})}, true, "two weeks"},
+		"contains_any, Thai":        {assertions.MetricContainsAny, eval.Sample{Answer: "คืนเงินภายใน 14 วัน", Metadata: md("contains_any", []any{"สองสัปดาห์", "14 วัน"})}, true, "14 วัน"},
+		"contains_any, none":        {assertions.MetricContainsAny, eval.Sample{Answer: "Refunds take a month.", Metadata: md("contains_any", []any{"two weeks", "14 days"})}, false, "none of the 2"},
+		"contains_any, case counts": {assertions.MetricContainsAny, eval.Sample{Answer: "PARIS", Metadata: md("contains_any", []any{"Paris"})}, false, "none"},
+		"contains_any, no answer":   {assertions.MetricContainsAny, eval.Sample{Metadata: md("contains_any", []any{"a"})}, false, "none"},
+
+		"contains_all, all":         {assertions.MetricContainsAll, eval.Sample{Answer: "Bring a passport, a visa and a photo.", Metadata: md("contains_all", []any{"passport", "visa", "photo"})}, true, "all 3"},
+		"contains_all, one":         {assertions.MetricContainsAll, eval.Sample{Answer: "passport", Metadata: md("contains_all", []any{"passport"})}, true, "all 1"},
+		"contains_all, Thai":        {assertions.MetricContainsAll, eval.Sample{Answer: "ใช้หนังสือเดินทางและวีซ่า", Metadata: md("contains_all", []any{"หนังสือเดินทาง", "วีซ่า"})}, true, "all 2"},
+		"contains_all, one missing": {assertions.MetricContainsAll, eval.Sample{Answer: "Bring a passport and a photo.", Metadata: md("contains_all", []any{"passport", "visa", "photo"})}, false, "lacks 1 of the 3"},
+		"contains_all, all missing": {assertions.MetricContainsAll, eval.Sample{Answer: "Nothing needed.", Metadata: md("contains_all", []any{"passport", "visa"})}, false, "lacks 2 of the 2"},
+		"contains_all, empty":       {assertions.MetricContainsAll, eval.Sample{Metadata: md("contains_all", []any{"passport"})}, false, "lacks 1"},
+
+		"regex, a date":           {assertions.MetricRegex, eval.Sample{Answer: "Due on 2025-03-14.", Metadata: md("regex", `\d{4}-\d{2}-\d{2}`)}, true, `"2025-03-14"`},
+		"regex, anchored whole":   {assertions.MetricRegex, eval.Sample{Answer: "  YES ", Metadata: md("regex", `^(?i)yes$`)}, true, "matches"},
+		"regex, Thai digits":      {assertions.MetricRegex, eval.Sample{Answer: "ราคา ๑๒๐ บาท", Metadata: md("regex", `\p{Thai}+ บาท`)}, true, "matches"},
+		"regex, no date":          {assertions.MetricRegex, eval.Sample{Answer: "Due next Friday.", Metadata: md("regex", `\d{4}-\d{2}-\d{2}`)}, false, "does not match"},
+		"regex, anchored, longer": {assertions.MetricRegex, eval.Sample{Answer: "yes, I think", Metadata: md("regex", `^(?i)yes$`)}, false, "does not match"},
+		"regex, empty answer":     {assertions.MetricRegex, eval.Sample{Metadata: md("regex", `.`)}, false, "does not match"},
+
+		"is_json, an object":        {assertions.MetricIsJSON, eval.Sample{Answer: `{"ok": true, "items": [1, 2]}`}, true, "valid JSON"},
+		"is_json, a list, spaced":   {assertions.MetricIsJSON, eval.Sample{Answer: "\n [\"a\", null]\n"}, true, "valid JSON"},
+		"is_json, a bare number":    {assertions.MetricIsJSON, eval.Sample{Answer: "3.5"}, true, "valid JSON"},
+		"is_json, in a code fence":  {assertions.MetricIsJSON, eval.Sample{Answer: "```json\n{\"ok\": true}\n```"}, false, "not valid JSON"},
+		"is_json, trailing comma":   {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1,}`}, false, "not valid JSON"},
+		"is_json, two values":       {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1} {"b": 2}`}, false, "not valid JSON"},
+		"is_json, prose":            {assertions.MetricIsJSON, eval.Sample{Answer: "Sure! Here it is."}, false, "not valid JSON"},
+		"is_json, empty":            {assertions.MetricIsJSON, eval.Sample{}, false, "empty"},
+		"is_json, Thai prose":       {assertions.MetricIsJSON, eval.Sample{Answer: "ตกลง {\"a\": 1}"}, false, `breaks at character 1 ("ตกลง {\"a\": 1}")`},
+		"is_json, cut short":        {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": [1, 2`}, false, "ends before the JSON value does"},
+		"is_json, breaks later":     {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
+		"json_schema, matches":      {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 522000}`, Metadata: md("json_schema", schema)}, true, "matches the schema"},
+		"json_schema, extra keys":   {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 0, "note": "x"}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, Thai value":   {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "ขอนแก่น", "population": 120000}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, missing key":  {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, wrong type":   {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": "many"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, not integer":  {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1.5}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, not JSON":     {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
+		"length, within":            {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
+		"length, at the maximum":    {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
+		"length, Thai by character": {assertions.MetricLength, eval.Sample{Answer: "สวัสดี", Metadata: md("length", map[string]any{"min": 6.0, "max": 6.0})}, true, "6 characters"},
+		"length, too long":          {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
+		"length, too short":         {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
+		"length, empty answer":      {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := assertions.New(tc.metric)
+			require.NoError(t, err)
+			require.NoError(t, a.(metric.Checker).Check(tc.sample), "the sample has the argument")
+			sc, err := a.Score(t.Context(), tc.sample)
+			require.NoError(t, err)
+			assert.Equal(t, tc.metric, sc.Metric)
+			assert.Equal(t, assertions.Method, sc.Method)
+			want := 0.0
+			if tc.pass {
+				want = 1
+			}
+			assert.InDelta(t, want, sc.Value, 0, sc.Reason)
+			assert.InDelta(t, want, sc.Points, 0)
+			assert.InDelta(t, 1.0, sc.Max, 0)
+			assert.Contains(t, sc.Reason, tc.reason)
+		})
+	}
+}
+
+func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		metric string
+		sample eval.Sample
+		field  string
+		msg    string
+	}{
+		"equals, no reference":      {assertions.MetricEquals, eval.Sample{Answer: "a"}, "reference", "no reference answer"},
+		"contains, blank reference": {assertions.MetricContains, eval.Sample{Answer: "a", Reference: " \n"}, "reference", "no reference answer"},
+		"contains_any, missing":     {assertions.MetricContainsAny, eval.Sample{Answer: "a"}, "metadata.contains_any", "missing"},
+		"contains_any, a string":    {assertions.MetricContainsAny, eval.Sample{Answer: "a", Metadata: md("contains_any", "a")}, "metadata.contains_any", "want a non-empty list of strings, got a string"},
+		"contains_all, empty list":  {assertions.MetricContainsAll, eval.Sample{Answer: "a", Metadata: md("contains_all", []any{})}, "metadata.contains_all", "non-empty list"},
+		"contains_all, a number":    {assertions.MetricContainsAll, eval.Sample{Answer: "a", Metadata: md("contains_all", []any{"a", 3.0})}, "metadata.contains_all", "item 1: want a non-empty string, got a number"},
+		"regex, missing":            {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("other", "x")}, "metadata.regex", "missing"},
+		"regex, does not compile":   {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "(unclosed")}, "metadata.regex", "does not compile"},
+		"regex, a lookahead":        {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "a(?=b)")}, "metadata.regex", "does not compile"},
+		"json_schema, a string":     {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", "schema.json")}, "metadata.json_schema", "want a JSON schema object, got a string"},
+		"json_schema, bad type":     {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"type": 7.0})}, "metadata.json_schema", "not a JSON schema"},
+		"json_schema, remote ref":   {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"$ref": "https://example.com/s.json"})}, "metadata.json_schema", "cannot be used"},
+		"length, no bound":          {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
+		"length, the wrong way":     {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
+		"length, a fraction":        {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
+		"length, unknown key":       {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
+		"length, a number":          {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := assertions.New(tc.metric)
+			require.NoError(t, err)
+			cerr := a.(metric.Checker).Check(tc.sample)
+			require.Error(t, cerr)
+			_, serr := a.Score(t.Context(), tc.sample)
+			assert.Equal(t, cerr, serr, "Score refuses the sample as Check does")
+
+			// The check pass of a dataset names the file, the line and the field.
+			err = dataset.CheckNeeds("data.jsonl", dataset.Record{Line: 7, Sample: tc.sample}, []eval.Scorer{a})
+			ie, ok := errors.AsType[*eval.InputError](err)
+			require.True(t, ok, "%v", err)
+			assert.Equal(t, "data.jsonl", ie.File)
+			assert.Equal(t, 7, ie.Line)
+			assert.Equal(t, tc.field, ie.Field)
+			assert.Contains(t, ie.Error(), "data.jsonl:7: "+tc.field+": ")
+			assert.Contains(t, ie.Error(), tc.msg)
+		})
+	}
+}
+
+func TestAddBuiltins(t *testing.T) {
+	t.Parallel()
+	var r metric.Registry
+	require.NoError(t, assertions.AddBuiltins(&r))
+	want := []string{"contains", "contains_all", "contains_any", "equals", "is_json", "json_schema", "length", "regex"}
+	assert.Equal(t, want, r.Metrics())
+	for _, name := range want {
+		e, ok := r.Lookup(name)
+		require.True(t, ok)
+		assert.False(t, e.CallsModel(), "%s needs no model", name)
+		assert.InDelta(t, 1.0, r.DefaultThreshold(name, nil), 0, "a pass is 1")
+		sc, err := r.New(name, nil)
+		require.NoError(t, err)
+		_, ok = sc.(metric.Checker)
+		assert.True(t, ok, "%s checks its argument", name)
+	}
+	e, _ := r.Lookup(assertions.MetricEquals)
+	assert.Equal(t, metric.NeedsAnswer|metric.NeedsReference, e.Needs)
+	require.ErrorContains(t, assertions.AddBuiltins(&r), "assertions: metric: equals is added twice")
+	_, err := assertions.New("icontains")
+	require.ErrorIs(t, err, metric.ErrUnknownMetric)
+}

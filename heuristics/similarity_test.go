@@ -1,0 +1,37 @@
+package heuristics_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/assaylabs/assay/heuristics"
+)
+
+func TestLexicalSimilarity(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		a, b     string
+		min, max float64
+	}{
+		"same text":                     {a: "Canberra is the capital of Australia.", b: "Canberra is the capital of Australia.", min: 1, max: 1},
+		"same words, other inflections": {a: "The bridges were painted red.", b: "A red bridge is painted.", min: 1, max: 1},
+		// content stems: {water, boil, 100, degre, sea, level} and {water, boil, 100, degre}: 4/sqrt(6*4)
+		"one text says more":      {a: "Water boils at 100 degrees at sea level.", b: "Water boils at 100 degrees.", min: 0.816, max: 0.817},
+		"nothing in common":       {a: "Mount Everest is the tallest mountain.", b: "Photosynthesis needs sunlight.", min: 0, max: 0},
+		"only stop words":         {a: "It is what it is.", b: "It is.", min: 0, max: 0},
+		"empty":                   {a: "", b: "Paris", min: 0, max: 0},
+		"Thai, same sentence":     {a: "กรุงเทพเป็นเมืองหลวงของประเทศไทย", b: "กรุงเทพเป็นเมืองหลวงของประเทศไทย", min: 1, max: 1},
+		"Thai, different content": {a: "กรุงเทพเป็นเมืองหลวงของประเทศไทย", b: "แมวชอบนอนกลางวัน", min: 0, max: 0.05},
+		"Thai, partial overlap":   {a: "กรุงเทพเป็นเมืองหลวง", b: "กรุงเทพเป็นเมืองใหญ่", min: 0.5, max: 0.9},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := heuristics.LexicalSimilarity(tc.a, tc.b)
+			assert.GreaterOrEqual(t, got, tc.min)
+			assert.LessOrEqual(t, got, tc.max)
+			assert.InDelta(t, got, heuristics.LexicalSimilarity(tc.b, tc.a), 1e-12, "symmetric")
+		})
+	}
+}

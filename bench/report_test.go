@@ -48,6 +48,8 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 			}},
 			Usage: eval.Usage{Calls: 2, TokensIn: 400, TokensOut: 60, Latency: 800 * time.Millisecond, CostUSD: 0.0001}}
 		switch id {
+		case "s01":
+			f.Evidence.Claims[0].Check = &eval.ClaimCheck{Checker: "openai:bespoke-minicheck", Probability: 0.93, From: eval.CheckLogprobs, Chunk: 2, Chunks: 3}
 		case "s03":
 			f.Evidence.Claims[0].Text = `<script>alert("pwned")</script> is a claim`
 			f.Reason = `<b>bold</b> reason`
@@ -58,6 +60,11 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 		}
 		r := Result{ID: id, Metric: "answer_relevancy", Value: 1 - v/2,
 			Evidence: eval.Evidence{Gaps: []string{"cost of " + id}, Sources: []eval.SourceRating{{URL: "https://example.org/" + id, Rating: 0.8, Basis: "grade 4 of 5"}}}}
+		if id == "s01" {
+			// A grade on a 1-5 scale, weighted by its log-probabilities.
+			r.Points, r.Max = 4.4, 5
+			r.Evidence.Counts = map[string]float64{"grade": 4.4, "p_4": 0.6, "p_5": 0.4}
+		}
 		if id == "s07" {
 			r.Value, r.Error = 0, "reply did not match the schema"
 			r.Evidence = eval.Evidence{}
@@ -199,6 +206,10 @@ func TestWriteReport(t *testing.T) {
 				`<span class="badge b-unsupported">unsupported</span> Claim two of s01.`,
 				`<span class="mono">0.800</span> https://example.org/s01 <span class="muted">grade 4 of 5</span>`,
 				"<li>cost of s12</li>",
+				// A fact checker's verdict, a grade and its probabilities.
+				`Claim one of s01. <span class="muted">(c1)</span> <span class="muted">· checked by openai:bespoke-minicheck: p 0.930 (logprobs), chunk 2 of 3</span></li>`,
+				`<h3>answer_relevancy <span class="mono">0.550</span> <span class="muted">· 4.4 of 5</span>`,
+				`<div class="counts muted"><span>grade 4.4</span><span>p_4 0.6</span><span>p_5 0.4</span></div>`,
 				// User text is escaped, never markup.
 				`&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt; is a claim`, `&lt;b&gt;bold&lt;/b&gt; reason`,
 			},

@@ -18,6 +18,11 @@ import (
 // lists.
 const MaxFell = 5
 
+// MaxFlipped is how many of the samples that flipped pass/fail a
+// MetricComparison lists: those now failing first, the largest change
+// first.
+const MaxFlipped = 100
+
 // RunFolder is a run folder read back: its config, its results and, when the
 // run got that far, its summary.
 type RunFolder struct {
@@ -80,6 +85,7 @@ func Compare(baseDir string, cur *ResultFile, curSummary Summary, cfg *RunConfig
 	}
 	baseValues := countedValues(base.Results)
 	curValues := countedValues(cur)
+	baseVerdicts, curVerdicts := verdicts(base.Results), verdicts(cur)
 	c := &Comparison{BaselineRunID: base.Config.RunID, BaselineDir: baseDir, Metrics: []MetricComparison{}}
 	if cfg != nil {
 		c.Judged = JudgedOtherwise(base.Config, *cfg)
@@ -98,6 +104,16 @@ func Compare(baseDir string, cur *ResultFile, curSummary Summary, cfg *RunConfig
 			if v < b {
 				mc.Fell = append(mc.Fell, SampleChange{ID: id, Baseline: b, Current: v})
 			}
+			k := Key{ID: id, Metric: m.Metric}
+			was, now := passed(verdictOf(baseVerdicts, k), b, m.Threshold), passed(verdictOf(curVerdicts, k), v, m.Threshold)
+			switch {
+			case was && !now:
+				mc.NowFailing++
+				mc.Flipped = append(mc.Flipped, SampleChange{ID: id, Baseline: b, Current: v, Flip: FlipFails})
+			case !was && now:
+				mc.NowPassing++
+				mc.Flipped = append(mc.Flipped, SampleChange{ID: id, Baseline: b, Current: v, Flip: FlipPasses})
+			}
 		}
 		mc.Paired = len(diffs)
 		mc.P = Num(math.NaN())
@@ -110,6 +126,13 @@ func Compare(baseDir string, cur *ResultFile, curSummary Summary, cfg *RunConfig
 		})
 		if len(mc.Fell) > MaxFell {
 			mc.Fell = mc.Fell[:MaxFell]
+		}
+		slices.SortFunc(mc.Flipped, func(a, b SampleChange) int {
+			return cmp.Or(cmp.Compare(a.Flip, b.Flip), // "fails" first
+				cmp.Compare(math.Abs(b.Current-b.Baseline), math.Abs(a.Current-a.Baseline)), SampleOrder(a.ID, b.ID))
+		})
+		if len(mc.Flipped) > MaxFlipped {
+			mc.Flipped = mc.Flipped[:MaxFlipped]
 		}
 		c.Metrics = append(c.Metrics, mc)
 		alerts = append(alerts, MeanAlerts(m.Metric, float64(mc.CurrentMean), float64(mc.BaselineMean))...)
@@ -151,6 +174,39 @@ func countedValues(f *ResultFile) map[string]map[string]float64 {
 		out[r.Metric][r.ID] = r.Value
 	}
 	return out
+}
+
+// verdicts are the card verdicts (Result.Pass) of the counted results of
+// f that have one: most metrics have none, and pass by their value.
+func verdicts(f *ResultFile) map[Key]bool {
+	out := map[Key]bool{}
+	if f == nil {
+		return out
+	}
+	for r := range f.All() {
+		if r.Counted() && r.Pass != nil {
+			out[r.Key()] = *r.Pass
+		}
+	}
+	return out
+}
+
+// verdictOf is k's card verdict, nil when it has none.
+func verdictOf(verdicts map[Key]bool, k Key) *bool {
+	if p, ok := verdicts[k]; ok {
+		return &p
+	}
+	return nil
+}
+
+// passed reports whether a counted result of value v passes: its card's
+// verdict (pass) when it has one, else v >= threshold, as a summary's
+// pass rate counts it.
+func passed(pass *bool, v, threshold float64) bool {
+	if pass != nil {
+		return *pass
+	}
+	return v >= threshold
 }
 
 // baselineMean is the baseline run's mean of metric: its summary's, else

@@ -23,9 +23,18 @@ import (
 	"github.com/assaylabs/assay/prompts"
 )
 
-// ReportSamples is how many samples report.html and the JUnit file show:
-// those with the lowest values.
-const ReportSamples = 1000
+// ReportSamples is about how many samples report.html and the JUnit file
+// show for their metrics' lowest values: each metric's share, at least
+// ReportSamplesMin, are the samples of its lowest values (a default, a
+// skip or an error lowest of all). ReportFlipped is about how many more
+// report.html shows that flipped pass/fail against the baseline, shared
+// among the metrics too. With each sample's texts bounded (MaxReportAnswer
+// and the others) the page stays a few MB however large the run.
+const (
+	ReportSamples    = 400
+	ReportSamplesMin = 25
+	ReportFlipped    = 100
+)
 
 // Job is one evaluation run, everything `assay bench` is asked: the
 // dataset, what judges it, the run folder, the verdicts asked for (floors,
@@ -297,15 +306,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	// The report and the JUnit file show the samples worth reading, so a
-	// run of any size keeps flat memory; a baseline comparison reads every
-	// value.
-	results, err := ReadResultsBounded(filepath.Join(dir, FileResults), ReportSamples)
-	if err != nil {
-		return nil, err
-	}
+	// A baseline comparison reads every value.
 	if base != "" {
-		all, err := ReadResults(results.Path)
+		all, err := ReadResults(filepath.Join(dir, FileResults))
 		if err != nil {
 			return nil, err
 		}
@@ -314,6 +317,12 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			return nil, eval.AsInputError("--baseline "+job.Baseline, err)
 		}
 		summary.Baseline, summary.Alerts = cmp, alerts
+	}
+	// The report and the JUnit file show the samples worth reading, so a
+	// run of any size keeps flat memory.
+	results, more, err := reportResults(dir, base, data, p.metrics, summary.Baseline)
+	if err != nil {
+		return nil, err
 	}
 	summary.Gates = CheckGates(gates, summary)
 	out.Summary = summary
@@ -336,7 +345,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
 	}
 	infra := out.Failures.Infra() != nil
-	if err := writeRunFiles(dir, cfg, summary, results, job.JUnit, floors, infra); err != nil {
+	if err := writeRunFiles(dir, cfg, summary, results, more, job.JUnit, floors, infra); err != nil {
 		return nil, err
 	}
 	if err := run.WriteSummary(summary); err != nil {
@@ -645,11 +654,44 @@ func pendingRecords(d data, run *Run, metrics []string) int {
 	return n
 }
 
+// reportResults reads what report.html and the JUnit file show: the
+// results of each metric's lowest samples and of those that flipped in
+// the comparison cmp (nil without a baseline), with their texts read
+// again from data and their results in the baseline run in baseDir.
+// Memory holds the shown samples only. A dataset that no longer reads
+// (changed since the run) leaves the texts out, saying why.
+func reportResults(dir, baseDir string, data data, metrics []string, cmp *Comparison) (*ResultFile, ReportData, error) {
+	share := func(total int) int { return max((total+len(metrics)-1)/max(len(metrics), 1), 1) }
+	var flipped []string
+	if cmp != nil {
+		for _, m := range cmp.Metrics {
+			for _, f := range m.Flipped[:min(len(m.Flipped), share(ReportFlipped))] {
+				flipped = append(flipped, f.ID)
+			}
+		}
+	}
+	results, err := ReadResultsBounded(filepath.Join(dir, FileResults), max(share(ReportSamples), ReportSamplesMin), flipped...)
+	if err != nil {
+		return nil, ReportData{}, err
+	}
+	ids := ShownIDs(results)
+	var more ReportData
+	if more.Texts, err = ReadSampleTexts(data.Records(), ids); err != nil {
+		more.TextsErr = err.Error()
+	}
+	if baseDir != "" {
+		if more.Baseline, err = ReadBaselineResults(baseDir, ids); err != nil {
+			return nil, ReportData{}, err
+		}
+	}
+	return results, more, nil
+}
+
 // writeRunFiles writes report.html into the run folder and, when junit is
 // set, the JUnit XML there, each whole or not at all.
-func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, junit string, floors *MinGate, infra bool) error {
+func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, more ReportData, junit string, floors *MinGate, infra bool) error {
 	if err := atomicfile.Write(filepath.Join(dir, FileReport), 0o644, func(w io.Writer) error {
-		return WriteReport(w, cfg, s, results)
+		return WriteReport(w, cfg, s, results, more)
 	}); err != nil {
 		return err
 	}

@@ -59,7 +59,11 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 		if !math.IsNaN(float64(m.P)) {
 			p = strconv.FormatFloat(float64(m.P), 'g', 3, 64)
 		}
-		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s\n", m.Metric, f3n(m.BaselineMean), f3n(m.CurrentMean), signed(m.Delta), m.Paired, p)
+		flips := ""
+		if m.NowFailing+m.NowPassing > 0 {
+			flips = fmt.Sprintf(", %d now failing, %d now passing", m.NowFailing, m.NowPassing)
+		}
+		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s%s\n", m.Metric, f3n(m.BaselineMean), f3n(m.CurrentMean), signed(m.Delta), m.Paired, p, flips)
 	}
 }
 

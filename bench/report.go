@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/assaylabs/assay/stats"
 )
@@ -31,6 +32,14 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"when":  fmtWhen,
 	"short": func(s string) string { return s[:min(len(s), 12)] },
 	"join":  strings.Join,
+	"add":   func(a, b int) int { return a + b },
+	// g writes a number with as few digits as it needs.
+	"g":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
+	"chars": utf8.RuneCountInString,
+	// listed, maxListed and unlisted bound an evidence list.
+	"listed":    func(i int) bool { return i < MaxReportListed },
+	"maxListed": func() int { return MaxReportListed },
+	"unlisted":  func(n int) int { return n - MaxReportListed },
 	"signed": func(n Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)
@@ -43,13 +52,18 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // its few lines of script inline, nothing fetched) with the run's header,
 // each metric's figures and the histogram of its scored values, the gates
 // and alerts, the comparison with the baseline when there is one, and a
-// table of the samples, one row each in SampleOrder, sortable by metric,
-// each row opening to its evidence. Metrics come in the order of cfg's,
-// then any others the summary or the results name. Neutral defaults, skipped samples and errors are marked
-// in the table and never drawn in a histogram. Every text that comes from
-// the dataset or a model is escaped. results may be nil (no samples).
-func WriteReport(w io.Writer, cfg RunConfig, s Summary, results *ResultFile) error {
-	if err := reportTmpl.Execute(w, newReportView(cfg, s, results)); err != nil {
+// table of the samples results holds, one row each in SampleOrder,
+// sortable by metric, filtered by metric, by state (failed, defaulted,
+// skipped, error, flipped against the baseline) and by a text search,
+// each row opening to the sample's texts (data.Texts: question, answer,
+// contexts, reference, long ones folded) and each metric's value, reason
+// and evidence, beside its value in the baseline (data.Baseline). Metrics
+// come in the order of cfg's, then any others the summary or the results
+// name. Neutral defaults, skipped samples and errors are marked in the
+// table and never drawn in a histogram. Every text that comes from the
+// dataset or a model is escaped. results may be nil (no samples).
+func WriteReport(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, data ReportData) error {
+	if err := reportTmpl.Execute(w, newReportView(cfg, s, results, data)); err != nil {
 		return fmt.Errorf("writing %s: %w", FileReport, err)
 	}
 	return nil
@@ -71,8 +85,18 @@ type reportView struct {
 	Defaulted, Skipped, Errors int
 	GatesFailed                int
 	// Shown, when not 0, is how many samples the table holds of the run's:
-	// those with the lowest values (bench.ReadResultsBounded).
-	Shown int
+	// the Lowest of each metric and Also more that flipped against the
+	// baseline (bench.ReadResultsBounded); Left is how many it leaves out.
+	Shown, Lowest, Also, Left int
+	// Texts is true when the rows hold their samples' texts; TextsErr
+	// says why they do not, when they were asked for.
+	Texts    bool
+	TextsErr string
+	// Baseline is true when the rows hold their values in the baseline.
+	Baseline bool
+	// FirstMetric is the table column of the first metric, Width the
+	// number of columns.
+	FirstMetric, Width int
 }
 
 type keyValue struct{ Key, Value string }
@@ -232,31 +256,51 @@ func newReliability(c *stats.Calibration) *reliability {
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
-// sampleRow is one sample: a cell per metric column and its results for
-// the evidence.
+// sampleRow is one sample: a cell per metric column, its texts and its
+// results for the evidence.
 type sampleRow struct {
-	ID      string
-	Cells   []sampleCell
-	Results []Result
+	ID    string
+	Cells []sampleCell
+	// Text is the sample's texts, nil when not read; Question is the
+	// start of its question, for the table.
+	Text     *SampleText
+	Question string
+	Results  []resultView
 	// Marked is true when any of its results is defaulted, skipped or an
 	// error.
 	Marked bool
 }
 
+// resultView is one result of a sample with its value in the baseline.
+type resultView struct {
+	Result
+	// Base is the baseline's result, nil when it has none.
+	Base *Result
+	// Flip is FlipFails or FlipPasses when the sample flipped.
+	Flip string
+}
+
 // sampleCell is one metric's value of a sample.
 type sampleCell struct {
 	Metric string
-	// State is "scored", "below" (scored under the metric's threshold),
-	// "defaulted", "skipped", "error" or "missing" (not judged yet).
+	// State is "scored", "below" (failed: under the metric's threshold,
+	// or failed by its card), "defaulted", "skipped", "error" or
+	// "missing" (not judged yet).
 	State string
 	Value float64
 	// Sort is the value the table sorts by: the value when scored, else
 	// empty (sorted last).
 	Sort string
+	// Base is the baseline's value as the cell shows it ("" without
+	// one); Flip is FlipFails or FlipPasses when the sample flipped.
+	Base, Flip string
 }
 
-func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
-	v := reportView{Cfg: cfg, S: s, RunID: cmpOr(s.RunID, cfg.RunID)}
+// questionChars is how much of a question the table shows.
+const questionChars = 90
+
+func newReportView(cfg RunConfig, s Summary, results *ResultFile, data ReportData) reportView {
+	v := reportView{Cfg: cfg, S: s, RunID: cmpOr(s.RunID, cfg.RunID), Texts: data.Texts != nil, TextsErr: data.TextsErr, Baseline: data.Baseline != nil}
 	started := s.Started
 	if started.IsZero() {
 		started = cfg.Started
@@ -308,7 +352,7 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 				byID[r.ID] = i
 				v.Rows = append(v.Rows, sampleRow{ID: r.ID})
 			}
-			v.Rows[i].Results = append(v.Rows[i].Results, r)
+			v.Rows[i].Results = append(v.Rows[i].Results, resultView{Result: r})
 			switch {
 			case r.Defaulted:
 				v.Defaulted++
@@ -327,14 +371,31 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 	slices.SortFunc(v.Rows, func(a, b sampleRow) int { return SampleOrder(a.ID, b.ID) })
 	for i := range v.Rows {
 		row := &v.Rows[i]
+		if t, ok := data.Texts[row.ID]; ok {
+			row.Text = &t
+			row.Question = preview(t.Question.Text, questionChars)
+		}
+		for j := range row.Results {
+			rv := &row.Results[j]
+			if b, ok := data.Baseline[rv.Key()]; ok {
+				rv.Base = &b
+				rv.Flip = flipOf(b, rv.Result, thresholds)
+			}
+		}
 		for _, m := range v.Columns {
 			row.Cells = append(row.Cells, cellOf(m, row.Results, thresholds))
 		}
 		// Evidence in column order.
-		slices.SortStableFunc(row.Results, func(a, b Result) int {
+		slices.SortStableFunc(row.Results, func(a, b resultView) int {
 			return slices.Index(v.Columns, a.Metric) - slices.Index(v.Columns, b.Metric)
 		})
 	}
+
+	v.FirstMetric = 1
+	if v.Texts {
+		v.FirstMetric = 2 // after the question
+	}
+	v.Width = v.FirstMetric + len(v.Columns)
 
 	b := results.bounded()
 	if b != nil {
@@ -342,7 +403,7 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 		// and the counts are the whole run's.
 		v.Defaulted, v.Skipped, v.Errors = b.Defaulted, b.Skipped, b.Errors
 		if b.Shown < s.Samples {
-			v.Shown = b.Shown
+			v.Shown, v.Lowest, v.Also, v.Left = b.Shown, b.Lowest, b.Also, s.Samples-b.Shown
 		}
 	}
 	for _, m := range s.Metrics {
@@ -356,29 +417,80 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile) reportView {
 }
 
 // cellOf is metric's cell among a sample's results.
-func cellOf(metric string, rs []Result, thresholds map[string]float64) sampleCell {
+func cellOf(metric string, rs []resultView, thresholds map[string]float64) sampleCell {
 	c := sampleCell{Metric: metric, State: "missing"}
 	for _, r := range rs {
 		if r.Metric != metric {
 			continue
 		}
 		c.Value = r.Value
-		switch {
-		case r.Defaulted:
-			c.State = "defaulted"
-		case r.Skipped:
-			c.State = "skipped"
-		case r.Error != "":
-			c.State = "error"
-		default:
-			c.State = "scored"
-			if t, ok := thresholds[metric]; ok && r.Value < t {
-				c.State = "below"
-			}
+		c.State = stateOf(r.Result, thresholds)
+		if c.State == "scored" || c.State == "below" {
 			c.Sort = strconv.FormatFloat(r.Value, 'f', -1, 64)
+		}
+		if r.Base != nil {
+			c.Base = stateOf(*r.Base, thresholds)
+			if c.Base == "scored" || c.Base == "below" {
+				c.Base = f3(r.Base.Value)
+			}
+			c.Flip = r.Flip
 		}
 	}
 	return c
+}
+
+// stateOf is how the table marks r: "scored", "below" (failed),
+// "defaulted", "skipped" or "error".
+func stateOf(r Result, thresholds map[string]float64) string {
+	switch {
+	case r.Defaulted:
+		return "defaulted"
+	case r.Skipped:
+		return "skipped"
+	case r.Error != "":
+		return "error"
+	}
+	t, ok := thresholds[r.Metric]
+	if (ok || r.Pass != nil) && !passed(r.Pass, r.Value, t) {
+		return "below"
+	}
+	return "scored"
+}
+
+// flipOf says how a sample's result flipped from base to cur, as Compare
+// counts it: FlipFails, FlipPasses or "" (no flip, or one of them not
+// counted).
+func flipOf(base, cur Result, thresholds map[string]float64) string {
+	if !base.Counted() || !cur.Counted() {
+		return ""
+	}
+	t := thresholds[cur.Metric]
+	was, now := passed(base.Pass, base.Value, t), passed(cur.Pass, cur.Value, t)
+	switch {
+	case was && !now:
+		return FlipFails
+	case !was && now:
+		return FlipPasses
+	}
+	return ""
+}
+
+// preview is the start of s, at most n characters on one line, with "…"
+// when it goes on.
+func preview(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if n == 0 {
+			i = j
+			break
+		}
+		n--
+	}
+	return strings.TrimSpace(s[:i]) + "…"
 }
 
 func cmpOr(a, b string) string {

@@ -13,7 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/stats"
 )
@@ -46,6 +48,8 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 			}},
 			Usage: eval.Usage{Calls: 2, TokensIn: 400, TokensOut: 60, Latency: 800 * time.Millisecond, CostUSD: 0.0001}}
 		switch id {
+		case "s01":
+			f.Evidence.Claims[0].Check = &eval.ClaimCheck{Checker: "openai:bespoke-minicheck", Probability: 0.93, From: eval.CheckLogprobs, Chunk: 2, Chunks: 3}
 		case "s03":
 			f.Evidence.Claims[0].Text = `<script>alert("pwned")</script> is a claim`
 			f.Reason = `<b>bold</b> reason`
@@ -56,6 +60,11 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 		}
 		r := Result{ID: id, Metric: "answer_relevancy", Value: 1 - v/2,
 			Evidence: eval.Evidence{Gaps: []string{"cost of " + id}, Sources: []eval.SourceRating{{URL: "https://example.org/" + id, Rating: 0.8, Basis: "grade 4 of 5"}}}}
+		if id == "s01" {
+			// A grade on a 1-5 scale, weighted by its log-probabilities.
+			r.Points, r.Max = 4.4, 5
+			r.Evidence.Counts = map[string]float64{"grade": 4.4, "p_4": 0.6, "p_5": 0.4}
+		}
 		if id == "s07" {
 			r.Value, r.Error = 0, "reply did not match the schema"
 			r.Evidence = eval.Evidence{}
@@ -88,8 +97,8 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 			Message: "Quality degraded by 22.8% from baseline"}},
 		Baseline: &Comparison{BaselineRunID: "20261120-080000-cd34", Metrics: []MetricComparison{
 			{Metric: "faithfulness", BaselineMean: 0.79, CurrentMean: 0.61, Delta: -0.18, Paired: 10, Test: "wilcoxon signed-rank", P: 0.012,
-				Fell: []SampleChange{{ID: "s07", Baseline: 0.8, Current: 0.05}}},
-			{Metric: "answer_relevancy", BaselineMean: 0.69, CurrentMean: 0.7, Delta: 0.01, Paired: 11, Test: "wilcoxon signed-rank", P: Num(math.NaN())},
+				Fell: []SampleChange{{ID: "s07", Baseline: 0.8, Current: 0.05}}, NowFailing: 2, NowPassing: 1},
+			{Metric: "answer_relevancy", BaselineMean: 0.69, CurrentMean: 0.7, Delta: 0.01, Paired: 11, Test: "wilcoxon signed-rank", P: Num(math.NaN()), NowFailing: 1, NowPassing: 1},
 		}},
 	}
 	// Labelled faithful or not, s05 and s09 aside (a default, a skip):
@@ -108,6 +117,54 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 	return cfg, s, results
 }
 
+// reportData is the fixture's ReportData: its samples' texts, read
+// through ReadSampleTexts from a dataset in English and Thai (s03's texts
+// hostile markup, s04's answer long enough to fold and its contexts more
+// than the page holds, s06's answer longer than the page holds), and the
+// baseline's results of some samples: s01 failed faithfulness there and
+// passes now, s02 and s07 passed it and fail now, s04 failed both times;
+// s03 failed answer relevancy there and passes now, s07 passed it and
+// now has an error (its value 0 counted, as a summary counts it).
+func reportData(t testing.TB, results *ResultFile) ReportData {
+	t.Helper()
+	long := strings.Repeat("The refund window is thirty days from delivery, and store credit is offered after that. ", 9)
+	longer := strings.Repeat("ผลตอบแทนของกองทุนปรับตัวขึ้นตามดัชนี SET ", 120) // about 5 KB
+	var contexts []string
+	for i := 1; i <= 7; i++ {
+		contexts = append(contexts, fmt.Sprintf("Policy chunk %d: returns are accepted with a receipt.", i))
+	}
+	records := []map[string]any{
+		{"id": "s01", "question": "What is the refund window?", "answer": "Thirty days from delivery.", "contexts": []string{"Refunds: 30 days from delivery."}, "reference": "30 days."},
+		{"id": "s02", "question": "ราคาปิดของหุ้น PTT วันนี้เท่าไร", "answer": "หุ้น PTT ปิดที่ 34.50 บาท เพิ่มขึ้น 1.2%", "contexts": []string{"PTT ปิดตลาดที่ 34.50 บาท (+1.2%)"}, "reference": "34.50 บาท"},
+		{"id": "s03", "question": `<img src=x onerror="window.__pwned=1">`, "answer": `"><svg onload=window.__pwned=3>`, "contexts": []string{`</script><script>window.__pwned=2</script>`}, "reference": "<b>bold</b>"},
+		{"id": "s04", "question": "How long do I have to return an item?", "answer": long, "contexts": contexts, "reference": "Thirty days."},
+		{"id": "s06", "question": "กองทุนนี้ให้ผลตอบแทนเท่าไร", "answer": longer, "contexts": []string{"ผลตอบแทนย้อนหลัง 1 ปี 4.2%"}},
+		{"id": "s08", "question": "Who signs the form?", "answer": "The account holder.", "contexts": []string{"The account holder signs."}},
+	}
+	for _, id := range []string{"s05", "s07", "s09", "s10", "s11", "s12", "s99"} {
+		records = append(records, map[string]any{"id": id, "question": "Question of " + id + "?", "answer": "Answer of " + id + ".", "contexts": []string{"Context of " + id + "."}})
+	}
+	var buf bytes.Buffer
+	for _, r := range records {
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		buf.Write(append(b, '\n'))
+	}
+	texts, err := ReadSampleTexts(dataset.Records("data.jsonl", &buf), ShownIDs(results))
+	require.NoError(t, err)
+	require.NotContains(t, texts, "s99", "a sample the page does not show")
+	base := map[Key]Result{}
+	for _, r := range []Result{
+		{ID: "s01", Metric: "faithfulness", Value: 0.5}, {ID: "s02", Metric: "faithfulness", Value: 0.8},
+		{ID: "s07", Metric: "faithfulness", Value: 0.8}, {ID: "s04", Metric: "faithfulness", Value: 0.6},
+		{ID: "s05", Metric: "faithfulness", Value: 0.9}, {ID: "s03", Metric: "answer_relevancy", Value: 0.3},
+		{ID: "s07", Metric: "answer_relevancy", Value: 0.9},
+	} {
+		base[r.Key()] = r
+	}
+	return ReportData{Texts: texts, Baseline: base}
+}
+
 // faithLabels are the fixture's human labels by sample, s05's and s09's
 // unused.
 var faithLabels = []bool{true, false, true, false, false, true, false, true, false, false, true, true}
@@ -117,9 +174,11 @@ func TestWriteReport(t *testing.T) {
 	cfg, s, results := reportFixture(t)
 	noBaseline := s
 	noBaseline.Baseline, noBaseline.Alerts, noBaseline.Gates = nil, nil, nil
+	data := reportData(t, results)
 	tests := map[string]struct {
 		s       Summary
 		results *ResultFile
+		data    ReportData
 		want    []string
 		absent  []string
 	}{
@@ -147,10 +206,47 @@ func TestWriteReport(t *testing.T) {
 				`<span class="badge b-unsupported">unsupported</span> Claim two of s01.`,
 				`<span class="mono">0.800</span> https://example.org/s01 <span class="muted">grade 4 of 5</span>`,
 				"<li>cost of s12</li>",
+				// A fact checker's verdict, a grade and its probabilities.
+				`Claim one of s01. <span class="muted">(c1)</span> <span class="muted">· checked by openai:bespoke-minicheck: p 0.930 (logprobs), chunk 2 of 3</span></li>`,
+				`<h3>answer_relevancy <span class="mono">0.550</span> <span class="muted">· 4.4 of 5</span>`,
+				`<div class="counts muted"><span>grade 4.4</span><span>p_4 0.6</span><span>p_5 0.4</span></div>`,
 				// User text is escaped, never markup.
 				`&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt; is a claim`, `&lt;b&gt;bold&lt;/b&gt; reason`,
 			},
 			absent: []string{`<script>alert`, `<b>bold`},
+		},
+		"the samples' texts and their values in the baseline": {
+			s: s, results: results, data: data,
+			want: []string{
+				`<th data-col="1" data-kind="text" class="q">question</th><th data-col="2" data-metric="0" class="num">faithfulness</th>`,
+				`<option value="flipped">flipped pass/fail</option>`,
+				// The flip counts of the baseline table.
+				`<td class="num">0.012</td><td class="num">2</td><td class="num">1</td>`,
+				`<td class="num">–</td><td class="num">1</td><td class="num">1</td>`,
+				// A question in the table and in full, in Thai too.
+				`<td class="q">ราคาปิดของหุ้น PTT วันนี้เท่าไร</td>`,
+				`<h4>Answer</h4><div class="full">หุ้น PTT ปิดที่ 34.50 บาท เพิ่มขึ้น 1.2%</div>`,
+				`<h4>Reference</h4><div class="full">30 days.</div>`,
+				`<li><div class="muted mono">c1</div><div class="full">Refunds: 30 days from delivery.</div></li>`,
+				// Each cell with its baseline value, and its flip.
+				`<td class="v below" data-v="0.35" data-flip="fails">0.350 <span class="flip f-fails" title="passed in the baseline, fails now">▼</span><span class="was" title="in the baseline">0.800</span></td>`,
+				`<td class="v scored" data-v="0.9" data-flip="passes">0.900 <span class="flip f-passes" title="failed in the baseline, passes now">▲</span><span class="was" title="in the baseline">0.500</span></td>`,
+				`<td class="v below" data-v="0.62">0.620<span class="was" title="in the baseline">0.600</span></td>`,
+				`<td class="v defaulted" data-v=""><span class="badge b-defaulted">defaulted</span><span class="was" title="in the baseline">0.900</span></td>`,
+				`· baseline 0.800</span> <span class="badge b-fail">now failing</span></h3>`,
+				`· baseline 0.300</span> <span class="badge b-pass">now passing</span></h3>`,
+				// s04's long answer folds, its contexts past five are
+				// counted; s06's answer is cut.
+				`<h4>Answer</h4><div class="full long">The refund window is thirty days`,
+				`<button type="button" class="more" data-chars="792">show all 792 characters</button>`,
+				"2 more contexts left out of this page.",
+				"more characters left out of this page.",
+				// Hostile text is text.
+				`&lt;img src=x onerror=&#34;window.__pwned=1&#34;&gt;`,
+				`&lt;/script&gt;&lt;script&gt;window.__pwned=2&lt;/script&gt;`,
+				`&#34;&gt;&lt;svg onload=window.__pwned=3&gt;`,
+			},
+			absent: []string{`<img src=x`, `<svg onload`, `<script>window`, "Question of s99", `<b>bold`},
 		},
 		"no baseline, gates or alerts": {
 			s: noBaseline, results: results,
@@ -167,7 +263,7 @@ func TestWriteReport(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			require.NoError(t, WriteReport(&out, cfg, tc.s, tc.results))
+			require.NoError(t, WriteReport(&out, cfg, tc.s, tc.results, tc.data))
 			page := out.String()
 			for _, w := range tc.want {
 				assert.Contains(t, page, w)
@@ -175,10 +271,13 @@ func TestWriteReport(t *testing.T) {
 			for _, a := range tc.absent {
 				assert.NotContains(t, page, a)
 			}
-			// Self-contained: nothing is loaded from anywhere.
-			for _, ref := range []string{"<link", " src=", "@import", "url("} {
+			// Self-contained: nothing is loaded from anywhere. A hostile
+			// text's "src=" is escaped text, no attribute: the page is
+			// parsed to tell them apart.
+			for _, ref := range []string{"<link", "@import", "url("} {
 				assert.NotContains(t, page, ref)
 			}
+			assert.Empty(t, loadingTags(t, page))
 		})
 	}
 }
@@ -227,7 +326,7 @@ func TestWriteReportReliability(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			require.NoError(t, WriteReport(&out, cfg, tc.s, results))
+			require.NoError(t, WriteReport(&out, cfg, tc.s, results, ReportData{}))
 			page := out.String()
 			assert.Equal(t, tc.diagrams, strings.Count(page, `<svg class="rel"`))
 			assert.Equal(t, tc.diagrams, strings.Count(page, `<line class="diag"`))
@@ -244,7 +343,7 @@ func TestWriteReportSampleRows(t *testing.T) {
 	t.Parallel()
 	cfg, s, results := reportFixture(t)
 	var out strings.Builder
-	require.NoError(t, WriteReport(&out, cfg, s, results))
+	require.NoError(t, WriteReport(&out, cfg, s, results, ReportData{}))
 	page := out.String()
 	assert.Equal(t, 12, strings.Count(page, `<tr class="vals">`))
 	// The rows with a default, a skip or an error are marked.
@@ -310,7 +409,7 @@ func TestWriteReportRowsInSampleOrder(t *testing.T) {
 	s := Summary{RunID: "r", Samples: 4, Metrics: Summarize(slices.Collect(results.All()), nil)}
 	require.Equal(t, "m2", s.Metrics[0].Metric, "the summary is in the order of the lines")
 	var out strings.Builder
-	require.NoError(t, WriteReport(&out, cfg, s, results))
+	require.NoError(t, WriteReport(&out, cfg, s, results, ReportData{}))
 	page := out.String()
 	var rows []string
 	for _, m := range regexp.MustCompile(`<tr class="vals"><td class="mono" data-v="([^"]+)">`).FindAllStringSubmatch(page, -1) {
@@ -321,11 +420,31 @@ func TestWriteReportRowsInSampleOrder(t *testing.T) {
 	assert.Less(t, strings.Index(page, "<h3>m1 "), strings.Index(page, "<h3>m2 "), "evidence in the config's order")
 }
 
+// loadingTags are the elements of page that would load something or run
+// a handler: a src, href or srcset attribute, or an on... attribute.
+func loadingTags(t *testing.T, page string) []string {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	require.NoError(t, err)
+	var out []string
+	for n := range doc.Descendants() {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		for _, a := range n.Attr {
+			if a.Key == "src" || a.Key == "href" || a.Key == "srcset" || strings.HasPrefix(a.Key, "on") {
+				out = append(out, n.Data+" "+a.Key+"="+a.Val)
+			}
+		}
+	}
+	return out
+}
+
 // reportColumns are the metric columns of report.html's sample table.
 func reportColumns(t *testing.T, page string) []string {
 	t.Helper()
 	var out []string
-	for _, m := range regexp.MustCompile(`<th data-col="\d+" class="num">([^<]+)</th>`).FindAllStringSubmatch(page, -1) {
+	for _, m := range regexp.MustCompile(`<th data-col="\d+" data-metric="\d+" class="num">([^<]+)</th>`).FindAllStringSubmatch(page, -1) {
 		out = append(out, m[1])
 	}
 	return out

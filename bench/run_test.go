@@ -228,7 +228,7 @@ func TestRunSummaryKeepsTheMetricsOrderGiven(t *testing.T) {
 	assert.Regexp(t, `(?s)\nm1 +2/2 +0\.200 .*\nm2 +2/2 +0\.600 .*\nm3 +2/2 +0\.900 `, table.String())
 
 	var page bytes.Buffer
-	require.NoError(t, WriteReport(&page, cfg, s, rf))
+	require.NoError(t, WriteReport(&page, cfg, s, rf, ReportData{}))
 	assert.Equal(t, []string{"m1", "m2", "m3"}, reportColumns(t, page.String()))
 
 	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
@@ -400,7 +400,7 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	rf, err := ReadResults(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
 	var page bytes.Buffer
-	require.NoError(t, WriteReport(&page, cfg, s, rf))
+	require.NoError(t, WriteReport(&page, cfg, s, rf, ReportData{}))
 	calls := regexp.MustCompile(`<dt>Calls</dt><dd>([^<]*)</dd>`).FindStringSubmatch(page.String())
 	require.Len(t, calls, 2)
 	assert.Equal(t, "7 model calls · 1200 tokens in · 140 out", calls[1])

@@ -258,6 +258,14 @@ type MetricComparison struct {
 	P      Num    `json:"p_value"`
 	// Fell are the samples whose value fell most, worst first.
 	Fell []SampleChange `json:"fell,omitempty"`
+	// NowFailing and NowPassing count the samples both runs scored that
+	// flipped: passed in the baseline and fail now, or the other way,
+	// under this run's threshold (or the card's verdict, where a card
+	// decides). Flipped lists MaxFlipped of them, those now failing
+	// first, the largest change first.
+	NowFailing int            `json:"now_failing,omitempty"`
+	NowPassing int            `json:"now_passing,omitempty"`
+	Flipped    []SampleChange `json:"flipped,omitempty"`
 }
 
 // SampleChange is one sample's value in both runs.
@@ -265,7 +273,15 @@ type SampleChange struct {
 	ID       string  `json:"id"`
 	Baseline float64 `json:"baseline"`
 	Current  float64 `json:"current"`
+	// Flip, in a MetricComparison's Flipped, is FlipFails or FlipPasses.
+	Flip string `json:"flip,omitempty"`
 }
+
+// How a sample flipped against the baseline (SampleChange.Flip).
+const (
+	FlipFails  = "fails"  // passed in the baseline, fails now
+	FlipPasses = "passes" // failed in the baseline, passes now
+)
 
 // Num is a statistic that may be undefined (NaN): JSON null rather than
 // the invalid NaN that encoding/json refuses to write.
@@ -470,26 +486,32 @@ func (s supersession) keep(fn func(Result)) func(int, Result) {
 // the Shown samples' results, and the rest of the fields cover the whole
 // file.
 type Bounds struct {
-	Shown int
+	// Shown is how many samples Results hold; Lowest how many of each
+	// metric's lowest were asked for, and Also how many of the samples
+	// asked for besides (flipped against a baseline) the file holds.
+	Shown, Lowest, Also int
 	// Bins are every counted value's bin, by metric, for distributions.
 	Bins map[string]Bins
 	// Defaulted, Skipped and Errors count the whole file's results.
 	Defaulted, Skipped, Errors int
 }
 
-// ReadResultsBounded reads results.jsonl in passes that hold at most
-// about show samples' results: the samples whose lowest value over the
-// metrics is lowest (a defaulted, skipped or failed result counting as
-// lowest; ties to the first in SampleOrder), in file order, with Bounded
-// describing the whole file. It is how a run of any size gets a report of
-// the samples worth reading in flat memory: the distributions are kept as
-// bin counts. A line that a later line of its pair supersedes is left out
-// (see Result).
-func ReadResultsBounded(path string, show int) (*ResultFile, error) {
+// ReadResultsBounded reads results.jsonl in passes that hold about show
+// samples' results a metric: for each metric the show samples of lowest
+// value (a defaulted, skipped or failed result counting as lowest; ties to
+// the first in SampleOrder), and the samples named in also (those that
+// flipped pass/fail against a baseline), all their results, in file
+// order, with Bounded describing the whole file. It is how a run of any
+// size gets a report of the samples worth reading in flat memory: the
+// distributions are kept as bin counts. A line that a later line of its
+// pair supersedes is left out (see Result).
+func ReadResultsBounded(path string, show int, also ...string) (*ResultFile, error) {
 	show = max(show, 1)
-	b := &Bounds{Bins: map[string]Bins{}}
-	worst := map[string]float64{} // the samples that may be shown, by id
-	var order []string            // their ids, in file order
+	b := &Bounds{Bins: map[string]Bins{}, Lowest: show}
+	// The samples that may be shown, by metric: value by id, and the ids
+	// in file order.
+	worst := map[string]map[string]float64{}
+	order := map[string][]string{}
 	last, err := lastLines(path)
 	if err != nil {
 		return nil, err
@@ -515,29 +537,54 @@ func ReadResultsBounded(path string, show int) (*ResultFile, error) {
 			bins.Add(r.Value)
 			b.Bins[r.Metric] = bins
 		}
-		if w, ok := worst[r.ID]; ok {
-			worst[r.ID] = min(w, v)
-			return
+		w := worst[r.Metric]
+		if w == nil {
+			w = map[string]float64{}
+			worst[r.Metric] = w
 		}
-		worst[r.ID] = v
-		order = append(order, r.ID)
-		if len(worst) > 4*show+1024 {
-			worst, order = lowest(worst, order, show)
+		if _, ok := w[r.ID]; !ok {
+			order[r.Metric] = append(order[r.Metric], r.ID)
+		}
+		w[r.ID] = v // a pair has one line that counts
+		if len(w) > 4*show+1024 {
+			worst[r.Metric], order[r.Metric] = lowest(w, order[r.Metric], show)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	worst, _ = lowest(worst, order, show)
+	shown := map[string]bool{}
+	for m, w := range worst {
+		w, _ = lowest(w, order[m], show)
+		for id := range w {
+			shown[id] = true
+		}
+	}
+	extra := map[string]bool{}
+	for _, id := range also {
+		if !shown[id] {
+			extra[id] = false // true once the file has it
+		}
+	}
 	out := &ResultFile{Path: path, index: map[Key]int{}}
 	if err := pass(out, func(r Result) {
-		if _, ok := worst[r.ID]; ok {
+		if shown[r.ID] {
+			out.add(r)
+			return
+		}
+		if _, ok := extra[r.ID]; ok {
+			extra[r.ID] = true
 			out.add(r)
 		}
 	}); err != nil {
 		return nil, err
 	}
-	b.Shown = len(worst)
+	for _, found := range extra {
+		if found {
+			b.Also++
+		}
+	}
+	b.Shown = len(shown) + b.Also
 	out.Bounded = b
 	return out, nil
 }

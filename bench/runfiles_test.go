@@ -116,9 +116,10 @@ func TestNumIsNullWhenUndefined(t *testing.T) {
 	assert.Equal(t, Num(0.75), back.Max)
 }
 
-// TestReadResultsBounded: the bounded read keeps the samples with the
-// lowest values (a default as lowest), in file order, and counts and
-// values over the whole file.
+// TestReadResultsBounded: the bounded read keeps, for each metric, the
+// samples with its lowest values (a default or a skip as lowest, ties to
+// the first in SampleOrder), and the samples asked for besides, in file
+// order, and counts and values over the whole file.
 func TestReadResultsBounded(t *testing.T) {
 	t.Parallel()
 	lines := `{"id":"a","metric":"m","value":0.9}
@@ -127,34 +128,44 @@ func TestReadResultsBounded(t *testing.T) {
 {"id":"d","metric":"m","value":0.7}
 {"id":"a","metric":"n","value":0.05}
 {"id":"e","metric":"m","value":0,"skipped":true}
+{"id":"d","metric":"n","value":0.6}
 `
 	path := filepath.Join(t.TempDir(), FileResults)
 	require.NoError(t, os.WriteFile(path, []byte(lines), 0o644))
 	tests := map[string]struct {
 		show int
+		also []string
 		ids  []string
+		// extra is how many of also were shown besides the lowest.
+		extra int
 	}{
-		"the lowest three":   {show: 3, ids: []string{"a", "c", "e"}},
-		"more than there is": {show: 10, ids: []string{"a", "b", "c", "d", "e"}},
+		// m: c and e (a default and a skip) then b; n: a then d.
+		"the lowest three of each metric": {show: 3, ids: []string{"a", "b", "c", "d", "e"}},
+		"the lowest of each":              {show: 1, ids: []string{"a", "c"}},
+		// n's lowest two are a and d, m's c and e.
+		"the lowest two of each":       {show: 2, ids: []string{"a", "c", "d", "e"}},
+		"more than there is":           {show: 10, ids: []string{"a", "b", "c", "d", "e"}},
+		"and those asked for":          {show: 1, also: []string{"d", "zz", "c"}, ids: []string{"a", "c", "d"}, extra: 1},
+		"asked for, already the worst": {show: 1, also: []string{"a"}, ids: []string{"a", "c"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f, err := ReadResultsBounded(path, tc.show)
+			f, err := ReadResultsBounded(path, tc.show, tc.also...)
 			require.NoError(t, err)
 			var ids []string
 			for r := range f.All() {
-				if len(ids) == 0 || ids[len(ids)-1] != r.ID {
-					if !slices.Contains(ids, r.ID) {
-						ids = append(ids, r.ID)
-					}
+				if !slices.Contains(ids, r.ID) {
+					ids = append(ids, r.ID)
 				}
 			}
 			assert.Equal(t, tc.ids, ids)
 			require.NotNil(t, f.Bounded)
 			assert.Equal(t, len(tc.ids), f.Bounded.Shown)
+			assert.Equal(t, tc.show, f.Bounded.Lowest)
+			assert.Equal(t, tc.extra, f.Bounded.Also)
 			assert.Equal(t, Bins{1: 1, 7: 1, 9: 1}, f.Bounded.Bins["m"])
-			assert.Equal(t, Bins{0: 1}, f.Bounded.Bins["n"])
+			assert.Equal(t, Bins{0: 1, 6: 1}, f.Bounded.Bins["n"])
 			assert.Equal(t, 1, f.Bounded.Defaulted)
 			assert.Equal(t, 1, f.Bounded.Skipped)
 		})

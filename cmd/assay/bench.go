@@ -38,8 +38,10 @@ and its total. DATA "-" reads standard input, which is copied into the run
 folder (input.jsonl) as it is read.
 
 The folder also gets report.html, one page that opens from disk: the
-figures, a chart per metric, the gates, the baseline, and every sample
-with its evidence. Every run is recorded in the run store (SQLite under
+figures, a chart per metric, the gates, the baseline, and the samples
+worth reading (each metric's lowest, and those that flipped pass/fail
+against the baseline) with their question, answer, contexts, reference
+and evidence, filtered by metric, state and words. Every run is recorded in the run store (SQLite under
 the user data directory; $ASSAY_DATA_DIR moves it), which assay runs lists.
 
 --resume with --out DIR of an unfinished run judges only the pairs not in

@@ -1,0 +1,72 @@
+package bench_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/judging"
+)
+
+// TestExecuteReportShowsTheSamples runs bench twice, offline, as a user
+// does: a first run, then a second over answers changed since, against
+// the first as its baseline, from standard input. The second run's
+// report.html holds each sample's question, answer and contexts (read
+// again from the copy of standard input in the run folder), its value in
+// both runs, and marks the samples that flipped; the terminal says how
+// many flipped.
+func TestExecuteReportShowsTheSamples(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const first = `{"id": "w1", "question": "At what temperature does water boil at sea level?", "answer": "Water boils at 100 degrees Celsius at sea level.", "contexts": ["At sea level, pure water boils at 100 degrees Celsius."]}
+{"id": "w2", "question": "น้ำเดือดที่อุณหภูมิเท่าไรที่ระดับน้ำทะเล", "answer": "Water boils at 90 degrees Celsius at sea level.", "contexts": ["At sea level, pure water boils at 100 degrees Celsius."]}
+{"id": "w3", "question": "Who wrote Frankenstein?", "answer": "Mary Shelley wrote Frankenstein.", "contexts": ["Frankenstein is an 1818 novel written by Mary Shelley."], "reference": "Mary Shelley"}
+`
+	// w1 now says 80 (unsupported: it fails), w2 now says 100 (it
+	// passes); w3 is unchanged.
+	second := strings.NewReplacer("boils at 100 degrees Celsius at sea level.", "boils at 80 degrees Celsius at sea level.",
+		"boils at 90 degrees Celsius", "boils at 100 degrees Celsius").Replace(first)
+	data := filepath.Join(dir, "data.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte(first), 0o644))
+	run := func(out, data, baseline string) *bench.Outcome {
+		j := judging.Default()
+		j.LLM.Spec = "offline"
+		job := bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, out), Baseline: baseline,
+			Store: filepath.Join(dir, "runs.db"), Judging: j}
+		if data == "-" {
+			job.Stdin = strings.NewReader(second)
+		}
+		o, err := bench.Execute(context.Background(), job)
+		require.NoError(t, err)
+		return o
+	}
+	run("run1", data, "")
+	o := run("run2", "-", filepath.Join(dir, "run1"))
+
+	var log strings.Builder
+	require.NoError(t, o.Write(&strings.Builder{}, &log))
+	assert.Contains(t, log.String(), "1 now failing, 1 now passing")
+	b, err := os.ReadFile(filepath.Join(dir, "run2", bench.FileReport))
+	require.NoError(t, err)
+	page := string(b)
+	for _, want := range []string{
+		`<td class="q">น้ำเดือดที่อุณหภูมิเท่าไรที่ระดับน้ำทะเล</td>`,
+		`<h4>Answer</h4><div class="full">Water boils at 80 degrees Celsius at sea level.</div>`,
+		`<div class="full">At sea level, pure water boils at 100 degrees Celsius.</div>`,
+		`<h4>Reference</h4><div class="full">Mary Shelley</div>`,
+		`data-flip="fails">0.000 <span class="flip f-fails"`,
+		`data-flip="passes">1.000 <span class="flip f-passes"`,
+		`<span class="was" title="in the baseline">1.000</span>`,
+		"<td>faithfulness</td>",
+	} {
+		assert.Contains(t, page, want)
+	}
+	assert.Equal(t, 3, strings.Count(page, `<section class="texts">`))
+	assert.Equal(t, 2, strings.Count(page, ` data-flip="`))
+}

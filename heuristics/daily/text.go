@@ -38,21 +38,7 @@ func newTerms(w Words) terms {
 // find returns the occurrences of t in lower (a text lowered by
 // lowerASCII), in text order.
 func (t terms) find(lower string) []hit {
-	var out []hit
-	for _, lt := range t {
-		for off := 0; ; {
-			i := strings.Index(lower[off:], lt)
-			if i < 0 {
-				break
-			}
-			s := span{off + i, off + i + len(lt)}
-			off = s.end
-			if !wordBounds(lower, s) || overlaps(out, s) {
-				continue
-			}
-			out = append(out, hit{s, lt})
-		}
-	}
+	out := t.collect(lower, nil)
 	sortHits(out)
 	return out
 }
@@ -60,11 +46,14 @@ func (t terms) find(lower string) []hit {
 // findExcept is find, leaving out occurrences that overlap taken: words
 // read first, such as phrases that hold a word without meaning it.
 func (t terms) findExcept(lower string, taken []hit) []hit {
-	if len(taken) == 0 {
-		return t.find(lower)
-	}
-	out := append([]hit(nil), taken...)
-	n := len(out)
+	out := t.collect(lower, append([]hit(nil), taken...))[len(taken):]
+	sortHits(out)
+	return out
+}
+
+// collect appends to out each whole-word occurrence of t in lower that
+// overlaps none already in out.
+func (t terms) collect(lower string, out []hit) []hit {
 	for _, lt := range t {
 		for off := 0; ; {
 			i := strings.Index(lower[off:], lt)
@@ -79,8 +68,6 @@ func (t terms) findExcept(lower string, taken []hit) []hit {
 			out = append(out, hit{s, lt})
 		}
 	}
-	out = out[n:]
-	sortHits(out)
 	return out
 }
 

@@ -113,12 +113,7 @@ func attachedLinkStops(s string, spans *spanSet, bounds []int) []int {
 		}
 		extra = append(extra, end)
 	}
-	if len(extra) == 0 {
-		return bounds
-	}
-	bounds = append(bounds, extra...)
-	slices.Sort(bounds)
-	return slices.Compact(bounds)
+	return addBounds(bounds, extra)
 }
 
 // pastClosingLinks moves a sentence boundary at end past the links that
@@ -181,12 +176,7 @@ func detachedStops(s string, spans *spanSet, bounds []int) []int {
 		}
 		extra = append(extra, end)
 	}
-	if len(extra) == 0 {
-		return bounds
-	}
-	bounds = append(bounds, extra...)
-	slices.Sort(bounds)
-	return slices.Compact(bounds)
+	return addBounds(bounds, extra)
 }
 
 // endsWithLinkText reports whether the sentence s[:end] ends with a link's
@@ -258,4 +248,15 @@ func firstWord(s string) string {
 		return s
 	}
 	return s[:end]
+}
+
+// addBounds adds extra to the sorted bounds, keeping them sorted and
+// each once.
+func addBounds(bounds, extra []int) []int {
+	if len(extra) == 0 {
+		return bounds
+	}
+	bounds = append(bounds, extra...)
+	slices.Sort(bounds)
+	return slices.Compact(bounds)
 }

@@ -150,13 +150,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		return fail(ctx, MetricFaithfulness, f.Model, 1, fmt.Errorf("verify claims: %w", err), u)
 	}
 	sc := v.score(MetricFaithfulness, Method(f.Model), "claim")
-	if dups > 0 {
-		sc.Evidence.Counts["duplicates"] = float64(dups)
-		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))
-	}
-	noteNoContexts(&sc, ps)
-	sc.Usage = UsageOf(u)
-	return sc, nil
+	return finish(sc, dups, ps, u), nil
 }
 
 // scoreChecked is Score with a Checker: the claims from the model (or,
@@ -186,13 +180,7 @@ func (f Faithfulness) scoreChecked(ctx context.Context, s eval.Sample, ps []prom
 		return failChecked(ctx, MetricFaithfulness, meth, fmt.Errorf("verify claims: %w", err), u)
 	}
 	sc := checkedScore(MetricFaithfulness, meth, f.Checker, v)
-	if dups > 0 {
-		sc.Evidence.Counts["duplicates"] = float64(dups)
-		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))
-	}
-	noteNoContexts(&sc, ps)
-	sc.Usage = UsageOf(u)
-	return sc, nil
+	return finish(sc, dups, ps, u), nil
 }
 
 // checkedScore is the ratio score of claims a FactChecker verified, with
@@ -422,4 +410,17 @@ func clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// finish completes a faithfulness score judged with a model (or a
+// checker): its repeated claims counted, the note when there was no
+// context text, and what the calls spent.
+func finish(sc eval.Score, dups int, ps []prompts.Passage, u llm.Usage) eval.Score {
+	if dups > 0 {
+		sc.Evidence.Counts["duplicates"] = float64(dups)
+		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))
+	}
+	noteNoContexts(&sc, ps)
+	sc.Usage = UsageOf(u)
+	return sc
 }

@@ -82,6 +82,47 @@ func (o *ScoreOutcome) Write(w io.Writer, format string) error {
 // settings, or another error when scoring could not go on; a card that
 // did not pass is an outcome with a judging.FailVerdict failure.
 func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
+	in, err := readScoreInput(job)
+	if err != nil {
+		return nil, err
+	}
+	return ScoreBytes(ctx, job, in)
+}
+
+// ScoreInput is what ScoreBytes scores: the report (or retrieval sample)
+// and the side files it is scored with, as bytes, each with the name
+// errors call it by. A side file left nil is not given.
+type ScoreInput struct {
+	Name, SourcesName, TruthName, TelemetryName string
+	Data, Sources, Truth, Telemetry             []byte
+}
+
+// readScoreInput reads the files job names.
+func readScoreInput(job ScoreJob) (ScoreInput, error) {
+	in := ScoreInput{Name: DisplayName(job.File), SourcesName: job.Sources, TruthName: job.Truth, TelemetryName: job.Telemetry}
+	var err error
+	if in.Data, err = ReadInput(job.File, job.Stdin, MaxInput); err != nil {
+		return in, err
+	}
+	for _, f := range []struct {
+		file string
+		data *[]byte
+	}{{job.Sources, &in.Sources}, {job.Truth, &in.Truth}, {job.Telemetry, &in.Telemetry}} {
+		if f.file == "" {
+			continue
+		}
+		if *f.data, err = ReadInput(f.file, nil, MaxInput); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// ScoreBytes is ScoreFile of input held in memory (assay serve's
+// /v1/score): job's File, Stdin, Sources, Truth and Telemetry are not
+// read, in's bytes are scored in their place. Data must be non-empty
+// UTF-8 text (ReadInput checks a file's).
+func ScoreBytes(ctx context.Context, job ScoreJob, in ScoreInput) (*ScoreOutcome, error) {
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Now == nil {
 		job.Now = time.Now
@@ -93,9 +134,9 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 		return nil, inputErr(err)
 	}
 	if p.Kind == KindDaily {
-		return scoreDaily(ctx, job, p.Daily)
+		return scoreDaily(ctx, job, p.Daily, in)
 	}
-	if job.Truth != "" || job.Telemetry != "" {
+	if in.Truth != nil || in.Telemetry != nil {
 		return nil, &eval.InputError{Msg: "--truth and --telemetry: only the daily profile reads them; add --profile daily"}
 	}
 	opt := Options{Now: job.Now}
@@ -104,11 +145,7 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 			return nil, inputErr(err)
 		}
 	}
-	data, err := ReadInput(job.File, job.Stdin, MaxInput)
-	if err != nil {
-		return nil, err
-	}
-	file := DisplayName(job.File)
+	data, file := in.Data, in.Name
 	if job.Profile == "" {
 		detected, err := detectProfile(file, data)
 		if err != nil {
@@ -122,7 +159,7 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 		}
 	}
 	out := &ScoreOutcome{Profile: p}
-	if out.Sample, err = sampleOf(p, job, file, data); err != nil {
+	if out.Sample, err = sampleOf(p, job, in); err != nil {
 		return nil, err
 	}
 	s, err := job.Judging.Open(job.Log, job.Env)
@@ -154,17 +191,14 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 
 // sampleOf is what a profile judges of the input: a retrieval sample for
 // the context profile, else the report with its query and sources.
-func sampleOf(p *Profile, job ScoreJob, file string, data []byte) (eval.Sample, error) {
+func sampleOf(p *Profile, job ScoreJob, in ScoreInput) (eval.Sample, error) {
 	if p.Kind == KindContext {
-		return eval.DecodeContextSample(file, data)
+		return eval.DecodeContextSample(in.Name, in.Data)
 	}
-	sample := eval.Sample{Query: job.Query, Answer: string(data)}
-	if job.Sources != "" {
-		sd, err := ReadInput(job.Sources, nil, MaxInput)
-		if err != nil {
-			return eval.Sample{}, err
-		}
-		if sample.Sources, err = eval.DecodeSources(job.Sources, sd); err != nil {
+	sample := eval.Sample{Query: job.Query, Answer: string(in.Data)}
+	if in.Sources != nil {
+		var err error
+		if sample.Sources, err = eval.DecodeSources(in.SourcesName, in.Sources); err != nil {
 			return eval.Sample{}, err
 		}
 	}
@@ -175,29 +209,18 @@ func sampleOf(p *Profile, job ScoreJob, file string, data []byte) (eval.Sample, 
 // the truth (and the telemetry, for QoS), overall_quality and the gate.
 // With a model, the seed's "future enhancement": a model's semantic
 // verdict on the reasoning, beside the deterministic score.
-func scoreDaily(ctx context.Context, job ScoreJob, p *daily.Profile) (*ScoreOutcome, error) {
-	if job.Truth == "" {
+func scoreDaily(ctx context.Context, job ScoreJob, p *daily.Profile, in ScoreInput) (*ScoreOutcome, error) {
+	if in.Truth == nil {
 		return nil, &eval.InputError{Field: "--truth", Msg: "missing: the daily profile judges a report against the data it was written from; give --truth TRUTH.json"}
 	}
-	data, err := ReadInput(job.File, job.Stdin, MaxInput)
-	if err != nil {
-		return nil, err
-	}
-	td, err := ReadInput(job.Truth, nil, MaxInput)
-	if err != nil {
-		return nil, err
-	}
-	truth, err := daily.ReadTruth(job.Truth, td, p)
+	data := in.Data
+	truth, err := daily.ReadTruth(in.TruthName, in.Truth, p)
 	if err != nil {
 		return nil, err
 	}
 	var tel *daily.Telemetry
-	if job.Telemetry != "" {
-		rd, err := ReadInput(job.Telemetry, nil, MaxInput)
-		if err != nil {
-			return nil, err
-		}
-		if tel, err = daily.ReadTelemetry(job.Telemetry, rd); err != nil {
+	if in.Telemetry != nil {
+		if tel, err = daily.ReadTelemetry(in.TelemetryName, in.Telemetry); err != nil {
 			return nil, err
 		}
 	}

@@ -89,6 +89,10 @@ type Job struct {
 	Version string
 	// Now is the clock of the run's id and times; nil is time.Now.
 	Now func() time.Time
+	// RunID, when set, is a new run's id (a caller that names the run
+	// before it starts, as assay serve does); empty is NewRunID(Now()).
+	// A resumed run keeps its own.
+	RunID string
 }
 
 // Outcome is what a run did: its folder and configuration, its summary
@@ -192,7 +196,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	threshold := thresholds(job.Registry, job.Profile, floors, s)
 
 	started := job.Now().UTC()
-	cfg := RunConfig{RunID: NewRunID(started), Started: started, Command: job.Command, Version: job.Version,
+	cfg := RunConfig{RunID: cmp.Or(job.RunID, NewRunID(started)), Started: started, Command: job.Command, Version: job.Version,
 		Dataset: job.Data, Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
 		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, threshold)}
 	dir := job.Out

@@ -639,3 +639,16 @@ func kindName(v string) string {
 	}
 	return v
 }
+
+// DecodeRecord reads one record, a JSON object with the fields [Read]
+// takes, from data; name is what errors call it (the field path of a
+// request, "samples[2]"). Its Line is 1 and, without an "id", its ID is
+// "line-1". Errors are *eval.InputError as Read's.
+func DecodeRecord(name string, data []byte) (Record, error) {
+	var rec Record
+	d := &datasetReader{name: name, yield: func(r Record) bool { rec = r; return true }}
+	if err := d.add(1, 0, data); err != nil {
+		return Record{}, err
+	}
+	return rec, nil
+}

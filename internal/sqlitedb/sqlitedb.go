@@ -29,7 +29,14 @@ import (
 // later can fail at once to avoid a deadlock. Run schema changes in a
 // transaction for that reason. sql.Open connects lazily: the first use
 // reports a file that is not a database.
-func Open(path string) (*sql.DB, error) {
+func Open(path string) (*sql.DB, error) { return open(path, "NORMAL") }
+
+// OpenSynced is Open with every commit synced to disk (synchronous FULL):
+// a commit survives a crash of the machine too, not only of the process.
+// For a journal whose writes are promised to someone (an HTTP 202).
+func OpenSynced(path string) (*sql.DB, error) { return open(path, "FULL") }
+
+func open(path, synchronous string) (*sql.DB, error) {
 	if strings.ContainsRune(path, '?') {
 		// The driver reads everything after '?' as DSN parameters.
 		return nil, errors.New("path must not contain '?'")
@@ -37,7 +44,7 @@ func Open(path string) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	return sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	return sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_txlock=immediate")
 }
 
 // Setup runs fn, the first use of a database from Open (creating its

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/serve"
+)
+
+type serveFlags struct {
+	addr, token, dataDir string
+	sampleRate           float64
+	traceMetrics         []string
+	queue, workers       int
+	maxInFlight, maxRuns int
+	maxBody              int64
+	timeout, shutdown    time.Duration
+	llm                  llmFlags
+}
+
+func newServeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := serveFlags{llm: llmFlags{env: env, metrics: reg}}
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Serve the context score, judging, runs and sampled production traces over HTTP",
+		Long: `Serve Assay over HTTP, JSON in and out, until SIGTERM or Ctrl-C: seed 002's
+context score on POST /v1/context-score (no model call), POST /v1/score,
+/v1/judge, /v1/runs, production samples on POST /v1/traces (sampled by a
+hash of the trace id, journaled before 202, judged in the background, 429
+when the queue is full), GET /healthz, /metrics and /openapi.json.
+
+It binds 127.0.0.1 by default; any other address needs --token (or
+$ASSAY_TOKEN), which every request but /healthz then carries as
+Authorization: Bearer TOKEN. Its files (the trace journal and scores, the
+runs it starts) live in --data-dir, by default "serve" beside the run store
+($ASSAY_DATA_DIR). On SIGTERM, requests in flight finish and queued traces
+stay in the journal, judged after a restart, none twice.`,
+		Example: `  assay serve
+  assay serve --addr 0.0.0.0:8080 --token "$TOKEN" --llm openai:gpt-4o-mini --sample-rate 0.1
+  curl -s localhost:8080/v1/context-score -d @fixtures/context/good.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", serve.DefaultAddr, "address to listen on; other than loopback, --token is required")
+	fl.StringVar(&f.token, "token", "", "bearer token every request but /healthz must carry (default $ASSAY_TOKEN)")
+	fl.StringVar(&f.dataDir, "data-dir", "", `folder of the server's journal, trace scores and runs (default "serve" beside the run store)`)
+	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "share of traces judged, 0 to 1, decided by a hash of the trace id")
+	fl.StringSliceVar(&f.traceMetrics, "trace-metric", serve.DefaultTraceMetrics, "metrics a trace is judged with when its request names none")
+	fl.IntVar(&f.queue, "queue", 1024, "sampled traces that may wait to be judged; beyond, POST /v1/traces answers 429")
+	fl.IntVar(&f.workers, "workers", 0, "traces judged at once (0: 4 x --concurrency)")
+	fl.IntVar(&f.maxInFlight, "max-in-flight", 512, "API requests answered at once; beyond, 503")
+	fl.IntVar(&f.maxRuns, "max-runs", 1, "runs (POST /v1/runs) judged at once; the others wait")
+	fl.Int64Var(&f.maxBody, "max-body", 10<<20, "largest request body in bytes; beyond, 413")
+	fl.DurationVar(&f.timeout, "timeout", time.Minute, "longest time to answer one request; beyond, 504")
+	fl.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long requests in flight and judgements under way may take to finish")
+	f.llm.register(fl)
+	registerChecker(fl, &f.llm)
+	registerJudges(fl, &f.llm)
+	fl.Float64Var(&f.llm.maxDefaultRate, "max-default-rate", judging.DefaultMaxRate, "share of a run's judgements that may fall back to the neutral default before the run fails")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, f serveFlags) error {
+	reg, err := f.llm.registry()
+	if err != nil {
+		return inputErr(err)
+	}
+	cfg := serve.Config{Addr: f.addr, Token: cmp.Or(f.token, f.llm.env("ASSAY_TOKEN")), DataDir: f.dataDir, Judging: f.llm.judging(),
+		Registry: reg, SampleRate: &f.sampleRate, TraceMetrics: f.traceMetrics, QueueSize: f.queue, Workers: f.workers,
+		MaxBody: f.maxBody, RequestTimeout: f.timeout, MaxInFlight: f.maxInFlight, MaxRuns: f.maxRuns, ShutdownTimeout: f.shutdown,
+		Env: f.llm.env, Log: cmd.ErrOrStderr(), Version: cmd.Root().Version}
+	srv, err := serve.New(cfg)
+	if err != nil {
+		return runError(err)
+	}
+	ln, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", f.addr)
+	if err != nil {
+		_ = srv.Close()
+		return &exitError{code: exitInfra, err: fmt.Errorf("serve: %w", err)}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := srv.Serve(ctx, ln); err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "assay serve: stopped")
+	return nil
+}

@@ -1,0 +1,181 @@
+package serve
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"time"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
+)
+
+// Config is how the server is built. Its zero fields are the documented
+// defaults, except Judging, which starts from judging.Default().
+type Config struct {
+	// Addr is the address Serve's caller listens on; empty is
+	// DefaultAddr, loopback. Any other than a loopback address needs a
+	// Token.
+	Addr string
+	// Token, when set, is the bearer token every request but /healthz
+	// must carry (Authorization: Bearer TOKEN); 401 otherwise.
+	Token string
+	// DataDir holds the server's own files: serve.db (the trace journal,
+	// its scores and the runs it started), runs/ (their run folders) and
+	// inputs/ (their datasets). Empty is "serve" beside the run store.
+	DataDir string
+	// Store is the run store's file (bench.Job.Store); empty is
+	// bench.DefaultStorePath(Env).
+	Store string
+	// Judging is the model client of /v1/judge, /v1/score, the traces
+	// and the runs, and the rules for its failures.
+	Judging judging.Config
+	// Registry holds the metrics requests may name; nil is the built-in
+	// ones (agent.Builtins).
+	Registry *metric.Registry
+	// SampleRate is the share of traces judged, 0 to 1, decided by the
+	// hash of each trace id (Sampled); nil is 1, every trace.
+	SampleRate *float64
+	// TraceMetrics are the metrics a trace is judged with when its
+	// request names none; empty is DefaultTraceMetrics.
+	TraceMetrics []string
+	// QueueSize is how many sampled traces may wait to be judged; a
+	// request that would pass it is refused with 429. 0 is 1024.
+	QueueSize int
+	// Workers judge traces at once; 0 is the model session's Limit.
+	Workers int
+	// MaxBody is the largest request body in bytes (413 beyond); 0 is
+	// 10 MB.
+	MaxBody int64
+	// RequestTimeout bounds each API request (504 when a judgement takes
+	// longer); 0 is 60 s.
+	RequestTimeout time.Duration
+	// MaxInFlight bounds the API requests answered at once (503 beyond,
+	// counted); 0 is 512.
+	MaxInFlight int
+	// MaxRuns bounds the runs (POST /v1/runs) judged at once; the others
+	// wait their turn. 0 is 1.
+	MaxRuns int
+	// ShutdownTimeout bounds a graceful shutdown: requests in flight and
+	// judgements under way get this long to finish; 0 is 30 s.
+	ShutdownTimeout time.Duration
+	// Observers see every (sample, metric) score the server makes, as it
+	// is made (AddObserver adds more).
+	Observers []Observer
+	// Env reads the environment (keys, URLs, the data folder); nil reads
+	// nothing. Log receives notices; nil discards them.
+	Env func(string) string
+	Log io.Writer
+	// Now is the clock of trace days and run ids; nil is time.Now.
+	Now func() time.Time
+	// Version is recorded in the config of the runs the server starts.
+	Version string
+}
+
+// Defaults of Config.
+const (
+	DefaultAddr     = "127.0.0.1:8080"
+	defaultQueue    = 1024
+	defaultMaxBody  = 10 << 20
+	defaultTimeout  = 60 * time.Second
+	defaultInFlight = 512
+	defaultShutdown = 30 * time.Second
+)
+
+// DefaultTraceMetrics are the metrics traces are judged with unless told
+// otherwise: whether the answer keeps to its contexts and whether it
+// answers the question, both reference-free (seed 002's RAGAS metrics
+// for production).
+var DefaultTraceMetrics = []string{"faithfulness", "answer_relevancy"}
+
+// withDefaults fills the zero fields and checks the rest.
+func (c Config) withDefaults() (Config, error) {
+	c.Addr = cmp.Or(c.Addr, DefaultAddr)
+	if c.Env == nil {
+		c.Env = func(string) string { return "" }
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Judging.Samples == 0 {
+		d := judging.Default()
+		d.LLM, d.Model, d.Checker, d.CheckerChunk = c.Judging.LLM, c.Judging.Model, c.Judging.Checker, c.Judging.CheckerChunk
+		c.Judging = d
+	}
+	if c.SampleRate == nil {
+		one := 1.0
+		c.SampleRate = &one
+	}
+	if r := *c.SampleRate; !(r >= 0 && r <= 1) {
+		return c, eval.FlagError("--sample-rate", "want a share from 0 to 1 (0.1 judges one trace in ten), got %g", r)
+	}
+	if len(c.TraceMetrics) == 0 {
+		c.TraceMetrics = DefaultTraceMetrics
+	}
+	c.QueueSize = cmp.Or(c.QueueSize, defaultQueue)
+	c.MaxBody = cmp.Or(c.MaxBody, defaultMaxBody)
+	c.RequestTimeout = cmp.Or(c.RequestTimeout, defaultTimeout)
+	c.MaxInFlight = cmp.Or(c.MaxInFlight, defaultInFlight)
+	c.MaxRuns = cmp.Or(c.MaxRuns, 1)
+	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, defaultShutdown)
+	for name, v := range map[string]int{"--queue": c.QueueSize, "--workers": c.Workers, "--max-in-flight": c.MaxInFlight, "--max-runs": c.MaxRuns} {
+		if v < 0 {
+			return c, eval.FlagError(name, "want a number >= 0, got %d", v)
+		}
+	}
+	if c.Store == "" {
+		p, err := bench.DefaultStorePath(c.Env)
+		if err != nil {
+			return c, err
+		}
+		c.Store = p
+	}
+	c.DataDir = cmp.Or(c.DataDir, filepath.Join(filepath.Dir(c.Store), "serve"))
+	if err := c.checkBind(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// checkBind refuses an address other than loopback without a token.
+func (c Config) checkBind() error {
+	host, _, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return eval.FlagError("--addr", "want HOST:PORT (127.0.0.1:8080), got %q: %v", c.Addr, err)
+	}
+	if c.Token == "" && !Loopback(host) {
+		return eval.FlagError("--token", "%s is not a loopback address: anyone who reaches it could use the server and its model key; give --token (or $ASSAY_TOKEN), or bind 127.0.0.1", c.Addr)
+	}
+	return nil
+}
+
+// Loopback reports whether host (a name or an IP, no port) is the
+// loopback interface: "localhost" or an address in 127.0.0.0/8 or ::1.
+// An empty host (all interfaces) is not.
+func Loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// errClosed is the answer of a server shutting down.
+var errClosed = errors.New("the server is shutting down")
+
+func pathIn(dir string, parts ...string) string {
+	return filepath.Join(append([]string{dir}, parts...)...)
+}
+
+// describe says what the configuration serves, for the log.
+func (c Config) describe(judge string) string {
+	return fmt.Sprintf("judge %s, traces sampled at %g with %v, queue %d, data in %s", judge, *c.SampleRate, c.TraceMetrics, c.QueueSize, c.DataDir)
+}

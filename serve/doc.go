@@ -1,0 +1,25 @@
+// Package serve is `assay serve`: the library behind HTTP, JSON in and
+// out, for a live RAG system and for clients in any language.
+//
+//   - POST /v1/context-score: seed 002's context quality score and CRAG
+//     action, the numbers `assay score --profile context` prints; no model
+//     call and no disk write on that path.
+//   - POST /v1/score, /v1/judge: a report's card, a sample's judgements,
+//     by the library calls of `assay score` and `assay judge`.
+//   - POST /v1/runs, GET /v1/runs/{id}: a run through bench.Execute in the
+//     background, a normal run folder and run store row, resumed after a
+//     restart.
+//   - POST /v1/traces: production samples, sampled by a hash of their
+//     trace id (Sampled), journaled in the server's SQLite file before
+//     202 is answered, judged by a bounded pool from a bounded queue (429
+//     when full, counted); their scores stored once per (trace, metric),
+//     grouped by day and metadata (GET /v1/traces/summary).
+//   - GET /healthz, /metrics (Prometheus, a registry of its own),
+//     /openapi.json.
+//
+// A Server is built with New from a Config, serves with Serve (graceful
+// on ctx done) and is extended in one place: Handle mounts a handler (the
+// dashboard at "/"), AddObserver (or Config.Observers) sees every score
+// made (live alerts, telemetry), and Metrics is the Prometheus registry to
+// add collectors to.
+package serve

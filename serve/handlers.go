@@ -1,0 +1,188 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/eval"
+)
+
+// contextMeta is what observers see of a context score's sample.
+var contextMeta = map[string]string{"source": "context-score"}
+
+// postContextScore is POST /v1/context-score: seed 002's QualityInput
+// (query, chunks with their scores and optional rerank scores, optional
+// assembled context) to its ContextQualityScore, sub-scores, warning and
+// CRAG classification, as `assay score --profile context --format json`
+// prints them: the same decoder (eval.DecodeContextSample), scorer
+// (agent.Score with the context profile) and card (agent.NewContextView).
+// No model call, no disk write.
+func (s *Server) postContextScore(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	sample, err := eval.DecodeContextSample("request", body)
+	if err != nil {
+		return err
+	}
+	card, err := agent.Score(r.Context(), s.context, sample, agent.Options{NoRecency: true, Concurrency: 1})
+	if err != nil {
+		return err
+	}
+	view := agent.NewContextView(s.context, card, sample)
+	writeJSON(w, http.StatusOK, view)
+	if sc, ok := card.Get(agent.MetricContextQuality); ok {
+		s.observe(sc, contextMeta, s.cfg.Now())
+	}
+	return nil
+}
+
+// ScoreRequest is the body of POST /v1/score: a report and what
+// `assay score` reads beside it.
+type ScoreRequest struct {
+	// Profile is research (the default), daily or context.
+	Profile string `json:"profile,omitempty"`
+	// Report is the report's text (Markdown), or for the context profile
+	// a retrieval sample's JSON text.
+	Report string `json:"report"`
+	// Query is the research query the report answers (default: its title).
+	Query string `json:"query,omitempty"`
+	// Sources are the report's sources (as --sources FILE has them).
+	Sources json.RawMessage `json:"sources,omitempty"`
+	// Truth and Telemetry are the daily profile's TRUTH.json and RUN.json.
+	Truth     json.RawMessage `json:"truth,omitempty"`
+	Telemetry json.RawMessage `json:"telemetry,omitempty"`
+}
+
+// postScore is POST /v1/score: a report to its card, by the library call
+// of `assay score` (agent.ScoreBytes), answered as `assay score --format
+// json` prints it.
+func (s *Server) postScore(w http.ResponseWriter, r *http.Request) error {
+	var req ScoreRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	switch req.Profile {
+	case "", "research", "daily", "context":
+	default:
+		return badRequest("profile", "profile: want research, daily or context, got %q", req.Profile)
+	}
+	if req.Report == "" {
+		return badRequest("report", "report: missing or empty: the report's text to score")
+	}
+	judging := s.cfg.Judging
+	judging.Model = s.judger.Session().Model() // the server's client, kept open
+	job := agent.ScoreJob{Profile: req.Profile, Query: req.Query, Registry: s.cfg.Registry, Judging: judging,
+		Env: s.cfg.Env, Log: s.cfg.Log, Now: s.cfg.Now}
+	if job.Profile == "" {
+		job.Profile = "research"
+	}
+	in := agent.ScoreInput{Name: "report", Data: []byte(req.Report), SourcesName: "sources", TruthName: "truth", TelemetryName: "telemetry"}
+	for _, f := range []struct {
+		raw json.RawMessage
+		dst *[]byte
+	}{{req.Sources, &in.Sources}, {req.Truth, &in.Truth}, {req.Telemetry, &in.Telemetry}} {
+		if len(f.raw) > 0 && !bytes.Equal(f.raw, []byte("null")) {
+			*f.dst = f.raw
+		}
+	}
+	if err := eval.CheckText("report", in.Data); err != nil {
+		return err
+	}
+	out, err := agent.ScoreBytes(r.Context(), job, in)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := out.Write(&b, "json"); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b.Bytes()) // the client went away: nothing to do
+	return nil
+}
+
+// JudgeRequest is the body of POST /v1/judge.
+type JudgeRequest struct {
+	// Sample is one record, as a dataset line has it.
+	Sample json.RawMessage `json:"sample"`
+	// Metrics are the judges to run, in the order of the results.
+	Metrics []string `json:"metrics"`
+}
+
+// JudgeResponse is the answer of POST /v1/judge: a result per metric, as
+// `assay judge --format json` prints them.
+type JudgeResponse struct {
+	Results []bench.Result `json:"results"`
+}
+
+// postJudge is POST /v1/judge: one sample judged with metrics, in the
+// request's time, by the judges of `assay judge` (bench.Judger).
+func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
+	var req JudgeRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	if len(req.Sample) == 0 {
+		return badRequest("sample", "sample: missing: the record to judge (question, answer, contexts...)")
+	}
+	if len(req.Metrics) == 0 {
+		return badRequest("metrics", "metrics: name at least one metric (faithfulness, answer_relevancy...)")
+	}
+	rec, err := dataset.DecodeRecord("sample", req.Sample)
+	if err != nil {
+		return sampleError("sample", err)
+	}
+	scores, err := s.judger.Judge(r.Context(), rec.Sample, req.Metrics)
+	if err != nil {
+		if ie, ok := errors.AsType[*eval.InputError](err); ok && ie.Field == "--metric" {
+			return inputError("metrics", &eval.InputError{Msg: ie.Msg})
+		}
+		return sampleError("sample", err)
+	}
+	if err := r.Context().Err(); err != nil {
+		return fmt.Errorf("judging took longer than %s: %w", s.cfg.RequestTimeout, err)
+	}
+	resp := JudgeResponse{Results: make([]bench.Result, len(scores))}
+	meta := metaOf(rec.Sample.Metadata, "judge", "")
+	at := s.cfg.Now()
+	for i, sc := range scores {
+		res := bench.ResultOf(rec.ID, sc)
+		res.Value, res.Points = bench.Round(res.Value), bench.Round(res.Points)
+		resp.Results[i] = res
+		s.observe(sc, meta, at)
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// apiRoutes are the server's routes and what the OpenAPI document says
+// of each.
+func (s *Server) apiRoutes() []route {
+	return []route{
+		{pattern: routeContext, handle: s.postContextScore, api: true, doc: docContextScore},
+		{pattern: routeScore, handle: s.postScore, api: true, doc: docScore},
+		{pattern: routeJudge, handle: s.postJudge, api: true, doc: docJudge},
+		{pattern: routeRuns, handle: s.postRun, api: true, doc: docRuns},
+		{pattern: routeRunList, handle: s.getRuns, api: true, doc: docRunList},
+		{pattern: routeRun, handle: s.getRun, api: true, doc: docRun},
+		{pattern: routeTraces, handle: s.postTraces, api: true, doc: docTraces},
+		{pattern: routeSummary, handle: s.getTraceSummary, api: true, doc: docSummary},
+		{pattern: routeTrace, handle: s.getTrace, api: true, doc: docTrace},
+		{pattern: routeHealth, handle: s.healthz, doc: docHealth},
+		{pattern: routeMetrics, handle: s.metricsHandler(), doc: docMetrics},
+		{pattern: routeOpenAPI, handle: s.openAPI, doc: docOpenAPI},
+	}
+}
+
+// itoa is strconv.Itoa, for building field paths.
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,392 @@
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
+)
+
+// Observer sees every (sample, metric) score the server makes: the
+// context score of each /v1/context-score request (metric
+// "context_quality"), each judgement of /v1/judge and each of a sampled
+// trace, once, as it is stored. meta is the sample's metadata, each
+// top-level field as a string (JSON for what is not a string), with
+// "source" (context-score, judge or traces) and, for a trace, "trace_id".
+//
+// Observe is called on the goroutine that made the score, on the request
+// path of /v1/context-score: it must return at once (hand the score to a
+// goroutine of its own) and must not keep or change meta.
+type Observer interface {
+	Observe(metric string, s eval.Score, meta map[string]string, at time.Time)
+}
+
+// Route names, the endpoint label of the metrics.
+const (
+	routeContext = "POST /v1/context-score"
+	routeScore   = "POST /v1/score"
+	routeJudge   = "POST /v1/judge"
+	routeRuns    = "POST /v1/runs"
+	routeRun     = "GET /v1/runs/{id}"
+	routeRunList = "GET /v1/runs"
+	routeTraces  = "POST /v1/traces"
+	routeSummary = "GET /v1/traces/summary"
+	routeTrace   = "GET /v1/traces/{id}"
+	routeHealth  = "GET /healthz"
+	routeMetrics = "GET /metrics"
+	routeOpenAPI = "GET /openapi.json"
+)
+
+// Server is `assay serve`: the library behind HTTP. Build it with New,
+// mount more handlers with Handle, start its background work with Start
+// (Serve does), and Close it.
+type Server struct {
+	cfg     Config
+	mux     *http.ServeMux
+	handler http.Handler
+	metrics *metrics
+	judger  *bench.Judger
+	context *agent.Profile
+	store   *store
+	queue   *traceQueue
+	runs    *runManager
+	routes  []route
+
+	observers atomic.Pointer[[]Observer]
+	inFlight  chan struct{}
+	startOnce sync.Once
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// route is one API route: its pattern and handler, and what the OpenAPI
+// document says of it.
+type route struct {
+	pattern string
+	handle  func(http.ResponseWriter, *http.Request) error
+	// api routes are bounded (body, time, requests in flight); health,
+	// metrics and the document are not.
+	api bool
+	doc operation
+}
+
+// New builds the server of cfg: it opens the model session, the server's
+// store in cfg.DataDir and the context profile. Nothing runs in the
+// background until Start.
+func New(cfg Config) (*Server, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("serve: data folder: %w", err)
+	}
+	ctxProfile, err := agent.Profiles{Metrics: cfg.Registry}.Load("context")
+	if err != nil {
+		return nil, err
+	}
+	j, err := bench.OpenJudger(cfg.Judging, cfg.Registry, cfg.Log, cfg.Env)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range cfg.TraceMetrics {
+		if err := j.Check(eval.Sample{Query: "q", Answer: "a", Sources: []eval.Source{{Text: "c"}}, Reference: "r"}, []string{m}); err != nil {
+			_ = j.Close()
+			if ie, ok := errors.AsType[*eval.InputError](err); ok && ie.Field == "--metric" {
+				ie.Field = "--trace-metric"
+			}
+			return nil, err
+		}
+	}
+	st, err := openStore(pathIn(cfg.DataDir, "serve.db"))
+	if err != nil {
+		_ = j.Close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), judger: j, context: ctxProfile, store: st, inFlight: make(chan struct{}, cfg.MaxInFlight)}
+	if cfg.Workers == 0 {
+		s.cfg.Workers = j.Session().Limit()
+	}
+	s.queue = newTraceQueue(s, cfg.QueueSize)
+	s.metrics = newMetrics(func() float64 { return float64(s.queue.depth()) })
+	s.metrics.queueCap.Set(float64(cfg.QueueSize))
+	s.runs = newRunManager(s)
+	obs := append([]Observer(nil), cfg.Observers...)
+	s.observers.Store(&obs)
+	s.routes = s.apiRoutes()
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.pattern, s.wrap(rt))
+	}
+	s.handler = s.auth(s.recoverAll(s.mux))
+	return s, nil
+}
+
+// Handler is the server's HTTP handler: every route, with bearer auth
+// when a token is set.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Handle mounts h at pattern (a net/http ServeMux pattern: "/" for the
+// dashboard, "GET /v1/alerts" for the live alerts), behind the server's
+// auth and panic recovery, its requests counted in /metrics under
+// pattern. Call it before serving.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, s.instrument(pattern, h))
+}
+
+// AddObserver adds an observer of every score from now on.
+func (s *Server) AddObserver(o Observer) {
+	for {
+		old := s.observers.Load()
+		next := append(append([]Observer(nil), *old...), o)
+		if s.observers.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// Metrics is the server's Prometheus registry (/metrics): register the
+// collectors of what is mounted (alerts, say) there.
+func (s *Server) Metrics() *prometheus.Registry { return s.metrics.reg }
+
+// DataDir is the folder of the server's own files.
+func (s *Server) DataDir() string { return s.cfg.DataDir }
+
+// observe counts a score and hands it to the observers.
+func (s *Server) observe(sc eval.Score, meta map[string]string, at time.Time) {
+	s.metrics.judged(sc)
+	for _, o := range *s.observers.Load() {
+		o.Observe(sc.Metric, sc, meta, at)
+	}
+}
+
+// Start starts the background work: the trace workers, with the traces
+// the journal holds unjudged, and the runs the server started and did
+// not finish (resumed). Calling it again does nothing.
+func (s *Server) Start(ctx context.Context) error {
+	var err error
+	s.startOnce.Do(func() {
+		var backlog []traceItem
+		if backlog, err = s.store.pending(ctx); err != nil {
+			err = fmt.Errorf("serve: reading the trace journal: %w", err)
+			return
+		}
+		s.queue.start(s.cfg.Workers, backlog)
+		err = s.runs.resume(ctx)
+	})
+	return err
+}
+
+// Close stops the background work gracefully, within
+// Config.ShutdownTimeout: trace judgements under way finish, queued traces
+// stay in the journal, runs are interrupted (resumed by the next Start);
+// then it closes the store and the model session. Stop serving first
+// (Serve does it in order).
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.queue.close(s.cfg.ShutdownTimeout)
+		s.runs.close()
+		s.closeErr = errors.Join(s.store.Close(), s.judger.Close())
+	})
+	return s.closeErr
+}
+
+// Serve starts the background work and answers requests on ln until ctx
+// is done, then shuts down gracefully: it stops listening, lets the
+// requests in flight finish (within Config.ShutdownTimeout), then Closes
+// the server.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if err := s.Start(ctx); err != nil {
+		_ = s.Close()
+		return err
+	}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ReadTimeout: s.cfg.RequestTimeout, WriteTimeout: s.cfg.RequestTimeout + 10*time.Second}
+	fmt.Fprintf(s.cfg.Log, "assay serve: listening on http://%s (%s)\n", ln.Addr(), s.cfg.describe(s.judger.Session().Judge()))
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	var serveErr error
+	select {
+	case serveErr = <-errc:
+	case <-ctx.Done():
+		fmt.Fprintf(s.cfg.Log, "assay serve: shutting down (%d trace(s) queued stay in the journal)\n", s.queue.depth())
+		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+		serveErr = hs.Shutdown(sctx)
+		cancel()
+		<-errc
+	}
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, s.Close())
+}
+
+// wrap is a route's handler with its bounds and accounting.
+func (s *Server) wrap(rt route) http.Handler {
+	h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := rt.handle(w, r); err != nil {
+			writeError(w, err, "")
+		}
+	}))
+	if rt.api {
+		h = s.bound(rt.pattern, h)
+	}
+	return s.instrument(rt.pattern, h)
+}
+
+// bound limits an API request: the requests in flight (503 beyond
+// MaxInFlight, counted as shed), its body (MaxBody) and its time
+// (RequestTimeout).
+func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.inFlight <- struct{}{}:
+		default:
+			s.metrics.shed.WithLabelValues(endpoint, ShedBusy).Inc()
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: fmt.Sprintf("busy: %d requests in flight; try again shortly", s.cfg.MaxInFlight)})
+			return
+		}
+		s.metrics.inFlight.Inc()
+		defer func() {
+			<-s.inFlight
+			s.metrics.inFlight.Dec()
+		}()
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// instrument counts a route's requests by status and times them, and
+// answers a panic 500 (counted), so that none kills the server.
+func (s *Server) instrument(endpoint string, next http.Handler) http.Handler {
+	lat := s.metrics.latency.WithLabelValues(endpoint)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				s.panicked(sw, r, p)
+			}
+			s.metrics.requests.WithLabelValues(endpoint, strconv.Itoa(sw.code())).Inc()
+			lat.Observe(time.Since(start).Seconds())
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// panicked answers a recovered panic 500 and logs it with its stack.
+func (s *Server) panicked(w *statusWriter, r *http.Request, p any) {
+	if p == http.ErrAbortHandler { //nolint:errorlint // the sentinel is compared as net/http does
+		panic(p)
+	}
+	s.metrics.panics.Inc()
+	fmt.Fprintf(s.cfg.Log, "assay serve: panic answering %s %s: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())
+	if !w.wrote {
+		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "internal error: please report it with the request that caused it"})
+	}
+}
+
+// recoverAll answers a panic outside the routes (auth, an unmatched
+// path) 500.
+func (s *Server) recoverAll(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				s.panicked(sw, r, p)
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// auth requires the bearer token, when one is set, of every request but
+// /healthz (answered 401 otherwise).
+func (s *Server) auth(next http.Handler) http.Handler {
+	if s.cfg.Token == "" {
+		return next
+	}
+	want := []byte("Bearer " + s.cfg.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			s.metrics.requests.WithLabelValues("unauthorized", strconv.Itoa(http.StatusUnauthorized)).Inc()
+			w.Header().Set("WWW-Authenticate", `Bearer realm="assay"`)
+			writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.status, w.wrote = http.StatusOK, true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) code() int {
+	if !w.wrote {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// Unwrap lets http.ResponseController reach the writer beneath.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// HealthResponse is the answer of GET /healthz.
+type HealthResponse struct {
+	Status     string `json:"status"`
+	Judge      string `json:"judge"`
+	QueueDepth int    `json:"queue_depth"`
+	QueueSize  int    `json:"queue_size"`
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, HealthResponse{Status: "ok", Judge: s.judger.Session().Judge(), QueueDepth: s.queue.depth(), QueueSize: s.cfg.QueueSize})
+	return nil
+}
+
+func (s *Server) metricsHandler() func(http.ResponseWriter, *http.Request) error {
+	h := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{Registry: s.metrics.reg})
+	return func(w http.ResponseWriter, r *http.Request) error {
+		h.ServeHTTP(w, r)
+		return nil
+	}
+}
+
+// bearer is the Authorization header of token, for clients and tests.
+func bearer(token string) string { return "Bearer " + strings.TrimSpace(token) }

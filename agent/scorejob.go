@@ -82,11 +82,31 @@ func (o *ScoreOutcome) Write(w io.Writer, format string) error {
 // settings, or another error when scoring could not go on; a card that
 // did not pass is an outcome with a judging.FailVerdict failure.
 func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
+	p, err := scoreProfile(job, job.Truth != "", job.Telemetry != "")
+	if err != nil {
+		return nil, err
+	}
 	in, err := readScoreInput(job)
 	if err != nil {
 		return nil, err
 	}
-	return ScoreBytes(ctx, job, in)
+	return scoreBytes(ctx, job, p, in)
+}
+
+// scoreProfile loads the job's profile and checks that the side files
+// given are those it reads.
+func scoreProfile(job ScoreJob, truth, telemetry bool) (*Profile, error) {
+	p, err := Profiles{Metrics: job.Registry}.Load(cmpOr(job.Profile, "research"))
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	switch {
+	case p.Kind == KindDaily && !truth:
+		return nil, &eval.InputError{Field: "--truth", Msg: "missing: the daily profile judges a report against the data it was written from; give --truth TRUTH.json"}
+	case p.Kind != KindDaily && (truth || telemetry):
+		return nil, &eval.InputError{Msg: "--truth and --telemetry: only the daily profile reads them; add --profile daily"}
+	}
+	return p, nil
 }
 
 // ScoreInput is what ScoreBytes scores: the report (or retrieval sample)
@@ -123,22 +143,25 @@ func readScoreInput(job ScoreJob) (ScoreInput, error) {
 // read, in's bytes are scored in their place. Data must be non-empty
 // UTF-8 text (ReadInput checks a file's).
 func ScoreBytes(ctx context.Context, job ScoreJob, in ScoreInput) (*ScoreOutcome, error) {
+	p, err := scoreProfile(job, in.Truth != nil, in.Telemetry != nil)
+	if err != nil {
+		return nil, err
+	}
+	return scoreBytes(ctx, job, p, in)
+}
+
+// scoreBytes is ScoreBytes with the profile loaded and checked.
+func scoreBytes(ctx context.Context, job ScoreJob, p *Profile, in ScoreInput) (*ScoreOutcome, error) {
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Now == nil {
 		job.Now = time.Now
 	}
-	profiles := Profiles{Metrics: job.Registry}
-	name := cmpOr(job.Profile, "research")
-	p, err := profiles.Load(name)
-	if err != nil {
-		return nil, inputErr(err)
-	}
 	if p.Kind == KindDaily {
 		return scoreDaily(ctx, job, p.Daily, in)
 	}
-	if in.Truth != nil || in.Telemetry != nil {
-		return nil, &eval.InputError{Msg: "--truth and --telemetry: only the daily profile reads them; add --profile daily"}
-	}
+	profiles := Profiles{Metrics: job.Registry}
+	name := cmpOr(job.Profile, "research")
+	var err error
 	opt := Options{Now: job.Now}
 	if job.Tiers != "" {
 		if opt.Tiers, err = loadTiers(job.Tiers); err != nil {
@@ -210,9 +233,6 @@ func sampleOf(p *Profile, job ScoreJob, in ScoreInput) (eval.Sample, error) {
 // With a model, the seed's "future enhancement": a model's semantic
 // verdict on the reasoning, beside the deterministic score.
 func scoreDaily(ctx context.Context, job ScoreJob, p *daily.Profile, in ScoreInput) (*ScoreOutcome, error) {
-	if in.Truth == nil {
-		return nil, &eval.InputError{Field: "--truth", Msg: "missing: the daily profile judges a report against the data it was written from; give --truth TRUTH.json"}
-	}
 	data := in.Data
 	truth, err := daily.ReadTruth(in.TruthName, in.Truth, p)
 	if err != nil {

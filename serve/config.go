@@ -89,9 +89,10 @@ const (
 
 // DefaultTraceMetrics are the metrics traces are judged with unless told
 // otherwise: whether the answer keeps to its contexts and whether it
-// answers the question, both reference-free (seed 002's RAGAS metrics
-// for production).
-var DefaultTraceMetrics = []string{"faithfulness", "answer_relevancy"}
+// answers the question (the model's direct grade, which needs no
+// embedding model), both reference-free, as production traces have no
+// reference answer.
+var DefaultTraceMetrics = []string{"faithfulness", "answer_relevancy_grade"}
 
 // withDefaults fills the zero fields and checks the rest.
 func (c Config) withDefaults() (Config, error) {

@@ -274,7 +274,7 @@ var (
 	}
 	exampleScore = map[string]any{"profile": "research", "query": "How does HTTP/3 differ from HTTP/2?",
 		"report": "# HTTP/3\n\nHTTP/3 runs over QUIC [RFC 9114](https://www.rfc-editor.org/rfc/rfc9114 \"HTTP/3 runs over QUIC\").\n"}
-	exampleJudge  = map[string]any{"sample": exampleSample, "metrics": []any{"faithfulness", "answer_relevancy"}}
+	exampleJudge  = map[string]any{"sample": exampleSample, "metrics": []any{"faithfulness", "answer_relevancy_grade"}}
 	exampleRun    = map[string]any{"metrics": []any{"faithfulness"}, "samples": []any{exampleSample}}
 	exampleTraces = map[string]any{"traces": []any{map[string]any{"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "sample": exampleSample}}}
 )

@@ -358,6 +358,9 @@ func sampleError(path string, err error) error {
 	if ie, ok := errors.AsType[*eval.InputError](err); ok {
 		e := *ie
 		e.File = "" // the path names it
+		if path != "" {
+			e.Line, e.Col = 0, 0 // of the sample alone
+		}
 		return inputError(path, &e)
 	}
 	return err

@@ -194,7 +194,7 @@ func TestBadRequestsNameTheField(t *testing.T) {
 			code: 400, field: "samples[1].contexts", msg: "samples[1]: contexts: want an array of strings"},
 		"run metric": {path: "/v1/runs", body: `{"metrics": ["nope"], "samples": [{"answer": "a", "contexts": ["c"]}]}`,
 			code: 400, field: "metrics", msg: `unknown metric "nope"`},
-		"score profile": {path: "/v1/score", body: `{"profile": "weekly", "report": "# R"}`, code: 400, field: "profile", msg: "want research, daily or context"},
+		"score profile":       {path: "/v1/score", body: `{"profile": "weekly", "report": "# R"}`, code: 400, field: "profile", msg: "want research, daily or context"},
 		"daily without truth": {path: "/v1/score", body: `{"profile": "daily", "report": "# R"}`, code: 400, field: "truth", msg: "missing"},
 		"body too large":      {path: "/v1/context-score", body: `{"query": "` + strings.Repeat("q", 5000) + `", "chunks": []}`, code: 413, msg: "larger than 4096 bytes"},
 		"summary field":       {path: "/v1/traces/summary?by=a%22b", code: 400, field: "by", msg: "metadata field name"},

@@ -1,0 +1,237 @@
+// Command loadserve drives `assay serve` on the loopback at a fixed
+// request rate for a bounded time and prints the latency percentiles and
+// the errors (scripts/load-serve.sh runs it; BENCHMARKS.md has its
+// figures).
+//
+//	loadserve -url http://127.0.0.1:8080 -mode context -rate 1000 -duration 10s -body fixtures/context/good.json
+//	loadserve -url http://127.0.0.1:8080 -mode traces -rate 1000 -duration 10s -sample-rate 0.1
+//
+// Requests start on a fixed schedule (an open loop: a slow answer does not
+// delay the next request), and each latency is measured from the time the
+// request was due, so a stall shows in the percentiles instead of thinning
+// the load. In traces mode each request carries one trace with a new id;
+// afterwards it waits for the server to judge every trace it answered 202
+// and sampled, and prints how many were lost (accepted, never judged),
+// shed (429) and judged.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+func main() {
+	target := flag.String("url", "http://127.0.0.1:8080", "the server, on the loopback")
+	mode := flag.String("mode", "context", "context (POST /v1/context-score) or traces (POST /v1/traces)")
+	rate := flag.Int("rate", 1000, "requests per second")
+	duration := flag.Duration("duration", 10*time.Second, "how long to send (at most 2 minutes)")
+	body := flag.String("body", "fixtures/context/good.json", "context mode: the request body")
+	sampleRate := flag.Float64("sample-rate", 0.1, "traces mode: the server's --sample-rate, to report the expected share")
+	wait := flag.Duration("wait", 2*time.Minute, "traces mode: how long to wait for the judgements after the load")
+	flag.Parse()
+	if err := run(*target, *mode, *rate, *duration, *body, *sampleRate, *wait); err != nil {
+		fmt.Fprintln(os.Stderr, "loadserve:", err)
+		os.Exit(1)
+	}
+}
+
+func run(target, mode string, rate int, duration time.Duration, bodyFile string, sampleRate float64, wait time.Duration) error {
+	u, err := url.Parse(target)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("-url %s: loopback only", target)
+	}
+	if rate < 1 || duration <= 0 || duration > 2*time.Minute {
+		return errors.New("-rate must be >= 1 and -duration within (0, 2m]")
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute}}
+	var makeBody func(i int) []byte
+	path := "/v1/context-score"
+	run := fmt.Sprintf("load-%d", time.Now().UnixNano())
+	switch mode {
+	case "context":
+		b, err := os.ReadFile(bodyFile)
+		if err != nil {
+			return err
+		}
+		makeBody = func(int) []byte { return b }
+	case "traces":
+		path = "/v1/traces"
+		makeBody = func(i int) []byte {
+			b, _ := json.Marshal(map[string]any{"traces": []any{map[string]any{"trace_id": fmt.Sprintf("%s-%d", run, i), "sample": map[string]any{
+				"question": "When was the Eiffel Tower completed?",
+				"answer":   fmt.Sprintf("The Eiffel Tower was completed in 1889. Trace %d.", i),
+				"contexts": []string{"The Eiffel Tower in Paris was completed in 1889."},
+				"metadata": map[string]any{"load": run, "shard": i % 4},
+			}}}})
+			return b
+		}
+	default:
+		return fmt.Errorf("-mode %q: want context or traces", mode)
+	}
+	n := int(duration.Seconds() * float64(rate))
+	lat := make([]time.Duration, n)
+	lag := make([]time.Duration, n) // from due to sent: the generator's own delay
+	codes := make([]int, n)
+	sampled := make([]bool, n)
+	bodies := make([][]byte, n)
+	for i := range n {
+		bodies[i] = makeBody(i)
+	}
+	interval := time.Second / time.Duration(rate)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range n {
+		due := start.Add(time.Duration(i) * interval)
+		if d := time.Until(due); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Go(func() {
+			lag[i] = time.Since(due)
+			codes[i], sampled[i] = send(ctx, client, target+path, bodies[i])
+			lat[i] = time.Since(due)
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	status := map[int]int{}
+	for _, c := range codes {
+		status[c]++
+	}
+	slices.Sort(lat)
+	slices.Sort(lag)
+	pct := func(d []time.Duration, p float64) time.Duration { return round(d[min(len(d)-1, int(p*float64(len(d))))]) }
+	fmt.Printf("%s: %d requests in %.1fs (%.0f/s offered at %d/s); latency p50 %s p90 %s p99 %s max %s; status %v\n",
+		path, n, took.Seconds(), float64(n)/took.Seconds(), rate, pct(lat, 0.50), pct(lat, 0.90), pct(lat, 0.99), round(lat[len(lat)-1]), status)
+	fmt.Printf("%s: the generator's own delay (due to sent) p50 %s p99 %s; load average %s\n", path, pct(lag, 0.5), pct(lag, 0.99), loadavg())
+	if mode != "traces" {
+		if status[http.StatusOK] != n {
+			return fmt.Errorf("%d of %d requests were not answered 200", n-status[http.StatusOK], n)
+		}
+		return nil
+	}
+	accepted := 0
+	for _, s := range sampled {
+		if s {
+			accepted++
+		}
+	}
+	fmt.Printf("traces: %d sampled and accepted (%.1f%%, rate %g), %d shed (429), %d other errors\n",
+		accepted, 100*float64(accepted)/float64(n), sampleRate, status[http.StatusTooManyRequests], n-status[http.StatusAccepted]-status[http.StatusTooManyRequests])
+	judged, err := waitJudged(client, target, run, accepted, wait)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("traces: %d judged, %d lost (accepted, not judged), %.1fs after the load\n", judged, accepted-judged, time.Since(start.Add(took)).Seconds())
+	if judged != accepted {
+		return fmt.Errorf("%d accepted traces not judged", accepted-judged)
+	}
+	return nil
+}
+
+// send posts body; sampled reports a 202 that sampled its trace.
+func send(ctx context.Context, c *http.Client, u string, body []byte) (int, bool) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return -1, false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return -1, false
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusAccepted {
+		return resp.StatusCode, false
+	}
+	var r struct {
+		Sampled int `json:"sampled"`
+	}
+	_ = json.Unmarshal(b, &r)
+	return resp.StatusCode, r.Sampled == 1
+}
+
+// waitJudged polls the summary of this load's traces (grouped by its
+// "load" metadata) until want are judged or wait passes.
+func waitJudged(c *http.Client, target, run string, want int, wait time.Duration) (int, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, target+"/v1/traces/summary?by=load", nil)
+		if err != nil {
+			return 0, err
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		var sum struct {
+			Groups []struct {
+				Metric string  `json:"metric"`
+				Group  *string `json:"group"`
+				N      int     `json:"n"`
+			} `json:"groups"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&sum)
+		_ = resp.Body.Close()
+		if err != nil {
+			return 0, err
+		}
+		per := map[string]int{}
+		for _, g := range sum.Groups {
+			if g.Group != nil && *g.Group == run {
+				per[g.Metric] += g.N
+			}
+		}
+		judged := -1
+		for _, n := range per {
+			if judged < 0 || n < judged {
+				judged = n // a trace is judged when its every metric is
+			}
+		}
+		judged = max(judged, 0)
+		if judged >= want || time.Now().After(deadline) {
+			return judged, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// loadavg is the machine's 1-minute load average, which says how much
+// else competed for its cores.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := bytes.Fields(b)
+	if len(f) == 0 {
+		return "unknown"
+	}
+	return string(f[0])
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond)
+	case d < time.Second:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
+}

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -168,9 +167,6 @@ func Loopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
-
-// errClosed is the answer of a server shutting down.
-var errClosed = errors.New("the server is shutting down")
 
 func pathIn(dir string, parts ...string) string {
 	return filepath.Join(append([]string{dir}, parts...)...)

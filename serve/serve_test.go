@@ -277,12 +277,12 @@ func TestRequestsBeyondTheBoundAre503(t *testing.T) {
 	first := make(chan int)
 	go func() {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/slow", nil))
+		h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/slow", nil))
 		first <- rec.Code
 	}()
 	<-entered
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/slow", nil))
+	h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/slow", nil))
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 	close(release)
@@ -633,7 +633,7 @@ func TestShutdownLetsRequestsFinish(t *testing.T) {
 	// The listener closes first: from then on the request is in flight
 	// during the shutdown.
 	for {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := (&net.Dialer{}).DialContext(t.Context(), "tcp", ln.Addr().String())
 		if err != nil {
 			break
 		}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -228,7 +227,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		serveErr = hs.Shutdown(sctx)
 		cancel()
-		<-errc
+		_ = <-errc // http.ErrServerClosed, once Shutdown began
 	}
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
@@ -387,6 +386,3 @@ func (s *Server) metricsHandler() func(http.ResponseWriter, *http.Request) error
 		return nil
 	}
 }
-
-// bearer is the Authorization header of token, for clients and tests.
-func bearer(token string) string { return "Bearer " + strings.TrimSpace(token) }

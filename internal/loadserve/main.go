@@ -115,7 +115,9 @@ func run(target, mode string, rate int, duration time.Duration, bodyFile string,
 	}
 	slices.Sort(lat)
 	slices.Sort(lag)
-	pct := func(d []time.Duration, p float64) time.Duration { return round(d[min(len(d)-1, int(p*float64(len(d))))]) }
+	pct := func(d []time.Duration, p float64) time.Duration {
+		return round(d[min(len(d)-1, int(p*float64(len(d))))])
+	}
 	fmt.Printf("%s: %d requests in %.1fs (%.0f/s offered at %d/s); latency p50 %s p90 %s p99 %s max %s; status %v\n",
 		path, n, took.Seconds(), float64(n)/took.Seconds(), rate, pct(lat, 0.50), pct(lat, 0.90), pct(lat, 0.99), round(lat[len(lat)-1]), status)
 	fmt.Printf("%s: the generator's own delay (due to sent) p50 %s p99 %s; load average %s\n", path, pct(lag, 0.5), pct(lag, 0.99), loadavg())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"time"
 
@@ -66,6 +67,9 @@ type Config struct {
 	// Observers see every (sample, metric) score the server makes, as it
 	// is made (AddObserver adds more).
 	Observers []Observer
+	// Wrap, when set, wraps the whole handler, outermost (before auth):
+	// a span per request, say, parented to the caller's traceparent.
+	Wrap func(http.Handler) http.Handler
 	// Env reads the environment (keys, URLs, the data folder); nil reads
 	// nothing. Log receives notices; nil discards them.
 	Env func(string) string

@@ -644,3 +644,30 @@ func TestShutdownLetsRequestsFinish(t *testing.T) {
 	assert.Equal(t, "finished", <-got)
 	require.NoError(t, <-served)
 }
+
+func TestWrapAndHandleAreTheMountPoints(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{Wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Wrapped", r.URL.Path)
+			next.ServeHTTP(w, r)
+		})
+	}})
+	s.Handle("GET /{$}", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "dashboard") }))
+	var seen recorder
+	s.AddObserver(&seen)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+"/", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, "dashboard", string(b))
+	assert.Equal(t, "/", resp.Header.Get("X-Wrapped"))
+	code, _ := call(t, http.MethodPost, s.URL+"/v1/context-score", mustJSON(t, exampleContext))
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, 1, seen.count("context_quality"))
+	_, m := call(t, http.MethodGet, s.URL+"/metrics", "")
+	assert.Contains(t, m, `assay_http_requests_total{code="200",endpoint="GET /{$}"} 1`)
+}

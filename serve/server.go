@@ -133,6 +133,9 @@ func New(cfg Config) (*Server, error) {
 		s.mux.Handle(rt.pattern, s.wrap(rt))
 	}
 	s.handler = s.auth(s.recoverAll(s.mux))
+	if cfg.Wrap != nil {
+		s.handler = cfg.Wrap(s.handler)
+	}
 	return s, nil
 }
 

@@ -230,7 +230,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		serveErr = hs.Shutdown(sctx)
 		cancel()
-		_ = <-errc // http.ErrServerClosed, once Shutdown began
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			serveErr = errors.Join(serveErr, err)
+		}
 	}
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil

@@ -21,8 +21,8 @@ type Data struct {
 	Rule string `json:"rule,omitempty"`
 	// Critical is the floor the trend charts draw (0.4); 0 draws none.
 	Critical float64  `json:"critical,omitempty"`
-	Metrics []Metric `json:"metrics"`
-	Alerts  []Alert  `json:"alerts"`
+	Metrics  []Metric `json:"metrics"`
+	Alerts   []Alert  `json:"alerts"`
 	// Lowest are the judged samples with the lowest values, Slowest the
 	// ones whose judging took longest.
 	Lowest  []Sample `json:"lowest"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,15 +19,17 @@ func fixed(d dashboard.Data) dashboard.Source {
 	return dashboard.SourceFunc(func(context.Context) (dashboard.Data, error) { return d, nil })
 }
 
-func get(t *testing.T, h http.Handler, method string) (*http.Response, string) {
+// reply is what a handler answered.
+type reply struct {
+	StatusCode int
+	Header     http.Header
+}
+
+func get(t *testing.T, h http.Handler, method string) (reply, string) {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), method, "/", nil))
-	resp := rec.Result()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	return resp, string(b)
+	return reply{rec.Code, rec.Header()}, rec.Body.String()
 }
 
 func TestPage(t *testing.T) {

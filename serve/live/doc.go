@@ -1,0 +1,30 @@
+// Package live watches judged scores as they arrive and raises seed 002's
+// quality alerts on them.
+//
+// A Monitor is fed one judged score at a time (Observe). Per metric it
+// keeps a rolling window of recent scores, a baseline (a stored run's
+// mean, or the mean of the metric's first full window), a trend by day and
+// the judge's health. After every observation it applies seed 002's rule
+// to the window's mean:
+//
+//   - warning ("degradation"): the recent mean is under 0.85 x the
+//     baseline mean;
+//   - critical ("threshold"): the recent mean is under 0.4, an absolute
+//     floor that does not depend on the baseline (the seed compares
+//     currentAvg with 0.4, not with 0.4 x baselineAvg).
+//
+// Each metric's alert is one state, none, warning or critical (critical
+// when the floor is crossed, whether or not the warning holds too), and
+// every change of state is an Event: open, escalate, deescalate, resolve.
+// A judge that stops answering (its last StallDefaults observations all
+// defaulted, or no successful observation for StallAfter) makes the metric
+// stalled, also an Event (stalled, recovered), and the flag and the last
+// success time are in every Snapshot.
+//
+// Events go, in order, to an optional Sink and an optional webhook, each
+// from its own bounded queue served by its own goroutine, so that Observe
+// never waits on them: a full queue drops its oldest event and counts it.
+// Close stops both goroutines.
+//
+// The Monitor reads time only through Config.Now. Observe does no I/O.
+package live

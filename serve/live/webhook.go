@@ -1,0 +1,102 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// Webhook is where events are posted, as JSON (one Event per request),
+// when URL is set. A post that fails for a reason a retry may fix (no
+// answer, 408, 429, a 5xx) is tried again after a backoff; other answers
+// (a 4xx) are given up at once.
+type Webhook struct {
+	URL string
+	// Header is sent with every post (an Authorization, say).
+	Header http.Header
+	// Client posts; nil means a client with a 10 s timeout per attempt.
+	Client *http.Client
+	// Queue bounds the events waiting to be posted; 0 means DefaultQueue.
+	Queue int
+	// BackOff returns the retry policy for one event; nil means
+	// exponential from 0.5 s to 30 s, at most 8 retries within 5 minutes.
+	BackOff func() backoff.BackOff
+}
+
+func defaultBackOff() backoff.BackOff {
+	b := backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(500*time.Millisecond),
+		backoff.WithMaxInterval(30*time.Second),
+		backoff.WithMaxElapsedTime(5*time.Minute),
+	)
+	return backoff.WithMaxRetries(b, 8)
+}
+
+// StatusError is a webhook's answer other than 2xx.
+type StatusError struct {
+	URL    string
+	Status int
+	Body   string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("webhook %s answered %d %s: %s", e.URL, e.Status, http.StatusText(e.Status), e.Body)
+}
+
+// retryable says whether a retry may change the answer.
+func (e *StatusError) retryable() bool {
+	return e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
+}
+
+// poster returns the outbox's delivery function for w: it posts an event
+// and says how many retries that took.
+func (w Webhook) poster() func(context.Context, Event) (int, error) {
+	client := w.Client
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
+	policy := w.BackOff
+	if policy == nil {
+		policy = defaultBackOff
+	}
+	return func(ctx context.Context, e Event) (int, error) {
+		body, err := json.Marshal(e)
+		if err != nil {
+			return 0, err
+		}
+		post := func() error {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+			if err != nil {
+				return backoff.Permanent(err)
+			}
+			for k, vs := range w.Header {
+				req.Header[k] = vs
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = resp.Body.Close() }() // the answer is read as far as wanted
+			text, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+			if resp.StatusCode/100 == 2 {
+				return nil
+			}
+			se := &StatusError{URL: w.URL, Status: resp.StatusCode, Body: string(bytes.TrimSpace(text))}
+			if !se.retryable() {
+				return backoff.Permanent(se)
+			}
+			return se
+		}
+		retries := 0
+		notify := func(error, time.Duration) { retries++ }
+		err = backoff.RetryNotify(post, backoff.WithContext(policy(), ctx), notify)
+		return retries, err
+	}
+}

@@ -93,6 +93,9 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 		return nil, inputErr(err)
 	}
 	if p.Kind == KindDaily {
+		if err := job.Judging.CheckChecker(daily.Metrics()); err != nil {
+			return nil, err
+		}
 		return scoreDaily(ctx, job, p.Daily)
 	}
 	if job.Truth != "" || job.Telemetry != "" {
@@ -125,11 +128,23 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 	if out.Sample, err = sampleOf(p, job, file, data); err != nil {
 		return nil, err
 	}
+	if err := p.CheckSample(out.Sample); err != nil {
+		return nil, &eval.InputError{File: file, Msg: err.Error(), Err: err}
+	}
+	if err := job.Judging.CheckChecker(p.Names()); err != nil {
+		return nil, err
+	}
 	s, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	// The session's registry: faithfulness takes the fact checker, when there is one.
+	p = p.WithMetrics(s.Registry(p.Metrics()))
+	out.Profile = p
+	if err := p.Metrics().CheckModel(p.Names(), s.Model()); err != nil {
+		return nil, err
+	}
 	if job.Judging.DryRun {
 		metrics, scorers := p.ModelScorers(opt)
 		sample := out.Sample
@@ -141,7 +156,7 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 	if out.Card, err = Score(ctx, p, out.Sample, opt); err != nil {
 		return nil, err
 	}
-	if !judges.Offline(s.Model()) {
+	if !judges.Offline(s.Model()) || job.Judging.Checker != "" {
 		r := s.Report(out.Card.Defaulted)
 		out.Report = &r
 	}

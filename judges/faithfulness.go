@@ -20,7 +20,9 @@ import (
 func faithfulnessMetric() metric.Entry {
 	return metric.Entry{
 		// No contexts is no refusal: every claim is then unsupported.
-		Name: MetricFaithfulness, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
+		// A report profile may weigh it: the report's claims against the
+		// text of its sources.
+		Name: MetricFaithfulness, Kind: metric.KindJudge, Dataset: true, Profiles: []string{"report"}, Needs: metric.NeedsAnswer,
 		Threshold: metric.Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every claim supported
 		Build:     func(m Model) eval.Scorer { return Faithfulness{Model: m} },
 		DryRun:    faithfulnessStandIn,

@@ -293,14 +293,15 @@ func withJudges(name string, doc *yaml.Node, kind string, specs []judges.Spec, r
 }
 
 // build returns the scorer of the spec's metric from its entry in reg:
-// its Spec builder, or its Build weighed to the spec's max.
-func (s ScorerSpec) build(reg *metric.Registry, opt Options) eval.Scorer {
+// its Spec builder, or its Build weighed to the spec's max (of a report
+// profile, judging a report without a query as if its title were).
+func (s ScorerSpec) build(reg *metric.Registry, opt Options, kind string) eval.Scorer {
 	e, ok := reg.Lookup(s.Metric)
 	if b, isSpec := e.Spec.(SpecBuilder); ok && isSpec {
 		return b(s, opt)
 	}
 	if ok && e.Build != nil {
-		return weigh(e.Build(opt.Model), s.Max)
+		return weigh(e.Build(opt.Model), s.Max, kind == KindReport)
 	}
 	// check() rejects unknown metrics, so this is a programming error.
 	panic(fmt.Sprintf("agent: no scorer for metric %q", s.Metric))

@@ -128,9 +128,6 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 	if out.Sample, err = sampleOf(p, job, file, data); err != nil {
 		return nil, err
 	}
-	if err := p.CheckSample(out.Sample); err != nil {
-		return nil, &eval.InputError{File: file, Msg: err.Error(), Err: err}
-	}
 	if err := job.Judging.CheckChecker(p.Names()); err != nil {
 		return nil, err
 	}
@@ -144,6 +141,9 @@ func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
 	out.Profile = p
 	if err := p.Metrics().CheckModel(p.Names(), s.Model()); err != nil {
 		return nil, err
+	}
+	if err := p.CheckSample(out.Sample); err != nil {
+		return nil, &eval.InputError{File: file, Msg: err.Error(), Err: err}
 	}
 	if job.Judging.DryRun {
 		metrics, scorers := p.ModelScorers(opt)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
@@ -30,4 +31,25 @@ func (r *Run) KeepSteps(ctx context.Context, reg *metric.Registry, metrics []str
 	}
 	r.cfg.Judges = recs
 	return writeJSON(filepath.Join(r.dir, FileConfig), r.cfg)
+}
+
+// writeJudges writes the part of `assay runs show` that says, of each
+// judge defined in a judges file or a profile, its version and the steps
+// its judgements followed.
+func writeJudges(w io.Writer, md bool, recs []judges.StepsRecord) {
+	if len(recs) == 0 {
+		return
+	}
+	heading(w, md, "judges you defined")
+	for _, r := range recs {
+		whose := "its own steps"
+		if r.Generated {
+			whose = "steps the model wrote from the criterion"
+		}
+		steps := make([]string, len(r.Steps))
+		for i, st := range r.Steps {
+			steps[i] = fmt.Sprintf("%d. %s", i+1, st)
+		}
+		item(w, md, fmt.Sprintf("%s (version %s), %s: %s", r.Name, r.Version, whose, strings.Join(steps, " ")))
+	}
 }

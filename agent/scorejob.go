@@ -402,6 +402,13 @@ func textCard(p *Profile, card eval.Card, sample eval.Sample) string {
 			{"diversity", v.DiversityScore}, {"estimated faithfulness", v.EstimatedFaithfulness}} {
 			fmt.Fprintf(&b, "  - %s %.3f\n", r.name, r.v)
 		}
+		for _, r := range v.Scores {
+			flag := ""
+			if r.Defaulted {
+				flag = " DEFAULTED"
+			}
+			fmt.Fprintf(&b, "  - %s %s/%s%s: %s\n", r.Metric, num2(r.Points), num2(r.Max), flag, r.Reason)
+		}
 		if v.Warning != "" {
 			fmt.Fprintf(&b, "  - warning: %s\n", v.Warning)
 		}

@@ -207,12 +207,13 @@ func (pp profilePlan) build(m judges.Model) plan {
 
 // cardThreshold is the card's own pass threshold of a metric in a run's
 // summary: the context card's pass threshold (seed 002's CRAG "correct",
-// 0.7) for context_quality, the card's pass total over its maximum for
-// its total (the card's verdict decides each record, Result.Pass).
+// 0.7) for context_quality when it is the card's one scorer, the card's
+// pass total over its maximum for its total (the card's verdict decides
+// each record, Result.Pass).
 func cardThreshold(p *agent.Profile) func(name string) (float64, bool) {
 	return func(name string) (float64, bool) {
 		switch {
-		case name == agent.MetricContextQuality && p.Kind == agent.KindContext:
+		case name == agent.MetricContextQuality && p.Kind == agent.KindContext && len(p.Specs) == 1:
 			return p.Pass.Threshold, true
 		case name == MetricTotal && p.Max() > 0:
 			return p.Pass.Threshold / p.Max(), true

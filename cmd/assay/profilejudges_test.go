@@ -1,0 +1,249 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/internal/llmtest"
+)
+
+const exampleReportProfile = "../../examples/report-profile.yaml"
+
+// onTopicProfile is a context profile in flow style, its judges after
+// its pass rule and before the scorers that weigh them: written unlike
+// examples/judges.yaml, to show the profile's reader takes YAML as YAML.
+const onTopicProfile = `{name: ranked-chunks, kind: context,
+ pass: {threshold: 1.2, fail_at_or_below: 0.4},
+ judges: [{name: chunks_on_topic, criterion: "Every chunk speaks to what the query asks.", scale: 0-10, fields: [question, contexts], threshold: 6}],
+ scorers: [{metric: context_quality, max: 1}, {metric: chunks_on_topic, max: 1}]}
+`
+
+// contextRecords writes the three context fixtures as a JSON Lines
+// dataset of a context profile, each with an id.
+func contextRecords(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, name := range []string{"good", "poor", "ambiguous"} {
+		data, err := os.ReadFile(filepath.Join("../../fixtures/context", name+".json"))
+		require.NoError(t, err)
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal(data, &rec))
+		rec["id"] = name
+		line, err := json.Marshal(rec)
+		require.NoError(t, err)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(dir, "retrievals.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	return path
+}
+
+// reportRecords writes two reports as a JSON Lines dataset of a report
+// profile.
+func reportRecords(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, name := range []string{"pass", "iterate"} {
+		data, err := os.ReadFile(filepath.Join("../../fixtures/reports", name+".md"))
+		require.NoError(t, err)
+		line, err := json.Marshal(map[string]string{"id": name, "query": "How does HTTP/3 differ from HTTP/2?", "report": string(data)})
+		require.NoError(t, err)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(dir, "reports.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	return path
+}
+
+// TestProfileJudgesThroughScoreAndBench: the judges a profile defines are
+// metrics of the runs that read it, weighed on its card like any other,
+// in score and in bench --profile FILE; offline they are exit 2 before
+// any work, naming the judge and --llm.
+func TestProfileJudgesThroughScoreAndBench(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "ranked.yaml")
+	require.NoError(t, os.WriteFile(profile, []byte(onTopicProfile), 0o600))
+	data := contextRecords(t, dir)
+	env := func(srv *llmtest.Server) map[string]string {
+		return map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL(), "ASSAY_DATA_DIR": t.TempDir()}
+	}
+
+	t.Run("score", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+		code, out, errOut := runEnv(t, env(srv), "score", "--profile", profile, "--llm", "openai:judge-model", "--no-cache", "--format", "json", "../../fixtures/context/good.json")
+		require.Equal(t, 0, code, errOut)
+		var card struct {
+			Status  string  `json:"status"`
+			Overall float64 `json:"overall"`
+			Scores  []struct {
+				Metric string  `json:"metric"`
+				Points float64 `json:"points"`
+				Max    float64 `json:"max"`
+				Reason string  `json:"reason"`
+			} `json:"scores"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &card), out)
+		require.Len(t, card.Scores, 1)
+		s := card.Scores[0]
+		assert.Equal(t, "chunks_on_topic", s.Metric)
+		assert.InDelta(t, 0.8, s.Points, 1e-9, "grade 8 of 0-10, weighed at max 1")
+		assert.InDelta(t, 1.0, s.Max, 1e-9)
+		assert.Contains(t, s.Reason, "grade 8 on 0-10")
+		assert.Equal(t, "pass", card.Status, "context 0.918 + 0.8 is over 1.2")
+		assert.Equal(t, map[string]int{"defined_steps": 1, "defined_grade": 1}, schemaCounts(srv))
+		assert.Contains(t, errOut, "judge: llm:openai:judge-model; calls 2")
+	})
+
+	t.Run("bench", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+		run := filepath.Join(t.TempDir(), "run")
+		code, out, errOut := runEnv(t, env(srv), "bench", "--profile", profile, "--llm", "openai:judge-model", "--no-cache", "-q", "--out", run,
+			"--gate", "chunks_on_topic.mean>=0.8", data)
+		require.Equal(t, 0, code, errOut)
+		assert.Regexp(t, `chunks_on_topic +3/3 +0\.800 `, out)
+		cfg := readConfig(t, run)
+		assert.Equal(t, profile, cfg.Profile)
+		assert.Equal(t, []string{"context_quality", "retrieval_confidence", "context_sufficiency", "diversity_score", "estimated_faithfulness", "chunks_on_topic", "total"}, cfg.Metrics)
+		assert.Equal(t, "0.6", cfg.Settings["threshold chunks_on_topic"], "threshold 6 of 0-10")
+		assert.Equal(t, "0.6", cfg.Settings["threshold total"], "the card's 1.2 of 2")
+		assert.Len(t, cfg.Prompts["judge chunks_on_topic"], 12, "the definition's version is recorded")
+		require.Len(t, cfg.Judges, 1)
+		j := cfg.Judges[0]
+		assert.Equal(t, "chunks_on_topic", j.Name)
+		assert.Equal(t, cfg.Prompts["judge chunks_on_topic"], j.Version)
+		assert.True(t, j.Generated)
+		assert.Equal(t, []string{"Read the fields the criterion is about.", "Check each thing the criterion asks for.", "Choose the grade whose description fits best."}, j.Steps)
+		assert.Equal(t, map[string]int{"defined_steps": 1, "defined_grade": 3}, schemaCounts(srv), "the steps once for the run")
+	})
+
+	t.Run("offline", func(t *testing.T) {
+		t.Parallel()
+		run := filepath.Join(t.TempDir(), "run")
+		for _, args := range [][]string{
+			{"score", "--profile", profile, "../../fixtures/context/good.json"},
+			{"bench", "--profile", profile, "--out", run, data},
+			{"score", "--profile", exampleReportProfile, "--llm", "offline", "../../fixtures/reports/pass.md"},
+		} {
+			code, out, errOut := runEnv(t, map[string]string{"ASSAY_DATA_DIR": t.TempDir()}, args...)
+			assert.Equal(t, 2, code, "%v: %s", args, errOut)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, "--llm: ")
+			assert.Regexp(t, `(chunks_on_topic|plain_words) is a judge defined in a judges file or a profile`, errOut)
+		}
+		_, err := os.Stat(run)
+		assert.True(t, os.IsNotExist(err), "no run folder")
+	})
+}
+
+// TestExampleReportProfile runs examples/report-profile.yaml, as the
+// README shows it, through score and bench against the fake model.
+func TestExampleReportProfile(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL(), "ASSAY_DATA_DIR": t.TempDir()}
+	code, out, errOut := runEnv(t, env, "score", "--profile", exampleReportProfile, "--llm", "openai:judge-model", "--no-cache", "--format", "text", "../../fixtures/reports/pass.md")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "PASS 9.25/10 (passes at 8)")
+	assert.Contains(t, out, "- plain_words 2.25/3: grade 4 on 1-5", "grade 4 of 1-5 is 0.75, weighed at max 3")
+	assert.Contains(t, out, "- answers_the_question 2/2: grade pass on pass/fail")
+
+	run := filepath.Join(t.TempDir(), "run")
+	code, _, errOut = runEnv(t, env, "bench", "--profile", exampleReportProfile, "--llm", "openai:judge-model", "--no-cache", "-q", "--out", run, reportRecords(t, t.TempDir()))
+	require.Equal(t, 0, code, errOut)
+	cfg := readConfig(t, run)
+	assert.Equal(t, []string{"grounding", "plain_words", "answers_the_question", "total"}, cfg.Metrics)
+	require.Len(t, cfg.Judges, 2)
+	assert.True(t, cfg.Judges[0].Generated, "plain_words has no steps of its own")
+	assert.False(t, cfg.Judges[1].Generated)
+	assert.Equal(t, []string{"Read the question and say what a direct answer would state.", "Read the executive summary and find that statement, or its absence."}, cfg.Judges[1].Steps)
+
+	code, shown, errOut := runEnv(t, env, "runs", "show", run)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, shown, "plain_words (version "+cfg.Judges[0].Version+"), steps the model wrote from the criterion: 1. Read the fields the criterion is about.")
+	html, err := os.ReadFile(filepath.Join(run, bench.FileReport))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "<li>Read the executive summary and find that statement, or its absence.</li>")
+}
+
+// TestGeneratedStepsKeptOnResume: a resumed run follows the steps its
+// first attempt had the model write, kept in config.json, without asking
+// again even with the cache off.
+func TestGeneratedStepsKeptOnResume(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := reportRecords(t, dir)
+	run := filepath.Join(dir, "run")
+	// The first server writes the steps and refuses every grade: each
+	// judgement defaults, and the run is left to resume.
+	first := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Name == "defined_grade" {
+			return llmtest.Reply{Status: 400, Body: `{"error":{"message":"no grades today","type":"invalid_request_error"}}`}
+		}
+		return llmtest.JudgeReplies(req)
+	}))
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": first.URL(), "ASSAY_DATA_DIR": t.TempDir()}
+	code, _, errOut := runEnv(t, env, "bench", "--profile", exampleReportProfile, "--llm", "openai:judge-model", "--no-cache", "-q", "--out", run, data)
+	require.Equal(t, exitInfra, code, errOut)
+	assert.Equal(t, 1, schemaCounts(first)["defined_steps"])
+	kept := readConfig(t, run).Judges
+	require.Len(t, kept, 2)
+
+	second := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	env["OPENAI_BASE_URL"] = second.URL()
+	code, _, errOut = runEnv(t, env, "bench", "--profile", exampleReportProfile, "--llm", "openai:judge-model", "--no-cache", "-q", "--out", run, "--resume", data)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, map[string]int{"defined_grade": 4}, schemaCounts(second), "the defaulted grades asked again, the steps not")
+	for _, r := range second.Requests() {
+		if strings.Contains(r.Messages[len(r.Messages)-1].Content, "new to the field") {
+			assert.Contains(t, r.Messages[len(r.Messages)-1].Content, kept[0].Steps[0], "the kept steps are the ones followed")
+		}
+	}
+	assert.Equal(t, kept, readConfig(t, run).Judges)
+}
+
+// TestBadProfileJudgesAreExit2: a profile's judges are checked as a
+// judges file's are, before any call: the file, the line and the key.
+func TestBadProfileJudgesAreExit2(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL(), "ASSAY_DATA_DIR": t.TempDir()}
+	head := "name: p\nkind: context\npass: {threshold: 1}\nscorers:\n  - {metric: context_quality, max: 1}\njudges:\n"
+	tests := map[string]struct{ judges, want string }{
+		"unknown key":        {"  - name: tone\n    criterion: Polite.\n    scale: 1-5\n    colour: red\n", "p.yaml:10: judges[0].colour: unknown field"},
+		"missing criterion":  {"  - name: tone\n    scale: 1-5\n", "p.yaml:7: judges[0].criterion: missing"},
+		"unreadable scale":   {"  - name: tone\n    criterion: Polite.\n    scale: A-F\n", `p.yaml:9: judges[0].scale: cannot read scale "A-F"`},
+		"a built-in's name":  {"  - name: grounding\n    criterion: Cited.\n    scale: 1-5\n", `p.yaml:7: judges[0].name: "grounding" is the name of a built-in metric`},
+		"a field never had":  {"  - name: tone\n    criterion: Polite.\n    scale: 1-5\n    fields: [question, answer]\n", "p.yaml:10: judges[0].fields[1]: judge tone reads answer, which a profile of kind context never has"},
+		"the default fields": {"  - name: tone\n    criterion: Polite.\n    scale: 1-5\n", "p.yaml:7: judges[0]: judge tone reads answer"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "p.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(head+tc.judges), 0o600))
+			for _, args := range [][]string{
+				{"score", "--profile", path, "--llm", "openai:judge-model", "../../fixtures/context/good.json"},
+				{"bench", "--profile", path, "--llm", "openai:judge-model", "--out", filepath.Join(dir, "run"), contextRecords(t, dir)},
+			} {
+				code, _, errOut := runEnv(t, env, args...)
+				assert.Equal(t, 2, code, "%s: %s", args[0], errOut)
+				assert.Contains(t, errOut, tc.want, args[0])
+			}
+		})
+	}
+	assert.Equal(t, 0, srv.Calls(), "refused before any call")
+}

@@ -40,6 +40,21 @@ func (w weighed) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	return sc, nil
 }
 
+// ScoreReport implements heuristics.ReportScorer: the scorer's own
+// ScoreReport, with the card's parsed report, when it has one; else Score.
+func (w weighed) ScoreReport(ctx context.Context, r *heuristics.Report, s eval.Sample) (eval.Score, error) {
+	rs, ok := w.Scorer.(heuristics.ReportScorer)
+	if !ok {
+		return w.Score(ctx, s)
+	}
+	sc, err := rs.ScoreReport(ctx, r, w.sample(s))
+	if err != nil {
+		return sc, err
+	}
+	sc.Points, sc.Max = sc.Value*w.max, w.max
+	return sc, nil
+}
+
 // sample is s as the scorer judges it: with the report's title for its
 // query, when titled and s has none.
 func (w weighed) sample(s eval.Sample) eval.Sample {

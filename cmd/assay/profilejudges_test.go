@@ -247,3 +247,100 @@ func TestBadProfileJudgesAreExit2(t *testing.T) {
 	}
 	assert.Equal(t, 0, srv.Calls(), "refused before any call")
 }
+
+// checkedReport is a report, its sources and a profile that weighs
+// faithfulness on its card, for --checker in score and research.
+const (
+	checkedProfile = "name: checked-report\nkind: report\npass: {threshold: 4}\nscorers:\n  - {metric: grounding, max: 5}\n  - {metric: faithfulness, max: 2}\n"
+	checkedSources = `[{"url": "https://example.org/library", "title": "City records", "text": "Records show the city library opened its doors in 1921. The reading room seats two hundred people."}]`
+	checkedReport  = "# When did the city library open?\n\n## Executive Summary\n\n" +
+		"The city library opened in 1921 [City records](https://example.org/library \"opened its doors in 1921\").\n\n" +
+		"It was funded by a shipping magnate [City records](https://example.org/library \"opened its doors in 1921\").\n\n" +
+		"## Sources\n\n- [City records](https://example.org/library)\n"
+)
+
+// TestCheckerInScore: --checker makes the faithfulness a profile weighs
+// verify each claim with the fact-checking server; its calls are in the
+// usage line and spend from --max-cost's budget: a budget they pass stops
+// the calls, counted, exit 3. A profile that weighs no faithfulness is
+// exit 2, naming --checker.
+func TestCheckerInScore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+		return path
+	}
+	profile, sources, report := write("checked.yaml", checkedProfile), write("sources.json", checkedSources), write("report.md", checkedReport)
+	// A check costs $0.10 or so: 1000 dollars a million tokens, about a
+	// hundred tokens a check.
+	prices := write("prices.yaml", "minicheck: {in: 1000, out: 1000}\n")
+	checker := llmtest.New(t, llmtest.Func(checkerReply(t, true)))
+	env := map[string]string{"ASSAY_CHECKER_BASE_URL": checker.URL(), "OPENAI_API_KEY": "k", "ASSAY_CACHE_DIR": t.TempDir()}
+
+	t.Run("verified", func(t *testing.T) {
+		before := checker.Calls()
+		code, out, errOut := runEnv(t, env, "score", "--profile", profile, "--llm", "offline", "--checker", "openai:minicheck", "--sources", sources, "--format", "text", report)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "PASS 6/7 (passes at 4)", "grounding 5 of 5, one claim of two supported: 1 of 2")
+		assert.Contains(t, out, "- faithfulness 1/2:")
+		assert.Equal(t, before+2, checker.Calls(), "one check per claim")
+		assert.Contains(t, errOut, "checker openai:minicheck: calls 2")
+	})
+
+	t.Run("over budget", func(t *testing.T) {
+		code, _, errOut := runEnv(t, env, "score", "--profile", profile, "--llm", "offline", "--checker", "openai:minicheck", "--sources", sources,
+			"--max-cost", "0.15", "--prices", prices, "--format", "text", report)
+		assert.Equal(t, exitInfra, code, errOut)
+		assert.Contains(t, errOut, "budget reached: 1 call(s) not made (--max-cost $0.15)")
+		assert.Contains(t, errOut, "checker openai:minicheck: calls 1")
+	})
+
+	t.Run("unpriced under a budget", func(t *testing.T) {
+		before := checker.Calls()
+		code, _, errOut := runEnv(t, env, "score", "--profile", profile, "--llm", "offline", "--checker", "openai:minicheck", "--sources", sources, "--max-cost", "1", report)
+		assert.Equal(t, 2, code, errOut)
+		assert.Contains(t, errOut, "--checker: --max-cost: model minicheck is not in the price table")
+		assert.Equal(t, before, checker.Calls())
+	})
+
+	t.Run("nothing to verify", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"score", "--checker", "openai:minicheck", report},
+			{"score", "--profile", "context", "--checker", "openai:minicheck", "../../fixtures/context/good.json"},
+			{"research", "--checker", "openai:minicheck", "anything"},
+		} {
+			code, _, errOut := runEnv(t, env, args...)
+			assert.Equal(t, 2, code, "%v: %s", args, errOut)
+			assert.Contains(t, errOut, "--checker: verifies the claims of faithfulness and context_recall, and this run judges neither")
+		}
+	})
+}
+
+// TestCheckerInResearch: a research run whose profile weighs
+// faithfulness verifies the report's claims against the sources it
+// fetched with the fact checker, and counts its calls; a budget they pass
+// stops the calls and the run, exit 3.
+func TestCheckerInResearch(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "checked.yaml")
+	require.NoError(t, os.WriteFile(profile, []byte(strings.Replace(checkedProfile, "threshold: 4", "threshold: 1", 1)), 0o600))
+	checker := llmtest.New(t, llmtest.Func(checkerReply(t, true)))
+	env := map[string]string{"ASSAY_CHECKER_BASE_URL": checker.URL(), "OPENAI_API_KEY": "k", "ASSAY_CACHE_DIR": t.TempDir()}
+	q := "How do heat pumps perform in cold climates?"
+
+	code, out, errOut := runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--llm", "offline", "--checker", "openai:minicheck", "--profile", profile, "--format", "json", q)
+	require.Equal(t, 0, code, errOut)
+	assert.Positive(t, checker.Calls())
+	assert.Contains(t, errOut, "checker openai:minicheck: calls ")
+	assert.Contains(t, out, `"method": "offline (approximate) + checker openai:minicheck"`)
+
+	prices := filepath.Join(dir, "prices.yaml")
+	require.NoError(t, os.WriteFile(prices, []byte("minicheck: {in: 1000, out: 1000}\n"), 0o600))
+	code, _, errOut = runEnv(t, env, "research", "-q", "--now", "2026-11-23", "--llm", "offline", "--checker", "openai:minicheck", "--profile", profile,
+		"--max-cost", "0.01", "--prices", prices, q)
+	assert.Equal(t, exitInfra, code, errOut)
+	assert.Contains(t, errOut, "budget reached: ")
+}

@@ -253,6 +253,32 @@ func (p *Profile) CheckSample(s eval.Sample) error {
 	return nil
 }
 
+// Judges returns a copy of reg with the judges the file at path defines
+// (--judges): a judges file (judges.Extend), or a profile file, a YAML
+// mapping with a kind, whose judges: list it takes, the whole profile
+// checked as --profile checks it. Errors are *eval.InputError naming the
+// file, the line and the key.
+func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &eval.InputError{File: path, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+	}
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	if yaml.Unmarshal(data, &head) != nil || head.Kind == "" {
+		return judges.Extend(reg, path)
+	}
+	p, err := Profiles{Metrics: reg}.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Judges) == 0 {
+		return nil, &eval.InputError{File: path, Field: "judges", Msg: "this profile defines no judges: give a judges: list, or a judges file (see examples/judges.yaml)"}
+	}
+	return p.Metrics(), nil
+}
+
 // withJudges returns a copy of reg with the judges a profile of kind
 // defines (judges.Definitions), each a metric its scorers may name. A
 // judge that reads a field the profile's input never has (a report's

@@ -160,6 +160,17 @@ func TestExampleReportProfile(t *testing.T) {
 	assert.Contains(t, out, "- plain_words 2.25/3: grade 4 on 1-5", "grade 4 of 1-5 is 0.75, weighed at max 3")
 	assert.Contains(t, out, "- answers_the_question 2/2: grade pass on pass/fail")
 
+	// judge takes the judges a profile defines as it takes a judges file's.
+	code, out, errOut = runEnv(t, env, "judge", "--judges", exampleReportProfile, "--metric", "plain_words", "--llm", "openai:judge-model", "--no-cache", "--format", "json", exampleSupport)
+	require.Equal(t, 0, code, errOut)
+	var judged []bench.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &judged), out)
+	require.Len(t, judged, 4)
+	for _, r := range judged {
+		assert.Equal(t, "plain_words", r.Metric)
+		assert.InDelta(t, 4, r.Points, 1e-9, "%s: the fake's grade 4 of 1-5, unweighed outside a card", r.ID)
+	}
+
 	run := filepath.Join(t.TempDir(), "run")
 	code, _, errOut = runEnv(t, env, "bench", "--profile", exampleReportProfile, "--llm", "openai:judge-model", "--no-cache", "-q", "--out", run, reportRecords(t, t.TempDir()))
 	require.Equal(t, 0, code, errOut)

@@ -20,17 +20,30 @@ func contextScorer(s ScorerSpec) eval.Scorer {
 // its four sub-scores, the warning and the CRAG decision. JSON and YAML
 // carry the same keys (MarshalYAML).
 type ContextView struct {
-	Profile               string             `json:"profile" yaml:"profile"`
-	Status                string             `json:"status" yaml:"status"`
-	Reason                string             `json:"reason" yaml:"reason"`
-	Overall               float64            `json:"overall" yaml:"overall"`
-	RetrievalConfidence   float64            `json:"retrievalConfidence" yaml:"retrievalConfidence"`
-	ContextSufficiency    float64            `json:"contextSufficiency" yaml:"contextSufficiency"`
-	DiversityScore        float64            `json:"diversityScore" yaml:"diversityScore"`
-	EstimatedFaithfulness float64            `json:"estimatedFaithfulness" yaml:"estimatedFaithfulness"`
-	Warning               string             `json:"warning,omitempty" yaml:"warning,omitempty"`
-	CRAG                  CRAGClassification `json:"crag" yaml:"-"`
-	titles                map[string]string  // per sub-score, its row's label (metric.Entry.Title)
+	Profile               string  `json:"profile" yaml:"profile"`
+	Status                string  `json:"status" yaml:"status"`
+	Reason                string  `json:"reason" yaml:"reason"`
+	Overall               float64 `json:"overall" yaml:"overall"`
+	RetrievalConfidence   float64 `json:"retrievalConfidence" yaml:"retrievalConfidence"`
+	ContextSufficiency    float64 `json:"contextSufficiency" yaml:"contextSufficiency"`
+	DiversityScore        float64 `json:"diversityScore" yaml:"diversityScore"`
+	EstimatedFaithfulness float64 `json:"estimatedFaithfulness" yaml:"estimatedFaithfulness"`
+	Warning               string  `json:"warning,omitempty" yaml:"warning,omitempty"`
+	// Scores are the card's scores besides context_quality (judges the
+	// profile defines), in profile order; none in seed 002's card.
+	Scores []ScoreRow         `json:"scores,omitempty" yaml:"scores,omitempty"`
+	CRAG   CRAGClassification `json:"crag" yaml:"-"`
+	titles map[string]string  // per sub-score, its row's label (metric.Entry.Title)
+}
+
+// ScoreRow is one score of a card besides its own dimensions: its points
+// of its maximum on the card, and why.
+type ScoreRow struct {
+	Metric    string  `json:"metric" yaml:"metric"`
+	Points    float64 `json:"points" yaml:"points"`
+	Max       float64 `json:"max" yaml:"max"`
+	Reason    string  `json:"reason" yaml:"reason"`
+	Defaulted bool    `json:"defaulted,omitempty" yaml:"defaulted,omitempty"`
 }
 
 // MarshalYAML implements yaml.Marshaler: the card with the keys of its
@@ -96,6 +109,11 @@ func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
 			v.Warning = sc.Evidence.Issues[0]
 		}
 	}
+	for _, sc := range c.Scores {
+		if sc.Metric != MetricContextQuality {
+			v.Scores = append(v.Scores, ScoreRow{Metric: sc.Metric, Points: sc.Points, Max: sc.Max, Reason: sc.Reason, Defaulted: sc.Defaulted})
+		}
+	}
 	v.CRAG = ClassifyCRAG(s.Query, v.Overall)
 	return v
 }
@@ -121,6 +139,12 @@ func (v ContextView) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %.3f |\n", label, r.x)
 	}
 	fmt.Fprintf(&b, "| **Overall** | %.3f |\n", v.Overall)
+	if len(v.Scores) > 0 {
+		b.WriteString("\n| Score | Points | Reason |\n|---|---|---|\n")
+		for _, r := range v.Scores {
+			fmt.Fprintf(&b, "| %s | %s/%s | %s |\n", r.Metric, num2(r.Points), num2(r.Max), strings.ReplaceAll(r.Reason, "|", "\\|"))
+		}
+	}
 	if v.Warning != "" {
 		fmt.Fprintf(&b, "\nWarning: %s\n", v.Warning)
 	}

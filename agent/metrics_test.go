@@ -36,7 +36,7 @@ func TestBuiltinsIsSealedAndItsCloneIsNot(t *testing.T) {
 	require.NoError(t, c.Add(short))
 	assert.Contains(t, c.InProfile(KindReport), "short")
 	assert.NotContains(t, Builtins().InProfile(KindReport), "short")
-	assert.Equal(t, []string{judges.MetricCompleteness, MetricGrounding, MetricSourceQuality, MetricSourceDiversity, MetricClarity},
+	assert.Equal(t, []string{judges.MetricCompleteness, judges.MetricFaithfulness, MetricGrounding, MetricSourceQuality, MetricSourceDiversity, MetricClarity},
 		Builtins().InProfile(KindReport), "judges' first, then the profiles' own, in the order added")
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/heuristics/daily"
 	"github.com/assaylabs/assay/internal/yamlpath"
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -46,12 +47,18 @@ type Profile struct {
 	// Gate is the relevance gate of a research run that uses the profile
 	// (kind report only).
 	Gate GateSpec `yaml:"gate"`
+	// Judges are judges the profile defines, written as in a judges file
+	// (judges.Spec): each is a metric of the runs that read the profile,
+	// which its scorers may weigh like any other (its value times the
+	// scorer's max).
+	Judges []judges.Spec `yaml:"judges"`
 	// Daily is the profile of a KindDaily profile: seed 003's scorers,
 	// weights and gate (heuristics/daily), read from the same kind of file.
 	Daily *daily.Profile `yaml:"-"`
 
-	// metrics is the registry the profile was read with: its scorers'
-	// entries. Nil (a Profile not read by Profiles) is the built-in one.
+	// metrics is the registry the profile was read with, and its judges:
+	// its scorers' entries. Nil (a Profile not read by Profiles) is the
+	// built-in one.
 	metrics *metric.Registry
 }
 
@@ -124,7 +131,8 @@ var ErrUnknownProfile = errors.New("unknown profile")
 // Profiles loads and parses profiles whose scorers are metrics of Metrics.
 // Its zero value uses the built-in metrics (Builtins); a profile that names
 // metrics of your own is loaded with a registry that holds them. A profile
-// keeps the registry it was read with, and builds its scorers from it.
+// keeps the registry it was read with, with the judges it defines added
+// (a copy: Metrics is not changed), and builds its scorers from it.
 type Profiles struct {
 	Metrics *metric.Registry
 }
@@ -135,6 +143,13 @@ func LoadProfile(nameOrPath string) (*Profile, error) { return Profiles{}.Load(n
 // ParseProfile is Profiles{}.Parse: a profile of the built-in metrics.
 func ParseProfile(name string, data []byte) (*Profile, error) { return Profiles{}.Parse(name, data) }
 
+// IsProfileFile reports whether a profile's name is a file's path rather
+// than a built-in profile's name: it contains a path separator, or ends
+// in .yaml or .yml.
+func IsProfileFile(name string) bool {
+	return strings.ContainsRune(name, filepath.Separator) || strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+}
+
 // Load returns the built-in profile of that name, or reads the profile
 // file at that path (a name containing a path separator or ending in .yaml
 // or .yml is a path). "daily" is seed 003's built-in daily profile.
@@ -142,7 +157,7 @@ func (ps Profiles) Load(nameOrPath string) (*Profile, error) {
 	if nameOrPath == KindDaily {
 		return &Profile{Name: KindDaily, Kind: KindDaily, Daily: daily.Default(), metrics: ps.Metrics}, nil
 	}
-	if !strings.ContainsRune(nameOrPath, filepath.Separator) && !strings.HasSuffix(nameOrPath, ".yaml") && !strings.HasSuffix(nameOrPath, ".yml") {
+	if !IsProfileFile(nameOrPath) {
 		data, err := builtin.ReadFile("profiles/" + nameOrPath + ".yaml")
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: built-in profiles are %s, or pass a .yaml file", ErrUnknownProfile, nameOrPath, strings.Join(Builtin(), ", "))
@@ -180,7 +195,8 @@ func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var p Profile
-	if err := dec.Decode(&p); err != nil {
+	err := dec.Decode(&p)
+	if err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			return nil, yamlpath.DecodeError(name, root.Content[0], te.Errors[0])
@@ -188,6 +204,11 @@ func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 		return nil, &eval.InputError{File: name, Msg: err.Error()}
 	}
 	p.metrics = or(ps.Metrics)
+	if len(p.Judges) > 0 {
+		if p.metrics, err = withJudges(name, root.Content[0], p.Kind, p.Judges, p.metrics); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.check(p.metrics); err != nil {
 		var ie *eval.InputError
 		if errors.As(err, &ie) {
@@ -199,15 +220,114 @@ func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 	return &p, nil
 }
 
+// WithMetrics returns a copy of the profile whose scorers come from reg,
+// which must hold every metric the profile names (its judges too): a
+// model session's registry built from Metrics (judging.Session.Registry,
+// whose faithfulness verifies claims with a fact checker).
+func (p *Profile) WithMetrics(reg *metric.Registry) *Profile {
+	out := *p
+	out.metrics = reg
+	return &out
+}
+
+// Names are the metrics of the profile's scorers, in profile order.
+func (p *Profile) Names() []string {
+	out := make([]string, len(p.Specs))
+	for i, s := range p.Specs {
+		out[i] = s.Metric
+	}
+	return out
+}
+
+// CheckSample returns the error of a sample some scorer of the profile
+// cannot judge for want of a field it reads (a judge the profile defines
+// that reads the contexts of a report given without its sources), or nil.
+func (p *Profile) CheckSample(s eval.Sample) error {
+	for _, sc := range p.Scorers(Options{}) {
+		if c, ok := sc.(metric.Checker); ok {
+			if err := c.Check(s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Judges returns a copy of reg with the judges the file at path defines
+// (--judges): a judges file (judges.Extend), or a profile file, a YAML
+// mapping with a kind, whose judges: list it takes, the whole profile
+// checked as --profile checks it. Errors are *eval.InputError naming the
+// file, the line and the key.
+func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &eval.InputError{File: path, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+	}
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	if yaml.Unmarshal(data, &head) != nil || head.Kind == "" {
+		return judges.Extend(reg, path)
+	}
+	p, err := Profiles{Metrics: reg}.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Judges) == 0 {
+		return nil, &eval.InputError{File: path, Field: "judges", Msg: "this profile defines no judges: give a judges: list, or a judges file (see examples/judges.yaml)"}
+	}
+	return p.Metrics(), nil
+}
+
+// withJudges returns a copy of reg with the judges a profile of kind
+// defines (judges.Definitions), each a metric its scorers may name. A
+// judge that reads a field the profile's input never has (a report's
+// reference, a retrieval's answer) is refused, naming the line and key.
+func withJudges(name string, doc *yaml.Node, kind string, specs []judges.Spec, reg *metric.Registry) (*metric.Registry, error) {
+	defs, err := judges.Definitions(name, doc, specs, reg)
+	if err != nil {
+		return nil, err
+	}
+	// What each kind's input holds: a report with its question and its
+	// sources, or a retrieval's question and chunks.
+	has := map[string][]string{
+		KindReport:  {judges.FieldQuestion, judges.FieldAnswer, judges.FieldContexts},
+		KindContext: {judges.FieldQuestion, judges.FieldContexts},
+	}
+	out := reg.Clone()
+	for i, d := range defs {
+		if fields, ok := has[kind]; ok {
+			for j, f := range d.Fields {
+				if slices.Contains(fields, f) {
+					continue
+				}
+				key := fmt.Sprintf("judges[%d].fields[%d]", i, j)
+				if len(specs[i].Fields) == 0 {
+					key = fmt.Sprintf("judges[%d]", i) // the default fields, question and answer
+				}
+				return nil, &eval.InputError{File: name, Line: yamlpath.Line(doc, key), Field: key,
+					Msg: fmt.Sprintf("judge %s reads %s, which a profile of kind %s never has: its judges read %s (give fields:)", d.Name, f, kind, strings.Join(fields, ", "))}
+			}
+		}
+		e := d.Entry()
+		e.Profiles = []string{KindReport, KindContext}
+		if err := out.Add(e); err != nil {
+			return nil, &eval.InputError{File: name, Line: d.Line, Field: fmt.Sprintf("judges[%d].name", i), Msg: err.Error()}
+		}
+	}
+	return out, nil
+}
+
 // build returns the scorer of the spec's metric from its entry in reg:
-// its Spec builder, or its Build.
-func (s ScorerSpec) build(reg *metric.Registry, opt Options) eval.Scorer {
+// its Spec builder, or its Build weighed to the spec's max (of a report
+// profile, judging a report without a query as if its title were).
+func (s ScorerSpec) build(reg *metric.Registry, opt Options, kind string) eval.Scorer {
 	e, ok := reg.Lookup(s.Metric)
 	if b, isSpec := e.Spec.(SpecBuilder); ok && isSpec {
 		return b(s, opt)
 	}
 	if ok && e.Build != nil {
-		return e.Build(opt.Model)
+		return weigh(e.Build(opt.Model), s.Max, kind == KindReport)
 	}
 	// check() rejects unknown metrics, so this is a programming error.
 	panic(fmt.Sprintf("agent: no scorer for metric %q", s.Metric))

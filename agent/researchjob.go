@@ -152,16 +152,24 @@ func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error)
 		return nil, eval.FlagError("--profile", "%q is a %s profile; research needs one of kind %s", job.Profile, profile.Kind, KindReport)
 	}
 	mode.Cutoff = cmp.Or(job.RelevanceCutoff, profile.Gate.RelevanceCutoff, mode.Cutoff)
-	searcher, closeSearch, err := openSearcher(ctx, job)
-	if err != nil {
+	if err := job.Judging.CheckChecker(profile.Names()); err != nil {
 		return nil, err
 	}
-	defer closeSearch()
 	s, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	// The session's registry: faithfulness takes the fact checker, when there is one.
+	profile = profile.WithMetrics(s.Registry(profile.Metrics()))
+	if err := profile.Metrics().CheckModel(profile.Names(), s.Model()); err != nil {
+		return nil, err
+	}
+	searcher, closeSearch, err := openSearcher(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSearch()
 	client := s.Client()
 	cfg := Research{
 		Searcher: searcher,
@@ -199,7 +207,7 @@ func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error)
 		return nil, inputErr(runErr)
 	}
 	out := &ResearchOutcome{Run: res, format: job.Format, Failures: job.failures(ctx, s, runErr, outErr, res)}
-	if !client.Offline() {
+	if !client.Offline() || job.Judging.Checker != "" {
 		r := s.Report(res.Defaulted)
 		out.Report = &r
 	}
@@ -263,7 +271,7 @@ func checkURL(raw string) error {
 // its plan counts the calls, tokens and cost of every step, repairs
 // included, and no call is made.
 func dryRun(ctx context.Context, cfg Research, client *llm.Client, job ResearchJob) (*ResearchOutcome, error) {
-	rec := dryrun.New(client, or(job.Registry).DryRun, StandIn)
+	rec := dryrun.New(client, cfg.Profile.Metrics().DryRun, StandIn)
 	cfg.Model = dryrun.Client(rec, client)
 	if _, err := cfg.Run(ctx, job.Question); err != nil {
 		return nil, err

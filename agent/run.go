@@ -68,7 +68,7 @@ func (p *Profile) Scorers(opt Options) []eval.Scorer {
 	out := make([]eval.Scorer, 0, len(p.Specs))
 	reg := p.Metrics()
 	for _, s := range p.Specs {
-		out = append(out, s.build(reg, opt))
+		out = append(out, s.build(reg, opt, p.Kind))
 	}
 	return out
 }

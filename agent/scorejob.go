@@ -157,6 +157,9 @@ func scoreBytes(ctx context.Context, job ScoreJob, p *Profile, in ScoreInput) (*
 		job.Now = time.Now
 	}
 	if p.Kind == KindDaily {
+		if err := job.Judging.CheckChecker(daily.Metrics()); err != nil {
+			return nil, err
+		}
 		return scoreDaily(ctx, job, p.Daily, in)
 	}
 	profiles := Profiles{Metrics: job.Registry}
@@ -185,11 +188,23 @@ func scoreBytes(ctx context.Context, job ScoreJob, p *Profile, in ScoreInput) (*
 	if out.Sample, err = sampleOf(p, job, in); err != nil {
 		return nil, err
 	}
+	if err := job.Judging.CheckChecker(p.Names()); err != nil {
+		return nil, err
+	}
 	s, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = s.Close() }() // idle connections and the cache
+	// The session's registry: faithfulness takes the fact checker, when there is one.
+	p = p.WithMetrics(s.Registry(p.Metrics()))
+	out.Profile = p
+	if err := p.Metrics().CheckModel(p.Names(), s.Model()); err != nil {
+		return nil, err
+	}
+	if err := p.CheckSample(out.Sample); err != nil {
+		return nil, &eval.InputError{File: file, Msg: err.Error(), Err: err}
+	}
 	if job.Judging.DryRun {
 		metrics, scorers := p.ModelScorers(opt)
 		sample := out.Sample
@@ -201,7 +216,7 @@ func scoreBytes(ctx context.Context, job ScoreJob, p *Profile, in ScoreInput) (*
 	if out.Card, err = Score(ctx, p, out.Sample, opt); err != nil {
 		return nil, err
 	}
-	if !judges.Offline(s.Model()) {
+	if !judges.Offline(s.Model()) || job.Judging.Checker != "" {
 		r := s.Report(out.Card.Defaulted)
 		out.Report = &r
 	}
@@ -429,6 +444,13 @@ func textCard(p *Profile, card eval.Card, sample eval.Sample) string {
 		}{{"retrieval confidence", v.RetrievalConfidence}, {"context sufficiency", v.ContextSufficiency},
 			{"diversity", v.DiversityScore}, {"estimated faithfulness", v.EstimatedFaithfulness}} {
 			fmt.Fprintf(&b, "  - %s %.3f\n", r.name, r.v)
+		}
+		for _, r := range v.Scores {
+			flag := ""
+			if r.Defaulted {
+				flag = " DEFAULTED"
+			}
+			fmt.Fprintf(&b, "  - %s %s/%s%s: %s\n", r.Metric, num2(r.Points), num2(r.Max), flag, r.Reason)
 		}
 		if v.Warning != "" {
 			fmt.Fprintf(&b, "  - warning: %s\n", v.Warning)

@@ -135,6 +135,13 @@ type plan struct {
 	check []eval.Scorer
 	// modelMetrics are the metrics whose scorers call the model.
 	modelMetrics []string
+	// data is the form of a profile's records (dataset.OpenProfileData),
+	// "" for a dataset of RAG samples; registry, when set, holds the
+	// metrics of a profile file (its judges among them); card is a
+	// profile's own threshold of a metric, where it has one.
+	data     string
+	registry *metric.Registry
+	card     func(name string) (float64, bool)
 }
 
 // Execute runs job: it checks every setting and the whole dataset before
@@ -177,6 +184,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.registry != nil {
+		job.Registry = p.registry // with the profile's judges
+	}
 	if err := job.Judging.CheckChecker(p.metrics); err != nil {
 		return nil, err
 	}
@@ -193,7 +203,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := checkOutFile("--junit", job.JUnit); err != nil {
 		return nil, err
 	}
-	threshold := thresholds(job.Registry, job.Profile, floors, s)
+	threshold := thresholds(job.Registry, p, floors, s)
 
 	started := job.Now().UTC()
 	cfg := RunConfig{RunID: cmp.Or(job.RunID, NewRunID(started)), Started: started, Command: job.Command, Version: job.Version,
@@ -226,7 +236,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		cfg = run.Config()
 	}
 	// The check pass: bad input is reported before any model call.
-	data, err := openData(in, job.Profile, p.check)
+	data, err := openData(in, p.data, p.check)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +274,10 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
 	}
+	if err := run.KeepSteps(ctx, job.Registry, p.metrics, s.Model(), job.Log); err != nil {
+		return nil, err
+	}
+	cfg = run.Config()
 	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase}
 	out.Kept, out.Redo = run.Kept()
 	gate := func(r Result) {
@@ -513,12 +527,17 @@ func checkOutFile(flag, path string) error {
 
 // thresholds is the pass threshold of each metric in a run's summary: its
 // --min floor where one is set, else the profile's or the metric's own.
-func thresholds(reg *metric.Registry, profile string, floors *MinGate, s *judging.Session) func(string) float64 {
+func thresholds(reg *metric.Registry, p plan, floors *MinGate, s *judging.Session) func(string) float64 {
 	return func(m string) float64 {
 		if v := floors.Floor(m); v > 0 {
 			return v
 		}
-		return profileThreshold(reg, profile, m, s.Model())
+		if p.card != nil {
+			if v, ok := p.card(m); ok {
+				return v
+			}
+		}
+		return reg.DefaultThreshold(m, s.Model())
 	}
 }
 

@@ -138,7 +138,7 @@ func ResumeRun(dir string, cfg RunConfig) (run *Run, err error) {
 	if diffs := DiffConfig(was, cfg); len(diffs) > 0 {
 		return nil, &ConfigMismatchError{Dir: dir, Diffs: diffs}
 	}
-	cfg.RunID, cfg.Started = was.RunID, was.Started
+	cfg.RunID, cfg.Started, cfg.Judges = was.RunID, was.Started, was.Judges
 	lock, err := lockRun(dir)
 	if err != nil {
 		return nil, err

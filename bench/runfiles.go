@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -133,6 +134,11 @@ type RunConfig struct {
 	// --min floors, --strict, --max-default-rate); two runs with other
 	// settings are not one run resumed.
 	Settings map[string]string `json:"settings,omitempty"`
+	// Judges are the judges of the run defined in a judges file or a
+	// profile, each with its version and the evaluation steps its
+	// judgements follow: its own, or those the model wrote once for the
+	// run, which a resumed run follows too (KeepSteps).
+	Judges []judges.StepsRecord `json:"judges,omitempty"`
 }
 
 // Summary is summary.json: the run's figures per metric, its gates and

@@ -136,6 +136,7 @@ func (v *RunView) human(w io.Writer, md bool) error {
 		}
 	}
 	writeAlerts(w, md, s.Alerts)
+	writeJudges(w, md, v.Config.Judges)
 	return nil
 }
 

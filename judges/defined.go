@@ -44,7 +44,9 @@ var ErrNeedsModel = errors.New("a judge defined in a judges file needs a model: 
 //
 // A definition without steps has the model write them from the criterion
 // before its first grade; a Defined built by its Entry keeps them for
-// every score it gives (the model client's cache keeps them across runs).
+// every score it gives (the model client's cache keeps them across runs),
+// and a run that keeps them (KeepSteps, PrepareSteps) gives them to every
+// scorer without a call.
 //
 // It needs a model: offline its Score returns ErrNeedsModel. A missing or
 // blank answer it reads is Skipped (eval.ErrNoAnswer), like every judge's;
@@ -256,6 +258,9 @@ func gradeToken(tok string) string { return strings.Trim(tok, " \t\n\":") }
 func (d Defined) steps(ctx context.Context) ([]string, llm.Usage, error) {
 	if d.Def.Steps != nil {
 		return d.Def.Steps, llm.Usage{}, nil
+	}
+	if d.Def.kept != nil {
+		return d.Def.kept, llm.Usage{}, nil
 	}
 	if d.memo == nil {
 		return d.Def.generateSteps(ctx, d.Model)

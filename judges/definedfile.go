@@ -23,12 +23,13 @@ import (
 
 // judgesFile is a judges file as written: a list of judges.
 type judgesFile struct {
-	Judges []judgeYAML `yaml:"judges"`
+	Judges []Spec `yaml:"judges"`
 }
 
-// judgeYAML is one judge as written (see the README's "Judges you
-// define").
-type judgeYAML struct {
+// Spec is one judge as a judges file, or a profile's judges: list, writes
+// it (see the README's "Judges you define"). Decode it strictly (unknown
+// keys refused), then check it with Definitions.
+type Spec struct {
 	Name      string            `yaml:"name"`
 	Criterion string            `yaml:"criterion"`
 	Steps     []string          `yaml:"steps"`
@@ -86,7 +87,23 @@ func ReadDefinitions(name string, data []byte, reg *metric.Registry) ([]*Definit
 		}
 		return nil, &eval.InputError{File: name, Msg: err.Error()}
 	}
-	defs, err := f.check(reg)
+	if len(f.Judges) == 0 {
+		return nil, &eval.InputError{File: name, Line: yamlpath.Line(doc, "judges"), Field: "judges",
+			Msg: "no judge: give a judges: list, each with a name, a criterion and a scale"}
+	}
+	return Definitions(name, doc, f.Judges, reg)
+}
+
+// Definitions checks judges as a file (name, whose YAML document is doc)
+// writes them under its judges: key (a judges file, or a profile) and
+// returns their definitions: each judge with a name, a criterion and a
+// scale and optionally steps, a rubric, fields and a threshold. A judge
+// without a name or criterion, a scale it cannot read, a rubric grade off
+// the scale, a field it cannot read, a threshold off the scale, or a name
+// taken by a metric of reg (or twice in the list) is an *eval.InputError
+// naming the file, the line and the key.
+func Definitions(name string, doc *yaml.Node, specs []Spec, reg *metric.Registry) ([]*Definition, error) {
+	defs, err := judgesFile{Judges: specs}.check(reg)
 	if err != nil {
 		var ie *eval.InputError
 		if errors.As(err, &ie) {
@@ -115,9 +132,6 @@ func (f judgesFile) check(reg *metric.Registry) ([]*Definition, error) {
 	bad := func(field, format string, a ...any) error {
 		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
-	if len(f.Judges) == 0 {
-		return nil, bad("judges", "no judge: give a judges: list, each with a name, a criterion and a scale")
-	}
 	var out []*Definition
 	for i, j := range f.Judges {
 		key := func(k string) string { return fmt.Sprintf("judges[%d].%s", i, k) }
@@ -127,7 +141,7 @@ func (f judgesFile) check(reg *metric.Registry) ([]*Definition, error) {
 		case !metricName().MatchString(j.Name):
 			return nil, bad(key("name"), "%q: a name is lower-case letters, digits and _, starting with a letter (polite_answer)", j.Name)
 		case slices.ContainsFunc(out, func(d *Definition) bool { return d.Name == j.Name }):
-			return nil, bad(key("name"), "%q names two judges of the file", j.Name)
+			return nil, bad(key("name"), "%q names two judges of the list", j.Name)
 		}
 		if _, taken := reg.Lookup(j.Name); taken {
 			return nil, bad(key("name"), "%q is the name of a built-in metric: give the judge another", j.Name)

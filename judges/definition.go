@@ -50,6 +50,10 @@ type Definition struct {
 	Line       int
 	index      int
 	fieldLines []int
+
+	// kept are the steps the model wrote for the run (KeepSteps), when
+	// Steps is nil.
+	kept []string
 }
 
 // Version is a hash of what the judge asks (criterion, steps, scale,

@@ -20,7 +20,9 @@ import (
 func faithfulnessMetric() metric.Entry {
 	return metric.Entry{
 		// No contexts is no refusal: every claim is then unsupported.
-		Name: MetricFaithfulness, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
+		// A report profile may weigh it: the report's claims against the
+		// text of its sources.
+		Name: MetricFaithfulness, Kind: metric.KindJudge, Dataset: true, Profiles: []string{"report"}, Needs: metric.NeedsAnswer,
 		Threshold: metric.Threshold{Offline: heuristics.DefaultFaithfulThreshold, Model: 1}, // model: every claim supported
 		Build:     func(m Model) eval.Scorer { return Faithfulness{Model: m} },
 		DryRun:    faithfulnessStandIn,
@@ -152,6 +154,32 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	sc := v.score(MetricFaithfulness, Method(f.Model), "claim")
 	return finish(sc, dups, ps, u), nil
 }
+
+// ScoreReport implements heuristics.ReportScorer: the faithfulness of a
+// research report on a profile's card. Offline its claims are the
+// report's factual sentences, those grounding counts (no heading, no
+// citation's markup, no Sources list); with a model they are the model's
+// claims of the whole report, as of any answer.
+func (f Faithfulness) ScoreReport(ctx context.Context, r *heuristics.Report, s eval.Sample) (eval.Score, error) {
+	if !Offline(f.Model) || blank(s.Answer) {
+		return f.Score(ctx, s)
+	}
+	var lines []string
+	for _, c := range r.Claims() {
+		lines = append(lines, c.Text)
+	}
+	if len(lines) == 0 {
+		meth := MethodOffline
+		if f.Checker != nil {
+			meth = f.Checker.method(f.Model)
+		}
+		return skip(MetricFaithfulness, meth, 1, errNoClaimFound, llm.Usage{}), nil
+	}
+	s.Answer = strings.Join(lines, "\n")
+	return f.Score(ctx, s)
+}
+
+var _ heuristics.ReportScorer = Faithfulness{}
 
 // scoreChecked is Score with a Checker: the claims from the model (or,
 // offline, the answer's sentences), each verified by the checker.

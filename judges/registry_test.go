@@ -61,7 +61,7 @@ func TestAddBuiltinsAddsEveryJudge(t *testing.T) {
 	c, ok := sc.(metric.Checker)
 	require.True(t, ok, "the baseline compares with the contexts: it needs them")
 	require.ErrorIs(t, c.Check(eval.Sample{Answer: "a"}), judges.ErrNoContexts)
-	assert.Equal(t, []string{judges.MetricCompleteness}, r.InProfile("report"))
+	assert.Equal(t, []string{judges.MetricCompleteness, judges.MetricFaithfulness}, r.InProfile("report"), "a report profile may weigh them")
 	require.ErrorContains(t, judges.AddBuiltins(r), "judges: metric: token_overlap is added twice")
 }
 

@@ -26,7 +26,8 @@ type checker struct {
 }
 
 // openChecker opens the session's fact checker, when Config names one,
-// with the model client's settings cfg. A dry run opens no client: its
+// with the model client's settings cfg, spending from the judging
+// client's budget: --max-cost counts both. A dry run opens no client: its
 // checks are the recording model's, counted in their metrics' rows.
 func (s *Session) openChecker(cfg setup.Config, env func(string) string) error {
 	j := s.cfg
@@ -39,6 +40,7 @@ func (s *Session) openChecker(cfg setup.Config, env func(string) string) error {
 		s.check.fc = fc
 		return nil
 	}
+	cfg.Budget = s.client.Budget()
 	c, closer, err := setup.OpenChecker(cfg, j.Checker, env)
 	if err != nil {
 		return eval.AsInputError("", err) // it names --checker

@@ -189,11 +189,22 @@ func (s *Session) Meter(w io.Writer, env func(string) string, label string, n in
 		}
 		cfg.Every = d
 	}
-	if !s.client.Offline() {
-		cfg.Cost = s.client.Spent
+	if !s.client.Offline() || s.check.client != nil {
+		cfg.Cost = s.spent
 		cfg.Note = func() string { return waitNote(s.client.Waits(), time.Now()) }
 	}
 	return prog.New(w, cfg), nil
+}
+
+// spent is what the session's calls cost so far, the fact checker's
+// included, and whether that is their whole cost (see llm.Client.Spent).
+func (s *Session) spent() (usd float64, known bool) {
+	usd, known = s.client.Spent()
+	if c := s.check.client; c != nil {
+		cu, ck := c.Spent()
+		usd, known = usd+cu, known && ck
+	}
+	return usd, known
 }
 
 // waitNote says what the calls in flight wait on, for the progress line,

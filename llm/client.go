@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -50,6 +49,9 @@ type Config struct {
 	// and is refused (ErrBudget) only when it would pass it with nothing
 	// in flight.
 	MaxCostUSD float64
+	// Budget, when set, is a budget the client shares with others, in
+	// place of one of its own of MaxCostUSD (see Budget).
+	Budget *Budget
 	// Counter counts tokens for estimates; nil uses a 4-bytes-a-token rule.
 	Counter TokenCounter
 	// OnEvent, when set, receives retries, cache hits and budget stops. It
@@ -117,14 +119,13 @@ type Client struct {
 	hedges    chan struct{}
 	slow      atomic.Int64
 
+	// budget is the cost budget the client spends from.
+	budget *Budget
+
 	mu       sync.Mutex
 	auth     error // the first refusal of the credentials, ErrAuth
 	outs     map[string]outStats
-	settled  chan struct{} // closed and replaced when a call settles
 	total    Usage
-	spent    float64
-	inflight float64
-	stopped  int             // calls refused by the budget
 	downed   int             // calls that gave up on a server down, ErrUnreachable
 	unpriced map[string]bool // models called with no price, said once
 
@@ -146,8 +147,11 @@ func New(cfg Config) *Client {
 		breaker:  newBreaker(cfg.Breaker, cfg.Retry),
 		sleep:    sleep,
 		outs:     map[string]outStats{},
-		settled:  make(chan struct{}),
+		budget:   cfg.Budget,
 		unpriced: map[string]bool{},
+	}
+	if c.budget == nil {
+		c.budget = NewBudget(cfg.MaxCostUSD)
 	}
 	c.deadlines = cfg.Deadline.withDefaults(cfg.Concurrency)
 	if c.deadlines.Hedges > 0 {
@@ -219,7 +223,11 @@ func (c *Client) Usage() Usage {
 }
 
 // MaxCost is the cost budget in US dollars; 0 means none.
-func (c *Client) MaxCost() float64 { return c.cfg.MaxCostUSD }
+func (c *Client) MaxCost() float64 { return c.budget.Max() }
+
+// Budget is the cost budget the client spends from: its own, or the one
+// Config.Budget shares.
+func (c *Client) Budget() *Budget { return c.budget }
 
 // AuthErr is the first refusal of the credentials (errors.Is ErrAuth),
 // with the server's message, or nil. Once it is set no call is sent.
@@ -292,12 +300,9 @@ func (c *Client) gaveUp(err error) {
 	}
 }
 
-// BudgetStops is how many calls the cost budget refused.
-func (c *Client) BudgetStops() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stopped
-}
+// BudgetStops is how many calls the cost budget refused: of every client
+// that spends from it, when it is shared.
+func (c *Client) BudgetStops() int { return c.budget.Stops() }
 
 // Close releases what the backend keeps open between calls, such as idle
 // connections, when it is an io.Closer; the cache is its owner's to close.
@@ -464,7 +469,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		for !reserved {
 			// Estimated now, not when the call was made: the calls that
 			// settled meanwhile tell the tag's reply length.
-			if c.cfg.MaxCostUSD > 0 {
+			if c.budget.Max() > 0 {
 				est = c.prices.Cost(c.Name(), countIn(), c.outEstimate(req))
 			}
 			settled, err := c.reserve(est)
@@ -659,41 +664,19 @@ func limitErr(ctx context.Context, err error) error {
 // nothing about whether the server is reachable.
 var errLimitWait = errors.New("rate limit wait")
 
-// reserve holds est, a call's estimated cost, against the budget, or
-// returns a channel to wait on when the calls in flight hold so much that
-// est would pass it: it is closed when one of them settles. It refuses
-// only when est would pass the budget even with nothing in flight.
+// reserve holds est, a call's estimated cost, against the budget (see
+// Budget.reserve).
 func (c *Client) reserve(est float64) (settled <-chan struct{}, err error) {
-	if c.cfg.MaxCostUSD <= 0 {
-		return nil, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case !c.prices.Known(c.Name()):
-		c.stopped++
-		return nil, fmt.Errorf("%w: model %s is not in the price table, so no spending can be counted against the limit $%g; give its price (Config.Prices)",
-			ErrBudget, modelOf(c.Name()), c.cfg.MaxCostUSD)
-	case c.spent+est > c.cfg.MaxCostUSD:
-		c.stopped++
-		return nil, fmt.Errorf("%w: spent $%.4f, next call about $%.4f, limit $%.4f", ErrBudget, c.spent, est, c.cfg.MaxCostUSD)
-	case c.spent+c.inflight+est > c.cfg.MaxCostUSD:
-		return c.settled, nil
-	}
-	c.inflight += est
-	return nil, nil
+	return c.budget.reserve(c.Name(), c.prices.Known(c.Name()), est)
 }
 
 // settle ends a call's reservation est at its real usage u, and wakes the
 // calls waiting for the budget.
 func (c *Client) settle(est float64, u Usage) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.inflight -= est
-	c.spent += u.CostUSD
 	c.total = c.total.Add(u)
-	close(c.settled)
-	c.settled = make(chan struct{})
+	c.mu.Unlock()
+	c.budget.settle(est, u.CostUSD)
 }
 
 // Embed returns one vector per text. Embeddings are not cached.

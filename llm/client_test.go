@@ -230,6 +230,34 @@ func TestClientBudget(t *testing.T) {
 	assert.Contains(t, events, "budget_stop")
 }
 
+// TestClientSharedBudget: two clients spending from one Budget (a judging
+// model and its fact checker) stop together at its limit: the second
+// client's calls count against what the first spent, and the refusals of
+// both are counted by each.
+func TestClientSharedBudget(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	// gpt-4o-mini: $0.00021 a call, as above.
+	judge, checker := &stubBackend{}, &stubBackend{}
+	budget := NewBudget(0.0004)
+	a := New(Config{Backend: judge, Budget: budget})
+	b := New(Config{Backend: checker, Budget: budget, MaxCostUSD: 100})
+	req := func(i int) Request {
+		return Request{Messages: []Message{{Role: User, Content: string(rune('a' + i))}}, MaxTokens: 100}
+	}
+	_, err := a.Chat(context.Background(), req(0))
+	require.NoError(t, err)
+	_, err = b.Chat(context.Background(), req(1))
+	require.NoError(t, err, "the second call fits what is left")
+	_, err = b.Chat(context.Background(), req(2))
+	require.ErrorIs(t, err, ErrBudget, "the budget is shared, not the checker's own $100")
+	assert.Contains(t, err.Error(), "spent $0.0004")
+	assert.Equal(t, int64(1), checker.calls.Load())
+	assert.Equal(t, 1, a.BudgetStops())
+	assert.Equal(t, 1, b.BudgetStops())
+	assert.InDelta(t, 0.0004, a.MaxCost(), 1e-12)
+	assert.InDelta(t, 0.00021, b.Usage().CostUSD, 1e-9, "each client counts its own usage")
+}
+
 // TestClientBudgetWithQueue launches more calls than the concurrency
 // limit at once: calls waiting for a slot hold no part of the budget, so
 // the run spends up to the limit instead of stopping when the queue's

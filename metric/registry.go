@@ -156,7 +156,7 @@ func (r *Registry) CheckModel(names []string, m Model) error {
 	}
 	for _, n := range names {
 		if r.by[n].ModelOnly {
-			return eval.FlagError("--llm", "%s is a judge defined in a judges file: it has no offline counterpart and needs a model to judge, none is given; give --llm (or $ASSAY_LLM, $OPENAI_API_KEY), or leave %s out", n, n)
+			return eval.FlagError("--llm", "%s is a judge defined in a judges file or a profile: it has no offline counterpart and needs a model to judge, none is given; give --llm (or $ASSAY_LLM, $OPENAI_API_KEY), or leave %s out", n, n)
 		}
 	}
 	return nil

@@ -34,7 +34,9 @@ Assay's, RAGAS's or DeepEval's field names); with --profile context it is
 JSON Lines of retrieval samples ({query, chunks, context} a line), judged
 as context_quality and its four sub-scores; with --profile research JSON
 Lines of {id, query, report}, judged as the research card's five dimensions
-and its total. DATA "-" reads standard input, which is copied into the run
+and its total. --profile FILE.yaml judges with a profile of your own (its
+records those of its kind: report, context or daily), with the judges it
+defines (judges:) among its dimensions. DATA "-" reads standard input, which is copied into the run
 folder (input.jsonl) as it is read.
 
 The folder also gets report.html, one page that opens from disk: the
@@ -82,7 +84,7 @@ func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.job.Metrics, "metric", nil, "metrics to judge, comma separated (or --profile)")
-	fl.StringVar(&f.job.Profile, "profile", "", "judge DATA with a card instead: context (retrieval samples), research (reports) or daily ({id, report, truth, telemetry})")
+	fl.StringVar(&f.job.Profile, "profile", "", "judge DATA with a card instead: context (retrieval samples), research (reports), daily ({id, report, truth, telemetry}) or a profile .yaml file")
 	fl.StringVar(&f.job.Out, "out", "", "the run folder (default: assay-runs/RUN_ID in the working directory)")
 	fl.BoolVar(&f.job.Resume, "resume", false, "resume the unfinished run in --out: judge only what its results.jsonl lacks, defaulted or failed")
 	fl.StringVar(&f.job.Min, "min", "", "exit 1 when a value is below this floor: one for all metrics (0.7), by metric (faithfulness=0.8) or both")

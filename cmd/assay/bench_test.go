@@ -255,7 +255,7 @@ func TestBenchRefusals(t *testing.T) {
 		"both metric and profile": {[]string{"--metric", "faithfulness", "--profile", "context", labelled}, exitInput,
 			"--metric and --profile: give one"},
 		"no metric":          {[]string{labelled}, exitInput, "--metric: name at least one metric"},
-		"an unknown profile": {[]string{"--profile", "weekly", labelled}, exitInput, `--profile: want context, research or daily, got "weekly"`},
+		"an unknown profile": {[]string{"--profile", "weekly", labelled}, exitInput, `--profile: want context, research or daily, or a profile file (.yaml), got "weekly"`},
 		"resume needs --out": {[]string{"--metric", "faithfulness", "--resume", labelled}, exitInput, "--resume: give the run's folder with --out DIR"},
 		"no run to resume":   {[]string{"--metric", "faithfulness", "--resume", "--out", "EMPTY", labelled}, exitInput, "no run to resume (no config.json): start it without --resume"},
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm/setup"
@@ -45,16 +46,16 @@ type llmFlags struct {
 
 // registerJudges adds --judges, for the commands that judge datasets.
 func registerJudges(fl *pflag.FlagSet, f *llmFlags) {
-	fl.StringVar(&f.judges, "judges", "", "YAML file of judges you define (criterion, steps, scale, rubric, fields, threshold), each then a --metric; see examples/judges.yaml")
+	fl.StringVar(&f.judges, "judges", "", "YAML file of judges you define (criterion, steps, scale, rubric, fields, threshold), each then a --metric; see examples/judges.yaml; or a profile that defines judges")
 }
 
 // registry is the metrics --metric takes: the command's, with the judges
-// of --judges.
+// of --judges (a judges file, or a profile that defines judges).
 func (f *llmFlags) registry() (*metric.Registry, error) {
 	if f.judges == "" {
 		return f.metrics, nil
 	}
-	return judges.Extend(f.metrics, f.judges)
+	return agent.Judges(f.metrics, f.judges)
 }
 
 // registerSamples adds --samples, for the commands that judge datasets.

@@ -68,6 +68,7 @@ func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Comman
 	fl.StringVar(&f.now, "now", "", "the date the run takes as today: source recency is judged against it and the trace's times start from it (default: now)")
 	fl.BoolVarP(&f.job.Quiet, "quiet", "q", false, "no progress on stderr")
 	f.llm.register(fl)
+	registerChecker(fl, &f.llm)
 	return cmd
 }
 

@@ -64,6 +64,7 @@ can be given as --profile FILE.yaml.`,
 	fl.StringVar(&f.telemetry, "telemetry", "", "daily profile: RUN.json, the producing run's timings, calls, tokens, cost and errors (or its card.json), for QoS")
 	fl.StringVar(&f.now, "now", "", "the date to judge source recency against (YYYY-MM-DD or RFC 3339; default: today)")
 	f.llm.register(fl)
+	registerChecker(fl, &f.llm)
 	return cmd
 }
 

@@ -26,8 +26,10 @@ const (
 // spec, backend:model as for --llm, an OpenAI-compatible backend only)
 // with cfg's concurrency, timeouts, prices and notices, reading its URL
 // and key from env with CheckerBaseURLVar and CheckerAPIKeyVar first. It
-// keeps no response cache, and --max-cost does not count it: the budget
-// is the judging model's.
+// keeps no response cache. It spends from cfg.Budget, the judging
+// model's, when set (--max-cost counts both, and the checker's model then
+// needs a price: --prices), else from a budget of its own of
+// cfg.MaxCostUSD.
 func OpenChecker(cfg Config, spec string, env func(string) string) (*llm.Client, io.Closer, error) {
 	s, err := backend.Resolve(spec, checkerEnv(env))
 	if err != nil {
@@ -37,7 +39,7 @@ func OpenChecker(cfg Config, spec string, env func(string) string) (*llm.Client,
 		return nil, nil, fmt.Errorf("--checker %q: want an OpenAI-compatible server as BACKEND:MODEL with BACKEND one of %v (openai:bespoke-minicheck with $%s set)",
 			spec, CheckerBackends, CheckerBaseURLVar)
 	}
-	cfg.Spec, cfg.NoCache, cfg.MaxCostUSD = spec, true, 0
+	cfg.Spec, cfg.NoCache = spec, true
 	c, closer, err := Open(cfg, checkerEnv(env))
 	if err != nil {
 		return nil, nil, fmt.Errorf("--checker: %w", err)

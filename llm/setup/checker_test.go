@@ -2,6 +2,8 @@ package setup_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,7 +29,6 @@ func TestOpenCheckerRefusesWhatIsNoServer(t *testing.T) {
 // TestOpenCheckerReadsItsOwnURL: $ASSAY_CHECKER_BASE_URL points the
 // checker at its server while $OPENAI_BASE_URL stays the judging
 // model's; without it the checker reads $OPENAI_BASE_URL as --llm does.
-// --max-cost does not count the checker, which has no price.
 func TestOpenCheckerReadsItsOwnURL(t *testing.T) {
 	t.Parallel()
 	checker := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: "Yes"}))
@@ -43,7 +44,6 @@ func TestOpenCheckerReadsItsOwnURL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := setup.DefaultConfig()
-			cfg.MaxCostUSD = 1
 			before := tt.want.Calls()
 			c, closer, err := setup.OpenChecker(cfg, "openai:bespoke-minicheck", envOf(tt.env))
 			require.NoError(t, err)
@@ -54,4 +54,27 @@ func TestOpenCheckerReadsItsOwnURL(t *testing.T) {
 			assert.Equal(t, before+1, tt.want.Calls())
 		})
 	}
+}
+
+// TestOpenCheckerSharesTheBudget: a checker under --max-cost spends from
+// the budget it is given (the judging model's), so it needs a price; one
+// without is refused before any call, naming --prices.
+func TestOpenCheckerSharesTheBudget(t *testing.T) {
+	t.Parallel()
+	checker := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: "Yes"}))
+	env := envOf(map[string]string{"ASSAY_CHECKER_BASE_URL": checker.URL()})
+	cfg := setup.DefaultConfig()
+	cfg.Budget = llm.NewBudget(1)
+	_, _, err := setup.OpenChecker(cfg, "openai:bespoke-minicheck", env)
+	require.ErrorContains(t, err, "--checker: --max-cost: model bespoke-minicheck is not in the price table")
+	assert.Equal(t, 0, checker.Calls())
+
+	prices := filepath.Join(t.TempDir(), "prices.yaml")
+	require.NoError(t, os.WriteFile(prices, []byte("bespoke-minicheck: {in: 1, out: 1}\n"), 0o600))
+	cfg.PricesFile = prices
+	c, closer, err := setup.OpenChecker(cfg, "openai:bespoke-minicheck", env)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, closer.Close()) }()
+	assert.Same(t, cfg.Budget, c.Budget(), "the budget it was given, not one of its own")
+	assert.InDelta(t, 1.0, c.MaxCost(), 1e-12)
 }

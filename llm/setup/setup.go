@@ -46,6 +46,10 @@ type Config struct {
 	// MaxCostUSD stops starting calls once spending would pass it; 0 is no
 	// limit (--max-cost). The model must then have a price.
 	MaxCostUSD float64
+	// Budget, when set, is a budget the client shares with another (a
+	// fact checker's with its judging model's), in place of one of its
+	// own of MaxCostUSD: --max-cost bounds what both spend.
+	Budget *llm.Budget
 	// PricesFile is a YAML file of prices per million tokens over the
 	// built-in table (--prices); empty is the built-in table alone.
 	PricesFile string
@@ -76,6 +80,9 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	if cfg.Concurrency < 1 {
 		return nil, nil, fmt.Errorf("--concurrency: must be at least 1, got %d", cfg.Concurrency)
 	}
+	if cfg.Budget != nil {
+		cfg.MaxCostUSD = cfg.Budget.Max()
+	}
 	if cfg.MaxCostUSD < 0 || cfg.RPM < 0 || cfg.TPM < 0 {
 		return nil, nil, errors.New("--max-cost, --rpm and --tpm must not be negative")
 	}
@@ -87,7 +94,7 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 		return nil, nil, fmt.Errorf("--llm: %w", err)
 	}
 	lc := llm.Config{
-		Backend: b, Concurrency: cfg.Concurrency, RPM: cfg.RPM, TPM: cfg.TPM, MaxCostUSD: cfg.MaxCostUSD,
+		Backend: b, Concurrency: cfg.Concurrency, RPM: cfg.RPM, TPM: cfg.TPM, MaxCostUSD: cfg.MaxCostUSD, Budget: cfg.Budget,
 		Counter:     llm.TokenizerFor(backend.ModelName(b.Name())),
 		Retry:       llm.RetryPolicy{MaxElapsed: cfg.MaxRetryTime},
 		CallTimeout: cfg.CallTimeout,

@@ -1,0 +1,55 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/metric"
+)
+
+// KeepSteps readies the evaluation steps of the run's judges defined in a
+// judges file or a profile among metrics (entries of reg) before the run
+// judges with m, and keeps them in its config.json (RunConfig.Judges): a
+// judge without steps of its own follows those the model writes now, once
+// for the whole run, or, in a resumed run, those the run kept (no call,
+// whatever the cache). A judge whose steps could not be written is said
+// on log; its judgements then ask for them, and default when that fails.
+func (r *Run) KeepSteps(ctx context.Context, reg *metric.Registry, metrics []string, m judges.Model, log io.Writer) error {
+	recs, _, err := judges.PrepareSteps(ctx, reg, metrics, m, r.cfg.Judges)
+	if err != nil {
+		fmt.Fprintf(log, "bench: %v; its judgements ask for them again, and take the neutral default when that fails\n", err)
+	}
+	if slices.EqualFunc(recs, r.cfg.Judges, func(a, b judges.StepsRecord) bool {
+		return a.Name == b.Name && a.Version == b.Version && a.Generated == b.Generated && slices.Equal(a.Steps, b.Steps)
+	}) {
+		return nil
+	}
+	r.cfg.Judges = recs
+	return writeJSON(filepath.Join(r.dir, FileConfig), r.cfg)
+}
+
+// writeJudges writes the part of `assay runs show` that says, of each
+// judge defined in a judges file or a profile, its version and the steps
+// its judgements followed.
+func writeJudges(w io.Writer, md bool, recs []judges.StepsRecord) {
+	if len(recs) == 0 {
+		return
+	}
+	heading(w, md, "judges you defined")
+	for _, r := range recs {
+		whose := "its own steps"
+		if r.Generated {
+			whose = "steps the model wrote from the criterion"
+		}
+		steps := make([]string, len(r.Steps))
+		for i, st := range r.Steps {
+			steps[i] = fmt.Sprintf("%d. %s", i+1, st)
+		}
+		item(w, md, fmt.Sprintf("%s (version %s), %s: %s", r.Name, r.Version, whose, strings.Join(steps, " ")))
+	}
+}

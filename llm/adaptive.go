@@ -239,21 +239,24 @@ func (l *limiter) adapt(s slot, o outcome, rl *RateLimits) {
 	if rl == nil {
 		rl = &unsaid
 	}
-	switch o {
-	case overload:
+	// A limit of the server's with nothing remaining holds calls back,
+	// and a reply that says so raises nothing.
+	spent := max(exhausted(rl.LimitRequests, rl.RemainingRequests, rl.ResetRequests),
+		exhausted(rl.LimitTokens, rl.RemainingTokens, rl.ResetTokens))
+	l.holdFor(spent)
+	switch {
+	case o == overload && s.epoch == l.epoch:
+		// (An attempt sent before the last halving was taken into account
+		// by it.)
 		l.run = 0
-		if s.epoch != l.epoch {
-			return // sent before the last halving, which took it into account
-		}
 		l.epoch++
 		l.slow = false
 		l.peak = l.limit
 		l.rep.Decreases++
 		l.set(max(1, l.limit/2))
-	case clean:
-		if !s.busy || rl.RemainingRequests == 0 || rl.RemainingTokens == 0 || l.limit >= l.ceiling {
-			return
-		}
+	case o == overload, o == failed:
+		l.run = 0
+	case o == clean && s.busy && spent == 0 && l.limit < l.ceiling:
 		l.run++
 		if l.slow || l.run >= l.limit {
 			l.run = 0
@@ -263,11 +266,7 @@ func (l *limiter) adapt(s slot, o outcome, rl *RateLimits) {
 			// beside ours went): probe as at the start.
 			l.slow = l.slow || l.limit > l.peak
 		}
-	case failed:
-		l.run = 0
 	}
-	l.holdFor(max(exhausted(rl.LimitRequests, rl.RemainingRequests, rl.ResetRequests),
-		exhausted(rl.LimitTokens, rl.RemainingTokens, rl.ResetTokens)))
 }
 
 // set moves the limit to n. l.mu is held.

@@ -21,7 +21,8 @@ import (
 // 200 = 2.9 s; x-ideal is how far above it a run lands, and defaults
 // counts the judgements that fell back to the neutral default. Then the
 // bucket's rate is lifted and the run goes on: recovery is how many calls
-// the limit took to get back to the ceiling (-1: not within 2000).
+// the limit took to get back to the ceiling, looked at every 200 (-1:
+// not within 2000).
 //
 // "adaptive" is the Client's default; "fixed" keeps 64 calls in flight
 // whatever the server says (AdaptivePolicy.Fixed), as before it.
@@ -74,10 +75,10 @@ func rateLimited(b *testing.B, p llm.AdaptivePolicy) {
 				recovery = done
 				break
 			}
-			if _, err := bench.ScoreAll(context.Background(), recs[:10], scorers, bench.TasksPerCall*concurrency); err != nil {
+			if _, err := bench.ScoreAll(context.Background(), recs[:50], scorers, bench.TasksPerCall*concurrency); err != nil {
 				b.Fatal(err)
 			}
-			done += 40
+			done += 200
 		}
 		runs++
 		srv.Close()

@@ -343,8 +343,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	summary.Gates = CheckGates(gates, summary)
-	out.Summary = summary
 	out.Report = s.Report(run.Defaults().Defaulted)
+	summary.Limit = out.Report.Limit
+	out.Summary = summary
 	if interrupted {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
 			countComplete(summary), data.Len(), context.Cause(ctx), dir)})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -163,6 +164,10 @@ type Summary struct {
 	// Label names the binary human label the metrics' calibration is
 	// measured against (`assay bench --label`); empty without one.
 	Label string `json:"label,omitempty"`
+	// Limit is what the limit on calls in flight did in the run's last
+	// attempt (the one that wrote this file): its levels, halvings and
+	// the server's holds; absent when no model was called.
+	Limit *llm.LimitReport `json:"limit,omitempty"`
 }
 
 // MetricStats are one metric's figures over a run. The statistics are over

@@ -234,6 +234,9 @@ type Report struct {
 	// what its client did, when there is one.
 	Checker      string     `json:"checker,omitempty"`
 	CheckerUsage *llm.Usage `json:"checker_usage,omitempty"`
+	// Limit is what the limit on calls in flight did (adaptive unless
+	// fixed; llm.AdaptivePolicy); nil for a client that calls no model.
+	Limit *llm.LimitReport `json:"limit,omitempty"`
 }
 
 // Report is what the session's client did, with defaulted neutral
@@ -244,6 +247,10 @@ func (s *Session) Report(defaulted int) Report {
 	if c := s.check.client; c != nil {
 		u := c.Usage()
 		r.Checker, r.CheckerUsage = c.Name(), &u
+	}
+	if !s.client.Offline() {
+		l := s.client.Limit()
+		r.Limit = &l
 	}
 	return r
 }
@@ -268,10 +275,32 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
 			r.Unstable, r.Sampled, r.Samples, judges.UnstableStd)
 	}
+	if l := r.Limit; l != nil {
+		writeLimit(w, *l)
+	}
 	if cu := r.CheckerUsage; cu != nil {
 		fmt.Fprintf(w, "; checker %s: calls %d (retries %d), tokens %d in / %d out, cost %s", r.Checker, cu.Calls, cu.Retries, cu.TokensIn, cu.TokensOut, cu.Cost())
 	}
 	fmt.Fprintln(w)
+}
+
+// writeLimit says what the adaptive limit on calls in flight did, for the
+// usage line, when it moved or the server held calls back: "; in flight:
+// limit 16 at first, 8 to 32, 32 at the end (of --concurrency 32), halved
+// 2 time(s) on 429s or timeouts, held back 3 time(s) (1.2s) by the
+// server's Retry-After or rate-limit headers". A limit that stayed where
+// it started says nothing.
+func writeLimit(w io.Writer, l llm.LimitReport) {
+	if !l.Adaptive || l.Low == l.Initial && l.High == l.Initial && l.Holds == 0 {
+		return
+	}
+	fmt.Fprintf(w, "; in flight: limit %d at first, %d to %d, %d at the end (of --concurrency %d)", l.Initial, l.Low, l.High, l.Final, l.Ceiling)
+	if l.Decreases > 0 {
+		fmt.Fprintf(w, ", halved %d time(s) on 429s or timeouts", l.Decreases)
+	}
+	if l.Holds > 0 {
+		fmt.Fprintf(w, ", held back %d time(s) (%v) by the server's Retry-After or rate-limit headers", l.Holds, l.Held.Round(time.Millisecond))
+	}
 }
 
 // Failures are the run's own failures once it ended: calls the budget

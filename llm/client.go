@@ -19,8 +19,12 @@ import (
 // Config builds a Client. Zero fields take the documented defaults.
 type Config struct {
 	Backend Backend
-	// Concurrency is the global limit on calls in flight (default 8).
+	// Concurrency is the most calls in flight at once (default 8): the
+	// ceiling of the limit Adaptive moves.
 	Concurrency int
+	// Adaptive sets how the limit on calls in flight follows the server's
+	// 429s, timeouts and rate-limit headers; see AdaptivePolicy.
+	Adaptive AdaptivePolicy
 	// RPM and TPM limit requests and tokens per minute; zero is unlimited.
 	// A call takes its estimated tokens before it starts and is settled at
 	// its real usage: the extra is charged, the unused given back.
@@ -100,7 +104,7 @@ type Cache interface {
 // and usage accounting. It is safe for concurrent use.
 type Client struct {
 	cfg     Config
-	sem     chan struct{}
+	lim     *limiter
 	rpm     *bucket
 	tpm     *bucket
 	sleep   func(context.Context, time.Duration) error
@@ -140,7 +144,6 @@ func New(cfg Config) *Client {
 	}
 	c := &Client{
 		cfg:      cfg,
-		sem:      make(chan struct{}, cfg.Concurrency),
 		counter:  cfg.Counter,
 		prices:   cfg.Prices,
 		now:      cfg.Now,
@@ -166,6 +169,7 @@ func New(cfg Config) *Client {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	c.lim = newLimiter(cfg.Concurrency, cfg.Adaptive, cfg.Retry.withDefaults().MaxRetryAfter, c.now)
 	c.unpricedModel = !c.Offline() && !c.prices.Known(c.Name())
 	if cfg.RPM > 0 {
 		c.rpm = newBucket(cfg.RPM, max(1, cfg.RPM/60), c.now)
@@ -459,7 +463,8 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 				return limitErr(ctx, err)
 			}
 		}
-		if err := c.acquire(ctx, req.Tag); err != nil {
+		sl, err := c.acquire(ctx, req.Tag)
+		if err != nil {
 			return err
 		}
 		// The budget holds the call's estimate from when it can start,
@@ -474,14 +479,14 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 			}
 			settled, err := c.reserve(est)
 			if err != nil {
-				c.release()
+				c.release(sl, unused, nil, 0)
 				return err
 			}
 			if settled == nil {
 				reserved = true
 				break
 			}
-			c.release()
+			c.release(sl, unused, nil, 0)
 			if !toldWait {
 				toldWait = true
 				c.emit(Event{Kind: "budget_wait", Tag: req.Tag})
@@ -491,12 +496,11 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			if err := c.acquire(ctx, req.Tag); err != nil {
+			if sl, err = c.acquire(ctx, req.Tag); err != nil {
 				return err
 			}
 		}
-		var err error
-		resp, err = sendHeld(ctx, c, until, req.Tag, try, &st, func(actx context.Context) (Response, error) {
+		resp, err = sendHeld(ctx, c, sl, until, req.Tag, try, &st, func(actx context.Context) (Response, error) {
 			r, err := c.cfg.Backend.Chat(actx, req)
 			switch {
 			case err != nil:
@@ -556,25 +560,39 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 }
 
 // sendHeld makes attempt try of a call (Chat or Embed) of tag that holds
-// a slot, and releases the slot when it returns. The call is refused at
+// slot sl, and releases it when it returns, with what became of the
+// attempt for the adaptive limit (AdaptivePolicy). The call is refused at
 // once when the credentials were refused while it waited; else send runs
 // under the breaker (waiting while the server is down, until until), cut
 // and hedged as the deadline policy says, and counted in st. A refusal of
 // the credentials is latched, and permanent: no retry.
-func sendHeld[T any](ctx context.Context, c *Client, until time.Time, tag string, try int, st *callStats, send func(ctx context.Context) (T, error)) (T, error) {
-	defer c.release()
+func sendHeld[T any](ctx context.Context, c *Client, sl slot, until time.Time, tag string, try int, st *callStats, send func(ctx context.Context) (T, error)) (T, error) {
 	var v T
 	if err := c.AuthErr(); err != nil {
+		c.release(sl, unused, nil, 0)
 		return v, permanent(err)
 	}
+	sent := false
 	err := c.breaker.run(ctx, until, func() error {
 		var err error
+		sent = true
 		v, err = hedged(ctx, c, tag, try, st, send)
 		return err
 	})
-	if isAuth(err) {
-		return v, permanent(c.latchAuth(err))
+	o := unused
+	if sent {
+		o = attemptOutcome(ctx, err, try)
 	}
+	var rl *RateLimits
+	if r, ok := any(v).(Response); ok && err == nil {
+		rl = r.RateLimits
+	}
+	// A refusal of the credentials is latched before the slot is freed,
+	// so that the call waiting for it is not sent.
+	if isAuth(err) {
+		err = permanent(c.latchAuth(err))
+	}
+	c.release(sl, o, rl, retryAfter(err))
 	return v, err
 }
 
@@ -622,32 +640,32 @@ func (c *Client) holding(limit string, perMinute int, tag string) func(time.Dura
 }
 
 // acquire takes a request from the requests-per-minute limit, then a
-// concurrency slot.
-func (c *Client) acquire(ctx context.Context, tag string) error {
+// slot among the calls in flight.
+func (c *Client) acquire(ctx context.Context, tag string) (slot, error) {
 	if c.rpm != nil {
 		if err := c.wait(ctx, c.rpm, 1, c.holding("rpm", c.cfg.RPM, tag)); err != nil {
-			return limitErr(ctx, err)
+			return slot{}, limitErr(ctx, err)
 		}
 	}
-	select {
-	case c.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return c.lim.acquire(ctx)
 }
 
-// release frees the call slot that acquire took, then yields so that a
+// release frees the call slot that acquire took, telling the adaptive
+// limit what became of its attempt (o), what the server's rate-limit
+// headers said (rl, nil if nothing) and its Retry-After hint; then yields so that a
 // call waiting for the slot goes out before this one's reply is handled.
 // Freeing the slot makes its waiter the next goroutine to run on this P,
 // but whatever this goroutine readies next (the judge waiting for the
 // reply) would take that place and push the waiter to the back of the
 // queue, behind the judges' work: a fan-out then loses about 0.3 ms per
 // call in each slot (BENCHMARKS.md).
-func (c *Client) release() {
-	<-c.sem
+func (c *Client) release(sl slot, o outcome, rl *RateLimits, hint time.Duration) {
+	c.lim.release(sl, o, rl, hint)
 	runtime.Gosched()
 }
+
+// Limit is what the adaptive limit on calls in flight did so far.
+func (c *Client) Limit() LimitReport { return c.lim.report() }
 
 // limitErr is the error of a rate limit's wait: ctx's error when ctx
 // ended, else err (a wait that would end past ctx's deadline, refused at
@@ -692,11 +710,11 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 		if err := c.refuse(ctx, until); err != nil {
 			return err
 		}
-		if err := c.acquire(ctx, "embed"); err != nil {
+		sl, err := c.acquire(ctx, "embed")
+		if err != nil {
 			return err
 		}
-		var err error
-		got, err = sendHeld(ctx, c, until, "embed", try, &st, func(actx context.Context) (embedded, error) {
+		got, err = sendHeld(ctx, c, sl, until, "embed", try, &st, func(actx context.Context) (embedded, error) {
 			vecs, u, err := c.cfg.Backend.Embed(actx, texts)
 			return embedded{vecs, u}, err
 		})

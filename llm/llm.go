@@ -71,6 +71,10 @@ type Response struct {
 	// (OpenAI's finish_reason "length", Anthropic's stop_reason
 	// "max_tokens") rather than where the model ended it.
 	Truncated bool `json:"truncated,omitempty"`
+	// RateLimits is what the reply's x-ratelimit headers said of the
+	// server's limits, nil when it sent none; the Client's adaptive
+	// limit reads it (AdaptivePolicy).
+	RateLimits *RateLimits `json:"-"`
 	// Logprobs are the reply's tokens with their log-probabilities, when
 	// the request asked (Request.TopLogprobs) and the server sent them;
 	// nil otherwise.

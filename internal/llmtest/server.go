@@ -134,6 +134,7 @@ type Server struct {
 	url     string
 	at      []trigger
 	bg      sync.WaitGroup // the goroutines of At
+	bucket  *Bucket        // the rate limit, nil: none
 
 	calls, embedCalls atomic.Int64
 
@@ -328,6 +329,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid request body: "+err.Error())
 		return
+	}
+	if s.bucket != nil && !s.bucket.limit(w) {
+		return // refused at once, before any latency
 	}
 	s.mu.Lock()
 	if !s.quiet {

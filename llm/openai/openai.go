@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -150,6 +151,7 @@ func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 	if err != nil {
 		return r, fmt.Errorf("%s: chat: %w", b.Name(), err)
 	}
+	r.RateLimits = rec.rateLimits(time.Now())
 	return r, nil
 }
 
@@ -288,6 +290,38 @@ func (r *reply) retryAfterHint(now time.Time) time.Duration {
 		}
 	}
 	return d
+}
+
+// rateLimits is what the reply's x-ratelimit headers say of the
+// server's request and token limits (go-openai keeps them only on
+// replies it decodes, and not for every server), or nil when it sent
+// none of them.
+func (r *reply) rateLimits(now time.Time) *llm.RateLimits {
+	if r.header == nil {
+		return nil
+	}
+	rl := llm.RateLimits{LimitRequests: -1, LimitTokens: -1, RemainingRequests: -1, RemainingTokens: -1}
+	said := false
+	for _, l := range []struct {
+		name            string
+		size, remaining *int
+		reset           *time.Duration
+	}{{"requests", &rl.LimitRequests, &rl.RemainingRequests, &rl.ResetRequests}, {"tokens", &rl.LimitTokens, &rl.RemainingTokens, &rl.ResetTokens}} {
+		n, err := strconv.Atoi(strings.TrimSpace(r.header.Get("X-Ratelimit-Remaining-" + l.name)))
+		if err != nil || n < 0 {
+			continue
+		}
+		said = true
+		*l.remaining = n
+		*l.reset = resetAfter(r.header.Get("X-Ratelimit-Reset-"+l.name), now)
+		if size, err := strconv.Atoi(strings.TrimSpace(r.header.Get("X-Ratelimit-Limit-" + l.name))); err == nil && size > 0 {
+			*l.size = size
+		}
+	}
+	if !said {
+		return nil
+	}
+	return &rl
 }
 
 // resetAfter reads an x-ratelimit-reset value: a Go-style duration as

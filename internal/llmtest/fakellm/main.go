@@ -44,6 +44,8 @@ func main() {
 	fault := flag.String("fault", "", "answer every chat call with one misbehaviour: "+strings.Join(llmtest.FaultNames(), ", "))
 	mix := flag.String("mix", "", "answer a share of the chat calls with misbehaviours, as NAME=SHARE pairs: 500=0.05,hang=0.01,reset=0.01")
 	seed := flag.Uint64("seed", 1, "seed of -mix's draws")
+	rate := flag.Float64("rate", 0, "admit this many chat calls a second (a token bucket; 0: no limit), answering the rest with 429 and Retry-After")
+	burst := flag.Int("burst", 10, "the token bucket's size, with -rate")
 	flag.Parse()
 	opt := llmtest.Func(llmtest.JudgeReplies)
 	how := "valid judge replies"
@@ -66,7 +68,15 @@ func main() {
 		opt = llmtest.Func(mixer.Reply)
 		how = "faults " + *mix + " (seed " + fmt.Sprint(*seed) + ")"
 	}
-	s := llmtest.Start(opt, llmtest.Latency(*latency), llmtest.Quiet())
+	opts := []llmtest.Option{opt, llmtest.Latency(*latency), llmtest.Quiet()}
+	switch {
+	case *rate < 0 || *burst < 1:
+		fail(2, "-rate must be 0 or more and -burst at least 1")
+	case *rate > 0:
+		opts = append(opts, llmtest.Limit(llmtest.NewBucket(*rate, *burst, nil)))
+		how += fmt.Sprintf(", at most %g calls a second (burst %d)", *rate, *burst)
+	}
+	s := llmtest.Start(opts...)
 	defer s.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

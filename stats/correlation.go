@@ -28,18 +28,6 @@ func Spearman(x, y []float64) float64 {
 	return definedOrNaN(r, err)
 }
 
-// KendallTauB returns Kendall's tau-b of x and y, which corrects for ties in
-// either variable (as SciPy's kendalltau does by default): with grades, ties
-// are the rule, and tau-a would understate agreement. It is NaN under the
-// same conditions as Pearson.
-func KendallTauB(x, y []float64) float64 {
-	if !pairable(x, y) {
-		return math.NaN()
-	}
-	r, err := mstats.KendallTau(x, y)
-	return definedOrNaN(r, err)
-}
-
 // MAE returns the mean absolute error between x and y, in their own units
 // (grade points for grades). It is NaN when the slices are empty, differ in
 // length or contain a NaN.

@@ -2,10 +2,7 @@ package agree
 
 import (
 	"math"
-	"runtime"
 	"slices"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/stats"
@@ -73,15 +70,10 @@ func Graded(rows []Row, grades []float64) *GradedStats {
 	g := &GradedStats{Grades: set, JudgeOnGrades: how}
 	// Each resample's statistic reads the counts of the distinct pairs it
 	// drew (stats.Tally), not its values: at 100,000 rows sorting every
-	// resample took minutes. The value itself is the plain function's. The
-	// statistics are bootstrapped in parallel, each with its own Tally and
-	// the same seed, so the intervals do not depend on the CPUs.
-	type job struct {
-		dst       *Estimate
-		f         func(x, y []float64) float64
-		onGrades  bool // judge vs labels, else values vs labels
-		resampled func(*stats.Tally) float64
-	}
+	// resample took minutes. The eight statistics share the resamples,
+	// drawn once each (the same seed gave each the same ones), and each
+	// value is the plain function's.
+	corr, scaled := stats.NewTally(values, labels), stats.NewTally(judge, labels)
 	kappa := func(w stats.Weight) (func(x, y []float64) float64, func(*stats.Tally) float64) {
 		return func(x, y []float64) float64 { return stats.WeightedKappa(x, y, set, w) },
 			func(t *stats.Tally) float64 { return t.WeightedKappa(set, w) }
@@ -100,46 +92,66 @@ func Graded(rows []Row, grades []float64) *GradedStats {
 	kq, kqT := kappa(stats.Quadratic)
 	ao, aoT := alpha(stats.Ordinal)
 	ai, aiT := alpha(stats.Interval)
-	jobs := []job{
-		{&g.Spearman, stats.Spearman, false, (*stats.Tally).Spearman},
-		{&g.KendallTauB, stats.KendallTauB, false, (*stats.Tally).KendallTauB},
-		{&g.Pearson, stats.Pearson, false, (*stats.Tally).Pearson},
-		{&g.KappaLinear, kl, true, klT},
-		{&g.KappaQuadratic, kq, true, kqT},
-		{&g.AlphaOrdinal, ao, true, aoT},
-		{&g.AlphaInterval, ai, true, aiT},
-		{&g.MAE, stats.MAE, true, (*stats.Tally).MAE},
+	ests := []*resampled{
+		{dst: &g.Spearman, f: stats.Spearman, x: values, t: corr, of: (*stats.Tally).Spearman},
+		{dst: &g.KendallTauB, f: stats.KendallTauB, x: values, t: corr, of: (*stats.Tally).KendallTauB},
+		{dst: &g.Pearson, f: stats.Pearson, x: values, t: corr, of: (*stats.Tally).Pearson},
+		{dst: &g.KappaLinear, f: kl, x: judge, t: scaled, of: klT},
+		{dst: &g.KappaQuadratic, f: kq, x: judge, t: scaled, of: kqT},
+		{dst: &g.AlphaOrdinal, f: ao, x: judge, t: scaled, of: aoT},
+		{dst: &g.AlphaInterval, f: ai, x: judge, t: scaled, of: aiT},
+		{dst: &g.MAE, f: stats.MAE, x: judge, t: scaled, of: (*stats.Tally).MAE},
 	}
-	var wg errgroup.Group
-	wg.SetLimit(runtime.GOMAXPROCS(0))
-	for _, j := range jobs {
-		x := values
-		if j.onGrades {
-			x = judge
-		}
-		wg.Go(func() error {
-			*j.dst = estimate(x, labels, j.f, j.resampled)
-			return nil
+	if len(rows) > 0 {
+		stats.Bootstrap(len(rows), bootstrapReps, gradedSeed, func(idx []int) float64 {
+			corr.Draw(idx)
+			scaled.Draw(idx)
+			for _, e := range ests {
+				e.add(e.of(e.t))
+			}
+			return 0 // the intervals are each statistic's, below
 		})
 	}
-	_ = wg.Wait() // no job fails
+	for _, e := range ests {
+		*e.dst = e.estimate(labels)
+	}
 	return g
 }
 
-// estimate is f(x, y) with its bootstrap interval, each resample's
-// statistic resampled of a Tally of x and y.
-func estimate(x, y []float64, f func(x, y []float64) float64, resampled func(*stats.Tally) float64) Estimate {
-	e := Estimate{Value: bench.Num(math.NaN()), CI95: [2]bench.Num{bench.Num(math.NaN()), bench.Num(math.NaN())}}
-	if len(x) == 0 {
+// resampled is a statistic f of x and the labels, with its values over
+// the bootstrap's resamples, of read from the Tally t of the resample.
+type resampled struct {
+	dst     *Estimate
+	f       func(x, y []float64) float64
+	x       []float64
+	t       *stats.Tally
+	of      func(*stats.Tally) float64
+	kept    []float64
+	dropped int
+}
+
+// add keeps a resample's value, or counts it dropped when it is not a
+// number, as stats.Bootstrap does.
+func (r *resampled) add(v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		r.dropped++
+		return
+	}
+	r.kept = append(r.kept, v)
+}
+
+// estimate is f(x, labels) with the percentile interval of the values
+// kept, stats.Bootstrap's rule: their 2.5th and 97.5th percentiles.
+func (r *resampled) estimate(labels []float64) Estimate {
+	nan := bench.Num(math.NaN())
+	e := Estimate{Value: nan, CI95: [2]bench.Num{nan, nan}, Dropped: r.dropped}
+	if len(r.x) == 0 {
 		return e
 	}
-	e.Value = bench.Num(f(x, y))
-	t := stats.NewTally(x, y)
-	lo, hi, dropped := stats.Bootstrap(len(x), bootstrapReps, gradedSeed, func(idx []int) float64 {
-		t.Draw(idx)
-		return resampled(t)
-	})
-	e.CI95, e.Dropped = [2]bench.Num{bench.Num(lo), bench.Num(hi)}, dropped
+	e.Value = bench.Num(r.f(r.x, labels))
+	if len(r.kept) > 0 {
+		e.CI95 = [2]bench.Num{bench.Num(stats.Percentile(r.kept, 2.5)), bench.Num(stats.Percentile(r.kept, 97.5))}
+	}
 	return e
 }
 

@@ -54,6 +54,10 @@ type Options struct {
 	// human.annotator) whose value splits the rows into groups, each
 	// measured apart besides the whole.
 	By string
+	// Estimate also keeps a row for each record without the label (its
+	// judge value alone) and estimates the mean label over every record
+	// from them and the labelled rows (Result.Mean).
+	Estimate bool
 }
 
 // Row is the outcome for one labelled record.
@@ -71,6 +75,9 @@ type Row struct {
 	Max    float64 `json:"max,omitempty"`
 	// Group is the record's value of Options.By, "" without one.
 	Group string `json:"group,omitempty"`
+	// Unlabelled marks a record without the label, kept for
+	// Options.Estimate.
+	Unlabelled bool `json:"unlabelled,omitempty"`
 	// Defaulted is true when the scorer fell back to its neutral default;
 	// such rows are left out of the statistics.
 	Defaulted bool `json:"defaulted,omitempty"`
@@ -156,6 +163,9 @@ type Result struct {
 	// alpha_interval, mae, at the top level of the JSON); the binary
 	// fields above are then zero.
 	*GradedStats
+	// Mean is the label's mean over every record estimated from the
+	// labels and the judge (Options.Estimate); nil without.
+	Mean *MeanEstimate `json:"ppi,omitempty"`
 }
 
 // Records scores every record that has the label opts.Label with job.Scorer,
@@ -181,7 +191,7 @@ func Stream(ctx context.Context, records iter.Seq2[dataset.Record, error], job J
 	skipped := 0
 	labelled := func(yield func(dataset.Record, error) bool) {
 		for rec, err := range records {
-			if _, ok := opts.label(rec); err == nil && !ok {
+			if _, ok := opts.label(rec); err == nil && !ok && !opts.Estimate {
 				skipped++
 				continue
 			}
@@ -220,7 +230,7 @@ func Values(records iter.Seq2[dataset.Record, error], metric string, value func(
 		if err != nil {
 			return Result{}, err
 		}
-		if _, ok := opts.label(rec); !ok {
+		if _, ok := opts.label(rec); !ok && !opts.Estimate {
 			skipped++
 			continue
 		}
@@ -248,9 +258,10 @@ func (o Options) label(rec dataset.Record) (float64, bool) {
 
 // row is the Row of a labelled record and its score.
 func (o Options) row(rec dataset.Record, sc eval.Score) Row {
-	l, _ := o.label(rec)
+	l, ok := o.label(rec)
 	row := rowOf(rec, l == 1 && !o.Graded, sc)
-	if o.Graded {
+	row.Unlabelled = !ok
+	if o.Graded && ok {
 		row.Grade = &l
 	}
 	if o.By != "" {
@@ -281,9 +292,12 @@ func groupOf(rec dataset.Record, path string) string {
 
 // Rows computes the statistics of rows (in dataset order, from Records,
 // Stream or Values; skipped records without the label) as opts
-// says, for the whole and, with opts.By, for each group.
+// says, for the whole and, with opts.By, for each group. With
+// opts.Estimate, the unlabelled rows among them count as skipped for the
+// agreement and enter the estimate of the mean; Result.Rows keeps the
+// labelled ones.
 func Rows(metric string, rows []Row, skipped int, opts Options) Result {
-	res := measure(metric, rows, skipped, opts)
+	res := measureAll(metric, rows, skipped, opts)
 	if opts.By == "" {
 		return res
 	}
@@ -293,11 +307,23 @@ func Rows(metric string, rows []Row, skipped int, opts Options) Result {
 		by[r.Group] = append(by[r.Group], r)
 	}
 	for _, g := range slices.Sorted(maps.Keys(by)) {
-		gr := measure(metric, by[g], 0, opts)
+		gr := measureAll(metric, by[g], 0, opts)
 		gr.Group = g
 		gr.Rows = nil // on the whole, once
 		res.Groups = append(res.Groups, gr)
 	}
+	return res
+}
+
+// measureAll is measure of the labelled rows, with the mean estimated
+// from all of them when opts.Estimate says.
+func measureAll(metric string, rows []Row, skipped int, opts Options) Result {
+	if !opts.Estimate {
+		return measure(metric, rows, skipped, opts)
+	}
+	labelled := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return r.Unlabelled })
+	res := measure(metric, labelled, skipped+len(rows)-len(labelled), opts)
+	res.Mean = estimateMean(rows, opts)
 	return res
 }
 

@@ -25,7 +25,10 @@
 // [0, 1]; for a graded label ([Options.Graded]) the correlations, the
 // weighted kappas, Krippendorff's alpha and the MAE ([GradedStats]), each
 // with its bootstrap interval. [Jury] measures several judges' results
-// against each other and as one rater.
+// against each other and as one rater. With [Options.Estimate] (Job's
+// Estimate, `--estimate`) a result also has the mean label over every
+// record, labelled or not, estimated from the labels and the judge
+// (PPI++, [MeanEstimate]).
 //
 // A judge's failure is data: a neutral default, an error or a panic is
 // kept on its [Row], counted, and left out of the statistics.

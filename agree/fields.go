@@ -1,6 +1,7 @@
 package agree
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -154,12 +155,29 @@ type LabelScan struct {
 	Binary, Numeric int
 	// first is the line of the first record with each grade.
 	first map[float64]int
+	// notBinary and notNumber are the first record whose label is there
+	// (not null) but does not read as binary, or as a number.
+	notBinary, notNumber unusable
+}
+
+// unusable is a record's label that does not read: its line and value.
+type unusable struct {
+	line  int
+	value any
 }
 
 // Add counts rec's label.
 func (s *LabelScan) Add(rec dataset.Record) {
+	name := strings.TrimSpace(strings.TrimPrefix(s.Label, "!"))
+	v, present := rec.Human[name]
+	present = present && v != nil
 	if _, ok := rec.Label(s.Label); ok {
 		s.Binary++
+	} else if present && s.notBinary.line == 0 {
+		s.notBinary = unusable{rec.Line, v}
+	}
+	if _, ok := Grade(rec, name); !ok && present && s.notNumber.line == 0 {
+		s.notNumber = unusable{rec.Line, v}
 	}
 	if strings.HasPrefix(s.Label, "!") {
 		return
@@ -190,6 +208,21 @@ func (s *LabelScan) Graded() bool {
 		}
 	}
 	return false
+}
+
+// Unusable is the line of the first record whose label is there but does
+// not read as a graded label (a number) or a binary one (graded false),
+// with the label's value as JSON shows it; 0 when every label reads.
+func (s *LabelScan) Unusable(graded bool) (line int, value string) {
+	u := s.notBinary
+	if graded {
+		u = s.notNumber
+	}
+	if u.line == 0 {
+		return 0, ""
+	}
+	b, _ := json.Marshal(u.value) // decoded JSON always marshals
+	return u.line, string(b)
 }
 
 // Grades are the distinct numeric labels seen, ascending.

@@ -68,43 +68,91 @@ func Graded(rows []Row, grades []float64) *GradedStats {
 	}
 	judge, set, how := onGrades(rows, values, labels, grades)
 	g := &GradedStats{Grades: set, JudgeOnGrades: how}
-	est := func(f func(x, y []float64) float64, x, y []float64) Estimate {
-		e := Estimate{Value: bench.Num(math.NaN()), CI95: [2]bench.Num{bench.Num(math.NaN()), bench.Num(math.NaN())}}
-		if len(x) == 0 {
-			return e
-		}
-		e.Value = bench.Num(f(x, y))
-		xs, ys := make([]float64, len(x)), make([]float64, len(y))
-		lo, hi, dropped := stats.Bootstrap(len(x), bootstrapReps, gradedSeed, func(idx []int) float64 {
-			for i, j := range idx {
-				xs[i], ys[i] = x[j], y[j]
+	// Each resample's statistic reads the counts of the distinct pairs it
+	// drew (stats.Tally), not its values: at 100,000 rows sorting every
+	// resample took minutes. The eight statistics share the resamples,
+	// drawn once each (the same seed gave each the same ones), and each
+	// value is the plain function's.
+	corr, scaled := stats.NewTally(values, labels), stats.NewTally(judge, labels)
+	kappa := func(w stats.Weight) (func(x, y []float64) float64, func(*stats.Tally) float64) {
+		return func(x, y []float64) float64 { return stats.WeightedKappa(x, y, set, w) },
+			func(t *stats.Tally) float64 { return t.WeightedKappa(set, w) }
+	}
+	alpha := func(l stats.Level) (func(x, y []float64) float64, func(*stats.Tally) float64) {
+		return func(x, y []float64) float64 {
+				units := make([][]float64, len(x))
+				for i := range x {
+					units[i] = []float64{x[i], y[i]}
+				}
+				return stats.KrippendorffAlpha(units, l)
+			},
+			func(t *stats.Tally) float64 { return t.KrippendorffAlpha(l) }
+	}
+	kl, klT := kappa(stats.Linear)
+	kq, kqT := kappa(stats.Quadratic)
+	ao, aoT := alpha(stats.Ordinal)
+	ai, aiT := alpha(stats.Interval)
+	ests := []*resampled{
+		{dst: &g.Spearman, f: stats.Spearman, x: values, t: corr, of: (*stats.Tally).Spearman},
+		{dst: &g.KendallTauB, f: stats.KendallTauB, x: values, t: corr, of: (*stats.Tally).KendallTauB},
+		{dst: &g.Pearson, f: stats.Pearson, x: values, t: corr, of: (*stats.Tally).Pearson},
+		{dst: &g.KappaLinear, f: kl, x: judge, t: scaled, of: klT},
+		{dst: &g.KappaQuadratic, f: kq, x: judge, t: scaled, of: kqT},
+		{dst: &g.AlphaOrdinal, f: ao, x: judge, t: scaled, of: aoT},
+		{dst: &g.AlphaInterval, f: ai, x: judge, t: scaled, of: aiT},
+		{dst: &g.MAE, f: stats.MAE, x: judge, t: scaled, of: (*stats.Tally).MAE},
+	}
+	if len(rows) > 0 {
+		stats.Bootstrap(len(rows), bootstrapReps, gradedSeed, func(idx []int) float64 {
+			corr.Draw(idx)
+			scaled.Draw(idx)
+			for _, e := range ests {
+				e.add(e.of(e.t))
 			}
-			return f(xs, ys)
+			return 0 // the intervals are each statistic's, below
 		})
-		e.CI95, e.Dropped = [2]bench.Num{bench.Num(lo), bench.Num(hi)}, dropped
+	}
+	for _, e := range ests {
+		*e.dst = e.estimate(labels)
+	}
+	return g
+}
+
+// resampled is a statistic f of x and the labels, with its values over
+// the bootstrap's resamples, of read from the Tally t of the resample.
+type resampled struct {
+	dst     *Estimate
+	f       func(x, y []float64) float64
+	x       []float64
+	t       *stats.Tally
+	of      func(*stats.Tally) float64
+	kept    []float64
+	dropped int
+}
+
+// add keeps a resample's value, or counts it dropped when it is not a
+// number, as stats.Bootstrap does.
+func (r *resampled) add(v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		r.dropped++
+		return
+	}
+	r.kept = append(r.kept, v)
+}
+
+// estimate is f(x, labels) with the percentile interval of the values
+// kept, stats.Bootstrap's rule: their 2.5th and 97.5th percentiles.
+func (r *resampled) estimate(labels []float64) Estimate {
+	nan := bench.Num(math.NaN())
+	e := Estimate{Value: nan, CI95: [2]bench.Num{nan, nan}, Dropped: r.dropped}
+	if len(r.x) == 0 {
 		return e
 	}
-	kappa := func(w stats.Weight) func(x, y []float64) float64 {
-		return func(x, y []float64) float64 { return stats.WeightedKappa(x, y, set, w) }
+	e.Value = bench.Num(r.f(r.x, labels))
+	if len(r.kept) > 0 {
+		e.CI95 = [2]bench.Num{bench.Num(stats.Percentile(r.kept, 2.5)), bench.Num(stats.Percentile(r.kept, 97.5))}
 	}
-	alpha := func(l stats.Level) func(x, y []float64) float64 {
-		return func(x, y []float64) float64 {
-			units := make([][]float64, len(x))
-			for i := range x {
-				units[i] = []float64{x[i], y[i]}
-			}
-			return stats.KrippendorffAlpha(units, l)
-		}
-	}
-	g.Spearman = est(stats.Spearman, values, labels)
-	g.KendallTauB = est(stats.KendallTauB, values, labels)
-	g.Pearson = est(stats.Pearson, values, labels)
-	g.KappaLinear = est(kappa(stats.Linear), judge, labels)
-	g.KappaQuadratic = est(kappa(stats.Quadratic), judge, labels)
-	g.AlphaOrdinal = est(alpha(stats.Ordinal), judge, labels)
-	g.AlphaInterval = est(alpha(stats.Interval), judge, labels)
-	g.MAE = est(stats.MAE, judge, labels)
-	return g
+	return e
 }
 
 // onGrades puts the judge's values on the grade scale, as Graded says,

@@ -49,6 +49,10 @@ type Job struct {
 	// By, a field path, also measures every statistic per value of the
 	// field.
 	By string
+	// Estimate also estimates the mean label over every record from the
+	// labels and the judge's values on all of them (PPI++; Result.Mean):
+	// the judge scores the records without the label too.
+	Estimate bool
 	// Threshold, when set, is the decision threshold on the judge's value
 	// for a binary label, from 0 to 1; nil takes the judge's own (0.5 for
 	// Score).
@@ -134,6 +138,8 @@ func (job Job) checkJudging(src source) error {
 		return inputErr("--llm %s: a jury judges now: give --metric NAME over a dataset (stored and --score values were judged already)", job.Judging.LLM.Spec)
 	case job.Judging.Samples > 1 && judged:
 		return inputErr("--samples %d: only a judge run now (--metric, no stored run) asks a model; stored and --score values were judged already (drop --samples)", job.Judging.Samples)
+	case jurors != nil && job.Estimate:
+		return inputErr("--llm %s: --estimate corrects one judge's mean: give one model", job.Judging.LLM.Spec)
 	case job.Judging.Checker != "" && judged:
 		return inputErr("--checker %s: only a judge run now (--metric, no stored run) asks a model; stored and --score values were judged already (drop --checker)", job.Judging.Checker)
 	case t != nil && !(*t >= 0 && *t <= 1): // NaN too

@@ -138,6 +138,9 @@ func open(job Job, src source) (*measurement, error) {
 	if opts.Graded {
 		m.labelled = scan.Numeric
 	}
+	if job.Estimate {
+		m.labelled = data.Len() // the judge scores every record
+	}
 	return m, nil
 }
 
@@ -182,7 +185,15 @@ func (job Job) options(file string, scan *LabelScan) (Options, error) {
 		return Options{}, eval.FlagError("--grades", "the label human.%s of %s takes values that are not among the grades %s: %s; give every grade it takes (--grades %s), or leave --grades out to take those observed",
 			job.Label, file, gradeList(job.Grades), strings.Join(cells, ", "), strings.ReplaceAll(gradeList(all), ", ", ","))
 	}
-	return Options{Label: job.Label, Graded: graded, Grades: job.Grades, By: job.By}, nil
+	if line, v := scan.Unusable(graded); job.Estimate && line > 0 {
+		want := "true or false (1 or 0)"
+		if graded {
+			want = "a number"
+		}
+		return Options{}, inputErr("%s:%d: human.%s is %s: --estimate reads every record's label to tell labelled records from the rest, and this %s label must be %s",
+			file, line, job.Label, v, map[bool]string{true: "graded", false: "binary"}[graded], want)
+	}
+	return Options{Label: job.Label, Graded: graded, Grades: job.Grades, By: job.By, Estimate: job.Estimate}, nil
 }
 
 // threshold is the threshold of a result whose judge's own is def: nil
@@ -215,7 +226,7 @@ func (m *measurement) values(value func(metric string) (func(dataset.Record) eva
 		m.out.Tables = append(m.out.Tables, Table{Results: []Result{res}})
 	}
 	for _, t := range m.out.Tables {
-		if err := m.unscored(t.Results[0]); err != nil {
+		if err := m.check(t.Results[0]); err != nil {
 			return err
 		}
 	}
@@ -358,7 +369,18 @@ func (m *measurement) run(ctx context.Context, s *judging.Session, scorer eval.S
 	if err := s.Client().AuthErr(); err != nil {
 		return Result{}, err
 	}
-	return res, m.unscored(res)
+	return res, m.check(res)
+}
+
+// check checks a result: the records its scorer could not score, and
+// with Job.Estimate what the estimate needs.
+func (m *measurement) check(res Result) error {
+	if m.job.Estimate {
+		if err := checkEstimate(m.data.Name(), res); err != nil {
+			return err
+		}
+	}
+	return m.unscored(res)
 }
 
 // unscored reports the labelled records the scorer returned an error for

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/assaylabs/assay/bench"
 )
@@ -97,6 +98,7 @@ func (o *Outcome) writeMarkdown(w io.Writer, calibration bool) error {
 		if t.Jury != nil {
 			fmt.Fprintf(bw, "\n%s", t.Jury.Markdown())
 		}
+		writeEstimates(bw, o.File, rs)
 	}
 	return bw.Flush()
 }
@@ -178,6 +180,20 @@ func writeGraded(w io.Writer, file string, rs []Result) {
 			fmt.Fprintf(w, "%s, %s: undefined bootstrap resamples dropped: %s\n", x.Metric, group, d)
 		}
 	}
+}
+
+// writeEstimates prints the estimates of the mean label of rs, if any.
+func writeEstimates(w io.Writer, file string, rs []Result) {
+	var rows strings.Builder
+	for _, r := range rs {
+		rows.WriteString(r.EstimateMarkdown())
+	}
+	if rows.Len() == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nMean human label over the records the judge scored in %s: PPI++ (the labels corrected by the judge), the labels alone and the judge alone; 95%% normal intervals\n\n", file)
+	fmt.Fprint(w, EstimateMarkdownHeader)
+	fmt.Fprint(w, rows.String())
 }
 
 // groupNames are the groups of rs, in order, each once.

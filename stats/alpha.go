@@ -89,6 +89,14 @@ func KrippendorffAlpha(units [][]float64, level Level) float64 {
 			}
 		}
 	}
+	return alphaFromCoincidences(o, values, level)
+}
+
+// alphaFromCoincidences returns alpha from the coincidence matrix o of the
+// sorted distinct values (o[c][d]: how often value c was paired with d
+// within a unit), as KrippendorffAlpha defines it; level is checked.
+func alphaFromCoincidences(o [][]float64, values []float64, level Level) float64 {
+	k := len(values)
 	marg := make([]float64, k)
 	var n float64
 	for c := range k {

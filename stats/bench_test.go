@@ -18,15 +18,6 @@ func grades(n int) (x, y []float64) {
 	return x, y
 }
 
-// BenchmarkKendallTauB: montanaflynn's tau-b compares every pair, O(n^2);
-// a bootstrap calls it once per resample.
-func BenchmarkKendallTauB(b *testing.B) {
-	x, y := grades(1000)
-	for b.Loop() {
-		stats.KendallTauB(x, y)
-	}
-}
-
 func BenchmarkWeightedKappa(b *testing.B) {
 	x, y := grades(1000)
 	for b.Loop() {

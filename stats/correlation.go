@@ -10,7 +10,10 @@ import (
 // NaN when the slices differ in length, hold fewer than two pairs, contain a
 // NaN, or when either is constant.
 func Pearson(x, y []float64) float64 {
-	if !pairable(x, y) {
+	// montanaflynn's variance of a constant can round to a little above 0
+	// (eight times 0.619 gave a correlation of 0 or -1), so constants are
+	// caught here.
+	if !pairable(x, y) || constant(x) || constant(y) {
 		return math.NaN()
 	}
 	r, err := mstats.Pearson(x, y)
@@ -25,18 +28,6 @@ func Spearman(x, y []float64) float64 {
 		return math.NaN()
 	}
 	r, err := mstats.Spearman(x, y)
-	return definedOrNaN(r, err)
-}
-
-// KendallTauB returns Kendall's tau-b of x and y, which corrects for ties in
-// either variable (as SciPy's kendalltau does by default): with grades, ties
-// are the rule, and tau-a would understate agreement. It is NaN under the
-// same conditions as Pearson.
-func KendallTauB(x, y []float64) float64 {
-	if !pairable(x, y) {
-		return math.NaN()
-	}
-	r, err := mstats.KendallTau(x, y)
 	return definedOrNaN(r, err)
 }
 
@@ -68,6 +59,16 @@ func definedOrNaN(r float64, err error) float64 {
 		return math.NaN()
 	}
 	return r
+}
+
+// constant reports whether every value of v is v[0].
+func constant(v []float64) bool {
+	for _, x := range v[1:] {
+		if x != v[0] {
+			return false
+		}
+	}
+	return true
 }
 
 func hasNaN(v []float64) bool {

@@ -9,9 +9,11 @@
 // mean of a run's metric ([BootstrapMean]), a graded statistic, the
 // balanced accuracy at a threshold ([BalancedAccuracyCI]).
 //
-// Correlations (Pearson, Spearman with average ranks, Kendall's tau-b) come
-// from github.com/montanaflynn/stats, which computes exactly those
-// statistics; this package only fixes their contract. Weighted kappa,
+// Pearson's and Spearman's correlations (average ranks) come from
+// github.com/montanaflynn/stats, which computes exactly those statistics;
+// this package only fixes their contract. Kendall's tau-b is counted here
+// in O(n log n) (Knight's method, as SciPy does), where montanaflynn
+// compares every pair: a bootstrap calls it thousands of times. Weighted kappa,
 // Krippendorff's alpha, the percentile and the bootstrap, MAE, the Brier
 // score, the expected calibration error, the confusion matrix, ROC AUC, the
 // threshold of best balanced accuracy and the Wilcoxon signed-rank test are

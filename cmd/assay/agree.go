@@ -57,6 +57,18 @@ seed; resamples where it is undefined are dropped and counted).
 --by FIELD (meta.model, meta.domain) measures every statistic per value of
 the field too, beside the whole.
 
+--estimate estimates the mean human label over every record the judge
+scored, when only some records carry the label: the mean of the labels
+corrected by the judge's error on them (prediction-powered inference,
+PPI++, with its weight on the judge chosen to narrow the interval and never
+widen it past the labels'), with its 95% interval, beside the labels alone,
+the judge alone and the effective number of labels (how many labels alone
+would give as narrow an interval). The judge scores every record, labelled
+or not. A binary label reads the judge's value as the chance it is true; a
+graded one puts the judge on the grades as above. It needs at least 10
+labelled records with a judge value, some records without the label, every
+labelled record scored, and every label readable (exit 2 otherwise).
+
 Defaulted judge results are counted and left out of the statistics, never
 averaged in; more of them than --max-default-rate allows (5%, none under
 --strict) exits 3. So are records without a value (the judge cannot score
@@ -72,7 +84,8 @@ func newAgreeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 		Example: `  assay agree --metric faithfulness --label faithful --baseline data/begin.dev.jsonl
   assay agree --metric source_relevance --label relevant --llm openai:gpt-4o-mini data/msmarco.dev.jsonl
   assay agree --score meta.judge_grade --label relevance --by meta.model fixtures/rag/graded.jsonl
-  assay agree --label faithful --calibration runs/nightly`,
+  assay agree --label faithful --calibration runs/nightly
+  assay agree --score meta.judge_score --label relevant --estimate --by meta.model data.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAgree(cmd, &f, args[0])
@@ -88,6 +101,7 @@ func newAgreeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	fl.StringVar(&f.job.Dataset, "dataset", "", "with RUN_DIR: the run's dataset, when the path in its config.json no longer holds it")
 	fl.Float64Var(&f.threshold, "threshold", -1, "decision threshold on the judge's value for a binary label (default: the judge's own; 0.5 with --score)")
 	fl.BoolVar(&f.job.Baseline, "baseline", false, "also measure the plain token-overlap baseline")
+	fl.BoolVar(&f.job.Estimate, "estimate", false, "also estimate the mean label over every record from the labels and the judge's values on all of them (PPI++), beside the labels alone and the judge alone")
 	fl.BoolVar(&f.style.Calibration, "calibration", false, "Markdown: also print MCC, Brier, ECE and the reliability table of a binary label (JSON always has them)")
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	f.llm.register(fl)

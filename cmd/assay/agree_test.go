@@ -444,3 +444,52 @@ func TestModelSettingErrorsNameTheFlagOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestAgreeEstimate: --estimate prints the PPI++ table beside the
+// agreement, carries it in JSON, and exits 2 naming what is missing.
+func TestAgreeEstimate(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 60 {
+		label := ""
+		if i < 20 {
+			label = `"human":{"relevant":` + strconv.FormatBool(i%3 != 0) + `},`
+		}
+		score := 0.9
+		if i%3 == 0 {
+			score = 0.1
+		}
+		b.WriteString(`{"id":"r` + strconv.Itoa(i) + `","question":"q",` + label + `"metadata":{"judge_score":` + strconv.FormatFloat(score, 'g', -1, 64) + "}}\n")
+	}
+	data := b.String()
+	code, out, errOut := runCLI(t, data, "agree", "--score", "meta.judge_score", "--label", "relevant", "--estimate", "-")
+	require.Equal(t, exitPass, code, errOut)
+	// By hand: 20 labels, 13 true (mean 0.65, var 0.2275), the judge
+	// f = 0.1 + 0.8y on them (mean 0.62, var 0.1456, cov 0.182); 40
+	// unlabelled, 27 at 0.9 and 13 at 0.1 (mean 0.64, var 0.1404).
+	// lambda = (0.182/20) / (0.1404/40 + 0.1456/20) = 0.843; estimate
+	// 0.65 + 0.843*(0.64-0.62) = 0.667; V = lambda^2*0.1404/40 +
+	// (1-0.8*lambda)^2*0.2275/20 = 0.0037, so 0.667 -+ 0.119. Labels alone
+	// 0.65 -+ 1.96*sqrt(0.2275/20); judge alone 38/60; effective labels
+	// 20*(0.2275/20)/0.0037 = 61.5.
+	assert.Contains(t, out, "| meta.judge_score | relevant | all | 20 | 40 | 0.667 [0.548, 0.786] | 0.650 [0.441, 0.859] | 0.633 | 0.843 | 61.5 |")
+	code, out, errOut = runCLI(t, data, "agree", "--score", "meta.judge_score", "--label", "relevant", "--estimate", "--format", "json", "-")
+	require.Equal(t, exitPass, code, errOut)
+	var rs []agree.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &rs))
+	require.NotNil(t, rs[0].Mean)
+	assert.Equal(t, 40, rs[0].Mean.Unlabelled)
+
+	few := strings.Join(slices.Collect(func(yield func(string) bool) {
+		for l := range strings.Lines(data) {
+			if !strings.Contains(l, "human") || strings.Contains(l, `"r1"`) || strings.Contains(l, `"r2"`) {
+				if !yield(l) {
+					return
+				}
+			}
+		}
+	}), "")
+	code, _, errOut = runCLI(t, few, "agree", "--score", "meta.judge_score", "--label", "relevant", "--estimate", "-")
+	assert.Equal(t, exitInput, code)
+	assert.Contains(t, errOut, "--estimate needs at least 10 labelled records with a judge value, got 2")
+}

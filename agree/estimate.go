@@ -1,0 +1,183 @@
+package agree
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/stats"
+)
+
+// MinLabelled is the fewest labelled records, each with a judge value, an
+// estimate of the mean label takes: its interval is a normal
+// approximation, which a handful of labels does not support.
+const MinLabelled = 10
+
+// MeanEstimate is the mean human label over every record the judge
+// scored, estimated from the labels and the judge's values
+// (stats.PPIMean, PPI++), beside the labels alone and the judge alone.
+// The judge's value is on the label's scale: for a binary label it is
+// the chance the label is true, for a graded one the judge is put on the
+// grades as GradedStats.JudgeOnGrades says. Undefined figures (a group
+// with too few labels) are null in JSON, and Note says why.
+type MeanEstimate struct {
+	Estimate        bench.Num    `json:"estimate"`
+	CI95            [2]bench.Num `json:"ci95"`
+	LabelsOnly      bench.Num    `json:"labels_only"`
+	LabelsOnlyCI95  [2]bench.Num `json:"labels_only_ci95"`
+	JudgeOnly       bench.Num    `json:"judge_only"`
+	Lambda          bench.Num    `json:"lambda"`
+	EffectiveLabels bench.Num    `json:"effective_labels"`
+	// Labelled and Unlabelled count the records in the estimate.
+	Labelled   int `json:"labelled"`
+	Unlabelled int `json:"unlabelled"`
+	// Defaulted counts records (labelled or not) whose judgement fell
+	// back to the neutral default, and Unscored unlabelled records the
+	// judge has no value for: both are left out, so the estimate is of
+	// the records the judge scored.
+	Defaulted int `json:"defaulted"`
+	Unscored  int `json:"unscored"`
+	// JudgeScale is how the judge's values were put on the label's scale:
+	// "value" for a binary label, else as GradedStats.JudgeOnGrades.
+	JudgeScale string `json:"judge_scale"`
+	Note       string `json:"note,omitempty"`
+}
+
+// estimateMean estimates the mean label of rows (labelled and not) as
+// MeanEstimate says.
+func estimateMean(rows []Row, opts Options) *MeanEstimate {
+	e := &MeanEstimate{}
+	var used []Row
+	for _, r := range rows {
+		switch {
+		case r.Defaulted:
+			e.Defaulted++
+		case r.Err != "" && r.Unlabelled:
+			e.Unscored++
+		case r.Err == "":
+			used = append(used, r)
+		}
+	}
+	values := make([]float64, len(used))
+	var labels []float64
+	for i, r := range used {
+		values[i] = r.Value
+		switch {
+		case r.Unlabelled:
+		case opts.Graded:
+			labels = append(labels, *r.Grade)
+		case r.Label:
+			labels = append(labels, 1)
+		default:
+			labels = append(labels, 0)
+		}
+	}
+	e.JudgeScale = "value"
+	if opts.Graded {
+		values, _, e.JudgeScale = onGrades(used, values, labels, opts.Grades)
+	}
+	var judged, unlabelled []float64
+	for i, r := range used {
+		if r.Unlabelled {
+			unlabelled = append(unlabelled, values[i])
+		} else {
+			judged = append(judged, values[i])
+		}
+	}
+	p := stats.PPIMean(labels, judged, unlabelled)
+	e.Labelled, e.Unlabelled = len(labels), len(unlabelled)
+	switch {
+	case len(labels) < MinLabelled:
+		e.Note = fmt.Sprintf("%d labelled records with a judge value; an estimate needs at least %d", len(labels), MinLabelled)
+	case len(unlabelled) == 0:
+		e.Note = "no unlabelled record with a judge value: nothing for the judge to add to the labels"
+	}
+	if e.Note != "" {
+		p = stats.PPIMean(nil, nil, nil) // every figure NaN
+	}
+	e.Estimate, e.CI95 = bench.Num(p.Estimate), nums(p.CI95)
+	e.LabelsOnly, e.LabelsOnlyCI95 = bench.Num(p.LabelsOnly), nums(p.LabelsOnlyCI95)
+	e.JudgeOnly, e.Lambda, e.EffectiveLabels = bench.Num(p.JudgeOnly), bench.Num(p.Lambda), bench.Num(p.EffectiveLabels)
+	return e
+}
+
+func nums(v [2]float64) [2]bench.Num { return [2]bench.Num{bench.Num(v[0]), bench.Num(v[1])} }
+
+// checkEstimate checks that res can be estimated from, with an input
+// error naming what is missing: a labelled record the judge did not
+// score, a binary label's judge value outside [0, 1], too few labelled
+// records or no unlabelled one. file names the dataset.
+func checkEstimate(file string, res Result) error {
+	for _, r := range res.Rows { // the labelled ones
+		if r.Err != "" && !r.Defaulted {
+			msg, _, _ := strings.Cut(r.Err, "\n")
+			return inputErr("%s:%d: record %s is labelled (human.%s) but has no judge value: %s; --estimate needs one on every labelled record", file, r.Line, r.ID, res.Label, msg)
+		}
+	}
+	if res.LabelType == "binary" {
+		if err := checkChances(file, res); err != nil {
+			return err
+		}
+	}
+	e := res.Mean
+	switch {
+	case e.Labelled < MinLabelled:
+		return inputErr("%s: %s: --estimate needs at least %d labelled records with a judge value, got %d: label more records (human.%s)", file, res.Metric, MinLabelled, e.Labelled, res.Label)
+	case e.Unlabelled == 0:
+		return inputErr("%s: %s: --estimate needs records without the label human.%s, scored by the judge: every record it scored is labelled, so the labels alone are the estimate", file, res.Metric, res.Label)
+	}
+	return nil
+}
+
+// checkChances checks that a binary label's judge values are chances.
+func checkChances(file string, res Result) error {
+	for _, r := range res.Rows {
+		if r.Err == "" && (r.Value < 0 || r.Value > 1) {
+			return inputErr("%s:%d: record %s: %s is %s: --estimate with a binary label reads the judge's value as the chance the label is true, from 0 to 1 (give a graded label, --label-type graded, for values on another scale)",
+				file, r.Line, r.ID, res.Metric, strconv.FormatFloat(r.Value, 'g', -1, 64))
+		}
+	}
+	return nil
+}
+
+// EstimateMarkdownHeader is the header of the table whose rows
+// EstimateMarkdown renders.
+const EstimateMarkdownHeader = "| metric | label | group | labelled | unlabelled | PPI++ estimate [95% CI] | labels only [95% CI] | judge only | lambda | effective labels |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|\n"
+
+// EstimateMarkdown renders the result's estimate of the mean label as a
+// row of EstimateMarkdownHeader, with its groups' after it; "" without
+// an estimate.
+func (r Result) EstimateMarkdown() string {
+	var b strings.Builder
+	for _, x := range append([]Result{r}, r.Groups...) {
+		e := x.Mean
+		if e == nil {
+			continue
+		}
+		group := x.Group
+		if group == "" {
+			group = "all"
+		}
+		ci := func(v bench.Num, ci [2]bench.Num) string {
+			return Estimate{Value: v, CI95: ci}.cell()
+		}
+		if e.Note != "" {
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | n/a (%s) | n/a | n/a | n/a | n/a |\n", r.Metric, r.Label, group, e.Labelled, e.Unlabelled, e.Note)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", r.Metric, r.Label, group, e.Labelled, e.Unlabelled,
+			ci(e.Estimate, e.CI95), ci(e.LabelsOnly, e.LabelsOnlyCI95), f3n(e.JudgeOnly), f3n(e.Lambda), f1n(e.EffectiveLabels))
+	}
+	return b.String()
+}
+
+// f1n writes a count-like figure to one place, "-" when undefined.
+func f1n(n bench.Num) string {
+	if !defined(n) {
+		return "-"
+	}
+	return strconv.FormatFloat(math.Round(float64(n)*10)/10, 'f', 1, 64)
+}

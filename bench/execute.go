@@ -20,6 +20,7 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/telemetry"
 	"github.com/assaylabs/assay/prompts"
 )
 
@@ -144,7 +145,16 @@ type plan struct {
 // refused the key, the disk failed). A run that ended, passing or not, is
 // an Outcome whose Failures say why it did not pass; an interrupted run
 // (ctx done) is one too, with judging.FailInterrupted, and can be resumed.
+// The run is a span (telemetry.StartRun), each sample its child.
 func Execute(ctx context.Context, job Job) (*Outcome, error) {
+	ctx, span := telemetry.StartRun(ctx, "assay.bench", job.Data, job.Metrics)
+	o, err := execute(ctx, job)
+	span.End(o.traced(err))
+	return o, err
+}
+
+// execute is Execute in the run's span.
+func execute(ctx context.Context, job Job) (*Outcome, error) {
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Now == nil {
 		job.Now = time.Now
@@ -190,6 +200,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	threshold := thresholds(job.Registry, job.Profile, floors, s)
+	ctx = telemetry.WithThreshold(ctx, threshold) // pass or fail in the traces' evaluation events
 
 	started := job.Now().UTC()
 	cfg := RunConfig{RunID: NewRunID(started), Started: started, Command: job.Command, Version: job.Version,

@@ -20,8 +20,8 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
-	"github.com/assaylabs/assay/telemetry"
 	"github.com/assaylabs/assay/prompts"
+	"github.com/assaylabs/assay/telemetry"
 )
 
 // ReportSamples is about how many samples report.html and the JUnit file

@@ -68,8 +68,10 @@ type setting struct {
 }
 
 var openaiSetting = setting{
-	spec:     "openai:judge",
-	env:      func(url string) map[string]string { return map[string]string{"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "k"} },
+	spec: "openai:judge",
+	env: func(url string) map[string]string {
+		return map[string]string{"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "k"}
+	},
 	provider: "openai",
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -24,8 +26,29 @@ const ScopeName = "github.com/assaylabs/assay"
 const keyTag = attribute.Key("assay.llm.tag")
 
 // tracer is Assay's tracer from the global provider as it is now, so that a
-// provider installed after a hook was built is the one used.
-func tracer() trace.Tracer { return otel.Tracer(ScopeName) }
+// provider installed after a hook was built is the one used. The tracer of
+// the last provider seen is kept: asking a provider for it costs a lock.
+func tracer() trace.Tracer {
+	tp := otel.GetTracerProvider()
+	if c := lastTracer.Load(); c != nil && c.tp == tp {
+		return c.t
+	}
+	c := &providerTracer{tp: tp, t: tp.Tracer(ScopeName)}
+	// Only a provider that == can compare is kept (an interface holding
+	// a value of the same type that cannot be compared would panic).
+	if reflect.TypeOf(tp).Comparable() {
+		lastTracer.Store(c)
+	}
+	return c.t
+}
+
+// providerTracer is a provider and Assay's tracer from it.
+type providerTracer struct {
+	tp trace.TracerProvider
+	t  trace.Tracer
+}
+
+var lastTracer atomic.Pointer[providerTracer]
 
 // Backend returns b with a client span around each request it sends: a
 // chat is `chat {model}` and an embedding request `embeddings {model}`,

@@ -102,10 +102,11 @@ type Sample struct {
 // last Done ends it. With no scorers it ends at once. The context it
 // returns is the one to judge with.
 func StartSample(ctx context.Context, id string, line, scorers int) (context.Context, *Sample) {
-	ctx, span := tracer().Start(ctx, "assay.sample", trace.WithAttributes(KeySampleID.String(id), KeySampleLine.Int(line)))
+	ctx, span := tracer().Start(ctx, "assay.sample")
 	if !span.IsRecording() {
-		return ctx, nil
+		return ctx, nil // nothing to say, nor to end
 	}
+	span.SetAttributes(KeySampleID.String(id), KeySampleLine.Int(line))
 	s := &Sample{span: span}
 	s.left.Store(int32(scorers))
 	if scorers <= 0 {

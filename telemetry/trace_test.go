@@ -94,8 +94,7 @@ func executeRun(ctx context.Context, t *testing.T, data string, j judging.Config
 }
 
 // judgingOf is the judging of a run against the server at url.
-func judgingOf(t *testing.T, s setting, url string) (judging.Config, func(string) string) {
-	t.Helper()
+func judgingOf(s setting, url string) (judging.Config, func(string) string) {
 	j := judging.Default()
 	j.LLM.Spec, j.LLM.NoCache = s.spec, true
 	// One attempt at most for a server that fails: the retry has no time.
@@ -104,8 +103,8 @@ func judgingOf(t *testing.T, s setting, url string) (judging.Config, func(string
 	return j, func(k string) string { return env[k] }
 }
 
-// dataset writes content to a file of its own and returns its path.
-func dataset(t *testing.T, content string) string {
+// writeData writes content to a file of its own and returns its path.
+func writeData(t *testing.T, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "data.jsonl")
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
@@ -131,8 +130,8 @@ func TestAJudgedSampleIsARunSampleAndChatSpans(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			exp := record(t)
 			srv := fake(t)
-			j, env := judgingOf(t, tc.setting, srv.URL())
-			data := dataset(t, sample)
+			j, env := judgingOf(tc.setting, srv.URL())
+			data := writeData(t, sample)
 			runID := tc.run(t.Context(), t, data, j, env)
 
 			spans := exp.GetSpans()
@@ -206,8 +205,8 @@ func TestAJudgedSampleIsARunSampleAndChatSpans(t *testing.T) {
 func TestAFailingModelCallIsAnErrorSpanAndADefaultedEvaluation(t *testing.T) {
 	exp := record(t)
 	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Status: 500}))
-	j, env := judgingOf(t, openaiSetting, srv.URL())
-	_, err := bench.Judge(t.Context(), bench.JudgeJob{Data: dataset(t, sample), Metrics: []string{"context_precision"},
+	j, env := judgingOf(openaiSetting, srv.URL())
+	_, err := bench.Judge(t.Context(), bench.JudgeJob{Data: writeData(t, sample), Metrics: []string{"context_precision"},
 		Out: io.Discard, Log: io.Discard, Judging: j, Env: env, Quiet: true})
 	require.NoError(t, err)
 
@@ -239,8 +238,8 @@ func TestAFailingModelCallIsAnErrorSpanAndADefaultedEvaluation(t *testing.T) {
 func TestMiddlewareContinuesTheCallersTrace(t *testing.T) {
 	exp := record(t)
 	srv := fake(t)
-	j, env := judgingOf(t, openaiSetting, srv.URL())
-	data := dataset(t, sample)
+	j, env := judgingOf(openaiSetting, srv.URL())
+	data := writeData(t, sample)
 	mux := http.NewServeMux()
 	mux.Handle("POST /v1/judge", telemetry.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, err := bench.Judge(r.Context(), bench.JudgeJob{Data: data, Metrics: []string{"context_precision"},
@@ -286,14 +285,14 @@ func TestMiddlewareContinuesTheCallersTrace(t *testing.T) {
 func TestTracingOffRecordsNothing(t *testing.T) {
 	// The global provider is the no-op one: the hooks run and keep nothing.
 	srv := fake(t)
-	j, env := judgingOf(t, openaiSetting, srv.URL())
+	j, env := judgingOf(openaiSetting, srv.URL())
 	ctx, run := telemetry.StartRun(t.Context(), "assay.judge", "d", nil)
 	assert.False(t, trace.SpanFromContext(ctx).IsRecording())
 	_, smp := telemetry.StartSample(ctx, "s1", 1, 1)
 	assert.Nil(t, smp, "no sample span to count down when off")
 	smp.Done(nil)
 	run.End(telemetry.RunEnd{})
-	judgeRun(t.Context(), t, dataset(t, sample), j, env)
+	judgeRun(t.Context(), t, writeData(t, sample), j, env)
 	assert.Equal(t, 3, srv.Calls(), "the run judged as it would")
 }
 

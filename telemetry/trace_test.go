@@ -236,50 +236,79 @@ func TestAFailingModelCallIsAnErrorSpanAndADefaultedEvaluation(t *testing.T) {
 }
 
 func TestMiddlewareContinuesTheCallersTrace(t *testing.T) {
-	exp := record(t)
-	srv := fake(t)
-	j, env := judgingOf(openaiSetting, srv.URL())
-	data := writeData(t, sample)
-	mux := http.NewServeMux()
-	mux.Handle("POST /v1/judge", telemetry.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, err := bench.Judge(r.Context(), bench.JudgeJob{Data: data, Metrics: []string{"context_precision"},
-			Out: w, Log: io.Discard, Judging: j, Env: env, Quiet: true, Format: bench.OutputJSONL})
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-		}
-	}), "/v1/judge"))
-	api := httptest.NewServer(mux)
-	t.Cleanup(api.Close)
-
-	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, api.URL+"/v1/judge", strings.NewReader("{}"))
-	require.NoError(t, err)
-	req.Header.Set("traceparent", "00-"+traceID+"-"+parentID+"-01")
-	resp, err := api.Client().Do(req)
-	require.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, resp.Body.Close())
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-
-	spans := exp.GetSpans()
-	server := only(t, spans, "POST /v1/judge")
-	assert.Equal(t, trace.SpanKindServer, server.SpanKind)
-	assert.Equal(t, traceID, server.Parent.TraceID().String())
-	assert.Equal(t, parentID, server.Parent.SpanID().String(), "the request's span is the caller's child")
-	assert.True(t, server.Parent.IsRemote())
-	assert.Equal(t, attribute.IntValue(200), attrs(server.Attributes)["http.response.status_code"])
-	assert.Equal(t, attribute.StringValue("/v1/judge"), attrs(server.Attributes)["http.route"])
-
-	run := only(t, spans, "assay.judge")
-	assert.Equal(t, server.SpanContext.SpanID(), run.Parent.SpanID(), "the run is the request's child")
-	smp := only(t, spans, "assay.sample")
-	assert.Equal(t, run.SpanContext.SpanID(), smp.Parent.SpanID())
-	chat := only(t, spans, "chat judge")
-	assert.Equal(t, smp.SpanContext.SpanID(), chat.Parent.SpanID())
-	for _, s := range spans {
-		assert.Equal(t, traceID, s.SpanContext.TraceID().String(), "%s is in the caller's trace", s.Name)
+	tests := map[string]struct {
+		// mount returns the server's handler with judge at POST /v1/judge.
+		mount func(judge http.Handler) http.Handler
+	}{
+		"a route wrapped": {mount: func(judge http.Handler) http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("POST /v1/judge", telemetry.Middleware(judge, "/v1/judge"))
+			return mux
+		}},
+		"the whole mux wrapped, the span named after the pattern served": {mount: func(judge http.Handler) http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("POST /v1/judge", judge)
+			return telemetry.Middleware(mux, "")
+		}},
 	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			exp := record(t)
+			srv := fake(t)
+			j, env := judgingOf(openaiSetting, srv.URL())
+			data := writeData(t, sample)
+			api := httptest.NewServer(tc.mount(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, err := bench.Judge(r.Context(), bench.JudgeJob{Data: data, Metrics: []string{"context_precision"},
+					Out: w, Log: io.Discard, Judging: j, Env: env, Quiet: true, Format: bench.OutputJSONL})
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+				}
+			})))
+			t.Cleanup(api.Close)
+
+			const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, api.URL+"/v1/judge", strings.NewReader("{}"))
+			require.NoError(t, err)
+			req.Header.Set("traceparent", "00-"+traceID+"-"+parentID+"-01")
+			resp, err := api.Client().Do(req)
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			require.NoError(t, resp.Body.Close())
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+
+			spans := exp.GetSpans()
+			server := only(t, spans, "POST /v1/judge")
+			assert.Equal(t, trace.SpanKindServer, server.SpanKind)
+			assert.Equal(t, traceID, server.Parent.TraceID().String())
+			assert.Equal(t, parentID, server.Parent.SpanID().String(), "the request's span is the caller's child")
+			assert.True(t, server.Parent.IsRemote())
+			assert.Equal(t, attribute.IntValue(200), attrs(server.Attributes)["http.response.status_code"])
+			assert.Equal(t, attribute.StringValue("/v1/judge"), attrs(server.Attributes)["http.route"])
+
+			run := only(t, spans, "assay.judge")
+			assert.Equal(t, server.SpanContext.SpanID(), run.Parent.SpanID(), "the run is the request's child")
+			smp := only(t, spans, "assay.sample")
+			assert.Equal(t, run.SpanContext.SpanID(), smp.Parent.SpanID())
+			chat := only(t, spans, "chat judge")
+			assert.Equal(t, smp.SpanContext.SpanID(), chat.Parent.SpanID())
+			for _, s := range spans {
+				assert.Equal(t, traceID, s.SpanContext.TraceID().String(), "%s is in the caller's trace", s.Name)
+			}
+		})
+	}
+}
+
+func TestMiddlewareNamesARequestNoPatternServed(t *testing.T) {
+	exp := record(t)
+	api := httptest.NewServer(telemetry.Middleware(http.NewServeMux(), ""))
+	t.Cleanup(api.Close)
+	resp, err := api.Client().Get(api.URL + "/nowhere")
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	s := only(t, exp.GetSpans(), "GET")
+	assert.Equal(t, attribute.IntValue(404), attrs(s.Attributes)["http.response.status_code"])
+	assert.False(t, s.Parent.IsValid(), "no traceparent: a trace of its own")
 }
 
 func TestTracingOffRecordsNothing(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
+	"github.com/assaylabs/assay/telemetry"
 )
 
 // ReportSamples is about how many samples report.html and the JUnit file
@@ -155,7 +156,16 @@ type plan struct {
 // refused the key, the disk failed). A run that ended, passing or not, is
 // an Outcome whose Failures say why it did not pass; an interrupted run
 // (ctx done) is one too, with judging.FailInterrupted, and can be resumed.
+// The run is a span (telemetry.StartRun), each sample its child.
 func Execute(ctx context.Context, job Job) (*Outcome, error) {
+	ctx, span := telemetry.StartRun(ctx, "assay.bench", job.Data, job.Metrics)
+	o, err := execute(ctx, job)
+	span.End(o.traced(err))
+	return o, err
+}
+
+// execute is Execute in the run's span.
+func execute(ctx context.Context, job Job) (*Outcome, error) {
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Now == nil {
 		job.Now = time.Now
@@ -204,6 +214,7 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	threshold := thresholds(job.Registry, p, floors, s)
+	ctx = telemetry.WithThreshold(ctx, threshold) // pass or fail in the traces' evaluation events
 
 	started := job.Now().UTC()
 	cfg := RunConfig{RunID: cmp.Or(job.RunID, NewRunID(started)), Started: started, Command: job.Command, Version: job.Version,

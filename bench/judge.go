@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/telemetry"
 )
 
 // JudgeJob is `assay judge`: judges over a dataset, each result printed as
@@ -87,8 +88,17 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 // The error is an *eval.InputError for bad input or settings, or another
 // error when the run could not go on (the model refused the key, the
 // output could not be written). A run that ended is a JudgeOutcome whose
-// Failures say why it did not pass.
+// Failures say why it did not pass. The run is a span
+// (telemetry.StartRun), each record its child.
 func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
+	ctx, span := telemetry.StartRun(ctx, "assay.judge", job.Data, job.Metrics)
+	o, err := judge(ctx, job)
+	span.End(o.traced(err))
+	return o, err
+}
+
+// judge is Judge in the run's span.
+func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	job.Out = judging.Writer(job.Out)
 	if job.Format == "" {
@@ -130,6 +140,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, err
 	}
 	threshold, build := judgesOf(job.Registry, job.Metrics, floors, s)
+	ctx = telemetry.WithThreshold(ctx, threshold) // pass or fail in the traces' evaluation events
 	scorers := build(s.Model())
 	// Standard input is spooled to a temporary file, read by the check
 	// pass and again by the run.
@@ -165,7 +176,7 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	o := &JudgeOutcome{Records: data.Len()}
 	var defaults judging.Defaults
 	var werr error
-	err = ScoreStream(ctx, data.Records(), scorers, s.Limit(), func(_ int, rec dataset.Record, scores []eval.Score) error {
+	err = ScoreStream(ctx, data.Records(), telemetry.Scorers(scorers), s.Limit(), func(_ int, rec dataset.Record, scores []eval.Score) error {
 		defaulted := 0
 		for _, sc := range scores {
 			s.Observe(sc)

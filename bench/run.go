@@ -22,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/telemetry"
 )
 
 // ErrRunExists is returned (wrapped) by CreateRun for a folder that holds
@@ -520,6 +521,7 @@ func (u unitScorer) Score(ctx context.Context, s eval.Sample) (eval.Score, error
 		// A judgement cut short is not written: a resume redoes it.
 		return eval.Score{}, err
 	}
+	telemetry.Evaluated(ctx, scores...) // on the sample's span
 	written := 0
 	for _, sc := range scores {
 		if u.run.Done(Key{s.ID, sc.Metric}) {

@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/telemetry"
 )
 
 // ScoreAll runs every scorer on every record, up to limit at once, and
@@ -134,6 +135,7 @@ func scoreStream(ctx context.Context, records iter.Seq2[dataset.Record, error], 
 			break
 		}
 		p := &pending{i: i, rec: rec, scores: make([]eval.Score, len(scorers)), done: make(chan struct{})}
+		sctx, sample := telemetry.StartSample(gctx, rec.ID, rec.Line, len(scorers)) // a span over its scorers
 		i++
 		p.left.Store(int32(len(scorers)))
 		queue <- p // never blocks: it holds fewer than window records
@@ -146,8 +148,9 @@ func scoreStream(ctx context.Context, records iter.Seq2[dataset.Record, error], 
 					if r := recover(); r != nil {
 						err = fmt.Errorf("record %s: scorer %d panicked: %v\n%s", rec.ID, j, r, debug.Stack())
 					}
+					sample.Done(err)
 				}()
-				s, err := sc.Score(gctx, rec.Sample)
+				s, err := sc.Score(sctx, rec.Sample)
 				if err != nil {
 					if ctx.Err() != nil {
 						return ctx.Err()

@@ -79,6 +79,10 @@ type Response struct {
 	// the request asked (Request.TopLogprobs) and the server sent them;
 	// nil otherwise.
 	Logprobs []TokenLogprob `json:"logprobs,omitempty"`
+	// Model and ID are the model that answered and the reply's id, as the
+	// server names them, when it does (for traces; not cached).
+	Model string `json:"-"`
+	ID    string `json:"-"`
 }
 
 // Usage is what calls cost.

@@ -14,12 +14,14 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/telemetry"
 )
 
 // Exit codes.
@@ -58,8 +60,20 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	// OTEL_* turns tracing on (see package telemetry); spans still held
+	// are flushed before the process ends, for at most a few seconds.
+	shutdown, err := telemetry.Setup(ctx, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "assay: %v\n", err)
+		os.Exit(exitInput)
+	}
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if err := shutdown(flush); err != nil {
+		fmt.Fprintf(os.Stderr, "assay: tracing: %v\n", err)
+	}
+	cancel()
 	if code != exitPass {
 		pprof.StopCPUProfile()
 		os.Exit(code)

@@ -132,7 +132,8 @@ func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
 	if c.Message.Content == "" {
 		return llm.Response{Usage: u}, fmt.Errorf("no content (finish_reason %q): %w", c.FinishReason, llm.ErrEmpty)
 	}
-	return llm.Response{Content: c.Message.Content, Usage: u, Truncated: c.FinishReason == openai.FinishReasonLength, Logprobs: logprobsOf(c)}, nil
+	return llm.Response{Content: c.Message.Content, Usage: u, Truncated: c.FinishReason == openai.FinishReasonLength, Logprobs: logprobsOf(c),
+		Model: resp.Model, ID: resp.ID}, nil
 }
 
 // embeddings orders the vectors by index and checks there is one per input.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
+	"github.com/assaylabs/assay/telemetry"
 )
 
 // Config says how to build the client. Each field is one of the command
@@ -93,6 +94,7 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--llm: %w", err)
 	}
+	b = telemetry.Backend(b) // a span per request, a no-op while tracing is off
 	lc := llm.Config{
 		Backend: b, Concurrency: cfg.Concurrency, RPM: cfg.RPM, TPM: cfg.TPM, MaxCostUSD: cfg.MaxCostUSD, Budget: cfg.Budget,
 		Counter:     llm.TokenizerFor(backend.ModelName(b.Name())),

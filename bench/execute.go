@@ -306,13 +306,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	// A baseline comparison reads every value.
+	// A baseline comparison reads both runs' results line by line.
 	if base != "" {
-		all, err := ReadResults(filepath.Join(dir, FileResults))
-		if err != nil {
-			return nil, err
-		}
-		cmp, alerts, err := Compare(base, all, summary, &cfg)
+		cmp, alerts, err := Compare(base, filepath.Join(dir, FileResults), summary, &cfg)
 		if err != nil {
 			return nil, eval.AsInputError("--baseline "+job.Baseline, err)
 		}

@@ -72,6 +72,10 @@ type Job struct {
 	// JUnit, when set, is the file the gates and floors are written to as
 	// JUnit XML.
 	JUnit string
+	// SummaryMD, when set with a baseline, is the file the comparison's
+	// Markdown summary is appended to (WriteBaselineMarkdown): a pull
+	// request's $GITHUB_STEP_SUMMARY.
+	SummaryMD string
 	// Judging is the model client and the rules for its failures.
 	Judging judging.Config
 	// Store is the run store's file; empty is DefaultStorePath(Env).
@@ -187,6 +191,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	if err := checkOutFile("--junit", job.JUnit); err != nil {
+		return nil, err
+	}
+	if err := checkOutFile("--summary-md", job.SummaryMD); err != nil {
 		return nil, err
 	}
 	threshold := thresholds(job.Registry, job.Profile, floors, s)
@@ -345,6 +352,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	if err := run.WriteSummary(summary); err != nil {
+		return nil, err
+	}
+	if err := appendSummaryMD(job.SummaryMD, out); err != nil {
 		return nil, err
 	}
 	// The folder stays locked until its files are written.

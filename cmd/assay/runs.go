@@ -76,20 +76,29 @@ func newRunsDiffCmd(runs bench.Runs) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "diff A B",
-		Short: "Compare run B with run A: means, a paired test, seed 002's alerts and A/B analysis",
+		Short: "Compare run B with run A: means, paired tests, flips, seed 002's alerts and A/B analysis",
 		Long: `Compare run B (the current run, the treatment) with run A (the baseline,
-the control), metric by metric: each mean and the delta, the Wilcoxon
-signed-rank test over the samples both runs scored, the samples that fell
-most, seed 002's quality alerts (a degradation warning below 0.85 x the
-baseline mean, a critical alert below 0.4), and seed 002's A/B analysis
-(sizes, mean quality, improvement, latency change) with its "n >= 100
-each" rule beside the real test. A and B are run ids or run folders.
-When B was judged by another model or other prompt versions than A, the
-diff says so (judged_otherwise in JSON): the changes measure the judge too.
+the control), metric by metric: each mean and the delta; over the samples
+both runs scored, the Wilcoxon signed-rank test, the mean difference with
+its paired bootstrap 95% interval, the samples whose pass/fail flipped
+each way with McNemar's exact test on them (its mid-p beside it), and the
+samples that moved most; seed 002's quality alerts (a degradation
+warning below 0.85 x the baseline mean, a critical alert below 0.4) and
+its A/B analysis with its "n >= 100 each" rule beside the real tests.
+A and B are run ids or run folders. Runs with samples the other lacks
+(other datasets) are compared on the samples both have, and the diff
+says how many each has alone. When B was judged by another model or
+other prompt versions than A, the diff says so (judged_otherwise in
+JSON): the changes measure the judge too.
+
+--format md writes a short summary for a pull request or
+$GITHUB_STEP_SUMMARY (a table, the alerts, the flips, lists capped);
+--format json everything, flips listed up to 100 each way.
 
 Exits 1 when an alert is raised, as assay bench --baseline does.`,
 		Example: `  assay runs diff 20261101-0900-1a2b 20261103-0900-3c4d
-  assay runs diff assay-runs/old assay-runs/new`,
+  assay runs diff assay-runs/old assay-runs/new
+  assay runs diff --format md main-run pr-run >> "$GITHUB_STEP_SUMMARY"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bench.CheckOutputFormat(format, bench.DocumentFormats...); err != nil {

@@ -144,13 +144,23 @@ func TestRunsCommands(t *testing.T) {
 			"A (baseline, control):  " + runA, "B (current, treatment): " + runB,
 			"METRIC        A MEAN  B MEAN  DELTA    PAIRED  P       TEST",
 			"faithfulness  0.8000  0.5429  -0.2571  7       0.0312  wilcoxon signed-rank (exact)",
+			"paired (samples both runs scored):",
+			"METRIC        PAIRED  MEAN DIFF  CI95              NOW FAILING  NOW PASSING  MCNEMAR P  MID-P",
+			// Five flips, all one way: McNemar 2/32, mid-p 1/32.
+			"faithfulness  7       -0.2571    -0.3857..-0.1286  5            0            0.0625     0.0312",
 			"A/B analysis (seed 002; control A, treatment B):",
 			"faithfulness  7          7            0.8000        0.5429          -32.1%       100ms      300ms      +200.0%         not significant          significant (p=0.0312)",
-			"fell most, faithfulness:", "  q6  0.8000 -> 0.3000 (-0.5000)",
+			"faithfulness, now failing (passed in A) (5):", "  q6  0.8000 -> 0.3000 (-0.5000)\n  q1  0.9000 -> 0.5000 (-0.4000)",
+			"moved most, faithfulness:", "  q6  0.8000 -> 0.3000 (-0.5000)",
 			"alerts:", "  warning degradation faithfulness: faithfulness degraded from baseline (0.5429, threshold 0.6800)",
 		}},
 		"diff two run folders, no alert": {args: []string{"runs", "diff", "{DIRB}", "{DIRA}"}, out: []string{
 			"faithfulness  0.5429  0.8000  +0.2571  7       0.0312  wilcoxon signed-rank (exact)",
+		}},
+		"diff runs of different datasets: on the samples both have": {args: []string{"runs", "diff", runA, runC}, code: 1, out: []string{
+			"note: the runs judged different datasets (rag.jsonl ({SHA8}), other.jsonl (cccccccc)): only the samples with the same id are paired",
+			"note: compared on the 1 sample(s) both runs have; A has 6 that B lacks, B has 0 that A lacks",
+			"faithfulness  0.9000  0.2000  -0.7000  1       1.0000  wilcoxon signed-rank (exact)",
 		}},
 		"diff an unknown run": {args: []string{"runs", "diff", runA, "zzz"}, code: 2, errOut: `no run "zzz" in the run store`},
 		"trend of a dataset by its file": {args: []string{"runs", "trend", "faithfulness", "--dataset", "{DATA}"}, out: []string{
@@ -321,7 +331,7 @@ func TestRunsFormats(t *testing.T) {
 		"show": {args: []string{"runs", "show", runB},
 			mdRow: "| faithfulness | 7 | 7 | 0 (0.0%) | 0 | 0.5429 | 0.1000 | 0.5429 | 0.3000 | 0.9000 | 0.3000 | 0.5000..0.8000 | 0.5000 | 0.7 |"},
 		"diff": {args: []string{"runs", "diff", runA, runB}, code: exitFailed,
-			mdRow: "| faithfulness | 0.8000 | 0.5429 | -0.2571 | 7 | 0.0312 | wilcoxon signed-rank (exact) |"},
+			mdRow: "| faithfulness | 0.8000 | 0.5429 | -0.2571 (-0.3857, -0.1286) | 0.0312 | 5 | 0 | 0.0625 |"},
 		"trend": {args: []string{"runs", "trend", "faithfulness", "--dataset", "{DATA}"}, records: "points", n: 2,
 			mdRow: "| 2026-11-03 09:00 | " + runB + " | 0.5429 | 7/7 | -0.2571 | ########### |"},
 	}

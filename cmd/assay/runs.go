@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -11,7 +12,7 @@ import (
 func newRunsCmd(env func(string) string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List, show, compare and trend the recorded evaluation runs",
+		Short: "List, show, compare, trend and export the recorded evaluation runs",
 		Long: `Every assay bench run is recorded in the run store, an SQLite file in the
 user data directory ($XDG_DATA_HOME/assay/runs.db, ~/.local/share/assay on
 Linux; $ASSAY_DATA_DIR/runs.db when that is set). A RUN is a run id, a
@@ -22,7 +23,7 @@ yaml the same data with the same keys; list and trend take jsonl too,
 a record a line. An unknown run exits 2.`,
 	}
 	runs := bench.Runs{Env: env}
-	cmd.AddCommand(newRunsListCmd(runs), newRunsShowCmd(runs), newRunsDiffCmd(runs), newRunsTrendCmd(runs))
+	cmd.AddCommand(newRunsListCmd(runs), newRunsShowCmd(runs), newRunsDiffCmd(runs), newRunsTrendCmd(runs), newRunsExportCmd(runs))
 	return cmd
 }
 
@@ -140,6 +141,45 @@ the run before it is marked, and said how (judged_otherwise in JSON).`,
 	}
 	cmd.Flags().StringVar(&ds, "dataset", "", "the dataset: its file, or its sha256 (default: the last run's that judged METRIC)")
 	runsFormat(cmd, &format, true)
+	return cmd
+}
+
+func newRunsExportCmd(runs bench.Runs) *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "export RUN",
+		Short: "Export a run as a table: one row per sample and metric (csv, jsonl or parquet)",
+		Long: `Export RUN as a table for pandas, DuckDB or a spreadsheet: one row per
+sample and metric, in the dataset's order: the sample's id, question,
+answer, contexts, reference and metadata (a column per key,
+metadata.KEY), then metric, value, points, max, pass, defaulted,
+skipped, error, reason, model, latency_ms and cost_usd.
+
+--format csv (the default) joins a sample's contexts with a blank line;
+jsonl and parquet keep them a list. The samples' fields are read again
+from the run's dataset; when it no longer reads, they are left empty and
+a note says why on stderr. -o FILE writes the file whole or not at all
+(default: standard output).`,
+		Example: `  assay runs export 20261103-0900-3c4d -o run.csv
+  assay runs export assay-runs/new --format parquet -o run.parquet
+  duckdb -c "SELECT metric, avg(value) FROM 'run.parquet' GROUP BY metric"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			x, err := runs.ExportFile(cmd.Context(), args[0], format, out, cmd.OutOrStdout())
+			if err != nil {
+				return runError(err)
+			}
+			if x.Note != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "assay: %s\n", x.Note)
+			}
+			if out != "" && out != "-" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "assay: %d row(s) of run %s in %s\n", x.Rows, x.Run, out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", bench.ExportCSV, "csv, jsonl or parquet")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (default: standard output)")
 	return cmd
 }
 

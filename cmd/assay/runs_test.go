@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 )
@@ -385,6 +387,56 @@ func TestRunsFormats(t *testing.T) {
 				var rec any
 				require.NoError(t, json.Unmarshal([]byte(line), &rec))
 				assert.Equal(t, list.([]any)[i], rec, "line %d is the json's record %d", i+1, i+1)
+			}
+		})
+	}
+}
+
+// TestRunsExport: runs export writes a row per sample and metric to
+// standard output or, whole, to -o FILE; says on stderr when the run's
+// dataset no longer reads; and a bad format or an -o in no folder exits 2.
+func TestRunsExport(t *testing.T) {
+	t.Parallel()
+	f := newRunsFixture(t)
+	out := filepath.Join(t.TempDir(), "a.parquet")
+	tests := map[string]struct {
+		args    []string
+		code    int
+		out     []string
+		errOut  string
+		parquet int64
+	}{
+		"csv to standard output": {args: []string{"runs", "export", runA}, out: []string{
+			"id,question,answer,contexts,reference,metric,value,points,max,pass,defaulted,skipped,error,reason,model,latency_ms,cost_usd\n",
+			"q1,,,,,faithfulness,0.9,0,0,true,false,false,,,,100,0\n", "q7,,,,,faithfulness,0.7,0,0,true,false,false,,,,100,0\n"}},
+		"a dataset that no longer reads": {args: []string{"runs", "export", "--format", "jsonl", runC}, out: []string{`{"id":"q1","question":null,`},
+			errOut: "assay: the run's dataset " + f.dataOther + " does not read"},
+		"parquet to a file": {args: []string{"runs", "export", "--format", "parquet", "-o", out, runA}, parquet: 7,
+			errOut: "assay: 7 row(s) of run " + runA + " in " + out},
+		"an unknown format":  {args: []string{"runs", "export", "--format", "xml", runA}, code: exitInput, errOut: `--format: must be csv, jsonl or parquet, got "xml"`},
+		"an -o in no folder": {args: []string{"runs", "export", "-o", filepath.Join(f.root, "nope", "x.csv"), runA}, code: exitInput, errOut: "-o: "},
+		"an unknown run":     {args: []string{"runs", "export", "zzz"}, code: exitInput, errOut: `no run "zzz" in the run store`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := f.run(t, tc.args...)
+			require.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			for _, want := range tc.out {
+				assert.Contains(t, stdout, want)
+			}
+			if tc.errOut != "" {
+				assert.Contains(t, stderr, tc.errOut)
+			}
+			if tc.parquet > 0 {
+				pf, err := os.Open(out)
+				require.NoError(t, err)
+				defer func() { assert.NoError(t, pf.Close()) }()
+				st, err := pf.Stat()
+				require.NoError(t, err)
+				file, err := parquet.OpenFile(pf, st.Size())
+				require.NoError(t, err)
+				assert.Equal(t, tc.parquet, file.NumRows())
 			}
 		})
 	}

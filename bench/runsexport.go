@@ -54,10 +54,10 @@ type Exported struct {
 // exportResult is what a row keeps of a result.
 type exportResult struct {
 	metric, method, reason, err string
-	value, points, max            float64
-	pass                          *bool
-	defaulted, skipped            bool
-	usage                         eval.Usage
+	value, points, max          float64
+	pass                        *bool
+	defaulted, skipped          bool
+	usage                       eval.Usage
 }
 
 // Export writes run ref (a run folder, or a run id or the beginning of

@@ -40,8 +40,8 @@ func writeComparisonMD(w io.Writer, a, b string, c *Comparison, alerts []Quality
 		if ci := ciText(m.DiffLow, m.DiffHigh); ci != "-" {
 			diff += " (" + strings.Replace(ci, "..", ", ", 1) + ")"
 		}
-		t.add(m.Metric, statText(m.BaselineMean), statText(m.CurrentMean), diff, statText(m.P),
-			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), statText(m.FlipP))
+		t.add(m.Metric, statText(m.BaselineMean), statText(m.CurrentMean), diff, pText(m.P),
+			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), pText(m.FlipP))
 	}
 	if err := t.markdown(w); err != nil {
 		return err
@@ -60,7 +60,7 @@ func writeComparisonMD(w io.Writer, a, b string, c *Comparison, alerts []Quality
 			}
 		}
 		if len(m.Moved) > 0 {
-			moved = append(moved, fmt.Sprintf("**%s**: %s", mdText(m.Metric), changesMD(m.Moved, len(m.Moved))))
+			moved = append(moved, fmt.Sprintf("**%s**: %s", mdText(m.Metric), changesMD(m.Moved, min(len(m.Moved), MDListed))))
 		}
 	}
 	for _, part := range []struct {
@@ -76,6 +76,15 @@ func writeComparisonMD(w io.Writer, a, b string, c *Comparison, alerts []Quality
 		}
 	}
 	return nil
+}
+
+// pText is a p-value with four places, "<0.0001" below them, "-" when
+// undefined.
+func pText(p Num) string {
+	if defined(p) && p < 0.00005 {
+		return "<0.0001"
+	}
+	return statText(p)
 }
 
 // changesMD lists the first MDListed of changes (of n in all) as

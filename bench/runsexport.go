@@ -511,7 +511,12 @@ func (j *jsonlRows) write(r exportRow) error {
 
 func (j *jsonlRows) close() error { return j.w.Flush() }
 
-// parquetRows writes Parquet (parquet-go): contexts a list of strings,
+// ParquetRowGroup is how many rows a row group of an exported Parquet
+// file holds: the writer holds one row group in memory at a time.
+const ParquetRowGroup = 10_000
+
+// parquetRows writes Parquet (parquet-go), Snappy-compressed (what
+// pandas and DuckDB write by default): contexts a list of strings,
 // metadata columns typed by their kind, optional columns null where a
 // value is missing.
 type parquetRows struct {
@@ -539,7 +544,8 @@ func newParquetRows(w io.Writer, meta []metaColumn) *parquetRows {
 			g[m.name] = optString()
 		}
 	}
-	return &parquetRows{w: parquet.NewGenericWriter[any](w, parquet.NewSchema("result", g)), meta: meta}
+	return &parquetRows{w: parquet.NewGenericWriter[any](w, parquet.NewSchema("result", g),
+		parquet.Compression(&parquet.Snappy), parquet.MaxRowsPerRowGroup(ParquetRowGroup)), meta: meta}
 }
 
 func (p *parquetRows) write(r exportRow) error {

@@ -150,6 +150,11 @@ func AnalyzeABTest(results []ABTestResult) ABTestAnalysis {
 			treatment.add(r)
 		}
 	}
+	return abAnalysis(control, treatment)
+}
+
+// abAnalysis is AnalyzeABTest of the two variants' sums.
+func abAnalysis(control, treatment abMeans) ABTestAnalysis {
 	cq, tq := control.quality(), treatment.quality()
 	cl, tl := control.latency(), treatment.latency()
 	return ABTestAnalysis{

@@ -1,25 +1,21 @@
 package bench
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/assaylabs/assay/stats"
 )
 
 // MaxFell is how many of the samples that fell most a MetricComparison
 // lists.
 const MaxFell = 5
 
-// MaxFlipped is how many of the samples that flipped pass/fail a
-// MetricComparison lists: those now failing first, the largest change
+// MaxFlipped is how many of the samples that flipped pass/fail each way
+// a MetricComparison lists: those now failing first, the largest change
 // first.
 const MaxFlipped = 100
 
@@ -37,6 +33,19 @@ type RunFolder struct {
 // ReadRunFolder reads the run folder dir. A folder without config.json is not a
 // run folder: the error says so.
 func ReadRunFolder(dir string) (*RunFolder, error) {
+	run, err := readRunHead(dir)
+	if err != nil {
+		return nil, err
+	}
+	if run.Results, err = ReadResults(filepath.Join(dir, FileResults)); err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	}
+	return run, nil
+}
+
+// readRunHead reads the run folder dir but for its results: its config
+// and, when it has one, its summary.
+func readRunHead(dir string) (*RunFolder, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FileConfig))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s is not a run folder (no %s): give a folder written by assay bench --out", dir, FileConfig)
@@ -47,9 +56,6 @@ func ReadRunFolder(dir string) (*RunFolder, error) {
 	run := &RunFolder{Dir: dir}
 	if err := json.Unmarshal(b, &run.Config); err != nil {
 		return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileConfig, err)
-	}
-	if run.Results, err = ReadResults(filepath.Join(dir, FileResults)); err != nil {
-		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
 	b, err = os.ReadFile(filepath.Join(dir, FileSummary))
 	switch {
@@ -66,78 +72,60 @@ func ReadRunFolder(dir string) (*RunFolder, error) {
 	return run, nil
 }
 
-// Compare compares the current run (its results and summary) with the
-// baseline run in baseDir, metric by metric over the current summary's
-// metrics: the baseline's and the current mean and their delta, the
-// Wilcoxon signed-rank test over the samples both runs scored (see
-// stats.Wilcoxon), and the samples that fell most. It returns seed 002's alerts
-// too (see MeanAlerts), metric by metric: any alert is a regression.
+// Compare compares the current run (its results.jsonl at curResults and
+// its summary) with the baseline run in baseDir, metric by metric over
+// the current summary's metrics: the baseline's and the current mean and
+// their delta; over the samples both runs scored, the Wilcoxon
+// signed-rank test (stats.Wilcoxon), the mean difference with its paired
+// bootstrap 95% interval (stats.PairedMeanDiff), the samples that
+// flipped pass/fail each way with McNemar's exact test on them
+// (stats.McNemar), and the samples that moved most. It returns seed
+// 002's alerts too (see MeanAlerts), metric by metric: any alert is a
+// regression.
+//
+// Both results.jsonl are read line by line, keeping a value, a verdict
+// and a latency per (sample, metric): memory is in the number of
+// results, never in the size of their evidence.
 //
 // Means are over scored values only, never defaults; the baseline's come
-// from its summary.json, or from its results when it has none.
+// from its summary.json, or from its results when it has none. When a
+// run has samples the other lacks (runs of different datasets, or one
+// stopped early), the runs are compared on the samples both have, means
+// included, and Comparison says how many each has alone.
 //
 // cfg, when not nil, is the current run's configuration: the comparison
 // then says how the baseline was judged otherwise (JudgedOtherwise).
-func Compare(baseDir string, cur *ResultFile, curSummary Summary, cfg *RunConfig) (*Comparison, []QualityAlert, error) {
-	base, err := ReadRunFolder(baseDir)
+func Compare(baseDir, curResults string, curSummary Summary, cfg *RunConfig) (*Comparison, []QualityAlert, error) {
+	c, alerts, _, err := compare(baseDir, curResults, curSummary, cfg)
+	return c, alerts, err
+}
+
+// compare is Compare, returning the pairing it read as well.
+func compare(baseDir, curResults string, curSummary Summary, cfg *RunConfig) (*Comparison, []QualityAlert, *pairing, error) {
+	base, err := readRunHead(baseDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("baseline: %w", err)
+		return nil, nil, nil, fmt.Errorf("baseline: %w", err)
 	}
-	baseValues := countedValues(base.Results)
-	curValues := countedValues(cur)
-	baseVerdicts, curVerdicts := verdicts(base.Results), verdicts(cur)
-	c := &Comparison{BaselineRunID: base.Config.RunID, BaselineDir: baseDir, Metrics: []MetricComparison{}}
+	p, err := pairRuns(filepath.Join(baseDir, FileResults), curResults)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c := &Comparison{BaselineRunID: base.Config.RunID, BaselineDir: baseDir, Metrics: []MetricComparison{},
+		Shared: p.shared, OnlyBaseline: p.onlyBase, OnlyCurrent: p.onlyCur}
 	if cfg != nil {
 		c.Judged = JudgedOtherwise(base.Config, *cfg)
 	}
 	alerts := []QualityAlert{}
 	for _, m := range curSummary.Metrics {
-		mc := MetricComparison{Metric: m.Metric, BaselineMean: baselineMean(base, baseValues, m.Metric), CurrentMean: m.Mean}
+		mc := p.compareMetric(m.Metric, m.Threshold)
+		if !p.restricted() {
+			mc.BaselineMean, mc.CurrentMean = baselineMean(base, p, m.Metric), m.Mean
+		}
 		mc.Delta = mc.CurrentMean - mc.BaselineMean
-		var diffs []float64
-		for id, v := range curValues[m.Metric] {
-			b, ok := baseValues[m.Metric][id]
-			if !ok {
-				continue
-			}
-			diffs = append(diffs, v-b)
-			if v < b {
-				mc.Fell = append(mc.Fell, SampleChange{ID: id, Baseline: b, Current: v})
-			}
-			k := Key{ID: id, Metric: m.Metric}
-			was, now := passed(verdictOf(baseVerdicts, k), b, m.Threshold), passed(verdictOf(curVerdicts, k), v, m.Threshold)
-			switch {
-			case was && !now:
-				mc.NowFailing++
-				mc.Flipped = append(mc.Flipped, SampleChange{ID: id, Baseline: b, Current: v, Flip: FlipFails})
-			case !was && now:
-				mc.NowPassing++
-				mc.Flipped = append(mc.Flipped, SampleChange{ID: id, Baseline: b, Current: v, Flip: FlipPasses})
-			}
-		}
-		mc.Paired = len(diffs)
-		mc.P = Num(math.NaN())
-		if mc.Paired > 0 {
-			w := stats.Wilcoxon(diffs)
-			mc.Test, mc.P = w.Name(), Num(w.P)
-		}
-		slices.SortFunc(mc.Fell, func(a, b SampleChange) int {
-			return cmp.Or(cmp.Compare(a.Current-a.Baseline, b.Current-b.Baseline), cmp.Compare(a.ID, b.ID))
-		})
-		if len(mc.Fell) > MaxFell {
-			mc.Fell = mc.Fell[:MaxFell]
-		}
-		slices.SortFunc(mc.Flipped, func(a, b SampleChange) int {
-			return cmp.Or(cmp.Compare(a.Flip, b.Flip), // "fails" first
-				cmp.Compare(math.Abs(b.Current-b.Baseline), math.Abs(a.Current-a.Baseline)), SampleOrder(a.ID, b.ID))
-		})
-		if len(mc.Flipped) > MaxFlipped {
-			mc.Flipped = mc.Flipped[:MaxFlipped]
-		}
 		c.Metrics = append(c.Metrics, mc)
 		alerts = append(alerts, MeanAlerts(m.Metric, float64(mc.CurrentMean), float64(mc.BaselineMean))...)
 	}
-	return c, alerts, nil
+	return c, alerts, p, nil
 }
 
 // JudgedOtherwise lists how the run was judged (cfg) otherwise than
@@ -157,48 +145,6 @@ func JudgedOtherwise(base, cfg RunConfig) []string {
 	return out
 }
 
-// countedValues maps metric to sample id to value, for the results that
-// count (neither defaulted nor skipped).
-func countedValues(f *ResultFile) map[string]map[string]float64 {
-	out := map[string]map[string]float64{}
-	if f == nil {
-		return out
-	}
-	for r := range f.All() {
-		if !r.Counted() {
-			continue
-		}
-		if out[r.Metric] == nil {
-			out[r.Metric] = map[string]float64{}
-		}
-		out[r.Metric][r.ID] = r.Value
-	}
-	return out
-}
-
-// verdicts are the card verdicts (Result.Pass) of the counted results of
-// f that have one: most metrics have none, and pass by their value.
-func verdicts(f *ResultFile) map[Key]bool {
-	out := map[Key]bool{}
-	if f == nil {
-		return out
-	}
-	for r := range f.All() {
-		if r.Counted() && r.Pass != nil {
-			out[r.Key()] = *r.Pass
-		}
-	}
-	return out
-}
-
-// verdictOf is k's card verdict, nil when it has none.
-func verdictOf(verdicts map[Key]bool, k Key) *bool {
-	if p, ok := verdicts[k]; ok {
-		return &p
-	}
-	return nil
-}
-
 // passed reports whether a counted result of value v passes: its card's
 // verdict (pass) when it has one, else v >= threshold, as a summary's
 // pass rate counts it.
@@ -211,7 +157,7 @@ func passed(pass *bool, v, threshold float64) bool {
 
 // baselineMean is the baseline run's mean of metric: its summary's, else
 // the mean of its scored values; NaN when it scored none.
-func baselineMean(base *RunFolder, values map[string]map[string]float64, metric string) Num {
+func baselineMean(base *RunFolder, p *pairing, metric string) Num {
 	if base.Summary != nil {
 		for _, m := range base.Summary.Metrics {
 			if m.Metric == metric {
@@ -219,13 +165,5 @@ func baselineMean(base *RunFolder, values map[string]map[string]float64, metric 
 			}
 		}
 	}
-	vs := values[metric]
-	if len(vs) == 0 {
-		return Num(math.NaN())
-	}
-	sum := 0.0
-	for _, id := range slices.Sorted(maps.Keys(vs)) { // a fixed order: the same sum every time
-		sum += vs[id]
-	}
-	return Num(sum / float64(len(vs)))
+	return p.mean(p.base, metric)
 }

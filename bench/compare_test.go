@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/stats"
 )
 
 // values makes results of one metric, ids q1, q2, ... in order.
@@ -119,8 +120,8 @@ func TestCompare(t *testing.T) {
 				bs = &bench.Summary{RunID: "base", Metrics: stats}
 			}
 			dir := writeRun(t, filepath.Join(t.TempDir(), "base"), bench.RunConfig{RunID: "base"}, bs, tc.base)
-			cur := resultFile(t, tc.cur)
-			c, alerts, err := bench.Compare(dir, cur, bench.Summary{RunID: "cur", Metrics: []bench.MetricStats{{Metric: "m", Mean: tc.curMean}}}, nil)
+			cur := writeRun(t, filepath.Join(t.TempDir(), "cur"), bench.RunConfig{RunID: "cur"}, nil, tc.cur)
+			c, alerts, err := bench.Compare(dir, filepath.Join(cur, bench.FileResults), bench.Summary{RunID: "cur", Metrics: []bench.MetricStats{{Metric: "m", Mean: tc.curMean}}}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, "base", c.BaselineRunID)
 			assert.Equal(t, dir, c.BaselineDir)
@@ -158,7 +159,74 @@ func TestCompare(t *testing.T) {
 func TestCompareNotARunFolder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, _, err := bench.Compare(dir, resultFile(t, nil), bench.Summary{}, nil)
+	_, _, err := bench.Compare(dir, filepath.Join(dir, bench.FileResults), bench.Summary{}, nil)
 	require.Error(t, err)
 	assert.Equal(t, "baseline: "+dir+" is not a run folder (no config.json): give a folder written by assay bench --out", err.Error())
+}
+
+// TestCompareFlipsAndPairs: the samples that flipped each way with
+// McNemar's exact test on them, the paired mean difference and its
+// interval, and the samples that moved most, both runs read line by line
+// (a pair written twice counts its last line).
+func TestCompareFlipsAndPairs(t *testing.T) {
+	t.Parallel()
+	base := values("m", 0.9, 0.8, 0.6, 0.7, 0.3, 0.2, 0.6, 0.5)
+	// q1 first defaulted, then judged: its last line counts.
+	base = append([]bench.Result{{ID: "q1", Metric: "m", Value: 0.5, Defaulted: true}}, base...)
+	cur := values("m", 0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1)
+	baseDir := writeRun(t, filepath.Join(t.TempDir(), "base"), bench.RunConfig{RunID: "base"}, nil, base)
+	curDir := writeRun(t, filepath.Join(t.TempDir(), "cur"), bench.RunConfig{RunID: "cur"}, nil, cur)
+	c, _, err := bench.Compare(baseDir, filepath.Join(curDir, bench.FileResults),
+		bench.Summary{Metrics: []bench.MetricStats{{Metric: "m", Mean: meanOf(0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1), Threshold: 0.5}}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, [3]int{8, 0, 0}, [3]int{c.Shared, c.OnlyBaseline, c.OnlyCurrent})
+	mc := c.Metrics[0]
+	assert.Equal(t, 8, mc.Paired)
+	// Under 0.5: q1, q2, q3 and q8 now fail, q5 now passes. McNemar on
+	// 4 and 1: 2*P(X <= 1) for X ~ Binomial(5, 1/2) = 2*6/32, mid-p
+	// 12/32 - 5/32.
+	assert.Equal(t, [2]int{4, 1}, [2]int{mc.NowFailing, mc.NowPassing})
+	assert.Equal(t, "mcnemar exact", mc.FlipTest)
+	assert.InDelta(t, 12.0/32, float64(mc.FlipP), 1e-9)
+	assert.InDelta(t, 7.0/32, float64(mc.FlipMidP), 1e-9)
+	ids := func(cs []bench.SampleChange) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID+":"+c.Flip)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"q1:fails", "q2:fails", "q3:fails", "q8:fails", "q5:passes"}, ids(mc.Flipped))
+	assert.Equal(t, []string{"q1:", "q2:", "q3:", "q8:", "q5:", "q7:"}, ids(mc.Moved), "the largest moves either way, none of the unchanged")
+	assert.Equal(t, bench.SampleChange{ID: "q1", Baseline: 0.9, Current: 0.4}, mc.Moved[0])
+	// Differences -0.5, -0.5, -0.4, 0, 0.3, 0, -0.05, -0.4: mean -1.55/8.
+	assert.InDelta(t, -1.55/8, float64(mc.MeanDiff), 1e-9)
+	want := stats.PairedMeanDiff([]float64{0.9, 0.8, 0.6, 0.7, 0.3, 0.2, 0.6, 0.5}, []float64{0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1},
+		bench.BootstrapResamples, bench.BootstrapSeed)
+	assert.Equal(t, [2]float64{want.Lo, want.Hi}, [2]float64{float64(mc.DiffLow), float64(mc.DiffHigh)})
+	assert.Less(t, float64(mc.DiffLow), float64(mc.MeanDiff))
+	assert.Greater(t, float64(mc.DiffHigh), float64(mc.MeanDiff))
+}
+
+// TestCompareOnSharedSamples: runs with samples the other lacks are
+// compared on the samples both have, their means included, and the
+// comparison says how many each has alone.
+func TestCompareOnSharedSamples(t *testing.T) {
+	t.Parallel()
+	base := append(values("m", 0.8, 0.6, 0.4, 0.2), bench.Result{ID: "q9", Metric: "m", Value: 1})
+	cur := append(values("m", 0.8, 0.7, 0.4, 0.3), bench.Result{ID: "q10", Metric: "m"}, bench.Result{ID: "q11", Metric: "other", Value: 1})
+	bs := &bench.Summary{RunID: "base", Metrics: []bench.MetricStats{{Metric: "m", Mean: meanOf(0.8, 0.6, 0.4, 0.2, 1)}}}
+	baseDir := writeRun(t, filepath.Join(t.TempDir(), "base"), bench.RunConfig{RunID: "base"}, bs, base)
+	curDir := writeRun(t, filepath.Join(t.TempDir(), "cur"), bench.RunConfig{RunID: "cur"}, nil, cur)
+	c, alerts, err := bench.Compare(baseDir, filepath.Join(curDir, bench.FileResults),
+		bench.Summary{Metrics: []bench.MetricStats{{Metric: "m", Mean: meanOf(0.8, 0.7, 0.4, 0.3, 0)}}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, [3]int{4, 1, 2}, [3]int{c.Shared, c.OnlyBaseline, c.OnlyCurrent})
+	mc := c.Metrics[0]
+	assert.Equal(t, 4, mc.Paired)
+	assert.InDelta(t, 0.5, float64(mc.BaselineMean), 1e-12, "q9 left out")
+	assert.InDelta(t, 0.55, float64(mc.CurrentMean), 1e-12, "q10 left out")
+	assert.InDelta(t, 0.05, float64(mc.Delta), 1e-12)
+	assert.InDelta(t, 0.05, float64(mc.MeanDiff), 1e-12)
+	assert.Empty(t, alerts, "the whole runs' means (0.6 and 0.44) would have raised a degradation")
 }

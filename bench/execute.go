@@ -73,6 +73,10 @@ type Job struct {
 	// JUnit, when set, is the file the gates and floors are written to as
 	// JUnit XML.
 	JUnit string
+	// SummaryMD, when set with a baseline, is the file the comparison's
+	// Markdown summary is appended to (WriteBaselineMarkdown): a pull
+	// request's $GITHUB_STEP_SUMMARY.
+	SummaryMD string
 	// Judging is the model client and the rules for its failures.
 	Judging judging.Config
 	// Store is the run store's file; empty is DefaultStorePath(Env).
@@ -213,6 +217,9 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := checkOutFile("--junit", job.JUnit); err != nil {
 		return nil, err
 	}
+	if err := checkOutFile("--summary-md", job.SummaryMD); err != nil {
+		return nil, err
+	}
 	threshold := thresholds(job.Registry, p, floors, s)
 	ctx = telemetry.WithThreshold(ctx, threshold) // pass or fail in the traces' evaluation events
 
@@ -335,13 +342,9 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	// A baseline comparison reads every value.
+	// A baseline comparison reads both runs' results line by line.
 	if base != "" {
-		all, err := ReadResults(filepath.Join(dir, FileResults))
-		if err != nil {
-			return nil, err
-		}
-		cmp, alerts, err := Compare(base, all, summary, &cfg)
+		cmp, alerts, err := Compare(base, filepath.Join(dir, FileResults), summary, &cfg)
 		if err != nil {
 			return nil, eval.AsInputError("--baseline "+job.Baseline, err)
 		}
@@ -379,6 +382,9 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	if err := run.WriteSummary(summary); err != nil {
+		return nil, err
+	}
+	if err := appendSummaryMD(job.SummaryMD, out); err != nil {
 		return nil, err
 	}
 	// The folder stays locked until its files are written.

@@ -344,7 +344,7 @@ func TestResumeJudgesDefaultsAndErrorsAgain(t *testing.T) {
 	assert.InDelta(t, (0+0.01+0.81)/3, s.Metrics[0].Calibration.Brier, 1e-9)
 
 	// As a baseline, the run pairs each sample once.
-	cmp, _, err := Compare(dir, rf, s, nil)
+	cmp, _, err := Compare(dir, filepath.Join(dir, FileResults), s, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 3, cmp.Metrics[0].Paired)
 	assert.InDelta(t, (1+0.9+0.9)/3, float64(cmp.Metrics[0].BaselineMean), 1e-9)

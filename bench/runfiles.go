@@ -251,8 +251,15 @@ type Comparison struct {
 	// Judged says how the baseline was judged otherwise than this run
 	// (another model, other prompt versions): its figures then differ
 	// for that reason too. Empty when judged alike.
-	Judged  []string           `json:"judged_otherwise,omitempty"`
-	Metrics []MetricComparison `json:"metrics"`
+	Judged []string `json:"judged_otherwise,omitempty"`
+	// Shared counts the samples both runs have a result of;
+	// OnlyBaseline and OnlyCurrent those one has and the other lacks
+	// (runs of different datasets, or a run stopped early). When either
+	// is not 0, every figure, means included, is over the shared samples.
+	Shared       int                `json:"shared_samples"`
+	OnlyBaseline int                `json:"only_baseline,omitempty"`
+	OnlyCurrent  int                `json:"only_current,omitempty"`
+	Metrics      []MetricComparison `json:"metrics"`
 }
 
 // MetricComparison is one metric's change from the baseline.
@@ -267,16 +274,31 @@ type MetricComparison struct {
 	Paired int    `json:"paired"`
 	Test   string `json:"test,omitempty"`
 	P      Num    `json:"p_value"`
-	// Fell are the samples whose value fell most, worst first.
-	Fell []SampleChange `json:"fell,omitempty"`
+	// MeanDiff is the mean of the paired differences (current minus
+	// baseline) over the Paired samples, DiffLow and DiffHigh its paired
+	// bootstrap 95% interval (stats.PairedMeanDiff).
+	MeanDiff Num `json:"mean_diff"`
+	DiffLow  Num `json:"mean_diff_ci95_low"`
+	DiffHigh Num `json:"mean_diff_ci95_high"`
+	// Fell are the samples whose value fell most, worst first; Moved
+	// lists MaxMoved of those that moved most either way, the largest
+	// change first.
+	Fell  []SampleChange `json:"fell,omitempty"`
+	Moved []SampleChange `json:"moved,omitempty"`
 	// NowFailing and NowPassing count the samples both runs scored that
 	// flipped: passed in the baseline and fail now, or the other way,
 	// under this run's threshold (or the card's verdict, where a card
-	// decides). Flipped lists MaxFlipped of them, those now failing
-	// first, the largest change first.
+	// decides). Flipped lists at most MaxFlipped of each way, those now
+	// failing first, the largest change first.
 	NowFailing int            `json:"now_failing,omitempty"`
 	NowPassing int            `json:"now_passing,omitempty"`
 	Flipped    []SampleChange `json:"flipped,omitempty"`
+	// FlipTest names the test on the flips, McNemar's exact test, and
+	// FlipP its two-sided p-value (the exact conditional one), FlipMidP
+	// its mid-p-value (stats.McNemar); null when nothing flipped.
+	FlipTest string `json:"flip_test,omitempty"`
+	FlipP    Num    `json:"flip_p_value"`
+	FlipMidP Num    `json:"flip_mid_p"`
 }
 
 // SampleChange is one sample's value in both runs.

@@ -100,9 +100,6 @@ type RunView struct {
 	Dir     string
 	Config  RunConfig
 	Summary Summary
-	// Folder is the run folder read back (results included) when the
-	// run was named by its folder or its folder was asked for; else nil.
-	Folder *RunFolder
 }
 
 // Show finds the run ref names: a run folder, else a run id or the
@@ -111,18 +108,18 @@ func (r Runs) Show(ctx context.Context, ref string) (*RunView, error) {
 	return r.load(ctx, ref, false)
 }
 
-// load is Show; withFolder reads the folder of a stored run too, which
-// must then still exist.
+// load is Show; withFolder checks that the folder of a stored run still
+// exists, and takes the run's config from it.
 func (r Runs) load(ctx context.Context, ref string, withFolder bool) (*RunView, error) {
 	if isRunFolder(ref) {
-		f, err := ReadRunFolder(ref)
+		f, err := readRunHead(ref)
 		if err != nil {
 			return nil, &eval.InputError{Msg: err.Error(), Err: err}
 		}
 		if f.Summary == nil {
 			return nil, &eval.InputError{Msg: fmt.Sprintf("run folder %s has no %s: the run never finished; resume it with assay bench --resume --out %s", ref, FileSummary, ref)}
 		}
-		return &RunView{ID: f.Config.RunID, Dir: ref, Config: f.Config, Summary: *f.Summary, Folder: f}, nil
+		return &RunView{ID: f.Config.RunID, Dir: ref, Config: f.Config, Summary: *f.Summary}, nil
 	}
 	st, err := r.open()
 	if err != nil {
@@ -138,9 +135,11 @@ func (r Runs) load(ctx context.Context, ref string, withFolder bool) (*RunView, 
 	}
 	v := &RunView{ID: row.ID, Dir: row.Dir, Config: row.Config, Summary: row.Summary}
 	if withFolder {
-		if v.Folder, err = ReadRunFolder(row.Dir); err != nil {
+		f, err := readRunHead(row.Dir)
+		if err != nil {
 			return nil, &eval.InputError{Msg: fmt.Sprintf("run %s: its folder: %v", row.ID, err), Err: err}
 		}
+		v.Config = f.Config
 	}
 	return v, nil
 }
@@ -182,13 +181,13 @@ func (r Runs) Diff(ctx context.Context, a, b string) (*RunDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, alerts, err := Compare(base.Dir, cur.Folder.Results, cur.Summary, &cur.Folder.Config)
+	c, alerts, p, err := compare(base.Dir, filepath.Join(cur.Dir, FileResults), cur.Summary, &cur.Config)
 	if err != nil {
-		return nil, &eval.InputError{Msg: err.Error(), Err: err}
+		return nil, eval.AsInputError("", err)
 	}
 	d := &RunDiff{Baseline: base.ID, Current: cur.ID, Comparison: c, Alerts: alerts, AB: []ABRow{}, base: base, cur: cur}
 	for _, m := range c.Metrics {
-		d.AB = append(d.AB, ABRow{Metric: m.Metric, Analysis: AnalyzeRuns(base.Folder.Results, cur.Folder.Results, m.Metric), Test: m.Test, P: m.P})
+		d.AB = append(d.AB, ABRow{Metric: m.Metric, Analysis: p.ab(m.Metric), Test: m.Test, P: m.P})
 	}
 	return d, nil
 }

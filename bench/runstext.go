@@ -161,11 +161,17 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 	if a == nil || b == nil {
 		return errors.New("runs diff: a RunDiff not made by Runs.Diff has no runs to show")
 	}
+	if md {
+		return writeComparisonMD(w, a.ID, b.ID, d.Comparison, d.Alerts)
+	}
 	para(w, md, "A (baseline, control):  %s  %s  %s", a.ID, timeText(a.Summary.Started), a.Dir)
 	para(w, md, "B (current, treatment): %s  %s  %s", b.ID, timeText(b.Summary.Started), b.Dir)
 	if a.Config.DatasetSHA256 != b.Config.DatasetSHA256 {
 		para(w, md, "note: the runs judged different datasets (%s, %s): only the samples with the same id are paired",
 			shortDataset(a.Config.Dataset, a.Config.DatasetSHA256), shortDataset(b.Config.Dataset, b.Config.DatasetSHA256))
+	}
+	if note := sharedNote(d.Comparison); note != "" {
+		para(w, md, "note: %s", note)
 	}
 	if j := d.Comparison.Judged; len(j) > 0 {
 		para(w, md, "note: B was judged otherwise than A (%s): the changes measure the judge as well as the system", strings.Join(j, "; "))
@@ -173,13 +179,13 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 	fmt.Fprintln(w)
 	t := table{head: []string{"METRIC", "A MEAN", "B MEAN", "DELTA", "PAIRED", "P", "TEST"}}
 	for _, m := range d.Comparison.Metrics {
-		delta := statText(m.Delta)
-		if !math.IsNaN(float64(m.Delta)) && m.Delta >= 0 {
-			delta = "+" + delta
-		}
-		t.add(m.Metric, statText(m.BaselineMean), statText(m.CurrentMean), delta, fmt.Sprint(m.Paired), statText(m.P), m.Test)
+		t.add(m.Metric, statText(m.BaselineMean), statText(m.CurrentMean), signedText(m.Delta), fmt.Sprint(m.Paired), statText(m.P), m.Test)
 	}
 	if err := t.write(w, md); err != nil {
+		return err
+	}
+	heading(w, md, "paired (samples both runs scored)")
+	if err := pairedTable(d.Comparison).write(w, md); err != nil {
 		return err
 	}
 	heading(w, md, "A/B analysis (seed 002; control A, treatment B)")
@@ -187,16 +193,98 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 		return err
 	}
 	for _, m := range d.Comparison.Metrics {
-		if len(m.Fell) == 0 {
+		for _, way := range []string{FlipFails, FlipPasses} {
+			n, listed := flipsOf(m, way)
+			if n == 0 {
+				continue
+			}
+			heading(w, md, fmt.Sprintf("%s, %s (%d)", m.Metric, flipTitle(way), n))
+			for _, f := range listed[:min(len(listed), TextListed)] {
+				item(w, md, changeText(f))
+			}
+			if more := n - min(len(listed), TextListed); more > 0 {
+				item(w, md, fmt.Sprintf("and %d more (--format json lists %d)", more, min(n, MaxFlipped)))
+			}
+		}
+	}
+	for _, m := range d.Comparison.Metrics {
+		if len(m.Moved) == 0 {
 			continue
 		}
-		heading(w, md, "fell most, "+m.Metric)
-		for _, f := range m.Fell {
-			item(w, md, fmt.Sprintf("%s  %.4f -> %.4f (%+.4f)", f.ID, f.Baseline, f.Current, f.Current-f.Baseline))
+		heading(w, md, "moved most, "+m.Metric)
+		for _, f := range m.Moved {
+			item(w, md, changeText(f))
 		}
 	}
 	writeAlerts(w, md, d.Alerts)
 	return nil
+}
+
+// TextListed is how many of the samples that flipped each way a diff
+// lists in text; --format json lists MaxFlipped.
+const TextListed = 20
+
+// pairedTable is each metric's paired figures: the mean difference and
+// its interval, the flips each way and McNemar's test on them.
+func pairedTable(c *Comparison) table {
+	t := table{head: []string{"METRIC", "PAIRED", "MEAN DIFF", "CI95", "NOW FAILING", "NOW PASSING", "MCNEMAR P", "MID-P"}}
+	for _, m := range c.Metrics {
+		t.add(m.Metric, fmt.Sprint(m.Paired), signedText(m.MeanDiff), ciText(m.DiffLow, m.DiffHigh),
+			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), statText(m.FlipP), statText(m.FlipMidP))
+	}
+	return t
+}
+
+// sharedNote says, when a run has samples the other lacks, what the
+// comparison is over; "" when both have the same samples.
+func sharedNote(c *Comparison) string {
+	if c.OnlyBaseline+c.OnlyCurrent == 0 {
+		return ""
+	}
+	return fmt.Sprintf("compared on the %d sample(s) both runs have; A has %d that B lacks, B has %d that A lacks", c.Shared, c.OnlyBaseline, c.OnlyCurrent)
+}
+
+// flipsOf is how many of m's samples flipped way, and those listed.
+func flipsOf(m MetricComparison, way string) (int, []SampleChange) {
+	var listed []SampleChange
+	for _, f := range m.Flipped {
+		if f.Flip == way {
+			listed = append(listed, f)
+		}
+	}
+	if way == FlipFails {
+		return m.NowFailing, listed
+	}
+	return m.NowPassing, listed
+}
+
+// flipTitle names a way of flipping.
+func flipTitle(way string) string {
+	if way == FlipFails {
+		return "now failing (passed in A)"
+	}
+	return "now passing (failed in A)"
+}
+
+// changeText is a sample's change: its id, both values and the change.
+func changeText(f SampleChange) string {
+	return fmt.Sprintf("%s  %.4f -> %.4f (%+.4f)", f.ID, f.Baseline, f.Current, f.Current-f.Baseline)
+}
+
+// signedText is a statistic with its sign, "-" when undefined.
+func signedText(n Num) string {
+	if !defined(n) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.4f", float64(n))
+}
+
+// ciText is an interval, "-" when undefined.
+func ciText(lo, hi Num) string {
+	if !defined(lo) || !defined(hi) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.4f..%+.4f", float64(lo), float64(hi))
 }
 
 // abTable is seed 002's A/B analysis, a metric a row, with the paired

@@ -7,7 +7,8 @@
 // the ends of every interval. One bootstrap engine, [BootstrapStrata] (and
 // [Bootstrap], its one-stratum case), resamples for every interval: the
 // mean of a run's metric ([BootstrapMean]), a graded statistic, the
-// balanced accuracy at a threshold ([BalancedAccuracyCI]).
+// balanced accuracy at a threshold ([BalancedAccuracyCI]), the mean of paired
+// differences between two runs ([PairedMeanDiff]).
 //
 // Pearson's and Spearman's correlations (average ranks) come from
 // github.com/montanaflynn/stats, which computes exactly those statistics;
@@ -16,7 +17,8 @@
 // compares every pair: a bootstrap calls it thousands of times. Weighted kappa,
 // Krippendorff's alpha, the percentile and the bootstrap, MAE, the Brier
 // score, the expected calibration error, the confusion matrix, ROC AUC, the
-// threshold of best balanced accuracy and the Wilcoxon signed-rank test are
+// threshold of best balanced accuracy, the Wilcoxon signed-rank test and
+// McNemar's exact test ([McNemar], its mid-p beside it) are
 // written here, and each is tested against a published worked example or a
 // derivation by hand.
 //

@@ -52,11 +52,15 @@ failed; another dataset or configuration is refused.
 
 --gate 'METRIC.STAT OP NUMBER' (repeatable) fails the run when it does not
 hold, as seed 002's CI checks: --gate 'context_quality.mean>=0.65'.
---baseline compares each metric's mean with an earlier run's, with a paired
-Wilcoxon signed-rank test over the samples both scored, and raises seed
-002's alerts: degradation (warning) under 0.85 x the baseline mean,
-threshold (critical) under 0.4. --junit FILE writes the gates and the
-samples below their thresholds as JUnit XML.
+--baseline compares each metric's mean with an earlier run's, over the
+samples both scored: a paired Wilcoxon signed-rank test, the mean
+difference with its paired bootstrap interval, the samples that flipped
+pass/fail each way with McNemar's exact test (see assay runs diff); it
+raises seed 002's alerts: degradation (warning) under 0.85 x the baseline
+mean, threshold (critical) under 0.4. --summary-md FILE appends the
+comparison as a short Markdown summary (for $GITHUB_STEP_SUMMARY).
+--junit FILE writes the gates and the samples below their thresholds as
+JUnit XML.
 
 --label NAME (a binary human label of the records: human.faithful, true/false
 or 1/0; !NAME negated) measures each metric's calibration against it: the
@@ -98,6 +102,7 @@ func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	fl.StringVar(&f.job.JUnit, "junit", "", "also write the gates and the samples as JUnit XML to FILE, for CI")
 	fl.StringVar(&f.job.Label, "label", "", "measure each metric's calibration against this binary human label of the records (faithful; !NAME negated): Brier, ECE and a reliability diagram")
 	fl.StringVar(&f.job.Baseline, "baseline", "", "compare with an earlier run: its folder, its id in the run store, or latest (the last run of the same dataset and metrics); exit 1 on seed 002's alerts")
+	fl.StringVar(&f.job.SummaryMD, "summary-md", "", "with --baseline, append the comparison's Markdown summary (as assay runs diff --format md) to FILE, e.g. $GITHUB_STEP_SUMMARY")
 	return cmd
 }
 

@@ -31,11 +31,17 @@ func TestBenchGatesBaselineAndStore(t *testing.T) {
 	assert.Contains(t, stdout, "faithfulness_score")
 	assert.FileExists(t, filepath.Join(first, bench.FileReport))
 
-	junit := filepath.Join(tmp, "junit.xml")
+	junit, summaryMD := filepath.Join(tmp, "junit.xml"), filepath.Join(tmp, "step-summary.md")
+	require.NoError(t, os.WriteFile(summaryMD, []byte("earlier step\n"), 0o644))
 	code, _, stderr = runEnv(t, env, "bench", "-q", "--profile", "daily", "--out", second, "--baseline", "latest",
-		"--gate", "faithfulness_score.min>=0.99", "--junit", junit, data)
+		"--gate", "faithfulness_score.min>=0.99", "--junit", junit, "--summary-md", summaryMD, data)
 	assert.Equal(t, exitFailed, code, stderr)
 	assert.Contains(t, stderr, "gate faithfulness_score.min>=0.99 failed: got 0.9330")
+	md, err := os.ReadFile(summaryMD)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(md), "earlier step\n### Assay: `"), "appended:\n%s", md)
+	assert.Contains(t, string(md), "No quality alert.")
+	assert.Contains(t, string(md), "| faithfulness_score | 0.9733 | 0.9733 | +0.0000 (+0.0000, +0.0000) | - | 0 | 0 | - |")
 
 	var s bench.Summary
 	b, err := os.ReadFile(filepath.Join(second, bench.FileSummary))

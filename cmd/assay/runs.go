@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -11,7 +12,7 @@ import (
 func newRunsCmd(env func(string) string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List, show, compare and trend the recorded evaluation runs",
+		Short: "List, show, compare, trend and export the recorded evaluation runs",
 		Long: `Every assay bench run is recorded in the run store, an SQLite file in the
 user data directory ($XDG_DATA_HOME/assay/runs.db, ~/.local/share/assay on
 Linux; $ASSAY_DATA_DIR/runs.db when that is set). A RUN is a run id, a
@@ -22,7 +23,7 @@ yaml the same data with the same keys; list and trend take jsonl too,
 a record a line. An unknown run exits 2.`,
 	}
 	runs := bench.Runs{Env: env}
-	cmd.AddCommand(newRunsListCmd(runs), newRunsShowCmd(runs), newRunsDiffCmd(runs), newRunsTrendCmd(runs))
+	cmd.AddCommand(newRunsListCmd(runs), newRunsShowCmd(runs), newRunsDiffCmd(runs), newRunsTrendCmd(runs), newRunsExportCmd(runs))
 	return cmd
 }
 
@@ -76,20 +77,29 @@ func newRunsDiffCmd(runs bench.Runs) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "diff A B",
-		Short: "Compare run B with run A: means, a paired test, seed 002's alerts and A/B analysis",
+		Short: "Compare run B with run A: means, paired tests, flips, seed 002's alerts and A/B analysis",
 		Long: `Compare run B (the current run, the treatment) with run A (the baseline,
-the control), metric by metric: each mean and the delta, the Wilcoxon
-signed-rank test over the samples both runs scored, the samples that fell
-most, seed 002's quality alerts (a degradation warning below 0.85 x the
-baseline mean, a critical alert below 0.4), and seed 002's A/B analysis
-(sizes, mean quality, improvement, latency change) with its "n >= 100
-each" rule beside the real test. A and B are run ids or run folders.
-When B was judged by another model or other prompt versions than A, the
-diff says so (judged_otherwise in JSON): the changes measure the judge too.
+the control), metric by metric: each mean and the delta; over the samples
+both runs scored, the Wilcoxon signed-rank test, the mean difference with
+its paired bootstrap 95% interval, the samples whose pass/fail flipped
+each way with McNemar's exact test on them (its mid-p beside it), and the
+samples that moved most; seed 002's quality alerts (a degradation
+warning below 0.85 x the baseline mean, a critical alert below 0.4) and
+its A/B analysis with its "n >= 100 each" rule beside the real tests.
+A and B are run ids or run folders. Runs with samples the other lacks
+(other datasets) are compared on the samples both have, and the diff
+says how many each has alone. When B was judged by another model or
+other prompt versions than A, the diff says so (judged_otherwise in
+JSON): the changes measure the judge too.
+
+--format md writes a short summary for a pull request or
+$GITHUB_STEP_SUMMARY (a table, the alerts, the flips, lists capped);
+--format json everything, flips listed up to 100 each way.
 
 Exits 1 when an alert is raised, as assay bench --baseline does.`,
 		Example: `  assay runs diff 20261101-0900-1a2b 20261103-0900-3c4d
-  assay runs diff assay-runs/old assay-runs/new`,
+  assay runs diff assay-runs/old assay-runs/new
+  assay runs diff --format md main-run pr-run >> "$GITHUB_STEP_SUMMARY"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bench.CheckOutputFormat(format, bench.DocumentFormats...); err != nil {
@@ -131,6 +141,45 @@ the run before it is marked, and said how (judged_otherwise in JSON).`,
 	}
 	cmd.Flags().StringVar(&ds, "dataset", "", "the dataset: its file, or its sha256 (default: the last run's that judged METRIC)")
 	runsFormat(cmd, &format, true)
+	return cmd
+}
+
+func newRunsExportCmd(runs bench.Runs) *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "export RUN",
+		Short: "Export a run as a table: one row per sample and metric (csv, jsonl or parquet)",
+		Long: `Export RUN as a table for pandas, DuckDB or a spreadsheet: one row per
+sample and metric, in the dataset's order: the sample's id, question,
+answer, contexts, reference and metadata (a column per key,
+metadata.KEY), then metric, value, points, max, pass, defaulted,
+skipped, error, reason, model, latency_ms and cost_usd.
+
+--format csv (the default) joins a sample's contexts with a blank line;
+jsonl and parquet keep them a list. The samples' fields are read again
+from the run's dataset; when it no longer reads, they are left empty and
+a note says why on stderr. -o FILE writes the file whole or not at all
+(default: standard output).`,
+		Example: `  assay runs export 20261103-0900-3c4d -o run.csv
+  assay runs export assay-runs/new --format parquet -o run.parquet
+  duckdb -c "SELECT metric, avg(value) FROM 'run.parquet' GROUP BY metric"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			x, err := runs.ExportFile(cmd.Context(), args[0], format, out, cmd.OutOrStdout())
+			if err != nil {
+				return runError(err)
+			}
+			if x.Note != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "assay: %s\n", x.Note)
+			}
+			if out != "" && out != "-" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "assay: %d row(s) of run %s in %s\n", x.Rows, x.Run, out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", bench.ExportCSV, "csv, jsonl or parquet")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (default: standard output)")
 	return cmd
 }
 

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 )
@@ -144,13 +146,23 @@ func TestRunsCommands(t *testing.T) {
 			"A (baseline, control):  " + runA, "B (current, treatment): " + runB,
 			"METRIC        A MEAN  B MEAN  DELTA    PAIRED  P       TEST",
 			"faithfulness  0.8000  0.5429  -0.2571  7       0.0312  wilcoxon signed-rank (exact)",
+			"paired (samples both runs scored):",
+			"METRIC        PAIRED  MEAN DIFF  CI95              NOW FAILING  NOW PASSING  MCNEMAR P  MID-P",
+			// Five flips, all one way: McNemar 2/32, mid-p 1/32.
+			"faithfulness  7       -0.2571    -0.3857..-0.1286  5            0            0.0625     0.0312",
 			"A/B analysis (seed 002; control A, treatment B):",
 			"faithfulness  7          7            0.8000        0.5429          -32.1%       100ms      300ms      +200.0%         not significant          significant (p=0.0312)",
-			"fell most, faithfulness:", "  q6  0.8000 -> 0.3000 (-0.5000)",
+			"faithfulness, now failing (passed in A) (5):", "  q6  0.8000 -> 0.3000 (-0.5000)\n  q1  0.9000 -> 0.5000 (-0.4000)",
+			"moved most, faithfulness:", "  q6  0.8000 -> 0.3000 (-0.5000)",
 			"alerts:", "  warning degradation faithfulness: faithfulness degraded from baseline (0.5429, threshold 0.6800)",
 		}},
 		"diff two run folders, no alert": {args: []string{"runs", "diff", "{DIRB}", "{DIRA}"}, out: []string{
 			"faithfulness  0.5429  0.8000  +0.2571  7       0.0312  wilcoxon signed-rank (exact)",
+		}},
+		"diff runs of different datasets: on the samples both have": {args: []string{"runs", "diff", runA, runC}, code: 1, out: []string{
+			"note: the runs judged different datasets (rag.jsonl ({SHA8}), other.jsonl (cccccccc)): only the samples with the same id are paired",
+			"note: compared on the 1 sample(s) both runs have; A has 6 that B lacks, B has 0 that A lacks",
+			"faithfulness  0.9000  0.2000  -0.7000  1       1.0000  wilcoxon signed-rank (exact)",
 		}},
 		"diff an unknown run": {args: []string{"runs", "diff", runA, "zzz"}, code: 2, errOut: `no run "zzz" in the run store`},
 		"trend of a dataset by its file": {args: []string{"runs", "trend", "faithfulness", "--dataset", "{DATA}"}, out: []string{
@@ -321,7 +333,7 @@ func TestRunsFormats(t *testing.T) {
 		"show": {args: []string{"runs", "show", runB},
 			mdRow: "| faithfulness | 7 | 7 | 0 (0.0%) | 0 | 0.5429 | 0.1000 | 0.5429 | 0.3000 | 0.9000 | 0.3000 | 0.5000..0.8000 | 0.5000 | 0.7 |"},
 		"diff": {args: []string{"runs", "diff", runA, runB}, code: exitFailed,
-			mdRow: "| faithfulness | 0.8000 | 0.5429 | -0.2571 | 7 | 0.0312 | wilcoxon signed-rank (exact) |"},
+			mdRow: "| faithfulness | 0.8000 | 0.5429 | -0.2571 (-0.3857, -0.1286) | 0.0312 | 5 | 0 | 0.0625 |"},
 		"trend": {args: []string{"runs", "trend", "faithfulness", "--dataset", "{DATA}"}, records: "points", n: 2,
 			mdRow: "| 2026-11-03 09:00 | " + runB + " | 0.5429 | 7/7 | -0.2571 | ########### |"},
 	}
@@ -375,6 +387,56 @@ func TestRunsFormats(t *testing.T) {
 				var rec any
 				require.NoError(t, json.Unmarshal([]byte(line), &rec))
 				assert.Equal(t, list.([]any)[i], rec, "line %d is the json's record %d", i+1, i+1)
+			}
+		})
+	}
+}
+
+// TestRunsExport: runs export writes a row per sample and metric to
+// standard output or, whole, to -o FILE; says on stderr when the run's
+// dataset no longer reads; and a bad format or an -o in no folder exits 2.
+func TestRunsExport(t *testing.T) {
+	t.Parallel()
+	f := newRunsFixture(t)
+	out := filepath.Join(t.TempDir(), "a.parquet")
+	tests := map[string]struct {
+		args    []string
+		code    int
+		out     []string
+		errOut  string
+		parquet int64
+	}{
+		"csv to standard output": {args: []string{"runs", "export", runA}, out: []string{
+			"id,question,answer,contexts,reference,metric,value,points,max,pass,defaulted,skipped,error,reason,model,latency_ms,cost_usd\n",
+			"q1,,,,,faithfulness,0.9,0,0,true,false,false,,,,100,0\n", "q7,,,,,faithfulness,0.7,0,0,true,false,false,,,,100,0\n"}},
+		"a dataset that no longer reads": {args: []string{"runs", "export", "--format", "jsonl", runC}, out: []string{`{"id":"q1","question":null,`},
+			errOut: "assay: the run's dataset " + f.dataOther + " does not read"},
+		"parquet to a file": {args: []string{"runs", "export", "--format", "parquet", "-o", out, runA}, parquet: 7,
+			errOut: "assay: 7 row(s) of run " + runA + " in " + out},
+		"an unknown format":  {args: []string{"runs", "export", "--format", "xml", runA}, code: exitInput, errOut: `--format: must be csv, jsonl or parquet, got "xml"`},
+		"an -o in no folder": {args: []string{"runs", "export", "-o", filepath.Join(f.root, "nope", "x.csv"), runA}, code: exitInput, errOut: "-o: "},
+		"an unknown run":     {args: []string{"runs", "export", "zzz"}, code: exitInput, errOut: `no run "zzz" in the run store`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := f.run(t, tc.args...)
+			require.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			for _, want := range tc.out {
+				assert.Contains(t, stdout, want)
+			}
+			if tc.errOut != "" {
+				assert.Contains(t, stderr, tc.errOut)
+			}
+			if tc.parquet > 0 {
+				pf, err := os.Open(out)
+				require.NoError(t, err)
+				defer func() { assert.NoError(t, pf.Close()) }()
+				st, err := pf.Stat()
+				require.NoError(t, err)
+				file, err := parquet.OpenFile(pf, st.Size())
+				require.NoError(t, err)
+				assert.Equal(t, tc.parquet, file.NumRows())
 			}
 		})
 	}

@@ -74,6 +74,9 @@ type Job struct {
 	JUnit string
 	// Judging is the model client and the rules for its failures.
 	Judging judging.Config
+	// Queue, when on, judges the run's pairs through NATS JetStream:
+	// in-process workers, remote ones, or both (see Queue).
+	Queue Queue
 	// Store is the run store's file; empty is DefaultStorePath(Env).
 	// NoStore records the run in no store (a Go test's run).
 	Store   string
@@ -153,6 +156,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		job.Registry = agent.Builtins()
 	}
 	if err := job.Judging.Check(); err != nil {
+		return nil, err
+	}
+	if err := job.Queue.check(); err != nil {
 		return nil, err
 	}
 	if job.Resume && job.Out == "" {
@@ -287,7 +293,11 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 			meter.Add(0, 1)
 		}
 	}
-	err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
+	if job.Queue.On() {
+		err = evaluateQueued(ctx, job, s, run, data.Records(), p.units, func() { meter.Add(1, 0) })
+	} else {
+		err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
+	}
 	meter.Close()
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
@@ -333,6 +343,10 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	}
 	out.Failures = append(out.Failures, s.Failures(run.Defaults())...)
 	out.Failures = append(out.Failures, job.Judging.ScoredFailures(counts(summary.Metrics))...)
+	if n := summary.Undelivered; n > 0 {
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailUndelivered, Err: fmt.Errorf("%d pair(s) undelivered: the queue gave up on their tasks after every delivery failed (results.jsonl says why, \"undelivered\" on each); resume with --resume --out %s to judge them again",
+			n, dir)})
+	}
 	if err := floors.Err(); err != nil {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}

@@ -112,6 +112,9 @@ type Outcome struct {
 	Failures   judging.Failures
 	// Plan is a dry run's plan; nil for a run.
 	Plan *judging.Plan
+	// Undelivered are the results of a queued run's pairs whose tasks'
+	// deliveries ran out (Result.Undelivered), each said by Write.
+	Undelivered []Result
 	// StoreErr is why the run could not be recorded in the run store (the
 	// run folder has it all the same).
 	StoreErr error
@@ -294,7 +297,9 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 	}
 	if job.Queue.On() {
-		err = evaluateQueued(ctx, job, s, run, data.Records(), p.units, func() { meter.Add(1, 0) })
+		err = evaluateQueued(ctx, job, s, run, data.Records(), p.units, func() { meter.Add(1, 0) }, func(r Result) {
+			out.Undelivered = append(out.Undelivered, r)
+		})
 	} else {
 		err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
 	}

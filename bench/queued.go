@@ -148,7 +148,7 @@ type queued struct {
 // as it is stored, the only writer of it, until every task has its reply
 // (or ctx is done). onRecord is called as each record's last reply is
 // appended.
-func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, records iter.Seq2[dataset.Record, error], units []Unit, onRecord func()) error {
+func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, records iter.Seq2[dataset.Record, error], units []Unit, onRecord func(), undelivered func(Result)) error {
 	q := job.Queue
 	cfg := run.Config()
 	var nc *nats.Conn
@@ -171,7 +171,11 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 			if q.Token != "" {
 				tok = " --token " + q.Token
 			}
-			fmt.Fprintf(job.Log, "bench: NATS listening on %s; on each machine with a model, run: assay worker %s%s --llm %s\n", u, u, tok, s.Judge())
+			llmSpec := s.Judge()
+			if spec, err := backend.Resolve(job.Judging.LLM.Spec, job.Env); err == nil && job.Judging.Model == nil {
+				llmSpec = spec.Name()
+			}
+			fmt.Fprintf(job.Log, "bench: NATS listening on %s; on each machine with a model, run: assay worker %s%s --llm %s\n", u, u, tok, llmSpec)
 		}
 	}
 	defer nc.Close()
@@ -233,8 +237,14 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 			continue // an earlier attempt's, in results.jsonl already
 		}
 		delete(pending, r.Task)
-		if _, err := run.appendNew(replyResults(r, t, units[t.unit])); err != nil {
+		results := replyResults(r, t, units[t.unit])
+		if _, err := run.appendNew(results); err != nil {
 			return err
+		}
+		for _, res := range results {
+			if res.Undelivered > 0 {
+				undelivered(res)
+			}
 		}
 		if left[t.rec]--; left[t.rec] == 0 {
 			delete(left, t.rec)

@@ -332,6 +332,9 @@ func (c *Conn) RecordUndelivered(ctx context.Context, run string) error {
 		r := Reply{Task: tm.Header.Get(HeaderTask), Undelivered: a.Deliveries,
 			Err: fmt.Sprintf("its %d deliveries to workers ran out without a reply", a.Deliveries)}
 		if _, err := c.Put(ctx, run, r); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		_ = st.DeleteMsg(ctx, a.StreamSeq) // gone already is as good

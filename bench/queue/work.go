@@ -215,7 +215,7 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, m jetstream.Msg) error 
 		return err
 	case err != nil && !t.Last:
 		fmt.Fprintf(cfg.Log, "worker: task %s of run %s, delivery %d of %d: %v; it will be delivered again\n", t.ID, run, t.Delivery, cfg.MaxDeliver, err)
-		_ = m.NakWithDelay(time.Duration(t.Delivery) * time.Second)
+		_ = m.NakWithDelay(min(time.Duration(t.Delivery)*250*time.Millisecond, 5*time.Second))
 		return nil
 	case err != nil:
 		fmt.Fprintf(cfg.Log, "worker: task %s of run %s failed its last delivery (%d): %v\n", t.ID, run, t.Delivery, err)

@@ -346,12 +346,12 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
 			countComplete(summary), data.Len(), context.Cause(ctx), dir)})
 	}
-	out.Failures = append(out.Failures, s.Failures(run.Defaults())...)
-	out.Failures = append(out.Failures, job.Judging.ScoredFailures(counts(summary.Metrics))...)
 	if n := summary.Undelivered; n > 0 {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailUndelivered, Err: fmt.Errorf("%d pair(s) undelivered: the queue gave up on their tasks after every delivery failed (results.jsonl says why, \"undelivered\" on each); resume with --resume --out %s to judge them again",
 			n, dir)})
 	}
+	out.Failures = append(out.Failures, s.Failures(run.Defaults())...)
+	out.Failures = append(out.Failures, job.Judging.ScoredFailures(counts(summary.Metrics))...)
 	if err := floors.Err(); err != nil {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -61,6 +62,25 @@ type Conn struct {
 	js  jetstream.JetStream
 	kv  jetstream.KeyValue
 	adv jetstream.Stream
+
+	mu sync.Mutex
+	// reconnected is closed, and replaced, each time the connection is
+	// made again (the server restarted): watchers start over.
+	reconnected chan struct{}
+}
+
+// onReconnect wakes whoever waits on the connection coming back.
+func (c *Conn) onReconnect(*nats.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(c.reconnected)
+	c.reconnected = make(chan struct{})
+}
+
+func (c *Conn) reconnect() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reconnected
 }
 
 // Open makes the queue's streams and bucket on nc's server when they are
@@ -76,7 +96,8 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 	if o.MaxAge == 0 {
 		o.MaxAge = 7 * 24 * time.Hour
 	}
-	c := &Conn{nc: nc, js: js}
+	c := &Conn{nc: nc, js: js, reconnected: make(chan struct{})}
+	nc.SetReconnectHandler(c.onReconnect)
 	err = retry(ctx, func() error {
 		if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name: Stream, Subjects: []string{subjectPrefix + ">"}, Retention: jetstream.WorkQueuePolicy,
@@ -201,14 +222,20 @@ func (c *Conn) Replied(ctx context.Context, run string) (map[string]bool, error)
 }
 
 // Watch yields run's replies: those there now, then each as it is
-// stored, until ctx is done. It survives the server's restarts.
+// stored, until ctx is done. After the server restarts it starts over
+// (the replies there then, and on): the caller drops those it has.
 func (c *Conn) Watch(ctx context.Context, run string) (<-chan Reply, error) {
-	var w jetstream.KeyWatcher
-	err := retry(ctx, func() error {
-		var err error
-		w, err = c.kv.Watch(ctx, resultKey(run, "*"))
-		return err
-	})
+	watch := func() (jetstream.KeyWatcher, <-chan struct{}, error) {
+		var w jetstream.KeyWatcher
+		again := c.reconnect()
+		err := retry(ctx, func() error {
+			var err error
+			w, err = c.kv.Watch(ctx, resultKey(run, "*"))
+			return err
+		})
+		return w, again, err
+	}
+	w, again, err := watch()
 	if err != nil {
 		return nil, fmt.Errorf("queue: watching run %s's replies: %w", run, err)
 	}
@@ -220,6 +247,11 @@ func (c *Conn) Watch(ctx context.Context, run string) (<-chan Reply, error) {
 			select {
 			case <-ctx.Done():
 				return
+			case <-again:
+				_ = w.Stop()
+				if w, again, err = watch(); err != nil {
+					return // ctx done
+				}
 			case e, ok := <-w.Updates():
 				if !ok {
 					return

@@ -342,6 +342,13 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	summary.Gates = CheckGates(gates, summary)
 	out.Summary = summary
 	out.Report = s.Report(run.Defaults().Defaulted)
+	if job.Queue.On() {
+		// Workers elsewhere called their own models: the calls, tokens
+		// and cost are the results', every attempt's.
+		u := summary.Usage
+		out.Report.Usage.Calls, out.Report.Usage.TokensIn, out.Report.Usage.TokensOut = u.Calls, u.TokensIn, u.TokensOut
+		out.Report.Usage.CostUSD, out.Report.Usage.CostUnknown = u.CostUSD, u.CostUnknown
+	}
 	if interrupted {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
 			countComplete(summary), data.Len(), context.Cause(ctx), dir)})

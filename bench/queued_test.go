@@ -89,7 +89,7 @@ func (f *fakeModel) env(key string) string {
 
 // queueData writes n RAG samples as JSON Lines; "bad" names the samples
 // the failing metric fails on.
-func queueData(t *testing.T, n int) string {
+func queueData(t testing.TB, n int) string {
 	t.Helper()
 	var b strings.Builder
 	for i := range n {

@@ -110,7 +110,8 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 			}
 			break
 		}
-		batch, err := cons.Fetch(n, jetstream.FetchMaxWait(time.Second))
+		fctx, cancelFetch := context.WithTimeout(ctx, 5*time.Second)
+		batch, err := cons.Fetch(n, jetstream.FetchContext(fctx))
 		got := 0
 		if err == nil {
 			for m := range batch.Messages() {
@@ -125,6 +126,7 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 				}()
 			}
 		}
+		cancelFetch()
 		for range n - got {
 			<-slots
 		}

@@ -155,7 +155,8 @@ func requireAllOnce(t *testing.T, dir string, n int, metrics ...string) {
 // dir; restart stops it and starts it again on the same port and store.
 func natsServer(t *testing.T, dir string) (url string, restart func()) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())

@@ -292,7 +292,8 @@ func (c *Conn) Publish(ctx context.Context, run string, ids []string, bodies [][
 			select {
 			case <-f.Ok():
 				continue
-			case <-f.Err():
+			case perr := <-f.Err():
+				_ = perr // published again below
 			case <-ctx.Done():
 				return ctx.Err()
 			}

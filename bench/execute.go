@@ -79,6 +79,9 @@ type Job struct {
 	SummaryMD string
 	// Judging is the model client and the rules for its failures.
 	Judging judging.Config
+	// Queue, when on, judges the run's pairs through NATS JetStream:
+	// in-process workers, remote ones, or both (see Queue).
+	Queue Queue
 	// Store is the run store's file; empty is DefaultStorePath(Env).
 	// NoStore records the run in no store (a Go test's run).
 	Store   string
@@ -118,6 +121,9 @@ type Outcome struct {
 	Failures   judging.Failures
 	// Plan is a dry run's plan; nil for a run.
 	Plan *judging.Plan
+	// Undelivered are the results of a queued run's pairs whose tasks'
+	// deliveries ran out (Result.Undelivered), each said by Write.
+	Undelivered []Result
 	// StoreErr is why the run could not be recorded in the run store (the
 	// run folder has it all the same).
 	StoreErr error
@@ -178,6 +184,9 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		job.Registry = agent.Builtins()
 	}
 	if err := job.Judging.Check(); err != nil {
+		return nil, err
+	}
+	if err := job.Queue.check(); err != nil {
 		return nil, err
 	}
 	if job.Resume && job.Out == "" {
@@ -323,7 +332,13 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 			meter.Add(0, 1)
 		}
 	}
-	err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
+	if job.Queue.On() {
+		err = evaluateQueued(ctx, job, s, run, data.Records(), p.units, func() { meter.Add(1, 0) }, func(r Result) {
+			out.Undelivered = append(out.Undelivered, r)
+		})
+	} else {
+		err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
+	}
 	meter.Close()
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
@@ -360,9 +375,20 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	out.Report = s.Report(run.Defaults().Defaulted)
 	summary.Limit = out.Report.Limit
 	out.Summary = summary
+	if job.Queue.On() {
+		// Workers elsewhere called their own models: the calls, tokens
+		// and cost are the results', every attempt's.
+		u := summary.Usage
+		out.Report.Usage.Calls, out.Report.Usage.TokensIn, out.Report.Usage.TokensOut = u.Calls, u.TokensIn, u.TokensOut
+		out.Report.Usage.CostUSD, out.Report.Usage.CostUnknown = u.CostUSD, u.CostUnknown
+	}
 	if interrupted {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
 			countComplete(summary), data.Len(), context.Cause(ctx), dir)})
+	}
+	if n := summary.Undelivered; n > 0 {
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailUndelivered, Err: fmt.Errorf("%d pair(s) undelivered: the queue gave up on their tasks after every delivery failed (results.jsonl says why, \"undelivered\" on each); resume with --resume --out %s to judge them again",
+			n, dir)})
 	}
 	out.Failures = append(out.Failures, s.Failures(run.Defaults())...)
 	out.Failures = append(out.Failures, job.Judging.ScoredFailures(counts(summary.Metrics))...)

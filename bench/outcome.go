@@ -31,6 +31,9 @@ func (o *Outcome) Write(out, log io.Writer) error {
 		}
 	}
 	o.Report.Write(log)
+	for _, r := range o.Undelivered {
+		fmt.Fprintf(log, "bench: undelivered: sample %s, %s, after %d deliveries: %s\n", r.ID, r.Metric, r.Undelivered, r.Error)
+	}
 	fmt.Fprintf(log, "bench: run %s in %s\n", o.Config.RunID, o.Dir)
 	for _, f := range o.Failures {
 		if f.Kind == judging.FailGate || f.Kind == judging.FailAlert {

@@ -66,6 +66,7 @@ type Run struct {
 	// the pair anew; superseded sums what those written anew had spent.
 	earlier    []Result
 	again      map[Key]eval.Usage
+	tries      map[Key]int
 	kept       int
 	superseded eval.Usage
 	// OnResult, when set before the run starts, is called with each result
@@ -171,10 +172,11 @@ func ResumeRun(dir string, cfg RunConfig) (run *Run, err error) {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
 	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
-		superseded: rf.Superseded}
+		superseded: rf.Superseded, tries: map[Key]int{}}
 	for res := range rf.All() {
 		if !res.Final() {
 			r.again[res.Key()] = spent(res.Usage)
+			r.tries[res.Key()] = 1 + rf.replaced[res.Key()]
 			continue
 		}
 		r.done[res.Key()] = struct{}{}
@@ -275,6 +277,11 @@ func (r *Run) Earlier() iter.Seq[Result] {
 		}
 	}
 }
+
+// Tries is how many lines of results.jsonl an earlier attempt wrote for
+// a pair it left defaulted or failed (the pair is judged again); 0 for a
+// pair it did not write, or wrote final.
+func (r *Run) Tries(k Key) int { return r.tries[k] }
 
 // Done reports whether an earlier attempt of the run wrote the pair's
 // final result (see Append and Kept).
@@ -384,6 +391,7 @@ func (r *Run) Summary(samples int, finished time.Time, threshold func(string) fl
 		if m.N != samples {
 			s.Complete = false
 		}
+		s.Undelivered += m.Undelivered
 	}
 	return s
 }
@@ -513,24 +521,48 @@ func (u unitScorer) Score(ctx context.Context, s eval.Sample) (eval.Score, error
 	if !u.pending(s.ID, u.unit) {
 		return eval.Score{}, nil
 	}
-	scores, err := u.unit.Judge(ctx, s)
+	results, err := judgeUnit(ctx, u.unit, s)
 	if err != nil {
 		return eval.Score{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		// A judgement cut short is not written: a resume redoes it.
-		return eval.Score{}, err
+	written, err := u.run.appendNew(results)
+	return eval.Score{Points: float64(written)}, err
+}
+
+// judgeUnit judges sample s with unit u: the results of its metrics, as
+// results.jsonl holds them. The in-process run (Evaluate) and a queue's
+// workers (Work) judge each (sample, unit) through it. Its error is the
+// unit's (which stops an in-process run, and is a failed delivery on a
+// queue), or ctx's: a judgement cut short is not written, and a resume
+// redoes it.
+func judgeUnit(ctx context.Context, u Unit, s eval.Sample) ([]Result, error) {
+	scores, err := u.Judge(ctx, s)
+	if err != nil {
+		return nil, err
 	}
 	telemetry.Evaluated(ctx, scores...) // on the sample's span
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(scores))
+	for i, sc := range scores {
+		out[i] = ResultOf(s.ID, sc)
+	}
+	return out, nil
+}
+
+// appendNew appends the results whose pairs the run lacks, and says how
+// many it wrote.
+func (r *Run) appendNew(results []Result) (int, error) {
 	written := 0
-	for _, sc := range scores {
-		if u.run.Done(Key{s.ID, sc.Metric}) {
+	for _, res := range results {
+		if r.Done(res.Key()) {
 			continue
 		}
-		if err := u.run.Append(ResultOf(s.ID, sc)); err != nil {
-			return eval.Score{}, err
+		if err := r.Append(res); err != nil {
+			return written, err
 		}
 		written++
 	}
-	return eval.Score{Points: float64(written)}, nil
+	return written, nil
 }

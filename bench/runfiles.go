@@ -55,6 +55,11 @@ type Result struct {
 	Error    string        `json:"error,omitempty" yaml:"error,omitempty"`
 	Evidence eval.Evidence `json:"evidence,omitzero" yaml:"evidence,omitempty"`
 	Usage    eval.Usage    `json:"usage,omitzero" yaml:"usage,omitempty"`
+	// Undelivered, on a queued run, is how many deliveries the pair's
+	// task had before the queue gave up on it (workers died, or failed
+	// it each time): the result is a neutral default with Error saying
+	// why, and a resume judges it again.
+	Undelivered int `json:"undelivered,omitempty" yaml:"undelivered,omitempty"`
 }
 
 // ResultOf is the line of results.jsonl for one score of sample id. Its
@@ -161,6 +166,9 @@ type Summary struct {
 	// Complete is false for a run that stopped before every (sample,
 	// metric) pair was judged.
 	Complete bool `json:"complete"`
+	// Undelivered counts the pairs of a queued run whose tasks' deliveries
+	// ran out (MetricStats.Undelivered summed): they fail the run.
+	Undelivered int `json:"undelivered,omitempty"`
 	// Label names the binary human label the metrics' calibration is
 	// measured against (`assay bench --label`); empty without one.
 	Label string `json:"label,omitempty"`
@@ -186,12 +194,15 @@ type MetricStats struct {
 	// Errors counts results whose Error is set without being defaulted
 	// or skipped.
 	Errors int `json:"errors"`
-	Mean   Num `json:"mean"`
-	Std    Num `json:"std"`
-	Median Num `json:"median"`
-	Min    Num `json:"min"`
-	Max    Num `json:"max"`
-	P10    Num `json:"p10"`
+	// Undelivered counts the defaults of pairs a queue gave up delivering
+	// (Result.Undelivered).
+	Undelivered int `json:"undelivered,omitempty"`
+	Mean        Num `json:"mean"`
+	Std         Num `json:"std"`
+	Median      Num `json:"median"`
+	Min         Num `json:"min"`
+	Max         Num `json:"max"`
+	P10         Num `json:"p10"`
 	// CILow and CIHigh are a bootstrap 95% interval of the mean.
 	CILow  Num `json:"ci95_low"`
 	CIHigh Num `json:"ci95_high"`
@@ -377,6 +388,8 @@ type ResultFile struct {
 	Superseded eval.Usage
 
 	index map[Key]int
+	// replaced counts the lines of each pair a later line replaced.
+	replaced map[Key]int
 }
 
 // bounded is f's Bounds, or nil (for a nil f too).
@@ -416,6 +429,10 @@ func readResults(path string, r io.Reader) (*ResultFile, error) {
 // add keeps res, replacing an earlier line of the same pair.
 func (f *ResultFile) add(res Result) {
 	if i, ok := f.index[res.Key()]; ok {
+		if f.replaced == nil {
+			f.replaced = map[Key]int{}
+		}
+		f.replaced[res.Key()]++
 		f.Superseded = f.Superseded.Add(spent(f.Results[i].Usage))
 		f.Results[i] = res
 		return

@@ -40,6 +40,7 @@ type Stats struct {
 
 type metricAcc struct {
 	n, defaulted, skipped, errors int
+	undelivered                   int
 	values                        []float64
 	latencies                     []float64 // nanoseconds, of results with model calls
 	calls, tokensIn, tokensOut    int
@@ -64,6 +65,9 @@ func (s *Stats) Add(r Result) {
 		s.order = append(s.order, r.Metric)
 	}
 	m.n++
+	if r.Undelivered > 0 {
+		m.undelivered++
+	}
 	m.calls += r.Usage.Calls
 	m.tokensIn += r.Usage.TokensIn
 	m.tokensOut += r.Usage.TokensOut
@@ -198,7 +202,7 @@ func Summarize(results []Result, threshold func(metric string) float64) []Metric
 func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	nan := Num(math.NaN())
 	ms := MetricStats{
-		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors,
+		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors, Undelivered: m.undelivered,
 		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
 		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost, CostUnknown: m.costUnknown,
 		Sampled: m.sampled, Unstable: m.unstable,

@@ -33,6 +33,9 @@ const (
 	// FailUnreachable is calls that gave up on a model server that stayed
 	// down longer than they could wait (llm.ErrUnreachable).
 	FailUnreachable
+	// FailUndelivered is pairs of a queued run whose tasks' deliveries to
+	// workers ran out (bench.Result.Undelivered).
+	FailUndelivered
 )
 
 // Scored reports whether the kind is a verdict on what was scored (exit
@@ -61,6 +64,8 @@ func (k FailureKind) String() string {
 		return "error"
 	case FailUnreachable:
 		return "model server down"
+	case FailUndelivered:
+		return "undelivered"
 	}
 	return "failure"
 }

@@ -67,6 +67,13 @@ or 1/0; !NAME negated) measures each metric's calibration against it: the
 Brier score, the expected calibration error and a 10-bin reliability table,
 in summary.json and drawn in report.html as a reliability diagram.
 
+--workers N judges through a NATS JetStream queue (an embedded server
+kept in the run folder's nats/) with N workers in this process; --cluster
+[ADDR] listens for workers on other machines and prints their command
+(assay worker), --queue nats://HOST:4222 uses an existing NATS. A task
+whose deliveries run out is recorded as undelivered (exit 3); --resume
+republishes what results.jsonl and the queue's replies lack.
+
 Exit codes are judge's: 1 below a --min floor, a failed --gate or an alert;
 3 when more judgements defaulted than --max-default-rate allows, a budget
 stopped calls, or the run was interrupted (resume it).`
@@ -97,6 +104,7 @@ func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	registerSamples(fl, &f.llm)
 	registerChecker(fl, &f.llm)
 	registerJudges(fl, &f.llm)
+	registerQueue(fl, &f.job.Queue)
 	fl.BoolVarP(&f.job.Quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringArrayVar(&f.job.Gates, "gate", nil, "exit 1 unless 'METRIC.STAT OP NUMBER' holds (STAT: mean, min, max, median, p10, pass_rate, defaulted, defaulted_rate; OP: >=, >, <=, <); repeatable")
 	fl.StringVar(&f.job.JUnit, "junit", "", "also write the gates and the samples as JUnit XML to FILE, for CI")

@@ -1,0 +1,384 @@
+// Package queue carries a run's work items over NATS JetStream: a
+// work-queue stream of tasks, a durable pull consumer per model endpoint,
+// a key-value bucket of replies written create-if-absent, and the
+// advisories of tasks whose deliveries ran out. It knows nothing of what a
+// task judges: package bench puts its tasks and replies in it
+// (bench.Execute's Job.Queue, bench.Work).
+//
+// A task's id (its Nats-Msg-Id, and its reply's key) is the caller's hash
+// of what makes it that task, so a task published twice within
+// Options.Duplicates is stored once, and a task delivered twice is
+// replied to once: the second worker finds the reply and only acks.
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The names a queue uses on its NATS server.
+const (
+	// Stream is the work-queue stream of tasks, on subjects
+	// assay.task.RUN.
+	Stream = "ASSAY_TASKS"
+	// Advisories is the stream that keeps the server's advisories of
+	// tasks whose deliveries ran out, so a coordinator that was down when
+	// one was sent still records its pair as undelivered.
+	Advisories = "ASSAY_UNDELIVERED"
+	// Bucket is the key-value bucket of replies (r.RUN.TASK) and runs'
+	// specifications (s.RUN).
+	Bucket = "assay_results"
+	// HeaderTask carries a task's id on its message.
+	HeaderTask = "Assay-Task"
+
+	subjectPrefix = "assay.task."
+	// maxDeliveries is the subject prefix of the server's advisories of
+	// messages whose deliveries ran out.
+	maxDeliveries = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES"
+)
+
+// Options are a queue's stream settings.
+type Options struct {
+	// Duplicates is how long a task's id is remembered to drop a second
+	// publish of it; 0 is 1 hour.
+	Duplicates time.Duration
+	// MaxAge drops tasks and advisories no one took for this long; 0 is
+	// 7 days.
+	MaxAge time.Duration
+}
+
+// Conn is a connection to a queue's streams and bucket.
+type Conn struct {
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	kv  jetstream.KeyValue
+	adv jetstream.Stream
+
+	mu sync.Mutex
+	// reconnected is closed, and replaced, each time the connection is
+	// made again (the server restarted): watchers start over.
+	reconnected chan struct{}
+}
+
+// onReconnect wakes whoever waits on the connection coming back.
+func (c *Conn) onReconnect(*nats.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(c.reconnected)
+	c.reconnected = make(chan struct{})
+}
+
+func (c *Conn) reconnect() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reconnected
+}
+
+// Open makes the queue's streams and bucket on nc's server when they are
+// not there yet (many workers and coordinators may open it at once).
+func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	if o.Duplicates == 0 {
+		o.Duplicates = time.Hour
+	}
+	if o.MaxAge == 0 {
+		o.MaxAge = 7 * 24 * time.Hour
+	}
+	c := &Conn{nc: nc, js: js, reconnected: make(chan struct{})}
+	nc.SetReconnectHandler(c.onReconnect)
+	err = retry(ctx, func() error {
+		if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: Stream, Subjects: []string{subjectPrefix + ">"}, Retention: jetstream.WorkQueuePolicy,
+			Storage: jetstream.FileStorage, Duplicates: o.Duplicates, MaxAge: o.MaxAge,
+		}); err != nil {
+			return fmt.Errorf("stream %s: %w", Stream, err)
+		}
+		adv, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: Advisories, Subjects: []string{maxDeliveries + "." + Stream + ".*"},
+			Storage: jetstream.FileStorage, MaxAge: o.MaxAge,
+		})
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", Advisories, err)
+		}
+		kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: Bucket, History: 1, Storage: jetstream.FileStorage})
+		if err != nil {
+			return fmt.Errorf("bucket %s: %w", Bucket, err)
+		}
+		c.adv, c.kv = adv, kv
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	return c, nil
+}
+
+// Reply is what a task came to: its results (the caller's JSON), or that
+// its deliveries ran out (Undelivered, the deliveries made, with the last
+// error when a worker saw one).
+type Reply struct {
+	Task        string          `json:"task"`
+	Results     json.RawMessage `json:"results,omitempty"`
+	Undelivered int             `json:"undelivered,omitempty"`
+	Err         string          `json:"error,omitempty"`
+}
+
+func resultKey(run, task string) string { return "r." + run + "." + task }
+
+// PutSpec stores run's specification (what a worker needs to judge its
+// tasks), replacing any earlier one.
+func (c *Conn) PutSpec(ctx context.Context, run string, spec []byte) error {
+	return retry(ctx, func() error {
+		_, err := c.kv.Put(ctx, "s."+run, spec)
+		return err
+	})
+}
+
+// Spec is run's specification as PutSpec stored it.
+func (c *Conn) Spec(ctx context.Context, run string) ([]byte, error) {
+	var out []byte
+	err := retry(ctx, func() error {
+		e, err := c.kv.Get(ctx, "s."+run)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			return backoff.Permanent(fmt.Errorf("run %s has no specification in bucket %s (its coordinator has not started it here)", run, Bucket))
+		}
+		if err != nil {
+			return err
+		}
+		out = e.Value()
+		return nil
+	})
+	return out, err
+}
+
+// Put stores r as the reply to run's task r.Task unless one is there
+// already: created is false when another got there first (a duplicate
+// delivery, a late worker), which costs nothing.
+func (c *Conn) Put(ctx context.Context, run string, r Reply) (created bool, err error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return false, err
+	}
+	err = retry(ctx, func() error {
+		_, err := c.kv.Create(ctx, resultKey(run, r.Task), b)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyExists):
+			return nil
+		case err != nil:
+			return err
+		}
+		created = true
+		return nil
+	})
+	return created, err
+}
+
+// Has reports whether run's task has its reply.
+func (c *Conn) Has(ctx context.Context, run, task string) (bool, error) {
+	var ok bool
+	err := retry(ctx, func() error {
+		_, err := c.kv.Get(ctx, resultKey(run, task))
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			ok = false
+		case err != nil:
+			return err
+		default:
+			ok = true
+		}
+		return nil
+	})
+	return ok, err
+}
+
+// Replied returns the ids of run's tasks that have their replies now.
+func (c *Conn) Replied(ctx context.Context, run string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := retry(ctx, func() error {
+		clear(out)
+		l, err := c.kv.ListKeysFiltered(ctx, resultKey(run, "*"))
+		if err != nil {
+			return err
+		}
+		prefix := resultKey(run, "")
+		for k := range l.Keys() {
+			out[strings.TrimPrefix(k, prefix)] = true
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Watch yields run's replies: those there now, then each as it is
+// stored, until ctx is done. After the server restarts it starts over
+// (the replies there then, and on): the caller drops those it has.
+func (c *Conn) Watch(ctx context.Context, run string) (<-chan Reply, error) {
+	watch := func() (jetstream.KeyWatcher, <-chan struct{}, error) {
+		var w jetstream.KeyWatcher
+		again := c.reconnect()
+		err := retry(ctx, func() error {
+			var err error
+			w, err = c.kv.Watch(ctx, resultKey(run, "*"))
+			return err
+		})
+		return w, again, err
+	}
+	w, again, err := watch()
+	if err != nil {
+		return nil, fmt.Errorf("queue: watching run %s's replies: %w", run, err)
+	}
+	out := make(chan Reply)
+	go func() {
+		defer close(out)
+		defer func() { _ = w.Stop() }()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-again:
+				_ = w.Stop()
+				if w, again, err = watch(); err != nil {
+					return // ctx done
+				}
+			case e, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				if e == nil || e.Operation() != jetstream.KeyValuePut {
+					continue // the end of the replies there were, or a purge
+				}
+				var r Reply
+				if err := json.Unmarshal(e.Value(), &r); err != nil {
+					r = Reply{Err: fmt.Sprintf("reply %s: not a reply: %v", e.Key(), err)}
+				}
+				r.Task = strings.TrimPrefix(e.Key(), resultKey(run, ""))
+				select {
+				case out <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Publish puts run's tasks on the stream, each body under its id, the
+// message id that drops a second publish of it.
+func (c *Conn) Publish(ctx context.Context, run string, ids []string, bodies [][]byte) error {
+	futures := make([]jetstream.PubAckFuture, len(ids))
+	for i := range ids {
+		f, err := c.js.PublishMsgAsync(taskMsg(run, ids[i], bodies[i]), jetstream.WithMsgID(ids[i]))
+		if err != nil {
+			futures[i] = nil // published again below, one at a time
+			continue
+		}
+		futures[i] = f
+	}
+	for i, f := range futures {
+		if f != nil {
+			select {
+			case <-f.Ok():
+				continue
+			case perr := <-f.Err():
+				_ = perr // published again below
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		// Not stored (the server restarting, say): again, until it is.
+		err := retry(ctx, func() error {
+			_, err := c.js.PublishMsg(ctx, taskMsg(run, ids[i], bodies[i]), jetstream.WithMsgID(ids[i]))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("queue: publishing task %s of run %s: %w", ids[i], run, err)
+		}
+	}
+	return nil
+}
+
+func taskMsg(run, id string, body []byte) *nats.Msg {
+	m := nats.NewMsg(subjectPrefix + run)
+	m.Header.Set(HeaderTask, id)
+	m.Data = body
+	return m
+}
+
+// RecordUndelivered stores, until ctx is done, the reply of each task of
+// run whose deliveries ran out (Reply.Undelivered), where Watch yields it
+// like any other: the server's advisories, kept in the Advisories stream
+// however long the coordinator was away, name each by its sequence in
+// Stream, where the task still is. Once its reply is stored the task is
+// taken off Stream, so a resume can publish it again.
+func (c *Conn) RecordUndelivered(ctx context.Context, run string) error {
+	var it jetstream.MessagesContext
+	err := retry(ctx, func() error {
+		cons, err := c.js.OrderedConsumer(ctx, Advisories, jetstream.OrderedConsumerConfig{})
+		if err != nil {
+			return err
+		}
+		it, err = cons.Messages()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("queue: reading %s: %w", Advisories, err)
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	defer it.Stop()
+	for {
+		m, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("queue: reading %s: %w", Advisories, err)
+		}
+		var a struct {
+			StreamSeq  uint64 `json:"stream_seq"`
+			Deliveries int    `json:"deliveries"`
+		}
+		if json.Unmarshal(m.Data(), &a) != nil {
+			continue
+		}
+		st, err := c.js.Stream(ctx, Stream)
+		if err != nil {
+			continue
+		}
+		tm, err := st.GetMsg(ctx, a.StreamSeq)
+		if err != nil || tm.Subject != subjectPrefix+run {
+			continue // another run's, or recorded and taken off already
+		}
+		r := Reply{Task: tm.Header.Get(HeaderTask), Undelivered: a.Deliveries,
+			Err: fmt.Sprintf("its %d deliveries to workers ran out without a reply", a.Deliveries)}
+		if _, err := c.Put(ctx, run, r); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		_ = st.DeleteMsg(ctx, a.StreamSeq) // gone already is as good
+	}
+}
+
+// retry runs op until it succeeds, returns a backoff.Permanent error, or
+// ctx is done: the server restarting or a leader being elected is waited
+// out.
+func retry(ctx context.Context, op func() error) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = 50*time.Millisecond, 2*time.Second, 0
+	return backoff.Retry(op, backoff.WithContext(b, ctx))
+}

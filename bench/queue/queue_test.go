@@ -1,0 +1,192 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/bench/queue"
+)
+
+// open starts an embedded server on a temporary store and opens the
+// queue on it; both end with the test.
+func open(t *testing.T) (*queue.Server, *queue.Conn) {
+	t.Helper()
+	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	nc, err := srv.Connect("test")
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	c, err := queue.Open(t.Context(), nc, queue.Options{})
+	require.NoError(t, err)
+	return srv, c
+}
+
+// work runs a worker with cfg until the test stops it (the returned
+// func, also called at cleanup), and returns its error.
+func work(t *testing.T, c *queue.Conn, cfg queue.WorkerConfig) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Work(ctx, cfg) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			err = <-done
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}
+
+// next waits for the next reply, failing the test after a deadline.
+func next(t *testing.T, replies <-chan queue.Reply) queue.Reply {
+	t.Helper()
+	select {
+	case r := <-replies:
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatal("no reply within 30s")
+		return queue.Reply{}
+	}
+}
+
+func streamMsgs(t *testing.T, nc interface {
+	Stream(context.Context, string) (jetstream.Stream, error)
+}) uint64 {
+	t.Helper()
+	st, err := nc.Stream(t.Context(), queue.Stream)
+	require.NoError(t, err)
+	info, err := st.Info(t.Context())
+	require.NoError(t, err)
+	return info.State.Msgs
+}
+
+// A task whose reply is stored already (its worker stored it and died
+// before acking; or it was published again) is acked by the next worker
+// without being done, and a second reply to it is not stored: a late
+// duplicate costs nothing.
+func TestLateDuplicateCostsNothing(t *testing.T) {
+	srv, c := open(t)
+	ctx := t.Context()
+	require.NoError(t, c.Publish(ctx, "run1", []string{"t1", "t2"}, [][]byte{[]byte("one"), []byte("two")}))
+	// The same ids again, within the duplicate window: nothing more is stored.
+	require.NoError(t, c.Publish(ctx, "run1", []string{"t1", "t2"}, [][]byte{[]byte("one"), []byte("two")}))
+	nc, err := srv.Connect("check")
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), streamMsgs(t, js))
+
+	// t1's reply is there before any worker took it.
+	created, err := c.Put(ctx, "run1", queue.Reply{Task: "t1", Results: []byte(`"early"`)})
+	require.NoError(t, err)
+	require.True(t, created)
+
+	replies, err := c.Watch(ctx, "run1")
+	require.NoError(t, err)
+	var handled atomic.Int32
+	stop := work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 2, AckWait: 5 * time.Second, Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
+		handled.Add(1)
+		return []byte(`"` + string(task.Body) + `"`), nil
+	}})
+	got := map[string]string{}
+	for len(got) < 2 {
+		r := next(t, replies)
+		got[r.Task] = string(r.Results)
+	}
+	require.Equal(t, map[string]string{"t1": `"early"`, "t2": `"two"`}, got)
+	require.Eventually(t, func() bool { return streamMsgs(t, js) == 0 }, 30*time.Second, 10*time.Millisecond, "both tasks acked off the work queue")
+	require.NoError(t, stop())
+	require.Equal(t, int32(1), handled.Load(), "t1 was done although replied to")
+
+	// A late reply to t1 is not stored.
+	created, err = c.Put(ctx, "run1", queue.Reply{Task: "t1", Results: []byte(`"late"`)})
+	require.NoError(t, err)
+	require.False(t, created)
+}
+
+// A task whose every delivery fails is recorded as undelivered: by the
+// worker on its last delivery when the handler failed it, and from the
+// server's advisory when the workers died with it (no worker said a
+// thing).
+func TestDeliveriesRunOut(t *testing.T) {
+	_, c := open(t)
+	ctx := t.Context()
+	rctx, stopRecord := context.WithCancel(ctx)
+	recorded := make(chan error, 1)
+	go func() { recorded <- c.RecordUndelivered(rctx, "run2") }()
+	defer func() { stopRecord(); require.NoError(t, <-recorded) }()
+	replies, err := c.Watch(ctx, "run2")
+	require.NoError(t, err)
+
+	// The handler fails every delivery.
+	require.NoError(t, c.Publish(ctx, "run2", []string{"bad"}, [][]byte{[]byte("x")}))
+	var tries atomic.Int32
+	stop := work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 1, AckWait: 5 * time.Second, MaxDeliver: 3, Handle: func(context.Context, queue.Task) ([]byte, error) {
+		tries.Add(1)
+		return nil, errors.New("judge exploded")
+	}})
+	r := next(t, replies)
+	require.Equal(t, queue.Reply{Task: "bad", Undelivered: 3, Err: "judge exploded"}, r)
+	require.Equal(t, int32(3), tries.Load())
+	require.NoError(t, stop())
+
+	// Workers that die at the task: each killed while at it.
+	require.NoError(t, c.Publish(ctx, "run2", []string{"doomed"}, [][]byte{[]byte("y")}))
+	for i := range 2 {
+		started := make(chan struct{})
+		stop := work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 1, AckWait: 5 * time.Second, MaxDeliver: 2, Handle: func(ctx context.Context, _ queue.Task) ([]byte, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}})
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("delivery %d never came", i+1)
+		}
+		require.NoError(t, stop())
+	}
+	// A third worker asks; the server says the deliveries ran out.
+	var done atomic.Int32
+	work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 1, AckWait: 5 * time.Second, MaxDeliver: 2, Handle: func(context.Context, queue.Task) ([]byte, error) {
+		done.Add(1)
+		return []byte(`"late"`), nil
+	}})
+	r = next(t, replies)
+	require.Equal(t, "doomed", r.Task)
+	require.Equal(t, 2, r.Undelivered)
+	require.Contains(t, r.Err, "deliveries to workers ran out")
+	require.Equal(t, int32(0), done.Load())
+}
+
+// A second model endpoint's workers cannot share a work-queue stream
+// with the first's: the worker says so instead of taking tasks.
+func TestSecondEndpointRefused(t *testing.T) {
+	srv, c := open(t)
+	handle := func(context.Context, queue.Task) ([]byte, error) { return nil, nil }
+	work(t, c, queue.WorkerConfig{Endpoint: "a", Concurrency: 1, AckWait: time.Second, Handle: handle})
+	nc, err := srv.Connect("check")
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := js.Consumer(t.Context(), queue.Stream, queue.ConsumerName("a"))
+		return err == nil
+	}, 30*time.Second, 10*time.Millisecond)
+	err = c.Work(t.Context(), queue.WorkerConfig{Endpoint: "b", Concurrency: 1, AckWait: time.Second, Handle: handle})
+	require.ErrorContains(t, err, "another model endpoint's workers take this server's tasks already")
+}

@@ -1,0 +1,556 @@
+package bench
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"maps"
+	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/bench/queue"
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/llm/backend"
+	"github.com/assaylabs/assay/llm/setup"
+	"github.com/assaylabs/assay/metric"
+)
+
+// Queue says how a run's work items, one per (sample, unit) pair (a
+// unit is one metric, or a profile's card), go through NATS JetStream
+// instead of being judged by this process alone. The zero value is off.
+type Queue struct {
+	// Workers judge the tasks in this process (--workers N), with the
+	// run's model client; remote workers (`assay worker`) may join them.
+	Workers int
+	// Cluster, when set, is the HOST:PORT the embedded NATS server
+	// listens on for remote workers (--cluster; 127.0.0.1:4222 by
+	// default). A server that listens beyond this machine needs Token.
+	Cluster string
+	// URL is an existing NATS server or cluster (--queue nats://HOST:4222)
+	// to use instead of the embedded one.
+	URL string
+	// Token is the NATS token workers and coordinator give (--token).
+	Token string
+	// MaxDeliver bounds a task's deliveries (0: 5); then its pair is
+	// recorded as undelivered, a neutral default that fails the run.
+	MaxDeliver int
+	// AckWait is how long a task goes without word from a worker before
+	// it goes to another; 0 is a quarter over the model call timeout.
+	AckWait time.Duration
+}
+
+// DefaultClusterAddr is where --cluster listens when given no address.
+const DefaultClusterAddr = "127.0.0.1:4222"
+
+// On reports whether the run goes through a queue.
+func (q Queue) On() bool { return q.Workers > 0 || q.Cluster != "" || q.URL != "" }
+
+// check checks the settings before anything is read.
+func (q Queue) check() error {
+	switch {
+	case q.Workers < 0:
+		return eval.FlagError("--workers", "want 0 or more in-process workers, got %d", q.Workers)
+	case q.Cluster != "" && q.URL != "":
+		return eval.FlagError("--cluster", "embeds a NATS server, --queue uses another: give one")
+	case q.MaxDeliver < 0:
+		return eval.FlagError("--max-deliver", "want 1 or more, got %d", q.MaxDeliver)
+	case q.URL != "" && !strings.HasPrefix(q.URL, "nats://") && !strings.HasPrefix(q.URL, "tls://"):
+		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222, got %q", q.URL)
+	}
+	if q.Cluster != "" {
+		host, _, err := net.SplitHostPort(q.Cluster)
+		if err != nil {
+			return eval.FlagError("--cluster", "want HOST:PORT (%s), got %q", DefaultClusterAddr, q.Cluster)
+		}
+		if !loopback(host) && q.Token == "" {
+			return eval.FlagError("--token", "--cluster %s takes workers from other machines: give a --token they must present", q.Cluster)
+		}
+	}
+	return nil
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// FileNATS is the folder of a run's embedded NATS server's store.
+const FileNATS = "nats"
+
+// taskBody is a task's message: the unit of the run's plan to judge the
+// sample with, the unit's metrics and the judges' version, which the
+// worker checks against its own plan.
+type taskBody struct {
+	Unit    int         `json:"unit"`
+	Metrics []string    `json:"metrics"`
+	Version string      `json:"version"`
+	Sample  eval.Sample `json:"sample"`
+}
+
+// TaskID is the id of the task judging sample with metrics in run, by
+// judges of version, tries being how often results.jsonl has judged the
+// pair already (Run.Tries): the message id that drops a second publish
+// of it, and its reply's key.
+func TaskID(run, sample string, metrics []string, version string, tries int) string {
+	h := sha256.New()
+	for _, s := range []string{run, sample, strings.Join(metrics, ","), version, strconv.Itoa(tries)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// JudgeVersion is the version of what judges a run: its model, prompt
+// versions and the settings that change a judgement (not --strict or
+// --max-default-rate, which judge the run).
+func JudgeVersion(cfg RunConfig) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "model=%s\n", cfg.Model)
+	for _, k := range slices.Sorted(maps.Keys(cfg.Prompts)) {
+		fmt.Fprintf(h, "prompt %s=%s\n", k, cfg.Prompts[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Settings)) {
+		if k == "--strict" || k == "--max-default-rate" {
+			continue
+		}
+		fmt.Fprintf(h, "%s=%s\n", k, cfg.Settings[k])
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// queued is a task the coordinator waits for.
+type queued struct {
+	rec  string
+	unit int
+}
+
+// evaluateQueued judges the pairs run lacks through the queue q: it
+// publishes a task per (record, unit) pair not replied to yet, starts
+// q.Workers in-process workers, and appends each reply to results.jsonl
+// as it is stored, the only writer of it, until every task has its reply
+// (or ctx is done). onRecord is called as each record's last reply is
+// appended.
+func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, records iter.Seq2[dataset.Record, error], units []Unit, onRecord func(), undelivered func(Result)) error {
+	q := job.Queue
+	cfg := run.Config()
+	var nc *nats.Conn
+	var err error
+	if q.URL != "" {
+		if nc, err = queue.Dial(q.URL, q.Token, "assay bench "+cfg.RunID); err != nil {
+			return err
+		}
+	} else {
+		srv, err := queue.StartServer(queue.ServerConfig{StoreDir: filepath.Join(run.Dir(), FileNATS), Listen: q.Cluster, Token: q.Token})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		if nc, err = srv.Connect("assay bench " + cfg.RunID); err != nil {
+			return err
+		}
+		if u := srv.URL(); u != "" {
+			tok := ""
+			if q.Token != "" {
+				tok = " --token " + q.Token
+			}
+			llmSpec := s.Judge()
+			if spec, err := backend.Resolve(job.Judging.LLM.Spec, job.Env); err == nil && job.Judging.Model == nil {
+				llmSpec = spec.Name()
+			}
+			fmt.Fprintf(job.Log, "bench: NATS listening on %s; on each machine with a model, run: assay worker %s%s --llm %s\n", u, u, tok, llmSpec)
+		}
+	}
+	defer nc.Close()
+	conn, err := queue.Open(ctx, nc, queue.Options{})
+	if err != nil {
+		return err
+	}
+	spec, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	if err := conn.PutSpec(ctx, cfg.RunID, spec); err != nil {
+		return err
+	}
+	pending, left, err := publishTasks(ctx, conn, run, records, units)
+	if err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	wctx, stop := context.WithCancelCause(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stop(nil)
+	wg.Go(func() {
+		if err := conn.RecordUndelivered(wctx, cfg.RunID); err != nil {
+			stop(err)
+		}
+	})
+	if q.Workers > 0 {
+		w := &worker{conn: conn, reg: job.Registry, session: func(int) (*judging.Session, error) { return s, nil }, runs: map[string]*workerRun{}}
+		wcfg := q.workerConfig(Endpoint(s, job.Judging, job.Env), s.Limit(), job.Judging, w.handle)
+		wcfg.Log = job.Log
+		for range q.Workers {
+			wg.Go(func() {
+				if err := conn.Work(wctx, wcfg); err != nil {
+					stop(fmt.Errorf("in-process worker: %w", err))
+				}
+			})
+		}
+	}
+	replies, err := conn.Watch(wctx, cfg.RunID)
+	if err != nil {
+		return err
+	}
+	for len(pending) > 0 {
+		var r queue.Reply
+		select {
+		case <-wctx.Done():
+			if err := context.Cause(wctx); ctx.Err() == nil && err != nil {
+				return err
+			}
+			return nil // interrupted: the run says so, and a resume goes on
+		case r = <-replies:
+		}
+		t, ok := pending[r.Task]
+		if !ok {
+			continue // an earlier attempt's, in results.jsonl already
+		}
+		delete(pending, r.Task)
+		results := replyResults(r, t, units[t.unit])
+		if _, err := run.appendNew(results); err != nil {
+			return err
+		}
+		for _, res := range results {
+			if res.Undelivered > 0 {
+				undelivered(res)
+			}
+		}
+		if left[t.rec]--; left[t.rec] == 0 {
+			delete(left, t.rec)
+			onRecord()
+		}
+	}
+	return nil
+}
+
+// workerConfig is the queue's settings of a worker of endpoint doing
+// concurrency tasks at once with handle.
+func (q Queue) workerConfig(endpoint string, concurrency int, j judging.Config, handle queue.Handler) queue.WorkerConfig {
+	wait := q.AckWait
+	if wait == 0 {
+		wait = cmp.Or(j.LLM.CallTimeout, setup.DefaultConfig().CallTimeout) * 5 / 4
+	}
+	return queue.WorkerConfig{Endpoint: endpoint, Concurrency: concurrency, AckWait: wait, MaxDeliver: q.MaxDeliver, Handle: handle}
+}
+
+// publishTasks publishes a task for each (record, unit) pair run lacks
+// whose reply is not stored yet, and returns every such task (stored or
+// not) by id, with how many each record has.
+func publishTasks(ctx context.Context, conn *queue.Conn, run *Run, records iter.Seq2[dataset.Record, error], units []Unit) (map[string]queued, map[string]int, error) {
+	cfg := run.Config()
+	version := JudgeVersion(cfg)
+	replied, err := conn.Replied(ctx, cfg.RunID)
+	if err != nil {
+		return nil, nil, err
+	}
+	pending, left := map[string]queued{}, map[string]int{}
+	var ids []string
+	var bodies [][]byte
+	flush := func() error {
+		err := conn.Publish(ctx, cfg.RunID, ids, bodies)
+		ids, bodies = ids[:0], bodies[:0]
+		return err
+	}
+	for rec, err := range records {
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, u := range units {
+			tries := -1
+			for _, m := range u.Metrics {
+				if !run.Done(Key{rec.ID, m}) {
+					tries = max(tries, run.Tries(Key{rec.ID, m}))
+				}
+			}
+			if tries < 0 {
+				continue // every metric of the unit is done
+			}
+			id := TaskID(cfg.RunID, rec.ID, u.Metrics, version, tries)
+			pending[id] = queued{rec: rec.ID, unit: i}
+			left[rec.ID]++
+			if replied[id] {
+				continue
+			}
+			b, err := json.Marshal(taskBody{Unit: i, Metrics: u.Metrics, Version: version, Sample: rec.Sample})
+			if err != nil {
+				return nil, nil, fmt.Errorf("record %s (line %d): %w", rec.ID, rec.Line, err)
+			}
+			ids, bodies = append(ids, id), append(bodies, b)
+			if len(ids) == 512 {
+				if err := flush(); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, nil, err
+	}
+	return pending, left, nil
+}
+
+// replyResults are the results reply r brings for task t of unit u: a
+// worker's, checked to be the unit's on t's sample, or neutral defaults
+// saying why there are none (its deliveries ran out, or the reply was
+// not one).
+func replyResults(r queue.Reply, t queued, u Unit) []Result {
+	var results []Result
+	why := r.Err
+	if r.Undelivered == 0 {
+		err := json.Unmarshal(r.Results, &results)
+		switch {
+		case err != nil:
+			why = "a worker's reply did not read: " + err.Error()
+		case !slices.EqualFunc(results, u.Metrics, func(res Result, m string) bool { return res.ID == t.rec && res.Metric == m }):
+			why = fmt.Sprintf("a worker's reply is not the results of %s on sample %s", strings.Join(u.Metrics, ", "), t.rec)
+		default:
+			return results
+		}
+	}
+	out := make([]Result, len(u.Metrics))
+	for i, m := range u.Metrics {
+		out[i] = Result{ID: t.rec, Metric: m, Value: 0.5, Method: "queue", Defaulted: true, Undelivered: max(r.Undelivered, 1),
+			Reason: "not judged: the queue gave up on its task", Error: eval.Clip("undelivered: "+why, eval.MaxText)}
+	}
+	return out
+}
+
+// Endpoint names the model endpoint a session calls: its judge and the
+// server's URL. The workers of one endpoint share a consumer whose limit
+// caps the calls in flight against it.
+func Endpoint(s *judging.Session, j judging.Config, env func(string) string) string {
+	if j.Model == nil {
+		if spec, err := backend.Resolve(j.LLM.Spec, env); err == nil && spec.BaseURL != "" {
+			return s.Judge() + " at " + spec.BaseURL
+		}
+	}
+	return s.Judge()
+}
+
+// worker judges a queue's tasks: it rebuilds each run's plan from the
+// run's configuration with its own model session, checks that its judges
+// are the run's, and judges each task's sample with its unit (judgeUnit,
+// as an in-process run does).
+type worker struct {
+	conn *queue.Conn
+	reg  *metric.Registry
+	// session is the worker's model session asking each judgement k
+	// times (--samples).
+	session func(k int) (*judging.Session, error)
+
+	mu   sync.Mutex
+	runs map[string]*workerRun
+}
+
+// workerRun is a run's plan as a worker built it, or why it could not.
+type workerRun struct {
+	units   []Unit
+	version string
+	err     error
+}
+
+func (w *worker) handle(ctx context.Context, t queue.Task) ([]byte, error) {
+	wr, err := w.run(ctx, t.Run)
+	if err != nil {
+		return nil, err
+	}
+	var b taskBody
+	if err := json.Unmarshal(t.Body, &b); err != nil {
+		return nil, fmt.Errorf("task %s of run %s: not a task: %w", t.ID, t.Run, err)
+	}
+	if b.Version != wr.version {
+		return nil, fmt.Errorf("task %s of run %s: its judges are version %s, this worker's %s: %w", t.ID, t.Run, b.Version, wr.version, queue.ErrRefused)
+	}
+	if b.Unit < 0 || b.Unit >= len(wr.units) || !slices.Equal(wr.units[b.Unit].Metrics, b.Metrics) {
+		return nil, fmt.Errorf("task %s of run %s: this worker's plan has no unit %d of %s: %w", t.ID, t.Run, b.Unit, strings.Join(b.Metrics, ","), queue.ErrRefused)
+	}
+	results, err := judgeUnit(ctx, wr.units[b.Unit], b.Sample)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(results)
+}
+
+// run is run's plan, built once.
+func (w *worker) run(ctx context.Context, run string) (*workerRun, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if wr, ok := w.runs[run]; ok {
+		return wr, wr.err
+	}
+	spec, err := w.conn.Spec(ctx, run)
+	if err != nil {
+		return nil, err // the coordinator may not have put it yet: delivered again
+	}
+	wr := &workerRun{}
+	wr.units, wr.version, wr.err = w.plan(spec)
+	if wr.err != nil {
+		wr.err = fmt.Errorf("run %s: %w: %w", run, wr.err, queue.ErrRefused)
+	}
+	w.runs[run] = wr
+	return wr, wr.err
+}
+
+// plan builds the units of the run spec (its config.json) with the
+// worker's session, and refuses a run whose judges differ from the
+// worker's (another model, prompt version or setting), naming each
+// difference.
+func (w *worker) plan(spec []byte) ([]Unit, string, error) {
+	var cfg RunConfig
+	if err := json.Unmarshal(spec, &cfg); err != nil {
+		return nil, "", fmt.Errorf("not a run's configuration: %w", err)
+	}
+	k := 1
+	if v := cfg.Settings["--samples"]; v != "" {
+		k, _ = strconv.Atoi(v)
+	}
+	s, err := w.session(k)
+	if err != nil {
+		return nil, "", err
+	}
+	job := Job{Profile: cfg.Profile, Min: cfg.Settings["--min"], Registry: s.Registry(w.reg), Judging: s.Config()}
+	if cfg.Profile == "" {
+		job.Metrics = cfg.Metrics
+	}
+	floors, err := ParseMinGate(job.Min)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := planJob(job, s, floors)
+	if err != nil {
+		return nil, "", err
+	}
+	mine := RunConfig{Model: modelOf(s, p), Prompts: promptVersions(job.Registry, p.metrics),
+		Settings: settings(job, p.metrics, thresholds(job.Registry, p, floors, s))}
+	if v := JudgeVersion(cfg); JudgeVersion(mine) != v {
+		var diffs []string
+		for _, d := range DiffConfig(RunConfig{Model: cfg.Model, Prompts: cfg.Prompts, Settings: cfg.Settings, Metrics: cfg.Metrics, Profile: cfg.Profile, DatasetSHA256: cfg.DatasetSHA256},
+			RunConfig{Model: mine.Model, Prompts: mine.Prompts, Settings: mine.Settings, Metrics: cfg.Metrics, Profile: cfg.Profile, DatasetSHA256: cfg.DatasetSHA256}) {
+			if d.Field != "--strict" && d.Field != "--max-default-rate" {
+				diffs = append(diffs, fmt.Sprintf("%s is %s for the run, %s here", d.Field, d.Was, d.Now))
+			}
+		}
+		return nil, "", fmt.Errorf("this worker judges otherwise than the run: %s", strings.Join(diffs, "; "))
+	}
+	return p.units, JudgeVersion(cfg), nil
+}
+
+// WorkerJob is what `assay worker` is asked: the queue to take a run's
+// tasks from, and the worker's own model endpoint and limits.
+type WorkerJob struct {
+	// URL is the NATS server (nats://HOST:4222); Token its token.
+	URL, Token string
+	// Judging is the worker's model client (--llm, --concurrency...); its
+	// Samples is the runs'.
+	Judging judging.Config
+	// Registry holds the metrics the runs may name (--judges included);
+	// nil is the built-in ones.
+	Registry *metric.Registry
+	// Concurrency is how many tasks the worker does at once; 0 is
+	// judging.TasksPerCall x the client's concurrency.
+	Concurrency int
+	// EndpointLimit caps the tasks in flight against the worker's model
+	// endpoint across all its workers; 0 keeps the one set.
+	EndpointLimit int
+	// Queue's MaxDeliver and AckWait (0: a quarter over the call timeout).
+	Queue Queue
+	// Env reads the environment; Log gets what the worker did (nil
+	// discards it).
+	Env func(string) string
+	Log io.Writer
+}
+
+// Work runs a worker until ctx is done: it takes tasks from the queue at
+// job.URL and judges them with its own model session, as an in-process
+// run judges them. A task of a run it judges otherwise (another model,
+// prompt version or setting) stops it with an error naming the
+// differences, the task left to other workers.
+func Work(ctx context.Context, job WorkerJob) error {
+	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
+	if job.Judging.Samples == 0 {
+		job.Judging.Samples = 1
+	}
+	if err := job.Judging.Check(); err != nil {
+		return err
+	}
+	if err := job.Queue.check(); err != nil {
+		return err
+	}
+	if job.Concurrency < 0 || job.EndpointLimit < 0 {
+		return eval.FlagError("--concurrency", "want 1 or more tasks at once, and an --endpoint-limit of 0 or more")
+	}
+	base, err := job.Judging.Open(job.Log, job.Env)
+	if err != nil {
+		return err
+	}
+	sessions := map[int]*judging.Session{job.Judging.Samples: base}
+	defer func() {
+		for _, s := range sessions {
+			_ = s.Close() // idle connections and the cache
+		}
+	}()
+	var mu sync.Mutex
+	open := func(k int) (*judging.Session, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if s, ok := sessions[k]; ok {
+			return s, nil
+		}
+		j := job.Judging
+		j.Samples = k
+		s, err := j.Open(job.Log, job.Env)
+		if err != nil {
+			return nil, err
+		}
+		sessions[k] = s
+		return s, nil
+	}
+	nc, err := queue.Dial(job.URL, job.Token, "assay worker")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	conn, err := queue.Open(ctx, nc, queue.Options{})
+	if err != nil {
+		return err
+	}
+	w := &worker{conn: conn, reg: job.Registry, session: open, runs: map[string]*workerRun{}}
+	cfg := job.Queue.workerConfig(Endpoint(base, job.Judging, job.Env), cmp.Or(job.Concurrency, base.Limit()), job.Judging, w.handle)
+	cfg.EndpointLimit, cfg.Log = job.EndpointLimit, job.Log
+	fmt.Fprintf(job.Log, "worker: taking tasks from %s for %s, %d at once\n", job.URL, cfg.Endpoint, cfg.Concurrency)
+	return conn.Work(ctx, cfg)
+}

@@ -1,0 +1,393 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/bench/queue"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
+)
+
+// fakeModel is an OpenAI-compatible fake that counts the replies it
+// delivered whole (the ones paid for) and can hold one request until the
+// test lets it go or its caller goes away.
+type fakeModel struct {
+	url     string
+	replies atomic.Int64
+	calls   atomic.Int64
+	// holdAt, when set, is the request (from 1) held until release is
+	// closed or its caller goes away; held is closed when it arrives.
+	holdAt  int64
+	held    chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newFakeModel(t *testing.T, holdAt int64) *fakeModel {
+	t.Helper()
+	inner := llmtest.Start(llmtest.Func(llmtest.JudgeReplies), llmtest.Quiet())
+	f := &fakeModel{holdAt: holdAt, held: make(chan struct{}), release: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := f.calls.Add(1); n == f.holdAt {
+			close(f.held)
+			select {
+			case <-f.release:
+			case <-r.Context().Done():
+				return // the caller died: nothing delivered
+			}
+		}
+		inner.Handler().ServeHTTP(w, r)
+		if r.Context().Err() == nil {
+			f.replies.Add(1)
+		}
+	}))
+	f.url = srv.URL + "/v1"
+	t.Cleanup(func() {
+		f.letGo()
+		srv.Close()
+		inner.Close()
+	})
+	return f
+}
+
+// letGo releases the held request (once).
+func (f *fakeModel) letGo() { f.once.Do(func() { close(f.release) }) }
+
+// waitHeld waits until the held request arrived.
+func (f *fakeModel) waitHeld(t *testing.T) {
+	t.Helper()
+	select {
+	case <-f.held:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the request to hold never came")
+	}
+}
+
+func (f *fakeModel) env(key string) string {
+	return map[string]string{"OPENAI_BASE_URL": f.url, "OPENAI_API_KEY": "test-key"}[key]
+}
+
+// queueData writes n RAG samples as JSON Lines; "bad" names the samples
+// the failing metric fails on.
+func queueData(t testing.TB, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		line, err := json.Marshal(map[string]any{
+			"id": fmt.Sprintf("s%02d", i), "question": fmt.Sprintf("What does study %d find about sleep?", i),
+			"answer":   fmt.Sprintf("Study %d finds that sleep helps memory. Participants slept eight hours.", i),
+			"contexts": []string{fmt.Sprintf("Study %d reports that sleep consolidates memory in adults.", i)},
+		})
+		require.NoError(t, err)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "data.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+// judgingFor is a model client of f with its cache in dir (shared by
+// the coordinator and the workers of a test, as on one machine).
+func judgingFor(dir string) judging.Config {
+	j := judging.Default()
+	j.LLM.Spec = "openai:fake-judge"
+	j.LLM.CachePath = filepath.Join(dir, "llm-cache.db")
+	j.LLM.Concurrency = 2
+	j.LLM.CallTimeout = 20 * time.Second
+	return j
+}
+
+// pairs reads results.jsonl: the number of lines of each pair.
+func pairs(t *testing.T, dir string) map[bench.Key]int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, bench.FileResults))
+	require.NoError(t, err)
+	out := map[bench.Key]int{}
+	for line := range strings.Lines(string(data)) {
+		var r bench.Result
+		require.NoError(t, json.Unmarshal([]byte(line), &r))
+		out[r.Key()]++
+	}
+	return out
+}
+
+// requireAllOnce checks that results.jsonl holds every pair of n samples
+// and metrics exactly once, none defaulted.
+func requireAllOnce(t *testing.T, dir string, n int, metrics ...string) {
+	t.Helper()
+	got := pairs(t, dir)
+	require.Len(t, got, n*len(metrics), "pairs lost")
+	for i := range n {
+		for _, m := range metrics {
+			k := bench.Key{ID: fmt.Sprintf("s%02d", i), Metric: m}
+			require.Equal(t, 1, got[k], "lines of %v", k)
+		}
+	}
+	rf, err := bench.ReadResults(filepath.Join(dir, bench.FileResults))
+	require.NoError(t, err)
+	for _, r := range rf.Results {
+		require.False(t, r.Defaulted, "%s %s defaulted: %s", r.ID, r.Metric, r.Error)
+	}
+}
+
+// natsServer starts a NATS server on a loopback port with its store in
+// dir; restart stops it and starts it again on the same port and store.
+func natsServer(t *testing.T, dir string) (url string, restart func()) {
+	t.Helper()
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	var mu sync.Mutex
+	start := func() *queue.Server {
+		srv, err := queue.StartServer(queue.ServerConfig{StoreDir: dir, Listen: addr})
+		require.NoError(t, err)
+		return srv
+	}
+	srv := start()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		srv.Close()
+	})
+	return "nats://" + addr, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		srv.Close()
+		srv = start()
+	}
+}
+
+// startWorker runs bench.Work until stop (also called at cleanup).
+func startWorker(t *testing.T, job bench.WorkerJob) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- bench.Work(ctx, job) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			err = <-done
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}
+
+// execute runs a bench job in the background; wait returns its outcome.
+func execute(ctx context.Context, job bench.Job) (wait func() (*bench.Outcome, error)) {
+	type res struct {
+		out *bench.Outcome
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		out, err := bench.Execute(ctx, job)
+		done <- res{out, err}
+	}()
+	return func() (*bench.Outcome, error) {
+		select {
+		case r := <-done:
+			return r.out, r.err
+		case <-time.After(2 * time.Minute):
+			return nil, errors.New("the run did not end within 2 minutes")
+		}
+	}
+}
+
+const samples = 10
+
+// faithfulness makes two calls a sample (claims, then verdicts).
+const callsPerSample = 2
+
+// A queued run with in-process workers writes what the in-process run
+// writes: the same pairs, values and calls.
+func TestQueuedMatchesInProcess(t *testing.T) {
+	data := queueData(t, samples)
+	values := map[string]map[bench.Key]float64{}
+	for _, tc := range []struct {
+		name    string
+		workers int
+	}{{"in-process", 0}, {"queue, 1 worker", 1}, {"queue, 3 workers", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeModel(t, 0)
+			dir := t.TempDir()
+			out, err := bench.Execute(t.Context(), bench.Job{Data: data, Metrics: []string{"faithfulness", "context_precision"}, Out: filepath.Join(dir, "run"),
+				NoStore: true, Env: f.env, Judging: judgingFor(dir), Queue: bench.Queue{Workers: tc.workers}})
+			require.NoError(t, err)
+			require.Empty(t, out.Failures)
+			requireAllOnce(t, out.Dir, samples, "faithfulness", "context_precision")
+			require.Equal(t, int64(samples*(callsPerSample+1)), f.replies.Load())
+			rf, err := bench.ReadResults(filepath.Join(out.Dir, bench.FileResults))
+			require.NoError(t, err)
+			values[tc.name] = map[bench.Key]float64{}
+			for _, r := range rf.Results {
+				values[tc.name][r.Key()] = r.Value
+			}
+			require.Equal(t, tc.workers > 0, dirExists(filepath.Join(out.Dir, bench.FileNATS)))
+		})
+	}
+	require.Equal(t, values["in-process"], values["queue, 1 worker"])
+	require.Equal(t, values["in-process"], values["queue, 3 workers"])
+}
+
+func dirExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// A worker killed in the middle of a model call: its task goes to
+// another worker, which finds the call before it in the cache. Nothing is
+// lost, nothing written twice, no reply paid twice.
+func TestQueueWorkerKilledMidCall(t *testing.T) {
+	f := newFakeModel(t, 5)
+	dir := t.TempDir()
+	url, _ := natsServer(t, filepath.Join(dir, "nats"))
+	data := queueData(t, samples)
+	q := bench.Queue{URL: url, AckWait: 30 * time.Second}
+	wait := execute(t.Context(), bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"), NoStore: true, Env: f.env, Judging: judgingFor(dir), Queue: q})
+	w := bench.WorkerJob{URL: url, Judging: judgingFor(dir), Env: f.env, Concurrency: 1, Queue: q}
+	stopA := startWorker(t, w)
+	f.waitHeld(t)
+	require.NoError(t, stopA()) // killed mid-call: the held request's caller goes away
+	startWorker(t, w)
+	out, err := wait()
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	requireAllOnce(t, out.Dir, samples, "faithfulness")
+	require.Equal(t, int64(samples*callsPerSample), f.replies.Load(), "replies paid")
+	require.Equal(t, int64(samples*callsPerSample+1), f.calls.Load(), "the killed call is the one extra request")
+}
+
+// The coordinator killed mid-run while a worker goes on: the worker's
+// replies wait in the bucket, and --resume takes results.jsonl and the
+// bucket and publishes only what neither has.
+func TestQueueCoordinatorKilledAndResumed(t *testing.T) {
+	f := newFakeModel(t, 7)
+	dir := t.TempDir()
+	url, _ := natsServer(t, filepath.Join(dir, "nats"))
+	data := queueData(t, samples)
+	q := bench.Queue{URL: url}
+	job := bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"), NoStore: true, Env: f.env, Judging: judgingFor(dir), Queue: q}
+	ctx, kill := context.WithCancel(t.Context())
+	wait := execute(ctx, job)
+	startWorker(t, bench.WorkerJob{URL: url, Judging: judgingFor(dir), Env: f.env, Concurrency: 1, Queue: q})
+	f.waitHeld(t) // three samples in
+	kill()
+	out, err := wait()
+	require.NoError(t, err)
+	require.Len(t, out.Failures, 1)
+	require.Equal(t, judging.FailInterrupted, out.Failures[0].Kind)
+	before := len(pairs(t, out.Dir))
+	require.Less(t, before, samples)
+	f.letGo() // the worker goes on with no coordinator
+
+	job.Resume = true
+	out, err = execute(t.Context(), job)()
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	requireAllOnce(t, out.Dir, samples, "faithfulness")
+	require.Equal(t, int64(samples*callsPerSample), f.replies.Load(), "replies paid")
+	require.Equal(t, int64(samples*callsPerSample), f.calls.Load(), "requests")
+}
+
+// The NATS server restarted on its store in the middle of a run: the
+// coordinator and the worker reconnect, and the run ends whole.
+func TestQueueServerRestarted(t *testing.T) {
+	f := newFakeModel(t, 9)
+	dir := t.TempDir()
+	url, restart := natsServer(t, filepath.Join(dir, "nats"))
+	data := queueData(t, samples)
+	q := bench.Queue{URL: url}
+	wait := execute(t.Context(), bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"), NoStore: true, Env: f.env, Judging: judgingFor(dir), Queue: q})
+	startWorker(t, bench.WorkerJob{URL: url, Judging: judgingFor(dir), Env: f.env, Concurrency: 2, Queue: q})
+	f.waitHeld(t)
+	restart()
+	f.letGo()
+	out, err := wait()
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	requireAllOnce(t, out.Dir, samples, "faithfulness")
+	require.Equal(t, int64(samples*callsPerSample), f.replies.Load(), "replies paid")
+}
+
+// A pair whose every delivery fails is undelivered: counted in the
+// summary, said, and a failure of the run (exit 3); the other pairs are
+// judged, and a resume judges it again.
+func TestQueueDeliveriesExhausted(t *testing.T) {
+	reg := agent.Builtins().Clone()
+	var fail atomic.Bool
+	fail.Store(true)
+	require.NoError(t, reg.Add(metric.Entry{Name: "fragile", Kind: metric.KindHeuristic, Dataset: true,
+		Build: func(metric.Model) eval.Scorer { return fragile{fail: &fail} }}))
+	dir := t.TempDir()
+	data := queueData(t, 4)
+	j := judging.Default()
+	j.LLM.Spec = "offline"
+	job := bench.Job{Data: data, Metrics: []string{"fragile"}, Registry: reg, Out: filepath.Join(dir, "run"), NoStore: true, Judging: j,
+		Queue: bench.Queue{Workers: 2, MaxDeliver: 3}}
+	out, err := bench.Execute(t.Context(), job)
+	require.NoError(t, err)
+	require.Equal(t, 1, out.Summary.Undelivered)
+	require.Equal(t, 1, out.Summary.Metrics[0].Undelivered)
+	require.Len(t, out.Undelivered, 1)
+	u := out.Undelivered[0]
+	require.Equal(t, bench.Key{ID: "s02", Metric: "fragile"}, u.Key())
+	require.Equal(t, 3, u.Undelivered)
+	require.Contains(t, u.Error, "sample s02 cannot be judged")
+	require.True(t, u.Defaulted)
+	infra := out.Failures.Infra()
+	require.NotNil(t, infra)
+	require.Equal(t, judging.FailUndelivered, infra.Kind)
+	var log strings.Builder
+	require.NoError(t, out.Write(&strings.Builder{}, &log))
+	require.Contains(t, log.String(), "bench: undelivered: sample s02, fragile, after 3 deliveries: undelivered: sample s02 cannot be judged")
+
+	fail.Store(false)
+	job.Resume = true
+	out, err = bench.Execute(t.Context(), job)
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	require.Equal(t, 0, out.Summary.Undelivered)
+	require.Equal(t, 1, out.Redo)
+	got := pairs(t, out.Dir)
+	require.Equal(t, 2, got[bench.Key{ID: "s02", Metric: "fragile"}], "the undelivered line, then its judgement")
+	require.Len(t, got, 4)
+}
+
+// fragile is a metric whose scorer fails sample s02 while fail is set:
+// an error, not a judge's neutral default.
+type fragile struct{ fail *atomic.Bool }
+
+func (f fragile) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
+	if s.ID == "s02" && f.fail.Load() {
+		return eval.Score{}, fmt.Errorf("sample %s cannot be judged", s.ID)
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(s.ID, "s"))
+	return eval.Score{Metric: "fragile", Value: float64(n) / 10, Method: "fragile"}, nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/metric"
+)
+
+// registerQueue adds bench's flags that judge a run through NATS
+// JetStream.
+func registerQueue(fl *pflag.FlagSet, q *bench.Queue) {
+	fl.IntVar(&q.Workers, "workers", 0, "judge through a NATS JetStream queue with this many in-process workers (an embedded server kept in the run folder)")
+	fl.StringVar(&q.Cluster, "cluster", "", "embed the NATS server listening on ADDR for remote workers (assay worker), and print their command (a --token is needed beyond loopback)")
+	fl.Lookup("cluster").NoOptDefVal = bench.DefaultClusterAddr
+	fl.StringVar(&q.URL, "queue", "", "use the NATS server or cluster at this URL (nats://HOST:4222) instead of an embedded one")
+	fl.StringVar(&q.Token, "token", "", "the NATS token workers must give (--cluster, --queue)")
+	fl.IntVar(&q.MaxDeliver, "max-deliver", 0, "deliveries of a task to workers before its pair is recorded as undelivered (0: 5)")
+}
+
+type workerFlags struct {
+	job bench.WorkerJob
+	llm llmFlags
+}
+
+const workerLong = `Take the tasks of queued runs (assay bench --cluster or --queue) from the
+NATS server at URL and judge them with this machine's model: --llm and the
+limits (--concurrency, --rpm, --tpm, --max-cost) are the worker's own. The
+workers of one model endpoint share one consumer: --endpoint-limit caps the
+tasks in flight against it across them all.
+
+A worker judges as the run asked: a run whose model, prompt versions or
+settings differ from what this worker would judge with is refused, naming
+the differences, and left to other workers. Stop it with Ctrl-C: its tasks
+in flight go to other workers.`
+
+func newWorkerCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
+	f := workerFlags{llm: llmFlags{env: env, metrics: reg}}
+	cmd := &cobra.Command{
+		Use:     "worker URL [flags]",
+		Short:   "Judge the tasks of queued runs from a NATS server, with this machine's model",
+		Long:    workerLong,
+		Example: "  assay worker nats://10.0.0.5:4222 --token s3cret --llm vllm:qwen2.5-7b --concurrency 32",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := f.llm.registry()
+			if err != nil {
+				return runError(err)
+			}
+			job := f.job
+			job.URL, job.Registry, job.Env, job.Log = args[0], reg, f.llm.env, cmd.ErrOrStderr()
+			job.Judging = f.llm.judging()
+			if err := bench.Work(cmd.Context(), job); err != nil {
+				return runError(err)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	f.llm.register(fl)
+	registerChecker(fl, &f.llm)
+	registerJudges(fl, &f.llm)
+	fl.StringVar(&f.job.Token, "token", "", "the NATS server's token")
+	fl.IntVar(&f.job.Concurrency, "tasks", 0, "tasks judged at once (0: 4 x --concurrency)")
+	fl.IntVar(&f.job.EndpointLimit, "endpoint-limit", 0, "tasks in flight against this model endpoint across all its workers (0: keep the one set; 1000 for the first)")
+	fl.IntVar(&f.job.Queue.MaxDeliver, "max-deliver", 0, "deliveries of a task before its pair is recorded as undelivered (0: 5)")
+	return cmd
+}

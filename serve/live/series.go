@@ -50,11 +50,11 @@ type series struct {
 	streak                                  int // observations defaulted in a row, up to now
 	// busy judgements are under way (Monitor.Begin), since busySince;
 	// begun once any was.
-	busy      int
-	busySince time.Time
-	begun     bool
-	stalled                                 bool
-	stallReason                             string
+	busy        int
+	busySince   time.Time
+	begun       bool
+	stalled     bool
+	stallReason string
 }
 
 // dayStat is one day of a metric's trend.

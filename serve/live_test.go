@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -305,6 +307,10 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 	assert.Equal(t, "When was the Eiffel Tower completed?", low.Question)
 	assert.Contains(t, low.Evidence, "unsupported: The second statement of the answer.")
 
+	// A run judged meanwhile is among the dashboard's runs.
+	run := finishedRun(t, s.URL, []string{"faithfulness"})
+	require.InDelta(t, 0.5, float64(run.Summary.Metrics[0].Mean), 1e-9)
+
 	t.Run("the dashboard in Chromium", func(t *testing.T) {
 		checkDashboardInBrowser(t, s.URL, low.ID)
 	})
@@ -368,6 +374,7 @@ func checkDashboardInBrowser(t *testing.T, url, lowID string) {
 		{card + ` .badge`, "WARNING"},
 		{`#alerts li.warning`, "faithfulness degraded from baseline: 0.500 < 0.850"},
 		{`#lowest tr[data-id="` + lowID + `"]`, "When was the Eiffel Tower completed?"},
+		{`#runs tr.run`, "faithfulness 0.500"},
 		{`#lowest tr[data-id="` + lowID + `"]`, "faithfulness\t0.50"},
 	} {
 		assert.Contains(t, text(tc.sel), tc.want, tc.sel)
@@ -429,4 +436,84 @@ func TestAJudgeThatStopsAnsweringShowsStalled(t *testing.T) {
 	var alerts AlertsResponse
 	require.NoError(t, json.Unmarshal([]byte(body), &alerts))
 	assert.Equal(t, []string{"faithfulness"}, alerts.Stalled)
+}
+
+// finishedRun posts a run of samples with metrics and waits for its end.
+func finishedRun(t *testing.T, url string, metrics []string) RunStatus {
+	t.Helper()
+	samples := []any{exampleSample, map[string]any{"id": "tall", "question": "How tall is the Eiffel Tower?",
+		"answer": "It is 330 metres tall.", "contexts": []string{"The Eiffel Tower is 330 metres tall."}}}
+	code, body := call(t, http.MethodPost, url+"/v1/runs", mustJSON(t, map[string]any{"metrics": metrics, "samples": samples}))
+	require.Equal(t, http.StatusAccepted, code, body)
+	var st RunStatus
+	require.NoError(t, json.Unmarshal([]byte(body), &st))
+	eventually(t, "the run done", func() bool {
+		_, body := call(t, http.MethodGet, url+"/v1/runs/"+st.ID, "")
+		require.NoError(t, json.Unmarshal([]byte(body), &st))
+		return st.State == RunDone || st.State == RunFailed
+	})
+	require.Equal(t, RunDone, st.State, st.Error)
+	require.NotNil(t, st.Summary)
+	return st
+}
+
+func TestBaselineIsAStoredRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "runs.db")
+	first := start(t, Config{DataDir: filepath.Join(dir, "first"), Store: store})
+	run := finishedRun(t, first.URL, []string{"faithfulness"})
+	require.Len(t, run.Summary.Metrics, 1)
+	want := float64(run.Summary.Metrics[0].Mean)
+	require.Positive(t, want)
+
+	for name, tc := range map[string]struct {
+		ref, err string
+	}{
+		"a run id":        {ref: run.ID},
+		"a run id prefix": {ref: run.ID[:len(run.ID)-1]},
+		"a run folder":    {ref: run.Dir},
+		"no such run":     {ref: "20990101-nope", err: "--baseline 20990101-nope: not a run folder"},
+		"latest":          {ref: "latest", err: "live traffic has none"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, err := New(Config{DataDir: t.TempDir(), Store: store, Baseline: tc.ref})
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = s.Close() })
+			snap := s.Live().Snapshot()
+			require.Len(t, snap.Metrics, 2, "the run's metric and the traces' other one")
+			m := snap.Metrics[1]
+			require.Equal(t, "faithfulness", m.Metric)
+			assert.InDelta(t, want, float64(m.Baseline), 1e-9)
+			assert.Equal(t, "run "+run.ID, m.BaselineFrom)
+		})
+	}
+}
+
+func TestLiveSettingsAreChecked(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		cfg  Config
+		flag string
+	}{
+		"window below 0":   {cfg: Config{AlertWindow: -1}, flag: "--alert-window"},
+		"webhook not http": {cfg: Config{Webhook: "ftp://hooks.example.com/x"}, flag: "--webhook"},
+		"webhook no host":  {cfg: Config{Webhook: "https:///x"}, flag: "--webhook"},
+		"stall below 0":    {cfg: Config{StallAfter: -time.Second}, flag: "--stall-after"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tc.cfg.DataDir, tc.cfg.Store = t.TempDir(), filepath.Join(t.TempDir(), "runs.db")
+			_, err := New(tc.cfg)
+			ie, ok := errors.AsType[*eval.InputError](err)
+			require.True(t, ok, "%v", err)
+			assert.Equal(t, tc.flag, ie.Field)
+		})
+	}
 }

@@ -33,7 +33,8 @@ import (
 //
 // Observe is called on the goroutine that made the score, on the request
 // path of /v1/context-score: it must return at once (hand the score to a
-// goroutine of its own) and must not keep or change meta.
+// goroutine of its own) and must not change meta (it may keep it: the
+// server never changes a map it has passed).
 type Observer interface {
 	Observe(metric string, s eval.Score, meta map[string]string, at time.Time)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -64,6 +65,21 @@ type Config struct {
 	// ShutdownTimeout bounds a graceful shutdown: requests in flight and
 	// judgements under way get this long to finish; 0 is 30 s.
 	ShutdownTimeout time.Duration
+	// Baseline is the run whose means live alerts compare recent scores
+	// with: a run id (or unique prefix) in the run store, or a run
+	// folder. Empty: each metric's first full alert window.
+	Baseline string
+	// AlertWindow is how many recent scores of a metric live alerts
+	// average; 0 is live.DefaultWindow (100).
+	AlertWindow int
+	// Webhook, when set, is an http(s) URL posted every alert event as
+	// JSON, retried with backoff from a queue of its own: never blocking
+	// scoring.
+	Webhook string
+	// StallAfter: a metric whose judgement has waited this long for an
+	// answer (or that has had none successful for this long while
+	// judging) is shown stalled; 0 is two of the model's call timeouts.
+	StallAfter time.Duration
 	// Observers see every (sample, metric) score the server makes, as it
 	// is made (AddObserver adds more).
 	Observers []Observer
@@ -130,7 +146,15 @@ func (c Config) withDefaults() (Config, error) {
 	c.MaxInFlight = cmp.Or(c.MaxInFlight, defaultInFlight)
 	c.MaxRuns = cmp.Or(c.MaxRuns, 1)
 	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, defaultShutdown)
-	for name, v := range map[string]int{"--queue": c.QueueSize, "--workers": c.Workers, "--max-in-flight": c.MaxInFlight, "--max-runs": c.MaxRuns} {
+	if c.StallAfter < 0 {
+		return c, eval.FlagError("--stall-after", "want a duration >= 0 (0: two call timeouts), got %s", c.StallAfter)
+	}
+	if c.Webhook != "" {
+		if u, err := url.Parse(c.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, eval.FlagError("--webhook", "want an http or https URL (https://hooks.example.com/assay), got %q", c.Webhook)
+		}
+	}
+	for name, v := range map[string]int{"--queue": c.QueueSize, "--workers": c.Workers, "--max-in-flight": c.MaxInFlight, "--max-runs": c.MaxRuns, "--alert-window": c.AlertWindow} {
 		if v < 0 {
 			return c, eval.FlagError(name, "want a number >= 0, got %d", v)
 		}

@@ -14,12 +14,23 @@
 //     202 is answered, judged by a bounded pool from a bounded queue (429
 //     when full, counted); their scores stored once per (trace, metric),
 //     grouped by day and metadata (GET /v1/traces/summary).
+//   - Live alerts (package live): every score feeds a live.Monitor, which
+//     applies seed 002's rule to each metric's recent scores against a
+//     baseline (Config.Baseline, a stored run; or the first full window)
+//     and sees a judge that stops answering. Its events are written to the
+//     store (alert_events) and posted to Config.Webhook from goroutines
+//     of its own; its state is in /metrics (read when scraped) and on
+//     GET /v1/alerts.
+//   - GET / and /v1/dashboard: the dashboard (package dashboard) of the
+//     monitor, the run store's runs and the lowest and slowest recent
+//     trace judgements with their evidence.
 //   - GET /healthz, /metrics (Prometheus, a registry of its own),
 //     /openapi.json.
 //
 // A Server is built with New from a Config, serves with Serve (graceful
-// on ctx done) and is extended in one place: Handle mounts a handler (the
-// dashboard at "/"), AddObserver (or Config.Observers) sees every score
-// made (live alerts, telemetry), and Metrics is the Prometheus registry to
-// add collectors to.
+// on ctx done: the HTTP server stops, then the trace workers, then the
+// monitor's events are flushed) and is extended in one place: Handle
+// mounts a handler, AddObserver (or Config.Observers) sees every score
+// made (telemetry, say), and Metrics is the Prometheus registry to add
+// collectors to.
 package serve

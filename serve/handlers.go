@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/serve/dashboard"
 )
 
 // contextMeta is what observers see of a context score's sample.
@@ -142,12 +143,15 @@ func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return sampleError("sample", err)
 	}
+	// Checked first, so that a metric the monitor is told of is a real one.
+	if err := s.judger.Check(rec.Sample, req.Metrics); err != nil {
+		return judgeError(err)
+	}
+	end := s.begin(req.Metrics)
+	defer end()
 	scores, err := s.judger.Judge(r.Context(), rec.Sample, req.Metrics)
 	if err != nil {
-		if ie, ok := errors.AsType[*eval.InputError](err); ok && ie.Field == "--metric" {
-			return inputError("metrics", &eval.InputError{Msg: ie.Msg})
-		}
-		return sampleError("sample", err)
+		return judgeError(err)
 	}
 	if err := r.Context().Err(); err != nil {
 		return fmt.Errorf("judging took longer than %s: %w", s.cfg.RequestTimeout, err)
@@ -165,6 +169,15 @@ func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// judgeError is a judgement's input error as a 400 naming the field:
+// metrics for an unknown metric, else the sample's.
+func judgeError(err error) error {
+	if ie, ok := errors.AsType[*eval.InputError](err); ok && ie.Field == "--metric" {
+		return inputError("metrics", &eval.InputError{Msg: ie.Msg})
+	}
+	return sampleError("sample", err)
+}
+
 // apiRoutes are the server's routes and what the OpenAPI document says
 // of each.
 func (s *Server) apiRoutes() []route {
@@ -178,6 +191,9 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeTraces, handle: s.postTraces, api: true, doc: docTraces},
 		{pattern: routeSummary, handle: s.getTraceSummary, api: true, doc: docSummary},
 		{pattern: routeTrace, handle: s.getTrace, api: true, doc: docTrace},
+		{pattern: routeAlerts, handle: s.getAlerts, api: true, doc: docAlerts},
+		{pattern: routeDash, handle: handler(dashboard.Handler(s.dash)), api: true, doc: docDash},
+		{pattern: routeDashAPI, handle: handler(dashboard.JSONHandler(s.dash)), api: true, doc: docDashAPI},
 		{pattern: routeHealth, handle: s.healthz, doc: docHealth},
 		{pattern: routeMetrics, handle: s.metricsHandler(), doc: docMetrics},
 		{pattern: routeOpenAPI, handle: s.openAPI, doc: docOpenAPI},

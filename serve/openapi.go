@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,10 +15,13 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/serve/dashboard"
 )
 
 // operation is what the OpenAPI document says of a route.
 type operation struct {
+	// id is the operationId, when not the one the route gives.
+	id      string
 	summary string
 	// request is the component schema of the JSON body ("" for none),
 	// example a valid body.
@@ -76,6 +80,8 @@ var components = map[string]reflect.Type{
 	"TraceSummary":        reflect.TypeFor[TraceSummary](),
 	"Trace":               reflect.TypeFor[Trace](),
 	"Health":              reflect.TypeFor[HealthResponse](),
+	"Alerts":              reflect.TypeFor[AlertsResponse](),
+	"Dashboard":           reflect.TypeFor[dashboard.Data](),
 	"Error":               reflect.TypeFor[ErrorBody](),
 }
 
@@ -161,9 +167,9 @@ func (s *Server) Document() (map[string]any, error) {
 	}
 	paths := map[string]map[string]any{}
 	for _, rt := range s.routes {
-		method, path, _ := strings.Cut(rt.pattern, " ")
+		method, path, _ := strings.Cut(docPattern(rt.pattern), " ")
 		op := rt.doc
-		o := map[string]any{"summary": op.summary, "operationId": operationID(rt.pattern)}
+		o := map[string]any{"summary": op.summary, "operationId": cmp.Or(op.id, operationID(rt.pattern))}
 		var params []any
 		for _, p := range op.params {
 			params = append(params, map[string]any{"name": p.name, "in": p.in, "required": p.required || p.in == "path",
@@ -243,11 +249,15 @@ func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) error {
 	return nil
 }
 
+// docPattern is a route's method and path as the document has them: the
+// mux's "/{$}" (the root alone) is "/".
+func docPattern(pattern string) string { return strings.Replace(pattern, "{$}", "", 1) }
+
 // Paths are the document's paths and methods, sorted, for checks.
 func (s *Server) paths() []string {
 	var out []string
 	for _, rt := range s.routes {
-		out = append(out, rt.pattern)
+		out = append(out, docPattern(rt.pattern))
 	}
 	sort.Strings(out)
 	return out
@@ -307,6 +317,13 @@ var (
 		}, errors: []int{http.StatusBadRequest}}
 	docTrace = operation{summary: "A journaled trace and its scores", status: http.StatusOK, response: "Trace",
 		params: []param{{name: "id", in: "path", description: "the trace id"}}, errors: []int{http.StatusNotFound}}
+	docAlerts = operation{summary: "Live alerts: the open ones (seed 002's rule over each metric's recent scores), the stalled judges, the last events stored and their delivery",
+		status: http.StatusOK, response: "Alerts",
+		params: []param{{name: "limit", in: "query", description: "how many events, newest first: 1 to 1000, default 50"}}, errors: []int{http.StatusBadRequest}}
+	docDash = operation{id: "getDashboardPage", summary: "The dashboard: per metric the recent mean and interval, the trend by day, the default rate, " +
+		"open alerts, the lowest and slowest judged samples with their evidence, the runs (one HTML page, nothing fetched from elsewhere)",
+		status: http.StatusOK, contentType: "text/html"}
+	docDashAPI = operation{summary: "The dashboard's data, as JSON (the page refreshes from it)", status: http.StatusOK, response: "Dashboard"}
 	docHealth  = operation{summary: "Liveness, the judge, and the trace queue", status: http.StatusOK, response: "Health"}
 	docMetrics = operation{summary: "Prometheus metrics", status: http.StatusOK, contentType: "text/plain"}
 	docOpenAPI = operation{summary: "This document", status: http.StatusOK, contentType: "application/json"}

@@ -62,7 +62,7 @@ func TestOpenAPIDocumentsEveryRouteAndEachAnswers(t *testing.T) {
 	// JSON answer validates against its schema.
 	for _, rt := range s.routes {
 		t.Run(rt.pattern, func(t *testing.T) {
-			method, path, _ := strings.Cut(rt.pattern, " ")
+			method, path, _ := strings.Cut(docPattern(rt.pattern), " ")
 			op := rt.doc
 			body := ""
 			if op.request != "" {
@@ -87,8 +87,11 @@ func TestOpenAPIDocumentsEveryRouteAndEachAnswers(t *testing.T) {
 			if op.response != "" {
 				validate(t, comps, op.response, got)
 			}
-			if op.contentType == "text/plain" {
+			switch op.contentType {
+			case "text/plain":
 				assert.Contains(t, got, "# TYPE assay_http_requests_total counter")
+			case "text/html":
+				assert.Contains(t, got, "<title>Assay · live quality</title>")
 			}
 		})
 	}
@@ -112,7 +115,7 @@ func TestOpenAPIDocumentsEveryRouteAndEachAnswers(t *testing.T) {
 }
 
 func mustRequest(t *testing.T, pattern string) *http.Request {
-	method, path, _ := strings.Cut(pattern, " ")
+	method, path, _ := strings.Cut(docPattern(pattern), " ")
 	path = strings.ReplaceAll(path, "{id}", "x")
 	r, err := http.NewRequestWithContext(t.Context(), method, path, nil)
 	require.NoError(t, err)

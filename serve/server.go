@@ -20,6 +20,8 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/live"
 )
 
 // Observer sees every (sample, metric) score the server makes: the
@@ -31,9 +33,18 @@ import (
 //
 // Observe is called on the goroutine that made the score, on the request
 // path of /v1/context-score: it must return at once (hand the score to a
-// goroutine of its own) and must not keep or change meta.
+// goroutine of its own) and must not change meta (it may keep it: the
+// server never changes a map it has passed).
 type Observer interface {
 	Observe(metric string, s eval.Score, meta map[string]string, at time.Time)
+}
+
+// Starter is an Observer that is also told when a judgement begins: the
+// server calls Begin before it judges a sample with metric (a trace's,
+// /v1/judge's), and the function Begin returns once that judgement is
+// over, after its Observe. It must return at once.
+type Starter interface {
+	Begin(metric string) (end func())
 }
 
 // Route names, the endpoint label of the metrics.
@@ -50,6 +61,9 @@ const (
 	routeHealth  = "GET /healthz"
 	routeMetrics = "GET /metrics"
 	routeOpenAPI = "GET /openapi.json"
+	routeAlerts  = "GET /v1/alerts"
+	routeDash    = "GET /{$}"
+	routeDashAPI = "GET " + dashboard.DefaultJSONPath
 )
 
 // Server is `assay serve`: the library behind HTTP. Build it with New,
@@ -66,6 +80,12 @@ type Server struct {
 	queue   *traceQueue
 	runs    *runManager
 	routes  []route
+	// runStore is the run store (the baseline's and the dashboard's
+	// runs); live watches the scores and raises the alerts; dash is the
+	// dashboard's data.
+	runStore *bench.Store
+	live     *live.Monitor
+	dash     dashboard.Source
 
 	observers atomic.Pointer[[]Observer]
 	inFlight  chan struct{}
@@ -118,15 +138,26 @@ func New(cfg Config) (*Server, error) {
 		_ = j.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), judger: j, context: ctxProfile, store: st, inFlight: make(chan struct{}, cfg.MaxInFlight)}
+	runStore, err := bench.OpenStore(cfg.Store)
+	if err != nil {
+		return nil, errors.Join(err, st.Close(), j.Close())
+	}
+	mon, err := newMonitor(cfg, runStore, st, j.Session().Config().LLM.CallTimeout)
+	if err != nil {
+		return nil, errors.Join(err, runStore.Close(), st.Close(), j.Close())
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), judger: j, context: ctxProfile, store: st, runStore: runStore, live: mon,
+		inFlight: make(chan struct{}, cfg.MaxInFlight)}
 	if cfg.Workers == 0 {
 		s.cfg.Workers = j.Session().Limit()
 	}
 	s.queue = newTraceQueue(s, cfg.QueueSize)
 	s.metrics = newMetrics(func() float64 { return float64(s.queue.depth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
+	s.metrics.reg.MustRegister(newLiveCollector(mon))
 	s.runs = newRunManager(s)
-	obs := append([]Observer(nil), cfg.Observers...)
+	s.dash = s.dashboardSource()
+	obs := append([]Observer{liveObserver{mon}}, cfg.Observers...)
 	s.observers.Store(&obs)
 	s.routes = s.apiRoutes()
 	for _, rt := range s.routes {
@@ -143,8 +174,8 @@ func New(cfg Config) (*Server, error) {
 // when a token is set.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Handle mounts h at pattern (a net/http ServeMux pattern: "/" for the
-// dashboard, "GET /v1/alerts" for the live alerts), behind the server's
+// Handle mounts h at pattern (a net/http ServeMux pattern, "GET
+// /v1/report" say; the routes above are taken), behind the server's
 // auth and panic recovery, its requests counted in /metrics under
 // pattern. Call it before serving.
 func (s *Server) Handle(pattern string, h http.Handler) {
@@ -169,11 +200,33 @@ func (s *Server) Metrics() *prometheus.Registry { return s.metrics.reg }
 // DataDir is the folder of the server's own files.
 func (s *Server) DataDir() string { return s.cfg.DataDir }
 
+// Live is the monitor of the live alerts: every score the server makes
+// feeds it; /metrics, /v1/alerts and the dashboard read it.
+func (s *Server) Live() *live.Monitor { return s.live }
+
 // observe counts a score and hands it to the observers.
 func (s *Server) observe(sc eval.Score, meta map[string]string, at time.Time) {
 	s.metrics.judged(sc)
 	for _, o := range *s.observers.Load() {
 		o.Observe(sc.Metric, sc, meta, at)
+	}
+}
+
+// begin tells the observers that are Starters that judgements of metrics
+// begin, and returns the function that tells them they are over.
+func (s *Server) begin(metrics []string) (end func()) {
+	var ends []func()
+	for _, o := range *s.observers.Load() {
+		if st, ok := o.(Starter); ok {
+			for _, m := range metrics {
+				ends = append(ends, st.Begin(m))
+			}
+		}
+	}
+	return func() {
+		for _, e := range ends {
+			e()
+		}
 	}
 }
 
@@ -197,13 +250,22 @@ func (s *Server) Start(ctx context.Context) error {
 // Close stops the background work gracefully, within
 // Config.ShutdownTimeout: trace judgements under way finish, queued traces
 // stay in the journal, runs are interrupted (resumed by the next Start);
-// then it closes the store and the model session. Stop serving first
-// (Serve does it in order).
+// the alert events still queued are delivered to the store and the
+// webhook, for another ShutdownTimeout at most, and the monitor is
+// closed; then it closes the stores and the model session. Stop serving
+// first (Serve does it in order).
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.queue.close(s.cfg.ShutdownTimeout)
 		s.runs.close()
-		s.closeErr = errors.Join(s.store.Close(), s.judger.Close())
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+		if err := s.live.Flush(ctx); err != nil {
+			d := s.live.Snapshot()
+			fmt.Fprintf(s.cfg.Log, "assay serve: alert events not delivered within %s (%d for the store, %d for the webhook): %v\n",
+				s.cfg.ShutdownTimeout, d.Sink.Queued, d.Webhook.Queued, err)
+		}
+		cancel()
+		s.closeErr = errors.Join(s.live.Close(), s.store.Close(), s.runStore.Close(), s.judger.Close())
 	})
 	return s.closeErr
 }

@@ -16,8 +16,10 @@ import (
 // store is the server's SQLite file (serve.db in its data folder): the
 // trace journal (trace_samples, written before a trace is answered 202),
 // the traces' scores (trace_scores, one row per trace and metric, written
-// once: the key makes a second write of a pair a no-op), and the runs the
-// server started (serve_runs). Every commit is synced to disk.
+// once: the key makes a second write of a pair a no-op, with its
+// evidence), the runs the server started (serve_runs) and the live
+// alerts' events (alert_events, written by the monitor's sink, never on
+// a request's path). Every commit is synced to disk.
 type store struct {
 	path string
 	db   *sql.DB
@@ -48,9 +50,19 @@ CREATE TABLE IF NOT EXISTS trace_scores (
 	cost_usd   REAL NOT NULL,
 	latency_ms REAL NOT NULL,
 	metadata   JSON NOT NULL,
+	evidence   JSON NOT NULL DEFAULT '{}',
 	PRIMARY KEY (trace_id, metric)
 );
 CREATE INDEX IF NOT EXISTS trace_scores_by_day ON trace_scores (day, metric);
+CREATE TABLE IF NOT EXISTS alert_events (
+	id       INTEGER PRIMARY KEY AUTOINCREMENT,
+	at       TEXT NOT NULL,
+	kind     TEXT NOT NULL,
+	metric   TEXT NOT NULL,
+	severity TEXT NOT NULL,
+	message  TEXT NOT NULL,
+	event    JSON NOT NULL
+);
 CREATE TABLE IF NOT EXISTS serve_runs (
 	id       TEXT PRIMARY KEY,
 	created  TEXT NOT NULL,
@@ -73,7 +85,7 @@ func openStore(path string) (*store, error) {
 		return nil, fmt.Errorf("serve store %s: %w", path, err)
 	}
 	ctx := context.Background()
-	if err := sqlitedb.Setup(ctx, func() error { return sqlitedb.Exec(ctx, db, storeSchema) }); err != nil {
+	if err := sqlitedb.Setup(ctx, func() error { return migrate(ctx, db) }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("serve store %s: not usable (move it away to start anew): %w", path, err)
 	}
@@ -81,6 +93,25 @@ func openStore(path string) (*store, error) {
 }
 
 func (s *store) Close() error { return s.db.Close() }
+
+// migrate creates the schema, and brings a file of an earlier version up
+// to it: trace_scores gained its evidence column (the dashboard's), and
+// an index by judging time (the recent judgements it reads).
+func migrate(ctx context.Context, db *sql.DB) error {
+	if err := sqlitedb.Exec(ctx, db, storeSchema); err != nil {
+		return err
+	}
+	var has int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('trace_scores') WHERE name = 'evidence'`).Scan(&has); err != nil {
+		return err
+	}
+	if has == 0 {
+		if err := sqlitedb.Exec(ctx, db, `ALTER TABLE trace_scores ADD COLUMN evidence JSON NOT NULL DEFAULT '{}'`); err != nil {
+			return err
+		}
+	}
+	return sqlitedb.Exec(ctx, db, `CREATE INDEX IF NOT EXISTS trace_scores_by_judged ON trace_scores (judged)`)
+}
 
 // inTx runs fn in a transaction and commits it.
 func (s *store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
@@ -211,10 +242,14 @@ func (s *store) record(ctx context.Context, it traceItem, scores []eval.Score, a
 			if sc.Err != nil && !sc.Defaulted && !sc.Skipped {
 				oc = OutcomeError
 			}
-			res, err := tx.ExecContext(ctx, `INSERT INTO trace_scores (trace_id, metric, day, judged, outcome, value, points, max, reason, method, error, cost_usd, latency_ms, metadata)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(trace_id, metric) DO NOTHING`,
+			ev, err := json.Marshal(sc.Evidence.Bounded(eval.MaxText))
+			if err != nil {
+				return fmt.Errorf("%s: evidence: %w", sc.Metric, err)
+			}
+			res, err := tx.ExecContext(ctx, `INSERT INTO trace_scores (trace_id, metric, day, judged, outcome, value, points, max, reason, method, error, cost_usd, latency_ms, metadata, evidence)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(trace_id, metric) DO NOTHING`,
 				it.id, sc.Metric, day(it.received), at.UTC().Format(storeTime), oc, finite(sc.Value), finite(sc.Points), finite(sc.Max),
-				sc.Reason, sc.Method, errText, sc.Usage.CostUSD, float64(sc.Usage.Latency)/float64(time.Millisecond), string(meta))
+				sc.Reason, sc.Method, errText, sc.Usage.CostUSD, float64(sc.Usage.Latency)/float64(time.Millisecond), string(meta), string(ev))
 			if err != nil {
 				return err
 			}

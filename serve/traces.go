@@ -217,6 +217,8 @@ func (q *traceQueue) judge(it traceItem) {
 			todo = append(todo, m)
 		}
 	}
+	end := s.begin(todo)
+	defer end() // after the scores are observed
 	var scores []eval.Score
 	if len(todo) > 0 {
 		scores, err = s.judger.Judge(ctx, it.sample, todo)

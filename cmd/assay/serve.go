@@ -24,6 +24,9 @@ type serveFlags struct {
 	maxInFlight, maxRuns int
 	maxBody              int64
 	timeout, shutdown    time.Duration
+	baseline, webhook    string
+	alertWindow          int
+	stallAfter           time.Duration
 	llm                  llmFlags
 }
 
@@ -37,6 +40,9 @@ context score on POST /v1/context-score (no model call), POST /v1/score,
 /v1/judge, /v1/runs, production samples on POST /v1/traces (sampled by a
 hash of the trace id, journaled before 202, judged in the background, 429
 when the queue is full), GET /healthz, /metrics and /openapi.json.
+Every score feeds seed 002's live alerts (GET /v1/alerts, /metrics, the
+store, --webhook) against --baseline or each metric's first window, and the
+dashboard at / shows them with the lowest and slowest samples and the runs.
 
 It binds 127.0.0.1 by default; any other address needs --token (or
 $ASSAY_TOKEN), which every request but /healthz then carries as
@@ -46,6 +52,7 @@ runs it starts) live in --data-dir, by default "serve" beside the run store
 stay in the journal, judged after a restart, none twice.`,
 		Example: `  assay serve
   assay serve --addr 0.0.0.0:8080 --token "$TOKEN" --llm openai:gpt-4o-mini --sample-rate 0.1
+  assay serve --baseline 20260105-1200-ab --webhook https://hooks.example.com/assay
   curl -s localhost:8080/v1/context-score -d @fixtures/context/good.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, f) },
@@ -63,6 +70,10 @@ stay in the journal, judged after a restart, none twice.`,
 	fl.Int64Var(&f.maxBody, "max-body", 10<<20, "largest request body in bytes; beyond, 413")
 	fl.DurationVar(&f.timeout, "timeout", time.Minute, "longest time to answer one request; beyond, 504")
 	fl.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long requests in flight and judgements under way may take to finish")
+	fl.StringVar(&f.baseline, "baseline", "", "run (an id in the run store, or a run folder) whose means live alerts compare with (default: each metric's first full window)")
+	fl.IntVar(&f.alertWindow, "alert-window", 100, "recent scores of a metric averaged by the live alert rule")
+	fl.StringVar(&f.webhook, "webhook", "", "http(s) URL posted every alert event as JSON (retried; never blocks scoring)")
+	fl.DurationVar(&f.stallAfter, "stall-after", 0, "a judgement waiting this long for the model shows its metric stalled (0: two --call-timeout)")
 	f.llm.register(fl)
 	registerChecker(fl, &f.llm)
 	registerJudges(fl, &f.llm)
@@ -78,6 +89,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	cfg := serve.Config{Addr: f.addr, Token: cmp.Or(f.token, f.llm.env("ASSAY_TOKEN")), DataDir: f.dataDir, Judging: f.llm.judging(),
 		Registry: reg, SampleRate: &f.sampleRate, TraceMetrics: f.traceMetrics, QueueSize: f.queue, Workers: f.workers,
 		MaxBody: f.maxBody, RequestTimeout: f.timeout, MaxInFlight: f.maxInFlight, MaxRuns: f.maxRuns, ShutdownTimeout: f.shutdown,
+		Baseline: f.baseline, AlertWindow: f.alertWindow, Webhook: f.webhook, StallAfter: f.stallAfter,
 		Env: f.llm.env, Log: cmd.ErrOrStderr(), Version: cmd.Root().Version}
 	srv, err := serve.New(cfg)
 	if err != nil {

@@ -212,3 +212,27 @@ func TestServeSIGTERMKeepsEveryAcceptedTrace(t *testing.T) {
 	require.NoError(t, db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM trace_samples WHERE done = 0`).Scan(&pending))
 	assert.Zero(t, pending, "every journaled trace judged")
 }
+
+func TestServeLiveFlagsAreChecked(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"an unknown baseline": {[]string{"--baseline", "nope"}, `--baseline nope: not a run folder`},
+		"latest":              {[]string{"--baseline", "latest"}, "--baseline: latest means the last run of a dataset"},
+		"a webhook not http":  {[]string{"--webhook", "ftp://hooks.example.com"}, "--webhook: want an http or https URL"},
+		"a negative window":   {[]string{"--alert-window", "-1"}, "--alert-window: want a number >= 0"},
+		"a negative stall":    {[]string{"--stall-after", "-1s"}, "--stall-after: want a duration >= 0"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			data := t.TempDir()
+			env := func(k string) string { return map[string]string{"ASSAY_DATA_DIR": data}[k] }
+			var out, errb bytes.Buffer
+			code := run(t.Context(), append([]string{"serve", "--addr", "127.0.0.1:0"}, tc.args...), env, strings.NewReader(""), &out, &errb)
+			assert.Equal(t, 2, code, errb.String())
+			assert.Contains(t, errb.String(), tc.want)
+		})
+	}
+}

@@ -19,7 +19,9 @@
 // A judge that stops answering (its last StallDefaults observations all
 // defaulted, or no successful observation for StallAfter) makes the metric
 // stalled, also an Event (stalled, recovered), and the flag and the last
-// success time are in every Snapshot.
+// success time are in every Snapshot. A caller that announces each
+// judgement (Begin, with Config.Announced) has the time counted only while
+// one is under way, so that an idle metric is not taken for a stalled one.
 //
 // Events go, in order, to an optional Sink and an optional webhook, each
 // from its own bounded queue served by its own goroutine, so that Observe

@@ -67,6 +67,13 @@ type Config struct {
 	// for an expected metric, from its first observation otherwise).
 	// 0 turns this check off.
 	StallAfter time.Duration
+	// Announced says the caller announces each judgement with Begin.
+	// StallAfter then counts only while a judgement of the metric is under
+	// way, from its beginning or the last success, whichever is later: an
+	// idle metric is not a stalled one, a stalled metric with nothing
+	// under way stays stalled until its judge answers, and a metric never
+	// begun (a score no model makes) never stalls by time.
+	Announced bool
 	// StallDefaults: a metric whose last StallDefaults observations all
 	// defaulted is stalled. 0 means DefaultStallDefaults; below 0 turns
 	// this check off.
@@ -267,6 +274,29 @@ func (m *Monitor) get(metric string, at time.Time) *series {
 		m.series[metric] = s
 	}
 	return s
+}
+
+// Begin announces that a judgement of metric is under way (see
+// Config.Announced); call end once it is over, after its Observe if it
+// made a score. end may be called more than once. It does no I/O.
+func (m *Monitor) Begin(metric string) (end func()) {
+	now := m.cfg.Now()
+	s := m.get(metric, now)
+	s.mu.Lock()
+	if s.busy == 0 {
+		s.busySince = now
+	}
+	s.busy++
+	s.begun = true
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.busy--
+			s.mu.Unlock()
+		})
+	}
 }
 
 // settle brings s's baseline, alert and stall state up to date and emits

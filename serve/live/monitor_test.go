@@ -357,3 +357,66 @@ func TestConcurrentObserve(t *testing.T) {
 		assert.InDelta(t, sum/float64(n), float64(s.Mean), 1e-12, s.Metric)
 	}
 }
+
+func TestAnnouncedJudgementsStallOnlyWhileUnderWay(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	m, err := live.New(live.Config{Metrics: []string{metricF}, StallAfter: 2 * time.Minute, Announced: true, Now: clk.Now})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = m.Close() })
+	state := func(metric string) live.MetricSnapshot {
+		t.Helper()
+		for _, s := range m.Snapshot().Metrics {
+			if s.Metric == metric {
+				return s
+			}
+		}
+		t.Fatalf("no metric %s", metric)
+		return live.MetricSnapshot{}
+	}
+	var end func()
+	for _, tc := range []struct {
+		name    string
+		advance time.Duration
+		do      func()
+		stalled bool
+		judging int
+		reason  string
+	}{
+		{name: "an idle expected metric is not stalled", advance: time.Hour},
+		{name: "a judgement begins", do: func() { end = m.Begin(metricF) }, judging: 1},
+		{name: "within two minutes nothing is wrong", advance: 2 * time.Minute, judging: 1},
+		{name: "past them the judge is stalled", advance: time.Second, stalled: true, judging: 1, reason: "a judgement has waited 2m1s for an answer"},
+		{name: "it ends with a default: still stalled", do: func() { m.Observe(metricF, 0, true, nil, clk.Now()); end() }, stalled: true, reason: "a judgement has waited 2m1s for an answer"},
+		{name: "idle, it stays stalled", advance: time.Hour, stalled: true, reason: "a judgement has waited 2m1s for an answer"},
+		{name: "an answer recovers it", do: func() {
+			e := m.Begin(metricF)
+			m.Observe(metricF, 0.9, false, nil, clk.Now())
+			e()
+		}},
+		{name: "a slow judgement begins", do: func() { end = m.Begin(metricF) }, judging: 1},
+		{name: "others answer meanwhile", advance: time.Minute, do: func() {
+			e := m.Begin(metricF)
+			m.Observe(metricF, 0.9, false, nil, clk.Now())
+			e()
+		}, judging: 1},
+		{name: "busy with no answer since the last is stalled", advance: 130 * time.Second, stalled: true, judging: 1, reason: "no successful judgement for 2m10s"},
+	} {
+		clk.advance(tc.advance)
+		if tc.do != nil {
+			tc.do()
+		}
+		s := state(metricF)
+		assert.Equal(t, tc.stalled, s.Stalled, tc.name)
+		assert.Equal(t, tc.judging, s.Judging, tc.name)
+		assert.Equal(t, tc.reason, s.StallReason, tc.name)
+	}
+	end()
+	end() // a second end does nothing
+	assert.Zero(t, state(metricF).Judging)
+
+	// A metric never begun (a score no model makes) never stalls by time.
+	m.Observe("context_quality", 0.8, false, nil, clk.Now())
+	clk.advance(time.Hour)
+	assert.False(t, state("context_quality").Stalled)
+}

@@ -48,8 +48,13 @@ type series struct {
 	// for an expected metric, its first observation otherwise.
 	since, first, lastObserved, lastSuccess time.Time
 	streak                                  int // observations defaulted in a row, up to now
-	stalled                                 bool
-	stallReason                             string
+	// busy judgements are under way (Monitor.Begin), since busySince;
+	// begun once any was.
+	busy        int
+	busySince   time.Time
+	begun       bool
+	stalled     bool
+	stallReason string
 }
 
 // dayStat is one day of a metric's trend.
@@ -217,6 +222,19 @@ func (s *series) stallState(cfg Config, now time.Time) (bool, string) {
 	ref := s.lastSuccess
 	if ref.IsZero() {
 		ref = s.since
+	}
+	if cfg.Announced {
+		switch {
+		case !s.begun:
+			return false, ""
+		case s.busy == 0:
+			return s.stalled, s.stallReason // idle: as it was
+		case s.busySince.After(ref):
+			if waited := now.Sub(s.busySince); waited > cfg.StallAfter {
+				return true, fmt.Sprintf("a judgement has waited %v for an answer", waited.Round(time.Second))
+			}
+			return false, ""
+		}
 	}
 	if quiet := now.Sub(ref); quiet > cfg.StallAfter {
 		switch {

@@ -69,6 +69,9 @@ type MetricSnapshot struct {
 	// and of the last one not defaulted (zero when none).
 	LastObserved time.Time `json:"last_observed,omitzero"`
 	LastSuccess  time.Time `json:"last_success,omitzero"`
+	// Judging is how many judgements of the metric are under way
+	// (announced with Begin and not ended).
+	Judging int `json:"judging"`
 	// Stalled says the judge seems to have stopped answering, and
 	// StallReason why.
 	Stalled     bool   `json:"stalled"`
@@ -159,7 +162,7 @@ func (m *Monitor) metricSnapshot(s *series, now time.Time) MetricSnapshot {
 		Baseline: bench.Num(s.baseline), BaselineFrom: s.baselineFrom,
 		Observed: s.observed, TotalDefaulted: s.defaulted, Rejected: s.rejected,
 		LastObserved: s.lastObserved, LastSuccess: s.lastSuccess,
-		Stalled: s.stalled, StallReason: s.stallReason,
+		Judging: s.busy, Stalled: s.stalled, StallReason: s.stallReason,
 		Days: make([]Day, len(s.days)),
 	}
 	if s.win.n > 0 {

@@ -1,31 +1,20 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// chromiumPath finds a Chromium or Chrome binary on PATH, "" when none.
-func chromiumPath() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+	"github.com/assaylabs/assay/internal/browsertest"
+)
 
 // TestReportInBrowser opens report.html from disk in headless Chromium,
 // with the network off, and clicks through it as a reader does: the
@@ -38,10 +27,7 @@ func chromiumPath() string {
 // test's folder and at /tmp/assay-report.png for a person to look at.
 func TestReportInBrowser(t *testing.T) {
 	t.Parallel()
-	bin := chromiumPath()
-	if bin == "" {
-		t.Skip("no chromium, chromium-browser or google-chrome on PATH: install Debian's chromium package (apt-get install chromium) to check report.html in a browser")
-	}
+	ctx := browsertest.Open(t, "report.html", 1280, 1600)
 	cfg, s, results := reportFixture(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, FileReport)
@@ -49,22 +35,6 @@ func TestReportInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, WriteReport(f, cfg, s, results, reportData(t, results)))
 	require.NoError(t, f.Close())
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 1600),
-		// Nothing may be fetched: a page that needs the network shows
-		// up as missing content below.
-		chromedp.ProxyServer("http://127.0.0.1:9"),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	// A bound on a stuck browser, not a timing check.
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
 
 	// evaluate runs a script on the page and decodes its result.
 	evaluate := func(t *testing.T, script string, into any) {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/browsertest"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -334,40 +334,12 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 // person sees: the metric's mean, the open alert and a sample of the
 // traffic. It writes a screenshot to $ASSAY_DASHBOARD_PNG when set.
 func checkDashboardInBrowser(t *testing.T, url, lowID string) {
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		t.Skip("no chromium, chromium-browser or google-chrome on PATH: install Debian's chromium package (apt-get install chromium) to check the dashboard in a browser")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 1400),
-		chromedp.ProxyServer("http://127.0.0.1:9"),
-		chromedp.Flag("proxy-bypass-list", "127.0.0.1"),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute) // a bound on a stuck browser
-	defer cancelTimeout()
+	ctx := browsertest.Open(t, "the served dashboard", 1280, 1400)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(url+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#metrics .card`)),
 	))
-	text := func(sel string) string {
-		t.Helper()
-		b, _ := json.Marshal(sel)
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(e => e ? e.innerText : "<missing>")(document.querySelector(`+string(b)+`))`))
-		require.NoError(t, err, sel)
-		return s
-	}
+	text := func(sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
 	card := `#metrics .card[data-metric="faithfulness"]`
 	for _, tc := range []struct{ sel, want string }{
 		{card + ` .mean`, "0.500"},

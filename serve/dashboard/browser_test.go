@@ -7,29 +7,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/internal/browsertest"
 	"github.com/assaylabs/assay/serve/dashboard"
 )
-
-// chromiumPath finds a Chromium or Chrome binary on PATH, "" when none.
-func chromiumPath() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // TestDashboardInBrowser serves the page and its JSON route on loopback,
 // opens it in headless Chromium with every other address unreachable,
@@ -40,10 +29,7 @@ func chromiumPath() string {
 // $ASSAY_DASHBOARD_PNG when that is set, for a person to look at.
 func TestDashboardInBrowser(t *testing.T) {
 	t.Parallel()
-	bin := chromiumPath()
-	if bin == "" {
-		t.Skip("no chromium, chromium-browser or google-chrome on PATH: install Debian's chromium package (apt-get install chromium) to check the dashboard in a browser")
-	}
+	ctx := browsertest.Open(t, "the dashboard", 1280, 1500)
 	var mu sync.Mutex
 	data, failing := fixedData(), false
 	src := dashboard.SourceFunc(func(context.Context) (dashboard.Data, error) {
@@ -60,29 +46,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 1500),
-		// Only the test's server answers: a page that needs the
-		// network shows up as missing content below.
-		chromedp.ProxyServer("http://127.0.0.1:9"),
-		chromedp.Flag("proxy-bypass-list", "127.0.0.1"),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	// A bound on a stuck browser, not a timing check.
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
-
-	text := func(t *testing.T, sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(e => e ? e.innerText : "<missing>")(document.querySelector(`+jsString(sel)+`))`))
-		require.NoError(t, err, sel)
-		return s
-	}
+	text := func(t *testing.T, sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#metrics .card`)),

@@ -61,7 +61,7 @@ func Text(t testing.TB, ctx context.Context, sel string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(e => e ? e.innerText : "<missing>")(document.querySelector(` + string(b) + `))`))
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(e => e ? e.innerText : "<missing>")(document.querySelector(`+string(b)+`))`))
 	if err != nil {
 		t.Fatalf("%s: %v", sel, err)
 	}

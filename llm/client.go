@@ -355,25 +355,19 @@ func (c *Client) Counter() TokenCounter { return c.counter }
 // again.
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	key := c.key(req)
-	if c.cfg.Cache != nil {
-		r, ok, err := c.cfg.Cache.Get(ctx, key)
-		if err != nil && ctx.Err() == nil {
-			c.cacheErr(req.Tag, err)
-		}
-		if err == nil && ok {
-			r.Cached = true
-			r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
-			c.mu.Lock()
-			c.total.CacheHits++
-			c.mu.Unlock()
-			c.emit(Event{Kind: "cache_hit", Tag: req.Tag})
-			return r, nil
-		}
+	if r, ok := c.cached(ctx, key, req.Tag, true); ok {
+		return r, nil
 	}
 	for {
 		var led atomic.Bool
 		ch := c.flight.DoChan(key, func() (any, error) {
 			led.Store(true)
+			// An identical call may have ended, its reply stored, between
+			// the look above and this one's start: that reply is the answer.
+			// (A cache that failed the first look is not counted twice.)
+			if r, ok := c.cached(ctx, key, req.Tag, false); ok {
+				return shared{r, false}, nil
+			}
 			r, err := c.send(ctx, req)
 			if err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
 				// A cache that cannot write is not worth failing a judge
@@ -410,6 +404,29 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		v.r.Usage = Usage{}
 		return v.r, res.Err
 	}
+}
+
+// cached is the reply the cache holds for key, counted as a cache hit;
+// false when there is none (or no cache, or it cannot be read: an error
+// counted when count is set).
+func (c *Client) cached(ctx context.Context, key, tag string, count bool) (Response, bool) {
+	if c.cfg.Cache == nil {
+		return Response{}, false
+	}
+	r, ok, err := c.cfg.Cache.Get(ctx, key)
+	if err != nil && count && ctx.Err() == nil {
+		c.cacheErr(tag, err)
+	}
+	if err != nil || !ok {
+		return Response{}, false
+	}
+	r.Cached = true
+	r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
+	c.mu.Lock()
+	c.total.CacheHits++
+	c.mu.Unlock()
+	c.emit(Event{Kind: "cache_hit", Tag: tag})
+	return r, true
 }
 
 // cacheErr counts a failed read or write of the cache and reports it

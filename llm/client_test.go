@@ -1118,3 +1118,64 @@ func TestClientCapsReplies(t *testing.T) {
 		})
 	}
 }
+
+// laggingCache is a map cache whose first read of each key is held
+// until release is closed and then misses, as a read that started just
+// before an identical call stored its reply.
+type laggingCache struct {
+	mu      sync.Mutex
+	m       map[string]Response
+	looked  map[string]bool
+	waiting chan struct{} // closed when a held read starts
+	release chan struct{}
+}
+
+func (c *laggingCache) Get(_ context.Context, key string) (Response, bool, error) {
+	c.mu.Lock()
+	first := !c.looked[key]
+	c.looked[key] = true
+	r, ok := c.m[key]
+	c.mu.Unlock()
+	if first {
+		close(c.waiting)
+		<-c.release
+		return Response{}, false, nil
+	}
+	return r, ok, nil
+}
+
+func (c *laggingCache) Put(_ context.Context, key string, r Response) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = r
+	return nil
+}
+
+// TestIdenticalCallsAfterAStoredReplyAreOneCall: a call whose look at
+// the cache missed while an identical call was in flight, and that
+// reaches the flight only once that call has stored its reply and left,
+// takes the stored reply: one request to the server, not two.
+func TestIdenticalCallsAfterAStoredReplyAreOneCall(t *testing.T) {
+	b := &stubBackend{}
+	cache := &laggingCache{m: map[string]Response{}, looked: map[string]bool{}, waiting: make(chan struct{}), release: make(chan struct{})}
+	c := New(Config{Backend: b, Cache: cache})
+	req := Request{Tag: "t", Messages: []Message{{Role: User, Content: "same"}}}
+
+	late := make(chan Response, 1)
+	go func() {
+		r, err := c.Chat(context.Background(), req) // its look is held, then misses
+		assert.NoError(t, err)
+		late <- r
+	}()
+	<-cache.waiting
+	first, err := c.Chat(context.Background(), req) // sends, stores, leaves the flight
+	require.NoError(t, err)
+	close(cache.release)
+	second := <-late
+
+	assert.Equal(t, int64(1), b.calls.Load(), "requests to the server")
+	assert.False(t, first.Cached)
+	assert.True(t, second.Cached, "the late call took the stored reply")
+	assert.Equal(t, first.Content, second.Content)
+	assert.Equal(t, 1, c.Usage().CacheHits)
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -183,6 +184,20 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// ParseQueue reads --queue: a number is the size of the in-process trace
+// queue (QueueSize), a nats:// or tls:// URL the queue shared with other
+// replicas (Queue).
+func ParseQueue(v string) (size int, url string, err error) {
+	if strings.Contains(v, "://") {
+		return 0, v, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, "", eval.FlagError("--queue", "want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got %q", v)
+	}
+	return n, "", nil
 }
 
 // checkBind refuses an address other than loopback without a token.

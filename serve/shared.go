@@ -79,7 +79,7 @@ type traceTag struct {
 func openShared(s *Server, cfg Config) (*sharedTraces, error) {
 	nc, err := queue.Dial(cfg.Queue, cfg.QueueToken, "assay serve")
 	if err != nil {
-		return nil, eval.FlagError("--queue", "%v", err)
+		return nil, fmt.Errorf("serve: --queue: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()

@@ -50,7 +50,6 @@ type sharedTraces struct {
 	rows    []sharedRow
 	recent  []dashboard.Judged // the last recentJudged, oldest first
 	applied int                // results applied
-	changed chan struct{}      // closed, and replaced, as each is applied
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -88,7 +87,7 @@ func openShared(s *Server, cfg Config) (*sharedTraces, error) {
 		nc.Close()
 		return nil, err
 	}
-	return &sharedTraces{s: s, nc: nc, conn: conn, runs: map[string]bench.RunConfig{}, changed: make(chan struct{})}, nil
+	return &sharedTraces{s: s, nc: nc, conn: conn, runs: map[string]bench.RunConfig{}}, nil
 }
 
 // start watches the results and records the tasks whose deliveries ran
@@ -256,8 +255,6 @@ func (q *sharedTraces) apply(e queue.Entry) {
 	}
 	q.recent = append(q.recent, dashboard.Judged{SampleID: id, Question: tag.Query, Answer: tag.Answer, At: e.Created, Result: res})
 	q.applied++
-	close(q.changed)
-	q.changed = make(chan struct{})
 }
 
 // readTraceResult reads a stored result: a worker's (its tag and the
@@ -299,23 +296,6 @@ func resultOutcome(r bench.Result) string {
 		return OutcomeError
 	}
 	return OutcomeScored
-}
-
-// waitApplied waits until n results are applied, or ctx is done.
-func (q *sharedTraces) waitApplied(ctx context.Context, n int) error {
-	for {
-		q.mu.Lock()
-		got, ch := q.applied, q.changed
-		q.mu.Unlock()
-		if got >= n {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return fmt.Errorf("%d of %d results applied: %w", got, n, ctx.Err())
-		}
-	}
 }
 
 // trace reads trace id's results from the bucket.

@@ -103,6 +103,9 @@ type taskBody struct {
 	Metrics []string    `json:"metrics"`
 	Version string      `json:"version"`
 	Sample  eval.Sample `json:"sample"`
+	// Tag, when set, is the publisher's (a service's) data about the
+	// task, returned with its results (TaggedResults).
+	Tag json.RawMessage `json:"tag,omitempty"`
 }
 
 // TaskID is the id of the task judging sample with metrics in run, by
@@ -399,6 +402,9 @@ func (w *worker) handle(ctx context.Context, t queue.Task) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(b.Tag) > 0 {
+		return json.Marshal(TaggedResults{Tag: b.Tag, Results: results})
+	}
 	return json.Marshal(results)
 }
 
@@ -443,16 +449,10 @@ func (w *worker) plan(spec []byte) ([]Unit, string, error) {
 	if cfg.Profile == "" {
 		job.Metrics = cfg.Metrics
 	}
-	floors, err := ParseMinGate(job.Min)
+	p, mine, err := judgesConfig(job, s)
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := planJob(job, s, floors)
-	if err != nil {
-		return nil, "", err
-	}
-	mine := RunConfig{Model: modelOf(s, p), Prompts: promptVersions(job.Registry, p.metrics),
-		Settings: settings(job, p.metrics, thresholds(job.Registry, p, floors, s))}
 	if v := JudgeVersion(cfg); JudgeVersion(mine) != v {
 		var diffs []string
 		for _, d := range DiffConfig(RunConfig{Model: cfg.Model, Prompts: cfg.Prompts, Settings: cfg.Settings, Metrics: cfg.Metrics, Profile: cfg.Profile, DatasetSHA256: cfg.DatasetSHA256},
@@ -464,6 +464,21 @@ func (w *worker) plan(spec []byte) ([]Unit, string, error) {
 		return nil, "", fmt.Errorf("this worker judges otherwise than the run: %s", strings.Join(diffs, "; "))
 	}
 	return p.units, JudgeVersion(cfg), nil
+}
+
+// judgesConfig is the plan of job with s, and what of a run's
+// configuration its judges decide (model, prompt versions, settings).
+func judgesConfig(job Job, s *judging.Session) (plan, RunConfig, error) {
+	floors, err := ParseMinGate(job.Min)
+	if err != nil {
+		return plan{}, RunConfig{}, err
+	}
+	p, err := planJob(job, s, floors)
+	if err != nil {
+		return plan{}, RunConfig{}, err
+	}
+	return p, RunConfig{Model: modelOf(s, p), Prompts: promptVersions(job.Registry, p.metrics),
+		Settings: settings(job, p.metrics, thresholds(job.Registry, p, floors, s))}, nil
 }
 
 // WorkerJob is what `assay worker` is asked: the queue to take a run's

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/assaylabs/assay/bench"
@@ -46,8 +48,16 @@ type Config struct {
 	// request names none; empty is DefaultTraceMetrics.
 	TraceMetrics []string
 	// QueueSize is how many sampled traces may wait to be judged; a
-	// request that would pass it is refused with 429. 0 is 1024.
+	// request that would pass it is refused with 429. 0 is 1024. Not used
+	// for new traces with Queue.
 	QueueSize int
+	// Queue, when set, is a NATS server or cluster (nats://HOST:4222)
+	// whose JetStream queue the server shares with other replicas and
+	// with `assay worker` processes: a sampled trace is answered 202 once
+	// the queue has stored it (not the journal), workers judge it, and
+	// the results, the summary and the live alerts come from the queue's
+	// bucket, the same on every replica. QueueToken is its token.
+	Queue, QueueToken string
 	// Workers judge traces at once; 0 is the model session's Limit.
 	Workers int
 	// MaxBody is the largest request body in bytes (413 beyond); 0 is
@@ -149,6 +159,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.StallAfter < 0 {
 		return c, eval.FlagError("--stall-after", "want a duration >= 0 (0: two call timeouts), got %s", c.StallAfter)
 	}
+	if c.Queue != "" && !strings.HasPrefix(c.Queue, "nats://") && !strings.HasPrefix(c.Queue, "tls://") {
+		return c, eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
+	}
 	if c.Webhook != "" {
 		if u, err := url.Parse(c.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return c, eval.FlagError("--webhook", "want an http or https URL (https://hooks.example.com/assay), got %q", c.Webhook)
@@ -171,6 +184,20 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// ParseQueue reads --queue: a number is the size of the in-process trace
+// queue (QueueSize), a nats:// or tls:// URL the queue shared with other
+// replicas (Queue).
+func ParseQueue(v string) (size int, url string, err error) {
+	if strings.Contains(v, "://") {
+		return 0, v, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, "", eval.FlagError("--queue", "want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got %q", v)
+	}
+	return n, "", nil
 }
 
 // checkBind refuses an address other than loopback without a token.
@@ -202,5 +229,8 @@ func pathIn(dir string, parts ...string) string {
 
 // describe says what the configuration serves, for the log.
 func (c Config) describe(judge string) string {
+	if c.Queue != "" {
+		return fmt.Sprintf("traces sampled at %g with %v, judged by the workers of %s, data in %s", *c.SampleRate, c.TraceMetrics, c.Queue, c.DataDir)
+	}
 	return fmt.Sprintf("judge %s, traces sampled at %g with %v, queue %d, data in %s", judge, *c.SampleRate, c.TraceMetrics, c.QueueSize, c.DataDir)
 }

@@ -28,6 +28,9 @@ func (s *Server) dashboardSource() dashboard.Source {
 			return rows, err
 		},
 		Judged: func(ctx context.Context) ([]dashboard.Judged, error) {
+			if s.shared != nil {
+				return s.shared.judged(), nil
+			}
 			return s.store.judged(ctx, recentJudged, dashboard.DefaultTop)
 		},
 		Now: s.cfg.Now,

@@ -13,7 +13,11 @@
 //     trace id (Sampled), journaled in the server's SQLite file before
 //     202 is answered, judged by a bounded pool from a bounded queue (429
 //     when full, counted); their scores stored once per (trace, metric),
-//     grouped by day and metadata (GET /v1/traces/summary).
+//     grouped by day and metadata (GET /v1/traces/summary). With
+//     Config.Queue they go instead to a NATS JetStream queue shared by
+//     several replicas and judged by `assay worker` processes; every
+//     replica reads the results from the queue's bucket in one order
+//     (shared.go), so their answers and alert windows agree.
 //   - Live alerts (package live): every score feeds a live.Monitor, which
 //     applies seed 002's rule to each metric's recent scores against a
 //     baseline (Config.Baseline, a stored run; or the first full window)

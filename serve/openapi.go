@@ -305,7 +305,7 @@ var (
 	docRunList = operation{summary: "The runs this server started, newest first", status: http.StatusOK, response: "RunList"}
 	docRun     = operation{summary: "A run's progress, and its summary once done", status: http.StatusOK, response: "RunStatus",
 		params: []param{{name: "id", in: "path", description: "the run's id"}}, errors: []int{http.StatusNotFound}}
-	docTraces = operation{summary: "Production samples for online evaluation: sampled by trace id, journaled, judged in the background",
+	docTraces = operation{summary: "Production samples for online evaluation: sampled by trace id, journaled (or stored by a shared queue), judged in the background",
 		request: "TracesRequest", example: exampleTraces, status: http.StatusAccepted, response: "TracesResponse",
 		errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusServiceUnavailable}}
 	docSummary = operation{summary: "Trace scores grouped by day, metric and a metadata field", status: http.StatusOK, response: "TraceSummary",

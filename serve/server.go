@@ -78,8 +78,10 @@ type Server struct {
 	context *agent.Profile
 	store   *store
 	queue   *traceQueue
-	runs    *runManager
-	routes  []route
+	// shared, with Config.Queue, takes the new traces instead of queue.
+	shared *sharedTraces
+	runs   *runManager
+	routes []route
 	// runStore is the run store (the baseline's and the dashboard's
 	// runs); live watches the scores and raises the alerts; dash is the
 	// dashboard's data.
@@ -152,6 +154,11 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.Workers = j.Session().Limit()
 	}
 	s.queue = newTraceQueue(s, cfg.QueueSize)
+	if cfg.Queue != "" {
+		if s.shared, err = openShared(s, cfg); err != nil {
+			return nil, errors.Join(err, mon.Close(), runStore.Close(), st.Close(), j.Close())
+		}
+	}
 	s.metrics = newMetrics(func() float64 { return float64(s.queue.depth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
 	s.metrics.reg.MustRegister(newLiveCollector(mon))
@@ -241,7 +248,12 @@ func (s *Server) Start(ctx context.Context) error {
 			err = fmt.Errorf("serve: reading the trace journal: %w", err)
 			return
 		}
+		// With a shared queue too: the journal's traces of an earlier
+		// start without it are judged here.
 		s.queue.start(s.cfg.Workers, backlog)
+		if s.shared != nil {
+			s.shared.start()
+		}
 		err = s.runs.resume(ctx)
 	})
 	return err
@@ -257,6 +269,9 @@ func (s *Server) Start(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.queue.close(s.cfg.ShutdownTimeout)
+		if s.shared != nil {
+			s.shared.close()
+		}
 		s.runs.close()
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		if err := s.live.Flush(ctx); err != nil {

@@ -52,14 +52,17 @@ type TraceIn struct {
 }
 
 // TracesResponse is the answer of an accepted POST /v1/traces (202):
-// every sampled trace is in the journal, to be judged.
+// every sampled trace is in the journal, to be judged (with a shared
+// queue, Config.Queue: stored by the queue's server).
 type TracesResponse struct {
 	Received   int `json:"received"`
 	Sampled    int `json:"sampled"`
 	NotSampled int `json:"not_sampled"`
-	// Duplicates are sampled traces whose id the journal held already.
+	// Duplicates are sampled traces whose id the journal held already
+	// (with a shared queue: that its server had, posted within the hour).
 	Duplicates int `json:"duplicates"`
-	// QueueDepth is the sampled traces waiting or being judged now.
+	// QueueDepth is the sampled traces waiting or being judged now (by
+	// this server: 0 with a shared queue, whose workers judge them).
 	QueueDepth int `json:"queue_depth"`
 }
 
@@ -321,6 +324,9 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 		items = append(items, traceItem{id: t.TraceID, received: now, sample: rec.Sample, metrics: metrics})
 	}
 	resp := TracesResponse{Received: len(req.Traces), NotSampled: len(req.Traces) - len(items)}
+	if s.shared != nil {
+		return s.postShared(w, r, items, resp)
+	}
 	if len(items) > s.queue.capacity {
 		return &httpError{status: http.StatusRequestEntityTooLarge, body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request: the queue holds %d; send fewer at a time", len(items), s.queue.capacity), Field: "traces"}}
 	}
@@ -347,12 +353,35 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 		resp.Sampled++
 		s.queue.items <- it // never blocks: its place is reserved
 	}
+	resp.QueueDepth = s.queue.depth()
+	s.accepted(w, resp)
+	return nil
+}
+
+// postShared answers sampled traces with a shared queue: 202 once the
+// queue stored every one.
+func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []traceItem, resp TracesResponse) error {
+	dup, err := s.shared.publish(r.Context(), items)
+	if err != nil {
+		return err
+	}
+	for _, d := range dup {
+		if d {
+			resp.Duplicates++
+		} else {
+			resp.Sampled++
+		}
+	}
+	s.accepted(w, resp)
+	return nil
+}
+
+// accepted counts the traces of an accepted request and answers it 202.
+func (s *Server) accepted(w http.ResponseWriter, resp TracesResponse) {
 	s.metrics.traces.WithLabelValues("sampled").Add(float64(resp.Sampled))
 	s.metrics.traces.WithLabelValues("not_sampled").Add(float64(resp.NotSampled))
 	s.metrics.traces.WithLabelValues("duplicate").Add(float64(resp.Duplicates))
-	resp.QueueDepth = s.queue.depth()
 	writeJSON(w, http.StatusAccepted, resp)
-	return nil
 }
 
 // sampleError is an error about a sample as a 400 under its path.
@@ -370,9 +399,13 @@ func sampleError(path string, err error) error {
 
 // getTrace is GET /v1/traces/{id}.
 func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.store.trace(r.Context(), r.PathValue("id"))
+	t, err := s.Trace(r.Context(), r.PathValue("id"))
 	if errors.Is(err, errNoTrace) {
-		return &httpError{status: http.StatusNotFound, body: ErrorBody{Error: fmt.Sprintf("no trace %q in the journal (not sent, or not sampled)", r.PathValue("id"))}}
+		where := "in the journal (not sent, or not sampled)"
+		if s.shared != nil {
+			where = "judged in the queue (not sent, not sampled, or not judged yet)"
+		}
+		return &httpError{status: http.StatusNotFound, body: ErrorBody{Error: fmt.Sprintf("no trace %q %s", r.PathValue("id"), where)}}
 	}
 	if err != nil {
 		return err
@@ -406,11 +439,21 @@ func (s *Server) getTraceSummary(w http.ResponseWriter, r *http.Request) error {
 
 // TraceSummary groups the stored trace scores as q asks (the dashboard's
 // and GET /v1/traces/summary's figures).
+// With a shared queue, they are the results in the queue's bucket (the
+// same on every replica, once each has read them all).
 func (s *Server) TraceSummary(ctx context.Context, q SummaryQuery) (*TraceSummary, error) {
+	if s.shared != nil {
+		return s.shared.summary(q), nil
+	}
 	return s.store.summary(ctx, q)
 }
 
-// Trace is a journaled trace and its scores.
+// Trace is a journaled trace and its scores; with a shared queue, a trace
+// and the scores the queue's bucket holds of it (an error wrapping none
+// until one is judged).
 func (s *Server) Trace(ctx context.Context, id string) (*Trace, error) {
+	if s.shared != nil {
+		return s.shared.trace(ctx, id)
+	}
 	return s.store.trace(ctx, id)
 }

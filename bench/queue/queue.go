@@ -12,10 +12,12 @@
 package queue
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +41,10 @@ const (
 	Bucket = "assay_results"
 	// HeaderTask carries a task's id on its message.
 	HeaderTask = "Assay-Task"
+	// HeaderKey, on a task that has it, is the key of its reply in
+	// Bucket instead of r.RUN.TASK: a service's tasks are looked up by
+	// what they judge (a trace and a metric), not by a run.
+	HeaderKey = "Assay-Key"
 
 	subjectPrefix = "assay.task."
 	// maxDeliveries is the subject prefix of the server's advisories of
@@ -137,6 +143,15 @@ type Reply struct {
 
 func resultKey(run, task string) string { return "r." + run + "." + task }
 
+// replyKey is the key of a task's reply: key when the task names one,
+// else r.RUN.TASK.
+func replyKey(run, task, key string) string {
+	if key != "" {
+		return key
+	}
+	return resultKey(run, task)
+}
+
 // PutSpec stores run's specification (what a worker needs to judge its
 // tasks), replacing any earlier one.
 func (c *Conn) PutSpec(ctx context.Context, run string, spec []byte) error {
@@ -167,12 +182,17 @@ func (c *Conn) Spec(ctx context.Context, run string) ([]byte, error) {
 // already: created is false when another got there first (a duplicate
 // delivery, a late worker), which costs nothing.
 func (c *Conn) Put(ctx context.Context, run string, r Reply) (created bool, err error) {
+	return c.put(ctx, resultKey(run, r.Task), r)
+}
+
+// put stores r under key unless a reply is there already.
+func (c *Conn) put(ctx context.Context, key string, r Reply) (created bool, err error) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return false, err
 	}
 	err = retry(ctx, func() error {
-		_, err := c.kv.Create(ctx, resultKey(run, r.Task), b)
+		_, err := c.kv.Create(ctx, key, b)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyExists):
 			return nil
@@ -187,9 +207,13 @@ func (c *Conn) Put(ctx context.Context, run string, r Reply) (created bool, err 
 
 // Has reports whether run's task has its reply.
 func (c *Conn) Has(ctx context.Context, run, task string) (bool, error) {
+	return c.has(ctx, resultKey(run, task))
+}
+
+func (c *Conn) has(ctx context.Context, key string) (bool, error) {
 	var ok bool
 	err := retry(ctx, func() error {
-		_, err := c.kv.Get(ctx, resultKey(run, task))
+		_, err := c.kv.Get(ctx, key)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
 			ok = false
@@ -225,21 +249,68 @@ func (c *Conn) Replied(ctx context.Context, run string) (map[string]bool, error)
 // stored, until ctx is done. After the server restarts it starts over
 // (the replies there then, and on): the caller drops those it has.
 func (c *Conn) Watch(ctx context.Context, run string) (<-chan Reply, error) {
+	entries, err := c.WatchKeys(ctx, resultKey(run, "*"))
+	if err != nil {
+		return nil, fmt.Errorf("queue: watching run %s's replies: %w", run, err)
+	}
+	out := make(chan Reply)
+	go func() {
+		defer close(out)
+		for e := range entries {
+			r := e.Reply()
+			r.Task = strings.TrimPrefix(e.Key, resultKey(run, ""))
+			select {
+			case out <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Entry is a reply as the bucket holds it: its key, its value, when the
+// server stored it and its revision, the sequence of the bucket's stream,
+// the same order for every watcher.
+type Entry struct {
+	Key      string
+	Value    []byte
+	Created  time.Time
+	Revision uint64
+}
+
+// Reply reads the entry's value as a Reply (one that does not read is a
+// reply saying so).
+func (e Entry) Reply() Reply {
+	var r Reply
+	if err := json.Unmarshal(e.Value, &r); err != nil {
+		r = Reply{Err: fmt.Sprintf("reply %s: not a reply: %v", e.Key, err)}
+	}
+	return r
+}
+
+// WatchKeys yields the replies whose keys match filter (a NATS subject
+// filter over keys: t.> say): those there now, then each as it is stored,
+// in revision order, until ctx is done. Each key is written once
+// (create-if-absent), so every watcher sees the same replies in the same
+// order. After the server restarts it starts over: the caller drops the
+// revisions it has.
+func (c *Conn) WatchKeys(ctx context.Context, filter string) (<-chan Entry, error) {
 	watch := func() (jetstream.KeyWatcher, <-chan struct{}, error) {
 		var w jetstream.KeyWatcher
 		again := c.reconnect()
 		err := retry(ctx, func() error {
 			var err error
-			w, err = c.kv.Watch(ctx, resultKey(run, "*"))
+			w, err = c.kv.Watch(ctx, filter)
 			return err
 		})
 		return w, again, err
 	}
 	w, again, err := watch()
 	if err != nil {
-		return nil, fmt.Errorf("queue: watching run %s's replies: %w", run, err)
+		return nil, err
 	}
-	out := make(chan Reply)
+	out := make(chan Entry)
 	go func() {
 		defer close(out)
 		defer func() { _ = w.Stop() }()
@@ -259,13 +330,8 @@ func (c *Conn) Watch(ctx context.Context, run string) (<-chan Reply, error) {
 				if e == nil || e.Operation() != jetstream.KeyValuePut {
 					continue // the end of the replies there were, or a purge
 				}
-				var r Reply
-				if err := json.Unmarshal(e.Value(), &r); err != nil {
-					r = Reply{Err: fmt.Sprintf("reply %s: not a reply: %v", e.Key(), err)}
-				}
-				r.Task = strings.TrimPrefix(e.Key(), resultKey(run, ""))
 				select {
-				case out <- r:
+				case out <- Entry{Key: e.Key(), Value: e.Value(), Created: e.Created(), Revision: e.Revision()}:
 				case <-ctx.Done():
 					return
 				}
@@ -275,12 +341,60 @@ func (c *Conn) Watch(ctx context.Context, run string) (<-chan Reply, error) {
 	return out, nil
 }
 
+// Entries are the replies whose keys match filter now, in revision order.
+func (c *Conn) Entries(ctx context.Context, filter string) ([]Entry, error) {
+	var out []Entry
+	err := retry(ctx, func() error {
+		out = out[:0]
+		l, err := c.kv.ListKeysFiltered(ctx, filter)
+		if err != nil {
+			return err
+		}
+		for k := range l.Keys() {
+			e, err := c.kv.Get(ctx, k)
+			if errors.Is(err, jetstream.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, Entry{Key: e.Key(), Value: e.Value(), Created: e.Created(), Revision: e.Revision()})
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.Revision, b.Revision) })
+	return out, err
+}
+
 // Publish puts run's tasks on the stream, each body under its id, the
 // message id that drops a second publish of it.
 func (c *Conn) Publish(ctx context.Context, run string, ids []string, bodies [][]byte) error {
-	futures := make([]jetstream.PubAckFuture, len(ids))
+	ts := make([]Outgoing, len(ids))
 	for i := range ids {
-		f, err := c.js.PublishMsgAsync(taskMsg(run, ids[i], bodies[i]), jetstream.WithMsgID(ids[i]))
+		ts[i] = Outgoing{Run: run, ID: ids[i], Body: bodies[i]}
+	}
+	_, err := c.PublishTasks(ctx, ts)
+	return err
+}
+
+// Outgoing is a task to publish: its run (the subject, and the
+// specification a worker judges it by), its id (the message id that
+// drops a second publish of it), the key of its reply when not
+// r.RUN.TASK, and its body.
+type Outgoing struct {
+	Run, ID, Key string
+	Body         []byte
+}
+
+// PublishTasks puts the tasks on the stream and returns once the server
+// has stored each (or ctx is done: then some may be stored, and a second
+// publish of them is dropped). dup[i] says the server had ts[i] already
+// (published again within Options.Duplicates).
+func (c *Conn) PublishTasks(ctx context.Context, ts []Outgoing) (dup []bool, err error) {
+	dup = make([]bool, len(ts))
+	futures := make([]jetstream.PubAckFuture, len(ts))
+	for i, t := range ts {
+		f, err := c.js.PublishMsgAsync(t.msg(), jetstream.WithMsgID(t.ID))
 		if err != nil {
 			futures[i] = nil // published again below, one at a time
 			continue
@@ -290,30 +404,37 @@ func (c *Conn) Publish(ctx context.Context, run string, ids []string, bodies [][
 	for i, f := range futures {
 		if f != nil {
 			select {
-			case <-f.Ok():
+			case ack := <-f.Ok():
+				dup[i] = ack.Duplicate
 				continue
 			case perr := <-f.Err():
 				_ = perr // published again below
 			case <-ctx.Done():
-				return ctx.Err()
+				return dup, ctx.Err()
 			}
 		}
 		// Not stored (the server restarting, say): again, until it is.
 		err := retry(ctx, func() error {
-			_, err := c.js.PublishMsg(ctx, taskMsg(run, ids[i], bodies[i]), jetstream.WithMsgID(ids[i]))
+			ack, err := c.js.PublishMsg(ctx, ts[i].msg(), jetstream.WithMsgID(ts[i].ID))
+			if err == nil {
+				dup[i] = ack.Duplicate
+			}
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("queue: publishing task %s of run %s: %w", ids[i], run, err)
+			return dup, fmt.Errorf("queue: publishing task %s of run %s: %w", ts[i].ID, ts[i].Run, err)
 		}
 	}
-	return nil
+	return dup, nil
 }
 
-func taskMsg(run, id string, body []byte) *nats.Msg {
-	m := nats.NewMsg(subjectPrefix + run)
-	m.Header.Set(HeaderTask, id)
-	m.Data = body
+func (t Outgoing) msg() *nats.Msg {
+	m := nats.NewMsg(subjectPrefix + t.Run)
+	m.Header.Set(HeaderTask, t.ID)
+	if t.Key != "" {
+		m.Header.Set(HeaderKey, t.Key)
+	}
+	m.Data = t.Body
 	return m
 }
 
@@ -324,6 +445,14 @@ func taskMsg(run, id string, body []byte) *nats.Msg {
 // Stream, where the task still is. Once its reply is stored the task is
 // taken off Stream, so a resume can publish it again.
 func (c *Conn) RecordUndelivered(ctx context.Context, run string) error {
+	return c.RecordUndeliveredOf(ctx, func(r string) bool { return r == run })
+}
+
+// RecordUndeliveredOf is RecordUndelivered for the tasks of every run
+// that match says is the caller's (a service's runs, say), each reply
+// stored under its task's key. Several callers may record the same runs:
+// the first reply stored is kept.
+func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) bool) error {
 	var it jetstream.MessagesContext
 	err := retry(ctx, func() error {
 		cons, err := c.js.OrderedConsumer(ctx, Advisories, jetstream.OrderedConsumerConfig{})
@@ -359,12 +488,13 @@ func (c *Conn) RecordUndelivered(ctx context.Context, run string) error {
 			continue
 		}
 		tm, err := st.GetMsg(ctx, a.StreamSeq)
-		if err != nil || tm.Subject != subjectPrefix+run {
+		if err != nil || !strings.HasPrefix(tm.Subject, subjectPrefix) || !match(strings.TrimPrefix(tm.Subject, subjectPrefix)) {
 			continue // another run's, or recorded and taken off already
 		}
+		run := strings.TrimPrefix(tm.Subject, subjectPrefix)
 		r := Reply{Task: tm.Header.Get(HeaderTask), Undelivered: a.Deliveries,
 			Err: fmt.Sprintf("its %d deliveries to workers ran out without a reply", a.Deliveries)}
-		if _, err := c.Put(ctx, run, r); err != nil {
+		if _, err := c.put(ctx, replyKey(run, r.Task, tm.Header.Get(HeaderKey)), r); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}

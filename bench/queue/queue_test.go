@@ -190,3 +190,98 @@ func TestSecondEndpointRefused(t *testing.T) {
 	err = c.Work(t.Context(), queue.WorkerConfig{Endpoint: "b", Concurrency: 1, AckWait: time.Second, Handle: handle})
 	require.ErrorContains(t, err, "another model endpoint's workers take this server's tasks already")
 }
+
+// A task that names its reply's key (a service's) is replied to under
+// that key, in revision order for every watcher; a second publish of it
+// is reported a duplicate; and its pair, when its deliveries run out
+// (the handler failing, or the workers dying with it), is recorded as
+// undelivered under that key by RecordUndeliveredOf.
+func TestKeyedTasks(t *testing.T) {
+	_, c := open(t)
+	ctx := t.Context()
+	rctx, stopRecord := context.WithCancel(ctx)
+	recorded := make(chan error, 1)
+	go func() {
+		recorded <- c.RecordUndeliveredOf(rctx, func(run string) bool { return run == "svc" })
+	}()
+	defer func() { stopRecord(); require.NoError(t, <-recorded) }()
+	entries, err := c.WatchKeys(ctx, "k.>")
+	require.NoError(t, err)
+	nextEntry := func() queue.Entry {
+		t.Helper()
+		select {
+		case e := <-entries:
+			return e
+		case <-time.After(30 * time.Second):
+			t.Fatal("no entry within 30s")
+			return queue.Entry{}
+		}
+	}
+
+	tasks := []queue.Outgoing{{Run: "svc", ID: "i1", Key: "k.one", Body: []byte("one")}, {Run: "svc", ID: "i2", Key: "k.two", Body: []byte("fail")}}
+	dup, err := c.PublishTasks(ctx, tasks)
+	require.NoError(t, err)
+	require.Equal(t, []bool{false, false}, dup)
+	dup, err = c.PublishTasks(ctx, tasks[:1])
+	require.NoError(t, err)
+	require.Equal(t, []bool{true}, dup)
+
+	stop := work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 2, AckWait: 5 * time.Second, MaxDeliver: 2, Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
+		if string(task.Body) == "fail" {
+			return nil, errors.New("judge exploded")
+		}
+		return []byte(`"` + task.Key + `"`), nil
+	}})
+	got := map[string]queue.Reply{}
+	var revs []uint64
+	var order []string
+	for len(got) < 2 {
+		e := nextEntry()
+		got[e.Key] = e.Reply()
+		revs = append(revs, e.Revision)
+		order = append(order, e.Key)
+	}
+	require.Less(t, revs[0], revs[1])
+	require.Equal(t, queue.Reply{Task: "i1", Results: []byte(`"k.one"`)}, got["k.one"])
+	require.Equal(t, queue.Reply{Task: "i2", Undelivered: 2, Err: "judge exploded"}, got["k.two"])
+	require.NoError(t, stop())
+
+	// Workers that die at a task: the server's advisory records it.
+	require.NoError(t, c.Publish(ctx, "other", []string{"x"}, [][]byte{[]byte("not ours")}))
+	_, err = c.PublishTasks(ctx, []queue.Outgoing{{Run: "svc", ID: "i3", Key: "k.three", Body: []byte("doomed")}})
+	require.NoError(t, err)
+	for i := range 2 {
+		started := make(chan struct{})
+		var once sync.Once
+		stop := work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 1, AckWait: 5 * time.Second, MaxDeliver: 2, Handle: func(ctx context.Context, task queue.Task) ([]byte, error) {
+			if string(task.Body) == "doomed" {
+				once.Do(func() { close(started) })
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return []byte(`"done"`), nil
+		}})
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("delivery %d never came", i+1)
+		}
+		require.NoError(t, stop())
+	}
+	work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 1, AckWait: 5 * time.Second, MaxDeliver: 2, Handle: func(context.Context, queue.Task) ([]byte, error) {
+		return []byte(`"late"`), nil
+	}})
+	e := nextEntry()
+	require.Equal(t, "k.three", e.Key)
+	r := e.Reply()
+	require.Equal(t, 2, r.Undelivered)
+	require.Contains(t, r.Err, "deliveries to workers ran out")
+
+	all, err := c.Entries(ctx, "k.>")
+	require.NoError(t, err)
+	var keys []string
+	for _, e := range all {
+		keys = append(keys, e.Key)
+	}
+	require.Equal(t, append(order, "k.three"), keys, "in revision order, as the watcher saw them")
+}

@@ -18,7 +18,9 @@ import (
 // Task is one work item as a worker gets it.
 type Task struct {
 	ID, Run string
-	Body    []byte
+	// Key is the key of the task's reply in Bucket.
+	Key  string
+	Body []byte
 	// Delivery is which delivery of the task this is, from 1; Last says
 	// it is the last one MaxDeliver allows.
 	Delivery int
@@ -198,7 +200,8 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, m jetstream.Msg) error 
 		_ = m.Term() // not a task of ours
 		return nil
 	}
-	if done, err := c.Has(ctx, run, t.ID); err != nil || done {
+	t.Key = replyKey(run, t.ID, m.Headers().Get(HeaderKey))
+	if done, err := c.has(ctx, t.Key); err != nil || done {
 		if done {
 			_ = m.DoubleAck(ctx) // a duplicate delivery: replied to already
 		}
@@ -221,13 +224,13 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, m jetstream.Msg) error 
 		return nil
 	case err != nil:
 		fmt.Fprintf(cfg.Log, "worker: task %s of run %s failed its last delivery (%d): %v\n", t.ID, run, t.Delivery, err)
-		if _, perr := c.Put(ctx, run, Reply{Task: t.ID, Undelivered: t.Delivery, Err: err.Error()}); perr != nil {
+		if _, perr := c.put(ctx, t.Key, Reply{Task: t.ID, Undelivered: t.Delivery, Err: err.Error()}); perr != nil {
 			return nil // the advisory records it
 		}
 		_ = m.Term()
 		return nil
 	}
-	if _, err := c.Put(ctx, run, Reply{Task: t.ID, Results: results}); err != nil {
+	if _, err := c.put(ctx, t.Key, Reply{Task: t.ID, Results: results}); err != nil {
 		return nil // ctx done: the task is delivered again and finds its reply
 	}
 	_ = m.DoubleAck(ctx) // not acked: delivered again, it finds its reply

@@ -20,7 +20,8 @@ type serveFlags struct {
 	addr, token, dataDir string
 	sampleRate           float64
 	traceMetrics         []string
-	queue, workers       int
+	queue, queueToken    string
+	workers              int
 	maxInFlight, maxRuns int
 	maxBody              int64
 	timeout, shutdown    time.Duration
@@ -49,10 +50,17 @@ $ASSAY_TOKEN), which every request but /healthz then carries as
 Authorization: Bearer TOKEN. Its files (the trace journal and scores, the
 runs it starts) live in --data-dir, by default "serve" beside the run store
 ($ASSAY_DATA_DIR). On SIGTERM, requests in flight finish and queued traces
-stay in the journal, judged after a restart, none twice.`,
+stay in the journal, judged after a restart, none twice.
+
+With --queue nats://HOST:4222 several replicas behind a load balancer share
+one NATS JetStream queue and the assay worker processes that take from it:
+a sampled trace is answered 202 once the queue has stored it, workers judge
+it, and every replica reads the same results in the same order, so their
+trace answers, summaries and alert windows agree.`,
 		Example: `  assay serve
   assay serve --addr 0.0.0.0:8080 --token "$TOKEN" --llm openai:gpt-4o-mini --sample-rate 0.1
   assay serve --baseline 20260105-1200-ab --webhook https://hooks.example.com/assay
+  assay serve --queue nats://nats.internal:4222 --queue-token "$NATS_TOKEN" --llm openai:gpt-4o-mini
   curl -s localhost:8080/v1/context-score -d @fixtures/context/good.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, f) },
@@ -63,7 +71,8 @@ stay in the journal, judged after a restart, none twice.`,
 	fl.StringVar(&f.dataDir, "data-dir", "", `folder of the server's journal, trace scores and runs (default "serve" beside the run store)`)
 	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "share of traces judged, 0 to 1, decided by a hash of the trace id")
 	fl.StringSliceVar(&f.traceMetrics, "trace-metric", serve.DefaultTraceMetrics, "metrics a trace is judged with when its request names none")
-	fl.IntVar(&f.queue, "queue", 1024, "sampled traces that may wait to be judged; beyond, POST /v1/traces answers 429")
+	fl.StringVar(&f.queue, "queue", "1024", "sampled traces that may wait to be judged (beyond, POST /v1/traces answers 429); or a NATS URL (nats://HOST:4222) whose JetStream queue replicas share with assay worker processes")
+	fl.StringVar(&f.queueToken, "queue-token", "", "the NATS server's token (--queue nats://...)")
 	fl.IntVar(&f.workers, "workers", 0, "traces judged at once (0: 4 x --concurrency)")
 	fl.IntVar(&f.maxInFlight, "max-in-flight", 512, "API requests answered at once; beyond, 503")
 	fl.IntVar(&f.maxRuns, "max-runs", 1, "runs (POST /v1/runs) judged at once; the others wait")
@@ -86,8 +95,12 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return inputErr(err)
 	}
+	size, url, err := serve.ParseQueue(f.queue)
+	if err != nil {
+		return runError(err)
+	}
 	cfg := serve.Config{Addr: f.addr, Token: cmp.Or(f.token, f.llm.env("ASSAY_TOKEN")), DataDir: f.dataDir, Judging: f.llm.judging(),
-		Registry: reg, SampleRate: &f.sampleRate, TraceMetrics: f.traceMetrics, QueueSize: f.queue, Workers: f.workers,
+		Registry: reg, SampleRate: &f.sampleRate, TraceMetrics: f.traceMetrics, QueueSize: size, Queue: url, QueueToken: f.queueToken, Workers: f.workers,
 		MaxBody: f.maxBody, RequestTimeout: f.timeout, MaxInFlight: f.maxInFlight, MaxRuns: f.maxRuns, ShutdownTimeout: f.shutdown,
 		Baseline: f.baseline, AlertWindow: f.alertWindow, Webhook: f.webhook, StallAfter: f.stallAfter,
 		Env: f.llm.env, Log: cmd.ErrOrStderr(), Version: cmd.Root().Version}

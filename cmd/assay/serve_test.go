@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -224,6 +225,8 @@ func TestServeLiveFlagsAreChecked(t *testing.T) {
 		"a webhook not http":  {[]string{"--webhook", "ftp://hooks.example.com"}, "--webhook: want an http or https URL"},
 		"a negative window":   {[]string{"--alert-window", "-1"}, "--alert-window: want a number >= 0"},
 		"a negative stall":    {[]string{"--stall-after", "-1s"}, "--stall-after: want a duration >= 0"},
+		"a queue of nothing":  {[]string{"--queue", "many"}, `--queue: want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got "many"`},
+		"a queue not NATS":    {[]string{"--queue", "http://127.0.0.1:4222"}, `--queue: want a NATS URL such as nats://HOST:4222`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -235,4 +238,20 @@ func TestServeLiveFlagsAreChecked(t *testing.T) {
 			assert.Contains(t, errb.String(), tc.want)
 		})
 	}
+}
+
+// TestServeQueueUnreachable: a --queue no NATS server answers is an
+// infrastructure failure (exit 3) that names it.
+func TestServeQueueUnreachable(t *testing.T) {
+	t.Parallel()
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	data := t.TempDir()
+	env := func(k string) string { return map[string]string{"ASSAY_DATA_DIR": data}[k] }
+	var out, errb bytes.Buffer
+	code := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--queue", "nats://" + addr}, env, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, 3, code, errb.String())
+	assert.Contains(t, errb.String(), "--queue: queue: connecting to nats://"+addr)
 }

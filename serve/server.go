@@ -305,7 +305,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 		fmt.Fprintf(s.cfg.Log, "assay serve: shutting down (%d trace(s) queued stay in the journal)\n", s.queue.depth())
 		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
-		serveErr = hs.Shutdown(sctx)
+		if serveErr = hs.Shutdown(sctx); errors.Is(serveErr, context.DeadlineExceeded) {
+			serveErr = fmt.Errorf("requests still in flight after the shutdown timeout (%s) were cut: %w", s.cfg.ShutdownTimeout, serveErr)
+		}
 		cancel()
 		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 			serveErr = errors.Join(serveErr, err)

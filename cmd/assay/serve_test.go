@@ -123,7 +123,7 @@ func TestServeSIGTERMKeepsEveryAcceptedTrace(t *testing.T) {
 	data := t.TempDir()
 	env := []string{"OPENAI_BASE_URL=" + model.URL(), "OPENAI_API_KEY=test", "ASSAY_DATA_DIR=" + data, "ASSAY_CACHE_DIR=" + t.TempDir()}
 	args := []string{"--sample-rate", "0.5", "--queue", "40", "--workers", "2", "--concurrency", "2", "--trace-metric", "faithfulness",
-		"--no-cache", "--shutdown-timeout", "50ms"}
+		"--no-cache", "--shutdown-timeout", "30s"} // queued traces stay in the journal however long the requests in flight are given
 	first := startServe(t, env, args...)
 
 	var mu sync.Mutex

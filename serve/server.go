@@ -164,9 +164,11 @@ func New(cfg Config) (*Server, error) {
 		s.mux.Handle(rt.pattern, s.wrap(rt))
 	}
 	s.handler = s.auth(s.recoverAll(s.mux))
-	if cfg.Wrap != nil {
-		s.handler = cfg.Wrap(s.handler)
+	wrap := cfg.Wrap
+	if wrap == nil {
+		wrap = traced
 	}
+	s.handler = wrap(s.handler)
 	return s, nil
 }
 

@@ -185,7 +185,7 @@ func judgeError(err error) error {
 // apiRoutes are the server's routes and what the OpenAPI document says
 // of each.
 func (s *Server) apiRoutes() []route {
-	return []route{
+	routes := []route{
 		{pattern: routeContext, handle: s.postContextScore, api: true, doc: docContextScore},
 		{pattern: routeScore, handle: s.postScore, api: true, doc: docScore},
 		{pattern: routeJudge, handle: s.postJudge, api: true, doc: docJudge},
@@ -202,6 +202,10 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeMetrics, handle: s.metricsHandler(), doc: docMetrics},
 		{pattern: routeOpenAPI, handle: s.openAPI, doc: docOpenAPI},
 	}
+	if s.cfg.Token != "" {
+		routes = append(routes, route{pattern: routeLogin, handle: s.postLogin, api: true, doc: docLogin})
+	}
+	return routes
 }
 
 // itoa is strconv.Itoa, for building field paths.

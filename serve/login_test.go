@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/browsertest"
 )
 
 // clock is a settable clock.
@@ -216,4 +219,31 @@ func TestTheLoginIsDocumentedWithAToken(t *testing.T) {
 	assert.Contains(t, login["responses"], "401")
 	assert.NotContains(t, docOf(without), "/login", "no token, no login")
 	assert.Equal(t, http.StatusNotFound, send(t, http.MethodPost, without.URL+"/login", form, "token=x", nil).code)
+}
+
+func TestABrowserSignsInToTheDashboard(t *testing.T) {
+	t.Parallel()
+	const token = "sesame-browser"
+	s := start(t, Config{Addr: "0.0.0.0:0", Token: token})
+	ctx := browsertest.Open(t, "the dashboard's sign-in", 1280, 900)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(s.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#token`)),
+		chromedp.SendKeys(chromedp.CSS(`#token`), token),
+		chromedp.Submit(chromedp.CSS(`#token`)),
+		chromedp.WaitVisible(chromedp.CSS(`#status`)),
+	))
+	eval := func(js string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+		require.NoError(t, err, js)
+		return v
+	}
+	assert.Equal(t, "Assay · live quality", eval(`document.title`))
+	assert.Equal(t, s.URL+"/", eval(`location.href`), "at the dashboard, nothing in the URL")
+	// The page's refresh reads /v1/dashboard with the cookie alone.
+	assert.Regexp(t, `^refreshed `, eval(`window.assayRefresh().then(() => document.getElementById("status").textContent)`))
+	assert.Empty(t, eval(`document.cookie`), "the session cookie is HttpOnly: no script reads it")
+	// The cookie opens nothing else: a script on the page cannot post.
+	assert.Equal(t, "401", eval(`fetch("/v1/context-score", {method: "POST", body: "{}"}).then(r => String(r.status))`))
 }

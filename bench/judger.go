@@ -11,6 +11,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/telemetry"
 )
 
 // Judger judges one sample at a time with a model session it keeps open:
@@ -22,8 +23,16 @@ type Judger struct {
 	reg   *metric.Registry
 	floor *MinGate // none: each metric's default threshold
 
-	mu      sync.Mutex
-	scorers map[string][]eval.Scorer // by metrics, comma joined
+	mu   sync.Mutex
+	sets map[string]judgeSet // by metrics, comma joined
+}
+
+// judgeSet are the judges of a set of metrics: as built (for the checks of
+// what they need), as judged with (each score an evaluation event on its
+// sample's span), and the thresholds their events are labelled by.
+type judgeSet struct {
+	scorers, traced []eval.Scorer
+	threshold       func(string) float64
 }
 
 // OpenJudger opens the model session of cfg (notices on log, keys and URLs
@@ -44,7 +53,7 @@ func OpenJudger(cfg judging.Config, reg *metric.Registry, log io.Writer, env fun
 		return nil, err
 	}
 	floor, _ := ParseMinGate("") // no floor parses always
-	return &Judger{s: s, reg: s.Registry(reg), floor: floor, scorers: map[string][]eval.Scorer{}}, nil
+	return &Judger{s: s, reg: s.Registry(reg), floor: floor, sets: map[string]judgeSet{}}, nil
 }
 
 // Session is the judger's model session: its client counts calls, tokens
@@ -59,55 +68,61 @@ func (j *Judger) Close() error { return j.s.Close() }
 
 // judgesFor are the judges of metrics, built once per set of metrics after
 // the checks Judge makes of them.
-func (j *Judger) judgesFor(metrics []string) ([]eval.Scorer, error) {
+func (j *Judger) judgesFor(metrics []string) (judgeSet, error) {
 	key := strings.Join(metrics, ",")
 	j.mu.Lock()
-	sc, ok := j.scorers[key]
+	js, ok := j.sets[key]
 	j.mu.Unlock()
 	if ok {
-		return sc, nil
+		return js, nil
 	}
 	if len(metrics) == 0 {
-		return nil, eval.FlagError("--metric", "name at least one metric (have %s)", metricList(j.reg))
+		return js, eval.FlagError("--metric", "name at least one metric (have %s)", metricList(j.reg))
 	}
 	if err := checkMetrics(j.reg, metrics); err != nil {
-		return nil, err
+		return js, err
 	}
 	if err := j.s.Config().CheckChecker(metrics); err != nil {
-		return nil, err
+		return js, err
 	}
 	if err := j.reg.CheckModel(metrics, j.s.Model()); err != nil {
-		return nil, err
+		return js, err
 	}
-	_, build := judgesOf(j.reg, metrics, j.floor, j.s)
-	sc = build(j.s.Model())
+	threshold, build := judgesOf(j.reg, metrics, j.floor, j.s)
+	js.scorers, js.threshold = build(j.s.Model()), threshold
+	js.traced = telemetry.Scorers(js.scorers)
 	j.mu.Lock()
-	j.scorers[key] = sc
+	j.sets[key] = js
 	j.mu.Unlock()
-	return sc, nil
+	return js, nil
 }
 
 // Check checks, without a model call, that metrics are known and that
 // sample has what each needs (dataset.CheckNeeds): the error is an
 // *eval.InputError naming the metric or the sample's field.
 func (j *Judger) Check(sample eval.Sample, metrics []string) error {
-	sc, err := j.judgesFor(metrics)
+	js, err := j.judgesFor(metrics)
 	if err != nil {
 		return err
 	}
-	return dataset.CheckNeeds("", dataset.Record{ID: sample.ID, Sample: sample}, sc)
+	return dataset.CheckNeeds("", dataset.Record{ID: sample.ID, Sample: sample}, js.scorers)
 }
 
 // Judge judges sample with each of metrics, in their order, after Check.
 // A judge's failure is a Defaulted score, counted in the session; the
 // error is Check's, a cancelled ctx, or a scorer that could not score at
 // all (a panic, named).
+//
+// The sample is a span (telemetry.StartSample) in ctx's trace, its model
+// calls its children, and each score a gen_ai.evaluation.result event on
+// it, labelled pass or fail by the metric's threshold, as Judge's are.
 func (j *Judger) Judge(ctx context.Context, sample eval.Sample, metrics []string) ([]eval.Score, error) {
 	if err := j.Check(sample, metrics); err != nil {
 		return nil, err
 	}
-	sc, _ := j.judgesFor(metrics) // built by Check
-	scores, err := ScoreAll(ctx, []dataset.Record{{ID: sample.ID, Sample: sample}}, sc, j.s.Limit())
+	js, _ := j.judgesFor(metrics) // built by Check
+	ctx = telemetry.WithThreshold(ctx, js.threshold)
+	scores, err := ScoreAll(ctx, []dataset.Record{{ID: sample.ID, Sample: sample}}, js.traced, j.s.Limit())
 	if err != nil {
 		return nil, err
 	}

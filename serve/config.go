@@ -93,8 +93,10 @@ type Config struct {
 	// Observers see every (sample, metric) score the server makes, as it
 	// is made (AddObserver adds more).
 	Observers []Observer
-	// Wrap, when set, wraps the whole handler, outermost (before auth):
-	// a span per request, say, parented to the caller's traceparent.
+	// Wrap wraps the whole handler, outermost (before auth). Nil is
+	// telemetry.Middleware: a server span per request, named after the
+	// route pattern that served it and continuing the caller's W3C
+	// traceparent, a no-op while tracing is off (telemetry.Setup).
 	Wrap func(http.Handler) http.Handler
 	// Env reads the environment (keys, URLs, the data folder); nil reads
 	// nothing. Log receives notices; nil discards them.

@@ -127,7 +127,9 @@ type JudgeResponse struct {
 }
 
 // postJudge is POST /v1/judge: one sample judged with metrics, in the
-// request's time, by the judges of `assay judge` (bench.Judger).
+// request's time, by the judges of `assay judge` (bench.Judger). The
+// judgement is a run span (assay.judge) under the request's, its sample
+// and model calls beneath, as `assay judge` traces a run.
 func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
 	var req JudgeRequest
 	if err := decodeBody(r, &req); err != nil {
@@ -149,7 +151,9 @@ func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
 	}
 	end := s.begin(req.Metrics)
 	defer end()
-	scores, err := s.judger.Judge(r.Context(), rec.Sample, req.Metrics)
+	ctx, endRun := startJudgeRun(r.Context(), req.Metrics) // the request's child
+	scores, err := s.judger.Judge(ctx, rec.Sample, req.Metrics)
+	endRun(scores, err)
 	if err != nil {
 		return judgeError(err)
 	}
@@ -181,7 +185,7 @@ func judgeError(err error) error {
 // apiRoutes are the server's routes and what the OpenAPI document says
 // of each.
 func (s *Server) apiRoutes() []route {
-	return []route{
+	routes := []route{
 		{pattern: routeContext, handle: s.postContextScore, api: true, doc: docContextScore},
 		{pattern: routeScore, handle: s.postScore, api: true, doc: docScore},
 		{pattern: routeJudge, handle: s.postJudge, api: true, doc: docJudge},
@@ -198,6 +202,10 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeMetrics, handle: s.metricsHandler(), doc: docMetrics},
 		{pattern: routeOpenAPI, handle: s.openAPI, doc: docOpenAPI},
 	}
+	if s.cfg.Token != "" {
+		routes = append(routes, route{pattern: routeLogin, handle: s.postLogin, api: true, doc: docLogin})
+	}
+	return routes
 }
 
 // itoa is strconv.Itoa, for building field paths.

@@ -35,6 +35,12 @@ type operation struct {
 	params      []param
 	// errors are the error statuses the route answers (ErrorBody).
 	errors []int
+	// form are the fields of a form body (in place of request); public
+	// routes need no token; errorType is the content type of the error
+	// answers when not ErrorBody's JSON.
+	form      []string
+	public    bool
+	errorType string
 }
 
 type param struct {
@@ -182,6 +188,14 @@ func (s *Server) Document() (map[string]any, error) {
 			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{
 				"schema": ref(op.request), "example": op.example}}}
 		}
+		if op.form != nil {
+			props := map[string]any{}
+			for _, f := range op.form {
+				props[f] = map[string]any{"type": "string"}
+			}
+			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/x-www-form-urlencoded": map[string]any{
+				"schema": map[string]any{"type": "object", "properties": props, "required": op.form}}}}
+		}
 		resp := map[string]any{}
 		ok := map[string]any{"description": http.StatusText(op.status)}
 		switch {
@@ -192,12 +206,18 @@ func (s *Server) Document() (map[string]any, error) {
 		}
 		resp[fmt.Sprint(op.status)] = ok
 		errs := op.errors
-		if s.cfg.Token != "" && path != "/healthz" {
+		if s.cfg.Token != "" && path != "/healthz" && !op.public {
 			errs = append(errs, http.StatusUnauthorized)
 		}
+		if op.public && s.cfg.Token != "" {
+			o["security"] = []any{} // no token asked
+		}
 		for _, code := range errs {
-			resp[fmt.Sprint(code)] = map[string]any{"description": http.StatusText(code),
-				"content": map[string]any{"application/json": map[string]any{"schema": ref("Error")}}}
+			content := map[string]any{"application/json": map[string]any{"schema": ref("Error")}}
+			if op.errorType != "" {
+				content = map[string]any{op.errorType: map[string]any{"schema": map[string]any{"type": "string"}}}
+			}
+			resp[fmt.Sprint(code)] = map[string]any{"description": http.StatusText(code), "content": content}
 		}
 		o["responses"] = resp
 		if paths[path] == nil {
@@ -327,4 +347,8 @@ var (
 	docHealth  = operation{summary: "Liveness, the judge, and the trace queue", status: http.StatusOK, response: "Health"}
 	docMetrics = operation{summary: "Prometheus metrics", status: http.StatusOK, contentType: "text/plain"}
 	docOpenAPI = operation{summary: "This document", status: http.StatusOK, contentType: "application/json"}
+	docLogin   = operation{summary: "The dashboard's login, for a browser: the token as a form field sets a session cookie " +
+		"(HttpOnly, SameSite=Strict, an HMAC of the token) that lets GET / and GET /v1/dashboard through, nothing else; " +
+		"then to / (303). A wrong token is the login form again",
+		form: []string{"token"}, public: true, status: http.StatusSeeOther, errors: []int{http.StatusUnauthorized}, errorType: "text/html"}
 )

@@ -130,7 +130,7 @@ func (m *runManager) resume(ctx context.Context) error {
 	}
 	for _, t := range runs {
 		fmt.Fprintf(m.s.cfg.Log, "assay serve: resuming run %s\n", t.id)
-		m.launch(t.id, t.dir, t.data, t.req)
+		m.launch(t.id, t.dir, t.data, t.req, spanRef{}) // its request is gone: a trace of its own
 	}
 	return nil
 }
@@ -144,8 +144,9 @@ func (m *runManager) job(id, dir, data string, req RunRequest) bench.Job {
 		Log: c.Log, Quiet: true, Command: []string{"assay", "serve", "POST /v1/runs"}, Version: c.Version, Now: c.Now, RunID: id}
 }
 
-// launch runs a run in the background, when a place is free.
-func (m *runManager) launch(id, dir, data string, req RunRequest) {
+// launch runs a run in the background, when a place is free; its spans
+// are parent's children (the request's that started it).
+func (m *runManager) launch(id, dir, data string, req RunRequest, parent spanRef) {
 	m.wg.Go(func() {
 		select {
 		case m.slots <- struct{}{}:
@@ -154,7 +155,7 @@ func (m *runManager) launch(id, dir, data string, req RunRequest) {
 		}
 		defer func() { <-m.slots }()
 		m.setState(id, RunRunning, nil, "")
-		out, err := bench.Execute(m.ctx, m.job(id, dir, data, req))
+		out, err := bench.Execute(under(m.ctx, parent), m.job(id, dir, data, req))
 		if m.ctx.Err() != nil {
 			return // interrupted by the shutdown: resumed by the next start
 		}
@@ -220,7 +221,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		_ = os.Remove(path)
 		return err
 	}
-	s.runs.launch(id, dir, path, req)
+	s.runs.launch(id, dir, path, req, spanOf(r))
 	st, err := s.runStatus(r.Context(), id)
 	if err != nil {
 		return err

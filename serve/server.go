@@ -88,6 +88,8 @@ type Server struct {
 	runStore *bench.Store
 	live     *live.Monitor
 	dash     dashboard.Source
+	// sessions are the dashboard's logins, when a token is set.
+	sessions *sessions
 
 	observers atomic.Pointer[[]Observer]
 	inFlight  chan struct{}
@@ -164,6 +166,11 @@ func New(cfg Config) (*Server, error) {
 	s.metrics.reg.MustRegister(newLiveCollector(mon))
 	s.runs = newRunManager(s)
 	s.dash = s.dashboardSource()
+	if cfg.Token != "" {
+		if s.sessions, err = newSessions(cfg.Token, cfg.Now); err != nil {
+			return nil, errors.Join(err, mon.Close(), runStore.Close(), st.Close(), j.Close())
+		}
+	}
 	obs := append([]Observer{liveObserver{mon}}, cfg.Observers...)
 	s.observers.Store(&obs)
 	s.routes = s.apiRoutes()
@@ -171,9 +178,11 @@ func New(cfg Config) (*Server, error) {
 		s.mux.Handle(rt.pattern, s.wrap(rt))
 	}
 	s.handler = s.auth(s.recoverAll(s.mux))
-	if cfg.Wrap != nil {
-		s.handler = cfg.Wrap(s.handler)
+	wrap := cfg.Wrap
+	if wrap == nil {
+		wrap = traced
 	}
+	s.handler = wrap(s.handler)
 	return s, nil
 }
 
@@ -402,16 +411,26 @@ func (s *Server) recoverAll(next http.Handler) http.Handler {
 }
 
 // auth requires the bearer token, when one is set, of every request but
-// /healthz (answered 401 otherwise).
+// /healthz and the login (answered 401 otherwise); the dashboard's page
+// and data (GET / and /v1/dashboard) take a login's session cookie too.
+// A browser without either gets the login form for the page.
 func (s *Server) auth(next http.Handler) http.Handler {
 	if s.cfg.Token == "" {
 		return next
 	}
 	want := []byte("Bearer " + s.cfg.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/healthz" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		switch {
+		case r.URL.Path == "/healthz", r.URL.Path == loginPath:
+		case subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) == 1:
+		case readOnly(r) && s.sessions.valid(r):
+		default:
 			s.metrics.requests.WithLabelValues("unauthorized", strconv.Itoa(http.StatusUnauthorized)).Inc()
 			w.Header().Set("WWW-Authenticate", `Bearer realm="assay"`)
+			if readOnly(r) && r.URL.Path == "/" {
+				s.loginPage(w, http.StatusUnauthorized, "")
+				return
+			}
 			writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
 			return
 		}

@@ -72,6 +72,7 @@ type traceItem struct {
 	received time.Time
 	sample   eval.Sample
 	metrics  []string
+	parent   spanRef // the posting request's span: the judgement's parent
 }
 
 // traceQueue holds the sampled traces from their journaling to the end of
@@ -206,7 +207,7 @@ func (q *traceQueue) work() {
 // the trace stays in the journal.
 func (q *traceQueue) judge(it traceItem) {
 	s := q.s
-	ctx := q.ctx
+	ctx := judgeContext(q.ctx, it) // in the posting request's trace
 	have, err := s.store.scored(ctx, it.id)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -321,7 +322,7 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		rec.Sample.ID = t.TraceID
-		items = append(items, traceItem{id: t.TraceID, received: now, sample: rec.Sample, metrics: metrics})
+		items = append(items, traceItem{id: t.TraceID, received: now, sample: rec.Sample, metrics: metrics, parent: spanOf(r)})
 	}
 	resp := TracesResponse{Received: len(req.Traces), NotSampled: len(req.Traces) - len(items)}
 	if s.shared != nil {

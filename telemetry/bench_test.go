@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -121,5 +123,26 @@ func BenchmarkHooksOff(b *testing.B) {
 		s.Done(nil)
 		telemetry.Evaluated(sctx, scores[1])
 		s.Done(nil)
+	}
+}
+
+// BenchmarkMiddleware is telemetry.Middleware around a mux answering at
+// once, against the mux alone: what the server span costs a request.
+func BenchmarkMiddleware(b *testing.B) {
+	mux := http.NewServeMux()
+	mux.Handle("POST /v1/context-score", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	for _, tc := range []struct {
+		name string
+		h    http.Handler
+		on   bool
+	}{{"none", mux, false}, {"off", telemetry.Middleware(mux, ""), false}, {"on", telemetry.Middleware(mux, ""), true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			traceOn(b, tc.on)
+			req := httptest.NewRequestWithContext(b.Context(), http.MethodPost, "/v1/context-score", http.NoBody)
+			b.ReportAllocs()
+			for b.Loop() {
+				tc.h.ServeHTTP(httptest.NewRecorder(), req)
+			}
+		})
 	}
 }

@@ -60,10 +60,15 @@ type RunEnd struct {
 }
 
 // StartRun opens the span of a run named name ("assay.bench") over the
-// dataset with metrics; the context it returns carries it, so each sample
-// and model call of the run is its child.
+// dataset with metrics (dataset "": samples that came in a request, no
+// file); the context it returns carries it, so each sample and model call
+// of the run is its child.
 func StartRun(ctx context.Context, name, dataset string, metrics []string) (context.Context, *Run) {
-	ctx, span := tracer().Start(ctx, name, trace.WithAttributes(KeyDataset.String(dataset), KeyMetrics.StringSlice(metrics)))
+	attrs := []attribute.KeyValue{KeyMetrics.StringSlice(metrics)}
+	if dataset != "" {
+		attrs = append(attrs, KeyDataset.String(dataset))
+	}
+	ctx, span := tracer().Start(ctx, name, trace.WithAttributes(attrs...))
 	return ctx, &Run{span: span}
 }
 

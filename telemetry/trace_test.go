@@ -313,6 +313,42 @@ func TestMiddlewareNamesARequestNoPatternServed(t *testing.T) {
 	assert.False(t, s.Parent.IsValid(), "no traceparent: a trace of its own")
 }
 
+func TestMiddlewareIsAPassThroughUntilAProviderIsInstalled(t *testing.T) {
+	type seen struct {
+		// span is the request context's span context; wrapped whether
+		// the writer is not the server's own.
+		span    trace.SpanContext
+		wrapped bool
+	}
+	var got seen
+	var plain http.ResponseWriter
+	h := telemetry.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = seen{span: trace.SpanContextFromContext(r.Context()), wrapped: w != plain}
+	}), "")
+	send := func() seen {
+		rec := httptest.NewRecorder()
+		plain = rec
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
+		req.Header.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+		h.ServeHTTP(rec, req)
+		return got
+	}
+
+	require.False(t, telemetry.Installed(), "no provider installed by this test yet")
+	assert.Equal(t, seen{}, send(), "off: the request as it came, no span, the writer unwrapped")
+
+	t.Run("installed", func(t *testing.T) {
+		exp := record(t)
+		require.True(t, telemetry.Installed())
+		on := send()
+		assert.True(t, on.wrapped)
+		assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", on.span.TraceID().String(), "on: the caller's trace continued")
+		assert.Len(t, exp.GetSpans(), 1)
+	})
+	require.False(t, telemetry.Installed(), "the default is back once the test's provider is")
+	assert.Equal(t, seen{}, send())
+}
+
 func TestTracingOffRecordsNothing(t *testing.T) {
 	// The global provider is the no-op one: the hooks run and keep nothing.
 	srv := fake(t)

@@ -47,7 +47,8 @@ dashboard at / shows them with the lowest and slowest samples and the runs.
 
 It binds 127.0.0.1 by default; any other address needs --token (or
 $ASSAY_TOKEN), which every request but /healthz then carries as
-Authorization: Bearer TOKEN. Its files (the trace journal and scores, the
+Authorization: Bearer TOKEN; a browser signs in to the dashboard with a
+form at / (a session cookie that opens the dashboard, nothing else). Its files (the trace journal and scores, the
 runs it starts) live in --data-dir, by default "serve" beside the run store
 ($ASSAY_DATA_DIR). On SIGTERM, requests in flight finish and queued traces
 stay in the journal, judged after a restart, none twice.

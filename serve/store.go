@@ -113,25 +113,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return sqlitedb.Exec(ctx, db, `CREATE INDEX IF NOT EXISTS trace_scores_by_judged ON trace_scores (judged)`)
 }
 
-// inTx runs fn in a transaction and commits it.
-func (s *store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }() // a no-op once committed
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
 
 // journal writes the traces in one transaction, each unless its trace id
 // is there already, and returns which were new. Committed (and synced)
 // when it returns nil.
 func (s *store) journal(ctx context.Context, items []traceItem) ([]bool, error) {
 	fresh := make([]bool, len(items))
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := sqlitedb.InTx(ctx, s.db, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO trace_samples (trace_id, received, day, metrics, sample, metadata)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(trace_id) DO NOTHING`)
 		if err != nil {
@@ -232,7 +220,7 @@ func (s *store) record(ctx context.Context, it traceItem, scores []eval.Score, a
 	if err != nil {
 		return nil, err
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = sqlitedb.InTx(ctx, s.db, func(tx *sql.Tx) error {
 		for i, sc := range scores {
 			errText := ""
 			if sc.Err != nil {

@@ -71,7 +71,7 @@ func Setup(ctx context.Context, fn func() error) error {
 // own reads first and can fail at once when another process has written
 // since.
 func Exec(ctx context.Context, db *sql.DB, query string, args ...any) error {
-	return inTx(ctx, db, func(tx *sql.Tx) error {
+	return InTx(ctx, db, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, query, args...)
 		return err
 	})
@@ -80,15 +80,15 @@ func Exec(ctx context.Context, db *sql.DB, query string, args ...any) error {
 // ExecStmt is Exec of a statement prepared on db, which the transaction's
 // connection prepares once and keeps while it lives.
 func ExecStmt(ctx context.Context, db *sql.DB, stmt *sql.Stmt, args ...any) error {
-	return inTx(ctx, db, func(tx *sql.Tx) error {
+	return InTx(ctx, db, func(tx *sql.Tx) error {
 		_, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
 		return err
 	})
 }
 
-// inTx runs fn in a transaction of its own, and commits it when fn
+// InTx runs fn in a transaction of its own, and commits it when fn
 // succeeds.
-func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
+func InTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

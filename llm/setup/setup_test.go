@@ -256,6 +256,6 @@ func TestOpenRefusesATypoInThePrices(t *testing.T) {
 	assert.Equal(t, prices, ie.File)
 	assert.Equal(t, 2, ie.Line)
 	assert.Equal(t, "judge-model.input", ie.Field)
-	assert.Equal(t, "--prices: "+prices+`:2:3: judge-model.input: unknown key "input": a price has in and out (US dollars per million tokens)`, err.Error())
+	assert.Equal(t, "--prices: "+prices+`:2:3: judge-model.input: unknown key "input": a price has in and out (US dollars per million tokens), and may have batch (the share of it batch calls pay)`, err.Error())
 	assert.Equal(t, 0, srv.Calls())
 }

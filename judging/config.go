@@ -108,6 +108,13 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 	cfg.NoCache = cfg.NoCache || j.DryRun
 	// A dry run makes no call: its plan prices the calls as sent one by one.
 	cfg.Batch = cfg.Batch && !j.DryRun
+	if v := Env(env)("ASSAY_BATCH_POLL"); cfg.Batch && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, eval.FlagError("$ASSAY_BATCH_POLL", "want a positive duration such as 30s (the first wait between two polls of a batch), got %q", v)
+		}
+		cfg.BatchPolicy.Poll = d
+	}
 	if cfg.Notices == nil {
 		cfg.Notices = w
 	}

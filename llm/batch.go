@@ -152,13 +152,15 @@ type Batch struct {
 // batchReply is a reply in the book: a batch's, or one sent the normal
 // way. usage is what it cost, priced, nil until a batch's is first handed
 // out; owner is the judgement that asked for it, whose every run gets
-// its usage ("" until it is handed out, when it was not recorded here).
+// its usage: the one that recorded it, else the first it is handed to
+// (owned says it is known).
 type batchReply struct {
 	r     Response
 	err   error
 	usage Usage
 	paid  bool
 	owner string
+	owned bool
 }
 
 // NewBatch returns an empty book whose batches go to api.
@@ -189,8 +191,8 @@ func (b *Batch) take(key string, req Request, owner string, price func(Response,
 		if !r.paid {
 			r.paid, r.usage, st = true, price(r.r, r.err), batchFirst
 		}
-		if r.owner == "" {
-			r.owner = owner
+		if !r.owned {
+			r.owner, r.owned = owner, true
 		}
 		return *r, st, r.owner == owner
 	}
@@ -211,7 +213,7 @@ func (b *Batch) keep(key string, r Response, owner string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, ok := b.replies[key]; !ok {
-		b.replies[key] = &batchReply{r: r, usage: r.Usage, paid: true, owner: owner}
+		b.replies[key] = &batchReply{r: r, usage: r.Usage, paid: true, owner: owner, owned: true}
 	}
 }
 
@@ -322,7 +324,8 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 		if _, ok := b.replies[r.ID]; ok {
 			continue // read before (a batch picked up twice)
 		}
-		b.replies[r.ID] = &batchReply{r: r.Response, err: r.Err, owner: b.owners[r.ID]}
+		owner, owned := b.owners[r.ID]
+		b.replies[r.ID] = &batchReply{r: r.Response, err: r.Err, owner: owner, owned: owned}
 		delete(b.owners, r.ID)
 		delete(b.direct, r.ID)
 		out.Answered++

@@ -80,6 +80,17 @@ func (s *Server) BatchStatus(id string) string {
 	return ""
 }
 
+// BatchInput is the input file of batch id as it was uploaded, nil for
+// none.
+func (s *Server) BatchInput(id string) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.batch(id); b != nil {
+		return s.files[b.Input]
+	}
+	return nil
+}
+
 // StepBatches moves every batch that has not ended one step on; one that
 // reaches completed answers its lines.
 func (s *Server) StepBatches() {

@@ -150,3 +150,25 @@ func TestBatchOnAServerWithoutTheEndpoint(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, http.StatusNotFound, se.Code)
 }
+
+// TestBatchRepliesRefusesAFileItCannotRead: a line that is not a batch
+// line is an error naming the file and the line.
+func TestBatchRepliesRefusesAFileItCannotRead(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		body, want string
+	}{
+		"not JSON":     {`{"custom_id":"a","response":{"status_code":200,"body":{}}}` + "\nnot json\n", "file file-9, line 2: not a batch line"},
+		"no custom_id": {`{"response":{"status_code":200,"body":{}}}` + "\n", "file file-9, line 1: no custom_id"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(tc.body)) }))
+			t.Cleanup(srv.Close)
+			b, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "judge"})
+			require.NoError(t, err)
+			_, err = b.BatchReplies(t.Context(), llm.BatchStatus{ID: "batch_9", Status: llm.BatchCompleted, OutputFile: "file-9"})
+			require.ErrorContains(t, err, "openai:judge: batch batch_9: "+tc.want)
+		})
+	}
+}

@@ -35,6 +35,12 @@ import (
 // submitted, so that --resume of a run stopped while one was in flight
 // picks it up (polls and reads it) instead of submitting its calls again.
 
+// maxBatchRounds bounds a batch run's rounds: a judge's chain of
+// dependent calls (claims, verdicts, a repair) is a few long, and a run
+// still missing replies after so many has a judge whose calls differ each
+// time it runs, which no batch can answer.
+const maxBatchRounds = 16
+
 // FileBatches is the run folder's record of a batch run's batches.
 const FileBatches = "batches.json"
 
@@ -133,8 +139,12 @@ func evaluateBatched(ctx context.Context, job Job, s *judging.Session, run *Run,
 		if err := run.Evaluate(ctx, r.records(d.Records()), wrapped, s.Limit(), onRecord); err != nil {
 			return err
 		}
-		if b.batch.Pending() == 0 {
+		n := b.batch.Pending()
+		if n == 0 {
 			return nil
+		}
+		if round >= maxBatchRounds {
+			return fmt.Errorf("--batch: after %d rounds, %d call(s) still have no reply: a judge asks for other calls each time it runs, which no batch can answer; judge without --batch (--resume keeps what was judged)", round, n)
 		}
 		r.next()
 		st, err := b.batch.Submit(ctx)

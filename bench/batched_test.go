@@ -7,15 +7,22 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	goopenai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/metric"
 )
 
 // batchMetrics call the model in dependent steps (faithfulness: claims,
@@ -33,7 +40,25 @@ type batchFake struct {
 
 func newBatchFake(t *testing.T) *batchFake {
 	t.Helper()
-	return &batchFake{srv: llmtest.New(t, llmtest.Func(llmtest.JudgeReplies), llmtest.Quiet())}
+	return newBatchFakeBad(t, "")
+}
+
+// newBatchFakeBad is a batchFake whose first reply to the claims of the
+// answer that contains bad (none for "") breaks the claims schema, so that
+// the judge asks for a repair.
+func newBatchFakeBad(t *testing.T, bad string) *batchFake {
+	t.Helper()
+	var once sync.Once
+	reply := func(req goopenai.ChatCompletionRequest) llmtest.Reply {
+		r := llmtest.JudgeReplies(req)
+		if bad == "" || req.ResponseFormat == nil || req.ResponseFormat.JSONSchema == nil || req.ResponseFormat.JSONSchema.Name != "claims" ||
+			!strings.Contains(req.Messages[len(req.Messages)-1].Content, bad) {
+			return r
+		}
+		once.Do(func() { r = llmtest.Reply{Content: `{"claims": "not a list"}`} })
+		return r
+	}
+	return &batchFake{srv: llmtest.New(t, llmtest.Func(reply), llmtest.Quiet())}
 }
 
 func (f *batchFake) env(key string) string {
@@ -94,7 +119,12 @@ func runValues(t *testing.T, dir string) map[bench.Key]string {
 // a batch run with.
 func plainRun(t *testing.T, data string) (map[bench.Key]string, *bench.Outcome, int) {
 	t.Helper()
-	f := newBatchFake(t)
+	return plainRunBad(t, data, "")
+}
+
+func plainRunBad(t *testing.T, data, bad string) (map[bench.Key]string, *bench.Outcome, int) {
+	t.Helper()
+	f := newBatchFakeBad(t, bad)
 	dir := filepath.Join(t.TempDir(), "plain")
 	out, err := bench.Execute(t.Context(), batchJob(t, f, data, dir, false))
 	require.NoError(t, err)
@@ -105,42 +135,56 @@ func plainRun(t *testing.T, data string) (map[bench.Key]string, *bench.Outcome, 
 func TestBatchRunEqualsThePlainRunAtHalfThePrice(t *testing.T) {
 	t.Parallel()
 	data := queueData(t, 6)
-	want, plain, calls := plainRun(t, data)
-	require.Len(t, want, 6*len(batchMetrics))
+	for name, tc := range map[string]struct {
+		bad    string
+		rounds int
+	}{
+		"claims, then their verdicts": {"", 2},
+		"a reply repaired":            {"Study 3 finds", 3},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, plain, calls := plainRunBad(t, data, tc.bad)
+			require.Len(t, want, 6*len(batchMetrics))
 
-	f := newBatchFake(t)
-	dir := filepath.Join(t.TempDir(), "batch")
-	out, err := bench.Execute(t.Context(), batchJob(t, f, data, dir, true))
-	require.NoError(t, err)
-	require.Empty(t, out.Failures)
-	assert.Equal(t, want, runValues(t, dir), "the batch run's values are the plain run's")
+			f := newBatchFakeBad(t, tc.bad)
+			dir := filepath.Join(t.TempDir(), "batch")
+			out, err := bench.Execute(t.Context(), batchJob(t, f, data, dir, true))
+			require.NoError(t, err)
+			require.Empty(t, out.Failures)
+			assert.Equal(t, want, runValues(t, dir), "the batch run's values are the plain run's")
 
-	bc := f.srv.BatchCounts()
-	assert.Zero(t, f.srv.Calls(), "no chat call sent directly")
-	assert.Equal(t, calls, bc.Lines, "each reply paid once: as many completions as the plain run's calls")
-	assert.Equal(t, 2, bc.Created, "claims, then their verdicts: two rounds")
-	assert.Equal(t, 2, bc.Uploads)
+			bc := f.srv.BatchCounts()
+			assert.Zero(t, f.srv.Calls(), "no chat call sent directly")
+			assert.Equal(t, calls, bc.Lines, "each reply paid once: as many completions as the plain run's calls")
+			assert.Equal(t, tc.rounds, bc.Created, "a round for each step of the judges' calls")
+			assert.Equal(t, tc.rounds, bc.Uploads)
 
-	u, pu := out.Report.Usage, plain.Report.Usage
-	assert.Equal(t, pu.Calls, u.Calls, "the chat calls, and the embeddings sent as they are")
-	assert.Equal(t, calls, u.BatchCalls)
-	assert.Equal(t, pu.TokensIn, u.TokensIn)
-	assert.Equal(t, pu.TokensOut, u.TokensOut)
-	assert.InDelta(t, pu.CostUSD/2, u.CostUSD, 1e-12, "the batch price is half")
-	assert.InDelta(t, plain.Summary.Usage.CostUSD/2, out.Summary.Usage.CostUSD, 1e-12, "the results carry the batch price")
-	require.NotNil(t, out.Report.Batch)
-	assert.Equal(t, 2, out.Report.Batch.Batches)
-	assert.Equal(t, calls, out.Report.Batch.Answered)
+			u, pu := out.Report.Usage, plain.Report.Usage
+			assert.Equal(t, pu.Calls, u.Calls, "the chat calls, and the embeddings sent as they are")
+			assert.Equal(t, calls, u.BatchCalls)
+			assert.Equal(t, pu.TokensIn, u.TokensIn)
+			assert.Equal(t, pu.TokensOut, u.TokensOut)
+			assert.InDelta(t, pu.CostUSD/2, u.CostUSD, 1e-12, "the batch price is half")
+			assert.InDelta(t, plain.Summary.Usage.CostUSD/2, out.Summary.Usage.CostUSD, 1e-12, "the results carry the batch price")
+			require.NotNil(t, out.Report.Batch)
+			assert.Equal(t, tc.rounds, out.Report.Batch.Batches)
+			assert.Equal(t, calls, out.Report.Batch.Answered)
 
-	var line strings.Builder
-	out.Report.Write(&line)
-	assert.Contains(t, line.String(), "calls "+itoa(pu.Calls)+" (batch "+itoa(calls)+", retries 0")
-	assert.Contains(t, line.String(), "; batches 2 ("+itoa(calls)+" call(s), "+itoa(calls)+" answered at the batch price)")
+			var line strings.Builder
+			out.Report.Write(&line)
+			assert.Contains(t, line.String(), "calls "+itoa(pu.Calls)+" (batch "+itoa(calls)+", retries 0")
+			assert.Contains(t, line.String(), "; batches "+itoa(tc.rounds)+" ("+itoa(calls)+" call(s), "+itoa(calls)+" answered at the batch price)")
 
-	book := readBook(t, dir)
-	require.Len(t, book, 2)
-	assert.Equal(t, []string{"batch_1", "batch_2"}, []string{book[0].ID, book[1].ID})
-	assert.Equal(t, "completed", book[1].Status)
+			book := readBook(t, dir)
+			require.Len(t, book, tc.rounds)
+			for i, e := range book {
+				assert.Equal(t, "batch_"+itoa(i+1), e.ID)
+				assert.Equal(t, i+1, e.Round)
+				assert.Equal(t, "completed", e.Status)
+			}
+		})
+	}
 }
 
 func TestBatchRunResumedMidBatchPicksItUp(t *testing.T) {
@@ -264,3 +308,33 @@ func readBook(t *testing.T, dir string) []bookEntry {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A judge whose calls differ each time it runs can never be answered by
+// a batch: the run stops after maxBatchRounds rounds, saying so, rather
+// than paying for batches for ever.
+func TestBatchRunStopsAJudgeNoBatchCanAnswer(t *testing.T) {
+	t.Parallel()
+	reg := agent.Builtins().Clone()
+	require.NoError(t, reg.Add(metric.Entry{Name: "restless", Kind: metric.KindJudge, Dataset: true,
+		Build: func(m metric.Model) eval.Scorer { return restless{m, new(atomic.Int64)} }}))
+	f := newBatchFake(t)
+	job := batchJob(t, f, queueData(t, 1), filepath.Join(t.TempDir(), "run"), true)
+	job.Metrics, job.Registry = []string{"restless"}, reg
+	_, err := bench.Execute(t.Context(), job)
+	require.ErrorContains(t, err, "--batch: after 16 rounds, 1 call(s) still have no reply: a judge asks for other calls each time it runs")
+	assert.Equal(t, 15, f.srv.BatchCounts().Created)
+}
+
+// restless asks the model something new each time it scores.
+type restless struct {
+	m metric.Model
+	n *atomic.Int64
+}
+
+func (r restless) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
+	resp, err := r.m.Chat(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: s.ID + " asked for the " + itoa(int(r.n.Add(1))) + "th time"}}})
+	if err != nil {
+		return eval.Score{Metric: "restless", Value: 0.5, Defaulted: true, Err: err}, nil
+	}
+	return eval.Score{Metric: "restless", Value: float64(len(resp.Content) % 2)}, nil
+}

@@ -9,6 +9,9 @@
 // folder (resumed when asked), summarises, compares with a baseline,
 // gates, and writes the report, the JUnit file and the run store's entry.
 // [Judge] is `assay judge`'s, streaming each record's scores as they come.
+// With judging.Config.LLM.Batch (--batch) a run's model calls go through
+// the server's batch endpoint in rounds, the batches kept in the run
+// folder's [FileBatches] for --resume.
 //
 // [ScoreEach] runs scorers over records under a concurrency limit and hands
 // each record's scores back in record order as soon as it is done, so

@@ -189,6 +189,9 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := job.Queue.check(); err != nil {
 		return nil, err
 	}
+	if err := checkBatch(job); err != nil {
+		return nil, err
+	}
 	if job.Resume && job.Out == "" {
 		return nil, eval.FlagError("--resume", "give the run's folder with --out DIR")
 	}
@@ -332,11 +335,14 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 			meter.Add(0, 1)
 		}
 	}
-	if job.Queue.On() {
+	switch {
+	case job.Queue.On():
 		err = evaluateQueued(ctx, job, s, run, data.Records(), p.units, func() { meter.Add(1, 0) }, func(r Result) {
 			out.Undelivered = append(out.Undelivered, r)
 		})
-	} else {
+	case s.Client().Batch() != nil:
+		err = evaluateBatched(ctx, job, s, run, data, p.units, p.metrics, func() { meter.Add(1, 0) })
+	default:
 		err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
 	}
 	meter.Close()
@@ -599,6 +605,11 @@ func settings(job Job, metrics []string, threshold func(string) float64) map[str
 	if j.Samples > 1 {
 		// Absent at 1, so that the runs before --samples resume alike.
 		s["--samples"] = strconv.Itoa(j.Samples)
+	}
+	if j.LLM.Batch {
+		// Absent without it, so that the runs before --batch resume alike;
+		// a batch run resumes with --batch, to pick up its batches.
+		s["--batch"] = "true"
 	}
 	if j.Checker != "" {
 		// Absent without one, so that the runs before --checker resume alike.

@@ -106,6 +106,15 @@ func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
 		cfg.Concurrency, cfg.CallTimeout, cfg.MaxRetryTime = d.Concurrency, d.CallTimeout, d.MaxRetryTime
 	}
 	cfg.NoCache = cfg.NoCache || j.DryRun
+	// A dry run makes no call: its plan prices the calls as sent one by one.
+	cfg.Batch = cfg.Batch && !j.DryRun
+	if v := Env(env)("ASSAY_BATCH_POLL"); cfg.Batch && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, eval.FlagError("$ASSAY_BATCH_POLL", "want a positive duration such as 30s (the first wait between two polls of a batch), got %q", v)
+		}
+		cfg.BatchPolicy.Poll = d
+	}
 	if cfg.Notices == nil {
 		cfg.Notices = w
 	}
@@ -237,6 +246,8 @@ type Report struct {
 	// Limit is what the limit on calls in flight did (adaptive unless
 	// fixed; llm.AdaptivePolicy); nil for a client that calls no model.
 	Limit *llm.LimitReport `json:"limit,omitempty"`
+	// Batch is what a batch run's batches did (--batch); nil otherwise.
+	Batch *llm.BatchReport `json:"batch,omitempty"`
 }
 
 // Report is what the session's client did, with defaulted neutral
@@ -252,13 +263,21 @@ func (s *Session) Report(defaulted int) Report {
 		l := s.client.Limit()
 		r.Limit = &l
 	}
+	if b := s.client.Batch(); b != nil {
+		br := b.Report()
+		r.Batch = &br
+	}
 	return r
 }
 
 // Write prints the report as one line.
 func (r Report) Write(w io.Writer) {
 	u := r.Usage
-	fmt.Fprintf(w, "judge: %s; calls %d (retries %d", r.Judge, u.Calls, u.Retries)
+	fmt.Fprintf(w, "judge: %s; calls %d (", r.Judge, u.Calls)
+	if r.Batch != nil {
+		fmt.Fprintf(w, "batch %d, ", u.BatchCalls)
+	}
+	fmt.Fprintf(w, "retries %d", u.Retries)
 	if u.Hedges > 0 {
 		fmt.Fprintf(w, ", hedged %d", u.Hedges)
 	}
@@ -275,6 +294,9 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
 			r.Unstable, r.Sampled, r.Samples, judges.UnstableStd)
 	}
+	if b := r.Batch; b != nil {
+		writeBatch(w, *b)
+	}
 	if l := r.Limit; l != nil {
 		writeLimit(w, *l)
 	}
@@ -282,6 +304,20 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintf(w, "; checker %s: calls %d (retries %d), tokens %d in / %d out, cost %s", r.Checker, cu.Calls, cu.Retries, cu.TokensIn, cu.TokensOut, cu.Cost())
 	}
 	fmt.Fprintln(w)
+}
+
+// writeBatch says what a batch run's batches did, for the usage line:
+// "; batches 2 (120 call(s), 118 answered at the batch price; 1 failed or
+// expired; 2 call(s) sent directly)".
+func writeBatch(w io.Writer, b llm.BatchReport) {
+	fmt.Fprintf(w, "; batches %d (%d call(s), %d answered at the batch price", b.Batches, b.Calls, b.Answered)
+	if b.Failed > 0 {
+		fmt.Fprintf(w, "; %d failed or expired", b.Failed)
+	}
+	if b.Direct > 0 {
+		fmt.Fprintf(w, "; %d call(s) sent directly", b.Direct)
+	}
+	fmt.Fprint(w, ")")
 }
 
 // writeLimit says what the adaptive limit on calls in flight did, for the

@@ -40,3 +40,12 @@ func TestOpenNamesTheFlagOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenReadsTheBatchPoll: $ASSAY_BATCH_POLL is a positive duration.
+func TestOpenReadsTheBatchPoll(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	c.LLM.Spec, c.LLM.Batch = "offline", true
+	_, err := c.Open(&strings.Builder{}, func(k string) string { return map[string]string{"ASSAY_BATCH_POLL": "soon"}[k] })
+	require.EqualError(t, err, `$ASSAY_BATCH_POLL: want a positive duration such as 30s (the first wait between two polls of a batch), got "soon"`)
+}

@@ -63,6 +63,12 @@ type Config struct {
 	OnEvent func(Event)
 	// Now is the clock for latency and the rate limits (default time.Now).
 	Now func() time.Time
+	// Batch, when set, makes the client a batch run's: a chat call the
+	// cache cannot answer is answered from the batch's replies, priced at
+	// the batch price (Prices.BatchCost), or recorded for the next batch
+	// and refused with ErrBatchPending; a call no batch answered goes the
+	// normal way. Embeddings are not batched. See Batch.
+	Batch *Batch
 }
 
 // Event reports something the Client did, for logs and traces.
@@ -328,11 +334,14 @@ func (c *Client) Spent() (usd float64, known bool) {
 }
 
 // price is the cost of a call of name, a model ("backend:model"), with
-// in and out tokens, or unknown when name has no price (the first such
-// call of name is reported, Event "unpriced"). The offline backend costs
-// nothing.
-func (c *Client) price(name string, in, out int) (usd float64, unknown bool) {
+// in and out tokens, at the batch price when batch, or unknown when name
+// has no price (the first such call of name is reported, Event
+// "unpriced"). The offline backend costs nothing.
+func (c *Client) price(name string, in, out int, batch bool) (usd float64, unknown bool) {
 	usd = c.prices.Cost(name, in, out)
+	if batch {
+		usd = c.prices.BatchCost(name, in, out)
+	}
 	if c.Offline() || c.prices.Known(name) {
 		return usd, false
 	}
@@ -358,6 +367,25 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	if r, ok := c.cached(ctx, key, req.Tag, true); ok {
 		return r, nil
 	}
+	b := c.cfg.Batch
+	if b == nil {
+		return c.chatSent(ctx, key, req)
+	}
+	if r, ok, err := c.fromBatch(ctx, b, key, req); ok {
+		return r, err
+	}
+	r, err := c.chatSent(ctx, key, req)
+	if err == nil && r.Usage.Calls > 0 {
+		// Kept, so that a judge run again after the next batch does not
+		// pay for it again, with the cache off too.
+		b.keep(key, r, owner(ctx))
+	}
+	return r, err
+}
+
+// chatSent sends req, whose key is key, sharing it with identical calls
+// in flight, and caches its reply.
+func (c *Client) chatSent(ctx context.Context, key string, req Request) (Response, error) {
 	for {
 		var led atomic.Bool
 		ch := c.flight.DoChan(key, func() (any, error) {
@@ -429,6 +457,76 @@ func (c *Client) cached(ctx context.Context, key, tag string, count bool) (Respo
 	return r, true
 }
 
+
+// fromBatch answers the call of key from the batch b, or ErrBatchPending
+// with the call recorded for the next batch and counted on ctx's
+// Pending; ok is false for a call no batch answered, which goes the
+// normal way. A reply is counted once in the client's usage, at the
+// batch price, when first handed out, and as a cache hit after; the
+// judgement that asked for it (ctx's WatchPending owner) gets its usage
+// each time it is run, so that the results it writes carry what it cost.
+func (c *Client) fromBatch(ctx context.Context, b *Batch, key string, req Request) (r Response, ok bool, err error) {
+	got, st, mine := b.take(key, req, owner(ctx), func(r Response, err error) Usage {
+		u := r.Usage
+		u.Calls, u.BatchCalls = 1, 1
+		if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
+			u.TokensIn, u.TokensOut, u.Estimated = c.countIn(req), c.counter.Count(r.Content), true
+		}
+		u.CostUSD, u.CostUnknown = c.price(c.Name(), u.TokensIn, u.TokensOut, true)
+		return u
+	})
+	switch st {
+	case batchDirect:
+		return Response{}, false, nil
+	case batchMissing:
+		missed(ctx)
+		return Response{}, true, ErrBatchPending
+	}
+	r = got.r
+	if st == batchFirst {
+		u := got.usage
+		if got.err == nil {
+			c.noteOut(req.Tag, u.TokensOut)
+		}
+		c.settle(0, u)
+		c.emit(Event{Kind: "call", Tag: req.Tag, Usage: u, Err: got.err})
+		if got.err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
+			// Kept as a sent reply is, so that no later run pays for it again.
+			if err := c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r); err != nil {
+				c.cacheErr(req.Tag, err)
+			}
+		}
+	} else {
+		c.mu.Lock()
+		c.total.CacheHits++
+		c.mu.Unlock()
+		c.emit(Event{Kind: "cache_hit", Tag: req.Tag})
+	}
+	if mine {
+		r.Usage = got.usage
+	} else {
+		r.Cached = true
+		r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
+	}
+	if got.err != nil {
+		return Response{Usage: r.Usage}, true, got.err
+	}
+	return r, true, nil
+}
+
+// countIn is the estimated prompt tokens of req.
+func (c *Client) countIn(req Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += c.counter.Count(m.Content) + 4
+	}
+	return n
+}
+
+// Batch is the client's batch (Config.Batch), nil when it sends each
+// call as it is made.
+func (c *Client) Batch() *Batch { return c.cfg.Batch }
+
 // cacheErr counts a failed read or write of the cache and reports it
 // (Event "cache_error"); the call goes on without the cache.
 func (c *Client) cacheErr(tag string, err error) {
@@ -453,10 +551,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	inTok, est := -1, 0.0
 	countIn := func() int {
 		if inTok < 0 {
-			inTok = 0
-			for _, m := range req.Messages {
-				inTok += c.counter.Count(m.Content) + 4
-			}
+			inTok = c.countIn(req)
 		}
 		return inTok
 	}
@@ -560,7 +655,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		// tokens all the same: at least those of what was read.
 		u.TokensIn, u.TokensOut, u.Estimated = countIn(), int(big.Size/4), true
 	}
-	u.CostUSD, u.CostUnknown = c.price(c.Name(), u.TokensIn, u.TokensOut)
+	u.CostUSD, u.CostUnknown = c.price(c.Name(), u.TokensIn, u.TokensOut, false)
 	resp.Usage = u
 	if c.tpm != nil {
 		c.tpm.settle(u.TokensIn + u.TokensOut - tokens)
@@ -758,7 +853,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	if e, ok := c.cfg.Backend.(interface{ EmbeddingName() string }); ok {
 		name = e.EmbeddingName()
 	}
-	u.CostUSD, u.CostUnknown = c.price(name, u.TokensIn, 0)
+	u.CostUSD, u.CostUnknown = c.price(name, u.TokensIn, 0, false)
 	c.settle(0, u)
 	return vecs, u, err
 }

@@ -27,6 +27,9 @@
 //     each cool-down; only a server down longer than the retry time fails
 //     them, with ErrUnreachable (BreakerPolicy).
 //   - Size: a reply over MaxReply is an invalid reply (ErrReplyTooLarge).
+//   - Batch: with Config.Batch, a call is answered from the replies of the
+//     batches read so far (at the batch price), or recorded for the next
+//     batch and refused with ErrBatchPending (see Batch and BatchAPI).
 //
 // Usage (tokens, latency, cost, retries) is returned with every Response and
 // summed in the Client.

@@ -146,12 +146,18 @@ func repairRequest(req Request, resp Response, perr error) Request {
 		}
 	}
 	repair.Messages = append(append([]Message(nil), req.Messages...), Message{Role: User, Content: ask})
-	if req.Key != "" {
-		// Keyed by the rejected reply too: the repair of another bad reply
-		// is another request.
-		sum := sha256.Sum256([]byte(resp.Content))
-		repair.Key = req.Key + "/repair/" + hex.EncodeToString(sum[:8])
+	// Keyed by the request and the rejected reply, not by its messages,
+	// whose nonce differs each time: the repair of the same reply is the
+	// same request (a batch run asks it again after its batch), and the
+	// repair of another bad reply is another.
+	base := req.Key
+	if base == "" {
+		msgs, _ := json.Marshal(req.Messages) // strings and roles: it cannot fail
+		sum := sha256.Sum256(msgs)
+		base = "messages/" + hex.EncodeToString(sum[:])
 	}
+	sum := sha256.Sum256([]byte(resp.Content))
+	repair.Key = base + "/repair/" + hex.EncodeToString(sum[:8])
 	repair.Tag = req.Tag + "/repair"
 	return repair
 }

@@ -96,8 +96,11 @@ type Usage struct {
 	Retries   int  `json:"retries,omitempty"`
 	// Hedges counts the second requests sent for attempts that outlived
 	// their deadline (DeadlinePolicy); Calls counts them too.
-	Hedges    int `json:"hedges,omitempty"`
-	CacheHits int `json:"cache_hits,omitempty"`
+	Hedges int `json:"hedges,omitempty"`
+	// BatchCalls counts the calls answered by a batch (Config.Batch), at
+	// the batch price; Calls counts them too.
+	BatchCalls int `json:"batch_calls,omitempty"`
+	CacheHits  int `json:"cache_hits,omitempty"`
 	// CacheErrors counts the cache's failed reads and writes (the calls
 	// went on without it).
 	CacheErrors int           `json:"cache_errors,omitempty"`
@@ -126,6 +129,7 @@ func (u Usage) Add(v Usage) Usage {
 		Estimated:   u.Estimated || v.Estimated,
 		Retries:     u.Retries + v.Retries,
 		Hedges:      u.Hedges + v.Hedges,
+		BatchCalls:  u.BatchCalls + v.BatchCalls,
 		CacheHits:   u.CacheHits + v.CacheHits,
 		CacheErrors: u.CacheErrors + v.CacheErrors,
 		Latency:     u.Latency + v.Latency,

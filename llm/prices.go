@@ -16,7 +16,14 @@ import (
 type Price struct {
 	In  float64 `yaml:"in" json:"in"`
 	Out float64 `yaml:"out" json:"out"`
+	// Batch is the share of the price a call answered through a batch
+	// endpoint pays (0.5: half); 0 is DefaultBatchShare.
+	Batch float64 `yaml:"batch,omitempty" json:"batch,omitempty"`
 }
+
+// DefaultBatchShare is the share of a model's price its batch calls pay
+// when the price table says nothing: OpenAI's batch API charges half.
+const DefaultBatchShare = 0.5
 
 // Prices maps a model name (without the backend prefix) to its price. A
 // model missing from the table has no price (Known is false): its calls
@@ -46,6 +53,18 @@ func DefaultPrices() Prices {
 func (p Prices) Cost(name string, in, out int) float64 {
 	pr, _ := p.lookup(name)
 	return (float64(in)*pr.In + float64(out)*pr.Out) / 1e6
+}
+
+// BatchCost is the price of a call to name answered through a batch: its
+// Cost times the model's batch share (Price.Batch, DefaultBatchShare when
+// not set).
+func (p Prices) BatchCost(name string, in, out int) float64 {
+	pr, _ := p.lookup(name)
+	share := pr.Batch
+	if share == 0 {
+		share = DefaultBatchShare
+	}
+	return p.Cost(name, in, out) * share
 }
 
 // Known reports whether name ("backend:model" or "model") has a price, so
@@ -95,8 +114,10 @@ func LoadPrices(path string) (Prices, error) {
 }
 
 // ParsePrices reads data, the YAML of a price file called name: a map of
-// model name to {in: PRICE, out: PRICE}. Every entry gives both prices, as
-// numbers of at least zero, and nothing else; a model named twice, an
+// model name to {in: PRICE, out: PRICE}, and optionally batch: SHARE, the
+// share of the price its batch calls pay (above 0, at most 1; 0.5 when not
+// given). Every entry gives both prices, as numbers of at least zero, and
+// nothing else; a model named twice, an
 // unknown key (input for in), a missing price, or a price that is not a
 // number, or is negative, is an *eval.InputError naming name, the line
 // and the key. An empty file is an empty table.
@@ -151,9 +172,11 @@ func parsePrice(name string, k, v *yaml.Node) (Price, error) {
 			dst = &pr.In
 		case "out":
 			dst = &pr.Out
+		case "batch":
+			dst = &pr.Batch
 		default:
 			return Price{}, &eval.InputError{File: name, Line: pk.Line, Col: pk.Column, Field: field,
-				Msg: fmt.Sprintf("unknown key %q: a price has in and out (US dollars per million tokens)", pk.Value)}
+				Msg: fmt.Sprintf("unknown key %q: a price has in and out (US dollars per million tokens), and may have batch (the share of it batch calls pay)", pk.Value)}
 		}
 		if first, ok := seen[pk.Value]; ok {
 			return Price{}, &eval.InputError{File: name, Line: pk.Line, Col: pk.Column, Field: field, Msg: fmt.Sprintf("given twice (first on line %d)", first)}
@@ -162,6 +185,10 @@ func parsePrice(name string, k, v *yaml.Node) (Price, error) {
 		f, err := priceValue(pv)
 		if err != nil {
 			return Price{}, &eval.InputError{File: name, Line: pv.Line, Col: pv.Column, Field: field, Msg: err.Error()}
+		}
+		if pk.Value == "batch" && (f <= 0 || f > 1) {
+			return Price{}, &eval.InputError{File: name, Line: pv.Line, Col: pv.Column, Field: field,
+				Msg: fmt.Sprintf("want the share of the price a batch call pays, above 0 and at most 1 (0.5 is half), got %s", pv.Value)}
 		}
 		*dst = f
 	}

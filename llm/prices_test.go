@@ -26,11 +26,11 @@ func TestParsePricesRefusesWhatItCannotPrice(t *testing.T) {
 	}{
 		"input for in": {
 			yaml: "judge-model:\n  input: 5\n  out: 10\n", line: 2, field: "judge-model.input",
-			msg: `unknown key "input": a price has in and out (US dollars per million tokens)`,
+			msg: `unknown key "input": a price has in and out (US dollars per million tokens), and may have batch (the share of it batch calls pay)`,
 		},
 		"output for out, in flow style": {
 			yaml: "gpt-4o: {in: 1, out: 2}\njudge-model: {in: 5, output: 10}\n", line: 2, field: "judge-model.output",
-			msg: `unknown key "output": a price has in and out (US dollars per million tokens)`,
+			msg: `unknown key "output": a price has in and out (US dollars per million tokens), and may have batch (the share of it batch calls pay)`,
 		},
 		"no out": {
 			yaml: "a: {in: 1, out: 1}\nembedder:\n  in: 0.02\n", line: 2, field: "embedder.out",
@@ -74,6 +74,14 @@ func TestParsePricesRefusesWhatItCannotPrice(t *testing.T) {
 		},
 		"a model with one number": {
 			yaml: "gpt-4o: 2.5\n", line: 1, field: "gpt-4o", msg: "want {in: PRICE, out: PRICE}, in US dollars per million tokens",
+		},
+		"a batch share of nothing": {
+			yaml: "judge-model: {in: 1, out: 2, batch: 0}\n", line: 1, field: "judge-model.batch",
+			msg: "want the share of the price a batch call pays, above 0 and at most 1 (0.5 is half), got 0",
+		},
+		"a batch share over the price": {
+			yaml: "judge-model: {in: 1, out: 2, batch: 1.5}\n", line: 1, field: "judge-model.batch",
+			msg: "want the share of the price a batch call pays, above 0 and at most 1 (0.5 is half), got 1.5",
 		},
 		"a list of models": {
 			yaml: "- gpt-4o\n", line: 1, msg: "want a map of model to {in: PRICE, out: PRICE}, in US dollars per million tokens",
@@ -123,6 +131,33 @@ func TestParsePricesReadsAWellFormedFile(t *testing.T) {
 	}
 }
 
+// TestBatchCostIsTheModelsShareOfItsPrice: half by default, the share
+// the price file gives otherwise.
+func TestBatchCostIsTheModelsShareOfItsPrice(t *testing.T) {
+	t.Parallel()
+	p, err := ParsePrices("prices.yaml", []byte("judge-model: {in: 2, out: 4}\ncheap-batch: {in: 2, out: 4, batch: 0.25}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, Price{In: 2, Out: 4, Batch: 0.25}, p["cheap-batch"])
+	for name, tc := range map[string]struct {
+		model string
+		want  float64
+	}{
+		"half by default":   {"openai:judge-model", (1e6*2 + 1e6*4) / 1e6 / 2},
+		"the file's share":  {"openai:cheap-batch", (1e6*2 + 1e6*4) / 1e6 / 4},
+		"no price, no cost": {"openai:unknown", 0},
+		"a built-in model":  {"gpt-4o-mini", (1e6*0.15 + 1e6*0.60) / 1e6 * DefaultBatchShare},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			prices := p
+			if tc.model == "gpt-4o-mini" {
+				prices = DefaultPrices()
+			}
+			assert.InDelta(t, tc.want, prices.BatchCost(tc.model, 1e6, 1e6), 1e-12)
+		})
+	}
+}
+
 // TestLoadPricesOverTheDefaults: the file's entries replace or add to the
 // built-in table; its errors name the path.
 func TestLoadPricesOverTheDefaults(t *testing.T) {
@@ -139,5 +174,5 @@ func TestLoadPricesOverTheDefaults(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("judge-model:\n  input: 5\n  out: 10\n"), 0o600))
 	_, err = LoadPrices(bad)
-	assert.EqualError(t, err, bad+`:2:3: judge-model.input: unknown key "input": a price has in and out (US dollars per million tokens)`)
+	assert.EqualError(t, err, bad+`:2:3: judge-model.input: unknown key "input": a price has in and out (US dollars per million tokens), and may have batch (the share of it batch calls pay)`)
 }

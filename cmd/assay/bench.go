@@ -16,8 +16,9 @@ import (
 )
 
 type benchFlags struct {
-	job bench.Job
-	llm llmFlags
+	job   bench.Job
+	llm   llmFlags
+	batch bool
 }
 
 // benchLong is the help text of the command.
@@ -74,6 +75,16 @@ kept in the run folder's nats/) with N workers in this process; --cluster
 whose deliveries run out is recorded as undelivered (exit 3); --resume
 republishes what results.jsonl and the queue's replies lack.
 
+--batch sends the model calls through the server's batch endpoint
+(/v1/files and /v1/batches: OpenAI's, or a compatible server's) at the
+batch price (half the model's, or batch: SHARE in the --prices file). A
+judge's dependent calls take a round each: the calls of a round go out as
+one batch, polled until it is done ($ASSAY_BATCH_POLL, 5s by default, is
+the first wait; it doubles up to a minute), then the judges run again. The
+batches are kept in the run folder's batches.json: --resume picks up a
+batch in flight instead of paying for it again. The calls a failed or
+expired batch did not answer are sent directly.
+
 Exit codes are judge's: 1 below a --min floor, a failed --gate or an alert;
 3 when more judgements defaulted than --max-default-rate allows, a budget
 stopped calls, or the run was interrupted (resume it).`
@@ -105,6 +116,7 @@ func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	registerChecker(fl, &f.llm)
 	registerJudges(fl, &f.llm)
 	registerQueue(fl, &f.job.Queue)
+	fl.BoolVar(&f.batch, "batch", false, "send the model calls through the server's batch endpoint (/v1/batches) at the batch price, in rounds, polling until each batch is done")
 	fl.BoolVarP(&f.job.Quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringArrayVar(&f.job.Gates, "gate", nil, "exit 1 unless 'METRIC.STAT OP NUMBER' holds (STAT: mean, min, max, median, p10, pass_rate, defaulted, defaulted_rate; OP: >=, >, <=, <); repeatable")
 	fl.StringVar(&f.job.JUnit, "junit", "", "also write the gates and the samples as JUnit XML to FILE, for CI")
@@ -122,6 +134,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, file string) error {
 	job := f.job
 	job.Data, job.Stdin, job.Env, job.Registry = file, cmd.InOrStdin(), f.llm.env, reg
 	job.Judging = f.llm.judging()
+	job.Judging.LLM.Batch = f.batch
 	job.Log, job.Command, job.Version = cmd.ErrOrStderr(), os.Args, version(debug.ReadBuildInfo())
 	out, err := bench.Execute(cmd.Context(), job)
 	if err != nil {

@@ -144,8 +144,13 @@ type Server struct {
 	queue      []Reply
 	embedQueue []Reply
 	requests   []openai.ChatCompletionRequest
-	raw        [][]byte
-	embeds     [][]string
+	// The batch API's files, batches and counts (batch.go).
+	files       map[string][]byte
+	batches     []*batchState
+	batchCounts BatchCounts
+	autoBatches bool
+	raw         [][]byte
+	embeds      [][]string
 }
 
 // New starts a Server, closed when t's test ends.
@@ -165,6 +170,10 @@ func Start(opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/embeddings", s.embed)
+	mux.HandleFunc("POST /v1/files", s.uploadFile)
+	mux.HandleFunc("GET /v1/files/{id}/content", s.fileContent)
+	mux.HandleFunc("POST /v1/batches", s.createBatch)
+	mux.HandleFunc("GET /v1/batches/{id}", s.retrieveBatch)
 	s.mux = mux
 	s.srv = httptest.NewServer(mux)
 	s.url = s.srv.URL
@@ -338,19 +347,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		s.requests = append(s.requests, req)
 		s.raw = append(s.raw, body)
 	}
-	var reply Reply
-	var ok bool
-	if len(s.queue) > 0 {
-		reply, s.queue, ok = s.queue[0], s.queue[1:], true
-	}
 	s.mu.Unlock()
-	if !ok {
-		if s.fn != nil {
-			reply = s.fn(req)
-		} else {
-			reply = s.def
-		}
-	}
+	reply := s.next(req)
 	if !s.prelude(w, r, reply) || !s.held(r) {
 		return
 	}
@@ -360,6 +358,28 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(bulkBody(reply.Bulk))
 		return
 	}
+	writeJSON(w, http.StatusOK, completion(req, reply))
+}
+
+// next is the reply to req: the queue's next, else the Func's, else the
+// default.
+func (s *Server) next(req openai.ChatCompletionRequest) Reply {
+	s.mu.Lock()
+	if len(s.queue) > 0 {
+		var reply Reply
+		reply, s.queue = s.queue[0], s.queue[1:]
+		s.mu.Unlock()
+		return reply
+	}
+	s.mu.Unlock()
+	if s.fn != nil {
+		return s.fn(req)
+	}
+	return s.def
+}
+
+// completion is the chat completion that answers req with reply.
+func completion(req openai.ChatCompletionRequest, reply Reply) chatResponse {
 	resp := chatResponse{
 		ID: "chatcmpl-llmtest", Object: "chat.completion", Created: 1700000000, Model: req.Model,
 		Choices: []choice{},
@@ -388,7 +408,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		resp.Choices = append(resp.Choices, c)
 	}
-	writeJSON(w, http.StatusOK, resp)
+	return resp
 }
 
 func (s *Server) embed(w http.ResponseWriter, r *http.Request) {

@@ -57,6 +57,12 @@ type Config struct {
 	// MaxRetryTime bounds the retries of one call (--max-retry-time), and
 	// CallTimeout one attempt (--call-timeout); both must be positive.
 	MaxRetryTime, CallTimeout time.Duration
+	// Batch sends the chat calls through the backend's batch endpoint
+	// (--batch; llm.Batch), polled as BatchPolicy says: the backend must
+	// have one (llm.BatchAPI: an OpenAI-compatible server), and the
+	// caller runs the batches' rounds.
+	Batch       bool
+	BatchPolicy llm.BatchPolicy
 	// Notices receives, a line each, what the client reports that the
 	// user must know while a run goes on: a rate limit that starts
 	// holding calls back, the first cache error, a corrupt cache set
@@ -94,12 +100,21 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--llm: %w", err)
 	}
+	var batch *llm.Batch
+	if cfg.Batch {
+		api, ok := b.(llm.BatchAPI)
+		if !ok {
+			return nil, nil, fmt.Errorf("--batch: %s has no batch endpoint; batches go to an OpenAI-compatible server (--llm openai:MODEL, $OPENAI_BASE_URL)", b.Name())
+		}
+		batch = llm.NewBatch(api, cfg.BatchPolicy)
+	}
 	b = telemetry.Backend(b) // a span per request, a no-op while tracing is off
 	lc := llm.Config{
 		Backend: b, Concurrency: cfg.Concurrency, RPM: cfg.RPM, TPM: cfg.TPM, MaxCostUSD: cfg.MaxCostUSD, Budget: cfg.Budget,
 		Counter:     llm.TokenizerFor(backend.ModelName(b.Name())),
 		Retry:       llm.RetryPolicy{MaxElapsed: cfg.MaxRetryTime},
 		CallTimeout: cfg.CallTimeout,
+		Batch:       batch,
 	}
 	if cfg.PricesFile != "" {
 		if lc.Prices, err = llm.LoadPrices(cfg.PricesFile); err != nil {

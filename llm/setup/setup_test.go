@@ -45,6 +45,10 @@ func TestOpenRefusesBadSettings(t *testing.T) {
 		"ASSAY_LLM is read": {env: map[string]string{"ASSAY_LLM": "nope"},
 			want: `--llm: unknown backend "nope" in "nope": want one of offline, openai, ollama, vllm, llamacpp, lmstudio, langchain`},
 		"a missing prices file": {change: func(c *setup.Config) { c.PricesFile = filepath.Join(dir, "none.yaml") }, want: "--prices: open " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},
+		"a batch on the offline backend": {
+			change: func(c *setup.Config) { c.Spec, c.Batch = "offline", true },
+			want:   "--batch: offline has no batch endpoint; batches go to an OpenAI-compatible server (--llm openai:MODEL, $OPENAI_BASE_URL)",
+		},
 		"a budget without a price": {
 			change: func(c *setup.Config) { c.Spec, c.MaxCostUSD = "vllm:my-model", 1 },
 			want:   "--max-cost: model my-model is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({my-model: {in: 0.15, out: 0.6}})",
@@ -72,6 +76,26 @@ func TestOpenRefusesBadSettings(t *testing.T) {
 		require.Error(t, err)
 		assert.True(t, strings.HasPrefix(err.Error(), "--prices: "), err.Error())
 	})
+}
+
+// TestOpenBatchesOnAnOpenAICompatibleServer: --batch gives the client a
+// batch whose calls go to the server's batch endpoint.
+func TestOpenBatchesOnAnOpenAICompatibleServer(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t)
+	cfg := setup.DefaultConfig()
+	cfg.Spec, cfg.Batch, cfg.NoCache = "vllm:judge", true, true
+	c, closer, err := setup.Open(cfg, envOf(map[string]string{"OPENAI_BASE_URL": srv.URL()}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = closer.Close() })
+	require.NotNil(t, c.Batch())
+	_, err = c.Chat(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}})
+	require.ErrorIs(t, err, llm.ErrBatchPending)
+	st, err := c.Batch().Submit(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, "batch_1", st.ID)
+	assert.Zero(t, srv.Calls())
+	assert.Equal(t, 1, srv.BatchCounts().Created)
 }
 
 // TestOpenBuildsTheCommandsClient: the client the command line builds,
@@ -256,6 +280,6 @@ func TestOpenRefusesATypoInThePrices(t *testing.T) {
 	assert.Equal(t, prices, ie.File)
 	assert.Equal(t, 2, ie.Line)
 	assert.Equal(t, "judge-model.input", ie.Field)
-	assert.Equal(t, "--prices: "+prices+`:2:3: judge-model.input: unknown key "input": a price has in and out (US dollars per million tokens)`, err.Error())
+	assert.Equal(t, "--prices: "+prices+`:2:3: judge-model.input: unknown key "input": a price has in and out (US dollars per million tokens), and may have batch (the share of it batch calls pay)`, err.Error())
 	assert.Equal(t, 0, srv.Calls())
 }

@@ -11,6 +11,12 @@
 //
 //	go run ./internal/llmtest/fakellm -fault 401 &
 //
+// It serves the batch API too (/v1/files, /v1/batches), each batch moving
+// a step (validating, in_progress, finalizing, completed) each time it is
+// retrieved, for `assay bench --batch`:
+//
+//	ASSAY_BATCH_POLL=100ms OPENAI_BASE_URL=http://127.0.0.1:8089/v1 assay bench --batch --llm openai:fake ...
+//
 // With -mix it misbehaves on a share of the calls, drawn at random (the
 // same draws for the same -seed), as a flaky server does; on SIGINT or
 // SIGTERM it prints how many calls got each fault (scripts/soak.sh):
@@ -68,7 +74,7 @@ func main() {
 		opt = llmtest.Func(mixer.Reply)
 		how = "faults " + *mix + " (seed " + fmt.Sprint(*seed) + ")"
 	}
-	opts := []llmtest.Option{opt, llmtest.Latency(*latency), llmtest.Quiet()}
+	opts := []llmtest.Option{opt, llmtest.Latency(*latency), llmtest.Quiet(), llmtest.AutoBatches()}
 	switch {
 	case *rate < 0 || *burst < 1:
 		fail(2, "-rate must be 0 or more and -burst at least 1")

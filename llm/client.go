@@ -457,7 +457,6 @@ func (c *Client) cached(ctx context.Context, key, tag string, count bool) (Respo
 	return r, true
 }
 
-
 // fromBatch answers the call of key from the batch b, or ErrBatchPending
 // with the call recorded for the next batch and counted on ctx's
 // Pending; ok is false for a call no batch answered, which goes the

@@ -113,7 +113,6 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return sqlitedb.Exec(ctx, db, `CREATE INDEX IF NOT EXISTS trace_scores_by_judged ON trace_scores (judged)`)
 }
 
-
 // journal writes the traces in one transaction, each unless its trace id
 // is there already, and returns which were new. Committed (and synced)
 // when it returns nil.

@@ -492,7 +492,8 @@ type WorkerJob struct {
 	// Registry holds the metrics the runs may name (--judges included);
 	// nil is the built-in ones.
 	Registry *metric.Registry
-	// Concurrency is how many tasks the worker does at once; 0 is
+	// Concurrency is how many tasks the worker does at once, of runs
+	// and as many of a service's (queue.Items); 0 is
 	// judging.TasksPerCall x the client's concurrency.
 	Concurrency int
 	// EndpointLimit caps the tasks in flight against the worker's model

@@ -94,3 +94,32 @@ func PutItemRun(ctx context.Context, conn *queue.Conn, run RunConfig) error {
 	}
 	return conn.PutSpec(ctx, run.RunID, spec)
 }
+
+// WaitingItem is an item published and not judged yet (waiting, or being
+// judged): its reply key and its tag.
+type WaitingItem struct {
+	Key string
+	Tag json.RawMessage
+}
+
+// WaitingItems are the items on conn's stream whose reply keys match
+// filter (a subject filter over keys), not judged yet. Read them before
+// the replies, and an item judged meanwhile is in one or the other.
+func WaitingItems(ctx context.Context, conn *queue.Conn, filter string) ([]WaitingItem, error) {
+	ws, err := conn.WaitingItems(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WaitingItem, 0, len(ws))
+	for _, w := range ws {
+		if !IsItemRun(w.Run) {
+			continue
+		}
+		var b taskBody
+		if err := json.Unmarshal(w.Body, &b); err != nil {
+			return nil, fmt.Errorf("item %s: its task does not read: %w", w.ID, err)
+		}
+		out = append(out, WaitingItem{Key: w.Key, Tag: b.Tag})
+	}
+	return out, nil
+}

@@ -22,9 +22,11 @@ import (
 // newMonitor builds the live monitor of cfg: its baseline (a stored run's
 // means, or each metric's first full window), its window, its stall time
 // (two call timeouts unless set), its sink (the store's alert_events) and
-// its webhook.
-func newMonitor(cfg Config, runs *bench.Store, st *store, callTimeout time.Duration) (*live.Monitor, error) {
+// its webhook, and with a shared queue its claims (each event delivered by
+// one replica).
+func newMonitor(cfg Config, runs *bench.Store, st *store, callTimeout time.Duration, claim live.Claimer) (*live.Monitor, error) {
 	lc := live.Config{
+		Claim:      claim,
 		Window:     cfg.AlertWindow,
 		Metrics:    cfg.TraceMetrics,
 		StallAfter: cfg.StallAfter,
@@ -144,9 +146,12 @@ type AlertsResponse struct {
 	// Stalled are the metrics whose judge seems to have stopped
 	// answering.
 	Stalled []string `json:"stalled"`
-	// Store and Webhook count what became of the events sent to each.
+	// Store and Webhook count what became of the events sent to each;
+	// Claims, with a shared queue, the events this replica claimed
+	// (delivered) and those another claimed (elsewhere).
 	Store   live.Delivery `json:"store"`
 	Webhook live.Delivery `json:"webhook"`
+	Claims  live.Delivery `json:"claims"`
 }
 
 // Limits of GET /v1/alerts?limit=N.
@@ -169,7 +174,7 @@ func (s *Server) getAlerts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := AlertsResponse{Open: snap.Open, Events: events, Stalled: []string{}, Store: snap.Sink, Webhook: snap.Webhook}
+	resp := AlertsResponse{Open: snap.Open, Events: events, Stalled: []string{}, Store: snap.Sink, Webhook: snap.Webhook, Claims: snap.Claims}
 	for _, m := range snap.Metrics {
 		if m.Stalled {
 			resp.Stalled = append(resp.Stalled, m.Metric)
@@ -204,7 +209,7 @@ func newLiveCollector(m *live.Monitor) *liveCollector {
 		judging: prometheus.NewDesc("assay_live_judging",
 			"Judgements of the metric under way.", metric, nil),
 		deliveries: prometheus.NewDesc("assay_alert_deliveries_total",
-			"Alert events sent to each target (store, webhook), by outcome: delivered, failed (retries spent or refused), dropped (pushed out of a full queue), abandoned (at shutdown).", []string{"target", "outcome"}, nil),
+			"Alert events sent to each target (store, webhook; claim, with a shared queue), by outcome: delivered (claimed by this replica, for claim), elsewhere (claimed by another replica), failed (retries spent or refused), dropped (pushed out of a full queue), abandoned (at shutdown).", []string{"target", "outcome"}, nil),
 		queued: prometheus.NewDesc("assay_alert_queued",
 			"Alert events waiting to be delivered, by target.", []string{"target"}, nil),
 	}
@@ -237,11 +242,15 @@ func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(c.stalled, map[bool]float64{false: 0, true: 1}[m.Stalled], m.Metric)
 		gauge(c.judging, float64(m.Judging), m.Metric)
 	}
-	for target, d := range map[string]live.Delivery{"store": snap.Sink, "webhook": snap.Webhook} {
+	for target, d := range map[string]live.Delivery{"store": snap.Sink, "webhook": snap.Webhook, "claim": snap.Claims} {
 		if !d.Enabled {
 			continue
 		}
-		for outcome, n := range map[string]int64{"delivered": d.Delivered, "failed": d.Failed, "dropped": d.Dropped, "abandoned": d.Abandoned} {
+		outcomes := map[string]int64{"delivered": d.Delivered, "failed": d.Failed, "dropped": d.Dropped, "abandoned": d.Abandoned}
+		if target == "claim" {
+			outcomes["elsewhere"] = d.Elsewhere
+		}
+		for outcome, n := range outcomes {
 			ch <- prometheus.MustNewConstMetric(c.deliveries, prometheus.CounterValue, float64(n), target, outcome)
 		}
 		ch <- prometheus.MustNewConstMetric(c.queued, prometheus.GaugeValue, float64(d.Queued), target)

@@ -48,8 +48,11 @@ type Config struct {
 	// request names none; empty is DefaultTraceMetrics.
 	TraceMetrics []string
 	// QueueSize is how many sampled traces may wait to be judged; a
-	// request that would pass it is refused with 429. 0 is 1024. Not used
-	// for new traces with Queue.
+	// request that would pass it is refused with 429. 0 is 1024. With
+	// Queue, it bounds the queue's stream of trace tasks instead (one per
+	// trace and metric, waiting or being judged, across every replica;
+	// the replica started last sets it), whose full stream refuses a
+	// request with 429 too.
 	QueueSize int
 	// Queue, when set, is a NATS server or cluster (nats://HOST:4222)
 	// whose JetStream queue the server shares with other replicas and
@@ -188,12 +191,19 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// ParseQueue reads --queue: a number is the size of the in-process trace
-// queue (QueueSize), a nats:// or tls:// URL the queue shared with other
-// replicas (Queue).
-func ParseQueue(v string) (size int, url string, err error) {
+// ParseQueue reads --queue and --queue-size (0 when not given): a
+// number is the size of the in-process trace queue (QueueSize), a nats://
+// or tls:// URL the queue shared with other replicas (Queue), whose
+// stream of trace tasks --queue-size bounds.
+func ParseQueue(v string, sharedSize int) (size int, url string, err error) {
 	if strings.Contains(v, "://") {
-		return 0, v, nil
+		if sharedSize < 0 {
+			return 0, "", eval.FlagError("--queue-size", "want a number of tasks >= 0 (0: %d), got %d", defaultQueue, sharedSize)
+		}
+		return sharedSize, v, nil
+	}
+	if sharedSize != 0 {
+		return 0, "", eval.FlagError("--queue-size", "bounds a shared queue (--queue nats://...); the in-process queue's size is --queue N")
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {

@@ -146,22 +146,31 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, errors.Join(err, st.Close(), j.Close())
 	}
-	mon, err := newMonitor(cfg, runStore, st, j.Session().Config().LLM.CallTimeout)
+	var shared *sharedTraces
+	var claim live.Claimer
+	if cfg.Queue != "" {
+		if shared, err = openShared(cfg); err != nil {
+			return nil, errors.Join(err, runStore.Close(), st.Close(), j.Close())
+		}
+		claim = live.ClaimFunc(shared.claim)
+	}
+	mon, err := newMonitor(cfg, runStore, st, j.Session().Config().LLM.CallTimeout, claim)
 	if err != nil {
+		if shared != nil {
+			shared.close()
+		}
 		return nil, errors.Join(err, runStore.Close(), st.Close(), j.Close())
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), judger: j, context: ctxProfile, store: st, runStore: runStore, live: mon,
-		inFlight: make(chan struct{}, cfg.MaxInFlight)}
+		inFlight: make(chan struct{}, cfg.MaxInFlight), shared: shared}
+	if shared != nil {
+		shared.s = s
+	}
 	if cfg.Workers == 0 {
 		s.cfg.Workers = j.Session().Limit()
 	}
 	s.queue = newTraceQueue(s, cfg.QueueSize)
-	if cfg.Queue != "" {
-		if s.shared, err = openShared(s, cfg); err != nil {
-			return nil, errors.Join(err, mon.Close(), runStore.Close(), st.Close(), j.Close())
-		}
-	}
-	s.metrics = newMetrics(func() float64 { return float64(s.queue.depth()) })
+	s.metrics = newMetrics(func() float64 { return float64(s.queueDepth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
 	s.metrics.reg.MustRegister(newLiveCollector(mon))
 	s.runs = newRunManager(s)
@@ -279,7 +288,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.queue.close(s.cfg.ShutdownTimeout)
 		if s.shared != nil {
-			s.shared.close()
+			s.shared.stop() // its connection stays for the claims of the events flushed below
 		}
 		s.runs.close()
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
@@ -290,6 +299,9 @@ func (s *Server) Close() error {
 		}
 		cancel()
 		s.closeErr = errors.Join(s.live.Close(), s.store.Close(), s.runStore.Close(), s.judger.Close())
+		if s.shared != nil {
+			s.shared.close()
+		}
 	})
 	return s.closeErr
 }
@@ -478,8 +490,18 @@ type HealthResponse struct {
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, HealthResponse{Status: "ok", Judge: s.judger.Session().Judge(), QueueDepth: s.queue.depth(), QueueSize: s.cfg.QueueSize})
+	writeJSON(w, http.StatusOK, HealthResponse{Status: "ok", Judge: s.judger.Session().Judge(), QueueDepth: s.queueDepth(), QueueSize: s.cfg.QueueSize})
 	return nil
+}
+
+// queueDepth is the sampled traces waiting or being judged here; with a
+// shared queue, plus the trace tasks its stream holds for every replica.
+func (s *Server) queueDepth() int {
+	n := s.queue.depth()
+	if s.shared != nil {
+		n += s.shared.depth()
+	}
+	return n
 }
 
 func (s *Server) metricsHandler() func(http.ResponseWriter, *http.Request) error {

@@ -7,11 +7,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -20,6 +23,7 @@ import (
 	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/live"
 )
 
 // sharedTraces is the traces' path when the server shares a NATS
@@ -35,7 +39,14 @@ import (
 // view (the summary and the dashboard's judgements) from that one
 // sequence: so the alert windows of all replicas hold the same scores in
 // the same order and agree, whichever replica a trace came through, and a
-// replica started later replays the sequence from the start.
+// replica started later replays the sequence from the start. The alert
+// events that sequence causes are the same on every replica too, and
+// each is delivered (stored, posted to the webhook) by the one replica
+// that claims it first (claim), never again by a replica that replays.
+//
+// The traces' tasks wait on the queue's bounded stream (queue.Items,
+// Config.QueueSize tasks across the replicas): a post past the bound is
+// refused, 429, and a trace sent and not judged yet is read from there.
 type sharedTraces struct {
 	s    *Server
 	nc   *nats.Conn
@@ -50,6 +61,9 @@ type sharedTraces struct {
 	rows    []sharedRow
 	recent  []dashboard.Judged // the last recentJudged, oldest first
 	applied int                // results applied
+
+	// depthSeen is the stream's depth at the last look that answered.
+	depthSeen atomic.Int64
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -74,21 +88,66 @@ type traceTag struct {
 	Answer   string         `json:"answer,omitempty"`
 }
 
-// openShared connects to the queue at cfg.Queue.
-func openShared(s *Server, cfg Config) (*sharedTraces, error) {
+// openShared connects to the queue at cfg.Queue and bounds its stream of
+// trace tasks at cfg.QueueSize; the server is set once made.
+func openShared(cfg Config) (*sharedTraces, error) {
 	nc, err := queue.Dial(cfg.Queue, cfg.QueueToken, "assay serve")
 	if err != nil {
 		return nil, fmt.Errorf("serve: --queue: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	conn, err := queue.Open(ctx, nc, queue.Options{})
+	conn, err := queue.Open(ctx, nc, queue.Options{MaxItems: int64(cfg.QueueSize)})
 	if err != nil {
 		nc.Close()
 		return nil, err
 	}
-	return &sharedTraces{s: s, nc: nc, conn: conn, runs: map[string]bench.RunConfig{}}, nil
+	return &sharedTraces{nc: nc, conn: conn, runs: map[string]bench.RunConfig{}}, nil
 }
+
+// depth is how many trace tasks the queue's stream holds, waiting or
+// being judged, for every replica: asked of the NATS server (within a
+// second; the last answer when it does not give one).
+func (q *sharedTraces) depth() int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if n, _, err := q.conn.ItemDepth(ctx); err == nil {
+		q.depthSeen.Store(n)
+	}
+	return int(q.depthSeen.Load())
+}
+
+// MetaResultSeq is the metadata field of a score read from a shared
+// queue (Config.Queue) that holds its result's sequence in the queue's
+// bucket: the same on every replica, it names the alert events the
+// result causes.
+const MetaResultSeq = "result_seq"
+
+// claim is the monitor's Claimer: an event caused by a shared result is
+// delivered by the replica that first stores its key (the result's
+// sequence, the event's kind and metric) in the queue's bucket, the
+// event as its value; one another replica stored already, or that this
+// replica replays after a restart, is not delivered again. An event of
+// this replica's own scores (/v1/judge, /v1/context-score) is its own.
+func (q *sharedTraces) claim(ctx context.Context, e live.Event) (bool, error) {
+	seq := e.Meta[MetaResultSeq]
+	if seq == "" {
+		return true, nil
+	}
+	metric := e.Metric
+	if !keySafe(metric) {
+		metric = "b" + base64.RawURLEncoding.EncodeToString([]byte(metric))
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return false, err
+	}
+	return q.conn.Claim(ctx, alertKeyPrefix+seq+"."+e.Kind+"."+metric, b)
+}
+
+// alertKeyPrefix begins the keys of claimed alert events in the queue's
+// bucket.
+const alertKeyPrefix = "alert."
 
 // start watches the results and records the tasks whose deliveries ran
 // out, until close.
@@ -103,11 +162,17 @@ func (q *sharedTraces) start() {
 	q.wg.Go(func() { q.watch(ctx) })
 }
 
-func (q *sharedTraces) close() {
+// stop stops watching the results (none is applied after it).
+func (q *sharedTraces) stop() {
 	if q.cancel != nil {
 		q.cancel()
 	}
 	q.wg.Wait()
+}
+
+// close stops and closes the connection.
+func (q *sharedTraces) close() {
+	q.stop()
 	q.nc.Close()
 }
 
@@ -212,6 +277,9 @@ func (q *sharedTraces) publish(ctx context.Context, items []traceItem) (dup []bo
 		}
 	}
 	tasks, err := bench.PublishItems(ctx, q.conn, run, out)
+	if errors.Is(err, queue.ErrFull) {
+		return nil, errQueueFull
+	}
 	if err != nil {
 		return nil, queueDown(err)
 	}
@@ -222,6 +290,10 @@ func (q *sharedTraces) publish(ctx context.Context, items []traceItem) (dup []bo
 	}
 	return dup, nil
 }
+
+// errQueueFull is a post some of whose tasks the queue's stream refused,
+// full: answered 429 and counted as shed.
+var errQueueFull = errors.New("the shared queue is full")
 
 // queueDown is a queue that did not store what it was given in time: 503,
 // to send again (what it stored is not judged twice).
@@ -243,7 +315,9 @@ func (q *sharedTraces) apply(e queue.Entry) {
 	if sc.Err != nil && !sc.Defaulted && !sc.Skipped {
 		s.metrics.judgements.WithLabelValues(metric, OutcomeError).Inc()
 	} else {
-		s.observe(sc, metaOf(tag.Metadata, "traces", id), e.Created)
+		meta := metaOf(tag.Metadata, "traces", id)
+		meta[MetaResultSeq] = strconv.FormatUint(e.Revision, 10)
+		s.observe(sc, meta, e.Created)
 	}
 	received := cmp.Or(tag.Received, e.Created)
 	row := sharedRow{day: day(received), metric: metric, outcome: resultOutcome(res), value: res.Value, cost: res.Usage.CostUSD, meta: tag.Metadata}
@@ -298,24 +372,38 @@ func resultOutcome(r bench.Result) string {
 	return OutcomeScored
 }
 
-// trace reads trace id's results from the bucket.
+// trace reads trace id's results from the bucket, and its tasks not
+// judged yet from the stream: those first, as a task leaves the stream
+// after its result is stored, so none is missed in between.
 func (q *sharedTraces) trace(ctx context.Context, id string) (*Trace, error) {
-	entries, err := q.conn.Entries(ctx, traceKeyPrefix+base64.RawURLEncoding.EncodeToString([]byte(id))+".*")
+	filter := traceKeyPrefix + base64.RawURLEncoding.EncodeToString([]byte(id)) + ".*"
+	waiting, err := bench.WaitingItems(ctx, q.conn, filter)
 	if err != nil {
 		return nil, err
 	}
-	if len(entries) == 0 {
+	entries, err := q.conn.Entries(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 && len(waiting) == 0 {
 		return nil, errNoTrace
 	}
 	t := &Trace{TraceID: id, Scores: []TraceScore{}}
 	have := map[string]bool{}
+	for _, w := range waiting {
+		var tag traceTag
+		if json.Unmarshal(w.Tag, &tag) == nil && !tag.Received.IsZero() {
+			t.Received, t.Day, t.Metrics, t.Metadata = tag.Received.UTC().Format(storeTime), day(tag.Received), tag.Metrics, tag.Metadata
+			break
+		}
+	}
 	for _, e := range entries {
 		_, metric, ok := parseTraceKey(e.Key)
 		if !ok {
 			continue
 		}
 		tag, res := readTraceResult(e, id, metric)
-		if t.Received == "" && !tag.Received.IsZero() {
+		if t.Received == "" && !tag.Received.IsZero() { // every task of a trace has its tag
 			t.Received, t.Day, t.Metrics, t.Metadata = tag.Received.UTC().Format(storeTime), day(tag.Received), tag.Metrics, tag.Metadata
 		}
 		have[metric] = true

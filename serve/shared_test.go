@@ -129,9 +129,19 @@ type replica struct {
 }
 
 func newReplica(t *testing.T, url string, m *markedModel) *replica {
-	dir := t.TempDir()
-	s, err := New(Config{Queue: url, DataDir: dir, Store: filepath.Join(dir, "runs.db"), Judging: sharedJudging(), Env: m.env,
-		AlertWindow: 10, ShutdownTimeout: 10 * time.Second})
+	return newReplicaOf(t, Config{Queue: url, Env: m.env})
+}
+
+// newReplicaOf is a replica of cfg (its Queue and Env set), in a data
+// folder of its own unless cfg names one, with the workers' judges and an
+// alert window of 10.
+func newReplicaOf(t *testing.T, cfg Config) *replica {
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	cfg.Store = filepath.Join(cfg.DataDir, "runs.db")
+	cfg.Judging, cfg.AlertWindow, cfg.ShutdownTimeout = sharedJudging(), 10, 10*time.Second
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.Start(t.Context()))
 	r := &replica{Server: s, ts: httptest.NewServer(s.Handler())}
@@ -153,12 +163,12 @@ func (r *replica) kill() {
 
 // startWorkers runs n `assay worker` loops (bench.Work) on the queue at
 // url until the test ends.
-func startWorkers(t *testing.T, url string, m *markedModel, n int) {
+func startWorkers(t *testing.T, url string, env func(string) string, n int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			err := bench.Work(ctx, bench.WorkerJob{URL: url, Judging: sharedJudging(), Env: m.env, Concurrency: 4})
+			err := bench.Work(ctx, bench.WorkerJob{URL: url, Judging: sharedJudging(), Env: env, Concurrency: 4})
 			if err != nil && ctx.Err() == nil {
 				t.Errorf("worker: %v", err)
 			}
@@ -223,7 +233,7 @@ func TestReplicasShareOneQueue(t *testing.T) {
 	per := callsPerTrace(t, m)
 	url := natsFor(t)
 	a, b := newReplica(t, url, m), newReplica(t, url, m)
-	startWorkers(t, url, m, 2)
+	startWorkers(t, url, m.env, 2)
 
 	const n = 24
 	var ids []string
@@ -314,7 +324,7 @@ func TestAKilledReplicaLosesNoAcceptedTrace(t *testing.T) {
 	per := callsPerTrace(t, m)
 	url := natsFor(t)
 	a, b := newReplica(t, url, m), newReplica(t, url, m)
-	startWorkers(t, url, m, 2)
+	startWorkers(t, url, m.env, 2)
 
 	const n, posters, killAfter = 60, 4, 12
 	var mu sync.Mutex

@@ -62,7 +62,8 @@ type TracesResponse struct {
 	// (with a shared queue: that its server had, posted within the hour).
 	Duplicates int `json:"duplicates"`
 	// QueueDepth is the sampled traces waiting or being judged now (by
-	// this server: 0 with a shared queue, whose workers judge them).
+	// this server: 0 with a shared queue, whose workers judge them;
+	// /healthz gives that queue's depth).
 	QueueDepth int `json:"queue_depth"`
 }
 
@@ -273,6 +274,7 @@ func metaOf(md map[string]any, source, traceID string) map[string]string {
 		}
 	}
 	out["source"] = source
+	delete(out, MetaResultSeq) // the server's, for a shared result
 	if traceID != "" {
 		out["trace_id"] = traceID
 	}
@@ -360,9 +362,23 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 }
 
 // postShared answers sampled traces with a shared queue: 202 once the
-// queue stored every one.
+// queue stored every one; 429, counted, when its stream is full.
 func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []traceItem, resp TracesResponse) error {
+	tasks := 0
+	for _, it := range items {
+		tasks += len(it.metrics)
+	}
+	if tasks > s.cfg.QueueSize {
+		return &httpError{status: http.StatusRequestEntityTooLarge, body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request, %d tasks (one per trace and metric): the shared queue holds %d; send fewer at a time", len(items), tasks, s.cfg.QueueSize), Field: "traces"}}
+	}
 	dup, err := s.shared.publish(r.Context(), items)
+	if errors.Is(err, errQueueFull) {
+		s.metrics.shed.WithLabelValues(routeTraces, ShedQueueFull).Inc()
+		s.metrics.traces.WithLabelValues("shed").Add(float64(resp.Received))
+		w.Header().Set("Retry-After", "1")
+		return &httpError{status: http.StatusTooManyRequests, body: ErrorBody{Error: fmt.Sprintf(
+			"the shared trace queue is full (%d tasks waiting or being judged): send this request again later (what the queue kept of it is not judged twice)", s.cfg.QueueSize)}}
+	}
 	if err != nil {
 		return err
 	}
@@ -404,7 +420,7 @@ func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, errNoTrace) {
 		where := "in the journal (not sent, or not sampled)"
 		if s.shared != nil {
-			where = "judged in the queue (not sent, not sampled, or not judged yet)"
+			where = "in the shared queue (not sent, or not sampled)"
 		}
 		return &httpError{status: http.StatusNotFound, body: ErrorBody{Error: fmt.Sprintf("no trace %q %s", r.PathValue("id"), where)}}
 	}

@@ -9,6 +9,11 @@
 // of what makes it that task, so a task published twice within
 // Options.Duplicates is stored once, and a task delivered twice is
 // replied to once: the second worker finds the reply and only acks.
+//
+// A task that names its reply's key (a service's: Outgoing.Key) goes on a
+// stream of its own, Items, which Options.MaxItems bounds: a publish past
+// the bound is refused (ErrFull) rather than kept, so a service can shed
+// load, while a run's tasks, on Stream, are never refused.
 package queue
 
 import (
@@ -17,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -29,9 +35,13 @@ import (
 
 // The names a queue uses on its NATS server.
 const (
-	// Stream is the work-queue stream of tasks, on subjects
+	// Stream is the work-queue stream of runs' tasks, on subjects
 	// assay.task.RUN.
 	Stream = "ASSAY_TASKS"
+	// Items is the work-queue stream of tasks that name their reply's
+	// key (a service's), on subjects assay.item.RUN.KEY, bounded by
+	// Options.MaxItems.
+	Items = "ASSAY_ITEMS"
 	// Advisories is the stream that keeps the server's advisories of
 	// tasks whose deliveries ran out, so a coordinator that was down when
 	// one was sent still records its pair as undelivered.
@@ -47,6 +57,7 @@ const (
 	HeaderKey = "Assay-Key"
 
 	subjectPrefix = "assay.task."
+	itemPrefix    = "assay.item."
 	// maxDeliveries is the subject prefix of the server's advisories of
 	// messages whose deliveries ran out.
 	maxDeliveries = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES"
@@ -60,7 +71,17 @@ type Options struct {
 	// MaxAge drops tasks and advisories no one took for this long; 0 is
 	// 7 days.
 	MaxAge time.Duration
+	// MaxItems bounds the keyed tasks (Items) waiting or being done, on
+	// every client of the server: a publish past it is refused, ErrFull.
+	// The publisher of such tasks (a service) sets it; 0 leaves the bound
+	// a server has as it is (a worker's or a coordinator's Open) and
+	// makes a new stream unbounded.
+	MaxItems int64
 }
+
+// ErrFull is a keyed task refused because Items holds Options.MaxItems
+// tasks already.
+var ErrFull = errors.New("queue: the items stream is full")
 
 // Conn is a connection to a queue's streams and bucket.
 type Conn struct {
@@ -111,8 +132,11 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 		}); err != nil {
 			return fmt.Errorf("stream %s: %w", Stream, err)
 		}
+		if err := openItems(ctx, js, o); err != nil {
+			return fmt.Errorf("stream %s: %w", Items, err)
+		}
 		adv, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name: Advisories, Subjects: []string{maxDeliveries + "." + Stream + ".*"},
+			Name: Advisories, Subjects: []string{maxDeliveries + "." + Stream + ".*", maxDeliveries + "." + Items + ".*"},
 			Storage: jetstream.FileStorage, MaxAge: o.MaxAge,
 		})
 		if err != nil {
@@ -129,6 +153,27 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
 	return c, nil
+}
+
+// openItems makes Items, bounded as o says, or leaves it as it is when o
+// sets no bound.
+func openItems(ctx context.Context, js jetstream.JetStream, o Options) error {
+	cfg := jetstream.StreamConfig{
+		Name: Items, Subjects: []string{itemPrefix + ">"}, Retention: jetstream.WorkQueuePolicy,
+		Storage: jetstream.FileStorage, Duplicates: o.Duplicates, MaxAge: o.MaxAge, MaxMsgs: -1,
+	}
+	if o.MaxItems > 0 {
+		cfg.MaxMsgs, cfg.Discard = o.MaxItems, jetstream.DiscardNew
+		_, err := js.CreateOrUpdateStream(ctx, cfg)
+		return err
+	}
+	_, err := js.Stream(ctx, Items)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		if _, err = js.CreateStream(ctx, cfg); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			err = nil // another client made it meanwhile
+		}
+	}
+	return err
 }
 
 // Reply is what a task came to: its results (the caller's JSON), or that
@@ -380,18 +425,23 @@ func (c *Conn) Publish(ctx context.Context, run string, ids []string, bodies [][
 // Outgoing is a task to publish: its run (the subject, and the
 // specification a worker judges it by), its id (the message id that
 // drops a second publish of it), the key of its reply when not
-// r.RUN.TASK, and its body.
+// r.RUN.TASK (such a task goes on Items, its key in its subject), and its
+// body.
 type Outgoing struct {
 	Run, ID, Key string
 	Body         []byte
 }
 
-// PublishTasks puts the tasks on the stream and returns once the server
-// has stored each (or ctx is done: then some may be stored, and a second
-// publish of them is dropped). dup[i] says the server had ts[i] already
-// (published again within Options.Duplicates).
+// PublishTasks puts the tasks on their streams and returns once the
+// server has stored each (or ctx is done: then some may be stored, and a
+// second publish of them is dropped). dup[i] says the server had ts[i]
+// already (published again within Options.Duplicates). A keyed task
+// refused because Items is full is not published again: the error then
+// wraps ErrFull, and the others are stored (a second publish of them is
+// dropped).
 func (c *Conn) PublishTasks(ctx context.Context, ts []Outgoing) (dup []bool, err error) {
 	dup = make([]bool, len(ts))
+	full := 0
 	futures := make([]jetstream.PubAckFuture, len(ts))
 	for i, t := range ts {
 		f, err := c.js.PublishMsgAsync(t.msg(), jetstream.WithMsgID(t.ID))
@@ -408,7 +458,11 @@ func (c *Conn) PublishTasks(ctx context.Context, ts []Outgoing) (dup []bool, err
 				dup[i] = ack.Duplicate
 				continue
 			case perr := <-f.Err():
-				_ = perr // published again below
+				if isFull(perr) {
+					full++
+					continue
+				}
+				// published again below
 			case <-ctx.Done():
 				return dup, ctx.Err()
 			}
@@ -416,20 +470,114 @@ func (c *Conn) PublishTasks(ctx context.Context, ts []Outgoing) (dup []bool, err
 		// Not stored (the server restarting, say): again, until it is.
 		err := retry(ctx, func() error {
 			ack, err := c.js.PublishMsg(ctx, ts[i].msg(), jetstream.WithMsgID(ts[i].ID))
+			if isFull(err) {
+				return backoff.Permanent(err)
+			}
 			if err == nil {
 				dup[i] = ack.Duplicate
 			}
 			return err
 		})
+		if isFull(err) {
+			full++
+			continue
+		}
 		if err != nil {
 			return dup, fmt.Errorf("queue: publishing task %s of run %s: %w", ts[i].ID, ts[i].Run, err)
 		}
 	}
+	if full > 0 {
+		return dup, fmt.Errorf("%w: %d of %d tasks refused", ErrFull, full, len(ts))
+	}
 	return dup, nil
 }
 
+// errStoreFailed is the JetStream error code of a message a stream did
+// not store; its description says why.
+const errStoreFailed jetstream.ErrorCode = 10077
+
+// isFull reports whether err is a stream refusing a message for its
+// bound (discard new).
+func isFull(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == errStoreFailed &&
+		(strings.Contains(api.Description, "maximum messages") || strings.Contains(api.Description, "maximum bytes"))
+}
+
+// ItemDepth is how many keyed tasks Items holds (waiting or being done:
+// a task leaves the stream once its reply is stored), and its bound (0
+// when it has none).
+func (c *Conn) ItemDepth(ctx context.Context) (depth, bound int64, err error) {
+	st, err := c.js.Stream(ctx, Items)
+	if err != nil {
+		return 0, 0, fmt.Errorf("queue: stream %s: %w", Items, err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("queue: stream %s: %w", Items, err)
+	}
+	return int64(info.State.Msgs), max(info.Config.MaxMsgs, 0), nil
+}
+
+// Waiting is a keyed task not replied to yet: waiting, or being done.
+type Waiting struct {
+	Run, ID, Key string
+	Body         []byte
+}
+
+// WaitingItems are the keyed tasks on Items, waiting or being done, whose
+// reply keys match filter (a subject filter over keys: t.ABC.* say). A
+// task replied to leaves the stream after its reply is stored, so a
+// caller that reads these first and then the replies misses none.
+func (c *Conn) WaitingItems(ctx context.Context, filter string) ([]Waiting, error) {
+	st, err := c.js.Stream(ctx, Items)
+	if err != nil {
+		return nil, fmt.Errorf("queue: stream %s: %w", Items, err)
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(itemPrefix+"*."+filter))
+	if err != nil {
+		return nil, fmt.Errorf("queue: stream %s: %w", Items, err)
+	}
+	var out []Waiting
+	for _, subj := range slices.Sorted(maps.Keys(info.State.Subjects)) {
+		m, err := st.GetLastMsgForSubject(ctx, subj)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // replied to meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("queue: stream %s: %w", Items, err)
+		}
+		run, key, _ := parseSubject(subj)
+		out = append(out, Waiting{Run: run, ID: m.Header.Get(HeaderTask), Key: cmp.Or(m.Header.Get(HeaderKey), key), Body: m.Data})
+	}
+	return out, nil
+}
+
+// Claim stores value under key in Bucket unless a value is there
+// already, and reports whether this call stored it: of several clients
+// that claim one key, exactly one is told true (the one to act, once).
+func (c *Conn) Claim(ctx context.Context, key string, value []byte) (mine bool, err error) {
+	err = retry(ctx, func() error {
+		_, err := c.kv.Create(ctx, key, value)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyExists):
+			mine = false
+		case err != nil:
+			return err
+		default:
+			mine = true
+		}
+		return nil
+	})
+	return mine, err
+}
+
 func (t Outgoing) msg() *nats.Msg {
-	m := nats.NewMsg(subjectPrefix + t.Run)
+	subj := subjectPrefix + t.Run
+	if t.Key != "" {
+		subj = itemPrefix + t.Run + "." + t.Key
+	}
+	m := nats.NewMsg(subj)
 	m.Header.Set(HeaderTask, t.ID)
 	if t.Key != "" {
 		m.Header.Set(HeaderKey, t.Key)
@@ -477,21 +625,25 @@ func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) b
 			return fmt.Errorf("queue: reading %s: %w", Advisories, err)
 		}
 		var a struct {
+			Stream     string `json:"stream"`
 			StreamSeq  uint64 `json:"stream_seq"`
 			Deliveries int    `json:"deliveries"`
 		}
-		if json.Unmarshal(m.Data(), &a) != nil {
+		if json.Unmarshal(m.Data(), &a) != nil || (a.Stream != Stream && a.Stream != Items) {
 			continue
 		}
-		st, err := c.js.Stream(ctx, Stream)
+		st, err := c.js.Stream(ctx, a.Stream)
 		if err != nil {
 			continue
 		}
 		tm, err := st.GetMsg(ctx, a.StreamSeq)
-		if err != nil || !strings.HasPrefix(tm.Subject, subjectPrefix) || !match(strings.TrimPrefix(tm.Subject, subjectPrefix)) {
-			continue // another run's, or recorded and taken off already
+		if err != nil {
+			continue // recorded and taken off already
 		}
-		run := strings.TrimPrefix(tm.Subject, subjectPrefix)
+		run, _, ok := parseSubject(tm.Subject)
+		if !ok || !match(run) {
+			continue // another run's
+		}
 		r := Reply{Task: tm.Header.Get(HeaderTask), Undelivered: a.Deliveries,
 			Err: fmt.Sprintf("its %d deliveries to workers ran out without a reply", a.Deliveries)}
 		if _, err := c.put(ctx, replyKey(run, r.Task, tm.Header.Get(HeaderKey)), r); err != nil {
@@ -502,6 +654,17 @@ func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) b
 		}
 		_ = st.DeleteMsg(ctx, a.StreamSeq) // gone already is as good
 	}
+}
+
+// parseSubject reads a task's subject: its run, and the key of its reply
+// when it names one (a task on Items).
+func parseSubject(subj string) (run, key string, ok bool) {
+	if rest, isItem := strings.CutPrefix(subj, itemPrefix); isItem {
+		run, key, ok = strings.Cut(rest, ".")
+		return run, key, ok && run != "" && key != ""
+	}
+	run, ok = strings.CutPrefix(subj, subjectPrefix)
+	return run, "", ok && run != "" && !strings.Contains(run, ".")
 }
 
 // retry runs op until it succeeds, returns a backoff.Permanent error, or

@@ -285,3 +285,123 @@ func TestKeyedTasks(t *testing.T) {
 	}
 	require.Equal(t, append(order, "k.three"), keys, "in revision order, as the watcher saw them")
 }
+
+// Keyed tasks wait on a stream bounded by MaxItems: a publish past the
+// bound is refused, ErrFull, the tasks before it stored; a client that
+// opens the queue without a bound (a worker) leaves it as it is; runs'
+// tasks are not bounded by it. The tasks waiting are read back by key
+// until their replies are stored, and the stream's room comes back.
+func TestItemsBounded(t *testing.T) {
+	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	nc, err := srv.Connect("service")
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	ctx := t.Context()
+	c, err := queue.Open(ctx, nc, queue.Options{MaxItems: 3})
+	require.NoError(t, err)
+	wnc, err := srv.Connect("worker")
+	require.NoError(t, err)
+	t.Cleanup(wnc.Close)
+	w, err := queue.Open(ctx, wnc, queue.Options{})
+	require.NoError(t, err)
+
+	task := func(id string) queue.Outgoing {
+		return queue.Outgoing{Run: "svc", ID: id, Key: "k." + id + ".m", Body: []byte(id)}
+	}
+	dup, err := c.PublishTasks(ctx, []queue.Outgoing{task("a"), task("b")})
+	require.NoError(t, err)
+	require.Equal(t, []bool{false, false}, dup)
+	dup, err = c.PublishTasks(ctx, []queue.Outgoing{task("c"), task("d")})
+	require.ErrorIs(t, err, queue.ErrFull)
+	require.ErrorContains(t, err, "1 of 2 tasks refused")
+	require.Equal(t, []bool{false, false}, dup)
+	depth, bound, err := w.ItemDepth(ctx)
+	require.NoError(t, err)
+	require.Equal(t, [2]int64{3, 3}, [2]int64{depth, bound})
+	// Runs' tasks are another stream's.
+	require.NoError(t, c.Publish(ctx, "run1", []string{"x", "y", "z", "zz"}, [][]byte{{1}, {2}, {3}, {4}}))
+	require.Equal(t, uint64(4), streamMsgs(t, js(t, srv)))
+
+	waiting, err := w.WaitingItems(ctx, "k.*.m")
+	require.NoError(t, err)
+	require.Equal(t, []queue.Waiting{
+		{Run: "svc", ID: "a", Key: "k.a.m", Body: []byte("a")},
+		{Run: "svc", ID: "b", Key: "k.b.m", Body: []byte("b")},
+		{Run: "svc", ID: "c", Key: "k.c.m", Body: []byte("c")},
+	}, waiting)
+	waiting, err = w.WaitingItems(ctx, "k.b.*")
+	require.NoError(t, err)
+	require.Len(t, waiting, 1)
+
+	replies, err := w.WatchKeys(ctx, "k.>")
+	require.NoError(t, err)
+	work(t, w, queue.WorkerConfig{Endpoint: "e", Concurrency: 2, AckWait: 5 * time.Second, Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
+		return []byte(`"` + task.Key + `"`), nil
+	}})
+	done := map[string]bool{}
+	for len(done) < 3 {
+		select {
+		case e := <-replies:
+			done[e.Key] = true
+		case <-time.After(30 * time.Second):
+			t.Fatal("no reply within 30s")
+		}
+	}
+	require.Eventually(t, func() bool {
+		depth, _, err := c.ItemDepth(ctx)
+		return err == nil && depth == 0
+	}, 30*time.Second, 5*time.Millisecond, "the replied tasks leave the stream")
+	waiting, err = w.WaitingItems(ctx, "k.*.m")
+	require.NoError(t, err)
+	require.Empty(t, waiting)
+	dup, err = c.PublishTasks(ctx, []queue.Outgoing{task("c"), task("d")})
+	require.NoError(t, err, "room again")
+	require.Equal(t, []bool{true, false}, dup, "c was stored the first time")
+}
+
+func js(t *testing.T, srv *queue.Server) jetstream.JetStream {
+	t.Helper()
+	nc, err := srv.Connect("check")
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	j, err := jetstream.New(nc)
+	require.NoError(t, err)
+	return j
+}
+
+// Of clients that claim one key at once, exactly one is told it is
+// theirs, and a claim made later finds it taken.
+func TestClaimOnce(t *testing.T) {
+	srv, _ := open(t)
+	const clients = 4
+	conns := make([]*queue.Conn, clients)
+	for i := range conns {
+		nc, err := srv.Connect("claimer")
+		require.NoError(t, err)
+		t.Cleanup(nc.Close)
+		conns[i], err = queue.Open(t.Context(), nc, queue.Options{})
+		require.NoError(t, err)
+	}
+	for _, key := range []string{"alert.7.open.m", "alert.8.open.m"} {
+		var won atomic.Int32
+		var wg sync.WaitGroup
+		for _, c := range conns {
+			wg.Go(func() {
+				mine, err := c.Claim(t.Context(), key, []byte("event"))
+				if err != nil {
+					t.Error(err)
+				}
+				if mine {
+					won.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		require.Equal(t, int32(1), won.Load(), key)
+		mine, err := conns[0].Claim(t.Context(), key, []byte("again"))
+		require.NoError(t, err)
+		require.False(t, mine)
+	}
+}

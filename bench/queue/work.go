@@ -46,7 +46,9 @@ type WorkerConfig struct {
 	// EndpointLimit is the consumer's MaxAckPending; 0 keeps an existing
 	// consumer's and gives a new one NATS's default (1000).
 	EndpointLimit int
-	// Concurrency is how many tasks this worker does at once (at least 1).
+	// Concurrency is how many tasks this worker does at once (at least 1)
+	// of each stream: runs' tasks (Stream) and keyed ones (Items). Its
+	// model client's own limit bounds the calls they make together.
 	Concurrency int
 	// AckWait is how long a task may go without word from its worker
 	// before it is delivered to another: a little over one model call's
@@ -68,11 +70,11 @@ func ConsumerName(endpoint string) string {
 	return "assay-" + hex.EncodeToString(h[:8])
 }
 
-// Work takes tasks from the stream and does them with cfg.Handle, up to
-// cfg.Concurrency at once, until ctx is done (nil then) or a task is
-// refused (that error). Each task's reply is stored before its message
-// is acked, and a task whose reply is there already (a duplicate
-// delivery) is acked without doing it.
+// Work takes tasks from the streams (Stream and Items) and does them with
+// cfg.Handle, up to cfg.Concurrency of each at once, until ctx is done
+// (nil then) or a task is refused (that error). Each task's reply is
+// stored before its message is acked, and a task whose reply is there
+// already (a duplicate delivery) is acked without doing it.
 func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Concurrency < 1 {
 		return fmt.Errorf("queue: a worker's concurrency must be at least 1, got %d", cfg.Concurrency)
@@ -86,12 +88,30 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	cons, err := c.consumer(ctx, cfg)
-	if err != nil {
-		return err
+	var conss []jetstream.Consumer
+	for _, stream := range []string{Stream, Items} {
+		cons, err := c.consumer(ctx, cfg, stream)
+		if err != nil {
+			return err
+		}
+		conss = append(conss, cons)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	var loops sync.WaitGroup
+	for _, cons := range conss {
+		loops.Go(func() { c.take(ctx, cancel, cfg, cons) })
+	}
+	loops.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// take fetches cons's tasks and does them, up to cfg.Concurrency at once,
+// until ctx is done; a task's error (a refusal) cancels ctx with it.
+func (c *Conn) take(ctx context.Context, cancel context.CancelCauseFunc, cfg WorkerConfig, cons jetstream.Consumer) {
 	slots := make(chan struct{}, cfg.Concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -140,24 +160,23 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 			}
 		}
 	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return nil
 }
 
-// consumer is the endpoint's durable consumer, made or updated as cfg
-// asks.
-func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig) (jetstream.Consumer, error) {
+// consumer is the endpoint's durable consumer of stream, made or updated
+// as cfg asks.
+func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig, stream string) (jetstream.Consumer, error) {
 	name := ConsumerName(cfg.Endpoint)
+	filter := subjectPrefix + ">"
+	if stream == Items {
+		filter = itemPrefix + ">"
+	}
 	want := jetstream.ConsumerConfig{
 		Durable: name, Description: "assay workers of " + cfg.Endpoint, AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver, FilterSubject: subjectPrefix + ">", MaxAckPending: cfg.EndpointLimit,
+		AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver, FilterSubject: filter, MaxAckPending: cfg.EndpointLimit,
 	}
 	var cons jetstream.Consumer
 	err := retry(ctx, func() error {
-		have, err := c.js.Consumer(ctx, Stream, name)
+		have, err := c.js.Consumer(ctx, stream, name)
 		switch {
 		case errors.Is(err, jetstream.ErrConsumerNotFound):
 		case err != nil:
@@ -172,7 +191,7 @@ func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig) (jetstream.Consum
 				return nil
 			}
 		}
-		cons, err = c.js.CreateOrUpdateConsumer(ctx, Stream, want)
+		cons, err = c.js.CreateOrUpdateConsumer(ctx, stream, want)
 		if err != nil && strings.Contains(err.Error(), "not unique") {
 			return backoff.Permanent(fmt.Errorf("queue: another model endpoint's workers take this server's tasks already: "+
 				"one endpoint serves a NATS server's queue (%w)", err))
@@ -180,7 +199,7 @@ func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig) (jetstream.Consum
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("queue: consumer %s: %w", name, err)
+		return nil, fmt.Errorf("queue: consumer %s of %s: %w", name, stream, err)
 	}
 	return cons, nil
 }
@@ -193,7 +212,11 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, m jetstream.Msg) error 
 		_ = m.Term()
 		return nil
 	}
-	run := strings.TrimPrefix(m.Subject(), subjectPrefix)
+	run, _, ok := parseSubject(m.Subject())
+	if !ok {
+		_ = m.Term() // not a task of ours
+		return nil
+	}
 	t := Task{ID: m.Headers().Get(HeaderTask), Run: run, Body: m.Data(), Delivery: int(md.NumDelivered)}
 	t.Last = t.Delivery >= cfg.MaxDeliver
 	if t.ID == "" {

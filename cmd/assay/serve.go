@@ -21,6 +21,7 @@ type serveFlags struct {
 	sampleRate           float64
 	traceMetrics         []string
 	queue, queueToken    string
+	queueSize            int
 	workers              int
 	maxInFlight, maxRuns int
 	maxBody              int64
@@ -55,9 +56,10 @@ stay in the journal, judged after a restart, none twice.
 
 With --queue nats://HOST:4222 several replicas behind a load balancer share
 one NATS JetStream queue and the assay worker processes that take from it:
-a sampled trace is answered 202 once the queue has stored it, workers judge
-it, and every replica reads the same results in the same order, so their
-trace answers, summaries and alert windows agree.`,
+a sampled trace is answered 202 once the queue has stored it (429 past
+--queue-size tasks), workers judge it, and every replica reads the same
+results in the same order, so their trace answers, summaries and alert
+windows agree; each alert event is stored and posted by one replica.`,
 		Example: `  assay serve
   assay serve --addr 0.0.0.0:8080 --token "$TOKEN" --llm openai:gpt-4o-mini --sample-rate 0.1
   assay serve --baseline 20260105-1200-ab --webhook https://hooks.example.com/assay
@@ -74,6 +76,7 @@ trace answers, summaries and alert windows agree.`,
 	fl.StringSliceVar(&f.traceMetrics, "trace-metric", serve.DefaultTraceMetrics, "metrics a trace is judged with when its request names none")
 	fl.StringVar(&f.queue, "queue", "1024", "sampled traces that may wait to be judged (beyond, POST /v1/traces answers 429); or a NATS URL (nats://HOST:4222) whose JetStream queue replicas share with assay worker processes")
 	fl.StringVar(&f.queueToken, "queue-token", "", "the NATS server's token (--queue nats://...)")
+	fl.IntVar(&f.queueSize, "queue-size", 0, "with --queue nats://...: the trace tasks (one per trace and metric) the shared queue holds, waiting or being judged; beyond, POST /v1/traces answers 429 (0: 1024)")
 	fl.IntVar(&f.workers, "workers", 0, "traces judged at once (0: 4 x --concurrency)")
 	fl.IntVar(&f.maxInFlight, "max-in-flight", 512, "API requests answered at once; beyond, 503")
 	fl.IntVar(&f.maxRuns, "max-runs", 1, "runs (POST /v1/runs) judged at once; the others wait")
@@ -96,7 +99,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	size, url, err := serve.ParseQueue(f.queue)
+	size, url, err := serve.ParseQueue(f.queue, f.queueSize)
 	if err != nil {
 		return runError(err)
 	}

@@ -28,7 +28,8 @@ const workerLong = `Take the tasks of queued runs (assay bench --cluster or --qu
 NATS server at URL and judge them with this machine's model: --llm and the
 limits (--concurrency, --rpm, --tpm, --max-cost) are the worker's own. The
 workers of one model endpoint share one consumer: --endpoint-limit caps the
-tasks in flight against it across them all.
+tasks in flight against it across them all (runs' tasks, and as many of the
+traces of assay serve --queue, which have a consumer of their own).
 
 A worker judges as the run asked: a run whose model, prompt versions or
 settings differ from what this worker would judge with is refused, naming

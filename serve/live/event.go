@@ -57,6 +57,25 @@ type Sink interface {
 	Alert(ctx context.Context, e Event) error
 }
 
+// Claimer decides which of several monitors delivers an event, when they
+// see the same observations in the same order (the replicas of a service
+// reading one shared sequence of results) and so compute the same events:
+// Claim is asked once for each event, from a goroutine of the monitor's
+// own and in order, and only the monitor told true (one of them, the
+// claimer's job) hands the event to its sink and its webhook. An error
+// (after the claimer's own retries) is counted in the snapshot's
+// Claims.Failed, and the event is not delivered. ctx ends when the
+// monitor closes.
+type Claimer interface {
+	Claim(ctx context.Context, e Event) (mine bool, err error)
+}
+
+// ClaimFunc is a function as a Claimer.
+type ClaimFunc func(ctx context.Context, e Event) (bool, error)
+
+// Claim calls f.
+func (f ClaimFunc) Claim(ctx context.Context, e Event) (bool, error) { return f(ctx, e) }
+
 // SinkFunc is a function as a Sink.
 type SinkFunc func(ctx context.Context, e Event) error
 

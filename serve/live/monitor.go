@@ -95,6 +95,10 @@ type Config struct {
 	SinkQueue int
 	// Webhook, when its URL is set, is posted every event.
 	Webhook Webhook
+	// Claim, when not nil, is asked of each event, from a queue of
+	// SinkQueue events, before it goes to the sink and the webhook, which
+	// get only the events it says are this monitor's (Claimer).
+	Claim Claimer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -192,6 +196,9 @@ type Monitor struct {
 	events []Event // the last cfg.Events, oldest first
 
 	sink, hook *outbox
+	// claim, with Config.Claim, takes every event first and hands the
+	// monitor's own to sink and hook.
+	claim *outbox
 }
 
 // New starts a Monitor: the goroutines of its sink and webhook, when it
@@ -218,6 +225,20 @@ func New(cfg Config) (*Monitor, error) {
 	}
 	if cfg.Webhook.URL != "" {
 		m.hook = newOutbox(cfg.Webhook.Queue, cfg.Webhook.poster())
+	}
+	if cfg.Claim != nil {
+		claim := cfg.Claim
+		m.claim = newOutbox(cfg.SinkQueue, func(ctx context.Context, e Event) (int, error) {
+			mine, err := claim.Claim(ctx, e)
+			if err != nil {
+				return 0, err
+			}
+			if !mine {
+				return 0, errElsewhere
+			}
+			m.deliver(e)
+			return 0, nil
+		})
 	}
 	return m, nil
 }
@@ -314,7 +335,7 @@ func (m *Monitor) settle(s *series, now time.Time, meta map[string]string) {
 }
 
 // emit keeps e among the recent events and queues it for the sink and the
-// webhook.
+// webhook (for the claim first, with Config.Claim).
 func (m *Monitor) emit(e Event) {
 	m.evMu.Lock()
 	if len(m.events) == m.cfg.Events {
@@ -322,6 +343,15 @@ func (m *Monitor) emit(e Event) {
 	}
 	m.events = append(m.events, e)
 	m.evMu.Unlock()
+	if m.claim != nil {
+		m.claim.push(e)
+		return
+	}
+	m.deliver(e)
+}
+
+// deliver queues e for the sink and the webhook.
+func (m *Monitor) deliver(e Event) {
 	if m.sink != nil {
 		m.sink.push(e)
 	}
@@ -334,7 +364,7 @@ func (m *Monitor) emit(e Event) {
 // the webhook (or given up on), or ctx ends: call it before Close for a
 // shutdown that loses no alert.
 func (m *Monitor) Flush(ctx context.Context) error {
-	for _, o := range []*outbox{m.sink, m.hook} {
+	for _, o := range []*outbox{m.claim, m.sink, m.hook} { // the claims queue the others' events
 		if o == nil {
 			continue
 		}
@@ -350,7 +380,7 @@ func (m *Monitor) Flush(ctx context.Context) error {
 // Snapshot still work after Close, but their events go nowhere. It always
 // returns nil.
 func (m *Monitor) Close() error {
-	for _, o := range []*outbox{m.sink, m.hook} {
+	for _, o := range []*outbox{m.claim, m.sink, m.hook} {
 		if o != nil {
 			o.close()
 		}

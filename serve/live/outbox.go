@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 )
@@ -25,8 +26,11 @@ type outbox struct {
 	cancel  context.CancelFunc
 	stopped chan struct{}
 
-	delivered, failed, retries, dropped, abandoned atomic.Int64
+	delivered, failed, retries, dropped, abandoned, elsewhere atomic.Int64
 }
+
+// errElsewhere is a claim's delivery of an event another monitor claimed.
+var errElsewhere = errors.New("claimed by another monitor")
 
 func newOutbox(size int, deliver func(context.Context, Event) (int, error)) *outbox {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -110,13 +114,16 @@ func (o *outbox) run() {
 		}
 		retries, err := o.deliver(o.ctx, e)
 		o.retries.Add(int64(retries))
-		if err != nil {
+		switch {
+		case errors.Is(err, errElsewhere):
+			o.elsewhere.Add(1)
+		case err != nil:
 			if o.ctx.Err() != nil {
 				o.abandoned.Add(1)
 			} else {
 				o.failed.Add(1)
 			}
-		} else {
+		default:
 			o.delivered.Add(1)
 		}
 		o.done()
@@ -176,12 +183,16 @@ type Delivery struct {
 	// an answer that no retry changes), Retries are the attempts after a
 	// first one, Dropped were pushed out of a full queue, Abandoned were
 	// queued or in flight when the monitor closed. Queued wait now.
+	// Of a monitor's claims (Config.Claim), Delivered are the events it
+	// claimed (and handed to its sink and webhook), Elsewhere those
+	// another monitor claimed.
 	Delivered int64 `json:"delivered"`
 	Failed    int64 `json:"failed"`
 	Retries   int64 `json:"retries"`
 	Dropped   int64 `json:"dropped"`
 	Abandoned int64 `json:"abandoned"`
 	Queued    int64 `json:"queued"`
+	Elsewhere int64 `json:"elsewhere,omitempty"`
 }
 
 func (o *outbox) stats() Delivery {
@@ -199,5 +210,6 @@ func (o *outbox) stats() Delivery {
 		Dropped:   o.dropped.Load(),
 		Abandoned: o.abandoned.Load(),
 		Queued:    queued,
+		Elsewhere: o.elsewhere.Load(),
 	}
 }

@@ -25,6 +25,9 @@ type Snapshot struct {
 	Events  []Event  `json:"events"`
 	Sink    Delivery `json:"sink"`
 	Webhook Delivery `json:"webhook"`
+	// Claims count the events asked of Config.Claim (not Enabled
+	// without one).
+	Claims Delivery `json:"claims"`
 }
 
 // Rule is the rule and window a monitor applies.
@@ -143,7 +146,7 @@ func (m *Monitor) Snapshot() Snapshot {
 	if snap.Events == nil {
 		snap.Events = []Event{}
 	}
-	snap.Sink, snap.Webhook = m.sink.stats(), m.hook.stats()
+	snap.Sink, snap.Webhook, snap.Claims = m.sink.stats(), m.hook.stats(), m.claim.stats()
 	return snap
 }
 

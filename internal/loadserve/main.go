@@ -6,10 +6,10 @@
 //	loadserve -url http://127.0.0.1:8080 -mode context -rate 1000 -duration 10s -body fixtures/context/good.json
 //	loadserve -url http://127.0.0.1:8080 -mode traces -rate 1000 -duration 10s -sample-rate 0.1
 //
-// Requests start on a fixed schedule (an open loop: a slow answer does not
-// delay the next request), and each latency is measured from the time the
-// request was due, so a stall shows in the percentiles instead of thinning
-// the load. In traces mode each request carries one trace with a new id;
+// The load is vegeta's (github.com/tsenart/vegeta): requests start on a
+// fixed schedule (an open loop: a slow answer does not delay the next
+// request, vegeta adds workers instead), and the percentiles are exact,
+// taken from every request's latency. In traces mode each request carries one trace with a new id;
 // afterwards it waits for the server to judge every trace it answered 202
 // and sampled, and prints how many were lost (accepted, never judged),
 // shed (429) and judged.
@@ -22,14 +22,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 func main() {
@@ -83,55 +84,45 @@ func run(target, mode string, rate int, duration time.Duration, bodyFile string,
 	default:
 		return fmt.Errorf("-mode %q: want context or traces", mode)
 	}
-	n := int(duration.Seconds() * float64(rate))
-	lat := make([]time.Duration, n)
-	lag := make([]time.Duration, n) // from due to sent: the generator's own delay
-	codes := make([]int, n)
-	sampled := make([]bool, n)
-	bodies := make([][]byte, n)
-	for i := range n {
-		bodies[i] = makeBody(i)
+	var next atomic.Int64
+	targeter := func(t *vegeta.Target) error {
+		i := int(next.Add(1) - 1)
+		t.Method, t.URL, t.Body = http.MethodPost, target+path, makeBody(i)
+		t.Header = http.Header{"Content-Type": {"application/json"}}
+		return nil
 	}
-	interval := time.Second / time.Duration(rate)
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range n {
-		due := start.Add(time.Duration(i) * interval)
-		if d := time.Until(due); d > 0 {
-			time.Sleep(d)
-		}
-		wg.Go(func() {
-			lag[i] = time.Since(due)
-			codes[i], sampled[i] = send(ctx, client, target+path, bodies[i])
-			lat[i] = time.Since(due)
-		})
-	}
-	wg.Wait()
-	took := time.Since(start)
+	atk := vegeta.NewAttacker(vegeta.Timeout(30*time.Second), vegeta.KeepAlive(true), vegeta.Connections(1024))
+	var lat []time.Duration
 	status := map[int]int{}
-	for _, c := range codes {
-		status[c]++
+	accepted := 0
+	start := time.Now()
+	for res := range atk.Attack(targeter, vegeta.Rate{Freq: rate, Per: time.Second}, duration, run) {
+		lat = append(lat, res.Latency)
+		code := int(res.Code)
+		if res.Error != "" && code == 0 {
+			code = -1
+		}
+		status[code]++
+		if code == http.StatusAccepted && sampledBody(res.Body) {
+			accepted++
+		}
+	}
+	took := time.Since(start)
+	n := len(lat)
+	if n == 0 {
+		return errors.New("no request was sent")
 	}
 	slices.Sort(lat)
-	slices.Sort(lag)
 	pct := func(d []time.Duration, p float64) time.Duration {
 		return round(d[min(len(d)-1, int(p*float64(len(d))))])
 	}
-	fmt.Printf("%s: %d requests in %.1fs (%.0f/s offered at %d/s); latency p50 %s p90 %s p99 %s max %s; status %v\n",
-		path, n, took.Seconds(), float64(n)/took.Seconds(), rate, pct(lat, 0.50), pct(lat, 0.90), pct(lat, 0.99), round(lat[len(lat)-1]), status)
-	fmt.Printf("%s: the generator's own delay (due to sent) p50 %s p99 %s; load average %s\n", path, pct(lag, 0.5), pct(lag, 0.99), loadavg())
+	fmt.Printf("%s: %d requests in %.1fs (%.0f/s offered at %d/s); latency p50 %s p90 %s p99 %s max %s; status %v; load average %s\n",
+		path, n, took.Seconds(), float64(n)/took.Seconds(), rate, pct(lat, 0.50), pct(lat, 0.90), pct(lat, 0.99), round(lat[len(lat)-1]), status, loadavg())
 	if mode != "traces" {
 		if status[http.StatusOK] != n {
 			return fmt.Errorf("%d of %d requests were not answered 200", n-status[http.StatusOK], n)
 		}
 		return nil
-	}
-	accepted := 0
-	for _, s := range sampled {
-		if s {
-			accepted++
-		}
 	}
 	fmt.Printf("traces: %d sampled and accepted (%.1f%%, rate %g), %d shed (429), %d other errors\n",
 		accepted, 100*float64(accepted)/float64(n), sampleRate, status[http.StatusTooManyRequests], n-status[http.StatusAccepted]-status[http.StatusTooManyRequests])
@@ -146,27 +137,12 @@ func run(target, mode string, rate int, duration time.Duration, bodyFile string,
 	return nil
 }
 
-// send posts body; sampled reports a 202 that sampled its trace.
-func send(ctx context.Context, c *http.Client, u string, body []byte) (int, bool) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return -1, false
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return -1, false
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusAccepted {
-		return resp.StatusCode, false
-	}
+// sampledBody reports whether a 202's body says its trace was sampled.
+func sampledBody(b []byte) bool {
 	var r struct {
 		Sampled int `json:"sampled"`
 	}
-	_ = json.Unmarshal(b, &r)
-	return resp.StatusCode, r.Sampled == 1
+	return json.Unmarshal(b, &r) == nil && r.Sampled == 1
 }
 
 // waitJudged polls the summary of this load's traces (grouped by its

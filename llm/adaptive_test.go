@@ -95,11 +95,11 @@ func TestLimiterAIMD(t *testing.T) {
 		want    LimitReport
 		held    bool // calls are held back at the end
 	}{
-		"starts at half the ceiling": {
+		"starts at the ceiling": {
 			ceiling: 64,
-			want:    LimitReport{Adaptive: true, Ceiling: 64, Initial: 32, Low: 32, High: 32, Final: 32},
+			want:    LimitReport{Adaptive: true, Ceiling: 64, Initial: 64, Low: 64, High: 64, Final: 64},
 		},
-		"starts at 8 at least, or the ceiling below it": {
+		"a small ceiling, started at": {
 			ceiling: 6,
 			want:    LimitReport{Adaptive: true, Ceiling: 6, Initial: 6, Low: 6, High: 6, Final: 6},
 		},

@@ -147,7 +147,7 @@ func TestAdaptiveLimitAgainstBucket(t *testing.T) {
 	assert.Equal(t, calls, admitted)
 	assert.Positive(t, refused)
 	lim := c.Limit()
-	assert.Equal(t, 8, lim.Initial)
+	assert.Equal(t, 16, lim.Initial, "the ceiling")
 	assert.Positive(t, lim.Decreases)
 	assert.Less(t, lim.Low, lim.Initial)
 	assert.Positive(t, lim.Holds)

@@ -135,15 +135,9 @@ func (s *store) journal(ctx context.Context, items []traceItem) ([]bool, error) 
 			if err != nil {
 				return fmt.Errorf("trace %s: metadata: %w", it.id, err)
 			}
-			res, err := stmt.ExecContext(ctx, it.id, it.received.UTC().Format(storeTime), day(it.received), string(mj), string(sj), string(meta))
-			if err != nil {
+			if fresh[i], err = inserted(stmt.ExecContext(ctx, it.id, it.received.UTC().Format(storeTime), day(it.received), string(mj), string(sj), string(meta))); err != nil {
 				return err
 			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			fresh[i] = n == 1
 		}
 		return nil
 	})
@@ -233,18 +227,13 @@ func (s *store) record(ctx context.Context, it traceItem, scores []eval.Score, a
 			if err != nil {
 				return fmt.Errorf("%s: evidence: %w", sc.Metric, err)
 			}
-			res, err := tx.ExecContext(ctx, `INSERT INTO trace_scores (trace_id, metric, day, judged, outcome, value, points, max, reason, method, error, cost_usd, latency_ms, metadata, evidence)
+			fresh[i], err = inserted(tx.ExecContext(ctx, `INSERT INTO trace_scores (trace_id, metric, day, judged, outcome, value, points, max, reason, method, error, cost_usd, latency_ms, metadata, evidence)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(trace_id, metric) DO NOTHING`,
 				it.id, sc.Metric, day(it.received), at.UTC().Format(storeTime), oc, finite(sc.Value), finite(sc.Points), finite(sc.Max),
-				sc.Reason, sc.Method, errText, sc.Usage.CostUSD, float64(sc.Usage.Latency)/float64(time.Millisecond), string(meta), string(ev))
+				sc.Reason, sc.Method, errText, sc.Usage.CostUSD, float64(sc.Usage.Latency)/float64(time.Millisecond), string(meta), string(ev)))
 			if err != nil {
 				return err
 			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			fresh[i] = n == 1
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE trace_samples SET done = 1 WHERE trace_id = ?`, it.id)
 		return err
@@ -410,4 +399,13 @@ func (s *store) summary(ctx context.Context, q SummaryQuery) (*TraceSummary, err
 		out.Groups = append(out.Groups, g)
 	}
 	return out, rows.Err()
+}
+
+// inserted says whether an INSERT ... ON CONFLICT DO NOTHING wrote its row.
+func inserted(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }

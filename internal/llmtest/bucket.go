@@ -49,11 +49,7 @@ func Limit(b *Bucket) Option {
 func (b *Bucket) Take() (ok bool, remaining int, wait, full time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	t := b.now()
-	if d := t.Sub(b.last); d > 0 {
-		b.level = min(b.burst, b.level+d.Seconds()*b.rate)
-	}
-	b.last = t
+	b.refill()
 	if b.level >= 1 {
 		b.level--
 		b.admitted++
@@ -61,6 +57,15 @@ func (b *Bucket) Take() (ok bool, remaining int, wait, full time.Duration) {
 	}
 	b.refused++
 	return false, 0, b.after(1 - b.level), b.after(b.burst - b.level)
+}
+
+// refill adds the requests earned since the last look. b.mu is held.
+func (b *Bucket) refill() {
+	t := b.now()
+	if d := t.Sub(b.last); d > 0 {
+		b.level = min(b.burst, b.level+d.Seconds()*b.rate)
+	}
+	b.last = t
 }
 
 // after is how long the bucket takes to refill n requests, rounded up to
@@ -81,11 +86,7 @@ func (b *Bucket) Counts() (admitted, refused int) {
 func (b *Bucket) SetRate(rate float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	t := b.now()
-	if d := t.Sub(b.last); d > 0 {
-		b.level = min(b.burst, b.level+d.Seconds()*b.rate)
-	}
-	b.last = t
+	b.refill()
 	b.rate = rate
 }
 

@@ -91,7 +91,7 @@ func BenchmarkQueue(b *testing.B) {
 						ctx, cancel := context.WithCancel(context.Background())
 						done := make(chan error, 1)
 						go func() {
-							done <- bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env, EndpointLimit: 1000})
+							done <- bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env, MaxInFlight: 1000})
 						}()
 						stop = append(stop, func() {
 							cancel()

@@ -349,9 +349,11 @@ func replyResults(r queue.Reply, t queued, u Unit) []Result {
 	return out
 }
 
-// Endpoint names the model endpoint a session calls: its judge and the
-// server's URL. The workers of one endpoint share a consumer whose limit
-// caps the calls in flight against it.
+// Endpoint names the model endpoint a session calls, for what a worker
+// logs: its judge and the server's URL. Workers of every endpoint share
+// the queue's consumer; whether a worker may judge a run is decided by its
+// judges (model name, prompt versions, settings: JudgeVersion), not by
+// the URL, so two model servers of the same model both serve one run.
 func Endpoint(s *judging.Session, j judging.Config, env func(string) string) string {
 	if j.Model == nil {
 		if spec, err := backend.Resolve(j.LLM.Spec, env); err == nil && spec.BaseURL != "" {
@@ -496,9 +498,12 @@ type WorkerJob struct {
 	// and as many of a service's (queue.Items); 0 is
 	// judging.TasksPerCall x the client's concurrency.
 	Concurrency int
-	// EndpointLimit caps the tasks in flight against the worker's model
-	// endpoint across all its workers; 0 keeps the one set.
-	EndpointLimit int
+	// MaxInFlight caps the tasks handed out and not done yet across all
+	// workers of the queue, whatever their endpoint (the shared
+	// consumer's MaxAckPending); 0 keeps the one set. What this worker
+	// sends its own endpoint is capped by Concurrency and its model
+	// client's limits.
+	MaxInFlight int
 	// Queue's MaxDeliver and AckWait (0: a quarter over the call timeout).
 	Queue Queue
 	// Env reads the environment; Log gets what the worker did (nil
@@ -526,8 +531,11 @@ func Work(ctx context.Context, job WorkerJob) error {
 	if err := job.Queue.check(); err != nil {
 		return err
 	}
-	if job.Concurrency < 0 || job.EndpointLimit < 0 {
-		return eval.FlagError("--concurrency", "want 1 or more tasks at once, and an --endpoint-limit of 0 or more")
+	if job.Concurrency < 0 {
+		return eval.FlagError("--tasks", "want 0 or more tasks at once, got %d", job.Concurrency)
+	}
+	if job.MaxInFlight < 0 {
+		return eval.FlagError("--max-in-flight", "want 0 or more tasks in flight across the workers, got %d", job.MaxInFlight)
 	}
 	base, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
@@ -566,7 +574,7 @@ func Work(ctx context.Context, job WorkerJob) error {
 	}
 	w := &worker{conn: conn, reg: job.Registry, session: open, runs: map[string]*workerRun{}}
 	cfg := job.Queue.workerConfig(Endpoint(base, job.Judging, job.Env), cmp.Or(job.Concurrency, base.Limit()), job.Judging, w.handle)
-	cfg.EndpointLimit, cfg.Log = job.EndpointLimit, job.Log
+	cfg.MaxInFlight, cfg.Log = job.MaxInFlight, job.Log
 	fmt.Fprintf(job.Log, "worker: taking tasks from %s for %s, %d at once\n", job.URL, cfg.Endpoint, cfg.Concurrency)
 	return conn.Work(ctx, cfg)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -91,7 +92,7 @@ func BenchmarkQueue(b *testing.B) {
 						ctx, cancel := context.WithCancel(context.Background())
 						done := make(chan error, 1)
 						go func() {
-							done <- bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env, EndpointLimit: 1000})
+							done <- bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env, MaxInFlight: 1000})
 						}()
 						stop = append(stop, func() {
 							cancel()
@@ -130,4 +131,53 @@ func natsServerB(b *testing.B, dir string) string {
 	}
 	b.Cleanup(srv.Close)
 	return srv.URL()
+}
+
+// BenchmarkQueueServers judges queueSamples samples through the queue
+// with one worker per model server, each server of capacity
+// queueWorkerCalls (what its worker sends at once): one server, then two
+// serving the same run (workers of two endpoints sharing the consumer).
+// It reports calls per second.
+func BenchmarkQueueServers(b *testing.B) {
+	data := queueData(b, queueSamples)
+	for _, servers := range []int{1, 2} {
+		b.Run(strconv.Itoa(servers), func(b *testing.B) {
+			envs := make([]func(string) string, servers)
+			for i := range envs {
+				envs[i] = cappedModel(b, queueWorkerCalls, queueLatency)
+			}
+			var total time.Duration
+			for b.Loop() {
+				dir := b.TempDir()
+				url := natsServerB(b, filepath.Join(dir, "nats"))
+				var stop []func()
+				for _, env := range envs {
+					ctx, cancel := context.WithCancel(context.Background())
+					done := make(chan error, 1)
+					go func() { done <- bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env}) }()
+					stop = append(stop, func() {
+						cancel()
+						if err := <-done; err != nil {
+							b.Error(err)
+						}
+					})
+				}
+				start := time.Now()
+				out, err := bench.Execute(context.Background(), bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"),
+					NoStore: true, Quiet: true, Env: envs[0], Judging: benchJudging(), Queue: bench.Queue{URL: url}})
+				total += time.Since(start)
+				for _, s := range stop {
+					s()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(out.Failures) > 0 || out.Summary.Metrics[0].Scored != queueSamples {
+					b.Fatalf("failures %v, scored %d", out.Failures, out.Summary.Metrics[0].Scored)
+				}
+			}
+			b.ReportMetric(float64(queueSamples*callsPerSample*b.N)/total.Seconds(), "calls/s")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }

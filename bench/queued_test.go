@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/agent"
@@ -35,6 +37,8 @@ type fakeModel struct {
 	url     string
 	replies atomic.Int64
 	calls   atomic.Int64
+	// now and peak are the requests being answered, and the most at once.
+	now, peak atomic.Int64
 	// holdAt, when set, is the request (from 1) held until release is
 	// closed or its caller goes away; held is closed when it arrives.
 	holdAt  int64
@@ -43,11 +47,15 @@ type fakeModel struct {
 	once    sync.Once
 }
 
-func newFakeModel(t *testing.T, holdAt int64) *fakeModel {
+func newFakeModel(t *testing.T, holdAt int64, opts ...llmtest.Option) *fakeModel {
 	t.Helper()
-	inner := llmtest.Start(llmtest.Func(llmtest.JudgeReplies), llmtest.Quiet())
+	inner := llmtest.Start(append([]llmtest.Option{llmtest.Func(llmtest.JudgeReplies), llmtest.Quiet()}, opts...)...)
 	f := &fakeModel{holdAt: holdAt, held: make(chan struct{}), release: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := f.now.Add(1)
+		defer f.now.Add(-1)
+		for p := f.peak.Load(); n > p && !f.peak.CompareAndSwap(p, n); p = f.peak.Load() {
+		}
 		if n := f.calls.Add(1); n == f.holdAt {
 			close(f.held)
 			select {
@@ -390,4 +398,87 @@ func (f fragile) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 	}
 	n, _ := strconv.Atoi(strings.TrimPrefix(s.ID, "s"))
 	return eval.Score{Metric: "fragile", Value: float64(n) / 10, Method: "fragile"}, nil
+}
+
+// Two model servers of the same model, one worker each (--concurrency 2
+// and 4), serve one run's queue: every pair is judged once, both servers
+// get work, neither gets more requests at once than its worker's
+// --concurrency, and together they answer the requests a plain run makes.
+func TestQueueTwoModelServers(t *testing.T) {
+	metrics := []string{"faithfulness", "context_precision"}
+	data := queueData(t, samples)
+	dir := t.TempDir()
+
+	plainModel := newFakeModel(t, 0)
+	plain, err := bench.Execute(t.Context(), bench.Job{Data: data, Metrics: metrics, Out: filepath.Join(dir, "plain"), NoStore: true,
+		Env: plainModel.env, Judging: judgingFor(filepath.Join(dir, "plain-cache"))})
+	require.NoError(t, err)
+	require.Empty(t, plain.Failures)
+
+	url, _ := natsServer(t, filepath.Join(dir, "nats"))
+	q := bench.Queue{URL: url}
+	servers := []struct {
+		name        string
+		concurrency int
+		model       *fakeModel
+	}{
+		{"A", 2, newFakeModel(t, 0, llmtest.Latency(5*time.Millisecond))},
+		{"B", 4, newFakeModel(t, 0, llmtest.Latency(5*time.Millisecond))},
+	}
+	for _, s := range servers {
+		j := judgingFor(filepath.Join(dir, "machine-"+s.name)) // a cache of its own, as on its own machine
+		j.LLM.Concurrency = s.concurrency
+		startWorker(t, bench.WorkerJob{URL: url, Judging: j, Env: s.model.env, Queue: q})
+	}
+	waitWorkers(t, url, len(servers))
+
+	coordinator := newFakeModel(t, 0)
+	out, err := execute(t.Context(), bench.Job{Data: data, Metrics: metrics, Out: filepath.Join(dir, "run"), NoStore: true,
+		Env: coordinator.env, Judging: judgingFor(filepath.Join(dir, "coordinator")), Queue: q})()
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	requireAllOnce(t, out.Dir, samples, metrics...)
+	require.Equal(t, pairValues(t, plain.Dir), pairValues(t, out.Dir))
+
+	var total int64
+	for _, s := range servers {
+		got := s.model.calls.Load()
+		t.Logf("server %s: %d requests, %d at most at once (its worker's --concurrency %d)", s.name, got, s.model.peak.Load(), s.concurrency)
+		require.Positive(t, got, "requests to server %s", s.name)
+		require.LessOrEqual(t, s.model.peak.Load(), int64(s.concurrency), "requests at once to server %s", s.name)
+		total += got
+	}
+	require.Equal(t, plainModel.calls.Load(), total, "requests of A and B, against a plain run's")
+	require.Equal(t, int64(0), coordinator.calls.Load(), "the coordinator judges nothing itself")
+}
+
+// waitWorkers waits until n workers wait on the queue's shared consumer
+// of runs' tasks, so the first tasks published go to all of them.
+func waitWorkers(t *testing.T, url string, n int) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		cons, err := js.Consumer(t.Context(), queue.Stream, queue.Consumer)
+		if err != nil {
+			return false
+		}
+		info, err := cons.Info(t.Context())
+		return err == nil && info.NumWaiting == n
+	}, 30*time.Second, 10*time.Millisecond, "workers waiting on the queue")
+}
+
+// pairValues reads results.jsonl: each pair's value.
+func pairValues(t *testing.T, dir string) map[bench.Key]float64 {
+	t.Helper()
+	rf, err := bench.ReadResults(filepath.Join(dir, bench.FileResults))
+	require.NoError(t, err)
+	out := map[bench.Key]float64{}
+	for _, r := range rf.Results {
+		out[r.Key()] = r.Value
+	}
+	return out
 }

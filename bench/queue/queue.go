@@ -1,6 +1,7 @@
 // Package queue carries a run's work items over NATS JetStream: a
-// work-queue stream of tasks, a durable pull consumer per model endpoint,
-// a key-value bucket of replies written create-if-absent, and the
+// work-queue stream of tasks, one durable pull consumer that every worker
+// shares whatever its model endpoint (each fetching only what it has room
+// for), a key-value bucket of replies written create-if-absent, and the
 // advisories of tasks whose deliveries ran out. It knows nothing of what a
 // task judges: package bench puts its tasks and replies in it
 // (bench.Execute's Job.Queue, bench.Work).

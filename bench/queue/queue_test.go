@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -172,23 +173,89 @@ func TestDeliveriesRunOut(t *testing.T) {
 	require.Equal(t, int32(0), done.Load())
 }
 
-// A second model endpoint's workers cannot share a work-queue stream
-// with the first's: the worker says so instead of taking tasks.
-func TestSecondEndpointRefused(t *testing.T) {
+// Workers of two model endpoints share the one consumer: each task is
+// done exactly once, both take tasks, and neither has more at once than
+// its Concurrency.
+func TestEndpointsShareTheQueue(t *testing.T) {
 	srv, c := open(t)
-	handle := func(context.Context, queue.Task) ([]byte, error) { return nil, nil }
-	work(t, c, queue.WorkerConfig{Endpoint: "a", Concurrency: 1, AckWait: time.Second, Handle: handle})
+	ctx := t.Context()
 	nc, err := srv.Connect("check")
 	require.NoError(t, err)
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
+
+	type endpoint struct {
+		name            string
+		concurrency     int
+		done, now, peak atomic.Int32
+	}
+	eps := []*endpoint{{name: "judge at http://a:8000/v1", concurrency: 2}, {name: "judge at http://b:8000/v1", concurrency: 4}}
+	var mu sync.Mutex
+	doneBy := map[string]int{}
+	for _, ep := range eps {
+		work(t, c, queue.WorkerConfig{Endpoint: ep.name, Concurrency: ep.concurrency, AckWait: 5 * time.Second, Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
+			n := ep.now.Add(1)
+			defer ep.now.Add(-1)
+			for p := ep.peak.Load(); n > p && !ep.peak.CompareAndSwap(p, n); p = ep.peak.Load() {
+			}
+			ep.done.Add(1)
+			mu.Lock()
+			doneBy[task.ID]++
+			mu.Unlock()
+			return []byte(`"ok"`), nil
+		}})
+	}
+	// Both workers are waiting on the consumer before any task is there,
+	// so the first tasks go to both.
 	require.Eventually(t, func() bool {
-		_, err := js.Consumer(t.Context(), queue.Stream, queue.ConsumerName("a"))
-		return err == nil
+		cons, err := js.Consumer(ctx, queue.Stream, queue.Consumer)
+		if err != nil {
+			return false
+		}
+		info, err := cons.Info(ctx)
+		return err == nil && info.NumWaiting == 2
 	}, 30*time.Second, 10*time.Millisecond)
-	err = c.Work(t.Context(), queue.WorkerConfig{Endpoint: "b", Concurrency: 1, AckWait: time.Second, Handle: handle})
-	require.ErrorContains(t, err, "another model endpoint's workers take this server's tasks already")
+
+	const n = 40
+	ids, bodies := make([]string, n), make([][]byte, n)
+	for i := range n {
+		ids[i], bodies[i] = fmt.Sprintf("t%02d", i), []byte("x")
+	}
+	replies, err := c.Watch(ctx, "run1")
+	require.NoError(t, err)
+	require.NoError(t, c.Publish(ctx, "run1", ids, bodies))
+	got := map[string]bool{}
+	for range n {
+		got[next(t, replies).Task] = true
+	}
+	require.Len(t, got, n)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, id := range ids {
+		require.Equal(t, 1, doneBy[id], "task %s done", id)
+	}
+	for _, ep := range eps {
+		require.Positive(t, ep.done.Load(), "tasks of %s", ep.name)
+		require.LessOrEqual(t, int(ep.peak.Load()), ep.concurrency, "peak of %s", ep.name)
+	}
+	require.Equal(t, int32(n), eps[0].done.Load()+eps[1].done.Load())
+}
+
+// A consumer of an older assay (one per model endpoint) on the same
+// subjects: the worker says what to do instead of taking tasks.
+func TestOlderConsumerNamed(t *testing.T) {
+	srv, c := open(t)
+	nc, err := srv.Connect("check")
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	_, err = js.CreateConsumer(t.Context(), queue.Stream, jetstream.ConsumerConfig{Durable: "assay-0123456789abcdef", AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: "assay.task.>"})
+	require.NoError(t, err)
+	err = c.Work(t.Context(), queue.WorkerConfig{Endpoint: "b", Concurrency: 1, AckWait: time.Second, Handle: func(context.Context, queue.Task) ([]byte, error) { return nil, nil }})
+	require.ErrorContains(t, err, "another consumer takes stream ASSAY_TASKS's tasks")
+	require.ErrorContains(t, err, "nats consumer rm ASSAY_TASKS NAME")
 }
 
 // A task that names its reply's key (a service's) is replied to under

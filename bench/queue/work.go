@@ -2,8 +2,6 @@ package queue
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -40,12 +38,17 @@ var ErrRefused = errors.New("refused")
 // WorkerConfig is a worker's settings.
 type WorkerConfig struct {
 	// Endpoint names the model endpoint the worker calls (its model and
-	// URL): the workers of one endpoint share a durable consumer, whose
-	// EndpointLimit caps the tasks in flight against it across them all.
+	// URL), for what it logs: the workers of every endpoint share one
+	// durable consumer of each stream (Consumer), so the streams stay
+	// work queues and each task goes to exactly one worker.
 	Endpoint string
-	// EndpointLimit is the consumer's MaxAckPending; 0 keeps an existing
-	// consumer's and gives a new one NATS's default (1000).
-	EndpointLimit int
+	// MaxInFlight is the shared consumer's MaxAckPending: the tasks
+	// handed out and not acked yet, across all workers of every
+	// endpoint. 0 keeps an existing consumer's and gives a new one
+	// NATS's default (1000). What one endpoint is sent is capped by its
+	// workers' own Concurrency (and their model clients' limits), as a
+	// worker fetches no more tasks than it has free slots.
+	MaxInFlight int
 	// Concurrency is how many tasks this worker does at once (at least 1)
 	// of each stream: runs' tasks (Stream) and keyed ones (Items). Its
 	// model client's own limit bounds the calls they make together.
@@ -64,11 +67,11 @@ type WorkerConfig struct {
 	Log io.Writer
 }
 
-// ConsumerName is the durable consumer of a model endpoint.
-func ConsumerName(endpoint string) string {
-	h := sha256.Sum256([]byte(endpoint))
-	return "assay-" + hex.EncodeToString(h[:8])
-}
+// Consumer is the durable pull consumer of Stream, and of Items, that
+// every worker binds to, whatever its model endpoint: a work-queue stream
+// takes one consumer per subject, and a pull consumer lets each worker
+// take only what it has room for.
+const Consumer = "assay-workers"
 
 // Work takes tasks from the streams (Stream and Items) and does them with
 // cfg.Handle, up to cfg.Concurrency of each at once, until ctx is done
@@ -162,28 +165,27 @@ func (c *Conn) take(ctx context.Context, cancel context.CancelCauseFunc, cfg Wor
 	}
 }
 
-// consumer is the endpoint's durable consumer of stream, made or updated
-// as cfg asks.
+// consumer is the workers' shared durable consumer of stream, made or
+// updated as cfg asks.
 func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig, stream string) (jetstream.Consumer, error) {
-	name := ConsumerName(cfg.Endpoint)
 	filter := subjectPrefix + ">"
 	if stream == Items {
 		filter = itemPrefix + ">"
 	}
 	want := jetstream.ConsumerConfig{
-		Durable: name, Description: "assay workers of " + cfg.Endpoint, AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver, FilterSubject: filter, MaxAckPending: cfg.EndpointLimit,
+		Durable: Consumer, Description: "assay workers, of every model endpoint", AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver, FilterSubject: filter, MaxAckPending: cfg.MaxInFlight,
 	}
 	var cons jetstream.Consumer
 	err := retry(ctx, func() error {
-		have, err := c.js.Consumer(ctx, stream, name)
+		have, err := c.js.Consumer(ctx, stream, Consumer)
 		switch {
 		case errors.Is(err, jetstream.ErrConsumerNotFound):
 		case err != nil:
 			return err
 		default:
 			info := have.CachedInfo().Config
-			if cfg.EndpointLimit == 0 {
+			if cfg.MaxInFlight == 0 {
 				want.MaxAckPending = info.MaxAckPending
 			}
 			if info.AckWait == want.AckWait && info.MaxDeliver == want.MaxDeliver && info.MaxAckPending == want.MaxAckPending {
@@ -193,13 +195,13 @@ func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig, stream string) (j
 		}
 		cons, err = c.js.CreateOrUpdateConsumer(ctx, stream, want)
 		if err != nil && strings.Contains(err.Error(), "not unique") {
-			return backoff.Permanent(fmt.Errorf("queue: another model endpoint's workers take this server's tasks already: "+
-				"one endpoint serves a NATS server's queue (%w)", err))
+			return backoff.Permanent(fmt.Errorf("queue: another consumer takes stream %s's tasks (an older assay's, one per model endpoint): "+
+				"stop its workers and remove it (nats consumer rm %s NAME) (%w)", stream, stream, err))
 		}
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("queue: consumer %s of %s: %w", name, stream, err)
+		return nil, fmt.Errorf("queue: consumer %s of %s: %w", Consumer, stream, err)
 	}
 	return cons, nil
 }

@@ -26,15 +26,21 @@ type workerFlags struct {
 
 const workerLong = `Take the tasks of queued runs (assay bench --cluster or --queue) from the
 NATS server at URL and judge them with this machine's model: --llm and the
-limits (--concurrency, --rpm, --tpm, --max-cost) are the worker's own. The
-workers of one model endpoint share one consumer: --endpoint-limit caps the
-tasks in flight against it across them all (runs' tasks, and as many of the
-traces of assay serve --queue, which have a consumer of their own).
+limits (--concurrency, --rpm, --tpm, --max-cost) are the worker's own.
 
-A worker judges as the run asked: a run whose model, prompt versions or
-settings differ from what this worker would judge with is refused, naming
-the differences, and left to other workers. Stop it with Ctrl-C: its tasks
-in flight go to other workers.`
+Workers of any number of model servers serve one run's queue: they share
+one consumer of the queue (so each task goes to one worker), and each takes
+only what it has room for, so --concurrency (and the adaptive limit under
+it) caps the calls this worker sends to its own model server, whatever the
+others do. --max-in-flight caps the tasks handed out and not done yet
+across all the workers (runs' tasks, and as many of the traces of assay
+serve --queue).
+
+A worker judges as the run asked: a run whose model name, prompt versions
+or settings differ from what this worker would judge with is refused,
+naming the differences, and left to other workers (the model server's URL
+may differ: two servers of the same model both serve the run). Stop it
+with Ctrl-C: its tasks in flight go to other workers.`
 
 func newWorkerCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	f := workerFlags{llm: llmFlags{env: env, metrics: reg}}
@@ -64,7 +70,9 @@ func newWorkerCmd(env func(string) string, reg *metric.Registry) *cobra.Command 
 	registerJudges(fl, &f.llm)
 	fl.StringVar(&f.job.Token, "token", "", "the NATS server's token")
 	fl.IntVar(&f.job.Concurrency, "tasks", 0, "tasks judged at once (0: 4 x --concurrency)")
-	fl.IntVar(&f.job.EndpointLimit, "endpoint-limit", 0, "tasks in flight against this model endpoint across all its workers (0: keep the one set; 1000 for the first)")
+	fl.IntVar(&f.job.MaxInFlight, "max-in-flight", 0, "tasks handed out and not done yet across all workers of the queue (0: keep the one set; 1000 for the first)")
+	fl.IntVar(&f.job.MaxInFlight, "endpoint-limit", 0, "the old name of --max-in-flight")
+	_ = fl.MarkDeprecated("endpoint-limit", "it caps the tasks in flight across all workers: use --max-in-flight")
 	fl.IntVar(&f.job.Queue.MaxDeliver, "max-deliver", 0, "deliveries of a task before its pair is recorded as undelivered (0: 5)")
 	return cmd
 }

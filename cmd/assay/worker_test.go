@@ -49,7 +49,9 @@ func TestWorkerErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline"}, exitInfra, "queue: connecting to nats://127.0.0.1:1"},
-		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--tasks", "-2"}, exitInput, "--concurrency"},
+		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--tasks", "-2"}, exitInput, "--tasks: want 0 or more tasks at once, got -2"},
+		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--max-in-flight", "-1"}, exitInput, "--max-in-flight: want 0 or more"},
+		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--endpoint-limit", "-1"}, exitInput, "--max-in-flight: want 0 or more"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), tc.args, func(string) string { return "" }, strings.NewReader(""), &out, &errb)

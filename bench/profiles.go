@@ -66,8 +66,10 @@ func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
 		if err != nil {
 			return nil, err
 		}
+		// The dimensions carry the card's calls, tokens and cost; the total
+		// keeps only its latency, so that a run's usage counts each call once.
 		total := eval.Score{Metric: MetricTotal, Points: card.Total, Max: card.Max, Method: card.Judge,
-			Reason: card.Status + ": " + card.Reason, Usage: card.Usage}
+			Reason: card.Status + ": " + card.Reason, Usage: eval.Usage{Latency: card.Usage.Latency}}
 		if card.Max > 0 {
 			total.Value = card.Total / card.Max
 		}

@@ -145,6 +145,10 @@ type RunConfig struct {
 	// judgements follow: its own, or those the model wrote once for the
 	// run, which a resumed run follows too (KeepSteps).
 	Judges []judges.StepsRecord `json:"judges,omitempty"`
+	// StepsUsage is what the model spent writing those judges' steps
+	// (KeepSteps), over every start of the run; the summary's usage
+	// counts it.
+	StepsUsage eval.Usage `json:"steps_usage,omitzero"`
 }
 
 // Summary is summary.json: the run's figures per metric, its gates and

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
 )
@@ -20,16 +21,19 @@ import (
 // whatever the cache). A judge whose steps could not be written is said
 // on log; its judgements then ask for them, and default when that fails.
 func (r *Run) KeepSteps(ctx context.Context, reg *metric.Registry, metrics []string, m judges.Model, log io.Writer) error {
-	recs, _, err := judges.PrepareSteps(ctx, reg, metrics, m, r.cfg.Judges)
+	recs, u, err := judges.PrepareSteps(ctx, reg, metrics, m, r.cfg.Judges)
 	if err != nil {
 		fmt.Fprintf(log, "bench: %v; its judgements ask for them again, and take the neutral default when that fails\n", err)
 	}
-	if slices.EqualFunc(recs, r.cfg.Judges, func(a, b judges.StepsRecord) bool {
+	used := spent(judges.UsageOf(u))
+	if used == (eval.Usage{}) && slices.EqualFunc(recs, r.cfg.Judges, func(a, b judges.StepsRecord) bool {
 		return a.Name == b.Name && a.Version == b.Version && a.Generated == b.Generated && slices.Equal(a.Steps, b.Steps)
 	}) {
 		return nil
 	}
-	r.cfg.Judges = recs
+	r.mu.Lock()
+	r.cfg.Judges, r.cfg.StepsUsage = recs, r.cfg.StepsUsage.Add(used)
+	r.mu.Unlock()
 	return writeJSON(filepath.Join(r.dir, FileConfig), r.cfg)
 }
 

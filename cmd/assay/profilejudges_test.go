@@ -172,9 +172,16 @@ func TestExampleReportProfile(t *testing.T) {
 	}
 
 	run := filepath.Join(t.TempDir(), "run")
+	before := srv.Calls()
 	code, _, errOut = runEnv(t, env, "bench", "--profile", exampleReportProfile, "--llm", "openai:judge-model", "--no-cache", "-q", "--out", run, reportRecords(t, t.TempDir()))
 	require.Equal(t, 0, code, errOut)
 	cfg := readConfig(t, run)
+	assert.Equal(t, 1, cfg.StepsUsage.Calls, "plain_words' steps, written once")
+	b, err := os.ReadFile(filepath.Join(run, bench.FileSummary))
+	require.NoError(t, err)
+	var sum bench.Summary
+	require.NoError(t, json.Unmarshal(b, &sum))
+	assert.Equal(t, srv.Calls()-before, sum.Usage.Calls, "summary.json counts every call the run made, the steps' among them")
 	assert.Equal(t, []string{"grounding", "plain_words", "answers_the_question", "total"}, cfg.Metrics)
 	require.Len(t, cfg.Judges, 2)
 	assert.True(t, cfg.Judges[0].Generated, "plain_words has no steps of its own")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
@@ -68,7 +69,12 @@ windows agree; each alert event is stored and posted by one replica.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, f) },
 	}
-	fl := cmd.Flags()
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// register defines serve's flags on fl.
+func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.addr, "addr", serve.DefaultAddr, "address to listen on; other than loopback, --token is required")
 	fl.StringVar(&f.token, "token", "", "bearer token every request but /healthz must carry (default $ASSAY_TOKEN)")
 	fl.StringVar(&f.dataDir, "data-dir", "", `folder of the server's journal, trace scores and runs (default "serve" beside the run store)`)
@@ -91,7 +97,6 @@ windows agree; each alert event is stored and posted by one replica.`,
 	registerChecker(fl, &f.llm)
 	registerJudges(fl, &f.llm)
 	fl.Float64Var(&f.llm.maxDefaultRate, "max-default-rate", judging.DefaultMaxRate, "share of a run's judgements that may fall back to the neutral default before the run fails")
-	return cmd
 }
 
 func runServe(cmd *cobra.Command, f serveFlags) error {

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -10,36 +9,20 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/telemetry"
+	"github.com/assaylabs/assay/telemetry/telemetrytest"
 )
 
 // The tests here install the global tracer provider, as telemetry.Setup
 // does: none of them runs in parallel (the package's parallel tests wait
 // until they are done).
-
-// recordSpans installs a tracer provider that keeps every span ended, in
-// memory, until the test ends, when the one before is put back.
-func recordSpans(t *testing.T) *tracetest.InMemoryExporter {
-	t.Helper()
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		otel.SetTracerProvider(prev)
-		_ = tp.Shutdown(context.Background())
-	})
-	return exp
-}
 
 // The caller's trace: its id and the span the requests come from.
 const (
@@ -89,7 +72,7 @@ var chatAttrs = map[attribute.Key]attribute.Value{
 }
 
 func TestJudgeIsTracedInTheCallersTrace(t *testing.T) {
-	exp := recordSpans(t)
+	exp := telemetrytest.Record(t)
 	model := tokenModel(t)
 	s := start(t, withModel(Config{}, model.URL()))
 	code, body := call(t, http.MethodPost, s.URL+"/v1/judge",
@@ -97,35 +80,35 @@ func TestJudgeIsTracedInTheCallersTrace(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 
 	spans := inTrace(t, exp.GetSpans(), callerTrace)
-	server := onlySpan(t, spans, "POST /v1/judge")
+	server := telemetrytest.Only(t, spans, "POST /v1/judge")
 	assert.Equal(t, trace.SpanKindServer, server.SpanKind)
 	assert.Equal(t, callerSpan, server.Parent.SpanID().String(), "the request's span is the caller's child")
 	assert.True(t, server.Parent.IsRemote())
-	sa := attrMap(server.Attributes)
+	sa := telemetrytest.Attrs(server.Attributes)
 	assert.Equal(t, attribute.StringValue("/v1/judge"), sa["http.route"])
 	assert.Equal(t, attribute.StringValue("POST"), sa["http.request.method"])
 	assert.Equal(t, attribute.IntValue(200), sa["http.response.status_code"])
 
-	run := onlySpan(t, spans, "assay.judge")
+	run := telemetrytest.Only(t, spans, "assay.judge")
 	assert.Equal(t, server.SpanContext.SpanID(), run.Parent.SpanID(), "the judgement is the request's child")
 	assert.Equal(t, codes.Unset, run.Status.Code)
 	assert.Equal(t, map[attribute.Key]attribute.Value{
 		"assay.metrics":     attribute.StringSliceValue([]string{"context_precision"}),
 		"assay.run.records": attribute.IntValue(1),
 		"assay.run.judged":  attribute.IntValue(1),
-	}, attrMap(run.Attributes))
+	}, telemetrytest.Attrs(run.Attributes))
 
-	smp := onlySpan(t, spans, "assay.sample")
+	smp := telemetrytest.Only(t, spans, "assay.sample")
 	assert.Equal(t, run.SpanContext.SpanID(), smp.Parent.SpanID(), "the sample is the run's child")
 	assert.Equal(t, map[attribute.Key]attribute.Value{
 		"assay.sample.id": attribute.StringValue("s1"), "assay.sample.line": attribute.IntValue(0),
-	}, attrMap(smp.Attributes))
-	assert.Equal(t, []map[attribute.Key]attribute.Value{precisionEvent}, eventsOf(smp, telemetry.EventEvaluation))
+	}, telemetrytest.Attrs(smp.Attributes))
+	assert.Equal(t, []map[attribute.Key]attribute.Value{precisionEvent}, telemetrytest.Events(smp, telemetry.EventEvaluation))
 
-	chat := onlySpan(t, spans, "chat gpt-4o-mini")
+	chat := telemetrytest.Only(t, spans, "chat gpt-4o-mini")
 	assert.Equal(t, smp.SpanContext.SpanID(), chat.Parent.SpanID(), "the model call is the sample's child")
 	assert.Equal(t, trace.SpanKindClient, chat.SpanKind)
-	assert.Equal(t, chatAttrs, attrMap(chat.Attributes))
+	assert.Equal(t, chatAttrs, telemetrytest.Attrs(chat.Attributes))
 	assert.Len(t, spans, 4, "the request, the run, the sample and one call")
 }
 
@@ -137,7 +120,7 @@ func (j judgedSignal) Observe(metric string, _ eval.Score, _ map[string]string, 
 }
 
 func TestASampledTraceIsJudgedInTheCallersTrace(t *testing.T) {
-	exp := recordSpans(t)
+	exp := telemetrytest.Record(t)
 	model := tokenModel(t)
 	judged := make(judgedSignal, 4)
 	s := start(t, withModel(Config{TraceMetrics: []string{"context_precision"}, Observers: []Observer{judged}}, model.URL()))
@@ -155,23 +138,23 @@ func TestASampledTraceIsJudgedInTheCallersTrace(t *testing.T) {
 	}
 
 	spans := inTrace(t, exp.GetSpans(), callerTrace)
-	server := onlySpan(t, spans, "POST /v1/traces")
+	server := telemetrytest.Only(t, spans, "POST /v1/traces")
 	assert.Equal(t, callerSpan, server.Parent.SpanID().String())
-	assert.Equal(t, attribute.IntValue(202), attrMap(server.Attributes)["http.response.status_code"])
-	smp := onlySpan(t, spans, "assay.sample")
+	assert.Equal(t, attribute.IntValue(202), telemetrytest.Attrs(server.Attributes)["http.response.status_code"])
+	smp := telemetrytest.Only(t, spans, "assay.sample")
 	assert.Equal(t, server.SpanContext.SpanID(), smp.Parent.SpanID(), "the judgement is the posting request's child")
 	assert.Equal(t, map[attribute.Key]attribute.Value{
 		"assay.sample.id": attribute.StringValue("t-1"), "assay.sample.line": attribute.IntValue(0),
-	}, attrMap(smp.Attributes), "the sample is named by its trace id")
-	assert.Equal(t, []map[attribute.Key]attribute.Value{precisionEvent}, eventsOf(smp, telemetry.EventEvaluation))
-	chat := onlySpan(t, spans, "chat gpt-4o-mini")
+	}, telemetrytest.Attrs(smp.Attributes), "the sample is named by its trace id")
+	assert.Equal(t, []map[attribute.Key]attribute.Value{precisionEvent}, telemetrytest.Events(smp, telemetry.EventEvaluation))
+	chat := telemetrytest.Only(t, spans, "chat gpt-4o-mini")
 	assert.Equal(t, smp.SpanContext.SpanID(), chat.Parent.SpanID())
-	assert.Equal(t, chatAttrs, attrMap(chat.Attributes))
+	assert.Equal(t, chatAttrs, telemetrytest.Attrs(chat.Attributes))
 	assert.Len(t, spans, 3, "the request, the sample and one call")
 }
 
 func TestARunIsTracedUnderItsRequest(t *testing.T) {
-	exp := recordSpans(t)
+	exp := telemetrytest.Record(t)
 	model := tokenModel(t)
 	s := start(t, withModel(Config{}, model.URL()))
 	code, body := call(t, http.MethodPost, s.URL+"/v1/runs",
@@ -188,40 +171,40 @@ func TestARunIsTracedUnderItsRequest(t *testing.T) {
 	}
 
 	spans := inTrace(t, exp.GetSpans(), callerTrace)
-	server := onlySpan(t, spans, "POST /v1/runs")
+	server := telemetrytest.Only(t, spans, "POST /v1/runs")
 	assert.Equal(t, callerSpan, server.Parent.SpanID().String())
 	// Two runs: the request's checks (a dry run, no model call) and the run.
 	var run tracetest.SpanStub
-	benches := namedSpans(spans, "assay.bench")
+	benches := telemetrytest.Named(spans, "assay.bench")
 	require.Len(t, benches, 2)
 	for _, b := range benches {
 		assert.Equal(t, server.SpanContext.SpanID(), b.Parent.SpanID(), "a run is the request's child")
-		if attrMap(b.Attributes)["assay.run.judged"] == attribute.IntValue(1) {
+		if telemetrytest.Attrs(b.Attributes)["assay.run.judged"] == attribute.IntValue(1) {
 			run = b
 		}
 	}
 	require.True(t, run.SpanContext.IsValid(), "no run judged the sample")
-	assert.Equal(t, attribute.StringValue(st.ID), attrMap(run.Attributes)["assay.run.id"])
-	smp := onlySpan(t, spans, "assay.sample")
+	assert.Equal(t, attribute.StringValue(st.ID), telemetrytest.Attrs(run.Attributes)["assay.run.id"])
+	smp := telemetrytest.Only(t, spans, "assay.sample")
 	assert.Equal(t, run.SpanContext.SpanID(), smp.Parent.SpanID())
-	assert.Equal(t, []map[attribute.Key]attribute.Value{precisionEvent}, eventsOf(smp, telemetry.EventEvaluation))
-	chat := onlySpan(t, spans, "chat gpt-4o-mini")
+	assert.Equal(t, []map[attribute.Key]attribute.Value{precisionEvent}, telemetrytest.Events(smp, telemetry.EventEvaluation))
+	chat := telemetrytest.Only(t, spans, "chat gpt-4o-mini")
 	assert.Equal(t, smp.SpanContext.SpanID(), chat.Parent.SpanID())
 }
 
 func TestARequestWithoutTraceparentStartsATrace(t *testing.T) {
-	exp := recordSpans(t)
+	exp := telemetrytest.Record(t)
 	s := start(t, Config{})
 	code, body := call(t, http.MethodPost, s.URL+"/v1/context-score", mustJSON(t, exampleContext))
 	require.Equal(t, http.StatusOK, code, body)
 	code, _ = call(t, http.MethodGet, s.URL+"/nowhere", "")
 	require.Equal(t, http.StatusNotFound, code)
 	spans := exp.GetSpans()
-	srv := onlySpan(t, spans, "POST /v1/context-score")
+	srv := telemetrytest.Only(t, spans, "POST /v1/context-score")
 	assert.False(t, srv.Parent.IsValid(), "no traceparent: the request's span is a root")
-	assert.Equal(t, attribute.StringValue("/v1/context-score"), attrMap(srv.Attributes)["http.route"])
-	nowhere := onlySpan(t, spans, "GET")
-	assert.Equal(t, attribute.IntValue(404), attrMap(nowhere.Attributes)["http.response.status_code"])
+	assert.Equal(t, attribute.StringValue("/v1/context-score"), telemetrytest.Attrs(srv.Attributes)["http.route"])
+	nowhere := telemetrytest.Only(t, spans, "GET")
+	assert.Equal(t, attribute.IntValue(404), telemetrytest.Attrs(nowhere.Attributes)["http.response.status_code"])
 }
 
 // inTrace are the spans of trace id.
@@ -231,44 +214,6 @@ func inTrace(t *testing.T, spans tracetest.SpanStubs, id string) tracetest.SpanS
 	for _, s := range spans {
 		if s.SpanContext.TraceID().String() == id {
 			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// onlySpan is the one span named name.
-func onlySpan(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.SpanStub {
-	t.Helper()
-	got := namedSpans(spans, name)
-	require.Len(t, got, 1, "spans named %q", name)
-	return got[0]
-}
-
-func namedSpans(spans tracetest.SpanStubs, name string) []tracetest.SpanStub {
-	var out []tracetest.SpanStub
-	for _, s := range spans {
-		if s.Name == name {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// attrMap is kvs as a map, to compare whole.
-func attrMap(kvs []attribute.KeyValue) map[attribute.Key]attribute.Value {
-	m := make(map[attribute.Key]attribute.Value, len(kvs))
-	for _, kv := range kvs {
-		m[kv.Key] = kv.Value
-	}
-	return m
-}
-
-// eventsOf are the attributes of s's events named name.
-func eventsOf(s tracetest.SpanStub, name string) []map[attribute.Key]attribute.Value {
-	var out []map[attribute.Key]attribute.Value
-	for _, e := range s.Events {
-		if e.Name == name {
-			out = append(out, attrMap(e.Attributes))
 		}
 	}
 	return out

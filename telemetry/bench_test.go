@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/telemetry"
+	"github.com/assaylabs/assay/telemetry/telemetrytest"
 )
 
 // tracing is how a benchmark traces: off (the global no-op provider, as
@@ -34,13 +34,7 @@ func traceOn(b *testing.B, on bool) {
 	if !on {
 		return
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	b.Cleanup(func() {
-		otel.SetTracerProvider(prev)
-		_ = tp.Shutdown(context.Background())
-	})
+	telemetrytest.Install(b, sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter())))
 }
 
 // instant is a scorer that costs nothing: what is left is the per-sample

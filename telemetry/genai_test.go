@@ -15,6 +15,7 @@ import (
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/offline"
 	"github.com/assaylabs/assay/telemetry"
+	"github.com/assaylabs/assay/telemetry/telemetrytest"
 )
 
 // stub is a Backend with nothing beyond Backend.
@@ -100,7 +101,7 @@ func TestBackendSpansNameTheProviderAndModel(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			exp := record(t)
+			exp := telemetrytest.Record(t)
 			w := telemetry.Backend(tc.b)
 			want := map[attribute.Key]attribute.Value{
 				"gen_ai.operation.name": attribute.StringValue(tc.op),
@@ -122,8 +123,8 @@ func TestBackendSpansNameTheProviderAndModel(t *testing.T) {
 				want["gen_ai.usage.input_tokens"] = attribute.IntValue(0)
 				want["gen_ai.usage.output_tokens"] = attribute.IntValue(0)
 			}
-			s := only(t, exp.GetSpans(), tc.span)
-			assert.Equal(t, want, attrs(s.Attributes))
+			s := telemetrytest.Only(t, exp.GetSpans(), tc.span)
+			assert.Equal(t, want, telemetrytest.Attrs(s.Attributes))
 		})
 	}
 }
@@ -151,12 +152,12 @@ func TestErrorType(t *testing.T) {
 }
 
 func TestAFailedChatSpan(t *testing.T) {
-	exp := record(t)
+	exp := telemetrytest.Record(t)
 	w := telemetry.Backend(&stub{name: "openai:m", err: fmt.Errorf("openai:m: chat: %w", &llm.StatusError{Code: 503, Message: "overloaded"})})
 	_, err := w.Chat(t.Context(), llm.Request{})
 	require.Error(t, err)
-	s := only(t, exp.GetSpans(), "chat m")
+	s := telemetrytest.Only(t, exp.GetSpans(), "chat m")
 	assert.Equal(t, codes.Error, s.Status.Code)
 	assert.Equal(t, "openai:m: chat: status 503: overloaded", s.Status.Description)
-	assert.Equal(t, attribute.StringValue("503"), attrs(s.Attributes)["error.type"])
+	assert.Equal(t, attribute.StringValue("503"), telemetrytest.Attrs(s.Attributes)["error.type"])
 }

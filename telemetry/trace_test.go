@@ -14,36 +14,19 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/telemetry"
+	"github.com/assaylabs/assay/telemetry/telemetrytest"
 )
 
 // The tests of this package install the global tracer provider, as Setup
 // does, so none of them runs in parallel.
-
-// record installs a tracer provider that keeps every span ended, in
-// memory, until the test ends.
-func record(t testing.TB) *tracetest.InMemoryExporter {
-	t.Helper()
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		otel.SetTracerProvider(prev)
-		_ = tp.Shutdown(context.Background())
-	})
-	return exp
-}
 
 // sample is one RAG record: the fake server's stand-in replies find one
 // of its two claims supported and its first context useful.
@@ -128,14 +111,14 @@ func TestAJudgedSampleIsARunSampleAndChatSpans(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			exp := record(t)
+			exp := telemetrytest.Record(t)
 			srv := fake(t)
 			j, env := judgingOf(tc.setting, srv.URL())
 			data := writeData(t, sample)
 			runID := tc.run(t.Context(), t, data, j, env)
 
 			spans := exp.GetSpans()
-			run := only(t, spans, tc.runSpan)
+			run := telemetrytest.Only(t, spans, tc.runSpan)
 			assert.False(t, run.Parent.IsValid(), "the run is the root")
 			assert.Equal(t, codes.Unset, run.Status.Code)
 			want := map[attribute.Key]attribute.Value{
@@ -147,22 +130,22 @@ func TestAJudgedSampleIsARunSampleAndChatSpans(t *testing.T) {
 			if runID != "" {
 				want["assay.run.id"] = attribute.StringValue(runID)
 			}
-			assert.Equal(t, want, attrs(run.Attributes))
+			assert.Equal(t, want, telemetrytest.Attrs(run.Attributes))
 
-			smp := only(t, spans, "assay.sample")
+			smp := telemetrytest.Only(t, spans, "assay.sample")
 			assert.Equal(t, run.SpanContext.SpanID(), smp.Parent.SpanID(), "the sample is the run's child")
 			assert.Equal(t, map[attribute.Key]attribute.Value{
 				"assay.sample.id": attribute.StringValue("s1"), "assay.sample.line": attribute.IntValue(1),
-			}, attrs(smp.Attributes))
+			}, telemetrytest.Attrs(smp.Attributes))
 
-			chats := named(spans, "chat judge")
+			chats := telemetrytest.Named(spans, "chat judge")
 			require.Len(t, chats, 3, "faithfulness asks twice (claims, verdicts), context precision once")
 			tags := []string{}
 			for _, c := range chats {
 				assert.Equal(t, smp.SpanContext.SpanID(), c.Parent.SpanID(), "a model call is its sample's child")
 				assert.Equal(t, trace.SpanKindClient, c.SpanKind)
 				assert.Equal(t, codes.Unset, c.Status.Code)
-				got := attrs(c.Attributes)
+				got := telemetrytest.Attrs(c.Attributes)
 				tags = append(tags, got["assay.llm.tag"].AsString())
 				delete(got, "assay.llm.tag")
 				assert.Equal(t, map[attribute.Key]attribute.Value{
@@ -196,14 +179,14 @@ func TestAJudgedSampleIsARunSampleAndChatSpans(t *testing.T) {
 					"gen_ai.evaluation.explanation": attribute.StringValue("1 of 2 contexts useful; rank-weighted precision 1.00"),
 					"assay.score.method":            attribute.StringValue("llm:" + tc.setting.spec + " (vs answer, no reference)"),
 				},
-			}, events(smp, telemetry.EventEvaluation))
+			}, telemetrytest.Events(smp, telemetry.EventEvaluation))
 			assert.Len(t, spans, 5, "one run, one sample, three calls")
 		})
 	}
 }
 
 func TestAFailingModelCallIsAnErrorSpanAndADefaultedEvaluation(t *testing.T) {
-	exp := record(t)
+	exp := telemetrytest.Record(t)
 	srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Status: 500}))
 	j, env := judgingOf(openaiSetting, srv.URL())
 	_, err := bench.Judge(t.Context(), bench.JudgeJob{Data: writeData(t, sample), Metrics: []string{"context_precision"},
@@ -211,28 +194,28 @@ func TestAFailingModelCallIsAnErrorSpanAndADefaultedEvaluation(t *testing.T) {
 	require.NoError(t, err)
 
 	spans := exp.GetSpans()
-	chats := named(spans, "chat judge")
+	chats := telemetrytest.Named(spans, "chat judge")
 	require.NotEmpty(t, chats)
 	require.Len(t, chats, srv.Calls(), "a span per request sent")
 	for _, c := range chats {
 		assert.Equal(t, codes.Error, c.Status.Code)
 		assert.Contains(t, c.Status.Description, "status 500")
-		got := attrs(c.Attributes)
+		got := telemetrytest.Attrs(c.Attributes)
 		assert.Equal(t, attribute.StringValue("500"), got["error.type"])
 		assert.NotContains(t, got, attribute.Key("gen_ai.usage.input_tokens"), "a failed call has no usage")
 		assert.NotContains(t, got, attribute.Key("gen_ai.response.model"))
 	}
-	smp := only(t, spans, "assay.sample")
-	evs := events(smp, telemetry.EventEvaluation)
+	smp := telemetrytest.Only(t, spans, "assay.sample")
+	evs := telemetrytest.Events(smp, telemetry.EventEvaluation)
 	require.Len(t, evs, 1)
 	assert.Equal(t, attribute.StringValue("defaulted"), evs[0]["gen_ai.evaluation.score.label"])
 	assert.Equal(t, attribute.StringValue("500"), evs[0]["error.type"])
 	assert.NotContains(t, evs[0], attribute.Key("gen_ai.evaluation.score.value"), "a neutral default is no measurement")
 	assert.Contains(t, evs[0]["gen_ai.evaluation.explanation"].AsString(), "judge failed, neutral grade 3 of 5 used")
 
-	run := only(t, spans, "assay.judge")
+	run := telemetrytest.Only(t, spans, "assay.judge")
 	assert.Equal(t, codes.Error, run.Status.Code, "a run over its default rate did not pass")
-	assert.Equal(t, attribute.StringSliceValue([]string{"too many defaults"}), attrs(run.Attributes)["assay.run.failures"])
+	assert.Equal(t, attribute.StringSliceValue([]string{"too many defaults"}), telemetrytest.Attrs(run.Attributes)["assay.run.failures"])
 }
 
 func TestMiddlewareContinuesTheCallersTrace(t *testing.T) {
@@ -253,7 +236,7 @@ func TestMiddlewareContinuesTheCallersTrace(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			exp := record(t)
+			exp := telemetrytest.Record(t)
 			srv := fake(t)
 			j, env := judgingOf(openaiSetting, srv.URL())
 			data := writeData(t, sample)
@@ -278,19 +261,19 @@ func TestMiddlewareContinuesTheCallersTrace(t *testing.T) {
 			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 
 			spans := exp.GetSpans()
-			server := only(t, spans, "POST /v1/judge")
+			server := telemetrytest.Only(t, spans, "POST /v1/judge")
 			assert.Equal(t, trace.SpanKindServer, server.SpanKind)
 			assert.Equal(t, traceID, server.Parent.TraceID().String())
 			assert.Equal(t, parentID, server.Parent.SpanID().String(), "the request's span is the caller's child")
 			assert.True(t, server.Parent.IsRemote())
-			assert.Equal(t, attribute.IntValue(200), attrs(server.Attributes)["http.response.status_code"])
-			assert.Equal(t, attribute.StringValue("/v1/judge"), attrs(server.Attributes)["http.route"])
+			assert.Equal(t, attribute.IntValue(200), telemetrytest.Attrs(server.Attributes)["http.response.status_code"])
+			assert.Equal(t, attribute.StringValue("/v1/judge"), telemetrytest.Attrs(server.Attributes)["http.route"])
 
-			run := only(t, spans, "assay.judge")
+			run := telemetrytest.Only(t, spans, "assay.judge")
 			assert.Equal(t, server.SpanContext.SpanID(), run.Parent.SpanID(), "the run is the request's child")
-			smp := only(t, spans, "assay.sample")
+			smp := telemetrytest.Only(t, spans, "assay.sample")
 			assert.Equal(t, run.SpanContext.SpanID(), smp.Parent.SpanID())
-			chat := only(t, spans, "chat judge")
+			chat := telemetrytest.Only(t, spans, "chat judge")
 			assert.Equal(t, smp.SpanContext.SpanID(), chat.Parent.SpanID())
 			for _, s := range spans {
 				assert.Equal(t, traceID, s.SpanContext.TraceID().String(), "%s is in the caller's trace", s.Name)
@@ -300,7 +283,7 @@ func TestMiddlewareContinuesTheCallersTrace(t *testing.T) {
 }
 
 func TestMiddlewareNamesARequestNoPatternServed(t *testing.T) {
-	exp := record(t)
+	exp := telemetrytest.Record(t)
 	api := httptest.NewServer(telemetry.Middleware(http.NewServeMux(), ""))
 	t.Cleanup(api.Close)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, api.URL+"/nowhere", nil)
@@ -308,8 +291,8 @@ func TestMiddlewareNamesARequestNoPatternServed(t *testing.T) {
 	resp, err := api.Client().Do(req)
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
-	s := only(t, exp.GetSpans(), "GET")
-	assert.Equal(t, attribute.IntValue(404), attrs(s.Attributes)["http.response.status_code"])
+	s := telemetrytest.Only(t, exp.GetSpans(), "GET")
+	assert.Equal(t, attribute.IntValue(404), telemetrytest.Attrs(s.Attributes)["http.response.status_code"])
 	assert.False(t, s.Parent.IsValid(), "no traceparent: a trace of its own")
 }
 
@@ -338,7 +321,7 @@ func TestMiddlewareIsAPassThroughUntilAProviderIsInstalled(t *testing.T) {
 	assert.Equal(t, seen{}, send(), "off: the request as it came, no span, the writer unwrapped")
 
 	t.Run("installed", func(t *testing.T) {
-		exp := record(t)
+		exp := telemetrytest.Record(t)
 		require.True(t, telemetry.Installed())
 		on := send()
 		assert.True(t, on.wrapped)
@@ -361,43 +344,4 @@ func TestTracingOffRecordsNothing(t *testing.T) {
 	run.End(telemetry.RunEnd{})
 	judgeRun(t.Context(), t, writeData(t, sample), j, env)
 	assert.Equal(t, 3, srv.Calls(), "the run judged as it would")
-}
-
-// only is the one span named name.
-func only(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.SpanStub {
-	t.Helper()
-	got := named(spans, name)
-	require.Len(t, got, 1, "spans named %q", name)
-	return got[0]
-}
-
-// named are the spans named name.
-func named(spans tracetest.SpanStubs, name string) []tracetest.SpanStub {
-	var out []tracetest.SpanStub
-	for _, s := range spans {
-		if s.Name == name {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// attrs is kvs as a map, to compare whole.
-func attrs(kvs []attribute.KeyValue) map[attribute.Key]attribute.Value {
-	m := make(map[attribute.Key]attribute.Value, len(kvs))
-	for _, kv := range kvs {
-		m[kv.Key] = kv.Value
-	}
-	return m
-}
-
-// events are the attributes of s's events named name.
-func events(s tracetest.SpanStub, name string) []map[attribute.Key]attribute.Value {
-	var out []map[attribute.Key]attribute.Value
-	for _, e := range s.Events {
-		if e.Name == name {
-			out = append(out, attrs(e.Attributes))
-		}
-	}
-	return out
 }

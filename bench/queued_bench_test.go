@@ -11,6 +11,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/bench/queue"
+	"github.com/assaylabs/assay/internal/bgtest"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
 )
@@ -89,14 +90,11 @@ func BenchmarkQueue(b *testing.B) {
 					url := natsServerB(b, filepath.Join(dir, "nats"))
 					job.Queue.URL = url
 					for range tc.workers {
-						ctx, cancel := context.WithCancel(context.Background())
-						done := make(chan error, 1)
-						go func() {
-							done <- bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env, MaxInFlight: 1000})
-						}()
+						halt := bgtest.Go(b, func(ctx context.Context) error {
+							return bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env, MaxInFlight: 1000})
+						})
 						stop = append(stop, func() {
-							cancel()
-							if err := <-done; err != nil {
+							if err := halt(); err != nil {
 								b.Error(err)
 							}
 						})
@@ -152,12 +150,11 @@ func BenchmarkQueueServers(b *testing.B) {
 				url := natsServerB(b, filepath.Join(dir, "nats"))
 				var stop []func()
 				for _, env := range envs {
-					ctx, cancel := context.WithCancel(context.Background())
-					done := make(chan error, 1)
-					go func() { done <- bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env}) }()
+					halt := bgtest.Go(b, func(ctx context.Context) error {
+						return bench.Work(ctx, bench.WorkerJob{URL: url, Judging: benchJudging(), Env: env})
+					})
 					stop = append(stop, func() {
-						cancel()
-						if err := <-done; err != nil {
+						if err := halt(); err != nil {
 							b.Error(err)
 						}
 					})

@@ -25,6 +25,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/bgtest"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
@@ -191,20 +192,7 @@ func natsServer(t *testing.T, dir string) (url string, restart func()) {
 // startWorker runs bench.Work until stop (also called at cleanup).
 func startWorker(t *testing.T, job bench.WorkerJob) (stop func() error) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- bench.Work(ctx, job) }()
-	var once sync.Once
-	var err error
-	stop = func() error {
-		once.Do(func() {
-			cancel()
-			err = <-done
-		})
-		return err
-	}
-	t.Cleanup(func() { _ = stop() })
-	return stop
+	return bgtest.Go(t, func(ctx context.Context) error { return bench.Work(ctx, job) })
 }
 
 // execute runs a bench job in the background; wait returns its outcome.

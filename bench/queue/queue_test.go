@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench/queue"
+	"github.com/assaylabs/assay/internal/bgtest"
 )
 
 // open starts an embedded server on a temporary store and opens the
@@ -34,20 +35,7 @@ func open(t *testing.T) (*queue.Server, *queue.Conn) {
 // func, also called at cleanup), and returns its error.
 func work(t *testing.T, c *queue.Conn, cfg queue.WorkerConfig) (stop func() error) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Work(ctx, cfg) }()
-	var once sync.Once
-	var err error
-	stop = func() error {
-		once.Do(func() {
-			cancel()
-			err = <-done
-		})
-		return err
-	}
-	t.Cleanup(func() { _ = stop() })
-	return stop
+	return bgtest.Go(t, func(ctx context.Context) error { return c.Work(ctx, cfg) })
 }
 
 // next waits for the next reply, failing the test after a deadline.

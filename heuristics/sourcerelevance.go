@@ -12,7 +12,7 @@ const relWindow = 3
 // SourceRelevance scores, in [0, 1], how well a retrieved passage serves
 // the query as a source on its own: the per-source relevance judge's
 // offline grade (GradeOfRelevance maps it to 1-5). Its rules, each one
-// sentence in the README's "Offline judges" section:
+// sentence in docs/judging.md's "Offline judges" section:
 //
 //   - Coverage: the score is the share of the query's content terms found
 //     in the passage's best window of relWindow sentences, each term

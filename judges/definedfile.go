@@ -27,7 +27,7 @@ type judgesFile struct {
 }
 
 // Spec is one judge as a judges file, or a profile's judges: list, writes
-// it (see the README's "Judges you define"). Decode it strictly (unknown
+// it (see docs/judging.md, "Judges you define"). Decode it strictly (unknown
 // keys refused), then check it with Definitions.
 type Spec struct {
 	Name      string            `yaml:"name"`

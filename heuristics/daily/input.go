@@ -217,7 +217,7 @@ func jsonErr(name string, data []byte, err error) error {
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		key := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		off := bytes.Index(data, []byte(`"`+key+`"`))
-		e := at(name, data, max(off, 0), key, "unknown field; see the file's format in the README (daily profile)")
+		e := at(name, data, max(off, 0), key, "unknown field; see the file's format in docs/scoring.md (daily profile)")
 		e.Err = err
 		return e
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):

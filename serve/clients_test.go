@@ -12,15 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeServe is the README's Serve section: its curl lines and its
-// Python program, the server's address replaced by url.
+// readmeServe is the opening section of docs/serving.md: its curl lines
+// and its Python program, the server's address replaced by url.
 func readmeServe(t *testing.T, url string) (curls []string, python string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "docs", "serving.md"))
 	require.NoError(t, err)
-	_, sec, ok := strings.Cut(string(b), "\n## Serve\n")
-	require.True(t, ok, "README.md has no Serve section")
-	sec, _, _ = strings.Cut(sec, "\n## ")
+	sec, _, _ := strings.Cut(string(b), "\n## ")
 	sec = strings.ReplaceAll(sec, "http://127.0.0.1:8080", url)
 	for _, block := range strings.Split(sec, "```")[1:] {
 		lang, code, _ := strings.Cut(block, "\n")
@@ -35,12 +33,12 @@ func readmeServe(t *testing.T, url string) (curls []string, python string) {
 			python = code
 		}
 	}
-	require.Len(t, curls, 3, "the README's curl calls")
-	require.NotEmpty(t, python, "the README's Python")
+	require.Len(t, curls, 3, "docs/serving.md's curl calls")
+	require.NotEmpty(t, python, "docs/serving.md's Python")
 	return curls, python
 }
 
-// TestClientsOfTheREADME drives the server with the README's calls:
+// TestClientsOfTheREADME drives the server with docs/serving.md's calls:
 // curl, and Python with its standard library only.
 func TestClientsOfTheREADME(t *testing.T) {
 	t.Parallel()

@@ -5,7 +5,6 @@
 package docs_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,14 +43,12 @@ var outputFlags = map[string]bool{"--out": true, "-o": true, "--junit": true, "-
 // joined, comments cut.
 func commands(t *testing.T, page string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", page))
+	text, err := os.ReadFile(filepath.Join("..", page))
 	require.NoError(t, err)
-	defer f.Close()
 	var out []string
 	inSh, cont := false, ""
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(string(text)) {
+		line = strings.TrimRight(line, "\r\n")
 		switch {
 		case strings.HasPrefix(line, "```"):
 			inSh = strings.TrimPrefix(line, "```") == "sh"
@@ -72,7 +69,6 @@ func commands(t *testing.T, page string) []string {
 		out = append(out, cont+line)
 		cont = ""
 	}
-	require.NoError(t, sc.Err())
 	return out
 }
 

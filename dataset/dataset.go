@@ -108,8 +108,10 @@ func Load(path string) ([]Record, error) {
 // its extension picks the format:
 //
 //   - ".csv": CSV with a header row. An empty cell is a missing value. A
-//     contexts cell holds a JSON array of strings or, when it is not one,
-//     a single context. A "human" cell holds a JSON object, and columns
+//     contexts cell holds a JSON array of strings, a Python list of
+//     strings as pandas' to_csv writes one ("['A', \"don't\"]"), or any
+//     other text, a single context; text that starts as a list ("[" and a
+//     quote) and is not one is an error. A "human" cell holds a JSON object, and columns
 //     named "human.<label>" add labels (as strings) to it.
 //   - ".json": a JSON array of records, one record (an object, which may
 //     span several lines), or JSON Lines.
@@ -130,7 +132,8 @@ func Load(path string) ([]Record, error) {
 //     (DeepEval); a string.
 //   - answer: answer, response, actual_output; a string.
 //   - contexts: contexts, retrieved_contexts, retrieval_context; an array
-//     of strings, which become Sources with IDs "c1", "c2", ... and Text.
+//     of strings, which become Sources with IDs "c1", "c2", ... and Text,
+//     or a string holding a list's text, read as a CSV cell's.
 //     Or Assay's own "sources", an array of eval.Source objects.
 //   - reference: reference, ground_truth (when a string), expected_output.
 //     A ground_truth object of numbers is Assay's GroundTruth.
@@ -440,7 +443,14 @@ func csvCell(field, cell string) (json.RawMessage, string) {
 	switch {
 	case slices.Contains(contextNames, field):
 		if strings.HasPrefix(trimmed, "[") && json.Valid([]byte(trimmed)) {
-			return json.RawMessage(trimmed), ""
+			return json.RawMessage(trimmed), "" // its elements are checked as a JSON record's
+		}
+		if looksLikeList(trimmed) {
+			items, msg := listText(trimmed)
+			if msg != "" {
+				return nil, msg
+			}
+			return jsonString(items), ""
 		}
 		return jsonString([]string{cell}), ""
 	case field == "human" || field == "metadata":
@@ -574,6 +584,17 @@ func pickContexts(fields map[string]json.RawMessage) ([]string, string, *eval.In
 		raw, ok := fields[n]
 		if !ok || kind(raw) == "null" {
 			continue
+		}
+		if kind(raw) == "string" {
+			// The text of a list (a JSON export of a frame read from CSV).
+			var text string
+			if err := json.Unmarshal(raw, &text); err == nil && looksLikeList(text) {
+				items, msg := listText(text)
+				if msg != "" {
+					return nil, "", &eval.InputError{Field: n, Msg: msg}
+				}
+				raw = jsonString(items)
+			}
 		}
 		if kind(raw) != "array" {
 			return nil, "", &eval.InputError{Field: n, Msg: "want an array of strings, got " + kind(raw)}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/heuristics/daily"
@@ -31,7 +32,8 @@ type ScoreJob struct {
 	// Profile is a built-in profile (research, context, daily) or a
 	// profile YAML file; empty picks it from the input: a JSON object with
 	// query and chunks is a retrieval sample (context), other text a
-	// research report.
+	// research report. A profile that scores a Markdown report refuses a
+	// dataset (dataset.Sniff), naming the command that judges it.
 	Profile string
 	// Query is the research query the report answers (default: its
 	// title); Sources a JSON file of its sources; Tiers a YAML file of
@@ -155,6 +157,11 @@ func scoreBytes(ctx context.Context, job ScoreJob, p *Profile, in ScoreInput) (*
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Now == nil {
 		job.Now = time.Now
+	}
+	if p.Kind != KindContext {
+		if err := refuseDataset(job, p, in); err != nil {
+			return nil, err
+		}
 	}
 	if p.Kind == KindDaily {
 		if err := job.Judging.CheckChecker(daily.Metrics()); err != nil {
@@ -301,6 +308,51 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// refuseDataset is the input error for a dataset given where p scores
+// one Markdown report (a research or daily report), naming the command
+// that judges the dataset; nil when the input is no dataset.
+func refuseDataset(job ScoreJob, p *Profile, in ScoreInput) error {
+	found := dataset.Sniff(in.Data)
+	if found.Format == "" {
+		return nil
+	}
+	file := shellWord(cmpOr(job.File, in.Name))
+	kind := cmpOr(found.Profile, "RAG")
+	var what, how string
+	switch {
+	case found.Format == dataset.FormatJSONL:
+		what = "JSON Lines of " + kind + " samples"
+	case found.Format == dataset.FormatCSV:
+		what = "CSV of " + kind + " samples"
+	case found.Array:
+		what = "a JSON array of " + kind + " samples"
+	default:
+		what = "one " + kind + " sample in JSON"
+	}
+	switch {
+	case found.Profile == "":
+		how = fmt.Sprintf("assay judge --metric faithfulness %s (assay judge --help lists the metrics), or keep a run with assay bench --metric faithfulness %s", file, file)
+	default:
+		profile := found.Profile
+		if job.Profile != "" && (p.Kind == KindDaily) == (profile == dataset.ProfileDaily) && profile != dataset.ProfileContext {
+			profile = shellWord(job.Profile) // the user's own profile of that kind
+		}
+		how = fmt.Sprintf("assay bench --profile %s %s", profile, file)
+		if found.Format != dataset.FormatJSONL {
+			how += ", written as JSON Lines (one sample a line)"
+		}
+	}
+	return &eval.InputError{File: in.Name, Msg: fmt.Sprintf("is a dataset (%s), not a Markdown report: assay score judges one report; judge the dataset with %s", what, how)}
+}
+
+// shellWord is s as one word of a POSIX shell command.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-+=:,@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // detectProfile picks the profile for input scored without --profile: a

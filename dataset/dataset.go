@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -24,10 +25,18 @@ const MaxLine = 10 << 20
 // Record is one row of a dataset: the sample to score and its human labels.
 type Record struct {
 	// ID is the record's "id"; when the record has none it is "line-N",
-	// N being Line. IDs are unique within a dataset.
+	// N being Line, or, for an element of a JSON array that shares its
+	// line with another element (an array written on one line), "item-I",
+	// I being its 0-based index in the array. IDs are unique within a
+	// dataset.
 	ID string `json:"id"`
 	// Line is the 1-based line where the record starts.
 	Line int `json:"line"`
+	// Path is where the record is in its file when Line alone may not
+	// say: "[I]" for the element of index I of a JSON array, "" for a
+	// record of JSON Lines or CSV. Errors about the record put it before
+	// the field ("[3].contexts").
+	Path string `json:"path,omitempty"`
 	// Sample is the record mapped to Assay's vocabulary; Sample.ID is ID.
 	Sample eval.Sample `json:"sample"`
 	// Human holds the record's "human" object as decoded JSON (numbers as
@@ -99,14 +108,22 @@ func Load(path string) ([]Record, error) {
 // its extension picks the format:
 //
 //   - ".csv": CSV with a header row. An empty cell is a missing value. A
-//     contexts cell holds a JSON array of strings or, when it is not one,
-//     a single context. A "human" cell holds a JSON object, and columns
+//     contexts cell holds a JSON array of strings, a Python list of
+//     strings as pandas' to_csv writes one ("['A', \"don't\"]"), or any
+//     other text, a single context; text that starts as a list ("[" and a
+//     quote) and is not one is an error. A "human" cell holds a JSON object, and columns
 //     named "human.<label>" add labels (as strings) to it.
 //   - ".json": a JSON array of records, one record (an object, which may
 //     span several lines), or JSON Lines.
 //   - anything else (".jsonl"): JSON Lines, one object a line, blank lines
-//     skipped, each line at most MaxLine bytes. YAML is not read: the JSON
+//     skipped, each line at most MaxLine bytes; or, when the file starts
+//     with "[", a JSON array of records, as in a ".json" file (what
+//     json.dump and a DeepEval export write). YAML is not read: the JSON
 //     errors of a ".yaml" or ".yml" file say so.
+//
+// The elements of a JSON array are records, read one at a time; an error
+// about one puts its 0-based index before the field:
+// `data.json:1: [2].answer: want a string, got number`.
 //
 // A record's fields, by role (null counts as missing; two names of one role
 // with different values are an error):
@@ -115,7 +132,8 @@ func Load(path string) ([]Record, error) {
 //     (DeepEval); a string.
 //   - answer: answer, response, actual_output; a string.
 //   - contexts: contexts, retrieved_contexts, retrieval_context; an array
-//     of strings, which become Sources with IDs "c1", "c2", ... and Text.
+//     of strings, which become Sources with IDs "c1", "c2", ... and Text,
+//     or a string holding a list's text, read as a CSV cell's.
 //     Or Assay's own "sources", an array of eval.Source objects.
 //   - reference: reference, ground_truth (when a string), expected_output.
 //     A ground_truth object of numbers is Assay's GroundTruth.
@@ -201,7 +219,7 @@ func (f Format) records(name string, r io.Reader, ids *idSet) iter.Seq2[Record, 
 		case FormatJSON:
 			err = d.jsonFile(r)
 		case FormatJSONL:
-			err = d.jsonLines(r)
+			err = d.jsonLinesFile(r)
 		default:
 			yield(Record{}, fmt.Errorf("dataset: read %s: unknown dataset format %q: want %s, %s or %s", name, string(f), FormatJSON, FormatJSONL, FormatCSV))
 			return
@@ -266,8 +284,17 @@ func (d *datasetReader) jsonLines(r io.Reader) error {
 	return nil
 }
 
-// add decodes one JSON object starting on line.
+// add decodes one JSON object starting on line and keeps it.
 func (d *datasetReader) add(line, col0 int, b []byte) error {
+	rec, err := d.decode(line, col0, b)
+	if err != nil {
+		return err
+	}
+	return d.keep(line, rec, "")
+}
+
+// decode decodes one JSON object starting on line.
+func (d *datasetReader) decode(line, col0 int, b []byte) (Record, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil {
 		var se *json.SyntaxError
@@ -280,33 +307,34 @@ func (d *datasetReader) add(line, col0 int, b []byte) error {
 			}
 			e := d.errAt(line, col0+max(col, 1), "", "invalid JSON: "+se.Error())
 			e.Err = err
-			return e
+			return Record{}, e
 		case errors.As(err, &te):
-			return d.errAt(line, 0, "", "want a JSON object, got "+kindName(te.Value))
+			return Record{}, d.errAt(line, 0, "", "want a JSON object, got "+kindName(te.Value))
 		}
 		e := d.errAt(line, 0, "", "invalid JSON: "+err.Error())
 		e.Err = err
-		return e
+		return Record{}, e
 	}
 	if fields == nil {
-		return d.errAt(line, 0, "", "want a JSON object, got null")
+		return Record{}, d.errAt(line, 0, "", "want a JSON object, got null")
 	}
 	if path, first, second, dup := duplicateKey(b); dup {
-		return d.errAt(line, col0+int(second)+1, path, fmt.Sprintf("given twice in one object (first at column %d): a record names each field once", col0+int(first)+1))
+		return Record{}, d.errAt(line, col0+int(second)+1, path, fmt.Sprintf("given twice in one object (first at column %d): a record names each field once", col0+int(first)+1))
 	}
 	rec, ierr := decodeRecord(fields)
 	if ierr != nil {
 		ierr.File, ierr.Line = d.name, line
-		return ierr
+		return Record{}, ierr
 	}
-	return d.keep(line, rec)
+	return rec, nil
 }
 
-// keep assigns the record's line and default ID and checks the ID is new.
-func (d *datasetReader) keep(line int, rec Record) error {
+// keep assigns the record's line and default ID (id, or "line-N" when id
+// is "") and checks the ID is new.
+func (d *datasetReader) keep(line int, rec Record, id string) error {
 	rec.Line = line
 	if rec.ID == "" {
-		rec.ID = "line-" + strconv.Itoa(line)
+		rec.ID = cmp.Or(id, "line-"+strconv.Itoa(line))
 	}
 	if d.ids != nil {
 		if first, dup := d.ids.add(rec.ID, line); dup {
@@ -394,7 +422,7 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 				rec.Human[k] = v
 			}
 		}
-		if err := d.keep(line, rec); err != nil {
+		if err := d.keep(line, rec, ""); err != nil {
 			return err
 		}
 	}
@@ -415,7 +443,14 @@ func csvCell(field, cell string) (json.RawMessage, string) {
 	switch {
 	case slices.Contains(contextNames, field):
 		if strings.HasPrefix(trimmed, "[") && json.Valid([]byte(trimmed)) {
-			return json.RawMessage(trimmed), ""
+			return json.RawMessage(trimmed), "" // its elements are checked as a JSON record's
+		}
+		if looksLikeList(trimmed) {
+			items, msg := listText(trimmed)
+			if msg != "" {
+				return nil, msg
+			}
+			return jsonString(items), ""
 		}
 		return jsonString([]string{cell}), ""
 	case field == "human" || field == "metadata":
@@ -549,6 +584,17 @@ func pickContexts(fields map[string]json.RawMessage) ([]string, string, *eval.In
 		raw, ok := fields[n]
 		if !ok || kind(raw) == "null" {
 			continue
+		}
+		if kind(raw) == "string" {
+			// The text of a list (a JSON export of a frame read from CSV).
+			var text string
+			if err := json.Unmarshal(raw, &text); err == nil && looksLikeList(text) {
+				items, msg := listText(text)
+				if msg != "" {
+					return nil, "", &eval.InputError{Field: n, Msg: msg}
+				}
+				raw = jsonString(items)
+			}
 		}
 		if kind(raw) != "array" {
 			return nil, "", &eval.InputError{Field: n, Msg: "want an array of strings, got " + kind(raw)}

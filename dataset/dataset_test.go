@@ -55,6 +55,9 @@ func TestReadAcceptsEachNamingConvention(t *testing.T) {
 			if strings.HasPrefix(tc.data, "[") || strings.HasSuffix(strings.ToLower(tc.name), ".csv") {
 				want.Line = 2 // after the bracket or the header
 			}
+			if strings.HasPrefix(tc.data, "[") {
+				want.Path = "[0]"
+			}
 			assert.Equal(t, want, got[0])
 		})
 	}
@@ -131,8 +134,10 @@ func TestReadRejectsBadInput(t *testing.T) {
 			"data.jsonl:2:14: invalid JSON: invalid character 'q' looking for beginning of value", 2, 14, ""},
 		"a truncated line": {"data.jsonl", `{"question": "q"`,
 			"data.jsonl:1:17: invalid JSON: unexpected end of JSON input", 1, 17, ""},
-		"a line that is not an object": {"data.jsonl", `["q"]`,
-			"data.jsonl:1: want a JSON object, got array", 1, 0, ""},
+		"a line that is not an object": {"data.jsonl", `{"question":"q"}` + "\n" + `["q"]`,
+			"data.jsonl:2: want a JSON object, got array", 2, 0, ""},
+		"an array whose element is not an object": {"data.jsonl", `["q"]`,
+			"data.jsonl:1: [0]: want a JSON object, got string", 1, 0, "[0]"},
 		"a null line": {"data.jsonl", `null`,
 			"data.jsonl:1: want a JSON object, got null", 1, 0, ""},
 		"an empty file": {"data.jsonl", "\n \n",
@@ -158,7 +163,7 @@ func TestReadRejectsBadInput(t *testing.T) {
 		"a line over 10 MB": {"data.jsonl", ok + "\n" + `{"question":"` + strings.Repeat("x", MaxLine) + `"}`,
 			"data.jsonl:2: line longer than 10 MB", 2, 0, ""},
 		"a json array with a bad element": {"data.json", "[\n" + ok + ",\n" + `  {"answer": 1}` + "\n]",
-			"data.json:3: answer: want a string, got number", 3, 0, "answer"},
+			"data.json:3: [1].answer: want a string, got number", 3, 0, "[1].answer"},
 		"a json array that is cut short": {"data.json", "[\n" + ok + ",\n",
 			"data.json:3:1: invalid JSON: unexpected end of JSON input", 3, 1, ""},
 		"a pretty-printed json object with a missing comma": {"data.json", "{\n  \"question\": \"q\",\n  \"answer\": \"a\"\n  \"contexts\": [\"c\"]\n}\n",

@@ -15,7 +15,8 @@ const (
 	// may span several lines), or JSON Lines: which of the three is told
 	// from the content. It is the format of standard input.
 	FormatJSON Format = "json"
-	// FormatJSONL is JSON Lines: one object a line, blank lines skipped.
+	// FormatJSONL is JSON Lines: one object a line, blank lines skipped;
+	// a file that starts with "[" is a JSON array of records.
 	FormatJSONL Format = "jsonl"
 	// FormatCSV is CSV with a header row.
 	FormatCSV Format = "csv"

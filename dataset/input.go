@@ -191,7 +191,7 @@ func (d *Dataset) Records() iter.Seq2[Record, error] {
 		i := 0
 		for rec, err := range d.format.records(d.Name(), io.LimitReader(fh, MaxSize+1), nil) {
 			if err == nil && (i >= len(d.order) || idHash32(d.seed, rec.ID) != d.order[i]) {
-				err = &eval.InputError{File: d.Name(), Line: rec.Line, Field: "id", Msg: fmt.Sprintf(
+				err = &eval.InputError{File: d.Name(), Line: rec.Line, Field: fieldAt(rec.Path, "id"), Msg: fmt.Sprintf(
 					"id %q is not the record checked at its place: the file changed since it was checked; run again on a file that stays put", rec.ID)}
 				rec = Record{}
 			}
@@ -235,7 +235,7 @@ func CheckNeeds(file string, rec Record, scorers []eval.Scorer) error {
 				// A scorer that names the field itself (an assertion's
 				// metadata argument): the error, with where.
 				e := *ie
-				e.File, e.Line = file, rec.Line
+				e.File, e.Line, e.Field = file, rec.Line, fieldAt(rec.Path, e.Field)
 				return &e
 			}
 			field := ""
@@ -245,7 +245,7 @@ func CheckNeeds(file string, rec Record, scorers []eval.Scorer) error {
 			case errors.Is(err, eval.ErrNoContexts):
 				field = "contexts"
 			}
-			return &eval.InputError{File: file, Line: rec.Line, Field: field, Msg: err.Error(), Err: err}
+			return &eval.InputError{File: file, Line: rec.Line, Field: fieldAt(rec.Path, field), Msg: err.Error(), Err: err}
 		}
 	}
 	return nil

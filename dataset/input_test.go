@@ -191,6 +191,8 @@ func TestOpenDatasetChecksWhatScorersNeed(t *testing.T) {
 			err: "FILE:2: reference: context_recall: sample has no reference answer"},
 		"no contexts, on line 1": {data: noCtx, scorers: []eval.Scorer{recall, precision}, field: "contexts",
 			err: "FILE:1: contexts: context_precision: sample has no contexts or sources"},
+		"no reference, in a json array on one line": {data: "[" + withRef + "," + noRef + "]", scorers: []eval.Scorer{recall}, visited: 1, field: "[1].reference",
+			err: "FILE:1: [1].reference: context_recall: sample has no reference answer"},
 		"a scorer without needs checks nothing": {data: noCtx, scorers: []eval.Scorer{judges.TokenOverlap{}}, visited: 1},
 		"visit stops the pass": {data: withRef + "\n" + withRef, visit: func(r dataset.Record) error {
 			return fmt.Errorf("record %s: %w", r.ID, stop)

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,9 +84,35 @@ func (d *datasetReader) jsonFile(r io.Reader) error {
 	return d.add(bytes.Count(data[:start], []byte{'\n'})+1, 0, data[start:])
 }
 
+// jsonLinesFile reads a ".jsonl" file: JSON Lines, or a JSON array (one
+// line or pretty-printed over many, as json.dump and the exports of other
+// tools write it) when its first character other than space is '['.
+func (d *datasetReader) jsonLinesFile(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var head []byte // what was read to find the first character
+	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
+		head = append(head, bom...)
+		_, _ = br.Discard(len(bom))
+	}
+	p := &posReader{br: br, line: 1, lastNL: -1}
+	c, err := p.skipSpace(&head)
+	switch {
+	case err != nil && !errors.Is(err, io.EOF):
+		return d.readErr(err)
+	case err == nil && c == '[':
+		return d.jsonArray(p)
+	}
+	return d.jsonLines(io.MultiReader(bytes.NewReader(head), br))
+}
+
 // jsonArray reads the elements of a JSON array whose '[' is next in p.
 // Each element is checked as it is read, with its errors placed where a
-// check of the whole document would place them.
+// check of the whole document would place them and its index put before
+// the field ("[3].answer"). An element without an id is named "line-N"
+// after the line it starts on, or "item-I" after its index when another
+// element starts on that line too (an array on one line), so that the
+// names are unique and those of a pretty-printed array are what they
+// were; an element is handed on when the next one's line is known.
 func (d *datasetReader) jsonArray(p *posReader) error {
 	_, _ = p.readByte() // [, already peeked
 	c, err := p.skipSpace(nil)
@@ -96,8 +123,26 @@ func (d *datasetReader) jsonArray(p *posReader) error {
 		_, _ = p.readByte()
 		return d.trailing(p)
 	}
-	for {
+	var held *arrayItem
+	// release hands on the held element, the next one starting on next.
+	release := func(next int) error {
+		if held == nil {
+			return nil
+		}
+		it := held
+		held = nil
+		id := ""
+		if it.shared || it.line == next {
+			id = "item-" + strconv.Itoa(it.index)
+		}
+		return atItem(d.keep(it.line, it.rec, id), it.index)
+	}
+	prevLine := 0
+	for i := 0; ; i++ {
 		line, col := p.line, p.col()
+		if err := release(line); err != nil {
+			return err
+		}
 		raw, err := p.value()
 		if err != nil && !errors.Is(err, io.EOF) {
 			return d.readErr(err)
@@ -120,26 +165,62 @@ func (d *datasetReader) jsonArray(p *posReader) error {
 			}
 			return d.endErr(p, io.EOF)
 		}
-		if err := d.add(line, 0, raw); err != nil {
-			return err
+		rec, err := d.decode(line, 0, raw)
+		if err != nil {
+			return atItem(err, i)
 		}
+		rec.Path = "[" + strconv.Itoa(i) + "]"
+		held = &arrayItem{rec: rec, line: line, index: i, shared: line == prevLine}
+		prevLine = line
 		c, err := p.skipSpace(nil)
 		if err != nil {
-			return d.endErr(p, err)
+			return cmp.Or(release(0), d.endErr(p, err))
 		}
 		switch c {
 		case ']':
 			_, _ = p.readByte()
+			if err := release(0); err != nil {
+				return err
+			}
 			return d.trailing(p)
 		case ',':
 			_, _ = p.readByte()
 			if _, err := p.skipSpace(nil); err != nil {
-				return d.endErr(p, err)
+				return cmp.Or(release(0), d.endErr(p, err))
 			}
 		default:
-			return d.errAt(p.line, p.col(), "", "invalid JSON: invalid character "+quoteChar(c)+" after array element")
+			return cmp.Or(release(0), error(d.errAt(p.line, p.col(), "", "invalid JSON: invalid character "+quoteChar(c)+" after array element")))
 		}
 	}
+}
+
+// arrayItem is an element of a JSON array read and not yet handed on.
+type arrayItem struct {
+	rec         Record
+	line, index int
+	shared      bool // the element before it starts on its line
+}
+
+// atItem puts the index of an array's element before the field of err, an
+// error about that element.
+func atItem(err error, index int) error {
+	ie, ok := errors.AsType[*eval.InputError](err)
+	if !ok {
+		return err
+	}
+	ie.Field = fieldAt("["+strconv.Itoa(index)+"]", ie.Field)
+	return err
+}
+
+// fieldAt is the path of field in the record at path (a Record's Path).
+func fieldAt(path, field string) string {
+	switch {
+	case path == "" || field == "":
+		return path + field
+	case strings.HasPrefix(field, "["):
+		return path + field
+	}
+	return path + "." + field
 }
 
 // trailing checks that nothing but space follows the array.

@@ -137,7 +137,7 @@ func TestJuryFlagErrors(t *testing.T) {
 		want string
 	}{
 		"judge":          {[]string{"judge", "--no-cache", "--metric", "faithfulness", "--llm", "openai:judge-a,openai:judge-b", path}, "--llm: one model here; juries are for assay agree"},
-		"score":          {[]string{"score", "--no-cache", "--llm", "openai:judge-a,openai:judge-b", path}, "--llm: one model here; juries are for assay agree"},
+		"score":          {[]string{"score", "--no-cache", "--llm", "openai:judge-a,openai:judge-b", "../../fixtures/reports/pass.md"}, "--llm: one model here; juries are for assay agree"},
 		"bench":          {[]string{"bench", "--no-cache", "--metric", "faithfulness", "--out", filepath.Join(t.TempDir(), "run"), "--llm", "openai:judge-a,openai:judge-b", path}, "--llm: one model here; juries are for assay agree"},
 		"research":       {[]string{"research", "--no-cache", "--llm", "openai:judge-a,openai:judge-b", "where is the tower"}, "--llm: one model here; juries are for assay agree"},
 		"agree --score":  {[]string{"agree", "--score", "meta.x", "--label", "faithful", "--llm", "openai:judge-a,openai:judge-b", path}, "a jury judges now: give --metric NAME"},

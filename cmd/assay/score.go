@@ -34,6 +34,8 @@ func newScoreCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 retrieval sample with --profile context. FILE "-" reads standard input.
 Without --profile, a JSON object with query and chunks is taken for a
 retrieval sample and scored with the context profile; other JSON is refused.
+A dataset (JSON Lines, a JSON array or CSV of samples) is refused with the
+command that judges it (assay judge, or assay bench --profile).
 
 The research card (seed 000) has grounding 5, source quality 2, diversity 1,
 completeness 1 and clarity 1 points; grounding below 5/5 fails the report,

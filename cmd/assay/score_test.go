@@ -158,8 +158,8 @@ func TestScoreDetectsRetrievalSamples(t *testing.T) {
 		"as text too": {[]string{"--format", "text", "../../fixtures/context/poor.json"}, exitFailed,
 			"FAIL context 0.163, CRAG incorrect: supplemental_search\n", "scoring it with --profile context"},
 		"a dataset is refused": {[]string{dataset}, exitInput, "",
-			"data.json: is JSON, not a Markdown report: score takes a report, or a retrieval sample"},
-		"an object without chunks is refused": {[]string{other}, exitInput, "", "use assay judge"},
+			"data.json: is a dataset (a JSON array of RAG samples), not a Markdown report"},
+		"an object without chunks is refused": {[]string{other}, exitInput, "", "assay judge --metric faithfulness"},
 		"--profile research is taken at its word": {[]string{"--profile", "research", "../../fixtures/context/good.json"}, exitFailed,
 			"quality_score:", ""},
 		"markdown starting with a link is a report": {[]string{link}, exitFailed, "quality_score:", ""},
@@ -179,6 +179,55 @@ func TestScoreDetectsRetrievalSamples(t *testing.T) {
 			} else {
 				assert.Contains(t, errOut, tc.stderr)
 			}
+		})
+	}
+}
+
+// TestScoreRefusesADataset: a dataset given to a profile that scores one
+// Markdown report (research, the default, or daily) is refused with exit
+// 2, naming the file and the command that judges it, where it was scored
+// as a report (0/10, exit 1); a report is still scored.
+func TestScoreRefusesADataset(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	rag := `{"question":"Where is the Louvre?","answer":"In Paris.","contexts":["The Louvre is in Paris."]}`
+	jsonl := write("rag.jsonl", rag+"\n"+rag+"\n")
+	csvFile := write("rag.csv", "user_input,response,retrieved_contexts\nWhere?,Paris.,\"['The Louvre is in Paris.']\"\n")
+	research := write("reports.jsonl", `{"id":"r1","query":"q","report":"# R"}`+"\n"+`{"id":"r2","query":"q","report":"# S"}`+"\n")
+	tests := map[string]struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		"json lines of rag samples": {[]string{jsonl}, exitInput,
+			jsonl + ": is a dataset (JSON Lines of RAG samples), not a Markdown report: assay score judges one report; judge the dataset with assay judge --metric faithfulness " + jsonl},
+		"csv of rag samples, --profile research": {[]string{"--profile", "research", csvFile}, exitInput,
+			"is a dataset (CSV of RAG samples), not a Markdown report"},
+		"research samples": {[]string{research}, exitInput,
+			"is a dataset (JSON Lines of research samples), not a Markdown report: assay score judges one report; judge the dataset with assay bench --profile research " + research},
+		"standard input": {[]string{"-"}, exitInput,
+			"<stdin>: is a dataset (JSON Lines of RAG samples), not a Markdown report: assay score judges one report; judge the dataset with assay judge --metric faithfulness -"},
+		"a daily profile given a dataset": {[]string{"--profile", "daily", "--truth", "../../fixtures/daily/truth.json", jsonl}, exitInput,
+			"is a dataset (JSON Lines of RAG samples)"},
+		"a report is scored": {[]string{"--format", "text", "../../fixtures/reports/pass.md"}, exitPass, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, rag+"\n"+rag+"\n", append([]string{"score", "--now", "2026-11-23"}, tc.args...)...)
+			assert.Equal(t, tc.code, code, errOut)
+			if tc.stderr == "" {
+				assert.NotContains(t, errOut, "dataset")
+				assert.NotEmpty(t, out)
+				return
+			}
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, tc.stderr)
 		})
 	}
 }

@@ -387,6 +387,7 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		u := summary.Usage
 		out.Report.Usage.Calls, out.Report.Usage.TokensIn, out.Report.Usage.TokensOut = u.Calls, u.TokensIn, u.TokensOut
 		out.Report.Usage.CostUSD, out.Report.Usage.CostUnknown = u.CostUSD, u.CostUnknown
+		out.Report.Usage.CacheHits, out.Report.Usage.CachedIn, out.Report.Usage.CachedOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
 	}
 	if interrupted {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",

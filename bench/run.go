@@ -387,7 +387,7 @@ func (r *Run) Summary(samples int, finished time.Time, threshold func(string) fl
 	ms := st.Metrics(r.cfg.Metrics...)
 	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true, Usage: r.superseded.Add(r.cfg.StepsUsage)}
 	for _, m := range ms {
-		s.Usage = s.Usage.Add(eval.Usage{Calls: m.Calls, TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD, CostUnknown: m.CostUnknown})
+		s.Usage = s.Usage.Add(m.usage())
 		if m.N != samples {
 			s.Complete = false
 		}

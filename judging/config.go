@@ -289,6 +289,9 @@ func (r Report) Write(w io.Writer) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
+	if u.CachedIn > 0 || u.CachedOut > 0 {
+		fmt.Fprintf(w, " paid, %d in / %d out from the cache", u.CachedIn, u.CachedOut)
+	}
 	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), r.Defaulted)
 	if r.Samples > 1 {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",

@@ -180,7 +180,10 @@ type Summary struct {
 	Metrics  []MetricStats `json:"metrics"`
 	Gates    []GateResult  `json:"gates,omitempty"`
 	// Alerts are seed 002's quality alerts against the baseline.
-	Alerts   []QualityAlert `json:"alerts,omitempty"`
+	Alerts []QualityAlert `json:"alerts,omitempty"`
+	// Notices are the metrics whose mean is under seed 002's critical
+	// floor with no fall through it (FloorNotices): shown, not failing.
+	Notices  []QualityAlert `json:"notices,omitempty"`
 	Baseline *Comparison    `json:"baseline,omitempty"`
 	// Usage is what the run spent over all its attempts: its results'
 	// model calls (a reply from the cache is no call), tokens and cost,

@@ -304,7 +304,7 @@ func (d *RunDiff) abTable() table {
 		test := "-"
 		if p := float64(r.P); !math.IsNaN(p) {
 			test = "not significant"
-			if p < 0.05 {
+			if r.Significant {
 				test = "significant"
 			}
 			test += fmt.Sprintf(" (p=%.4f)", p)

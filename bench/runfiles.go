@@ -60,6 +60,10 @@ type Result struct {
 	// it each time): the result is a neutral default with Error saying
 	// why, and a resume judges it again.
 	Undelivered int `json:"undelivered,omitempty" yaml:"undelivered,omitempty"`
+	// FailedChecker names the fact checker (--checker) whose failed check
+	// made the result a default (judges.CheckerError), so that the advice
+	// after a run's defaults points at the checker's server.
+	FailedChecker string `json:"failed_checker,omitempty" yaml:"failed_checker,omitempty"`
 }
 
 // ResultOf is the line of results.jsonl for one score of sample id. Its
@@ -75,6 +79,9 @@ func ResultOf(id string, sc eval.Score) Result {
 	}
 	if sc.Err != nil {
 		r.Error = eval.Clip(sc.Err.Error(), eval.MaxText)
+		if ce, ok := errors.AsType[*judges.CheckerError](sc.Err); ok {
+			r.FailedChecker = ce.Checker
+		}
 	}
 	return r
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 )
@@ -195,6 +199,42 @@ func TestOutcomeBudgetLeads(t *testing.T) {
 			assert.Equal(t, "bench: go on with --resume --out runs/b1 and a larger --max-cost: only the 16 default(s) are judged again", lines[1])
 			assert.Contains(t, lines[2], "judge: llm:openai:m; calls 4")
 			assert.Equal(t, "bench: run b1 in runs/b1", lines[3])
+		})
+	}
+}
+
+// TestDefaultsByTheCheckerAdviseTheChecker: a default a fact checker
+// caused keeps its checker through results.jsonl, so that the advice
+// after the run's defaults, resumed or not, names the checker's
+// variables, not the judging model's.
+func TestDefaultsByTheCheckerAdviseTheChecker(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		err  error
+		want string
+	}{
+		"the checker failed": {&judges.CheckerError{Checker: "openai:minicheck", Err: errors.New("claim 1: connection refused")}, "$ASSAY_CHECKER_BASE_URL"},
+		"the judge failed":   {errors.New("extract claims: connection refused"), "(--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "run")
+			cfg := testConfig()
+			run, err := CreateRun(dir, cfg)
+			require.NoError(t, err)
+			res := ResultOf("a", eval.Score{Metric: "m1", Value: 0.5, Defaulted: true, Err: fmt.Errorf("faithfulness: verify claims: %w", tc.err)})
+			require.NoError(t, run.Append(res))
+			require.NoError(t, run.Close())
+			run, err = ResumeRun(dir, cfg) // read back from results.jsonl
+			require.NoError(t, err)
+			defer func() { require.NoError(t, run.Close()) }()
+			d := run.Defaults()
+			require.Equal(t, 1, d.Defaulted)
+			f, failed := judging.Config{}.DefaultRate(d)
+			require.True(t, failed)
+			assert.Contains(t, f.Err.Error(), tc.want)
+			assert.Contains(t, f.Err.Error(), "record a: m1: faithfulness: verify claims: ", "the cause as written")
 		})
 	}
 }

@@ -118,7 +118,7 @@ func TestBenchUsageCountsPaid(t *testing.T) {
 			assert.Contains(t, show, fmt.Sprintf("served from the cache, not paid (%d tokens in, %d out)", s1.Usage.TokensIn, s1.Usage.TokensOut))
 			html, err := os.ReadFile(filepath.Join(second, "report.html"))
 			require.NoError(t, err)
-			assert.Contains(t, string(html), fmt.Sprintf("0 model calls · 0 tokens in · 0 out (paid)"))
+			assert.Contains(t, string(html), "0 model calls · 0 tokens in · 0 out (paid)")
 			assert.Contains(t, string(html), fmt.Sprintf("replies from the cache, not paid · %d tokens in", s1.Usage.TokensIn))
 		})
 	}

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +20,9 @@ const (
 
 	SeverityWarning  = "warning"
 	SeverityCritical = "critical"
+	// SeverityNotice marks a mean under CriticalQuality that is no fall
+	// from a baseline (FloorNotices): shown, never failing the run.
+	SeverityNotice = "notice"
 )
 
 // Seed 002's alert thresholds: a recent average below DegradationRatio
@@ -56,11 +61,40 @@ func CheckQualityAlerts(recent []float64, baselineAvg float64) []QualityAlert {
 // MeanAlerts applies seed 002's rules to one metric of a run compared with
 // its baseline run: a degradation warning when the current mean is below
 // DegradationRatio times the baseline mean, a critical threshold alert
-// when it is below CriticalQuality, both, or none. The alerts name the
-// metric and say so in their message; a NaN mean (nothing scored) raises
-// none, as in the seed. The result is never nil.
+// when it fell below CriticalQuality from a baseline mean at or above it,
+// both, or none. The alerts name the metric and say so in their message;
+// a NaN mean (nothing scored) raises none, as in the seed. The result is
+// never nil.
+//
+// Every alert fails a run, so the critical floor is a fall through it,
+// not a level: a mean under the floor whose baseline was under it too is
+// no alert, as it is none in a run with no baseline (FloorNotices reports
+// both the same way). A run is thus never failed by being compared with
+// an identical one; --gate 'METRIC.mean>=0.4' makes the floor a level.
 func MeanAlerts(metric string, current, baseline float64) []QualityAlert {
-	return qualityAlerts(metric, metric, current, baseline)
+	alerts := qualityAlerts(metric, metric, current, baseline)
+	if baseline >= CriticalQuality {
+		return alerts
+	}
+	return slices.DeleteFunc(alerts, func(a QualityAlert) bool { return a.Type == AlertThreshold })
+}
+
+// FloorNotices are the notices of the metrics of ms whose mean is under
+// CriticalQuality without a critical alert among alerts (no baseline, or
+// one under the floor too): said alike with and without --baseline, and
+// never failing the run.
+func FloorNotices(ms []MetricStats, alerts []QualityAlert) []QualityAlert {
+	var out []QualityAlert
+	for _, m := range ms {
+		critical := slices.ContainsFunc(alerts, func(a QualityAlert) bool { return a.Metric == m.Metric && a.Type == AlertThreshold })
+		if !(float64(m.Mean) < CriticalQuality) || critical {
+			continue
+		}
+		out = append(out, QualityAlert{Type: AlertThreshold, Severity: SeverityNotice, Metric: m.Metric, CurrentValue: float64(m.Mean), Threshold: CriticalQuality,
+			Message: fmt.Sprintf("%s mean under seed 002's critical floor %g, and no fall from a baseline at or above it: not a failure (--gate '%s.mean>=%g' makes it one)",
+				m.Metric, CriticalQuality, m.Metric, CriticalQuality)})
+	}
+	return out
 }
 
 // qualityAlerts is the body of seed 002's checkQualityAlerts for the

@@ -70,10 +70,27 @@ func TestCompare(t *testing.T) {
 			fell:   []bench.SampleChange{{ID: "q1", Baseline: 0.8, Current: 0.3}, {ID: "q2", Baseline: 0.8, Current: 0.4}},
 			alerts: []bench.QualityAlert{degraded("m", 0.35, 0.8*0.85), critical("m", 0.35)},
 		},
-		"low but not lower than the baseline: critical only": {
+		"under the floor as the baseline was: no alert, as with no baseline": {
 			base: values("m", 0.38), baseSummary: true, cur: values("m", 0.39), curMean: 0.39,
 			wantBase: 0.38, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
+			alerts: []bench.QualityAlert{},
+		},
+		"two identical runs under the floor raise nothing": {
+			base: values("m", 0.3, 0.2), baseSummary: true, cur: values("m", 0.3, 0.2), curMean: 0.25,
+			wantBase: 0.25, paired: 2, test: "wilcoxon signed-rank (no change)", p: math.NaN(),
+			alerts: []bench.QualityAlert{},
+		},
+		"a fall through the floor from above it: critical only": {
+			base: values("m", 0.42), baseSummary: true, cur: values("m", 0.39), curMean: 0.39,
+			wantBase: 0.42, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
+			fell:   []bench.SampleChange{{ID: "q1", Baseline: 0.42, Current: 0.39}},
 			alerts: []bench.QualityAlert{critical("m", 0.39)},
+		},
+		"a fall onto the floor exactly is no fall through it": {
+			base: values("m", 0.45), baseSummary: true, cur: values("m", 0.4), curMean: 0.4,
+			wantBase: 0.45, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
+			fell:   []bench.SampleChange{{ID: "q1", Baseline: 0.45, Current: 0.4}},
+			alerts: []bench.QualityAlert{},
 		},
 		"exactly 85% of the baseline raises nothing": {
 			base: values("m", 1), baseSummary: true, cur: values("m", 0.85), curMean: 0.85,
@@ -96,7 +113,7 @@ func TestCompare(t *testing.T) {
 		"a metric the baseline lacks: nothing to compare, no alert": {
 			base: values("other", 0.9), baseSummary: true, cur: values("m", 0.1), curMean: 0.1,
 			wantBase: math.NaN(), p: math.NaN(),
-			alerts: []bench.QualityAlert{critical("m", 0.1)},
+			alerts: []bench.QualityAlert{},
 		},
 	}
 	for name, tc := range tests {

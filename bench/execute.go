@@ -127,6 +127,9 @@ type Outcome struct {
 	// StoreErr is why the run could not be recorded in the run store (the
 	// run folder has it all the same).
 	StoreErr error
+	// MaxCost is the run's cost budget in US dollars (--max-cost), 0 for
+	// none.
+	MaxCost float64
 }
 
 // Passed reports whether the run passed: no failure of any kind.
@@ -308,7 +311,7 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		return nil, err
 	}
 	cfg = run.Config()
-	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase}
+	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase, MaxCost: job.Judging.LLM.MaxCostUSD}
 	out.Kept, out.Redo = run.Kept()
 	gate := func(r Result) {
 		// The floor compares the value rounded, as judge prints it.
@@ -371,6 +374,7 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 		summary.Baseline, summary.Alerts = cmp, alerts
 	}
+	summary.Notices = FloorNotices(summary.Metrics, summary.Alerts)
 	// The report and the JUnit file show the samples worth reading, so a
 	// run of any size keeps flat memory.
 	results, more, err := reportResults(dir, base, data, p.metrics, summary.Baseline)
@@ -387,6 +391,7 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		u := summary.Usage
 		out.Report.Usage.Calls, out.Report.Usage.TokensIn, out.Report.Usage.TokensOut = u.Calls, u.TokensIn, u.TokensOut
 		out.Report.Usage.CostUSD, out.Report.Usage.CostUnknown = u.CostUSD, u.CostUnknown
+		out.Report.Usage.CacheHits, out.Report.Usage.CachedIn, out.Report.Usage.CachedOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
 	}
 	if interrupted {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
@@ -410,6 +415,11 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
 	}
 	infra := out.Failures.Infra() != nil
+	for _, f := range out.Failures {
+		if f.Err != nil {
+			more.Failed = append(more.Failed, f.Err.Error())
+		}
+	}
 	if err := writeRunFiles(dir, cfg, summary, results, more, job.JUnit, floors, infra); err != nil {
 		return nil, err
 	}

@@ -69,7 +69,8 @@ type JUnitOptions struct {
 }
 
 // WriteJUnit writes the run as JUnit XML: a testsuite "gates" with a
-// testcase per gate of s (a failed gate is a <failure>), then a testsuite
+// testcase per gate of s (a failed gate is a <failure>) and one per alert
+// of s (a <failure>: an alert fails the run), then a testsuite
 // per metric with a testcase per sample: a value below its --min floor
 // (opts.Floor) is a <failure> with the judge's reason, a neutral default
 // an <error> when the run failed for its defaults (opts.Infra), else
@@ -94,6 +95,12 @@ func WriteJUnit(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, opts
 				Text: fmt.Sprintf("%s: got %s, want %s %s", g.Gate, numText(g.Got), g.Op, strconv.FormatFloat(g.Want, 'g', -1, 64))}
 		}
 		gates.add(c)
+	}
+	// Every alert fails the run (exit 1), so each is a failed case too.
+	for _, a := range s.Alerts {
+		gates.add(junitCase{Name: a.Severity + " " + a.Type + " alert: " + a.Metric, Classname: "assay.alerts", Time: "0",
+			Failure: &junitProblem{Type: "alert", Message: a.Message,
+				Text: fmt.Sprintf("%s: mean %s, threshold %s", a.Metric, strconv.FormatFloat(a.CurrentValue, 'f', 4, 64), strconv.FormatFloat(a.Threshold, 'f', 4, 64))}})
 	}
 	doc.add(gates)
 

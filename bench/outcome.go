@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/assaylabs/assay/judging"
@@ -21,6 +22,13 @@ func (o *Outcome) Write(out, log io.Writer) error {
 	if o.StoreErr != nil {
 		fmt.Fprintf(log, "assay: run store: %v (the run folder %s has the run)\n", o.StoreErr, o.Dir)
 	}
+	if o.writeBudget(log) {
+		// The budget stopped calls: the figures are mostly neutral
+		// defaults, no measurement; what the run did is all there is.
+		o.Report.Write(log)
+		fmt.Fprintf(log, "bench: run %s in %s\n", o.Config.RunID, o.Dir)
+		return nil
+	}
 	if err := FormatMetricStats(out, o.Summary.Metrics); err != nil {
 		return err
 	}
@@ -35,6 +43,9 @@ func (o *Outcome) Write(out, log io.Writer) error {
 		fmt.Fprintf(log, "bench: undelivered: sample %s, %s, after %d deliveries: %s\n", r.ID, r.Metric, r.Undelivered, r.Error)
 	}
 	fmt.Fprintf(log, "bench: run %s in %s\n", o.Config.RunID, o.Dir)
+	for _, n := range o.Summary.Notices {
+		fmt.Fprintf(log, "bench: notice: %s (%.3f)\n", n.Message, n.CurrentValue)
+	}
 	for _, f := range o.Failures {
 		if f.Kind == judging.FailGate || f.Kind == judging.FailAlert {
 			fmt.Fprintf(log, "assay: %v\n", f.Err)
@@ -76,4 +87,25 @@ func signed(n Num) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.3f", float64(n))
+}
+
+// writeBudget leads the output of a run whose cost budget (--max-cost)
+// refused calls with what the run did before it, and reports whether it
+// did: the judgements made, what they cost, the calls not made, and how
+// to go on. Such a run prints no table: its values are mostly defaults.
+func (o *Outcome) writeBudget(w io.Writer) bool {
+	if !slices.ContainsFunc(o.Failures, func(f judging.Failure) bool { return f.Kind == judging.FailBudget }) {
+		return false
+	}
+	pairs, scored, defaulted := 0, 0, 0
+	for _, m := range o.Summary.Metrics {
+		pairs += m.N
+		scored += m.Scored
+		defaulted += m.Defaulted
+	}
+	u := o.Report.Usage
+	fmt.Fprintf(w, "bench: stopped by --max-cost $%s: spent %s on %d call(s), then made no more; %d of %d judgement(s) scored, %d fell back to the neutral default (no summary table: its figures would be mostly defaults)\n",
+		strconv.FormatFloat(o.MaxCost, 'f', -1, 64), u.Cost(), u.Calls, scored, pairs, defaulted)
+	fmt.Fprintf(w, "bench: go on with --resume --out %s and a larger --max-cost: only the %d default(s) are judged again\n", o.Dir, defaulted)
+	return true
 }

@@ -84,6 +84,9 @@ type reportView struct {
 	// errors.
 	Defaulted, Skipped, Errors int
 	GatesFailed                int
+	// Failed lists why the run failed (ReportData.Failed, else its failed
+	// gates and its alerts): the header says failed, never complete.
+	Failed []string
 	// Shown, when not 0, is how many samples the table holds of the run's:
 	// the Lowest of each metric and Also more that flipped against the
 	// baseline (bench.ReadResultsBounded); Left is how many it leaves out.
@@ -318,7 +321,14 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile, data ReportDat
 	for _, g := range s.Gates {
 		if !g.Passed {
 			v.GatesFailed++
+			v.Failed = append(v.Failed, "gate "+g.Gate+" failed")
 		}
+	}
+	for _, a := range s.Alerts {
+		v.Failed = append(v.Failed, a.Severity+" "+a.Type+" alert: "+a.Message)
+	}
+	if len(data.Failed) > 0 {
+		v.Failed = data.Failed
 	}
 
 	// Columns: the config's metrics, in the order they were asked for,

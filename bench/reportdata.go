@@ -24,6 +24,10 @@ type ReportData struct {
 	Baseline map[Key]Result
 	// TextsErr, when not "", says why the samples' texts are not shown.
 	TextsErr string
+	// Failed says why the run failed (its exit code not 0), a reason a
+	// line, for the page's header; empty when it passed. A failed gate
+	// or an alert of the summary fails the page without it.
+	Failed []string
 }
 
 // How much of a sample's texts report.html holds, in bytes: a text

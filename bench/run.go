@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/telemetry"
 )
@@ -334,10 +335,24 @@ func (r *Run) count(res Result) {
 func scoreOf(res Result) eval.Score {
 	sc := eval.Score{Metric: res.Metric, Defaulted: res.Defaulted}
 	if res.Error != "" {
-		sc.Err = fmt.Errorf("record %s: %s: %s", res.ID, res.Metric, res.Error)
+		err := errors.New(res.Error)
+		if res.FailedChecker != "" {
+			err = checkerFailed{text: res.Error, err: &judges.CheckerError{Checker: res.FailedChecker, Err: err}}
+		}
+		sc.Err = fmt.Errorf("record %s: %s: %w", res.ID, res.Metric, err)
 	}
 	return sc
 }
+
+// checkerFailed is a result's error text that a fact checker's failed
+// check caused: it reads as written and unwraps to the checker's error.
+type checkerFailed struct {
+	text string
+	err  *judges.CheckerError
+}
+
+func (e checkerFailed) Error() string { return e.text }
+func (e checkerFailed) Unwrap() error { return e.err }
 
 // pending yields the results of earlier attempts to judge again that this
 // attempt has not written anew: they count as they were.
@@ -387,7 +402,7 @@ func (r *Run) Summary(samples int, finished time.Time, threshold func(string) fl
 	ms := st.Metrics(r.cfg.Metrics...)
 	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true, Usage: r.superseded.Add(r.cfg.StepsUsage)}
 	for _, m := range ms {
-		s.Usage = s.Usage.Add(eval.Usage{Calls: m.Calls, TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD, CostUnknown: m.CostUnknown})
+		s.Usage = s.Usage.Add(m.usage())
 		if m.N != samples {
 			s.Complete = false
 		}

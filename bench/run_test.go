@@ -368,8 +368,10 @@ func pick(m MetricStats) MetricStats {
 }
 
 // TestRunSummaryCountsModelCalls: a run's summary, its report and the run
-// store say how many model calls its results made, the results an earlier
-// attempt wrote included; a reply from the cache is no call.
+// store say how many model calls its results made and the tokens they
+// paid for, the results an earlier attempt wrote included; a reply from
+// the cache is no call and is not paid, its tokens counted apart (here a
+// result written before results counted cache hits).
 func TestRunSummaryCountsModelCalls(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
@@ -391,9 +393,12 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	require.NoError(t, run.Close())
 
 	assert.Equal(t, 7, s.Usage.Calls)
-	assert.Equal(t, 1200, s.Usage.TokensIn)
-	assert.Equal(t, 140, s.Usage.TokensOut)
+	assert.Equal(t, 900, s.Usage.TokensIn)
+	assert.Equal(t, 100, s.Usage.TokensOut)
 	assert.InDelta(t, 0.006, s.Usage.CostUSD, 1e-12)
+	assert.Equal(t, 1, s.Usage.CacheHits)
+	assert.Equal(t, 300, s.Usage.CachedTokensIn)
+	assert.Equal(t, 40, s.Usage.CachedTokensOut)
 	assert.Equal(t, 2, s.Metrics[0].Calls)
 	assert.Equal(t, 5, s.Metrics[1].Calls)
 
@@ -403,7 +408,10 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	require.NoError(t, WriteReport(&page, cfg, s, rf, ReportData{}))
 	calls := regexp.MustCompile(`<dt>Calls</dt><dd>([^<]*)</dd>`).FindStringSubmatch(page.String())
 	require.Len(t, calls, 2)
-	assert.Equal(t, "7 model calls · 1200 tokens in · 140 out", calls[1])
+	assert.Equal(t, "7 model calls · 900 tokens in · 100 out (paid)", calls[1])
+	cached := regexp.MustCompile(`<dt>Cached</dt><dd>([^<]*)</dd>`).FindStringSubmatch(page.String())
+	require.Len(t, cached, 2)
+	assert.Equal(t, "1 replies from the cache, not paid · 300 tokens in · 40 out", cached[1])
 
 	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	require.NoError(t, err)
@@ -412,4 +420,5 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	row, err := st.Get(t.Context(), cfg.RunID)
 	require.NoError(t, err)
 	assert.Equal(t, 7, row.Summary.Usage.Calls)
+	assert.Equal(t, 300, row.Summary.Usage.CachedTokensIn)
 }

@@ -60,6 +60,10 @@ type Result struct {
 	// it each time): the result is a neutral default with Error saying
 	// why, and a resume judges it again.
 	Undelivered int `json:"undelivered,omitempty" yaml:"undelivered,omitempty"`
+	// FailedChecker names the fact checker (--checker) whose failed check
+	// made the result a default (judges.CheckerError), so that the advice
+	// after a run's defaults points at the checker's server.
+	FailedChecker string `json:"failed_checker,omitempty" yaml:"failed_checker,omitempty"`
 }
 
 // ResultOf is the line of results.jsonl for one score of sample id. Its
@@ -75,6 +79,9 @@ func ResultOf(id string, sc eval.Score) Result {
 	}
 	if sc.Err != nil {
 		r.Error = eval.Clip(sc.Err.Error(), eval.MaxText)
+		if ce, ok := errors.AsType[*judges.CheckerError](sc.Err); ok {
+			r.FailedChecker = ce.Checker
+		}
 	}
 	return r
 }
@@ -82,7 +89,26 @@ func ResultOf(id string, sc eval.Score) Result {
 // spent is u without its latency: what a result spent, to sum (a sum of
 // latencies of calls made at once means nothing).
 func spent(u eval.Usage) eval.Usage {
-	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, CostUSD: u.CostUSD, CostUnknown: u.CostUnknown}
+	u.Latency = 0
+	return u
+}
+
+// cachedBefore is u, a result's usage, with the tokens of a reply served
+// from the cache as such: a result written before results counted cache
+// hits (no cache_hits) that made no call yet has tokens was answered
+// from the cache, whose tokens it counted as its own.
+func cachedBefore(u eval.Usage) eval.Usage {
+	if u.Calls == 0 && u.CacheHits == 0 && (u.TokensIn > 0 || u.TokensOut > 0) {
+		u.CacheHits, u.CachedTokensIn, u.CachedTokensOut = 1, u.TokensIn, u.TokensOut
+		u.TokensIn, u.TokensOut = 0, 0
+	}
+	return u
+}
+
+// usage is what the metric's results spent.
+func (m MetricStats) usage() eval.Usage {
+	return eval.Usage{Calls: m.Calls, TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD, CostUnknown: m.CostUnknown,
+		CacheHits: m.CacheHits, CachedTokensIn: m.CachedTokensIn, CachedTokensOut: m.CachedTokensOut}
 }
 
 // Score is the result as the score it was written from (its error as
@@ -161,7 +187,10 @@ type Summary struct {
 	Metrics  []MetricStats `json:"metrics"`
 	Gates    []GateResult  `json:"gates,omitempty"`
 	// Alerts are seed 002's quality alerts against the baseline.
-	Alerts   []QualityAlert `json:"alerts,omitempty"`
+	Alerts []QualityAlert `json:"alerts,omitempty"`
+	// Notices are the metrics whose mean is under seed 002's critical
+	// floor with no fall through it (FloorNotices): shown, not failing.
+	Notices  []QualityAlert `json:"notices,omitempty"`
 	Baseline *Comparison    `json:"baseline,omitempty"`
 	// Usage is what the run spent over all its attempts: its results'
 	// model calls (a reply from the cache is no call), tokens and cost,
@@ -216,15 +245,20 @@ type MetricStats struct {
 	Threshold float64 `json:"threshold"`
 	Passed    int     `json:"passed"`
 	PassRate  Num     `json:"pass_rate"`
-	// Calls are the model calls the results made (a reply from the
-	// cache is no call).
+	// Calls are the model calls the results made, and TokensIn,
+	// TokensOut and CostUSD what they paid: a reply from the cache is no
+	// call and costs nothing (CacheHits counts those, CachedTokensIn and
+	// CachedTokensOut their tokens).
 	Calls     int     `json:"calls"`
 	TokensIn  int     `json:"tokens_in"`
 	TokensOut int     `json:"tokens_out"`
 	CostUSD   float64 `json:"cost_usd"`
 	// CostUnknown says some call went to a model with no price: CostUSD
 	// counts the priced ones only, and is shown as unknown.
-	CostUnknown bool `json:"cost_unknown,omitempty"`
+	CostUnknown     bool `json:"cost_unknown,omitempty"`
+	CacheHits       int  `json:"cache_hits,omitempty"`
+	CachedTokensIn  int  `json:"cached_tokens_in,omitempty"`
+	CachedTokensOut int  `json:"cached_tokens_out,omitempty"`
 	// LatencyP50 and LatencyP95 are over the results' model latency.
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
 	LatencyP95 time.Duration `json:"latency_p95_ns"`
@@ -466,6 +500,7 @@ func scanResults(path string, r io.Reader, out *ResultFile, fn func(line int, re
 				if res.ID == "" || res.Metric == "" {
 					return &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
 				}
+				res.Usage = cachedBefore(res.Usage)
 				fn(line, res)
 			}
 		}

@@ -236,3 +236,39 @@ func TestReadResultsBoundedSupersededAndOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestReadResultsOldCachedTokens: a result written before results
+// counted cache hits, with tokens but no call, was answered from the
+// cache: it is read as cached tokens, not paid ones; results with calls
+// keep what they paid.
+func TestReadResultsOldCachedTokens(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		line string
+		want eval.Usage
+	}{
+		"an old cached reply": {`{"id":"a","metric":"faithfulness","value":1,"usage":{"tokens_in":300,"tokens_out":20}}`,
+			eval.Usage{CacheHits: 1, CachedTokensIn: 300, CachedTokensOut: 20}},
+		"a paid call": {`{"id":"a","metric":"faithfulness","value":1,"usage":{"calls":2,"tokens_in":300,"tokens_out":20,"cost_usd":0.5}}`,
+			eval.Usage{Calls: 2, TokensIn: 300, TokensOut: 20, CostUSD: 0.5}},
+		"a new cached reply": {`{"id":"a","metric":"faithfulness","value":1,"usage":{"cache_hits":2,"cached_tokens_in":300,"cached_tokens_out":20}}`,
+			eval.Usage{CacheHits: 2, CachedTokensIn: 300, CachedTokensOut: 20}},
+		"no usage": {`{"id":"a","metric":"faithfulness","value":1}`, eval.Usage{}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "results.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(tc.line+"\n"), 0o644))
+			f, err := ReadResults(path)
+			require.NoError(t, err)
+			require.Len(t, f.Results, 1)
+			assert.Equal(t, tc.want, f.Results[0].Usage)
+			ms := Summarize(f.Results, nil)
+			require.Len(t, ms, 1)
+			assert.Equal(t, tc.want.TokensIn, ms[0].TokensIn)
+			assert.Equal(t, tc.want.CachedTokensIn, ms[0].CachedTokensIn)
+			assert.Equal(t, tc.want.CacheHits, ms[0].CacheHits)
+		})
+	}
+}

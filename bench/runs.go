@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,12 +161,29 @@ type RunDiff struct {
 }
 
 // ABRow is seed 002's A/B analysis of one metric with the paired test
-// beside it.
+// beside it. A change shown as +0.0% (under 0.05% either way, or none
+// to measure) is never significant: Analysis.IsSignificant, the seed's
+// sample-size rule, is false then, and so is Significant, the paired
+// test's verdict (p < 0.05), which a few moved samples among many ties
+// can give to a difference too small to show.
 type ABRow struct {
-	Metric   string         `json:"metric"`
-	Analysis ABTestAnalysis `json:"analysis"`
-	Test     string         `json:"test,omitempty"`
-	P        Num            `json:"p_value"`
+	Metric      string         `json:"metric"`
+	Analysis    ABTestAnalysis `json:"analysis"`
+	Test        string         `json:"test,omitempty"`
+	P           Num            `json:"p_value"`
+	Significant bool           `json:"significant"`
+}
+
+// MinABChange is the smallest relative change of an A/B row that can be
+// significant: a change the row shows as +0.0% is none.
+const MinABChange = 0.0005
+
+// newABRow is the A/B row of metric, its seed analysis an and its paired
+// test's p-value p.
+func newABRow(metric string, an ABTestAnalysis, test string, p Num) ABRow {
+	changed := math.Abs(an.QualityImprovement) >= MinABChange // false for NaN
+	an.IsSignificant = an.IsSignificant && changed
+	return ABRow{Metric: metric, Analysis: an, Test: test, P: p, Significant: changed && float64(p) < 0.05}
 }
 
 // Diff compares run b with run a (each a run folder, or a run id or
@@ -187,7 +205,7 @@ func (r Runs) Diff(ctx context.Context, a, b string) (*RunDiff, error) {
 	}
 	d := &RunDiff{Baseline: base.ID, Current: cur.ID, Comparison: c, Alerts: alerts, AB: []ABRow{}, base: base, cur: cur}
 	for _, m := range c.Metrics {
-		d.AB = append(d.AB, ABRow{Metric: m.Metric, Analysis: p.ab(m.Metric), Test: m.Test, P: m.P})
+		d.AB = append(d.AB, newABRow(m.Metric, p.ab(m.Metric), m.Test, m.P))
 	}
 	return d, nil
 }

@@ -108,6 +108,9 @@ func (v *RunView) human(w io.Writer, md bool) error {
 		{"folder", v.Dir},
 		{"status", RunStatus(s)},
 	}}
+	if u := s.Usage; u.CacheHits > 0 {
+		head.rows = slices.Insert(head.rows, 7, []string{"cached", fmt.Sprintf("%d replies served from the cache, not paid (%d tokens in, %d out)", u.CacheHits, u.CachedTokensIn, u.CachedTokensOut)})
+	}
 	if err := head.write(w, md); err != nil {
 		return err
 	}
@@ -301,7 +304,7 @@ func (d *RunDiff) abTable() table {
 		test := "-"
 		if p := float64(r.P); !math.IsNaN(p) {
 			test = "not significant"
-			if p < 0.05 {
+			if r.Significant {
 				test = "significant"
 			}
 			test += fmt.Sprintf(" (p=%.4f)", p)

@@ -45,6 +45,7 @@ type metricAcc struct {
 	latencies                     []float64 // nanoseconds, of results with model calls
 	calls, tokensIn, tokensOut    int
 	cost                          float64
+	hits, cachedIn, cachedOut     int
 	sampled, unstable             int
 	// verdicts counts the counted results a card decided (Result.Pass),
 	// and passes those it passed; the others pass by their value.
@@ -72,6 +73,9 @@ func (s *Stats) Add(r Result) {
 	m.tokensIn += r.Usage.TokensIn
 	m.tokensOut += r.Usage.TokensOut
 	m.cost += r.Usage.CostUSD
+	m.hits += r.Usage.CacheHits
+	m.cachedIn += r.Usage.CachedTokensIn
+	m.cachedOut += r.Usage.CachedTokensOut
 	m.costUnknown = m.costUnknown || r.Usage.CostUnknown
 	if r.Usage.Calls > 0 || r.Usage.Latency > 0 {
 		m.latencies = append(m.latencies, float64(r.Usage.Latency))
@@ -205,7 +209,7 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors, Undelivered: m.undelivered,
 		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
 		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost, CostUnknown: m.costUnknown,
-		Sampled: m.sampled, Unstable: m.unstable,
+		Sampled: m.sampled, Unstable: m.unstable, CacheHits: m.hits, CachedTokensIn: m.cachedIn, CachedTokensOut: m.cachedOut,
 	}
 	if m.n > 0 {
 		ms.DefaultedRate = float64(m.defaulted) / float64(m.n)
@@ -250,11 +254,18 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 // FormatMetricStats writes a run's statistics as an aligned table: per
 // metric the results scored of all, mean, std, median, min, max, p10, the
 // bootstrap 95% interval of the mean, the pass rate at the threshold,
-// defaults (count and share), skipped, errors, tokens, cost and latency
-// p50/p95. An undefined statistic (nothing scored) prints as "-".
+// defaults (count and share), skipped, errors, tokens and cost paid (and
+// the tokens served from the cache, when some were) and latency p50/p95. An undefined statistic (nothing scored) prints as "-".
 func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tscored\tmean\tstd\tmedian\tmin\tmax\tp10\tci95\tpassed\tdefaulted\tskipped\terrors\ttokens in/out\tcost USD\tlatency p50/p95")
+	// Tokens served from the cache have a column of their own, there only
+	// when some were: "tokens in/out" and "cost USD" are what was paid.
+	cached := slices.ContainsFunc(ms, func(m MetricStats) bool { return m.CacheHits > 0 })
+	cachedHead := ""
+	if cached {
+		cachedHead = "\tcached in/out"
+	}
+	fmt.Fprintln(tw, "metric\tscored\tmean\tstd\tmedian\tmin\tmax\tp10\tci95\tpassed\tdefaulted\tskipped\terrors\ttokens in/out"+cachedHead+"\tcost USD\tlatency p50/p95")
 	for _, m := range ms {
 		ci := "-"
 		if defined(m.CILow) && defined(m.CIHigh) {
@@ -276,9 +287,13 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 		if m.CostUnknown {
 			cost = "unknown"
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d/%d\t%s\t%s\n",
+		tokens := fmt.Sprintf("%d/%d", m.TokensIn, m.TokensOut)
+		if cached {
+			tokens += fmt.Sprintf("\t%d/%d", m.CachedTokensIn, m.CachedTokensOut)
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n",
 			m.Metric, m.Scored, m.N, f3n(m.Mean), f3n(m.Std), f3n(m.Median), f3n(m.Min), f3n(m.Max), f3n(m.P10), ci, passed,
-			defaulted, m.Skipped, m.Errors, m.TokensIn, m.TokensOut, cost, latency)
+			defaulted, m.Skipped, m.Errors, tokens, cost, latency)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

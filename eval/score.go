@@ -162,6 +162,12 @@ type Usage struct {
 	// lacks: CostUSD then counts only the priced calls, and is shown as
 	// unknown, never as $0.
 	CostUnknown bool `json:"cost_unknown,omitempty" yaml:"cost_unknown,omitempty"`
+	// CacheHits counts the replies served from the response cache, and
+	// CachedTokensIn and CachedTokensOut their tokens: not paid for, so
+	// Calls, TokensIn, TokensOut and CostUSD leave them out.
+	CacheHits       int `json:"cache_hits,omitempty" yaml:"cache_hits,omitempty"`
+	CachedTokensIn  int `json:"cached_tokens_in,omitempty" yaml:"cached_tokens_in,omitempty"`
+	CachedTokensOut int `json:"cached_tokens_out,omitempty" yaml:"cached_tokens_out,omitempty"`
 }
 
 // Cost is the cost as shown: "$0.0123", or "unknown" when a call went to
@@ -182,6 +188,9 @@ func (u Usage) Add(v Usage) Usage {
 		Latency:   u.Latency + v.Latency,
 		CostUSD:   u.CostUSD + v.CostUSD,
 
-		CostUnknown: u.CostUnknown || v.CostUnknown,
+		CostUnknown:     u.CostUnknown || v.CostUnknown,
+		CacheHits:       u.CacheHits + v.CacheHits,
+		CachedTokensIn:  u.CachedTokensIn + v.CachedTokensIn,
+		CachedTokensOut: u.CachedTokensOut + v.CachedTokensOut,
 	}
 }

@@ -341,3 +341,37 @@ func checkerOf(sc eval.Scorer) *judges.FactChecker {
 	}
 	return nil
 }
+
+// TestCheckerAgainstTheShippedFake: the fake model server that ships
+// (llmtest.JudgeReplies, cmd fakellm) answers the checker's requests as
+// a fact-checking model does, with log-probabilities: a claim the
+// contexts state is supported, one they do not is not, and nothing
+// defaults.
+func TestCheckerAgainstTheShippedFake(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	fc := &judges.FactChecker{Model: client(t, srv.URL()), Name: "openai:minicheck"}
+	s := eval.Sample{Answer: "The museum opens at nine every morning. Tickets cost forty dollars for adults.",
+		Sources: []eval.Source{{ID: "c1", Text: "The museum opens at nine every morning, all year."}}}
+	sc, err := judges.Faithfulness{Checker: fc}.Score(t.Context(), s)
+	require.NoError(t, err)
+	require.False(t, sc.Defaulted, "%v", sc.Err)
+	assert.InDelta(t, 0.5, sc.Value, 1e-9)
+	require.Len(t, sc.Evidence.Claims, 2)
+	want := map[string]struct {
+		verdict string
+		prob    float64
+	}{
+		"The museum opens at nine every morning.": {eval.VerdictSupported, 0.9},
+		"Tickets cost forty dollars for adults.":  {"", 0.1},
+	}
+	for _, c := range sc.Evidence.Claims {
+		w, ok := want[c.Text]
+		require.True(t, ok, "claim %q", c.Text)
+		require.NotNil(t, c.Check)
+		assert.Equal(t, eval.CheckLogprobs, c.Check.From)
+		assert.InDelta(t, w.prob, c.Check.Probability, 1e-9, c.Text)
+		assert.Equal(t, w.verdict == eval.VerdictSupported, c.Verdict == eval.VerdictSupported, c.Text)
+	}
+	assert.Equal(t, 2, srv.Calls(), "one check a claim, one chunk")
+}

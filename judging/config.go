@@ -289,6 +289,9 @@ func (r Report) Write(w io.Writer) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
+	if u.CachedIn > 0 || u.CachedOut > 0 {
+		fmt.Fprintf(w, " paid, %d in / %d out from the cache", u.CachedIn, u.CachedOut)
+	}
 	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), r.Defaulted)
 	if r.Samples > 1 {
 		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
@@ -428,7 +431,10 @@ func (j Config) DefaultRate(d Defaults) (f Failure, ok bool) {
 // defaults.
 func DefaultAdvice(cause error) string {
 	var se *llm.StatusError
+	var ce *judges.CheckerError
 	switch {
+	case errors.As(cause, &ce):
+		return CheckerAdvice(ce.Checker)
 	case errors.Is(cause, llm.ErrUnreachable):
 		return "the model server stopped answering for longer than --max-retry-time: check that it is up, then judge again (bench: --resume judges the defaulted pairs only)"
 	case errors.Is(cause, llm.ErrReplyTooLarge):
@@ -444,6 +450,23 @@ func DefaultAdvice(cause error) string {
 		return "the server kept rate limiting: lower --concurrency, set --rpm or --tpm, or raise --max-retry-time"
 	}
 	return "check that the model server is up and the key and model name are right (--llm, $OPENAI_BASE_URL, $OPENAI_API_KEY)"
+}
+
+// CheckerAdvice says what to look at when the fact checker named checker
+// (--checker, "openai:MODEL") failed: its own server, and the variables
+// it reads them from (setup.OpenChecker), not the judging model's.
+func CheckerAdvice(checker string) string {
+	url, key := fmt.Sprintf("$%s, else $OPENAI_BASE_URL", setup.CheckerBaseURLVar), "$OPENAI_API_KEY"
+	switch b, _, _ := strings.Cut(checker, ":"); b {
+	case "ollama":
+		url = "$OLLAMA_HOST"
+	case "vllm":
+		key = "$VLLM_API_KEY"
+	case "llamacpp":
+		key = "$LLAMA_API_KEY"
+	}
+	return fmt.Sprintf("the fact checker %s failed: check that its server is up, serves that model and answers Yes or No "+
+		"(--checker; its API root from %s; its key from $%s, else %s)", checker, url, setup.CheckerAPIKeyVar, key)
 }
 
 // Observe counts sc when it is a sampled judgement (judges.Sampled).

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/llm/setup"
 )
 
 // refusing is a model server that refuses every connection.
@@ -110,4 +112,36 @@ func TestDefaultAdviceNamesTheCause(t *testing.T) {
 			assert.Contains(t, DefaultAdvice(tc.cause), tc.want)
 		})
 	}
+}
+
+// TestDefaultAdviceNamesTheCheckersVariables: defaults the fact checker
+// caused point at the checker's server and the variables it is read
+// from (llm/setup's checkerEnv), never at the judging model's alone,
+// whatever the check's own error.
+func TestDefaultAdviceNamesTheCheckersVariables(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		cause error
+		want  string
+	}{
+		"openai, server down": {cause: fmt.Errorf("faithfulness: verify claims: %w", &judges.CheckerError{Checker: "openai:minicheck", Err: llm.ErrUnreachable}),
+			want: "the fact checker openai:minicheck failed: check that its server is up, serves that model and answers Yes or No " +
+				"(--checker; its API root from $ASSAY_CHECKER_BASE_URL, else $OPENAI_BASE_URL; its key from $ASSAY_CHECKER_API_KEY, else $OPENAI_API_KEY)"},
+		"ollama, not yes or no": {cause: &judges.CheckerError{Checker: "ollama:minicheck", Err: llm.ErrInvalidOutput},
+			want: "the fact checker ollama:minicheck failed: check that its server is up, serves that model and answers Yes or No " +
+				"(--checker; its API root from $OLLAMA_HOST; its key from $ASSAY_CHECKER_API_KEY, else $OPENAI_API_KEY)"},
+		"vllm": {cause: &judges.CheckerError{Checker: "vllm:minicheck", Err: fmt.Errorf("boom")},
+			want: "(--checker; its API root from $ASSAY_CHECKER_BASE_URL, else $OPENAI_BASE_URL; its key from $ASSAY_CHECKER_API_KEY, else $VLLM_API_KEY)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := DefaultAdvice(tc.cause)
+			assert.Contains(t, got, tc.want)
+			assert.NotContains(t, got, "--llm")
+		})
+	}
+	// The variables named are those the checker's client reads.
+	assert.Equal(t, "ASSAY_CHECKER_BASE_URL", setup.CheckerBaseURLVar)
+	assert.Equal(t, "ASSAY_CHECKER_API_KEY", setup.CheckerAPIKeyVar)
 }

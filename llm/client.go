@@ -449,12 +449,18 @@ func (c *Client) cached(ctx context.Context, key, tag string, count bool) (Respo
 		return Response{}, false
 	}
 	r.Cached = true
-	r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
+	r.Usage = cacheHit(r.Usage)
 	c.mu.Lock()
-	c.total.CacheHits++
+	c.total = c.total.Add(r.Usage)
 	c.mu.Unlock()
 	c.emit(Event{Kind: "cache_hit", Tag: tag})
 	return r, true
+}
+
+// cacheHit is the usage of a reply served again, whose first call used u:
+// one cache hit, its tokens counted as served from the cache, not paid.
+func cacheHit(u Usage) Usage {
+	return Usage{CacheHits: 1, CachedIn: u.TokensIn, CachedOut: u.TokensOut}
 }
 
 // fromBatch answers the call of key from the batch b, or ErrBatchPending
@@ -497,7 +503,7 @@ func (c *Client) fromBatch(ctx context.Context, b *Batch, key string, req Reques
 		}
 	} else {
 		c.mu.Lock()
-		c.total.CacheHits++
+		c.total = c.total.Add(cacheHit(r.Usage))
 		c.mu.Unlock()
 		c.emit(Event{Kind: "cache_hit", Tag: req.Tag})
 	}
@@ -505,7 +511,7 @@ func (c *Client) fromBatch(ctx context.Context, b *Batch, key string, req Reques
 		r.Usage = got.usage
 	} else {
 		r.Cached = true
-		r.Usage = Usage{TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, CacheHits: 1}
+		r.Usage = cacheHit(r.Usage)
 	}
 	if got.err != nil {
 		return Response{Usage: r.Usage}, true, got.err

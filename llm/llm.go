@@ -65,7 +65,8 @@ type Response struct {
 	Content string `json:"content"`
 	Usage   Usage  `json:"usage"`
 	// Cached is true when the reply came from the cache (Usage then counts
-	// no calls and no cost).
+	// no calls, no tokens and no cost: its tokens are CachedIn and
+	// CachedOut).
 	Cached bool `json:"-"`
 	// Truncated is true when the reply stopped at the output token limit
 	// (OpenAI's finish_reason "length", Anthropic's stop_reason
@@ -101,6 +102,11 @@ type Usage struct {
 	// the batch price; Calls counts them too.
 	BatchCalls int `json:"batch_calls,omitempty"`
 	CacheHits  int `json:"cache_hits,omitempty"`
+	// CachedIn and CachedOut are the tokens of the replies served from the
+	// cache: not paid for, so TokensIn, TokensOut and CostUSD leave them
+	// out (a cache hit counts no call, no token and no cost).
+	CachedIn  int `json:"cached_tokens_in,omitempty"`
+	CachedOut int `json:"cached_tokens_out,omitempty"`
 	// CacheErrors counts the cache's failed reads and writes (the calls
 	// went on without it).
 	CacheErrors int           `json:"cache_errors,omitempty"`
@@ -131,6 +137,8 @@ func (u Usage) Add(v Usage) Usage {
 		Hedges:      u.Hedges + v.Hedges,
 		BatchCalls:  u.BatchCalls + v.BatchCalls,
 		CacheHits:   u.CacheHits + v.CacheHits,
+		CachedIn:    u.CachedIn + v.CachedIn,
+		CachedOut:   u.CachedOut + v.CachedOut,
 		CacheErrors: u.CacheErrors + v.CacheErrors,
 		Latency:     u.Latency + v.Latency,
 		CostUSD:     u.CostUSD + v.CostUSD,

@@ -3,6 +3,7 @@ package llmtest
 import (
 	"encoding/json"
 	"strings"
+	"unicode"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -29,6 +30,8 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return name == schema || (name == "" && strings.Contains(sys, marker))
 	}
 	switch {
+	case sys == judges.CheckInstruction:
+		return checkReply(req)
 	case name == "defined_steps" || name == "defined_grade":
 		return definedReply(req)
 	case has("claims", `{"claims"`):
@@ -55,6 +58,58 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return standIn("grade", req)
 	}
 	return Reply{Status: 400, Body: `{"error":{"message":"fake server: unknown judge prompt","type":"invalid_request_error"}}`}
+}
+
+// checkReply answers a fact checker's check (judges.FactChecker, the
+// --checker tier) as a fact-checking model does, with one word and,
+// when asked, the log-probabilities of Yes and No: Yes (0.9) when at
+// least half the claim's words of four letters or more are in the
+// document, else No (0.9).
+func checkReply(req openai.ChatCompletionRequest) Reply {
+	user := ""
+	if len(req.Messages) > 1 {
+		user = req.Messages[len(req.Messages)-1].Content
+	}
+	doc, claim, ok := cutLast(user, "\nClaim: ")
+	if !ok {
+		return Reply{Status: 400, Body: `{"error":{"message":"fake server: a check needs Document: ... and Claim: ...","type":"invalid_request_error"}}`}
+	}
+	inDoc := map[string]bool{}
+	for _, w := range checkWords(doc) {
+		inDoc[w] = true
+	}
+	found, all := 0, 0
+	for _, w := range checkWords(claim) {
+		all++
+		if inDoc[w] {
+			found++
+		}
+	}
+	answer, p := "No", map[string]float64{"Yes": 0.1, "No": 0.9}
+	if all > 0 && 2*found >= all {
+		answer, p = "Yes", map[string]float64{"Yes": 0.9, "No": 0.1}
+	}
+	return Reply{Content: answer, Logprobs: Tokenize(answer, answer, []string{"Yes", "No"}, p)}
+}
+
+// cutLast cuts s around the last sep.
+func cutLast(s, sep string) (before, after string, ok bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// checkWords are the words of s of four letters or more, in lower case.
+func checkWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) >= 4 {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // definedReply answers a judge defined in a judges file, asked with

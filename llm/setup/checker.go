@@ -33,7 +33,7 @@ const (
 func OpenChecker(cfg Config, spec string, env func(string) string) (*llm.Client, io.Closer, error) {
 	s, err := backend.Resolve(spec, checkerEnv(env))
 	if err != nil {
-		return nil, nil, fmt.Errorf("--checker: %w", err)
+		return nil, nil, fmt.Errorf("--checker: %w (the checker reads $%s and $%s before them)", err, CheckerBaseURLVar, CheckerAPIKeyVar)
 	}
 	if !slices.Contains(CheckerBackends, s.Backend) || spec == "" {
 		return nil, nil, fmt.Errorf("--checker %q: want an OpenAI-compatible server as BACKEND:MODEL with BACKEND one of %v (openai:bespoke-minicheck with $%s set)",

@@ -78,3 +78,13 @@ func TestOpenCheckerSharesTheBudget(t *testing.T) {
 	assert.Same(t, cfg.Budget, c.Budget(), "the budget it was given, not one of its own")
 	assert.InDelta(t, 1.0, c.MaxCost(), 1e-12)
 }
+
+// TestOpenCheckerNamesItsVariables: a checker that finds no server and
+// no key says which variables it reads, its own first.
+func TestOpenCheckerNamesItsVariables(t *testing.T) {
+	t.Parallel()
+	_, _, err := setup.OpenChecker(setup.DefaultConfig(), "openai:bespoke-minicheck", envOf(map[string]string{}))
+	require.Error(t, err)
+	assert.Equal(t, "--checker: openai:bespoke-minicheck: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL for a local server) "+
+		"(the checker reads $ASSAY_CHECKER_BASE_URL and $ASSAY_CHECKER_API_KEY before them)", err.Error())
+}

@@ -349,6 +349,10 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
 	}
 	meter.Close()
+	stalled, isStalled := errors.AsType[*StalledError](err)
+	if isStalled {
+		err = nil // a failure of the run, below: its results so far are summarized
+	}
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
 		var ie *eval.InputError
@@ -396,6 +400,9 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	if interrupted {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
 			countComplete(summary), data.Len(), context.Cause(ctx), dir)})
+	}
+	if isStalled {
+		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: stalled})
 	}
 	if n := summary.Undelivered; n > 0 {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailUndelivered, Err: fmt.Errorf("%d pair(s) undelivered: the queue gave up on their tasks after every delivery failed (results.jsonl says why, \"undelivered\" on each); resume with --resume --out %s to judge them again",

@@ -11,6 +11,7 @@ import (
 	"iter"
 	"maps"
 	"net"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -25,6 +26,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
@@ -52,6 +54,14 @@ type Queue struct {
 	// AckWait is how long a task goes without word from a worker before
 	// it goes to another; 0 is a quarter over the model call timeout.
 	AckWait time.Duration
+	// StallTimeout ends a run that gets no reply for this long
+	// (--stall-timeout): it exits 3 as an interrupted run, saying what
+	// is missing, what the queue holds and the command that resumes it
+	// (StalledError). 0 waits for ever.
+	StallTimeout time.Duration
+	// After is the stall bound's timer; nil is time.After. A test's own
+	// fires when the test says.
+	After func(time.Duration) <-chan time.Time
 }
 
 // DefaultClusterAddr is where --cluster listens when given no address.
@@ -69,6 +79,8 @@ func (q Queue) check() error {
 		return eval.FlagError("--cluster", "embeds a NATS server, --queue uses another: give one")
 	case q.MaxDeliver < 0:
 		return eval.FlagError("--max-deliver", "want 1 or more, got %d", q.MaxDeliver)
+	case q.StallTimeout < 0:
+		return eval.FlagError("--stall-timeout", "want 0 (wait for ever) or a positive duration such as 5m, got %v", q.StallTimeout)
 	case q.URL != "" && !strings.HasPrefix(q.URL, "nats://") && !strings.HasPrefix(q.URL, "tls://"):
 		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222, got %q", q.URL)
 	}
@@ -200,6 +212,11 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 	if len(pending) == 0 {
 		return nil
 	}
+	workers, closeWorkers, err := inProcessWorkers(job, s, conn)
+	if err != nil {
+		return err
+	}
+	defer closeWorkers() // after they stopped: wg.Wait, deferred later, runs first
 	wctx, stop := context.WithCancelCause(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -209,22 +226,18 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 			stop(err)
 		}
 	})
-	if q.Workers > 0 {
-		w := &worker{conn: conn, reg: job.Registry, session: func(int) (*judging.Session, error) { return s, nil }, runs: map[string]*workerRun{}}
-		wcfg := q.workerConfig(Endpoint(s, job.Judging, job.Env), s.Limit(), job.Judging, w.handle)
-		wcfg.Log = job.Log
-		for range q.Workers {
-			wg.Go(func() {
-				if err := conn.Work(wctx, wcfg); err != nil {
-					stop(fmt.Errorf("in-process worker: %w", err))
-				}
-			})
-		}
+	for _, wcfg := range workers {
+		wg.Go(func() {
+			if err := conn.Work(wctx, wcfg); err != nil {
+				stop(fmt.Errorf("in-process worker: %w", err))
+			}
+		})
 	}
 	replies, err := conn.Watch(wctx, cfg.RunID)
 	if err != nil {
 		return err
 	}
+	stalled := q.stallTimer()
 	for len(pending) > 0 {
 		var r queue.Reply
 		select {
@@ -233,6 +246,8 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 				return err
 			}
 			return nil // interrupted: the run says so, and a resume goes on
+		case <-stalled:
+			return stallError(ctx, q, conn, run, pending, units, len(left))
 		case r = <-replies:
 		}
 		t, ok := pending[r.Task]
@@ -240,6 +255,7 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 			continue // an earlier attempt's, in results.jsonl already
 		}
 		delete(pending, r.Task)
+		stalled = q.stallTimer()
 		results := replyResults(r, t, units[t.unit])
 		if _, err := run.appendNew(results); err != nil {
 			return err
@@ -255,6 +271,122 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 		}
 	}
 	return nil
+}
+
+// stallTimer fires when a run has waited q.StallTimeout for its next
+// reply; nil (never) without a bound.
+func (q Queue) stallTimer() <-chan time.Time {
+	if q.StallTimeout <= 0 {
+		return nil
+	}
+	if q.After != nil {
+		return q.After(q.StallTimeout)
+	}
+	return time.After(q.StallTimeout)
+}
+
+// StalledError is a queued run that got no reply for Queue.StallTimeout
+// (--stall-timeout): what it lacks, what the queue held then, and the
+// command that resumes it. The run ends as an interrupted one (exit 3),
+// its results so far summarized.
+type StalledError struct {
+	Timeout time.Duration
+	// Tasks, Pairs and Records have no reply yet.
+	Tasks, Pairs, Records int
+	// Backlog is the queue's state then; nil when it could not be read.
+	Backlog *queue.Backlog
+	// Resume is the command that resumes the run.
+	Resume string
+}
+
+func (e *StalledError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no reply from the queue's workers for %v (--stall-timeout): %d task(s) without one, %d pair(s) of %d record(s)",
+		e.Timeout, e.Tasks, e.Pairs, e.Records)
+	if bl := e.Backlog; bl != nil {
+		fmt.Fprintf(&b, "; the queue holds %d task(s) no worker has taken and %d in workers' hands, %d worker fetch(es) waiting", bl.Waiting, bl.InHand, bl.Idle)
+		if !bl.Joined {
+			b.WriteString("; no worker has ever joined the queue: start one (assay worker NATS_URL)")
+		} else if bl.InHand == 0 && bl.Idle == 0 {
+			b.WriteString("; no worker is taking tasks now: are the workers running, and their model servers up?")
+		}
+	}
+	fmt.Fprintf(&b, "; resume with: %s", e.Resume)
+	return b.String()
+}
+
+// stallError is the StalledError of a run that waits for pending.
+func stallError(ctx context.Context, q Queue, conn *queue.Conn, run *Run, pending map[string]queued, units []Unit, records int) error {
+	e := &StalledError{Timeout: q.StallTimeout, Tasks: len(pending), Records: records, Resume: ResumeCommand(run.Config().Command, run.Dir())}
+	for _, t := range pending {
+		e.Pairs += len(units[t.unit].Metrics)
+	}
+	bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if bl, err := conn.Backlog(bctx); err == nil {
+		e.Backlog = &bl
+	}
+	return e
+}
+
+// ResumeCommand is the command that resumes the run in dir started by
+// command (its arguments, config.json's command): the same, with
+// --resume --out DIR in place of any --resume or --out, quoted for a
+// POSIX shell. Without a command it names the flags to add.
+func ResumeCommand(command []string, dir string) string {
+	if len(command) == 0 {
+		return "assay bench --resume --out " + shellQuote(dir) + " with the run's DATA and flags"
+	}
+	args := []string{shellQuote(command[0])}
+	for i := 1; i < len(command); i++ {
+		a := command[i]
+		switch {
+		case a == "--resume" || strings.HasPrefix(a, "--resume=") || strings.HasPrefix(a, "--out="):
+			continue
+		case a == "--out":
+			i++ // and its value
+			continue
+		}
+		args = append(args, shellQuote(a))
+	}
+	return strings.Join(append(args, "--resume", "--out", shellQuote(dir)), " ")
+}
+
+// shellQuote is a as one word of a POSIX shell: as it is when it holds
+// nothing the shell reads, else in single quotes.
+func shellQuote(a string) string {
+	if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,@%+") == "" {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// inProcessWorkers are the settings of job's in-process workers
+// (--workers), each with a model client of its own and so its own
+// --concurrency, as a remote worker has; they share the run's budget.
+// closeAll closes their clients once they stopped.
+func inProcessWorkers(job Job, s *judging.Session, conn *queue.Conn) (cfgs []queue.WorkerConfig, closeAll func(), err error) {
+	j := job.Judging
+	j.LLM.Budget = s.Client().Budget()
+	var open []*sessions
+	closeAll = func() {
+		for _, ss := range open {
+			ss.close()
+		}
+	}
+	for range job.Queue.Workers {
+		ss, err := openSessions(j, job.Log, job.Env)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		open = append(open, ss)
+		w := &worker{conn: conn, reg: job.Registry, session: ss.open, runs: map[string]*workerRun{}}
+		cfg := job.Queue.workerConfig(Endpoint(ss.base, j, job.Env), ss.base.Limit(), j, w.handle)
+		cfg.Log, cfg.Probe = job.Log, probe(j, job.Env)
+		cfgs = append(cfgs, cfg)
+	}
+	return cfgs, closeAll, nil
 }
 
 // workerConfig is the queue's settings of a worker of endpoint doing
@@ -400,7 +532,12 @@ func (w *worker) handle(ctx context.Context, t queue.Task) ([]byte, error) {
 	if b.Unit < 0 || b.Unit >= len(wr.units) || !slices.Equal(wr.units[b.Unit].Metrics, b.Metrics) {
 		return nil, fmt.Errorf("task %s of run %s: this worker's plan has no unit %d of %s: %w", t.ID, t.Run, b.Unit, strings.Join(b.Metrics, ","), queue.ErrRefused)
 	}
-	results, err := judgeUnit(ctx, wr.units[b.Unit], b.Sample)
+	results, err := judgeUnit(ctx, wr.units[b.Unit], b.Sample, func(scores []eval.Score) error {
+		if err := unreachable(scores); err != nil {
+			return fmt.Errorf("%w: %w", queue.ErrUnavailable, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -408,6 +545,50 @@ func (w *worker) handle(ctx context.Context, t queue.Task) ([]byte, error) {
 		return json.Marshal(TaggedResults{Tag: b.Tag, Results: results})
 	}
 	return json.Marshal(results)
+}
+
+// unreachable is the error of the first of scores that fell back to the
+// neutral default because the model server gave no answer
+// (llm.IsUnreachable), or nil: such a task goes back to the queue for a
+// worker whose server answers, rather than count a default that is no
+// judge's.
+func unreachable(scores []eval.Score) error {
+	for _, sc := range scores {
+		if sc.Defaulted && llm.IsUnreachable(sc.Err) {
+			return fmt.Errorf("%s: %w", sc.Metric, sc.Err)
+		}
+	}
+	return nil
+}
+
+// probe is a worker's probe of its model server once a task found it
+// unreachable: a GET of the OpenAI-compatible API root's /models, for
+// which any HTTP answer, even a refusal, says the server is there again.
+// It is nil for a model with no such root (a test's own, another
+// provider): the worker then waits its backoff and tries a task.
+func probe(j judging.Config, env func(string) string) func(context.Context) error {
+	if j.Model != nil {
+		return nil
+	}
+	spec, err := backend.Resolve(j.LLM.Spec, env)
+	if err != nil || spec.BaseURL == "" {
+		return nil
+	}
+	url := spec.BaseURL + "/models"
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close() // the answer is all a probe needs
+		return nil
+	}
 }
 
 // run is run's plan, built once.
@@ -537,44 +718,74 @@ func Work(ctx context.Context, job WorkerJob) error {
 	if job.MaxInFlight < 0 {
 		return eval.FlagError("--max-in-flight", "want 0 or more tasks in flight across the workers, got %d", job.MaxInFlight)
 	}
-	base, err := job.Judging.Open(job.Log, job.Env)
+	ss, err := openSessions(job.Judging, job.Log, job.Env)
 	if err != nil {
 		return err
 	}
-	sessions := map[int]*judging.Session{job.Judging.Samples: base}
-	defer func() {
-		for _, s := range sessions {
-			_ = s.Close() // idle connections and the cache
-		}
-	}()
-	var mu sync.Mutex
-	open := func(k int) (*judging.Session, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if s, ok := sessions[k]; ok {
-			return s, nil
-		}
-		j := job.Judging
-		j.Samples = k
-		s, err := j.Open(job.Log, job.Env)
-		if err != nil {
-			return nil, err
-		}
-		sessions[k] = s
-		return s, nil
-	}
-	nc, err := queue.Dial(job.URL, job.Token, "assay worker")
+	defer ss.close()
+	nc, err := queue.DialRetry(job.URL, job.Token, "assay worker", job.Log)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
 	conn, err := queue.Open(ctx, nc, queue.Options{})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while it waited for its server
+		}
 		return err
 	}
-	w := &worker{conn: conn, reg: job.Registry, session: open, runs: map[string]*workerRun{}}
-	cfg := job.Queue.workerConfig(Endpoint(base, job.Judging, job.Env), cmp.Or(job.Concurrency, base.Limit()), job.Judging, w.handle)
-	cfg.MaxInFlight, cfg.Log = job.MaxInFlight, job.Log
+	w := &worker{conn: conn, reg: job.Registry, session: ss.open, runs: map[string]*workerRun{}}
+	cfg := job.Queue.workerConfig(Endpoint(ss.base, job.Judging, job.Env), cmp.Or(job.Concurrency, ss.base.Limit()), job.Judging, w.handle)
+	cfg.MaxInFlight, cfg.Log, cfg.Probe = job.MaxInFlight, job.Log, probe(job.Judging, job.Env)
 	fmt.Fprintf(job.Log, "worker: taking tasks from %s for %s, %d at once\n", job.URL, cfg.Endpoint, cfg.Concurrency)
 	return conn.Work(ctx, cfg)
+}
+
+// sessions are a worker's model sessions: its base one (the runs'
+// --samples as the worker was started), and one per other --samples a
+// run asks, each opened at its first task. They share nothing but the
+// settings, so each has its own --concurrency.
+type sessions struct {
+	j    judging.Config
+	log  io.Writer
+	env  func(string) string
+	base *judging.Session
+
+	mu  sync.Mutex
+	byK map[int]*judging.Session
+}
+
+func openSessions(j judging.Config, log io.Writer, env func(string) string) (*sessions, error) {
+	base, err := j.Open(log, env)
+	if err != nil {
+		return nil, err
+	}
+	return &sessions{j: j, log: log, env: env, base: base, byK: map[int]*judging.Session{j.Samples: base}}, nil
+}
+
+// open is the session asking each judgement k times.
+func (ss *sessions) open(k int) (*judging.Session, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if s, ok := ss.byK[k]; ok {
+		return s, nil
+	}
+	j := ss.j
+	j.Samples = k
+	s, err := j.Open(ss.log, ss.env)
+	if err != nil {
+		return nil, err
+	}
+	ss.byK[k] = s
+	return s, nil
+}
+
+// close closes every session: idle connections and the cache.
+func (ss *sessions) close() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, s := range ss.byK {
+		_ = s.Close()
+	}
 }

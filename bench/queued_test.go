@@ -46,16 +46,33 @@ type fakeModel struct {
 	held    chan struct{}
 	release chan struct{}
 	once    sync.Once
+	// together, when set, holds every request until this many are being
+	// answered at once (then reached is closed), its caller goes away or
+	// the test ends.
+	together atomic.Int64
+	reached  chan struct{}
+	reachOne sync.Once
 }
 
 func newFakeModel(t *testing.T, holdAt int64, opts ...llmtest.Option) *fakeModel {
 	t.Helper()
 	inner := llmtest.Start(append([]llmtest.Option{llmtest.Func(llmtest.JudgeReplies), llmtest.Quiet()}, opts...)...)
-	f := &fakeModel{holdAt: holdAt, held: make(chan struct{}), release: make(chan struct{})}
+	f := &fakeModel{holdAt: holdAt, held: make(chan struct{}), release: make(chan struct{}), reached: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := f.now.Add(1)
 		defer f.now.Add(-1)
 		for p := f.peak.Load(); n > p && !f.peak.CompareAndSwap(p, n); p = f.peak.Load() {
+		}
+		if k := f.together.Load(); k > 0 {
+			if n >= k {
+				f.reachOne.Do(func() { close(f.reached) })
+			}
+			select {
+			case <-f.reached:
+			case <-f.release: // the test ends
+			case <-r.Context().Done():
+				return
+			}
 		}
 		if n := f.calls.Add(1); n == f.holdAt {
 			close(f.held)
@@ -469,4 +486,202 @@ func pairValues(t *testing.T, dir string) map[bench.Key]float64 {
 		out[r.Key()] = r.Value
 	}
 	return out
+}
+
+// Each in-process worker has its own --concurrency, as a remote worker
+// has: two workers at --concurrency 1 have two calls in flight at once
+// (the fake model answers none until two are), and never more.
+func TestInProcessWorkersOwnConcurrency(t *testing.T) {
+	f := newFakeModel(t, 0)
+	f.together.Store(2)
+	dir := t.TempDir()
+	j := judgingFor(dir)
+	j.LLM.Concurrency = 1
+	// No attempt times out while held: a retry would be a second call.
+	j.LLM.CallTimeout, j.LLM.MaxRetryTime = 10*time.Minute, 10*time.Minute
+	wait := execute(t.Context(), bench.Job{Data: queueData(t, samples), Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"), NoStore: true,
+		Env: f.env, Judging: j, Queue: bench.Queue{Workers: 2}})
+	select {
+	case <-f.reached:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("never 2 calls in flight at once: at most %d", f.peak.Load())
+	}
+	out, err := wait()
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	requireAllOnce(t, out.Dir, samples, "faithfulness")
+	require.Equal(t, int64(2), f.peak.Load(), "calls in flight at most: 2 workers x --concurrency 1")
+}
+
+// A queued run that gets no reply for --stall-timeout (no worker here)
+// ends as an interrupted run (exit 3), saying what it lacks, that no
+// worker joined, and the command that resumes it; that command, with a
+// worker running, judges every pair.
+func TestQueueStalls(t *testing.T) {
+	f := newFakeModel(t, 0)
+	dir := t.TempDir()
+	url, _ := natsServer(t, filepath.Join(dir, "nats"))
+	data := queueData(t, 4)
+	out := filepath.Join(dir, "run")
+	fire, armed := make(chan time.Time), make(chan time.Duration, 16)
+	q := bench.Queue{URL: url, StallTimeout: time.Minute, After: func(d time.Duration) <-chan time.Time {
+		armed <- d
+		return fire
+	}}
+	job := bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: out, NoStore: true, Env: f.env, Judging: judgingFor(dir), Queue: q,
+		Command: []string{"assay", "bench", "--metric", "faithfulness", "--queue", url, "--out", out, data}}
+	wait := execute(t.Context(), job)
+	select {
+	case d := <-armed:
+		require.Equal(t, time.Minute, d)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run never waited for a reply")
+	}
+	fire <- time.Now() // a minute without a reply
+	res, err := wait()
+	require.NoError(t, err)
+	infra := res.Failures.Infra()
+	require.NotNil(t, infra)
+	require.Equal(t, judging.FailInterrupted, infra.Kind)
+	require.Equal(t, "no reply from the queue's workers for 1m0s (--stall-timeout): 4 task(s) without one, 4 pair(s) of 4 record(s); "+
+		"the queue holds 4 task(s) no worker has taken and 0 in workers' hands, 0 worker fetch(es) waiting; "+
+		"no worker has ever joined the queue: start one (assay worker NATS_URL); "+
+		"resume with: assay bench --metric faithfulness --queue "+url+" "+data+" --resume --out "+out, infra.Err.Error())
+	require.Empty(t, pairs(t, out))
+
+	startWorker(t, bench.WorkerJob{URL: url, Judging: judgingFor(dir), Env: f.env, Queue: bench.Queue{URL: url}})
+	// Bound before the resume opens the queue: nats-server races a
+	// consumer made while its stream is updated (a race the detector sees
+	// in the server's own filestore).
+	waitWorkers(t, url, 1)
+	job.Resume, job.Queue.StallTimeout = true, 0
+	res, err = execute(t.Context(), job)()
+	require.NoError(t, err)
+	require.Empty(t, res.Failures)
+	requireAllOnce(t, out, 4, "faithfulness")
+}
+
+// The command that resumes a run: the run's own, its --resume and --out
+// replaced, quoted for a shell.
+func TestResumeCommand(t *testing.T) {
+	tests := map[string]struct {
+		command []string
+		dir     string
+		want    string
+	}{
+		"plain": {[]string{"assay", "bench", "--metric", "faithfulness", "--workers", "2", "data.jsonl"}, "assay-runs/r1",
+			"assay bench --metric faithfulness --workers 2 data.jsonl --resume --out assay-runs/r1"},
+		"resumed, --out given": {[]string{"assay", "bench", "--resume", "--out", "runs/x", "--metric=faithfulness", "d.jsonl"}, "runs/x",
+			"assay bench --metric=faithfulness d.jsonl --resume --out runs/x"},
+		"--out=DIR": {[]string{"./assay", "bench", "--out=runs/x", "d.jsonl"}, "runs/x", "./assay bench d.jsonl --resume --out runs/x"},
+		"quoted": {[]string{"assay", "bench", "--gate", "context_quality.mean>=0.65", "my data.jsonl"}, "it's here",
+			`assay bench --gate 'context_quality.mean>=0.65' 'my data.jsonl' --resume --out 'it'\''s here'`},
+		"no command": {nil, "runs/x", "assay bench --resume --out runs/x with the run's DATA and flags"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) { require.Equal(t, tc.want, bench.ResumeCommand(tc.command, tc.dir)) })
+	}
+}
+
+// watchLog is a log that says when a line holding want is written.
+type watchLog struct {
+	want string
+	seen chan struct{}
+
+	mu   sync.Mutex
+	b    strings.Builder
+	once sync.Once
+}
+
+func newWatchLog(want string) *watchLog { return &watchLog{want: want, seen: make(chan struct{})} }
+
+func (l *watchLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Write(p)
+	if strings.Contains(l.b.String(), l.want) {
+		l.once.Do(func() { close(l.seen) })
+	}
+	return len(p), nil
+}
+
+func (l *watchLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *watchLog) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-l.seen:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the log never said %q; it says:\n%s", l.want, l.String())
+	}
+}
+
+// closedPort is a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+// A worker whose model server is down takes a task, finds the server
+// unreachable, gives the task back and pauses, saying so; a worker with
+// a server judges every pair: no default, none undelivered.
+func TestQueueWorkerModelDown(t *testing.T) {
+	dir := t.TempDir()
+	url, _ := natsServer(t, filepath.Join(dir, "nats"))
+	q := bench.Queue{URL: url, MaxDeliver: 2}
+	deadURL := "http://" + closedPort(t) + "/v1"
+	dead := judgingFor(filepath.Join(dir, "dead"))
+	dead.LLM.MaxRetryTime = 300 * time.Millisecond
+	deadLog := newWatchLog("worker: paused: llm:openai:fake-judge at " + deadURL)
+	startWorker(t, bench.WorkerJob{URL: url, Judging: dead, Log: deadLog, Queue: q,
+		Env: func(k string) string { return map[string]string{"OPENAI_BASE_URL": deadURL, "OPENAI_API_KEY": "k"}[k] }})
+	waitWorkers(t, url, 1)
+
+	data := queueData(t, samples)
+	coordinator := newFakeModel(t, 0)
+	wait := execute(t.Context(), bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"), NoStore: true,
+		Env: coordinator.env, Judging: judgingFor(filepath.Join(dir, "coordinator")), Queue: q})
+	deadLog.wait(t) // it took tasks, and paused
+	alive := newFakeModel(t, 0)
+	startWorker(t, bench.WorkerJob{URL: url, Judging: judgingFor(filepath.Join(dir, "alive")), Env: alive.env, Queue: q})
+	out, err := wait()
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	requireAllOnce(t, out.Dir, samples, "faithfulness")
+	require.Zero(t, out.Summary.Undelivered)
+	require.Equal(t, int64(samples*callsPerSample), alive.calls.Load(), "every call made by the worker with a server")
+	require.Contains(t, deadLog.String(), "given back to the queue (delivery 1 of 2)")
+	require.Contains(t, deadLog.String(), queue.ErrUnavailable.Error())
+}
+
+// A worker started before its NATS server listens does not exit: it says
+// it tries again, connects once the server is up, and judges the run.
+func TestWorkerStartedBeforeServer(t *testing.T) {
+	f := newFakeModel(t, 0)
+	dir := t.TempDir()
+	addr := closedPort(t)
+	url := "nats://" + addr
+	log := newWatchLog("worker: the NATS server at " + url + " does not answer")
+	startWorker(t, bench.WorkerJob{URL: url, Judging: judgingFor(dir), Env: f.env, Log: log})
+	log.wait(t)
+	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: filepath.Join(dir, "nats"), Listen: addr})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	waitWorkers(t, url, 1) // connected and bound
+	out, err := execute(t.Context(), bench.Job{Data: queueData(t, 4), Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"), NoStore: true,
+		Env: f.env, Judging: judgingFor(dir), Queue: bench.Queue{URL: url}})()
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	requireAllOnce(t, out.Dir, 4, "faithfulness")
+	require.Contains(t, log.String(), "trying again with backoff (250ms doubling to 5s)")
+	require.Contains(t, log.String(), "worker: connected to the NATS server at "+url)
 }

@@ -536,7 +536,7 @@ func (u unitScorer) Score(ctx context.Context, s eval.Sample) (eval.Score, error
 	if !u.pending(s.ID, u.unit) {
 		return eval.Score{}, nil
 	}
-	results, err := judgeUnit(ctx, u.unit, s)
+	results, err := judgeUnit(ctx, u.unit, s, nil)
 	if err != nil {
 		return eval.Score{}, err
 	}
@@ -549,11 +549,18 @@ func (u unitScorer) Score(ctx context.Context, s eval.Sample) (eval.Score, error
 // workers (Work) judge each (sample, unit) through it. Its error is the
 // unit's (which stops an in-process run, and is a failed delivery on a
 // queue), or ctx's: a judgement cut short is not written, and a resume
-// redoes it.
-func judgeUnit(ctx context.Context, u Unit, s eval.Sample) ([]Result, error) {
+// redoes it. check, when set, may refuse the scores before they count
+// (a queue's worker whose model server was unreachable): its error is
+// the unit's.
+func judgeUnit(ctx context.Context, u Unit, s eval.Sample, check func([]eval.Score) error) ([]Result, error) {
 	scores, err := u.Judge(ctx, s)
 	if err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(scores); err != nil {
+			return nil, err
+		}
 	}
 	telemetry.Evaluated(ctx, scores...) // on the sample's span
 	if err := ctx.Err(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -368,6 +369,39 @@ func TestTemporary(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, Temporary(tc.err)) })
+	}
+}
+
+// IsUnreachable knows a server that gave no answer (refused, reset, no
+// route, a name that does not resolve, a connection not made in time, or
+// the Client taking it as down) from one that answered, however badly.
+func TestIsUnreachable(t *testing.T) {
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := l.Addr().String()
+	require.NoError(t, l.Close())
+	var d net.Dialer
+	_, refused := d.DialContext(t.Context(), "tcp", closed)
+	require.Error(t, refused)
+	tests := map[string]struct {
+		err  error
+		want bool
+	}{
+		"a closed loopback port": {&url.Error{Op: "Post", URL: "http://" + closed + "/v1/chat/completions", Err: refused}, true},
+		"taken as down":          {fmt.Errorf("openai:m: chat: %w: connection refused", ErrUnreachable), true},
+		"reset":                  {fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		"no such host":           {&url.Error{Op: "Post", URL: "http://nowhere.invalid", Err: &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}}, true},
+		"connect timeout":        {&net.OpError{Op: "dial", Net: "tcp", Err: context.DeadlineExceeded}, true},
+		"503":                    {&StatusError{Code: 503}, false},
+		"401":                    {authErr(&StatusError{Code: 401}), false},
+		"a slow reply":           {fmt.Errorf("attempt: %w", context.DeadlineExceeded), false},
+		"canceled":               {fmt.Errorf("dial: %w", context.Canceled), false},
+		"invalid output":         {ErrInvalidOutput, false},
+		"nil":                    {nil, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, IsUnreachable(tc.err)) })
 	}
 }
 

@@ -126,6 +126,32 @@ func Temporary(err error) bool {
 		serverClosedIdle(err)
 }
 
+// IsUnreachable reports whether err is a call that found no model server
+// to answer it: ErrUnreachable (the Client took the server as down), or,
+// once the Client's retries are spent, a connection that was refused,
+// reset, had no route, or could not be made in time, or a host name that
+// does not resolve. An HTTP status, however bad, is an answer and not
+// this, nor is a reply slower than the call's timeout, nor the caller
+// going away. A worker of a queue that sees it gives its task back and
+// waits for its server rather than judge with neutral defaults.
+func IsUnreachable(err error) bool {
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+		return false
+	case errors.Is(err, ErrUnreachable):
+		return true
+	case errors.As(err, new(*StatusError)):
+		return false
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return true
+	case errors.As(err, new(*net.DNSError)):
+		return true
+	}
+	oe, ok := errors.AsType[*net.OpError](err)
+	return ok && oe.Op == "dial"
+}
+
 // serverClosedIdle reports whether err is net/http's report of a server
 // that closed a kept-alive connection as a request went out on it (a
 // server stopped or restarted): the io.EOF of a POST, which net/http does

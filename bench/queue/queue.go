@@ -127,6 +127,9 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 	c := &Conn{nc: nc, js: js, reconnected: make(chan struct{})}
 	nc.SetReconnectHandler(c.onReconnect)
 	err = retry(ctx, func() error {
+		if nc.IsClosed() {
+			return backoff.Permanent(fmt.Errorf("the connection to the NATS server closed: %w", cmp.Or(nc.LastError(), nats.ErrConnectionClosed)))
+		}
 		if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name: Stream, Subjects: []string{subjectPrefix + ">"}, Retention: jetstream.WorkQueuePolicy,
 			Storage: jetstream.FileStorage, Duplicates: o.Duplicates, MaxAge: o.MaxAge,
@@ -518,6 +521,40 @@ func (c *Conn) ItemDepth(ctx context.Context) (depth, bound int64, err error) {
 		return 0, 0, fmt.Errorf("queue: stream %s: %w", Items, err)
 	}
 	return int64(info.State.Msgs), max(info.Config.MaxMsgs, 0), nil
+}
+
+// Backlog is the state of runs' tasks (Stream) at the workers' shared
+// consumer: tasks no worker has taken yet, tasks handed out and not done
+// (acked) yet, and the fetches of workers waiting for a task.
+type Backlog struct {
+	// Joined is false when no worker ever bound to the queue (no
+	// consumer yet).
+	Joined                bool
+	Waiting, InHand, Idle int
+}
+
+// Backlog is the state of runs' tasks at the workers' consumer now.
+func (c *Conn) Backlog(ctx context.Context) (Backlog, error) {
+	cons, err := c.js.Consumer(ctx, Stream, Consumer)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		st, err := c.js.Stream(ctx, Stream)
+		if err != nil {
+			return Backlog{}, fmt.Errorf("queue: stream %s: %w", Stream, err)
+		}
+		info, err := st.Info(ctx)
+		if err != nil {
+			return Backlog{}, fmt.Errorf("queue: stream %s: %w", Stream, err)
+		}
+		return Backlog{Waiting: int(info.State.Msgs)}, nil
+	}
+	if err != nil {
+		return Backlog{}, fmt.Errorf("queue: consumer %s of %s: %w", Consumer, Stream, err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return Backlog{}, fmt.Errorf("queue: consumer %s of %s: %w", Consumer, Stream, err)
+	}
+	return Backlog{Joined: true, Waiting: int(info.NumPending), InHand: info.NumAckPending, Idle: info.NumWaiting}, nil
 }
 
 // Waiting is a keyed task not replied to yet: waiting, or being done.

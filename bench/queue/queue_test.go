@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -459,4 +460,129 @@ func TestClaimOnce(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, mine)
 	}
+}
+
+// watchLog is a worker's log that says when a line holding want is
+// written (seen is closed then).
+type watchLog struct {
+	want string
+	seen chan struct{}
+
+	mu   sync.Mutex
+	b    strings.Builder
+	once sync.Once
+}
+
+func newWatchLog(want string) *watchLog { return &watchLog{want: want, seen: make(chan struct{})} }
+
+func (l *watchLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Write(p)
+	if strings.Contains(l.b.String(), l.want) {
+		l.once.Do(func() { close(l.seen) })
+	}
+	return len(p), nil
+}
+
+func (l *watchLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// wait waits until the line is written, failing the test after a deadline.
+func (l *watchLog) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-l.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the log never said %q; it says:\n%s", l.want, l.String())
+	}
+}
+
+// A worker whose model server does not answer (ErrUnavailable) gives its
+// tasks in hand back and takes no more, while a worker with a server
+// does them all: none is undelivered, though each may be delivered only
+// twice, and the first worker tried no more tasks than it held at once.
+func TestUnreachableWorkerPauses(t *testing.T) {
+	_, c := open(t)
+	ctx := t.Context()
+	ids := []string{"t1", "t2", "t3", "t4", "t5", "t6"}
+	bodies := make([][]byte, len(ids))
+	for i, id := range ids {
+		bodies[i] = []byte(id)
+	}
+	replies, err := c.Watch(ctx, "r")
+	require.NoError(t, err)
+	require.NoError(t, c.Publish(ctx, "r", ids, bodies))
+
+	deadLog := newWatchLog("worker: paused: dead at http://127.0.0.1:1/v1")
+	var tried, probed atomic.Int32
+	work(t, c, queue.WorkerConfig{Endpoint: "dead at http://127.0.0.1:1/v1", Concurrency: 2, AckWait: 5 * time.Second, MaxDeliver: 2, Log: deadLog,
+		Handle: func(context.Context, queue.Task) ([]byte, error) {
+			tried.Add(1)
+			return nil, fmt.Errorf("faithfulness: %w: dial tcp 127.0.0.1:1: connect: connection refused", queue.ErrUnavailable)
+		},
+		Probe: func(context.Context) error {
+			probed.Add(1)
+			return errors.New("connection refused")
+		}})
+	deadLog.wait(t)
+	var done atomic.Int32
+	work(t, c, queue.WorkerConfig{Endpoint: "alive", Concurrency: 2, AckWait: 5 * time.Second, MaxDeliver: 2, Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
+		done.Add(1)
+		return []byte(`"` + string(task.Body) + `"`), nil
+	}})
+	got := map[string]queue.Reply{}
+	for len(got) < len(ids) {
+		r := next(t, replies)
+		got[r.Task] = r
+	}
+	for _, id := range ids {
+		require.Zero(t, got[id].Undelivered, "task %s: %s", id, got[id].Err)
+		require.JSONEq(t, `"`+id+`"`, string(got[id].Results), "task %s", id)
+	}
+	require.Equal(t, int32(len(ids)), done.Load(), "every task done by the worker with a server")
+	require.LessOrEqual(t, tried.Load(), int32(2), "tasks the paused worker tried: those it held at once")
+	require.Contains(t, deadLog.String(), "given back to the queue (delivery 1 of 2)")
+}
+
+// A paused worker probes its server and, once it answers, takes tasks
+// again: the tasks it gave back are done, by it, none undelivered.
+func TestPausedWorkerResumes(t *testing.T) {
+	_, c := open(t)
+	ctx := t.Context()
+	replies, err := c.Watch(ctx, "r")
+	require.NoError(t, err)
+	require.NoError(t, c.Publish(ctx, "r", []string{"a", "b", "c"}, [][]byte{[]byte("a"), []byte("b"), []byte("c")}))
+	var down atomic.Bool
+	down.Store(true)
+	log := newWatchLog("worker: paused: e: ")
+	var tried atomic.Int32
+	work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 1, AckWait: 5 * time.Second, Log: log,
+		Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
+			tried.Add(1)
+			if down.Load() {
+				return nil, fmt.Errorf("judge: %w", queue.ErrUnavailable)
+			}
+			return []byte(`"` + string(task.Body) + `"`), nil
+		},
+		Probe: func(context.Context) error {
+			if down.Load() {
+				return errors.New("connection refused")
+			}
+			return nil
+		}})
+	log.wait(t)
+	require.Equal(t, int32(1), tried.Load(), "the paused worker tried only the task it held")
+	down.Store(false)
+	got := map[string]string{}
+	for len(got) < 3 {
+		r := next(t, replies)
+		require.Zero(t, r.Undelivered, r.Err)
+		got[r.Task] = string(r.Results)
+	}
+	require.Equal(t, map[string]string{"a": `"a"`, "b": `"b"`, "c": `"c"`}, got)
+	require.Contains(t, log.String(), "worker: resumed: e answers again; taking tasks")
 }

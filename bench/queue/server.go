@@ -3,10 +3,13 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
@@ -114,6 +117,75 @@ func Dial(url, token, name string) (*nats.Conn, error) {
 		return nil, fmt.Errorf("queue: connecting to %s: %w", url, err)
 	}
 	return nc, nil
+}
+
+// DialRetry is Dial for a process that may start before its server (a
+// worker started before its coordinator listens): when no server answers
+// it does not fail but tries again with backoff (250ms doubling to 5s,
+// for ever), saying so on log, and says when it is connected. It fails at
+// once only for a URL that does not read. Open waits until the
+// connection is made (or its context ends), and fails if the server
+// turned the client away (a wrong token) and the connection closed.
+func DialRetry(url, token, name string, log io.Writer) (*nats.Conn, error) {
+	r := &redial{url: url, log: log}
+	r.b = backoff.NewExponentialBackOff()
+	r.b.InitialInterval, r.b.MaxInterval, r.b.MaxElapsedTime = 250*time.Millisecond, 5*time.Second, 0
+	r.b.Reset()
+	opts := append(clientOptions(name, token), nats.RetryOnFailedConnect(true), nats.CustomReconnectDelay(r.delay),
+		nats.ReconnectErrHandler(r.failed), nats.ConnectHandler(r.connected), nats.DisconnectErrHandler(r.lost))
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("queue: connecting to %s: %w", url, err)
+	}
+	return nc, nil
+}
+
+// redial says what a connection that retries does.
+type redial struct {
+	url string
+	log io.Writer
+
+	mu   sync.Mutex
+	b    *backoff.ExponentialBackOff
+	down bool // said the server is not there, and not yet that it is
+	wait time.Duration
+}
+
+// delay is the wait before the next round of attempts.
+func (r *redial) delay(attempts int) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if attempts <= 1 {
+		r.b.Reset()
+	}
+	r.wait = r.b.NextBackOff()
+	return r.wait
+}
+
+func (r *redial) failed(_ *nats.Conn, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.down {
+		return
+	}
+	r.down = true
+	fmt.Fprintf(r.log, "worker: the NATS server at %s does not answer (%v); trying again with backoff (250ms doubling to 5s) until it does\n", r.url, err)
+}
+
+func (r *redial) connected(*nats.Conn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.down {
+		r.down = false
+		fmt.Fprintf(r.log, "worker: connected to the NATS server at %s\n", r.url)
+	}
+}
+
+func (r *redial) lost(_ *nats.Conn, err error) {
+	if err == nil {
+		return // closed by us
+	}
+	fmt.Fprintf(r.log, "worker: lost the NATS server at %s (%v); reconnecting with backoff (250ms doubling to 5s)\n", r.url, err)
 }
 
 func clientOptions(name, token string) []nats.Option {

@@ -35,6 +35,18 @@ type Handler func(ctx context.Context, t Task) ([]byte, error)
 // version of a judge): the worker gives it back and stops.
 var ErrRefused = errors.New("refused")
 
+// ErrUnavailable is a task this worker cannot do for now: its model
+// server gives no answer (llm.IsUnreachable). The worker gives the task
+// back to the queue (NakWithDelay) for another worker, takes no more
+// tasks, and probes its server with backoff (WorkerConfig.Probe) until it
+// answers again. The task is not counted as failed: only its delivery.
+var ErrUnavailable = errors.New("the worker's model server is unreachable")
+
+// unavailableDelay is how long a task given back for want of a model
+// server waits before it is delivered again (to another worker: this one
+// takes none until its server answers).
+const unavailableDelay = time.Second
+
 // WorkerConfig is a worker's settings.
 type WorkerConfig struct {
 	// Endpoint names the model endpoint the worker calls (its model and
@@ -63,6 +75,13 @@ type WorkerConfig struct {
 	MaxDeliver int
 	// Handle does each task.
 	Handle Handler
+	// Probe reports whether the worker's model server answers again
+	// (nil) once a task found it unreachable (ErrUnavailable): a cheap
+	// request, such as GET /v1/models. The worker takes no task until it
+	// does, probing with backoff (1s doubling to a minute, for ever). Nil
+	// Probe waits the backoff alone, then takes tasks again: the next
+	// task is the probe.
+	Probe func(ctx context.Context) error
 	// Log receives what the worker did that a person should know.
 	Log io.Writer
 }
@@ -101,9 +120,11 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	p := &pauser{cfg: cfg}
+	defer p.probes.Wait() // ended with ctx
 	var loops sync.WaitGroup
 	for _, cons := range conss {
-		loops.Go(func() { c.take(ctx, cancel, cfg, cons) })
+		loops.Go(func() { c.take(ctx, cancel, cfg, p, cons) })
 	}
 	loops.Wait()
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
@@ -114,11 +135,17 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 
 // take fetches cons's tasks and does them, up to cfg.Concurrency at once,
 // until ctx is done; a task's error (a refusal) cancels ctx with it.
-func (c *Conn) take(ctx context.Context, cancel context.CancelCauseFunc, cfg WorkerConfig, cons jetstream.Consumer) {
+// While the worker's model server is unreachable (p paused), it fetches
+// none: a fetch is a delivery, and a task delivered to a worker that
+// cannot do it uses up one of its MaxDeliver for nothing.
+func (c *Conn) take(ctx context.Context, cancel context.CancelCauseFunc, cfg WorkerConfig, p *pauser, cons jetstream.Consumer) {
 	slots := make(chan struct{}, cfg.Concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for ctx.Err() == nil {
+		if !p.wait(ctx) {
+			continue
+		}
 		// Fetch as many as there are free slots, at least one.
 		select {
 		case slots <- struct{}{}:
@@ -135,6 +162,13 @@ func (c *Conn) take(ctx context.Context, cancel context.CancelCauseFunc, cfg Wor
 			}
 			break
 		}
+		if p.paused() {
+			// Paused while waiting for a free slot: fetch nothing.
+			for range n {
+				<-slots
+			}
+			continue
+		}
 		fctx, cancelFetch := context.WithTimeout(ctx, 5*time.Second)
 		batch, err := cons.Fetch(n, jetstream.FetchContext(fctx))
 		got := 0
@@ -145,7 +179,7 @@ func (c *Conn) take(ctx context.Context, cancel context.CancelCauseFunc, cfg Wor
 				go func() {
 					defer wg.Done()
 					defer func() { <-slots }()
-					if err := c.do(ctx, cfg, m); err != nil {
+					if err := c.do(ctx, cfg, p, m); err != nil {
 						cancel(err)
 					}
 				}()
@@ -207,8 +241,11 @@ func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig, stream string) (j
 }
 
 // do does one task: it skips one replied to already, heartbeats while the
-// handler works, stores the reply, then acks. Its error stops the worker.
-func (c *Conn) do(ctx context.Context, cfg WorkerConfig, m jetstream.Msg) error {
+// handler works, stores the reply, then acks. A task the worker's model
+// server cannot do (ErrUnavailable), or that comes while it is paused
+// for that, goes back to the queue and pauses the worker. Its error
+// stops the worker.
+func (c *Conn) do(ctx context.Context, cfg WorkerConfig, p *pauser, m jetstream.Msg) error {
 	md, err := m.Metadata()
 	if err != nil {
 		_ = m.Term()
@@ -232,10 +269,18 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, m jetstream.Msg) error 
 		}
 		return nil
 	}
+	if p.paused() {
+		// Fetched as the worker paused: given back untried.
+		_ = m.NakWithDelay(unavailableDelay)
+		return nil
+	}
 	hctx, stop := context.WithCancel(ctx)
 	go heartbeat(hctx, m, cfg.AckWait/3)
 	results, err := cfg.Handle(ctx, t)
 	stop()
+	if errors.Is(err, ErrUnavailable) {
+		p.pause(ctx, err)
+	}
 	switch {
 	case ctx.Err() != nil:
 		_ = m.Nak() // to another worker at once
@@ -243,6 +288,10 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, m jetstream.Msg) error 
 	case errors.Is(err, ErrRefused):
 		_ = m.Nak()
 		return err
+	case errors.Is(err, ErrUnavailable) && !t.Last:
+		fmt.Fprintf(cfg.Log, "worker: task %s of run %s given back to the queue (delivery %d of %d): %v\n", t.ID, run, t.Delivery, cfg.MaxDeliver, err)
+		_ = m.NakWithDelay(unavailableDelay)
+		return nil
 	case err != nil && !t.Last:
 		fmt.Fprintf(cfg.Log, "worker: task %s of run %s, delivery %d of %d: %v; it will be delivered again\n", t.ID, run, t.Delivery, cfg.MaxDeliver, err)
 		_ = m.NakWithDelay(min(time.Duration(t.Delivery)*250*time.Millisecond, 5*time.Second))
@@ -274,4 +323,90 @@ func heartbeat(ctx context.Context, m jetstream.Msg, d time.Duration) {
 			_ = m.InProgress()
 		}
 	}
+}
+
+// pauser holds a worker's fetches while its model server is unreachable,
+// and probes the server with backoff until it answers again.
+type pauser struct {
+	cfg    WorkerConfig
+	probes sync.WaitGroup
+
+	mu sync.Mutex
+	// resumed is closed when the server answers again; nil while the
+	// worker takes tasks.
+	resumed chan struct{}
+}
+
+// paused reports whether the worker is paused now.
+func (p *pauser) paused() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.resumed != nil
+}
+
+// wait returns true when the worker may take tasks, at once unless it is
+// paused; false when ctx ends first.
+func (p *pauser) wait(ctx context.Context) bool {
+	p.mu.Lock()
+	resumed := p.resumed
+	p.mu.Unlock()
+	if resumed == nil {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-resumed:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// pause stops the worker's fetches, unless they are stopped already, and
+// starts probing its server; why is the task's error that found it
+// unreachable.
+func (p *pauser) pause(ctx context.Context, why error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.resumed != nil || ctx.Err() != nil {
+		return
+	}
+	p.resumed = make(chan struct{})
+	fmt.Fprintf(p.cfg.Log, "worker: paused: %s: %v; its tasks in hand go back to the queue, and it takes no more until its model server answers (probing with backoff)\n",
+		p.cfg.Endpoint, why)
+	p.probes.Go(func() { p.probe(ctx, p.resumed) })
+}
+
+// probe probes the server with backoff until it answers, then lets the
+// worker take tasks again (closes resumed); it returns when ctx ends.
+func (p *pauser) probe(ctx context.Context, resumed chan struct{}) {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = time.Second, time.Minute, 0
+	b.Reset()
+	d := b.NextBackOff()
+	for {
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if p.cfg.Probe == nil {
+			break
+		}
+		err := p.cfg.Probe(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			break
+		}
+		d = b.NextBackOff()
+		fmt.Fprintf(p.cfg.Log, "worker: still paused: %s does not answer (%v); next probe in %v\n", p.cfg.Endpoint, err, d.Round(time.Millisecond))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.resumed = nil
+	close(resumed)
+	fmt.Fprintf(p.cfg.Log, "worker: resumed: %s answers again; taking tasks\n", p.cfg.Endpoint)
 }

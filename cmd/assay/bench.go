@@ -69,10 +69,14 @@ Brier score, the expected calibration error and a 10-bin reliability table,
 in summary.json and drawn in report.html as a reliability diagram.
 
 --workers N judges through a NATS JetStream queue (an embedded server
-kept in the run folder's nats/) with N workers in this process; --cluster
-[ADDR] listens for workers on other machines and prints their command
-(assay worker), --queue nats://HOST:4222 uses an existing NATS. A task
-whose deliveries run out is recorded as undelivered (exit 3); --resume
+kept in the run folder's nats/) with N workers in this process, each with
+its own --concurrency (as a remote worker has), so N workers make up to N
+x --concurrency calls at once; --cluster [ADDR] listens for workers on
+other machines and prints their command (assay worker), --queue
+nats://HOST:4222 uses an existing NATS. A task whose deliveries run out is
+recorded as undelivered (exit 3); a run that gets no result for
+--stall-timeout (5m) stops with exit 3, saying how many pairs are missing,
+what the queue holds and the command that resumes it; --resume
 republishes what results.jsonl and the queue's replies lack.
 
 --batch sends the model calls through the server's batch endpoint

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -11,12 +13,13 @@ import (
 // registerQueue adds bench's flags that judge a run through NATS
 // JetStream.
 func registerQueue(fl *pflag.FlagSet, q *bench.Queue) {
-	fl.IntVar(&q.Workers, "workers", 0, "judge through a NATS JetStream queue with this many in-process workers (an embedded server kept in the run folder)")
+	fl.IntVar(&q.Workers, "workers", 0, "judge through a NATS JetStream queue with this many in-process workers (an embedded server kept in the run folder), each with its own --concurrency as a remote worker has: N workers make up to N x --concurrency calls at once")
 	fl.StringVar(&q.Cluster, "cluster", "", "embed the NATS server listening on ADDR for remote workers (assay worker), and print their command (a --token is needed beyond loopback)")
 	fl.Lookup("cluster").NoOptDefVal = bench.DefaultClusterAddr
 	fl.StringVar(&q.URL, "queue", "", "use the NATS server or cluster at this URL (nats://HOST:4222) instead of an embedded one")
 	fl.StringVar(&q.Token, "token", "", "the NATS token workers must give (--cluster, --queue)")
 	fl.IntVar(&q.MaxDeliver, "max-deliver", 0, "deliveries of a task to workers before its pair is recorded as undelivered (0: 5)")
+	fl.DurationVar(&q.StallTimeout, "stall-timeout", 5*time.Minute, "a queued run that gets no result for this long stops (exit 3), saying what is missing and the command that resumes it; 0 waits for ever")
 }
 
 type workerFlags struct {
@@ -40,7 +43,16 @@ A worker judges as the run asked: a run whose model name, prompt versions
 or settings differ from what this worker would judge with is refused,
 naming the differences, and left to other workers (the model server's URL
 may differ: two servers of the same model both serve the run). Stop it
-with Ctrl-C: its tasks in flight go to other workers.`
+with Ctrl-C: its tasks in flight go to other workers.
+
+A worker started before its NATS server listens waits for it, trying
+again with backoff (250ms doubling to 5s) and saying so. A worker whose
+model server gives no answer (connection refused, reset, no route, a name
+that does not resolve, a connect timeout) after its calls' retries does
+not judge with neutral defaults: it gives its tasks in hand back to the
+queue for other workers, takes no more, says it paused, and probes its
+server (GET /models of the API root) with backoff (1s doubling to a
+minute) until it answers, then takes tasks again.`
 
 func newWorkerCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	f := workerFlags{llm: llmFlags{env: env, metrics: reg}}

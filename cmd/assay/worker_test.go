@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,6 +29,7 @@ func TestBenchQueueFlags(t *testing.T) {
 		{"cluster and queue", []string{"--cluster", "--queue", "nats://127.0.0.1:4222"}, exitInput, "--cluster: embeds a NATS server, --queue uses another: give one"},
 		{"queue not a NATS URL", []string{"--queue", "http://127.0.0.1:4222"}, exitInput, `--queue: want a NATS URL such as nats://HOST:4222, got "http://127.0.0.1:4222"`},
 		{"negative workers", []string{"--workers", "-1"}, exitInput, "--workers: want 0 or more in-process workers, got -1"},
+		{"negative stall timeout", []string{"--workers", "1", "--stall-timeout", "-1s"}, exitInput, "--stall-timeout: want 0 (wait for ever) or a positive duration such as 5m, got -1s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,15 +44,13 @@ func TestBenchQueueFlags(t *testing.T) {
 	}
 }
 
-// assay worker refuses a URL that reaches no NATS server (exit 3) and
-// bad limits (exit 2).
+// assay worker refuses bad limits (exit 2).
 func TestWorkerErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline"}, exitInfra, "queue: connecting to nats://127.0.0.1:1"},
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--tasks", "-2"}, exitInput, "--tasks: want 0 or more tasks at once, got -2"},
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--max-in-flight", "-1"}, exitInput, "--max-in-flight: want 0 or more"},
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--endpoint-limit", "-1"}, exitInput, "--max-in-flight: want 0 or more"},
@@ -58,4 +60,56 @@ func TestWorkerErrors(t *testing.T) {
 		require.Equal(t, tc.code, code, errb.String())
 		assert.Contains(t, errb.String(), tc.want)
 	}
+}
+
+// assay worker started before its NATS server listens does not exit: it
+// says it tries again, until it is stopped (Ctrl-C, exit 0).
+func TestWorkerWaitsForServer(t *testing.T) {
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "nats://" + l.Addr().String()
+	require.NoError(t, l.Close())
+	errb := &signalWriter{want: "worker: the NATS server at " + url + " does not answer", seen: make(chan struct{})}
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"worker", url, "--llm", "offline"}, func(string) string { return "" }, strings.NewReader(""), &bytes.Buffer{}, errb)
+	}()
+	select {
+	case <-errb.seen:
+	case code := <-done:
+		t.Fatalf("the worker exited (%d): %s", code, errb.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the worker never said it waits: %s", errb.String())
+	}
+	stop()
+	require.Equal(t, exitPass, <-done, errb.String())
+	assert.Contains(t, errb.String(), "trying again with backoff (250ms doubling to 5s) until it does")
+}
+
+// signalWriter keeps what is written and closes seen once it holds want.
+type signalWriter struct {
+	want string
+	seen chan struct{}
+
+	mu   sync.Mutex
+	b    bytes.Buffer
+	once sync.Once
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if strings.Contains(w.b.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *signalWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }

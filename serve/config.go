@@ -41,6 +41,11 @@ type Config struct {
 	// Registry holds the metrics requests may name; nil is the built-in
 	// ones (agent.Builtins).
 	Registry *metric.Registry
+	// Profiles is a folder of profile files (NAME.yaml) that requests
+	// may name by NAME beside the built-in research, daily and context;
+	// every one is checked when the server is built. A request never
+	// names a path. Empty: the built-in profiles only.
+	Profiles string
 	// SampleRate is the share of traces judged, 0 to 1, decided by the
 	// hash of each trace id (Sampled); nil is 1, every trace.
 	SampleRate *float64

@@ -159,7 +159,6 @@ var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	out["QualityInput"].Properties["context"].AdditionalProperties = nil
 	// A run's request gives samples or a dataset, not both.
 	out["RunRequest"].Properties["format"].Enum = []any{"jsonl", "json", "csv"}
-	out["ScoreRequest"].Properties["profile"].Enum = []any{"research", "daily", "context"}
 	out["Card"] = &jsonschema.Schema{Type: "object", Description: "the card `assay score --format json` prints: " +
 		"a research card (total, status, scores, fixes), a context card (ContextQualityScore) or a daily result"}
 	return out, nil

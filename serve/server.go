@@ -90,6 +90,8 @@ type Server struct {
 	dash     dashboard.Source
 	// sessions are the dashboard's logins, when a token is set.
 	sessions *sessions
+	// profiles are what a request's profile may name.
+	profiles profileSet
 
 	observers atomic.Pointer[[]Observer]
 	inFlight  chan struct{}
@@ -121,6 +123,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: data folder: %w", err)
 	}
 	ctxProfile, err := agent.Profiles{Metrics: cfg.Registry}.Load("context")
+	if err != nil {
+		return nil, err
+	}
+	profiles, err := loadProfiles(cfg.Profiles, cfg.Registry)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +168,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.Join(err, runStore.Close(), st.Close(), j.Close())
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), judger: j, context: ctxProfile, store: st, runStore: runStore, live: mon,
-		inFlight: make(chan struct{}, cfg.MaxInFlight), shared: shared}
+		inFlight: make(chan struct{}, cfg.MaxInFlight), shared: shared, profiles: profiles}
 	if shared != nil {
 		shared.s = s
 	}

@@ -199,6 +199,7 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeDash, handle: handler(dashboard.Handler(s.dash)), api: true, doc: docDash},
 		{pattern: routeDashAPI, handle: handler(dashboard.JSONHandler(s.dash)), api: true, doc: docDashAPI},
 		{pattern: routeHealth, handle: s.healthz, doc: docHealth},
+		{pattern: routeReady, handle: s.readyz, doc: docReady},
 		{pattern: routeMetrics, handle: s.metricsHandler(), doc: docMetrics},
 		{pattern: routeOpenAPI, handle: s.openAPI, doc: docOpenAPI},
 	}

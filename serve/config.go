@@ -28,6 +28,13 @@ type Config struct {
 	// Token, when set, is the bearer token every request but /healthz
 	// must carry (Authorization: Bearer TOKEN); 401 otherwise.
 	Token string
+	// AllowHosts are the names, beside the loopback ones (127.0.0.1,
+	// localhost, [::1]), that a request's Host may give; any other Host
+	// is refused 403, so that no web page can reach a loopback server
+	// through a name of its own (DNS rebinding). On an address other than
+	// loopback, none is any Host. Cross-origin writes from a browser are
+	// refused whatever the Host (Sec-Fetch-Site, Origin).
+	AllowHosts []string
 	// DataDir holds the server's own files: serve.db (the trace journal,
 	// its scores and the runs it started), runs/ (their run folders) and
 	// inputs/ (their datasets). Empty is "serve" beside the run store.
@@ -41,6 +48,11 @@ type Config struct {
 	// Registry holds the metrics requests may name; nil is the built-in
 	// ones (agent.Builtins).
 	Registry *metric.Registry
+	// Profiles is a folder of profile files (NAME.yaml) that requests
+	// may name by NAME beside the built-in research, daily and context;
+	// every one is checked when the server is built. A request never
+	// names a path. Empty: the built-in profiles only.
+	Profiles string
 	// SampleRate is the share of traces judged, 0 to 1, decided by the
 	// hash of each trace id (Sampled); nil is 1, every trace.
 	SampleRate *float64
@@ -66,6 +78,11 @@ type Config struct {
 	// MaxBody is the largest request body in bytes (413 beyond); 0 is
 	// 10 MB.
 	MaxBody int64
+	// ReadTimeout bounds the time a client takes to send a request's
+	// header, and an API request's body (408 beyond, the connection
+	// closed); 0 is 10 s. A request takes its place among MaxInFlight
+	// only once its body has come, so slow senders hold none.
+	ReadTimeout time.Duration
 	// RequestTimeout bounds each API request (504 when a judgement takes
 	// longer); 0 is 60 s.
 	RequestTimeout time.Duration
@@ -117,6 +134,7 @@ const (
 	defaultQueue    = 1024
 	defaultMaxBody  = 10 << 20
 	defaultTimeout  = 60 * time.Second
+	defaultRead     = 10 * time.Second
 	defaultInFlight = 512
 	defaultShutdown = 30 * time.Second
 )
@@ -158,14 +176,23 @@ func (c Config) withDefaults() (Config, error) {
 	c.QueueSize = cmp.Or(c.QueueSize, defaultQueue)
 	c.MaxBody = cmp.Or(c.MaxBody, defaultMaxBody)
 	c.RequestTimeout = cmp.Or(c.RequestTimeout, defaultTimeout)
+	c.ReadTimeout = cmp.Or(c.ReadTimeout, defaultRead)
 	c.MaxInFlight = cmp.Or(c.MaxInFlight, defaultInFlight)
 	c.MaxRuns = cmp.Or(c.MaxRuns, 1)
 	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, defaultShutdown)
+	if c.ReadTimeout < 0 {
+		return c, eval.FlagError("--read-timeout", "want a duration > 0 (0: %s), got %s", defaultRead, c.ReadTimeout)
+	}
 	if c.StallAfter < 0 {
 		return c, eval.FlagError("--stall-after", "want a duration >= 0 (0: two call timeouts), got %s", c.StallAfter)
 	}
 	if c.Queue != "" && !strings.HasPrefix(c.Queue, "nats://") && !strings.HasPrefix(c.Queue, "tls://") {
 		return c, eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
+	}
+	for _, h := range c.AllowHosts {
+		if name := hostName(h); name == "" || strings.ContainsAny(h, "/@ ") || (strings.Contains(name, ":") && net.ParseIP(name) == nil) {
+			return c, eval.FlagError("--allow-host", "want a host name as a browser's address bar has it (assay.internal, or assay.internal:8080), got %q", h)
+		}
 	}
 	if c.Webhook != "" {
 		if u, err := url.Parse(c.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -50,8 +50,9 @@ func (s *Server) postContextScore(w http.ResponseWriter, r *http.Request) error 
 // ScoreRequest is the body of POST /v1/score: a report and what
 // `assay score` reads beside it.
 type ScoreRequest struct {
-	// Profile is research (the default), daily or context.
-	Profile string `json:"profile,omitempty"`
+	// Profile is research (the default), daily or context, or a profile
+	// of the server's folder (Config.Profiles) by its name; never a path.
+	Profile string `json:"profile,omitempty" jsonschema:"research (the default), daily or context, or the name of a profile in the server's --profiles folder (never a path)"`
 	// Report is the report's text (Markdown), or for the context profile
 	// a retrieval sample's JSON text.
 	Report string `json:"report"`
@@ -72,17 +73,16 @@ func (s *Server) postScore(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
-	switch req.Profile {
-	case "", "research", "daily", "context":
-	default:
-		return badRequest("profile", "profile: want research, daily or context, got %q", req.Profile)
+	profile, err := s.profiles.resolve("profile", req.Profile)
+	if err != nil {
+		return err
 	}
 	if req.Report == "" {
 		return badRequest("report", "report: missing or empty: the report's text to score")
 	}
 	judging := s.cfg.Judging
 	judging.Model = s.judger.Session().Model() // the server's client, kept open
-	job := agent.ScoreJob{Profile: req.Profile, Query: req.Query, Registry: s.cfg.Registry, Judging: judging,
+	job := agent.ScoreJob{Profile: profile, Query: req.Query, Registry: s.cfg.Registry, Judging: judging,
 		Env: s.cfg.Env, Log: s.cfg.Log, Now: s.cfg.Now}
 	if job.Profile == "" {
 		job.Profile = "research"
@@ -199,6 +199,7 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeDash, handle: handler(dashboard.Handler(s.dash)), api: true, doc: docDash},
 		{pattern: routeDashAPI, handle: handler(dashboard.JSONHandler(s.dash)), api: true, doc: docDashAPI},
 		{pattern: routeHealth, handle: s.healthz, doc: docHealth},
+		{pattern: routeReady, handle: s.readyz, doc: docReady},
 		{pattern: routeMetrics, handle: s.metricsHandler(), doc: docMetrics},
 		{pattern: routeOpenAPI, handle: s.openAPI, doc: docOpenAPI},
 	}

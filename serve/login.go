@@ -41,7 +41,10 @@ const (
 type sessions struct {
 	key   []byte
 	token string
-	now   func() time.Time
+	// digest and bearer are the SHA-256 of the token and of its
+	// Authorization header, compared with a given one's digest.
+	digest, bearer [sha256.Size]byte
+	now            func() time.Time
 }
 
 func newSessions(token string, now func() time.Time) (*sessions, error) {
@@ -49,7 +52,8 @@ func newSessions(token string, now func() time.Time) (*sessions, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, fmt.Errorf("serve: a session key: %w", err)
 	}
-	return &sessions{key: key, token: token, now: now}, nil
+	return &sessions{key: key, token: token, now: now,
+		digest: sha256.Sum256([]byte(token)), bearer: sha256.Sum256([]byte("Bearer " + token))}, nil
 }
 
 // mac is the HMAC of expiry and the token.
@@ -87,11 +91,17 @@ func (s *sessions) valid(r *http.Request) bool {
 	return err == nil && hmac.Equal(got, s.mac(expiry))
 }
 
-// tokenIs reports whether given is the token, in a time that depends on
-// neither (their digests are compared, so not even on their lengths).
-func (s *sessions) tokenIs(given string) bool {
-	a, b := sha256.Sum256([]byte(given)), sha256.Sum256([]byte(s.token))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+// tokenIs reports whether given is the token, and bearerIs whether an
+// Authorization header carries it, in a time that depends on neither:
+// fixed-length digests are compared in constant time, so not even on
+// their lengths.
+func (s *sessions) tokenIs(given string) bool { return sameDigest(given, s.digest) }
+
+func (s *sessions) bearerIs(header string) bool { return sameDigest(header, s.bearer) }
+
+func sameDigest(given string, want [sha256.Size]byte) bool {
+	got := sha256.Sum256([]byte(given))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
 // readOnly reports whether a session cookie may authorise r: a GET (or
@@ -103,11 +113,18 @@ func readOnly(r *http.Request) bool {
 
 // postLogin is POST /login: the form's token checked, a session cookie
 // set and the browser sent to the dashboard (303); a wrong token is the
-// login page again, 401.
+// login page again, 401; a client past its failed sign-ins (throttle)
+// gets it 429, its token not looked at.
 func (s *Server) postLogin(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxLoginBody)
 	w.Header().Set("Cache-Control", "no-store")
+	client := clientOf(r)
+	if wait := s.signIns.wait(client); wait > 0 { // before the token is looked at
+		s.loginPage(w, http.StatusTooManyRequests, tooMany(w, wait)+".")
+		return nil
+	}
 	if !s.sessions.tokenIs(r.PostFormValue("token")) { // the body's field only, never the URL's
+		s.signIns.failed(client)
 		s.loginPage(w, http.StatusUnauthorized, "That is not the server's token.")
 		return nil
 	}

@@ -34,6 +34,7 @@ type metrics struct {
 	traces     *prometheus.CounterVec
 	queueCap   prometheus.Gauge
 	inFlight   prometheus.Gauge
+	receiving  prometheus.Gauge
 }
 
 // newMetrics registers the metrics; depth reads the trace queue's depth
@@ -62,8 +63,10 @@ func newMetrics(depth func() float64) *metrics {
 			Help: "Samples the trace queue holds at most."}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "assay_http_in_flight",
 			Help: "API requests being answered."}),
+		receiving: prometheus.NewGauge(prometheus.GaugeOpts{Name: "assay_http_receiving",
+			Help: "API requests whose body is still arriving (each holds no place among the requests in flight until it has come)."}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.judgements, m.cost, m.tokens, m.shed, m.panics, m.traces, m.queueCap, m.inFlight,
+	m.reg.MustRegister(m.requests, m.latency, m.judgements, m.cost, m.tokens, m.shed, m.panics, m.traces, m.queueCap, m.inFlight, m.receiving,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "assay_trace_queue_depth",
 			Help: "Sampled traces journaled and not yet judged."}, depth),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

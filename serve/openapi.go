@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,6 +42,9 @@ type operation struct {
 	form      []string
 	public    bool
 	errorType string
+	// errorSchema is the component schema of the error answers when not
+	// Error's.
+	errorSchema string
 }
 
 type param struct {
@@ -159,7 +163,6 @@ var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	out["QualityInput"].Properties["context"].AdditionalProperties = nil
 	// A run's request gives samples or a dataset, not both.
 	out["RunRequest"].Properties["format"].Enum = []any{"jsonl", "json", "csv"}
-	out["ScoreRequest"].Properties["profile"].Enum = []any{"research", "daily", "context"}
 	out["Card"] = &jsonschema.Schema{Type: "object", Description: "the card `assay score --format json` prints: " +
 		"a research card (total, status, scores, fixes), a context card (ContextQualityScore) or a daily result"}
 	return out, nil
@@ -205,15 +208,12 @@ func (s *Server) Document() (map[string]any, error) {
 			ok["content"] = map[string]any{op.contentType: map[string]any{"schema": map[string]any{"type": "string"}}}
 		}
 		resp[fmt.Sprint(op.status)] = ok
-		errs := op.errors
-		if s.cfg.Token != "" && path != "/healthz" && !op.public {
-			errs = append(errs, http.StatusUnauthorized)
-		}
+		errs := slices.Concat(op.errors, s.guardStatuses(rt, method, path))
 		if op.public && s.cfg.Token != "" {
 			o["security"] = []any{} // no token asked
 		}
 		for _, code := range errs {
-			content := map[string]any{"application/json": map[string]any{"schema": ref("Error")}}
+			content := map[string]any{"application/json": map[string]any{"schema": ref(cmp.Or(op.errorSchema, "Error"))}}
 			if op.errorType != "" {
 				content = map[string]any{op.errorType: map[string]any{"schema": map[string]any{"type": "string"}}}
 			}
@@ -237,6 +237,27 @@ func (s *Server) Document() (map[string]any, error) {
 		doc["security"] = []any{map[string]any{"bearer": []any{}}}
 	}
 	return doc, nil
+}
+
+// guardStatuses are the error statuses every route of its kind may
+// answer beside its own: 403 (a Host not the server's, a cross-origin
+// write: guard), 408 (a body that does not come in time: receive), 401
+// and 429 (no token, a wrong one, too many wrong ones: auth).
+func (s *Server) guardStatuses(rt route, method, path string) []int {
+	var out []int
+	if s.cfg.hostCheck() != nil || method != http.MethodGet {
+		out = append(out, http.StatusForbidden)
+	}
+	if rt.api && (rt.doc.request != "" || rt.doc.form != nil) {
+		out = append(out, http.StatusRequestTimeout)
+	}
+	if s.cfg.Token != "" && path != "/healthz" && path != "/readyz" {
+		if !rt.doc.public {
+			out = append(out, http.StatusUnauthorized)
+		}
+		out = append(out, http.StatusTooManyRequests)
+	}
+	return out
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
@@ -344,11 +365,13 @@ var (
 		"open alerts, the lowest and slowest judged samples with their evidence, the runs (one HTML page, nothing fetched from elsewhere)",
 		status: http.StatusOK, contentType: "text/html"}
 	docDashAPI = operation{summary: "The dashboard's data, as JSON (the page refreshes from it)", status: http.StatusOK, response: "Dashboard"}
-	docHealth  = operation{summary: "Liveness, the judge, and the trace queue", status: http.StatusOK, response: "Health"}
+	docHealth  = operation{summary: "Liveness, the judge, the trace queue and the requests in flight", status: http.StatusOK, response: "Health"}
+	docReady   = operation{summary: "Readiness: 200 while an API request would be taken, 503 (status busy, the Health body) while every place in flight is taken",
+		status: http.StatusOK, response: "Health", public: true, errors: []int{http.StatusServiceUnavailable}, errorSchema: "Health"}
 	docMetrics = operation{summary: "Prometheus metrics", status: http.StatusOK, contentType: "text/plain"}
 	docOpenAPI = operation{summary: "This document", status: http.StatusOK, contentType: "application/json"}
 	docLogin   = operation{summary: "The dashboard's login, for a browser: the token as a form field sets a session cookie " +
 		"(HttpOnly, SameSite=Strict, an HMAC of the token) that lets GET / and GET /v1/dashboard through, nothing else; " +
-		"then to / (303). A wrong token is the login form again",
+		"then to / (303). A wrong token is the login form again; past 10 wrong tokens from one address, one more every 6 s (429, Retry-After)",
 		form: []string{"token"}, public: true, status: http.StatusSeeOther, errors: []int{http.StatusUnauthorized}, errorType: "text/html"}
 )

@@ -22,10 +22,11 @@ import (
 // RunRequest is the body of POST /v1/runs: a dataset, given as samples or
 // as a dataset file's text, and what judges it (Metrics or a Profile).
 type RunRequest struct {
-	// Metrics are the judges to run; or Profile (context, research,
-	// daily) names a card whose metrics are judged instead.
+	// Metrics are the judges to run; or Profile names a card whose
+	// metrics are judged instead: context, research, daily, or a profile
+	// of the server's folder (Config.Profiles) by its name; never a path.
 	Metrics []string `json:"metrics,omitempty"`
-	Profile string   `json:"profile,omitempty"`
+	Profile string   `json:"profile,omitempty" jsonschema:"research, daily or context, or the name of a profile in the server's --profiles folder (never a path)"`
 	// Samples are the records, each as a dataset line has it; or Dataset
 	// is a dataset file's text in Format (jsonl, the default; json; csv).
 	Samples []json.RawMessage `json:"samples,omitempty"`
@@ -135,13 +136,18 @@ func (m *runManager) resume(ctx context.Context) error {
 	return nil
 }
 
-// job is the bench job of a run.
-func (m *runManager) job(id, dir, data string, req RunRequest) bench.Job {
+// job is the bench job of a run; its profile is the one the request
+// names (profileSet.resolve), never a path the request gives.
+func (m *runManager) job(id, dir, data string, req RunRequest) (bench.Job, error) {
 	c := m.s.cfg
-	_, err := os.Stat(filepath.Join(dir, bench.FileConfig))
-	return bench.Job{Data: data, Metrics: req.Metrics, Profile: req.Profile, Registry: c.Registry, Out: dir,
+	profile, err := m.s.profiles.resolve("profile", req.Profile)
+	if err != nil {
+		return bench.Job{}, err
+	}
+	_, err = os.Stat(filepath.Join(dir, bench.FileConfig))
+	return bench.Job{Data: data, Metrics: req.Metrics, Profile: profile, Registry: c.Registry, Out: dir,
 		Resume: err == nil, Min: req.Min, Gates: req.Gates, Judging: c.Judging, Store: c.Store, Env: c.Env,
-		Log: c.Log, Quiet: true, Command: []string{"assay", "serve", "POST /v1/runs"}, Version: c.Version, Now: c.Now, RunID: id}
+		Log: c.Log, Quiet: true, Command: []string{"assay", "serve", "POST /v1/runs"}, Version: c.Version, Now: c.Now, RunID: id}, nil
 }
 
 // launch runs a run in the background, when a place is free; its spans
@@ -155,7 +161,12 @@ func (m *runManager) launch(id, dir, data string, req RunRequest, parent spanRef
 		}
 		defer func() { <-m.slots }()
 		m.setState(id, RunRunning, nil, "")
-		out, err := bench.Execute(under(m.ctx, parent), m.job(id, dir, data, req))
+		job, err := m.job(id, dir, data, req)
+		if err != nil { // its profile left the folder since it was started
+			m.setState(id, RunFailed, nil, err.Error())
+			return
+		}
+		out, err := bench.Execute(under(m.ctx, parent), job)
 		if m.ctx.Err() != nil {
 			return // interrupted by the shutdown: resumed by the next start
 		}
@@ -193,6 +204,9 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
+	if _, err := s.profiles.resolve("profile", req.Profile); err != nil {
+		return err
+	}
 	data, ext, n, err := runData(req)
 	if err != nil {
 		return err
@@ -208,7 +222,11 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	// The checks of a run, before any model call: a dry run.
-	check := s.runs.job(id, dir, path, req)
+	check, err := s.runs.job(id, dir, path, req)
+	if err != nil {
+		_ = os.Remove(path)
+		return err
+	}
 	check.Judging.DryRun, check.Out, check.Resume, check.NoStore = true, "", false, true
 	if _, err := bench.Execute(r.Context(), check); err != nil {
 		_ = os.Remove(path)

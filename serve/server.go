@@ -1,10 +1,11 @@
 package serve
 
 import (
+	"bytes"
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -59,6 +60,7 @@ const (
 	routeSummary = "GET /v1/traces/summary"
 	routeTrace   = "GET /v1/traces/{id}"
 	routeHealth  = "GET /healthz"
+	routeReady   = "GET /readyz"
 	routeMetrics = "GET /metrics"
 	routeOpenAPI = "GET /openapi.json"
 	routeAlerts  = "GET /v1/alerts"
@@ -88,8 +90,12 @@ type Server struct {
 	runStore *bench.Store
 	live     *live.Monitor
 	dash     dashboard.Source
-	// sessions are the dashboard's logins, when a token is set.
+	// sessions are the dashboard's logins and signIns the failed
+	// sign-ins by client, when a token is set.
 	sessions *sessions
+	signIns  *throttle
+	// profiles are what a request's profile may name.
+	profiles profileSet
 
 	observers atomic.Pointer[[]Observer]
 	inFlight  chan struct{}
@@ -121,6 +127,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: data folder: %w", err)
 	}
 	ctxProfile, err := agent.Profiles{Metrics: cfg.Registry}.Load("context")
+	if err != nil {
+		return nil, err
+	}
+	profiles, err := loadProfiles(cfg.Profiles, cfg.Registry)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +172,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.Join(err, runStore.Close(), st.Close(), j.Close())
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), judger: j, context: ctxProfile, store: st, runStore: runStore, live: mon,
-		inFlight: make(chan struct{}, cfg.MaxInFlight), shared: shared}
+		inFlight: make(chan struct{}, cfg.MaxInFlight), shared: shared, profiles: profiles}
 	if shared != nil {
 		shared.s = s
 	}
@@ -176,7 +186,8 @@ func New(cfg Config) (*Server, error) {
 	s.runs = newRunManager(s)
 	s.dash = s.dashboardSource()
 	if cfg.Token != "" {
-		if s.sessions, err = newSessions(cfg.Token, cfg.Now); err != nil {
+		s.signIns = newThrottle(s.cfg.Now)
+		if s.sessions, err = newSessions(cfg.Token, s.cfg.Now); err != nil {
 			return nil, errors.Join(err, mon.Close(), runStore.Close(), st.Close(), j.Close())
 		}
 	}
@@ -186,7 +197,7 @@ func New(cfg Config) (*Server, error) {
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.pattern, s.wrap(rt))
 	}
-	s.handler = s.auth(s.recoverAll(s.mux))
+	s.handler = s.guard(s.auth(s.recoverAll(s.mux)))
 	wrap := cfg.Wrap
 	if wrap == nil {
 		wrap = traced
@@ -315,7 +326,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		_ = s.Close()
 		return err
 	}
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.cfg.ReadTimeout, IdleTimeout: 2 * time.Minute,
 		ReadTimeout: s.cfg.RequestTimeout, WriteTimeout: s.cfg.RequestTimeout + 10*time.Second}
 	fmt.Fprintf(s.cfg.Log, "assay serve: listening on http://%s (%s)\n", ln.Addr(), s.cfg.describe(s.judger.Session().Judge()))
 	errc := make(chan error, 1)
@@ -353,11 +364,18 @@ func (s *Server) wrap(rt route) http.Handler {
 	return s.instrument(rt.pattern, h)
 }
 
-// bound limits an API request: the requests in flight (503 beyond
-// MaxInFlight, counted as shed), its body (MaxBody) and its time
-// (RequestTimeout).
+// bound limits an API request: the time its body takes to come
+// (ReadTimeout, 408 beyond) and its size (MaxBody, 413 beyond), then the
+// requests in flight (503 beyond MaxInFlight, counted as shed) and its
+// time (RequestTimeout). The body is read whole before the request takes
+// a place in flight, so that clients sending theirs slowly hold none.
 func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := s.receive(w, r)
+		if err != nil {
+			writeError(w, err, "")
+			return
+		}
 		select {
 		case s.inFlight <- struct{}{}:
 		default:
@@ -371,11 +389,35 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 			<-s.inFlight
 			s.metrics.inFlight.Dec()
 		}()
-		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// receive reads r's body, at most MaxBody bytes within ReadTimeout (a
+// read deadline on the connection, lifted once it is read so that the
+// answer may take RequestTimeout): a 413 beyond the size, a 408 beyond
+// the time.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	// Not every writer has a connection (a test's recorder): the
+	// server's own ReadTimeout bounds those.
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
+	s.metrics.receiving.Inc()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	s.metrics.receiving.Dec()
+	_ = rc.SetReadDeadline(time.Time{})
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		w.Header().Set("Connection", "close")
+		return nil, &httpError{status: http.StatusRequestTimeout, body: ErrorBody{Error: fmt.Sprintf(
+			"request body not received within %s (assay serve --read-timeout): send it whole, at once", s.cfg.ReadTimeout)}}
+	}
+	if err != nil && !errors.As(err, new(*http.MaxBytesError)) {
+		return nil, &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: "reading the request body: " + err.Error()}}
+	}
+	return body, err
 }
 
 // instrument counts a route's requests by status and times them, and
@@ -423,30 +465,45 @@ func (s *Server) recoverAll(next http.Handler) http.Handler {
 }
 
 // auth requires the bearer token, when one is set, of every request but
-// /healthz and the login (answered 401 otherwise); the dashboard's page
-// and data (GET / and /v1/dashboard) take a login's session cookie too.
-// A browser without either gets the login form for the page.
+// /healthz, /readyz and the login (answered 401 otherwise); the
+// dashboard's page and data (GET / and /v1/dashboard) take a login's
+// session cookie too. A browser without either gets the login form for
+// the page. A client past its failed sign-ins (throttle) is answered 429
+// before its token is looked at.
 func (s *Server) auth(next http.Handler) http.Handler {
 	if s.cfg.Token == "" {
 		return next
 	}
-	want := []byte("Bearer " + s.cfg.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == "/healthz", r.URL.Path == loginPath:
-		case subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) == 1:
-		case readOnly(r) && s.sessions.valid(r):
-		default:
-			s.metrics.requests.WithLabelValues("unauthorized", strconv.Itoa(http.StatusUnauthorized)).Inc()
-			w.Header().Set("WWW-Authenticate", `Bearer realm="assay"`)
-			if readOnly(r) && r.URL.Path == "/" {
-				s.loginPage(w, http.StatusUnauthorized, "")
-				return
-			}
-			writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
+		switch r.URL.Path {
+		case "/healthz", "/readyz", loginPath:
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		if given := r.Header.Get("Authorization"); given != "" {
+			client := clientOf(r)
+			if wait := s.signIns.wait(client); wait > 0 {
+				s.metrics.requests.WithLabelValues("throttled", strconv.Itoa(http.StatusTooManyRequests)).Inc()
+				writeJSON(w, http.StatusTooManyRequests, ErrorBody{Error: tooMany(w, wait)})
+				return
+			}
+			if s.sessions.bearerIs(given) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			s.signIns.failed(client)
+		}
+		if readOnly(r) && s.sessions.valid(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.metrics.requests.WithLabelValues("unauthorized", strconv.Itoa(http.StatusUnauthorized)).Inc()
+		w.Header().Set("WWW-Authenticate", `Bearer realm="assay"`)
+		if readOnly(r) && r.URL.Path == "/" {
+			s.loginPage(w, http.StatusUnauthorized, "")
+			return
+		}
+		writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
 	})
 }
 
@@ -481,16 +538,42 @@ func (w *statusWriter) code() int {
 // Unwrap lets http.ResponseController reach the writer beneath.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// HealthResponse is the answer of GET /healthz.
+// HealthResponse is the answer of GET /healthz and GET /readyz.
 type HealthResponse struct {
+	// Status is "ok" (healthz: the process answers), "ready" (readyz:
+	// an API request would be taken now) or "busy" (readyz, 503: every
+	// place in flight is taken, an API request would be answered 503).
 	Status     string `json:"status"`
 	Judge      string `json:"judge"`
 	QueueDepth int    `json:"queue_depth"`
 	QueueSize  int    `json:"queue_size"`
+	// InFlight are the API requests being answered, of MaxInFlight.
+	InFlight    int `json:"in_flight"`
+	MaxInFlight int `json:"max_in_flight"`
 }
 
+func (s *Server) health(status string) HealthResponse {
+	return HealthResponse{Status: status, Judge: s.judger.Session().Judge(), QueueDepth: s.queueDepth(), QueueSize: s.cfg.QueueSize,
+		InFlight: len(s.inFlight), MaxInFlight: s.cfg.MaxInFlight}
+}
+
+// healthz is GET /healthz: the process lives (200 while it answers at
+// all), with what readyz says beside.
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, HealthResponse{Status: "ok", Judge: s.judger.Session().Judge(), QueueDepth: s.queueDepth(), QueueSize: s.cfg.QueueSize})
+	writeJSON(w, http.StatusOK, s.health("ok"))
+	return nil
+}
+
+// readyz is GET /readyz: 200 while an API request would be taken, 503
+// (busy) while every place in flight is taken, so that a load balancer
+// sends no more.
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) error {
+	if len(s.inFlight) >= s.cfg.MaxInFlight {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, s.health("busy"))
+		return nil
+	}
+	writeJSON(w, http.StatusOK, s.health("ready"))
 	return nil
 }
 

@@ -63,7 +63,7 @@ func TestSharedQueueSheds(t *testing.T) {
 		r    *replica
 		shed float64
 	}{{a, 1}, {b, 2}} {
-		assert.Equal(t, HealthResponse{Status: "ok", Judge: tc.r.judger.Session().Judge(), QueueDepth: bound, QueueSize: bound}, health(t, tc.r))
+		assert.Equal(t, HealthResponse{Status: "ok", Judge: tc.r.judger.Session().Judge(), QueueDepth: bound, QueueSize: bound, MaxInFlight: defaultInFlight}, health(t, tc.r))
 		fams := scrape(t, tc.r.ts.URL)
 		for _, want := range []struct {
 			family string

@@ -19,6 +19,9 @@ import (
 
 type serveFlags struct {
 	addr, token, dataDir string
+	allowHosts           []string
+	profiles             string
+	readTimeout          time.Duration
 	sampleRate           float64
 	traceMetrics         []string
 	queue, queueToken    string
@@ -48,9 +51,15 @@ store, --webhook) against --baseline or each metric's first window, and the
 dashboard at / shows them with the lowest and slowest samples and the runs.
 
 It binds 127.0.0.1 by default; any other address needs --token (or
-$ASSAY_TOKEN), which every request but /healthz then carries as
-Authorization: Bearer TOKEN; a browser signs in to the dashboard with a
-form at / (a session cookie that opens the dashboard, nothing else). Its files (the trace journal and scores, the
+$ASSAY_TOKEN), which every request but /healthz and /readyz then carries
+as Authorization: Bearer TOKEN; a browser signs in to the dashboard with a
+form at / (a session cookie that opens the dashboard, nothing else). Ten
+wrong tokens from one address, then one every 6 s; beyond, 429. On
+loopback it answers only the Host names 127.0.0.1, localhost, [::1] and
+--allow-host's, so no web page can reach it through a name of its own, and
+refuses writes a browser sends from another origin. A request names a
+profile, never a path: research, daily, context or a file of --profiles.
+GET /readyz is 503 while every place of --max-in-flight is taken. Its files (the trace journal and scores, the
 runs it starts) live in --data-dir, by default "serve" beside the run store
 ($ASSAY_DATA_DIR). On SIGTERM, requests in flight finish and queued traces
 stay in the journal, judged after a restart, none twice.
@@ -77,6 +86,8 @@ windows agree; each alert event is stored and posted by one replica.`,
 func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.addr, "addr", serve.DefaultAddr, "address to listen on; other than loopback, --token is required")
 	fl.StringVar(&f.token, "token", "", "bearer token every request but /healthz must carry (default $ASSAY_TOKEN)")
+	fl.StringSliceVar(&f.allowHosts, "allow-host", nil, "a name the server is reached by beside 127.0.0.1, localhost and [::1] (repeat, or a,b); a request with any other Host header is refused 403")
+	fl.StringVar(&f.profiles, "profiles", "", "folder of profile files (NAME.yaml) that requests may name by NAME, beside research, daily and context")
 	fl.StringVar(&f.dataDir, "data-dir", "", `folder of the server's journal, trace scores and runs (default "serve" beside the run store)`)
 	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "share of traces judged, 0 to 1, decided by a hash of the trace id")
 	fl.StringSliceVar(&f.traceMetrics, "trace-metric", serve.DefaultTraceMetrics, "metrics a trace is judged with when its request names none")
@@ -88,6 +99,7 @@ func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxRuns, "max-runs", 1, "runs (POST /v1/runs) judged at once; the others wait")
 	fl.Int64Var(&f.maxBody, "max-body", 10<<20, "largest request body in bytes; beyond, 413")
 	fl.DurationVar(&f.timeout, "timeout", time.Minute, "longest time to answer one request; beyond, 504")
+	fl.DurationVar(&f.readTimeout, "read-timeout", 10*time.Second, "longest time a client may take to send a request's header, and its body (beyond, 408); a request holds a place among --max-in-flight only once its body has come")
 	fl.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long requests in flight and judgements under way may take to finish")
 	fl.StringVar(&f.baseline, "baseline", "", "run (an id in the run store, or a run folder) whose means live alerts compare with (default: each metric's first full window)")
 	fl.IntVar(&f.alertWindow, "alert-window", 100, "recent scores of a metric averaged by the live alert rule")
@@ -108,7 +120,8 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return runError(err)
 	}
-	cfg := serve.Config{Addr: f.addr, Token: cmp.Or(f.token, f.llm.env("ASSAY_TOKEN")), DataDir: f.dataDir, Judging: f.llm.judging(),
+	cfg := serve.Config{Addr: f.addr, Token: cmp.Or(f.token, f.llm.env("ASSAY_TOKEN")), AllowHosts: f.allowHosts, Profiles: f.profiles,
+		DataDir: f.dataDir, Judging: f.llm.judging(), ReadTimeout: f.readTimeout,
 		Registry: reg, SampleRate: &f.sampleRate, TraceMetrics: f.traceMetrics, QueueSize: size, Queue: url, QueueToken: f.queueToken, Workers: f.workers,
 		MaxBody: f.maxBody, RequestTimeout: f.timeout, MaxInFlight: f.maxInFlight, MaxRuns: f.maxRuns, ShutdownTimeout: f.shutdown,
 		Baseline: f.baseline, AlertWindow: f.alertWindow, Webhook: f.webhook, StallAfter: f.stallAfter,

@@ -220,13 +220,16 @@ func TestServeLiveFlagsAreChecked(t *testing.T) {
 		args []string
 		want string
 	}{
-		"an unknown baseline": {[]string{"--baseline", "nope"}, `--baseline nope: not a run folder`},
-		"latest":              {[]string{"--baseline", "latest"}, "--baseline: latest means the last run of a dataset"},
-		"a webhook not http":  {[]string{"--webhook", "ftp://hooks.example.com"}, "--webhook: want an http or https URL"},
-		"a negative window":   {[]string{"--alert-window", "-1"}, "--alert-window: want a number >= 0"},
-		"a negative stall":    {[]string{"--stall-after", "-1s"}, "--stall-after: want a duration >= 0"},
-		"a queue of nothing":  {[]string{"--queue", "many"}, `--queue: want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got "many"`},
-		"a queue not NATS":    {[]string{"--queue", "http://127.0.0.1:4222"}, `--queue: want a NATS URL such as nats://HOST:4222`},
+		"an unknown baseline":  {[]string{"--baseline", "nope"}, `--baseline nope: not a run folder`},
+		"latest":               {[]string{"--baseline", "latest"}, "--baseline: latest means the last run of a dataset"},
+		"a webhook not http":   {[]string{"--webhook", "ftp://hooks.example.com"}, "--webhook: want an http or https URL"},
+		"a negative window":    {[]string{"--alert-window", "-1"}, "--alert-window: want a number >= 0"},
+		"a negative stall":     {[]string{"--stall-after", "-1s"}, "--stall-after: want a duration >= 0"},
+		"a queue of nothing":   {[]string{"--queue", "many"}, `--queue: want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got "many"`},
+		"a queue not NATS":     {[]string{"--queue", "http://127.0.0.1:4222"}, `--queue: want a NATS URL such as nats://HOST:4222`},
+		"a host that is a URL": {[]string{"--allow-host", "https://assay.internal/"}, `--allow-host: want a host name as a browser's address bar has it`},
+		"a negative read time": {[]string{"--read-timeout", "-1s"}, "--read-timeout: want a duration > 0"},
+		"no profiles folder":   {[]string{"--profiles", "/nonexistent-assay-folder"}, "--profiles: want a folder of profile files (.yaml)"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -238,6 +241,24 @@ func TestServeLiveFlagsAreChecked(t *testing.T) {
 			assert.Contains(t, errb.String(), tc.want)
 		})
 	}
+}
+
+// TestServeProfilesAreChecked: a bad profile in --profiles stops the
+// server before it listens, exit 2, naming the file, the line and the
+// field.
+func TestServeProfilesAreChecked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "weekly.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: weekly\nkind: report\nscorers:\n  - metric: grounding\n    max: 5\n    colour: red\n"), 0o644))
+	data := t.TempDir()
+	env := func(k string) string { return map[string]string{"ASSAY_DATA_DIR": data}[k] }
+	var out, errb bytes.Buffer
+	code := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--profiles", dir}, env, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, 2, code, errb.String())
+	assert.Contains(t, errb.String(), bad+":6")
+	assert.Contains(t, errb.String(), "colour")
+	assert.NotContains(t, errb.String(), "listening")
 }
 
 // TestServeQueueUnreachable: a --queue no NATS server answers is an

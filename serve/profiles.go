@@ -80,5 +80,7 @@ func (ps profileSet) resolve(field, name string) (string, error) {
 	if len(ps.paths) > 0 {
 		own = ", or a profile of the server's --profiles folder (" + strings.Join(slices.Sorted(maps.Keys(ps.paths)), ", ") + ")"
 	}
-	return "", badRequest(field, "%s: want research, daily or context%s: a name, never a path; got %q", field, own, name)
+	// The name is not echoed: what a request sends is data, and an error
+	// that repeats it would make the server a mirror.
+	return "", badRequest(field, "%s: want research, daily or context%s: a name, never a path", field, own)
 }

@@ -192,7 +192,7 @@ func TestAProfileIsNamedFromTheServersFolder(t *testing.T) {
 		"a score of it":                 {path: "/v1/score", body: `{"profile": "team", "report": "# QUIC\n\nQUIC runs over UDP."}`, code: http.StatusOK},
 		"a built-in one":                {path: "/v1/score", body: `{"profile": "research", "report": "# QUIC\n\nQUIC runs over UDP."}`, code: http.StatusOK},
 		"its file's name": {path: "/v1/runs", body: `{"profile": "team.yaml", "dataset": ` + mustJSON(t, report) + `}`, code: http.StatusBadRequest,
-			msg: `profile: want research, daily or context, or a profile of the server's --profiles folder (team): a name, never a path; got "team.yaml"`},
+			msg: `profile: want research, daily or context, or a profile of the server's --profiles folder (team): a name, never a path`},
 		"its path": {path: "/v1/score", body: `{"profile": ` + mustJSON(t, filepath.Join(folder, "team.yaml")) + `, "report": "# R"}`, code: http.StatusBadRequest,
 			msg: "a name, never a path"},
 		"a file that is not a profile": {path: "/v1/score", body: `{"profile": "notes", "report": "# R"}`, code: http.StatusBadRequest, msg: "(team)"},
@@ -207,6 +207,8 @@ func TestAProfileIsNamedFromTheServersFolder(t *testing.T) {
 				require.NoError(t, json.Unmarshal([]byte(body), &eb))
 				assert.Equal(t, "profile", eb.Field)
 				assert.Contains(t, eb.Error, tc.msg)
+				assert.NotContains(t, eb.Error, folder, "the error echoes the request's path")
+				assert.NotContains(t, eb.Error, "team.yaml", "the error echoes the request's name")
 			}
 		})
 	}

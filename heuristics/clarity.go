@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics/reportdoc"
 )
 
 // Readability thresholds of Clarity's zero value.
@@ -113,7 +114,7 @@ func (c Clarity) score(r *Report) eval.Score {
 }
 
 func headingHas(title string, phrases []string) bool {
-	t := normalizeHeading(title)
+	t := reportdoc.NormalizeHeading(title)
 	for _, p := range phrases {
 		if strings.Contains(t, p) {
 			return true
@@ -163,7 +164,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	seen := map[string]int{}
 	for _, s := range r.Sentences {
 		ws := lexicon.Words(s.Text)
-		if s.Row || len(ws) < minClaimWords {
+		if s.Row || len(ws) < reportdoc.MinClaimWords {
 			continue
 		}
 		k := strings.ToLower(strings.Join(ws, " "))

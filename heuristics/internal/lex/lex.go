@@ -267,3 +267,20 @@ func (l *Lexicon) StemSet(texts ...string) map[string]bool {
 	}
 	return m
 }
+
+// EndsWith reports whether the last character of s is one of marks.
+func EndsWith(s, marks string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return strings.ContainsRune(marks, r)
+}
+
+// FirstWord returns the first run of letters and digits of s, after
+// leading spaces, opening quotes, brackets and emphasis marks.
+func FirstWord(s string) string {
+	s = strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("\"'“‘(*_[", r) })
+	end := strings.IndexFunc(s, func(r rune) bool { return !isLetterOrDigit(r) })
+	if end < 0 {
+		return s
+	}
+	return s[:end]
+}

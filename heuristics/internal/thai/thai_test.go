@@ -24,12 +24,12 @@ func TestSegment(t *testing.T) {
 		in   string
 		want []string
 	}{
-		"dictionary words": {"กาแฟคั่วอ่อนมีรสเปรี้ยว", []string{"กาแฟ", "คั่ว", "อ่อน", "มี", "รส", "เปรี้ยว"}},
-		"compound word kept whole": {"รสชาติของชาเขียว", []string{"รสชาติ", "ของ", "ชา", "เขียว"}},
-		"mixed scripts and digits": {"หุ้นABCปิดที่18.95บาท", []string{"หุ้น", "ABC", "ปิด", "ที่", "18.95", "บาท"}},
+		"dictionary words":             {"กาแฟคั่วอ่อนมีรสเปรี้ยว", []string{"กาแฟ", "คั่ว", "อ่อน", "มี", "รส", "เปรี้ยว"}},
+		"compound word kept whole":     {"รสชาติของชาเขียว", []string{"รสชาติ", "ของ", "ชา", "เขียว"}},
+		"mixed scripts and digits":     {"หุ้นABCปิดที่18.95บาท", []string{"หุ้น", "ABC", "ปิด", "ที่", "18.95", "บาท"}},
 		"spaces stay their own pieces": {"ราคา ทอง", []string{"ราคา", " ", "ทอง"}},
-		"unknown run stays together": {"ฎฎฎกาแฟ", []string{"ฎฎฎ", "กาแฟ"}},
-		"empty": {"", nil},
+		"unknown run stays together":   {"ฎฎฎกาแฟ", []string{"ฎฎฎ", "กาแฟ"}},
+		"empty":                        {"", nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -22,6 +22,16 @@
 //     "et al.", "e.g.") or an initialism ("U.S.") unless the next word
 //     usually opens a sentence ("The", "This", "However"...). Decimals and
 //     dotted identifiers ("4.2", "C37.118") never split.
+//   - Thai writes no full stop. In Thai text a space between two Thai
+//     words ends a sentence, unless the word after it joins its clause to
+//     the one before (a conjunction, relative word or preposition: "และ",
+//     "ซึ่ง", "เพราะ", "ของ"...). A citation written after Thai prose ends
+//     the sentence when Thai prose follows it, with or without a space, so
+//     an uncited sentence between cited ones is a claim of its own; a
+//     citation after or before a joining word is inside its sentence
+//     ("รายงานของ [กรม](url) ระบุว่า...": the report of the department
+//     states that...). Thai words are found with a dictionary (package
+//     heuristics/internal/thai).
 //   - A sentence is a claim when it has at least three words (see Words
 //     below), does not end with "?" or ":" (or "？", "："), and is not about
 //     the report itself ("This report compares..."). A sentence of two

@@ -12,6 +12,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/internal/lex"
+	"github.com/assaylabs/assay/heuristics/internal/thai"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -389,7 +390,13 @@ func isWebURL(u string) bool {
 }
 
 // sourcesHeadings are the headings that open the Sources section.
-var sourcesHeadings = []string{"sources", "references", "bibliography", "citations", "works cited", "further reading", "sources and references", "reference list", "source list"}
+var sourcesHeadings = []string{
+	"sources", "references", "bibliography", "citations", "works cited", "further reading", "sources and references", "reference list", "source list",
+	// Thai: sources, references, documents referred to, bibliography,
+	// list of references, and "sources and references".
+	"แหล่งที่มา", "ที่มา", "แหล่งข้อมูล", "แหล่งอ้างอิง", "อ้างอิง", "เอกสารอ้างอิง", "รายการอ้างอิง",
+	"บรรณานุกรม", "แหล่งที่มาและเอกสารอ้างอิง", "แหล่งที่มาและอ้างอิง", "ที่มาและอ้างอิง",
+}
 
 func isSourcesHeading(title string) bool {
 	t := NormalizeHeading(title)
@@ -402,7 +409,7 @@ func NormalizeHeading(title string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(title) {
 		switch {
-		case unicode.IsLetter(r):
+		case unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc): // Thai vowels and tones are marks
 			b.WriteRune(r)
 		case unicode.IsSpace(r) || r == '-' || r == '&' || r == '/':
 			b.WriteByte(' ')
@@ -602,6 +609,9 @@ func (p *reportParser) paragraph(n ast.Node) {
 	p.r.Paragraphs = append(p.r.Paragraphs, Paragraph{Text: strings.TrimSpace(s), Section: p.section, Line: line})
 
 	bounds := splitSentences(s, spans)
+	if thai.HasThai(s) {
+		bounds = append(thaiCitationStops(s, spans, f.marks, bounds[:len(bounds)-1]), len(s))
+	}
 	first := len(p.r.Sentences)
 	next := 0 // the first mark not yet given to a sentence: marks and bounds both ascend
 	for i := 0; i+1 < len(bounds); i++ {

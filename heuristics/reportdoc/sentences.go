@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/heuristics/internal/lex"
+	"github.com/assaylabs/assay/heuristics/internal/thai"
 	"github.com/clipperhouse/uax29/v2/sentences"
 )
 
@@ -93,6 +94,9 @@ func splitSentences(s string, spans *spanSet) []int {
 		bounds = append(bounds, end)
 	}
 	bounds = attachedLinkStops(s, spans, bounds)
+	if thai.HasThai(s) {
+		bounds = thaiSpaceStops(s, spans, bounds)
+	}
 	return append(detachedStops(s, spans, bounds), len(s))
 }
 

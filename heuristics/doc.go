@@ -18,11 +18,12 @@
 //
 // The lexical scorers (passage relevance, claim support, completeness,
 // token overlap) compare words, English ones by their Snowball stems, stop
-// words aside. Chinese, Japanese and Thai are written without spaces, so a
-// run of such text gives instead its characters (UAX #29 word segments) and
-// each pair of neighbours, unstemmed, as web's search index does (both use
+// words aside. Chinese and Japanese are written without spaces, so a run of
+// such text gives instead its characters (UAX #29 word segments) and each
+// pair of neighbours, unstemmed, as web's search index does (both use
 // internal/textseg): a word of the query or a claim is found inside the
-// runs of a source. A pair or character holding a function character (的,
+// runs of a source. Thai, also unspaced, is cut into dictionary words
+// (heuristics/internal/thai, ICU's Thai word list). A pair or character holding a function character (的,
 // 如何, Japanese hiragana) counts as a stop word. Sentence lengths (Clarity)
 // count two such characters as a word. All of them read words through one
 // unit, heuristics/internal/lex: one tokenizer, one embedded stop list and

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics/reportdoc"
 )
 
 // Readability thresholds of Clarity's zero value.
@@ -21,10 +22,21 @@ const (
 
 // Required sections and the headings accepted for each (compared after
 // normalizeHeading; a heading matches when it contains one of the phrases).
+// Thai headings follow the same rule: Thai has no spaces between words,
+// so a heading contains a phrase when the phrase occurs anywhere in it
+// ("บทสรุปผู้บริหาร", executive summary, contains "ผู้บริหาร"). Summary is
+// tried before conclusion, so "สรุปสำหรับผู้บริหาร" is a summary and "บทสรุป"
+// a conclusion.
 var (
-	summaryHeadings    = []string{"executive summary", "summary", "overview", "abstract", "tl dr", "tldr", "key takeaways", "at a glance", "introduction"}
-	findingsHeadings   = []string{"finding", "result", "analysis", "discussion", "comparison", "evidence", "details", "key points", "body"}
-	conclusionHeadings = []string{"conclusion", "concluding", "final thoughts", "recommendation", "verdict", "bottom line", "outlook", "closing"}
+	summaryHeadings = []string{"executive summary", "summary", "overview", "abstract", "tl dr", "tldr", "key takeaways", "at a glance", "introduction",
+		// for executives, introduction, overview, abstract, key points, in brief
+		"ผู้บริหาร", "บทนำ", "ความนำ", "ภาพรวม", "บทคัดย่อ", "สาระสำคัญ", "โดยย่อ", "โดยสังเขป"}
+	findingsHeadings = []string{"finding", "result", "analysis", "discussion", "comparison", "evidence", "details", "key points", "body",
+		// findings, results, analysis, discussion, comparison, details, evidence
+		"ข้อค้นพบ", "สิ่งที่พบ", "ผลการ", "ผลลัพธ์", "วิเคราะห์", "อภิปราย", "เปรียบเทียบ", "รายละเอียด", "หลักฐาน", "ประเด็นสำคัญ"}
+	conclusionHeadings = []string{"conclusion", "concluding", "final thoughts", "recommendation", "verdict", "bottom line", "outlook", "closing",
+		// conclusion, summing up, recommendations, closing words, outlook
+		"สรุป", "ข้อเสนอแนะ", "บทส่งท้าย", "ส่งท้าย", "แนวโน้ม", "คำแนะนำ"}
 )
 
 // Clarity checks structure and readability (seed 000/001): the report has an
@@ -113,7 +125,7 @@ func (c Clarity) score(r *Report) eval.Score {
 }
 
 func headingHas(title string, phrases []string) bool {
-	t := normalizeHeading(title)
+	t := reportdoc.NormalizeHeading(title)
 	for _, p := range phrases {
 		if strings.Contains(t, p) {
 			return true
@@ -163,7 +175,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	seen := map[string]int{}
 	for _, s := range r.Sentences {
 		ws := lexicon.Words(s.Text)
-		if s.Row || len(ws) < minClaimWords {
+		if s.Row || len(ws) < reportdoc.MinClaimWords {
 			continue
 		}
 		k := strings.ToLower(strings.Join(ws, " "))

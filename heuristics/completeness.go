@@ -6,8 +6,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics/internal/lex"
+	"github.com/assaylabs/assay/heuristics/internal/thai"
 )
 
 // comparisonPatterns find the two sides of a comparison query. They are
@@ -18,20 +22,28 @@ var comparisonPatterns = sync.OnceValue(func() []*regexp.Regexp {
 		regexp.MustCompile(`(?i)^(?:.*?\bcompar(?:e|ing|ison of)\s+)(.+?)\s+(?:and|with|to|against|vs\.?|versus)\s+(.+)$`),
 		regexp.MustCompile(`(?i)^(.+?)\s+(?:vs\.?|versus)\s+(.+)$`),
 		regexp.MustCompile(`(?i)^(?:(?:how|in what ways?|why)\s+(?:does|do|did|is|are)\s+)?(.+?)\s+(?:differs?|different)\s+from\s+(.+)$`),
+		// Thai, written without spaces: "ความแตกต่างระหว่าง X และ Y"
+		// (the difference between), "เปรียบเทียบ X กับ Y" (compare X
+		// with Y), "X เทียบกับ Y" (X against Y), "X และ/กับ Y ต่างกัน"
+		// (X and Y differ).
+		regexp.MustCompile(`^.*?ระหว่าง\s*(.+?)\s*(?:และ|กับ)\s*(.+)$`),
+		regexp.MustCompile(`^.*?เปรียบเทียบ\s*(.+?)\s*(?:เทียบกับ|กับ|และ)\s*(.+)$`),
+		regexp.MustCompile(`^(.+?)\s*(?:เทียบกับ|ปะทะ)\s*(.+)$`),
+		regexp.MustCompile(`^(.+?)\s*(?:และ|กับ)\s*(.+?)\s*(?:แตกต่างกัน|ต่างกัน)`),
 	}
 })
 
 // Aspects returns the key aspects of a research query: for a comparison
 // ("X vs Y", "compare X and Y", "difference between X and Y", "how does X
 // differ from Y") the two sides;
-// otherwise each content term of the query.
+// otherwise each content term of the query (see aspectTerms).
 func Aspects(query string) []string {
 	q := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query), "?.!"))
 	for _, re := range comparisonPatterns() {
 		if m := re.FindStringSubmatch(q); m != nil {
 			var sides []string
 			for _, side := range m[1:] {
-				if t := lexicon.Terms(side); len(t) > 0 {
+				if t := aspectTerms(side, true); len(t) > 0 {
 					sides = append(sides, strings.Join(t, " "))
 				}
 			}
@@ -40,7 +52,49 @@ func Aspects(query string) []string {
 			}
 		}
 	}
-	return lexicon.Terms(q)
+	return aspectTerms(q, false)
+}
+
+// aspectTerms returns the key terms of a query or one side of a
+// comparison, once each, in order: the query's key terms (lex Terms: words
+// of three letters or more, or with a digit, or Thai words; stop words
+// left out) without the words that frame the question rather than name
+// its topic (lex.Inquiry: "discovered", "known"), and with the short names
+// Terms would drop: a word of one or two letters written with a capital
+// ("Go", "C", "R", "Qt"), kept as written, which in a plain query must not
+// be its first word (capitalised as any first word is). A short name is
+// matched by its exact spelling (see Completeness).
+func aspectTerms(phrase string, side bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, w := range lexicon.Words(phrase) {
+		lw := strings.ToLower(w)
+		if lexicon.IsStop(lw) || lex.Inquiry(lw) {
+			continue
+		}
+		term := lw
+		switch {
+		case isShortName(w):
+			if !side && i == 0 {
+				continue
+			}
+			term = w
+		case utf8.RuneCountInString(lw) < 3 && !strings.ContainsFunc(lw, unicode.IsDigit) && !lex.IsGram(lw):
+			continue
+		}
+		if !seen[term] {
+			seen[term] = true
+			out = append(out, term)
+		}
+	}
+	return out
+}
+
+// isShortName reports whether w is a word of one or two letters that
+// starts with a capital: a name, as Go, C, R or Qt.
+func isShortName(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return utf8.RuneCountInString(w) <= 2 && unicode.IsUpper(r) && !strings.ContainsFunc(w, unicode.IsDigit)
 }
 
 // Completeness is the heuristic completeness check of seed 000: every key
@@ -104,11 +158,29 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 		}
 	}
 	have := lexicon.StemSet(texts...)
+	exact := map[string]bool{} // words as written, for short names
+	for _, t := range texts {
+		for _, w := range lexicon.Words(t) {
+			exact[w] = true
+		}
+	}
+	joined := strings.Join(texts, "\n")
 	covered := 0
 	for _, a := range aspects {
 		ok := true
 		for _, w := range strings.Fields(a) {
-			if !have[w] && !have[lexicon.Stem(w)] {
+			var found bool
+			switch {
+			case isShortName(w):
+				found = exact[w]
+			case thai.HasThai(w):
+				// Thai runs on without spaces: the word anywhere in the
+				// text, whatever words the dictionary cut around it.
+				found = strings.Contains(joined, w)
+			default:
+				found = have[w] || have[lexicon.Stem(w)]
+			}
+			if !found {
 				ok = false
 				break
 			}

@@ -7,58 +7,23 @@
 // gives the same Score, always. None touches the network or a model, and
 // time enters only through an injected clock (Credibility.Now).
 //
-// # The claim rule
+// # Reports
 //
-// Reports are parsed with a CommonMark parser (goldmark, with GFM and
-// footnotes), never with regular expressions over the raw text. A claim is a
-// sentence of the report's body that states something checkable:
-//
-//   - Body means paragraphs, list items and table rows. Headings, the
-//     Sources or References section (and its synonyms: Bibliography,
-//     Citations, Works Cited, Further Reading), footnote definitions, code
-//     blocks, code spans on their own, block quotes, HTML blocks and images
-//     are not claims.
-//   - A table's body row is one claim when at least two of its cells hold
-//     text, cited by a citation in any cell; the header row is not.
-//   - Sentences are split by Unicode's sentence rules (UAX #29) on the
-//     rendered text, then repaired: no split inside a link, a code span or a
-//     citation marker, none after a known abbreviation ("Dr.", "Fig.",
-//     "et al.", "e.g.") or an initialism ("U.S.") unless the next word
-//     usually opens a sentence ("The", "This", "However"...). Decimals and
-//     dotted identifiers ("4.2", "C37.118") never split.
-//   - A sentence is a claim when it has at least three words (see Words
-//     below), does not end with "?" or ":" (or "？", "："), and is not about
-//     the report itself ("This report compares..."). A sentence of two
-//     words is one when it pairs a word with a quantity ("Efficiency:
-//     300%", "COP 2.0", not "Step 3") or is two words, neither a stop word,
-//     closed by a full stop ("Sales fell.").
-//   - A citation belongs to the sentence it closes: a marker placed just
-//     after the full stop ("... grew.[1]", "... grew. [^2]"), a link
-//     standing alone after the sentence, a link written against the full
-//     stop ("of 2.0.[UMN](url) Next"), or a link after it followed by a
-//     capitalised word that opens the next sentence ("of 2.0. [UMN](url)
-//     Next"). A link after a space that the next words continue ("[NIST](url)
-//     reports that...") is the next sentence's own.
-//
-// A claim is cited when it carries at least one citation that resolves:
-// seed 000's `[text](url "quote")` to an http(s) URL (the link's title is
-// the quote), a numbered reference `[1]` that names an entry of the Sources
-// list or a link reference definition, or a footnote `[^1]` that has a
-// definition. A claim cited only by links without their quote (a plain
-// `[text](url)` or an autolink) is "cited without quote": counted apart,
-// and cited only when the scorer accepts it (Grounding.AcceptUnquoted). A
-// numbered reference or footnote with no entry is reported as dangling and
-// does not count.
+// A Markdown report is parsed by package reportdoc (sections, sentences,
+// paragraphs, citations and the Sources list); its package doc states the
+// claim rule that grounding, clarity and completeness read reports by.
+// Report, Sentence, Section and Paragraph here are its types.
 //
 // # Words
 //
 // The lexical scorers (passage relevance, claim support, completeness,
 // token overlap) compare words, English ones by their Snowball stems, stop
-// words aside. Chinese, Japanese and Thai are written without spaces, so a
-// run of such text gives instead its characters (UAX #29 word segments) and
-// each pair of neighbours, unstemmed, as web's search index does (both use
+// words aside. Chinese and Japanese are written without spaces, so a run of
+// such text gives instead its characters (UAX #29 word segments) and each
+// pair of neighbours, unstemmed, as web's search index does (both use
 // internal/textseg): a word of the query or a claim is found inside the
-// runs of a source. A pair or character holding a function character (的,
+// runs of a source. Thai, also unspaced, is cut into dictionary words
+// (heuristics/internal/thai, ICU's Thai word list). A pair or character holding a function character (的,
 // 如何, Japanese hiragana) counts as a stop word. Sentence lengths (Clarity)
 // count two such characters as a word. All of them read words through one
 // unit, heuristics/internal/lex: one tokenizer, one embedded stop list and

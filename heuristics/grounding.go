@@ -34,7 +34,7 @@ var DefaultGroundingBands = []Band{
 }
 
 // Grounding scores citation coverage: the share of the report's claims
-// (see the claim rule in the package doc) that carry a citation, mapped to
+// (see the claim rule in package reportdoc) that carry a citation, mapped to
 // points by Bands. A report with no claims scores 0: nothing in it can be
 // checked, so it cannot pass.
 //

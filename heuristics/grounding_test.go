@@ -85,6 +85,15 @@ func TestCompletenessAspects(t *testing.T) {
 		"differs":     {"How TCP differs from UDP", []string{"tcp", "udp"}},
 		"plain":       {"What are the key features of WebAssembly?", []string{"features", "webassembly"}},
 		"stop words":  {"what is the", nil},
+		// Short names are kept as written; words that frame the question
+		// are no aspects.
+		"a short name on one side":     {"Zig versus C for embedded firmware", []string{"zig", "C embedded firmware"}},
+		"a two-letter name":            {"Compare Qt with GTK", []string{"Qt", "gtk"}},
+		"the first word is no name":    {"Is WebAssembly fast", []string{"webassembly", "fast"}},
+		"inquiry verbs are no aspects": {"What have astronomers uncovered and learned about exoplanet atmospheres?", []string{"astronomers", "exoplanet", "atmospheres"}},
+		"Thai comparison":              {"เปรียบเทียบรถไฟฟ้ากับรถเมล์", []string{"รถไฟฟ้า", "รถเมล์"}},
+		"Thai difference":              {"รถไฟฟ้าและรถเมล์ต่างกันอย่างไร", []string{"รถไฟฟ้า", "รถเมล์"}},
+		"Thai versus":                  {"ค่าโดยสารรถไฟฟ้าเทียบกับรถตู้", []string{"ค่า โดยสาร รถไฟฟ้า", "รถ ตู้"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -101,6 +110,49 @@ func TestCompletenessGaps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, sc.Points)
 	assert.Equal(t, []string{`"vue" not covered`}, sc.Evidence.Gaps)
+}
+
+// TestCompletenessShortNames: a short name is a side of its own, matched
+// by its exact spelling, so a lower-case word of the same letters ("go
+// further") does not cover it.
+func TestCompletenessShortNames(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		query, md string
+		gaps      []string
+	}{
+		"a name never mentioned is a gap outside a comparison too": {
+			query: "Rust or Go for command-line tools",
+			md:    "# Tools\n\nRust builds fast command-line tools with cargo [r](https://doc.rust-lang.org/x).\n",
+			gaps:  []string{`"Go" not covered`},
+		},
+		"versus with a short name missing": {
+			query: "Rust versus Go",
+			md:    "# Tools\n\nRust programs go further on embedded boards [r](https://doc.rust-lang.org/x).\n",
+			gaps:  []string{`"Go" not covered`},
+		},
+		"versus with the short name present": {
+			query: "Rust versus Go",
+			md:    "# Tools\n\nRust and Go both compile to native code [r](https://doc.rust-lang.org/x).\n",
+		},
+		"a one-letter language": {
+			query: "R vs Python for statistics",
+			md:    "# Stats\n\nPython has pandas for statistics work [p](https://docs.python.org/x).\n",
+			gaps:  []string{`"R" not covered`},
+		},
+		"an inquiry verb is no gap": {
+			query: "What did researchers discover about coral bleaching",
+			md:    "# Reefs\n\nResearchers measured coral bleaching across the reef [n](https://noaa.gov/x).\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := Completeness{}.Score(context.Background(), eval.Sample{Query: tc.query, Answer: tc.md})
+			require.NoError(t, err)
+			assert.Equal(t, tc.gaps, sc.Evidence.Gaps)
+		})
+	}
 }
 
 func TestCompletenessTitleIsNotCoverage(t *testing.T) {

@@ -2,6 +2,8 @@ package heuristics
 
 import (
 	"strings"
+
+	"github.com/assaylabs/assay/heuristics/reportdoc"
 )
 
 // Relevance grade cut-points on SourceRelevance (and PassageRelevance),
@@ -144,7 +146,7 @@ func toBoolSet(ss []string) map[string]bool {
 // leadSentence returns the first sentence of the passage.
 func leadSentence(passage string) string {
 	p := strings.TrimSpace(passage)
-	b := splitSentences(p, nil)
+	b := reportdoc.SplitSentences(p)
 	if len(b) < 2 {
 		return p
 	}

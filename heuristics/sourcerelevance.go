@@ -2,6 +2,8 @@ package heuristics
 
 import (
 	"strings"
+
+	"github.com/assaylabs/assay/heuristics/reportdoc"
 )
 
 // relWindow is how many sentences in a row SourceRelevance reads at once:
@@ -133,7 +135,7 @@ func relevance(query, passage string) Relevance {
 	if len(q.stems) == 0 || p == "" {
 		return Relevance{}
 	}
-	bounds := splitSentences(p, nil)
+	bounds := reportdoc.SplitSentences(p)
 	sents := make([]relSentence, len(bounds))
 	for i, start := range bounds {
 		end := len(p)

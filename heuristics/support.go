@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/heuristics/internal/lex"
+	"github.com/assaylabs/assay/heuristics/reportdoc"
 )
 
 // Offline faithfulness: an answer is split into claims, and each claim is
@@ -120,7 +121,7 @@ func SplitClaims(answer string) []string {
 		if line == "" {
 			continue
 		}
-		bounds := splitSentences(line, nil)
+		bounds := reportdoc.SplitSentences(line)
 		for i := 1; i < len(bounds); i++ {
 			for _, c := range splitClauses(line[bounds[i-1]:bounds[i]]) {
 				if c = cleanClaim(c); c != "" {
@@ -188,7 +189,7 @@ func cleanClaim(s string) string {
 	s = strings.TrimLeft(s, "-*•>#")
 	s = strings.TrimSpace(stripListNumber(s))
 	for {
-		w := firstWord(s)
+		w := lex.FirstWord(s)
 		if w == "" || !interjections[strings.ToLower(w)] {
 			break
 		}
@@ -206,7 +207,7 @@ func cleanClaim(s string) string {
 	if !hasContent(s) {
 		return "" // "I am!", "It is so.": no word the context could hold
 	}
-	if endsWith(trimmed, ":：") {
+	if lex.EndsWith(trimmed, ":：") {
 		// A line ending in a colon introduces the list or quote that
 		// follows ("Key points include:"); what it introduces is judged.
 		return ""
@@ -312,7 +313,7 @@ func contextPassages(contexts []string) []passage {
 			if line == "" {
 				continue
 			}
-			b := splitSentences(line, nil)
+			b := reportdoc.SplitSentences(line)
 			for i := 1; i < len(b); i++ {
 				if s := strings.TrimSpace(line[b[i-1]:b[i]]); s != "" {
 					sents = append(sents, newSentence(ci, s))

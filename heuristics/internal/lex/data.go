@@ -20,6 +20,8 @@ var (
 	unitText string
 	//go:embed measures.txt
 	measureText string
+	//go:embed inquiry.txt
+	inquiryText string
 )
 
 // Unit is a unit of measure: the dimension it measures and its factor to
@@ -38,7 +40,12 @@ var lists = sync.OnceValue(func() (l struct {
 	antonyms  map[string][]string
 	units     map[string]Unit
 	measures  map[string]string
+	inquiry   map[string]bool
 }) {
+	l.inquiry = map[string]bool{}
+	for w := range wordSet(inquiryText) {
+		l.inquiry[stem(w)] = true
+	}
 	l.noContent = wordSet(noContentText)
 	l.antonyms = map[string][]string{}
 	for _, f := range dataLines(antonymText) {
@@ -100,3 +107,8 @@ func (l *Lexicon) Unit(w string) (Unit, bool) {
 // Measure returns the measure the lower-cased word w names (measures.txt),
 // or "": "tall", "high" and "height" are all "height".
 func (l *Lexicon) Measure(w string) string { return lists().measures[w] }
+
+// Inquiry reports whether the word w frames a question rather than names
+// its topic (inquiry.txt: "discovered", "known", "shows"), compared by
+// stem.
+func Inquiry(w string) bool { return lists().inquiry[stem(strings.ToLower(w))] }

@@ -42,6 +42,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/assaylabs/assay/heuristics/internal/thai"
 	"github.com/assaylabs/assay/internal/textseg"
 )
 
@@ -144,13 +145,54 @@ func withGrams(fields []string) []string {
 			}
 			continue
 		}
-		for g := range textseg.Grams(w) {
-			if strings.ContainsFunc(g, isLetterOrDigit) { // not "%" or "-"
-				out = append(out, strings.Trim(g, ".-'’"))
+		unspacedWords(w, func(g string) bool {
+			out = append(out, g)
+			return true
+		})
+	}
+	return out
+}
+
+// unspacedWords calls fn with each word of a field holding characters of
+// an unspaced script, until fn returns false: Thai runs cut into
+// dictionary words (package thai), other runs into their grams
+// (textseg.Grams), each word trimmed of dots, hyphens and apostrophes and
+// holding a letter or digit. It reports whether fn never returned false.
+func unspacedWords(field string, fn func(string) bool) bool {
+	emit := func(g string) bool {
+		if !strings.ContainsFunc(g, isLetterOrDigit) { // not "%" or "-"
+			return true
+		}
+		return fn(strings.Trim(g, ".-'’"))
+	}
+	if !thai.HasThai(field) {
+		for g := range textseg.Grams(field) {
+			if !emit(g) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, piece := range thai.Segment(field) {
+		if r, _ := utf8.DecodeRuneInString(piece); thai.IsThai(r) {
+			if !emit(piece) {
+				return false
+			}
+			continue
+		}
+		if !textseg.HasUnspaced(piece) {
+			if !emit(piece) {
+				return false
+			}
+			continue
+		}
+		for g := range textseg.Grams(piece) {
+			if !emit(g) {
+				return false
 			}
 		}
 	}
-	return out
+	return true
 }
 
 // HasWords reports whether s has at least n words (Words), reading no
@@ -173,12 +215,7 @@ func eachWord(s string, fn func(string) bool) {
 	unspaced := textseg.HasUnspaced(s)
 	emit := func(w string) bool {
 		if unspaced && textseg.HasUnspaced(w) {
-			for g := range textseg.Grams(w) {
-				if strings.ContainsFunc(g, isLetterOrDigit) && !fn(strings.Trim(g, ".-'’")) { // not "%" or "-"
-					return false
-				}
-			}
-			return true
+			return unspacedWords(w, fn)
 		}
 		return !strings.ContainsFunc(w, isLetterOrDigit) || fn(strings.Trim(w, ".-'’"))
 	}
@@ -202,9 +239,11 @@ func eachWord(s string, fn func(string) bool) {
 }
 
 // notWordRune reports whether r separates words: it is not a letter, a
-// digit, an apostrophe, a dot, a hyphen or "%".
+// mark (Thai vowel and tone signs, combining accents), a digit, an
+// apostrophe, a dot, a hyphen or "%".
 func notWordRune(r rune) bool {
-	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '.' || r == '-' || r == '%')
+	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc) ||
+		r == '\'' || r == '’' || r == '.' || r == '-' || r == '%')
 }
 
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -220,12 +259,32 @@ func (l *Lexicon) LowerWords(s string) []string {
 
 // WordCount is the length of s in words: len(Words(s)) or, for text with
 // characters of an unspaced script, whose words are grams,
-// textseg.WordCount (two characters to a word).
+// textseg.WordCount (two characters to a word), Thai runs counting their
+// dictionary words (package thai).
 func (l *Lexicon) WordCount(s string) int {
-	if textseg.HasUnspaced(s) {
+	if !textseg.HasUnspaced(s) {
+		return len(l.Words(s))
+	}
+	if !thai.HasThai(s) {
 		return textseg.WordCount(s)
 	}
-	return len(l.Words(s))
+	n := 0
+	for f := range strings.FieldsSeq(s) {
+		if !thai.HasThai(f) {
+			n += textseg.WordCount(f)
+			continue
+		}
+		for _, piece := range thai.Segment(f) {
+			if r, _ := utf8.DecodeRuneInString(piece); thai.IsThai(r) {
+				if strings.ContainsFunc(piece, isLetterOrDigit) {
+					n++
+				}
+				continue
+			}
+			n += textseg.WordCount(piece)
+		}
+	}
+	return n
 }
 
 // Stem returns the Snowball (Porter2) English stem of w, lower-cased; a
@@ -266,4 +325,21 @@ func (l *Lexicon) StemSet(texts ...string) map[string]bool {
 		})
 	}
 	return m
+}
+
+// EndsWith reports whether the last character of s is one of marks.
+func EndsWith(s, marks string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return strings.ContainsRune(marks, r)
+}
+
+// FirstWord returns the first run of letters and digits of s, after
+// leading spaces, opening quotes, brackets and emphasis marks.
+func FirstWord(s string) string {
+	s = strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("\"'“‘(*_[", r) })
+	end := strings.IndexFunc(s, func(r rune) bool { return !isLetterOrDigit(r) })
+	if end < 0 {
+		return s
+	}
+	return s[:end]
 }

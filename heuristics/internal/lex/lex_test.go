@@ -26,10 +26,11 @@ func TestWords(t *testing.T) {
 			"热泵性能", []string{"热", "热泵", "泵", "泵性", "性", "性能", "能"}},
 		"mixed runs keep their Latin words": {
 			"AI模型 2024 test", []string{"AI", "模", "模型", "型", "2024", "test"}},
-		// Thai vowel and tone marks are not letters, so the split at
-		// non-letters cuts them out before the grams are made: "ปั๊ม"
-		// (pump) is ป and ม. Kept as it is, since figures depend on it.
-		"Thai marks split the word": {"ปั๊ม", []string{"ป", "ม"}},
+		// Thai is cut into dictionary words, its vowel and tone marks
+		// kept: "heat pump" is pump, -ness, hot.
+		"Thai is cut into dictionary words":    {"ปั๊มความร้อน", []string{"ปั๊ม", "ความ", "ร้อน"}},
+		"Thai beside Latin and digits":         {"ราคาทองคำ 2024 gold", []string{"ราคา", "ทองคำ", "2024", "gold"}},
+		"a combining accent stays in its word": {"café open", []string{"café", "open"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -87,7 +88,7 @@ func TestIsStop(t *testing.T) {
 // added in an edit shows.
 func TestStopLists(t *testing.T) {
 	t.Parallel()
-	assert.Len(t, Default().stop, 147)
+	assert.Len(t, Default().stop, 230) // 147 English, 83 Thai
 	assert.Len(t, Seed002().stop, 43)
 	assert.NotContains(t, Default().stop, "#", "comment lines are not words")
 }
@@ -240,4 +241,15 @@ func FuzzWords(f *testing.F) {
 			assert.Equal(t, n <= len(want), Default().HasWords(s, n))
 		}
 	})
+}
+
+func TestInquiry(t *testing.T) {
+	t.Parallel()
+	tests := map[string]bool{
+		"uncovered": true, "Knows": true, "revealing": true, "happened": true,
+		"findings": true, "glacier": false, "protocol": false, "temperature": false,
+	}
+	for w, want := range tests {
+		assert.Equal(t, want, Inquiry(w), w)
+	}
 }

@@ -1,4 +1,4 @@
-package heuristics
+package reportdoc
 
 import (
 	"slices"
@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/assaylabs/assay/heuristics/internal/lex"
+	"github.com/assaylabs/assay/heuristics/internal/thai"
 	"github.com/clipperhouse/uax29/v2/sentences"
 )
 
@@ -48,6 +50,11 @@ var alwaysAbbrev = map[string]bool{
 // terminalMarks end a sentence.
 const terminalMarks = ".!?。！？"
 
+// SplitSentences returns the sentence boundaries of plain text s (no
+// Markdown) as offsets, starting with 0 and ending with len(s), by the rules
+// of the package doc.
+func SplitSentences(s string) []int { return splitSentences(s, nil) }
+
 // splitSentences returns the sentence boundaries of s as offsets, starting
 // with 0 and ending with len(s). No boundary falls inside a protected span.
 func splitSentences(s string, spans *spanSet) []int {
@@ -87,6 +94,9 @@ func splitSentences(s string, spans *spanSet) []int {
 		bounds = append(bounds, end)
 	}
 	bounds = attachedLinkStops(s, spans, bounds)
+	if thai.HasThai(s) {
+		bounds = thaiSpaceStops(s, spans, bounds)
+	}
 	return append(detachedStops(s, spans, bounds), len(s))
 }
 
@@ -211,7 +221,7 @@ func joinsNext(sentence, rest string) bool {
 	if alwaysAbbrev[word] {
 		return true
 	}
-	next := firstWord(rest)
+	next := lex.FirstWord(rest)
 	if next == "" {
 		return false
 	}
@@ -239,15 +249,6 @@ func isInitialism(w string) bool {
 		}
 	}
 	return true
-}
-
-func firstWord(s string) string {
-	s = strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || slices.Contains([]rune("\"'“‘(*_["), r) })
-	end := strings.IndexFunc(s, func(r rune) bool { return !(unicode.IsLetter(r) || unicode.IsDigit(r)) })
-	if end < 0 {
-		return s
-	}
-	return s[:end]
 }
 
 // addBounds adds extra to the sorted bounds, keeping them sorted and

@@ -1,4 +1,4 @@
-package heuristics
+package reportdoc
 
 import (
 	"math/rand/v2"
@@ -60,9 +60,9 @@ func TestSpanSetAgreesWithAScan(t *testing.T) {
 	}
 }
 
-// BenchmarkParseReportLinks parses a report of one paragraph of n cited
+// BenchmarkParseLinks parses a report of one paragraph of n cited
 // sentences: the time per link stays flat as n grows (BENCHMARKS.md).
-func BenchmarkParseReportLinks(b *testing.B) {
+func BenchmarkParseLinks(b *testing.B) {
 	for _, n := range []int{2000, 20000} {
 		var r strings.Builder
 		r.WriteString("# R\n\n## Executive Summary\n\n")
@@ -72,7 +72,7 @@ func BenchmarkParseReportLinks(b *testing.B) {
 		src := []byte(r.String())
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				if got := len(ParseReport(src).Sentences); got != n {
+				if got := len(Parse(src).Sentences); got != n {
 					b.Fatalf("%d sentences, want %d", got, n)
 				}
 			}

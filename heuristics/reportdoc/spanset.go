@@ -1,4 +1,4 @@
-package heuristics
+package reportdoc
 
 import (
 	"slices"
@@ -131,4 +131,35 @@ func (ss *spanSet) strip(s string, start, end int, kinds ...spanKind) string {
 		b = append(b, s[pos:end]...)
 	}
 	return string(b)
+}
+
+// citationEnd returns the end of the link or marker span that starts at
+// offset i, the longest when several do.
+func (ss *spanSet) citationEnd(i int) (int, bool) {
+	if ss == nil {
+		return 0, false
+	}
+	end, ok := 0, false
+	for j := sort.Search(len(ss.spans), func(j int) bool { return ss.spans[j].start >= i }); j < len(ss.spans) && ss.spans[j].start == i; j++ {
+		if k := ss.spans[j].kind; k == spanLink || k == spanMarker {
+			end, ok = max(end, ss.spans[j].end), true
+		}
+	}
+	return end, ok
+}
+
+// citationAt reports whether a link or marker span starts at offset i.
+func (ss *spanSet) citationAt(i int) bool {
+	_, ok := ss.citationEnd(i)
+	return ok
+}
+
+// citationEndsAt reports whether a link or marker span ends at offset i.
+func (ss *spanSet) citationEndsAt(i int) bool {
+	found := false
+	ss.around(i-1, i, func(sp span) bool {
+		found = sp.end == i && (sp.kind == spanLink || sp.kind == spanMarker)
+		return !found
+	})
+	return found
 }

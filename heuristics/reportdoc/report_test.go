@@ -1,0 +1,122 @@
+package reportdoc
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseClaims(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		md     string
+		claims []string // claim texts, in order
+		cited  []bool
+	}{
+		"seed format with quote containing quotes and URL with parentheses": {
+			md:     "Rates rose by 4.2 points in the U.S. economy last year [BLS](https://bls.gov/a_(b) \"a \\\"quoted\\\" title\").\n",
+			claims: []string{"Rates rose by 4.2 points in the U.S. economy last year BLS."},
+			cited:  []bool{true},
+		},
+		"abbreviations and decimals do not split": {
+			md:     "Dr. Smith et al. measured C37.118 frames at 4.2 ms in Fig. 3 of the study [x](https://a.gov/x).\n",
+			claims: []string{"Dr. Smith et al. measured C37.118 frames at 4.2 ms in Fig. 3 of the study x."},
+			cited:  []bool{true},
+		},
+		"a detached stop splits lower-cased text": {
+			md:     "rates rose last year . the plan passed in may .\n",
+			claims: []string{"rates rose last year .", "the plan passed in may ."},
+			cited:  []bool{false, false},
+		},
+		"a detached stop inside link text does not split": {
+			md:     "Rates rose as [the bank . the fund](https://a.gov/x) reported.\n",
+			claims: []string{"Rates rose as the bank . the fund reported."},
+			cited:  []bool{true},
+		},
+		"initialism before a sentence opener splits": {
+			md:     "The budget was set in the U.S. The plan passed in May.\n",
+			claims: []string{"The budget was set in the U.S.", "The plan passed in May."},
+			cited:  []bool{false, false},
+		},
+		"single-letter link text ends a sentence": {
+			md:     "Prices are listed in appendix [b](https://a.gov/b). Prices rose again in May [c](https://b.edu/c).\n",
+			claims: []string{"Prices are listed in appendix b.", "Prices rose again in May c."},
+			cited:  []bool{true, true},
+		},
+		"marker after the full stop belongs to the sentence before": {
+			md:     "The first claim is here.[1] The second claim is here. [2]\n\n## Sources\n\n1. https://a.gov/1\n2. https://b.edu/2\n",
+			claims: []string{"The first claim is here.[1]", "The second claim is here."},
+			cited:  []bool{true, true},
+		},
+		"footnotes resolve": {
+			md:     "Water boils at 100 degrees at sea level.[^w]\n\n[^w]: https://nist.gov/water\n",
+			claims: []string{"Water boils at 100 degrees at sea level.[^w]"},
+			cited:  []bool{true},
+		},
+		"dangling numbered reference does not count": {
+			md:     "The third claim cites nothing real [7].\n\n## References\n\n1. https://a.gov/1\n",
+			claims: []string{"The third claim cites nothing real [7]."},
+			cited:  []bool{false},
+		},
+		// Table rows are claims (TestTableRowsAndListItemsAreClaims).
+		"headings, code, quotes and sources are not claims": {
+			md: "# A heading with many words here\n\n> A block quote with several words.\n\n```\ncode with several words here.\n```\n\n" +
+				"## Sources\n\n- A source entry with words https://a.gov\n\n| a | b |\n|---|---|\n| one two three | https://b.gov |\n",
+			claims: nil,
+		},
+		"questions, labels, short and meta sentences are not claims": {
+			md:     "Why does it matter? Yes. This report compares two protocols.\n\nThe key points are these:\n",
+			claims: nil,
+		},
+		"code span with a full stop does not split": {
+			md:     "- The flag `--dry-run. Here` prints the plan first.\n",
+			claims: []string{"The flag `--dry-run. Here` prints the plan first."},
+			cited:  []bool{false},
+		},
+		"a link standing alone after the sentence cites it": {
+			md:     "Uncited looking statement stands here. [Source](https://x.org/y)\n",
+			claims: []string{"Uncited looking statement stands here."},
+			cited:  []bool{true},
+		},
+		"relative links are not citations": {
+			md:     "See the section on [setup](#setup) for more words.\n",
+			claims: []string{"See the section on setup for more words."},
+			cited:  []bool{false},
+		},
+		"link reference definitions resolve numbered refs": {
+			md:     "The protocol was standardised in 2022 [1].\n\n[1]: https://www.rfc-editor.org/rfc/rfc9114\n",
+			claims: []string{"The protocol was standardised in 2022 1."},
+			cited:  []bool{true},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := Parse([]byte(tc.md))
+			claims := r.Claims()
+			var texts []string
+			var cited []bool
+			for _, c := range claims {
+				texts = append(texts, c.Text)
+				cited = append(cited, c.Verdict != "uncited") // with its quote or without
+
+			}
+			assert.Equal(t, tc.claims, texts)
+			if tc.claims != nil {
+				assert.Equal(t, tc.cited, cited)
+			}
+		})
+	}
+}
+
+func TestParseLinesAndDangling(t *testing.T) {
+	t.Parallel()
+	r := Parse([]byte("# T\n\nFirst claim has words.\nSecond claim has words [9].\n"))
+	claims := r.Claims()
+	require.Len(t, claims, 2)
+	assert.Equal(t, 3, claims[0].Line)
+	assert.Equal(t, 4, claims[1].Line)
+	assert.Equal(t, []string{"[9]"}, r.Dangling)
+	assert.Equal(t, "T", r.Title)
+}

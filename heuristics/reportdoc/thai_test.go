@@ -1,0 +1,78 @@
+package reportdoc
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestThaiSentences: Thai sentences are split at the spaces and citations
+// that end them, so an uncited one between cited ones is its own claim.
+// The English cases check that the Thai rules leave other text alone.
+func TestThaiSentences(t *testing.T) {
+	t.Parallel()
+	const sources = "\n\n## แหล่งอ้างอิง\n\n1. https://a.go.th/1\n2. https://b.ac.th/2\n"
+	tests := map[string]struct {
+		md     string
+		claims []string
+		cited  []bool
+	}{
+		"a numbered marker joins two sentences with no space": {
+			md:     "น้ำท่วมภาคเหนือทำลายนาข้าวหลายแสนไร่[1]ราคาข้าวสารในตลาดสูงขึ้นมาก" + sources,
+			claims: []string{"น้ำท่วมภาคเหนือทำลายนาข้าวหลายแสนไร่[1]", "ราคาข้าวสารในตลาดสูงขึ้นมาก"},
+			cited:  []bool{true, false},
+		},
+		"an uncited sentence between two quoted links": {
+			md: "โรงเรียนในชนบทขาดครูคณิตศาสตร์ [สถิติ](https://stat.go.th/x \"ขาดครู\") นักเรียนต้องเดินทางไกลเพื่อเรียนพิเศษ " +
+				"กระทรวงจัดงบประมาณเพิ่มในปีนี้ [ข่าว](https://moe.go.th/y \"งบเพิ่ม\")\n",
+			claims: []string{"โรงเรียนในชนบทขาดครูคณิตศาสตร์ สถิติ", "นักเรียนต้องเดินทางไกลเพื่อเรียนพิเศษ", "กระทรวงจัดงบประมาณเพิ่มในปีนี้ ข่าว"},
+			cited:  []bool{true, false, true},
+		},
+		"a space before a joining word does not split": {
+			md:     "ผู้ป่วยเบาหวานเพิ่มขึ้นทุกปี เพราะคนไทยบริโภคน้ำตาลสูง[2]" + sources,
+			claims: []string{"ผู้ป่วยเบาหวานเพิ่มขึ้นทุกปี เพราะคนไทยบริโภคน้ำตาลสูง[2]"},
+			cited:  []bool{true},
+		},
+		"a link after 'from' is inside its sentence": {
+			md:     "ข้อมูลจาก [กรมอุตุนิยมวิทยา](https://tmd.go.th/r \"ฝนตกมากขึ้น\") แสดงว่าฝนตกมากขึ้นในเดือนกันยายน\n",
+			claims: []string{"ข้อมูลจาก กรมอุตุนิยมวิทยา แสดงว่าฝนตกมากขึ้นในเดือนกันยายน"},
+			cited:  []bool{true},
+		},
+		"a space before digits or Latin words does not split": {
+			md:     "หุ้น PTT ปิดที่ 34.50 บาทในวันศุกร์[1]" + sources,
+			claims: []string{"หุ้น PTT ปิดที่ 34.50 บาทในวันศุกร์[1]"},
+			cited:  []bool{true},
+		},
+		"English text is split as before": {
+			md:     "Rice prices rose in March.[1] Farmers planted less rice this year.\n\n## Sources\n\n1. https://a.gov/1\n",
+			claims: []string{"Rice prices rose in March.[1]", "Farmers planted less rice this year."},
+			cited:  []bool{true, false},
+		},
+		"a link inside an English sentence stays": {
+			md:     "Data from [the weather office](https://tmd.go.th/r \"more rain\") shows more rain in September.\n",
+			claims: []string{"Data from the weather office shows more rain in September."},
+			cited:  []bool{true},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var texts []string
+			var cited []bool
+			for _, c := range Parse([]byte(tc.md)).Claims() {
+				texts = append(texts, c.Text)
+				cited = append(cited, c.Verdict != "uncited")
+			}
+			assert.Equal(t, tc.claims, texts)
+			assert.Equal(t, tc.cited, cited)
+		})
+	}
+}
+
+func TestThaiSourcesHeading(t *testing.T) {
+	t.Parallel()
+	r := Parse([]byte("# รายงาน\n\nราคาน้ำมันดีเซลลดลงสามสัปดาห์ติดต่อกัน[1]\n\n## บรรณานุกรม\n\n1. https://energy.go.th/price\n"))
+	assert.Equal(t, []string{"https://energy.go.th/price"}, r.SourceURLs)
+	assert.True(t, r.Sections[1].Sources)
+	assert.Equal(t, "สรุป", NormalizeHeading("## 4. สรุป:"), "Thai vowel and tone marks stay")
+}

@@ -22,7 +22,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
@@ -30,6 +29,7 @@ import (
 	"github.com/assaylabs/assay/llm/backend"
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/queue"
 )
 
 // Queue says how a run's work items, one per (sample, unit) pair (a

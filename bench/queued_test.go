@@ -23,12 +23,12 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/bgtest"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/queue"
 )
 
 // fakeModel is an OpenAI-compatible fake that counts the replies it

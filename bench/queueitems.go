@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/queue"
 )
 
 // A service (assay serve --queue) puts the samples it judges on the same

@@ -20,8 +20,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/assaylabs/assay/bench"
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/queue"
 	"github.com/assaylabs/assay/serve/dashboard"
 	"github.com/assaylabs/assay/serve/live"
 )

@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/internal/bgtest"
+	"github.com/assaylabs/assay/queue"
 )
 
 // open starts an embedded server on a temporary store and opens the

@@ -1,4 +1,4 @@
-package bench
+package run
 
 import (
 	"bufio"
@@ -88,7 +88,7 @@ func ResultOf(id string, sc eval.Score) Result {
 
 // spent is u without its latency: what a result spent, to sum (a sum of
 // latencies of calls made at once means nothing).
-func spent(u eval.Usage) eval.Usage {
+func Spent(u eval.Usage) eval.Usage {
 	u.Latency = 0
 	return u
 }
@@ -138,9 +138,9 @@ type Key struct{ ID, Metric string }
 // Key is the result's (sample, metric) pair.
 func (r Result) Key() Key { return Key{r.ID, r.Metric} }
 
-// RunConfig is config.json: what a run was asked to do, enough to resume it
+// Config is config.json: what a run was asked to do, enough to resume it
 // and to refuse resuming it with anything else.
-type RunConfig struct {
+type Config struct {
 	// RunID names the run in the run store and in `assay runs`.
 	RunID string `json:"run_id"`
 	// Started is when the run was first started (a resume keeps it).
@@ -405,7 +405,7 @@ func ReadResults(path string) (*ResultFile, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	return readResults(path, f)
+	return ReadResultsFrom(path, f)
 }
 
 // ResultFile is what ReadResults read.
@@ -431,7 +431,7 @@ type ResultFile struct {
 }
 
 // bounded is f's Bounds, or nil (for a nil f too).
-func (f *ResultFile) bounded() *Bounds {
+func (f *ResultFile) Bounds() *Bounds {
 	if f == nil {
 		return nil
 	}
@@ -455,7 +455,7 @@ func (f *ResultFile) All() iter.Seq[Result] {
 	}
 }
 
-func readResults(path string, r io.Reader) (*ResultFile, error) {
+func ReadResultsFrom(path string, r io.Reader) (*ResultFile, error) {
 	out := &ResultFile{Path: path, index: map[Key]int{}}
 	err := scanResults(path, r, out, func(_ int, res Result) { out.add(res) })
 	if err != nil {
@@ -471,7 +471,7 @@ func (f *ResultFile) add(res Result) {
 			f.replaced = map[Key]int{}
 		}
 		f.replaced[res.Key()]++
-		f.Superseded = f.Superseded.Add(spent(f.Results[i].Usage))
+		f.Superseded = f.Superseded.Add(Spent(f.Results[i].Usage))
 		f.Results[i] = res
 		return
 	}
@@ -737,4 +737,14 @@ func digitRun(s string) int {
 		n++
 	}
 	return n
+}
+
+// Bins counts values in [0, 1] in ten bins of equal width, the last
+// holding 1: a distribution kept in constant memory.
+type Bins [10]int
+
+// Add counts v.
+func (b *Bins) Add(v float64) {
+	i := int(math.Floor(v * float64(len(b))))
+	b[min(max(i, 0), len(b)-1)]++
 }

@@ -1,4 +1,4 @@
-package bench
+package run
 
 import (
 	"cmp"
@@ -81,7 +81,7 @@ type runValues struct {
 
 // pairing is two runs' results read for a comparison, their samples
 // indexed alike.
-type pairing struct {
+type Pairing struct {
 	ids   map[string]int32
 	names []string
 	// order is every sample index in SampleOrder of its id: the fixed
@@ -95,8 +95,8 @@ type pairing struct {
 
 // pairRuns reads the two results.jsonl line by line. A file that does
 // not exist holds no results.
-func pairRuns(basePath, curPath string) (*pairing, error) {
-	p := &pairing{ids: map[string]int32{}}
+func pairRuns(basePath, curPath string) (*Pairing, error) {
+	p := &Pairing{ids: map[string]int32{}}
 	var err error
 	if p.base, err = p.read(basePath); err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func pairRuns(basePath, curPath string) (*pairing, error) {
 func (v *runValues) hasSample(i int32) bool { return int(i) < len(v.has) && v.has[i] }
 
 // read reads one run's results.jsonl into values indexed by p's ids.
-func (p *pairing) read(path string) (*runValues, error) {
+func (p *Pairing) read(path string) (*runValues, error) {
 	v := &runValues{metrics: map[string]*cells{}}
 	err := scanFile(path, nil, func(_ int, r Result) {
 		i, ok := p.ids[r.ID]
@@ -154,16 +154,16 @@ func (p *pairing) read(path string) (*runValues, error) {
 
 // restricted reports whether a run has samples the other lacks: the
 // comparison is then over the samples both have.
-func (p *pairing) restricted() bool { return p.onlyBase+p.onlyCur > 0 }
+func (p *Pairing) restricted() bool { return p.onlyBase+p.onlyCur > 0 }
 
 // counts reports whether sample i enters the comparison's means.
-func (p *pairing) counts(i int32) bool {
+func (p *Pairing) counts(i int32) bool {
 	return !p.restricted() || (p.base.hasSample(i) && p.cur.hasSample(i))
 }
 
 // mean is run v's mean of metric over the samples that count, NaN when
 // it scored none of them.
-func (p *pairing) mean(v *runValues, metric string) Num {
+func (p *Pairing) mean(v *runValues, metric string) Num {
 	c := v.metrics[metric]
 	sum, n := 0.0, 0
 	for _, i := range p.order {
@@ -181,7 +181,7 @@ func (p *pairing) mean(v *runValues, metric string) Num {
 // ab is seed 002's A/B analysis of metric (AnalyzeABTest): the baseline
 // the control, the current run the treatment, over the samples that
 // count.
-func (p *pairing) ab(metric string) ABTestAnalysis {
+func (p *Pairing) AB(metric string) ABTestAnalysis {
 	var control, treatment abMeans
 	for _, side := range []struct {
 		v *runValues
@@ -201,7 +201,7 @@ func (p *pairing) ab(metric string) ABTestAnalysis {
 
 // compareMetric compares metric over the samples both runs scored; the
 // means are those of the samples that count (see Compare).
-func (p *pairing) compareMetric(metric string, threshold float64) MetricComparison {
+func (p *Pairing) compareMetric(metric string, threshold float64) MetricComparison {
 	bc, cc := p.base.metrics[metric], p.cur.metrics[metric]
 	mc := MetricComparison{Metric: metric, BaselineMean: p.mean(p.base, metric), CurrentMean: p.mean(p.cur, metric),
 		P: Num(math.NaN()), FlipP: Num(math.NaN()), FlipMidP: Num(math.NaN()),

@@ -1,26 +1,25 @@
-package bench_test
+package run_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/assaylabs/assay/run"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/assaylabs/assay/bench"
 )
 
 func TestParseGate(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		expr string
-		want bench.Gate
+		want run.Gate
 		err  string
 	}{
-		"seed 002's mean":        {expr: "context_quality.mean>=0.65", want: bench.Gate{Expr: "context_quality.mean>=0.65", Metric: "context_quality", Stat: "mean", Op: ">=", Want: 0.65}},
-		"spaces allowed":         {expr: " faithfulness.p10 >  0.5 ", want: bench.Gate{Expr: "faithfulness.p10 >  0.5", Metric: "faithfulness", Stat: "p10", Op: ">", Want: 0.5}},
-		"less or equal":          {expr: "faithfulness.defaulted<=3", want: bench.Gate{Expr: "faithfulness.defaulted<=3", Metric: "faithfulness", Stat: "defaulted", Op: "<=", Want: 3}},
-		"strictly less":          {expr: "x.defaulted_rate<0.05", want: bench.Gate{Expr: "x.defaulted_rate<0.05", Metric: "x", Stat: "defaulted_rate", Op: "<", Want: 0.05}},
+		"seed 002's mean":        {expr: "context_quality.mean>=0.65", want: run.Gate{Expr: "context_quality.mean>=0.65", Metric: "context_quality", Stat: "mean", Op: ">=", Want: 0.65}},
+		"spaces allowed":         {expr: " faithfulness.p10 >  0.5 ", want: run.Gate{Expr: "faithfulness.p10 >  0.5", Metric: "faithfulness", Stat: "p10", Op: ">", Want: 0.5}},
+		"less or equal":          {expr: "faithfulness.defaulted<=3", want: run.Gate{Expr: "faithfulness.defaulted<=3", Metric: "faithfulness", Stat: "defaulted", Op: "<=", Want: 3}},
+		"strictly less":          {expr: "x.defaulted_rate<0.05", want: run.Gate{Expr: "x.defaulted_rate<0.05", Metric: "x", Stat: "defaulted_rate", Op: "<", Want: 0.05}},
 		"no operator":            {expr: "faithfulness.mean 0.8", err: `no comparison: want METRIC.STAT OP NUMBER with OP one of >= <= > <`},
 		"equality is not an op":  {expr: "faithfulness.mean=0.8", err: "no comparison"},
 		"no statistic":           {expr: "faithfulness>=0.8", err: `"faithfulness" is not METRIC.STAT: want a metric, a dot and one of mean, min, max, median, p10, pass_rate, defaulted, defaulted_rate`},
@@ -33,7 +32,7 @@ func TestParseGate(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			g, err := bench.ParseGate(tc.expr)
+			g, err := run.ParseGate(tc.expr)
 			if tc.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.err)
@@ -47,8 +46,8 @@ func TestParseGate(t *testing.T) {
 
 func TestCheckGates(t *testing.T) {
 	t.Parallel()
-	nan := bench.Num(math.NaN())
-	s := bench.Summary{Metrics: []bench.MetricStats{
+	nan := run.Num(math.NaN())
+	s := run.Summary{Metrics: []run.MetricStats{
 		{Metric: "context_quality", N: 10, Scored: 9, Defaulted: 1, DefaultedRate: 0.1, Mean: 0.7, Min: 0.25, Max: 0.9, Median: 0.72, P10: 0.3, PassRate: 0.8},
 		{Metric: "faithfulness", N: 2, Scored: 0, Defaulted: 2, DefaultedRate: 1, Mean: nan, Min: nan, Max: nan, Median: nan, P10: nan, PassRate: nan},
 	}}
@@ -74,9 +73,9 @@ func TestCheckGates(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			g, err := bench.ParseGate(tc.gate)
+			g, err := run.ParseGate(tc.gate)
 			require.NoError(t, err)
-			rs := bench.CheckGates([]bench.Gate{g}, s)
+			rs := run.CheckGates([]run.Gate{g}, s)
 			require.Len(t, rs, 1)
 			r := rs[0]
 			assert.Equal(t, tc.passed, r.Passed)
@@ -97,13 +96,13 @@ func TestCheckGates(t *testing.T) {
 
 func TestCheckGatesKeepsOrder(t *testing.T) {
 	t.Parallel()
-	var gates []bench.Gate
+	var gates []run.Gate
 	for _, e := range []string{"m.mean>=0.5", "m.min>=0.9", "m.max<=1"} {
-		g, err := bench.ParseGate(e)
+		g, err := run.ParseGate(e)
 		require.NoError(t, err)
 		gates = append(gates, g)
 	}
-	rs := bench.CheckGates(gates, bench.Summary{Metrics: []bench.MetricStats{{Metric: "m", N: 1, Scored: 1, Mean: 0.6, Min: 0.6, Max: 0.6}}})
+	rs := run.CheckGates(gates, run.Summary{Metrics: []run.MetricStats{{Metric: "m", N: 1, Scored: 1, Mean: 0.6, Min: 0.6, Max: 0.6}}})
 	require.Len(t, rs, 3)
 	assert.Equal(t, []bool{true, false, true}, []bool{rs[0].Passed, rs[1].Passed, rs[2].Passed})
 	assert.Equal(t, "m.min>=0.9", rs[1].Gate)

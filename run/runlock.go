@@ -1,4 +1,4 @@
-package bench
+package run
 
 import (
 	"bufio"
@@ -23,13 +23,13 @@ const (
 	FileBad  = "results.bad.jsonl"
 )
 
-// RunLockedError is the error for a run folder another process is writing
+// LockedError is the error for a run folder another process is writing
 // (a second --resume of one run, say): its holder as the lock file says.
-type RunLockedError struct {
+type LockedError struct {
 	Dir, Holder string
 }
 
-func (e *RunLockedError) Error() string {
+func (e *LockedError) Error() string {
 	return fmt.Sprintf("run folder %s is being written by another process (%s): wait for it to end, or stop it, then resume", e.Dir, e.Holder)
 }
 
@@ -48,7 +48,7 @@ func lockRun(dir string) (*flock.Flock, error) {
 		if b, err := os.ReadFile(path); err == nil && len(bytes.TrimSpace(b)) > 0 {
 			holder = strings.TrimSpace(string(b))
 		}
-		return nil, &eval.InputError{Msg: (&RunLockedError{Dir: dir, Holder: holder}).Error(), Err: &RunLockedError{Dir: dir, Holder: holder}}
+		return nil, &eval.InputError{Msg: (&LockedError{Dir: dir, Holder: holder}).Error(), Err: &LockedError{Dir: dir, Holder: holder}}
 	}
 	// Who holds it, for the message a second writer gets: the lock file
 	// itself, written in place (its lock is on the open file).
@@ -74,7 +74,7 @@ func removeStale(dir string) {
 // setAside moves the whole lines of results.jsonl at path that are not
 // result lines (torn in the middle of the file by an outside writer, say)
 // to FileBad beside it, and returns how many; their pairs are then judged
-// again. A torn last line is left for ResumeRun to cut off. The file is
+// again. A torn last line is left for Resume to cut off. The file is
 // read twice and rewritten only when some line is bad.
 func setAside(path string) (int, error) {
 	bad := 0

@@ -1,4 +1,4 @@
-package bench
+package run
 
 import (
 	"fmt"
@@ -268,11 +268,11 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 	fmt.Fprintln(tw, "metric\tscored\tmean\tstd\tmedian\tmin\tmax\tp10\tci95\tpassed\tdefaulted\tskipped\terrors\ttokens in/out"+cachedHead+"\tcost USD\tlatency p50/p95")
 	for _, m := range ms {
 		ci := "-"
-		if defined(m.CILow) && defined(m.CIHigh) {
+		if m.CILow.Defined() && m.CIHigh.Defined() {
 			ci = fmt.Sprintf("[%.3f, %.3f]", float64(m.CILow), float64(m.CIHigh))
 		}
 		passed := "-"
-		if defined(m.PassRate) {
+		if m.PassRate.Defined() {
 			passed = fmt.Sprintf("%.0f%% (>= %s)", 100*float64(m.PassRate), fmtThreshold(m.Threshold))
 		}
 		defaulted := "0"
@@ -292,7 +292,7 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 			tokens += fmt.Sprintf("\t%d/%d", m.CachedTokensIn, m.CachedTokensOut)
 		}
 		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n",
-			m.Metric, m.Scored, m.N, f3n(m.Mean), f3n(m.Std), f3n(m.Median), f3n(m.Min), f3n(m.Max), f3n(m.P10), ci, passed,
+			m.Metric, m.Scored, m.N, m.Mean.Text(), m.Std.Text(), m.Median.Text(), m.Min.Text(), m.Max.Text(), m.P10.Text(), ci, passed,
 			defaulted, m.Skipped, m.Errors, tokens, cost, latency)
 	}
 	if err := tw.Flush(); err != nil {
@@ -309,14 +309,15 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 	return nil
 }
 
-func defined(n Num) bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }
+// Defined reports whether n is a number: neither NaN nor infinite.
+func (n Num) Defined() bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }
 
-// f3n prints a statistic to three places, "-" when undefined.
-func f3n(n Num) string {
-	if !defined(n) {
+// Text is n to three places, "-" when undefined.
+func (n Num) Text() string {
+	if !n.Defined() {
 		return "-"
 	}
-	return f3(float64(n))
+	return strconv.FormatFloat(float64(n), 'f', 3, 64)
 }
 
 // AddCalibration measures each metric's calibration against labels over
@@ -355,3 +356,6 @@ func (s *Summary) AddCalibration(path string, labels dataset.Labels) error {
 	}
 	return nil
 }
+
+// fmtThreshold writes a threshold with as few digits as tell it apart.
+func fmtThreshold(t float64) string { return strconv.FormatFloat(t, 'g', 4, 64) }

@@ -1,4 +1,4 @@
-package bench_test
+package run_test
 
 import (
 	"flag"
@@ -7,11 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
-var _ flag.Value = (*bench.MinGate)(nil)
+var _ flag.Value = (*run.MinGate)(nil)
 
 func TestMinGate(t *testing.T) {
 	t.Parallel()
@@ -23,14 +23,14 @@ func TestMinGate(t *testing.T) {
 		setErr string
 		check  string
 		err    string
-		misses []bench.FloorMiss
+		misses []run.FloorMiss
 	}{
 		"one floor for all": {
 			floors: "0.7",
 			scores: []eval.Score{{Metric: "faithfulness", Value: 0.6}, {Metric: "answer_relevancy", Value: 0.7}},
 			want:   map[string]float64{"faithfulness": 0.7, "answer_relevancy": 0.7},
 			err:    "1 score(s) below --min (faithfulness 1 under 0.7)",
-			misses: []bench.FloorMiss{{Metric: "faithfulness", Floor: 0.7, Below: 1}},
+			misses: []run.FloorMiss{{Metric: "faithfulness", Floor: 0.7, Below: 1}},
 		},
 		"by metric, the rest ungated": {
 			floors: "faithfulness=0.8",
@@ -45,7 +45,7 @@ func TestMinGate(t *testing.T) {
 			},
 			want: map[string]float64{"faithfulness": 0.8, "answer_relevancy": 0.5},
 			err:  "3 score(s) below --min (answer_relevancy 1 under 0.5, faithfulness 2 under 0.8)",
-			misses: []bench.FloorMiss{
+			misses: []run.FloorMiss{
 				{Metric: "answer_relevancy", Floor: 0.5, Below: 1}, {Metric: "faithfulness", Floor: 0.8, Below: 2},
 			},
 		},
@@ -57,7 +57,7 @@ func TestMinGate(t *testing.T) {
 			floors: "0.3",
 			scores: []eval.Score{{Metric: "faithfulness", Value: 0.5, Defaulted: true}},
 			err:    "1 score(s) below --min (faithfulness 1 under 0.3)",
-			misses: []bench.FloorMiss{{Metric: "faithfulness", Floor: 0.3, Below: 1}},
+			misses: []run.FloorMiss{{Metric: "faithfulness", Floor: 0.3, Below: 1}},
 		},
 		"a skipped result never passes a floor": {
 			floors: "faithfulness=0.01",
@@ -66,7 +66,7 @@ func TestMinGate(t *testing.T) {
 				{Metric: "faithfulness", Value: 0.9}, {Metric: "answer_relevancy", Value: 0, Skipped: true},
 			},
 			err:    "2 score(s) below --min (faithfulness 2 under 0.01 (2 of them skipped: nothing to judge))",
-			misses: []bench.FloorMiss{{Metric: "faithfulness", Floor: 0.01, Below: 2, Skipped: 2}},
+			misses: []run.FloorMiss{{Metric: "faithfulness", Floor: 0.01, Below: 2, Skipped: 2}},
 		},
 		"out of range":    {floors: "1.5", setErr: `"1.5": want a value from 0 to 1, or METRIC=VALUE`},
 		"NaN":             {floors: "NaN", setErr: `"NaN": want a value from 0 to 1, or METRIC=VALUE`},
@@ -77,7 +77,7 @@ func TestMinGate(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			g, err := bench.ParseMinGate(tc.floors)
+			g, err := run.ParseMinGate(tc.floors)
 			if tc.setErr != "" {
 				require.EqualError(t, err, tc.setErr)
 				return
@@ -99,7 +99,7 @@ func TestMinGate(t *testing.T) {
 				assert.NoError(t, g.Err())
 				return
 			}
-			var be *bench.BelowFloorError
+			var be *run.BelowFloorError
 			require.ErrorAs(t, g.Err(), &be)
 			assert.EqualError(t, be, tc.err)
 			assert.Equal(t, tc.misses, be.Metrics)
@@ -111,7 +111,7 @@ func TestMinGate(t *testing.T) {
 // afresh, as a flag given twice keeps the last.
 func TestMinGateZeroAndSetAgain(t *testing.T) {
 	t.Parallel()
-	var g bench.MinGate
+	var g run.MinGate
 	g.Add(eval.Score{Metric: "faithfulness", Value: 0, Defaulted: true})
 	require.NoError(t, g.Err())
 	require.NoError(t, g.Check([]string{"faithfulness"}))

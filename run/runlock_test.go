@@ -1,4 +1,4 @@
-package bench
+package run
 
 import (
 	"encoding/json"
@@ -20,16 +20,16 @@ import (
 func TestRunFolderIsLocked(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
-	first, err := CreateRun(dir, testConfig())
+	first, err := Create(dir, testConfig())
 	require.NoError(t, err)
 
 	for name, open := range map[string]func() (*Run, error){
-		"a resume":        func() (*Run, error) { return ResumeRun(dir, testConfig()) },
-		"a new run in it": func() (*Run, error) { return CreateRun(dir, testConfig()) },
+		"a resume":        func() (*Run, error) { return Resume(dir, testConfig()) },
+		"a new run in it": func() (*Run, error) { return Create(dir, testConfig()) },
 	} {
 		_, err := open()
 		require.Error(t, err, name)
-		var locked *RunLockedError
+		var locked *LockedError
 		require.ErrorAs(t, err, &locked, name)
 		var ie *eval.InputError
 		assert.ErrorAs(t, err, &ie, "%s: an input error, exit 2", name)
@@ -39,7 +39,7 @@ func TestRunFolderIsLocked(t *testing.T) {
 	require.NoError(t, first.Close())
 	require.NoError(t, first.Close(), "Close twice is no error")
 
-	second, err := ResumeRun(dir, testConfig())
+	second, err := Resume(dir, testConfig())
 	require.NoError(t, err, "closed, the folder is free")
 	assert.Equal(t, 1, second.Resumed())
 	require.NoError(t, second.Close())
@@ -52,7 +52,7 @@ func TestRunFolderIsLocked(t *testing.T) {
 func TestResumeSetsAsideTornLines(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
-	run, err := CreateRun(dir, testConfig())
+	run, err := Create(dir, testConfig())
 	require.NoError(t, err)
 	require.NoError(t, run.Close())
 	line := func(id, metric string) string {
@@ -71,7 +71,7 @@ func TestResumeSetsAsideTornLines(t *testing.T) {
 	stale := filepath.Join(dir, "."+FileReport+".123456")
 	require.NoError(t, os.WriteFile(stale, []byte("half a report"), 0o600))
 
-	r, err := ResumeRun(dir, testConfig())
+	r, err := Resume(dir, testConfig())
 	require.NoError(t, err)
 	assert.Equal(t, 2, r.SetAside())
 	for _, id := range []string{"s1", "s4", "s5"} {

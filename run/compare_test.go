@@ -1,6 +1,8 @@
-package bench_test
+package run_test
 
 import (
+	"github.com/assaylabs/assay/run"
+
 	"fmt"
 	"math"
 	"path/filepath"
@@ -9,48 +11,47 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/stats"
 )
 
 // values makes results of one metric, ids q1, q2, ... in order.
-func values(metric string, vs ...float64) []bench.Result {
-	out := make([]bench.Result, len(vs))
+func values(metric string, vs ...float64) []run.Result {
+	out := make([]run.Result, len(vs))
 	for i, v := range vs {
-		out[i] = bench.Result{ID: fmt.Sprintf("q%d", i+1), Metric: metric, Value: v}
+		out[i] = run.Result{ID: fmt.Sprintf("q%d", i+1), Metric: metric, Value: v}
 	}
 	return out
 }
 
-func meanOf(vs ...float64) bench.Num {
+func meanOf(vs ...float64) run.Num {
 	s := 0.0
 	for _, v := range vs {
 		s += v
 	}
-	return bench.Num(s / float64(len(vs)))
+	return run.Num(s / float64(len(vs)))
 }
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	base7 := []float64{0.9, 0.8, 0.8, 0.7, 0.9, 0.8, 0.7}
 	cur7 := []float64{0.5, 0.7, 0.4, 0.7, 0.6, 0.3, 0.6} // q4 unchanged; six fell
-	degraded := func(metric string, cur, limit float64) bench.QualityAlert {
-		return bench.QualityAlert{Type: "degradation", Severity: "warning", Message: metric + " degraded from baseline", Metric: metric, CurrentValue: cur, Threshold: limit}
+	degraded := func(metric string, cur, limit float64) run.QualityAlert {
+		return run.QualityAlert{Type: "degradation", Severity: "warning", Message: metric + " degraded from baseline", Metric: metric, CurrentValue: cur, Threshold: limit}
 	}
-	critical := func(metric string, cur float64) bench.QualityAlert {
-		return bench.QualityAlert{Type: "threshold", Severity: "critical", Message: "Average " + metric + " critically low", Metric: metric, CurrentValue: cur, Threshold: 0.4}
+	critical := func(metric string, cur float64) run.QualityAlert {
+		return run.QualityAlert{Type: "threshold", Severity: "critical", Message: "Average " + metric + " critically low", Metric: metric, CurrentValue: cur, Threshold: 0.4}
 	}
 	tests := map[string]struct {
-		base        []bench.Result
+		base        []run.Result
 		baseSummary bool
-		cur         []bench.Result
-		curMean     bench.Num
+		cur         []run.Result
+		curMean     run.Num
 		wantBase    float64 // NaN when undefined
 		paired      int
 		test        string
 		p           float64
-		fell        []bench.SampleChange
-		alerts      []bench.QualityAlert
+		fell        []run.SampleChange
+		alerts      []run.QualityAlert
 	}{
 		"a drop of more than 15% is a degradation; six fell, the five worst listed": {
 			base: values("m", base7...), baseSummary: true, cur: values("m", cur7...), curMean: meanOf(cur7...),
@@ -58,71 +59,71 @@ func TestCompare(t *testing.T) {
 			// six negative differences and a zero: W+ = 0, which one sign
 			// assignment of 64 gives, so p = 2/64 (ties or not).
 			p: 2.0 / 64,
-			fell: []bench.SampleChange{
+			fell: []run.SampleChange{
 				{ID: "q6", Baseline: 0.8, Current: 0.3}, {ID: "q1", Baseline: 0.9, Current: 0.5}, {ID: "q3", Baseline: 0.8, Current: 0.4},
 				{ID: "q5", Baseline: 0.9, Current: 0.6}, {ID: "q2", Baseline: 0.8, Current: 0.7}, // q2 before q7: the same fall, by id
 			},
-			alerts: []bench.QualityAlert{degraded("m", float64(meanOf(cur7...)), float64(meanOf(base7...))*0.85)},
+			alerts: []run.QualityAlert{degraded("m", float64(meanOf(cur7...)), float64(meanOf(base7...))*0.85)},
 		},
 		"below 0.4 and far below the baseline: both alerts": {
 			base: values("m", 0.8, 0.8), baseSummary: true, cur: values("m", 0.3, 0.4), curMean: 0.35,
 			wantBase: 0.8, paired: 2, test: "wilcoxon signed-rank (exact)", p: 0.5,
-			fell:   []bench.SampleChange{{ID: "q1", Baseline: 0.8, Current: 0.3}, {ID: "q2", Baseline: 0.8, Current: 0.4}},
-			alerts: []bench.QualityAlert{degraded("m", 0.35, 0.8*0.85), critical("m", 0.35)},
+			fell:   []run.SampleChange{{ID: "q1", Baseline: 0.8, Current: 0.3}, {ID: "q2", Baseline: 0.8, Current: 0.4}},
+			alerts: []run.QualityAlert{degraded("m", 0.35, 0.8*0.85), critical("m", 0.35)},
 		},
 		"under the floor as the baseline was: no alert, as with no baseline": {
 			base: values("m", 0.38), baseSummary: true, cur: values("m", 0.39), curMean: 0.39,
 			wantBase: 0.38, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
-			alerts: []bench.QualityAlert{},
+			alerts: []run.QualityAlert{},
 		},
 		"two identical runs under the floor raise nothing": {
 			base: values("m", 0.3, 0.2), baseSummary: true, cur: values("m", 0.3, 0.2), curMean: 0.25,
 			wantBase: 0.25, paired: 2, test: "wilcoxon signed-rank (no change)", p: math.NaN(),
-			alerts: []bench.QualityAlert{},
+			alerts: []run.QualityAlert{},
 		},
 		"a fall through the floor from above it: critical only": {
 			base: values("m", 0.42), baseSummary: true, cur: values("m", 0.39), curMean: 0.39,
 			wantBase: 0.42, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
-			fell:   []bench.SampleChange{{ID: "q1", Baseline: 0.42, Current: 0.39}},
-			alerts: []bench.QualityAlert{critical("m", 0.39)},
+			fell:   []run.SampleChange{{ID: "q1", Baseline: 0.42, Current: 0.39}},
+			alerts: []run.QualityAlert{critical("m", 0.39)},
 		},
 		"a fall onto the floor exactly is no fall through it": {
 			base: values("m", 0.45), baseSummary: true, cur: values("m", 0.4), curMean: 0.4,
 			wantBase: 0.45, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
-			fell:   []bench.SampleChange{{ID: "q1", Baseline: 0.45, Current: 0.4}},
-			alerts: []bench.QualityAlert{},
+			fell:   []run.SampleChange{{ID: "q1", Baseline: 0.45, Current: 0.4}},
+			alerts: []run.QualityAlert{},
 		},
 		"exactly 85% of the baseline raises nothing": {
 			base: values("m", 1), baseSummary: true, cur: values("m", 0.85), curMean: 0.85,
 			wantBase: 1, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
-			fell:   []bench.SampleChange{{ID: "q1", Baseline: 1, Current: 0.85}},
-			alerts: []bench.QualityAlert{},
+			fell:   []run.SampleChange{{ID: "q1", Baseline: 1, Current: 0.85}},
+			alerts: []run.QualityAlert{},
 		},
 		"no summary.json: the baseline mean from its scored results, defaults left out": {
-			base: append(values("m", 0.6, 0.8), bench.Result{ID: "q3", Metric: "m", Value: 0.5, Defaulted: true}),
+			base: append(values("m", 0.6, 0.8), run.Result{ID: "q3", Metric: "m", Value: 0.5, Defaulted: true}),
 			cur:  values("m", 0.7, 0.8, 0.6), curMean: 0.7,
 			wantBase: 0.7, paired: 2, test: "wilcoxon signed-rank (exact)", p: 1,
-			alerts: []bench.QualityAlert{},
+			alerts: []run.QualityAlert{},
 		},
 		"a default in the current run is not paired": {
 			base: values("m", 0.6, 0.8), baseSummary: true,
-			cur: append(values("m", 0.6), bench.Result{ID: "q2", Metric: "m", Value: 0.5, Defaulted: true}), curMean: 0.6,
+			cur: append(values("m", 0.6), run.Result{ID: "q2", Metric: "m", Value: 0.5, Defaulted: true}), curMean: 0.6,
 			wantBase: 0.7, paired: 1, test: "wilcoxon signed-rank (no change)", p: math.NaN(),
-			alerts: []bench.QualityAlert{},
+			alerts: []run.QualityAlert{},
 		},
 		"a metric the baseline lacks: nothing to compare, no alert": {
 			base: values("other", 0.9), baseSummary: true, cur: values("m", 0.1), curMean: 0.1,
 			wantBase: math.NaN(), p: math.NaN(),
-			alerts: []bench.QualityAlert{},
+			alerts: []run.QualityAlert{},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var bs *bench.Summary
+			var bs *run.Summary
 			if tc.baseSummary {
 				b := resultFile(t, tc.base)
-				var stats []bench.MetricStats
+				var stats []run.MetricStats
 				for _, m := range []string{"m", "other"} {
 					var vs []float64
 					for r := range b.All() {
@@ -131,14 +132,14 @@ func TestCompare(t *testing.T) {
 						}
 					}
 					if len(vs) > 0 {
-						stats = append(stats, bench.MetricStats{Metric: m, Mean: meanOf(vs...)})
+						stats = append(stats, run.MetricStats{Metric: m, Mean: meanOf(vs...)})
 					}
 				}
-				bs = &bench.Summary{RunID: "base", Metrics: stats}
+				bs = &run.Summary{RunID: "base", Metrics: stats}
 			}
-			dir := writeRun(t, filepath.Join(t.TempDir(), "base"), bench.RunConfig{RunID: "base"}, bs, tc.base)
-			cur := writeRun(t, filepath.Join(t.TempDir(), "cur"), bench.RunConfig{RunID: "cur"}, nil, tc.cur)
-			c, alerts, err := bench.Compare(dir, filepath.Join(cur, bench.FileResults), bench.Summary{RunID: "cur", Metrics: []bench.MetricStats{{Metric: "m", Mean: tc.curMean}}}, nil)
+			dir := writeRun(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, bs, tc.base)
+			cur := writeRun(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, tc.cur)
+			c, alerts, err := run.Compare(dir, filepath.Join(cur, run.FileResults), run.Summary{RunID: "cur", Metrics: []run.MetricStats{{Metric: "m", Mean: tc.curMean}}}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, "base", c.BaselineRunID)
 			assert.Equal(t, dir, c.BaselineDir)
@@ -176,7 +177,7 @@ func TestCompare(t *testing.T) {
 func TestCompareNotARunFolder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, _, err := bench.Compare(dir, filepath.Join(dir, bench.FileResults), bench.Summary{}, nil)
+	_, _, err := run.Compare(dir, filepath.Join(dir, run.FileResults), run.Summary{}, nil)
 	require.Error(t, err)
 	assert.Equal(t, "baseline: "+dir+" is not a run folder (no config.json): give a folder written by assay bench --out", err.Error())
 }
@@ -189,12 +190,12 @@ func TestCompareFlipsAndPairs(t *testing.T) {
 	t.Parallel()
 	base := values("m", 0.9, 0.8, 0.6, 0.7, 0.3, 0.2, 0.6, 0.5)
 	// q1 first defaulted, then judged: its last line counts.
-	base = append([]bench.Result{{ID: "q1", Metric: "m", Value: 0.5, Defaulted: true}}, base...)
+	base = append([]run.Result{{ID: "q1", Metric: "m", Value: 0.5, Defaulted: true}}, base...)
 	cur := values("m", 0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1)
-	baseDir := writeRun(t, filepath.Join(t.TempDir(), "base"), bench.RunConfig{RunID: "base"}, nil, base)
-	curDir := writeRun(t, filepath.Join(t.TempDir(), "cur"), bench.RunConfig{RunID: "cur"}, nil, cur)
-	c, _, err := bench.Compare(baseDir, filepath.Join(curDir, bench.FileResults),
-		bench.Summary{Metrics: []bench.MetricStats{{Metric: "m", Mean: meanOf(0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1), Threshold: 0.5}}}, nil)
+	baseDir := writeRun(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, nil, base)
+	curDir := writeRun(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, cur)
+	c, _, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults),
+		run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: meanOf(0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1), Threshold: 0.5}}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, [3]int{8, 0, 0}, [3]int{c.Shared, c.OnlyBaseline, c.OnlyCurrent})
 	mc := c.Metrics[0]
@@ -206,7 +207,7 @@ func TestCompareFlipsAndPairs(t *testing.T) {
 	assert.Equal(t, "mcnemar exact", mc.FlipTest)
 	assert.InDelta(t, 12.0/32, float64(mc.FlipP), 1e-9)
 	assert.InDelta(t, 7.0/32, float64(mc.FlipMidP), 1e-9)
-	ids := func(cs []bench.SampleChange) []string {
+	ids := func(cs []run.SampleChange) []string {
 		var out []string
 		for _, c := range cs {
 			out = append(out, c.ID+":"+c.Flip)
@@ -215,11 +216,11 @@ func TestCompareFlipsAndPairs(t *testing.T) {
 	}
 	assert.Equal(t, []string{"q1:fails", "q2:fails", "q3:fails", "q8:fails", "q5:passes"}, ids(mc.Flipped))
 	assert.Equal(t, []string{"q1:", "q2:", "q3:", "q8:", "q5:", "q7:"}, ids(mc.Moved), "the largest moves either way, none of the unchanged")
-	assert.Equal(t, bench.SampleChange{ID: "q1", Baseline: 0.9, Current: 0.4}, mc.Moved[0])
+	assert.Equal(t, run.SampleChange{ID: "q1", Baseline: 0.9, Current: 0.4}, mc.Moved[0])
 	// Differences -0.5, -0.5, -0.4, 0, 0.3, 0, -0.05, -0.4: mean -1.55/8.
 	assert.InDelta(t, -1.55/8, float64(mc.MeanDiff), 1e-9)
 	want := stats.PairedMeanDiff([]float64{0.9, 0.8, 0.6, 0.7, 0.3, 0.2, 0.6, 0.5}, []float64{0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1},
-		bench.BootstrapResamples, bench.BootstrapSeed)
+		run.BootstrapResamples, run.BootstrapSeed)
 	assert.Equal(t, [2]float64{want.Lo, want.Hi}, [2]float64{float64(mc.DiffLow), float64(mc.DiffHigh)})
 	assert.Less(t, float64(mc.DiffLow), float64(mc.MeanDiff))
 	assert.Greater(t, float64(mc.DiffHigh), float64(mc.MeanDiff))
@@ -230,13 +231,13 @@ func TestCompareFlipsAndPairs(t *testing.T) {
 // comparison says how many each has alone.
 func TestCompareOnSharedSamples(t *testing.T) {
 	t.Parallel()
-	base := append(values("m", 0.8, 0.6, 0.4, 0.2), bench.Result{ID: "q9", Metric: "m", Value: 1})
-	cur := append(values("m", 0.8, 0.7, 0.4, 0.3), bench.Result{ID: "q10", Metric: "m"}, bench.Result{ID: "q11", Metric: "other", Value: 1})
-	bs := &bench.Summary{RunID: "base", Metrics: []bench.MetricStats{{Metric: "m", Mean: meanOf(0.8, 0.6, 0.4, 0.2, 1)}}}
-	baseDir := writeRun(t, filepath.Join(t.TempDir(), "base"), bench.RunConfig{RunID: "base"}, bs, base)
-	curDir := writeRun(t, filepath.Join(t.TempDir(), "cur"), bench.RunConfig{RunID: "cur"}, nil, cur)
-	c, alerts, err := bench.Compare(baseDir, filepath.Join(curDir, bench.FileResults),
-		bench.Summary{Metrics: []bench.MetricStats{{Metric: "m", Mean: meanOf(0.8, 0.7, 0.4, 0.3, 0)}}}, nil)
+	base := append(values("m", 0.8, 0.6, 0.4, 0.2), run.Result{ID: "q9", Metric: "m", Value: 1})
+	cur := append(values("m", 0.8, 0.7, 0.4, 0.3), run.Result{ID: "q10", Metric: "m"}, run.Result{ID: "q11", Metric: "other", Value: 1})
+	bs := &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "m", Mean: meanOf(0.8, 0.6, 0.4, 0.2, 1)}}}
+	baseDir := writeRun(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, bs, base)
+	curDir := writeRun(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, cur)
+	c, alerts, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults),
+		run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: meanOf(0.8, 0.7, 0.4, 0.3, 0)}}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, [3]int{4, 1, 2}, [3]int{c.Shared, c.OnlyBaseline, c.OnlyCurrent})
 	mc := c.Metrics[0]

@@ -1,7 +1,6 @@
-package bench
+package run
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -18,26 +17,24 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
-	"github.com/assaylabs/assay/telemetry"
 )
 
-// ErrRunExists is returned (wrapped) by CreateRun for a folder that holds
+// ErrExists is returned (wrapped) by Create for a folder that holds
 // a run already. Test with errors.Is.
-var ErrRunExists = errors.New("a run is already there")
+var ErrExists = errors.New("a run is already there")
 
-// ErrNoRun is returned (wrapped) by ResumeRun for a folder without a run
+// ErrNoRun is returned (wrapped) by Resume for a folder without a run
 // to resume. Test with errors.Is.
 var ErrNoRun = errors.New("no run to resume")
 
-// NewRunID returns a run id that sorts by time, then four random hex
+// NewID returns a run id that sorts by time, then four random hex
 // digits so that runs started in the same second differ:
 // "20261124T221500Z-3f9a".
-func NewRunID(now time.Time) string {
+func NewID(now time.Time) string {
 	var b [2]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
@@ -47,12 +44,12 @@ func NewRunID(now time.Time) string {
 // writing: config.json written, results.jsonl open for appending. Its
 // results are keyed by (sample, metric): Append writes each pair's line
 // with one Write, so a run killed at any point (kill -9 included) leaves
-// whole lines and at most one torn last line, which ResumeRun drops.
+// whole lines and at most one torn last line, which Resume drops.
 //
 // Append and Done are safe for concurrent use.
 type Run struct {
 	dir string
-	cfg RunConfig
+	cfg Config
 
 	mu       sync.Mutex
 	f        *os.File
@@ -75,14 +72,14 @@ type Run struct {
 	OnResult func(Result)
 }
 
-// CreateRun makes the folder dir (and its parents) for a new run of cfg:
+// Create makes the folder dir (and its parents) for a new run of cfg:
 // it writes config.json and an empty results.jsonl. A folder that holds a
-// run already is refused (ErrRunExists), so that a run is never mixed into
-// another: resume it with ResumeRun, or choose another folder.
+// run already is refused (ErrExists), so that a run is never mixed into
+// another: resume it with Resume, or choose another folder.
 //
-// The folder is locked while the Run is open (RunLockedError for a
+// The folder is locked while the Run is open (LockedError for a
 // second writer); Close releases it.
-func CreateRun(dir string, cfg RunConfig) (*Run, error) {
+func Create(dir string, cfg Config) (*Run, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
@@ -93,10 +90,10 @@ func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 	for _, name := range []string{FileConfig, FileResults} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			_ = lock.Unlock()
-			return nil, fmt.Errorf("%s: %w (%s): resume it with --resume, or choose another --out", dir, ErrRunExists, name)
+			return nil, fmt.Errorf("%s: %w (%s): resume it with --resume, or choose another --out", dir, ErrExists, name)
 		}
 	}
-	if err := writeJSON(filepath.Join(dir, FileConfig), cfg); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, FileConfig), cfg); err != nil {
 		_ = lock.Unlock()
 		return nil, err
 	}
@@ -108,7 +105,7 @@ func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 	return &Run{dir: dir, cfg: cfg, f: f, lock: lock, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}}, nil
 }
 
-// ResumeRun opens the unfinished run in dir to judge the pairs it lacks.
+// Resume opens the unfinished run in dir to judge the pairs it lacks.
 // cfg is the configuration asked for now: it must be the run's (the same
 // dataset bytes, profile, metrics, model and settings), or the error is a
 // *ConfigMismatchError naming each difference. The run keeps its id and
@@ -124,8 +121,8 @@ func CreateRun(dir string, cfg RunConfig) (*Run, error) {
 // (another writer tore them) are set aside in FileBad, their pairs judged
 // again (SetAside says how many); temporary files an attempt killed
 // between write and rename left are removed. The folder is locked while
-// the Run is open (RunLockedError for a second writer).
-func ResumeRun(dir string, cfg RunConfig) (run *Run, err error) {
+// the Run is open (LockedError for a second writer).
+func Resume(dir string, cfg Config) (run *Run, err error) {
 	path := filepath.Join(dir, FileConfig)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -134,7 +131,7 @@ func ResumeRun(dir string, cfg RunConfig) (run *Run, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	var was RunConfig
+	var was Config
 	if err := json.Unmarshal(data, &was); err != nil {
 		return nil, &eval.InputError{File: path, Msg: "not a run's config: " + err.Error() + "; start a new run in another --out", Err: err}
 	}
@@ -176,7 +173,7 @@ func ResumeRun(dir string, cfg RunConfig) (run *Run, err error) {
 		superseded: rf.Superseded, tries: map[Key]int{}}
 	for res := range rf.All() {
 		if !res.Final() {
-			r.again[res.Key()] = spent(res.Usage)
+			r.again[res.Key()] = Spent(res.Usage)
 			r.tries[res.Key()] = 1 + rf.replaced[res.Key()]
 			continue
 		}
@@ -215,7 +212,7 @@ func (e *ConfigMismatchError) Error() string {
 // model, the prompt versions and the settings. The run id, start time,
 // command line, version and the dataset's path may differ (a resume is
 // another command, perhaps from a later build or another folder).
-func DiffConfig(was, now RunConfig) []ConfigDiff {
+func DiffConfig(was, now Config) []ConfigDiff {
 	var out []ConfigDiff
 	add := func(field, a, b string) {
 		if a != b {
@@ -255,7 +252,7 @@ func quoteOrNone(s string) string {
 func (r *Run) Dir() string { return r.dir }
 
 // Config is the run's configuration (a resumed run's id and start time).
-func (r *Run) Config() RunConfig { return r.cfg }
+func (r *Run) Config() Config { return r.cfg }
 
 // Resumed is how many results earlier attempts of the run had written
 // (one per pair): the kept and the judged again (see Kept).
@@ -414,7 +411,7 @@ func (r *Run) Summary(samples int, finished time.Time, threshold func(string) fl
 // WriteSummary writes s as the run's summary.json, replacing any earlier
 // one whole (a new file renamed over it).
 func (r *Run) WriteSummary(s Summary) error {
-	return writeJSON(filepath.Join(r.dir, FileSummary), s)
+	return atomicfile.WriteJSON(filepath.Join(r.dir, FileSummary), s)
 }
 
 // Close closes results.jsonl.
@@ -440,142 +437,9 @@ func (r *Run) Close() error {
 // aside in FileBad (their pairs are judged again).
 func (r *Run) SetAside() int { return r.aside }
 
-// writeJSON writes v indented to path, whole or not at all
-// (atomicfile), so a reader never sees half a file.
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
-}
-
-// Unit computes some of a record's metrics in one go: one judge's metric,
-// or a profile's card (the context card's overall and its four sub-scores
-// from one computation).
-type Unit struct {
-	// Metrics are the metrics of the scores Judge returns.
-	Metrics []string
-	// Judge scores a sample. Its error (not a judge failure, which is a
-	// Defaulted score) stops the run.
-	Judge func(ctx context.Context, s eval.Sample) ([]eval.Score, error)
-}
-
-// ScorerUnit is the Unit of one scorer of metric.
-func ScorerUnit(metric string, sc eval.Scorer) Unit {
-	return Unit{Metrics: []string{metric}, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
-		out, err := sc.Score(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		return []eval.Score{out}, nil
-	}}
-}
-
-// Evaluate judges with units every (record, metric) pair the run lacks,
-// limit scorers at once ([ScoreStream]'s limit), and appends each unit's
-// results as soon as that unit finishes on its record. Records whose every
-// pair is done are not started; a unit whose every metric is done on a
-// record is not run again, and of a unit run again for some of its
-// metrics only the missing results are written. onRecord, when not nil, is
-// called once per record started, after its units finished, in record
-// order; it gets the number of results written for it.
-//
-// Evaluate returns when every record is judged, the first error (of the
-// records, a unit or a write), or ctx is done; what was written stays
-// written. Records must carry their ID in Sample.ID, as
-// [dataset.Records] does.
-func (r *Run) Evaluate(ctx context.Context, records iter.Seq2[dataset.Record, error], units []Unit, limit int, onRecord func(rec dataset.Record, written int)) error {
-	pendingOf := func(id string, u Unit) bool {
-		return slices.ContainsFunc(u.Metrics, func(m string) bool { return !r.Done(Key{id, m}) })
-	}
-	todo := func(yield func(dataset.Record, error) bool) {
-		for rec, err := range records {
-			if err == nil && !slices.ContainsFunc(units, func(u Unit) bool { return pendingOf(rec.ID, u) }) {
-				continue
-			}
-			if !yield(rec, err) {
-				return
-			}
-		}
-	}
-	var metrics []string
-	for _, u := range units {
-		for _, m := range u.Metrics {
-			if slices.Contains(metrics, m) {
-				return fmt.Errorf("metric %s is judged by two units: a run holds each (sample, metric) once", m)
-			}
-			metrics = append(metrics, m)
-		}
-	}
-	scorers := make([]eval.Scorer, len(units))
-	for i, u := range units {
-		scorers[i] = unitScorer{run: r, unit: u, pending: pendingOf}
-	}
-	return ScoreStream(ctx, todo, scorers, limit, func(_ int, rec dataset.Record, scores []eval.Score) error {
-		if onRecord != nil {
-			written := 0
-			for _, sc := range scores {
-				written += int(sc.Points)
-			}
-			onRecord(rec, written)
-		}
-		return nil
-	})
-}
-
-// unitScorer runs a Unit inside ScoreStream and appends its results; the
-// Score it returns only counts them (Points), for Evaluate's onRecord.
-type unitScorer struct {
-	run     *Run
-	unit    Unit
-	pending func(id string, u Unit) bool
-}
-
-func (u unitScorer) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
-	if !u.pending(s.ID, u.unit) {
-		return eval.Score{}, nil
-	}
-	results, err := judgeUnit(ctx, u.unit, s, nil)
-	if err != nil {
-		return eval.Score{}, err
-	}
-	written, err := u.run.appendNew(results)
-	return eval.Score{Points: float64(written)}, err
-}
-
-// judgeUnit judges sample s with unit u: the results of its metrics, as
-// results.jsonl holds them. The in-process run (Evaluate) and a queue's
-// workers (Work) judge each (sample, unit) through it. Its error is the
-// unit's (which stops an in-process run, and is a failed delivery on a
-// queue), or ctx's: a judgement cut short is not written, and a resume
-// redoes it. check, when set, may refuse the scores before they count
-// (a queue's worker whose model server was unreachable): its error is
-// the unit's.
-func judgeUnit(ctx context.Context, u Unit, s eval.Sample, check func([]eval.Score) error) ([]Result, error) {
-	scores, err := u.Judge(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	if check != nil {
-		if err := check(scores); err != nil {
-			return nil, err
-		}
-	}
-	telemetry.Evaluated(ctx, scores...) // on the sample's span
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	out := make([]Result, len(scores))
-	for i, sc := range scores {
-		out[i] = ResultOf(s.ID, sc)
-	}
-	return out, nil
-}
-
 // appendNew appends the results whose pairs the run lacks, and says how
 // many it wrote.
-func (r *Run) appendNew(results []Result) (int, error) {
+func (r *Run) AppendNew(results []Result) (int, error) {
 	written := 0
 	for _, res := range results {
 		if r.Done(res.Key()) {
@@ -587,4 +451,15 @@ func (r *Run) appendNew(results []Result) (int, error) {
 		written++
 	}
 	return written, nil
+}
+
+// SetJudges keeps recs, the steps the run's judges follow, in its
+// config.json, and adds used, what writing them spent, to the run's
+// Config.StepsUsage.
+func (r *Run) SetJudges(recs []judges.StepsRecord, used eval.Usage) error {
+	r.mu.Lock()
+	r.cfg.Judges, r.cfg.StepsUsage = recs, r.cfg.StepsUsage.Add(used)
+	cfg := r.cfg
+	r.mu.Unlock()
+	return atomicfile.WriteJSON(filepath.Join(r.dir, FileConfig), cfg)
 }

@@ -1,4 +1,4 @@
-package bench
+package run
 
 import (
 	"encoding/json"
@@ -19,21 +19,21 @@ const MaxFell = 5
 // first.
 const MaxFlipped = 100
 
-// RunFolder is a run folder read back: its config, its results and, when the
+// Folder is a run folder read back: its config, its results and, when the
 // run got that far, its summary.
-type RunFolder struct {
+type Folder struct {
 	Dir     string
-	Config  RunConfig
+	Config  Config
 	Results *ResultFile
 	// Summary is nil when the folder has no summary.json. Its metrics
 	// are in the order of Config's (see InConfigOrder).
 	Summary *Summary
 }
 
-// ReadRunFolder reads the run folder dir. A folder without config.json is not a
+// ReadFolder reads the run folder dir. A folder without config.json is not a
 // run folder: the error says so.
-func ReadRunFolder(dir string) (*RunFolder, error) {
-	run, err := readRunHead(dir)
+func ReadFolder(dir string) (*Folder, error) {
+	run, err := ReadHead(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func ReadRunFolder(dir string) (*RunFolder, error) {
 
 // readRunHead reads the run folder dir but for its results: its config
 // and, when it has one, its summary.
-func readRunHead(dir string) (*RunFolder, error) {
+func ReadHead(dir string) (*Folder, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FileConfig))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s is not a run folder (no %s): give a folder written by assay bench --out", dir, FileConfig)
@@ -53,7 +53,7 @@ func readRunHead(dir string) (*RunFolder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
-	run := &RunFolder{Dir: dir}
+	run := &Folder{Dir: dir}
 	if err := json.Unmarshal(b, &run.Config); err != nil {
 		return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileConfig, err)
 	}
@@ -95,14 +95,14 @@ func readRunHead(dir string) (*RunFolder, error) {
 //
 // cfg, when not nil, is the current run's configuration: the comparison
 // then says how the baseline was judged otherwise (JudgedOtherwise).
-func Compare(baseDir, curResults string, curSummary Summary, cfg *RunConfig) (*Comparison, []QualityAlert, error) {
-	c, alerts, _, err := compare(baseDir, curResults, curSummary, cfg)
+func Compare(baseDir, curResults string, curSummary Summary, cfg *Config) (*Comparison, []QualityAlert, error) {
+	c, alerts, _, err := ComparePaired(baseDir, curResults, curSummary, cfg)
 	return c, alerts, err
 }
 
 // compare is Compare, returning the pairing it read as well.
-func compare(baseDir, curResults string, curSummary Summary, cfg *RunConfig) (*Comparison, []QualityAlert, *pairing, error) {
-	base, err := readRunHead(baseDir)
+func ComparePaired(baseDir, curResults string, curSummary Summary, cfg *Config) (*Comparison, []QualityAlert, *Pairing, error) {
+	base, err := ReadHead(baseDir)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("baseline: %w", err)
 	}
@@ -132,7 +132,7 @@ func compare(baseDir, curResults string, curSummary Summary, cfg *RunConfig) (*C
 // the baseline (base): another model, or other versions of the prompts
 // both use. A comparison, a diff or a trend across such runs measures the
 // judge as well as the system, and says so.
-func JudgedOtherwise(base, cfg RunConfig) []string {
+func JudgedOtherwise(base, cfg Config) []string {
 	var out []string
 	if base.Model != cfg.Model {
 		out = append(out, fmt.Sprintf("model %s, now %s", quoteOrNone(base.Model), quoteOrNone(cfg.Model)))
@@ -148,7 +148,7 @@ func JudgedOtherwise(base, cfg RunConfig) []string {
 // passed reports whether a counted result of value v passes: its card's
 // verdict (pass) when it has one, else v >= threshold, as a summary's
 // pass rate counts it.
-func passed(pass *bool, v, threshold float64) bool {
+func Passes(pass *bool, v, threshold float64) bool {
 	if pass != nil {
 		return *pass
 	}
@@ -157,7 +157,7 @@ func passed(pass *bool, v, threshold float64) bool {
 
 // baselineMean is the baseline run's mean of metric: its summary's, else
 // the mean of its scored values; NaN when it scored none.
-func baselineMean(base *RunFolder, p *pairing, metric string) Num {
+func baselineMean(base *Folder, p *Pairing, metric string) Num {
 	if base.Summary != nil {
 		for _, m := range base.Summary.Metrics {
 			if m.Metric == metric {

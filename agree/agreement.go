@@ -16,6 +16,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -364,7 +365,7 @@ func measure(metric string, rows []Row, skipped int, opts Options) Result {
 		fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
 		res.Fixed = &fixed
 	}
-	res.Calibration = stats.Calibrate(values, labels, bench.CalibrationBins)
+	res.Calibration = stats.Calibrate(values, labels, run.CalibrationBins)
 	return res
 }
 
@@ -557,10 +558,10 @@ func (r Result) CalibrationMarkdown() string {
 func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // defined reports whether a statistic is a number: not NaN or infinite.
-func defined(n bench.Num) bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }
+func defined(n run.Num) bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }
 
 // f3n writes a statistic to three places, "-" when undefined.
-func f3n(n bench.Num) string {
+func f3n(n run.Num) string {
 	if !defined(n) {
 		return "-"
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -23,13 +23,13 @@ const MinLabelled = 10
 // grades as GradedStats.JudgeOnGrades says. Undefined figures (a group
 // with too few labels) are null in JSON, and Note says why.
 type MeanEstimate struct {
-	Estimate        bench.Num    `json:"estimate"`
-	CI95            [2]bench.Num `json:"ci95"`
-	LabelsOnly      bench.Num    `json:"labels_only"`
-	LabelsOnlyCI95  [2]bench.Num `json:"labels_only_ci95"`
-	JudgeOnly       bench.Num    `json:"judge_only"`
-	Lambda          bench.Num    `json:"lambda"`
-	EffectiveLabels bench.Num    `json:"effective_labels"`
+	Estimate        run.Num    `json:"estimate"`
+	CI95            [2]run.Num `json:"ci95"`
+	LabelsOnly      run.Num    `json:"labels_only"`
+	LabelsOnlyCI95  [2]run.Num `json:"labels_only_ci95"`
+	JudgeOnly       run.Num    `json:"judge_only"`
+	Lambda          run.Num    `json:"lambda"`
+	EffectiveLabels run.Num    `json:"effective_labels"`
 	// Labelled and Unlabelled count the records in the estimate.
 	Labelled   int `json:"labelled"`
 	Unlabelled int `json:"unlabelled"`
@@ -97,13 +97,13 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 	if e.Note != "" {
 		p = stats.PPIMean(nil, nil, nil) // every figure NaN
 	}
-	e.Estimate, e.CI95 = bench.Num(p.Estimate), nums(p.CI95)
-	e.LabelsOnly, e.LabelsOnlyCI95 = bench.Num(p.LabelsOnly), nums(p.LabelsOnlyCI95)
-	e.JudgeOnly, e.Lambda, e.EffectiveLabels = bench.Num(p.JudgeOnly), bench.Num(p.Lambda), bench.Num(p.EffectiveLabels)
+	e.Estimate, e.CI95 = run.Num(p.Estimate), nums(p.CI95)
+	e.LabelsOnly, e.LabelsOnlyCI95 = run.Num(p.LabelsOnly), nums(p.LabelsOnlyCI95)
+	e.JudgeOnly, e.Lambda, e.EffectiveLabels = run.Num(p.JudgeOnly), run.Num(p.Lambda), run.Num(p.EffectiveLabels)
 	return e
 }
 
-func nums(v [2]float64) [2]bench.Num { return [2]bench.Num{bench.Num(v[0]), bench.Num(v[1])} }
+func nums(v [2]float64) [2]run.Num { return [2]run.Num{run.Num(v[0]), run.Num(v[1])} }
 
 // checkEstimate checks that res can be estimated from, with an input
 // error naming what is missing: a labelled record the judge did not
@@ -161,7 +161,7 @@ func (r Result) EstimateMarkdown() string {
 		if group == "" {
 			group = "all"
 		}
-		ci := func(v bench.Num, ci [2]bench.Num) string {
+		ci := func(v run.Num, ci [2]run.Num) string {
 			return Estimate{Value: v, CI95: ci}.cell()
 		}
 		if e.Note != "" {
@@ -175,7 +175,7 @@ func (r Result) EstimateMarkdown() string {
 }
 
 // f1n writes a count-like figure to one place, "-" when undefined.
-func f1n(n bench.Num) string {
+func f1n(n run.Num) string {
 	if !defined(n) {
 		return "-"
 	}

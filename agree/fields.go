@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // Grade reads rec's graded human label named label (a grade: 1-5, 0-3):
@@ -122,8 +122,8 @@ func ScoreField(path string) func(dataset.Record) eval.Score {
 // record up by id among a stored run's results for metric: its value,
 // points, default and error as the run recorded them. A record the run
 // has no result for gets an error saying so.
-func StoredScores(results *bench.ResultFile, metric string) func(dataset.Record) eval.Score {
-	by := map[string]bench.Result{}
+func StoredScores(results *run.ResultFile, metric string) func(dataset.Record) eval.Score {
+	by := map[string]run.Result{}
 	for _, r := range results.Results {
 		if r.Metric == metric {
 			by[r.ID] = r

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -13,9 +13,9 @@ import (
 // resamples where the statistic was undefined (all grades equal, say),
 // left out of the interval. Undefined values are null in JSON.
 type Estimate struct {
-	Value   bench.Num    `json:"value"`
-	CI95    [2]bench.Num `json:"ci95"`
-	Dropped int          `json:"dropped"`
+	Value   run.Num    `json:"value"`
+	CI95    [2]run.Num `json:"ci95"`
+	Dropped int        `json:"dropped"`
 }
 
 // gradedSeed seeds the graded statistics' bootstrap.
@@ -143,14 +143,14 @@ func (r *resampled) add(v float64) {
 // estimate is f(x, labels) with the percentile interval of the values
 // kept, stats.Bootstrap's rule: their 2.5th and 97.5th percentiles.
 func (r *resampled) estimate(labels []float64) Estimate {
-	nan := bench.Num(math.NaN())
-	e := Estimate{Value: nan, CI95: [2]bench.Num{nan, nan}, Dropped: r.dropped}
+	nan := run.Num(math.NaN())
+	e := Estimate{Value: nan, CI95: [2]run.Num{nan, nan}, Dropped: r.dropped}
 	if len(r.x) == 0 {
 		return e
 	}
-	e.Value = bench.Num(r.f(r.x, labels))
+	e.Value = run.Num(r.f(r.x, labels))
 	if len(r.kept) > 0 {
-		e.CI95 = [2]bench.Num{bench.Num(stats.Percentile(r.kept, 2.5)), bench.Num(stats.Percentile(r.kept, 97.5))}
+		e.CI95 = [2]run.Num{run.Num(stats.Percentile(r.kept, 2.5)), run.Num(stats.Percentile(r.kept, 97.5))}
 	}
 	return e
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -247,19 +247,19 @@ func TestAgreeValuesByGroup(t *testing.T) {
 func TestStoredScores(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	run, err := bench.CreateRun(dir, bench.RunConfig{RunID: "r1", Dataset: "sources.jsonl", Metrics: []string{"source_relevance"}, Model: "offline"})
+	w, err := run.Create(dir, run.Config{RunID: "r1", Dataset: "sources.jsonl", Metrics: []string{"source_relevance"}, Model: "offline"})
 	require.NoError(t, err)
-	for _, r := range []bench.Result{
+	for _, r := range []run.Result{
 		{ID: "a", Metric: "source_relevance", Value: 0.75, Points: 4, Max: 5},
 		{ID: "b", Metric: "source_relevance", Value: 0.25, Points: 2, Max: 5},
 		{ID: "c", Metric: "source_relevance", Value: 0.5, Defaulted: true, Error: "judge: 429 after 3 tries"},
 		{ID: "d", Metric: "other", Value: 1},
 		{ID: "f", Metric: "source_relevance", Skipped: true, Reason: "no sources"},
 	} {
-		require.NoError(t, run.Append(r))
+		require.NoError(t, w.Append(r))
 	}
-	require.NoError(t, run.Close())
-	folder, err := bench.ReadRunFolder(dir)
+	require.NoError(t, w.Close())
+	folder, err := run.ReadFolder(dir)
 	require.NoError(t, err)
 
 	g, err := Values(dataset.Records("sources.jsonl", strings.NewReader(sourcesData)), "source_relevance", StoredScores(folder.Results, "source_relevance"),

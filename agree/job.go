@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/run"
 )
 
 // Job is one measurement of agreement, everything `assay agree` is asked:
@@ -155,9 +155,9 @@ func (job Job) checkJudging(src source) error {
 
 // source is where the judge's values come from.
 type source struct {
-	run     *bench.RunFolder // a stored run, or nil
-	metrics []string         // the judges to run now, or the stored run's metrics
-	path    string           // the dataset
+	run     *run.Folder // a stored run, or nil
+	metrics []string    // the judges to run now, or the stored run's metrics
+	path    string      // the dataset
 }
 
 // source finds where the judge's values come from: a dataset, or a run
@@ -205,7 +205,7 @@ func (job Job) runSource() (source, error) {
 	case job.Judging.DryRun:
 		return source{}, eval.FlagError("--dry-run", "a run folder (%s) makes no model call", arg)
 	}
-	run, err := bench.ReadRunFolder(arg)
+	run, err := run.ReadFolder(arg)
 	if err != nil {
 		return source{}, eval.AsInputError("", err)
 	}
@@ -248,7 +248,7 @@ func (job Job) checkSHA(src source) error {
 	}
 	if got != want {
 		return inputErr("the run in %s judged a dataset with sha256 %s (its %s), but %s has sha256 %s: its labels are not those of the records the run judged; give that dataset with --dataset FILE, or judge this one with assay bench",
-			job.Data, want, bench.FileConfig, src.path, got)
+			job.Data, want, run.FileConfig, src.path, got)
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -23,10 +23,10 @@ type Juror struct {
 // PairKappa is Cohen's kappa between two jurors' binary verdicts, each
 // read at its own threshold, over the N records both judged.
 type PairKappa struct {
-	A     string    `json:"a"`
-	B     string    `json:"b"`
-	N     int       `json:"n"`
-	Kappa bench.Num `json:"kappa"`
+	A     string  `json:"a"`
+	B     string  `json:"b"`
+	N     int     `json:"n"`
+	Kappa run.Num `json:"kappa"`
 }
 
 // JuryResult is how a jury of judges agrees with itself and, as one rater,
@@ -38,8 +38,8 @@ type JuryResult struct {
 	Pairwise []PairKappa `json:"pairwise_kappa,omitempty"`
 	// AlphaOrdinal and AlphaInterval are Krippendorff's alpha across all
 	// jurors' grades, for a graded label (a juror's missing grade allowed).
-	AlphaOrdinal  *bench.Num `json:"alpha_ordinal,omitempty"`
-	AlphaInterval *bench.Num `json:"alpha_interval,omitempty"`
+	AlphaOrdinal  *run.Num `json:"alpha_ordinal,omitempty"`
+	AlphaInterval *run.Num `json:"alpha_interval,omitempty"`
 	// Jury is the jury's value measured against the labels: the mean of the
 	// jurors' values (binary, at the mean of their thresholds), or the
 	// majority of their grades, a tie taking the lower (graded).
@@ -121,7 +121,7 @@ func (res *JuryResult) juryBinary(jurors []Juror, opts Options) {
 			}
 			res.Pairwise = append(res.Pairwise, PairKappa{
 				A: jurors[a].Result.Metric, B: jurors[b].Result.Metric, N: len(va),
-				Kappa: bench.Num(stats.WeightedKappa(va, vb, []float64{0, 1}, stats.Unweighted)),
+				Kappa: run.Num(stats.WeightedKappa(va, vb, []float64{0, 1}, stats.Unweighted)),
 			})
 		}
 	}
@@ -197,8 +197,8 @@ func (res *JuryResult) juryGraded(jurors []Juror, opts Options) {
 		}
 		rows[i] = juryRow(jurors, i, majority(given), len(given) > 0)
 	}
-	ord := bench.Num(stats.KrippendorffAlpha(units, stats.Ordinal))
-	itv := bench.Num(stats.KrippendorffAlpha(units, stats.Interval))
+	ord := run.Num(stats.KrippendorffAlpha(units, stats.Ordinal))
+	itv := run.Num(stats.KrippendorffAlpha(units, stats.Interval))
 	res.AlphaOrdinal, res.AlphaInterval = &ord, &itv
 	o := opts
 	o.Grades = set

@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/run"
 )
 
 const (
@@ -96,12 +97,12 @@ func TestMeasureStoredRunThreshold(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "run")
-			run, err := bench.CreateRun(dir, bench.RunConfig{RunID: "r", Dataset: data, Metrics: []string{splitMetric}, Model: tc.model})
+			w, err := run.Create(dir, run.Config{RunID: "r", Dataset: data, Metrics: []string{splitMetric}, Model: tc.model})
 			require.NoError(t, err)
 			for _, id := range []string{"r1", "r2", "r3", "r4", "r5", "r6"} {
-				require.NoError(t, run.Append(bench.Result{ID: id, Metric: splitMetric, Value: 0.7}))
+				require.NoError(t, w.Append(run.Result{ID: id, Metric: splitMetric, Value: 0.7}))
 			}
-			require.NoError(t, run.Close())
+			require.NoError(t, w.Close())
 			j := job(t, dir)
 			j.Registry = splitRegistry(t)
 			out, err := agree.Measure(context.Background(), j)

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 )
 
 // Style is how Outcome.Write prints the results.
@@ -143,7 +143,7 @@ func writeBinary(w io.Writer, file string, rs []Result, calibration bool) {
 	if !calibration {
 		return
 	}
-	fmt.Fprintf(w, "\nMCC and calibration (%d bins)\n\n", bench.CalibrationBins)
+	fmt.Fprintf(w, "\nMCC and calibration (%d bins)\n\n", run.CalibrationBins)
 	fmt.Fprint(w, CalibrationMarkdownHeader)
 	for _, r := range rs {
 		fmt.Fprint(w, r.CalibrationMarkdown())

@@ -12,6 +12,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/run"
 )
 
 // RequireDataset judges every sample of the dataset at path with the
@@ -44,7 +45,7 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	}
 	var metrics []string
 	for _, g := range gates {
-		pg, err := bench.ParseGate(g)
+		pg, err := run.ParseGate(g)
 		if err != nil {
 			t.Fatalf("assaytest.RequireDataset: %v", err)
 			return nil
@@ -74,7 +75,7 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 		t.Fatalf("assaytest.RequireDataset: %v", f.Err)
 		return nil
 	}
-	results, err := bench.ReadResults(filepath.Join(out.Dir, bench.FileResults))
+	results, err := run.ReadResults(filepath.Join(out.Dir, run.FileResults))
 	if err != nil {
 		t.Fatalf("assaytest.RequireDataset: %v", err)
 		return nil
@@ -90,7 +91,7 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	}
 	// In dataset order, so that ties among the lowest read as they were
 	// written, whatever order the judgements finished in.
-	byID := map[string][]bench.Result{}
+	byID := map[string][]run.Result{}
 	for r := range results.All() {
 		byID[r.ID] = append(byID[r.ID], r)
 	}
@@ -178,7 +179,7 @@ func (s *Stats) add(id string, sc eval.Score) {
 }
 
 // fill takes the figures bench computed for the metric.
-func (s *Stats) fill(ms bench.MetricStats) {
+func (s *Stats) fill(ms run.MetricStats) {
 	s.Threshold = ms.Threshold
 	s.Mean, s.Min, s.Max = float64(ms.Mean), float64(ms.Min), float64(ms.Max)
 	s.Median, s.P10, s.PassRate = float64(ms.Median), float64(ms.P10), float64(ms.PassRate)

@@ -16,8 +16,10 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/run"
 )
 
 // A batch run (--batch) judges in rounds. Each round runs every judge the
@@ -108,12 +110,12 @@ type batched struct {
 // evaluateBatched judges the pairs the run lacks in rounds of batches
 // (see FileBatches), limit judges at once; done is called once for each
 // record whose every pair is written.
-func evaluateBatched(ctx context.Context, job Job, s *judging.Session, run *Run, d data, units []Unit, metrics []string, done func()) error {
-	book, err := readBatches(run.Dir())
+func evaluateBatched(ctx context.Context, job Job, s *judging.Session, folder *run.Run, d data, units []Unit, metrics []string, done func()) error {
+	book, err := readBatches(folder.Dir())
 	if err != nil {
 		return err
 	}
-	b := &batched{dir: run.Dir(), log: job.Log, now: job.Now, batch: s.Client().Batch(), book: book}
+	b := &batched{dir: folder.Dir(), log: job.Log, now: job.Now, batch: s.Client().Batch(), book: book}
 	round := 0
 	for i, e := range b.book.Batches {
 		// A batch of an earlier attempt: in flight, it is waited for; done,
@@ -136,7 +138,7 @@ func evaluateBatched(ctx context.Context, job Job, s *judging.Session, run *Run,
 	}
 	for {
 		round++
-		if err := run.Evaluate(ctx, r.records(d.Records()), wrapped, s.Limit(), onRecord); err != nil {
+		if err := Evaluate(ctx, folder, r.records(d.Records()), wrapped, s.Limit(), onRecord); err != nil {
 			return err
 		}
 		n := b.batch.Pending()
@@ -299,5 +301,5 @@ func (b *batched) finish(ctx context.Context, i int) error {
 
 // save writes batches.json whole (atomicfile).
 func (b *batched) save() error {
-	return writeJSON(filepath.Join(b.dir, FileBatches), b.book)
+	return atomicfile.WriteJSON(filepath.Join(b.dir, FileBatches), b.book)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/run"
 )
 
 // batchMetrics call the model in dependent steps (faithfulness: claims,
@@ -95,13 +96,13 @@ func batchJob(t *testing.T, f *batchFake, data, dir string, batch bool) bench.Jo
 }
 
 // runValues reads results.jsonl: each pair's value and whether it defaulted.
-func runValues(t *testing.T, dir string) map[bench.Key]string {
+func runValues(t *testing.T, dir string) map[run.Key]string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, bench.FileResults))
+	data, err := os.ReadFile(filepath.Join(dir, run.FileResults))
 	require.NoError(t, err)
-	out := map[bench.Key]string{}
+	out := map[run.Key]string{}
 	for line := range strings.Lines(string(data)) {
-		var r bench.Result
+		var r run.Result
 		require.NoError(t, json.Unmarshal([]byte(line), &r))
 		_, twice := out[r.Key()]
 		require.False(t, twice, "pair %v written twice", r.Key())
@@ -117,12 +118,12 @@ func runValues(t *testing.T, dir string) map[bench.Key]string {
 
 // plainRun judges data the normal way: the values and calls to compare
 // a batch run with.
-func plainRun(t *testing.T, data string) (map[bench.Key]string, *bench.Outcome, int) {
+func plainRun(t *testing.T, data string) (map[run.Key]string, *bench.Outcome, int) {
 	t.Helper()
 	return plainRunBad(t, data, "")
 }
 
-func plainRunBad(t *testing.T, data, bad string) (map[bench.Key]string, *bench.Outcome, int) {
+func plainRunBad(t *testing.T, data, bad string) (map[run.Key]string, *bench.Outcome, int) {
 	t.Helper()
 	f := newBatchFakeBad(t, bad)
 	dir := filepath.Join(t.TempDir(), "plain")

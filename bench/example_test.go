@@ -10,6 +10,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/run"
 )
 
 func ExampleScoreEach() {
@@ -17,17 +18,17 @@ func ExampleScoreEach() {
 {"id":"b","question":"When?","answer":"In 1901.","contexts":["In 1843."]}
 `))
 	faithfulness, _ := judges.New(judges.MetricFaithfulness, nil) // offline
-	stats := bench.Stats{Threshold: func(string) float64 { return 0.75 }}
+	stats := run.Stats{Threshold: func(string) float64 { return 0.75 }}
 	err := bench.ScoreEach(context.Background(), recs, []eval.Scorer{faithfulness}, 8, func(i int, scores []eval.Score) error {
 		// Called in record order, as soon as a record is done: write it out.
 		fmt.Printf("%s: %s %.2f\n", recs[i].ID, scores[0].Metric, scores[0].Value)
-		stats.Add(bench.ResultOf(recs[i].ID, scores[0]))
+		stats.Add(run.ResultOf(recs[i].ID, scores[0]))
 		return nil
 	})
 	if err != nil {
 		fmt.Println(err)
 	}
-	_ = bench.FormatBrief(os.Stdout, stats.Metrics())
+	_ = run.FormatBrief(os.Stdout, stats.Metrics())
 	// Output:
 	// a: faithfulness 1.00
 	// b: faithfulness 0.00
@@ -49,7 +50,7 @@ func ExampleScoreStream() {
 		return
 	}
 	fmt.Println(data.Name(), data.Format(), data.Len(), "records")
-	gate, _ := bench.ParseMinGate("token_overlap=0.6")
+	gate, _ := run.ParseMinGate("token_overlap=0.6")
 	err = bench.ScoreStream(context.Background(), data.Records(), scorers, 4, func(_ int, rec dataset.Record, scores []eval.Score) error {
 		for _, sc := range scores {
 			fmt.Printf("%s %s %.2f\n", rec.ID, sc.Metric, sc.Value)

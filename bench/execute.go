@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/telemetry"
 )
 
@@ -108,8 +109,8 @@ type Job struct {
 // the reasons it did not pass. A dry run has Plan and nothing else.
 type Outcome struct {
 	Dir     string
-	Config  RunConfig
-	Summary Summary
+	Config  run.Config
+	Summary run.Summary
 	// Records is the dataset's size; Kept and Redo are, for a resumed
 	// run, the results kept and the defaulted or errored ones judged
 	// again.
@@ -123,7 +124,7 @@ type Outcome struct {
 	Plan *judging.Plan
 	// Undelivered are the results of a queued run's pairs whose tasks'
 	// deliveries ran out (Result.Undelivered), each said by Write.
-	Undelivered []Result
+	Undelivered []run.Result
 	// StoreErr is why the run could not be recorded in the run store (the
 	// run folder has it all the same).
 	StoreErr error
@@ -198,7 +199,7 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	if job.Resume && job.Out == "" {
 		return nil, eval.FlagError("--resume", "give the run's folder with --out DIR")
 	}
-	floors, err := ParseMinGate(job.Min)
+	floors, err := run.ParseMinGate(job.Min)
 	if err != nil {
 		return nil, eval.AsInputError("--min", err)
 	}
@@ -239,7 +240,7 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	ctx = telemetry.WithThreshold(ctx, threshold) // pass or fail in the traces' evaluation events
 
 	started := job.Now().UTC()
-	cfg := RunConfig{RunID: cmp.Or(job.RunID, NewRunID(started)), Started: started, Command: job.Command, Version: job.Version,
+	cfg := run.Config{RunID: cmp.Or(job.RunID, run.NewID(started)), Started: started, Command: job.Command, Version: job.Version,
 		Dataset: job.Data, Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
 		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, threshold)}
 	dir := job.Out
@@ -260,13 +261,13 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	}
 	cfg.DatasetSHA256 = in.SHA256
 
-	var run *Run
+	var folder *run.Run
 	if job.Resume {
-		if run, err = ResumeRun(dir, cfg); err != nil {
+		if folder, err = run.Resume(dir, cfg); err != nil {
 			return nil, eval.AsInputError("--resume", err)
 		}
-		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
-		cfg = run.Config()
+		defer func() { _ = folder.Close() }() // closed below, with its error seen; this covers the early returns
+		cfg = folder.Config()
 	}
 	// The check pass: bad input is reported before any model call.
 	data, err := openData(in, p.data, p.check)
@@ -301,38 +302,38 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if run == nil {
-		if run, err = CreateRun(dir, cfg); err != nil {
+	if folder == nil {
+		if folder, err = run.Create(dir, cfg); err != nil {
 			return nil, eval.AsInputError("--out", err)
 		}
-		defer func() { _ = run.Close() }() // closed below, with its error seen; this covers the early returns
+		defer func() { _ = folder.Close() }() // closed below, with its error seen; this covers the early returns
 	}
-	if err := run.KeepSteps(ctx, job.Registry, p.metrics, s.Model(), job.Log); err != nil {
+	if err := keepSteps(ctx, folder, job.Registry, p.metrics, s.Model(), job.Log); err != nil {
 		return nil, err
 	}
-	cfg = run.Config()
+	cfg = folder.Config()
 	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase, MaxCost: job.Judging.LLM.MaxCostUSD}
-	out.Kept, out.Redo = run.Kept()
-	gate := func(r Result) {
+	out.Kept, out.Redo = folder.Kept()
+	gate := func(r run.Result) {
 		// The floor compares the value rounded, as judge prints it.
 		floors.Add(eval.Score{Metric: r.Metric, Value: Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
 	}
-	for r := range run.Earlier() {
+	for r := range folder.Earlier() {
 		gate(r)
 	}
 	todo := data.Len()
-	if run.Resumed() > 0 {
-		todo = pendingRecords(data, run, p.metrics)
+	if folder.Resumed() > 0 {
+		todo = pendingRecords(data, folder, p.metrics)
 		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d defaulted or failed to judge again, %d of %d record(s) to judge\n", dir, out.Kept, out.Redo, todo, data.Len())
 	}
-	if n := run.SetAside(); n > 0 {
-		fmt.Fprintf(job.Log, "bench: %d unreadable line(s) of %s set aside in %s; their pairs are judged again\n", n, FileResults, filepath.Join(dir, FileBad))
+	if n := folder.SetAside(); n > 0 {
+		fmt.Fprintf(job.Log, "bench: %d unreadable line(s) of %s set aside in %s; their pairs are judged again\n", n, run.FileResults, filepath.Join(dir, run.FileBad))
 	}
 	meter, err := s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {
 		return nil, err
 	}
-	run.OnResult = func(r Result) {
+	folder.OnResult = func(r run.Result) {
 		gate(r)
 		if r.Defaulted {
 			meter.Add(0, 1)
@@ -340,13 +341,13 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	}
 	switch {
 	case job.Queue.On():
-		err = evaluateQueued(ctx, job, s, run, data.Records(), p.units, func() { meter.Add(1, 0) }, func(r Result) {
+		err = evaluateQueued(ctx, job, s, folder, data.Records(), p.units, func() { meter.Add(1, 0) }, func(r run.Result) {
 			out.Undelivered = append(out.Undelivered, r)
 		})
 	case s.Client().Batch() != nil:
-		err = evaluateBatched(ctx, job, s, run, data, p.units, p.metrics, func() { meter.Add(1, 0) })
+		err = evaluateBatched(ctx, job, s, folder, data, p.units, p.metrics, func() { meter.Add(1, 0) })
 	default:
-		err = run.Evaluate(ctx, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
+		err = Evaluate(ctx, folder, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
 	}
 	meter.Close()
 	stalled, isStalled := errors.AsType[*StalledError](err)
@@ -361,32 +362,32 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	summary := run.Summary(data.Len(), job.Now().UTC(), threshold)
+	summary := folder.Summary(data.Len(), job.Now().UTC(), threshold)
 	for _, m := range summary.Metrics {
 		s.CountSampled(m.Sampled, m.Unstable)
 	}
 	if labels.Len() > 0 {
-		if err := summary.AddCalibration(filepath.Join(dir, FileResults), labels); err != nil {
+		if err := summary.AddCalibration(filepath.Join(dir, run.FileResults), labels); err != nil {
 			return nil, err
 		}
 	}
 	// A baseline comparison reads both runs' results line by line.
 	if base != "" {
-		cmp, alerts, err := Compare(base, filepath.Join(dir, FileResults), summary, &cfg)
+		cmp, alerts, err := run.Compare(base, filepath.Join(dir, run.FileResults), summary, &cfg)
 		if err != nil {
 			return nil, eval.AsInputError("--baseline "+job.Baseline, err)
 		}
 		summary.Baseline, summary.Alerts = cmp, alerts
 	}
-	summary.Notices = FloorNotices(summary.Metrics, summary.Alerts)
+	summary.Notices = run.FloorNotices(summary.Metrics, summary.Alerts)
 	// The report and the JUnit file show the samples worth reading, so a
 	// run of any size keeps flat memory.
 	results, more, err := reportResults(dir, base, data, p.metrics, summary.Baseline)
 	if err != nil {
 		return nil, err
 	}
-	summary.Gates = CheckGates(gates, summary)
-	out.Report = s.Report(run.Defaults().Defaulted)
+	summary.Gates = run.CheckGates(gates, summary)
+	out.Report = s.Report(folder.Defaults().Defaulted)
 	summary.Limit = out.Report.Limit
 	out.Summary = summary
 	if job.Queue.On() {
@@ -408,7 +409,7 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailUndelivered, Err: fmt.Errorf("%d pair(s) undelivered: the queue gave up on their tasks after every delivery failed (results.jsonl says why, \"undelivered\" on each); resume with --resume --out %s to judge them again",
 			n, dir)})
 	}
-	out.Failures = append(out.Failures, s.Failures(run.Defaults())...)
+	out.Failures = append(out.Failures, s.Failures(folder.Defaults())...)
 	out.Failures = append(out.Failures, job.Judging.ScoredFailures(counts(summary.Metrics))...)
 	if err := floors.Err(); err != nil {
 		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
@@ -430,14 +431,14 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err := writeRunFiles(dir, cfg, summary, results, more, job.JUnit, floors, infra); err != nil {
 		return nil, err
 	}
-	if err := run.WriteSummary(summary); err != nil {
+	if err := folder.WriteSummary(summary); err != nil {
 		return nil, err
 	}
 	if err := appendSummaryMD(job.SummaryMD, out); err != nil {
 		return nil, err
 	}
 	// The folder stays locked until its files are written.
-	if err := run.Close(); err != nil {
+	if err := folder.Close(); err != nil {
 		return nil, err
 	}
 	if !job.NoStore {
@@ -447,7 +448,7 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 }
 
 // planJob is what job judges, given its model session.
-func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
+func planJob(job Job, s *judging.Session, floors *run.MinGate) (plan, error) {
 	switch {
 	case job.Profile != "" && len(job.Metrics) > 0:
 		return plan{}, &eval.InputError{Msg: "--metric and --profile: give one (a profile has its own metrics)"}
@@ -485,7 +486,7 @@ func planJob(job Job, s *judging.Session, floors *MinGate) (plan, error) {
 // of their judges with a model, each asked the session's Samples times,
 // a sampled ratio's majority verdict at that threshold, the one the
 // summary counts passes at.
-func judgesOf(reg *metric.Registry, metrics []string, floors *MinGate, s *judging.Session) (func(string) float64, func(judges.Model) []eval.Scorer) {
+func judgesOf(reg *metric.Registry, metrics []string, floors *run.MinGate, s *judging.Session) (func(string) float64, func(judges.Model) []eval.Scorer) {
 	threshold := func(name string) float64 {
 		if v := floors.Floor(name); v > 0 {
 			return v
@@ -541,17 +542,17 @@ func modelOf(s *judging.Session, p plan) string {
 	return s.Judge()
 }
 
-// NoModel is RunConfig.Model of a run none of whose metrics calls a model
+// NoModel is run.Config.Model of a run none of whose metrics calls a model
 // although one was given.
 const NoModel = "none (deterministic metrics)"
 
 // parseGates parses the gates and checks that each names a metric of the
 // run.
-func parseGates(exprs, metrics []string) ([]Gate, error) {
-	gates := make([]Gate, len(exprs))
+func parseGates(exprs, metrics []string) ([]run.Gate, error) {
+	gates := make([]run.Gate, len(exprs))
 	for i, g := range exprs {
 		var err error
-		if gates[i], err = ParseGate(g); err != nil {
+		if gates[i], err = run.ParseGate(g); err != nil {
 			return nil, eval.AsInputError("--gate", err)
 		}
 		if !slices.Contains(metrics, gates[i].Metric) {
@@ -594,7 +595,7 @@ func checkOutFile(flag, path string) error {
 
 // thresholds is the pass threshold of each metric in a run's summary: its
 // --min floor where one is set, else the profile's or the metric's own.
-func thresholds(reg *metric.Registry, p plan, floors *MinGate, s *judging.Session) func(string) float64 {
+func thresholds(reg *metric.Registry, p plan, floors *run.MinGate, s *judging.Session) func(string) float64 {
 	return func(m string) float64 {
 		if v := floors.Floor(m); v > 0 {
 			return v
@@ -672,7 +673,7 @@ func openData(in dataset.Input, profile string, scorers []eval.Scorer) (data, er
 
 // baselineDir resolves job's baseline before the run: its folder, or ""
 // with the reason when "latest" finds no earlier run (the run goes on).
-func baselineDir(job Job, cfg RunConfig) (dir, none string, err error) {
+func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 	if job.Baseline == "" {
 		return "", "", nil
 	}
@@ -705,7 +706,7 @@ func openStore(job Job) (*Store, error) {
 }
 
 // record keeps the run in the run store.
-func record(job Job, cfg RunConfig, s Summary, dir string) error {
+func record(job Job, cfg run.Config, s run.Summary, dir string) error {
 	store, err := openStore(job)
 	if err != nil {
 		return err
@@ -718,7 +719,7 @@ func record(job Job, cfg RunConfig, s Summary, dir string) error {
 }
 
 // counts are the metrics' judgement counts, for judging.ScoredFailures.
-func counts(ms []MetricStats) []judging.Counts {
+func counts(ms []run.MetricStats) []judging.Counts {
 	out := make([]judging.Counts, len(ms))
 	for i, m := range ms {
 		out[i] = judging.Counts{Metric: m.Metric, N: m.N, Scored: m.Scored, Skipped: m.Skipped, Defaulted: m.Defaulted}
@@ -727,7 +728,7 @@ func counts(ms []MetricStats) []judging.Counts {
 }
 
 // countComplete is the fewest results of any metric: records judged whole.
-func countComplete(s Summary) int {
+func countComplete(s run.Summary) int {
 	n := s.Samples
 	for _, m := range s.Metrics {
 		n = min(n, m.N)
@@ -736,13 +737,13 @@ func countComplete(s Summary) int {
 }
 
 // pendingRecords counts the records of d with a pair run lacks.
-func pendingRecords(d data, run *Run, metrics []string) int {
+func pendingRecords(d data, folder *run.Run, metrics []string) int {
 	n := 0
 	for rec, err := range d.Records() {
 		if err != nil {
 			break
 		}
-		if slices.ContainsFunc(metrics, func(m string) bool { return !run.Done(Key{ID: rec.ID, Metric: m}) }) {
+		if slices.ContainsFunc(metrics, func(m string) bool { return !folder.Done(run.Key{ID: rec.ID, Metric: m}) }) {
 			n++
 		}
 	}
@@ -755,7 +756,7 @@ func pendingRecords(d data, run *Run, metrics []string) int {
 // again from data and their results in the baseline run in baseDir.
 // Memory holds the shown samples only. A dataset that no longer reads
 // (changed since the run) leaves the texts out, saying why.
-func reportResults(dir, baseDir string, data data, metrics []string, cmp *Comparison) (*ResultFile, ReportData, error) {
+func reportResults(dir, baseDir string, data data, metrics []string, cmp *run.Comparison) (*run.ResultFile, ReportData, error) {
 	share := func(total int) int { return max((total+len(metrics)-1)/max(len(metrics), 1), 1) }
 	var flipped []string
 	if cmp != nil {
@@ -765,7 +766,7 @@ func reportResults(dir, baseDir string, data data, metrics []string, cmp *Compar
 			}
 		}
 	}
-	results, err := ReadResultsBounded(filepath.Join(dir, FileResults), max(share(ReportSamples), ReportSamplesMin), flipped...)
+	results, err := run.ReadResultsBounded(filepath.Join(dir, run.FileResults), max(share(ReportSamples), ReportSamplesMin), flipped...)
 	if err != nil {
 		return nil, ReportData{}, err
 	}
@@ -784,8 +785,8 @@ func reportResults(dir, baseDir string, data data, metrics []string, cmp *Compar
 
 // writeRunFiles writes report.html into the run folder and, when junit is
 // set, the JUnit XML there, each whole or not at all.
-func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, more ReportData, junit string, floors *MinGate, infra bool) error {
-	if err := atomicfile.Write(filepath.Join(dir, FileReport), 0o644, func(w io.Writer) error {
+func writeRunFiles(dir string, cfg run.Config, s run.Summary, results *run.ResultFile, more ReportData, junit string, floors *run.MinGate, infra bool) error {
+	if err := atomicfile.Write(filepath.Join(dir, run.FileReport), 0o644, func(w io.Writer) error {
 		return WriteReport(w, cfg, s, results, more)
 	}); err != nil {
 		return err
@@ -803,8 +804,8 @@ func writeRunFiles(dir string, cfg RunConfig, s Summary, results *ResultFile, mo
 func Round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
 
 // num4 is a statistic with four decimals, or that it is undefined.
-func num4(n Num) string {
-	if !defined(n) {
+func num4(n run.Num) string {
+	if !n.Defined() {
 		return "nothing (undefined)"
 	}
 	return strconv.FormatFloat(float64(n), 'f', 4, 64)

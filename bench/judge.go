@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/telemetry"
 )
 
@@ -48,7 +49,7 @@ type JudgeJob struct {
 type JudgeOutcome struct {
 	// Records is the dataset's size, Done the records judged whole.
 	Records, Done int
-	Summaries     []MetricStats
+	Summaries     []run.MetricStats
 	// Skipped counts results with nothing to judge (no answer, no claim, no
 	// sections where a metric reads a report's).
 	Skipped  int
@@ -72,7 +73,7 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 	}
 	// An interrupted run still shows what it judged and spent.
 	if o.Records > 1 {
-		_ = FormatBrief(log, o.Summaries)
+		_ = run.FormatBrief(log, o.Summaries)
 	}
 	o.Report.Write(log)
 	if o.Skipped > 0 {
@@ -102,9 +103,9 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	job.Out = judging.Writer(job.Out)
 	if job.Format == "" {
-		job.Format = OutputYAML
+		job.Format = run.OutputYAML
 	}
-	if err := CheckOutputFormat(job.Format, OutputYAML, OutputJSON, OutputJSONL, OutputText); err != nil {
+	if err := run.CheckOutputFormat(job.Format, run.OutputYAML, run.OutputJSON, run.OutputJSONL, run.OutputText); err != nil {
 		return nil, err
 	}
 	if job.Registry == nil {
@@ -119,7 +120,7 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err := job.Judging.CheckChecker(job.Metrics); err != nil {
 		return nil, err
 	}
-	floors, err := ParseMinGate(job.Min)
+	floors, err := run.ParseMinGate(job.Min)
 	if err != nil {
 		return nil, eval.AsInputError("--min", err)
 	}
@@ -171,8 +172,8 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := NewResultWriter(meter.Writer(job.Out), job.Format)
-	stats := Stats{Threshold: threshold}
+	out := run.NewResultWriter(meter.Writer(job.Out), job.Format)
+	stats := run.Stats{Threshold: threshold}
 	o := &JudgeOutcome{Records: data.Len()}
 	var defaults judging.Defaults
 	var werr error
@@ -184,7 +185,7 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 			if sc.Defaulted {
 				defaulted++
 			}
-			r := ResultOf(rec.ID, sc)
+			r := run.ResultOf(rec.ID, sc)
 			stats.Add(r)
 			r.Value, r.Points = Round(r.Value), Round(r.Points)
 			// The floor compares the value printed, rounded.

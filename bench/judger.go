@@ -11,6 +11,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/telemetry"
 )
 
@@ -21,7 +22,7 @@ import (
 type Judger struct {
 	s     *judging.Session
 	reg   *metric.Registry
-	floor *MinGate // none: each metric's default threshold
+	floor *run.MinGate // none: each metric's default threshold
 
 	mu   sync.Mutex
 	sets map[string]judgeSet // by metrics, comma joined
@@ -52,7 +53,7 @@ func OpenJudger(cfg judging.Config, reg *metric.Registry, log io.Writer, env fun
 	if err != nil {
 		return nil, err
 	}
-	floor, _ := ParseMinGate("") // no floor parses always
+	floor, _ := run.ParseMinGate("") // no floor parses always
 	return &Judger{s: s, reg: s.Registry(reg), floor: floor, sets: map[string]judgeSet{}}, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/assaylabs/assay/run"
 )
 
 // JUnit XML as GitHub's test reporters, GitLab's unit test reports and
@@ -78,7 +80,7 @@ type JUnitOptions struct {
 // exactly what failed the run. results may be nil, for the gates alone.
 // Metrics come in cfg's order, then any others the results hold; samples
 // by id.
-func WriteJUnit(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, opts JUnitOptions) error {
+func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, opts JUnitOptions) error {
 	doc := junitSuites{Name: "assay bench " + cmp.Or(cfg.RunID, s.RunID)}
 	stamp := ""
 	if !s.Started.IsZero() {
@@ -105,7 +107,7 @@ func WriteJUnit(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, opts
 	doc.add(gates)
 
 	if results != nil {
-		byMetric := map[string][]Result{}
+		byMetric := map[string][]run.Result{}
 		order := slices.Clone(cfg.Metrics)
 		for r := range results.All() {
 			if _, ok := byMetric[r.Metric]; !ok && !slices.Contains(order, r.Metric) {
@@ -115,7 +117,7 @@ func WriteJUnit(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, opts
 		}
 		for _, m := range order {
 			rs := byMetric[m]
-			slices.SortFunc(rs, func(a, b Result) int { return cmp.Compare(a.ID, b.ID) })
+			slices.SortFunc(rs, func(a, b run.Result) int { return cmp.Compare(a.ID, b.ID) })
 			floor := 0.0
 			if opts.Floor != nil {
 				floor = opts.Floor(m)
@@ -189,7 +191,7 @@ func (d *junitSuites) add(s junitSuite) {
 }
 
 // numText writes a statistic, "undefined" for NaN.
-func numText(n Num) string {
+func numText(n run.Num) string {
 	if math.IsNaN(float64(n)) {
 		return "undefined"
 	}

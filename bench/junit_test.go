@@ -12,6 +12,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // The JUnit shape the CI servers read, parsed back independently of the
@@ -52,13 +53,13 @@ type xProbl struct {
 
 func TestWriteJUnit(t *testing.T) {
 	t.Parallel()
-	cfg := bench.RunConfig{RunID: "r1", Dataset: "data.jsonl", DatasetSHA256: "abc", Model: "offline", Metrics: []string{"faithfulness", "context_quality"}}
-	s := bench.Summary{RunID: "r1", Started: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC), Gates: []bench.GateResult{
+	cfg := run.Config{RunID: "r1", Dataset: "data.jsonl", DatasetSHA256: "abc", Model: "offline", Metrics: []string{"faithfulness", "context_quality"}}
+	s := run.Summary{RunID: "r1", Started: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC), Gates: []run.GateResult{
 		{Gate: "context_quality.mean>=0.65", Metric: "context_quality", Stat: "mean", Op: ">=", Want: 0.65, Got: 0.7, Passed: true},
 		{Gate: "context_quality.min>=0.3", Metric: "context_quality", Stat: "min", Op: ">=", Want: 0.3, Got: 0.2, Reason: "context_quality.min is 0.2, want >= 0.3"},
-		{Gate: "faithfulness.mean>=0.5", Metric: "faithfulness", Stat: "mean", Op: ">=", Want: 0.5, Got: bench.Num(math.NaN()), Reason: "faithfulness.mean is undefined"},
+		{Gate: "faithfulness.mean>=0.5", Metric: "faithfulness", Stat: "mean", Op: ">=", Want: 0.5, Got: run.Num(math.NaN()), Reason: "faithfulness.mean is undefined"},
 	}}
-	results := resultFile(t, []bench.Result{
+	results := resultFile(t, []run.Result{
 		{ID: "q2", Metric: "faithfulness", Value: 0.9, Usage: eval.Usage{Latency: 1500 * time.Millisecond}},
 		{ID: "q1", Metric: "faithfulness", Value: 0.4, Reason: "2 of 5 claims unsupported <&>"},
 		{ID: "q3", Metric: "faithfulness", Value: 0.5, Defaulted: true, Error: "model: 503 Service Unavailable"},
@@ -144,7 +145,7 @@ func TestWriteJUnit(t *testing.T) {
 func TestWriteJUnitGatesOnly(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	require.NoError(t, bench.WriteJUnit(&buf, bench.RunConfig{RunID: "r"}, bench.Summary{}, nil, bench.JUnitOptions{}))
+	require.NoError(t, bench.WriteJUnit(&buf, run.Config{RunID: "r"}, run.Summary{}, nil, bench.JUnitOptions{}))
 	var got xSuites
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &got))
 	require.Len(t, got.Suites, 1)
@@ -158,13 +159,13 @@ func TestWriteJUnitGatesOnly(t *testing.T) {
 // exactly when the run's exit code is non-zero.
 func TestWriteJUnitFailsWhatFailsTheRun(t *testing.T) {
 	t.Parallel()
-	results := resultFile(t, []bench.Result{
+	results := resultFile(t, []run.Result{
 		{ID: "q1", Metric: "faithfulness", Value: 0.1},
 		{ID: "q2", Metric: "faithfulness", Value: 0.5, Defaulted: true, Error: "model: 503"},
 	})
-	s := bench.Summary{Metrics: []bench.MetricStats{{Metric: "faithfulness", Threshold: 0.7}}}
+	s := run.Summary{Metrics: []run.MetricStats{{Metric: "faithfulness", Threshold: 0.7}}}
 	var buf bytes.Buffer
-	require.NoError(t, bench.WriteJUnit(&buf, bench.RunConfig{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, bench.JUnitOptions{}))
+	require.NoError(t, bench.WriteJUnit(&buf, run.Config{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, bench.JUnitOptions{}))
 	var got xSuites
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &got), buf.String())
 	assert.Equal(t, []int{2, 0, 0, 1}, []int{got.Tests, got.Failures, got.Errors, got.Skipped}, buf.String())

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/run"
 )
 
 // Write prints the outcome as `assay bench` shows it: the summary table
@@ -29,13 +30,13 @@ func (o *Outcome) Write(out, log io.Writer) error {
 		fmt.Fprintf(log, "bench: run %s in %s\n", o.Config.RunID, o.Dir)
 		return nil
 	}
-	if err := FormatMetricStats(out, o.Summary.Metrics); err != nil {
+	if err := run.FormatMetricStats(out, o.Summary.Metrics); err != nil {
 		return err
 	}
 	o.writeBaseline(log)
 	for _, m := range o.Summary.Metrics {
 		if c := m.Calibration; c != nil {
-			fmt.Fprintf(log, "bench: %s against %s: Brier %.3f, ECE %.3f (reliability diagram in %s)\n", m.Metric, o.Summary.Label, c.Brier, c.ECE, FileReport)
+			fmt.Fprintf(log, "bench: %s against %s: Brier %.3f, ECE %.3f (reliability diagram in %s)\n", m.Metric, o.Summary.Label, c.Brier, c.ECE, run.FileReport)
 		}
 	}
 	o.Report.Write(log)
@@ -77,13 +78,13 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 		if m.NowFailing+m.NowPassing > 0 {
 			flips = fmt.Sprintf(", %d now failing, %d now passing", m.NowFailing, m.NowPassing)
 		}
-		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s%s\n", m.Metric, f3n(m.BaselineMean), f3n(m.CurrentMean), signed(m.Delta), m.Paired, p, flips)
+		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s%s\n", m.Metric, m.BaselineMean.Text(), m.CurrentMean.Text(), signed(m.Delta), m.Paired, p, flips)
 	}
 }
 
 // signed is a delta with its sign: +0.012, -0.300.
-func signed(n Num) string {
-	if !defined(n) {
+func signed(n run.Num) string {
+	if !n.Defined() {
 		return "-"
 	}
 	return fmt.Sprintf("%+.3f", float64(n))

@@ -22,7 +22,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
@@ -30,6 +29,8 @@ import (
 	"github.com/assaylabs/assay/llm/backend"
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/queue"
+	"github.com/assaylabs/assay/run"
 )
 
 // Queue says how a run's work items, one per (sample, unit) pair (a
@@ -124,9 +125,9 @@ type taskBody struct {
 // judges of version, tries being how often results.jsonl has judged the
 // pair already (Run.Tries): the message id that drops a second publish
 // of it, and its reply's key.
-func TaskID(run, sample string, metrics []string, version string, tries int) string {
+func TaskID(folder, sample string, metrics []string, version string, tries int) string {
 	h := sha256.New()
-	for _, s := range []string{run, sample, strings.Join(metrics, ","), version, strconv.Itoa(tries)} {
+	for _, s := range []string{folder, sample, strings.Join(metrics, ","), version, strconv.Itoa(tries)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -136,7 +137,7 @@ func TaskID(run, sample string, metrics []string, version string, tries int) str
 // JudgeVersion is the version of what judges a run: its model, prompt
 // versions and the settings that change a judgement (not --strict or
 // --max-default-rate, which judge the run).
-func JudgeVersion(cfg RunConfig) string {
+func JudgeVersion(cfg run.Config) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "model=%s\n", cfg.Model)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Prompts)) {
@@ -163,9 +164,9 @@ type queued struct {
 // as it is stored, the only writer of it, until every task has its reply
 // (or ctx is done). onRecord is called as each record's last reply is
 // appended.
-func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, records iter.Seq2[dataset.Record, error], units []Unit, onRecord func(), undelivered func(Result)) error {
+func evaluateQueued(ctx context.Context, job Job, s *judging.Session, folder *run.Run, records iter.Seq2[dataset.Record, error], units []Unit, onRecord func(), undelivered func(run.Result)) error {
 	q := job.Queue
-	cfg := run.Config()
+	cfg := folder.Config()
 	var nc *nats.Conn
 	var err error
 	if q.URL != "" {
@@ -173,7 +174,7 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 			return err
 		}
 	} else {
-		srv, err := queue.StartServer(queue.ServerConfig{StoreDir: filepath.Join(run.Dir(), FileNATS), Listen: q.Cluster, Token: q.Token})
+		srv, err := queue.StartServer(queue.ServerConfig{StoreDir: filepath.Join(folder.Dir(), FileNATS), Listen: q.Cluster, Token: q.Token})
 		if err != nil {
 			return err
 		}
@@ -205,7 +206,7 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 	if err := conn.PutSpec(ctx, cfg.RunID, spec); err != nil {
 		return err
 	}
-	pending, left, err := publishTasks(ctx, conn, run, records, units)
+	pending, left, err := publishTasks(ctx, conn, folder, records, units)
 	if err != nil {
 		return err
 	}
@@ -247,7 +248,7 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 			}
 			return nil // interrupted: the run says so, and a resume goes on
 		case <-stalled:
-			return stallError(ctx, q, conn, run, pending, units, len(left))
+			return stallError(ctx, q, conn, folder, pending, units, len(left))
 		case r = <-replies:
 		}
 		t, ok := pending[r.Task]
@@ -257,7 +258,7 @@ func evaluateQueued(ctx context.Context, job Job, s *judging.Session, run *Run, 
 		delete(pending, r.Task)
 		stalled = q.stallTimer()
 		results := replyResults(r, t, units[t.unit])
-		if _, err := run.appendNew(results); err != nil {
+		if _, err := folder.AppendNew(results); err != nil {
 			return err
 		}
 		for _, res := range results {
@@ -316,8 +317,8 @@ func (e *StalledError) Error() string {
 }
 
 // stallError is the StalledError of a run that waits for pending.
-func stallError(ctx context.Context, q Queue, conn *queue.Conn, run *Run, pending map[string]queued, units []Unit, records int) error {
-	e := &StalledError{Timeout: q.StallTimeout, Tasks: len(pending), Records: records, Resume: ResumeCommand(run.Config().Command, run.Dir())}
+func stallError(ctx context.Context, q Queue, conn *queue.Conn, folder *run.Run, pending map[string]queued, units []Unit, records int) error {
+	e := &StalledError{Timeout: q.StallTimeout, Tasks: len(pending), Records: records, Resume: ResumeCommand(folder.Config().Command, folder.Dir())}
 	for _, t := range pending {
 		e.Pairs += len(units[t.unit].Metrics)
 	}
@@ -402,8 +403,8 @@ func (q Queue) workerConfig(endpoint string, concurrency int, j judging.Config, 
 // publishTasks publishes a task for each (record, unit) pair run lacks
 // whose reply is not stored yet, and returns every such task (stored or
 // not) by id, with how many each record has.
-func publishTasks(ctx context.Context, conn *queue.Conn, run *Run, records iter.Seq2[dataset.Record, error], units []Unit) (map[string]queued, map[string]int, error) {
-	cfg := run.Config()
+func publishTasks(ctx context.Context, conn *queue.Conn, folder *run.Run, records iter.Seq2[dataset.Record, error], units []Unit) (map[string]queued, map[string]int, error) {
+	cfg := folder.Config()
 	version := JudgeVersion(cfg)
 	replied, err := conn.Replied(ctx, cfg.RunID)
 	if err != nil {
@@ -424,8 +425,8 @@ func publishTasks(ctx context.Context, conn *queue.Conn, run *Run, records iter.
 		for i, u := range units {
 			tries := -1
 			for _, m := range u.Metrics {
-				if !run.Done(Key{rec.ID, m}) {
-					tries = max(tries, run.Tries(Key{rec.ID, m}))
+				if !folder.Done(run.Key{ID: rec.ID, Metric: m}) {
+					tries = max(tries, folder.Tries(run.Key{ID: rec.ID, Metric: m}))
 				}
 			}
 			if tries < 0 {
@@ -459,23 +460,23 @@ func publishTasks(ctx context.Context, conn *queue.Conn, run *Run, records iter.
 // worker's, checked to be the unit's on t's sample, or neutral defaults
 // saying why there are none (its deliveries ran out, or the reply was
 // not one).
-func replyResults(r queue.Reply, t queued, u Unit) []Result {
-	var results []Result
+func replyResults(r queue.Reply, t queued, u Unit) []run.Result {
+	var results []run.Result
 	why := r.Err
 	if r.Undelivered == 0 {
 		err := json.Unmarshal(r.Results, &results)
 		switch {
 		case err != nil:
 			why = "a worker's reply did not read: " + err.Error()
-		case !slices.EqualFunc(results, u.Metrics, func(res Result, m string) bool { return res.ID == t.rec && res.Metric == m }):
+		case !slices.EqualFunc(results, u.Metrics, func(res run.Result, m string) bool { return res.ID == t.rec && res.Metric == m }):
 			why = fmt.Sprintf("a worker's reply is not the results of %s on sample %s", strings.Join(u.Metrics, ", "), t.rec)
 		default:
 			return results
 		}
 	}
-	out := make([]Result, len(u.Metrics))
+	out := make([]run.Result, len(u.Metrics))
 	for i, m := range u.Metrics {
-		out[i] = Result{ID: t.rec, Metric: m, Value: 0.5, Method: "queue", Defaulted: true, Undelivered: max(r.Undelivered, 1),
+		out[i] = run.Result{ID: t.rec, Metric: m, Value: 0.5, Method: "queue", Defaulted: true, Undelivered: max(r.Undelivered, 1),
 			Reason: "not judged: the queue gave up on its task", Error: eval.Clip("undelivered: "+why, eval.MaxText)}
 	}
 	return out
@@ -592,22 +593,22 @@ func probe(j judging.Config, env func(string) string) func(context.Context) erro
 }
 
 // run is run's plan, built once.
-func (w *worker) run(ctx context.Context, run string) (*workerRun, error) {
+func (w *worker) run(ctx context.Context, folder string) (*workerRun, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if wr, ok := w.runs[run]; ok {
+	if wr, ok := w.runs[folder]; ok {
 		return wr, wr.err
 	}
-	spec, err := w.conn.Spec(ctx, run)
+	spec, err := w.conn.Spec(ctx, folder)
 	if err != nil {
 		return nil, err // the coordinator may not have put it yet: delivered again
 	}
 	wr := &workerRun{}
 	wr.units, wr.version, wr.err = w.plan(spec)
 	if wr.err != nil {
-		wr.err = fmt.Errorf("run %s: %w: %w", run, wr.err, queue.ErrRefused)
+		wr.err = fmt.Errorf("run %s: %w: %w", folder, wr.err, queue.ErrRefused)
 	}
-	w.runs[run] = wr
+	w.runs[folder] = wr
 	return wr, wr.err
 }
 
@@ -616,7 +617,7 @@ func (w *worker) run(ctx context.Context, run string) (*workerRun, error) {
 // worker's (another model, prompt version or setting), naming each
 // difference.
 func (w *worker) plan(spec []byte) ([]Unit, string, error) {
-	var cfg RunConfig
+	var cfg run.Config
 	if err := json.Unmarshal(spec, &cfg); err != nil {
 		return nil, "", fmt.Errorf("not a run's configuration: %w", err)
 	}
@@ -638,8 +639,8 @@ func (w *worker) plan(spec []byte) ([]Unit, string, error) {
 	}
 	if v := JudgeVersion(cfg); JudgeVersion(mine) != v {
 		var diffs []string
-		for _, d := range DiffConfig(RunConfig{Model: cfg.Model, Prompts: cfg.Prompts, Settings: cfg.Settings, Metrics: cfg.Metrics, Profile: cfg.Profile, DatasetSHA256: cfg.DatasetSHA256},
-			RunConfig{Model: mine.Model, Prompts: mine.Prompts, Settings: mine.Settings, Metrics: cfg.Metrics, Profile: cfg.Profile, DatasetSHA256: cfg.DatasetSHA256}) {
+		for _, d := range run.DiffConfig(run.Config{Model: cfg.Model, Prompts: cfg.Prompts, Settings: cfg.Settings, Metrics: cfg.Metrics, Profile: cfg.Profile, DatasetSHA256: cfg.DatasetSHA256},
+			run.Config{Model: mine.Model, Prompts: mine.Prompts, Settings: mine.Settings, Metrics: cfg.Metrics, Profile: cfg.Profile, DatasetSHA256: cfg.DatasetSHA256}) {
 			if d.Field != "--strict" && d.Field != "--max-default-rate" {
 				diffs = append(diffs, fmt.Sprintf("%s is %s for the run, %s here", d.Field, d.Was, d.Now))
 			}
@@ -651,16 +652,16 @@ func (w *worker) plan(spec []byte) ([]Unit, string, error) {
 
 // judgesConfig is the plan of job with s, and what of a run's
 // configuration its judges decide (model, prompt versions, settings).
-func judgesConfig(job Job, s *judging.Session) (plan, RunConfig, error) {
-	floors, err := ParseMinGate(job.Min)
+func judgesConfig(job Job, s *judging.Session) (plan, run.Config, error) {
+	floors, err := run.ParseMinGate(job.Min)
 	if err != nil {
-		return plan{}, RunConfig{}, err
+		return plan{}, run.Config{}, err
 	}
 	p, err := planJob(job, s, floors)
 	if err != nil {
-		return plan{}, RunConfig{}, err
+		return plan{}, run.Config{}, err
 	}
-	return p, RunConfig{Model: modelOf(s, p), Prompts: promptVersions(job.Registry, p.metrics),
+	return p, run.Config{Model: modelOf(s, p), Prompts: promptVersions(job.Registry, p.metrics),
 		Settings: settings(job, p.metrics, thresholds(job.Registry, p, floors, s))}, nil
 }
 

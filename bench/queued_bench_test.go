@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/bench"
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/internal/bgtest"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/queue"
 )
 
 // Scaling: a model server of fixed capacity (queueCap requests at once,

@@ -23,12 +23,13 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/bgtest"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/queue"
+	"github.com/assaylabs/assay/run"
 )
 
 // fakeModel is an OpenAI-compatible fake that counts the replies it
@@ -145,13 +146,13 @@ func judgingFor(dir string) judging.Config {
 }
 
 // pairs reads results.jsonl: the number of lines of each pair.
-func pairs(t *testing.T, dir string) map[bench.Key]int {
+func pairs(t *testing.T, dir string) map[run.Key]int {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, bench.FileResults))
+	data, err := os.ReadFile(filepath.Join(dir, run.FileResults))
 	require.NoError(t, err)
-	out := map[bench.Key]int{}
+	out := map[run.Key]int{}
 	for line := range strings.Lines(string(data)) {
-		var r bench.Result
+		var r run.Result
 		require.NoError(t, json.Unmarshal([]byte(line), &r))
 		out[r.Key()]++
 	}
@@ -166,11 +167,11 @@ func requireAllOnce(t *testing.T, dir string, n int, metrics ...string) {
 	require.Len(t, got, n*len(metrics), "pairs lost")
 	for i := range n {
 		for _, m := range metrics {
-			k := bench.Key{ID: fmt.Sprintf("s%02d", i), Metric: m}
+			k := run.Key{ID: fmt.Sprintf("s%02d", i), Metric: m}
 			require.Equal(t, 1, got[k], "lines of %v", k)
 		}
 	}
-	rf, err := bench.ReadResults(filepath.Join(dir, bench.FileResults))
+	rf, err := run.ReadResults(filepath.Join(dir, run.FileResults))
 	require.NoError(t, err)
 	for _, r := range rf.Results {
 		require.False(t, r.Defaulted, "%s %s defaulted: %s", r.ID, r.Metric, r.Error)
@@ -242,7 +243,7 @@ const callsPerSample = 2
 // writes: the same pairs, values and calls.
 func TestQueuedMatchesInProcess(t *testing.T) {
 	data := queueData(t, samples)
-	values := map[string]map[bench.Key]float64{}
+	values := map[string]map[run.Key]float64{}
 	for _, tc := range []struct {
 		name    string
 		workers int
@@ -256,9 +257,9 @@ func TestQueuedMatchesInProcess(t *testing.T) {
 			require.Empty(t, out.Failures)
 			requireAllOnce(t, out.Dir, samples, "faithfulness", "context_precision")
 			require.Equal(t, int64(samples*(callsPerSample+1)), f.replies.Load())
-			rf, err := bench.ReadResults(filepath.Join(out.Dir, bench.FileResults))
+			rf, err := run.ReadResults(filepath.Join(out.Dir, run.FileResults))
 			require.NoError(t, err)
-			values[tc.name] = map[bench.Key]float64{}
+			values[tc.name] = map[run.Key]float64{}
 			for _, r := range rf.Results {
 				values[tc.name][r.Key()] = r.Value
 			}
@@ -370,7 +371,7 @@ func TestQueueDeliveriesExhausted(t *testing.T) {
 	require.Equal(t, 1, out.Summary.Metrics[0].Undelivered)
 	require.Len(t, out.Undelivered, 1)
 	u := out.Undelivered[0]
-	require.Equal(t, bench.Key{ID: "s02", Metric: "fragile"}, u.Key())
+	require.Equal(t, run.Key{ID: "s02", Metric: "fragile"}, u.Key())
 	require.Equal(t, 3, u.Undelivered)
 	require.Contains(t, u.Error, "sample s02 cannot be judged")
 	require.True(t, u.Defaulted)
@@ -389,7 +390,7 @@ func TestQueueDeliveriesExhausted(t *testing.T) {
 	require.Equal(t, 0, out.Summary.Undelivered)
 	require.Equal(t, 1, out.Redo)
 	got := pairs(t, out.Dir)
-	require.Equal(t, 2, got[bench.Key{ID: "s02", Metric: "fragile"}], "the undelivered line, then its judgement")
+	require.Equal(t, 2, got[run.Key{ID: "s02", Metric: "fragile"}], "the undelivered line, then its judgement")
 	require.Len(t, got, 4)
 }
 
@@ -477,11 +478,11 @@ func waitWorkers(t *testing.T, url string, n int) {
 }
 
 // pairValues reads results.jsonl: each pair's value.
-func pairValues(t *testing.T, dir string) map[bench.Key]float64 {
+func pairValues(t *testing.T, dir string) map[run.Key]float64 {
 	t.Helper()
-	rf, err := bench.ReadResults(filepath.Join(dir, bench.FileResults))
+	rf, err := run.ReadResults(filepath.Join(dir, run.FileResults))
 	require.NoError(t, err)
-	out := map[bench.Key]float64{}
+	out := map[run.Key]float64{}
 	for _, r := range rf.Results {
 		out[r.Key()] = r.Value
 	}

@@ -9,8 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/queue"
+	"github.com/assaylabs/assay/run"
 )
 
 // A service (assay serve --queue) puts the samples it judges on the same
@@ -24,18 +25,18 @@ import (
 const ItemRunPrefix = "items-"
 
 // IsItemRun reports whether run is an item run's id.
-func IsItemRun(run string) bool { return strings.HasPrefix(run, ItemRunPrefix) }
+func IsItemRun(folder string) bool { return strings.HasPrefix(folder, ItemRunPrefix) }
 
 // ItemRun is the configuration of the item run that judges samples with
 // metrics (each a unit of its own) by the judger's judges: the
 // specification a worker checks its own judges against. Its id is a
 // hash of the judges and the metrics, so every service judging alike
 // names the same run.
-func (j *Judger) ItemRun(metrics []string) (RunConfig, error) {
+func (j *Judger) ItemRun(metrics []string) (run.Config, error) {
 	job := Job{Metrics: metrics, Registry: j.reg, Judging: j.s.Config()}
 	_, cfg, err := judgesConfig(job, j.s)
 	if err != nil {
-		return RunConfig{}, err
+		return run.Config{}, err
 	}
 	cfg.Metrics = slices.Clone(metrics)
 	h := sha256.New()
@@ -61,38 +62,38 @@ type Item struct {
 // with and the results of its unit.
 type TaggedResults struct {
 	Tag     json.RawMessage `json:"tag"`
-	Results []Result        `json:"results"`
+	Results []run.Result    `json:"results"`
 }
 
 // PublishItems puts each item on conn's stream as a task of run (an
 // ItemRun whose specification is in the bucket: PutItemRun), and returns
 // once the server has stored them all; dup[i] says it had items[i]
 // already.
-func PublishItems(ctx context.Context, conn *queue.Conn, run RunConfig, items []Item) (dup []bool, err error) {
-	version := JudgeVersion(run)
+func PublishItems(ctx context.Context, conn *queue.Conn, folder run.Config, items []Item) (dup []bool, err error) {
+	version := JudgeVersion(folder)
 	ts := make([]queue.Outgoing, len(items))
 	for i, it := range items {
-		unit := slices.Index(run.Metrics, it.Metric)
+		unit := slices.Index(folder.Metrics, it.Metric)
 		if unit < 0 {
-			return nil, fmt.Errorf("item %s: run %s has no metric %s", it.ID, run.RunID, it.Metric)
+			return nil, fmt.Errorf("item %s: run %s has no metric %s", it.ID, folder.RunID, it.Metric)
 		}
 		b, err := json.Marshal(taskBody{Unit: unit, Metrics: []string{it.Metric}, Version: version, Sample: it.Sample, Tag: it.Tag})
 		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", it.ID, err)
 		}
-		ts[i] = queue.Outgoing{Run: run.RunID, ID: it.ID, Key: it.Key, Body: b}
+		ts[i] = queue.Outgoing{Run: folder.RunID, ID: it.ID, Key: it.Key, Body: b}
 	}
 	return conn.PublishTasks(ctx, ts)
 }
 
 // PutItemRun stores run's specification in the bucket, where workers read
 // it before they judge its tasks.
-func PutItemRun(ctx context.Context, conn *queue.Conn, run RunConfig) error {
-	spec, err := json.Marshal(run)
+func PutItemRun(ctx context.Context, conn *queue.Conn, folder run.Config) error {
+	spec, err := json.Marshal(folder)
 	if err != nil {
 		return err
 	}
-	return conn.PutSpec(ctx, run.RunID, spec)
+	return conn.PutSpec(ctx, folder.RunID, spec)
 }
 
 // WaitingItem is an item published and not judged yet (waiting, or being

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -24,7 +25,7 @@ var reportTemplate string
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"num":   fmtNum,
 	"f3":    func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
-	"pct":   func(n Num) string { return fmtPct(float64(n)) },
+	"pct":   func(n run.Num) string { return fmtPct(float64(n)) },
 	"rate":  fmtPct,
 	"inc":   func(i int) int { return i + 1 },
 	"usd":   fmtUSD,
@@ -40,7 +41,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"listed":    func(i int) bool { return i < MaxReportListed },
 	"maxListed": func() int { return MaxReportListed },
 	"unlisted":  func(n int) int { return n - MaxReportListed },
-	"signed": func(n Num) string {
+	"signed": func(n run.Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)
 		}
@@ -62,17 +63,17 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // name. Neutral defaults, skipped samples and errors are marked in the
 // table and never drawn in a histogram. Every text that comes from the
 // dataset or a model is escaped. results may be nil (no samples).
-func WriteReport(w io.Writer, cfg RunConfig, s Summary, results *ResultFile, data ReportData) error {
+func WriteReport(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, data ReportData) error {
 	if err := reportTmpl.Execute(w, newReportView(cfg, s, results, data)); err != nil {
-		return fmt.Errorf("writing %s: %w", FileReport, err)
+		return fmt.Errorf("writing %s: %w", run.FileReport, err)
 	}
 	return nil
 }
 
 // reportView is what the template draws.
 type reportView struct {
-	Cfg      RunConfig
-	S        Summary
+	Cfg      run.Config
+	S        run.Summary
 	RunID    string
 	Duration time.Duration
 	Settings []keyValue
@@ -107,7 +108,7 @@ type keyValue struct{ Key, Value string }
 // metricView is one metric's figures, its histogram and, in a labelled
 // run, its reliability diagram.
 type metricView struct {
-	MetricStats
+	run.MetricStats
 	Hist histogram
 	// Rel is nil without a calibration.
 	Rel *reliability
@@ -145,25 +146,15 @@ type histBar struct {
 
 // newHistogram bins values into ten bins of [0, 1].
 func newHistogram(values []float64) histogram {
-	var counts Bins
+	var counts run.Bins
 	for _, v := range values {
 		counts.Add(v)
 	}
 	return histogramOf(counts)
 }
 
-// Bins counts values in [0, 1] in ten bins of equal width, the last
-// holding 1: a distribution kept in constant memory.
-type Bins [histBins]int
-
-// Add counts v.
-func (b *Bins) Add(v float64) {
-	i := int(math.Floor(v * histBins))
-	b[min(max(i, 0), histBins-1)]++
-}
-
 // histogramOf draws the counted bins.
-func histogramOf(counts Bins) histogram {
+func histogramOf(counts run.Bins) histogram {
 	total := 0
 	for _, c := range counts {
 		total += c
@@ -276,9 +267,9 @@ type sampleRow struct {
 
 // resultView is one result of a sample with its value in the baseline.
 type resultView struct {
-	Result
+	run.Result
 	// Base is the baseline's result, nil when it has none.
-	Base *Result
+	Base *run.Result
 	// Flip is FlipFails or FlipPasses when the sample flipped.
 	Flip string
 }
@@ -302,7 +293,7 @@ type sampleCell struct {
 // questionChars is how much of a question the table shows.
 const questionChars = 90
 
-func newReportView(cfg RunConfig, s Summary, results *ResultFile, data ReportData) reportView {
+func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data ReportData) reportView {
 	v := reportView{Cfg: cfg, S: s, RunID: cmpOr(s.RunID, cfg.RunID), Texts: data.Texts != nil, TextsErr: data.TextsErr, Baseline: data.Baseline != nil}
 	started := s.Started
 	if started.IsZero() {
@@ -333,7 +324,7 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile, data ReportDat
 
 	// Columns: the config's metrics, in the order they were asked for,
 	// then any the summary or the results name besides.
-	s.Metrics = InConfigOrder(s.Metrics, cfg.Metrics)
+	s.Metrics = run.InConfigOrder(s.Metrics, cfg.Metrics)
 	v.S.Metrics = s.Metrics
 	thresholds := map[string]float64{}
 	addColumn := func(m string) {
@@ -378,7 +369,7 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile, data ReportDat
 			}
 		}
 	}
-	slices.SortFunc(v.Rows, func(a, b sampleRow) int { return SampleOrder(a.ID, b.ID) })
+	slices.SortFunc(v.Rows, func(a, b sampleRow) int { return run.SampleOrder(a.ID, b.ID) })
 	for i := range v.Rows {
 		row := &v.Rows[i]
 		if t, ok := data.Texts[row.ID]; ok {
@@ -407,7 +398,7 @@ func newReportView(cfg RunConfig, s Summary, results *ResultFile, data ReportDat
 	}
 	v.Width = v.FirstMetric + len(v.Columns)
 
-	b := results.bounded()
+	b := results.Bounds()
 	if b != nil {
 		// The table holds the samples worth reading; the distributions
 		// and the counts are the whole run's.
@@ -451,7 +442,7 @@ func cellOf(metric string, rs []resultView, thresholds map[string]float64) sampl
 
 // stateOf is how the table marks r: "scored", "below" (failed),
 // "defaulted", "skipped" or "error".
-func stateOf(r Result, thresholds map[string]float64) string {
+func stateOf(r run.Result, thresholds map[string]float64) string {
 	switch {
 	case r.Defaulted:
 		return "defaulted"
@@ -461,7 +452,7 @@ func stateOf(r Result, thresholds map[string]float64) string {
 		return "error"
 	}
 	t, ok := thresholds[r.Metric]
-	if (ok || r.Pass != nil) && !passed(r.Pass, r.Value, t) {
+	if (ok || r.Pass != nil) && !run.Passes(r.Pass, r.Value, t) {
 		return "below"
 	}
 	return "scored"
@@ -470,17 +461,17 @@ func stateOf(r Result, thresholds map[string]float64) string {
 // flipOf says how a sample's result flipped from base to cur, as Compare
 // counts it: FlipFails, FlipPasses or "" (no flip, or one of them not
 // counted).
-func flipOf(base, cur Result, thresholds map[string]float64) string {
+func flipOf(base, cur run.Result, thresholds map[string]float64) string {
 	if !base.Counted() || !cur.Counted() {
 		return ""
 	}
 	t := thresholds[cur.Metric]
-	was, now := passed(base.Pass, base.Value, t), passed(cur.Pass, cur.Value, t)
+	was, now := run.Passes(base.Pass, base.Value, t), run.Passes(cur.Pass, cur.Value, t)
 	switch {
 	case was && !now:
-		return FlipFails
+		return run.FlipFails
 	case !was && now:
-		return FlipPasses
+		return run.FlipPasses
 	}
 	return ""
 }
@@ -511,7 +502,7 @@ func cmpOr(a, b string) string {
 }
 
 // fmtNum writes a statistic to three places, "–" when undefined.
-func fmtNum(n Num) string {
+func fmtNum(n run.Num) string {
 	v := float64(n)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
@@ -521,9 +512,6 @@ func fmtNum(n Num) string {
 
 // f3 writes a number to three places.
 func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-
-// fmtThreshold writes a threshold with as few digits as tell it apart.
-func fmtThreshold(t float64) string { return strconv.FormatFloat(t, 'g', 4, 64) }
 
 // fmtPct writes a rate in [0, 1] as a percentage, "–" when undefined.
 func fmtPct(v float64) string {

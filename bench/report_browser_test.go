@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/internal/browsertest"
+	"github.com/assaylabs/assay/run"
 )
 
 // TestReportInBrowser opens report.html from disk in headless Chromium,
@@ -30,7 +31,7 @@ func TestReportInBrowser(t *testing.T) {
 	ctx := browsertest.Open(t, "report.html", 1280, 1600)
 	cfg, s, results := reportFixture(t)
 	dir := t.TempDir()
-	page := filepath.Join(dir, FileReport)
+	page := filepath.Join(dir, run.FileReport)
 	f, err := os.Create(page)
 	require.NoError(t, err)
 	require.NoError(t, WriteReport(f, cfg, s, results, reportData(t, results)))
@@ -80,7 +81,7 @@ func TestReportInBrowser(t *testing.T) {
 		evaluate(t, `Array.from(document.querySelectorAll("#samples tbody")).filter(b => !b.hidden && b.getBoundingClientRect().height > 0).map(b => b.rows[0].cells[0].textContent)`, &ids)
 		return ids
 	}
-	sorted := func(ids []string) []string { return slices.SortedFunc(slices.Values(ids), SampleOrder) }
+	sorted := func(ids []string) []string { return slices.SortedFunc(slices.Values(ids), run.SampleOrder) }
 	var (
 		cards, bars, rows  int
 		metricsShown       []string

@@ -1,6 +1,8 @@
 package bench_test
 
 import (
+	"github.com/assaylabs/assay/run"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -34,7 +36,7 @@ func TestExecuteReportShowsTheSamples(t *testing.T) {
 		"boils at 90 degrees Celsius", "boils at 100 degrees Celsius").Replace(first)
 	data := filepath.Join(dir, "data.jsonl")
 	require.NoError(t, os.WriteFile(data, []byte(first), 0o644))
-	run := func(out, data, baseline string) *bench.Outcome {
+	benchRun := func(out, data, baseline string) *bench.Outcome {
 		j := judging.Default()
 		j.LLM.Spec = "offline"
 		job := bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, out), Baseline: baseline,
@@ -46,13 +48,13 @@ func TestExecuteReportShowsTheSamples(t *testing.T) {
 		require.NoError(t, err)
 		return o
 	}
-	run("run1", data, "")
-	o := run("run2", "-", filepath.Join(dir, "run1"))
+	benchRun("run1", data, "")
+	o := benchRun("run2", "-", filepath.Join(dir, "run1"))
 
 	var log strings.Builder
 	require.NoError(t, o.Write(&strings.Builder{}, &log))
 	assert.Contains(t, log.String(), "1 now failing, 1 now passing")
-	b, err := os.ReadFile(filepath.Join(dir, "run2", bench.FileReport))
+	b, err := os.ReadFile(filepath.Join(dir, "run2", run.FileReport))
 	require.NoError(t, err)
 	page := string(b)
 	for _, want := range []string{

@@ -16,6 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // reportSizeSamples is how many samples TestReportSizeAt100kSamples runs.
@@ -64,18 +65,18 @@ func TestReportSizeAt100kSamples(t *testing.T) {
 		}
 		return math.Round(v*1000) / 1000
 	}
-	for _, run := range []struct {
+	for _, folder := range []struct {
 		dir      string
 		baseline bool
 	}{{cur, false}, {base, true}} {
-		require.NoError(t, os.MkdirAll(run.dir, 0o755))
-		b, err := json.Marshal(RunConfig{RunID: filepath.Base(run.dir), Dataset: data, Metrics: metrics})
+		require.NoError(t, os.MkdirAll(folder.dir, 0o755))
+		b, err := json.Marshal(run.Config{RunID: filepath.Base(folder.dir), Dataset: data, Metrics: metrics})
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(run.dir, FileConfig), b, 0o644))
-		writeLines(t, filepath.Join(run.dir, FileResults), 2*reportSizeSamples, func(line int) any {
+		require.NoError(t, os.WriteFile(filepath.Join(folder.dir, run.FileConfig), b, 0o644))
+		writeLines(t, filepath.Join(folder.dir, run.FileResults), 2*reportSizeSamples, func(line int) any {
 			i, m := line/2, line%2
-			v := value(i, m, run.baseline)
-			r := Result{ID: sizeID(i), Metric: metrics[m], Value: v, Method: "llm:openai:judge", Reason: fmt.Sprintf("%.3f of the claims are supported", v)}
+			v := value(i, m, folder.baseline)
+			r := run.Result{ID: sizeID(i), Metric: metrics[m], Value: v, Method: "llm:openai:judge", Reason: fmt.Sprintf("%.3f of the claims are supported", v)}
 			if m == 0 {
 				r.Evidence.Claims = []eval.Claim{
 					{Text: fmt.Sprintf("The refund stays open for %d days.", 14+i%30), Verdict: eval.VerdictSupported, SourceID: "c1"},
@@ -93,20 +94,20 @@ func TestReportSizeAt100kSamples(t *testing.T) {
 
 	ds, err := dataset.Open(data, dataset.Options{})
 	require.NoError(t, err)
-	var st Stats
+	var st run.Stats
 	st.Threshold = func(m string) float64 { return thresholds[m] }
-	require.NoError(t, EachResult(filepath.Join(cur, FileResults), st.Add))
-	s := Summary{RunID: "cur", Samples: reportSizeSamples, Complete: true, Metrics: st.Metrics()}
-	s.Baseline, _, err = Compare(base, filepath.Join(cur, FileResults), s, nil)
+	require.NoError(t, run.EachResult(filepath.Join(cur, run.FileResults), st.Add))
+	s := run.Summary{RunID: "cur", Samples: reportSizeSamples, Complete: true, Metrics: st.Metrics()}
+	s.Baseline, _, err = run.Compare(base, filepath.Join(cur, run.FileResults), s, nil)
 	require.NoError(t, err)
 
 	results, more, err := reportResults(cur, base, ds, metrics, s.Baseline)
 	require.NoError(t, err)
-	page := filepath.Join(cur, FileReport)
+	page := filepath.Join(cur, run.FileReport)
 	f, err := os.Create(page)
 	require.NoError(t, err)
 	w := bufio.NewWriter(f)
-	require.NoError(t, WriteReport(w, RunConfig{RunID: "cur", Dataset: data, Metrics: metrics}, s, results, more))
+	require.NoError(t, WriteReport(w, run.Config{RunID: "cur", Dataset: data, Metrics: metrics}, s, results, more))
 	require.NoError(t, w.Flush())
 	require.NoError(t, f.Close())
 	html, err := os.ReadFile(page)
@@ -154,11 +155,11 @@ func TestReportSizeWorstCase(t *testing.T) {
 		for j := range claims {
 			claims[j] = eval.Claim{Text: string([]rune(long)[:60]), Verdict: eval.VerdictUnsupported, SourceID: "c1"}
 		}
-		b, err := json.Marshal(Result{ID: sizeID(i), Metric: "faithfulness", Value: 0.1, Reason: string([]rune(long)[:80]), Evidence: eval.Evidence{Claims: claims}})
+		b, err := json.Marshal(run.Result{ID: sizeID(i), Metric: "faithfulness", Value: 0.1, Reason: string([]rune(long)[:80]), Evidence: eval.Evidence{Claims: claims}})
 		require.NoError(t, err)
 		buf.Write(append(b, '\n'))
 	}
-	results, err := readResults(FileResults, strings.NewReader(buf.String()))
+	results, err := run.ReadResultsFrom(run.FileResults, strings.NewReader(buf.String()))
 	require.NoError(t, err)
 	var data strings.Builder
 	for i := range n {
@@ -174,8 +175,8 @@ func TestReportSizeWorstCase(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, texts, n)
 	var out strings.Builder
-	s := Summary{RunID: "r", Samples: n, Metrics: Summarize(results.Results, nil)}
-	require.NoError(t, WriteReport(&out, RunConfig{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, ReportData{Texts: texts}))
+	s := run.Summary{RunID: "r", Samples: n, Metrics: run.Summarize(results.Results, nil)}
+	require.NoError(t, WriteReport(&out, run.Config{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, ReportData{Texts: texts}))
 	t.Logf("report.html: %d bytes for %d samples at their caps (%d a sample)", out.Len(), n, out.Len()/n)
 	assert.Less(t, out.Len(), 10<<20)
 	assert.Equal(t, n, strings.Count(out.String(), "3 more contexts left out of this page."))

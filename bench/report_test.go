@@ -17,6 +17,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -27,10 +28,10 @@ var faithValues = []float64{0.9, 0.35, 1, 0.62, 0.5, 0.71, 0.05, 0.88, 0, 0.44, 
 // reportFixture is a small run: two metrics over twelve samples, with a
 // default, a skipped sample, an error, a gate of each outcome, two alerts
 // and a baseline. Sample s03's evidence carries a script.
-func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
+func reportFixture(t testing.TB) (run.Config, run.Summary, *run.ResultFile) {
 	t.Helper()
 	start := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
-	cfg := RunConfig{
+	cfg := run.Config{
 		RunID: "20261124-090000-ab12", Started: start,
 		Command: []string{"assay", "bench", "data.jsonl", "--metric", "faithfulness,answer_relevancy"},
 		Version: "v0.9.0 (abc1234)", Dataset: "data.jsonl", DatasetSHA256: strings.Repeat("ab", 32),
@@ -41,7 +42,7 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 	var buf bytes.Buffer
 	for i, v := range faithValues {
 		id := fmt.Sprintf("s%02d", i+1)
-		f := Result{ID: id, Metric: "faithfulness", Value: v, Method: "llm:openai:gpt-4o-mini", Reason: fmt.Sprintf("%g of the claims are supported", v),
+		f := run.Result{ID: id, Metric: "faithfulness", Value: v, Method: "llm:openai:gpt-4o-mini", Reason: fmt.Sprintf("%g of the claims are supported", v),
 			Evidence: eval.Evidence{Claims: []eval.Claim{
 				{Text: "Claim one of " + id + ".", Verdict: eval.VerdictSupported, SourceID: "c1"},
 				{Text: "Claim two of " + id + ".", Verdict: eval.VerdictUnsupported},
@@ -58,7 +59,7 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 		case "s09":
 			f.Skipped, f.Error, f.Reason, f.Evidence = true, "no answer", "skipped, not scored: no answer", eval.Evidence{}
 		}
-		r := Result{ID: id, Metric: "answer_relevancy", Value: 1 - v/2,
+		r := run.Result{ID: id, Metric: "answer_relevancy", Value: 1 - v/2,
 			Evidence: eval.Evidence{Gaps: []string{"cost of " + id}, Sources: []eval.SourceRating{{URL: "https://example.org/" + id, Rating: 0.8, Basis: "grade 4 of 5"}}}}
 		if id == "s01" {
 			// A grade on a 1-5 scale, weighted by its log-probabilities.
@@ -69,18 +70,18 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 			r.Value, r.Error = 0, "reply did not match the schema"
 			r.Evidence = eval.Evidence{}
 		}
-		for _, res := range []Result{f, r} {
+		for _, res := range []run.Result{f, r} {
 			b, err := json.Marshal(res)
 			require.NoError(t, err)
 			buf.Write(append(b, '\n'))
 		}
 	}
-	results, err := readResults(FileResults, &buf)
+	results, err := run.ReadResultsFrom(run.FileResults, &buf)
 	require.NoError(t, err)
-	s := Summary{
+	s := run.Summary{
 		RunID: cfg.RunID, Started: start, Finished: start.Add(93 * time.Second), Samples: 12, Complete: true,
 		Usage: eval.Usage{Calls: 48, TokensIn: 9600, TokensOut: 1440, CostUSD: 0.0024},
-		Metrics: []MetricStats{
+		Metrics: []run.MetricStats{
 			{Metric: "faithfulness", N: 12, Scored: 10, Defaulted: 1, DefaultedRate: 1.0 / 12, Skipped: 1,
 				Mean: 0.61, Std: 0.31, Median: 0.64, Min: 0.05, Max: 1, P10: 0.08, CILow: 0.42, CIHigh: 0.79,
 				Threshold: 0.7, PassRate: 0.5, TokensIn: 4800, TokensOut: 720, CostUSD: 0.0012,
@@ -89,16 +90,16 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 				Mean: 0.7, Std: 0.15, Median: 0.68, Min: 0.5, Max: 1, P10: 0.52, CILow: 0.61, CIHigh: 0.79,
 				Threshold: 0.5, PassRate: 1, TokensIn: 4800, TokensOut: 720, CostUSD: 0.0012},
 		},
-		Gates: []GateResult{
+		Gates: []run.GateResult{
 			{Gate: "faithfulness.mean>=0.7", Metric: "faithfulness", Stat: "mean", Op: ">=", Want: 0.7, Got: 0.61},
 			{Gate: "answer_relevancy.min>=0.3", Metric: "answer_relevancy", Stat: "min", Op: ">=", Want: 0.3, Got: 0.5, Passed: true},
 		},
-		Alerts: []QualityAlert{{Type: AlertDegradation, Severity: SeverityWarning, Metric: "faithfulness", CurrentValue: 0.61, Threshold: 0.68,
+		Alerts: []run.QualityAlert{{Type: run.AlertDegradation, Severity: run.SeverityWarning, Metric: "faithfulness", CurrentValue: 0.61, Threshold: 0.68,
 			Message: "Quality degraded by 22.8% from baseline"}},
-		Baseline: &Comparison{BaselineRunID: "20261120-080000-cd34", Metrics: []MetricComparison{
+		Baseline: &run.Comparison{BaselineRunID: "20261120-080000-cd34", Metrics: []run.MetricComparison{
 			{Metric: "faithfulness", BaselineMean: 0.79, CurrentMean: 0.61, Delta: -0.18, Paired: 10, Test: "wilcoxon signed-rank", P: 0.012,
-				Fell: []SampleChange{{ID: "s07", Baseline: 0.8, Current: 0.05}}, NowFailing: 2, NowPassing: 1},
-			{Metric: "answer_relevancy", BaselineMean: 0.69, CurrentMean: 0.7, Delta: 0.01, Paired: 11, Test: "wilcoxon signed-rank", P: Num(math.NaN()), NowFailing: 1, NowPassing: 1},
+				Fell: []run.SampleChange{{ID: "s07", Baseline: 0.8, Current: 0.05}}, NowFailing: 2, NowPassing: 1},
+			{Metric: "answer_relevancy", BaselineMean: 0.69, CurrentMean: 0.7, Delta: 0.01, Paired: 11, Test: "wilcoxon signed-rank", P: run.Num(math.NaN()), NowFailing: 1, NowPassing: 1},
 		}},
 	}
 	// Labelled faithful or not, s05 and s09 aside (a default, a skip):
@@ -113,7 +114,7 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 		values = append(values, v)
 		labels = append(labels, faithLabels[i])
 	}
-	s.Metrics[0].Calibration = stats.Calibrate(values, labels, CalibrationBins)
+	s.Metrics[0].Calibration = stats.Calibrate(values, labels, run.CalibrationBins)
 	return cfg, s, results
 }
 
@@ -125,7 +126,7 @@ func reportFixture(t testing.TB) (RunConfig, Summary, *ResultFile) {
 // passes now, s02 and s07 passed it and fail now, s04 failed both times;
 // s03 failed answer relevancy there and passes now, s07 passed it and
 // now has an error (its value 0 counted, as a summary counts it).
-func reportData(t testing.TB, results *ResultFile) ReportData {
+func reportData(t testing.TB, results *run.ResultFile) ReportData {
 	t.Helper()
 	long := strings.Repeat("The refund window is thirty days from delivery, and store credit is offered after that. ", 9)
 	longer := strings.Repeat("ผลตอบแทนของกองทุนปรับตัวขึ้นตามดัชนี SET ", 120) // about 5 KB
@@ -153,8 +154,8 @@ func reportData(t testing.TB, results *ResultFile) ReportData {
 	texts, err := ReadSampleTexts(dataset.Records("data.jsonl", &buf), ShownIDs(results))
 	require.NoError(t, err)
 	require.NotContains(t, texts, "s99", "a sample the page does not show")
-	base := map[Key]Result{}
-	for _, r := range []Result{
+	base := map[run.Key]run.Result{}
+	for _, r := range []run.Result{
 		{ID: "s01", Metric: "faithfulness", Value: 0.5}, {ID: "s02", Metric: "faithfulness", Value: 0.8},
 		{ID: "s07", Metric: "faithfulness", Value: 0.8}, {ID: "s04", Metric: "faithfulness", Value: 0.6},
 		{ID: "s05", Metric: "faithfulness", Value: 0.9}, {ID: "s03", Metric: "answer_relevancy", Value: 0.3},
@@ -176,8 +177,8 @@ func TestWriteReport(t *testing.T) {
 	noBaseline.Baseline, noBaseline.Alerts, noBaseline.Gates = nil, nil, nil
 	data := reportData(t, results)
 	tests := map[string]struct {
-		s       Summary
-		results *ResultFile
+		s       run.Summary
+		results *run.ResultFile
 		data    ReportData
 		want    []string
 		absent  []string
@@ -294,7 +295,7 @@ func TestWriteReportReliability(t *testing.T) {
 	unlabelled.Metrics = slices.Clone(s.Metrics)
 	unlabelled.Metrics[0].Calibration = nil
 	tests := map[string]struct {
-		s              Summary
+		s              run.Summary
 		diagrams, dots int
 		want           []string
 	}{
@@ -395,18 +396,18 @@ func TestNewHistogram(t *testing.T) {
 // is the order a parallel run's judgements finished in.
 func TestWriteReportRowsInSampleOrder(t *testing.T) {
 	t.Parallel()
-	cfg := RunConfig{RunID: "r", Metrics: []string{"m1", "m2"}}
+	cfg := run.Config{RunID: "r", Metrics: []string{"m1", "m2"}}
 	var buf bytes.Buffer
 	for _, id := range []string{"s10", "s2", "s1", "s3"} {
 		for _, m := range []string{"m2", "m1"} {
-			b, err := json.Marshal(Result{ID: id, Metric: m, Value: 0.5})
+			b, err := json.Marshal(run.Result{ID: id, Metric: m, Value: 0.5})
 			require.NoError(t, err)
 			buf.Write(append(b, '\n'))
 		}
 	}
-	results, err := readResults(FileResults, &buf)
+	results, err := run.ReadResultsFrom(run.FileResults, &buf)
 	require.NoError(t, err)
-	s := Summary{RunID: "r", Samples: 4, Metrics: Summarize(slices.Collect(results.All()), nil)}
+	s := run.Summary{RunID: "r", Samples: 4, Metrics: run.Summarize(slices.Collect(results.All()), nil)}
 	require.Equal(t, "m2", s.Metrics[0].Metric, "the summary is in the order of the lines")
 	var out strings.Builder
 	require.NoError(t, WriteReport(&out, cfg, s, results, ReportData{}))

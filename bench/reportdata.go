@@ -9,6 +9,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // ReportData is what report.html shows of its samples besides their
@@ -21,7 +22,7 @@ type ReportData struct {
 	Texts map[string]SampleText
 	// Baseline holds the baseline run's results of the shown samples
 	// (ReadBaselineResults).
-	Baseline map[Key]Result
+	Baseline map[run.Key]run.Result
 	// TextsErr, when not "", says why the samples' texts are not shown.
 	TextsErr string
 	// Failed says why the run failed (its exit code not 0), a reason a
@@ -131,12 +132,12 @@ func ReadSampleTexts(records iter.Seq2[dataset.Record, error], ids map[string]bo
 
 // ReadBaselineResults reads the results of the baseline run in dir for
 // the samples whose id is in ids, streaming: memory holds those results.
-func ReadBaselineResults(dir string, ids map[string]bool) (map[Key]Result, error) {
-	out := map[Key]Result{}
+func ReadBaselineResults(dir string, ids map[string]bool) (map[run.Key]run.Result, error) {
+	out := map[run.Key]run.Result{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := EachResult(filepath.Join(dir, FileResults), func(r Result) {
+	err := run.EachResult(filepath.Join(dir, run.FileResults), func(r run.Result) {
 		if ids[r.ID] {
 			r.Evidence, r.Reason = eval.Evidence{}, "" // the baseline's value is shown, not its evidence
 			out[r.Key()] = r
@@ -149,7 +150,7 @@ func ReadBaselineResults(dir string, ids map[string]bool) (map[Key]Result, error
 }
 
 // ShownIDs are the ids of the samples results holds.
-func ShownIDs(results *ResultFile) map[string]bool {
+func ShownIDs(results *run.ResultFile) map[string]bool {
 	out := map[string]bool{}
 	if results == nil {
 		return out

@@ -12,6 +12,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // Runs reads the recorded runs, for `assay runs`: the rows of the run
@@ -67,8 +68,8 @@ type RunListing struct {
 
 // MetricMean is a metric's mean in a run, NaN when it scored nothing.
 type MetricMean struct {
-	Metric string `json:"metric"`
-	Mean   Num    `json:"mean"`
+	Metric string  `json:"metric"`
+	Mean   run.Num `json:"mean"`
 }
 
 // List lists the recorded runs, oldest first.
@@ -99,8 +100,8 @@ type RunView struct {
 	ID string
 	// Dir is the run folder.
 	Dir     string
-	Config  RunConfig
-	Summary Summary
+	Config  run.Config
+	Summary run.Summary
 }
 
 // Show finds the run ref names: a run folder, else a run id or the
@@ -113,12 +114,12 @@ func (r Runs) Show(ctx context.Context, ref string) (*RunView, error) {
 // exists, and takes the run's config from it.
 func (r Runs) load(ctx context.Context, ref string, withFolder bool) (*RunView, error) {
 	if isRunFolder(ref) {
-		f, err := readRunHead(ref)
+		f, err := run.ReadHead(ref)
 		if err != nil {
 			return nil, &eval.InputError{Msg: err.Error(), Err: err}
 		}
 		if f.Summary == nil {
-			return nil, &eval.InputError{Msg: fmt.Sprintf("run folder %s has no %s: the run never finished; resume it with assay bench --resume --out %s", ref, FileSummary, ref)}
+			return nil, &eval.InputError{Msg: fmt.Sprintf("run folder %s has no %s: the run never finished; resume it with assay bench --resume --out %s", ref, run.FileSummary, ref)}
 		}
 		return &RunView{ID: f.Config.RunID, Dir: ref, Config: f.Config, Summary: *f.Summary}, nil
 	}
@@ -136,7 +137,7 @@ func (r Runs) load(ctx context.Context, ref string, withFolder bool) (*RunView, 
 	}
 	v := &RunView{ID: row.ID, Dir: row.Dir, Config: row.Config, Summary: row.Summary}
 	if withFolder {
-		f, err := readRunHead(row.Dir)
+		f, err := run.ReadHead(row.Dir)
 		if err != nil {
 			return nil, &eval.InputError{Msg: fmt.Sprintf("run %s: its folder: %v", row.ID, err), Err: err}
 		}
@@ -152,10 +153,10 @@ type RunDiff struct {
 	Current  string `json:"current"`
 	// Comparison is Compare's, metric by metric; its Judged says when B
 	// was judged otherwise than A (another model, other prompt versions).
-	Comparison *Comparison `json:"comparison"`
+	Comparison *run.Comparison `json:"comparison"`
 	// Alerts are seed 002's alerts: any is a regression.
-	Alerts []QualityAlert `json:"alerts"`
-	AB     []ABRow        `json:"ab"`
+	Alerts []run.QualityAlert `json:"alerts"`
+	AB     []ABRow            `json:"ab"`
 
 	base, cur *RunView
 }
@@ -167,11 +168,11 @@ type RunDiff struct {
 // test's verdict (p < 0.05), which a few moved samples among many ties
 // can give to a difference too small to show.
 type ABRow struct {
-	Metric      string         `json:"metric"`
-	Analysis    ABTestAnalysis `json:"analysis"`
-	Test        string         `json:"test,omitempty"`
-	P           Num            `json:"p_value"`
-	Significant bool           `json:"significant"`
+	Metric      string             `json:"metric"`
+	Analysis    run.ABTestAnalysis `json:"analysis"`
+	Test        string             `json:"test,omitempty"`
+	P           run.Num            `json:"p_value"`
+	Significant bool               `json:"significant"`
 }
 
 // MinABChange is the smallest relative change of an A/B row that can be
@@ -180,7 +181,7 @@ const MinABChange = 0.0005
 
 // newABRow is the A/B row of metric, its seed analysis an and its paired
 // test's p-value p.
-func newABRow(metric string, an ABTestAnalysis, test string, p Num) ABRow {
+func newABRow(metric string, an run.ABTestAnalysis, test string, p run.Num) ABRow {
 	changed := math.Abs(an.QualityImprovement) >= MinABChange // false for NaN
 	an.IsSignificant = an.IsSignificant && changed
 	return ABRow{Metric: metric, Analysis: an, Test: test, P: p, Significant: changed && float64(p) < 0.05}
@@ -199,13 +200,13 @@ func (r Runs) Diff(ctx context.Context, a, b string) (*RunDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, alerts, p, err := compare(base.Dir, filepath.Join(cur.Dir, FileResults), cur.Summary, &cur.Config)
+	c, alerts, p, err := run.ComparePaired(base.Dir, filepath.Join(cur.Dir, run.FileResults), cur.Summary, &cur.Config)
 	if err != nil {
 		return nil, eval.AsInputError("", err)
 	}
 	d := &RunDiff{Baseline: base.ID, Current: cur.ID, Comparison: c, Alerts: alerts, AB: []ABRow{}, base: base, cur: cur}
 	for _, m := range c.Metrics {
-		d.AB = append(d.AB, newABRow(m.Metric, p.ab(m.Metric), m.Test, m.P))
+		d.AB = append(d.AB, newABRow(m.Metric, p.AB(m.Metric), m.Test, m.P))
 	}
 	return d, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 )
 
 func ExampleRuns_Trend() {
@@ -27,9 +28,9 @@ func ExampleRuns_Trend() {
 	for i, model := range []string{"offline", "offline", "llm:openai:gpt-4o"} {
 		id := fmt.Sprintf("run%d", i+1)
 		started := time.Date(2026, 11, 1+i, 9, 0, 0, 0, time.UTC)
-		cfg := bench.RunConfig{RunID: id, Started: started, DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}, Model: model}
-		sum := bench.Summary{RunID: id, Started: started, Complete: true,
-			Metrics: []bench.MetricStats{{Metric: "faithfulness", N: 4, Scored: 4, Mean: bench.Num(0.5 + 0.1*float64(i))}}}
+		cfg := run.Config{RunID: id, Started: started, DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}, Model: model}
+		sum := run.Summary{RunID: id, Started: started, Complete: true,
+			Metrics: []run.MetricStats{{Metric: "faithfulness", N: 4, Scored: 4, Mean: run.Num(0.5 + 0.1*float64(i))}}}
 		if err := store.Record(cfg, sum, filepath.Join(dir, id)); err != nil {
 			fmt.Println(err)
 			return
@@ -42,7 +43,7 @@ func ExampleRuns_Trend() {
 		fmt.Println(err)
 		return
 	}
-	_ = trend.Write(os.Stdout, bench.OutputText)
+	_ = trend.Write(os.Stdout, run.OutputText)
 	// Output:
 	// STARTED           RUN     FAITHFULNESS MEAN  SCORED  CHANGE
 	// 2026-11-01 09:00  run1    0.5000             4/4              ##########

@@ -16,6 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // judgeRuns records five runs of one dataset, each of faithfulness with
@@ -72,7 +73,7 @@ func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 	}
 	require.Len(t, tr.Points, len(tests))
 	var text bytes.Buffer
-	require.NoError(t, tr.Write(&text, bench.OutputText))
+	require.NoError(t, tr.Write(&text, run.OutputText))
 	var doc struct {
 		Points []struct {
 			RunID  string   `json:"run_id"`
@@ -81,7 +82,7 @@ func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 		} `json:"points"`
 	}
 	var js bytes.Buffer
-	require.NoError(t, tr.Write(&js, bench.OutputJSON))
+	require.NoError(t, tr.Write(&js, run.OutputJSON))
 	require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -122,7 +123,7 @@ func TestRunsTrendOfOneJudgeHasNoNote(t *testing.T) {
 	require.NoError(t, err)
 	tr.Points = tr.Points[:2]
 	var text bytes.Buffer
-	require.NoError(t, tr.Write(&text, bench.OutputText))
+	require.NoError(t, tr.Write(&text, run.OutputText))
 	assert.Equal(t, "STARTED           RUN  FAITHFULNESS MEAN  SCORED  CHANGE\n"+
 		"2026-11-01 09:00  j1   0.8000             3/3              ################\n"+
 		"2026-11-02 09:00  j2   0.7667             3/3     -0.0333  ###############\n", text.String())
@@ -150,7 +151,7 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 			assert.Equal(t, tc.judged, d.Comparison.Judged)
 
 			var text bytes.Buffer
-			require.NoError(t, d.Write(&text, bench.OutputText))
+			require.NoError(t, d.Write(&text, run.OutputText))
 			if tc.judged == nil {
 				assert.NotContains(t, text.String(), note)
 			} else {
@@ -158,7 +159,7 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 			}
 
 			var js bytes.Buffer
-			require.NoError(t, d.Write(&js, bench.OutputJSON))
+			require.NoError(t, d.Write(&js, run.OutputJSON))
 			var doc struct {
 				Comparison struct {
 					Judged []string `json:"judged_otherwise"`
@@ -173,7 +174,7 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 func TestRunsErrors(t *testing.T) {
 	t.Parallel()
 	store, root := judgeRuns(t)
-	unfinished := writeRun(t, filepath.Join(root, "unfinished"), bench.RunConfig{RunID: "u"}, nil, nil)
+	unfinished := writeRun(t, filepath.Join(root, "unfinished"), run.Config{RunID: "u"}, nil, nil)
 	runs := bench.Runs{Store: store}
 	ctx := context.Background()
 	tests := map[string]struct {
@@ -194,9 +195,9 @@ func TestRunsErrors(t *testing.T) {
 		"a dataset neither a file nor a hash": {call: func() error { _, err := runs.Trend(ctx, "faithfulness", "nosuch.jsonl"); return err }, input: true,
 			want: "--dataset nosuch.jsonl: neither a file nor a sha256 (64 hex digits)"},
 		"a store that does not open is not the caller's": {call: func() error {
-			_, err := bench.Runs{Store: filepath.Join(root, "j1", bench.FileConfig, "runs.db")}.List(ctx)
+			_, err := bench.Runs{Store: filepath.Join(root, "j1", run.FileConfig, "runs.db")}.List(ctx)
 			return err
-		}, want: "run store " + filepath.Join(root, "j1", bench.FileConfig, "runs.db")},
+		}, want: "run store " + filepath.Join(root, "j1", run.FileConfig, "runs.db")},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/run"
 )
 
 // The formats of `assay runs export`.
@@ -76,7 +77,7 @@ type exportResult struct {
 // record; results are held without their evidence. A dataset that no
 // longer reads leaves the fields empty and Exported.Note says why.
 func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exported, error) {
-	if err := CheckOutputFormat(format, ExportFormats...); err != nil {
+	if err := run.CheckOutputFormat(format, ExportFormats...); err != nil {
 		return nil, err
 	}
 	v, err := r.load(ctx, ref, true)
@@ -123,7 +124,7 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 	if path == "" || path == "-" {
 		return r.Export(ctx, ref, format, stdout)
 	}
-	if err := CheckOutputFormat(format, ExportFormats...); err != nil {
+	if err := run.CheckOutputFormat(format, ExportFormats...); err != nil {
 		return nil, err
 	}
 	if err := checkOutFile("-o", path); err != nil {
@@ -143,7 +144,7 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 func readExportResults(dir string) ([]exportResult, map[string][]int32, error) {
 	var results []exportResult
 	byID := map[string][]int32{}
-	err := EachResult(filepath.Join(dir, FileResults), func(r Result) {
+	err := run.EachResult(filepath.Join(dir, run.FileResults), func(r run.Result) {
 		byID[r.ID] = append(byID[r.ID], int32(len(results)))
 		results = append(results, exportResult{metric: r.Metric, method: r.Method, reason: r.Reason, err: r.Error,
 			value: r.Value, points: r.Points, max: r.Max, pass: r.Pass, defaulted: r.Defaulted, skipped: r.Skipped, usage: r.Usage})
@@ -233,7 +234,7 @@ func (x *exporter) write(records iter.Seq2[dataset.Record, error], meta []metaCo
 		}
 	}
 	rest := slices.DeleteFunc(slices.Collect(maps.Keys(x.byID)), func(id string) bool { return done[id] })
-	slices.SortFunc(rest, SampleOrder)
+	slices.SortFunc(rest, run.SampleOrder)
 	for _, id := range rest {
 		if err := emit(id, nil); err != nil {
 			return n, err
@@ -255,7 +256,7 @@ func (x *exporter) passOf(r exportResult) *bool {
 	if r.defaulted || r.skipped {
 		return nil
 	}
-	p := passed(r.pass, r.value, x.threshold[r.metric])
+	p := run.Passes(r.pass, r.value, x.threshold[r.metric])
 	return &p
 }
 

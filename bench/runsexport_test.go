@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // exportRun writes a dataset of three samples (nested, numeric, boolean
@@ -38,9 +39,9 @@ func exportRun(t *testing.T) string {
 	sha, err := dataset.FileSHA256(data)
 	require.NoError(t, err)
 	no := false
-	cfg := bench.RunConfig{RunID: "x1", Dataset: data, DatasetSHA256: sha, Metrics: []string{"faithfulness", "answer_relevancy"}, Model: "offline"}
-	s := bench.Summary{RunID: "x1", Metrics: []bench.MetricStats{{Metric: "faithfulness", Threshold: 0.7}, {Metric: "answer_relevancy", Threshold: 0.5}}}
-	results := []bench.Result{
+	cfg := run.Config{RunID: "x1", Dataset: data, DatasetSHA256: sha, Metrics: []string{"faithfulness", "answer_relevancy"}, Model: "offline"}
+	s := run.Summary{RunID: "x1", Metrics: []run.MetricStats{{Metric: "faithfulness", Threshold: 0.7}, {Metric: "answer_relevancy", Threshold: 0.5}}}
+	results := []run.Result{
 		{ID: "gone", Metric: "faithfulness", Value: 0.25, Method: "offline (approximate)"},
 		{ID: "s1", Metric: "answer_relevancy", Value: 0.9, Points: 4.5, Max: 5, Method: "offline (approximate)", Reason: "on topic", Pass: &no,
 			Usage: eval.Usage{Latency: 1500 * time.Microsecond, CostUSD: 0.002}},

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/assaylabs/assay/run"
 )
 
 // MDListed is how many samples a line of the Markdown summary lists
@@ -16,7 +18,7 @@ const MDListed = 8
 // $GITHUB_STEP_SUMMARY: how the runs differ in what they judged and how,
 // a table a metric a row, the alerts, the samples that flipped and those
 // that moved most, each list capped at MDListed.
-func writeComparisonMD(w io.Writer, a, b string, c *Comparison, alerts []QualityAlert) error {
+func writeComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run.QualityAlert) error {
 	fmt.Fprintf(w, "### Assay: %s against baseline %s\n\n", code(b), code(a))
 	if len(alerts) == 0 {
 		fmt.Fprintln(w, "No quality alert.")
@@ -54,7 +56,7 @@ func writeComparisonMD(w io.Writer, a, b string, c *Comparison, alerts []Quality
 	}
 	var flips, moved []string
 	for _, m := range c.Metrics {
-		for _, way := range []string{FlipFails, FlipPasses} {
+		for _, way := range []string{run.FlipFails, run.FlipPasses} {
 			if n, listed := flipsOf(m, way); n > 0 {
 				flips = append(flips, fmt.Sprintf("**%s**, %s, %d: %s", mdText(m.Metric), flipTitle(way), n, changesMD(listed, n)))
 			}
@@ -80,8 +82,8 @@ func writeComparisonMD(w io.Writer, a, b string, c *Comparison, alerts []Quality
 
 // pText is a p-value with four places, "<0.0001" below them, "-" when
 // undefined.
-func pText(p Num) string {
-	if defined(p) && p < 0.00005 {
+func pText(p run.Num) string {
+	if p.Defined() && p < 0.00005 {
 		return "<0.0001"
 	}
 	return statText(p)
@@ -89,7 +91,7 @@ func pText(p Num) string {
 
 // changesMD lists the first MDListed of changes (of n in all) as
 // `id` 0.800→0.300, saying how many more there are.
-func changesMD(changes []SampleChange, n int) string {
+func changesMD(changes []run.SampleChange, n int) string {
 	parts := make([]string, 0, MDListed+1)
 	for _, f := range changes[:min(len(changes), MDListed)] {
 		parts = append(parts, fmt.Sprintf("%s %.3f→%.3f", code(f.ID), f.Baseline, f.Current))
@@ -103,13 +105,13 @@ func changesMD(changes []SampleChange, n int) string {
 // code is s as a Markdown code span, its fence longer than any run of
 // backticks in it.
 func code(s string) string {
-	longest, run := 0, 0
+	longest, folder := 0, 0
 	for _, r := range s {
 		if r == '`' {
-			run++
-			longest = max(longest, run)
+			folder++
+			longest = max(longest, folder)
 		} else {
-			run = 0
+			folder = 0
 		}
 	}
 	fence := strings.Repeat("`", longest+1)

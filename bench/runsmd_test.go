@@ -16,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 )
 
 // TestRunsDiffMarkdown renders the pull-request summary with goldmark
@@ -27,7 +28,7 @@ func TestRunsDiffMarkdown(t *testing.T) {
 	// Twelve samples in both runs, q13 in A alone, q14 and q15 in B
 	// alone. q1-q10 fall from 0.9 to 0.2 (pass to fail under 0.5), q12
 	// rises from 0.3 to 0.95.
-	var a, b []bench.Result
+	var a, b []run.Result
 	for i := 1; i <= 12; i++ {
 		va, vb := 0.9, 0.2
 		switch i {
@@ -37,21 +38,21 @@ func TestRunsDiffMarkdown(t *testing.T) {
 			va, vb = 0.3, 0.95
 		}
 		id := fmt.Sprintf("q%d", i)
-		a = append(a, bench.Result{ID: id, Metric: "faithfulness", Value: va})
-		b = append(b, bench.Result{ID: id, Metric: "faithfulness", Value: vb})
+		a = append(a, run.Result{ID: id, Metric: "faithfulness", Value: va})
+		b = append(b, run.Result{ID: id, Metric: "faithfulness", Value: vb})
 	}
-	a = append(a, bench.Result{ID: "q13", Metric: "faithfulness", Value: 1})
-	b = append(b, bench.Result{ID: "q14", Metric: "faithfulness", Value: 1}, bench.Result{ID: "q15_x", Metric: "faithfulness", Value: 1})
-	run := func(id, model, version string, rs []bench.Result) string {
-		cfg := bench.RunConfig{RunID: id, Model: model, Metrics: []string{"faithfulness"}, Prompts: map[string]string{"faithfulness.claims": version}}
-		s := bench.Summary{RunID: id, Metrics: []bench.MetricStats{{Metric: "faithfulness", Mean: 0.5, Threshold: 0.5}}}
+	a = append(a, run.Result{ID: "q13", Metric: "faithfulness", Value: 1})
+	b = append(b, run.Result{ID: "q14", Metric: "faithfulness", Value: 1}, run.Result{ID: "q15_x", Metric: "faithfulness", Value: 1})
+	folder := func(id, model, version string, rs []run.Result) string {
+		cfg := run.Config{RunID: id, Model: model, Metrics: []string{"faithfulness"}, Prompts: map[string]string{"faithfulness.claims": version}}
+		s := run.Summary{RunID: id, Metrics: []run.MetricStats{{Metric: "faithfulness", Mean: 0.5, Threshold: 0.5}}}
 		return writeRun(t, filepath.Join(root, id), cfg, &s, rs)
 	}
-	dirA, dirB := run("run-a", "offline", "1", a), run("run-b", "llm:openai:gpt-4o", "2", b)
+	dirA, dirB := folder("run-a", "offline", "1", a), folder("run-b", "llm:openai:gpt-4o", "2", b)
 	d, err := bench.Runs{Store: filepath.Join(root, "runs.db")}.Diff(context.Background(), dirA, dirB)
 	require.NoError(t, err)
 	var md bytes.Buffer
-	require.NoError(t, d.Write(&md, bench.OutputMD))
+	require.NoError(t, d.Write(&md, run.OutputMD))
 	t.Logf("the summary:\n%s", md.String())
 
 	gm := goldmark.New(goldmark.WithExtensions(extension.GFM))

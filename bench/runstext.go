@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/run"
 )
 
 // DocumentFormats are the output formats of what prints one document (a
 // run, a diff): text and md render it for people, json and yaml carry
 // its data with the same keys. What prints a list (of runs, of a trend's
 // points) takes every one of OutputFormats: jsonl too, one record a line.
-var DocumentFormats = []string{OutputText, OutputMD, OutputJSON, OutputYAML}
+var DocumentFormats = []string{run.OutputText, run.OutputMD, run.OutputJSON, run.OutputYAML}
 
 // rendering is what a view of the recorded runs prints in each format.
 type rendering struct {
@@ -32,19 +33,19 @@ type rendering struct {
 
 // write writes r in format, one of OutputFormats.
 func (r rendering) write(w io.Writer, format string) error {
-	allowed := OutputFormats
+	allowed := run.OutputFormats
 	if r.records == nil {
 		allowed = DocumentFormats
 	}
-	if err := CheckOutputFormat(format, allowed...); err != nil {
+	if err := run.CheckOutputFormat(format, allowed...); err != nil {
 		return err
 	}
 	switch format {
-	case OutputText, OutputMD:
-		return r.human(w, format == OutputMD)
-	case OutputJSON:
+	case run.OutputText, run.OutputMD:
+		return r.human(w, format == run.OutputMD)
+	case run.OutputJSON:
 		return encode.JSON(w, r.doc)
-	case OutputYAML:
+	case run.OutputYAML:
 		return encode.YAMLOfJSON(w, r.doc)
 	}
 	enc := json.NewEncoder(w)
@@ -143,7 +144,7 @@ func (v *RunView) human(w io.Writer, md bool) error {
 	return nil
 }
 
-func writeAlerts(w io.Writer, md bool, alerts []QualityAlert) {
+func writeAlerts(w io.Writer, md bool, alerts []run.QualityAlert) {
 	if len(alerts) == 0 {
 		return
 	}
@@ -196,7 +197,7 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 		return err
 	}
 	for _, m := range d.Comparison.Metrics {
-		for _, way := range []string{FlipFails, FlipPasses} {
+		for _, way := range []string{run.FlipFails, run.FlipPasses} {
 			n, listed := flipsOf(m, way)
 			if n == 0 {
 				continue
@@ -206,7 +207,7 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 				item(w, md, changeText(f))
 			}
 			if more := n - min(len(listed), TextListed); more > 0 {
-				item(w, md, fmt.Sprintf("and %d more (--format json lists %d)", more, min(n, MaxFlipped)))
+				item(w, md, fmt.Sprintf("and %d more (--format json lists %d)", more, min(n, run.MaxFlipped)))
 			}
 		}
 	}
@@ -229,7 +230,7 @@ const TextListed = 20
 
 // pairedTable is each metric's paired figures: the mean difference and
 // its interval, the flips each way and McNemar's test on them.
-func pairedTable(c *Comparison) table {
+func pairedTable(c *run.Comparison) table {
 	t := table{head: []string{"METRIC", "PAIRED", "MEAN DIFF", "CI95", "NOW FAILING", "NOW PASSING", "MCNEMAR P", "MID-P"}}
 	for _, m := range c.Metrics {
 		t.add(m.Metric, fmt.Sprint(m.Paired), signedText(m.MeanDiff), ciText(m.DiffLow, m.DiffHigh),
@@ -240,7 +241,7 @@ func pairedTable(c *Comparison) table {
 
 // sharedNote says, when a run has samples the other lacks, what the
 // comparison is over; "" when both have the same samples.
-func sharedNote(c *Comparison) string {
+func sharedNote(c *run.Comparison) string {
 	if c.OnlyBaseline+c.OnlyCurrent == 0 {
 		return ""
 	}
@@ -248,14 +249,14 @@ func sharedNote(c *Comparison) string {
 }
 
 // flipsOf is how many of m's samples flipped way, and those listed.
-func flipsOf(m MetricComparison, way string) (int, []SampleChange) {
-	var listed []SampleChange
+func flipsOf(m run.MetricComparison, way string) (int, []run.SampleChange) {
+	var listed []run.SampleChange
 	for _, f := range m.Flipped {
 		if f.Flip == way {
 			listed = append(listed, f)
 		}
 	}
-	if way == FlipFails {
+	if way == run.FlipFails {
 		return m.NowFailing, listed
 	}
 	return m.NowPassing, listed
@@ -263,28 +264,28 @@ func flipsOf(m MetricComparison, way string) (int, []SampleChange) {
 
 // flipTitle names a way of flipping.
 func flipTitle(way string) string {
-	if way == FlipFails {
+	if way == run.FlipFails {
 		return "now failing (passed in A)"
 	}
 	return "now passing (failed in A)"
 }
 
 // changeText is a sample's change: its id, both values and the change.
-func changeText(f SampleChange) string {
+func changeText(f run.SampleChange) string {
 	return fmt.Sprintf("%s  %.4f -> %.4f (%+.4f)", f.ID, f.Baseline, f.Current, f.Current-f.Baseline)
 }
 
 // signedText is a statistic with its sign, "-" when undefined.
-func signedText(n Num) string {
-	if !defined(n) {
+func signedText(n run.Num) string {
+	if !n.Defined() {
 		return "-"
 	}
 	return fmt.Sprintf("%+.4f", float64(n))
 }
 
 // ciText is an interval, "-" when undefined.
-func ciText(lo, hi Num) string {
-	if !defined(lo) || !defined(hi) {
+func ciText(lo, hi run.Num) string {
+	if !lo.Defined() || !hi.Defined() {
 		return "-"
 	}
 	return fmt.Sprintf("%+.4f..%+.4f", float64(lo), float64(hi))
@@ -338,11 +339,11 @@ func (t *Trend) human(w io.Writer, md bool) error {
 			bar = strings.Repeat("#", int(math.Round(20*mean)))
 			prev = mean
 		}
-		run := p.RunID
+		folder := p.RunID
 		if len(p.Judged) > 0 {
-			run, judged = run+" *", true
+			folder, judged = folder+" *", true
 		}
-		tab.add(timeText(p.Started), run, statText(p.Mean), fmt.Sprintf("%d/%d", p.Scored, p.N), change, bar)
+		tab.add(timeText(p.Started), folder, statText(p.Mean), fmt.Sprintf("%d/%d", p.Scored, p.N), change, bar)
 	}
 	if err := tab.write(w, md); err != nil {
 		return err
@@ -448,8 +449,8 @@ func para(w io.Writer, md bool, format string, a ...any) {
 }
 
 // statText is a statistic with four places, "-" when undefined.
-func statText(n Num) string {
-	if !defined(n) {
+func statText(n run.Num) string {
+	if !n.Defined() {
 		return "-"
 	}
 	return fmt.Sprintf("%.4f", float64(n))

@@ -4,37 +4,35 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/run"
 )
 
-// KeepSteps readies the evaluation steps of the run's judges defined in a
+// keepSteps readies the evaluation steps of run's judges defined in a
 // judges file or a profile among metrics (entries of reg) before the run
-// judges with m, and keeps them in its config.json (RunConfig.Judges): a
+// judges with m, and keeps them in its config.json (run.Config.Judges): a
 // judge without steps of its own follows those the model writes now, once
 // for the whole run, or, in a resumed run, those the run kept (no call,
 // whatever the cache). A judge whose steps could not be written is said
 // on log; its judgements then ask for them, and default when that fails.
-func (r *Run) KeepSteps(ctx context.Context, reg *metric.Registry, metrics []string, m judges.Model, log io.Writer) error {
-	recs, u, err := judges.PrepareSteps(ctx, reg, metrics, m, r.cfg.Judges)
+func keepSteps(ctx context.Context, folder *run.Run, reg *metric.Registry, metrics []string, m judges.Model, log io.Writer) error {
+	kept := folder.Config().Judges
+	recs, u, err := judges.PrepareSteps(ctx, reg, metrics, m, kept)
 	if err != nil {
 		fmt.Fprintf(log, "bench: %v; its judgements ask for them again, and take the neutral default when that fails\n", err)
 	}
-	used := spent(judges.UsageOf(u))
-	if used == (eval.Usage{}) && slices.EqualFunc(recs, r.cfg.Judges, func(a, b judges.StepsRecord) bool {
+	used := run.Spent(judges.UsageOf(u))
+	if used == (eval.Usage{}) && slices.EqualFunc(recs, kept, func(a, b judges.StepsRecord) bool {
 		return a.Name == b.Name && a.Version == b.Version && a.Generated == b.Generated && slices.Equal(a.Steps, b.Steps)
 	}) {
 		return nil
 	}
-	r.mu.Lock()
-	r.cfg.Judges, r.cfg.StepsUsage = recs, r.cfg.StepsUsage.Add(used)
-	r.mu.Unlock()
-	return writeJSON(filepath.Join(r.dir, FileConfig), r.cfg)
+	return folder.SetJudges(recs, used)
 }
 
 // writeJudges writes the part of `assay runs show` that says, of each

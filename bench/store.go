@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/internal/sqlitedb"
+	"github.com/assaylabs/assay/run"
 )
 
 // Store is the run store: a row per recorded run (`assay bench`) in one
@@ -36,8 +37,8 @@ type RunRow struct {
 	// Metrics are the run's metrics in the order of its config; so are
 	// Summary.Metrics, whatever order the row was recorded in.
 	Metrics []string
-	Config  RunConfig
-	Summary Summary
+	Config  run.Config
+	Summary run.Summary
 	// Dir is the run folder, absolute.
 	Dir string
 }
@@ -47,10 +48,10 @@ type TrendPoint struct {
 	RunID   string    `json:"run_id"`
 	Started time.Time `json:"started"`
 	// Mean is NaN when the run scored nothing of the metric.
-	Mean   Num `json:"mean"`
-	N      int `json:"n"`
-	Scored int `json:"scored"`
-	// Model is the run's judge (RunConfig.Model).
+	Mean   run.Num `json:"mean"`
+	N      int     `json:"n"`
+	Scored int     `json:"scored"`
+	// Model is the run's judge (run.Config.Model).
 	Model string `json:"model"`
 	// Judged says how the run was judged otherwise than the point before
 	// it (JudgedOtherwise): its change measures the judge as well.
@@ -159,10 +160,10 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Record records a run, its config, its summary and its folder dir; a run
 // recorded again (resumed) replaces its row.
-func (s *Store) Record(cfg RunConfig, sum Summary, dir string) error {
+func (s *Store) Record(cfg run.Config, sum run.Summary, dir string) error {
 	id := cmp.Or(cfg.RunID, sum.RunID)
 	if id == "" {
-		return errors.New("run store: record: the run has no id (RunConfig.RunID)")
+		return errors.New("run store: record: the run has no id (run.Config.RunID)")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -273,7 +274,7 @@ func (s *Store) Trend(ctx context.Context, metric string, datasetSHA256 string) 
 		return nil, err
 	}
 	out := []TrendPoint{}
-	var prev *RunConfig
+	var prev *run.Config
 	for _, r := range rows {
 		for _, m := range r.Summary.Metrics {
 			if m.Metric != metric {
@@ -281,7 +282,7 @@ func (s *Store) Trend(ctx context.Context, metric string, datasetSHA256 string) 
 			}
 			p := TrendPoint{RunID: r.ID, Started: r.Started, Mean: m.Mean, N: m.N, Scored: m.Scored, Model: r.Config.Model}
 			if prev != nil {
-				p.Judged = JudgedOtherwise(*prev, r.Config)
+				p.Judged = run.JudgedOtherwise(*prev, r.Config)
 			}
 			prev = &r.Config
 			out = append(out, p)
@@ -318,7 +319,7 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]RunRow, err
 			return nil, fmt.Errorf("run store %s: run %s does not read back (%w): record it again or delete its row", s.path, r.ID, perr)
 		}
 		r.Metrics = r.Config.Metrics
-		r.Summary.Metrics = InConfigOrder(r.Summary.Metrics, r.Metrics)
+		r.Summary.Metrics = run.InConfigOrder(r.Summary.Metrics, r.Metrics)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -340,7 +341,7 @@ func shortSHA(sha string) string {
 // store, or "latest": the last stored run of cfg's dataset hash and
 // metrics other than cfg's run itself. store may be nil when ref is a
 // folder.
-func ResolveBaseline(store *Store, ref string, cfg RunConfig) (string, error) {
+func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	if ref == "" {
 		return "", errors.New("--baseline: empty: give a run folder, a run id or latest")
 	}
@@ -348,7 +349,7 @@ func ResolveBaseline(store *Store, ref string, cfg RunConfig) (string, error) {
 		return ref, nil
 	}
 	if store == nil {
-		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", ref, FileConfig)
+		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", ref, run.FileConfig)
 	}
 	ctx := context.Background()
 	var row RunRow
@@ -361,14 +362,14 @@ func ResolveBaseline(store *Store, ref string, cfg RunConfig) (string, error) {
 	} else {
 		row, err = store.Get(ctx, ref)
 		if nf, ok := errors.AsType[*RunNotFoundError](err); ok && len(nf.Candidates) == 0 {
-			return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list: %w", ref, FileConfig, nf.Path, err)
+			return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list: %w", ref, run.FileConfig, nf.Path, err)
 		}
 	}
 	if err != nil {
 		return "", fmt.Errorf("--baseline %s: %w", ref, err)
 	}
 	if !isRunFolder(row.Dir) {
-		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", ref, row.ID, row.Dir, FileConfig)
+		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", ref, row.ID, row.Dir, run.FileConfig)
 	}
 	return row.Dir, nil
 }
@@ -387,7 +388,7 @@ func (e *NoBaselineError) Error() string {
 
 // isRunFolder reports whether dir holds a run's config.json.
 func isRunFolder(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, FileConfig))
+	fi, err := os.Stat(filepath.Join(dir, run.FileConfig))
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -395,11 +396,11 @@ func isRunFolder(dir string) bool {
 // "incomplete" when it stopped before judging every pair, else "gate
 // failed" when a gate failed, else "alert" when it raised a quality alert
 // against its baseline, else "ok".
-func RunStatus(s Summary) string {
+func RunStatus(s run.Summary) string {
 	switch {
 	case !s.Complete:
 		return "incomplete"
-	case slices.ContainsFunc(s.Gates, func(g GateResult) bool { return !g.Passed }):
+	case slices.ContainsFunc(s.Gates, func(g run.GateResult) bool { return !g.Passed }):
 		return "gate failed"
 	case len(s.Alerts) > 0:
 		return "alert"

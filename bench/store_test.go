@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 )
 
 func TestDefaultStorePath(t *testing.T) {
@@ -40,15 +41,15 @@ func TestDefaultStorePath(t *testing.T) {
 }
 
 // storedRun is a run for the store tests.
-func storedRun(id string, started time.Time, sha string, means map[string]float64, metrics ...string) (bench.RunConfig, bench.Summary) {
-	cfg := bench.RunConfig{RunID: id, Started: started, Dataset: "data-" + sha + ".jsonl", DatasetSHA256: sha, Metrics: metrics, Model: "offline"}
-	s := bench.Summary{RunID: id, Started: started, Finished: started.Add(time.Minute), Complete: true}
+func storedRun(id string, started time.Time, sha string, means map[string]float64, metrics ...string) (run.Config, run.Summary) {
+	cfg := run.Config{RunID: id, Started: started, Dataset: "data-" + sha + ".jsonl", DatasetSHA256: sha, Metrics: metrics, Model: "offline"}
+	s := run.Summary{RunID: id, Started: started, Finished: started.Add(time.Minute), Complete: true}
 	for _, m := range metrics {
 		mean, ok := means[m]
 		if !ok {
 			mean = math.NaN()
 		}
-		s.Metrics = append(s.Metrics, bench.MetricStats{Metric: m, N: 3, Scored: 3, Mean: bench.Num(mean)})
+		s.Metrics = append(s.Metrics, run.MetricStats{Metric: m, N: 3, Scored: 3, Mean: run.Num(mean)})
 	}
 	return cfg, s
 }
@@ -215,7 +216,7 @@ func TestStoreRecordAgainReplaces(t *testing.T) {
 	assert.True(t, rows[0].Summary.Complete)
 	assert.InDelta(t, 0.6, float64(rows[0].Summary.Metrics[0].Mean), 1e-12)
 
-	require.EqualError(t, st.Record(bench.RunConfig{}, bench.Summary{}, "."), "run store: record: the run has no id (RunConfig.RunID)")
+	require.EqualError(t, st.Record(run.Config{}, run.Summary{}, "."), "run store: record: the run has no id (run.Config.RunID)")
 }
 
 func TestOpenStoreNotADatabase(t *testing.T) {
@@ -231,12 +232,12 @@ func TestResolveBaseline(t *testing.T) {
 	t.Parallel()
 	st, root := newStore(t)
 	gone := filepath.Join(root, "20261102-b1")
-	require.NoError(t, os.Remove(filepath.Join(gone, bench.FileConfig)))
-	cur := bench.RunConfig{RunID: "20261103-a2", DatasetSHA256: "aaa", Metrics: []string{"faithfulness", "answer_relevancy"}}
+	require.NoError(t, os.Remove(filepath.Join(gone, run.FileConfig)))
+	cur := run.Config{RunID: "20261103-a2", DatasetSHA256: "aaa", Metrics: []string{"faithfulness", "answer_relevancy"}}
 	tests := map[string]struct {
 		store *bench.Store
 		ref   string
-		cfg   bench.RunConfig
+		cfg   run.Config
 		want  string
 		err   string
 	}{
@@ -245,8 +246,8 @@ func TestResolveBaseline(t *testing.T) {
 		"a run id":                   {store: st, ref: "20261104-a3", want: filepath.Join(root, "20261104-a3")},
 		"a unique prefix":            {store: st, ref: "20261101", want: filepath.Join(root, "20261101-a1")},
 		"latest, not the run itself": {store: st, ref: "latest", cfg: cur, want: filepath.Join(root, "20261101-a1")},
-		"latest of another run":      {store: st, ref: "latest", cfg: bench.RunConfig{RunID: "new", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}}, want: filepath.Join(root, "20261104-a3")},
-		"latest, none earlier": {store: st, ref: "latest", cfg: bench.RunConfig{RunID: "20261104-a3", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}},
+		"latest of another run":      {store: st, ref: "latest", cfg: run.Config{RunID: "new", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}}, want: filepath.Join(root, "20261104-a3")},
+		"latest, none earlier": {store: st, ref: "latest", cfg: run.Config{RunID: "20261104-a3", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}},
 			err: "--baseline latest: no earlier run of dataset aaa with metrics faithfulness in"},
 		"an ambiguous prefix":     {store: st, ref: "2026", err: `--baseline 2026: run "2026" is ambiguous`},
 		"unknown":                 {store: st, ref: "nope", err: "--baseline nope: not a run folder (no config.json in it) nor a run id in the run store"},
@@ -285,7 +286,7 @@ func TestStoredSummaryReadsInConfigOrder(t *testing.T) {
 	dir := writeRun(t, filepath.Join(root, "run"), cfg, &s, nil)
 	require.NoError(t, st.Record(cfg, s, dir))
 
-	check := func(where string, ms []bench.MetricStats) {
+	check := func(where string, ms []run.MetricStats) {
 		t.Helper()
 		var names []string
 		for _, m := range ms {
@@ -298,7 +299,7 @@ func TestStoredSummaryReadsInConfigOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rows, 1)
 	check("store", rows[0].Summary.Metrics)
-	f, err := bench.ReadRunFolder(dir)
+	f, err := run.ReadFolder(dir)
 	require.NoError(t, err)
 	check("folder", f.Summary.Metrics)
 }

@@ -18,7 +18,7 @@ import (
 
 // The profiles whose samples a dataset can hold instead of records, each
 // read by [OpenProfileData] (a bench run judges them with the profile's
-// card: bench.RunConfig.Profile).
+// card: run.Config.Profile).
 const (
 	// ProfileContext is JSON Lines of seed 002's retrieval samples
 	// ({query, chunks, context} a line), judged by the context card.

@@ -6,12 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/openai"
+	"github.com/assaylabs/assay/run"
 )
 
 // TestReasoningSkipsWhatItDoesNotApplyTo: offline, reasoning is the clarity
@@ -116,8 +116,8 @@ Field trials in Norway measured a seasonal efficiency near 2.5.
 			assert.Equal(t, judges.MetricReasoning, sc.Metric)
 			assert.False(t, sc.Defaulted, "%v", sc.Err)
 			assert.Contains(t, sc.Reason, tc.reason)
-			stats := bench.Stats{Threshold: func(string) float64 { return 0 }}
-			stats.Add(bench.ResultOf("s", sc))
+			stats := run.Stats{Threshold: func(string) float64 { return 0 }}
+			stats.Add(run.ResultOf("s", sc))
 			sum := stats.Metrics()[0]
 			if !tc.skipped {
 				assert.False(t, sc.Skipped)

@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/openai"
+	"github.com/assaylabs/assay/run"
 )
 
 // ragasRelevancy is RAGAS answer relevancy of questions to query as the
@@ -174,9 +174,9 @@ func TestTheTwoRelevanciesAreTwoSeries(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			stats := bench.Stats{Threshold: func(string) float64 { return 0.5 }}
+			stats := run.Stats{Threshold: func(string) float64 { return 0.5 }}
 			for i, sc := range tc.scores {
-				stats.Add(bench.ResultOf(string(rune('a'+i/2)), sc))
+				stats.Add(run.ResultOf(string(rune('a'+i/2)), sc))
 			}
 			got := map[string]float64{}
 			for _, m := range stats.Metrics() {

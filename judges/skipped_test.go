@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/openai"
+	"github.com/assaylabs/assay/run"
 )
 
 // skipCase is a record given to a judge with nothing (or something) to
@@ -84,8 +84,8 @@ func TestNothingToJudgeIsSkipped(t *testing.T) {
 			assert.Equal(t, tc.calls, srv.Calls())
 			assert.False(t, sc.Defaulted)
 			assert.Equal(t, tc.metric, sc.Metric)
-			stats := bench.Stats{Threshold: func(string) float64 { return 0 }} // a floor of 0: any value passes
-			stats.Add(bench.ResultOf("s", sc))
+			stats := run.Stats{Threshold: func(string) float64 { return 0 }} // a floor of 0: any value passes
+			stats.Add(run.ResultOf("s", sc))
 			sum := stats.Metrics()[0]
 			if tc.skipped == nil {
 				assert.False(t, sc.Skipped)

@@ -16,6 +16,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
 	"github.com/assaylabs/assay/llm/setup"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -60,22 +61,22 @@ func baselineOf(runs *bench.Store, ref string) (map[string]float64, string, erro
 	if ref == "latest" {
 		return nil, "", eval.FlagError("--baseline", "latest means the last run of a dataset, and live traffic has none: give a run id (assay runs list) or a run folder")
 	}
-	dir, err := bench.ResolveBaseline(runs, ref, bench.RunConfig{})
+	dir, err := bench.ResolveBaseline(runs, ref, run.Config{})
 	if err != nil {
 		return nil, "", eval.AsInputError("", err) // it names --baseline
 	}
-	run, err := bench.ReadRunFolder(dir)
+	folder, err := run.ReadFolder(dir)
 	if err != nil {
 		return nil, "", eval.FlagError("--baseline", "%v", err)
 	}
-	if run.Summary == nil {
-		return nil, "", eval.FlagError("--baseline", "run %s has no %s: it did not finish; give a finished run", dir, bench.FileSummary)
+	if folder.Summary == nil {
+		return nil, "", eval.FlagError("--baseline", "run %s has no %s: it did not finish; give a finished run", dir, run.FileSummary)
 	}
-	base := live.BaselineOf(*run.Summary)
+	base := live.BaselineOf(*folder.Summary)
 	if len(base) == 0 {
 		return nil, "", eval.FlagError("--baseline", "run %s scored no metric (every judgement defaulted or skipped): it has no mean to compare with", dir)
 	}
-	from := "run " + cmp.Or(run.Summary.RunID, run.Config.RunID, dir)
+	from := "run " + cmp.Or(folder.Summary.RunID, folder.Config.RunID, dir)
 	return base, from, nil
 }
 
@@ -233,7 +234,7 @@ func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, m := range snap.Metrics {
 		sev := 0.0
 		if m.Alert != nil {
-			sev = map[string]float64{bench.SeverityWarning: 1, bench.SeverityCritical: 2}[m.Alert.Severity]
+			sev = map[string]float64{run.SeverityWarning: 1, run.SeverityCritical: 2}[m.Alert.Severity]
 		}
 		gauge(c.severity, sev, m.Metric)
 		gauge(c.mean, float64(m.Mean), m.Metric)

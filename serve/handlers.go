@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
 )
 
@@ -123,7 +124,7 @@ type JudgeRequest struct {
 // JudgeResponse is the answer of POST /v1/judge: a result per metric, as
 // `assay judge --format json` prints them.
 type JudgeResponse struct {
-	Results []bench.Result `json:"results"`
+	Results []run.Result `json:"results"`
 }
 
 // postJudge is POST /v1/judge: one sample judged with metrics, in the
@@ -160,11 +161,11 @@ func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
 	if err := r.Context().Err(); err != nil {
 		return fmt.Errorf("judging took longer than %s: %w", s.cfg.RequestTimeout, err)
 	}
-	resp := JudgeResponse{Results: make([]bench.Result, len(scores))}
+	resp := JudgeResponse{Results: make([]run.Result, len(scores))}
 	meta := metaOf(rec.Sample.Metadata, "judge", "")
 	at := s.cfg.Now()
 	for i, sc := range scores {
-		res := bench.ResultOf(rec.ID, sc)
+		res := run.ResultOf(rec.ID, sc)
 		res.Value, res.Points = bench.Round(res.Value), bench.Round(res.Points)
 		resp.Results[i] = res
 		s.observe(sc, meta, at)

@@ -24,10 +24,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/browsertest"
 	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -233,15 +233,15 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 	require.Len(t, alerts.Open, 1, "%+v", alerts)
 	a := alerts.Open[0]
 	assert.Equal(t, "faithfulness", a.Metric)
-	assert.Equal(t, bench.SeverityWarning, a.Severity)
+	assert.Equal(t, run.SeverityWarning, a.Severity)
 	assert.InDelta(t, 0.5, float64(a.Mean), 1e-9)
 	assert.InDelta(t, 1.0, float64(a.Baseline), 1e-9)
 	require.Len(t, a.Alerts, 1)
-	assert.Equal(t, bench.AlertDegradation, a.Alerts[0].Type)
+	assert.Equal(t, run.AlertDegradation, a.Alerts[0].Type)
 	assert.InDelta(t, 0.85, a.Alerts[0].Threshold, 1e-9)
 	require.Len(t, alerts.Events, 1)
 	assert.Equal(t, live.EventOpen, alerts.Events[0].Kind)
-	assert.Equal(t, bench.SeverityWarning, alerts.Events[0].Severity)
+	assert.Equal(t, run.SeverityWarning, alerts.Events[0].Severity)
 	assert.Less(t, float64(alerts.Events[0].Mean), 0.85, "opened when the mean crossed 0.85 x 1")
 	assert.True(t, strings.HasPrefix(alerts.Events[0].Meta["trace_id"], "worse-"), "the trace that crossed it: %v", alerts.Events[0].Meta)
 	assert.Empty(t, alerts.Stalled)
@@ -276,7 +276,7 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 	require.Len(t, posted, 1)
 	assert.Equal(t, live.EventOpen, posted[0].Kind)
 	assert.Equal(t, "faithfulness", posted[0].Metric)
-	assert.Equal(t, bench.SeverityWarning, posted[0].Severity)
+	assert.Equal(t, run.SeverityWarning, posted[0].Severity)
 	hookMu.Unlock()
 
 	// The dashboard's data: the lowest samples are the degraded ones,
@@ -285,9 +285,9 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	var dash struct {
 		Metrics []struct {
-			Name     string    `json:"name"`
-			Mean     bench.Num `json:"mean"`
-			Severity string    `json:"severity"`
+			Name     string  `json:"name"`
+			Mean     run.Num `json:"mean"`
+			Severity string  `json:"severity"`
 		} `json:"metrics"`
 		Alerts []struct{ Metric, Severity string } `json:"alerts"`
 		Lowest []struct {
@@ -308,8 +308,8 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 	assert.Contains(t, low.Evidence, "unsupported: The second statement of the answer.")
 
 	// A run judged meanwhile is among the dashboard's runs.
-	run := finishedRun(t, s.URL, []string{"faithfulness"})
-	require.InDelta(t, 0.5, float64(run.Summary.Metrics[0].Mean), 1e-9)
+	folder := finishedRun(t, s.URL, []string{"faithfulness"})
+	require.InDelta(t, 0.5, float64(folder.Summary.Metrics[0].Mean), 1e-9)
 
 	t.Run("the dashboard in Chromium", func(t *testing.T) {
 		checkDashboardInBrowser(t, s.URL, low.ID)
@@ -326,7 +326,7 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 	require.Len(t, stored, 1)
 	assert.Equal(t, live.EventOpen, stored[0].Kind)
 	assert.Equal(t, "faithfulness", stored[0].Metric)
-	assert.Equal(t, bench.SeverityWarning, stored[0].Severity)
+	assert.Equal(t, run.SeverityWarning, stored[0].Severity)
 }
 
 // checkDashboardInBrowser opens the served dashboard in headless
@@ -434,17 +434,17 @@ func TestBaselineIsAStoredRun(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "runs.db")
 	first := start(t, Config{DataDir: filepath.Join(dir, "first"), Store: store})
-	run := finishedRun(t, first.URL, []string{"faithfulness"})
-	require.Len(t, run.Summary.Metrics, 1)
-	want := float64(run.Summary.Metrics[0].Mean)
+	folder := finishedRun(t, first.URL, []string{"faithfulness"})
+	require.Len(t, folder.Summary.Metrics, 1)
+	want := float64(folder.Summary.Metrics[0].Mean)
 	require.Positive(t, want)
 
 	for name, tc := range map[string]struct {
 		ref, err string
 	}{
-		"a run id":        {ref: run.ID},
-		"a run id prefix": {ref: run.ID[:len(run.ID)-1]},
-		"a run folder":    {ref: run.Dir},
+		"a run id":        {ref: folder.ID},
+		"a run id prefix": {ref: folder.ID[:len(folder.ID)-1]},
+		"a run folder":    {ref: folder.Dir},
 		"no such run":     {ref: "20990101-nope", err: "--baseline 20990101-nope: not a run folder"},
 		"latest":          {ref: "latest", err: "live traffic has none"},
 	} {
@@ -463,7 +463,7 @@ func TestBaselineIsAStoredRun(t *testing.T) {
 			m := snap.Metrics[1]
 			require.Equal(t, "faithfulness", m.Metric)
 			assert.InDelta(t, want, float64(m.Baseline), 1e-9)
-			assert.Equal(t, "run "+run.ID, m.BaselineFrom)
+			assert.Equal(t, "run "+folder.ID, m.BaselineFrom)
 		})
 	}
 }

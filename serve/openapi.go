@@ -15,7 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
 )
 
@@ -133,8 +133,8 @@ func schemaOptions() *jsonschema.ForOptions {
 	num := &jsonschema.Schema{Types: []string{"number", "null"}}
 	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): recordSchema(),
-		reflect.TypeFor[bench.Num]():       num,
-		reflect.TypeFor[bench.Summary](): {Type: "object", Description: "the run's summary.json: per metric its mean, interval, " +
+		reflect.TypeFor[run.Num]():         num,
+		reflect.TypeFor[run.Summary](): {Type: "object", Description: "the run's summary.json: per metric its mean, interval, " +
 			"passes, defaults and skips; the gates, the baseline and the alerts"},
 		reflect.TypeFor[agent.CRAGAction](): {Type: "object", Required: []string{"type"}, Properties: map[string]*jsonschema.Schema{
 			"type":        {Type: "string", Enum: []any{"use_retrieved", "decompose_and_recompose", "supplemental_search"}},

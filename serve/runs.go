@@ -17,6 +17,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // RunRequest is the body of POST /v1/runs: a dataset, given as samples or
@@ -61,10 +62,10 @@ type RunStatus struct {
 	Judged  int      `json:"judged"`
 	// Passed and Failures are a finished run's verdict, Summary its
 	// summary.json; Error why a failed run could not run.
-	Passed   *bool          `json:"passed,omitempty"`
-	Failures []string       `json:"failures,omitempty"`
-	Summary  *bench.Summary `json:"summary,omitempty"`
-	Error    string         `json:"error,omitempty"`
+	Passed   *bool        `json:"passed,omitempty"`
+	Failures []string     `json:"failures,omitempty"`
+	Summary  *run.Summary `json:"summary,omitempty"`
+	Error    string       `json:"error,omitempty"`
 }
 
 // RunList is the answer of GET /v1/runs.
@@ -144,7 +145,7 @@ func (m *runManager) job(id, dir, data string, req RunRequest) (bench.Job, error
 	if err != nil {
 		return bench.Job{}, err
 	}
-	_, err = os.Stat(filepath.Join(dir, bench.FileConfig))
+	_, err = os.Stat(filepath.Join(dir, run.FileConfig))
 	return bench.Job{Data: data, Metrics: req.Metrics, Profile: profile, Registry: c.Registry, Out: dir,
 		Resume: err == nil, Min: req.Min, Gates: req.Gates, Judging: c.Judging, Store: c.Store, Env: c.Env,
 		Log: c.Log, Quiet: true, Command: []string{"assay", "serve", "POST /v1/runs"}, Version: c.Version, Now: c.Now, RunID: id}, nil
@@ -212,7 +213,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := s.cfg.Now()
-	id := bench.NewRunID(now)
+	id := run.NewID(now)
 	path := pathIn(s.cfg.DataDir, "inputs", id+ext)
 	dir := pathIn(s.cfg.DataDir, "runs", id)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -373,19 +374,19 @@ func (s *Server) runStatus(ctx context.Context, id string) (*RunStatus, error) {
 	var oc runOutcome
 	_ = json.Unmarshal([]byte(oj), &oc) // written by setState
 	st.Passed, st.Failures = oc.Passed, oc.Failures
-	if cj, err := os.ReadFile(filepath.Join(st.Dir, bench.FileConfig)); err == nil {
-		var cfg bench.RunConfig
+	if cj, err := os.ReadFile(filepath.Join(st.Dir, run.FileConfig)); err == nil {
+		var cfg run.Config
 		if json.Unmarshal(cj, &cfg) == nil {
 			st.Metrics = cfg.Metrics
 			st.Total = st.Records * len(cfg.Metrics)
 		}
 	}
-	if rj, err := os.ReadFile(filepath.Join(st.Dir, bench.FileResults)); err == nil {
+	if rj, err := os.ReadFile(filepath.Join(st.Dir, run.FileResults)); err == nil {
 		st.Judged = bytes.Count(rj, []byte{'\n'})
 	}
 	if st.State == RunDone {
-		if sj, err := os.ReadFile(filepath.Join(st.Dir, bench.FileSummary)); err == nil {
-			var sum bench.Summary
+		if sj, err := os.ReadFile(filepath.Join(st.Dir, run.FileSummary)); err == nil {
+			var sum run.Summary
 			if json.Unmarshal(sj, &sum) == nil {
 				st.Summary = &sum
 			}

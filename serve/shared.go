@@ -20,8 +20,9 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/assaylabs/assay/bench"
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/queue"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -55,7 +56,7 @@ type sharedTraces struct {
 	// runs are the item runs of the metric sets asked for (comma
 	// joined), each specification stored in the bucket once.
 	runMu sync.Mutex
-	runs  map[string]bench.RunConfig
+	runs  map[string]run.Config
 
 	mu      sync.Mutex
 	rows    []sharedRow
@@ -102,7 +103,7 @@ func openShared(cfg Config) (*sharedTraces, error) {
 		nc.Close()
 		return nil, err
 	}
-	return &sharedTraces{nc: nc, conn: conn, runs: map[string]bench.RunConfig{}}, nil
+	return &sharedTraces{nc: nc, conn: conn, runs: map[string]run.Config{}}, nil
 }
 
 // depth is how many trace tasks the queue's stream holds, waiting or
@@ -230,27 +231,27 @@ func keySafe(metric string) bool {
 
 // itemRun is the item run judging with metrics, its specification stored
 // in the bucket the first time.
-func (q *sharedTraces) itemRun(ctx context.Context, metrics []string) (bench.RunConfig, error) {
+func (q *sharedTraces) itemRun(ctx context.Context, metrics []string) (run.Config, error) {
 	key := strings.Join(metrics, ",")
 	q.runMu.Lock()
 	defer q.runMu.Unlock()
-	if run, ok := q.runs[key]; ok {
-		return run, nil
+	if spec, ok := q.runs[key]; ok {
+		return spec, nil
 	}
 	for _, m := range metrics {
 		if !keySafe(m) {
-			return bench.RunConfig{}, badRequest("metrics", "metrics: %q cannot name a result in the queue (letters, digits, _ and - only)", m)
+			return run.Config{}, badRequest("metrics", "metrics: %q cannot name a result in the queue (letters, digits, _ and - only)", m)
 		}
 	}
-	run, err := q.s.judger.ItemRun(metrics)
+	spec, err := q.s.judger.ItemRun(metrics)
 	if err != nil {
-		return bench.RunConfig{}, err
+		return run.Config{}, err
 	}
-	if err := bench.PutItemRun(ctx, q.conn, run); err != nil {
-		return bench.RunConfig{}, queueDown(err)
+	if err := bench.PutItemRun(ctx, q.conn, spec); err != nil {
+		return run.Config{}, queueDown(err)
 	}
-	q.runs[key] = run
-	return run, nil
+	q.runs[key] = spec
+	return spec, nil
 }
 
 // publish puts the sampled traces on the queue, one task per metric, and
@@ -261,7 +262,7 @@ func (q *sharedTraces) publish(ctx context.Context, items []traceItem) (dup []bo
 	if len(items) == 0 {
 		return dup, nil
 	}
-	run, err := q.itemRun(ctx, items[0].metrics) // one request, one set of metrics
+	spec, err := q.itemRun(ctx, items[0].metrics) // one request, one set of metrics
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +277,7 @@ func (q *sharedTraces) publish(ctx context.Context, items []traceItem) (dup []bo
 			out = append(out, bench.Item{ID: traceTaskID(it.id, m), Key: traceKey(it.id, m), Metric: m, Sample: it.sample, Tag: tag})
 		}
 	}
-	tasks, err := bench.PublishItems(ctx, q.conn, run, out)
+	tasks, err := bench.PublishItems(ctx, q.conn, spec, out)
 	if errors.Is(err, queue.ErrFull) {
 		return nil, errQueueFull
 	}
@@ -334,7 +335,7 @@ func (q *sharedTraces) apply(e queue.Entry) {
 // readTraceResult reads a stored result: a worker's (its tag and the
 // result of metric), or a neutral default saying why there is none (its
 // deliveries ran out, or the reply was not one).
-func readTraceResult(e queue.Entry, id, metric string) (traceTag, bench.Result) {
+func readTraceResult(e queue.Entry, id, metric string) (traceTag, run.Result) {
 	r := e.Reply()
 	tag := traceTag{TraceID: id}
 	why := r.Err
@@ -355,12 +356,12 @@ func readTraceResult(e queue.Entry, id, metric string) (traceTag, bench.Result) 
 			return tag, res
 		}
 	}
-	return tag, bench.Result{ID: id, Metric: metric, Value: 0.5, Method: "queue", Defaulted: true, Undelivered: max(r.Undelivered, 1),
+	return tag, run.Result{ID: id, Metric: metric, Value: 0.5, Method: "queue", Defaulted: true, Undelivered: max(r.Undelivered, 1),
 		Reason: "not judged: the queue gave up on its task", Error: eval.Clip("undelivered: "+why, eval.MaxText)}
 }
 
 // resultOutcome is a result's outcome as the trace scores count it.
-func resultOutcome(r bench.Result) string {
+func resultOutcome(r run.Result) string {
 	switch {
 	case r.Defaulted:
 		return OutcomeDefaulted

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -108,7 +108,7 @@ func TestAlertsOnceAcrossReplicas(t *testing.T) {
 	require.Len(t, posted, 1, "one post across the replicas: %+v", posted)
 	assert.Equal(t, live.EventOpen, posted[0].Kind)
 	assert.Equal(t, "faithfulness", posted[0].Metric)
-	assert.Equal(t, bench.SeverityWarning, posted[0].Severity)
+	assert.Equal(t, run.SeverityWarning, posted[0].Severity)
 	assert.InDelta(t, 0.8, float64(posted[0].Mean), 1e-9, "opened by the fourth worse score")
 	assert.NotEmpty(t, posted[0].Meta[MetaResultSeq], "the result that caused it")
 
@@ -118,7 +118,7 @@ func TestAlertsOnceAcrossReplicas(t *testing.T) {
 	for _, r := range []*replica{a, b} {
 		snap := r.Live().Snapshot()
 		require.Len(t, snap.Open, 1, "each replica sees the warning open")
-		assert.Equal(t, bench.SeverityWarning, snap.Open[0].Severity)
+		assert.Equal(t, run.SeverityWarning, snap.Open[0].Severity)
 	}
 	ca, cb := a.Live().Snapshot().Claims, b.Live().Snapshot().Claims
 	assert.Equal(t, int64(1), ca.Delivered+cb.Delivered, "claims won: %+v %+v", ca, cb)

@@ -20,11 +20,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
-	"github.com/assaylabs/assay/bench/queue"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm/setup"
+	"github.com/assaylabs/assay/queue"
 )
 
 // markedModel is an OpenAI-compatible fake that counts the requests it

@@ -20,6 +20,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // labelledLines is n labelled JSON Lines records, the first n/2 faithful.
@@ -176,17 +177,17 @@ func TestAgreeBy(t *testing.T) {
 func writeRun(t *testing.T, dataset string, metrics []string, results map[string]float64) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	run, err := bench.CreateRun(dir, bench.RunConfig{RunID: "run-1", Dataset: dataset, Metrics: metrics, Model: "offline"})
+	w, err := runpkg.Create(dir, runpkg.Config{RunID: "run-1", Dataset: dataset, Metrics: metrics, Model: "offline"})
 	require.NoError(t, err)
 	for _, id := range slices.Sorted(maps.Keys(results)) {
 		v := results[id]
-		r := bench.Result{ID: id, Metric: metrics[0], Value: v, Points: 1 + 4*v, Max: 5}
+		r := runpkg.Result{ID: id, Metric: metrics[0], Value: v, Points: 1 + 4*v, Max: 5}
 		if v < 0 {
-			r = bench.Result{ID: id, Metric: metrics[0], Value: 0.5, Defaulted: true, Error: "judge: 503 after 3 tries"}
+			r = runpkg.Result{ID: id, Metric: metrics[0], Value: 0.5, Defaulted: true, Error: "judge: 503 after 3 tries"}
 		}
-		require.NoError(t, run.Append(r))
+		require.NoError(t, w.Append(r))
 	}
-	require.NoError(t, run.Close())
+	require.NoError(t, w.Close())
 	return dir
 }
 
@@ -320,14 +321,14 @@ func TestAgreeRunDirThresholdOfItsJudge(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "run")
-			run, err := bench.CreateRun(dir, bench.RunConfig{RunID: "run-1", Dataset: dataset, Metrics: []string{toyMetric}, Model: tc.model})
+			run, err := runpkg.Create(dir, runpkg.Config{RunID: "run-1", Dataset: dataset, Metrics: []string{toyMetric}, Model: tc.model})
 			require.NoError(t, err)
 			for i, id := range []string{"r1", "r2", "r3", "r4", "r5", "r6"} {
 				v := 0.8 // the faithful ones: under 1, over 0.75
 				if i%2 == 1 {
 					v = 0.2
 				}
-				require.NoError(t, run.Append(bench.Result{ID: id, Metric: toyMetric, Value: v, Points: v, Max: 1}))
+				require.NoError(t, run.Append(runpkg.Result{ID: id, Metric: toyMetric, Value: v, Points: v, Max: 1}))
 			}
 			require.NoError(t, run.Close())
 			env := tempEnv(t)

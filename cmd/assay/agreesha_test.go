@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // TestAgreeRunDirDatasetSHA: a stored run is joined only with the dataset
@@ -35,11 +35,11 @@ func TestAgreeRunDirDatasetSHA(t *testing.T) {
 	// run judged the original bytes at path, which may change after.
 	run := func(t *testing.T, path string) string {
 		dir := filepath.Join(t.TempDir(), "run")
-		r, err := bench.CreateRun(dir, bench.RunConfig{RunID: "run-1", Dataset: path, DatasetSHA256: hash(string(orig)),
+		r, err := runpkg.Create(dir, runpkg.Config{RunID: "run-1", Dataset: path, DatasetSHA256: hash(string(orig)),
 			Metrics: []string{"source_relevance"}, Model: "offline"})
 		require.NoError(t, err)
 		for _, id := range []string{"g01", "g02", "g03", "g04"} {
-			require.NoError(t, r.Append(bench.Result{ID: id, Metric: "source_relevance", Value: 0.75, Points: 4, Max: 5}))
+			require.NoError(t, r.Append(runpkg.Result{ID: id, Metric: "source_relevance", Value: 0.75, Points: 4, Max: 5}))
 		}
 		require.NoError(t, r.Close())
 		return dir

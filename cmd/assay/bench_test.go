@@ -25,6 +25,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/internal/llmtest"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // mainEnv, set in the environment, makes the test binary run as the assay
@@ -76,7 +77,7 @@ var markerRe = regexp.MustCompile(`zq(\d+)zq`)
 
 // pairOf is the (sample, metric) pair a judge request is for: the sample
 // from its marker, the metric from the reply schema it asks for.
-func pairOf(t *testing.T, req openai.ChatCompletionRequest) bench.Key {
+func pairOf(t *testing.T, req openai.ChatCompletionRequest) runpkg.Key {
 	t.Helper()
 	var text strings.Builder
 	for _, m := range req.Messages {
@@ -86,21 +87,21 @@ func pairOf(t *testing.T, req openai.ChatCompletionRequest) bench.Key {
 	require.NotNil(t, m, "a request without a sample marker")
 	metric := map[string]string{"claims": "faithfulness", "verdicts": "faithfulness", "usefulness": "context_precision"}[req.ResponseFormat.JSONSchema.Name]
 	require.NotEmpty(t, metric, "schema %s", req.ResponseFormat.JSONSchema.Name)
-	return bench.Key{ID: "s" + m[1], Metric: metric}
+	return runpkg.Key{ID: "s" + m[1], Metric: metric}
 }
 
 // resultLines counts the whole lines of results.jsonl by pair.
-func resultLines(t *testing.T, path string) map[bench.Key]int {
+func resultLines(t *testing.T, path string) map[runpkg.Key]int {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil
 	}
 	require.NoError(t, err)
-	out := map[bench.Key]int{}
+	out := map[runpkg.Key]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		var r bench.Result
+		var r runpkg.Result
 		if json.Unmarshal(sc.Bytes(), &r) == nil && r.ID != "" {
 			out[r.Key()]++
 		}
@@ -143,7 +144,7 @@ func TestBenchKilledAndResumed(t *testing.T) {
 		"--metric", "faithfulness,context_precision", "--out", out, data}
 	store := t.TempDir()
 	env := append(os.Environ(), mainEnv+"=1", "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test", "ASSAY_CACHE_DIR="+t.TempDir(), "ASSAY_DATA_DIR="+store)
-	results := filepath.Join(out, bench.FileResults)
+	results := filepath.Join(out, runpkg.FileResults)
 
 	first := exec.CommandContext(t.Context(), os.Args[0], args...)
 	first.Env = env
@@ -192,8 +193,8 @@ func TestBenchKilledAndResumed(t *testing.T) {
 	}
 	assert.Positive(t, again, "the resume judged what was missing")
 
-	var s bench.Summary
-	raw, err := os.ReadFile(filepath.Join(out, bench.FileSummary))
+	var s runpkg.Summary
+	raw, err := os.ReadFile(filepath.Join(out, runpkg.FileSummary))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &s))
 	assert.True(t, s.Complete)
@@ -213,8 +214,8 @@ func TestBenchRunFolder(t *testing.T) {
 	assert.Regexp(t, `(?m)^faithfulness +6/6 +0\.500 +0\.548 +0\.500 +0\.000 +1\.000 +0\.000 +\[`, out)
 	assert.Contains(t, errOut, "bench: run ")
 
-	var cfg bench.RunConfig
-	raw, err := os.ReadFile(filepath.Join(dir, bench.FileConfig))
+	var cfg runpkg.Config
+	raw, err := os.ReadFile(filepath.Join(dir, runpkg.FileConfig))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &cfg))
 	data, err := os.ReadFile("../../fixtures/rag/labelled.jsonl")
@@ -225,7 +226,7 @@ func TestBenchRunFolder(t *testing.T) {
 	assert.Equal(t, "offline (approximate)", cfg.Model)
 	assert.Equal(t, "2", cfg.Prompts["faithfulness.claims"])
 	assert.Regexp(t, `^\d{8}T\d{6}Z-[0-9a-f]{4}$`, cfg.RunID)
-	assert.Len(t, resultLines(t, filepath.Join(dir, bench.FileResults)), 12)
+	assert.Len(t, resultLines(t, filepath.Join(dir, runpkg.FileResults)), 12)
 
 	// The folder holds a run: without --resume it is refused.
 	code, _, errOut = runEnv(t, nil, "bench", "--metric", "faithfulness,answer_relevancy", "--out", dir, "../../fixtures/rag/labelled.jsonl")
@@ -304,7 +305,7 @@ func TestBenchExitCodes(t *testing.T) {
 			code, _, errOut := runEnv(t, tc.env, args...)
 			assert.Equal(t, tc.code, code, errOut)
 			assert.Contains(t, errOut, tc.want)
-			_, err := os.Stat(filepath.Join(dir, bench.FileSummary))
+			_, err := os.Stat(filepath.Join(dir, runpkg.FileSummary))
 			assert.NoError(t, err, "the summary is written whatever the verdict")
 		})
 	}
@@ -353,15 +354,15 @@ func TestBenchProfilesAndStandardInput(t *testing.T) {
 			spooled, err := os.ReadFile(filepath.Join(dir, dataset.SpoolName))
 			require.NoError(t, err)
 			assert.Equal(t, tc.input, string(spooled), "standard input is kept in the run folder")
-			var cfg bench.RunConfig
-			raw, err := os.ReadFile(filepath.Join(dir, bench.FileConfig))
+			var cfg runpkg.Config
+			raw, err := os.ReadFile(filepath.Join(dir, runpkg.FileConfig))
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(raw, &cfg))
 			sum := sha256.Sum256([]byte(tc.input))
 			assert.Equal(t, hex.EncodeToString(sum[:]), cfg.DatasetSHA256)
 			assert.Equal(t, "-", cfg.Dataset)
 			assert.Equal(t, tc.metrics, cfg.Metrics)
-			lines := resultLines(t, filepath.Join(dir, bench.FileResults))
+			lines := resultLines(t, filepath.Join(dir, runpkg.FileResults))
 			assert.Len(t, lines, len(tc.metrics)*strings.Count(tc.input, "\n"))
 
 			// Another input on standard input is refused, and the copy
@@ -397,12 +398,12 @@ func TestBenchInterrupted(t *testing.T) {
 		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, exitInfra, code, errb.String())
 	assert.Contains(t, errb.String(), "resume with --resume --out "+dir)
-	var s bench.Summary
-	raw, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	var s runpkg.Summary
+	raw, err := os.ReadFile(filepath.Join(dir, runpkg.FileSummary))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &s))
 	assert.False(t, s.Complete)
-	written := resultLines(t, filepath.Join(dir, bench.FileResults))
+	written := resultLines(t, filepath.Join(dir, runpkg.FileResults))
 	assert.Equal(t, len(written), s.Metrics[0].N)
 	assert.Less(t, len(written), 40)
 }
@@ -481,8 +482,8 @@ func TestBenchResumeAfterAnOutage(t *testing.T) {
 	assert.Regexp(t, `(?m)^faithfulness +3/3 +0\.500 `, out)
 	assert.Regexp(t, `(?m)^context_precision +3/3 +1\.000 `, out)
 
-	var s bench.Summary
-	raw, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	var s runpkg.Summary
+	raw, err := os.ReadFile(filepath.Join(dir, runpkg.FileSummary))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &s))
 	require.Len(t, s.Metrics, 2)
@@ -496,11 +497,11 @@ func TestBenchResumeAfterAnOutage(t *testing.T) {
 		assert.InDelta(t, []float64{0.5, 1}[i], float64(m.Mean), 1e-9, m.Metric)
 	}
 	assert.Equal(t, 6+9, s.Usage.Calls, "the outage's calls and the resume's")
-	assert.Len(t, resultLines(t, filepath.Join(dir, bench.FileResults)), 6)
+	assert.Len(t, resultLines(t, filepath.Join(dir, runpkg.FileResults)), 6)
 	code, out, errOut = runEnv(t, env, "runs", "show", dir)
 	require.Equal(t, exitPass, code, errOut)
 	assert.Regexp(t, `(?m)^cost +unknown \(15 calls, \d+ tokens in, \d+ out\)$`, out, "the fake model has no price: its cost is unknown, never $0")
-	report, err := os.ReadFile(filepath.Join(dir, bench.FileReport))
+	report, err := os.ReadFile(filepath.Join(dir, runpkg.FileReport))
 	require.NoError(t, err)
 	assert.Contains(t, string(report), "<dt>Calls</dt><dd>15 model calls · ")
 
@@ -508,7 +509,7 @@ func TestBenchResumeAfterAnOutage(t *testing.T) {
 	require.Equal(t, exitPass, code, errOut)
 	assert.Contains(t, errOut, "6 result(s) kept, 0 defaulted or failed to judge again, 0 of 3 record(s) to judge")
 	assert.Equal(t, int64(9), calls.Load(), "nothing judged a third time")
-	raw, err = os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	raw, err = os.ReadFile(filepath.Join(dir, runpkg.FileSummary))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &s))
 	assert.Equal(t, 6+9, s.Usage.Calls, "the outage's calls still count")

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // TestBenchGatesBaselineAndStore runs seed 003's daily profile over the
@@ -29,7 +29,7 @@ func TestBenchGatesBaselineAndStore(t *testing.T) {
 		"--gate", "faithfulness_score.mean>=0.8", "--gate", "overall_quality.min>=0.9", data)
 	require.Equal(t, exitPass, code, stderr)
 	assert.Contains(t, stdout, "faithfulness_score")
-	assert.FileExists(t, filepath.Join(first, bench.FileReport))
+	assert.FileExists(t, filepath.Join(first, runpkg.FileReport))
 
 	junit, summaryMD := filepath.Join(tmp, "junit.xml"), filepath.Join(tmp, "step-summary.md")
 	require.NoError(t, os.WriteFile(summaryMD, []byte("earlier step\n"), 0o644))
@@ -43,8 +43,8 @@ func TestBenchGatesBaselineAndStore(t *testing.T) {
 	assert.Contains(t, string(md), "No quality alert.")
 	assert.Contains(t, string(md), "| faithfulness_score | 0.9733 | 0.9733 | +0.0000 (+0.0000, +0.0000) | - | 0 | 0 | - |")
 
-	var s bench.Summary
-	b, err := os.ReadFile(filepath.Join(second, bench.FileSummary))
+	var s runpkg.Summary
+	b, err := os.ReadFile(filepath.Join(second, runpkg.FileSummary))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &s))
 	require.NotNil(t, s.Baseline, "compared with the first run")

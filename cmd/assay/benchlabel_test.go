@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
+	runpkg "github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -62,15 +62,15 @@ func TestBenchLabelCalibration(t *testing.T) {
 			require.Equal(t, exitPass, code, errOut)
 			assert.Contains(t, errOut, "bench: faithfulness against "+tc.label+": Brier ")
 
-			var s bench.Summary
-			raw, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+			var s runpkg.Summary
+			raw, err := os.ReadFile(filepath.Join(dir, runpkg.FileSummary))
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(raw, &s))
 			assert.Equal(t, tc.label, s.Label)
 
 			// The expected figures, from results.jsonl and the file's labels.
 			values, ys := map[string][]float64{}, map[string][]bool{}
-			require.NoError(t, bench.EachResult(filepath.Join(dir, bench.FileResults), func(r bench.Result) {
+			require.NoError(t, runpkg.EachResult(filepath.Join(dir, runpkg.FileResults), func(r runpkg.Result) {
 				require.True(t, r.Counted(), "the offline judges never default")
 				values[r.Metric] = append(values[r.Metric], r.Value)
 				ys[r.Metric] = append(ys[r.Metric], labels[r.ID] != tc.negate)
@@ -82,8 +82,8 @@ func TestBenchLabelCalibration(t *testing.T) {
 				c := m.Calibration
 				require.NotNil(t, c, m.Metric)
 				assert.InDelta(t, stats.Brier(v, y), c.Brier, 1e-12, m.Metric)
-				assert.InDelta(t, stats.ECE(v, y, bench.CalibrationBins), c.ECE, 1e-12, m.Metric)
-				table := stats.Reliability(v, y, bench.CalibrationBins)
+				assert.InDelta(t, stats.ECE(v, y, runpkg.CalibrationBins), c.ECE, 1e-12, m.Metric)
+				table := stats.Reliability(v, y, runpkg.CalibrationBins)
 				require.Len(t, c.Reliability, len(table), m.Metric)
 				n := 0
 				for i, b := range table {
@@ -95,7 +95,7 @@ func TestBenchLabelCalibration(t *testing.T) {
 				assert.Equal(t, 6, n, m.Metric)
 			}
 
-			page, err := os.ReadFile(filepath.Join(dir, bench.FileReport))
+			page, err := os.ReadFile(filepath.Join(dir, runpkg.FileReport))
 			require.NoError(t, err)
 			assert.Equal(t, 2, strings.Count(string(page), `<svg class="rel"`), "a diagram per metric")
 			assert.Equal(t, 2, strings.Count(string(page), `<line class="diag"`))
@@ -121,7 +121,7 @@ func TestBenchLabelRefusals(t *testing.T) {
 			code, _, errOut := runEnv(t, nil, args...)
 			assert.Equal(t, exitInput, code, errOut)
 			assert.Contains(t, errOut, tc.want)
-			_, err := os.Stat(filepath.Join(dir, bench.FileResults))
+			_, err := os.Stat(filepath.Join(dir, runpkg.FileResults))
 			assert.ErrorIs(t, err, os.ErrNotExist, "refused before the run starts")
 		})
 	}

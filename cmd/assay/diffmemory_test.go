@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // diffMemorySamples is how many samples TestRunsDiffMemoryAt100kSamples
@@ -28,9 +28,9 @@ func writeDiffRun(t *testing.T, dir string, n int, v func(i, m int) float64) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	metrics := []string{"faithfulness", "answer_relevancy"}
-	cfg := bench.RunConfig{RunID: filepath.Base(dir), Dataset: "data.jsonl", DatasetSHA256: "aa", Metrics: metrics, Model: "llm:openai:judge"}
-	s := bench.Summary{RunID: cfg.RunID, Samples: n, Complete: true}
-	f, err := os.Create(filepath.Join(dir, bench.FileResults))
+	cfg := runpkg.Config{RunID: filepath.Base(dir), Dataset: "data.jsonl", DatasetSHA256: "aa", Metrics: metrics, Model: "llm:openai:judge"}
+	s := runpkg.Summary{RunID: cfg.RunID, Samples: n, Complete: true}
+	f, err := os.Create(filepath.Join(dir, runpkg.FileResults))
 	require.NoError(t, err)
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
@@ -39,7 +39,7 @@ func writeDiffRun(t *testing.T, dir string, n int, v func(i, m int) float64) {
 		for m, name := range metrics {
 			x := v(i, m)
 			sums[m] += x
-			r := bench.Result{ID: fmt.Sprintf("s%06d", i), Metric: name, Value: x, Method: "llm:openai:judge",
+			r := runpkg.Result{ID: fmt.Sprintf("s%06d", i), Metric: name, Value: x, Method: "llm:openai:judge",
 				Reason: fmt.Sprintf("%.3f of the claims are supported by the contexts", x), Usage: eval.Usage{Calls: 2, TokensIn: 900, TokensOut: 120, Latency: time.Duration(300+i%700) * time.Millisecond}}
 			if m == 0 {
 				r.Evidence.Claims = []eval.Claim{
@@ -55,9 +55,9 @@ func writeDiffRun(t *testing.T, dir string, n int, v func(i, m int) float64) {
 	require.NoError(t, w.Flush())
 	require.NoError(t, f.Close())
 	for m, name := range metrics {
-		s.Metrics = append(s.Metrics, bench.MetricStats{Metric: name, N: n, Scored: n, Mean: bench.Num(sums[m] / float64(n)), Threshold: 0.5})
+		s.Metrics = append(s.Metrics, runpkg.MetricStats{Metric: name, N: n, Scored: n, Mean: runpkg.Num(sums[m] / float64(n)), Threshold: 0.5})
 	}
-	for name, doc := range map[string]any{bench.FileConfig: cfg, bench.FileSummary: s} {
+	for name, doc := range map[string]any{runpkg.FileConfig: cfg, runpkg.FileSummary: s} {
 		b, err := json.Marshal(doc)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))

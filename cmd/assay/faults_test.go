@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // TestJudgeFaultTable runs `assay judge` over 20 records against a model
@@ -132,7 +132,7 @@ func TestJudgeFaultTable(t *testing.T) {
 			lines, said := 0, tc.someResult == ""
 			sc := bufio.NewScanner(strings.NewReader(stdout))
 			for sc.Scan() {
-				var r bench.Result
+				var r runpkg.Result
 				require.NoError(t, json.Unmarshal(sc.Bytes(), &r), "line %d: %s", lines+1, sc.Text())
 				assert.True(t, r.Defaulted, "%s: never a clean score", r.ID)
 				assert.Equal(t, 0.5, r.Value)
@@ -245,15 +245,15 @@ func outageData(t *testing.T, n int) string {
 
 // benchResults reads a run's results.jsonl: the results by id, and how
 // many were defaulted.
-func benchResults(t *testing.T, dir string) (byID map[string]bench.Result, defaulted int) {
+func benchResults(t *testing.T, dir string) (byID map[string]runpkg.Result, defaulted int) {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "results.jsonl"))
 	require.NoError(t, err)
 	defer func() { _ = f.Close() }()
-	byID = map[string]bench.Result{}
+	byID = map[string]runpkg.Result{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r bench.Result
+		var r runpkg.Result
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), sc.Text())
 		byID[r.ID] = r // a later line of a pair replaces an earlier one
 	}

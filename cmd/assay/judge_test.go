@@ -21,11 +21,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // runEnv runs the CLI with the given environment.
@@ -256,7 +256,7 @@ func TestJudgeInterrupted(t *testing.T) {
 	code := run(ctx, []string{"judge", "--no-cache", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl"},
 		func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, exitInfra, code)
-	var rs []bench.Result
+	var rs []runpkg.Result
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rs), out.String())
 	require.Len(t, rs, 4)
 	assert.Equal(t, []string{"r1", "r2", "r3", "r4"}, []string{rs[0].ID, rs[1].ID, rs[2].ID, rs[3].ID})
@@ -346,7 +346,7 @@ func TestJudgeInterruptedBeforeAnyResult(t *testing.T) {
 				func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
 			assert.Equal(t, exitInfra, code)
 			assert.Contains(t, errb.String(), "interrupted after 0 of 6 records")
-			var rs []bench.Result
+			var rs []runpkg.Result
 			require.NoError(t, tc.decode(out.Bytes(), &rs), "output %q", out.String())
 			assert.NotNil(t, rs, "an empty list, not an empty document")
 			assert.Empty(t, rs)
@@ -545,7 +545,7 @@ func TestJudgeInterruptedJSONL(t *testing.T) {
 	assert.Contains(t, errb.String(), "interrupted after 4 of 6 records")
 	var ids []string
 	for line := range strings.Lines(out.String()) {
-		var r bench.Result
+		var r runpkg.Result
 		require.NoError(t, json.Unmarshal([]byte(line), &r), line)
 		assert.Equal(t, "source_relevance", r.Metric)
 		ids = append(ids, r.ID)

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/agree"
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 const (
@@ -47,9 +47,9 @@ func TestExampleJudgesEndToEnd(t *testing.T) {
 		srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
 		code, out, errOut := runEnv(t, env(srv), "judge", "--judges", exampleJudges, "--metric", exampleMetrics, "--no-cache", "-q", "--format", "jsonl", exampleSupport)
 		require.Equal(t, 0, code, errOut)
-		var got []bench.Result
+		var got []runpkg.Result
 		for line := range strings.Lines(out) {
-			var r bench.Result
+			var r runpkg.Result
 			require.NoError(t, json.Unmarshal([]byte(line), &r), line)
 			got = append(got, r)
 		}
@@ -90,7 +90,7 @@ func TestExampleJudgesEndToEnd(t *testing.T) {
 		x, err := os.ReadFile(junit)
 		require.NoError(t, err)
 		assert.Contains(t, string(x), "matches_reference")
-		html, err := os.ReadFile(filepath.Join(first, bench.FileReport))
+		html, err := os.ReadFile(filepath.Join(first, runpkg.FileReport))
 		require.NoError(t, err)
 		assert.Contains(t, string(html), "polite_and_cites")
 
@@ -166,11 +166,11 @@ func TestExampleJudgesEndToEnd(t *testing.T) {
 }
 
 // readConfig reads a run folder's config.json.
-func readConfig(t *testing.T, dir string) bench.RunConfig {
+func readConfig(t *testing.T, dir string) runpkg.Config {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, bench.FileConfig))
+	b, err := os.ReadFile(filepath.Join(dir, runpkg.FileConfig))
 	require.NoError(t, err)
-	var cfg bench.RunConfig
+	var cfg runpkg.Config
 	require.NoError(t, json.Unmarshal(b, &cfg))
 	return cfg
 }

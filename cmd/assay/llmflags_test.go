@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // TestBadKeyExits3: the first 401 stops the run at once, with exit 3 and
@@ -53,7 +53,7 @@ func TestHungServerFailsFast(t *testing.T) {
 	code, out, errOut := runEnv(t, env, "judge", "--strict", "--no-cache", "--concurrency", "2", "--call-timeout", "100ms",
 		"--max-retry-time", "1s", "--metric", "source_relevance", "--format", "json", "../../fixtures/rag/labelled.jsonl")
 	assert.Equal(t, exitInfra, code, errOut)
-	var results []bench.Result
+	var results []runpkg.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &results))
 	require.Len(t, results, 6)
 	for _, r := range results {

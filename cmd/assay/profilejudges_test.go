@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 const exampleReportProfile = "../../examples/report-profile.yaml"
@@ -163,7 +163,7 @@ func TestExampleReportProfile(t *testing.T) {
 	// judge takes the judges a profile defines as it takes a judges file's.
 	code, out, errOut = runEnv(t, env, "judge", "--judges", exampleReportProfile, "--metric", "plain_words", "--llm", "openai:judge-model", "--no-cache", "--format", "json", exampleSupport)
 	require.Equal(t, 0, code, errOut)
-	var judged []bench.Result
+	var judged []runpkg.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &judged), out)
 	require.Len(t, judged, 4)
 	for _, r := range judged {
@@ -177,9 +177,9 @@ func TestExampleReportProfile(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	cfg := readConfig(t, run)
 	assert.Equal(t, 1, cfg.StepsUsage.Calls, "plain_words' steps, written once")
-	b, err := os.ReadFile(filepath.Join(run, bench.FileSummary))
+	b, err := os.ReadFile(filepath.Join(run, runpkg.FileSummary))
 	require.NoError(t, err)
-	var sum bench.Summary
+	var sum runpkg.Summary
 	require.NoError(t, json.Unmarshal(b, &sum))
 	assert.Equal(t, srv.Calls()-before, sum.Usage.Calls, "summary.json counts every call the run made, the steps' among them")
 	assert.Equal(t, []string{"grounding", "plain_words", "answers_the_question", "total"}, cfg.Metrics)
@@ -191,7 +191,7 @@ func TestExampleReportProfile(t *testing.T) {
 	code, shown, errOut := runEnv(t, env, "runs", "show", run)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, shown, "plain_words (version "+cfg.Judges[0].Version+"), steps the model wrote from the criterion: 1. Read the fields the criterion is about.")
-	html, err := os.ReadFile(filepath.Join(run, bench.FileReport))
+	html, err := os.ReadFile(filepath.Join(run, runpkg.FileReport))
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "<li>Read the executive summary and find that statement, or its absence.</li>")
 }

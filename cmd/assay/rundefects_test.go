@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/bench"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // These tests are issue 23's defects of the run, each as a user meets it.
@@ -70,8 +71,8 @@ func TestBenchResearchPassIsTheCardsPass(t *testing.T) {
 		"bench", "--profile", "research", "--out", out, "--gate", "total.pass_rate>=1", researchData(t))
 	assert.Equal(t, exitFailed, code, errOut)
 	assert.Contains(t, errOut, "gate total.pass_rate>=1 failed: got 0.3333")
-	var s bench.Summary
-	raw, err := os.ReadFile(filepath.Join(out, bench.FileSummary))
+	var s runpkg.Summary
+	raw, err := os.ReadFile(filepath.Join(out, runpkg.FileSummary))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &s))
 	for _, m := range s.Metrics {
@@ -110,19 +111,19 @@ func TestBenchBaselineLatestOnAFreshRunner(t *testing.T) {
 // version is said to be so.
 func TestJudgedOtherwise(t *testing.T) {
 	t.Parallel()
-	base := bench.RunConfig{Model: "llm:openai:a", Prompts: map[string]string{"faithfulness": "v1", "relevancy": "v1"}}
+	base := runpkg.Config{Model: "llm:openai:a", Prompts: map[string]string{"faithfulness": "v1", "relevancy": "v1"}}
 	tests := map[string]struct {
-		now  bench.RunConfig
+		now  runpkg.Config
 		want []string
 	}{
-		"alike":          {bench.RunConfig{Model: "llm:openai:a", Prompts: map[string]string{"faithfulness": "v1"}}, nil},
-		"another model":  {bench.RunConfig{Model: "llm:openai:b", Prompts: map[string]string{"faithfulness": "v1"}}, []string{`model "llm:openai:a", now "llm:openai:b"`}},
-		"another prompt": {bench.RunConfig{Model: "llm:openai:a", Prompts: map[string]string{"faithfulness": "v2", "new": "v1"}}, []string{"prompt faithfulness version v1, now v2"}},
+		"alike":          {runpkg.Config{Model: "llm:openai:a", Prompts: map[string]string{"faithfulness": "v1"}}, nil},
+		"another model":  {runpkg.Config{Model: "llm:openai:b", Prompts: map[string]string{"faithfulness": "v1"}}, []string{`model "llm:openai:a", now "llm:openai:b"`}},
+		"another prompt": {runpkg.Config{Model: "llm:openai:a", Prompts: map[string]string{"faithfulness": "v2", "new": "v1"}}, []string{"prompt faithfulness version v1, now v2"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.want, bench.JudgedOtherwise(base, tc.now))
+			assert.Equal(t, tc.want, runpkg.JudgedOtherwise(base, tc.now))
 		})
 	}
 }
@@ -173,13 +174,13 @@ func TestBenchRecordsWhichMetricsUsedTheModel(t *testing.T) {
 	env := map[string]string{"ASSAY_DATA_DIR": t.TempDir(), "OPENAI_API_KEY": "test", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
 	code, _, errOut := runEnv(t, env, "bench", "--profile", "context", "--llm", "openai:some-model", "--no-cache", "--out", out, writeContextSamples(t))
 	require.Equal(t, exitPass, code, errOut)
-	var cfg bench.RunConfig
-	raw, err := os.ReadFile(filepath.Join(out, bench.FileConfig))
+	var cfg runpkg.Config
+	raw, err := os.ReadFile(filepath.Join(out, runpkg.FileConfig))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &cfg))
 	assert.Equal(t, bench.NoModel, cfg.Model)
 	assert.Empty(t, cfg.ModelMetrics)
-	for _, f := range []string{bench.FileReport, bench.FileSummary, bench.FileConfig} {
+	for _, f := range []string{runpkg.FileReport, runpkg.FileSummary, runpkg.FileConfig} {
 		st, err := os.Stat(filepath.Join(out, f))
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o644), st.Mode().Perm(), f)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // runsFixture is a run store in a temporary $ASSAY_DATA_DIR with three
@@ -61,40 +62,40 @@ func newRunsFixture(t *testing.T) runsFixture {
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	base := []float64{0.9, 0.8, 0.8, 0.7, 0.9, 0.8, 0.7}
 	cur := []float64{0.5, 0.7, 0.4, 0.7, 0.6, 0.3, 0.6}
-	record := func(id string, day int, dataset, sha string, vs []float64, edit func(*bench.Summary)) string {
-		cfg := bench.RunConfig{RunID: id, Started: t0.AddDate(0, 0, day), Dataset: dataset, DatasetSHA256: sha, Metrics: []string{"faithfulness"}, Model: "offline"}
-		var results []bench.Result
+	record := func(id string, day int, dataset, sha string, vs []float64, edit func(*runpkg.Summary)) string {
+		cfg := runpkg.Config{RunID: id, Started: t0.AddDate(0, 0, day), Dataset: dataset, DatasetSHA256: sha, Metrics: []string{"faithfulness"}, Model: "offline"}
+		var results []runpkg.Result
 		total := 0.0
 		for i, v := range vs {
-			results = append(results, bench.Result{ID: fmt.Sprintf("q%d", i+1), Metric: "faithfulness", Value: v,
+			results = append(results, runpkg.Result{ID: fmt.Sprintf("q%d", i+1), Metric: "faithfulness", Value: v,
 				Usage: eval.Usage{Latency: time.Duration(100*(day+1)) * time.Millisecond}})
 			total += v
 		}
-		mean := bench.Num(total / float64(len(vs)))
-		s := bench.Summary{RunID: id, Started: cfg.Started, Finished: cfg.Started.Add(time.Minute), Samples: len(vs), Complete: true,
-			Metrics: []bench.MetricStats{{Metric: "faithfulness", N: len(vs), Scored: len(vs), Mean: mean, Std: 0.1, Median: mean, Min: 0.3, Max: 0.9, P10: 0.3, CILow: 0.5, CIHigh: 0.8, PassRate: 0.5, Threshold: 0.7}}}
+		mean := runpkg.Num(total / float64(len(vs)))
+		s := runpkg.Summary{RunID: id, Started: cfg.Started, Finished: cfg.Started.Add(time.Minute), Samples: len(vs), Complete: true,
+			Metrics: []runpkg.MetricStats{{Metric: "faithfulness", N: len(vs), Scored: len(vs), Mean: mean, Std: 0.1, Median: mean, Min: 0.3, Max: 0.9, P10: 0.3, CILow: 0.5, CIHigh: 0.8, PassRate: 0.5, Threshold: 0.7}}}
 		if edit != nil {
 			edit(&s)
 		}
 		dir := filepath.Join(root, "assay-runs", id)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
-		writeJSONFile(t, filepath.Join(dir, bench.FileConfig), cfg)
-		writeJSONFile(t, filepath.Join(dir, bench.FileSummary), s)
+		writeJSONFile(t, filepath.Join(dir, runpkg.FileConfig), cfg)
+		writeJSONFile(t, filepath.Join(dir, runpkg.FileSummary), s)
 		var lines bytes.Buffer
 		for _, r := range results {
 			b, err := json.Marshal(r)
 			require.NoError(t, err)
 			lines.Write(append(b, '\n'))
 		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, bench.FileResults), lines.Bytes(), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, runpkg.FileResults), lines.Bytes(), 0o644))
 		require.NoError(t, st.Record(cfg, s, dir))
 		return dir
 	}
 	f.dirA = record(runA, 0, f.data, f.sha, base, nil)
-	f.dirB = record(runB, 2, f.data, f.sha, cur, func(s *bench.Summary) {
-		s.Gates = []bench.GateResult{{Gate: "faithfulness.mean>=0.65", Metric: "faithfulness", Stat: "mean", Op: ">=", Want: 0.65, Got: s.Metrics[0].Mean, Reason: "faithfulness.mean is 0.542857, want >= 0.65"}}
+	f.dirB = record(runB, 2, f.data, f.sha, cur, func(s *runpkg.Summary) {
+		s.Gates = []runpkg.GateResult{{Gate: "faithfulness.mean>=0.65", Metric: "faithfulness", Stat: "mean", Op: ">=", Want: 0.65, Got: s.Metrics[0].Mean, Reason: "faithfulness.mean is 0.542857, want >= 0.65"}}
 	})
-	record(runC, 3, f.dataOther, strings.Repeat("c", 64), []float64{0.2}, func(s *bench.Summary) { s.Complete = false })
+	record(runC, 3, f.dataOther, strings.Repeat("c", 64), []float64{0.2}, func(s *runpkg.Summary) { s.Complete = false })
 	return f
 }
 
@@ -216,9 +217,9 @@ func TestRunsJSON(t *testing.T) {
 
 	code, out, errOut := f.run(t, "runs", "show", "--format", "json", runB)
 	require.Equal(t, 0, code, errOut)
-	var s bench.Summary
+	var s runpkg.Summary
 	require.NoError(t, json.Unmarshal([]byte(out), &s))
-	want, err := os.ReadFile(filepath.Join(f.dirB, bench.FileSummary))
+	want, err := os.ReadFile(filepath.Join(f.dirB, runpkg.FileSummary))
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), out, "show --format json is summary.json")
 
@@ -226,8 +227,8 @@ func TestRunsJSON(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	var d struct {
 		Baseline, Current string
-		Comparison        bench.Comparison
-		Alerts            []bench.QualityAlert
+		Comparison        runpkg.Comparison
+		Alerts            []runpkg.QualityAlert
 		AB                []struct {
 			Metric   string
 			Analysis struct {
@@ -284,20 +285,20 @@ func TestRunsListNamesBesideTheirMeans(t *testing.T) {
 	st, err := bench.OpenStore(path)
 	require.NoError(t, err)
 	started := time.Date(2026, 11, 27, 4, 32, 55, 0, time.UTC)
-	cfg := bench.RunConfig{RunID: "20261127T043255Z-7c8d", Started: started, Dataset: "labelled.jsonl", DatasetSHA256: strings.Repeat("17", 32),
+	cfg := runpkg.Config{RunID: "20261127T043255Z-7c8d", Started: started, Dataset: "labelled.jsonl", DatasetSHA256: strings.Repeat("17", 32),
 		Metrics: []string{"faithfulness", "answer_relevancy", "context_precision"}, Model: "llm:openai:fake"}
-	s := bench.Summary{RunID: cfg.RunID, Started: started, Finished: started.Add(time.Second), Samples: 6, Complete: true,
+	s := runpkg.Summary{RunID: cfg.RunID, Started: started, Finished: started.Add(time.Second), Samples: 6, Complete: true,
 		Usage: eval.Usage{Calls: 27, TokensIn: 6353, TokensOut: 624}}
 	for _, m := range []struct {
 		name string
 		mean float64
 	}{{"context_precision", 1}, {"faithfulness", 0.5}, {"answer_relevancy", 0.75}} {
-		s.Metrics = append(s.Metrics, bench.MetricStats{Metric: m.name, N: 6, Scored: 6, Mean: bench.Num(m.mean), Threshold: 0.5})
+		s.Metrics = append(s.Metrics, runpkg.MetricStats{Metric: m.name, N: 6, Scored: 6, Mean: runpkg.Num(m.mean), Threshold: 0.5})
 	}
 	dir := filepath.Join(root, "run")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	writeJSONFile(t, filepath.Join(dir, bench.FileConfig), cfg)
-	writeJSONFile(t, filepath.Join(dir, bench.FileSummary), s)
+	writeJSONFile(t, filepath.Join(dir, runpkg.FileConfig), cfg)
+	writeJSONFile(t, filepath.Join(dir, runpkg.FileSummary), s)
 	require.NoError(t, st.Record(cfg, s, dir))
 	require.NoError(t, st.Close())
 
@@ -345,9 +346,9 @@ func TestRunsFormats(t *testing.T) {
 				tc.args[i] = expand(tc.args[i])
 			}
 			out := map[string]string{}
-			for _, format := range bench.OutputFormats {
+			for _, format := range runpkg.OutputFormats {
 				code, stdout, stderr := f.run(t, append(tc.args, "--format", format)...)
-				if format == bench.OutputJSONL && tc.records == "" {
+				if format == runpkg.OutputJSONL && tc.records == "" {
 					assert.Equal(t, exitInput, code, stderr)
 					assert.Empty(t, stdout)
 					assert.Equal(t, `assay: --format: must be text, md, json or yaml, got "jsonl"`+"\n", stderr)
@@ -358,13 +359,13 @@ func TestRunsFormats(t *testing.T) {
 				out[format] = stdout
 			}
 			_, text, _ := f.run(t, tc.args...)
-			assert.Equal(t, text, out[bench.OutputText], "text is the default")
-			assert.Contains(t, out[bench.OutputMD], expand(tc.mdRow)+"\n")
-			assert.NotEqual(t, out[bench.OutputText], out[bench.OutputMD])
+			assert.Equal(t, text, out[runpkg.OutputText], "text is the default")
+			assert.Contains(t, out[runpkg.OutputMD], expand(tc.mdRow)+"\n")
+			assert.NotEqual(t, out[runpkg.OutputText], out[runpkg.OutputMD])
 
 			var fromJSON, fromYAML any
-			require.NoError(t, json.Unmarshal([]byte(out[bench.OutputJSON]), &fromJSON))
-			require.NoError(t, yaml.Unmarshal([]byte(out[bench.OutputYAML]), &fromYAML))
+			require.NoError(t, json.Unmarshal([]byte(out[runpkg.OutputJSON]), &fromJSON))
+			require.NoError(t, yaml.Unmarshal([]byte(out[runpkg.OutputYAML]), &fromYAML))
 			b, err := json.Marshal(fromYAML) // YAML's integers and JSON's numbers alike
 			require.NoError(t, err)
 			var yamlAsJSON any
@@ -378,7 +379,7 @@ func TestRunsFormats(t *testing.T) {
 			if tc.records != "." {
 				list = fromJSON.(map[string]any)[tc.records]
 			}
-			lines := strings.SplitAfter(out[bench.OutputJSONL], "\n")
+			lines := strings.SplitAfter(out[runpkg.OutputJSONL], "\n")
 			require.Equal(t, "", lines[len(lines)-1], "whole lines")
 			lines = lines[:len(lines)-1]
 			require.Len(t, lines, tc.n)

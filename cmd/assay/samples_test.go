@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 const labelled = "../../fixtures/rag/labelled.jsonl"
@@ -126,9 +126,9 @@ func TestSamplesReportAnInconsistentJudge(t *testing.T) {
 	code, out, errOut = runEnv(t, env, "bench", "--samples", "3", "--metric", "faithfulness", "--out", dir, labelled)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "faithfulness: unstable 6 of 6 sampled judgement(s) (majority share below 1 or spread std above 0.1)\n")
-	data, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	data, err := os.ReadFile(filepath.Join(dir, runpkg.FileSummary))
 	require.NoError(t, err)
-	var s bench.Summary
+	var s runpkg.Summary
 	require.NoError(t, json.Unmarshal(data, &s))
 	require.Len(t, s.Metrics, 1)
 	assert.Equal(t, 6, s.Metrics[0].Sampled)

@@ -17,12 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // This file adds a metric to Assay the way a new one is added: one entry
@@ -103,7 +103,7 @@ func toyPlanRow(t *testing.T, table string) (calls, tokensOut int) {
 // toyResults reads a run's results.jsonl: the toy's method by record.
 func toyResults(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, bench.FileResults))
+	f, err := os.Open(filepath.Join(dir, runpkg.FileResults))
 	require.NoError(t, err)
 	defer func() { _ = f.Close() }()
 	out := map[string]string{}
@@ -167,8 +167,8 @@ func TestToyMetric(t *testing.T) {
 			want: []string{toyMetric},
 			check: func(t *testing.T, _, _ string) {
 				assert.Len(t, toyResults(t, runDir("offline")), 6)
-				var s bench.Summary
-				b, err := os.ReadFile(filepath.Join(runDir("offline"), bench.FileSummary))
+				var s runpkg.Summary
+				b, err := os.ReadFile(filepath.Join(runDir("offline"), runpkg.FileSummary))
 				require.NoError(t, err)
 				require.NoError(t, json.Unmarshal(b, &s))
 				require.Len(t, s.Metrics, 1)
@@ -177,7 +177,7 @@ func TestToyMetric(t *testing.T) {
 				assert.InDelta(t, 1.0, float64(s.Metrics[0].PassRate), 0)
 				require.Len(t, s.Gates, 1)
 				assert.True(t, s.Gates[0].Passed)
-				html, err := os.ReadFile(filepath.Join(runDir("offline"), bench.FileReport))
+				html, err := os.ReadFile(filepath.Join(runDir("offline"), runpkg.FileReport))
 				require.NoError(t, err)
 				assert.Contains(t, string(html), toyMetric)
 			}},
@@ -187,8 +187,8 @@ func TestToyMetric(t *testing.T) {
 				for id, method := range toyResults(t, runDir("model")) {
 					assert.Equal(t, "llm:openai:judge-model", method, id)
 				}
-				var s bench.Summary
-				b, err := os.ReadFile(filepath.Join(runDir("model"), bench.FileSummary))
+				var s runpkg.Summary
+				b, err := os.ReadFile(filepath.Join(runDir("model"), runpkg.FileSummary))
 				require.NoError(t, err)
 				require.NoError(t, json.Unmarshal(b, &s))
 				require.Len(t, s.Metrics, 1)

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
+	runpkg "github.com/assaylabs/assay/run"
 )
 
 // usageLineRe reads the usage line's calls, cache hits and paid tokens.
@@ -34,11 +34,11 @@ func usageLine(t *testing.T, stderr string) [5]int {
 	return out
 }
 
-func readSummary(t *testing.T, dir string) bench.Summary {
+func readSummary(t *testing.T, dir string) runpkg.Summary {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, bench.FileSummary))
+	b, err := os.ReadFile(filepath.Join(dir, runpkg.FileSummary))
 	require.NoError(t, err)
-	var s bench.Summary
+	var s runpkg.Summary
 	require.NoError(t, json.Unmarshal(b, &s))
 	return s
 }

@@ -8,7 +8,9 @@ package atomicfile
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -75,4 +77,14 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// WriteJSON writes v as indented JSON (and a newline) to path, whole or
+// not at all, so a reader never sees half a file.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFile(path, append(data, '\n'), 0o644)
 }

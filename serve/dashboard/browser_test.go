@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/browsertest"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
 )
 
@@ -100,7 +100,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// The alert resolves and the mean recovers: a refresh from the JSON
 	// route shows it.
 	mu.Lock()
-	data.Metrics[0].Mean, data.Metrics[0].Severity, data.Alerts = bench.Num(0.802), "", []dashboard.Alert{}
+	data.Metrics[0].Mean, data.Metrics[0].Severity, data.Alerts = run.Num(0.802), "", []dashboard.Alert{}
 	mu.Unlock()
 	refresh := func(t *testing.T) {
 		t.Helper()

@@ -10,7 +10,7 @@ package dashboard
 import (
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 )
 
 // Data is everything the page shows.
@@ -38,19 +38,19 @@ type Metric struct {
 	Name string `json:"name"`
 	// Mean is over Scored recent values, Low and High its 95% interval
 	// (null when nothing is scored).
-	Mean   bench.Num `json:"mean"`
-	Low    bench.Num `json:"ci95_low"`
-	High   bench.Num `json:"ci95_high"`
-	Scored int       `json:"scored"`
+	Mean   run.Num `json:"mean"`
+	Low    run.Num `json:"ci95_low"`
+	High   run.Num `json:"ci95_high"`
+	Scored int     `json:"scored"`
 	// N recent judgements, Defaulted of them defaults; DefaultRate is
 	// Defaulted / N (null when N is 0).
-	N           int       `json:"n"`
-	Defaulted   int       `json:"defaulted"`
-	DefaultRate bench.Num `json:"default_rate"`
+	N           int     `json:"n"`
+	Defaulted   int     `json:"defaulted"`
+	DefaultRate run.Num `json:"default_rate"`
 	// Baseline is what the mean is compared with, BaselineFrom where it
 	// came from.
-	Baseline     bench.Num `json:"baseline"`
-	BaselineFrom string    `json:"baseline_from,omitempty"`
+	Baseline     run.Num `json:"baseline"`
+	BaselineFrom string  `json:"baseline_from,omitempty"`
 	// Severity is the open alert's ("warning", "critical"), empty when
 	// none.
 	Severity string `json:"severity,omitempty"`
@@ -63,10 +63,10 @@ type Metric struct {
 
 // Day is one day of a metric's trend.
 type Day struct {
-	Day       string    `json:"day"` // 2006-01-02
-	Mean      bench.Num `json:"mean"`
-	N         int       `json:"n"`
-	Defaulted int       `json:"defaulted"`
+	Day       string  `json:"day"` // 2006-01-02
+	Mean      run.Num `json:"mean"`
+	N         int     `json:"n"`
+	Defaulted int     `json:"defaulted"`
 }
 
 // Alert is an open alert.
@@ -74,8 +74,8 @@ type Alert struct {
 	Metric   string    `json:"metric"`
 	Severity string    `json:"severity"`
 	Message  string    `json:"message"`
-	Mean     bench.Num `json:"mean"`
-	Baseline bench.Num `json:"baseline"`
+	Mean     run.Num   `json:"mean"`
+	Baseline run.Num   `json:"baseline"`
 	Since    time.Time `json:"since"`
 }
 
@@ -108,6 +108,6 @@ type Run struct {
 
 // MetricMean is a run's mean of one metric.
 type MetricMean struct {
-	Metric string    `json:"metric"`
-	Mean   bench.Num `json:"mean"`
+	Metric string  `json:"metric"`
+	Mean   run.Num `json:"mean"`
 }

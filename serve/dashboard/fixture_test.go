@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
 )
 
@@ -16,11 +16,11 @@ const hostile = `</script><script>document.title="pwned"</script><img src=x oner
 // fixedData is a dashboard with one metric in a critical alert, one
 // healthy, one whose judge stalled; samples and runs.
 func fixedData() dashboard.Data {
-	nan := bench.Num(math.NaN())
+	nan := run.Num(math.NaN())
 	days := func(means ...float64) []dashboard.Day {
 		out := make([]dashboard.Day, len(means))
 		for i, m := range means {
-			out[i] = dashboard.Day{Day: day0.AddDate(0, 0, i-len(means)+1).Format(time.DateOnly), Mean: bench.Num(m), N: 40, Defaulted: 1}
+			out[i] = dashboard.Day{Day: day0.AddDate(0, 0, i-len(means)+1).Format(time.DateOnly), Mean: run.Num(m), N: 40, Defaulted: 1}
 		}
 		return out
 	}

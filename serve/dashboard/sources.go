@@ -11,6 +11,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -26,7 +27,7 @@ type Judged struct {
 	Question string
 	Answer   string
 	At       time.Time
-	Result   bench.Result
+	Result   run.Result
 }
 
 // Defaults of Sources.

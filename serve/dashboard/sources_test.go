@@ -12,6 +12,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -19,7 +20,7 @@ import (
 func judged(id string, value float64, latency time.Duration, defaulted bool) dashboard.Judged {
 	return dashboard.Judged{
 		SampleID: id, Question: "Q " + id, Answer: "A " + id, At: day0,
-		Result: bench.Result{ID: id, Metric: "faithfulness", Value: value, Defaulted: defaulted, Reason: "r " + id,
+		Result: run.Result{ID: id, Metric: "faithfulness", Value: value, Defaulted: defaulted, Reason: "r " + id,
 			Usage: eval.Usage{Latency: latency}},
 	}
 }
@@ -54,7 +55,7 @@ func TestSources(t *testing.T) {
 		},
 		Runs: func(context.Context) ([]bench.RunRow, error) {
 			return []bench.RunRow{{ID: "r2", Started: day0, Dataset: "d.jsonl", Metrics: []string{"faithfulness"},
-				Summary: bench.Summary{Complete: true, Metrics: []bench.MetricStats{{Metric: "faithfulness", Mean: 0.8}}}}}, nil
+				Summary: run.Summary{Complete: true, Metrics: []run.MetricStats{{Metric: "faithfulness", Mean: 0.8}}}}}, nil
 		},
 		Top: 3,
 	}

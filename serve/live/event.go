@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 )
 
 // Kinds of Event.
@@ -37,12 +37,12 @@ type Event struct {
 	Message string `json:"message"`
 	// Mean is the window's mean over Scored values; Baseline the mean it
 	// is compared with (null when the metric has none yet).
-	Mean     bench.Num `json:"mean"`
-	Baseline bench.Num `json:"baseline"`
-	Scored   int       `json:"scored"`
+	Mean     run.Num `json:"mean"`
+	Baseline run.Num `json:"baseline"`
+	Scored   int     `json:"scored"`
 	// Alerts are seed 002's alerts that hold after the change (a
 	// degradation warning, a threshold critical, both or none).
-	Alerts []bench.QualityAlert `json:"alerts"`
+	Alerts []run.QualityAlert `json:"alerts"`
 	// At is when the change was seen (the monitor's clock).
 	At time.Time `json:"at"`
 	// Meta is the metadata of the observation that caused the change

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 )
 
 var nan = math.NaN()
@@ -105,7 +105,7 @@ type Config struct {
 
 // BaselineOf returns the means of the metrics a run scored, from its
 // summary (a stored run's RunRow.Summary), for Config.Baseline.
-func BaselineOf(s bench.Summary) map[string]float64 {
+func BaselineOf(s run.Summary) map[string]float64 {
 	out := map[string]float64{}
 	for _, m := range s.Metrics {
 		if v := float64(m.Mean); m.Scored > 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -169,10 +169,10 @@ func (c Config) withDefaults() (Config, error) {
 	def(&c.SinkQueue, DefaultQueue)
 	def(&c.Webhook.Queue, DefaultQueue)
 	if c.WarnRatio == 0 {
-		c.WarnRatio = bench.DegradationRatio
+		c.WarnRatio = run.DegradationRatio
 	}
 	if c.Critical == 0 {
-		c.Critical = bench.CriticalQuality
+		c.Critical = run.CriticalQuality
 	}
 	if c.Location == nil {
 		c.Location = time.UTC

@@ -1,6 +1,8 @@
 package live_test
 
 import (
+	"github.com/assaylabs/assay/run"
+
 	"math"
 	"sync"
 	"testing"
@@ -10,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -72,7 +73,7 @@ func TestRule(t *testing.T) {
 		// Then 0.9s push out the four 0.9s first, then one 0.5 each:
 		// the seventh gives 0.78.
 		steps:  []step{obs(0.9, 10), obs(0.5, 6), obs(0.9, 7)},
-		events: []want{{live.EventOpen, bench.SeverityWarning, 0.74}, {live.EventResolve, "", 0.78}},
+		events: []want{{live.EventOpen, run.SeverityWarning, 0.74}, {live.EventResolve, "", 0.78}},
 		check: func(t *testing.T, s live.MetricSnapshot) {
 			assert.Equal(t, "run r1", s.BaselineFrom)
 			assert.Nil(t, s.Alert)
@@ -83,17 +84,17 @@ func TestRule(t *testing.T) {
 		// 0.5 = 0.5 x 1 and 0.25 are exact in binary.
 		steps: []step{obs(0.5, 8), obs(0.25, 4), obs(0.125, 1)},
 		events: []want{
-			{live.EventOpen, bench.SeverityWarning, 0.4375},
-			{live.EventEscalate, bench.SeverityCritical, 0.21875},
+			{live.EventOpen, run.SeverityWarning, 0.4375},
+			{live.EventEscalate, run.SeverityCritical, 0.21875},
 		},
 	}, {
 		name:  "warning, critical, back to warning, resolved",
 		cfg:   live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.9}},
 		steps: []step{obs(0.9, 10), obs(0.6, 10), obs(0.2, 10), obs(0.65, 10), obs(0.9, 5)},
 		events: []want{
-			{live.EventOpen, bench.SeverityWarning, 0.75},
-			{live.EventEscalate, bench.SeverityCritical, 0.36},
-			{live.EventDeescalate, bench.SeverityWarning, 0.425},
+			{live.EventOpen, run.SeverityWarning, 0.75},
+			{live.EventEscalate, run.SeverityCritical, 0.36},
+			{live.EventDeescalate, run.SeverityWarning, 0.425},
 			{live.EventResolve, "", 0.775},
 		},
 	}, {
@@ -101,11 +102,11 @@ func TestRule(t *testing.T) {
 		// 0.39 is over 0.85 x 0.45 = 0.3825 and over 0.4 x 0.45, under 0.4.
 		cfg:    live.Config{Window: 5, MinScores: 5, Baseline: map[string]float64{metricF: 0.45}},
 		steps:  []step{obs(0.39, 5)},
-		events: []want{{live.EventOpen, bench.SeverityCritical, 0.39}},
+		events: []want{{live.EventOpen, run.SeverityCritical, 0.39}},
 		check: func(t *testing.T, s live.MetricSnapshot) {
 			require.NotNil(t, s.Alert)
 			require.Len(t, s.Alert.Alerts, 1, "only the floor holds")
-			assert.Equal(t, bench.AlertThreshold, s.Alert.Alerts[0].Type)
+			assert.Equal(t, run.AlertThreshold, s.Alert.Alerts[0].Type)
 			assert.InDelta(t, 0.4, s.Alert.Alerts[0].Threshold, 1e-12)
 		},
 	}, {
@@ -113,7 +114,7 @@ func TestRule(t *testing.T) {
 		cfg:  live.Config{Window: 10, MinScores: 10},
 		// 0.8 - 0.035k < 0.68 from k = 4 (0.66).
 		steps:  []step{obs(0.8, 9), {snapshot: true}, obs(0.8, 1), obs(0.45, 4)},
-		events: []want{{live.EventOpen, bench.SeverityWarning, 0.66}},
+		events: []want{{live.EventOpen, run.SeverityWarning, 0.66}},
 		check: func(t *testing.T, s live.MetricSnapshot) {
 			assert.InDelta(t, 0.8, float64(s.Baseline), 1e-12)
 			assert.Equal(t, live.BaselineFirstWindow, s.BaselineFrom)
@@ -122,7 +123,7 @@ func TestRule(t *testing.T) {
 		name:   "critical needs no baseline: the floor holds before the first window is full",
 		cfg:    live.Config{Window: 20, MinScores: 5},
 		steps:  []step{obs(0.2, 5)},
-		events: []want{{live.EventOpen, bench.SeverityCritical, 0.2}},
+		events: []want{{live.EventOpen, run.SeverityCritical, 0.2}},
 		check: func(t *testing.T, s live.MetricSnapshot) {
 			assert.True(t, math.IsNaN(float64(s.Baseline)))
 			require.NotNil(t, s.Alert)
@@ -143,7 +144,7 @@ func TestRule(t *testing.T) {
 		name:   "too few scores change nothing: an open alert stays while the judge defaults",
 		cfg:    live.Config{Window: 5, MinScores: 3, StallDefaults: -1, Baseline: map[string]float64{metricF: 0.8}},
 		steps:  []step{obs(0.3, 5), {defaulted: true, repeat: 5}},
-		events: []want{{live.EventOpen, bench.SeverityCritical, 0.3}},
+		events: []want{{live.EventOpen, run.SeverityCritical, 0.3}},
 		check: func(t *testing.T, s live.MetricSnapshot) {
 			require.NotNil(t, s.Alert)
 			assert.Equal(t, 0, s.Scored)
@@ -154,7 +155,7 @@ func TestRule(t *testing.T) {
 		// Without eviction the 0.9s would average 0.525 with the 0.3s:
 		// still a warning.
 		steps:  []step{obs(0.3, 5), {advance: 61 * time.Minute, snapshot: true}, obs(0.9, 3)},
-		events: []want{{live.EventOpen, bench.SeverityCritical, 0.3}, {live.EventResolve, "", 0.9}},
+		events: []want{{live.EventOpen, run.SeverityCritical, 0.3}, {live.EventResolve, "", 0.9}},
 		check: func(t *testing.T, s live.MetricSnapshot) {
 			assert.Equal(t, 3, s.N)
 			assert.Equal(t, 8, s.Observed)
@@ -176,7 +177,7 @@ func TestRule(t *testing.T) {
 			m, err := live.New(tc.cfg)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = m.Close() })
-			run(m, clk, tc.steps)
+			play(m, clk, tc.steps)
 			snap := m.Snapshot()
 			got := make([]want, 0, len(snap.Events))
 			for _, e := range snap.Events {
@@ -198,7 +199,7 @@ func wantOrEmpty(w []want) []want {
 	return w
 }
 
-func run(m *live.Monitor, clk *clock, steps []step) {
+func play(m *live.Monitor, clk *clock, steps []step) {
 	for _, s := range steps {
 		clk.advance(s.advance)
 		for range max(s.repeat, 0) {
@@ -315,9 +316,9 @@ func TestConfigErrors(t *testing.T) {
 
 func TestBaselineOf(t *testing.T) {
 	t.Parallel()
-	got := live.BaselineOf(bench.Summary{Metrics: []bench.MetricStats{
+	got := live.BaselineOf(run.Summary{Metrics: []run.MetricStats{
 		{Metric: "faithfulness", Scored: 10, Mean: 0.82},
-		{Metric: "relevancy", Scored: 0, Mean: bench.Num(math.NaN())},
+		{Metric: "relevancy", Scored: 0, Mean: run.Num(math.NaN())},
 	}})
 	assert.Equal(t, map[string]float64{"faithfulness": 0.82}, got)
 }

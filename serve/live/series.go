@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 )
 
 // Alert levels, in order of severity.
@@ -16,7 +16,7 @@ const (
 	levelCritical
 )
 
-var severities = [...]string{levelNone: "", levelWarning: bench.SeverityWarning, levelCritical: bench.SeverityCritical}
+var severities = [...]string{levelNone: "", levelWarning: run.SeverityWarning, levelCritical: run.SeverityCritical}
 
 // series is one metric's state. Its fields are guarded by mu.
 type series struct {
@@ -153,18 +153,18 @@ func ruleLevel(cfg Config, mean, baseline float64) int {
 
 // seedAlerts are seed 002's alerts that hold for mean: a degradation
 // warning, a threshold critical, both or none, in that order.
-func seedAlerts(cfg Config, metric string, mean, baseline float64) []bench.QualityAlert {
-	out := []bench.QualityAlert{}
+func seedAlerts(cfg Config, metric string, mean, baseline float64) []run.QualityAlert {
+	out := []run.QualityAlert{}
 	if limit := cfg.WarnRatio * baseline; mean < limit {
-		out = append(out, bench.QualityAlert{
-			Type: bench.AlertDegradation, Severity: bench.SeverityWarning,
+		out = append(out, run.QualityAlert{
+			Type: run.AlertDegradation, Severity: run.SeverityWarning,
 			Message: metric + " degraded from baseline", Metric: metric,
 			CurrentValue: mean, Threshold: limit,
 		})
 	}
 	if mean < cfg.Critical {
-		out = append(out, bench.QualityAlert{
-			Type: bench.AlertThreshold, Severity: bench.SeverityCritical,
+		out = append(out, run.QualityAlert{
+			Type: run.AlertThreshold, Severity: run.SeverityCritical,
 			Message: "Average " + metric + " critically low", Metric: metric,
 			CurrentValue: mean, Threshold: cfg.Critical,
 		})
@@ -205,7 +205,7 @@ func (s *series) rule(cfg Config, now time.Time) (Event, bool) {
 	}
 	return Event{
 		Kind: kind, Metric: s.name, Severity: severities[level], Previous: severities[prev],
-		Message: msg, Mean: bench.Num(mean), Baseline: bench.Num(s.baseline), Scored: s.win.scored,
+		Message: msg, Mean: run.Num(mean), Baseline: run.Num(s.baseline), Scored: s.win.scored,
 		Alerts: seedAlerts(cfg, s.name, mean, s.baseline), At: now,
 	}, true
 }
@@ -258,8 +258,8 @@ func (s *series) stall(cfg Config, now time.Time) (Event, bool) {
 	s.stalled = stalled
 	e := Event{
 		Kind: EventStalled, Metric: s.name, Message: s.name + " judge stalled: " + reason,
-		Mean: bench.Num(s.win.mean()), Baseline: bench.Num(s.baseline), Scored: s.win.scored,
-		Alerts: []bench.QualityAlert{}, At: now,
+		Mean: run.Num(s.win.mean()), Baseline: run.Num(s.baseline), Scored: s.win.scored,
+		Alerts: []run.QualityAlert{}, At: now,
 	}
 	if !stalled {
 		e.Kind, e.Message = EventRecovered, s.name+" judge answered again"

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -48,19 +48,19 @@ type MetricSnapshot struct {
 	Metric string `json:"metric"`
 	// N observations are in the window: Scored scored and Defaulted
 	// defaulted; DefaultRate is Defaulted / N (null when N is 0).
-	N           int       `json:"n"`
-	Scored      int       `json:"scored"`
-	Defaulted   int       `json:"defaulted"`
-	DefaultRate bench.Num `json:"default_rate"`
+	N           int     `json:"n"`
+	Scored      int     `json:"scored"`
+	Defaulted   int     `json:"defaulted"`
+	DefaultRate run.Num `json:"default_rate"`
 	// Mean is the mean of the window's scored values, Low and High its
 	// 95% interval (IntervalMethod); null when nothing is scored.
-	Mean bench.Num `json:"mean"`
-	Low  bench.Num `json:"ci95_low"`
-	High bench.Num `json:"ci95_high"`
+	Mean run.Num `json:"mean"`
+	Low  run.Num `json:"ci95_low"`
+	High run.Num `json:"ci95_high"`
 	// Baseline is the mean the rule compares with (null until known) and
 	// BaselineFrom where it came from (BaselineFirstWindow, a run).
-	Baseline     bench.Num `json:"baseline"`
-	BaselineFrom string    `json:"baseline_from,omitempty"`
+	Baseline     run.Num `json:"baseline"`
+	BaselineFrom string  `json:"baseline_from,omitempty"`
 	// Alert is the metric's open alert, nil when none.
 	Alert *Alert `json:"alert,omitempty"`
 	// Observed, TotalDefaulted and Rejected count every observation since
@@ -91,7 +91,7 @@ type Day struct {
 	Scored    int    `json:"scored"`
 	Defaulted int    `json:"defaulted"`
 	// Mean is over the day's scored values; null when none.
-	Mean bench.Num `json:"mean"`
+	Mean run.Num `json:"mean"`
 }
 
 // Alert is an open alert.
@@ -100,10 +100,10 @@ type Alert struct {
 	Severity string `json:"severity"`
 	// Since is when the alert opened.
 	Since    time.Time `json:"since"`
-	Mean     bench.Num `json:"mean"`
-	Baseline bench.Num `json:"baseline"`
+	Mean     run.Num   `json:"mean"`
+	Baseline run.Num   `json:"baseline"`
 	// Alerts are seed 002's alerts that hold now.
-	Alerts []bench.QualityAlert `json:"alerts"`
+	Alerts []run.QualityAlert `json:"alerts"`
 }
 
 // Snapshot returns the state of every metric. Time passes in it too: the
@@ -161,30 +161,30 @@ func (m *Monitor) metricSnapshot(s *series, now time.Time) MetricSnapshot {
 	mean := s.win.mean()
 	ms := MetricSnapshot{
 		Metric: s.name, N: s.win.n, Scored: s.win.scored, Defaulted: s.win.defaulted,
-		DefaultRate: bench.Num(nan), Mean: bench.Num(mean),
-		Baseline: bench.Num(s.baseline), BaselineFrom: s.baselineFrom,
+		DefaultRate: run.Num(nan), Mean: run.Num(mean),
+		Baseline: run.Num(s.baseline), BaselineFrom: s.baselineFrom,
 		Observed: s.observed, TotalDefaulted: s.defaulted, Rejected: s.rejected,
 		LastObserved: s.lastObserved, LastSuccess: s.lastSuccess,
 		Judging: s.busy, Stalled: s.stalled, StallReason: s.stallReason,
 		Days: make([]Day, len(s.days)),
 	}
 	if s.win.n > 0 {
-		ms.DefaultRate = bench.Num(float64(s.win.defaulted) / float64(s.win.n))
+		ms.DefaultRate = run.Num(float64(s.win.defaulted) / float64(s.win.n))
 	}
 	for i, d := range s.days {
-		ms.Days[i] = Day{Day: d.day, N: d.n, Scored: d.scored, Defaulted: d.defaulted, Mean: bench.Num(nan)}
+		ms.Days[i] = Day{Day: d.day, N: d.n, Scored: d.scored, Defaulted: d.defaulted, Mean: run.Num(nan)}
 		if d.scored > 0 {
-			ms.Days[i].Mean = bench.Num(d.sum / float64(d.scored))
+			ms.Days[i].Mean = run.Num(d.sum / float64(d.scored))
 		}
 	}
 	if s.level != levelNone {
 		ms.Alert = &Alert{
 			Metric: s.name, Severity: severities[s.level], Since: s.alertSince,
-			Mean: bench.Num(mean), Baseline: bench.Num(s.baseline),
+			Mean: run.Num(mean), Baseline: run.Num(s.baseline),
 			Alerts: seedAlerts(m.cfg, s.name, mean, s.baseline),
 		}
 		if math.IsNaN(mean) {
-			ms.Alert.Alerts = []bench.QualityAlert{}
+			ms.Alert.Alerts = []run.QualityAlert{}
 		}
 	}
 	ms.Low, ms.High = m.interval(s)
@@ -193,9 +193,9 @@ func (m *Monitor) metricSnapshot(s *series, now time.Time) MetricSnapshot {
 
 // interval is the 95% interval of s's window mean, bootstrapped again
 // only when the window changed since the last time. s.mu is held.
-func (m *Monitor) interval(s *series) (lo, hi bench.Num) {
+func (m *Monitor) interval(s *series) (lo, hi run.Num) {
 	if s.win.scored == 0 {
-		return bench.Num(nan), bench.Num(nan)
+		return run.Num(nan), run.Num(nan)
 	}
 	if !s.ciOK || s.ciVersion != s.win.version {
 		values := s.win.values()
@@ -203,5 +203,5 @@ func (m *Monitor) interval(s *series) (lo, hi bench.Num) {
 		s.lo, s.hi = stats.BootstrapMean(values, m.cfg.Reps, m.cfg.Seed)
 		s.ciVersion, s.ciOK = s.win.version, true
 	}
-	return bench.Num(s.lo), bench.Num(s.hi)
+	return run.Num(s.lo), run.Num(s.hi)
 }

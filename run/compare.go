@@ -1,0 +1,169 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// MaxFell is how many of the samples that fell most a MetricComparison
+// lists.
+const MaxFell = 5
+
+// MaxFlipped is how many of the samples that flipped pass/fail each way
+// a MetricComparison lists: those now failing first, the largest change
+// first.
+const MaxFlipped = 100
+
+// Folder is a run folder read back: its config, its results and, when the
+// run got that far, its summary.
+type Folder struct {
+	Dir     string
+	Config  Config
+	Results *ResultFile
+	// Summary is nil when the folder has no summary.json. Its metrics
+	// are in the order of Config's (see InConfigOrder).
+	Summary *Summary
+}
+
+// ReadFolder reads the run folder dir. A folder without config.json is not a
+// run folder: the error says so.
+func ReadFolder(dir string) (*Folder, error) {
+	run, err := ReadHead(dir)
+	if err != nil {
+		return nil, err
+	}
+	if run.Results, err = ReadResults(filepath.Join(dir, FileResults)); err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	}
+	return run, nil
+}
+
+// readRunHead reads the run folder dir but for its results: its config
+// and, when it has one, its summary.
+func ReadHead(dir string) (*Folder, error) {
+	b, err := os.ReadFile(filepath.Join(dir, FileConfig))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s is not a run folder (no %s): give a folder written by assay bench --out", dir, FileConfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	}
+	run := &Folder{Dir: dir}
+	if err := json.Unmarshal(b, &run.Config); err != nil {
+		return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileConfig, err)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, FileSummary))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	default:
+		run.Summary = &Summary{}
+		if err := json.Unmarshal(b, run.Summary); err != nil {
+			return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileSummary, err)
+		}
+		run.Summary.Metrics = InConfigOrder(run.Summary.Metrics, run.Config.Metrics)
+	}
+	return run, nil
+}
+
+// Compare compares the current run (its results.jsonl at curResults and
+// its summary) with the baseline run in baseDir, metric by metric over
+// the current summary's metrics: the baseline's and the current mean and
+// their delta; over the samples both runs scored, the Wilcoxon
+// signed-rank test (stats.Wilcoxon), the mean difference with its paired
+// bootstrap 95% interval (stats.PairedMeanDiff), the samples that
+// flipped pass/fail each way with McNemar's exact test on them
+// (stats.McNemar), and the samples that moved most. It returns seed
+// 002's alerts too (see MeanAlerts), metric by metric: any alert is a
+// regression.
+//
+// Both results.jsonl are read line by line, keeping a value, a verdict
+// and a latency per (sample, metric): memory is in the number of
+// results, never in the size of their evidence.
+//
+// Means are over scored values only, never defaults; the baseline's come
+// from its summary.json, or from its results when it has none. When a
+// run has samples the other lacks (runs of different datasets, or one
+// stopped early), the runs are compared on the samples both have, means
+// included, and Comparison says how many each has alone.
+//
+// cfg, when not nil, is the current run's configuration: the comparison
+// then says how the baseline was judged otherwise (JudgedOtherwise).
+func Compare(baseDir, curResults string, curSummary Summary, cfg *Config) (*Comparison, []QualityAlert, error) {
+	c, alerts, _, err := ComparePaired(baseDir, curResults, curSummary, cfg)
+	return c, alerts, err
+}
+
+// compare is Compare, returning the pairing it read as well.
+func ComparePaired(baseDir, curResults string, curSummary Summary, cfg *Config) (*Comparison, []QualityAlert, *Pairing, error) {
+	base, err := ReadHead(baseDir)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("baseline: %w", err)
+	}
+	p, err := pairRuns(filepath.Join(baseDir, FileResults), curResults)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c := &Comparison{BaselineRunID: base.Config.RunID, BaselineDir: baseDir, Metrics: []MetricComparison{},
+		Shared: p.shared, OnlyBaseline: p.onlyBase, OnlyCurrent: p.onlyCur}
+	if cfg != nil {
+		c.Judged = JudgedOtherwise(base.Config, *cfg)
+	}
+	alerts := []QualityAlert{}
+	for _, m := range curSummary.Metrics {
+		mc := p.compareMetric(m.Metric, m.Threshold)
+		if !p.restricted() {
+			mc.BaselineMean, mc.CurrentMean = baselineMean(base, p, m.Metric), m.Mean
+		}
+		mc.Delta = mc.CurrentMean - mc.BaselineMean
+		c.Metrics = append(c.Metrics, mc)
+		alerts = append(alerts, MeanAlerts(m.Metric, float64(mc.CurrentMean), float64(mc.BaselineMean))...)
+	}
+	return c, alerts, p, nil
+}
+
+// JudgedOtherwise lists how the run was judged (cfg) otherwise than
+// the baseline (base): another model, or other versions of the prompts
+// both use. A comparison, a diff or a trend across such runs measures the
+// judge as well as the system, and says so.
+func JudgedOtherwise(base, cfg Config) []string {
+	var out []string
+	if base.Model != cfg.Model {
+		out = append(out, fmt.Sprintf("model %s, now %s", quoteOrNone(base.Model), quoteOrNone(cfg.Model)))
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Prompts)) {
+		if was, ok := base.Prompts[name]; ok && was != cfg.Prompts[name] {
+			out = append(out, fmt.Sprintf("prompt %s version %s, now %s", name, was, cfg.Prompts[name]))
+		}
+	}
+	return out
+}
+
+// passed reports whether a counted result of value v passes: its card's
+// verdict (pass) when it has one, else v >= threshold, as a summary's
+// pass rate counts it.
+func Passes(pass *bool, v, threshold float64) bool {
+	if pass != nil {
+		return *pass
+	}
+	return v >= threshold
+}
+
+// baselineMean is the baseline run's mean of metric: its summary's, else
+// the mean of its scored values; NaN when it scored none.
+func baselineMean(base *Folder, p *Pairing, metric string) Num {
+	if base.Summary != nil {
+		for _, m := range base.Summary.Metrics {
+			if m.Metric == metric {
+				return m.Mean
+			}
+		}
+	}
+	return p.mean(p.base, metric)
+}

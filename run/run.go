@@ -1,0 +1,465 @@
+package run
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
+)
+
+// ErrExists is returned (wrapped) by Create for a folder that holds
+// a run already. Test with errors.Is.
+var ErrExists = errors.New("a run is already there")
+
+// ErrNoRun is returned (wrapped) by Resume for a folder without a run
+// to resume. Test with errors.Is.
+var ErrNoRun = errors.New("no run to resume")
+
+// NewID returns a run id that sorts by time, then four random hex
+// digits so that runs started in the same second differ:
+// "20261124T221500Z-3f9a".
+func NewID(now time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Run is an evaluation run's folder (`assay bench --out DIR`) open for
+// writing: config.json written, results.jsonl open for appending. Its
+// results are keyed by (sample, metric): Append writes each pair's line
+// with one Write, so a run killed at any point (kill -9 included) leaves
+// whole lines and at most one torn last line, which Resume drops.
+//
+// Append and Done are safe for concurrent use.
+type Run struct {
+	dir string
+	cfg Config
+
+	mu       sync.Mutex
+	f        *os.File
+	lock     *flock.Flock
+	aside    int
+	done     map[Key]struct{}
+	stats    Stats
+	defaults judging.Defaults
+	// earlier are the results earlier attempts wrote, in file order, kept
+	// of them as done. again maps the pair of each other one (a neutral
+	// default or an error) to what it had spent, until this attempt writes
+	// the pair anew; superseded sums what those written anew had spent.
+	earlier    []Result
+	again      map[Key]eval.Usage
+	tries      map[Key]int
+	kept       int
+	superseded eval.Usage
+	// OnResult, when set before the run starts, is called with each result
+	// appended, one at a time, after its line is written.
+	OnResult func(Result)
+}
+
+// Create makes the folder dir (and its parents) for a new run of cfg:
+// it writes config.json and an empty results.jsonl. A folder that holds a
+// run already is refused (ErrExists), so that a run is never mixed into
+// another: resume it with Resume, or choose another folder.
+//
+// The folder is locked while the Run is open (LockedError for a
+// second writer); Close releases it.
+func Create(dir string, cfg Config) (*Run, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	lock, err := lockRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{FileConfig, FileResults} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			_ = lock.Unlock()
+			return nil, fmt.Errorf("%s: %w (%s): resume it with --resume, or choose another --out", dir, ErrExists, name)
+		}
+	}
+	if err := atomicfile.WriteJSON(filepath.Join(dir, FileConfig), cfg); err != nil {
+		_ = lock.Unlock()
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, FileResults), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		_ = lock.Unlock()
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	return &Run{dir: dir, cfg: cfg, f: f, lock: lock, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}}, nil
+}
+
+// Resume opens the unfinished run in dir to judge the pairs it lacks.
+// cfg is the configuration asked for now: it must be the run's (the same
+// dataset bytes, profile, metrics, model and settings), or the error is a
+// *ConfigMismatchError naming each difference. The run keeps its id and
+// start time (Config returns them). A torn last line of results.jsonl is
+// cut off, so its pair is judged again. Of the results before it, the
+// final ones (Result.Final) count as done and enter the summary; a neutral
+// default or an error (an outage, a budget that stopped calls) is judged
+// again, and the line this attempt writes for its pair supersedes it
+// wherever results.jsonl is read. Until then it counts as it was, so a
+// resume cut short loses nothing. Kept says how many are which.
+//
+// Whole lines in the middle of results.jsonl that are not result lines
+// (another writer tore them) are set aside in FileBad, their pairs judged
+// again (SetAside says how many); temporary files an attempt killed
+// between write and rename left are removed. The folder is locked while
+// the Run is open (LockedError for a second writer).
+func Resume(dir string, cfg Config) (run *Run, err error) {
+	path := filepath.Join(dir, FileConfig)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w (no %s): start it without --resume", dir, ErrNoRun, FileConfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	var was Config
+	if err := json.Unmarshal(data, &was); err != nil {
+		return nil, &eval.InputError{File: path, Msg: "not a run's config: " + err.Error() + "; start a new run in another --out", Err: err}
+	}
+	if diffs := DiffConfig(was, cfg); len(diffs) > 0 {
+		return nil, &ConfigMismatchError{Dir: dir, Diffs: diffs}
+	}
+	cfg.RunID, cfg.Started, cfg.Judges = was.RunID, was.Started, was.Judges
+	lock, err := lockRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = lock.Unlock()
+		}
+	}()
+	removeStale(dir)
+	results := filepath.Join(dir, FileResults)
+	aside := 0
+	if _, serr := os.Stat(results); serr == nil {
+		if aside, err = setAside(results); err != nil {
+			return nil, fmt.Errorf("%s: setting aside unreadable lines: %w", results, err)
+		}
+	}
+	rf, err := ReadResults(results)
+	if err != nil {
+		return nil, err
+	}
+	// Appending resumes after the last whole line: the torn last line is
+	// cut off, and every write appends (O_APPEND), never at an offset.
+	if err := os.Truncate(rf.Path, rf.Size); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: cutting off the torn last line: %w", rf.Path, err)
+	}
+	f, err := os.OpenFile(rf.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
+		superseded: rf.Superseded, tries: map[Key]int{}}
+	for res := range rf.All() {
+		if !res.Final() {
+			r.again[res.Key()] = Spent(res.Usage)
+			r.tries[res.Key()] = 1 + rf.replaced[res.Key()]
+			continue
+		}
+		r.done[res.Key()] = struct{}{}
+		r.kept++
+		r.count(res)
+	}
+	return r, nil
+}
+
+// ConfigDiff is one setting in which a run asked for differs from the run
+// to resume.
+type ConfigDiff struct {
+	Field    string
+	Was, Now string
+}
+
+// ConfigMismatchError refuses to resume a run with another dataset or
+// another configuration.
+type ConfigMismatchError struct {
+	Dir   string
+	Diffs []ConfigDiff
+}
+
+func (e *ConfigMismatchError) Error() string {
+	parts := make([]string, len(e.Diffs))
+	for i, d := range e.Diffs {
+		parts[i] = fmt.Sprintf("%s was %s, now %s", d.Field, d.Was, d.Now)
+	}
+	return fmt.Sprintf("cannot resume the run in %s with another dataset or configuration: %s; resume it as it was started, or start a new run in another --out",
+		e.Dir, strings.Join(parts, "; "))
+}
+
+// DiffConfig lists what differs between two runs' configurations in what
+// changes results: the dataset's bytes, the profile, the metrics, the
+// model, the prompt versions and the settings. The run id, start time,
+// command line, version and the dataset's path may differ (a resume is
+// another command, perhaps from a later build or another folder).
+func DiffConfig(was, now Config) []ConfigDiff {
+	var out []ConfigDiff
+	add := func(field, a, b string) {
+		if a != b {
+			out = append(out, ConfigDiff{Field: field, Was: quoteOrNone(a), Now: quoteOrNone(b)})
+		}
+	}
+	add("dataset sha256", was.DatasetSHA256, now.DatasetSHA256)
+	add("profile", was.Profile, now.Profile)
+	add("metrics", strings.Join(was.Metrics, ","), strings.Join(now.Metrics, ","))
+	add("model", was.Model, now.Model)
+	for _, k := range slices.Sorted(maps.Keys(union(was.Prompts, now.Prompts))) {
+		add("prompt "+k, was.Prompts[k], now.Prompts[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(union(was.Settings, now.Settings))) {
+		add(k, was.Settings[k], now.Settings[k])
+	}
+	return out
+}
+
+func union(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, b)
+	return out
+}
+
+func quoteOrNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Dir is the run's folder.
+func (r *Run) Dir() string { return r.dir }
+
+// Config is the run's configuration (a resumed run's id and start time).
+func (r *Run) Config() Config { return r.cfg }
+
+// Resumed is how many results earlier attempts of the run had written
+// (one per pair): the kept and the judged again (see Kept).
+func (r *Run) Resumed() int { return len(r.earlier) }
+
+// Kept is how many results of earlier attempts the run keeps as done, and
+// how many more (neutral defaults and errors) it judges again; both 0 for
+// a new run.
+func (r *Run) Kept() (kept, again int) { return r.kept, len(r.earlier) - r.kept }
+
+// Earlier yields the results of earlier attempts the run keeps (see
+// Kept), in file order, for checks over the whole run (a floor gate);
+// none for a new run. Those it judges again come through Append.
+func (r *Run) Earlier() iter.Seq[Result] {
+	return func(yield func(Result) bool) {
+		for _, res := range r.earlier {
+			if res.Final() && !yield(res) {
+				return
+			}
+		}
+	}
+}
+
+// Tries is how many lines of results.jsonl an earlier attempt wrote for
+// a pair it left defaulted or failed (the pair is judged again); 0 for a
+// pair it did not write, or wrote final.
+func (r *Run) Tries(k Key) int { return r.tries[k] }
+
+// Done reports whether an earlier attempt of the run wrote the pair's
+// final result (see Append and Kept).
+func (r *Run) Done(k Key) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.done[k]
+	return ok
+}
+
+// Append writes res as one line of results.jsonl, in one Write, and
+// counts it. A pair whose final result an earlier attempt wrote is an
+// error: a run holds each once. A pair an earlier attempt left defaulted or
+// failed is written again, and the new line supersedes the old one.
+// (The caller writes each pair of this attempt once, as Evaluate does.)
+func (r *Run) Append(res Result) error {
+	line, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("result %s %s: %w", res.ID, res.Metric, err)
+	}
+	line = append(line, '\n')
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.done[res.Key()]; ok {
+		return fmt.Errorf("result %s %s: written already (a run holds each (sample, metric) once)", res.ID, res.Metric)
+	}
+	if _, err := r.f.Write(line); err != nil {
+		return fmt.Errorf("%s: %w", r.f.Name(), err)
+	}
+	if u, ok := r.again[res.Key()]; ok {
+		delete(r.again, res.Key())
+		r.superseded = r.superseded.Add(u)
+	}
+	// The pairs of this attempt are not kept: a dataset's ids are unique
+	// and Evaluate runs each metric once a record, so memory stays flat
+	// in the dataset's size; only an earlier attempt's pairs are held.
+	r.count(res)
+	if r.OnResult != nil {
+		r.OnResult(res)
+	}
+	return nil
+}
+
+func (r *Run) count(res Result) {
+	r.stats.Add(res)
+	r.defaults.Add(scoreOf(res))
+}
+
+// scoreOf is what Defaults counts of a result.
+func scoreOf(res Result) eval.Score {
+	sc := eval.Score{Metric: res.Metric, Defaulted: res.Defaulted}
+	if res.Error != "" {
+		err := errors.New(res.Error)
+		if res.FailedChecker != "" {
+			err = checkerFailed{text: res.Error, err: &judges.CheckerError{Checker: res.FailedChecker, Err: err}}
+		}
+		sc.Err = fmt.Errorf("record %s: %s: %w", res.ID, res.Metric, err)
+	}
+	return sc
+}
+
+// checkerFailed is a result's error text that a fact checker's failed
+// check caused: it reads as written and unwraps to the checker's error.
+type checkerFailed struct {
+	text string
+	err  *judges.CheckerError
+}
+
+func (e checkerFailed) Error() string { return e.text }
+func (e checkerFailed) Unwrap() error { return e.err }
+
+// pending yields the results of earlier attempts to judge again that this
+// attempt has not written anew: they count as they were.
+func (r *Run) pending() iter.Seq[Result] {
+	return func(yield func(Result) bool) {
+		if len(r.again) == 0 {
+			return
+		}
+		for _, res := range r.earlier {
+			if _, ok := r.again[res.Key()]; ok && !yield(res) {
+				return
+			}
+		}
+	}
+}
+
+// Defaults counts the run's neutral defaults, earlier attempts included
+// (a default judged again counts once, as judged last).
+func (r *Run) Defaults() judging.Defaults {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := r.defaults
+	for res := range r.pending() {
+		d.Add(scoreOf(res))
+	}
+	return d
+}
+
+// Summary is the run's summary.json as of now, over the last result of
+// every pair written (earlier attempts included), for a dataset of samples
+// records, its metrics in the order of the run's config. Complete says
+// whether every (sample, metric) pair has its result. threshold, when not
+// nil, gives each metric's pass threshold (0.5 otherwise). Usage is what
+// every attempt spent, the results judged again included.
+func (r *Run) Summary(samples int, finished time.Time, threshold func(string) float64) Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := &r.stats
+	if len(r.again) > 0 {
+		c := r.stats.clone()
+		for res := range r.pending() {
+			c.Add(res)
+		}
+		st = &c
+	}
+	st.Threshold = threshold
+	ms := st.Metrics(r.cfg.Metrics...)
+	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true, Usage: r.superseded.Add(r.cfg.StepsUsage)}
+	for _, m := range ms {
+		s.Usage = s.Usage.Add(m.usage())
+		if m.N != samples {
+			s.Complete = false
+		}
+		s.Undelivered += m.Undelivered
+	}
+	return s
+}
+
+// WriteSummary writes s as the run's summary.json, replacing any earlier
+// one whole (a new file renamed over it).
+func (r *Run) WriteSummary(s Summary) error {
+	return atomicfile.WriteJSON(filepath.Join(r.dir, FileSummary), s)
+}
+
+// Close closes results.jsonl.
+//
+// The file is synced to disk first, and the folder's lock released, so a
+// crash after Close loses no result. Close may be called more than once.
+func (r *Run) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return nil
+	}
+	err := errors.Join(r.f.Sync(), r.f.Close())
+	r.f = nil
+	if r.lock != nil {
+		err = errors.Join(err, r.lock.Unlock())
+		r.lock = nil
+	}
+	return err
+}
+
+// SetAside is how many unreadable lines of results.jsonl the resume set
+// aside in FileBad (their pairs are judged again).
+func (r *Run) SetAside() int { return r.aside }
+
+// appendNew appends the results whose pairs the run lacks, and says how
+// many it wrote.
+func (r *Run) AppendNew(results []Result) (int, error) {
+	written := 0
+	for _, res := range results {
+		if r.Done(res.Key()) {
+			continue
+		}
+		if err := r.Append(res); err != nil {
+			return written, err
+		}
+		written++
+	}
+	return written, nil
+}
+
+// SetJudges keeps recs, the steps the run's judges follow, in its
+// config.json, and adds used, what writing them spent, to the run's
+// Config.StepsUsage.
+func (r *Run) SetJudges(recs []judges.StepsRecord, used eval.Usage) error {
+	r.mu.Lock()
+	r.cfg.Judges, r.cfg.StepsUsage = recs, r.cfg.StepsUsage.Add(used)
+	cfg := r.cfg
+	r.mu.Unlock()
+	return atomicfile.WriteJSON(filepath.Join(r.dir, FileConfig), cfg)
+}

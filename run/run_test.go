@@ -1,0 +1,59 @@
+package run
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestResumeRefusesAnotherRun(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		change func(*Config)
+		want   string
+	}{
+		"another dataset":  {func(c *Config) { c.DatasetSHA256 = "def" }, `dataset sha256 was "abc", now "def"`},
+		"other metrics":    {func(c *Config) { c.Metrics = []string{"m1"} }, `metrics was "m1,m2", now "m1"`},
+		"another model":    {func(c *Config) { c.Model = "llm:openai:gpt-4o" }, `model was "offline (approximate)", now "llm:openai:gpt-4o"`},
+		"another profile":  {func(c *Config) { c.Profile = "context" }, `profile was (none), now "context"`},
+		"another setting":  {func(c *Config) { c.Settings = map[string]string{"--strict": "true"} }, `--strict was "false", now "true"`},
+		"a prompt changed": {func(c *Config) { c.Prompts = map[string]string{"faithfulness.claims": "3"} }, `prompt faithfulness.claims was "2", now "3"`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			run, err := Create(dir, testConfig())
+			require.NoError(t, err)
+			require.NoError(t, run.Close())
+			cfg := testConfig()
+			tc.change(&cfg)
+			_, err = Resume(dir, cfg)
+			var me *ConfigMismatchError
+			require.True(t, errors.As(err, &me), "got %v", err)
+			require.Len(t, me.Diffs, 1)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "start a new run in another --out")
+		})
+	}
+	_, err := Resume(t.TempDir(), testConfig())
+	require.ErrorIs(t, err, ErrNoRun)
+}
+
+func TestNewRunIDSortsByTime(t *testing.T) {
+	t.Parallel()
+	a := NewID(time.Date(2026, 11, 24, 22, 15, 0, 0, time.UTC))
+	b := NewID(time.Date(2026, 11, 24, 22, 15, 1, 0, time.FixedZone("x", 3600)))
+	assert.Regexp(t, `^20261124T221500Z-[0-9a-f]{4}$`, a)
+	assert.Regexp(t, `^20261124T211501Z-[0-9a-f]{4}$`, b, "UTC")
+}
+
+// testConfig is a run's configuration as a test writes it.
+func testConfig() Config {
+	return Config{RunID: "20261124T221500Z-3f9a", Started: time.Date(2026, 11, 24, 22, 15, 0, 0, time.UTC),
+		Dataset: "data.jsonl", DatasetSHA256: "abc", Metrics: []string{"m1", "m2"}, Model: "offline (approximate)",
+		Prompts: map[string]string{"faithfulness.claims": "2"}, Settings: map[string]string{"--strict": "false"}}
+}

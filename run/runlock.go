@@ -1,0 +1,145 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gofrs/flock"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/atomicfile"
+)
+
+// FileLock is the lock file of a run folder held by the process writing
+// it; FileBad holds the lines of results.jsonl a resume set aside.
+const (
+	FileLock = ".lock"
+	FileBad  = "results.bad.jsonl"
+)
+
+// LockedError is the error for a run folder another process is writing
+// (a second --resume of one run, say): its holder as the lock file says.
+type LockedError struct {
+	Dir, Holder string
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("run folder %s is being written by another process (%s): wait for it to end, or stop it, then resume", e.Dir, e.Holder)
+}
+
+// lockRun takes the run folder's lock for this process, or says who holds
+// it. The lock is the operating system's (flock), so a process killed in
+// any way releases it.
+func lockRun(dir string) (*flock.Flock, error) {
+	path := filepath.Join(dir, FileLock)
+	l := flock.New(path)
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("run folder %s: lock: %w", dir, err)
+	}
+	if !ok {
+		holder := "unknown"
+		if b, err := os.ReadFile(path); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			holder = strings.TrimSpace(string(b))
+		}
+		return nil, &eval.InputError{Msg: (&LockedError{Dir: dir, Holder: holder}).Error(), Err: &LockedError{Dir: dir, Holder: holder}}
+	}
+	// Who holds it, for the message a second writer gets: the lock file
+	// itself, written in place (its lock is on the open file).
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
+		_, _ = fmt.Fprintf(f, "pid %d, %s\n", os.Getpid(), strings.Join(os.Args, " "))
+		_ = f.Close()
+	}
+	return l, nil
+}
+
+// removeStale removes the temporary files an earlier attempt killed
+// between writing and renaming left in dir ("."+name+".*" of
+// atomicfile.Write).
+func removeStale(dir string) {
+	for _, name := range []string{FileConfig, FileSummary, FileReport, FileResults} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "."+name+".*"))
+		for _, m := range matches {
+			_ = os.Remove(m)
+		}
+	}
+}
+
+// setAside moves the whole lines of results.jsonl at path that are not
+// result lines (torn in the middle of the file by an outside writer, say)
+// to FileBad beside it, and returns how many; their pairs are then judged
+// again. A torn last line is left for Resume to cut off. The file is
+// read twice and rewritten only when some line is bad.
+func setAside(path string) (int, error) {
+	bad := 0
+	if err := eachLine(path, func(line []byte, ok bool) error {
+		if !ok {
+			bad++
+		}
+		return nil
+	}); err != nil || bad == 0 {
+		return 0, err
+	}
+	badFile, err := os.OpenFile(filepath.Join(filepath.Dir(path), FileBad), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	bw := bufio.NewWriter(badFile)
+	err = atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		return eachLine(path, func(line []byte, ok bool) error {
+			if !ok {
+				_, err := bw.Write(line)
+				return err
+			}
+			_, err := w.Write(line)
+			return err
+		})
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if serr := badFile.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := badFile.Close(); err == nil {
+		err = cerr
+	}
+	return bad, err
+}
+
+// eachLine hands each whole line of the file at path (with its newline;
+// blank lines skipped) to fn, with whether it is a result line, and then
+// a torn last line as it is, counted good.
+func eachLine(path string, fn func(line []byte, ok bool) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }() // read only
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		b, err := br.ReadBytes('\n')
+		if len(b) > 0 {
+			whole := b[len(b)-1] == '\n'
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				var res Result
+				ok := !whole || (json.Unmarshal(t, &res) == nil && res.ID != "" && res.Metric != "")
+				if ferr := fn(b, ok); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

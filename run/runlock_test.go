@@ -1,0 +1,96 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// TestRunFolderIsLocked: while a run folder is open for writing, a second
+// writer (a second resume, or a new run in the same folder) is refused as
+// an input error naming the holder; once closed, the folder can be resumed.
+func TestRunFolderIsLocked(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	first, err := Create(dir, testConfig())
+	require.NoError(t, err)
+
+	for name, open := range map[string]func() (*Run, error){
+		"a resume":        func() (*Run, error) { return Resume(dir, testConfig()) },
+		"a new run in it": func() (*Run, error) { return Create(dir, testConfig()) },
+	} {
+		_, err := open()
+		require.Error(t, err, name)
+		var locked *LockedError
+		require.ErrorAs(t, err, &locked, name)
+		var ie *eval.InputError
+		assert.ErrorAs(t, err, &ie, "%s: an input error, exit 2", name)
+		assert.Contains(t, locked.Holder, "pid ", name)
+	}
+	require.NoError(t, first.Append(Result{ID: "s1", Metric: "m1", Value: 1}))
+	require.NoError(t, first.Close())
+	require.NoError(t, first.Close(), "Close twice is no error")
+
+	second, err := Resume(dir, testConfig())
+	require.NoError(t, err, "closed, the folder is free")
+	assert.Equal(t, 1, second.Resumed())
+	require.NoError(t, second.Close())
+}
+
+// TestResumeSetsAsideTornLines: lines torn in the middle of results.jsonl
+// (not only at its end) are moved to results.bad.jsonl, their pairs judged
+// again; the good lines around them are kept, and temporary files of an
+// attempt killed between write and rename are removed.
+func TestResumeSetsAsideTornLines(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	run, err := Create(dir, testConfig())
+	require.NoError(t, err)
+	require.NoError(t, run.Close())
+	line := func(id, metric string) string {
+		b, err := json.Marshal(Result{ID: id, Metric: metric, Value: 0.5})
+		require.NoError(t, err)
+		return string(b) + "\n"
+	}
+	torn := line("s1", "m1") +
+		`{"id":"s2","metric":"m1","val` + line("s3", "m1")[:20] + "\n" + // two writers' lines interleaved
+		line("s4", "m1") +
+		"garbage\n" +
+		line("s5", "m1") +
+		`{"id":"s6","me` // a torn last line
+	results := filepath.Join(dir, FileResults)
+	require.NoError(t, os.WriteFile(results, []byte(torn), 0o644))
+	stale := filepath.Join(dir, "."+FileReport+".123456")
+	require.NoError(t, os.WriteFile(stale, []byte("half a report"), 0o600))
+
+	r, err := Resume(dir, testConfig())
+	require.NoError(t, err)
+	assert.Equal(t, 2, r.SetAside())
+	for _, id := range []string{"s1", "s4", "s5"} {
+		assert.True(t, r.Done(Key{id, "m1"}), id)
+	}
+	for _, id := range []string{"s2", "s3", "s6"} {
+		assert.False(t, r.Done(Key{id, "m1"}), "%s is judged again", id)
+	}
+	require.NoError(t, r.Append(Result{ID: "s2", Metric: "m1", Value: 1}))
+	require.NoError(t, r.Close())
+
+	bad, err := os.ReadFile(filepath.Join(dir, FileBad))
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(bad), "\n"))
+	assert.Contains(t, string(bad), "garbage")
+	rf, err := ReadResults(results)
+	require.NoError(t, err, "the repaired file reads whole")
+	assert.Len(t, rf.Results, 4)
+	assert.False(t, rf.Torn)
+	_, err = os.Stat(stale)
+	assert.True(t, errors.Is(err, os.ErrNotExist), "the stale temporary file is removed")
+}

@@ -1,0 +1,92 @@
+package run
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/stats"
+)
+
+func TestSummarize(t *testing.T) {
+	t.Parallel()
+	ms := func(n time.Duration) eval.Usage {
+		return eval.Usage{Calls: 1, Latency: n * time.Millisecond, TokensIn: 10, TokensOut: 2, CostUSD: 0.001}
+	}
+	results := []Result{
+		{ID: "a", Metric: "m", Value: 0.2, Usage: ms(10)},
+		{ID: "b", Metric: "m", Value: 0.4, Usage: ms(20)},
+		{ID: "c", Metric: "m", Value: 0.6, Usage: ms(30)},
+		{ID: "d", Metric: "m", Value: 0.8, Usage: ms(40)},
+		{ID: "e", Metric: "m", Value: 1.0, Usage: ms(50)},
+		// Counted apart, never averaged in: a 0.5 default would move
+		// the mean, a 0 skip too.
+		{ID: "f", Metric: "m", Value: 0.5, Defaulted: true, Error: "status 500", Usage: ms(60)},
+		{ID: "g", Metric: "m", Skipped: true},
+		{ID: "a", Metric: "other", Value: 0.9, Error: "partial verdicts"},
+	}
+	got := Summarize(results, func(string) float64 { return 0.5 })
+	require.Len(t, got, 2)
+	m := got[0]
+	assert.Equal(t, "m", m.Metric)
+	assert.Equal(t, 7, m.N)
+	assert.Equal(t, 5, m.Scored)
+	assert.Equal(t, 1, m.Defaulted)
+	assert.InDelta(t, 1.0/7, m.DefaultedRate, 1e-12)
+	assert.Equal(t, 1, m.Skipped)
+	assert.Equal(t, 0, m.Errors, "a default's error is the default's, not an error apart")
+	assert.InDelta(t, 0.6, float64(m.Mean), 1e-12)
+	assert.InDelta(t, math.Sqrt(0.1), float64(m.Std), 1e-12, "sample standard deviation (n-1)")
+	assert.InDelta(t, 0.6, float64(m.Median), 1e-12)
+	assert.InDelta(t, 0.2, float64(m.Min), 1e-12)
+	assert.InDelta(t, 1.0, float64(m.Max), 1e-12)
+	assert.InDelta(t, 0.28, float64(m.P10), 1e-12, "rank 0.4 between 0.2 and 0.4")
+	assert.InDelta(t, 0.6, float64(m.PassRate), 1e-12, "3 of 5 scored at or above 0.5")
+	assert.Less(t, float64(m.CILow), 0.6)
+	assert.Greater(t, float64(m.CIHigh), 0.6)
+	assert.GreaterOrEqual(t, float64(m.CILow), 0.2)
+	assert.LessOrEqual(t, float64(m.CIHigh), 1.0)
+	lo, hi := stats.BootstrapMean([]float64{0.2, 0.4, 0.6, 0.8, 1}, BootstrapResamples, BootstrapSeed)
+	assert.Equal(t, [2]Num{Num(lo), Num(hi)}, [2]Num{m.CILow, m.CIHigh}, "the one bootstrap, over the values sorted")
+	assert.Equal(t, 60, m.TokensIn)
+	assert.Equal(t, 12, m.TokensOut)
+	assert.InDelta(t, 0.006, m.CostUSD, 1e-12)
+	assert.Equal(t, 35*time.Millisecond, m.LatencyP50, "over the six results with calls")
+	assert.Equal(t, 57500*time.Microsecond, m.LatencyP95)
+
+	o := got[1]
+	assert.Equal(t, 1, o.Errors)
+	assert.Equal(t, 1, o.Scored)
+	assert.True(t, math.IsNaN(float64(o.Std)), "one value has no sample deviation")
+	assert.Equal(t, time.Duration(0), o.LatencyP50, "no call, no latency")
+
+	again := Summarize(results, func(string) float64 { return 0.5 })
+	assert.Equal(t, m.CILow, again[0].CILow, "the bootstrap has a fixed seed")
+	assert.Equal(t, m.CIHigh, again[0].CIHigh)
+}
+
+func TestStatsNothingScored(t *testing.T) {
+	t.Parallel()
+	var s Stats
+	s.Add(Result{ID: "a", Metric: "m", Value: 0.5, Defaulted: true})
+	got := s.Metrics("m", "never")
+	require.Len(t, got, 2)
+	for _, m := range got {
+		for name, v := range map[string]Num{"mean": m.Mean, "median": m.Median, "p10": m.P10, "ci low": m.CILow, "pass rate": m.PassRate} {
+			assert.True(t, math.IsNaN(float64(v)), "%s %s", m.Metric, name)
+		}
+	}
+	assert.Equal(t, 1, got[0].N)
+	assert.Equal(t, 1.0, got[0].DefaultedRate)
+	assert.Equal(t, "never", got[1].Metric)
+	assert.Equal(t, 0, got[1].N)
+
+	var b strings.Builder
+	require.NoError(t, FormatMetricStats(&b, got))
+	assert.Contains(t, b.String(), "m       0/1     -     -    -       -    -    -    -     -       1 (100%)")
+}

@@ -1,0 +1,112 @@
+package run
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// brief is what the compact table shows of a metric's stats.
+type brief struct {
+	Metric                                string
+	N, Scored, Defaulted, Skipped, Passed int
+	Mean, Min, Threshold                  float64
+}
+
+func TestStatsBrief(t *testing.T) {
+	score := func(metric string, v float64, defaulted bool) eval.Score {
+		return eval.Score{Metric: metric, Value: v, Defaulted: defaulted}
+	}
+	skipped := func(metric string) eval.Score {
+		return eval.Score{Metric: metric, Skipped: true, Err: eval.ErrNoAnswer}
+	}
+	tests := map[string]struct {
+		scores    []eval.Score
+		threshold func(string) float64
+		want      []brief
+		table     string
+	}{
+		"nothing": {want: []brief{}, table: "metric  scored  mean  min  passed  defaulted\n"},
+		"defaults are counted, not averaged": {
+			scores: []eval.Score{score("faithfulness", 1, false), score("faithfulness", 0.5, true), score("faithfulness", 0.25, false)},
+			want:   []brief{{Metric: "faithfulness", N: 3, Scored: 2, Defaulted: 1, Mean: 0.625, Min: 0.25, Passed: 1, Threshold: 0.5}},
+			table: "metric        scored  mean   min    passed        defaulted\n" +
+				"faithfulness  2/3     0.625  0.250  1/2 (>= 0.5)  1 (33%)\n",
+		},
+		"metrics in first-seen order, each with its threshold": {
+			scores:    []eval.Score{score("relevance", 0.5, false), score("faithfulness", 0.8, false), score("relevance", 0.75, false)},
+			threshold: func(m string) float64 { return map[string]float64{"faithfulness": 0.75, "relevance": 0.6}[m] },
+			want: []brief{
+				{Metric: "relevance", N: 2, Scored: 2, Mean: 0.625, Min: 0.5, Passed: 1, Threshold: 0.6},
+				{Metric: "faithfulness", N: 1, Scored: 1, Mean: 0.8, Min: 0.8, Passed: 1, Threshold: 0.75},
+			},
+		},
+		"a threshold of two in three prints to four digits": {
+			scores:    []eval.Score{score("faithfulness", 1, false), score("faithfulness", 0.5, false)},
+			threshold: func(string) float64 { return 2.0 / 3 },
+			want:      []brief{{Metric: "faithfulness", N: 2, Scored: 2, Mean: 0.75, Min: 0.5, Passed: 1, Threshold: 2.0 / 3}},
+			table: "metric        scored  mean   min    passed           defaulted\n" +
+				"faithfulness  2/2     0.750  0.500  1/2 (>= 0.6667)  0\n",
+		},
+		"skipped records are counted apart: not in the mean, never passed": {
+			scores: []eval.Score{score("faithfulness", 1, false), skipped("faithfulness"), score("faithfulness", 0.5, true), skipped("faithfulness"),
+				score("answer_relevancy", 0.25, false)},
+			want: []brief{
+				{Metric: "faithfulness", N: 4, Scored: 1, Defaulted: 1, Skipped: 2, Mean: 1, Min: 1, Passed: 1, Threshold: 0.5},
+				{Metric: "answer_relevancy", N: 1, Scored: 1, Mean: 0.25, Min: 0.25, Threshold: 0.5},
+			},
+			table: "metric            scored  mean   min    passed        defaulted  skipped\n" +
+				"faithfulness      1/4     1.000  1.000  1/1 (>= 0.5)  1 (25%)    2\n" +
+				"answer_relevancy  1/1     0.250  0.250  0/1 (>= 0.5)  0          0\n",
+		},
+		"all skipped: no mean, not zero": {
+			scores: []eval.Score{skipped("faithfulness")},
+			want:   []brief{{Metric: "faithfulness", N: 1, Skipped: 1, Mean: math.NaN(), Min: math.NaN(), Threshold: 0.5}},
+			table: "metric        scored  mean  min  passed  defaulted  skipped\n" +
+				"faithfulness  0/1     -     -    -       0          1\n",
+		},
+		"all defaulted: no mean, not zero": {
+			scores: []eval.Score{score("faithfulness", 0.5, true)},
+			want:   []brief{{Metric: "faithfulness", N: 1, Defaulted: 1, Mean: math.NaN(), Min: math.NaN(), Threshold: 0.5}},
+			table: "metric        scored  mean  min  passed  defaulted\n" +
+				"faithfulness  0/1     -     -    -       1 (100%)\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			stats := Stats{Threshold: tc.threshold}
+			for _, s := range tc.scores {
+				stats.Add(ResultOf("id", s))
+			}
+			got := stats.Metrics()
+			wantSkipped := 0
+			for _, w := range tc.want {
+				wantSkipped += w.Skipped
+			}
+			assert.Equal(t, wantSkipped, stats.Skipped())
+			require.Len(t, got, len(tc.want))
+			for i, w := range tc.want {
+				g := got[i]
+				assert.Equal(t, w.Metric, g.Metric)
+				assert.Equal(t, [5]int{w.N, w.Scored, w.Defaulted, w.Skipped, w.Passed}, [5]int{g.N, g.Scored, g.Defaulted, g.Skipped, g.Passed})
+				assert.Equal(t, w.Threshold, g.Threshold)
+				if math.IsNaN(w.Mean) {
+					assert.True(t, math.IsNaN(float64(g.Mean)) && math.IsNaN(float64(g.Min)), "mean %v min %v", g.Mean, g.Min)
+				} else {
+					assert.InDelta(t, w.Mean, float64(g.Mean), 1e-9)
+					assert.InDelta(t, w.Min, float64(g.Min), 1e-9)
+				}
+			}
+			if tc.table != "" {
+				var b bytes.Buffer
+				require.NoError(t, FormatBrief(&b, got))
+				assert.Equal(t, tc.table, b.String())
+			}
+		})
+	}
+}

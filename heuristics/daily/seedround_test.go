@@ -148,3 +148,35 @@ func TestPercentileContextPerMetric(t *testing.T) {
 		})
 	}
 }
+
+// TestCitationsAcrossLanguages: a Thai sentence citing English headlines
+// is matched by the numbers, names and tickers it shares with them; what
+// every headline shares decides nothing.
+func TestCitationsAcrossLanguages(t *testing.T) {
+	t.Parallel()
+	news := []News{
+		{Title: "KBank lifts 2026 loan growth target to 5%", URL: "https://example.net/a/kbank-loan-target"},
+		{Title: "KBank shares slip as Krungthai Card posts weak Q2", URL: "https://example.net/a/ktc-q2"},
+		{Title: "Thai central bank holds policy rate at 1.75%", URL: "https://example.net/a/bot-rate"},
+	}
+	tests := map[string]struct {
+		sentence string
+		n        int
+		wrong    bool
+	}{
+		"thai sentence, right item by a number":     {sentence: "ธนาคารปรับเป้าสินเชื่อปี 2026 ขึ้นเป็น 5% [1]", n: 1},
+		"thai sentence, right item by a rate":       {sentence: "ธนาคารแห่งประเทศไทยคงดอกเบี้ยที่ 1.75% [3]", n: 3},
+		"thai sentence, wrong item by a rate":       {sentence: "ธนาคารแห่งประเทศไทยคงดอกเบี้ยที่ 1.75% [2]", n: 2, wrong: true},
+		"thai sentence, wrong item by a ticker":     {sentence: "ผลประกอบการไตรมาส 2 ของ Krungthai Card อ่อนแอ [1]", n: 1, wrong: true},
+		"thai digits count as numbers":              {sentence: "ธนาคารกลางคงดอกเบี้ยไว้ที่ ๑.๗๕% [3]", n: 3},
+		"a name every headline has decides nothing": {sentence: "หุ้น KBank ปรับตัวลดลงวันนี้ [3]", n: 3},
+		"no anchor at all is not judged":            {sentence: "ข่าวนี้ส่งผลต่อความเชื่อมั่นของนักลงทุน [2]", n: 2},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			why := misdirected(cite{n: tc.n, sentence: tc.sentence}, news)
+			assert.Equal(t, tc.wrong, why != "", why)
+		})
+	}
+}

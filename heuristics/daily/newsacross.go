@@ -3,6 +3,7 @@ package daily
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -67,8 +68,12 @@ func misdirectedAcross(c cite, news []News) string {
 	if bestN == 0 {
 		return ""
 	}
-	return fmt.Sprintf("citation [%d] points at news item %d (%q) but its sentence shares %s with item %d (%q)",
-		c.n, c.n, news[c.n-1].Title, strings.Join(best, ", "), bestN, news[bestN-1].Title)
+	quoted := make([]string, len(best))
+	for i, a := range best {
+		quoted[i] = strconv.Quote(a)
+	}
+	return fmt.Sprintf("citation [%d] points at news item %d (%q) but its sentence shares %s, found only in item %d (%q)",
+		c.n, c.n, news[c.n-1].Title, strings.Join(quoted, ", "), bestN, news[bestN-1].Title)
 }
 
 // acrossScripts reports whether sentence and item are written in

@@ -44,5 +44,5 @@ func (p *Profile) percentileContext(x Extraction, t *Truth, bad func(dim string,
 		bad("content_compliance", percentileContextPoints/float64(len(quoted)),
 			"%s quoted without its percentile (the data has one: %s)", mt.Label, fnum(t.Percentiles[mt.Name]))
 	}
-	return percentileContextPoints * share(ok, len(quoted))
+	return percentileContextPoints * share(ok, len(quoted)) / 100
 }

@@ -114,22 +114,27 @@ func TestPercentileContextPerMetric(t *testing.T) {
 		Percentiles: map[string]float64{"atr_pct": 71, "rsi": 64},
 	}
 	tests := map[string]struct {
-		text string
-		want []string // percentile violations
+		text   string
+		want   []string // percentile violations
+		points float64  // of 15
 	}{
 		"each quoted metric with its percentile": {
-			text: "The RSI reads 58, in its 64th percentile. ATR sits at 2.4%, around percentile 71.",
+			text:   "The RSI reads 58, in its 64th percentile. ATR sits at 2.4%, around percentile 71.",
+			points: 15,
 		},
 		"atr quoted bare while rsi has one": {
-			text: "The RSI reads 58, in its 64th percentile. ATR sits at 2.4% today.",
-			want: []string{"ATR% quoted without its percentile (the data has one: 71)"},
+			text:   "The RSI reads 58, in its 64th percentile. ATR sits at 2.4% today.",
+			want:   []string{"ATR% quoted without its percentile (the data has one: 71)"},
+			points: 7.5,
 		},
 		"thai: atr bare, rsi with percentile": {
-			text: "RSI อยู่ที่ 58 ซึ่งอยู่ในเปอร์เซ็นไทล์ 64% ส่วน ATR อยู่ที่ 2.4% ในวันนี้",
-			want: []string{"ATR% quoted without its percentile (the data has one: 71)"},
+			text:   "RSI อยู่ที่ 58 ซึ่งอยู่ในเปอร์เซ็นไทล์ 64% ส่วน ATR อยู่ที่ 2.4% ในวันนี้",
+			want:   []string{"ATR% quoted without its percentile (the data has one: 71)"},
+			points: 7.5,
 		},
 		"a metric without percentile data needs none": {
-			text: "VWAP distance is 6.1% above VWAP. RSI 58 sits in the 64th percentile.",
+			text:   "VWAP distance is 6.1% above VWAP. RSI 58 sits in the 64th percentile.",
+			points: 15,
 		},
 		"no quoted metric has percentile data and none given": {
 			text: "The stock is 6.1% above VWAP.",
@@ -141,10 +146,11 @@ func TestPercentileContextPerMetric(t *testing.T) {
 			t.Parallel()
 			p := Default()
 			var got []string
-			p.percentileContext(p.Extract(tc.text), truth, func(_ string, _ float64, format string, a ...any) {
+			points := p.percentileContext(p.Extract(tc.text), truth, func(_ string, _ float64, format string, a ...any) {
 				got = append(got, fmt.Sprintf(format, a...))
 			})
 			assert.Equal(t, tc.want, got)
+			assert.InDelta(t, tc.points, points, 1e-9)
 		})
 	}
 }

@@ -126,8 +126,8 @@ func TestClientRetries(t *testing.T) {
 
 func TestClientDeadlineNamesTheLastError(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := &stubBackend{errs: []error{&StatusError{Code: 429, RetryAfter: time.Hour}}}
-	c := New(Config{Backend: b, Retry: RetryPolicy{MaxRetryAfter: 2 * time.Hour}})
+	b := &stubBackend{errs: []error{&StatusError{Code: 429, RetryAfter: time.Minute}}}
+	c := New(Config{Backend: b, Retry: RetryPolicy{MaxRetryAfter: 2 * time.Minute}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	_, err := c.Chat(ctx, Request{Messages: []Message{{Role: User, Content: "hi"}}})

@@ -41,5 +41,5 @@
 // [Runs] reads the recorded runs as `assay runs` shows them: listed
 // ([Runs.List]), one shown ([Runs.Show]), two compared ([Runs.Diff]) and a
 // metric's mean over time ([Runs.Trend]), each a value whose Write prints
-// it in one of the [OutputFormats].
+// it in one of report's output formats ([report.OutputFormats]).
 package bench

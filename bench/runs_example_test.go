@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"github.com/assaylabs/assay/report"
 	"os"
 	"path/filepath"
 	"time"
@@ -43,7 +44,7 @@ func ExampleRuns_Trend() {
 		fmt.Println(err)
 		return
 	}
-	_ = trend.Write(os.Stdout, run.OutputText)
+	_ = trend.Write(os.Stdout, report.OutputText)
 	// Output:
 	// STARTED           RUN     FAITHFULNESS MEAN  SCORED  CHANGE
 	// 2026-11-01 09:00  run1    0.5000             4/4              ##########

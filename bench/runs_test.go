@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/report"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -44,9 +46,9 @@ func judgeRuns(t *testing.T) (store, root string) {
 		{"j4", "llm:openai:gpt-4o", v2, []float64{0.7, 0.8, 0.9}},
 		{"j5", "llm:openai:gpt-4o", v2, []float64{0.7, 0.8, 0.8}},
 	} {
-		cfg, s := storedRun(r.id, t0.AddDate(0, 0, i), "aaa", map[string]float64{"faithfulness": float64(meanOf(r.vs...))}, "faithfulness")
+		cfg, s := storedRun(r.id, t0.AddDate(0, 0, i), "aaa", map[string]float64{"faithfulness": float64(runtest.Mean(r.vs...))}, "faithfulness")
 		cfg.Model, cfg.Prompts = r.model, r.prompts
-		dir := writeRun(t, filepath.Join(root, r.id), cfg, &s, values("faithfulness", r.vs...))
+		dir := runtest.WriteFolder(t, filepath.Join(root, r.id), cfg, &s, runtest.Values("faithfulness", r.vs...))
 		require.NoError(t, st.Record(cfg, s, dir))
 	}
 	return store, root
@@ -73,7 +75,7 @@ func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 	}
 	require.Len(t, tr.Points, len(tests))
 	var text bytes.Buffer
-	require.NoError(t, tr.Write(&text, run.OutputText))
+	require.NoError(t, tr.Write(&text, report.OutputText))
 	var doc struct {
 		Points []struct {
 			RunID  string   `json:"run_id"`
@@ -82,7 +84,7 @@ func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 		} `json:"points"`
 	}
 	var js bytes.Buffer
-	require.NoError(t, tr.Write(&js, run.OutputJSON))
+	require.NoError(t, tr.Write(&js, report.OutputJSON))
 	require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -123,7 +125,7 @@ func TestRunsTrendOfOneJudgeHasNoNote(t *testing.T) {
 	require.NoError(t, err)
 	tr.Points = tr.Points[:2]
 	var text bytes.Buffer
-	require.NoError(t, tr.Write(&text, run.OutputText))
+	require.NoError(t, tr.Write(&text, report.OutputText))
 	assert.Equal(t, "STARTED           RUN  FAITHFULNESS MEAN  SCORED  CHANGE\n"+
 		"2026-11-01 09:00  j1   0.8000             3/3              ################\n"+
 		"2026-11-02 09:00  j2   0.7667             3/3     -0.0333  ###############\n", text.String())
@@ -151,7 +153,7 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 			assert.Equal(t, tc.judged, d.Comparison.Judged)
 
 			var text bytes.Buffer
-			require.NoError(t, d.Write(&text, run.OutputText))
+			require.NoError(t, d.Write(&text, report.OutputText))
 			if tc.judged == nil {
 				assert.NotContains(t, text.String(), note)
 			} else {
@@ -159,7 +161,7 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 			}
 
 			var js bytes.Buffer
-			require.NoError(t, d.Write(&js, run.OutputJSON))
+			require.NoError(t, d.Write(&js, report.OutputJSON))
 			var doc struct {
 				Comparison struct {
 					Judged []string `json:"judged_otherwise"`
@@ -174,7 +176,7 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 func TestRunsErrors(t *testing.T) {
 	t.Parallel()
 	store, root := judgeRuns(t)
-	unfinished := writeRun(t, filepath.Join(root, "unfinished"), run.Config{RunID: "u"}, nil, nil)
+	unfinished := runtest.WriteFolder(t, filepath.Join(root, "unfinished"), run.Config{RunID: "u"}, nil, nil)
 	runs := bench.Runs{Store: store}
 	ctx := context.Background()
 	tests := map[string]struct {

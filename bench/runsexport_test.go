@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/assaylabs/assay/internal/runtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +50,7 @@ func exportRun(t *testing.T) string {
 		{ID: "s1", Metric: "faithfulness", Value: 0.75, Points: 3, Max: 4, Method: "offline (approximate)", Reason: "3 of 4 claims, \"quoted\"\nand a line"},
 		{ID: "s2", Metric: "answer_relevancy", Method: "offline (approximate)", Skipped: true, Reason: "no answer"},
 	}
-	return writeRun(t, filepath.Join(root, "run"), cfg, &s, results)
+	return runtest.WriteFolder(t, filepath.Join(root, "run"), cfg, &s, results)
 }
 
 // wantExport is the export of exportRun, row by row, as strings (CSV's

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/report"
 	"path/filepath"
 	"testing"
 
@@ -46,13 +48,13 @@ func TestRunsDiffMarkdown(t *testing.T) {
 	folder := func(id, model, version string, rs []run.Result) string {
 		cfg := run.Config{RunID: id, Model: model, Metrics: []string{"faithfulness"}, Prompts: map[string]string{"faithfulness.claims": version}}
 		s := run.Summary{RunID: id, Metrics: []run.MetricStats{{Metric: "faithfulness", Mean: 0.5, Threshold: 0.5}}}
-		return writeRun(t, filepath.Join(root, id), cfg, &s, rs)
+		return runtest.WriteFolder(t, filepath.Join(root, id), cfg, &s, rs)
 	}
 	dirA, dirB := folder("run-a", "offline", "1", a), folder("run-b", "llm:openai:gpt-4o", "2", b)
 	d, err := bench.Runs{Store: filepath.Join(root, "runs.db")}.Diff(context.Background(), dirA, dirB)
 	require.NoError(t, err)
 	var md bytes.Buffer
-	require.NoError(t, d.Write(&md, run.OutputMD))
+	require.NoError(t, d.Write(&md, report.OutputMD))
 	t.Logf("the summary:\n%s", md.String())
 
 	gm := goldmark.New(goldmark.WithExtensions(extension.GFM))

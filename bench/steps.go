@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/assaylabs/assay/report"
 	"io"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ func writeJudges(w io.Writer, md bool, recs []judges.StepsRecord) {
 	if len(recs) == 0 {
 		return
 	}
-	heading(w, md, "judges you defined")
+	report.Heading(w, md, "judges you defined")
 	for _, r := range recs {
 		whose := "its own steps"
 		if r.Generated {
@@ -52,6 +53,6 @@ func writeJudges(w io.Writer, md bool, recs []judges.StepsRecord) {
 		for i, st := range r.Steps {
 			steps[i] = fmt.Sprintf("%d. %s", i+1, st)
 		}
-		item(w, md, fmt.Sprintf("%s (version %s), %s: %s", r.Name, r.Version, whose, strings.Join(steps, " ")))
+		report.Item(w, md, fmt.Sprintf("%s (version %s), %s: %s", r.Name, r.Version, whose, strings.Join(steps, " ")))
 	}
 }

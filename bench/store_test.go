@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"errors"
+	"github.com/assaylabs/assay/internal/runtest"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func newStore(t *testing.T) (*bench.Store, string) {
 		{"20261102-b1", 1, "bbb", map[string]float64{"faithfulness": 0.1}, []string{"faithfulness"}},
 	} {
 		cfg, s := storedRun(r.id, t0.AddDate(0, 0, r.day), r.sha, r.means, r.metric...)
-		dir := writeRun(t, filepath.Join(root, r.id), cfg, &s, nil)
+		dir := runtest.WriteFolder(t, filepath.Join(root, r.id), cfg, &s, nil)
 		require.NoError(t, st.Record(cfg, s, dir))
 	}
 	return st, root
@@ -283,7 +284,7 @@ func TestStoredSummaryReadsInConfigOrder(t *testing.T) {
 	means := map[string]float64{"faithfulness": 0.5, "answer_relevancy": 0.75, "context_precision": 1}
 	cfg, s := storedRun("20261127-x1", time.Date(2026, 11, 27, 4, 32, 0, 0, time.UTC), "aaa", means, "context_precision", "faithfulness", "answer_relevancy")
 	cfg.Metrics = []string{"faithfulness", "answer_relevancy", "context_precision"}
-	dir := writeRun(t, filepath.Join(root, "run"), cfg, &s, nil)
+	dir := runtest.WriteFolder(t, filepath.Join(root, "run"), cfg, &s, nil)
 	require.NoError(t, st.Record(cfg, s, dir))
 
 	check := func(where string, ms []run.MetricStats) {

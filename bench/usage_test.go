@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"github.com/assaylabs/assay/report"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -52,7 +53,7 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	rf, err := run.ReadResults(filepath.Join(dir, run.FileResults))
 	require.NoError(t, err)
 	var page bytes.Buffer
-	require.NoError(t, WriteReport(&page, cfg, s, rf, ReportData{}))
+	require.NoError(t, report.WriteHTML(&page, cfg, s, rf, report.Data{}))
 	calls := regexp.MustCompile(`<dt>Calls</dt><dd>([^<]*)</dd>`).FindStringSubmatch(page.String())
 	require.Len(t, calls, 2)
 	assert.Equal(t, "7 model calls · 900 tokens in · 100 out (paid)", calls[1])

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/assaylabs/assay/internal/race"
 	"math"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func TestRunsDiffMemoryAt100kSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes about 220 MB of run files: not with -short")
 	}
-	if raceOn {
+	if race.Enabled {
 		t.Skip("the race detector's shadow memory would be measured too: .ci/run runs this test without it")
 	}
 	t.Parallel()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/assaylabs/assay/internal/race"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,7 +100,7 @@ func TestMemoryStaysProportional(t *testing.T) {
 			code, rss := peakRSS(t, tc.args...)
 			assert.Equal(t, tc.code, code)
 			bound := tc.bound
-			if raceOn {
+			if race.Enabled {
 				bound *= 3 // the race detector's shadow memory: 2.4 times here
 			}
 			t.Logf("peak RSS %d MB (bound %d MB)", rss>>20, bound>>20)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/assaylabs/assay/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -346,9 +347,9 @@ func TestRunsFormats(t *testing.T) {
 				tc.args[i] = expand(tc.args[i])
 			}
 			out := map[string]string{}
-			for _, format := range runpkg.OutputFormats {
+			for _, format := range report.OutputFormats {
 				code, stdout, stderr := f.run(t, append(tc.args, "--format", format)...)
-				if format == runpkg.OutputJSONL && tc.records == "" {
+				if format == report.OutputJSONL && tc.records == "" {
 					assert.Equal(t, exitInput, code, stderr)
 					assert.Empty(t, stdout)
 					assert.Equal(t, `assay: --format: must be text, md, json or yaml, got "jsonl"`+"\n", stderr)
@@ -359,13 +360,13 @@ func TestRunsFormats(t *testing.T) {
 				out[format] = stdout
 			}
 			_, text, _ := f.run(t, tc.args...)
-			assert.Equal(t, text, out[runpkg.OutputText], "text is the default")
-			assert.Contains(t, out[runpkg.OutputMD], expand(tc.mdRow)+"\n")
-			assert.NotEqual(t, out[runpkg.OutputText], out[runpkg.OutputMD])
+			assert.Equal(t, text, out[report.OutputText], "text is the default")
+			assert.Contains(t, out[report.OutputMD], expand(tc.mdRow)+"\n")
+			assert.NotEqual(t, out[report.OutputText], out[report.OutputMD])
 
 			var fromJSON, fromYAML any
-			require.NoError(t, json.Unmarshal([]byte(out[runpkg.OutputJSON]), &fromJSON))
-			require.NoError(t, yaml.Unmarshal([]byte(out[runpkg.OutputYAML]), &fromYAML))
+			require.NoError(t, json.Unmarshal([]byte(out[report.OutputJSON]), &fromJSON))
+			require.NoError(t, yaml.Unmarshal([]byte(out[report.OutputYAML]), &fromYAML))
 			b, err := json.Marshal(fromYAML) // YAML's integers and JSON's numbers alike
 			require.NoError(t, err)
 			var yamlAsJSON any
@@ -379,7 +380,7 @@ func TestRunsFormats(t *testing.T) {
 			if tc.records != "." {
 				list = fromJSON.(map[string]any)[tc.records]
 			}
-			lines := strings.SplitAfter(out[runpkg.OutputJSONL], "\n")
+			lines := strings.SplitAfter(out[report.OutputJSONL], "\n")
 			require.Equal(t, "", lines[len(lines)-1], "whole lines")
 			lines = lines[:len(lines)-1]
 			require.Len(t, lines, tc.n)

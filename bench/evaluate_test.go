@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/assaylabs/assay/report"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,7 +17,9 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 func evalConfig() run.Config {
@@ -190,7 +191,7 @@ func TestRunSummaryKeepsTheMetricsOrderGiven(t *testing.T) {
 	require.NoError(t, report.WriteHTML(&page, cfg, s, rf, report.Data{}))
 	assert.Regexp(t, `(?s)data-metric="\d+" class="num">m1</th>.*data-metric="\d+" class="num">m2</th>.*data-metric="\d+" class="num">m3</th>`, page.String(), "report.html's metric columns in the config's order")
 
-	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
+	st, err := runstore.OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	require.NoError(t, err)
 	defer func() { _ = st.Close() }() // read in this test only
 	require.NoError(t, st.Record(cfg, s, dir))

@@ -23,6 +23,7 @@ import (
 	"github.com/assaylabs/assay/prompts"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/telemetry"
 )
 
@@ -218,10 +219,10 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOutFile("--junit", job.JUnit); err != nil {
+	if err := report.CheckOutFile("--junit", job.JUnit); err != nil {
 		return nil, err
 	}
-	if err := checkOutFile("--summary-md", job.SummaryMD); err != nil {
+	if err := report.CheckOutFile("--summary-md", job.SummaryMD); err != nil {
 		return nil, err
 	}
 	threshold := thresholds(job.Registry, p, floors, s)
@@ -561,26 +562,6 @@ func joinNames(names []string) string {
 	return out
 }
 
-// checkOutFile checks, before any work, that a file can be written at
-// path: its folder exists and is a folder.
-func checkOutFile(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return eval.FlagError(flag, "%s: its folder %s cannot be used: %v", path, dir, err)
-	case !st.IsDir():
-		return eval.FlagError(flag, "%s: %s is not a folder", path, dir)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return eval.FlagError(flag, "%s is a folder, not a file", path)
-	}
-	return nil
-}
-
 // thresholds is the pass threshold of each metric in a run's summary: its
 // --min floor where one is set, else the profile's or the metric's own.
 func thresholds(reg *metric.Registry, p plan, floors *run.MinGate, s *judging.Session) func(string) float64 {
@@ -670,8 +651,8 @@ func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 		return "", "", err
 	}
 	defer func() { _ = store.Close() }() // read only here
-	dir, err = ResolveBaseline(store, job.Baseline, cfg)
-	var nb *NoBaselineError
+	dir, err = runstore.ResolveBaseline(store, job.Baseline, cfg)
+	var nb *runstore.NoBaselineError
 	if errors.As(err, &nb) {
 		return "", nb.Error(), nil
 	}
@@ -682,15 +663,15 @@ func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 }
 
 // openStore opens the job's run store.
-func openStore(job Job) (*Store, error) {
+func openStore(job Job) (*runstore.Store, error) {
 	path := job.Store
 	if path == "" {
 		var err error
-		if path, err = DefaultStorePath(job.Env); err != nil {
+		if path, err = runstore.DefaultStorePath(job.Env); err != nil {
 			return nil, err
 		}
 	}
-	return OpenStore(path)
+	return runstore.OpenStore(path)
 }
 
 // record keeps the run in the run store.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/assaylabs/assay/report"
 	"io"
 	"os"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/telemetry"
 )

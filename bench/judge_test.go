@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/assaylabs/assay/report"
 	"io"
 	"os"
 	"runtime"
@@ -20,6 +19,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/report"
 )
 
 // offline is the judging of a test: the offline judges, no cache.

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"github.com/assaylabs/assay/report"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -12,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // TestRunSummaryCountsModelCalls: a run's summary, its report and the run
@@ -61,7 +62,7 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	require.Len(t, cached, 2)
 	assert.Equal(t, "1 replies from the cache, not paid · 300 tokens in · 40 out", cached[1])
 
-	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
+	st, err := runstore.OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	require.NoError(t, err)
 	defer func() { _ = st.Close() }() // read in this test only
 	require.NoError(t, st.Record(cfg, s, dir))

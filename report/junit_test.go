@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"encoding/xml"
-	"github.com/assaylabs/assay/internal/runtest"
 	"math"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/runtest"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )

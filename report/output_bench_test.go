@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/assaylabs/assay/run"
 	"io"
 	"testing"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // BenchmarkPrintResults measures writing the results of 200 samples x 3

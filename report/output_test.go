@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/assaylabs/assay/run"
 	"io"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // TestResultWriterMatchesWholeList checks that writing results one by one

@@ -6,9 +6,10 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/assaylabs/assay/run"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/run"
 )
 
 // TestWriteJUnitAlertIsAFailure: an alert fails the run (exit 1), so the

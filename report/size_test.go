@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/assaylabs/assay/internal/race"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/race"
 	"github.com/assaylabs/assay/run"
 )
 

@@ -1,9 +1,6 @@
 package run_test
 
 import (
-	"github.com/assaylabs/assay/internal/runtest"
-	"github.com/assaylabs/assay/run"
-
 	"math"
 	"path/filepath"
 	"testing"
@@ -11,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
 

@@ -2,7 +2,6 @@ package telemetry_test
 
 import (
 	"context"
-	"github.com/assaylabs/assay/report"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/telemetry"
 	"github.com/assaylabs/assay/telemetry/telemetrytest"
 )

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/assaylabs/assay/internal/race"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/race"
 	runpkg "github.com/assaylabs/assay/run"
 )
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/assaylabs/assay/internal/race"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/race"
 )
 
 // peakEnv names the file a process the tests start as the assay command

@@ -7,22 +7,21 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/assaylabs/assay/report"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/parquet-go/parquet-go"
-
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	runpkg "github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // runsFixture is a run store in a temporary $ASSAY_DATA_DIR with three
@@ -54,9 +53,9 @@ func newRunsFixture(t *testing.T) runsFixture {
 	sum := sha256.Sum256([]byte(`{"id":"q1"}` + "\n"))
 	f.sha = hex.EncodeToString(sum[:])
 
-	path, err := bench.DefaultStorePath(f.env)
+	path, err := runstore.DefaultStorePath(f.env)
 	require.NoError(t, err)
-	st, err := bench.OpenStore(path)
+	st, err := runstore.OpenStore(path)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, st.Close()) }()
 
@@ -180,7 +179,7 @@ func TestRunsCommands(t *testing.T) {
 		"trend of a dataset not a file nor a hash": {args: []string{"runs", "trend", "faithfulness", "--dataset", "missing.jsonl"}, code: 2,
 			errOut: "--dataset missing.jsonl: neither a file nor a sha256 (64 hex digits)"},
 	}
-	store, err := bench.DefaultStorePath(f.env)
+	store, err := runstore.DefaultStorePath(f.env)
 	require.NoError(t, err)
 	expand := func(s string) string {
 		return strings.NewReplacer("{SHAFULL}", f.sha, "{SHA8}", f.sha[:8], "{DIRA}", f.dirA, "{DIRB}", f.dirB, "{DATA}", f.data, "{STORE}", store).Replace(s)
@@ -281,9 +280,9 @@ func TestRunsListNamesBesideTheirMeans(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	env := map[string]string{"ASSAY_DATA_DIR": filepath.Join(root, "data")}
-	path, err := bench.DefaultStorePath(func(k string) string { return env[k] })
+	path, err := runstore.DefaultStorePath(func(k string) string { return env[k] })
 	require.NoError(t, err)
-	st, err := bench.OpenStore(path)
+	st, err := runstore.OpenStore(path)
 	require.NoError(t, err)
 	started := time.Date(2026, 11, 27, 4, 32, 55, 0, time.UTC)
 	cfg := runpkg.Config{RunID: "20261127T043255Z-7c8d", Started: started, Dataset: "labelled.jsonl", DatasetSHA256: strings.Repeat("17", 32),

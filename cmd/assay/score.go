@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/assaylabs/assay/report"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,6 +9,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/report"
 )
 
 type scoreFlags struct {

@@ -1,15 +1,15 @@
-package bench_test
+package runstore_test
 
 import (
 	"context"
 	"fmt"
-	"github.com/assaylabs/assay/report"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 func ExampleRuns_Trend() {
@@ -19,7 +19,7 @@ func ExampleRuns_Trend() {
 		return
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	store, err := bench.OpenStore(filepath.Join(dir, "runs.db"))
+	store, err := runstore.OpenStore(filepath.Join(dir, "runs.db"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -39,7 +39,7 @@ func ExampleRuns_Trend() {
 	}
 	_ = store.Close()
 
-	trend, err := bench.Runs{Store: filepath.Join(dir, "runs.db")}.Trend(context.Background(), "faithfulness", "")
+	trend, err := runstore.Runs{Store: filepath.Join(dir, "runs.db")}.Trend(context.Background(), "faithfulness", "")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package bench
+package runstore
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/assaylabs/assay/report"
 	"io"
 	"iter"
 	"maps"
@@ -23,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -128,7 +128,7 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 	if err := report.CheckOutputFormat(format, ExportFormats...); err != nil {
 		return nil, err
 	}
-	if err := checkOutFile("-o", path); err != nil {
+	if err := report.CheckOutFile("-o", path); err != nil {
 		return nil, err
 	}
 	var out *Exported

@@ -1,10 +1,9 @@
-package bench
+package runstore
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/assaylabs/assay/report"
 	"io"
 	"math"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -322,3 +323,24 @@ func pctText(f float64) string {
 }
 
 func timeText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
+
+// writeJudges writes the part of `assay runs show` that says, of each
+// judge defined in a judges file or a profile, its version and the steps
+// its judgements followed.
+func writeJudges(w io.Writer, md bool, recs []judges.StepsRecord) {
+	if len(recs) == 0 {
+		return
+	}
+	report.Heading(w, md, "judges you defined")
+	for _, r := range recs {
+		whose := "its own steps"
+		if r.Generated {
+			whose = "steps the model wrote from the criterion"
+		}
+		steps := make([]string, len(r.Steps))
+		for i, st := range r.Steps {
+			steps[i] = fmt.Sprintf("%d. %s", i+1, st)
+		}
+		report.Item(w, md, fmt.Sprintf("%s (version %s), %s: %s", r.Name, r.Version, whose, strings.Join(steps, " ")))
+	}
+}

@@ -1,11 +1,9 @@
-package bench_test
+package runstore_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/assaylabs/assay/internal/runtest"
-	"github.com/assaylabs/assay/report"
 	"path/filepath"
 	"testing"
 
@@ -17,8 +15,10 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // TestRunsDiffMarkdown renders the pull-request summary with goldmark
@@ -51,7 +51,7 @@ func TestRunsDiffMarkdown(t *testing.T) {
 		return runtest.WriteFolder(t, filepath.Join(root, id), cfg, &s, rs)
 	}
 	dirA, dirB := folder("run-a", "offline", "1", a), folder("run-b", "llm:openai:gpt-4o", "2", b)
-	d, err := bench.Runs{Store: filepath.Join(root, "runs.db")}.Diff(context.Background(), dirA, dirB)
+	d, err := runstore.Runs{Store: filepath.Join(root, "runs.db")}.Diff(context.Background(), dirA, dirB)
 	require.NoError(t, err)
 	var md bytes.Buffer
 	require.NoError(t, d.Write(&md, report.OutputMD))

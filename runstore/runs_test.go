@@ -1,12 +1,10 @@
-package bench_test
+package runstore_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/assaylabs/assay/internal/runtest"
-	"github.com/assaylabs/assay/report"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,9 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // judgeRuns records five runs of one dataset, each of faithfulness with
@@ -29,7 +29,7 @@ func judgeRuns(t *testing.T) (store, root string) {
 	t.Helper()
 	root = t.TempDir()
 	store = filepath.Join(root, "data", "runs.db")
-	st, err := bench.OpenStore(store)
+	st, err := runstore.OpenStore(store)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, st.Close()) }()
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -57,7 +57,7 @@ func judgeRuns(t *testing.T) (store, root string) {
 func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 	t.Parallel()
 	store, _ := judgeRuns(t)
-	tr, err := bench.Runs{Store: store}.Trend(context.Background(), "faithfulness", "")
+	tr, err := runstore.Runs{Store: store}.Trend(context.Background(), "faithfulness", "")
 	require.NoError(t, err)
 
 	tests := map[string]struct {
@@ -89,7 +89,7 @@ func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var p bench.TrendPoint
+			var p runstore.TrendPoint
 			i := 0
 			for i, p = range tr.Points {
 				if p.RunID == tc.run {
@@ -121,7 +121,7 @@ func TestRunsTrendOfOneJudgeHasNoNote(t *testing.T) {
 	t.Parallel()
 	store, _ := judgeRuns(t)
 	// j1 and j2 alone: one judge, nothing marked, the table alone.
-	tr, err := bench.Runs{Store: store}.Trend(context.Background(), "faithfulness", "")
+	tr, err := runstore.Runs{Store: store}.Trend(context.Background(), "faithfulness", "")
 	require.NoError(t, err)
 	tr.Points = tr.Points[:2]
 	var text bytes.Buffer
@@ -148,7 +148,7 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d, err := bench.Runs{Store: store}.Diff(context.Background(), tc.a, tc.b)
+			d, err := runstore.Runs{Store: store}.Diff(context.Background(), tc.a, tc.b)
 			require.NoError(t, err)
 			assert.Equal(t, tc.judged, d.Comparison.Judged)
 
@@ -177,7 +177,7 @@ func TestRunsErrors(t *testing.T) {
 	t.Parallel()
 	store, root := judgeRuns(t)
 	unfinished := runtest.WriteFolder(t, filepath.Join(root, "unfinished"), run.Config{RunID: "u"}, nil, nil)
-	runs := bench.Runs{Store: store}
+	runs := runstore.Runs{Store: store}
 	ctx := context.Background()
 	tests := map[string]struct {
 		call  func() error
@@ -197,7 +197,7 @@ func TestRunsErrors(t *testing.T) {
 		"a dataset neither a file nor a hash": {call: func() error { _, err := runs.Trend(ctx, "faithfulness", "nosuch.jsonl"); return err }, input: true,
 			want: "--dataset nosuch.jsonl: neither a file nor a sha256 (64 hex digits)"},
 		"a store that does not open is not the caller's": {call: func() error {
-			_, err := bench.Runs{Store: filepath.Join(root, "j1", run.FileConfig, "runs.db")}.List(ctx)
+			_, err := runstore.Runs{Store: filepath.Join(root, "j1", run.FileConfig, "runs.db")}.List(ctx)
 			return err
 		}, want: "run store " + filepath.Join(root, "j1", run.FileConfig, "runs.db")},
 	}

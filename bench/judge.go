@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/telemetry"
 )
@@ -103,9 +104,9 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	job.Out = judging.Writer(job.Out)
 	if job.Format == "" {
-		job.Format = run.OutputYAML
+		job.Format = report.OutputYAML
 	}
-	if err := run.CheckOutputFormat(job.Format, run.OutputYAML, run.OutputJSON, run.OutputJSONL, run.OutputText); err != nil {
+	if err := report.CheckOutputFormat(job.Format, report.OutputYAML, report.OutputJSON, report.OutputJSONL, report.OutputText); err != nil {
 		return nil, err
 	}
 	if job.Registry == nil {
@@ -172,7 +173,7 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := run.NewResultWriter(meter.Writer(job.Out), job.Format)
+	out := report.NewResultWriter(meter.Writer(job.Out), job.Format)
 	stats := run.Stats{Threshold: threshold}
 	o := &JudgeOutcome{Records: data.Len()}
 	var defaults judging.Defaults
@@ -187,7 +188,7 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 			}
 			r := run.ResultOf(rec.ID, sc)
 			stats.Add(r)
-			r.Value, r.Points = Round(r.Value), Round(r.Points)
+			r.Value, r.Points = run.Round(r.Value), run.Round(r.Points)
 			// The floor compares the value printed, rounded.
 			floors.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
 			if werr = out.Write(r); werr != nil {

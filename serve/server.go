@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/dashboard"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -87,7 +88,7 @@ type Server struct {
 	// runStore is the run store (the baseline's and the dashboard's
 	// runs); live watches the scores and raises the alerts; dash is the
 	// dashboard's data.
-	runStore *bench.Store
+	runStore *runstore.Store
 	live     *live.Monitor
 	dash     dashboard.Source
 	// sessions are the dashboard's logins and signIns the failed
@@ -152,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 		_ = j.Close()
 		return nil, err
 	}
-	runStore, err := bench.OpenStore(cfg.Store)
+	runStore, err := runstore.OpenStore(cfg.Store)
 	if err != nil {
 		return nil, errors.Join(err, st.Close(), j.Close())
 	}

@@ -1,4 +1,4 @@
-package bench
+package runstore
 
 import (
 	"path/filepath"

@@ -1,9 +1,8 @@
-package bench
+package report
 
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/assaylabs/assay/run"
@@ -13,12 +12,12 @@ import (
 // (flipped one way, or moved most); the rest are counted.
 const MDListed = 8
 
-// writeComparisonMD writes the comparison of run b with its baseline a
+// WriteComparisonMD writes the comparison of run b with its baseline a
 // as a Markdown summary short enough for a pull request comment or
 // $GITHUB_STEP_SUMMARY: how the runs differ in what they judged and how,
 // a table a metric a row, the alerts, the samples that flipped and those
 // that moved most, each list capped at MDListed.
-func writeComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run.QualityAlert) error {
+func WriteComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run.QualityAlert) error {
 	fmt.Fprintf(w, "### Assay: %s against baseline %s\n\n", code(b), code(a))
 	if len(alerts) == 0 {
 		fmt.Fprintln(w, "No quality alert.")
@@ -26,7 +25,7 @@ func writeComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 		fmt.Fprintf(w, "**%d quality alert(s)**: a regression.\n", len(alerts))
 	}
 	var notes []string
-	if note := sharedNote(c); note != "" {
+	if note := SharedNote(c); note != "" {
 		notes = append(notes, strings.ToUpper(note[:1])+note[1:]+".")
 	}
 	if len(c.Judged) > 0 {
@@ -36,13 +35,13 @@ func writeComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 		fmt.Fprintf(w, "\n> **Note**: %s\n", mdText(n))
 	}
 	fmt.Fprintln(w)
-	t := table{head: []string{"metric", "baseline", "current", "paired diff (95% CI)", "Wilcoxon p", "pass→fail", "fail→pass", "McNemar p"}}
+	t := Table{Head: []string{"metric", "baseline", "current", "paired diff (95% CI)", "Wilcoxon p", "pass→fail", "fail→pass", "McNemar p"}}
 	for _, m := range c.Metrics {
-		diff := signedText(m.MeanDiff)
-		if ci := ciText(m.DiffLow, m.DiffHigh); ci != "-" {
+		diff := Signed(m.MeanDiff)
+		if ci := Interval(m.DiffLow, m.DiffHigh); ci != "-" {
 			diff += " (" + strings.Replace(ci, "..", ", ", 1) + ")"
 		}
-		t.add(m.Metric, statText(m.BaselineMean), statText(m.CurrentMean), diff, pText(m.P),
+		t.Add(m.Metric, Stat(m.BaselineMean), Stat(m.CurrentMean), diff, pText(m.P),
 			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), pText(m.FlipP))
 	}
 	if err := t.markdown(w); err != nil {
@@ -57,8 +56,8 @@ func writeComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 	var flips, moved []string
 	for _, m := range c.Metrics {
 		for _, way := range []string{run.FlipFails, run.FlipPasses} {
-			if n, listed := flipsOf(m, way); n > 0 {
-				flips = append(flips, fmt.Sprintf("**%s**, %s, %d: %s", mdText(m.Metric), flipTitle(way), n, changesMD(listed, n)))
+			if n, listed := Flips(m, way); n > 0 {
+				flips = append(flips, fmt.Sprintf("**%s**, %s, %d: %s", mdText(m.Metric), FlipTitle(way), n, changesMD(listed, n)))
 			}
 		}
 		if len(m.Moved) > 0 {
@@ -86,7 +85,7 @@ func pText(p run.Num) string {
 	if p.Defined() && p < 0.00005 {
 		return "<0.0001"
 	}
-	return statText(p)
+	return Stat(p)
 }
 
 // changesMD lists the first MDListed of changes (of n in all) as
@@ -130,28 +129,3 @@ func mdText(s string) string {
 // WriteBaselineMarkdown writes the run's comparison with its baseline
 // (assay bench --baseline) as the Markdown summary `assay runs diff
 // --format md` writes; nothing when the run had no baseline.
-func (o *Outcome) WriteBaselineMarkdown(w io.Writer) error {
-	c := o.Summary.Baseline
-	if c == nil {
-		return nil
-	}
-	return writeComparisonMD(w, c.BaselineRunID, o.Config.RunID, c, o.Summary.Alerts)
-}
-
-// appendSummaryMD appends o's baseline summary to the file at path, when
-// both are there.
-func appendSummaryMD(path string, o *Outcome) (err error) {
-	if path == "" || o.Summary.Baseline == nil {
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("--summary-md: %w", err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("--summary-md: %w", cerr)
-		}
-	}()
-	return o.WriteBaselineMarkdown(f)
-}

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bytes"
@@ -6,9 +6,10 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/assaylabs/assay/run"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/run"
 )
 
 // TestWriteJUnitAlertIsAFailure: an alert fails the run (exit 1), so the
@@ -64,24 +65,24 @@ func TestWriteReportHeaderSaysFailed(t *testing.T) {
 	gate := run.GateResult{Gate: "m.mean>=0.9", Metric: "m", Stat: "mean", Op: ">=", Want: 0.9, Got: 0.5}
 	tests := map[string]struct {
 		s      run.Summary
-		data   ReportData
+		data   Data
 		badges []string
 		why    []string
 	}{
-		"a failed gate": {run.Summary{Complete: true, Gates: []run.GateResult{gate}}, ReportData{}, []string{"failed"}, []string{"gate m.mean&gt;=0.9 failed"}},
+		"a failed gate": {run.Summary{Complete: true, Gates: []run.GateResult{gate}}, Data{}, []string{"failed"}, []string{"gate m.mean&gt;=0.9 failed"}},
 		"an alert": {run.Summary{Complete: true, Alerts: []run.QualityAlert{{Type: run.AlertDegradation, Severity: run.SeverityWarning, Message: "m degraded from baseline", Metric: "m"}}},
-			ReportData{}, []string{"failed"}, []string{"warning degradation alert: m degraded from baseline"}},
-		"the run's own reasons": {run.Summary{Complete: true}, ReportData{Failed: []string{"budget reached: 3 call(s) not made"}}, []string{"failed"}, []string{"budget reached: 3 call(s) not made"}},
-		"failed and incomplete": {run.Summary{Gates: []run.GateResult{gate}}, ReportData{}, []string{"failed", "incomplete"}, []string{"gate m.mean&gt;=0.9 failed"}},
-		"a passed gate":         {run.Summary{Complete: true, Gates: []run.GateResult{{Gate: "m.mean>=0.1", Passed: true}}}, ReportData{}, []string{"complete"}, nil},
-		"incomplete":            {run.Summary{}, ReportData{}, []string{"incomplete"}, nil},
+			Data{}, []string{"failed"}, []string{"warning degradation alert: m degraded from baseline"}},
+		"the run's own reasons": {run.Summary{Complete: true}, Data{Failed: []string{"budget reached: 3 call(s) not made"}}, []string{"failed"}, []string{"budget reached: 3 call(s) not made"}},
+		"failed and incomplete": {run.Summary{Gates: []run.GateResult{gate}}, Data{}, []string{"failed", "incomplete"}, []string{"gate m.mean&gt;=0.9 failed"}},
+		"a passed gate":         {run.Summary{Complete: true, Gates: []run.GateResult{{Gate: "m.mean>=0.1", Passed: true}}}, Data{}, []string{"complete"}, nil},
+		"incomplete":            {run.Summary{}, Data{}, []string{"incomplete"}, nil},
 	}
 	badge := regexp.MustCompile(`<span class="badge b-[a-z]+">([a-z]+)</span>`)
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var page bytes.Buffer
-			require.NoError(t, WriteReport(&page, run.Config{RunID: "r", Metrics: []string{"m"}}, tc.s, nil, tc.data))
+			require.NoError(t, WriteHTML(&page, run.Config{RunID: "r", Metrics: []string{"m"}}, tc.s, nil, tc.data))
 			h1 := regexp.MustCompile(`(?s)<h1>.*?</h1>`).FindString(page.String())
 			var got []string
 			for _, m := range badge.FindAllStringSubmatch(h1, -1) {

@@ -1,4 +1,4 @@
-package bench
+package runstore
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func TestABRowZeroChangeNeverSignificant(t *testing.T) {
 			assert.Equal(t, tc.test, r.Significant, "paired test")
 			d := &RunDiff{AB: []ABRow{r}}
 			var buf bytes.Buffer
-			require.NoError(t, d.abTable().write(&buf, false))
+			require.NoError(t, d.abTable().Write(&buf, false))
 			if !tc.seed && !tc.test {
 				assert.NotRegexp(t, `(^|[^t] )significant`, buf.String())
 			}

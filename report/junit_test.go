@@ -1,4 +1,4 @@
-package bench_test
+package report_test
 
 import (
 	"bytes"
@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -59,7 +60,7 @@ func TestWriteJUnit(t *testing.T) {
 		{Gate: "context_quality.min>=0.3", Metric: "context_quality", Stat: "min", Op: ">=", Want: 0.3, Got: 0.2, Reason: "context_quality.min is 0.2, want >= 0.3"},
 		{Gate: "faithfulness.mean>=0.5", Metric: "faithfulness", Stat: "mean", Op: ">=", Want: 0.5, Got: run.Num(math.NaN()), Reason: "faithfulness.mean is undefined"},
 	}}
-	results := resultFile(t, []run.Result{
+	results := runtest.ResultFile(t, []run.Result{
 		{ID: "q2", Metric: "faithfulness", Value: 0.9, Usage: eval.Usage{Latency: 1500 * time.Millisecond}},
 		{ID: "q1", Metric: "faithfulness", Value: 0.4, Reason: "2 of 5 claims unsupported <&>"},
 		{ID: "q3", Metric: "faithfulness", Value: 0.5, Defaulted: true, Error: "model: 503 Service Unavailable"},
@@ -70,7 +71,7 @@ func TestWriteJUnit(t *testing.T) {
 	})
 	floors := map[string]float64{"faithfulness": 0.7, "context_quality": 0.3}
 	var buf bytes.Buffer
-	require.NoError(t, bench.WriteJUnit(&buf, cfg, s, results, bench.JUnitOptions{Floor: func(m string) float64 { return floors[m] }, Infra: true}))
+	require.NoError(t, report.WriteJUnit(&buf, cfg, s, results, report.JUnitOptions{Floor: func(m string) float64 { return floors[m] }, Infra: true}))
 	require.True(t, bytes.HasPrefix(buf.Bytes(), []byte(xml.Header)))
 
 	var got xSuites
@@ -145,7 +146,7 @@ func TestWriteJUnit(t *testing.T) {
 func TestWriteJUnitGatesOnly(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	require.NoError(t, bench.WriteJUnit(&buf, run.Config{RunID: "r"}, run.Summary{}, nil, bench.JUnitOptions{}))
+	require.NoError(t, report.WriteJUnit(&buf, run.Config{RunID: "r"}, run.Summary{}, nil, report.JUnitOptions{}))
 	var got xSuites
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &got))
 	require.Len(t, got.Suites, 1)
@@ -159,13 +160,13 @@ func TestWriteJUnitGatesOnly(t *testing.T) {
 // exactly when the run's exit code is non-zero.
 func TestWriteJUnitFailsWhatFailsTheRun(t *testing.T) {
 	t.Parallel()
-	results := resultFile(t, []run.Result{
+	results := runtest.ResultFile(t, []run.Result{
 		{ID: "q1", Metric: "faithfulness", Value: 0.1},
 		{ID: "q2", Metric: "faithfulness", Value: 0.5, Defaulted: true, Error: "model: 503"},
 	})
 	s := run.Summary{Metrics: []run.MetricStats{{Metric: "faithfulness", Threshold: 0.7}}}
 	var buf bytes.Buffer
-	require.NoError(t, bench.WriteJUnit(&buf, run.Config{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, bench.JUnitOptions{}))
+	require.NoError(t, report.WriteJUnit(&buf, run.Config{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, report.JUnitOptions{}))
 	var got xSuites
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &got), buf.String())
 	assert.Equal(t, []int{2, 0, 0, 1}, []int{got.Tests, got.Failures, got.Errors, got.Skipped}, buf.String())

@@ -1,4 +1,4 @@
-package bench_test
+package runstore_test
 
 import (
 	"context"
@@ -15,26 +15,27 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/internal/runtest"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 func TestDefaultStorePath(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"ASSAY_DATA_DIR": "/data/assay", "XDG_DATA_HOME": "/xdg", "HOME": "/home/u"}
-	got, err := bench.DefaultStorePath(func(k string) string { return env[k] })
+	got, err := runstore.DefaultStorePath(func(k string) string { return env[k] })
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join("/data/assay", "runs.db"), got, "$ASSAY_DATA_DIR moves it")
 
-	_, err = bench.DefaultStorePath(func(string) string { return "" })
+	_, err = runstore.DefaultStorePath(func(string) string { return "" })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "set ASSAY_DATA_DIR")
 
 	if runtime.GOOS == "linux" {
-		got, err := bench.DefaultStorePath(func(k string) string { return map[string]string{"XDG_DATA_HOME": "/xdg", "HOME": "/home/u"}[k] })
+		got, err := runstore.DefaultStorePath(func(k string) string { return map[string]string{"XDG_DATA_HOME": "/xdg", "HOME": "/home/u"}[k] })
 		require.NoError(t, err)
 		assert.Equal(t, "/xdg/assay/runs.db", got)
-		got, err = bench.DefaultStorePath(func(k string) string { return map[string]string{"HOME": "/home/u"}[k] })
+		got, err = runstore.DefaultStorePath(func(k string) string { return map[string]string{"HOME": "/home/u"}[k] })
 		require.NoError(t, err)
 		assert.Equal(t, "/home/u/.local/share/assay/runs.db", got, "not os.UserConfigDir: a data directory")
 	}
@@ -57,10 +58,10 @@ func storedRun(id string, started time.Time, sha string, means map[string]float6
 // newStore records runs of two datasets: a1, a2 (faithfulness and
 // answer_relevancy), a3 (faithfulness alone) of dataset aaa, b1 of
 // dataset bbb; each in a folder of its own under root.
-func newStore(t *testing.T) (*bench.Store, string) {
+func newStore(t *testing.T) (*runstore.Store, string) {
 	t.Helper()
 	root := t.TempDir()
-	st, err := bench.OpenStore(filepath.Join(root, "data", "runs.db"))
+	st, err := runstore.OpenStore(filepath.Join(root, "data", "runs.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, st.Close()) })
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -77,7 +78,7 @@ func newStore(t *testing.T) (*bench.Store, string) {
 		{"20261102-b1", 1, "bbb", map[string]float64{"faithfulness": 0.1}, []string{"faithfulness"}},
 	} {
 		cfg, s := storedRun(r.id, t0.AddDate(0, 0, r.day), r.sha, r.means, r.metric...)
-		dir := writeRun(t, filepath.Join(root, r.id), cfg, &s, nil)
+		dir := runtest.WriteFolder(t, filepath.Join(root, r.id), cfg, &s, nil)
 		require.NoError(t, st.Record(cfg, s, dir))
 	}
 	return st, root
@@ -124,7 +125,7 @@ func TestStore(t *testing.T) {
 				assert.Equal(t, tc.want, r.ID)
 				return
 			}
-			nf, ok := errors.AsType[*bench.RunNotFoundError](err)
+			nf, ok := errors.AsType[*runstore.RunNotFoundError](err)
 			require.True(t, ok, "%v", err)
 			assert.Equal(t, tc.candidates, nf.Candidates)
 			if len(tc.candidates) > 1 {
@@ -150,7 +151,7 @@ func TestStore(t *testing.T) {
 			t.Parallel()
 			r, err := st.Latest(ctx, tc.sha, tc.metrics)
 			if tc.want == "" {
-				_, ok := errors.AsType[*bench.RunNotFoundError](err)
+				_, ok := errors.AsType[*runstore.RunNotFoundError](err)
 				assert.True(t, ok, "%v", err)
 				return
 			}
@@ -185,7 +186,7 @@ func TestStore(t *testing.T) {
 	t.Run("trend of a metric no run has", func(t *testing.T) {
 		t.Parallel()
 		_, err := st.Trend(ctx, "faith", "")
-		_, ok := errors.AsType[*bench.RunNotFoundError](err)
+		_, ok := errors.AsType[*runstore.RunNotFoundError](err)
 		assert.True(t, ok, "%v", err)
 	})
 }
@@ -196,7 +197,7 @@ func TestStoreRecordAgainReplaces(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "runs.db")
-	st, err := bench.OpenStore(path)
+	st, err := runstore.OpenStore(path)
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, st.Close()) }()
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -207,7 +208,7 @@ func TestStoreRecordAgainReplaces(t *testing.T) {
 	require.NoError(t, st.Record(cfg, s, t.TempDir()))
 
 	// A second process on the same file sees one run, resumed.
-	other, err := bench.OpenStore(path)
+	other, err := runstore.OpenStore(path)
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, other.Close()) }()
 	rows, err := other.List(ctx)
@@ -223,7 +224,7 @@ func TestOpenStoreNotADatabase(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "runs.db")
 	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("not sqlite ", 100)), 0o600))
-	_, err := bench.OpenStore(path)
+	_, err := runstore.OpenStore(path)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "run store "+path+": not a usable run store (move it away to start a new one)")
 }
@@ -235,7 +236,7 @@ func TestResolveBaseline(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(gone, run.FileConfig)))
 	cur := run.Config{RunID: "20261103-a2", DatasetSHA256: "aaa", Metrics: []string{"faithfulness", "answer_relevancy"}}
 	tests := map[string]struct {
-		store *bench.Store
+		store *runstore.Store
 		ref   string
 		cfg   run.Config
 		want  string
@@ -258,7 +259,7 @@ func TestResolveBaseline(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, err := bench.ResolveBaseline(tc.store, tc.ref, tc.cfg)
+			got, err := runstore.ResolveBaseline(tc.store, tc.ref, tc.cfg)
 			if tc.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.err)
@@ -277,13 +278,13 @@ func TestResolveBaseline(t *testing.T) {
 func TestStoredSummaryReadsInConfigOrder(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	st, err := bench.OpenStore(filepath.Join(root, "runs.db"))
+	st, err := runstore.OpenStore(filepath.Join(root, "runs.db"))
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, st.Close()) }()
 	means := map[string]float64{"faithfulness": 0.5, "answer_relevancy": 0.75, "context_precision": 1}
 	cfg, s := storedRun("20261127-x1", time.Date(2026, 11, 27, 4, 32, 0, 0, time.UTC), "aaa", means, "context_precision", "faithfulness", "answer_relevancy")
 	cfg.Metrics = []string{"faithfulness", "answer_relevancy", "context_precision"}
-	dir := writeRun(t, filepath.Join(root, "run"), cfg, &s, nil)
+	dir := runtest.WriteFolder(t, filepath.Join(root, "run"), cfg, &s, nil)
 	require.NoError(t, st.Record(cfg, s, dir))
 
 	check := func(where string, ms []run.MetricStats) {

@@ -1,4 +1,4 @@
-package bench_test
+package runstore_test
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 func ExampleRuns_Trend() {
@@ -18,7 +19,7 @@ func ExampleRuns_Trend() {
 		return
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	store, err := bench.OpenStore(filepath.Join(dir, "runs.db"))
+	store, err := runstore.OpenStore(filepath.Join(dir, "runs.db"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,12 +39,12 @@ func ExampleRuns_Trend() {
 	}
 	_ = store.Close()
 
-	trend, err := bench.Runs{Store: filepath.Join(dir, "runs.db")}.Trend(context.Background(), "faithfulness", "")
+	trend, err := runstore.Runs{Store: filepath.Join(dir, "runs.db")}.Trend(context.Background(), "faithfulness", "")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	_ = trend.Write(os.Stdout, run.OutputText)
+	_ = trend.Write(os.Stdout, report.OutputText)
 	// Output:
 	// STARTED           RUN     FAITHFULNESS MEAN  SCORED  CHANGE
 	// 2026-11-01 09:00  run1    0.5000             4/4              ##########

@@ -1,4 +1,4 @@
-package run
+package report
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // The output formats, one set for every command that prints: each takes
@@ -57,7 +58,7 @@ func NewResultWriter(w io.Writer, format string) *ResultWriter {
 }
 
 // Write writes one result.
-func (rw *ResultWriter) Write(r Result) error {
+func (rw *ResultWriter) Write(r run.Result) error {
 	defer func() { rw.n++ }()
 	switch rw.format {
 	case "jsonl":
@@ -117,7 +118,7 @@ func (rw *ResultWriter) Write(r Result) error {
 		// A one-item sequence per result: the items of one sequence.
 		enc := yaml.NewEncoder(rw.w)
 		enc.SetIndent(2)
-		if err := enc.Encode([]Result{r}); err != nil {
+		if err := enc.Encode([]run.Result{r}); err != nil {
 			return err
 		}
 		return enc.Close()

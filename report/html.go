@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	_ "embed"
@@ -38,9 +38,9 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"g":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
 	"chars": utf8.RuneCountInString,
 	// listed, maxListed and unlisted bound an evidence list.
-	"listed":    func(i int) bool { return i < MaxReportListed },
-	"maxListed": func() int { return MaxReportListed },
-	"unlisted":  func(n int) int { return n - MaxReportListed },
+	"listed":    func(i int) bool { return i < MaxListed },
+	"maxListed": func() int { return MaxListed },
+	"unlisted":  func(n int) int { return n - MaxListed },
 	"signed": func(n run.Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)
@@ -49,7 +49,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(reportTemplate))
 
-// WriteReport writes report.html: one self-contained page (its style and
+// WriteHTML writes report.html: one self-contained page (its style and
 // its few lines of script inline, nothing fetched) with the run's header,
 // each metric's figures and the histogram of its scored values, the gates
 // and alerts, the comparison with the baseline when there is one, and a
@@ -63,7 +63,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // name. Neutral defaults, skipped samples and errors are marked in the
 // table and never drawn in a histogram. Every text that comes from the
 // dataset or a model is escaped. results may be nil (no samples).
-func WriteReport(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, data ReportData) error {
+func WriteHTML(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, data Data) error {
 	if err := reportTmpl.Execute(w, newReportView(cfg, s, results, data)); err != nil {
 		return fmt.Errorf("writing %s: %w", run.FileReport, err)
 	}
@@ -85,7 +85,7 @@ type reportView struct {
 	// errors.
 	Defaulted, Skipped, Errors int
 	GatesFailed                int
-	// Failed lists why the run failed (ReportData.Failed, else its failed
+	// Failed lists why the run failed (Data.Failed, else its failed
 	// gates and its alerts): the header says failed, never complete.
 	Failed []string
 	// Shown, when not 0, is how many samples the table holds of the run's:
@@ -293,7 +293,7 @@ type sampleCell struct {
 // questionChars is how much of a question the table shows.
 const questionChars = 90
 
-func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data ReportData) reportView {
+func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data Data) reportView {
 	v := reportView{Cfg: cfg, S: s, RunID: cmpOr(s.RunID, cfg.RunID), Texts: data.Texts != nil, TextsErr: data.TextsErr, Baseline: data.Baseline != nil}
 	started := s.Started
 	if started.IsZero() {

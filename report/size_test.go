@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/race"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -24,8 +25,8 @@ const reportSizeSamples = 100_000
 
 // TestReportSizeAt100kSamples writes report.html for a run of 100,000
 // samples judged on two metrics, against a baseline where about one in
-// ten flipped pass/fail, as Execute does (reportResults, then
-// WriteReport): the page holds each metric's lowest samples and the
+// ten flipped pass/fail, as Execute does (ReadShown, then
+// WriteHTML): the page holds each metric's lowest samples and the
 // flipped ones, each with its texts from the dataset, says how many it
 // left out, and stays under 3 MB. The texts are a RAG dataset's usual
 // sizes (a question, an answer of a few sentences, two contexts, a
@@ -34,7 +35,7 @@ func TestReportSizeAt100kSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes about 100 MB of run files: not with -short")
 	}
-	if raceOn {
+	if race.Enabled {
 		t.Skip("reads 100 MB of JSON ten times, which the race detector makes take minutes: .ci/run runs this test without it")
 	}
 	t.Parallel()
@@ -101,13 +102,13 @@ func TestReportSizeAt100kSamples(t *testing.T) {
 	s.Baseline, _, err = run.Compare(base, filepath.Join(cur, run.FileResults), s, nil)
 	require.NoError(t, err)
 
-	results, more, err := reportResults(cur, base, ds, metrics, s.Baseline)
+	results, more, err := ReadShown(cur, base, ds.Records(), metrics, s.Baseline)
 	require.NoError(t, err)
 	page := filepath.Join(cur, run.FileReport)
 	f, err := os.Create(page)
 	require.NoError(t, err)
 	w := bufio.NewWriter(f)
-	require.NoError(t, WriteReport(w, run.Config{RunID: "cur", Dataset: data, Metrics: metrics}, s, results, more))
+	require.NoError(t, WriteHTML(w, run.Config{RunID: "cur", Dataset: data, Metrics: metrics}, s, results, more))
 	require.NoError(t, w.Flush())
 	require.NoError(t, f.Close())
 	html, err := os.ReadFile(page)
@@ -122,13 +123,13 @@ func TestReportSizeAt100kSamples(t *testing.T) {
 	assert.Less(t, len(html), 3<<20, "report.html stays under 3 MB")
 	// Each metric's 250 lowest (the defaults among them), and 100 of
 	// each metric's flips.
-	assert.Equal(t, ReportSamples/2, b.Lowest)
+	assert.Equal(t, Samples/2, b.Lowest)
 	assert.Equal(t, b.Shown, rows)
-	assert.LessOrEqual(t, rows, ReportSamples+ReportFlipped)
-	assert.Greater(t, b.Also, ReportFlipped/2, "the flips are not the lowest samples, mostly")
-	assert.GreaterOrEqual(t, flipped, ReportFlipped)
+	assert.LessOrEqual(t, rows, Samples+Flipped)
+	assert.Greater(t, b.Also, Flipped/2, "the flips are not the lowest samples, mostly")
+	assert.GreaterOrEqual(t, flipped, Flipped)
 	assert.Contains(t, text, fmt.Sprintf("This page holds %d of the run's %d samples: the %d with the lowest values of each metric and %d more that flipped pass/fail against the baseline. The other %d are left out",
-		rows, reportSizeSamples, ReportSamples/2, b.Also, reportSizeSamples-rows))
+		rows, reportSizeSamples, Samples/2, b.Also, reportSizeSamples-rows))
 	// Every row holds its texts and its baseline values.
 	assert.Equal(t, rows, strings.Count(text, `<section class="texts">`))
 	assert.Equal(t, rows, len(regexp.MustCompile(`<h4>Reference</h4>`).FindAllStringIndex(text, -1)))
@@ -137,21 +138,21 @@ func TestReportSizeAt100kSamples(t *testing.T) {
 }
 
 // TestReportSizeWorstCase bounds report.html whatever the dataset and the
-// judges hold: the most samples the page shows (ReportSamples and
-// ReportFlipped), each with every text at its cap (Thai, three bytes a
+// judges hold: the most samples the page shows (Samples and
+// Flipped), each with every text at its cap (Thai, three bytes a
 // character, with markup that escaping lengthens) and more claims than
 // the page lists, stays under 10 MB (about 17 KB a sample; a usual RAG
 // sample takes about 2 KB, see TestReportSizeAt100kSamples).
 func TestReportSizeWorstCase(t *testing.T) {
 	t.Parallel()
-	n := ReportSamples + ReportFlipped
+	n := Samples + Flipped
 	// Longer than every cap: Thai, three bytes a character, and some
 	// markup that escaping makes longer.
 	long := strings.Repeat("ผลตอบแทนของกองทุนปรับตัว <ขึ้น> & ", 40)
 	var buf strings.Builder
 	for i := range n {
 		// Claims of a long answer, more than the page lists.
-		claims := make([]eval.Claim, MaxReportListed+5)
+		claims := make([]eval.Claim, MaxListed+5)
 		for j := range claims {
 			claims[j] = eval.Claim{Text: string([]rune(long)[:60]), Verdict: eval.VerdictUnsupported, SourceID: "c1"}
 		}
@@ -163,7 +164,7 @@ func TestReportSizeWorstCase(t *testing.T) {
 	require.NoError(t, err)
 	var data strings.Builder
 	for i := range n {
-		ctxs := make([]string, MaxReportContexts+3)
+		ctxs := make([]string, MaxContexts+3)
 		for j := range ctxs {
 			ctxs[j] = long
 		}
@@ -176,7 +177,7 @@ func TestReportSizeWorstCase(t *testing.T) {
 	require.Len(t, texts, n)
 	var out strings.Builder
 	s := run.Summary{RunID: "r", Samples: n, Metrics: run.Summarize(results.Results, nil)}
-	require.NoError(t, WriteReport(&out, run.Config{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, ReportData{Texts: texts}))
+	require.NoError(t, WriteHTML(&out, run.Config{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, Data{Texts: texts}))
 	t.Logf("report.html: %d bytes for %d samples at their caps (%d a sample)", out.Len(), n, out.Len()/n)
 	assert.Less(t, out.Len(), 10<<20)
 	assert.Equal(t, n, strings.Count(out.String(), "3 more contexts left out of this page."))

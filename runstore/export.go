@@ -1,4 +1,4 @@
-package bench
+package runstore
 
 import (
 	"bufio"
@@ -22,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -77,7 +78,7 @@ type exportResult struct {
 // record; results are held without their evidence. A dataset that no
 // longer reads leaves the fields empty and Exported.Note says why.
 func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exported, error) {
-	if err := run.CheckOutputFormat(format, ExportFormats...); err != nil {
+	if err := report.CheckOutputFormat(format, ExportFormats...); err != nil {
 		return nil, err
 	}
 	v, err := r.load(ctx, ref, true)
@@ -124,10 +125,10 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 	if path == "" || path == "-" {
 		return r.Export(ctx, ref, format, stdout)
 	}
-	if err := run.CheckOutputFormat(format, ExportFormats...); err != nil {
+	if err := report.CheckOutputFormat(format, ExportFormats...); err != nil {
 		return nil, err
 	}
-	if err := checkOutFile("-o", path); err != nil {
+	if err := report.CheckOutFile("-o", path); err != nil {
 		return nil, err
 	}
 	var out *Exported

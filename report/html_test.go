@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bytes"
@@ -118,7 +118,7 @@ func reportFixture(t testing.TB) (run.Config, run.Summary, *run.ResultFile) {
 	return cfg, s, results
 }
 
-// reportData is the fixture's ReportData: its samples' texts, read
+// reportData is the fixture's Data: its samples' texts, read
 // through ReadSampleTexts from a dataset in English and Thai (s03's texts
 // hostile markup, s04's answer long enough to fold and its contexts more
 // than the page holds, s06's answer longer than the page holds), and the
@@ -126,7 +126,7 @@ func reportFixture(t testing.TB) (run.Config, run.Summary, *run.ResultFile) {
 // passes now, s02 and s07 passed it and fail now, s04 failed both times;
 // s03 failed answer relevancy there and passes now, s07 passed it and
 // now has an error (its value 0 counted, as a summary counts it).
-func reportData(t testing.TB, results *run.ResultFile) ReportData {
+func reportData(t testing.TB, results *run.ResultFile) Data {
 	t.Helper()
 	long := strings.Repeat("The refund window is thirty days from delivery, and store credit is offered after that. ", 9)
 	longer := strings.Repeat("ผลตอบแทนของกองทุนปรับตัวขึ้นตามดัชนี SET ", 120) // about 5 KB
@@ -163,7 +163,7 @@ func reportData(t testing.TB, results *run.ResultFile) ReportData {
 	} {
 		base[r.Key()] = r
 	}
-	return ReportData{Texts: texts, Baseline: base}
+	return Data{Texts: texts, Baseline: base}
 }
 
 // faithLabels are the fixture's human labels by sample, s05's and s09's
@@ -179,7 +179,7 @@ func TestWriteReport(t *testing.T) {
 	tests := map[string]struct {
 		s       run.Summary
 		results *run.ResultFile
-		data    ReportData
+		data    Data
 		want    []string
 		absent  []string
 	}{
@@ -264,7 +264,7 @@ func TestWriteReport(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			require.NoError(t, WriteReport(&out, cfg, tc.s, tc.results, tc.data))
+			require.NoError(t, WriteHTML(&out, cfg, tc.s, tc.results, tc.data))
 			page := out.String()
 			for _, w := range tc.want {
 				assert.Contains(t, page, w)
@@ -327,7 +327,7 @@ func TestWriteReportReliability(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			require.NoError(t, WriteReport(&out, cfg, tc.s, results, ReportData{}))
+			require.NoError(t, WriteHTML(&out, cfg, tc.s, results, Data{}))
 			page := out.String()
 			assert.Equal(t, tc.diagrams, strings.Count(page, `<svg class="rel"`))
 			assert.Equal(t, tc.diagrams, strings.Count(page, `<line class="diag"`))
@@ -344,7 +344,7 @@ func TestWriteReportSampleRows(t *testing.T) {
 	t.Parallel()
 	cfg, s, results := reportFixture(t)
 	var out strings.Builder
-	require.NoError(t, WriteReport(&out, cfg, s, results, ReportData{}))
+	require.NoError(t, WriteHTML(&out, cfg, s, results, Data{}))
 	page := out.String()
 	assert.Equal(t, 12, strings.Count(page, `<tr class="vals">`))
 	// The rows with a default, a skip or an error are marked.
@@ -410,7 +410,7 @@ func TestWriteReportRowsInSampleOrder(t *testing.T) {
 	s := run.Summary{RunID: "r", Samples: 4, Metrics: run.Summarize(slices.Collect(results.All()), nil)}
 	require.Equal(t, "m2", s.Metrics[0].Metric, "the summary is in the order of the lines")
 	var out strings.Builder
-	require.NoError(t, WriteReport(&out, cfg, s, results, ReportData{}))
+	require.NoError(t, WriteHTML(&out, cfg, s, results, Data{}))
 	page := out.String()
 	var rows []string
 	for _, m := range regexp.MustCompile(`<tr class="vals"><td class="mono" data-v="([^"]+)">`).FindAllStringSubmatch(page, -1) {

@@ -1,21 +1,23 @@
-package bench_test
+// Package runtest writes run folders for tests, as `assay bench` leaves
+// them, and makes the results they hold.
+package runtest
 
 import (
-	"fmt"
-
-	"github.com/assaylabs/assay/run"
-
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/run"
 )
 
-// writeRun writes a run folder as `assay bench` leaves it: config.json,
-// results.jsonl and, when s is not nil, summary.json.
-func writeRun(t *testing.T, dir string, cfg run.Config, s *run.Summary, results []run.Result) string {
+// WriteFolder writes a run folder in dir as `assay bench` leaves it:
+// config.json, results.jsonl and, when s is not nil, summary.json. It
+// returns dir.
+func WriteFolder(t testing.TB, dir string, cfg run.Config, s *run.Summary, results []run.Result) string {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	b, err := json.MarshalIndent(cfg, "", "  ")
@@ -36,28 +38,31 @@ func writeRun(t *testing.T, dir string, cfg run.Config, s *run.Summary, results 
 	return dir
 }
 
-// resultFile reads results back as ReadResults does.
-func resultFile(t *testing.T, results []run.Result) *run.ResultFile {
+// ResultFile is results written to a run folder and read back as
+// run.ReadResults reads them.
+func ResultFile(t testing.TB, results []run.Result) *run.ResultFile {
 	t.Helper()
-	dir := writeRun(t, t.TempDir(), run.Config{}, nil, results)
+	dir := WriteFolder(t, t.TempDir(), run.Config{}, nil, results)
 	f, err := run.ReadResults(filepath.Join(dir, run.FileResults))
 	require.NoError(t, err)
 	return f
 }
 
-func meanOf(vs ...float64) run.Num {
-	s := 0.0
-	for _, v := range vs {
-		s += v
-	}
-	return run.Num(s / float64(len(vs)))
-}
-
-// values makes results of one metric, ids q1, q2, ... in order.
-func values(metric string, vs ...float64) []run.Result {
+// Values are results of one metric with the values vs, ids q1, q2, ...
+// in order.
+func Values(metric string, vs ...float64) []run.Result {
 	out := make([]run.Result, len(vs))
 	for i, v := range vs {
 		out[i] = run.Result{ID: fmt.Sprintf("q%d", i+1), Metric: metric, Value: v}
 	}
 	return out
+}
+
+// Mean is the mean of vs as a run.Num.
+func Mean(vs ...float64) run.Num {
+	s := 0.0
+	for _, v := range vs {
+		s += v
+	}
+	return run.Num(s / float64(len(vs)))
 }

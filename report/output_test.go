@@ -1,4 +1,4 @@
-package run
+package report
 
 import (
 	"bytes"
@@ -13,13 +13,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 )
 
 // TestResultWriterMatchesWholeList checks that writing results one by one
 // gives the same bytes as encoding the whole list at once, the format
 // users and scripts already parse.
 func TestResultWriterMatchesWholeList(t *testing.T) {
-	two := []Result{
+	two := []run.Result{
 		{ID: "a", Metric: "faithfulness", Value: 0.5, Points: 0.5, Max: 1, Method: "offline (approximate)",
 			Reason: "1 of 2 claims <supported> & checked",
 			Evidence: eval.Evidence{Claims: []eval.Claim{
@@ -29,8 +30,8 @@ func TestResultWriterMatchesWholeList(t *testing.T) {
 		{ID: "b", Metric: "source_relevance", Value: 0.5, Points: 3, Max: 5, Method: "llm:openai:m", Defaulted: true,
 			Error: "judge: 503", Usage: eval.Usage{Calls: 1, TokensIn: 10}},
 	}
-	whole := map[string]func([]Result) string{
-		"json": func(rs []Result) string {
+	whole := map[string]func([]run.Result) string{
+		"json": func(rs []run.Result) string {
 			var b bytes.Buffer
 			enc := json.NewEncoder(&b)
 			enc.SetIndent("", "  ")
@@ -38,7 +39,7 @@ func TestResultWriterMatchesWholeList(t *testing.T) {
 			require.NoError(t, enc.Encode(rs))
 			return b.String()
 		},
-		"yaml": func(rs []Result) string {
+		"yaml": func(rs []run.Result) string {
 			var b bytes.Buffer
 			enc := yaml.NewEncoder(&b)
 			enc.SetIndent(2)
@@ -48,7 +49,7 @@ func TestResultWriterMatchesWholeList(t *testing.T) {
 		},
 	}
 	for format, encode := range whole {
-		for name, rs := range map[string][]Result{"none": {}, "one": two[:1], "two": two} {
+		for name, rs := range map[string][]run.Result{"none": {}, "one": two[:1], "two": two} {
 			t.Run(format+"/"+name, func(t *testing.T) {
 				var got bytes.Buffer
 				require.NoError(t, printResults(&got, format, rs))
@@ -63,12 +64,12 @@ func TestResultWriterMatchesWholeList(t *testing.T) {
 func TestResultWriterPartial(t *testing.T) {
 	var b bytes.Buffer
 	rw := NewResultWriter(&b, "json")
-	require.NoError(t, rw.Write(Result{ID: "a", Metric: "m"}))
+	require.NoError(t, rw.Write(run.Result{ID: "a", Metric: "m"}))
 	require.NoError(t, rw.Flush())
 	require.NoError(t, rw.Close(false))
-	var got []Result
+	var got []run.Result
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
-	assert.Equal(t, []Result{{ID: "a", Metric: "m"}}, got)
+	assert.Equal(t, []run.Result{{ID: "a", Metric: "m"}}, got)
 }
 
 // TestResultWriterFailedEmpty checks that a run that failed before any
@@ -83,7 +84,7 @@ func TestResultWriterFailedEmpty(t *testing.T) {
 
 // printResults writes rs at once with a resultWriter, as a run that
 // finished does.
-func printResults(w io.Writer, format string, rs []Result) error {
+func printResults(w io.Writer, format string, rs []run.Result) error {
 	rw := NewResultWriter(w, format)
 	for _, r := range rs {
 		if err := rw.Write(r); err != nil {
@@ -114,17 +115,17 @@ func (w *writeLog) Write(p []byte) (int, error) {
 func TestResultWriterJSONL(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("a claim with <markup> & quotes \" ", 400) // over bufio's 4 KB
-	rs := []Result{
+	rs := []run.Result{
 		{ID: "r1", Metric: "faithfulness", Value: 1, Reason: long},
 		{ID: "r1", Metric: "source_relevance", Value: 0.5, Defaulted: true, Error: "status 500\nsecond line"},
 		{ID: "r2", Metric: "faithfulness", Value: 0.25},
 		{ID: "r3", Metric: "faithfulness", Value: 0.75, Reason: long},
 	}
 	// Records: r1 (two results), r2, r3; a flush after each.
-	records := [][]Result{rs[:2], rs[2:3], rs[3:]}
+	records := [][]run.Result{rs[:2], rs[2:3], rs[3:]}
 	tests := map[string]struct {
 		ok   int // writes that succeed before the kill
-		want []Result
+		want []run.Result
 	}{
 		"run to the end":          {ok: 99, want: rs},
 		"killed before anything":  {ok: 0, want: nil},
@@ -145,13 +146,13 @@ func TestResultWriterJSONL(t *testing.T) {
 				}
 			}
 			_ = rw.Close(true)
-			var got []Result
+			var got []run.Result
 			for i, chunk := range w.writes {
 				require.True(t, strings.HasSuffix(chunk, "\n"), "write %d ends mid-line", i)
 			}
 			all := strings.Join(w.writes, "")
 			for line := range strings.Lines(all) {
-				var r Result
+				var r run.Result
 				require.NoError(t, json.Unmarshal([]byte(line), &r), "each line parses alone: %q", line)
 				got = append(got, r)
 			}

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func TestReportInBrowser(t *testing.T) {
 	page := filepath.Join(dir, run.FileReport)
 	f, err := os.Create(page)
 	require.NoError(t, err)
-	require.NoError(t, WriteReport(f, cfg, s, results, reportData(t, results)))
+	require.NoError(t, WriteHTML(f, cfg, s, results, reportData(t, results)))
 	require.NoError(t, f.Close())
 
 	// evaluate runs a script on the page and decodes its result.

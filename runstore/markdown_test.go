@@ -1,4 +1,4 @@
-package bench_test
+package runstore_test
 
 import (
 	"bytes"
@@ -15,8 +15,10 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // TestRunsDiffMarkdown renders the pull-request summary with goldmark
@@ -46,13 +48,13 @@ func TestRunsDiffMarkdown(t *testing.T) {
 	folder := func(id, model, version string, rs []run.Result) string {
 		cfg := run.Config{RunID: id, Model: model, Metrics: []string{"faithfulness"}, Prompts: map[string]string{"faithfulness.claims": version}}
 		s := run.Summary{RunID: id, Metrics: []run.MetricStats{{Metric: "faithfulness", Mean: 0.5, Threshold: 0.5}}}
-		return writeRun(t, filepath.Join(root, id), cfg, &s, rs)
+		return runtest.WriteFolder(t, filepath.Join(root, id), cfg, &s, rs)
 	}
 	dirA, dirB := folder("run-a", "offline", "1", a), folder("run-b", "llm:openai:gpt-4o", "2", b)
-	d, err := bench.Runs{Store: filepath.Join(root, "runs.db")}.Diff(context.Background(), dirA, dirB)
+	d, err := runstore.Runs{Store: filepath.Join(root, "runs.db")}.Diff(context.Background(), dirA, dirB)
 	require.NoError(t, err)
 	var md bytes.Buffer
-	require.NoError(t, d.Write(&md, run.OutputMD))
+	require.NoError(t, d.Write(&md, report.OutputMD))
 	t.Logf("the summary:\n%s", md.String())
 
 	gm := goldmark.New(goldmark.WithExtensions(extension.GFM))

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"cmp"
@@ -143,7 +143,7 @@ func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultF
 				case r.Defaulted:
 					c.Skipped = &junitProblem{Message: "not measured: the judge failed and the neutral default was used (within --max-default-rate): " +
 						cmp.Or(r.Error, "no error recorded")}
-				case floor > 0 && Round(r.Value) < floor:
+				case floor > 0 && run.Round(r.Value) < floor:
 					c.Failure = &junitProblem{Type: "below floor",
 						Message: fmt.Sprintf("%s %.4f is below its --min floor %g", m, r.Value, floor),
 						Text:    cmp.Or(r.Reason, "no reason recorded")}

@@ -1,4 +1,4 @@
-package bench_test
+package runstore_test
 
 import (
 	"bytes"
@@ -15,10 +15,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/runtest"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // exportRun writes a dataset of three samples (nested, numeric, boolean
@@ -49,7 +50,7 @@ func exportRun(t *testing.T) string {
 		{ID: "s1", Metric: "faithfulness", Value: 0.75, Points: 3, Max: 4, Method: "offline (approximate)", Reason: "3 of 4 claims, \"quoted\"\nand a line"},
 		{ID: "s2", Metric: "answer_relevancy", Method: "offline (approximate)", Skipped: true, Reason: "no answer"},
 	}
-	return writeRun(t, filepath.Join(root, "run"), cfg, &s, results)
+	return runtest.WriteFolder(t, filepath.Join(root, "run"), cfg, &s, results)
 }
 
 // wantExport is the export of exportRun, row by row, as strings (CSV's
@@ -75,7 +76,7 @@ func TestRunsExportCSV(t *testing.T) {
 	t.Parallel()
 	dir := exportRun(t)
 	var out bytes.Buffer
-	x, err := bench.Runs{}.Export(context.Background(), dir, bench.ExportCSV, &out)
+	x, err := runstore.Runs{}.Export(context.Background(), dir, runstore.ExportCSV, &out)
 	require.NoError(t, err)
 	assert.Equal(t, 5, x.Rows)
 	assert.Empty(t, x.Note)
@@ -93,7 +94,7 @@ func TestRunsExportJSONL(t *testing.T) {
 	t.Parallel()
 	dir := exportRun(t)
 	var out bytes.Buffer
-	_, err := bench.Runs{}.Export(context.Background(), dir, bench.ExportJSONL, &out)
+	_, err := runstore.Runs{}.Export(context.Background(), dir, runstore.ExportJSONL, &out)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	require.Len(t, lines, 5)
@@ -125,7 +126,7 @@ func TestRunsExportParquet(t *testing.T) {
 	t.Parallel()
 	dir := exportRun(t)
 	path := filepath.Join(t.TempDir(), "run.parquet")
-	x, err := bench.Runs{}.ExportFile(context.Background(), dir, bench.ExportParquet, path, nil)
+	x, err := runstore.Runs{}.ExportFile(context.Background(), dir, runstore.ExportParquet, path, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 5, x.Rows)
 

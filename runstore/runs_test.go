@@ -1,4 +1,4 @@
-package bench_test
+package runstore_test
 
 import (
 	"bytes"
@@ -14,9 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // judgeRuns records five runs of one dataset, each of faithfulness with
@@ -27,7 +29,7 @@ func judgeRuns(t *testing.T) (store, root string) {
 	t.Helper()
 	root = t.TempDir()
 	store = filepath.Join(root, "data", "runs.db")
-	st, err := bench.OpenStore(store)
+	st, err := runstore.OpenStore(store)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, st.Close()) }()
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -44,9 +46,9 @@ func judgeRuns(t *testing.T) (store, root string) {
 		{"j4", "llm:openai:gpt-4o", v2, []float64{0.7, 0.8, 0.9}},
 		{"j5", "llm:openai:gpt-4o", v2, []float64{0.7, 0.8, 0.8}},
 	} {
-		cfg, s := storedRun(r.id, t0.AddDate(0, 0, i), "aaa", map[string]float64{"faithfulness": float64(meanOf(r.vs...))}, "faithfulness")
+		cfg, s := storedRun(r.id, t0.AddDate(0, 0, i), "aaa", map[string]float64{"faithfulness": float64(runtest.Mean(r.vs...))}, "faithfulness")
 		cfg.Model, cfg.Prompts = r.model, r.prompts
-		dir := writeRun(t, filepath.Join(root, r.id), cfg, &s, values("faithfulness", r.vs...))
+		dir := runtest.WriteFolder(t, filepath.Join(root, r.id), cfg, &s, runtest.Values("faithfulness", r.vs...))
 		require.NoError(t, st.Record(cfg, s, dir))
 	}
 	return store, root
@@ -55,7 +57,7 @@ func judgeRuns(t *testing.T) (store, root string) {
 func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 	t.Parallel()
 	store, _ := judgeRuns(t)
-	tr, err := bench.Runs{Store: store}.Trend(context.Background(), "faithfulness", "")
+	tr, err := runstore.Runs{Store: store}.Trend(context.Background(), "faithfulness", "")
 	require.NoError(t, err)
 
 	tests := map[string]struct {
@@ -73,7 +75,7 @@ func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 	}
 	require.Len(t, tr.Points, len(tests))
 	var text bytes.Buffer
-	require.NoError(t, tr.Write(&text, run.OutputText))
+	require.NoError(t, tr.Write(&text, report.OutputText))
 	var doc struct {
 		Points []struct {
 			RunID  string   `json:"run_id"`
@@ -82,12 +84,12 @@ func TestRunsTrendSaysWhenTheJudgeChanged(t *testing.T) {
 		} `json:"points"`
 	}
 	var js bytes.Buffer
-	require.NoError(t, tr.Write(&js, run.OutputJSON))
+	require.NoError(t, tr.Write(&js, report.OutputJSON))
 	require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var p bench.TrendPoint
+			var p runstore.TrendPoint
 			i := 0
 			for i, p = range tr.Points {
 				if p.RunID == tc.run {
@@ -119,11 +121,11 @@ func TestRunsTrendOfOneJudgeHasNoNote(t *testing.T) {
 	t.Parallel()
 	store, _ := judgeRuns(t)
 	// j1 and j2 alone: one judge, nothing marked, the table alone.
-	tr, err := bench.Runs{Store: store}.Trend(context.Background(), "faithfulness", "")
+	tr, err := runstore.Runs{Store: store}.Trend(context.Background(), "faithfulness", "")
 	require.NoError(t, err)
 	tr.Points = tr.Points[:2]
 	var text bytes.Buffer
-	require.NoError(t, tr.Write(&text, run.OutputText))
+	require.NoError(t, tr.Write(&text, report.OutputText))
 	assert.Equal(t, "STARTED           RUN  FAITHFULNESS MEAN  SCORED  CHANGE\n"+
 		"2026-11-01 09:00  j1   0.8000             3/3              ################\n"+
 		"2026-11-02 09:00  j2   0.7667             3/3     -0.0333  ###############\n", text.String())
@@ -146,12 +148,12 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d, err := bench.Runs{Store: store}.Diff(context.Background(), tc.a, tc.b)
+			d, err := runstore.Runs{Store: store}.Diff(context.Background(), tc.a, tc.b)
 			require.NoError(t, err)
 			assert.Equal(t, tc.judged, d.Comparison.Judged)
 
 			var text bytes.Buffer
-			require.NoError(t, d.Write(&text, run.OutputText))
+			require.NoError(t, d.Write(&text, report.OutputText))
 			if tc.judged == nil {
 				assert.NotContains(t, text.String(), note)
 			} else {
@@ -159,7 +161,7 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 			}
 
 			var js bytes.Buffer
-			require.NoError(t, d.Write(&js, run.OutputJSON))
+			require.NoError(t, d.Write(&js, report.OutputJSON))
 			var doc struct {
 				Comparison struct {
 					Judged []string `json:"judged_otherwise"`
@@ -174,8 +176,8 @@ func TestRunsDiffSaysWhenTheJudgeChanged(t *testing.T) {
 func TestRunsErrors(t *testing.T) {
 	t.Parallel()
 	store, root := judgeRuns(t)
-	unfinished := writeRun(t, filepath.Join(root, "unfinished"), run.Config{RunID: "u"}, nil, nil)
-	runs := bench.Runs{Store: store}
+	unfinished := runtest.WriteFolder(t, filepath.Join(root, "unfinished"), run.Config{RunID: "u"}, nil, nil)
+	runs := runstore.Runs{Store: store}
 	ctx := context.Background()
 	tests := map[string]struct {
 		call  func() error
@@ -195,7 +197,7 @@ func TestRunsErrors(t *testing.T) {
 		"a dataset neither a file nor a hash": {call: func() error { _, err := runs.Trend(ctx, "faithfulness", "nosuch.jsonl"); return err }, input: true,
 			want: "--dataset nosuch.jsonl: neither a file nor a sha256 (64 hex digits)"},
 		"a store that does not open is not the caller's": {call: func() error {
-			_, err := bench.Runs{Store: filepath.Join(root, "j1", run.FileConfig, "runs.db")}.List(ctx)
+			_, err := runstore.Runs{Store: filepath.Join(root, "j1", run.FileConfig, "runs.db")}.List(ctx)
 			return err
 		}, want: "run store " + filepath.Join(root, "j1", run.FileConfig, "runs.db")},
 	}

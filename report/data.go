@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"fmt"
@@ -12,12 +12,12 @@ import (
 	"github.com/assaylabs/assay/run"
 )
 
-// ReportData is what report.html shows of its samples besides their
+// Data is what report.html shows of its samples besides their
 // results: their texts, read from the dataset, and their results in the
 // baseline run. Each holds the shown samples only, so that the page and
 // the memory that writes it stay the same size however large the run.
 // The zero value shows results alone.
-type ReportData struct {
+type Data struct {
 	// Texts are the shown samples' texts by id (ReadSampleTexts).
 	Texts map[string]SampleText
 	// Baseline holds the baseline run's results of the shown samples
@@ -31,19 +31,32 @@ type ReportData struct {
 	Failed []string
 }
 
+// Samples is about how many samples report.html and the JUnit file
+// show for their metrics' lowest values: each metric's share, at least
+// SamplesMin, are the samples of its lowest values (a default, a
+// skip or an error lowest of all). Flipped is about how many more
+// report.html shows that flipped pass/fail against the baseline, shared
+// among the metrics too. With each sample's texts bounded (MaxAnswer
+// and the others) the page stays a few MB however large the run.
+const (
+	Samples    = 400
+	SamplesMin = 25
+	Flipped    = 100
+)
+
 // How much of a sample's texts report.html holds, in bytes: a text
 // longer than its bound is cut at a character boundary and says how many
-// characters it left out; contexts past MaxReportContexts are counted.
+// characters it left out; contexts past MaxContexts are counted.
 // A sample thus adds at most 8 KB of text to the page (before escaping).
 const (
-	MaxReportQuestion  = 500
-	MaxReportAnswer    = 2500
-	MaxReportReference = 1000
-	MaxReportContext   = 800
-	MaxReportContexts  = 5
-	// MaxReportListed is how many items of an evidence list (claims,
+	MaxQuestion  = 500
+	MaxAnswer    = 2500
+	MaxReference = 1000
+	MaxContext   = 800
+	MaxContexts  = 5
+	// MaxListed is how many items of an evidence list (claims,
 	// sources, gaps, statements) report.html shows; it counts the rest.
-	MaxReportListed = 20
+	MaxListed = 20
 )
 
 // SampleText is a sample's texts as report.html shows them, each cut to
@@ -51,7 +64,7 @@ const (
 type SampleText struct {
 	Question, Answer, Reference Text
 	Contexts                    []Context
-	// MoreContexts is how many contexts past MaxReportContexts are left
+	// MoreContexts is how many contexts past MaxContexts are left
 	// out.
 	MoreContexts int
 }
@@ -84,7 +97,7 @@ func cutText(s string, n int) Text {
 
 // ReadSampleTexts reads records (a dataset read again, record by record)
 // and keeps the texts of the samples whose id is in ids, each cut to its
-// bound (MaxReportAnswer...): memory holds one record at a time and the
+// bound (MaxAnswer...): memory holds one record at a time and the
 // kept texts. Contexts are the sample's sources; a sample with none but an
 // assembled context shows that. A record that does not read is the error.
 func ReadSampleTexts(records iter.Seq2[dataset.Record, error], ids map[string]bool) (map[string]SampleText, error) {
@@ -102,12 +115,12 @@ func ReadSampleTexts(records iter.Seq2[dataset.Record, error], ids map[string]bo
 		}
 		s := rec.Sample
 		t := SampleText{
-			Question:  cutText(s.Query, MaxReportQuestion),
-			Answer:    cutText(s.Answer, MaxReportAnswer),
-			Reference: cutText(s.Reference, MaxReportReference),
+			Question:  cutText(s.Query, MaxQuestion),
+			Answer:    cutText(s.Answer, MaxAnswer),
+			Reference: cutText(s.Reference, MaxReference),
 		}
 		for i, src := range s.Sources {
-			if i == MaxReportContexts {
+			if i == MaxContexts {
 				t.MoreContexts = len(s.Sources) - i
 				break
 			}
@@ -117,10 +130,10 @@ func ReadSampleTexts(records iter.Seq2[dataset.Record, error], ids map[string]bo
 					label = append(label, l)
 				}
 			}
-			t.Contexts = append(t.Contexts, Context{Label: cutText(strings.Join(label, " · "), 300).Text, Text: cutText(src.Text, MaxReportContext)})
+			t.Contexts = append(t.Contexts, Context{Label: cutText(strings.Join(label, " · "), 300).Text, Text: cutText(src.Text, MaxContext)})
 		}
 		if len(s.Sources) == 0 && s.Context != nil && s.Context.Text != "" {
-			t.Contexts = []Context{{Label: "assembled context", Text: cutText(s.Context.Text, MaxReportContext*MaxReportContexts)}}
+			t.Contexts = []Context{{Label: "assembled context", Text: cutText(s.Context.Text, MaxContext*MaxContexts)}}
 		}
 		out[id] = t
 		if len(out) == len(ids) {
@@ -159,4 +172,37 @@ func ShownIDs(results *run.ResultFile) map[string]bool {
 		out[r.ID] = true
 	}
 	return out
+}
+
+// ReadShown reads what report.html and the JUnit file show: the
+// results of each metric's lowest samples and of those that flipped in
+// the comparison cmp (nil without a baseline), with their texts read
+// again from records and their results in the baseline run in baseDir.
+// Memory holds the shown samples only. A dataset that no longer reads
+// (changed since the run) leaves the texts out, saying why.
+func ReadShown(dir, baseDir string, records iter.Seq2[dataset.Record, error], metrics []string, cmp *run.Comparison) (*run.ResultFile, Data, error) {
+	share := func(total int) int { return max((total+len(metrics)-1)/max(len(metrics), 1), 1) }
+	var flipped []string
+	if cmp != nil {
+		for _, m := range cmp.Metrics {
+			for _, f := range m.Flipped[:min(len(m.Flipped), share(Flipped))] {
+				flipped = append(flipped, f.ID)
+			}
+		}
+	}
+	results, err := run.ReadResultsBounded(filepath.Join(dir, run.FileResults), max(share(Samples), SamplesMin), flipped...)
+	if err != nil {
+		return nil, Data{}, err
+	}
+	ids := ShownIDs(results)
+	var more Data
+	if more.Texts, err = ReadSampleTexts(records, ids); err != nil {
+		more.TextsErr = err.Error()
+	}
+	if baseDir != "" {
+		if more.Baseline, err = ReadBaselineResults(baseDir, ids); err != nil {
+			return nil, Data{}, err
+		}
+	}
+	return results, more, nil
 }

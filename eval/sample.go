@@ -31,6 +31,10 @@ type Sample struct {
 type Context struct {
 	Text       string `json:"text"`
 	TokenCount int    `json:"tokenCount"`
+	// TextMissing is set when the input gave no text (the field missing or
+	// null), as opposed to an empty one; Text is then "". Scorers report
+	// it rather than score it differently.
+	TextMissing bool `json:"textMissing,omitempty"`
 }
 
 // Source is one retrieved context or fetched source.

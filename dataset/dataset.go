@@ -458,7 +458,7 @@ func csvCell(field, cell string) (json.RawMessage, string) {
 			return nil, "want a JSON object, got text that is not one"
 		}
 		return json.RawMessage(trimmed), ""
-	case field == "sources":
+	case field == "sources" || field == "messages" || field == "expected_tool_calls":
 		if !strings.HasPrefix(trimmed, "[") || !json.Valid([]byte(trimmed)) {
 			return nil, "want a JSON array, got text that is not one"
 		}
@@ -524,8 +524,12 @@ func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) 
 			return rec, &eval.InputError{Field: "sources", Msg: "want an array of sources: " + strings.TrimPrefix(err.Error(), "json: "), Err: err}
 		}
 	}
-	if !hasQuery && !hasAnswer && !hasContexts {
-		return rec, &eval.InputError{Msg: "record has no question, answer or contexts"}
+	hasConversation, err := conversation(fields, &s)
+	if err != nil {
+		return rec, err
+	}
+	if !hasQuery && !hasAnswer && !hasContexts && !hasConversation {
+		return rec, &eval.InputError{Msg: "record has no question, answer, contexts or messages"}
 	}
 
 	if raw, ok := fields["id"]; ok {

@@ -10,11 +10,11 @@ import (
 	"github.com/assaylabs/assay/eval"
 )
 
-// conversation reads a record's conversation into s: "messages" (OpenAI
+// readConversation reads a record's conversation into s: "messages" (OpenAI
 // chat messages), "expected_tool_calls" ({name, arguments} objects) and
 // "ordered" (a boolean, or its text in a CSV cell). It reports whether
 // the record has messages.
-func conversation(fields map[string]json.RawMessage, s *eval.Sample) (bool, *eval.InputError) {
+func readConversation(fields map[string]json.RawMessage, s *eval.Sample) (bool, *eval.InputError) {
 	has := false
 	if raw, ok := fields["messages"]; ok && kind(raw) != "null" {
 		msgs, err := messages(raw)

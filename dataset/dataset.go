@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/assaylabs/assay/conversation"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -271,6 +272,9 @@ func (d *datasetReader) jsonLines(r io.Reader) error {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
+		if d.n == 0 && conversation.IsOTLPJSON(b) {
+			return d.otlpLines(line, b, sc)
+		}
 		if err := d.add(line, col0, b); err != nil {
 			return err
 		}
@@ -524,7 +528,7 @@ func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) 
 			return rec, &eval.InputError{Field: "sources", Msg: "want an array of sources: " + strings.TrimPrefix(err.Error(), "json: "), Err: err}
 		}
 	}
-	hasConversation, err := conversation(fields, &s)
+	hasConversation, err := readConversation(fields, &s)
 	if err != nil {
 		return rec, err
 	}

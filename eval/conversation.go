@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -86,13 +87,14 @@ func Calls(msgs []Message) []ToolCall {
 // "tool search: ..."), the form judges read.
 func Transcript(msgs []Message) string {
 	paras := make([]string, 0, len(msgs))
+	tools := map[string]string{} // call ID -> the tool's name
 	for _, m := range msgs {
 		var lines []string
 		switch {
 		case m.Role == RoleTool:
 			head := "tool"
-			if m.Name != "" {
-				head += " " + m.Name
+			if name := cmp.Or(m.Name, tools[m.ToolCallID]); name != "" {
+				head += " " + name
 			}
 			if m.Error {
 				head += " (error)"
@@ -103,6 +105,7 @@ func Transcript(msgs []Message) string {
 				lines = append(lines, m.Role+": "+m.Content)
 			}
 			for _, c := range m.ToolCalls {
+				tools[c.ID] = c.Function.Name
 				lines = append(lines, m.Role+" called "+c.Function.Name+"("+c.Function.Arguments+")")
 			}
 		}

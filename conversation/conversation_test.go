@@ -53,10 +53,10 @@ func TestAssembleJoinsToolsAndThreadsSessions(t *testing.T) {
 		"openinference flattened keys, a tool span with an error": {
 			spans: []conversation.Span{
 				oiChat("t1", "s1", 100, map[string]any{
-					"session.id": "sess-1",
-					"llm.input_messages.0.message.role":    "user",
-					"llm.input_messages.0.message.content": "Book a table for two.",
-					"llm.output_messages.0.message.role":   "assistant",
+					"session.id":                                                              "sess-1",
+					"llm.input_messages.0.message.role":                                       "user",
+					"llm.input_messages.0.message.content":                                    "Book a table for two.",
+					"llm.output_messages.0.message.role":                                      "assistant",
 					"llm.output_messages.0.message.tool_calls.0.tool_call.id":                 "c9",
 					"llm.output_messages.0.message.tool_calls.0.tool_call.function.name":      "book",
 					"llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": `{"people": 2}`,
@@ -64,11 +64,11 @@ func TestAssembleJoinsToolsAndThreadsSessions(t *testing.T) {
 				{TraceID: "t1", SpanID: "s2", Start: 120, End: 130, Error: true, Status: "no table free", Attrs: map[string]any{
 					"openinference.span.kind": "TOOL", "tool.name": "book", "input.value": `{"people":2}`}},
 				oiChat("t2", "s3", 200, map[string]any{
-					"session.id": "sess-1",
-					"llm.input_messages.0.message.role":                          "user",
+					"session.id":                        "sess-1",
+					"llm.input_messages.0.message.role": "user",
 					"llm.input_messages.0.message.contents.0.message_content.text": "Then tomorrow?",
-					"llm.output_messages.0.message.role":                         "assistant",
-					"llm.output_messages.0.message.content":                      "Booked for tomorrow.",
+					"llm.output_messages.0.message.role":                           "assistant",
+					"llm.output_messages.0.message.content":                        "Booked for tomorrow.",
 				}),
 			},
 			want: []conversation.Conversation{{ID: "sess-1", Traces: []string{"t1", "t2"}, Spans: 3, Start: 100, Messages: []eval.Message{

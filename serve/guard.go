@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/assaylabs/assay/internal/loopback"
 )
 
 // guard refuses, 403, what a web page the operator opens could make a
@@ -53,7 +55,7 @@ type hostSet struct {
 // it) AllowHosts with the loopback names when there are any, else any.
 func (c Config) hostCheck() *hostSet {
 	host, _, _ := net.SplitHostPort(c.Addr) // checked by checkBind
-	if !Loopback(host) && len(c.AllowHosts) == 0 {
+	if !loopback.Is(host) && len(c.AllowHosts) == 0 {
 		return nil
 	}
 	hs := &hostSet{loopback: true}
@@ -72,7 +74,7 @@ func (hs *hostSet) allows(host string) bool {
 		return true
 	}
 	name := hostName(host)
-	return (hs.loopback && Loopback(name)) || slices.Contains(hs.names, name)
+	return (hs.loopback && loopback.Is(name)) || slices.Contains(hs.names, name)
 }
 
 // hostName is host without its port and brackets, in lower case, without

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // The dashboard's login, for a browser, which cannot send a bearer
@@ -156,7 +157,7 @@ var loginForm = template.Must(template.New("login").Parse(`<!doctype html>
 func (s *Server) loginPage(w http.ResponseWriter, status int, msg string) {
 	var b bytes.Buffer
 	if err := loginForm.Execute(&b, msg); err != nil {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
+		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -128,4 +128,3 @@ func fail(w http.ResponseWriter, r *http.Request, err error) {
 	slog.ErrorContext(r.Context(), "dashboard", "path", r.URL.Path, "err", err)
 	httpjson.Error(w, http.StatusInternalServerError, "the dashboard could not be built: "+err.Error())
 }
-

@@ -24,6 +24,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/loopback"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
@@ -90,19 +91,11 @@ func (q Queue) check() error {
 		if err != nil {
 			return eval.FlagError("--cluster", "want HOST:PORT (%s), got %q", DefaultClusterAddr, q.Cluster)
 		}
-		if !loopback(host) && q.Token == "" {
+		if !loopback.Is(host) && q.Token == "" {
 			return eval.FlagError("--token", "--cluster %s takes workers from other machines: give a --token they must present", q.Cluster)
 		}
 	}
 	return nil
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // FileNATS is the folder of a run's embedded NATS server's store.

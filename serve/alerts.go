@@ -16,6 +16,7 @@ import (
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/runstore"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -180,7 +181,7 @@ func (s *Server) getAlerts(w http.ResponseWriter, r *http.Request) error {
 			resp.Stalled = append(resp.Stalled, m.Metric)
 		}
 	}
-	writeJSON(w, http.StatusOK, resp)
+	httpjson.Write(w, http.StatusOK, resp)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/loopback"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/runstore"
@@ -245,21 +246,10 @@ func (c Config) checkBind() error {
 	if err != nil {
 		return eval.FlagError("--addr", "want HOST:PORT (127.0.0.1:8080), got %q: %v", c.Addr, err)
 	}
-	if c.Token == "" && !Loopback(host) {
+	if c.Token == "" && !loopback.Is(host) {
 		return eval.FlagError("--token", "%s is not a loopback address: anyone who reaches it could use the server and its model key; give --token (or $ASSAY_TOKEN), or bind 127.0.0.1", c.Addr)
 	}
 	return nil
-}
-
-// Loopback reports whether host (a name or an IP, no port) is the
-// loopback interface: "localhost" or an address in 127.0.0.0/8 or ::1.
-// An empty host (all interfaces) is not.
-func Loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func pathIn(dir string, parts ...string) string {

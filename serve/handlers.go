@@ -14,6 +14,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // contextMeta is what observers see of a context score's sample.
@@ -40,7 +41,7 @@ func (s *Server) postContextScore(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	view := agent.NewContextView(s.context, card, sample)
-	writeJSON(w, http.StatusOK, view)
+	httpjson.Write(w, http.StatusOK, view)
 	if sc, ok := card.Get(agent.MetricContextQuality); ok {
 		s.observe(sc, contextMeta, s.cfg.Now())
 	}
@@ -169,7 +170,7 @@ func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
 		resp.Results[i] = res
 		s.observe(sc, meta, at)
 	}
-	writeJSON(w, http.StatusOK, resp)
+	httpjson.Write(w, http.StatusOK, resp)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // The dashboard's login, for a browser, which cannot send a bearer
@@ -159,7 +160,7 @@ const loginText = `<!doctype html>
 func (s *Server) loginPage(w http.ResponseWriter, status int, msg string) {
 	var b bytes.Buffer
 	if err := loginForm().Execute(&b, msg); err != nil {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
+		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

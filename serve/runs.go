@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // RunRequest is the body of POST /v1/runs: a dataset, given as samples or
@@ -246,7 +247,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", "/v1/runs/"+id)
-	writeJSON(w, http.StatusAccepted, st)
+	httpjson.Write(w, http.StatusAccepted, st)
 	return nil
 }
 
@@ -324,7 +325,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, st)
+	httpjson.Write(w, http.StatusOK, st)
 	return nil
 }
 
@@ -354,7 +355,7 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Runs = append(out.Runs, *st)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -386,7 +387,7 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 		default:
 			s.metrics.shed.WithLabelValues(endpoint, ShedBusy).Inc()
 			w.Header().Set("Retry-After", "1")
-			writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: fmt.Sprintf("busy: %d requests in flight; try again shortly", s.cfg.MaxInFlight)})
+			httpjson.Write(w, http.StatusServiceUnavailable, ErrorBody{Error: fmt.Sprintf("busy: %d requests in flight; try again shortly", s.cfg.MaxInFlight)})
 			return
 		}
 		s.metrics.inFlight.Inc()
@@ -451,7 +452,7 @@ func (s *Server) panicked(w *statusWriter, r *http.Request, p any) {
 	s.metrics.panics.Inc()
 	fmt.Fprintf(s.cfg.Log, "assay serve: panic answering %s %s: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())
 	if !w.wrote {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "internal error: please report it with the request that caused it"})
+		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "internal error: please report it with the request that caused it"})
 	}
 }
 
@@ -489,7 +490,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			client := clientOf(r)
 			if wait := s.signIns.wait(client); wait > 0 {
 				s.metrics.requests.WithLabelValues("throttled", strconv.Itoa(http.StatusTooManyRequests)).Inc()
-				writeJSON(w, http.StatusTooManyRequests, ErrorBody{Error: tooMany(w, wait)})
+				httpjson.Write(w, http.StatusTooManyRequests, ErrorBody{Error: tooMany(w, wait)})
 				return
 			}
 			if s.sessions.bearerIs(given) {
@@ -508,7 +509,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			s.loginPage(w, http.StatusUnauthorized, "")
 			return
 		}
-		writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
+		httpjson.Write(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
 	})
 }
 
@@ -565,7 +566,7 @@ func (s *Server) health(status string) HealthResponse {
 // healthz is GET /healthz: the process lives (200 while it answers at
 // all), with what readyz says beside.
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, s.health("ok"))
+	httpjson.Write(w, http.StatusOK, s.health("ok"))
 	return nil
 }
 
@@ -575,10 +576,10 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) error {
 	if len(s.inFlight) >= s.cfg.MaxInFlight {
 		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusServiceUnavailable, s.health("busy"))
+		httpjson.Write(w, http.StatusServiceUnavailable, s.health("busy"))
 		return nil
 	}
-	writeJSON(w, http.StatusOK, s.health("ready"))
+	httpjson.Write(w, http.StatusOK, s.health("ready"))
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // Sampled reports whether the trace of traceID is judged at rate (0 to
@@ -408,7 +409,7 @@ func (s *Server) accepted(w http.ResponseWriter, resp TracesResponse) {
 	s.metrics.traces.WithLabelValues("sampled").Add(float64(resp.Sampled))
 	s.metrics.traces.WithLabelValues("not_sampled").Add(float64(resp.NotSampled))
 	s.metrics.traces.WithLabelValues("duplicate").Add(float64(resp.Duplicates))
-	writeJSON(w, http.StatusAccepted, resp)
+	httpjson.Write(w, http.StatusAccepted, resp)
 }
 
 // sampleError is an error about a sample as a 400 under its path.
@@ -437,7 +438,7 @@ func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, t)
+	httpjson.Write(w, http.StatusOK, t)
 	return nil
 }
 
@@ -460,7 +461,7 @@ func (s *Server) getTraceSummary(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, sum)
+	httpjson.Write(w, http.StatusOK, sum)
 	return nil
 }
 

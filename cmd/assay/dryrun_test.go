@@ -23,7 +23,7 @@ import (
 func standIn(count func(string) int) func(openai.ChatCompletionRequest) llmtest.Reply {
 	return func(req openai.ChatCompletionRequest) llmtest.Reply {
 		if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
-			if content, ok := llmtest.StandIn(rf.JSONSchema.Name, req, count); ok {
+			if content, ok := llmtest.StandIn(rf.JSONSchema.Name, req, count, agent.StandIn); ok {
 				return llmtest.Reply{Content: content}
 			}
 		}

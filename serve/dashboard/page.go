@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // Source gives the page its data.
@@ -113,7 +115,7 @@ func allowed(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	w.Header().Set("Allow", "GET, HEAD")
-	writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: use GET")
+	httpjson.Error(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: use GET")
 	return false
 }
 
@@ -128,11 +130,5 @@ func load(w http.ResponseWriter, r *http.Request, src Source) (Data, bool) {
 
 func fail(w http.ResponseWriter, r *http.Request, err error) {
 	slog.ErrorContext(r.Context(), "dashboard", "path", r.URL.Path, "err", err)
-	writeError(w, http.StatusInternalServerError, "the dashboard could not be built: "+err.Error())
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	httpjson.Error(w, http.StatusInternalServerError, "the dashboard could not be built: "+err.Error())
 }

@@ -54,6 +54,8 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return Reply{Content: `{"explanation":"## Insufficient data\n\nThe fake model found nothing useful.\n\n## Suggestions\n\n- Search elsewhere."}`}
 	case has("report", `{"report"`):
 		return fakeReport(req)
+	case has("turn_verdicts", `{"verdicts": [{"turn"`):
+		return standIn("turn_verdicts", req)
 	case has("grade", `{"grade"`):
 		return standIn("grade", req)
 	}

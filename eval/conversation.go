@@ -59,6 +59,26 @@ type ExpectedToolCall struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
+// Failed reports whether a tool message says its call failed: flagged
+// (Error), or its content starts with "error" (in any case) or is a JSON
+// object with an "error" member that is neither null nor false.
+func (m Message) Failed() bool {
+	if m.Error {
+		return true
+	}
+	t := strings.TrimSpace(m.Content)
+	if len(t) >= 5 && strings.EqualFold(t[:5], "error") {
+		return true
+	}
+	var obj map[string]any
+	if strings.HasPrefix(t, "{") && json.Unmarshal([]byte(t), &obj) == nil {
+		if v, ok := obj["error"]; ok && v != nil && v != false {
+			return true
+		}
+	}
+	return false
+}
+
 // ErrNoConversation is a Score's Err, and named in its reason, when a
 // metric of a conversation is given a sample without one (no messages):
 // the score is Skipped. Test with errors.Is.

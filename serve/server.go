@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -84,6 +85,8 @@ type Server struct {
 	queue   *traceQueue
 	// shared, with Config.Queue, takes the new traces instead of queue.
 	shared *sharedTraces
+	// otlp holds the spans of traces not yet whole (/otlp/v1/traces).
+	otlp   *spanBuffer
 	runs   *runManager
 	routes []route
 	// runStore is the run store (the baseline's and the dashboard's
@@ -140,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range cfg.TraceMetrics {
+	for _, m := range append(slices.Clone(cfg.TraceMetrics), cfg.ConversationMetrics...) {
 		if err := j.Check(eval.Sample{Query: "q", Answer: "a", Sources: []eval.Source{{Text: "c"}}, Reference: "r"}, []string{m}); err != nil {
 			_ = j.Close()
 			if ie, ok := errors.AsType[*eval.InputError](err); ok && ie.Field == "--metric" {
@@ -182,6 +185,7 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.Workers = j.Session().Limit()
 	}
 	s.queue = newTraceQueue(s, cfg.QueueSize)
+	s.otlp = newSpanBuffer(cfg.QueueSize)
 	s.metrics = newMetrics(func() float64 { return float64(s.queueDepth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
 	s.metrics.reg.MustRegister(newLiveCollector(mon),

@@ -336,6 +336,20 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 		items = append(items, traceItem{id: t.TraceID, received: now, sample: rec.Sample, metrics: metrics, parent: spanOf(r)})
 	}
 	resp := TracesResponse{Received: len(req.Traces), NotSampled: len(req.Traces) - len(items)}
+	if err := s.enqueue(w, r, items, &resp); err != nil {
+		return err
+	}
+	s.accepted(w, resp)
+	return nil
+}
+
+// enqueue keeps the sampled items of a request to judge: journaled and
+// queued here, or published to the shared queue. It counts them in resp
+// (Sampled, Duplicates, QueueDepth); its error is the request's answer
+// when nothing of it was kept (413 for more than the queue holds, 429,
+// counted as shed, when it is full). /v1/traces and /otlp/v1/traces admit
+// their traces through it alike.
+func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, items []traceItem, resp *TracesResponse) error {
 	if s.shared != nil {
 		return s.postShared(w, r, items, resp)
 	}
@@ -346,7 +360,7 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 	defer s.queue.pushing.RUnlock()
 	if !s.queue.reserve(len(items)) {
 		s.metrics.shed.WithLabelValues(routeTraces, ShedQueueFull).Inc()
-		s.metrics.traces.WithLabelValues("shed").Add(float64(len(req.Traces)))
+		s.metrics.traces.WithLabelValues("shed").Add(float64(resp.Received))
 		w.Header().Set("Retry-After", "1")
 		return &httpError{status: http.StatusTooManyRequests, body: ErrorBody{Error: fmt.Sprintf("the trace queue is full (%d sampled traces waiting): nothing of this request was kept; send it again later", s.queue.capacity)}}
 	}
@@ -368,13 +382,12 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 		s.queue.items <- it // never blocks: its place is reserved
 	}
 	resp.QueueDepth = s.queue.depth()
-	s.accepted(w, resp)
 	return nil
 }
 
-// postShared answers sampled traces with a shared queue: 202 once the
+// postShared publishes sampled traces to a shared queue: nil once the
 // queue stored every one; 429, counted, when its stream is full.
-func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []traceItem, resp TracesResponse) error {
+func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []traceItem, resp *TracesResponse) error {
 	tasks := 0
 	for _, it := range items {
 		tasks += len(it.metrics)
@@ -400,7 +413,6 @@ func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []trac
 			resp.Sampled++
 		}
 	}
-	s.accepted(w, resp)
 	return nil
 }
 

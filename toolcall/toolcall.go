@@ -398,7 +398,7 @@ func (Errors) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 		switch {
 		case !ok || a.id == "":
 			without++
-		case failed(r):
+		case r.Failed():
 			errs++
 			issues = append(issues, fmt.Sprintf("%s failed: %s", a, short(r.Content)))
 		}
@@ -412,25 +412,6 @@ func (Errors) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 	}
 	sc.Reason = fmt.Sprintf("%d of %d calls failed; %d without a result", errs, len(act), without)
 	return sc, nil
-}
-
-// failed reports whether a tool message is an error.
-func failed(m eval.Message) bool {
-	if m.Error {
-		return true
-	}
-	t := strings.TrimSpace(m.Content)
-	if len(t) >= 5 && strings.EqualFold(t[:5], "error") {
-		return true
-	}
-	if strings.HasPrefix(t, "{") {
-		if obj, err := Arguments(t); err == nil {
-			if v, ok := obj["error"]; ok && v != nil && v != false {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func short(s string) string {

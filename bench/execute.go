@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
@@ -140,7 +141,7 @@ func (o *Outcome) Passed() bool { return len(o.Failures) == 0 }
 // model-calling scorers of a dry run, and each metric's pass threshold.
 type plan struct {
 	metrics []string
-	units   []Unit
+	units   []dispatch.Unit
 	// dryMetrics and dryScorers are the metrics and scorers a dry run
 	// counts the calls of, given a model; nil dryScorers for a profile
 	// that calls no model.
@@ -339,18 +340,22 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 			meter.Add(0, 1)
 		}
 	}
-	switch {
-	case job.Queue.On():
-		err = evaluateQueued(ctx, job, s, folder, data.Records(), p.units, func() { meter.Add(1, 0) }, func(r run.Result) {
-			out.Undelivered = append(out.Undelivered, r)
-		})
-	case s.Client().Batch() != nil:
-		err = evaluateBatched(ctx, job, s, folder, data, p.units, p.metrics, func() { meter.Add(1, 0) })
-	default:
-		err = Evaluate(ctx, folder, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
-	}
+	err = dispatcherOf(job, s, folder, p.units).Dispatch(ctx, dueItems(folder, data.Records(), p.units), func(res dispatch.Result) error {
+		if _, err := folder.AppendNew(res.Results); err != nil {
+			return err
+		}
+		for _, r := range res.Results {
+			if r.Undelivered > 0 {
+				out.Undelivered = append(out.Undelivered, r)
+			}
+		}
+		if res.RecordDone {
+			meter.Add(1, 0)
+		}
+		return nil
+	})
 	meter.Close()
-	stalled, isStalled := errors.AsType[*StalledError](err)
+	stalled, isStalled := errors.AsType[*dispatch.StalledError](err)
 	if isStalled {
 		err = nil // a failure of the run, below: its results so far are summarized
 	}
@@ -447,6 +452,20 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	return out, nil
 }
 
+// dispatcherOf is the dispatcher of job's run in folder, chosen once
+// from its options: through the queue (--workers, --cluster, --queue),
+// in rounds of batches (--batch), or in this process.
+func dispatcherOf(job Job, s *judging.Session, folder *run.Run, units []dispatch.Unit) dispatch.Dispatcher {
+	local := dispatch.Local{Units: units, Limit: s.Limit()}
+	switch {
+	case job.Queue.On():
+		return queued(job, s, folder, units)
+	case s.Client().Batch() != nil:
+		return &dispatch.Batch{Local: local, Batch: s.Client().Batch(), Dir: folder.Dir(), Log: job.Log, Now: job.Now}
+	}
+	return local
+}
+
 // planJob is what job judges, given its model session.
 func planJob(job Job, s *judging.Session, floors *run.MinGate) (plan, error) {
 	switch {
@@ -468,9 +487,9 @@ func planJob(job Job, s *judging.Session, floors *run.MinGate) (plan, error) {
 	}
 	_, build := judgesOf(job.Registry, job.Metrics, floors, s)
 	scorers := build(s.Model())
-	units := make([]Unit, len(scorers))
+	units := make([]dispatch.Unit, len(scorers))
 	for i, sc := range scorers {
-		units[i] = ScorerUnit(job.Metrics[i], sc)
+		units[i] = dispatch.ScorerUnit(job.Metrics[i], sc)
 	}
 	p := plan{metrics: job.Metrics, units: units, dryMetrics: job.Metrics, dryScorers: build, check: scorers}
 	for _, m := range job.Metrics {

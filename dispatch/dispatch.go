@@ -74,8 +74,8 @@ type Dispatcher interface {
 	// Dispatch hands out every item and calls deliver with each item's
 	// results as they arrive, one call at a time. It returns when every
 	// item has its results, on the first error (of items, a unit or
-	// deliver), or when ctx is done (nil then: the caller sees ctx and
-	// says the run was interrupted). What deliver took stays taken.
+	// deliver), or when ctx is done: the caller tells an interrupted run
+	// by ctx, whatever the error. What deliver took stays taken.
 	Dispatch(ctx context.Context, items iter.Seq2[Item, error], deliver func(Result) error) error
 }
 

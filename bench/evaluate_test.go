@@ -18,7 +18,9 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 func evalConfig() run.Config {
@@ -187,10 +189,10 @@ func TestRunSummaryKeepsTheMetricsOrderGiven(t *testing.T) {
 	assert.Regexp(t, `(?s)\nm1 +2/2 +0\.200 .*\nm2 +2/2 +0\.600 .*\nm3 +2/2 +0\.900 `, table.String())
 
 	var page bytes.Buffer
-	require.NoError(t, WriteReport(&page, cfg, s, rf, ReportData{}))
-	assert.Equal(t, []string{"m1", "m2", "m3"}, reportColumns(t, page.String()))
+	require.NoError(t, report.WriteHTML(&page, cfg, s, rf, report.Data{}))
+	assert.Regexp(t, `(?s)data-metric="\d+" class="num">m1</th>.*data-metric="\d+" class="num">m2</th>.*data-metric="\d+" class="num">m3</th>`, page.String(), "report.html's metric columns in the config's order")
 
-	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
+	st, err := runstore.OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	require.NoError(t, err)
 	defer func() { _ = st.Close() }() // read in this test only
 	require.NoError(t, st.Record(cfg, s, dir))

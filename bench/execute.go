@@ -22,21 +22,10 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/telemetry"
-)
-
-// ReportSamples is about how many samples report.html and the JUnit file
-// show for their metrics' lowest values: each metric's share, at least
-// ReportSamplesMin, are the samples of its lowest values (a default, a
-// skip or an error lowest of all). ReportFlipped is about how many more
-// report.html shows that flipped pass/fail against the baseline, shared
-// among the metrics too. With each sample's texts bounded (MaxReportAnswer
-// and the others) the page stays a few MB however large the run.
-const (
-	ReportSamples    = 400
-	ReportSamplesMin = 25
-	ReportFlipped    = 100
 )
 
 // Job is one evaluation run, everything `assay bench` is asked: the
@@ -281,10 +270,10 @@ func (x *execution) plan() error {
 	if x.gates, err = parseGates(job.Gates, p.metrics); err != nil {
 		return err
 	}
-	if err := checkOutFile("--junit", job.JUnit); err != nil {
+	if err := report.CheckOutFile("--junit", job.JUnit); err != nil {
 		return err
 	}
-	if err := checkOutFile("--summary-md", job.SummaryMD); err != nil {
+	if err := report.CheckOutFile("--summary-md", job.SummaryMD); err != nil {
 		return err
 	}
 	x.p, x.threshold = p, thresholds(job.Registry, p, x.floors, s)
@@ -438,7 +427,7 @@ func (x *execution) judge(ctx context.Context) error {
 	out.Kept, out.Redo = folder.Kept()
 	gate := func(r run.Result) {
 		// The floor compares the value rounded, as judge prints it.
-		x.floors.Add(eval.Score{Metric: r.Metric, Value: Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
+		x.floors.Add(eval.Score{Metric: r.Metric, Value: run.Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
 	}
 	for r := range folder.Earlier() {
 		gate(r)
@@ -481,7 +470,7 @@ func (x *execution) judge(ctx context.Context) error {
 // summarize is the run's summary (calibration, the baseline comparison
 // with base, the gates), what the model client did, and the results the
 // report and the JUnit file show.
-func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, ReportData, error) {
+func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report.Data, error) {
 	job, s, dir := x.job, x.s, x.dir
 	summary := x.folder.Summary(x.data.Len(), job.Now().UTC(), x.threshold)
 	for _, m := range summary.Metrics {
@@ -489,23 +478,23 @@ func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, Report
 	}
 	if x.labels.Len() > 0 {
 		if err := summary.AddCalibration(filepath.Join(dir, run.FileResults), x.labels); err != nil {
-			return summary, nil, ReportData{}, err
+			return summary, nil, report.Data{}, err
 		}
 	}
 	// A baseline comparison reads both runs' results line by line.
 	if base != "" {
 		cmp, alerts, err := run.Compare(base, filepath.Join(dir, run.FileResults), summary, &x.cfg)
 		if err != nil {
-			return summary, nil, ReportData{}, eval.AsInputError("--baseline "+job.Baseline, err)
+			return summary, nil, report.Data{}, eval.AsInputError("--baseline "+job.Baseline, err)
 		}
 		summary.Baseline, summary.Alerts = cmp, alerts
 	}
 	summary.Notices = run.FloorNotices(summary.Metrics, summary.Alerts)
 	// The report and the JUnit file show the samples worth reading, so a
 	// run of any size keeps flat memory.
-	results, more, err := reportResults(dir, base, x.data, x.p.metrics, summary.Baseline)
+	results, more, err := report.ReadShown(dir, base, x.data.Records(), x.p.metrics, summary.Baseline)
 	if err != nil {
-		return summary, nil, ReportData{}, err
+		return summary, nil, report.Data{}, err
 	}
 	summary.Gates = run.CheckGates(x.gates, summary)
 	x.out.Report = s.Report(x.folder.Defaults().Defaulted)
@@ -550,7 +539,7 @@ func (x *execution) verdict(summary run.Summary) judging.Failures {
 // write writes the run's files (report.html, the JUnit file,
 // summary.json, the Markdown summary), closes its folder and records it
 // in the run store.
-func (x *execution) write(summary run.Summary, results *run.ResultFile, more ReportData) error {
+func (x *execution) write(summary run.Summary, results *run.ResultFile, more report.Data) error {
 	job, out := x.job, x.out
 	infra := out.Failures.Infra() != nil
 	for _, f := range out.Failures {
@@ -719,26 +708,6 @@ func joinNames(names []string) string {
 	return out
 }
 
-// checkOutFile checks, before any work, that a file can be written at
-// path: its folder exists and is a folder.
-func checkOutFile(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return eval.FlagError(flag, "%s: its folder %s cannot be used: %v", path, dir, err)
-	case !st.IsDir():
-		return eval.FlagError(flag, "%s: %s is not a folder", path, dir)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return eval.FlagError(flag, "%s is a folder, not a file", path)
-	}
-	return nil
-}
-
 // thresholds is the pass threshold of each metric in a run's summary: its
 // --min floor where one is set, else the profile's or the metric's own.
 func thresholds(reg *metric.Registry, p plan, floors *run.MinGate, s *judging.Session) func(string) float64 {
@@ -828,8 +797,8 @@ func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 		return "", "", err
 	}
 	defer func() { _ = store.Close() }() // read only here
-	dir, err = ResolveBaseline(store, job.Baseline, cfg)
-	var nb *NoBaselineError
+	dir, err = runstore.ResolveBaseline(store, job.Baseline, cfg)
+	var nb *runstore.NoBaselineError
 	if errors.As(err, &nb) {
 		return "", nb.Error(), nil
 	}
@@ -840,15 +809,15 @@ func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 }
 
 // openStore opens the job's run store.
-func openStore(job Job) (*Store, error) {
+func openStore(job Job) (*runstore.Store, error) {
 	path := job.Store
 	if path == "" {
 		var err error
-		if path, err = DefaultStorePath(job.Env); err != nil {
+		if path, err = runstore.DefaultStorePath(job.Env); err != nil {
 			return nil, err
 		}
 	}
-	return OpenStore(path)
+	return runstore.OpenStore(path)
 }
 
 // record keeps the run in the run store.
@@ -896,44 +865,11 @@ func pendingRecords(d data, folder *run.Run, metrics []string) int {
 	return n
 }
 
-// reportResults reads what report.html and the JUnit file show: the
-// results of each metric's lowest samples and of those that flipped in
-// the comparison cmp (nil without a baseline), with their texts read
-// again from data and their results in the baseline run in baseDir.
-// Memory holds the shown samples only. A dataset that no longer reads
-// (changed since the run) leaves the texts out, saying why.
-func reportResults(dir, baseDir string, data data, metrics []string, cmp *run.Comparison) (*run.ResultFile, ReportData, error) {
-	share := func(total int) int { return max((total+len(metrics)-1)/max(len(metrics), 1), 1) }
-	var flipped []string
-	if cmp != nil {
-		for _, m := range cmp.Metrics {
-			for _, f := range m.Flipped[:min(len(m.Flipped), share(ReportFlipped))] {
-				flipped = append(flipped, f.ID)
-			}
-		}
-	}
-	results, err := run.ReadResultsBounded(filepath.Join(dir, run.FileResults), max(share(ReportSamples), ReportSamplesMin), flipped...)
-	if err != nil {
-		return nil, ReportData{}, err
-	}
-	ids := ShownIDs(results)
-	var more ReportData
-	if more.Texts, err = ReadSampleTexts(data.Records(), ids); err != nil {
-		more.TextsErr = err.Error()
-	}
-	if baseDir != "" {
-		if more.Baseline, err = ReadBaselineResults(baseDir, ids); err != nil {
-			return nil, ReportData{}, err
-		}
-	}
-	return results, more, nil
-}
-
 // writeRunFiles writes report.html into the run folder and, when junit is
 // set, the JUnit XML there, each whole or not at all.
-func writeRunFiles(dir string, cfg run.Config, s run.Summary, results *run.ResultFile, more ReportData, junit string, floors *run.MinGate, infra bool) error {
+func writeRunFiles(dir string, cfg run.Config, s run.Summary, results *run.ResultFile, more report.Data, junit string, floors *run.MinGate, infra bool) error {
 	if err := atomicfile.Write(filepath.Join(dir, run.FileReport), 0o644, func(w io.Writer) error {
-		return WriteReport(w, cfg, s, results, more)
+		return report.WriteHTML(w, cfg, s, results, more)
 	}); err != nil {
 		return err
 	}
@@ -941,13 +877,9 @@ func writeRunFiles(dir string, cfg run.Config, s run.Summary, results *run.Resul
 		return nil
 	}
 	return atomicfile.Write(junit, 0o644, func(w io.Writer) error {
-		return WriteJUnit(w, cfg, s, results, JUnitOptions{Floor: floors.Floor, Infra: infra})
+		return report.WriteJUnit(w, cfg, s, results, report.JUnitOptions{Floor: floors.Floor, Infra: infra})
 	})
 }
-
-// Round is a value as judge prints it and floors compare it: four
-// decimals.
-func Round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
 
 // num4 is a statistic with four decimals, or that it is undefined.
 func num4(n run.Num) string {

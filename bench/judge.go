@@ -14,6 +14,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/telemetry"
 )
@@ -154,9 +155,9 @@ func checkJudgeJob(job JudgeJob) (JudgeJob, *run.MinGate, error) {
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	job.Out = judging.Writer(job.Out)
 	if job.Format == "" {
-		job.Format = run.OutputYAML
+		job.Format = report.OutputYAML
 	}
-	if err := run.CheckOutputFormat(job.Format, run.OutputYAML, run.OutputJSON, run.OutputJSONL, run.OutputText); err != nil {
+	if err := report.CheckOutputFormat(job.Format, report.OutputYAML, report.OutputJSON, report.OutputJSONL, report.OutputText); err != nil {
 		return job, nil, err
 	}
 	if job.Registry == nil {
@@ -203,7 +204,7 @@ func (j *judgeRun) run(ctx context.Context, data *dataset.Dataset, scorers []eva
 	if err != nil {
 		return nil, err
 	}
-	out := run.NewResultWriter(meter.Writer(job.Out), job.Format)
+	out := report.NewResultWriter(meter.Writer(job.Out), job.Format)
 	var werr error
 	err = ScoreStream(ctx, data.Records(), telemetry.Scorers(scorers), s.Limit(), func(_ int, rec dataset.Record, scores []eval.Score) error {
 		werr = j.record(out, meter, rec, scores)
@@ -242,7 +243,7 @@ func (j *judgeRun) run(ctx context.Context, data *dataset.Dataset, scorers []eva
 
 // record counts a record's scores and writes its results, rounded as
 // the floors compare them.
-func (j *judgeRun) record(out *run.ResultWriter, meter *progress.Meter, rec dataset.Record, scores []eval.Score) error {
+func (j *judgeRun) record(out *report.ResultWriter, meter *progress.Meter, rec dataset.Record, scores []eval.Score) error {
 	defaulted := 0
 	for _, sc := range scores {
 		j.s.Observe(sc)
@@ -252,7 +253,7 @@ func (j *judgeRun) record(out *run.ResultWriter, meter *progress.Meter, rec data
 		}
 		r := run.ResultOf(rec.ID, sc)
 		j.stats.Add(r)
-		r.Value, r.Points = Round(r.Value), Round(r.Points)
+		r.Value, r.Points = run.Round(r.Value), run.Round(r.Points)
 		// The floor compares the value printed, rounded.
 		j.floors.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
 		if err := out.Write(r); err != nil {

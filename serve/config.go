@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // Config is how the server is built. Its zero fields are the documented
@@ -40,7 +40,7 @@ type Config struct {
 	// inputs/ (their datasets). Empty is "serve" beside the run store.
 	DataDir string
 	// Store is the run store's file (bench.Job.Store); empty is
-	// bench.DefaultStorePath(Env).
+	// runstore.DefaultStorePath(Env).
 	Store string
 	// Judging is the model client of /v1/judge, /v1/score, the traces
 	// and the runs, and the rules for its failures.
@@ -205,7 +205,7 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if c.Store == "" {
-		p, err := bench.DefaultStorePath(c.Env)
+		p, err := runstore.DefaultStorePath(c.Env)
 		if err != nil {
 			return c, err
 		}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
@@ -166,7 +165,7 @@ func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
 	at := s.cfg.Now()
 	for i, sc := range scores {
 		res := run.ResultOf(rec.ID, sc)
-		res.Value, res.Points = bench.Round(res.Value), bench.Round(res.Points)
+		res.Value, res.Points = run.Round(res.Value), run.Round(res.Points)
 		resp.Results[i] = res
 		s.observe(sc, meta, at)
 	}

@@ -63,15 +63,15 @@ type qualityInput struct {
 
 type rankedChunk struct {
 	Content     string         `json:"content"`
-	Score       float64        `json:"score" jsonschema:"the retrieval (vector similarity) score, >= 0"`
-	RerankScore *float64       `json:"rerankScore,omitempty" jsonschema:"the reranker's score, >= 0, used in place of score when given"`
+	Score       float64        `json:"score" jsonschema:"the retrieval (vector similarity) score, any finite number (negative and zero included, as the seed does not clamp)"`
+	RerankScore *float64       `json:"rerankScore,omitempty" jsonschema:"the reranker's score, any finite number (cross-encoder logits included), used in place of score when given"`
 	DocumentID  string         `json:"documentId"`
 	Metadata    map[string]any `json:"metadata,omitempty" jsonschema:"carried through; sectionTitle counts for diversity"`
 }
 
 type assembledContext struct {
-	Text       string `json:"text"`
-	TokenCount int    `json:"tokenCount"`
+	Text       *string `json:"text,omitempty" jsonschema:"the assembled text; missing or null scores a context sufficiency of 0 and is named in notes"`
+	TokenCount *int    `json:"tokenCount,omitempty" jsonschema:"the context's tokens, a whole number >= 0; needed when text is not empty"`
 }
 
 // components are the document's schemas, by name, and the Go types they

@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/dashboard"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -87,7 +88,7 @@ type Server struct {
 	// runStore is the run store (the baseline's and the dashboard's
 	// runs); live watches the scores and raises the alerts; dash is the
 	// dashboard's data.
-	runStore *bench.Store
+	runStore *runstore.Store
 	live     *live.Monitor
 	dash     dashboard.Source
 	// sessions are the dashboard's logins and signIns the failed
@@ -152,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 		_ = j.Close()
 		return nil, err
 	}
-	runStore, err := bench.OpenStore(cfg.Store)
+	runStore, err := runstore.OpenStore(cfg.Store)
 	if err != nil {
 		return nil, errors.Join(err, st.Close(), j.Close())
 	}
@@ -182,7 +183,10 @@ func New(cfg Config) (*Server, error) {
 	s.queue = newTraceQueue(s, cfg.QueueSize)
 	s.metrics = newMetrics(func() float64 { return float64(s.queueDepth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
-	s.metrics.reg.MustRegister(newLiveCollector(mon))
+	s.metrics.reg.MustRegister(newLiveCollector(mon),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "assay_store_write_waits_total",
+			Help: "Writes to serve.db (the trace journal, scores, runs, alert events) that queued behind another of this process's writes."},
+			func() float64 { return float64(st.waits.Load()) }))
 	s.runs = newRunManager(s)
 	s.dash = s.dashboardSource()
 	if cfg.Token != "" {
@@ -289,8 +293,9 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // Close stops the background work gracefully, within
-// Config.ShutdownTimeout: trace judgements under way finish, queued traces
-// stay in the journal, runs are interrupted (resumed by the next Start);
+// Config.ShutdownTimeout: every trace this process answered 202 is judged
+// (those queued too, not left for a restart; what the timeout cuts stays
+// in the journal), runs are interrupted (resumed by the next Start);
 // the alert events still queued are delivered to the store and the
 // webhook, for another ShutdownTimeout at most, and the monitor is
 // closed; then it closes the stores and the model session. Stop serving
@@ -335,7 +340,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case serveErr = <-errc:
 	case <-ctx.Done():
-		fmt.Fprintf(s.cfg.Log, "assay serve: shutting down (%d trace(s) queued stay in the journal)\n", s.queue.depth())
+		fmt.Fprintf(s.cfg.Log, "assay serve: shutting down (%d trace(s) queued or being judged: judged before exit, within %s)\n", s.queue.depth(), s.cfg.ShutdownTimeout)
 		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		if serveErr = hs.Shutdown(sctx); errors.Is(serveErr, context.DeadlineExceeded) {
 			serveErr = fmt.Errorf("requests still in flight after the shutdown timeout (%s) were cut: %w", s.cfg.ShutdownTimeout, serveErr)

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -192,7 +193,7 @@ func TestScoreEachStaysNearTheEmitter(t *testing.T) {
 				return nil
 			})
 			require.NoError(t, err)
-			assert.LessOrEqual(t, maxAhead, int64(aheadPerSlot*limit), "records started ahead of the one emitted")
+			assert.LessOrEqual(t, maxAhead, int64(dispatch.AheadPerSlot*limit), "records started ahead of the one emitted")
 		})
 	}
 }
@@ -251,7 +252,7 @@ func TestScoreStream(t *testing.T) {
 				require.NoError(t, err)
 			}
 			assert.Equal(t, tc.want, emitted)
-			assert.LessOrEqual(t, maxAhead, int64(aheadPerSlot*limit+1), "records read ahead of the one emitted")
+			assert.LessOrEqual(t, maxAhead, int64(dispatch.AheadPerSlot*limit+1), "records read ahead of the one emitted")
 		})
 	}
 }

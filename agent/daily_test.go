@@ -41,7 +41,7 @@ func TestDailyScorersReadAJSONLRecord(t *testing.T) {
 	}
 	// 12 of the 13 numbers are right: numeric accuracy 92.3, faithfulness
 	// 0.3*92.3 + 0.25*100 + 0.2*100 + 0.25*100 = 97.7.
-	sample := eval.Sample{Answer: string(report), Metadata: map[string]any{daily.MetaTruth: truth, daily.MetaTelemetry: tel}}
+	sample := eval.Sample{Answer: string(report), Metadata: map[string]any{eval.MetaTruth: truth, eval.MetaTelemetry: tel}}
 	tests := map[string]struct {
 		points float64
 		count  string
@@ -67,7 +67,7 @@ func TestDailyScorersReadAJSONLRecord(t *testing.T) {
 	}
 	t.Run("no telemetry skips qos", func(t *testing.T) {
 		t.Parallel()
-		s := eval.Sample{Answer: string(report), Metadata: map[string]any{daily.MetaTruth: truth}}
+		s := eval.Sample{Answer: string(report), Metadata: map[string]any{eval.MetaTruth: truth}}
 		sc, err := daily.Scorer{Metric: daily.MetricQoS}.Score(context.Background(), s)
 		require.NoError(t, err)
 		assert.True(t, sc.Skipped)

@@ -26,7 +26,7 @@ func writeFile(t *testing.T, text string) string {
 func TestProfileUnits(t *testing.T) {
 	t.Parallel()
 	path := writeFile(t, ctxLine)
-	d, err := dataset.OpenProfileData(path, "", dataset.ProfileContext)
+	d, err := dataset.OpenProfileData(path, "", dataset.ProfileContext, nil)
 	require.NoError(t, err)
 	for rec, rerr := range d.Records() {
 		require.NoError(t, rerr)

@@ -170,7 +170,7 @@ func (x *exporter) openDataset() (iter.Seq2[dataset.Record, error], string) {
 	}
 	var recs iter.Seq2[dataset.Record, error]
 	if cfg.Profile != "" {
-		d, err := dataset.OpenProfileData(cfg.Dataset, "", cfg.Profile)
+		d, err := dataset.OpenProfileData(cfg.Dataset, "", cfg.Profile, nil)
 		if err != nil {
 			return nil, fmt.Sprintf("the run's dataset %s does not read (%v): the samples' fields are left empty", cfg.Dataset, err)
 		}

@@ -34,7 +34,7 @@ func TestProfileUnits(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, scores, 5)
 		for i, sc := range scores {
-			assert.Equal(t, ContextMetrics[i], sc.Metric)
+			assert.Equal(t, contextMetrics[i], sc.Metric)
 			if i > 0 {
 				assert.Equal(t, scores[0].Evidence.Counts[sc.Metric], sc.Value, sc.Metric)
 			}

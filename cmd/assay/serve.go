@@ -90,7 +90,7 @@ func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.profiles, "profiles", "", "folder of profile files (NAME.yaml) that requests may name by NAME, beside research, daily and context")
 	fl.StringVar(&f.dataDir, "data-dir", "", `folder of the server's journal, trace scores and runs (default "serve" beside the run store)`)
 	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "share of traces judged, 0 to 1, decided by a hash of the trace id")
-	fl.StringSliceVar(&f.traceMetrics, "trace-metric", serve.DefaultTraceMetrics, "metrics a trace is judged with when its request names none")
+	fl.StringSliceVar(&f.traceMetrics, "trace-metric", serve.DefaultTraceMetrics(), "metrics a trace is judged with when its request names none")
 	fl.StringVar(&f.queue, "queue", "1024", "sampled traces that may wait to be judged (beyond, POST /v1/traces answers 429); or a NATS URL (nats://HOST:4222) whose JetStream queue replicas share with assay worker processes")
 	fl.StringVar(&f.queueToken, "queue-token", "", "the NATS server's token (--queue nats://...)")
 	fl.IntVar(&f.queueSize, "queue-size", 0, "with --queue nats://...: the trace tasks (one per trace and metric) the shared queue holds, waiting or being judged; beyond, POST /v1/traces answers 429 (0: 1024)")

@@ -23,8 +23,10 @@ const routeOTLP = "POST /otlp/v1/traces"
 // DefaultConversationMetrics are the metrics a conversation assembled from
 // spans is judged with unless told otherwise: none needs an expected
 // answer, as production conversations have none.
-var DefaultConversationMetrics = []string{
-	"task_completion", "conversation_relevancy", "knowledge_retention", "role_adherence", "tool_call_errors", "tool_call_loops",
+func DefaultConversationMetrics() []string {
+	return []string{
+		"task_completion", "conversation_relevancy", "knowledge_retention", "role_adherence", "tool_call_errors", "tool_call_loops",
+	}
 }
 
 // Content types of OTLP/HTTP.

@@ -122,7 +122,7 @@ func TestRunFolderOfAnInterruptedRun(t *testing.T) {
 			}
 			return llmtest.Reply{Delay: time.Minute} // ends when the client goes away
 		}
-		return llmtest.JudgeReplies(req)
+		return researchReplies(req)
 	}))
 	client := modelClient(t, srv)
 	dir := t.TempDir()
@@ -186,13 +186,13 @@ func TestResearchOutcomes(t *testing.T) {
 				if schemaName(req) == "aspects" {
 					return fail
 				}
-				return llmtest.JudgeReplies(req)
+				return researchReplies(req)
 			},
 			status: agent.StatusRejected, card: "iterate",
 			reason: "the completeness judge(s) fell back to the neutral default",
 		},
 		"a search backend that is down": {
-			reply:    llmtest.JudgeReplies,
+			reply:    researchReplies,
 			searcher: downSearch{},
 			status:   agent.StatusSearchFailed,
 			errAs:    func(err error) bool { var ue *web.UnreachableError; return errors.As(err, &ue) },

@@ -29,6 +29,10 @@ import (
 	"github.com/assaylabs/assay/web"
 )
 
+// researchReplies answers the judges' prompts and the research workflow's
+// own (its stand-in, agent.StandIn) as a model would.
+var researchReplies = llmtest.ResearchReplies(agent.StandIn)
+
 var day = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
 // fixedClock advances one millisecond a reading, so stage durations are
@@ -49,7 +53,7 @@ func corpus(t testing.TB) *web.Local {
 }
 
 func offlineResearch(t testing.TB, s agent.Searcher) agent.Research {
-	return agent.Research{Searcher: s, Mode: agent.Modes["standard"], Options: agent.Options{Now: fixedClock()}}
+	return agent.Research{Searcher: s, Mode: agent.Modes()["standard"], Options: agent.Options{Now: fixedClock()}}
 }
 
 // TestResearchPaths runs the documented query of each path offline on the
@@ -212,7 +216,7 @@ func TestGateWithModel(t *testing.T) {
 		case "report":
 			return llmtest.Reply{Content: `{"report":"# Report\n\n## Executive Summary\n\nHeat pumps work in the cold ([site0.gov](https://site0.gov/page \"keep a COP of 2 at minus 15 degrees\")). They never fail ([site1.gov](https://site1.gov/page \"heat pumps never fail in any weather\")).\n\n## Conclusion\n\nField data exists ([site1.gov](https://site1.gov/page \"field data from 11 homes\")).\n"}`}
 		}
-		return llmtest.JudgeReplies(req)
+		return researchReplies(req)
 	}))
 	c := modelClient(t, srv)
 	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, Now: fixedClock()}, MaxIterations: -1}
@@ -250,7 +254,7 @@ func TestGateWithModel(t *testing.T) {
 // TestGateRunsInParallel grades 7 sources against a server that takes
 // 100 ms a call: the gate must take well under twice one call.
 func TestGateRunsInParallel(t *testing.T) {
-	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies), llmtest.Latency(100*time.Millisecond))
+	srv := llmtest.New(t, llmtest.Func(researchReplies), llmtest.Latency(100*time.Millisecond))
 	c := modelClient(t, srv)
 	cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, NoRecency: true}, MaxIterations: -1}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
@@ -328,7 +332,7 @@ func TestFetchFaults(t *testing.T) {
 		results = append(results, web.Result{URL: "http://news.example.com/" + p, Title: p})
 	}
 	results = append(results, web.Result{URL: "http://metadata.example.com/latest/meta-data", Title: "metadata"})
-	cfg := agent.Research{Searcher: memSearch{results}, Fetcher: f, Mode: agent.Modes["deep"], Options: agent.Options{Now: fixedClock(), NoRecency: true}}
+	cfg := agent.Research{Searcher: memSearch{results}, Fetcher: f, Mode: agent.Modes()["deep"], Options: agent.Options{Now: fixedClock(), NoRecency: true}}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
 	require.NoError(t, err)
 	reasons := map[string]string{}
@@ -350,14 +354,12 @@ func TestFetchFaults(t *testing.T) {
 }
 
 func TestResearchStopsOnCancel(t *testing.T) {
-	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies), llmtest.Latency(2*time.Second))
+	srv := llmtest.New(t, llmtest.Func(researchReplies), llmtest.Latency(time.Hour))
 	c := modelClient(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	res, err := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, NoRecency: true}}.Run(ctx, "heat pumps in cold climates")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), time.Second)
 	require.NotNil(t, res, "what was done is returned")
 	assert.NotEmpty(t, res.Trace)
 }
@@ -388,7 +390,7 @@ func TestInsufficientDataWithModel(t *testing.T) {
 				case "explanation":
 					return tc.explain
 				}
-				return llmtest.JudgeReplies(req)
+				return researchReplies(req)
 			}))
 			cfg := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: modelClient(t, srv), Now: fixedClock(), NoRecency: true}}
 			res, err := cfg.Run(context.Background(), "How much does a wedding guitarist charge per hour?")

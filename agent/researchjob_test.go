@@ -205,7 +205,7 @@ func TestRunResearchInsufficientData(t *testing.T) {
 
 func TestRunResearchDryRun(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	srv := llmtest.New(t, llmtest.Func(researchReplies))
 	j := job(t, map[string]string{"OPENAI_BASE_URL": srv.URL()})
 	j.Judging.LLM.Spec, j.Judging.DryRun = "openai:gpt-4o-mini", true
 	out, stdout, _ := execute(t, context.Background(), j)
@@ -230,7 +230,7 @@ func TestRunResearchFailures(t *testing.T) {
 			if schema == "" || schemaName(req) == schema {
 				return llmtest.Reply{Status: 400, Body: `{"error":{"message":"scripted failure","type":"invalid_request_error"}}`}
 			}
-			return llmtest.JudgeReplies(req)
+			return researchReplies(req)
 		}
 	}
 	tests := map[string]struct {
@@ -245,7 +245,7 @@ func TestRunResearchFailures(t *testing.T) {
 			first: "model openai:gpt-4o-mini failed all 16 of the run's model steps", status: agent.StatusModelFailed,
 		},
 		"a budget that stops every call": {
-			reply: llmtest.JudgeReplies, edit: func(j *agent.ResearchJob) { j.Judging.LLM.MaxCostUSD = 1e-7 },
+			reply: researchReplies, edit: func(j *agent.ResearchJob) { j.Judging.LLM.MaxCostUSD = 1e-7 },
 			kinds:  []judging.FailureKind{judging.FailBudget, judging.FailDefaults},
 			first:  "budget reached: 16 call(s) not made under --max-cost $0.0000001, and the steps they were for fell back to their defaults",
 			status: agent.StatusModelFailed,
@@ -255,7 +255,7 @@ func TestRunResearchFailures(t *testing.T) {
 				if schemaName(req) == "grade" && strings.Contains(req.Messages[len(req.Messages)-1].Content, "Rating Heat Pump Efficiency for Cold Climates") {
 					return failOn("")(req)
 				}
-				return llmtest.JudgeReplies(req)
+				return researchReplies(req)
 			},
 			edit:  func(j *agent.ResearchJob) { j.Judging.Strict = true },
 			kinds: []judging.FailureKind{judging.FailDefaults}, first: "--strict: 1 judge result(s) fell back to the neutral default",
@@ -266,7 +266,7 @@ func TestRunResearchFailures(t *testing.T) {
 			first: "rejected: still iterate after 2 repair iteration(s): Not a pass: the completeness judge(s) fell back", status: agent.StatusRejected,
 		},
 		"a search backend out of reach": {
-			reply: llmtest.JudgeReplies, edit: func(j *agent.ResearchJob) { j.Search = "searxng:http://" + closedAddr(t) },
+			reply: researchReplies, edit: func(j *agent.ResearchJob) { j.Search = "searxng:http://" + closedAddr(t) },
 			kinds: []judging.FailureKind{judging.FailError}, first: "search backend searxng:http://", status: agent.StatusSearchFailed,
 		},
 	}
@@ -308,7 +308,7 @@ func TestRunResearchInterrupted(t *testing.T) {
 			}
 			return llmtest.Reply{Delay: time.Minute} // ends when the client goes away
 		}
-		return llmtest.JudgeReplies(req)
+		return researchReplies(req)
 	}))
 	j := job(t, map[string]string{"OPENAI_BASE_URL": srv.URL()})
 	j.Judging.LLM.Spec, j.Quiet = "openai:gpt-4o-mini", true
@@ -364,9 +364,9 @@ func TestRunWriteStatusLine(t *testing.T) {
 		run  agent.Run
 		want string
 	}{
-		"decided": {agent.Run{Mode: agent.Modes["standard"], Decision: "full_report", Status: "pass", Reason: "Met."},
+		"decided": {agent.Run{Mode: agent.Modes()["standard"], Decision: "full_report", Status: "pass", Reason: "Met."},
 			"Research status: **pass** (full_report, standard mode). Met.\n"},
-		"interrupted before deciding": {agent.Run{Mode: agent.Modes["standard"], Status: "interrupted", Reason: "Stopped."},
+		"interrupted before deciding": {agent.Run{Mode: agent.Modes()["standard"], Status: "interrupted", Reason: "Stopped."},
 			"Research status: **interrupted** (standard mode). Stopped.\n"},
 	}
 	for name, tc := range tests {

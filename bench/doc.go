@@ -38,8 +38,7 @@
 //	}
 //	return gate.Err() // a *BelowFloorError when a score is under its floor
 //
-// [Runs] reads the recorded runs as `assay runs` shows them: listed
-// ([Runs.List]), one shown ([Runs.Show]), two compared ([Runs.Diff]) and a
-// metric's mean over time ([Runs.Trend]), each a value whose Write prints
-// it in one of the [OutputFormats].
+// Package report renders a finished run (report.html, JUnit, the
+// Markdown summary) and package runstore keeps the recorded runs for
+// `assay runs`.
 package bench

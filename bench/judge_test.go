@@ -19,7 +19,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
-	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/report"
 )
 
 // offline is the judging of a test: the offline judges, no cache.
@@ -38,11 +38,11 @@ func TestJudge(t *testing.T) {
 		err      string
 	}{
 		"jsonl, one line a result": {
-			job:   bench.JudgeJob{Data: "../fixtures/rag/labelled.jsonl", Metrics: []string{"faithfulness"}, Format: run.OutputJSONL},
+			job:   bench.JudgeJob{Data: "../fixtures/rag/labelled.jsonl", Metrics: []string{"faithfulness"}, Format: report.OutputJSONL},
 			lines: 6,
 		},
 		"a floor the values miss is a scored failure": {
-			job:   bench.JudgeJob{Data: "../fixtures/rag/labelled.jsonl", Metrics: []string{"faithfulness"}, Format: run.OutputJSONL, Min: "0.99"},
+			job:   bench.JudgeJob{Data: "../fixtures/rag/labelled.jsonl", Metrics: []string{"faithfulness"}, Format: report.OutputJSONL, Min: "0.99"},
 			lines: 6, failures: []judging.FailureKind{judging.FailFloor},
 		},
 		"an unknown metric is an input error": {
@@ -116,7 +116,7 @@ func TestJudgeStreamsStandardInput(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	var out bytes.Buffer
 	o, err := bench.Judge(context.Background(), bench.JudgeJob{Data: dataset.Stdin, Stdin: pr, Metrics: []string{"faithfulness"},
-		Format: run.OutputJSONL, Out: &out, Judging: offline()})
+		Format: report.OutputJSONL, Out: &out, Judging: offline()})
 	require.NoError(t, err)
 	assert.Equal(t, records, o.Done)
 	assert.Equal(t, records, strings.Count(out.String(), "\n"))

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -109,4 +111,33 @@ func (o *Outcome) writeBudget(w io.Writer) bool {
 		strconv.FormatFloat(o.MaxCost, 'f', -1, 64), u.Cost(), u.Calls, scored, pairs, defaulted)
 	fmt.Fprintf(w, "bench: go on with --resume --out %s and a larger --max-cost: only the %d default(s) are judged again\n", o.Dir, defaulted)
 	return true
+}
+
+// WriteBaselineMarkdown writes the run's comparison with its baseline
+// (assay bench --baseline) as the Markdown summary `assay runs diff
+// --format md` writes; nothing when the run had no baseline.
+func (o *Outcome) WriteBaselineMarkdown(w io.Writer) error {
+	c := o.Summary.Baseline
+	if c == nil {
+		return nil
+	}
+	return report.WriteComparisonMD(w, c.BaselineRunID, o.Config.RunID, c, o.Summary.Alerts)
+}
+
+// appendSummaryMD appends o's baseline summary to the file at path, when
+// both are there.
+func appendSummaryMD(path string, o *Outcome) (err error) {
+	if path == "" || o.Summary.Baseline == nil {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("--summary-md: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--summary-md: %w", cerr)
+		}
+	}()
+	return o.WriteBaselineMarkdown(f)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/heuristics/daily"
@@ -18,18 +19,21 @@ import (
 // (Points and Max keep the 10-point figure).
 const MetricTotal = "total"
 
-// ContextMetrics are the results of the context profile: the overall and
-// its four sub-scores, each a result of its own.
-var ContextMetrics = []string{agent.MetricContextQuality, heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency,
+// contextMetrics backs ContextMetrics, which hands out copies.
+var contextMetrics = []string{agent.MetricContextQuality, heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency,
 	heuristics.KeyDiversityScore, heuristics.KeyEstimatedFaithfulness}
+
+// ContextMetrics returns the results of the context profile: the overall
+// and its four sub-scores, each a result of its own.
+func ContextMetrics() []string { return slices.Clone(contextMetrics) }
 
 // ContextUnit judges a retrieval sample with the context card's scorer
 // (heuristics.ContextQuality, the weights of the built-in context
 // profile): context_quality, with the evidence, and its four sub-scores
 // read from that evidence.
-func ContextUnit() Unit {
+func ContextUnit() dispatch.Unit {
 	scorer := heuristics.ContextQuality{}
-	return Unit{Metrics: ContextMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+	return dispatch.Unit{Metrics: contextMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
 		sc, err := scorer.Score(ctx, s)
 		if err != nil {
 			return nil, err
@@ -47,7 +51,7 @@ func ResearchMetrics(p *agent.Profile) []string {
 	for _, s := range p.Specs {
 		out = append(out, s.Metric)
 		if s.Metric == agent.MetricContextQuality {
-			out = append(out, ContextMetrics[1:]...)
+			out = append(out, contextMetrics[1:]...)
 		}
 	}
 	return append(out, MetricTotal)
@@ -60,8 +64,8 @@ func ResearchMetrics(p *agent.Profile) []string {
 // whose reason is the card's status and reason. A card with a defaulted
 // dimension has its total marked defaulted too, so that it is counted
 // apart rather than averaged in.
-func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
-	return Unit{Metrics: ResearchMetrics(p), Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+func ResearchUnit(p *agent.Profile, opt agent.Options) dispatch.Unit {
+	return dispatch.Unit{Metrics: ResearchMetrics(p), Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
 		card, err := agent.Score(ctx, p, s, opt)
 		if err != nil {
 			return nil, err
@@ -81,7 +85,7 @@ func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
 			total.Defaulted = true
 			total.Err = fmt.Errorf("%d dimension(s) of the card defaulted", card.Defaulted)
 		}
-		out := make([]eval.Score, 0, len(card.Scores)+len(ContextMetrics))
+		out := make([]eval.Score, 0, len(card.Scores)+len(contextMetrics))
 		for _, sc := range card.Scores {
 			out = append(out, sc)
 			if sc.Metric == agent.MetricContextQuality {
@@ -96,7 +100,7 @@ func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
 // its evidence, each a result of its own.
 func subScores(sc eval.Score) []eval.Score {
 	var out []eval.Score
-	for _, k := range ContextMetrics[1:] {
+	for _, k := range contextMetrics[1:] {
 		v := sc.Evidence.Counts[k]
 		out = append(out, eval.Score{Metric: k, Value: v, Points: v, Max: 1, Method: sc.Method,
 			Reason: "sub-score of context_quality"})
@@ -104,18 +108,18 @@ func subScores(sc eval.Score) []eval.Score {
 	return out
 }
 
-// DailyMetrics are the daily profile's results, in order.
-var DailyMetrics = daily.Metrics()
+// dailyMetrics are the daily profile's results, in order.
+var dailyMetrics = daily.Metrics()
 
 // DailyUnit judges a daily report with seed 003's scorers (the built-in
 // daily profile), the report scored once: the five scores and the overall
 // quality, each with its dimensions in the evidence. A record without telemetry has its QoS
 // skipped.
-func DailyUnit() Unit { return dailyUnit(nil) }
+func DailyUnit() dispatch.Unit { return dailyUnit(nil) }
 
 // dailyUnit is DailyUnit with the daily profile p (nil: the built-in one).
-func dailyUnit(p *daily.Profile) Unit {
-	return Unit{Metrics: DailyMetrics, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
+func dailyUnit(p *daily.Profile) dispatch.Unit {
+	return dispatch.Unit{Metrics: dailyMetrics, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
 		return daily.Scores(p, s)
 	}}
 }
@@ -124,7 +128,7 @@ func dailyUnit(p *daily.Profile) Unit {
 type profilePlan struct {
 	name    string
 	metrics []string
-	units   func(m judges.Model) []Unit
+	units   func(m judges.Model) []dispatch.Unit
 	// dry are the profile's model-calling metrics and the builder of
 	// their scorers; none for a profile that never calls a model.
 	dryMetrics []string
@@ -152,10 +156,10 @@ func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 		if err != nil {
 			return profilePlan{}, err
 		}
-		return profilePlan{name: profile, metrics: ContextMetrics, units: func(judges.Model) []Unit { return []Unit{ContextUnit()} },
+		return profilePlan{name: profile, metrics: contextMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{ContextUnit()} },
 			data: profile, card: cardThreshold(p)}, nil
 	case dataset.ProfileDaily:
-		return profilePlan{name: profile, metrics: DailyMetrics, units: func(judges.Model) []Unit { return []Unit{DailyUnit()} }, data: profile}, nil
+		return profilePlan{name: profile, metrics: dailyMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{DailyUnit()} }, data: profile}, nil
 	case dataset.ProfileResearch:
 		p, err := profiles.Load(profile)
 		if err != nil {
@@ -172,7 +176,7 @@ func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 	}
 	switch p.Kind {
 	case agent.KindDaily:
-		return profilePlan{name: profile, metrics: DailyMetrics, units: func(judges.Model) []Unit { return []Unit{dailyUnit(p.Daily)} }, data: dataset.ProfileDaily}, nil
+		return profilePlan{name: profile, metrics: dailyMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{dailyUnit(p.Daily)} }, data: dataset.ProfileDaily}, nil
 	case agent.KindContext:
 		return cardPlan(p, profile, dataset.ProfileContext), nil
 	}
@@ -192,8 +196,8 @@ func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 func cardPlan(p *agent.Profile, name, data string) profilePlan {
 	dm, ds := p.ModelScorers(agent.Options{})
 	return profilePlan{name: name, metrics: ResearchMetrics(p), dryMetrics: dm, dryScorers: ds, data: data,
-		registry: p.Metrics(), card: cardThreshold(p), units: func(m judges.Model) []Unit {
-			return []Unit{ResearchUnit(p, agent.Options{Model: m})}
+		registry: p.Metrics(), card: cardThreshold(p), units: func(m judges.Model) []dispatch.Unit {
+			return []dispatch.Unit{ResearchUnit(p, agent.Options{Model: m})}
 		}}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
@@ -33,25 +32,4 @@ func keepSteps(ctx context.Context, folder *run.Run, reg *metric.Registry, metri
 		return nil
 	}
 	return folder.SetJudges(recs, used)
-}
-
-// writeJudges writes the part of `assay runs show` that says, of each
-// judge defined in a judges file or a profile, its version and the steps
-// its judgements followed.
-func writeJudges(w io.Writer, md bool, recs []judges.StepsRecord) {
-	if len(recs) == 0 {
-		return
-	}
-	heading(w, md, "judges you defined")
-	for _, r := range recs {
-		whose := "its own steps"
-		if r.Generated {
-			whose = "steps the model wrote from the criterion"
-		}
-		steps := make([]string, len(r.Steps))
-		for i, st := range r.Steps {
-			steps[i] = fmt.Sprintf("%d. %s", i+1, st)
-		}
-		item(w, md, fmt.Sprintf("%s (version %s), %s: %s", r.Name, r.Version, whose, strings.Join(steps, " ")))
-	}
 }

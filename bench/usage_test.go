@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // TestRunSummaryCountsModelCalls: a run's summary, its report and the run
@@ -52,7 +54,7 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	rf, err := run.ReadResults(filepath.Join(dir, run.FileResults))
 	require.NoError(t, err)
 	var page bytes.Buffer
-	require.NoError(t, WriteReport(&page, cfg, s, rf, ReportData{}))
+	require.NoError(t, report.WriteHTML(&page, cfg, s, rf, report.Data{}))
 	calls := regexp.MustCompile(`<dt>Calls</dt><dd>([^<]*)</dd>`).FindStringSubmatch(page.String())
 	require.Len(t, calls, 2)
 	assert.Equal(t, "7 model calls · 900 tokens in · 100 out (paid)", calls[1])
@@ -60,7 +62,7 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	require.Len(t, cached, 2)
 	assert.Equal(t, "1 replies from the cache, not paid · 300 tokens in · 40 out", cached[1])
 
-	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
+	st, err := runstore.OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	require.NoError(t, err)
 	defer func() { _ = st.Close() }() // read in this test only
 	require.NoError(t, st.Record(cfg, s, dir))

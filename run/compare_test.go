@@ -1,9 +1,6 @@
 package run_test
 
 import (
-	"github.com/assaylabs/assay/run"
-
-	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -11,25 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
-
-// values makes results of one metric, ids q1, q2, ... in order.
-func values(metric string, vs ...float64) []run.Result {
-	out := make([]run.Result, len(vs))
-	for i, v := range vs {
-		out[i] = run.Result{ID: fmt.Sprintf("q%d", i+1), Metric: metric, Value: v}
-	}
-	return out
-}
-
-func meanOf(vs ...float64) run.Num {
-	s := 0.0
-	for _, v := range vs {
-		s += v
-	}
-	return run.Num(s / float64(len(vs)))
-}
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
@@ -54,8 +36,8 @@ func TestCompare(t *testing.T) {
 		alerts      []run.QualityAlert
 	}{
 		"a drop of more than 15% is a degradation; six fell, the five worst listed": {
-			base: values("m", base7...), baseSummary: true, cur: values("m", cur7...), curMean: meanOf(cur7...),
-			wantBase: float64(meanOf(base7...)), paired: 7, test: "wilcoxon signed-rank (exact)",
+			base: runtest.Values("m", base7...), baseSummary: true, cur: runtest.Values("m", cur7...), curMean: runtest.Mean(cur7...),
+			wantBase: float64(runtest.Mean(base7...)), paired: 7, test: "wilcoxon signed-rank (exact)",
 			// six negative differences and a zero: W+ = 0, which one sign
 			// assignment of 64 gives, so p = 2/64 (ties or not).
 			p: 2.0 / 64,
@@ -63,56 +45,56 @@ func TestCompare(t *testing.T) {
 				{ID: "q6", Baseline: 0.8, Current: 0.3}, {ID: "q1", Baseline: 0.9, Current: 0.5}, {ID: "q3", Baseline: 0.8, Current: 0.4},
 				{ID: "q5", Baseline: 0.9, Current: 0.6}, {ID: "q2", Baseline: 0.8, Current: 0.7}, // q2 before q7: the same fall, by id
 			},
-			alerts: []run.QualityAlert{degraded("m", float64(meanOf(cur7...)), float64(meanOf(base7...))*0.85)},
+			alerts: []run.QualityAlert{degraded("m", float64(runtest.Mean(cur7...)), float64(runtest.Mean(base7...))*0.85)},
 		},
 		"below 0.4 and far below the baseline: both alerts": {
-			base: values("m", 0.8, 0.8), baseSummary: true, cur: values("m", 0.3, 0.4), curMean: 0.35,
+			base: runtest.Values("m", 0.8, 0.8), baseSummary: true, cur: runtest.Values("m", 0.3, 0.4), curMean: 0.35,
 			wantBase: 0.8, paired: 2, test: "wilcoxon signed-rank (exact)", p: 0.5,
 			fell:   []run.SampleChange{{ID: "q1", Baseline: 0.8, Current: 0.3}, {ID: "q2", Baseline: 0.8, Current: 0.4}},
 			alerts: []run.QualityAlert{degraded("m", 0.35, 0.8*0.85), critical("m", 0.35)},
 		},
 		"under the floor as the baseline was: no alert, as with no baseline": {
-			base: values("m", 0.38), baseSummary: true, cur: values("m", 0.39), curMean: 0.39,
+			base: runtest.Values("m", 0.38), baseSummary: true, cur: runtest.Values("m", 0.39), curMean: 0.39,
 			wantBase: 0.38, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
 			alerts: []run.QualityAlert{},
 		},
 		"two identical runs under the floor raise nothing": {
-			base: values("m", 0.3, 0.2), baseSummary: true, cur: values("m", 0.3, 0.2), curMean: 0.25,
+			base: runtest.Values("m", 0.3, 0.2), baseSummary: true, cur: runtest.Values("m", 0.3, 0.2), curMean: 0.25,
 			wantBase: 0.25, paired: 2, test: "wilcoxon signed-rank (no change)", p: math.NaN(),
 			alerts: []run.QualityAlert{},
 		},
 		"a fall through the floor from above it: critical only": {
-			base: values("m", 0.42), baseSummary: true, cur: values("m", 0.39), curMean: 0.39,
+			base: runtest.Values("m", 0.42), baseSummary: true, cur: runtest.Values("m", 0.39), curMean: 0.39,
 			wantBase: 0.42, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
 			fell:   []run.SampleChange{{ID: "q1", Baseline: 0.42, Current: 0.39}},
 			alerts: []run.QualityAlert{critical("m", 0.39)},
 		},
 		"a fall onto the floor exactly is no fall through it": {
-			base: values("m", 0.45), baseSummary: true, cur: values("m", 0.4), curMean: 0.4,
+			base: runtest.Values("m", 0.45), baseSummary: true, cur: runtest.Values("m", 0.4), curMean: 0.4,
 			wantBase: 0.45, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
 			fell:   []run.SampleChange{{ID: "q1", Baseline: 0.45, Current: 0.4}},
 			alerts: []run.QualityAlert{},
 		},
 		"exactly 85% of the baseline raises nothing": {
-			base: values("m", 1), baseSummary: true, cur: values("m", 0.85), curMean: 0.85,
+			base: runtest.Values("m", 1), baseSummary: true, cur: runtest.Values("m", 0.85), curMean: 0.85,
 			wantBase: 1, paired: 1, test: "wilcoxon signed-rank (exact)", p: 1,
 			fell:   []run.SampleChange{{ID: "q1", Baseline: 1, Current: 0.85}},
 			alerts: []run.QualityAlert{},
 		},
 		"no summary.json: the baseline mean from its scored results, defaults left out": {
-			base: append(values("m", 0.6, 0.8), run.Result{ID: "q3", Metric: "m", Value: 0.5, Defaulted: true}),
-			cur:  values("m", 0.7, 0.8, 0.6), curMean: 0.7,
+			base: append(runtest.Values("m", 0.6, 0.8), run.Result{ID: "q3", Metric: "m", Value: 0.5, Defaulted: true}),
+			cur:  runtest.Values("m", 0.7, 0.8, 0.6), curMean: 0.7,
 			wantBase: 0.7, paired: 2, test: "wilcoxon signed-rank (exact)", p: 1,
 			alerts: []run.QualityAlert{},
 		},
 		"a default in the current run is not paired": {
-			base: values("m", 0.6, 0.8), baseSummary: true,
-			cur: append(values("m", 0.6), run.Result{ID: "q2", Metric: "m", Value: 0.5, Defaulted: true}), curMean: 0.6,
+			base: runtest.Values("m", 0.6, 0.8), baseSummary: true,
+			cur: append(runtest.Values("m", 0.6), run.Result{ID: "q2", Metric: "m", Value: 0.5, Defaulted: true}), curMean: 0.6,
 			wantBase: 0.7, paired: 1, test: "wilcoxon signed-rank (no change)", p: math.NaN(),
 			alerts: []run.QualityAlert{},
 		},
 		"a metric the baseline lacks: nothing to compare, no alert": {
-			base: values("other", 0.9), baseSummary: true, cur: values("m", 0.1), curMean: 0.1,
+			base: runtest.Values("other", 0.9), baseSummary: true, cur: runtest.Values("m", 0.1), curMean: 0.1,
 			wantBase: math.NaN(), p: math.NaN(),
 			alerts: []run.QualityAlert{},
 		},
@@ -122,7 +104,7 @@ func TestCompare(t *testing.T) {
 			t.Parallel()
 			var bs *run.Summary
 			if tc.baseSummary {
-				b := resultFile(t, tc.base)
+				b := runtest.ResultFile(t, tc.base)
 				var stats []run.MetricStats
 				for _, m := range []string{"m", "other"} {
 					var vs []float64
@@ -132,13 +114,13 @@ func TestCompare(t *testing.T) {
 						}
 					}
 					if len(vs) > 0 {
-						stats = append(stats, run.MetricStats{Metric: m, Mean: meanOf(vs...)})
+						stats = append(stats, run.MetricStats{Metric: m, Mean: runtest.Mean(vs...)})
 					}
 				}
 				bs = &run.Summary{RunID: "base", Metrics: stats}
 			}
-			dir := writeRun(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, bs, tc.base)
-			cur := writeRun(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, tc.cur)
+			dir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, bs, tc.base)
+			cur := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, tc.cur)
 			c, alerts, err := run.Compare(dir, filepath.Join(cur, run.FileResults), run.Summary{RunID: "cur", Metrics: []run.MetricStats{{Metric: "m", Mean: tc.curMean}}}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, "base", c.BaselineRunID)
@@ -188,14 +170,14 @@ func TestCompareNotARunFolder(t *testing.T) {
 // (a pair written twice counts its last line).
 func TestCompareFlipsAndPairs(t *testing.T) {
 	t.Parallel()
-	base := values("m", 0.9, 0.8, 0.6, 0.7, 0.3, 0.2, 0.6, 0.5)
+	base := runtest.Values("m", 0.9, 0.8, 0.6, 0.7, 0.3, 0.2, 0.6, 0.5)
 	// q1 first defaulted, then judged: its last line counts.
 	base = append([]run.Result{{ID: "q1", Metric: "m", Value: 0.5, Defaulted: true}}, base...)
-	cur := values("m", 0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1)
-	baseDir := writeRun(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, nil, base)
-	curDir := writeRun(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, cur)
+	cur := runtest.Values("m", 0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1)
+	baseDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, nil, base)
+	curDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, cur)
 	c, _, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults),
-		run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: meanOf(0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1), Threshold: 0.5}}}, nil)
+		run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: runtest.Mean(0.4, 0.3, 0.2, 0.7, 0.6, 0.2, 0.55, 0.1), Threshold: 0.5}}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, [3]int{8, 0, 0}, [3]int{c.Shared, c.OnlyBaseline, c.OnlyCurrent})
 	mc := c.Metrics[0]
@@ -231,13 +213,13 @@ func TestCompareFlipsAndPairs(t *testing.T) {
 // comparison says how many each has alone.
 func TestCompareOnSharedSamples(t *testing.T) {
 	t.Parallel()
-	base := append(values("m", 0.8, 0.6, 0.4, 0.2), run.Result{ID: "q9", Metric: "m", Value: 1})
-	cur := append(values("m", 0.8, 0.7, 0.4, 0.3), run.Result{ID: "q10", Metric: "m"}, run.Result{ID: "q11", Metric: "other", Value: 1})
-	bs := &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "m", Mean: meanOf(0.8, 0.6, 0.4, 0.2, 1)}}}
-	baseDir := writeRun(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, bs, base)
-	curDir := writeRun(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, cur)
+	base := append(runtest.Values("m", 0.8, 0.6, 0.4, 0.2), run.Result{ID: "q9", Metric: "m", Value: 1})
+	cur := append(runtest.Values("m", 0.8, 0.7, 0.4, 0.3), run.Result{ID: "q10", Metric: "m"}, run.Result{ID: "q11", Metric: "other", Value: 1})
+	bs := &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "m", Mean: runtest.Mean(0.8, 0.6, 0.4, 0.2, 1)}}}
+	baseDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, bs, base)
+	curDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, cur)
 	c, alerts, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults),
-		run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: meanOf(0.8, 0.7, 0.4, 0.3, 0)}}}, nil)
+		run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: runtest.Mean(0.8, 0.7, 0.4, 0.3, 0)}}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, [3]int{4, 1, 2}, [3]int{c.Shared, c.OnlyBaseline, c.OnlyCurrent})
 	mc := c.Metrics[0]

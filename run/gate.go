@@ -288,3 +288,7 @@ func CheckGates(gates []Gate, s Summary) []GateResult {
 	}
 	return out
 }
+
+// Round is a value as judge prints it and floors compare it: four
+// decimals.
+func Round(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }

@@ -12,11 +12,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/internal/sqlitedb"
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -25,7 +25,7 @@ import (
 // (two call timeouts unless set), its sink (the store's alert_events) and
 // its webhook, and with a shared queue its claims (each event delivered by
 // one replica).
-func newMonitor(cfg Config, runs *bench.Store, st *store, callTimeout time.Duration, claim live.Claimer) (*live.Monitor, error) {
+func newMonitor(cfg Config, runs *runstore.Store, st *store, callTimeout time.Duration, claim live.Claimer) (*live.Monitor, error) {
 	lc := live.Config{
 		Claim:      claim,
 		Window:     cfg.AlertWindow,
@@ -57,11 +57,11 @@ func newMonitor(cfg Config, runs *bench.Store, st *store, callTimeout time.Durat
 
 // baselineOf reads the means of the run ref names (a run folder, or a run
 // id or id prefix in the run store) for the monitor's baseline.
-func baselineOf(runs *bench.Store, ref string) (map[string]float64, string, error) {
+func baselineOf(runs *runstore.Store, ref string) (map[string]float64, string, error) {
 	if ref == "latest" {
 		return nil, "", eval.FlagError("--baseline", "latest means the last run of a dataset, and live traffic has none: give a run id (assay runs list) or a run folder")
 	}
-	dir, err := bench.ResolveBaseline(runs, ref, run.Config{})
+	dir, err := runstore.ResolveBaseline(runs, ref, run.Config{})
 	if err != nil {
 		return nil, "", eval.AsInputError("", err) // it names --baseline
 	}
@@ -107,7 +107,7 @@ func (s *store) recordAlert(ctx context.Context, e live.Event) error {
 	if err != nil {
 		return fmt.Errorf("alert event: %w", err)
 	}
-	err = sqlitedb.Exec(ctx, s.db, `INSERT INTO alert_events (at, kind, metric, severity, message, event) VALUES (?, ?, ?, ?, ?, ?)`,
+	err = s.exec(ctx, `INSERT INTO alert_events (at, kind, metric, severity, message, event) VALUES (?, ?, ?, ?, ?, ?)`,
 		e.At.UTC().Format(storeTime), e.Kind, e.Metric, e.Severity, e.Message, string(b))
 	if err != nil {
 		return fmt.Errorf("alert events %s: %w", s.path, err)
@@ -181,7 +181,7 @@ func (s *Server) getAlerts(w http.ResponseWriter, r *http.Request) error {
 			resp.Stalled = append(resp.Stalled, m.Metric)
 		}
 	}
-	writeJSON(w, http.StatusOK, resp)
+	httpjson.Write(w, http.StatusOK, resp)
 	return nil
 }
 

@@ -8,14 +8,16 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/loopback"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // Config is how the server is built. Its zero fields are the documented
@@ -40,7 +42,7 @@ type Config struct {
 	// inputs/ (their datasets). Empty is "serve" beside the run store.
 	DataDir string
 	// Store is the run store's file (bench.Job.Store); empty is
-	// bench.DefaultStorePath(Env).
+	// runstore.DefaultStorePath(Env).
 	Store string
 	// Judging is the model client of /v1/judge, /v1/score, the traces
 	// and the runs, and the rules for its failures.
@@ -57,8 +59,12 @@ type Config struct {
 	// hash of each trace id (Sampled); nil is 1, every trace.
 	SampleRate *float64
 	// TraceMetrics are the metrics a trace is judged with when its
-	// request names none; empty is DefaultTraceMetrics.
+	// request names none; empty is defaultTraceMetrics.
 	TraceMetrics []string
+	// ConversationMetrics are the metrics a conversation assembled from
+	// OTLP spans (/otlp/v1/traces) is judged with; empty is
+	// DefaultConversationMetrics.
+	ConversationMetrics []string
 	// QueueSize is how many sampled traces may wait to be judged; a
 	// request that would pass it is refused with 429. 0 is 1024. With
 	// Queue, it bounds the queue's stream of trace tasks instead (one per
@@ -139,12 +145,15 @@ const (
 	defaultShutdown = 30 * time.Second
 )
 
-// DefaultTraceMetrics are the metrics traces are judged with unless told
+// defaultTraceMetrics backs DefaultTraceMetrics, which hands out copies.
+var defaultTraceMetrics = []string{"faithfulness", "answer_relevancy_grade"}
+
+// DefaultTraceMetrics returns the metrics traces are judged with unless told
 // otherwise: whether the answer keeps to its contexts and whether it
 // answers the question (the model's direct grade, which needs no
 // embedding model), both reference-free, as production traces have no
 // reference answer.
-var DefaultTraceMetrics = []string{"faithfulness", "answer_relevancy_grade"}
+func DefaultTraceMetrics() []string { return slices.Clone(defaultTraceMetrics) }
 
 // withDefaults fills the zero fields and checks the rest.
 func (c Config) withDefaults() (Config, error) {
@@ -171,7 +180,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, eval.FlagError("--sample-rate", "want a share from 0 to 1 (0.1 judges one trace in ten), got %g", r)
 	}
 	if len(c.TraceMetrics) == 0 {
-		c.TraceMetrics = DefaultTraceMetrics
+		c.TraceMetrics = defaultTraceMetrics
+	}
+	if len(c.ConversationMetrics) == 0 {
+		c.ConversationMetrics = DefaultConversationMetrics()
 	}
 	c.QueueSize = cmp.Or(c.QueueSize, defaultQueue)
 	c.MaxBody = cmp.Or(c.MaxBody, defaultMaxBody)
@@ -205,7 +217,7 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if c.Store == "" {
-		p, err := bench.DefaultStorePath(c.Env)
+		p, err := runstore.DefaultStorePath(c.Env)
 		if err != nil {
 			return c, err
 		}
@@ -245,21 +257,10 @@ func (c Config) checkBind() error {
 	if err != nil {
 		return eval.FlagError("--addr", "want HOST:PORT (127.0.0.1:8080), got %q: %v", c.Addr, err)
 	}
-	if c.Token == "" && !Loopback(host) {
+	if c.Token == "" && !loopback.Is(host) {
 		return eval.FlagError("--token", "%s is not a loopback address: anyone who reaches it could use the server and its model key; give --token (or $ASSAY_TOKEN), or bind 127.0.0.1", c.Addr)
 	}
 	return nil
-}
-
-// Loopback reports whether host (a name or an IP, no port) is the
-// loopback interface: "localhost" or an address in 127.0.0.0/8 or ::1.
-// An empty host (all interfaces) is not.
-func Loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func pathIn(dir string, parts ...string) string {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/dashboard"
 )
 
@@ -22,7 +22,7 @@ const recentJudged = 1000
 func (s *Server) dashboardSource() dashboard.Source {
 	return dashboard.Sources{
 		Live: s.live,
-		Runs: func(ctx context.Context) ([]bench.RunRow, error) {
+		Runs: func(ctx context.Context) ([]runstore.RunRow, error) {
 			rows, err := s.runStore.List(ctx)
 			slices.Reverse(rows)
 			return rows, err

@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/assaylabs/assay/internal/loopback"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // guard refuses, 403, what a web page the operator opens could make a
@@ -21,7 +24,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.metrics.requests.WithLabelValues("forbidden", "403").Inc()
-		writeJSON(w, http.StatusForbidden, ErrorBody{Error: fmt.Sprintf(
+		httpjson.Write(w, http.StatusForbidden, ErrorBody{Error: fmt.Sprintf(
 			"cross-origin request refused: a page of %s may not %s to this server (a browser sent it on a page's behalf); call it from a program, or from the server's own pages",
 			cmp.Or(r.Header.Get("Origin"), "another origin"), r.Method)})
 	}))
@@ -33,7 +36,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hosts.allows(r.Host) {
 			s.metrics.requests.WithLabelValues("forbidden", "403").Inc()
-			writeJSON(w, http.StatusForbidden, ErrorBody{Error: fmt.Sprintf(
+			httpjson.Write(w, http.StatusForbidden, ErrorBody{Error: fmt.Sprintf(
 				"Host %q is not a name of this server: reach it as 127.0.0.1, localhost or [::1], or start it with --allow-host NAME for each other name it is reached by", r.Host)})
 			return
 		}
@@ -53,7 +56,7 @@ type hostSet struct {
 // it) AllowHosts with the loopback names when there are any, else any.
 func (c Config) hostCheck() *hostSet {
 	host, _, _ := net.SplitHostPort(c.Addr) // checked by checkBind
-	if !Loopback(host) && len(c.AllowHosts) == 0 {
+	if !loopback.Is(host) && len(c.AllowHosts) == 0 {
 		return nil
 	}
 	hs := &hostSet{loopback: true}
@@ -72,7 +75,7 @@ func (hs *hostSet) allows(host string) bool {
 		return true
 	}
 	name := hostName(host)
-	return (hs.loopback && Loopback(name)) || slices.Contains(hs.names, name)
+	return (hs.loopback && loopback.Is(name)) || slices.Contains(hs.names, name)
 }
 
 // hostName is host without its port and brackets, in lower case, without

@@ -10,11 +10,11 @@ import (
 	"strconv"
 
 	"github.com/assaylabs/assay/agent"
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // contextMeta is what observers see of a context score's sample.
@@ -41,7 +41,7 @@ func (s *Server) postContextScore(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	view := agent.NewContextView(s.context, card, sample)
-	writeJSON(w, http.StatusOK, view)
+	httpjson.Write(w, http.StatusOK, view)
 	if sc, ok := card.Get(agent.MetricContextQuality); ok {
 		s.observe(sc, contextMeta, s.cfg.Now())
 	}
@@ -166,11 +166,11 @@ func (s *Server) postJudge(w http.ResponseWriter, r *http.Request) error {
 	at := s.cfg.Now()
 	for i, sc := range scores {
 		res := run.ResultOf(rec.ID, sc)
-		res.Value, res.Points = bench.Round(res.Value), bench.Round(res.Points)
+		res.Value, res.Points = run.Round(res.Value), run.Round(res.Points)
 		resp.Results[i] = res
 		s.observe(sc, meta, at)
 	}
-	writeJSON(w, http.StatusOK, resp)
+	httpjson.Write(w, http.StatusOK, resp)
 	return nil
 }
 
@@ -194,6 +194,7 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeRunList, handle: s.getRuns, api: true, doc: docRunList},
 		{pattern: routeRun, handle: s.getRun, api: true, doc: docRun},
 		{pattern: routeTraces, handle: s.postTraces, api: true, doc: docTraces},
+		{pattern: routeOTLP, handle: s.postOTLP, api: true, doc: docOTLP},
 		{pattern: routeSummary, handle: s.getTraceSummary, api: true, doc: docSummary},
 		{pattern: routeTrace, handle: s.getTrace, api: true, doc: docTrace},
 		{pattern: routeAlerts, handle: s.getAlerts, api: true, doc: docAlerts},

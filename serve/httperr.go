@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // ErrorBody is every error answer: what went wrong, and where in the
@@ -89,20 +88,7 @@ func asHTTP(err error, prefix string) *httpError {
 // writeError answers err (asHTTP).
 func writeError(w http.ResponseWriter, err error, prefix string) {
 	he := asHTTP(err, prefix)
-	writeJSON(w, he.status, he.body)
-}
-
-// writeJSON answers v as JSON, as the CLI prints it (encode.JSON).
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	var b bytes.Buffer
-	if err := encode.JSON(&b, v); err != nil {
-		status = http.StatusInternalServerError
-		b.Reset()
-		_ = encode.JSON(&b, ErrorBody{Error: "encoding the answer: " + err.Error()})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes()) // the client went away: nothing to do
+	httpjson.Write(w, he.status, he.body)
 }
 
 // decodeBody decodes the request's JSON body into v, strictly: an unknown

@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // The dashboard's login, for a browser, which cannot send a bearer
@@ -135,8 +137,10 @@ func (s *Server) postLogin(w http.ResponseWriter, r *http.Request) error {
 
 // loginForm is the page a browser without a session gets for the
 // dashboard: a form posting the token to /login. Nothing is fetched from
-// elsewhere.
-var loginForm = template.Must(template.New("login").Parse(`<!doctype html>
+// elsewhere. It is parsed on the first use, not at package load.
+var loginForm = sync.OnceValue(func() *template.Template { return template.Must(template.New("login").Parse(loginText)) })
+
+const loginText = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Assay · sign in</title>
 <style>body{font:16px system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.4rem;margin:.3rem 0}input{width:100%;box-sizing:border-box}.msg{color:#b00020}</style>
@@ -150,13 +154,13 @@ var loginForm = template.Must(template.New("login").Parse(`<!doctype html>
 <button type="submit">Sign in</button>
 </form>
 </body></html>
-`))
+`
 
 // loginPage answers the login form with status and an optional message.
 func (s *Server) loginPage(w http.ResponseWriter, status int, msg string) {
 	var b bytes.Buffer
-	if err := loginForm.Execute(&b, msg); err != nil {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
+	if err := loginForm().Execute(&b, msg); err != nil {
+		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -349,6 +349,9 @@ var (
 	docTraces = operation{summary: "Production samples for online evaluation: sampled by trace id, journaled (or stored by a shared queue), judged in the background",
 		request: "TracesRequest", example: exampleTraces, status: http.StatusAccepted, response: "TracesResponse",
 		errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusServiceUnavailable}}
+	docOTLP = operation{summary: "OTLP/HTTP trace export (protobuf or JSON): spans assembled into conversations, sampled by conversation id, judged in the background",
+		status: http.StatusOK, contentType: "application/json",
+		errors: []int{http.StatusBadRequest, http.StatusUnsupportedMediaType, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusServiceUnavailable}}
 	docSummary = operation{summary: "Trace scores grouped by day, metric and a metadata field", status: http.StatusOK, response: "TraceSummary",
 		params: []param{
 			{name: "by", in: "query", description: "a metadata field to group by (tenant, model...)"},

@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // RunRequest is the body of POST /v1/runs: a dataset, given as samples or
@@ -191,7 +192,7 @@ func (m *runManager) setState(id, state string, oc *runOutcome, errText string) 
 	if oc != nil {
 		oj, _ = json.Marshal(oc) // strings and a bool
 	}
-	_, err := m.s.store.db.ExecContext(context.Background(), `UPDATE serve_runs SET state = ?, outcome = ?, error = ? WHERE id = ?`, state, string(oj), errText, id)
+	err := m.s.store.exec(context.Background(), `UPDATE serve_runs SET state = ?, outcome = ?, error = ? WHERE id = ?`, state, string(oj), errText, id)
 	if err != nil {
 		fmt.Fprintf(m.s.cfg.Log, "assay serve: run %s: recording its state %s: %v\n", id, state, err)
 	}
@@ -234,7 +235,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		return runInputError(err, req)
 	}
 	rj, _ := json.Marshal(req) // it was decoded from JSON
-	_, err = s.store.db.ExecContext(r.Context(), `INSERT INTO serve_runs (id, created, state, dir, data, records, request) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	err = s.store.exec(r.Context(), `INSERT INTO serve_runs (id, created, state, dir, data, records, request) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		id, now.UTC().Format(storeTime), RunQueued, dir, path, n, string(rj))
 	if err != nil {
 		_ = os.Remove(path)
@@ -246,7 +247,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", "/v1/runs/"+id)
-	writeJSON(w, http.StatusAccepted, st)
+	httpjson.Write(w, http.StatusAccepted, st)
 	return nil
 }
 
@@ -324,7 +325,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, st)
+	httpjson.Write(w, http.StatusOK, st)
 	return nil
 }
 
@@ -354,7 +355,7 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Runs = append(out.Runs, *st)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 

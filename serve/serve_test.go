@@ -222,9 +222,6 @@ func TestTokenIsRequiredOffLoopback(t *testing.T) {
 	_, err := New(Config{Addr: "0.0.0.0:8080", DataDir: t.TempDir(), Store: filepath.Join(t.TempDir(), "runs.db")})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--token")
-	for host, want := range map[string]bool{"127.0.0.1": true, "::1": true, "localhost": true, "127.1.2.3": true, "0.0.0.0": false, "": false, "10.0.0.1": false, "example.com": false} {
-		assert.Equal(t, want, Loopback(host), host)
-	}
 
 	s := start(t, Config{Addr: "0.0.0.0:0", Token: "sesame"})
 	tests := map[string]struct {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -21,7 +22,9 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -82,12 +85,14 @@ type Server struct {
 	queue   *traceQueue
 	// shared, with Config.Queue, takes the new traces instead of queue.
 	shared *sharedTraces
+	// otlp holds the spans of traces not yet whole (/otlp/v1/traces).
+	otlp   *spanBuffer
 	runs   *runManager
 	routes []route
 	// runStore is the run store (the baseline's and the dashboard's
 	// runs); live watches the scores and raises the alerts; dash is the
 	// dashboard's data.
-	runStore *bench.Store
+	runStore *runstore.Store
 	live     *live.Monitor
 	dash     dashboard.Source
 	// sessions are the dashboard's logins and signIns the failed
@@ -138,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range cfg.TraceMetrics {
+	for _, m := range append(slices.Clone(cfg.TraceMetrics), cfg.ConversationMetrics...) {
 		if err := j.Check(eval.Sample{Query: "q", Answer: "a", Sources: []eval.Source{{Text: "c"}}, Reference: "r"}, []string{m}); err != nil {
 			_ = j.Close()
 			if ie, ok := errors.AsType[*eval.InputError](err); ok && ie.Field == "--metric" {
@@ -152,7 +157,7 @@ func New(cfg Config) (*Server, error) {
 		_ = j.Close()
 		return nil, err
 	}
-	runStore, err := bench.OpenStore(cfg.Store)
+	runStore, err := runstore.OpenStore(cfg.Store)
 	if err != nil {
 		return nil, errors.Join(err, st.Close(), j.Close())
 	}
@@ -180,9 +185,13 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.Workers = j.Session().Limit()
 	}
 	s.queue = newTraceQueue(s, cfg.QueueSize)
+	s.otlp = newSpanBuffer(cfg.QueueSize)
 	s.metrics = newMetrics(func() float64 { return float64(s.queueDepth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
-	s.metrics.reg.MustRegister(newLiveCollector(mon))
+	s.metrics.reg.MustRegister(newLiveCollector(mon),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "assay_store_write_waits_total",
+			Help: "Writes to serve.db (the trace journal, scores, runs, alert events) that queued behind another of this process's writes."},
+			func() float64 { return float64(st.waits.Load()) }))
 	s.runs = newRunManager(s)
 	s.dash = s.dashboardSource()
 	if cfg.Token != "" {
@@ -289,8 +298,9 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // Close stops the background work gracefully, within
-// Config.ShutdownTimeout: trace judgements under way finish, queued traces
-// stay in the journal, runs are interrupted (resumed by the next Start);
+// Config.ShutdownTimeout: every trace this process answered 202 is judged
+// (those queued too, not left for a restart; what the timeout cuts stays
+// in the journal), runs are interrupted (resumed by the next Start);
 // the alert events still queued are delivered to the store and the
 // webhook, for another ShutdownTimeout at most, and the monitor is
 // closed; then it closes the stores and the model session. Stop serving
@@ -335,7 +345,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case serveErr = <-errc:
 	case <-ctx.Done():
-		fmt.Fprintf(s.cfg.Log, "assay serve: shutting down (%d trace(s) queued stay in the journal)\n", s.queue.depth())
+		fmt.Fprintf(s.cfg.Log, "assay serve: shutting down (%d trace(s) queued or being judged: judged before exit, within %s)\n", s.queue.depth(), s.cfg.ShutdownTimeout)
 		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		if serveErr = hs.Shutdown(sctx); errors.Is(serveErr, context.DeadlineExceeded) {
 			serveErr = fmt.Errorf("requests still in flight after the shutdown timeout (%s) were cut: %w", s.cfg.ShutdownTimeout, serveErr)
@@ -381,7 +391,7 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 		default:
 			s.metrics.shed.WithLabelValues(endpoint, ShedBusy).Inc()
 			w.Header().Set("Retry-After", "1")
-			writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: fmt.Sprintf("busy: %d requests in flight; try again shortly", s.cfg.MaxInFlight)})
+			httpjson.Write(w, http.StatusServiceUnavailable, ErrorBody{Error: fmt.Sprintf("busy: %d requests in flight; try again shortly", s.cfg.MaxInFlight)})
 			return
 		}
 		s.metrics.inFlight.Inc()
@@ -446,7 +456,7 @@ func (s *Server) panicked(w *statusWriter, r *http.Request, p any) {
 	s.metrics.panics.Inc()
 	fmt.Fprintf(s.cfg.Log, "assay serve: panic answering %s %s: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())
 	if !w.wrote {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "internal error: please report it with the request that caused it"})
+		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "internal error: please report it with the request that caused it"})
 	}
 }
 
@@ -484,7 +494,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			client := clientOf(r)
 			if wait := s.signIns.wait(client); wait > 0 {
 				s.metrics.requests.WithLabelValues("throttled", strconv.Itoa(http.StatusTooManyRequests)).Inc()
-				writeJSON(w, http.StatusTooManyRequests, ErrorBody{Error: tooMany(w, wait)})
+				httpjson.Write(w, http.StatusTooManyRequests, ErrorBody{Error: tooMany(w, wait)})
 				return
 			}
 			if s.sessions.bearerIs(given) {
@@ -503,7 +513,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			s.loginPage(w, http.StatusUnauthorized, "")
 			return
 		}
-		writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
+		httpjson.Write(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
 	})
 }
 
@@ -560,7 +570,7 @@ func (s *Server) health(status string) HealthResponse {
 // healthz is GET /healthz: the process lives (200 while it answers at
 // all), with what readyz says beside.
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, s.health("ok"))
+	httpjson.Write(w, http.StatusOK, s.health("ok"))
 	return nil
 }
 
@@ -570,10 +580,10 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) error {
 	if len(s.inFlight) >= s.cfg.MaxInFlight {
 		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusServiceUnavailable, s.health("busy"))
+		httpjson.Write(w, http.StatusServiceUnavailable, s.health("busy"))
 		return nil
 	}
-	writeJSON(w, http.StatusOK, s.health("ready"))
+	httpjson.Write(w, http.StatusOK, s.health("ready"))
 	return nil
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
-	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/telemetry"
 	"github.com/assaylabs/assay/telemetry/telemetrytest"
 )
@@ -243,7 +243,7 @@ func TestMiddlewareContinuesTheCallersTrace(t *testing.T) {
 			data := writeData(t, sample)
 			api := httptest.NewServer(tc.mount(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				_, err := bench.Judge(r.Context(), bench.JudgeJob{Data: data, Metrics: []string{"context_precision"},
-					Out: w, Log: io.Discard, Judging: j, Env: env, Quiet: true, Format: run.OutputJSONL})
+					Out: w, Log: io.Discard, Judging: j, Env: env, Quiet: true, Format: report.OutputJSONL})
 				if err != nil {
 					http.Error(w, err.Error(), http.StatusInternalServerError)
 				}

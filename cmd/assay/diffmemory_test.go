@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/race"
 	runpkg "github.com/assaylabs/assay/run"
 )
 
@@ -73,7 +74,7 @@ func TestRunsDiffMemoryAt100kSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes about 220 MB of run files: not with -short")
 	}
-	if raceOn {
+	if race.Enabled {
 		t.Skip("the race detector's shadow memory would be measured too: .ci/run runs this test without it")
 	}
 	t.Parallel()

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/race"
 )
 
 // peakEnv names the file a process the tests start as the assay command
@@ -99,7 +101,7 @@ func TestMemoryStaysProportional(t *testing.T) {
 			code, rss := peakRSS(t, tc.args...)
 			assert.Equal(t, tc.code, code)
 			bound := tc.bound
-			if raceOn {
+			if race.Enabled {
 				bound *= 3 // the race detector's shadow memory: 2.4 times here
 			}
 			t.Logf("peak RSS %d MB (bound %d MB)", rss>>20, bound>>20)

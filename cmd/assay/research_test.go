@@ -21,8 +21,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/internal/llmtest"
 )
+
+// researchReplies answers the judges' prompts and the research workflow's
+// own (its stand-in, agent.StandIn) as a model would.
+var researchReplies = llmtest.ResearchReplies(agent.StandIn)
 
 func TestResearchCommand(t *testing.T) {
 	cache := t.TempDir()
@@ -130,7 +135,7 @@ func TestResearchBadCorpusNamesFileLineField(t *testing.T) {
 }
 
 func TestResearchDryRun(t *testing.T) {
-	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	srv := llmtest.New(t, llmtest.Func(researchReplies))
 	env := map[string]string{"ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL()}
 	code, out, stderr := runEnv(t, env, "research", "--dry-run", "How do heat pumps perform in cold climates?")
 	require.Equal(t, exitPass, code, stderr)
@@ -352,7 +357,7 @@ func TestResearchCountsEveryJudgeDefault(t *testing.T) {
 				if tc.fail(req) {
 					return llmtest.Reply{Status: 400, Body: `{"error":{"message":"scripted failure","type":"invalid_request_error"}}`}
 				}
-				return llmtest.JudgeReplies(req)
+				return researchReplies(req)
 			}))
 			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
 			args := []string{"research", "--no-cache", "--now", "2026-11-23"}
@@ -435,7 +440,7 @@ func TestResearchWithAFailingModel(t *testing.T) {
 			calls:  -1,
 		},
 		"a budget that stops every call": {
-			reply:  llmtest.JudgeReplies,
+			reply:  researchReplies,
 			args:   []string{"--max-cost", "0.0000001"},
 			stderr: []string{"assay: budget reached: 16 call(s) not made under --max-cost $0.0000001", "raise --max-cost"},
 			calls:  0,
@@ -582,7 +587,7 @@ func closedPort(t *testing.T) string {
 // scoring), not only those of its last scoring.
 func TestResearchCardSumsTheRunsUsage(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	srv := llmtest.New(t, llmtest.Func(researchReplies))
 	env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
 	code, stdout, stderr := runEnv(t, env, "research", "--no-cache", "--now", "2026-11-23", "How do heat pumps perform in cold climates?")
 	require.Equal(t, exitPass, code, stderr)
@@ -615,7 +620,7 @@ func TestResearchInterruptedKeepsWholeFiles(t *testing.T) {
 			}
 			return llmtest.Reply{Delay: time.Minute} // ends when the client goes away
 		}
-		return llmtest.JudgeReplies(req)
+		return researchReplies(req)
 	}))
 	env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
 	out := t.TempDir()

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/assaylabs/assay/bench"
-	runpkg "github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/report"
+	"github.com/assaylabs/assay/runstore"
 )
 
 func newRunsCmd(env func(string) string) *cobra.Command {
@@ -23,29 +23,29 @@ unique beginning of one, or a run folder (assay bench --out DIR).
 yaml the same data with the same keys; list and trend take jsonl too,
 a record a line. An unknown run exits 2.`,
 	}
-	runs := bench.Runs{Env: env}
+	runs := runstore.Runs{Env: env}
 	cmd.AddCommand(newRunsListCmd(runs), newRunsShowCmd(runs), newRunsDiffCmd(runs), newRunsTrendCmd(runs), newRunsExportCmd(runs))
 	return cmd
 }
 
 // runsFormat registers --format: the formats of one document
-// (bench.DocumentFormats), and jsonl too when list.
+// (runstore.DocumentFormats()), and jsonl too when list.
 func runsFormat(cmd *cobra.Command, format *string, list bool) {
 	formats := "text, md, json or yaml"
 	if list {
 		formats = "text, md, json, yaml or jsonl (a record a line)"
 	}
-	cmd.Flags().StringVar(format, "format", runpkg.OutputText, "output format: "+formats)
+	cmd.Flags().StringVar(format, "format", report.OutputText, "output format: "+formats)
 }
 
-func newRunsListCmd(runs bench.Runs) *cobra.Command {
+func newRunsListCmd(runs runstore.Runs) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the recorded runs, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := runpkg.CheckOutputFormat(format, runpkg.OutputFormats...); err != nil {
+			if err := report.CheckOutputFormat(format, report.OutputFormats()...); err != nil {
 				return err
 			}
 			l, err := runs.List(cmd.Context())
@@ -56,14 +56,14 @@ func newRunsListCmd(runs bench.Runs) *cobra.Command {
 	return cmd
 }
 
-func newRunsShowCmd(runs bench.Runs) *cobra.Command {
+func newRunsShowCmd(runs runstore.Runs) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show a run's summary: a table, or summary.json with --format json",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runpkg.CheckOutputFormat(format, bench.DocumentFormats...); err != nil {
+			if err := report.CheckOutputFormat(format, runstore.DocumentFormats()...); err != nil {
 				return err
 			}
 			v, err := runs.Show(cmd.Context(), args[0])
@@ -74,7 +74,7 @@ func newRunsShowCmd(runs bench.Runs) *cobra.Command {
 	return cmd
 }
 
-func newRunsDiffCmd(runs bench.Runs) *cobra.Command {
+func newRunsDiffCmd(runs runstore.Runs) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "diff A B",
@@ -103,7 +103,7 @@ Exits 1 when an alert is raised, as assay bench --baseline does.`,
   assay runs diff --format md main-run pr-run >> "$GITHUB_STEP_SUMMARY"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runpkg.CheckOutputFormat(format, bench.DocumentFormats...); err != nil {
+			if err := report.CheckOutputFormat(format, runstore.DocumentFormats()...); err != nil {
 				return err
 			}
 			d, err := runs.Diff(cmd.Context(), args[0], args[1])
@@ -120,7 +120,7 @@ Exits 1 when an alert is raised, as assay bench --baseline does.`,
 	return cmd
 }
 
-func newRunsTrendCmd(runs bench.Runs) *cobra.Command {
+func newRunsTrendCmd(runs runstore.Runs) *cobra.Command {
 	var ds, format string
 	cmd := &cobra.Command{
 		Use:   "trend METRIC",
@@ -133,7 +133,7 @@ the run before it is marked, and said how (judged_otherwise in JSON).`,
 		Example: `  assay runs trend faithfulness --dataset data/rag.jsonl`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runpkg.CheckOutputFormat(format, runpkg.OutputFormats...); err != nil {
+			if err := report.CheckOutputFormat(format, report.OutputFormats()...); err != nil {
 				return err
 			}
 			t, err := runs.Trend(cmd.Context(), args[0], ds)
@@ -145,7 +145,7 @@ the run before it is marked, and said how (judged_otherwise in JSON).`,
 	return cmd
 }
 
-func newRunsExportCmd(runs bench.Runs) *cobra.Command {
+func newRunsExportCmd(runs runstore.Runs) *cobra.Command {
 	var format, out string
 	cmd := &cobra.Command{
 		Use:   "export RUN",
@@ -179,7 +179,7 @@ a note says why on stderr. -o FILE writes the file whole or not at all
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", bench.ExportCSV, "csv, jsonl or parquet")
+	cmd.Flags().StringVar(&format, "format", runstore.ExportCSV, "csv, jsonl or parquet")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (default: standard output)")
 	return cmd
 }

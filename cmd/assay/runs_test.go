@@ -13,15 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/parquet-go/parquet-go"
-
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	runpkg "github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // runsFixture is a run store in a temporary $ASSAY_DATA_DIR with three
@@ -53,9 +53,9 @@ func newRunsFixture(t *testing.T) runsFixture {
 	sum := sha256.Sum256([]byte(`{"id":"q1"}` + "\n"))
 	f.sha = hex.EncodeToString(sum[:])
 
-	path, err := bench.DefaultStorePath(f.env)
+	path, err := runstore.DefaultStorePath(f.env)
 	require.NoError(t, err)
-	st, err := bench.OpenStore(path)
+	st, err := runstore.OpenStore(path)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, st.Close()) }()
 
@@ -179,7 +179,7 @@ func TestRunsCommands(t *testing.T) {
 		"trend of a dataset not a file nor a hash": {args: []string{"runs", "trend", "faithfulness", "--dataset", "missing.jsonl"}, code: 2,
 			errOut: "--dataset missing.jsonl: neither a file nor a sha256 (64 hex digits)"},
 	}
-	store, err := bench.DefaultStorePath(f.env)
+	store, err := runstore.DefaultStorePath(f.env)
 	require.NoError(t, err)
 	expand := func(s string) string {
 		return strings.NewReplacer("{SHAFULL}", f.sha, "{SHA8}", f.sha[:8], "{DIRA}", f.dirA, "{DIRB}", f.dirB, "{DATA}", f.data, "{STORE}", store).Replace(s)
@@ -280,9 +280,9 @@ func TestRunsListNamesBesideTheirMeans(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	env := map[string]string{"ASSAY_DATA_DIR": filepath.Join(root, "data")}
-	path, err := bench.DefaultStorePath(func(k string) string { return env[k] })
+	path, err := runstore.DefaultStorePath(func(k string) string { return env[k] })
 	require.NoError(t, err)
-	st, err := bench.OpenStore(path)
+	st, err := runstore.OpenStore(path)
 	require.NoError(t, err)
 	started := time.Date(2026, 11, 27, 4, 32, 55, 0, time.UTC)
 	cfg := runpkg.Config{RunID: "20261127T043255Z-7c8d", Started: started, Dataset: "labelled.jsonl", DatasetSHA256: strings.Repeat("17", 32),
@@ -346,9 +346,9 @@ func TestRunsFormats(t *testing.T) {
 				tc.args[i] = expand(tc.args[i])
 			}
 			out := map[string]string{}
-			for _, format := range runpkg.OutputFormats {
+			for _, format := range report.OutputFormats() {
 				code, stdout, stderr := f.run(t, append(tc.args, "--format", format)...)
-				if format == runpkg.OutputJSONL && tc.records == "" {
+				if format == report.OutputJSONL && tc.records == "" {
 					assert.Equal(t, exitInput, code, stderr)
 					assert.Empty(t, stdout)
 					assert.Equal(t, `assay: --format: must be text, md, json or yaml, got "jsonl"`+"\n", stderr)
@@ -359,13 +359,13 @@ func TestRunsFormats(t *testing.T) {
 				out[format] = stdout
 			}
 			_, text, _ := f.run(t, tc.args...)
-			assert.Equal(t, text, out[runpkg.OutputText], "text is the default")
-			assert.Contains(t, out[runpkg.OutputMD], expand(tc.mdRow)+"\n")
-			assert.NotEqual(t, out[runpkg.OutputText], out[runpkg.OutputMD])
+			assert.Equal(t, text, out[report.OutputText], "text is the default")
+			assert.Contains(t, out[report.OutputMD], expand(tc.mdRow)+"\n")
+			assert.NotEqual(t, out[report.OutputText], out[report.OutputMD])
 
 			var fromJSON, fromYAML any
-			require.NoError(t, json.Unmarshal([]byte(out[runpkg.OutputJSON]), &fromJSON))
-			require.NoError(t, yaml.Unmarshal([]byte(out[runpkg.OutputYAML]), &fromYAML))
+			require.NoError(t, json.Unmarshal([]byte(out[report.OutputJSON]), &fromJSON))
+			require.NoError(t, yaml.Unmarshal([]byte(out[report.OutputYAML]), &fromYAML))
 			b, err := json.Marshal(fromYAML) // YAML's integers and JSON's numbers alike
 			require.NoError(t, err)
 			var yamlAsJSON any
@@ -379,7 +379,7 @@ func TestRunsFormats(t *testing.T) {
 			if tc.records != "." {
 				list = fromJSON.(map[string]any)[tc.records]
 			}
-			lines := strings.SplitAfter(out[runpkg.OutputJSONL], "\n")
+			lines := strings.SplitAfter(out[report.OutputJSONL], "\n")
 			require.Equal(t, "", lines[len(lines)-1], "whole lines")
 			lines = lines[:len(lines)-1]
 			require.Len(t, lines, tc.n)

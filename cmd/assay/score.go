@@ -9,7 +9,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/metric"
-	runpkg "github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/report"
 )
 
 type scoreFlags struct {
@@ -97,9 +97,9 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 }
 
 // checkFormat accepts --format when it is one of allowed, names of the
-// one set of output formats (bench.OutputFormats).
+// one set of output formats (report.OutputFormats).
 func checkFormat(got string, allowed ...string) error {
-	return runpkg.CheckOutputFormat(got, allowed...)
+	return report.CheckOutputFormat(got, allowed...)
 }
 
 // clock is the clock for recency rules: today, or the date --now gives.

@@ -3,21 +3,45 @@ package llmtest
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/dryrun"
+	"github.com/assaylabs/assay/metric"
 )
+
+// judgeStandIns holds the built-in judges, for their dry-run stand-ins.
+var judgeStandIns = sync.OnceValue(func() *metric.Registry {
+	var r metric.Registry
+	if err := judges.AddBuiltins(&r); err != nil {
+		panic(err) // the built-in entries are fixed: a programming error
+	}
+	r.Seal()
+	return &r
+})
 
 // JudgeReplies answers every Assay judge prompt with a valid reply of the
 // shape its schema asks for, chosen by the schema's name (structured output)
 // or, in JSON and prompt modes, by the reply format the system message
 // names. It makes fake servers usable for end-to-end runs and benchmarks.
-func JudgeReplies(req openai.ChatCompletionRequest) Reply {
+func JudgeReplies(req openai.ChatCompletionRequest) Reply { return replies(req, nil) }
+
+// ResearchReplies answers as JudgeReplies does and, with research (the
+// research workflow's dry-run stand-in, agent.StandIn, which the test
+// passes so that this package imports no agent), the workflow's report:
+// the stand-in's, with one sentence more whose quote no source has,
+// which the workflow must remove.
+func ResearchReplies(research dryrun.Replier) func(openai.ChatCompletionRequest) Reply {
+	return func(req openai.ChatCompletionRequest) Reply { return replies(req, research) }
+}
+
+// replies answers req: a judge's prompt, and with research not nil the
+// research workflow's report.
+func replies(req openai.ChatCompletionRequest, research dryrun.Replier) Reply {
 	name := ""
 	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
 		name = rf.JSONSchema.Name
@@ -52,8 +76,10 @@ func JudgeReplies(req openai.ChatCompletionRequest) Reply {
 		return Reply{Content: `{"summary":"The source reports measurements that bear on the question."}`}
 	case has("explanation", `{"explanation"`):
 		return Reply{Content: `{"explanation":"## Insufficient data\n\nThe fake model found nothing useful.\n\n## Suggestions\n\n- Search elsewhere."}`}
-	case has("report", `{"report"`):
-		return fakeReport(req)
+	case research != nil && has("report", `{"report"`):
+		return fakeReport(req, research)
+	case has("turn_verdicts", `{"verdicts": [{"turn"`):
+		return standIn("turn_verdicts", req)
 	case has("grade", `{"grade"`):
 		return standIn("grade", req)
 	}
@@ -134,20 +160,21 @@ func definedReply(req openai.ChatCompletionRequest) Reply {
 // standIn is the dry run's stand-in reply to the schema (the built-in
 // metrics' and the research workflow's, as a dry run answers): the same
 // for the replies the fake server has no reason to vary.
-func standIn(schema string, req openai.ChatCompletionRequest) Reply {
-	content, _ := StandIn(schema, req, Tokens)
+func standIn(schema string, req openai.ChatCompletionRequest, more ...dryrun.Replier) Reply {
+	content, _ := StandIn(schema, req, Tokens, more...)
 	return Reply{Content: content}
 }
 
 // StandIn is the reply a dry run gives to a request for a reply of schema
-// with req's messages (agent.Builtins().DryRun, then agent.StandIn), its
-// length measured by count; ok is false for a schema neither knows.
-func StandIn(schema string, req openai.ChatCompletionRequest, count func(string) int) (content string, ok bool) {
+// with req's messages (the built-in judges' stand-ins, then each of more:
+// agent.StandIn for the research workflow's own requests), its length
+// measured by count; ok is false for a schema none knows.
+func StandIn(schema string, req openai.ChatCompletionRequest, count func(string) int, more ...dryrun.Replier) (content string, ok bool) {
 	r := llm.Request{Schema: &llm.Schema{Name: schema}, Messages: make([]llm.Message, len(req.Messages))}
 	for i, m := range req.Messages {
 		r.Messages[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
 	}
-	for _, reply := range []dryrun.Replier{agent.Builtins().DryRun, agent.StandIn} {
+	for _, reply := range append([]dryrun.Replier{judgeStandIns().DryRun}, more...) {
 		if content, _, ok = reply(r, count); ok {
 			return content, true
 		}
@@ -158,11 +185,11 @@ func StandIn(schema string, req openai.ChatCompletionRequest, count func(string)
 // fakeReport is the dry run's stand-in report (the first sentence of each
 // source, cited with itself as the quote) with one sentence more, whose
 // quote no source has, which the caller must remove.
-func fakeReport(req openai.ChatCompletionRequest) Reply {
+func fakeReport(req openai.ChatCompletionRequest, research dryrun.Replier) Reply {
 	var out struct {
 		Report string `json:"report"`
 	}
-	_ = json.Unmarshal([]byte(standIn("report", req).Content), &out)
+	_ = json.Unmarshal([]byte(standIn("report", req, research).Content), &out)
 	out.Report = strings.Replace(out.Report, "\n\n## Conclusion",
 		"\n\nThe fake model adds a claim of its own ([source](https://invented.example/ \"a quote no source contains\")).\n\n## Conclusion", 1)
 	b, _ := json.Marshal(out)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/prompts"
 )
 
@@ -41,7 +42,7 @@ func TestFakeReportQuotesOneSentence(t *testing.T) {
 				},
 			}
 			var out struct{ Report string }
-			require.NoError(t, json.Unmarshal([]byte(JudgeReplies(req).Content), &out))
+			require.NoError(t, json.Unmarshal([]byte(ResearchReplies(agent.StandIn)(req).Content), &out))
 			got := map[string]string{}
 			for _, m := range quote.FindAllStringSubmatch(out.Report, -1) {
 				got[m[1]] = m[2]

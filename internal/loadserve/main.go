@@ -22,7 +22,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -31,6 +30,8 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/assaylabs/assay/internal/loopback"
 )
 
 func main() {
@@ -53,7 +54,7 @@ func run(target, mode string, rate int, duration time.Duration, bodyFile string,
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !loopback.Is(u.Hostname()) {
 		return fmt.Errorf("-url %s: loopback only", target)
 	}
 	if rate < 1 || duration <= 0 || duration > 2*time.Minute {

@@ -8,7 +8,10 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
+
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // Source gives the page its data.
@@ -32,7 +35,10 @@ const DefaultRefresh = 10 * time.Second
 //go:embed dashboard.html
 var pageText string
 
-var pageTemplate = template.Must(template.New("dashboard").Parse(pageText))
+// pageTemplate is parsed on the first page served, not at package load.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("dashboard").Parse(pageText))
+})
 
 // Page serves the dashboard. Handler gives one with the defaults.
 type Page struct {
@@ -88,7 +94,7 @@ func (p Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refresh = DefaultRefresh
 	}
 	var buf bytes.Buffer
-	err := pageTemplate.Execute(&buf, struct {
+	err := pageTemplate().Execute(&buf, struct {
 		Data      Data
 		JSONPath  string
 		RefreshMS int64
@@ -109,7 +115,7 @@ func allowed(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	w.Header().Set("Allow", "GET, HEAD")
-	writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: use GET")
+	httpjson.Error(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: use GET")
 	return false
 }
 
@@ -124,11 +130,5 @@ func load(w http.ResponseWriter, r *http.Request, src Source) (Data, bool) {
 
 func fail(w http.ResponseWriter, r *http.Request, err error) {
 	slog.ErrorContext(r.Context(), "dashboard", "path", r.URL.Path, "err", err)
-	writeError(w, http.StatusInternalServerError, "the dashboard could not be built: "+err.Error())
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	httpjson.Error(w, http.StatusInternalServerError, "the dashboard could not be built: "+err.Error())
 }

@@ -9,9 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -42,8 +42,8 @@ const (
 // the rest.
 type Sources struct {
 	Live Snapshotter
-	// Runs lists the recorded runs, newest first ((*bench.Store).List).
-	Runs func(ctx context.Context) ([]bench.RunRow, error)
+	// Runs lists the recorded runs, newest first ((*runstore.Store).List).
+	Runs func(ctx context.Context) ([]runstore.RunRow, error)
 	// Judged lists recently judged samples, from which the lowest and
 	// the slowest are picked.
 	Judged func(ctx context.Context) ([]Judged, error)
@@ -198,8 +198,8 @@ func excerpt(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
-func runOf(r bench.RunRow) Run {
-	out := Run{ID: r.ID, Started: r.Started, Dataset: r.Dataset, Metrics: r.Metrics, Status: bench.RunStatus(r.Summary), Means: []MetricMean{}}
+func runOf(r runstore.RunRow) Run {
+	out := Run{ID: r.ID, Started: r.Started, Dataset: r.Dataset, Metrics: r.Metrics, Status: runstore.RunStatus(r.Summary), Means: []MetricMean{}}
 	if out.Metrics == nil {
 		out.Metrics = []string{}
 	}

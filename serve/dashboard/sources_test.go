@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/dashboard"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -53,8 +53,8 @@ func TestSources(t *testing.T) {
 				judged("d", 0.5, 9*time.Second, true), long, judged("c", 0.4, 0, false),
 			}, nil
 		},
-		Runs: func(context.Context) ([]bench.RunRow, error) {
-			return []bench.RunRow{{ID: "r2", Started: day0, Dataset: "d.jsonl", Metrics: []string{"faithfulness"},
+		Runs: func(context.Context) ([]runstore.RunRow, error) {
+			return []runstore.RunRow{{ID: "r2", Started: day0, Dataset: "d.jsonl", Metrics: []string{"faithfulness"},
 				Summary: run.Summary{Complete: true, Metrics: []run.MetricStats{{Metric: "faithfulness", Mean: 0.8}}}}}, nil
 		},
 		Top: 3,
@@ -100,7 +100,7 @@ func TestSourcesProblems(t *testing.T) {
 	t.Parallel()
 	src := dashboard.Sources{
 		Judged: func(context.Context) ([]dashboard.Judged, error) { return nil, errors.New("disk I/O error") },
-		Runs:   func(context.Context) ([]bench.RunRow, error) { return nil, errors.New("database is locked") },
+		Runs:   func(context.Context) ([]runstore.RunRow, error) { return nil, errors.New("database is locked") },
 		Now:    func() time.Time { return day0 },
 	}
 	d, err := src.Dashboard(t.Context())

@@ -1,0 +1,131 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/assaylabs/assay/run"
+)
+
+// MDListed is how many samples a line of the Markdown summary lists
+// (flipped one way, or moved most); the rest are counted.
+const MDListed = 8
+
+// WriteComparisonMD writes the comparison of run b with its baseline a
+// as a Markdown summary short enough for a pull request comment or
+// $GITHUB_STEP_SUMMARY: how the runs differ in what they judged and how,
+// a table a metric a row, the alerts, the samples that flipped and those
+// that moved most, each list capped at MDListed.
+func WriteComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run.QualityAlert) error {
+	fmt.Fprintf(w, "### Assay: %s against baseline %s\n\n", code(b), code(a))
+	if len(alerts) == 0 {
+		fmt.Fprintln(w, "No quality alert.")
+	} else {
+		fmt.Fprintf(w, "**%d quality alert(s)**: a regression.\n", len(alerts))
+	}
+	var notes []string
+	if note := SharedNote(c); note != "" {
+		notes = append(notes, strings.ToUpper(note[:1])+note[1:]+".")
+	}
+	if len(c.Judged) > 0 {
+		notes = append(notes, "Judged otherwise than the baseline ("+strings.Join(c.Judged, "; ")+"): the changes measure the judge as well as the system.")
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "\n> **Note**: %s\n", mdText(n))
+	}
+	fmt.Fprintln(w)
+	t := Table{Head: []string{"metric", "baseline", "current", "paired diff (95% CI)", "Wilcoxon p", "pass→fail", "fail→pass", "McNemar p"}}
+	for _, m := range c.Metrics {
+		diff := Signed(m.MeanDiff)
+		if ci := Interval(m.DiffLow, m.DiffHigh); ci != "-" {
+			diff += " (" + strings.Replace(ci, "..", ", ", 1) + ")"
+		}
+		t.Add(m.Metric, Stat(m.BaselineMean), Stat(m.CurrentMean), diff, pText(m.P),
+			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), pText(m.FlipP))
+	}
+	if err := t.markdown(w); err != nil {
+		return err
+	}
+	if len(alerts) > 0 {
+		fmt.Fprint(w, "\n#### Alerts\n\n")
+		for _, al := range alerts {
+			fmt.Fprintf(w, "- **%s** %s: %s (%.4f, threshold %.4f)\n", mdText(al.Severity), mdText(al.Type), mdText(al.Message), al.CurrentValue, al.Threshold)
+		}
+	}
+	var flips, moved []string
+	for _, m := range c.Metrics {
+		for _, way := range []string{run.FlipFails, run.FlipPasses} {
+			if n, listed := Flips(m, way); n > 0 {
+				flips = append(flips, fmt.Sprintf("**%s**, %s, %d: %s", mdText(m.Metric), FlipTitle(way), n, changesMD(listed, n)))
+			}
+		}
+		if len(m.Moved) > 0 {
+			moved = append(moved, fmt.Sprintf("**%s**: %s", mdText(m.Metric), changesMD(m.Moved, min(len(m.Moved), MDListed))))
+		}
+	}
+	for _, part := range []struct {
+		title string
+		lines []string
+	}{{"Flipped pass/fail", flips}, {"Moved most", moved}} {
+		if len(part.lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n#### %s\n\n", part.title)
+		for _, l := range part.lines {
+			fmt.Fprintf(w, "- %s\n", l)
+		}
+	}
+	return nil
+}
+
+// pText is a p-value with four places, "<0.0001" below them, "-" when
+// undefined.
+func pText(p run.Num) string {
+	if p.Defined() && p < 0.00005 {
+		return "<0.0001"
+	}
+	return Stat(p)
+}
+
+// changesMD lists the first MDListed of changes (of n in all) as
+// `id` 0.800→0.300, saying how many more there are.
+func changesMD(changes []run.SampleChange, n int) string {
+	parts := make([]string, 0, MDListed+1)
+	for _, f := range changes[:min(len(changes), MDListed)] {
+		parts = append(parts, fmt.Sprintf("%s %.3f→%.3f", code(f.ID), f.Baseline, f.Current))
+	}
+	if more := n - len(parts); more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// code is s as a Markdown code span, its fence longer than any run of
+// backticks in it.
+func code(s string) string {
+	longest, folder := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			folder++
+			longest = max(longest, folder)
+		} else {
+			folder = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// mdText is text that Markdown shows as it is, in a paragraph, a list
+// or a table cell: its markup characters escaped.
+func mdText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`, "#", `\#`).Replace(s)
+}
+
+// WriteBaselineMarkdown writes the run's comparison with its baseline
+// (assay bench --baseline) as the Markdown summary `assay runs diff
+// --format md` writes; nothing when the run had no baseline.

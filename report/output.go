@@ -1,0 +1,159 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
+)
+
+// The output formats, one set for every command that prints: each takes
+// the ones that fit what it prints (outputFormats).
+const (
+	OutputText  = "text"
+	OutputMD    = "md"
+	OutputJSON  = "json"
+	OutputYAML  = "yaml"
+	OutputJSONL = "jsonl"
+)
+
+// outputFormats backs OutputFormats, which hands out copies.
+var outputFormats = []string{OutputText, OutputMD, OutputJSON, OutputYAML, OutputJSONL}
+
+// OutputFormats returns every output format's name.
+func OutputFormats() []string { return slices.Clone(outputFormats) }
+
+// CheckOutputFormat accepts got when it is one of allowed (names of
+// outputFormats), else it is an input error naming --format and what the
+// command takes.
+func CheckOutputFormat(got string, allowed ...string) error {
+	if slices.Contains(allowed, got) {
+		return nil
+	}
+	list := strings.Join(allowed[:len(allowed)-1], ", ") + " or " + allowed[len(allowed)-1]
+	return &eval.InputError{Field: "--format", Msg: fmt.Sprintf("must be %s, got %q", list, got)}
+}
+
+// ResultWriter writes results one by one in a format (yaml, json or
+// text) whose whole is the same as encoding the list at once, and which
+// stays well-formed when close is called after a partial run. jsonl is one
+// JSON object a line, the format for files: each flush hands the lines it
+// holds to the writer in one Write, so a run killed at any point (even
+// kill -9, which skips close) leaves only whole lines, each readable alone.
+type ResultWriter struct {
+	w      *bufio.Writer
+	format string
+	n      int
+	buf    bytes.Buffer
+}
+
+// NewResultWriter writes results to w in format (an Output).
+func NewResultWriter(w io.Writer, format string) *ResultWriter {
+	return &ResultWriter{w: bufio.NewWriter(w), format: format}
+}
+
+// Write writes one result.
+func (rw *ResultWriter) Write(r run.Result) error {
+	defer func() { rw.n++ }()
+	switch rw.format {
+	case "jsonl":
+		// Held in buf until flush, which writes whole lines only.
+		enc := json.NewEncoder(&rw.buf)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(r)
+	case "json":
+		// One element of an array indented by two spaces, as
+		// json.MarshalIndent of the whole list writes it.
+		rw.buf.Reset()
+		enc := json.NewEncoder(&rw.buf)
+		enc.SetIndent("  ", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if rw.n == 0 {
+			sep = "[\n  "
+		}
+		_, _ = rw.w.WriteString(sep) // a bufio.Writer keeps its first error for Write and Flush
+		_, err := rw.w.Write(bytes.TrimSuffix(rw.buf.Bytes(), []byte("\n")))
+		return err
+	case "text":
+		flag := ""
+		if r.Defaulted {
+			flag = " DEFAULTED"
+		}
+		if r.Skipped {
+			flag = " SKIPPED"
+		}
+		fmt.Fprintf(rw.w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", r.ID, r.Metric, r.Value, r.Points, r.Max, flag, r.Method, r.Reason)
+		for _, c := range r.Evidence.Claims {
+			src := ""
+			if c.SourceID != "" {
+				src = " <- " + c.SourceID
+			}
+			if ck := c.Check; ck != nil {
+				// Who checked the claim, and how sure it was.
+				where := fmt.Sprintf("chunk %d of %d", ck.Chunk, ck.Chunks)
+				if ck.Chunk == 0 {
+					where = fmt.Sprintf("none of %d chunk(s)", ck.Chunks)
+				}
+				src += fmt.Sprintf(" (%s: p %.3f from %s, %s)", ck.Checker, ck.Probability, ck.From, where)
+			}
+			fmt.Fprintf(rw.w, "  - [%s] %s%s\n", c.Verdict, c.Text, src)
+		}
+		for _, s := range r.Evidence.Sources {
+			fmt.Fprintf(rw.w, "  - %s: %g %s\n", s.URL, s.Rating, s.Basis)
+		}
+		for _, g := range r.Evidence.Gaps {
+			fmt.Fprintf(rw.w, "  - gap: %s\n", g)
+		}
+		return nil
+	default:
+		// A one-item sequence per result: the items of one sequence.
+		enc := yaml.NewEncoder(rw.w)
+		enc.SetIndent(2)
+		if err := enc.Encode([]run.Result{r}); err != nil {
+			return err
+		}
+		return enc.Close()
+	}
+}
+
+// Flush writes out what is buffered, so finished records show at once.
+func (rw *ResultWriter) Flush() error {
+	if rw.format == "jsonl" && rw.buf.Len() > 0 {
+		// The bufio.Writer is empty here, so it passes the lines on in
+		// one Write (directly when they are larger than its buffer).
+		_, err := rw.w.Write(rw.buf.Bytes())
+		rw.buf.Reset()
+		if err != nil {
+			return err
+		}
+	}
+	return rw.w.Flush()
+}
+
+// Close ends the list and flushes. With nothing written, complete says
+// whether to write an empty list (the run finished) or nothing (it failed).
+func (rw *ResultWriter) Close(complete bool) error {
+	switch {
+	case rw.format == "jsonl":
+		// No records is no lines: an empty file is an empty JSON Lines
+		// file. Lines not yet flushed are written whole.
+		return rw.Flush()
+	case rw.n == 0 && complete && rw.format != "text":
+		_, _ = rw.w.WriteString("[]\n") // its error comes back from Flush
+	case rw.format == "json" && rw.n > 0:
+		_, _ = rw.w.WriteString("\n]\n") // its error comes back from Flush
+	}
+	return rw.w.Flush()
+}

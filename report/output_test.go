@@ -1,0 +1,163 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
+)
+
+// TestResultWriterMatchesWholeList checks that writing results one by one
+// gives the same bytes as encoding the whole list at once, the format
+// users and scripts already parse.
+func TestResultWriterMatchesWholeList(t *testing.T) {
+	two := []run.Result{
+		{ID: "a", Metric: "faithfulness", Value: 0.5, Points: 0.5, Max: 1, Method: "offline (approximate)",
+			Reason: "1 of 2 claims <supported> & checked",
+			Evidence: eval.Evidence{Claims: []eval.Claim{
+				{Text: "Line one\nline two: \"quoted\"", Verdict: eval.VerdictSupported, SourceID: "c1"},
+				{Text: "- looks like a list item", Verdict: eval.VerdictUnsupported},
+			}, Counts: map[string]float64{"claims": 2, "supported": 1}}},
+		{ID: "b", Metric: "source_relevance", Value: 0.5, Points: 3, Max: 5, Method: "llm:openai:m", Defaulted: true,
+			Error: "judge: 503", Usage: eval.Usage{Calls: 1, TokensIn: 10}},
+	}
+	whole := map[string]func([]run.Result) string{
+		"json": func(rs []run.Result) string {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			require.NoError(t, enc.Encode(rs))
+			return b.String()
+		},
+		"yaml": func(rs []run.Result) string {
+			var b bytes.Buffer
+			enc := yaml.NewEncoder(&b)
+			enc.SetIndent(2)
+			require.NoError(t, enc.Encode(rs))
+			require.NoError(t, enc.Close())
+			return b.String()
+		},
+	}
+	for format, encode := range whole {
+		for name, rs := range map[string][]run.Result{"none": {}, "one": two[:1], "two": two} {
+			t.Run(format+"/"+name, func(t *testing.T) {
+				var got bytes.Buffer
+				require.NoError(t, printResults(&got, format, rs))
+				assert.Equal(t, encode(rs), got.String())
+			})
+		}
+	}
+}
+
+// TestResultWriterPartial checks that a run stopped after some results
+// still leaves a parseable document.
+func TestResultWriterPartial(t *testing.T) {
+	var b bytes.Buffer
+	rw := NewResultWriter(&b, "json")
+	require.NoError(t, rw.Write(run.Result{ID: "a", Metric: "m"}))
+	require.NoError(t, rw.Flush())
+	require.NoError(t, rw.Close(false))
+	var got []run.Result
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	assert.Equal(t, []run.Result{{ID: "a", Metric: "m"}}, got)
+}
+
+// TestResultWriterFailedEmpty checks that a run that failed before any
+// result prints nothing, not an empty list beside its error.
+func TestResultWriterFailedEmpty(t *testing.T) {
+	for _, format := range []string{"json", "yaml", "text"} {
+		var b bytes.Buffer
+		require.NoError(t, NewResultWriter(&b, format).Close(false))
+		assert.Empty(t, b.String(), format)
+	}
+}
+
+// printResults writes rs at once with a resultWriter, as a run that
+// finished does.
+func printResults(w io.Writer, format string, rs []run.Result) error {
+	rw := NewResultWriter(w, format)
+	for _, r := range rs {
+		if err := rw.Write(r); err != nil {
+			return err
+		}
+	}
+	return rw.Close(true)
+}
+
+// writeLog records each Write it is handed, and fails every Write after
+// the first ok, as standard output does when the process is killed.
+type writeLog struct {
+	writes []string
+	ok     int
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	if len(w.writes) >= w.ok {
+		return 0, errors.New("killed")
+	}
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+// TestResultWriterJSONL: jsonl writes one result a line, every line
+// readable alone, and hands the writer whole lines only, so a run cut off
+// after any write leaves whole lines; records not flushed are not written.
+func TestResultWriterJSONL(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a claim with <markup> & quotes \" ", 400) // over bufio's 4 KB
+	rs := []run.Result{
+		{ID: "r1", Metric: "faithfulness", Value: 1, Reason: long},
+		{ID: "r1", Metric: "source_relevance", Value: 0.5, Defaulted: true, Error: "status 500\nsecond line"},
+		{ID: "r2", Metric: "faithfulness", Value: 0.25},
+		{ID: "r3", Metric: "faithfulness", Value: 0.75, Reason: long},
+	}
+	// Records: r1 (two results), r2, r3; a flush after each.
+	records := [][]run.Result{rs[:2], rs[2:3], rs[3:]}
+	tests := map[string]struct {
+		ok   int // writes that succeed before the kill
+		want []run.Result
+	}{
+		"run to the end":          {ok: 99, want: rs},
+		"killed before anything":  {ok: 0, want: nil},
+		"killed after one record": {ok: 1, want: rs[:2]},
+		"killed after two":        {ok: 2, want: rs[:3]},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := &writeLog{ok: tc.ok}
+			rw := NewResultWriter(w, "jsonl")
+			for _, rec := range records {
+				for _, r := range rec {
+					require.NoError(t, rw.Write(r))
+				}
+				if rw.Flush() != nil {
+					break
+				}
+			}
+			_ = rw.Close(true)
+			var got []run.Result
+			for i, chunk := range w.writes {
+				require.True(t, strings.HasSuffix(chunk, "\n"), "write %d ends mid-line", i)
+			}
+			all := strings.Join(w.writes, "")
+			for line := range strings.Lines(all) {
+				var r run.Result
+				require.NoError(t, json.Unmarshal([]byte(line), &r), "each line parses alone: %q", line)
+				got = append(got, r)
+			}
+			assert.Equal(t, tc.want, got)
+			assert.NotContains(t, all, `\u003c`, "no HTML escaping, as json")
+		})
+	}
+}

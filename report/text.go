@@ -1,0 +1,157 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/assaylabs/assay/run"
+)
+
+// The pieces the comparison's Markdown summary and `assay runs` print
+// with: a table, a statistic, and what a comparison's flips are.
+
+// SharedNote says, when a run has samples the other lacks, what the
+// comparison is over; "" when both have the same samples.
+func SharedNote(c *run.Comparison) string {
+	if c.OnlyBaseline+c.OnlyCurrent == 0 {
+		return ""
+	}
+	return fmt.Sprintf("compared on the %d sample(s) both runs have; A has %d that B lacks, B has %d that A lacks", c.Shared, c.OnlyBaseline, c.OnlyCurrent)
+}
+
+// Flips is how many of m's samples flipped way, and those listed.
+func Flips(m run.MetricComparison, way string) (int, []run.SampleChange) {
+	var listed []run.SampleChange
+	for _, f := range m.Flipped {
+		if f.Flip == way {
+			listed = append(listed, f)
+		}
+	}
+	if way == run.FlipFails {
+		return m.NowFailing, listed
+	}
+	return m.NowPassing, listed
+}
+
+// FlipTitle names a way of flipping.
+func FlipTitle(way string) string {
+	if way == run.FlipFails {
+		return "now failing (passed in A)"
+	}
+	return "now passing (failed in A)"
+}
+
+// Signed is a statistic with its sign, "-" when undefined.
+func Signed(n run.Num) string {
+	if !n.Defined() {
+		return "-"
+	}
+	return fmt.Sprintf("%+.4f", float64(n))
+}
+
+// Interval is an interval, "-" when undefined.
+func Interval(lo, hi run.Num) string {
+	if !lo.Defined() || !hi.Defined() {
+		return "-"
+	}
+	return fmt.Sprintf("%+.4f..%+.4f", float64(lo), float64(hi))
+}
+
+// Stat is a statistic with four places, "-" when undefined.
+func Stat(n run.Num) string {
+	if !n.Defined() {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", float64(n))
+}
+
+// Table is a header and rows of cells, written as columns two spaces
+// apart (text) or as a Markdown Table. A Table without a header is a
+// list of names and values, which Markdown writes as a list.
+type Table struct {
+	Head []string
+	Rows [][]string
+}
+
+func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
+
+func (t Table) Write(w io.Writer, md bool) error {
+	if md {
+		return t.markdown(w)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if t.Head != nil {
+		fmt.Fprintln(tw, strings.Join(t.Head, "\t"))
+	}
+	for _, r := range t.Rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+func (t Table) markdown(w io.Writer) error {
+	if t.Head == nil {
+		for _, r := range t.Rows {
+			fmt.Fprintf(w, "- **%s**: %s\n", mdCell(r[0]), mdCell(strings.Join(r[1:], " ")))
+		}
+		return nil
+	}
+	width := len(t.Head)
+	for _, r := range t.Rows {
+		width = max(width, len(r))
+	}
+	row := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i := range width {
+			c := ""
+			if i < len(cells) {
+				c = mdCell(cells[i])
+			}
+			b.WriteString(" " + c + " |")
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	row(t.Head)
+	row(slices.Repeat([]string{"---"}, width))
+	for _, r := range t.Rows {
+		row(r)
+	}
+	return nil
+}
+
+// mdCell is text that Markdown shows as it is in a Table cell or a list.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`).Replace(s)
+}
+
+// Heading starts a part: "title:" after a blank line in text, a
+// Markdown heading.
+func Heading(w io.Writer, md bool, title string) {
+	if md {
+		fmt.Fprintf(w, "\n### %s\n\n", mdCell(title))
+		return
+	}
+	fmt.Fprintf(w, "\n%s:\n", title)
+}
+
+// Item is a line of a part: indented by two in text, a Markdown list item.
+func Item(w io.Writer, md bool, line string) {
+	if md {
+		fmt.Fprintf(w, "- %s\n", mdCell(line))
+		return
+	}
+	fmt.Fprintf(w, "  %s\n", line)
+}
+
+// Para is a line on its own: as it is in text, a Markdown list item.
+func Para(w io.Writer, md bool, format string, a ...any) {
+	line := fmt.Sprintf(format, a...)
+	if md {
+		line = "- " + mdCell(line)
+	}
+	fmt.Fprintln(w, line)
+}

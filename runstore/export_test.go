@@ -1,0 +1,180 @@
+package runstore_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
+)
+
+// exportRun writes a dataset of three samples (nested, numeric, boolean
+// and mixed metadata) and a run of it: s1 judged on both metrics (a
+// card's verdict on one), s2 defaulted on one and skipped on the other,
+// s3 never judged, and "gone", a sample the dataset no longer has. It
+// returns the run folder.
+func exportRun(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	data := filepath.Join(root, "data.jsonl")
+	lines := []string{
+		`{"id":"s1","question":"Where, is it?","answer":"In \"Paris\".","contexts":["Paris is in France.","It has a tower."],"reference":"Paris","metadata":{"split":"dev","rank":2,"gold":true,"tags":["a","b"],"src":{"site":"wiki"}}}`,
+		`{"id":"s2","question":"q2","answer":"a2","contexts":["c"],"metadata":{"split":"test","rank":"high"}}`,
+		`{"id":"s3","question":"q3","answer":"a3","contexts":["c"]}`,
+	}
+	require.NoError(t, os.WriteFile(data, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	sha, err := dataset.FileSHA256(data)
+	require.NoError(t, err)
+	no := false
+	cfg := run.Config{RunID: "x1", Dataset: data, DatasetSHA256: sha, Metrics: []string{"faithfulness", "answer_relevancy"}, Model: "offline"}
+	s := run.Summary{RunID: "x1", Metrics: []run.MetricStats{{Metric: "faithfulness", Threshold: 0.7}, {Metric: "answer_relevancy", Threshold: 0.5}}}
+	results := []run.Result{
+		{ID: "gone", Metric: "faithfulness", Value: 0.25, Method: "offline (approximate)"},
+		{ID: "s1", Metric: "answer_relevancy", Value: 0.9, Points: 4.5, Max: 5, Method: "offline (approximate)", Reason: "on topic", Pass: &no,
+			Usage: eval.Usage{Latency: 1500 * time.Microsecond, CostUSD: 0.002}},
+		{ID: "s2", Metric: "faithfulness", Value: 0.5, Method: "llm:openai:m", Defaulted: true, Error: "status 500", Usage: eval.Usage{CostUnknown: true}},
+		{ID: "s1", Metric: "faithfulness", Value: 0.75, Points: 3, Max: 4, Method: "offline (approximate)", Reason: "3 of 4 claims, \"quoted\"\nand a line"},
+		{ID: "s2", Metric: "answer_relevancy", Method: "offline (approximate)", Skipped: true, Reason: "no answer"},
+	}
+	return runtest.WriteFolder(t, filepath.Join(root, "run"), cfg, &s, results)
+}
+
+// wantExport is the export of exportRun, row by row, as strings (CSV's
+// cells; "" for null).
+var wantExport = [][]string{
+	// id, question, answer, contexts, reference, metadata.gold, .rank, .split, .src.site, .tags, metric, value, points, max, pass, defaulted, skipped, error, reason, model, latency_ms, cost_usd
+	{"s1", "Where, is it?", `In "Paris".`, "Paris is in France.\n\nIt has a tower.", "Paris", "true", "2", "dev", "wiki", `["a","b"]`,
+		"faithfulness", "0.75", "3", "4", "true", "false", "false", "", "3 of 4 claims, \"quoted\"\nand a line", "offline (approximate)", "0", "0"},
+	{"s1", "Where, is it?", `In "Paris".`, "Paris is in France.\n\nIt has a tower.", "Paris", "true", "2", "dev", "wiki", `["a","b"]`,
+		"answer_relevancy", "0.9", "4.5", "5", "false", "false", "false", "", "on topic", "offline (approximate)", "1.5", "0.002"},
+	{"s2", "q2", "a2", "c", "", "", "high", "test", "", "",
+		"faithfulness", "0.5", "0", "0", "", "true", "false", "status 500", "", "llm:openai:m", "0", ""},
+	{"s2", "q2", "a2", "c", "", "", "high", "test", "", "",
+		"answer_relevancy", "", "0", "0", "", "false", "true", "", "no answer", "offline (approximate)", "0", "0"},
+	{"gone", "", "", "", "", "", "", "", "", "",
+		"faithfulness", "0.25", "0", "0", "false", "false", "false", "", "", "offline (approximate)", "0", "0"},
+}
+
+var wantColumns = []string{"id", "question", "answer", "contexts", "reference", "metadata.gold", "metadata.rank", "metadata.split", "metadata.src.site", "metadata.tags",
+	"metric", "value", "points", "max", "pass", "defaulted", "skipped", "error", "reason", "model", "latency_ms", "cost_usd"}
+
+func TestRunsExportCSV(t *testing.T) {
+	t.Parallel()
+	dir := exportRun(t)
+	var out bytes.Buffer
+	x, err := runstore.Runs{}.Export(context.Background(), dir, runstore.ExportCSV, &out)
+	require.NoError(t, err)
+	assert.Equal(t, 5, x.Rows)
+	assert.Empty(t, x.Note)
+	assert.Equal(t, wantColumns, x.Columns)
+	recs, err := csv.NewReader(&out).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 6)
+	assert.Equal(t, wantColumns, recs[0])
+	for i, want := range wantExport {
+		assert.Equal(t, want, recs[i+1], "row %d", i+1)
+	}
+}
+
+func TestRunsExportJSONL(t *testing.T) {
+	t.Parallel()
+	dir := exportRun(t)
+	var out bytes.Buffer
+	_, err := runstore.Runs{}.Export(context.Background(), dir, runstore.ExportJSONL, &out)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, lines, 5)
+	var rows []map[string]any
+	for _, l := range lines {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		rows = append(rows, m)
+	}
+	assert.True(t, strings.HasPrefix(lines[0], `{"id":"s1","question":"Where, is it?",`), "keys in column order: %s", lines[0])
+	assert.Equal(t, []any{"Paris is in France.", "It has a tower."}, rows[0]["contexts"], "a list")
+	assert.Equal(t, 2.0, rows[0]["metadata.rank"])
+	assert.Equal(t, true, rows[0]["metadata.gold"])
+	assert.Equal(t, []any{"a", "b"}, rows[0]["metadata.tags"])
+	assert.Equal(t, 0.75, rows[0]["value"])
+	assert.Equal(t, true, rows[0]["pass"])
+	assert.Equal(t, false, rows[1]["pass"], "the card's verdict, not 0.9 >= 0.5")
+	assert.Equal(t, 1.5, rows[1]["latency_ms"])
+	assert.Nil(t, rows[2]["pass"], "a default passes nothing")
+	assert.Nil(t, rows[2]["cost_usd"], "unknown")
+	assert.Equal(t, "high", rows[2]["metadata.rank"])
+	assert.Nil(t, rows[3]["value"], "a skip has no value")
+	assert.Equal(t, "gone", rows[4]["id"])
+	assert.Nil(t, rows[4]["question"], "the dataset lacks it")
+	assert.Equal(t, []any{}, rows[4]["contexts"])
+}
+
+func TestRunsExportParquet(t *testing.T) {
+	t.Parallel()
+	dir := exportRun(t)
+	path := filepath.Join(t.TempDir(), "run.parquet")
+	x, err := runstore.Runs{}.ExportFile(context.Background(), dir, runstore.ExportParquet, path, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 5, x.Rows)
+
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, f.Close()) }()
+	r := parquet.NewReader(f)
+	defer func() { require.NoError(t, r.Close()) }()
+	assert.Equal(t, int64(5), r.NumRows())
+	var cols []string
+	for _, c := range r.Schema().Fields() {
+		cols = append(cols, c.Name())
+	}
+	assert.ElementsMatch(t, wantColumns, cols)
+	kinds := map[string]string{}
+	for _, c := range r.Schema().Fields() {
+		if c.Leaf() {
+			kinds[c.Name()] = c.Type().String()
+		}
+	}
+	assert.Equal(t, map[string]string{"metadata.gold": "BOOLEAN", "metadata.rank": "STRING", "metadata.split": "STRING", "metadata.tags": "STRING",
+		"value": "DOUBLE", "pass": "BOOLEAN", "cost_usd": "DOUBLE"}, map[string]string{"metadata.gold": kinds["metadata.gold"], "metadata.rank": kinds["metadata.rank"],
+		"metadata.split": kinds["metadata.split"], "metadata.tags": kinds["metadata.tags"], "value": kinds["value"], "pass": kinds["pass"], "cost_usd": kinds["cost_usd"]},
+		"a number in one record and text in another is text")
+	var rows []map[string]any
+	for range 5 {
+		row := map[string]any{}
+		require.NoError(t, r.Read(&row))
+		rows = append(rows, row)
+	}
+	assert.Equal(t, "s1", rows[0]["id"])
+	assert.Equal(t, []any{"Paris is in France.", "It has a tower."}, rows[0]["contexts"], "a list")
+	assert.Equal(t, "faithfulness", rows[0]["metric"])
+	assert.Equal(t, 0.75, rows[0]["value"])
+	assert.Equal(t, 3.0, rows[0]["points"])
+	assert.Equal(t, true, rows[0]["pass"])
+	assert.Equal(t, true, rows[0]["metadata.gold"])
+	assert.Equal(t, "wiki", rows[0]["metadata.src.site"])
+	assert.Equal(t, `["a","b"]`, rows[0]["metadata.tags"])
+	assert.Equal(t, false, rows[1]["pass"])
+	assert.Equal(t, 0.002, rows[1]["cost_usd"])
+	assert.Equal(t, 1.5, rows[1]["latency_ms"])
+	assert.Nil(t, rows[2]["pass"])
+	assert.Nil(t, rows[2]["cost_usd"])
+	assert.Equal(t, true, rows[2]["defaulted"])
+	assert.Equal(t, "status 500", rows[2]["error"])
+	assert.Nil(t, rows[3]["value"])
+	assert.Equal(t, true, rows[3]["skipped"])
+	assert.Equal(t, "gone", rows[4]["id"])
+	assert.Nil(t, rows[4]["question"])
+}

@@ -1,0 +1,95 @@
+package runstore_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/report"
+	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/runstore"
+)
+
+// TestRunsDiffMarkdown renders the pull-request summary with goldmark
+// (GitHub's flavour: tables) and checks that its table, notes and lists
+// come out as HTML elements, its lists capped.
+func TestRunsDiffMarkdown(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	// Twelve samples in both runs, q13 in A alone, q14 and q15 in B
+	// alone. q1-q10 fall from 0.9 to 0.2 (pass to fail under 0.5), q12
+	// rises from 0.3 to 0.95.
+	var a, b []run.Result
+	for i := 1; i <= 12; i++ {
+		va, vb := 0.9, 0.2
+		switch i {
+		case 11:
+			vb = 0.9
+		case 12:
+			va, vb = 0.3, 0.95
+		}
+		id := fmt.Sprintf("q%d", i)
+		a = append(a, run.Result{ID: id, Metric: "faithfulness", Value: va})
+		b = append(b, run.Result{ID: id, Metric: "faithfulness", Value: vb})
+	}
+	a = append(a, run.Result{ID: "q13", Metric: "faithfulness", Value: 1})
+	b = append(b, run.Result{ID: "q14", Metric: "faithfulness", Value: 1}, run.Result{ID: "q15_x", Metric: "faithfulness", Value: 1})
+	folder := func(id, model, version string, rs []run.Result) string {
+		cfg := run.Config{RunID: id, Model: model, Metrics: []string{"faithfulness"}, Prompts: map[string]string{"faithfulness.claims": version}}
+		s := run.Summary{RunID: id, Metrics: []run.MetricStats{{Metric: "faithfulness", Mean: 0.5, Threshold: 0.5}}}
+		return runtest.WriteFolder(t, filepath.Join(root, id), cfg, &s, rs)
+	}
+	dirA, dirB := folder("run-a", "offline", "1", a), folder("run-b", "llm:openai:gpt-4o", "2", b)
+	d, err := runstore.Runs{Store: filepath.Join(root, "runs.db")}.Diff(context.Background(), dirA, dirB)
+	require.NoError(t, err)
+	var md bytes.Buffer
+	require.NoError(t, d.Write(&md, report.OutputMD))
+	t.Logf("the summary:\n%s", md.String())
+
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	doc := gm.Parser().Parse(text.NewReader(md.Bytes()))
+	kinds := map[ast.NodeKind]int{}
+	require.NoError(t, ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			kinds[n.Kind()]++
+		}
+		return ast.WalkContinue, nil
+	}))
+	assert.Equal(t, 1, kinds[east.KindTable], "one table")
+	assert.Equal(t, 2, kinds[east.KindTableRow]+kinds[east.KindTableHeader], "its header and a row a metric")
+	assert.Equal(t, 2, kinds[ast.KindBlockquote], "two notes")
+	assert.Equal(t, 3, kinds[ast.KindList], "alerts, flips, moved")
+	var html bytes.Buffer
+	require.NoError(t, gm.Renderer().Render(&html, md.Bytes(), doc))
+	t.Logf("rendered:\n%s", html.String())
+	for _, want := range []string{
+		"<h3>Assay: <code>run-b</code> against baseline <code>run-a</code></h3>",
+		"<th>metric</th>\n<th>baseline</th>\n<th>current</th>\n<th>paired diff (95% CI)</th>\n<th>Wilcoxon p</th>\n<th>pass→fail</th>\n<th>fail→pass</th>\n<th>McNemar p</th>",
+		// Means over the 12 shared samples (10.2/12, 3.85/12), not the
+		// summaries' 0.5; 10 flips one way, 1 the other: McNemar
+		// 2*12/2048.
+		"<td>faithfulness</td>\n<td>0.8500</td>\n<td>0.3208</td>\n<td>-0.5292 (-0.7000, -0.2500)</td>\n<td>0.0020</td>\n",
+		"<td>10</td>\n<td>1</td>\n<td>0.0117</td>",
+		"<blockquote>\n<p><strong>Note</strong>: Compared on the 12 sample(s) both runs have; A has 1 that B lacks, B has 2 that A lacks.</p>\n</blockquote>",
+		`Judged otherwise than the baseline (model &quot;offline&quot;, now &quot;llm:openai:gpt-4o&quot;; prompt faithfulness.claims version 1, now 2)`,
+		"<h4>Alerts</h4>\n<ul>\n<li><strong>warning</strong> degradation: faithfulness degraded from baseline",
+		"<h4>Flipped pass/fail</h4>\n<ul>\n<li><strong>faithfulness</strong>, now failing (passed in A), 10: <code>q1</code> 0.900→0.200, <code>q2</code> 0.900→0.200,",
+		"<code>q8</code> 0.900→0.200, and 2 more</li>",
+		"<li><strong>faithfulness</strong>, now passing (failed in A), 1: <code>q12</code> 0.300→0.950</li>",
+		"<h4>Moved most</h4>",
+	} {
+		assert.Contains(t, html.String(), want)
+	}
+	assert.NotContains(t, html.String(), "q9</code>", "capped at MDListed")
+}

@@ -1,0 +1,48 @@
+package httpjson_test
+
+import (
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/assaylabs/assay/serve/internal/httpjson"
+)
+
+func TestWrite(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		write  func(w http.ResponseWriter)
+		status int
+		body   string
+	}{
+		"a value": {
+			write:  func(w http.ResponseWriter) { httpjson.Write(w, http.StatusCreated, map[string]int{"n": 1}) },
+			status: http.StatusCreated, body: "{\n  \"n\": 1\n}\n",
+		},
+		"html stays as it is": {
+			write:  func(w http.ResponseWriter) { httpjson.Write(w, http.StatusOK, []string{"<b>&"}) },
+			status: http.StatusOK, body: "[\n  \"<b>&\"\n]\n",
+		},
+		"an error": {
+			write:  func(w http.ResponseWriter) { httpjson.Error(w, http.StatusForbidden, "not yours") },
+			status: http.StatusForbidden, body: "{\n  \"error\": \"not yours\"\n}\n",
+		},
+		"a value that does not encode is a 500": {
+			write:  func(w http.ResponseWriter) { httpjson.Write(w, http.StatusOK, math.NaN()) },
+			status: http.StatusInternalServerError, body: "{\n  \"error\": \"encoding the answer: json: unsupported value: NaN\"\n}\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rec := httptest.NewRecorder()
+			tc.write(rec)
+			assert.Equal(t, tc.status, rec.Code)
+			assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+			assert.Equal(t, tc.body, rec.Body.String())
+		})
+	}
+}

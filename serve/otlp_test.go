@@ -234,4 +234,8 @@ func TestSpanBufferWaitsForTheRoot(t *testing.T) {
 	got = b.add([]conversation.Span{child("4")})
 	require.Len(t, got, 1, "three waiting, two allowed: the oldest goes as it is")
 	assert.Equal(t, "2", got[0][0].TraceID)
+	b.putBack(got)
+	got = b.add([]conversation.Span{root("2")})
+	require.Len(t, got, 1, "a trace put back is whole when its root comes again")
+	assert.Len(t, got[0], 2)
 }

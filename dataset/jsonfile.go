@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/assaylabs/assay/conversation"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -80,6 +81,9 @@ func (d *datasetReader) jsonFile(r io.Reader) error {
 	var obj json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return d.syntaxErr(data, 0, 1, 1, err)
+	}
+	if conversation.IsOTLPJSON(data[start:]) { // one OTLP export request, pretty-printed
+		return d.otlpLines(bytes.Count(data[:start], []byte{'\n'})+1, data[start:], bufio.NewScanner(bytes.NewReader(nil)))
 	}
 	return d.add(bytes.Count(data[:start], []byte{'\n'})+1, 0, data[start:])
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ type Config struct {
 	// hash of each trace id (Sampled); nil is 1, every trace.
 	SampleRate *float64
 	// TraceMetrics are the metrics a trace is judged with when its
-	// request names none; empty is DefaultTraceMetrics.
+	// request names none; empty is defaultTraceMetrics.
 	TraceMetrics []string
 	// ConversationMetrics are the metrics a conversation assembled from
 	// OTLP spans (/otlp/v1/traces) is judged with; empty is
@@ -144,12 +145,15 @@ const (
 	defaultShutdown = 30 * time.Second
 )
 
-// DefaultTraceMetrics are the metrics traces are judged with unless told
+// defaultTraceMetrics backs DefaultTraceMetrics, which hands out copies.
+var defaultTraceMetrics = []string{"faithfulness", "answer_relevancy_grade"}
+
+// DefaultTraceMetrics returns the metrics traces are judged with unless told
 // otherwise: whether the answer keeps to its contexts and whether it
 // answers the question (the model's direct grade, which needs no
 // embedding model), both reference-free, as production traces have no
 // reference answer.
-var DefaultTraceMetrics = []string{"faithfulness", "answer_relevancy_grade"}
+func DefaultTraceMetrics() []string { return slices.Clone(defaultTraceMetrics) }
 
 // withDefaults fills the zero fields and checks the rest.
 func (c Config) withDefaults() (Config, error) {
@@ -194,10 +198,10 @@ func (c Config) filled() Config {
 		c.SampleRate = &one
 	}
 	if len(c.TraceMetrics) == 0 {
-		c.TraceMetrics = DefaultTraceMetrics
+		c.TraceMetrics = defaultTraceMetrics
 	}
 	if len(c.ConversationMetrics) == 0 {
-		c.ConversationMetrics = DefaultConversationMetrics
+		c.ConversationMetrics = DefaultConversationMetrics()
 	}
 	c.QueueSize = cmp.Or(c.QueueSize, defaultQueue)
 	c.MaxBody = cmp.Or(c.MaxBody, defaultMaxBody)

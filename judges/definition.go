@@ -128,16 +128,20 @@ func (d *Definition) ExampleOf(s eval.Sample, grade string) (ex Example, ok bool
 	return ex, true
 }
 
-// promptExamples are d's examples as the prompt shows them, the fields
-// in d's order.
+// Shown is ex as a prompt shows it, its fields in d's order.
+func (d *Definition) Shown(ex Example) prompts.GradedExample {
+	g := prompts.GradedExample{Grade: ex.Grade}
+	for _, f := range d.Fields {
+		g.Fields = append(g.Fields, prompts.Field{Name: f, Label: blockLabel(f), Text: ex.Fields[f]})
+	}
+	return g
+}
+
+// promptExamples are d's examples as the prompt shows them.
 func (d *Definition) promptExamples() []prompts.GradedExample {
 	var out []prompts.GradedExample
 	for _, ex := range d.Examples {
-		g := prompts.GradedExample{Grade: ex.Grade}
-		for _, f := range d.Fields {
-			g.Fields = append(g.Fields, prompts.Field{Name: f, Label: blockLabel(f), Text: ex.Fields[f]})
-		}
-		out = append(out, g)
+		out = append(out, d.Shown(ex))
 	}
 	return out
 }

@@ -74,6 +74,12 @@ func TestThaiCompletenessGapsAreWords(t *testing.T) {
 		"question and function words are no gaps": {
 			query: "ชาวนาปลูกข้าวพันธุ์อะไรบ้างในภัยแล้ง", gaps: nil,
 		},
+		"words of time and place are no gaps": {
+			query: "ชาวนากับเขื่อนตลอดช่วงภัยแล้ง และข้าวหลังภัยแล้ง", gaps: nil,
+		},
+		"a topic beside them still is": {
+			query: "ข้าวภายในเขื่อนก่อนฤดูฝน", gaps: []string{`"ฤดู" not covered`, `"ฝน" not covered`},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

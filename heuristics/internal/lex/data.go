@@ -108,7 +108,8 @@ func (l *Lexicon) Unit(w string) (Unit, bool) {
 // or "": "tall", "high" and "height" are all "height".
 func (l *Lexicon) Measure(w string) string { return lists().measures[w] }
 
-// Inquiry reports whether the word w frames a question rather than names
-// its topic (inquiry.txt: "discovered", "known", "shows"), compared by
+// Inquiry reports whether the word w of a query frames the question or
+// relates its words rather than names its topic (inquiry.txt: "discovered",
+// "known", "shows"; "during", "within"), compared by
 // stem.
 func Inquiry(w string) bool { return lists().inquiry[stem(strings.ToLower(w))] }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Load: `assay serve` on the loopback, driven at a fixed rate by
-# internal/loadserve (an open loop: latency measured from when each request
+# tools/harness/loadserve (an open loop: latency measured from when each request
 # was due).
 #   1. POST /v1/context-score at RATE requests/s for SECONDS: p50, p90,
 #      p99, max and the status codes (goal p99 <= 1 ms, 0 errors).
@@ -27,7 +27,9 @@ fport=${FAKE_PORT:-18182}
 
 CGO_ENABLED=0 go build -trimpath -o bin/assay ./cmd/assay
 go build -o bin/fakellm ./internal/llmtest/fakellm
-go build -o bin/loadserve ./internal/loadserve
+# The load generator is its own module (tools/harness), out of the
+# main module's build.
+go -C tools/harness build -o ../../bin/loadserve ./loadserve
 work=$(mktemp -d)
 pids=()
 cleanup() {

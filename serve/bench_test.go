@@ -28,7 +28,7 @@ func BenchmarkContextScore(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequestWithContext(b.Context(), http.MethodPost, "/v1/context-score", strings.NewReader(string(body))))
+		h.ServeHTTP(rec, httptest.NewRequestWithContext(b.Context(), http.MethodPost, "http://127.0.0.1/v1/context-score", strings.NewReader(string(body))))
 		if rec.Code != http.StatusOK {
 			b.Fatalf("%d: %s", rec.Code, rec.Body)
 		}

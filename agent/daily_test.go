@@ -43,7 +43,7 @@ func TestDailyScorersReadAJSONLRecord(t *testing.T) {
 	// for, "until the volume ratio rises above 1.0x", is supposed, not
 	// claimed): numeric accuracy 91.7, faithfulness
 	// 0.3*91.67 + 0.25*100 + 0.2*100 + 0.25*100 = 97.5.
-	sample := eval.Sample{Answer: string(report), Metadata: map[string]any{daily.MetaTruth: truth, daily.MetaTelemetry: tel}}
+	sample := eval.Sample{Answer: string(report), Metadata: map[string]any{eval.MetaTruth: truth, eval.MetaTelemetry: tel}}
 	tests := map[string]struct {
 		points float64
 		count  string
@@ -69,7 +69,7 @@ func TestDailyScorersReadAJSONLRecord(t *testing.T) {
 	}
 	t.Run("no telemetry skips qos", func(t *testing.T) {
 		t.Parallel()
-		s := eval.Sample{Answer: string(report), Metadata: map[string]any{daily.MetaTruth: truth}}
+		s := eval.Sample{Answer: string(report), Metadata: map[string]any{eval.MetaTruth: truth}}
 		sc, err := daily.Scorer{Metric: daily.MetricQoS}.Score(context.Background(), s)
 		require.NoError(t, err)
 		assert.True(t, sc.Skipped)

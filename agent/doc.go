@@ -22,7 +22,7 @@
 // one clock (nil is time.Now: the stages' times and the "today" of source
 // recency).
 //
-//	res, err := agent.Research{Searcher: corpus, Mode: agent.Modes["standard"]}.Run(ctx, "How do heat pumps perform in cold climates?")
+//	res, err := agent.Research{Searcher: corpus, Mode: agent.Modes()["standard"]}.Run(ctx, "How do heat pumps perform in cold climates?")
 //	fmt.Println(res.Status, res.Decision)
 //
 // # The research job

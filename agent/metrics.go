@@ -149,7 +149,7 @@ func buildDefault(b SpecBuilder) func(metric.Model) eval.Scorer {
 // dailyMetrics are the daily profile's metrics (seed 003's five scorers
 // and the overall quality) and their dimension scores. Their scorers read
 // the report from the sample's Answer and the truth and telemetry from its
-// metadata (daily.MetaTruth, daily.MetaTelemetry).
+// metadata (eval.MetaTruth, eval.MetaTelemetry).
 func dailyMetrics() []metric.Entry {
 	var out []metric.Entry
 	for _, name := range daily.Metrics() {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -18,16 +19,19 @@ type Mode struct {
 	Cutoff int `json:"relevance_cutoff"`
 }
 
-// Modes are seed 004's research modes.
-var Modes = map[string]Mode{
+// modes backs Modes, which hands out copies.
+var modes = map[string]Mode{
 	"quick":    {Name: "quick", MaxSources: 3, MinFull: 3, MinShort: 1, Cutoff: 3},
 	"standard": {Name: "standard", MaxSources: 7, MinFull: 4, MinShort: 2, Cutoff: 3},
 	"deep":     {Name: "deep", MaxSources: 10, MinFull: 5, MinShort: 2, Cutoff: 3},
 }
 
+// Modes returns seed 004's research modes.
+func Modes() map[string]Mode { return maps.Clone(modes) }
+
 // ModeNamed returns the named mode.
 func ModeNamed(name string) (Mode, error) {
-	m, ok := Modes[name]
+	m, ok := modes[name]
 	if !ok {
 		return Mode{}, fmt.Errorf("unknown mode %q (have deep, quick, standard)", name)
 	}

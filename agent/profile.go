@@ -334,87 +334,48 @@ func (s ScorerSpec) build(reg *metric.Registry, opt Options, kind string) eval.S
 }
 
 func (p *Profile) check(reg *metric.Registry) error {
-	bad := func(field, format string, a ...any) error {
-		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
-	}
 	if p.Name == "" {
-		return bad("name", "missing")
+		return badField("name", "missing")
 	}
 	switch p.Kind {
 	case KindReport, KindContext:
 	default:
-		return bad("kind", "must be %q or %q, got %q", KindReport, KindContext, p.Kind)
+		return badField("kind", "must be %q or %q, got %q", KindReport, KindContext, p.Kind)
 	}
 	if len(p.Specs) == 0 {
-		return bad("scorers", "at least one scorer is needed")
+		return badField("scorers", "at least one scorer is needed")
 	}
-	// NaN and infinities decode from YAML (.nan, .inf) and would make a
-	// profile that silently never or always passes.
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	if !finite(p.Pass.Threshold) {
-		return bad("pass.threshold", "must be a finite number, got %v", p.Pass.Threshold)
+		return badField("pass.threshold", "must be a finite number, got %v", p.Pass.Threshold)
 	}
 	if f := p.Pass.FailAtOrBelow; f != nil && !finite(*f) {
-		return bad("pass.fail_at_or_below", "must be a finite number, got %v", *f)
+		return badField("pass.fail_at_or_below", "must be a finite number, got %v", *f)
 	}
 	seen := map[string]bool{}
 	for i, s := range p.Specs {
 		f := fmt.Sprintf("scorers[%d]", i)
 		valid := reg.InProfile(p.Kind)
 		if !slices.Contains(valid, s.Metric) {
-			return bad(f+".metric", "unknown metric %q for kind %s (known: %s)", s.Metric, p.Kind, strings.Join(valid, ", "))
+			return badField(f+".metric", "unknown metric %q for kind %s (known: %s)", s.Metric, p.Kind, strings.Join(valid, ", "))
 		}
 		if seen[s.Metric] {
-			return bad(f+".metric", "%q listed twice", s.Metric)
+			return badField(f+".metric", "%q listed twice", s.Metric)
 		}
 		seen[s.Metric] = true
-		if !(s.Max > 0) || !finite(s.Max) {
-			return bad(f+".max", "must be a positive number, got %v", s.Max)
-		}
-		for j, b := range s.Bands {
-			if !(b.Min >= 0 && b.Min <= 100 && b.From >= 0 && b.To >= b.From && b.To <= s.Max) { // NaN too
-				return bad(fmt.Sprintf("%s.bands[%d]", f, j), "need 0 <= min <= 100 and 0 <= from <= to <= max, got min %v from %v to %v", b.Min, b.From, b.To)
-			}
-		}
-		for j, st := range s.Steps {
-			if !finite(st.Min) {
-				return bad(fmt.Sprintf("%s.steps[%d].min", f, j), "must be a finite number, got %v", st.Min)
-			}
-			if !(st.Points >= 0 && st.Points <= s.Max) { // NaN too
-				return bad(fmt.Sprintf("%s.steps[%d].points", f, j), "must be between 0 and max %v, got %v", s.Max, st.Points)
-			}
-		}
-		if w := s.Weights; w != nil {
-			for k, x := range map[string]float64{"retrieval_confidence": w.RetrievalConfidence, "context_sufficiency": w.ContextSufficiency,
-				"diversity_score": w.Diversity, "estimated_faithfulness": w.EstimatedFaithfulness} {
-				if !(x >= 0 && x <= 1) {
-					return bad(f+".weights."+k, "must be between 0 and 1, got %v", x)
-				}
-			}
+		if err := s.check(f); err != nil {
+			return err
 		}
 	}
 	if c := p.Gate.RelevanceCutoff; c != 0 {
 		if p.Kind != KindReport {
-			return bad("gate", "only a profile of kind %s has a relevance gate", KindReport)
+			return badField("gate", "only a profile of kind %s has a relevance gate", KindReport)
 		}
 		if c < 1 || c > 5 {
-			return bad("gate.relevance_cutoff", "must be a grade from 1 to 5, got %d", c)
+			return badField("gate.relevance_cutoff", "must be a grade from 1 to 5, got %d", c)
 		}
 	}
-	for _, m := range p.Pass.RequireFull {
-		if !seen[m] {
-			return bad("pass.require_full", "names %q, which is not among the scorers", m)
-		}
-	}
-	for i, fx := range p.Fixes {
-		if !seen[fx.Metric] {
-			return bad(fmt.Sprintf("fixes[%d].metric", i), "names %q, which is not among the scorers", fx.Metric)
-		}
-		for _, st := range fx.RerunStages {
-			if st < 1 || st > 6 {
-				return bad(fmt.Sprintf("fixes[%d].rerun_stages", i), "stages are 1..6, got %d", st)
-			}
-		}
+	if err := p.checkScorerNames(seen); err != nil {
+		return err
 	}
 	total := 0.0
 	for _, s := range p.Specs {
@@ -422,7 +383,71 @@ func (p *Profile) check(reg *metric.Registry) error {
 	}
 	// A missing threshold decodes as 0, which would pass every card.
 	if !(p.Pass.Threshold > 0 && p.Pass.Threshold <= total) {
-		return bad("pass.threshold", "must be above 0 and at most the scorers' total maximum %v, got %v", total, p.Pass.Threshold)
+		return badField("pass.threshold", "must be above 0 and at most the scorers' total maximum %v, got %v", total, p.Pass.Threshold)
+	}
+	return nil
+}
+
+// badField is the InputError of a profile's field.
+func badField(field, format string, a ...any) error {
+	return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// finite reports whether x is neither NaN nor infinite: both decode from
+// YAML (.nan, .inf) and would make a profile that silently never or
+// always passes.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// check checks the numbers of scorer spec s, the profile's field f: its
+// max, bands, steps and weights.
+func (s ScorerSpec) check(f string) error {
+	if !(s.Max > 0) || !finite(s.Max) {
+		return badField(f+".max", "must be a positive number, got %v", s.Max)
+	}
+	for j, b := range s.Bands {
+		if !(b.Min >= 0 && b.Min <= 100 && b.From >= 0 && b.To >= b.From && b.To <= s.Max) { // NaN too
+			return badField(fmt.Sprintf("%s.bands[%d]", f, j), "need 0 <= min <= 100 and 0 <= from <= to <= max, got min %v from %v to %v", b.Min, b.From, b.To)
+		}
+	}
+	for j, st := range s.Steps {
+		if !finite(st.Min) {
+			return badField(fmt.Sprintf("%s.steps[%d].min", f, j), "must be a finite number, got %v", st.Min)
+		}
+		if !(st.Points >= 0 && st.Points <= s.Max) { // NaN too
+			return badField(fmt.Sprintf("%s.steps[%d].points", f, j), "must be between 0 and max %v, got %v", s.Max, st.Points)
+		}
+	}
+	if w := s.Weights; w != nil {
+		for _, x := range []struct {
+			key string
+			v   float64
+		}{{"retrieval_confidence", w.RetrievalConfidence}, {"context_sufficiency", w.ContextSufficiency},
+			{"diversity_score", w.Diversity}, {"estimated_faithfulness", w.EstimatedFaithfulness}} {
+			if !(x.v >= 0 && x.v <= 1) {
+				return badField(f+".weights."+x.key, "must be between 0 and 1, got %v", x.v)
+			}
+		}
+	}
+	return nil
+}
+
+// checkScorerNames checks that pass.require_full and fixes name only
+// metrics among the scorers (seen), and the fixes' stages.
+func (p *Profile) checkScorerNames(seen map[string]bool) error {
+	for _, m := range p.Pass.RequireFull {
+		if !seen[m] {
+			return badField("pass.require_full", "names %q, which is not among the scorers", m)
+		}
+	}
+	for i, fx := range p.Fixes {
+		if !seen[fx.Metric] {
+			return badField(fmt.Sprintf("fixes[%d].metric", i), "names %q, which is not among the scorers", fx.Metric)
+		}
+		for _, st := range fx.RerunStages {
+			if st < 1 || st > 6 {
+				return badField(fmt.Sprintf("fixes[%d].rerun_stages", i), "stages are 1..6, got %d", st)
+			}
+		}
 	}
 	return nil
 }

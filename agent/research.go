@@ -250,7 +250,7 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 		return nil, errors.New("research: no searcher")
 	}
 	if cfg.Mode.Name == "" {
-		cfg.Mode = Modes["standard"]
+		cfg.Mode = modes["standard"]
 	}
 	if cfg.MaxIterations == 0 {
 		cfg.MaxIterations = 2

@@ -25,7 +25,7 @@ func ExampleResearch_Run() {
 
 	// NoRecency: the outcome must not depend on the day the example runs.
 	opt := agent.Options{NoRecency: true}
-	res, err := agent.Research{Options: opt, Searcher: corpus, Mode: agent.Modes["quick"]}.Run(context.Background(),
+	res, err := agent.Research{Options: opt, Searcher: corpus, Mode: agent.Modes()["quick"]}.Run(context.Background(),
 		"What are the health effects of microplastics in drinking water?")
 	if err != nil {
 		panic(err)

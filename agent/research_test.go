@@ -53,7 +53,7 @@ func corpus(t testing.TB) *web.Local {
 }
 
 func offlineResearch(t testing.TB, s agent.Searcher) agent.Research {
-	return agent.Research{Searcher: s, Mode: agent.Modes["standard"], Options: agent.Options{Now: fixedClock()}}
+	return agent.Research{Searcher: s, Mode: agent.Modes()["standard"], Options: agent.Options{Now: fixedClock()}}
 }
 
 // TestResearchPaths runs the documented query of each path offline on the
@@ -332,7 +332,7 @@ func TestFetchFaults(t *testing.T) {
 		results = append(results, web.Result{URL: "http://news.example.com/" + p, Title: p})
 	}
 	results = append(results, web.Result{URL: "http://metadata.example.com/latest/meta-data", Title: "metadata"})
-	cfg := agent.Research{Searcher: memSearch{results}, Fetcher: f, Mode: agent.Modes["deep"], Options: agent.Options{Now: fixedClock(), NoRecency: true}}
+	cfg := agent.Research{Searcher: memSearch{results}, Fetcher: f, Mode: agent.Modes()["deep"], Options: agent.Options{Now: fixedClock(), NoRecency: true}}
 	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
 	require.NoError(t, err)
 	reasons := map[string]string{}

@@ -28,7 +28,7 @@ import (
 // the defaults in brackets.
 type ResearchJob struct {
 	Question string
-	// Mode is quick, standard or deep (Modes) [standard].
+	// Mode is quick, standard or deep (modes) [standard].
 	Mode string
 	// Profile is the research profile, built in or a .yaml file: how the
 	// report is scored, and its relevance gate [research].
@@ -218,7 +218,7 @@ func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error)
 // in the order the flags are given: the format, the mode, the question,
 // the judging settings. It returns the mode.
 func (job *ResearchJob) prepare() (Mode, error) {
-	job.Mode = cmp.Or(job.Mode, Modes["standard"].Name)
+	job.Mode = cmp.Or(job.Mode, modes["standard"].Name)
 	job.Profile = cmp.Or(job.Profile, "research")
 	job.Search = cmp.Or(job.Search, "local")
 	job.Format = cmp.Or(job.Format, FormatMD)

@@ -364,9 +364,9 @@ func TestRunWriteStatusLine(t *testing.T) {
 		run  agent.Run
 		want string
 	}{
-		"decided": {agent.Run{Mode: agent.Modes["standard"], Decision: "full_report", Status: "pass", Reason: "Met."},
+		"decided": {agent.Run{Mode: agent.Modes()["standard"], Decision: "full_report", Status: "pass", Reason: "Met."},
 			"Research status: **pass** (full_report, standard mode). Met.\n"},
-		"interrupted before deciding": {agent.Run{Mode: agent.Modes["standard"], Status: "interrupted", Reason: "Stopped."},
+		"interrupted before deciding": {agent.Run{Mode: agent.Modes()["standard"], Status: "interrupted", Reason: "Stopped."},
 			"Research status: **interrupted** (standard mode). Stopped.\n"},
 	}
 	for name, tc := range tests {

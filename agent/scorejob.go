@@ -256,13 +256,13 @@ func sampleOf(p *Profile, job ScoreJob, in ScoreInput) (eval.Sample, error) {
 // verdict on the reasoning, beside the deterministic score.
 func scoreDaily(ctx context.Context, job ScoreJob, p *daily.Profile, in ScoreInput) (*ScoreOutcome, error) {
 	data := in.Data
-	truth, err := daily.ReadTruth(in.TruthName, in.Truth, p)
+	truth, err := eval.ReadTruth(in.TruthName, in.Truth, p.MetricNames())
 	if err != nil {
 		return nil, err
 	}
-	var tel *daily.Telemetry
+	var tel *eval.Telemetry
 	if in.Telemetry != nil {
-		if tel, err = daily.ReadTelemetry(in.TelemetryName, in.Telemetry); err != nil {
+		if tel, err = eval.ReadTelemetry(in.TelemetryName, in.Telemetry); err != nil {
 			return nil, err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics/daily"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
@@ -781,7 +782,7 @@ type data interface {
 // dataset whose records must have what scorers need.
 func openData(in dataset.Input, profile string, scorers []eval.Scorer) (data, error) {
 	if profile != "" {
-		return dataset.OpenProfileData(in.Path, in.Name, profile)
+		return dataset.OpenProfileData(in.Path, in.Name, profile, daily.Default().MetricNames())
 	}
 	return dataset.Open(in.Path, in.Options(scorers))
 }

@@ -19,10 +19,13 @@ import (
 // (Points and Max keep the 10-point figure).
 const MetricTotal = "total"
 
-// ContextMetrics are the results of the context profile: the overall and
-// its four sub-scores, each a result of its own.
-var ContextMetrics = []string{agent.MetricContextQuality, heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency,
+// contextMetrics backs ContextMetrics, which hands out copies.
+var contextMetrics = []string{agent.MetricContextQuality, heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency,
 	heuristics.KeyDiversityScore, heuristics.KeyEstimatedFaithfulness}
+
+// ContextMetrics returns the results of the context profile: the overall
+// and its four sub-scores, each a result of its own.
+func ContextMetrics() []string { return slices.Clone(contextMetrics) }
 
 // ContextUnit judges a retrieval sample with the context card's scorer
 // (heuristics.ContextQuality, the weights of the built-in context
@@ -30,7 +33,7 @@ var ContextMetrics = []string{agent.MetricContextQuality, heuristics.KeyRetrieva
 // read from that evidence.
 func ContextUnit() dispatch.Unit {
 	scorer := heuristics.ContextQuality{}
-	return dispatch.Unit{Metrics: ContextMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+	return dispatch.Unit{Metrics: contextMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
 		sc, err := scorer.Score(ctx, s)
 		if err != nil {
 			return nil, err
@@ -48,7 +51,7 @@ func ResearchMetrics(p *agent.Profile) []string {
 	for _, s := range p.Specs {
 		out = append(out, s.Metric)
 		if s.Metric == agent.MetricContextQuality {
-			out = append(out, ContextMetrics[1:]...)
+			out = append(out, contextMetrics[1:]...)
 		}
 	}
 	return append(out, MetricTotal)
@@ -82,7 +85,7 @@ func ResearchUnit(p *agent.Profile, opt agent.Options) dispatch.Unit {
 			total.Defaulted = true
 			total.Err = fmt.Errorf("%d dimension(s) of the card defaulted", card.Defaulted)
 		}
-		out := make([]eval.Score, 0, len(card.Scores)+len(ContextMetrics))
+		out := make([]eval.Score, 0, len(card.Scores)+len(contextMetrics))
 		for _, sc := range card.Scores {
 			out = append(out, sc)
 			if sc.Metric == agent.MetricContextQuality {
@@ -97,7 +100,7 @@ func ResearchUnit(p *agent.Profile, opt agent.Options) dispatch.Unit {
 // its evidence, each a result of its own.
 func subScores(sc eval.Score) []eval.Score {
 	var out []eval.Score
-	for _, k := range ContextMetrics[1:] {
+	for _, k := range contextMetrics[1:] {
 		v := sc.Evidence.Counts[k]
 		out = append(out, eval.Score{Metric: k, Value: v, Points: v, Max: 1, Method: sc.Method,
 			Reason: "sub-score of context_quality"})
@@ -105,8 +108,8 @@ func subScores(sc eval.Score) []eval.Score {
 	return out
 }
 
-// DailyMetrics are the daily profile's results, in order.
-var DailyMetrics = daily.Metrics()
+// dailyMetrics are the daily profile's results, in order.
+var dailyMetrics = daily.Metrics()
 
 // DailyUnit judges a daily report with seed 003's scorers (the built-in
 // daily profile), the report scored once: the five scores and the overall
@@ -116,7 +119,7 @@ func DailyUnit() dispatch.Unit { return dailyUnit(nil) }
 
 // dailyUnit is DailyUnit with the daily profile p (nil: the built-in one).
 func dailyUnit(p *daily.Profile) dispatch.Unit {
-	return dispatch.Unit{Metrics: DailyMetrics, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
+	return dispatch.Unit{Metrics: dailyMetrics, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
 		return daily.Scores(p, s)
 	}}
 }
@@ -153,10 +156,10 @@ func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 		if err != nil {
 			return profilePlan{}, err
 		}
-		return profilePlan{name: profile, metrics: ContextMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{ContextUnit()} },
+		return profilePlan{name: profile, metrics: contextMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{ContextUnit()} },
 			data: profile, card: cardThreshold(p)}, nil
 	case dataset.ProfileDaily:
-		return profilePlan{name: profile, metrics: DailyMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{DailyUnit()} }, data: profile}, nil
+		return profilePlan{name: profile, metrics: dailyMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{DailyUnit()} }, data: profile}, nil
 	case dataset.ProfileResearch:
 		p, err := profiles.Load(profile)
 		if err != nil {
@@ -173,7 +176,7 @@ func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 	}
 	switch p.Kind {
 	case agent.KindDaily:
-		return profilePlan{name: profile, metrics: DailyMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{dailyUnit(p.Daily)} }, data: dataset.ProfileDaily}, nil
+		return profilePlan{name: profile, metrics: dailyMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{dailyUnit(p.Daily)} }, data: dataset.ProfileDaily}, nil
 	case agent.KindContext:
 		return cardPlan(p, profile, dataset.ProfileContext), nil
 	}

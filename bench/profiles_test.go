@@ -26,7 +26,7 @@ func writeFile(t *testing.T, text string) string {
 func TestProfileUnits(t *testing.T) {
 	t.Parallel()
 	path := writeFile(t, ctxLine)
-	d, err := dataset.OpenProfileData(path, "", dataset.ProfileContext)
+	d, err := dataset.OpenProfileData(path, "", dataset.ProfileContext, nil)
 	require.NoError(t, err)
 	for rec, rerr := range d.Records() {
 		require.NoError(t, rerr)
@@ -34,7 +34,7 @@ func TestProfileUnits(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, scores, 5)
 		for i, sc := range scores {
-			assert.Equal(t, ContextMetrics[i], sc.Metric)
+			assert.Equal(t, contextMetrics[i], sc.Metric)
 			if i > 0 {
 				assert.Equal(t, scores[0].Evidence.Counts[sc.Metric], sc.Value, sc.Metric)
 			}

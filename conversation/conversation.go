@@ -38,6 +38,7 @@ package conversation
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/assaylabs/assay/eval"
 )
@@ -132,7 +133,7 @@ func kind(s Span) int {
 		return spanModel
 	}
 	for k := range s.Attrs {
-		if k == AttrInput || k == AttrOutput || len(k) > len(oiInput) && (k[:len(oiInput)] == oiInput || k[:len(oiOutput)] == oiOutput) {
+		if k == AttrInput || k == AttrOutput || strings.HasPrefix(k, oiInput) || strings.HasPrefix(k, oiOutput) {
 			return spanModel
 		}
 	}

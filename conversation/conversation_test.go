@@ -1,7 +1,9 @@
 package conversation_test
 
 import (
+	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,6 +40,24 @@ func TestSpansWithoutContentAreNotEvaluable(t *testing.T) {
 	calls := eval.Calls(got[0].Sample.Messages)
 	require.Len(t, calls, 1, "the tool span still says a tool ran")
 	assert.Equal(t, "get_weather", calls[0].Function.Name)
+}
+
+func TestOnePrettyPrintedExportIsRead(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../fixtures/agents/weather.spans.jsonl")
+	require.NoError(t, err)
+	first, _, _ := strings.Cut(string(b), "\n")
+	var v any
+	require.NoError(t, json.Unmarshal([]byte(first), &v))
+	pretty, err := json.MarshalIndent(v, "", "  ")
+	require.NoError(t, err)
+	recs, err := dataset.Read("export.json", strings.NewReader(string(pretty)))
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	assert.Equal(t, "trip-42", recs[0].ID)
+	calls := eval.Calls(recs[0].Sample.Messages)
+	require.Len(t, calls, 1, "the first export holds the first model call and the tool")
+	assert.JSONEq(t, `{"city":"Paris","day":"Friday"}`, calls[0].Function.Arguments)
 }
 
 func TestAssembleJoinsToolsAndThreadsSessions(t *testing.T) {

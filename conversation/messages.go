@@ -224,12 +224,7 @@ func contentText(raw json.RawMessage) string {
 // ".message.tool_call_id" and ".message.tool_calls.K.tool_call.id",
 // ".tool_call.function.name", ".tool_call.function.arguments".
 func flattened(attrs map[string]any, prefix string) ([]eval.Message, bool) {
-	type msgAt struct {
-		m     eval.Message
-		parts map[int]string
-		calls map[int]*eval.ToolCall
-	}
-	byIndex := map[int]*msgAt{}
+	byIndex := map[int]*flatMessage{}
 	for key, v := range attrs {
 		rest, ok := strings.CutPrefix(key, prefix)
 		if !ok {
@@ -242,68 +237,85 @@ func flattened(attrs map[string]any, prefix string) ([]eval.Message, bool) {
 		}
 		at := byIndex[n]
 		if at == nil {
-			at = &msgAt{parts: map[int]string{}, calls: map[int]*eval.ToolCall{}}
+			at = &flatMessage{parts: map[int]string{}, calls: map[int]*eval.ToolCall{}}
 			byIndex[n] = at
 		}
-		s, _ := v.(string)
-		field = strings.TrimPrefix(field, "message.")
-		switch {
-		case field == "role":
-			at.m.Role = s
-		case field == "content":
-			at.m.Content = s
-		case field == "name":
-			at.m.Name = s
-		case field == "tool_call_id":
-			at.m.ToolCallID = s
-		case strings.HasPrefix(field, "contents."):
-			k, sub, _ := strings.Cut(strings.TrimPrefix(field, "contents."), ".")
-			if i, err := strconv.Atoi(k); err == nil && sub == "message_content.text" {
-				at.parts[i] = s
-			}
-		case strings.HasPrefix(field, "tool_calls."):
-			k, sub, _ := strings.Cut(strings.TrimPrefix(field, "tool_calls."), ".")
-			i, err := strconv.Atoi(k)
-			if err != nil {
-				continue
-			}
-			c := at.calls[i]
-			if c == nil {
-				c = &eval.ToolCall{Type: "function"}
-				at.calls[i] = c
-			}
-			switch sub {
-			case "tool_call.id":
-				c.ID = s
-			case "tool_call.function.name":
-				c.Function.Name = s
-			case "tool_call.function.arguments":
-				c.Function.Arguments = argsText(jsonText(v))
-			}
-		}
+		at.set(strings.TrimPrefix(field, "message."), v)
 	}
 	if len(byIndex) == 0 {
 		return nil, false
 	}
 	out := make([]eval.Message, 0, len(byIndex))
 	for _, n := range sortedKeys(byIndex) {
-		at := byIndex[n]
-		if at.m.Content == "" && len(at.parts) > 0 {
-			var texts []string
-			for _, k := range sortedKeys(at.parts) {
-				texts = append(texts, at.parts[k])
-			}
-			at.m.Content = strings.Join(texts, "\n\n")
-		}
-		for _, k := range sortedKeys(at.calls) {
-			at.m.ToolCalls = append(at.m.ToolCalls, *at.calls[k])
-		}
-		if at.m.Role == "developer" {
-			at.m.Role = eval.RoleSystem
-		}
-		out = append(out, at.m)
+		out = append(out, byIndex[n].message())
 	}
 	return out, true
+}
+
+// flatMessage is one message of flattened attributes as read so far: its
+// fields, its content parts and its tool calls by index.
+type flatMessage struct {
+	m     eval.Message
+	parts map[int]string
+	calls map[int]*eval.ToolCall
+}
+
+// set sets field (after "message.") to v.
+func (at *flatMessage) set(field string, v any) {
+	s, _ := v.(string)
+	switch {
+	case field == "role":
+		at.m.Role = s
+	case field == "content":
+		at.m.Content = s
+	case field == "name":
+		at.m.Name = s
+	case field == "tool_call_id":
+		at.m.ToolCallID = s
+	case strings.HasPrefix(field, "contents."):
+		k, sub, _ := strings.Cut(strings.TrimPrefix(field, "contents."), ".")
+		if i, err := strconv.Atoi(k); err == nil && sub == "message_content.text" {
+			at.parts[i] = s
+		}
+	case strings.HasPrefix(field, "tool_calls."):
+		k, sub, _ := strings.Cut(strings.TrimPrefix(field, "tool_calls."), ".")
+		i, err := strconv.Atoi(k)
+		if err != nil {
+			return
+		}
+		c := at.calls[i]
+		if c == nil {
+			c = &eval.ToolCall{Type: "function"}
+			at.calls[i] = c
+		}
+		switch sub {
+		case "tool_call.id":
+			c.ID = s
+		case "tool_call.function.name":
+			c.Function.Name = s
+		case "tool_call.function.arguments":
+			c.Function.Arguments = argsText(jsonText(v))
+		}
+	}
+}
+
+// message is the message read: its parts joined when it has no content,
+// its tool calls in order, and a developer's role as the system's.
+func (at *flatMessage) message() eval.Message {
+	if at.m.Content == "" && len(at.parts) > 0 {
+		var texts []string
+		for _, k := range sortedKeys(at.parts) {
+			texts = append(texts, at.parts[k])
+		}
+		at.m.Content = strings.Join(texts, "\n\n")
+	}
+	for _, k := range sortedKeys(at.calls) {
+		at.m.ToolCalls = append(at.m.ToolCalls, *at.calls[k])
+	}
+	if at.m.Role == "developer" {
+		at.m.Role = eval.RoleSystem
+	}
+	return at.m
 }
 
 func sortedKeys[V any](m map[int]V) []int {

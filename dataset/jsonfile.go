@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/assaylabs/assay/conversation"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -80,6 +81,9 @@ func (d *datasetReader) jsonFile(r io.Reader) error {
 	var obj json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return d.syntaxErr(data, 0, 1, 1, err)
+	}
+	if conversation.IsOTLPJSON(data[start:]) { // one OTLP export request, pretty-printed
+		return d.otlpLines(bytes.Count(data[:start], []byte{'\n'})+1, data[start:], bufio.NewScanner(bytes.NewReader(nil)))
 	}
 	return d.add(bytes.Count(data[:start], []byte{'\n'})+1, 0, data[start:])
 }
@@ -334,10 +338,10 @@ func (p *posReader) skipSpace(keep *[]byte) (byte, error) {
 // delimiter. It returns io.EOF with what it read when the input ends
 // first.
 func (p *posReader) value() ([]byte, error) {
-	var raw, closers []byte
-	inString, escaped := false, false
+	var raw []byte
+	var s valueScan
 	for {
-		if len(closers) == 0 && !inString && len(raw) > 0 && raw[0] != '{' && raw[0] != '[' && raw[0] != '"' {
+		if s.inBareWord(raw) {
 			// A bare word ends before a delimiter.
 			b, err := p.br.Peek(1)
 			if err != nil {
@@ -352,35 +356,58 @@ func (p *posReader) value() ([]byte, error) {
 			return raw, err
 		}
 		raw = append(raw, c)
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-				if len(closers) == 0 {
-					return raw, nil
-				}
-			}
-		case c == '"':
-			inString = true
-		case c == '{':
-			closers = append(closers, '}')
-		case c == '[':
-			closers = append(closers, ']')
-		case c == '}' || c == ']':
-			if len(closers) == 0 || closers[len(closers)-1] != c {
-				return raw, nil // unbalanced: the caller's check says where
-			}
-			closers = closers[:len(closers)-1]
-			if len(closers) == 0 {
-				return raw, nil
-			}
-		case len(raw) == 1 && (c == ',' || c == ':'):
-			return raw, nil // not a value: the check says so
+		if s.step(c, len(raw) == 1) {
+			return raw, nil
 		}
 	}
+}
+
+// valueScan is where posReader.value is in a JSON value: the closing
+// brackets it waits for, and whether it is in a string, after a
+// backslash.
+type valueScan struct {
+	closers           []byte
+	inString, escaped bool
+}
+
+// inBareWord reports whether raw, read so far, is a bare word (a number,
+// true, false or null) that has begun.
+func (s *valueScan) inBareWord(raw []byte) bool {
+	return len(s.closers) == 0 && !s.inString && len(raw) > 0 && raw[0] != '{' && raw[0] != '[' && raw[0] != '"'
+}
+
+// step takes byte c, the value's first when first, and reports whether
+// it ends the value: the close of its string or outermost bracket, a
+// close that does not match, or a comma or colon where a value should
+// start.
+func (s *valueScan) step(c byte, first bool) bool {
+	if s.inString {
+		switch {
+		case s.escaped:
+			s.escaped = false
+		case c == '\\':
+			s.escaped = true
+		case c == '"':
+			s.inString = false
+			return len(s.closers) == 0
+		}
+		return false
+	}
+	switch {
+	case c == '"':
+		s.inString = true
+	case c == '{':
+		s.closers = append(s.closers, '}')
+	case c == '[':
+		s.closers = append(s.closers, ']')
+	case c == '}' || c == ']':
+		if len(s.closers) == 0 || s.closers[len(s.closers)-1] != c {
+			return true // unbalanced: the caller's check says where
+		}
+		s.closers = s.closers[:len(s.closers)-1]
+		return len(s.closers) == 0
+	case first && (c == ',' || c == ':'):
+		return true // not a value: the check says so
+	}
+	return false
 }

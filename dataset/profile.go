@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/heuristics/daily"
 )
 
 // The profiles whose samples a dataset can hold instead of records, each
@@ -38,7 +37,10 @@ type ProfileData struct {
 	path    string
 	name    string // how errors name the file
 	profile string
-	n       int
+	// truthMetrics are the metric names a daily sample's truth may key
+	// its values by.
+	truthMetrics []string
+	n            int
 }
 
 // OpenProfileData checks the JSON Lines file at path as records of
@@ -46,15 +48,17 @@ type ProfileData struct {
 // valid record, ids unique. Errors are *eval.InputError naming the file,
 // line and field. A hash of each id is held during the check (to find
 // duplicates, see idSet), not the records. name is how errors name the file ("" is path;
-// a copy of standard input is StdinName).
-func OpenProfileData(path, name, profile string) (*ProfileData, error) {
+// a copy of standard input is StdinName). truthMetrics are the metric
+// names a ProfileDaily sample's truth may key its values and percentiles
+// by (the daily profile's, daily.Profile.MetricNames); nil takes any.
+func OpenProfileData(path, name, profile string, truthMetrics []string) (*ProfileData, error) {
 	if profile != ProfileContext && profile != ProfileResearch && profile != ProfileDaily {
 		return nil, &eval.InputError{Field: "--profile", Msg: fmt.Sprintf("want %s, %s or %s, got %q", ProfileContext, ProfileResearch, ProfileDaily, profile)}
 	}
 	if name == "" {
 		name = path
 	}
-	d := &ProfileData{path: path, name: name, profile: profile}
+	d := &ProfileData{path: path, name: name, profile: profile, truthMetrics: truthMetrics}
 	seen := newIDSet()
 	for rec, err := range d.Records() {
 		if err != nil {
@@ -161,12 +165,12 @@ func (d *ProfileData) decode(line int, b []byte) (Record, error) {
 		if len(head.Truth) == 0 || string(head.Truth) == "null" {
 			return Record{}, &eval.InputError{File: d.name, Line: line, Field: "truth", Msg: "missing: the ground truth the report was written from ({subject, date, values, percentiles, news})"}
 		}
-		if _, err := daily.ReadTruth("truth", head.Truth, daily.Default()); err != nil {
+		if _, err := eval.ReadTruth("truth", head.Truth, d.truthMetrics); err != nil {
 			return Record{}, &eval.InputError{File: d.name, Line: line, Field: "truth", Msg: err.Error(), Err: err}
 		}
-		md := map[string]any{daily.MetaTruth: head.Truth}
+		md := map[string]any{eval.MetaTruth: head.Truth}
 		if len(head.Telemetry) > 0 && string(head.Telemetry) != "null" {
-			md[daily.MetaTelemetry] = head.Telemetry
+			md[eval.MetaTelemetry] = head.Telemetry
 		}
 		rec.Sample = eval.Sample{Answer: *head.Report, Metadata: md}
 	default:

@@ -54,6 +54,17 @@ import (
 // number >= 0, got \"high\"".
 func DecodeContextSample(name string, data []byte) (Sample, error) {
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	// Valid input is read in one pass; anything else is read again by
+	// the full decoder below, which words the error.
+	if s, ok := decodeContextFast(data); ok {
+		return s, nil
+	}
+	return decodeContextFull(name, data)
+}
+
+// decodeContextFull is DecodeContextSample for any input: a syntax check
+// first, then a walk over the tokens that names what is wrong where.
+func decodeContextFull(name string, data []byte) (Sample, error) {
 	r := &contextSampleReader{name: name, data: data}
 	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
 		return Sample{}, &InputError{File: name, Msg: "empty input: expected a JSON object"}

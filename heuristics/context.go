@@ -66,8 +66,8 @@ type ContextWeights struct {
 	EstimatedFaithfulness float64 `yaml:"estimated_faithfulness" json:"estimated_faithfulness"`
 }
 
-// DefaultContextWeights are seed 002's weights (0.3, 0.3, 0.15, 0.25).
-var DefaultContextWeights = ContextWeights{
+// defaultContextWeights are seed 002's weights (0.3, 0.3, 0.15, 0.25).
+var defaultContextWeights = ContextWeights{
 	RetrievalConfidence:   WeightRetrievalConfidence,
 	ContextSufficiency:    WeightContextSufficiency,
 	Diversity:             WeightDiversity,
@@ -102,7 +102,7 @@ type ContextAssessment struct {
 // reranker's when not nil, ID the documentId, Metadata["sectionTitle"] the
 // section); and Sample.Context, where nil means empty text and 0 tokens.
 //
-// The zero value uses DefaultContextWeights. It is safe for concurrent use.
+// The zero value uses defaultContextWeights. It is safe for concurrent use.
 //
 // # Matching the TypeScript
 //
@@ -141,7 +141,7 @@ type ContextAssessment struct {
 // reports them as an error, AssessContext returns them as they are.
 type ContextQuality struct {
 	// Weights of the sub-scores in Overall; all zero means
-	// DefaultContextWeights.
+	// defaultContextWeights.
 	Weights ContextWeights
 }
 
@@ -199,7 +199,7 @@ func AssessContext(s eval.Sample) ContextAssessment {
 func (c ContextQuality) Assess(s eval.Sample) ContextAssessment {
 	w := c.Weights
 	if w == (ContextWeights{}) {
-		w = DefaultContextWeights
+		w = defaultContextWeights
 	}
 	text, tokens := "", 0
 	if s.Context != nil {

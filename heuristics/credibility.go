@@ -178,18 +178,18 @@ type PointStep struct {
 	Min, Points float64
 }
 
-// DefaultSourceQualityTable is seed 001's source-quality table: an average
+// defaultSourceQualityTable is seed 001's source-quality table: an average
 // credibility of 9 or more earns 2 points, 7 or more 1.5, 5 or more 1, and
 // anything lower 0.
-var DefaultSourceQualityTable = []PointStep{{Min: 9, Points: 2}, {Min: 7, Points: 1.5}, {Min: 5, Points: 1}}
+var defaultSourceQualityTable = []PointStep{{Min: 9, Points: 2}, {Min: 7, Points: 1.5}, {Min: 5, Points: 1}}
 
 // SourceQualityPoints returns the points an average credibility earns: those
 // of the step with the highest Min that avg reaches, in any order of table,
 // or 0 when it reaches none. A NaN average (as from no sources at all) earns
-// 0. A nil table means DefaultSourceQualityTable.
+// 0. A nil table means defaultSourceQualityTable.
 func SourceQualityPoints(avg float64, table []PointStep) float64 {
 	if table == nil {
-		table = DefaultSourceQualityTable
+		table = defaultSourceQualityTable
 	}
 	if math.IsNaN(avg) {
 		return 0

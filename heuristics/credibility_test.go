@@ -378,16 +378,16 @@ func TestSourceQualityPoints(t *testing.T) {
 		table []PointStep
 		want  float64
 	}{
-		"10 is primary":              {10, DefaultSourceQualityTable, 2},
-		"9 is primary":               {9, DefaultSourceQualityTable, 2},
-		"just under 9":               {8.99, DefaultSourceQualityTable, 1.5},
-		"7 is secondary":             {7, DefaultSourceQualityTable, 1.5},
-		"just under 7":               {6.99, DefaultSourceQualityTable, 1},
-		"5 is tertiary":              {5, DefaultSourceQualityTable, 1},
-		"just under 5":               {4.99, DefaultSourceQualityTable, 0},
-		"1":                          {1, DefaultSourceQualityTable, 0},
-		"NaN, as from no sources":    {math.NaN(), DefaultSourceQualityTable, 0},
-		"minus infinity":             {math.Inf(-1), DefaultSourceQualityTable, 0},
+		"10 is primary":              {10, defaultSourceQualityTable, 2},
+		"9 is primary":               {9, defaultSourceQualityTable, 2},
+		"just under 9":               {8.99, defaultSourceQualityTable, 1.5},
+		"7 is secondary":             {7, defaultSourceQualityTable, 1.5},
+		"just under 7":               {6.99, defaultSourceQualityTable, 1},
+		"5 is tertiary":              {5, defaultSourceQualityTable, 1},
+		"just under 5":               {4.99, defaultSourceQualityTable, 0},
+		"1":                          {1, defaultSourceQualityTable, 0},
+		"NaN, as from no sources":    {math.NaN(), defaultSourceQualityTable, 0},
+		"minus infinity":             {math.Inf(-1), defaultSourceQualityTable, 0},
 		"nil table is the default":   {7.5, nil, 1.5},
 		"empty table gives nothing":  {10, []PointStep{}, 0},
 		"seed 000 table":             {8, seed000, 1},
@@ -417,9 +417,9 @@ func ExampleCredibility_Rate() {
 }
 
 func ExampleSourceQualityPoints() {
-	fmt.Println(SourceQualityPoints(9.5, DefaultSourceQualityTable))
-	fmt.Println(SourceQualityPoints(7.5, DefaultSourceQualityTable))
-	fmt.Println(SourceQualityPoints(math.NaN(), DefaultSourceQualityTable))
+	fmt.Println(SourceQualityPoints(9.5, defaultSourceQualityTable))
+	fmt.Println(SourceQualityPoints(7.5, defaultSourceQualityTable))
+	fmt.Println(SourceQualityPoints(math.NaN(), defaultSourceQualityTable))
 	// Output:
 	// 2
 	// 1.5

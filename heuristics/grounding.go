@@ -18,14 +18,14 @@ type Band struct {
 	To   float64 `yaml:"to" json:"to"`
 }
 
-// DefaultGroundingBands is seed 001's coverage table, read as linear inside
+// defaultGroundingBands is seed 001's coverage table, read as linear inside
 // each band: 100% is 5; 95-99.99% is 4.0-4.9; 85-94.99% is 3.0-3.9;
 // 70-84.99% is 2.0-2.9; 50-69.99% is 1.0-1.9; below 50% is 0.
 //
 // This overrides seed 000's "round to the nearest 0.5": rounding would turn
 // 97.5% coverage into 5 points and let a report with uncited claims pass,
 // which both seeds forbid ("grounding must be 5/5").
-var DefaultGroundingBands = []Band{
+var defaultGroundingBands = []Band{
 	{Min: 100, From: 5, To: 5},
 	{Min: 95, From: 4, To: 4.9},
 	{Min: 85, From: 3, To: 3.9},
@@ -43,7 +43,7 @@ var DefaultGroundingBands = []Band{
 // quote") and, as seed 000 counts citations ([text](url "quote")), is not
 // cited unless AcceptUnquoted is set.
 //
-// It reads Sample.Answer. The zero value uses DefaultGroundingBands, a
+// It reads Sample.Answer. The zero value uses defaultGroundingBands, a
 // maximum of 5 and seed 000's count.
 type Grounding struct {
 	Bands []Band
@@ -76,7 +76,7 @@ func (g Grounding) score(r *Report) eval.Score {
 	maxPts := orDefault(g.Max, 5)
 	bands := g.Bands
 	if len(bands) == 0 {
-		bands = DefaultGroundingBands
+		bands = defaultGroundingBands
 	}
 	claims := r.Claims()
 	cited := 0

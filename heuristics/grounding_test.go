@@ -33,7 +33,7 @@ func TestBandPoints(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.InDelta(t, tc.want, bandPoints(DefaultGroundingBands, tc.cov), 1e-9)
+			assert.InDelta(t, tc.want, bandPoints(defaultGroundingBands, tc.cov), 1e-9)
 		})
 	}
 }

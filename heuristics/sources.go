@@ -61,7 +61,7 @@ func citedPages(r *Report, known []eval.Source) (srcs []eval.Source, invalid, re
 // metadata (published date, author, references) and for credibility scores
 // the user gave, which take precedence. A report that cites no source
 // earns 0. The zero value uses the default tiers, no clock (no recency
-// adjustment), DefaultSourceQualityTable and a maximum of 2.
+// adjustment), defaultSourceQualityTable and a maximum of 2.
 type SourceQuality struct {
 	Credibility Credibility
 	Table       []PointStep
@@ -91,7 +91,7 @@ func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
 	maxPts := orDefault(q.Max, 2)
 	table := q.Table
 	if len(table) == 0 {
-		table = DefaultSourceQualityTable
+		table = defaultSourceQualityTable
 	}
 	srcs, _ := citedSources(r, known)
 	sc := eval.Score{Metric: "source_quality", Max: maxPts, Method: "heuristic",

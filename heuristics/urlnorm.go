@@ -13,7 +13,7 @@ import (
 	"golang.org/x/net/publicsuffix"
 )
 
-// TrackingParams are the query parameters NormalizeURL drops because they
+// trackingParams are the query parameters NormalizeURL drops because they
 // record how a reader arrived at a page, not which page it is. Names are
 // compared case-insensitively after percent-decoding; an entry ending in "*"
 // matches every name that starts with the rest ("utm_*" drops utm_source,
@@ -22,7 +22,7 @@ import (
 // The list is deliberately short: a parameter that may select content (ref,
 // source, lang, page) is never on it. Change it only before normalising
 // anything, as it is read without locking.
-var TrackingParams = []string{
+var trackingParams = []string{
 	"utm_*",                    // Google Analytics campaign tags
 	"fbclid",                   // Facebook
 	"gclid", "gclsrc", "dclid", // Google Ads, DoubleClick
@@ -55,7 +55,7 @@ var TrackingParams = []string{
 //     are decoded, and characters that must be escaped are;
 //   - removes the dot segments "." and ".." from the path, then every trailing
 //     slash, so the root path "/" becomes "";
-//   - drops the query parameters named by TrackingParams and empty ones, and
+//   - drops the query parameters named by trackingParams and empty ones, and
 //     sorts the rest by name, keeping the order of repeated names.
 //
 // NormalizeURL is idempotent: normalising its result gives the result again.
@@ -207,7 +207,7 @@ func isTrackingParam(key string) bool {
 		key = k
 	}
 	key = strings.ToLower(key)
-	for _, t := range TrackingParams {
+	for _, t := range trackingParams {
 		t = strings.ToLower(t)
 		if prefix, ok := strings.CutSuffix(t, "*"); ok {
 			if strings.HasPrefix(key, prefix) {

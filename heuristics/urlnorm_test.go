@@ -114,7 +114,7 @@ func TestNormalizeURLErrors(t *testing.T) {
 func TestTrackingParams(t *testing.T) {
 	t.Parallel()
 	// Every name on the documented list is dropped, whatever its case.
-	for _, p := range TrackingParams {
+	for _, p := range trackingParams {
 		name := p
 		if name[len(name)-1] == '*' {
 			name = name[:len(name)-1] + "x"

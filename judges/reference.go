@@ -37,9 +37,9 @@ const (
 	ModeRecall    = "recall"
 )
 
-// DefaultCorrectnessWeights are RAGAS's weights of answer correctness:
+// defaultCorrectnessWeights are RAGAS's weights of answer correctness:
 // 0.75 for the statements' F-score, 0.25 for semantic similarity.
-var DefaultCorrectnessWeights = [2]float64{0.75, 0.25}
+var defaultCorrectnessWeights = [2]float64{0.75, 0.25}
 
 // referenceMetrics are the registry entries of the judges against a
 // reference.
@@ -154,7 +154,7 @@ func similarity(ctx context.Context, m Model, answer, reference string) (float64
 // positive, each reference statement covered or a false negative (the
 // answer leaves it out); the F-score TP / (TP + (FP + FN) / 2) is then
 // averaged with the semantic similarity of the two texts under Weights
-// (default DefaultCorrectnessWeights, RAGAS's 0.75 and 0.25).
+// (default defaultCorrectnessWeights, RAGAS's 0.75 and 0.25).
 //
 // With a model: one call extracts the answer's statements, one the
 // reference's (the faithfulness claims prompt), one marks them (the
@@ -175,7 +175,7 @@ func similarity(ctx context.Context, m Model, answer, reference string) (float64
 type AnswerCorrectness struct {
 	Model Model
 	// Weights weigh the F-score and the semantic similarity; the zero
-	// value is DefaultCorrectnessWeights.
+	// value is defaultCorrectnessWeights.
 	Weights [2]float64
 }
 
@@ -294,7 +294,7 @@ func (j AnswerCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Score
 	}
 	w := j.Weights
 	if w == ([2]float64{}) {
-		w = DefaultCorrectnessWeights
+		w = defaultCorrectnessWeights
 	}
 	if w[1] == 0 {
 		return m.score(meth+" (F-score alone: similarity weight 0)", 0, w, "", u), nil

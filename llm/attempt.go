@@ -188,26 +188,14 @@ func hedged[T any](ctx context.Context, c *Client, tag string, try int, st *call
 		last error // the first failure of a request, preferring an answer
 	)
 	for {
-		var wake time.Time
-		switch {
-		case !end.IsZero():
-			wake = end
-		default:
-			var ok bool
-			if d, ok = c.deadline(tag, try); ok {
-				wake = start.Add(d)
-			} else if !c.deadlines.Fixed {
-				// The tag's latency is not known yet: look again later,
-				// as the calls beside this one are answered.
-				wake = time.Now().Add(c.deadlines.Floor)
-			}
+		wake := end
+		if end.IsZero() {
+			wake, d = c.hedgeWake(tag, try, start)
 		}
-		var timer <-chan time.Time
-		var t *time.Timer
-		if !wake.IsZero() && (!capped || wake.Before(capAt)) {
-			t = time.NewTimer(time.Until(wake))
-			timer = t.C
+		if capped && !wake.Before(capAt) {
+			wake = time.Time{} // CallTimeout ends the attempt first
 		}
+		t, timer := timerAt(wake)
 		select {
 		case r := <-replies:
 			stop(t)
@@ -252,6 +240,31 @@ func hedged[T any](ctx context.Context, c *Client, tag string, try int, st *call
 			}
 		}
 	}
+}
+
+// hedgeWake is when an attempt of tag started at start is next looked at
+// before its deadline is set: at its deadline d, when the tag's latency
+// tells one; else, unless deadlines are fixed, a floor from now, as the
+// calls beside it are answered. Zero: never.
+func (c *Client) hedgeWake(tag string, try int, start time.Time) (time.Time, time.Duration) {
+	if d, ok := c.deadline(tag, try); ok {
+		return start.Add(d), d
+	}
+	if !c.deadlines.Fixed {
+		return time.Now().Add(c.deadlines.Floor), 0
+	}
+	return time.Time{}, 0
+}
+
+// timerAt starts a timer that fires at wake and returns it with its
+// channel; a zero wake starts none and returns a nil channel, which never
+// fires.
+func timerAt(wake time.Time) (*time.Timer, <-chan time.Time) {
+	if wake.IsZero() {
+		return nil, nil
+	}
+	t := time.NewTimer(time.Until(wake))
+	return t, t.C
 }
 
 // stop stops t, when there is one.

@@ -564,18 +564,7 @@ type shared struct {
 
 // send runs one call through the budget, the limits and the retry loop.
 func (c *Client) send(ctx context.Context, req Request) (Response, error) {
-	// Count the prompt's tokens only when a budget or a tokens-per-minute
-	// limit needs the estimate before the call; otherwise the server's
-	// usage is used, and counting is left for replies that lack it.
-	inTok, est := -1, 0.0
-	countIn := func() int {
-		if inTok < 0 {
-			inTok = c.countIn(req)
-		}
-		return inTok
-	}
-	reserved, toldWait, tokensTaken := false, false, false
-	tokens := 0 // taken from the tokens-per-minute limit
+	h := callHold{inTok: -1}
 	var resp Response
 	var st callStats
 	start, until, try := c.now(), c.until(), 0
@@ -585,63 +574,18 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		if err := c.refuse(ctx, until); err != nil {
 			return err
 		}
-		// The call's tokens are taken from the limit once, before its
-		// first attempt, and settled at its real usage when it ends.
-		if !tokensTaken && c.tpm != nil {
-			tokensTaken, tokens = true, countIn()+c.outEstimate(req)
-			if err := c.wait(ctx, c.tpm, tokens, c.holding("tpm", c.cfg.TPM, req.Tag)); err != nil {
-				tokens = 0
-				return limitErr(ctx, err)
-			}
+		if err := c.takeTokens(ctx, req, &h); err != nil {
+			return err
 		}
 		sl, err := c.acquire(ctx, req.Tag)
 		if err != nil {
 			return err
 		}
-		// The budget holds the call's estimate from when it can start,
-		// not while it waits for a slot, so that only calls really in
-		// flight hold one; a call that must wait for those to settle
-		// gives its slot back meanwhile, as they may need it to retry.
-		for !reserved {
-			// Estimated now, not when the call was made: the calls that
-			// settled meanwhile tell the tag's reply length.
-			if c.budget.Max() > 0 {
-				est = c.prices.Cost(c.Name(), countIn(), c.outEstimate(req))
-			}
-			settled, err := c.reserve(est)
-			if err != nil {
-				c.release(sl, unused, nil, 0)
-				return err
-			}
-			if settled == nil {
-				reserved = true
-				break
-			}
-			c.release(sl, unused, nil, 0)
-			if !toldWait {
-				toldWait = true
-				c.emit(Event{Kind: "budget_wait", Tag: req.Tag})
-			}
-			select {
-			case <-settled:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			if sl, err = c.acquire(ctx, req.Tag); err != nil {
-				return err
-			}
+		if sl, err = c.holdBudget(ctx, req, sl, &h); err != nil {
+			return err
 		}
 		resp, err = sendHeld(ctx, c, sl, until, req.Tag, try, &st, func(actx context.Context) (Response, error) {
-			r, err := c.cfg.Backend.Chat(actx, req)
-			switch {
-			case err != nil:
-			case len(r.Content) > MaxReply:
-				err = &ReplyTooLargeError{Size: int64(len(r.Content))}
-				r.Content = ""
-			case r.Content == "":
-				err = ErrEmpty
-			}
-			return r, err
+			return c.chat(actx, req)
 		})
 		try++
 		return err
@@ -652,42 +596,140 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 	if st.requests == 0 {
 		// Refused (budget, bad key, server down), or cancelled while
 		// waiting: no call was made, and what it held is given back.
-		if reserved {
-			c.settle(est, Usage{})
+		if h.reserved {
+			c.settle(h.est, Usage{})
 		}
 		if c.tpm != nil {
-			c.tpm.settle(-tokens)
+			c.tpm.settle(-h.tokens)
 		}
 		if errors.Is(err, ErrBudget) {
 			c.emit(Event{Kind: "budget_stop", Tag: req.Tag, Err: err})
 		}
 		return Response{}, err
 	}
-	u := resp.Usage
-	u.Calls, u.Retries, u.Hedges = st.requests, st.attempts-1, st.hedges
-	u.Latency = c.now().Sub(start)
-	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
-		u.TokensIn, u.TokensOut, u.Estimated = countIn(), c.counter.Count(resp.Content), true
-	}
-	if big, ok := errors.AsType[*ReplyTooLargeError](err); ok && u.TokensOut == 0 {
-		// A reply over the cap was not read whole, and it cost its
-		// tokens all the same: at least those of what was read.
-		u.TokensIn, u.TokensOut, u.Estimated = countIn(), int(big.Size/4), true
-	}
-	u.CostUSD, u.CostUnknown = c.price(c.Name(), u.TokensIn, u.TokensOut, false)
+	u := c.callUsage(req, &h, resp, st, c.now().Sub(start), err)
 	resp.Usage = u
 	if c.tpm != nil {
-		c.tpm.settle(u.TokensIn + u.TokensOut - tokens)
+		c.tpm.settle(u.TokensIn + u.TokensOut - h.tokens)
 	}
 	if err == nil {
 		c.noteOut(req.Tag, u.TokensOut)
 	}
-	c.settle(est, u)
+	c.settle(h.est, u)
 	c.emit(Event{Kind: "call", Tag: req.Tag, Usage: u, Err: err})
 	if err != nil {
 		return Response{Usage: u}, err
 	}
 	return resp, nil
+}
+
+// callHold is what one call of send holds across its attempts: the
+// budget's estimate and the tokens taken from the tokens-per-minute limit.
+type callHold struct {
+	// inTok is the prompt's token count, -1 until counted: it is counted
+	// only when a budget or a tokens-per-minute limit needs the estimate
+	// before the call; otherwise the server's usage is used, and counting
+	// is left for replies that lack it.
+	inTok int
+	// est is the cost the budget holds for the call once reserved.
+	est                             float64
+	reserved, toldWait, tokensTaken bool
+	tokens                          int // taken from the tokens-per-minute limit
+}
+
+// in returns the prompt's token count of req, counting it once.
+func (h *callHold) in(c *Client, req Request) int {
+	if h.inTok < 0 {
+		h.inTok = c.countIn(req)
+	}
+	return h.inTok
+}
+
+// takeTokens takes the call's tokens from the tokens-per-minute limit
+// once, before its first attempt; send settles them at its real usage
+// when it ends.
+func (c *Client) takeTokens(ctx context.Context, req Request, h *callHold) error {
+	if h.tokensTaken || c.tpm == nil {
+		return nil
+	}
+	h.tokensTaken, h.tokens = true, h.in(c, req)+c.outEstimate(req)
+	if err := c.wait(ctx, c.tpm, h.tokens, c.holding("tpm", c.cfg.TPM, req.Tag)); err != nil {
+		h.tokens = 0
+		return limitErr(ctx, err)
+	}
+	return nil
+}
+
+// holdBudget reserves the call's estimate in the budget, once, and
+// returns the slot the call then holds. The budget holds the estimate
+// from when the call can start, not while it waits for a slot, so that
+// only calls really in flight hold one; a call that must wait for those
+// to settle gives its slot back meanwhile, as they may need it to retry.
+func (c *Client) holdBudget(ctx context.Context, req Request, sl slot, h *callHold) (slot, error) {
+	for !h.reserved {
+		// Estimated now, not when the call was made: the calls that
+		// settled meanwhile tell the tag's reply length.
+		if c.budget.Max() > 0 {
+			h.est = c.prices.Cost(c.Name(), h.in(c, req), c.outEstimate(req))
+		}
+		settled, err := c.reserve(h.est)
+		if err != nil {
+			c.release(sl, unused, nil, 0)
+			return sl, err
+		}
+		if settled == nil {
+			h.reserved = true
+			break
+		}
+		c.release(sl, unused, nil, 0)
+		if !h.toldWait {
+			h.toldWait = true
+			c.emit(Event{Kind: "budget_wait", Tag: req.Tag})
+		}
+		select {
+		case <-settled:
+		case <-ctx.Done():
+			return sl, ctx.Err()
+		}
+		if sl, err = c.acquire(ctx, req.Tag); err != nil {
+			return sl, err
+		}
+	}
+	return sl, nil
+}
+
+// chat makes one request of req to the backend and refuses a reply over
+// MaxReply or an empty one.
+func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
+	r, err := c.cfg.Backend.Chat(ctx, req)
+	switch {
+	case err != nil:
+	case len(r.Content) > MaxReply:
+		err = &ReplyTooLargeError{Size: int64(len(r.Content))}
+		r.Content = ""
+	case r.Content == "":
+		err = ErrEmpty
+	}
+	return r, err
+}
+
+// callUsage is the usage of a call that made requests (st), which took
+// latency and ended with resp and err: the server's counts, or estimates
+// where the reply lacks them, and their price.
+func (c *Client) callUsage(req Request, h *callHold, resp Response, st callStats, latency time.Duration, err error) Usage {
+	u := resp.Usage
+	u.Calls, u.Retries, u.Hedges = st.requests, st.attempts-1, st.hedges
+	u.Latency = latency
+	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
+		u.TokensIn, u.TokensOut, u.Estimated = h.in(c, req), c.counter.Count(resp.Content), true
+	}
+	if big, ok := errors.AsType[*ReplyTooLargeError](err); ok && u.TokensOut == 0 {
+		// A reply over the cap was not read whole, and it cost its
+		// tokens all the same: at least those of what was read.
+		u.TokensIn, u.TokensOut, u.Estimated = h.in(c, req), int(big.Size/4), true
+	}
+	u.CostUSD, u.CostUnknown = c.price(c.Name(), u.TokensIn, u.TokensOut, false)
+	return u
 }
 
 // sendHeld makes attempt try of a call (Chat or Embed) of tag that holds

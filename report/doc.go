@@ -3,7 +3,7 @@
 // [ReadShown]), the JUnit XML CI servers read ([WriteJUnit]), the
 // Markdown summary of a comparison with a baseline for a pull request
 // ([WriteComparisonMD]), and results as a command prints them in one of
-// the [OutputFormats] ([ResultWriter]).
+// the [outputFormats] ([ResultWriter]).
 //
 // It reads what package run keeps and writes nothing into a run folder
 // itself: the caller (bench.Execute) chooses where each file goes.

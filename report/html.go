@@ -302,32 +302,7 @@ const questionChars = 90
 
 func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data Data) reportView {
 	v := reportView{Cfg: cfg, S: s, RunID: cmpOr(s.RunID, cfg.RunID), Texts: data.Texts != nil, TextsErr: data.TextsErr, Baseline: data.Baseline != nil}
-	started := s.Started
-	if started.IsZero() {
-		started = cfg.Started
-	}
-	if !started.IsZero() && !s.Finished.IsZero() {
-		v.Duration = s.Finished.Sub(started)
-	}
-	v.S.Started = started
-	for _, k := range slices.Sorted(maps.Keys(cfg.Settings)) {
-		v.Settings = append(v.Settings, keyValue{k, cfg.Settings[k]})
-	}
-	for _, k := range slices.Sorted(maps.Keys(cfg.Prompts)) {
-		v.Prompts = append(v.Prompts, keyValue{k, cfg.Prompts[k]})
-	}
-	for _, g := range s.Gates {
-		if !g.Passed {
-			v.GatesFailed++
-			v.Failed = append(v.Failed, "gate "+g.Gate+" failed")
-		}
-	}
-	for _, a := range s.Alerts {
-		v.Failed = append(v.Failed, a.Severity+" "+a.Type+" alert: "+a.Message)
-	}
-	if len(data.Failed) > 0 {
-		v.Failed = data.Failed
-	}
+	v.setHeader(cfg, s, data)
 
 	// Columns: the config's metrics, in the order they were asked for,
 	// then any the summary or the results name besides.
@@ -349,32 +324,9 @@ func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data 
 
 	// Rows, in SampleOrder: a parallel run writes results.jsonl in the
 	// order its judgements finished, which is not fixed.
-	byID := map[string]int{}
 	values := map[string][]float64{}
 	if results != nil {
-		for r := range results.All() {
-			addColumn(r.Metric)
-			i, ok := byID[r.ID]
-			if !ok {
-				i = len(v.Rows)
-				byID[r.ID] = i
-				v.Rows = append(v.Rows, sampleRow{ID: r.ID})
-			}
-			v.Rows[i].Results = append(v.Rows[i].Results, resultView{Result: r})
-			switch {
-			case r.Defaulted:
-				v.Defaulted++
-				v.Rows[i].Marked = true
-			case r.Skipped:
-				v.Skipped++
-				v.Rows[i].Marked = true
-			case r.Error != "":
-				v.Errors++
-				v.Rows[i].Marked = true
-			default:
-				values[r.Metric] = append(values[r.Metric], r.Value)
-			}
-		}
+		values = v.addResults(results, addColumn)
 	}
 	slices.SortFunc(v.Rows, func(a, b sampleRow) int { return run.SampleOrder(a.ID, b.ID) })
 	for i := range v.Rows {
@@ -422,6 +374,71 @@ func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data 
 		v.Metrics = append(v.Metrics, metricView{MetricStats: m, Hist: h, Rel: newReliability(m.Calibration)})
 	}
 	return v
+}
+
+// setHeader fills what the report's head shows of the run: when it ran
+// and for how long, its settings and prompts, and what failed (gates and
+// alerts, unless data names the failures).
+func (v *reportView) setHeader(cfg run.Config, s run.Summary, data Data) {
+	started := s.Started
+	if started.IsZero() {
+		started = cfg.Started
+	}
+	if !started.IsZero() && !s.Finished.IsZero() {
+		v.Duration = s.Finished.Sub(started)
+	}
+	v.S.Started = started
+	for _, k := range slices.Sorted(maps.Keys(cfg.Settings)) {
+		v.Settings = append(v.Settings, keyValue{k, cfg.Settings[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Prompts)) {
+		v.Prompts = append(v.Prompts, keyValue{k, cfg.Prompts[k]})
+	}
+	for _, g := range s.Gates {
+		if !g.Passed {
+			v.GatesFailed++
+			v.Failed = append(v.Failed, "gate "+g.Gate+" failed")
+		}
+	}
+	for _, a := range s.Alerts {
+		v.Failed = append(v.Failed, a.Severity+" "+a.Type+" alert: "+a.Message)
+	}
+	if len(data.Failed) > 0 {
+		v.Failed = data.Failed
+	}
+}
+
+// addResults adds a row per sample of results, in the order the file
+// has them, each with its results; counts the defaulted, skipped and
+// failed ones; hands each metric to addColumn; and returns the scored
+// values by metric.
+func (v *reportView) addResults(results *run.ResultFile, addColumn func(string)) map[string][]float64 {
+	byID := map[string]int{}
+	values := map[string][]float64{}
+	for r := range results.All() {
+		addColumn(r.Metric)
+		i, ok := byID[r.ID]
+		if !ok {
+			i = len(v.Rows)
+			byID[r.ID] = i
+			v.Rows = append(v.Rows, sampleRow{ID: r.ID})
+		}
+		v.Rows[i].Results = append(v.Rows[i].Results, resultView{Result: r})
+		switch {
+		case r.Defaulted:
+			v.Defaulted++
+			v.Rows[i].Marked = true
+		case r.Skipped:
+			v.Skipped++
+			v.Rows[i].Marked = true
+		case r.Error != "":
+			v.Errors++
+			v.Rows[i].Marked = true
+		default:
+			values[r.Metric] = append(values[r.Metric], r.Value)
+		}
+	}
+	return values
 }
 
 // cellOf is metric's cell among a sample's results.

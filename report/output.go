@@ -16,7 +16,7 @@ import (
 )
 
 // The output formats, one set for every command that prints: each takes
-// the ones that fit what it prints (OutputFormats).
+// the ones that fit what it prints (outputFormats).
 const (
 	OutputText  = "text"
 	OutputMD    = "md"
@@ -25,11 +25,14 @@ const (
 	OutputJSONL = "jsonl"
 )
 
-// OutputFormats are every output format's name.
-var OutputFormats = []string{OutputText, OutputMD, OutputJSON, OutputYAML, OutputJSONL}
+// outputFormats backs OutputFormats, which hands out copies.
+var outputFormats = []string{OutputText, OutputMD, OutputJSON, OutputYAML, OutputJSONL}
+
+// OutputFormats returns every output format's name.
+func OutputFormats() []string { return slices.Clone(outputFormats) }
 
 // CheckOutputFormat accepts got when it is one of allowed (names of
-// OutputFormats), else it is an input error naming --format and what the
+// outputFormats), else it is an input error naming --format and what the
 // command takes.
 func CheckOutputFormat(got string, allowed ...string) error {
 	if slices.Contains(allowed, got) {

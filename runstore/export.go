@@ -33,8 +33,8 @@ const (
 	ExportParquet = "parquet"
 )
 
-// ExportFormats are the formats Runs.Export writes.
-var ExportFormats = []string{ExportCSV, ExportJSONL, ExportParquet}
+// exportFormats are the formats Runs.Export writes.
+var exportFormats = []string{ExportCSV, ExportJSONL, ExportParquet}
 
 // ContextSeparator joins a sample's contexts in a CSV cell; JSON Lines
 // and Parquet keep them a list.
@@ -63,7 +63,7 @@ type exportResult struct {
 }
 
 // Export writes run ref (a run folder, or a run id or the beginning of
-// one) as a table in format (ExportFormats), one row per (sample,
+// one) as a table in format (exportFormats), one row per (sample,
 // metric) in the dataset's order, each metric in the run's order: the
 // sample's id, question, answer, contexts (a list in JSON Lines and
 // Parquet, joined by ContextSeparator in CSV), reference and metadata
@@ -78,7 +78,7 @@ type exportResult struct {
 // record; results are held without their evidence. A dataset that no
 // longer reads leaves the fields empty and Exported.Note says why.
 func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exported, error) {
-	if err := report.CheckOutputFormat(format, ExportFormats...); err != nil {
+	if err := report.CheckOutputFormat(format, exportFormats...); err != nil {
 		return nil, err
 	}
 	v, err := r.load(ctx, ref, true)
@@ -125,7 +125,7 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 	if path == "" || path == "-" {
 		return r.Export(ctx, ref, format, stdout)
 	}
-	if err := report.CheckOutputFormat(format, ExportFormats...); err != nil {
+	if err := report.CheckOutputFormat(format, exportFormats...); err != nil {
 		return nil, err
 	}
 	if err := report.CheckOutFile("-o", path); err != nil {
@@ -170,7 +170,7 @@ func (x *exporter) openDataset() (iter.Seq2[dataset.Record, error], string) {
 	}
 	var recs iter.Seq2[dataset.Record, error]
 	if cfg.Profile != "" {
-		d, err := dataset.OpenProfileData(cfg.Dataset, "", cfg.Profile)
+		d, err := dataset.OpenProfileData(cfg.Dataset, "", cfg.Profile, nil)
 		if err != nil {
 			return nil, fmt.Sprintf("the run's dataset %s does not read (%v): the samples' fields are left empty", cfg.Dataset, err)
 		}

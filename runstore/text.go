@@ -16,11 +16,14 @@ import (
 	"github.com/assaylabs/assay/run"
 )
 
-// DocumentFormats are the output formats of what prints one document (a
+// documentFormats backs DocumentFormats, which hands out copies.
+var documentFormats = []string{report.OutputText, report.OutputMD, report.OutputJSON, report.OutputYAML}
+
+// DocumentFormats returns the output formats of what prints one document (a
 // run, a diff): text and md render it for people, json and yaml carry
 // its data with the same keys. What prints a list (of runs, of a trend's
-// points) takes every one of OutputFormats: jsonl too, one record a line.
-var DocumentFormats = []string{report.OutputText, report.OutputMD, report.OutputJSON, report.OutputYAML}
+// points) takes every one of report.OutputFormats: jsonl too, one record a line.
+func DocumentFormats() []string { return slices.Clone(documentFormats) }
 
 // rendering is what a view of the recorded runs prints in each format.
 type rendering struct {
@@ -32,11 +35,11 @@ type rendering struct {
 	records []any
 }
 
-// write writes r in format, one of OutputFormats.
+// write writes r in format, one of report.OutputFormats.
 func (r rendering) write(w io.Writer, format string) error {
-	allowed := report.OutputFormats
+	allowed := report.OutputFormats()
 	if r.records == nil {
-		allowed = DocumentFormats
+		allowed = documentFormats
 	}
 	if err := report.CheckOutputFormat(format, allowed...); err != nil {
 		return err
@@ -67,7 +70,7 @@ func anySlice[T any](s []T) []any {
 	return out
 }
 
-// Write writes the list in format (OutputFormats): a table (text, md),
+// Write writes the list in format (report.OutputFormats): a table (text, md),
 // an array of the runs (json, yaml) or a run a line (jsonl).
 func (l *RunList) Write(w io.Writer, format string) error {
 	return rendering{human: l.human, doc: l.Runs, records: anySlice(l.Runs)}.write(w, format)
@@ -90,7 +93,7 @@ func (l *RunList) human(w io.Writer, md bool) error {
 	return t.Write(w, md)
 }
 
-// Write writes the run in format (DocumentFormats): its figures, gates
+// Write writes the run in format (documentFormats): its figures, gates
 // and alerts (text, md), or its summary.json (json, and yaml with the
 // same keys).
 func (v *RunView) Write(w io.Writer, format string) error {
@@ -155,7 +158,7 @@ func writeAlerts(w io.Writer, md bool, alerts []run.QualityAlert) {
 	}
 }
 
-// Write writes the diff in format (DocumentFormats): its tables (text,
+// Write writes the diff in format (documentFormats): its tables (text,
 // md), or its data (json, yaml).
 func (d *RunDiff) Write(w io.Writer, format string) error {
 	return rendering{human: d.human, doc: d}.write(w, format)
@@ -271,7 +274,7 @@ func (d *RunDiff) abTable() report.Table {
 	return t
 }
 
-// Write writes the trend in format (OutputFormats): a table of the
+// Write writes the trend in format (report.OutputFormats): a table of the
 // points with a bar each, those judged otherwise than the point before
 // marked (text, md), the trend (json, yaml) or a point a line (jsonl).
 func (t *Trend) Write(w io.Writer, format string) error {

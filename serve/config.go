@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ type Config struct {
 	// hash of each trace id (Sampled); nil is 1, every trace.
 	SampleRate *float64
 	// TraceMetrics are the metrics a trace is judged with when its
-	// request names none; empty is DefaultTraceMetrics.
+	// request names none; empty is defaultTraceMetrics.
 	TraceMetrics []string
 	// ConversationMetrics are the metrics a conversation assembled from
 	// OTLP spans (/otlp/v1/traces) is judged with; empty is
@@ -144,15 +145,39 @@ const (
 	defaultShutdown = 30 * time.Second
 )
 
-// DefaultTraceMetrics are the metrics traces are judged with unless told
+// defaultTraceMetrics backs DefaultTraceMetrics, which hands out copies.
+var defaultTraceMetrics = []string{"faithfulness", "answer_relevancy_grade"}
+
+// DefaultTraceMetrics returns the metrics traces are judged with unless told
 // otherwise: whether the answer keeps to its contexts and whether it
 // answers the question (the model's direct grade, which needs no
 // embedding model), both reference-free, as production traces have no
 // reference answer.
-var DefaultTraceMetrics = []string{"faithfulness", "answer_relevancy_grade"}
+func DefaultTraceMetrics() []string { return slices.Clone(defaultTraceMetrics) }
 
 // withDefaults fills the zero fields and checks the rest.
 func (c Config) withDefaults() (Config, error) {
+	c = c.filled()
+	if err := c.checkFlags(); err != nil {
+		return c, err
+	}
+	if c.Store == "" {
+		p, err := runstore.DefaultStorePath(c.Env)
+		if err != nil {
+			return c, err
+		}
+		c.Store = p
+	}
+	c.DataDir = cmp.Or(c.DataDir, filepath.Join(filepath.Dir(c.Store), "serve"))
+	if err := c.checkBind(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// filled returns c with the zero fields that need no lookup set to their
+// defaults.
+func (c Config) filled() Config {
 	c.Addr = cmp.Or(c.Addr, DefaultAddr)
 	if c.Env == nil {
 		c.Env = func(string) string { return "" }
@@ -172,14 +197,11 @@ func (c Config) withDefaults() (Config, error) {
 		one := 1.0
 		c.SampleRate = &one
 	}
-	if r := *c.SampleRate; !(r >= 0 && r <= 1) {
-		return c, eval.FlagError("--sample-rate", "want a share from 0 to 1 (0.1 judges one trace in ten), got %g", r)
-	}
 	if len(c.TraceMetrics) == 0 {
-		c.TraceMetrics = DefaultTraceMetrics
+		c.TraceMetrics = defaultTraceMetrics
 	}
 	if len(c.ConversationMetrics) == 0 {
-		c.ConversationMetrics = DefaultConversationMetrics
+		c.ConversationMetrics = DefaultConversationMetrics()
 	}
 	c.QueueSize = cmp.Or(c.QueueSize, defaultQueue)
 	c.MaxBody = cmp.Or(c.MaxBody, defaultMaxBody)
@@ -188,42 +210,43 @@ func (c Config) withDefaults() (Config, error) {
 	c.MaxInFlight = cmp.Or(c.MaxInFlight, defaultInFlight)
 	c.MaxRuns = cmp.Or(c.MaxRuns, 1)
 	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, defaultShutdown)
+	return c
+}
+
+// checkFlags checks the filled fields a flag sets and names the first
+// flag out of range.
+func (c Config) checkFlags() error {
+	if r := *c.SampleRate; !(r >= 0 && r <= 1) {
+		return eval.FlagError("--sample-rate", "want a share from 0 to 1 (0.1 judges one trace in ten), got %g", r)
+	}
 	if c.ReadTimeout < 0 {
-		return c, eval.FlagError("--read-timeout", "want a duration > 0 (0: %s), got %s", defaultRead, c.ReadTimeout)
+		return eval.FlagError("--read-timeout", "want a duration > 0 (0: %s), got %s", defaultRead, c.ReadTimeout)
 	}
 	if c.StallAfter < 0 {
-		return c, eval.FlagError("--stall-after", "want a duration >= 0 (0: two call timeouts), got %s", c.StallAfter)
+		return eval.FlagError("--stall-after", "want a duration >= 0 (0: two call timeouts), got %s", c.StallAfter)
 	}
 	if c.Queue != "" && !strings.HasPrefix(c.Queue, "nats://") && !strings.HasPrefix(c.Queue, "tls://") {
-		return c, eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
+		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
 	}
 	for _, h := range c.AllowHosts {
 		if name := hostName(h); name == "" || strings.ContainsAny(h, "/@ ") || (strings.Contains(name, ":") && net.ParseIP(name) == nil) {
-			return c, eval.FlagError("--allow-host", "want a host name as a browser's address bar has it (assay.internal, or assay.internal:8080), got %q", h)
+			return eval.FlagError("--allow-host", "want a host name as a browser's address bar has it (assay.internal, or assay.internal:8080), got %q", h)
 		}
 	}
 	if c.Webhook != "" {
 		if u, err := url.Parse(c.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return c, eval.FlagError("--webhook", "want an http or https URL (https://hooks.example.com/assay), got %q", c.Webhook)
+			return eval.FlagError("--webhook", "want an http or https URL (https://hooks.example.com/assay), got %q", c.Webhook)
 		}
 	}
-	for name, v := range map[string]int{"--queue": c.QueueSize, "--workers": c.Workers, "--max-in-flight": c.MaxInFlight, "--max-runs": c.MaxRuns, "--alert-window": c.AlertWindow} {
-		if v < 0 {
-			return c, eval.FlagError(name, "want a number >= 0, got %d", v)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"--queue", c.QueueSize}, {"--workers", c.Workers}, {"--max-in-flight", c.MaxInFlight}, {"--max-runs", c.MaxRuns}, {"--alert-window", c.AlertWindow}} {
+		if f.v < 0 {
+			return eval.FlagError(f.name, "want a number >= 0, got %d", f.v)
 		}
 	}
-	if c.Store == "" {
-		p, err := runstore.DefaultStorePath(c.Env)
-		if err != nil {
-			return c, err
-		}
-		c.Store = p
-	}
-	c.DataDir = cmp.Or(c.DataDir, filepath.Join(filepath.Dir(c.Store), "serve"))
-	if err := c.checkBind(); err != nil {
-		return c, err
-	}
-	return c, nil
+	return nil
 }
 
 // ParseQueue reads --queue and --queue-size (0 when not given): a
@@ -266,7 +289,9 @@ func pathIn(dir string, parts ...string) string {
 // describe says what the configuration serves, for the log.
 func (c Config) describe(judge string) string {
 	if c.Queue != "" {
-		return fmt.Sprintf("traces sampled at %g with %v, judged by the workers of %s, data in %s", *c.SampleRate, c.TraceMetrics, c.Queue, c.DataDir)
+		return fmt.Sprintf("traces sampled at %g with %v, conversations (/otlp/v1/traces) with %v, judged by the workers of %s, data in %s",
+			*c.SampleRate, c.TraceMetrics, c.ConversationMetrics, c.Queue, c.DataDir)
 	}
-	return fmt.Sprintf("judge %s, traces sampled at %g with %v, queue %d, data in %s", judge, *c.SampleRate, c.TraceMetrics, c.QueueSize, c.DataDir)
+	return fmt.Sprintf("judge %s, traces sampled at %g with %v, conversations (/otlp/v1/traces) with %v, queue %d, data in %s",
+		judge, *c.SampleRate, c.TraceMetrics, c.ConversationMetrics, c.QueueSize, c.DataDir)
 }

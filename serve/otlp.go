@@ -23,8 +23,10 @@ const routeOTLP = "POST /otlp/v1/traces"
 // DefaultConversationMetrics are the metrics a conversation assembled from
 // spans is judged with unless told otherwise: none needs an expected
 // answer, as production conversations have none.
-var DefaultConversationMetrics = []string{
-	"task_completion", "conversation_relevancy", "knowledge_retention", "role_adherence", "tool_call_errors", "tool_call_loops",
+func DefaultConversationMetrics() []string {
+	return []string{
+		"task_completion", "conversation_relevancy", "knowledge_retention", "role_adherence", "tool_call_errors", "tool_call_loops",
+	}
 }
 
 // Content types of OTLP/HTTP.
@@ -84,6 +86,23 @@ func (b *spanBuffer) add(spans []conversation.Span) [][]conversation.Span {
 	return out
 }
 
+// putBack returns traces taken by add to the buffer, as they were: their
+// request was refused (a full queue), and its export is sent again.
+func (b *spanBuffer) putBack(traces [][]conversation.Span) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, spans := range traces {
+		if len(spans) == 0 {
+			continue
+		}
+		id := spans[0].TraceID
+		if _, ok := b.traces[id]; !ok {
+			b.order = append([]string{id}, b.order...)
+		}
+		b.traces[id] = append(spans, b.traces[id]...)
+	}
+}
+
 // postOTLP is POST /otlp/v1/traces: an OTLP/HTTP export request, protobuf
 // or JSON. Its spans are assembled into conversations (package
 // conversation) once their trace is whole; each conversation is sampled by
@@ -139,7 +158,8 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	if rejected > 0 {
 		why = fmt.Sprintf("%d span(s) without a valid trace ID (16 bytes) and span ID (8 bytes)", rejected)
 	}
-	items, bad, badWhy := s.otlpItems(r, s.otlp.add(spans))
+	whole := s.otlp.add(spans)
+	items, bad, badWhy := s.otlpItems(r, whole)
 	if bad > 0 {
 		rejected += bad
 		why = joinWhy(why, badWhy)
@@ -154,6 +174,9 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err := s.enqueue(w, r, sampled, &resp); err != nil {
+		// Nothing was kept: the exporter sends the request again, and the
+		// spans its earlier requests brought must still be here for it.
+		s.otlp.putBack(whole)
 		return err
 	}
 	s.metrics.traces.WithLabelValues("sampled").Add(float64(resp.Sampled))

@@ -36,7 +36,7 @@ const (
 func scoresOf(t *testing.T, s eval.Sample) []string {
 	t.Helper()
 	var out []string
-	for _, m := range DefaultConversationMetrics {
+	for _, m := range DefaultConversationMetrics() {
 		sc, err := agent.Builtins().New(m, nil)
 		require.NoError(t, err)
 		got, err := sc.Score(t.Context(), s)
@@ -159,7 +159,7 @@ func TestConversationScoredEqualFromThreeInputs(t *testing.T) {
 			})
 			assert.Equal(t, "trip-42", got.Metadata["conversation_id"])
 			var live []string
-			for _, m := range DefaultConversationMetrics {
+			for _, m := range DefaultConversationMetrics() {
 				i := slices.IndexFunc(got.Scores, func(sc TraceScore) bool { return sc.Metric == m })
 				require.GreaterOrEqual(t, i, 0, m)
 				sc := got.Scores[i]
@@ -234,4 +234,8 @@ func TestSpanBufferWaitsForTheRoot(t *testing.T) {
 	got = b.add([]conversation.Span{child("4")})
 	require.Len(t, got, 1, "three waiting, two allowed: the oldest goes as it is")
 	assert.Equal(t, "2", got[0][0].TraceID)
+	b.putBack(got)
+	got = b.add([]conversation.Span{root("2")})
+	require.Len(t, got, 1, "a trace put back is whole when its root comes again")
+	assert.Len(t, got[0], 2)
 }

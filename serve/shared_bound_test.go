@@ -95,7 +95,7 @@ func TestSharedQueueSheds(t *testing.T) {
 	eventually(t, "every accepted trace judged", func() bool {
 		keys := resultKeys(t, b)
 		for _, id := range ids {
-			for _, metric := range DefaultTraceMetrics {
+			for _, metric := range defaultTraceMetrics {
 				if keys[traceKey(id, metric)] != 1 {
 					return false
 				}
@@ -160,7 +160,7 @@ func TestAcceptedTraceNotJudgedYet(t *testing.T) {
 			var tr Trace
 			require.NoError(t, json.Unmarshal([]byte(got), &tr))
 			assert.False(t, tr.Judged, when)
-			assert.Equal(t, DefaultTraceMetrics, tr.Metrics, when)
+			assert.Equal(t, defaultTraceMetrics, tr.Metrics, when)
 			assert.Equal(t, map[string]any{"tenant": "acme"}, tr.Metadata, when)
 			assert.NotEmpty(t, tr.Received, when)
 			assert.True(t, strings.HasPrefix(tr.Received, tr.Day), when)
@@ -190,7 +190,7 @@ func TestAcceptedTraceNotJudgedYet(t *testing.T) {
 		})
 		tr, err := r.Trace(t.Context(), "held-1")
 		require.NoError(t, err)
-		assert.Len(t, tr.Scores, len(DefaultTraceMetrics))
+		assert.Len(t, tr.Scores, len(defaultTraceMetrics))
 	}
 	code, got := call(t, http.MethodGet, a.ts.URL+"/v1/traces/never-sent", "")
 	assert.Equal(t, http.StatusNotFound, code, got)

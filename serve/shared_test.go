@@ -83,7 +83,7 @@ func callsPerTrace(t *testing.T, m *markedModel) int {
 	j, err := bench.OpenJudger(sharedJudging(), nil, nil, m.env)
 	require.NoError(t, err)
 	defer func() { _ = j.Close() }()
-	scores, err := j.Judge(t.Context(), markedSample("tq-cal"), DefaultTraceMetrics)
+	scores, err := j.Judge(t.Context(), markedSample("tq-cal"), defaultTraceMetrics)
 	require.NoError(t, err)
 	for _, sc := range scores {
 		require.False(t, sc.Defaulted, "%s: %v", sc.Metric, sc.Err)
@@ -253,7 +253,7 @@ func TestReplicasShareOneQueue(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, code)
 	assert.Equal(t, TracesResponse{Received: 1, Duplicates: 1}, resp)
 
-	want := n * len(DefaultTraceMetrics)
+	want := n * len(defaultTraceMetrics)
 	for _, r := range []*replica{a, b} {
 		eventually(t, "every result applied", func() bool { return applied(r) >= want })
 	}
@@ -262,7 +262,7 @@ func TestReplicasShareOneQueue(t *testing.T) {
 	counts := m.counts()
 	for _, id := range ids {
 		assert.Equal(t, per, counts[id], "model requests for trace %s", id)
-		for _, metric := range DefaultTraceMetrics {
+		for _, metric := range defaultTraceMetrics {
 			assert.Equal(t, 1, keys[traceKey(id, metric)], "results of %s %s", id, metric)
 		}
 	}
@@ -278,8 +278,8 @@ func TestReplicasShareOneQueue(t *testing.T) {
 		var tr Trace
 		require.NoError(t, json.Unmarshal([]byte(bodyA), &tr))
 		assert.True(t, tr.Judged)
-		assert.Equal(t, DefaultTraceMetrics, tr.Metrics)
-		require.Len(t, tr.Scores, len(DefaultTraceMetrics))
+		assert.Equal(t, defaultTraceMetrics, tr.Metrics)
+		require.Len(t, tr.Scores, len(defaultTraceMetrics))
 		for _, sc := range tr.Scores {
 			assert.Equal(t, OutcomeScored, sc.Outcome, "%s %s: %s", id, sc.Metric, sc.Error)
 		}
@@ -378,7 +378,7 @@ func TestAKilledReplicaLosesNoAcceptedTrace(t *testing.T) {
 	eventually(t, "every accepted trace judged", func() bool {
 		keys := resultKeys(t, b)
 		for id := range accepted {
-			for _, metric := range DefaultTraceMetrics {
+			for _, metric := range defaultTraceMetrics {
 				if keys[traceKey(id, metric)] != 1 {
 					return false
 				}
@@ -393,6 +393,6 @@ func TestAKilledReplicaLosesNoAcceptedTrace(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, tr.Judged, id)
 	}
-	eventually(t, "b applied every result", func() bool { return applied(b) >= n*len(DefaultTraceMetrics) })
-	assert.Equal(t, n*len(DefaultTraceMetrics), applied(b))
+	eventually(t, "b applied every result", func() bool { return applied(b) >= n*len(defaultTraceMetrics) })
+	assert.Equal(t, n*len(defaultTraceMetrics), applied(b))
 }

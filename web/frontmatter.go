@@ -175,18 +175,7 @@ func decodeCorpusFrontMatter(name, block string, blockLine int, f *CorpusFile) e
 	fileLine := func(n int) int { return blockLine + n - 1 }
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
-		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), blockLine
-		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			msg = msg[len(m[0]):]
-			if yamlParserProblems[msg] {
-				// yaml/v3 counts lines from 0 for parser (not scanner)
-				// errors, and then names the line the construct began on.
-				n++
-			}
-			line = fileLine(n)
-		}
-		return &eval.InputError{File: name, Line: line, Msg: "front matter is not valid YAML: " + msg, Err: err}
+		return corpusYAMLError(name, blockLine, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil // an empty block; requireURL reports the missing url
@@ -213,43 +202,65 @@ func decodeCorpusFrontMatter(name, block string, blockLine int, f *CorpusFile) e
 		if v.Tag == "!!null" {
 			val = ""
 		}
-		switch field {
-		case "url":
-			if val == "" {
-				continue
-			}
-			u, err := url.Parse(val)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return bad(fmt.Sprintf("must be an absolute http(s) URL, got %q", val))
-			}
-			f.URL = val
-		case "title":
-			corpusSet(&f.Title, val)
-		case "author":
-			corpusSet(&f.Author, val)
-		case "topic":
-			corpusSet(&f.Topic, val)
-		case "published":
-			if val == "" {
-				continue
-			}
-			t, err := corpusDate(val)
-			if err != nil {
-				return bad(fmt.Sprintf("must be a date in YYYY-MM-DD form, got %q", val))
-			}
-			f.Published = t
-		case "references":
-			if val == "" {
-				continue
-			}
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 0 {
-				return bad(fmt.Sprintf("must be a whole number >= 0, got %q", val))
-			}
-			f.References = n
+		if msg := f.setFrontMatter(field, val); msg != "" {
+			return bad(msg)
 		}
 	}
 	return nil
+}
+
+// corpusYAMLError is the InputError of err, yaml's error for a front
+// matter block whose first line is file line blockLine, at the file line
+// it names.
+func corpusYAMLError(name string, blockLine int, err error) error {
+	msg, line := strings.TrimPrefix(err.Error(), "yaml: "), blockLine
+	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+		if yamlParserProblems[msg] {
+			// yaml/v3 counts lines from 0 for parser (not scanner)
+			// errors, and then names the line the construct began on.
+			n++
+		}
+		line = blockLine + n - 1
+	}
+	return &eval.InputError{File: name, Line: line, Msg: "front matter is not valid YAML: " + msg, Err: err}
+}
+
+// setFrontMatter sets field (lower case, one of those front matter
+// knows) of f to val, which is left unset when empty, and returns what is
+// wrong with val, or "".
+func (f *CorpusFile) setFrontMatter(field, val string) string {
+	if val == "" {
+		return ""
+	}
+	switch field {
+	case "url":
+		u, err := url.Parse(val)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Sprintf("must be an absolute http(s) URL, got %q", val)
+		}
+		f.URL = val
+	case "title":
+		f.Title = val
+	case "author":
+		f.Author = val
+	case "topic":
+		f.Topic = val
+	case "published":
+		t, err := corpusDate(val)
+		if err != nil {
+			return fmt.Sprintf("must be a date in YYYY-MM-DD form, got %q", val)
+		}
+		f.Published = t
+	case "references":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 {
+			return fmt.Sprintf("must be a whole number >= 0, got %q", val)
+		}
+		f.References = n
+	}
+	return ""
 }
 
 func corpusSet(dst *string, v string) {
@@ -290,109 +301,137 @@ func corpusHeading(body string) string {
 // comment, then the head's metadata for what it leaves out, and the
 // visible text of the page as the body.
 func parseHTMLCorpusFile(name, text string) (CorpusFile, error) {
-	f := CorpusFile{Path: name}
-	var (
-		z          = html.NewTokenizer(strings.NewReader(text))
-		offset     int  // bytes consumed so far, for line numbers
-		sawContent bool // a non-blank token before any comment front matter
-		fmLine     int  // line of the comment with the front matter, 0 if none
-		skipDepth  int  // inside script, style and the like
-		inTitle    bool
-		title      strings.Builder
-		body       strings.Builder
-		meta       CorpusFile // from the head, used where front matter is silent
-	)
+	sc := htmlCorpusScan{name: name, text: text, f: CorpusFile{Path: name}}
+	z := html.NewTokenizer(strings.NewReader(text))
+	offset := 0 // bytes consumed so far, for line numbers
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			break
 		}
-		raw := z.Raw()
 		start := offset
-		offset += len(raw)
-		tok := z.Token()
-		switch tt {
-		case html.CommentToken:
-			if sawContent || fmLine != 0 {
-				continue
-			}
-			sawContent = true
-			c := strings.TrimLeft(tok.Data, " \t\n")
-			// The line the comment's content starts on: the comment's own
-			// line plus any newlines before the "---".
-			line := 1 + strings.Count(text[:start], "\n") + strings.Count(tok.Data[:len(tok.Data)-len(c)], "\n")
-			block, blockLine, _, found, err := splitCorpusFrontMatter(name, c, line)
-			if err != nil {
-				return CorpusFile{}, err
-			}
-			if !found {
-				continue
-			}
-			fmLine = line
-			if err := decodeCorpusFrontMatter(name, block, blockLine, &f); err != nil {
-				return CorpusFile{}, err
-			}
-		case html.DoctypeToken:
-		case html.TextToken:
-			if strings.TrimSpace(tok.Data) != "" {
-				sawContent = true
-			}
-			switch {
-			case inTitle:
-				title.WriteString(tok.Data)
-			case skipDepth == 0:
-				body.WriteString(tok.Data)
-			}
-		case html.StartTagToken, html.SelfClosingTagToken:
-			sawContent = true
-			switch tok.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head:
-				if tt == html.StartTagToken {
-					skipDepth++
-				}
-			case atom.Title:
-				inTitle = tt == html.StartTagToken
-			case atom.Meta:
-				key := strings.ToLower(corpusAttr(tok, "name") + corpusAttr(tok, "property"))
-				switch key {
-				case "author", "article:author":
-					corpusSet(&meta.Author, strings.TrimSpace(corpusAttr(tok, "content")))
-				case "article:published_time", "date":
-					if t, err := corpusDate(strings.TrimSpace(corpusAttr(tok, "content"))); err == nil {
-						meta.Published = t
-					}
-				}
-			case atom.Link:
-				if strings.EqualFold(corpusAttr(tok, "rel"), "canonical") {
-					corpusSet(&meta.URL, strings.TrimSpace(corpusAttr(tok, "href")))
-				}
-			case atom.Body:
-				skipDepth = 0 // a <head> left open ends here
-			case atom.Br:
-				body.WriteByte('\n')
-			}
-			if corpusBlockElement[tok.DataAtom] {
-				body.WriteString("\n\n")
-			}
-		case html.EndTagToken:
-			switch tok.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head:
-				if skipDepth > 0 {
-					skipDepth--
-				}
-			case atom.Title:
-				inTitle = false
-			}
-			if corpusBlockElement[tok.DataAtom] {
-				body.WriteString("\n\n")
-			}
+		offset += len(z.Raw())
+		if err := sc.token(tt, z.Token(), start); err != nil {
+			return CorpusFile{}, err
 		}
 	}
 	if err := z.Err(); err != nil && !errors.Is(err, io.EOF) {
 		return CorpusFile{}, &eval.InputError{File: name, Msg: "cannot read HTML", Err: err}
 	}
-	if fmLine == 0 && meta.URL == "" {
-		return CorpusFile{}, fmt.Errorf("%s: %w (nor a canonical link)", name, ErrNoFrontMatter)
+	return sc.file()
+}
+
+// htmlCorpusScan is what parseHTMLCorpusFile has read of an HTML
+// document so far, token by token.
+type htmlCorpusScan struct {
+	name, text string
+	f          CorpusFile // from the front matter
+	sawContent bool       // a non-blank token before any comment front matter
+	fmLine     int        // line of the comment with the front matter, 0 if none
+	skipDepth  int        // inside script, style and the like
+	inTitle    bool
+	title      strings.Builder
+	body       strings.Builder
+	meta       CorpusFile // from the head, used where front matter is silent
+}
+
+// token reads tok, of type tt, which starts at byte start of the text.
+func (sc *htmlCorpusScan) token(tt html.TokenType, tok html.Token, start int) error {
+	switch tt {
+	case html.CommentToken:
+		return sc.comment(tok, start)
+	case html.TextToken:
+		if strings.TrimSpace(tok.Data) != "" {
+			sc.sawContent = true
+		}
+		switch {
+		case sc.inTitle:
+			sc.title.WriteString(tok.Data)
+		case sc.skipDepth == 0:
+			sc.body.WriteString(tok.Data)
+		}
+	case html.StartTagToken, html.SelfClosingTagToken:
+		sc.startTag(tok, tt == html.StartTagToken)
+	case html.EndTagToken:
+		switch tok.DataAtom {
+		case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head:
+			if sc.skipDepth > 0 {
+				sc.skipDepth--
+			}
+		case atom.Title:
+			sc.inTitle = false
+		}
+		if corpusBlockElement[tok.DataAtom] {
+			sc.body.WriteString("\n\n")
+		}
+	}
+	return nil
+}
+
+// comment reads the front matter from comment tok, which starts at byte
+// start, when it is the document's first content and holds some.
+func (sc *htmlCorpusScan) comment(tok html.Token, start int) error {
+	if sc.sawContent || sc.fmLine != 0 {
+		return nil
+	}
+	sc.sawContent = true
+	c := strings.TrimLeft(tok.Data, " \t\n")
+	// The line the comment's content starts on: the comment's own
+	// line plus any newlines before the "---".
+	line := 1 + strings.Count(sc.text[:start], "\n") + strings.Count(tok.Data[:len(tok.Data)-len(c)], "\n")
+	block, blockLine, _, found, err := splitCorpusFrontMatter(sc.name, c, line)
+	if err != nil || !found {
+		return err
+	}
+	sc.fmLine = line
+	return decodeCorpusFrontMatter(sc.name, block, blockLine, &sc.f)
+}
+
+// startTag reads start (or self-closing, when not open) tag tok.
+func (sc *htmlCorpusScan) startTag(tok html.Token, open bool) {
+	sc.sawContent = true
+	switch tok.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head:
+		if open {
+			sc.skipDepth++
+		}
+	case atom.Title:
+		sc.inTitle = open
+	case atom.Meta:
+		sc.headMeta(tok)
+	case atom.Link:
+		if strings.EqualFold(corpusAttr(tok, "rel"), "canonical") {
+			corpusSet(&sc.meta.URL, strings.TrimSpace(corpusAttr(tok, "href")))
+		}
+	case atom.Body:
+		sc.skipDepth = 0 // a <head> left open ends here
+	case atom.Br:
+		sc.body.WriteByte('\n')
+	}
+	if corpusBlockElement[tok.DataAtom] {
+		sc.body.WriteString("\n\n")
+	}
+}
+
+// headMeta reads the author or the date of publication from meta tag tok.
+func (sc *htmlCorpusScan) headMeta(tok html.Token) {
+	key := strings.ToLower(corpusAttr(tok, "name") + corpusAttr(tok, "property"))
+	switch key {
+	case "author", "article:author":
+		corpusSet(&sc.meta.Author, strings.TrimSpace(corpusAttr(tok, "content")))
+	case "article:published_time", "date":
+		if t, err := corpusDate(strings.TrimSpace(corpusAttr(tok, "content"))); err == nil {
+			sc.meta.Published = t
+		}
+	}
+}
+
+// file is the document read: its front matter, with the head's
+// metadata where it is silent, and the page's visible text as the body.
+func (sc *htmlCorpusScan) file() (CorpusFile, error) {
+	f, meta := sc.f, sc.meta
+	if sc.fmLine == 0 && meta.URL == "" {
+		return CorpusFile{}, fmt.Errorf("%s: %w (nor a canonical link)", sc.name, ErrNoFrontMatter)
 	}
 	if f.URL == "" && meta.URL != "" {
 		u, err := url.Parse(meta.URL)
@@ -401,7 +440,7 @@ func parseHTMLCorpusFile(name, text string) (CorpusFile, error) {
 		}
 	}
 	if f.Title == "" {
-		f.Title = corpusSpaces(title.String())
+		f.Title = corpusSpaces(sc.title.String())
 	}
 	if f.Author == "" {
 		f.Author = meta.Author
@@ -409,12 +448,12 @@ func parseHTMLCorpusFile(name, text string) (CorpusFile, error) {
 	if f.Published.IsZero() {
 		f.Published = meta.Published
 	}
-	f.Body = corpusTidy(body.String())
-	line := fmLine
+	f.Body = corpusTidy(sc.body.String())
+	line := sc.fmLine
 	if line == 0 {
 		line = 1
 	}
-	return f, requireCorpusURL(name, line, &f)
+	return f, requireCorpusURL(sc.name, line, &f)
 }
 
 // corpusAttr returns the value of the attribute key of tok, or "".

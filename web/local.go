@@ -257,129 +257,164 @@ func (l *Local) Refresh(ctx context.Context) (Stats, error) {
 
 func (l *Local) refresh(ctx context.Context) (Stats, error) {
 	var stats Stats
-	wrap := func(step string, err error) error {
-		return fmt.Errorf("local corpus index %s: %s: %w", l.dbPath, step, err)
-	}
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
-		return stats, wrap("begin", err)
+		return stats, l.indexErr("begin", err)
 	}
 	defer func() { _ = tx.Rollback() }()
 
-	known := map[string]string{} // path -> content hash
-	rows, err := tx.QueryContext(ctx, `SELECT path, hash FROM docs`)
+	known, err := knownCorpusHashes(ctx, tx)
 	if err != nil {
-		return stats, wrap("read", err)
+		return stats, l.indexErr("read", err)
 	}
-	for rows.Next() {
-		var p, hash string
-		if err := rows.Scan(&p, &hash); err != nil {
-			_ = rows.Close()
-			return stats, wrap("read", err)
-		}
-		known[p] = hash
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return stats, wrap("read", err)
-	}
-
 	upsert, err := tx.PrepareContext(ctx, `INSERT INTO docs (path, url, title, author, published, refs, topic, hash, body, title_grams, body_grams)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET url = excluded.url, title = excluded.title, author = excluded.author,
 			published = excluded.published, refs = excluded.refs, topic = excluded.topic,
 			hash = excluded.hash, body = excluded.body, title_grams = excluded.title_grams, body_grams = excluded.body_grams`)
 	if err != nil {
-		return stats, wrap("prepare", err)
+		return stats, l.indexErr("prepare", err)
 	}
 	defer func() { _ = upsert.Close() }()
 
-	var inputErrs []error
-	seen := map[string]bool{}
+	r := corpusRefresh{l: l, upsert: upsert, known: known, seen: map[string]bool{}}
 	walkErr := fs.WalkDir(l.fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "." {
-				return err // the corpus itself is unreadable
-			}
-			stats.Skipped = append(stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if p != "." && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !supportedCorpusFile(p) {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		stats.Files++
-		if info, err := d.Info(); err == nil && info.Size() > maxCorpusFile {
-			stats.Skipped = append(stats.Skipped, fmt.Sprintf("%s: larger than %d MiB", p, maxCorpusFile>>20))
-			return nil
-		}
-		data, err := fs.ReadFile(l.fsys, p)
-		if err != nil { // a dangling link, a folder named x.md, no permission
-			stats.Skipped = append(stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
-			return nil
-		}
-		sum := sha256.Sum256(data)
-		hash := hex.EncodeToString(sum[:])
-		if h, ok := known[p]; ok && h == hash {
-			seen[p] = true
-			stats.Unchanged++
-			return nil
-		}
-		f, err := ParseCorpusFile(p, data)
-		var ie *eval.InputError
-		switch {
-		case errors.Is(err, ErrNoFrontMatter):
-			stats.Skipped = append(stats.Skipped, fmt.Sprintf("%s: no front matter with a url; not indexed", p))
-			return nil
-		case errors.As(err, &ie):
-			inputErrs = append(inputErrs, err)
-			return nil
-		case err != nil:
-			return err
-		}
-		published := ""
-		if !f.Published.IsZero() {
-			published = f.Published.Format(time.DateOnly)
-		}
-		if _, err := upsert.ExecContext(ctx, p, f.URL, f.Title, f.Author, published, f.References, f.Topic, hash, f.Body,
-			grams(f.Title), grams(f.Body)); err != nil {
-			return wrap("index "+p, err)
-		}
-		seen[p] = true
-		stats.Indexed++
-		return nil
+		return r.visit(ctx, p, d, err)
 	})
+	stats = r.stats
 	if walkErr != nil {
 		return stats, fmt.Errorf("local corpus: %w", walkErr)
 	}
 
 	gone := make([]string, 0, len(known))
 	for p := range known {
-		if !seen[p] {
+		if !r.seen[p] {
 			gone = append(gone, p)
 		}
 	}
 	slices.Sort(gone)
 	for _, p := range gone {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE path = ?`, p); err != nil {
-			return stats, wrap("remove "+p, err)
+			return stats, l.indexErr("remove "+p, err)
 		}
 		stats.Removed++
 	}
 	if err := tx.Commit(); err != nil {
-		return stats, wrap("commit", err)
+		return stats, l.indexErr("commit", err)
 	}
-	return stats, errors.Join(inputErrs...)
+	return stats, errors.Join(r.inputErrs...)
+}
+
+// indexErr wraps err, from step of an update of the index.
+func (l *Local) indexErr(step string, err error) error {
+	return fmt.Errorf("local corpus index %s: %s: %w", l.dbPath, step, err)
+}
+
+// knownCorpusHashes returns the content hash of each file the index
+// holds, by path.
+func knownCorpusHashes(ctx context.Context, tx *sql.Tx) (map[string]string, error) {
+	known := map[string]string{}
+	rows, err := tx.QueryContext(ctx, `SELECT path, hash FROM docs`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var p, hash string
+		if err := rows.Scan(&p, &hash); err != nil {
+			_ = rows.Close()
+			return nil, err
+		}
+		known[p] = hash
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	return known, nil
+}
+
+// corpusRefresh is one walk of the corpus by Local.refresh: the index's
+// hashes before it, the files it saw, what it did and the files whose
+// front matter is wrong.
+type corpusRefresh struct {
+	l         *Local
+	upsert    *sql.Stmt
+	known     map[string]string // path -> content hash, before the walk
+	seen      map[string]bool
+	stats     Stats
+	inputErrs []error
+}
+
+// visit is the fs.WalkDirFunc of the walk: it skips hidden and
+// unreadable entries and indexes each corpus file.
+func (r *corpusRefresh) visit(ctx context.Context, p string, d fs.DirEntry, err error) error {
+	if err != nil {
+		if p == "." {
+			return err // the corpus itself is unreadable
+		}
+		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
+		if d != nil && d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	}
+	if p != "." && strings.HasPrefix(d.Name(), ".") {
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	}
+	if d.IsDir() || !supportedCorpusFile(p) {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return r.index(ctx, p, d)
+}
+
+// index brings the index's entry for corpus file p up to date, unless
+// its content is unchanged or it is skipped.
+func (r *corpusRefresh) index(ctx context.Context, p string, d fs.DirEntry) error {
+	r.stats.Files++
+	if info, err := d.Info(); err == nil && info.Size() > maxCorpusFile {
+		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: larger than %d MiB", p, maxCorpusFile>>20))
+		return nil
+	}
+	data, err := fs.ReadFile(r.l.fsys, p)
+	if err != nil { // a dangling link, a folder named x.md, no permission
+		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
+		return nil
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	if h, ok := r.known[p]; ok && h == hash {
+		r.seen[p] = true
+		r.stats.Unchanged++
+		return nil
+	}
+	f, err := ParseCorpusFile(p, data)
+	var ie *eval.InputError
+	switch {
+	case errors.Is(err, ErrNoFrontMatter):
+		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: no front matter with a url; not indexed", p))
+		return nil
+	case errors.As(err, &ie):
+		r.inputErrs = append(r.inputErrs, err)
+		return nil
+	case err != nil:
+		return err
+	}
+	published := ""
+	if !f.Published.IsZero() {
+		published = f.Published.Format(time.DateOnly)
+	}
+	if _, err := r.upsert.ExecContext(ctx, p, f.URL, f.Title, f.Author, published, f.References, f.Topic, hash, f.Body,
+		grams(f.Title), grams(f.Body)); err != nil {
+		return r.l.indexErr("index "+p, err)
+	}
+	r.seen[p] = true
+	r.stats.Indexed++
+	return nil
 }
 
 // maxMatches caps the candidates one search ranks before the domain rules

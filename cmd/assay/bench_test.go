@@ -333,7 +333,7 @@ func TestBenchProfilesAndStandardInput(t *testing.T) {
 		profile, input string
 		metrics        []string
 	}{
-		"context": {"context", ctxSamples, bench.ContextMetrics},
+		"context": {"context", ctxSamples, bench.ContextMetrics()},
 		"research": {"research", string(research) + "\n",
 			[]string{"grounding", "source_quality", "source_diversity", "completeness", "clarity", "total"}},
 	}

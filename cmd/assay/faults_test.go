@@ -19,7 +19,7 @@ import (
 )
 
 // TestJudgeFaultTable runs `assay judge` over 20 records against a model
-// server that misbehaves in one way on every call (llmtest.Faults, which
+// server that misbehaves in one way on every call (llmtest.Faults(), which
 // fakellm -fault serves by hand), and checks what the user is told: no
 // fault ends in exit 0, each names its cause on standard error, the
 // requests it costs are bounded, and every result written is a whole
@@ -36,7 +36,7 @@ func TestJudgeFaultTable(t *testing.T) {
 
 	rate := "20 of 20 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05"
 	tests := map[string]struct {
-		fault  string // the name in llmtest.Faults
+		fault  string // the name in llmtest.Faults()
 		stderr []string
 		// calls bounds the requests the server sees: exactly, or at most
 		// when atMost is set (how many leave before a verdict on the
@@ -108,11 +108,11 @@ func TestJudgeFaultTable(t *testing.T) {
 	for _, tc := range tests {
 		covered[tc.fault] = true
 	}
-	require.Len(t, covered, len(llmtest.Faults), "every fault of llmtest.Faults has a row")
+	require.Len(t, covered, len(llmtest.Faults()), "every fault of llmtest.Faults() has a row")
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			fault, ok := llmtest.Faults[tc.fault]
+			fault, ok := llmtest.Faults()[tc.fault]
 			require.True(t, ok, tc.fault)
 			srv := llmtest.New(t, llmtest.Default(fault), llmtest.Quiet())
 			env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "ASSAY_CACHE_DIR": t.TempDir()}

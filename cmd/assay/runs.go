@@ -29,7 +29,7 @@ a record a line. An unknown run exits 2.`,
 }
 
 // runsFormat registers --format: the formats of one document
-// (runstore.DocumentFormats), and jsonl too when list.
+// (runstore.DocumentFormats()), and jsonl too when list.
 func runsFormat(cmd *cobra.Command, format *string, list bool) {
 	formats := "text, md, json or yaml"
 	if list {
@@ -45,7 +45,7 @@ func newRunsListCmd(runs runstore.Runs) *cobra.Command {
 		Short: "List the recorded runs, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.CheckOutputFormat(format, report.OutputFormats...); err != nil {
+			if err := report.CheckOutputFormat(format, report.OutputFormats()...); err != nil {
 				return err
 			}
 			l, err := runs.List(cmd.Context())
@@ -63,7 +63,7 @@ func newRunsShowCmd(runs runstore.Runs) *cobra.Command {
 		Short: "Show a run's summary: a table, or summary.json with --format json",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.CheckOutputFormat(format, runstore.DocumentFormats...); err != nil {
+			if err := report.CheckOutputFormat(format, runstore.DocumentFormats()...); err != nil {
 				return err
 			}
 			v, err := runs.Show(cmd.Context(), args[0])
@@ -103,7 +103,7 @@ Exits 1 when an alert is raised, as assay bench --baseline does.`,
   assay runs diff --format md main-run pr-run >> "$GITHUB_STEP_SUMMARY"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.CheckOutputFormat(format, runstore.DocumentFormats...); err != nil {
+			if err := report.CheckOutputFormat(format, runstore.DocumentFormats()...); err != nil {
 				return err
 			}
 			d, err := runs.Diff(cmd.Context(), args[0], args[1])
@@ -133,7 +133,7 @@ the run before it is marked, and said how (judged_otherwise in JSON).`,
 		Example: `  assay runs trend faithfulness --dataset data/rag.jsonl`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.CheckOutputFormat(format, report.OutputFormats...); err != nil {
+			if err := report.CheckOutputFormat(format, report.OutputFormats()...); err != nil {
 				return err
 			}
 			t, err := runs.Trend(cmd.Context(), args[0], ds)

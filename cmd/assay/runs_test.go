@@ -346,7 +346,7 @@ func TestRunsFormats(t *testing.T) {
 				tc.args[i] = expand(tc.args[i])
 			}
 			out := map[string]string{}
-			for _, format := range report.OutputFormats {
+			for _, format := range report.OutputFormats() {
 				code, stdout, stderr := f.run(t, append(tc.args, "--format", format)...)
 				if format == report.OutputJSONL && tc.records == "" {
 					assert.Equal(t, exitInput, code, stderr)

@@ -97,7 +97,7 @@ func runScore(cmd *cobra.Command, f scoreFlags, file string) error {
 }
 
 // checkFormat accepts --format when it is one of allowed, names of the
-// one set of output formats (bench.OutputFormats).
+// one set of output formats (report.OutputFormats).
 func checkFormat(got string, allowed ...string) error {
 	return report.CheckOutputFormat(got, allowed...)
 }

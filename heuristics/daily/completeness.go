@@ -3,6 +3,8 @@ package daily
 import (
 	"fmt"
 	"strings"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // CompletenessScore is seed 003's completeness: context 20, analysis
@@ -54,7 +56,7 @@ func (out *CompletenessScore) tally(dim string, checks ...check) float64 {
 // subject and its state, each analysis dimension the data holds, the time
 // frame, a recommendation with its reasons and risks, the sections, and
 // numbers set in context.
-func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore {
+func (p *Profile) Completeness(d *doc, x Extraction, t *eval.Truth) CompletenessScore {
 	out := CompletenessScore{MissingElements: []string{}, CoveredElements: []string{}}
 	m := p.m
 	lower := d.lower
@@ -126,10 +128,10 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *Truth) CompletenessScore
 
 // dimensionMetrics are the metrics of an analysis dimension that the
 // truth holds.
-func (p *Profile) dimensionMetrics(dim string, t *Truth) []string {
+func (p *Profile) dimensionMetrics(dim string, t *eval.Truth) []string {
 	var out []string
 	for _, m := range p.Metrics {
-		if _, ok := t.value(m.Name); ok && m.Dimension == dim {
+		if _, ok := t.Value(m.Name); ok && m.Dimension == dim {
 			out = append(out, m.Name)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // ComplianceScore is seed 003's compliance: structure 30, content 25,
@@ -25,7 +27,7 @@ type ComplianceScore struct {
 // the sections that must carry them), forbidden formats (tables, numbered
 // lists, bullets, named strategies), length limits, the language (by
 // script) and the citation format.
-func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
+func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScore {
 	out := ComplianceScore{Violations: []string{}, CompliantElements: []string{}}
 	m := p.m
 	var l ledger
@@ -82,7 +84,7 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *Truth) ComplianceScore {
 	// the sections that carry them; percentile context; numbers.
 	var required []Metric
 	for _, mt := range p.Metrics {
-		if _, ok := t.value(mt.Name); ok && mt.Required {
+		if _, ok := t.Value(mt.Name); ok && mt.Required {
 			required = append(required, mt)
 		}
 	}
@@ -256,7 +258,7 @@ const (
 // the profile or the truth name (metric names, the subject's ticker, name
 // and sector, technical and fundamental terms) are not counted: a Thai
 // report writes them in Latin letters.
-func (p *Profile) foreignRuns(d *doc, t *Truth) []string {
+func (p *Profile) foreignRuns(d *doc, t *eval.Truth) []string {
 	keep := map[string]bool{}
 	addWords := func(s string) {
 		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !isLatinWordRune(r) }) {

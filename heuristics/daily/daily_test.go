@@ -7,18 +7,20 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // load returns the fixtures' truth and telemetry.
-func load(t testing.TB) (*Truth, *Telemetry) {
+func load(t testing.TB) (*eval.Truth, *eval.Telemetry) {
 	t.Helper()
 	td, err := os.ReadFile("../../fixtures/daily/truth.json")
 	require.NoError(t, err)
-	tr, err := ReadTruth("truth.json", td, Default())
+	tr, err := eval.ReadTruth("truth.json", td, Default().MetricNames())
 	require.NoError(t, err)
 	rd, err := os.ReadFile("../../fixtures/daily/run.json")
 	require.NoError(t, err)
-	tel, err := ReadTelemetry("run.json", rd)
+	tel, err := eval.ReadTelemetry("run.json", rd)
 	require.NoError(t, err)
 	return tr, tel
 }
@@ -167,22 +169,22 @@ func TestSentencesOfThaiAreCountedBySpacesBetweenThaiLetters(t *testing.T) {
 func TestQoSPenalisesErrorsAndDegradingLatency(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		tel  Telemetry
+		tel  eval.Telemetry
 		dims map[string]float64
 		msg  string
 	}{
 		"an error": {
-			tel:  Telemetry{Total: 4, LLMCalls: 1, Errors: []string{"news fetch: timeout"}},
+			tel:  eval.Telemetry{Total: 4, LLMCalls: 1, Errors: []string{"news fetch: timeout"}},
 			dims: map[string]float64{"reliability": 30, "latency": 100},
 			msg:  "1 errors during the run (first: news fetch: timeout)",
 		},
 		"very slow and degrading": {
-			tel:  Telemetry{Total: 70, LLMCalls: 3, DBQueries: 12, History: []float64{10, 12}},
+			tel:  eval.Telemetry{Total: 70, LLMCalls: 3, DBQueries: 12, History: []float64{10, 12}},
 			dims: map[string]float64{"reliability": 80, "latency": 40, "resource_efficiency": 75, "scalability": 10},
 			msg:  "Latency degrading: 70.00s against a mean of 11.00s over 2 earlier runs",
 		},
 		"expensive": {
-			tel:  Telemetry{Total: 6, CostUSD: 0.25},
+			tel:  eval.Telemetry{Total: 6, CostUSD: 0.25},
 			dims: map[string]float64{"cost_efficiency": 40, "latency": 85},
 			msg:  "Poor cost: $0.2500",
 		},

@@ -3,13 +3,14 @@ package daily_test
 import (
 	"fmt"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/daily"
 )
 
 // Score judges a report against its truth: here an English report whose
 // VWAP figure is ATR's, the seed's "number swapping".
 func ExampleProfile_Score() {
-	truth := &daily.Truth{
+	truth := &eval.Truth{
 		Values:      map[string]float64{"atr_pct": 3.03, "vwap_pct": 43.79},
 		Percentiles: map[string]float64{"atr_pct": 88},
 	}

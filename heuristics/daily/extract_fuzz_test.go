@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // FuzzExtractClaims runs the pattern extraction and the five scorers over
@@ -20,8 +22,8 @@ func FuzzExtractClaims(f *testing.F) {
 		f.Add(s)
 	}
 	p := Default()
-	tr := &Truth{Values: map[string]float64{"atr_pct": 3.03, "vwap_pct": 43.79, "uncertainty_score": 56.6},
-		Percentiles: map[string]float64{"atr_pct": 88}, News: []News{{Title: "a"}}}
+	tr := &eval.Truth{Values: map[string]float64{"atr_pct": 3.03, "vwap_pct": 43.79, "uncertainty_score": 56.6},
+		Percentiles: map[string]float64{"atr_pct": 88}, News: []eval.News{{Title: "a"}}}
 	known := map[string]bool{}
 	for _, n := range p.MetricNames() {
 		known[n] = true
@@ -39,7 +41,7 @@ func FuzzExtractClaims(f *testing.F) {
 		if !utf8.ValidString(s) {
 			return
 		}
-		r := p.Score(s, tr, &Telemetry{Total: 1})
+		r := p.Score(s, tr, &eval.Telemetry{Total: 1})
 		for _, v := range []float64{r.Faithfulness.OverallScore, r.Completeness.OverallScore, r.Reasoning.OverallScore,
 			r.Compliance.OverallScore, r.QoS.OverallScore, r.OverallQuality} {
 			if !(v >= 0 && v <= 100) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // FaithfulnessScore is seed 003's faithfulness: numeric accuracy 30,
@@ -27,7 +29,7 @@ type FaithfulnessScore struct {
 // words matching the band of the true value. A claim about a value the
 // truth lacks is not judged, except a percentile, which is a hallucination
 // when the truth has none.
-func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
+func (p *Profile) Faithfulness(x Extraction, t *eval.Truth) FaithfulnessScore {
 	var out FaithfulnessScore
 	out.Violations = []string{}
 	var l ledger
@@ -38,7 +40,7 @@ func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
 	}
 	ok, of := 0, 0
 	for _, c := range x.Numbers {
-		actual, known := t.value(c.Metric)
+		actual, known := t.Value(c.Metric)
 		if !known {
 			continue
 		}
@@ -110,7 +112,7 @@ func (p *Profile) Faithfulness(x Extraction, t *Truth) FaithfulnessScore {
 
 	ok, of = 0, 0
 	for _, b := range x.Bands {
-		actual, known := t.value(b.Metric)
+		actual, known := t.Value(b.Metric)
 		if !known {
 			continue
 		}

@@ -54,7 +54,7 @@ func TestReadTruthRejectsBadInput(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ReadTruth("truth.json", []byte(tc.in), Default())
+			_, err := eval.ReadTruth("truth.json", []byte(tc.in), Default().MetricNames())
 			var ie *eval.InputError
 			require.True(t, errors.As(err, &ie), "want an InputError, got %v", err)
 			assert.Equal(t, "truth.json", ie.File)
@@ -69,7 +69,7 @@ func TestReadTruthReadsTheFixture(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("../../fixtures/daily/truth.json")
 	require.NoError(t, err)
-	tr, err := ReadTruth("truth.json", data, Default())
+	tr, err := eval.ReadTruth("truth.json", data, Default().MetricNames())
 	require.NoError(t, err)
 	assert.Equal(t, "DBS19", tr.Subject["ticker"])
 	assert.InDelta(t, 43.79, tr.Values["vwap_pct"], 1e-9)
@@ -110,7 +110,7 @@ func TestReadTelemetry(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			tel, err := ReadTelemetry("run.json", []byte(tc.in))
+			tel, err := eval.ReadTelemetry("run.json", []byte(tc.in))
 			if tc.errSubstr != "" {
 				var ie *eval.InputError
 				require.True(t, errors.As(err, &ie), "want an InputError, got %v", err)

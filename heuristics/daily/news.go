@@ -7,6 +7,7 @@ import (
 
 	"github.com/clipperhouse/uax29/v2/words"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/internal/lex"
 )
 
@@ -31,7 +32,7 @@ type cite struct {
 }
 
 // misdirected returns why citation c points at the wrong item, or "".
-func misdirected(c cite, news []News) string {
+func misdirected(c cite, news []eval.News) string {
 	if c.n < 1 || c.n > len(news) {
 		return ""
 	}
@@ -43,7 +44,7 @@ func misdirected(c cite, news []News) string {
 
 // misdirectedWithin judges a citation by the key terms its sentence
 // shares with the news items.
-func misdirectedWithin(c cite, news []News) string {
+func misdirectedWithin(c cite, news []eval.News) string {
 	terms := keyTerms(c.sentence)
 	own := shared(terms, keyTerms(newsText(news[c.n-1])))
 	best, bestN := 2*own, 0
@@ -64,7 +65,7 @@ func misdirectedWithin(c cite, news []News) string {
 
 // newsText is what a news item says: its title and the words of its URL's
 // path ("/news/dbs-q3-profit").
-func newsText(n News) string {
+func newsText(n eval.News) string {
 	s := n.Title
 	if u, err := url.Parse(n.URL); err == nil {
 		s += " " + strings.NewReplacer("/", " ", "-", " ", "_", " ").Replace(u.Path)

@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"github.com/clipperhouse/uax29/v2/words"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // A Thai sentence citing an English headline shares almost no words with
@@ -22,7 +24,7 @@ import (
 // misdirectedAcross is misdirected for a sentence in another script than
 // its cited item: it returns why citation c points at the wrong item, or
 // "".
-func misdirectedAcross(c cite, news []News) string {
+func misdirectedAcross(c cite, news []eval.News) string {
 	sent := anchors(c.sentence)
 	if len(sent) == 0 {
 		return ""
@@ -79,7 +81,7 @@ func misdirectedAcross(c cite, news []News) string {
 // acrossScripts reports whether sentence and item are written in
 // different scripts: a Thai sentence citing an item without Thai letters,
 // or the other way round.
-func acrossScripts(sentence string, item News) bool {
+func acrossScripts(sentence string, item eval.News) bool {
 	return (language(sentence) == "th") != strings.ContainsFunc(item.Title, func(r rune) bool { return unicode.Is(unicode.Thai, r) })
 }
 

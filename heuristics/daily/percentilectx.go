@@ -1,5 +1,7 @@
 package daily
 
+import "github.com/assaylabs/assay/eval"
+
 // percentileContextPoints is the share of content compliance that seed
 // 003's "percentile context used when available" is worth.
 const percentileContextPoints = 15
@@ -11,7 +13,7 @@ const percentileContextPoints = 15
 // does not stand in for it. A report that quotes none of those metrics
 // passes with any percentile, as before. bad records a violation with the
 // points it costs; the points kept are returned.
-func (p *Profile) percentileContext(x Extraction, t *Truth, bad func(dim string, pts float64, format string, a ...any)) float64 {
+func (p *Profile) percentileContext(x Extraction, t *eval.Truth, bad func(dim string, pts float64, format string, a ...any)) float64 {
 	if len(t.Percentiles) == 0 {
 		return percentileContextPoints
 	}

@@ -2,6 +2,10 @@ package daily
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // QoSScore is seed 003's quality of service: latency 25, cost efficiency
@@ -45,7 +49,7 @@ func step(steps []Step, v float64) (float64, string) {
 // thresholds: total latency, cost, determinism checks, errors, database
 // queries and model calls, and the latency trend against earlier runs
 // (inferred from the latency alone without them).
-func (p *Profile) QoS(t *Telemetry) QoSScore {
+func (p *Profile) QoS(t *eval.Telemetry) QoSScore {
 	r := p.QoSRules
 	out := QoSScore{Issues: []string{}, Strengths: []string{}}
 	issue := func(format string, a ...any) { out.Issues = append(out.Issues, fmt.Sprintf(format, a...)) }
@@ -77,7 +81,7 @@ func (p *Profile) QoS(t *Telemetry) QoSScore {
 	determinism := 100.0
 	if n := len(t.Consistency); n > 0 {
 		ok := 0
-		for _, k := range sortedKeys(t.Consistency) {
+		for _, k := range slices.Sorted(maps.Keys(t.Consistency)) {
 			if t.Consistency[k] {
 				ok++
 			} else {

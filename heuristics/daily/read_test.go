@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // TestSignedNumbersCarryTheirDirection: a signed metric's number takes the
@@ -65,7 +67,7 @@ func TestADirectionAgainstTheDataIsAMismatch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p := Default()
-			f := p.Faithfulness(p.Extract(tc.text), &Truth{Values: map[string]float64{"vwap_pct": tc.actual}})
+			f := p.Faithfulness(p.Extract(tc.text), &eval.Truth{Values: map[string]float64{"vwap_pct": tc.actual}})
 			numeric, _ := f.MetricScores.Get("numeric_accuracy")
 			if tc.violation == "" {
 				assert.Empty(t, f.Violations)
@@ -222,7 +224,7 @@ func TestRecommendationsInTheFormsPeopleWrite(t *testing.T) {
 // sentence citing English headlines), is not flagged.
 func TestACitationPointsAtWhatItsSentenceTalksAbout(t *testing.T) {
 	t.Parallel()
-	news := []News{
+	news := []eval.News{
 		{Title: "DBS quarterly profit beats estimates", URL: "https://example.com/news/dbs-q3"},
 		{Title: "DBS expands its digital bank in Thailand", URL: "https://example.com/news/dbs-digital"},
 		{Title: "ธนาคารในภูมิภาคเผชิญแรงกดดันจากการลดดอกเบี้ย", URL: "https://example.com/th/banks-rates"},
@@ -244,7 +246,7 @@ func TestACitationPointsAtWhatItsSentenceTalksAbout(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p := Default()
-			f := p.Faithfulness(p.Extract(tc.text), &Truth{Values: map[string]float64{"atr_pct": 3}, News: news})
+			f := p.Faithfulness(p.Extract(tc.text), &eval.Truth{Values: map[string]float64{"atr_pct": 3}, News: news})
 			got, _ := f.MetricScores.Get("news_citation_accuracy")
 			if tc.violation == "" {
 				assert.Empty(t, f.Violations)
@@ -261,7 +263,7 @@ func TestACitationPointsAtWhatItsSentenceTalksAbout(t *testing.T) {
 // required metric with its number, in Thai or English.
 func TestTheRiskSectionWarnsWithTheMetrics(t *testing.T) {
 	t.Parallel()
-	tr := &Truth{Values: map[string]float64{"uncertainty_score": 56.6, "atr_pct": 3.03}}
+	tr := &eval.Truth{Values: map[string]float64{"uncertainty_score": 56.6, "atr_pct": 3.03}}
 	tests := map[string]struct {
 		risk string
 		bad  bool
@@ -295,7 +297,7 @@ func TestTheRiskSectionWarnsWithTheMetrics(t *testing.T) {
 // technical terms in Latin letters are not.
 func TestAThaiReportIsEntirelyThai(t *testing.T) {
 	t.Parallel()
-	tr := &Truth{Subject: map[string]string{"ticker": "DBS19", "name": "DBS Group", "sector": "Banking"}, Values: map[string]float64{"rsi": 62.4}}
+	tr := &eval.Truth{Subject: map[string]string{"ticker": "DBS19", "name": "DBS Group", "sector": "Banking"}, Values: map[string]float64{"rsi": 62.4}}
 	tests := map[string]struct {
 		text string
 		want []string

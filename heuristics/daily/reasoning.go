@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/textseg"
 )
 
@@ -32,7 +33,7 @@ const (
 // explained, numbers and comparisons, agreement of percentiles and
 // interpretations with the data, length, repetition, filler, and a single
 // recommendation with a consistent risk assessment.
-func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *Truth) ReasoningScore {
+func (p *Profile) Reasoning(d *doc, x Extraction, f FaithfulnessScore, t *eval.Truth) ReasoningScore {
 	out := ReasoningScore{Issues: []string{}, Strengths: []string{}}
 	m := p.m
 	lower := d.lower

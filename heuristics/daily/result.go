@@ -2,8 +2,12 @@ package daily
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // Result is the five scores of a report, its overall quality and the gate,
@@ -51,7 +55,7 @@ type Gate struct {
 
 // Score runs the five scorers over a report: the four content scorers
 // against the truth, and QoS when the telemetry is given (nil: none).
-func (p *Profile) Score(report string, t *Truth, tel *Telemetry) Result {
+func (p *Profile) Score(report string, t *eval.Truth, tel *eval.Telemetry) Result {
 	d := p.parse(report)
 	x := p.extract(d)
 	var r Result
@@ -163,7 +167,7 @@ func (r Result) Text() string {
 			}
 		}
 		fmt.Fprintf(&b, "\nMetrics:\n  Timing (seconds):\n")
-		for _, k := range sortedKeys(s.Metrics.TimingsS) {
+		for _, k := range slices.Sorted(maps.Keys(s.Metrics.TimingsS)) {
 			fmt.Fprintf(&b, "    %-22s: %6.2fs\n", k, s.Metrics.TimingsS[k])
 		}
 		fmt.Fprintf(&b, "    %-22s: %6.2fs\n", "total", s.Metrics.TotalS)

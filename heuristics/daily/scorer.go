@@ -46,14 +46,6 @@ func prefixed(prefix string, keys ...string) []string {
 	return keys
 }
 
-// Sample metadata keys a Scorer reads its inputs from: the truth and the
-// telemetry, each a *Truth / *Telemetry, or their JSON (json.RawMessage,
-// []byte, string, or a decoded map, as a JSONL line gives it).
-const (
-	MetaTruth     = "truth"
-	MetaTelemetry = "telemetry"
-)
-
 // ErrNoTruth is returned (wrapped) by a Scorer for a sample without a
 // truth. Test with errors.Is.
 var ErrNoTruth = errors.New("no ground truth: the daily scorers need the report's truth (sample metadata \"truth\")")
@@ -64,7 +56,7 @@ var ErrNoTelemetry = errors.New("no telemetry: qos_score needs the run's telemet
 
 // Scorer is one metric of the daily profile as an eval.Scorer, for the
 // registry and bench: the sample's Answer is the report, its metadata
-// holds the truth and the telemetry (see MetaTruth). Profile nil is the
+// holds the truth and the telemetry (see eval.MetaTruth). Profile nil is the
 // built-in profile.
 type Scorer struct {
 	Profile *Profile
@@ -170,43 +162,43 @@ func first(a, b []string) string {
 	return b[0]
 }
 
-func sampleTruth(p *Profile, sm eval.Sample) (*Truth, error) {
-	v, ok := sm.Metadata[MetaTruth]
+func sampleTruth(p *Profile, sm eval.Sample) (*eval.Truth, error) {
+	v, ok := sm.Metadata[eval.MetaTruth]
 	if !ok || v == nil {
 		if len(sm.GroundTruth) > 0 {
-			return &Truth{Values: sm.GroundTruth}, nil
+			return &eval.Truth{Values: sm.GroundTruth}, nil
 		}
 		return nil, ErrNoTruth
 	}
 	switch t := v.(type) {
-	case *Truth:
+	case *eval.Truth:
 		return t, nil
-	case Truth:
+	case eval.Truth:
 		return &t, nil
 	}
 	data, err := metaJSON(v)
 	if err != nil {
-		return nil, fmt.Errorf("metadata %q: %w", MetaTruth, err)
+		return nil, fmt.Errorf("metadata %q: %w", eval.MetaTruth, err)
 	}
-	return ReadTruth("truth", data, p)
+	return eval.ReadTruth("truth", data, p.MetricNames())
 }
 
-func sampleTelemetry(sm eval.Sample) (*Telemetry, error) {
-	v, ok := sm.Metadata[MetaTelemetry]
+func sampleTelemetry(sm eval.Sample) (*eval.Telemetry, error) {
+	v, ok := sm.Metadata[eval.MetaTelemetry]
 	if !ok || v == nil {
 		return nil, nil
 	}
 	switch t := v.(type) {
-	case *Telemetry:
+	case *eval.Telemetry:
 		return t, nil
-	case Telemetry:
+	case eval.Telemetry:
 		return &t, nil
 	}
 	data, err := metaJSON(v)
 	if err != nil {
-		return nil, fmt.Errorf("metadata %q: %w", MetaTelemetry, err)
+		return nil, fmt.Errorf("metadata %q: %w", eval.MetaTelemetry, err)
 	}
-	return ReadTelemetry("telemetry", data)
+	return eval.ReadTelemetry("telemetry", data)
 }
 
 // metaJSON is a metadata value as JSON.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // TestClosingPriceInTradersWords: the day's price, however a trader writes
@@ -109,7 +111,7 @@ func TestStrategyNamesAreAClass(t *testing.T) {
 // data has needs its own; one metric's percentile does not cover another.
 func TestPercentileContextPerMetric(t *testing.T) {
 	t.Parallel()
-	truth := &Truth{
+	truth := &eval.Truth{
 		Values:      map[string]float64{"atr_pct": 2.4, "rsi": 58, "vwap_pct": 6.1},
 		Percentiles: map[string]float64{"atr_pct": 71, "rsi": 64},
 	}
@@ -160,7 +162,7 @@ func TestPercentileContextPerMetric(t *testing.T) {
 // every headline shares decides nothing.
 func TestCitationsAcrossLanguages(t *testing.T) {
 	t.Parallel()
-	news := []News{
+	news := []eval.News{
 		{Title: "KBank lifts 2026 loan growth target to 5%", URL: "https://example.net/a/kbank-loan-target"},
 		{Title: "KBank shares slip as Krungthai Card posts weak Q2", URL: "https://example.net/a/ktc-q2"},
 		{Title: "Thai central bank holds policy rate at 1.75%", URL: "https://example.net/a/bot-rate"},

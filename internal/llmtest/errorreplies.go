@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
@@ -23,8 +24,8 @@ type ErrorReply struct {
 	Message string // the server's message, in the error
 }
 
-// ErrorReplies are the shapes every backend is tested with.
-var ErrorReplies = map[string]ErrorReply{
+// errorReplies backs ErrorReplies, which hands out copies.
+var errorReplies = map[string]ErrorReply{
 	"rate limit with a numeric code (OpenRouter) is retried until MaxRetries": {
 		Body:  `{"error":{"message":"Rate limit exceeded","type":"rate_limit_error","code":429}}`,
 		Calls: 4, Code: 429, Message: "Rate limit exceeded",
@@ -62,6 +63,9 @@ var ErrorReplies = map[string]ErrorReply{
 		Calls: 1, Code: 401, Message: "Incorrect API key provided",
 	},
 }
+
+// ErrorReplies returns the shapes every backend is tested with.
+func ErrorReplies() map[string]ErrorReply { return maps.Clone(errorReplies) }
 
 // Check asserts what a client made of e: the attempts the server saw, the
 // retries in the usage, the time taken, and the error.

@@ -13,10 +13,8 @@ import (
 	"github.com/sashabaranov/go-openai"
 )
 
-// Faults are the ways a model server misbehaves, each as the reply to every
-// chat call, by name: the fault table of the CLI's tests and fakellm's
-// -fault flag use the same list.
-var Faults = map[string]Reply{
+// faults backs Faults, which hands out copies.
+var faults = map[string]Reply{
 	"offschema": {Content: `{"hello": "world"}`},
 	"empty":     {Content: `{}`},
 	"401":       {Status: 401, Body: `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`},
@@ -32,10 +30,15 @@ var Faults = map[string]Reply{
 	"notchat": {Body: `{"result": "ok", "output": {"text": "4"}}`},
 }
 
-// FaultNames lists Faults' names in order.
-func FaultNames() []string { return slices.Sorted(maps.Keys(Faults)) }
+// Faults returns the ways a model server misbehaves, each as the reply to every
+// chat call, by name: the fault table of the CLI's tests and fakellm's
+// -fault flag use the same list.
+func Faults() map[string]Reply { return maps.Clone(faults) }
 
-// Mix answers each chat call with one of Faults, each with its share of
+// FaultNames lists faults' names in order.
+func FaultNames() []string { return slices.Sorted(maps.Keys(faults)) }
+
+// Mix answers each chat call with one of faults, each with its share of
 // the calls as spec gives them ("500=0.05,hang=0.01,reset=0.01"), and the
 // rest with next; the draws come from a source seeded with seed, so a mix
 // is the same from run to run for the same order of calls. It counts what
@@ -45,7 +48,7 @@ func Mix(spec string, seed uint64, next func(openai.ChatCompletionRequest) Reply
 	total := 0.0
 	for part := range strings.SplitSeq(spec, ",") {
 		name, share, ok := strings.Cut(strings.TrimSpace(part), "=")
-		f, known := Faults[name]
+		f, known := faults[name]
 		p, err := strconv.ParseFloat(share, 64)
 		switch {
 		case !ok || err != nil || !(p >= 0 && p <= 1):

@@ -29,8 +29,8 @@ import (
 	"github.com/assaylabs/assay/llm/openai"
 )
 
-// Backends are the spec prefixes Open knows.
-var Backends = []string{"offline", "openai", "ollama", "vllm", "llamacpp", "lmstudio", "langchain"}
+// backends are the spec prefixes Open knows.
+var backends = []string{"offline", "openai", "ollama", "vllm", "llamacpp", "lmstudio", "langchain"}
 
 // Defaults used by Resolve.
 const (
@@ -58,7 +58,7 @@ var locals = map[string]local{
 // Spec is a resolved --llm spec: which backend, and how it will be
 // configured. The API key is kept out of it, so it is safe to print.
 type Spec struct {
-	// Backend is one of Backends.
+	// Backend is one of backends.
 	Backend string
 	// Model is the model; for langchain, "PROVIDER:MODEL". Empty for offline.
 	Model string
@@ -97,14 +97,14 @@ func Resolve(spec string, env func(string) string) (Spec, error) {
 	}
 	name, model, _ := strings.Cut(spec, ":")
 	known := false
-	for _, b := range Backends {
+	for _, b := range backends {
 		known = known || b == name
 	}
 	if !known {
-		return Spec{}, fmt.Errorf("unknown backend %q in %q: want one of %s", name, spec, strings.Join(Backends, ", "))
+		return Spec{}, fmt.Errorf("unknown backend %q in %q: want one of %s", name, spec, strings.Join(backends, ", "))
 	}
 	if model == "" || name == "offline" {
-		return Spec{}, fmt.Errorf("spec %q: want offline or BACKEND:MODEL with BACKEND one of %s", spec, strings.Join(Backends[1:], ", "))
+		return Spec{}, fmt.Errorf("spec %q: want offline or BACKEND:MODEL with BACKEND one of %s", spec, strings.Join(backends[1:], ", "))
 	}
 	s := Spec{Backend: name, Model: model}
 	switch name {

@@ -15,7 +15,7 @@ import (
 	"github.com/assaylabs/assay/llm"
 )
 
-// Providers are the langchaingo providers Open knows.
+// providers are the langchaingo providers Open knows.
 //
 // Left out on purpose: mistral (its SDK, gage-technologies/mistral-go
 // v1.1.0, takes no context, sleeps between its own retries, cannot be given
@@ -24,7 +24,7 @@ import (
 // googleai (it links 270 packages from 39 modules, gRPC and protobuf among
 // them, and takes 90 s to build cold, against 11 packages and 4 modules for
 // anthropic or ollama).
-var Providers = []string{"anthropic", "ollama"}
+var providers = []string{"anthropic", "ollama"}
 
 // RequestTimeout bounds each HTTP request of a Backend built by Open; the
 // caller's context bounds the whole call.
@@ -50,7 +50,7 @@ func Open(spec string) (*Backend, error) { return OpenEnv(spec, os.Getenv) }
 func OpenEnv(spec string, env func(string) string) (*Backend, error) {
 	provider, model, ok := strings.Cut(spec, ":")
 	if !ok || provider == "" || model == "" {
-		return nil, fmt.Errorf("langchain: spec %q: want PROVIDER:MODEL with PROVIDER one of %s", spec, strings.Join(Providers, ", "))
+		return nil, fmt.Errorf("langchain: spec %q: want PROVIDER:MODEL with PROVIDER one of %s", spec, strings.Join(providers, ", "))
 	}
 	name := "langchain:" + spec
 	hc := &http.Client{Transport: Transport(nil), Timeout: RequestTimeout}
@@ -92,6 +92,6 @@ func OpenEnv(spec string, env func(string) string) (*Backend, error) {
 		}
 		return New(name, m, opts...), nil
 	default:
-		return nil, fmt.Errorf("langchain: unknown provider %q in %q: want one of %s", provider, spec, strings.Join(Providers, ", "))
+		return nil, fmt.Errorf("langchain: unknown provider %q in %q: want one of %s", provider, spec, strings.Join(providers, ", "))
 	}
 }

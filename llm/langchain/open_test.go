@@ -290,7 +290,7 @@ func TestErrorInA200Reply(t *testing.T) {
 		},
 		"ollama embed": {spec: "ollama:judge-1", path: "/api/embed", ok: `{"embeddings":[[0.5,0.25]]}`, embed: true},
 	}
-	for name, tc := range llmtest.ErrorReplies {
+	for name, tc := range llmtest.ErrorReplies() {
 		for apiName, api := range apis {
 			t.Run(name+"/"+apiName, func(t *testing.T) {
 				t.Parallel()

@@ -581,7 +581,7 @@ func TestStatusErrors(t *testing.T) {
 // embeddings alike.
 func TestErrorInA200Reply(t *testing.T) {
 	t.Parallel()
-	for name, tc := range llmtest.ErrorReplies {
+	for name, tc := range llmtest.ErrorReplies() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			replies := []llmtest.Reply{{Body: tc.Body}, {Body: tc.Body}, {Body: tc.Body}, {Body: tc.Body}}

@@ -9,9 +9,9 @@ import (
 	"github.com/assaylabs/assay/llm/backend"
 )
 
-// CheckerBackends are the backends a fact checker (--checker) may name:
+// checkerBackends are the backends a fact checker (--checker) may name:
 // the OpenAI-compatible servers, whose replies carry log-probabilities.
-var CheckerBackends = []string{"openai", "ollama", "vllm", "llamacpp", "lmstudio"}
+var checkerBackends = []string{"openai", "ollama", "vllm", "llamacpp", "lmstudio"}
 
 // Environment variables that point the checker at its own server,
 // whatever the judging model's: the API root (ending in /v1) in place of
@@ -35,9 +35,9 @@ func OpenChecker(cfg Config, spec string, env func(string) string) (*llm.Client,
 	if err != nil {
 		return nil, nil, fmt.Errorf("--checker: %w (the checker reads $%s and $%s before them)", err, CheckerBaseURLVar, CheckerAPIKeyVar)
 	}
-	if !slices.Contains(CheckerBackends, s.Backend) || spec == "" {
+	if !slices.Contains(checkerBackends, s.Backend) || spec == "" {
 		return nil, nil, fmt.Errorf("--checker %q: want an OpenAI-compatible server as BACKEND:MODEL with BACKEND one of %v (openai:bespoke-minicheck with $%s set)",
-			spec, CheckerBackends, CheckerBaseURLVar)
+			spec, checkerBackends, CheckerBaseURLVar)
 	}
 	cfg.Spec, cfg.NoCache = spec, true
 	c, closer, err := Open(cfg, checkerEnv(env))

@@ -117,6 +117,14 @@ func BaselineOf(s run.Summary) map[string]float64 {
 
 // withDefaults checks c and fills in its zero values.
 func (c Config) withDefaults() (Config, error) {
+	if err := c.check(); err != nil {
+		return c, err
+	}
+	return c.filled(), nil
+}
+
+// check reports every field of c out of its range, joined.
+func (c Config) check() error {
 	var errs []error
 	bad := func(field string, v any, want string) {
 		errs = append(errs, fmt.Errorf("live: %s %v: %s", field, v, want))
@@ -152,9 +160,11 @@ func (c Config) withDefaults() (Config, error) {
 			bad("Webhook.URL", c.Webhook.URL, "must be an http or https URL")
 		}
 	}
-	if len(errs) > 0 {
-		return c, errors.Join(errs...)
-	}
+	return errors.Join(errs...)
+}
+
+// filled returns c with its zero values set to their defaults.
+func (c Config) filled() Config {
 	def := func(p *int, d int) {
 		if *p == 0 {
 			*p = d
@@ -180,7 +190,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	return c, nil
+	return c
 }
 
 // Monitor watches judged scores per metric. It is safe for concurrent

@@ -60,7 +60,7 @@ func main() {
 	case *fault != "" && *mix != "":
 		fail(2, "give -fault or -mix, not both")
 	case *fault != "":
-		r, ok := llmtest.Faults[*fault]
+		r, ok := llmtest.Faults()[*fault]
 		if !ok {
 			fail(2, fmt.Sprintf("-fault %q: want one of %s", *fault, strings.Join(llmtest.FaultNames(), ", ")))
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +80,9 @@ func TestAlignExitCodes(t *testing.T) {
 		"a label no record has": {
 			rule: grade, args: []string{"--label", "nope"}, code: 2, want: "0 records carry the label",
 		},
+		"a dry run makes no call": {
+			rule: grade, args: []string{"--dry-run"}, code: 0, want: "dry run: at most 286 judge calls, none made",
+		},
 		"a judge that never answers on the scale": {
 			rule: func(llmtest.GradeRequest) string { return "7" }, code: 3, want: "run failed",
 		},
@@ -94,6 +98,9 @@ func TestAlignExitCodes(t *testing.T) {
 			code, stdout, stderr := runEnv(t, env, args...)
 			assert.Equal(t, tc.code, code, "stdout %s\nstderr %s", stdout, stderr)
 			assert.Contains(t, stdout+stderr, tc.want)
+			if slices.Contains(tc.args, "--dry-run") {
+				assert.Zero(t, srv.Calls())
+			}
 			if tc.wrote {
 				assert.FileExists(t, out)
 				code, _, stderr := runEnv(t, env, "judge", "--llm", "openai:fake-judge", "--judges", out, "--metric", "helpful_reply", "--no-cache", "../../examples/support.jsonl")

@@ -94,9 +94,14 @@ func Align(ctx context.Context, job Job) (*Outcome, error) {
 	train, held := split(lab.rows, job.Holdout, job.Seed)
 	out := &Outcome{Judge: def.Name, File: lab.file, Label: job.Label, Graded: lab.graded, Train: len(train), Heldout: len(held), Seed: job.Seed, Holdout: job.Holdout}
 	if job.Judging.DryRun {
-		// Each candidate judges the training rows; the proposals read the
-		// judge's grades once more; both judges grade the held-out rows.
-		out.DryRun, out.Planned = true, job.Candidates*len(train)+len(train)+2+2*len(held)
+		// Each candidate judges the training rows (and writes its steps,
+		// when the judge has none); the proposals read the judge's grades
+		// once more and ask twice; both judges grade the held-out rows.
+		per := len(train)
+		if def.Steps == nil {
+			per++
+		}
+		out.DryRun, out.Planned = true, job.Candidates*per+len(train)+2+2*len(held)
 		return out, nil
 	}
 	s, err := job.Judging.Open(job.Log, job.Env)

@@ -214,3 +214,58 @@ func TestAlignBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestAlignGradedScale: on a 1-5 judge with a binary label, the search
+// finds the threshold that splits the grades as people do, and a rubric
+// the fake grades by.
+func TestAlignGradedScale(t *testing.T) {
+	t.Parallel()
+	tr := truth(t)
+	judgeYAML := filepath.Join(t.TempDir(), "judges.yaml")
+	require.NoError(t, os.WriteFile(judgeYAML, []byte("judges:\n  - name: helpful_reply\n    criterion: The reply answers the question.\n    scale: 1-5\n"), 0o644))
+	tests := map[string]struct {
+		rule      func(llmtest.GradeRequest) string
+		what      string
+		threshold float64
+		rubric    bool
+	}{
+		"a threshold that splits the grades as people do": {
+			rule: func(g llmtest.GradeRequest) string {
+				return map[string]string{"pass": "4", "fail": "3"}[right(tr, g)]
+			},
+			what: "as it was, threshold 4", threshold: 4,
+		},
+		"rubric anchors the judge grades by": {
+			rule: func(g llmtest.GradeRequest) string {
+				if strings.Contains(g.System, "a sample at grade 5") {
+					return map[string]string{"pass": "5", "fail": "1"}[right(tr, g)]
+				}
+				return "3"
+			},
+			what: "as it was, rubric anchors", threshold: 3, rubric: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.Graded(tc.rule, "The reply answers the question, fully.")))
+			j := job(t, srv)
+			j.Judges = judgeYAML
+			out, err := align.Align(context.Background(), j)
+			require.NoError(t, err)
+			var b strings.Builder
+			out.Write(&b)
+			t.Log("\n" + b.String())
+			require.True(t, out.Gain, b.String())
+			assert.Equal(t, tc.what, out.What)
+			assert.Equal(t, 1.0, out.After.Mean)
+			assert.Positive(t, out.Search.Thresholds)
+			data, err := os.ReadFile(j.Out)
+			require.NoError(t, err)
+			defs, err := judges.ReadDefinitions(j.Out, data, &metric.Registry{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.threshold, defs[0].Threshold)
+			assert.Equal(t, tc.rubric, len(defs[0].Rubric) == 5)
+		})
+	}
+}

@@ -29,6 +29,15 @@ func TestBadJudgesFile(t *testing.T) {
 		"an unknown key of a judge": {
 			"judges:\n  - name: tone\n    criterion: Polite.\n    scale: 1-5\n    treshold: 4\n", 5, "judges[0].treshold", "unknown field",
 		},
+		"an example graded off the scale": {
+			"judges:\n  - name: tone\n    criterion: Polite.\n    scale: 1-5\n    examples:\n      - grade: \"9\"\n        fields: {question: q, answer: a}\n", 6, "judges[0].examples[0]", `grade "9" is not a grade`,
+		},
+		"an example without a field the judge reads": {
+			"judges:\n  - name: tone\n    criterion: Polite.\n    scale: 1-5\n    examples:\n      - grade: \"3\"\n        fields: {answer: a}\n", 6, "judges[0].examples[0]", "no text for the field question",
+		},
+		"an example with a field the judge does not read": {
+			"judges:\n  - name: tone\n    criterion: Polite.\n    scale: pass/fail\n    examples:\n      - grade: pass\n        fields: {question: q, answer: a, reference: r}\n", 6, "judges[0].examples[0]", "field reference is not one the judge reads",
+		},
 		"an unknown key at the top": {
 			"judge:\n  - name: tone\n", 1, "judge", "unknown field",
 		},

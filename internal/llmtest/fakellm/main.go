@@ -22,6 +22,13 @@
 // SIGTERM it prints how many calls got each fault (scripts/soak.sh):
 //
 //	go run ./internal/llmtest/fakellm -latency 200ms -mix 500=0.05,hang=0.01,reset=0.01 &
+//
+// With -align it grades the samples of a judge defined in a judges file
+// right (as the labels file labels their answers) only when the judge's
+// prompt contains -align-phrase, and proposes a rewrite of the criterion
+// that contains it, for `assay align` by hand:
+//
+//	go run ./internal/llmtest/fakellm -latency 0 -align examples/support-labels.jsonl &
 package main
 
 import (
@@ -52,10 +59,21 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of -mix's draws")
 	rate := flag.Float64("rate", 0, "admit this many chat calls a second (a token bucket; 0: no limit), answering the rest with 429 and Retry-After")
 	burst := flag.Int("burst", 10, "the token bucket's size, with -rate")
+	alignLabels := flag.String("align", "", "labels file (JSON Lines, answer and human.LABEL): grade a defined judge's samples as it labels them only when the prompt contains -align-phrase")
+	alignLabel := flag.String("align-label", "helpful_reply", "with -align, the human label to grade by")
+	alignPhrase := flag.String("align-phrase", "concrete step", "with -align, what a judge's prompt must contain to grade right (\"\": every prompt does)")
 	flag.Parse()
 	opt := llmtest.Func(llmtest.JudgeReplies)
 	how := "valid judge replies"
 	var mixer *llmtest.Mixer
+	if *alignLabels != "" {
+		replies, err := alignReplies(*alignLabels, *alignLabel, *alignPhrase)
+		if err != nil {
+			fail(2, "-align: "+err.Error())
+		}
+		opt = llmtest.Func(replies)
+		how = fmt.Sprintf("judges graded right only when their prompt contains %q", *alignPhrase)
+	}
 	switch {
 	case *fault != "" && *mix != "":
 		fail(2, "give -fault or -mix, not both")

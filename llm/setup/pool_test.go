@@ -5,11 +5,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/llm"
 )
 
 // TestOpenSizesTheCacheToTheConcurrency: the response cache keeps a
 // database connection for each call in flight (--concurrency), the
-// lookups' number.
+// lookups' number, but no more than the cores can use.
 func TestOpenSizesTheCacheToTheConcurrency(t *testing.T) {
 	t.Parallel()
 	for _, conc := range []int{1, 8, 32} {
@@ -20,7 +22,8 @@ func TestOpenSizesTheCacheToTheConcurrency(t *testing.T) {
 		require.NoError(t, err)
 		cache := cl.(closer).cache
 		require.NotNil(t, cache)
-		assert.Equal(t, conc, cache.Stats().MaxOpenConnections, "--concurrency %d", conc)
+		// One connection per call in flight, up to the cores (llm.MaxCacheConns).
+		assert.Equal(t, min(conc, llm.MaxCacheConns()), cache.Stats().MaxOpenConnections, "--concurrency %d", conc)
 		require.NoError(t, cl.Close())
 	}
 }

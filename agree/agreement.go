@@ -193,7 +193,7 @@ func Stream(ctx context.Context, records iter.Seq2[dataset.Record, error], job J
 	skipped := 0
 	labelled := func(yield func(dataset.Record, error) bool) {
 		for rec, err := range records {
-			if _, ok := opts.label(rec); err == nil && !ok && !opts.Estimate {
+			if _, ok := opts.LabelOf(rec); err == nil && !ok && !opts.Estimate {
 				skipped++
 				continue
 			}
@@ -232,7 +232,7 @@ func Values(records iter.Seq2[dataset.Record, error], metric string, value func(
 		if err != nil {
 			return Result{}, err
 		}
-		if _, ok := opts.label(rec); !ok && !opts.Estimate {
+		if _, ok := opts.LabelOf(rec); !ok && !opts.Estimate {
 			skipped++
 			continue
 		}
@@ -245,9 +245,9 @@ func Values(records iter.Seq2[dataset.Record, error], metric string, value func(
 	return Rows(metric, rows, skipped, opts), nil
 }
 
-// label reads rec's label as opts says: a grade or a binary label (1 or
-// 0 for a graded one's return value).
-func (o Options) label(rec dataset.Record) (float64, bool) {
+// LabelOf reads rec's label as o says: a grade, or a binary label as 1
+// or 0; ok is false when rec has no usable label.
+func (o Options) LabelOf(rec dataset.Record) (float64, bool) {
 	if o.Graded {
 		return Grade(rec, o.Label)
 	}
@@ -260,7 +260,7 @@ func (o Options) label(rec dataset.Record) (float64, bool) {
 
 // row is the Row of a labelled record and its score.
 func (o Options) row(rec dataset.Record, sc eval.Score) Row {
-	l, ok := o.label(rec)
+	l, ok := o.LabelOf(rec)
 	row := rowOf(rec, l == 1 && !o.Graded, sc)
 	row.Unlabelled = !ok
 	if o.Graded && ok {

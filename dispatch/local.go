@@ -58,29 +58,36 @@ func (l Local) Dispatch(ctx context.Context, items iter.Seq2[Item, error], deliv
 			return deliver(Result{Item: *it, Results: results, RecordDone: r.left == 0})
 		})
 	}
-	records := func(yield func(dataset.Record, error) bool) {
+	records := byRecord(items, len(l.Units), func(id string, r *record) {
+		mu.Lock()
+		started[id] = r
+		mu.Unlock()
+	})
+	return Stream(ctx, records, scorers, l.Limit, AheadPerSlot*max(l.Limit, 1), nil)
+}
+
+// byRecord are the records of items, which come record by record, each
+// started (its due items by unit) just before it is yielded. An item of
+// a unit the plan lacks (of units) is an error.
+func byRecord(items iter.Seq2[Item, error], units int, start func(id string, r *record)) iter.Seq2[dataset.Record, error] {
+	return func(yield func(dataset.Record, error) bool) {
 		var cur *record
 		var rec dataset.Record
 		flush := func() bool {
 			if cur == nil {
 				return true
 			}
-			mu.Lock()
-			started[rec.ID] = cur
-			mu.Unlock()
+			start(rec.ID, cur)
 			cur = nil
 			return yield(rec, nil)
 		}
 		for it, err := range items {
+			if err == nil && (it.Unit < 0 || it.Unit >= units) {
+				err = fmt.Errorf("record %s: the plan has no unit %d", it.Record.ID, it.Unit)
+			}
 			if err != nil {
 				if flush() {
 					yield(dataset.Record{}, err)
-				}
-				return
-			}
-			if it.Unit < 0 || it.Unit >= len(l.Units) {
-				if flush() {
-					yield(dataset.Record{}, fmt.Errorf("record %s: the plan has no unit %d", it.Record.ID, it.Unit))
 				}
 				return
 			}
@@ -88,7 +95,7 @@ func (l Local) Dispatch(ctx context.Context, items iter.Seq2[Item, error], deliv
 				return
 			}
 			if cur == nil {
-				cur, rec = &record{items: make([]*Item, len(l.Units))}, it.Record
+				cur, rec = &record{items: make([]*Item, units)}, it.Record
 			}
 			if cur.items[it.Unit] == nil {
 				cur.left++
@@ -97,7 +104,6 @@ func (l Local) Dispatch(ctx context.Context, items iter.Seq2[Item, error], deliv
 		}
 		flush()
 	}
-	return Stream(ctx, records, scorers, l.Limit, AheadPerSlot*max(l.Limit, 1), nil)
 }
 
 // unitScorer runs a unit on the record of a sample's id inside Stream;

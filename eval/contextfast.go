@@ -94,6 +94,13 @@ func (d fastContext) number(tok jsontext.Token) (float64, bool) {
 	return f, err == nil && f >= 0 && !math.IsInf(f, 0)
 }
 
+// chunkScore reads a chunk score, false when it is not one the seed
+// scores (validChunkScore: any finite number).
+func (d fastContext) chunkScore(tok jsontext.Token) (float64, bool) {
+	f, err := strconv.ParseFloat(tok.String(), 64)
+	return f, err == nil && validChunkScore(f)
+}
+
 func (d fastContext) chunks() ([]Source, bool) {
 	if _, k := d.next(); k != '[' {
 		return nil, false
@@ -130,7 +137,7 @@ func (d fastContext) chunk() (Source, bool) {
 				return false
 			}
 			var ok bool
-			c.Score, ok = d.number(tok)
+			c.Score, ok = d.chunkScore(tok)
 			return ok
 		case "rerankScore":
 			tok, k := d.next()
@@ -138,7 +145,7 @@ func (d fastContext) chunk() (Source, bool) {
 			case 'n':
 				return true
 			case '0':
-				f, ok := d.number(tok)
+				f, ok := d.chunkScore(tok)
 				c.RerankScore = &f
 				return ok
 			}
@@ -219,17 +226,25 @@ func (d fastContext) context() (*Context, bool) {
 		return nil, false
 	}
 	var c Context
-	var hasText, hasTokens bool
+	var hasText, textNull, hasTokens bool
 	ok := d.object(func(name string) bool {
 		switch name {
 		case "text":
 			hasText = true
+			if d.dec.PeekKind() == 'n' {
+				textNull = true
+				_, k := d.next()
+				return k == 'n'
+			}
 			var ok bool
 			c.Text, ok = d.str(false)
 			return ok
 		case "tokenCount":
-			hasTokens = true
 			tok, k := d.next()
+			if k == 'n' {
+				return true // null counts as missing
+			}
+			hasTokens = true
 			if k != '0' {
 				return false
 			}
@@ -242,8 +257,9 @@ func (d fastContext) context() (*Context, bool) {
 		}
 		return d.dec.SkipValue() == nil
 	})
-	if !ok || !hasText || !hasTokens {
+	if field, _ := contextTextRule(hasText, textNull, c.Text, hasTokens); !ok || field != "" {
 		return nil, false
 	}
+	c.TextMissing = !hasText || textNull
 	return &c, true
 }

@@ -23,6 +23,11 @@ var contextInputs = map[string]string{
 	"tiny number":      `{"query": "q", "chunks": [{"content": "c", "score": 1e-400, "documentId": "d"}]}`,
 	"big number":       `{"query": "q", "chunks": [{"content": "c", "score": 1e400, "documentId": "d"}]}`,
 	"negative":         `{"query": "q", "chunks": [{"content": "c", "score": -1, "documentId": "d"}]}`,
+	"logits":           `{"query": "q", "chunks": [{"content": "c", "score": 0.4, "rerankScore": -3.25, "documentId": "d"}, {"content": "e", "score": 0, "rerankScore": 0, "documentId": "f"}]}`,
+	"no context text":  `{"query": "q", "chunks": [], "context": {"tokenCount": 9}}`,
+	"null text":        `{"query": "q", "chunks": [], "context": {"text": null, "tokenCount": null}}`,
+	"text, no count":   `{"query": "q", "chunks": [], "context": {"text": "t"}}`,
+	"text, null count": `{"query": "q", "chunks": [], "context": {"text": "t", "tokenCount": null}}`,
 	"empty id":         `{"query": "q", "chunks": [{"content": "c", "score": 1, "documentId": ""}]}`,
 	"missing query":    `{"chunks": []}`,
 	"missing score":    `{"query": "q", "chunks": [{"content": "c", "documentId": "d"}]}`,
@@ -54,7 +59,8 @@ func TestFastContextDecodingMatchesTheFullDecoder(t *testing.T) {
 	// Which inputs the fast decoder must take itself (the rest it leaves
 	// to the full decoder: errors, and what only the full one reads).
 	fast := map[string]bool{"full": true, "minimal": true, "nulls": true, "unknown fields": true, "float tokens": true,
-		"escapes": true, "tiny number": true, "good.json": true, "poor.json": true, "ambiguous.json": true}
+		"escapes": true, "tiny number": true, "good.json": true, "poor.json": true, "ambiguous.json": true,
+		"negative": true, "logits": true, "no context text": true, "null text": true}
 	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -120,7 +120,7 @@ func (d Defined) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err != nil {
 		return fail(ctx, def.Name, d.Model, sc.Max(), fmt.Errorf("write the evaluation steps: %w", err), u)
 	}
-	data := prompts.DefinedGrade{Version: def.Version(), Criterion: def.Criterion, Steps: steps, Scale: sc.String(), Rubric: def.Rubric, Grades: sc.replyGrades()}
+	data := prompts.DefinedGrade{Version: def.Version(), Criterion: def.Criterion, Steps: steps, Scale: sc.String(), Rubric: def.Rubric, Grades: sc.replyGrades(), Examples: def.promptExamples()}
 	for _, f := range def.Fields {
 		text, _ := fieldText(s, f)
 		data.Fields = append(data.Fields, prompts.Field{Name: f, Label: blockLabel(f), Text: text})

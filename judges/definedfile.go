@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -32,11 +33,46 @@ type judgesFile struct {
 type Spec struct {
 	Name      string            `yaml:"name"`
 	Criterion string            `yaml:"criterion"`
-	Steps     []string          `yaml:"steps"`
+	Steps     []string          `yaml:"steps,omitempty"`
 	Scale     string            `yaml:"scale"`
-	Rubric    map[string]string `yaml:"rubric"`
-	Fields    []string          `yaml:"fields"`
-	Threshold *float64          `yaml:"threshold"`
+	Rubric    map[string]string `yaml:"rubric,omitempty"`
+	Fields    []string          `yaml:"fields,omitempty"`
+	Threshold *float64          `yaml:"threshold,omitempty"`
+	// Examples are samples people graded, shown to the judge (few-shot):
+	// each the text of every field the judge reads, and its grade.
+	Examples []Example `yaml:"examples,omitempty"`
+}
+
+// Spec is d as a judges file writes it: ReadDefinitions reads it back
+// to a definition that asks the same (the same Version).
+func (d *Definition) Spec() Spec {
+	s := Spec{Name: d.Name, Criterion: d.Criterion, Steps: d.Steps, Scale: d.Scale.String(), Fields: d.Fields, Examples: d.Examples}
+	if len(d.Rubric) > 0 {
+		s.Rubric = map[string]string{}
+		for _, l := range d.Rubric {
+			s.Rubric[l.Grade] = l.Text
+		}
+	}
+	if !d.Scale.PassFail {
+		t := d.Threshold
+		s.Threshold = &t
+	}
+	return s
+}
+
+// WriteDefinitions writes defs as a judges file (a judges: list) that
+// ReadDefinitions reads back.
+func WriteDefinitions(w io.Writer, defs []*Definition) error {
+	f := judgesFile{}
+	for _, d := range defs {
+		f.Judges = append(f.Judges, d.Spec())
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(f); err != nil {
+		return fmt.Errorf("write judges: %w", err)
+	}
+	return enc.Close()
 }
 
 // Extend returns a copy of reg with the judges of the judges file at path
@@ -190,9 +226,35 @@ func (f judgesFile) check(reg *metric.Registry) ([]*Definition, error) {
 			}
 			d.Threshold = *t
 		}
+		for k, ex := range j.Examples {
+			ek := fmt.Sprintf("%s[%d]", key("examples"), k)
+			if err := d.checkExample(ex); err != nil {
+				return nil, bad(ek, "%v", err)
+			}
+			d.Examples = append(d.Examples, ex)
+		}
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// checkExample reports whether ex is an example of d: a grade of its
+// scale, and text for each field it reads, and no other.
+func (d *Definition) checkExample(ex Example) error {
+	if _, ok := d.Scale.Grade(ex.Grade); !ok {
+		return fmt.Errorf("grade %q is not a grade of the scale %s (%s)", ex.Grade, d.Scale, strings.Join(d.Scale.Grades(), ", "))
+	}
+	for _, f := range d.Fields {
+		if strings.TrimSpace(ex.Fields[f]) == "" {
+			return fmt.Errorf("no text for the field %s, which the judge reads: give fields: {%s: ...}", f, f)
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(ex.Fields)) {
+		if !slices.Contains(d.Fields, f) {
+			return fmt.Errorf("field %s is not one the judge reads (%s)", f, strings.Join(d.Fields, ", "))
+		}
+	}
+	return nil
 }
 
 // rubric reads a rubric (grade to line) on sc, in the scale's order;

@@ -42,6 +42,9 @@ type Definition struct {
 	// Threshold is the grade at or above which a sample passes, on the
 	// scale; of pass/fail, the chance of a pass (0.5).
 	Threshold float64
+	// Examples are samples people graded, shown to the judge before the
+	// sample it grades (few-shot); nil shows none.
+	Examples []Example
 
 	// File and Line say where it is defined; index is its place in the
 	// file's list and fieldLines the line of each of Fields, for the
@@ -67,7 +70,8 @@ func (d *Definition) Version() string {
 		Scale     string               `json:"scale"`
 		Rubric    []prompts.RubricLine `json:"rubric"`
 		Fields    []string             `json:"fields"`
-	}{d.Criterion, d.Steps, d.Scale.String(), d.Rubric, d.Fields})
+		Examples  []Example            `json:"examples,omitempty"`
+	}{d.Criterion, d.Steps, d.Scale.String(), d.Rubric, d.Fields, d.Examples})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:6])
 }
@@ -96,6 +100,50 @@ func (d *Definition) Entry() metric.Entry {
 		Version:   d.Version(),
 		ModelOnly: true,
 	}
+}
+
+// Example is a sample a person graded, shown to a judge (few-shot): the
+// text of each field the judge reads, by field name, and the grade as
+// the scale writes it ("pass", "4").
+type Example struct {
+	Fields map[string]string `json:"fields" yaml:"fields"`
+	Grade  string            `json:"grade" yaml:"grade"`
+}
+
+// ExampleOf is s as an example of d graded grade: the text of each
+// field d reads. ok is false when s lacks one, or grade is not one of
+// d's scale.
+func (d *Definition) ExampleOf(s eval.Sample, grade string) (ex Example, ok bool) {
+	if _, ok := d.Scale.Grade(grade); !ok {
+		return Example{}, false
+	}
+	ex = Example{Fields: map[string]string{}, Grade: grade}
+	for _, f := range d.Fields {
+		text, ok := fieldText(s, f)
+		if !ok {
+			return Example{}, false
+		}
+		ex.Fields[f] = text
+	}
+	return ex, true
+}
+
+// Shown is ex as a prompt shows it, its fields in d's order.
+func (d *Definition) Shown(ex Example) prompts.GradedExample {
+	g := prompts.GradedExample{Grade: ex.Grade}
+	for _, f := range d.Fields {
+		g.Fields = append(g.Fields, prompts.Field{Name: f, Label: blockLabel(f), Text: ex.Fields[f]})
+	}
+	return g
+}
+
+// promptExamples are d's examples as the prompt shows them.
+func (d *Definition) promptExamples() []prompts.GradedExample {
+	var out []prompts.GradedExample
+	for _, ex := range d.Examples {
+		out = append(out, d.Shown(ex))
+	}
+	return out
 }
 
 // The fields a judge reads, besides metadata.PATH.

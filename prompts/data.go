@@ -96,6 +96,38 @@ type DefinedGrade struct {
 	// Grades is how the reply writes a grade: "1-5", "\"pass\" or \"fail\"".
 	Grades string  `json:"grades"`
 	Fields []Field `json:"fields"`
+	// Examples are samples people graded, shown before the sample (a
+	// judges file's examples: few-shot); their text is untrusted too.
+	Examples []GradedExample `json:"examples,omitempty"`
+}
+
+// GradedExample is one sample a person graded, shown to a judge: its
+// fields, as the judge reads them, and the grade.
+type GradedExample struct {
+	Fields []Field `json:"fields"`
+	Grade  string  `json:"grade"`
+}
+
+// AlignCriterion feeds align.criterion: a judge's criterion and samples
+// where the judge and people disagreed, to be reworded.
+type AlignCriterion struct {
+	Criterion string `json:"criterion"`
+	Scale     string `json:"scale"`
+	// Misses are the samples the judge graded otherwise than people, each
+	// with the people's grade.
+	Misses []GradedExample `json:"misses"`
+	// N is how many rewrites to propose.
+	N int `json:"n"`
+}
+
+// AlignRubric feeds align.rubric: a judge's criterion and graded scale,
+// to write an anchor for each grade.
+type AlignRubric struct {
+	Criterion string `json:"criterion"`
+	Scale     string `json:"scale"`
+	// Grades are the scale's grades, lowest first.
+	Grades   []string        `json:"grades"`
+	Examples []GradedExample `json:"examples"`
 }
 
 // RubricLine says what one grade of a scale means.

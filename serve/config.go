@@ -289,7 +289,9 @@ func pathIn(dir string, parts ...string) string {
 // describe says what the configuration serves, for the log.
 func (c Config) describe(judge string) string {
 	if c.Queue != "" {
-		return fmt.Sprintf("traces sampled at %g with %v, judged by the workers of %s, data in %s", *c.SampleRate, c.TraceMetrics, c.Queue, c.DataDir)
+		return fmt.Sprintf("traces sampled at %g with %v, conversations (/otlp/v1/traces) with %v, judged by the workers of %s, data in %s",
+			*c.SampleRate, c.TraceMetrics, c.ConversationMetrics, c.Queue, c.DataDir)
 	}
-	return fmt.Sprintf("judge %s, traces sampled at %g with %v, queue %d, data in %s", judge, *c.SampleRate, c.TraceMetrics, c.QueueSize, c.DataDir)
+	return fmt.Sprintf("judge %s, traces sampled at %g with %v, conversations (/otlp/v1/traces) with %v, queue %d, data in %s",
+		judge, *c.SampleRate, c.TraceMetrics, c.ConversationMetrics, c.QueueSize, c.DataDir)
 }

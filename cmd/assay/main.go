@@ -146,7 +146,7 @@ more judge defaults than --max-default-rate allows (any under --strict).`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newScoreCmd(env, reg), newJudgeCmd(env, reg), newAgreeCmd(env, reg), newResearchCmd(env, reg), newBenchCmd(env, reg), newRunsCmd(env), newServeCmd(env, reg), newWorkerCmd(env, reg))
+	root.AddCommand(newScoreCmd(env, reg), newJudgeCmd(env, reg), newAgreeCmd(env, reg), newResearchCmd(env, reg), newAlignCmd(env, reg), newBenchCmd(env, reg), newRunsCmd(env), newServeCmd(env, reg), newWorkerCmd(env, reg))
 	return root
 }
 

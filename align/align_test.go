@@ -1,0 +1,216 @@
+package align_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/align"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
+)
+
+const (
+	labelsFile = "../examples/support-labels.jsonl"
+	judgeFile  = "../examples/support-judge.yaml"
+	// phrase is what the fake judge needs in a criterion to grade right.
+	phrase = "concrete step"
+)
+
+// truth maps each answer of the example labels to its label.
+func truth(t *testing.T) map[string]bool {
+	t.Helper()
+	f, err := os.Open(labelsFile)
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	out := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r struct {
+			Answer string          `json:"answer"`
+			Human  map[string]bool `json:"human"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+		out[r.Answer] = r.Human["helpful_reply"]
+	}
+	require.NoError(t, sc.Err())
+	require.Len(t, out, 40)
+	return out
+}
+
+// right is the grade a correct judge gives the sample of g.
+func right(truth map[string]bool, g llmtest.GradeRequest) string {
+	for answer, ok := range truth {
+		if strings.Contains(g.Sample, answer) {
+			if ok {
+				return "pass"
+			}
+			return "fail"
+		}
+	}
+	return "pass"
+}
+
+func job(t *testing.T, srv *llmtest.Server) align.Job {
+	dir := t.TempDir()
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": dir}
+	j := align.Job{Metric: "helpful_reply", Judges: judgeFile, Labels: labelsFile, Out: filepath.Join(dir, "aligned.yaml"),
+		Seed: 7, Judging: judging.Default(), Env: func(k string) string { return env[k] }}
+	j.Judging.LLM.Spec = "openai:fake-judge"
+	return j
+}
+
+func TestAlign(t *testing.T) {
+	t.Parallel()
+	tr := truth(t)
+	rewrites := []string{"The reply is friendly and short.", "The reply gives the customer a " + phrase + " to take to solve the problem."}
+	tests := map[string]struct {
+		rule     func(llmtest.GradeRequest) string
+		gain     bool
+		failed   bool
+		what     string
+		examples bool
+	}{
+		"a criterion that names what people look for is found and written": {
+			rule: func(g llmtest.GradeRequest) string {
+				if strings.Contains(g.System, phrase) {
+					return right(tr, g)
+				}
+				return "pass"
+			},
+			gain: true, what: "criterion rewrite 2",
+		},
+		"few-shot examples that make the judge right are found and written": {
+			rule: func(g llmtest.GradeRequest) string {
+				if g.Examples > 0 {
+					return right(tr, g)
+				}
+				return "pass"
+			},
+			gain: true, what: "as it was, 2 examples", examples: true,
+		},
+		"wording that changes nothing claims no gain": {
+			rule: func(g llmtest.GradeRequest) string {
+				// Right on most samples, wrong on the same few, whatever
+				// the prompt says.
+				for answer := range tr {
+					if strings.Contains(g.Sample, answer) && len(answer)%4 == 0 {
+						return map[string]string{"pass": "fail", "fail": "pass"}[right(tr, g)]
+					}
+				}
+				return right(tr, g)
+			},
+			what: "as it was",
+		},
+		"a judge that keeps failing fails the run": {
+			rule:   func(llmtest.GradeRequest) string { return "7" },
+			failed: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.Graded(tc.rule, rewrites...)))
+			j := job(t, srv)
+			out, err := align.Align(context.Background(), j)
+			require.NoError(t, err)
+			var b strings.Builder
+			out.Write(&b)
+			t.Log("\n" + b.String())
+			assert.Equal(t, 28, out.Train)
+			assert.Equal(t, 12, out.Heldout)
+			assert.Equal(t, tc.gain, out.Gain)
+			if tc.failed {
+				assert.NotEmpty(t, out.Failed)
+				assert.Positive(t, out.Failures)
+				assert.Contains(t, b.String(), "run failed")
+				assert.NoFileExists(t, j.Out)
+				return
+			}
+			assert.Empty(t, out.Failed)
+			assert.Equal(t, tc.what, out.What)
+			assert.Equal(t, 12, out.Before.N)
+			if !tc.gain {
+				assert.NoFileExists(t, j.Out)
+				assert.Contains(t, b.String(), "no gain supported")
+				assert.Equal(t, 0.0, out.Diff.Mean)
+				return
+			}
+			assert.Greater(t, out.Diff.Lo, 0.0)
+			assert.Equal(t, 1.0, out.After.Mean)
+			assert.Less(t, out.Before.Mean, 0.8)
+			assert.Contains(t, b.String(), "gain supported")
+			data, err := os.ReadFile(j.Out)
+			require.NoError(t, err)
+			defs, err := judges.ReadDefinitions(j.Out, data, &metric.Registry{})
+			require.NoError(t, err)
+			require.Len(t, defs, 1)
+			assert.Equal(t, out.Aligned.Version(), defs[0].Version())
+			assert.Equal(t, tc.examples, len(defs[0].Examples) > 0)
+			assert.Positive(t, out.Search.Usage.Calls)
+		})
+	}
+}
+
+func TestAlignIsDeterministic(t *testing.T) {
+	t.Parallel()
+	tr := truth(t)
+	rule := func(g llmtest.GradeRequest) string {
+		if strings.Contains(g.System, phrase) {
+			return right(tr, g)
+		}
+		return "pass"
+	}
+	var outs []*align.Outcome
+	for range 2 {
+		srv := llmtest.New(t, llmtest.Func(llmtest.Graded(rule, "The reply gives a "+phrase+".")))
+		out, err := align.Align(context.Background(), job(t, srv))
+		require.NoError(t, err)
+		outs = append(outs, out)
+	}
+	assert.Equal(t, outs[0].Diff, outs[1].Diff)
+	assert.Equal(t, outs[0].Before, outs[1].Before)
+	assert.Equal(t, outs[0].What, outs[1].What)
+}
+
+func TestAlignBadInput(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	dir := t.TempDir()
+	few := filepath.Join(dir, "few.jsonl")
+	require.NoError(t, os.WriteFile(few, []byte(`{"id":"a","question":"q","answer":"a","human":{"helpful_reply":true}}`+"\n"), 0o644))
+	noAnswerField := filepath.Join(dir, "graded.jsonl")
+	require.NoError(t, os.WriteFile(noAnswerField, []byte(strings.Repeat(`{"question":"q","answer":"a","human":{"helpful_reply":3}}`+"\n", 12)), 0o644))
+	tests := map[string]struct {
+		edit func(*align.Job)
+		want string
+	}{
+		"a built-in judge has no definition":  {func(j *align.Job) { j.Metric, j.Judges = "faithfulness", "" }, "--metric faithfulness"},
+		"a judge the file lacks":              {func(j *align.Job) { j.Metric = "nope" }, "defines no judge nope"},
+		"a holdout off (0, 1)":                {func(j *align.Job) { j.Holdout = 1.5 }, "--holdout"},
+		"too few labels":                      {func(j *align.Job) { j.Labels = few }, "want at least 10"},
+		"a graded label on a pass/fail judge": {func(j *align.Job) { j.Labels = noAnswerField }, "graded.jsonl:1: human.helpful_reply"},
+		"a labels file that is not there":     {func(j *align.Job) { j.Labels = filepath.Join(dir, "none.jsonl") }, "none.jsonl"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			j := job(t, srv)
+			tc.edit(&j)
+			_, err := align.Align(context.Background(), j)
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

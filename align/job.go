@@ -1,0 +1,228 @@
+package align
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/agree"
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/metric"
+)
+
+// Defaults of a Job's zero fields.
+const (
+	DefaultHoldout    = 0.3
+	DefaultCandidates = 8
+	DefaultExamples   = 4
+	// MinLabels is the fewest labelled records Align works with: fewer
+	// leave a held-out part too small for any interval to exclude 0.
+	MinLabels = 10
+)
+
+// Job is one alignment: the judge, the labels and the settings. Align
+// runs it; the command line and a Go program build a Job alike.
+type Job struct {
+	// Metric is the judge to align: one the judges file defines.
+	Metric string
+	// Judges is the judges file that defines Metric (the --judges
+	// format); a built-in judge has no definition to reword.
+	Judges string
+	// Labels is the labels file: a dataset whose records carry the human
+	// label (`assay agree`'s format).
+	Labels string
+	// Label is the human label's name (human.NAME); "" is Metric.
+	Label string
+	// Registry holds the built-in metrics, whose names a judges file
+	// cannot take; nil is agent.Builtins.
+	Registry *metric.Registry
+	// Out is where the aligned judges file goes when a gain is supported.
+	Out string
+	// Seed seeds the split, the examples drawn and the bootstrap.
+	Seed uint64
+	// Holdout is the share of labelled records held out, in (0, 1); 0 is
+	// DefaultHoldout.
+	Holdout float64
+	// Candidates is how many judges the search scores on the training
+	// part at most (the one as it was included; thresholds are free); 0
+	// is DefaultCandidates.
+	Candidates int
+	// Examples is the most few-shot examples a candidate shows; 0 is
+	// DefaultExamples, -1 none.
+	Examples int
+	// Judging is the model client and the rules for its failures.
+	Judging judging.Config
+	// Env reads the environment (os.Getenv); nil reads nothing. Log gets
+	// the client's notices (standard error); nil discards them.
+	Env func(string) string
+	Log io.Writer
+}
+
+// row is one labelled record: its sample and its label (1 or 0 for a
+// binary one, else the grade).
+type row struct {
+	rec   dataset.Record
+	label float64
+}
+
+// labels are the labelled records of a labels file.
+type labels struct {
+	file   string
+	rows   []row
+	graded bool
+}
+
+// check fills the defaults of job and checks what needs no file.
+func (job *Job) check() error {
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
+	if job.Label == "" {
+		job.Label = job.Metric
+	}
+	if job.Holdout == 0 {
+		job.Holdout = DefaultHoldout
+	}
+	if job.Candidates == 0 {
+		job.Candidates = DefaultCandidates
+	}
+	if job.Examples == 0 {
+		job.Examples = DefaultExamples
+	}
+	switch {
+	case job.Metric == "":
+		return eval.FlagError("--metric", "missing: name the judge to align")
+	case job.Labels == "":
+		return eval.FlagError("--labels", "missing: give the labels file (records with human.%s)", job.Label)
+	case !(job.Holdout > 0 && job.Holdout < 1):
+		return eval.FlagError("--holdout", "want a share between 0 and 1 (0.3 holds out 30%% of the labels), got %v", job.Holdout)
+	case job.Candidates < 1:
+		return eval.FlagError("--candidates", "want at least 1, got %d", job.Candidates)
+	case !job.Judging.DryRun && job.Out == "":
+		return eval.FlagError("--out", "missing: say where the aligned judges file goes")
+	}
+	return nil
+}
+
+// definition reads the judge to align from the judges file.
+func (job Job) definition() (*judges.Definition, error) {
+	if job.Judges == "" {
+		if _, ok := job.Registry.Lookup(job.Metric); ok {
+			return nil, eval.FlagError("--metric "+job.Metric, "a built-in judge has no definition to reword: define the judge in a judges file (examples/judges.yaml) and give it with --judges")
+		}
+		return nil, eval.FlagError("--judges", "missing: give the judges file that defines %s", job.Metric)
+	}
+	data, err := os.ReadFile(job.Judges)
+	if err != nil {
+		return nil, &eval.InputError{File: job.Judges, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+	}
+	defs, err := judges.ReadDefinitions(job.Judges, data, job.Registry)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, d := range defs {
+		if d.Name == job.Metric {
+			return d, nil
+		}
+		names = append(names, d.Name)
+	}
+	return nil, eval.FlagError("--metric", "%s defines no judge %s (it defines %v)", job.Judges, job.Metric, names)
+}
+
+// read reads the labelled records of the labels file, each checked
+// against def (a record without a field def reads is an input error
+// naming its line); a graded label must be on def's scale.
+func (job Job) read(def *judges.Definition) (*labels, error) {
+	scan := agree.LabelScan{Label: job.Label}
+	var recs []dataset.Record
+	check := judges.Defined{Def: def}
+	data, err := dataset.Open(job.Labels, dataset.Options{Scorers: []eval.Scorer{check}, Visit: func(r dataset.Record) error {
+		scan.Add(r)
+		recs = append(recs, r)
+		return nil
+	}})
+	if err != nil {
+		return nil, eval.AsInputError("", err)
+	}
+	out := &labels{file: data.Name(), graded: scan.Graded()}
+	opts := agree.Options{Label: job.Label, Graded: out.graded}
+	sc := def.Scale
+	for _, r := range recs {
+		l, ok := opts.LabelOf(r)
+		if !ok {
+			continue
+		}
+		if out.graded && (l < float64(sc.Lo) || l > float64(sc.Hi) || sc.PassFail) {
+			return nil, &eval.InputError{File: out.file, Line: r.Line, Field: "human." + job.Label,
+				Msg: fmt.Sprintf("grade %v is off the judge's scale %s: a graded label is graded on the judge's scale", l, sc)}
+		}
+		out.rows = append(out.rows, row{rec: r, label: l})
+	}
+	if len(out.rows) < MinLabels {
+		return nil, &eval.InputError{File: out.file, Field: "human." + job.Label,
+			Msg: fmt.Sprintf("%d records carry the label, want at least %d: align measures on a held-out part of them", len(out.rows), MinLabels)}
+	}
+	return out, nil
+}
+
+// split shuffles the rows with seed and holds out a share of them: the
+// same rows and seed give the same parts. Both parts have at least one
+// row of each binary label when the rows do.
+func split(rows []row, holdout float64, seed uint64) (train, held []row) {
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	r := rand.New(rand.NewPCG(seed, 0x616c69676e)) // "align"
+	r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+	n := int(math.Round(holdout * float64(len(rows))))
+	n = min(max(n, 1), len(rows)-1)
+	for k, i := range idx {
+		if k < n {
+			held = append(held, rows[i])
+		} else {
+			train = append(train, rows[i])
+		}
+	}
+	return train, held
+}
+
+// gradeOf is label as a grade of sc: a binary label is the scale's top
+// (true) or bottom (false) grade, a graded one the nearest grade.
+func gradeOf(sc judges.Scale, label float64, graded bool) string {
+	gs := sc.Grades()
+	if !graded {
+		if label == 1 {
+			return gs[len(gs)-1]
+		}
+		return gs[0]
+	}
+	g := int(math.Round(label)) - sc.Lo
+	return gs[min(max(g, 0), len(gs)-1)]
+}
+
+// classes splits rows by label, in order, for drawing examples.
+func classes(rows []row) [][]row {
+	by := map[float64][]row{}
+	var keys []float64
+	for _, r := range rows {
+		if _, ok := by[r.label]; !ok {
+			keys = append(keys, r.label)
+		}
+		by[r.label] = append(by[r.label], r)
+	}
+	slices.Sort(keys)
+	out := make([][]row, len(keys))
+	for i, k := range keys {
+		out[i] = by[k]
+	}
+	return out
+}

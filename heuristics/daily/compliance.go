@@ -28,25 +28,52 @@ type ComplianceScore struct {
 // lists, bullets, named strategies), length limits, the language (by
 // script) and the citation format.
 func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScore {
-	out := ComplianceScore{Violations: []string{}, CompliantElements: []string{}}
-	m := p.m
-	var l ledger
-	// bad records a violation and what it costs a dimension.
-	bad := func(dim string, pts float64, format string, a ...any) {
-		msg := fmt.Sprintf(format, a...)
-		out.Violations = append(out.Violations, msg)
-		l.take(dim, pts, msg)
-	}
-	good := func(s string) { out.CompliantElements = append(out.CompliantElements, s) }
+	c := complianceTally{out: ComplianceScore{Violations: []string{}, CompliantElements: []string{}}}
+	structure, storySentences := p.structureCompliance(d, &c)
+	content := p.contentCompliance(d, x, t, &c)
+	format := p.formatCompliance(d, &c)
+	length := p.lengthCompliance(d, storySentences, &c)
+	language := p.languageCompliance(d, t, &c)
+	citation := citationCompliance(x, t, &c)
+	out := c.out
+	out.DimensionScores = Dims{{"structure_compliance", clamp(structure)}, {"content_compliance", clamp(content)},
+		{"format_compliance", clamp(format)}, {"length_compliance", clamp(length)}, {"language_compliance", clamp(language)},
+		{"citation_compliance", clamp(citation)}}
+	out.OverallScore = weighted(out.DimensionScores, 0.30, 0.25, 0.15, 0.10, 0.10, 0.10)
+	out.Rating, out.Deductions = rating(out.OverallScore), c.l.list()
+	return out
+}
 
-	// Structure: presence, order, section lengths.
+// complianceTally gathers Compliance's violations, compliant elements
+// and deductions, in the order the dimensions are checked.
+type complianceTally struct {
+	out ComplianceScore
+	l   ledger
+}
+
+// bad records a violation and what it costs a dimension.
+func (c *complianceTally) bad(dim string, pts float64, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	c.out.Violations = append(c.out.Violations, msg)
+	c.l.take(dim, pts, msg)
+}
+
+// good records a compliant element.
+func (c *complianceTally) good(s string) {
+	c.out.CompliantElements = append(c.out.CompliantElements, s)
+}
+
+// structureCompliance scores the sections' presence, order and lengths,
+// and returns the sentences of the section that carries the metrics (-1
+// when none has a sentence range).
+func (p *Profile) structureCompliance(d *doc, c *complianceTally) (float64, int) {
 	structure := 100.0
 	missing := 0
 	var order []int
 	for _, s := range p.Sections {
 		if _, ok := d.section(s.Key, p); !ok {
 			missing++
-			bad("structure_compliance", 100/float64(len(p.Sections)), "Missing required section: %s (%s)", s.Label, s.Marker)
+			c.bad("structure_compliance", 100/float64(len(p.Sections)), "Missing required section: %s (%s)", s.Label, s.Marker)
 		}
 	}
 	for _, s := range d.sections {
@@ -57,10 +84,10 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScor
 	structure -= 100 * float64(missing) / float64(len(p.Sections))
 	if !slices.IsSorted(order) {
 		structure -= 20
-		bad("structure_compliance", 20, "Sections out of order")
+		c.bad("structure_compliance", 20, "Sections out of order")
 	}
 	if missing == 0 && slices.IsSorted(order) {
-		good(fmt.Sprintf("All %d sections present in correct order", len(p.Sections)))
+		c.good(fmt.Sprintf("All %d sections present in correct order", len(p.Sections)))
 	}
 	storySentences := -1
 	for _, fs := range d.sections {
@@ -71,17 +98,21 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScor
 			}
 			if fs.sentences < r[0] || fs.sentences > r[1] {
 				structure -= 10
-				bad("structure_compliance", 10, "%s should be %d-%d sentences (found %d)", s.Label, r[0], r[1], fs.sentences)
+				c.bad("structure_compliance", 10, "%s should be %d-%d sentences (found %d)", s.Label, r[0], r[1], fs.sentences)
 			}
 		}
 		if r := s.Paragraphs; len(r) == 2 && (fs.paragraphs < r[0] || fs.paragraphs > r[1]) {
 			structure -= 10
-			bad("structure_compliance", 10, "%s should be %d-%d paragraphs (found %d)", s.Label, r[0], r[1], fs.paragraphs)
+			c.bad("structure_compliance", 10, "%s should be %d-%d paragraphs (found %d)", s.Label, r[0], r[1], fs.paragraphs)
 		}
 	}
+	return structure, storySentences
+}
 
-	// Content: the required metrics the truth holds, in the report and in
-	// the sections that carry them; percentile context; numbers.
+// contentCompliance scores the required metrics the truth holds, in the
+// report and in the sections that carry them; the warnings that must
+// name them; percentile context; numbers.
+func (p *Profile) contentCompliance(d *doc, x Extraction, t *eval.Truth, c *complianceTally) float64 {
 	var required []Metric
 	for _, mt := range p.Metrics {
 		if _, ok := t.Value(mt.Name); ok && mt.Required {
@@ -93,13 +124,38 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScor
 		if x.Mentioned[mt.Name] > 0 {
 			found++
 		} else {
-			bad("content_compliance", 40/float64(len(required)), "Missing required metric: %s", mt.Label)
+			c.bad("content_compliance", 40/float64(len(required)), "Missing required metric: %s", mt.Label)
 		}
 	}
 	content := 0.4 * share(found, len(required))
 	if found == len(required) && len(required) > 0 {
-		good(fmt.Sprintf("All %d required metrics mentioned", len(required)))
+		c.good(fmt.Sprintf("All %d required metrics mentioned", len(required)))
 	}
+	content += p.metricsInSections(d, required, c)
+	for _, fs := range d.sections {
+		s := p.Sections[fs.idx]
+		if !s.WarnsWithMetrics || len(required) == 0 {
+			continue
+		}
+		body := d.lower[fs.body.start:fs.body.end]
+		named := slices.ContainsFunc(required, func(mt Metric) bool { return newTerms(mt.Names).has(body) })
+		if !named || !hasDigit(body) {
+			content -= riskPenalty
+			c.bad("content_compliance", riskPenalty, "%s warns without the report's metrics (name one of them with its number)", s.Label)
+		}
+	}
+	content += p.percentileContext(x, t, c.bad)
+	if x.AllNumbers > 0 {
+		content += 15
+	} else {
+		c.bad("content_compliance", 15, "No specific numbers")
+	}
+	return content
+}
+
+// metricsInSections is the content points of the sections that must
+// carry the required metrics and name them all.
+func (p *Profile) metricsInSections(d *doc, required []Metric, c *complianceTally) float64 {
 	inSections, withMetrics := 0, 0
 	var inSectionsBad []string
 	for _, fs := range d.sections {
@@ -122,29 +178,14 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScor
 		}
 	}
 	for _, msg := range inSectionsBad {
-		bad("content_compliance", 30/float64(withMetrics), "%s", msg)
+		c.bad("content_compliance", 30/float64(withMetrics), "%s", msg)
 	}
-	content += 0.3 * share(inSections, withMetrics)
-	for _, fs := range d.sections {
-		s := p.Sections[fs.idx]
-		if !s.WarnsWithMetrics || len(required) == 0 {
-			continue
-		}
-		body := d.lower[fs.body.start:fs.body.end]
-		named := slices.ContainsFunc(required, func(mt Metric) bool { return newTerms(mt.Names).has(body) })
-		if !named || !hasDigit(body) {
-			content -= riskPenalty
-			bad("content_compliance", riskPenalty, "%s warns without the report's metrics (name one of them with its number)", s.Label)
-		}
-	}
-	content += p.percentileContext(x, t, bad)
-	if x.AllNumbers > 0 {
-		content += 15
-	} else {
-		bad("content_compliance", 15, "No specific numbers")
-	}
+	return 0.3 * share(inSections, withMetrics)
+}
 
-	// Format.
+// formatCompliance scores the forbidden formats: tables, numbered lists,
+// bullets and named strategies.
+func (p *Profile) formatCompliance(d *doc, c *complianceTally) float64 {
 	format := 100.0
 	for _, f := range []struct {
 		n    int
@@ -152,43 +193,50 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScor
 	}{{d.tables, "tables"}, {d.numbered, "numbered lists"}, {d.bullets, "bullet points"}} {
 		if f.n > 0 {
 			format -= 30
-			bad("format_compliance", 30, "Contains %s (prohibited)", f.what)
+			c.bad("format_compliance", 30, "Contains %s (prohibited)", f.what)
 		}
 	}
-	if hs := m.strategies.find(d.lower); len(hs) > 0 {
+	if hs := p.m.strategies.find(d.lower); len(hs) > 0 {
 		format -= 30
-		bad("format_compliance", 30, "Names a strategy (%s) (prohibited)", hs[0].term)
+		c.bad("format_compliance", 30, "Names a strategy (%s) (prohibited)", hs[0].term)
 	}
 	if format == 100 {
-		good("No tables or lists found")
+		c.good("No tables or lists found")
 	}
+	return format
+}
 
-	// Length.
+// lengthCompliance scores the report's lines and words and the length of
+// the section that carries the metrics (storySentences, -1 for none).
+func (p *Profile) lengthCompliance(d *doc, storySentences int, c *complianceTally) float64 {
 	length := 100.0
 	if l := p.Length; l.MaxLines > 0 && d.lines > l.MaxLines {
 		length -= 40
-		bad("length_compliance", 40, "Too long: %d lines (at most %d)", d.lines, l.MaxLines)
+		c.bad("length_compliance", 40, "Too long: %d lines (at most %d)", d.lines, l.MaxLines)
 	}
 	if l := p.Length; (l.MinWords > 0 && d.words < l.MinWords) || (l.MaxWords > 0 && d.words > l.MaxWords) {
 		length -= 30
-		bad("length_compliance", 30, "Word count %d outside %d-%d", d.words, p.Length.MinWords, p.Length.MaxWords)
+		c.bad("length_compliance", 30, "Word count %d outside %d-%d", d.words, p.Length.MinWords, p.Length.MaxWords)
 	}
 	for _, s := range p.Sections {
 		if s.RequiredMetrics && len(s.Sentences) == 2 && storySentences >= 0 && (storySentences < s.Sentences[0] || storySentences > s.Sentences[1]) {
 			length -= 30
-			l.take("length_compliance", 30, fmt.Sprintf("%s length: %d sentences, outside %d-%d", s.Label, storySentences, s.Sentences[0], s.Sentences[1]))
+			c.l.take("length_compliance", 30, fmt.Sprintf("%s length: %d sentences, outside %d-%d", s.Label, storySentences, s.Sentences[0], s.Sentences[1]))
 		}
 	}
 	if length == 100 {
-		good("Length within limits")
+		c.good("Length within limits")
 	}
+	return length
+}
 
-	// Language: one of the profile's languages, kept throughout, with a
-	// narrative flow.
+// languageCompliance scores the language: one of the profile's, kept
+// throughout, with a narrative flow.
+func (p *Profile) languageCompliance(d *doc, t *eval.Truth, c *complianceTally) float64 {
 	language := 100.0
 	if len(p.Languages) > 0 && !slices.Contains(p.Languages, d.lang) {
 		language -= 60
-		bad("language_compliance", 60, "Written in %s; the profile wants %s", d.lang, strings.Join(p.Languages, " or "))
+		c.bad("language_compliance", 60, "Written in %s; the profile wants %s", d.lang, strings.Join(p.Languages, " or "))
 	}
 	if d.lang == "th" {
 		// A Thai report is entirely Thai: a sentence with no Thai, or a
@@ -199,18 +247,22 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScor
 				pts = foreignRunPenalty
 			}
 			language -= pts
-			bad("language_compliance", pts, "English in a Thai report: %q", en)
+			c.bad("language_compliance", pts, "English in a Thai report: %q", en)
 		}
 	}
-	if !d.has(m.cause) {
+	if !d.has(p.m.cause) {
 		language -= 20
-		bad("language_compliance", 20, "No narrative flow (no cause-effect words)")
+		c.bad("language_compliance", 20, "No narrative flow (no cause-effect words)")
 	}
 	if language == 100 {
-		good("Written in " + map[string]string{"th": "Thai", "en": "English"}[d.lang] + " with narrative flow")
+		c.good("Written in " + map[string]string{"th": "Thai", "en": "English"}[d.lang] + " with narrative flow")
 	}
+	return language
+}
 
-	// Citations.
+// citationCompliance scores the citations: within the news list, in the
+// [n] format.
+func citationCompliance(x Extraction, t *eval.Truth, c *complianceTally) float64 {
 	citation := 100.0
 	invalid := 0
 	for _, n := range x.Citations {
@@ -220,22 +272,16 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScor
 	}
 	if invalid > 0 {
 		citation -= 100 * float64(invalid) / float64(len(x.Citations))
-		bad("citation_compliance", 100*float64(invalid)/float64(len(x.Citations)), "%d citations outside the news list of %d items", invalid, len(t.News))
+		c.bad("citation_compliance", 100*float64(invalid)/float64(len(x.Citations)), "%d citations outside the news list of %d items", invalid, len(t.News))
 	}
 	if len(x.BadCitations) > 0 {
 		citation -= 30
-		bad("citation_compliance", 30, "Citations not in the [1], [2] format: %s", strings.Join(x.BadCitations, ", "))
+		c.bad("citation_compliance", 30, "Citations not in the [1], [2] format: %s", strings.Join(x.BadCitations, ", "))
 	}
 	if citation == 100 {
-		good("Citations follow the [n] format")
+		c.good("Citations follow the [n] format")
 	}
-
-	out.DimensionScores = Dims{{"structure_compliance", clamp(structure)}, {"content_compliance", clamp(content)},
-		{"format_compliance", clamp(format)}, {"length_compliance", clamp(length)}, {"language_compliance", clamp(language)},
-		{"citation_compliance", clamp(citation)}}
-	out.OverallScore = weighted(out.DimensionScores, 0.30, 0.25, 0.15, 0.10, 0.10, 0.10)
-	out.Rating, out.Deductions = rating(out.OverallScore), l.list()
-	return out
+	return citation
 }
 
 // riskPenalty is what content compliance loses when a section that must

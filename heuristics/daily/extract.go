@@ -246,78 +246,108 @@ func numbers(text string, ments []mention) []number {
 			i++
 			continue
 		}
-		start, neg, signed := i, false, false
-		for _, sg := range []string{"-", "\u2212", "+"} {
-			if s := start - len(sg); s >= 0 && text[s:start] == sg && (s == 0 || !isWordByte(text[s-1])) {
-				start, neg, signed = s, sg != "+", true
-				break
-			}
-		}
-		var ascii strings.Builder
-		if neg {
-			ascii.WriteByte('-')
-		}
-		j := i
-		for j < len(text) {
-			if d, n := digitAt(text, j); n > 0 {
-				ascii.WriteByte(byte('0' + d))
-				j += n
-				continue
-			}
-			if (text[j] == '.' || text[j] == ',') && j+1 < len(text) {
-				if _, n := digitAt(text, j+1); n > 0 {
-					if text[j] == '.' {
-						ascii.WriteByte('.')
-					}
-					j++
-					continue
-				}
-			}
-			break
-		}
-		raw := text[start:j]
+		start, neg, signed := numberSign(text, i)
+		ascii, j := numberDigits(text, i, neg)
 		i = j
-		prev, _ := utf8.DecodeLastRuneInString(text[:start])
-		next, _ := utf8.DecodeRuneInString(text[j:])
-		if start > 0 && (unicode.IsLetter(prev) && prev < 0x80 || prev == '[' || prev == '^' || prev == '/' || prev == '-' || prev == '.') {
+		if !standsAlone(text, start, j, ments) {
 			continue
 		}
-		if next == '-' || next == '/' || next == ']' || next == ':' {
-			continue
-		}
-		inName := false
-		for _, m := range ments {
-			if start < m.end && m.start < j {
-				inName = true
-			}
-		}
-		if inName {
-			continue
-		}
-		v, err := strconv.ParseFloat(ascii.String(), 64)
+		v, err := strconv.ParseFloat(ascii, 64)
 		if err != nil {
 			continue
 		}
-		n := number{span: span{start, j}, value: v, signed: signed, text: raw}
-		k := j
-		for k < len(text) && text[k] == ' ' {
-			k++
+		n := number{span: span{start, j}, value: v, signed: signed, text: text[start:j]}
+		if n.takeSuffix(text) {
+			out = append(out, n)
 		}
-		switch {
-		case strings.HasPrefix(text[k:], "%"):
-			n.percent, n.end, n.text = true, k+1, raw+"%"
-		case ordinal(text[j:]):
-			n.ordinal, n.end, n.text = true, j+2, text[start:j+2]
-		case j < len(text) && (text[j] == 'x' || text[j] == 'X') && (j+1 == len(text) || !isWordByte(text[j+1])):
-			n.end, n.text = j+1, raw+"x"
-		default:
-			if unicode.IsLetter(next) && next < 0x80 {
-				continue // "3rd-party", "5G": a word, not a value
-			}
-		}
-		out = append(out, n)
 	}
 	return out
+}
+
+// numberSign returns where the number whose digits start at i starts: at
+// a sign (-, the Unicode minus −, +) right before it, not after a word,
+// whether that sign is negative, and whether there is one.
+func numberSign(text string, i int) (start int, neg, signed bool) {
+	for _, sg := range []string{"-", "\u2212", "+"} {
+		if s := i - len(sg); s >= 0 && text[s:i] == sg && (s == 0 || !isWordByte(text[s-1])) {
+			return s, sg != "+", true
+		}
+	}
+	return i, false, false
+}
+
+// numberDigits reads the digits from i, with the decimal points and
+// thousands commas between them, and returns them as ASCII for
+// ParseFloat (with a leading '-' when neg, without the commas) and the
+// end of the digits.
+func numberDigits(text string, i int, neg bool) (string, int) {
+	var ascii strings.Builder
+	if neg {
+		ascii.WriteByte('-')
+	}
+	j := i
+	for j < len(text) {
+		if d, n := digitAt(text, j); n > 0 {
+			ascii.WriteByte(byte('0' + d))
+			j += n
+			continue
+		}
+		if (text[j] == '.' || text[j] == ',') && j+1 < len(text) {
+			if _, n := digitAt(text, j+1); n > 0 {
+				if text[j] == '.' {
+					ascii.WriteByte('.')
+				}
+				j++
+				continue
+			}
+		}
+		break
+	}
+	return ascii.String(), j
+}
+
+// standsAlone reports whether the number at text[start:end] is a value:
+// not part of a word, a date, a citation, a range or a fraction, nor
+// inside a metric's name (ments).
+func standsAlone(text string, start, end int, ments []mention) bool {
+	prev, _ := utf8.DecodeLastRuneInString(text[:start])
+	next, _ := utf8.DecodeRuneInString(text[end:])
+	if start > 0 && (unicode.IsLetter(prev) && prev < 0x80 || prev == '[' || prev == '^' || prev == '/' || prev == '-' || prev == '.') {
+		return false
+	}
+	if next == '-' || next == '/' || next == ']' || next == ':' {
+		return false
+	}
+	for _, m := range ments {
+		if start < m.end && m.start < end {
+			return false
+		}
+	}
+	return true
+}
+
+// takeSuffix extends n over what follows its digits in text: a percent
+// sign, an ordinal's letters or a multiple's x. It reports false when a
+// letter follows instead: a word ("3rd-party", "5G"), not a value.
+func (n *number) takeSuffix(text string) bool {
+	start, j, raw := n.start, n.end, n.text
+	k := j
+	for k < len(text) && text[k] == ' ' {
+		k++
+	}
+	switch {
+	case strings.HasPrefix(text[k:], "%"):
+		n.percent, n.end, n.text = true, k+1, raw+"%"
+	case ordinal(text[j:]):
+		n.ordinal, n.end, n.text = true, j+2, text[start:j+2]
+	case j < len(text) && (text[j] == 'x' || text[j] == 'X') && (j+1 == len(text) || !isWordByte(text[j+1])):
+		n.end, n.text = j+1, raw+"x"
+	default:
+		if next, _ := utf8.DecodeRuneInString(text[j:]); unicode.IsLetter(next) && next < 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func ordinal(s string) bool {

@@ -443,91 +443,133 @@ func overlap(a, b Band) (float64, bool) {
 }
 
 func (p *Profile) check() error {
-	bad := func(field, format string, a ...any) error {
-		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
-	}
 	if p.Name == "" {
-		return bad("name", "missing: give the profile a name")
+		return badField("name", "missing: give the profile a name")
 	}
 	if p.Kind != "daily" {
-		return bad("kind", `must be "daily" in a daily profile, got %q`, p.Kind)
+		return badField("kind", `must be "daily" in a daily profile, got %q`, p.Kind)
 	}
 	if len(p.Metrics) == 0 {
-		return bad("metrics", "at least one metric is needed")
+		return badField("metrics", "at least one metric is needed")
 	}
 	seen := map[string]bool{}
 	for i, m := range p.Metrics {
-		f := fmt.Sprintf("metrics[%d]", i)
-		switch {
-		case m.Name == "":
-			return bad(f+".name", "missing")
-		case seen[m.Name]:
-			return bad(f+".name", "%q listed twice", m.Name)
-		case !(m.TolerancePct >= 0 && m.TolerancePct <= 100):
-			return bad(f+".tolerance_pct", "must be between 0 and 100, got %v", m.TolerancePct)
-		case m.Unit != "" && m.Unit != "%" && m.Unit != "any":
-			return bad(f+".unit", `must be "%%", "" or "any", got %q`, m.Unit)
-		case len(m.Names.all()) == 0:
-			return bad(f+".names", "at least one name (per language) is needed to find the metric in a report")
+		if err := m.check(fmt.Sprintf("metrics[%d]", i), seen); err != nil {
+			return err
 		}
 		seen[m.Name] = true
 	}
 	for i, bs := range p.Bands {
-		f := fmt.Sprintf("bands[%d]", i)
-		if !seen[bs.Metric] {
-			return bad(f+".metric", "names %q, which is not among the metrics", bs.Metric)
-		}
-		for j, b := range bs.Bands {
-			fb := fmt.Sprintf("%s.bands[%d]", f, j)
-			if n := count(b.GE, b.GT, b.Min); n > 1 {
-				return bad(fb, "give one lower bound (ge, gt or min), not %d", n)
-			}
-			if n := count(b.LE, b.LT, b.Max); n > 1 {
-				return bad(fb, "give one upper bound (le, lt or max), not %d", n)
-			}
-			if lo, hi := b.lower(), b.upper(); lo.at != nil && hi.at != nil && (*lo.at > *hi.at || *lo.at == *hi.at && !(lo.closed && hi.closed)) {
-				return bad(fb, "holds no value: its lower bound %v is not below its upper bound %v", *lo.at, *hi.at)
-			}
-			if b.Label == "" {
-				return bad(fb+".label", "missing")
-			}
-			if b.Strengthens != "" && !slices.ContainsFunc(bs.Bands, func(o Band) bool { return o.Label == b.Strengthens }) {
-				return bad(fb+".strengthens", "names %q, which is not a band of %s", b.Strengthens, bs.Metric)
-			}
-			for k, o := range bs.Bands[:j] {
-				if v, ok := overlap(o, b); ok {
-					return bad(fb, "overlaps bands[%d] (%s): %v is in both; an edge belongs to one band", k, o.Label, v)
-				}
-			}
+		if err := bs.check(fmt.Sprintf("bands[%d]", i), seen); err != nil {
+			return err
 		}
 	}
 	if len(p.Sections) == 0 {
-		return bad("sections", "at least one section is needed")
+		return badField("sections", "at least one section is needed")
 	}
 	for i, s := range p.Sections {
-		f := fmt.Sprintf("sections[%d]", i)
-		if s.Key == "" || (s.Marker == "" && len(s.Names.all()) == 0) {
-			return bad(f, "a section needs a key and a marker or names")
-		}
-		for k, r := range map[string][]int{"sentences": s.Sentences, "paragraphs": s.Paragraphs} {
-			if len(r) != 0 && (len(r) != 2 || r[0] < 0 || r[0] > r[1]) {
-				return bad(f+"."+k, "must be [min, max] with 0 <= min <= max, got %v", r)
-			}
+		if err := s.check(fmt.Sprintf("sections[%d]", i)); err != nil {
+			return err
 		}
 	}
 	if r := p.Length.OptimalWords; len(r) != 0 && (len(r) != 2 || r[0] > r[1]) {
-		return bad("length.optimal_words", "must be [min, max], got %v", r)
+		return badField("length.optimal_words", "must be [min, max], got %v", r)
 	}
 	if !(p.PercentileTolerance >= 0) {
-		return bad("percentile_tolerance", "must be a number >= 0, got %v", p.PercentileTolerance)
+		return badField("percentile_tolerance", "must be a number >= 0, got %v", p.PercentileTolerance)
 	}
 	w := p.Overall
 	if sum := w.Faithfulness + w.Completeness + w.Reasoning + w.Compliance; math.Abs(sum-1) > 1e-9 {
-		return bad("overall", "the four weights must add up to 1, got %v", sum)
+		return badField("overall", "the four weights must add up to 1, got %v", sum)
 	}
-	for name, steps := range map[string][]Step{"qos.latency_s": p.QoSRules.LatencyS, "qos.cost_usd": p.QoSRules.CostUSD} {
-		if len(steps) == 0 || steps[len(steps)-1].Max != nil {
-			return bad(name, "needs steps, the last one without max")
+	for _, q := range []struct {
+		name  string
+		steps []Step
+	}{{"qos.latency_s", p.QoSRules.LatencyS}, {"qos.cost_usd", p.QoSRules.CostUSD}} {
+		if len(q.steps) == 0 || q.steps[len(q.steps)-1].Max != nil {
+			return badField(q.name, "needs steps, the last one without max")
+		}
+	}
+	return nil
+}
+
+// badField is the InputError of a profile's field.
+func badField(field, format string, a ...any) error {
+	return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// check checks metric m, the profile's field f, given the names of the
+// metrics before it (seen).
+func (m Metric) check(f string, seen map[string]bool) error {
+	switch {
+	case m.Name == "":
+		return badField(f+".name", "missing")
+	case seen[m.Name]:
+		return badField(f+".name", "%q listed twice", m.Name)
+	case !(m.TolerancePct >= 0 && m.TolerancePct <= 100):
+		return badField(f+".tolerance_pct", "must be between 0 and 100, got %v", m.TolerancePct)
+	case m.Unit != "" && m.Unit != "%" && m.Unit != "any":
+		return badField(f+".unit", `must be "%%", "" or "any", got %q`, m.Unit)
+	case len(m.Names.all()) == 0:
+		return badField(f+".names", "at least one name (per language) is needed to find the metric in a report")
+	}
+	return nil
+}
+
+// check checks band set bs, the profile's field f: it names one of the
+// metrics (seen), and each band has a label, holds values, overlaps no
+// band before it and strengthens only a band of the set.
+func (bs BandSet) check(f string, seen map[string]bool) error {
+	if !seen[bs.Metric] {
+		return badField(f+".metric", "names %q, which is not among the metrics", bs.Metric)
+	}
+	for j, b := range bs.Bands {
+		fb := fmt.Sprintf("%s.bands[%d]", f, j)
+		if err := b.checkBounds(fb); err != nil {
+			return err
+		}
+		if b.Label == "" {
+			return badField(fb+".label", "missing")
+		}
+		if b.Strengthens != "" && !slices.ContainsFunc(bs.Bands, func(o Band) bool { return o.Label == b.Strengthens }) {
+			return badField(fb+".strengthens", "names %q, which is not a band of %s", b.Strengthens, bs.Metric)
+		}
+		for k, o := range bs.Bands[:j] {
+			if v, ok := overlap(o, b); ok {
+				return badField(fb, "overlaps bands[%d] (%s): %v is in both; an edge belongs to one band", k, o.Label, v)
+			}
+		}
+	}
+	return nil
+}
+
+// checkBounds checks that band b, the profile's field fb, has at most one
+// bound each side and holds a value between them.
+func (b Band) checkBounds(fb string) error {
+	if n := count(b.GE, b.GT, b.Min); n > 1 {
+		return badField(fb, "give one lower bound (ge, gt or min), not %d", n)
+	}
+	if n := count(b.LE, b.LT, b.Max); n > 1 {
+		return badField(fb, "give one upper bound (le, lt or max), not %d", n)
+	}
+	if lo, hi := b.lower(), b.upper(); lo.at != nil && hi.at != nil && (*lo.at > *hi.at || *lo.at == *hi.at && !(lo.closed && hi.closed)) {
+		return badField(fb, "holds no value: its lower bound %v is not below its upper bound %v", *lo.at, *hi.at)
+	}
+	return nil
+}
+
+// check checks section s, the profile's field f: a key, a marker or
+// names, and its sentence and paragraph ranges.
+func (s Section) check(f string) error {
+	if s.Key == "" || (s.Marker == "" && len(s.Names.all()) == 0) {
+		return badField(f, "a section needs a key and a marker or names")
+	}
+	for _, r := range []struct {
+		key string
+		r   []int
+	}{{"sentences", s.Sentences}, {"paragraphs", s.Paragraphs}} {
+		if len(r.r) != 0 && (len(r.r) != 2 || r.r[0] < 0 || r.r[0] > r.r[1]) {
+			return badField(f+"."+r.key, "must be [min, max] with 0 <= min <= max, got %v", r.r)
 		}
 	}
 	return nil

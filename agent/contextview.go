@@ -29,6 +29,9 @@ type ContextView struct {
 	DiversityScore        float64 `json:"diversityScore" yaml:"diversityScore"`
 	EstimatedFaithfulness float64 `json:"estimatedFaithfulness" yaml:"estimatedFaithfulness"`
 	Warning               string  `json:"warning,omitempty" yaml:"warning,omitempty"`
+	// Notes say what the input lacked or held outside the usual range
+	// (context.text missing, negative rerank scores) and how it was read.
+	Notes []string `json:"notes,omitempty" yaml:"notes,omitempty"`
 	// Scores are the card's scores besides context_quality (judges the
 	// profile defines), in profile order; none in seed 002's card.
 	Scores []ScoreRow         `json:"scores,omitempty" yaml:"scores,omitempty"`
@@ -108,6 +111,7 @@ func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
 		if len(sc.Evidence.Issues) > 0 {
 			v.Warning = sc.Evidence.Issues[0]
 		}
+		v.Notes = sc.Evidence.Notes
 	}
 	for _, sc := range c.Scores {
 		if sc.Metric != MetricContextQuality {
@@ -147,6 +151,12 @@ func (v ContextView) Markdown() string {
 	}
 	if v.Warning != "" {
 		fmt.Fprintf(&b, "\nWarning: %s\n", v.Warning)
+	}
+	for i, n := range v.Notes {
+		if i == 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "Note: %s\n", n)
 	}
 	fmt.Fprintf(&b, "\nCRAG action: %s", v.CRAG.Action.Type)
 	if len(v.CRAG.Action.SubQueries) > 0 {

@@ -39,8 +39,10 @@ func TestDailyScorersReadAJSONLRecord(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(b, v))
 	}
-	// 12 of the 13 numbers are right: numeric accuracy 92.3, faithfulness
-	// 0.3*92.3 + 0.25*100 + 0.2*100 + 0.25*100 = 97.7.
+	// 11 of the 12 numbers are right (the volume ratio the report waits
+	// for, "until the volume ratio rises above 1.0x", is supposed, not
+	// claimed): numeric accuracy 91.7, faithfulness
+	// 0.3*91.67 + 0.25*100 + 0.2*100 + 0.25*100 = 97.5.
 	sample := eval.Sample{Answer: string(report), Metadata: map[string]any{eval.MetaTruth: truth, eval.MetaTelemetry: tel}}
 	tests := map[string]struct {
 		points float64
@@ -48,7 +50,7 @@ func TestDailyScorersReadAJSONLRecord(t *testing.T) {
 		value  float64
 		issue  string
 	}{
-		daily.MetricFaithfulness: {points: 97.7, count: "faithfulness_numeric_accuracy", value: 92.3, issue: "vwap_pct mismatch: narrative claims 3.03, actual is 43.79"},
+		daily.MetricFaithfulness: {points: 97.5, count: "faithfulness_numeric_accuracy", value: 91.7, issue: "vwap_pct mismatch: narrative claims 3.03, actual is 43.79"},
 		daily.MetricQoS:          {points: 89.5, count: "qos_latency", value: 70, issue: "Acceptable total latency: 14.00s"},
 	}
 	for name, tc := range tests {

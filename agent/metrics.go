@@ -11,6 +11,7 @@ import (
 	"github.com/assaylabs/assay/heuristics/daily"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/toolcall"
 )
 
 // Metric names of the profiles' own scorers, as in profiles and cards.
@@ -29,7 +30,8 @@ const (
 type SpecBuilder func(s ScorerSpec, opt Options) eval.Scorer
 
 // Builtins returns the built-in metric registry: the judges' metrics
-// (judges.AddBuiltins), the assertions (assertions.AddBuiltins) and the
+// (judges.AddBuiltins), the assertions (assertions.AddBuiltins), the tool
+// call metrics (toolcall.AddBuiltins) and the
 // profiles' own (AddBuiltins), built on first use and sealed. It is what a nil registry means wherever one is taken;
 // to add metrics of your own, Clone it.
 func Builtins() *metric.Registry { return builtins() }
@@ -40,6 +42,9 @@ var builtins = sync.OnceValue(func() *metric.Registry {
 		panic(err) // the built-in entries are fixed: a programming error
 	}
 	if err := assertions.AddBuiltins(&r); err != nil {
+		panic(err)
+	}
+	if err := toolcall.AddBuiltins(&r); err != nil {
 		panic(err)
 	}
 	if err := AddBuiltins(&r); err != nil {

@@ -354,14 +354,12 @@ func TestFetchFaults(t *testing.T) {
 }
 
 func TestResearchStopsOnCancel(t *testing.T) {
-	srv := llmtest.New(t, llmtest.Func(researchReplies), llmtest.Latency(2*time.Second))
+	srv := llmtest.New(t, llmtest.Func(researchReplies), llmtest.Latency(time.Hour))
 	c := modelClient(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	res, err := agent.Research{Searcher: memSearch{sevenSources()}, Options: agent.Options{Model: c, NoRecency: true}}.Run(ctx, "heat pumps in cold climates")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), time.Second)
 	require.NotNil(t, res, "what was done is returned")
 	assert.NotEmpty(t, res.Trace)
 }

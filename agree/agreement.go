@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
@@ -184,7 +184,8 @@ func Records(ctx context.Context, records []dataset.Record, job Judge, opts Opti
 
 // Stream is Records over records read one at a time, from [dataset.Records]
 // say: it keeps a Row per labelled record, not the records, and reads no
-// further ahead of the scoring than [bench.ScoreStream]. An error from records
+// further ahead of the scoring than [dispatch.Stream] (the in-process pool
+// that hands out bench's work too). An error from records
 // also stops the run, and is returned once the records read before it are
 // scored.
 func Stream(ctx context.Context, records iter.Seq2[dataset.Record, error], job Judge, opts Options) (Result, error) {
@@ -206,7 +207,7 @@ func Stream(ctx context.Context, records iter.Seq2[dataset.Record, error], job J
 		limit = DefaultConcurrency
 	}
 	metric := job.Metric
-	err := bench.ScoreStream(ctx, labelled, []eval.Scorer{tolerant{job.Scorer}}, limit, func(_ int, rec dataset.Record, scores []eval.Score) error {
+	err := dispatch.Stream(ctx, labelled, []eval.Scorer{tolerant{job.Scorer}}, limit, dispatch.AheadPerSlot*limit, func(_ int, rec dataset.Record, scores []eval.Score) error {
 		rows = append(rows, opts.row(rec, scores[0]))
 		if metric == "" {
 			metric = scores[0].Metric // "" for a failure
@@ -371,7 +372,7 @@ func measure(metric string, rows []Row, skipped int, opts Options) Result {
 
 // tolerant runs a scorer for Stream, where a failing scorer is data:
 // its error or panic comes back as a Score whose Err is a *failure, so
-// that ScoreStream goes on. Only ctx stops the run, and once it is done no
+// that dispatch.Stream goes on. Only ctx stops the run, and once it is done no
 // scorer is started.
 type tolerant struct{ eval.Scorer }
 

@@ -212,7 +212,7 @@ func TestAgreeWithACancelledContextScoresNothing(t *testing.T) {
 	assert.Equal(t, int32(0), f.calls.Load())
 }
 
-// aheadPerSlot is how many records bench.ScoreStream reads ahead of the
+// aheadPerSlot is how many records dispatch.Stream reads ahead of the
 // scoring per call slot, as its documentation bounds it.
 const aheadPerSlot = 8
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
@@ -299,7 +300,7 @@ type bookEntry struct {
 
 func readBook(t *testing.T, dir string) []bookEntry {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, bench.FileBatches))
+	data, err := os.ReadFile(filepath.Join(dir, dispatch.FileBatches))
 	require.NoError(t, err)
 	var b struct {
 		Batches []bookEntry `json:"batches"`

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
@@ -81,7 +82,7 @@ func TestRunResumeJudgesOnlyWhatIsMissing(t *testing.T) {
 	require.ErrorContains(t, folder.Append(run.Result{ID: "a", Metric: "m1"}), "written already", "a pair is written once")
 	var mu sync.Mutex
 	seen := map[run.Key]int{}
-	units := []Unit{ScorerUnit("m1", countingScorer{"m1", &mu, seen}), ScorerUnit("m2", countingScorer{"m2", &mu, seen})}
+	units := []dispatch.Unit{dispatch.ScorerUnit("m1", countingScorer{"m1", &mu, seen}), dispatch.ScorerUnit("m2", countingScorer{"m2", &mu, seen})}
 	var started []string
 	err = Evaluate(context.Background(), folder, dataset.All(records("a", "b", "c")), units, 2, func(rec dataset.Record, _ int) {
 		started = append(started, rec.ID)
@@ -111,13 +112,13 @@ func TestEvaluateStopsOnAUnitError(t *testing.T) {
 	folder, err := run.Create(dir, evalConfig())
 	require.NoError(t, err)
 	defer func() { _ = folder.Close() }() // the run ends in an error; nothing to keep
-	boom := Unit{Metrics: []string{"m1"}, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
+	boom := dispatch.Unit{Metrics: []string{"m1"}, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
 		if s.ID == "b" {
 			return nil, fmt.Errorf("broken sample")
 		}
 		return []eval.Score{{Metric: "m1", Value: 1}}, nil
 	}}
-	err = Evaluate(context.Background(), folder, dataset.All(records("a", "b")), []Unit{boom}, 1, nil)
+	err = Evaluate(context.Background(), folder, dataset.All(records("a", "b")), []dispatch.Unit{boom}, 1, nil)
 	require.ErrorContains(t, err, "record b (line 2): broken sample")
 	rf, err := run.ReadResults(filepath.Join(dir, run.FileResults))
 	require.NoError(t, err)
@@ -144,8 +145,8 @@ func TestRunSummaryKeepsTheMetricsOrderGiven(t *testing.T) {
 	folder.OnResult = func(r run.Result) { close(written[r.Key()]) }
 	// m1 waits for m2's result on its record, m2 for m3's.
 	after := map[string]string{"m1": "m2", "m2": "m3"}
-	unit := func(metric string) Unit {
-		return Unit{Metrics: []string{metric}, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+	unit := func(metric string) dispatch.Unit {
+		return dispatch.Unit{Metrics: []string{metric}, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
 			if prev, ok := after[metric]; ok {
 				select {
 				case <-written[run.Key{ID: s.ID, Metric: prev}]:
@@ -156,7 +157,7 @@ func TestRunSummaryKeepsTheMetricsOrderGiven(t *testing.T) {
 			return []eval.Score{{Metric: metric, Value: values[run.Key{ID: s.ID, Metric: metric}]}}, nil
 		}}
 	}
-	units := []Unit{unit("m1"), unit("m2"), unit("m3")}
+	units := []dispatch.Unit{unit("m1"), unit("m2"), unit("m3")}
 	require.NoError(t, Evaluate(t.Context(), folder, dataset.All(records("a", "b")), units, 6, nil))
 	s := folder.Summary(2, cfg.Started.Add(time.Minute), nil)
 	require.NoError(t, folder.Close())
@@ -247,13 +248,13 @@ func TestResumeJudgesDefaultsAndErrorsAgain(t *testing.T) {
 	require.NoError(t, err)
 	var mu sync.Mutex
 	seen := map[run.Key]int{}
-	judge := Unit{Metrics: []string{"m1"}, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
+	judge := dispatch.Unit{Metrics: []string{"m1"}, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
 		mu.Lock()
 		seen[run.Key{ID: s.ID, Metric: "m1"}]++
 		mu.Unlock()
 		return []eval.Score{{Metric: "m1", Value: 0.9, Usage: eval.Usage{Calls: 1}}}, nil
 	}}
-	require.NoError(t, Evaluate(t.Context(), folder, dataset.All(records("a", "b", "c", "d")), []Unit{judge}, 2, nil))
+	require.NoError(t, Evaluate(t.Context(), folder, dataset.All(records("a", "b", "c", "d")), []dispatch.Unit{judge}, 2, nil))
 	assert.Equal(t, map[run.Key]int{{ID: "b", Metric: "m1"}: 1, {ID: "c", Metric: "m1"}: 1}, seen, "the default and the error are judged again, once each")
 	s = folder.Summary(4, time.Now(), nil)
 	require.NoError(t, folder.Close())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/daily"
 	"github.com/assaylabs/assay/internal/atomicfile"
@@ -130,7 +131,7 @@ func (o *Outcome) Passed() bool { return len(o.Failures) == 0 }
 // model-calling scorers of a dry run, and each metric's pass threshold.
 type plan struct {
 	metrics []string
-	units   []Unit
+	units   []dispatch.Unit
 	// dryMetrics and dryScorers are the metrics and scorers a dry run
 	// counts the calls of, given a model; nil dryScorers for a profile
 	// that calls no model.
@@ -168,30 +169,12 @@ func Execute(ctx context.Context, job Job) (*Outcome, error) {
 	return o, err
 }
 
-// execute is Execute in the run's span.
+// execute is Execute in the run's span: the settings checked, the
+// input read and checked, then the run judged and its verdict written.
 func execute(ctx context.Context, job Job) (*Outcome, error) {
-	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
-	if job.Now == nil {
-		job.Now = time.Now
-	}
-	if job.Registry == nil {
-		job.Registry = agent.Builtins()
-	}
-	if err := job.Judging.Check(); err != nil {
-		return nil, err
-	}
-	if err := job.Queue.check(); err != nil {
-		return nil, err
-	}
-	if err := checkBatch(job); err != nil {
-		return nil, err
-	}
-	if job.Resume && job.Out == "" {
-		return nil, eval.FlagError("--resume", "give the run's folder with --out DIR")
-	}
-	floors, err := run.ParseMinGate(job.Min)
+	job, floors, err := checkJob(job)
 	if err != nil {
-		return nil, eval.AsInputError("--min", err)
+		return nil, err
 	}
 	s, err := job.Judging.Open(job.Log, job.Env)
 	if err != nil {
@@ -200,241 +183,404 @@ func execute(ctx context.Context, job Job) (*Outcome, error) {
 	defer func() { _ = s.Close() }() // idle connections and the cache
 	// The session's registry: its judges take the fact checker, when there is one.
 	job.Registry = s.Registry(job.Registry)
-	p, err := planJob(job, s, floors)
+	x := &execution{job: job, s: s, floors: floors}
+	if err := x.plan(); err != nil {
+		return nil, err
+	}
+	ctx = telemetry.WithThreshold(ctx, x.threshold) // pass or fail in the traces' evaluation events
+	cleanup, err := x.open()
+	defer cleanup()
 	if err != nil {
 		return nil, err
+	}
+	if job.Judging.DryRun {
+		return x.dryRun(ctx)
+	}
+	return x.run(ctx)
+}
+
+// execution is a run under way: its job, model session and plan, then
+// its configuration, folder and data.
+type execution struct {
+	job       Job
+	s         *judging.Session
+	floors    *run.MinGate
+	p         plan
+	gates     []run.Gate
+	threshold func(string) float64
+
+	cfg    run.Config
+	dir    string
+	in     dataset.Input
+	data   data
+	labels dataset.Labels
+	folder *run.Run
+	out    *Outcome
+}
+
+// checkJob fills in job's defaults and checks its settings, before
+// anything is read: the floors are the parsed --min.
+func checkJob(job Job) (Job, *run.MinGate, error) {
+	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
+	if job.Now == nil {
+		job.Now = time.Now
+	}
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
+	if err := job.Judging.Check(); err != nil {
+		return job, nil, err
+	}
+	if err := job.Queue.check(); err != nil {
+		return job, nil, err
+	}
+	if err := checkBatch(job); err != nil {
+		return job, nil, err
+	}
+	if job.Resume && job.Out == "" {
+		return job, nil, eval.FlagError("--resume", "give the run's folder with --out DIR")
+	}
+	floors, err := run.ParseMinGate(job.Min)
+	if err != nil {
+		return job, nil, eval.AsInputError("--min", err)
+	}
+	return job, floors, nil
+}
+
+// plan makes the run's plan with the session and checks what depends on
+// it: the fact checker, the model, the floors, the gates and the output
+// files.
+func (x *execution) plan() error {
+	job, s := &x.job, x.s
+	p, err := planJob(*job, s, x.floors)
+	if err != nil {
+		return err
 	}
 	if p.registry != nil {
 		job.Registry = p.registry // with the profile's judges
 	}
 	if err := job.Judging.CheckChecker(p.metrics); err != nil {
-		return nil, err
+		return err
 	}
 	if err := job.Registry.CheckModel(p.metrics, s.Model()); err != nil {
-		return nil, err
+		return err
 	}
-	if err := floors.Check(p.metrics); err != nil {
-		return nil, eval.AsInputError("--min", err)
+	if err := x.floors.Check(p.metrics); err != nil {
+		return eval.AsInputError("--min", err)
 	}
-	gates, err := parseGates(job.Gates, p.metrics)
-	if err != nil {
-		return nil, err
+	if x.gates, err = parseGates(job.Gates, p.metrics); err != nil {
+		return err
 	}
 	if err := report.CheckOutFile("--junit", job.JUnit); err != nil {
-		return nil, err
+		return err
 	}
 	if err := report.CheckOutFile("--summary-md", job.SummaryMD); err != nil {
-		return nil, err
+		return err
 	}
-	threshold := thresholds(job.Registry, p, floors, s)
-	ctx = telemetry.WithThreshold(ctx, threshold) // pass or fail in the traces' evaluation events
+	x.p, x.threshold = p, thresholds(job.Registry, p, x.floors, s)
+	return nil
+}
 
-	started := job.Now().UTC()
-	cfg := run.Config{RunID: cmp.Or(job.RunID, run.NewID(started)), Started: started, Command: job.Command, Version: job.Version,
-		Dataset: job.Data, Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
-		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, threshold)}
-	dir := job.Out
-	if dir == "" {
-		dir = filepath.Join("assay-runs", cfg.RunID)
+// open makes the run's configuration, reads the input (into the run
+// folder, or a temporary one for a dry run), resumes the folder when
+// asked, and checks the whole dataset before any model call. cleanup
+// removes what is temporary and closes the folder (closed before, with
+// its error seen, when the run ends).
+func (x *execution) open() (cleanup func(), err error) {
+	job, s, p := x.job, x.s, x.p
+	var closers []func()
+	cleanup = func() {
+		for _, c := range slices.Backward(closers) {
+			c()
+		}
 	}
+	started := job.Now().UTC()
+	x.cfg = run.Config{RunID: cmp.Or(job.RunID, run.NewID(started)), Started: started, Command: job.Command, Version: job.Version,
+		Dataset: job.Data, Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
+		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, x.threshold)}
+	x.dir = cmp.Or(job.Out, filepath.Join("assay-runs", x.cfg.RunID))
 	// A dry run keeps no folder: standard input is spooled to a temporary one.
-	spoolDir := dir
+	spoolDir := x.dir
 	if job.Judging.DryRun {
 		if spoolDir, err = os.MkdirTemp("", "assay-bench-"); err != nil {
-			return nil, err
+			return cleanup, err
 		}
-		defer func() { _ = os.RemoveAll(spoolDir) }() // a temporary copy of standard input
+		closers = append(closers, func() { _ = os.RemoveAll(spoolDir) }) // a temporary copy of standard input
 	}
-	in, err := dataset.OpenInput(job.Data, job.Stdin, spoolDir)
-	if err != nil {
-		return nil, err
+	if x.in, err = dataset.OpenInput(job.Data, job.Stdin, spoolDir); err != nil {
+		return cleanup, err
 	}
-	cfg.DatasetSHA256 = in.SHA256
-
-	var folder *run.Run
+	x.cfg.DatasetSHA256 = x.in.SHA256
 	if job.Resume {
-		if folder, err = run.Resume(dir, cfg); err != nil {
-			return nil, eval.AsInputError("--resume", err)
+		if x.folder, err = run.Resume(x.dir, x.cfg); err != nil {
+			return cleanup, eval.AsInputError("--resume", err)
 		}
-		defer func() { _ = folder.Close() }() // closed below, with its error seen; this covers the early returns
-		cfg = folder.Config()
+		closers = append(closers, x.closeFolder)
+		x.cfg = x.folder.Config()
 	}
 	// The check pass: bad input is reported before any model call.
-	data, err := openData(in, p.data, p.check)
+	if x.data, err = openData(x.in, p.data, p.check); err != nil {
+		return cleanup, err
+	}
+	if x.labels, err = readLabels(job.Label, x.data, x.in.Name); err != nil {
+		return cleanup, err
+	}
+	closers = append(closers, x.closeFolder) // one made by run, after open
+	return cleanup, nil
+}
+
+// closeFolder closes the run folder, if there is one, for the early
+// returns; a run that ends closes it itself, with its error seen.
+func (x *execution) closeFolder() {
+	if x.folder != nil {
+		_ = x.folder.Close()
+		x.folder = nil
+	}
+}
+
+// readLabels reads the binary label of the records (--label), and
+// refuses a label no record carries.
+func readLabels(label string, d data, name string) (dataset.Labels, error) {
+	if label == "" {
+		return dataset.Labels{}, nil
+	}
+	labels, err := dataset.ReadLabels(d.Records(), label)
 	if err != nil {
-		return nil, err
+		return labels, err
 	}
-	var labels dataset.Labels
-	if job.Label != "" {
-		if labels, err = dataset.ReadLabels(data.Records(), job.Label); err != nil {
-			return nil, err
-		}
-		if labels.Len() == 0 {
-			return nil, eval.FlagError("--label "+job.Label, "no record of %s has a binary label %s (true/false or 1/0 in its \"human\" object): name a label the records carry, or leave --label out",
-				in.Name, job.Label)
-		}
+	if labels.Len() == 0 {
+		return labels, eval.FlagError("--label "+label, "no record of %s has a binary label %s (true/false or 1/0 in its \"human\" object): name a label the records carry, or leave --label out",
+			name, label)
 	}
-	if job.Judging.DryRun {
-		out := &Outcome{Config: cfg, Records: data.Len(), Plan: &judging.Plan{Judge: judges.Method(s.Model()), Records: data.Len()}}
-		if p.dryScorers == nil {
-			out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", job.Profile)
-			return out, nil
-		}
-		plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, data.Len(), dataset.Samples(data.Records()), job.Registry.DryRun)
-		if err != nil {
-			return nil, err
-		}
-		plan.Judge = s.Judge()
-		out.Plan = plan
+	return labels, nil
+}
+
+// dryRun is the plan of a dry run: how many calls the run would make.
+func (x *execution) dryRun(ctx context.Context) (*Outcome, error) {
+	s, p, n := x.s, x.p, x.data.Len()
+	out := &Outcome{Config: x.cfg, Records: n, Plan: &judging.Plan{Judge: judges.Method(s.Model()), Records: n}}
+	if p.dryScorers == nil {
+		out.Plan.Note = fmt.Sprintf("--profile %s is deterministic and calls no model", x.job.Profile)
 		return out, nil
 	}
-	base, noBase, err := baselineDir(job, cfg)
+	plan, err := judging.DryRun(ctx, s.Client(), p.dryMetrics, p.dryScorers, n, dataset.Samples(x.data.Records()), x.job.Registry.DryRun)
 	if err != nil {
 		return nil, err
 	}
-	if folder == nil {
-		if folder, err = run.Create(dir, cfg); err != nil {
-			return nil, eval.AsInputError("--out", err)
-		}
-		defer func() { _ = folder.Close() }() // closed below, with its error seen; this covers the early returns
-	}
-	if err := keepSteps(ctx, folder, job.Registry, p.metrics, s.Model(), job.Log); err != nil {
+	plan.Judge = s.Judge()
+	out.Plan = plan
+	return out, nil
+}
+
+// run judges the pairs the run folder lacks, then summarises and judges
+// the run, writes its files and records it in the run store.
+func (x *execution) run(ctx context.Context) (*Outcome, error) {
+	job := x.job
+	base, noBase, err := baselineDir(job, x.cfg)
+	if err != nil {
 		return nil, err
 	}
-	cfg = folder.Config()
-	out := &Outcome{Dir: dir, Config: cfg, Records: data.Len(), NoBaseline: noBase, MaxCost: job.Judging.LLM.MaxCostUSD}
+	if x.folder == nil {
+		if x.folder, err = run.Create(x.dir, x.cfg); err != nil {
+			return nil, eval.AsInputError("--out", err)
+		}
+	}
+	if err := keepSteps(ctx, x.folder, job.Registry, x.p.metrics, x.s.Model(), job.Log); err != nil {
+		return nil, err
+	}
+	x.cfg = x.folder.Config()
+	x.out = &Outcome{Dir: x.dir, Config: x.cfg, Records: x.data.Len(), NoBaseline: noBase, MaxCost: job.Judging.LLM.MaxCostUSD}
+	err = x.judge(ctx)
+	stalled, isStalled := errors.AsType[*dispatch.StalledError](err)
+	if isStalled {
+		err = nil // a failure of the run, below: its results so far are summarized
+	}
+	interrupted := ctx.Err() != nil
+	if err != nil && !interrupted {
+		if _, ok := errors.AsType[*eval.InputError](err); ok {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", x.in.Name, err)
+	}
+	summary, results, more, err := x.summarize(base)
+	if err != nil {
+		return nil, err
+	}
+	if interrupted {
+		x.out.Failures = append(x.out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
+			countComplete(summary), x.data.Len(), context.Cause(ctx), x.dir)})
+	}
+	if isStalled {
+		x.out.Failures = append(x.out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: stalled})
+	}
+	x.out.Failures = append(x.out.Failures, x.verdict(summary)...)
+	if err := x.write(summary, results, more); err != nil {
+		return nil, err
+	}
+	return x.out, nil
+}
+
+// judge hands the pairs the run lacks to the dispatcher of the job's
+// options, appending each result to results.jsonl as it arrives, the
+// floors and the progress meter counting them.
+func (x *execution) judge(ctx context.Context) error {
+	job, folder, out := x.job, x.folder, x.out
 	out.Kept, out.Redo = folder.Kept()
 	gate := func(r run.Result) {
 		// The floor compares the value rounded, as judge prints it.
-		floors.Add(eval.Score{Metric: r.Metric, Value: run.Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
+		x.floors.Add(eval.Score{Metric: r.Metric, Value: run.Round(r.Value), Defaulted: r.Defaulted, Skipped: r.Skipped})
 	}
 	for r := range folder.Earlier() {
 		gate(r)
 	}
-	todo := data.Len()
+	todo := x.data.Len()
 	if folder.Resumed() > 0 {
-		todo = pendingRecords(data, folder, p.metrics)
-		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d defaulted or failed to judge again, %d of %d record(s) to judge\n", dir, out.Kept, out.Redo, todo, data.Len())
+		todo = pendingRecords(x.data, folder, x.p.metrics)
+		fmt.Fprintf(job.Log, "bench: resuming %s: %d result(s) kept, %d defaulted or failed to judge again, %d of %d record(s) to judge\n", x.dir, out.Kept, out.Redo, todo, x.data.Len())
 	}
 	if n := folder.SetAside(); n > 0 {
-		fmt.Fprintf(job.Log, "bench: %d unreadable line(s) of %s set aside in %s; their pairs are judged again\n", n, run.FileResults, filepath.Join(dir, run.FileBad))
+		fmt.Fprintf(job.Log, "bench: %d unreadable line(s) of %s set aside in %s; their pairs are judged again\n", n, run.FileResults, filepath.Join(x.dir, run.FileBad))
 	}
-	meter, err := s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
+	meter, err := x.s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	defer meter.Close()
 	folder.OnResult = func(r run.Result) {
 		gate(r)
 		if r.Defaulted {
 			meter.Add(0, 1)
 		}
 	}
-	switch {
-	case job.Queue.On():
-		err = evaluateQueued(ctx, job, s, folder, data.Records(), p.units, func() { meter.Add(1, 0) }, func(r run.Result) {
-			out.Undelivered = append(out.Undelivered, r)
-		})
-	case s.Client().Batch() != nil:
-		err = evaluateBatched(ctx, job, s, folder, data, p.units, p.metrics, func() { meter.Add(1, 0) })
-	default:
-		err = Evaluate(ctx, folder, data.Records(), p.units, s.Limit(), func(dataset.Record, int) { meter.Add(1, 0) })
-	}
-	meter.Close()
-	stalled, isStalled := errors.AsType[*StalledError](err)
-	if isStalled {
-		err = nil // a failure of the run, below: its results so far are summarized
-	}
-	interrupted := ctx.Err() != nil
-	if err != nil && !interrupted {
-		var ie *eval.InputError
-		if errors.As(err, &ie) {
-			return nil, err
+	return dispatcherOf(job, x.s, folder, x.p.units).Dispatch(ctx, dueItems(folder, x.data.Records(), x.p.units), func(res dispatch.Result) error {
+		if _, err := folder.AppendNew(res.Results); err != nil {
+			return err
 		}
-		return nil, fmt.Errorf("%s: %w", in.Name, err)
-	}
-	summary := folder.Summary(data.Len(), job.Now().UTC(), threshold)
+		for _, r := range res.Results {
+			if r.Undelivered > 0 {
+				out.Undelivered = append(out.Undelivered, r)
+			}
+		}
+		if res.RecordDone {
+			meter.Add(1, 0)
+		}
+		return nil
+	})
+}
+
+// summarize is the run's summary (calibration, the baseline comparison
+// with base, the gates), what the model client did, and the results the
+// report and the JUnit file show.
+func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report.Data, error) {
+	job, s, dir := x.job, x.s, x.dir
+	summary := x.folder.Summary(x.data.Len(), job.Now().UTC(), x.threshold)
 	for _, m := range summary.Metrics {
 		s.CountSampled(m.Sampled, m.Unstable)
 	}
-	if labels.Len() > 0 {
-		if err := summary.AddCalibration(filepath.Join(dir, run.FileResults), labels); err != nil {
-			return nil, err
+	if x.labels.Len() > 0 {
+		if err := summary.AddCalibration(filepath.Join(dir, run.FileResults), x.labels); err != nil {
+			return summary, nil, report.Data{}, err
 		}
 	}
 	// A baseline comparison reads both runs' results line by line.
 	if base != "" {
-		cmp, alerts, err := run.Compare(base, filepath.Join(dir, run.FileResults), summary, &cfg)
+		cmp, alerts, err := run.Compare(base, filepath.Join(dir, run.FileResults), summary, &x.cfg)
 		if err != nil {
-			return nil, eval.AsInputError("--baseline "+job.Baseline, err)
+			return summary, nil, report.Data{}, eval.AsInputError("--baseline "+job.Baseline, err)
 		}
 		summary.Baseline, summary.Alerts = cmp, alerts
 	}
 	summary.Notices = run.FloorNotices(summary.Metrics, summary.Alerts)
 	// The report and the JUnit file show the samples worth reading, so a
 	// run of any size keeps flat memory.
-	results, more, err := report.ReadShown(dir, base, data.Records(), p.metrics, summary.Baseline)
+	results, more, err := report.ReadShown(dir, base, x.data.Records(), x.p.metrics, summary.Baseline)
 	if err != nil {
-		return nil, err
+		return summary, nil, report.Data{}, err
 	}
-	summary.Gates = run.CheckGates(gates, summary)
-	out.Report = s.Report(folder.Defaults().Defaulted)
-	summary.Limit = out.Report.Limit
-	out.Summary = summary
+	summary.Gates = run.CheckGates(x.gates, summary)
+	x.out.Report = s.Report(x.folder.Defaults().Defaulted)
+	summary.Limit = x.out.Report.Limit
+	x.out.Summary = summary
 	if job.Queue.On() {
 		// Workers elsewhere called their own models: the calls, tokens
 		// and cost are the results', every attempt's.
-		u := summary.Usage
-		out.Report.Usage.Calls, out.Report.Usage.TokensIn, out.Report.Usage.TokensOut = u.Calls, u.TokensIn, u.TokensOut
-		out.Report.Usage.CostUSD, out.Report.Usage.CostUnknown = u.CostUSD, u.CostUnknown
-		out.Report.Usage.CacheHits, out.Report.Usage.CachedIn, out.Report.Usage.CachedOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
+		u, r := summary.Usage, &x.out.Report.Usage
+		r.Calls, r.TokensIn, r.TokensOut = u.Calls, u.TokensIn, u.TokensOut
+		r.CostUSD, r.CostUnknown = u.CostUSD, u.CostUnknown
+		r.CacheHits, r.CachedIn, r.CachedOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
 	}
-	if interrupted {
-		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted with %d of %d record(s) judged (%w): resume with --resume --out %s and the same DATA and flags",
-			countComplete(summary), data.Len(), context.Cause(ctx), dir)})
-	}
-	if isStalled {
-		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: stalled})
-	}
+	return summary, results, more, nil
+}
+
+// verdict are the reasons the run summarised does not pass, besides an
+// interruption: undelivered pairs, the model client's failures, the
+// share of scored results, the floors, the gates and the alerts.
+func (x *execution) verdict(summary run.Summary) judging.Failures {
+	var fs judging.Failures
 	if n := summary.Undelivered; n > 0 {
-		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailUndelivered, Err: fmt.Errorf("%d pair(s) undelivered: the queue gave up on their tasks after every delivery failed (results.jsonl says why, \"undelivered\" on each); resume with --resume --out %s to judge them again",
-			n, dir)})
+		fs = append(fs, judging.Failure{Kind: judging.FailUndelivered, Err: fmt.Errorf("%d pair(s) undelivered: the queue gave up on their tasks after every delivery failed (results.jsonl says why, \"undelivered\" on each); resume with --resume --out %s to judge them again",
+			n, x.dir)})
 	}
-	out.Failures = append(out.Failures, s.Failures(folder.Defaults())...)
-	out.Failures = append(out.Failures, job.Judging.ScoredFailures(counts(summary.Metrics))...)
-	if err := floors.Err(); err != nil {
-		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
+	fs = append(fs, x.s.Failures(x.folder.Defaults())...)
+	fs = append(fs, x.job.Judging.ScoredFailures(counts(summary.Metrics))...)
+	if err := x.floors.Err(); err != nil {
+		fs = append(fs, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}
 	for _, g := range summary.Gates {
 		if !g.Passed {
-			out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, num4(g.Got), reasonText(g.Reason))})
+			fs = append(fs, judging.Failure{Kind: judging.FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, num4(g.Got), reasonText(g.Reason))})
 		}
 	}
 	for _, a := range summary.Alerts {
-		out.Failures = append(out.Failures, judging.Failure{Kind: judging.FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
+		fs = append(fs, judging.Failure{Kind: judging.FailAlert, Err: fmt.Errorf("%s %s alert: %s", a.Severity, a.Type, a.Message)})
 	}
+	return fs
+}
+
+// write writes the run's files (report.html, the JUnit file,
+// summary.json, the Markdown summary), closes its folder and records it
+// in the run store.
+func (x *execution) write(summary run.Summary, results *run.ResultFile, more report.Data) error {
+	job, out := x.job, x.out
 	infra := out.Failures.Infra() != nil
 	for _, f := range out.Failures {
 		if f.Err != nil {
 			more.Failed = append(more.Failed, f.Err.Error())
 		}
 	}
-	if err := writeRunFiles(dir, cfg, summary, results, more, job.JUnit, floors, infra); err != nil {
-		return nil, err
+	if err := writeRunFiles(x.dir, x.cfg, summary, results, more, job.JUnit, x.floors, infra); err != nil {
+		return err
 	}
-	if err := folder.WriteSummary(summary); err != nil {
-		return nil, err
+	if err := x.folder.WriteSummary(summary); err != nil {
+		return err
 	}
 	if err := appendSummaryMD(job.SummaryMD, out); err != nil {
-		return nil, err
+		return err
 	}
 	// The folder stays locked until its files are written.
-	if err := folder.Close(); err != nil {
-		return nil, err
+	err := x.folder.Close()
+	x.folder = nil
+	if err != nil {
+		return err
 	}
 	if !job.NoStore {
-		out.StoreErr = record(job, cfg, summary, dir)
+		out.StoreErr = record(job, x.cfg, summary, x.dir)
 	}
-	return out, nil
+	return nil
+}
+
+// dispatcherOf is the dispatcher of job's run in folder, chosen once
+// from its options: through the queue (--workers, --cluster, --queue),
+// in rounds of batches (--batch), or in this process.
+func dispatcherOf(job Job, s *judging.Session, folder *run.Run, units []dispatch.Unit) dispatch.Dispatcher {
+	local := dispatch.Local{Units: units, Limit: s.Limit()}
+	switch {
+	case job.Queue.On():
+		return queued(job, s, folder, units)
+	case s.Client().Batch() != nil:
+		return &dispatch.Batch{Local: local, Batch: s.Client().Batch(), Dir: folder.Dir(), Log: job.Log, Now: job.Now}
+	}
+	return local
 }
 
 // planJob is what job judges, given its model session.
@@ -458,9 +604,9 @@ func planJob(job Job, s *judging.Session, floors *run.MinGate) (plan, error) {
 	}
 	_, build := judgesOf(job.Registry, job.Metrics, floors, s)
 	scorers := build(s.Model())
-	units := make([]Unit, len(scorers))
+	units := make([]dispatch.Unit, len(scorers))
 	for i, sc := range scorers {
-		units[i] = ScorerUnit(job.Metrics[i], sc)
+		units[i] = dispatch.ScorerUnit(job.Metrics[i], sc)
 	}
 	p := plan{metrics: job.Metrics, units: units, dryMetrics: job.Metrics, dryScorers: build, check: scorers}
 	for _, m := range job.Metrics {

@@ -10,6 +10,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
@@ -99,36 +100,11 @@ func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 	return o, err
 }
 
-// judge is Judge in the run's span.
+// judge is Judge in the run's span: the settings checked, the dataset
+// read and checked, then judged record by record.
 func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
-	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
-	job.Out = judging.Writer(job.Out)
-	if job.Format == "" {
-		job.Format = report.OutputYAML
-	}
-	if err := report.CheckOutputFormat(job.Format, report.OutputYAML, report.OutputJSON, report.OutputJSONL, report.OutputText); err != nil {
-		return nil, err
-	}
-	if job.Registry == nil {
-		job.Registry = agent.Builtins()
-	}
-	if len(job.Metrics) == 0 {
-		return nil, eval.FlagError("--metric", "name at least one metric (have %s)", metricList(job.Registry))
-	}
-	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
-		return nil, err
-	}
-	if err := job.Judging.CheckChecker(job.Metrics); err != nil {
-		return nil, err
-	}
-	floors, err := run.ParseMinGate(job.Min)
+	job, floors, err := checkJudgeJob(job)
 	if err != nil {
-		return nil, eval.AsInputError("--min", err)
-	}
-	if err := floors.Check(job.Metrics); err != nil {
-		return nil, eval.AsInputError("--min", err)
-	}
-	if err := job.Judging.Check(); err != nil {
 		return nil, err
 	}
 	s, err := job.Judging.Open(job.Log, job.Env)
@@ -169,35 +145,69 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		plan.Judge = s.Judge()
 		return &JudgeOutcome{Records: data.Len(), Plan: plan}, nil
 	}
+	j := &judgeRun{job: job, s: s, floors: floors, stats: run.Stats{Threshold: threshold}, o: &JudgeOutcome{Records: data.Len()}}
+	return j.run(ctx, data, scorers)
+}
+
+// checkJudgeJob fills in job's defaults and checks its settings, before
+// anything is read: the floors are the parsed --min.
+func checkJudgeJob(job JudgeJob) (JudgeJob, *run.MinGate, error) {
+	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
+	job.Out = judging.Writer(job.Out)
+	if job.Format == "" {
+		job.Format = report.OutputYAML
+	}
+	if err := report.CheckOutputFormat(job.Format, report.OutputYAML, report.OutputJSON, report.OutputJSONL, report.OutputText); err != nil {
+		return job, nil, err
+	}
+	if job.Registry == nil {
+		job.Registry = agent.Builtins()
+	}
+	if len(job.Metrics) == 0 {
+		return job, nil, eval.FlagError("--metric", "name at least one metric (have %s)", metricList(job.Registry))
+	}
+	if err := checkMetrics(job.Registry, job.Metrics); err != nil {
+		return job, nil, err
+	}
+	if err := job.Judging.CheckChecker(job.Metrics); err != nil {
+		return job, nil, err
+	}
+	floors, err := run.ParseMinGate(job.Min)
+	if err != nil {
+		return job, nil, eval.AsInputError("--min", err)
+	}
+	if err := floors.Check(job.Metrics); err != nil {
+		return job, nil, eval.AsInputError("--min", err)
+	}
+	if err := job.Judging.Check(); err != nil {
+		return job, nil, err
+	}
+	return job, floors, nil
+}
+
+// judgeRun is a judge run under way: what counts its results.
+type judgeRun struct {
+	job      JudgeJob
+	s        *judging.Session
+	floors   *run.MinGate
+	stats    run.Stats
+	defaults judging.Defaults
+	o        *JudgeOutcome
+}
+
+// run judges data record by record in this process, writing each
+// record's results as it and the records before it are done, then says
+// why the run did not pass.
+func (j *judgeRun) run(ctx context.Context, data *dataset.Dataset, scorers []eval.Scorer) (*JudgeOutcome, error) {
+	job, s, o := j.job, j.s, j.o
 	meter, err := s.Meter(job.Log, job.Env, "judge", data.Len(), job.Quiet)
 	if err != nil {
 		return nil, err
 	}
 	out := report.NewResultWriter(meter.Writer(job.Out), job.Format)
-	stats := run.Stats{Threshold: threshold}
-	o := &JudgeOutcome{Records: data.Len()}
-	var defaults judging.Defaults
 	var werr error
 	err = ScoreStream(ctx, data.Records(), telemetry.Scorers(scorers), s.Limit(), func(_ int, rec dataset.Record, scores []eval.Score) error {
-		defaulted := 0
-		for _, sc := range scores {
-			s.Observe(sc)
-			defaults.Add(named(rec.ID, sc))
-			if sc.Defaulted {
-				defaulted++
-			}
-			r := run.ResultOf(rec.ID, sc)
-			stats.Add(r)
-			r.Value, r.Points = run.Round(r.Value), run.Round(r.Points)
-			// The floor compares the value printed, rounded.
-			floors.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
-			if werr = out.Write(r); werr != nil {
-				return werr
-			}
-		}
-		o.Done++
-		meter.Add(1, defaulted)
-		werr = out.Flush()
+		werr = j.record(out, meter, rec, scores)
 		return werr
 	})
 	// A run that failed before any result was written prints nothing
@@ -218,17 +228,41 @@ func judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
 		return nil, data.Err(err)
 	}
 	o.ran = true
-	o.Summaries, o.Skipped = stats.Metrics(job.Metrics...), stats.Skipped()
-	o.Report = s.Report(stats.Defaulted())
+	o.Summaries, o.Skipped = j.stats.Metrics(job.Metrics...), j.stats.Skipped()
+	o.Report = s.Report(j.stats.Defaulted())
 	if interrupted {
 		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted after %d of %d records: %w", o.Done, data.Len(), context.Cause(ctx))})
 	}
-	o.Failures = append(o.Failures, s.Failures(defaults)...)
+	o.Failures = append(o.Failures, s.Failures(j.defaults)...)
 	o.Failures = append(o.Failures, job.Judging.ScoredFailures(counts(o.Summaries))...)
-	if err := floors.Err(); err != nil {
+	if err := j.floors.Err(); err != nil {
 		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailFloor, Err: err})
 	}
 	return o, nil
+}
+
+// record counts a record's scores and writes its results, rounded as
+// the floors compare them.
+func (j *judgeRun) record(out *report.ResultWriter, meter *progress.Meter, rec dataset.Record, scores []eval.Score) error {
+	defaulted := 0
+	for _, sc := range scores {
+		j.s.Observe(sc)
+		j.defaults.Add(named(rec.ID, sc))
+		if sc.Defaulted {
+			defaulted++
+		}
+		r := run.ResultOf(rec.ID, sc)
+		j.stats.Add(r)
+		r.Value, r.Points = run.Round(r.Value), run.Round(r.Points)
+		// The floor compares the value printed, rounded.
+		j.floors.Add(eval.Score{Metric: r.Metric, Value: r.Value, Defaulted: r.Defaulted, Skipped: r.Skipped})
+		if err := out.Write(r); err != nil {
+			return err
+		}
+	}
+	j.o.Done++
+	meter.Add(1, defaulted)
+	return out.Flush()
 }
 
 // named is sc with its error, if any, naming the record and metric, for

@@ -7,6 +7,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/heuristics/daily"
@@ -30,9 +31,9 @@ func ContextMetrics() []string { return slices.Clone(contextMetrics) }
 // (heuristics.ContextQuality, the weights of the built-in context
 // profile): context_quality, with the evidence, and its four sub-scores
 // read from that evidence.
-func ContextUnit() Unit {
+func ContextUnit() dispatch.Unit {
 	scorer := heuristics.ContextQuality{}
-	return Unit{Metrics: contextMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+	return dispatch.Unit{Metrics: contextMetrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
 		sc, err := scorer.Score(ctx, s)
 		if err != nil {
 			return nil, err
@@ -63,8 +64,8 @@ func ResearchMetrics(p *agent.Profile) []string {
 // whose reason is the card's status and reason. A card with a defaulted
 // dimension has its total marked defaulted too, so that it is counted
 // apart rather than averaged in.
-func ResearchUnit(p *agent.Profile, opt agent.Options) Unit {
-	return Unit{Metrics: ResearchMetrics(p), Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+func ResearchUnit(p *agent.Profile, opt agent.Options) dispatch.Unit {
+	return dispatch.Unit{Metrics: ResearchMetrics(p), Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
 		card, err := agent.Score(ctx, p, s, opt)
 		if err != nil {
 			return nil, err
@@ -114,11 +115,11 @@ var dailyMetrics = daily.Metrics()
 // daily profile), the report scored once: the five scores and the overall
 // quality, each with its dimensions in the evidence. A record without telemetry has its QoS
 // skipped.
-func DailyUnit() Unit { return dailyUnit(nil) }
+func DailyUnit() dispatch.Unit { return dailyUnit(nil) }
 
 // dailyUnit is DailyUnit with the daily profile p (nil: the built-in one).
-func dailyUnit(p *daily.Profile) Unit {
-	return Unit{Metrics: dailyMetrics, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
+func dailyUnit(p *daily.Profile) dispatch.Unit {
+	return dispatch.Unit{Metrics: dailyMetrics, Judge: func(_ context.Context, s eval.Sample) ([]eval.Score, error) {
 		return daily.Scores(p, s)
 	}}
 }
@@ -127,7 +128,7 @@ func dailyUnit(p *daily.Profile) Unit {
 type profilePlan struct {
 	name    string
 	metrics []string
-	units   func(m judges.Model) []Unit
+	units   func(m judges.Model) []dispatch.Unit
 	// dry are the profile's model-calling metrics and the builder of
 	// their scorers; none for a profile that never calls a model.
 	dryMetrics []string
@@ -155,10 +156,10 @@ func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 		if err != nil {
 			return profilePlan{}, err
 		}
-		return profilePlan{name: profile, metrics: contextMetrics, units: func(judges.Model) []Unit { return []Unit{ContextUnit()} },
+		return profilePlan{name: profile, metrics: contextMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{ContextUnit()} },
 			data: profile, card: cardThreshold(p)}, nil
 	case dataset.ProfileDaily:
-		return profilePlan{name: profile, metrics: dailyMetrics, units: func(judges.Model) []Unit { return []Unit{DailyUnit()} }, data: profile}, nil
+		return profilePlan{name: profile, metrics: dailyMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{DailyUnit()} }, data: profile}, nil
 	case dataset.ProfileResearch:
 		p, err := profiles.Load(profile)
 		if err != nil {
@@ -175,7 +176,7 @@ func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 	}
 	switch p.Kind {
 	case agent.KindDaily:
-		return profilePlan{name: profile, metrics: dailyMetrics, units: func(judges.Model) []Unit { return []Unit{dailyUnit(p.Daily)} }, data: dataset.ProfileDaily}, nil
+		return profilePlan{name: profile, metrics: dailyMetrics, units: func(judges.Model) []dispatch.Unit { return []dispatch.Unit{dailyUnit(p.Daily)} }, data: dataset.ProfileDaily}, nil
 	case agent.KindContext:
 		return cardPlan(p, profile, dataset.ProfileContext), nil
 	}
@@ -195,8 +196,8 @@ func ProfilePlan(reg *metric.Registry, profile string) (profilePlan, error) {
 func cardPlan(p *agent.Profile, name, data string) profilePlan {
 	dm, ds := p.ModelScorers(agent.Options{})
 	return profilePlan{name: name, metrics: ResearchMetrics(p), dryMetrics: dm, dryScorers: ds, data: data,
-		registry: p.Metrics(), card: cardThreshold(p), units: func(m judges.Model) []Unit {
-			return []Unit{ResearchUnit(p, agent.Options{Model: m})}
+		registry: p.Metrics(), card: cardThreshold(p), units: func(m judges.Model) []dispatch.Unit {
+			return []dispatch.Unit{ResearchUnit(p, agent.Options{Model: m})}
 		}}
 }
 

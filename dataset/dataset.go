@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/assaylabs/assay/conversation"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -271,6 +272,9 @@ func (d *datasetReader) jsonLines(r io.Reader) error {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
+		if d.n == 0 && conversation.IsOTLPJSON(b) {
+			return d.otlpLines(line, b, sc)
+		}
 		if err := d.add(line, col0, b); err != nil {
 			return err
 		}
@@ -458,7 +462,7 @@ func csvCell(field, cell string) (json.RawMessage, string) {
 			return nil, "want a JSON object, got text that is not one"
 		}
 		return json.RawMessage(trimmed), ""
-	case field == "sources":
+	case field == "sources" || field == "messages" || field == "expected_tool_calls":
 		if !strings.HasPrefix(trimmed, "[") || !json.Valid([]byte(trimmed)) {
 			return nil, "want a JSON array, got text that is not one"
 		}
@@ -524,8 +528,12 @@ func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) 
 			return rec, &eval.InputError{Field: "sources", Msg: "want an array of sources: " + strings.TrimPrefix(err.Error(), "json: "), Err: err}
 		}
 	}
-	if !hasQuery && !hasAnswer && !hasContexts {
-		return rec, &eval.InputError{Msg: "record has no question, answer or contexts"}
+	hasConversation, err := readConversation(fields, &s)
+	if err != nil {
+		return rec, err
+	}
+	if !hasQuery && !hasAnswer && !hasContexts && !hasConversation {
+		return rec, &eval.InputError{Msg: "record has no question, answer, contexts or messages"}
 	}
 
 	if raw, ok := fields["id"]; ok {

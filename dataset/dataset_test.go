@@ -147,7 +147,7 @@ func TestReadRejectsBadInput(t *testing.T) {
 		"a header only": {"data.csv", "question,answer\n",
 			"data.csv: empty dataset: no records", 0, 0, ""},
 		"nothing to judge": {"data.jsonl", `{"id":"x","reference":"r","human":{"faithful":true}}`,
-			"data.jsonl:1: record has no question, answer or contexts", 1, 0, ""},
+			"data.jsonl:1: record has no question, answer, contexts or messages", 1, 0, ""},
 		"duplicate ids": {"data.jsonl", ok + "\n" + `{"id":"b","answer":"x"}` + "\n" + ok,
 			`data.jsonl:3: id: duplicate id "a" (first on line 1)`, 3, 0, "id"},
 		"a human that is not an object": {"data.jsonl", `{"question":"q","human":"yes"}`,

@@ -82,7 +82,7 @@ func TestReadJSONArrayErrorsNameTheRow(t *testing.T) {
 		"a context of the wrong type": {"d.json", `[{"question":"a","contexts":["x",2]}]`,
 			"d.json:1: [0].contexts[1]: want a string, got number", 1, "[0].contexts[1]"},
 		"an element with nothing to judge": {"d.jsonl", "[\n" + `{"question":"a"},` + "\n" + `{"id":"z"}` + "\n]",
-			"d.jsonl:3: [1]: record has no question, answer or contexts", 3, "[1]"},
+			"d.jsonl:3: [1]: record has no question, answer, contexts or messages", 3, "[1]"},
 		"an id given twice": {"d.jsonl", `[{"id":"a","question":"a"},{"id":"a","question":"b"}]`,
 			`d.jsonl:1: [1].id: duplicate id "a" (first on line 1)`, 1, "[1].id"},
 		"an element that is not an object": {"d.jsonl", `[{"question":"a"},"b"]`,

@@ -99,6 +99,9 @@ func sampleKind(fields map[string]json.RawMessage) (string, bool) {
 	case report:
 		return ProfileResearch, true
 	}
+	if _, otlp := fields["resourceSpans"]; otlp {
+		return "", true // OTLP export lines: conversations
+	}
 	_, err := decodeRecord(fields)
 	return "", err == nil
 }

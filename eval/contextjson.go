@@ -33,16 +33,18 @@ import (
 //   - A chunk needs "content" (a string; "" is allowed: it adds no facts),
 //     "score" and "documentId" (a non-empty string). Its other fields are
 //     ignored, since retrieval pipelines add their own.
-//   - "score" must be a number >= 0. Scores above 1 are accepted and used
-//     as they are, as the seed does not clamp them. "rerankScore" is
-//     optional and may be null; when present it must be a number >= 0 too
-//     (cross-encoder logits should be normalised first).
+//   - "score" must be a finite number: negative, zero and above 1 are all
+//     used as they are, as the seed does not clamp them (cross-encoders
+//     emit logits). "rerankScore" is optional and may be null; when present
+//     it must be a finite number too. See contextrules.go.
 //   - "metadata" is optional and may be null; when present it is an object,
 //     kept as decoded (numbers as float64; for a repeated key the last value
 //     wins, as in JSON.parse). Its "sectionTitle" may be of any type.
 //   - "context" is optional: missing or null means no assembled context
-//     (empty text, 0 tokens). When present it needs "text" (a string) and
-//     "tokenCount", a whole number >= 0 (1.0 and 1e3 are whole numbers).
+//     (empty text, 0 tokens). When present, "text" is a string, or missing
+//     or null (then Context.TextMissing is set and the text is empty), and
+//     "tokenCount" a whole number >= 0 (1.0 and 1e3 are whole numbers),
+//     needed only when the text is not empty (null counts as missing).
 //     Its other fields are ignored.
 //   - A field named twice in the query, chunk or context objects is an
 //     error. A UTF-8 byte order mark at the start is skipped.
@@ -52,6 +54,17 @@ import (
 // number >= 0, got \"high\"".
 func DecodeContextSample(name string, data []byte) (Sample, error) {
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	// Valid input is read in one pass; anything else is read again by
+	// the full decoder below, which words the error.
+	if s, ok := decodeContextFast(data); ok {
+		return s, nil
+	}
+	return decodeContextFull(name, data)
+}
+
+// decodeContextFull is DecodeContextSample for any input: a syntax check
+// first, then a walk over the tokens that names what is wrong where.
+func decodeContextFull(name string, data []byte) (Sample, error) {
 	r := &contextSampleReader{name: name, data: data}
 	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
 		return Sample{}, &InputError{File: name, Msg: "empty input: expected a JSON object"}
@@ -238,7 +251,8 @@ func (r *contextSampleReader) str(field string, nonEmpty bool) (string, error) {
 	return s, nil
 }
 
-// score reads a finite number >= 0; with nullable, null gives nil.
+// score reads a chunk score (validChunkScore); with nullable, null gives
+// nil.
 func (r *contextSampleReader) score(field string, nullable bool) (*float64, error) {
 	tok, off, err := r.next()
 	if err != nil {
@@ -247,16 +261,16 @@ func (r *contextSampleReader) score(field string, nullable bool) (*float64, erro
 	if tok == nil && nullable {
 		return nil, nil
 	}
-	want := "must be a finite number >= 0, got "
+	want := chunkScoreWant
 	if nullable {
-		want = "must be null or a finite number >= 0, got "
+		want = chunkScoreNullableWant
 	}
 	n, ok := tok.(json.Number)
 	if !ok {
 		return nil, r.errAt(off, field, want+sampleTokenText(tok))
 	}
 	f, err := n.Float64()
-	if err != nil || !(f >= 0) || math.IsInf(f, 0) {
+	if err != nil || !validChunkScore(f) {
 		return nil, r.errAt(off, field, want+sampleTokenText(tok))
 	}
 	return &f, nil
@@ -436,48 +450,49 @@ func (r *contextSampleReader) context() (*Context, error) {
 		return nil, r.errAt(start, "context", "must be an object or null, got "+sampleTokenText(tok))
 	}
 	var c Context
-	var hasText, hasTokens bool
+	var hasText, textNull, hasTokens bool
 	err = r.object("context", func(key string, _ int) error {
 		var err error
 		switch key {
 		case "text":
 			hasText = true
-			c.Text, err = r.str("context.text", false)
+			c.Text, textNull, err = r.nullableText("context.text")
 		case "tokenCount":
-			hasTokens = true
-			c.TokenCount, err = r.tokenCount()
+			var null bool
+			c.TokenCount, null, err = r.tokenCount()
+			hasTokens = !null
 		default:
 			err = r.skip()
 		}
 		return err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case !hasText:
-		return nil, r.errAt(start, "context.text", "required field is missing")
-	case !hasTokens:
-		return nil, r.errAt(start, "context.tokenCount", "required field is missing")
 	}
+	if field, msg := contextTextRule(hasText, textNull, c.Text, hasTokens); field != "" {
+		return nil, r.errAt(start, field, msg)
+	}
+	c.TextMissing = !hasText || textNull
 	return &c, nil
 }
 
-func (r *contextSampleReader) tokenCount() (int, error) {
+// tokenCount reads context.tokenCount; null gives isNull.
+func (r *contextSampleReader) tokenCount() (count int, isNull bool, err error) {
 	tok, off, err := r.next()
-	if err != nil {
-		return 0, err
+	if err != nil || tok == nil {
+		return 0, tok == nil && err == nil, err
 	}
 	const want = "must be a whole number >= 0, got "
 	n, ok := tok.(json.Number)
 	if !ok {
-		return 0, r.errAt(off, "context.tokenCount", want+sampleTokenText(tok))
+		return 0, false, r.errAt(off, "context.tokenCount", want+sampleTokenText(tok))
 	}
 	f, err := n.Float64()
 	if err != nil || !(f >= 0) || f != math.Trunc(f) {
-		return 0, r.errAt(off, "context.tokenCount", want+sampleTokenText(tok))
+		return 0, false, r.errAt(off, "context.tokenCount", want+sampleTokenText(tok))
 	}
 	if f > maxTokenCount {
-		return 0, r.errAt(off, "context.tokenCount", "must be at most 2^53, got "+sampleTokenText(tok))
+		return 0, false, r.errAt(off, "context.tokenCount", "must be at most 2^53, got "+sampleTokenText(tok))
 	}
-	return int(f), nil
+	return int(f), false, nil
 }

@@ -151,20 +151,20 @@ func TestDecodeContextSampleRejectsBadInput(t *testing.T) {
 			in: `{"query": "q", "chunks": ["text"]}`, want: `sample.json:1:27: chunks[0]: must be an object, got "text"`,
 		},
 		"score as a word, on line 7": {
-			in: multiLine(`"high"`), want: `sample.json:7:15: chunks[2].score: must be a finite number >= 0, got "high"`,
+			in: multiLine(`"high"`), want: `sample.json:7:15: chunks[2].score: must be a finite number, got "high"`,
 		},
-		"negative score": {
-			in: multiLine(`-0.1`), want: `sample.json:7:15: chunks[2].score: must be a finite number >= 0, got -0.1`,
+		"score given as a boolean": {
+			in: multiLine(`true`), want: `sample.json:7:15: chunks[2].score: must be a finite number, got true`,
 		},
 		"score beyond float64": {
-			in: multiLine(`1e999`), want: `sample.json:7:15: chunks[2].score: must be a finite number >= 0, got 1e999`,
+			in: multiLine(`1e999`), want: `sample.json:7:15: chunks[2].score: must be a finite number, got 1e999`,
 		},
 		"null score": {
-			in: multiLine(`null`), want: `sample.json:7:15: chunks[2].score: must be a finite number >= 0, got null`,
+			in: multiLine(`null`), want: `sample.json:7:15: chunks[2].score: must be a finite number, got null`,
 		},
 		"rerank score of the wrong type": {
 			in:   `{"query": "q", "chunks": [{"content": "c", "score": 1, "rerankScore": "x", "documentId": "d"}]}`,
-			want: `sample.json:1:71: chunks[0].rerankScore: must be null or a finite number >= 0, got "x"`,
+			want: `sample.json:1:71: chunks[0].rerankScore: must be null or a finite number, got "x"`,
 		},
 		"missing score": {
 			in:   `{"query": "q", "chunks": [{"content": "c", "documentId": "d"}]}`,
@@ -201,11 +201,16 @@ func TestDecodeContextSampleRejectsBadInput(t *testing.T) {
 		"context of the wrong type": {
 			in: `{"query": "q", "chunks": [], "context": "abc"}`, want: `sample.json:1:41: context: must be an object or null, got "abc"`,
 		},
-		"context without text": {
-			in: `{"query": "q", "chunks": [], "context": {"tokenCount": 1}}`, want: "sample.json:1:41: context.text: required field is missing",
+		"context text of the wrong type": {
+			in: `{"query": "q", "chunks": [], "context": {"text": 3, "tokenCount": 1}}`, want: "sample.json:1:50: context.text: must be a string or null, got 3",
 		},
-		"context without token count": {
-			in: `{"query": "q", "chunks": [], "context": {"text": ""}}`, want: "sample.json:1:41: context.tokenCount: required field is missing",
+		"non-empty context text without token count": {
+			in:   `{"query": "q", "chunks": [], "context": {"text": "retrieved passage"}}`,
+			want: "sample.json:1:41: context.tokenCount: required field is missing (context.text is not empty)",
+		},
+		"non-empty context text with a null token count": {
+			in:   `{"query": "q", "chunks": [], "context": {"text": "ข้อความที่ดึงมา", "tokenCount": null}}`,
+			want: "sample.json:1:41: context.tokenCount: required field is missing (context.text is not empty)",
 		},
 		"negative token count": {
 			in:   `{"query": "q", "chunks": [], "context": {"text": "t", "tokenCount": -5}}`,
@@ -280,7 +285,23 @@ type seed002Chunk struct {
 type seed002Sample struct {
 	Query   string         `json:"query"`
 	Chunks  []seed002Chunk `json:"chunks"`
-	Context *eval.Context  `json:"context"`
+	Context *eval.Context  `json:"context,omitempty"`
+	// MissingText is a context written back without its text.
+	MissingText *struct {
+		TokenCount int `json:"tokenCount"`
+	} `json:"-"`
+}
+
+// MarshalJSON writes MissingText, when set, as the context.
+func (s seed002Sample) MarshalJSON() ([]byte, error) {
+	type plain seed002Sample
+	if s.MissingText == nil {
+		return json.Marshal(plain(s))
+	}
+	return json.Marshal(struct {
+		plain
+		Context any `json:"context"`
+	}{plain(s), s.MissingText})
 }
 
 func FuzzDecodeContextSample(f *testing.F) {
@@ -303,11 +324,17 @@ func FuzzDecodeContextSample(f *testing.F) {
 		}
 		require.True(t, utf8.ValidString(s.Query))
 		out := seed002Sample{Query: s.Query, Context: s.Context}
+		if s.Context != nil && s.Context.TextMissing {
+			out.Context = nil
+			out.MissingText = &struct {
+				TokenCount int `json:"tokenCount"`
+			}{s.Context.TokenCount}
+		}
 		for _, c := range s.Sources {
-			require.False(t, math.IsNaN(c.Score) || math.IsInf(c.Score, 0) || c.Score < 0, "score %v", c.Score)
+			require.False(t, math.IsNaN(c.Score) || math.IsInf(c.Score, 0), "score %v", c.Score)
 			if c.RerankScore != nil {
 				r := *c.RerankScore
-				require.False(t, math.IsNaN(r) || math.IsInf(r, 0) || r < 0, "rerank score %v", r)
+				require.False(t, math.IsNaN(r) || math.IsInf(r, 0), "rerank score %v", r)
 			}
 			require.NotEmpty(t, c.ID)
 			require.True(t, utf8.ValidString(c.Text))

@@ -25,12 +25,29 @@ type Sample struct {
 	GroundTruth map[string]float64 `json:"ground_truth,omitempty"`
 	// Metadata is carried through untouched.
 	Metadata map[string]any `json:"metadata,omitempty"`
+
+	// Messages is the conversation judged, when the sample is one (an
+	// agent's or a chat assistant's): OpenAI chat messages, with the
+	// tools the assistant called and their results.
+	Messages []Message `json:"messages,omitempty"`
+	// ExpectedToolCalls are the tool calls the conversation should make;
+	// Ordered says their order matters.
+	ExpectedToolCalls []ExpectedToolCall `json:"expected_tool_calls,omitempty"`
+	Ordered           bool               `json:"ordered,omitempty"`
+	// NotEvaluable, when set, says why the conversation cannot be judged
+	// (spans that carry no message content): its scores are skipped as
+	// ErrNotEvaluable.
+	NotEvaluable string `json:"not_evaluable,omitempty"`
 }
 
 // Context is the context assembled from the retrieved chunks.
 type Context struct {
 	Text       string `json:"text"`
 	TokenCount int    `json:"tokenCount"`
+	// TextMissing is set when the input gave no text (the field missing or
+	// null), as opposed to an empty one; Text is then "". Scorers report
+	// it rather than score it differently.
+	TextMissing bool `json:"textMissing,omitempty"`
 }
 
 // Source is one retrieved context or fetched source.

@@ -63,6 +63,10 @@ type Evidence struct {
 	Gaps []string `json:"gaps,omitempty" yaml:"gaps,omitempty"`
 	// Issues are problems found (structure, readability, repetition).
 	Issues []string `json:"issues,omitempty" yaml:"issues,omitempty"`
+	// Notes are remarks on the input that do not change the score: fields
+	// that were missing, or values outside the usual range, and how the
+	// scorer read them ("context.text is missing: ...").
+	Notes []string `json:"notes,omitempty" yaml:"notes,omitempty"`
 	// Counts are named measurements behind the score
 	// ("total_claims", "unique_domains").
 	Counts map[string]float64 `json:"counts,omitempty" yaml:"counts,omitempty"`

@@ -77,7 +77,8 @@ var defaultContextWeights = ContextWeights{
 // ContextAssessment is seed 002's ContextQualityScore: the overall context
 // quality and its four sub-scores. With non-negative chunk scores up to 1
 // every field is in [0, 1]; the seed does not clamp, and neither does this
-// port (chunk scores above 1 can lift retrieval confidence above 1).
+// port (chunk scores above 1 can lift retrieval confidence above 1, and
+// negative ones take it below 0).
 type ContextAssessment struct {
 	Overall               float64 `json:"overall"`
 	RetrievalConfidence   float64 `json:"retrievalConfidence"`
@@ -86,6 +87,10 @@ type ContextAssessment struct {
 	EstimatedFaithfulness float64 `json:"estimatedFaithfulness"`
 	// Warning is one of the Warn... messages, or "" when none applies.
 	Warning string `json:"warning,omitempty"`
+	// Notes say what the input lacked or held outside the usual range
+	// (a missing context.text, negative scores) and how it was read; the
+	// seed has no such field.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ContextQuality is seed 002's CompositeQualityScorer: it judges the
@@ -128,6 +133,10 @@ type ContextAssessment struct {
 //   - A Go string that is not valid UTF-8 is read as if each invalid byte
 //     were U+FFFD.
 //
+// Negative and zero chunk scores (a cross-encoder's logits) are used as
+// they are, as in the seed, and so is a context without text; the
+// assessment's Notes say so.
+//
 // Non-finite chunk scores give non-finite results, as in the seed; Score
 // reports them as an error, AssessContext returns them as they are.
 type ContextQuality struct {
@@ -142,7 +151,8 @@ var _ eval.Scorer = ContextQuality{}
 // Points are the overall quality, out of 1, and the evidence counts hold the
 // four sub-scores and the overall (under the Key... names). The reason is
 // the seed's warning when there is one (then also the evidence's one
-// issue), else a summary of the sub-scores.
+// issue), else a summary of the sub-scores. The evidence's notes are the
+// assessment's: what the input lacked and how it was read.
 func (c ContextQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := ctx.Err(); err != nil {
 		return eval.Score{}, err
@@ -169,7 +179,7 @@ func (c ContextQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, e
 		Max:    1,
 		Reason: reason,
 		Method: "heuristic",
-		Evidence: eval.Evidence{Issues: warnings, Counts: map[string]float64{
+		Evidence: eval.Evidence{Issues: warnings, Notes: a.Notes, Counts: map[string]float64{
 			KeyRetrievalConfidence:   a.RetrievalConfidence,
 			KeyContextSufficiency:    a.ContextSufficiency,
 			KeyDiversityScore:        a.DiversityScore,
@@ -216,6 +226,7 @@ func (c ContextQuality) Assess(s eval.Sample) ContextAssessment {
 	case a.DiversityScore < ContextLowDiversityBelow:
 		a.Warning = WarnLowDiversity
 	}
+	a.Notes = contextNotes(s)
 	return a
 }
 

@@ -28,7 +28,7 @@ func TestDefaultTiersLoads(t *testing.T) {
 		names = append(names, tr.name)
 	}
 	assert.Equal(t, []string{
-		"government", "education", "standards_body", "official_docs",
+		"government", "intergovernmental", "education", "standards_body", "official_docs",
 		"tier1_news", "journals", "preprints", "industry_analysis", "expert_blogs",
 		"tier2_news", "reference_works", "wikipedia", "blog_platforms",
 		"personal_blogs", "forums", "social_media", "user_generated",
@@ -46,7 +46,7 @@ func TestDefaultTiersLookup(t *testing.T) {
 		"military":                       {"army.mil", "government", 10},
 		"uk government suffix":           {"www.ons.gov.uk", "government", 10},
 		"suffix matches the name itself": {"www.gov.uk", "government", 10},
-		"intergovernmental":              {"www.who.int", "government", 10},
+		"treaty organisation":            {"www.who.int", "intergovernmental", 9},
 		"eu institutions":                {"ec.europa.eu", "government", 10},
 		"us university":                  {"cs.stanford.edu", "education", 10},
 		"uk university":                  {"www.ox.ac.uk", "education", 10},
@@ -92,6 +92,43 @@ func TestDefaultTiersLookup(t *testing.T) {
 	}
 }
 
+// Official organisations of seed 001 ("official organizations", 9) are a
+// class: any host under .int, and intergovernmental and standards bodies on
+// other names. The hosts here are subdomains and bodies the seed does not
+// name.
+func TestDefaultTiersOfficialOrganisations(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		host     string
+		wantTier string
+	}{
+		"any .int host, listed nowhere":        {"secretariat.example-treaty.int", "intergovernmental"},
+		"climate convention secretariat":       {"unfccc.int", "intergovernmental"},
+		"intellectual property organisation":   {"www.wipo.int", "intergovernmental"},
+		"energy agency on .org":                {"www.iea.org", "intergovernmental"},
+		"statistics host of the monetary fund": {"data.imf.org", "intergovernmental"},
+		"central banks' bank":                  {"www.bis.org", "intergovernmental"},
+		"atomic energy agency":                 {"www.iaea.org", "intergovernmental"},
+		"un commission for asia, in bangkok":   {"www.unescap.org", "intergovernmental"},
+		"regional development bank":            {"www.adb.org", "intergovernmental"},
+		"south-east asian nations":             {"asean.org", "intergovernmental"},
+		"un agency, thai-language page host":   {"www.unicef.org", "intergovernmental"},
+		"oecd statistics":                      {"stats.oecd.org", "intergovernmental"},
+		"metrology bureau":                     {"www.bipm.org", "standards_body"},
+		"european standards":                   {"www.cencenelec.eu", "standards_body"},
+		"testing standards":                    {"www.astm.org", "standards_body"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tier, score, ok := DefaultTiers().Lookup(tc.host)
+			require.True(t, ok, tc.host)
+			assert.Equal(t, tc.wantTier, tier)
+			assert.Equal(t, 9.0, score, "seed 001 gives official organisations 9")
+		})
+	}
+}
+
 func TestDefaultTiersUnlisted(t *testing.T) {
 	t.Parallel()
 	for _, host := range []string{
@@ -100,6 +137,8 @@ func TestDefaultTiersUnlisted(t *testing.T) {
 		"microsoft.com",    // only its documentation hosts are
 		"notgov.com",       // ".gov" must match whole labels
 		"gov.example.com",  // a label named gov is not the .gov suffix
+		"int.example.com",  // nor is a label named int the .int suffix
+		"oecd.org.example", // a listed body's name inside another
 		"python.org.evil.", // a listed name inside another
 		"localhost",
 		"192.168.0.1",

@@ -48,7 +48,6 @@ func TestJudgesDefaultOnAnErrorInA200Reply(t *testing.T) {
 			c := llm.New(llm.Config{Backend: b, Retry: llm.RetryPolicy{
 				MaxRetries: 2, Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond,
 			}})
-			start := time.Now()
 
 			sg, err := judges.SourceRelevance{Model: c}.Grade(t.Context(), sample.Query, sample.Sources[0])
 			require.NoError(t, err, "a model failure is data, not an error")
@@ -66,7 +65,6 @@ func TestJudgesDefaultOnAnErrorInA200Reply(t *testing.T) {
 			assert.Contains(t, sc.Err.Error(), tc.message)
 			assert.Contains(t, sc.Reason, tc.message)
 			assert.Equal(t, 2*tc.calls, srv.Calls())
-			assert.Less(t, time.Since(start), 2*time.Second)
 		})
 	}
 }

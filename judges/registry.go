@@ -15,13 +15,14 @@ var ErrUnknownMetric = metric.ErrUnknownMetric
 // AddBuiltins adds the judges' metrics to r: the eight LLM judges, the
 // token-overlap baseline and the judges of an answer against its reference
 // (answer correctness, factual correctness in its three modes, semantic
-// similarity), each entry beside the scorer it builds. --metric takes
-// them all.
+// similarity), and the judges of a conversation (task completion,
+// conversation relevancy, knowledge retention, role adherence), each entry
+// beside the scorer it builds. --metric takes them all.
 func AddBuiltins(r *metric.Registry) error {
 	for _, e := range append([]metric.Entry{
 		tokenOverlapMetric(), completenessMetric(), faithfulnessMetric(), contextPrecisionMetric(),
 		reasoningMetric(), contextRecallMetric(), answerRelevancyMetric(), answerRelevancyGradeMetric(), sourceRelevanceMetric(),
-	}, referenceMetrics()...) {
+	}, append(referenceMetrics(), conversationMetrics()...)...) {
 		if err := r.Add(e); err != nil {
 			return fmt.Errorf("judges: %w", err)
 		}

@@ -40,8 +40,8 @@ func TestAddBuiltinsAddsEveryJudge(t *testing.T) {
 	t.Parallel()
 	r := builtins(t)
 	judgeNames := []string{"answer_correctness", "answer_relevancy", "answer_relevancy_grade", "completeness", "context_precision", "context_recall",
-		"factual_correctness", "factual_correctness_precision", "factual_correctness_recall", "faithfulness", "reasoning",
-		"semantic_similarity", "source_relevance"}
+		"conversation_relevancy", "factual_correctness", "factual_correctness_precision", "factual_correctness_recall", "faithfulness",
+		"knowledge_retention", "reasoning", "role_adherence", "semantic_similarity", "source_relevance", "task_completion"}
 	assert.Equal(t, append(slices.Clone(judgeNames), "token_overlap"), r.Metrics(), "--metric takes the judges and their baseline, sorted")
 	for _, name := range judgeNames {
 		m, ok := r.Lookup(name)

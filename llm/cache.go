@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -23,11 +24,13 @@ import (
 // safe for concurrent use by many goroutines, and by several processes
 // sharing the file (WAL journal, 5 s busy timeout). Close it when done.
 //
-// It keeps as many connections to the file as lookups may run at once
-// (OpenCache's conns), each kept open between calls, and its statements
+// It keeps a few connections to the file (OpenCache's conns, at most
+// MaxCacheConns), each kept open between calls, and its statements
 // prepared once: a connection closed for want of an idle place would open
 // the file, set its pragmas and prepare its statements again on the next
-// lookup.
+// lookup. They read the file through one shared memory map
+// (sqlitedb.OpenMapped), not each through a page cache of its own that a
+// cached rerun would fill once per connection.
 //
 // A corrupt file is set aside (renamed to PATH.corrupt-TIMESTAMP) and a new
 // cache started in its place: at open (SetAside reports it), or when a Get
@@ -63,6 +66,12 @@ const (
 // none: the Client's default Concurrency.
 const DefaultCacheConns = 8
 
+// MaxCacheConns bounds the cache's connections: a lookup is a few
+// microseconds of CPU, so more connections than cores only open the file
+// and prepare the statements more often, while lookups beyond them wait
+// a moment for one.
+func MaxCacheConns() int { return max(2, runtime.GOMAXPROCS(0)) }
+
 var _ Cache = (*SQLiteCache)(nil)
 
 const cacheSchema = `CREATE TABLE IF NOT EXISTS replies (
@@ -90,8 +99,9 @@ func (e *CacheCorruptError) Error() string {
 func (e *CacheCorruptError) Unwrap() error { return e.Err }
 
 // OpenCache opens the cache at path, creating its directory, the file and
-// the table as needed, with conns connections: as many as lookups may run
-// at once, the Client's Concurrency (Config.Concurrency); below 1 is
+// the table as needed, with conns connections (at most MaxCacheConns): as
+// many as lookups may run at once, the Client's Concurrency
+// (Config.Concurrency); below 1 is
 // DefaultCacheConns. A file that is not a database, or a corrupt one, is
 // set aside and a new cache started (see SetAside); a path that cannot be
 // opened gives an error naming it.
@@ -102,6 +112,7 @@ func OpenCache(path string, conns int) (*SQLiteCache, error) {
 	if conns < 1 {
 		conns = DefaultCacheConns
 	}
+	conns = min(conns, MaxCacheConns())
 	c := &SQLiteCache{path: path, conns: conns}
 	db, err := openCacheDB(path, conns)
 	if corrupt(err) {
@@ -123,7 +134,7 @@ func OpenCache(path string, conns int) (*SQLiteCache, error) {
 // connections, all kept when idle, creates its table and prepares its
 // statements.
 func openCacheDB(path string, conns int) (*cacheDB, error) {
-	db, err := sqlitedb.Open(path)
+	db, err := sqlitedb.OpenMapped(path)
 	if err != nil {
 		return nil, fmt.Errorf("llm cache %s: %w", path, err)
 	}

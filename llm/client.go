@@ -397,7 +397,7 @@ func (c *Client) chatSent(ctx context.Context, key string, req Request) (Respons
 				return shared{r, false}, nil
 			}
 			r, err := c.send(ctx, req)
-			if err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
+			if err == nil && c.cfg.Cache != nil && vet(req, &r) {
 				// A cache that cannot write is not worth failing a judge
 				// for: the error is counted and reported, and the call goes on.
 				if err := c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r); err != nil {
@@ -432,6 +432,20 @@ func (c *Client) chatSent(ctx context.Context, key string, req Request) (Respons
 		v.r.Usage = Usage{}
 		return v.r, res.Err
 	}
+}
+
+// vet reports whether r passes req's Check (true when it has none), and
+// keeps what the check read in r.Checked.
+func vet(req Request, r *Response) bool {
+	if req.Check == nil {
+		return true
+	}
+	checked, err := req.Check(r.Content)
+	if err != nil {
+		return false
+	}
+	r.Checked = checked
+	return true
 }
 
 // cached is the reply the cache holds for key, counted as a cache hit;
@@ -495,7 +509,7 @@ func (c *Client) fromBatch(ctx context.Context, b *Batch, key string, req Reques
 		}
 		c.settle(0, u)
 		c.emit(Event{Kind: "call", Tag: req.Tag, Usage: u, Err: got.err})
-		if got.err == nil && c.cfg.Cache != nil && (req.Check == nil || req.Check(r.Content) == nil) {
+		if got.err == nil && c.cfg.Cache != nil && vet(req, &r) {
 			// Kept as a sent reply is, so that no later run pays for it again.
 			if err := c.cfg.Cache.Put(context.WithoutCancel(ctx), key, r); err != nil {
 				c.cacheErr(req.Tag, err)

@@ -119,23 +119,20 @@ func TestClientRetries(t *testing.T) {
 				assert.Equal(t, tc.retries, resp.Usage.Retries)
 				assert.Equal(t, tc.retries+1, resp.Usage.Calls)
 			}
-			assert.GreaterOrEqual(t, time.Since(start), tc.minTime)
-			assert.Less(t, time.Since(start), time.Second)
+			assert.GreaterOrEqual(t, time.Since(start), tc.minTime, "a backoff sleeps at least its interval")
 		})
 	}
 }
 
 func TestClientDeadlineNamesTheLastError(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := &stubBackend{errs: []error{&StatusError{Code: 429, RetryAfter: 10 * time.Second}}}
-	c := New(Config{Backend: b, Retry: RetryPolicy{MaxRetryAfter: time.Minute}})
+	b := &stubBackend{errs: []error{&StatusError{Code: 429, RetryAfter: time.Minute}}}
+	c := New(Config{Backend: b, Retry: RetryPolicy{MaxRetryAfter: 2 * time.Minute}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err := c.Chat(ctx, Request{Messages: []Message{{Role: User, Content: "hi"}}})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Contains(t, err.Error(), "status 429")
-	assert.Less(t, time.Since(start), time.Second)
 }
 
 // hangFirst never answers its first call (until the context ends), like a
@@ -180,9 +177,16 @@ func TestClientCallTimeout(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := New(Config{Backend: &hangFirst{}, CallTimeout: tc.timeout,
 				Retry: RetryPolicy{Initial: time.Millisecond, MaxElapsed: time.Second}})
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			// Without a call timeout the stalled attempt holds until ctx
+			// ends; with one, the retry succeeds long before this
+			// deadline, which is far off so that a loaded machine does
+			// not reach it.
+			deadline := time.Minute
+			if tc.wantErr {
+				deadline = time.Second
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
-			start := time.Now()
 			var u Usage
 			var err error
 			if tc.embed {
@@ -198,8 +202,6 @@ func TestClientCallTimeout(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.retries, u.Retries)
-			// Well before the 1 s deadline, with room for a loaded machine.
-			assert.Less(t, time.Since(start), 700*time.Millisecond)
 		})
 	}
 }
@@ -658,13 +660,12 @@ func TestClientRateLimitPastDeadline(t *testing.T) {
 			// a minute for the next token.
 			_, err := c.Chat(context.Background(), Request{MaxTokens: 40, Messages: []Message{{Role: User, Content: "first"}}})
 			require.NoError(t, err)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			start := time.Now()
 			_, err = c.Chat(ctx, Request{MaxTokens: 40, Messages: []Message{{Role: User, Content: "second"}}})
 			require.ErrorIs(t, err, context.DeadlineExceeded)
-			assert.Contains(t, err.Error(), "rate")
-			assert.Less(t, time.Since(start), 500*time.Millisecond, "refused at once, not after waiting")
+			require.NoError(t, ctx.Err(), "refused at once, not after waiting for the deadline")
+			assert.Contains(t, err.Error(), "past the deadline")
 			assert.Zero(t, c.Waits().Down, "our own limit says nothing of the server")
 		})
 	}

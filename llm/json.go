@@ -83,7 +83,7 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 		return Response{}, err
 	}
 	typ := reflect.TypeOf(out).Elem()
-	req.Check = func(content string) error { return dec.decode(content, reflect.New(typ).Interface()) }
+	req.Check = func(content string) (string, error) { return dec.decode(content, reflect.New(typ).Interface()) }
 	resp, err := c.Chat(ctx, req)
 	u := resp.Usage
 	var perr error
@@ -93,8 +93,11 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 		perr = err
 	case err != nil:
 		return Response{Usage: u}, err
+	case resp.Checked != "" && dec.decodeChecked(resp.Checked, out) == nil:
+		// Vetted by req.Check when it was stored: read as it was then.
+		return resp, nil
 	default:
-		if perr = dec.decode(resp.Content, out); perr == nil {
+		if _, perr = dec.decode(resp.Content, out); perr == nil {
 			return resp, nil
 		}
 	}
@@ -106,7 +109,7 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 	}
 	// decode starts from zero: fields of the rejected reply cannot fill
 	// gaps in the repaired one.
-	if err := dec.decode(resp2.Content, out); err != nil {
+	if _, err := dec.decode(resp2.Content, out); err != nil {
 		return Response{Usage: u}, fmt.Errorf("after one repair request: %w", err)
 	}
 	resp2.Usage = u
@@ -182,7 +185,8 @@ func DecodeReply(content string, schema *Schema, out any, checks ...Check) error
 	if err != nil {
 		return err
 	}
-	return dec.decode(content, out)
+	_, err = dec.decode(content, out)
+	return err
 }
 
 // replyDecoder reads replies of one schema.
@@ -262,7 +266,10 @@ func tolerant(schema json.RawMessage) json.RawMessage {
 	return out
 }
 
-func (d replyDecoder) decode(content string, out any) error {
+// decode reads the first candidate object of content that passes into
+// out, and returns that object as it was decoded (after the schema's
+// reading of its numbers): decodeChecked reads it again the same way.
+func (d replyDecoder) decode(content string, out any) (string, error) {
 	content = reasoningBlock.ReplaceAllString(content, "")
 	var first error
 	for rest := content; ; {
@@ -277,32 +284,41 @@ func (d replyDecoder) decode(content string, out any) error {
 		// Start from zero: fields of a rejected candidate must not fill
 		// gaps in the next.
 		reflect.ValueOf(out).Elem().SetZero()
-		err := d.decodeObject(raw, out)
+		read, err := d.decodeObject(raw, out)
 		if err == nil {
-			return nil
+			return read, nil
 		}
 		if first == nil {
 			first = err
 		}
 	}
 	if first != nil {
-		return first
+		return "", first
 	}
-	return fmt.Errorf("%w: no JSON object in reply %q", ErrInvalidOutput, clip(content, 80))
+	return "", fmt.Errorf("%w: no JSON object in reply %q", ErrInvalidOutput, clip(content, 80))
+}
+
+// decodeChecked reads into out an object that decode returned for a reply
+// of the same request: it passed the schema then, and is not validated
+// against it again; out's Validate method and the checks, which are
+// cheap, still run.
+func (d replyDecoder) decodeChecked(read string, out any) error {
+	reflect.ValueOf(out).Elem().SetZero()
+	return d.decodeRead(read, out)
 }
 
 // reasoningBlock is the thinking some models write before their answer;
 // one left open (the reply was cut while thinking) runs to the end.
 var reasoningBlock = regexp.MustCompile(`(?is)<(?:think|thinking|reasoning)>.*?(?:</(?:think|thinking|reasoning)>|\z)`)
 
-func (d replyDecoder) decodeObject(raw string, out any) error {
+func (d replyDecoder) decodeObject(raw string, out any) (string, error) {
 	if d.schema != nil {
 		var instance any
 		if err := json.Unmarshal([]byte(raw), &instance); err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
+			return "", fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 		}
 		if err := d.schema.Validate(instance); err != nil {
-			return fmt.Errorf("%w: not of the schema: %s", ErrInvalidOutput, schemaProblem(err))
+			return "", fmt.Errorf("%w: not of the schema: %s", ErrInvalidOutput, schemaProblem(err))
 		}
 		// The reply is read as the schema read it: a number the schema
 		// took for an integer (80.0, 8e1) decodes into an int field as 80,
@@ -312,6 +328,15 @@ func (d replyDecoder) decodeObject(raw string, out any) error {
 			raw = string(b)
 		}
 	}
+	if err := d.decodeRead(raw, out); err != nil {
+		return "", err
+	}
+	return raw, nil
+}
+
+// decodeRead decodes an object into out and holds it to out's Validate
+// method and the checks.
+func (d replyDecoder) decodeRead(raw string, out any) error {
 	dec := json.NewDecoder(strings.NewReader(raw))
 	if err := dec.Decode(out); err != nil {
 		var te *json.UnmarshalTypeError

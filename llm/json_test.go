@@ -167,12 +167,68 @@ func TestChatJSONRepairsOnceWhateverRejectsTheReply(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 			// The cache vets replies with the same strict reading.
 			require.NotNil(t, c.reqs[0].Check)
-			assert.NoError(t, c.reqs[0].Check(good))
-			assert.ErrorIs(t, c.reqs[0].Check(`{"verdicts":[{"statement":3,"verdict":"supported"}]}`), ErrInvalidOutput)
+			checked, err := c.reqs[0].Check(good)
+			require.NoError(t, err)
+			assert.JSONEq(t, good, checked, "the object the check read, kept with the reply in the cache")
+			_, err = c.reqs[0].Check(`{"verdicts":[{"statement":3,"verdict":"supported"}]}`)
+			assert.ErrorIs(t, err, ErrInvalidOutput)
 			if tc.calls == 2 {
 				assert.Equal(t, "t/repair", c.reqs[1].Tag)
 				assert.Regexp(t, `^k/repair/[0-9a-f]{16}$`, c.reqs[1].Key)
 			}
+		})
+	}
+}
+
+// cachedReply is a Chatter whose one reply comes from the cache, with
+// the object its check read when it was stored.
+type cachedReply struct {
+	resp Response
+	n    int
+}
+
+func (c *cachedReply) Chat(context.Context, Request) (Response, error) {
+	c.n++
+	return c.resp, nil
+}
+
+func TestChatJSONReadsACheckedReplyWithoutVettingItAgain(t *testing.T) {
+	t.Parallel()
+	two := strictReply{Verdicts: []strictVerdict{{Statement: 2, Verdict: "unsupported"}}}
+	tests := map[string]struct {
+		resp Response
+		want strictReply
+		err  error
+	}{
+		// Content is not read at all: the object checked when stored is.
+		"checked: decoded as stored": {resp: Response{Content: "not even JSON", Checked: `{"verdicts":[{"statement":2,"verdict":"unsupported"}]}`},
+			want: two},
+		// The schema is not applied again (a verdict off its enum), out's
+		// Validate and the checks are.
+		"checked: no schema validation": {resp: Response{Content: "{}", Checked: `{"verdicts":[{"statement":1,"verdict":"maybe"}]}`},
+			want: strictReply{Verdicts: []strictVerdict{{Statement: 1, Verdict: "maybe"}}}},
+		// A stored object that no longer decodes (the reply type changed)
+		// sends the reply through the full reading of its content.
+		"checked but stale: content read in full": {resp: Response{Content: `<think>hm</think>{"verdicts":[{"statement":2,"verdict":"unsupported"}]}`, Checked: `{"verdicts":"no"}`},
+			want: two},
+		"not checked: content read in full": {resp: Response{Content: "```json\n{\"verdicts\":[{\"statement\":2,\"verdict\":\"unsupported\"}]}\n```"},
+			want: two},
+		"checked, but the checks refuse it now": {resp: Response{Content: "{}", Checked: `{"verdicts":[{"statement":3,"verdict":"supported"}]}`},
+			err: ErrInvalidOutput},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := &cachedReply{resp: tc.resp}
+			var got strictReply
+			_, err := ChatJSON(t.Context(), c, Request{Schema: strictSchema, Key: "k"}, &got, atMost(2))
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, 1, c.n, "no repair request")
 		})
 	}
 }

@@ -56,8 +56,11 @@ type Request struct {
 	// Tag names the caller ("faithfulness/verify") in events and usage.
 	Tag string `json:"-"`
 	// Check, when set, vets a reply before it is cached: a reply that fails
-	// it is returned but never stored, so a bad reply is not replayed.
-	Check func(content string) error `json:"-"`
+	// it is returned but never stored, so a bad reply is not replayed. A
+	// reply that passes is stored with what Check returns (Response.Checked:
+	// the JSON object it read), so that a reply read back from the cache
+	// is decoded without being vetted again.
+	Check func(content string) (checked string, err error) `json:"-"`
 }
 
 // Response is a chat reply.
@@ -68,6 +71,11 @@ type Response struct {
 	// no calls, no tokens and no cost: its tokens are CachedIn and
 	// CachedOut).
 	Cached bool `json:"-"`
+	// Checked is the JSON object of Content that passed the request's
+	// Check when the reply was stored in the cache ("" when none did):
+	// ChatJSON decodes it as it is, without the schema validation and the
+	// search for the object in Content that it did then.
+	Checked string `json:"checked,omitempty"`
 	// Truncated is true when the reply stopped at the output token limit
 	// (OpenAI's finish_reason "length", Anthropic's stop_reason
 	// "max_tokens") rather than where the model ended it.

@@ -39,6 +39,9 @@ func sampleData(name string) any {
 		return DefinedGrade{Version: "v1", Criterion: "The answer is polite and cites the refund policy.", Steps: []string{"Read the answer.", "Check its tone."},
 			Scale: "1-5", Rubric: []RubricLine{{"1", "rude"}, {"5", "polite and cites the policy"}}, Grades: "1-5",
 			Fields: []Field{{Name: "question", Label: "question", Text: "Can I get a refund?"}, {Name: "metadata.policy", Label: "field", Text: "Refunds within 30 days."}}}
+	case "conversation.task", "conversation.relevancy", "conversation.retention", "conversation.role":
+		return Conversation{Turns: []Turn{{1, "system", "You are a travel assistant."}, {2, "user", "Weather in Paris on Friday?"},
+			{3, "assistant", `assistant called get_weather({"city":"Paris"})`}, {4, "tool", "sunny"}, {5, "assistant", "Sunny."}}, Judge: []int{3, 5}, Window: 3}
 	case "research.synthesize":
 		return Synthesis{Question: "Capital of France?", Sources: ctxs}
 	default:

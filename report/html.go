@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -20,9 +21,15 @@ import (
 //go:embed report.tmpl
 var reportTemplate string
 
-// reportTmpl is parsed once; its functions format numbers the way the
-// summary table does ("–" for an undefined statistic).
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+// reportTmpl is parsed once, on the first report written rather than at
+// package load, which every command would pay for.
+var reportTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(reportFuncs).Parse(reportTemplate))
+})
+
+// reportFuncs format numbers the way the summary table does ("–" for an
+// undefined statistic).
+var reportFuncs = template.FuncMap{
 	"num":   fmtNum,
 	"f3":    func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
 	"pct":   func(n run.Num) string { return fmtPct(float64(n)) },
@@ -47,7 +54,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return fmtNum(n)
 	},
-}).Parse(reportTemplate))
+}
 
 // WriteHTML writes report.html: one self-contained page (its style and
 // its few lines of script inline, nothing fetched) with the run's header,
@@ -64,7 +71,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // table and never drawn in a histogram. Every text that comes from the
 // dataset or a model is escaped. results may be nil (no samples).
 func WriteHTML(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, data Data) error {
-	if err := reportTmpl.Execute(w, newReportView(cfg, s, results, data)); err != nil {
+	if err := reportTmpl().Execute(w, newReportView(cfg, s, results, data)); err != nil {
 		return fmt.Errorf("writing %s: %w", run.FileReport, err)
 	}
 	return nil

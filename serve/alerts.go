@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/internal/sqlitedb"
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/runstore"
@@ -108,7 +107,7 @@ func (s *store) recordAlert(ctx context.Context, e live.Event) error {
 	if err != nil {
 		return fmt.Errorf("alert event: %w", err)
 	}
-	err = sqlitedb.Exec(ctx, s.db, `INSERT INTO alert_events (at, kind, metric, severity, message, event) VALUES (?, ?, ?, ?, ?, ?)`,
+	err = s.exec(ctx, `INSERT INTO alert_events (at, kind, metric, severity, message, event) VALUES (?, ?, ?, ?, ?, ?)`,
 		e.At.UTC().Format(storeTime), e.Kind, e.Metric, e.Severity, e.Message, string(b))
 	if err != nil {
 		return fmt.Errorf("alert events %s: %w", s.path, err)

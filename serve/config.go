@@ -61,6 +61,10 @@ type Config struct {
 	// TraceMetrics are the metrics a trace is judged with when its
 	// request names none; empty is defaultTraceMetrics.
 	TraceMetrics []string
+	// ConversationMetrics are the metrics a conversation assembled from
+	// OTLP spans (/otlp/v1/traces) is judged with; empty is
+	// DefaultConversationMetrics.
+	ConversationMetrics []string
 	// QueueSize is how many sampled traces may wait to be judged; a
 	// request that would pass it is refused with 429. 0 is 1024. With
 	// Queue, it bounds the queue's stream of trace tasks instead (one per
@@ -177,6 +181,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if len(c.TraceMetrics) == 0 {
 		c.TraceMetrics = defaultTraceMetrics
+	}
+	if len(c.ConversationMetrics) == 0 {
+		c.ConversationMetrics = DefaultConversationMetrics()
 	}
 	c.QueueSize = cmp.Or(c.QueueSize, defaultQueue)
 	c.MaxBody = cmp.Or(c.MaxBody, defaultMaxBody)

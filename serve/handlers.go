@@ -194,6 +194,7 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeRunList, handle: s.getRuns, api: true, doc: docRunList},
 		{pattern: routeRun, handle: s.getRun, api: true, doc: docRun},
 		{pattern: routeTraces, handle: s.postTraces, api: true, doc: docTraces},
+		{pattern: routeOTLP, handle: s.postOTLP, api: true, doc: docOTLP},
 		{pattern: routeSummary, handle: s.getTraceSummary, api: true, doc: docSummary},
 		{pattern: routeTrace, handle: s.getTrace, api: true, doc: docTrace},
 		{pattern: routeAlerts, handle: s.getAlerts, api: true, doc: docAlerts},

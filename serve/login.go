@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/assaylabs/assay/serve/dashboard"
@@ -136,8 +137,10 @@ func (s *Server) postLogin(w http.ResponseWriter, r *http.Request) error {
 
 // loginForm is the page a browser without a session gets for the
 // dashboard: a form posting the token to /login. Nothing is fetched from
-// elsewhere.
-var loginForm = template.Must(template.New("login").Parse(`<!doctype html>
+// elsewhere. It is parsed on the first use, not at package load.
+var loginForm = sync.OnceValue(func() *template.Template { return template.Must(template.New("login").Parse(loginText)) })
+
+const loginText = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Assay · sign in</title>
 <style>body{font:16px system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.4rem;margin:.3rem 0}input{width:100%;box-sizing:border-box}.msg{color:#b00020}</style>
@@ -151,12 +154,12 @@ var loginForm = template.Must(template.New("login").Parse(`<!doctype html>
 <button type="submit">Sign in</button>
 </form>
 </body></html>
-`))
+`
 
 // loginPage answers the login form with status and an optional message.
 func (s *Server) loginPage(w http.ResponseWriter, status int, msg string) {
 	var b bytes.Buffer
-	if err := loginForm.Execute(&b, msg); err != nil {
+	if err := loginForm().Execute(&b, msg); err != nil {
 		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
 		return
 	}

@@ -63,15 +63,15 @@ type qualityInput struct {
 
 type rankedChunk struct {
 	Content     string         `json:"content"`
-	Score       float64        `json:"score" jsonschema:"the retrieval (vector similarity) score, >= 0"`
-	RerankScore *float64       `json:"rerankScore,omitempty" jsonschema:"the reranker's score, >= 0, used in place of score when given"`
+	Score       float64        `json:"score" jsonschema:"the retrieval (vector similarity) score, any finite number (negative and zero included, as the seed does not clamp)"`
+	RerankScore *float64       `json:"rerankScore,omitempty" jsonschema:"the reranker's score, any finite number (cross-encoder logits included), used in place of score when given"`
 	DocumentID  string         `json:"documentId"`
 	Metadata    map[string]any `json:"metadata,omitempty" jsonschema:"carried through; sectionTitle counts for diversity"`
 }
 
 type assembledContext struct {
-	Text       string `json:"text"`
-	TokenCount int    `json:"tokenCount"`
+	Text       *string `json:"text,omitempty" jsonschema:"the assembled text; missing or null scores a context sufficiency of 0 and is named in notes"`
+	TokenCount *int    `json:"tokenCount,omitempty" jsonschema:"the context's tokens, a whole number >= 0; needed when text is not empty"`
 }
 
 // components are the document's schemas, by name, and the Go types they
@@ -349,6 +349,9 @@ var (
 	docTraces = operation{summary: "Production samples for online evaluation: sampled by trace id, journaled (or stored by a shared queue), judged in the background",
 		request: "TracesRequest", example: exampleTraces, status: http.StatusAccepted, response: "TracesResponse",
 		errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusServiceUnavailable}}
+	docOTLP = operation{summary: "OTLP/HTTP trace export (protobuf or JSON): spans assembled into conversations, sampled by conversation id, judged in the background",
+		status: http.StatusOK, contentType: "application/json",
+		errors: []int{http.StatusBadRequest, http.StatusUnsupportedMediaType, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusServiceUnavailable}}
 	docSummary = operation{summary: "Trace scores grouped by day, metric and a metadata field", status: http.StatusOK, response: "TraceSummary",
 		params: []param{
 			{name: "by", in: "query", description: "a metadata field to group by (tenant, model...)"},

@@ -192,7 +192,7 @@ func (m *runManager) setState(id, state string, oc *runOutcome, errText string) 
 	if oc != nil {
 		oj, _ = json.Marshal(oc) // strings and a bool
 	}
-	_, err := m.s.store.db.ExecContext(context.Background(), `UPDATE serve_runs SET state = ?, outcome = ?, error = ? WHERE id = ?`, state, string(oj), errText, id)
+	err := m.s.store.exec(context.Background(), `UPDATE serve_runs SET state = ?, outcome = ?, error = ? WHERE id = ?`, state, string(oj), errText, id)
 	if err != nil {
 		fmt.Fprintf(m.s.cfg.Log, "assay serve: run %s: recording its state %s: %v\n", id, state, err)
 	}
@@ -235,7 +235,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) error {
 		return runInputError(err, req)
 	}
 	rj, _ := json.Marshal(req) // it was decoded from JSON
-	_, err = s.store.db.ExecContext(r.Context(), `INSERT INTO serve_runs (id, created, state, dir, data, records, request) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	err = s.store.exec(r.Context(), `INSERT INTO serve_runs (id, created, state, dir, data, records, request) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		id, now.UTC().Format(storeTime), RunQueued, dir, path, n, string(rj))
 	if err != nil {
 		_ = os.Remove(path)

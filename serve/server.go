@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -84,6 +85,8 @@ type Server struct {
 	queue   *traceQueue
 	// shared, with Config.Queue, takes the new traces instead of queue.
 	shared *sharedTraces
+	// otlp holds the spans of traces not yet whole (/otlp/v1/traces).
+	otlp   *spanBuffer
 	runs   *runManager
 	routes []route
 	// runStore is the run store (the baseline's and the dashboard's
@@ -140,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range cfg.TraceMetrics {
+	for _, m := range append(slices.Clone(cfg.TraceMetrics), cfg.ConversationMetrics...) {
 		if err := j.Check(eval.Sample{Query: "q", Answer: "a", Sources: []eval.Source{{Text: "c"}}, Reference: "r"}, []string{m}); err != nil {
 			_ = j.Close()
 			if ie, ok := errors.AsType[*eval.InputError](err); ok && ie.Field == "--metric" {
@@ -182,9 +185,13 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.Workers = j.Session().Limit()
 	}
 	s.queue = newTraceQueue(s, cfg.QueueSize)
+	s.otlp = newSpanBuffer(cfg.QueueSize)
 	s.metrics = newMetrics(func() float64 { return float64(s.queueDepth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
-	s.metrics.reg.MustRegister(newLiveCollector(mon))
+	s.metrics.reg.MustRegister(newLiveCollector(mon),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "assay_store_write_waits_total",
+			Help: "Writes to serve.db (the trace journal, scores, runs, alert events) that queued behind another of this process's writes."},
+			func() float64 { return float64(st.waits.Load()) }))
 	s.runs = newRunManager(s)
 	s.dash = s.dashboardSource()
 	if cfg.Token != "" {
@@ -291,8 +298,9 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // Close stops the background work gracefully, within
-// Config.ShutdownTimeout: trace judgements under way finish, queued traces
-// stay in the journal, runs are interrupted (resumed by the next Start);
+// Config.ShutdownTimeout: every trace this process answered 202 is judged
+// (those queued too, not left for a restart; what the timeout cuts stays
+// in the journal), runs are interrupted (resumed by the next Start);
 // the alert events still queued are delivered to the store and the
 // webhook, for another ShutdownTimeout at most, and the monitor is
 // closed; then it closes the stores and the model session. Stop serving
@@ -337,7 +345,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case serveErr = <-errc:
 	case <-ctx.Done():
-		fmt.Fprintf(s.cfg.Log, "assay serve: shutting down (%d trace(s) queued stay in the journal)\n", s.queue.depth())
+		fmt.Fprintf(s.cfg.Log, "assay serve: shutting down (%d trace(s) queued or being judged: judged before exit, within %s)\n", s.queue.depth(), s.cfg.ShutdownTimeout)
 		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		if serveErr = hs.Shutdown(sctx); errors.Is(serveErr, context.DeadlineExceeded) {
 			serveErr = fmt.Errorf("requests still in flight after the shutdown timeout (%s) were cut: %w", s.cfg.ShutdownTimeout, serveErr)

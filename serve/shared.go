@@ -19,7 +19,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/assaylabs/assay/bench"
+	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/queue"
 	"github.com/assaylabs/assay/run"
@@ -156,7 +156,7 @@ func (q *sharedTraces) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	q.cancel = cancel
 	q.wg.Go(func() {
-		if err := q.conn.RecordUndeliveredOf(ctx, bench.IsItemRun); err != nil {
+		if err := q.conn.RecordUndeliveredOf(ctx, dispatch.IsItemRun); err != nil {
 			fmt.Fprintf(q.s.cfg.Log, "assay serve: recording undelivered traces: %v\n", err)
 		}
 	})
@@ -247,7 +247,7 @@ func (q *sharedTraces) itemRun(ctx context.Context, metrics []string) (run.Confi
 	if err != nil {
 		return run.Config{}, err
 	}
-	if err := bench.PutItemRun(ctx, q.conn, spec); err != nil {
+	if err := dispatch.PutItemRun(ctx, q.conn, spec); err != nil {
 		return run.Config{}, queueDown(err)
 	}
 	q.runs[key] = spec
@@ -266,7 +266,7 @@ func (q *sharedTraces) publish(ctx context.Context, items []traceItem) (dup []bo
 	if err != nil {
 		return nil, err
 	}
-	var out []bench.Item
+	var out []dispatch.Tagged
 	for _, it := range items {
 		tag, err := json.Marshal(traceTag{TraceID: it.id, Received: it.received.UTC(), Metrics: it.metrics, Metadata: it.sample.Metadata,
 			Query: eval.Clip(it.sample.Query, eval.MaxText), Answer: eval.Clip(it.sample.Answer, eval.MaxText)})
@@ -274,10 +274,10 @@ func (q *sharedTraces) publish(ctx context.Context, items []traceItem) (dup []bo
 			return nil, fmt.Errorf("trace %s: metadata: %w", it.id, err)
 		}
 		for _, m := range it.metrics {
-			out = append(out, bench.Item{ID: traceTaskID(it.id, m), Key: traceKey(it.id, m), Metric: m, Sample: it.sample, Tag: tag})
+			out = append(out, dispatch.Tagged{ID: traceTaskID(it.id, m), Key: traceKey(it.id, m), Metric: m, Sample: it.sample, Tag: tag})
 		}
 	}
-	tasks, err := bench.PublishItems(ctx, q.conn, spec, out)
+	tasks, err := dispatch.PublishTagged(ctx, q.conn, spec, out)
 	if errors.Is(err, queue.ErrFull) {
 		return nil, errQueueFull
 	}
@@ -340,7 +340,7 @@ func readTraceResult(e queue.Entry, id, metric string) (traceTag, run.Result) {
 	tag := traceTag{TraceID: id}
 	why := r.Err
 	if r.Undelivered == 0 {
-		var tr bench.TaggedResults
+		var tr dispatch.TaggedResults
 		err := json.Unmarshal(r.Results, &tr)
 		if err == nil {
 			err = json.Unmarshal(tr.Tag, &tag)
@@ -378,7 +378,7 @@ func resultOutcome(r run.Result) string {
 // after its result is stored, so none is missed in between.
 func (q *sharedTraces) trace(ctx context.Context, id string) (*Trace, error) {
 	filter := traceKeyPrefix + base64.RawURLEncoding.EncodeToString([]byte(id)) + ".*"
-	waiting, err := bench.WaitingItems(ctx, q.conn, filter)
+	waiting, err := dispatch.Waiting(ctx, q.conn, filter)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/assaylabs/assay/eval"
@@ -20,9 +21,20 @@ import (
 // evidence), the runs the server started (serve_runs) and the live
 // alerts' events (alert_events, written by the monitor's sink, never on
 // a request's path). Every commit is synced to disk.
+//
+// This process writes through one writer at a time (write): its writers
+// queue in Go, in order, instead of polling SQLite's file lock against
+// each other, where under load the unlucky ones outwaited the busy
+// timeout and answered 500 ("database is locked"). The busy timeout is
+// left for other processes. A write that had to queue is counted
+// (assay_store_write_waits_total).
 type store struct {
 	path string
 	db   *sql.DB
+	// writer holds the one write slot: a write sends to take it and
+	// receives to give it back.
+	writer chan struct{}
+	waits  atomic.Int64
 }
 
 const storeSchema = `CREATE TABLE IF NOT EXISTS trace_samples (
@@ -89,7 +101,34 @@ func openStore(path string) (*store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("serve store %s: not usable (move it away to start anew): %w", path, err)
 	}
-	return &store{path: path, db: db}, nil
+	return &store{path: path, db: db, writer: make(chan struct{}, 1)}, nil
+}
+
+// write runs fn as this process's only writer, waiting for the one
+// before it (counted) or for ctx.
+func (s *store) write(ctx context.Context, fn func() error) error {
+	select {
+	case s.writer <- struct{}{}:
+	default:
+		s.waits.Add(1)
+		select {
+		case s.writer <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	defer func() { <-s.writer }()
+	return fn()
+}
+
+// inTx is sqlitedb.InTx as the store's writer.
+func (s *store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.write(ctx, func() error { return sqlitedb.InTx(ctx, s.db, fn) })
+}
+
+// exec runs one writing statement as the store's writer.
+func (s *store) exec(ctx context.Context, query string, args ...any) error {
+	return s.write(ctx, func() error { return sqlitedb.Exec(ctx, s.db, query, args...) })
 }
 
 func (s *store) Close() error { return s.db.Close() }
@@ -118,7 +157,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 // when it returns nil.
 func (s *store) journal(ctx context.Context, items []traceItem) ([]bool, error) {
 	fresh := make([]bool, len(items))
-	err := sqlitedb.InTx(ctx, s.db, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO trace_samples (trace_id, received, day, metrics, sample, metadata)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(trace_id) DO NOTHING`)
 		if err != nil {
@@ -213,7 +252,7 @@ func (s *store) record(ctx context.Context, it traceItem, scores []eval.Score, a
 	if err != nil {
 		return nil, err
 	}
-	err = sqlitedb.InTx(ctx, s.db, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		for i, sc := range scores {
 			errText := ""
 			if sc.Err != nil {

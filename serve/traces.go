@@ -89,17 +89,21 @@ type traceQueue struct {
 	reserved int
 	stopped  bool
 
+	// items are the traces queued; close closes it, and the workers
+	// judge what it holds, then end.
 	items chan traceItem
-	// stop, closed, has the workers take no new item; ctx, cancelled
-	// after the grace period, cuts the judgements under way.
-	stop   chan struct{}
+	// pushing is held (read) from a place's reservation to its trace's
+	// push onto items, and (write) by close before it closes items: no
+	// trace that was answered 202 misses the workers.
+	pushing sync.RWMutex
+	// ctx, cancelled after the grace period, cuts the judgements.
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
 func newTraceQueue(s *Server, capacity int) *traceQueue {
-	q := &traceQueue{s: s, capacity: capacity, items: make(chan traceItem, capacity), stop: make(chan struct{})}
+	q := &traceQueue{s: s, capacity: capacity, items: make(chan traceItem, capacity)}
 	q.cond = sync.NewCond(&q.mu)
 	q.ctx, q.cancel = context.WithCancel(context.Background())
 	return q
@@ -156,24 +160,38 @@ func (q *traceQueue) start(workers int, backlog []traceItem) {
 	}
 	q.wg.Go(func() {
 		for _, it := range backlog {
-			if !q.reserveWait() {
+			if !q.push(it) {
 				return // stopped: they stay in the journal
 			}
-			q.items <- it // never blocks: fewer than capacity are reserved before
 		}
 	})
 }
 
-// close stops the workers: none takes a new trace; the judgements under
-// way get until grace ends, then are cut (their traces stay in the
-// journal, judged after a restart). Traces still queued stay in the
-// journal too.
+// push queues a trace of the backlog once a place is free; false when
+// the queue stopped first.
+func (q *traceQueue) push(it traceItem) bool {
+	q.pushing.RLock()
+	defer q.pushing.RUnlock()
+	if !q.reserveWait() {
+		return false
+	}
+	q.items <- it // never blocks: fewer than capacity are reserved before
+	return true
+}
+
+// close stops the queue taking traces and drains it: the workers judge
+// every trace queued (each was answered 202 by this process, or is the
+// journal's backlog already handed over) and end. Judgements still under
+// way when grace ends are cut; their traces, and those not reached, stay
+// in the journal, judged after a restart.
 func (q *traceQueue) close(grace time.Duration) {
 	q.mu.Lock()
 	q.stopped = true
 	q.mu.Unlock()
 	q.cond.Broadcast()
-	close(q.stop)
+	q.pushing.Lock() // the pushes under way are over, and no more come
+	close(q.items)
+	q.pushing.Unlock()
 	done := make(chan struct{})
 	go func() { q.wg.Wait(); close(done) }()
 	t := time.NewTimer(grace)
@@ -188,19 +206,9 @@ func (q *traceQueue) close(grace time.Duration) {
 }
 
 func (q *traceQueue) work() {
-	for {
-		select {
-		case <-q.stop:
-			return
-		default:
-		}
-		select {
-		case <-q.stop:
-			return
-		case it := <-q.items:
-			q.judge(it)
-			q.release(1)
-		}
+	for it := range q.items {
+		q.judge(it)
+		q.release(1)
 	}
 }
 
@@ -328,15 +336,31 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 		items = append(items, traceItem{id: t.TraceID, received: now, sample: rec.Sample, metrics: metrics, parent: spanOf(r)})
 	}
 	resp := TracesResponse{Received: len(req.Traces), NotSampled: len(req.Traces) - len(items)}
+	if err := s.enqueue(w, r, items, &resp); err != nil {
+		return err
+	}
+	s.accepted(w, resp)
+	return nil
+}
+
+// enqueue keeps the sampled items of a request to judge: journaled and
+// queued here, or published to the shared queue. It counts them in resp
+// (Sampled, Duplicates, QueueDepth); its error is the request's answer
+// when nothing of it was kept (413 for more than the queue holds, 429,
+// counted as shed, when it is full). /v1/traces and /otlp/v1/traces admit
+// their traces through it alike.
+func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, items []traceItem, resp *TracesResponse) error {
 	if s.shared != nil {
 		return s.postShared(w, r, items, resp)
 	}
 	if len(items) > s.queue.capacity {
 		return &httpError{status: http.StatusRequestEntityTooLarge, body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request: the queue holds %d; send fewer at a time", len(items), s.queue.capacity), Field: "traces"}}
 	}
+	s.queue.pushing.RLock() // until the traces are on the queue: see close
+	defer s.queue.pushing.RUnlock()
 	if !s.queue.reserve(len(items)) {
 		s.metrics.shed.WithLabelValues(routeTraces, ShedQueueFull).Inc()
-		s.metrics.traces.WithLabelValues("shed").Add(float64(len(req.Traces)))
+		s.metrics.traces.WithLabelValues("shed").Add(float64(resp.Received))
 		w.Header().Set("Retry-After", "1")
 		return &httpError{status: http.StatusTooManyRequests, body: ErrorBody{Error: fmt.Sprintf("the trace queue is full (%d sampled traces waiting): nothing of this request was kept; send it again later", s.queue.capacity)}}
 	}
@@ -358,13 +382,12 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 		s.queue.items <- it // never blocks: its place is reserved
 	}
 	resp.QueueDepth = s.queue.depth()
-	s.accepted(w, resp)
 	return nil
 }
 
-// postShared answers sampled traces with a shared queue: 202 once the
+// postShared publishes sampled traces to a shared queue: nil once the
 // queue stored every one; 429, counted, when its stream is full.
-func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []traceItem, resp TracesResponse) error {
+func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []traceItem, resp *TracesResponse) error {
 	tasks := 0
 	for _, it := range items {
 		tasks += len(it.metrics)
@@ -390,7 +413,6 @@ func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []trac
 			resp.Sampled++
 		}
 	}
-	s.accepted(w, resp)
 	return nil
 }
 

@@ -48,7 +48,7 @@ func TestAgreeChecksTheWholeFileBeforeAnyCall(t *testing.T) {
 		"a field":       {`{"id":"bad","question":"q","contexts":7,"human":{"faithful":true}}`, ":2001: contexts: want an array of strings, got number"},
 		"invalid JSON":  {`{"id":"bad","question":"q",`, ":2001:28: invalid JSON: unexpected end of JSON input"},
 		"a duplicate":   {`{"id":"r7","question":"q","human":{"faithful":true}}`, `:2001: id: duplicate id "r7" (first on line 8)`},
-		"no query":      {`{"id":"bad","human":{"faithful":true}}`, ":2001: record has no question, answer or contexts"},
+		"no query":      {`{"id":"bad","human":{"faithful":true}}`, ":2001: record has no question, answer, contexts or messages"},
 		"not UTF-8":     {`{"id":"bad","question":"caf` + "\xe9" + `","human":{"faithful":true}}`, ":2001:28: invalid UTF-8: expected UTF-8 text"},
 		"a bad context": {`{"id":"bad","question":"q","contexts":["a",1],"human":{"faithful":true}}`, ":2001: contexts[1]: want a string, got number"},
 	}

@@ -41,7 +41,7 @@ func TestBenchGatesBaselineAndStore(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(md), "earlier step\n### Assay: `"), "appended:\n%s", md)
 	assert.Contains(t, string(md), "No quality alert.")
-	assert.Contains(t, string(md), "| faithfulness_score | 0.9733 | 0.9733 | +0.0000 (+0.0000, +0.0000) | - | 0 | 0 | - |")
+	assert.Contains(t, string(md), "| faithfulness_score | 0.9730 | 0.9730 | +0.0000 (+0.0000, +0.0000) | - | 0 | 0 | - |")
 
 	var s runpkg.Summary
 	b, err := os.ReadFile(filepath.Join(second, runpkg.FileSummary))
@@ -72,7 +72,7 @@ func TestBenchGatesBaselineAndStore(t *testing.T) {
 
 	code, stdout, stderr = runEnv(t, env, "runs", "trend", "faithfulness_score", "--dataset", data)
 	require.Equal(t, exitPass, code, stderr)
-	assert.Contains(t, stdout, "0.9733")
+	assert.Contains(t, stdout, "0.9730")
 }
 
 // TestBenchDailyBadRecord: a daily record without its truth is exit 2

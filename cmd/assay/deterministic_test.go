@@ -49,7 +49,7 @@ func TestDeterministicMetricsTakeMetricFlag(t *testing.T) {
 		},
 		"clarity is a report's": {
 			args: []string{"judge", "--metric", "clarity", "../../fixtures/rag/eiffel.json"},
-			code: exitInput, err: `unknown metric "clarity" (have answer_correctness, answer_relevancy, answer_relevancy_grade, completeness, contains, contains_all, contains_any, context_precision, context_recall, equals, factual_correctness, factual_correctness_precision, factual_correctness_recall, faithfulness, grounding, is_json, json_schema, length, reasoning, regex, semantic_similarity, source_relevance, token_overlap)`,
+			code: exitInput, err: `unknown metric "clarity" (have answer_correctness, answer_relevancy, answer_relevancy_grade, completeness, contains, contains_all, contains_any, context_precision, context_recall, conversation_relevancy, equals, factual_correctness, factual_correctness_precision, factual_correctness_recall, faithfulness, grounding, is_json, json_schema, knowledge_retention, length, reasoning, regex, role_adherence, semantic_similarity, source_relevance, task_completion, token_overlap, tool_call_accuracy, tool_call_errors, tool_call_f1, tool_call_loops, trajectory_match)`,
 		},
 		"a value is no metric": {
 			args: []string{"judge", "--metric", "retrieval_confidence", "../../fixtures/rag/eiffel.json"},

@@ -16,6 +16,7 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/toolcall"
 )
 
 // standIn is a fake server's reply logic that answers as the dry run's
@@ -63,6 +64,11 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 		if _, ok := asserts.Lookup(e.Name); ok || e.Needs&metric.NeedsReference != 0 && e.Name != judges.MetricContextRecall {
 			files[e.Name] = "../../fixtures/rag/checks.jsonl"
 		}
+	}
+	// The metrics of a conversation run on conversations.
+	for _, m := range []string{judges.MetricTaskCompletion, judges.MetricConversationRelevancy, judges.MetricKnowledgeRetention, judges.MetricRoleAdherence,
+		toolcall.MetricAccuracy, toolcall.MetricF1, toolcall.MetricTrajectory, toolcall.MetricErrors, toolcall.MetricLoops} {
+		files[m] = "../../fixtures/agents/labelled.jsonl"
 	}
 	type run struct{ metric, embedModel string }
 	runs := map[string]run{

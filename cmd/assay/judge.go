@@ -31,8 +31,11 @@ gaps.
 FILE is a JSON object or array, JSON Lines, or CSV, with Assay's field names
 or those of RAGAS (question/answer/contexts/ground_truth,
 user_input/response/retrieved_contexts/reference) or DeepEval
-(input/actual_output/retrieval_context/expected_output). FILE "-" reads
-standard input as JSON (an object, an array or JSON Lines).
+(input/actual_output/retrieval_context/expected_output); a record may be
+a conversation (messages, expected_tool_calls, ordered), and a file of
+OTLP JSON export lines is read as the conversations of its spans
+(docs/agents.md). FILE "-" reads standard input as JSON (an object, an
+array or JSON Lines).
 
 Metrics: ` + strings.Join(reg.Metrics(), ", ") + `.
 

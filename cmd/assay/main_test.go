@@ -75,7 +75,7 @@ func TestBadInputs(t *testing.T) {
 	huge := write("huge.md", bytes.Repeat([]byte("A claim sentence here. "), 20<<20/23+1))
 	unterminated := write("unterminated.md", []byte("# T\n\nA claim with [an unterminated link](https://a.gov/x \"quote\n"))
 	wrongTypes := write("types.json", []byte("{\n  \"query\": \"q\",\n  \"chunks\": [{\"content\": \"c\", \"score\": \"high\", \"documentId\": \"d\"}]\n}\n"))
-	negScore := write("neg.json", []byte(`{"query": "q", "chunks": [{"content": "c", "score": -0.5, "documentId": "d"}], "context": {"text": "t", "tokenCount": 3}}`))
+	wordScore := write("wordscore.json", []byte(`{"query": "q", "chunks": [{"content": "c", "score": "0.5", "documentId": "d"}], "context": {"text": "t", "tokenCount": 3}}`))
 	negTokens := write("tok.json", []byte(`{"query": "q", "chunks": [], "context": {"text": "t", "tokenCount": -1}}`))
 	noDoc := write("nodoc.json", []byte(`{"query": "q", "chunks": [{"content": "c", "score": 0.5}], "context": {"text": "t", "tokenCount": 3}}`))
 	nanScore := write("nan.json", []byte(`{"query": "q", "chunks": [{"content": "c", "score": NaN, "documentId": "d"}]}`))
@@ -106,7 +106,7 @@ func TestBadInputs(t *testing.T) {
 		"unknown flag":             {[]string{"score", "--colour", "x.md"}, "", 2, "unknown flag: --colour"},
 		"empty stdin":              {[]string{"score", "-"}, "  \n", 2, "<stdin>: empty input"},
 		"wrong JSON types":         {[]string{"score", "--profile", "context", wrongTypes}, "", 2, "types.json:3"},
-		"negative score":           {[]string{"score", "--profile", "context", negScore}, "", 2, "chunks[0].score"},
+		"score given as a string":  {[]string{"score", "--profile", "context", wordScore}, "", 2, "chunks[0].score"},
 		"negative tokenCount":      {[]string{"score", "--profile", "context", negTokens}, "", 2, "context.tokenCount"},
 		"missing documentId":       {[]string{"score", "--profile", "context", noDoc}, "", 2, "chunks[0].documentId"},
 		"NaN score":                {[]string{"score", "--profile", "context", nanScore}, "", 2, "nan.json:1"},

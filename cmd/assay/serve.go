@@ -24,6 +24,7 @@ type serveFlags struct {
 	readTimeout          time.Duration
 	sampleRate           float64
 	traceMetrics         []string
+	convMetrics          []string
 	queue, queueToken    string
 	queueSize            int
 	workers              int
@@ -91,6 +92,7 @@ func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.dataDir, "data-dir", "", `folder of the server's journal, trace scores and runs (default "serve" beside the run store)`)
 	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "share of traces judged, 0 to 1, decided by a hash of the trace id")
 	fl.StringSliceVar(&f.traceMetrics, "trace-metric", serve.DefaultTraceMetrics(), "metrics a trace is judged with when its request names none")
+	fl.StringSliceVar(&f.convMetrics, "conversation-metric", serve.DefaultConversationMetrics(), "metrics a conversation assembled from OTLP spans (POST /otlp/v1/traces) is judged with")
 	fl.StringVar(&f.queue, "queue", "1024", "sampled traces that may wait to be judged (beyond, POST /v1/traces answers 429); or a NATS URL (nats://HOST:4222) whose JetStream queue replicas share with assay worker processes")
 	fl.StringVar(&f.queueToken, "queue-token", "", "the NATS server's token (--queue nats://...)")
 	fl.IntVar(&f.queueSize, "queue-size", 0, "with --queue nats://...: the trace tasks (one per trace and metric) the shared queue holds, waiting or being judged; beyond, POST /v1/traces answers 429 (0: 1024)")
@@ -122,7 +124,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	}
 	cfg := serve.Config{Addr: f.addr, Token: cmp.Or(f.token, f.llm.env("ASSAY_TOKEN")), AllowHosts: f.allowHosts, Profiles: f.profiles,
 		DataDir: f.dataDir, Judging: f.llm.judging(), ReadTimeout: f.readTimeout,
-		Registry: reg, SampleRate: &f.sampleRate, TraceMetrics: f.traceMetrics, QueueSize: size, Queue: url, QueueToken: f.queueToken, Workers: f.workers,
+		Registry: reg, SampleRate: &f.sampleRate, TraceMetrics: f.traceMetrics, ConversationMetrics: f.convMetrics, QueueSize: size, Queue: url, QueueToken: f.queueToken, Workers: f.workers,
 		MaxBody: f.maxBody, RequestTimeout: f.timeout, MaxInFlight: f.maxInFlight, MaxRuns: f.maxRuns, ShutdownTimeout: f.shutdown,
 		Baseline: f.baseline, AlertWindow: f.alertWindow, Webhook: f.webhook, StallAfter: f.stallAfter,
 		Env: f.llm.env, Log: cmd.ErrOrStderr(), Version: cmd.Root().Version}

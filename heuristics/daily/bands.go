@@ -16,12 +16,12 @@ import "slices"
 const negationWords = 3
 
 // readBands adds the sentence's band claims to x.
-func (p *Profile) readBands(text, lower string, ments []mention, x *Extraction) {
+func (p *Profile) readBands(text, lower string, ments []mention, hyps []hit, x *Extraction) {
 	m := p.m
 	hs := m.bandScan.find(lower)
 	for i, h := range hs {
 		g := &m.bandScan
-		if !g.is(h, kBand) || negated(g, text, hs, i) || cued(g, kModal, text, hs, i, 2) || cued(g, kCompare, text, hs, i, 1) {
+		if !g.is(h, kBand) || supposed(text, hyps, h.start) || negated(g, text, hs, i) || cued(g, kModal, text, hs, i, 2) || cued(g, kCompare, text, hs, i, 1) {
 			continue
 		}
 		k := about(ments, h.span, m.bandOf[h.term])

@@ -137,11 +137,7 @@ func (p *Profile) Compliance(d *doc, x Extraction, t *eval.Truth) ComplianceScor
 			bad("content_compliance", riskPenalty, "%s warns without the report's metrics (name one of them with its number)", s.Label)
 		}
 	}
-	if len(t.Percentiles) == 0 || len(x.Percentiles) > 0 {
-		content += 15
-	} else {
-		bad("content_compliance", 15, "Percentile context not used although the data has percentiles")
-	}
+	content += p.percentileContext(x, t, bad)
 	if x.AllNumbers > 0 {
 		content += 15
 	} else {

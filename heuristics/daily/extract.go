@@ -108,7 +108,14 @@ func (p *Profile) extractSentence(text, lower string, x *Extraction) {
 	pcts := m.pctWords.find(lower)
 	links := m.linkWords.find(lower)
 	lastMetric := "" // the metric of the last number bound, for percentiles
+	hyps := m.hyps.findExcept(lower, m.notHyps.find(lower))
+	if o := m.hypOpeners.find(lower); len(o) > 0 && startsSentence(text, o[0].start) {
+		hyps = append([]hit{o[0]}, hyps...)
+	}
 	for i, n := range nums {
+		if supposed(text, hyps, n.start) {
+			continue
+		}
 		if isPercentile(text, lower, n, pcts) {
 			metric := lastMetric
 			if metric == "" {
@@ -155,7 +162,7 @@ func (p *Profile) extractSentence(text, lower string, x *Extraction) {
 		}
 		x.Numbers = append(x.Numbers, c)
 	}
-	p.readBands(text, lower, ments, x)
+	p.readBands(text, lower, ments, hyps, x)
 }
 
 // directionBefore is the direction (+1 above, -1 below, 0 none) of a

@@ -16,9 +16,9 @@ import (
 // its sentence shares with another news item at least minSharedTerms key
 // terms, a third of that item's or more, and more than twice what it
 // shares with item n (an item's terms: its title and the words of its
-// URL's path). A sentence that shares too little with any item (an
-// English headline cited from a Thai sentence) cannot be checked and is
-// not flagged.
+// URL's path). A sentence in another script than its cited item (a Thai
+// sentence citing an English headline) is matched by its anchors instead:
+// the numbers, names and tickers it shares (newsacross.go).
 
 // minSharedTerms is how many key terms, and a third of the item's at
 // least, a sentence must share with another news item for its citation of
@@ -36,6 +36,15 @@ func misdirected(c cite, news []eval.News) string {
 	if c.n < 1 || c.n > len(news) {
 		return ""
 	}
+	if why := misdirectedWithin(c, news); why != "" || !acrossScripts(c.sentence, news[c.n-1]) {
+		return why
+	}
+	return misdirectedAcross(c, news)
+}
+
+// misdirectedWithin judges a citation by the key terms its sentence
+// shares with the news items.
+func misdirectedWithin(c cite, news []eval.News) string {
 	terms := keyTerms(c.sentence)
 	own := shared(terms, keyTerms(newsText(news[c.n-1])))
 	best, bestN := 2*own, 0

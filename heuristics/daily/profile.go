@@ -195,6 +195,19 @@ type Cues struct {
 	// without recommending ("selling pressure", "profit-taking",
 	// "การขายทำกำไร").
 	NotRecommendations Words `yaml:"not_recommendations"`
+	// Hypothetical: with the condition words, they open what a report
+	// supposes rather than states ("wait for RSI to cool below 70",
+	// "จนกว่าปริมาณจะสูงกว่า 1.2 เท่า"). A number, percentile or band word
+	// after one in its clause, or anywhere in a sentence that opens with
+	// one, is not a claim about today's value and is not checked.
+	Hypothetical Words `yaml:"hypothetical"`
+	// HypotheticalOpeners suppose only when they open a sentence, as in
+	// an inversion ("Should RSI climb past 75, ...").
+	HypotheticalOpeners Words `yaml:"hypothetical_openers"`
+	// NotHypothetical are phrases holding a hypothetical word without
+	// supposing anything ("เมื่อวาน", yesterday; "until now"); they are
+	// read first.
+	NotHypothetical Words `yaml:"not_hypothetical"`
 }
 
 // WordLists are the scorers' word lists.

@@ -146,7 +146,12 @@ func overlaps(hs []hit, s span) bool {
 }
 
 // wordBounds reports whether s in text starts and ends at word boundaries
-// where its first and last characters are Latin letters or digits.
+// where its first and last characters are Latin letters or digits. Thai
+// has no spaces between words, so a Thai term may start or end anywhere
+// except inside a syllable: not right after a leading vowel (เ แ โ ใ ไ,
+// written before the consonant they follow in speech: "ปิด" is not in
+// "เปิด"), and not right before a vowel or tone mark that sits on the
+// term's last consonant.
 func wordBounds(text string, s span) bool {
 	if s.start > 0 && isWordByte(text[s.start]) && isWordByte(text[s.start-1]) {
 		return false
@@ -154,7 +159,23 @@ func wordBounds(text string, s span) bool {
 	if s.end < len(text) && isWordByte(text[s.end-1]) && isWordByte(text[s.end]) {
 		return false
 	}
+	if s.start > 0 {
+		if r, _ := utf8.DecodeLastRuneInString(text[:s.start]); r >= 0x0E40 && r <= 0x0E44 {
+			return false
+		}
+	}
+	if s.end < len(text) {
+		if r, _ := utf8.DecodeRuneInString(text[s.end:]); thaiMark(r) {
+			return false
+		}
+	}
 	return true
+}
+
+// thaiMark reports whether r is a Thai vowel sign or tone mark written on
+// the consonant before it (U+0E31, U+0E34-U+0E3A, U+0E47-U+0E4E).
+func thaiMark(r rune) bool {
+	return r == 0x0E31 || r >= 0x0E34 && r <= 0x0E3A || r >= 0x0E47 && r <= 0x0E4E
 }
 
 func isWordByte(c byte) bool {
@@ -416,6 +437,9 @@ type matcher struct {
 	notRecs      terms                // read before recScan
 	recScan      tagged
 	recOf        map[string]int // lowered recommendation word or verb -> index
+	hyps         terms          // condition and hypothetical cues, for claims
+	notHyps      terms          // read before hyps
+	hypOpeners   terms          // hypothetical only at a sentence's start
 	sectionNames []terms
 	vague, cause, generic, filler, comparison, trend, timeframe,
 	risk, lowRisk, highRisk, technical, fundamental, strategies terms
@@ -491,6 +515,14 @@ func compile(p *Profile) *matcher {
 		}
 	}
 	m.notRecs = newTerms(blocks)
+	hyps := Words{}
+	for _, w := range []Words{p.Cues.Condition, p.Cues.Hypothetical} {
+		for lang, ws := range w {
+			hyps[lang] = append(hyps[lang], ws...)
+		}
+	}
+	m.hyps, m.notHyps = newTerms(hyps), newTerms(p.Cues.NotHypothetical)
+	m.hypOpeners = newTerms(p.Cues.HypotheticalOpeners)
 	m.recOf = map[string]int{}
 	for i, r := range p.Recommendations {
 		m.recOf[capitals+r.Label] = i

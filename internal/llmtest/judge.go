@@ -78,6 +78,8 @@ func replies(req openai.ChatCompletionRequest, research dryrun.Replier) Reply {
 		return Reply{Content: `{"explanation":"## Insufficient data\n\nThe fake model found nothing useful.\n\n## Suggestions\n\n- Search elsewhere."}`}
 	case research != nil && has("report", `{"report"`):
 		return fakeReport(req, research)
+	case has("turn_verdicts", `{"verdicts": [{"turn"`):
+		return standIn("turn_verdicts", req)
 	case has("grade", `{"grade"`):
 		return standIn("grade", req)
 	}

@@ -126,13 +126,11 @@ func TestScriptThenFuncThenDefault(t *testing.T) {
 
 func TestDelayEndsWhenTheClientGoesAway(t *testing.T) {
 	t.Parallel()
-	s := New(t, Script(Reply{Delay: time.Minute}))
+	s := New(t, Script(Reply{Delay: time.Hour}))
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, _, err := post(ctx, t, s.URL()+"/chat/completions", chatBody)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), 5*time.Second)
 	// The handler returns too: Close, at cleanup, would otherwise wait a
 	// minute, and goleak would see the goroutine.
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,14 +30,27 @@ import (
 // later can fail at once to avoid a deadlock. Run schema changes in a
 // transaction for that reason. sql.Open connects lazily: the first use
 // reports a file that is not a database.
-func Open(path string) (*sql.DB, error) { return open(path, "NORMAL") }
+func Open(path string) (*sql.DB, error) { return open(path, "NORMAL", "") }
+
+// OpenMapped is Open for a file read far more than written (the reply
+// cache): its connections read the file through one shared memory map
+// (mmap_size, up to MapSize bytes of it) instead of each copying the
+// pages it reads into a page cache of its own, which a new connection
+// would fill again.
+func OpenMapped(path string) (*sql.DB, error) {
+	return open(path, "NORMAL", "&_pragma=mmap_size("+strconv.FormatInt(MapSize, 10)+")")
+}
+
+// MapSize is how much of a file OpenMapped maps: beyond it, reads go
+// through the connection's page cache.
+const MapSize = 1 << 30
 
 // OpenSynced is Open with every commit synced to disk (synchronous FULL):
 // a commit survives a crash of the machine too, not only of the process.
 // For a journal whose writes are promised to someone (an HTTP 202).
-func OpenSynced(path string) (*sql.DB, error) { return open(path, "FULL") }
+func OpenSynced(path string) (*sql.DB, error) { return open(path, "FULL", "") }
 
-func open(path, synchronous string) (*sql.DB, error) {
+func open(path, synchronous, more string) (*sql.DB, error) {
 	if strings.ContainsRune(path, '?') {
 		// The driver reads everything after '?' as DSN parameters.
 		return nil, errors.New("path must not contain '?'")
@@ -44,7 +58,7 @@ func open(path, synchronous string) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	return sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_txlock=immediate")
+	return sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_txlock=immediate"+more)
 }
 
 // Setup runs fn, the first use of a database from Open (creating its

@@ -889,21 +889,19 @@ func TestCancelReturnsPromptly(t *testing.T) {
 		reply llmtest.Reply
 		calls int
 	}{
-		"mid-call":          {reply: llmtest.Reply{Content: good, Delay: 10 * time.Second}, calls: 1},
-		"mid-backoff sleep": {reply: llmtest.Reply{Status: 429, RetryAfter: "10"}, calls: 1},
+		"mid-call":          {reply: llmtest.Reply{Content: good, Delay: time.Hour}, calls: 1},
+		"mid-backoff sleep": {reply: llmtest.Reply{Status: 429, RetryAfter: "60"}, calls: 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.New(t, llmtest.Script(tc.reply), llmtest.Default(ok))
-			c := llm.New(llm.Config{Backend: newBackend(t, srv, func(c *openai.Config) { c.Timeout = time.Minute }),
-				Retry: llm.RetryPolicy{MaxRetryAfter: time.Minute}})
+			c := llm.New(llm.Config{Backend: newBackend(t, srv, func(c *openai.Config) { c.Timeout = 2 * time.Hour }),
+				Retry: llm.RetryPolicy{MaxRetryAfter: 2 * time.Hour}})
 			ctx, cancel := context.WithCancel(t.Context())
 			time.AfterFunc(100*time.Millisecond, cancel)
-			start := time.Now()
 			_, err := c.Chat(ctx, request())
 			require.ErrorIs(t, err, context.Canceled)
-			assert.Less(t, time.Since(start), 2*time.Second)
 			assert.Equal(t, tc.calls, srv.Calls())
 		})
 	}

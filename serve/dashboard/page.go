@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/assaylabs/assay/serve/internal/httpjson"
@@ -34,7 +35,10 @@ const DefaultRefresh = 10 * time.Second
 //go:embed dashboard.html
 var pageText string
 
-var pageTemplate = template.Must(template.New("dashboard").Parse(pageText))
+// pageTemplate is parsed on the first page served, not at package load.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("dashboard").Parse(pageText))
+})
 
 // Page serves the dashboard. Handler gives one with the defaults.
 type Page struct {
@@ -90,7 +94,7 @@ func (p Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refresh = DefaultRefresh
 	}
 	var buf bytes.Buffer
-	err := pageTemplate.Execute(&buf, struct {
+	err := pageTemplate().Execute(&buf, struct {
 		Data      Data
 		JSONPath  string
 		RefreshMS int64

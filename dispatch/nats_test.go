@@ -1,0 +1,133 @@
+package dispatch_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/dispatch"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/queue"
+	"github.com/assaylabs/assay/run"
+)
+
+func natsConfig() run.Config {
+	return run.Config{RunID: "20261206T030000Z-0001", Model: "offline (approximate)", Metrics: []string{"a", "b", "c"},
+		Prompts: map[string]string{"faithfulness.claims": "2"}, Settings: map[string]string{"--strict": "false"}}
+}
+
+// counted counts the judgements of u.
+func counted(u dispatch.Unit, n *atomic.Int32) dispatch.Unit {
+	return dispatch.Unit{Metrics: u.Metrics, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+		n.Add(1)
+		return u.Judge(ctx, s)
+	}}
+}
+
+// TestNATSThroughAWorker: the items go out as tasks to an in-process
+// worker handed its plan, and come back as their units' results; a
+// coordinator started again on the same store publishes none twice and
+// takes the replies stored already.
+func TestNATSThroughAWorker(t *testing.T) {
+	t.Parallel()
+	cfg, dir := natsConfig(), t.TempDir()
+	var judged atomic.Int32
+	units := []dispatch.Unit{counted(lengthUnit("a"), &judged), counted(lengthUnit("b", "c"), &judged)}
+	plan := func(got run.Config) ([]dispatch.Unit, run.Config, error) {
+		return units, run.Config{Model: cfg.Model, Prompts: cfg.Prompts, Settings: cfg.Settings}, nil
+	}
+	n := &dispatch.NATS{Config: cfg, Dir: dir, Units: units, Workers: func(conn *queue.Conn) ([]queue.WorkerConfig, func(), error) {
+		w := dispatch.NewWorker(conn, plan)
+		return []queue.WorkerConfig{{Endpoint: "test", Concurrency: 2, AckWait: time.Minute, Handle: w.Handle}}, func() {}, nil
+	}}
+	x, y := rec("x", "four", 1), rec("y", "seven!!", 2)
+	items := itemsOf(dispatch.Item{Record: x, Unit: 0}, dispatch.Item{Record: x, Unit: 1}, dispatch.Item{Record: y, Unit: 1})
+	want := map[string][]float64{"x/0": {4}, "x/1": {4, 4.1}, "y/1": {7, 7.1}}
+	for _, attempt := range []string{"first", "again"} {
+		var d delivered
+		require.NoError(t, n.Dispatch(t.Context(), items, d.deliver), attempt)
+		assert.Equal(t, want, d.values, attempt)
+		slices.Sort(d.done)
+		assert.Equal(t, []string{"x", "y"}, d.done, attempt)
+		assert.Equal(t, int32(3), judged.Load(), "%s: each task judged once", attempt)
+	}
+}
+
+// TestWorkerRefusesOtherJudges: a worker whose judges differ from the
+// run's refuses its tasks, naming the difference; one with the run's
+// judges judges the task's unit.
+func TestWorkerRefusesOtherJudges(t *testing.T) {
+	t.Parallel()
+	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	nc, err := srv.Connect("test")
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	conn, err := queue.Open(t.Context(), nc, queue.Options{})
+	require.NoError(t, err)
+	cfg := natsConfig()
+	spec, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	require.NoError(t, conn.PutSpec(t.Context(), cfg.RunID, spec))
+	body, err := json.Marshal(map[string]any{"unit": 0, "metrics": []string{"a"}, "version": dispatch.JudgeVersion(cfg), "sample": eval.Sample{ID: "x", Answer: "four"}})
+	require.NoError(t, err)
+	task := queue.Task{Run: cfg.RunID, ID: "t1", Body: body}
+	for name, tc := range map[string]struct {
+		model   string
+		results []run.Result
+		refused string
+	}{
+		"the run's judges": {model: cfg.Model, results: []run.Result{{ID: "x", Metric: "a", Value: 4}}},
+		"another model":    {model: "openai:gpt-x", refused: `this worker judges otherwise than the run: model is "offline (approximate)" for the run, "openai:gpt-x" here`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := dispatch.NewWorker(conn, func(run.Config) ([]dispatch.Unit, run.Config, error) {
+				return []dispatch.Unit{lengthUnit("a")}, run.Config{Model: tc.model, Prompts: cfg.Prompts, Settings: cfg.Settings}, nil
+			})
+			reply, err := w.Handle(t.Context(), task)
+			if tc.refused != "" {
+				require.ErrorIs(t, err, queue.ErrRefused)
+				assert.ErrorContains(t, err, tc.refused)
+				return
+			}
+			require.NoError(t, err)
+			var got []run.Result
+			require.NoError(t, json.Unmarshal(reply, &got))
+			require.Len(t, got, 1)
+			assert.Equal(t, tc.results[0].ID, got[0].ID)
+			assert.Equal(t, tc.results[0].Metric, got[0].Metric)
+			assert.InDelta(t, tc.results[0].Value, got[0].Value, 1e-9)
+		})
+	}
+}
+
+// TestStalled: a dispatch with no worker ends after StallTimeout with a
+// StalledError saying what waits and how to resume.
+func TestStalled(t *testing.T) {
+	t.Parallel()
+	fire := make(chan time.Time, 1)
+	fire <- time.Time{}
+	n := &dispatch.NATS{Config: natsConfig(), Dir: t.TempDir(), Units: []dispatch.Unit{lengthUnit("b", "c")}, StallTimeout: time.Minute,
+		After: func(time.Duration) <-chan time.Time { return fire }, Resume: "assay bench --resume --out runs/x"}
+	var d delivered
+	err := n.Dispatch(t.Context(), itemsOf(dispatch.Item{Record: rec("x", "", 1)}, dispatch.Item{Record: rec("y", "", 2)}), d.deliver)
+	stalled, ok := errors.AsType[*dispatch.StalledError](err)
+	require.True(t, ok, "got %v", err)
+	assert.Equal(t, 2, stalled.Tasks)
+	assert.Equal(t, 4, stalled.Pairs)
+	assert.Equal(t, 2, stalled.Records)
+	require.NotNil(t, stalled.Backlog)
+	assert.False(t, stalled.Backlog.Joined)
+	assert.Contains(t, err.Error(), "no worker has ever joined the queue")
+	assert.Contains(t, err.Error(), "resume with: assay bench --resume --out runs/x")
+	assert.Empty(t, d.values)
+}

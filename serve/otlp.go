@@ -1,0 +1,220 @@
+package serve
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/assaylabs/assay/conversation"
+)
+
+// routeOTLP takes OTLP/HTTP trace exports: an application's OpenTelemetry
+// exporter pointed at http://host:port/otlp sends its spans here.
+const routeOTLP = "POST /otlp/v1/traces"
+
+// DefaultConversationMetrics are the metrics a conversation assembled from
+// spans is judged with unless told otherwise: none needs an expected
+// answer, as production conversations have none.
+func DefaultConversationMetrics() []string {
+	return []string{
+		"task_completion", "conversation_relevancy", "knowledge_retention", "role_adherence", "tool_call_errors", "tool_call_loops",
+	}
+}
+
+// Content types of OTLP/HTTP.
+const (
+	otlpProto = "application/x-protobuf"
+	otlpJSON  = "application/json"
+)
+
+// spanBuffer holds the spans of traces not yet whole: a trace is whole
+// when its root span (the one without a parent) arrives, as an SDK's
+// batch exporter sends it after its children; the oldest trace is taken
+// as it is when more than max are waiting. It is safe for concurrent use.
+type spanBuffer struct {
+	mu     sync.Mutex
+	max    int
+	traces map[string][]conversation.Span
+	order  []string // trace IDs, oldest first
+}
+
+func newSpanBuffer(max int) *spanBuffer {
+	return &spanBuffer{max: max, traces: map[string][]conversation.Span{}}
+}
+
+// add keeps spans and returns the traces they make whole (and those
+// pushed out by the bound), each with all its spans, in the order they
+// were first seen.
+func (b *spanBuffer) add(spans []conversation.Span) [][]conversation.Span {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	whole := map[string]bool{}
+	for _, s := range spans {
+		if _, ok := b.traces[s.TraceID]; !ok {
+			b.order = append(b.order, s.TraceID)
+		}
+		b.traces[s.TraceID] = append(b.traces[s.TraceID], s)
+		if s.ParentID == "" {
+			whole[s.TraceID] = true
+		}
+	}
+	var out [][]conversation.Span
+	keep := b.order[:0]
+	for _, id := range b.order {
+		if whole[id] {
+			out = append(out, b.traces[id])
+			delete(b.traces, id)
+			continue
+		}
+		keep = append(keep, id)
+	}
+	b.order = keep
+	for len(b.order) > b.max {
+		id := b.order[0]
+		out = append(out, b.traces[id])
+		delete(b.traces, id)
+		b.order = b.order[1:]
+	}
+	return out
+}
+
+// postOTLP is POST /otlp/v1/traces: an OTLP/HTTP export request, protobuf
+// or JSON. Its spans are assembled into conversations (package
+// conversation) once their trace is whole; each conversation is sampled by
+// the hash of its conversation ID (its trace ID when it has none), with
+// the rule and rate of /v1/traces, so a session is judged whole or not at
+// all, and is journaled and judged by the same pool, under its trace ID,
+// with the server's conversation metrics. The answer is an
+// ExportTraceServiceResponse in the request's encoding; spans that cannot
+// be taken (no valid trace or span ID) are counted in its partial
+// success. A queue that is full answers 429 with Retry-After, which OTLP
+// exporters retry.
+func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct != otlpProto && ct != otlpJSON {
+		return &httpError{status: http.StatusUnsupportedMediaType, body: ErrorBody{Error: fmt.Sprintf(
+			"Content-Type %q: OTLP/HTTP sends %s or %s", r.Header.Get("Content-Type"), otlpProto, otlpJSON)}}
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return badRequest("", "Content-Encoding gzip: %v", err)
+		}
+		if body, err = io.ReadAll(io.LimitReader(zr, s.cfg.MaxBody+1)); err != nil {
+			return badRequest("", "Content-Encoding gzip: %v", err)
+		}
+		if int64(len(body)) > s.cfg.MaxBody {
+			return &http.MaxBytesError{Limit: s.cfg.MaxBody}
+		}
+	}
+	var req *coltrace.ExportTraceServiceRequest
+	if ct == otlpProto {
+		req, err = conversation.DecodeProto(body)
+	} else {
+		req, err = conversation.DecodeJSON(body)
+	}
+	if err != nil {
+		return badRequest("", "%v", err)
+	}
+	var spans []conversation.Span
+	rejected := 0
+	for _, sp := range conversation.Spans(req) {
+		if len(sp.TraceID) != 32 || len(sp.SpanID) != 16 {
+			rejected++
+			continue
+		}
+		spans = append(spans, sp)
+	}
+	var why string
+	if rejected > 0 {
+		why = fmt.Sprintf("%d span(s) without a valid trace ID (16 bytes) and span ID (8 bytes)", rejected)
+	}
+	items, bad, badWhy := s.otlpItems(r, s.otlp.add(spans))
+	if bad > 0 {
+		rejected += bad
+		why = joinWhy(why, badWhy)
+	}
+	resp := TracesResponse{Received: len(items) + bad, NotSampled: 0}
+	var sampled []traceItem
+	for _, it := range items {
+		if it.sampled {
+			sampled = append(sampled, it.traceItem)
+		} else {
+			resp.NotSampled++
+		}
+	}
+	if err := s.enqueue(w, r, sampled, &resp); err != nil {
+		return err
+	}
+	s.metrics.traces.WithLabelValues("sampled").Add(float64(resp.Sampled))
+	s.metrics.traces.WithLabelValues("not_sampled").Add(float64(resp.NotSampled))
+	s.metrics.traces.WithLabelValues("duplicate").Add(float64(resp.Duplicates))
+	out := &coltrace.ExportTraceServiceResponse{}
+	if rejected > 0 {
+		out.PartialSuccess = &coltrace.ExportTracePartialSuccess{RejectedSpans: int64(rejected), ErrorMessage: why}
+	}
+	var b []byte
+	if ct == otlpProto {
+		b, err = proto.Marshal(out)
+	} else {
+		b, err = protojson.Marshal(out)
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+	return nil
+}
+
+// otlpItem is a conversation to judge, and whether it is sampled.
+type otlpItem struct {
+	traceItem
+	sampled bool
+}
+
+// otlpItems assembles the whole traces into conversations to judge, one
+// item each, keyed by its first trace's ID. A conversation the metrics
+// cannot take (the check of the judger) is rejected: its spans are
+// counted, and why is said.
+func (s *Server) otlpItems(r *http.Request, traces [][]conversation.Span) (items []otlpItem, rejected int, why string) {
+	metrics := s.cfg.ConversationMetrics
+	now := s.cfg.Now()
+	rate := *s.cfg.SampleRate
+	for _, spans := range traces {
+		for _, c := range conversation.Assemble(spans) {
+			sample := c.Sample()
+			sample.Metadata = map[string]any{"conversation_id": c.ID}
+			if err := s.judger.Check(sample, metrics); err != nil {
+				rejected += c.Spans
+				why = joinWhy(why, fmt.Sprintf("conversation %s: %v", c.ID, err))
+				continue
+			}
+			items = append(items, otlpItem{
+				traceItem: traceItem{id: c.Traces[0], received: now, sample: sample, metrics: metrics, parent: spanOf(r)},
+				sampled:   Sampled(c.ID, rate),
+			})
+		}
+	}
+	return items, rejected, why
+}
+
+func joinWhy(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

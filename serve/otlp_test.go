@@ -1,0 +1,237 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/assaylabs/assay/agent"
+	"github.com/assaylabs/assay/conversation"
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/eval"
+)
+
+const (
+	fixtureMessages = "../fixtures/agents/weather.jsonl"
+	fixtureSpans    = "../fixtures/agents/weather.spans.jsonl"
+)
+
+// scoresOf scores a sample offline with the conversation metrics, as
+// "metric value points/max reason" lines.
+func scoresOf(t *testing.T, s eval.Sample) []string {
+	t.Helper()
+	var out []string
+	for _, m := range DefaultConversationMetrics() {
+		sc, err := agent.Builtins().New(m, nil)
+		require.NoError(t, err)
+		got, err := sc.Score(t.Context(), s)
+		require.NoError(t, err)
+		require.False(t, got.Skipped, "%s: %s", m, got.Reason)
+		out = append(out, line(got.Metric, got.Value, got.Points, got.Max, got.Reason))
+	}
+	return out
+}
+
+func line(metric string, v, p, max float64, reason string) string {
+	b, _ := json.Marshal([]any{metric, v, p, max, reason})
+	return string(b)
+}
+
+// replay sends the spans of an OTLP JSON export file through the
+// OpenTelemetry Go SDK and its OTLP/HTTP exporter to url: each span again,
+// with its name, times, attributes and status, under its parent; the SDK
+// gives them new IDs. It returns the new trace IDs by the file's.
+func replay(t *testing.T, url string, encoding otlptracehttp.Encoding, file string) map[string]string {
+	t.Helper()
+	var spans []conversation.Span
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	for l := range strings.Lines(string(data)) {
+		req, err := conversation.DecodeJSON([]byte(l))
+		require.NoError(t, err)
+		spans = append(spans, conversation.Spans(req)...)
+	}
+	exp, err := otlptracehttp.New(t.Context(), otlptracehttp.WithEndpointURL(url+"/otlp/v1/traces"), otlptracehttp.WithEncoding(encoding))
+	require.NoError(t, err)
+	// A syncer exports each span when it ends, one request each: the
+	// children before their root, as a trace's spans arrive over time.
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+	tracer := tp.Tracer("travel-agent")
+	started := map[string]trace.Span{}
+	traces := map[string]string{}
+	var begin func(parent string, ctx context.Context)
+	begin = func(parent string, ctx context.Context) {
+		for _, s := range spans {
+			if s.ParentID != parent || parent == "" && started[s.SpanID] != nil {
+				continue
+			}
+			var kvs []attribute.KeyValue
+			for k, v := range s.Attrs {
+				switch x := v.(type) {
+				case string:
+					kvs = append(kvs, attribute.String(k, x))
+				case int64:
+					kvs = append(kvs, attribute.Int64(k, x))
+				case bool:
+					kvs = append(kvs, attribute.Bool(k, x))
+				}
+			}
+			slices.SortFunc(kvs, func(a, b attribute.KeyValue) int { return strings.Compare(string(a.Key), string(b.Key)) })
+			sctx, span := tracer.Start(ctx, s.Name, trace.WithTimestamp(time.Unix(0, int64(s.Start))), trace.WithAttributes(kvs...))
+			started[s.SpanID] = span
+			traces[s.TraceID] = span.SpanContext().TraceID().String()
+			begin(s.SpanID, sctx)
+		}
+	}
+	for _, s := range spans {
+		if s.ParentID == "" {
+			begin("", context.Background())
+			break
+		}
+	}
+	// End them children first, as they do.
+	for _, s := range slices.Backward(spans) {
+		if s.ParentID != "" {
+			if s.Error {
+				started[s.SpanID].SetStatus(codes.Error, s.Status)
+			}
+			started[s.SpanID].End(trace.WithTimestamp(time.Unix(0, int64(s.End))))
+		}
+	}
+	for _, s := range spans {
+		if s.ParentID == "" {
+			started[s.SpanID].End(trace.WithTimestamp(time.Unix(0, int64(s.End))))
+		}
+	}
+	return traces
+}
+
+// TestConversationScoredEqualFromThreeInputs scores one conversation from
+// OpenAI messages (JSON Lines), from an OTLP JSON file export of its
+// spans, and live: the same spans sent by the OpenTelemetry Go SDK's
+// OTLP/HTTP exporter, protobuf and JSON, to assay serve's
+// /otlp/v1/traces on 127.0.0.1. Every conversation metric gives the same
+// value, points and reason from all three.
+func TestConversationScoredEqualFromThreeInputs(t *testing.T) {
+	t.Parallel()
+	fromMessages, err := dataset.Load(fixtureMessages)
+	require.NoError(t, err)
+	fromFile, err := dataset.Load(fixtureSpans)
+	require.NoError(t, err)
+	require.Len(t, fromFile, 1)
+	want := scoresOf(t, fromMessages[0].Sample)
+	assert.Equal(t, want, scoresOf(t, fromFile[0].Sample), "messages and the OTLP file export")
+
+	for name, enc := range map[string]otlptracehttp.Encoding{"protobuf": otlptracehttp.EncodingProtobuf, "json": otlptracehttp.EncodingJSON} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, Config{})
+			traces := replay(t, s.URL, enc, fixtureSpans)
+			// The second trace's model call carries the whole history: its
+			// conversation is the whole one (the first trace's is its first
+			// turn, judged too).
+			second := traces["5b8efff798038103d269b633813fc60d"]
+			require.NotEmpty(t, second)
+			var got *Trace
+			eventually(t, "the second trace judged", func() bool {
+				tr, err := s.Trace(t.Context(), second)
+				if err != nil || !tr.Judged {
+					return false
+				}
+				got = tr
+				return true
+			})
+			assert.Equal(t, "trip-42", got.Metadata["conversation_id"])
+			var live []string
+			for _, m := range DefaultConversationMetrics() {
+				i := slices.IndexFunc(got.Scores, func(sc TraceScore) bool { return sc.Metric == m })
+				require.GreaterOrEqual(t, i, 0, m)
+				sc := got.Scores[i]
+				live = append(live, line(sc.Metric, sc.Value, sc.Points, sc.Max, sc.Reason))
+			}
+			assert.Equal(t, want, live, "messages and live OTLP")
+			first, err := s.Trace(t.Context(), traces["5b8efff798038103d269b633813fc60c"])
+			require.NoError(t, err, "the first trace is journaled too")
+			assert.Equal(t, "trip-42", first.Metadata["conversation_id"])
+		})
+	}
+}
+
+func TestOTLPAnswersPerSpec(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	noContent, err := os.ReadFile("../fixtures/agents/nocontent.spans.jsonl")
+	require.NoError(t, err)
+	tests := map[string]struct {
+		body, contentType string
+		status            int
+		rejected          int64
+		msg               string
+	}{
+		"a whole trace, JSON": {string(noContent), "application/json", http.StatusOK, 0, ""},
+		"spans without ids": {`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}]}]}]}`,
+			"application/json; charset=utf-8", http.StatusOK, 1, "without a valid trace ID"},
+		"not OTLP":           {`[1,2]`, "application/json", http.StatusBadRequest, 0, "OTLP export request"},
+		"not protobuf":       {"\xff\xff\xff", "application/x-protobuf", http.StatusBadRequest, 0, "not an OTLP protobuf export request"},
+		"wrong content type": {`{}`, "text/plain", http.StatusUnsupportedMediaType, 0, "OTLP/HTTP sends"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) { // in turn: the trace is looked for after
+			code, body := call(t, http.MethodPost, s.URL+"/otlp/v1/traces", tc.body, "Content-Type", tc.contentType)
+			require.Equal(t, tc.status, code, body)
+			if code != http.StatusOK {
+				assert.Contains(t, body, tc.msg)
+				return
+			}
+			var resp coltrace.ExportTraceServiceResponse
+			require.NoError(t, protojson.Unmarshal([]byte(body), &resp))
+			assert.Equal(t, tc.rejected, resp.GetPartialSuccess().GetRejectedSpans())
+			assert.Contains(t, resp.GetPartialSuccess().GetErrorMessage(), tc.msg)
+		})
+	}
+	// The conversation without content is journaled and its scores are
+	// not evaluable: skipped, shown, never a value.
+	var tr *Trace
+	eventually(t, "the trace without content judged", func() bool {
+		got, err := s.Trace(t.Context(), "5b8efff798038103d269b633813fc60c")
+		tr = got
+		return err == nil && got.Judged
+	})
+	for _, sc := range tr.Scores {
+		assert.Equal(t, "skipped", sc.Outcome, sc.Metric)
+		assert.Contains(t, sc.Reason, "not evaluable", sc.Metric)
+	}
+}
+
+func TestSpanBufferWaitsForTheRoot(t *testing.T) {
+	t.Parallel()
+	b := newSpanBuffer(2)
+	child := func(trace string) conversation.Span {
+		return conversation.Span{TraceID: trace, SpanID: "c" + trace, ParentID: "r" + trace}
+	}
+	root := func(trace string) conversation.Span { return conversation.Span{TraceID: trace, SpanID: "r" + trace} }
+	assert.Empty(t, b.add([]conversation.Span{child("1")}), "no root yet")
+	got := b.add([]conversation.Span{root("1"), child("2")})
+	require.Len(t, got, 1)
+	assert.Len(t, got[0], 2, "the trace whole, its child kept")
+	assert.Empty(t, b.add([]conversation.Span{child("3")}))
+	got = b.add([]conversation.Span{child("4")})
+	require.Len(t, got, 1, "three waiting, two allowed: the oldest goes as it is")
+	assert.Equal(t, "2", got[0][0].TraceID)
+}

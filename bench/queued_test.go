@@ -27,6 +27,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/bgtest"
 	"github.com/assaylabs/assay/internal/llmtest"
+	"github.com/assaylabs/assay/internal/queuetest"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/queue"
@@ -460,7 +461,7 @@ func TestQueueTwoModelServers(t *testing.T) {
 }
 
 // waitWorkers waits until n workers wait on the queue's shared consumer
-// of runs' tasks, so the first tasks published go to all of them.
+// of runs' tasks (queuetest.WaitWorkers), connecting to it at url.
 func waitWorkers(t *testing.T, url string, n int) {
 	t.Helper()
 	nc, err := nats.Connect(url)
@@ -468,14 +469,7 @@ func waitWorkers(t *testing.T, url string, n int) {
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		cons, err := js.Consumer(t.Context(), queue.Stream, queue.Consumer)
-		if err != nil {
-			return false
-		}
-		info, err := cons.Info(t.Context())
-		return err == nil && info.NumWaiting == n
-	}, 30*time.Second, 10*time.Millisecond, "workers waiting on the queue")
+	queuetest.WaitWorkers(t, js, n)
 }
 
 // pairValues reads results.jsonl: each pair's value.
@@ -585,43 +579,6 @@ func TestResumeCommand(t *testing.T) {
 	}
 }
 
-// watchLog is a log that says when a line holding want is written.
-type watchLog struct {
-	want string
-	seen chan struct{}
-
-	mu   sync.Mutex
-	b    strings.Builder
-	once sync.Once
-}
-
-func newWatchLog(want string) *watchLog { return &watchLog{want: want, seen: make(chan struct{})} }
-
-func (l *watchLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.Write(p)
-	if strings.Contains(l.b.String(), l.want) {
-		l.once.Do(func() { close(l.seen) })
-	}
-	return len(p), nil
-}
-
-func (l *watchLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *watchLog) wait(t *testing.T) {
-	t.Helper()
-	select {
-	case <-l.seen:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the log never said %q; it says:\n%s", l.want, l.String())
-	}
-}
-
 // closedPort is a loopback address nothing listens on.
 func closedPort(t *testing.T) string {
 	t.Helper()
@@ -643,7 +600,7 @@ func TestQueueWorkerModelDown(t *testing.T) {
 	deadURL := "http://" + closedPort(t) + "/v1"
 	dead := judgingFor(filepath.Join(dir, "dead"))
 	dead.LLM.MaxRetryTime = 300 * time.Millisecond
-	deadLog := newWatchLog("worker: paused: llm:openai:fake-judge at " + deadURL)
+	deadLog := queuetest.NewLog("worker: paused: llm:openai:fake-judge at " + deadURL)
 	startWorker(t, bench.WorkerJob{URL: url, Judging: dead, Log: deadLog, Queue: q,
 		Env: func(k string) string { return map[string]string{"OPENAI_BASE_URL": deadURL, "OPENAI_API_KEY": "k"}[k] }})
 	waitWorkers(t, url, 1)
@@ -652,7 +609,7 @@ func TestQueueWorkerModelDown(t *testing.T) {
 	coordinator := newFakeModel(t, 0)
 	wait := execute(t.Context(), bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"), NoStore: true,
 		Env: coordinator.env, Judging: judgingFor(filepath.Join(dir, "coordinator")), Queue: q})
-	deadLog.wait(t) // it took tasks, and paused
+	deadLog.Wait(t) // it took tasks, and paused
 	alive := newFakeModel(t, 0)
 	startWorker(t, bench.WorkerJob{URL: url, Judging: judgingFor(filepath.Join(dir, "alive")), Env: alive.env, Queue: q})
 	out, err := wait()
@@ -672,9 +629,9 @@ func TestWorkerStartedBeforeServer(t *testing.T) {
 	dir := t.TempDir()
 	addr := closedPort(t)
 	url := "nats://" + addr
-	log := newWatchLog("worker: the NATS server at " + url + " does not answer")
+	log := queuetest.NewLog("worker: the NATS server at " + url + " does not answer")
 	startWorker(t, bench.WorkerJob{URL: url, Judging: judgingFor(dir), Env: f.env, Log: log})
-	log.wait(t)
+	log.Wait(t)
 	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: filepath.Join(dir, "nats"), Listen: addr})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/internal/bgtest"
+	"github.com/assaylabs/assay/internal/queuetest"
 	"github.com/assaylabs/assay/queue"
 )
 
@@ -197,14 +197,7 @@ func TestEndpointsShareTheQueue(t *testing.T) {
 	}
 	// Both workers are waiting on the consumer before any task is there,
 	// so the first tasks go to both.
-	require.Eventually(t, func() bool {
-		cons, err := js.Consumer(ctx, queue.Stream, queue.Consumer)
-		if err != nil {
-			return false
-		}
-		info, err := cons.Info(ctx)
-		return err == nil && info.NumWaiting == 2
-	}, 30*time.Second, 10*time.Millisecond)
+	queuetest.WaitWorkers(t, js, 2)
 
 	const n = 40
 	ids, bodies := make([]string, n), make([][]byte, n)
@@ -462,45 +455,6 @@ func TestClaimOnce(t *testing.T) {
 	}
 }
 
-// watchLog is a worker's log that says when a line holding want is
-// written (seen is closed then).
-type watchLog struct {
-	want string
-	seen chan struct{}
-
-	mu   sync.Mutex
-	b    strings.Builder
-	once sync.Once
-}
-
-func newWatchLog(want string) *watchLog { return &watchLog{want: want, seen: make(chan struct{})} }
-
-func (l *watchLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.Write(p)
-	if strings.Contains(l.b.String(), l.want) {
-		l.once.Do(func() { close(l.seen) })
-	}
-	return len(p), nil
-}
-
-func (l *watchLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// wait waits until the line is written, failing the test after a deadline.
-func (l *watchLog) wait(t *testing.T) {
-	t.Helper()
-	select {
-	case <-l.seen:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the log never said %q; it says:\n%s", l.want, l.String())
-	}
-}
-
 // A worker whose model server does not answer (ErrUnavailable) gives its
 // tasks in hand back and takes no more, while a worker with a server
 // does them all: none is undelivered, though each may be delivered only
@@ -517,7 +471,7 @@ func TestUnreachableWorkerPauses(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.Publish(ctx, "r", ids, bodies))
 
-	deadLog := newWatchLog("worker: paused: dead at http://127.0.0.1:1/v1")
+	deadLog := queuetest.NewLog("worker: paused: dead at http://127.0.0.1:1/v1")
 	var tried, probed atomic.Int32
 	work(t, c, queue.WorkerConfig{Endpoint: "dead at http://127.0.0.1:1/v1", Concurrency: 2, AckWait: 5 * time.Second, MaxDeliver: 2, Log: deadLog,
 		Handle: func(context.Context, queue.Task) ([]byte, error) {
@@ -528,7 +482,7 @@ func TestUnreachableWorkerPauses(t *testing.T) {
 			probed.Add(1)
 			return errors.New("connection refused")
 		}})
-	deadLog.wait(t)
+	deadLog.Wait(t)
 	var done atomic.Int32
 	work(t, c, queue.WorkerConfig{Endpoint: "alive", Concurrency: 2, AckWait: 5 * time.Second, MaxDeliver: 2, Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
 		done.Add(1)
@@ -558,7 +512,7 @@ func TestPausedWorkerResumes(t *testing.T) {
 	require.NoError(t, c.Publish(ctx, "r", []string{"a", "b", "c"}, [][]byte{[]byte("a"), []byte("b"), []byte("c")}))
 	var down atomic.Bool
 	down.Store(true)
-	log := newWatchLog("worker: paused: e: ")
+	log := queuetest.NewLog("worker: paused: e: ")
 	var tried atomic.Int32
 	work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 1, AckWait: 5 * time.Second, Log: log,
 		Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
@@ -574,7 +528,7 @@ func TestPausedWorkerResumes(t *testing.T) {
 			}
 			return nil
 		}})
-	log.wait(t)
+	log.Wait(t)
 	require.Equal(t, int32(1), tried.Load(), "the paused worker tried only the task it held")
 	down.Store(false)
 	got := map[string]string{}

@@ -137,6 +137,9 @@ type Server struct {
 	bucket  *Bucket        // the rate limit, nil: none
 
 	calls, embedCalls atomic.Int64
+	// waiting is the calls in their latency or delay now; peak, the most
+	// at once so far.
+	waiting, peak atomic.Int64
 
 	mu         sync.Mutex
 	srv        *httptest.Server
@@ -287,6 +290,10 @@ func (s *Server) held(r *http.Request) bool {
 
 // Calls is the number of chat requests received, failed ones included.
 func (s *Server) Calls() int { return int(s.calls.Load()) }
+
+// PeakWaiting is the most calls that were in their latency or delay at
+// once: how far a client's calls overlapped.
+func (s *Server) PeakWaiting() int { return int(s.peak.Load()) }
 
 // EmbedCalls is the number of embedding requests received.
 func (s *Server) EmbedCalls() int { return int(s.embedCalls.Load()) }
@@ -480,7 +487,12 @@ func bulkBody(size int) []byte {
 // prelude applies the latency, delay, reset, status and raw body of a
 // reply; it reports whether the caller should still write a success body.
 func (s *Server) prelude(w http.ResponseWriter, r *http.Request, reply Reply) bool {
-	if !wait(r, s.latency+reply.Delay) {
+	n := s.waiting.Add(1)
+	for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
+	}
+	ok := wait(r, s.latency+reply.Delay)
+	s.waiting.Add(-1)
+	if !ok {
 		return false
 	}
 	if reply.Reset {

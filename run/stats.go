@@ -51,6 +51,7 @@ type metricAcc struct {
 	// and passes those it passed; the others pass by their value.
 	verdicts, passes int
 	costUnknown      bool
+	prints, seeds    string
 	byValue          []float64
 }
 
@@ -77,6 +78,8 @@ func (s *Stats) Add(r Result) {
 	m.cachedIn += r.Usage.CachedTokensIn
 	m.cachedOut += r.Usage.CachedTokensOut
 	m.costUnknown = m.costUnknown || r.Usage.CostUnknown
+	m.prints = eval.MergeSet(m.prints, r.Usage.Fingerprints)
+	m.seeds = eval.MergeSet(m.seeds, r.Usage.Seeds)
 	if r.Usage.Calls > 0 || r.Usage.Latency > 0 {
 		m.latencies = append(m.latencies, float64(r.Usage.Latency))
 	}
@@ -210,6 +213,7 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
 		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost, CostUnknown: m.costUnknown,
 		Sampled: m.sampled, Unstable: m.unstable, CacheHits: m.hits, CachedTokensIn: m.cachedIn, CachedTokensOut: m.cachedOut,
+		Fingerprints: m.prints, Seeds: m.seeds,
 	}
 	if m.n > 0 {
 		ms.DefaultedRate = float64(m.defaulted) / float64(m.n)

@@ -278,6 +278,9 @@ type MetricStats struct {
 	// (judges.Unstable); both are absent from an unsampled run.
 	Sampled  int `json:"sampled,omitempty"`
 	Unstable int `json:"unstable,omitempty"`
+	// WeakPasses counts the sampled judgements that passed in some draws
+	// and failed in others (judges.WeakPass); the gate stat weak_passes.
+	WeakPasses int `json:"weak_passes,omitempty"`
 }
 
 // GateResult is one `--gate 'METRIC.STAT OP NUMBER'` checked against a

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sashabaranov/go-openai"
@@ -125,7 +126,7 @@ func TestSamplesReportAnInconsistentJudge(t *testing.T) {
 	env["ASSAY_DATA_DIR"] = t.TempDir()
 	code, out, errOut = runEnv(t, env, "bench", "--samples", "3", "--metric", "faithfulness", "--out", dir, labelled)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "faithfulness: unstable 6 of 6 sampled judgement(s) (majority share below 1 or spread std above 0.1)\n")
+	assert.Contains(t, out, "faithfulness: unstable 6 of 6 sampled judgement(s) (majority share below 1 or spread std above 0.1); weak passes 6 (passed in some draws, failed in others)\n")
 	data, err := os.ReadFile(filepath.Join(dir, runpkg.FileSummary))
 	require.NoError(t, err)
 	var s runpkg.Summary
@@ -188,4 +189,70 @@ func TestSamplesBadInput(t *testing.T) {
 		})
 	}
 	assert.Zero(t, srv.Calls(), "bad input makes no call")
+}
+
+// flipShelley answers like distinct, except that the faithfulness
+// verdicts of the two samples about Frankenstein (their contexts name
+// Shelley) are unsupported in draw 1 of each sampled judgement: those two
+// pass in draws 0 and 2 and fail in draw 1, the others pass in all.
+func flipShelley(req openai.ChatCompletionRequest) llmtest.Reply {
+	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Name == "verdicts" {
+		v := "supported"
+		if req.Seed != nil && *req.Seed == 1 && strings.Contains(req.Messages[len(req.Messages)-1].Content, "Shelley") {
+			v = "unsupported"
+		}
+		return llmtest.Reply{Content: `{"verdicts":[{"statement":1,"verdict":"` + v + `","context":"c1","reason":"fake"},` +
+			`{"statement":2,"verdict":"` + v + `","context":"c1","reason":"fake"}]}`}
+	}
+	return distinct(req)
+}
+
+// --samples shows each sample's pass rate across the draws, counts the
+// weak passes in summary.json and after bench's table, and the gate
+// weak_passes fails a run with too many (exit 1).
+func TestSamplesWeakPassesAndTheirGate(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		gate string
+		code int
+	}{
+		"no gate":                  {code: 0},
+		"a gate the run meets":     {gate: "faithfulness.weak_passes<=2", code: 0},
+		"a gate the run exceeds":   {gate: "faithfulness.weak_passes<=1", code: 1},
+		"a gate of no weak passes": {gate: "faithfulness.weak_passes<1", code: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(flipShelley))
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(),
+				"ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_DATA_DIR": t.TempDir()}
+			dir := filepath.Join(t.TempDir(), "run")
+			args := []string{"bench", "--samples", "3", "--metric", "faithfulness", "--out", dir, labelled}
+			if tc.gate != "" {
+				args = append(args, "--gate", tc.gate)
+			}
+			code, out, errOut := runEnv(t, env, args...)
+			require.Equal(t, tc.code, code, errOut)
+			assert.Contains(t, out, "; weak passes 2 (passed in some draws, failed in others)\n")
+
+			data, err := os.ReadFile(filepath.Join(dir, runpkg.FileSummary))
+			require.NoError(t, err)
+			var s runpkg.Summary
+			require.NoError(t, json.Unmarshal(data, &s))
+			require.Len(t, s.Metrics, 1)
+			assert.Equal(t, 6, s.Metrics[0].Sampled)
+			assert.Equal(t, 2, s.Metrics[0].WeakPasses)
+
+			res, err := runpkg.ReadResults(filepath.Join(dir, runpkg.FileResults))
+			require.NoError(t, err)
+			rates := map[string]float64{}
+			for _, r := range res.Results {
+				rates[r.ID] = r.Evidence.Counts["draw_pass_rate"]
+				assert.InDelta(t, 3, r.Evidence.Counts["samples"], 0)
+				assert.Equal(t, "0 1 2", r.Usage.Seeds, "each draw's seed is recorded")
+			}
+			assert.Equal(t, map[string]float64{"r1": 1, "r2": 1, "r3": 2.0 / 3, "r4": 2.0 / 3, "r5": 1, "r6": 1}, rates)
+		})
+	}
 }

@@ -60,19 +60,19 @@ func TestSamplesMultiplyCalls(t *testing.T) {
 			args: func(string) []string {
 				return []string{"judge", "--metric", "faithfulness", "--format", "json", labelled}
 			},
-			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1)\n",
+			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1), weak passes 0\n",
 		},
 		"agree": {
 			args: func(string) []string {
 				return []string{"agree", "--metric", "faithfulness", "--label", "faithful", labelled}
 			},
-			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1)\n",
+			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1), weak passes 0\n",
 		},
 		"bench": {
 			args: func(dir string) []string {
 				return []string{"bench", "--metric", "faithfulness", "--out", filepath.Join(dir, "run"), labelled}
 			},
-			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1)\n",
+			unstable: "; unstable 0 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1), weak passes 0\n",
 		},
 	}
 	for name, tc := range tests {
@@ -105,7 +105,7 @@ func TestSamplesReportAnInconsistentJudge(t *testing.T) {
 	env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir()}
 	code, out, errOut := runEnv(t, env, "judge", "--samples", "3", "--metric", "faithfulness", "--format", "json", labelled)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, errOut, "; unstable 6 of 6 judgement(s) over 3 samples")
+	assert.Contains(t, errOut, "; unstable 6 of 6 judgement(s) over 3 samples (majority share below 1 or spread std above 0.1), weak passes 6")
 	var results []struct {
 		Value    float64 `json:"value"`
 		Evidence struct {

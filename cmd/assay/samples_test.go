@@ -256,3 +256,76 @@ func TestSamplesWeakPassesAndTheirGate(t *testing.T) {
 		})
 	}
 }
+
+// A rerun served wholly from the cache is byte for byte the same
+// judgement: compared with the run it replays (--baseline), it reports no
+// regression, no alert and no flip, and names the same model build.
+func TestCachedRerunReportsNoRegression(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ samples string }{
+		"one draw":    {samples: "1"},
+		"three draws": {samples: "3"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(func(req openai.ChatCompletionRequest) llmtest.Reply {
+				r := flipShelley(req)
+				r.Fingerprint = "fp_stable"
+				return r
+			}))
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(),
+				"ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_DATA_DIR": t.TempDir()}
+			first, again := filepath.Join(t.TempDir(), "first"), filepath.Join(t.TempDir(), "again")
+			code, _, errOut := runEnv(t, env, "bench", "--samples", tc.samples, "--metric", "faithfulness", "--out", first, labelled)
+			require.Equal(t, 0, code, errOut)
+			calls := srv.Calls()
+			require.Positive(t, calls)
+
+			code, out, errOut := runEnv(t, env, "bench", "--samples", tc.samples, "--metric", "faithfulness", "--out", again, "--baseline", first, labelled)
+			require.Equal(t, 0, code, out+errOut)
+			assert.Equal(t, calls, srv.Calls(), "the rerun is served from the cache")
+			assert.NotContains(t, out+errOut, "alert(s)")
+			assert.NotContains(t, out+errOut, "regression")
+
+			data, err := os.ReadFile(filepath.Join(again, runpkg.FileSummary))
+			require.NoError(t, err)
+			var s runpkg.Summary
+			require.NoError(t, json.Unmarshal(data, &s))
+			assert.Empty(t, s.Alerts)
+			require.NotNil(t, s.Baseline)
+			require.Len(t, s.Baseline.Metrics, 1)
+			m := s.Baseline.Metrics[0]
+			assert.Equal(t, 6, m.Paired)
+			assert.InDelta(t, 0, float64(m.Delta), 0)
+			assert.Zero(t, m.NowFailing)
+			assert.Zero(t, m.NowPassing)
+			assert.Empty(t, m.Flipped)
+			assert.Equal(t, "fp_stable", s.Metrics[0].Fingerprints, "the cached replies name the build that gave them")
+			assert.Equal(t, "fp_stable", s.Usage.Fingerprints)
+
+			base, err := os.ReadFile(filepath.Join(first, runpkg.FileResults))
+			require.NoError(t, err)
+			cur, err := os.ReadFile(filepath.Join(again, runpkg.FileResults))
+			require.NoError(t, err)
+			assert.Equal(t, values(t, base), values(t, cur), "the same value and reason for every sample")
+		})
+	}
+}
+
+// values is each result's id with its value and reason, from
+// results.jsonl's bytes.
+func values(t *testing.T, results []byte) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(results)), "\n") {
+		var r struct {
+			ID     string  `json:"id"`
+			Value  float64 `json:"value"`
+			Reason string  `json:"reason"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &r))
+		out[r.ID] = fmt.Sprint(r.Value, " ", r.Reason)
+	}
+	return out
+}

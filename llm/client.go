@@ -377,8 +377,12 @@ func stamped(r Response, req Request) Response {
 		return r
 	}
 	r.Usage.Fingerprints = eval.MergeSet(r.Usage.Fingerprints, r.Fingerprint)
-	if req.Seed != nil {
-		r.Usage.Seeds = eval.MergeSet(r.Usage.Seeds, strconv.Itoa(*req.Seed))
+	seed := r.Seed
+	if seed == nil {
+		seed = req.Seed
+	}
+	if seed != nil {
+		r.Usage.Seeds = eval.MergeSet(r.Usage.Seeds, strconv.Itoa(*seed))
 	}
 	return r
 }

@@ -99,6 +99,10 @@ type Response struct {
 	// with the reply, so that a reply served again names the build that
 	// gave it; Client.Chat copies it into Usage.Fingerprints.
 	Fingerprint string `json:"system_fingerprint,omitempty"`
+	// Seed is the seed the backend sent, when it sets one of its own
+	// (a backend's default seed for requests without one); nil means
+	// Request.Seed. Client.Chat copies it into Usage.Seeds.
+	Seed *int `json:"seed,omitempty"`
 }
 
 // Usage is what calls cost.

@@ -1156,22 +1156,25 @@ func TestReplyOverTheCap(t *testing.T) {
 // reply served again names the build that gave it.
 func TestFingerprintAndSeedInUsage(t *testing.T) {
 	t.Parallel()
-	seed := 3
+	seed, backendSeed := 3, 7
 	tests := map[string]struct {
 		fingerprint string
 		seed        *int
+		backendSeed *int
 		prints      string
 		seeds       string
 	}{
-		"fingerprint and seed": {fingerprint: "fp_44709d6fcb", seed: &seed, prints: "fp_44709d6fcb", seeds: "3"},
-		"no seed":              {fingerprint: "fp_1", prints: "fp_1"},
-		"a server naming none": {seed: &seed, seeds: "3"},
+		"fingerprint and seed":         {fingerprint: "fp_44709d6fcb", seed: &seed, prints: "fp_44709d6fcb", seeds: "3"},
+		"no seed":                      {fingerprint: "fp_1", prints: "fp_1"},
+		"a server naming none":         {seed: &seed, seeds: "3"},
+		"the backend's seed":           {fingerprint: "fp_1", backendSeed: &backendSeed, prints: "fp_1", seeds: "7"},
+		"the request's over the other": {seed: &seed, backendSeed: &backendSeed, seeds: "3"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: good, Fingerprint: tc.fingerprint}))
-			c := newClient(newBackend(t, srv, nil), &memCache{})
+			c := newClient(newBackend(t, srv, func(cfg *openai.Config) { cfg.Seed = tc.backendSeed }), &memCache{})
 			req := request()
 			req.Seed = tc.seed
 			first, err := c.Chat(t.Context(), req)

@@ -475,7 +475,7 @@ func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report
 	job, s, dir := x.job, x.s, x.dir
 	summary := x.folder.Summary(x.data.Len(), job.Now().UTC(), x.threshold)
 	for _, m := range summary.Metrics {
-		s.CountSampled(m.Sampled, m.Unstable)
+		s.CountSampled(m.Sampled, m.Unstable, m.WeakPasses)
 	}
 	if x.labels.Len() > 0 {
 		if err := summary.AddCalibration(filepath.Join(dir, run.FileResults), x.labels); err != nil {

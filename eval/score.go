@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -172,6 +174,27 @@ type Usage struct {
 	CacheHits       int `json:"cache_hits,omitempty" yaml:"cache_hits,omitempty"`
 	CachedTokensIn  int `json:"cached_tokens_in,omitempty" yaml:"cached_tokens_in,omitempty"`
 	CachedTokensOut int `json:"cached_tokens_out,omitempty" yaml:"cached_tokens_out,omitempty"`
+	// Fingerprints are the distinct system fingerprints of the model
+	// builds that answered (OpenAI's system_fingerprint), and Seeds the
+	// distinct seeds the requests asked for; each a set as MergeSet keeps
+	// it (sorted, space-separated), empty when there was none. A change
+	// of fingerprint between two runs is a change of the judge.
+	Fingerprints string `json:"fingerprints,omitempty" yaml:"fingerprints,omitempty"`
+	Seeds        string `json:"seeds,omitempty" yaml:"seeds,omitempty"`
+}
+
+// MergeSet is the union of two sets as Usage keeps them: distinct words,
+// sorted, joined by single spaces ("" is the empty set).
+func MergeSet(a, b string) string {
+	if b == "" || a == b {
+		return a
+	}
+	if a == "" {
+		return b
+	}
+	words := append(strings.Fields(a), strings.Fields(b)...)
+	slices.Sort(words)
+	return strings.Join(slices.Compact(words), " ")
 }
 
 // Cost is the cost as shown: "$0.0123", or "unknown" when a call went to
@@ -196,5 +219,7 @@ func (u Usage) Add(v Usage) Usage {
 		CacheHits:       u.CacheHits + v.CacheHits,
 		CachedTokensIn:  u.CachedTokensIn + v.CachedTokensIn,
 		CachedTokensOut: u.CachedTokensOut + v.CachedTokensOut,
+		Fingerprints:    MergeSet(u.Fingerprints, v.Fingerprints),
+		Seeds:           MergeSet(u.Seeds, v.Seeds),
 	}
 }

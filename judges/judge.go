@@ -132,7 +132,7 @@ func Stops(ctx context.Context, err error) error {
 // UsageOf is a model client's usage as a Score or Event records it.
 func UsageOf(u llm.Usage) eval.Usage {
 	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD, CostUnknown: u.CostUnknown,
-		CacheHits: u.CacheHits, CachedTokensIn: u.CachedIn, CachedTokensOut: u.CachedOut}
+		CacheHits: u.CacheHits, CachedTokensIn: u.CachedIn, CachedTokensOut: u.CachedOut, Fingerprints: u.Fingerprints, Seeds: u.Seeds}
 }
 
 // Ask renders the named prompt template with data, sends it asking for

@@ -10,6 +10,7 @@ import (
 	"github.com/montanaflynn/stats"
 
 	"github.com/assaylabs/assay/eval"
+	astats "github.com/assaylabs/assay/stats"
 )
 
 // SampleTemperature is the temperature of every request of a sampled
@@ -29,6 +30,14 @@ const (
 	// CountSamplesDefaulted is how many of the k asks fell back on the
 	// neutral default; they are left out of the value and the spread.
 	CountSamplesDefaulted = "samples_defaulted"
+	// CountDrawPasses is how many of the answered asks passed at the
+	// threshold (value >= Threshold), and CountDrawPassRate that share
+	// of them, with CountDrawPassLo and CountDrawPassHi its 95% Wilson
+	// interval: how firmly the sample passes across the draws.
+	CountDrawPasses   = "draw_passes"
+	CountDrawPassRate = "draw_pass_rate"
+	CountDrawPassLo   = "draw_pass_lo"
+	CountDrawPassHi   = "draw_pass_hi"
 )
 
 // sampleKey carries the index of the ask in a sampled judgement.
@@ -127,13 +136,52 @@ func (s Sampled) Score(ctx context.Context, sample eval.Sample) (eval.Score, err
 	spread, _ := stats.StandardDeviationPopulation(values(asks))
 	out := s.combine(asks)
 	out.Usage = usage
+	passes := s.passes(asks)
+	lo, hi := astats.Wilson(passes, len(asks), astats.Z95)
 	out.Evidence.Counts = withCounts(out.Evidence.Counts, map[string]float64{
 		CountSamples:          float64(s.K),
 		CountSpreadStd:        spread,
 		CountMajorityShare:    s.majorityShare(asks),
 		CountSamplesDefaulted: float64(defaulted),
+		CountDrawPasses:       float64(passes),
+		CountDrawPassRate:     float64(passes) / float64(len(asks)),
+		CountDrawPassLo:       lo,
+		CountDrawPassHi:       hi,
 	})
 	return out, nil
+}
+
+// threshold is the pass mark of an ask's value.
+func (s Sampled) threshold() float64 {
+	if s.Threshold == 0 {
+		return 0.5
+	}
+	return s.Threshold
+}
+
+// passes is how many asks passed at the threshold.
+func (s Sampled) passes(asks []eval.Score) int {
+	n := 0
+	for _, a := range asks {
+		if a.Value >= s.threshold() {
+			n++
+		}
+	}
+	return n
+}
+
+// WeakPass reports whether a sampled judgement passed in some of its
+// answered draws and failed in others (CountDrawPasses above 0 and below
+// the asks answered): a verdict that does not hold still. A score that
+// was not sampled, or written before draws were counted, never is.
+func WeakPass(sc eval.Score) bool {
+	c := sc.Evidence.Counts
+	passes, ok := c[CountDrawPasses]
+	if c[CountSamples] < 2 || !ok {
+		return false
+	}
+	answered := c[CountSamples] - c[CountSamplesDefaulted]
+	return passes > 0 && passes < answered
 }
 
 // combine returns the ask the result rests on, with the combined value.
@@ -169,16 +217,7 @@ func (s Sampled) majorityShare(asks []eval.Score) float64 {
 		_, n := majority(points(asks))
 		return float64(n) / float64(len(asks))
 	}
-	t := s.Threshold
-	if t == 0 {
-		t = 0.5
-	}
-	pass := 0
-	for _, a := range asks {
-		if a.Value >= t {
-			pass++
-		}
-	}
+	pass := s.passes(asks)
 	return float64(max(pass, len(asks)-pass)) / float64(len(asks))
 }
 

@@ -299,3 +299,37 @@ func TestUnsampledScoreIsNeverUnstable(t *testing.T) {
 	assert.False(t, judges.Unstable(eval.Score{Value: 0.3}))
 	assert.False(t, judges.Unstable(grade(2)))
 }
+
+// Each sampled judgement carries its pass rate across the draws with its
+// Wilson interval; one that passes in some draws and fails in others is
+// a weak pass.
+func TestSampledDrawPassRateAndWeakPass(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		draws     []eval.Score
+		threshold float64
+		passes    float64
+		lo, hi    float64
+		weak      bool
+	}{
+		"passes every draw":  {draws: []eval.Score{ratio(0.9)}, passes: 5, lo: 0.5655, hi: 1},
+		"fails every draw":   {draws: []eval.Score{ratio(0.1)}, passes: 0, lo: 0, hi: 0.4345},
+		"flips":              {draws: []eval.Score{ratio(0.9), ratio(0.2), ratio(0.8)}, passes: 3, lo: 0.2307, hi: 0.8824, weak: true},
+		"flips at its mark":  {draws: []eval.Score{ratio(0.6), ratio(0.8)}, threshold: 0.7, passes: 2, lo: 0.1176, hi: 0.7693, weak: true},
+		"a graded judgement": {draws: []eval.Score{grade(5), grade(1)}, passes: 3, lo: 0.2307, hi: 0.8824, weak: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := judges.Sampled{Scorer: scripted{scores: tc.draws, n: new(atomic.Int64)}, K: 5, Threshold: tc.threshold}.Score(t.Context(), sampledSample)
+			require.NoError(t, err)
+			c := sc.Evidence.Counts
+			assert.InDelta(t, tc.passes, c[judges.CountDrawPasses], 0)
+			assert.InDelta(t, tc.passes/5, c[judges.CountDrawPassRate], 1e-12)
+			assert.InDelta(t, tc.lo, c[judges.CountDrawPassLo], 1e-4)
+			assert.InDelta(t, tc.hi, c[judges.CountDrawPassHi], 1e-4)
+			assert.Equal(t, tc.weak, judges.WeakPass(sc))
+		})
+	}
+	assert.False(t, judges.WeakPass(ratio(0.5)), "an unsampled score is never a weak pass")
+}

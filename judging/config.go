@@ -239,6 +239,9 @@ type Report struct {
 	Samples   int `json:"samples,omitempty"`
 	Sampled   int `json:"sampled,omitempty"`
 	Unstable  int `json:"unstable,omitempty"`
+	// WeakPasses counts the sampled judgements that passed in some draws
+	// and failed in others (judges.WeakPass).
+	WeakPasses int `json:"weak_passes,omitempty"`
 	// Checker is the fact-checking model (--checker), and CheckerUsage
 	// what its client did, when there is one.
 	Checker      string     `json:"checker,omitempty"`
@@ -254,7 +257,8 @@ type Report struct {
 // defaults.
 func (s *Session) Report(defaulted int) Report {
 	r := Report{Judge: judges.Method(s.model), Usage: s.client.Usage(), Defaulted: defaulted,
-		Samples: s.cfg.Samples, Sampled: int(s.stable.judged.Load()), Unstable: int(s.stable.unstable.Load())}
+		Samples: s.cfg.Samples, Sampled: int(s.stable.judged.Load()), Unstable: int(s.stable.unstable.Load()),
+		WeakPasses: int(s.stable.weak.Load())}
 	if c := s.check.client; c != nil {
 		u := c.Usage()
 		r.Checker, r.CheckerUsage = c.Name(), &u
@@ -294,8 +298,8 @@ func (r Report) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), r.Defaulted)
 	if r.Samples > 1 {
-		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g)",
-			r.Unstable, r.Sampled, r.Samples, judges.UnstableStd)
+		fmt.Fprintf(w, "; unstable %d of %d judgement(s) over %d samples (majority share below 1 or spread std above %g), weak passes %d",
+			r.Unstable, r.Sampled, r.Samples, judges.UnstableStd, r.WeakPasses)
 	}
 	if b := r.Batch; b != nil {
 		writeBatch(w, *b)
@@ -472,21 +476,23 @@ func CheckerAdvice(checker string) string {
 // Observe counts sc when it is a sampled judgement (judges.Sampled).
 func (s *Session) Observe(sc eval.Score) { s.stable.add(sc) }
 
-// CountSampled adds judged sampled judgements, unstable of them (from a
-// run's summary, earlier results of a resumed run included).
-func (s *Session) CountSampled(judged, unstable int) { s.stable.count(judged, unstable) }
+// CountSampled adds judged sampled judgements, unstable of them and weak
+// of them weak passes (from a run's summary, earlier results of a
+// resumed run included).
+func (s *Session) CountSampled(judged, unstable, weak int) { s.stable.count(judged, unstable, weak) }
 
 // stability counts the sampled judgements of a run and the unstable ones
 // (judges.Unstable). It is safe for concurrent use.
 type stability struct {
-	judged, unstable atomic.Int64
+	judged, unstable, weak atomic.Int64
 }
 
 // count adds judged sampled judgements, unstable of them (from a run's
 // summary, earlier results of a resumed run included).
-func (st *stability) count(judged, unstable int) {
+func (st *stability) count(judged, unstable, weak int) {
 	st.judged.Add(int64(judged))
 	st.unstable.Add(int64(unstable))
+	st.weak.Add(int64(weak))
 }
 
 // add counts sc when it is a sampled judgement.
@@ -497,6 +503,9 @@ func (st *stability) add(sc eval.Score) {
 	st.judged.Add(1)
 	if judges.Unstable(sc) {
 		st.unstable.Add(1)
+	}
+	if judges.WeakPass(sc) {
+		st.weak.Add(1)
 	}
 }
 

@@ -9,11 +9,14 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // Config builds a Client. Zero fields take the documented defaults.
@@ -363,6 +366,29 @@ func (c *Client) Counter() TokenCounter { return c.counter }
 // one whose shared request failed because its sender's ctx ended sends it
 // again.
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+	r, err := c.chatKeyed(ctx, req)
+	return stamped(r, req), err
+}
+
+// stamped is r with the build that answered (r.Fingerprint) and the seed
+// req asked for recorded in its usage, when there was a reply.
+func stamped(r Response, req Request) Response {
+	if r.Content == "" {
+		return r
+	}
+	r.Usage.Fingerprints = eval.MergeSet(r.Usage.Fingerprints, r.Fingerprint)
+	seed := r.Seed
+	if seed == nil {
+		seed = req.Seed
+	}
+	if seed != nil {
+		r.Usage.Seeds = eval.MergeSet(r.Usage.Seeds, strconv.Itoa(*seed))
+	}
+	return r
+}
+
+// chatKeyed is Chat without the stamp.
+func (c *Client) chatKeyed(ctx context.Context, req Request) (Response, error) {
 	key := c.key(req)
 	if r, ok := c.cached(ctx, key, req.Tag, true); ok {
 		return r, nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // Role is the author of a chat message.
@@ -92,6 +94,15 @@ type Response struct {
 	// server names them, when it does (for traces; not cached).
 	Model string `json:"-"`
 	ID    string `json:"-"`
+	// Fingerprint is the server's name for the model build that answered
+	// (OpenAI's system_fingerprint), "" when it sends none. It is cached
+	// with the reply, so that a reply served again names the build that
+	// gave it; Client.Chat copies it into Usage.Fingerprints.
+	Fingerprint string `json:"system_fingerprint,omitempty"`
+	// Seed is the seed the backend sent, when it sets one of its own
+	// (a backend's default seed for requests without one); nil means
+	// Request.Seed. Client.Chat copies it into Usage.Seeds.
+	Seed *int `json:"seed,omitempty"`
 }
 
 // Usage is what calls cost.
@@ -123,6 +134,11 @@ type Usage struct {
 	// CostUnknown is true when a call went to a model with no price (see
 	// Prices): CostUSD leaves its cost out, so it is not the whole cost.
 	CostUnknown bool `json:"cost_unknown,omitempty"`
+	// Fingerprints and Seeds are the sets (eval.MergeSet) of the model
+	// builds that answered (Response.Fingerprint) and of the seeds the
+	// requests asked for (Request.Seed), served from the cache or not.
+	Fingerprints string `json:"fingerprints,omitempty"`
+	Seeds        string `json:"seeds,omitempty"`
 }
 
 // Cost is CostUSD as it should be shown: "$0.0123", or "unknown" when a
@@ -151,6 +167,9 @@ func (u Usage) Add(v Usage) Usage {
 		Latency:     u.Latency + v.Latency,
 		CostUSD:     u.CostUSD + v.CostUSD,
 		CostUnknown: u.CostUnknown || v.CostUnknown,
+
+		Fingerprints: eval.MergeSet(u.Fingerprints, v.Fingerprints),
+		Seeds:        eval.MergeSet(u.Seeds, v.Seeds),
 	}
 }
 

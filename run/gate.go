@@ -150,7 +150,7 @@ func (e *BelowFloorError) Error() string {
 
 // The statistics a Gate may test, as MetricStats names them in
 // summary.json.
-var gateStats = []string{"mean", "min", "max", "median", "p10", "pass_rate", "defaulted", "defaulted_rate"}
+var gateStats = []string{"mean", "min", "max", "median", "p10", "pass_rate", "defaulted", "defaulted_rate", "weak_passes"}
 
 // The comparisons a Gate may make, longest first so that ">=" is not read
 // as ">".
@@ -164,7 +164,8 @@ type Gate struct {
 	Expr   string
 	Metric string
 	// Stat is one of mean, min, max, median, p10, pass_rate, defaulted
-	// (a count) and defaulted_rate.
+	// (a count), defaulted_rate and weak_passes (a count: the sampled
+	// judgements that passed in some draws and failed in others).
 	Stat string
 	// Op is one of >=, >, <=, <.
 	Op   string
@@ -228,6 +229,8 @@ func (g Gate) value(m MetricStats) float64 {
 		return float64(m.PassRate)
 	case "defaulted":
 		return float64(m.Defaulted)
+	case "weak_passes":
+		return float64(m.WeakPasses)
 	case "defaulted_rate":
 		if m.N == 0 {
 			return math.NaN()

@@ -108,7 +108,8 @@ func cachedBefore(u eval.Usage) eval.Usage {
 // usage is what the metric's results spent.
 func (m MetricStats) usage() eval.Usage {
 	return eval.Usage{Calls: m.Calls, TokensIn: m.TokensIn, TokensOut: m.TokensOut, CostUSD: m.CostUSD, CostUnknown: m.CostUnknown,
-		CacheHits: m.CacheHits, CachedTokensIn: m.CachedTokensIn, CachedTokensOut: m.CachedTokensOut}
+		CacheHits: m.CacheHits, CachedTokensIn: m.CachedTokensIn, CachedTokensOut: m.CachedTokensOut,
+		Fingerprints: m.Fingerprints, Seeds: m.Seeds}
 }
 
 // Score is the result as the score it was written from (its error as
@@ -259,6 +260,11 @@ type MetricStats struct {
 	CacheHits       int  `json:"cache_hits,omitempty"`
 	CachedTokensIn  int  `json:"cached_tokens_in,omitempty"`
 	CachedTokensOut int  `json:"cached_tokens_out,omitempty"`
+	// Fingerprints and Seeds are the sets (eval.MergeSet) of the model
+	// builds that answered the metric's calls and of the seeds they
+	// asked for; absent when the server named none.
+	Fingerprints string `json:"fingerprints,omitempty"`
+	Seeds        string `json:"seeds,omitempty"`
 	// LatencyP50 and LatencyP95 are over the results' model latency.
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
 	LatencyP95 time.Duration `json:"latency_p95_ns"`
@@ -272,6 +278,9 @@ type MetricStats struct {
 	// (judges.Unstable); both are absent from an unsampled run.
 	Sampled  int `json:"sampled,omitempty"`
 	Unstable int `json:"unstable,omitempty"`
+	// WeakPasses counts the sampled judgements that passed in some draws
+	// and failed in others (judges.WeakPass); the gate stat weak_passes.
+	WeakPasses int `json:"weak_passes,omitempty"`
 }
 
 // GateResult is one `--gate 'METRIC.STAT OP NUMBER'` checked against a

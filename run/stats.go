@@ -46,11 +46,12 @@ type metricAcc struct {
 	calls, tokensIn, tokensOut    int
 	cost                          float64
 	hits, cachedIn, cachedOut     int
-	sampled, unstable             int
+	sampled, unstable, weak       int
 	// verdicts counts the counted results a card decided (Result.Pass),
 	// and passes those it passed; the others pass by their value.
 	verdicts, passes int
 	costUnknown      bool
+	prints, seeds    string
 	byValue          []float64
 }
 
@@ -77,6 +78,8 @@ func (s *Stats) Add(r Result) {
 	m.cachedIn += r.Usage.CachedTokensIn
 	m.cachedOut += r.Usage.CachedTokensOut
 	m.costUnknown = m.costUnknown || r.Usage.CostUnknown
+	m.prints = eval.MergeSet(m.prints, r.Usage.Fingerprints)
+	m.seeds = eval.MergeSet(m.seeds, r.Usage.Seeds)
 	if r.Usage.Calls > 0 || r.Usage.Latency > 0 {
 		m.latencies = append(m.latencies, float64(r.Usage.Latency))
 	}
@@ -86,6 +89,9 @@ func (s *Stats) Add(r Result) {
 		m.sampled++
 		if judges.Unstable(eval.Score{Evidence: r.Evidence}) {
 			m.unstable++
+		}
+		if judges.WeakPass(eval.Score{Evidence: r.Evidence}) {
+			m.weak++
 		}
 	}
 	switch {
@@ -209,7 +215,8 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors, Undelivered: m.undelivered,
 		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
 		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost, CostUnknown: m.costUnknown,
-		Sampled: m.sampled, Unstable: m.unstable, CacheHits: m.hits, CachedTokensIn: m.cachedIn, CachedTokensOut: m.cachedOut,
+		Sampled: m.sampled, Unstable: m.unstable, WeakPasses: m.weak, CacheHits: m.hits, CachedTokensIn: m.cachedIn, CachedTokensOut: m.cachedOut,
+		Fingerprints: m.prints, Seeds: m.seeds,
 	}
 	if m.n > 0 {
 		ms.DefaultedRate = float64(m.defaulted) / float64(m.n)
@@ -300,8 +307,8 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 	}
 	for _, m := range ms {
 		if m.Sampled > 0 {
-			if _, err := fmt.Fprintf(w, "%s: unstable %d of %d sampled judgement(s) (majority share below 1 or spread std above %g)\n",
-				m.Metric, m.Unstable, m.Sampled, judges.UnstableStd); err != nil {
+			if _, err := fmt.Fprintf(w, "%s: unstable %d of %d sampled judgement(s) (majority share below 1 or spread std above %g); weak passes %d (passed in some draws, failed in others)\n",
+				m.Metric, m.Unstable, m.Sampled, judges.UnstableStd, m.WeakPasses); err != nil {
 				return err
 			}
 		}

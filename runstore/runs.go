@@ -157,6 +157,10 @@ type RunDiff struct {
 	// Alerts are seed 002's alerts: any is a regression.
 	Alerts []run.QualityAlert `json:"alerts"`
 	AB     []ABRow            `json:"ab"`
+	// Fingerprints, when both runs name the model builds that answered
+	// them (OpenAI's system_fingerprint) and the sets differ, are A's and
+	// B's; nil otherwise. A change of build is a change of the judge.
+	Fingerprints *FingerprintChange `json:"fingerprints,omitempty"`
 
 	base, cur *RunView
 }
@@ -173,6 +177,24 @@ type ABRow struct {
 	Test        string             `json:"test,omitempty"`
 	P           run.Num            `json:"p_value"`
 	Significant bool               `json:"significant"`
+}
+
+// FingerprintChange is the model builds of two runs that were served by
+// different ones: each a set as eval.MergeSet keeps it.
+type FingerprintChange struct {
+	Baseline string `json:"baseline"`
+	Current  string `json:"current"`
+}
+
+// fingerprintChange is the change of model build from the run whose
+// usage is a to the one whose usage is b: nil when the sets are the same
+// or either run names none (a run before fingerprints were recorded, a
+// server that sends none).
+func fingerprintChange(a, b eval.Usage) *FingerprintChange {
+	if a.Fingerprints == "" || b.Fingerprints == "" || a.Fingerprints == b.Fingerprints {
+		return nil
+	}
+	return &FingerprintChange{Baseline: a.Fingerprints, Current: b.Fingerprints}
 }
 
 // MinABChange is the smallest relative change of an A/B row that can be
@@ -204,7 +226,8 @@ func (r Runs) Diff(ctx context.Context, a, b string) (*RunDiff, error) {
 	if err != nil {
 		return nil, eval.AsInputError("", err)
 	}
-	d := &RunDiff{Baseline: base.ID, Current: cur.ID, Comparison: c, Alerts: alerts, AB: []ABRow{}, base: base, cur: cur}
+	d := &RunDiff{Baseline: base.ID, Current: cur.ID, Comparison: c, Alerts: alerts, AB: []ABRow{}, base: base, cur: cur,
+		Fingerprints: fingerprintChange(base.Summary.Usage, cur.Summary.Usage)}
 	for _, m := range c.Metrics {
 		d.AB = append(d.AB, newABRow(m.Metric, p.AB(m.Metric), m.Test, m.P))
 	}

@@ -212,3 +212,48 @@ func TestRunsErrors(t *testing.T) {
 		})
 	}
 }
+
+// runs diff says when two runs were served by different model builds
+// (system_fingerprint), and only when both name theirs.
+func TestRunsDiffSaysWhenTheFingerprintsDiffer(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	folder := func(id, prints string) string {
+		cfg, s := storedRun(id, t0, "aaa", map[string]float64{"faithfulness": 0.8}, "faithfulness")
+		s.Usage.Fingerprints = prints
+		res := runtest.Values("faithfulness", 0.8, 0.7, 0.9)
+		for i := range res {
+			res[i].Usage.Fingerprints = prints
+		}
+		return runtest.WriteFolder(t, filepath.Join(root, id), cfg, &s, res)
+	}
+	const note = "note: the runs were served by different model builds"
+	tests := map[string]struct {
+		a, b string
+		want *runstore.FingerprintChange
+	}{
+		"the same build":        {a: "fp_1", b: "fp_1"},
+		"another build":         {a: "fp_1", b: "fp_2", want: &runstore.FingerprintChange{Baseline: "fp_1", Current: "fp_2"}},
+		"a build more":          {a: "fp_1", b: "fp_1 fp_2", want: &runstore.FingerprintChange{Baseline: "fp_1", Current: "fp_1 fp_2"}},
+		"a run that names none": {a: "", b: "fp_2"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			id := strings.ReplaceAll(name, " ", "-")
+			a, b := folder(id+"-a", tc.a), folder(id+"-b", tc.b)
+			d, err := runstore.Runs{Store: filepath.Join(root, id+".db")}.Diff(context.Background(), a, b)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, d.Fingerprints)
+
+			var text bytes.Buffer
+			require.NoError(t, d.Write(&text, report.OutputText))
+			if tc.want == nil {
+				assert.NotContains(t, text.String(), note)
+			} else {
+				assert.Contains(t, text.String(), "\n"+note+" (system_fingerprint A: "+tc.a+"; B: "+tc.b+"): the changes measure the model's build as well\n")
+			}
+		})
+	}
+}

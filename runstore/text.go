@@ -184,6 +184,10 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 	if j := d.Comparison.Judged; len(j) > 0 {
 		report.Para(w, md, "note: B was judged otherwise than A (%s): the changes measure the judge as well as the system", strings.Join(j, "; "))
 	}
+	if f := d.Fingerprints; f != nil {
+		report.Para(w, md, "note: the runs were served by different model builds (system_fingerprint A: %s; B: %s): the changes measure the model's build as well",
+			f.Baseline, f.Current)
+	}
 	fmt.Fprintln(w)
 	t := report.Table{Head: []string{"METRIC", "A MEAN", "B MEAN", "DELTA", "PAIRED", "P", "TEST"}}
 	for _, m := range d.Comparison.Metrics {

@@ -65,6 +65,9 @@ type Reply struct {
 	// Bulk, when set, makes Content a valid JSON object of about Bulk
 	// bytes (a claims list of one long claim): a reply far over any cap.
 	Bulk int
+	// Fingerprint, when set, is the reply's system_fingerprint: the name
+	// of the model build that answered.
+	Fingerprint string
 }
 
 // Option configures a Server.
@@ -391,6 +394,8 @@ func completion(req openai.ChatCompletionRequest, reply Reply) chatResponse {
 		ID: "chatcmpl-llmtest", Object: "chat.completion", Created: 1700000000, Model: req.Model,
 		Choices: []choice{},
 		Usage:   usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens},
+
+		SystemFingerprint: reply.Fingerprint,
 	}
 	if resp.Usage.PromptTokens == 0 {
 		for _, m := range req.Messages {
@@ -621,6 +626,8 @@ type (
 		Model   string   `json:"model"`
 		Choices []choice `json:"choices"`
 		Usage   usage    `json:"usage"`
+		// SystemFingerprint is Reply.Fingerprint, absent when empty.
+		SystemFingerprint string `json:"system_fingerprint,omitempty"`
 	}
 	choice struct {
 		Index        int           `json:"index"`

@@ -133,7 +133,7 @@ func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
 		return llm.Response{Usage: u}, fmt.Errorf("no content (finish_reason %q): %w", c.FinishReason, llm.ErrEmpty)
 	}
 	return llm.Response{Content: c.Message.Content, Usage: u, Truncated: c.FinishReason == openai.FinishReasonLength, Logprobs: logprobsOf(c),
-		Model: resp.Model, ID: resp.ID}, nil
+		Model: resp.Model, ID: resp.ID, Fingerprint: resp.SystemFingerprint}, nil
 }
 
 // embeddings orders the vectors by index and checks there is one per input.

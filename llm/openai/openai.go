@@ -131,7 +131,8 @@ func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
 	ctx, rec := record(ctx, llm.MaxReplyBody)
-	resp, err := b.client.CreateChatCompletion(ctx, b.chatRequest(req))
+	sent := b.chatRequest(req)
+	resp, err := b.client.CreateChatCompletion(ctx, sent)
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("%s: chat: %w", b.Name(), classify(err, rec))
 	}
@@ -141,6 +142,7 @@ func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 		}
 	}
 	r, err := chatResponse(resp)
+	r.Seed = sent.Seed // the request's, or the backend's Config.Seed
 	if errors.Is(err, llm.ErrEmpty) {
 		// Say what the reply is when it is no chat completion at all, or
 		// its message has no content field, rather than call it empty.

@@ -1150,3 +1150,43 @@ func TestReplyOverTheCap(t *testing.T) {
 	assert.Contains(t, last, "longer than the 1048576 bytes a reply may have")
 	assert.NotContains(t, last, "aaaa")
 }
+
+// The build that answered (system_fingerprint) and the seed asked for are
+// in the reply's usage, the fingerprint cached with the reply so that a
+// reply served again names the build that gave it.
+func TestFingerprintAndSeedInUsage(t *testing.T) {
+	t.Parallel()
+	seed, backendSeed := 3, 7
+	tests := map[string]struct {
+		fingerprint string
+		seed        *int
+		backendSeed *int
+		prints      string
+		seeds       string
+	}{
+		"fingerprint and seed":         {fingerprint: "fp_44709d6fcb", seed: &seed, prints: "fp_44709d6fcb", seeds: "3"},
+		"no seed":                      {fingerprint: "fp_1", prints: "fp_1"},
+		"a server naming none":         {seed: &seed, seeds: "3"},
+		"the backend's seed":           {fingerprint: "fp_1", backendSeed: &backendSeed, prints: "fp_1", seeds: "7"},
+		"the request's over the other": {seed: &seed, backendSeed: &backendSeed, seeds: "3"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Default(llmtest.Reply{Content: good, Fingerprint: tc.fingerprint}))
+			c := newClient(newBackend(t, srv, func(cfg *openai.Config) { cfg.Seed = tc.backendSeed }), &memCache{})
+			req := request()
+			req.Seed = tc.seed
+			first, err := c.Chat(t.Context(), req)
+			require.NoError(t, err)
+			again, err := c.Chat(t.Context(), req)
+			require.NoError(t, err)
+			require.True(t, again.Cached)
+			assert.Equal(t, 1, srv.Calls())
+			for _, r := range []llm.Response{first, again} {
+				assert.Equal(t, tc.prints, r.Usage.Fingerprints)
+				assert.Equal(t, tc.seeds, r.Usage.Seeds)
+			}
+		})
+	}
+}

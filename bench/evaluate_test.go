@@ -88,7 +88,7 @@ func TestRunResumeJudgesOnlyWhatIsMissing(t *testing.T) {
 		started = append(started, rec.ID)
 	})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"b", "c"}, started, "a record judged whole is not started")
+	assert.ElementsMatch(t, []string{"b", "c"}, started, "a record judged whole is not started (records are reported as they finish)")
 	assert.Equal(t, map[run.Key]int{{ID: "b", Metric: "m2"}: 1, {ID: "c", Metric: "m1"}: 1, {ID: "c", Metric: "m2"}: 1}, seen, "only the missing pairs are judged")
 	s := folder.Summary(3, time.Now(), nil)
 	require.NoError(t, folder.Close())

@@ -237,8 +237,12 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 		}
 		return Num(x)
 	}
-	ms.Mean = orNaN(mstats.Mean(v))
-	ms.Std = orNaN(mstats.StandardDeviationSample(v))
+	// Sums are taken in ascending order, not in the order the results
+	// arrived, which concurrency varies: the same values give the same
+	// mean to the last bit, so a rerun of the same replies is no change.
+	asc := mstats.Float64Data(slices.Sorted(slices.Values(m.values)))
+	ms.Mean = orNaN(mstats.Mean(asc))
+	ms.Std = orNaN(mstats.StandardDeviationSample(asc))
 	ms.Median = orNaN(mstats.Median(v))
 	ms.Min = orNaN(mstats.Min(v))
 	ms.Max = orNaN(mstats.Max(v))

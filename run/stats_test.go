@@ -90,3 +90,38 @@ func TestStatsNothingScored(t *testing.T) {
 	require.NoError(t, FormatMetricStats(&b, got))
 	assert.Contains(t, b.String(), "m       0/1     -     -    -       -    -    -    -     -       1 (100%)")
 }
+
+// TestMeanIsTheSameInAnyOrder: results arrive in the order their calls
+// finish, which concurrency varies; the same values must give the same
+// mean and deviation to the last bit, whatever the order.
+func TestMeanIsTheSameInAnyOrder(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]float64{
+		"tenths":      {0.1, 0.2, 0.3, 0.7, 0.9, 0.4},
+		"thirds":      {1.0 / 3, 2.0 / 3, 0.1, 1e-9, 0.999999},
+		"wide ranges": {1e-12, 0.5, 0.25, 0.125, 0.3, 0.6, 0.7},
+	}
+	for name, values := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			summarize := func(vs []float64) MetricStats {
+				rs := make([]Result, len(vs))
+				for i, v := range vs {
+					rs[i] = Result{ID: string(rune('a' + i)), Metric: "m", Value: v}
+				}
+				return Summarize(rs, func(string) float64 { return 0.5 })[0]
+			}
+			want := summarize(values)
+			reversed := make([]float64, len(values))
+			for i, v := range values {
+				reversed[len(values)-1-i] = v
+			}
+			rotated := append(append([]float64{}, values[2:]...), values[:2]...)
+			for _, order := range [][]float64{reversed, rotated} {
+				got := summarize(order)
+				assert.Equal(t, math.Float64bits(float64(want.Mean)), math.Float64bits(float64(got.Mean)), "mean of %v", order)
+				assert.Equal(t, math.Float64bits(float64(want.Std)), math.Float64bits(float64(got.Std)), "deviation of %v", order)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/queuetest"
 	"github.com/assaylabs/assay/queue"
 	"github.com/assaylabs/assay/run"
 )
@@ -65,14 +66,7 @@ func TestNATSThroughAWorker(t *testing.T) {
 // judges judges the task's unit.
 func TestWorkerRefusesOtherJudges(t *testing.T) {
 	t.Parallel()
-	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: t.TempDir()})
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-	nc, err := srv.Connect("test")
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	conn, err := queue.Open(t.Context(), nc, queue.Options{})
-	require.NoError(t, err)
+	_, conn := queuetest.Open(t, queue.Options{})
 	cfg := natsConfig()
 	spec, err := json.Marshal(cfg)
 	require.NoError(t, err)

@@ -21,15 +21,7 @@ import (
 // queue on it; both end with the test.
 func open(t *testing.T) (*queue.Server, *queue.Conn) {
 	t.Helper()
-	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: t.TempDir()})
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-	nc, err := srv.Connect("test")
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	c, err := queue.Open(t.Context(), nc, queue.Options{})
-	require.NoError(t, err)
-	return srv, c
+	return queuetest.Open(t, queue.Options{})
 }
 
 // work runs a worker with cfg until the test stops it (the returned
@@ -341,15 +333,8 @@ func TestKeyedTasks(t *testing.T) {
 // tasks are not bounded by it. The tasks waiting are read back by key
 // until their replies are stored, and the stream's room comes back.
 func TestItemsBounded(t *testing.T) {
-	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: t.TempDir()})
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-	nc, err := srv.Connect("service")
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
 	ctx := t.Context()
-	c, err := queue.Open(ctx, nc, queue.Options{MaxItems: 3})
-	require.NoError(t, err)
+	srv, c := queuetest.Open(t, queue.Options{MaxItems: 3})
 	wnc, err := srv.Connect("worker")
 	require.NoError(t, err)
 	t.Cleanup(wnc.Close)

@@ -74,3 +74,19 @@ func WaitWorkers(t testing.TB, js jetstream.JetStream, n int) {
 		return err == nil && info.NumWaiting == n
 	}, Deadline, 10*time.Millisecond, "%d worker(s) waiting on the queue", n)
 }
+
+// Open starts an embedded NATS server on a temporary store and opens the
+// queue on it with opts; the server, the connection and the queue end
+// with the test.
+func Open(t testing.TB, opts queue.Options) (*queue.Server, *queue.Conn) {
+	t.Helper()
+	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	nc, err := srv.Connect("test")
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	c, err := queue.Open(t.Context(), nc, opts)
+	require.NoError(t, err)
+	return srv, c
+}

@@ -492,9 +492,31 @@ func (f *ResultFile) add(res Result) {
 // result and its line number to fn and noting in out whether the last
 // line was torn and the length of the whole lines.
 func scanResults(path string, r io.Reader, out *ResultFile, fn func(line int, res Result)) error {
+	return scanLines(path, r, out, func(line int, b []byte) error {
+		res, err := decodeResult(path, line, b)
+		if err == nil {
+			fn(line, res)
+		}
+		return err
+	})
+}
+
+// scanLines hands each whole, non-blank line of results.jsonl read from
+// r to fn with its number, noting in out whether the last line was torn
+// and the length of the whole lines. The line fn is handed is valid only
+// until fn returns.
+func scanLines(path string, r io.Reader, out *ResultFile, fn func(line int, b []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: its start is copied out of
+			// the buffer before the rest is read into it.
+			var rest []byte
+			b = bytes.Clone(b)
+			rest, err = br.ReadBytes('\n')
+			b = append(b, rest...)
+		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
 			out.Torn = true // a last line cut off mid-write
 			return nil
@@ -502,15 +524,9 @@ func scanResults(path string, r io.Reader, out *ResultFile, fn func(line int, re
 		if len(b) > 0 {
 			out.Size += int64(len(b))
 			if trimmed := bytes.TrimSpace(b); len(trimmed) > 0 {
-				var res Result
-				if jerr := json.Unmarshal(trimmed, &res); jerr != nil {
-					return &eval.InputError{File: path, Line: line, Msg: "not a result line: " + jerr.Error(), Err: jerr}
+				if ferr := fn(line, trimmed); ferr != nil {
+					return ferr
 				}
-				if res.ID == "" || res.Metric == "" {
-					return &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
-				}
-				res.Usage = cachedBefore(res.Usage)
-				fn(line, res)
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -520,6 +536,64 @@ func scanResults(path string, r io.Reader, out *ResultFile, fn func(line int, re
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
+}
+
+// decodeResult is b, line number line of results.jsonl at path.
+func decodeResult(path string, line int, b []byte) (Result, error) {
+	var res Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return Result{}, &eval.InputError{File: path, Line: line, Msg: "not a result line: " + err.Error(), Err: err}
+	}
+	if res.ID == "" || res.Metric == "" {
+		return Result{}, &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
+	}
+	res.Usage = cachedBefore(res.Usage)
+	return res, nil
+}
+
+// head is what the passes over results.jsonl that only count and rank
+// need of a line; decoding no more than that skips building evidence.
+type head struct {
+	ID        string  `json:"id"`
+	Metric    string  `json:"metric"`
+	Value     float64 `json:"value"`
+	Defaulted bool    `json:"defaulted"`
+	Skipped   bool    `json:"skipped"`
+	Error     string  `json:"error"`
+}
+
+// decodeHead is b, line number line of results.jsonl at path, as a
+// Result holding only its head's fields.
+func decodeHead(path string, line int, b []byte) (Result, error) {
+	var h head
+	if err := json.Unmarshal(b, &h); err != nil {
+		return Result{}, &eval.InputError{File: path, Line: line, Msg: "not a result line: " + err.Error(), Err: err}
+	}
+	if h.ID == "" || h.Metric == "" {
+		return Result{}, &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
+	}
+	return Result{ID: h.ID, Metric: h.Metric, Value: h.Value, Defaulted: h.Defaulted, Skipped: h.Skipped, Error: h.Error}, nil
+}
+
+// scanHeads is scanLines over the file at path, handing fn each line's
+// head (decodeHead) and the line, which fn may decode whole while it
+// runs.
+func scanHeads(path string, out *ResultFile, fn func(line int, h Result, b []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }() // read only
+	if out == nil {
+		out = &ResultFile{}
+	}
+	return scanLines(path, f, out, func(line int, b []byte) error {
+		h, err := decodeHead(path, line, b)
+		if err != nil {
+			return err
+		}
+		return fn(line, h, b)
+	})
 }
 
 // EachResult hands each result of results.jsonl at path to fn in file
@@ -562,10 +636,11 @@ type supersession map[Key]int
 // in the number of defaults and errors, not in the run's size.
 func lastLines(path string) (supersession, error) {
 	last := supersession{}
-	err := scanFile(path, nil, func(line int, r Result) {
+	err := scanHeads(path, nil, func(line int, r Result, _ []byte) error {
 		if _, ok := last[r.Key()]; ok || !r.Final() {
 			last[r.Key()] = line
 		}
+		return nil
 	})
 	return last, err
 }
@@ -614,11 +689,17 @@ func ReadResultsBounded(path string, show int, also ...string) (*ResultFile, err
 	if err != nil {
 		return nil, err
 	}
-	pass := func(out *ResultFile, fn func(Result)) error {
-		return scanFile(path, out, last.keep(fn))
+	// pass hands fn the head of each line that counts, and the line.
+	pass := func(out *ResultFile, fn func(line int, h Result, b []byte) error) error {
+		return scanHeads(path, out, func(line int, h Result, b []byte) error {
+			if l, ok := last[h.Key()]; ok && l != line {
+				return nil
+			}
+			return fn(line, h, b)
+		})
 	}
 	seen := &ResultFile{index: map[Key]int{}}
-	err = pass(seen, func(r Result) {
+	err = pass(seen, func(_ int, r Result, _ []byte) error {
 		v := r.Value
 		switch {
 		case r.Defaulted:
@@ -647,6 +728,7 @@ func ReadResultsBounded(path string, show int, also ...string) (*ResultFile, err
 		if len(w) > 4*show+1024 {
 			worst[r.Metric], order[r.Metric] = lowest(w, order[r.Metric], show)
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -665,15 +747,20 @@ func ReadResultsBounded(path string, show int, also ...string) (*ResultFile, err
 		}
 	}
 	out := &ResultFile{Path: path, index: map[Key]int{}}
-	if err := pass(out, func(r Result) {
-		if shown[r.ID] {
-			out.add(r)
-			return
+	if err := pass(out, func(line int, h Result, b []byte) error {
+		_, also := extra[h.ID]
+		if !shown[h.ID] && !also {
+			return nil
 		}
-		if _, ok := extra[r.ID]; ok {
-			extra[r.ID] = true
-			out.add(r)
+		r, err := decodeResult(path, line, b)
+		if err != nil {
+			return err
 		}
+		if also {
+			extra[h.ID] = true
+		}
+		out.add(r)
+		return nil
 	}); err != nil {
 		return nil, err
 	}

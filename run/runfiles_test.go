@@ -272,3 +272,49 @@ func TestReadResultsOldCachedTokens(t *testing.T) {
 		})
 	}
 }
+
+// TestReadingLinesLongerThanTheBuffer: a result whose evidence makes its
+// line longer than the reader's buffer, wherever it is in the file, is
+// read whole by each reader, and a torn last line is still left out.
+func TestReadingLinesLongerThanTheBuffer(t *testing.T) {
+	t.Parallel()
+	long := func(id string, n int) string {
+		return `{"id":"` + id + `","metric":"m","value":0.2,"reason":"` + strings.Repeat("x", n) + `"}` + "\n"
+	}
+	tests := map[string]struct {
+		lines string
+		ids   []string
+		torn  bool
+	}{
+		"first":                  {lines: long("a", 200<<10) + `{"id":"b","metric":"m","value":0.9}` + "\n", ids: []string{"a", "b"}},
+		"last":                   {lines: `{"id":"b","metric":"m","value":0.9}` + "\n" + long("a", 70<<10), ids: []string{"b", "a"}},
+		"just over the buffer":   {lines: long("a", 64<<10) + long("c", 64<<10), ids: []string{"a", "c"}},
+		"torn after a long line": {lines: long("a", 100<<10) + `{"id":"b","met`, ids: []string{"a"}, torn: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), FileResults)
+			require.NoError(t, os.WriteFile(path, []byte(tc.lines), 0o644))
+			ids := func(f *ResultFile) []string {
+				var out []string
+				for r := range f.All() {
+					out = append(out, r.ID)
+				}
+				return out
+			}
+			all, err := ReadResults(path)
+			require.NoError(t, err)
+			assert.Equal(t, tc.ids, ids(all))
+			assert.Equal(t, tc.torn, all.Torn)
+			bounded, err := ReadResultsBounded(path, 5)
+			require.NoError(t, err)
+			assert.Equal(t, tc.ids, ids(bounded))
+			for r := range bounded.All() {
+				if r.ID == "a" {
+					assert.Len(t, r.Reason, strings.Count(tc.lines[:strings.Index(tc.lines, `"}`)], "x"), "the long line read whole")
+				}
+			}
+		})
+	}
+}

@@ -36,19 +36,21 @@ import (
 func main() {
 	target := flag.String("url", "http://127.0.0.1:8080", "the server, on the loopback")
 	mode := flag.String("mode", "context", "context (POST /v1/context-score) or traces (POST /v1/traces)")
-	rate := flag.Int("rate", 1000, "requests per second")
+	rate := flag.Int("rate", 1000, "requests per second; 0 sends as fast as -workers connections are answered (a closed loop, for the most requests per second a server takes)")
+	workers := flag.Int("workers", 8, "with -rate 0: the connections sending at once")
+	path := flag.String("path", "", "context mode: the path to POST to (default /v1/context-score)")
 	duration := flag.Duration("duration", 10*time.Second, "how long to send (at most 2 minutes)")
 	body := flag.String("body", "fixtures/context/good.json", "context mode: the request body")
 	sampleRate := flag.Float64("sample-rate", 0.1, "traces mode: the server's --sample-rate, to report the expected share")
 	wait := flag.Duration("wait", 2*time.Minute, "traces mode: how long to wait for the judgements after the load")
 	flag.Parse()
-	if err := run(*target, *mode, *rate, *duration, *body, *sampleRate, *wait); err != nil {
+	if err := run(*target, *mode, *path, *rate, *workers, *duration, *body, *sampleRate, *wait); err != nil {
 		fmt.Fprintln(os.Stderr, "loadserve:", err)
 		os.Exit(1)
 	}
 }
 
-func run(target, mode string, rate int, duration time.Duration, bodyFile string, sampleRate float64, wait time.Duration) error {
+func run(target, mode, ctxPath string, rate, workers int, duration time.Duration, bodyFile string, sampleRate float64, wait time.Duration) error {
 	u, err := url.Parse(target)
 	if err != nil {
 		return err
@@ -56,8 +58,8 @@ func run(target, mode string, rate int, duration time.Duration, bodyFile string,
 	if !isLoopback(u.Hostname()) {
 		return fmt.Errorf("-url %s: loopback only", target)
 	}
-	if rate < 1 || duration <= 0 || duration > 2*time.Minute {
-		return errors.New("-rate must be >= 1 and -duration within (0, 2m]")
+	if rate < 0 || (rate == 0 && (mode != "context" || workers < 1)) || duration <= 0 || duration > 2*time.Minute {
+		return errors.New("-rate must be >= 1 (or 0 in context mode, with -workers >= 1) and -duration within (0, 2m]")
 	}
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute}}
 	var makeBody func(i int) []byte
@@ -70,6 +72,9 @@ func run(target, mode string, rate int, duration time.Duration, bodyFile string,
 			return err
 		}
 		makeBody = func(int) []byte { return b }
+		if ctxPath != "" {
+			path = ctxPath
+		}
 	case "traces":
 		path = "/v1/traces"
 		makeBody = func(i int) []byte {
@@ -91,12 +96,20 @@ func run(target, mode string, rate int, duration time.Duration, bodyFile string,
 		t.Header = http.Header{"Content-Type": {"application/json"}}
 		return nil
 	}
-	atk := vegeta.NewAttacker(vegeta.Timeout(30*time.Second), vegeta.KeepAlive(true), vegeta.Connections(1024))
+	opts := []func(*vegeta.Attacker){vegeta.Timeout(30 * time.Second), vegeta.KeepAlive(true), vegeta.Connections(1024)}
+	pace := vegeta.Rate{Freq: rate, Per: time.Second}
+	if rate == 0 {
+		// A closed loop: each worker sends its next request when its last
+		// is answered.
+		opts = append(opts, vegeta.Workers(uint64(workers)), vegeta.MaxWorkers(uint64(workers)), vegeta.Connections(workers))
+		pace = vegeta.Rate{}
+	}
+	atk := vegeta.NewAttacker(opts...)
 	var lat []time.Duration
 	status := map[int]int{}
 	accepted := 0
 	start := time.Now()
-	for res := range atk.Attack(targeter, vegeta.Rate{Freq: rate, Per: time.Second}, duration, run) {
+	for res := range atk.Attack(targeter, pace, duration, run) {
 		lat = append(lat, res.Latency)
 		code := int(res.Code)
 		if res.Error != "" && code == 0 {
@@ -116,8 +129,12 @@ func run(target, mode string, rate int, duration time.Duration, bodyFile string,
 	pct := func(d []time.Duration, p float64) time.Duration {
 		return round(d[min(len(d)-1, int(p*float64(len(d))))])
 	}
-	fmt.Printf("%s: %d requests in %.1fs (%.0f/s offered at %d/s); latency p50 %s p90 %s p99 %s max %s; status %v; load average %s\n",
-		path, n, took.Seconds(), float64(n)/took.Seconds(), rate, pct(lat, 0.50), pct(lat, 0.90), pct(lat, 0.99), round(lat[len(lat)-1]), status, loadavg())
+	offered := fmt.Sprintf("%d/s", rate)
+	if rate == 0 {
+		offered = fmt.Sprintf("a closed loop of %d", workers)
+	}
+	fmt.Printf("%s: %d requests in %.1fs (%.0f/s offered at %s); latency p50 %s p90 %s p99 %s max %s; status %v; load average %s\n",
+		path, n, took.Seconds(), float64(n)/took.Seconds(), offered, pct(lat, 0.50), pct(lat, 0.90), pct(lat, 0.99), round(lat[len(lat)-1]), status, loadavg())
 	if mode != "traces" {
 		if status[http.StatusOK] != n {
 			return fmt.Errorf("%d of %d requests were not answered 200", n-status[http.StatusOK], n)

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Seed 002's context score served two ways on this machine, driven the
+# same way with the same request (fixtures/context/good.json):
+#   - `assay serve`'s POST /v1/context-score;
+#   - the seed's own TypeScript (its CompositeQualityScorer, cut out of
+#     ../shared/seeds/002_*.txt at run time, its types stripped with esbuild)
+#     behind Node's http module, answering the same POST.
+# For each: the most requests per second a closed loop of WORKERS
+# connections gets (goal: Assay at least 1.5x Node), then p99 latency at
+# RATE requests/s in an open loop (goal: p99 at most 1 ms at 1,000/s).
+# The server is pinned to CPU 1 and the generator to CPU 0 (taskset).
+# Needs node on PATH and the seeds (ASSAY_SEEDS_DIR, default ../shared/seeds).
+#
+#   bash scripts/load-context-node.sh
+#   SECONDS_=10 WORKERS=16 RATE=1000 bash scripts/load-context-node.sh
+set -euo pipefail
+secs=${SECONDS_:-5}
+workers=${WORKERS:-8}
+rate=${RATE:-1000}
+port=${PORT:-18191}
+nport=${NODE_PORT:-18192}
+seeds=${ASSAY_SEEDS_DIR:-../shared/seeds}
+body=fixtures/context/good.json
+command -v node >/dev/null || { echo "node not found: install Debian's nodejs" >&2; exit 2; }
+seed=$(ls "$seeds"/002_*.txt 2>/dev/null | head -1)
+[ -n "$seed" ] || { echo "seed 002 not found in $seeds (set ASSAY_SEEDS_DIR)" >&2; exit 2; }
+srv=() gen=()
+if [ "$(nproc)" -ge 2 ]; then srv=(taskset -c 1) gen=(taskset -c 0); fi
+
+CGO_ENABLED=0 go build -trimpath -o bin/assay ./cmd/assay
+go -C tools/harness build -o ../../bin/loadserve ./loadserve
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The seed's scorer: the code block that starts with its file name, less
+# its imports (the logger becomes a no-op), types stripped.
+awk '/^\/\/ packages\/evaluator\/src\/scorer.ts/ { on = 1; next } on && /^```/ { exit } on && !/^[[:space:]]*import / { print }' "$seed" >"$work/scorer.ts"
+[ -s "$work/scorer.ts" ] || { echo "$seed: no scorer.ts code block" >&2; exit 2; }
+go run github.com/evanw/esbuild/cmd/esbuild --loader=ts --format=cjs --target=es2022 --log-level=warning <"$work/scorer.ts" >"$work/scorer.js"
+{
+  echo 'const logger = { debug() {}, info() {} };'
+  cat "$work/scorer.js"
+  cat <<JS
+const http = require("http");
+const scorer = new CompositeQualityScorer();
+http.createServer((req, res) => {
+  const parts = [];
+  req.on("data", (c) => parts.push(c));
+  req.on("end", async () => {
+    try {
+      const out = await scorer.score(JSON.parse(Buffer.concat(parts)));
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify(out));
+    } catch (e) {
+      res.writeHead(400);
+      res.end(String(e));
+    }
+  });
+}).listen($nport, "127.0.0.1");
+JS
+} >"$work/server.js"
+
+ASSAY_DATA_DIR="$work/data" "${srv[@]}" bin/assay serve --addr "127.0.0.1:$port" --no-cache 2>"$work/serve.log" &
+pids+=($!)
+"${srv[@]}" node "$work/server.js" 2>"$work/node.log" &
+pids+=($!)
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && curl -s -o /dev/null "http://127.0.0.1:$nport/" -d '{}' && break; sleep 0.1; done
+echo "Assay's answer: $(curl -s "http://127.0.0.1:$port/v1/context-score" -H 'Content-Type: application/json' --data-binary @"$body" | head -c 300)"
+echo "Node's answer:  $(curl -s "http://127.0.0.1:$nport/" -H 'Content-Type: application/json' --data-binary @"$body" | head -c 300)"
+echo "load: $(nproc) cores, servers on CPU 1, generator on CPU 0${srv:+} ; $(node --version)"
+for name in assay node; do
+  url="http://127.0.0.1:$port" path=/v1/context-score
+  if [ $name = node ]; then url="http://127.0.0.1:$nport" path=/; fi
+  # Warm up (Node's JIT, Go's pools), then the closed loop, then the rate.
+  "${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate 0 -workers "$workers" -duration 2s -body "$body" >/dev/null
+  printf '%s closed loop: ' $name
+  "${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate 0 -workers "$workers" -duration "${secs}s" -body "$body" | tee "$work/$name.max"
+  printf '%s at %d/s:    ' $name "$rate"
+  "${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate "$rate" -duration "${secs}s" -body "$body"
+done
+rps() { sed -E 's/.*\(([0-9.]+)\/s offered.*/\1/' "$1"; }
+awk -v a="$(rps "$work/assay.max")" -v n="$(rps "$work/node.max")" 'BEGIN { printf "most requests per second: assay %.0f, node %.0f: assay %.2fx node (goal >= 1.5x)\n", a, n, a / n }'

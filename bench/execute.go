@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/dispatch"
@@ -473,12 +475,28 @@ func (x *execution) judge(ctx context.Context) error {
 // report and the JUnit file show.
 func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report.Data, error) {
 	job, s, dir := x.job, x.s, x.dir
+	// The report and the JUnit file show the samples worth reading, so a
+	// run of any size keeps flat memory. Without a baseline they are read
+	// while the summary is made.
+	var (
+		shown   errgroup.Group
+		results *run.ResultFile
+		more    report.Data
+	)
+	readShown := func(cmp *run.Comparison) (err error) {
+		results, more, err = report.ReadShown(dir, base, x.data.Records(), x.p.metrics, cmp)
+		return err
+	}
+	if base == "" {
+		shown.Go(func() error { return readShown(nil) })
+	}
 	summary := x.folder.Summary(x.data.Len(), job.Now().UTC(), x.threshold)
 	for _, m := range summary.Metrics {
 		s.CountSampled(m.Sampled, m.Unstable, m.WeakPasses)
 	}
 	if x.labels.Len() > 0 {
 		if err := summary.AddCalibration(filepath.Join(dir, run.FileResults), x.labels); err != nil {
+			_ = shown.Wait() // the error above is the one to tell
 			return summary, nil, report.Data{}, err
 		}
 	}
@@ -491,10 +509,10 @@ func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report
 		summary.Baseline, summary.Alerts = cmp, alerts
 	}
 	summary.Notices = run.FloorNotices(summary.Metrics, summary.Alerts)
-	// The report and the JUnit file show the samples worth reading, so a
-	// run of any size keeps flat memory.
-	results, more, err := report.ReadShown(dir, base, x.data.Records(), x.p.metrics, summary.Baseline)
-	if err != nil {
+	if base != "" {
+		shown.Go(func() error { return readShown(summary.Baseline) }) // the samples that flipped are shown too
+	}
+	if err := shown.Wait(); err != nil {
 		return summary, nil, report.Data{}, err
 	}
 	summary.Gates = run.CheckGates(x.gates, summary)
@@ -548,10 +566,12 @@ func (x *execution) write(summary run.Summary, results *run.ResultFile, more rep
 			more.Failed = append(more.Failed, f.Err.Error())
 		}
 	}
-	if err := writeRunFiles(x.dir, x.cfg, summary, results, more, job.JUnit, x.floors, infra); err != nil {
-		return err
-	}
-	if err := x.folder.WriteSummary(summary); err != nil {
+	// report.html, the JUnit file and summary.json are written at once,
+	// each whole or not at all.
+	var g errgroup.Group
+	g.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, results, more, job.JUnit, x.floors, infra) })
+	g.Go(func() error { return x.folder.WriteSummary(summary) })
+	if err := g.Wait(); err != nil {
 		return err
 	}
 	if err := appendSummaryMD(job.SummaryMD, out); err != nil {
@@ -869,17 +889,20 @@ func pendingRecords(d data, folder *run.Run, metrics []string) int {
 // writeRunFiles writes report.html into the run folder and, when junit is
 // set, the JUnit XML there, each whole or not at all.
 func writeRunFiles(dir string, cfg run.Config, s run.Summary, results *run.ResultFile, more report.Data, junit string, floors *run.MinGate, infra bool) error {
-	if err := atomicfile.Write(filepath.Join(dir, run.FileReport), 0o644, func(w io.Writer) error {
-		return report.WriteHTML(w, cfg, s, results, more)
-	}); err != nil {
-		return err
-	}
-	if junit == "" {
-		return nil
-	}
-	return atomicfile.Write(junit, 0o644, func(w io.Writer) error {
-		return report.WriteJUnit(w, cfg, s, results, report.JUnitOptions{Floor: floors.Floor, Infra: infra})
+	var g errgroup.Group
+	g.Go(func() error {
+		return atomicfile.Write(filepath.Join(dir, run.FileReport), 0o644, func(w io.Writer) error {
+			return report.WriteHTML(w, cfg, s, results, more)
+		})
 	})
+	if junit != "" {
+		g.Go(func() error {
+			return atomicfile.Write(junit, 0o644, func(w io.Writer) error {
+				return report.WriteJUnit(w, cfg, s, results, report.JUnitOptions{Floor: floors.Floor, Infra: infra})
+			})
+		})
+	}
+	return g.Wait()
 }
 
 // num4 is a statistic with four decimals, or that it is undefined.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -566,8 +567,23 @@ func (x *execution) write(summary run.Summary, results *run.ResultFile, more rep
 			more.Failed = append(more.Failed, f.Err.Error())
 		}
 	}
-	// report.html, the JUnit file and summary.json are written at once,
-	// each whole or not at all.
+	// The run store is opened while report.html, the JUnit file and
+	// summary.json are written at once, each whole or not at all; the run
+	// is recorded in it once they are.
+	var (
+		store    *runstore.Store
+		storeErr error
+		opening  sync.WaitGroup
+	)
+	if !job.NoStore {
+		opening.Go(func() { store, storeErr = openStore(job) })
+		defer func() {
+			opening.Wait()
+			if store != nil {
+				_ = store.Close() // the run's files failed: nothing was recorded
+			}
+		}()
+	}
 	var g errgroup.Group
 	g.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, results, more, job.JUnit, x.floors, infra) })
 	g.Go(func() error { return x.folder.WriteSummary(summary) })
@@ -584,7 +600,12 @@ func (x *execution) write(summary run.Summary, results *run.ResultFile, more rep
 		return err
 	}
 	if !job.NoStore {
-		out.StoreErr = record(job, x.cfg, summary, x.dir)
+		opening.Wait()
+		out.StoreErr = storeErr
+		if store != nil {
+			out.StoreErr = errors.Join(record(store, x.cfg, summary, x.dir), store.Close())
+			store = nil
+		}
 	}
 	return nil
 }
@@ -842,16 +863,12 @@ func openStore(job Job) (*runstore.Store, error) {
 }
 
 // record keeps the run in the run store.
-func record(job Job, cfg run.Config, s run.Summary, dir string) error {
-	store, err := openStore(job)
-	if err != nil {
-		return err
-	}
+func record(store *runstore.Store, cfg run.Config, s run.Summary, dir string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		abs = dir
 	}
-	return errors.Join(store.Record(cfg, s, abs), store.Close())
+	return store.Record(cfg, s, abs)
 }
 
 // counts are the metrics' judgement counts, for judging.ScoredFailures.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/runstore"
 )
 
 // TestExecuteReportShowsTheSamples runs bench twice, offline, as a user
@@ -71,4 +72,51 @@ func TestExecuteReportShowsTheSamples(t *testing.T) {
 	}
 	assert.Equal(t, 3, strings.Count(page, `<section class="texts">`))
 	assert.Equal(t, 2, strings.Count(page, ` data-flip="`))
+}
+
+// TestARunStoreThatCannotOpenLosesNoRunFile: the run store is opened
+// while the run's files are written; when it cannot be (here its path is
+// a folder), the run's files are all written, the outcome says why the run
+// is not in the store, and a store that opens records the run.
+func TestARunStoreThatCannotOpenLosesNoRunFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notAFile := filepath.Join(dir, "store-is-a-folder")
+	require.NoError(t, os.Mkdir(notAFile, 0o755))
+	tests := map[string]struct {
+		store   string
+		storeOK bool
+	}{
+		"a store that opens":       {store: filepath.Join(dir, "runs.db"), storeOK: true},
+		"a store that cannot open": {store: notAFile},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			j := judging.Default()
+			j.LLM.Spec = "offline"
+			out := filepath.Join(t.TempDir(), "run")
+			o, err := bench.Execute(context.Background(), bench.Job{Data: "../fixtures/rag/labelled.jsonl", Metrics: []string{"faithfulness"},
+				Out: out, Store: tc.store, Judging: j, Quiet: true})
+			require.NoError(t, err)
+			for _, f := range []string{run.FileReport, run.FileSummary, run.FileResults} {
+				assert.FileExists(t, filepath.Join(out, f))
+			}
+			if tc.storeOK {
+				require.NoError(t, o.StoreErr)
+				st, err := runstore.OpenStore(tc.store)
+				require.NoError(t, err)
+				defer func() { require.NoError(t, st.Close()) }()
+				row, err := st.Get(t.Context(), o.Config.RunID)
+				require.NoError(t, err)
+				assert.Equal(t, out, row.Dir)
+				return
+			}
+			require.Error(t, o.StoreErr)
+			var log strings.Builder
+			require.NoError(t, o.Write(&strings.Builder{}, &log))
+			assert.Contains(t, log.String(), "assay: run store: ")
+			assert.Contains(t, log.String(), "(the run folder "+out+" has the run)")
+		})
+	}
 }

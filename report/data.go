@@ -57,6 +57,9 @@ const (
 	// MaxListed is how many items of an evidence list (claims,
 	// sources, gaps, statements) report.html shows; it counts the rest.
 	MaxListed = 20
+	// MaxItem is how much of each item of such a list (a gap, an issue)
+	// it shows.
+	MaxItem = 400
 )
 
 // SampleText is a sample's texts as report.html shows them, each cut to
@@ -67,6 +70,8 @@ type SampleText struct {
 	// MoreContexts is how many contexts past MaxContexts are left
 	// out.
 	MoreContexts int
+	// Conversation is the sample's conversation, nil when it has none.
+	Conversation *Conversation
 }
 
 // Context is one of a sample's contexts (a retrieved chunk or a fetched
@@ -98,7 +103,7 @@ func cutText(s string, n int) Text {
 // ReadSampleTexts reads records (a dataset read again, record by record)
 // and keeps the texts of the samples whose id is in ids, each cut to its
 // bound (MaxAnswer...): memory holds one record at a time and the
-// kept texts. Contexts are the sample's sources; a sample with none but an
+// kept texts. A sample's conversation is kept too (MaxConversation...). Contexts are the sample's sources; a sample with none but an
 // assembled context shows that. A record that does not read is the error.
 func ReadSampleTexts(records iter.Seq2[dataset.Record, error], ids map[string]bool) (map[string]SampleText, error) {
 	out := make(map[string]SampleText, len(ids))
@@ -115,9 +120,10 @@ func ReadSampleTexts(records iter.Seq2[dataset.Record, error], ids map[string]bo
 		}
 		s := rec.Sample
 		t := SampleText{
-			Question:  cutText(s.Query, MaxQuestion),
-			Answer:    cutText(s.Answer, MaxAnswer),
-			Reference: cutText(s.Reference, MaxReference),
+			Question:     cutText(s.Query, MaxQuestion),
+			Answer:       cutText(s.Answer, MaxAnswer),
+			Reference:    cutText(s.Reference, MaxReference),
+			Conversation: newConversation(s),
 		}
 		for i, src := range s.Sources {
 			if i == MaxContexts {

@@ -48,6 +48,7 @@ var reportFuncs = template.FuncMap{
 	"listed":    func(i int) bool { return i < MaxListed },
 	"maxListed": func() int { return MaxListed },
 	"unlisted":  func(n int) int { return n - MaxListed },
+	"clip":      clip,
 	"signed": func(n run.Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)
@@ -64,8 +65,12 @@ var reportFuncs = template.FuncMap{
 // sortable by metric, filtered by metric, by state (failed, defaulted,
 // skipped, error, flipped against the baseline) and by a text search,
 // each row opening to the sample's texts (data.Texts: question, answer,
-// contexts, reference, long ones folded) and each metric's value, reason
-// and evidence, beside its value in the baseline (data.Baseline). Metrics
+// contexts, reference, long ones folded), its conversation when it has
+// one (the turns in order, each tool call with its arguments and joined
+// result, the expected calls beside them, and a mark on each turn or
+// call where a metric lost points, as its evidence names it), and each
+// metric's value, reason and evidence, beside its value in the baseline
+// (data.Baseline). Metrics
 // come in the order of cfg's, then any others the summary or the results
 // name. Neutral defaults, skipped samples and errors are marked in the
 // table and never drawn in a histogram. Every text that comes from the
@@ -266,7 +271,10 @@ type sampleRow struct {
 	// start of its question, for the table.
 	Text     *SampleText
 	Question string
-	Results  []resultView
+	// Conv is the sample's conversation with where each metric lost
+	// points marked on it, nil when it has none.
+	Conv    *convView
+	Results []resultView
 	// Marked is true when any of its results is defaulted, skipped or an
 	// error.
 	Marked bool
@@ -334,6 +342,9 @@ func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data 
 		if t, ok := data.Texts[row.ID]; ok {
 			row.Text = &t
 			row.Question = preview(t.Question.Text, questionChars)
+			if t.Conversation != nil && row.Question == "" {
+				row.Question = preview(t.Conversation.firstUser(), questionChars)
+			}
 		}
 		for j := range row.Results {
 			rv := &row.Results[j]
@@ -349,6 +360,9 @@ func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data 
 		slices.SortStableFunc(row.Results, func(a, b resultView) int {
 			return slices.Index(v.Columns, a.Metric) - slices.Index(v.Columns, b.Metric)
 		})
+		if row.Text != nil && row.Text.Conversation != nil {
+			row.Conv = newConvView(row.Text.Conversation, row.Results)
+		}
 	}
 
 	v.FirstMetric = 1
@@ -498,6 +512,16 @@ func flipOf(base, cur run.Result, thresholds map[string]float64) string {
 		return run.FlipPasses
 	}
 	return ""
+}
+
+// clip is an item of an evidence list (a gap, an issue) cut to
+// MaxItem, saying how much it left out.
+func clip(s string) string {
+	t := cutText(s, MaxItem)
+	if t.Cut == 0 {
+		return t.Text
+	}
+	return t.Text + "… (" + strconv.Itoa(t.Cut) + " more characters)"
 }
 
 // preview is the start of s, at most n characters on one line, with "…"

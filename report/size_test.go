@@ -210,3 +210,49 @@ func writeLines(t *testing.T, path string, n int, line func(i int) any) {
 	require.NoError(t, w.Flush())
 	require.NoError(t, f.Close())
 }
+
+// TestReportSizeConversationWorstCase bounds report.html for a run over
+// conversations: the most samples the page shows, each a long agent
+// conversation with every message, argument and result past its cap
+// (Thai with markup), and evidence that marks a call of each turn,
+// stays under 10 MB as the RAG worst case does.
+func TestReportSizeConversationWorstCase(t *testing.T) {
+	t.Parallel()
+	n := Samples + Flipped
+	long := strings.Repeat("ผลตอบแทนของกองทุนปรับตัว <ขึ้น> & ", 40)
+	var buf, data strings.Builder
+	for i := range n {
+		s := eval.Sample{ID: sizeID(i)}
+		var issues []string
+		for j := range 12 {
+			args := fmt.Sprintf(`{"q":%q,"n":%d}`, long, j)
+			s.Messages = append(s.Messages,
+				eval.Message{Role: eval.RoleUser, Content: long},
+				eval.Message{Role: eval.RoleAssistant, Content: long, ToolCalls: []eval.ToolCall{{ID: fmt.Sprint("c", j), Function: eval.ToolFunction{Name: "search", Arguments: args}}}},
+				eval.Message{Role: eval.RoleTool, ToolCallID: fmt.Sprint("c", j), Content: long})
+			issues = append(issues, "extra call: search("+args+")", fmt.Sprintf("turn %d: %s", 3*j+2, string([]rune(long)[:80])))
+		}
+		for range MaxExpected + 2 {
+			s.ExpectedToolCalls = append(s.ExpectedToolCalls, eval.ExpectedToolCall{Name: "search", Arguments: json.RawMessage(fmt.Sprintf(`{"q":%q}`, long))})
+		}
+		b, err := json.Marshal(s)
+		require.NoError(t, err)
+		data.Write(append(b, '\n'))
+		b, err = json.Marshal(run.Result{ID: sizeID(i), Metric: "tool_call_accuracy", Value: 0.1, Evidence: eval.Evidence{Issues: issues}})
+		require.NoError(t, err)
+		buf.Write(append(b, '\n'))
+	}
+	results, err := run.ReadResultsFrom(run.FileResults, strings.NewReader(buf.String()))
+	require.NoError(t, err)
+	texts, err := ReadSampleTexts(dataset.Records("data.jsonl", strings.NewReader(data.String())), ShownIDs(results))
+	require.NoError(t, err)
+	require.Len(t, texts, n)
+	var out strings.Builder
+	s := run.Summary{RunID: "r", Samples: n, Metrics: run.Summarize(results.Results, nil)}
+	require.NoError(t, WriteHTML(&out, run.Config{RunID: "r", Metrics: []string{"tool_call_accuracy"}}, s, results, Data{Texts: texts}))
+	t.Logf("report.html: %d bytes for %d conversations at their caps (%d a sample)", out.Len(), n, out.Len()/n)
+	assert.Less(t, out.Len(), 10<<20)
+	assert.Equal(t, n, strings.Count(out.String(), "2 more expected calls left out of this page."))
+	assert.Equal(t, n, strings.Count(out.String(), `<section class="conv"`))
+	assert.Equal(t, n, strings.Count(out.String(), "more messages left out of this page."))
+}

@@ -34,6 +34,6 @@ func ExampleAccuracy() {
 	}
 	// Output:
 	// 0.25 (0.5 of 2)
-	// wrong arguments in call 1, search: arguments.limit: want 5, got "5"
+	// wrong arguments in call 1, search({"q":"tides","limit":"5"}): arguments.limit: want 5, got "5"
 	// duplicated call: search({"limit":"5","q":"tides"}) repeats an earlier call
 }

@@ -168,7 +168,9 @@ func (c compared) issues(ordered bool) []string {
 			if why == "" {
 				why = "arguments." + Diff(e.args, a.args)
 			}
-			out = append(out, fmt.Sprintf("wrong arguments in call %d, %s: %s", i+1, a.name, why))
+			// The call made is named whole, so that a reader (report.html)
+			// can tell which of several calls of one tool it was.
+			out = append(out, fmt.Sprintf("wrong arguments in call %d, %s: %s", i+1, a, why))
 		}
 	}
 	for _, j := range c.m.unmatched() {

@@ -7,12 +7,15 @@ import (
 	"io"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
@@ -76,10 +79,44 @@ var reportFuncs = template.FuncMap{
 // table and never drawn in a histogram. Every text that comes from the
 // dataset or a model is escaped. results may be nil (no samples).
 func WriteHTML(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, data Data) error {
-	if err := reportTmpl().Execute(w, newReportView(cfg, s, results, data)); err != nil {
+	v := newReportView(cfg, s, results, data)
+	var err error
+	if v.RowsHTML, err = drawRows(reportTmpl(), v); err == nil {
+		err = reportTmpl().Execute(w, v)
+	}
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", run.FileReport, err)
 	}
 	return nil
+}
+
+// rowsPart is what the template "rows" draws: some of the table's
+// samples.
+type rowsPart struct {
+	Rows  []sampleRow
+	Texts bool
+	Width int
+}
+
+// drawRows draws v's samples (most of the page) with the template
+// "rows", in as many parts at once as there are processors, each part
+// escaped by the template as the page would be.
+func drawRows(t *template.Template, v reportView) ([]template.HTML, error) {
+	parts := min(runtime.GOMAXPROCS(0), max(len(v.Rows)/16, 1))
+	out := make([]template.HTML, parts)
+	var g errgroup.Group
+	for i := range parts {
+		g.Go(func() error {
+			lo, hi := i*len(v.Rows)/parts, (i+1)*len(v.Rows)/parts
+			var b strings.Builder
+			if err := t.ExecuteTemplate(&b, "rows", rowsPart{Rows: v.Rows[lo:hi], Texts: v.Texts, Width: v.Width}); err != nil {
+				return err
+			}
+			out[i] = template.HTML(b.String()) //nolint:gosec // the output of the template's own escaping
+			return nil
+		})
+	}
+	return out, g.Wait()
 }
 
 // reportView is what the template draws.
@@ -93,6 +130,8 @@ type reportView struct {
 	Metrics  []metricView
 	Columns  []string
 	Rows     []sampleRow
+	// RowsHTML are Rows drawn (drawRows).
+	RowsHTML []template.HTML
 	// Marked counts the results the table marks: defaulted, skipped and
 	// errors.
 	Defaulted, Skipped, Errors int

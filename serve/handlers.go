@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -28,7 +27,7 @@ var contextMeta = map[string]string{"source": "context-score"}
 // (agent.Score with the context profile) and card (agent.NewContextView).
 // No model call, no disk write.
 func (s *Server) postContextScore(w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(r.Body)
+	body, err := bodyBytes(r)
 	if err != nil {
 		return err
 	}

@@ -99,8 +99,8 @@ func (c claimList) Validate() error {
 // verdict is one statement's verdict; the schema holds the enum and the
 // least statement number, the check of verify the rest.
 type verdict struct {
-	Statement int    `json:"statement" jsonschema:"minimum=1"`
-	Verdict   string `json:"verdict" jsonschema:"enum=supported,enum=unsupported,enum=contradicted"`
+	Statement int    `json:"statement" schema:"minimum=1"`
+	Verdict   string `json:"verdict" schema:"enum=supported,enum=unsupported,enum=contradicted"`
 	Context   string `json:"context"`
 	Reason    string `json:"reason"`
 }

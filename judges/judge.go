@@ -249,7 +249,7 @@ type Checker = metric.Checker
 
 // grade is a 1-5 rating with a reason; its schema holds the range.
 type grade struct {
-	Grade  int    `json:"grade" jsonschema:"minimum=1,maximum=5"`
+	Grade  int    `json:"grade" schema:"minimum=1,maximum=5"`
 	Reason string `json:"reason"`
 }
 

@@ -56,12 +56,12 @@ type Reasoning struct {
 var _ eval.Scorer = Reasoning{}
 
 type reasoningReply struct {
-	Clarity     int      `json:"clarity" jsonschema:"minimum=0,maximum=100"`
-	Coverage    int      `json:"coverage" jsonschema:"minimum=0,maximum=100"`
-	Specificity int      `json:"specificity" jsonschema:"minimum=0,maximum=100"`
-	Alignment   int      `json:"alignment" jsonschema:"minimum=0,maximum=100"`
-	Minimality  int      `json:"minimality" jsonschema:"minimum=0,maximum=100"`
-	Consistency int      `json:"consistency" jsonschema:"minimum=0,maximum=100"`
+	Clarity     int      `json:"clarity" schema:"minimum=0,maximum=100"`
+	Coverage    int      `json:"coverage" schema:"minimum=0,maximum=100"`
+	Specificity int      `json:"specificity" schema:"minimum=0,maximum=100"`
+	Alignment   int      `json:"alignment" schema:"minimum=0,maximum=100"`
+	Minimality  int      `json:"minimality" schema:"minimum=0,maximum=100"`
+	Consistency int      `json:"consistency" schema:"minimum=0,maximum=100"`
 	Issues      []string `json:"issues"`
 }
 

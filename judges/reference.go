@@ -192,14 +192,14 @@ func (AnswerCorrectness) Check(s eval.Sample) error {
 // classVerdict is the verdict on one statement of the answer (TP, FP) or
 // of the reference (covered, FN).
 type answerClass struct {
-	Statement int    `json:"statement" jsonschema:"minimum=1"`
-	Verdict   string `json:"verdict" jsonschema:"enum=TP,enum=FP"`
+	Statement int    `json:"statement" schema:"minimum=1"`
+	Verdict   string `json:"verdict" schema:"enum=TP,enum=FP"`
 	Reason    string `json:"reason"`
 }
 
 type referenceClass struct {
-	Statement int    `json:"statement" jsonschema:"minimum=1"`
-	Verdict   string `json:"verdict" jsonschema:"enum=covered,enum=FN"`
+	Statement int    `json:"statement" schema:"minimum=1"`
+	Verdict   string `json:"verdict" schema:"enum=covered,enum=FN"`
 	Reason    string `json:"reason"`
 }
 

@@ -16,8 +16,8 @@ type strictReply struct {
 }
 
 type strictVerdict struct {
-	Statement int    `json:"statement" jsonschema:"minimum=1"`
-	Verdict   string `json:"verdict" jsonschema:"enum=supported,enum=unsupported"`
+	Statement int    `json:"statement" schema:"minimum=1"`
+	Verdict   string `json:"verdict" schema:"enum=supported,enum=unsupported"`
 }
 
 var strictSchema = SchemaFor[strictReply]("strict")

@@ -63,7 +63,7 @@ func toyRegistry(t *testing.T) *metric.Registry {
 type toyBrevity struct{ m judges.Model }
 
 type toyVerdict struct {
-	Grade int `json:"grade" jsonschema:"minimum=1,maximum=5"`
+	Grade int `json:"grade" schema:"minimum=1,maximum=5"`
 }
 
 var toySchema = llm.SchemaFor[toyVerdict]("toy_verdict")

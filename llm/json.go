@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/datablock"
 )
 
@@ -51,7 +52,7 @@ type Check func(out any) error
 // a short one, quoting nothing. The returned
 // Usage covers both calls. A schema that cannot be compiled is an error
 // before any call.
-func ChatJSON(ctx context.Context, c Chatter, req Request, out any, checks ...Check) (Usage, error) {
+func ChatJSON(ctx context.Context, c Chatter, req Request, out any, checks ...Check) (eval.Usage, error) {
 	resp, err := ChatJSONReply(ctx, c, req, out, checks...)
 	return resp.Usage, err
 }

@@ -86,7 +86,7 @@ func (b toyBrevity) Score(ctx context.Context, s eval.Sample) (eval.Score, error
 		return eval.Score{}, err
 	}
 	sc.Value = float64(v.Grade-1) / 4
-	sc.Points, sc.Usage = sc.Value, judges.UsageOf(u)
+	sc.Points, sc.Usage = sc.Value, u.Recorded()
 	return sc, nil
 }
 

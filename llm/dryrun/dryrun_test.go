@@ -22,7 +22,7 @@ func (model) Chat(context.Context, llm.Request) (llm.Response, error) {
 	panic("a dry run must not call the model")
 }
 
-func (model) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
+func (model) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
 	panic("a dry run must not call the model")
 }
 func (m model) Embeds() bool { return m.embeds }

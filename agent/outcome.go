@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -133,7 +132,7 @@ func (m *modelSteps) failure(model string) error {
 // (*llm.Client): what a run spent is read from it, so calls whose judges
 // were cancelled are counted too.
 type usageSource interface {
-	Usage() llm.Usage
+	Usage() eval.Usage
 }
 
 // holdDefaults keeps a card that passes only with the help of defaulted

@@ -204,7 +204,7 @@ func (r *run) explainWith(ctx context.Context) string {
 	}
 	u, err := judges.Ask(ctx, r.cfg.Model, "research.explain", prompts.Explanation{Question: r.query, Mode: r.cfg.Mode.Name,
 		Needed: r.cfg.Mode.MinShort, Searches: r.out.Searches, Dropped: dropped}, &out, explanationSchema(), 0)
-	ev.Usage = judges.UsageOf(u)
+	ev.Usage = u.Recorded()
 	if ctx.Err() == nil {
 		r.model.note(cmp.Or(err, emptyErr(out.Explanation, "explanation")))
 	}

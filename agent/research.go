@@ -15,7 +15,6 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/judges"
-	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -235,7 +234,7 @@ type run struct {
 	// usage and base give what the model spent during the run, when it
 	// keeps an account.
 	usage usageSource
-	base  llm.Usage
+	base  eval.Usage
 }
 
 // Run researches query end to end: search, fetch, extract, summarize and
@@ -559,7 +558,7 @@ func (r *run) gate(ctx context.Context, it int, srcs []*SourceRecord) error {
 				r.model.note(sg.Err)
 			}
 			s.Grade, s.GateReason, s.Defaulted = sg.Grade, sg.Reason, sg.Defaulted
-			usages[i] = su.Add(judges.UsageOf(sg.Usage))
+			usages[i] = su.Add(sg.Usage.Recorded())
 			return nil
 		})
 	}

@@ -39,7 +39,7 @@ func (r *run) summarize(ctx context.Context, s *SourceRecord) (string, eval.Usag
 	u, err := judges.Ask(ctx, r.cfg.Model, "research.summarize", prompts.SourceQuery{
 		Question: r.query, Source: prompts.Passage{ID: s.URL, Title: s.Title, Text: textseg.ClipWords(s.Text, 2000)},
 	}, &out, summarySchema(), 0)
-	eu := judges.UsageOf(u)
+	eu := u.Recorded()
 	if err != nil || strings.TrimSpace(out.Summary) == "" {
 		if err := judges.Stops(ctx, err); err != nil {
 			return "", eu, err
@@ -285,7 +285,7 @@ func (r *run) llmReport(ctx context.Context, kept []*SourceRecord, tidy bool) (s
 	}
 	u, err := judges.Ask(ctx, r.cfg.Model, "research.synthesize", prompts.Synthesis{Question: r.query, Sources: ps, Tidy: tidy},
 		&out, reportSchema(), 3000)
-	eu := judges.UsageOf(u)
+	eu := u.Recorded()
 	if err != nil {
 		return "", eu, 0, 0, err
 	}

@@ -6,10 +6,10 @@ import (
 	"io"
 	"math"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
-	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -34,7 +34,7 @@ type Search struct {
 	// the thresholds tried (no call each).
 	Candidates, Criteria, Rubrics, Examples, Thresholds int
 	// Usage is the client's: calls, tokens and cache hits.
-	Usage llm.Usage
+	Usage eval.Usage
 	// CostUSD is what the calls cost, when Known.
 	CostUSD float64
 	Known   bool

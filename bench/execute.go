@@ -526,7 +526,7 @@ func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report
 		u, r := summary.Usage, &x.out.Report.Usage
 		r.Calls, r.TokensIn, r.TokensOut = u.Calls, u.TokensIn, u.TokensOut
 		r.CostUSD, r.CostUnknown = u.CostUSD, u.CostUnknown
-		r.CacheHits, r.CachedIn, r.CachedOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
+		r.CacheHits, r.CachedTokensIn, r.CachedTokensOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
 	}
 	return summary, results, more, nil
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judging"
-	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -33,7 +33,7 @@ func TestOutcomeBudgetLeads(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			o := &Outcome{Dir: "runs/b1", Config: run.Config{RunID: "b1"}, Summary: run.Summary{Metrics: ms}, Failures: tc.failures, MaxCost: 0.002,
-				Report: judging.Report{Judge: "llm:openai:m", Usage: llm.Usage{Calls: 4, CostUSD: 0.0019}}}
+				Report: judging.Report{Judge: "llm:openai:m", Usage: eval.Usage{Calls: 4, CostUSD: 0.0019}}}
 			var out, log bytes.Buffer
 			require.NoError(t, o.Write(&out, &log))
 			if tc.table {

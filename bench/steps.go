@@ -25,7 +25,7 @@ func keepSteps(ctx context.Context, folder *run.Run, reg *metric.Registry, metri
 	if err != nil {
 		fmt.Fprintf(log, "bench: %v; its judgements ask for them again, and take the neutral default when that fails\n", err)
 	}
-	used := run.Spent(judges.UsageOf(u))
+	used := run.Spent(u.Recorded())
 	if used == (eval.Usage{}) && slices.EqualFunc(recs, kept, func(a, b judges.StepsRecord) bool {
 		return a.Name == b.Name && a.Version == b.Version && a.Generated == b.Generated && slices.Equal(a.Steps, b.Steps)
 	}) {

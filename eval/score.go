@@ -157,7 +157,9 @@ type SourceRating struct {
 	Basis string `json:"basis,omitempty" yaml:"basis,omitempty"`
 }
 
-// Usage is the cost of computing a Score.
+// Usage is what model calls cost: one call's, a Score's (Recorded) or a
+// whole run's (their Add). Its JSON and YAML keys are those results.jsonl,
+// cards and the reply cache were written with; a zero field is left out.
 type Usage struct {
 	Calls     int           `json:"calls,omitempty" yaml:"calls,omitempty"`
 	TokensIn  int           `json:"tokens_in,omitempty" yaml:"tokens_in,omitempty"`
@@ -170,7 +172,8 @@ type Usage struct {
 	CostUnknown bool `json:"cost_unknown,omitempty" yaml:"cost_unknown,omitempty"`
 	// CacheHits counts the replies served from the response cache, and
 	// CachedTokensIn and CachedTokensOut their tokens: not paid for, so
-	// Calls, TokensIn, TokensOut and CostUSD leave them out.
+	// Calls, TokensIn, TokensOut and CostUSD leave them out (a cache hit
+	// counts no call, no token and no cost).
 	CacheHits       int `json:"cache_hits,omitempty" yaml:"cache_hits,omitempty"`
 	CachedTokensIn  int `json:"cached_tokens_in,omitempty" yaml:"cached_tokens_in,omitempty"`
 	CachedTokensOut int `json:"cached_tokens_out,omitempty" yaml:"cached_tokens_out,omitempty"`
@@ -181,6 +184,33 @@ type Usage struct {
 	// of fingerprint between two runs is a change of the judge.
 	Fingerprints string `json:"fingerprints,omitempty" yaml:"fingerprints,omitempty"`
 	Seeds        string `json:"seeds,omitempty" yaml:"seeds,omitempty"`
+
+	// The rest is how the model client got its replies, which a run's
+	// report counts and a Score does not record (Recorded).
+
+	// Estimated is true when a token count came from our tokenizer because
+	// the server reported none.
+	Estimated bool `json:"estimated,omitempty" yaml:"estimated,omitempty"`
+	// Retries counts the attempts after each call's first.
+	Retries int `json:"retries,omitempty" yaml:"retries,omitempty"`
+	// Hedges counts the second requests sent for attempts that outlived
+	// their deadline; Calls counts them too.
+	Hedges int `json:"hedges,omitempty" yaml:"hedges,omitempty"`
+	// BatchCalls counts the calls answered by a batch, at the batch
+	// price; Calls counts them too.
+	BatchCalls int `json:"batch_calls,omitempty" yaml:"batch_calls,omitempty"`
+	// CacheErrors counts the cache's failed reads and writes (the calls
+	// went on without it).
+	CacheErrors int `json:"cache_errors,omitempty" yaml:"cache_errors,omitempty"`
+}
+
+// Recorded is u as a Score or an event records it: what the calls cost
+// (calls, tokens, latency, cost, the cache's share, fingerprints, seeds),
+// without how the client got its replies (estimated tokens, retries,
+// hedges, batch calls, cache errors).
+func (u Usage) Recorded() Usage {
+	u.Estimated, u.Retries, u.Hedges, u.BatchCalls, u.CacheErrors = false, 0, 0, 0, 0
+	return u
 }
 
 // MergeSet is the union of two sets as Usage keeps them: distinct words,
@@ -209,13 +239,18 @@ func (u Usage) Cost() string {
 // Add returns the sum of two usages.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
-		Calls:     u.Calls + v.Calls,
-		TokensIn:  u.TokensIn + v.TokensIn,
-		TokensOut: u.TokensOut + v.TokensOut,
-		Latency:   u.Latency + v.Latency,
-		CostUSD:   u.CostUSD + v.CostUSD,
+		Calls:       u.Calls + v.Calls,
+		TokensIn:    u.TokensIn + v.TokensIn,
+		TokensOut:   u.TokensOut + v.TokensOut,
+		Estimated:   u.Estimated || v.Estimated,
+		Retries:     u.Retries + v.Retries,
+		Hedges:      u.Hedges + v.Hedges,
+		BatchCalls:  u.BatchCalls + v.BatchCalls,
+		CacheErrors: u.CacheErrors + v.CacheErrors,
+		Latency:     u.Latency + v.Latency,
+		CostUSD:     u.CostUSD + v.CostUSD,
+		CostUnknown: u.CostUnknown || v.CostUnknown,
 
-		CostUnknown:     u.CostUnknown || v.CostUnknown,
 		CacheHits:       u.CacheHits + v.CacheHits,
 		CachedTokensIn:  u.CachedTokensIn + v.CachedTokensIn,
 		CachedTokensOut: u.CachedTokensOut + v.CachedTokensOut,

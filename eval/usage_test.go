@@ -32,3 +32,24 @@ func TestUsageAddMergesFingerprintsAndSeeds(t *testing.T) {
 	u := eval.Usage{Calls: 1, Fingerprints: "fp_1", Seeds: "0"}.Add(eval.Usage{Calls: 1, Fingerprints: "fp_1", Seeds: "1"})
 	assert.Equal(t, eval.Usage{Calls: 2, Fingerprints: "fp_1", Seeds: "0 1"}, u)
 }
+
+func TestUsageAddAndRecorded(t *testing.T) {
+	t.Parallel()
+	call := eval.Usage{Calls: 2, TokensIn: 100, TokensOut: 10, Latency: 3, CostUSD: 0.5, Fingerprints: "fp_1", Seeds: "1",
+		Estimated: true, Retries: 1, Hedges: 1, BatchCalls: 1, CacheErrors: 1}
+	hit := eval.Usage{CacheHits: 1, CachedTokensIn: 40, CachedTokensOut: 4, CostUnknown: true, Fingerprints: "fp_0"}
+	tests := map[string]struct{ got, want eval.Usage }{
+		"add sums every field": {call.Add(hit), eval.Usage{Calls: 2, TokensIn: 100, TokensOut: 10, Latency: 3, CostUSD: 0.5, CostUnknown: true,
+			CacheHits: 1, CachedTokensIn: 40, CachedTokensOut: 4, Fingerprints: "fp_0 fp_1", Seeds: "1",
+			Estimated: true, Retries: 1, Hedges: 1, BatchCalls: 1, CacheErrors: 1}},
+		"recorded keeps the cost, not how it was got": {call.Recorded(), eval.Usage{Calls: 2, TokensIn: 100, TokensOut: 10, Latency: 3, CostUSD: 0.5,
+			Fingerprints: "fp_1", Seeds: "1"}},
+		"recorded keeps the cache's share": {hit.Recorded(), hit},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, tc.got)
+		})
+	}
+}

@@ -287,24 +287,24 @@ type checked struct {
 // and their checks; a supporting chunk of one context names it by the
 // sample's id (ids). With no passage text, every claim is unsupported and
 // no call is made. The first failed check fails the whole.
-func (fc *FactChecker) verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage, ids []string) (verified, llm.Usage, error) {
+func (fc *FactChecker) verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage, ids []string) (verified, eval.Usage, error) {
 	out := verified{claims: make([]eval.Claim, len(claims))}
 	for i, c := range claims {
 		out.claims[i] = eval.Claim{Text: c, Verdict: eval.VerdictUnsupported}
 	}
 	cs := fc.chunks(ps)
 	if len(cs) == 0 {
-		return out, llm.Usage{}, nil
+		return out, eval.Usage{}, nil
 	}
 	var chat llm.Chatter = m
 	if fc.Model != nil {
 		chat = fc.Model
 	}
 	if chat == nil {
-		return verified{}, llm.Usage{}, errors.New("fact checker: no model to check with")
+		return verified{}, eval.Usage{}, errors.New("fact checker: no model to check with")
 	}
 	var mu sync.Mutex
-	var u llm.Usage
+	var u eval.Usage
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(checkParallel)
 	for i, claim := range claims {
@@ -355,9 +355,9 @@ func (e *CheckerError) Unwrap() error { return e.Err }
 
 // checkClaim checks claim against the chunks in order, until one
 // supports it.
-func (fc *FactChecker) checkClaim(ctx context.Context, m llm.Chatter, claim string, cs []chunk) (checked, llm.Usage, error) {
+func (fc *FactChecker) checkClaim(ctx context.Context, m llm.Chatter, claim string, cs []chunk) (checked, eval.Usage, error) {
 	var best checked
-	var u llm.Usage
+	var u eval.Usage
 	for i, c := range cs {
 		p, from, cu, err := fc.check(ctx, m, c.text, claim)
 		u = u.Add(cu)
@@ -376,7 +376,7 @@ func (fc *FactChecker) checkClaim(ctx context.Context, m llm.Chatter, claim stri
 
 // check asks the checker whether doc supports claim and returns the
 // probability of support and how it was measured.
-func (fc *FactChecker) check(ctx context.Context, m llm.Chatter, doc, claim string) (float64, string, llm.Usage, error) {
+func (fc *FactChecker) check(ctx context.Context, m llm.Chatter, doc, claim string) (float64, string, eval.Usage, error) {
 	user := "Document: " + doc + "\nClaim: " + claim
 	req := llm.Request{
 		Messages:    []llm.Message{{Role: llm.System, Content: CheckInstruction}, {Role: llm.User, Content: user}},

@@ -89,7 +89,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		maxPts = 1
 	}
 	if blank(s.Answer) {
-		return skip(MetricCompleteness, Method(c.Model), maxPts, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricCompleteness, Method(c.Model), maxPts, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if Offline(c.Model) {
 		sc, err := heuristics.Completeness{Max: maxPts}.Score(ctx, s)
@@ -119,7 +119,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	}
 	v := float64(covered) / float64(len(aspects))
 	sc := eval.Score{
-		Metric: MetricCompleteness, Value: v, Points: v * maxPts, Max: maxPts, Method: Method(c.Model), Usage: UsageOf(u),
+		Metric: MetricCompleteness, Value: v, Points: v * maxPts, Max: maxPts, Method: Method(c.Model), Usage: u.Recorded(),
 		Evidence: eval.Evidence{Gaps: gaps, Counts: map[string]float64{"aspects": float64(len(aspects)), "covered": float64(covered)}},
 		Reason:   fmt.Sprintf("covers %d of %d aspects", covered, len(aspects)),
 	}

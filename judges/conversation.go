@@ -106,11 +106,11 @@ func turnStandIn(req llm.Request, _ func(string) int) (string, int, bool) {
 func conversationSkip(name string, m Model, maxPts float64, s eval.Sample) (eval.Score, bool) {
 	switch {
 	case s.NotEvaluable != "":
-		sc := skip(name, Method(m), maxPts, eval.ErrNotEvaluable, llm.Usage{})
+		sc := skip(name, Method(m), maxPts, eval.ErrNotEvaluable, eval.Usage{})
 		sc.Reason = "not evaluable: " + s.NotEvaluable
 		return sc, true
 	case len(s.Messages) == 0:
-		return skip(name, Method(m), maxPts, eval.ErrNoConversation, llm.Usage{}), true
+		return skip(name, Method(m), maxPts, eval.ErrNoConversation, eval.Usage{}), true
 	}
 	return eval.Score{}, false
 }
@@ -177,7 +177,7 @@ func intList(ns []int) string {
 
 // turnScore is the score of verdicts per turn: the share that pass, the
 // failing turns named in the issues, where the conversation lost points.
-func turnScore(name, meth string, vs []turnVerdict, u llm.Usage, what string) eval.Score {
+func turnScore(name, meth string, vs []turnVerdict, u eval.Usage, what string) eval.Score {
 	slices.SortFunc(vs, func(a, b turnVerdict) int { return cmp.Compare(a.Turn, b.Turn) })
 	pass := 0
 	var issues []string
@@ -190,7 +190,7 @@ func turnScore(name, meth string, vs []turnVerdict, u llm.Usage, what string) ev
 	}
 	n := len(vs)
 	return eval.Score{
-		Metric: name, Value: float64(pass) / float64(n), Points: float64(pass), Max: float64(n), Method: meth, Usage: UsageOf(u),
+		Metric: name, Value: float64(pass) / float64(n), Points: float64(pass), Max: float64(n), Method: meth, Usage: u.Recorded(),
 		Reason:   fmt.Sprintf("%d of %d assistant turns %s", pass, n, what),
 		Evidence: eval.Evidence{Issues: issues, Counts: map[string]float64{"turns": float64(n), "failed": float64(n - pass)}},
 	}
@@ -226,10 +226,10 @@ func (t TaskCompletion) Score(ctx context.Context, s eval.Sample) (eval.Score, e
 	}
 	said := assistantTurns(s.Messages)
 	if len(said) == 0 {
-		return skip(MetricTaskCompletion, Method(t.Model), 5, ErrNoAssistantTurn, llm.Usage{}), nil
+		return skip(MetricTaskCompletion, Method(t.Model), 5, ErrNoAssistantTurn, eval.Usage{}), nil
 	}
 	if Offline(t.Model) {
-		return gradeScore(MetricTaskCompletion, MethodOffline, offlineCompletion(s.Messages, said), llm.Usage{}), nil
+		return gradeScore(MetricTaskCompletion, MethodOffline, offlineCompletion(s.Messages, said), eval.Usage{}), nil
 	}
 	var g grade
 	u, err := ask(ctx, t.Model, "conversation.task", prompts.Conversation{Turns: turns(s.Messages)}, &g, gradeSchema())
@@ -340,14 +340,14 @@ func (c ConversationRelevancy) Score(ctx context.Context, s eval.Sample) (eval.S
 	}
 	judge := assistantTurns(s.Messages)
 	if len(judge) == 0 {
-		return skip(MetricConversationRelevancy, Method(c.Model), 1, ErrNoAssistantTurn, llm.Usage{}), nil
+		return skip(MetricConversationRelevancy, Method(c.Model), 1, ErrNoAssistantTurn, eval.Usage{}), nil
 	}
 	if Offline(c.Model) {
 		vs := make([]turnVerdict, 0, len(judge))
 		for _, n := range judge {
 			vs = append(vs, offlineRelevant(s.Messages, n, window))
 		}
-		return turnScore(MetricConversationRelevancy, MethodOffline, vs, llm.Usage{}, "relevant to the turns before them"), nil
+		return turnScore(MetricConversationRelevancy, MethodOffline, vs, eval.Usage{}, "relevant to the turns before them"), nil
 	}
 	return askTurns(ctx, c.Model, MetricConversationRelevancy, "conversation.relevancy", s, judge, window, "relevant to the turns before them")
 }
@@ -393,14 +393,14 @@ func (k KnowledgeRetention) Score(ctx context.Context, s eval.Sample) (eval.Scor
 	}
 	judge := assistantTurns(s.Messages)
 	if len(judge) == 0 {
-		return skip(MetricKnowledgeRetention, Method(k.Model), 1, ErrNoAssistantTurn, llm.Usage{}), nil
+		return skip(MetricKnowledgeRetention, Method(k.Model), 1, ErrNoAssistantTurn, eval.Usage{}), nil
 	}
 	if Offline(k.Model) {
 		vs := make([]turnVerdict, 0, len(judge))
 		for _, n := range judge {
 			vs = append(vs, offlineRetained(s.Messages, n))
 		}
-		return turnScore(MetricKnowledgeRetention, MethodOffline, vs, llm.Usage{}, "keep what the user said"), nil
+		return turnScore(MetricKnowledgeRetention, MethodOffline, vs, eval.Usage{}, "keep what the user said"), nil
 	}
 	return askTurns(ctx, k.Model, MetricKnowledgeRetention, "conversation.retention", s, judge, 0, "keep what the user said")
 }
@@ -487,18 +487,18 @@ func (r RoleAdherence) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 		}
 	}
 	if len(system) == 0 {
-		return skip(MetricRoleAdherence, Method(r.Model), 1, ErrNoSystemMessage, llm.Usage{}), nil
+		return skip(MetricRoleAdherence, Method(r.Model), 1, ErrNoSystemMessage, eval.Usage{}), nil
 	}
 	judge := assistantTurns(s.Messages)
 	if len(judge) == 0 {
-		return skip(MetricRoleAdherence, Method(r.Model), 1, ErrNoAssistantTurn, llm.Usage{}), nil
+		return skip(MetricRoleAdherence, Method(r.Model), 1, ErrNoAssistantTurn, eval.Usage{}), nil
 	}
 	if Offline(r.Model) {
 		vs := make([]turnVerdict, 0, len(judge))
 		for _, n := range judge {
 			vs = append(vs, offlineInRole(s.Messages, strings.Join(system, "\n"), n))
 		}
-		return turnScore(MetricRoleAdherence, MethodOffline, vs, llm.Usage{}, "keep to the system message's role"), nil
+		return turnScore(MetricRoleAdherence, MethodOffline, vs, eval.Usage{}, "keep to the system message's role"), nil
 	}
 	return askTurns(ctx, r.Model, MetricRoleAdherence, "conversation.role", s, judge, 0, "keep to the system message's role")
 }

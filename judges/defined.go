@@ -111,7 +111,7 @@ func (d Defined) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 		return eval.Score{}, fmt.Errorf("%s: %w", def.Name, ErrNeedsModel)
 	}
 	if slices.Contains(def.Fields, FieldAnswer) && blank(s.Answer) {
-		return skip(def.Name, Method(d.Model), sc.Max(), eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(def.Name, Method(d.Model), sc.Max(), eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if err := d.Check(s); err != nil {
 		return eval.Score{}, err
@@ -156,10 +156,10 @@ func (d Defined) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 
 // score is the score of a reply whose grade is sampled: weighted by the
 // reply's log-probabilities where they give it, else sampled.
-func (d Defined) score(sampled, reason string, resp llm.Response, u llm.Usage) eval.Score {
+func (d Defined) score(sampled, reason string, resp llm.Response, u eval.Usage) eval.Score {
 	def, sc := d.Def, d.Def.Scale
 	g, _ := sc.Grade(sampled)
-	out := eval.Score{Metric: def.Name, Max: sc.Max(), Usage: UsageOf(u), Evidence: eval.Evidence{Counts: map[string]float64{"grade": g}}}
+	out := eval.Score{Metric: def.Name, Max: sc.Max(), Usage: u.Recorded(), Evidence: eval.Evidence{Counts: map[string]float64{"grade": g}}}
 	mean, probs, ok := sc.Weighted(resp.Logprobs, resp.Content, sampled)
 	if !ok {
 		out.Points, out.Value = g, sc.Value(g)
@@ -255,12 +255,12 @@ func gradeToken(tok string) string { return strings.Trim(tok, " \t\n\":") }
 
 // steps are the judge's evaluation steps: its own, or those the model
 // writes from its criterion, once per memo.
-func (d Defined) steps(ctx context.Context) ([]string, llm.Usage, error) {
+func (d Defined) steps(ctx context.Context) ([]string, eval.Usage, error) {
 	if d.Def.Steps != nil {
-		return d.Def.Steps, llm.Usage{}, nil
+		return d.Def.Steps, eval.Usage{}, nil
 	}
 	if d.Def.kept != nil {
-		return d.Def.kept, llm.Usage{}, nil
+		return d.Def.kept, eval.Usage{}, nil
 	}
 	if d.memo == nil {
 		return d.Def.generateSteps(ctx, d.Model)
@@ -268,7 +268,7 @@ func (d Defined) steps(ctx context.Context) ([]string, llm.Usage, error) {
 	d.memo.mu.Lock()
 	defer d.memo.mu.Unlock()
 	if d.memo.steps != nil {
-		return d.memo.steps, llm.Usage{}, nil
+		return d.memo.steps, eval.Usage{}, nil
 	}
 	steps, u, err := d.Def.generateSteps(ctx, d.Model)
 	if err == nil {
@@ -307,10 +307,10 @@ var stepsSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[steps
 // generateSteps has m write the evaluation steps from the criterion, at
 // temperature 0 even within a sampled judgement: every ask of a run
 // follows the same steps.
-func (d *Definition) generateSteps(ctx context.Context, m Model) ([]string, llm.Usage, error) {
+func (d *Definition) generateSteps(ctx context.Context, m Model) ([]string, eval.Usage, error) {
 	r, err := prompts.MustGet("defined.steps").Render(prompts.DefinedSteps{Criterion: d.Criterion, Scale: d.Scale.String(), Fields: strings.Join(d.Fields, ", ")})
 	if err != nil {
-		return nil, llm.Usage{}, err
+		return nil, eval.Usage{}, err
 	}
 	var out stepsReply
 	u, err := llm.ChatJSON(ctx, m, llm.Request{

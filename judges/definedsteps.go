@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/assaylabs/assay/llm"
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -57,7 +57,7 @@ func DefinitionOf(e metric.Entry) (*Definition, bool) {
 // write is left out of the records, and its error joined in err: its
 // judgements then ask for the steps themselves, and take the neutral
 // default when that fails too, counted as any other.
-func PrepareSteps(ctx context.Context, reg *metric.Registry, metrics []string, m Model, earlier []StepsRecord) (out []StepsRecord, u llm.Usage, err error) {
+func PrepareSteps(ctx context.Context, reg *metric.Registry, metrics []string, m Model, earlier []StepsRecord) (out []StepsRecord, u eval.Usage, err error) {
 	var errs []error
 	for _, name := range metrics {
 		e, ok := reg.Lookup(name)

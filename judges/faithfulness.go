@@ -99,8 +99,8 @@ func (c claimList) Validate() error {
 // verdict is one statement's verdict; the schema holds the enum and the
 // least statement number, the check of verify the rest.
 type verdict struct {
-	Statement int    `json:"statement" jsonschema:"minimum=1"`
-	Verdict   string `json:"verdict" jsonschema:"enum=supported,enum=unsupported,enum=contradicted"`
+	Statement int    `json:"statement" schema:"minimum=1"`
+	Verdict   string `json:"verdict" schema:"enum=supported,enum=unsupported,enum=contradicted"`
 	Context   string `json:"context"`
 	Reason    string `json:"reason"`
 }
@@ -121,7 +121,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 		if f.Checker != nil {
 			meth = f.Checker.method(f.Model)
 		}
-		return skip(MetricFaithfulness, meth, 1, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricFaithfulness, meth, 1, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	ps, ids := passages(s), sampleIDs(s)
 	if f.Checker != nil {
@@ -130,7 +130,7 @@ func (f Faithfulness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if Offline(f.Model) {
 		_, cs := heuristics.FaithfulnessScore(s.Answer, texts(ps))
 		if len(cs) == 0 {
-			return skip(MetricFaithfulness, MethodOffline, 1, errNoClaimFound, llm.Usage{}), nil
+			return skip(MetricFaithfulness, MethodOffline, 1, errNoClaimFound, eval.Usage{}), nil
 		}
 		claims := supportClaims(cs, ids)
 		sc := claimScore(MetricFaithfulness, MethodOffline, claims)
@@ -173,7 +173,7 @@ func (f Faithfulness) ScoreReport(ctx context.Context, r *heuristics.Report, s e
 		if f.Checker != nil {
 			meth = f.Checker.method(f.Model)
 		}
-		return skip(MetricFaithfulness, meth, 1, errNoClaimFound, llm.Usage{}), nil
+		return skip(MetricFaithfulness, meth, 1, errNoClaimFound, eval.Usage{}), nil
 	}
 	s.Answer = strings.Join(lines, "\n")
 	return f.Score(ctx, s)
@@ -186,7 +186,7 @@ var _ heuristics.ReportScorer = Faithfulness{}
 func (f Faithfulness) scoreChecked(ctx context.Context, s eval.Sample, ps []prompts.Passage, ids []string) (eval.Score, error) {
 	meth := f.Checker.method(f.Model)
 	var claims []string
-	var u llm.Usage
+	var u eval.Usage
 	if Offline(f.Model) {
 		claims = heuristics.SplitClaims(s.Answer)
 	} else {
@@ -225,7 +225,7 @@ func checkedScore(metric, meth string, fc *FactChecker, v verified) eval.Score {
 
 // failChecked is fail for a judgement labelled meth: a checker's or its
 // model's failure is the neutral default (or stops the run, see Stops).
-func failChecked(ctx context.Context, metric, meth string, err error, u llm.Usage) (eval.Score, error) {
+func failChecked(ctx context.Context, metric, meth string, err error, u eval.Usage) (eval.Score, error) {
 	if err := Stops(ctx, err); err != nil {
 		return eval.Score{}, err
 	}
@@ -302,7 +302,7 @@ type verified struct {
 // statement given two verdicts keeps the worse. A supporting context is
 // named by the sample's id (ids). With no passage text, every claim is
 // unsupported and no call is made.
-func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage, ids []string) (verified, llm.Usage, error) {
+func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage, ids []string) (verified, eval.Usage, error) {
 	out := verified{claims: make([]eval.Claim, len(claims))}
 	todo := make([]int, len(claims)) // indexes of claims without a verdict
 	for i, c := range claims {
@@ -313,10 +313,10 @@ func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage,
 		for i := range out.claims {
 			out.claims[i].Verdict = eval.VerdictUnsupported
 		}
-		return out, llm.Usage{}, nil
+		return out, eval.Usage{}, nil
 	}
 	known := knownContext(ps, true)
-	var u llm.Usage
+	var u eval.Usage
 	for ask2 := 0; ask2 < 2 && len(todo) > 0; ask2++ {
 		sub := make([]string, len(todo))
 		for k, i := range todo {
@@ -443,12 +443,12 @@ func clip(s string, n int) string {
 // finish completes a faithfulness score judged with a model (or a
 // checker): its repeated claims counted, the note when there was no
 // context text, and what the calls spent.
-func finish(sc eval.Score, dups int, ps []prompts.Passage, u llm.Usage) eval.Score {
+func finish(sc eval.Score, dups int, ps []prompts.Passage, u eval.Usage) eval.Score {
 	if dups > 0 {
 		sc.Evidence.Counts["duplicates"] = float64(dups)
 		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))
 	}
 	noteNoContexts(&sc, ps)
-	sc.Usage = UsageOf(u)
+	sc.Usage = u.Recorded()
 	return sc
 }

@@ -60,10 +60,10 @@ const (
 // neutral is the score a judge falls back on when its model fails: grade 3
 // of 5, value 0.5, flagged and explained. maxPts is the metric's native
 // maximum (1 for ratios, 5 for grades).
-func neutral(metric, meth string, maxPts float64, err error, u llm.Usage) eval.Score {
+func neutral(metric, meth string, maxPts float64, err error, u eval.Usage) eval.Score {
 	return eval.Score{
 		Metric: metric, Value: 0.5, Points: 0.5 * maxPts, Max: maxPts,
-		Method: meth, Defaulted: true, Err: err, Usage: UsageOf(u),
+		Method: meth, Defaulted: true, Err: err, Usage: u.Recorded(),
 		Reason: "judge failed, neutral grade 3 of 5 used: " + err.Error(),
 	}
 }
@@ -71,9 +71,9 @@ func neutral(metric, meth string, maxPts float64, err error, u llm.Usage) eval.S
 // skip is the score of a sample the judge has nothing to judge in (no
 // answer, an answer with no claim): Skipped, not scored, never passing a
 // gate, with the cause in Err and Reason.
-func skip(metric, meth string, maxPts float64, err error, u llm.Usage) eval.Score {
+func skip(metric, meth string, maxPts float64, err error, u eval.Usage) eval.Score {
 	return eval.Score{
-		Metric: metric, Max: maxPts, Method: meth, Skipped: true, Err: err, Usage: UsageOf(u),
+		Metric: metric, Max: maxPts, Method: meth, Skipped: true, Err: err, Usage: u.Recorded(),
 		Reason: "skipped, not scored: " + err.Error(),
 	}
 }
@@ -107,7 +107,7 @@ func incomplete(sc eval.Score, n, total int, what string) eval.Score {
 // fail turns a judge error into its result: cancellation and refused
 // credentials (llm.ErrAuth: no later call can succeed) stop the run,
 // anything else becomes the neutral default.
-func fail(ctx context.Context, metric string, m Model, maxPts float64, err error, u llm.Usage) (eval.Score, error) {
+func fail(ctx context.Context, metric string, m Model, maxPts float64, err error, u eval.Usage) (eval.Score, error) {
 	if err := Stops(ctx, err); err != nil {
 		return eval.Score{}, err
 	}
@@ -129,22 +129,16 @@ func Stops(ctx context.Context, err error) error {
 	return nil
 }
 
-// UsageOf is a model client's usage as a Score or Event records it.
-func UsageOf(u llm.Usage) eval.Usage {
-	return eval.Usage{Calls: u.Calls, TokensIn: u.TokensIn, TokensOut: u.TokensOut, Latency: u.Latency, CostUSD: u.CostUSD, CostUnknown: u.CostUnknown,
-		CacheHits: u.CacheHits, CachedTokensIn: u.CachedIn, CachedTokensOut: u.CachedOut, Fingerprints: u.Fingerprints, Seeds: u.Seeds}
-}
-
 // Ask renders the named prompt template with data, sends it asking for
 // schema's JSON, and decodes the reply into out: validated against the
 // schema, then by checks, with one repair request (see llm.ChatJSON).
 // maxTokens 0 leaves the reply's length to the backend. Within a Sampled
 // judgement the request is at SampleTemperature, seeded with the ask's
 // index.
-func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema *llm.Schema, maxTokens int, checks ...llm.Check) (llm.Usage, error) {
+func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema *llm.Schema, maxTokens int, checks ...llm.Check) (eval.Usage, error) {
 	p, err := prompts.MustGet(name).Prepare(data)
 	if err != nil {
-		return llm.Usage{}, err
+		return eval.Usage{}, err
 	}
 	req := llm.Request{
 		Prompt:    messagesOf(p),
@@ -174,7 +168,7 @@ func messagesOf(p prompts.Prepared) func() ([]llm.Message, error) {
 }
 
 // ask is Ask with the backend's reply length, for the judges.
-func ask(ctx context.Context, m Model, name string, data, out any, schema *llm.Schema, checks ...llm.Check) (llm.Usage, error) {
+func ask(ctx context.Context, m Model, name string, data, out any, schema *llm.Schema, checks ...llm.Check) (eval.Usage, error) {
 	return Ask(ctx, m, name, data, out, schema, 0, checks...)
 }
 
@@ -261,7 +255,7 @@ type Checker = metric.Checker
 
 // grade is a 1-5 rating with a reason; its schema holds the range.
 type grade struct {
-	Grade  int    `json:"grade" jsonschema:"minimum=1,maximum=5"`
+	Grade  int    `json:"grade" schema:"minimum=1,maximum=5"`
 	Reason string `json:"reason"`
 }
 

@@ -57,15 +57,15 @@ func (f *fakeModel) Chat(_ context.Context, req llm.Request) (llm.Response, erro
 	if msg, ok := strings.CutPrefix(r, "ERR:"); ok {
 		return llm.Response{}, errors.New(msg)
 	}
-	return llm.Response{Content: r, Usage: llm.Usage{Calls: 1, TokensIn: 100, TokensOut: 10}}, nil
+	return llm.Response{Content: r, Usage: eval.Usage{Calls: 1, TokensIn: 100, TokensOut: 10}}, nil
 }
 
-func (f *fakeModel) Embed(_ context.Context, texts []string) ([][]float32, llm.Usage, error) {
+func (f *fakeModel) Embed(_ context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	if f.embed == nil {
-		return nil, llm.Usage{}, llm.ErrNoEmbeddings
+		return nil, eval.Usage{}, llm.ErrNoEmbeddings
 	}
 	v, err := f.embed(texts)
-	return v, llm.Usage{Calls: 1, TokensIn: len(texts)}, err
+	return v, eval.Usage{Calls: 1, TokensIn: len(texts)}, err
 }
 
 var ragSample = eval.Sample{

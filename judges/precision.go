@@ -107,7 +107,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 	ps, ids := passages(s), sampleIDs(s)
 	useful := make([]bool, len(ps))
 	reasons := make([]string, len(ps))
-	var u llm.Usage
+	var u eval.Usage
 	var repeated []string
 	unjudged := 0
 	meth := Method(p.Model)
@@ -147,7 +147,7 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 		}
 	}
 	v := AveragePrecision(useful)
-	sc := eval.Score{Metric: MetricContextPrecision, Value: v, Points: v, Max: 1, Method: meth, Usage: UsageOf(u)}
+	sc := eval.Score{Metric: MetricContextPrecision, Value: v, Points: v, Max: 1, Method: meth, Usage: u.Recorded()}
 	n := 0
 	for i := range ps {
 		rating := 0.0
@@ -173,12 +173,12 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 // judge asks the model which contexts are useful for ref, then once more
 // about those its reply skipped, and returns a verdict per context (nil
 // where there is still none) with a note per context given more than one.
-func (p ContextPrecision) judge(ctx context.Context, query, ref string, ps []prompts.Passage, ids []string) ([]*usefulness, []string, llm.Usage, error) {
+func (p ContextPrecision) judge(ctx context.Context, query, ref string, ps []prompts.Passage, ids []string) ([]*usefulness, []string, eval.Usage, error) {
 	got := make([]*usefulness, len(ps))
 	given := make([]int, len(ps))
 	todo := make([]prompts.Passage, len(ps))
 	copy(todo, ps)
-	var u llm.Usage
+	var u eval.Usage
 	for ask2 := 0; ask2 < 2 && len(todo) > 0; ask2++ {
 		known := knownContext(todo, false)
 		check := func(o any) error {

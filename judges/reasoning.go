@@ -56,12 +56,12 @@ type Reasoning struct {
 var _ eval.Scorer = Reasoning{}
 
 type reasoningReply struct {
-	Clarity     int      `json:"clarity" jsonschema:"minimum=0,maximum=100"`
-	Coverage    int      `json:"coverage" jsonschema:"minimum=0,maximum=100"`
-	Specificity int      `json:"specificity" jsonschema:"minimum=0,maximum=100"`
-	Alignment   int      `json:"alignment" jsonschema:"minimum=0,maximum=100"`
-	Minimality  int      `json:"minimality" jsonschema:"minimum=0,maximum=100"`
-	Consistency int      `json:"consistency" jsonschema:"minimum=0,maximum=100"`
+	Clarity     int      `json:"clarity" schema:"minimum=0,maximum=100"`
+	Coverage    int      `json:"coverage" schema:"minimum=0,maximum=100"`
+	Specificity int      `json:"specificity" schema:"minimum=0,maximum=100"`
+	Alignment   int      `json:"alignment" schema:"minimum=0,maximum=100"`
+	Minimality  int      `json:"minimality" schema:"minimum=0,maximum=100"`
+	Consistency int      `json:"consistency" schema:"minimum=0,maximum=100"`
 	Issues      []string `json:"issues"`
 }
 
@@ -104,12 +104,12 @@ var reasoningSchema = sync.OnceValue(func() *llm.Schema { return llm.SchemaFor[r
 // Score implements eval.Scorer.
 func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if blank(s.Answer) {
-		return skip(MetricReasoning, Method(r.Model), 100, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricReasoning, Method(r.Model), 100, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if Offline(r.Model) {
 		rep := heuristics.ParseReport([]byte(s.Answer))
 		if len(rep.Sections) == 0 {
-			return skip(MetricReasoning, MethodOffline, 100, fmt.Errorf("offline reasoning reads a report's sections: %w", eval.ErrNoSections), llm.Usage{}), nil
+			return skip(MetricReasoning, MethodOffline, 100, fmt.Errorf("offline reasoning reads a report's sections: %w", eval.ErrNoSections), eval.Usage{}), nil
 		}
 		sc, err := heuristics.Clarity{}.ScoreReport(ctx, rep, s)
 		if err != nil {
@@ -133,7 +133,7 @@ func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 		parts = append(parts, fmt.Sprintf("%s %.0f", d.name, d.v))
 	}
 	return eval.Score{
-		Metric: MetricReasoning, Value: total / 100, Points: total, Max: 100, Method: Method(r.Model), Usage: UsageOf(u),
+		Metric: MetricReasoning, Value: total / 100, Points: total, Max: 100, Method: Method(r.Model), Usage: u.Recorded(),
 		Reason:   fmt.Sprintf("reasoning %.1f/100 (%s)", total, strings.Join(parts, ", ")),
 		Evidence: eval.Evidence{Issues: rr.Issues, Counts: counts},
 	}, nil

@@ -85,7 +85,7 @@ func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 		}
 		sc := checkedScore(MetricContextRecall, meth, r.Checker, v)
 		noteNoContexts(&sc, ps)
-		sc.Usage = UsageOf(u)
+		sc.Usage = u.Recorded()
 		return sc, nil
 	}
 	if Offline(r.Model) {
@@ -100,6 +100,6 @@ func (r ContextRecall) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 	}
 	sc := v.score(MetricContextRecall, Method(r.Model), "statement")
 	noteNoContexts(&sc, ps)
-	sc.Usage = UsageOf(u)
+	sc.Usage = u.Recorded()
 	return sc, nil
 }

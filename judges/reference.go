@@ -102,7 +102,7 @@ func (j SemanticSimilarity) Score(ctx context.Context, s eval.Sample) (eval.Scor
 		return eval.Score{}, err
 	}
 	if blank(s.Answer) {
-		return skip(MetricSemanticSimilarity, Method(j.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricSemanticSimilarity, Method(j.Model), 1, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	sim, meth, note, u, err := similarity(ctx, j.Model, s.Answer, s.Reference)
 	if err != nil {
@@ -112,17 +112,17 @@ func (j SemanticSimilarity) Score(ctx context.Context, s eval.Sample) (eval.Scor
 		Metric: MetricSemanticSimilarity, Value: sim, Points: sim, Max: 1, Method: meth,
 		Reason:   note,
 		Evidence: eval.Evidence{Counts: map[string]float64{"similarity": sim}},
-		Usage:    UsageOf(u),
+		Usage:    u.Recorded(),
 	}, nil
 }
 
 // similarity is the semantic similarity of answer and reference with m's
 // embeddings, clipped to [0, 1], with the method and a reason; offline or
 // without an embedding model, the lexical stand-in.
-func similarity(ctx context.Context, m Model, answer, reference string) (float64, string, string, llm.Usage, error) {
-	lexical := func(why string) (float64, string, string, llm.Usage, error) {
+func similarity(ctx context.Context, m Model, answer, reference string) (float64, string, string, eval.Usage, error) {
+	lexical := func(why string) (float64, string, string, eval.Usage, error) {
 		v := heuristics.LexicalSimilarity(answer, reference)
-		return v, MethodOffline, fmt.Sprintf("lexical similarity %.2f of the answer to the reference (content words, not meaning%s)", v, why), llm.Usage{}, nil
+		return v, MethodOffline, fmt.Sprintf("lexical similarity %.2f of the answer to the reference (content words, not meaning%s)", v, why), eval.Usage{}, nil
 	}
 	if Offline(m) {
 		return lexical("")
@@ -192,14 +192,14 @@ func (AnswerCorrectness) Check(s eval.Sample) error {
 // classVerdict is the verdict on one statement of the answer (TP, FP) or
 // of the reference (covered, FN).
 type answerClass struct {
-	Statement int    `json:"statement" jsonschema:"minimum=1"`
-	Verdict   string `json:"verdict" jsonschema:"enum=TP,enum=FP"`
+	Statement int    `json:"statement" schema:"minimum=1"`
+	Verdict   string `json:"verdict" schema:"enum=TP,enum=FP"`
 	Reason    string `json:"reason"`
 }
 
 type referenceClass struct {
-	Statement int    `json:"statement" jsonschema:"minimum=1"`
-	Verdict   string `json:"verdict" jsonschema:"enum=covered,enum=FN"`
+	Statement int    `json:"statement" schema:"minimum=1"`
+	Verdict   string `json:"verdict" schema:"enum=covered,enum=FN"`
 	Reason    string `json:"reason"`
 }
 
@@ -238,11 +238,11 @@ func (j AnswerCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Score
 	}
 	meth := Method(j.Model)
 	if blank(s.Answer) {
-		return skip(MetricAnswerCorrectness, meth, 1, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricAnswerCorrectness, meth, 1, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if Offline(j.Model) {
 		ans, ref := heuristics.SplitClaims(s.Answer), heuristics.SplitClaims(s.Reference)
-		if sc, ok := noStatements(MetricAnswerCorrectness, MethodOffline, ans, ref, true, llm.Usage{}); ok {
+		if sc, ok := noStatements(MetricAnswerCorrectness, MethodOffline, ans, ref, true, eval.Usage{}); ok {
 			return sc, nil
 		}
 		tp := heuristics.SupportClaims(ans, []string{s.Reference})
@@ -254,7 +254,7 @@ func (j AnswerCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Score
 		for i, c := range fn {
 			m.covered[i] = c.Supported
 		}
-		sc := m.score(MethodOffline, 0, [2]float64{1, 0}, "", llm.Usage{})
+		sc := m.score(MethodOffline, 0, [2]float64{1, 0}, "", eval.Usage{})
 		sc.Reason += "; the F-score alone, as offline there are no embeddings"
 		return sc, nil
 	}
@@ -313,7 +313,7 @@ func (j AnswerCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Score
 // statementsOf asks m for the statements of s's answer and, when both is
 // set, of its reference (the faithfulness claims prompt), each list with
 // repeats dropped.
-func statementsOf(ctx context.Context, m Model, s eval.Sample, both bool) (ans, ref []string, u llm.Usage, err error) {
+func statementsOf(ctx context.Context, m Model, s eval.Sample, both bool) (ans, ref []string, u eval.Usage, err error) {
 	var cl claimList
 	u, err = ask(ctx, m, "faithfulness.claims", prompts.ExtractClaims{Question: s.Query, Answer: s.Answer}, &cl, claimSchema())
 	if err != nil {
@@ -343,7 +343,7 @@ var errNoReferenceStatement = fmt.Errorf("%w: the reference states nothing to co
 
 // noStatements is the Skipped score of an answer with no statement, or
 // (when ofRef) a reference with none; ok is false when both have some.
-func noStatements(name, meth string, ans, ref []string, ofRef bool, u llm.Usage) (eval.Score, bool) {
+func noStatements(name, meth string, ans, ref []string, ofRef bool, u eval.Usage) (eval.Score, bool) {
 	switch {
 	case len(ans) == 0:
 		return skip(name, meth, 1, errNoAnswerStatement, u), true
@@ -390,7 +390,7 @@ func fScore(tp, fp, fn int) float64 {
 
 // score is answer correctness from the marking and the similarity sim
 // under weights w (w[1] 0: the F-score alone).
-func (m marking) score(meth string, sim float64, w [2]float64, simNote string, u llm.Usage) eval.Score {
+func (m marking) score(meth string, sim float64, w [2]float64, simNote string, u eval.Usage) eval.Score {
 	tp, fp, fn := m.counts()
 	f := fScore(tp, fp, fn)
 	v := (w[0]*f + w[1]*sim) / (w[0] + w[1])
@@ -402,7 +402,7 @@ func (m marking) score(meth string, sim float64, w [2]float64, simNote string, u
 	}
 	return eval.Score{
 		Metric: MetricAnswerCorrectness, Value: v, Points: v, Max: 1, Method: meth, Reason: reason,
-		Evidence: m.evidence(counts), Usage: UsageOf(u),
+		Evidence: m.evidence(counts), Usage: u.Recorded(),
 	}
 }
 
@@ -486,11 +486,11 @@ func (j FactualCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Scor
 	name, meth := j.name(), Method(j.Model)
 	both := j.Mode != ModePrecision
 	if blank(s.Answer) {
-		return skip(name, meth, 1, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(name, meth, 1, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if Offline(j.Model) {
 		ans, ref := heuristics.SplitClaims(s.Answer), heuristics.SplitClaims(s.Reference)
-		if sc, ok := noStatements(name, MethodOffline, ans, ref, both, llm.Usage{}); ok {
+		if sc, ok := noStatements(name, MethodOffline, ans, ref, both, eval.Usage{}); ok {
 			return sc, nil
 		}
 		toClaims := func(cs []heuristics.ClaimSupport) []eval.Claim {
@@ -500,7 +500,7 @@ func (j FactualCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Scor
 		if both {
 			back = toClaims(heuristics.SupportClaims(ref, []string{s.Answer}))
 		}
-		return j.score(MethodOffline, toClaims(heuristics.SupportClaims(ans, []string{s.Reference})), back, llm.Usage{}), nil
+		return j.score(MethodOffline, toClaims(heuristics.SupportClaims(ans, []string{s.Reference})), back, eval.Usage{}), nil
 	}
 	ans, ref, u, err := statementsOf(ctx, j.Model, s, both)
 	if err != nil {
@@ -537,7 +537,7 @@ func (j FactualCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Scor
 // score is factual correctness in j's mode from the answer's claims
 // checked against the reference (fwd) and the reference's against the
 // answer (back, empty in precision mode).
-func (j FactualCorrectness) score(meth string, fwd, back []eval.Claim, u llm.Usage) eval.Score {
+func (j FactualCorrectness) score(meth string, fwd, back []eval.Claim, u eval.Usage) eval.Score {
 	tp := countVerdict(fwd, eval.VerdictSupported)
 	fp := len(fwd) - tp
 	fn := len(back) - countVerdict(back, eval.VerdictSupported)
@@ -570,7 +570,7 @@ func (j FactualCorrectness) score(meth string, fwd, back []eval.Claim, u llm.Usa
 			ev.Gaps = append(ev.Gaps, c.Text)
 		}
 	}
-	return eval.Score{Metric: j.name(), Value: v, Points: v, Max: 1, Method: meth, Reason: reason, Evidence: ev, Usage: UsageOf(u)}
+	return eval.Score{Metric: j.name(), Value: v, Points: v, Max: 1, Method: meth, Reason: reason, Evidence: ev, Usage: u.Recorded()}
 }
 
 // ratio is a / b, or 0 when b is 0.

@@ -22,8 +22,8 @@ func (stubModel) Chat(context.Context, llm.Request) (llm.Response, error) {
 	return llm.Response{}, llm.ErrNoChat
 }
 
-func (stubModel) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
-	return nil, llm.Usage{}, llm.ErrNoEmbeddings
+func (stubModel) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, llm.ErrNoEmbeddings
 }
 func (stubModel) Name() string    { return "stub:model" }
 func (m stubModel) Offline() bool { return m.offline }

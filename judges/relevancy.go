@@ -135,7 +135,7 @@ var noncommittal = sync.OnceValue(func() *regexp.Regexp {
 // Score implements eval.Scorer.
 func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if blank(s.Answer) {
-		return skip(MetricAnswerRelevancy, Method(a.Model), 1, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricAnswerRelevancy, Method(a.Model), 1, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if Offline(a.Model) {
 		v := heuristics.PassageRelevance(s.Query, s.Answer)
@@ -159,7 +159,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	}
 	if g.Noncommittal {
 		sc := eval.Score{Metric: MetricAnswerRelevancy, Value: 0, Max: 1, Method: Method(a.Model) + " (questions: noncommittal)",
-			Reason: "the answer is noncommittal", Usage: UsageOf(u)}
+			Reason: "the answer is noncommittal", Usage: u.Recorded()}
 		return sc, nil
 	}
 	g.Questions = nonBlank(g.Questions, n)
@@ -192,7 +192,7 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		Method:   Method(a.Model) + " (questions+embeddings)",
 		Reason:   reason,
 		Evidence: eval.Evidence{Issues: g.Questions},
-		Usage:    UsageOf(u),
+		Usage:    u.Recorded(),
 	}, nil
 }
 
@@ -215,7 +215,7 @@ var _ eval.Scorer = AnswerRelevancyGrade{}
 // Score implements eval.Scorer.
 func (a AnswerRelevancyGrade) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if blank(s.Answer) {
-		return skip(MetricAnswerRelevancyGrade, Method(a.Model), 5, eval.ErrNoAnswer, llm.Usage{}), nil
+		return skip(MetricAnswerRelevancyGrade, Method(a.Model), 5, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if Offline(a.Model) {
 		rel := heuristics.Explain(s.Query, s.Answer)
@@ -223,7 +223,7 @@ func (a AnswerRelevancyGrade) Score(ctx context.Context, s eval.Sample) (eval.Sc
 		if noncommittal().MatchString(s.Answer) {
 			g = grade{Grade: 1, Reason: "the answer is noncommittal"}
 		}
-		return gradeScore(MetricAnswerRelevancyGrade, MethodOffline, g, llm.Usage{}), nil
+		return gradeScore(MetricAnswerRelevancyGrade, MethodOffline, g, eval.Usage{}), nil
 	}
 	var g grade
 	u, err := ask(ctx, a.Model, "relevancy.rate", prompts.QA{Question: s.Query, Answer: s.Answer}, &g, gradeSchema())
@@ -233,9 +233,9 @@ func (a AnswerRelevancyGrade) Score(ctx context.Context, s eval.Sample) (eval.Sc
 	return gradeScore(MetricAnswerRelevancyGrade, Method(a.Model), g, u), nil
 }
 
-func gradeScore(metric, meth string, g grade, u llm.Usage) eval.Score {
+func gradeScore(metric, meth string, g grade, u eval.Usage) eval.Score {
 	v := float64(g.Grade-1) / 4
-	return eval.Score{Metric: metric, Value: v, Points: float64(g.Grade), Max: 5, Method: meth, Reason: g.Reason, Usage: UsageOf(u)}
+	return eval.Score{Metric: metric, Value: v, Points: float64(g.Grade), Max: 5, Method: meth, Reason: g.Reason, Usage: u.Recorded()}
 }
 
 // checkVectors rejects embeddings a cosine would turn into a silent 0 or

@@ -9,7 +9,6 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
-	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
@@ -43,7 +42,7 @@ type SourceGrade struct {
 	Reason    string
 	Defaulted bool
 	Err       error
-	Usage     llm.Usage
+	Usage     eval.Usage
 }
 
 // Grade rates one source for the query.
@@ -110,7 +109,7 @@ func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		cutoff = 3
 	}
 	sc := eval.Score{Metric: MetricSourceRelevance, Max: 5, Method: Method(r.Model)}
-	var u llm.Usage
+	var u eval.Usage
 	var errs []error
 	sum, kept, defaulted := 0, 0, 0
 	for i, sg := range grades {
@@ -131,7 +130,7 @@ func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	}
 	mean := float64(sum) / float64(len(grades))
 	sc.Points, sc.Value = mean, (mean-1)/4
-	sc.Usage = UsageOf(u)
+	sc.Usage = u.Recorded()
 	sc.Evidence.Counts = map[string]float64{"sources": float64(len(grades)), "kept": float64(kept), "defaulted": float64(defaulted)}
 	sc.Reason = fmt.Sprintf("mean grade %.1f of 5; %d of %d sources at or above %d", mean, kept, len(grades), cutoff)
 	if defaulted > 0 {

@@ -21,7 +21,7 @@ func (neverCalled) Chat(context.Context, llm.Request) (llm.Response, error) {
 	panic("a dry run must not call the model")
 }
 
-func (neverCalled) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
+func (neverCalled) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
 	panic("a dry run must not call the model")
 }
 func (m neverCalled) Embeds() bool { return m.embeds }

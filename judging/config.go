@@ -230,8 +230,8 @@ func waitNote(w llm.Waits, now time.Time) string {
 
 // Report is what a run's model client did: the line printed after a run.
 type Report struct {
-	Judge string    `json:"judge"`
-	Usage llm.Usage `json:"usage"`
+	Judge string     `json:"judge"`
+	Usage eval.Usage `json:"usage"`
 	// Defaulted counts the neutral defaults; Samples is how often each
 	// judgement was asked, and Sampled and Unstable count the judgements
 	// asked more than once and those whose answers disagreed.
@@ -244,8 +244,8 @@ type Report struct {
 	WeakPasses int `json:"weak_passes,omitempty"`
 	// Checker is the fact-checking model (--checker), and CheckerUsage
 	// what its client did, when there is one.
-	Checker      string     `json:"checker,omitempty"`
-	CheckerUsage *llm.Usage `json:"checker_usage,omitempty"`
+	Checker      string      `json:"checker,omitempty"`
+	CheckerUsage *eval.Usage `json:"checker_usage,omitempty"`
 	// Limit is what the limit on calls in flight did (adaptive unless
 	// fixed; llm.AdaptivePolicy); nil for a client that calls no model.
 	Limit *llm.LimitReport `json:"limit,omitempty"`
@@ -293,8 +293,8 @@ func (r Report) Write(w io.Writer) {
 	if u.Estimated {
 		fmt.Fprint(w, " (partly estimated)")
 	}
-	if u.CachedIn > 0 || u.CachedOut > 0 {
-		fmt.Fprintf(w, " paid, %d in / %d out from the cache", u.CachedIn, u.CachedOut)
+	if u.CachedTokensIn > 0 || u.CachedTokensOut > 0 {
+		fmt.Fprintf(w, " paid, %d in / %d out from the cache", u.CachedTokensIn, u.CachedTokensOut)
 	}
 	fmt.Fprintf(w, ", cost %s; neutral defaults %d", u.Cost(), r.Defaulted)
 	if r.Samples > 1 {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/setup"
@@ -25,8 +26,8 @@ func (refusing) Chat(context.Context, llm.Request) (llm.Response, error) {
 	return llm.Response{}, fmt.Errorf("dial tcp 127.0.0.1:1: %w", syscall.ECONNREFUSED)
 }
 
-func (refusing) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
-	return nil, llm.Usage{}, llm.ErrNoEmbeddings
+func (refusing) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, llm.ErrNoEmbeddings
 }
 
 // TestServerDownFailsTheRun: calls that gave up on a model server that
@@ -76,11 +77,11 @@ func TestWaitNote(t *testing.T) {
 func TestReportSaysHedges(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		u    llm.Usage
+		u    eval.Usage
 		want string
 	}{
-		"none":   {u: llm.Usage{Calls: 10, Retries: 1}, want: "calls 10 (retries 1, cache hits 0)"},
-		"hedged": {u: llm.Usage{Calls: 12, Retries: 1, Hedges: 2}, want: "calls 12 (retries 1, hedged 2, cache hits 0)"},
+		"none":   {u: eval.Usage{Calls: 10, Retries: 1}, want: "calls 10 (retries 1, cache hits 0)"},
+		"hedged": {u: eval.Usage{Calls: 12, Retries: 1, Hedges: 2}, want: "calls 12 (retries 1, hedged 2, cache hits 0)"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // ErrBatchPending is the error of a call that a batch run's Client
@@ -157,7 +159,7 @@ type Batch struct {
 type batchReply struct {
 	r     Response
 	err   error
-	usage Usage
+	usage eval.Usage
 	paid  bool
 	owner string
 	owned bool
@@ -183,7 +185,7 @@ const (
 // owner: its reply (priced by price the first time it is handed out,
 // batchFirst), and whether it is owner's to pay for; or a miss recorded
 // (req kept for the next batch); or that it goes the normal way.
-func (b *Batch) take(key string, req Request, owner string, price func(Response, error) Usage) (got batchReply, st batchState, mine bool) {
+func (b *Batch) take(key string, req Request, owner string, price func(Response, error) eval.Usage) (got batchReply, st batchState, mine bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r, ok := b.replies[key]; ok {

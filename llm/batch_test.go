@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // memBatches is a batch endpoint in memory: a batch answers each call
@@ -60,7 +62,7 @@ func (m *memBatches) BatchReplies(_ context.Context, st BatchStatus) ([]BatchRep
 			continue // expired before it was answered
 		}
 		out = append(out, BatchReply{ID: c.ID, Response: Response{Content: "reply to " + c.Request.Messages[0].Content,
-			Usage: Usage{TokensIn: 1000, TokensOut: 100}}})
+			Usage: eval.Usage{TokensIn: 1000, TokensOut: 100}}})
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkCacheGetConcurrent(b *testing.B) {
 			for i := range keys {
 				keys[i] = fmt.Sprintf("key-%03d", i)
 				require.NoError(b, c.Put(ctx, keys[i], llm.Response{Content: `{"verdict":"yes","reason":"the context says so"}`,
-					Usage: llm.Usage{Calls: 1, TokensIn: 900, TokensOut: 40}}))
+					Usage: eval.Usage{Calls: 1, TokensIn: 900, TokensOut: 40}}))
 			}
 			before := opened(c)
 			var next atomic.Int64

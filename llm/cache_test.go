@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -28,7 +30,7 @@ func TestSQLiteCache(t *testing.T) {
 	ctx := context.Background()
 	reply := llm.Response{
 		Content: `{"verdict":"pass"}`,
-		Usage:   llm.Usage{Calls: 1, TokensIn: 120, TokensOut: 7, Latency: 3 * time.Second, CostUSD: 0.0012},
+		Usage:   eval.Usage{Calls: 1, TokensIn: 120, TokensOut: 7, Latency: 3 * time.Second, CostUSD: 0.0012},
 		Cached:  true, // not stored
 	}
 
@@ -230,6 +232,34 @@ func TestOpenCacheSizesThePool(t *testing.T) {
 			st := c.Stats()
 			require.LessOrEqual(t, st.OpenConnections, tc.want)
 			require.Zero(t, st.MaxIdleClosed, "no connection closed for want of an idle place")
+		})
+	}
+}
+
+// TestAnOldCachedReplyDecodes: a reply the cache stored when llm had its
+// own usage type (zero counts written out, cached_tokens_in as the key of
+// CachedTokensIn) reads with its usage whole.
+func TestAnOldCachedReplyDecodes(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		stored string
+		want   eval.Usage
+	}{
+		"a call with a retry": {
+			stored: `{"content":"{\"grade\":4}","usage":{"calls":1,"tokens_in":512,"tokens_out":9,"estimated":true,"retries":1,"latency_ns":840000000,"cost_usd":0.0002,"fingerprints":"fp_9","seeds":"3"},"checked":"{\"grade\":4}"}`,
+			want:   eval.Usage{Calls: 1, TokensIn: 512, TokensOut: 9, Estimated: true, Retries: 1, Latency: 840 * time.Millisecond, CostUSD: 0.0002, Fingerprints: "fp_9", Seeds: "3"},
+		},
+		"zeros written out": {
+			stored: `{"content":"{}","usage":{"calls":0,"tokens_in":0,"tokens_out":0,"cache_hits":1,"cached_tokens_in":40,"cached_tokens_out":2,"latency_ns":0,"cost_usd":0}}`,
+			want:   eval.Usage{CacheHits: 1, CachedTokensIn: 40, CachedTokensOut: 2},
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var r llm.Response
+			require.NoError(t, json.Unmarshal([]byte(tt.stored), &r))
+			require.Equal(t, tt.want, r.Usage)
 		})
 	}
 }

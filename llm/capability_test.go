@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/offline"
 )
@@ -18,8 +19,8 @@ func (plainBackend) Chat(context.Context, llm.Request) (llm.Response, error) {
 	return llm.Response{}, nil
 }
 
-func (plainBackend) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
-	return nil, llm.Usage{}, nil
+func (plainBackend) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, nil
 }
 
 // noEmbedBackend says it has no embedding model.

@@ -88,7 +88,7 @@ type Event struct {
 	Attempt   int
 	Wait      time.Duration
 	Err       error
-	Usage     Usage
+	Usage     eval.Usage
 	Limit     string // "rpm" or "tpm"
 	PerMinute int
 }
@@ -138,7 +138,7 @@ type Client struct {
 	mu       sync.Mutex
 	auth     error // the first refusal of the credentials, ErrAuth
 	outs     map[string]outStats
-	total    Usage
+	total    eval.Usage
 	downed   int             // calls that gave up on a server down, ErrUnreachable
 	unpriced map[string]bool // models called with no price, said once
 
@@ -227,7 +227,7 @@ type Offliner interface {
 // (CostUnknown) when the model has no price, calls made or not, as a run
 // on it cannot say what it costs; or when a call went to another model
 // with none, as an embedding model.
-func (c *Client) Usage() Usage {
+func (c *Client) Usage() eval.Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	u := c.total
@@ -467,7 +467,7 @@ func (c *Client) chatSent(ctx context.Context, key string, req Request) (Respons
 		}
 		// The call was shared with an identical one in flight: only the
 		// caller that sent it pays for it.
-		v.r.Usage = Usage{}
+		v.r.Usage = eval.Usage{}
 		return v.r, res.Err
 	}
 }
@@ -511,8 +511,8 @@ func (c *Client) cached(ctx context.Context, key, tag string, count bool) (Respo
 
 // cacheHit is the usage of a reply served again, whose first call used u:
 // one cache hit, its tokens counted as served from the cache, not paid.
-func cacheHit(u Usage) Usage {
-	return Usage{CacheHits: 1, CachedIn: u.TokensIn, CachedOut: u.TokensOut}
+func cacheHit(u eval.Usage) eval.Usage {
+	return eval.Usage{CacheHits: 1, CachedTokensIn: u.TokensIn, CachedTokensOut: u.TokensOut}
 }
 
 // fromBatch answers the call of key from the batch b, or ErrBatchPending
@@ -523,7 +523,7 @@ func cacheHit(u Usage) Usage {
 // judgement that asked for it (ctx's WatchPending owner) gets its usage
 // each time it is run, so that the results it writes carry what it cost.
 func (c *Client) fromBatch(ctx context.Context, b *Batch, key string, req Request) (r Response, ok bool, err error) {
-	got, st, mine := b.take(key, req, owner(ctx), func(r Response, err error) Usage {
+	got, st, mine := b.take(key, req, owner(ctx), func(r Response, err error) eval.Usage {
 		u := r.Usage
 		u.Calls, u.BatchCalls = 1, 1
 		if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
@@ -635,7 +635,7 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		// Refused (budget, bad key, server down), or cancelled while
 		// waiting: no call was made, and what it held is given back.
 		if h.reserved {
-			c.settle(h.est, Usage{})
+			c.settle(h.est, eval.Usage{})
 		}
 		if c.tpm != nil {
 			c.tpm.settle(-h.tokens)
@@ -754,7 +754,7 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 // callUsage is the usage of a call that made requests (st), which took
 // latency and ended with resp and err: the server's counts, or estimates
 // where the reply lacks them, and their price.
-func (c *Client) callUsage(req Request, h *callHold, resp Response, st callStats, latency time.Duration, err error) Usage {
+func (c *Client) callUsage(req Request, h *callHold, resp Response, st callStats, latency time.Duration, err error) eval.Usage {
 	u := resp.Usage
 	u.Calls, u.Retries, u.Hedges = st.requests, st.attempts-1, st.hedges
 	u.Latency = latency
@@ -901,7 +901,7 @@ func (c *Client) reserve(est float64) (settled <-chan struct{}, err error) {
 
 // settle ends a call's reservation est at its real usage u, and wakes the
 // calls waiting for the budget.
-func (c *Client) settle(est float64, u Usage) {
+func (c *Client) settle(est float64, u eval.Usage) {
 	c.mu.Lock()
 	c.total = c.total.Add(u)
 	c.mu.Unlock()
@@ -909,7 +909,7 @@ func (c *Client) settle(est float64, u Usage) {
 }
 
 // Embed returns one vector per text. Embeddings are not cached.
-func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage, error) {
+func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	tok := 0
 	for _, t := range texts {
 		tok += c.counter.Count(t)
@@ -939,7 +939,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	})
 	c.gaveUp(err)
 	if errors.Is(err, ErrNoEmbeddings) || st.requests == 0 {
-		return nil, Usage{}, err
+		return nil, eval.Usage{}, err
 	}
 	vecs, u := got.vecs, got.u
 	u.Calls, u.Retries, u.Hedges, u.Latency = st.requests, st.attempts-1, st.hedges, c.now().Sub(start)
@@ -960,7 +960,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 // embedded is what one embedding request returned.
 type embedded struct {
 	vecs [][]float32
-	u    Usage
+	u    eval.Usage
 }
 
 func (c *Client) emit(e Event) {

@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // stubBackend answers from a list of errors (nil = success), then succeeds.
@@ -28,7 +30,7 @@ type stubBackend struct {
 	calls   atomic.Int64
 	content string
 	delay   time.Duration
-	usage   Usage // zero: 1,000 tokens in, 100 out
+	usage   eval.Usage // zero: 1,000 tokens in, 100 out
 }
 
 func (b *stubBackend) Name() string { return "stub:gpt-4o-mini" }
@@ -59,14 +61,14 @@ func (b *stubBackend) Chat(ctx context.Context, _ Request) (Response, error) {
 		c = `{"ok":true}`
 	}
 	u := b.usage
-	if u == (Usage{}) {
-		u = Usage{TokensIn: 1000, TokensOut: 100}
+	if u == (eval.Usage{}) {
+		u = eval.Usage{TokensIn: 1000, TokensOut: 100}
 	}
 	return Response{Content: c, Usage: u}, nil
 }
 
-func (b *stubBackend) Embed(context.Context, []string) ([][]float32, Usage, error) {
-	return nil, Usage{}, ErrNoEmbeddings
+func (b *stubBackend) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, ErrNoEmbeddings
 }
 
 var fast = RetryPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, MaxRetries: 3, MaxRetryAfter: 30 * time.Millisecond}
@@ -148,16 +150,16 @@ func (h *hangFirst) Chat(ctx context.Context, req Request) (Response, error) {
 	return h.stubBackend.Chat(ctx, req)
 }
 
-func (h *hangFirst) Embed(ctx context.Context, texts []string) ([][]float32, Usage, error) {
+func (h *hangFirst) Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	if h.calls.Add(1) == 1 {
 		<-ctx.Done()
-		return nil, Usage{}, ctx.Err()
+		return nil, eval.Usage{}, ctx.Err()
 	}
 	out := make([][]float32, len(texts))
 	for i := range out {
 		out[i] = []float32{1, 0}
 	}
-	return out, Usage{TokensIn: len(texts)}, nil
+	return out, eval.Usage{TokensIn: len(texts)}, nil
 }
 
 func TestClientCallTimeout(t *testing.T) {
@@ -187,7 +189,7 @@ func TestClientCallTimeout(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
-			var u Usage
+			var u eval.Usage
 			var err error
 			if tc.embed {
 				_, u, err = c.Embed(ctx, []string{"x"})
@@ -344,8 +346,8 @@ func (b *limitBackend) Chat(context.Context, Request) (Response, error) {
 	b.inflight.Add(-1)
 	return Response{Content: "{}"}, nil
 }
-func (b *limitBackend) Embed(context.Context, []string) ([][]float32, Usage, error) {
-	return nil, Usage{}, ErrNoEmbeddings
+func (b *limitBackend) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, ErrNoEmbeddings
 }
 
 func TestTemporary(t *testing.T) {
@@ -565,7 +567,7 @@ func TestClientRateLimits(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	tests := map[string]struct {
 		cfg       Config
-		usage     Usage // the server's, per call
+		usage     eval.Usage // the server's, per call
 		calls     int
 		maxTokens int
 		waits     []time.Duration
@@ -580,13 +582,13 @@ func TestClientRateLimits(t *testing.T) {
 		// real 1,100: the second waits for the first's debt of 500 and its
 		// own 106 (60.6 s), the third for 994 and 106 (110 s).
 		"tokens per minute charges the real usage": {cfg: Config{TPM: 600}, calls: 3, maxTokens: 100,
-			usage: Usage{TokensIn: 1000, TokensOut: 100},
+			usage: eval.Usage{TokensIn: 1000, TokensOut: 100},
 			waits: []time.Duration{60600 * time.Millisecond, 110 * time.Second}, events: 1},
 		// Each call takes 6 + 500 (its cap) but uses 11: the unused is
 		// given back, so six calls fit in a burst of 600 without a wait.
 		// Taken at the cap and never given back, they would wait.
 		"tokens per minute gives back the unused": {cfg: Config{TPM: 600}, calls: 6, maxTokens: 500,
-			usage: Usage{TokensIn: 10, TokensOut: 1}},
+			usage: eval.Usage{TokensIn: 10, TokensOut: 1}},
 		"no limits": {cfg: Config{}, calls: 25},
 	}
 	for name, tc := range tests {
@@ -958,11 +960,11 @@ func (b *gatedBackend) Chat(ctx context.Context, _ Request) (Response, error) {
 	case <-ctx.Done():
 		return Response{}, ctx.Err()
 	}
-	return Response{Content: "{}", Usage: Usage{TokensOut: 1}}, nil
+	return Response{Content: "{}", Usage: eval.Usage{TokensOut: 1}}, nil
 }
 
-func (b *gatedBackend) Embed(context.Context, []string) ([][]float32, Usage, error) {
-	return nil, Usage{}, ErrNoEmbeddings
+func (b *gatedBackend) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, ErrNoEmbeddings
 }
 
 // TestClientBudgetWaitsForCallsInFlight: a call that would pass the

@@ -14,8 +14,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	invopop "github.com/invopop/jsonschema"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/datablock"
 )
 
@@ -25,23 +25,6 @@ import (
 // fields belong in the schema, which every reply is validated against.
 type Validator interface {
 	Validate() error
-}
-
-// SchemaFor generates the JSON schema of T in the shape OpenAI's strict
-// structured outputs want: every property required, no additional
-// properties, no $schema or $ref.
-func SchemaFor[T any](name string) *Schema {
-	r := &invopop.Reflector{DoNotReference: true, ExpandedStruct: true}
-	var zero T
-	s := r.ReflectFromType(reflect.TypeOf(zero))
-	s.Version = ""
-	data, err := json.Marshal(s)
-	if err != nil {
-		// Reflecting a Go type we wrote cannot fail at run time; a type
-		// that cannot be described is a programming error.
-		panic(fmt.Sprintf("llm: schema for %T: %v", zero, err))
-	}
-	return &Schema{Name: name, JSON: data}
 }
 
 // Chatter is anything that answers chat requests; *Client is one.
@@ -69,7 +52,7 @@ type Check func(out any) error
 // a short one, quoting nothing. The returned
 // Usage covers both calls. A schema that cannot be compiled is an error
 // before any call.
-func ChatJSON(ctx context.Context, c Chatter, req Request, out any, checks ...Check) (Usage, error) {
+func ChatJSON(ctx context.Context, c Chatter, req Request, out any, checks ...Check) (eval.Usage, error) {
 	resp, err := ChatJSONReply(ctx, c, req, out, checks...)
 	return resp.Usage, err
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // strictReply is a judge-like reply whose schema says the ranges and enums.
@@ -16,8 +18,8 @@ type strictReply struct {
 }
 
 type strictVerdict struct {
-	Statement int    `json:"statement" jsonschema:"minimum=1"`
-	Verdict   string `json:"verdict" jsonschema:"enum=supported,enum=unsupported"`
+	Statement int    `json:"statement" schema:"minimum=1"`
+	Verdict   string `json:"verdict" schema:"enum=supported,enum=unsupported"`
 }
 
 var strictSchema = SchemaFor[strictReply]("strict")
@@ -129,7 +131,7 @@ func (s *scripted) Chat(_ context.Context, req Request) (Response, error) {
 	if len(s.reqs) > len(s.replies) {
 		return Response{}, errors.New("no scripted reply left")
 	}
-	return Response{Content: s.replies[len(s.reqs)-1], Usage: Usage{Calls: 1}}, nil
+	return Response{Content: s.replies[len(s.reqs)-1], Usage: eval.Usage{Calls: 1}}, nil
 }
 
 func TestChatJSONRepairsOnceWhateverRejectsTheReply(t *testing.T) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/assaylabs/assay/eval"
 )
@@ -86,11 +84,11 @@ func (r Request) Built() (Request, error) {
 
 // Response is a chat reply.
 type Response struct {
-	Content string `json:"content"`
-	Usage   Usage  `json:"usage"`
+	Content string     `json:"content"`
+	Usage   eval.Usage `json:"usage"`
 	// Cached is true when the reply came from the cache (Usage then counts
-	// no calls, no tokens and no cost: its tokens are CachedIn and
-	// CachedOut).
+	// no calls, no tokens and no cost: its tokens are CachedTokensIn and
+	// CachedTokensOut).
 	Cached bool `json:"-"`
 	// Checked is the JSON object of Content that passed the request's
 	// Check when the reply was stored in the cache ("" when none did):
@@ -124,74 +122,6 @@ type Response struct {
 	Seed *int `json:"seed,omitempty"`
 }
 
-// Usage is what calls cost.
-type Usage struct {
-	Calls     int `json:"calls"`
-	TokensIn  int `json:"tokens_in"`
-	TokensOut int `json:"tokens_out"`
-	// Estimated is true when a token count came from our tokenizer because
-	// the server reported none.
-	Estimated bool `json:"estimated,omitempty"`
-	Retries   int  `json:"retries,omitempty"`
-	// Hedges counts the second requests sent for attempts that outlived
-	// their deadline (DeadlinePolicy); Calls counts them too.
-	Hedges int `json:"hedges,omitempty"`
-	// BatchCalls counts the calls answered by a batch (Config.Batch), at
-	// the batch price; Calls counts them too.
-	BatchCalls int `json:"batch_calls,omitempty"`
-	CacheHits  int `json:"cache_hits,omitempty"`
-	// CachedIn and CachedOut are the tokens of the replies served from the
-	// cache: not paid for, so TokensIn, TokensOut and CostUSD leave them
-	// out (a cache hit counts no call, no token and no cost).
-	CachedIn  int `json:"cached_tokens_in,omitempty"`
-	CachedOut int `json:"cached_tokens_out,omitempty"`
-	// CacheErrors counts the cache's failed reads and writes (the calls
-	// went on without it).
-	CacheErrors int           `json:"cache_errors,omitempty"`
-	Latency     time.Duration `json:"latency_ns"`
-	CostUSD     float64       `json:"cost_usd"`
-	// CostUnknown is true when a call went to a model with no price (see
-	// Prices): CostUSD leaves its cost out, so it is not the whole cost.
-	CostUnknown bool `json:"cost_unknown,omitempty"`
-	// Fingerprints and Seeds are the sets (eval.MergeSet) of the model
-	// builds that answered (Response.Fingerprint) and of the seeds the
-	// requests asked for (Request.Seed), served from the cache or not.
-	Fingerprints string `json:"fingerprints,omitempty"`
-	Seeds        string `json:"seeds,omitempty"`
-}
-
-// Cost is CostUSD as it should be shown: "$0.0123", or "unknown" when a
-// call went to a model with no price, never a $0 that is not a price.
-func (u Usage) Cost() string {
-	if u.CostUnknown {
-		return "unknown"
-	}
-	return fmt.Sprintf("$%.4f", u.CostUSD)
-}
-
-// Add returns the sum of two usages.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{
-		Calls:       u.Calls + v.Calls,
-		TokensIn:    u.TokensIn + v.TokensIn,
-		TokensOut:   u.TokensOut + v.TokensOut,
-		Estimated:   u.Estimated || v.Estimated,
-		Retries:     u.Retries + v.Retries,
-		Hedges:      u.Hedges + v.Hedges,
-		BatchCalls:  u.BatchCalls + v.BatchCalls,
-		CacheHits:   u.CacheHits + v.CacheHits,
-		CachedIn:    u.CachedIn + v.CachedIn,
-		CachedOut:   u.CachedOut + v.CachedOut,
-		CacheErrors: u.CacheErrors + v.CacheErrors,
-		Latency:     u.Latency + v.Latency,
-		CostUSD:     u.CostUSD + v.CostUSD,
-		CostUnknown: u.CostUnknown || v.CostUnknown,
-
-		Fingerprints: eval.MergeSet(u.Fingerprints, v.Fingerprints),
-		Seeds:        eval.MergeSet(u.Seeds, v.Seeds),
-	}
-}
-
 // Backend sends single requests to one model. Implementations map their
 // errors to *StatusError (HTTP status and Retry-After) or return transport
 // errors unchanged, so that the Client can classify them. They must be safe
@@ -201,7 +131,7 @@ type Backend interface {
 	Name() string
 	Chat(ctx context.Context, req Request) (Response, error)
 	// Embed returns one vector per text, or ErrNoEmbeddings.
-	Embed(ctx context.Context, texts []string) ([][]float32, Usage, error)
+	Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error)
 }
 
 // Errors callers branch on.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // mapCache is a Cache in memory.
@@ -49,11 +51,11 @@ func (b *heardBackend) Chat(_ context.Context, req Request) (Response, error) {
 	defer b.mu.Unlock()
 	b.heard = append(b.heard, req.Messages)
 	reply := b.replies[min(len(b.heard), len(b.replies))-1]
-	return Response{Content: reply, Usage: Usage{Calls: 1, TokensIn: 10, TokensOut: 2}}, nil
+	return Response{Content: reply, Usage: eval.Usage{Calls: 1, TokensIn: 10, TokensOut: 2}}, nil
 }
 
-func (b *heardBackend) Embed(context.Context, []string) ([][]float32, Usage, error) {
-	return nil, Usage{}, ErrNoEmbeddings
+func (b *heardBackend) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, ErrNoEmbeddings
 }
 
 // notClient is a Chatter that is not a Client: it passes requests on.

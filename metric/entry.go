@@ -15,7 +15,7 @@ import (
 // same type.
 type Model interface {
 	llm.Chatter
-	Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error)
+	Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error)
 	Name() string
 	// Offline reports that the model cannot generate text (the offline
 	// backend): judges then run their lexical counterparts.

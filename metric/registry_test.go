@@ -19,8 +19,8 @@ func (model) Chat(context.Context, llm.Request) (llm.Response, error) {
 	return llm.Response{}, llm.ErrNoChat
 }
 
-func (model) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
-	return nil, llm.Usage{}, llm.ErrNoEmbeddings
+func (model) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, llm.ErrNoEmbeddings
 }
 func (model) Name() string    { return "stub:model" }
 func (m model) Offline() bool { return m.offline }

@@ -15,6 +15,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -109,7 +110,7 @@ func (t *traced) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	return resp, err
 }
 
-func (t *traced) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+func (t *traced) Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	ctx, span := t.start(ctx, semconv.GenAIOperationNameEmbeddings, t.embeddingModel())
 	vecs, u, err := t.Backend.Embed(ctx, texts)
 	end(span, u, false, err)
@@ -135,7 +136,7 @@ func (t *traced) embeddingModel() string {
 
 // end closes span with the usage the server reported (output tokens for
 // a chat only) or the error.
-func end(span trace.Span, u llm.Usage, out bool, err error) {
+func end(span trace.Span, u eval.Usage, out bool, err error) {
 	defer span.End()
 	switch {
 	case !span.IsRecording():

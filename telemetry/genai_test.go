@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/offline"
 	"github.com/assaylabs/assay/telemetry"
@@ -29,8 +30,8 @@ func (s *stub) Name() string { return s.name }
 
 func (s *stub) Chat(context.Context, llm.Request) (llm.Response, error) { return s.resp, s.err }
 
-func (s *stub) Embed(_ context.Context, texts []string) ([][]float32, llm.Usage, error) {
-	return make([][]float32, len(texts)), llm.Usage{TokensIn: 7 * len(texts)}, s.err
+func (s *stub) Embed(_ context.Context, texts []string) ([][]float32, eval.Usage, error) {
+	return make([][]float32, len(texts)), eval.Usage{TokensIn: 7 * len(texts)}, s.err
 }
 
 // rich is a Backend with every method the llm.Client asks for beyond

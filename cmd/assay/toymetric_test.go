@@ -63,7 +63,7 @@ func toyRegistry(t *testing.T) *metric.Registry {
 type toyBrevity struct{ m judges.Model }
 
 type toyVerdict struct {
-	Grade int `json:"grade" jsonschema:"minimum=1,maximum=5"`
+	Grade int `json:"grade" schema:"minimum=1,maximum=5"`
 }
 
 var toySchema = llm.SchemaFor[toyVerdict]("toy_verdict")
@@ -86,7 +86,7 @@ func (b toyBrevity) Score(ctx context.Context, s eval.Sample) (eval.Score, error
 		return eval.Score{}, err
 	}
 	sc.Value = float64(v.Grade-1) / 4
-	sc.Points, sc.Usage = sc.Value, judges.UsageOf(u)
+	sc.Points, sc.Usage = sc.Value, u.Recorded()
 	return sc, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -69,7 +70,7 @@ func ErrorReplies() map[string]ErrorReply { return maps.Clone(errorReplies) }
 
 // Check asserts what a client made of e: the attempts the server saw, the
 // retries in the usage, the time taken, and the error.
-func (e ErrorReply) Check(t *testing.T, calls int, u llm.Usage, err error, took time.Duration) {
+func (e ErrorReply) Check(t *testing.T, calls int, u eval.Usage, err error, took time.Duration) {
 	t.Helper()
 	assert.Equal(t, e.Calls, calls, "attempts the server saw")
 	assert.Equal(t, e.Calls-1, u.Retries, "usage retries")

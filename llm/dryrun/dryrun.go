@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/datablock"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/offline"
@@ -117,19 +118,19 @@ func (b *Backend) Chat(_ context.Context, req llm.Request) (llm.Response, error)
 		out = min(out, req.MaxTokens)
 	}
 	b.record(Call{Tag: req.Tag, TokensIn: in, TokensOut: out})
-	return llm.Response{Content: content, Usage: llm.Usage{TokensIn: in, TokensOut: out}}, nil
+	return llm.Response{Content: content, Usage: eval.Usage{TokensIn: in, TokensOut: out}}, nil
 }
 
 // Embed records the texts and returns the offline backend's vectors, or
 // llm.ErrNoEmbeddings, recording nothing, when the model it stands in for
 // has no embedding model.
-func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	if b.embed == nil {
-		return nil, llm.Usage{}, llm.ErrNoEmbeddings
+		return nil, eval.Usage{}, llm.ErrNoEmbeddings
 	}
 	vecs, u, err := b.embed.Embed(ctx, texts)
 	if err != nil {
-		return nil, llm.Usage{}, err
+		return nil, eval.Usage{}, err
 	}
 	b.record(Call{Tag: EmbedTag, TokensIn: u.TokensIn, Embed: true})
 	return vecs, u, nil

@@ -22,7 +22,7 @@ func (model) Chat(context.Context, llm.Request) (llm.Response, error) {
 	panic("a dry run must not call the model")
 }
 
-func (model) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
+func (model) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
 	panic("a dry run must not call the model")
 }
 func (m model) Embeds() bool { return m.embeds }
@@ -50,7 +50,7 @@ func fixed(schema, content string, n int) dryrun.Replier {
 }
 
 type rating struct {
-	Grade int `json:"grade" jsonschema:"minimum=1,maximum=5"`
+	Grade int `json:"grade" schema:"minimum=1,maximum=5"`
 }
 
 // TestChatAsksItsRepliersInOrder: the first replier that knows a request
@@ -144,14 +144,14 @@ func TestEmbedWithoutAnEmbeddingModel(t *testing.T) {
 func TestAnUnknownSchemaGetsItsLeastInstance(t *testing.T) {
 	t.Parallel()
 	type item struct {
-		Label string `json:"label" jsonschema:"enum=good,enum=bad"`
+		Label string `json:"label" schema:"enum=good,enum=bad"`
 	}
 	type reply struct {
-		Score  int     `json:"score" jsonschema:"minimum=1,maximum=5"`
+		Score  int     `json:"score" schema:"minimum=1,maximum=5"`
 		Ratio  float64 `json:"ratio"`
 		Ok     bool    `json:"ok"`
 		Note   string  `json:"note"`
-		Items  []item  `json:"items" jsonschema:"minItems=2"`
+		Items  []item  `json:"items" schema:"minItems=2"`
 		Nested struct {
 			Name string `json:"name"`
 		} `json:"nested"`

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -65,7 +66,7 @@ func callOptions(req llm.Request) []llms.CallOption {
 // CompletionTokens (OpenAI, Ollama, Google AI) or InputTokens and
 // OutputTokens (Anthropic). Missing or non-numeric values count zero, which
 // llm.Client replaces with an estimate.
-func usage(info map[string]any) llm.Usage {
+func usage(info map[string]any) eval.Usage {
 	in, ok := number(info["PromptTokens"])
 	if !ok {
 		in, _ = number(info["InputTokens"])
@@ -74,7 +75,7 @@ func usage(info map[string]any) llm.Usage {
 	if !ok {
 		out, _ = number(info["OutputTokens"])
 	}
-	return llm.Usage{TokensIn: in, TokensOut: out}
+	return eval.Usage{TokensIn: in, TokensOut: out}
 }
 
 // number converts the integer and float kinds providers put in

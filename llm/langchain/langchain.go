@@ -44,6 +44,7 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -117,19 +118,19 @@ func truncated(stop string) bool {
 func (b *Backend) Embeds() bool { return b.embedder != nil }
 
 // so Usage.TokensIn is zero and llm.Client estimates it.
-func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	if b.embedder == nil {
-		return nil, llm.Usage{}, fmt.Errorf("%s: %w", b.name, llm.ErrNoEmbeddings)
+		return nil, eval.Usage{}, fmt.Errorf("%s: %w", b.name, llm.ErrNoEmbeddings)
 	}
 	ctx, rec := withRecorder(ctx)
 	vecs, err := b.embedder.EmbedDocuments(ctx, texts)
 	if err != nil {
-		return nil, llm.Usage{}, classify(b.name, rec, err)
+		return nil, eval.Usage{}, classify(b.name, rec, err)
 	}
 	if len(vecs) != len(texts) {
-		return nil, llm.Usage{}, fmt.Errorf("%s: %d vectors for %d texts: %w", b.name, len(vecs), len(texts), llm.ErrEmpty)
+		return nil, eval.Usage{}, fmt.Errorf("%s: %d vectors for %d texts: %w", b.name, len(vecs), len(texts), llm.ErrEmpty)
 	}
-	return vecs, llm.Usage{Calls: 1}, nil
+	return vecs, eval.Usage{Calls: 1}, nil
 }
 
 // pick returns the first choice with text (Anthropic puts thinking blocks,

@@ -11,6 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/langchain"
 )
@@ -143,33 +144,33 @@ func TestChatReply(t *testing.T) {
 	tests := map[string]struct {
 		resp    *llms.ContentResponse
 		content string
-		usage   llm.Usage
+		usage   eval.Usage
 	}{
 		"int prompt and completion tokens (Ollama)": {
 			resp:    reply("yes", map[string]any{"PromptTokens": 12, "CompletionTokens": 3}),
-			content: "yes", usage: llm.Usage{TokensIn: 12, TokensOut: 3},
+			content: "yes", usage: eval.Usage{TokensIn: 12, TokensOut: 3},
 		},
 		"int32 and float64 counts": {
 			resp:    reply("yes", map[string]any{"PromptTokens": int32(5), "CompletionTokens": float64(2)}),
-			content: "yes", usage: llm.Usage{TokensIn: 5, TokensOut: 2},
+			content: "yes", usage: eval.Usage{TokensIn: 5, TokensOut: 2},
 		},
 		"input and output tokens (Anthropic)": {
 			resp:    reply("yes", map[string]any{"InputTokens": 40, "OutputTokens": 9}),
-			content: "yes", usage: llm.Usage{TokensIn: 40, TokensOut: 9},
+			content: "yes", usage: eval.Usage{TokensIn: 40, TokensOut: 9},
 		},
 		"missing or odd counts are zero": {
 			resp:    reply("yes", map[string]any{"PromptTokens": "12", "usage": struct{}{}}),
-			content: "yes", usage: llm.Usage{},
+			content: "yes", usage: eval.Usage{},
 		},
 		"no generation info": {
-			resp: reply("yes", nil), content: "yes", usage: llm.Usage{},
+			resp: reply("yes", nil), content: "yes", usage: eval.Usage{},
 		},
 		"a thinking block before the answer is skipped": {
 			resp: &llms.ContentResponse{Choices: []*llms.ContentChoice{
 				{Content: "", GenerationInfo: map[string]any{"InputTokens": 1, "OutputTokens": 1}},
 				{Content: "answer", GenerationInfo: map[string]any{"InputTokens": 10, "OutputTokens": 20}},
 			}},
-			content: "answer", usage: llm.Usage{TokensIn: 10, TokensOut: 20},
+			content: "answer", usage: eval.Usage{TokensIn: 10, TokensOut: 20},
 		},
 	}
 	for name, tc := range tests {
@@ -282,7 +283,7 @@ func TestEmbed(t *testing.T) {
 		vecs, u, err := b.Embed(ctx, []string{"a", "bcd"})
 		require.NoError(t, err)
 		require.Equal(t, [][]float32{{1, 1}, {3, 1}}, vecs)
-		require.Equal(t, llm.Usage{Calls: 1}, u)
+		require.Equal(t, eval.Usage{Calls: 1}, u)
 	})
 	t.Run("a typed embedder error is classified", func(t *testing.T) {
 		t.Parallel()

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/langchain"
@@ -181,7 +182,7 @@ func TestOllama(t *testing.T) {
 		resp, err := b.Chat(ctx, req)
 		require.NoError(t, err)
 		require.Equal(t, "{}", resp.Content)
-		require.Equal(t, llm.Usage{TokensIn: 12, TokensOut: 3}, resp.Usage)
+		require.Equal(t, eval.Usage{TokensIn: 12, TokensOut: 3}, resp.Usage)
 	})
 	t.Run("a 503 with an error text is a StatusError", func(t *testing.T) {
 		t.Parallel()
@@ -315,7 +316,7 @@ func TestErrorInA200Reply(t *testing.T) {
 				}})
 
 				start := time.Now()
-				var u llm.Usage
+				var u eval.Usage
 				if api.embed {
 					_, u, err = c.Embed(t.Context(), []string{"x"})
 				} else {

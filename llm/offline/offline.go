@@ -19,6 +19,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -84,17 +85,17 @@ func (b *Backend) Chat(context.Context, llm.Request) (llm.Response, error) {
 //
 // A text with no words gives the zero vector. Usage.TokensIn is the token
 // count of all texts under the Config's Counter; Usage.Calls is 1.
-func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	vecs := make([][]float32, len(texts))
 	tokens := 0
 	for i, t := range texts {
 		if err := ctx.Err(); err != nil {
-			return nil, llm.Usage{}, err
+			return nil, eval.Usage{}, err
 		}
 		vecs[i] = b.embed(t)
 		tokens += b.counter.Count(t)
 	}
-	return vecs, llm.Usage{Calls: 1, TokensIn: tokens}, nil
+	return vecs, eval.Usage{Calls: 1, TokensIn: tokens}, nil
 }
 
 func (b *Backend) embed(text string) []float32 {

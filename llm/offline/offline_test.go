@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/offline"
 )
@@ -89,7 +90,7 @@ func TestEmbedVectors(t *testing.T) {
 				require.Len(t, v, tc.dims)
 				require.InDelta(t, tc.norms[i], norm(v), 1e-5)
 			}
-			require.Equal(t, llm.Usage{Calls: 1, TokensIn: tc.tokensIn}, u)
+			require.Equal(t, eval.Usage{Calls: 1, TokensIn: tc.tokensIn}, u)
 		})
 	}
 }

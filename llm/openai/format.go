@@ -8,6 +8,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -118,7 +119,7 @@ func withSchema(msgs []openai.ChatCompletionMessage, s *llm.Schema) []openai.Cha
 // limit is returned as it is, marked Truncated: decoding it is the
 // caller's business.
 func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
-	u := llm.Usage{TokensIn: resp.Usage.PromptTokens, TokensOut: resp.Usage.CompletionTokens}
+	u := eval.Usage{TokensIn: resp.Usage.PromptTokens, TokensOut: resp.Usage.CompletionTokens}
 	if len(resp.Choices) == 0 {
 		return llm.Response{Usage: u}, fmt.Errorf("no choices: %w", llm.ErrEmpty)
 	}
@@ -137,8 +138,8 @@ func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
 }
 
 // embeddings orders the vectors by index and checks there is one per input.
-func embeddings(resp openai.EmbeddingResponse, n int) ([][]float32, llm.Usage, error) {
-	u := llm.Usage{TokensIn: resp.Usage.PromptTokens}
+func embeddings(resp openai.EmbeddingResponse, n int) ([][]float32, eval.Usage, error) {
+	u := eval.Usage{TokensIn: resp.Usage.PromptTokens}
 	if len(resp.Data) != n {
 		return nil, u, fmt.Errorf("%w: %d embeddings for %d inputs", llm.ErrEmpty, len(resp.Data), n)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -161,9 +162,9 @@ func (b *Backend) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 func (b *Backend) Embeds() bool { return b.cfg.EmbeddingModel != "" }
 
 // Embed returns one vector per text from the embedding model.
-func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	if b.cfg.EmbeddingModel == "" {
-		return nil, llm.Usage{}, llm.ErrNoEmbeddings
+		return nil, eval.Usage{}, llm.ErrNoEmbeddings
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
@@ -175,11 +176,11 @@ func (b *Backend) Embed(ctx context.Context, texts []string) ([][]float32, llm.U
 		Model: openai.EmbeddingModel(b.cfg.EmbeddingModel),
 	})
 	if err != nil {
-		return nil, llm.Usage{}, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), classify(err, rec))
+		return nil, eval.Usage{}, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), classify(err, rec))
 	}
 	if len(resp.Data) == 0 {
 		if err := rec.bodyError(); err != nil {
-			return nil, llm.Usage{}, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), err)
+			return nil, eval.Usage{}, fmt.Errorf("%s: embed: %w", b.EmbeddingName(), err)
 		}
 	}
 	vecs, u, err := embeddings(resp, len(texts))

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/openai"
@@ -125,7 +126,7 @@ func TestCorruptCacheStartsAnew(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t, llmtest.Default(ok))
 	path := filepath.Join(t.TempDir(), "llm-cache.db")
-	run := func() (llm.Usage, []error) {
+	run := func() (eval.Usage, []error) {
 		cache, err := llm.OpenCache(path, 1)
 		require.NoError(t, err)
 		defer func() { assert.NoError(t, cache.Close()) }()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -490,4 +491,73 @@ func TestQueueOfTraces(t *testing.T) {
 			assert.Equal(t, "330 is not 301", r.Sample.Metadata["label_note"])
 		}
 	}
+}
+
+// TestQueuePage serves the page: the queue's data in it as JSON that
+// no sample's text can close, a page of its own for a queue that cannot
+// be shown (its message escaped), and nothing fetched from elsewhere.
+func TestQueuePage(t *testing.T) {
+	t.Parallel()
+	s, id := queueServer(t, Config{}, 12)
+	tests := map[string]struct {
+		query    string
+		status   int
+		contains []string
+		absent   []string
+	}{
+		"a run's queue": {query: "run=" + id + "&order=draw", status: http.StatusOK,
+			contains: []string{`<script type="application/json" id="data">`, `"order":"draw"`, `\u003cscript\u003edocument.title=\"pwned\"`},
+			absent:   []string{`<script>document.title`, `<img src=x`}},
+		"no such run": {query: "run=" + url.QueryEscape(`<script>alert(1)</script>`), status: http.StatusNotFound,
+			contains: []string{`no run &#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;`, `id="error"`},
+			absent:   []string{`<script>alert(1)`}},
+		"a bad order": {query: "run=" + id + "&order=sideways", status: http.StatusBadRequest,
+			contains: []string{`order: want worth or draw, got &#34;sideways&#34;`}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+"/queue?"+tc.query, nil)
+			require.NoError(t, err)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer func() { _ = resp.Body.Close() }()
+			var b strings.Builder
+			_, err = io.Copy(&b, resp.Body)
+			require.NoError(t, err)
+			page := b.String()
+			assert.Equal(t, tc.status, resp.StatusCode, page)
+			assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
+			assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "default-src 'none'")
+			for _, want := range tc.contains {
+				assert.Contains(t, page, want)
+			}
+			for _, bad := range tc.absent {
+				assert.NotContains(t, page, bad)
+			}
+		})
+	}
+}
+
+// TestQueuePageSignIn: with --token, the page without a session is the
+// login form, which sends the browser back to the queue it asked for
+// (and nowhere else); with the session, the page.
+func TestQueuePageSignIn(t *testing.T) {
+	t.Parallel()
+	s, id := queueServer(t, Config{Token: "s3cret"}, 12)
+	code, page := call(t, http.MethodGet, s.URL+"/queue?run="+id+"&order=draw", "")
+	assert.Equal(t, http.StatusUnauthorized, code)
+	assert.Contains(t, page, `<input type="hidden" name="next" value="/queue?order=draw&amp;run=`+id+`">`)
+
+	jar := &cookieClient{}
+	resp := jar.postForm(t, s.URL+"/login", url.Values{"token": {"s3cret"}, "next": {"/queue?run=" + id + "&order=draw&evil=1"}})
+	assert.Equal(t, http.StatusSeeOther, resp.code)
+	assert.Equal(t, "/queue?order=draw&run="+id, resp.location, "the queue's own parameters only")
+	for _, next := range []string{"https://evil.example/queue", "//evil.example/queue", "/v1/runs", "/queue/../v1/runs", `/\evil.example`} {
+		r := jar.postForm(t, s.URL+"/login", url.Values{"token": {"s3cret"}, "next": {next}})
+		assert.Equal(t, "/", r.location, "next %q goes to the dashboard", next)
+	}
+	code, page = jar.do(t, http.MethodGet, s.URL+"/queue?run="+id, "")
+	assert.Equal(t, http.StatusOK, code, page)
+	assert.Contains(t, page, "<title>Assay · annotation queue</title>")
 }

@@ -203,6 +203,7 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeQueue, handle: s.getQueue, api: true, doc: docQueue},
 		{pattern: routeQueueLabels, handle: s.postLabel, api: true, doc: docQueueLabels},
 		{pattern: routeQueueExport, handle: s.getExport, api: true, doc: docQueueExport},
+		{pattern: routeQueuePage, handle: s.getQueuePage, api: true, doc: docQueuePage},
 		{pattern: routeHealth, handle: s.healthz, doc: docHealth},
 		{pattern: routeReady, handle: s.readyz, doc: docReady},
 		{pattern: routeMetrics, handle: s.metricsHandler(), doc: docMetrics},

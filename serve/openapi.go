@@ -403,6 +403,10 @@ var (
 		"metadata.judge_score (and judge_grade on a graded queue) and human.LABEL; assay agree --score meta.judge_score --label LABEL --estimate FILE",
 		status: http.StatusOK, contentType: "application/x-ndjson", params: slices.Concat(queueSourceParams, exportParams),
 		errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}}
+	docQueuePage = operation{id: "getQueuePage", summary: "The annotation queue's page, for a person: one sample at a time with the judge's verdict and evidence, " +
+		"labelled from the keyboard (p/f or 1-5, j/k, n for a note), the estimate and its projection beside (one HTML page, nothing fetched from elsewhere)",
+		status: http.StatusOK, contentType: "text/html", params: slices.Concat(queueSourceParams, queueViewParams),
+		errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}, errorType: "text/html"}
 	docHealth = operation{summary: "Liveness, the judge, the trace queue and the requests in flight", status: http.StatusOK, response: "Health"}
 	docReady  = operation{summary: "Readiness: 200 while an API request would be taken, 503 (status busy, the Health body) while every place in flight is taken",
 		status: http.StatusOK, response: "Health", public: true, errors: []int{http.StatusServiceUnavailable}, errorSchema: "Health"}

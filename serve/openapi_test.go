@@ -83,7 +83,7 @@ func TestOpenAPIDocumentsEveryRouteAndEachAnswers(t *testing.T) {
 				path = "/v1/traces/4bf92f3577b34da6a3ce929d0e0e4736"
 			case "/v1/traces/summary":
 				path += "?by=tenant"
-			case "/v1/queue", "/v1/queue/export", "/v1/queue/labels":
+			case "/v1/queue", "/v1/queue/export", "/v1/queue/labels", "/queue":
 				// The example's trace, judged with faithfulness.
 				code, posted := call(t, http.MethodPost, s.URL+"/v1/traces", mustJSON(t, exampleTraces))
 				require.Equal(t, http.StatusAccepted, code, posted)
@@ -110,7 +110,11 @@ func TestOpenAPIDocumentsEveryRouteAndEachAnswers(t *testing.T) {
 			case "text/plain":
 				assert.Contains(t, got, "# TYPE assay_http_requests_total counter")
 			case "text/html":
-				assert.Contains(t, got, "<title>Assay · live quality</title>")
+				title := "<title>Assay · live quality</title>"
+				if path == "/queue?metric=faithfulness" {
+					title = "<title>Assay · annotation queue</title>"
+				}
+				assert.Contains(t, got, title)
 			}
 		})
 	}

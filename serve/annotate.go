@@ -387,9 +387,11 @@ type QueueContext struct {
 type QueueJudgement struct {
 	Metric string `json:"metric"`
 	// Value is null when the judge gave none (Defaulted, Skipped, Error).
-	Value  run.Num `json:"value"`
-	Points float64 `json:"points,omitempty"`
-	Max    float64 `json:"max,omitempty"`
+	Value run.Num `json:"value"`
+	// Points and Max are the judge's native grade (4 of 5), when it
+	// grades on a scale above 1; null otherwise.
+	Points run.Num `json:"points"`
+	Max    run.Num `json:"max"`
 	// Pass is the verdict: the card's, or the value at or above the
 	// threshold.
 	Pass      *bool         `json:"pass,omitempty"`
@@ -453,8 +455,11 @@ func (b *builtQueue) item(r annotation.Ranked) QueueItem {
 	if l, ok := b.labels[res.ID]; ok {
 		it.Label = &l
 	}
-	j := QueueJudgement{Metric: res.Metric, Value: run.Num(res.Value), Points: res.Points, Max: res.Max, Pass: res.Pass,
+	j := QueueJudgement{Metric: res.Metric, Value: run.Num(res.Value), Points: run.Num(math.NaN()), Max: run.Num(math.NaN()), Pass: res.Pass,
 		Reason: res.Reason, Method: res.Method, Defaulted: res.Defaulted, Skipped: res.Skipped, Error: res.Error, Evidence: res.Evidence}
+	if res.Max > 1 {
+		j.Points, j.Max = run.Num(res.Points), run.Num(res.Max)
+	}
 	if !scored(res) {
 		j.Value, j.Pass = run.Num(math.NaN()), nil
 	} else if j.Pass == nil {

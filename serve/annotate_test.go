@@ -170,6 +170,7 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 			q40 = it
 		}
 	}
+	assert.True(t, math.IsNaN(float64(q5.Judge.Points)), "no grade for a ratio judge")
 	require.NotNil(t, q5.Disagreement)
 	assert.InDelta(t, 0.8, *q5.Disagreement, 1e-12)
 	assert.True(t, q40.Judge.Defaulted)

@@ -500,9 +500,9 @@ func (s *Server) recoverAll(next http.Handler) http.Handler {
 
 // auth requires the bearer token, when one is set, of every request but
 // /healthz, /readyz and the login (answered 401 otherwise); the
-// dashboard's page and data (GET / and /v1/dashboard) take a login's
-// session cookie too. A browser without either gets the login form for
-// the page. A client past its failed sign-ins (throttle) is answered 429
+// dashboard's page and data (GET / and /v1/dashboard) and the
+// annotation queue's (sessionAllowed) take a login's session cookie
+// too. A browser without either gets the login form for a page. A client past its failed sign-ins (throttle) is answered 429
 // before its token is looked at.
 func (s *Server) auth(next http.Handler) http.Handler {
 	if s.cfg.Token == "" {
@@ -527,14 +527,14 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			}
 			s.signIns.failed(client)
 		}
-		if readOnly(r) && s.sessions.valid(r) {
+		if sessionAllowed(r) && s.sessions.valid(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		s.metrics.requests.WithLabelValues("unauthorized", strconv.Itoa(http.StatusUnauthorized)).Inc()
 		w.Header().Set("WWW-Authenticate", `Bearer realm="assay"`)
-		if readOnly(r) && r.URL.Path == "/" {
-			s.loginPage(w, http.StatusUnauthorized, "")
+		if wantsLoginForm(r) {
+			s.loginPage(w, http.StatusUnauthorized, "", r.URL.RequestURI())
 			return
 		}
 		httpjson.Write(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})

@@ -18,9 +18,11 @@ import (
 // trace journal (trace_samples, written before a trace is answered 202),
 // the traces' scores (trace_scores, one row per trace and metric, written
 // once: the key makes a second write of a pair a no-op, with its
-// evidence), the runs the server started (serve_runs) and the live
+// evidence), the runs the server started (serve_runs), the live
 // alerts' events (alert_events, written by the monitor's sink, never on
-// a request's path). Every commit is synced to disk.
+// a request's path) and the annotation queue's labels (labels, one per
+// queue, metric and item, with who gave it and when; a new label of an
+// item replaces its last). Every commit is synced to disk.
 //
 // This process writes through one writer at a time (write): its writers
 // queue in Go, in order, instead of polling SQLite's file lock against
@@ -85,6 +87,17 @@ CREATE TABLE IF NOT EXISTS serve_runs (
 	request  JSON NOT NULL,
 	outcome  JSON NOT NULL DEFAULT '{}',
 	error    TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS labels (
+	queue  TEXT NOT NULL,
+	metric TEXT NOT NULL,
+	item   TEXT NOT NULL,
+	scale  TEXT NOT NULL,
+	value  REAL NOT NULL,
+	note   TEXT NOT NULL,
+	who    TEXT NOT NULL,
+	at     TEXT NOT NULL,
+	PRIMARY KEY (queue, metric, item)
 )`
 
 // storeTime is how times are stored: UTC, fixed width, so text order is

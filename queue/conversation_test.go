@@ -123,9 +123,7 @@ func TestConversationGoesToOneWorker(t *testing.T) {
 			return []byte(`"` + name + `"`), nil
 		}})
 	}
-	start := time.Now()
 	waitShared(t, logs...)
-	t.Logf("shared after %v", time.Since(start))
 
 	convs := conversations(t)
 	tasks := conversationTasks(convs, 3, 9)
@@ -140,7 +138,6 @@ func TestConversationGoesToOneWorker(t *testing.T) {
 		got[r.Task] = true
 	}
 
-	t.Logf("done after %v", time.Since(start))
 	h.mu.Lock()
 	for _, task := range tasks {
 		require.Len(t, h.by[string(task.Body)], 1, "task %s done once", task.Body)
@@ -260,4 +257,41 @@ func TestConversationSubjects(t *testing.T) {
 	bl, err := c.Backlog(ctx)
 	require.NoError(t, err)
 	require.Equal(t, queue.Backlog{Waiting: 2}, bl)
+}
+
+// A worker whose model server does not answer gives its conversations up
+// while it is paused: the worker with a server does all their tasks,
+// none undelivered.
+func TestPausedWorkerGivesConversationsUp(t *testing.T) {
+	_, c := queuetest.Open(t, queue.Options{Lease: 3 * time.Second})
+	ctx := t.Context()
+	deadLog, aliveLog := queuetest.NewLog("(2 worker(s) share them)"), queuetest.NewLog("(2 worker(s) share them)")
+	work(t, c, queue.WorkerConfig{Endpoint: "dead", Concurrency: 1, AckWait: 5 * time.Second, Log: deadLog,
+		Handle: func(context.Context, queue.Task) ([]byte, error) {
+			return nil, fmt.Errorf("judge: %w", queue.ErrUnavailable)
+		},
+		Probe: func(context.Context) error { return fmt.Errorf("connection refused") }})
+	var h handled
+	work(t, c, queue.WorkerConfig{Endpoint: "alive", Concurrency: 2, AckWait: 5 * time.Second, Log: aliveLog, Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
+		h.add("alive", string(task.Body))
+		return []byte(`"alive"`), nil
+	}})
+	waitShared(t, deadLog, aliveLog)
+
+	tasks := conversationTasks(conversations(t), 2, 0)
+	replies, err := c.Watch(ctx, "run1")
+	require.NoError(t, err)
+	_, err = c.PublishTasks(ctx, tasks)
+	require.NoError(t, err)
+	got := map[string]queue.Reply{}
+	for len(got) < len(tasks) {
+		r := next(t, replies)
+		got[r.Task] = r
+	}
+	for _, task := range tasks {
+		r := got[task.ID]
+		require.Zero(t, r.Undelivered, "task %s: %s", task.ID, r.Err)
+		require.JSONEq(t, `"alive"`, string(r.Results), "task %s", task.ID)
+	}
+	require.Contains(t, deadLog.String(), "worker: dead takes no conversation's tasks; the other 1 worker(s) share them")
 }

@@ -48,13 +48,16 @@ func openWorkers(ctx context.Context, js jetstream.JetStream, lease time.Duratio
 }
 
 // members is one worker's lease in Workers and its view of the others':
-// which partitions of conversations are its own. It is safe for
-// concurrent use.
+// which partitions of conversations are its own. The view is what a
+// watch of the bucket says (the keys there when it starts, then each
+// written or deleted), and a worker whose key is not written again
+// within the bucket's TTL has left it (killed: its key expired). It is
+// safe for concurrent use.
 type members struct {
 	c     *Conn
 	id    string
 	value []byte
-	every time.Duration
+	lease time.Duration
 	log   io.Writer
 	name  string // the worker's endpoint, for the log
 	poke  chan struct{}
@@ -63,7 +66,8 @@ type members struct {
 	joined  bool      // wants its lease kept
 	leased  bool      // its key is written (as far as it knows)
 	renewed time.Time // when it last wrote its key
-	others  map[string]bool
+	ready   bool      // the watch has said which keys were there
+	others  map[string]time.Time
 	owned   []int // the partitions it owns, ascending
 	share   string
 	changed chan struct{} // closed, and replaced, when owned changes
@@ -75,11 +79,10 @@ func (c *Conn) newMembers(ctx context.Context, endpoint string, log io.Writer) (
 	if err != nil {
 		return nil, fmt.Errorf("queue: bucket %s: %w", Workers, err)
 	}
-	every := st.TTL() / 3
-	if every <= 0 {
-		every = DefaultLease / 3
+	lease := st.TTL()
+	if lease <= 0 {
+		lease = DefaultLease
 	}
-	id := rand.Text()
 	value, err := json.Marshal(struct {
 		Endpoint string    `json:"endpoint"`
 		Since    time.Time `json:"since"`
@@ -87,11 +90,14 @@ func (c *Conn) newMembers(ctx context.Context, endpoint string, log io.Writer) (
 	if err != nil {
 		return nil, err
 	}
-	return &members{c: c, id: id, value: value, every: every, log: log, name: endpoint,
-		poke: make(chan struct{}, 1), others: map[string]bool{}, changed: make(chan struct{})}, nil
+	return &members{c: c, id: rand.Text(), value: value, lease: lease, log: log, name: endpoint,
+		poke: make(chan struct{}, 1), others: map[string]time.Time{}, changed: make(chan struct{})}, nil
 }
 
 func (m *members) key() string { return memberPrefix + m.id }
+
+// every is how often the worker writes its key again.
+func (m *members) every() time.Duration { return m.lease / 3 }
 
 // setJoined says whether the worker takes conversations: a worker paused
 // (its model server unreachable) gives its partitions up, and takes them
@@ -99,6 +105,7 @@ func (m *members) key() string { return memberPrefix + m.id }
 func (m *members) setJoined(joined bool) {
 	m.mu.Lock()
 	m.joined = joined
+	m.update()
 	m.mu.Unlock()
 	select {
 	case m.poke <- struct{}{}:
@@ -123,10 +130,11 @@ func (m *members) run(ctx context.Context) {
 	defer stop()
 	wg.Go(func() { m.watch(wctx) })
 	defer m.release()
-	t := time.NewTicker(m.every)
+	t := time.NewTicker(m.every())
 	defer t.Stop()
 	for {
-		m.refresh(ctx)
+		m.renew(ctx)
+		m.prune()
 		select {
 		case <-ctx.Done():
 			return
@@ -148,12 +156,11 @@ func (m *members) release() {
 	m.update()
 }
 
-// refresh writes the worker's key when it is due (or deletes it when the
-// worker left), then reads the others' keys: a key that expired (its
-// worker killed) is not there any more.
-func (m *members) refresh(ctx context.Context) {
+// renew writes the worker's key when it is due, or deletes it when the
+// worker left.
+func (m *members) renew(ctx context.Context) {
 	m.mu.Lock()
-	joined, leased, due := m.joined, m.leased, time.Since(m.renewed) >= m.every*9/10
+	joined, leased, due := m.joined, m.leased, time.Since(m.renewed) >= m.every()*9/10
 	m.mu.Unlock()
 	switch {
 	case joined && (due || !leased):
@@ -169,31 +176,27 @@ func (m *members) refresh(ctx context.Context) {
 			m.mu.Unlock()
 		}
 	}
-	l, err := m.c.workers.ListKeysFiltered(ctx, memberPrefix+"*")
-	if err != nil {
-		m.mu.Lock()
-		m.update()
-		m.mu.Unlock()
-		return
-	}
-	others := map[string]bool{}
-	for k := range l.Keys() {
-		if id := strings.TrimPrefix(k, memberPrefix); id != m.id {
-			others[id] = true
-		}
-	}
+}
+
+// prune drops the workers whose keys were not written again within the
+// lease (and a third more, for the time a write takes to be heard).
+func (m *members) prune() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.others = others
+	for id, seen := range m.others {
+		if time.Since(seen) > m.lease+m.every() {
+			delete(m.others, id)
+		}
+	}
 	m.update()
 }
 
-// watch hears the others join and leave as they do, between the reads of
-// refresh (which alone hears a key expire).
+// watch follows the workers' keys: those there when it starts, then each
+// written or deleted, starting over when the connection is made again.
 func (m *members) watch(ctx context.Context) {
 	for ctx.Err() == nil {
 		again := m.c.reconnect()
-		w, err := m.c.workers.Watch(ctx, memberPrefix+"*", jetstream.UpdatesOnly())
+		w, err := m.c.workers.Watch(ctx, memberPrefix+"*")
 		if err == nil {
 			m.follow(ctx, w, again)
 			_ = w.Stop()
@@ -201,7 +204,7 @@ func (m *members) watch(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 		case <-again:
-		case <-time.After(m.every):
+		case <-time.After(m.every()):
 		}
 	}
 }
@@ -219,18 +222,15 @@ func (m *members) follow(ctx context.Context, w jetstream.KeyWatcher, again <-ch
 			if !ok {
 				return
 			}
-			if e == nil {
-				continue
-			}
-			id := strings.TrimPrefix(e.Key(), memberPrefix)
-			if id == m.id {
-				continue
-			}
 			m.mu.Lock()
-			if e.Operation() == jetstream.KeyValuePut {
-				m.others[id] = true
-			} else {
-				delete(m.others, id)
+			if e == nil {
+				m.ready = true // the keys there when it started, all said
+			} else if id := strings.TrimPrefix(e.Key(), memberPrefix); id != m.id {
+				if e.Operation() == jetstream.KeyValuePut {
+					m.others[id] = time.Now()
+				} else {
+					delete(m.others, id)
+				}
 			}
 			m.update()
 			m.mu.Unlock()
@@ -239,8 +239,12 @@ func (m *members) follow(ctx context.Context, w jetstream.KeyWatcher, again <-ch
 }
 
 // update recomputes the partitions the worker owns, and says so when
-// they change. m.mu is held.
+// they change: none until the watch said which workers were there, and
+// none while the worker has left. m.mu is held.
 func (m *members) update() {
+	if !m.ready {
+		return
+	}
 	var owned []int
 	n := len(m.others)
 	if m.joined {
@@ -255,7 +259,7 @@ func (m *members) update() {
 			}
 		}
 	}
-	if slices.Equal(owned, m.owned) && (m.owned != nil) == (owned != nil) {
+	if slices.Equal(owned, m.owned) {
 		return
 	}
 	m.owned = owned

@@ -506,7 +506,7 @@ func (c *Conn) takeConversations(ctx context.Context, cancel context.CancelCause
 // takePartition fetches the tasks of partition part of stream one at a
 // time, until pctx is done (the partition another's, or the worker
 // stopping), and does each in a slot of slots, with wctx, the worker's
-// context: a task fetched is done even if the partition moves meanwhile.
+// context: a task fetched is done even if the partition moved meanwhile.
 func (c *Conn) takePartition(pctx, wctx context.Context, cancel context.CancelCauseFunc, cfg WorkerConfig, p *pauser, stream string, part int,
 	slots chan struct{}, wg *sync.WaitGroup) {
 	var cons jetstream.Consumer
@@ -523,7 +523,10 @@ func (c *Conn) takePartition(pctx, wctx context.Context, cancel context.CancelCa
 		if !p.wait(pctx) {
 			continue
 		}
-		fctx, cancelFetch := context.WithTimeout(pctx, 5*time.Second)
+		// The fetch outlives the partition's loop (it ends with the worker
+		// only): a fetch cut short may drop a task the server sent it,
+		// which then waits out its ack wait before it goes to another.
+		fctx, cancelFetch := context.WithTimeout(wctx, 5*time.Second)
 		batch, err := cons.Fetch(1, jetstream.FetchContext(fctx))
 		if err == nil {
 			for msg := range batch.Messages() {

@@ -67,6 +67,7 @@ type members struct {
 	leased  bool      // its key is written (as far as it knows)
 	renewed time.Time // when it last wrote its key
 	ready   bool      // the watch has said which keys were there
+	stopped bool      // the worker stopped: nothing more to say
 	others  map[string]time.Time
 	owned   []int // the partitions it owns, ascending
 	share   string
@@ -152,7 +153,7 @@ func (m *members) release() {
 	_ = m.c.workers.Delete(ctx, m.key()) // gone, or it expires
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.leased, m.joined = false, false
+	m.leased, m.joined, m.stopped = false, false, true
 	m.update()
 }
 
@@ -269,7 +270,7 @@ func (m *members) update() {
 	if !m.joined {
 		share = fmt.Sprintf("worker: %s takes no conversation's tasks; the other %d worker(s) share them\n", m.name, n)
 	}
-	if share != m.share {
+	if share != m.share && !m.stopped {
 		m.share = share
 		fmt.Fprint(m.log, share)
 	}

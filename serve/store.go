@@ -383,8 +383,11 @@ type SummaryGroup struct {
 	Mean      *float64 `json:"mean"`
 	Defaulted int      `json:"defaulted"`
 	Skipped   int      `json:"skipped"`
-	Errors    int      `json:"errors"`
-	CostUSD   float64  `json:"cost_usd"`
+	// NotEvaluable counts, of Skipped, the conversations that could not
+	// be judged: spans without message content (not_evaluable).
+	NotEvaluable int     `json:"not_evaluable"`
+	Errors       int     `json:"errors"`
+	CostUSD      float64 `json:"cost_usd"`
 }
 
 // TraceSummary is the answer of GET /v1/traces/summary.
@@ -415,6 +418,7 @@ func (s *store) summary(ctx context.Context, q SummaryQuery) (*TraceSummary, err
 		group = "json_extract(metadata, ?)"
 		args = append(args, `$."`+q.By+`"`)
 	}
+	args = append(args, eval.NotEvaluable) // the error of the skipped not evaluable
 	var where []string
 	for _, c := range []struct{ col, op, v string }{{"metric", "=", q.Metric}, {"day", ">=", q.From}, {"day", "<=", q.To}} {
 		if c.v != "" {
@@ -428,7 +432,7 @@ func (s *store) summary(ctx context.Context, q SummaryQuery) (*TraceSummary, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT day, metric, `+group+` AS grp, COUNT(*),
 		SUM(outcome = 'scored'), AVG(CASE WHEN outcome = 'scored' THEN value END),
-		SUM(outcome = 'defaulted'), SUM(outcome = 'skipped'), SUM(outcome = 'error'), SUM(cost_usd)
+		SUM(outcome = 'defaulted'), SUM(outcome = 'skipped'), SUM(outcome = 'skipped' AND error = ?), SUM(outcome = 'error'), SUM(cost_usd)
 		FROM trace_scores `+w+` GROUP BY day, metric, grp ORDER BY day, metric, grp`, args...)
 	if err != nil {
 		return nil, err
@@ -439,7 +443,7 @@ func (s *store) summary(ctx context.Context, q SummaryQuery) (*TraceSummary, err
 		var g SummaryGroup
 		var grp sql.NullString
 		var mean sql.NullFloat64
-		if err := rows.Scan(&g.Day, &g.Metric, &grp, &g.N, &g.Scored, &mean, &g.Defaulted, &g.Skipped, &g.Errors, &g.CostUSD); err != nil {
+		if err := rows.Scan(&g.Day, &g.Metric, &grp, &g.N, &g.Scored, &mean, &g.Defaulted, &g.Skipped, &g.NotEvaluable, &g.Errors, &g.CostUSD); err != nil {
 			return nil, err
 		}
 		if grp.Valid {

@@ -506,7 +506,9 @@ func (c *Conn) takeConversations(ctx context.Context, cancel context.CancelCause
 // takePartition fetches the tasks of partition part of stream one at a
 // time, until pctx is done (the partition another's, or the worker
 // stopping), and does each in a slot of slots, with wctx, the worker's
-// context: a task fetched is done even if the partition moved meanwhile.
+// context: a task begun is done even if the partition moves meanwhile,
+// and one that comes after it moved goes back to the queue at once, for
+// its new owner.
 func (c *Conn) takePartition(pctx, wctx context.Context, cancel context.CancelCauseFunc, cfg WorkerConfig, p *pauser, stream string, part int,
 	slots chan struct{}, wg *sync.WaitGroup) {
 	var cons jetstream.Consumer
@@ -525,18 +527,22 @@ func (c *Conn) takePartition(pctx, wctx context.Context, cancel context.CancelCa
 		}
 		// The fetch outlives the partition's loop (it ends with the worker
 		// only): a fetch cut short may drop a task the server sent it,
-		// which then waits out its ack wait before it goes to another.
+		// which would then wait out its ack wait before it went to another.
 		fctx, cancelFetch := context.WithTimeout(wctx, 5*time.Second)
 		batch, err := cons.Fetch(1, jetstream.FetchContext(fctx))
 		if err == nil {
 			for msg := range batch.Messages() {
+				if pctx.Err() != nil {
+					_ = msg.Nak() // the partition another's now: to it at once
+					continue
+				}
 				// Wait for a slot, telling the server the task is in hand.
 				hctx, stop := context.WithCancel(wctx)
 				go heartbeat(hctx, msg, cfg.AckWait/3)
 				select {
 				case slots <- struct{}{}:
 					stop()
-				case <-wctx.Done():
+				case <-pctx.Done():
 					stop()
 					_ = msg.Nak()
 					continue

@@ -195,8 +195,12 @@ func (r Result) EstimateMarkdown() string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | n/a (%s) | n/a | n/a | n/a | n/a |\n", r.Metric, r.Label, group, e.Labelled, e.Unlabelled, e.Note)
 			continue
 		}
+		est := ci(e.Estimate, e.CI95)
+		if e.Weight != "" {
+			est += " (weighted by " + e.Weight + ")"
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", r.Metric, r.Label, group, e.Labelled, e.Unlabelled,
-			ci(e.Estimate, e.CI95), ci(e.LabelsOnly, e.LabelsOnlyCI95), f3n(e.JudgeOnly), f3n(e.Lambda), f1n(e.EffectiveLabels))
+			est, ci(e.LabelsOnly, e.LabelsOnlyCI95), f3n(e.JudgeOnly), f3n(e.Lambda), f1n(e.EffectiveLabels))
 	}
 	return b.String()
 }

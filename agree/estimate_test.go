@@ -316,6 +316,8 @@ func TestMeasureEstimateWeighted(t *testing.T) {
 	assert.Equal(t, want.Lambda, float64(e.Lambda))
 	unweighted := stats.PPIMean(labels, judged, unlabelled)
 	assert.NotEqual(t, unweighted.Estimate, float64(e.Estimate), "the weights change it")
+	assert.Contains(t, out.Tables[0].Results[0].EstimateMarkdown(), fmt.Sprintf("| meta.judge | relevance | all | %d | %d | %.3f [%.3f, %.3f] (weighted by meta.weight) |",
+		len(labels), len(unlabelled), want.Estimate, want.CI95[0], want.CI95[1]))
 
 	tests := map[string]struct {
 		edit     func([]estimateRecord)

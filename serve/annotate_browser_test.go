@@ -60,7 +60,7 @@ func TestQueueInBrowser(t *testing.T) {
 	))
 	assert.Contains(t, text(t, "#source"), "run "+id+" · faithfulness · binary labels")
 	assert.Contains(t, text(t, "#order"), "Order: active")
-	assert.Contains(t, text(t, "#worth"), "active #1, chance 0.00")
+	assert.Contains(t, text(t, "#worth"), "active #1, chance 0.00 at 0 labels")
 	assert.Equal(t, "0 of 30", text(t, "#labelled"))
 	assert.Contains(t, text(t, "#estimate-note"), "0 labelled items with a judge value; an estimate needs at least 10")
 	assert.Contains(t, text(t, "#keys"), "p pass · f fail")
@@ -120,10 +120,13 @@ func TestQueueInBrowser(t *testing.T) {
 
 	// The hostile sample, by its link, is text.
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(s.URL+"/queue?run="+id+"#q3"),
+		chromedp.Navigate(s.URL+"/queue?run="+id+"&order=active#q3"), // another query: loaded afresh
 		chromedp.WaitVisible(chromedp.CSS(`#item[data-id]`)),
 	))
 	require.Equal(t, "q3", current(t))
+	// q3's verdict is 1.0, as far from the threshold as can be: size
+	// 0.1, and a small chance of being among the first 12.
+	assert.Contains(t, text(t, "#worth"), "worth 0.00 · uncertainty 0.00 · draw #14 · active #27, chance 0.06 at 12 labels")
 	assert.Contains(t, text(t, "#question"), `<script>document.title="pwned"</script>`)
 	assert.Contains(t, text(t, "#answer"), `<img src=x onerror=`)
 	imgs, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#item img, #item script").length`))

@@ -108,7 +108,8 @@ func TestPPIWeightedMeanUndefined(t *testing.T) {
 
 // TestPPIWeightedMeanActive is active inference against the uniform
 // draw. Each of 2,000 populations of 400 samples (a fixed seed) has a
-// judge's chance f of a pass: a third near 0.5, the rest near 0 or 1;
+// judge's chance f of a pass, near 0.5, near 0 or near 1, each a third of
+// the time;
 // the true label is a pass with chance f near the ends and with chance
 // 0.5 + (f-0.5)/2 in the middle, where the judge is both least sure and
 // miscalibrated: its errors sit where it is uncertain. The true mean
@@ -128,16 +129,17 @@ func TestPPIWeightedMeanActive(t *testing.T) {
 	for range reps {
 		var sp float64
 		for i := range f {
-			switch {
-			case i%3 == 0:
+			kind := r.IntN(3) // drawn, not fixed: the population is a random one
+			switch kind {
+			case 0:
 				f[i] = 0.3 + 0.4*r.Float64()
-			case i%3 == 1:
+			case 1:
 				f[i] = 0.1 * r.Float64()
 			default:
 				f[i] = 0.9 + 0.1*r.Float64()
 			}
 			chance := f[i]
-			if i%3 == 0 {
+			if kind == 0 {
 				chance = 0.5 + (f[i]-0.5)/2
 			}
 			y[i] = 0

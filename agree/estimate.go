@@ -23,16 +23,7 @@ const MinLabelled = 10
 // grades as GradedStats.JudgeOnGrades says. Undefined figures (a group
 // with too few labels) are null in JSON, and Note says why.
 type MeanEstimate struct {
-	Estimate        run.Num    `json:"estimate"`
-	CI95            [2]run.Num `json:"ci95"`
-	LabelsOnly      run.Num    `json:"labels_only"`
-	LabelsOnlyCI95  [2]run.Num `json:"labels_only_ci95"`
-	JudgeOnly       run.Num    `json:"judge_only"`
-	Lambda          run.Num    `json:"lambda"`
-	EffectiveLabels run.Num    `json:"effective_labels"`
-	// Labelled and Unlabelled count the records in the estimate.
-	Labelled   int `json:"labelled"`
-	Unlabelled int `json:"unlabelled"`
+	PPIFigures
 	// Defaulted counts records (labelled or not) whose judgement fell
 	// back to the neutral default, and Unscored unlabelled records the
 	// judge has no value for: both are left out, so the estimate is of
@@ -47,6 +38,29 @@ type MeanEstimate struct {
 	// labels taken as a uniform draw (stats.PPIMean).
 	Weight string `json:"weight,omitempty"`
 	Note   string `json:"note,omitempty"`
+}
+
+// PPIFigures are a PPI++ estimate as Assay reports it (`assay agree
+// --estimate`, the annotation queue of `assay serve`): the estimate and
+// its 95% interval, the labels alone, the judge alone, the power-tuning
+// lambda, the labels the estimate is worth, and the records in it.
+type PPIFigures struct {
+	Estimate        run.Num    `json:"estimate"`
+	CI95            [2]run.Num `json:"ci95"`
+	LabelsOnly      run.Num    `json:"labels_only"`
+	LabelsOnlyCI95  [2]run.Num `json:"labels_only_ci95"`
+	JudgeOnly       run.Num    `json:"judge_only"`
+	Lambda          run.Num    `json:"lambda"`
+	EffectiveLabels run.Num    `json:"effective_labels"`
+	// Labelled and Unlabelled count the records in the estimate.
+	Labelled   int `json:"labelled"`
+	Unlabelled int `json:"unlabelled"`
+}
+
+// FiguresOf is p as PPIFigures.
+func FiguresOf(p stats.PPI) PPIFigures {
+	return PPIFigures{Estimate: run.Num(p.Estimate), CI95: nums(p.CI95), LabelsOnly: run.Num(p.LabelsOnly), LabelsOnlyCI95: nums(p.LabelsOnlyCI95),
+		JudgeOnly: run.Num(p.JudgeOnly), Lambda: run.Num(p.Lambda), EffectiveLabels: run.Num(p.EffectiveLabels), Labelled: p.Labelled, Unlabelled: p.Unlabelled}
 }
 
 // estimateMean estimates the mean label of rows (labelled and not) as
@@ -95,7 +109,6 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 	if opts.Weight != "" {
 		p = stats.PPIWeightedMean(labels, judged, weights, unlabelled)
 	}
-	e.Labelled, e.Unlabelled = len(labels), len(unlabelled)
 	switch {
 	case len(labels) < MinLabelled:
 		e.Note = fmt.Sprintf("%d labelled records with a judge value; an estimate needs at least %d", len(labels), MinLabelled)
@@ -105,9 +118,8 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 	if e.Note != "" {
 		p = stats.PPIMean(nil, nil, nil) // every figure NaN
 	}
-	e.Estimate, e.CI95 = run.Num(p.Estimate), nums(p.CI95)
-	e.LabelsOnly, e.LabelsOnlyCI95 = run.Num(p.LabelsOnly), nums(p.LabelsOnlyCI95)
-	e.JudgeOnly, e.Lambda, e.EffectiveLabels = run.Num(p.JudgeOnly), run.Num(p.Lambda), run.Num(p.EffectiveLabels)
+	e.PPIFigures = FiguresOf(p)
+	e.Labelled, e.Unlabelled = len(labels), len(unlabelled)
 	return e
 }
 

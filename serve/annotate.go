@@ -338,16 +338,8 @@ type QueueResponse struct {
 // the judge scored (as `assay agree --estimate` makes it of the
 // export), its interval, the labels alone and the judge alone.
 type QueueEstimate struct {
-	Estimate        run.Num    `json:"estimate"`
-	CI95            [2]run.Num `json:"ci95"`
-	HalfWidth       run.Num    `json:"half_width"`
-	LabelsOnly      run.Num    `json:"labels_only"`
-	LabelsOnlyCI95  [2]run.Num `json:"labels_only_ci95"`
-	JudgeOnly       run.Num    `json:"judge_only"`
-	Lambda          run.Num    `json:"lambda"`
-	EffectiveLabels run.Num    `json:"effective_labels"`
-	Labelled        int        `json:"labelled"`
-	Unlabelled      int        `json:"unlabelled"`
+	agree.PPIFigures
+	HalfWidth run.Num `json:"half_width"`
 	// Design is the order the labels follow from its start: "active"
 	// (each label weighted by 1/its inclusion probability, the export's
 	// meta.label_weight) or "draw"; "" when neither. RandomDraw says
@@ -436,18 +428,13 @@ func (b *builtQueue) response(order annotation.Order, limit int, exportLabel str
 
 // estimateOf is an estimate as the queue answers it.
 func estimateOf(e annotation.Estimate) QueueEstimate {
-	p := e.PPI
-	out := QueueEstimate{Estimate: run.Num(p.Estimate), CI95: nums(p.CI95), HalfWidth: run.Num(e.HalfWidth),
-		LabelsOnly: run.Num(p.LabelsOnly), LabelsOnlyCI95: nums(p.LabelsOnlyCI95), JudgeOnly: run.Num(p.JudgeOnly),
-		Lambda: run.Num(p.Lambda), EffectiveLabels: run.Num(p.EffectiveLabels), Labelled: p.Labelled, Unlabelled: p.Unlabelled,
+	out := QueueEstimate{PPIFigures: agree.FiguresOf(e.PPI), HalfWidth: run.Num(e.HalfWidth),
 		Design: string(e.Design), RandomDraw: e.RandomDraw, Note: e.Note}
 	if !e.RandomDraw {
 		out.Warning = "the labels are the first neither of the active order (order=active) nor of the random draw (order=draw): the estimate assumes labels taken at random, so this one may be biased; for one that holds, label in one of those orders from the start"
 	}
 	return out
 }
-
-func nums(v [2]float64) [2]run.Num { return [2]run.Num{run.Num(v[0]), run.Num(v[1])} }
 
 // item is a ranked entry as the queue answers it.
 func (b *builtQueue) item(r annotation.Ranked) QueueItem {

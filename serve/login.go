@@ -160,7 +160,7 @@ const loginText = `<!doctype html>
 func (s *Server) loginPage(w http.ResponseWriter, status int, msg string) {
 	var b bytes.Buffer
 	if err := loginForm().Execute(&b, msg); err != nil {
-		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
+		httpjson.Error(w, http.StatusInternalServerError, "the login page: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

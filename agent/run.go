@@ -120,32 +120,43 @@ func scoreOne(ctx context.Context, sc eval.Scorer, s eval.Sample, report func() 
 func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Card, error) {
 	scorers := p.Scorers(opt)
 	scores := make([]eval.Score, len(scorers))
-	g, gctx := errgroup.WithContext(ctx)
 	limit := opt.Concurrency
 	if limit <= 0 {
 		limit = runtime.GOMAXPROCS(0)
 	}
-	g.SetLimit(limit)
 	// The report is parsed once for the card, by the first report scorer
 	// that needs it, and shared by all of them.
 	report := heuristics.ParseOnce(s)
-	for i, sc := range scorers {
-		g.Go(func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("agent: scorer %s panicked: %v\n%s", p.Specs[i].Metric, r, debug.Stack())
-				}
-			}()
-			res, err := scoreOne(gctx, sc, s, report)
-			if err != nil {
-				return fmt.Errorf("agent: %s: %w", p.Specs[i].Metric, err)
+	one := func(ctx context.Context, i int) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("agent: scorer %s panicked: %v\n%s", p.Specs[i].Metric, r, debug.Stack())
 			}
-			scores[i] = res
-			return nil
-		})
+		}()
+		res, err := scoreOne(ctx, scorers[i], s, report)
+		if err != nil {
+			return fmt.Errorf("agent: %s: %w", p.Specs[i].Metric, err)
+		}
+		scores[i] = res
+		return nil
 	}
-	if err := g.Wait(); err != nil {
-		return eval.Card{}, err
+	if limit == 1 || len(scorers) == 1 {
+		// One at a time: in this goroutine, as the group would, without one
+		// of its own for each (a service's context score is one scorer).
+		for i := range scorers {
+			if err := one(ctx, i); err != nil {
+				return eval.Card{}, err
+			}
+		}
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(limit)
+		for i := range scorers {
+			g.Go(func() error { return one(gctx, i) })
+		}
+		if err := g.Wait(); err != nil {
+			return eval.Card{}, err
+		}
 	}
 	// A neutral default is no evidence: it never carries a card to pass.
 	card := p.holdDefaults(p.Verdict(scores))

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -10,6 +8,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/encode"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
 )
@@ -72,26 +71,8 @@ func (q ResearchPoints) points() []MetricPoints {
 
 // MarshalJSON writes the points keyed by metric, Other among them.
 func (q ResearchPoints) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, p := range q.points() {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(p.Metric)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(p.Points)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	ps := q.points()
+	return encode.Object(len(ps), func(i int) (string, any) { return ps[i].Metric, ps[i].Points })
 }
 
 // ResearchDetails are the counts behind the points, and the evidence.

@@ -875,7 +875,7 @@ func record(store *runstore.Store, cfg run.Config, s run.Summary, dir string) er
 func counts(ms []run.MetricStats) []judging.Counts {
 	out := make([]judging.Counts, len(ms))
 	for i, m := range ms {
-		out[i] = judging.Counts{Metric: m.Metric, N: m.N, Scored: m.Scored, Skipped: m.Skipped, Defaulted: m.Defaulted}
+		out[i] = judging.Counts{Metric: m.Metric, N: m.N, Scored: m.Scored, Skipped: m.Skipped, Defaulted: m.Defaulted, NotEvaluable: m.NotEvaluable}
 	}
 	return out
 }

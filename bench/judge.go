@@ -79,8 +79,22 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 	}
 	o.Report.Write(log)
 	if o.Skipped > 0 {
-		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no claim, or no sections where a metric reads a report's): not scored, never passing --min\n", o.Skipped)
+		notEval := ""
+		if n := notEvaluable(o.Summaries); n > 0 {
+			notEval = fmt.Sprintf(", %d of them %s (a conversation from spans without message content)", n, eval.NotEvaluable)
+		}
+		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no claim, or no sections where a metric reads a report's%s): not scored, never passing --min\n",
+			o.Skipped, notEval)
 	}
+}
+
+// notEvaluable is how many results of ss were not evaluable.
+func notEvaluable(ss []run.MetricStats) int {
+	n := 0
+	for _, s := range ss {
+		n += s.NotEvaluable
+	}
+	return n
 }
 
 // Judge runs job: it checks every setting and the whole dataset before any

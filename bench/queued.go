@@ -265,7 +265,8 @@ type WorkerJob struct {
 	// nil is the built-in ones.
 	Registry *metric.Registry
 	// Concurrency is how many tasks the worker does at once, of runs
-	// and as many of a service's (queue.Items); 0 is
+	// and as many of a service's (queue.Items), and as many of each of
+	// the conversations it owns (queue.WorkerConfig); 0 is
 	// judging.TasksPerCall x the client's concurrency.
 	Concurrency int
 	// MaxInFlight caps the tasks handed out and not done yet across all

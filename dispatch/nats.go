@@ -189,8 +189,9 @@ func (n *NATS) collect(ctx, wctx context.Context, conn *queue.Conn, replies <-ch
 }
 
 // publish publishes a task for each item whose reply is not stored yet,
-// and returns every item's task (stored or not) by id, with how many each
-// record has.
+// keyed by its sample's conversation when it has one (all its tasks go to
+// one worker), and returns every item's task (stored or not) by id, with
+// how many each record has.
 func (n *NATS) publish(ctx context.Context, conn *queue.Conn, items iter.Seq2[Item, error]) (map[string]queued, map[string]int, error) {
 	version := JudgeVersion(n.Config)
 	replied, err := conn.Replied(ctx, n.Config.RunID)
@@ -198,11 +199,10 @@ func (n *NATS) publish(ctx context.Context, conn *queue.Conn, items iter.Seq2[It
 		return nil, nil, err
 	}
 	pending, left := map[string]queued{}, map[string]int{}
-	var ids []string
-	var bodies [][]byte
+	var tasks []queue.Outgoing
 	flush := func() error {
-		err := conn.Publish(ctx, n.Config.RunID, ids, bodies)
-		ids, bodies = ids[:0], bodies[:0]
+		_, err := conn.PublishTasks(ctx, tasks)
+		tasks = tasks[:0]
 		return err
 	}
 	for it, err := range items {
@@ -223,8 +223,8 @@ func (n *NATS) publish(ctx context.Context, conn *queue.Conn, items iter.Seq2[It
 		if err != nil {
 			return nil, nil, fmt.Errorf("record %s (line %d): %w", rec.ID, rec.Line, err)
 		}
-		ids, bodies = append(ids, id), append(bodies, b)
-		if len(ids) == 512 {
+		tasks = append(tasks, queue.Outgoing{Run: n.Config.RunID, ID: id, Conversation: Conversation(rec.Sample), Body: b})
+		if len(tasks) == 512 {
 			if err := flush(); err != nil {
 				return nil, nil, err
 			}

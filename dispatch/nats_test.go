@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/queuetest"
@@ -124,4 +128,62 @@ func TestStalled(t *testing.T) {
 	assert.Contains(t, err.Error(), "no worker has ever joined the queue")
 	assert.Contains(t, err.Error(), "resume with: assay bench --resume --out runs/x")
 	assert.Empty(t, d.values)
+}
+
+// TestNATSKeysConversations: the tasks of a sample that is a conversation,
+// or a turn of one (its metadata's conversation_id), go on the subject of
+// the conversation's partition, so that one worker takes them all; the
+// others' on the run's subject, for any worker.
+func TestNATSKeysConversations(t *testing.T) {
+	t.Parallel()
+	fire := make(chan time.Time, 1)
+	fire <- time.Time{}
+	cfg, dir := natsConfig(), t.TempDir()
+	n := &dispatch.NATS{Config: cfg, Dir: dir, Units: []dispatch.Unit{lengthUnit("a"), lengthUnit("b")}, StallTimeout: time.Minute,
+		After: func(time.Duration) <-chan time.Time { return fire }}
+	chat := dataset.Record{ID: "chat-1", Line: 1, Sample: eval.Sample{ID: "chat-1", Messages: []eval.Message{{Role: eval.RoleUser, Content: "hi"}}}}
+	turn := dataset.Record{ID: "turn-2", Line: 2, Sample: eval.Sample{ID: "turn-2", Answer: "yes", Metadata: map[string]any{"conversation_id": "session-9"}}}
+	var d delivered
+	err := n.Dispatch(t.Context(), itemsOf(dispatch.Item{Record: chat, Unit: 0}, dispatch.Item{Record: chat, Unit: 1},
+		dispatch.Item{Record: turn, Unit: 0}, dispatch.Item{Record: rec("plain", "x", 3), Unit: 0}), d.deliver)
+	_, stalled := errors.AsType[*dispatch.StalledError](err)
+	require.True(t, stalled, "got %v", err)
+
+	srv, err := queue.StartServer(queue.ServerConfig{StoreDir: filepath.Join(dir, dispatch.FileNATS)})
+	require.NoError(t, err)
+	defer srv.Close()
+	nc, err := srv.Connect("check")
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	st, err := js.Stream(t.Context(), queue.Stream)
+	require.NoError(t, err)
+	info, err := st.Info(t.Context(), jetstream.WithSubjectFilter(">"))
+	require.NoError(t, err)
+	want := map[string]uint64{"assay.task." + cfg.RunID: 1}
+	want[fmt.Sprintf("assay.ctask.%d.%s", queue.Partition("chat-1"), cfg.RunID)] += 2
+	want[fmt.Sprintf("assay.ctask.%d.%s", queue.Partition("session-9"), cfg.RunID)]++
+	assert.Equal(t, want, info.State.Subjects)
+}
+
+// TestConversation: what keys a sample's tasks.
+func TestConversation(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		sample eval.Sample
+		want   string
+	}{
+		"messages":                     {eval.Sample{ID: "c1", Messages: []eval.Message{{Role: eval.RoleUser, Content: "hi"}}}, "c1"},
+		"expected calls alone":         {eval.Sample{ID: "c2", ExpectedToolCalls: []eval.ExpectedToolCall{{Name: "search"}}}, "c2"},
+		"a turn of a session":          {eval.Sample{ID: "t7", Answer: "x", Metadata: map[string]any{"conversation_id": "s1"}}, "s1"},
+		"the session wins over the id": {eval.Sample{ID: "t8", Messages: []eval.Message{{Role: eval.RoleUser}}, Metadata: map[string]any{"conversation_id": "s1"}}, "s1"},
+		"an id that is not text":       {eval.Sample{ID: "t9", Answer: "x", Metadata: map[string]any{"conversation_id": 12}}, ""},
+		"a RAG answer":                 {eval.Sample{ID: "r1", Query: "q", Answer: "a"}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, dispatch.Conversation(tc.sample))
+		})
+	}
 }

@@ -103,8 +103,9 @@ type TaggedResults struct {
 }
 
 // PublishTagged puts each task on conn's stream as a task of the item run
-// (whose specification is in the bucket: PutItemRun), and returns once
-// the server has stored them all; dup[i] says it had tasks[i] already.
+// (whose specification is in the bucket: PutItemRun), keyed by its
+// sample's conversation when it has one, and returns once the server has
+// stored them all; dup[i] says it had tasks[i] already.
 func PublishTagged(ctx context.Context, conn *queue.Conn, items run.Config, tasks []Tagged) (dup []bool, err error) {
 	version := JudgeVersion(items)
 	ts := make([]queue.Outgoing, len(tasks))
@@ -117,7 +118,7 @@ func PublishTagged(ctx context.Context, conn *queue.Conn, items run.Config, task
 		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", it.ID, err)
 		}
-		ts[i] = queue.Outgoing{Run: items.RunID, ID: it.ID, Key: it.Key, Body: b}
+		ts[i] = queue.Outgoing{Run: items.RunID, ID: it.ID, Key: it.Key, Conversation: Conversation(it.Sample), Body: b}
 	}
 	return conn.PublishTasks(ctx, ts)
 }
@@ -159,4 +160,20 @@ func Waiting(ctx context.Context, conn *queue.Conn, filter string) ([]WaitingTag
 		out = append(out, WaitingTagged{Key: w.Key, Tag: b.Tag})
 	}
 	return out, nil
+}
+
+// Conversation is the id of the conversation sample s is, or is a part
+// of, that keys its tasks on a queue (queue.Outgoing.Conversation), so
+// that one worker takes them all and its model server's prefix cache
+// serves each after the first: its metadata's conversation_id (the
+// sessions threaded by gen_ai.conversation.id, a dataset's own), else the
+// sample's id when it has messages; "" for a sample of no conversation.
+func Conversation(s eval.Sample) string {
+	if id, ok := s.Metadata["conversation_id"].(string); ok && id != "" {
+		return id
+	}
+	if len(s.Messages) > 0 || len(s.ExpectedToolCalls) > 0 {
+		return s.ID
+	}
+	return ""
 }

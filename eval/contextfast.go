@@ -18,7 +18,9 @@ import (
 // metadata key, valid for the full decoder (the last value wins), also
 // goes to it.
 func decodeContextFast(data []byte) (Sample, bool) {
-	d := fastContext{dec: jsontext.NewDecoder(bytes.NewReader(data))}
+	// A bytes.Buffer is read in place by jsontext, not copied into a buffer
+	// of its own; data is only read.
+	d := fastContext{dec: jsontext.NewDecoder(bytes.NewBuffer(data))}
 	s, ok := d.sample()
 	if !ok {
 		return Sample{}, false
@@ -44,10 +46,18 @@ func (d fastContext) next() (jsontext.Token, jsontext.Kind) {
 
 // object reads the members of an object whose '{' was read, calling field
 // with each name; field reads the value. jsontext refuses a repeated name.
+// The sample's own names are plain ASCII: a name written with escapes is
+// left to the full decoder.
 func (d fastContext) object(field func(name string) bool) bool {
 	for d.dec.PeekKind() != '}' {
-		tok, k := d.next()
-		if k != '"' || !field(tok.String()) {
+		if d.dec.PeekKind() != '"' {
+			return false
+		}
+		raw, err := d.dec.ReadValue()
+		if err != nil || bytes.IndexByte(raw, '\\') >= 0 {
+			return false
+		}
+		if !field(string(raw[1 : len(raw)-1])) {
 			return false
 		}
 	}

@@ -40,6 +40,9 @@ var contextInputs = map[string]string{
 	"bad utf-8":        "{\"query\": \"\xff\", \"chunks\": []}",
 	"truncated":        `{"query": "q", "chunks": [`,
 	"empty":            ``,
+	// Names written with escapes are read by the full decoder alone.
+	"escaped name":     `{"\u0071uery": "q", "chunks": [{"content": "c", "score": 1, "documentId": "d"}]}`,
+	"escaped meta key": `{"query": "q", "chunks": [{"content": "c", "score": 1, "documentId": "d", "metadata": {"p\u0061ge": 3}}]}`,
 }
 
 func TestFastContextDecodingMatchesTheFullDecoder(t *testing.T) {

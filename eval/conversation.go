@@ -84,11 +84,20 @@ func (m Message) Failed() bool {
 // the score is Skipped. Test with errors.Is.
 var ErrNoConversation = errors.New("the sample has no conversation (no messages)")
 
+// NotEvaluable is the word every output uses for a conversation that
+// cannot be judged (ErrNotEvaluable): its count, its mark and the start
+// of its reason.
+const NotEvaluable = "not_evaluable"
+
 // ErrNotEvaluable is a Score's Err when the sample's conversation came
 // from spans that carry no message content (content capture is opt-in
 // in OpenTelemetry's GenAI conventions): the score is Skipped, shown as
-// not evaluable, never a value. Test with errors.Is.
-var ErrNotEvaluable = errors.New("not_evaluable")
+// not_evaluable, never a value. Test with errors.Is.
+var ErrNotEvaluable = errors.New(NotEvaluable)
+
+// NotEvaluableReason is the Reason of a score skipped as ErrNotEvaluable:
+// "not_evaluable: " and why.
+func NotEvaluableReason(why string) string { return NotEvaluable + ": " + why }
 
 // Calls returns the tool calls of the conversation's assistant messages,
 // in order.

@@ -107,7 +107,7 @@ func conversationSkip(name string, m Model, maxPts float64, s eval.Sample) (eval
 	switch {
 	case s.NotEvaluable != "":
 		sc := skip(name, Method(m), maxPts, eval.ErrNotEvaluable, eval.Usage{})
-		sc.Reason = "not evaluable: " + s.NotEvaluable
+		sc.Reason = eval.NotEvaluableReason(s.NotEvaluable)
 		return sc, true
 	case len(s.Messages) == 0:
 		return skip(name, Method(m), maxPts, eval.ErrNoConversation, eval.Usage{}), true

@@ -125,17 +125,17 @@ func (d Defined) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 		text, _ := fieldText(s, f)
 		data.Fields = append(data.Fields, prompts.Field{Name: f, Label: blockLabel(f), Text: text})
 	}
-	r, err := prompts.MustGet("defined.grade").Render(data)
+	p, err := prompts.MustGet("defined.grade").Prepare(data)
 	if err != nil {
 		return eval.Score{}, err
 	}
 	top := min(len(sc.Grades()), 20)
 	req := llm.Request{
-		Messages:    []llm.Message{{Role: llm.System, Content: r.System}, {Role: llm.User, Content: r.User}},
+		Prompt:      messagesOf(p),
 		Schema:      sc.schema(),
 		TopLogprobs: top,
 		// A request for log-probabilities is its own cache entry.
-		Key: r.Key + "#top_logprobs=" + strconv.Itoa(top),
+		Key: p.Key + "#top_logprobs=" + strconv.Itoa(top),
 		Tag: "defined." + def.Name,
 	}
 	if i, ok := sampleOf(ctx); ok {

@@ -136,15 +136,15 @@ func Stops(ctx context.Context, err error) error {
 // judgement the request is at SampleTemperature, seeded with the ask's
 // index.
 func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema *llm.Schema, maxTokens int, checks ...llm.Check) (eval.Usage, error) {
-	r, err := prompts.MustGet(name).Render(data)
+	p, err := prompts.MustGet(name).Prepare(data)
 	if err != nil {
 		return eval.Usage{}, err
 	}
 	req := llm.Request{
-		Messages:  []llm.Message{{Role: llm.System, Content: r.System}, {Role: llm.User, Content: r.User}},
+		Prompt:    messagesOf(p),
 		Schema:    schema,
 		MaxTokens: maxTokens,
-		Key:       r.Key,
+		Key:       p.Key,
 		Tag:       name,
 	}
 	// Ask i of a sampled judgement (Sampled): warm, and seeded with its
@@ -153,6 +153,18 @@ func Ask(ctx context.Context, m llm.Chatter, name string, data, out any, schema 
 		req.Temperature, req.Seed = SampleTemperature, &i
 	}
 	return llm.ChatJSON(ctx, m, req, out, checks...)
+}
+
+// messagesOf renders p as a system and a user message when they are
+// needed: not for a reply the client's cache holds.
+func messagesOf(p prompts.Prepared) func() ([]llm.Message, error) {
+	return func() ([]llm.Message, error) {
+		r, err := p.Render()
+		if err != nil {
+			return nil, err
+		}
+		return []llm.Message{{Role: llm.System, Content: r.System}, {Role: llm.User, Content: r.User}}, nil
+	}
 }
 
 // ask is Ask with the backend's reply length, for the judges.

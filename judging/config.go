@@ -366,6 +366,9 @@ func (s *Session) Failures(d Defaults) []Failure {
 type Counts struct {
 	Metric                        string
 	N, Scored, Skipped, Defaulted int
+	// NotEvaluable counts, of Skipped, the conversations that could not
+	// be judged (spans without message content).
+	NotEvaluable int
 }
 
 // ScoredFailures are the failures of metrics that measured nothing for
@@ -379,9 +382,13 @@ func (j Config) ScoredFailures(counts []Counts) []Failure {
 		switch {
 		case c.N == 0:
 		case c.Scored == 0 && c.Skipped > 0:
+			check := "check that the samples carry what it judges"
+			if c.NotEvaluable > 0 {
+				check += fmt.Sprintf(" (%d %s: spans without message content; turn their content capture on)", c.NotEvaluable, eval.NotEvaluable)
+			}
 			out = append(out, Failure{Kind: FailNothingScored, Err: fmt.Errorf(
-				"%s: none of its %d judgement(s) was scored (%d skipped with nothing to judge, %d defaulted): its figures are undefined; check that the samples carry what it judges",
-				c.Metric, c.N, c.Skipped, c.Defaulted)})
+				"%s: none of its %d judgement(s) was scored (%d skipped with nothing to judge, %d defaulted): its figures are undefined; %s",
+				c.Metric, c.N, c.Skipped, c.Defaulted, check)})
 		case float64(c.Skipped)/float64(c.N) > j.MaxSkipRate:
 			out = append(out, Failure{Kind: FailNothingScored, Err: fmt.Errorf(
 				"%s: %d of %d judgement(s) skipped with nothing to judge, over --max-skip-rate %s",

@@ -389,9 +389,21 @@ func stamped(r Response, req Request) Response {
 
 // chatKeyed is Chat without the stamp.
 func (c *Client) chatKeyed(ctx context.Context, req Request) (Response, error) {
+	if req.Key == "" {
+		// The messages are the key: they must be there to compute it.
+		var err error
+		if req, err = req.Built(); err != nil {
+			return Response{}, err
+		}
+	}
 	key := c.key(req)
 	if r, ok := c.cached(ctx, key, req.Tag, true); ok {
 		return r, nil
+	}
+	// Not cached: the call needs its messages (to count, batch and send).
+	req, err := req.Built()
+	if err != nil {
+		return Response{}, err
 	}
 	b := c.cfg.Batch
 	if b == nil {

@@ -65,6 +65,17 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 	if err != nil {
 		return Response{}, err
 	}
+	if req.Prompt != nil {
+		// Made at most once: the call and its repair quote the same prompt.
+		req.Prompt = sync.OnceValues(req.Prompt)
+	}
+	if _, ok := c.(*Client); !ok {
+		// Only a Client knows to build a request's messages when its cache
+		// lacks the reply; any other Chatter is handed them made.
+		if req, err = req.Built(); err != nil {
+			return Response{}, err
+		}
+	}
 	typ := reflect.TypeOf(out).Elem()
 	req.Check = func(content string) (string, error) { return dec.decode(content, reflect.New(typ).Interface()) }
 	resp, err := c.Chat(ctx, req)
@@ -83,6 +94,11 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 		if _, perr = dec.decode(resp.Content, out); perr == nil {
 			return resp, nil
 		}
+	}
+	// The repair quotes the prompt: it needs the messages, made now if a
+	// Client's cache answered without them.
+	if req, err = req.Built(); err != nil {
+		return Response{Usage: u}, err
 	}
 	resp2, err := c.Chat(ctx, repairRequest(req, resp, perr))
 	u = u.Add(resp2.Usage)

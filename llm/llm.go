@@ -61,6 +61,25 @@ type Request struct {
 	// the JSON object it read), so that a reply read back from the cache
 	// is decoded without being vetted again.
 	Check func(content string) (checked string, err error) `json:"-"`
+	// Prompt, when set with Key and no Messages, makes the messages on
+	// demand: a Client whose cache holds the reply for Key never calls
+	// it, so a rerun served from the cache renders no prompt. ChatJSON
+	// calls it first for any other Chatter.
+	Prompt func() ([]Message, error) `json:"-"`
+}
+
+// Built is r with its messages made by r.Prompt, when it has one and no
+// messages yet; r as it is otherwise.
+func (r Request) Built() (Request, error) {
+	if r.Prompt == nil || len(r.Messages) > 0 {
+		return r, nil
+	}
+	msgs, err := r.Prompt()
+	if err != nil {
+		return r, err
+	}
+	r.Messages, r.Prompt = msgs, nil
+	return r, nil
 }
 
 // Response is a chat reply.

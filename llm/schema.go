@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -11,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/assaylabs/assay/internal/encode"
 )
 
 // SchemaFor generates the JSON schema of T in the shape OpenAI's strict
@@ -166,26 +167,7 @@ type properties struct {
 }
 
 func (p *properties) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, name := range p.names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(name)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(p.schemas[i])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return encode.Object(len(p.names), func(i int) (string, any) { return p.names[i], p.schemas[i] })
 }
 
 // toWire is s in its wire form; a keyword wire does not carry is an error,

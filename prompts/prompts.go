@@ -120,7 +120,11 @@ func parse(p string) (*Template, error) {
 // Render fills the template with data. Strings reach the prompt only
 // through {{data "label" .Field}}, which wraps them in nonce-tagged blocks.
 func (t *Template) Render(data any) (Rendered, error) {
-	return t.render(data, newNonce)
+	p, err := t.Prepare(data)
+	if err != nil {
+		return Rendered{}, err
+	}
+	return p.Render()
 }
 
 // Preview is Render with a fixed nonce instead of a random one, so that
@@ -128,7 +132,11 @@ func (t *Template) Render(data any) (Rendered, error) {
 // tokens of a dry run. A preview must never be sent: its nonce is public,
 // so the data could close its own block.
 func (t *Template) Preview(data any) (Rendered, error) {
-	return t.render(data, func([]byte) string { return previewNonce })
+	p, err := t.Prepare(data)
+	if err != nil {
+		return Rendered{}, err
+	}
+	return p.render(func([]byte) string { return previewNonce })
 }
 
 // previewNonce is a nonce's length and alphabet, and as many tokens as a
@@ -136,17 +144,42 @@ func (t *Template) Preview(data any) (Rendered, error) {
 // prompt (datablock.PreviewNonce, which dry runs count prompts with).
 const previewNonce = datablock.PreviewNonce
 
-// render is Render with the nonce drawn by nonceFor from the data's JSON.
-func (t *Template) render(data any, nonceFor func(payload []byte) string) (Rendered, error) {
+// Prepared is a template bound to its data: the key of the prompt it
+// makes is known before its text is rendered, so a caller whose reply is
+// already cached under Key need not render it at all.
+type Prepared struct {
+	// Key is Rendered.Key of every rendering of the template with the data.
+	Key     string
+	t       *Template
+	data    any
+	payload []byte
+}
+
+// Prepare binds data to the template and computes the prompt's key:
+// name, version and the data's JSON.
+func (t *Template) Prepare(data any) (Prepared, error) {
 	payload, err := json.Marshal(data)
 	if err != nil {
-		return Rendered{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
+		return Prepared{}, fmt.Errorf("prompts: %s: %w", t.Name, err)
 	}
-	nonce := nonceFor(payload)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", t.Name, t.Version)
+	h.Write(payload)
+	return Prepared{Key: t.Name + "@" + t.Version + ":" + hex.EncodeToString(h.Sum(nil)), t: t, data: data, payload: payload}, nil
+}
+
+// Render renders the prepared prompt with a nonce of its own.
+func (p Prepared) Render() (Rendered, error) { return p.render(newNonce) }
+
+// render is Render with the nonce drawn by nonceFor from the data's JSON.
+func (p Prepared) render(nonceFor func(payload []byte) string) (Rendered, error) {
+	t, data := p.t, p.data
+	nonce := nonceFor(p.payload)
 	tmpl, tag := t.tmpl, marker()
-	if bytes.Contains(payload, []byte(tag)) {
+	if bytes.Contains(p.payload, []byte(tag)) {
 		// The data holds the marker (it cannot know it, but be exact):
 		// bind the functions to the nonce itself on a copy instead.
+		var err error
 		if tmpl, err = t.tmpl.Clone(); err != nil {
 			return Rendered{}, err
 		}
@@ -164,13 +197,10 @@ func (t *Template) render(data any, nonceFor func(payload []byte) string) (Rende
 	if tag != nonce {
 		system, userText = strings.ReplaceAll(system, tag, nonce), strings.ReplaceAll(userText, tag, nonce)
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", t.Name, t.Version)
-	h.Write(payload)
 	return Rendered{
 		System: strings.TrimSpace(system),
 		User:   strings.TrimSpace(userText),
-		Key:    t.Name + "@" + t.Version + ":" + hex.EncodeToString(h.Sum(nil)),
+		Key:    p.Key,
 		Nonce:  nonce,
 	}, nil
 }

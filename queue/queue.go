@@ -15,6 +15,17 @@
 // stream of its own, Items, which Options.MaxItems bounds: a publish past
 // the bound is refused (ErrFull) rather than kept, so a service can shed
 // load, while a run's tasks, on Stream, are never refused.
+//
+// A task of a conversation (Outgoing.Conversation) is keyed by it: its
+// subject names one of Partitions partitions, a hash of the
+// conversation's id, and each partition is taken by one worker at a time
+// (a consumer per partition, pulled by the worker that owns it), so every
+// task of one conversation goes to one worker and its model server's
+// prefix cache is reused. The workers share the partitions through their
+// leases in Workers: a worker that stops (or is killed and its lease
+// expires) has its partitions spread over the others, and its tasks in
+// hand are delivered again, to them, once their ack wait runs out. Tasks
+// of no conversation go to whichever worker has room, as before.
 package queue
 
 import (
@@ -25,6 +36,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,10 +49,11 @@ import (
 // The names a queue uses on its NATS server.
 const (
 	// Stream is the work-queue stream of runs' tasks, on subjects
-	// assay.task.RUN.
+	// assay.task.RUN, and assay.ctask.PARTITION.RUN for a conversation's.
 	Stream = "ASSAY_TASKS"
 	// Items is the work-queue stream of tasks that name their reply's
-	// key (a service's), on subjects assay.item.RUN.KEY, bounded by
+	// key (a service's), on subjects assay.item.RUN.KEY, and
+	// assay.citem.PARTITION.RUN.KEY for a conversation's, bounded by
 	// Options.MaxItems.
 	Items = "ASSAY_ITEMS"
 	// Advisories is the stream that keeps the server's advisories of
@@ -59,6 +72,10 @@ const (
 
 	subjectPrefix = "assay.task."
 	itemPrefix    = "assay.item."
+	// convPrefix and convItemPrefix begin the subjects of conversations'
+	// tasks, each followed by the partition.
+	convPrefix     = "assay.ctask."
+	convItemPrefix = "assay.citem."
 	// maxDeliveries is the subject prefix of the server's advisories of
 	// messages whose deliveries ran out.
 	maxDeliveries = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES"
@@ -78,6 +95,10 @@ type Options struct {
 	// a server has as it is (a worker's or a coordinator's Open) and
 	// makes a new stream unbounded.
 	MaxItems int64
+	// Lease is the TTL of the workers' leases (bucket Workers) when this
+	// Open makes the bucket; 0 is DefaultLease. A bucket made earlier
+	// keeps its own.
+	Lease time.Duration
 }
 
 // ErrFull is a keyed task refused because Items holds Options.MaxItems
@@ -86,10 +107,11 @@ var ErrFull = errors.New("queue: the items stream is full")
 
 // Conn is a connection to a queue's streams and bucket.
 type Conn struct {
-	nc  *nats.Conn
-	js  jetstream.JetStream
-	kv  jetstream.KeyValue
-	adv jetstream.Stream
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	kv      jetstream.KeyValue
+	workers jetstream.KeyValue
+	adv     jetstream.Stream
 
 	mu sync.Mutex
 	// reconnected is closed, and replaced, each time the connection is
@@ -124,6 +146,9 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 	if o.MaxAge == 0 {
 		o.MaxAge = 7 * 24 * time.Hour
 	}
+	if o.Lease <= 0 {
+		o.Lease = DefaultLease
+	}
 	c := &Conn{nc: nc, js: js, reconnected: make(chan struct{})}
 	nc.SetReconnectHandler(c.onReconnect)
 	err = retry(ctx, func() error {
@@ -131,7 +156,7 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 			return backoff.Permanent(fmt.Errorf("the connection to the NATS server closed: %w", cmp.Or(nc.LastError(), nats.ErrConnectionClosed)))
 		}
 		if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name: Stream, Subjects: []string{subjectPrefix + ">"}, Retention: jetstream.WorkQueuePolicy,
+			Name: Stream, Subjects: []string{subjectPrefix + ">", convPrefix + ">"}, Retention: jetstream.WorkQueuePolicy,
 			Storage: jetstream.FileStorage, Duplicates: o.Duplicates, MaxAge: o.MaxAge,
 		}); err != nil {
 			return fmt.Errorf("stream %s: %w", Stream, err)
@@ -150,7 +175,11 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 		if err != nil {
 			return fmt.Errorf("bucket %s: %w", Bucket, err)
 		}
-		c.adv, c.kv = adv, kv
+		workers, err := openWorkers(ctx, js, o.Lease)
+		if err != nil {
+			return fmt.Errorf("bucket %s: %w", Workers, err)
+		}
+		c.adv, c.kv, c.workers = adv, kv, workers
 		return nil
 	})
 	if err != nil {
@@ -159,11 +188,12 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 	return c, nil
 }
 
-// openItems makes Items, bounded as o says, or leaves it as it is when o
-// sets no bound.
+// openItems makes Items, bounded as o says, or leaves its bound as it is
+// when o sets none (adding the subjects of conversations' tasks to a
+// stream an older assay made).
 func openItems(ctx context.Context, js jetstream.JetStream, o Options) error {
 	cfg := jetstream.StreamConfig{
-		Name: Items, Subjects: []string{itemPrefix + ">"}, Retention: jetstream.WorkQueuePolicy,
+		Name: Items, Subjects: []string{itemPrefix + ">", convItemPrefix + ">"}, Retention: jetstream.WorkQueuePolicy,
 		Storage: jetstream.FileStorage, Duplicates: o.Duplicates, MaxAge: o.MaxAge, MaxMsgs: -1,
 	}
 	if o.MaxItems > 0 {
@@ -171,12 +201,22 @@ func openItems(ctx context.Context, js jetstream.JetStream, o Options) error {
 		_, err := js.CreateOrUpdateStream(ctx, cfg)
 		return err
 	}
-	_, err := js.Stream(ctx, Items)
+	st, err := js.Stream(ctx, Items)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		if _, err = js.CreateStream(ctx, cfg); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			err = nil // another client made it meanwhile
 		}
+		return err
 	}
+	if err != nil {
+		return err
+	}
+	have := st.CachedInfo().Config
+	if slices.Contains(have.Subjects, convItemPrefix+">") {
+		return nil
+	}
+	have.Subjects = append(have.Subjects, convItemPrefix+">")
+	_, err = js.UpdateStream(ctx, have)
 	return err
 }
 
@@ -429,10 +469,12 @@ func (c *Conn) Publish(ctx context.Context, run string, ids []string, bodies [][
 // Outgoing is a task to publish: its run (the subject, and the
 // specification a worker judges it by), its id (the message id that
 // drops a second publish of it), the key of its reply when not
-// r.RUN.TASK (such a task goes on Items, its key in its subject), and its
-// body.
+// r.RUN.TASK (such a task goes on Items, its key in its subject), the
+// conversation it is a task of, if any (all the tasks of one go to one
+// worker: its partition is in the subject), and its body.
 type Outgoing struct {
 	Run, ID, Key string
+	Conversation string
 	Body         []byte
 }
 
@@ -523,9 +565,10 @@ func (c *Conn) ItemDepth(ctx context.Context) (depth, bound int64, err error) {
 	return int64(info.State.Msgs), max(info.Config.MaxMsgs, 0), nil
 }
 
-// Backlog is the state of runs' tasks (Stream) at the workers' shared
-// consumer: tasks no worker has taken yet, tasks handed out and not done
-// (acked) yet, and the fetches of workers waiting for a task.
+// Backlog is the state of runs' tasks (Stream) at the workers'
+// consumers (the shared one, and those of conversations' partitions):
+// tasks no worker has taken yet, tasks handed out and not done (acked)
+// yet, and the fetches of workers waiting for a task.
 type Backlog struct {
 	// Joined is false when no worker ever bound to the queue (no
 	// consumer yet).
@@ -533,28 +576,34 @@ type Backlog struct {
 	Waiting, InHand, Idle int
 }
 
-// Backlog is the state of runs' tasks at the workers' consumer now.
+// Backlog is the state of runs' tasks at the workers' consumers now.
 func (c *Conn) Backlog(ctx context.Context) (Backlog, error) {
-	cons, err := c.js.Consumer(ctx, Stream, Consumer)
-	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		st, err := c.js.Stream(ctx, Stream)
-		if err != nil {
-			return Backlog{}, fmt.Errorf("queue: stream %s: %w", Stream, err)
+	st, err := c.js.Stream(ctx, Stream)
+	if err != nil {
+		return Backlog{}, fmt.Errorf("queue: stream %s: %w", Stream, err)
+	}
+	var b Backlog
+	l := st.ListConsumers(ctx)
+	for info := range l.Info() {
+		if info.Name != Consumer && !strings.HasPrefix(info.Name, partitionConsumer) {
+			continue
 		}
+		b.Joined = true
+		b.Waiting += int(info.NumPending)
+		b.InHand += info.NumAckPending
+		b.Idle += info.NumWaiting
+	}
+	if err := l.Err(); err != nil {
+		return Backlog{}, fmt.Errorf("queue: the consumers of %s: %w", Stream, err)
+	}
+	if !b.Joined {
 		info, err := st.Info(ctx)
 		if err != nil {
 			return Backlog{}, fmt.Errorf("queue: stream %s: %w", Stream, err)
 		}
-		return Backlog{Waiting: int(info.State.Msgs)}, nil
+		b.Waiting = int(info.State.Msgs)
 	}
-	if err != nil {
-		return Backlog{}, fmt.Errorf("queue: consumer %s of %s: %w", Consumer, Stream, err)
-	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return Backlog{}, fmt.Errorf("queue: consumer %s of %s: %w", Consumer, Stream, err)
-	}
-	return Backlog{Joined: true, Waiting: int(info.NumPending), InHand: info.NumAckPending, Idle: info.NumWaiting}, nil
+	return b, nil
 }
 
 // Waiting is a keyed task not replied to yet: waiting, or being done.
@@ -572,12 +621,16 @@ func (c *Conn) WaitingItems(ctx context.Context, filter string) ([]Waiting, erro
 	if err != nil {
 		return nil, fmt.Errorf("queue: stream %s: %w", Items, err)
 	}
-	info, err := st.Info(ctx, jetstream.WithSubjectFilter(itemPrefix+"*."+filter))
-	if err != nil {
-		return nil, fmt.Errorf("queue: stream %s: %w", Items, err)
+	subjects := map[string]uint64{}
+	for _, f := range []string{itemPrefix + "*." + filter, convItemPrefix + "*.*." + filter} {
+		info, err := st.Info(ctx, jetstream.WithSubjectFilter(f))
+		if err != nil {
+			return nil, fmt.Errorf("queue: stream %s: %w", Items, err)
+		}
+		maps.Copy(subjects, info.State.Subjects)
 	}
 	var out []Waiting
-	for _, subj := range slices.Sorted(maps.Keys(info.State.Subjects)) {
+	for _, subj := range slices.Sorted(maps.Keys(subjects)) {
 		m, err := st.GetLastMsgForSubject(ctx, subj)
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			continue // replied to meanwhile
@@ -588,6 +641,7 @@ func (c *Conn) WaitingItems(ctx context.Context, filter string) ([]Waiting, erro
 		run, key, _ := parseSubject(subj)
 		out = append(out, Waiting{Run: run, ID: m.Header.Get(HeaderTask), Key: cmp.Or(m.Header.Get(HeaderKey), key), Body: m.Data})
 	}
+	slices.SortFunc(out, func(a, b Waiting) int { return cmp.Or(cmp.Compare(a.Run, b.Run), cmp.Compare(a.Key, b.Key)) })
 	return out, nil
 }
 
@@ -612,8 +666,14 @@ func (c *Conn) Claim(ctx context.Context, key string, value []byte) (mine bool, 
 
 func (t Outgoing) msg() *nats.Msg {
 	subj := subjectPrefix + t.Run
-	if t.Key != "" {
+	part := strconv.Itoa(Partition(t.Conversation))
+	switch {
+	case t.Key != "" && t.Conversation != "":
+		subj = convItemPrefix + part + "." + t.Run + "." + t.Key
+	case t.Key != "":
 		subj = itemPrefix + t.Run + "." + t.Key
+	case t.Conversation != "":
+		subj = convPrefix + part + "." + t.Run
 	}
 	m := nats.NewMsg(subj)
 	m.Header.Set(HeaderTask, t.ID)
@@ -697,6 +757,18 @@ func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) b
 // parseSubject reads a task's subject: its run, and the key of its reply
 // when it names one (a task on Items).
 func parseSubject(subj string) (run, key string, ok bool) {
+	// A conversation's task: its partition, then what a task of no
+	// conversation has.
+	for conv, plain := range map[string]string{convPrefix: subjectPrefix, convItemPrefix: itemPrefix} {
+		if rest, isConv := strings.CutPrefix(subj, conv); isConv {
+			part, rest, _ := strings.Cut(rest, ".")
+			if p, err := strconv.Atoi(part); err != nil || p < 0 || p >= Partitions {
+				return "", "", false
+			}
+			subj = plain + rest
+			break
+		}
+	}
 	if rest, isItem := strings.CutPrefix(subj, itemPrefix); isItem {
 		run, key, ok = strings.Cut(rest, ".")
 		return run, key, ok && run != "" && key != ""

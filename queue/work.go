@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,8 +64,9 @@ type WorkerConfig struct {
 	// worker fetches no more tasks than it has free slots.
 	MaxInFlight int
 	// Concurrency is how many tasks this worker does at once (at least 1)
-	// of each stream: runs' tasks (Stream) and keyed ones (Items). Its
-	// model client's own limit bounds the calls they make together.
+	// of each stream: runs' tasks (Stream) and keyed ones (Items), and as
+	// many of the conversations of each that it owns. Its model client's
+	// own limit bounds the calls they make together.
 	Concurrency int
 	// AckWait is how long a task may go without word from its worker
 	// before it is delivered to another: a little over one model call's
@@ -92,11 +95,40 @@ type WorkerConfig struct {
 // take only what it has room for.
 const Consumer = "assay-workers"
 
+// partitionConsumer begins the name of the durable pull consumer of each
+// partition of conversations' tasks, on each stream (assay-workers-c7):
+// the worker that owns the partition pulls from it.
+const partitionConsumer = Consumer + "-c"
+
+// The subject filters of the shared consumer of stream and of its
+// consumer of partition part.
+func sharedFilter(stream string) string {
+	if stream == Items {
+		return itemPrefix + ">"
+	}
+	return subjectPrefix + ">"
+}
+
+func partitionFilter(stream string, part int) string {
+	if stream == Items {
+		return convItemPrefix + strconv.Itoa(part) + ".>"
+	}
+	return convPrefix + strconv.Itoa(part) + ".*"
+}
+
 // Work takes tasks from the streams (Stream and Items) and does them with
 // cfg.Handle, up to cfg.Concurrency of each at once, until ctx is done
 // (nil then) or a task is refused (that error). Each task's reply is
 // stored before its message is acked, and a task whose reply is there
 // already (a duplicate delivery) is acked without doing it.
+//
+// The worker keeps a lease in Workers while it works, and takes the
+// tasks of the conversations' partitions it owns among the workers whose
+// leases are there, up to cfg.Concurrency of each stream's at once
+// besides the others: a conversation's tasks all come to it, while it
+// owns their partition. A worker paused (its model server unreachable)
+// gives its lease up until its server answers again; one stopped gives
+// it up at once; one killed keeps it until it expires.
 func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Concurrency < 1 {
 		return fmt.Errorf("queue: a worker's concurrency must be at least 1, got %d", cfg.Concurrency)
@@ -110,21 +142,29 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	streams := []string{Stream, Items}
 	var conss []jetstream.Consumer
-	for _, stream := range []string{Stream, Items} {
-		cons, err := c.consumer(ctx, cfg, stream)
+	for _, stream := range streams {
+		cons, err := c.consumer(ctx, cfg, stream, Consumer, sharedFilter(stream))
 		if err != nil {
 			return err
 		}
 		conss = append(conss, cons)
 	}
+	m, err := c.newMembers(ctx, cfg.Endpoint, cfg.Log)
+	if err != nil {
+		return err
+	}
+	m.setJoined(true)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	p := &pauser{cfg: cfg}
+	p := &pauser{cfg: cfg, members: m}
 	defer p.probes.Wait() // ended with ctx
 	var loops sync.WaitGroup
-	for _, cons := range conss {
+	loops.Go(func() { m.run(ctx) })
+	for i, cons := range conss {
 		loops.Go(func() { c.take(ctx, cancel, cfg, p, cons) })
+		loops.Go(func() { c.takeConversations(ctx, cancel, cfg, p, m, streams[i]) })
 	}
 	loops.Wait()
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
@@ -199,20 +239,25 @@ func (c *Conn) take(ctx context.Context, cancel context.CancelCauseFunc, cfg Wor
 	}
 }
 
-// consumer is the workers' shared durable consumer of stream, made or
-// updated as cfg asks.
-func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig, stream string) (jetstream.Consumer, error) {
-	filter := subjectPrefix + ">"
-	if stream == Items {
-		filter = itemPrefix + ">"
+// consumer is the workers' durable consumer name of stream, taking the
+// tasks of filter, made or updated as cfg asks.
+func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig, stream, name, filter string) (jetstream.Consumer, error) {
+	desc := "assay workers, of every model endpoint"
+	if name != Consumer {
+		desc = "assay workers: the one that owns this partition of conversations"
 	}
 	want := jetstream.ConsumerConfig{
-		Durable: Consumer, Description: "assay workers, of every model endpoint", AckPolicy: jetstream.AckExplicitPolicy,
+		Durable: name, Description: desc, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver, FilterSubject: filter, MaxAckPending: cfg.MaxInFlight,
+		// A partition's consumer keeps its state in memory: many of them
+		// cost a server little, and one lost (the server restarted) is
+		// made again by its worker, the tasks it had handed out handed
+		// out again.
+		MemoryStorage: name != Consumer,
 	}
 	var cons jetstream.Consumer
 	err := retry(ctx, func() error {
-		have, err := c.js.Consumer(ctx, stream, Consumer)
+		have, err := c.js.Consumer(ctx, stream, name)
 		switch {
 		case errors.Is(err, jetstream.ErrConsumerNotFound):
 		case err != nil:
@@ -235,7 +280,7 @@ func (c *Conn) consumer(ctx context.Context, cfg WorkerConfig, stream string) (j
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("queue: consumer %s of %s: %w", Consumer, stream, err)
+		return nil, fmt.Errorf("queue: consumer %s of %s: %w", name, stream, err)
 	}
 	return cons, nil
 }
@@ -330,6 +375,9 @@ func heartbeat(ctx context.Context, m jetstream.Msg, d time.Duration) {
 type pauser struct {
 	cfg    WorkerConfig
 	probes sync.WaitGroup
+	// members is the worker's lease, given up while it is paused (nil: it
+	// has none).
+	members *members
 
 	mu sync.Mutex
 	// resumed is closed when the server answers again; nil while the
@@ -371,6 +419,9 @@ func (p *pauser) pause(ctx context.Context, why error) {
 		return
 	}
 	p.resumed = make(chan struct{})
+	if p.members != nil {
+		p.members.setJoined(false) // its conversations to the others
+	}
 	fmt.Fprintf(p.cfg.Log, "worker: paused: %s: %v; its tasks in hand go back to the queue, and it takes no more until its model server answers (probing with backoff)\n",
 		p.cfg.Endpoint, why)
 	p.probes.Go(func() { p.probe(ctx, p.resumed) })
@@ -408,5 +459,114 @@ func (p *pauser) probe(ctx context.Context, resumed chan struct{}) {
 	defer p.mu.Unlock()
 	p.resumed = nil
 	close(resumed)
+	if p.members != nil {
+		p.members.setJoined(true)
+	}
 	fmt.Fprintf(p.cfg.Log, "worker: resumed: %s answers again; taking tasks\n", p.cfg.Endpoint)
+}
+
+// takeConversations takes the tasks of stream's conversations in the
+// partitions m owns, as they change, up to cfg.Concurrency at once,
+// until ctx is done: a loop per partition owned, stopped when it is not
+// any more (a task it holds then is done all the same).
+func (c *Conn) takeConversations(ctx context.Context, cancel context.CancelCauseFunc, cfg WorkerConfig, p *pauser, m *members, stream string) {
+	slots := make(chan struct{}, cfg.Concurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	running := map[int]context.CancelFunc{}
+	defer func() {
+		for _, stop := range running {
+			stop()
+		}
+	}()
+	for {
+		owned, changed := m.Owned()
+		for part, stop := range running {
+			if !slices.Contains(owned, part) {
+				stop()
+				delete(running, part)
+			}
+		}
+		for _, part := range owned {
+			if running[part] != nil {
+				continue
+			}
+			pctx, stop := context.WithCancel(ctx)
+			running[part] = stop
+			wg.Go(func() { c.takePartition(pctx, ctx, cancel, cfg, p, stream, part, slots, &wg) })
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
+}
+
+// takePartition fetches the tasks of partition part of stream one at a
+// time, until pctx is done (the partition another's, or the worker
+// stopping), and does each in a slot of slots, with wctx, the worker's
+// context: a task begun is done even if the partition moves meanwhile,
+// and one that comes after it moved goes back to the queue at once, for
+// its new owner.
+func (c *Conn) takePartition(pctx, wctx context.Context, cancel context.CancelCauseFunc, cfg WorkerConfig, p *pauser, stream string, part int,
+	slots chan struct{}, wg *sync.WaitGroup) {
+	var cons jetstream.Consumer
+	for pctx.Err() == nil {
+		if cons == nil {
+			var err error
+			if cons, err = c.consumer(pctx, cfg, stream, partitionConsumer+strconv.Itoa(part), partitionFilter(stream, part)); err != nil {
+				if pctx.Err() == nil {
+					cancel(err)
+				}
+				return
+			}
+		}
+		if !p.wait(pctx) {
+			continue
+		}
+		// The fetch outlives the partition's loop (it ends with the worker
+		// only): a fetch cut short may drop a task the server sent it,
+		// which would then wait out its ack wait before it went to another.
+		fctx, cancelFetch := context.WithTimeout(wctx, 5*time.Second)
+		batch, err := cons.Fetch(1, jetstream.FetchContext(fctx))
+		if err == nil {
+			for msg := range batch.Messages() {
+				if pctx.Err() != nil {
+					_ = msg.Nak() // the partition another's now: to it at once
+					continue
+				}
+				// Wait for a slot, telling the server the task is in hand.
+				hctx, stop := context.WithCancel(wctx)
+				go heartbeat(hctx, msg, cfg.AckWait/3)
+				select {
+				case slots <- struct{}{}:
+					stop()
+				case <-pctx.Done():
+					stop()
+					_ = msg.Nak()
+					continue
+				}
+				wg.Go(func() {
+					defer func() { <-slots }()
+					if err := c.do(wctx, cfg, p, msg); err != nil {
+						cancel(err)
+					}
+				})
+			}
+			if berr := batch.Error(); berr != nil && fctx.Err() == nil {
+				err = berr
+			}
+		}
+		cancelFetch()
+		if err != nil && pctx.Err() == nil {
+			// The server away (restarting), or the consumer gone with it:
+			// wait a moment, then make sure of the consumer and go on.
+			cons = nil
+			select {
+			case <-pctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,4 +263,35 @@ func TestConversationBounds(t *testing.T) {
 	assert.Equal(t, MaxExpected, len(c.Expected))
 	assert.Equal(t, 4, c.MoreExpected)
 	assert.Positive(t, c.Turns[0].Text.Cut)
+}
+
+// TestConversationNotEvaluable: a conversation from spans without message
+// content is marked not_evaluable wherever report.html shows it (its
+// cells, its results, the counts, the filter, its conversation), never
+// with a value, and no "error" line.
+func TestConversationNotEvaluable(t *testing.T) {
+	t.Parallel()
+	s := eval.Sample{ID: "trip-9", Messages: []eval.Message{{Role: eval.RoleUser}, {Role: eval.RoleAssistant}}, NotEvaluable: "the spans carry no message content"}
+	results := scoreAll(t, s)
+	cfg := run.Config{RunID: "r1", Metrics: []string{"tool_call_accuracy", "task_completion"}}
+	sum := run.Summary{Samples: 1, Metrics: run.Summarize(slices.Collect(results.All()), nil)}
+	var out strings.Builder
+	// The sample's texts as bench reads them from its spans file.
+	texts := map[string]SampleText{s.ID: {Conversation: newConversation(s)}}
+	require.NoError(t, WriteHTML(&out, cfg, sum, results, Data{Texts: texts}))
+	page := out.String()
+	for _, want := range []string{
+		"0 defaulted · 6 skipped (6 not_evaluable) · 0 errors",
+		"<td>skipped</td><td>1 (1 not_evaluable)</td>",
+		`<option value="not_evaluable">not_evaluable</option>`,
+		`<td class="v not_evaluable skipped" data-v=""><span class="badge b-not_evaluable">not_evaluable</span></td>`,
+		`<h3>task_completion <span class="badge b-not_evaluable">not_evaluable</span>`,
+		"not_evaluable: the spans carry no message content",
+		`<p class="note">not_evaluable: the spans carry no message content</p>`,
+	} {
+		assert.Contains(t, page, want)
+	}
+	for _, absent := range []string{"error: not_evaluable", "b-skipped\">skipped", "Not evaluable", "not evaluable", "0 of 5"} {
+		assert.NotContains(t, page, absent)
+	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
@@ -132,10 +133,10 @@ type reportView struct {
 	Rows     []sampleRow
 	// RowsHTML are Rows drawn (drawRows).
 	RowsHTML []template.HTML
-	// Marked counts the results the table marks: defaulted, skipped and
-	// errors.
-	Defaulted, Skipped, Errors int
-	GatesFailed                int
+	// Marked counts the results the table marks: defaulted, skipped (and
+	// of them not_evaluable) and errors.
+	Defaulted, Skipped, Errors, NotEvaluable int
+	GatesFailed                              int
 	// Failed lists why the run failed (Data.Failed, else its failed
 	// gates and its alerts): the header says failed, never complete.
 	Failed []string
@@ -332,8 +333,9 @@ type resultView struct {
 type sampleCell struct {
 	Metric string
 	// State is "scored", "below" (failed: under the metric's threshold,
-	// or failed by its card), "defaulted", "skipped", "error" or
-	// "missing" (not judged yet).
+	// or failed by its card), "defaulted", "skipped", "not_evaluable" (a
+	// conversation that could not be judged), "error" or "missing" (not
+	// judged yet).
 	State string
 	Value float64
 	// Sort is the value the table sorts by: the value when scored, else
@@ -414,7 +416,7 @@ func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data 
 	if b != nil {
 		// The table holds the samples worth reading; the distributions
 		// and the counts are the whole run's.
-		v.Defaulted, v.Skipped, v.Errors = b.Defaulted, b.Skipped, b.Errors
+		v.Defaulted, v.Skipped, v.Errors, v.NotEvaluable = b.Defaulted, b.Skipped, b.Errors, b.NotEvaluable
 		if b.Shown < s.Samples {
 			v.Shown, v.Lowest, v.Also, v.Left = b.Shown, b.Lowest, b.Also, s.Samples-b.Shown
 		}
@@ -483,6 +485,9 @@ func (v *reportView) addResults(results *run.ResultFile, addColumn func(string))
 			v.Rows[i].Marked = true
 		case r.Skipped:
 			v.Skipped++
+			if r.NotEvaluable() {
+				v.NotEvaluable++
+			}
 			v.Rows[i].Marked = true
 		case r.Error != "":
 			v.Errors++
@@ -518,11 +523,13 @@ func cellOf(metric string, rs []resultView, thresholds map[string]float64) sampl
 }
 
 // stateOf is how the table marks r: "scored", "below" (failed),
-// "defaulted", "skipped" or "error".
+// "defaulted", "not_evaluable", "skipped" or "error".
 func stateOf(r run.Result, thresholds map[string]float64) string {
 	switch {
 	case r.Defaulted:
 		return "defaulted"
+	case r.NotEvaluable():
+		return eval.NotEvaluable
 	case r.Skipped:
 		return "skipped"
 	case r.Error != "":

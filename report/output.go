@@ -94,7 +94,12 @@ func (rw *ResultWriter) Write(r run.Result) error {
 		if r.Skipped {
 			flag = " SKIPPED"
 		}
-		fmt.Fprintf(rw.w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", r.ID, r.Metric, r.Value, r.Points, r.Max, flag, r.Method, r.Reason)
+		if r.NotEvaluable() {
+			// No figure at all: it is not a score.
+			fmt.Fprintf(rw.w, "%s %s %s [%s]\n  %s\n", r.ID, r.Metric, eval.NotEvaluable, r.Method, r.Reason)
+		} else {
+			fmt.Fprintf(rw.w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", r.ID, r.Metric, r.Value, r.Points, r.Max, flag, r.Method, r.Reason)
+		}
 		for _, c := range r.Evidence.Claims {
 			src := ""
 			if c.SourceID != "" {

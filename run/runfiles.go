@@ -133,6 +133,11 @@ func (r Result) Counted() bool { return !r.Defaulted && !r.Skipped }
 // there was nothing to judge.
 func (r Result) Final() bool { return r.Skipped || (!r.Defaulted && r.Error == "") }
 
+// NotEvaluable reports whether the result is a conversation that could
+// not be judged (spans without message content: eval.ErrNotEvaluable):
+// skipped, counted and shown as not_evaluable, never a value.
+func (r Result) NotEvaluable() bool { return r.Skipped && r.Error == eval.NotEvaluable }
+
 // Key identifies a result within a run.
 type Key struct{ ID, Metric string }
 
@@ -225,6 +230,9 @@ type MetricStats struct {
 	Defaulted     int     `json:"defaulted"`
 	DefaultedRate float64 `json:"defaulted_rate"`
 	Skipped       int     `json:"skipped"`
+	// NotEvaluable counts, of Skipped, the conversations that could not
+	// be judged (Result.NotEvaluable).
+	NotEvaluable int `json:"not_evaluable,omitempty"`
 	// Errors counts results whose Error is set without being defaulted
 	// or skipped.
 	Errors int `json:"errors"`
@@ -665,8 +673,9 @@ type Bounds struct {
 	Shown, Lowest, Also int
 	// Bins are every counted value's bin, by metric, for distributions.
 	Bins map[string]Bins
-	// Defaulted, Skipped and Errors count the whole file's results.
-	Defaulted, Skipped, Errors int
+	// Defaulted, Skipped and Errors count the whole file's results;
+	// NotEvaluable, of Skipped, those not evaluable.
+	Defaulted, Skipped, Errors, NotEvaluable int
 }
 
 // ReadResultsBounded reads results.jsonl in passes that hold about show
@@ -707,6 +716,9 @@ func ReadResultsBounded(path string, show int, also ...string) (*ResultFile, err
 			v = -1
 		case r.Skipped:
 			b.Skipped++
+			if r.NotEvaluable() {
+				b.NotEvaluable++
+			}
 			v = -1
 		case r.Error != "":
 			b.Errors++

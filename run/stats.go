@@ -40,7 +40,7 @@ type Stats struct {
 
 type metricAcc struct {
 	n, defaulted, skipped, errors int
-	undelivered                   int
+	notEvaluable, undelivered     int
 	values                        []float64
 	latencies                     []float64 // nanoseconds, of results with model calls
 	calls, tokensIn, tokensOut    int
@@ -99,6 +99,9 @@ func (s *Stats) Add(r Result) {
 		m.defaulted++
 	case r.Skipped:
 		m.skipped++
+		if r.NotEvaluable() {
+			m.notEvaluable++
+		}
 	default:
 		// A measurement (Result.Counted), one that carries an error
 		// without defaulting too: counted apart as well as scored.
@@ -212,8 +215,9 @@ func Summarize(results []Result, threshold func(metric string) float64) []Metric
 func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	nan := Num(math.NaN())
 	ms := MetricStats{
-		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, Errors: m.errors, Undelivered: m.undelivered,
-		Mean: nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
+		Metric: name, N: m.n, Scored: len(m.values), Defaulted: m.defaulted, Skipped: m.skipped, NotEvaluable: m.notEvaluable, Errors: m.errors,
+		Undelivered: m.undelivered,
+		Mean:        nan, Std: nan, Median: nan, Min: nan, Max: nan, P10: nan, CILow: nan, CIHigh: nan, PassRate: nan,
 		Threshold: threshold, Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost, CostUnknown: m.costUnknown,
 		Sampled: m.sampled, Unstable: m.unstable, WeakPasses: m.weak, CacheHits: m.hits, CachedTokensIn: m.cachedIn, CachedTokensOut: m.cachedOut,
 		Fingerprints: m.prints, Seeds: m.seeds,
@@ -265,8 +269,10 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 // FormatMetricStats writes a run's statistics as an aligned table: per
 // metric the results scored of all, mean, std, median, min, max, p10, the
 // bootstrap 95% interval of the mean, the pass rate at the threshold,
-// defaults (count and share), skipped, errors, tokens and cost paid (and
-// the tokens served from the cache, when some were) and latency p50/p95. An undefined statistic (nothing scored) prints as "-".
+// defaults (count and share), skipped (and of them not_evaluable, a
+// column there when some were), errors, tokens and cost paid (and the
+// tokens served from the cache, when some were) and latency p50/p95. An
+// undefined statistic (nothing scored) prints as "-".
 func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	// Tokens served from the cache have a column of their own, there only
@@ -276,7 +282,13 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 	if cached {
 		cachedHead = "\tcached in/out"
 	}
-	fmt.Fprintln(tw, "metric\tscored\tmean\tstd\tmedian\tmin\tmax\tp10\tci95\tpassed\tdefaulted\tskipped\terrors\ttokens in/out"+cachedHead+"\tcost USD\tlatency p50/p95")
+	// Conversations that could not be judged too, when some could not.
+	notEval := slices.ContainsFunc(ms, func(m MetricStats) bool { return m.NotEvaluable > 0 })
+	notEvalHead := ""
+	if notEval {
+		notEvalHead = "\t" + eval.NotEvaluable
+	}
+	fmt.Fprintln(tw, "metric\tscored\tmean\tstd\tmedian\tmin\tmax\tp10\tci95\tpassed\tdefaulted\tskipped"+notEvalHead+"\terrors\ttokens in/out"+cachedHead+"\tcost USD\tlatency p50/p95")
 	for _, m := range ms {
 		ci := "-"
 		if m.CILow.Defined() && m.CIHigh.Defined() {
@@ -302,9 +314,13 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 		if cached {
 			tokens += fmt.Sprintf("\t%d/%d", m.CachedTokensIn, m.CachedTokensOut)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n",
+		skipped := strconv.Itoa(m.Skipped)
+		if notEval {
+			skipped += "\t" + strconv.Itoa(m.NotEvaluable)
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
 			m.Metric, m.Scored, m.N, m.Mean.Text(), m.Std.Text(), m.Median.Text(), m.Min.Text(), m.Max.Text(), m.P10.Text(), ci, passed,
-			defaulted, m.Skipped, m.Errors, tokens, cost, latency)
+			defaulted, skipped, m.Errors, tokens, cost, latency)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -125,3 +125,27 @@ func TestMeanIsTheSameInAnyOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestStatsNotEvaluable: a conversation that could not be judged is
+// skipped, never a value, and the table gives it a column of its own,
+// there only when some were.
+func TestStatsNotEvaluable(t *testing.T) {
+	t.Parallel()
+	var s Stats
+	s.Add(Result{ID: "a", Metric: "task_completion", Value: 0.75})
+	s.Add(Result{ID: "b", Metric: "task_completion", Skipped: true, Error: "not_evaluable", Reason: "not_evaluable: no content"})
+	s.Add(Result{ID: "c", Metric: "task_completion", Skipped: true, Error: "the sample has no conversation (no messages)"})
+	got := s.Metrics()
+	require.Len(t, got, 1)
+	assert.Equal(t, [4]int{3, 1, 2, 1}, [4]int{got[0].N, got[0].Scored, got[0].Skipped, got[0].NotEvaluable})
+	assert.InDelta(t, 0.75, float64(got[0].Mean), 0)
+	var b strings.Builder
+	require.NoError(t, FormatMetricStats(&b, got))
+	lines := strings.Split(b.String(), "\n")
+	assert.Regexp(t, `defaulted\s+skipped\s+not_evaluable\s+errors`, lines[0])
+	assert.Regexp(t, `^task_completion\s+1/3\s+0\.750 .*\s0\s+2\s+1\s+0\s+0/0`, lines[1])
+
+	b.Reset()
+	require.NoError(t, FormatMetricStats(&b, Summarize([]Result{{ID: "a", Metric: "m", Value: 1}}, nil)))
+	assert.NotContains(t, b.String(), "not_evaluable", "no column when none was")
+}

@@ -5,18 +5,25 @@ import (
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // FormatBrief writes the stats as a compact aligned table, the summary
-// `assay judge` prints. A "skipped"
-// column follows "defaulted" when any record was skipped; a run without
-// one keeps the table it always had.
+// `assay judge` prints. A "skipped" column follows "defaulted" when any
+// record was skipped, and a "not_evaluable" one (of them, conversations
+// that could not be judged) when any was that; a run without one keeps
+// the table it always had.
 func FormatBrief(w io.Writer, ss []MetricStats) error {
 	skipped := slices.ContainsFunc(ss, func(s MetricStats) bool { return s.Skipped > 0 })
+	notEval := slices.ContainsFunc(ss, func(s MetricStats) bool { return s.NotEvaluable > 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "metric\tscored\tmean\tmin\tpassed\tdefaulted")
 	if skipped {
 		fmt.Fprint(tw, "\tskipped")
+	}
+	if notEval {
+		fmt.Fprint(tw, "\t"+eval.NotEvaluable)
 	}
 	fmt.Fprintln(tw)
 	for _, s := range ss {
@@ -34,6 +41,9 @@ func FormatBrief(w io.Writer, ss []MetricStats) error {
 		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s", s.Metric, s.Scored, s.N, mean, low, passed, defaulted)
 		if skipped {
 			fmt.Fprintf(tw, "\t%d", s.Skipped)
+		}
+		if notEval {
+			fmt.Fprintf(tw, "\t%d", s.NotEvaluable)
 		}
 		fmt.Fprintln(tw)
 	}

@@ -15,6 +15,7 @@ import (
 type brief struct {
 	Metric                                string
 	N, Scored, Defaulted, Skipped, Passed int
+	NotEvaluable                          int
 	Mean, Min, Threshold                  float64
 }
 
@@ -24,6 +25,9 @@ func TestStatsBrief(t *testing.T) {
 	}
 	skipped := func(metric string) eval.Score {
 		return eval.Score{Metric: metric, Skipped: true, Err: eval.ErrNoAnswer}
+	}
+	notEvaluable := func(metric string) eval.Score {
+		return eval.Score{Metric: metric, Skipped: true, Err: eval.ErrNotEvaluable, Reason: eval.NotEvaluableReason("no content")}
 	}
 	tests := map[string]struct {
 		scores    []eval.Score
@@ -70,6 +74,12 @@ func TestStatsBrief(t *testing.T) {
 			table: "metric        scored  mean  min  passed  defaulted  skipped\n" +
 				"faithfulness  0/1     -     -    -       0          1\n",
 		},
+		"conversations not evaluable: skipped, and counted apart as such": {
+			scores: []eval.Score{score("task_completion", 0.75, false), notEvaluable("task_completion"), skipped("task_completion")},
+			want:   []brief{{Metric: "task_completion", N: 3, Scored: 1, Skipped: 2, NotEvaluable: 1, Mean: 0.75, Min: 0.75, Passed: 1, Threshold: 0.5}},
+			table: "metric           scored  mean   min    passed        defaulted  skipped  not_evaluable\n" +
+				"task_completion  1/3     0.750  0.750  1/1 (>= 0.5)  0          2        1\n",
+		},
 		"all defaulted: no mean, not zero": {
 			scores: []eval.Score{score("faithfulness", 0.5, true)},
 			want:   []brief{{Metric: "faithfulness", N: 1, Defaulted: 1, Mean: math.NaN(), Min: math.NaN(), Threshold: 0.5}},
@@ -93,7 +103,8 @@ func TestStatsBrief(t *testing.T) {
 			for i, w := range tc.want {
 				g := got[i]
 				assert.Equal(t, w.Metric, g.Metric)
-				assert.Equal(t, [5]int{w.N, w.Scored, w.Defaulted, w.Skipped, w.Passed}, [5]int{g.N, g.Scored, g.Defaulted, g.Skipped, g.Passed})
+				assert.Equal(t, [6]int{w.N, w.Scored, w.Defaulted, w.Skipped, w.NotEvaluable, w.Passed},
+					[6]int{g.N, g.Scored, g.Defaulted, g.Skipped, g.NotEvaluable, g.Passed})
 				assert.Equal(t, w.Threshold, g.Threshold)
 				if math.IsNaN(w.Mean) {
 					assert.True(t, math.IsNaN(float64(g.Mean)) && math.IsNaN(float64(g.Min)), "mean %v min %v", g.Mean, g.Min)

@@ -28,6 +28,10 @@
 //   - GET / and /v1/dashboard: the dashboard (package dashboard) of the
 //     monitor, the run store's runs and the lowest and slowest recent
 //     trace judgements with their evidence.
+//   - GET /queue, /v1/queue, POST /v1/queue/labels, GET /v1/queue/export:
+//     the annotation queue of a stored run's judgements or the sampled
+//     traces', ordered by package annotation; the labels in serve.db
+//     (labels), exported as a dataset `assay agree --estimate` reads.
 //   - GET /healthz, /metrics (Prometheus, a registry of its own),
 //     /openapi.json.
 //

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -28,7 +27,7 @@ var contextMeta = map[string]string{"source": "context-score"}
 // (agent.Score with the context profile) and card (agent.NewContextView).
 // No model call, no disk write.
 func (s *Server) postContextScore(w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(r.Body)
+	body, err := bodyBytes(r)
 	if err != nil {
 		return err
 	}
@@ -199,6 +198,10 @@ func (s *Server) apiRoutes() []route {
 		{pattern: routeAlerts, handle: s.getAlerts, api: true, doc: docAlerts},
 		{pattern: routeDash, handle: handler(dashboard.Handler(s.dash)), api: true, doc: docDash},
 		{pattern: routeDashAPI, handle: handler(dashboard.JSONHandler(s.dash)), api: true, doc: docDashAPI},
+		{pattern: routeQueue, handle: s.getQueue, api: true, doc: docQueue},
+		{pattern: routeQueueLabels, handle: s.postLabel, api: true, doc: docQueueLabels},
+		{pattern: routeQueueExport, handle: s.getExport, api: true, doc: docQueueExport},
+		{pattern: routeQueuePage, handle: s.getQueuePage, api: true, doc: docQueuePage},
 		{pattern: routeHealth, handle: s.healthz, doc: docHealth},
 		{pattern: routeReady, handle: s.readyz, doc: docReady},
 		{pattern: routeMetrics, handle: s.metricsHandler(), doc: docMetrics},

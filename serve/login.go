@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,11 +107,51 @@ func sameDigest(given string, want [sha256.Size]byte) bool {
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
-// readOnly reports whether a session cookie may authorise r: a GET (or
-// HEAD) of the dashboard's page or data.
-func readOnly(r *http.Request) bool {
-	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-		(r.URL.Path == "/" || r.URL.Path == dashboard.DefaultJSONPath)
+// sessionAllowed reports whether a session cookie may authorise r: a
+// GET (or HEAD) of the dashboard's page or data, or of the annotation
+// queue's page, data or export; or the queue's label (POST
+// /v1/queue/labels, JSON only: a form cannot send it, and the cookie is
+// SameSite=Strict and cross-origin writes are refused by guard). Nothing
+// else: a session starts no run and sends no trace.
+func sessionAllowed(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		switch r.URL.Path {
+		case "/", dashboard.DefaultJSONPath, queuePagePath, "/v1/queue", "/v1/queue/export":
+			return true
+		}
+	case http.MethodPost:
+		return r.URL.Path == "/v1/queue/labels"
+	}
+	return false
+}
+
+// wantsLoginForm reports whether r, without a session, is answered the
+// login form: a GET of a page (the dashboard, the queue), where it is
+// sent back to once signed in.
+func wantsLoginForm(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Path == "/" || r.URL.Path == queuePagePath)
+}
+
+// afterLogin is where a signed-in browser goes: the page it asked for
+// (the form's next: / or the queue with its query, rebuilt from the
+// parameters the queue reads, so that no other place can be named), else
+// the dashboard.
+func afterLogin(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Path != queuePagePath {
+		return "/"
+	}
+	q := url.Values{}
+	for _, k := range []string{"run", "metric", "order", "scale", "limit", "label"} {
+		if v := u.Query().Get(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return queuePagePath
+	}
+	return queuePagePath + "?" + q.Encode()
 }
 
 // postLogin is POST /login: the form's token checked, a session cookie
@@ -122,16 +163,16 @@ func (s *Server) postLogin(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	client := clientOf(r)
 	if wait := s.signIns.wait(client); wait > 0 { // before the token is looked at
-		s.loginPage(w, http.StatusTooManyRequests, tooMany(w, wait)+".")
+		s.loginPage(w, http.StatusTooManyRequests, tooMany(w, wait)+".", r.PostFormValue("next"))
 		return nil
 	}
 	if !s.sessions.tokenIs(r.PostFormValue("token")) { // the body's field only, never the URL's
 		s.signIns.failed(client)
-		s.loginPage(w, http.StatusUnauthorized, "That is not the server's token.")
+		s.loginPage(w, http.StatusUnauthorized, "That is not the server's token.", r.PostFormValue("next"))
 		return nil
 	}
 	http.SetCookie(w, s.sessions.cookie(r))
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, afterLogin(r.PostFormValue("next")), http.StatusSeeOther)
 	return nil
 }
 
@@ -146,9 +187,10 @@ const loginText = `<!doctype html>
 <style>body{font:16px system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.4rem;margin:.3rem 0}input{width:100%;box-sizing:border-box}.msg{color:#b00020}</style>
 </head><body>
 <h1>Assay</h1>
-<p>This server needs its token (<code>--token</code> or <code>$ASSAY_TOKEN</code>) to show the dashboard.</p>
-{{with .}}<p class="msg" role="alert">{{.}}</p>{{end}}
+<p>This server needs its token (<code>--token</code> or <code>$ASSAY_TOKEN</code>) to show the dashboard and the annotation queue.</p>
+{{with .Msg}}<p class="msg" role="alert">{{.}}</p>{{end}}
 <form method="post" action="/login">
+{{with .Next}}<input type="hidden" name="next" value="{{.}}">{{end}}
 <label for="token">Token</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Sign in</button>
@@ -156,10 +198,14 @@ const loginText = `<!doctype html>
 </body></html>
 `
 
-// loginPage answers the login form with status and an optional message.
-func (s *Server) loginPage(w http.ResponseWriter, status int, msg string) {
+// loginPage answers the login form with status, an optional message
+// and the page to go to once signed in (afterLogin checks it).
+func (s *Server) loginPage(w http.ResponseWriter, status int, msg, next string) {
 	var b bytes.Buffer
-	if err := loginForm().Execute(&b, msg); err != nil {
+	if next != "" {
+		next = afterLogin(next)
+	}
+	if err := loginForm().Execute(&b, struct{ Msg, Next string }{msg, next}); err != nil {
 		httpjson.Error(w, http.StatusInternalServerError, "the login page: "+err.Error())
 		return
 	}

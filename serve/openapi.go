@@ -93,6 +93,9 @@ var components = map[string]reflect.Type{
 	"Health":              reflect.TypeFor[HealthResponse](),
 	"Alerts":              reflect.TypeFor[AlertsResponse](),
 	"Dashboard":           reflect.TypeFor[dashboard.Data](),
+	"Queue":               reflect.TypeFor[QueueResponse](),
+	"LabelRequest":        reflect.TypeFor[LabelRequest](),
+	"LabelResponse":       reflect.TypeFor[LabelResponse](),
 	"Error":               reflect.TypeFor[ErrorBody](),
 }
 
@@ -164,6 +167,9 @@ var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	out["QualityInput"].Properties["context"].AdditionalProperties = nil
 	// A run's request gives samples or a dataset, not both.
 	out["RunRequest"].Properties["format"].Enum = []any{"jsonl", "json", "csv"}
+	// A label's value is a pass or fail, or a grade.
+	out["LabelRequest"].Properties["value"] = &jsonschema.Schema{Types: []string{"boolean", "integer"},
+		Description: "true (pass) or false (fail) on a binary queue, or a grade from 1 to 5 on a graded one"}
 	out["Card"] = &jsonschema.Schema{Type: "object", Description: "the card `assay score --format json` prints: " +
 		"a research card (total, status, scores, fixes), a context card (ContextQualityScore) or a daily result"}
 	return out, nil
@@ -328,6 +334,23 @@ var (
 	exampleJudge  = map[string]any{"sample": exampleSample, "metrics": []any{"faithfulness", "answer_relevancy_grade"}}
 	exampleRun    = map[string]any{"metrics": []any{"faithfulness"}, "samples": []any{exampleSample}}
 	exampleTraces = map[string]any{"traces": []any{map[string]any{"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "sample": exampleSample}}}
+	exampleLabel  = map[string]any{"metric": "faithfulness", "item": "4bf92f3577b34da6a3ce929d0e0e4736", "value": true,
+		"note": "the year is in the context", "labeler": "ana"}
+)
+
+// The annotation queue's query parameters.
+var (
+	queueSourceParams = []param{
+		{name: "run", in: "query", description: "a stored run's id (or the start of one); absent: the sampled traces this server judged"},
+		{name: "metric", in: "query", description: "the judgements' metric; absent: the source's only one"},
+	}
+	queueViewParams = []param{
+		{name: "order", in: "query", description: "worth (default: where the judge is least certain, or its draws split, first) or draw (a random draw, fixed per queue: labels taken in it keep the PPI++ estimate unbiased)"},
+		{name: "scale", in: "query", description: "binary (default) or graded (1 to 5); a queue with labels keeps theirs"},
+		{name: "limit", in: "query", description: "how many items, 0 to 5000, default 200"},
+	}
+	exportParams = []param{{name: "label", in: "query", description: "the label's name in the export (human.NAME): letters, digits, _ and -; default the metric's name"},
+		{name: "scale", in: "query", description: "binary (default) or graded, for a queue with no label yet"}}
 )
 
 var (
@@ -368,8 +391,24 @@ var (
 		"open alerts, the lowest and slowest judged samples with their evidence, the runs (one HTML page, nothing fetched from elsewhere)",
 		status: http.StatusOK, contentType: "text/html"}
 	docDashAPI = operation{summary: "The dashboard's data, as JSON (the page refreshes from it)", status: http.StatusOK, response: "Dashboard"}
-	docHealth  = operation{summary: "Liveness, the judge, the trace queue and the requests in flight", status: http.StatusOK, response: "Health"}
-	docReady   = operation{summary: "Readiness: 200 while an API request would be taken, 503 (status busy, the Health body) while every place in flight is taken",
+	docQueue   = operation{summary: "The annotation queue of a stored run or of the sampled traces: its items (question, answer, contexts or the conversation, " +
+		"the judge's verdict, score, reason and evidence, the label so far) in order of what a label is worth, the counts, the PPI++ estimate of the mean label " +
+		"and how much more labels would narrow its interval", status: http.StatusOK, response: "Queue",
+		params: slices.Concat(queueSourceParams, queueViewParams), errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}}
+	docQueueLabels = operation{summary: "Label an item of the annotation queue (pass or fail, or a grade, with a note): stored with who and when " +
+		"in place of the item's last label; answered with the queue's counts and estimate", request: "LabelRequest", example: exampleLabel,
+		status: http.StatusOK, response: "LabelResponse",
+		errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnsupportedMediaType, http.StatusRequestEntityTooLarge}}
+	docQueueExport = operation{summary: "The queue's labels as a dataset (JSON Lines) that assay agree reads: a line per item the judge scored, " +
+		"metadata.judge_score (and judge_grade on a graded queue) and human.LABEL; assay agree --score meta.judge_score --label LABEL --estimate FILE",
+		status: http.StatusOK, contentType: "application/x-ndjson", params: slices.Concat(queueSourceParams, exportParams),
+		errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}}
+	docQueuePage = operation{id: "getQueuePage", summary: "The annotation queue's page, for a person: one sample at a time with the judge's verdict and evidence, " +
+		"labelled from the keyboard (p/f or 1-5, j/k, n for a note), the estimate and its projection beside (one HTML page, nothing fetched from elsewhere)",
+		status: http.StatusOK, contentType: "text/html", params: slices.Concat(queueSourceParams, queueViewParams),
+		errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}, errorType: "text/html"}
+	docHealth = operation{summary: "Liveness, the judge, the trace queue and the requests in flight", status: http.StatusOK, response: "Health"}
+	docReady  = operation{summary: "Readiness: 200 while an API request would be taken, 503 (status busy, the Health body) while every place in flight is taken",
 		status: http.StatusOK, response: "Health", public: true, errors: []int{http.StatusServiceUnavailable}, errorSchema: "Health"}
 	docMetrics = operation{summary: "Prometheus metrics", status: http.StatusOK, contentType: "text/plain"}
 	docOpenAPI = operation{summary: "This document", status: http.StatusOK, contentType: "application/json"}

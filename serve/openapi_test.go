@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
@@ -82,8 +83,19 @@ func TestOpenAPIDocumentsEveryRouteAndEachAnswers(t *testing.T) {
 				path = "/v1/traces/4bf92f3577b34da6a3ce929d0e0e4736"
 			case "/v1/traces/summary":
 				path += "?by=tenant"
+			case "/v1/queue", "/v1/queue/export", "/v1/queue/labels", "/queue":
+				// The example's trace, judged with faithfulness.
+				code, posted := call(t, http.MethodPost, s.URL+"/v1/traces", mustJSON(t, exampleTraces))
+				require.Equal(t, http.StatusAccepted, code, posted)
+				waitTraceScored(t, s, "4bf92f3577b34da6a3ce929d0e0e4736", "faithfulness")
+				if method == http.MethodGet {
+					path += "?metric=faithfulness"
+				}
 			}
 			var header []string
+			if path == "/v1/queue/labels" {
+				header = []string{"Content-Type", "application/json"}
+			}
 			if path == "/otlp/v1/traces" { // an OTLP export, not a documented JSON body
 				b, err := os.ReadFile("../fixtures/agents/nocontent.spans.jsonl")
 				require.NoError(t, err)
@@ -98,7 +110,11 @@ func TestOpenAPIDocumentsEveryRouteAndEachAnswers(t *testing.T) {
 			case "text/plain":
 				assert.Contains(t, got, "# TYPE assay_http_requests_total counter")
 			case "text/html":
-				assert.Contains(t, got, "<title>Assay · live quality</title>")
+				title := "<title>Assay · live quality</title>"
+				if path == "/queue?metric=faithfulness" {
+					title = "<title>Assay · annotation queue</title>"
+				}
+				assert.Contains(t, got, title)
 			}
 		})
 	}
@@ -118,6 +134,22 @@ func TestOpenAPIDocumentsEveryRouteAndEachAnswers(t *testing.T) {
 		var doc any
 		require.NoError(t, json.Unmarshal([]byte(v), &doc))
 		assert.Error(t, rs.Validate(doc), "%s accepts %s", name, v)
+	}
+}
+
+// waitTraceScored polls the store until trace id has its score of
+// metric.
+func waitTraceScored(t *testing.T, s *testServer, id, metric string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got, err := s.store.scored(t.Context(), id)
+		require.NoError(t, err)
+		if got[metric] {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "trace %s has no %s score after a minute", id, metric)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -120,7 +120,7 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 		return &httpError{status: http.StatusUnsupportedMediaType, body: ErrorBody{Error: fmt.Sprintf(
 			"Content-Type %q: OTLP/HTTP sends %s or %s", r.Header.Get("Content-Type"), otlpProto, otlpJSON)}}
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := bodyBytes(r)
 	if err != nil {
 		return err
 	}

@@ -206,16 +206,26 @@ func TestOTLPAnswersPerSpec(t *testing.T) {
 		})
 	}
 	// The conversation without content is journaled and its scores are
-	// not evaluable: skipped, shown, never a value.
+	// not_evaluable: skipped, shown (the trace, the summary), never a
+	// value.
 	var tr *Trace
 	eventually(t, "the trace without content judged", func() bool {
 		got, err := s.Trace(t.Context(), "5b8efff798038103d269b633813fc60c")
 		tr = got
 		return err == nil && got.Judged
 	})
+	require.Len(t, tr.Scores, len(DefaultConversationMetrics()))
 	for _, sc := range tr.Scores {
 		assert.Equal(t, "skipped", sc.Outcome, sc.Metric)
-		assert.Contains(t, sc.Reason, "not evaluable", sc.Metric)
+		assert.Equal(t, "not_evaluable", sc.Error, sc.Metric)
+		assert.Equal(t, "not_evaluable: "+conversation.NotEvaluableReason, sc.Reason, sc.Metric)
+	}
+	sum, err := s.TraceSummary(t.Context(), SummaryQuery{})
+	require.NoError(t, err)
+	require.Len(t, sum.Groups, len(DefaultConversationMetrics()))
+	for _, g := range sum.Groups {
+		assert.Equal(t, [5]int{1, 0, 0, 1, 1}, [5]int{g.N, g.Scored, g.Defaulted, g.Skipped, g.NotEvaluable}, g.Metric)
+		assert.Nil(t, g.Mean, g.Metric)
 	}
 }
 

@@ -399,11 +399,28 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 			<-s.inFlight
 			s.metrics.inFlight.Dec()
 		}()
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = receivedBody{bytes.NewReader(body), body}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// receivedBody is a request body bound read whole: a handler takes its
+// bytes as they are (bodyBytes) instead of reading a copy.
+type receivedBody struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (receivedBody) Close() error { return nil }
+
+// bodyBytes is r's body whole: the bytes bound read, or read now.
+func bodyBytes(r *http.Request) ([]byte, error) {
+	if rb, ok := r.Body.(receivedBody); ok {
+		return rb.b, nil
+	}
+	return io.ReadAll(r.Body)
 }
 
 // receive reads r's body, at most MaxBody bytes within ReadTimeout (a
@@ -416,7 +433,14 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	// server's own ReadTimeout bounds those.
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
 	s.metrics.receiving.Inc()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBody {
+		// Room for the whole body and the read that finds its end: one
+		// allocation, not a doubling per 512 bytes.
+		buf.Grow(int(n) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	body := buf.Bytes()
 	s.metrics.receiving.Dec()
 	_ = rc.SetReadDeadline(time.Time{})
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
@@ -476,9 +500,9 @@ func (s *Server) recoverAll(next http.Handler) http.Handler {
 
 // auth requires the bearer token, when one is set, of every request but
 // /healthz, /readyz and the login (answered 401 otherwise); the
-// dashboard's page and data (GET / and /v1/dashboard) take a login's
-// session cookie too. A browser without either gets the login form for
-// the page. A client past its failed sign-ins (throttle) is answered 429
+// dashboard's page and data (GET / and /v1/dashboard) and the
+// annotation queue's (sessionAllowed) take a login's session cookie
+// too. A browser without either gets the login form for a page. A client past its failed sign-ins (throttle) is answered 429
 // before its token is looked at.
 func (s *Server) auth(next http.Handler) http.Handler {
 	if s.cfg.Token == "" {
@@ -503,14 +527,14 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			}
 			s.signIns.failed(client)
 		}
-		if readOnly(r) && s.sessions.valid(r) {
+		if sessionAllowed(r) && s.sessions.valid(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		s.metrics.requests.WithLabelValues("unauthorized", strconv.Itoa(http.StatusUnauthorized)).Inc()
 		w.Header().Set("WWW-Authenticate", `Bearer realm="assay"`)
-		if readOnly(r) && r.URL.Path == "/" {
-			s.loginPage(w, http.StatusUnauthorized, "")
+		if wantsLoginForm(r) {
+			s.loginPage(w, http.StatusUnauthorized, "", r.URL.RequestURI())
 			return
 		}
 		httpjson.Error(w, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer TOKEN")

@@ -73,6 +73,7 @@ type sharedTraces struct {
 // sharedRow is one result as the summary groups it.
 type sharedRow struct {
 	day, metric, outcome string
+	notEvaluable         bool
 	value, cost          float64
 	meta                 map[string]any
 }
@@ -321,7 +322,8 @@ func (q *sharedTraces) apply(e queue.Entry) {
 		s.observe(sc, meta, e.Created)
 	}
 	received := cmp.Or(tag.Received, e.Created)
-	row := sharedRow{day: day(received), metric: metric, outcome: resultOutcome(res), value: res.Value, cost: res.Usage.CostUSD, meta: tag.Metadata}
+	row := sharedRow{day: day(received), metric: metric, outcome: resultOutcome(res), notEvaluable: res.NotEvaluable(), value: res.Value, cost: res.Usage.CostUSD,
+		meta: tag.Metadata}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.rows = append(q.rows, row)
@@ -462,6 +464,9 @@ func (q *sharedTraces) summary(sq SummaryQuery) *TraceSummary {
 			g.Defaulted++
 		case OutcomeSkipped:
 			g.Skipped++
+			if r.notEvaluable {
+				g.NotEvaluable++
+			}
 		case OutcomeError:
 			g.Errors++
 		}

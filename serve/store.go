@@ -18,9 +18,11 @@ import (
 // trace journal (trace_samples, written before a trace is answered 202),
 // the traces' scores (trace_scores, one row per trace and metric, written
 // once: the key makes a second write of a pair a no-op, with its
-// evidence), the runs the server started (serve_runs) and the live
+// evidence), the runs the server started (serve_runs), the live
 // alerts' events (alert_events, written by the monitor's sink, never on
-// a request's path). Every commit is synced to disk.
+// a request's path) and the annotation queue's labels (labels, one per
+// queue, metric and item, with who gave it and when; a new label of an
+// item replaces its last). Every commit is synced to disk.
 //
 // This process writes through one writer at a time (write): its writers
 // queue in Go, in order, instead of polling SQLite's file lock against
@@ -85,6 +87,17 @@ CREATE TABLE IF NOT EXISTS serve_runs (
 	request  JSON NOT NULL,
 	outcome  JSON NOT NULL DEFAULT '{}',
 	error    TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS labels (
+	queue  TEXT NOT NULL,
+	metric TEXT NOT NULL,
+	item   TEXT NOT NULL,
+	scale  TEXT NOT NULL,
+	value  REAL NOT NULL,
+	note   TEXT NOT NULL,
+	who    TEXT NOT NULL,
+	at     TEXT NOT NULL,
+	PRIMARY KEY (queue, metric, item)
 )`
 
 // storeTime is how times are stored: UTC, fixed width, so text order is
@@ -370,8 +383,11 @@ type SummaryGroup struct {
 	Mean      *float64 `json:"mean"`
 	Defaulted int      `json:"defaulted"`
 	Skipped   int      `json:"skipped"`
-	Errors    int      `json:"errors"`
-	CostUSD   float64  `json:"cost_usd"`
+	// NotEvaluable counts, of Skipped, the conversations that could not
+	// be judged: spans without message content (not_evaluable).
+	NotEvaluable int     `json:"not_evaluable"`
+	Errors       int     `json:"errors"`
+	CostUSD      float64 `json:"cost_usd"`
 }
 
 // TraceSummary is the answer of GET /v1/traces/summary.
@@ -402,6 +418,7 @@ func (s *store) summary(ctx context.Context, q SummaryQuery) (*TraceSummary, err
 		group = "json_extract(metadata, ?)"
 		args = append(args, `$."`+q.By+`"`)
 	}
+	args = append(args, eval.NotEvaluable) // the error of the skipped not evaluable
 	var where []string
 	for _, c := range []struct{ col, op, v string }{{"metric", "=", q.Metric}, {"day", ">=", q.From}, {"day", "<=", q.To}} {
 		if c.v != "" {
@@ -415,7 +432,7 @@ func (s *store) summary(ctx context.Context, q SummaryQuery) (*TraceSummary, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT day, metric, `+group+` AS grp, COUNT(*),
 		SUM(outcome = 'scored'), AVG(CASE WHEN outcome = 'scored' THEN value END),
-		SUM(outcome = 'defaulted'), SUM(outcome = 'skipped'), SUM(outcome = 'error'), SUM(cost_usd)
+		SUM(outcome = 'defaulted'), SUM(outcome = 'skipped'), SUM(outcome = 'skipped' AND error = ?), SUM(outcome = 'error'), SUM(cost_usd)
 		FROM trace_scores `+w+` GROUP BY day, metric, grp ORDER BY day, metric, grp`, args...)
 	if err != nil {
 		return nil, err
@@ -426,7 +443,7 @@ func (s *store) summary(ctx context.Context, q SummaryQuery) (*TraceSummary, err
 		var g SummaryGroup
 		var grp sql.NullString
 		var mean sql.NullFloat64
-		if err := rows.Scan(&g.Day, &g.Metric, &grp, &g.N, &g.Scored, &mean, &g.Defaulted, &g.Skipped, &g.Errors, &g.CostUSD); err != nil {
+		if err := rows.Scan(&g.Day, &g.Metric, &grp, &g.N, &g.Scored, &mean, &g.Defaulted, &g.Skipped, &g.NotEvaluable, &g.Errors, &g.CostUSD); err != nil {
 			return nil, err
 		}
 		if grp.Valid {

@@ -32,6 +32,12 @@ type PPI struct {
 	// Labelled and Unlabelled count the samples of each kind.
 	Labelled   int `json:"labelled"`
 	Unlabelled int `json:"unlabelled"`
+
+	// labelVar, judgedVar and cov are the variances of the labels and
+	// of the judge's values on the labelled samples and their
+	// covariance, unlabelledVar the variance of the judge's values on
+	// the others (divisors n and N): what Projected scales.
+	labelVar, judgedVar, cov, unlabelledVar float64
 }
 
 // PPIMean estimates the mean of a label over a population of which
@@ -98,6 +104,7 @@ func PPIMean(labels, judged, unlabelled []float64) PPI {
 	varLabels := vy / fn
 
 	out.Lambda = lambda
+	out.labelVar, out.judgedVar, out.cov, out.unlabelledVar = vy, vf, cyf, vu
 	out.Estimate = my + lambda*(mu-mf)
 	out.CI95 = normal95(out.Estimate, varPPI)
 	out.LabelsOnly = my
@@ -108,6 +115,30 @@ func PPIMean(labels, judged, unlabelled []float64) PPI {
 		out.EffectiveLabels = fn * varLabels / varPPI
 	}
 	return out
+}
+
+// Projected is the half-width of the 95% interval p would have with
+// labelled labelled samples and unlabelled unlabelled ones, the
+// variances and covariance of labels and judge staying what they are
+// now and lambda chosen afresh for those counts (as PPIMean chooses it):
+// about the interval that more labels drawn at random from the
+// unlabelled samples would give (labelled up, unlabelled down by as
+// many). NaN when p has no estimate, with fewer than two labelled
+// samples or no unlabelled one.
+func (p PPI) Projected(labelled, unlabelled int) float64 {
+	if math.IsNaN(p.Estimate) || labelled < 2 || unlabelled < 1 {
+		return math.NaN()
+	}
+	n, bigN := float64(labelled), float64(unlabelled)
+	// V(lambda) = lambda^2 d - 2 lambda cov/n + var(labels)/n, with
+	// var(labels - lambda*judged) expanded.
+	d := p.unlabelledVar/bigN + p.judgedVar/n
+	lambda := 0.0
+	if d > 0 {
+		lambda = min(max((p.cov/n)/d, 0), 1)
+	}
+	v := max(lambda*lambda*d-2*lambda*p.cov/n+p.labelVar/n, 0)
+	return z95 * math.Sqrt(v)
 }
 
 // normal95 is the 95% normal interval of an estimate of variance v.

@@ -84,6 +84,51 @@ func TestPPIMeanHand(t *testing.T) {
 	}
 }
 
+// TestPPIProjected checks the half-width projected for other numbers of
+// labelled and unlabelled samples on the first case of TestPPIMeanHand:
+// var(y) = 3/16, var(f) = 1/4, cov = 1/8 over n labels, var(u) = 15/64
+// over N. At (n, N) lambda = clip((1/8)/n / (15/64/N + 1/4/n)) and
+// V = var(y)/n - lambda (2 cov/n - lambda (15/64/N + 1/4/n)).
+func TestPPIProjected(t *testing.T) {
+	t.Parallel()
+	p := stats.PPIMean([]float64{1, 0, 1, 1}, []float64{1, 0, 0, 1}, []float64{1, 1, 0, 0, 1, 1, 0, 1})
+	half := func(n, bigN float64) float64 {
+		d := 15.0/64/bigN + 0.25/n
+		lambda := min(max(0.125/n/d, 0), 1)
+		return z * math.Sqrt(3.0/16/n-lambda*(2*0.125/n-lambda*d))
+	}
+	tests := map[string]struct {
+		labelled, unlabelled int
+		want                 float64
+	}{
+		// lambda 16/47 and V 109/3008, as TestPPIMeanHand has them.
+		"as it is: the interval's own half-width": {4, 8, z * math.Sqrt(109.0/3008)},
+		// lambda = (1/64)/(15/256 + 1/32) = 4/23; V = 3/128 - (1/64)^2/(23/256) = 3/128 - 1/368.
+		"four more labels drawn from the eight":   {8, 4, z * math.Sqrt(3.0/128-1.0/368)},
+		"seven more":                              {11, 1, half(11, 1)},
+		"many unlabelled: lambda near cov/var(f)": {4, 1 << 20, half(4, 1<<20)},
+		"no unlabelled sample left":               {12, 0, math.NaN()},
+		"one label":                               {1, 8, math.NaN()},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := p.Projected(tc.labelled, tc.unlabelled)
+			if math.IsNaN(tc.want) {
+				assert.True(t, math.IsNaN(got), "want NaN, got %v", got)
+				return
+			}
+			assert.InDelta(t, tc.want, got, 1e-12)
+		})
+	}
+	assert.InDelta(t, half(8, 4), z*math.Sqrt(3.0/128-1.0/368), 1e-12, "the formula and the hand figures agree")
+	assert.InDelta(t, (p.CI95[1]-p.CI95[0])/2, p.Projected(4, 8), 1e-12, "the interval as it is")
+	for n := 5; n < 12; n++ {
+		assert.Less(t, p.Projected(n, 12-n), p.Projected(n-1, 13-n), "each label drawn narrows it (%d labels)", n)
+	}
+	assert.True(t, math.IsNaN(stats.PPIMean([]float64{1}, []float64{1}, []float64{0}).Projected(5, 5)), "no estimate, no projection")
+}
+
 // TestPPIMeanUndefined checks the inputs PPIMean has no estimate for.
 func TestPPIMeanUndefined(t *testing.T) {
 	t.Parallel()

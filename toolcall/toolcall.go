@@ -121,7 +121,7 @@ func skipped(name string, s eval.Sample) (eval.Score, bool) {
 	var reason string
 	switch {
 	case s.NotEvaluable != "":
-		err, reason = eval.ErrNotEvaluable, "not evaluable: "+s.NotEvaluable
+		err, reason = eval.ErrNotEvaluable, eval.NotEvaluableReason(s.NotEvaluable)
 	case len(s.Messages) == 0:
 		err, reason = eval.ErrNoConversation, "skipped: "+eval.ErrNoConversation.Error()
 	default:

@@ -39,6 +39,12 @@ others do. --max-in-flight caps the tasks handed out and not done yet
 across all the workers (runs' tasks, and as many of the traces of assay
 serve --queue).
 
+The tasks of one conversation all go to one worker, so that its model
+server's prefix cache serves every turn after the first: each worker keeps
+a lease on the NATS server and takes the conversations of its share of 32
+partitions. A worker stopped gives its share to the others at once, one
+killed once its lease expires (10s).
+
 A worker judges as the run asked: a run whose model name, prompt versions
 or settings differ from what this worker would judge with is refused,
 naming the differences, and left to other workers (the model server's URL

@@ -10,6 +10,7 @@ package browsertest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,14 +115,18 @@ func Open(t testing.TB, what string, width, height int) *Browser {
 	return b
 }
 
-// Action is one step of the page: Navigate, WaitVisible, Click, SendKeys
-// or Submit.
+// Action is one step of the page: Navigate, WaitVisible, Click,
+// SendKeys, Submit, Key or WaitTrue.
 type Action struct {
-	Op   string `json:"op"`
-	URL  string `json:"url,omitempty"`
-	Sel  string `json:"sel,omitempty"`
-	Keys string `json:"keys,omitempty"`
+	Op     string `json:"op"`
+	URL    string `json:"url,omitempty"`
+	Sel    string `json:"sel,omitempty"`
+	Keys   string `json:"keys,omitempty"`
+	Script string `json:"script,omitempty"`
 }
+
+// Escape is the Esc key, for Key.
+const Escape = "\u001b"
 
 // Navigate opens url.
 func Navigate(url string) Action { return Action{Op: "navigate", URL: url} }
@@ -138,11 +143,19 @@ func SendKeys(sel, keys string) Action { return Action{Op: "keys", Sel: sel, Key
 // Submit submits the form of the element sel selects.
 func Submit(sel string) Action { return Action{Op: "submit", Sel: sel} }
 
+// Key sends keys to the page as key events (to the element that has the
+// focus), as a person types them; Escape is Esc.
+func Key(keys string) Action { return Action{Op: "key", Keys: keys} }
+
+// WaitTrue waits until script is true, checking it each time the page
+// changes.
+func WaitTrue(script string) Action { return Action{Op: "poll", Script: script} }
+
 // Do runs the actions in order, stopping at the first that fails.
 func (b *Browser) Do(actions ...Action) error {
 	for _, a := range actions {
 		if _, err := b.call(a); err != nil {
-			return fmt.Errorf("%s %s: %w", a.Op, a.Sel+a.URL, err)
+			return fmt.Errorf("%s %s: %w", a.Op, cmp.Or(a.Sel, a.URL, a.Script, a.Keys), err)
 		}
 	}
 	return nil

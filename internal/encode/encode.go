@@ -5,6 +5,7 @@
 package encode
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -27,4 +28,31 @@ func YAML(w io.Writer, v any) error {
 		return err
 	}
 	return enc.Close()
+}
+
+// Object is the JSON object of n members in order, member(i) giving the
+// i-th key and value: for a MarshalJSON whose keys keep an order that a
+// map would lose.
+func Object(n int, member func(i int) (key string, value any)) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i := range n {
+		key, value := member(i)
+		k, err := json.Marshal(key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(value)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -54,4 +55,27 @@ func TestYAMLOfJSON(t *testing.T) {
 			assert.Equal(t, tc.want, b.String())
 		})
 	}
+}
+
+func TestObject(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		keys   []string
+		values []any
+		want   string
+	}{
+		"none":                    {want: `{}`},
+		"keys keep their order":   {keys: []string{"z", "a", "m"}, values: []any{1, 2.5, "x"}, want: `{"z":1,"a":2.5,"m":"x"}`},
+		"keys and values escaped": {keys: []string{`say "hi"`}, values: []any{[]string{"a\nb"}}, want: `{"say \"hi\"":["a\nb"]}`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Object(len(tc.keys), func(i int) (string, any) { return tc.keys[i], tc.values[i] })
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+		})
+	}
+	_, err := Object(1, func(int) (string, any) { return "nan", math.NaN() })
+	require.Error(t, err, "a value JSON cannot hold")
 }

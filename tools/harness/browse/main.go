@@ -12,6 +12,8 @@
 //	{"op":"wait","sel":"#status"}             -> {}  (until the element is visible)
 //	{"op":"click","sel":"..."}                -> {}
 //	{"op":"keys","sel":"#token","keys":"..."} -> {}
+//	{"op":"key","keys":"p"}                   -> {}  (key events to the page, "\u001b" is Esc)
+//	{"op":"poll","script":"..."}              -> {}  (until the script is true, checked on each change of the page)
 //	{"op":"submit","sel":"..."}               -> {}
 //	{"op":"eval","script":"...","await":true} -> {"value":<the result as JSON>} or {"undefined":true}
 //	{"op":"text","sel":"h1"}                  -> {"value":"<innerText>"} ("<missing>" when none)
@@ -125,6 +127,10 @@ func do(ctx context.Context, s step) result {
 		err = chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(s.Sel), s.Keys))
 	case "submit":
 		err = chromedp.Do(ctx, chromedp.Submit(chromedp.CSS(s.Sel)))
+	case "key":
+		err = chromedp.Do(ctx, chromedp.KeyEvent(s.Keys))
+	case "poll":
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](s.Script, chromedp.WithPollingMutation()))
 	case "eval":
 		r, err = evaluate(ctx, s.Script, s.Await)
 	case "text":
@@ -137,7 +143,7 @@ func do(ctx context.Context, s step) result {
 			r.PNG, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(s.Sel)))
 		}
 	default:
-		err = fmt.Errorf("unknown op %q (navigate, wait, click, keys, submit, eval, text, screenshot)", s.Op)
+		err = fmt.Errorf("unknown op %q (navigate, wait, click, keys, submit, key, poll, eval, text, screenshot)", s.Op)
 	}
 	if err != nil {
 		return result{Error: err.Error()}

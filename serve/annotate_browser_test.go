@@ -1,0 +1,169 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/browsertest"
+)
+
+// TestQueueInBrowser opens the annotation queue of a stored run in
+// headless Chromium and uses it as a person does, from the keyboard:
+// the name typed once, twelve items labelled pass or fail in the
+// random draw's order (one with a note), a step back to see a label,
+// the hostile sample shown as text. Then the labels are in serve.db
+// with who and the note, and the export, fed to the agree library,
+// gives the estimate the page shows. It saves a screenshot in the
+// test's folder, and at $ASSAY_QUEUE_PNG when that is set, for a person
+// to look at.
+func TestQueueInBrowser(t *testing.T) {
+	t.Parallel()
+	br := browsertest.Open(t, "the annotation queue", 1280, 1100)
+	at := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
+	s, id := queueServer(t, Config{Now: func() time.Time { return at }}, 30)
+
+	text := func(t *testing.T, sel string) string { t.Helper(); return br.Text(t, sel) }
+	current := func(t *testing.T) string {
+		t.Helper()
+		v, err := browsertest.Evaluate[string](br, `document.getElementById("item").dataset.id`)
+		require.NoError(t, err)
+		return v
+	}
+	// waitStatus waits until the status line starts with want: the page
+	// has the server's answer.
+	waitStatus := func(t *testing.T, want string) {
+		t.Helper()
+		err := br.Do(browsertest.WaitTrue(`document.getElementById("status").textContent.startsWith(` + jsString(want) + `)`))
+		require.NoError(t, err, "status %q, want %q", text(t, "#status"), want)
+	}
+	key := func(t *testing.T, k string) {
+		t.Helper()
+		require.NoError(t, br.Do(browsertest.Key(k)))
+	}
+
+	require.NoError(t, br.Do(
+		browsertest.Navigate(s.URL+"/queue?run="+id+"&order=draw"),
+		browsertest.WaitVisible(`#item[data-id]`),
+	))
+	assert.Contains(t, text(t, "#source"), "run "+id+" · faithfulness · binary labels")
+	assert.Contains(t, text(t, "#order"), "a random draw")
+	assert.Equal(t, "0 of 30", text(t, "#labelled"))
+	assert.Contains(t, text(t, "#estimate-note"), "0 labelled items with a judge value; an estimate needs at least 10")
+	assert.Contains(t, text(t, "#keys"), "p pass · f fail")
+
+	// The name, typed once, kept for the labels.
+	require.NoError(t, br.Do(browsertest.Click("#labeler"), browsertest.SendKeys("#labeler", "Ana Lima")))
+	key(t, browsertest.Escape) // Esc leaves the field
+	_, err := browsertest.Evaluate[any](br, `document.getElementById("labeler").dispatchEvent(new Event("change"))`)
+	require.NoError(t, err)
+
+	labelled := map[string]bool{}
+	var noted string
+	for n := range 12 {
+		item := current(t)
+		var i int
+		_, err := fmt.Sscanf(item, "q%d", &i)
+		require.NoError(t, err, item)
+		if item == "q30" { // the default: step over it, unlabelled
+			key(t, "u")
+			item = current(t)
+			_, err = fmt.Sscanf(item, "q%d", &i)
+			require.NoError(t, err, item)
+		}
+		assert.Contains(t, text(t, "#position"), item)
+		assert.Contains(t, text(t, "#judge"), fmt.Sprintf("%d of 10 claims supported", int(queueValue(i)*10+0.5)), item)
+		if n == 4 {
+			noted = item
+			key(t, "n")
+			require.NoError(t, br.Do(browsertest.SendKeys("#note", "the year is right, the span is not")))
+			key(t, browsertest.Escape)
+		}
+		want := queueTruth(i)
+		if want {
+			key(t, "p")
+		} else {
+			key(t, "f")
+		}
+		verdict := map[bool]string{true: "pass", false: "fail"}[want]
+		waitStatus(t, "saved "+item+": "+verdict)
+		labelled[item] = want
+	}
+	assert.Equal(t, "12 of 30", text(t, "#labelled"))
+
+	// A step back shows the label given there.
+	key(t, "k")
+	prev := current(t)
+	require.Contains(t, labelled, prev, "the item before is one labelled")
+	assert.Equal(t, map[bool]string{true: "pass", false: "fail"}[labelled[prev]], text(t, "#label"))
+
+	// The estimate the page shows, and the projection.
+	shown := text(t, "#estimate")
+	m := regexp.MustCompile(`^(\d\.\d{3}) ± (\d\.\d{3})$`).FindStringSubmatch(shown)
+	require.NotNil(t, m, "the estimate shown: %q", shown)
+	assert.Contains(t, text(t, "#projection"), "10 more labels would narrow the interval from ±"+m[2]+" to about ±")
+	assert.Empty(t, text(t, "#estimate-warning"), "labelled in the draw's order")
+
+	// The hostile sample, by its link, is text.
+	require.NoError(t, br.Do(
+		browsertest.Navigate(s.URL+"/queue?run="+id+"&order=draw#q3"),
+		browsertest.WaitVisible(`#item[data-id]`),
+	))
+	require.Equal(t, "q3", current(t))
+	assert.Contains(t, text(t, "#question"), `<script>document.title="pwned"</script>`)
+	assert.Contains(t, text(t, "#answer"), `<img src=x onerror=`)
+	imgs, err := browsertest.Evaluate[int](br, `document.querySelectorAll("#item img, #item script").length`)
+	require.NoError(t, err)
+	assert.Zero(t, imgs, "hostile markup stays text")
+	title, err := browsertest.Evaluate[string](br, `document.title`)
+	require.NoError(t, err)
+	assert.Equal(t, "Assay · annotation queue", title)
+
+	shot, err := br.Screenshot("") // quality 100: a PNG
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(t.TempDir(), "queue.png"), shot, 0o644))
+	if p := os.Getenv("ASSAY_QUEUE_PNG"); p != "" {
+		require.NoError(t, os.WriteFile(p, shot, 0o644))
+	}
+
+	// The labels as stored: who, when, the note.
+	stored, err := s.store.labels(t.Context(), "run:"+id, "faithfulness")
+	require.NoError(t, err)
+	require.Len(t, stored, 12)
+	for item, want := range labelled {
+		l := stored[item]
+		assert.Equal(t, map[bool]float64{true: 1, false: 0}[want], l.Value, item)
+		assert.Equal(t, "Ana Lima", l.Who, item)
+		assert.Equal(t, at, l.At, item)
+		if item == noted {
+			assert.Equal(t, "the year is right, the span is not", l.Note)
+		} else {
+			assert.Empty(t, l.Note, item)
+		}
+	}
+
+	// The export through the page's link, fed to agree: the estimate
+	// shown, to its three places.
+	href, err := browsertest.Evaluate[string](br, `document.getElementById("export").getAttribute("href")`)
+	require.NoError(t, err)
+	code, export := call(t, http.MethodGet, s.URL+href, "")
+	require.Equal(t, http.StatusOK, code, export)
+	mean := agreeEstimate(t, []byte(export), "faithfulness", false)
+	assert.Equal(t, m[1], strconv.FormatFloat(float64(mean.Estimate), 'f', 3, 64))
+	assert.Equal(t, m[2], strconv.FormatFloat(float64(mean.CI95[1]-mean.CI95[0])/2, 'f', 3, 64))
+	assert.Equal(t, 12, mean.Labelled)
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,6 +19,7 @@ const page = `<!doctype html><html><head><title>steps</title></head><body>
 <form action="/sent"><input id="in" name="in"></form>
 <button id="go" type="button" onclick="document.getElementById('out').textContent = 'clicked'">go</button>
 <p id="out"></p>
+<script>document.addEventListener("keydown", e => { if (e.target === document.body) setTimeout(() => { document.getElementById("out").textContent = "key " + e.key; }, 50); });</script>
 </body></html>`
 
 // TestStepsReachThePage runs each kind of step through the browse
@@ -46,6 +48,14 @@ func TestStepsReachThePage(t *testing.T) {
 		require.NoError(t, br.Do(browsertest.SendKeys(`#in`, "typed <b>"), browsertest.Submit(`#in`), browsertest.WaitVisible(`#sent`)))
 		assert.Equal(t, "typed <b>", br.Text(t, "#sent"))
 		require.NoError(t, br.Do(browsertest.Navigate(srv.URL+"/"), browsertest.WaitVisible(`h1`)))
+	})
+	t.Run("keys, and a wait until a script is true", func(t *testing.T) {
+		for key, want := range map[string]string{"p": "key p", browsertest.Escape: "key Escape"} {
+			_, err := browsertest.Evaluate[any](br, `document.activeElement.blur()`)
+			require.NoError(t, err)
+			require.NoError(t, br.Do(browsertest.Key(key), browsertest.WaitTrue(`document.getElementById("out").textContent === `+strconv.Quote(want))))
+			assert.Equal(t, want, br.Text(t, "#out"))
+		}
 	})
 	t.Run("evaluate", func(t *testing.T) {
 		n, err := browsertest.Evaluate[int](br, `1 + 2`)

@@ -59,6 +59,10 @@ type Options struct {
 	// judge value alone) and estimates the mean label over every record
 	// from them and the labelled rows (Result.Mean).
 	Estimate bool
+	// Weight, with Estimate, is the field path (Field) of each labelled
+	// record's weight, 1/its probability of being labelled: the
+	// estimate is then weighted (Job.Weight).
+	Weight string
 }
 
 // Row is the outcome for one labelled record.
@@ -79,6 +83,9 @@ type Row struct {
 	// Unlabelled marks a record without the label, kept for
 	// Options.Estimate.
 	Unlabelled bool `json:"unlabelled,omitempty"`
+	// Weight is a labelled record's Options.Weight, 0 when it has no
+	// number there.
+	Weight float64 `json:"weight,omitempty"`
 	// Defaulted is true when the scorer fell back to its neutral default;
 	// such rows are left out of the statistics.
 	Defaulted bool `json:"defaulted,omitempty"`
@@ -268,6 +275,13 @@ func (o Options) row(rec dataset.Record, sc eval.Score) Row {
 	}
 	if o.By != "" {
 		row.Group = groupOf(rec, o.By)
+	}
+	if o.Weight != "" && ok {
+		if v, found := Field(rec, o.Weight); found {
+			if w, isNum := number(v); isNum {
+				row.Weight = w
+			}
+		}
 	}
 	return row
 }

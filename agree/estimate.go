@@ -42,13 +42,17 @@ type MeanEstimate struct {
 	// JudgeScale is how the judge's values were put on the label's scale:
 	// "value" for a binary label, else as GradedStats.JudgeOnGrades.
 	JudgeScale string `json:"judge_scale"`
-	Note       string `json:"note,omitempty"`
+	// Weight is the field the labels' weights were read from
+	// (Options.Weight): the estimate is stats.PPIWeightedMean's; "" for
+	// labels taken as a uniform draw (stats.PPIMean).
+	Weight string `json:"weight,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // estimateMean estimates the mean label of rows (labelled and not) as
 // MeanEstimate says.
 func estimateMean(rows []Row, opts Options) *MeanEstimate {
-	e := &MeanEstimate{}
+	e := &MeanEstimate{Weight: opts.Weight}
 	var used []Row
 	for _, r := range rows {
 		switch {
@@ -78,15 +82,19 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 	if opts.Graded {
 		values, _, e.JudgeScale = onGrades(used, values, labels, opts.Grades)
 	}
-	var judged, unlabelled []float64
+	var judged, weights, unlabelled []float64
 	for i, r := range used {
 		if r.Unlabelled {
 			unlabelled = append(unlabelled, values[i])
 		} else {
 			judged = append(judged, values[i])
+			weights = append(weights, r.Weight)
 		}
 	}
 	p := stats.PPIMean(labels, judged, unlabelled)
+	if opts.Weight != "" {
+		p = stats.PPIWeightedMean(labels, judged, weights, unlabelled)
+	}
 	e.Labelled, e.Unlabelled = len(labels), len(unlabelled)
 	switch {
 	case len(labels) < MinLabelled:
@@ -116,6 +124,9 @@ func checkEstimate(file string, res Result) error {
 			return inputErr("%s:%d: record %s is labelled (human.%s) but has no judge value: %s; --estimate needs one on every labelled record", file, r.Line, r.ID, res.Label, msg)
 		}
 	}
+	if err := checkWeights(file, res); err != nil {
+		return err
+	}
 	if res.LabelType == "binary" {
 		if err := checkChances(file, res); err != nil {
 			return err
@@ -127,6 +138,22 @@ func checkEstimate(file string, res Result) error {
 		return inputErr("%s: %s: --estimate needs at least %d labelled records with a judge value, got %d: label more records (human.%s)", file, res.Metric, MinLabelled, e.Labelled, res.Label)
 	case e.Unlabelled == 0:
 		return inputErr("%s: %s: --estimate needs records without the label human.%s, scored by the judge: every record it scored is labelled, so the labels alone are the estimate", file, res.Metric, res.Label)
+	}
+	return nil
+}
+
+// checkWeights checks that, with Options.Weight, every labelled record
+// the judge scored has a weight of 1 or more.
+func checkWeights(file string, res Result) error {
+	e := res.Mean
+	if e == nil || e.Weight == "" {
+		return nil
+	}
+	for _, r := range res.Rows {
+		if r.counted() && !(r.Weight >= 1 && !math.IsInf(r.Weight, 0)) {
+			return inputErr("%s:%d: record %s is labelled but has no weight at %s: --weight reads there 1/the probability the record had of being labelled, a number of 1 or more, on every labelled record",
+				file, r.Line, r.ID, e.Weight)
+		}
 	}
 	return nil
 }
@@ -168,8 +195,12 @@ func (r Result) EstimateMarkdown() string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | n/a (%s) | n/a | n/a | n/a | n/a |\n", r.Metric, r.Label, group, e.Labelled, e.Unlabelled, e.Note)
 			continue
 		}
+		est := ci(e.Estimate, e.CI95)
+		if e.Weight != "" {
+			est += " (weighted by " + e.Weight + ")"
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", r.Metric, r.Label, group, e.Labelled, e.Unlabelled,
-			ci(e.Estimate, e.CI95), ci(e.LabelsOnly, e.LabelsOnlyCI95), f3n(e.JudgeOnly), f3n(e.Lambda), f1n(e.EffectiveLabels))
+			est, ci(e.LabelsOnly, e.LabelsOnlyCI95), f3n(e.JudgeOnly), f3n(e.Lambda), f1n(e.EffectiveLabels))
 	}
 	return b.String()
 }

@@ -26,6 +26,8 @@ import (
 type estimateRecord struct {
 	label, value any
 	group        string
+	// weight, when not nil, is meta.weight.
+	weight any
 }
 
 // writeEstimateData writes records as JSON Lines, the label as
@@ -41,6 +43,9 @@ func writeEstimateData(t *testing.T, records []estimateRecord) string {
 		}
 		if r.value != nil {
 			rec["metadata"].(map[string]any)["judge"] = r.value
+		}
+		if r.weight != nil {
+			rec["metadata"].(map[string]any)["weight"] = r.weight
 		}
 		line, err := json.Marshal(rec)
 		require.NoError(t, err)
@@ -258,4 +263,94 @@ func TestMeasureEstimateInputErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// weightedRecords are 60 binary records, 15 of them labelled with the
+// weight 1/pi of a design that favoured the judge's middling values:
+// pi 0.5 at values 0.4 to 0.6, 0.125 elsewhere.
+func weightedRecords() []estimateRecord {
+	out := make([]estimateRecord, 60)
+	for i := range out {
+		v := float64(i%11) / 10
+		out[i] = estimateRecord{value: v}
+		if i%4 == 0 || (i%2 == 0 && v >= 0.4 && v <= 0.6) {
+			w := 8.0
+			if v >= 0.4 && v <= 0.6 {
+				w = 2
+			}
+			out[i].label, out[i].weight = (v >= 0.5) != (i%3 == 0), w
+		}
+	}
+	return out
+}
+
+// TestMeasureEstimateWeighted checks --weight: the estimate is
+// stats.PPIWeightedMean of the labels, their weights and every judge
+// value; a record without a weight, or with one below 1, and --weight
+// without --estimate are input errors.
+func TestMeasureEstimateWeighted(t *testing.T) {
+	t.Parallel()
+	recs := weightedRecords()
+	var labels, judged, weights, unlabelled []float64
+	for _, r := range recs {
+		if r.label == nil {
+			unlabelled = append(unlabelled, r.value.(float64))
+			continue
+		}
+		labels, judged, weights = append(labels, b2f(r.label.(bool))), append(judged, r.value.(float64)), append(weights, r.weight.(float64))
+	}
+	require.GreaterOrEqual(t, len(labels), agree.MinLabelled)
+	want := stats.PPIWeightedMean(labels, judged, weights, unlabelled)
+
+	j := job(t, writeEstimateData(t, recs))
+	j.Label, j.LabelType, j.Score, j.Estimate, j.Weight = "relevance", "binary", "meta.judge", true, "meta.weight"
+	out, err := agree.Measure(context.Background(), j)
+	require.NoError(t, err)
+	e := out.Tables[0].Results[0].Mean
+	require.NotNil(t, e)
+	assert.Empty(t, e.Note)
+	assert.Equal(t, "meta.weight", e.Weight)
+	assert.Equal(t, want.Estimate, float64(e.Estimate))
+	assert.Equal(t, want.CI95[0], float64(e.CI95[0]))
+	assert.Equal(t, want.CI95[1], float64(e.CI95[1]))
+	assert.Equal(t, want.Lambda, float64(e.Lambda))
+	unweighted := stats.PPIMean(labels, judged, unlabelled)
+	assert.NotEqual(t, unweighted.Estimate, float64(e.Estimate), "the weights change it")
+	assert.Contains(t, out.Tables[0].Results[0].EstimateMarkdown(), fmt.Sprintf("| meta.judge | relevance | all | %d | %d | %.3f [%.3f, %.3f] (weighted by meta.weight) |",
+		len(labels), len(unlabelled), want.Estimate, want.CI95[0], want.CI95[1]))
+
+	tests := map[string]struct {
+		edit     func([]estimateRecord)
+		estimate bool
+		want     string
+	}{
+		"a labelled record without a weight": {func(rs []estimateRecord) { rs[4].weight = nil }, true,
+			":5: record r5 is labelled but has no weight at meta.weight"},
+		"a weight below 1": {func(rs []estimateRecord) { rs[8].weight = 0.5 }, true,
+			":9: record r9 is labelled but has no weight at meta.weight"},
+		"a weight that is text": {func(rs []estimateRecord) { rs[8].weight = "heavy" }, true,
+			":9: record r9 is labelled but has no weight at meta.weight"},
+		"--weight without --estimate": {func([]estimateRecord) {}, false,
+			"--weight: weights only the estimate of the mean label: give --estimate too"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rs := weightedRecords()
+			tc.edit(rs)
+			j := job(t, writeEstimateData(t, rs))
+			j.Label, j.LabelType, j.Score, j.Estimate, j.Weight = "relevance", "binary", "meta.judge", tc.estimate, "meta.weight"
+			_, err := agree.Measure(context.Background(), j)
+			var in *eval.InputError
+			require.True(t, errors.As(err, &in), "want an input error, got %v", err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -53,6 +53,13 @@ type Job struct {
 	// labels and the judge's values on all of them (PPI++; Result.Mean):
 	// the judge scores the records without the label too.
 	Estimate bool
+	// Weight, with Estimate, reads each labelled record's weight from
+	// this field (meta.label_weight): 1/the probability it had of being
+	// labelled, when the labels were taken with unequal probabilities
+	// (an annotation queue's active order). The estimate is then the
+	// weighted one (stats.PPIWeightedMean); "" takes the labelled
+	// records as a uniform random draw (stats.PPIMean).
+	Weight string
 	// Threshold, when set, is the decision threshold on the judge's value
 	// for a binary label, from 0 to 1; nil takes the judge's own (0.5 for
 	// Score).
@@ -114,7 +121,10 @@ func (job Job) check() error {
 			return err
 		}
 	}
-	for _, f := range []struct{ flag, path string }{{"--score", job.Score}, {"--by", job.By}} {
+	if job.Weight != "" && !job.Estimate {
+		return eval.FlagError("--weight", "weights only the estimate of the mean label: give --estimate too")
+	}
+	for _, f := range []struct{ flag, path string }{{"--score", job.Score}, {"--by", job.By}, {"--weight", job.Weight}} {
 		if f.path == "" {
 			continue
 		}

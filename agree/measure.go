@@ -193,7 +193,7 @@ func (job Job) options(file string, scan *LabelScan) (Options, error) {
 		return Options{}, inputErr("%s:%d: human.%s is %s: --estimate reads every record's label to tell labelled records from the rest, and this %s label must be %s",
 			file, line, job.Label, v, map[bool]string{true: "graded", false: "binary"}[graded], want)
 	}
-	return Options{Label: job.Label, Graded: graded, Grades: job.Grades, By: job.By, Estimate: job.Estimate}, nil
+	return Options{Label: job.Label, Graded: graded, Grades: job.Grades, By: job.By, Estimate: job.Estimate, Weight: job.Weight}, nil
 }
 
 // threshold is the threshold of a result whose judge's own is def: nil

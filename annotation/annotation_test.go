@@ -165,10 +165,11 @@ func TestParse(t *testing.T) {
 		wantOrder    annotation.Order
 		err          string
 	}{
-		"defaults":       {wantScale: annotation.Binary, wantOrder: annotation.ByWorth},
+		"defaults":       {wantScale: annotation.Binary, wantOrder: annotation.ByActive},
+		"by worth":       {order: "worth", wantScale: annotation.Binary, wantOrder: annotation.ByWorth},
 		"graded by draw": {scale: "graded", order: "draw", wantScale: annotation.Graded, wantOrder: annotation.ByDraw},
 		"a bad scale":    {scale: "likert", err: `want binary or graded, got "likert"`},
-		"a bad order":    {order: "random", err: `want worth or draw, got "random"`},
+		"a bad order":    {order: "random", err: `want active, worth or draw, got "random"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

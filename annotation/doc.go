@@ -6,7 +6,7 @@
 // A [Queue] holds an [Item] per sample: the judge's value (or none, for a
 // default, an error or a skip), how far its jurors or sampled draws
 // agreed, and the person's label when there is one. [Queue.Rank] orders
-// the items two ways:
+// the items three ways:
 //
 //   - [ByWorth]: where a label tells most about the judge. An item is
 //     worth its uncertainty (1 at the pass threshold or for a neutral
@@ -18,7 +18,18 @@
 //     `assay agree --estimate` makes) is unbiased only when the labelled
 //     samples are a random draw; labels taken in this order are one,
 //     whatever is labelled first. Labels chosen for their worth are not,
-//     and the estimate says so ([Estimate.RandomDraw]).
+//     and the estimate says so ([Estimate.Design], [Estimate.RandomDraw]).
+//   - [ByActive], the default: worth and an unbiased estimate at once
+//     (active statistical inference, Zrnic and Candès 2024). Each
+//     scored item has a size, [SizeFloor] + sqrt(worth), and the order
+//     is sequential Poisson sampling (Ohlsson 1998): ascending u/size,
+//     u a uniform number fixed by the seed. Wherever a person stops,
+//     the first k are about a sample with inclusion probabilities
+//     pi = k size / sum of sizes (the largest taken for certain once
+//     that reaches 1; [Ranked.Inclusion]), and the estimate weights
+//     each label by 1/pi (stats.PPIWeightedMean, [Estimate.Weights]):
+//     unbiased, and narrower than the draw's when the judge's errors
+//     sit where it is unsure.
 //
 // [Estimate.Project] says how much more labels would narrow the estimate's
 // interval: "50 more labels would narrow it from ±0.12 to about ±0.08",

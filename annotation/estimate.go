@@ -48,8 +48,10 @@ func (q Queue) Counts() Counts {
 
 // Estimate is the PPI++ estimate of the mean label over the items the
 // judge scored: the labels corrected by the judge's values on every
-// scored item (stats.PPIMean), as `assay agree --estimate` makes it from
-// the queue's export.
+// scored item, as `assay agree --estimate` makes it from the queue's
+// export: stats.PPIMean for labels taken in the draw (or in no order
+// the estimate can rest on), stats.PPIWeightedMean, each label weighted
+// by 1/its inclusion probability, for labels taken in the active order.
 type Estimate struct {
 	// PPI is the estimate, its interval and the labels-only and
 	// judge-only figures; every figure is NaN while Note says why there
@@ -57,10 +59,16 @@ type Estimate struct {
 	PPI stats.PPI
 	// HalfWidth is half the width of the interval (NaN with none).
 	HalfWidth float64
-	// RandomDraw says the labels of scored items are the first ones of
-	// the random draw (ByDraw), as PPI++ assumes; false when they were
-	// chosen otherwise (by worth, say): the estimate may then be biased.
+	// Design is the order the labels of scored items follow from its
+	// start: ByActive (the estimate weighted) or ByDraw; "" when they
+	// follow neither (chosen by worth, say): the estimate may then be
+	// biased. RandomDraw says Design is not "".
+	Design     Order
 	RandomDraw bool
+	// Weights are, by item, the weights of the labels in the estimate
+	// (1/inclusion probability) when Design is ByActive, 0 for the
+	// others; nil otherwise. The export carries them.
+	Weights []float64
 	// Note says why there is no estimate: too few labels, or no scored
 	// item left unlabelled.
 	Note string
@@ -71,10 +79,27 @@ type Estimate struct {
 // Estimate estimates the mean label from the labels of scored items and
 // the judge's values (OnScale) on every scored item; with fewer than
 // minLabelled labels (agree.MinLabelled, say) it has none, as agree has
-// none.
+// none. Labels that are the first of the active order are weighted;
+// when they are the first of both orders (too few to tell), the active
+// one is taken.
 func (q Queue) Estimate(minLabelled int) Estimate {
-	var labels, judged, unlabelled []float64
-	for _, it := range q.Items {
+	e := Estimate{}
+	pl := q.plan()
+	switch {
+	case pl.activeDraw(q):
+		e.Design = ByActive
+		e.Weights = make([]float64, len(q.Items))
+		for i, pi := range pl.inclusion(q.Counts().LabelledScored) {
+			if q.Items[i].Scored && q.Items[i].Label != nil {
+				e.Weights[i] = 1 / pi
+			}
+		}
+	case q.randomDraw():
+		e.Design = ByDraw
+	}
+	e.RandomDraw = e.Design != ""
+	var labels, judged, weights, unlabelled []float64
+	for i, it := range q.Items {
 		if !it.Scored {
 			continue
 		}
@@ -85,9 +110,15 @@ func (q Queue) Estimate(minLabelled int) Estimate {
 		}
 		labels = append(labels, *it.Label)
 		judged = append(judged, f)
+		if e.Weights != nil {
+			weights = append(weights, e.Weights[i])
+		}
 	}
 	p := stats.PPIMean(labels, judged, unlabelled)
-	e := Estimate{plugIn: p, RandomDraw: q.randomDraw()}
+	if e.Weights != nil {
+		p = stats.PPIWeightedMean(labels, judged, weights, unlabelled)
+	}
+	e.plugIn = p
 	switch {
 	case len(labels) < max(minLabelled, 2):
 		e.Note = fmt.Sprintf("%d labelled items with a judge value; an estimate needs at least %d", len(labels), max(minLabelled, 2))
@@ -130,8 +161,9 @@ type Projection struct {
 	HalfWidth float64 `json:"half_width"`
 }
 
-// Project says, for each number of more labels (drawn at random from
-// the scored items not labelled), about how wide the interval would be:
+// Project says, for each number of more labels (taken in the order the
+// labels follow: drawn at random from the scored items not labelled, or
+// the next of the active order), about how wide the interval would be:
 // the variances and the judge's weight measured now, the labelled count
 // up and the unlabelled down by as many (stats.PPI.Projected). A step
 // that would leave no scored item unlabelled is left out, and every

@@ -314,7 +314,7 @@ type QueueResponse struct {
 	Source string `json:"source"`
 	Metric string `json:"metric"`
 	// Scale is the labels' (binary: pass or fail; graded: 1 to 5), Order
-	// the items' (worth, draw).
+	// the items' (active, the default; worth; draw).
 	Scale string `json:"scale"`
 	Order string `json:"order"`
 	// Threshold is the judge's pass mark.
@@ -348,8 +348,12 @@ type QueueEstimate struct {
 	EffectiveLabels run.Num    `json:"effective_labels"`
 	Labelled        int        `json:"labelled"`
 	Unlabelled      int        `json:"unlabelled"`
-	// RandomDraw says the labels are the first of the random draw
-	// (order=draw), as PPI++ needs; Warning says what it means when not.
+	// Design is the order the labels follow from its start: "active"
+	// (each label weighted by 1/its inclusion probability, the export's
+	// meta.label_weight) or "draw"; "" when neither. RandomDraw says
+	// Design is one, as the estimate needs; Warning says what it means
+	// when not.
+	Design     string `json:"design,omitempty"`
 	RandomDraw bool   `json:"random_draw"`
 	Note       string `json:"note,omitempty"`
 	Warning    string `json:"warning,omitempty"`
@@ -368,11 +372,16 @@ type QueueItem struct {
 	Judge    QueueJudgement `json:"judge"`
 	// Worth, Uncertainty and Disagreement are annotation.Ranked's (a
 	// disagreement only where the judge was asked more than once), Draw
-	// the item's place in the random draw.
+	// the item's place in the random draw, Active its place in the
+	// active order (none for an item the judge did not score) and
+	// Inclusion its probability of being among as many of that order as
+	// the scored items labelled now.
 	Worth        float64  `json:"worth"`
 	Uncertainty  float64  `json:"uncertainty"`
 	Disagreement *float64 `json:"disagreement,omitempty"`
 	Draw         int      `json:"draw"`
+	Active       int      `json:"active,omitempty"`
+	Inclusion    float64  `json:"inclusion"`
 	Label        *Label   `json:"label,omitempty"`
 }
 
@@ -417,7 +426,7 @@ func (b *builtQueue) response(order annotation.Order, limit int, exportLabel str
 	if p := e.Project(projectionSteps...); p != nil {
 		resp.Projection = p
 	}
-	resp.Export, resp.Agree = b.exportRef(exportLabel)
+	resp.Export, resp.Agree = b.exportRef(exportLabel, e.Design == annotation.ByActive)
 	ranked := b.q.Rank(order)
 	for _, r := range ranked[:min(limit, len(ranked))] {
 		resp.Items = append(resp.Items, b.item(r))
@@ -431,9 +440,9 @@ func estimateOf(e annotation.Estimate) QueueEstimate {
 	out := QueueEstimate{Estimate: run.Num(p.Estimate), CI95: nums(p.CI95), HalfWidth: run.Num(e.HalfWidth),
 		LabelsOnly: run.Num(p.LabelsOnly), LabelsOnlyCI95: nums(p.LabelsOnlyCI95), JudgeOnly: run.Num(p.JudgeOnly),
 		Lambda: run.Num(p.Lambda), EffectiveLabels: run.Num(p.EffectiveLabels), Labelled: p.Labelled, Unlabelled: p.Unlabelled,
-		RandomDraw: e.RandomDraw, Note: e.Note}
+		Design: string(e.Design), RandomDraw: e.RandomDraw, Note: e.Note}
 	if !e.RandomDraw {
-		out.Warning = "the labels are not the first of the random draw (order=draw): PPI++ assumes labelled samples drawn at random, so this estimate may be biased; for one that holds, label in draw order from the start"
+		out.Warning = "the labels are the first neither of the active order (order=active) nor of the random draw (order=draw): the estimate assumes labels taken at random, so this one may be biased; for one that holds, label in one of those orders from the start"
 	}
 	return out
 }
@@ -445,7 +454,7 @@ func (b *builtQueue) item(r annotation.Ranked) QueueItem {
 	e := b.src.entries[r.Index]
 	smp, res := e.sample, e.result
 	it := QueueItem{ID: res.ID, Question: smp.Query, Answer: smp.Answer, Reference: smp.Reference, Messages: smp.Messages,
-		Worth: r.Worth, Uncertainty: r.Uncertainty, Draw: r.Draw}
+		Worth: r.Worth, Uncertainty: r.Uncertainty, Draw: r.Draw, Active: r.Active, Inclusion: r.Inclusion}
 	for _, c := range smp.Sources {
 		it.Contexts = append(it.Contexts, QueueContext{Title: c.Title, URL: c.URL, Text: c.Text})
 	}
@@ -470,8 +479,9 @@ func (b *builtQueue) item(r annotation.Ranked) QueueItem {
 }
 
 // exportRef is the path of the queue's export and the command that
-// reads the export saved as labels.jsonl.
-func (b *builtQueue) exportRef(label string) (string, string) {
+// reads the export saved as labels.jsonl; weighted, the labels follow
+// the active order and the command weights them.
+func (b *builtQueue) exportRef(label string, weighted bool) (string, string) {
 	q := url.Values{}
 	if b.src.run != "" {
 		q.Set("run", b.src.run)
@@ -483,9 +493,13 @@ func (b *builtQueue) exportRef(label string) (string, string) {
 	if label == "" {
 		label = b.src.metric
 	}
-	cmd := "assay agree --score meta." + exportScore + " --label " + label + " --estimate labels.jsonl"
+	weight := ""
+	if weighted {
+		weight = " --weight meta." + exportWeight
+	}
+	cmd := "assay agree --score meta." + exportScore + " --label " + label + " --estimate" + weight + " labels.jsonl"
 	if b.q.Scale == annotation.Graded {
-		cmd = fmt.Sprintf("assay agree --score meta.%s --label %s --label-type graded --grades %s --estimate labels.jsonl", exportGrade, label, gradeList())
+		cmd = fmt.Sprintf("assay agree --score meta.%s --label %s --label-type graded --grades %s --estimate%s labels.jsonl", exportGrade, label, gradeList(), weight)
 	}
 	return "/v1/queue/export?" + q.Encode(), cmd
 }

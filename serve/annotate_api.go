@@ -35,6 +35,9 @@ const (
 const (
 	exportScore = "judge_score"
 	exportGrade = "judge_grade"
+	// exportWeight holds a label's weight, 1/its inclusion probability,
+	// when the labels follow the active order (agree's --weight).
+	exportWeight = "label_weight"
 )
 
 // queueView is what a request asks of the queue beyond its source: the
@@ -158,7 +161,7 @@ func (s *Server) postLabel(w http.ResponseWriter, r *http.Request) error {
 	b.labels[l.Item] = l
 	b.q.Scale = annotation.Scale(l.Scale)
 	b.q.Items[at].Label = &l.Value
-	httpjson.Write(w, http.StatusOK, LabelResponse{Label: l, Queue: b.response(annotation.ByWorth, 0, "")})
+	httpjson.Write(w, http.StatusOK, LabelResponse{Label: l, Queue: b.response(annotation.ByActive, 0, "")})
 	return nil
 }
 
@@ -254,9 +257,10 @@ type exportRecord struct {
 // failure or a skip has no value to compare: left out, counted in
 // X-Assay-Left-Out), in the source's order. Metadata holds the judge's
 // value (judge_score), on a graded queue its grade on 1-5 (judge_grade),
-// and with a label who gave it, when and its note; human.LABEL holds the
-// label (true or false, or the grade), LABEL being the label parameter
-// or the metric's name.
+// and with a label who gave it, when and its note, and when the labels
+// follow the active order its weight, 1/its inclusion probability
+// (label_weight); human.LABEL holds the label (true or false, or the
+// grade), LABEL being the label parameter or the metric's name.
 func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	view, err := queueViewOf(q)
@@ -273,12 +277,17 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	var out bytes.Buffer
 	left := 0
+	weights := b.q.Estimate(0).Weights
 	for i, e := range b.src.entries {
 		if !scored(e.result) {
 			left++
 			continue
 		}
-		line, err := json.Marshal(b.exportLine(i, label))
+		rec := b.exportLine(i, label)
+		if weights != nil && weights[i] > 0 {
+			rec.Metadata[exportWeight] = weights[i]
+		}
+		line, err := json.Marshal(rec)
 		if err != nil {
 			return fmt.Errorf("export: item %s: %w", e.result.ID, err)
 		}

@@ -20,10 +20,10 @@ import (
 // TestQueueInBrowser opens the annotation queue of a stored run in
 // headless Chromium and uses it as a person does, from the keyboard:
 // the name typed once, twelve items labelled pass or fail in the
-// random draw's order (one with a note), a step back to see a label,
-// the hostile sample shown as text. Then the labels are in serve.db
-// with who and the note, and the export, fed to the agree library,
-// gives the estimate the page shows. It saves a screenshot in the
+// default order, the active one (one with a note), a step back to see
+// a label, the hostile sample shown as text. Then the labels are in
+// serve.db with who and the note, and the export, its labels weighted,
+// fed to the agree library, gives the estimate the page shows. It saves a screenshot in the
 // test's folder, and at $ASSAY_QUEUE_PNG when that is set, for a person
 // to look at.
 func TestQueueInBrowser(t *testing.T) {
@@ -52,11 +52,12 @@ func TestQueueInBrowser(t *testing.T) {
 	}
 
 	require.NoError(t, br.Do(
-		browsertest.Navigate(s.URL+"/queue?run="+id+"&order=draw"),
+		browsertest.Navigate(s.URL+"/queue?run="+id),
 		browsertest.WaitVisible(`#item[data-id]`),
 	))
 	assert.Contains(t, text(t, "#source"), "run "+id+" · faithfulness · binary labels")
-	assert.Contains(t, text(t, "#order"), "a random draw")
+	assert.Contains(t, text(t, "#order"), "Order: active")
+	assert.Contains(t, text(t, "#worth"), "active #1, chance 0.00 at 0 labels")
 	assert.Equal(t, "0 of 30", text(t, "#labelled"))
 	assert.Contains(t, text(t, "#estimate-note"), "0 labelled items with a judge value; an estimate needs at least 10")
 	assert.Contains(t, text(t, "#keys"), "p pass · f fail")
@@ -111,14 +112,19 @@ func TestQueueInBrowser(t *testing.T) {
 	m := regexp.MustCompile(`^(\d\.\d{3}) ± (\d\.\d{3})$`).FindStringSubmatch(shown)
 	require.NotNil(t, m, "the estimate shown: %q", shown)
 	assert.Contains(t, text(t, "#projection"), "10 more labels would narrow the interval from ±"+m[2]+" to about ±")
-	assert.Empty(t, text(t, "#estimate-warning"), "labelled in the draw's order")
+	assert.Empty(t, text(t, "#estimate-warning"), "labelled in the active order")
+	assert.Equal(t, "in the active order (weighted)", text(t, "#design"))
+	assert.Contains(t, text(t, "#agree"), "--weight meta.label_weight")
 
 	// The hostile sample, by its link, is text.
 	require.NoError(t, br.Do(
-		browsertest.Navigate(s.URL+"/queue?run="+id+"&order=draw#q3"),
+		browsertest.Navigate(s.URL+"/queue?run="+id+"&order=active#q3"), // another query: loaded afresh
 		browsertest.WaitVisible(`#item[data-id]`),
 	))
 	require.Equal(t, "q3", current(t))
+	// q3's verdict is 1.0, as far from the threshold as can be: size
+	// 0.1, and a small chance of being among the first 12.
+	assert.Contains(t, text(t, "#worth"), "worth 0.00 · uncertainty 0.00 · draw #14 · active #27, chance 0.06 at 12 labels")
 	assert.Contains(t, text(t, "#question"), `<script>document.title="pwned"</script>`)
 	assert.Contains(t, text(t, "#answer"), `<img src=x onerror=`)
 	imgs, err := browsertest.Evaluate[int](br, `document.querySelectorAll("#item img, #item script").length`)
@@ -151,16 +157,17 @@ func TestQueueInBrowser(t *testing.T) {
 		}
 	}
 
-	// The export through the page's link, fed to agree: the estimate
-	// shown, to its three places.
+	// The export through the page's link, fed to agree with the weights:
+	// the estimate shown, to its three places.
 	href, err := browsertest.Evaluate[string](br, `document.getElementById("export").getAttribute("href")`)
 	require.NoError(t, err)
 	code, export := call(t, http.MethodGet, s.URL+href, "")
 	require.Equal(t, http.StatusOK, code, export)
-	mean := agreeEstimate(t, []byte(export), "faithfulness", false)
+	mean := agreeEstimate(t, []byte(export), "faithfulness", false, true)
 	assert.Equal(t, m[1], strconv.FormatFloat(float64(mean.Estimate), 'f', 3, 64))
 	assert.Equal(t, m[2], strconv.FormatFloat(float64(mean.CI95[1]-mean.CI95[0])/2, 'f', 3, 64))
 	assert.Equal(t, 12, mean.Labelled)
+	assert.Equal(t, "meta."+exportWeight, mean.Weight)
 }
 
 func jsString(s string) string {

@@ -120,8 +120,9 @@ func postLabelJSON(t *testing.T, s *testServer, req map[string]any, header ...st
 
 // agreeEstimate runs the agree library on an export as `assay agree
 // --score meta.judge_score --label LABEL --estimate FILE` does (graded:
-// meta.judge_grade, --label-type graded --grades 1,2,3,4,5).
-func agreeEstimate(t *testing.T, export []byte, label string, graded bool) *agree.MeanEstimate {
+// meta.judge_grade, --label-type graded --grades 1,2,3,4,5; weighted:
+// --weight meta.label_weight).
+func agreeEstimate(t *testing.T, export []byte, label string, graded, weighted bool) *agree.MeanEstimate {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "labels.jsonl")
 	require.NoError(t, os.WriteFile(path, export, 0o644))
@@ -130,6 +131,9 @@ func agreeEstimate(t *testing.T, export []byte, label string, graded bool) *agre
 		Env: func(k string) string { return env[k] }, Quiet: true}
 	if graded {
 		j.Score, j.LabelType, j.Grades = "meta."+exportGrade, "graded", []float64{1, 2, 3, 4, 5}
+	}
+	if weighted {
+		j.Weight = "meta." + exportWeight
 	}
 	out, err := agree.Measure(t.Context(), j)
 	require.NoError(t, err)
@@ -148,7 +152,7 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 	at := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
 	s, id := queueServer(t, Config{Now: func() time.Time { return at }}, 40)
 
-	q := getQueueJSON(t, s, url.Values{"run": {id[:12]}})
+	q := getQueueJSON(t, s, url.Values{"run": {id[:12]}, "order": {"worth"}})
 	assert.Equal(t, id, q.Run)
 	assert.Equal(t, "faithfulness", q.Metric)
 	assert.Equal(t, "binary", q.Scale)
@@ -177,7 +181,8 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 	assert.True(t, math.IsNaN(float64(q40.Judge.Value)), "a default has no value")
 	assert.Equal(t, "model unreachable: connection refused", q40.Judge.Error)
 	assert.InDelta(t, 1, q40.Uncertainty, 0)
-	assert.Equal(t, "assay agree --score meta.judge_score --label faithfulness --estimate labels.jsonl", q.Agree)
+	// No label yet: the first none of the active order, so weighted.
+	assert.Equal(t, "assay agree --score meta.judge_score --label faithfulness --estimate --weight meta.label_weight labels.jsonl", q.Agree)
 	assert.Equal(t, "/v1/queue/export?metric=faithfulness&run="+id, q.Export)
 	assert.Equal(t, "0 labelled items with a judge value; an estimate needs at least 10", q.Estimate.Note)
 
@@ -203,7 +208,9 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 	est := relabel.Queue.Estimate
 	require.False(t, math.IsNaN(float64(est.Estimate)), "an estimate from %d labels: %s", est.Labelled, est.Note)
 	assert.True(t, est.RandomDraw, "labels taken in draw order")
+	assert.Equal(t, "draw", est.Design)
 	assert.Empty(t, est.Warning)
+	assert.Equal(t, "assay agree --score meta.judge_score --label faithfulness --estimate labels.jsonl", relabel.Queue.Agree, "unweighted")
 	_, defaultLabelled := labelled["q40"]
 	assert.Equal(t, 14-boolInt(defaultLabelled), est.Labelled, "a label of the default is not the estimate's")
 	require.NotEmpty(t, relabel.Queue.Projection)
@@ -249,7 +256,7 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 			assert.Equal(t, hostile, r.Sample.Answer, "the sample as it was")
 		}
 	}
-	mean := agreeEstimate(t, []byte(export), "faithfulness", false)
+	mean := agreeEstimate(t, []byte(export), "faithfulness", false, false)
 	assert.InDelta(t, float64(est.Estimate), float64(mean.Estimate), 1e-12)
 	assert.InDelta(t, float64(est.CI95[0]), float64(mean.CI95[0]), 1e-12)
 	assert.InDelta(t, float64(est.CI95[1]), float64(mean.CI95[1]), 1e-12)
@@ -456,7 +463,7 @@ func TestQueueGradedRoundTrip(t *testing.T) {
 		// The judge's grade: the nearest of 1 + 4 x value, the lower of two.
 		assert.InDelta(t, math.Ceil(1+4*queueValue(i)-0.5), r.Sample.Metadata[exportGrade], 0, r.ID)
 	}
-	mean := agreeEstimate(t, []byte(export), "grade", true)
+	mean := agreeEstimate(t, []byte(export), "grade", true, false)
 	assert.Equal(t, "as given", mean.JudgeScale)
 	assert.InDelta(t, float64(est.Estimate), float64(mean.Estimate), 1e-12)
 	assert.InDelta(t, float64(est.CI95[0]), float64(mean.CI95[0]), 1e-12)
@@ -513,7 +520,7 @@ func TestQueuePage(t *testing.T) {
 			contains: []string{`no run &#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;`, `id="error"`},
 			absent:   []string{`<script>alert(1)`}},
 		"a bad order": {query: "run=" + id + "&order=sideways", status: http.StatusBadRequest,
-			contains: []string{`order: want worth or draw, got &#34;sideways&#34;`}},
+			contains: []string{`order: want active, worth or draw, got &#34;sideways&#34;`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

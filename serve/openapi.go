@@ -345,7 +345,7 @@ var (
 		{name: "metric", in: "query", description: "the judgements' metric; absent: the source's only one"},
 	}
 	queueViewParams = []param{
-		{name: "order", in: "query", description: "worth (default: where the judge is least certain, or its draws split, first) or draw (a random draw, fixed per queue: labels taken in it keep the PPI++ estimate unbiased)"},
+		{name: "order", in: "query", description: "active (default: a random order, fixed per queue, that favours where the judge is least certain; labels taken in it, weighted by 1/their chance, keep the estimate unbiased wherever one stops), worth (where the judge is least certain, or its draws split, first) or draw (a uniform random draw, fixed per queue)"},
 		{name: "scale", in: "query", description: "binary (default) or graded (1 to 5); a queue with labels keeps theirs"},
 		{name: "limit", in: "query", description: "how many items, 0 to 5000, default 200"},
 	}
@@ -392,7 +392,7 @@ var (
 		status: http.StatusOK, contentType: "text/html"}
 	docDashAPI = operation{summary: "The dashboard's data, as JSON (the page refreshes from it)", status: http.StatusOK, response: "Dashboard"}
 	docQueue   = operation{summary: "The annotation queue of a stored run or of the sampled traces: its items (question, answer, contexts or the conversation, " +
-		"the judge's verdict, score, reason and evidence, the label so far) in order of what a label is worth, the counts, the PPI++ estimate of the mean label " +
+		"the judge's verdict, score, reason and evidence, the label so far) in the order asked (active by default), each with its chance in the active order, the counts, the PPI++ estimate of the mean label " +
 		"and how much more labels would narrow its interval", status: http.StatusOK, response: "Queue",
 		params: slices.Concat(queueSourceParams, queueViewParams), errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}}
 	docQueueLabels = operation{summary: "Label an item of the annotation queue (pass or fail, or a grade, with a note): stored with who and when " +

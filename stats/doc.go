@@ -18,7 +18,9 @@
 // Krippendorff's alpha, the percentile and the bootstrap, MAE, the Brier
 // score, the expected calibration error, the confusion matrix, ROC AUC, the
 // threshold of best balanced accuracy, the Wilcoxon signed-rank test and
-// McNemar's exact test ([McNemar], its mid-p beside it) are
+// McNemar's exact test ([McNemar], its mid-p beside it), the PPI++ mean
+// of a few labels and many judge values ([PPIMean]) and its weighted form
+// for labels taken with unequal chances ([PPIWeightedMean]) are
 // written here, and each is tested against a published worked example or a
 // derivation by hand.
 //

@@ -88,3 +88,17 @@ func ExampleBestThreshold() {
 	// Output:
 	// threshold 0.65: {TP:2 FP:0 TN:3 FN:1}, balanced accuracy 0.833, AUC 0.778
 }
+
+// Four labels of ten samples, the last two taken with half the chance of
+// the first two (weights 2 and 4): the mean label, the judge's error on
+// the labels weighted by 1/chance.
+func ExamplePPIWeightedMean() {
+	labels := []float64{1, 0, 1, 1}
+	judged := []float64{1, 0, 0, 1}
+	weights := []float64{2, 2, 4, 4}
+	unlabelled := []float64{1, 0, 1, 0, 1, 1}
+	p := stats.PPIWeightedMean(labels, judged, weights, unlabelled)
+	fmt.Printf("estimate %.3f [%.3f, %.3f], lambda %.3f, labels alone %.3f\n", p.Estimate, p.CI95[0], p.CI95[1], p.Lambda, p.LabelsOnly)
+	// Output:
+	// estimate 0.848 [0.458, 1.237], lambda 0.143, labels alone 0.833
+}

@@ -38,6 +38,10 @@ type PPI struct {
 	// covariance, unlabelledVar the variance of the judge's values on
 	// the others (divisors n and N): what Projected scales.
 	labelVar, judgedVar, cov, unlabelledVar float64
+	// weighted marks PPIWeightedMean's estimate, designVar and popVar
+	// its variance's two parts at lambda.
+	weighted          bool
+	designVar, popVar float64
 }
 
 // PPIMean estimates the mean of a label over a population of which
@@ -125,9 +129,19 @@ func PPIMean(labels, judged, unlabelled []float64) PPI {
 // unlabelled samples would give (labelled up, unlabelled down by as
 // many). NaN when p has no estimate, with fewer than two labelled
 // samples or no unlabelled one.
+//
+// For PPIWeightedMean's estimate, more labels taken by the same design
+// (the same size measure, the sample grown): lambda stays, the design's
+// variance scales as a sample's of fixed size does, by (1/n' - 1/N')
+// over (1/n - 1/N), and the population's part stays.
 func (p PPI) Projected(labelled, unlabelled int) float64 {
 	if math.IsNaN(p.Estimate) || labelled < 2 || unlabelled < 1 {
 		return math.NaN()
+	}
+	if p.weighted {
+		n, bigN := float64(p.Labelled), float64(p.Labelled+p.Unlabelled)
+		n2, bigN2 := float64(labelled), float64(labelled+unlabelled)
+		return z95 * math.Sqrt(p.designVar*(1/n2-1/bigN2)/(1/n-1/bigN)+p.popVar)
 	}
 	n, bigN := float64(labelled), float64(unlabelled)
 	// V(lambda) = lambda^2 d - 2 lambda cov/n + var(labels)/n, with

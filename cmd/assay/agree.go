@@ -68,6 +68,11 @@ or not. A binary label reads the judge's value as the chance it is true; a
 graded one puts the judge on the grades as above. It needs at least 10
 labelled records with a judge value, some records without the label, every
 labelled record scored, and every label readable (exit 2 otherwise).
+With --weight FIELD (meta.label_weight, as an annotation queue labelled in
+its active order exports it) each label is weighted by the field, 1/the
+probability the record had of being labelled, and the estimate is the
+weighted one (active inference): unbiased for labels taken with unequal
+probabilities; a labelled record without a weight of 1 or more exits 2.
 
 Defaulted judge results are counted and left out of the statistics, never
 averaged in; more of them than --max-default-rate allows (5%, none under
@@ -102,6 +107,7 @@ func newAgreeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	fl.Float64Var(&f.threshold, "threshold", -1, "decision threshold on the judge's value for a binary label (default: the judge's own; 0.5 with --score)")
 	fl.BoolVar(&f.job.Baseline, "baseline", false, "also measure the plain token-overlap baseline")
 	fl.BoolVar(&f.job.Estimate, "estimate", false, "also estimate the mean label over every record from the labels and the judge's values on all of them (PPI++), beside the labels alone and the judge alone")
+	fl.StringVar(&f.job.Weight, "weight", "", "with --estimate: weight each label by this field (meta.label_weight), 1/its probability of being labelled")
 	fl.BoolVar(&f.style.Calibration, "calibration", false, "Markdown: also print MCC, Brier, ECE and the reliability table of a binary label (JSON always has them)")
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	f.llm.register(fl)

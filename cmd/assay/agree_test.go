@@ -481,6 +481,21 @@ func TestAgreeEstimate(t *testing.T) {
 	require.NotNil(t, rs[0].Mean)
 	assert.Equal(t, 40, rs[0].Mean.Unlabelled)
 
+	// --weight: each label weighted 3 (20 of 60 taken with chance 1/3),
+	// the difference estimator. lambda = cov/var(f) = 0.182/0.1456,
+	// clipped to 1; estimate 0.65 + (38/60 - 0.62) = 0.663; y - f =
+	// 0.2y - 0.1, variance (divisor 19) 0.04*0.2395, so the design's
+	// part (1 - 1/3)*0.00958/20 = 0.00032, the population's 0.2275/60 =
+	// 0.00379: 0.663 -+ 0.126. Labels alone: (2/3)*0.2395/20 + 0.00379,
+	// 0.650 -+ 0.213; effective labels 20*0.01177/0.00411 = 57.3.
+	weighted := strings.ReplaceAll(data, `"metadata":{`, `"metadata":{"w":3,`)
+	code, out, errOut = runCLI(t, weighted, "agree", "--score", "meta.judge_score", "--label", "relevant", "--estimate", "--weight", "meta.w", "-")
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, out, "| meta.judge_score | relevant | all | 20 | 40 | 0.663 [0.538, 0.789] (weighted by meta.w) | 0.650 [0.437, 0.863] | 0.633 | 1.000 | 57.3 |")
+	code, _, errOut = runCLI(t, data, "agree", "--score", "meta.judge_score", "--label", "relevant", "--estimate", "--weight", "meta.w", "-")
+	assert.Equal(t, exitInput, code)
+	assert.Contains(t, errOut, "<stdin>:1: record r0 is labelled but has no weight at meta.w")
+
 	few := strings.Join(slices.Collect(func(yield func(string) bool) {
 		for l := range strings.Lines(data) {
 			if !strings.Contains(l, "human") || strings.Contains(l, `"r1"`) || strings.Contains(l, `"r2"`) {

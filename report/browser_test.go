@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,7 +27,7 @@ import (
 // test's folder and at /tmp/assay-report.png for a person to look at.
 func TestReportInBrowser(t *testing.T) {
 	t.Parallel()
-	ctx := browsertest.Open(t, "report.html", 1280, 1600)
+	br := browsertest.Open(t, "report.html", 1280, 1600)
 	cfg, s, results := reportFixture(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, run.FileReport)
@@ -43,19 +42,19 @@ func TestReportInBrowser(t *testing.T) {
 		var err error
 		switch p := into.(type) {
 		case *int:
-			*p, err = chromedp.Run(ctx, chromedp.Evaluate[int](script))
+			*p, err = browsertest.Evaluate[int](br, script)
 		case *string:
-			*p, err = chromedp.Run(ctx, chromedp.Evaluate[string](script))
+			*p, err = browsertest.Evaluate[string](br, script)
 		case *[]string:
-			*p, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](script))
+			*p, err = browsertest.Evaluate[[]string](br, script)
 		default:
 			t.Fatalf("evaluate: cannot decode into %T", into)
 		}
 		require.NoError(t, err, script)
 	}
-	do := func(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
+	do := func(t *testing.T, actions ...browsertest.Action) {
 		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, actions...))
+		require.NoError(t, br.Do(actions...))
 	}
 	// choose picks an option of a filter's list, as a reader does: the
 	// list's value changes and it says so. (chromedp.SetValue passes an
@@ -92,8 +91,8 @@ func TestReportInBrowser(t *testing.T) {
 		diagonal, otherDiagram   string
 	)
 	do(t,
-		chromedp.Navigate((&url.URL{Scheme: "file", Path: page}).String()),
-		chromedp.WaitVisible(chromedp.CSS(`#samples`)),
+		browsertest.Navigate((&url.URL{Scheme: "file", Path: page}).String()),
+		browsertest.WaitVisible(`#samples`),
 	)
 	evaluate(t, `document.querySelectorAll("section.card.metric").length`, &cards)
 	evaluate(t, `Array.from(document.querySelectorAll("section.card.metric h3")).map(h => h.textContent)`, &metricsShown)
@@ -131,12 +130,12 @@ func TestReportInBrowser(t *testing.T) {
 	t.Run("sort by a metric", func(t *testing.T) {
 		// By faithfulness, lowest first, then highest first; the default
 		// (s05) and the skip (s09) last either way.
-		do(t, chromedp.Click(chromedp.CSS(`#samples th[data-col="2"]`)))
+		do(t, browsertest.Click(`#samples th[data-col="2"]`))
 		assert.Equal(t, []string{"s07", "s02", "s10", "s04", "s12", "s06", "s08", "s01", "s11", "s03", "s05", "s09"}, visible(t))
-		do(t, chromedp.Click(chromedp.CSS(`#samples th[data-col="2"]`)))
+		do(t, browsertest.Click(`#samples th[data-col="2"]`))
 		assert.Equal(t, []string{"s03", "s11", "s01", "s08", "s06", "s12", "s04", "s10", "s02", "s07", "s05", "s09"}, visible(t))
 		// By sample again.
-		do(t, chromedp.Click(chromedp.CSS(`#samples th[data-col="0"]`)))
+		do(t, browsertest.Click(`#samples th[data-col="0"]`))
 		assert.Equal(t, all, visible(t))
 	})
 
@@ -188,12 +187,12 @@ func TestReportInBrowser(t *testing.T) {
 		for _, tc := range tests {
 			choose(t, "f-state", tc.state)
 			clearSearch(t)
-			do(t, chromedp.SendKeys(chromedp.CSS("#f-text"), tc.words))
+			do(t, browsertest.SendKeys("#f-text", tc.words))
 			assert.Equal(t, tc.want, nilIfEmpty(sorted(visible(t))), "search %q state %q", tc.words, tc.state)
 		}
 		choose(t, "f-state", "")
 		clearSearch(t)
-		do(t, chromedp.SendKeys(chromedp.CSS("#f-text"), "o\b"))
+		do(t, browsertest.SendKeys("#f-text", "o\b"))
 		assert.Equal(t, all, visible(t), "the search cleared")
 	})
 
@@ -205,7 +204,7 @@ func TestReportInBrowser(t *testing.T) {
 		require.Equal(t, "s04", id)
 		evaluate(t, `document.querySelector("`+sample+` .texts").checkVisibility() ? "shown" : "closed"`, &answer)
 		assert.Equal(t, "closed", answer)
-		do(t, chromedp.Click(chromedp.CSS(sample+` tr.ev > td > details > summary`)))
+		do(t, browsertest.Click(sample+` tr.ev > td > details > summary`))
 		evaluate(t, `document.querySelector("`+sample+` .texts").innerText`, &answer)
 		assert.Contains(t, answer, "How long do I have to return an item?")
 		assert.Contains(t, answer, "Thirty days.")
@@ -216,7 +215,7 @@ func TestReportInBrowser(t *testing.T) {
 		long := `document.querySelector("` + sample + ` .full.long")`
 		evaluate(t, `(e => e.scrollHeight > e.clientHeight + 1 ? "folded" : "shown")(`+long+`)`, &folded)
 		assert.Equal(t, "folded", folded)
-		do(t, chromedp.Click(chromedp.CSS(sample+` button.more`)))
+		do(t, browsertest.Click(sample+` button.more`))
 		evaluate(t, `(e => e.scrollHeight > e.clientHeight + 1 ? "folded" : "shown")(`+long+`)`, &opened)
 		assert.Equal(t, "shown", opened)
 		var button string
@@ -234,7 +233,7 @@ func TestReportInBrowser(t *testing.T) {
 	evaluate(t, `String(window.__pwned)`, &pwned)
 	assert.Equal(t, "undefined", pwned)
 
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: a PNG
+	shot, err := br.Screenshot("") // quality 100: a PNG
 	require.NoError(t, err)
 	require.NotEmpty(t, shot)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "report.png"), shot, 0o644))

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,7 +24,7 @@ import (
 // at.
 func TestConversationInBrowser(t *testing.T) {
 	t.Parallel()
-	ctx := browsertest.Open(t, "a conversation in report.html", 1280, 1400)
+	br := browsertest.Open(t, "a conversation in report.html", 1280, 1400)
 	s := tripSample()
 	results := scoreAll(t, s)
 	texts := textsOf(t, results, s)
@@ -39,23 +38,23 @@ func TestConversationInBrowser(t *testing.T) {
 
 	str := func(script string) string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](script))
+		v, err := browsertest.Evaluate[string](br, script)
 		require.NoError(t, err, script)
 		return v
 	}
 	strs := func(script string) []string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](script))
+		v, err := browsertest.Evaluate[[]string](br, script)
 		require.NoError(t, err, script)
 		return v
 	}
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate((&url.URL{Scheme: "file", Path: page}).String()),
-		chromedp.WaitVisible(chromedp.CSS(`#samples`)),
+	require.NoError(t, br.Do(
+		browsertest.Navigate((&url.URL{Scheme: "file", Path: page}).String()),
+		browsertest.WaitVisible(`#samples`),
 	))
 	const sample = `#samples tbody:nth-of-type(1)`
 	assert.Equal(t, "closed", str(`document.querySelector("`+sample+` section.conv").checkVisibility() ? "shown" : "closed"`))
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sample+` tr.ev > td > details > summary`))))
+	require.NoError(t, br.Do(browsertest.Click(sample+` tr.ev > td > details > summary`)))
 	assert.Equal(t, "shown", str(`document.querySelector("`+sample+` section.conv").checkVisibility() ? "shown" : "closed"`))
 
 	// The turns in order, as the reader sees them.
@@ -83,10 +82,10 @@ func TestConversationInBrowser(t *testing.T) {
 	assert.Contains(t, str(`document.querySelector("`+sample+` li.turn[data-turn='1']").innerText`), `<img src=x onerror="window.__pwned=1">`)
 	assert.Equal(t, "undefined", str(`String(window.__pwned)`))
 
-	shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sample+` section.conv`)))
+	shot, err := br.Screenshot(sample + ` section.conv`)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "convo-sample.png"), shot, 0o644))
-	full, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	full, err := br.Screenshot("")
 	require.NoError(t, err)
 	for name, b := range map[string][]byte{"/tmp/convo-sample.png": shot, "/tmp/convo-report.png": full} {
 		if err := os.WriteFile(name, b, 0o644); err != nil {

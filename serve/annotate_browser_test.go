@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -30,14 +28,14 @@ import (
 // to look at.
 func TestQueueInBrowser(t *testing.T) {
 	t.Parallel()
-	ctx := browsertest.Open(t, "the annotation queue", 1280, 1100)
+	br := browsertest.Open(t, "the annotation queue", 1280, 1100)
 	at := time.Date(2026, 3, 2, 10, 30, 0, 0, time.UTC)
 	s, id := queueServer(t, Config{Now: func() time.Time { return at }}, 30)
 
-	text := func(t *testing.T, sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
+	text := func(t *testing.T, sel string) string { t.Helper(); return br.Text(t, sel) }
 	current := func(t *testing.T) string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("item").dataset.id`))
+		v, err := browsertest.Evaluate[string](br, `document.getElementById("item").dataset.id`)
 		require.NoError(t, err)
 		return v
 	}
@@ -45,18 +43,17 @@ func TestQueueInBrowser(t *testing.T) {
 	// has the server's answer.
 	waitStatus := func(t *testing.T, want string) {
 		t.Helper()
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("status").textContent.startsWith(`+jsString(want)+`)`,
-			chromedp.WithPollingMutation()))
+		err := br.Do(browsertest.WaitTrue(`document.getElementById("status").textContent.startsWith(` + jsString(want) + `)`))
 		require.NoError(t, err, "status %q, want %q", text(t, "#status"), want)
 	}
 	key := func(t *testing.T, k string) {
 		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(k)))
+		require.NoError(t, br.Do(browsertest.Key(k)))
 	}
 
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(s.URL+"/queue?run="+id),
-		chromedp.WaitVisible(chromedp.CSS(`#item[data-id]`)),
+	require.NoError(t, br.Do(
+		browsertest.Navigate(s.URL+"/queue?run="+id),
+		browsertest.WaitVisible(`#item[data-id]`),
 	))
 	assert.Contains(t, text(t, "#source"), "run "+id+" · faithfulness · binary labels")
 	assert.Contains(t, text(t, "#order"), "Order: active")
@@ -66,9 +63,10 @@ func TestQueueInBrowser(t *testing.T) {
 	assert.Contains(t, text(t, "#keys"), "p pass · f fail")
 
 	// The name, typed once, kept for the labels.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#labeler")), chromedp.SendKeys(chromedp.CSS("#labeler"), "Ana Lima")))
-	key(t, kb.Escape) // Esc leaves the field
-	require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("labeler").dispatchEvent(new Event("change"))`)))
+	require.NoError(t, br.Do(browsertest.Click("#labeler"), browsertest.SendKeys("#labeler", "Ana Lima")))
+	key(t, browsertest.Escape) // Esc leaves the field
+	_, err := browsertest.Evaluate[any](br, `document.getElementById("labeler").dispatchEvent(new Event("change"))`)
+	require.NoError(t, err)
 
 	labelled := map[string]bool{}
 	var noted string
@@ -88,8 +86,8 @@ func TestQueueInBrowser(t *testing.T) {
 		if n == 4 {
 			noted = item
 			key(t, "n")
-			require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#note"), "the year is right, the span is not")))
-			key(t, kb.Escape)
+			require.NoError(t, br.Do(browsertest.SendKeys("#note", "the year is right, the span is not")))
+			key(t, browsertest.Escape)
 		}
 		want := queueTruth(i)
 		if want {
@@ -119,9 +117,9 @@ func TestQueueInBrowser(t *testing.T) {
 	assert.Contains(t, text(t, "#agree"), "--weight meta.label_weight")
 
 	// The hostile sample, by its link, is text.
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(s.URL+"/queue?run="+id+"&order=active#q3"), // another query: loaded afresh
-		chromedp.WaitVisible(chromedp.CSS(`#item[data-id]`)),
+	require.NoError(t, br.Do(
+		browsertest.Navigate(s.URL+"/queue?run="+id+"&order=active#q3"), // another query: loaded afresh
+		browsertest.WaitVisible(`#item[data-id]`),
 	))
 	require.Equal(t, "q3", current(t))
 	// q3's verdict is 1.0, as far from the threshold as can be: size
@@ -129,14 +127,14 @@ func TestQueueInBrowser(t *testing.T) {
 	assert.Contains(t, text(t, "#worth"), "worth 0.00 · uncertainty 0.00 · draw #14 · active #27, chance 0.06 at 12 labels")
 	assert.Contains(t, text(t, "#question"), `<script>document.title="pwned"</script>`)
 	assert.Contains(t, text(t, "#answer"), `<img src=x onerror=`)
-	imgs, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#item img, #item script").length`))
+	imgs, err := browsertest.Evaluate[int](br, `document.querySelectorAll("#item img, #item script").length`)
 	require.NoError(t, err)
 	assert.Zero(t, imgs, "hostile markup stays text")
-	title, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.title`))
+	title, err := browsertest.Evaluate[string](br, `document.title`)
 	require.NoError(t, err)
 	assert.Equal(t, "Assay · annotation queue", title)
 
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: a PNG
+	shot, err := br.Screenshot("") // quality 100: a PNG
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(t.TempDir(), "queue.png"), shot, 0o644))
 	if p := os.Getenv("ASSAY_QUEUE_PNG"); p != "" {
@@ -161,7 +159,7 @@ func TestQueueInBrowser(t *testing.T) {
 
 	// The export through the page's link, fed to agree with the weights:
 	// the estimate shown, to its three places.
-	href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("export").getAttribute("href")`))
+	href, err := browsertest.Evaluate[string](br, `document.getElementById("export").getAttribute("href")`)
 	require.NoError(t, err)
 	code, export := call(t, http.MethodGet, s.URL+href, "")
 	require.Equal(t, http.StatusOK, code, export)

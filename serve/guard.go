@@ -24,9 +24,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.metrics.requests.WithLabelValues("forbidden", "403").Inc()
-		httpjson.Write(w, http.StatusForbidden, ErrorBody{Error: fmt.Sprintf(
+		httpjson.Error(w, http.StatusForbidden, fmt.Sprintf(
 			"cross-origin request refused: a page of %s may not %s to this server (a browser sent it on a page's behalf); call it from a program, or from the server's own pages",
-			cmp.Or(r.Header.Get("Origin"), "another origin"), r.Method)})
+			cmp.Or(r.Header.Get("Origin"), "another origin"), r.Method))
 	}))
 	h := cop.Handler(next)
 	hosts := s.cfg.hostCheck()
@@ -36,8 +36,8 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hosts.allows(r.Host) {
 			s.metrics.requests.WithLabelValues("forbidden", "403").Inc()
-			httpjson.Write(w, http.StatusForbidden, ErrorBody{Error: fmt.Sprintf(
-				"Host %q is not a name of this server: reach it as 127.0.0.1, localhost or [::1], or start it with --allow-host NAME for each other name it is reached by", r.Host)})
+			httpjson.Error(w, http.StatusForbidden, fmt.Sprintf(
+				"Host %q is not a name of this server: reach it as 127.0.0.1, localhost or [::1], or start it with --allow-host NAME for each other name it is reached by", r.Host))
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -107,8 +107,7 @@ func (s *Server) postScore(w http.ResponseWriter, r *http.Request) error {
 	if err := out.Write(&b, "json"); err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b.Bytes()) // the client went away: nothing to do
+	httpjson.Encoded(w, http.StatusOK, b.Bytes())
 	return nil
 }
 

@@ -14,19 +14,8 @@ import (
 )
 
 // ErrorBody is every error answer: what went wrong, and where in the
-// request when the request is at fault.
-type ErrorBody struct {
-	// Error says what went wrong and what to do.
-	Error string `json:"error"`
-	// Field is the JSON path of the field at fault ("traces[2].sample.contexts").
-	Field string `json:"field,omitempty"`
-	// Offset is the byte offset in the body of a JSON syntax error, or
-	// Line and Column those of an error in a document embedded in the
-	// request (a dataset, a retrieval sample).
-	Offset int64 `json:"offset,omitempty"`
-	Line   int   `json:"line,omitempty"`
-	Column int   `json:"column,omitempty"`
-}
+// request when the request is at fault (see httpjson.ErrorBody).
+type ErrorBody = httpjson.ErrorBody
 
 // httpError is an error with its status and body.
 type httpError struct {

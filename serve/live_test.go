@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -334,12 +333,12 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 // person sees: the metric's mean, the open alert and a sample of the
 // traffic. It writes a screenshot to $ASSAY_DASHBOARD_PNG when set.
 func checkDashboardInBrowser(t *testing.T, url, lowID string) {
-	ctx := browsertest.Open(t, "the served dashboard", 1280, 1400)
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(url+"/"),
-		chromedp.WaitVisible(chromedp.CSS(`#metrics .card`)),
+	br := browsertest.Open(t, "the served dashboard", 1280, 1400)
+	require.NoError(t, br.Do(
+		browsertest.Navigate(url+"/"),
+		browsertest.WaitVisible(`#metrics .card`),
 	))
-	text := func(sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
+	text := func(sel string) string { t.Helper(); return br.Text(t, sel) }
 	card := `#metrics .card[data-metric="faithfulness"]`
 	for _, tc := range []struct{ sel, want string }{
 		{card + ` .mean`, "0.500"},
@@ -351,10 +350,10 @@ func checkDashboardInBrowser(t *testing.T, url, lowID string) {
 	} {
 		assert.Contains(t, text(tc.sel), tc.want, tc.sel)
 	}
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#lowest tr[data-id="`+lowID+`"] details summary`))))
+	require.NoError(t, br.Do(browsertest.Click(`#lowest tr[data-id="`+lowID+`"] details summary`)))
 	assert.Contains(t, text(`#lowest tr[data-id="`+lowID+`"] details ul`), "unsupported: The second statement of the answer.")
 	if p := os.Getenv("ASSAY_DASHBOARD_PNG"); p != "" {
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		shot, err := br.Screenshot("")
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(p, shot, 0o644))
 	}

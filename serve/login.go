@@ -206,7 +206,7 @@ func (s *Server) loginPage(w http.ResponseWriter, status int, msg, next string) 
 		next = afterLogin(next)
 	}
 	if err := loginForm().Execute(&b, struct{ Msg, Next string }{msg, next}); err != nil {
-		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "the login page: " + err.Error()})
+		httpjson.Error(w, http.StatusInternalServerError, "the login page: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

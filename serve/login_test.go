@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -225,17 +224,17 @@ func TestABrowserSignsInToTheDashboard(t *testing.T) {
 	t.Parallel()
 	const token = "sesame-browser"
 	s := start(t, Config{Addr: "0.0.0.0:0", Token: token})
-	ctx := browsertest.Open(t, "the dashboard's sign-in", 1280, 900)
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(s.URL+"/"),
-		chromedp.WaitVisible(chromedp.CSS(`#token`)),
-		chromedp.SendKeys(chromedp.CSS(`#token`), token),
-		chromedp.Submit(chromedp.CSS(`#token`)),
-		chromedp.WaitVisible(chromedp.CSS(`#status`)),
+	br := browsertest.Open(t, "the dashboard's sign-in", 1280, 900)
+	require.NoError(t, br.Do(
+		browsertest.Navigate(s.URL+"/"),
+		browsertest.WaitVisible(`#token`),
+		browsertest.SendKeys(`#token`, token),
+		browsertest.Submit(`#token`),
+		browsertest.WaitVisible(`#status`),
 	))
 	eval := func(js string) string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+		v, err := browsertest.EvaluateAwait[string](br, js)
 		require.NoError(t, err, js)
 		return v
 	}

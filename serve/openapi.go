@@ -17,6 +17,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // operation is what the OpenAPI document says of a route.
@@ -291,8 +292,7 @@ func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) error {
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b.Bytes()) // the client went away: nothing to do
+	httpjson.Encoded(w, http.StatusOK, b.Bytes())
 	return nil
 }
 

@@ -391,7 +391,7 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 		default:
 			s.metrics.shed.WithLabelValues(endpoint, ShedBusy).Inc()
 			w.Header().Set("Retry-After", "1")
-			httpjson.Write(w, http.StatusServiceUnavailable, ErrorBody{Error: fmt.Sprintf("busy: %d requests in flight; try again shortly", s.cfg.MaxInFlight)})
+			httpjson.Error(w, http.StatusServiceUnavailable, fmt.Sprintf("busy: %d requests in flight; try again shortly", s.cfg.MaxInFlight))
 			return
 		}
 		s.metrics.inFlight.Inc()
@@ -480,7 +480,7 @@ func (s *Server) panicked(w *statusWriter, r *http.Request, p any) {
 	s.metrics.panics.Inc()
 	fmt.Fprintf(s.cfg.Log, "assay serve: panic answering %s %s: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())
 	if !w.wrote {
-		httpjson.Write(w, http.StatusInternalServerError, ErrorBody{Error: "internal error: please report it with the request that caused it"})
+		httpjson.Error(w, http.StatusInternalServerError, "internal error: please report it with the request that caused it")
 	}
 }
 
@@ -518,7 +518,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			client := clientOf(r)
 			if wait := s.signIns.wait(client); wait > 0 {
 				s.metrics.requests.WithLabelValues("throttled", strconv.Itoa(http.StatusTooManyRequests)).Inc()
-				httpjson.Write(w, http.StatusTooManyRequests, ErrorBody{Error: tooMany(w, wait)})
+				httpjson.Error(w, http.StatusTooManyRequests, tooMany(w, wait))
 				return
 			}
 			if s.sessions.bearerIs(given) {
@@ -537,7 +537,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			s.loginPage(w, http.StatusUnauthorized, "", r.URL.RequestURI())
 			return
 		}
-		httpjson.Write(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong bearer token: send Authorization: Bearer TOKEN"})
+		httpjson.Error(w, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer TOKEN")
 	})
 }
 

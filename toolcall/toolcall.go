@@ -74,8 +74,8 @@ const (
 	ModeSuperset Mode = "superset"
 )
 
-// Modes lists the modes of trajectory_match.
-var Modes = []Mode{ModeExact, ModeInOrder, ModeAnyOrder, ModeSubset, ModeSuperset}
+// modes lists the modes of trajectory_match.
+var modes = [...]Mode{ModeExact, ModeInOrder, ModeAnyOrder, ModeSubset, ModeSuperset}
 
 // ModeField is the sample's metadata field that sets trajectory_match's
 // mode for that sample, when the scorer's Mode is not set.
@@ -316,11 +316,11 @@ func (t Trajectory) mode(s eval.Sample) (Mode, error) {
 	return ModeAnyOrder, nil
 }
 
-func validMode(m Mode) bool { return slices.Contains(Modes, m) }
+func validMode(m Mode) bool { return slices.Contains(modes[:], m) }
 
 func modeList() string {
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
+	names := make([]string, len(modes))
+	for i, m := range modes {
 		names[i] = string(m)
 	}
 	return strings.Join(names, ", ")

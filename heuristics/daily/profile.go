@@ -302,7 +302,10 @@ type Profile struct {
 // Default returns the built-in daily profile (seed 003's Thai report, read
 // in Thai or English), parsed on its first call, not when the program
 // starts (see DefaultGate).
-var Default = sync.OnceValue(func() *Profile {
+func Default() *Profile { return defaultProfile() }
+
+// defaultProfile is Default, built on its first call.
+var defaultProfile = sync.OnceValue(func() *Profile {
 	p, err := ParseProfile("daily.yaml", defaultYAML)
 	if err != nil {
 		panic("daily: built-in profile: " + err.Error())
@@ -316,7 +319,10 @@ var Default = sync.OnceValue(func() *Profile {
 // (about 8,700 allocations, a millisecond and more) would slow every
 // command, --help included. The whole profile is parsed when it is first
 // needed (Default).
-var DefaultGate = sync.OnceValue(func() Weights {
+func DefaultGate() Weights { return defaultGate() }
+
+// defaultGate is DefaultGate, built on its first call.
+var defaultGate = sync.OnceValue(func() Weights {
 	g, err := gateOf(defaultYAML)
 	if err != nil {
 		panic("daily: built-in profile: " + err.Error())

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -29,7 +28,7 @@ import (
 // $ASSAY_DASHBOARD_PNG when that is set, for a person to look at.
 func TestDashboardInBrowser(t *testing.T) {
 	t.Parallel()
-	ctx := browsertest.Open(t, "the dashboard", 1280, 1500)
+	br := browsertest.Open(t, "the dashboard", 1280, 1500)
 	var mu sync.Mutex
 	data, failing := fixedData(), false
 	src := dashboard.SourceFunc(func(context.Context) (dashboard.Data, error) {
@@ -46,10 +45,10 @@ func TestDashboardInBrowser(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
-	text := func(t *testing.T, sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(srv.URL+"/"),
-		chromedp.WaitVisible(chromedp.CSS(`#metrics .card`)),
+	text := func(t *testing.T, sel string) string { t.Helper(); return br.Text(t, sel) }
+	require.NoError(t, br.Do(
+		browsertest.Navigate(srv.URL+"/"),
+		browsertest.WaitVisible(`#metrics .card`),
 	))
 
 	faith := `#metrics .card[data-metric="faithfulness"]`
@@ -74,12 +73,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	count := func(t *testing.T, sel string) int {
 		t.Helper()
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+jsString(sel)+`).length`))
+		n, err := browsertest.Evaluate[int](br, `document.querySelectorAll(`+jsString(sel)+`).length`)
 		require.NoError(t, err, sel)
 		return n
 	}
 	polylines, dots, hostileImgs := count(t, "#metrics svg.trend polyline"), count(t, faith+" svg.trend circle"), count(t, "#lowest img")
-	title, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.title`))
+	title, err := browsertest.Evaluate[string](br, `document.title`)
 	require.NoError(t, err)
 	assert.Equal(t, 2, polylines, "a trend line for each metric scored by day")
 	assert.Equal(t, 5, dots, "one point per day")
@@ -87,10 +86,10 @@ func TestDashboardInBrowser(t *testing.T) {
 	assert.Equal(t, "Assay · live quality", title)
 
 	// The evidence opens on a click.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#lowest tr[data-id="trace-7f3a"] details summary`))))
+	require.NoError(t, br.Do(browsertest.Click(`#lowest tr[data-id="trace-7f3a"] details summary`)))
 	assert.Contains(t, text(t, `#lowest tr[data-id="trace-7f3a"] details ul`), "unsupported: in 1453")
 
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: a PNG
+	shot, err := br.Screenshot("") // quality 100: a PNG
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(t.TempDir(), "dashboard.png"), shot, 0o644))
 	if p := os.Getenv("ASSAY_DASHBOARD_PNG"); p != "" {
@@ -104,7 +103,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	mu.Unlock()
 	refresh := func(t *testing.T) {
 		t.Helper()
-		done, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.assayRefresh().then(() => "done")`, chromedp.EvalAwaitPromise))
+		done, err := browsertest.EvaluateAwait[string](br, `window.assayRefresh().then(() => "done")`)
 		require.NoError(t, err)
 		require.Equal(t, "done", done)
 	}

@@ -71,9 +71,8 @@ func JSONHandler(src Source) http.Handler {
 			fail(w, r, err)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(buf.Bytes())
+		httpjson.Encoded(w, http.StatusOK, buf.Bytes())
 	})
 }
 

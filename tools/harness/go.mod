@@ -2,9 +2,14 @@ module github.com/assaylabs/assay/tools/harness
 
 go 1.26.8
 
-require github.com/tsenart/vegeta/v12 v12.13.0
+require (
+	github.com/chromedp/chromedp v0.23.0
+	github.com/tsenart/vegeta/v12 v12.13.0
+)
 
 require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/influxdata/tdigest v0.0.1 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect

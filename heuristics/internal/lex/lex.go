@@ -62,13 +62,19 @@ type Lexicon struct {
 
 // Default returns the heuristics' lexicon: the stop list of stopwords.txt,
 // and grams holding a function character as stop words too.
-var Default = sync.OnceValue(func() *Lexicon {
+func Default() *Lexicon { return defaultLexicon() }
+
+// defaultLexicon is Default, built on its first call.
+var defaultLexicon = sync.OnceValue(func() *Lexicon {
 	return &Lexicon{stop: wordSet(defaultStopText), functionGrams: true}
 })
 
 // Seed002 returns seed 002's lexicon, for context quality's query terms:
 // the stop list of stopwords-seed002.txt only, with no rule for grams.
-var Seed002 = sync.OnceValue(func() *Lexicon {
+func Seed002() *Lexicon { return seed002() }
+
+// seed002 is Seed002, built on its first call.
+var seed002 = sync.OnceValue(func() *Lexicon {
 	return &Lexicon{stop: wordSet(seed002StopText)}
 })
 

@@ -30,6 +30,16 @@ func TestWrite(t *testing.T) {
 			write:  func(w http.ResponseWriter) { httpjson.Error(w, http.StatusForbidden, "not yours") },
 			status: http.StatusForbidden, body: "{\n  \"error\": \"not yours\"\n}\n",
 		},
+		"an error naming where in the request": {
+			write: func(w http.ResponseWriter) {
+				httpjson.Write(w, http.StatusBadRequest, httpjson.ErrorBody{Error: "want a number", Field: "chunks[0].score", Offset: 41})
+			},
+			status: http.StatusBadRequest, body: "{\n  \"error\": \"want a number\",\n  \"field\": \"chunks[0].score\",\n  \"offset\": 41\n}\n",
+		},
+		"JSON already encoded, as it is": {
+			write:  func(w http.ResponseWriter) { httpjson.Encoded(w, http.StatusOK, []byte(`{"total":8}`)) },
+			status: http.StatusOK, body: `{"total":8}`,
+		},
 		"a value that does not encode is a 500": {
 			write:  func(w http.ResponseWriter) { httpjson.Write(w, http.StatusOK, math.NaN()) },
 			status: http.StatusInternalServerError, body: "{\n  \"error\": \"encoding the answer: json: unsupported value: NaN\"\n}\n",

@@ -143,6 +143,7 @@ func inProcessWorkers(job Job, s *judging.Session, conn *queue.Conn) (cfgs []que
 		w := dispatch.NewWorker(conn, planner(job.Registry, ss.open))
 		cfg := job.Queue.workerConfig(Endpoint(ss.base, j, job.Env), ss.base.Limit(), j, w.Handle)
 		cfg.Log, cfg.Probe = job.Log, probe(j, job.Env)
+		cfg.Peers = job.Queue.Workers // they start together: none begins a conversation alone
 		cfgs = append(cfgs, cfg)
 	}
 	return cfgs, closeAll, nil

@@ -61,6 +61,11 @@ type members struct {
 	log   io.Writer
 	name  string // the worker's endpoint, for the log
 	poke  chan struct{}
+	// peers is how many workers started with this one (WorkerConfig.Peers),
+	// start when: until it sees them all, or a lease has passed, it owns
+	// no partition.
+	peers int
+	start time.Time
 
 	mu      sync.Mutex
 	joined  bool      // wants its lease kept
@@ -248,6 +253,9 @@ func (m *members) update() {
 	}
 	var owned []int
 	n := len(m.others)
+	if m.joined && n+1 < m.peers && time.Since(m.start) < m.lease {
+		return // its peers are still starting: prune looks again
+	}
 	if m.joined {
 		n++
 		ids := make([]string, 0, n)

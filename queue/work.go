@@ -87,6 +87,13 @@ type WorkerConfig struct {
 	Probe func(ctx context.Context) error
 	// Log receives what the worker did that a person should know.
 	Log io.Writer
+	// Peers is how many workers start together with this one, itself
+	// included (the in-process workers of `bench --workers N`): it takes
+	// no conversation's task until it sees that many leases, or one
+	// lease period has passed, so that a conversation published before
+	// they start is not begun by the first one up and then moved. 0 or 1
+	// waits for none.
+	Peers int
 }
 
 // Consumer is the durable pull consumer of Stream, and of Items, that
@@ -155,6 +162,7 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 	if err != nil {
 		return err
 	}
+	m.peers, m.start = cfg.Peers, time.Now()
 	m.setJoined(true)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

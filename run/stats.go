@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
 
 	mstats "github.com/montanaflynn/stats"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
@@ -132,14 +134,22 @@ func (s *Stats) Metrics(want ...string) []MetricStats {
 			order = append(order, m)
 		}
 	}
-	out := make([]MetricStats, 0, len(order))
-	for _, name := range order {
+	// Each metric's figures (a bootstrap interval among them) are its
+	// own: they are computed at once, one metric per processor.
+	out := make([]MetricStats, len(order))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, name := range order {
 		m := s.by[name]
 		if m == nil {
 			m = &metricAcc{}
 		}
-		out = append(out, m.stats(name, s.threshold(name)))
+		g.Go(func() error {
+			out[i] = m.stats(name, s.threshold(name))
+			return nil
+		})
 	}
+	_ = g.Wait() // nothing fails
 	return out
 }
 

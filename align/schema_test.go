@@ -2,13 +2,12 @@ package align
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/internal/golden"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -26,14 +25,7 @@ func TestReplySchemasMatchGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, name, s.Name)
-			got := append(append([]byte(nil), s.JSON...), '\n')
-			path := filepath.Join("testdata", "schemas", name+".json")
-			if *updateSchemas {
-				require.NoError(t, os.WriteFile(path, got, 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "run go test -update to write it")
-			assert.Equal(t, string(want), string(got))
+			golden.Equal(t, filepath.Join("testdata", "schemas", name+".json"), append(append([]byte(nil), s.JSON...), '\n'), *updateSchemas)
 		})
 	}
 }

@@ -2,13 +2,13 @@ package judges
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/internal/golden"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -50,14 +50,7 @@ func TestReplySchemasMatchGolden(t *testing.T) {
 			t.Parallel()
 			s := tt.schema()
 			assert.Equal(t, tt.name, s.Name)
-			got := append(append([]byte(nil), s.JSON...), '\n')
-			path := filepath.Join("testdata", "schemas", file+".json")
-			if *updateSchemas {
-				require.NoError(t, os.WriteFile(path, got, 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "run go test -update to write it")
-			assert.Equal(t, string(want), string(got))
+			golden.Equal(t, filepath.Join("testdata", "schemas", file+".json"), append(append([]byte(nil), s.JSON...), '\n'), *updateSchemas)
 		})
 	}
 }

@@ -79,14 +79,21 @@ func labelName(s string) bool {
 	return validField(s) && !strings.Contains(s, ".")
 }
 
-// getQueue is GET /v1/queue.
-func (s *Server) getQueue(w http.ResponseWriter, r *http.Request) error {
+// queueAsked is the queue a request's query names (run, metric), and how
+// it asks to see it (scale, order, limit, label).
+func (s *Server) queueAsked(r *http.Request) (queueView, *builtQueue, error) {
 	q := r.URL.Query()
 	view, err := queueViewOf(q)
 	if err != nil {
-		return err
+		return view, nil, err
 	}
 	b, err := s.buildQueue(r.Context(), queueParamsOf(q), view.scale)
+	return view, b, err
+}
+
+// getQueue is GET /v1/queue.
+func (s *Server) getQueue(w http.ResponseWriter, r *http.Request) error {
+	view, b, err := s.queueAsked(r)
 	if err != nil {
 		return err
 	}
@@ -262,12 +269,7 @@ type exportRecord struct {
 // (label_weight); human.LABEL holds the label (true or false, or the
 // grade), LABEL being the label parameter or the metric's name.
 func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	view, err := queueViewOf(q)
-	if err != nil {
-		return err
-	}
-	b, err := s.buildQueue(r.Context(), queueParamsOf(q), view.scale)
+	view, b, err := s.queueAsked(r)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,6 @@ package llm
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"math"
@@ -144,6 +141,9 @@ type Client struct {
 
 	// unpricedModel: the model is not offline and has no price.
 	unpricedModel bool
+
+	// keys computes the cache keys of requests.
+	keys *keyer
 }
 
 // New returns a Client for cfg.Backend.
@@ -153,6 +153,7 @@ func New(cfg Config) *Client {
 	}
 	c := &Client{
 		cfg:      cfg,
+		keys:     newKeyer(cfg.Backend),
 		counter:  cfg.Counter,
 		prices:   cfg.Prices,
 		now:      cfg.Now,
@@ -967,28 +968,4 @@ func (c *Client) emit(e Event) {
 	if c.cfg.OnEvent != nil {
 		c.cfg.OnEvent(e)
 	}
-}
-
-// key is the content address of a request: backend, model, prompt key (or
-// messages) and parameters.
-func (c *Client) key(req Request) string {
-	h := sha256.New()
-	enc := json.NewEncoder(h)
-	scope := c.Name()
-	if s, ok := c.cfg.Backend.(interface{ CacheScope() string }); ok {
-		scope = s.CacheScope()
-	}
-	_ = enc.Encode(scope)
-	if req.Key != "" {
-		_ = enc.Encode(req.Key)
-	} else {
-		_ = enc.Encode(req.Messages)
-	}
-	_ = enc.Encode(struct {
-		S    *Schema
-		T    float64
-		M    int
-		Seed *int
-	}{req.Schema, req.Temperature, req.MaxTokens, req.Seed})
-	return hex.EncodeToString(h.Sum(nil))
 }

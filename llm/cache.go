@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -24,13 +26,22 @@ import (
 // safe for concurrent use by many goroutines, and by several processes
 // sharing the file (WAL journal, 5 s busy timeout). Close it when done.
 //
-// It keeps a few connections to the file (OpenCache's conns, at most
-// MaxCacheConns), each kept open between calls, and its statements
-// prepared once: a connection closed for want of an idle place would open
-// the file, set its pragmas and prepare its statements again on the next
-// lookup. They read the file through one shared memory map
+// It keeps a few connections to the file, each kept open between calls,
+// and its statements prepared once: a connection closed for want of an
+// idle place would open the file, set its pragmas and prepare its
+// statements again on the next lookup. Lookups have connections of their
+// own, OpenCache's conns of them (at most MaxCacheConns), and writes one
+// more. They read the file through one shared memory map
 // (sqlitedb.OpenMapped), not each through a page cache of its own that a
 // cached rerun would fill once per connection.
+//
+// A lookup's connection stays in its read transaction while lookups keep
+// coming (see reader), as beginning one is most of a lookup's cost: it
+// locks the shared WAL index with system calls. The transaction ends when
+// no lookup is left in flight, after maxReaderLookups lookups, and before
+// the first lookup after a Put of this cache: a reply it stored is always
+// found, and one another process stored is found once this process's
+// lookups pause.
 //
 // A corrupt file is set aside (renamed to PATH.corrupt-TIMESTAMP) and a new
 // cache started in its place: at open (SetAside reports it), or when a Get
@@ -48,6 +59,34 @@ type SQLiteCache struct {
 	dbmu     sync.RWMutex
 	db       *cacheDB
 	setAside error
+
+	// slots holds a place for each lookup that may run at once (conns).
+	slots chan struct{}
+	// rmu guards idle and inflight: the readers not in use, and the
+	// lookups begun and not yet done, waiting for a place or not.
+	rmu      sync.Mutex
+	idle     []*reader
+	inflight int
+	// puts counts this cache's writes: a reader whose transaction began
+	// before the last one begins another.
+	puts atomic.Uint64
+}
+
+// maxReaderLookups is how many lookups one read transaction serves
+// before it ends, so that a service looking up without pause still sees
+// what other processes store.
+const maxReaderLookups = 256
+
+// reader is a connection held for lookups, with its statement, and
+// whether it is inside a read transaction: since when (puts) and for how
+// many lookups.
+type reader struct {
+	db      *cacheDB
+	conn    *sql.Conn
+	get     *sql.Stmt
+	open    bool
+	puts    uint64
+	lookups int
 }
 
 // cacheDB is the cache's database and its statements, prepared once.
@@ -113,7 +152,7 @@ func OpenCache(path string, conns int) (*SQLiteCache, error) {
 		conns = DefaultCacheConns
 	}
 	conns = min(conns, MaxCacheConns())
-	c := &SQLiteCache{path: path, conns: conns}
+	c := &SQLiteCache{path: path, conns: conns, slots: make(chan struct{}, conns)}
 	db, err := openCacheDB(path, conns)
 	if corrupt(err) {
 		ce := setAside(path, err)
@@ -138,8 +177,9 @@ func openCacheDB(path string, conns int) (*cacheDB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm cache %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(conns)
-	db.SetMaxIdleConns(conns)
+	// A connection for each lookup at once, and one for writing.
+	db.SetMaxOpenConns(conns + 1)
+	db.SetMaxIdleConns(conns + 1)
 	// sql.Open connects lazily: creating the table is the first real use,
 	// and fails here, not on the first Get, if the file is corrupt.
 	ctx := context.Background()
@@ -218,6 +258,7 @@ func (c *SQLiteCache) restart(db *cacheDB, cause error) error {
 	if c.db != db {
 		return nil
 	}
+	c.dropIdle()
 	_ = db.Close()
 	ce := setAside(c.path, cause)
 	fresh, err := openCacheDB(c.path, c.conns)
@@ -250,31 +291,149 @@ func (c *SQLiteCache) Path() string { return c.path }
 // Get returns the reply stored under key; the second result is false on a
 // miss.
 func (c *SQLiteCache) Get(ctx context.Context, key string) (Response, bool, error) {
-	var reply []byte
-	for {
-		c.dbmu.RLock()
-		db := c.db
-		err := db.get.QueryRowContext(ctx, key).Scan(&reply)
-		c.dbmu.RUnlock()
-		if errors.Is(err, sql.ErrNoRows) {
-			return Response{}, false, nil
-		}
-		if corrupt(err) {
-			if err := c.restart(db, err); err != nil {
-				return Response{}, false, err
-			}
-			continue
-		}
-		if err != nil {
-			return Response{}, false, fmt.Errorf("llm cache %s: get: %w", c.path, err)
-		}
-		break
+	reply, err := c.lookup(ctx, key)
+	if err != nil || reply == nil {
+		return Response{}, false, err
 	}
 	var r Response
 	if err := json.Unmarshal(reply, &r); err != nil {
 		return Response{}, false, fmt.Errorf("llm cache %s: decode reply: %w", c.path, err)
 	}
 	return r, true, nil
+}
+
+// lookup is the reply stored under key, nil on a miss, read by a reader
+// of the current database; it sets a corrupt file aside and tries the new
+// one.
+func (c *SQLiteCache) lookup(ctx context.Context, key string) ([]byte, error) {
+	r, err := c.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		c.dbmu.RLock()
+		db := c.db
+		var reply []byte
+		err := r.read(ctx, db, c.puts.Load(), key, &reply)
+		c.dbmu.RUnlock()
+		if err == nil || errors.Is(err, sql.ErrNoRows) {
+			c.release(r)
+			return reply, nil
+		}
+		r.close() // its state is unknown: the next lookup opens another
+		if corrupt(err) {
+			if err := c.restart(db, err); err != nil {
+				c.release(r)
+				return nil, err
+			}
+			continue
+		}
+		c.release(r)
+		return nil, fmt.Errorf("llm cache %s: get: %w", c.path, err)
+	}
+}
+
+// acquire waits for a place among the lookups at once and takes an idle
+// reader, or a new one.
+func (c *SQLiteCache) acquire(ctx context.Context) (*reader, error) {
+	c.rmu.Lock()
+	c.inflight++
+	c.rmu.Unlock()
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		c.rmu.Lock()
+		c.inflight--
+		c.rmu.Unlock()
+		return nil, fmt.Errorf("llm cache %s: get: %w", c.path, context.Cause(ctx))
+	}
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if n := len(c.idle); n > 0 {
+		r := c.idle[n-1]
+		c.idle = c.idle[:n-1]
+		return r, nil
+	}
+	return &reader{}, nil
+}
+
+// release gives r back and its place with it. The last lookup in flight
+// ends every reader's transaction: none holds a snapshot of the file
+// while this process is not looking.
+func (c *SQLiteCache) release(r *reader) {
+	c.rmu.Lock()
+	c.inflight--
+	c.idle = append(c.idle, r)
+	if c.inflight == 0 {
+		for _, r := range c.idle {
+			r.end()
+		}
+	}
+	c.rmu.Unlock()
+	<-c.slots
+}
+
+// dropIdle closes the idle readers: their database is being closed.
+func (c *SQLiteCache) dropIdle() {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	for _, r := range c.idle {
+		r.close()
+	}
+}
+
+// read looks key up in db into reply, within a read transaction begun
+// after the cache's puts'th write, opening r on db first when it is not.
+func (r *reader) read(ctx context.Context, db *cacheDB, puts uint64, key string, reply *[]byte) error {
+	if r.db != db {
+		r.close()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		get, err := conn.PrepareContext(ctx, getReply)
+		if err != nil {
+			_ = conn.Close()
+			return err
+		}
+		r.db, r.conn, r.get = db, conn, get
+	}
+	if r.open && (r.puts != puts || r.lookups >= maxReaderLookups) {
+		r.end()
+	}
+	if !r.open {
+		// A deferred transaction: it takes its read lock with the first
+		// lookup, and never the write lock.
+		if _, err := r.conn.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+			return err
+		}
+		r.open, r.puts, r.lookups = true, puts, 0
+	}
+	r.lookups++
+	return r.get.QueryRowContext(ctx, key).Scan(reply)
+}
+
+// end ends r's transaction, if it is in one; a reader that cannot is
+// closed.
+func (r *reader) end() {
+	if !r.open {
+		return
+	}
+	r.open = false
+	if _, err := r.conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+		r.close()
+	}
+}
+
+// close gives r's connection back to its pool, closed; r is opened anew
+// on its next lookup.
+func (r *reader) close() {
+	if r.conn != nil {
+		_ = r.get.Close()
+		_ = r.conn.Raw(func(any) error { return driver.ErrBadConn })
+		_ = r.conn.Close()
+	}
+	*r = reader{}
 }
 
 // Put stores r under key, replacing any earlier reply.
@@ -299,6 +458,7 @@ func (c *SQLiteCache) Put(ctx context.Context, key string, r Response) error {
 		if err != nil {
 			return fmt.Errorf("llm cache %s: put: %w", c.path, err)
 		}
+		c.puts.Add(1)
 		return nil
 	}
 }
@@ -316,5 +476,6 @@ func (c *SQLiteCache) Stats() sql.DBStats {
 func (c *SQLiteCache) Close() error {
 	c.dbmu.Lock()
 	defer c.dbmu.Unlock()
+	c.dropIdle()
 	return c.db.Close()
 }

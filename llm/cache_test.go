@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
@@ -194,10 +195,10 @@ func TestOpenCacheConcurrentlyOnANewFile(t *testing.T) {
 }
 
 // TestOpenCacheSizesThePool: the cache keeps a connection for each
-// lookup that may run at once, open and idle alike, so a burst of
-// concurrent lookups opens no connection beyond them; with the pool's
-// default (two idle), a cached rerun at --concurrency 32 opened the file
-// again and again.
+// lookup that may run at once and one for writing, open and idle alike,
+// so a burst of concurrent lookups and writes opens no connection beyond
+// them; with the pool's default (two idle), a cached rerun at
+// --concurrency 32 opened the file again and again.
 func TestOpenCacheSizesThePool(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct{ conns, want int }{
@@ -214,23 +215,26 @@ func TestOpenCacheSizesThePool(t *testing.T) {
 			c, err := llm.OpenCache(filepath.Join(t.TempDir(), "cache.db"), tc.conns)
 			require.NoError(t, err)
 			defer func() { require.NoError(t, c.Close()) }()
-			require.Equal(t, tc.want, c.Stats().MaxOpenConnections)
+			require.Equal(t, tc.want+1, c.Stats().MaxOpenConnections, "lookups, and a writer")
 			require.NoError(t, c.Put(ctx, "k", llm.Response{Content: "v"}))
 			var wg sync.WaitGroup
-			for range 4 * tc.want {
+			for i := range 4 * tc.want {
 				wg.Go(func() {
-					for range 20 {
+					for j := range 20 {
 						_, ok, err := c.Get(ctx, "k")
 						if err != nil || !ok {
 							t.Errorf("get: %v, hit %v", err, ok)
 							return
+						}
+						if j%5 == 0 {
+							assert.NoError(t, c.Put(ctx, fmt.Sprintf("k%d-%d", i, j), llm.Response{Content: "w"}))
 						}
 					}
 				})
 			}
 			wg.Wait()
 			st := c.Stats()
-			require.LessOrEqual(t, st.OpenConnections, tc.want)
+			require.LessOrEqual(t, st.OpenConnections, tc.want+1)
 			require.Zero(t, st.MaxIdleClosed, "no connection closed for want of an idle place")
 		})
 	}

@@ -11,7 +11,8 @@ import (
 
 // TestOpenSizesTheCacheToTheConcurrency: the response cache keeps a
 // database connection for each call in flight (--concurrency), the
-// lookups' number, but no more than the cores can use.
+// lookups' number, but no more than the cores can use, and one for
+// writing.
 func TestOpenSizesTheCacheToTheConcurrency(t *testing.T) {
 	t.Parallel()
 	for _, conc := range []int{1, 8, 32} {
@@ -22,8 +23,9 @@ func TestOpenSizesTheCacheToTheConcurrency(t *testing.T) {
 		require.NoError(t, err)
 		cache := cl.(closer).cache
 		require.NotNil(t, cache)
-		// One connection per call in flight, up to the cores (llm.MaxCacheConns).
-		assert.Equal(t, min(conc, llm.MaxCacheConns()), cache.Stats().MaxOpenConnections, "--concurrency %d", conc)
+		// One connection per call in flight, up to the cores
+		// (llm.MaxCacheConns), and the writer's.
+		assert.Equal(t, min(conc, llm.MaxCacheConns())+1, cache.Stats().MaxOpenConnections, "--concurrency %d", conc)
 		require.NoError(t, cl.Close())
 	}
 }

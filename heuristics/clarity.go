@@ -93,7 +93,7 @@ func (c Clarity) score(r *Report) eval.Score {
 			continue // a table row is no sentence to read
 		}
 		prose++
-		n := lexicon.WordCount(s.Text)
+		n := lexicon().WordCount(s.Text)
 		total += n
 		if n > longMax {
 			long++
@@ -174,7 +174,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	var issues []string
 	seen := map[string]int{}
 	for _, s := range r.Sentences {
-		ws := lexicon.Words(s.Text)
+		ws := lexicon().Words(s.Text)
 		if s.Row || len(ws) < reportdoc.MinClaimWords {
 			continue
 		}
@@ -186,7 +186,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	}
 	sets := make([][]string, len(r.Paragraphs))
 	for i, p := range r.Paragraphs {
-		ws := lexicon.Words(p.Text)
+		ws := lexicon().Words(p.Text)
 		if len(ws) < nearDuplicateMinWords {
 			continue
 		}

@@ -67,9 +67,9 @@ func Aspects(query string) []string {
 func aspectTerms(phrase string, side bool) []string {
 	var out []string
 	seen := map[string]bool{}
-	for i, w := range lexicon.Words(phrase) {
+	for i, w := range lexicon().Words(phrase) {
 		lw := strings.ToLower(w)
-		if lexicon.IsStop(lw) || lex.Inquiry(lw) {
+		if lexicon().IsStop(lw) || lex.Inquiry(lw) {
 			continue
 		}
 		term := lw
@@ -157,10 +157,10 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 			texts = append(texts, sec.Title)
 		}
 	}
-	have := lexicon.StemSet(texts...)
+	have := lexicon().StemSet(texts...)
 	exact := map[string]bool{} // words as written, for short names
 	for _, t := range texts {
-		for _, w := range lexicon.Words(t) {
+		for _, w := range lexicon().Words(t) {
 			exact[w] = true
 		}
 	}
@@ -178,7 +178,7 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 				// text, whatever words the dictionary cut around it.
 				found = strings.Contains(joined, w)
 			default:
-				found = have[w] || have[lexicon.Stem(w)]
+				found = have[w] || have[lexicon().Stem(w)]
 			}
 			if !found {
 				ok = false

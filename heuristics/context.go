@@ -286,7 +286,7 @@ func contextSufficiency(query, text string, tokens int) float64 {
 // split on whitespace, keeping the words longer than two UTF-16 units that
 // are not stop words of the seed's list (lex.Seed002, shorter than the
 // package's). Duplicates are kept. The split is JavaScript's, not
-// lexicon.Words, so that the figures are the seed's.
+// lexicon().Words, so that the figures are the seed's.
 func contextQueryTerms(query string) []string {
 	var terms []string
 	for _, t := range jsSplitSpace(jsToLower(query)) {

@@ -92,7 +92,7 @@ func measureAsked(query string) (measureKind, string) {
 }
 
 // capitalised is a word written with a capital, as names are.
-var capitalised = regexp.MustCompile(`\b\p{Lu}\p{Ll}+`)
+var capitalised = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\p{Lu}\p{Ll}+`) })
 
 // holdsPerson reports whether text names someone the query does not: a
 // capitalised word that is not the text's first word, not among the
@@ -101,11 +101,11 @@ var capitalised = regexp.MustCompile(`\b\p{Lu}\p{Ll}+`)
 // does not).
 func holdsPerson(text string, query map[string]bool) bool {
 	first := true
-	for _, loc := range capitalised.FindAllStringIndex(text, -1) {
+	for _, loc := range capitalised().FindAllStringIndex(text, -1) {
 		w := strings.ToLower(text[loc[0]:loc[1]])
 		atStart := first && strings.TrimSpace(text[:loc[0]]) == ""
 		first = false
-		if atStart || query[w] || lexicon.IsStop(w) {
+		if atStart || query[w] || lexicon().IsStop(w) {
 			continue
 		}
 		return true

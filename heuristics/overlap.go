@@ -7,7 +7,7 @@ package heuristics
 // with no word tokens scores 0: there is nothing to show it is grounded.
 // The result is always in [0, 1].
 func TokenOverlap(answer, context string) float64 {
-	return tokenShare(lexicon.LowerWords(answer), toBoolSet(lexicon.LowerWords(context)))
+	return tokenShare(lexicon().LowerWords(answer), toBoolSet(lexicon().LowerWords(context)))
 }
 
 // tokenShare is the share of toks, counted with repetition, found in set;

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,7 +32,7 @@ func (q quantity) agrees(p quantity) bool {
 
 // quantityToken is a number (with thousands separators and decimals), a
 // run of letters, a degree sign or a percent sign.
-var quantityToken = regexp.MustCompile(`\d+(?:,\d{3})*(?:\.\d+)?|\pL+|°|%`)
+var quantityToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+(?:,\d{3})*(?:\.\d+)?|\pL+|°|%`) })
 
 // scales are the words that multiply the number before them.
 var scales = map[string]float64{
@@ -45,7 +46,7 @@ var scales = map[string]float64{
 func quantitiesIn(text string, words bool) []quantity {
 	var toks []string
 	var out []quantity
-	for _, m := range quantityToken.FindAllStringIndex(text, -1) {
+	for _, m := range quantityToken().FindAllStringIndex(text, -1) {
 		toks = append(toks, strings.ToLower(text[m[0]:m[1]]))
 	}
 	for i := 0; i < len(toks); i++ {
@@ -106,7 +107,7 @@ func unitAt(toks []string) (lex.Unit, int) {
 		}
 		return lex.Unit{}, 1 // degrees of no named scale: no unit to compare
 	}
-	if u, ok := lexicon.Unit(toks[0]); ok {
+	if u, ok := lexicon().Unit(toks[0]); ok {
 		return u, 1
 	}
 	// In a script written without spaces the unit opens the run of
@@ -114,7 +115,7 @@ func unitAt(toks []string) (lex.Unit, int) {
 	if lex.IsGram(toks[0]) {
 		for n := min(utf8.RuneCountInString(toks[0]), 5); n > 0; n-- {
 			prefix := toks[0][:runeOffset(toks[0], n)]
-			if u, ok := lexicon.Unit(prefix); ok {
+			if u, ok := lexicon().Unit(prefix); ok {
 				return u, 1
 			}
 		}
@@ -137,7 +138,7 @@ func runeOffset(s string, n int) int {
 // number: a unit, a scale or a degree sign's word. Such words are part of
 // a quantity, not content words of their own.
 func isUnitWord(w string) bool {
-	if _, ok := lexicon.Unit(w); ok {
+	if _, ok := lexicon().Unit(w); ok {
 		return true
 	}
 	_, scale := scales[w]

@@ -65,14 +65,14 @@ func PassageRelevance(query, passage string) float64 {
 	if len(q.stems) == 0 || strings.TrimSpace(passage) == "" {
 		return 0
 	}
-	pset, pseq := passageTerms(lexicon.LowerWords(passage))
+	pset, pseq := passageTerms(lexicon().LowerWords(passage))
 	weights := make(map[string]float64, len(q.stems))
 	for i, s := range q.stems {
 		weights[s] = q.weights[i]
 	}
 	cov := (coverage(q.stems, pset) + share(q.stems, weights, pset)) / 2
 	bi := bigramShare(q.stems, pseq)
-	lead := coverage(q.stems, lexicon.StemSet(leadSentence(passage)))
+	lead := coverage(q.stems, lexicon().StemSet(leadSentence(passage)))
 	ms := 1.0
 	if q.measure != 0 && !holdsMeasure(passage, q.measure, q.lower) {
 		ms = 0
@@ -104,12 +104,12 @@ func share(stems []string, weights map[string]float64, set map[string]bool) floa
 func passageTerms(lower []string) (set map[string]bool, seq []string) {
 	set = map[string]bool{}
 	for _, w := range lower {
-		s := lexicon.Stem(w)
+		s := lexicon().Stem(w)
 		set[w], set[s] = true, true
 		for _, p := range strings.Split(w, "-") {
-			set[p], set[lexicon.Stem(p)] = true, true
+			set[p], set[lexicon().Stem(p)] = true, true
 		}
-		if !lexicon.IsStop(w) {
+		if !lexicon().IsStop(w) {
 			seq = append(seq, s)
 		}
 	}

@@ -34,11 +34,11 @@ func LexicalSimilarity(a, b string) float64 {
 // stemCounts counts the stems of text's content words (not stop words).
 func stemCounts(text string) map[string]float64 {
 	out := map[string]float64{}
-	for _, w := range lexicon.LowerWords(text) {
-		if lexicon.IsStop(w) || (lex.IsGram(w) && letters(w) < 2) {
+	for _, w := range lexicon().LowerWords(text) {
+		if lexicon().IsStop(w) || (lex.IsGram(w) && letters(w) < 2) {
 			continue
 		}
-		out[lexicon.Stem(w)]++
+		out[lexicon().Stem(w)]++
 	}
 	return out
 }

@@ -102,12 +102,12 @@ type relQuery struct {
 func readQuery(query string) relQuery {
 	kinds, rest := measureAsked(query)
 	q := relQuery{measure: kinds, lower: map[string]bool{}}
-	for _, w := range lexicon.LowerWords(query) {
+	for _, w := range lexicon().LowerWords(query) {
 		q.lower[w] = true
 	}
 	seen := map[string]bool{}
-	for _, w := range lexicon.Terms(rest) {
-		s := lexicon.Stem(w)
+	for _, w := range lexicon().Terms(rest) {
+		s := lexicon().Stem(w)
 		if seen[s] {
 			continue
 		}
@@ -143,7 +143,7 @@ func relevance(query, passage string) Relevance {
 			end = bounds[i+1]
 		}
 		text := p[start:end]
-		set, seq := passageTerms(lexicon.LowerWords(text))
+		set, seq := passageTerms(lexicon().LowerWords(text))
 		pairs := make(map[[2]string]bool, len(seq))
 		for k := 1; k < len(seq); k++ {
 			pairs[[2]string{seq[k-1], seq[k]}] = true

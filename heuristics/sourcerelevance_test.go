@@ -107,7 +107,7 @@ func TestMeasureAsked(t *testing.T) {
 			kinds, _ := measureAsked(tc.query)
 			assert.Equal(t, tc.asked, kinds != 0)
 			query := map[string]bool{}
-			for _, w := range lexicon.LowerWords(tc.query) {
+			for _, w := range lexicon().LowerWords(tc.query) {
 				query[w] = true
 			}
 			assert.Equal(t, tc.held, holdsMeasure(tc.text, kinds, query))

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -138,7 +139,7 @@ func SplitClaims(answer string) []string {
 func splitClauses(s string) []string {
 	var parts []string
 	for _, p := range strings.Split(s, ";") {
-		if len(parts) > 0 && (!lexicon.HasWords(p, minClauseWords) || !lexicon.HasWords(parts[len(parts)-1], minClauseWords)) {
+		if len(parts) > 0 && (!lexicon().HasWords(p, minClauseWords) || !lexicon().HasWords(parts[len(parts)-1], minClauseWords)) {
 			parts[len(parts)-1] += ";" + p
 			continue
 		}
@@ -152,7 +153,7 @@ func splitClauses(s string) []string {
 }
 
 func splitConjunctions(s string) []string {
-	if !lexicon.HasWords(s, longSentenceWords) {
+	if !lexicon().HasWords(s, longSentenceWords) {
 		return []string{s}
 	}
 	low := strings.ToLower(s)
@@ -162,7 +163,7 @@ func splitConjunctions(s string) []string {
 			continue
 		}
 		head, tail := s[:i], s[i+2:] // keep the conjunction with the tail
-		if !lexicon.HasWords(head, minClauseWords) || !lexicon.HasWords(tail, minClauseWords) || endsList(head) {
+		if !lexicon().HasWords(head, minClauseWords) || !lexicon().HasWords(tail, minClauseWords) || endsList(head) {
 			continue
 		}
 		return append([]string{head}, splitConjunctions(tail)...)
@@ -176,7 +177,7 @@ func splitConjunctions(s string) []string {
 // followed by at most listItemWords words.
 func endsList(head string) bool {
 	i := strings.LastIndex(head, ",")
-	return i >= 0 && !lexicon.HasWords(head[i+1:], listItemWords+1)
+	return i >= 0 && !lexicon().HasWords(head[i+1:], listItemWords+1)
 }
 
 // listItemWords is the most words a list item before ", and" has.
@@ -201,7 +202,7 @@ func cleanClaim(s string) string {
 		s = strings.TrimLeft(rest, ",.! ")
 	}
 	trimmed := strings.TrimRight(s, " \t\"'”’)")
-	if trimmed == "" || !lexicon.HasWords(s, 1) {
+	if trimmed == "" || !lexicon().HasWords(s, 1) {
 		return ""
 	}
 	if !hasContent(s) {
@@ -225,11 +226,11 @@ func cleanClaim(s string) string {
 // or a word that is not a stop word, a word of no content (light verbs,
 // "however") or an interjection.
 func hasContent(s string) bool {
-	for _, w := range lexicon.LowerWords(s) {
+	for _, w := range lexicon().LowerWords(s) {
 		if strings.ContainsAny(w, "0123456789") {
 			return true
 		}
-		if !lexicon.IsStop(w) && !lexicon.NoContent(w) && !interjections[w] {
+		if !lexicon().IsStop(w) && !lexicon().NoContent(w) && !interjections[w] {
 			return true
 		}
 	}
@@ -331,7 +332,7 @@ func contextPassages(contexts []string) []passage {
 }
 
 func newSentence(ci int, text string) *sentence {
-	lower := lexicon.LowerWords(text)
+	lower := lexicon().LowerWords(text)
 	set := make(map[string]bool, 2*len(lower))
 	for _, w := range lower {
 		addWord(set, w)
@@ -347,21 +348,23 @@ func newSentence(ci int, text string) *sentence {
 // addWord adds the lower-cased word w to set, with its stem and its
 // measure.
 func addWord(set map[string]bool, w string) {
-	set[w], set[lexicon.Stem(w)] = true, true
-	if m := lexicon.Measure(w); m != "" {
+	set[w], set[lexicon().Stem(w)] = true, true
+	if m := lexicon().Measure(w); m != "" {
 		set["@"+m] = true
 	}
 }
 
 // clauseBreak splits a sentence into clauses: at punctuation inside it
 // and at a conjunction.
-var clauseBreak = regexp.MustCompile(`(?i)[,;:()]|\b(?:and|but|while|whereas|although|though|yet|or)\b`)
+var clauseBreak = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)[,;:()]|\b(?:and|but|while|whereas|although|though|yet|or)\b`)
+})
 
 // clausesOf returns the stems of each clause of s, building them once.
 func (s *sentence) clausesOf() []map[string]bool {
 	if s.clauses == nil {
-		for _, c := range clauseBreak.Split(s.text, -1) {
-			s.clauses = append(s.clauses, lexicon.StemSet(c))
+		for _, c := range clauseBreak().Split(s.text, -1) {
+			s.clauses = append(s.clauses, lexicon().StemSet(c))
 		}
 	}
 	return s.clauses
@@ -385,7 +388,7 @@ type claimFacts struct {
 
 func factsOf(claim string) claimFacts {
 	f := claimFacts{weights: map[string]float64{}}
-	words := lexicon.Words(claim)
+	words := lexicon().Words(claim)
 	for _, q := range quantitiesIn(claim, true) {
 		if q.text == "one" {
 			continue // "one of the ...": a pronoun more often than a count
@@ -396,7 +399,7 @@ func factsOf(claim string) claimFacts {
 	seen := map[string]bool{}
 	for i, w := range words {
 		lw := strings.ToLower(w)
-		f.stems = append(f.stems, lexicon.Stem(lw))
+		f.stems = append(f.stems, lexicon().Stem(lw))
 		if strings.ContainsAny(lw, "0123456789") {
 			continue // numbers are quantities
 		}
@@ -418,7 +421,7 @@ func factsOf(claim string) claimFacts {
 		}
 	}
 	f.acronyms = acronymsOf(words)
-	f.negated = negated(lexicon.LowerWords(claim), f.keys)
+	f.negated = negated(lexicon().LowerWords(claim), f.keys)
 	f.thaiNeg = strings.Contains(claim, thaiNot)
 	return f
 }
@@ -428,14 +431,14 @@ func factsOf(claim string) claimFacts {
 // unit, a number word (numbers are quantities) or a word of fewer than
 // three letters outside the unspaced scripts.
 func contentKey(p string) (string, bool) {
-	if p == "" || lexicon.IsStop(p) || lexicon.NoContent(p) || isUnitWord(p) || numberWords[p] != "" ||
+	if p == "" || lexicon().IsStop(p) || lexicon().NoContent(p) || isUnitWord(p) || numberWords[p] != "" ||
 		(utf8.RuneCountInString(p) < 3 && !lex.IsGram(p)) {
 		return "", false
 	}
-	if m := lexicon.Measure(p); m != "" {
+	if m := lexicon().Measure(p); m != "" {
 		return "@" + m, true
 	}
-	return lexicon.Stem(p), true
+	return lexicon().Stem(p), true
 }
 
 // isName reports whether the word w (lower-cased lw), the ith of its
@@ -443,7 +446,7 @@ func contentKey(p string) (string, bool) {
 // a unit ("Celsius"),
 // and at the claim's start not a common word (one of wordfreq.txt).
 func isName(w, lw string, i int) bool {
-	if !isCapitalised(w) || lexicon.IsStop(lw) || lexicon.NoContent(lw) || isUnitWord(lw) || lw == "i" || strings.HasPrefix(lw, "i'") {
+	if !isCapitalised(w) || lexicon().IsStop(lw) || lexicon().NoContent(lw) || isUnitWord(lw) || lw == "i" || strings.HasPrefix(lw, "i'") {
 		return false
 	}
 	if i > 0 {
@@ -461,7 +464,7 @@ func acronymsOf(ws []string) map[string]string {
 	out := map[string]string{}
 	for i := 0; i < len(ws); {
 		j := i
-		for j < len(ws) && isCapitalised(ws[j]) && !lexicon.IsStop(strings.ToLower(ws[j])) {
+		for j < len(ws) && isCapitalised(ws[j]) && !lexicon().IsStop(strings.ToLower(ws[j])) {
 			j++
 		}
 		if j-i >= 2 {
@@ -472,7 +475,7 @@ func acronymsOf(ws []string) map[string]string {
 			}
 			for _, w := range ws[i:j] {
 				lw := strings.ToLower(w)
-				out[lw], out[lexicon.Stem(lw)] = b.String(), b.String()
+				out[lw], out[lexicon().Stem(lw)] = b.String(), b.String()
 			}
 		}
 		i = max(j, i+1)
@@ -591,7 +594,7 @@ func (f *claimFacts) disagreement(p passage) string {
 		if a := f.acronyms[n]; a != "" && p.has(a) {
 			continue // "Western Australia" written "WA"
 		}
-		if !p.has(n) && !p.has(lexicon.Stem(n)) {
+		if !p.has(n) && !p.has(lexicon().Stem(n)) {
 			return "name " + n + " not in the passage"
 		}
 	}
@@ -609,7 +612,7 @@ func (f *claimFacts) disagreement(p passage) string {
 // the antonym itself.
 func (f *claimFacts) antonym(p passage) string {
 	for _, s := range f.stems {
-		for _, a := range lexicon.Antonyms(s) {
+		for _, a := range lexicon().Antonyms(s) {
 			if slices.Contains(f.stems, a) {
 				continue
 			}
@@ -683,7 +686,7 @@ func negated(ws []string, keys []string) bool {
 	for i, w := range ws {
 		if negationAfterCues[w] {
 			for j := i - 1; j >= 0 && j >= i-2*negationReach; j-- {
-				if want[lexicon.Stem(ws[j])] {
+				if want[lexicon().Stem(ws[j])] {
 					return true
 				}
 			}
@@ -693,7 +696,7 @@ func negated(ws []string, keys []string) bool {
 			continue
 		}
 		for j := i + 1; j < len(ws) && j <= i+negationReach; j++ {
-			if want[lexicon.Stem(ws[j])] {
+			if want[lexicon().Stem(ws[j])] {
 				return true
 			}
 		}

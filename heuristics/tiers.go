@@ -209,12 +209,12 @@ func LoadTiers(name string, r io.Reader) (*Tiers, error) {
 	return t, nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // yamlSyntaxError rewrites "yaml: line 3: msg" as "name:3: msg".
 func yamlSyntaxError(name string, err error) error {
 	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s:%s: %s", name, m[1], msg[len(m[0]):])
 	}
 	return fmt.Errorf("%s: %w", name, err)
@@ -307,7 +307,7 @@ func (l *tiersLoader) document(n *yaml.Node, t *Tiers) {
 	}
 }
 
-var tierName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var tierName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 func (l *tiersLoader) tier(n *yaml.Node, path string, names map[string]int) (tier, bool) {
 	if n.Kind != yaml.MappingNode {
@@ -320,7 +320,7 @@ func (l *tiersLoader) tier(n *yaml.Node, path string, names map[string]int) (tie
 	switch v := f["name"]; {
 	case v == nil:
 		l.errorf(n, path+".name", "required")
-	case v.Kind != yaml.ScalarNode || !tierName.MatchString(v.Value):
+	case v.Kind != yaml.ScalarNode || !tierName().MatchString(v.Value):
 		l.errorf(v, path+".name", "must be letters, digits, _ or -, got %q", v.Value)
 	case names[v.Value] != 0:
 		l.errorf(v, path+".name", "tier %q already defined at line %d", v.Value, names[v.Value])

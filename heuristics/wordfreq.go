@@ -25,7 +25,7 @@ var wordRanks = sync.OnceValues(func() (map[string]int, int) {
 		if _, ok := m[w]; !ok {
 			m[w] = i + 1
 		}
-		if s := lexicon.Stem(w); s != w {
+		if s := lexicon().Stem(w); s != w {
 			if _, ok := m[s]; !ok {
 				m[s] = i + 1
 			}
@@ -42,7 +42,7 @@ func rarity(w string) float64 {
 	ranks, n := wordRanks()
 	r, ok := ranks[w]
 	if !ok {
-		r, ok = ranks[lexicon.Stem(w)]
+		r, ok = ranks[lexicon().Stem(w)]
 	}
 	if !ok {
 		return 1

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Block wraps text between <label-nonce> and </label-nonce> lines.
@@ -44,7 +45,7 @@ func Nonce(texts ...string) string {
 const PreviewNonce = "92f8d325f494b14442a33b96"
 
 // tagNonce finds the nonce of a block's opening or closing tag.
-var tagNonce = regexp.MustCompile(`</?[a-z]+-([0-9a-f]{24})>`)
+var tagNonce = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`</?[a-z]+-([0-9a-f]{24})>`) })
 
 // WithPreviewNonce returns texts (the messages of one request) with every
 // nonce of their blocks' tags, wherever it occurs in any of them (a system
@@ -53,7 +54,7 @@ var tagNonce = regexp.MustCompile(`</?[a-z]+-([0-9a-f]{24})>`)
 func WithPreviewNonce(texts ...string) []string {
 	out := slices.Clone(texts)
 	for _, t := range texts {
-		for _, m := range tagNonce.FindAllStringSubmatch(t, -1) {
+		for _, m := range tagNonce().FindAllStringSubmatch(t, -1) {
 			for i := range out {
 				out[i] = strings.ReplaceAll(out[i], m[1], PreviewNonce)
 			}

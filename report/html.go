@@ -15,8 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
@@ -45,14 +43,6 @@ var reportFuncs = template.FuncMap{
 	"short": func(s string) string { return s[:min(len(s), 12)] },
 	"join":  strings.Join,
 	"add":   func(a, b int) int { return a + b },
-	// g writes a number with as few digits as it needs.
-	"g":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
-	"chars": utf8.RuneCountInString,
-	// listed, maxListed and unlisted bound an evidence list.
-	"listed":    func(i int) bool { return i < MaxListed },
-	"maxListed": func() int { return MaxListed },
-	"unlisted":  func(n int) int { return n - MaxListed },
-	"clip":      clip,
 	"signed": func(n run.Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)
@@ -81,43 +71,37 @@ var reportFuncs = template.FuncMap{
 // dataset or a model is escaped. results may be nil (no samples).
 func WriteHTML(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, data Data) error {
 	v := newReportView(cfg, s, results, data)
-	var err error
-	if v.RowsHTML, err = drawRows(reportTmpl(), v); err == nil {
-		err = reportTmpl().Execute(w, v)
-	}
-	if err != nil {
+	v.RowsHTML = drawRows(v)
+	if err := reportTmpl().Execute(w, v); err != nil {
 		return fmt.Errorf("writing %s: %w", run.FileReport, err)
 	}
 	return nil
 }
 
-// rowsPart is what the template "rows" draws: some of the table's
-// samples.
+// rowsPart is some of the table's samples, for page.rows.
 type rowsPart struct {
 	Rows  []sampleRow
 	Texts bool
 	Width int
 }
 
-// drawRows draws v's samples (most of the page) with the template
-// "rows", in as many parts at once as there are processors, each part
-// escaped by the template as the page would be.
-func drawRows(t *template.Template, v reportView) ([]template.HTML, error) {
+// drawRows draws v's samples (most of the page) in Go (page.rows), in
+// as many parts at once as there are processors, each part escaped as
+// the template escapes the page.
+func drawRows(v reportView) []template.HTML {
 	parts := min(runtime.GOMAXPROCS(0), max(len(v.Rows)/16, 1))
 	out := make([]template.HTML, parts)
-	var g errgroup.Group
+	var wg sync.WaitGroup
 	for i := range parts {
-		g.Go(func() error {
+		wg.Go(func() {
 			lo, hi := i*len(v.Rows)/parts, (i+1)*len(v.Rows)/parts
-			var b strings.Builder
-			if err := t.ExecuteTemplate(&b, "rows", rowsPart{Rows: v.Rows[lo:hi], Texts: v.Texts, Width: v.Width}); err != nil {
-				return err
-			}
-			out[i] = template.HTML(b.String()) //nolint:gosec // the output of the template's own escaping
-			return nil
+			var p page
+			p.rows(rowsPart{Rows: v.Rows[lo:hi], Texts: v.Texts, Width: v.Width})
+			out[i] = template.HTML(p.String()) //nolint:gosec // every value escaped by page.esc, as the template escapes it
 		})
 	}
-	return out, g.Wait()
+	wg.Wait()
+	return out
 }
 
 // reportView is what the template draws.

@@ -485,7 +485,7 @@ func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report
 		more    report.Data
 	)
 	readShown := func(cmp *run.Comparison) (err error) {
-		results, more, err = report.ReadShown(dir, base, x.data.Records(), x.p.metrics, cmp)
+		results, more, err = report.ReadShownFrom(x.folder.Bounded, base, x.data.Records(), x.p.metrics, cmp)
 		return err
 	}
 	if base == "" {

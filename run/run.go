@@ -67,6 +67,11 @@ type Run struct {
 	tries      map[Key]int
 	kept       int
 	superseded eval.Usage
+	// held are the results this attempt wrote, in the order of their
+	// lines, while holding (see Bounded); written is the bytes it wrote.
+	held    []Result
+	holding bool
+	written int64
 	// OnResult, when set before the run starts, is called with each result
 	// appended, one at a time, after its line is written.
 	OnResult func(Result)
@@ -102,7 +107,7 @@ func Create(dir string, cfg Config) (*Run, error) {
 		_ = lock.Unlock()
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	return &Run{dir: dir, cfg: cfg, f: f, lock: lock, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}}, nil
+	return &Run{dir: dir, cfg: cfg, f: f, lock: lock, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}, holding: true}, nil
 }
 
 // Resume opens the unfinished run in dir to judge the pairs it lacks.
@@ -309,13 +314,18 @@ func (r *Run) Append(res Result) error {
 	if _, err := r.f.Write(line); err != nil {
 		return fmt.Errorf("%s: %w", r.f.Name(), err)
 	}
+	r.written += int64(len(line))
 	if u, ok := r.again[res.Key()]; ok {
 		delete(r.again, res.Key())
 		r.superseded = r.superseded.Add(u)
 	}
-	// The pairs of this attempt are not kept: a dataset's ids are unique
-	// and Evaluate runs each metric once a record, so memory stays flat
-	// in the dataset's size; only an earlier attempt's pairs are held.
+	// The pairs of this attempt are not kept past MaxHeld (see hold): a
+	// dataset's ids are unique and Evaluate runs each metric once a
+	// record, so memory stays flat in the dataset's size; only an earlier
+	// attempt's pairs are held.
+	if r.holding {
+		r.hold(res, line)
+	}
 	r.count(res)
 	if r.OnResult != nil {
 		r.OnResult(res)

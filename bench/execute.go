@@ -568,8 +568,12 @@ func (x *execution) write(summary run.Summary, results *run.ResultFile, more rep
 		}
 	}
 	// The run store is opened while report.html, the JUnit file and
-	// summary.json are written at once, each whole or not at all; the run
-	// is recorded in it once they are.
+	// summary.json are written at once, each whole or not at all, and
+	// results.jsonl is synced; the run is recorded in it once they are.
+	// What a resume, a baseline and `assay runs` read is synced to disk
+	// (results.jsonl, summary.json; config.json was at the start); the
+	// views drawn from them (report.html, the JUnit file) are not, as a
+	// resume draws them again.
 	var (
 		store    *runstore.Store
 		storeErr error
@@ -587,6 +591,7 @@ func (x *execution) write(summary run.Summary, results *run.ResultFile, more rep
 	var g errgroup.Group
 	g.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, results, more, job.JUnit, x.floors, infra) })
 	g.Go(func() error { return x.folder.WriteSummary(summary) })
+	g.Go(x.folder.Sync)
 	if err := g.Wait(); err != nil {
 		return err
 	}
@@ -904,17 +909,18 @@ func pendingRecords(d data, folder *run.Run, metrics []string) int {
 }
 
 // writeRunFiles writes report.html into the run folder and, when junit is
-// set, the JUnit XML there, each whole or not at all.
+// set, the JUnit XML there, each whole or not at all; neither is synced
+// to disk (atomicfile.WriteView): both are drawn again by a resume.
 func writeRunFiles(dir string, cfg run.Config, s run.Summary, results *run.ResultFile, more report.Data, junit string, floors *run.MinGate, infra bool) error {
 	var g errgroup.Group
 	g.Go(func() error {
-		return atomicfile.Write(filepath.Join(dir, run.FileReport), 0o644, func(w io.Writer) error {
+		return atomicfile.WriteView(filepath.Join(dir, run.FileReport), 0o644, func(w io.Writer) error {
 			return report.WriteHTML(w, cfg, s, results, more)
 		})
 	})
 	if junit != "" {
 		g.Go(func() error {
-			return atomicfile.Write(junit, 0o644, func(w io.Writer) error {
+			return atomicfile.WriteView(junit, 0o644, func(w io.Writer) error {
 				return report.WriteJUnit(w, cfg, s, results, report.JUnitOptions{Floor: floors.Floor, Infra: infra})
 			})
 		})

@@ -75,6 +75,11 @@ func (p *page) str(ss ...string) {
 func (p *page) rows(part rowsPart) {
 	for i := range part.Rows {
 		p.row(&part.Rows[i], part.Texts, part.Width)
+		if i == 0 {
+			// Room for the other rows, about as long as the first: the
+			// page is not copied as it grows.
+			p.Grow(p.Len() * (len(part.Rows) - 1) * 5 / 4)
+		}
 	}
 }
 

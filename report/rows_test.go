@@ -219,15 +219,15 @@ func TestRowsAsTheTemplateDrewThem(t *testing.T) {
 		parts func(t *testing.T) []rowsPart
 	}{
 		"the fixture run": {func(t *testing.T) []rowsPart {
-			v := newReportView(cfg, s, results, reportData(t, results))
+			v := newReportView(cfg, s, results, reportData(t, results), nil)
 			return []rowsPart{{Rows: v.Rows, Texts: v.Texts, Width: v.Width}}
 		}},
 		"the fixture run without texts": {func(*testing.T) []rowsPart {
-			v := newReportView(cfg, s, results, Data{})
+			v := newReportView(cfg, s, results, Data{}, nil)
 			return []rowsPart{{Rows: v.Rows, Texts: v.Texts, Width: v.Width}}
 		}},
 		"a marked conversation": {func(t *testing.T) []rowsPart {
-			v := newReportView(run.Config{RunID: "r"}, run.Summary{RunID: "r", Samples: 1}, tripResults, Data{Texts: textsOf(t, tripResults, trip)})
+			v := newReportView(run.Config{RunID: "r"}, run.Summary{RunID: "r", Samples: 1}, tripResults, Data{Texts: textsOf(t, tripResults, trip)}, nil)
 			return []rowsPart{{Rows: v.Rows, Texts: v.Texts, Width: v.Width}}
 		}},
 		"no rows": {func(*testing.T) []rowsPart { return []rowsPart{{Texts: true, Width: 3}} }},

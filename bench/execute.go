@@ -405,7 +405,7 @@ func (x *execution) run(ctx context.Context) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", x.in.Name, err)
 	}
-	summary, results, more, err := x.summarize(base)
+	summary, shown, err := x.summarize(base)
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +417,7 @@ func (x *execution) run(ctx context.Context) (*Outcome, error) {
 		x.out.Failures = append(x.out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: stalled})
 	}
 	x.out.Failures = append(x.out.Failures, x.verdict(summary)...)
-	if err := x.write(summary, results, more); err != nil {
+	if err := x.write(summary, shown); err != nil {
 		return nil, err
 	}
 	return x.out, nil
@@ -471,22 +471,36 @@ func (x *execution) judge(ctx context.Context) error {
 	})
 }
 
+// shownSamples are the samples report.html and the JUnit file show:
+// their results, their texts and baseline values, and report.html's
+// table of them, drawn.
+type shownSamples struct {
+	results *run.ResultFile
+	more    report.Data
+	table   *report.SampleTable
+}
+
 // summarize is the run's summary (calibration, the baseline comparison
-// with base, the gates), what the model client did, and the results the
+// with base, the gates), what the model client did, and the samples the
 // report and the JUnit file show.
-func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report.Data, error) {
+func (x *execution) summarize(base string) (run.Summary, shownSamples, error) {
 	job, s, dir := x.job, x.s, x.dir
 	// The report and the JUnit file show the samples worth reading, so a
-	// run of any size keeps flat memory. Without a baseline they are read
-	// while the summary is made.
+	// run of any size keeps flat memory. Without a baseline they are read,
+	// and report.html's table of them drawn (most of the page), while the
+	// summary is made: the table needs of it only the metrics and their
+	// thresholds, known already (SampleTable.WriteHTML draws it again if
+	// the summary has others).
 	var (
-		shown   errgroup.Group
-		results *run.ResultFile
-		more    report.Data
+		shown errgroup.Group
+		sh    shownSamples
 	)
 	readShown := func(cmp *run.Comparison) (err error) {
-		results, more, err = report.ReadShown(dir, base, x.data.Records(), x.p.metrics, cmp)
-		return err
+		if sh.results, sh.more, err = report.ReadShownFrom(x.folder.Bounded, base, x.data.Records(), x.p.metrics, cmp); err != nil {
+			return err
+		}
+		sh.table = report.DrawSampleTable(x.cfg, x.cfg.Metrics, x.threshold, sh.results, sh.more)
+		return nil
 	}
 	if base == "" {
 		shown.Go(func() error { return readShown(nil) })
@@ -498,14 +512,14 @@ func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report
 	if x.labels.Len() > 0 {
 		if err := summary.AddCalibration(filepath.Join(dir, run.FileResults), x.labels); err != nil {
 			_ = shown.Wait() // the error above is the one to tell
-			return summary, nil, report.Data{}, err
+			return summary, shownSamples{}, err
 		}
 	}
 	// A baseline comparison reads both runs' results line by line.
 	if base != "" {
 		cmp, alerts, err := run.Compare(base, filepath.Join(dir, run.FileResults), summary, &x.cfg)
 		if err != nil {
-			return summary, nil, report.Data{}, eval.AsInputError("--baseline "+job.Baseline, err)
+			return summary, shownSamples{}, eval.AsInputError("--baseline "+job.Baseline, err)
 		}
 		summary.Baseline, summary.Alerts = cmp, alerts
 	}
@@ -514,7 +528,7 @@ func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report
 		shown.Go(func() error { return readShown(summary.Baseline) }) // the samples that flipped are shown too
 	}
 	if err := shown.Wait(); err != nil {
-		return summary, nil, report.Data{}, err
+		return summary, shownSamples{}, err
 	}
 	summary.Gates = run.CheckGates(x.gates, summary)
 	x.out.Report = s.Report(x.folder.Defaults().Defaulted)
@@ -528,7 +542,7 @@ func (x *execution) summarize(base string) (run.Summary, *run.ResultFile, report
 		r.CostUSD, r.CostUnknown = u.CostUSD, u.CostUnknown
 		r.CacheHits, r.CachedTokensIn, r.CachedTokensOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
 	}
-	return summary, results, more, nil
+	return summary, sh, nil
 }
 
 // verdict are the reasons the run summarised does not pass, besides an
@@ -559,8 +573,8 @@ func (x *execution) verdict(summary run.Summary) judging.Failures {
 // write writes the run's files (report.html, the JUnit file,
 // summary.json, the Markdown summary), closes its folder and records it
 // in the run store.
-func (x *execution) write(summary run.Summary, results *run.ResultFile, more report.Data) error {
-	job, out := x.job, x.out
+func (x *execution) write(summary run.Summary, sh shownSamples) error {
+	job, out, more := x.job, x.out, sh.more
 	infra := out.Failures.Infra() != nil
 	for _, f := range out.Failures {
 		if f.Err != nil {
@@ -568,8 +582,12 @@ func (x *execution) write(summary run.Summary, results *run.ResultFile, more rep
 		}
 	}
 	// The run store is opened while report.html, the JUnit file and
-	// summary.json are written at once, each whole or not at all; the run
-	// is recorded in it once they are.
+	// summary.json are written at once, each whole or not at all, and
+	// results.jsonl is synced; the run is recorded in it once they are.
+	// What a resume, a baseline and `assay runs` read is synced to disk
+	// (results.jsonl, summary.json; config.json was at the start); the
+	// views drawn from them (report.html, the JUnit file) are not, as a
+	// resume draws them again.
 	var (
 		store    *runstore.Store
 		storeErr error
@@ -585,8 +603,9 @@ func (x *execution) write(summary run.Summary, results *run.ResultFile, more rep
 		}()
 	}
 	var g errgroup.Group
-	g.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, results, more, job.JUnit, x.floors, infra) })
+	g.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, sh, more, job.JUnit, x.floors, infra) })
 	g.Go(func() error { return x.folder.WriteSummary(summary) })
+	g.Go(x.folder.Sync)
 	if err := g.Wait(); err != nil {
 		return err
 	}
@@ -903,19 +922,21 @@ func pendingRecords(d data, folder *run.Run, metrics []string) int {
 	return n
 }
 
-// writeRunFiles writes report.html into the run folder and, when junit is
-// set, the JUnit XML there, each whole or not at all.
-func writeRunFiles(dir string, cfg run.Config, s run.Summary, results *run.ResultFile, more report.Data, junit string, floors *run.MinGate, infra bool) error {
+// writeRunFiles writes report.html (with sh's table, drawn ahead) into
+// the run folder and, when junit is set, the JUnit XML there, each whole
+// or not at all; neither is synced to disk (atomicfile.WriteView): both
+// are drawn again by a resume.
+func writeRunFiles(dir string, cfg run.Config, s run.Summary, sh shownSamples, more report.Data, junit string, floors *run.MinGate, infra bool) error {
 	var g errgroup.Group
 	g.Go(func() error {
-		return atomicfile.Write(filepath.Join(dir, run.FileReport), 0o644, func(w io.Writer) error {
-			return report.WriteHTML(w, cfg, s, results, more)
+		return atomicfile.WriteView(filepath.Join(dir, run.FileReport), 0o644, func(w io.Writer) error {
+			return sh.table.WriteHTML(w, cfg, s, more)
 		})
 	})
 	if junit != "" {
 		g.Go(func() error {
-			return atomicfile.Write(junit, 0o644, func(w io.Writer) error {
-				return report.WriteJUnit(w, cfg, s, results, report.JUnitOptions{Floor: floors.Floor, Infra: infra})
+			return atomicfile.WriteView(junit, 0o644, func(w io.Writer) error {
+				return report.WriteJUnit(w, cfg, s, sh.results, report.JUnitOptions{Floor: floors.Floor, Infra: infra})
 			})
 		})
 	}

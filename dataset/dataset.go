@@ -297,8 +297,28 @@ func (d *datasetReader) add(line, col0 int, b []byte) error {
 	return d.keep(line, rec, "")
 }
 
-// decode decodes one JSON object starting on line.
+// decode decodes one JSON object starting on line: in one pass when it
+// is valid (fieldsFast), else by encoding/json and duplicateKey, which
+// say what is wrong and where.
 func (d *datasetReader) decode(line, col0 int, b []byte) (Record, error) {
+	fields, ok := fieldsFast(b)
+	if !ok {
+		var err error
+		if fields, err = d.fields(line, col0, b); err != nil {
+			return Record{}, err
+		}
+	}
+	rec, ierr := decodeRecord(fields)
+	if ierr != nil {
+		ierr.File, ierr.Line = d.name, line
+		return Record{}, ierr
+	}
+	return rec, nil
+}
+
+// fields decodes one JSON object starting on line into its fields with
+// encoding/json, and refuses a member named twice in any of its objects.
+func (d *datasetReader) fields(line, col0 int, b []byte) (map[string]json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil {
 		var se *json.SyntaxError
@@ -311,26 +331,21 @@ func (d *datasetReader) decode(line, col0 int, b []byte) (Record, error) {
 			}
 			e := d.errAt(line, col0+max(col, 1), "", "invalid JSON: "+se.Error())
 			e.Err = err
-			return Record{}, e
+			return nil, e
 		case errors.As(err, &te):
-			return Record{}, d.errAt(line, 0, "", "want a JSON object, got "+kindName(te.Value))
+			return nil, d.errAt(line, 0, "", "want a JSON object, got "+kindName(te.Value))
 		}
 		e := d.errAt(line, 0, "", "invalid JSON: "+err.Error())
 		e.Err = err
-		return Record{}, e
+		return nil, e
 	}
 	if fields == nil {
-		return Record{}, d.errAt(line, 0, "", "want a JSON object, got null")
+		return nil, d.errAt(line, 0, "", "want a JSON object, got null")
 	}
 	if path, first, second, dup := duplicateKey(b); dup {
-		return Record{}, d.errAt(line, col0+int(second)+1, path, fmt.Sprintf("given twice in one object (first at column %d): a record names each field once", col0+int(first)+1))
+		return nil, d.errAt(line, col0+int(second)+1, path, fmt.Sprintf("given twice in one object (first at column %d): a record names each field once", col0+int(first)+1))
 	}
-	rec, ierr := decodeRecord(fields)
-	if ierr != nil {
-		ierr.File, ierr.Line = d.name, line
-		return Record{}, ierr
-	}
-	return rec, nil
+	return fields, nil
 }
 
 // keep assigns the record's line and default ID (id, or "line-N" when id
@@ -539,7 +554,7 @@ func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) 
 	if raw, ok := fields["id"]; ok {
 		switch kind(raw) {
 		case "string":
-			_ = json.Unmarshal(raw, &rec.ID)
+			rec.ID, _ = unquote(raw)
 		case "number":
 			rec.ID = string(bytes.TrimSpace(raw))
 		case "null":
@@ -569,8 +584,8 @@ func pickString(fields map[string]json.RawMessage, names []string) (string, bool
 		if kind(raw) != "string" {
 			return "", false, &eval.InputError{Field: n, Msg: "want a string, got " + kind(raw)}
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		s, err := unquote(raw)
+		if err != nil {
 			return "", false, &eval.InputError{Field: n, Msg: "invalid string: " + err.Error(), Err: err}
 		}
 		switch {
@@ -595,8 +610,7 @@ func pickContexts(fields map[string]json.RawMessage) ([]string, string, *eval.In
 		}
 		if kind(raw) == "string" {
 			// The text of a list (a JSON export of a frame read from CSV).
-			var text string
-			if err := json.Unmarshal(raw, &text); err == nil && looksLikeList(text) {
+			if text, err := unquote(raw); err == nil && looksLikeList(text) {
 				items, msg := listText(text)
 				if msg != "" {
 					return nil, "", &eval.InputError{Field: n, Msg: msg}
@@ -607,17 +621,9 @@ func pickContexts(fields map[string]json.RawMessage) ([]string, string, *eval.In
 		if kind(raw) != "array" {
 			return nil, "", &eval.InputError{Field: n, Msg: "want an array of strings, got " + kind(raw)}
 		}
-		var elems []json.RawMessage
-		if err := json.Unmarshal(raw, &elems); err != nil {
-			return nil, "", &eval.InputError{Field: n, Msg: "invalid array: " + err.Error(), Err: err}
-		}
-		texts := make([]string, 0, len(elems))
-		for i, e := range elems {
-			var t string
-			if kind(e) != "string" || json.Unmarshal(e, &t) != nil {
-				return nil, "", &eval.InputError{Field: fmt.Sprintf("%s[%d]", n, i), Msg: "want a string, got " + kind(e)}
-			}
-			texts = append(texts, t)
+		texts, ierr := contextTexts(n, raw)
+		if ierr != nil {
+			return nil, "", ierr
 		}
 		switch {
 		case first == "":
@@ -627,6 +633,28 @@ func pickContexts(fields map[string]json.RawMessage) ([]string, string, *eval.In
 		}
 	}
 	return val, first, nil
+}
+
+// contextTexts are the texts of raw, field n's array of strings: read in
+// one pass when every element is a string (stringsFast), else element by
+// element, to say which is not.
+func contextTexts(n string, raw json.RawMessage) ([]string, *eval.InputError) {
+	if texts, ok := stringsFast(raw); ok {
+		return texts, nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, &eval.InputError{Field: n, Msg: "invalid array: " + err.Error(), Err: err}
+	}
+	texts := make([]string, 0, len(elems))
+	for i, e := range elems {
+		var t string
+		if kind(e) != "string" || json.Unmarshal(e, &t) != nil {
+			return nil, &eval.InputError{Field: fmt.Sprintf("%s[%d]", n, i), Msg: "want a string, got " + kind(e)}
+		}
+		texts = append(texts, t)
+	}
+	return texts, nil
 }
 
 // object decodes an optional object field; null is nil.

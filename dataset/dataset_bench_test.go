@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -91,5 +93,36 @@ func BenchmarkReadDataset(b *testing.B) {
 			}
 			b.ReportMetric(live-base, "heap-MB")
 		})
+	}
+}
+
+// BenchmarkOpenAndReadAgain checks a dataset of 200 short records (the
+// samples of scripts/bench-cache.sh) with Open and reads it again twice,
+// as bench does: the check pass, the records handed to the judges, the
+// texts of the samples report.html shows.
+func BenchmarkOpenAndReadAgain(b *testing.B) {
+	var buf bytes.Buffer
+	for i := 1; i <= 200; i++ {
+		n := strconv.Itoa(i)
+		buf.WriteString(`{"id":"s` + n + `","question":"What does study ` + n + ` find about sleep and memory?","answer":"Study ` + n +
+			` finds that sleep helps memory. Participants slept eight hours.","contexts":["Study ` + n + ` reports that sleep consolidates memory in adults."]}` + "\n")
+	}
+	path := filepath.Join(b.TempDir(), "samples.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := Open(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 2 {
+			for _, err := range d.Records() {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
 	}
 }

@@ -113,7 +113,7 @@ func TestConversationMarksWhereMetricsLostPoints(t *testing.T) {
 	s := tripSample()
 	results := scoreAll(t, s)
 	texts := textsOf(t, results, s)
-	v := newReportView(run.Config{RunID: "r"}, run.Summary{RunID: "r", Samples: 1}, results, Data{Texts: texts})
+	v := newReportView(run.Config{RunID: "r"}, run.Summary{RunID: "r", Samples: 1}, results, Data{Texts: texts}, nil)
 	require.Len(t, v.Rows, 1)
 	row := v.Rows[0]
 	require.NotNil(t, row.Conv)

@@ -187,6 +187,16 @@ func ShownIDs(results *run.ResultFile) map[string]bool {
 // Memory holds the shown samples only. A dataset that no longer reads
 // (changed since the run) leaves the texts out, saying why.
 func ReadShown(dir, baseDir string, records iter.Seq2[dataset.Record, error], metrics []string, cmp *run.Comparison) (*run.ResultFile, Data, error) {
+	bounded := func(show int, also ...string) (*run.ResultFile, error) {
+		return run.ReadResultsBounded(filepath.Join(dir, run.FileResults), show, also...)
+	}
+	return ReadShownFrom(bounded, baseDir, records, metrics, cmp)
+}
+
+// ReadShownFrom is ReadShown with the run's results chosen by bounded,
+// run.ReadResultsBounded of its results.jsonl or a run.Run's Bounded,
+// which holds the results a new run wrote.
+func ReadShownFrom(bounded func(show int, also ...string) (*run.ResultFile, error), baseDir string, records iter.Seq2[dataset.Record, error], metrics []string, cmp *run.Comparison) (*run.ResultFile, Data, error) {
 	share := func(total int) int { return max((total+len(metrics)-1)/max(len(metrics), 1), 1) }
 	var flipped []string
 	if cmp != nil {
@@ -196,7 +206,7 @@ func ReadShown(dir, baseDir string, records iter.Seq2[dataset.Record, error], me
 			}
 		}
 	}
-	results, err := run.ReadResultsBounded(filepath.Join(dir, run.FileResults), max(share(Samples), SamplesMin), flipped...)
+	results, err := bounded(max(share(Samples), SamplesMin), flipped...)
 	if err != nil {
 		return nil, Data{}, err
 	}

@@ -15,8 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
@@ -45,14 +43,6 @@ var reportFuncs = template.FuncMap{
 	"short": func(s string) string { return s[:min(len(s), 12)] },
 	"join":  strings.Join,
 	"add":   func(a, b int) int { return a + b },
-	// g writes a number with as few digits as it needs.
-	"g":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
-	"chars": utf8.RuneCountInString,
-	// listed, maxListed and unlisted bound an evidence list.
-	"listed":    func(i int) bool { return i < MaxListed },
-	"maxListed": func() int { return MaxListed },
-	"unlisted":  func(n int) int { return n - MaxListed },
-	"clip":      clip,
 	"signed": func(n run.Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)
@@ -80,44 +70,40 @@ var reportFuncs = template.FuncMap{
 // table and never drawn in a histogram. Every text that comes from the
 // dataset or a model is escaped. results may be nil (no samples).
 func WriteHTML(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, data Data) error {
-	v := newReportView(cfg, s, results, data)
-	var err error
-	if v.RowsHTML, err = drawRows(reportTmpl(), v); err == nil {
-		err = reportTmpl().Execute(w, v)
-	}
-	if err != nil {
+	return writeHTML(w, newReportView(cfg, s, results, data, nil))
+}
+
+func writeHTML(w io.Writer, v reportView) error {
+	if err := reportTmpl().Execute(w, v); err != nil {
 		return fmt.Errorf("writing %s: %w", run.FileReport, err)
 	}
 	return nil
 }
 
-// rowsPart is what the template "rows" draws: some of the table's
-// samples.
+// rowsPart is some of the table's samples, for page.rows.
 type rowsPart struct {
 	Rows  []sampleRow
 	Texts bool
 	Width int
 }
 
-// drawRows draws v's samples (most of the page) with the template
-// "rows", in as many parts at once as there are processors, each part
-// escaped by the template as the page would be.
-func drawRows(t *template.Template, v reportView) ([]template.HTML, error) {
+// drawRows draws t's samples (most of the page) in Go (page.rows), in
+// as many parts at once as there are processors, each part escaped as
+// the template escapes the page.
+func drawRows(v *table) []template.HTML {
 	parts := min(runtime.GOMAXPROCS(0), max(len(v.Rows)/16, 1))
 	out := make([]template.HTML, parts)
-	var g errgroup.Group
+	var wg sync.WaitGroup
 	for i := range parts {
-		g.Go(func() error {
+		wg.Go(func() {
 			lo, hi := i*len(v.Rows)/parts, (i+1)*len(v.Rows)/parts
-			var b strings.Builder
-			if err := t.ExecuteTemplate(&b, "rows", rowsPart{Rows: v.Rows[lo:hi], Texts: v.Texts, Width: v.Width}); err != nil {
-				return err
-			}
-			out[i] = template.HTML(b.String()) //nolint:gosec // the output of the template's own escaping
-			return nil
+			var p page
+			p.rows(rowsPart{Rows: v.Rows[lo:hi], Texts: v.texts, Width: v.Width})
+			out[i] = template.HTML(p.String()) //nolint:gosec // every value escaped by page.esc, as the template escapes it
 		})
 	}
-	return out, g.Wait()
+	wg.Wait()
+	return out
 }
 
 // reportView is what the template draws.
@@ -349,68 +335,24 @@ type sampleCell struct {
 // questionChars is how much of a question the table shows.
 const questionChars = 90
 
-func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data Data) reportView {
+// newReportView is what the template draws of the run: its table of
+// samples is pre, drawn ahead, when pre was drawn for s's metrics and
+// thresholds, else drawn now.
+func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data Data, pre *SampleTable) reportView {
 	v := reportView{Cfg: cfg, S: s, RunID: cmpOr(s.RunID, cfg.RunID), Texts: data.Texts != nil, TextsErr: data.TextsErr, Baseline: data.Baseline != nil}
 	v.setHeader(cfg, s, data)
 
-	// Columns: the config's metrics, in the order they were asked for,
-	// then any the summary or the results name besides.
 	s.Metrics = run.InConfigOrder(s.Metrics, cfg.Metrics)
 	v.S.Metrics = s.Metrics
-	thresholds := map[string]float64{}
-	addColumn := func(m string) {
-		if !slices.Contains(v.Columns, m) {
-			v.Columns = append(v.Columns, m)
-		}
+	var t *table
+	if pre.drawnFor(cfg, s.Metrics) {
+		t = &pre.table
+	} else {
+		t = newTable(cfg, s.Metrics, results, data)
 	}
-	for _, m := range cfg.Metrics {
-		addColumn(m)
-	}
-	for _, m := range s.Metrics {
-		addColumn(m.Metric)
-		thresholds[m.Metric] = m.Threshold
-	}
-
-	// Rows, in SampleOrder: a parallel run writes results.jsonl in the
-	// order its judgements finished, which is not fixed.
-	values := map[string][]float64{}
-	if results != nil {
-		values = v.addResults(results, addColumn)
-	}
-	slices.SortFunc(v.Rows, func(a, b sampleRow) int { return run.SampleOrder(a.ID, b.ID) })
-	for i := range v.Rows {
-		row := &v.Rows[i]
-		if t, ok := data.Texts[row.ID]; ok {
-			row.Text = &t
-			row.Question = preview(t.Question.Text, questionChars)
-			if t.Conversation != nil && row.Question == "" {
-				row.Question = preview(t.Conversation.firstUser(), questionChars)
-			}
-		}
-		for j := range row.Results {
-			rv := &row.Results[j]
-			if b, ok := data.Baseline[rv.Key()]; ok {
-				rv.Base = &b
-				rv.Flip = flipOf(b, rv.Result, thresholds)
-			}
-		}
-		for _, m := range v.Columns {
-			row.Cells = append(row.Cells, cellOf(m, row.Results, thresholds))
-		}
-		// Evidence in column order.
-		slices.SortStableFunc(row.Results, func(a, b resultView) int {
-			return slices.Index(v.Columns, a.Metric) - slices.Index(v.Columns, b.Metric)
-		})
-		if row.Text != nil && row.Text.Conversation != nil {
-			row.Conv = newConvView(row.Text.Conversation, row.Results)
-		}
-	}
-
-	v.FirstMetric = 1
-	if v.Texts {
-		v.FirstMetric = 2 // after the question
-	}
-	v.Width = v.FirstMetric + len(v.Columns)
+	v.Columns, v.Rows, v.RowsHTML = t.Columns, t.Rows, t.RowsHTML
+	v.Defaulted, v.Skipped, v.Errors, v.NotEvaluable = t.Defaulted, t.Skipped, t.Errors, t.NotEvaluable
+	v.FirstMetric, v.Width = t.FirstMetric, t.Width
 
 	b := results.Bounds()
 	if b != nil {
@@ -422,7 +364,7 @@ func newReportView(cfg run.Config, s run.Summary, results *run.ResultFile, data 
 		}
 	}
 	for _, m := range s.Metrics {
-		h := newHistogram(values[m.Metric])
+		h := newHistogram(t.values[m.Metric])
 		if b != nil {
 			h = histogramOf(b.Bins[m.Metric])
 		}
@@ -461,42 +403,6 @@ func (v *reportView) setHeader(cfg run.Config, s run.Summary, data Data) {
 	if len(data.Failed) > 0 {
 		v.Failed = data.Failed
 	}
-}
-
-// addResults adds a row per sample of results, in the order the file
-// has them, each with its results; counts the defaulted, skipped and
-// failed ones; hands each metric to addColumn; and returns the scored
-// values by metric.
-func (v *reportView) addResults(results *run.ResultFile, addColumn func(string)) map[string][]float64 {
-	byID := map[string]int{}
-	values := map[string][]float64{}
-	for r := range results.All() {
-		addColumn(r.Metric)
-		i, ok := byID[r.ID]
-		if !ok {
-			i = len(v.Rows)
-			byID[r.ID] = i
-			v.Rows = append(v.Rows, sampleRow{ID: r.ID})
-		}
-		v.Rows[i].Results = append(v.Rows[i].Results, resultView{Result: r})
-		switch {
-		case r.Defaulted:
-			v.Defaulted++
-			v.Rows[i].Marked = true
-		case r.Skipped:
-			v.Skipped++
-			if r.NotEvaluable() {
-				v.NotEvaluable++
-			}
-			v.Rows[i].Marked = true
-		case r.Error != "":
-			v.Errors++
-			v.Rows[i].Marked = true
-		default:
-			values[r.Metric] = append(values[r.Metric], r.Value)
-		}
-	}
-	return values
 }
 
 // cellOf is metric's cell among a sample's results.

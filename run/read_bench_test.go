@@ -55,3 +55,42 @@ func BenchmarkReadResultsBounded(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkShownResults chooses the results report.html shows of a new
+// run of 200 samples and three metrics (the lowest 134 of each, as
+// report.ReadShown asks), as bench does after its last call: read from
+// results.jsonl again, and from the results the run held as it wrote
+// them (Run.Bounded).
+func BenchmarkShownResults(b *testing.B) {
+	src, err := ReadResults(writeBenchResults(b, 200))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	r, err := Create(dir, Config{RunID: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for res := range src.All() {
+		if err := r.Append(res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Cleanup(func() { _ = r.Close() })
+	b.Run("file", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ReadResultsBounded(filepath.Join(dir, FileResults), 134); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("held", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := r.Bounded(134); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -67,6 +67,14 @@ type Run struct {
 	tries      map[Key]int
 	kept       int
 	superseded eval.Usage
+	// held are the results this attempt wrote, in the order of their
+	// lines, while holding (see Bounded); written is the bytes it wrote.
+	held    []Result
+	holding bool
+	written int64
+	// synced is true when Sync synced results.jsonl and nothing was
+	// appended since.
+	synced bool
 	// OnResult, when set before the run starts, is called with each result
 	// appended, one at a time, after its line is written.
 	OnResult func(Result)
@@ -102,7 +110,7 @@ func Create(dir string, cfg Config) (*Run, error) {
 		_ = lock.Unlock()
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	return &Run{dir: dir, cfg: cfg, f: f, lock: lock, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}}, nil
+	return &Run{dir: dir, cfg: cfg, f: f, lock: lock, done: map[Key]struct{}{}, again: map[Key]eval.Usage{}, holding: true}, nil
 }
 
 // Resume opens the unfinished run in dir to judge the pairs it lacks.
@@ -309,13 +317,19 @@ func (r *Run) Append(res Result) error {
 	if _, err := r.f.Write(line); err != nil {
 		return fmt.Errorf("%s: %w", r.f.Name(), err)
 	}
+	r.written += int64(len(line))
+	r.synced = false
 	if u, ok := r.again[res.Key()]; ok {
 		delete(r.again, res.Key())
 		r.superseded = r.superseded.Add(u)
 	}
-	// The pairs of this attempt are not kept: a dataset's ids are unique
-	// and Evaluate runs each metric once a record, so memory stays flat
-	// in the dataset's size; only an earlier attempt's pairs are held.
+	// The pairs of this attempt are not kept past MaxHeld (see hold): a
+	// dataset's ids are unique and Evaluate runs each metric once a
+	// record, so memory stays flat in the dataset's size; only an earlier
+	// attempt's pairs are held.
+	if r.holding {
+		r.hold(res, line)
+	}
 	r.count(res)
 	if r.OnResult != nil {
 		r.OnResult(res)
@@ -414,17 +428,38 @@ func (r *Run) WriteSummary(s Summary) error {
 	return atomicfile.WriteJSON(filepath.Join(r.dir, FileSummary), s)
 }
 
+// Sync syncs results.jsonl to disk now: a run that appends no more
+// syncs it while it writes its other files, and Close then has nothing
+// left to sync.
+func (r *Run) Sync() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return nil
+	}
+	if err := r.f.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", r.f.Name(), err)
+	}
+	r.synced = true
+	return nil
+}
+
 // Close closes results.jsonl.
 //
-// The file is synced to disk first, and the folder's lock released, so a
-// crash after Close loses no result. Close may be called more than once.
+// The file is synced to disk first (unless Sync synced it since the last
+// line), and the folder's lock released, so a crash after Close loses no
+// result. Close may be called more than once.
 func (r *Run) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.f == nil {
 		return nil
 	}
-	err := errors.Join(r.f.Sync(), r.f.Close())
+	var err error
+	if !r.synced {
+		err = r.f.Sync()
+	}
+	err = errors.Join(err, r.f.Close())
 	r.f = nil
 	if r.lock != nil {
 		err = errors.Join(err, r.lock.Unlock())

@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -56,4 +57,23 @@ func testConfig() Config {
 	return Config{RunID: "20261124T221500Z-3f9a", Started: time.Date(2026, 11, 24, 22, 15, 0, 0, time.UTC),
 		Dataset: "data.jsonl", DatasetSHA256: "abc", Metrics: []string{"m1", "m2"}, Model: "offline (approximate)",
 		Prompts: map[string]string{"faithfulness.claims": "2"}, Settings: map[string]string{"--strict": "false"}}
+}
+
+// TestSyncBeforeClose: a run synced before it closes keeps every line,
+// those appended after the sync too, and Sync after Close does nothing.
+func TestSyncBeforeClose(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r, err := Create(dir, testConfig())
+	require.NoError(t, err)
+	require.NoError(t, r.Append(Result{ID: "s1", Metric: "m1", Value: 0.5}))
+	require.NoError(t, r.Sync())
+	assert.True(t, r.synced)
+	require.NoError(t, r.Append(Result{ID: "s2", Metric: "m1", Value: 0.25}))
+	assert.False(t, r.synced, "a line appended after the sync is synced by Close")
+	require.NoError(t, r.Close())
+	require.NoError(t, r.Sync())
+	rf, err := ReadResults(filepath.Join(dir, FileResults))
+	require.NoError(t, err)
+	assert.Len(t, rf.Results, 2)
 }

@@ -688,27 +688,32 @@ type Bounds struct {
 // distributions are kept as bin counts. A line that a later line of its
 // pair supersedes is left out (see Result).
 func ReadResultsBounded(path string, show int, also ...string) (*ResultFile, error) {
+	last, err := lastLines(path)
+	if err != nil {
+		return nil, err
+	}
+	return bounded(path, show, also, func(out *ResultFile, fn func(line int, h Result, full func() (Result, error)) error) error {
+		return scanHeads(path, out, func(line int, h Result, b []byte) error {
+			if l, ok := last[h.Key()]; ok && l != line {
+				return nil
+			}
+			return fn(line, h, func() (Result, error) { return decodeResult(path, line, b) })
+		})
+	})
+}
+
+// bounded is ReadResultsBounded over the lines pass hands out, twice: the
+// head of each line that counts (the last of its pair), with the line's
+// whole result on demand.
+func bounded(path string, show int, also []string, pass func(out *ResultFile, fn func(line int, h Result, full func() (Result, error)) error) error) (*ResultFile, error) {
 	show = max(show, 1)
 	b := &Bounds{Bins: map[string]Bins{}, Lowest: show}
 	// The samples that may be shown, by metric: value by id, and the ids
 	// in file order.
 	worst := map[string]map[string]float64{}
 	order := map[string][]string{}
-	last, err := lastLines(path)
-	if err != nil {
-		return nil, err
-	}
-	// pass hands fn the head of each line that counts, and the line.
-	pass := func(out *ResultFile, fn func(line int, h Result, b []byte) error) error {
-		return scanHeads(path, out, func(line int, h Result, b []byte) error {
-			if l, ok := last[h.Key()]; ok && l != line {
-				return nil
-			}
-			return fn(line, h, b)
-		})
-	}
 	seen := &ResultFile{index: map[Key]int{}}
-	err = pass(seen, func(_ int, r Result, _ []byte) error {
+	err := pass(seen, func(_ int, r Result, _ func() (Result, error)) error {
 		v := r.Value
 		switch {
 		case r.Defaulted:
@@ -759,12 +764,12 @@ func ReadResultsBounded(path string, show int, also ...string) (*ResultFile, err
 		}
 	}
 	out := &ResultFile{Path: path, index: map[Key]int{}}
-	if err := pass(out, func(line int, h Result, b []byte) error {
+	if err := pass(out, func(_ int, h Result, full func() (Result, error)) error {
 		_, also := extra[h.ID]
 		if !shown[h.ID] && !also {
 			return nil
 		}
-		r, err := decodeResult(path, line, b)
+		r, err := full()
 		if err != nil {
 			return err
 		}

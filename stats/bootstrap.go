@@ -47,7 +47,7 @@ func BootstrapStrata(strata []int, reps int, seed uint64, stat func(idx []int) f
 	for i, s := range strata {
 		of[i] = members[s]
 	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	rng := newRNG(seed)
 	idx := make([]int, n)
 	kept := make([]float64, 0, reps)
 	for range reps {
@@ -76,13 +76,35 @@ func BootstrapStrata(strata []int, reps int, seed uint64, stat func(idx []int) f
 // The resamples depend on the order of x as well as on reps and seed: give
 // values in an order that does not vary between runs (sorted, say) for an
 // interval that does not either.
+//
+// It is Bootstrap with the mean as its statistic, draw for draw and sum
+// for sum (TestBootstrapMeanIsBootstrapOfTheMean), without the list of
+// indexes and the call a resample: a run's summary draws one for each of
+// its metrics after the last judgement.
 func BootstrapMean(x []float64, reps int, seed uint64) (lo, hi float64) {
-	lo, hi, _ = Bootstrap(len(x), reps, seed, func(idx []int) float64 {
+	n := len(x)
+	if n < 1 || reps < 1 {
+		return math.NaN(), math.NaN()
+	}
+	rng := newRNG(seed)
+	kept := make([]float64, 0, reps)
+	for range reps {
 		var sum float64
-		for _, j := range idx {
-			sum += x[j]
+		for range n {
+			sum += x[rng.IntN(n)]
 		}
-		return sum / float64(len(idx))
-	})
-	return lo, hi
+		if v := sum / float64(n); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			kept = append(kept, v)
+		}
+	}
+	if len(kept) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	slices.Sort(kept)
+	return percentileSorted(kept, 2.5), percentileSorted(kept, 97.5)
+}
+
+// newRNG is the generator of the resamples drawn with seed.
+func newRNG(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }

@@ -2,6 +2,7 @@ package stats_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -219,5 +220,40 @@ func TestBootstrapMean(t *testing.T) {
 			assertFloat(t, tc.lo, lo)
 			assertFloat(t, tc.hi, hi)
 		})
+	}
+}
+
+// TestBootstrapMeanIsBootstrapOfTheMean holds BootstrapMean to Bootstrap
+// with the mean as its statistic, to the bit: values drawn at random
+// (ties, NaN, infinities among them), of sizes 1 to 300, with several
+// seeds and counts of resamples.
+func TestBootstrapMeanIsBootstrapOfTheMean(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(34, 6))
+	for i := range 200 {
+		x := make([]float64, 1+r.IntN(300))
+		for j := range x {
+			switch r.IntN(40) {
+			case 0:
+				x[j] = math.NaN()
+			case 1:
+				x[j] = math.Inf(1 - 2*r.IntN(2))
+			default:
+				x[j] = float64(r.IntN(9)) / 8 * r.Float64()
+			}
+		}
+		reps, seed := 1+r.IntN(3000), r.Uint64()
+		wantLo, wantHi, _ := stats.Bootstrap(len(x), reps, seed, func(idx []int) float64 {
+			var sum float64
+			for _, j := range idx {
+				sum += x[j]
+			}
+			return sum / float64(len(idx))
+		})
+		lo, hi := stats.BootstrapMean(x, reps, seed)
+		if math.Float64bits(lo) != math.Float64bits(wantLo) && !(math.IsNaN(lo) && math.IsNaN(wantLo)) ||
+			math.Float64bits(hi) != math.Float64bits(wantHi) && !(math.IsNaN(hi) && math.IsNaN(wantHi)) {
+			t.Fatalf("case %d (n %d, reps %d, seed %d): BootstrapMean %v..%v, Bootstrap %v..%v", i, len(x), reps, seed, lo, hi, wantLo, wantHi)
+		}
 	}
 }

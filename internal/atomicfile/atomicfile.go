@@ -3,7 +3,8 @@
 // its mode and renamed over the target, so a reader (or a run killed half
 // way) sees the old file or the new one, never half of one. Every file
 // Assay writes whole (a run's summary.json and report.html, a research
-// run's card.json) goes through it.
+// run's card.json) goes through it. [WriteView] leaves out the sync, for
+// a file drawn from others that are synced (report.html, a JUnit file).
 package atomicfile
 
 import (
@@ -27,7 +28,23 @@ import (
 // Every error is an *fs.PathError naming path, its Op the step that failed
 // ("create", "write", "sync", "rename"...) and its Err the cause: write's
 // own error unwraps to what write returned.
-func Write(path string, perm fs.FileMode, write func(io.Writer) error) (err error) {
+func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	return replace(path, perm, write, true)
+}
+
+// WriteView is Write without syncing the file to disk: a reader and a
+// process killed at any point still see the old file or the new one
+// whole, but a crash of the machine soon after may leave the file empty
+// or missing. It is for a view drawn from files that are synced and can
+// be drawn again from them (report.html and the JUnit file, from
+// results.jsonl and summary.json, by bench --resume), where a sync would
+// only make the process wait for the disk.
+func WriteView(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	return replace(path, perm, write, false)
+}
+
+// replace is Write, syncing the file before its rename when sync is set.
+func replace(path string, perm fs.FileMode, write func(io.Writer) error, sync bool) (err error) {
 	fail := func(op string, cause error) error {
 		var pe *fs.PathError
 		var le *os.LinkError
@@ -59,8 +76,10 @@ func Write(path string, perm fs.FileMode, write func(io.Writer) error) (err erro
 	if err := tmp.Chmod(perm); err != nil {
 		return fail("chmod", err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fail("sync", err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return fail("sync", err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fail("close", err)

@@ -71,6 +71,15 @@ func TestWriteReplaces(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{}\n", string(got))
 	assert.Equal(t, []string{"summary.json"}, names(t, dir))
+
+	require.NoError(t, atomicfile.WriteView(path, 0o640, func(w io.Writer) error {
+		_, err := io.WriteString(w, "<html>")
+		return err
+	}))
+	got, err = os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "<html>", string(got), "a view replaces the file whole too")
+	assert.Equal(t, []string{"summary.json"}, names(t, dir))
 }
 
 // TestWriteFails checks that a failure leaves the old file as it was, no
@@ -93,33 +102,44 @@ func TestWriteFails(t *testing.T) {
 		},
 		"the target is a folder": {dir: true, write: func(io.Writer) error { return nil }, op: "rename"},
 	}
+	writers := map[string]func(string, fs.FileMode, func(io.Writer) error) error{"Write": atomicfile.Write, "WriteView": atomicfile.WriteView}
 	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			path := filepath.Join(dir, "report.html")
-			if tc.dir {
-				require.NoError(t, os.Mkdir(path, 0o755))
-				require.NoError(t, os.WriteFile(filepath.Join(path, "keep"), nil, 0o644))
-			} else {
-				require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
-			}
-			err := atomicfile.Write(path, 0o644, tc.write)
-			var pe *fs.PathError
-			require.ErrorAs(t, err, &pe)
-			assert.Equal(t, tc.op, pe.Op)
-			assert.Equal(t, path, pe.Path)
-			if tc.is != nil {
-				require.ErrorIs(t, err, tc.is)
-			}
-			if !tc.dir {
-				got, rerr := os.ReadFile(path)
-				require.NoError(t, rerr)
-				assert.Equal(t, "old", string(got), "the old file is left as it was")
-			}
-			assert.Equal(t, []string{"report.html"}, names(t, dir), "no temporary file is left")
-		})
+		for wname, write := range writers {
+			t.Run(wname+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				writeFails(t, write, tc.dir, tc.write, tc.op, tc.is)
+			})
+		}
 	}
+}
+
+// writeFails checks one failing write, with write, of a report.html
+// that held "old" (a folder with isDir): fn is what writes its content,
+// op and is the error expected.
+func writeFails(t *testing.T, write func(string, fs.FileMode, func(io.Writer) error) error, isDir bool, fn func(io.Writer) error, op string, is error) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	if isDir {
+		require.NoError(t, os.Mkdir(path, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(path, "keep"), nil, 0o644))
+	} else {
+		require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+	}
+	err := write(path, 0o644, fn)
+	var pe *fs.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, op, pe.Op)
+	assert.Equal(t, path, pe.Path)
+	if is != nil {
+		require.ErrorIs(t, err, is)
+	}
+	if !isDir {
+		got, rerr := os.ReadFile(path)
+		require.NoError(t, rerr)
+		assert.Equal(t, "old", string(got), "the old file is left as it was")
+	}
+	assert.Equal(t, []string{"report.html"}, names(t, dir), "no temporary file is left")
 }
 
 // TestWriteNoFolder checks a folder that does not exist is an error

@@ -8,6 +8,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/metric"
 )
 
 func contextScorer(s ScorerSpec) eval.Scorer {
@@ -38,7 +39,8 @@ type ContextView struct {
 	// profile defines), in profile order; none in seed 002's card.
 	Scores []ScoreRow         `json:"scores,omitempty" yaml:"scores,omitempty"`
 	CRAG   CRAGClassification `json:"crag" yaml:"-"`
-	titles map[string]string  // per sub-score, its row's label (metric.Entry.Title)
+	// reg names the sub-scores' rows (metric.Entry.Title) in Markdown.
+	reg *metric.Registry
 }
 
 // ScoreRow is one score of a card besides its own dimensions: its points
@@ -95,13 +97,9 @@ func (v ContextView) MarshalYAML() (any, error) {
 // the card's overall (ClassifyCRAG, seed 002's thresholds, which the
 // built-in context profile's pass rule repeats).
 func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
-	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason, titles: map[string]string{}}
-	reg := Builtins()
+	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason}
 	if p != nil {
-		reg = p.Metrics()
-	}
-	for _, k := range []string{heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency, heuristics.KeyDiversityScore, heuristics.KeyEstimatedFaithfulness} {
-		v.titles[k] = rowTitle(reg, k)
+		v.reg = p.Metrics()
 	}
 	if sc, ok := c.Get(MetricContextQuality); ok {
 		n := sc.Evidence.Counts
@@ -259,7 +257,10 @@ func (v ContextView) Markdown() string {
 		{heuristics.KeyDiversityScore, v.DiversityScore},
 		{heuristics.KeyEstimatedFaithfulness, v.EstimatedFaithfulness},
 	} {
-		label := v.titles[r.k]
+		label := ""
+		if v.reg != nil {
+			label = rowTitle(v.reg, r.k)
+		}
 		if label == "" {
 			label = rowTitle(Builtins(), r.k)
 		}

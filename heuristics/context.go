@@ -677,34 +677,36 @@ func jsToLower(s string) string {
 	if i == len(s) {
 		return s
 	}
-	b := make([]byte, i, len(s)+8)
-	copy(b, s[:i])
+	// A Builder: the lower-cased text is made once, not copied again.
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if jsByteClass[c]&jsClassUpper != 0 {
 				c += 'a' - 'A'
 			}
-			b = append(b, c)
+			b.WriteByte(c)
 			i++
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
 		switch r {
 		case 0x130: // LATIN CAPITAL LETTER I WITH DOT ABOVE
-			b = append(b, "i\u0307"...)
+			b.WriteString("i\u0307")
 		case 0x3A3: // GREEK CAPITAL LETTER SIGMA
 			if jsIsFinalSigma(s, i, i+w) {
-				b = utf8.AppendRune(b, 0x3C2)
+				b.WriteRune(0x3C2)
 			} else {
-				b = utf8.AppendRune(b, 0x3C3)
+				b.WriteRune(0x3C3)
 			}
 		default:
-			b = utf8.AppendRune(b, unicode.ToLower(r))
+			b.WriteRune(unicode.ToLower(r))
 		}
 		i += w
 	}
-	return string(b)
+	return b.String()
 }
 
 // jsIsFinalSigma is ICU's Final_Sigma test for the sigma at s[start:end]: a

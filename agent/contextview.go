@@ -1,11 +1,14 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/metric"
 )
 
 func contextScorer(s ScorerSpec) eval.Scorer {
@@ -36,7 +39,8 @@ type ContextView struct {
 	// profile defines), in profile order; none in seed 002's card.
 	Scores []ScoreRow         `json:"scores,omitempty" yaml:"scores,omitempty"`
 	CRAG   CRAGClassification `json:"crag" yaml:"-"`
-	titles map[string]string  // per sub-score, its row's label (metric.Entry.Title)
+	// reg names the sub-scores' rows (metric.Entry.Title) in Markdown.
+	reg *metric.Registry
 }
 
 // ScoreRow is one score of a card besides its own dimensions: its points
@@ -93,13 +97,9 @@ func (v ContextView) MarshalYAML() (any, error) {
 // the card's overall (ClassifyCRAG, seed 002's thresholds, which the
 // built-in context profile's pass rule repeats).
 func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
-	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason, titles: map[string]string{}}
-	reg := Builtins()
+	v := ContextView{Profile: c.Profile, Status: c.Status, Reason: c.Reason}
 	if p != nil {
-		reg = p.Metrics()
-	}
-	for _, k := range []string{heuristics.KeyRetrievalConfidence, heuristics.KeyContextSufficiency, heuristics.KeyDiversityScore, heuristics.KeyEstimatedFaithfulness} {
-		v.titles[k] = rowTitle(reg, k)
+		v.reg = p.Metrics()
 	}
 	if sc, ok := c.Get(MetricContextQuality); ok {
 		n := sc.Evidence.Counts
@@ -122,6 +122,127 @@ func NewContextView(p *Profile, c eval.Card, s eval.Sample) ContextView {
 	return v
 }
 
+// AppendJSON appends the card's JSON to b, the bytes encode.JSON writes
+// for it (indented, with its final newline), in one pass without
+// reflection: the service answers every /v1/context-score with it. A
+// number JSON cannot hold (NaN, an infinity: a judge's points, say) is
+// encode.JSON's error.
+func (v ContextView) AppendJSON(b []byte) ([]byte, error) {
+	if !v.finite() {
+		var buf bytes.Buffer
+		if err := encode.JSON(&buf, v); err != nil {
+			return b, err
+		}
+		return append(b, buf.Bytes()...), nil
+	}
+	w := encode.Indented{B: b}
+	w.Open('{')
+	for _, f := range []struct{ k, v string }{{"profile", v.Profile}, {"status", v.Status}, {"reason", v.Reason}} {
+		w.Key(f.k)
+		w.B = encode.AppendString(w.B, f.v, false)
+	}
+	for _, f := range []struct {
+		k string
+		v float64
+	}{{"overall", v.Overall}, {"retrievalConfidence", v.RetrievalConfidence}, {"contextSufficiency", v.ContextSufficiency},
+		{"diversityScore", v.DiversityScore}, {"estimatedFaithfulness", v.EstimatedFaithfulness}} {
+		w.Key(f.k)
+		w.B = encode.AppendFloat(w.B, f.v)
+	}
+	if v.Warning != "" {
+		w.Key("warning")
+		w.B = encode.AppendString(w.B, v.Warning, false)
+	}
+	if len(v.Notes) > 0 {
+		w.Key("notes")
+		appendStrings(&w, v.Notes, false)
+	}
+	if len(v.Scores) > 0 {
+		w.Key("scores")
+		w.Open('[')
+		for _, r := range v.Scores {
+			w.Elem()
+			r.appendJSON(&w)
+		}
+		w.Close(']')
+	}
+	w.Key("crag")
+	v.CRAG.appendJSON(&w)
+	w.Close('}')
+	w.End()
+	return w.B, nil
+}
+
+// finite reports whether every number of the card is one JSON can write.
+func (v ContextView) finite() bool {
+	ok := encode.Finite(v.Overall, v.RetrievalConfidence, v.ContextSufficiency, v.DiversityScore, v.EstimatedFaithfulness, v.CRAG.Confidence)
+	for _, r := range v.Scores {
+		ok = ok && encode.Finite(r.Points, r.Max)
+	}
+	return ok
+}
+
+func (r ScoreRow) appendJSON(w *encode.Indented) {
+	w.Open('{')
+	w.Key("metric")
+	w.B = encode.AppendString(w.B, r.Metric, false)
+	w.Key("points")
+	w.B = encode.AppendFloat(w.B, r.Points)
+	w.Key("max")
+	w.B = encode.AppendFloat(w.B, r.Max)
+	w.Key("reason")
+	w.B = encode.AppendString(w.B, r.Reason, false)
+	if r.Defaulted {
+		w.Key("defaulted")
+		w.B = append(w.B, "true"...)
+	}
+	w.Close('}')
+}
+
+// appendJSON writes the classification as encoding/json does: its action
+// by CRAGAction.MarshalJSON, whose json.Marshal escapes <, > and &.
+func (c CRAGClassification) appendJSON(w *encode.Indented) {
+	w.Open('{')
+	w.Key("classification")
+	w.B = encode.AppendString(w.B, string(c.Classification), false)
+	w.Key("confidence")
+	w.B = encode.AppendFloat(w.B, c.Confidence)
+	w.Key("action")
+	a := c.Action
+	w.Open('{')
+	w.Key("type")
+	w.B = encode.AppendString(w.B, string(a.Type), true)
+	switch a.Type {
+	case ActionDecompose:
+		w.Key("subQueries")
+		appendStrings(w, a.SubQueries, true)
+	case ActionSupplementalSearch:
+		w.Key("searchQuery")
+		w.B = encode.AppendString(w.B, a.SearchQuery, true)
+	default:
+		if len(a.SubQueries) > 0 {
+			w.Key("subQueries")
+			appendStrings(w, a.SubQueries, true)
+		}
+		if a.SearchQuery != "" {
+			w.Key("searchQuery")
+			w.B = encode.AppendString(w.B, a.SearchQuery, true)
+		}
+	}
+	w.Close('}')
+	w.Close('}')
+}
+
+// appendStrings writes an array of strings ([] when there are none).
+func appendStrings(w *encode.Indented, ss []string, escapeHTML bool) {
+	w.Open('[')
+	for _, s := range ss {
+		w.Elem()
+		w.B = encode.AppendString(w.B, s, escapeHTML)
+	}
+	w.Close(']')
+}
+
 // Markdown renders the context card for people.
 func (v ContextView) Markdown() string {
 	var b strings.Builder
@@ -136,7 +257,10 @@ func (v ContextView) Markdown() string {
 		{heuristics.KeyDiversityScore, v.DiversityScore},
 		{heuristics.KeyEstimatedFaithfulness, v.EstimatedFaithfulness},
 	} {
-		label := v.titles[r.k]
+		label := ""
+		if v.reg != nil {
+			label = rowTitle(v.reg, r.k)
+		}
 		if label == "" {
 			label = rowTitle(Builtins(), r.k)
 		}

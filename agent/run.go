@@ -125,8 +125,14 @@ func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Ca
 		limit = runtime.GOMAXPROCS(0)
 	}
 	// The report is parsed once for the card, by the first report scorer
-	// that needs it, and shared by all of them.
-	report := heuristics.ParseOnce(s)
+	// that needs it, and shared by all of them (none in a context card).
+	var report func() *heuristics.Report
+	for _, sc := range scorers {
+		if _, ok := sc.(heuristics.ReportScorer); ok {
+			report = heuristics.ParseOnce(s)
+			break
+		}
+	}
 	one := func(ctx context.Context, i int) (err error) {
 		defer func() {
 			if r := recover(); r != nil {

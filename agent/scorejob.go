@@ -395,6 +395,14 @@ func render(w io.Writer, format string, p *Profile, card eval.Card, sample eval.
 		_, err := io.WriteString(w, textCard(p, card, sample))
 		return err
 	case "json":
+		if cv, ok := v.(ContextView); ok {
+			b, err := cv.AppendJSON(nil)
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(b)
+			return err
+		}
 		return encode.JSON(w, v)
 	case "md":
 		_, err := io.WriteString(w, md)

@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
@@ -40,22 +42,17 @@ func (p *Profile) Verdict(scores []eval.Score) eval.Card {
 	switch {
 	case len(short) > 0:
 		c.Status = eval.StatusFail
-		c.Reason = failReason(short)
 	case p.Pass.FailAtOrBelow != nil && c.Total <= *p.Pass.FailAtOrBelow:
 		c.Status = eval.StatusFail
-		c.Reason = fmt.Sprintf("Score %s is at or below %s: the retrieval is incorrect for this query.", num(c.Total), num(*p.Pass.FailAtOrBelow))
 	case c.Total >= p.Pass.Threshold:
 		c.Status = eval.StatusPass
-		c.Reason = fmt.Sprintf("Quality threshold met (%s/%s).", num(c.Total), num(c.Max))
-		if len(p.Pass.RequireFull) > 0 {
-			c.Reason += fmt.Sprintf(" %s requirement satisfied.", requirement(c, p.Pass.RequireFull))
-		}
 	default:
 		c.Status = eval.StatusIterate
-		c.Reason = iterateReason(p, c)
 	}
 	if p.Kind == KindContext {
 		c.Reason = contextReason(p, c)
+	} else {
+		c.Reason = reportReason(p, c, short)
 	}
 	if c.Defaulted > 0 {
 		c.Reason += fmt.Sprintf(" %d score(s) fell back to the neutral default after judge errors.", c.Defaulted)
@@ -64,6 +61,24 @@ func (p *Profile) Verdict(scores []eval.Score) eval.Card {
 		c.Fixes = p.fixes(c)
 	}
 	return c
+}
+
+// reportReason says why a card that is not a context card has its
+// status (Verdict's rules, in its order).
+func reportReason(p *Profile, c eval.Card, short []eval.Score) string {
+	switch {
+	case len(short) > 0:
+		return failReason(short)
+	case c.Status == eval.StatusFail:
+		return fmt.Sprintf("Score %s is at or below %s: the retrieval is incorrect for this query.", num(c.Total), num(*p.Pass.FailAtOrBelow))
+	case c.Status == eval.StatusPass:
+		r := fmt.Sprintf("Quality threshold met (%s/%s).", num(c.Total), num(c.Max))
+		if len(p.Pass.RequireFull) > 0 {
+			r += fmt.Sprintf(" %s requirement satisfied.", requirement(c, p.Pass.RequireFull))
+		}
+		return r
+	}
+	return iterateReason(p, c)
 }
 
 func failReason(short []eval.Score) string {
@@ -151,7 +166,10 @@ func title(metric string) string {
 
 // num formats a number without trailing zeros: 5, 4.9, 0.725.
 func num(x float64) string {
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", x), "0"), ".")
+	// fmt's %.3f, without its trailing zeros and point.
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], x, 'f', 3, 64)
+	return string(bytes.TrimRight(bytes.TrimRight(b, "0"), "."))
 }
 
 func contextReason(p *Profile, c eval.Card) string {

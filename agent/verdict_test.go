@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +156,16 @@ func TestLoadProfileReadsDailyFiles(t *testing.T) {
 			assert.Equal(t, KindDaily, p.Kind)
 			require.NotNil(t, p.Daily)
 		})
+	}
+}
+
+// TestNumIsFmtsTrimmed: num writes what fmt's %.3f writes, without the
+// trailing zeros and point.
+func TestNumIsFmtsTrimmed(t *testing.T) {
+	t.Parallel()
+	for _, x := range []float64{0, math.Copysign(0, -1), 1, 10, 100, 0.5, 0.9183106382978723, 0.0004, 0.0005, 0.0015, -0.25,
+		-0.0004, 1234.5678, 1e21, 1e-9, math.Inf(1), math.Inf(-1), math.NaN()} {
+		want := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", x), "0"), ".")
+		assert.Equal(t, want, num(x), "%v", x)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -17,10 +18,18 @@ import (
 // same Sample (TestFastContextDecodingMatchesTheFullDecoder); a repeated
 // metadata key, valid for the full decoder (the last value wins), also
 // goes to it.
+//
+// The input is copied once into a string, and the sample's strings (and
+// the numbers' text) are pieces of it where the JSON has no escape; the
+// decoder and its name tables are kept in a pool between calls.
 func decodeContextFast(data []byte) (Sample, bool) {
-	// A bytes.Buffer is read in place by jsontext, not copied into a buffer
-	// of its own; data is only read.
-	d := fastContext{dec: jsontext.NewDecoder(bytes.NewBuffer(data))}
+	pd := decoders.Get().(*pooledDecoder)
+	defer pd.release()
+	// A bytes.Buffer is read in place by jsontext, not copied into a
+	// buffer of its own; data is only read.
+	pd.in = *bytes.NewBuffer(data)
+	pd.dec.Reset(&pd.in)
+	d := fastContext{dec: &pd.dec, in: string(data)}
 	s, ok := d.sample()
 	if !ok {
 		return Sample{}, false
@@ -31,17 +40,56 @@ func decodeContextFast(data []byte) (Sample, bool) {
 	return s, true
 }
 
-type fastContext struct {
-	dec *jsontext.Decoder
+// pooledDecoder is a decoder kept for the next sample: jsontext's tables
+// of the names seen in each object are reused, not made again.
+type pooledDecoder struct {
+	dec jsontext.Decoder
+	in  bytes.Buffer
 }
 
-// kind reads the next token and returns it with its kind, 0 on an error.
+var decoders = sync.Pool{New: func() any { return new(pooledDecoder) }}
+
+// release puts pd back in the pool, holding nothing of the input.
+func (pd *pooledDecoder) release() {
+	pd.in = bytes.Buffer{}
+	pd.dec.Reset(&pd.in)
+	decoders.Put(pd)
+}
+
+type fastContext struct {
+	dec *jsontext.Decoder
+	// in is the input, as a string: a string value without escapes is
+	// a piece of it.
+	in string
+}
+
+// next reads the next token and returns it with its kind, 0 on an error.
 func (d fastContext) next() (jsontext.Token, jsontext.Kind) {
 	tok, err := d.dec.ReadToken()
 	if err != nil {
 		return jsontext.Token{}, 0
 	}
 	return tok, tok.Kind()
+}
+
+// raw reads the next value, a string or a number, and returns its text:
+// a piece of the input (a string without its quotes), unless a string
+// holds escapes (escaped is then true and the text is unquoted).
+func (d fastContext) raw() (text string, escaped, ok bool) {
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return "", false, false
+	}
+	end := int(d.dec.InputOffset())
+	start := end - len(v)
+	if v[0] != '"' {
+		return d.in[start:end], false, true
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return d.in[start+1 : end-1], false, true
+	}
+	b, err := jsontext.AppendUnquote(nil, v)
+	return string(b), true, err == nil
 }
 
 // object reads the members of an object whose '{' was read, calling field
@@ -53,11 +101,11 @@ func (d fastContext) object(field func(name string) bool) bool {
 		if d.dec.PeekKind() != '"' {
 			return false
 		}
-		raw, err := d.dec.ReadValue()
-		if err != nil || bytes.IndexByte(raw, '\\') >= 0 {
+		name, escaped, ok := d.raw()
+		if !ok || escaped {
 			return false
 		}
-		if !field(string(raw[1 : len(raw)-1])) {
+		if !field(name) {
 			return false
 		}
 	}
@@ -89,33 +137,42 @@ func (d fastContext) sample() (Sample, bool) {
 }
 
 func (d fastContext) str(nonEmpty bool) (string, bool) {
-	tok, k := d.next()
-	if k != '"' {
+	if d.dec.PeekKind() != '"' {
 		return "", false
 	}
-	s := tok.String()
-	return s, !nonEmpty || s != ""
+	s, _, ok := d.raw()
+	return s, ok && (!nonEmpty || s != "")
 }
 
-// number reads a number as json.Number.Float64 would (strconv on its
-// text), false when it is not a finite number >= 0.
-func (d fastContext) number(tok jsontext.Token) (float64, bool) {
-	f, err := strconv.ParseFloat(tok.String(), 64)
-	return f, err == nil && f >= 0 && !math.IsInf(f, 0)
+// float reads a number as json.Number.Float64 would (strconv on its
+// text), false when the next value is not a number.
+func (d fastContext) float() (float64, bool) {
+	if d.dec.PeekKind() != '0' {
+		return 0, false
+	}
+	text, _, ok := d.raw()
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	return f, err == nil
 }
 
 // chunkScore reads a chunk score, false when it is not one the seed
 // scores (validChunkScore: any finite number).
-func (d fastContext) chunkScore(tok jsontext.Token) (float64, bool) {
-	f, err := strconv.ParseFloat(tok.String(), 64)
-	return f, err == nil && validChunkScore(f)
+func (d fastContext) chunkScore() (float64, bool) {
+	f, ok := d.float()
+	return f, ok && validChunkScore(f)
 }
 
 func (d fastContext) chunks() ([]Source, bool) {
 	if _, k := d.next(); k != '[' {
 		return nil, false
 	}
-	out := []Source{}
+	// The chunks are gathered on the stack, then copied once to a slice
+	// of their number.
+	var few [8]Source
+	out := few[:0]
 	for d.dec.PeekKind() != ']' {
 		c, ok := d.chunk()
 		if !ok {
@@ -123,8 +180,10 @@ func (d fastContext) chunks() ([]Source, bool) {
 		}
 		out = append(out, c)
 	}
-	_, k := d.next()
-	return out, k == ']'
+	if _, k := d.next(); k != ']' {
+		return nil, false
+	}
+	return append(make([]Source, 0, len(out)), out...), true
 }
 
 func (d fastContext) chunk() (Source, bool) {
@@ -142,36 +201,29 @@ func (d fastContext) chunk() (Source, bool) {
 			return ok
 		case "score":
 			hasScore = true
-			tok, k := d.next()
-			if k != '0' {
-				return false
-			}
 			var ok bool
-			c.Score, ok = d.chunkScore(tok)
+			c.Score, ok = d.chunkScore()
 			return ok
 		case "rerankScore":
-			tok, k := d.next()
-			switch k {
-			case 'n':
-				return true
-			case '0':
-				f, ok := d.chunkScore(tok)
-				c.RerankScore = &f
-				return ok
+			if d.dec.PeekKind() == 'n' {
+				_, k := d.next()
+				return k == 'n'
 			}
-			return false
+			f, ok := d.chunkScore()
+			c.RerankScore = &f
+			return ok
 		case "documentId":
 			hasID = true
 			var ok bool
 			c.ID, ok = d.str(true)
 			return ok
 		case "metadata":
-			tok, k := d.next()
-			switch k {
+			switch d.dec.PeekKind() {
 			case 'n':
-				return true
+				_, k := d.next()
+				return k == 'n'
 			case '{':
-				v, ok := d.value(tok, k, 1)
+				v, ok := d.value(1)
 				if ok {
 					c.Metadata = v.(map[string]any)
 				}
@@ -184,28 +236,28 @@ func (d fastContext) chunk() (Source, bool) {
 	return c, ok && hasContent && hasScore && hasID
 }
 
-// value builds the JSON value that starts with tok, as the full decoder's
-// value does; deeper than maxMetadataDepth, or a number out of range, is
-// left to it.
-func (d fastContext) value(tok jsontext.Token, k jsontext.Kind, depth int) (any, bool) {
+// value builds the next JSON value, as the full decoder's value does;
+// deeper than maxMetadataDepth, or a number out of range, is left to it.
+func (d fastContext) value(depth int) (any, bool) {
 	if depth > maxMetadataDepth {
 		return nil, false
 	}
-	switch k {
+	switch k := d.dec.PeekKind(); k {
 	case '"':
-		return tok.String(), true
+		return d.str(false)
 	case '0':
-		f, err := strconv.ParseFloat(tok.String(), 64)
-		return f, err == nil
-	case 't', 'f':
-		return k == 't', true
-	case 'n':
-		return nil, true
+		return d.float()
+	case 't', 'f', 'n':
+		_, got := d.next()
+		if k == 'n' {
+			return nil, got == 'n'
+		}
+		return got == 't', got == k
 	case '[':
+		d.next()
 		arr := []any{}
 		for d.dec.PeekKind() != ']' {
-			tok, k := d.next()
-			v, ok := d.value(tok, k, depth+1)
+			v, ok := d.value(depth + 1)
 			if !ok {
 				return nil, false
 			}
@@ -214,10 +266,10 @@ func (d fastContext) value(tok jsontext.Token, k jsontext.Kind, depth int) (any,
 		_, k := d.next()
 		return arr, k == ']'
 	case '{':
+		d.next()
 		obj := map[string]any{}
 		ok := d.object(func(name string) bool {
-			tok, k := d.next()
-			v, ok := d.value(tok, k, depth+1)
+			v, ok := d.value(depth + 1)
 			obj[name] = v
 			return ok
 		})
@@ -250,16 +302,13 @@ func (d fastContext) context() (*Context, bool) {
 			c.Text, ok = d.str(false)
 			return ok
 		case "tokenCount":
-			tok, k := d.next()
-			if k == 'n' {
-				return true // null counts as missing
+			if d.dec.PeekKind() == 'n' {
+				_, k := d.next()
+				return k == 'n' // null counts as missing
 			}
 			hasTokens = true
-			if k != '0' {
-				return false
-			}
-			f, ok := d.number(tok)
-			if !ok || f != math.Trunc(f) || f > maxTokenCount {
+			f, ok := d.float()
+			if !ok || f < 0 || math.IsInf(f, 0) || f != math.Trunc(f) || f > maxTokenCount {
 				return false
 			}
 			c.TokenCount = int(f)

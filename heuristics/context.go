@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -169,8 +170,7 @@ func (c ContextQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, e
 	if reason != "" {
 		warnings = []string{a.Warning}
 	} else {
-		reason = fmt.Sprintf("overall %.3f: retrieval confidence %.3f, context sufficiency %.3f, diversity %.3f, estimated faithfulness %.3f",
-			a.Overall, a.RetrievalConfidence, a.ContextSufficiency, a.DiversityScore, a.EstimatedFaithfulness)
+		reason = a.figures()
 	}
 	return eval.Score{
 		Metric: "context_quality",
@@ -187,6 +187,22 @@ func (c ContextQuality) Score(ctx context.Context, s eval.Sample) (eval.Score, e
 			KeyOverall:               a.Overall,
 		}},
 	}, nil
+}
+
+// figures is the reason of an assessment without a warning: the overall
+// and the sub-scores to three decimals, as fmt's %.3f writes them (they
+// are finite).
+func (a ContextAssessment) figures() string {
+	b := make([]byte, 0, 128)
+	for _, f := range [...]struct {
+		label string
+		v     float64
+	}{{"overall ", a.Overall}, {": retrieval confidence ", a.RetrievalConfidence}, {", context sufficiency ", a.ContextSufficiency},
+		{", diversity ", a.DiversityScore}, {", estimated faithfulness ", a.EstimatedFaithfulness}} {
+		b = append(b, f.label...)
+		b = strconv.AppendFloat(b, f.v, 'f', 3, 64)
+	}
+	return string(b)
 }
 
 // AssessContext returns seed 002's context quality of a sample with the
@@ -288,11 +304,15 @@ func contextSufficiency(query, text string, tokens int) float64 {
 // package's). Duplicates are kept. The split is JavaScript's, not
 // lexicon().Words, so that the figures are the seed's.
 func contextQueryTerms(query string) []string {
-	var terms []string
-	for _, t := range jsSplitSpace(jsToLower(query)) {
+	words := jsSplitSpace(jsToLower(query))
+	terms := words[:0] // kept in place
+	for _, t := range words {
 		if jsstr.Len(t) > queryTermMinLen && !lex.Seed002().IsStop(t) {
 			terms = append(terms, t)
 		}
+	}
+	if len(terms) == 0 {
+		return nil
 	}
 	return terms
 }
@@ -384,16 +404,33 @@ func estimatedFaithfulness(chunks []eval.Source) float64 {
 	if len(chunks) == 0 {
 		return 0
 	}
-	parts := make([]string, len(chunks))
-	for i, c := range chunks {
-		parts[i] = c.Text
-	}
-	all := strings.Join(parts, " ")
+	all := joinTexts(chunks)
 	facts := countFactNumbers(all) + 2*countFactDates(all) + countFactProperNouns(all)
 	words := float64(countJSFields(all))
 	density := min(float64(float64(facts)/(words/100))*faithDensityScale, 1)
 	confidence := min(chunks[0].Score*faithScoreScale, 1)
 	return float64(density*faithDensityWeight) + float64(confidence*faithScoreWeight)
+}
+
+// joinTexts is the chunks' contents joined by single spaces, as the
+// seed's chunks.map(c => c.content).join(" ").
+func joinTexts(chunks []eval.Source) string {
+	if len(chunks) == 1 {
+		return chunks[0].Text
+	}
+	n := len(chunks) - 1
+	for _, c := range chunks {
+		n += len(c.Text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, c := range chunks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.Text)
+	}
+	return b.String()
 }
 
 // The three counters below reproduce the number of matches of seed 002's
@@ -585,7 +622,7 @@ func capitalisedWordAt(s string, i int) int {
 // including an empty first or last field when s starts or ends with
 // whitespace ("" gives one empty field).
 func jsSplitSpace(s string) []string {
-	var out []string
+	out := make([]string, 0, countJSFields(s))
 	start := 0
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
@@ -640,34 +677,36 @@ func jsToLower(s string) string {
 	if i == len(s) {
 		return s
 	}
-	b := make([]byte, i, len(s)+8)
-	copy(b, s[:i])
+	// A Builder: the lower-cased text is made once, not copied again.
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if jsByteClass[c]&jsClassUpper != 0 {
 				c += 'a' - 'A'
 			}
-			b = append(b, c)
+			b.WriteByte(c)
 			i++
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
 		switch r {
 		case 0x130: // LATIN CAPITAL LETTER I WITH DOT ABOVE
-			b = append(b, "i\u0307"...)
+			b.WriteString("i\u0307")
 		case 0x3A3: // GREEK CAPITAL LETTER SIGMA
 			if jsIsFinalSigma(s, i, i+w) {
-				b = utf8.AppendRune(b, 0x3C2)
+				b.WriteRune(0x3C2)
 			} else {
-				b = utf8.AppendRune(b, 0x3C3)
+				b.WriteRune(0x3C3)
 			}
 		default:
-			b = utf8.AppendRune(b, unicode.ToLower(r))
+			b.WriteRune(unicode.ToLower(r))
 		}
 		i += w
 	}
-	return string(b)
+	return b.String()
 }
 
 // jsIsFinalSigma is ICU's Final_Sigma test for the sigma at s[start:end]: a

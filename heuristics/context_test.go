@@ -3,6 +3,7 @@ package heuristics
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -435,4 +436,20 @@ func FuzzFactCounters(f *testing.F) {
 		require.Equal(t, len(seedProperNounPattern.FindAllStringIndex(s, -1)), countFactProperNouns(s), "proper nouns in %q", s)
 		require.Equal(t, len(jsSplitSpace(s)), countJSFields(s), "fields in %q", s)
 	})
+}
+
+// TestContextFiguresAreFmts: the reason of a card without a warning reads
+// as fmt's %.3f writes each figure, rounding, negatives and large values
+// included.
+func TestContextFiguresAreFmts(t *testing.T) {
+	t.Parallel()
+	for _, a := range []ContextAssessment{
+		{},
+		{Overall: 0.609, RetrievalConfidence: 0.4766666666666667, ContextSufficiency: 0.72, DiversityScore: 0.6666666666666666, EstimatedFaithfulness: 0.6},
+		{Overall: 0.0005, RetrievalConfidence: -0.0004, ContextSufficiency: 1.2345, DiversityScore: 1e21, EstimatedFaithfulness: math.Copysign(0, -1)},
+	} {
+		want := fmt.Sprintf("overall %.3f: retrieval confidence %.3f, context sufficiency %.3f, diversity %.3f, estimated faithfulness %.3f",
+			a.Overall, a.RetrievalConfidence, a.ContextSufficiency, a.DiversityScore, a.EstimatedFaithfulness)
+		assert.Equal(t, want, a.figures())
+	}
 }

@@ -1,9 +1,12 @@
 package serve
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 )
 
@@ -35,6 +38,29 @@ type metrics struct {
 	queueCap   prometheus.Gauge
 	inFlight   prometheus.Gauge
 	receiving  prometheus.Gauge
+	// contextScored counts the context_quality scores scored, one per
+	// /v1/context-score answered: its series found once, not per score.
+	contextScored *lazyCounter
+}
+
+// lazyCounter is one series of a CounterVec, looked up at its first
+// count, not at every count (a series appears in /metrics once counted,
+// so it is not made before).
+type lazyCounter struct {
+	once   sync.Once
+	c      prometheus.Counter
+	vec    *prometheus.CounterVec
+	labels []string
+}
+
+func newLazyCounter(vec *prometheus.CounterVec, labels ...string) *lazyCounter {
+	return &lazyCounter{vec: vec, labels: labels}
+}
+
+// Inc adds 1 to the series.
+func (l *lazyCounter) Inc() {
+	l.once.Do(func() { l.c = l.vec.WithLabelValues(l.labels...) })
+	l.c.Inc()
 }
 
 // newMetrics registers the metrics; depth reads the trace queue's depth
@@ -66,6 +92,7 @@ func newMetrics(depth func() float64) *metrics {
 		receiving: prometheus.NewGauge(prometheus.GaugeOpts{Name: "assay_http_receiving",
 			Help: "API requests whose body is still arriving (each holds no place among the requests in flight until it has come)."}),
 	}
+	m.contextScored = newLazyCounter(m.judgements, agent.MetricContextQuality, OutcomeScored)
 	m.reg.MustRegister(m.requests, m.latency, m.judgements, m.cost, m.tokens, m.shed, m.panics, m.traces, m.queueCap, m.inFlight, m.receiving,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "assay_trace_queue_depth",
 			Help: "Sampled traces journaled and not yet judged."}, depth),
@@ -75,7 +102,11 @@ func newMetrics(depth func() float64) *metrics {
 
 // judged counts one judgement.
 func (m *metrics) judged(sc eval.Score) {
-	m.judgements.WithLabelValues(sc.Metric, outcome(sc)).Inc()
+	if o := outcome(sc); sc.Metric == agent.MetricContextQuality && o == OutcomeScored {
+		m.contextScored.Inc()
+	} else {
+		m.judgements.WithLabelValues(sc.Metric, o).Inc()
+	}
 	if u := sc.Usage; u.Calls > 0 {
 		m.cost.WithLabelValues(sc.Metric).Add(u.CostUSD)
 		m.tokens.WithLabelValues(sc.Metric, "in").Add(float64(u.TokensIn))

@@ -668,3 +668,44 @@ func TestWrapAndHandleAreTheMountPoints(t *testing.T) {
 	_, m := call(t, http.MethodGet, s.URL+"/metrics", "")
 	assert.Contains(t, m, `assay_http_requests_total{code="200",endpoint="GET /extra"} 1`)
 }
+
+// TestContextScoresAreCounted: every /v1/context-score answered is in
+// /metrics, by status, and each score made among the judgements; no series
+// is there before its first count.
+func TestContextScoresAreCounted(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		good, bad int
+		want      []string
+		absent    []string
+	}{
+		"none yet": {absent: []string{`assay_http_requests_total{code="200",endpoint="POST /v1/context-score"}`, `metric="context_quality"`}},
+		"three scored, one refused": {good: 3, bad: 1, want: []string{
+			`assay_http_requests_total{code="200",endpoint="POST /v1/context-score"} 3`,
+			`assay_http_requests_total{code="400",endpoint="POST /v1/context-score"} 1`,
+			`assay_judgements_total{metric="context_quality",outcome="scored"} 3`,
+			`assay_http_request_duration_seconds_count{endpoint="POST /v1/context-score"} 4`,
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, Config{})
+			for range tc.good {
+				code, _ := call(t, http.MethodPost, s.URL+"/v1/context-score", mustJSON(t, exampleContext))
+				require.Equal(t, http.StatusOK, code)
+			}
+			for range tc.bad {
+				code, _ := call(t, http.MethodPost, s.URL+"/v1/context-score", `{"query": "q"}`)
+				require.Equal(t, http.StatusBadRequest, code)
+			}
+			_, m := call(t, http.MethodGet, s.URL+"/metrics", "")
+			for _, w := range tc.want {
+				assert.Contains(t, m, w)
+			}
+			for _, a := range tc.absent {
+				assert.False(t, strings.Contains(m, a), "%s in /metrics", a)
+			}
+		})
+	}
+}

@@ -399,7 +399,9 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 			<-s.inFlight
 			s.metrics.inFlight.Dec()
 		}()
-		r.Body = receivedBody{bytes.NewReader(body), body}
+		rb := &receivedBody{b: body}
+		rb.Reset(body)
+		r.Body = rb
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
@@ -409,15 +411,15 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 // receivedBody is a request body bound read whole: a handler takes its
 // bytes as they are (bodyBytes) instead of reading a copy.
 type receivedBody struct {
-	*bytes.Reader
+	bytes.Reader
 	b []byte
 }
 
-func (receivedBody) Close() error { return nil }
+func (*receivedBody) Close() error { return nil }
 
 // bodyBytes is r's body whole: the bytes bound read, or read now.
 func bodyBytes(r *http.Request) ([]byte, error) {
-	if rb, ok := r.Body.(receivedBody); ok {
+	if rb, ok := r.Body.(*receivedBody); ok {
 		return rb.b, nil
 	}
 	return io.ReadAll(r.Body)
@@ -458,14 +460,24 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) ([]byte, error)
 // answers a panic 500 (counted), so that none kills the server.
 func (s *Server) instrument(endpoint string, next http.Handler) http.Handler {
 	lat := s.metrics.latency.WithLabelValues(endpoint)
+	ok := newLazyCounter(s.metrics.requests, endpoint, strconv.Itoa(http.StatusOK))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		// recoverAll's writer, when it is the one given: nothing was
+		// written between the two.
+		sw, shared := w.(*statusWriter)
+		if !shared || sw.wrote {
+			sw = &statusWriter{ResponseWriter: w}
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				s.panicked(sw, r, p)
 			}
-			s.metrics.requests.WithLabelValues(endpoint, strconv.Itoa(sw.code())).Inc()
+			if code := sw.code(); code == http.StatusOK {
+				ok.Inc()
+			} else {
+				s.metrics.requests.WithLabelValues(endpoint, strconv.Itoa(code)).Inc()
+			}
 			lat.Observe(time.Since(start).Seconds())
 		}()
 		next.ServeHTTP(sw, r)

@@ -6,6 +6,7 @@ package httpjson
 import (
 	"bytes"
 	"net/http"
+	"sync"
 
 	"github.com/assaylabs/assay/internal/encode"
 )
@@ -25,17 +26,47 @@ type ErrorBody struct {
 	Column int   `json:"column,omitempty"`
 }
 
-// Write answers v as JSON with status, as the CLI prints it
-// (encode.JSON). A v that does not encode is a 500 saying so.
-func Write(w http.ResponseWriter, status int, v any) {
-	var b bytes.Buffer
-	if err := encode.JSON(&b, v); err != nil {
-		status = http.StatusInternalServerError
-		b.Reset()
-		_ = encode.JSON(&b, ErrorBody{Error: "encoding the answer: " + err.Error()}) // a string always encodes
-	}
-	Encoded(w, status, b.Bytes())
+// Appender is a value that writes its own JSON: the bytes encode.JSON
+// writes of it, appended to b, without reflection (agent.ContextView, the
+// answer of every /v1/context-score).
+type Appender interface {
+	AppendJSON(b []byte) ([]byte, error)
 }
+
+// Write answers v as JSON with status, as the CLI prints it
+// (encode.JSON, or v's own AppendJSON when it is an Appender), in one
+// Write from a buffer kept for the next answer. A v that does not encode
+// is a 500 saying so.
+func Write(w http.ResponseWriter, status int, v any) {
+	bp := buffers.Get().(*[]byte)
+	b, err := appendJSON((*bp)[:0], v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = appendJSON(b[:0], ErrorBody{Error: "encoding the answer: " + err.Error()}) // a string always encodes
+	}
+	Encoded(w, status, b)
+	if cap(b) <= maxKept {
+		*bp = b
+		buffers.Put(bp)
+	}
+}
+
+// appendJSON appends v's JSON to b.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	if a, ok := v.(Appender); ok {
+		return a.AppendJSON(b)
+	}
+	buf := bytes.NewBuffer(b)
+	err := encode.JSON(buf, v)
+	return buf.Bytes(), err
+}
+
+// buffers hold the answers' bytes between requests: a ResponseWriter
+// keeps none of what it was given once Write returns. One that grew past
+// maxKept (a large listing) is left to the collector.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxKept = 64 << 10
 
 // Error answers {"error": msg} with status.
 func Error(w http.ResponseWriter, status int, msg string) {

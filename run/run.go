@@ -75,6 +75,12 @@ type Run struct {
 	// synced is true when Sync synced results.jsonl and nothing was
 	// appended since.
 	synced bool
+	// configSynced is true once config.json is synced to disk. Create
+	// writes it without a sync, and Sync or Close syncs it with
+	// results.jsonl: before then a result line is no more durable than
+	// the configuration, and the run's first call need not wait for the
+	// disk.
+	configSynced bool
 	// OnResult, when set before the run starts, is called with each result
 	// appended, one at a time, after its line is written.
 	OnResult func(Result)
@@ -101,7 +107,8 @@ func Create(dir string, cfg Config) (*Run, error) {
 			return nil, fmt.Errorf("%s: %w (%s): resume it with --resume, or choose another --out", dir, ErrExists, name)
 		}
 	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, FileConfig), cfg); err != nil {
+	// Whole or not at all, synced with results.jsonl (configSynced).
+	if err := atomicfile.WriteJSONView(filepath.Join(dir, FileConfig), cfg); err != nil {
 		_ = lock.Unlock()
 		return nil, err
 	}
@@ -441,6 +448,25 @@ func (r *Run) Sync() error {
 		return fmt.Errorf("%s: %w", r.f.Name(), err)
 	}
 	r.synced = true
+	return r.syncConfig()
+}
+
+// syncConfig syncs config.json to disk, once.
+func (r *Run) syncConfig() error {
+	if r.configSynced {
+		return nil
+	}
+	path := filepath.Join(r.dir, FileConfig)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("run folder %s: %w", r.dir, err)
+	}
+	err = f.Sync()
+	_ = f.Close() // opened to sync; nothing written through it
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	r.configSynced = true
 	return nil
 }
 
@@ -459,7 +485,7 @@ func (r *Run) Close() error {
 	if !r.synced {
 		err = r.f.Sync()
 	}
-	err = errors.Join(err, r.f.Close())
+	err = errors.Join(err, r.syncConfig(), r.f.Close())
 	r.f = nil
 	if r.lock != nil {
 		err = errors.Join(err, r.lock.Unlock())

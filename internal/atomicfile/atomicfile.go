@@ -4,7 +4,9 @@
 // way) sees the old file or the new one, never half of one. Every file
 // Assay writes whole (a run's summary.json and report.html, a research
 // run's card.json) goes through it. [WriteView] leaves out the sync, for
-// a file drawn from others that are synced (report.html, a JUnit file).
+// a file drawn from others that are synced (report.html, a JUnit file),
+// and [WriteJSONView] for one its caller syncs later (a run's
+// config.json, synced with its results.jsonl).
 package atomicfile
 
 import (
@@ -92,18 +94,29 @@ func replace(path string, perm fs.FileMode, write func(io.Writer) error, sync bo
 
 // WriteFile is Write of data: os.WriteFile, whole or not at all.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
-	return Write(path, perm, func(w io.Writer) error {
+	return Write(path, perm, writeBytes(data))
+}
+
+// writeBytes is a write function that writes data.
+func writeBytes(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
+	}
 }
 
 // WriteJSON writes v as indented JSON (and a newline) to path, whole or
 // not at all, so a reader never sees half a file.
-func WriteJSON(path string, v any) error {
+func WriteJSON(path string, v any) error { return writeJSON(path, v, true) }
+
+// WriteJSONView is WriteJSON without syncing the file to disk (see
+// WriteView): for a file its caller syncs later, or can write again.
+func WriteJSONView(path string, v any) error { return writeJSON(path, v, false) }
+
+func writeJSON(path string, v any, sync bool) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return WriteFile(path, append(data, '\n'), 0o644)
+	return replace(path, 0o644, writeBytes(append(data, '\n')), sync)
 }

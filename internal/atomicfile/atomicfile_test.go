@@ -80,6 +80,14 @@ func TestWriteReplaces(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "<html>", string(got), "a view replaces the file whole too")
 	assert.Equal(t, []string{"summary.json"}, names(t, dir))
+
+	for name, write := range map[string]func(string, any) error{"WriteJSON": atomicfile.WriteJSON, "WriteJSONView": atomicfile.WriteJSONView} {
+		require.NoError(t, write(path, map[string]any{"run_id": name, "n": 2}), name)
+		got, err = os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, "{\n  \"n\": 2,\n  \"run_id\": \""+name+"\"\n}\n", string(got), name)
+		assert.Equal(t, []string{"summary.json"}, names(t, dir))
+	}
 }
 
 // TestWriteFails checks that a failure leaves the old file as it was, no

@@ -218,6 +218,7 @@ type execution struct {
 	data   data
 	labels dataset.Labels
 	folder *run.Run
+	store  *pendingStore // the run store, nil with NoStore
 	out    *Outcome
 }
 
@@ -390,6 +391,11 @@ func (x *execution) run(ctx context.Context) (*Outcome, error) {
 	}
 	if err := keepSteps(ctx, x.folder, job.Registry, x.p.metrics, x.s.Model(), job.Log); err != nil {
 		return nil, err
+	}
+	if !job.NoStore {
+		// The run store is opened while the run is judged, for write.
+		x.store = openStoreAsync(job)
+		defer x.store.close()
 	}
 	x.cfg = x.folder.Config()
 	x.out = &Outcome{Dir: x.dir, Config: x.cfg, Records: x.data.Len(), NoBaseline: noBase, MaxCost: job.Judging.LLM.MaxCostUSD}
@@ -581,27 +587,13 @@ func (x *execution) write(summary run.Summary, sh shownSamples) error {
 			more.Failed = append(more.Failed, f.Err.Error())
 		}
 	}
-	// The run store is opened while report.html, the JUnit file and
-	// summary.json are written at once, each whole or not at all, and
-	// results.jsonl is synced; the run is recorded in it once they are.
-	// What a resume, a baseline and `assay runs` read is synced to disk
-	// (results.jsonl, summary.json; config.json was at the start); the
-	// views drawn from them (report.html, the JUnit file) are not, as a
-	// resume draws them again.
-	var (
-		store    *runstore.Store
-		storeErr error
-		opening  sync.WaitGroup
-	)
-	if !job.NoStore {
-		opening.Go(func() { store, storeErr = openStore(job) })
-		defer func() {
-			opening.Wait()
-			if store != nil {
-				_ = store.Close() // the run's files failed: nothing was recorded
-			}
-		}()
-	}
+	// report.html, the JUnit file and summary.json are written at once,
+	// each whole or not at all, and results.jsonl is synced; the run is
+	// recorded in the run store (opened while the run was judged) once
+	// they are. What a resume, a baseline and `assay runs` read is synced
+	// to disk (results.jsonl, summary.json, config.json with
+	// results.jsonl); the views drawn from them (report.html, the JUnit
+	// file) are not, as a resume draws them again.
 	var g errgroup.Group
 	g.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, sh, more, job.JUnit, x.floors, infra) })
 	g.Go(func() error { return x.folder.WriteSummary(summary) })
@@ -618,13 +610,8 @@ func (x *execution) write(summary run.Summary, sh shownSamples) error {
 	if err != nil {
 		return err
 	}
-	if !job.NoStore {
-		opening.Wait()
-		out.StoreErr = storeErr
-		if store != nil {
-			out.StoreErr = errors.Join(record(store, x.cfg, summary, x.dir), store.Close())
-			store = nil
-		}
+	if x.store != nil {
+		out.StoreErr = x.store.record(x.cfg, summary, x.dir)
 	}
 	return nil
 }
@@ -867,6 +854,42 @@ func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 		return "", "", eval.AsInputError("--baseline", err)
 	}
 	return dir, "", nil
+}
+
+// pendingStore is the run store being opened for a run, to record it
+// when it ends; close closes it whatever became of the run.
+type pendingStore struct {
+	opening sync.WaitGroup
+	store   *runstore.Store
+	err     error
+}
+
+// openStoreAsync starts opening job's run store.
+func openStoreAsync(job Job) *pendingStore {
+	p := &pendingStore{}
+	p.opening.Go(func() { p.store, p.err = openStore(job) })
+	return p
+}
+
+// record records the run in dir with its configuration and summary, and
+// closes the store: the store's error, if it could not be opened.
+func (p *pendingStore) record(cfg run.Config, s run.Summary, dir string) error {
+	p.opening.Wait()
+	if p.store == nil {
+		return p.err
+	}
+	err := errors.Join(record(p.store, cfg, s, dir), p.store.Close())
+	p.store = nil
+	return err
+}
+
+// close closes the store if the run was not recorded in it.
+func (p *pendingStore) close() {
+	p.opening.Wait()
+	if p.store != nil {
+		_ = p.store.Close() // the run ended before its record: nothing to say
+		p.store = nil
+	}
 }
 
 // openStore opens the job's run store.

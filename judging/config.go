@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -525,11 +527,34 @@ func Env(env func(string) string) func(string) string {
 	return env
 }
 
-// Writer is w, or io.Discard when nil: where a job writes what no one
-// asked to see.
+// Writer is where a job writes what a person should know: w, with its
+// writes serialized, or io.Discard when nil. A job writes its log from
+// many goroutines at once (its calls, its progress, the in-process
+// workers of bench --workers N), so w need not be safe for concurrent use
+// (a bytes.Buffer in a test, say). A file is given back as it is: its
+// writes are serialized already, and the progress meter asks it whether
+// it is a terminal.
 func Writer(w io.Writer) io.Writer {
-	if w == nil {
+	switch w.(type) {
+	case nil:
 		return io.Discard
+	case *lockedWriter, *os.File:
+		return w
 	}
-	return w
+	if w == io.Discard {
+		return w
+	}
+	return &lockedWriter{w: w}
+}
+
+// lockedWriter is a writer whose writes take turns.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -310,6 +310,7 @@ func (c *SQLiteCache) lookup(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer c.release(r)
 	for {
 		c.dbmu.RLock()
 		db := c.db
@@ -317,19 +318,15 @@ func (c *SQLiteCache) lookup(ctx context.Context, key string) ([]byte, error) {
 		err := r.read(ctx, db, c.puts.Load(), key, &reply)
 		c.dbmu.RUnlock()
 		if err == nil || errors.Is(err, sql.ErrNoRows) {
-			c.release(r)
 			return reply, nil
 		}
 		r.close() // its state is unknown: the next lookup opens another
-		if corrupt(err) {
-			if err := c.restart(db, err); err != nil {
-				c.release(r)
-				return nil, err
-			}
-			continue
+		if !corrupt(err) {
+			return nil, fmt.Errorf("llm cache %s: get: %w", c.path, err)
 		}
-		c.release(r)
-		return nil, fmt.Errorf("llm cache %s: get: %w", c.path, err)
+		if err := c.restart(db, err); err != nil {
+			return nil, err
+		}
 	}
 }
 

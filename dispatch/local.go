@@ -142,9 +142,6 @@ type pending struct {
 // Cancelling ctx stops the run promptly and returns ctx.Err().
 func Stream(ctx context.Context, records iter.Seq2[dataset.Record, error], scorers []eval.Scorer, limit, window int, emit func(i int, rec dataset.Record, scores []eval.Score) error) error {
 	g, gctx := errgroup.WithContext(ctx)
-	if limit > 0 {
-		g.SetLimit(limit + 1) // one slot for the emitter
-	}
 	// ahead holds a token per record started and not yet emitted, and
 	// queue those records in order, so neither ever holds more than window.
 	ahead := make(chan struct{}, window)
@@ -167,7 +164,9 @@ func Stream(ctx context.Context, records iter.Seq2[dataset.Record, error], score
 		}
 		return nil
 	})
-	readErr := startRecords(ctx, gctx, g, records, scorers, limit, ahead, queue)
+	tasks := &pool{g: g, gctx: gctx, limit: limit}
+	readErr := startRecords(ctx, gctx, tasks, records, scorers, ahead, queue)
+	tasks.close()
 	close(queue) // the emitter ends after the last record
 	if err := g.Wait(); err != nil {
 		return err
@@ -183,7 +182,7 @@ func Stream(ctx context.Context, records iter.Seq2[dataset.Record, error], score
 // held. A judge that makes several calls in a row (faithfulness:
 // extract, then verify) still overlaps with the records after it, up to
 // the window. It returns the records' error.
-func startRecords(ctx, gctx context.Context, g *errgroup.Group, records iter.Seq2[dataset.Record, error], scorers []eval.Scorer, limit int, ahead chan struct{}, queue chan *pending) error {
+func startRecords(ctx, gctx context.Context, tasks *pool, records iter.Seq2[dataset.Record, error], scorers []eval.Scorer, ahead chan struct{}, queue chan *pending) error {
 	i, started := 0, 0
 	for rec, err := range records {
 		if err != nil {
@@ -205,7 +204,7 @@ func startRecords(ctx, gctx context.Context, g *errgroup.Group, records iter.Seq
 			close(p.done) // no scorer will report it: it is ready now
 		}
 		for j, sc := range scorers {
-			g.Go(func() (err error) {
+			ok := tasks.run(func() (err error) {
 				defer func() {
 					if r := recover(); r != nil {
 						err = fmt.Errorf("record %s: scorer %d panicked: %v\n%s", rec.ID, j, r, debug.Stack())
@@ -225,15 +224,73 @@ func startRecords(ctx, gctx context.Context, g *errgroup.Group, records iter.Seq
 				}
 				return nil
 			})
+			if !ok {
+				return nil // the run stopped; the scorers report why
+			}
 			// At the start of a run, let the task just started do its
 			// first work (render its prompt, reach the model client)
 			// before the next one is started, so the first calls leave in
 			// record order instead of after every task's first work. Later
 			// tasks start as earlier ones end, one at a time.
-			if started++; started <= limit {
+			if started++; started <= tasks.limit {
 				runtime.Gosched()
 			}
 		}
 	}
 	return nil
+}
+
+// pool runs Stream's tasks on at most limit goroutines that live for the
+// whole run (limit <= 0: a goroutine per task). A worker keeps its stack
+// from one task to the next: a task goes deep (the reply cache's SQLite,
+// JSON decoding), and a goroutine per task grew a new stack every time.
+type pool struct {
+	g       *errgroup.Group
+	gctx    context.Context
+	limit   int
+	workers int // started so far; only the caller of run counts them
+	tasks   chan func() error
+}
+
+// run hands f to an idle worker, or to a new one while there are fewer
+// than limit, or else waits for a worker to come free. It reports false,
+// f not run, when the run stopped first.
+func (p *pool) run(f func() error) bool {
+	if p.limit <= 0 {
+		p.g.Go(f)
+		return true
+	}
+	if p.tasks == nil {
+		p.tasks = make(chan func() error)
+	}
+	select {
+	case p.tasks <- f:
+		return true
+	default:
+	}
+	if p.workers < p.limit {
+		p.workers++
+		p.g.Go(func() error {
+			for ; f != nil; f = <-p.tasks {
+				if err := f(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		return true
+	}
+	select {
+	case p.tasks <- f:
+		return true
+	case <-p.gctx.Done():
+		return false
+	}
+}
+
+// close ends the workers once they finish their tasks.
+func (p *pool) close() {
+	if p.tasks != nil {
+		close(p.tasks)
+	}
 }

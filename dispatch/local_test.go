@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -167,4 +168,70 @@ func TestLocalInterrupted(t *testing.T) {
 	err := dispatch.Local{Units: []dispatch.Unit{wait}, Limit: 1}.Dispatch(ctx, itemsOf(dispatch.Item{Record: rec("x", "", 1)}), d.deliver)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, d.values, "a judgement cut short delivers nothing")
+}
+
+// TestStreamRunsLimitAtOnce: with more scorers waiting, Stream has limit
+// of them running at once (each holds until limit run together, so a
+// pool short of limit never finishes); every record is emitted once, in
+// order.
+func TestStreamRunsLimitAtOnce(t *testing.T) {
+	for name, limit := range map[string]int{"one": 1, "three": 3, "eight": 8} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // bounds a hang; no figure depends on it
+			defer cancel()
+			var mu sync.Mutex
+			running, most := 0, 0
+			full := make(chan struct{}) // closed once limit scorers ran at once
+			sc := scorerFunc(func(ctx context.Context, s eval.Sample) (eval.Score, error) {
+				mu.Lock()
+				running++
+				most = max(most, running)
+				if running == limit {
+					select {
+					case <-full:
+					default:
+						close(full)
+					}
+				}
+				mu.Unlock()
+				select {
+				case <-full:
+				case <-ctx.Done():
+					return eval.Score{}, ctx.Err()
+				}
+				mu.Lock()
+				running--
+				mu.Unlock()
+				return eval.Score{Metric: "len", Value: float64(len(s.Answer))}, nil
+			})
+			var recs []dataset.Record
+			for i := range 5 * limit {
+				recs = append(recs, rec(strings.Repeat("r", i+1), strings.Repeat("a", i), i+1))
+			}
+			var emitted []int
+			err := dispatch.Stream(ctx, recordsOf(recs), []eval.Scorer{sc, sc}, limit, 2*limit, func(i int, _ dataset.Record, scores []eval.Score) error {
+				emitted = append(emitted, i)
+				assert.Equal(t, float64(i), scores[1].Value)
+				return nil
+			})
+			require.NoError(t, err)
+			assert.Equal(t, limit, most)
+			assert.Len(t, emitted, len(recs))
+			assert.True(t, slices.IsSorted(emitted))
+		})
+	}
+}
+
+type scorerFunc func(context.Context, eval.Sample) (eval.Score, error)
+
+func (f scorerFunc) Score(ctx context.Context, s eval.Sample) (eval.Score, error) { return f(ctx, s) }
+
+func recordsOf(recs []dataset.Record) iter.Seq2[dataset.Record, error] {
+	return func(yield func(dataset.Record, error) bool) {
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
 }

@@ -220,6 +220,9 @@ type execution struct {
 	folder *run.Run
 	store  *pendingStore // the run store, nil with NoStore
 	out    *Outcome
+	// files are the run's files being written once its judging ended:
+	// results.jsonl synced, summary.json, report.html, the JUnit file.
+	files errgroup.Group
 }
 
 // checkJob fills in job's defaults and checks its settings, before
@@ -400,6 +403,10 @@ func (x *execution) run(ctx context.Context) (*Outcome, error) {
 	x.cfg = x.folder.Config()
 	x.out = &Outcome{Dir: x.dir, Config: x.cfg, Records: x.data.Len(), NoBaseline: noBase, MaxCost: job.Judging.LLM.MaxCostUSD}
 	err = x.judge(ctx)
+	// results.jsonl is synced while the run is summarized; nothing of the
+	// folder is left being written when run returns.
+	x.files.Go(x.folder.Sync)
+	defer func() { _ = x.files.Wait() }()
 	stalled, isStalled := errors.AsType[*dispatch.StalledError](err)
 	if isStalled {
 		err = nil // a failure of the run, below: its results so far are summarized
@@ -533,9 +540,6 @@ func (x *execution) summarize(base string) (run.Summary, shownSamples, error) {
 	if base != "" {
 		shown.Go(func() error { return readShown(summary.Baseline) }) // the samples that flipped are shown too
 	}
-	if err := shown.Wait(); err != nil {
-		return summary, shownSamples{}, err
-	}
 	summary.Gates = run.CheckGates(x.gates, summary)
 	x.out.Report = s.Report(x.folder.Defaults().Defaulted)
 	summary.Limit = x.out.Report.Limit
@@ -547,6 +551,12 @@ func (x *execution) summarize(base string) (run.Summary, shownSamples, error) {
 		r.Calls, r.TokensIn, r.TokensOut = u.Calls, u.TokensIn, u.TokensOut
 		r.CostUSD, r.CostUnknown = u.CostUSD, u.CostUnknown
 		r.CacheHits, r.CachedTokensIn, r.CachedTokensOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
+	}
+	// The summary is whole: summary.json is written while the samples
+	// shown are still read.
+	x.files.Go(func() error { return x.folder.WriteSummary(summary) })
+	if err := shown.Wait(); err != nil {
+		return summary, shownSamples{}, err
 	}
 	return summary, sh, nil
 }
@@ -587,18 +597,15 @@ func (x *execution) write(summary run.Summary, sh shownSamples) error {
 			more.Failed = append(more.Failed, f.Err.Error())
 		}
 	}
-	// report.html, the JUnit file and summary.json are written at once,
-	// each whole or not at all, and results.jsonl is synced; the run is
-	// recorded in the run store (opened while the run was judged) once
-	// they are. What a resume, a baseline and `assay runs` read is synced
-	// to disk (results.jsonl, summary.json, config.json with
-	// results.jsonl); the views drawn from them (report.html, the JUnit
-	// file) are not, as a resume draws them again.
-	var g errgroup.Group
-	g.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, sh, more, job.JUnit, x.floors, infra) })
-	g.Go(func() error { return x.folder.WriteSummary(summary) })
-	g.Go(x.folder.Sync)
-	if err := g.Wait(); err != nil {
+	// report.html and the JUnit file are written beside summary.json and
+	// results.jsonl's sync (started as the judging ended), each whole or
+	// not at all; the run is recorded in the run store (opened while the
+	// run was judged) once they are. What a resume, a baseline and `assay
+	// runs` read is synced to disk (results.jsonl, summary.json,
+	// config.json with results.jsonl); the views drawn from them
+	// (report.html, the JUnit file) are not, as a resume draws them again.
+	x.files.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, sh, more, job.JUnit, x.floors, infra) })
+	if err := x.files.Wait(); err != nil {
 		return err
 	}
 	if err := appendSummaryMD(job.SummaryMD, out); err != nil {

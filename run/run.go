@@ -406,19 +406,21 @@ func (r *Run) Defaults() judging.Defaults {
 // nil, gives each metric's pass threshold (0.5 otherwise). Usage is what
 // every attempt spent, the results judged again included.
 func (r *Run) Summary(samples int, finished time.Time, threshold func(string) float64) Summary {
+	// The figures are computed from a copy, outside the lock: a bootstrap
+	// interval a metric takes a while, and neither Sync nor an append
+	// waits for it.
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	st := &r.stats
+	st := r.stats.clone()
 	if len(r.again) > 0 {
-		c := r.stats.clone()
 		for res := range r.pending() {
-			c.Add(res)
+			st.Add(res)
 		}
-		st = &c
 	}
+	cfg, usage := r.cfg, r.superseded.Add(r.cfg.StepsUsage)
+	r.mu.Unlock()
 	st.Threshold = threshold
-	ms := st.Metrics(r.cfg.Metrics...)
-	s := Summary{RunID: r.cfg.RunID, Started: r.cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true, Usage: r.superseded.Add(r.cfg.StepsUsage)}
+	ms := st.Metrics(cfg.Metrics...)
+	s := Summary{RunID: cfg.RunID, Started: cfg.Started, Finished: finished, Samples: samples, Metrics: ms, Complete: true, Usage: usage}
 	for _, m := range ms {
 		s.Usage = s.Usage.Add(m.usage())
 		if m.N != samples {
@@ -437,18 +439,30 @@ func (r *Run) WriteSummary(s Summary) error {
 
 // Sync syncs results.jsonl to disk now: a run that appends no more
 // syncs it while it writes its other files, and Close then has nothing
-// left to sync.
+// left to sync. The lock is not held while the disk syncs: Summary and
+// Bounded go on meanwhile.
 func (r *Run) Sync() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.f == nil {
+	f, size, config := r.f, r.written, r.configSynced
+	r.mu.Unlock()
+	if f == nil {
 		return nil
 	}
-	if err := r.f.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", r.f.Name(), err)
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", f.Name(), err)
 	}
-	r.synced = true
-	return r.syncConfig()
+	if !config {
+		if err := syncFile(filepath.Join(r.dir, FileConfig)); err != nil {
+			return fmt.Errorf("run folder %s: %w", r.dir, err)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.configSynced = true
+	if r.f == f && r.written == size {
+		r.synced = true // nothing was appended while it synced
+	}
+	return nil
 }
 
 // syncConfig syncs config.json to disk, once.
@@ -456,18 +470,22 @@ func (r *Run) syncConfig() error {
 	if r.configSynced {
 		return nil
 	}
-	path := filepath.Join(r.dir, FileConfig)
-	f, err := os.Open(path)
-	if err != nil {
+	if err := syncFile(filepath.Join(r.dir, FileConfig)); err != nil {
 		return fmt.Errorf("run folder %s: %w", r.dir, err)
-	}
-	err = f.Sync()
-	_ = f.Close() // opened to sync; nothing written through it
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	r.configSynced = true
 	return nil
+}
+
+// syncFile syncs the file at path to disk.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	_ = f.Close() // opened to sync; nothing written through it
+	return err
 }
 
 // Close closes results.jsonl.

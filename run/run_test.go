@@ -2,7 +2,9 @@ package run
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,4 +78,34 @@ func TestSyncBeforeClose(t *testing.T) {
 	rf, err := ReadResults(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
 	assert.Len(t, rf.Results, 2)
+}
+
+// TestSummaryAndSyncWhileAppending: Summary and Sync may run while
+// results are still appended (neither holds the run's lock through its
+// slow part); every line is kept, and the last summary counts them all.
+func TestSummaryAndSyncWhileAppending(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r, err := Create(dir, testConfig())
+	require.NoError(t, err)
+	const n = 200
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range n {
+			assert.NoError(t, r.Append(Result{ID: fmt.Sprintf("s%d", i), Metric: "m1", Value: float64(i%4) / 4}))
+		}
+	})
+	for range 20 {
+		s := r.Summary(n, time.Time{}, func(string) float64 { return 0.5 })
+		assert.LessOrEqual(t, s.Metrics[0].N, n)
+		require.NoError(t, r.Sync())
+	}
+	wg.Wait()
+	s := r.Summary(n, time.Time{}, func(string) float64 { return 0.5 })
+	assert.Equal(t, n, s.Metrics[0].N)
+	assert.InDelta(t, 0.375, float64(s.Metrics[0].Mean), 1e-12)
+	require.NoError(t, r.Close())
+	rf, err := ReadResults(filepath.Join(dir, FileResults))
+	require.NoError(t, err)
+	assert.Len(t, rf.Results, n)
 }

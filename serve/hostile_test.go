@@ -54,3 +54,38 @@ func TestAQueueOfAnUnknownRunTellsNoServerPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAScoreErrorNamesTheRequestField: /v1/score holds documents of its
+// own (the report, its sources, the daily truth and telemetry); an
+// error in one is a 400 whose field is the request's path to it, and
+// whose message starts with that path.
+func TestAScoreErrorNamesTheRequestField(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	const report = `"# Solar output\n\nPanels gave 4 kWh on Monday."`
+	tests := map[string]struct {
+		body, field string
+	}{
+		"sources not a list":     {body: `{"report": ` + report + `, "sources": 17}`, field: "sources"},
+		"source without url":     {body: `{"report": ` + report + `, "sources": [{"url": "https://a.example/x"}, {"title": "no link"}]}`, field: "sources[1].url"},
+		"source url a number":    {body: `{"report": ` + report + `, "sources": [{"url": 404}]}`, field: "sources.url"},
+		"source credibility":     {body: `{"report": ` + report + `, "sources": {"sources": [{"url": "https://b.example", "credibility_score": 99}]}}`, field: "sources[0].credibility_score"},
+		"truth a list":           {body: `{"profile": "daily", "report": ` + report + `, "truth": [1, 2]}`, field: "truth"},
+		"truth values text":      {body: `{"profile": "daily", "report": ` + report + `, "truth": {"values": "many"}}`, field: "truth.values"},
+		"telemetry a string":     {body: `{"profile": "daily", "report": ` + report + `, "truth": {"values": {"rsi": 61.5}}, "telemetry": "fast"}`, field: "telemetry"},
+		"retrieval not JSON":     {body: `{"profile": "context", "report": "query: solar"}`, field: "report"},
+		"retrieval chunk score":  {body: `{"profile": "context", "report": "{\"query\": \"solar\", \"chunks\": [{\"content\": \"4 kWh\", \"score\": \"top\", \"documentId\": \"d1\"}]}"}`, field: "report.chunks[0].score"},
+		"report with a NUL byte": {body: `{"report": "# Solar\u0000output"}`, field: "report"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, got := call(t, http.MethodPost, s.URL+"/v1/score", tc.body)
+			require.Equal(t, http.StatusBadRequest, code, got)
+			var eb ErrorBody
+			require.NoError(t, json.Unmarshal([]byte(got), &eb), got)
+			assert.Equal(t, tc.field, eb.Field, got)
+			assert.True(t, strings.HasPrefix(eb.Error, tc.field+": "), "the message starts with its field: %s", eb.Error)
+		})
+	}
+}

@@ -89,3 +89,68 @@ func TestAScoreErrorNamesTheRequestField(t *testing.T) {
 		})
 	}
 }
+
+// TestTextThatIsNotUTF8IsRefusedWhereItIs: a string of a request that
+// holds bytes no UTF-8 text has (a cut sequence, an encoded surrogate, a
+// byte never used) is a 400 naming the field it is in; it is never
+// changed into U+FFFD and judged, journaled or stored.
+func TestTextThatIsNotUTF8IsRefusedWhereItIs(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	const ok = `{"question": "Who wrote Dubliners?", "answer": "James Joyce.", "contexts": ["Dubliners is by James Joyce."]}`
+	tests := map[string]struct {
+		path, body, field string
+	}{
+		"judge question": {path: "/v1/judge", field: "sample.question",
+			body: `{"metrics": ["faithfulness"], "sample": {"question": "Who wrote @B@?", "answer": "Joyce.", "contexts": ["x"]}}`},
+		"judge second context": {path: "/v1/judge", field: "sample.contexts[1]",
+			body: `{"metrics": ["faithfulness"], "sample": {"question": "q", "answer": "Joyce.", "contexts": ["fine", "bad @B@"]}}`},
+		"trace id": {path: "/v1/traces", field: "traces[1].trace_id",
+			body: `{"traces": [{"trace_id": "t-utf-a", "sample": ` + ok + `}, {"trace_id": "t-@B@", "sample": ` + ok + `}]}`},
+		"trace metadata": {path: "/v1/traces", field: "traces[0].sample.metadata.team",
+			body: `{"traces": [{"trace_id": "t-utf-b", "sample": {"question": "q", "answer": "a", "contexts": ["c"], "metadata": {"team": "@B@"}}}]}`},
+		"run sample answer": {path: "/v1/runs", field: "samples[0].answer",
+			body: `{"metrics": ["faithfulness"], "samples": [{"question": "q", "answer": "J@B@yce", "contexts": ["c"]}]}`},
+		"run dataset": {path: "/v1/runs", field: "dataset",
+			body: `{"metrics": ["faithfulness"], "dataset": "question,answer,contexts\nq,@B@,c\n", "format": "csv"}`},
+		"score query": {path: "/v1/score", field: "query", body: `{"report": "# R\n\nText.", "query": "@B@"}`},
+		"label note":  {path: "/v1/queue/labels", field: "note", body: `{"item": "t1", "value": true, "note": "see @B@"}`},
+		"label who":   {path: "/v1/queue/labels", field: "labeler", body: `{"item": "t1", "value": true, "labeler": "an@B@"}`},
+		"a key":       {path: "/v1/judge", field: "sample.metadata", body: `{"metrics": ["faithfulness"], "sample": {"question": "q", "answer": "a", "contexts": ["c"], "metadata": {"@B@": 1}}}`},
+	}
+	for name, tc := range tests {
+		for bname, bad := range map[string]string{"cut": "\xc3(", "surrogate": "\xed\xa0\x80", "never used": "\xff"} {
+			t.Run(name+"/"+bname, func(t *testing.T) {
+				t.Parallel()
+				code, got := call(t, http.MethodPost, s.URL+tc.path, strings.ReplaceAll(tc.body, "@B@", bad), "Content-Type", "application/json")
+				require.Equal(t, http.StatusBadRequest, code, got)
+				var eb ErrorBody
+				require.NoError(t, json.Unmarshal([]byte(got), &eb), got)
+				assert.Equal(t, tc.field, eb.Field, got)
+				assert.Contains(t, eb.Error, "UTF-8")
+			})
+		}
+	}
+}
+
+// TestPathAt: the path of the value holding a byte, through arrays in
+// arrays, after closed objects and at the top level.
+func TestPathAt(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		doc, at, want string
+	}{
+		"top level string":      {doc: `"@"`, at: "@", want: ""},
+		"array in array":        {doc: `[[1, 2], [3, "@"]]`, at: "@", want: "[1][1]"},
+		"after a closed object": {doc: `{"a": {"b": [1, {"c": 2}]}, "d": {"e": "@"}}`, at: "@", want: "d.e"},
+		"a number":              {doc: `{"n": [0, 1, 27]}`, at: "27", want: "n[2]"},
+		"a key of the top":      {doc: `{"x": 1, "@": 2}`, at: "@", want: ""},
+		"after a syntax error":  {doc: `{"x": ] "@"}`, at: "@", want: ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, pathAt([]byte(tc.doc), int64(strings.Index(tc.doc, tc.at))))
+		})
+	}
+}

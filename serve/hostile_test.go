@@ -154,3 +154,33 @@ func TestPathAt(t *testing.T) {
 		})
 	}
 }
+
+// TestAnOTLPJSONExportIsOneWholeDocument: what follows the export
+// request's object (a second export pasted after it, stray text), or a
+// string that is not UTF-8, is a 400, as the protobuf encoding's own
+// checks answer; never a 200 for the first object alone, the rest
+// dropped unsaid.
+func TestAnOTLPJSONExportIsOneWholeDocument(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	span := func(trace, name string) string {
+		return `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "` + trace + `", "spanId": "00f067aa0ba902b7", "name": "` + name +
+			`", "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}]}]}]}]}`
+	}
+	a, b := span("0af7651916cd43dd8448eb211c80319c", "chat one"), span("1bf7651916cd43dd8448eb211c80319d", "chat two")
+	tests := map[string]string{
+		"two exports one after the other": a + "\n" + b,
+		"stray text after the export":     a + " thanks",
+		"a second value":                  a + " []",
+		"a span name that is not UTF-8":   span("2cf7651916cd43dd8448eb211c80319e", "chat \xfe"),
+	}
+	for name, body := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, got := call(t, http.MethodPost, s.URL+"/otlp/v1/traces", body, "Content-Type", "application/json")
+			assert.Equal(t, http.StatusBadRequest, code, got)
+		})
+	}
+	code, got := call(t, http.MethodPost, s.URL+"/otlp/v1/traces", a+"\n\t ", "Content-Type", "application/json")
+	assert.Equal(t, http.StatusOK, code, "white space after the export is no second document: %s", got)
+}

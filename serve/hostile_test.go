@@ -1,11 +1,13 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -183,4 +185,56 @@ func TestAnOTLPJSONExportIsOneWholeDocument(t *testing.T) {
 	}
 	code, got := call(t, http.MethodPost, s.URL+"/otlp/v1/traces", a+"\n\t ", "Content-Type", "application/json")
 	assert.Equal(t, http.StatusOK, code, "white space after the export is no second document: %s", got)
+}
+
+// logBuffer is a log the server writes from its goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Split(l.b.String(), "\n")
+}
+
+// TestAClientWritesNoLineOfTheLog: the log line of a request that made
+// a handler panic names its path, and a path whose escapes decode to a
+// line break (or a carriage return) cannot start a line of its own that
+// would pass for the server's.
+func TestAClientWritesNoLineOfTheLog(t *testing.T) {
+	t.Parallel()
+	var log logBuffer
+	s := start(t, Config{Log: &log})
+	s.Handle("GET /explode/{rest...}", http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	tests := map[string]string{
+		"line feed":       "/explode/a%0Aassay%20serve:%20FORGED%20admin%20signed%20in",
+		"carriage return": "/explode/b%0D%0Aassay%20serve:%20FORGED%20run%20deleted",
+		"line separator":  "/explode/c%E2%80%A8assay%20serve:%20FORGED%20unicode",
+		"escaped panic":   "/explode/d%0AFORGED",
+	}
+	for name, path := range tests {
+		t.Run(name, func(t *testing.T) {
+			code, got := call(t, http.MethodGet, s.URL+path, "")
+			require.Equal(t, http.StatusInternalServerError, code, got)
+			assert.NotContains(t, got, "FORGED")
+		})
+	}
+	panics := 0
+	for _, l := range log.lines() {
+		l = strings.TrimLeft(l, "\r")
+		assert.False(t, strings.HasPrefix(l, "assay serve: FORGED") || strings.HasPrefix(l, "FORGED"), "a line of the log came from a request: %q", l)
+		if strings.HasPrefix(l, "assay serve: panic answering GET /explode/") {
+			panics++
+			assert.NotContains(t, l, "\u2028", "a Unicode line separator is escaped")
+		}
+	}
+	assert.Equal(t, len(tests), panics, "a line for each panic")
 }

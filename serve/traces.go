@@ -221,7 +221,7 @@ func (q *traceQueue) judge(it traceItem) {
 	have, err := s.store.scored(ctx, it.id)
 	if err != nil {
 		if ctx.Err() == nil {
-			fmt.Fprintf(s.cfg.Log, "assay serve: trace %s: %v (it stays in the journal)\n", it.id, err)
+			fmt.Fprintf(s.cfg.Log, "assay serve: trace %q: %v (it stays in the journal)\n", it.id, err)
 		}
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -237,4 +238,43 @@ func TestAClientWritesNoLineOfTheLog(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(tests), panics, "a line for each panic")
+}
+
+// TestAShedExportIsCountedUnderItsEndpoint: a request refused 429 for a
+// full trace queue is counted in assay_shed_total under the endpoint it
+// came to, an OTLP export under POST /otlp/v1/traces, not under
+// /v1/traces.
+func TestAShedExportIsCountedUnderItsEndpoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := New(Config{DataDir: dir, Store: filepath.Join(dir, "runs.db"), QueueSize: 1})
+	require.NoError(t, err)
+	// Not started: no worker takes a trace off the queue, which stays full.
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		ts.Close()
+		_ = s.Close()
+	})
+	export := func(trace string) string {
+		return `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "` + trace + `", "spanId": "a1b2c3d4e5f60718", "name": "chat", ` +
+			`"attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}, {"key": "gen_ai.prompt", "value": {"stringValue": "hi"}}]}]}]}]}`
+	}
+	posts := []struct {
+		path, body string
+		code       int
+	}{
+		{"/otlp/v1/traces", export("4c9e1f0a2b3d4e5f60718293a4b5c6d7"), http.StatusOK},
+		{"/otlp/v1/traces", export("5d0f2a1b3c4e5f60718293a4b5c6d7e8"), http.StatusTooManyRequests},
+		{"/otlp/v1/traces", export("6e1a3b2c4d5f60718293a4b5c6d7e8f9"), http.StatusTooManyRequests},
+		{"/v1/traces", `{"traces": [{"trace_id": "shed-one", "sample": {"question": "q", "answer": "a", "contexts": ["c"]}}]}`, http.StatusTooManyRequests},
+	}
+	for _, p := range posts {
+		code, got := call(t, http.MethodPost, ts.URL+p.path, p.body, "Content-Type", "application/json")
+		require.Equal(t, p.code, code, "%s: %s", p.path, got)
+	}
+	fams := scrape(t, ts.URL)
+	for endpoint, want := range map[string]float64{routeOTLP: 2, routeTraces: 1} {
+		got, _ := sample(fams, "assay_shed_total", "endpoint", endpoint, "reason", ShedQueueFull)
+		assert.Equal(t, want, got, endpoint)
+	}
 }

@@ -5,8 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	common "go.opentelemetry.io/proto/otlp/common/v1"
@@ -109,11 +112,21 @@ func DecodeProto(body []byte) (*coltrace.ExportTraceServiceRequest, error) {
 // trace and span IDs are hex (protojson's bytes are base64). Unknown
 // fields are ignored, as the specification asks of a receiver.
 func DecodeJSON(body []byte) (*coltrace.ExportTraceServiceRequest, error) {
+	// encoding/json would read a byte that is not UTF-8 as U+FFFD, unsaid;
+	// protobuf's decoder refuses it: so does this one.
+	if !utf8.Valid(body) {
+		return nil, fmt.Errorf("invalid UTF-8 in the JSON body: send text as UTF-8")
+	}
 	var tree any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&tree); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	// One export request a body: what follows it is not read, so it is
+	// an error rather than dropped.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("invalid JSON: more after the export request's object: send one export request a body")
 	}
 	if _, ok := tree.(map[string]any); !ok {
 		return nil, fmt.Errorf("want an OTLP export request (a JSON object with resourceSpans)")

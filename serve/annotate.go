@@ -91,7 +91,7 @@ func (s *Server) loadQueue(ctx context.Context, p queueParams) (*queueSource, er
 func (s *Server) runQueue(ctx context.Context, p queueParams) (*queueSource, error) {
 	row, err := s.runStore.Get(ctx, p.run)
 	if nf, ok := errors.AsType[*runstore.RunNotFoundError](err); ok {
-		return nil, &httpError{status: http.StatusNotFound, body: ErrorBody{Error: nf.Error(), Field: "run"}}
+		return nil, runNotFound(nf)
 	}
 	if err != nil {
 		return nil, err
@@ -128,6 +128,17 @@ func (s *Server) runQueue(ctx context.Context, p queueParams) (*queueSource, err
 		src.entries = append(src.entries, queueEntry{sample: smp, result: res})
 	}
 	return src, nil
+}
+
+// runNotFound is a run the store does not hold (or an ambiguous
+// prefix) as a 404 naming the run field. Its message is the store's
+// without the store's file, which is the server's business.
+func runNotFound(nf *runstore.RunNotFoundError) *httpError {
+	msg := fmt.Sprintf("run: no run %q in the run store: see assay runs list", nf.Ref)
+	if len(nf.Candidates) > 1 {
+		msg = "run: " + nf.Error()
+	}
+	return &httpError{status: http.StatusNotFound, body: ErrorBody{Error: msg, Field: "run"}}
 }
 
 // runRecords are the samples of the dataset a run judged, by id; the

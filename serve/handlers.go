@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/dataset"
@@ -97,11 +99,11 @@ func (s *Server) postScore(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err := eval.CheckText("report", in.Data); err != nil {
-		return err
+		return scoreError(err, in)
 	}
 	out, err := agent.ScoreBytes(r.Context(), job, in)
 	if err != nil {
-		return err
+		return scoreError(err, in)
 	}
 	var b bytes.Buffer
 	if err := out.Write(&b, "json"); err != nil {
@@ -109,6 +111,25 @@ func (s *Server) postScore(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpjson.Encoded(w, http.StatusOK, b.Bytes())
 	return nil
+}
+
+// scoreError is an error of a score as the request's: an input error
+// in one of the documents the request holds (the report, its sources,
+// truth or telemetry: in names each by its field) is a 400 whose field
+// is the request's path to it ("sources[1].url", "report.chunks[0].score"),
+// with the line and column in that document; anything else as it is.
+func scoreError(err error, in agent.ScoreInput) error {
+	ie, ok := errors.AsType[*eval.InputError](err)
+	if !ok || ie.File == "" || !slices.Contains([]string{in.Name, in.SourcesName, in.TruthName, in.TelemetryName}, ie.File) {
+		return err
+	}
+	inner := ie.Field
+	// A document's errors may name it already (sources[1].url).
+	if rest, ok := strings.CutPrefix(inner, ie.File); ok && (rest == "" || rest[0] == '[' || rest[0] == '.') {
+		inner = strings.TrimPrefix(rest, ".")
+	}
+	field := joinField(ie.File, inner)
+	return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: field + ": " + ie.Msg, Field: field, Line: ie.Line, Column: ie.Col}}
 }
 
 // JudgeRequest is the body of POST /v1/judge.

@@ -1,13 +1,16 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
@@ -83,8 +86,19 @@ func writeError(w http.ResponseWriter, err error, prefix string) {
 // decodeBody decodes the request's JSON body into v, strictly: an unknown
 // field, a wrong type, a syntax error or anything after the value is a
 // 400 naming the field or the offset; a body over the limit a 413.
+//
+// A string holding bytes that are not UTF-8 is a 400 naming its field:
+// encoding/json would read each such byte as U+FFFD, silently, and the
+// text judged, journaled or stored would not be the text sent.
 func decodeBody(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
+	body, err := bodyBytes(r)
+	if err != nil {
+		return err
+	}
+	if !utf8.Valid(body) {
+		return notUTF8(body)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return bodyError(err, dec.InputOffset())
@@ -141,4 +155,88 @@ func jsonType(kind string) string {
 		return "a number"
 	}
 	return kind
+}
+
+// notUTF8 is the 400 of a JSON body whose first bytes that are not UTF-8
+// are in the string at field (the body's syntax is checked after).
+func notUTF8(body []byte) error {
+	off := 0
+	for off < len(body) {
+		r, n := utf8.DecodeRune(body[off:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		off += n
+	}
+	field := pathAt(body, int64(off))
+	msg := "invalid UTF-8: send text as UTF-8"
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: msg, Field: field, Offset: int64(off)}}
+}
+
+// pathAt is the path ("traces[1].sample.question") of the value that
+// holds byte off of a JSON document, the object's for a byte in a key;
+// "" for the top level, or past a syntax error.
+func pathAt(doc []byte, off int64) string {
+	type frame struct {
+		array bool
+		index int    // an array's: the value being read
+		key   string // an object's: the member being read
+		inKey bool   // an object's: the next string is a key
+	}
+	var stack []frame
+	path := func(stack []frame) string {
+		var b strings.Builder
+		for _, f := range stack {
+			if f.array {
+				b.WriteString("[" + strconv.Itoa(f.index) + "]")
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(f.key)
+		}
+		return b.String()
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && !stack[len(stack)-1].array {
+				stack[len(stack)-1].inKey = true
+			}
+			continue
+		}
+		if key, ok := tok.(string); ok && top != nil && top.inKey {
+			if dec.InputOffset() > off {
+				return path(stack[:len(stack)-1]) // the object's: a key is no field
+			}
+			top.key, top.inKey = key, false
+			continue
+		}
+		if top != nil && top.array {
+			top.index++
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, frame{array: d == '[', index: -1, inKey: d == '{'})
+			continue
+		}
+		if dec.InputOffset() > off {
+			return path(stack)
+		}
+		if top != nil && !top.array {
+			top.inKey = true
+		}
+	}
 }

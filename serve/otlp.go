@@ -173,7 +173,7 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 			resp.NotSampled++
 		}
 	}
-	if err := s.enqueue(w, r, sampled, &resp); err != nil {
+	if err := s.enqueue(w, r, routeOTLP, sampled, &resp); err != nil {
 		// Nothing was kept: the exporter sends the request again, and the
 		// spans its earlier requests brought must still be here for it.
 		s.otlp.putBack(whole)

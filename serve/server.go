@@ -490,7 +490,9 @@ func (s *Server) panicked(w *statusWriter, r *http.Request, p any) {
 		panic(p)
 	}
 	s.metrics.panics.Inc()
-	fmt.Fprintf(s.cfg.Log, "assay serve: panic answering %s %s: %v\n%s", r.Method, r.URL.Path, p, debug.Stack())
+	// The path escaped and the value quoted: a request's text starts no
+	// line of the log.
+	fmt.Fprintf(s.cfg.Log, "assay serve: panic answering %s %s: %q\n%s", r.Method, r.URL.EscapedPath(), fmt.Sprint(p), debug.Stack())
 	if !w.wrote {
 		httpjson.Error(w, http.StatusInternalServerError, "internal error: please report it with the request that caused it")
 	}

@@ -272,7 +272,7 @@ func (q *sharedTraces) publish(ctx context.Context, items []traceItem) (dup []bo
 		tag, err := json.Marshal(traceTag{TraceID: it.id, Received: it.received.UTC(), Metrics: it.metrics, Metadata: it.sample.Metadata,
 			Query: eval.Clip(it.sample.Query, eval.MaxText), Answer: eval.Clip(it.sample.Answer, eval.MaxText)})
 		if err != nil {
-			return nil, fmt.Errorf("trace %s: metadata: %w", it.id, err)
+			return nil, fmt.Errorf("trace %q: metadata: %w", it.id, err)
 		}
 		for _, m := range it.metrics {
 			out = append(out, dispatch.Tagged{ID: traceTaskID(it.id, m), Key: traceKey(it.id, m), Metric: m, Sample: it.sample, Tag: tag})

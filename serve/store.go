@@ -181,11 +181,11 @@ func (s *store) journal(ctx context.Context, items []traceItem) ([]bool, error) 
 			mj, _ := json.Marshal(it.metrics) // strings marshal always
 			sj, err := json.Marshal(it.sample)
 			if err != nil {
-				return fmt.Errorf("trace %s: %w", it.id, err)
+				return fmt.Errorf("trace %q: %w", it.id, err)
 			}
 			meta, err := json.Marshal(orEmpty(it.sample.Metadata))
 			if err != nil {
-				return fmt.Errorf("trace %s: metadata: %w", it.id, err)
+				return fmt.Errorf("trace %q: metadata: %w", it.id, err)
 			}
 			if fresh[i], err = inserted(stmt.ExecContext(ctx, it.id, it.received.UTC().Format(storeTime), day(it.received), string(mj), string(sj), string(meta))); err != nil {
 				return err
@@ -225,13 +225,13 @@ func (s *store) pending(ctx context.Context) ([]traceItem, error) {
 			return nil, err
 		}
 		if it.received, err = time.Parse(storeTime, received); err != nil {
-			return nil, fmt.Errorf("trace %s: received %q: %w", it.id, received, err)
+			return nil, fmt.Errorf("trace %q: received %q: %w", it.id, received, err)
 		}
 		if err := json.Unmarshal([]byte(mj), &it.metrics); err != nil {
-			return nil, fmt.Errorf("trace %s: metrics: %w", it.id, err)
+			return nil, fmt.Errorf("trace %q: metrics: %w", it.id, err)
 		}
 		if err := json.Unmarshal([]byte(sj), &it.sample); err != nil {
-			return nil, fmt.Errorf("trace %s: sample: %w", it.id, err)
+			return nil, fmt.Errorf("trace %q: sample: %w", it.id, err)
 		}
 		out = append(out, it)
 	}
@@ -291,7 +291,7 @@ func (s *store) record(ctx context.Context, it traceItem, scores []eval.Score, a
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("trace scores %s: trace %s: %w", s.path, it.id, err)
+		return nil, fmt.Errorf("trace scores %s: trace %q: %w", s.path, it.id, err)
 	}
 	return fresh, nil
 }

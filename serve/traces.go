@@ -221,7 +221,7 @@ func (q *traceQueue) judge(it traceItem) {
 	have, err := s.store.scored(ctx, it.id)
 	if err != nil {
 		if ctx.Err() == nil {
-			fmt.Fprintf(s.cfg.Log, "assay serve: trace %s: %v (it stays in the journal)\n", it.id, err)
+			fmt.Fprintf(s.cfg.Log, "assay serve: trace %q: %v (it stays in the journal)\n", it.id, err)
 		}
 		return
 	}
@@ -336,7 +336,7 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 		items = append(items, traceItem{id: t.TraceID, received: now, sample: rec.Sample, metrics: metrics, parent: spanOf(r)})
 	}
 	resp := TracesResponse{Received: len(req.Traces), NotSampled: len(req.Traces) - len(items)}
-	if err := s.enqueue(w, r, items, &resp); err != nil {
+	if err := s.enqueue(w, r, routeTraces, items, &resp); err != nil {
 		return err
 	}
 	s.accepted(w, resp)
@@ -348,10 +348,10 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 // (Sampled, Duplicates, QueueDepth); its error is the request's answer
 // when nothing of it was kept (413 for more than the queue holds, 429,
 // counted as shed, when it is full). /v1/traces and /otlp/v1/traces admit
-// their traces through it alike.
-func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, items []traceItem, resp *TracesResponse) error {
+// their traces through it alike, each shed counted under its endpoint.
+func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, endpoint string, items []traceItem, resp *TracesResponse) error {
 	if s.shared != nil {
-		return s.postShared(w, r, items, resp)
+		return s.postShared(w, r, endpoint, items, resp)
 	}
 	if len(items) > s.queue.capacity {
 		return &httpError{status: http.StatusRequestEntityTooLarge, body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request: the queue holds %d; send fewer at a time", len(items), s.queue.capacity), Field: "traces"}}
@@ -359,7 +359,7 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, items []traceIt
 	s.queue.pushing.RLock() // until the traces are on the queue: see close
 	defer s.queue.pushing.RUnlock()
 	if !s.queue.reserve(len(items)) {
-		s.metrics.shed.WithLabelValues(routeTraces, ShedQueueFull).Inc()
+		s.metrics.shed.WithLabelValues(endpoint, ShedQueueFull).Inc()
 		s.metrics.traces.WithLabelValues("shed").Add(float64(resp.Received))
 		w.Header().Set("Retry-After", "1")
 		return &httpError{status: http.StatusTooManyRequests, body: ErrorBody{Error: fmt.Sprintf("the trace queue is full (%d sampled traces waiting): nothing of this request was kept; send it again later", s.queue.capacity)}}
@@ -387,7 +387,7 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, items []traceIt
 
 // postShared publishes sampled traces to a shared queue: nil once the
 // queue stored every one; 429, counted, when its stream is full.
-func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []traceItem, resp *TracesResponse) error {
+func (s *Server) postShared(w http.ResponseWriter, r *http.Request, endpoint string, items []traceItem, resp *TracesResponse) error {
 	tasks := 0
 	for _, it := range items {
 		tasks += len(it.metrics)
@@ -397,7 +397,7 @@ func (s *Server) postShared(w http.ResponseWriter, r *http.Request, items []trac
 	}
 	dup, err := s.shared.publish(r.Context(), items)
 	if errors.Is(err, errQueueFull) {
-		s.metrics.shed.WithLabelValues(routeTraces, ShedQueueFull).Inc()
+		s.metrics.shed.WithLabelValues(endpoint, ShedQueueFull).Inc()
 		s.metrics.traces.WithLabelValues("shed").Add(float64(resp.Received))
 		w.Header().Set("Retry-After", "1")
 		return &httpError{status: http.StatusTooManyRequests, body: ErrorBody{Error: fmt.Sprintf(

@@ -140,7 +140,11 @@ func Load(path string) ([]Record, error) {
 //     A ground_truth object of numbers is Assay's GroundTruth.
 //   - id (a string or a number), human (an object), metadata (an object).
 //
-// Other fields are ignored. A record needs a query, an answer or contexts.
+// Other fields are ignored, except one that is a field above misspelt
+// (one letter away, or in other case: "contexs", "ground_truths",
+// "Question") when the record lacks that field's role: an error, as it
+// would leave a metric nothing to judge. A record needs a query, an
+// answer or contexts.
 //
 // Every error about the content is an *eval.InputError naming name, the
 // line and the field: `data.jsonl:7: contexts: want an array of strings,
@@ -547,8 +551,8 @@ func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) 
 	if err != nil {
 		return rec, err
 	}
-	if !hasQuery && !hasAnswer && !hasContexts && !hasConversation {
-		return rec, &eval.InputError{Msg: "record has no question, answer, contexts or messages"}
+	if err := judgeable(fields, hasQuery || hasAnswer || hasContexts || hasConversation); err != nil {
+		return rec, err
 	}
 
 	if raw, ok := fields["id"]; ok {
@@ -570,6 +574,18 @@ func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) 
 	}
 	rec.Sample = s
 	return rec, nil
+}
+
+// judgeable returns the error of a record that has nothing to judge
+// (has is false) or a field misspelt (misspelt), nil for one that is fine.
+func judgeable(fields map[string]json.RawMessage, has bool) *eval.InputError {
+	if err := misspelt(fields); err != nil {
+		return err
+	}
+	if !has {
+		return &eval.InputError{Msg: "record has no question, answer, contexts or messages"}
+	}
+	return nil
 }
 
 // pickString returns the string of the first field of names present and

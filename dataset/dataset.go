@@ -48,8 +48,9 @@ type Record struct {
 // Label reads the binary human label named field ("faithful", "relevant",
 // "hallucinated"). It accepts true/false, the numbers 1/0 and the strings
 // "true"/"false", "yes"/"no", "1"/"0" (any case, surrounding space
-// ignored). The second result is false when the label is absent, null or
-// any other value. A field written "!name" reads label name negated, for
+// ignored) and "1.0"/"0.0" (any number equal to 1 or 0, as pandas writes
+// a column of labels with gaps). The second result is false when the
+// label is absent, null or any other value. A field written "!name" reads label name negated, for
 // labels whose true is the judge's low end ("!hallucinated" for a
 // faithfulness judge).
 func (r Record) Label(field string) (bool, bool) {
@@ -69,11 +70,17 @@ func (r Record) Label(field string) (bool, bool) {
 			return v == 1, true
 		}
 	case string:
-		switch strings.ToLower(strings.TrimSpace(v)) {
+		switch t := strings.ToLower(strings.TrimSpace(v)); t {
 		case "true", "yes", "1":
 			return true, true
 		case "false", "no", "0":
 			return false, true
+		default:
+			// "1.0" and "0.0": a column of labels with gaps, which pandas
+			// holds as floats, in a CSV it writes.
+			if f, err := strconv.ParseFloat(t, 64); err == nil && (f == 1 || f == 0) {
+				return f == 1, true
+			}
 		}
 	}
 	return false, false

@@ -149,7 +149,8 @@ type Result struct {
 	// defaulted, no error. Positives of them are labelled true.
 	N         int `json:"n"`
 	Positives int `json:"positives"`
-	// Skipped counts records without the label (absent or unreadable).
+	// Skipped counts records without the label (absent or unreadable;
+	// Measure refuses a label that is there and unreadable).
 	Skipped int `json:"skipped"`
 	// Defaulted and Errors count rows left out of the statistics.
 	Defaulted int `json:"defaulted"`

@@ -156,7 +156,7 @@ type LabelScan struct {
 	// first is the line of the first record with each grade.
 	first map[float64]int
 	// notBinary and notNumber are the first record whose label is there
-	// (not null) but does not read as binary, or as a number.
+	// (not null or blank) but does not read as binary, or as a number.
 	notBinary, notNumber unusable
 }
 
@@ -170,6 +170,10 @@ type unusable struct {
 func (s *LabelScan) Add(rec dataset.Record) {
 	name := strings.TrimSpace(strings.TrimPrefix(s.Label, "!"))
 	v, present := rec.Human[name]
+	// A blank label is none, as an empty CSV cell is.
+	if text, ok := v.(string); ok && strings.TrimSpace(text) == "" {
+		present = false
+	}
 	present = present && v != nil
 	if _, ok := rec.Label(s.Label); ok {
 		s.Binary++

@@ -185,15 +185,33 @@ func (job Job) options(file string, scan *LabelScan) (Options, error) {
 		return Options{}, eval.FlagError("--grades", "the label human.%s of %s takes values that are not among the grades %s: %s; give every grade it takes (--grades %s), or leave --grades out to take those observed",
 			job.Label, file, gradeList(job.Grades), strings.Join(cells, ", "), strings.ReplaceAll(gradeList(all), ", ", ","))
 	}
-	if line, v := scan.Unusable(graded); job.Estimate && line > 0 {
-		want := "true or false (1 or 0)"
-		if graded {
-			want = "a number"
-		}
-		return Options{}, inputErr("%s:%d: human.%s is %s: --estimate reads every record's label to tell labelled records from the rest, and this %s label must be %s",
-			file, line, job.Label, v, map[bool]string{true: "graded", false: "binary"}[graded], want)
+	if err := unusableLabel(job, file, scan, graded); err != nil {
+		return Options{}, err
 	}
 	return Options{Label: job.Label, Graded: graded, Grades: job.Grades, By: job.By, Estimate: job.Estimate, Weight: job.Weight}, nil
+}
+
+// unusableLabel is the input error of the first record whose label is
+// there (not absent, null or blank) but does not read as one of its kind:
+// such a record would be left out with the unlabelled ones, in silence.
+func unusableLabel(job Job, file string, scan *LabelScan, graded bool) error {
+	line, v := scan.Unusable(graded)
+	if line == 0 {
+		return nil
+	}
+	kind, want := "binary", "true or false (1 or 0)"
+	if graded {
+		kind, want = "graded", "a number"
+	}
+	if job.Estimate {
+		return inputErr("%s:%d: human.%s is %s: --estimate reads every record's label to tell labelled records from the rest, and this %s label must be %s",
+			file, line, job.Label, v, kind, want)
+	}
+	if !graded {
+		want = `true or false (1 or 0; "yes" or "no")`
+	}
+	return inputErr("%s:%d: human.%s is %s: a %s label must be %s, or absent or null on a record without one",
+		file, line, strings.TrimSpace(strings.TrimPrefix(job.Label, "!")), v, kind, want)
 }
 
 // threshold is the threshold of a result whose judge's own is def: nil

@@ -48,8 +48,9 @@ type Record struct {
 // Label reads the binary human label named field ("faithful", "relevant",
 // "hallucinated"). It accepts true/false, the numbers 1/0 and the strings
 // "true"/"false", "yes"/"no", "1"/"0" (any case, surrounding space
-// ignored). The second result is false when the label is absent, null or
-// any other value. A field written "!name" reads label name negated, for
+// ignored) and "1.0"/"0.0" (any number equal to 1 or 0, as pandas writes
+// a column of labels with gaps). The second result is false when the
+// label is absent, null or any other value. A field written "!name" reads label name negated, for
 // labels whose true is the judge's low end ("!hallucinated" for a
 // faithfulness judge).
 func (r Record) Label(field string) (bool, bool) {
@@ -69,11 +70,17 @@ func (r Record) Label(field string) (bool, bool) {
 			return v == 1, true
 		}
 	case string:
-		switch strings.ToLower(strings.TrimSpace(v)) {
+		switch t := strings.ToLower(strings.TrimSpace(v)); t {
 		case "true", "yes", "1":
 			return true, true
 		case "false", "no", "0":
 			return false, true
+		default:
+			// "1.0" and "0.0": a column of labels with gaps, which pandas
+			// holds as floats, in a CSV it writes.
+			if f, err := strconv.ParseFloat(t, 64); err == nil && (f == 1 || f == 0) {
+				return f == 1, true
+			}
 		}
 	}
 	return false, false
@@ -140,7 +147,11 @@ func Load(path string) ([]Record, error) {
 //     A ground_truth object of numbers is Assay's GroundTruth.
 //   - id (a string or a number), human (an object), metadata (an object).
 //
-// Other fields are ignored. A record needs a query, an answer or contexts.
+// Other fields are ignored, except one that is a field above misspelt
+// (one letter away, or in other case: "contexs", "ground_truths",
+// "Question") when the record lacks that field's role: an error, as it
+// would leave a metric nothing to judge. A record needs a query, an
+// answer or contexts.
 //
 // Every error about the content is an *eval.InputError naming name, the
 // line and the field: `data.jsonl:7: contexts: want an array of strings,
@@ -547,8 +558,8 @@ func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) 
 	if err != nil {
 		return rec, err
 	}
-	if !hasQuery && !hasAnswer && !hasContexts && !hasConversation {
-		return rec, &eval.InputError{Msg: "record has no question, answer, contexts or messages"}
+	if err := judgeable(fields, hasQuery || hasAnswer || hasContexts || hasConversation); err != nil {
+		return rec, err
 	}
 
 	if raw, ok := fields["id"]; ok {
@@ -570,6 +581,18 @@ func decodeRecord(fields map[string]json.RawMessage) (Record, *eval.InputError) 
 	}
 	rec.Sample = s
 	return rec, nil
+}
+
+// judgeable returns the error of a record that has nothing to judge
+// (has is false) or a field misspelt (misspelt), nil for one that is fine.
+func judgeable(fields map[string]json.RawMessage, has bool) *eval.InputError {
+	if err := misspelt(fields); err != nil {
+		return err
+	}
+	if !has {
+		return &eval.InputError{Msg: "record has no question, answer, contexts or messages"}
+	}
+	return nil
 }
 
 // pickString returns the string of the first field of names present and

@@ -102,6 +102,7 @@ func sampleKind(fields map[string]json.RawMessage) (string, bool) {
 	if _, otlp := fields["resourceSpans"]; otlp {
 		return "", true // OTLP export lines: conversations
 	}
+	// A record with a field misspelt is one: reading it says which.
 	_, err := decodeRecord(fields)
-	return "", err == nil
+	return "", err == nil || misspelt(fields) != nil
 }

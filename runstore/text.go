@@ -120,11 +120,22 @@ func (v *RunView) human(w io.Writer, md bool) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	t := report.Table{Head: []string{"METRIC", "N", "SCORED", "DEFAULTED", "ERRORS", "MEAN", "STD", "MEDIAN", "MIN", "MAX", "P10", "CI95", "PASS RATE", "THRESHOLD"}}
+	// N is what was scored, defaulted and skipped (nothing to judge): the
+	// last its own column when some were, so that the row adds up.
+	skipped := slices.ContainsFunc(s.Metrics, func(m run.MetricStats) bool { return m.Skipped > 0 })
+	cols := []string{"METRIC", "N", "SCORED", "DEFAULTED", "ERRORS", "MEAN", "STD", "MEDIAN", "MIN", "MAX", "P10", "CI95", "PASS RATE", "THRESHOLD"}
+	if skipped {
+		cols = slices.Insert(cols, 4, "SKIPPED")
+	}
+	t := report.Table{Head: cols}
 	for _, m := range s.Metrics {
-		t.Add(m.Metric, fmt.Sprint(m.N), fmt.Sprint(m.Scored), fmt.Sprintf("%d (%.1f%%)", m.Defaulted, 100*m.DefaultedRate), fmt.Sprint(m.Errors),
+		row := []string{m.Metric, fmt.Sprint(m.N), fmt.Sprint(m.Scored), fmt.Sprintf("%d (%.1f%%)", m.Defaulted, 100*m.DefaultedRate), fmt.Sprint(m.Errors),
 			report.Stat(m.Mean), report.Stat(m.Std), report.Stat(m.Median), report.Stat(m.Min), report.Stat(m.Max), report.Stat(m.P10),
-			report.Stat(m.CILow)+".."+report.Stat(m.CIHigh), report.Stat(m.PassRate), fmt.Sprintf("%g", m.Threshold))
+			report.Stat(m.CILow) + ".." + report.Stat(m.CIHigh), report.Stat(m.PassRate), fmt.Sprintf("%g", m.Threshold)}
+		if skipped {
+			row = slices.Insert(row, 4, fmt.Sprint(m.Skipped))
+		}
+		t.Add(row...)
 	}
 	if err := t.Write(w, md); err != nil {
 		return err

@@ -15,20 +15,25 @@ type fieldRole struct {
 	name  string   // as the error says it: "contexts"
 	names []string // the fields it is read from, in order
 	from  string   // how the error says where it is read from
+	// optional is a part no score lacks for want of it (labels,
+	// metadata, a conversation): only its name written otherwise ("Human",
+	// "meta_data") stands for it, not a name one letter away ("message" is
+	// a column of its own).
+	optional bool
 }
 
 // fieldRoles are the parts of a record read by name. Sources is left out:
 // "source" is a common field of its own (the corpus a record came from),
 // and contexts are what other tools write.
 var fieldRoles = []fieldRole{
-	{"id", []string{"id"}, "an id is read from id"},
-	{"query", queryNames, "a query is read from query, question, user_input or input"},
-	{"answer", answerNames, "an answer is read from answer, response or actual_output"},
-	{"contexts", contextNames, "contexts are read from contexts, retrieved_contexts or retrieval_context"},
-	{"reference", referenceNames, "a reference is read from reference, ground_truth or expected_output, one string"},
-	{"human", []string{"human"}, "labels are read from human, an object"},
-	{"metadata", []string{"metadata"}, "metadata is read from metadata, an object"},
-	{"messages", []string{"messages"}, "a conversation is read from messages"},
+	{"id", []string{"id"}, "an id is read from id", true},
+	{"query", queryNames, "a query is read from query, question, user_input or input", false},
+	{"answer", answerNames, "an answer is read from answer, response or actual_output", false},
+	{"contexts", contextNames, "contexts are read from contexts, retrieved_contexts or retrieval_context", false},
+	{"reference", referenceNames, "a reference is read from reference, ground_truth or expected_output, one string", false},
+	{"human", []string{"human"}, "labels are read from human, an object", true},
+	{"metadata", []string{"metadata"}, "metadata is read from metadata, an object", true},
+	{"messages", []string{"messages"}, "a conversation is read from messages", true},
 }
 
 // readNames are the fields a record is read from.
@@ -61,7 +66,7 @@ func misspelt(fields map[string]json.RawMessage) *eval.InputError {
 				continue
 			}
 			for _, n := range r.names {
-				if !near(k, n) {
+				if !near(k, n, r.optional) {
 					continue
 				}
 				msg := fmt.Sprintf("not a field Assay reads, and the record has no %s: is it %q? (%s)", r.name, n, r.from)
@@ -86,14 +91,15 @@ func hasRole(fields map[string]json.RawMessage, r fieldRole) bool {
 }
 
 // near reports whether key is name misspelt: the same but for case
-// and separators, or, for a name of five letters or more, one edit (a
-// letter added, dropped, changed, or two swapped) away.
-func near(key, name string) bool {
+// and separators, or, for a name of five letters or more of a part a
+// score needs (not optional), one edit (a letter added, dropped, changed,
+// or two swapped) away.
+func near(key, name string, optional bool) bool {
 	if name == "id" {
 		return strings.EqualFold(key, name)
 	}
 	k, n := fold(key), fold(name)
-	return k == n || (len(n) >= 5 && oneEdit(k, n))
+	return k == n || (!optional && len(n) >= 5 && oneEdit(k, n))
 }
 
 // fold is s in lower case without "_", "-" and " ".

@@ -47,6 +47,14 @@ func TestReadRefusesAMisspeltFieldItWouldIgnore(t *testing.T) {
 			`{"query":"Which port?","chunks":[{"text":"8080","score":0.9}],"context":"8080"}`,
 			`rag.jsonl:1: context: not a field Assay reads, and the record has no contexts: is it "contexts"? (contexts are read from contexts, retrieved_contexts or retrieval_context); a record of query, chunks and context is a retrieval sample, judged with --profile context`,
 			1, 0, "context"},
+		"labels under a capital": {"rag.jsonl",
+			`{"question":"Which port?","answer":"Port 8080.","Human":{"faithful":true}}`,
+			`rag.jsonl:1: Human: not a field Assay reads, and the record has no human: is it "human"? (labels are read from human, an object)`,
+			1, 0, "Human"},
+		"metadata with a separator": {"rag.jsonl",
+			`{"question":"Which port?","answer":"Port 8080.","meta_data":{"team":"infra"}}`,
+			`rag.jsonl:1: meta_data: not a field Assay reads, and the record has no metadata: is it "metadata"? (metadata is read from metadata, an object)`,
+			1, 0, "meta_data"},
 		"only misspelt fields": {"rag.jsonl",
 			`{"questoin":"Which port?","anwser":"Port 8080."}`,
 			`rag.jsonl:1: anwser: not a field Assay reads, and the record has no answer: is it "answer"? (an answer is read from answer, response or actual_output)`,
@@ -76,6 +84,9 @@ func TestReadKeepsIgnoringFieldsThatAreNoMisspelling(t *testing.T) {
 		"a source name and no contexts":     `{"question":"Which port?","answer":"Port 8080.","source":"wiki"}`,
 		"names far from any":                `{"question":"Which port?","answer":"Port 8080.","answered":true,"idx":3,"_id":"x","question_id":"q7","reference_contexts":["a"]}`,
 		"ground truth numbers and a string": `{"question":"Which port?","answer":"Port 8080.","ground_truth":{"port":8080},"ground_truths":"8080"}`,
+		// Optional parts stand only for their name written otherwise.
+		"a message column of its own": `{"question":"Which port?","answer":"Port 8080.","message":"from the on-call log"}`,
+		"a metadata-like field":       `{"question":"Which port?","answer":"Port 8080.","metadate":"2026-12-01","humans":2}`,
 	}
 	for name, data := range tests {
 		t.Run(name, func(t *testing.T) {

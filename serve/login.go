@@ -44,10 +44,9 @@ const (
 type sessions struct {
 	key   []byte
 	token string
-	// digest and bearer are the SHA-256 of the token and of its
-	// Authorization header, compared with a given one's digest.
-	digest, bearer [sha256.Size]byte
-	now            func() time.Time
+	// digest is the SHA-256 of the token, compared with a given one's.
+	digest [sha256.Size]byte
+	now    func() time.Time
 }
 
 func newSessions(token string, now func() time.Time) (*sessions, error) {
@@ -56,7 +55,7 @@ func newSessions(token string, now func() time.Time) (*sessions, error) {
 		return nil, fmt.Errorf("serve: a session key: %w", err)
 	}
 	return &sessions{key: key, token: token, now: now,
-		digest: sha256.Sum256([]byte(token)), bearer: sha256.Sum256([]byte("Bearer " + token))}, nil
+		digest: sha256.Sum256([]byte(token))}, nil
 }
 
 // mac is the HMAC of expiry and the token.
@@ -97,10 +96,14 @@ func (s *sessions) valid(r *http.Request) bool {
 // tokenIs reports whether given is the token, and bearerIs whether an
 // Authorization header carries it, in a time that depends on neither:
 // fixed-length digests are compared in constant time, so not even on
-// their lengths.
+// their lengths. The header's scheme is Bearer in any case, as HTTP's
+// schemes are (RFC 9110, section 11.1), then one or more spaces.
 func (s *sessions) tokenIs(given string) bool { return sameDigest(given, s.digest) }
 
-func (s *sessions) bearerIs(header string) bool { return sameDigest(header, s.bearer) }
+func (s *sessions) bearerIs(header string) bool {
+	scheme, token, ok := strings.Cut(header, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && s.tokenIs(strings.TrimLeft(token, " "))
+}
 
 func sameDigest(given string, want [sha256.Size]byte) bool {
 	got := sha256.Sum256([]byte(given))

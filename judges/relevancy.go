@@ -22,6 +22,12 @@ func answerRelevancyMetric() metric.Entry {
 		Name: MetricAnswerRelevancy, Kind: metric.KindJudge, Dataset: true, Needs: metric.NeedsAnswer,
 		Build:  func(m Model) eval.Scorer { return AnswerRelevancy{Model: m} },
 		DryRun: relevancyStandIn,
+		Ready: func(m Model) error {
+			if Offline(m) || embeds(m) {
+				return nil
+			}
+			return noEmbeddings(m)
+		},
 	}
 }
 

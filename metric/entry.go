@@ -148,6 +148,12 @@ type Entry struct {
 	// any work (Registry.CheckModel), never making up a score, and every
 	// command checks a dataset against its needs before any call.
 	ModelOnly bool
+	// Ready, when set, says whether its scorer can judge with the model m
+	// (answer relevancy compares embeddings: a model without an embedding
+	// model cannot): an input error naming what to do, asked before any
+	// work (Registry.CheckModel), so that a run stops before it writes a
+	// folder rather than at its first record.
+	Ready func(m Model) error
 	// Repair, when set, is its repair action in the research loop, run
 	// when a card's fix names it: the research workflow's own function,
 	// of an unexported type of package agent. Nil: the loop re-runs the

@@ -149,14 +149,18 @@ func (c checked) Check(s eval.Sample) error { return c.e.Needs.Check(c.e.Name, s
 
 // CheckModel returns an input error naming the first of names whose
 // scorer needs a model (Entry.ModelOnly) when m is offline, and --llm,
-// which gives one; nil when every one can judge with m.
+// which gives one, or whose scorer says it cannot judge with m
+// (Entry.Ready); nil when every one can judge with m.
 func (r *Registry) CheckModel(names []string, m Model) error {
-	if !Offline(m) {
-		return nil
-	}
 	for _, n := range names {
-		if r.by[n].ModelOnly {
+		e := r.by[n]
+		if e.ModelOnly && Offline(m) {
 			return eval.FlagError("--llm", "%s is a judge defined in a judges file or a profile: it has no offline counterpart and needs a model to judge, none is given; give --llm (or $ASSAY_LLM, $OPENAI_API_KEY), or leave %s out", n, n)
+		}
+		if e.Ready != nil {
+			if err := e.Ready(m); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

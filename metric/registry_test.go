@@ -295,3 +295,49 @@ func TestCallsModel(t *testing.T) {
 	assert.False(t, metric.Entry{Kind: metric.KindHeuristic}.CallsModel())
 	assert.False(t, metric.Entry{Kind: metric.KindValue}.CallsModel())
 }
+
+// TestCheckModel: a judge with no offline counterpart is refused without
+// a model, and a metric that cannot judge with the model given (Ready)
+// is refused with its own error, before any work; the others pass.
+func TestCheckModel(t *testing.T) {
+	t.Parallel()
+	errNoEmbed := &eval.InputError{Field: "--metric", Msg: "needs_embeddings compares embeddings"}
+	var r metric.Registry
+	for _, e := range []metric.Entry{
+		{Name: "plain", Kind: metric.KindJudge, Dataset: true, Build: build("plain")},
+		{Name: "model_only", Kind: metric.KindJudge, Dataset: true, Build: build("model_only"), ModelOnly: true},
+		{Name: "needs_embeddings", Kind: metric.KindJudge, Dataset: true, Build: build("needs_embeddings"),
+			Ready: func(m metric.Model) error {
+				if metric.Offline(m) {
+					return nil
+				}
+				return errNoEmbed
+			}},
+	} {
+		require.NoError(t, r.Add(e), e.Name)
+	}
+	tests := map[string]struct {
+		names   []string
+		offline bool
+		want    string // "" when every name can judge
+	}{
+		"a plain judge offline":               {names: []string{"plain"}, offline: true},
+		"a plain judge with a model":          {names: []string{"plain"}},
+		"a judge of a judges file offline":    {names: []string{"plain", "model_only"}, offline: true, want: "--llm: model_only is a judge defined"},
+		"a judge of a judges file with model": {names: []string{"model_only"}},
+		"not ready with this model":           {names: []string{"plain", "needs_embeddings"}, want: "--metric: needs_embeddings compares embeddings"},
+		"ready offline":                       {names: []string{"needs_embeddings"}, offline: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := r.CheckModel(tc.names, model{offline: tc.offline})
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

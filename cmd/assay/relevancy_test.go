@@ -17,7 +17,7 @@ import (
 // two series in the run store: each trend holds its own runs only (a run
 // of both is a point in each), and
 // answer_relevancy without an embedding model is exit 2 with no call
-// made, never a grade recorded under its name.
+// made and no run folder written, never a grade recorded under its name.
 func TestTheTwoRelevanciesAreTwoRunSeries(t *testing.T) {
 	t.Parallel()
 	const data = "../../fixtures/rag/labelled.jsonl"
@@ -32,12 +32,13 @@ func TestTheTwoRelevanciesAreTwoRunSeries(t *testing.T) {
 		code          int
 		err           string // on standard error
 		calls         bool   // the run called the model
+		refused       bool   // the run stopped before it made its folder
 	}
 	steps := []step{
 		{metric: "answer_relevancy", embed: "text-embedding-3-small", code: exitPass, calls: true},
 		{metric: "answer_relevancy_grade", code: exitPass, calls: true},
 		{metric: "answer_relevancy", code: exitInput, err: "--metric: answer_relevancy compares embeddings, and llm:openai:judge-model has no embedding model: " +
-			"set ASSAY_EMBEDDING_MODEL, or ask for answer_relevancy_grade"},
+			"set ASSAY_EMBEDDING_MODEL, or ask for answer_relevancy_grade", refused: true},
 		{metric: "answer_relevancy_grade", embed: "text-embedding-3-small", code: exitPass, calls: true},
 		{metric: "answer_relevancy,answer_relevancy_grade", embed: "text-embedding-3-small", code: exitPass, calls: true},
 	}
@@ -48,6 +49,10 @@ func TestTheTwoRelevanciesAreTwoRunSeries(t *testing.T) {
 		require.Equal(t, st.code, code, "step %d: %s", i, errOut)
 		assert.Contains(t, errOut, st.err, "step %d", i)
 		assert.Equal(t, st.calls, srv.Calls()+srv.EmbedCalls() > before, "step %d: calls made", i)
+		if st.refused {
+			assert.NoDirExists(t, out, "step %d", i)
+			assert.NotContains(t, errOut, "record ", "step %d: refused before any record", i)
+		}
 	}
 
 	tests := map[string]struct {

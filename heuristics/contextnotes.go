@@ -23,13 +23,21 @@ func contextNotes(s eval.Sample) []string {
 	case s.Context.TextMissing:
 		notes = append(notes, "context.text is missing or null: context sufficiency is 0, as for an empty context")
 	}
-	var negScore, negRerank []int
+	var negScore, negRerank, bigScore, bigRerank []int
 	for i, c := range s.Sources {
 		if c.Score < 0 {
 			negScore = append(negScore, i)
 		}
 		if c.RerankScore != nil && *c.RerankScore < 0 {
 			negRerank = append(negRerank, i)
+		}
+		// Above 1, a score counts where it ranks the chunk (no rerankScore
+		// in its place): estimated faithfulness caps the top one at 1.
+		if c.RerankScore == nil && c.Score > 1 {
+			bigScore = append(bigScore, i)
+		}
+		if c.RerankScore != nil && *c.RerankScore > 1 {
+			bigRerank = append(bigRerank, i)
 		}
 	}
 	if len(negScore) > 0 {
@@ -39,6 +47,14 @@ func contextNotes(s eval.Sample) []string {
 	if len(negRerank) > 0 {
 		notes = append(notes, "negative rerankScore in "+chunkList(negRerank)+
 			": used as given in place of score (cross-encoder logits are not normalised), so retrieval confidence can fall below 0")
+	}
+	if len(bigScore) > 0 {
+		notes = append(notes, "score above 1 in "+chunkList(bigScore)+
+			": used as given (the seed does not clamp), so retrieval confidence and the overall score can exceed 1")
+	}
+	if len(bigRerank) > 0 {
+		notes = append(notes, "rerankScore above 1 in "+chunkList(bigRerank)+
+			": used as given in place of score (cross-encoder logits are not normalised), so retrieval confidence and the overall score can exceed 1")
 	}
 	if len(s.Sources) > 0 {
 		if top := chunkRankScore(s.Sources[0]); top <= 0 {

@@ -37,8 +37,15 @@ func TestContextNotesSayWhatWasMissing(t *testing.T) {
 			}},
 			want: []string{
 				"negative rerankScore in chunks[0], chunks[2]: used as given in place of score (cross-encoder logits are not normalised), so retrieval confidence can fall below 0",
+				"rerankScore above 1 in chunks[1]: used as given in place of score (cross-encoder logits are not normalised), so retrieval confidence and the overall score can exceed 1",
 				"chunks[0].rerankScore is -0.5, not positive: the score spread (last over first) counts as 0",
 			},
+		},
+		"scores above one, one of them under a rerank score": {
+			s: eval.Sample{Query: "q", Context: &eval.Context{Text: "x", TokenCount: 1}, Sources: []eval.Source{
+				ctxChunk("a", "", 7.5), {ID: "b", Score: 3, RerankScore: ctxF64(0.9)}, ctxChunk("c", "", 1), ctxChunk("d", "", 1.0001),
+			}},
+			want: []string{"score above 1 in chunks[0], chunks[3]: used as given (the seed does not clamp), so retrieval confidence and the overall score can exceed 1"},
 		},
 		"negative retrieval scores, more than five": {
 			s: eval.Sample{Query: "q", Context: &eval.Context{Text: "x", TokenCount: 1}, Sources: []eval.Source{

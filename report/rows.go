@@ -2,6 +2,7 @@ package report
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -546,5 +547,11 @@ func (p *page) more(n int) {
 	}
 }
 
-// fmtG writes a number with as few digits as it needs.
-func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// fmtG writes a number (points, counts) with as few digits as it needs,
+// four decimal places at most.
+func fmtG(v float64) string {
+	if math.Abs(v) < 1e15 {
+		v = math.Round(v*1e4) / 1e4 // four places at most, as the terminal shows points
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

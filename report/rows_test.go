@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +27,7 @@ var rowsTemplate = sync.OnceValues(func() (*template.Template, error) {
 		return nil, err
 	}
 	funcs := template.FuncMap{
-		"g":         func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
+		"g":         fmtG,
 		"chars":     utf8.RuneCountInString,
 		"listed":    func(i int) bool { return i < MaxListed },
 		"maxListed": func() int { return MaxListed },
@@ -308,4 +307,15 @@ func firstDiff(want, got string) string {
 	}
 	from := max(i-80, 0)
 	return fmt.Sprintf("at byte %d:\nwant %q\ngot  %q", i, want[from:min(len(want), i+80)], got[from:min(len(got), i+80)])
+}
+
+func TestFmtG(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[float64]string{
+		4.5: "4.5", 2: "2", 0.7911327937874695: "0.7911", 0.66666666: "0.6667", 330: "330",
+		0.00004: "0", 12345.678912: "12345.6789", 1e21: "1e+21", math.Inf(1): "+Inf",
+	} {
+		assert.Equal(t, want, fmtG(v), "%v", v)
+	}
+	assert.Equal(t, "NaN", fmtG(math.NaN()))
 }

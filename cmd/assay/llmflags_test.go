@@ -56,11 +56,18 @@ func TestHungServerFailsFast(t *testing.T) {
 	var results []runpkg.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &results))
 	require.Len(t, results, 6)
+	unreachable := 0
 	for _, r := range results {
 		assert.True(t, r.Defaulted, r.ID)
-		assert.Contains(t, r.Error, "model server unreachable: ", r.ID)
 		assert.Contains(t, r.Error, "context deadline exceeded", r.ID)
+		if strings.Contains(r.Error, "model server unreachable: ") {
+			unreachable++
+		}
 	}
+	// A call in flight when the server was taken as down (one per slot)
+	// may end on its own last timeout, as the retry time runs out during
+	// an attempt, before it waits for the server: the others are refused.
+	assert.GreaterOrEqual(t, unreachable, len(results)-2, "calls refused as the server was down")
 	// The calls in flight, one per slot freed before the verdict, and a
 	// test of the server at each 1 s cool-down.
 	assert.LessOrEqual(t, srv.Calls(), 2+2+2)

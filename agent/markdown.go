@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -39,6 +40,8 @@ func (v ResearchView) Markdown() string {
 	}
 	fmt.Fprintf(&b, "\nPass threshold: %s. Claims: %d, cited: %d (%s%%)%s. Average credibility: %s. Distinct sources: %d from %d domains.\n",
 		num(v.PassThreshold), d.TotalClaims, d.CitedClaims, num(d.CitationCoveragePct), unquoted, num(d.AvgCredibility), d.UniqueSources, d.UniqueDomains)
+	// Claims, URLs, gaps and issues quote the report and its sources:
+	// they are written escaped (mdtext), so none can run or link.
 	list := func(title string, items []string) {
 		if len(items) == 0 {
 			return
@@ -53,19 +56,19 @@ func (v ResearchView) Markdown() string {
 		switch c.Verdict {
 		case eval.VerdictCited:
 		case eval.VerdictCitedNoQuote:
-			noQuote = append(noQuote, fmt.Sprintf("line %d: %s", c.Line, c.Text))
+			noQuote = append(noQuote, fmt.Sprintf("line %d: %s", c.Line, mdtext.Text(c.Text)))
 		default:
-			uncited = append(uncited, fmt.Sprintf("line %d: %s", c.Line, c.Text))
+			uncited = append(uncited, fmt.Sprintf("line %d: %s", c.Line, mdtext.Text(c.Text)))
 		}
 	}
 	list("Uncited claims", uncited)
 	list("Cited without quote", noQuote)
-	list("Gaps", d.GapsIdentified)
-	list("Clarity issues", d.ClarityIssues)
-	list("Citation issues", d.CitationIssues)
+	list("Gaps", escaped(d.GapsIdentified))
+	list("Clarity issues", escaped(d.ClarityIssues))
+	list("Citation issues", escaped(d.CitationIssues))
 	var srcs []string
 	for _, s := range d.Sources {
-		srcs = append(srcs, fmt.Sprintf("%s: %s (%s)", s.URL, num(s.Rating), s.Basis))
+		srcs = append(srcs, fmt.Sprintf("%s: %s (%s)", mdtext.URL(s.URL), num(s.Rating), mdtext.Text(s.Basis)))
 	}
 	list("Sources", srcs)
 	if len(d.Unlisted) > 0 {
@@ -81,6 +84,15 @@ func (v ResearchView) Markdown() string {
 	}
 	list("Fixes", fixes)
 	return b.String()
+}
+
+// escaped returns the items escaped as Markdown text.
+func escaped(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = mdtext.Text(s)
+	}
+	return out
 }
 
 func stages(s []int) string {

@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/prompts"
@@ -229,12 +231,12 @@ var explanationSchema = sync.OnceValue(func() *llm.Schema {
 func (r *run) explain() string {
 	var b strings.Builder
 	kept := r.kept()
-	fmt.Fprintf(&b, "# %s\n\n## Insufficient data\n\n", r.query)
+	fmt.Fprintf(&b, "# %s\n\n## Insufficient data\n\n", mdtext.Text(r.query))
 	fmt.Fprintf(&b, "Not enough relevant sources were found to write a report without padding it: %d source(s) passed the relevance gate, and %s mode needs %d for a short report and %d for a full one.\n\n",
 		len(kept), r.cfg.Mode.Name, r.cfg.Mode.MinShort, r.cfg.Mode.MinFull)
 	b.WriteString("## What was searched\n\n")
 	for _, q := range r.out.Searches {
-		fmt.Fprintf(&b, "- %q (%s)\n", q, r.cfg.Searcher.Name())
+		fmt.Fprintf(&b, "- %s (%s)\n", mdtext.Text(strconv.Quote(q)), r.cfg.Searcher.Name())
 	}
 	b.WriteString("\n## What was dropped and why\n\n")
 	if len(r.sources) == 0 {
@@ -245,14 +247,15 @@ func (r *run) explain() string {
 		if s.Kept {
 			why = fmt.Sprintf("kept (relevance %d)", s.Grade)
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", cmp.Or(s.Title, s.URL), why)
+		// Titles, URLs and reasons come from the sources and the judge.
+		fmt.Fprintf(&b, "- %s: %s\n", mdtext.Text(cmp.Or(s.Title, s.URL)), mdtext.Text(why))
 	}
 	b.WriteString("\n## Suggestions\n\n")
 	seen := map[string]bool{strings.ToLower(r.query): true}
 	for _, q := range suggestions(r.query) {
 		if !seen[strings.ToLower(q)] {
 			seen[strings.ToLower(q)] = true
-			fmt.Fprintf(&b, "- Search for %q.\n", q)
+			fmt.Fprintf(&b, "- Search for %s.\n", mdtext.Text(strconv.Quote(q)))
 		}
 	}
 	if r.cfg.Mode.Name != "deep" {

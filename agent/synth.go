@@ -14,6 +14,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
@@ -185,7 +186,7 @@ func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n## Executive Summary\n\n", strings.TrimSpace(query))
+	fmt.Fprintf(&b, "# %s\n\n## Executive Summary\n\n", mdtext.Text(strings.TrimSpace(query)))
 	// The summary takes the best sentence of the two best sources; the
 	// findings the rest; the conclusion the best remaining sentence.
 	var summary []string
@@ -200,7 +201,7 @@ func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
 			continue
 		}
 		title := cmp.Or(p.src.Title, p.src.Domain)
-		fmt.Fprintf(&b, "### %s\n\n", title)
+		fmt.Fprintf(&b, "### %s\n\n", mdtext.Text(title))
 		var para []string
 		for _, s := range p.ss {
 			para = append(para, cite(p.src, s.text))
@@ -224,15 +225,24 @@ func extractiveReport(query string, kept []*SourceRecord, tidy bool) string {
 		}
 	}
 	b.WriteString("## Sources\n\n")
-	for i, s := range kept {
-		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeLinkText(cmp.Or(s.Title, s.Domain)), s.URL)
-	}
+	writeSources(&b, kept)
 	return b.String()
+}
+
+// writeSources writes the numbered Sources list: each source's title (or
+// domain) linked to its URL.
+func writeSources(b *strings.Builder, kept []*SourceRecord) {
+	for i, s := range kept {
+		fmt.Fprintf(b, "%d. [%s](%s)\n", i+1, mdtext.Text(cmp.Or(s.Title, s.Domain)), linkDest(s.URL))
+	}
 }
 
 // cite attaches an inline citation in seed 000's format to a sentence:
 // the sentence, then ([domain](url "quote")) before its full stop (or 。),
-// the quote being the sentence as the source has it.
+// the quote being the sentence as the source has it. The sentence is the
+// source's text, not Markdown of ours: it is escaped (mdtext.Text), so its
+// HTML, links and images show as text; the quote is a link title, which
+// no Markdown viewer renders as HTML.
 func cite(s *SourceRecord, text string) string {
 	text = strings.TrimSpace(text)
 	body := strings.TrimRight(text, ".! 。！")
@@ -240,16 +250,23 @@ func cite(s *SourceRecord, text string) string {
 	if end == "" {
 		end = "."
 	}
-	quote := strings.ReplaceAll(text, `"`, `\"`)
-	u := s.URL
-	if strings.ContainsAny(u, " ()<>") {
-		u = "<" + strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20").Replace(u) + ">"
-	}
-	return body + " ([" + escapeLinkText(s.Domain) + "](" + u + ` "` + quote + `"))` + end
+	return mdtext.Text(body) + " ([" + mdtext.Text(s.Domain) + "](" + linkDest(s.URL) + ` "` + quoteEscaper.Replace(text) + `"))` + end
 }
 
-func escapeLinkText(s string) string {
-	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s)
+// quoteEscaper writes a quote as a link title: its backslashes and double
+// quotes escaped, so neither can end the title early, and its line breaks
+// as spaces, since a blank line would end the link.
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r\n", " ", "\n", " ", "\r", " ")
+
+// linkDest writes a URL as a link's destination: percent-encoded where it
+// holds what a URL may not (mdtext.URL), and between "<" and ">" when it
+// holds parentheses, which would otherwise end the destination.
+func linkDest(u string) string {
+	u = mdtext.URL(u)
+	if strings.ContainsAny(u, "()") {
+		return "<" + u + ">"
+	}
+	return u
 }
 
 // norm lower-cases s and keeps letters and digits, single-spaced, for
@@ -296,9 +313,7 @@ func (r *run) llmReport(ctx context.Context, kept []*SourceRecord, tidy bool) (s
 	if !strings.Contains(strings.ToLower(report), "## sources") {
 		var b strings.Builder
 		b.WriteString(strings.TrimRight(report, "\n") + "\n\n## Sources\n\n")
-		for i, s := range kept {
-			fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeLinkText(cmp.Or(s.Title, s.Domain)), s.URL)
-		}
+		writeSources(&b, kept)
 		report = b.String()
 	}
 	return report, eu, removed, recited, nil

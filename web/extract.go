@@ -246,7 +246,8 @@ func decodeCharset(body []byte, contentType string, htmlBody bool) (string, stri
 	if declared && name != "utf-8" && enc != encoding.Nop {
 		out, err := enc.NewDecoder().Bytes(body)
 		if err == nil {
-			s := string(out)
+			// A UTF-16 decoder keeps the byte order mark as U+FEFF.
+			s := strings.TrimPrefix(string(out), "\uFEFF")
 			if !utf8.ValidString(s) {
 				s = strings.ToValidUTF8(s, "\uFFFD")
 			}

@@ -16,6 +16,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
 )
 
 // Defaults for the zero fields of a Fetcher.
@@ -104,8 +108,9 @@ var allowedTypes = map[string]bool{
 // http and https are fetched; at most 5 redirects are followed, each to
 // http or https only; the status must be 2xx, the media type one of
 // text/html, application/xhtml+xml, text/plain and text/markdown, the body
-// at most MaxBytes and not binary. Invalid UTF-8 is repaired, not refused
-// (see Extract and Document.Notes). Every failure is a *FetchError.
+// at most MaxBytes and not binary (a UTF-16 body is judged on its decoded
+// text). Invalid UTF-8 is repaired, not refused (see Extract and
+// Document.Notes). Every failure is a *FetchError.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 	fail := func(reason string, err error) (Document, error) {
 		return Document{}, &FetchError{URL: rawURL, Reason: reason, Err: err}
@@ -142,9 +147,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 		return fail("status "+strconv.Itoa(resp.StatusCode), nil)
 	}
 	header := resp.Header.Get("Content-Type")
-	media, params := "", map[string]string(nil)
+	media := ""
 	if header != "" {
-		media, params, err = mime.ParseMediaType(header)
+		media, _, err = mime.ParseMediaType(header)
 		if err != nil {
 			return fail("content type "+strconv.Quote(header), err)
 		}
@@ -167,14 +172,10 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 		return fail(tooLarge, nil)
 	}
 
-	sniffed, _, _ := mime.ParseMediaType(http.DetectContentType(body))
-	utf16 := strings.HasPrefix(strings.ToLower(params["charset"]), "utf-16")
+	sniffed, binary := sniff(body, header)
 	switch {
-	case !utf16 && !strings.HasPrefix(sniffed, "text/"):
-		return fail("binary body (sniffed "+sniffed+")", nil)
-	case !utf16 && bytes.Count(body, []byte{0}) > len(body)/100:
-		// Text at the start, binary after it: more than 1% NUL bytes.
-		return fail("binary body (NUL bytes)", nil)
+	case binary != "":
+		return fail(binary, nil)
 	case media == "":
 		// No Content-Type header: go by the sniffed type.
 		if !allowedTypes[sniffed] {
@@ -194,6 +195,48 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 	doc.URL, doc.FinalURL = rawURL, final
 	doc.ContentType, doc.Bytes = media, len(body)
 	return doc, nil
+}
+
+// sniff returns the media type a body's bytes suggest and, when they are
+// not text, the reason to refuse them: a sniffed type other than text/*,
+// or text at the start and binary after it (more than 1% NUL bytes). A
+// UTF-16 body (a byte order mark, or a charset naming UTF-16 by any of its
+// labels: utf-16, utf-16le, ucs-2, unicode...) is judged on its text as
+// Extract decodes it, since half the bytes of its ASCII are NULs; and its
+// text must read as text, since any even run of bytes decodes as UTF-16.
+func sniff(body []byte, contentType string) (sniffed, binary string) {
+	text := body
+	_, enc, _ := charset.DetermineEncoding(body, contentType)
+	utf16 := enc == "utf-16le" || enc == "utf-16be"
+	if utf16 {
+		decoded, _ := decodeCharset(body, contentType, false)
+		text = []byte(decoded)
+	}
+	sniffed, _, _ = mime.ParseMediaType(http.DetectContentType(text))
+	switch {
+	case !strings.HasPrefix(sniffed, "text/"):
+		return sniffed, "binary body (sniffed " + sniffed + ")"
+	case bytes.Count(text, []byte{0}) > len(text)/100:
+		return sniffed, "binary body (NUL bytes)"
+	case utf16 && !readable(text):
+		return sniffed, "binary body (not text as " + enc + ")"
+	}
+	return sniffed, ""
+}
+
+// readable reports whether decoded text reads as text: at most 1% of its
+// characters are U+FFFD or neither graphic, white space nor format
+// characters (controls, unassigned and private-use code points), which is
+// what bytes that are no text become when decoded.
+func readable(text []byte) bool {
+	n, bad := 0, 0
+	for _, r := range string(text) {
+		n++
+		if r == utf8.RuneError || !unicode.IsGraphic(r) && !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) {
+			bad++
+		}
+	}
+	return bad <= n/100
 }
 
 // CloseIdleConnections closes the kept-alive connections of the Fetcher's

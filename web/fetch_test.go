@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -119,6 +121,27 @@ func (b *bigBody) wait(t *testing.T) {
 	}
 }
 
+// utf16Bytes encodes s as UTF-16, little- or big-endian, with or without
+// a byte order mark.
+func utf16Bytes(s string, bigEndian, bom bool) string {
+	units := utf16.Encode([]rune(s))
+	if bom {
+		units = append([]uint16{0xfeff}, units...)
+	}
+	var b strings.Builder
+	for _, u := range units {
+		hi, lo := byte(u>>8), byte(u)
+		if bigEndian {
+			b.WriteByte(hi)
+			b.WriteByte(lo)
+		} else {
+			b.WriteByte(lo)
+			b.WriteByte(hi)
+		}
+	}
+	return b.String()
+}
+
 func redirect(to string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, to, http.StatusFound)
@@ -175,6 +198,21 @@ func TestFetch(t *testing.T) {
 		_, _ = w.Write([]byte(articleHTML))
 	})
 	mux.HandleFunc("/markdown", serve("text/markdown", "# Notes\n\nTides follow the moon.\n"))
+	glacierPage := "<html><head><title>Glacier retreat</title></head><body><article><p>" +
+		strings.Repeat("The glacier lost forty metres of ice in a single summer. ", 12) + "</p></article></body></html>"
+	mux.HandleFunc("/utf16-bom", serve("text/html", utf16Bytes(glacierPage, false, true)))
+	mux.HandleFunc("/utf16-be-untyped", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header()["Content-Type"] = nil
+		_, _ = w.Write([]byte(utf16Bytes(glacierPage, true, true)))
+	})
+	mux.HandleFunc("/ucs2", serve("text/plain; charset=ucs-2", utf16Bytes("Glaciers in the Alps shrank by a tenth in two years.", false, false)))
+	noise := make([]byte, 4096)
+	rng := rand.New(rand.NewPCG(7, 11))
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	mux.HandleFunc("/noise-as-utf16", serve("text/html; charset=utf-16", string(noise)))
+	mux.HandleFunc("/png-as-utf16", serve("text/plain; charset=UTF-16BE", strings.Repeat(pngBytes, 40)))
 	mux.HandleFunc("/loop", redirect("/loop"))
 	mux.HandleFunc("/to-ftp", redirect("ftp://news.example.com/file.txt"))
 	mux.HandleFunc("/to-metadata", redirect("http://169.254.169.254/latest/meta-data/"))
@@ -242,6 +280,21 @@ func TestFetch(t *testing.T) {
 		}},
 		"no main content":            {url: "/app-shell", wantReason: "no main content"},
 		"no content type is sniffed": {url: "/untyped", check: articleAsserts},
+		"utf-16 with a byte order mark": {url: "/utf16-bom", check: func(t *testing.T, doc Document) {
+			assert.Equal(t, "Glacier retreat", doc.Title)
+			assert.Contains(t, doc.Text, "The glacier lost forty metres of ice in a single summer.")
+			assert.Equal(t, []string{"decoded from utf-16le"}, doc.Notes)
+		}},
+		"utf-16 big-endian without content type is sniffed once decoded": {url: "/utf16-be-untyped", check: func(t *testing.T, doc Document) {
+			assert.Equal(t, "text/html", doc.ContentType)
+			assert.Equal(t, "Glacier retreat", doc.Title)
+			assert.NotContains(t, doc.Text, "<p>")
+		}},
+		"ucs-2 is a label of utf-16": {url: "/ucs2", check: func(t *testing.T, doc Document) {
+			assert.Equal(t, "Glaciers in the Alps shrank by a tenth in two years.", doc.Text)
+		}},
+		"random bytes declared utf-16": {url: "/noise-as-utf16", wantReason: "binary body (not text as utf-16le)"},
+		"png bytes declared utf-16":    {url: "/png-as-utf16", wantReason: "binary body (sniffed application/octet-stream)"},
 		"markdown passes through": {url: "/markdown", check: func(t *testing.T, doc Document) {
 			assert.Equal(t, "Notes", doc.Title)
 			assert.Equal(t, "# Notes\n\nTides follow the moon.", doc.Text)

@@ -1,0 +1,67 @@
+// Package mdtext writes untrusted text (a source's sentences and title, a
+// report's claims and URLs) into Markdown that Assay writes, so that it
+// shows as the text it is and cannot open raw HTML, a link, an image or a
+// block of its own.
+package mdtext
+
+import (
+	"strings"
+)
+
+// textEscaper backslash-escapes the characters that open raw HTML ("<"),
+// links, images and link reference definitions ("[", "]"), code spans
+// ("`"), and the backslash itself, so that an escape already in the text
+// cannot undo ours. Line breaks become spaces: a line of the text cannot
+// start a heading, list, quote or HTML block.
+var textEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "<", `\<`, "[", `\[`, "]", `\]`,
+	"\r\n", " ", "\n", " ", "\r", " ",
+)
+
+// Text returns s escaped for Markdown inline text: a paragraph, a list
+// item, a heading or a link's text. Other characters are left as they are,
+// so emphasis and entities still render, but nothing in s can run or link.
+func Text(s string) string {
+	return textEscaper.Replace(s)
+}
+
+// URL returns an absolute URL ready to print in Markdown, bare or as a
+// link's destination: every byte a URL may not hold as it is (controls,
+// space, `"`, "<", ">", "\", "^", "`", "{", "|", "}", and "[" or "]" after
+// the host) is percent-encoded, which names the same address. A URL that
+// needs no change is returned unchanged.
+func URL(u string) string {
+	rest := 0
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest = i + 3
+		if j := strings.IndexAny(u[rest:], "/?#"); j >= 0 {
+			rest += j
+		} else {
+			rest = len(u)
+		}
+	}
+	var b strings.Builder
+	started := false
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if c <= ' ' || c == 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 || (i >= rest && (c == '[' || c == ']')) {
+			if !started {
+				started = true
+				b.Grow(len(u) + 8)
+				b.WriteString(u[:i])
+			}
+			const hex = "0123456789ABCDEF"
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		if started {
+			b.WriteByte(c)
+		}
+	}
+	if !started {
+		return u
+	}
+	return b.String()
+}

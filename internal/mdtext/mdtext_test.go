@@ -1,0 +1,75 @@
+package mdtext
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// render turns Markdown into HTML as a GFM viewer would, raw HTML allowed,
+// so that anything our escaping lets through shows in the output.
+func render(t *testing.T, md string) string {
+	t.Helper()
+	var out bytes.Buffer
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	require.NoError(t, gm.Convert([]byte(md), &out))
+	return out.String()
+}
+
+func TestTextRendersAsItself(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in, want string // want: the paragraph's HTML
+	}{
+		"plain prose": {in: "Wind farms supplied 12% of power.", want: "Wind farms supplied 12% of power."},
+		"script tag": {in: `Output rose <script>fetch("/x")</script> sharply.`,
+			want: `Output rose &lt;script&gt;fetch(&quot;/x&quot;)&lt;/script&gt; sharply.`},
+		"event handler":   {in: "Costs fell <img src=q onerror=steal()> again.", want: "Costs fell &lt;img src=q onerror=steal()&gt; again."},
+		"javascript link": {in: "See [the chart](javascript:steal()) here.", want: "See [the chart](javascript:steal()) here."},
+		"data image":      {in: "A map ![m](data:image/svg+xml,<svg onload=steal()>) here.", want: "A map ![m](data:image/svg+xml,&lt;svg onload=steal()&gt;) here."},
+		"autolink":        {in: "Mail <javascript:steal()> now.", want: "Mail &lt;javascript:steal()&gt; now."},
+		"escape undone by the text's own backslash": {in: `Trick \[x\](javascript:steal()) and \<b onclick=y>.`,
+			want: `Trick \[x\](javascript:steal()) and \&lt;b onclick=y&gt;.`},
+		"reference definition on its own line": {in: "Rates rose.\n[a]: javascript:steal()\n[a]", want: "Rates rose. [a]: javascript:steal() [a]"},
+		"html block after a line break":        {in: "Prices fell.\n<div onmouseover=steal()>x</div>", want: "Prices fell. &lt;div onmouseover=steal()&gt;x&lt;/div&gt;"},
+		"heading after a line break":           {in: "Prices fell.\n# Buy now", want: "Prices fell. # Buy now"},
+		"code span":                            {in: "Run `<b>` twice.", want: "Run `&lt;b&gt;` twice."},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			html := render(t, "- line 3: "+Text(tc.in))
+			assert.Equal(t, "<ul>\n<li>line 3: "+tc.want+"</li>\n</ul>\n", html)
+		})
+	}
+}
+
+func TestURL(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ in, want string }{
+		"ordinary URL unchanged":   {in: "https://www.nrel.gov/pv/degradation_rates?id=3&x=y#top", want: "https://www.nrel.gov/pv/degradation_rates?id=3&x=y#top"},
+		"parentheses kept":         {in: "https://en.wikipedia.org/wiki/Mercury_(planet)", want: "https://en.wikipedia.org/wiki/Mercury_(planet)"},
+		"quote and script in path": {in: `https://example.com/a"><script>steal()</script>`, want: "https://example.com/a%22%3E%3Cscript%3Esteal()%3C/script%3E"},
+		"space and backtick":       {in: "https://example.com/a b`c", want: "https://example.com/a%20b%60c"},
+		"link syntax in path":      {in: "https://example.com/[x](javascript:steal())", want: "https://example.com/%5Bx%5D(javascript:steal())"},
+		"IPv6 host keeps brackets": {in: "http://[2001:db8::1]:8080/a[1]", want: "http://[2001:db8::1]:8080/a%5B1%5D"},
+		"line break":               {in: "https://example.com/a\n<b>", want: "https://example.com/a%0A%3Cb%3E"},
+		"non-ASCII left as it is":  {in: "https://ข่าว.example/ราคา", want: "https://ข่าว.example/ราคา"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := URL(tc.in)
+			assert.Equal(t, tc.want, got)
+			html := render(t, "- "+got+": 4 (unlisted site 4)")
+			assert.NotContains(t, html, "<script")
+			assert.NotContains(t, html, `href="javascript`)
+			assert.False(t, strings.Contains(got, "<") || strings.Contains(got, `"`))
+		})
+	}
+}

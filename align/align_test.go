@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -207,6 +208,74 @@ func TestAlignBadInput(t *testing.T) {
 			t.Parallel()
 			j := job(t, srv)
 			tc.edit(&j)
+			_, err := align.Align(context.Background(), j)
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// labelLines writes a labels file of the labels given, one record a
+// line (a label of nil leaves the record without one), and returns its
+// path.
+func labelLines(t *testing.T, labels ...any) string {
+	t.Helper()
+	var b strings.Builder
+	for i, l := range labels {
+		rec := map[string]any{"id": "r" + strconv.Itoa(i+1), "question": "Is parcel " + strconv.Itoa(i+1) + " insured?", "answer": "Reply " + strconv.Itoa(i+1) + "."}
+		if l != nil {
+			rec["human"] = map[string]any{"helpful_reply": l}
+		}
+		line, err := json.Marshal(rec)
+		require.NoError(t, err)
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "labels.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+// TestAlignRefusesLabelsItCannotRead: a label that is there but does not
+// read as one of its kind is bad input naming its line, as agree has
+// it, never a record left out in silence; and a pass/fail judge's labels
+// name the line of the first that is no pass or fail.
+func TestAlignRefusesLabelsItCannotRead(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	graded := filepath.Join(t.TempDir(), "graded.yaml")
+	require.NoError(t, os.WriteFile(graded, []byte("judges:\n  - name: helpful_reply\n    criterion: The reply helps.\n    scale: 1-5\n"), 0o644))
+	bools := func(n int) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = i%3 != 0
+		}
+		return out
+	}
+	tests := map[string]struct {
+		labels []any
+		judges string
+		want   string
+	}{
+		"a word that is no pass or fail on line 4": {
+			labels: append(append(bools(3), "not sure"), bools(11)...), want: `labels.jsonl:4: human.helpful_reply: "not sure"`,
+		},
+		"a grade among pass and fail labels on line 6": {
+			labels: append(append(bools(5), 3.0), bools(10)...), want: "labels.jsonl:6: human.helpful_reply: 3",
+		},
+		"a word among grades on line 2": {
+			labels: []any{4.0, "excellent", 2.0, 5.0, 1.0, 3.0, 4.0, 2.0, 5.0, 1.0, 3.0, 4.0}, judges: graded,
+			want: `labels.jsonl:2: human.helpful_reply: "excellent"`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			j := job(t, srv)
+			j.Labels = labelLines(t, tc.labels...)
+			if tc.judges != "" {
+				j.Judges = tc.judges
+			}
 			_, err := align.Align(context.Background(), j)
 			var ie *eval.InputError
 			require.ErrorAs(t, err, &ie)

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/agree"
@@ -153,8 +155,11 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 		return nil, eval.AsInputError("", err)
 	}
 	out := &labels{file: data.Name(), graded: scan.Graded()}
-	opts := agree.Options{Label: job.Label, Graded: out.graded}
 	sc := def.Scale
+	if err := readable(out.file, "human."+strings.TrimPrefix(job.Label, "!"), &scan, out.graded, sc); err != nil {
+		return nil, err
+	}
+	opts := agree.Options{Label: job.Label, Graded: out.graded}
 	for _, r := range recs {
 		l, ok := opts.LabelOf(r)
 		if !ok {
@@ -171,6 +176,34 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 			Msg: fmt.Sprintf("%d records carry the label, want at least %d: align measures on a held-out part of them", len(out.rows), MinLabels)}
 	}
 	return out, nil
+}
+
+// readable checks that every label scan counted reads as one of its
+// kind, as agree checks it: a label that is there but does not read is
+// an input error naming its line (field names it), never a record left
+// out in silence. Graded labels for a pass/fail judge name the line of
+// the first grade that is neither 1 nor 0.
+func readable(file, field string, scan *agree.LabelScan, graded bool, sc judges.Scale) error {
+	if graded && sc.PassFail {
+		line, grade := 0, 0.0
+		for _, g := range scan.Grades() {
+			if l := scan.FirstLine(g); g != 0 && g != 1 && (line == 0 || l < line) {
+				line, grade = l, g
+			}
+		}
+		return &eval.InputError{File: file, Line: line, Field: field,
+			Msg: fmt.Sprintf("%s is no pass or fail: a pass/fail judge is aligned with a binary label, true or false (1 or 0)", strconv.FormatFloat(grade, 'g', -1, 64))}
+	}
+	line, v := scan.Unusable(graded)
+	if line == 0 {
+		return nil
+	}
+	want := `a binary label, true or false (1 or 0; "yes" or "no")`
+	if graded {
+		want = "a grade, a number on the judge's scale " + sc.String()
+	}
+	return &eval.InputError{File: file, Line: line, Field: field,
+		Msg: fmt.Sprintf("%s does not read as a label: want %s, or none (absent or null) on a record without one", v, want)}
 }
 
 // split shuffles the rows with seed and holds out a share of them: the

@@ -1,8 +1,10 @@
 package align
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -207,8 +209,10 @@ func readable(file, field string, scan *agree.LabelScan, graded bool, sc judges.
 }
 
 // split shuffles the rows with seed and holds out a share of them: the
-// same rows and seed give the same parts. Both parts have at least one
-// row of each binary label when the rows do.
+// same rows and seed give the same parts. Each label is held out in its
+// share (the quotas of the whole, largest remainder first, then the
+// lowest label), and both parts have at least one row of each binary
+// label that two rows or more carry.
 func split(rows []row, holdout float64, seed uint64) (train, held []row) {
 	idx := make([]int, len(rows))
 	for i := range idx {
@@ -218,14 +222,64 @@ func split(rows []row, holdout float64, seed uint64) (train, held []row) {
 	r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 	n := int(math.Round(holdout * float64(len(rows))))
 	n = min(max(n, 1), len(rows)-1)
-	for k, i := range idx {
-		if k < n {
+	quota := quotas(rows, n)
+	taken := map[float64]int{}
+	for _, i := range idx {
+		l := rows[i].label
+		if taken[l] < quota[l] {
+			taken[l]++
 			held = append(held, rows[i])
 		} else {
 			train = append(train, rows[i])
 		}
 	}
 	return train, held
+}
+
+// quotas are how many rows of each label split holds out: n in all,
+// each label's share of n by largest remainder (ties to the lower
+// label); then, of two labels, one that two rows or more carry keeps a
+// row in each part, the other giving or taking one where it can.
+func quotas(rows []row, n int) map[float64]int {
+	count := map[float64]int{}
+	for _, r := range rows {
+		count[r.label]++
+	}
+	keys := slices.Sorted(maps.Keys(count))
+	quota := map[float64]int{}
+	rem := map[float64]float64{}
+	left := n
+	for _, k := range keys {
+		share := float64(n) * float64(count[k]) / float64(len(rows))
+		quota[k] = int(share)
+		rem[k] = share - float64(quota[k])
+		left -= quota[k]
+	}
+	byRem := slices.Clone(keys)
+	slices.SortStableFunc(byRem, func(a, b float64) int { return cmp.Compare(rem[b], rem[a]) })
+	for _, k := range byRem[:left] {
+		quota[k]++
+	}
+	if len(keys) != 2 {
+		return quota
+	}
+	for i, k := range keys {
+		o := keys[1-i]
+		switch {
+		case count[k] < 2:
+		case quota[k] == 0:
+			quota[k]++
+			if quota[o] >= 2 {
+				quota[o]--
+			}
+		case quota[k] == count[k]:
+			quota[k]--
+			if count[o]-quota[o] >= 2 {
+				quota[o]++
+			}
+		}
+	}
+	return quota
 }
 
 // gradeOf is label as a grade of sc: a binary label is the scale's top

@@ -238,8 +238,10 @@ func labelLines(t *testing.T, labels ...any) string {
 
 // TestAlignRefusesLabelsItCannotRead: a label that is there but does not
 // read as one of its kind is bad input naming its line, as agree has
-// it, never a record left out in silence; and a pass/fail judge's labels
-// name the line of the first that is no pass or fail.
+// it, never a record left out in silence; a pass/fail judge's labels
+// name the line of the first that is no pass or fail; and labels all of
+// one kind, which a judge that always gives it agrees with perfectly,
+// are refused.
 func TestAlignRefusesLabelsItCannotRead(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
@@ -262,6 +264,12 @@ func TestAlignRefusesLabelsItCannotRead(t *testing.T) {
 		},
 		"a grade among pass and fail labels on line 6": {
 			labels: append(append(bools(5), 3.0), bools(10)...), want: "labels.jsonl:6: human.helpful_reply: 3",
+		},
+		"every record labelled a pass": {
+			labels: []any{true, "yes", 1.0, true, nil, true, true, "true", true, true, true, 1.0}, want: "labels.jsonl: human.helpful_reply: every label is true",
+		},
+		"every record graded 4": {
+			labels: []any{4.0, 4.0, "4", 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0}, judges: graded, want: "labels.jsonl: human.helpful_reply: every label is 4",
 		},
 		"a word among grades on line 2": {
 			labels: []any{4.0, "excellent", 2.0, 5.0, 1.0, 3.0, 4.0, 2.0, 5.0, 1.0, 3.0, 4.0}, judges: graded,

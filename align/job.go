@@ -177,6 +177,14 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 		return nil, &eval.InputError{File: out.file, Field: "human." + job.Label,
 			Msg: fmt.Sprintf("%d records carry the label, want at least %d: align measures on a held-out part of them", len(out.rows), MinLabels)}
 	}
+	if cls := classes(out.rows); len(cls) == 1 {
+		kind := strconv.FormatFloat(cls[0][0].label, 'g', -1, 64)
+		if !out.graded {
+			kind = strconv.FormatBool(cls[0][0].label == 1)
+		}
+		return nil, &eval.InputError{File: out.file, Field: "human." + strings.TrimPrefix(job.Label, "!"),
+			Msg: fmt.Sprintf("every label is %s (%d records): align needs labels of two kinds at least, else a judge that always says %s agrees with all of them", kind, len(out.rows), kind)}
+	}
 	return out, nil
 }
 

@@ -199,6 +199,8 @@ func TestAlignBadInput(t *testing.T) {
 		"a built-in judge has no definition":  {func(j *align.Job) { j.Metric, j.Judges = "faithfulness", "" }, "--metric faithfulness"},
 		"a judge the file lacks":              {func(j *align.Job) { j.Metric = "nope" }, "defines no judge nope"},
 		"a holdout off (0, 1)":                {func(j *align.Job) { j.Holdout = 1.5 }, "--holdout"},
+		"a share of defaults above one":       {func(j *align.Job) { j.Judging.MaxDefaultRate = 7 }, "--max-default-rate"},
+		"a negative share of defaults":        {func(j *align.Job) { j.Judging.MaxDefaultRate = -0.2 }, "--max-default-rate"},
 		"too few labels":                      {func(j *align.Job) { j.Labels = few }, "want at least 10"},
 		"a graded label on a pass/fail judge": {func(j *align.Job) { j.Labels = noAnswerField }, "graded.jsonl:1: human.helpful_reply"},
 		"a labels file that is not there":     {func(j *align.Job) { j.Labels = filepath.Join(dir, "none.jsonl") }, "none.jsonl"},

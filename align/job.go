@@ -112,7 +112,7 @@ func (job *Job) check() error {
 	case !job.Judging.DryRun && job.Out == "":
 		return eval.FlagError("--out", "missing: say where the aligned judges file goes")
 	}
-	return nil
+	return job.Judging.Check()
 }
 
 // definition reads the judge to align from the judges file.

@@ -348,3 +348,67 @@ func TestAlignGradedScale(t *testing.T) {
 		})
 	}
 }
+
+// TestAlignDryRunIsAnUpperBound: the calls a dry run plans are at least
+// those the run makes with no cache to help, whatever the search tries
+// (three rewrites, a rubric, every few-shot set, an aligned judge that
+// grades the held-out part again).
+func TestAlignDryRunIsAnUpperBound(t *testing.T) {
+	t.Parallel()
+	tr := truth(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	passFail := write("passfail.yaml", "judges:\n  - name: helpful_reply\n    criterion: The reply answers the question.\n    scale: pass/fail\n")
+	graded := write("graded.yaml", "judges:\n  - name: helpful_reply\n    criterion: The reply answers the question.\n    scale: 1-5\n")
+	withSteps := write("steps.yaml", "judges:\n  - name: helpful_reply\n    criterion: The reply answers the question.\n    steps: [Read the reply., Grade it.]\n    scale: 0-10\n")
+	tests := map[string]struct {
+		judges               string
+		candidates, examples int
+	}{
+		"pass/fail, three candidates":              {judges: passFail, candidates: 3, examples: 4},
+		"pass/fail, two candidates, no examples":   {judges: passFail, candidates: 2, examples: -1},
+		"pass/fail, the default search":            {judges: passFail, candidates: 8, examples: 4},
+		"graded, four candidates":                  {judges: graded, candidates: 4, examples: 2},
+		"graded, every candidate the search has":   {judges: graded, candidates: 12, examples: 6},
+		"graded with its own steps, one candidate": {judges: withSteps, candidates: 1, examples: 4},
+		"graded with its own steps, five":          {judges: withSteps, candidates: 5, examples: 4},
+	}
+	// Right only with the second rewrite, so that the aligned judge is
+	// another than the one as it was, and grades the held-out part too.
+	rule := func(g llmtest.GradeRequest) string {
+		grade := "pass"
+		if strings.Contains(g.System, "solves the problem") {
+			grade = right(tr, g)
+		}
+		switch {
+		case strings.Contains(g.System, "0-10"):
+			return map[string]string{"pass": "8", "fail": "2"}[grade]
+		case strings.Contains(g.System, "1-5"):
+			return map[string]string{"pass": "4", "fail": "2"}[grade]
+		}
+		return grade
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.Graded(rule, "The reply answers it.", "The reply solves the problem.", "The reply helps.")))
+			j := job(t, srv)
+			j.Judges, j.Candidates, j.Examples = tc.judges, tc.candidates, tc.examples
+			dry := j
+			dry.Judging.DryRun = true
+			plan, err := align.Align(context.Background(), dry)
+			require.NoError(t, err)
+			j.Judging.LLM.NoCache = true
+			out, err := align.Align(context.Background(), j)
+			require.NoError(t, err)
+			require.Empty(t, out.Failed)
+			t.Logf("planned %d, made %d (%d cache hits), %d candidates", plan.Planned, out.Search.Usage.Calls, out.Search.Usage.CacheHits, out.Search.Candidates)
+			assert.LessOrEqual(t, out.Search.Usage.Calls, plan.Planned, "%d candidates scored", out.Search.Candidates)
+			assert.LessOrEqual(t, out.Search.Candidates, tc.candidates)
+		})
+	}
+}

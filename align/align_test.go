@@ -412,3 +412,37 @@ func TestAlignDryRunIsAnUpperBound(t *testing.T) {
 		})
 	}
 }
+
+// TestAlignReadsAProfilesJudges: --judges takes a profile that defines
+// judges, as judge, bench and agree take it (its help says so), and the
+// judge aligned is the profile's.
+func TestAlignReadsAProfilesJudges(t *testing.T) {
+	t.Parallel()
+	tr := truth(t)
+	rule := func(g llmtest.GradeRequest) string {
+		if strings.Contains(g.System, phrase) {
+			return right(tr, g)
+		}
+		return "pass"
+	}
+	srv := llmtest.New(t, llmtest.Func(llmtest.Graded(rule, "The summary gives a "+phrase+" that answers the question.")))
+	j := job(t, srv)
+	j.Judges, j.Metric, j.Label = "../examples/report-profile.yaml", "answers_the_question", "helpful_reply"
+	out, err := align.Align(context.Background(), j)
+	require.NoError(t, err)
+	assert.Equal(t, "answers_the_question", out.Judge)
+	require.True(t, out.Gain)
+	data, err := os.ReadFile(j.Out)
+	require.NoError(t, err)
+	defs, err := judges.ReadDefinitions(j.Out, data, &metric.Registry{})
+	require.NoError(t, err)
+	require.Len(t, defs, 1)
+	assert.Equal(t, []string{"Read the question and say what a direct answer would state.", "Read the executive summary and find that statement, or its absence."}, defs[0].Steps, "the profile's steps kept")
+
+	j = job(t, srv)
+	j.Judges, j.Metric = "../examples/report-profile.yaml", "grounding"
+	_, err = align.Align(context.Background(), j)
+	var ie *eval.InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Contains(t, err.Error(), "defines no judge grounding")
+}

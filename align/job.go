@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,11 +122,7 @@ func (job Job) definition() (*judges.Definition, error) {
 		}
 		return nil, eval.FlagError("--judges", "missing: give the judges file that defines %s", job.Metric)
 	}
-	data, err := os.ReadFile(job.Judges)
-	if err != nil {
-		return nil, &eval.InputError{File: job.Judges, Msg: "cannot read the judges file: " + err.Error(), Err: err}
-	}
-	defs, err := judges.ReadDefinitions(job.Judges, data, job.Registry)
+	defs, err := agent.JudgeDefinitions(job.Registry, job.Judges)
 	if err != nil {
 		return nil, err
 	}

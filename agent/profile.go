@@ -263,10 +263,7 @@ func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
 	if err != nil {
 		return nil, &eval.InputError{File: path, Msg: "cannot read the judges file: " + err.Error(), Err: err}
 	}
-	var head struct {
-		Kind string `yaml:"kind"`
-	}
-	if yaml.Unmarshal(data, &head) != nil || head.Kind == "" {
+	if !isProfile(data) {
 		return judges.Extend(reg, path)
 	}
 	p, err := Profiles{Metrics: reg}.Parse(path, data)
@@ -277,6 +274,39 @@ func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
 		return nil, &eval.InputError{File: path, Field: "judges", Msg: "this profile defines no judges: give a judges: list, or a judges file (see examples/judges.yaml)"}
 	}
 	return p.Metrics(), nil
+}
+
+// JudgeDefinitions are the judges the file at path defines, read as
+// Judges reads it: a judges file, or a profile file's judges: list, the
+// whole profile checked as --profile checks it. `assay align` rewords
+// one of them. Errors are *eval.InputError naming the file, the line and
+// the key.
+func JudgeDefinitions(reg *metric.Registry, path string) ([]*judges.Definition, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &eval.InputError{File: path, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+	}
+	if !isProfile(data) {
+		return judges.ReadDefinitions(path, data, reg)
+	}
+	p, err := Profiles{Metrics: reg}.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
+		return nil, &eval.InputError{File: path, Msg: "cannot read the profile again"} // Parse read it
+	}
+	return judges.Definitions(path, root.Content[0], p.Judges, reg)
+}
+
+// isProfile reports whether data is a profile file: a YAML mapping with
+// a kind (a judges file has none).
+func isProfile(data []byte) bool {
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	return yaml.Unmarshal(data, &head) == nil && head.Kind != ""
 }
 
 // withJudges returns a copy of reg with the judges a profile of kind

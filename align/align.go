@@ -94,14 +94,7 @@ func Align(ctx context.Context, job Job) (*Outcome, error) {
 	train, held := split(lab.rows, job.Holdout, job.Seed)
 	out := &Outcome{Judge: def.Name, File: lab.file, Label: job.Label, Graded: lab.graded, Train: len(train), Heldout: len(held), Seed: job.Seed, Holdout: job.Holdout}
 	if job.Judging.DryRun {
-		// Each candidate judges the training rows (and writes its steps,
-		// when the judge has none); the proposals read the judge's grades
-		// once more and ask twice; both judges grade the held-out rows.
-		per := len(train)
-		if def.Steps == nil {
-			per++
-		}
-		out.DryRun, out.Planned = true, job.Candidates*per+len(train)+2+2*len(held)
+		out.DryRun, out.Planned = true, job.planned(def, len(train), len(held))
 		return out, nil
 	}
 	s, err := job.Judging.Open(job.Log, job.Env)
@@ -139,6 +132,34 @@ func Align(ctx context.Context, job Job) (*Outcome, error) {
 		out.Written = job.Out
 	}
 	return out, nil
+}
+
+// planned is the most calls Align makes for def with train and held
+// rows, with no cache to help: each candidate judges the training rows
+// and writes its steps when the judge has none (a judge built anew
+// writes them anew); there are at most the judge as it was, three
+// rewrites, a rubric for a graded scale and a few-shot set per two
+// examples. With a second candidate the proposals read the judge's
+// grades once more and ask once for rewrites and, graded, once for a
+// rubric; both judges grade the held-out rows, each writing its steps.
+func (job Job) planned(def *judges.Definition, train, held int) int {
+	steps := 0
+	if def.Steps == nil {
+		steps = 1
+	}
+	per := train + steps
+	most := 1 + 3 + max(job.Examples, 0)/2
+	if !def.Scale.PassFail {
+		most++
+	}
+	calls := min(job.Candidates, most)*per + 2*(held+steps)
+	if job.Candidates > 1 {
+		calls += per + 1
+		if !def.Scale.PassFail {
+			calls++
+		}
+	}
+	return calls
 }
 
 // heldout measures the judge as it was and the aligned one on the

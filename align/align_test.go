@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -198,6 +199,8 @@ func TestAlignBadInput(t *testing.T) {
 		"a built-in judge has no definition":  {func(j *align.Job) { j.Metric, j.Judges = "faithfulness", "" }, "--metric faithfulness"},
 		"a judge the file lacks":              {func(j *align.Job) { j.Metric = "nope" }, "defines no judge nope"},
 		"a holdout off (0, 1)":                {func(j *align.Job) { j.Holdout = 1.5 }, "--holdout"},
+		"a share of defaults above one":       {func(j *align.Job) { j.Judging.MaxDefaultRate = 7 }, "--max-default-rate"},
+		"a negative share of defaults":        {func(j *align.Job) { j.Judging.MaxDefaultRate = -0.2 }, "--max-default-rate"},
 		"too few labels":                      {func(j *align.Job) { j.Labels = few }, "want at least 10"},
 		"a graded label on a pass/fail judge": {func(j *align.Job) { j.Labels = noAnswerField }, "graded.jsonl:1: human.helpful_reply"},
 		"a labels file that is not there":     {func(j *align.Job) { j.Labels = filepath.Join(dir, "none.jsonl") }, "none.jsonl"},
@@ -207,6 +210,82 @@ func TestAlignBadInput(t *testing.T) {
 			t.Parallel()
 			j := job(t, srv)
 			tc.edit(&j)
+			_, err := align.Align(context.Background(), j)
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// labelLines writes a labels file of the labels given, one record a
+// line (a label of nil leaves the record without one), and returns its
+// path.
+func labelLines(t *testing.T, labels ...any) string {
+	t.Helper()
+	var b strings.Builder
+	for i, l := range labels {
+		rec := map[string]any{"id": "r" + strconv.Itoa(i+1), "question": "Is parcel " + strconv.Itoa(i+1) + " insured?", "answer": "Reply " + strconv.Itoa(i+1) + "."}
+		if l != nil {
+			rec["human"] = map[string]any{"helpful_reply": l}
+		}
+		line, err := json.Marshal(rec)
+		require.NoError(t, err)
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "labels.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+// TestAlignRefusesLabelsItCannotRead: a label that is there but does not
+// read as one of its kind is bad input naming its line, as agree has
+// it, never a record left out in silence; a pass/fail judge's labels
+// name the line of the first that is no pass or fail; and labels all of
+// one kind, which a judge that always gives it agrees with perfectly,
+// are refused.
+func TestAlignRefusesLabelsItCannotRead(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	graded := filepath.Join(t.TempDir(), "graded.yaml")
+	require.NoError(t, os.WriteFile(graded, []byte("judges:\n  - name: helpful_reply\n    criterion: The reply helps.\n    scale: 1-5\n"), 0o644))
+	bools := func(n int) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = i%3 != 0
+		}
+		return out
+	}
+	tests := map[string]struct {
+		labels []any
+		judges string
+		want   string
+	}{
+		"a word that is no pass or fail on line 4": {
+			labels: append(append(bools(3), "not sure"), bools(11)...), want: `labels.jsonl:4: human.helpful_reply: "not sure"`,
+		},
+		"a grade among pass and fail labels on line 6": {
+			labels: append(append(bools(5), 3.0), bools(10)...), want: "labels.jsonl:6: human.helpful_reply: 3",
+		},
+		"every record labelled a pass": {
+			labels: []any{true, "yes", 1.0, true, nil, true, true, "true", true, true, true, 1.0}, want: "labels.jsonl: human.helpful_reply: every label is true",
+		},
+		"every record graded 4": {
+			labels: []any{4.0, 4.0, "4", 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0}, judges: graded, want: "labels.jsonl: human.helpful_reply: every label is 4",
+		},
+		"a word among grades on line 2": {
+			labels: []any{4.0, "excellent", 2.0, 5.0, 1.0, 3.0, 4.0, 2.0, 5.0, 1.0, 3.0, 4.0}, judges: graded,
+			want: `labels.jsonl:2: human.helpful_reply: "excellent"`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			j := job(t, srv)
+			j.Labels = labelLines(t, tc.labels...)
+			if tc.judges != "" {
+				j.Judges = tc.judges
+			}
 			_, err := align.Align(context.Background(), j)
 			var ie *eval.InputError
 			require.ErrorAs(t, err, &ie)
@@ -268,4 +347,102 @@ func TestAlignGradedScale(t *testing.T) {
 			assert.Equal(t, tc.rubric, len(defs[0].Rubric) == 5)
 		})
 	}
+}
+
+// TestAlignDryRunIsAnUpperBound: the calls a dry run plans are at least
+// those the run makes with no cache to help, whatever the search tries
+// (three rewrites, a rubric, every few-shot set, an aligned judge that
+// grades the held-out part again).
+func TestAlignDryRunIsAnUpperBound(t *testing.T) {
+	t.Parallel()
+	tr := truth(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	passFail := write("passfail.yaml", "judges:\n  - name: helpful_reply\n    criterion: The reply answers the question.\n    scale: pass/fail\n")
+	graded := write("graded.yaml", "judges:\n  - name: helpful_reply\n    criterion: The reply answers the question.\n    scale: 1-5\n")
+	withSteps := write("steps.yaml", "judges:\n  - name: helpful_reply\n    criterion: The reply answers the question.\n    steps: [Read the reply., Grade it.]\n    scale: 0-10\n")
+	tests := map[string]struct {
+		judges               string
+		candidates, examples int
+	}{
+		"pass/fail, three candidates":              {judges: passFail, candidates: 3, examples: 4},
+		"pass/fail, two candidates, no examples":   {judges: passFail, candidates: 2, examples: -1},
+		"pass/fail, the default search":            {judges: passFail, candidates: 8, examples: 4},
+		"graded, four candidates":                  {judges: graded, candidates: 4, examples: 2},
+		"graded, every candidate the search has":   {judges: graded, candidates: 12, examples: 6},
+		"graded with its own steps, one candidate": {judges: withSteps, candidates: 1, examples: 4},
+		"graded with its own steps, five":          {judges: withSteps, candidates: 5, examples: 4},
+	}
+	// Right only with the second rewrite, so that the aligned judge is
+	// another than the one as it was, and grades the held-out part too.
+	rule := func(g llmtest.GradeRequest) string {
+		grade := "pass"
+		if strings.Contains(g.System, "solves the problem") {
+			grade = right(tr, g)
+		}
+		switch {
+		case strings.Contains(g.System, "0-10"):
+			return map[string]string{"pass": "8", "fail": "2"}[grade]
+		case strings.Contains(g.System, "1-5"):
+			return map[string]string{"pass": "4", "fail": "2"}[grade]
+		}
+		return grade
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.Graded(rule, "The reply answers it.", "The reply solves the problem.", "The reply helps.")))
+			j := job(t, srv)
+			j.Judges, j.Candidates, j.Examples = tc.judges, tc.candidates, tc.examples
+			dry := j
+			dry.Judging.DryRun = true
+			plan, err := align.Align(context.Background(), dry)
+			require.NoError(t, err)
+			j.Judging.LLM.NoCache = true
+			out, err := align.Align(context.Background(), j)
+			require.NoError(t, err)
+			require.Empty(t, out.Failed)
+			t.Logf("planned %d, made %d (%d cache hits), %d candidates", plan.Planned, out.Search.Usage.Calls, out.Search.Usage.CacheHits, out.Search.Candidates)
+			assert.LessOrEqual(t, out.Search.Usage.Calls, plan.Planned, "%d candidates scored", out.Search.Candidates)
+			assert.LessOrEqual(t, out.Search.Candidates, tc.candidates)
+		})
+	}
+}
+
+// TestAlignReadsAProfilesJudges: --judges takes a profile that defines
+// judges, as judge, bench and agree take it (its help says so), and the
+// judge aligned is the profile's.
+func TestAlignReadsAProfilesJudges(t *testing.T) {
+	t.Parallel()
+	tr := truth(t)
+	rule := func(g llmtest.GradeRequest) string {
+		if strings.Contains(g.System, phrase) {
+			return right(tr, g)
+		}
+		return "pass"
+	}
+	srv := llmtest.New(t, llmtest.Func(llmtest.Graded(rule, "The summary gives a "+phrase+" that answers the question.")))
+	j := job(t, srv)
+	j.Judges, j.Metric, j.Label = "../examples/report-profile.yaml", "answers_the_question", "helpful_reply"
+	out, err := align.Align(context.Background(), j)
+	require.NoError(t, err)
+	assert.Equal(t, "answers_the_question", out.Judge)
+	require.True(t, out.Gain)
+	data, err := os.ReadFile(j.Out)
+	require.NoError(t, err)
+	defs, err := judges.ReadDefinitions(j.Out, data, &metric.Registry{})
+	require.NoError(t, err)
+	require.Len(t, defs, 1)
+	assert.Equal(t, []string{"Read the question and say what a direct answer would state.", "Read the executive summary and find that statement, or its absence."}, defs[0].Steps, "the profile's steps kept")
+
+	j = job(t, srv)
+	j.Judges, j.Metric = "../examples/report-profile.yaml", "grounding"
+	_, err = align.Align(context.Background(), j)
+	var ie *eval.InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Contains(t, err.Error(), "defines no judge grounding")
 }

@@ -1,12 +1,15 @@
 package align
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/agree"
@@ -108,7 +111,7 @@ func (job *Job) check() error {
 	case !job.Judging.DryRun && job.Out == "":
 		return eval.FlagError("--out", "missing: say where the aligned judges file goes")
 	}
-	return nil
+	return job.Judging.Check()
 }
 
 // definition reads the judge to align from the judges file.
@@ -119,11 +122,7 @@ func (job Job) definition() (*judges.Definition, error) {
 		}
 		return nil, eval.FlagError("--judges", "missing: give the judges file that defines %s", job.Metric)
 	}
-	data, err := os.ReadFile(job.Judges)
-	if err != nil {
-		return nil, &eval.InputError{File: job.Judges, Msg: "cannot read the judges file: " + err.Error(), Err: err}
-	}
-	defs, err := judges.ReadDefinitions(job.Judges, data, job.Registry)
+	defs, err := agent.JudgeDefinitions(job.Registry, job.Judges)
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +152,11 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 		return nil, eval.AsInputError("", err)
 	}
 	out := &labels{file: data.Name(), graded: scan.Graded()}
-	opts := agree.Options{Label: job.Label, Graded: out.graded}
 	sc := def.Scale
+	if err := readable(out.file, "human."+strings.TrimPrefix(job.Label, "!"), &scan, out.graded, sc); err != nil {
+		return nil, err
+	}
+	opts := agree.Options{Label: job.Label, Graded: out.graded}
 	for _, r := range recs {
 		l, ok := opts.LabelOf(r)
 		if !ok {
@@ -170,12 +172,50 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 		return nil, &eval.InputError{File: out.file, Field: "human." + job.Label,
 			Msg: fmt.Sprintf("%d records carry the label, want at least %d: align measures on a held-out part of them", len(out.rows), MinLabels)}
 	}
+	if cls := classes(out.rows); len(cls) == 1 {
+		kind := strconv.FormatFloat(cls[0][0].label, 'g', -1, 64)
+		if !out.graded {
+			kind = strconv.FormatBool(cls[0][0].label == 1)
+		}
+		return nil, &eval.InputError{File: out.file, Field: "human." + strings.TrimPrefix(job.Label, "!"),
+			Msg: fmt.Sprintf("every label is %s (%d records): align needs labels of two kinds at least, else a judge that always says %s agrees with all of them", kind, len(out.rows), kind)}
+	}
 	return out, nil
 }
 
+// readable checks that every label scan counted reads as one of its
+// kind, as agree checks it: a label that is there but does not read is
+// an input error naming its line (field names it), never a record left
+// out in silence. Graded labels for a pass/fail judge name the line of
+// the first grade that is neither 1 nor 0.
+func readable(file, field string, scan *agree.LabelScan, graded bool, sc judges.Scale) error {
+	if graded && sc.PassFail {
+		line, grade := 0, 0.0
+		for _, g := range scan.Grades() {
+			if l := scan.FirstLine(g); g != 0 && g != 1 && (line == 0 || l < line) {
+				line, grade = l, g
+			}
+		}
+		return &eval.InputError{File: file, Line: line, Field: field,
+			Msg: fmt.Sprintf("%s is no pass or fail: a pass/fail judge is aligned with a binary label, true or false (1 or 0)", strconv.FormatFloat(grade, 'g', -1, 64))}
+	}
+	line, v := scan.Unusable(graded)
+	if line == 0 {
+		return nil
+	}
+	want := `a binary label, true or false (1 or 0; "yes" or "no")`
+	if graded {
+		want = "a grade, a number on the judge's scale " + sc.String()
+	}
+	return &eval.InputError{File: file, Line: line, Field: field,
+		Msg: fmt.Sprintf("%s does not read as a label: want %s, or none (absent or null) on a record without one", v, want)}
+}
+
 // split shuffles the rows with seed and holds out a share of them: the
-// same rows and seed give the same parts. Both parts have at least one
-// row of each binary label when the rows do.
+// same rows and seed give the same parts. Each label is held out in its
+// share (the quotas of the whole, largest remainder first, then the
+// lowest label), and both parts have at least one row of each binary
+// label that two rows or more carry.
 func split(rows []row, holdout float64, seed uint64) (train, held []row) {
 	idx := make([]int, len(rows))
 	for i := range idx {
@@ -185,14 +225,64 @@ func split(rows []row, holdout float64, seed uint64) (train, held []row) {
 	r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 	n := int(math.Round(holdout * float64(len(rows))))
 	n = min(max(n, 1), len(rows)-1)
-	for k, i := range idx {
-		if k < n {
+	quota := quotas(rows, n)
+	taken := map[float64]int{}
+	for _, i := range idx {
+		l := rows[i].label
+		if taken[l] < quota[l] {
+			taken[l]++
 			held = append(held, rows[i])
 		} else {
 			train = append(train, rows[i])
 		}
 	}
 	return train, held
+}
+
+// quotas are how many rows of each label split holds out: n in all,
+// each label's share of n by largest remainder (ties to the lower
+// label); then, of two labels, one that two rows or more carry keeps a
+// row in each part, the other giving or taking one where it can.
+func quotas(rows []row, n int) map[float64]int {
+	count := map[float64]int{}
+	for _, r := range rows {
+		count[r.label]++
+	}
+	keys := slices.Sorted(maps.Keys(count))
+	quota := map[float64]int{}
+	rem := map[float64]float64{}
+	left := n
+	for _, k := range keys {
+		share := float64(n) * float64(count[k]) / float64(len(rows))
+		quota[k] = int(share)
+		rem[k] = share - float64(quota[k])
+		left -= quota[k]
+	}
+	byRem := slices.Clone(keys)
+	slices.SortStableFunc(byRem, func(a, b float64) int { return cmp.Compare(rem[b], rem[a]) })
+	for _, k := range byRem[:left] {
+		quota[k]++
+	}
+	if len(keys) != 2 {
+		return quota
+	}
+	for i, k := range keys {
+		o := keys[1-i]
+		switch {
+		case count[k] < 2:
+		case quota[k] == 0:
+			quota[k]++
+			if quota[o] >= 2 {
+				quota[o]--
+			}
+		case quota[k] == count[k]:
+			quota[k]--
+			if count[o]-quota[o] >= 2 {
+				quota[o]++
+			}
+		}
+	}
+	return quota
 }
 
 // gradeOf is label as a grade of sc: a binary label is the scale's top

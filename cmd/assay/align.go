@@ -32,7 +32,7 @@ func newAlignCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 		Use:     "align --metric NAME --judges FILE --labels FILE [flags]",
 		Short:   "Improve a judge you defined against human labels, measured on held-out labels",
 		Long:    alignHelp,
-		Example: `  assay align --metric helpful_reply --judges examples/support-judges.yaml --labels examples/support-labels.jsonl --out aligned.yaml`,
+		Example: `  assay align --metric helpful_reply --judges examples/support-judge.yaml --labels examples/support-labels.jsonl --llm openai:gpt-4o-mini --out aligned.yaml`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			job.Judges, job.Registry, job.Judging = f.judges, reg, f.judging()

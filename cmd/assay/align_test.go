@@ -81,7 +81,7 @@ func TestAlignExitCodes(t *testing.T) {
 			rule: grade, args: []string{"--label", "nope"}, code: 2, want: "0 records carry the label",
 		},
 		"a dry run makes no call": {
-			rule: grade, args: []string{"--dry-run"}, code: 0, want: "dry run: at most 286 judge calls, none made",
+			rule: grade, args: []string{"--dry-run"}, code: 0, want: "dry run: at most 230 judge calls, none made",
 		},
 		"a judge that never answers on the scale": {
 			rule: func(llmtest.GradeRequest) string { return "7" }, code: 3, want: "run failed",

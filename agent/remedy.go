@@ -11,6 +11,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/mdsafe"
 	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
@@ -217,7 +218,10 @@ func (r *run) explainWith(ctx context.Context) string {
 		return r.explain()
 	}
 	ev.Decisions = append(ev.Decisions, "insufficient data: explanation written by the model")
-	return "# " + r.query + "\n\n" + strings.TrimSpace(out.Explanation) + "\n"
+	// The query is the user's text and the note the model's: the one is
+	// escaped as explain escapes it, the other's raw HTML and non-web links
+	// become text (mdsafe).
+	return "# " + mdtext.Text(r.query) + "\n\n" + mdsafe.Markdown(strings.TrimSpace(out.Explanation)) + "\n"
 }
 
 var explanationSchema = sync.OnceValue(func() *llm.Schema {

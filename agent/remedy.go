@@ -11,7 +11,6 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
-	"github.com/assaylabs/assay/internal/mdsafe"
 	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
@@ -220,8 +219,8 @@ func (r *run) explainWith(ctx context.Context) string {
 	ev.Decisions = append(ev.Decisions, "insufficient data: explanation written by the model")
 	// The query is the user's text and the note the model's: the one is
 	// escaped as explain escapes it, the other's raw HTML and non-web links
-	// become text (mdsafe).
-	return "# " + mdtext.Text(r.query) + "\n\n" + mdsafe.Markdown(strings.TrimSpace(out.Explanation)) + "\n"
+	// become text (mdtext).
+	return "# " + mdtext.Text(r.query) + "\n\n" + mdtext.Safe(strings.TrimSpace(out.Explanation)) + "\n"
 }
 
 var explanationSchema = sync.OnceValue(func() *llm.Schema {

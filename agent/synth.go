@@ -14,7 +14,6 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
-	"github.com/assaylabs/assay/internal/mdsafe"
 	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/assaylabs/assay/judges"
@@ -314,14 +313,14 @@ func (r *run) llmReport(ctx context.Context, kept []*SourceRecord, tidy bool) (s
 	// links that are not web addresses become text before the quotes are
 	// checked (a javascript: link is no citation to re-cite), and again
 	// after, since removing a sentence can join what was around it.
-	report, removed, recited := CheckQuotes(mdsafe.Markdown(out.Report), kept)
+	report, removed, recited := CheckQuotes(mdtext.Safe(out.Report), kept)
 	if !strings.Contains(strings.ToLower(report), "## sources") {
 		var b strings.Builder
 		b.WriteString(strings.TrimRight(report, "\n") + "\n\n## Sources\n\n")
 		writeSources(&b, kept)
 		report = b.String()
 	}
-	return mdsafe.Markdown(report), eu, removed, recited, nil
+	return mdtext.Safe(report), eu, removed, recited, nil
 }
 
 var reportSchema = sync.OnceValue(func() *llm.Schema {

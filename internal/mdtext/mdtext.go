@@ -1,7 +1,11 @@
-// Package mdtext writes untrusted text (a source's sentences and title, a
-// report's claims and URLs) into Markdown that Assay writes, so that it
-// shows as the text it is and cannot open raw HTML, a link, an image or a
-// block of its own.
+// Package mdtext keeps what Assay does not trust inert in the Markdown it
+// writes. Text and URL write untrusted text (a source's sentences and
+// title, a report's claims and URLs) so that it shows as the text it is
+// and cannot open raw HTML, a link, an image or a block of its own. Safe
+// takes Markdown someone else wrote (a model that may have read a
+// prompt-injected source): raw HTML shows as the text it is, and a link or
+// image whose destination is not a web address keeps its text and loses
+// its destination; everything else is left byte for byte.
 package mdtext
 
 import (

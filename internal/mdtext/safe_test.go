@@ -1,4 +1,4 @@
-package mdsafe_test
+package mdtext_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer/html"
 
-	"github.com/assaylabs/assay/internal/mdsafe"
+	"github.com/assaylabs/assay/internal/mdtext"
 )
 
 // render turns Markdown into HTML as a viewer that allows raw HTML would.
@@ -165,9 +165,9 @@ func TestHostileMarkdownBecomesText(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := mdsafe.Markdown(tc.in)
+			got := mdtext.Safe(tc.in)
 			assert.Equal(t, tc.want, got)
-			assert.Equal(t, got, mdsafe.Markdown(got), "a second pass changes nothing")
+			assert.Equal(t, got, mdtext.Safe(got), "a second pass changes nothing")
 			assertInert(t, render(t, got))
 		})
 	}
@@ -189,7 +189,7 @@ func TestCleanMarkdownIsUnchanged(t *testing.T) {
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, in, mdsafe.Markdown(in))
+			assert.Equal(t, in, mdtext.Safe(in))
 		})
 	}
 }
@@ -204,6 +204,6 @@ func TestFixtureReportsAreUnchanged(t *testing.T) {
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
-		assert.Equal(t, string(b), mdsafe.Markdown(string(b)), f)
+		assert.Equal(t, string(b), mdtext.Safe(string(b)), f)
 	}
 }

@@ -1,4 +1,4 @@
-package mdsafe
+package mdtext
 
 import (
 	"testing"
@@ -20,8 +20,8 @@ func FuzzMarkdown(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out := Markdown(in)
-		if again := Markdown(out); again != out {
+		out := Safe(in)
+		if again := Safe(out); again != out {
 			t.Fatalf("second pass changed %q to %q", out, again)
 		}
 		b := []byte(out)

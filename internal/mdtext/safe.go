@@ -1,13 +1,8 @@
-// Package mdsafe makes Markdown written by someone Assay does not trust (a
-// model that may have read a prompt-injected source) safe to write and
-// print: raw HTML shows as the text it is, and a link or image whose
-// destination is not a web address keeps its text and loses its
-// destination. Everything else is left byte for byte.
-//
-// The Markdown is read with goldmark, as heuristics/reportdoc reads a
+// Safe's Markdown is read with goldmark, as heuristics/reportdoc reads a
 // report (CommonMark with GFM and footnotes), and only the source spans of
-// the constructs above are rewritten.
-package mdsafe
+// the constructs it rewrites are rewritten.
+
+package mdtext
 
 import (
 	"html"
@@ -21,8 +16,6 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-
-	"github.com/assaylabs/assay/internal/mdtext"
 )
 
 // maxPasses bounds the rewrite passes. Rewriting can make new Markdown out
@@ -31,14 +24,14 @@ import (
 // to rewrite; each pass escapes at least one "<" or "[", so few are needed.
 const maxPasses = 32
 
-// Markdown returns src with every raw HTML block and inline tag written as
+// Safe returns src with every raw HTML block and inline tag written as
 // escaped text, and every link, image or autolink whose destination has a
 // scheme other than http or https (or mailto, for a link) written as its
 // escaped text without the destination. A destination's scheme is read as
 // a browser reads it: entities and backslash escapes decoded, tabs and line
 // breaks removed, case ignored. Relative destinations are kept. When there
 // is nothing to rewrite, src is returned unchanged.
-func Markdown(src string) string {
+func Safe(src string) string {
 	for range maxPasses {
 		out, changed := pass(src)
 		if !changed {
@@ -245,7 +238,7 @@ var blockEscaper = strings.NewReplacer(
 // inlineText writes a rejected link's text: mdtext.Text, with ":" also
 // escaped, for the same reason as blockEscaper.
 func inlineText(s string) string {
-	return strings.ReplaceAll(mdtext.Text(s), ":", `\:`)
+	return strings.ReplaceAll(Text(s), ":", `\:`)
 }
 
 // allowed reports whether dest is relative or has the scheme http or

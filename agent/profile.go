@@ -259,9 +259,9 @@ func (p *Profile) CheckSample(s eval.Sample) error {
 // checked as --profile checks it. Errors are *eval.InputError naming the
 // file, the line and the key.
 func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
-	data, err := os.ReadFile(path)
+	data, err := judges.ReadFile(path)
 	if err != nil {
-		return nil, &eval.InputError{File: path, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+		return nil, err
 	}
 	var head struct {
 		Kind string `yaml:"kind"`

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 
 	"github.com/assaylabs/assay/agent"
@@ -119,9 +118,9 @@ func (job Job) definition() (*judges.Definition, error) {
 		}
 		return nil, eval.FlagError("--judges", "missing: give the judges file that defines %s", job.Metric)
 	}
-	data, err := os.ReadFile(job.Judges)
+	data, err := judges.ReadFile(job.Judges)
 	if err != nil {
-		return nil, &eval.InputError{File: job.Judges, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+		return nil, err
 	}
 	defs, err := judges.ReadDefinitions(job.Judges, data, job.Registry)
 	if err != nil {

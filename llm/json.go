@@ -372,6 +372,8 @@ func schemaProblem(err error) string {
 	if !ok {
 		return msg
 	}
+	// The validator prints a JSON null as the Go value it holds.
+	problem = strings.ReplaceAll(problem, "<invalid reflect.Value>", "null")
 	if !strings.HasPrefix(loc, "/") {
 		return "the reply: " + problem
 	}

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -164,11 +165,30 @@ func (ps Profiles) Load(nameOrPath string) (*Profile, error) {
 		}
 		return ps.Parse(nameOrPath+".yaml", data)
 	}
-	data, err := os.ReadFile(nameOrPath)
+	data, err := readProfile(nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	return ps.Parse(nameOrPath, data)
+}
+
+// readProfile reads the profile file at path, of at most MaxInput bytes,
+// reading no further: a profile may define judges, whose steps and
+// examples a wrong file can make as long as it likes.
+func readProfile(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}
-	return ps.Parse(nameOrPath, data)
+	defer func() { _ = f.Close() }() // read only
+	data, err := io.ReadAll(io.LimitReader(f, MaxInput+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("profile: %w", err)
+	case len(data) > MaxInput:
+		return nil, &eval.InputError{File: path, Msg: fmt.Sprintf("larger than the %d MB limit of a profile", MaxInput>>20)}
+	}
+	return data, nil
 }
 
 // Parse decodes and checks a profile file. Errors name the file, the line
@@ -259,9 +279,9 @@ func (p *Profile) CheckSample(s eval.Sample) error {
 // checked as --profile checks it. Errors are *eval.InputError naming the
 // file, the line and the key.
 func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
-	data, err := os.ReadFile(path)
+	data, err := judges.ReadFile(path)
 	if err != nil {
-		return nil, &eval.InputError{File: path, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+		return nil, err
 	}
 	if !isProfile(data) {
 		return judges.Extend(reg, path)
@@ -282,9 +302,9 @@ func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
 // one of them. Errors are *eval.InputError naming the file, the line and
 // the key.
 func JudgeDefinitions(reg *metric.Registry, path string) ([]*judges.Definition, error) {
-	data, err := os.ReadFile(path)
+	data, err := judges.ReadFile(path)
 	if err != nil {
-		return nil, &eval.InputError{File: path, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+		return nil, err
 	}
 	if !isProfile(data) {
 		return judges.ReadDefinitions(path, data, reg)

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 )
 
@@ -18,4 +20,28 @@ func OpenFile(path string) (*os.File, error) {
 		return nil, &InputError{File: path, Msg: "cannot read: " + err.Error()}
 	}
 	return fh, nil
+}
+
+// ReadFile reads a named input file of what (as errors name it: "a
+// judges file") whole, when it holds at most limit bytes; it reads no
+// further than one byte past limit, so a wrong or hostile file cannot
+// exhaust memory. An error is an *InputError naming the file: it cannot
+// be read (OpenFile), is a directory, or is larger than limit.
+func ReadFile(path, what string, limit int64) ([]byte, error) {
+	fh, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = fh.Close() }() // read only
+	if st, err := fh.Stat(); err == nil && st.IsDir() {
+		return nil, &InputError{File: path, Msg: "is a directory, not " + what}
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, &InputError{File: path, Msg: "cannot read: " + err.Error(), Err: err}
+	}
+	if int64(len(data)) > limit {
+		return nil, &InputError{File: path, Msg: fmt.Sprintf("larger than the %d MB limit of %s", limit>>20, what)}
+	}
+	return data, nil
 }

@@ -410,11 +410,13 @@ func support(resp llm.Response) (float64, string, error) {
 		}
 		var yes, no float64
 		for _, a := range top {
+			// At most a probability of 1 (see Scale.weigh): a log-probability
+			// over 0 must not overflow into +Inf/+Inf, NaN.
 			switch answerWord(a.Token) {
 			case "yes":
-				yes += math.Exp(a.Logprob)
+				yes += math.Exp(min(a.Logprob, 0))
 			case "no":
-				no += math.Exp(a.Logprob)
+				no += math.Exp(min(a.Logprob, 0))
 			}
 		}
 		if yes+no > 0 {

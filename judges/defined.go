@@ -233,7 +233,10 @@ func (sc Scale) weigh(top []llm.TopLogprob) (float64, map[string]float64, bool) 
 		if _, ok := sc.Grade(g); !ok || math.IsNaN(a.Logprob) {
 			continue
 		}
-		p := math.Exp(a.Logprob)
+		// A log-probability is at most 0; one over it (a server's error,
+		// up to one whose exponential overflows to +Inf and would make
+		// the mean NaN) counts as a probability of 1.
+		p := math.Exp(min(a.Logprob, 0))
 		probs[g] += p
 		mass += p
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -75,14 +74,25 @@ func WriteDefinitions(w io.Writer, defs []*Definition) error {
 	return enc.Close()
 }
 
+// MaxFile is the largest judges file read (10 MB), as a report or a side
+// file: far more than any judge's criterion, steps and examples need,
+// and a bound on what a wrong file can take.
+const MaxFile = 10 << 20
+
+// ReadFile reads the judges file at path, of at most MaxFile bytes; an
+// error is an *eval.InputError naming the file.
+func ReadFile(path string) ([]byte, error) {
+	return eval.ReadFile(path, "a judges file", MaxFile)
+}
+
 // Extend returns a copy of reg with the judges of the judges file at path
 // added (ReadDefinitions), each a metric --metric takes; reg itself is
 // not changed. Errors are *eval.InputError naming the file, the line and
 // the key.
 func Extend(reg *metric.Registry, path string) (*metric.Registry, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
-		return nil, &eval.InputError{File: path, Msg: "cannot read the judges file: " + err.Error(), Err: err}
+		return nil, err
 	}
 	defs, err := ReadDefinitions(path, data, reg)
 	if err != nil {

@@ -411,15 +411,22 @@ func (s *Session) CardFailures(defaulted int) []Failure {
 	return out
 }
 
-// budget is the failure of a run whose budget refused calls.
+// budget is the failure of a run whose budget refused calls, or whose
+// calls cost more than it: calls in flight together, each within it by
+// its estimate, whose replies were longer than estimated.
 func (s *Session) budget() []Failure {
-	n := s.client.BudgetStops()
-	if n == 0 {
-		return nil
-	}
+	b := s.client.Budget()
 	// The limit as the user gave it, never rounded to $0.0000.
-	return []Failure{{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
-		n, strconv.FormatFloat(s.cfg.LLM.MaxCostUSD, 'f', -1, 64))}}
+	limit := strconv.FormatFloat(b.Max(), 'f', -1, 64)
+	if n := b.Stops(); n > 0 {
+		return []Failure{{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
+			n, limit)}}
+	}
+	if spent := b.Spent(); b.Max() > 0 && spent > b.Max() {
+		return []Failure{{Kind: FailBudget, Err: fmt.Errorf("budget passed: the calls spent $%.4f, over --max-cost $%s: calls in flight together cost more than their estimates "+
+			"(replies longer than the ones before them); lower --concurrency, or set a lower --max-cost, for a closer bound", spent, limit)}}
+	}
+	return nil
 }
 
 // DefaultRate is the failure of judgements d when their share of neutral

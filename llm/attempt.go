@@ -186,6 +186,10 @@ func hedged[T any](ctx context.Context, c *Client, tag string, try int, st *call
 		end  time.Time // when the attempt ends unanswered; zero: not yet set
 		d    time.Duration
 		last error // the first failure of a request, preferring an answer
+		// lastV is what the request that failed with last returned: a
+		// reply the server answered and billed (a refusal, no content)
+		// carries its usage, which the call must count.
+		lastV T
 	)
 	for {
 		wake := end
@@ -205,10 +209,10 @@ func hedged[T any](ctx context.Context, c *Client, tag string, try int, st *call
 				return r.v, nil
 			}
 			if last == nil || (unanswered(last) && !unanswered(r.err)) {
-				last = r.err
+				last, lastV = r.err, r.v
 			}
 			if pending == 0 {
-				return zero, last
+				return lastV, last
 			}
 			// The other request may still answer: wait for it, until end.
 		case <-timer:
@@ -216,7 +220,7 @@ func hedged[T any](ctx context.Context, c *Client, tag string, try int, st *call
 			if !end.IsZero() {
 				if !now.Before(end) {
 					if last != nil && !unanswered(last) {
-						return zero, last
+						return lastV, last
 					}
 					return zero, fmt.Errorf("no answer within %v (the attempt's deadline, from the latency of recent replies): %w",
 						end.Sub(start).Round(time.Millisecond), context.DeadlineExceeded)

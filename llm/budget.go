@@ -40,6 +40,17 @@ func (b *Budget) Stops() int {
 	return b.stopped
 }
 
+// Spent is the US dollars the calls settled so far cost, of every client
+// that spends from the budget. Calls in flight together, each within the
+// limit by its estimate, can take it past the limit when their replies
+// are longer than estimated: a caller that must keep to the limit checks
+// Spent against Max once the calls ended.
+func (b *Budget) Spent() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
+}
+
 // reserve holds est, the estimated cost of a call to model (priced: its
 // price is known), or returns a channel to wait on when the calls in
 // flight hold so much that est would pass the limit: it is closed when

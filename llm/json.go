@@ -17,6 +17,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/datablock"
+	"github.com/assaylabs/assay/internal/jsondup"
 )
 
 // Validator is implemented by reply types that check their own values
@@ -311,6 +312,10 @@ func (d replyDecoder) decodeChecked(read string, out any) error {
 var reasoningBlock = regexp.MustCompile(`(?is)<(?:think|thinking|reasoning)>.*?(?:</(?:think|thinking|reasoning)>|\z)`)
 
 func (d replyDecoder) decodeObject(raw string, out any) (string, error) {
+	if path, _, _, dup := jsondup.Find([]byte(raw)); dup {
+		// The decoder would keep the last in silence.
+		return "", fmt.Errorf("%w: %s given twice in one object: name each field once", ErrInvalidOutput, path)
+	}
 	if d.schema != nil {
 		var instance any
 		if err := json.Unmarshal([]byte(raw), &instance); err != nil {
@@ -372,6 +377,8 @@ func schemaProblem(err error) string {
 	if !ok {
 		return msg
 	}
+	// The validator prints a JSON null as the Go value it holds.
+	problem = strings.ReplaceAll(problem, "<invalid reflect.Value>", "null")
 	if !strings.HasPrefix(loc, "/") {
 		return "the reply: " + problem
 	}

@@ -354,23 +354,27 @@ func scoreOf(res Result) eval.Score {
 	sc := eval.Score{Metric: res.Metric, Defaulted: res.Defaulted}
 	if res.Error != "" {
 		err := errors.New(res.Error)
-		if res.FailedChecker != "" {
-			err = checkerFailed{text: res.Error, err: &judges.CheckerError{Checker: res.FailedChecker, Err: err}}
+		switch {
+		case res.cause != nil:
+			err = resultErr{text: res.Error, err: res.cause}
+		case res.FailedChecker != "":
+			err = resultErr{text: res.Error, err: &judges.CheckerError{Checker: res.FailedChecker, Err: err}}
 		}
 		sc.Err = fmt.Errorf("record %s: %s: %w", res.ID, res.Metric, err)
 	}
 	return sc
 }
 
-// checkerFailed is a result's error text that a fact checker's failed
-// check caused: it reads as written and unwraps to the checker's error.
-type checkerFailed struct {
+// resultErr is a result's error text with what caused it: the error it
+// was written from (judged in this process), or a fact checker's failed
+// check (read back); it reads as written and unwraps to the cause.
+type resultErr struct {
 	text string
-	err  *judges.CheckerError
+	err  error
 }
 
-func (e checkerFailed) Error() string { return e.text }
-func (e checkerFailed) Unwrap() error { return e.err }
+func (e resultErr) Error() string { return e.text }
+func (e resultErr) Unwrap() error { return e.err }
 
 // pending yields the results of earlier attempts to judge again that this
 // attempt has not written anew: they count as they were.

@@ -64,6 +64,12 @@ type Result struct {
 	// made the result a default (judges.CheckerError), so that the advice
 	// after a run's defaults points at the checker's server.
 	FailedChecker string `json:"failed_checker,omitempty" yaml:"failed_checker,omitempty"`
+	// cause is the error Error was written from, when the result was
+	// judged in this process (ResultOf): the run's count of defaults
+	// keeps its chain, so that the advice after them names the cause (a
+	// reply off the schema, a rate limit). It is not written: a result
+	// read back has its text alone.
+	cause error
 }
 
 // ResultOf is the line of results.jsonl for one score of sample id. Its
@@ -78,7 +84,7 @@ func ResultOf(id string, sc eval.Score) Result {
 		Evidence: sc.Evidence.Bounded(eval.MaxText), Usage: sc.Usage,
 	}
 	if sc.Err != nil {
-		r.Error = eval.Clip(sc.Err.Error(), eval.MaxText)
+		r.Error, r.cause = eval.Clip(sc.Err.Error(), eval.MaxText), sc.Err
 		if ce, ok := errors.AsType[*judges.CheckerError](sc.Err); ok {
 			r.FailedChecker = ce.Checker
 		}

@@ -76,6 +76,10 @@ func DecodeError(file string, doc *yaml.Node, msg string) error {
 	ie.Field = fieldAt(doc, ie.Line, "")
 	if u := yamlUnknown().FindStringSubmatch(m[2]); u != nil {
 		ie.Msg = "unknown field"
+		// The key itself, not a key or item of its value on its line.
+		if k := keyAt(doc, ie.Line, u[1], ""); k != "" {
+			ie.Field = k
+		}
 		if ie.Field == "" {
 			ie.Field = u[1]
 		}
@@ -143,4 +147,32 @@ func fieldAt(n *yaml.Node, line int, path string) string {
 		}
 	}
 	return found
+}
+
+// keyAt returns the dotted path of the mapping key named name on the
+// given line of a YAML document, or "".
+func keyAt(n *yaml.Node, line int, name, path string) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for k := 0; k+1 < len(n.Content); k += 2 {
+			key, val := n.Content[k], n.Content[k+1]
+			p := key.Value
+			if path != "" {
+				p = path + "." + key.Value
+			}
+			if key.Line == line && key.Value == name {
+				return p
+			}
+			if f := keyAt(val, line, name, p); f != "" {
+				return f
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if f := keyAt(c, line, name, fmt.Sprintf("%s[%d]", path, i)); f != "" {
+				return f
+			}
+		}
+	}
+	return ""
 }

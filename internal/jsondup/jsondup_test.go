@@ -1,4 +1,4 @@
-package dataset
+package jsondup
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestDuplicateKey(t *testing.T) {
+func TestFind(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		json          string
@@ -25,7 +25,7 @@ func TestDuplicateKey(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			path, first, second, ok := duplicateKey([]byte(tc.json))
+			path, first, second, ok := Find([]byte(tc.json))
 			assert.Equal(t, tc.path != "", ok)
 			assert.Equal(t, tc.path, path)
 			assert.Equal(t, [2]int64{tc.first, tc.second}, [2]int64{first, second})
@@ -40,7 +40,7 @@ func FuzzDuplicateKey(f *testing.F) {
 		if !json.Valid([]byte(s)) {
 			return // duplicateKey reads valid JSON only
 		}
-		path, first, second, ok := duplicateKey([]byte(s))
+		path, first, second, ok := Find([]byte(s))
 		if ok && (first >= second || second >= int64(len(s)) || s[first] != '"' || s[second] != '"') {
 			t.Fatalf("%q: path %q at %d and %d", s, path, first, second)
 		}

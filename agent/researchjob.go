@@ -287,13 +287,15 @@ func dryRun(ctx context.Context, cfg Research, client *llm.Client, job ResearchJ
 // failures first, in the order that names the cause best: a budget that
 // stopped calls (the cause of the defaults, rather than their count), the
 // error that stopped the run, a folder that could not be written, a
-// default under Strict; then a status other than pass.
+// default under Strict, calls that spent past the budget; then a status
+// other than pass.
 func (job ResearchJob) failures(ctx context.Context, s *judging.Session, runErr, outErr error, res *Run) judging.Failures {
 	var fs judging.Failures
 	add := func(k judging.FailureKind, err error) { fs = append(fs, judging.Failure{Kind: k, Err: err}) }
 	var me *ModelError
 	var ue *web.UnreachableError
-	if budgetStops := s.Client().BudgetStops(); budgetStops > 0 && (runErr == nil || errors.As(runErr, &me)) {
+	budgetStops := s.Client().BudgetStops()
+	if budgetStops > 0 && (runErr == nil || errors.As(runErr, &me)) {
 		add(judging.FailBudget, fmt.Errorf("budget reached: %d call(s) not made under --max-cost $%s, and the steps they were for fell back to their defaults; raise --max-cost (or use the response cache) and run again",
 			budgetStops, strconv.FormatFloat(job.Judging.LLM.MaxCostUSD, 'f', -1, 64)))
 	}
@@ -312,7 +314,9 @@ func (job ResearchJob) failures(ctx context.Context, s *judging.Session, runErr,
 		add(judging.FailError, fmt.Errorf("--out %w", outErr))
 	}
 	for _, f := range s.CardFailures(res.Defaulted) {
-		if f.Kind == judging.FailDefaults { // Strict's; the budget is said above, with its cause
+		// Strict's defaults, and a budget the calls spent past though none
+		// was refused; one that refused calls is said above, with its cause.
+		if f.Kind == judging.FailDefaults || (f.Kind == judging.FailBudget && budgetStops == 0) {
 			fs = append(fs, f)
 		}
 	}

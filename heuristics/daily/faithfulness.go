@@ -51,7 +51,7 @@ func (p *Profile) Faithfulness(x Extraction, t *eval.Truth) FaithfulnessScore {
 			// A distance without a direction: checked as a distance.
 			claimed, against = math.Abs(claimed), math.Abs(actual)
 		}
-		if math.Abs(claimed-against) <= math.Abs(actual)*m.TolerancePct/100+1e-9 {
+		if within(claimed, against, math.Abs(actual)*m.TolerancePct/100) {
 			ok++
 			continue
 		}
@@ -76,7 +76,7 @@ func (p *Profile) Faithfulness(x Extraction, t *eval.Truth) FaithfulnessScore {
 		switch {
 		case !known:
 			bad(fmt.Sprintf("%s percentile hallucinated: narrative claims %s, the data has no percentile for it", c.Metric, fnum(c.Value)))
-		case math.Abs(c.Value-actual) <= p.PercentileTolerance:
+		case within(c.Value, actual, p.PercentileTolerance):
 			ok++
 		default:
 			bad(fmt.Sprintf("%s percentile mismatch: narrative claims %s, actual is %s", c.Metric, fnum(c.Value), fnum(actual)))
@@ -136,6 +136,15 @@ func (p *Profile) Faithfulness(x Extraction, t *eval.Truth) FaithfulnessScore {
 	out.OverallScore = weighted(out.MetricScores, 0.30, 0.25, 0.20, 0.25)
 	out.Rating, out.Deductions = rating(out.OverallScore), l.list()
 	return out
+}
+
+// within reports whether claimed is at most limit from actual, the edge
+// included: decimals that are exactly limit apart on paper (8.3 and 3.3,
+// five points) can be a hair further apart in binary, so the comparison
+// allows a rounding error relative to the numbers compared.
+func within(claimed, actual, limit float64) bool {
+	slack := 1e-9 * math.Max(1, math.Max(math.Abs(claimed), math.Abs(actual)))
+	return math.Abs(claimed-actual) <= limit+slack
 }
 
 // band returns the label of the band v falls in for metric, or "".

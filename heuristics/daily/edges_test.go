@@ -1,0 +1,40 @@
+package daily
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/assaylabs/assay/eval"
+)
+
+// TestPercentileToleranceIncludesItsEdge: a percentile exactly five points
+// from the data is within the seed's "within 5 percentage points", however
+// the decimals fall in floating point; five and a little is not.
+func TestPercentileToleranceIncludesItsEdge(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		actual float64
+		text   string
+		want   float64 // percentile_accuracy
+	}{
+		"five above a low decimal percentile":   {actual: 3.3, text: "The ATR of 2.5% ranks in the 8.3th percentile.", want: 100},
+		"five above another decimal":            {actual: 4.8, text: "ATR 2.5% ซึ่งอยู่ในเปอร์เซ็นไทล์ ๙.๘%", want: 100},
+		"five below a decimal percentile":       {actual: 9.3, text: "The ATR of 2.5% ranks in the 4.3th percentile.", want: 100},
+		"a tenth beyond the edge is a mismatch": {actual: 3.3, text: "The ATR of 2.5% ranks in the 8.4th percentile.", want: 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := Default()
+			truth := &eval.Truth{
+				Values:      map[string]float64{"atr_pct": 2.5},
+				Percentiles: map[string]float64{"atr_pct": tc.actual},
+			}
+			got := p.Faithfulness(p.Extract(tc.text), truth)
+			score, ok := got.MetricScores.Get("percentile_accuracy")
+			assert.True(t, ok)
+			assert.Equal(t, tc.want, score, got.Violations)
+		})
+	}
+}

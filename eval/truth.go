@@ -151,10 +151,49 @@ func ReadTelemetry(name string, data []byte) (*Telemetry, error) {
 			return nil, truthFieldErr(name, data, f, "", fmt.Sprintf("must be >= 0, got %v", v))
 		}
 	}
+	for i, v := range t.History {
+		if v < 0 {
+			return nil, truthAt(name, data, listItemOffset(data, "history", i), fmt.Sprintf("history[%d]", i),
+				fmt.Sprintf("an earlier run's total must be seconds >= 0, got %v", v))
+		}
+	}
 	if t.TotalS() == 0 {
 		return nil, &InputError{File: name, Field: "total", Msg: "missing: give the run's total seconds or its stage timings"}
 	}
 	return &t, nil
+}
+
+// listItemOffset returns where item i of the list under key starts in
+// data, or where the key is when the item cannot be found.
+func listItemOffset(data []byte, key string, i int) int {
+	off := bytes.Index(data, []byte(`"`+key+`"`))
+	if off < 0 {
+		return 0
+	}
+	open := bytes.IndexByte(data[off:], '[')
+	if open < 0 {
+		return off
+	}
+	dec := json.NewDecoder(bytes.NewReader(data[off+open:]))
+	if _, err := dec.Token(); err != nil {
+		return off
+	}
+	for n := 0; dec.More(); n++ {
+		var raw json.RawMessage
+		start := dec.InputOffset()
+		if err := dec.Decode(&raw); err != nil {
+			return off
+		}
+		if n == i {
+			// InputOffset before an item sits at its separator; skip it.
+			j := int(start)
+			for j < len(data[off+open:]) && bytes.IndexByte([]byte(", \t\r\n"), data[off+open+j]) >= 0 {
+				j++
+			}
+			return off + open + j
+		}
+	}
+	return off
 }
 
 // readRunCard takes the QoS of an `assay research` card.json.
@@ -176,8 +215,20 @@ func readRunCard(name string, data []byte) (*Telemetry, error) {
 	q := card.QoS
 	t := &Telemetry{Total: q.Total.Seconds(), LLMCalls: q.LLMCalls, InputTokens: q.TokensIn, OutputTokens: q.TokensOut,
 		CostUSD: q.CostUSD, Errors: q.Errors, Timings: map[string]float64{}}
-	for k, v := range q.Stages {
-		t.Timings[k] = v.Seconds()
+	for _, k := range slices.Sorted(maps.Keys(q.Stages)) {
+		if q.Stages[k] < 0 {
+			return nil, truthAt(name, data, keyOffset(data, "stages_ns", k), "qos.stages_ns."+k, fmt.Sprintf("must be nanoseconds >= 0, got %d", q.Stages[k]))
+		}
+		t.Timings[k] = q.Stages[k].Seconds()
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"total_ns", float64(q.Total)}, {"cost_usd", q.CostUSD}, {"llm_calls", float64(q.LLMCalls)},
+		{"tokens_in", float64(q.TokensIn)}, {"tokens_out", float64(q.TokensOut)}} {
+		if f.v < 0 {
+			return nil, truthAt(name, data, keyOffset(data, "qos", f.key), "qos."+f.key, fmt.Sprintf("must be >= 0, got %v", f.v))
+		}
 	}
 	if t.TotalS() == 0 {
 		return nil, &InputError{File: name, Field: "qos.total_ns", Msg: "missing: the card has no run timings"}
@@ -285,6 +336,16 @@ func truthAt(name string, data []byte, off int, field, msg string) *InputError {
 	line := bytes.Count(data[:off], []byte{'\n'}) + 1
 	col := off - bytes.LastIndexByte(data[:off], '\n')
 	return &InputError{File: name, Line: line, Col: col, Field: field, Msg: msg}
+}
+
+// keyOffset returns where key first appears after parent in data (0 when
+// neither is found).
+func keyOffset(data []byte, parent, key string) int {
+	off := max(bytes.Index(data, []byte(`"`+parent+`"`)), 0)
+	if i := bytes.Index(data[off:], []byte(`"`+key+`"`)); i >= 0 {
+		return off + i
+	}
+	return off
 }
 
 // truthFieldErr is an error at the key of parent.key (or parent, when key is

@@ -38,3 +38,33 @@ func TestPercentileToleranceIncludesItsEdge(t *testing.T) {
 		})
 	}
 }
+
+// TestTodaysCloseWithTheDayInBetween: "closed today at" and "ปิดวันนี้ที่"
+// are the day's closing price as much as "closed at" is, so the number is
+// checked instead of silently passing unread.
+func TestTodaysCloseWithTheDayInBetween(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		text string
+		want []float64
+	}{
+		"english closed today at":       {text: "SCB closed today at 118.5 baht after a quiet morning.", want: []float64{118.5}},
+		"english closed the session at": {text: "The shares closed the session at 7.05 baht.", want: []float64{7.05}},
+		"english ended today at":        {text: "CPALL ended today at 55.25, down on the week.", want: []float64{55.25}},
+		"thai closed today at":          {text: "หุ้น SCB ปิดวันนี้ที่ ๑๑๘.๕ บาท", want: []float64{118.5}},
+		"thai market close today at":    {text: "หุ้น SCB ปิดตลาดวันนี้ที่ 118.5 บาท", want: []float64{118.5}},
+		"opened today is still not it":  {text: "SCB opened today at 117 baht.", want: nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got []float64
+			for _, c := range Default().Extract(tc.text).Numbers {
+				if c.Metric == "current_price" {
+					got = append(got, c.Value)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

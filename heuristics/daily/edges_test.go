@@ -68,3 +68,34 @@ func TestTodaysCloseWithTheDayInBetween(t *testing.T) {
 		})
 	}
 }
+
+// TestTheDaysMoveIsNotTheLevel: "RSI fell 4 points to 58" claims RSI is 58,
+// not 4; the move in points is not the metric's value, in Thai and English.
+// A level written with the unit and no move ("RSI อยู่ที่ 58 จุด") is still
+// the level.
+func TestTheDaysMoveIsNotTheLevel(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		text string
+		want []float64 // rsi claims
+	}{
+		"english fell points to":     {text: "RSI fell 4 points to 58 as sellers returned.", want: []float64{58}},
+		"english climbed by pts":     {text: "The RSI climbed by 6.5 pts to 71.2 today.", want: []float64{71.2}},
+		"thai dropped points":        {text: "RSI ลดลง ๓.๒ จุดมาอยู่ที่ ๕๘", want: []float64{58}},
+		"thai rose points":           {text: "RSI ปรับขึ้น 2 จุดเป็น 64", want: []float64{64}},
+		"thai level with the unit":   {text: "RSI อยู่ที่ 58 จุด", want: []float64{58}},
+		"english level, no movement": {text: "RSI stands at 58 points.", want: []float64{58}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got []float64
+			for _, c := range Default().Extract(tc.text).Numbers {
+				if c.Metric == "rsi" {
+					got = append(got, c.Value)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

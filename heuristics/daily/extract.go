@@ -105,6 +105,7 @@ func (p *Profile) extractSentence(text, lower string, x *Extraction) {
 	}
 	nums := numbers(text, ments)
 	x.AllNumbers += len(nums)
+	nums = m.dropMoves(text, lower, nums)
 	pcts := m.pctWords.find(lower)
 	links := m.linkWords.find(lower)
 	lastMetric := "" // the metric of the last number bound, for percentiles
@@ -163,6 +164,47 @@ func (p *Profile) extractSentence(text, lower string, x *Extraction) {
 		x.Numbers = append(x.Numbers, c)
 	}
 	p.readBands(text, lower, ments, hyps, x)
+}
+
+// dropMoves leaves out the numbers that are the day's move rather than
+// a value: right after a change verb (spaces between) and followed by a
+// change unit ("fell 4 points", "ลดลง ๓.๒ จุด").
+func (m *matcher) dropMoves(text, lower string, nums []number) []number {
+	units := m.changeUnits.find(lower)
+	if len(units) == 0 {
+		return nums
+	}
+	verbs := m.changeVerbs.find(lower)
+	out := nums[:0:0]
+	for _, n := range nums {
+		if !n.percent && followedBy(text, n.end, units) && precededBy(text, n.start, verbs) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// followedBy reports whether one of hits starts at off, spaces skipped.
+func followedBy(text string, off int, hits []hit) bool {
+	off += len(text[off:]) - len(strings.TrimLeft(text[off:], " "))
+	for _, h := range hits {
+		if h.start == off {
+			return true
+		}
+	}
+	return false
+}
+
+// precededBy reports whether one of hits ends at off, spaces skipped.
+func precededBy(text string, off int, hits []hit) bool {
+	off = len(strings.TrimRight(text[:off], " "))
+	for _, h := range hits {
+		if h.end == off {
+			return true
+		}
+	}
+	return false
 }
 
 // directionBefore is the direction (+1 above, -1 below, 0 none) of a

@@ -208,6 +208,12 @@ type Cues struct {
 	// supposing anything ("เมื่อวาน", yesterday; "until now"); they are
 	// read first.
 	NotHypothetical Words `yaml:"not_hypothetical"`
+	// ChangeVerbs and ChangeUnits mark the day's move: a number right
+	// after a change verb and followed by a change unit ("fell 4 points",
+	// "ลดลง 3.2 จุด") is how far the metric moved, not its value, and is
+	// not a claim; the level that follows ("to 58") is.
+	ChangeVerbs Words `yaml:"change_verbs"`
+	ChangeUnits Words `yaml:"change_units"`
 }
 
 // WordLists are the scorers' word lists.

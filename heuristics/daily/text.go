@@ -440,6 +440,8 @@ type matcher struct {
 	hyps         terms          // condition and hypothetical cues, for claims
 	notHyps      terms          // read before hyps
 	hypOpeners   terms          // hypothetical only at a sentence's start
+	changeVerbs  terms          // the day's move: "fell", "ลดลง"
+	changeUnits  terms          // its unit: "points", "จุด"
 	sectionNames []terms
 	vague, cause, generic, filler, comparison, trend, timeframe,
 	risk, lowRisk, highRisk, technical, fundamental, strategies terms
@@ -523,6 +525,7 @@ func compile(p *Profile) *matcher {
 	}
 	m.hyps, m.notHyps = newTerms(hyps), newTerms(p.Cues.NotHypothetical)
 	m.hypOpeners = newTerms(p.Cues.HypotheticalOpeners)
+	m.changeVerbs, m.changeUnits = newTerms(p.Cues.ChangeVerbs), newTerms(p.Cues.ChangeUnits)
 	m.recOf = map[string]int{}
 	for i, r := range p.Recommendations {
 		m.recOf[capitals+r.Label] = i

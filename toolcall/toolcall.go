@@ -134,6 +134,8 @@ func skipped(name string, s eval.Sample) (eval.Score, bool) {
 type compared struct {
 	exp, act []call
 	m        matching // as the metric matches them
+	// minLevel is the least fit the metric counts (fullFit: in full only).
+	minLevel int
 }
 
 func compare(s eval.Sample, ordered bool, minLevel int) (compared, error) {
@@ -142,7 +144,7 @@ func compare(s eval.Sample, ordered bool, minLevel int) (compared, error) {
 		return compared{}, err
 	}
 	act := made(s.Messages)
-	c := compared{exp: exp, act: act}
+	c := compared{exp: exp, act: act, minLevel: minLevel}
 	if ordered {
 		c.m = inOrder(exp, act, minLevel)
 		c.act = c.m.act // in the order matched
@@ -182,7 +184,9 @@ func (c compared) issues(ordered bool) []string {
 		out = append(out, "extra call: "+a.String())
 	}
 	if ordered {
-		if free := anyOrder(c.exp, c.act, nameFit); free.credit() > c.m.credit() {
+		// Matched free of order at the metric's own level: a fit by name
+		// that the metric does not count is no call out of order.
+		if free := anyOrder(c.exp, c.act, c.minLevel); free.credit() > c.m.credit() {
 			out = append(out, "calls out of order: the sample's calls are ordered")
 		}
 	}

@@ -1,0 +1,63 @@
+package toolcall_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/toolcall"
+)
+
+// call is one tool call with its ID, tool and arguments' text.
+func call(id, tool, args string) eval.ToolCall {
+	return eval.ToolCall{ID: id, Type: "function", Function: eval.ToolFunction{Name: tool, Arguments: args}}
+}
+
+// calling is an assistant message making the calls, in parallel.
+func calling(calls ...eval.ToolCall) eval.Message {
+	return eval.Message{Role: eval.RoleAssistant, ToolCalls: calls}
+}
+
+// result is the tool message answering the call id.
+func result(id, text string) eval.Message {
+	return eval.Message{Role: eval.RoleTool, ToolCallID: id, Content: text}
+}
+
+var ask = eval.Message{Role: eval.RoleUser, Content: "Find me a flat in Ghent and book a viewing."}
+
+// TestOrderedIssuesAtTheMetricsLevel: a metric that counts full fits
+// only (tool_call_f1, trajectory_match) does not say the calls are out
+// of order when they are in order and only their arguments differ.
+func TestOrderedIssuesAtTheMetricsLevel(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		scorer eval.Scorer
+		sample eval.Sample
+		value  float64
+	}{
+		"f1, one call with another argument": {
+			scorer: toolcall.F1{},
+			sample: eval.Sample{Messages: []eval.Message{ask, calling(call("c1", "listings", `{"town":"Gent"}`))},
+				ExpectedToolCalls: want("listings", `{"town":"Ghent"}`), Ordered: true},
+			value: 0},
+		"exact trajectory, second call with another argument": {
+			scorer: toolcall.Trajectory{Mode: toolcall.ModeExact},
+			sample: eval.Sample{Messages: []eval.Message{ask, calling(call("c1", "listings", `{"town":"Ghent"}`)), calling(call("c2", "viewing", `{"flat":7}`))},
+				ExpectedToolCalls: want("listings", `{"town":"Ghent"}`, "viewing", `{"flat":8}`), Ordered: true},
+			value: 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := tc.scorer.Score(context.Background(), tc.sample)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			for _, is := range sc.Evidence.Issues {
+				assert.NotContains(t, is, "out of order")
+			}
+		})
+	}
+}

@@ -61,3 +61,52 @@ func TestOrderedIssuesAtTheMetricsLevel(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsPairResultsWithTheirTurn: a result answers the call of its
+// own turn, even when a later turn uses the same call ID again, and a
+// result given before its call still counts.
+func TestErrorsPairResultsWithTheirTurn(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		msgs          []eval.Message
+		value         float64
+		errs, without float64
+	}{
+		"the same ID in two turns, the second fails": {
+			msgs: []eval.Message{ask,
+				calling(call("0", "listings", `{"town":"Ghent"}`)), result("0", `{"flats":[7,8]}`),
+				calling(call("0", "viewing", `{"flat":7}`)), result("0", "Error: the agent's calendar is full")},
+			value: 0.5, errs: 1},
+		"the same ID in two turns, the first fails": {
+			msgs: []eval.Message{ask,
+				calling(call("0", "listings", `{"town":"Ghent"}`)), result("0", `{"error":"timeout"}`),
+				calling(call("0", "listings", `{"town":"Ghent"}`)), result("0", `{"flats":[7]}`)},
+			value: 0.5, errs: 1},
+		"two parallel calls, results in reverse order": {
+			msgs: []eval.Message{ask,
+				calling(call("a", "listings", `{"town":"Ghent"}`), call("b", "listings", `{"town":"Bruges"}`)),
+				result("b", "error: no such town"), result("a", `{"flats":[]}`)},
+			value: 0.5, errs: 1},
+		"one ID given to two calls, one result": {
+			msgs: []eval.Message{ask,
+				calling(call("x", "listings", `{"town":"Ghent"}`), call("x", "listings", `{"town":"Bruges"}`)),
+				result("x", `{"flats":[]}`)},
+			value: 1, without: 1},
+		"a result before its call": {
+			msgs:  []eval.Message{ask, result("r", "error: offline"), calling(call("r", "listings", `{}`))},
+			value: 0, errs: 1},
+		"a call without an ID": {
+			msgs:  []eval.Message{ask, calling(call("", "listings", `{}`)), result("", "error: offline")},
+			value: 1, without: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := toolcall.Errors{}.Score(context.Background(), eval.Sample{Messages: tc.msgs})
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 1e-9)
+			assert.InDelta(t, tc.errs, sc.Evidence.Counts["errors"], 1e-9)
+			assert.InDelta(t, tc.without, sc.Evidence.Counts["without_result"], 1e-9)
+		})
+	}
+}

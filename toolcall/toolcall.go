@@ -389,20 +389,13 @@ func (Errors) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 		return sc, nil
 	}
 	act := made(s.Messages)
-	results := map[string]eval.Message{}
-	for _, m := range s.Messages {
-		if m.Role == eval.RoleTool {
-			if _, seen := results[m.ToolCallID]; !seen {
-				results[m.ToolCallID] = m
-			}
-		}
-	}
+	results := answers(s.Messages, act)
 	var errs, without int
 	var issues []string
-	for _, a := range act {
-		r, ok := results[a.id]
+	for j, a := range act {
+		r, ok := results[j]
 		switch {
-		case !ok || a.id == "":
+		case !ok:
 			without++
 		case r.Failed():
 			errs++
@@ -418,6 +411,49 @@ func (Errors) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 	}
 	sc.Reason = fmt.Sprintf("%d of %d calls failed; %d without a result", errs, len(act), without)
 	return sc, nil
+}
+
+// answers pairs the made calls (act, as made returns them) with their
+// results, by index in act. A tool message answers the latest call with
+// its ID made before it and not answered yet, so that an ID used again
+// in a later turn (some models number each turn's calls from 0) names
+// that turn's call; a call left without one takes the first result with
+// its ID that answers nothing else. A call without an ID has no result.
+func answers(msgs []eval.Message, act []call) map[int]eval.Message {
+	out := map[int]eval.Message{}
+	pending := map[string][]int{} // call ID -> calls not answered, in order
+	var spare []eval.Message      // results that answered no call before them
+	next := 0
+	for i, m := range msgs {
+		for next < len(act) && act[next].group == i {
+			if id := act[next].id; id != "" {
+				pending[id] = append(pending[id], next)
+			}
+			next++
+		}
+		if m.Role != eval.RoleTool {
+			continue
+		}
+		if p := pending[m.ToolCallID]; len(p) > 0 {
+			out[p[len(p)-1]] = m
+			pending[m.ToolCallID] = p[:len(p)-1]
+			continue
+		}
+		spare = append(spare, m)
+	}
+	for j, a := range act {
+		if _, ok := out[j]; ok || a.id == "" {
+			continue
+		}
+		for k, m := range spare {
+			if m.ToolCallID == a.id {
+				out[j] = m
+				spare = slices.Delete(spare, k, k+1)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func short(s string) string {

@@ -2,6 +2,7 @@ package toolcall_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -107,6 +108,74 @@ func TestErrorsPairResultsWithTheirTurn(t *testing.T) {
 			assert.InDelta(t, tc.value, sc.Value, 1e-9)
 			assert.InDelta(t, tc.errs, sc.Evidence.Counts["errors"], 1e-9)
 			assert.InDelta(t, tc.without, sc.Evidence.Counts["without_result"], 1e-9)
+		})
+	}
+}
+
+// TestParallelCallsMatchAnyOrderWithinTheirMessage: with ordered
+// expected calls, the calls of one assistant message match a run of the
+// expected ones in any order among themselves, even when a tool is
+// expected twice; the order between messages still counts.
+func TestParallelCallsMatchAnyOrderWithinTheirMessage(t *testing.T) {
+	t.Parallel()
+	flat7, flat8 := `{"flat":7}`, `{"flat":8}`
+	ghent := `{"town":"Ghent"}`
+	tests := map[string]struct {
+		msgs            []eval.Message
+		want            []eval.ExpectedToolCall
+		acc, f1         float64
+		exact, inOrder  float64
+		outOfOrderNamed bool
+	}{
+		"a tool expected twice, its second call made beside another": {
+			msgs: []eval.Message{ask,
+				calling(call("1", "listings", ghent)),
+				calling(call("2", "viewing", flat7), call("3", "listings", ghent))},
+			want: want("listings", ghent, "viewing", flat7, "listings", ghent),
+			acc:  1, f1: 1, exact: 1, inOrder: 1},
+		"two parallel calls given in reverse": {
+			msgs: []eval.Message{ask, calling(call("1", "viewing", flat8), call("2", "viewing", flat7))},
+			want: want("viewing", flat7, "viewing", flat8),
+			acc:  1, f1: 1, exact: 1, inOrder: 1},
+		"two messages in the wrong order": {
+			msgs: []eval.Message{ask, calling(call("1", "viewing", flat7)), calling(call("2", "listings", ghent))},
+			want: want("listings", ghent, "viewing", flat7),
+			// one of the two kept in order: 1/2 each
+			acc: 0.5, f1: 0.5, exact: 0, inOrder: 0, outOfOrderNamed: true},
+		"a parallel pair between two turns, one argument off": {
+			msgs: []eval.Message{ask,
+				calling(call("1", "listings", ghent)),
+				calling(call("2", "viewing", flat8), call("3", "listings", `{"town":"Gent"}`)),
+				calling(call("4", "viewing", flat7))},
+			want: want("listings", ghent, "listings", ghent, "viewing", flat8, "viewing", flat7),
+			// 3 in full, 1 by name: (3 + 0.5) / 4; f1 3/4
+			acc: 3.5 / 4, f1: 0.75, exact: 0, inOrder: 0},
+		"an extra parallel call": {
+			msgs: []eval.Message{ask, calling(call("1", "viewing", flat8), call("2", "listings", ghent), call("3", "viewing", flat7))},
+			want: want("listings", ghent, "viewing", flat7),
+			acc:  2.0 / 3, f1: 0.8, exact: 0, inOrder: 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := eval.Sample{Messages: tc.msgs, ExpectedToolCalls: tc.want, Ordered: true}
+			ctx := context.Background()
+			acc, err := toolcall.Accuracy{}.Score(ctx, s)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.acc, acc.Value, 1e-9, "accuracy: %s %v", acc.Reason, acc.Evidence.Issues)
+			outOfOrder := false
+			for _, is := range acc.Evidence.Issues {
+				outOfOrder = outOfOrder || strings.Contains(is, "out of order")
+			}
+			assert.Equal(t, tc.outOfOrderNamed, outOfOrder, acc.Evidence.Issues)
+			f1, err := toolcall.F1{}.Score(ctx, s)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.f1, f1.Value, 1e-9, "f1: %s", f1.Reason)
+			for mode, v := range map[toolcall.Mode]float64{toolcall.ModeExact: tc.exact, toolcall.ModeInOrder: tc.inOrder} {
+				tr, err := toolcall.Trajectory{Mode: mode}.Score(ctx, s)
+				require.NoError(t, err)
+				assert.InDelta(t, v, tr.Value, 0, "%s: %s %v", mode, tr.Reason, tr.Evidence.Issues)
+			}
 		})
 	}
 }

@@ -179,3 +179,30 @@ func TestParallelCallsMatchAnyOrderWithinTheirMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorMemberFalseIsNoFailure pins the rule docs/agents.md states
+// for a result's "error" member: a failure unless null or false.
+func TestErrorMemberFalseIsNoFailure(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		content string
+		value   float64
+	}{
+		"error false":          {`{"error": false, "flats": [3]}`, 1},
+		"error null":           {`{"flats": [3], "error": null}`, 1},
+		"error true":           {`{"error": true}`, 0},
+		"error an empty text":  {`{"error": ""}`, 0},
+		"error an object":      {`{"error": {"status": 503}}`, 0},
+		"text opening Error":   {"ERROR 503 upstream", 0},
+		"text naming an error": {"no error: 3 flats", 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			msgs := []eval.Message{ask, calling(call("q", "listings", `{}`)), result("q", tc.content)}
+			sc, err := toolcall.Errors{}.Score(context.Background(), eval.Sample{Messages: msgs})
+			require.NoError(t, err)
+			assert.InDelta(t, tc.value, sc.Value, 0)
+		})
+	}
+}

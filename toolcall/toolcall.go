@@ -379,8 +379,10 @@ func (t Trajectory) Score(_ context.Context, s eval.Sample) (eval.Score, error) 
 // Errors is tool_call_errors: the share of made calls whose result is no
 // error, 1 when none was made. A result is an error when its message says
 // so (Error, set from a span's error status) or its content starts with
-// "error" or is a JSON object with a non-null "error" member. A call
-// without a result is counted (without_result) and not an error.
+// "error" or is a JSON object with an "error" member neither null nor
+// false. A tool message answers the latest call of its ID not answered
+// yet. A call without a result is counted (without_result) and not an
+// error.
 type Errors struct{}
 
 // Score implements eval.Scorer.

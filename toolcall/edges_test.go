@@ -206,3 +206,27 @@ func TestErrorMemberFalseIsNoFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestTrajectoryModeRefusalShowsTheValueAsWritten: a refused mode is
+// shown as the record wrote it, a string quoted.
+func TestTrajectoryModeRefusalShowsTheValueAsWritten(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		value any
+		got   string
+	}{
+		"a misspelt mode": {"inorder", `got "inorder"`},
+		"a number":        {2.0, "got 2"},
+		"a boolean":       {true, "got true"},
+		"a blank":         {"", `got ""`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := toolcall.Trajectory{}.Check(eval.Sample{Metadata: map[string]any{toolcall.ModeField: tc.value}})
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.True(t, strings.HasSuffix(ie.Msg, tc.got), ie.Msg)
+		})
+	}
+}

@@ -33,6 +33,7 @@ package toolcall
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -310,7 +311,8 @@ func (t Trajectory) mode(s eval.Sample) (Mode, error) {
 	if v, ok := s.Metadata[ModeField]; ok && v != nil {
 		m, isString := v.(string)
 		if !isString || !validMode(Mode(m)) {
-			return "", &eval.InputError{Field: "metadata." + ModeField, Msg: fmt.Sprintf("want one of %s, got %v", modeList(), v)}
+			got, _ := json.Marshal(v) // as the record wrote it: a string quoted
+			return "", &eval.InputError{Field: "metadata." + ModeField, Msg: fmt.Sprintf("want one of %s, got %s", modeList(), got)}
 		}
 		return Mode(m), nil
 	}

@@ -230,3 +230,31 @@ func TestTrajectoryModeRefusalShowsTheValueAsWritten(t *testing.T) {
 		})
 	}
 }
+
+// TestArgumentsRefuseAKeyGivenTwice: Arguments refuses an object that
+// names a key twice (at any depth) rather than keep its last value, so a
+// call from spans with such arguments is a call with bad arguments.
+func TestArgumentsRefuseAKeyGivenTwice(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		text string
+		err  string // "" for none
+	}{
+		"top level":                      {`{"rooms":2,"rooms":3}`, "rooms: given twice"},
+		"nested":                         {`{"near":{"stop":"Dampoort","stop":"Sint-Pieters"}}`, "near.stop: given twice"},
+		"in an array's objects":          {`{"flats":[{"id":1},{"id":2,"id":3}]}`, "given twice"},
+		"one key in two objects is fine": {`{"a":{"id":1},"b":{"id":1}}`, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := toolcall.Arguments(tc.text)
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.err)
+		})
+	}
+}

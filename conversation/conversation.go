@@ -280,30 +280,7 @@ func joinTool(msgs []eval.Message, s Span) []eval.Message {
 	if result == "" && s.Error {
 		result = cmp.Or(s.Status, s.str(AttrErrorType), "error")
 	}
-	// The call it answers: by ID, else the earliest of that tool without
-	// a result.
-	answered := map[string]int{}
-	for i, m := range msgs {
-		if m.Role == eval.RoleTool {
-			answered[m.ToolCallID] = i
-		}
-	}
-	at, call := -1, -1
-	for i, m := range msgs {
-		if m.Role != eval.RoleAssistant {
-			continue
-		}
-		for j, c := range m.ToolCalls {
-			_, done := answered[c.ID]
-			if id != "" && c.ID == id || id == "" && c.Function.Name == name && !done {
-				at, call = i, j
-				break
-			}
-		}
-		if at >= 0 {
-			break
-		}
-	}
+	at, call := answeredCall(msgs, id, name)
 	if at < 0 {
 		if id == "" {
 			id = "span-" + s.SpanID
@@ -320,7 +297,7 @@ func joinTool(msgs []eval.Message, s Span) []eval.Message {
 	if c.Function.Arguments == "" && args != "" {
 		msgs[at].ToolCalls[call].Function.Arguments = args
 	}
-	if i, ok := answered[c.ID]; ok {
+	if i := resultOf(msgs, at, c.ID); i >= 0 {
 		if msgs[i].Content == "" {
 			msgs[i].Content = result
 		}
@@ -333,6 +310,53 @@ func joinTool(msgs []eval.Message, s Span) []eval.Message {
 		pos++
 	}
 	return slices.Insert(msgs, pos, eval.Message{Role: eval.RoleTool, ToolCallID: c.ID, Content: result, Error: s.Error})
+}
+
+// answeredCall finds the call a tool span answers, as the index of its
+// assistant message and of the call in it, or -1, -1: by ID the latest
+// call of that ID (a model may number each turn's calls afresh, and a
+// tool's span ends after the call was made), else the earliest call of
+// the tool without a result.
+func answeredCall(msgs []eval.Message, id, name string) (at, call int) {
+	if id != "" {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role != eval.RoleAssistant {
+				continue
+			}
+			for j, c := range msgs[i].ToolCalls {
+				if c.ID == id {
+					return i, j
+				}
+			}
+		}
+		return -1, -1
+	}
+	for i, m := range msgs {
+		if m.Role != eval.RoleAssistant {
+			continue
+		}
+		for j, c := range m.ToolCalls {
+			if c.Function.Name == name && resultOf(msgs, i, c.ID) < 0 {
+				return i, j
+			}
+		}
+	}
+	return -1, -1
+}
+
+// resultOf returns the index of the tool message with the call ID id
+// after the assistant message at, before another call of that ID; or -1.
+func resultOf(msgs []eval.Message, at int, id string) int {
+	for i := at + 1; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == eval.RoleTool && m.ToolCallID == id {
+			return i
+		}
+		if m.Role == eval.RoleAssistant && slices.ContainsFunc(m.ToolCalls, func(c eval.ToolCall) bool { return c.ID == id }) {
+			return -1
+		}
+	}
+	return -1
 }
 
 func firstOf(attrs map[string]any, keys ...string) any {

@@ -257,13 +257,18 @@ func toolCall(at string, raw json.RawMessage) (eval.ToolCall, *eval.InputError) 
 	return c, nil
 }
 
-// jsonObject says why text is no JSON object, or "".
+// jsonObject says why text is no JSON object, or "": invalid, another
+// kind of value, or an object naming a key twice (which would be read as
+// its last value in silence).
 func jsonObject(text []byte) string {
 	if !json.Valid(text) {
 		return "not a JSON object: invalid JSON"
 	}
 	if k := kind(text); k != "object" {
 		return "not a JSON object: got " + k
+	}
+	if path, _, _, dup := duplicateKey(text); dup {
+		return fmt.Sprintf("%s: given twice in one object: arguments name each key once", path)
 	}
 	return ""
 }

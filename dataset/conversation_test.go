@@ -94,3 +94,32 @@ func TestConversationErrorsNameLineAndField(t *testing.T) {
 		})
 	}
 }
+
+// TestArgumentsNamingAKeyTwiceAreRefused: arguments written as a string
+// are refused, naming the key, when one object in them gives a key twice
+// (read as its last value in silence otherwise), as the record's own
+// objects are.
+func TestArgumentsNamingAKeyTwiceAreRefused(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		record string
+		want   string
+	}{
+		"a made call's top-level key": {`{"messages":[{"role":"user","content":"flats?"},{"role":"assistant","tool_calls":[{"id":"q","type":"function","function":{"name":"listings","arguments":"{\"town\":\"Ghent\",\"town\":\"Bruges\"}"}}]}]}`,
+			"flats.jsonl:2: messages[1].tool_calls[0].function.arguments: town: given twice in one object"},
+		"a made call's nested key": {`{"messages":[{"role":"assistant","tool_calls":[{"function":{"name":"listings","arguments":"{\"filter\":{\"rooms\":2,\"rooms\":3}}"}}]}]}`,
+			"flats.jsonl:2: messages[0].tool_calls[0].function.arguments: filter.rooms: given twice in one object"},
+		"expected arguments as a string": {`{"messages":[{"role":"user","content":"flats?"}],"expected_tool_calls":[{"name":"listings","arguments":"{\"max\":900,\"max\":1200}"}]}`,
+			"flats.jsonl:2: expected_tool_calls[0].arguments: max: given twice in one object"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ok := `{"id":"fine","messages":[{"role":"user","content":"hello"}]}`
+			_, err := dataset.Read("flats.jsonl", strings.NewReader(ok+"\n"+tc.record+"\n"))
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

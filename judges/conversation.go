@@ -324,7 +324,8 @@ func (c ConversationRelevancy) window(s eval.Sample) (int, error) {
 		f, isNum = float64(n), true
 	}
 	if !isNum || f < 1 || f != float64(int(f)) {
-		return 0, &eval.InputError{Field: "metadata." + WindowField, Msg: fmt.Sprintf("want a whole number of turns, at least 1, got %v", v)}
+		got, _ := json.Marshal(v) // as the record wrote it: "3" is a string
+		return 0, &eval.InputError{Field: "metadata." + WindowField, Msg: "want a whole number of turns, at least 1, got " + string(got)}
 	}
 	return int(f), nil
 }

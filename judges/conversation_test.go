@@ -171,3 +171,28 @@ func TestRelevancyWindowIsChecked(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, 1.0, sc.Value, 0, sc.Reason)
 }
+
+// TestRelevancyWindowRefusalShowsTheValueAsWritten: a refused window is
+// shown as the record wrote it, a string quoted, so that "3" does not
+// read as the number the message asks for.
+func TestRelevancyWindowRefusalShowsTheValueAsWritten(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		value any
+		got   string
+	}{
+		"a number as text": {"4", `got "4"`},
+		"a fraction":       {1.25, "got 1.25"},
+		"a negative":       {-2.0, "got -2"},
+		"a list":           {[]any{2.0}, "got [2]"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := judges.ConversationRelevancy{}.Check(eval.Sample{Metadata: map[string]any{judges.WindowField: tc.value}})
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.True(t, strings.HasSuffix(ie.Msg, tc.got), ie.Msg)
+		})
+	}
+}

@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/assaylabs/assay/internal/jsondup"
 )
 
 // Arguments decodes a call's arguments, a JSON object written as text,
 // keeping numbers as written (json.Number) so that Equal compares them
-// by value. Blank text is the empty object.
+// by value. Blank text is the empty object; an object that names a key
+// twice is an error.
 func Arguments(text string) (map[string]any, error) {
 	if strings.TrimSpace(text) == "" {
 		return map[string]any{}, nil
@@ -30,6 +33,10 @@ func Arguments(text string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("not a JSON object: got %s", kindOf(v))
+	}
+	// A key given twice would be read as its last value in silence.
+	if path, _, _, dup := jsondup.Find([]byte(text)); dup {
+		return nil, fmt.Errorf("%s: given twice in one object", path)
 	}
 	return m, nil
 }

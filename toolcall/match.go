@@ -2,7 +2,6 @@ package toolcall
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/assaylabs/assay/eval"
 )
@@ -189,86 +188,4 @@ func anyOrder(exp, act []call, minLevel int) matching {
 		pass(nameFit, func(call) bool { return true })
 	}
 	return m
-}
-
-// inOrder matches calls keeping their order, the most credit a common
-// subsequence of the two lists can have (a full fit worth two, a fit by
-// name one; minLevel fullFit counts full fits only), and of equal credit
-// the most full fits. The calls of one
-// assistant message ran in parallel, so their order among themselves is
-// not the conversation's: they are first put in the order of the
-// expected calls they fit.
-func inOrder(exp, act []call, minLevel int) matching {
-	act = parallelInOrder(exp, act)
-	n, k := len(exp), len(act)
-	// A full fit weighs two units of t and a fit by name one, plus one
-	// for a full fit: t exceeds any number of full fits, so the most
-	// credit wins and, of equal credit, the most full fits.
-	t := n + k + 1
-	weight := func(i, j int) int {
-		switch f := fit(exp[i], act[j]); {
-		case f < minLevel:
-			return 0
-		case f == fullFit:
-			return 2*t + 1
-		default:
-			return t
-		}
-	}
-	best := make([][]int, n+1)
-	for i := range best {
-		best[i] = make([]int, k+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := k - 1; j >= 0; j-- {
-			b := max(best[i+1][j], best[i][j+1])
-			if w := weight(i, j); w > 0 {
-				b = max(b, w+best[i+1][j+1])
-			}
-			best[i][j] = b
-		}
-	}
-	m := newMatching(exp, act)
-	for i, j := 0, 0; i < n && j < k; {
-		w := weight(i, j)
-		switch {
-		case w > 0 && best[i][j] == w+best[i+1][j+1]:
-			m.of[i], m.level[i] = j, fit(exp[i], act[j])
-			i++
-			j++
-		case best[i][j] == best[i+1][j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return m
-}
-
-// parallelInOrder returns act with the calls of each assistant message
-// sorted by the first expected call each fits (in full, else by name),
-// those that fit none last, keeping their order otherwise.
-func parallelInOrder(exp, act []call) []call {
-	out := slices.Clone(act)
-	rank := func(a call) int {
-		r := len(exp) * 2
-		for i, e := range exp {
-			switch fit(e, a) {
-			case fullFit:
-				return i
-			case nameFit:
-				r = min(r, len(exp)+i)
-			}
-		}
-		return r
-	}
-	for start := 0; start < len(out); {
-		end := start + 1
-		for end < len(out) && out[end].group == out[start].group {
-			end++
-		}
-		slices.SortStableFunc(out[start:end], func(a, b call) int { return rank(a) - rank(b) })
-		start = end
-	}
-	return out
 }

@@ -33,6 +33,7 @@ package toolcall
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -134,6 +135,8 @@ func skipped(name string, s eval.Sample) (eval.Score, bool) {
 type compared struct {
 	exp, act []call
 	m        matching // as the metric matches them
+	// minLevel is the least fit the metric counts (fullFit: in full only).
+	minLevel int
 }
 
 func compare(s eval.Sample, ordered bool, minLevel int) (compared, error) {
@@ -142,7 +145,7 @@ func compare(s eval.Sample, ordered bool, minLevel int) (compared, error) {
 		return compared{}, err
 	}
 	act := made(s.Messages)
-	c := compared{exp: exp, act: act}
+	c := compared{exp: exp, act: act, minLevel: minLevel}
 	if ordered {
 		c.m = inOrder(exp, act, minLevel)
 		c.act = c.m.act // in the order matched
@@ -182,7 +185,9 @@ func (c compared) issues(ordered bool) []string {
 		out = append(out, "extra call: "+a.String())
 	}
 	if ordered {
-		if free := anyOrder(c.exp, c.act, nameFit); free.credit() > c.m.credit() {
+		// Matched free of order at the metric's own level: a fit by name
+		// that the metric does not count is no call out of order.
+		if free := anyOrder(c.exp, c.act, c.minLevel); free.credit() > c.m.credit() {
 			out = append(out, "calls out of order: the sample's calls are ordered")
 		}
 	}
@@ -306,7 +311,8 @@ func (t Trajectory) mode(s eval.Sample) (Mode, error) {
 	if v, ok := s.Metadata[ModeField]; ok && v != nil {
 		m, isString := v.(string)
 		if !isString || !validMode(Mode(m)) {
-			return "", &eval.InputError{Field: "metadata." + ModeField, Msg: fmt.Sprintf("want one of %s, got %v", modeList(), v)}
+			got, _ := json.Marshal(v) // as the record wrote it: a string quoted
+			return "", &eval.InputError{Field: "metadata." + ModeField, Msg: fmt.Sprintf("want one of %s, got %s", modeList(), got)}
 		}
 		return Mode(m), nil
 	}
@@ -375,8 +381,10 @@ func (t Trajectory) Score(_ context.Context, s eval.Sample) (eval.Score, error) 
 // Errors is tool_call_errors: the share of made calls whose result is no
 // error, 1 when none was made. A result is an error when its message says
 // so (Error, set from a span's error status) or its content starts with
-// "error" or is a JSON object with a non-null "error" member. A call
-// without a result is counted (without_result) and not an error.
+// "error" or is a JSON object with an "error" member neither null nor
+// false. A tool message answers the latest call of its ID not answered
+// yet. A call without a result is counted (without_result) and not an
+// error.
 type Errors struct{}
 
 // Score implements eval.Scorer.
@@ -385,20 +393,13 @@ func (Errors) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 		return sc, nil
 	}
 	act := made(s.Messages)
-	results := map[string]eval.Message{}
-	for _, m := range s.Messages {
-		if m.Role == eval.RoleTool {
-			if _, seen := results[m.ToolCallID]; !seen {
-				results[m.ToolCallID] = m
-			}
-		}
-	}
+	results := answers(s.Messages, act)
 	var errs, without int
 	var issues []string
-	for _, a := range act {
-		r, ok := results[a.id]
+	for j, a := range act {
+		r, ok := results[j]
 		switch {
-		case !ok || a.id == "":
+		case !ok:
 			without++
 		case r.Failed():
 			errs++
@@ -414,6 +415,49 @@ func (Errors) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 	}
 	sc.Reason = fmt.Sprintf("%d of %d calls failed; %d without a result", errs, len(act), without)
 	return sc, nil
+}
+
+// answers pairs the made calls (act, as made returns them) with their
+// results, by index in act. A tool message answers the latest call with
+// its ID made before it and not answered yet, so that an ID used again
+// in a later turn (some models number each turn's calls from 0) names
+// that turn's call; a call left without one takes the first result with
+// its ID that answers nothing else. A call without an ID has no result.
+func answers(msgs []eval.Message, act []call) map[int]eval.Message {
+	out := map[int]eval.Message{}
+	pending := map[string][]int{} // call ID -> calls not answered, in order
+	var spare []eval.Message      // results that answered no call before them
+	next := 0
+	for i, m := range msgs {
+		for next < len(act) && act[next].group == i {
+			if id := act[next].id; id != "" {
+				pending[id] = append(pending[id], next)
+			}
+			next++
+		}
+		if m.Role != eval.RoleTool {
+			continue
+		}
+		if p := pending[m.ToolCallID]; len(p) > 0 {
+			out[p[len(p)-1]] = m
+			pending[m.ToolCallID] = p[:len(p)-1]
+			continue
+		}
+		spare = append(spare, m)
+	}
+	for j, a := range act {
+		if _, ok := out[j]; ok || a.id == "" {
+			continue
+		}
+		for k, m := range spare {
+			if m.ToolCallID == a.id {
+				out[j] = m
+				spare = slices.Delete(spare, k, k+1)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func short(s string) string {

@@ -265,7 +265,7 @@ func TestErrorsAndLoopsAreCounted(t *testing.T) {
 		"an error object":      {convo(turn("weather", paris), result("weather0", `{"error":{"code":404}}`, false)), 0, 1, 1, 0, 0},
 		"a null error is none": {convo(turn("weather", paris), result("weather0", `{"error":null,"temp":3}`, false)), 1, 1, 0, 0, 0},
 		"a loop of three": {convo(turn("weather", paris), result("weather0", "x", false), turn("weather", `{ "city" : "Paris" }`), result("weather0", "x", false), turn("weather", paris)),
-			1, 1.0 / 3, 0, 2, 0},
+			1, 1.0 / 3, 0, 2, 1}, // each result answers its own turn's call: the third has none
 		"the same tool, other arguments, is no loop": {convo(turn("weather", paris), turn("weather", lyon)), 1, 1, 0, 0, 2},
 		"a call without result":                      {convo(turn("weather", paris, "weather", lyon), result("weather0", "sunny", false)), 1, 1, 0, 0, 1},
 	}

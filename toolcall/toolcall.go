@@ -108,12 +108,28 @@ func AddBuiltins(r *metric.Registry) error {
 
 var (
 	_ eval.Scorer    = Accuracy{}
+	_ metric.Checker = Accuracy{}
 	_ eval.Scorer    = F1{}
+	_ metric.Checker = F1{}
 	_ eval.Scorer    = Trajectory{}
 	_ metric.Checker = Trajectory{}
 	_ eval.Scorer    = Errors{}
 	_ eval.Scorer    = Loops{}
 )
+
+// expects is the input error of a conversation that a metric comparing
+// the calls made with the expected ones (accuracy, F1, trajectory) would
+// compare with nothing: it has no expected_tool_calls at all. Scored, it
+// was 0 whatever the calls ("0 of 0 expected"), a misread a dataset's
+// check pass now refuses before any work; [] expects no call, and a
+// sample without a conversation is skipped, as before.
+func expects(metric string, s eval.Sample) error {
+	if s.ExpectedToolCalls != nil || len(s.Messages) == 0 || s.NotEvaluable != "" {
+		return nil
+	}
+	return &eval.InputError{Field: "expected_tool_calls", Msg: "missing: " + metric +
+		" compares the calls made with the ones expected; give the calls the conversation should make, or [] when it should make none"}
+}
 
 // skipped returns the skipped score of a sample without a conversation
 // to judge, and true; or false when s has one.
@@ -222,6 +238,10 @@ func (c compared) counts() map[string]float64 {
 type Accuracy struct{}
 
 // Score implements eval.Scorer.
+// Check implements metric.Checker: the sample says which calls it expects
+// (expects).
+func (Accuracy) Check(s eval.Sample) error { return expects(MetricAccuracy, s) }
+
 func (Accuracy) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 	if sc, ok := skipped(MetricAccuracy, s); ok {
 		return sc, nil
@@ -252,6 +272,10 @@ func (Accuracy) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 type F1 struct{}
 
 // Score implements eval.Scorer.
+// Check implements metric.Checker: the sample says which calls it expects
+// (expects).
+func (F1) Check(s eval.Sample) error { return expects(MetricF1, s) }
+
 func (F1) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 	if sc, ok := skipped(MetricF1, s); ok {
 		return sc, nil
@@ -295,10 +319,12 @@ type Trajectory struct {
 }
 
 // Check implements metric.Checker: the sample's trajectory_mode, when
-// given, is a mode.
+// given, is a mode, and the sample says which calls it expects (expects).
 func (t Trajectory) Check(s eval.Sample) error {
-	_, err := t.mode(s)
-	return err
+	if _, err := t.mode(s); err != nil {
+		return err
+	}
+	return expects(MetricTrajectory, s)
 }
 
 func (t Trajectory) mode(s eval.Sample) (Mode, error) {

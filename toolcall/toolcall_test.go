@@ -337,3 +337,48 @@ func TestEqualComparesJSONValues(t *testing.T) {
 		})
 	}
 }
+
+// TestComparingMetricsNeedExpectedCalls: a conversation with no
+// expected_tool_calls at all is refused by the metrics that compare the
+// calls made with the expected ones (it scored 0, "0 of 0 expected"),
+// naming the field; [] expects no call and is scored; a sample without a
+// conversation, or one that cannot be judged, is left to be skipped; the
+// metrics that need no expected calls take it as it is.
+func TestComparingMetricsNeedExpectedCalls(t *testing.T) {
+	t.Parallel()
+	call := convo(turn("weather", `{"city":"Oslo"}`))
+	tests := map[string]struct {
+		s    eval.Sample
+		want bool // refused
+	}{
+		"calls made, none expected at all":       {s: eval.Sample{Messages: call}, want: true},
+		"calls made, an empty list expected":     {s: eval.Sample{Messages: call, ExpectedToolCalls: []eval.ExpectedToolCall{}}},
+		"calls made and expected":                {s: eval.Sample{Messages: call, ExpectedToolCalls: []eval.ExpectedToolCall{{Name: "weather"}}}},
+		"no conversation: skipped when scored":   {s: eval.Sample{Query: "q", Answer: "a"}},
+		"spans without content: not_evaluable":   {s: eval.Sample{Messages: call, NotEvaluable: "no content"}},
+		"ordered, with a mode, nothing expected": {s: eval.Sample{Messages: call, Ordered: true, Metadata: map[string]any{toolcall.ModeField: "subset"}}, want: true},
+	}
+	checkers := map[string]metric.Checker{
+		toolcall.MetricAccuracy: toolcall.Accuracy{}, toolcall.MetricF1: toolcall.F1{}, toolcall.MetricTrajectory: toolcall.Trajectory{},
+	}
+	for name, tc := range tests {
+		for metricName, c := range checkers {
+			t.Run(name+"/"+metricName, func(t *testing.T) {
+				t.Parallel()
+				err := c.Check(tc.s)
+				if !tc.want {
+					require.NoError(t, err)
+					return
+				}
+				var ie *eval.InputError
+				require.ErrorAs(t, err, &ie)
+				assert.Equal(t, "expected_tool_calls", ie.Field)
+				assert.Contains(t, ie.Msg, metricName)
+			})
+		}
+	}
+	for _, m := range []string{toolcall.MetricErrors, toolcall.MetricLoops} {
+		_, isChecker := map[string]eval.Scorer{toolcall.MetricErrors: toolcall.Errors{}, toolcall.MetricLoops: toolcall.Loops{}}[m].(metric.Checker)
+		assert.False(t, isChecker, "%s needs no expected calls", m)
+	}
+}

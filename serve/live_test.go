@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -205,8 +206,20 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 			return got == n
 		}
 	}
+	// The store records a trace before the monitor observes its scores:
+	// each step waits for both.
+	observed := func(what string, mean float64, baseline bool) {
+		t.Helper()
+		eventually(t, what, func() bool {
+			fams := scrape(t, s.URL)
+			m, ok := sample(fams, "assay_live_mean", "metric", "faithfulness")
+			_, hasBase := sample(fams, "assay_live_baseline", "metric", "faithfulness")
+			return ok && math.Abs(m-mean) < 1e-9 && hasBase == baseline
+		})
+	}
 	post(traceIDs("good", 10))
 	eventually(t, "ten traces judged", judged(10))
+	observed("the monitor observed the ten", 1, true)
 	fams := scrape(t, s.URL)
 	mean, ok := sample(fams, "assay_live_mean", "metric", "faithfulness")
 	assert.True(t, ok)
@@ -220,6 +233,7 @@ func TestLiveAlertsEndToEnd(t *testing.T) {
 	degraded.Store(true)
 	post(traceIDs("worse", 10))
 	eventually(t, "twenty traces judged", judged(20))
+	observed("the monitor observed the twenty", 0.5, true)
 
 	// /v1/alerts: the open warning, and its event once the sink stored it.
 	var alerts AlertsResponse

@@ -128,6 +128,9 @@ func TestFaults(t *testing.T) {
 		retries  int
 		check    func(*testing.T, error) // nil: success with want
 		min, max time.Duration
+		// waitAfter, when set, is how long the client honours a
+		// Retry-After (policy's MaxRetryAfter otherwise).
+		waitAfter time.Duration
 	}{
 		"429 with Retry-After 1 waits the capped hint then succeeds": {
 			replies: []llmtest.Reply{{Status: 429, RetryAfter: "1"}, ok},
@@ -239,11 +242,14 @@ func TestFaults(t *testing.T) {
 			calls:   1, check: refused, max: time.Second,
 		},
 		"caller deadline shorter than Retry-After returns at the deadline": {
-			// Retry-After asks for 5 s; returning well before it, with
-			// room for a loaded machine, shows the deadline won.
+			// Retry-After asks for 5 s, honoured in full; returning well
+			// before it shows the deadline won. The deadline leaves a
+			// loaded machine a second to get the 429 back first (at 50 ms
+			// under the usual 200 ms cap, the request itself was sometimes
+			// cut, with no 429 to tell).
 			replies:  []llmtest.Reply{{Status: 429, RetryAfter: "5"}, ok},
-			deadline: 50 * time.Millisecond,
-			calls:    1, max: 2 * time.Second,
+			deadline: time.Second, waitAfter: 10 * time.Second,
+			calls: 1, max: 4 * time.Second,
 			check: func(t *testing.T, err error) {
 				assert.ErrorIs(t, err, context.DeadlineExceeded)
 				assert.ErrorContains(t, err, "status 429")
@@ -260,6 +266,11 @@ func TestFaults(t *testing.T) {
 				}
 			})
 			c := newClient(b, nil)
+			if tc.waitAfter > 0 {
+				p := policy
+				p.MaxRetryAfter = tc.waitAfter
+				c = llm.New(llm.Config{Backend: b, Retry: p})
+			}
 			ctx := t.Context()
 			if tc.deadline > 0 {
 				var cancel context.CancelFunc

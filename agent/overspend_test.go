@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -10,28 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 )
-
-// longWinded answers each call, once all of a round are in flight, with a
-// reply far longer than the client's estimate (its usage says so).
-type longWinded struct {
-	round *sync.WaitGroup
-	out   int
-}
-
-func (longWinded) Name() string { return "openai:gpt-4o-mini" }
-
-func (l longWinded) Chat(context.Context, llm.Request) (llm.Response, error) {
-	l.round.Done()
-	l.round.Wait()
-	return llm.Response{Content: `{"relevant": true}`, Usage: eval.Usage{TokensIn: 1000, TokensOut: l.out}}, nil
-}
-
-func (longWinded) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
-	return nil, eval.Usage{}, llm.ErrNoEmbeddings
-}
 
 // TestResearchSaysItsCallsSpentPastTheBudget: a research run whose calls,
 // each within --max-cost by its estimate, spent past it together (none
@@ -53,7 +34,7 @@ func TestResearchSaysItsCallsSpentPastTheBudget(t *testing.T) {
 			const calls, budget = 3, 0.005
 			var round sync.WaitGroup
 			round.Add(calls)
-			c := llm.New(llm.Config{Backend: longWinded{round: &round, out: tc.out}, Concurrency: calls, MaxCostUSD: budget})
+			c := llm.New(llm.Config{Backend: llmtest.RoundBackend{Model: "openai:gpt-4o-mini", Round: &round, Content: `{"relevant": true}`, Usage: eval.Usage{TokensIn: 1000, TokensOut: tc.out}}, Concurrency: calls, MaxCostUSD: budget})
 			cfg := judging.Default()
 			cfg.Model = c
 			cfg.LLM.MaxCostUSD = budget

@@ -53,7 +53,7 @@ var readNames = func() []string {
 // own field is data, and stays ignored. Names differing only in case,
 // "_", "-" or " " are one letter away; "id" only in case.
 func misspelt(fields map[string]json.RawMessage) *eval.InputError {
-	keys := make([]string, 0, len(fields))
+	var keys []string // the fields not read: most records have none
 	for k := range fields {
 		if !slices.Contains(readNames, k) {
 			keys = append(keys, k)

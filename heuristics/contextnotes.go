@@ -12,6 +12,24 @@ import (
 // more".
 const maxNotedChunks = 5
 
+// outOfRange are the chunk scores outside [0, 1] the notes name, each the
+// chunks it holds for and how the seed's code reads them. Above 1, a score
+// counts where it ranks its chunk (no rerankScore in its place): estimated
+// faithfulness caps the top one at 1.
+var outOfRange = []struct {
+	what, read string
+	is         func(eval.Source) bool
+}{
+	{"negative score", "used as given (the seed does not clamp), so retrieval confidence and estimated faithfulness can fall below 0",
+		func(c eval.Source) bool { return c.Score < 0 }},
+	{"negative rerankScore", "used as given in place of score (cross-encoder logits are not normalised), so retrieval confidence can fall below 0",
+		func(c eval.Source) bool { return c.RerankScore != nil && *c.RerankScore < 0 }},
+	{"score above 1", "used as given (the seed does not clamp), so retrieval confidence and the overall score can exceed 1",
+		func(c eval.Source) bool { return c.RerankScore == nil && c.Score > 1 }},
+	{"rerankScore above 1", "used as given in place of score (cross-encoder logits are not normalised), so retrieval confidence and the overall score can exceed 1",
+		func(c eval.Source) bool { return c.RerankScore != nil && *c.RerankScore > 1 }},
+}
+
 // contextNotes says what seed 002's scorer found missing in a sample or
 // outside the usual range, and how it was read. The figures do not depend
 // on the notes: each note describes what the seed's code does anyway.
@@ -23,38 +41,16 @@ func contextNotes(s eval.Sample) []string {
 	case s.Context.TextMissing:
 		notes = append(notes, "context.text is missing or null: context sufficiency is 0, as for an empty context")
 	}
-	var negScore, negRerank, bigScore, bigRerank []int
-	for i, c := range s.Sources {
-		if c.Score < 0 {
-			negScore = append(negScore, i)
+	for _, o := range outOfRange {
+		var at []int
+		for i, c := range s.Sources {
+			if o.is(c) {
+				at = append(at, i)
+			}
 		}
-		if c.RerankScore != nil && *c.RerankScore < 0 {
-			negRerank = append(negRerank, i)
+		if len(at) > 0 {
+			notes = append(notes, o.what+" in "+chunkList(at)+": "+o.read)
 		}
-		// Above 1, a score counts where it ranks the chunk (no rerankScore
-		// in its place): estimated faithfulness caps the top one at 1.
-		if c.RerankScore == nil && c.Score > 1 {
-			bigScore = append(bigScore, i)
-		}
-		if c.RerankScore != nil && *c.RerankScore > 1 {
-			bigRerank = append(bigRerank, i)
-		}
-	}
-	if len(negScore) > 0 {
-		notes = append(notes, "negative score in "+chunkList(negScore)+
-			": used as given (the seed does not clamp), so retrieval confidence and estimated faithfulness can fall below 0")
-	}
-	if len(negRerank) > 0 {
-		notes = append(notes, "negative rerankScore in "+chunkList(negRerank)+
-			": used as given in place of score (cross-encoder logits are not normalised), so retrieval confidence can fall below 0")
-	}
-	if len(bigScore) > 0 {
-		notes = append(notes, "score above 1 in "+chunkList(bigScore)+
-			": used as given (the seed does not clamp), so retrieval confidence and the overall score can exceed 1")
-	}
-	if len(bigRerank) > 0 {
-		notes = append(notes, "rerankScore above 1 in "+chunkList(bigRerank)+
-			": used as given in place of score (cross-encoder logits are not normalised), so retrieval confidence and the overall score can exceed 1")
 	}
 	if len(s.Sources) > 0 {
 		if top := chunkRankScore(s.Sources[0]); top <= 0 {

@@ -1,7 +1,6 @@
 package judging
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -10,27 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/llmtest"
 	"github.com/assaylabs/assay/llm"
 )
-
-// verbose answers each call, once all of a round are in flight, with a
-// reply far longer than the client's estimate (its usage says so).
-type verbose struct {
-	round *sync.WaitGroup
-	out   int
-}
-
-func (verbose) Name() string { return "openai:gpt-4o-mini" }
-
-func (v verbose) Chat(context.Context, llm.Request) (llm.Response, error) {
-	v.round.Done()
-	v.round.Wait()
-	return llm.Response{Content: `{"grade": 4, "reason": "long"}`, Usage: eval.Usage{TokensIn: 1000, TokensOut: v.out}}, nil
-}
-
-func (verbose) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
-	return nil, eval.Usage{}, llm.ErrNoEmbeddings
-}
 
 // TestBudgetPassedFailsTheRun: calls in flight together, each within the
 // budget by its estimate, whose replies cost more than estimated, take
@@ -53,7 +34,7 @@ func TestBudgetPassedFailsTheRun(t *testing.T) {
 			t.Parallel()
 			var round sync.WaitGroup
 			round.Add(tc.calls)
-			c := llm.New(llm.Config{Backend: verbose{round: &round, out: tc.out}, Concurrency: tc.calls, MaxCostUSD: tc.max})
+			c := llm.New(llm.Config{Backend: llmtest.RoundBackend{Model: "openai:gpt-4o-mini", Round: &round, Content: `{"grade": 4, "reason": "long"}`, Usage: eval.Usage{TokensIn: 1000, TokensOut: tc.out}}, Concurrency: tc.calls, MaxCostUSD: tc.max})
 			cfg := Default()
 			cfg.Model = c
 			cfg.LLM.MaxCostUSD = tc.max

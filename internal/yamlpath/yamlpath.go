@@ -124,10 +124,7 @@ func fieldAt(n *yaml.Node, line int, path string) string {
 	case yaml.MappingNode:
 		for k := 0; k+1 < len(n.Content); k += 2 {
 			key, val := n.Content[k], n.Content[k+1]
-			p := key.Value
-			if path != "" {
-				p = path + "." + key.Value
-			}
+			p := join(path, key.Value)
 			if key.Line == line {
 				found = p
 			}
@@ -156,10 +153,7 @@ func keyAt(n *yaml.Node, line int, name, path string) string {
 	case yaml.MappingNode:
 		for k := 0; k+1 < len(n.Content); k += 2 {
 			key, val := n.Content[k], n.Content[k+1]
-			p := key.Value
-			if path != "" {
-				p = path + "." + key.Value
-			}
+			p := join(path, key.Value)
 			if key.Line == line && key.Value == name {
 				return p
 			}
@@ -175,4 +169,12 @@ func keyAt(n *yaml.Node, line int, name, path string) string {
 		}
 	}
 	return ""
+}
+
+// join is the dotted path of key under path ("" at the top).
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }

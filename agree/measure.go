@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/bench"
@@ -117,6 +118,10 @@ type measurement struct {
 	defaulted []int
 	offline   *judging.Session
 	out       *Outcome
+	// causes holds the error of each default scored in this process under
+	// its text (a Row keeps only the text), so that the advice after too
+	// many defaults can tell a reply off the schema from a server down.
+	causes sync.Map
 }
 
 // open reads the dataset of src in a first pass, which checks it whole
@@ -373,7 +378,7 @@ func (m *measurement) run(ctx context.Context, s *judging.Session, scorer eval.S
 	}
 	o := m.opts
 	o.Threshold = th
-	res, err := Stream(ctx, m.data.Records(), Judge{Scorer: metered{scorer, meter, s}, Metric: name, Concurrency: s.Limit()}, o)
+	res, err := Stream(ctx, m.data.Records(), Judge{Scorer: metered{scorer, meter, s, &m.causes}, Metric: name, Concurrency: s.Limit()}, o)
 	meter.Close()
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -442,7 +447,7 @@ func (m *measurement) end() {
 		}
 	}
 	for _, r := range rs {
-		if f, ok := m.job.Judging.DefaultRate(rowDefaults(r)); ok {
+		if f, ok := m.job.Judging.DefaultRate(m.rowDefaults(r)); ok {
 			m.out.Failures = append(m.out.Failures, f)
 		}
 		if r.N == 0 && r.Defaulted > 0 {
@@ -465,7 +470,9 @@ func (m *measurement) close() {
 
 // rowDefaults counts the judgements of r's rows and their defaults, each
 // metric apart, so that the baseline beside a judge does not dilute it.
-func rowDefaults(r Result) judging.Defaults {
+// The first default keeps its error's chain when it was scored in this
+// process.
+func (m *measurement) rowDefaults(r Result) judging.Defaults {
 	d := judging.Defaults{Total: len(r.Rows)}
 	for _, row := range r.Rows {
 		if !row.Defaulted {
@@ -473,7 +480,11 @@ func rowDefaults(r Result) judging.Defaults {
 		}
 		d.Defaulted++
 		if d.First == nil && row.Err != "" {
-			d.First = fmt.Errorf("record %s: %s: %w", row.ID, r.Metric, errors.New(row.Err))
+			cause := errors.New(row.Err)
+			if c, ok := m.causes.Load(row.Err); ok {
+				cause = c.(error)
+			}
+			d.First = fmt.Errorf("record %s: %s: %w", row.ID, r.Metric, cause)
 		}
 	}
 	return d
@@ -485,6 +496,8 @@ type metered struct {
 	eval.Scorer
 	meter   *prog.Meter
 	session *judging.Session
+	// causes keeps each default's error under its text (measurement's).
+	causes *sync.Map
 }
 
 var _ eval.Scorer = metered{}
@@ -494,6 +507,9 @@ func (m metered) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	defaulted := 0
 	if sc.Defaulted {
 		defaulted = 1
+		if sc.Err != nil {
+			m.causes.LoadOrStore(sc.Err.Error(), sc.Err)
+		}
 	}
 	m.meter.Add(1, defaulted)
 	if err == nil {

@@ -208,6 +208,40 @@ func TestMeasureDefaults(t *testing.T) {
 	}
 }
 
+// TestMeasureDefaultAdviceNamesTheCause: the advice after too many
+// defaults follows what made them: replies off the judges' schema point
+// at structured output, a server failing at the server and key. Before,
+// agree kept only each default's text, and every cause read as a server
+// that is down.
+func TestMeasureDefaultAdviceNamesTheCause(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		reply     llmtest.Reply
+		want, not string
+	}{
+		"replies off the schema": {llmtest.Reply{Content: `{"hello": "world"}`}, "do not follow the judges' JSON schema", "check that the model server is up"},
+		"a failing server":       {llmtest.Reply{Status: 500}, "check that the model server is up", "JSON schema"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Default(tc.reply))
+			j := job(t, labelled)
+			env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL()}
+			j.Env = func(k string) string { return env[k] }
+			j.Metrics, j.Judging.LLM.Spec, j.Judging.LLM.NoCache = []string{"faithfulness"}, "openai:judge-model", true
+			j.Judging.LLM.MaxRetryTime = 50 * time.Millisecond
+			out, err := agree.Measure(context.Background(), j)
+			require.NoError(t, err)
+			require.NotEmpty(t, out.Failures)
+			f := out.Failures[0]
+			require.Equal(t, judging.FailDefaults, f.Kind)
+			assert.Contains(t, f.Error(), tc.want)
+			assert.NotContains(t, f.Error(), tc.not)
+		})
+	}
+}
+
 // TestMeasureDryRun: a dry run plans each juror's calls and runs nothing.
 func TestMeasureDryRun(t *testing.T) {
 	t.Parallel()

@@ -111,8 +111,9 @@ func (b *spanBuffer) putBack(traces [][]conversation.Span) {
 // all, and is journaled and judged by the same pool, under its trace ID,
 // with the server's conversation metrics. The answer is an
 // ExportTraceServiceResponse in the request's encoding; spans that cannot
-// be taken (no valid trace or span ID) are counted in its partial
-// success. A queue that is full answers 429 with Retry-After, which OTLP
+// be taken (no valid trace or span ID: of the wrong length, or all zero)
+// are counted in its partial success; a parent span ID of zeros marks a
+// root. A queue that is full answers 429 with Retry-After, which OTLP
 // exporters retry.
 func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -148,7 +149,7 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	var spans []conversation.Span
 	rejected := 0
 	for _, sp := range conversation.Spans(req) {
-		if len(sp.TraceID) != 32 || len(sp.SpanID) != 16 {
+		if !sp.Valid() {
 			rejected++
 			continue
 		}
@@ -156,7 +157,7 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	}
 	var why string
 	if rejected > 0 {
-		why = fmt.Sprintf("%d span(s) without a valid trace ID (16 bytes) and span ID (8 bytes)", rejected)
+		why = fmt.Sprintf("%d span(s) without a valid trace ID (16 bytes, not all zero), span ID (8 bytes, not all zero) or parent span ID (8 bytes, or none)", rejected)
 	}
 	whole := s.otlp.add(spans)
 	items, bad, badWhy := s.otlpItems(r, whole)

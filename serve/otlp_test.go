@@ -187,6 +187,12 @@ func TestOTLPAnswersPerSpec(t *testing.T) {
 		"a whole trace, JSON": {string(noContent), "application/json", http.StatusOK, 0, ""},
 		"spans without ids": {`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}]}]}]}`,
 			"application/json; charset=utf-8", http.StatusOK, 1, "without a valid trace ID"},
+		"a trace ID of zeros": {otlpSpan("00000000000000000000000000000000", "00f067aa0ba902b7", ""),
+			"application/json", http.StatusOK, 1, "without a valid trace ID"},
+		"a span ID of zeros": {otlpSpan("4bf92f3577b34da6a3ce929d0e0e4736", "0000000000000000", ""),
+			"application/json", http.StatusOK, 1, "without a valid trace ID"},
+		"a parent ID of 4 bytes": {otlpSpan("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", "0a0b0c0d"),
+			"application/json", http.StatusOK, 1, "parent span ID"},
 		"not OTLP":           {`[1,2]`, "application/json", http.StatusBadRequest, 0, "OTLP export request"},
 		"not protobuf":       {"\xff\xff\xff", "application/x-protobuf", http.StatusBadRequest, 0, "not an OTLP protobuf export request"},
 		"wrong content type": {`{}`, "text/plain", http.StatusUnsupportedMediaType, 0, "OTLP/HTTP sends"},
@@ -227,6 +233,13 @@ func TestOTLPAnswersPerSpec(t *testing.T) {
 		assert.Equal(t, [5]int{1, 0, 0, 1, 1}, [5]int{g.N, g.Scored, g.Defaulted, g.Skipped, g.NotEvaluable}, g.Metric)
 		assert.Nil(t, g.Mean, g.Metric)
 	}
+}
+
+// otlpSpan is an OTLP JSON export of one chat span with these IDs
+// (parent "" for none).
+func otlpSpan(traceID, spanID, parentID string) string {
+	return `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"` + traceID + `","spanId":"` + spanID + `","parentSpanId":"` + parentID +
+		`","name":"chat m","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}]}]}]}`
 }
 
 func TestSpanBufferWaitsForTheRoot(t *testing.T) {

@@ -2,6 +2,7 @@ package conversation_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -186,6 +187,40 @@ func TestSpanIDsAreValidAsOTLPSaysAndZeroParentsAreRoots(t *testing.T) {
 			require.Len(t, spans, 1)
 			assert.Equal(t, tc.valid, spans[0].Valid())
 			assert.Equal(t, tc.parent, spans[0].ParentID)
+		})
+	}
+}
+
+func TestRemoteParentsAreReadFromTheSpanFlags(t *testing.T) {
+	t.Parallel()
+	const (
+		hasIsRemote = 0x100
+		isRemote    = 0x200
+	)
+	tests := map[string]struct {
+		parent    string
+		flags     int
+		remote    bool
+		localRoot bool
+	}{
+		"a root": {"", 0, false, true},
+		"a root, flags saying its context is local": {"", hasIsRemote, false, true},
+		"a child of a local parent":                 {"a000000000000001", hasIsRemote | 1, false, false},
+		"a child of a remote parent":                {"a000000000000001", hasIsRemote | isRemote | 1, true, true},
+		"flags that do not say (an old SDK)":        {"a000000000000001", 1, false, false},
+		"is-remote without has-is-remote":           {"a000000000000001", isRemote, false, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			body := fmt.Sprintf(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","parentSpanId":%q,"flags":%d,"name":"x"}]}]}]}`,
+				tc.parent, tc.flags)
+			req, err := conversation.DecodeJSON([]byte(body))
+			require.NoError(t, err)
+			spans := conversation.Spans(req)
+			require.Len(t, spans, 1)
+			assert.Equal(t, tc.remote, spans[0].RemoteParent)
+			assert.Equal(t, tc.localRoot, spans[0].LocalRoot())
 		})
 	}
 }

@@ -31,7 +31,17 @@ type Span struct {
 	// status message.
 	Error  bool
 	Status string
+	// RemoteParent is true when the span's flags say its parent is in
+	// another process (a service that called this one with a
+	// traceparent): no span of this export names it.
+	RemoteParent bool
 }
+
+// LocalRoot reports whether s is the first span of its trace in the
+// process that sent it: a root, or a span whose parent is remote. Its
+// process's spans of the trace have all come once it has, as an SDK
+// exports a span after its children.
+func (s Span) LocalRoot() bool { return s.ParentID == "" || s.RemoteParent }
 
 // str returns the string attribute key, or "".
 func (s Span) str(key string) string {
@@ -66,6 +76,8 @@ func fromProto(sp *tracepb.Span) Span {
 		Error:  sp.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR,
 		Status: sp.GetStatus().GetMessage(),
 	}
+	const remote = uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK | tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK)
+	s.RemoteParent = s.ParentID != "" && sp.GetFlags()&remote == remote
 	return s
 }
 

@@ -36,8 +36,9 @@ const (
 )
 
 // spanBuffer holds the spans of traces not yet whole: a trace is whole
-// when its root span (the one without a parent) arrives, as an SDK's
-// batch exporter sends it after its children; the oldest trace is taken
+// when its root span (the one without a parent, or whose parent is in
+// the process that called the sender: conversation.Span.LocalRoot)
+// arrives, as an SDK's batch exporter sends it after its children; the oldest trace is taken
 // as it is when more than max are waiting. It is safe for concurrent use.
 type spanBuffer struct {
 	mu     sync.Mutex
@@ -62,7 +63,7 @@ func (b *spanBuffer) add(spans []conversation.Span) [][]conversation.Span {
 			b.order = append(b.order, s.TraceID)
 		}
 		b.traces[s.TraceID] = append(b.traces[s.TraceID], s)
-		if s.ParentID == "" {
+		if s.LocalRoot() {
 			whole[s.TraceID] = true
 		}
 	}

@@ -2,6 +2,7 @@ package conversation_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -151,4 +152,75 @@ func TestDecodeJSONReadsHexIDs(t *testing.T) {
 
 	_, err = conversation.DecodeJSON([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}`))
 	assert.ErrorContains(t, err, `traceId: want hex, got "zz"`)
+}
+
+func TestSpanIDsAreValidAsOTLPSaysAndZeroParentsAreRoots(t *testing.T) {
+	t.Parallel()
+	const (
+		trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+		span  = "00f067aa0ba902b7"
+	)
+	tests := map[string]struct {
+		traceID, spanID, parentID string
+		valid                     bool
+		parent                    string // the span's ParentID once read
+	}{
+		"a root":                        {trace, span, "", true, ""},
+		"a child":                       {trace, span, "a000000000000001", true, "a000000000000001"},
+		"a parent of zeros is a root":   {trace, span, "0000000000000000", true, ""},
+		"a trace ID of zeros":           {"00000000000000000000000000000000", span, "", false, ""},
+		"a span ID of zeros":            {trace, "0000000000000000", "", false, ""},
+		"a trace ID of 8 bytes":         {"4bf92f3577b34da6", span, "", false, ""},
+		"a span ID of 16 bytes":         {trace, trace, "", false, ""},
+		"no trace ID":                   {"", span, "", false, ""},
+		"a parent ID of 4 bytes":        {trace, span, "0a0b0c0d", false, "0a0b0c0d"},
+		"upper-case hex is read as hex": {"4BF92F3577B34DA6A3CE929D0E0E4736", span, "", true, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			body := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"` + tc.traceID + `","spanId":"` + tc.spanID +
+				`","parentSpanId":"` + tc.parentID + `","name":"chat m"}]}]}]}`
+			req, err := conversation.DecodeJSON([]byte(body))
+			require.NoError(t, err)
+			spans := conversation.Spans(req)
+			require.Len(t, spans, 1)
+			assert.Equal(t, tc.valid, spans[0].Valid())
+			assert.Equal(t, tc.parent, spans[0].ParentID)
+		})
+	}
+}
+
+func TestRemoteParentsAreReadFromTheSpanFlags(t *testing.T) {
+	t.Parallel()
+	const (
+		hasIsRemote = 0x100
+		isRemote    = 0x200
+	)
+	tests := map[string]struct {
+		parent    string
+		flags     int
+		remote    bool
+		localRoot bool
+	}{
+		"a root": {"", 0, false, true},
+		"a root, flags saying its context is local": {"", hasIsRemote, false, true},
+		"a child of a local parent":                 {"a000000000000001", hasIsRemote | 1, false, false},
+		"a child of a remote parent":                {"a000000000000001", hasIsRemote | isRemote | 1, true, true},
+		"flags that do not say (an old SDK)":        {"a000000000000001", 1, false, false},
+		"is-remote without has-is-remote":           {"a000000000000001", isRemote, false, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			body := fmt.Sprintf(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","parentSpanId":%q,"flags":%d,"name":"x"}]}]}]}`,
+				tc.parent, tc.flags)
+			req, err := conversation.DecodeJSON([]byte(body))
+			require.NoError(t, err)
+			spans := conversation.Spans(req)
+			require.Len(t, spans, 1)
+			assert.Equal(t, tc.remote, spans[0].RemoteParent)
+			assert.Equal(t, tc.localRoot, spans[0].LocalRoot())
+		})
+	}
 }

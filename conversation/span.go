@@ -31,7 +31,17 @@ type Span struct {
 	// status message.
 	Error  bool
 	Status string
+	// RemoteParent is true when the span's flags say its parent is in
+	// another process (a service that called this one with a
+	// traceparent): no span of this export names it.
+	RemoteParent bool
 }
+
+// LocalRoot reports whether s is the first span of its trace in the
+// process that sent it: a root, or a span whose parent is remote. Its
+// process's spans of the trace have all come once it has, as an SDK
+// exports a span after its children.
+func (s Span) LocalRoot() bool { return s.ParentID == "" || s.RemoteParent }
 
 // str returns the string attribute key, or "".
 func (s Span) str(key string) string {
@@ -54,15 +64,44 @@ func Spans(req *coltrace.ExportTraceServiceRequest) []Span {
 }
 
 func fromProto(sp *tracepb.Span) Span {
+	parent := sp.GetParentSpanId()
+	if allZero(parent) {
+		parent = nil // a root, as exporters that fill the field with zeros say
+	}
 	s := Span{
 		TraceID: hex.EncodeToString(sp.GetTraceId()), SpanID: hex.EncodeToString(sp.GetSpanId()),
-		ParentID: hex.EncodeToString(sp.GetParentSpanId()), Name: sp.GetName(),
+		ParentID: hex.EncodeToString(parent), Name: sp.GetName(),
 		Start: sp.GetStartTimeUnixNano(), End: sp.GetEndTimeUnixNano(),
 		Attrs:  attrs(sp.GetAttributes()),
 		Error:  sp.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR,
 		Status: sp.GetStatus().GetMessage(),
 	}
+	const remote = uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK | tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK)
+	s.RemoteParent = s.ParentID != "" && sp.GetFlags()&remote == remote
 	return s
+}
+
+// Valid reports whether s has the IDs OTLP requires of a span: a trace
+// ID of 16 bytes and a span ID of 8, neither all zero (the specification's
+// invalid IDs, which spans of unrelated traces would share), and a parent
+// ID of 8 bytes or none.
+func (s Span) Valid() bool {
+	return validID(s.TraceID, 16) && validID(s.SpanID, 8) && (s.ParentID == "" || len(s.ParentID) == 16)
+}
+
+// validID reports whether id is the hex of n bytes, not all zero.
+func validID(id string, n int) bool {
+	return len(id) == 2*n && strings.Trim(id, "0") != ""
+}
+
+// allZero reports whether b holds only zero bytes (or none).
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func attrs(kvs []*common.KeyValue) map[string]any {

@@ -33,6 +33,18 @@ const (
 	CriticalQuality  = 0.4
 )
 
+// edgeNoise is how far under a limit a mean must be to be under it: more
+// than the rounding of a sum of scores and of 0.85 x a baseline, far less
+// than any difference a score can show.
+const edgeNoise = 1e-9
+
+// Under reports whether mean is under limit, as seed 002's rules compare
+// them (a mean equal to the limit raises nothing), by more than
+// floating-point noise: the mean of 0.1 and 0.7 is 0.39999999999999997
+// and 0.85 x 0.8 is 0.6799999999999999, and neither is under 0.4 or
+// under 0.85 x 0.8. NaN is under nothing.
+func Under(mean, limit float64) bool { return mean < limit-edgeNoise }
+
 // QualityAlert is one alert raised on recent quality scores.
 type QualityAlert struct {
 	Type         string  `json:"type"`
@@ -73,7 +85,7 @@ func CheckQualityAlerts(recent []float64, baselineAvg float64) []QualityAlert {
 // an identical one; --gate 'METRIC.mean>=0.4' makes the floor a level.
 func MeanAlerts(metric string, current, baseline float64) []QualityAlert {
 	alerts := qualityAlerts(metric, metric, current, baseline)
-	if baseline >= CriticalQuality {
+	if baseline >= CriticalQuality-edgeNoise { // at or above it (NaN is not)
 		return alerts
 	}
 	return slices.DeleteFunc(alerts, func(a QualityAlert) bool { return a.Type == AlertThreshold })
@@ -87,7 +99,7 @@ func FloorNotices(ms []MetricStats, alerts []QualityAlert) []QualityAlert {
 	var out []QualityAlert
 	for _, m := range ms {
 		critical := slices.ContainsFunc(alerts, func(a QualityAlert) bool { return a.Metric == m.Metric && a.Type == AlertThreshold })
-		if !(float64(m.Mean) < CriticalQuality) || critical {
+		if !Under(float64(m.Mean), CriticalQuality) || critical {
 			continue
 		}
 		out = append(out, QualityAlert{Type: AlertThreshold, Severity: SeverityNotice, Metric: m.Metric, CurrentValue: float64(m.Mean), Threshold: CriticalQuality,
@@ -102,7 +114,7 @@ func FloorNotices(ms []MetricStats, alerts []QualityAlert) []QualityAlert {
 // metric.
 func qualityAlerts(metric, subject string, avg, baselineAvg float64) []QualityAlert {
 	alerts := []QualityAlert{}
-	if limit := baselineAvg * DegradationRatio; avg < limit {
+	if limit := baselineAvg * DegradationRatio; Under(avg, limit) {
 		alerts = append(alerts, QualityAlert{
 			Type:         AlertDegradation,
 			Severity:     SeverityWarning,
@@ -112,7 +124,7 @@ func qualityAlerts(metric, subject string, avg, baselineAvg float64) []QualityAl
 			Threshold:    limit,
 		})
 	}
-	if avg < CriticalQuality {
+	if Under(avg, CriticalQuality) {
 		alerts = append(alerts, QualityAlert{
 			Type:         AlertThreshold,
 			Severity:     SeverityCritical,

@@ -32,19 +32,21 @@ func TestCheckQualityAlerts(t *testing.T) {
 		"no recent scores raise nothing": {nil, 0.9, []QualityAlert{}},
 		// avg 0.85, limit 1*0.85 = 0.85: not below.
 		"exactly 85% of the baseline is no degradation": {[]float64{0.85}, 1, []QualityAlert{}},
-		// avg 0.8499999999999999 < 0.85.
-		"just under 85% of the baseline is a degradation": {
-			[]float64{math.Nextafter(0.85, 0)}, 1, []QualityAlert{degraded(math.Nextafter(0.85, 0), 0.85)},
+		// avg 0.849 < 0.85.
+		"under 85% of the baseline is a degradation": {
+			[]float64{0.849}, 1, []QualityAlert{degraded(0.849, 0.85)},
 		},
-		// avg 0.68, limit 0.8*0.85, which rounds to the same double 0.68:
-		// not below. (A mean of 0.6 and 0.76 would be 0.6799999999999999,
-		// below.)
+		// avg 0.8499999999999999 is 0.85 but for the last bit: not under.
+		"85% of the baseline but for rounding is no degradation": {[]float64{math.Nextafter(0.85, 0)}, 1, []QualityAlert{}},
+		// avg 0.68, limit 0.8*0.85: not below.
 		"a mean on the limit is no degradation": {[]float64{0.68}, 0.8, []QualityAlert{}},
-		"a mean rounded under the limit is a degradation": {
-			[]float64{0.6, 0.76}, 0.8, []QualityAlert{degraded(0.6799999999999999, 0.68)},
-		},
+		// (0.6 + 0.76) / 2 is 0.6799999999999999 in floating point, and
+		// (0.76 + 0.6) / 2 is 0.68: the order of the scores decides nothing.
+		"a mean on the limit but for rounding is no degradation": {[]float64{0.6, 0.76}, 0.8, []QualityAlert{}},
 		// avg 0.4 is not below 0.4; limit 0.4*0.85 = 0.34.
 		"exactly 0.4 is not critical": {[]float64{0.4}, 0.4, []QualityAlert{}},
+		// avg (0.1 + 0.7) / 2 is 0.39999999999999997: 0.4 but for rounding.
+		"0.4 but for rounding is not critical": {[]float64{0.1, 0.7}, 0.4, []QualityAlert{}},
 		// avg 0.39 < 0.4; limit 0.4*0.85 = 0.34 is not passed.
 		"below 0.4 is critical": {[]float64{0.39}, 0.4, []QualityAlert{critical(0.39)}},
 		// avg (0.3 + 0.4)/2 = 0.35 < 0.9*0.85 = 0.765 and < 0.4: both, in

@@ -36,8 +36,9 @@ const (
 )
 
 // spanBuffer holds the spans of traces not yet whole: a trace is whole
-// when its root span (the one without a parent) arrives, as an SDK's
-// batch exporter sends it after its children; the oldest trace is taken
+// when its root span (the one without a parent, or whose parent is in
+// the process that called the sender: conversation.Span.LocalRoot)
+// arrives, as an SDK's batch exporter sends it after its children; the oldest trace is taken
 // as it is when more than max are waiting. It is safe for concurrent use.
 type spanBuffer struct {
 	mu     sync.Mutex
@@ -62,7 +63,7 @@ func (b *spanBuffer) add(spans []conversation.Span) [][]conversation.Span {
 			b.order = append(b.order, s.TraceID)
 		}
 		b.traces[s.TraceID] = append(b.traces[s.TraceID], s)
-		if s.ParentID == "" {
+		if s.LocalRoot() {
 			whole[s.TraceID] = true
 		}
 	}
@@ -111,8 +112,9 @@ func (b *spanBuffer) putBack(traces [][]conversation.Span) {
 // all, and is journaled and judged by the same pool, under its trace ID,
 // with the server's conversation metrics. The answer is an
 // ExportTraceServiceResponse in the request's encoding; spans that cannot
-// be taken (no valid trace or span ID) are counted in its partial
-// success. A queue that is full answers 429 with Retry-After, which OTLP
+// be taken (no valid trace or span ID: of the wrong length, or all zero)
+// are counted in its partial success; a parent span ID of zeros marks a
+// root. A queue that is full answers 429 with Retry-After, which OTLP
 // exporters retry.
 func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -148,7 +150,7 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	var spans []conversation.Span
 	rejected := 0
 	for _, sp := range conversation.Spans(req) {
-		if len(sp.TraceID) != 32 || len(sp.SpanID) != 16 {
+		if !sp.Valid() {
 			rejected++
 			continue
 		}
@@ -156,7 +158,7 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	}
 	var why string
 	if rejected > 0 {
-		why = fmt.Sprintf("%d span(s) without a valid trace ID (16 bytes) and span ID (8 bytes)", rejected)
+		why = fmt.Sprintf("%d span(s) without a valid trace ID (16 bytes, not all zero), span ID (8 bytes, not all zero) or parent span ID (8 bytes, or none)", rejected)
 	}
 	whole := s.otlp.add(spans)
 	items, bad, badWhy := s.otlpItems(r, whole)

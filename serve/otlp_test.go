@@ -187,6 +187,12 @@ func TestOTLPAnswersPerSpec(t *testing.T) {
 		"a whole trace, JSON": {string(noContent), "application/json", http.StatusOK, 0, ""},
 		"spans without ids": {`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}]}]}]}`,
 			"application/json; charset=utf-8", http.StatusOK, 1, "without a valid trace ID"},
+		"a trace ID of zeros": {otlpSpan("00000000000000000000000000000000", "00f067aa0ba902b7", ""),
+			"application/json", http.StatusOK, 1, "without a valid trace ID"},
+		"a span ID of zeros": {otlpSpan("4bf92f3577b34da6a3ce929d0e0e4736", "0000000000000000", ""),
+			"application/json", http.StatusOK, 1, "without a valid trace ID"},
+		"a parent ID of 4 bytes": {otlpSpan("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", "0a0b0c0d"),
+			"application/json", http.StatusOK, 1, "parent span ID"},
 		"not OTLP":           {`[1,2]`, "application/json", http.StatusBadRequest, 0, "OTLP export request"},
 		"not protobuf":       {"\xff\xff\xff", "application/x-protobuf", http.StatusBadRequest, 0, "not an OTLP protobuf export request"},
 		"wrong content type": {`{}`, "text/plain", http.StatusUnsupportedMediaType, 0, "OTLP/HTTP sends"},
@@ -229,6 +235,13 @@ func TestOTLPAnswersPerSpec(t *testing.T) {
 	}
 }
 
+// otlpSpan is an OTLP JSON export of one chat span with these IDs
+// (parent "" for none).
+func otlpSpan(traceID, spanID, parentID string) string {
+	return `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"` + traceID + `","spanId":"` + spanID + `","parentSpanId":"` + parentID +
+		`","name":"chat m","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}]}]}]}`
+}
+
 func TestSpanBufferWaitsForTheRoot(t *testing.T) {
 	t.Parallel()
 	b := newSpanBuffer(2)
@@ -248,4 +261,37 @@ func TestSpanBufferWaitsForTheRoot(t *testing.T) {
 	got = b.add([]conversation.Span{root("2")})
 	require.Len(t, got, 1, "a trace put back is whole when its root comes again")
 	assert.Len(t, got[0], 2)
+}
+
+// TestATraceWhoseRootIsRemoteIsWholeAtItsLocalRoot sends, through the
+// OpenTelemetry Go SDK's OTLP/HTTP exporter, the spans of an agent
+// service that was called with a traceparent: its top span's parent is
+// in the caller, so no span of the trace here is a root. Its trace is
+// whole when that top span comes, and judged; it used to wait until
+// --queue other traces pushed it out.
+func TestATraceWhoseRootIsRemoteIsWholeAtItsLocalRoot(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	exp, err := otlptracehttp.New(t.Context(), otlptracehttp.WithEndpointURL(s.URL+"/otlp/v1/traces"))
+	require.NoError(t, err)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+
+	caller := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID:    trace.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36},
+		SpanID:     trace.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7},
+		TraceFlags: trace.FlagsSampled, Remote: true,
+	})
+	ctx := trace.ContextWithRemoteSpanContext(context.Background(), caller)
+	tracer := tp.Tracer("agent")
+	ctx, agent := tracer.Start(ctx, "invoke_agent weather", trace.WithAttributes(attribute.String("gen_ai.operation.name", "invoke_agent")))
+	_, chat := tracer.Start(ctx, "chat m", trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat")))
+	chat.End()
+	agent.End()
+
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	eventually(t, "the trace with a remote parent judged", func() bool {
+		got, err := s.Trace(t.Context(), id)
+		return err == nil && got.Judged
+	})
 }

@@ -88,6 +88,25 @@ func TestRule(t *testing.T) {
 			{live.EventEscalate, run.SeverityCritical, 0.21875},
 		},
 	}, {
+		name: "a mean on the floor but for rounding is not critical",
+		// (0.1 + 0.7) / 2 is 0.39999999999999997 in floating point: 0.4,
+		// which is not under 0.4.
+		cfg:   live.Config{Window: 2, MinScores: 2},
+		steps: []step{obs(0.1, 1), obs(0.7, 1)},
+	}, {
+		name: "a window of scores at 0.85 x the baseline is no degradation",
+		// Ten 0.68s sum to 6.799999999999999: their mean is 0.68, the
+		// limit 0.85 x 0.8, but for rounding.
+		cfg:   live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.8}},
+		steps: []step{obs(0.68, 10)},
+	}, {
+		name: "an alert resolves when the mean comes back to the limit",
+		// 0.5s open a warning (under 0.68, over 0.4) at the tenth; the
+		// tenth 0.68 brings the mean back to 0.68 = 0.85 x 0.8.
+		cfg:    live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.8}},
+		steps:  []step{obs(0.5, 10), obs(0.68, 10)},
+		events: []want{{live.EventOpen, run.SeverityWarning, 0.5}, {live.EventResolve, "", 0.68}},
+	}, {
 		name:  "warning, critical, back to warning, resolved",
 		cfg:   live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.9}},
 		steps: []step{obs(0.9, 10), obs(0.6, 10), obs(0.2, 10), obs(0.65, 10), obs(0.9, 5)},

@@ -139,13 +139,15 @@ func (s *series) takeBaseline(cfg Config) {
 	}
 }
 
-// level is the rule's verdict on the window's mean: critical under the
-// floor, else warning under the baseline's share, else none.
+// ruleLevel is the rule's verdict on the window's mean: critical under
+// the floor, else warning under the baseline's share, else none; a mean
+// equal to a limit, but for floating-point noise, is not under it
+// (run.Under).
 func ruleLevel(cfg Config, mean, baseline float64) int {
 	switch {
-	case mean < cfg.Critical:
+	case run.Under(mean, cfg.Critical):
 		return levelCritical
-	case mean < cfg.WarnRatio*baseline: // false while baseline is NaN
+	case run.Under(mean, cfg.WarnRatio*baseline): // false while baseline is NaN
 		return levelWarning
 	}
 	return levelNone
@@ -155,14 +157,14 @@ func ruleLevel(cfg Config, mean, baseline float64) int {
 // warning, a threshold critical, both or none, in that order.
 func seedAlerts(cfg Config, metric string, mean, baseline float64) []run.QualityAlert {
 	out := []run.QualityAlert{}
-	if limit := cfg.WarnRatio * baseline; mean < limit {
+	if limit := cfg.WarnRatio * baseline; run.Under(mean, limit) {
 		out = append(out, run.QualityAlert{
 			Type: run.AlertDegradation, Severity: run.SeverityWarning,
 			Message: metric + " degraded from baseline", Metric: metric,
 			CurrentValue: mean, Threshold: limit,
 		})
 	}
-	if mean < cfg.Critical {
+	if run.Under(mean, cfg.Critical) {
 		out = append(out, run.QualityAlert{
 			Type: run.AlertThreshold, Severity: run.SeverityCritical,
 			Message: "Average " + metric + " critically low", Metric: metric,

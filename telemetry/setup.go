@@ -85,8 +85,20 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 	return func(ctx context.Context) error {
 		otel.SetTracerProvider(prevTP)
 		otel.SetTextMapPropagator(prevProp)
-		return tp.Shutdown(ctx)
+		if err := tp.Shutdown(ctx); err != nil {
+			return fmt.Errorf("the spans still held were not all sent to the collector at %s: %w", redacted(endpoint), err)
+		}
+		return nil
 	}, nil
+}
+
+// redacted is endpoint with any password in it masked, for messages.
+func redacted(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "(the endpoint)"
+	}
+	return u.Redacted()
 }
 
 // Propagator is what Setup installs and Middleware reads: W3C trace

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -122,6 +123,35 @@ func TestSetupExportsWhenAnEndpointIsSet(t *testing.T) {
 			assert.Equal(t, tc.want, c.got())
 		})
 	}
+}
+
+// TestShutdownSaysWhereTheSpansWereNotSent: spans that a collector did
+// not take before the flush's deadline are reported with the collector's
+// address (its password masked), not as a bare "context deadline
+// exceeded".
+func TestShutdownSaysWhereTheSpansWereNotSent(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // a collector that hangs until the test ends
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	endpoint := strings.Replace(srv.URL, "http://", "http://probe:s3cret@", 1) + "/v1/traces"
+	env := map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint}
+	shutdown, err := telemetry.Setup(t.Context(), func(k string) string { return env[k] })
+	require.NoError(t, err)
+	_, span := otel.Tracer("test").Start(context.Background(), "probe")
+	span.End()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // the flush's time is up
+	err = shutdown(ctx)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "not all sent to the collector at http://probe:xxxxx@127.0.0.1:")
+	assert.NotContains(t, err.Error(), "s3cret")
 }
 
 func TestSetupIsOffUnlessAsked(t *testing.T) {

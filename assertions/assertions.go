@@ -208,6 +208,11 @@ func equals(answer string, arg any) (bool, string, []string) {
 	for i < len(answer) && i < len(ref) && answer[i] == ref[i] {
 		i++
 	}
+	// Two characters that differ may share their first bytes (ก and ข,
+	// é and è): the difference starts where the character does.
+	for i > 0 && i < len(answer) && !utf8.RuneStart(answer[i]) {
+		i--
+	}
 	at := utf8.RuneCountInString(answer[:i]) + 1
 	return false, fmt.Sprintf("the answer differs from the reference from character %d (%d characters, the reference %d)",
 		at, utf8.RuneCountInString(answer), utf8.RuneCountInString(ref)), nil

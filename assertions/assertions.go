@@ -17,7 +17,9 @@
 //
 // A record without the argument (no reference, no metadata field), or with
 // one that cannot be used (a pattern that does not compile, a schema that
-// does not resolve, bounds the wrong way round), is an input error naming
+// does not resolve, is of a draft the validator does not read, or refers
+// back to itself without reading into the value, bounds the wrong way
+// round), is an input error naming
 // the file, line and field, found by the check pass before anything runs.
 //
 // Texts are compared in Unicode NFC, so that the same characters typed two
@@ -32,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -205,6 +208,11 @@ func equals(answer string, arg any) (bool, string, []string) {
 	for i < len(answer) && i < len(ref) && answer[i] == ref[i] {
 		i++
 	}
+	// Two characters that differ may share their first bytes (ก and ข,
+	// é and è): the difference starts where the character does.
+	for i > 0 && i < len(answer) && !utf8.RuneStart(answer[i]) {
+		i--
+	}
 	at := utf8.RuneCountInString(answer[:i]) + 1
 	return false, fmt.Sprintf("the answer differs from the reference from character %d (%d characters, the reference %d)",
 		at, utf8.RuneCountInString(answer), utf8.RuneCountInString(ref)), nil
@@ -354,8 +362,18 @@ func schemaArg(s eval.Sample) (any, error) {
 	if err != nil {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: %v", err)
 	}
+	if d := js.Schema; !slices.Contains(schemaDrafts, d) {
+		return nil, argError(MetricJSONSchema, "the schema cannot be used: $schema %q is a draft the validator does not read: write %q (draft 2020-12) or %q (draft-07), or leave $schema out", d, schemaDrafts[1], schemaDrafts[2])
+	}
+	if loop := schemaLoop(v.(map[string]any)); loop != "" {
+		return nil, argError(MetricJSONSchema, "the schema cannot be used: it refers back to itself without reading into the value (%s), so no validation could end", loop)
+	}
 	return rs, nil
 }
+
+// schemaDrafts are the $schema values the validator reads: none (draft
+// 2020-12), draft 2020-12 and draft-07 (as http or https).
+var schemaDrafts = []string{"", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#"}
 
 func matchesSchema(answer string, arg any) (bool, string, []string) {
 	v, err := parseJSON(answer)

@@ -1,6 +1,7 @@
 package assertions_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -16,6 +17,15 @@ import (
 // md is a metadata object of one field.
 func md(name string, v any) map[string]any { return map[string]any{name: v} }
 
+// sch is a JSON schema written as JSON, decoded as a dataset's metadata is.
+func sch(s string) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
 func TestAssertions(t *testing.T) {
 	t.Parallel()
 	schema := map[string]any{
@@ -26,6 +36,10 @@ func TestAssertions(t *testing.T) {
 			"population": map[string]any{"type": "integer", "minimum": 0.0},
 		},
 	}
+	// A schema may refer to itself under properties or items: each turn
+	// reads one level deeper into the value.
+	tree := `{"$defs": {"node": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"},
+		"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"}`
 	tests := map[string]struct {
 		metric string
 		sample eval.Sample
@@ -39,6 +53,9 @@ func TestAssertions(t *testing.T) {
 		"equals, Thai":                 {assertions.MetricEquals, eval.Sample{Answer: "เชียงใหม่", Reference: "เชียงใหม่"}, true, "equals"},
 		"equals, case differs":         {assertions.MetricEquals, eval.Sample{Answer: "ljubljana", Reference: "Ljubljana"}, false, "from character 1"},
 		"equals, says more":            {assertions.MetricEquals, eval.Sample{Answer: "42 kg", Reference: "42"}, false, "from character 3 (5 characters, the reference 2)"},
+		"equals, Thai, third letter":   {assertions.MetricEquals, eval.Sample{Answer: "กขค", Reference: "กขง"}, false, "from character 3 (3 characters, the reference 3)"},
+		"equals, accent differs":       {assertions.MetricEquals, eval.Sample{Answer: "café", Reference: "cafè"}, false, "from character 4 (4 characters"},
+		"equals, emoji differs":        {assertions.MetricEquals, eval.Sample{Answer: "ok 🙂", Reference: "ok 🙃"}, false, "from character 4 (4 characters"},
 		"equals, missing answer":       {assertions.MetricEquals, eval.Sample{Reference: "42"}, false, "differs"},
 		"contains, inside a sentence":  {assertions.MetricContains, eval.Sample{Answer: "The boiling point is 100 °C at sea level.", Reference: "100 °C"}, true, "contains the reference"},
 		"contains, Thai inside Thai":   {assertions.MetricContains, eval.Sample{Answer: "เมืองหลวงของไทยคือกรุงเทพมหานคร", Reference: "กรุงเทพ"}, true, "contains"},
@@ -68,30 +85,33 @@ func TestAssertions(t *testing.T) {
 		"regex, anchored, longer": {assertions.MetricRegex, eval.Sample{Answer: "yes, I think", Metadata: md("regex", `^(?i)yes$`)}, false, "does not match"},
 		"regex, empty answer":     {assertions.MetricRegex, eval.Sample{Metadata: md("regex", `.`)}, false, "does not match"},
 
-		"is_json, an object":        {assertions.MetricIsJSON, eval.Sample{Answer: `{"ok": true, "items": [1, 2]}`}, true, "valid JSON"},
-		"is_json, a list, spaced":   {assertions.MetricIsJSON, eval.Sample{Answer: "\n [\"a\", null]\n"}, true, "valid JSON"},
-		"is_json, a bare number":    {assertions.MetricIsJSON, eval.Sample{Answer: "3.5"}, true, "valid JSON"},
-		"is_json, in a code fence":  {assertions.MetricIsJSON, eval.Sample{Answer: "```json\n{\"ok\": true}\n```"}, false, "not valid JSON"},
-		"is_json, trailing comma":   {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1,}`}, false, "not valid JSON"},
-		"is_json, two values":       {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1} {"b": 2}`}, false, "not valid JSON"},
-		"is_json, prose":            {assertions.MetricIsJSON, eval.Sample{Answer: "Sure! Here it is."}, false, "not valid JSON"},
-		"is_json, empty":            {assertions.MetricIsJSON, eval.Sample{}, false, "empty"},
-		"is_json, Thai prose":       {assertions.MetricIsJSON, eval.Sample{Answer: "ตกลง {\"a\": 1}"}, false, `breaks at character 1 ("ตกลง {\"a\": 1}")`},
-		"is_json, cut short":        {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": [1, 2`}, false, "ends before the JSON value does"},
-		"is_json, breaks later":     {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
-		"json_schema, matches":      {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 522000}`, Metadata: md("json_schema", schema)}, true, "matches the schema"},
-		"json_schema, extra keys":   {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 0, "note": "x"}`, Metadata: md("json_schema", schema)}, true, "matches"},
-		"json_schema, Thai value":   {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "ขอนแก่น", "population": 120000}`, Metadata: md("json_schema", schema)}, true, "matches"},
-		"json_schema, missing key":  {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, wrong type":   {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": "many"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, not integer":  {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1.5}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, not JSON":     {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
-		"length, within":            {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
-		"length, at the maximum":    {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
-		"length, Thai by character": {assertions.MetricLength, eval.Sample{Answer: "สวัสดี", Metadata: md("length", map[string]any{"min": 6.0, "max": 6.0})}, true, "6 characters"},
-		"length, too long":          {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
-		"length, too short":         {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
-		"length, empty answer":      {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
+		"is_json, an object":             {assertions.MetricIsJSON, eval.Sample{Answer: `{"ok": true, "items": [1, 2]}`}, true, "valid JSON"},
+		"is_json, a list, spaced":        {assertions.MetricIsJSON, eval.Sample{Answer: "\n [\"a\", null]\n"}, true, "valid JSON"},
+		"is_json, a bare number":         {assertions.MetricIsJSON, eval.Sample{Answer: "3.5"}, true, "valid JSON"},
+		"is_json, in a code fence":       {assertions.MetricIsJSON, eval.Sample{Answer: "```json\n{\"ok\": true}\n```"}, false, "not valid JSON"},
+		"is_json, trailing comma":        {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1,}`}, false, "not valid JSON"},
+		"is_json, two values":            {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1} {"b": 2}`}, false, "not valid JSON"},
+		"is_json, prose":                 {assertions.MetricIsJSON, eval.Sample{Answer: "Sure! Here it is."}, false, "not valid JSON"},
+		"is_json, empty":                 {assertions.MetricIsJSON, eval.Sample{}, false, "empty"},
+		"is_json, Thai prose":            {assertions.MetricIsJSON, eval.Sample{Answer: "ตกลง {\"a\": 1}"}, false, `breaks at character 1 ("ตกลง {\"a\": 1}")`},
+		"is_json, cut short":             {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": [1, 2`}, false, "ends before the JSON value does"},
+		"is_json, breaks later":          {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
+		"json_schema, matches":           {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 522000}`, Metadata: md("json_schema", schema)}, true, "matches the schema"},
+		"json_schema, extra keys":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 0, "note": "x"}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, Thai value":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "ขอนแก่น", "population": 120000}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, missing key":       {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, wrong type":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": "many"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, not integer":       {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1.5}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, not JSON":          {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
+		"json_schema, a tree, nested":    {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}`, Metadata: md("json_schema", sch(tree))}, true, "matches"},
+		"json_schema, a tree, bad leaf":  {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}`, Metadata: md("json_schema", sch(tree))}, false, "does not match"},
+		"json_schema, draft-07 by https": {assertions.MetricJSONSchema, eval.Sample{Answer: `"x"`, Metadata: md("json_schema", sch(`{"$schema": "https://json-schema.org/draft-07/schema#", "type": "string"}`))}, true, "matches"},
+		"length, within":                 {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
+		"length, at the maximum":         {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
+		"length, Thai by character":      {assertions.MetricLength, eval.Sample{Answer: "สวัสดี", Metadata: md("length", map[string]any{"min": 6.0, "max": 6.0})}, true, "6 characters"},
+		"length, too long":               {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
+		"length, too short":              {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
+		"length, empty answer":           {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -135,11 +155,20 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		"json_schema, a string":     {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", "schema.json")}, "metadata.json_schema", "want a JSON schema object, got a string"},
 		"json_schema, bad type":     {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"type": 7.0})}, "metadata.json_schema", "not a JSON schema"},
 		"json_schema, remote ref":   {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"$ref": "https://example.com/s.json"})}, "metadata.json_schema", "cannot be used"},
-		"length, no bound":          {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
-		"length, the wrong way":     {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
-		"length, a fraction":        {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
-		"length, unknown key":       {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
-		"length, a number":          {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// A schema that refers back to itself without reading into the
+		// value would recurse until the process dies; a draft the
+		// validator does not read would fail every answer.
+		"json_schema, ref to itself":      {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}`))}, "metadata.json_schema", "(#/$defs/a → #/$defs/a)"},
+		"json_schema, root in allOf":      {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"type": "object", "allOf": [{"$ref": "#"}]}`))}, "metadata.json_schema", "(# → #/allOf/0 → #)"},
+		"json_schema, two refs in a ring": {assertions.MetricJSONSchema, eval.Sample{Answer: "1", Metadata: md("json_schema", sch(`{"definitions": {"a": {"not": {"$ref": "#/definitions/b"}}, "b": {"anyOf": [{"type": "string"}, {"$ref": "#/definitions/a"}]}}, "properties": {"x": {"$ref": "#/definitions/a"}}}`))}, "metadata.json_schema", "refers back to itself"},
+		"json_schema, by anchor":          {assertions.MetricJSONSchema, eval.Sample{Answer: "1", Metadata: md("json_schema", sch(`{"$defs": {"n": {"$anchor": "node", "oneOf": [{"$ref": "#node"}]}}, "$ref": "#node"}`))}, "metadata.json_schema", "refers back to itself"},
+		"json_schema, by $id":             {assertions.MetricJSONSchema, eval.Sample{Answer: "1", Metadata: md("json_schema", sch(`{"$id": "https://example.com/root.json", "$defs": {"n": {"$id": "n.json", "if": {"$ref": "n.json"}}}, "$ref": "n.json"}`))}, "metadata.json_schema", "refers back to itself"},
+		"json_schema, draft-04":           {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}`))}, "metadata.json_schema", `$schema "http://json-schema.org/draft-04/schema#" is a draft the validator does not read`},
+		"length, no bound":                {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
+		"length, the wrong way":           {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
+		"length, a fraction":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
+		"length, unknown key":             {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
+		"length, a number":                {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

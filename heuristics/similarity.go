@@ -4,6 +4,8 @@ import (
 	"math"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/assaylabs/assay/heuristics/internal/lex"
 )
 
@@ -15,6 +17,8 @@ import (
 // texts of a script, say nothing of content). It reads words, not meaning: a paraphrase in other words
 // scores low, and a negation ("is not") barely moves it. Two texts with no
 // content word in common score 0, as does a text with no content word.
+// Both texts are read in Unicode NFC, so a letter typed as one character
+// or as a letter and a combining accent is one word.
 func LexicalSimilarity(a, b string) float64 {
 	va, vb := stemCounts(a), stemCounts(b)
 	if len(va) == 0 || len(vb) == 0 {
@@ -33,6 +37,7 @@ func LexicalSimilarity(a, b string) float64 {
 
 // stemCounts counts the stems of text's content words (not stop words).
 func stemCounts(text string) map[string]float64 {
+	text = norm.NFC.String(text)
 	out := map[string]float64{}
 	for _, w := range lexicon().LowerWords(text) {
 		if lexicon().IsStop(w) || (lex.IsGram(w) && letters(w) < 2) {

@@ -89,6 +89,15 @@ func TestBadJudgesFile(t *testing.T) {
 		"a rubric grade off the scale": {
 			"judges:\n  - name: tone\n    criterion: a\n    scale: 1-5\n    rubric:\n      1: rude\n      6: beyond polite\n", 7, "judges[0].rubric.6", `"6" is not a grade of the scale 1-5`,
 		},
+		"a rubric grade written twice": {
+			"judges:\n  - name: tone\n    criterion: a\n    scale: 1-5\n    rubric:\n      3: fair\n      03: middling\n", 7, "judges[0].rubric.03", `"03" is not a grade of the scale 1-5 (1, 2, 3, 4, 5)`,
+		},
+		"a rubric grade with a sign": {
+			"judges:\n  - name: tone\n    criterion: a\n    scale: 0-10\n    rubric:\n      +7: good\n", 6, "judges[0].rubric.+7", `"+7" is not a grade of the scale 0-10`,
+		},
+		"an example graded 04": {
+			"judges:\n  - name: tone\n    criterion: a\n    scale: 1-5\n    examples:\n      - grade: '04'\n        fields: {question: q, answer: a}\n", 6, "judges[0].examples[0]", `grade "04" is not a grade of the scale 1-5`,
+		},
 		"a rubric of pass/fail with numbers": {
 			"judges:\n  - name: tone\n    criterion: a\n    scale: pass/fail\n    rubric:\n      1: polite\n", 6, "judges[0].rubric.1", "not a grade of the scale pass/fail",
 		},

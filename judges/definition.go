@@ -283,7 +283,7 @@ func (sc Scale) Grades() []string {
 }
 
 // Grade is the number of a grade a reply writes (pass 1, fail 0), and
-// whether it is one of the scale's.
+// whether it is one of the scale's, written as Grades writes it.
 func (sc Scale) Grade(text string) (float64, bool) {
 	if sc.PassFail {
 		switch text {
@@ -294,8 +294,10 @@ func (sc Scale) Grade(text string) (float64, bool) {
 		}
 		return 0, false
 	}
+	// A grade is written one way: "03" or "+3" would be a second rubric
+	// line for grade 3, of which the prompt would show one.
 	g, err := strconv.Atoi(text)
-	if err != nil || g < sc.Lo || g > sc.Hi {
+	if err != nil || g < sc.Lo || g > sc.Hi || strconv.Itoa(g) != text {
 		return 0, false
 	}
 	return float64(g), true

@@ -241,7 +241,7 @@ func (j AnswerCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Score
 		return skip(MetricAnswerCorrectness, meth, 1, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if Offline(j.Model) {
-		ans, ref := heuristics.SplitClaims(s.Answer), heuristics.SplitClaims(s.Reference)
+		ans, ref := offlineStatements(s)
 		if sc, ok := noStatements(MetricAnswerCorrectness, MethodOffline, ans, ref, true, eval.Usage{}); ok {
 			return sc, nil
 		}
@@ -331,6 +331,14 @@ func statementsOf(ctx context.Context, m Model, s eval.Sample, both bool) (ans, 
 	}
 	ref, _ = dedupe(rl.Claims)
 	return ans, ref, u, nil
+}
+
+// offlineStatements are the sentences of s's answer and of its reference,
+// each list with repeats dropped as statementsOf drops the model's.
+func offlineStatements(s eval.Sample) (ans, ref []string) {
+	ans, _ = dedupe(heuristics.SplitClaims(s.Answer))
+	ref, _ = dedupe(heuristics.SplitClaims(s.Reference))
+	return ans, ref
 }
 
 // errNoAnswerStatement is the cause of a skip for an answer in which no
@@ -489,7 +497,7 @@ func (j FactualCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Scor
 		return skip(name, meth, 1, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
 	if Offline(j.Model) {
-		ans, ref := heuristics.SplitClaims(s.Answer), heuristics.SplitClaims(s.Reference)
+		ans, ref := offlineStatements(s)
 		if sc, ok := noStatements(name, MethodOffline, ans, ref, both, eval.Usage{}); ok {
 			return sc, nil
 		}

@@ -324,6 +324,38 @@ func TestReferenceJudgesOffline(t *testing.T) {
 	}
 }
 
+// TestReferenceJudgesOfflineCountARepeatOnce: a sentence said twice is
+// one statement offline, as with a model, so repeating a true sentence
+// does not buy precision or recall.
+func TestReferenceJudgesOfflineCountARepeatOnce(t *testing.T) {
+	t.Parallel()
+	s := eval.Sample{
+		Query:     "What are the capitals?",
+		Answer:    "Paris is the capital of France. Paris is the capital of France.",
+		Reference: "Paris is the capital of France. Berlin is the capital of Germany.",
+	}
+	// Answer: one statement, supported (TP 1, FP 0). Reference: Paris
+	// covered, Berlin not (FN 1). Counting the repeat twice gave TP 2:
+	// F 2 / (2 + 0.5) = 0.8 and recall 2/3.
+	tests := map[string]float64{
+		judges.MetricAnswerCorrectness:  2.0 / 3, // 1 / (1 + (0 + 1) / 2)
+		judges.MetricFactualCorrectness: 2.0 / 3, // P 1, R 1/2: 2 x 1 x 0.5 / 1.5
+		judges.MetricFactualPrecision:   1,
+		judges.MetricFactualRecall:      0.5,
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			j, err := judges.New(name, nil)
+			require.NoError(t, err)
+			sc, err := j.Score(t.Context(), s)
+			require.NoError(t, err)
+			assert.InDelta(t, want, sc.Value, 1e-9, sc.Reason)
+			assert.InDelta(t, 1.0, sc.Evidence.Counts["tp"], 0, sc.Reason)
+		})
+	}
+}
+
 func TestReferenceJudgesSkipWhatHasNothingToCompare(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{judges.MetricAnswerCorrectness, judges.MetricFactualCorrectness, judges.MetricFactualPrecision, judges.MetricFactualRecall, judges.MetricSemanticSimilarity} {

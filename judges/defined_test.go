@@ -199,6 +199,9 @@ func TestDefinedReadsItsScaleStrictly(t *testing.T) {
 		"6 on 1-5 twice: default":   {"1-5", []string{`{"reason":"r","grade":6}`, `{"reason":"r","grade":6}`}, 2.5, true, 2},
 		"4.5 on 1-5 twice: default": {"1-5", []string{`{"reason":"r","grade":4.5}`, `{"reason":"r","grade":4.5}`}, 2.5, true, 2},
 		"yes on pass/fail: default": {"pass/fail", []string{`{"reason":"r","grade":"yes"}`, `{"reason":"r","grade":true}`}, 0.5, true, 2},
+		"4.0 on 1-5: the integer 4": {"1-5", []string{`{"reason":"r","grade":4.0}`}, 4, false, 1},
+		"4e0 on 1-5: the integer 4": {"1-5", []string{`{"reason":"r","grade":4e0}`}, 4, false, 1},
+		"4.0 on pass/fail: default": {"pass/fail", []string{`{"reason":"r","grade":4.0}`, `{"reason":"r","grade":4.0}`}, 0.5, true, 2},
 		"11 on 0-10, then 0":        {"0-10", []string{`{"reason":"r","grade":11}`, `{"reason":"r","grade":0}`}, 0, false, 2},
 	}
 	for name, tc := range tests {

@@ -78,6 +78,10 @@ func TestAnswerRelevancyAndItsGradeAreTwoMetrics(t *testing.T) {
 			metric: judges.MetricAnswerRelevancyGrade, replies: []string{`{"grade":4,"reason":"answers both parts, one detail off"}`}, calls: 1,
 			value: 0.75, points: 4, max: 5, method: "llm:openai:judge",
 		},
+		"answer_relevancy_grade written 4.0, as open models write it: the integer 4": {
+			metric: judges.MetricAnswerRelevancyGrade, replies: []string{`{"grade":4.0,"reason":"answers both parts, one detail off"}`}, calls: 1,
+			value: 0.75, points: 4, max: 5, method: "llm:openai:judge",
+		},
 		"answer_relevancy_grade with an embedding model: still one grade, nothing embedded": {
 			metric: judges.MetricAnswerRelevancyGrade, sample: thaiSample, embeds: true, replies: []string{`{"grade":5,"reason":"ตอบตรงคำถาม"}`}, calls: 1,
 			value: 1, points: 5, max: 5, method: "llm:openai:judge",

@@ -237,6 +237,9 @@ func (job *ResearchJob) prepare() (Mode, error) {
 	if c := job.RelevanceCutoff; c < 0 || c > 5 {
 		return Mode{}, eval.FlagError("--relevance-cutoff", "must be a grade from 1 to 5, got %d", c)
 	}
+	if job.Timeout < 0 {
+		return Mode{}, eval.FlagError("--timeout", "want 0 (no limit) or a positive duration such as 10m, got %v", job.Timeout)
+	}
 	if strings.TrimSpace(job.Question) == "" {
 		return Mode{}, &eval.InputError{Msg: "the question is empty"}
 	}

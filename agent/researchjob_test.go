@@ -77,6 +77,7 @@ func TestRunResearchRefusesBadSettingsBeforeRunning(t *testing.T) {
 		"a daily profile":                  {func(j *agent.ResearchJob) { j.Profile = "daily" }, `--profile: "daily" is a daily profile; research needs one of kind report`},
 		"a profile that is not there":      {func(j *agent.ResearchJob) { j.Profile = "/does/not/exist.yaml" }, "--profile: profile: open /does/not/exist.yaml"},
 		"a --url without a host":           {func(j *agent.ResearchJob) { j.URLs = []string{"https:///a"} }, `--url: "https:///a": no host`},
+		"a negative timeout":               {func(j *agent.ResearchJob) { j.Timeout = -time.Second }, "--timeout: want 0 (no limit) or a positive duration such as 10m, got -1s"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

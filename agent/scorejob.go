@@ -84,6 +84,9 @@ func (o *ScoreOutcome) Write(w io.Writer, format string) error {
 // settings, or another error when scoring could not go on; a card that
 // did not pass is an outcome with a judging.FailVerdict failure.
 func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
+	if err := job.Judging.Check(); err != nil {
+		return nil, err
+	}
 	p, err := scoreProfile(job, job.Truth != "", job.Telemetry != "")
 	if err != nil {
 		return nil, err
@@ -434,7 +437,8 @@ func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 const MaxInput = 10 << 20
 
 // ReadInput reads a file ("-" is stdin) and checks that it is non-empty
-// UTF-8 text of at most limit bytes.
+// UTF-8 text of at most limit bytes. A leading UTF-8 byte-order mark is
+// dropped.
 func ReadInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 	name := DisplayName(file)
 	var r io.Reader
@@ -461,6 +465,9 @@ func ReadInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 	if len(data) > limit {
 		return nil, &eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", limit>>20)}
 	}
+	// A byte-order mark is not content: an editor's mark before JSON made
+	// it unreadable, and a file of the mark alone was scored as a report.
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, &eval.InputError{File: name, Msg: "empty input: nothing to score"}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -96,11 +95,15 @@ func modelOf(name string) string {
 	return model
 }
 
+// MaxPricesSize is the largest price file LoadPrices reads, so that a
+// wrong path (/dev/zero) is refused rather than read without end.
+const MaxPricesSize = 10 << 20
+
 // LoadPrices reads a YAML map of model to {in, out}, in US dollars per
 // million tokens, and lays it over the defaults. The file is read strictly
 // (ParsePrices): a typo must not price every call at $0.
 func LoadPrices(path string) (Prices, error) {
-	data, err := os.ReadFile(path)
+	data, err := eval.ReadFile(path, "a price file", MaxPricesSize)
 	if err != nil {
 		return nil, err
 	}

@@ -44,9 +44,12 @@ func ParseMinGate(s string) (*MinGate, error) {
 func (g *MinGate) String() string { return g.text }
 
 // Set parses the floors, comma separated; each a value from 0 to 1, alone
-// (every metric) or as METRIC=VALUE. It forgets earlier floors and counts.
+// (every metric) or as METRIC=VALUE. A floor given twice (two values
+// alone, or one metric twice) is an error rather than the last one
+// silently winning. It forgets earlier floors and counts.
 func (g *MinGate) Set(s string) error {
 	*g = MinGate{by: map[string]float64{}, text: s}
+	all := false // the floor for every metric is set
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -60,9 +63,18 @@ func (g *MinGate) Set(s string) error {
 		if err != nil || !(v >= 0 && v <= 1) { // NaN too
 			return fmt.Errorf("%q: want a value from 0 to 1, or METRIC=VALUE", part)
 		}
-		if metric = strings.TrimSpace(metric); metric == "" {
-			g.all = v
-		} else {
+		metric = strings.TrimSpace(metric)
+		switch {
+		case named && metric == "":
+			return fmt.Errorf("%q: no metric before =: want METRIC=VALUE, or the value alone for every metric", part)
+		case !named && all:
+			return fmt.Errorf("%q: a floor for every metric is given twice; give one", s)
+		case !named:
+			g.all, all = v, true
+		default:
+			if _, twice := g.by[metric]; twice {
+				return fmt.Errorf("%q: %s is given twice; give it one floor", s, metric)
+			}
 			g.by[metric] = v
 		}
 	}

@@ -68,11 +68,14 @@ func TestMinGate(t *testing.T) {
 			err:    "2 score(s) below --min (faithfulness 2 under 0.01 (2 of them skipped: nothing to judge))",
 			misses: []run.FloorMiss{{Metric: "faithfulness", Floor: 0.01, Below: 2, Skipped: 2}},
 		},
-		"out of range":    {floors: "1.5", setErr: `"1.5": want a value from 0 to 1, or METRIC=VALUE`},
-		"NaN":             {floors: "NaN", setErr: `"NaN": want a value from 0 to 1, or METRIC=VALUE`},
-		"NaN by metric":   {floors: "faithfulness=nan", setErr: `"faithfulness=nan": want a value from 0 to 1, or METRIC=VALUE`},
-		"not a number":    {floors: "faithfulness=high", setErr: `"faithfulness=high": want a value from 0 to 1, or METRIC=VALUE`},
-		"unjudged metric": {floors: "faithfulnes=0.8", check: "--min faithfulnes=0.8: faithfulnes is not among the judged metrics (faithfulness, answer_relevancy)"},
+		"out of range":                {floors: "1.5", setErr: `"1.5": want a value from 0 to 1, or METRIC=VALUE`},
+		"NaN":                         {floors: "NaN", setErr: `"NaN": want a value from 0 to 1, or METRIC=VALUE`},
+		"NaN by metric":               {floors: "faithfulness=nan", setErr: `"faithfulness=nan": want a value from 0 to 1, or METRIC=VALUE`},
+		"not a number":                {floors: "faithfulness=high", setErr: `"faithfulness=high": want a value from 0 to 1, or METRIC=VALUE`},
+		"two floors for every metric": {floors: "0.5,0.6", setErr: `"0.5,0.6": a floor for every metric is given twice; give one`},
+		"one metric twice":            {floors: "faithfulness=0.5, faithfulness=0.6", setErr: `"faithfulness=0.5, faithfulness=0.6": faithfulness is given twice; give it one floor`},
+		"no metric before =":          {floors: "=0.5", setErr: `"=0.5": no metric before =: want METRIC=VALUE, or the value alone for every metric`},
+		"unjudged metric":             {floors: "faithfulnes=0.8", check: "--min faithfulnes=0.8: faithfulnes is not among the judged metrics (faithfulness, answer_relevancy)"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/flagerror"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/telemetry"
 )
@@ -141,7 +142,10 @@ more judge defaults than --max-default-rate allows (any under --strict).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(debug.ReadBuildInfo()),
+		// A flag given an empty value is refused, not taken for its default.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return flagerror.Empty(cmd.Flags()) },
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagerror.Explain(err) })
 	root.SetVersionTemplate("assay {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)

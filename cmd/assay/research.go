@@ -60,7 +60,7 @@ func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Comman
 	fl.IntVar(&f.job.RelevanceCutoff, "relevance-cutoff", 0, "least relevance grade (1-5) the gate keeps (default: the profile's gate.relevance_cutoff, 3)")
 	fl.StringVar(&f.job.Corpus, "corpus", "", "folder of Markdown, HTML and text documents with front matter (default: the embedded corpus)")
 	fl.StringVar(&f.job.Search, "search", "local", "search backend: local, or searxng:URL")
-	fl.StringSliceVar(&f.job.URLs, "url", nil, "add a source by URL (repeatable)")
+	fl.StringArrayVar(&f.job.URLs, "url", nil, "add a source by URL (repeat the flag for more; a comma stays in the URL)")
 	fl.StringVar(&f.job.Out, "out", "", "folder to write report.md, card.json, sources.json and trace.jsonl into as the run goes")
 	fl.StringVar(&f.job.Format, "format", "md", "stdout format: md, json or yaml")
 	fl.DurationVar(&f.job.Timeout, "timeout", 0, "stop the run after this long and write what was done (0: no limit)")

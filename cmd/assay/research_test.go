@@ -557,6 +557,9 @@ func TestResearchNamesFailedURLs(t *testing.T) {
 		"a page that is not found": {
 			url: gone.URL + "/page", args: []string{"--allow-private"}, stderr: "assay: --url " + gone.URL + "/page: dropped: fetch: status 404\n",
 		},
+		"a URL with a comma, whole": {
+			url: gone.URL + "/page?ids=1,2", args: []string{"--allow-private"}, stderr: "assay: --url " + gone.URL + "/page?ids=1,2: dropped: fetch: status 404\n",
+		},
 		"a server that is down": {
 			url: "http://" + closedPort(t) + "/page", args: []string{"--allow-private"}, stderr: "/page: dropped: fetch: request failed: dial tcp 127.0.0.1:",
 		},

@@ -25,7 +25,10 @@ import (
 // is 0o644 whatever the umask). The temporary file is in path's directory,
 // a hidden name ending in ".tmp"; it is removed when anything fails, and
 // the target is then left as it was. A link at path is replaced by the
-// file, not followed.
+// file, not followed. A path that is a device, a named pipe or a socket
+// (/dev/null, /dev/stdout, a FIFO a reader waits on) is not a file to
+// replace: write's output is written into it, as a shell redirection
+// would, and it stays what it was.
 //
 // Every error is an *fs.PathError naming path, its Op the step that failed
 // ("create", "write", "sync", "rename"...) and its Err the cause: write's
@@ -58,6 +61,9 @@ func replace(path string, perm fs.FileMode, write func(io.Writer) error, sync bo
 		}
 		return &fs.PathError{Op: op, Path: path, Err: cause}
 	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return stream(path, write, fail)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fail("create", err)
@@ -88,6 +94,29 @@ func replace(path string, perm fs.FileMode, write func(io.Writer) error, sync bo
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fail("rename", err)
+	}
+	return nil
+}
+
+// stream writes into the device, pipe or socket at path what write
+// writes: there is nothing to replace, and no temporary file to rename
+// over it (a rename would put a plain file in the place of /dev/null).
+func stream(path string, write func(io.Writer) error, fail func(string, error) error) (err error) {
+	fh, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fail("open", err)
+	}
+	defer func() {
+		if cerr := fh.Close(); cerr != nil && err == nil {
+			err = fail("close", cerr)
+		}
+	}()
+	bw := bufio.NewWriter(fh)
+	if err := write(bw); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	if err := bw.Flush(); err != nil {
+		return fail("write", err)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"sync"
 	"time"
@@ -78,6 +79,26 @@ func DefaultConfig() Config {
 	return Config{Concurrency: 8, MaxRetryTime: 2 * time.Minute, CallTimeout: time.Minute}
 }
 
+// checkLimits names the first limit of cfg that cannot work, with the
+// value given: a budget that is negative or not a finite number (NaN
+// would compare false with every spending and stop nothing), a negative
+// rate, a call or retry time that is not positive.
+func (cfg Config) checkLimits() error {
+	switch {
+	case !(cfg.MaxCostUSD >= 0) || math.IsInf(cfg.MaxCostUSD, 0): // NaN too
+		return fmt.Errorf("--max-cost: want US dollars, 0 or more (0: no limit), got %g", cfg.MaxCostUSD)
+	case cfg.RPM < 0:
+		return fmt.Errorf("--rpm: must not be negative (0: no limit), got %d", cfg.RPM)
+	case cfg.TPM < 0:
+		return fmt.Errorf("--tpm: must not be negative (0: no limit), got %d", cfg.TPM)
+	case cfg.CallTimeout <= 0:
+		return fmt.Errorf("--call-timeout: must be positive, got %v", cfg.CallTimeout)
+	case cfg.MaxRetryTime <= 0:
+		return fmt.Errorf("--max-retry-time: must be positive, got %v", cfg.MaxRetryTime)
+	}
+	return nil
+}
+
 // Open builds the backend cfg names, reading keys and URLs from env
 // (usually os.Getenv), and wraps it in a Client with the limits, prices
 // and cache. The Closer closes the client's idle connections and the
@@ -90,11 +111,8 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 	if cfg.Budget != nil {
 		cfg.MaxCostUSD = cfg.Budget.Max()
 	}
-	if cfg.MaxCostUSD < 0 || cfg.RPM < 0 || cfg.TPM < 0 {
-		return nil, nil, errors.New("--max-cost, --rpm and --tpm must not be negative")
-	}
-	if cfg.CallTimeout <= 0 || cfg.MaxRetryTime <= 0 {
-		return nil, nil, errors.New("--call-timeout and --max-retry-time must be positive")
+	if err := cfg.checkLimits(); err != nil {
+		return nil, nil, err
 	}
 	b, err := backend.Open(cfg.Spec, env)
 	if err != nil {

@@ -3,6 +3,7 @@ package setup_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,21 +31,31 @@ func TestOpenRefusesBadSettings(t *testing.T) {
 	dir := t.TempDir()
 	badPrices := filepath.Join(dir, "prices.yaml")
 	require.NoError(t, os.WriteFile(badPrices, []byte("gpt-4o: [1, 2]\n"), 0o600))
+	endless := filepath.Join(dir, "endless.yaml") // 10 MB of blanks and a byte: read to its end, it would not fit
+	fh, err := os.Create(endless)
+	require.NoError(t, err)
+	require.NoError(t, fh.Truncate(10<<20+1))
+	require.NoError(t, fh.Close())
 	tests := map[string]struct {
 		change func(*setup.Config)
 		env    map[string]string
 		want   string
 	}{
 		"no call in flight":    {change: func(c *setup.Config) { c.Concurrency = 0 }, want: "--concurrency: must be at least 1, got 0"},
-		"a negative budget":    {change: func(c *setup.Config) { c.MaxCostUSD = -1 }, want: "--max-cost, --rpm and --tpm must not be negative"},
-		"a negative rpm":       {change: func(c *setup.Config) { c.RPM = -5 }, want: "--max-cost, --rpm and --tpm must not be negative"},
-		"no time for an call":  {change: func(c *setup.Config) { c.CallTimeout = 0 }, want: "--call-timeout and --max-retry-time must be positive"},
-		"no time for retries":  {change: func(c *setup.Config) { c.MaxRetryTime = -time.Second }, want: "--call-timeout and --max-retry-time must be positive"},
+		"a negative budget":    {change: func(c *setup.Config) { c.MaxCostUSD = -1 }, want: "--max-cost: want US dollars, 0 or more (0: no limit), got -1"},
+		"a budget of NaN":      {change: func(c *setup.Config) { c.MaxCostUSD = math.NaN() }, want: "--max-cost: want US dollars, 0 or more (0: no limit), got NaN"},
+		"an infinite budget":   {change: func(c *setup.Config) { c.MaxCostUSD = math.Inf(1) }, want: "--max-cost: want US dollars, 0 or more (0: no limit), got +Inf"},
+		"a negative rpm":       {change: func(c *setup.Config) { c.RPM = -5 }, want: "--rpm: must not be negative (0: no limit), got -5"},
+		"a negative tpm":       {change: func(c *setup.Config) { c.TPM = -1 }, want: "--tpm: must not be negative (0: no limit), got -1"},
+		"no time for an call":  {change: func(c *setup.Config) { c.CallTimeout = 0 }, want: "--call-timeout: must be positive, got 0s"},
+		"no time for retries":  {change: func(c *setup.Config) { c.MaxRetryTime = -time.Second }, want: "--max-retry-time: must be positive, got -1s"},
 		"an unknown backend":   {change: func(c *setup.Config) { c.Spec = "gemini:pro" }, want: `--llm: unknown backend "gemini" in "gemini:pro": want one of offline, openai, ollama, vllm, llamacpp, lmstudio, langchain`},
 		"OpenAI without a key": {change: func(c *setup.Config) { c.Spec = "openai:gpt-4o" }, want: "--llm: openai:gpt-4o: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL for a local server)"},
 		"ASSAY_LLM is read": {env: map[string]string{"ASSAY_LLM": "nope"},
 			want: `--llm: unknown backend "nope" in "nope": want one of offline, openai, ollama, vllm, llamacpp, lmstudio, langchain`},
-		"a missing prices file": {change: func(c *setup.Config) { c.PricesFile = filepath.Join(dir, "none.yaml") }, want: "--prices: open " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},
+		"a missing prices file":         {change: func(c *setup.Config) { c.PricesFile = filepath.Join(dir, "none.yaml") }, want: "--prices: " + filepath.Join(dir, "none.yaml") + ": cannot read: no such file or directory"},
+		"a prices file that never ends": {change: func(c *setup.Config) { c.PricesFile = endless }, want: "--prices: " + endless + ": larger than the 10 MB limit of a price file"},
+		"a folder for prices":           {change: func(c *setup.Config) { c.PricesFile = dir }, want: "--prices: " + dir + ": is a directory, not a price file"},
 		"a batch on the offline backend": {
 			change: func(c *setup.Config) { c.Spec, c.Batch = "offline", true },
 			want:   "--batch: offline has no batch endpoint; batches go to an OpenAI-compatible server (--llm openai:MODEL, $OPENAI_BASE_URL)",

@@ -24,6 +24,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/auth"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -97,8 +98,8 @@ type Server struct {
 	dash     dashboard.Source
 	// sessions are the dashboard's logins and signIns the failed
 	// sign-ins by client, when a token is set.
-	sessions *sessions
-	signIns  *throttle
+	sessions *auth.Sessions
+	signIns  *auth.Throttle
 	// profiles are what a request's profile may name.
 	profiles profileSet
 
@@ -195,8 +196,8 @@ func New(cfg Config) (*Server, error) {
 	s.runs = newRunManager(s)
 	s.dash = s.dashboardSource()
 	if cfg.Token != "" {
-		s.signIns = newThrottle(s.cfg.Now)
-		if s.sessions, err = newSessions(cfg.Token, s.cfg.Now); err != nil {
+		s.signIns = auth.NewThrottle(s.cfg.Now)
+		if s.sessions, err = auth.NewSessions(cfg.Token, s.cfg.Now); err != nil {
 			return nil, errors.Join(err, mon.Close(), runStore.Close(), st.Close(), j.Close())
 		}
 	}
@@ -529,19 +530,19 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			return
 		}
 		if given := r.Header.Get("Authorization"); given != "" {
-			client := clientOf(r)
-			if wait := s.signIns.wait(client); wait > 0 {
+			client := auth.ClientOf(r)
+			if wait := s.signIns.Wait(client); wait > 0 {
 				s.metrics.requests.WithLabelValues("throttled", strconv.Itoa(http.StatusTooManyRequests)).Inc()
-				httpjson.Error(w, http.StatusTooManyRequests, tooMany(w, wait))
+				httpjson.Error(w, http.StatusTooManyRequests, auth.TooMany(w, wait))
 				return
 			}
-			if s.sessions.bearerIs(given) {
+			if s.sessions.BearerIs(given) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			s.signIns.failed(client)
+			s.signIns.Failed(client)
 		}
-		if sessionAllowed(r) && s.sessions.valid(r) {
+		if sessionAllowed(r) && s.sessions.Valid(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

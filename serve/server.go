@@ -23,6 +23,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/runstore"
+	"github.com/assaylabs/assay/serve/annotate"
 	"github.com/assaylabs/assay/serve/dashboard"
 	"github.com/assaylabs/assay/serve/internal/auth"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
@@ -102,6 +103,8 @@ type Server struct {
 	signIns  *auth.Throttle
 	// profiles are what a request's profile may name.
 	profiles profileSet
+	// queues are the annotation queues.
+	queues *annotate.Queues
 
 	observers atomic.Pointer[[]Observer]
 	inFlight  chan struct{}
@@ -195,6 +198,7 @@ func New(cfg Config) (*Server, error) {
 			func() float64 { return float64(st.waits.Load()) }))
 	s.runs = newRunManager(s)
 	s.dash = s.dashboardSource()
+	s.queues = s.annotationQueues()
 	if cfg.Token != "" {
 		s.signIns = auth.NewThrottle(s.cfg.Now)
 		if s.sessions, err = auth.NewSessions(cfg.Token, s.cfg.Now); err != nil {
@@ -448,11 +452,11 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	_ = rc.SetReadDeadline(time.Time{})
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		w.Header().Set("Connection", "close")
-		return nil, &httpError{status: http.StatusRequestTimeout, body: ErrorBody{Error: fmt.Sprintf(
+		return nil, &httpError{Status: http.StatusRequestTimeout, Body: ErrorBody{Error: fmt.Sprintf(
 			"request body not received within %s (assay serve --read-timeout): send it whole, at once", s.cfg.ReadTimeout)}}
 	}
 	if err != nil && !errors.As(err, new(*http.MaxBytesError)) {
-		return nil, &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: "reading the request body: " + err.Error()}}
+		return nil, &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "reading the request body: " + err.Error()}}
 	}
 	return body, err
 }

@@ -1,3 +1,11 @@
+// Package annotate is the annotation queue of `assay serve`: a stored
+// run's judgements of one metric, or the server's sampled traces', for a
+// person to label, the samples ordered by what a label is worth (package
+// annotation); the labels kept in the server's database and exported as
+// a dataset `assay agree` reads, and the page a person labels on.
+//
+// Queues reads what it needs through interfaces declared here (Runs,
+// Traces, DB); package serve builds one and answers its routes with it.
 package annotate
 
 import (

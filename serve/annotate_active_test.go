@@ -77,7 +77,7 @@ func TestQueueActiveRoundTripIntoAgree(t *testing.T) {
 			require.Len(t, recs, 39)
 			weighted := 0
 			for _, r := range recs {
-				w, ok := r.Sample.Metadata[exportWeight]
+				w, ok := r.Sample.Metadata["label_weight"]
 				if r.Human == nil {
 					assert.False(t, ok, "%s is not labelled: no weight", r.ID)
 					continue
@@ -88,7 +88,7 @@ func TestQueueActiveRoundTripIntoAgree(t *testing.T) {
 			assert.Equal(t, tc.labels, weighted)
 
 			mean := agreeEstimate(t, []byte(export), tc.label, tc.graded, true)
-			assert.Equal(t, "meta."+exportWeight, mean.Weight)
+			assert.Equal(t, "meta."+"label_weight", mean.Weight)
 			assert.Equal(t, est.Estimate, mean.Estimate, "the page's estimate, exactly")
 			assert.Equal(t, est.CI95, mean.CI95)
 			assert.Equal(t, est.LabelsOnly, mean.LabelsOnly)

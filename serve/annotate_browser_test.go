@@ -142,7 +142,7 @@ func TestQueueInBrowser(t *testing.T) {
 	}
 
 	// The labels as stored: who, when, the note.
-	stored, err := s.store.labels(t.Context(), "run:"+id, "faithfulness")
+	stored, err := s.queues.Labels(t.Context(), "run:"+id, "faithfulness")
 	require.NoError(t, err)
 	require.Len(t, stored, 12)
 	for item, want := range labelled {
@@ -167,7 +167,7 @@ func TestQueueInBrowser(t *testing.T) {
 	assert.Equal(t, m[1], strconv.FormatFloat(float64(mean.Estimate), 'f', 3, 64))
 	assert.Equal(t, m[2], strconv.FormatFloat(float64(mean.CI95[1]-mean.CI95[0])/2, 'f', 3, 64))
 	assert.Equal(t, 12, mean.Labelled)
-	assert.Equal(t, "meta."+exportWeight, mean.Weight)
+	assert.Equal(t, "meta."+"label_weight", mean.Weight)
 }
 
 func jsString(s string) string {

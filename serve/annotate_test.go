@@ -26,6 +26,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/runstore"
+	"github.com/assaylabs/assay/serve/annotate"
 )
 
 // queueValue is the judge's value of item i (1-based) of the queue runs:
@@ -99,21 +100,21 @@ func queueServer(t *testing.T, cfg Config, n int) (*testServer, string) {
 }
 
 // getQueueJSON is GET /v1/queue with query q, decoded.
-func getQueueJSON(t *testing.T, s *testServer, q url.Values, header ...string) QueueResponse {
+func getQueueJSON(t *testing.T, s *testServer, q url.Values, header ...string) annotate.QueueResponse {
 	t.Helper()
 	code, body := call(t, http.MethodGet, s.URL+"/v1/queue?"+q.Encode(), "", header...)
 	require.Equal(t, http.StatusOK, code, body)
-	var resp QueueResponse
+	var resp annotate.QueueResponse
 	require.NoError(t, json.Unmarshal([]byte(body), &resp))
 	return resp
 }
 
 // postLabelJSON posts a label and decodes the answer.
-func postLabelJSON(t *testing.T, s *testServer, req map[string]any, header ...string) LabelResponse {
+func postLabelJSON(t *testing.T, s *testServer, req map[string]any, header ...string) annotate.LabelResponse {
 	t.Helper()
 	code, body := call(t, http.MethodPost, s.URL+"/v1/queue/labels", mustJSON(t, req), append([]string{"Content-Type", "application/json"}, header...)...)
 	require.Equal(t, http.StatusOK, code, body)
-	var resp LabelResponse
+	var resp annotate.LabelResponse
 	require.NoError(t, json.Unmarshal([]byte(body), &resp))
 	return resp
 }
@@ -127,13 +128,13 @@ func agreeEstimate(t *testing.T, export []byte, label string, graded, weighted b
 	path := filepath.Join(t.TempDir(), "labels.jsonl")
 	require.NoError(t, os.WriteFile(path, export, 0o644))
 	env := map[string]string{"ASSAY_DATA_DIR": t.TempDir(), "ASSAY_CACHE_DIR": t.TempDir()}
-	j := agree.Job{Data: path, Score: "meta." + exportScore, Label: label, Estimate: true, Judging: judging.Default(),
+	j := agree.Job{Data: path, Score: "meta." + "judge_score", Label: label, Estimate: true, Judging: judging.Default(),
 		Env: func(k string) string { return env[k] }, Quiet: true}
 	if graded {
-		j.Score, j.LabelType, j.Grades = "meta."+exportGrade, "graded", []float64{1, 2, 3, 4, 5}
+		j.Score, j.LabelType, j.Grades = "meta."+"judge_grade", "graded", []float64{1, 2, 3, 4, 5}
 	}
 	if weighted {
-		j.Weight = "meta." + exportWeight
+		j.Weight = "meta." + "label_weight"
 	}
 	out, err := agree.Measure(t.Context(), j)
 	require.NoError(t, err)
@@ -165,7 +166,7 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 	// 0.4) but its draws split 3 to 2 (disagreement 0.8): 1 - 0.6 x 0.2.
 	assert.Equal(t, []string{"q7", "q18", "q29", "q40", "q5"}, idsOf(q.Items[:5]))
 	assert.InDelta(t, 0.88, q.Items[4].Worth, 1e-12)
-	var q5, q40 QueueItem
+	var q5, q40 annotate.QueueItem
 	for _, it := range q.Items {
 		switch it.ID {
 		case "q5":
@@ -190,7 +191,7 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 	// then relabel the first.
 	draw := getQueueJSON(t, s, url.Values{"run": {id}, "order": {"draw"}})
 	assert.Equal(t, "draw", draw.Order)
-	var last LabelResponse
+	var last annotate.LabelResponse
 	labelled := map[string]bool{}
 	for _, it := range draw.Items[:14] {
 		var i int
@@ -202,7 +203,7 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 	first := draw.Items[0].ID
 	relabel := postLabelJSON(t, s, map[string]any{"run": id, "metric": "faithfulness", "item": first, "value": !labelled[first], "note": "second look"})
 	labelled[first] = !labelled[first]
-	assert.Equal(t, Label{Item: first, Scale: "binary", Value: b2f(labelled[first]), Note: "second look", Who: "anonymous", At: at}, relabel.Label)
+	assert.Equal(t, annotate.Label{Item: first, Scale: "binary", Value: b2f(labelled[first]), Note: "second look", Who: "anonymous", At: at}, relabel.Label)
 	assert.Equal(t, 14, last.Queue.Counts.Labelled)
 	assert.Empty(t, last.Queue.Items, "the answer carries no items")
 	est := relabel.Queue.Estimate
@@ -244,7 +245,7 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 		var i int
 		_, err := fmt.Sscanf(r.ID, "q%d", &i)
 		require.NoError(t, err)
-		assert.InDelta(t, queueValue(i), r.Sample.Metadata[exportScore], 0, r.ID)
+		assert.InDelta(t, queueValue(i), r.Sample.Metadata["judge_score"], 0, r.ID)
 		assert.Equal(t, "faithfulness", r.Sample.Metadata["judge_metric"])
 		if want, ok := labelled[r.ID]; ok {
 			assert.Equal(t, map[string]any{"faithfulness": want}, r.Human, r.ID)
@@ -274,7 +275,7 @@ func TestQueueLabelsRoundTripIntoAgree(t *testing.T) {
 	assert.Contains(t, out.Queue.Estimate.Warning, "may be biased")
 }
 
-func idsOf(items []QueueItem) []string {
+func idsOf(items []annotate.QueueItem) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = it.ID
@@ -316,7 +317,7 @@ func TestQueueRefusesBadLabels(t *testing.T) {
 		"grade 7":                            {body: `{"run": "` + id + `", "item": "q2", "value": 7}`, status: 400, field: "value", msg: "value: a grade is a whole number from 1 to 5, got 7"},
 		"grade 2.5":                          {body: `{"run": "` + id + `", "item": "q2", "value": 2.5}`, status: 400, field: "value", msg: "got 2.5"},
 		"a grade on a binary":                {body: `{"run": "` + id + `", "item": "q2", "value": 4}`, status: 400, field: "value", msg: "this queue's labels are binary"},
-		"a note too long":                    {body: `{"run": "` + id + `", "item": "q2", "value": true, "note": "` + strings.Repeat("x", maxNote+1) + `"}`, status: 400, field: "note", msg: "note: longer than 4000 bytes"},
+		"a note too long":                    {body: `{"run": "` + id + `", "item": "q2", "value": true, "note": "` + strings.Repeat("x", 4001) + `"}`, status: 400, field: "note", msg: "note: longer than 4000 bytes"},
 		"a labeler with a control character": {body: `{"run": "` + id + `", "item": "q2", "value": true, "labeler": "ana\u0007"}`, status: 400, field: "labeler"},
 		"an unknown field":                   {body: `{"run": "` + id + `", "item": "q2", "value": true, "grade": 3}`, status: 400, field: "grade", msg: `unknown field "grade"`},
 		"a wrong type":                       {body: `{"run": "` + id + `", "item": 2, "value": true}`, status: 400, field: "item"},
@@ -343,7 +344,7 @@ func TestQueueRefusesBadLabels(t *testing.T) {
 	}
 	t.Run("nothing stored", func(t *testing.T) {
 		t.Parallel()
-		labels, err := s.store.labels(t.Context(), "run:"+id, "faithfulness")
+		labels, err := s.queues.Labels(t.Context(), "run:"+id, "faithfulness")
 		require.NoError(t, err)
 		assert.Len(t, labels, 1)
 	})
@@ -388,7 +389,7 @@ func TestQueueBehindToken(t *testing.T) {
 	assert.Equal(t, http.StatusOK, code, page)
 	code, body := jar.do(t, http.MethodPost, s.URL+"/v1/queue/labels", label, "Content-Type", "application/json")
 	require.Equal(t, http.StatusOK, code, body)
-	var lr LabelResponse
+	var lr annotate.LabelResponse
 	require.NoError(t, json.Unmarshal([]byte(body), &lr))
 	assert.Equal(t, "session", lr.Label.Who)
 	code, body = jar.do(t, http.MethodPost, s.URL+"/v1/runs", mustJSON(t, exampleRun), "Content-Type", "application/json")
@@ -439,7 +440,7 @@ func TestQueueGradedRoundTrip(t *testing.T) {
 	s, id := queueServer(t, Config{}, 30)
 	q := getQueueJSON(t, s, url.Values{"run": {id}, "order": {"draw"}, "scale": {"graded"}})
 	assert.Equal(t, "graded", q.Scale)
-	var last LabelResponse
+	var last annotate.LabelResponse
 	for n, it := range q.Items[:15] {
 		last = postLabelJSON(t, s, map[string]any{"run": id, "item": it.ID, "value": 1 + n%5})
 	}
@@ -461,7 +462,7 @@ func TestQueueGradedRoundTrip(t *testing.T) {
 		_, err := fmt.Sscanf(r.ID, "q%d", &i)
 		require.NoError(t, err)
 		// The judge's grade: the nearest of 1 + 4 x value, the lower of two.
-		assert.InDelta(t, math.Ceil(1+4*queueValue(i)-0.5), r.Sample.Metadata[exportGrade], 0, r.ID)
+		assert.InDelta(t, math.Ceil(1+4*queueValue(i)-0.5), r.Sample.Metadata["judge_grade"], 0, r.ID)
 	}
 	mean := agreeEstimate(t, []byte(export), "grade", true, false)
 	assert.Equal(t, "as given", mean.JudgeScale)
@@ -485,7 +486,7 @@ func TestQueueOfTraces(t *testing.T) {
 	assert.Equal(t, 3, q.Counts.Items)
 	assert.ElementsMatch(t, ids, idsOf(q.Items))
 	assert.Equal(t, "When was the Eiffel Tower completed?", q.Items[0].Question)
-	assert.Equal(t, []QueueContext{{Text: "The Eiffel Tower was completed in 1889 and is 330 metres tall."}}, q.Items[0].Contexts)
+	assert.Equal(t, []annotate.QueueContext{{Text: "The Eiffel Tower was completed in 1889 and is 330 metres tall."}}, q.Items[0].Contexts)
 	out := postLabelJSON(t, s, map[string]any{"item": "trace-b", "value": false, "note": "330 is not 301"})
 	assert.Equal(t, 1, out.Queue.Counts.Labelled)
 	code, export := call(t, http.MethodGet, s.URL+"/v1/queue/export", "")

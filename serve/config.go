@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/runstore"
+	"github.com/assaylabs/assay/serve/internal/auth"
 )
 
 // Config is how the server is built. Its zero fields are the documented
@@ -229,7 +230,7 @@ func (c Config) checkFlags() error {
 		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
 	}
 	for _, h := range c.AllowHosts {
-		if name := hostName(h); name == "" || strings.ContainsAny(h, "/@ ") || (strings.Contains(name, ":") && net.ParseIP(name) == nil) {
+		if name := auth.HostName(h); name == "" || strings.ContainsAny(h, "/@ ") || (strings.Contains(name, ":") && net.ParseIP(name) == nil) {
 			return eval.FlagError("--allow-host", "want a host name as a browser's address bar has it (assay.internal, or assay.internal:8080), got %q", h)
 		}
 	}

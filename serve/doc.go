@@ -29,11 +29,16 @@
 //     monitor, the run store's runs and the lowest and slowest recent
 //     trace judgements with their evidence.
 //   - GET /queue, /v1/queue, POST /v1/queue/labels, GET /v1/queue/export:
-//     the annotation queue of a stored run's judgements or the sampled
-//     traces', ordered by package annotation; the labels in serve.db
-//     (labels), exported as a dataset `assay agree --estimate` reads.
+//     the annotation queue (package annotate) of a stored run's
+//     judgements or the sampled traces', ordered by package annotation;
+//     the labels in serve.db (labels), exported as a dataset `assay
+//     agree --estimate` reads.
 //   - GET /healthz, /metrics (Prometheus, a registry of its own),
 //     /openapi.json.
+//
+// The bearer token, the dashboard's session cookies, the throttle of
+// failed sign-ins and the Host guard are package serve/internal/auth;
+// which route takes a session is decided here.
 //
 // A Server is built with New from a Config, serves with Serve (graceful
 // on ctx done: the HTTP server stops, then the trace workers, then the

@@ -3,12 +3,9 @@ package serve
 import (
 	"cmp"
 	"fmt"
-	"net"
 	"net/http"
-	"slices"
-	"strings"
 
-	"github.com/assaylabs/assay/internal/loopback"
+	"github.com/assaylabs/assay/serve/internal/auth"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
@@ -34,7 +31,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hosts.allows(r.Host) {
+		if !hosts.Allows(r.Host) {
 			s.metrics.requests.WithLabelValues("forbidden", "403").Inc()
 			httpjson.Error(w, http.StatusForbidden, fmt.Sprintf(
 				"Host %q is not a name of this server: reach it as 127.0.0.1, localhost or [::1], or start it with --allow-host NAME for each other name it is reached by", r.Host))
@@ -44,46 +41,6 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// hostSet is the Host names a server answers: loopback ones, with
-// loopback set, and the names the operator allowed.
-type hostSet struct {
-	loopback bool
-	names    []string
-}
-
-// hostCheck is the names the server answers (nil: any): on a loopback
-// address the loopback names and AllowHosts; elsewhere (a token guards
-// it) AllowHosts with the loopback names when there are any, else any.
-func (c Config) hostCheck() *hostSet {
-	host, _, _ := net.SplitHostPort(c.Addr) // checked by checkBind
-	if !loopback.Is(host) && len(c.AllowHosts) == 0 {
-		return nil
-	}
-	hs := &hostSet{loopback: true}
-	for _, n := range c.AllowHosts {
-		hs.names = append(hs.names, hostName(n))
-	}
-	return hs
-}
-
-// allows reports whether a request's Host (a name or an address, with a
-// port or not; the port is not checked, so that a tunnel or a forwarded
-// port still reaches the server) is one of the set. An empty Host is
-// allowed: no browser sends one.
-func (hs *hostSet) allows(host string) bool {
-	if host == "" {
-		return true
-	}
-	name := hostName(host)
-	return (hs.loopback && loopback.Is(name)) || slices.Contains(hs.names, name)
-}
-
-// hostName is host without its port and brackets, in lower case, without
-// a final dot.
-func hostName(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	return strings.ToLower(host)
-}
+// hostCheck is the names the server answers (nil: any): see
+// auth.HostsOf. Addr was checked by checkBind.
+func (c Config) hostCheck() *auth.Hosts { return auth.HostsOf(c.Addr, c.AllowHosts) }

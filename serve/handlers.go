@@ -129,7 +129,7 @@ func scoreError(err error, in agent.ScoreInput) error {
 		inner = strings.TrimPrefix(rest, ".")
 	}
 	field := joinField(ie.File, inner)
-	return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: field + ": " + ie.Msg, Field: field, Line: ie.Line, Column: ie.Col}}
+	return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: field + ": " + ie.Msg, Field: field, Line: ie.Line, Column: ie.Col}}
 }
 
 // JudgeRequest is the body of POST /v1/judge.

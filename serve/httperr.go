@@ -21,15 +21,11 @@ import (
 type ErrorBody = httpjson.ErrorBody
 
 // httpError is an error with its status and body.
-type httpError struct {
-	status int
-	body   ErrorBody
-}
+type httpError = httpjson.StatusError
 
-func (e *httpError) Error() string { return e.body.Error }
-
+// badRequest is a 400 naming field.
 func badRequest(field, format string, args ...any) *httpError {
-	return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: fmt.Sprintf(format, args...), Field: field}}
+	return httpjson.BadRequest(field, format, args...)
 }
 
 // inputError is an *eval.InputError as a 400, its field under prefix
@@ -43,7 +39,7 @@ func inputError(prefix string, ie *eval.InputError) *httpError {
 	if prefix != "" {
 		msg = prefix + ": " + msg
 	}
-	return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: msg, Field: field, Line: ie.Line, Column: ie.Col}}
+	return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: msg, Field: field, Line: ie.Line, Column: ie.Col}}
 }
 
 func joinField(prefix, field string) string {
@@ -66,21 +62,21 @@ func asHTTP(err error, prefix string) *httpError {
 		return he
 	}
 	if mb, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return &httpError{status: http.StatusRequestEntityTooLarge, body: ErrorBody{Error: fmt.Sprintf("request body larger than %d bytes", mb.Limit)}}
+		return &httpError{Status: http.StatusRequestEntityTooLarge, Body: ErrorBody{Error: fmt.Sprintf("request body larger than %d bytes", mb.Limit)}}
 	}
 	if ie, ok := errors.AsType[*eval.InputError](err); ok {
 		return inputError(prefix, ie)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &httpError{status: http.StatusGatewayTimeout, body: ErrorBody{Error: "timed out: " + err.Error()}}
+		return &httpError{Status: http.StatusGatewayTimeout, Body: ErrorBody{Error: "timed out: " + err.Error()}}
 	}
-	return &httpError{status: http.StatusInternalServerError, body: ErrorBody{Error: err.Error()}}
+	return &httpError{Status: http.StatusInternalServerError, Body: ErrorBody{Error: err.Error()}}
 }
 
 // writeError answers err (asHTTP).
 func writeError(w http.ResponseWriter, err error, prefix string) {
 	he := asHTTP(err, prefix)
-	httpjson.Write(w, he.status, he.body)
+	httpjson.Write(w, he.Status, he.Body)
 }
 
 // decodeBody decodes the request's JSON body into v, strictly: an unknown
@@ -107,7 +103,7 @@ func decodeBody(r *http.Request, v any) error {
 		if mb, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return mb
 		}
-		return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: "invalid JSON: more after the request's object", Offset: dec.InputOffset()}}
+		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "invalid JSON: more after the request's object", Offset: dec.InputOffset()}}
 	}
 	return nil
 }
@@ -122,22 +118,22 @@ func bodyError(err error, offset int64) error {
 	case errors.Is(err, io.EOF):
 		return badRequest("", "empty body: want a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: "invalid JSON: the body ends inside a value", Offset: offset}}
+		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "invalid JSON: the body ends inside a value", Offset: offset}}
 	case errors.As(err, &se):
-		return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: "invalid JSON: " + se.Error(), Offset: se.Offset}}
+		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "invalid JSON: " + se.Error(), Offset: se.Offset}}
 	case errors.As(err, &te):
 		field := te.Field
 		if field == "" {
-			return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: "want a JSON object, got " + te.Value, Offset: te.Offset}}
+			return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "want a JSON object, got " + te.Value, Offset: te.Offset}}
 		}
-		return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: fmt.Sprintf("%s: want %s, got %s", field, jsonType(te.Type.Kind().String()), te.Value), Field: field, Offset: te.Offset}}
+		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf("%s: want %s, got %s", field, jsonType(te.Type.Kind().String()), te.Value), Field: field, Offset: te.Offset}}
 	}
 	// DisallowUnknownFields reports `json: unknown field "name"`, untyped.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
-		return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: fmt.Sprintf("unknown field %q (see /openapi.json for the fields)", name), Field: name, Offset: offset}}
+		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf("unknown field %q (see /openapi.json for the fields)", name), Field: name, Offset: offset}}
 	}
-	return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: "invalid JSON: " + err.Error(), Offset: offset}}
+	return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "invalid JSON: " + err.Error(), Offset: offset}}
 }
 
 // jsonType names a Go kind as JSON does.
@@ -173,7 +169,7 @@ func notUTF8(body []byte) error {
 	if field != "" {
 		msg = field + ": " + msg
 	}
-	return &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: msg, Field: field, Offset: int64(off)}}
+	return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: msg, Field: field, Offset: int64(off)}}
 }
 
 // pathAt is the path ("traces[1].sample.question") of the value that

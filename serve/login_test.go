@@ -19,6 +19,9 @@ import (
 	"github.com/assaylabs/assay/internal/browsertest"
 )
 
+// sessionCookie is the name of the dashboard's session cookie.
+const sessionCookie = "assay_session"
+
 // clock is a settable clock.
 type clock struct{ t atomic.Int64 }
 

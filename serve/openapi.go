@@ -16,6 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/run"
+	"github.com/assaylabs/assay/serve/annotate"
 	"github.com/assaylabs/assay/serve/dashboard"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
@@ -93,9 +94,9 @@ var components = map[string]reflect.Type{
 	"Health":              reflect.TypeFor[HealthResponse](),
 	"Alerts":              reflect.TypeFor[AlertsResponse](),
 	"Dashboard":           reflect.TypeFor[dashboard.Data](),
-	"Queue":               reflect.TypeFor[QueueResponse](),
-	"LabelRequest":        reflect.TypeFor[LabelRequest](),
-	"LabelResponse":       reflect.TypeFor[LabelResponse](),
+	"Queue":               reflect.TypeFor[annotate.QueueResponse](),
+	"LabelRequest":        reflect.TypeFor[annotate.LabelRequest](),
+	"LabelResponse":       reflect.TypeFor[annotate.LabelResponse](),
 	"Error":               reflect.TypeFor[ErrorBody](),
 }
 

@@ -119,7 +119,7 @@ func (b *spanBuffer) putBack(traces [][]conversation.Span) {
 func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct != otlpProto && ct != otlpJSON {
-		return &httpError{status: http.StatusUnsupportedMediaType, body: ErrorBody{Error: fmt.Sprintf(
+		return &httpError{Status: http.StatusUnsupportedMediaType, Body: ErrorBody{Error: fmt.Sprintf(
 			"Content-Type %q: OTLP/HTTP sends %s or %s", r.Header.Get("Content-Type"), otlpProto, otlpJSON)}}
 	}
 	body, err := bodyBytes(r)

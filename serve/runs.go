@@ -366,7 +366,7 @@ func (s *Server) runStatus(ctx context.Context, id string) (*RunStatus, error) {
 	err := s.store.db.QueryRowContext(ctx, `SELECT created, state, dir, records, outcome, error FROM serve_runs WHERE id = ?`, id).
 		Scan(&created, &st.State, &st.Dir, &st.Records, &oj, &st.Error)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &httpError{status: http.StatusNotFound, body: ErrorBody{Error: fmt.Sprintf("no run %q was started by this server (see GET /v1/runs)", id)}}
+		return nil, &httpError{Status: http.StatusNotFound, Body: ErrorBody{Error: fmt.Sprintf("no run %q was started by this server (see GET /v1/runs)", id)}}
 	}
 	if err != nil {
 		return nil, err

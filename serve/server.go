@@ -23,7 +23,9 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/runstore"
+	"github.com/assaylabs/assay/serve/annotate"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/auth"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
 	"github.com/assaylabs/assay/serve/live"
 )
@@ -97,10 +99,12 @@ type Server struct {
 	dash     dashboard.Source
 	// sessions are the dashboard's logins and signIns the failed
 	// sign-ins by client, when a token is set.
-	sessions *sessions
-	signIns  *throttle
+	sessions *auth.Sessions
+	signIns  *auth.Throttle
 	// profiles are what a request's profile may name.
 	profiles profileSet
+	// queues are the annotation queues.
+	queues *annotate.Queues
 
 	observers atomic.Pointer[[]Observer]
 	inFlight  chan struct{}
@@ -194,9 +198,10 @@ func New(cfg Config) (*Server, error) {
 			func() float64 { return float64(st.waits.Load()) }))
 	s.runs = newRunManager(s)
 	s.dash = s.dashboardSource()
+	s.queues = s.annotationQueues()
 	if cfg.Token != "" {
-		s.signIns = newThrottle(s.cfg.Now)
-		if s.sessions, err = newSessions(cfg.Token, s.cfg.Now); err != nil {
+		s.signIns = auth.NewThrottle(s.cfg.Now)
+		if s.sessions, err = auth.NewSessions(cfg.Token, s.cfg.Now); err != nil {
 			return nil, errors.Join(err, mon.Close(), runStore.Close(), st.Close(), j.Close())
 		}
 	}
@@ -447,11 +452,11 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	_ = rc.SetReadDeadline(time.Time{})
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		w.Header().Set("Connection", "close")
-		return nil, &httpError{status: http.StatusRequestTimeout, body: ErrorBody{Error: fmt.Sprintf(
+		return nil, &httpError{Status: http.StatusRequestTimeout, Body: ErrorBody{Error: fmt.Sprintf(
 			"request body not received within %s (assay serve --read-timeout): send it whole, at once", s.cfg.ReadTimeout)}}
 	}
 	if err != nil && !errors.As(err, new(*http.MaxBytesError)) {
-		return nil, &httpError{status: http.StatusBadRequest, body: ErrorBody{Error: "reading the request body: " + err.Error()}}
+		return nil, &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "reading the request body: " + err.Error()}}
 	}
 	return body, err
 }
@@ -529,19 +534,19 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			return
 		}
 		if given := r.Header.Get("Authorization"); given != "" {
-			client := clientOf(r)
-			if wait := s.signIns.wait(client); wait > 0 {
+			client := auth.ClientOf(r)
+			if wait := s.signIns.Wait(client); wait > 0 {
 				s.metrics.requests.WithLabelValues("throttled", strconv.Itoa(http.StatusTooManyRequests)).Inc()
-				httpjson.Error(w, http.StatusTooManyRequests, tooMany(w, wait))
+				httpjson.Error(w, http.StatusTooManyRequests, auth.TooMany(w, wait))
 				return
 			}
-			if s.sessions.bearerIs(given) {
+			if s.sessions.BearerIs(given) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			s.signIns.failed(client)
+			s.signIns.Failed(client)
 		}
-		if sessionAllowed(r) && s.sessions.valid(r) {
+		if sessionAllowed(r) && s.sessions.Valid(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -300,7 +300,7 @@ var errQueueFull = errors.New("the shared queue is full")
 // queueDown is a queue that did not store what it was given in time: 503,
 // to send again (what it stored is not judged twice).
 func queueDown(err error) error {
-	return &httpError{status: http.StatusServiceUnavailable, body: ErrorBody{Error: fmt.Sprintf(
+	return &httpError{Status: http.StatusServiceUnavailable, Body: ErrorBody{Error: fmt.Sprintf(
 		"the queue did not store the traces: %v; send them again (a trace stored already is not judged twice)", err)}}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
+	"github.com/assaylabs/assay/serve/annotate"
 )
 
 // store is the server's SQLite file (serve.db in its data folder): the
@@ -88,17 +89,7 @@ CREATE TABLE IF NOT EXISTS serve_runs (
 	outcome  JSON NOT NULL DEFAULT '{}',
 	error    TEXT NOT NULL DEFAULT ''
 );
-CREATE TABLE IF NOT EXISTS labels (
-	queue  TEXT NOT NULL,
-	metric TEXT NOT NULL,
-	item   TEXT NOT NULL,
-	scale  TEXT NOT NULL,
-	value  REAL NOT NULL,
-	note   TEXT NOT NULL,
-	who    TEXT NOT NULL,
-	at     TEXT NOT NULL,
-	PRIMARY KEY (queue, metric, item)
-)`
+` + annotate.LabelsSchema
 
 // storeTime is how times are stored: UTC, fixed width, so text order is
 // time order.
@@ -145,6 +136,16 @@ func (s *store) exec(ctx context.Context, query string, args ...any) error {
 }
 
 func (s *store) Close() error { return s.db.Close() }
+
+// InTx, QueryContext and Path are the store as the annotation queue's
+// labels use it (annotate.DB).
+func (s *store) InTx(ctx context.Context, fn func(*sql.Tx) error) error { return s.inTx(ctx, fn) }
+
+func (s *store) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return s.db.QueryContext(ctx, query, args...)
+}
+
+func (s *store) Path() string { return s.path }
 
 // migrate creates the schema, and brings a file of an earlier version up
 // to it: trace_scores gained its evidence column (the dashboard's), and
@@ -464,4 +465,57 @@ func inserted(res sql.Result, err error) (bool, error) {
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// ScoredMetrics are the metrics the stored trace scores have.
+func (s *store) ScoredMetrics(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT metric FROM trace_scores ORDER BY metric`)
+	if err != nil {
+		return nil, fmt.Errorf("trace scores %s: %w", s.path, err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	var out []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// TraceEntries are the judged traces of metric with their samples, the
+// last judged first, at most limit; the second result says there were
+// more.
+func (s *store) TraceEntries(ctx context.Context, metric string, limit int) ([]annotate.Entry, bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT s.trace_id, t.sample, s.outcome, s.value, s.points, s.max, s.reason, s.method, s.error, s.evidence
+		FROM trace_scores s JOIN trace_samples t ON t.trace_id = s.trace_id
+		WHERE s.metric = ? ORDER BY s.judged DESC, s.trace_id LIMIT ?`, metric, limit+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("trace scores %s: %w", s.path, err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	var out []annotate.Entry
+	for rows.Next() {
+		var e annotate.Entry
+		var sj, oc, ev string
+		r := &e.Result
+		if err := rows.Scan(&r.ID, &sj, &oc, &r.Value, &r.Points, &r.Max, &r.Reason, &r.Method, &r.Error, &ev); err != nil {
+			return nil, false, err
+		}
+		r.Metric = metric
+		r.Defaulted, r.Skipped = oc == OutcomeDefaulted, oc == OutcomeSkipped
+		_ = json.Unmarshal([]byte(sj), &e.Sample) // written by journal
+		_ = json.Unmarshal([]byte(ev), &r.Evidence)
+		e.Sample.ID = r.ID
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	if len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
 }

@@ -3,7 +3,6 @@ package serve
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -62,66 +61,4 @@ func TestWrongTokensAreThrottled(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	assert.Contains(t, m, `assay_http_requests_total{code="429",endpoint="throttled"} 4`)
 	assert.Contains(t, m, `assay_http_requests_total{code="429",endpoint="POST /login"} 1`)
-}
-
-// TestTheThrottleIsPerClientAndBounded: one client's failures do not
-// throttle another; the addresses of one IPv6 /64 are one client; past
-// maxClients the full buckets are dropped first, then newcomers share
-// one.
-func TestTheThrottleIsPerClientAndBounded(t *testing.T) {
-	t.Parallel()
-	clk := &clock{}
-	th := newThrottle(clk.Now)
-	for range signInBurst {
-		require.Zero(t, th.wait("a"))
-		th.failed("a")
-	}
-	assert.Equal(t, signInEvery, th.wait("a"))
-	assert.Zero(t, th.wait("b"), "another client")
-
-	clients := map[string]string{
-		"192.0.2.1:5000":             "192.0.2.1",
-		"[2001:db8:1:2:3::4]:5000":   "2001:db8:1:2::/64",
-		"[2001:db8:1:2:ffff::]:6000": "2001:db8:1:2::/64",
-		"[::1]:80":                   "::/64",
-	}
-	for remote, want := range clients {
-		r := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/login", nil)
-		r.RemoteAddr = remote
-		assert.Equal(t, want, clientOf(r), remote)
-	}
-
-	for i := range maxClients - 2 {
-		th.failed(fmt.Sprint("c", i)) // one failure each: not full
-	}
-	require.Len(t, th.clients, maxClients)
-	th.failed("newcomer")
-	assert.Len(t, th.clients, maxClients, "b, full again, was dropped for it")
-	assert.Contains(t, th.clients, "newcomer")
-	for range signInBurst {
-		th.failed("crowd-1")
-	}
-	assert.NotContains(t, th.clients, "crowd-1", "no full bucket left: the overflow")
-	assert.Positive(t, th.wait("crowd-2"), "newcomers share the overflow")
-	clk.advance(signInEvery)
-	assert.Zero(t, th.wait("crowd-2"))
-}
-
-// TestTheTokenIsComparedByDigest: the header and the form's field are
-// compared as SHA-256 digests (a fixed length, so the time says nothing
-// of the token's length), exactly; the header's scheme in any case.
-func TestTheTokenIsComparedByDigest(t *testing.T) {
-	t.Parallel()
-	ss, err := newSessions("sesame", time.Now)
-	require.NoError(t, err)
-	for given, want := range map[string]bool{
-		"Bearer sesame": true, "bearer sesame": true, "BEARER sesame": true, "Bearer  sesame": true,
-		"Bearer sesam": false, "Bearer sesame ": false, "Bearersesame": false, "Basic sesame": false, "sesame": false, " Bearer sesame": false,
-		"Bearer": false, "Bearer ": false, "": false, "Bearer " + string(make([]byte, 4096)): false,
-	} {
-		assert.Equal(t, want, ss.bearerIs(given), "%q", given)
-	}
-	for given, want := range map[string]bool{"sesame": true, "sesam": false, "sesamesesame": false, "": false} {
-		assert.Equal(t, want, ss.tokenIs(given), "%q", given)
-	}
 }

@@ -354,7 +354,7 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, endpoint string
 		return s.postShared(w, r, endpoint, items, resp)
 	}
 	if len(items) > s.queue.capacity {
-		return &httpError{status: http.StatusRequestEntityTooLarge, body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request: the queue holds %d; send fewer at a time", len(items), s.queue.capacity), Field: "traces"}}
+		return &httpError{Status: http.StatusRequestEntityTooLarge, Body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request: the queue holds %d; send fewer at a time", len(items), s.queue.capacity), Field: "traces"}}
 	}
 	s.queue.pushing.RLock() // until the traces are on the queue: see close
 	defer s.queue.pushing.RUnlock()
@@ -362,7 +362,7 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, endpoint string
 		s.metrics.shed.WithLabelValues(endpoint, ShedQueueFull).Inc()
 		s.metrics.traces.WithLabelValues("shed").Add(float64(resp.Received))
 		w.Header().Set("Retry-After", "1")
-		return &httpError{status: http.StatusTooManyRequests, body: ErrorBody{Error: fmt.Sprintf("the trace queue is full (%d sampled traces waiting): nothing of this request was kept; send it again later", s.queue.capacity)}}
+		return &httpError{Status: http.StatusTooManyRequests, Body: ErrorBody{Error: fmt.Sprintf("the trace queue is full (%d sampled traces waiting): nothing of this request was kept; send it again later", s.queue.capacity)}}
 	}
 	fresh := []bool{}
 	if len(items) > 0 {
@@ -393,14 +393,14 @@ func (s *Server) postShared(w http.ResponseWriter, r *http.Request, endpoint str
 		tasks += len(it.metrics)
 	}
 	if tasks > s.cfg.QueueSize {
-		return &httpError{status: http.StatusRequestEntityTooLarge, body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request, %d tasks (one per trace and metric): the shared queue holds %d; send fewer at a time", len(items), tasks, s.cfg.QueueSize), Field: "traces"}}
+		return &httpError{Status: http.StatusRequestEntityTooLarge, Body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request, %d tasks (one per trace and metric): the shared queue holds %d; send fewer at a time", len(items), tasks, s.cfg.QueueSize), Field: "traces"}}
 	}
 	dup, err := s.shared.publish(r.Context(), items)
 	if errors.Is(err, errQueueFull) {
 		s.metrics.shed.WithLabelValues(endpoint, ShedQueueFull).Inc()
 		s.metrics.traces.WithLabelValues("shed").Add(float64(resp.Received))
 		w.Header().Set("Retry-After", "1")
-		return &httpError{status: http.StatusTooManyRequests, body: ErrorBody{Error: fmt.Sprintf(
+		return &httpError{Status: http.StatusTooManyRequests, Body: ErrorBody{Error: fmt.Sprintf(
 			"the shared trace queue is full (%d tasks waiting or being judged): send this request again later (what the queue kept of it is not judged twice)", s.cfg.QueueSize)}}
 	}
 	if err != nil {
@@ -445,7 +445,7 @@ func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) error {
 		if s.shared != nil {
 			where = "in the shared queue (not sent, or not sampled)"
 		}
-		return &httpError{status: http.StatusNotFound, body: ErrorBody{Error: fmt.Sprintf("no trace %q %s", r.PathValue("id"), where)}}
+		return &httpError{Status: http.StatusNotFound, Body: ErrorBody{Error: fmt.Sprintf("no trace %q %s", r.PathValue("id"), where)}}
 	}
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ package httpjson
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -79,4 +80,18 @@ func Encoded(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b) // the client went away: nothing to do
+}
+
+// StatusError is an error answered with its status and body: what a
+// handler, or a package under serve, returns for the request's fault.
+type StatusError struct {
+	Status int
+	Body   ErrorBody
+}
+
+func (e *StatusError) Error() string { return e.Body.Error }
+
+// BadRequest is a 400 naming field.
+func BadRequest(field, format string, args ...any) *StatusError {
+	return &StatusError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf(format, args...), Field: field}}
 }

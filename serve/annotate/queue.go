@@ -1,8 +1,15 @@
-package serve
+// Package annotate is the annotation queue of `assay serve`: a stored
+// run's judgements of one metric, or the server's sampled traces', for a
+// person to label, the samples ordered by what a label is worth (package
+// annotation); the labels kept in the server's database and exported as
+// a dataset `assay agree` reads, and the page a person labels on.
+//
+// Queues reads what it needs through interfaces declared here (Runs,
+// Traces, DB); package serve builds one and answers its routes with it.
+package annotate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/assaylabs/assay/agree"
 	"github.com/assaylabs/assay/annotation"
@@ -19,13 +27,41 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/runstore"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
-// The annotation queue: a stored run's judgements of one metric, or the
-// sampled traces' (the server's own), for a person to label, the
-// samples ordered by what a label is worth (package annotation); the
-// labels kept in serve.db and exported as a dataset `assay agree`
-// reads.
+// Queues are the annotation queues of a server, built from what it
+// keeps: a stored run's judgements of one metric, or the sampled
+// traces', for a person to label. The fields are what the queues read;
+// Traces nil means the server keeps no traces (they live in a shared
+// queue's bucket), and a queue of them is refused.
+type Queues struct {
+	// Runs is the run store; Traces the server's judged traces; DB the
+	// database the labels are kept in.
+	Runs   Runs
+	Traces Traces
+	DB     DB
+	// RunThreshold is a stored run's pass mark of metric (offline: the
+	// run judged with the offline model); TraceThreshold the traces'.
+	RunThreshold   func(metric string, offline bool) float64
+	TraceThreshold func(metric string) float64
+	// Now is the clock of the labels' times.
+	Now func() time.Time
+}
+
+// Runs is the run store as the queues read it: a run by its id or a
+// unique prefix (a *runstore.RunNotFoundError when there is none).
+type Runs interface {
+	Get(ctx context.Context, ref string) (runstore.RunRow, error)
+}
+
+// Traces are the server's judged traces as a queue of them reads them:
+// the metrics they were judged with, and the entries of one, the last
+// judged first, at most limit (more says there were more).
+type Traces interface {
+	ScoredMetrics(ctx context.Context) ([]string, error)
+	TraceEntries(ctx context.Context, metric string, limit int) (entries []Entry, more bool, err error)
+}
 
 // maxQueueTraces bounds a queue of traces: the most recently judged.
 const maxQueueTraces = 10000
@@ -52,15 +88,15 @@ type queueSource struct {
 	metric   string
 	// metrics are those the source has, for the error of another.
 	threshold float64
-	entries   []queueEntry
+	entries   []Entry
 	// truncated says the traces were more than maxQueueTraces.
 	truncated bool
 }
 
-// queueEntry is one sample and its judgement.
-type queueEntry struct {
-	sample eval.Sample
-	result run.Result
+// Entry is one sample of a queue and its judgement.
+type Entry struct {
+	Sample eval.Sample
+	Result run.Result
 }
 
 // queueParams are what a request says of the queue: the run (an id or
@@ -76,11 +112,11 @@ func queueParamsOf(q url.Values) queueParams {
 }
 
 // loadQueue reads the queue's samples and judgements.
-func (s *Server) loadQueue(ctx context.Context, p queueParams) (*queueSource, error) {
+func (s *Queues) loadQueue(ctx context.Context, p queueParams) (*queueSource, error) {
 	if p.run != "" {
 		return s.runQueue(ctx, p)
 	}
-	if s.shared != nil {
+	if s.Traces == nil {
 		return nil, badRequest("run", "run: with a shared queue (--queue) the traces' judgements live in its bucket, not here: give a stored run's id (run=ID) to label")
 	}
 	return s.traceQueue(ctx, p.metric)
@@ -88,8 +124,8 @@ func (s *Server) loadQueue(ctx context.Context, p queueParams) (*queueSource, er
 
 // runQueue is the queue of a stored run: its results of the metric,
 // joined by id with the records of the dataset it judged.
-func (s *Server) runQueue(ctx context.Context, p queueParams) (*queueSource, error) {
-	row, err := s.runStore.Get(ctx, p.run)
+func (s *Queues) runQueue(ctx context.Context, p queueParams) (*queueSource, error) {
+	row, err := s.Runs.Get(ctx, p.run)
 	if nf, ok := errors.AsType[*runstore.RunNotFoundError](err); ok {
 		return nil, runNotFound(nf)
 	}
@@ -109,7 +145,7 @@ func (s *Server) runQueue(ctx context.Context, p queueParams) (*queueSource, err
 		return nil, err
 	}
 	src := &queueSource{key: "run:" + row.ID, run: row.ID, metric: metric,
-		threshold: s.judger.Registry().ThresholdOf(metric, row.Config.Model == "offline")}
+		threshold: s.RunThreshold(metric, row.Config.Model == "offline")}
 	if folder.Summary != nil {
 		for _, m := range folder.Summary.Metrics {
 			if m.Metric == metric && m.Threshold > 0 {
@@ -125,7 +161,7 @@ func (s *Server) runQueue(ctx context.Context, p queueParams) (*queueSource, err
 		if !ok {
 			smp = eval.Sample{ID: res.ID}
 		}
-		src.entries = append(src.entries, queueEntry{sample: smp, result: res})
+		src.entries = append(src.entries, Entry{Sample: smp, Result: res})
 	}
 	return src, nil
 }
@@ -138,7 +174,7 @@ func runNotFound(nf *runstore.RunNotFoundError) *httpError {
 	if len(nf.Candidates) > 1 {
 		msg = "run: " + nf.Error()
 	}
-	return &httpError{status: http.StatusNotFound, body: ErrorBody{Error: msg, Field: "run"}}
+	return &httpError{Status: http.StatusNotFound, Body: httpjson.ErrorBody{Error: msg, Field: "run"}}
 }
 
 // runRecords are the samples of the dataset a run judged, by id; the
@@ -170,19 +206,19 @@ func runRecords(row runstore.RunRow) (map[string]eval.Sample, error) {
 
 // traceQueue is the queue of the sampled traces judged with metric, the
 // most recently judged first, at most maxQueueTraces.
-func (s *Server) traceQueue(ctx context.Context, metric string) (*queueSource, error) {
-	metrics, err := s.store.scoredMetrics(ctx)
+func (s *Queues) traceQueue(ctx context.Context, metric string) (*queueSource, error) {
+	metrics, err := s.Traces.ScoredMetrics(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if len(metrics) == 0 {
-		return nil, &httpError{status: http.StatusNotFound, body: ErrorBody{Error: "no sampled trace has been judged yet: send traces (POST /v1/traces), or give a stored run's id (run=ID)", Field: "run"}}
+		return nil, &httpError{Status: http.StatusNotFound, Body: httpjson.ErrorBody{Error: "no sampled trace has been judged yet: send traces (POST /v1/traces), or give a stored run's id (run=ID)", Field: "run"}}
 	}
 	if metric, err = pickMetric(metric, metrics, "the sampled traces"); err != nil {
 		return nil, err
 	}
-	src := &queueSource{key: "traces", metric: metric, threshold: s.judger.Registry().DefaultThreshold(metric, s.judger.Session().Model())}
-	if src.entries, src.truncated, err = s.store.traceEntries(ctx, metric, maxQueueTraces); err != nil {
+	src := &queueSource{key: "traces", metric: metric, threshold: s.TraceThreshold(metric)}
+	if src.entries, src.truncated, err = s.Traces.TraceEntries(ctx, metric, maxQueueTraces); err != nil {
 		return nil, err
 	}
 	return src, nil
@@ -201,62 +237,17 @@ func pickMetric(metric string, have []string, source string) (string, error) {
 	return metric, nil
 }
 
+// httpError is an error answered with its status and body.
+type httpError = httpjson.StatusError
+
+// badRequest is a 400 naming field.
+func badRequest(field, format string, args ...any) *httpError {
+	return httpjson.BadRequest(field, format, args...)
+}
+
 // conflict is a 409: the queue's source is there but cannot be shown.
 func conflict(format string, a ...any) *httpError {
-	return &httpError{status: http.StatusConflict, body: ErrorBody{Error: fmt.Sprintf(format, a...)}}
-}
-
-// scoredMetrics are the metrics the stored trace scores have.
-func (s *store) scoredMetrics(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT metric FROM trace_scores ORDER BY metric`)
-	if err != nil {
-		return nil, fmt.Errorf("trace scores %s: %w", s.path, err)
-	}
-	defer func() { _ = rows.Close() }() // read only
-	var out []string
-	for rows.Next() {
-		var m string
-		if err := rows.Scan(&m); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
-}
-
-// traceEntries are the judged traces of metric with their samples, the
-// last judged first, at most limit; the second result says there were
-// more.
-func (s *store) traceEntries(ctx context.Context, metric string, limit int) ([]queueEntry, bool, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT s.trace_id, t.sample, s.outcome, s.value, s.points, s.max, s.reason, s.method, s.error, s.evidence
-		FROM trace_scores s JOIN trace_samples t ON t.trace_id = s.trace_id
-		WHERE s.metric = ? ORDER BY s.judged DESC, s.trace_id LIMIT ?`, metric, limit+1)
-	if err != nil {
-		return nil, false, fmt.Errorf("trace scores %s: %w", s.path, err)
-	}
-	defer func() { _ = rows.Close() }() // read only
-	var out []queueEntry
-	for rows.Next() {
-		var e queueEntry
-		var sj, oc, ev string
-		r := &e.result
-		if err := rows.Scan(&r.ID, &sj, &oc, &r.Value, &r.Points, &r.Max, &r.Reason, &r.Method, &r.Error, &ev); err != nil {
-			return nil, false, err
-		}
-		r.Metric = metric
-		r.Defaulted, r.Skipped = oc == OutcomeDefaulted, oc == OutcomeSkipped
-		_ = json.Unmarshal([]byte(sj), &e.sample) // written by journal
-		_ = json.Unmarshal([]byte(ev), &r.Evidence)
-		e.sample.ID = r.ID
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
-	}
-	if len(out) > limit {
-		return out[:limit], true, nil
-	}
-	return out, false, nil
+	return &httpError{Status: http.StatusConflict, Body: httpjson.ErrorBody{Error: fmt.Sprintf(format, a...)}}
 }
 
 // scored says a judgement gave a value: neither a default, nor a skip,
@@ -264,8 +255,8 @@ func (s *store) traceEntries(ctx context.Context, metric string, limit int) ([]q
 func scored(r run.Result) bool { return r.Counted() && r.Error == "" }
 
 // annotationItem is an entry as the ranking sees it, with its label.
-func annotationItem(e queueEntry, l *Label) annotation.Item {
-	r := e.result
+func annotationItem(e Entry, l *Label) annotation.Item {
+	r := e.Result
 	it := annotation.Item{ID: r.ID, Scored: scored(r), Value: r.Value, Points: r.Points, Max: r.Max, Defaulted: r.Defaulted}
 	c := r.Evidence.Counts
 	if share, ok := c[judges.CountMajorityShare]; ok && c[judges.CountSamples] >= 2 {
@@ -294,12 +285,12 @@ type builtQueue struct {
 }
 
 // buildQueue reads a queue and its labels.
-func (s *Server) buildQueue(ctx context.Context, p queueParams, asked annotation.Scale) (*builtQueue, error) {
+func (s *Queues) buildQueue(ctx context.Context, p queueParams, asked annotation.Scale) (*builtQueue, error) {
 	src, err := s.loadQueue(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := s.store.labels(ctx, src.key, src.metric)
+	labels, err := s.Labels(ctx, src.key, src.metric)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +299,7 @@ func (s *Server) buildQueue(ctx context.Context, p queueParams, asked annotation
 		Items: make([]annotation.Item, len(src.entries))}
 	for i, e := range src.entries {
 		var l *Label
-		if lb, ok := labels[e.result.ID]; ok {
+		if lb, ok := labels[e.Result.ID]; ok {
 			l = &lb
 		}
 		b.q.Items[i] = annotationItem(e, l)
@@ -450,7 +441,7 @@ func estimateOf(e annotation.Estimate) QueueEstimate {
 // item is a ranked entry as the queue answers it.
 func (b *builtQueue) item(r annotation.Ranked) QueueItem {
 	e := b.src.entries[r.Index]
-	smp, res := e.sample, e.result
+	smp, res := e.Sample, e.Result
 	it := QueueItem{ID: res.ID, Question: smp.Query, Answer: smp.Answer, Reference: smp.Reference, Messages: smp.Messages,
 		Worth: r.Worth, Uncertainty: r.Uncertainty, Draw: r.Draw, Active: r.Active, Inclusion: r.Inclusion}
 	for _, c := range smp.Sources {

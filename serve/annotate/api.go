@@ -1,12 +1,12 @@
-package serve
+package annotate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,16 +17,6 @@ import (
 	"github.com/assaylabs/assay/annotation"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
-)
-
-// Route names of the annotation queue.
-const (
-	routeQueue       = "GET /v1/queue"
-	routeQueueLabels = "POST /v1/queue/labels"
-	routeQueueExport = "GET /v1/queue/export"
-	routeQueuePage   = "GET /queue"
-	// queuePagePath is where the page is served.
-	queuePagePath = "/queue"
 )
 
 // The export's metadata fields that hold the judge's verdict: the value
@@ -76,30 +66,37 @@ func queueViewOf(q url.Values) (queueView, error) {
 // labelName reports whether s may name the export's label: a field of
 // the record's human object that agree's --label reads as one name.
 func labelName(s string) bool {
-	return validField(s) && !strings.Contains(s, ".")
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // queueAsked is the queue a request's query names (run, metric), and how
 // it asks to see it (scale, order, limit, label).
-func (s *Server) queueAsked(r *http.Request) (queueView, *builtQueue, error) {
-	q := r.URL.Query()
+func (s *Queues) queueAsked(ctx context.Context, q url.Values) (queueView, *builtQueue, error) {
 	view, err := queueViewOf(q)
 	if err != nil {
 		return view, nil, err
 	}
-	b, err := s.buildQueue(r.Context(), queueParamsOf(q), view.scale)
+	b, err := s.buildQueue(ctx, queueParamsOf(q), view.scale)
 	return view, b, err
 }
 
-// getQueue is GET /v1/queue.
-func (s *Server) getQueue(w http.ResponseWriter, r *http.Request) error {
-	view, b, err := s.queueAsked(r)
+// Get is the queue a query names (run, metric) as it asks to see it
+// (scale, order, limit, label): GET /v1/queue's answer, and the page's.
+func (s *Queues) Get(ctx context.Context, q url.Values) (*QueueResponse, error) {
+	view, b, err := s.queueAsked(ctx, q)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	httpjson.Write(w, http.StatusOK, b.response(view.order, view.limit, view.label))
-	return nil
+	resp := b.response(view.order, view.limit, view.label)
+	return &resp, nil
 }
 
 // LabelRequest is the body of POST /v1/queue/labels: a person's label
@@ -130,46 +127,39 @@ type LabelResponse struct {
 	Queue QueueResponse `json:"queue"`
 }
 
-// postLabel is POST /v1/queue/labels: the label checked, its item looked
-// up in the queue (404 when not there), stored in place of the item's
-// last, with who and the server's time.
-func (s *Server) postLabel(w http.ResponseWriter, r *http.Request) error {
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return &httpError{status: http.StatusUnsupportedMediaType, body: ErrorBody{Error: "send the label as JSON (Content-Type: application/json)"}}
-	}
-	var req LabelRequest
-	if err := decodeBody(r, &req); err != nil {
-		return err
-	}
-	l, err := s.checkLabel(r, req)
+// Put stores a person's label of an item of a queue (404 when the
+// queue has no such item), in place of the item's last, with who (the
+// labeler the request names, else signedInAs) and the time, and answers
+// the label and the queue's counts, estimate and projection.
+func (s *Queues) Put(ctx context.Context, req LabelRequest, signedInAs string) (*LabelResponse, error) {
+	l, err := s.checkLabel(req, signedInAs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b, err := s.buildQueue(r.Context(), queueParams{run: req.Run, metric: req.Metric}, annotation.Scale(l.Scale))
+	b, err := s.buildQueue(ctx, queueParams{run: req.Run, metric: req.Metric}, annotation.Scale(l.Scale))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	at := -1
 	for i, e := range b.src.entries {
-		if e.result.ID == l.Item {
+		if e.Result.ID == l.Item {
 			at = i
 			break
 		}
 	}
 	if at < 0 {
-		return &httpError{status: http.StatusNotFound, body: ErrorBody{Error: fmt.Sprintf("item: %s has no item %q judged with %s", sourceName(b.src), l.Item, b.src.metric), Field: "item"}}
+		return nil, &httpError{Status: http.StatusNotFound, Body: httpjson.ErrorBody{Error: fmt.Sprintf("item: %s has no item %q judged with %s", sourceName(b.src), l.Item, b.src.metric), Field: "item"}}
 	}
-	if err := s.store.putLabel(r.Context(), b.src.key, b.src.metric, l); err != nil {
+	if err := s.putLabel(ctx, b.src.key, b.src.metric, l); err != nil {
 		if sc, ok := errors.AsType[*scaleConflictError](err); ok {
-			return badRequest("value", "value: %v (true or false for binary, 1 to 5 for graded)", sc)
+			return nil, badRequest("value", "value: %v (true or false for binary, 1 to 5 for graded)", sc)
 		}
-		return err
+		return nil, err
 	}
 	b.labels[l.Item] = l
 	b.q.Scale = annotation.Scale(l.Scale)
 	b.q.Items[at].Label = &l.Value
-	httpjson.Write(w, http.StatusOK, LabelResponse{Label: l, Queue: b.response(annotation.ByActive, 0, "")})
-	return nil
+	return &LabelResponse{Label: l, Queue: b.response(annotation.ByActive, 0, "")}, nil
 }
 
 // sourceName names a queue's source in messages.
@@ -182,8 +172,8 @@ func sourceName(src *queueSource) string {
 
 // checkLabel checks a label request's fields and makes its label: the
 // value's scale and number, the note and who, at the server's time.
-func (s *Server) checkLabel(r *http.Request, req LabelRequest) (Label, error) {
-	l := Label{Item: req.Item, Note: req.Note, Who: req.Labeler, At: s.cfg.Now().UTC()}
+func (s *Queues) checkLabel(req LabelRequest, signedInAs string) (Label, error) {
+	l := Label{Item: req.Item, Note: req.Note, Who: req.Labeler, At: s.Now().UTC()}
 	if l.Item == "" {
 		return l, badRequest("item", "item: missing: the id of the sample labelled")
 	}
@@ -213,21 +203,9 @@ func (s *Server) checkLabel(r *http.Request, req LabelRequest) (Label, error) {
 		return l, badRequest("labeler", "labeler: a name of at most %d bytes, printable characters only", maxLabeler)
 	}
 	if l.Who == "" {
-		l.Who = s.signedInAs(r)
+		l.Who = signedInAs
 	}
 	return l, nil
-}
-
-// signedInAs is who a request is when it names no labeler: how it was
-// let in.
-func (s *Server) signedInAs(r *http.Request) string {
-	switch {
-	case s.cfg.Token == "":
-		return "anonymous"
-	case r.Header.Get("Authorization") != "":
-		return "token"
-	}
-	return "session"
 }
 
 // printable reports whether s is valid UTF-8 without control characters.
@@ -259,29 +237,28 @@ type exportRecord struct {
 	Human             map[string]any          `json:"human,omitempty"`
 }
 
-// getExport is GET /v1/queue/export: the queue as JSON Lines that
-// `assay agree` reads, a line per item the judge scored (a default, a
-// failure or a skip has no value to compare: left out, counted in
-// X-Assay-Left-Out), in the source's order. Metadata holds the judge's
+// Export is the queue a query names as JSON Lines that `assay agree`
+// reads (GET /v1/queue/export), a line per item the judge scored (a
+// default, a failure or a skip has no value to compare: left out,
+// counted in left), in the source's order. Metadata holds the judge's
 // value (judge_score), on a graded queue its grade on 1-5 (judge_grade),
 // and with a label who gave it, when and its note, and when the labels
 // follow the active order its weight, 1/its inclusion probability
 // (label_weight); human.LABEL holds the label (true or false, or the
 // grade), LABEL being the label parameter or the metric's name.
-func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
-	view, b, err := s.queueAsked(r)
+func (s *Queues) Export(ctx context.Context, q url.Values) (lines []byte, left int, err error) {
+	view, b, err := s.queueAsked(ctx, q)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	label := view.label
 	if label == "" {
 		label = b.src.metric
 	}
 	var out bytes.Buffer
-	left := 0
 	weights := b.q.Estimate(0).Weights
 	for i, e := range b.src.entries {
-		if !scored(e.result) {
+		if !scored(e.Result) {
 			left++
 			continue
 		}
@@ -291,24 +268,18 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 		}
 		line, err := json.Marshal(rec)
 		if err != nil {
-			return fmt.Errorf("export: item %s: %w", e.result.ID, err)
+			return nil, 0, fmt.Errorf("export: item %s: %w", e.Result.ID, err)
 		}
 		out.Write(line)
 		out.WriteByte('\n')
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/x-ndjson")
-	h.Set("Content-Disposition", `attachment; filename="labels.jsonl"`)
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Assay-Left-Out", strconv.Itoa(left))
-	_, _ = w.Write(out.Bytes()) // the client went away: nothing to do
-	return nil
+	return out.Bytes(), left, nil
 }
 
 // exportLine is the export's record of entry i.
 func (b *builtQueue) exportLine(i int, label string) exportRecord {
 	e := b.src.entries[i]
-	smp, res := e.sample, e.result
+	smp, res := e.Sample, e.Result
 	meta := maps.Clone(smp.Metadata)
 	if meta == nil {
 		meta = map[string]any{}

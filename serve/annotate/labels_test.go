@@ -1,15 +1,39 @@
-package serve
+package annotate
 
 import (
+	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/sqlitedb"
 )
 
-// TestLabelsStore puts labels in serve.db one after another, as the
+// testDB is a DB of its own SQLite file, with the labels' table.
+type testDB struct {
+	*sql.DB
+	path string
+}
+
+func openTestDB(t *testing.T, path string) *testDB {
+	t.Helper()
+	db, err := sqlitedb.OpenSynced(path)
+	require.NoError(t, err)
+	require.NoError(t, sqlitedb.Exec(t.Context(), db, LabelsSchema))
+	return &testDB{DB: db, path: path}
+}
+
+func (d *testDB) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return sqlitedb.InTx(ctx, d.DB, fn)
+}
+
+func (d *testDB) Path() string { return d.path }
+
+// TestLabelsStore puts labels in a database one after another, as the
 // queue does, and reads them back: a relabel replaces, a queue's labels
 // keep one scale (but an item alone may change its own), and queues and
 // metrics are apart. The file is reopened to read them, as after a
@@ -65,8 +89,8 @@ func TestLabelsStore(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "serve.db")
-			st, err := openStore(path)
-			require.NoError(t, err)
+			db := openTestDB(t, path)
+			st := &Queues{DB: db}
 			for _, p := range tc.puts {
 				err := st.putLabel(t.Context(), p.queue, p.metric, p.label)
 				if p.err != "" {
@@ -75,11 +99,11 @@ func TestLabelsStore(t *testing.T) {
 				}
 				require.NoError(t, err)
 			}
-			require.NoError(t, st.Close())
-			st, err = openStore(path)
-			require.NoError(t, err)
-			defer func() { _ = st.Close() }()
-			got, err := st.labels(t.Context(), "run:a", "faithfulness")
+			require.NoError(t, db.Close())
+			db = openTestDB(t, path)
+			defer func() { _ = db.Close() }()
+			st = &Queues{DB: db}
+			got, err := st.Labels(t.Context(), "run:a", "faithfulness")
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})

@@ -1,4 +1,4 @@
-package serve
+package annotate
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-//go:embed annotate.html
+//go:embed page.html
 var queuePageText string
 
 // queuePage is parsed on the first page served, not at package load.
@@ -16,31 +16,17 @@ var queuePage = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("queue").Parse(queuePageText))
 })
 
-// getQueuePage is GET /queue: the annotation queue for a person, one
+// WritePage answers GET /queue: the annotation queue for a person, one
 // sample at a time, labelled from the keyboard (package annotation
-// orders them; POST /v1/queue/labels stores each label). Its query is
-// GET /v1/queue's. A queue that cannot be shown is the page with the
-// reason, in the error's status. Every text is the template's escaped
-// or the page's script sets it as text.
-func (s *Server) getQueuePage(w http.ResponseWriter, r *http.Request) error {
-	var page struct {
+// orders them; POST /v1/queue/labels stores each label), of data (Get's)
+// with status; or, data nil, the page with errText, the reason the queue
+// cannot be shown, in the error's status. Every text is the template's
+// escaped or the page's script sets it as text.
+func WritePage(w http.ResponseWriter, status int, data *QueueResponse, errText string) error {
+	page := struct {
 		Data  *QueueResponse
 		Error string
-	}
-	status := http.StatusOK
-	q := r.URL.Query()
-	view, err := queueViewOf(q)
-	var b *builtQueue
-	if err == nil {
-		b, err = s.buildQueue(r.Context(), queueParamsOf(q), view.scale)
-	}
-	if err != nil {
-		he := asHTTP(err, "")
-		status, page.Error = he.status, he.body.Error
-	} else {
-		resp := b.response(view.order, view.limit, view.label)
-		page.Data = &resp
-	}
+	}{data, errText}
 	var buf bytes.Buffer
 	if err := queuePage().Execute(&buf, page); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package serve
+package auth
 
 import (
 	"math"
@@ -23,10 +23,10 @@ const (
 	maxClients = 4096
 )
 
-// throttle counts each client's failed sign-ins in a token bucket of its
+// Throttle counts each client's failed sign-ins in a token bucket of its
 // own (rate.Limiter, read at the times of an injected clock). It is safe
 // for concurrent use.
-type throttle struct {
+type Throttle struct {
 	now func() time.Time
 
 	mu      sync.Mutex
@@ -35,15 +35,16 @@ type throttle struct {
 	overflow *rate.Limiter
 }
 
-func newThrottle(now func() time.Time) *throttle {
-	return &throttle{now: now, clients: map[string]*rate.Limiter{}, overflow: newSignInLimiter()}
+// NewThrottle is a throttle reading its clock on now.
+func NewThrottle(now func() time.Time) *Throttle {
+	return &Throttle{now: now, clients: map[string]*rate.Limiter{}, overflow: newSignInLimiter()}
 }
 
 func newSignInLimiter() *rate.Limiter { return rate.NewLimiter(rate.Every(signInEvery), signInBurst) }
 
-// wait is how long client must wait before it may try to sign in again:
+// Wait is how long client must wait before it may try to sign in again:
 // 0 when it may now.
-func (t *throttle) wait(client string) time.Duration {
+func (t *Throttle) Wait(client string) time.Duration {
 	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -55,8 +56,8 @@ func (t *throttle) wait(client string) time.Duration {
 	return time.Duration((1 - tokens) / float64(lim.Limit()) * float64(time.Second))
 }
 
-// failed counts a failed sign-in of client.
-func (t *throttle) failed(client string) {
+// Failed counts a failed sign-in of client.
+func (t *Throttle) Failed(client string) {
 	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -66,7 +67,7 @@ func (t *throttle) failed(client string) {
 // limiter is client's bucket, made when first needed. When maxClients
 // are held, those whose bucket is full again (no failure left to count)
 // are dropped first; if none is, the newcomer shares the overflow.
-func (t *throttle) limiter(client string, now time.Time) *rate.Limiter {
+func (t *Throttle) limiter(client string, now time.Time) *rate.Limiter {
 	if lim, ok := t.clients[client]; ok {
 		return lim
 	}
@@ -85,11 +86,11 @@ func (t *throttle) limiter(client string, now time.Time) *rate.Limiter {
 	return lim
 }
 
-// clientOf is the client a request comes from, as the throttle counts
+// ClientOf is the client a request comes from, as the throttle counts
 // it: the remote IP address, an IPv6 one by its /64 (one host holds a
 // whole /64). Forwarded headers are not believed: behind a proxy, its
 // clients share its address.
-func clientOf(r *http.Request) string {
+func ClientOf(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -101,8 +102,9 @@ func clientOf(r *http.Request) string {
 	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
-// tooMany answers a throttled sign-in 429 with the seconds to wait.
-func tooMany(w http.ResponseWriter, wait time.Duration) string {
+// TooMany sets the Retry-After of a throttled sign-in to the seconds to
+// wait, and is the message its 429 says.
+func TooMany(w http.ResponseWriter, wait time.Duration) string {
 	secs := strconv.Itoa(int(math.Ceil(wait.Seconds())))
 	w.Header().Set("Retry-After", secs)
 	return "too many wrong tokens from your address: try again in " + secs + " s"

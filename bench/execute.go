@@ -860,6 +860,13 @@ func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 	if err != nil {
 		return "", "", eval.AsInputError("--baseline", err)
 	}
+	// A resumed run has its id already: as its own baseline it would be
+	// compared with itself, a delta of 0 that raises no alert.
+	if job.Resume && cfg.RunID != "" {
+		if h, herr := run.ReadHead(dir); herr == nil && h.Config.RunID == cfg.RunID {
+			return "", "", &eval.InputError{Field: "--baseline", Msg: fmt.Sprintf("%q is this run itself (%s): compare it with an earlier run", job.Baseline, cfg.RunID)}
+		}
+	}
 	return dir, "", nil
 }
 

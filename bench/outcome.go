@@ -68,6 +68,9 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "bench: against baseline %s:\n", c.BaselineRunID)
+	if note := report.SharedNote(c); note != "" {
+		fmt.Fprintf(w, "  %s\n", note)
+	}
 	for _, j := range c.Judged {
 		fmt.Fprintf(w, "  judged otherwise: %s; the change measures the judge too\n", j)
 	}

@@ -76,8 +76,9 @@ type JUnitOptions struct {
 // per metric with a testcase per sample: a value below its --min floor
 // (opts.Floor) is a <failure> with the judge's reason, a neutral default
 // an <error> when the run failed for its defaults (opts.Infra), else
-// <skipped>, and a skipped result <skipped>. A JUnit reader thus fails
-// exactly what failed the run. results may be nil, for the gates alone.
+// <skipped>, and a skipped result <skipped>; under a floor, which
+// neither passes, a skipped result and a default not an <error> are
+// <failure>s. A JUnit reader thus fails exactly what failed the run. results may be nil, for the gates alone.
 // Metrics come in cfg's order, then any others the results hold; samples
 // by id.
 func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultFile, opts JUnitOptions) error {
@@ -133,22 +134,7 @@ func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultF
 			for _, r := range rs {
 				secs := r.Usage.Latency.Seconds()
 				total += secs
-				c := junitCase{Name: r.ID, Classname: "assay." + m, Time: strconv.FormatFloat(secs, 'f', 3, 64)}
-				switch {
-				case r.Skipped:
-					c.Skipped = &junitProblem{Message: cmp.Or(r.Reason, "nothing to judge")}
-				case r.Defaulted && opts.Infra:
-					c.Error = &junitProblem{Type: "defaulted", Message: "the judge failed and the neutral default 0.5 was used",
-						Text: cmp.Or(r.Error, "no error recorded")}
-				case r.Defaulted:
-					c.Skipped = &junitProblem{Message: "not measured: the judge failed and the neutral default was used (within --max-default-rate): " +
-						cmp.Or(r.Error, "no error recorded")}
-				case floor > 0 && run.Round(r.Value) < floor:
-					c.Failure = &junitProblem{Type: "below floor",
-						Message: fmt.Sprintf("%s %.4f is below its --min floor %g", m, r.Value, floor),
-						Text:    cmp.Or(r.Reason, "no reason recorded")}
-				}
-				suite.add(c)
+				suite.add(sampleCase(r, m, floor, secs, opts.Infra))
 			}
 			suite.Time = strconv.FormatFloat(total, 'f', 3, 64)
 			doc.add(suite)
@@ -167,6 +153,38 @@ func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultF
 		return fmt.Errorf("junit: %w", err)
 	}
 	return nil
+}
+
+// sampleCase is the testcase of result r of metric m (see WriteJUnit):
+// floor is m's --min floor (0: none), secs its judge's latency, infra
+// whether the run failed for its defaults.
+func sampleCase(r run.Result, m string, floor, secs float64, infra bool) junitCase {
+	c := junitCase{Name: r.ID, Classname: "assay." + m, Time: strconv.FormatFloat(secs, 'f', 3, 64)}
+	switch {
+	case r.Skipped && floor > 0:
+		// A skipped result never passes a floor (MinGate.Add).
+		c.Failure = &junitProblem{Type: "below floor",
+			Message: fmt.Sprintf("%s was not scored (nothing to judge), which never passes its --min floor %g", m, floor),
+			Text:    cmp.Or(r.Reason, "nothing to judge")}
+	case r.Skipped:
+		c.Skipped = &junitProblem{Message: cmp.Or(r.Reason, "nothing to judge")}
+	case r.Defaulted && infra:
+		c.Error = &junitProblem{Type: "defaulted", Message: "the judge failed and the neutral default 0.5 was used",
+			Text: cmp.Or(r.Error, "no error recorded")}
+	case r.Defaulted && floor > 0:
+		// Nor does a neutral default.
+		c.Failure = &junitProblem{Type: "below floor",
+			Message: fmt.Sprintf("%s fell back to the neutral default, which never passes its --min floor %g", m, floor),
+			Text:    cmp.Or(r.Error, "no error recorded")}
+	case r.Defaulted:
+		c.Skipped = &junitProblem{Message: "not measured: the judge failed and the neutral default was used (within --max-default-rate): " +
+			cmp.Or(r.Error, "no error recorded")}
+	case floor > 0 && run.Round(r.Value) < floor:
+		c.Failure = &junitProblem{Type: "below floor",
+			Message: fmt.Sprintf("%s %.4f is below its --min floor %g", m, r.Value, floor),
+			Text:    cmp.Or(r.Reason, "no reason recorded")}
+	}
+	return c
 }
 
 func (s *junitSuite) add(c junitCase) {

@@ -76,7 +76,7 @@ func TestWriteJUnit(t *testing.T) {
 
 	var got xSuites
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &got), buf.String())
-	assert.Equal(t, []int{10, 4, 1, 1}, []int{got.Tests, got.Failures, got.Errors, got.Skipped})
+	assert.Equal(t, []int{10, 5, 1, 0}, []int{got.Tests, got.Failures, got.Errors, got.Skipped})
 	require.Len(t, got.Suites, 4)
 
 	type caseWant struct {
@@ -93,11 +93,12 @@ func TestWriteJUnit(t *testing.T) {
 			{name: "context_quality.min>=0.3", outcome: "failure", message: "context_quality.min is 0.2, want >= 0.3", text: "context_quality.min>=0.3: got 0.2, want >= 0.3"},
 			{name: "faithfulness.mean>=0.5", outcome: "failure", message: "faithfulness.mean is undefined", text: "faithfulness.mean>=0.5: got undefined, want >= 0.5"},
 		}},
-		"a metric's samples by id": {suite: 1, name: "faithfulness", tests: 4, failures: 1, errs: 1, skp: 1, cases: []caseWant{
+		"a metric's samples by id": {suite: 1, name: "faithfulness", tests: 4, failures: 2, errs: 1, cases: []caseWant{
 			{name: "q1", outcome: "failure", message: "faithfulness 0.4000 is below its --min floor 0.7", text: "2 of 5 claims unsupported <&>"},
 			{name: "q2", outcome: "pass"},
 			{name: "q3", outcome: "error", message: "the judge failed and the neutral default 0.5 was used", text: "model: 503 Service Unavailable"},
-			{name: "q4", outcome: "skipped", message: "no contexts"},
+			// Skipped under a floor: below it, as the run counts it.
+			{name: "q4", outcome: "failure", message: "faithfulness was not scored (nothing to judge), which never passes its --min floor 0.7", text: "no contexts"},
 		}},
 		"config's metric order": {suite: 2, name: "context_quality", tests: 2, failures: 1, cases: []caseWant{
 			{name: "q1", outcome: "failure", message: "context_quality 0.2000 is below its --min floor 0.3", text: "no reason recorded"},
@@ -175,4 +176,60 @@ func TestWriteJUnitFailsWhatFailsTheRun(t *testing.T) {
 	assert.Nil(t, got.Suites[1].Cases[0].Failure, "0.1 under the threshold 0.7 with no floor passes, as the run does")
 	require.NotNil(t, got.Suites[1].Cases[1].Skipped)
 	assert.Contains(t, got.Suites[1].Cases[1].Skipped.Message, "within --max-default-rate")
+}
+
+// TestWriteJUnitFloorFailsSkipsAndDefaults: under a --min floor a
+// skipped result and a neutral default count as below it (the run exits
+// 1 for them), so the JUnit file fails them too; without a floor they
+// stay <skipped>, and a run failed for its defaults keeps them <error>s.
+func TestWriteJUnitFloorFailsSkipsAndDefaults(t *testing.T) {
+	t.Parallel()
+	results := runtest.ResultFile(t, []run.Result{
+		{ID: "q1", Metric: "faithfulness", Value: 0.9},
+		{ID: "q2", Metric: "faithfulness", Value: 0.5, Defaulted: true, Error: "model: 503"},
+		{ID: "q3", Metric: "faithfulness", Skipped: true, Reason: "no answer"},
+	})
+	// Each case's verdict in q1, q2, q3 order: "" passes.
+	tests := map[string]struct {
+		floor float64
+		infra bool
+		want  []string
+		// tests, failures, errors, skipped
+		counts []int
+	}{
+		"no floor": {want: []string{"", "skipped", "skipped"}, counts: []int{3, 0, 0, 2}},
+		"a floor the value passes": {floor: 0.7,
+			want: []string{"", "failure", "failure"}, counts: []int{3, 2, 0, 0}},
+		"a floor in a run failed for its defaults": {floor: 0.7, infra: true,
+			want: []string{"", "error", "failure"}, counts: []int{3, 1, 1, 0}},
+		"no floor in a run failed for its defaults": {infra: true,
+			want: []string{"", "error", "skipped"}, counts: []int{3, 0, 1, 1}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := run.Summary{Metrics: []run.MetricStats{{Metric: "faithfulness", Threshold: 0.7}}}
+			opts := report.JUnitOptions{Floor: func(string) float64 { return tc.floor }, Infra: tc.infra}
+			var buf bytes.Buffer
+			require.NoError(t, report.WriteJUnit(&buf, run.Config{RunID: "r", Metrics: []string{"faithfulness"}}, s, results, opts))
+			var got xSuites
+			require.NoError(t, xml.Unmarshal(buf.Bytes(), &got), buf.String())
+			assert.Equal(t, tc.counts, []int{got.Tests, got.Failures, got.Errors, got.Skipped}, buf.String())
+			require.Len(t, got.Suites, 2)
+			var verdicts []string
+			for _, c := range got.Suites[1].Cases {
+				v := ""
+				switch {
+				case c.Failure != nil:
+					v = "failure"
+				case c.Error != nil:
+					v = "error"
+				case c.Skipped != nil:
+					v = "skipped"
+				}
+				verdicts = append(verdicts, v)
+			}
+			assert.Equal(t, tc.want, verdicts, buf.String())
+		})
+	}
 }

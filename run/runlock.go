@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/gofrs/flock"
 
@@ -46,7 +48,7 @@ func lockRun(dir string) (*flock.Flock, error) {
 	if !ok {
 		holder := "unknown"
 		if b, err := os.ReadFile(path); err == nil && len(bytes.TrimSpace(b)) > 0 {
-			holder = strings.TrimSpace(string(b))
+			holder = shownHolder(string(bytes.TrimSpace(b)))
 		}
 		return nil, &eval.InputError{Msg: (&LockedError{Dir: dir, Holder: holder}).Error(), Err: &LockedError{Dir: dir, Holder: holder}}
 	}
@@ -142,4 +144,30 @@ func eachLine(path string, fn func(line []byte, ok bool) error) error {
 			return err
 		}
 	}
+}
+
+// maxHolder is how many bytes of the lock file's holder a refusal shows.
+const maxHolder = 300
+
+// shownHolder is the holder read from a lock file as a refusal shows it:
+// its control characters (an escape sequence in a file name on the
+// holder's command line) as Go escapes, cut after maxHolder bytes.
+func shownHolder(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteRune(r)
+		}
+		if b.Len() > maxHolder {
+			break
+		}
+	}
+	out := b.String()
+	if len(out) > maxHolder {
+		out = strings.ToValidUTF8(out[:maxHolder], "") + "..."
+	}
+	return out
 }

@@ -94,3 +94,37 @@ func TestResumeSetsAsideTornLines(t *testing.T) {
 	_, err = os.Stat(stale)
 	assert.True(t, errors.Is(err, os.ErrNotExist), "the stale temporary file is removed")
 }
+
+// TestLockHolderIsShownSafely: the holder a second writer is told of is
+// read from the lock file, which the first writer fills with its command
+// line: control characters there (an escape sequence in a file name) are
+// shown as escapes, never sent raw to the terminal, and a very long
+// command line is cut.
+func TestLockHolderIsShownSafely(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		holder, want string
+	}{
+		"an escape sequence": {holder: "pid 7, assay bench \x1b[2J\x1b]0;owned\x07 data.jsonl\n", want: `pid 7, assay bench \x1b[2J\x1b]0;owned\a data.jsonl`},
+		"a line break":       {holder: "pid 7, assay bench a\nb\rc", want: `pid 7, assay bench a\nb\rc`},
+		"plain":              {holder: "pid 7, assay bench --out runs/x data.jsonl", want: "pid 7, assay bench --out runs/x data.jsonl"},
+		"very long":          {holder: "pid 7, " + strings.Repeat("x", 1000), want: "pid 7, " + strings.Repeat("x", maxHolder-len("pid 7, ")) + "..."},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "run")
+			first, err := Create(dir, testConfig())
+			require.NoError(t, err)
+			defer func() { require.NoError(t, first.Close()) }()
+			// The lock is on the file, not its bytes: rewrite them as the
+			// first writer's command line would have.
+			require.NoError(t, os.WriteFile(filepath.Join(dir, FileLock), []byte(tc.holder), 0o600))
+			_, err = Resume(dir, testConfig())
+			var locked *LockedError
+			require.ErrorAs(t, err, &locked)
+			assert.Equal(t, tc.want, locked.Holder)
+			assert.False(t, strings.ContainsFunc(err.Error(), func(r rune) bool { return r < 0x20 }), "no control character in %q", err.Error())
+		})
+	}
+}

@@ -104,6 +104,7 @@ func changesMD(changes []run.SampleChange, n int) string {
 // code is s as a Markdown code span, its fence longer than any run of
 // backticks in it.
 func code(s string) string {
+	s = Visible(s)
 	longest, folder := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -123,6 +124,7 @@ func code(s string) string {
 // mdText is text that Markdown shows as it is, in a paragraph, a list
 // or a table cell: its markup characters escaped.
 func mdText(s string) string {
+	s = Visible(s)
 	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`, "#", `\#`).Replace(s)
 }
 

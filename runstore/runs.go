@@ -12,6 +12,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -130,7 +131,7 @@ func (r Runs) load(ctx context.Context, ref string, withFolder bool) (*RunView, 
 	defer func() { _ = st.Close() }() // read only
 	row, err := st.Get(ctx, ref)
 	if _, ok := errors.AsType[*RunNotFoundError](err); ok {
-		return nil, &eval.InputError{Msg: fmt.Sprintf("%v (nor is %s a run folder)", err, ref), Err: err}
+		return nil, &eval.InputError{Msg: fmt.Sprintf("%v (nor is %s a run folder)", err, report.Visible(ref)), Err: err}
 	}
 	if err != nil {
 		return nil, err
@@ -257,13 +258,13 @@ func (r Runs) Trend(ctx context.Context, metric, dataset string) (*Trend, error)
 	defer func() { _ = st.Close() }() // read only
 	pts, err := st.Trend(ctx, metric, sha)
 	if nf, ok := errors.AsType[*RunNotFoundError](err); ok {
-		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run judged %s (run store %s): see assay runs list", metric, nf.Path), Err: err}
+		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run judged %s (run store %s): see assay runs list", report.Visible(metric), nf.Path), Err: err}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(pts) == 0 {
-		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run of dataset %s judged %s: see assay runs list", sha, metric)}
+		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run of dataset %s judged %s: see assay runs list", sha, report.Visible(metric))}
 	}
 	return &Trend{Metric: metric, Points: pts}, nil
 }
@@ -279,7 +280,7 @@ func datasetSHA(ds string) (string, error) {
 		if len(ds) == 64 && strings.Trim(strings.ToLower(ds), "0123456789abcdef") == "" {
 			return strings.ToLower(ds), nil
 		}
-		return "", &eval.InputError{Msg: fmt.Sprintf("--dataset %s: neither a file nor a sha256 (64 hex digits)", ds)}
+		return "", &eval.InputError{Msg: fmt.Sprintf("--dataset %s: neither a file nor a sha256 (64 hex digits)", report.Visible(ds))}
 	}
 	if err != nil {
 		return "", &eval.InputError{Field: "--dataset", Msg: err.Error(), Err: err}

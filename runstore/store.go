@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/internal/sqlitedb"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -348,8 +349,9 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	if isRunFolder(ref) {
 		return ref, nil
 	}
+	shown := report.Visible(ref) // as typed, its control characters escaped
 	if store == nil {
-		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", ref, run.FileConfig)
+		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", shown, run.FileConfig)
 	}
 	ctx := context.Background()
 	var row RunRow
@@ -362,14 +364,14 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	} else {
 		row, err = store.Get(ctx, ref)
 		if nf, ok := errors.AsType[*RunNotFoundError](err); ok && len(nf.Candidates) == 0 {
-			return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list: %w", ref, run.FileConfig, nf.Path, err)
+			return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list: %w", shown, run.FileConfig, nf.Path, err)
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("--baseline %s: %w", ref, err)
+		return "", fmt.Errorf("--baseline %s: %w", shown, err)
 	}
 	if !isRunFolder(row.Dir) {
-		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", ref, row.ID, row.Dir, run.FileConfig)
+		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", shown, row.ID, row.Dir, run.FileConfig)
 	}
 	return row.Dir, nil
 }

@@ -173,8 +173,9 @@ func TestStore(t *testing.T) {
 	for name, tc := range trend {
 		t.Run("trend "+name, func(t *testing.T) {
 			t.Parallel()
-			pts, err := st.Trend(ctx, tc.metric, tc.sha)
+			pts, bad, err := st.Trend(ctx, tc.metric, tc.sha)
 			require.NoError(t, err)
+			assert.Empty(t, bad)
 			got := make([]string, len(pts))
 			for i, p := range pts {
 				got[i] = p.RunID + "=" + strings.TrimRight(strings.TrimRight(formatFloat(float64(p.Mean)), "0"), ".")
@@ -185,7 +186,7 @@ func TestStore(t *testing.T) {
 	}
 	t.Run("trend of a metric no run has", func(t *testing.T) {
 		t.Parallel()
-		_, err := st.Trend(ctx, "faith", "")
+		_, _, err := st.Trend(ctx, "faith", "")
 		_, ok := errors.AsType[*runstore.RunNotFoundError](err)
 		assert.True(t, ok, "%v", err)
 	})

@@ -157,7 +157,10 @@ metadata.KEY), then metric, value, points, max, pass, defaulted,
 skipped, error, reason, model, latency_ms and cost_usd.
 
 --format csv (the default) joins a sample's contexts with a blank line;
-jsonl and parquet keep them a list. The samples' fields are read again
+jsonl and parquet keep them a list. Cells are written exactly as the run
+has them, for pandas and DuckDB: no quote is put before a cell beginning
+with =, +, - or @, so a spreadsheet may run such a cell as a formula;
+import the file into one as text. The samples' fields are read again
 from the run's dataset (from the copy of standard input its folder
 keeps, input.jsonl, when it read that); when it no longer reads, they
 are left empty and a note says why on stderr. -o FILE writes the file whole or not at all

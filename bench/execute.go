@@ -303,7 +303,7 @@ func (x *execution) open() (cleanup func(), err error) {
 	}
 	started := job.Now().UTC()
 	x.cfg = run.Config{RunID: cmp.Or(job.RunID, run.NewID(started)), Started: started, Command: job.Command, Version: job.Version,
-		Dataset: job.Data, Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
+		Dataset: recordedDataset(job.Data), Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
 		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, x.threshold)}
 	x.dir = cmp.Or(job.Out, filepath.Join("assay-runs", x.cfg.RunID))
 	// A dry run keeps no folder: standard input is spooled to a temporary one.
@@ -993,4 +993,17 @@ func reasonText(r string) string {
 		return ""
 	}
 	return " (" + r + ")"
+}
+
+// recordedDataset is the dataset as config.json records it: a file's
+// absolute path, so that runs export, agree and a later look at the run
+// find it again from any working directory; standard input as it is.
+func recordedDataset(path string) string {
+	if path == "" || path == dataset.Stdin {
+		return path
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }

@@ -3,9 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/assaylabs/assay/run"
 )
@@ -109,7 +107,7 @@ func changesMD(changes []run.SampleChange, n int) string {
 // in its span and on its line: a break would end the span, and a blank
 // line the list, letting what follows render as HTML or a heading.
 func code(s string) string {
-	s = visibleControls(s)
+	s = Visible(s)
 	longest, folder := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -126,29 +124,12 @@ func code(s string) string {
 	return fence + s + fence
 }
 
-// visibleControls is s with each control character written as its Go
-// escape (a line break as \n, ESC as \x1b), the rest as it is.
-func visibleControls(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // mdText is text that Markdown shows as it is, in a paragraph, a list
 // or a table cell: its markup characters escaped, its control
 // characters (line breaks) written as escapes.
 func mdText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`, "#", `\#`).Replace(visibleControls(s))
+	s = Visible(s)
+	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`, "#", `\#`).Replace(s)
 }
 
 // WriteBaselineMarkdown writes the run's comparison with its baseline

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/assaylabs/assay/run"
 )
@@ -83,11 +85,18 @@ func (t Table) Write(w io.Writer, md bool) error {
 		return t.markdown(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	line := func(cells []string) {
+		vis := make([]string, len(cells))
+		for i, c := range cells {
+			vis[i] = Visible(c)
+		}
+		fmt.Fprintln(tw, strings.Join(vis, "\t"))
+	}
 	if t.Head != nil {
-		fmt.Fprintln(tw, strings.Join(t.Head, "\t"))
+		line(t.Head)
 	}
 	for _, r := range t.Rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+		line(r)
 	}
 	return tw.Flush()
 }
@@ -125,8 +134,31 @@ func (t Table) markdown(w io.Writer) error {
 
 // mdCell is text that Markdown shows as it is in a Table cell or a list.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`).Replace(s)
+	return strings.NewReplacer("|", `\|`, "*", `\*`).Replace(Visible(s))
 }
+
+// Visible is s with each control character (a tab, a line break, an
+// escape sequence's ESC) and each bidirectional formatting character
+// written as its Go escape (\t, \n, \x1b, \u202e): text that a dataset,
+// a run folder or a command line brings, printed where a terminal would
+// otherwise obey it or a table would break.
+func Visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !hidden(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }
 
 // Heading starts a part: "title:" after a blank line in text, a
 // Markdown heading.
@@ -135,7 +167,7 @@ func Heading(w io.Writer, md bool, title string) {
 		fmt.Fprintf(w, "\n### %s\n\n", mdCell(title))
 		return
 	}
-	fmt.Fprintf(w, "\n%s:\n", title)
+	fmt.Fprintf(w, "\n%s:\n", Visible(title))
 }
 
 // Item is a line of a part: indented by two in text, a Markdown list item.
@@ -144,12 +176,12 @@ func Item(w io.Writer, md bool, line string) {
 		fmt.Fprintf(w, "- %s\n", mdCell(line))
 		return
 	}
-	fmt.Fprintf(w, "  %s\n", line)
+	fmt.Fprintf(w, "  %s\n", Visible(line))
 }
 
 // Para is a line on its own: as it is in text, a Markdown list item.
 func Para(w io.Writer, md bool, format string, a ...any) {
-	line := fmt.Sprintf(format, a...)
+	line := Visible(fmt.Sprintf(format, a...))
 	if md {
 		line = "- " + mdCell(line)
 	}

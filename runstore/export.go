@@ -74,8 +74,8 @@ type exportResult struct {
 // latency_ms and cost_usd (null when unknown). The shape a pandas or
 // DuckDB user loads directly.
 //
-// The samples' fields are read again from the run's dataset, record by
-// record; results are held without their evidence. A dataset that no
+// The samples' fields are read again from the run's dataset (or the
+// copy of standard input its folder keeps), record by record; results are held without their evidence. A dataset that no
 // longer reads leaves the fields empty and Exported.Note says why.
 func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exported, error) {
 	if err := report.CheckOutputFormat(format, exportFormats...); err != nil {
@@ -162,28 +162,40 @@ type exporter struct {
 }
 
 // openDataset opens the run's dataset to read its records again, or
-// says why it cannot (nil records).
+// says why it cannot (nil records). The copy of standard input (or of a
+// pipe) the run folder keeps, dataset.SpoolName, is read when its hash is
+// the run's: it holds the very bytes judged.
 func (x *exporter) openDataset() (iter.Seq2[dataset.Record, error], string) {
 	cfg := x.run.Config
-	if cfg.Dataset == "" || cfg.Dataset == dataset.Stdin {
-		return nil, "the run read its dataset from standard input: the samples' fields are left empty"
+	path, name := cfg.Dataset, cfg.Dataset
+	var format dataset.Format
+	if spool := filepath.Join(x.run.Dir, dataset.SpoolName); cfg.DatasetSHA256 != "" {
+		if sha, err := dataset.FileSHA256(spool); err == nil && sha == cfg.DatasetSHA256 {
+			path, name, format = spool, spool, dataset.FormatJSON
+		}
+	}
+	if format == "" && (cfg.Dataset == "" || cfg.Dataset == dataset.Stdin) {
+		return nil, fmt.Sprintf("the run read its dataset from standard input and its folder keeps no copy of it (%s): the samples' fields are left empty", dataset.SpoolName)
 	}
 	var recs iter.Seq2[dataset.Record, error]
 	if cfg.Profile != "" {
-		d, err := dataset.OpenProfileData(cfg.Dataset, "", cfg.Profile, nil)
+		d, err := dataset.OpenProfileData(path, name, cfg.Profile, nil)
 		if err != nil {
-			return nil, fmt.Sprintf("the run's dataset %s does not read (%v): the samples' fields are left empty", cfg.Dataset, err)
+			return nil, fmt.Sprintf("the run's dataset %s does not read (%v): the samples' fields are left empty", name, err)
 		}
 		recs = d.Records()
 	} else {
-		d, err := dataset.Open(cfg.Dataset, dataset.Options{})
+		d, err := dataset.Open(path, dataset.Options{Name: name, Format: format})
 		if err != nil {
-			return nil, fmt.Sprintf("the run's dataset %s does not read (%v): the samples' fields are left empty", cfg.Dataset, err)
+			return nil, fmt.Sprintf("the run's dataset %s does not read (%v): the samples' fields are left empty", name, err)
 		}
 		recs = d.Records()
 	}
-	if sha, err := dataset.FileSHA256(cfg.Dataset); err == nil && cfg.DatasetSHA256 != "" && sha != cfg.DatasetSHA256 {
-		return recs, fmt.Sprintf("the run's dataset %s changed since the run (sha256 %s, then %s): the samples' fields may not be those judged", cfg.Dataset, short(sha), short(cfg.DatasetSHA256))
+	if format != "" {
+		return recs, ""
+	}
+	if sha, err := dataset.FileSHA256(path); err == nil && cfg.DatasetSHA256 != "" && sha != cfg.DatasetSHA256 {
+		return recs, fmt.Sprintf("the run's dataset %s changed since the run (sha256 %s, then %s): the samples' fields may not be those judged", name, short(sha), short(cfg.DatasetSHA256))
 	}
 	return recs, ""
 }

@@ -3,7 +3,9 @@ package runstore_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -177,4 +179,48 @@ func TestRunsExportParquet(t *testing.T) {
 	assert.Equal(t, true, rows[3]["skipped"])
 	assert.Equal(t, "gone", rows[4]["id"])
 	assert.Nil(t, rows[4]["question"])
+}
+
+// TestRunsExportSpooledInput: a run that read standard input (or a
+// pipe) keeps the copy it judged in its folder (input.jsonl); the export
+// reads the samples' fields from that copy when its hash is the run's,
+// and says why they are empty when there is none.
+func TestRunsExportSpooledInput(t *testing.T) {
+	t.Parallel()
+	const input = `{"id":"s1","question":"Who wrote it?","answer":"Mary Shelley.","contexts":["By Mary Shelley."]}` + "\n"
+	tests := map[string]struct {
+		dataset string
+		spool   string // input.jsonl's content; "" writes none
+		wantQ   any
+		note    string
+	}{
+		"standard input, copy kept":    {dataset: dataset.Stdin, spool: input, wantQ: "Who wrote it?"},
+		"a pipe, copy kept":            {dataset: "/dev/fd/63", spool: input, wantQ: "Who wrote it?"},
+		"standard input, no copy":      {dataset: dataset.Stdin, wantQ: nil, note: "standard input"},
+		"standard input, another copy": {dataset: dataset.Stdin, spool: `{"id":"s1","question":"other"}` + "\n", wantQ: nil, note: "standard input"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sum := sha256.Sum256([]byte(input))
+			cfg := run.Config{RunID: "in1", Dataset: tc.dataset, DatasetSHA256: hex.EncodeToString(sum[:]), Metrics: []string{"faithfulness"}}
+			s := run.Summary{RunID: "in1", Metrics: []run.MetricStats{{Metric: "faithfulness", Threshold: 0.5}}}
+			dir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "run"), cfg, &s, []run.Result{{ID: "s1", Metric: "faithfulness", Value: 1}})
+			if tc.spool != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, dataset.SpoolName), []byte(tc.spool), 0o644))
+			}
+			var out bytes.Buffer
+			x, err := runstore.Runs{}.Export(context.Background(), dir, runstore.ExportJSONL, &out)
+			require.NoError(t, err)
+			var row map[string]any
+			require.NoError(t, json.Unmarshal(out.Bytes(), &row))
+			assert.Equal(t, tc.wantQ, row["question"])
+			if tc.note == "" {
+				assert.Empty(t, x.Note)
+				assert.Equal(t, []any{"By Mary Shelley."}, row["contexts"])
+			} else {
+				assert.Contains(t, x.Note, tc.note)
+			}
+		})
+	}
 }

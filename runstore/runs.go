@@ -12,6 +12,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -49,6 +50,9 @@ type RunList struct {
 	// Store is the run store's file.
 	Store string
 	Runs  []RunListing
+	// Unreadable says of each row of the store that does not read back
+	// what is wrong with it; the other runs are listed all the same.
+	Unreadable []string
 }
 
 // RunListing is one run of a RunList.
@@ -79,11 +83,11 @@ func (r Runs) List(ctx context.Context) (*RunList, error) {
 		return nil, err
 	}
 	defer func() { _ = st.Close() }() // read only
-	rows, err := st.List(ctx)
+	rows, bad, err := st.ListReadable(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l := &RunList{Store: st.Path(), Runs: []RunListing{}}
+	l := &RunList{Store: st.Path(), Runs: []RunListing{}, Unreadable: errorTexts(bad)}
 	for _, row := range rows {
 		ms := make([]MetricMean, len(row.Summary.Metrics))
 		for i, m := range row.Summary.Metrics {
@@ -130,7 +134,7 @@ func (r Runs) load(ctx context.Context, ref string, withFolder bool) (*RunView, 
 	defer func() { _ = st.Close() }() // read only
 	row, err := st.Get(ctx, ref)
 	if _, ok := errors.AsType[*RunNotFoundError](err); ok {
-		return nil, &eval.InputError{Msg: fmt.Sprintf("%v (nor is %s a run folder)", err, ref), Err: err}
+		return nil, &eval.InputError{Msg: fmt.Sprintf("%v (nor is %s a run folder)", err, report.Visible(ref)), Err: err}
 	}
 	if err != nil {
 		return nil, err
@@ -240,6 +244,18 @@ func (r Runs) Diff(ctx context.Context, a, b string) (*RunDiff, error) {
 type Trend struct {
 	Metric string       `json:"metric"`
 	Points []TrendPoint `json:"points"`
+	// Unreadable says of each run of the dataset the store holds but
+	// cannot read back what is wrong with it: it is not a point.
+	Unreadable []string `json:"unreadable,omitempty"`
+}
+
+// errorTexts is each error's text.
+func errorTexts(errs []error) []string {
+	var out []string
+	for _, err := range errs {
+		out = append(out, err.Error())
+	}
+	return out
 }
 
 // Trend is metric's trend over the runs of one dataset: dataset is its
@@ -255,17 +271,21 @@ func (r Runs) Trend(ctx context.Context, metric, dataset string) (*Trend, error)
 		return nil, err
 	}
 	defer func() { _ = st.Close() }() // read only
-	pts, err := st.Trend(ctx, metric, sha)
+	pts, bad, err := st.Trend(ctx, metric, sha)
 	if nf, ok := errors.AsType[*RunNotFoundError](err); ok {
-		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run judged %s (run store %s): see assay runs list", metric, nf.Path), Err: err}
+		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run judged %s (run store %s): see assay runs list", report.Visible(metric), nf.Path), Err: err}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(pts) == 0 {
-		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run of dataset %s judged %s: see assay runs list", sha, metric)}
+		msg := fmt.Sprintf("no recorded run of dataset %s judged %s: see assay runs list", sha, report.Visible(metric))
+		if len(bad) > 0 {
+			msg += "; " + errors.Join(bad...).Error()
+		}
+		return nil, &eval.InputError{Msg: msg}
 	}
-	return &Trend{Metric: metric, Points: pts}, nil
+	return &Trend{Metric: metric, Points: pts, Unreadable: errorTexts(bad)}, nil
 }
 
 // datasetSHA is the sha256 that a trend's dataset names: a file's,
@@ -279,7 +299,7 @@ func datasetSHA(ds string) (string, error) {
 		if len(ds) == 64 && strings.Trim(strings.ToLower(ds), "0123456789abcdef") == "" {
 			return strings.ToLower(ds), nil
 		}
-		return "", &eval.InputError{Msg: fmt.Sprintf("--dataset %s: neither a file nor a sha256 (64 hex digits)", ds)}
+		return "", &eval.InputError{Msg: fmt.Sprintf("--dataset %s: neither a file nor a sha256 (64 hex digits)", report.Visible(ds))}
 	}
 	if err != nil {
 		return "", &eval.InputError{Field: "--dataset", Msg: err.Error(), Err: err}

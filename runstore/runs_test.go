@@ -196,6 +196,14 @@ func TestRunsErrors(t *testing.T) {
 			want: "no recorded run of dataset " + strings.Repeat("ab", 32) + " judged faithfulness: see assay runs list"},
 		"a dataset neither a file nor a hash": {call: func() error { _, err := runs.Trend(ctx, "faithfulness", "nosuch.jsonl"); return err }, input: true,
 			want: "--dataset nosuch.jsonl: neither a file nor a sha256 (64 hex digits)"},
+		"a run typed with control characters": {call: func() error { _, err := runs.Show(ctx, "x\x1b[2J\u202e"); return err }, input: true,
+			want: `no run "x\x1b[2J\u202e" in the run store ` + store + `: see assay runs list (nor is x\x1b[2J\u202e a run folder)`},
+		"a baseline typed with control characters": {call: func() error { _, err := runs.Diff(ctx, "\x07j", "j1"); return err }, input: true,
+			want: `(nor is \aj a run folder)`},
+		"a metric typed with control characters": {call: func() error { _, err := runs.Trend(ctx, "f\x1b]0;t\x07", ""); return err }, input: true,
+			want: `no recorded run judged f\x1b]0;t\a (run store `},
+		"a dataset typed with control characters": {call: func() error { _, err := runs.Trend(ctx, "faithfulness", "d\r\x1b[1A"); return err }, input: true,
+			want: `--dataset d\r\x1b[1A: neither a file nor a sha256`},
 		"a store that does not open is not the caller's": {call: func() error {
 			_, err := runstore.Runs{Store: filepath.Join(root, "j1", run.FileConfig, "runs.db")}.List(ctx)
 			return err
@@ -207,6 +215,7 @@ func TestRunsErrors(t *testing.T) {
 			err := tc.call()
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
+			assert.Equal(t, report.Visible(err.Error()), err.Error(), "no control character raw")
 			_, isInput := errors.AsType[*eval.InputError](err)
 			assert.Equal(t, tc.input, isInput, "an input error: %v", err)
 		})

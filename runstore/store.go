@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/internal/sqlitedb"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -206,9 +207,20 @@ func metricsKey(metrics []string) string {
 
 const runColumns = `id, started, finished, dataset, dataset_sha256, config, summary, dir`
 
-// List is every recorded run, oldest first.
+// List is every recorded run, oldest first; an error when one of them
+// does not read back.
 func (s *Store) List(ctx context.Context) ([]RunRow, error) {
-	return s.query(ctx, `SELECT `+runColumns+` FROM runs ORDER BY started, id`)
+	return s.query(ctx, nil, `SELECT `+runColumns+` FROM runs ORDER BY started, id`)
+}
+
+// ListReadable is every recorded run that reads back, oldest first, and
+// what is wrong with each that does not (a row damaged in the file, or
+// written by a version whose rows this one cannot read): one such row
+// hides none of the others.
+func (s *Store) ListReadable(ctx context.Context) ([]RunRow, []error, error) {
+	var bad []error
+	rows, err := s.query(ctx, &bad, `SELECT `+runColumns+` FROM runs ORDER BY started, id`)
+	return rows, bad, err
 }
 
 // Get is the run with id, or with the one id that begins with it; a
@@ -217,12 +229,12 @@ func (s *Store) Get(ctx context.Context, id string) (RunRow, error) {
 	if id == "" {
 		return RunRow{}, &RunNotFoundError{Ref: id, Path: s.path}
 	}
-	rows, err := s.query(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id)
+	rows, err := s.query(ctx, nil, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id)
 	if err != nil {
 		return RunRow{}, err
 	}
 	if len(rows) == 0 {
-		if rows, err = s.query(ctx, `SELECT `+runColumns+` FROM runs WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id`, id); err != nil {
+		if rows, err = s.query(ctx, nil, `SELECT `+runColumns+` FROM runs WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id`, id); err != nil {
 			return RunRow{}, err
 		}
 	}
@@ -243,7 +255,7 @@ func (s *Store) Latest(ctx context.Context, datasetSHA256 string, metrics []stri
 }
 
 func (s *Store) latest(ctx context.Context, sha string, metrics []string, except string) (RunRow, error) {
-	rows, err := s.query(ctx, `SELECT `+runColumns+` FROM runs
+	rows, err := s.query(ctx, nil, `SELECT `+runColumns+` FROM runs
 		WHERE dataset_sha256 = ? AND metrics_key = ? AND id != ? ORDER BY started DESC, id DESC LIMIT 1`,
 		sha, metricsKey(metrics), except)
 	if err != nil {
@@ -258,20 +270,22 @@ func (s *Store) latest(ctx context.Context, sha string, metrics []string, except
 // Trend is the mean of metric over time in the runs of one dataset, oldest
 // first; runs without the metric are left out. Each point after the first
 // says how it was judged otherwise than the one before it. With datasetSHA256 empty
-// the dataset is that of the last run that judged the metric.
-func (s *Store) Trend(ctx context.Context, metric string, datasetSHA256 string) ([]TrendPoint, error) {
+// the dataset is that of the last run that judged the metric. The runs
+// that do not read back are left out, and the errors say which.
+func (s *Store) Trend(ctx context.Context, metric string, datasetSHA256 string) ([]TrendPoint, []error, error) {
 	has := `instr(',' || metrics_key || ',', ',' || ? || ',') > 0`
 	if datasetSHA256 == "" {
 		if err := s.db.QueryRowContext(ctx, `SELECT dataset_sha256 FROM runs WHERE `+has+` ORDER BY started DESC, id DESC LIMIT 1`, metric).
 			Scan(&datasetSHA256); errors.Is(err, sql.ErrNoRows) {
-			return nil, &RunNotFoundError{Ref: "with metric " + metric, Path: s.path}
+			return nil, nil, &RunNotFoundError{Ref: "with metric " + metric, Path: s.path}
 		} else if err != nil {
-			return nil, fmt.Errorf("run store %s: trend: %w", s.path, err)
+			return nil, nil, fmt.Errorf("run store %s: trend: %w", s.path, err)
 		}
 	}
-	rows, err := s.query(ctx, `SELECT `+runColumns+` FROM runs WHERE dataset_sha256 = ? AND `+has+` ORDER BY started, id`, datasetSHA256, metric)
+	var bad []error
+	rows, err := s.query(ctx, &bad, `SELECT `+runColumns+` FROM runs WHERE dataset_sha256 = ? AND `+has+` ORDER BY started, id`, datasetSHA256, metric)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := []TrendPoint{}
 	var prev *run.Config
@@ -288,10 +302,12 @@ func (s *Store) Trend(ctx context.Context, metric string, datasetSHA256 string) 
 			out = append(out, p)
 		}
 	}
-	return out, nil
+	return out, bad, nil
 }
 
-func (s *Store) query(ctx context.Context, q string, args ...any) ([]RunRow, error) {
+// query is the runs q selects. A row that does not read back is an
+// error, or, with bad not nil, left out and its error added to bad.
+func (s *Store) query(ctx context.Context, bad *[]error, q string, args ...any) ([]RunRow, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("run store %s: %w", s.path, err)
@@ -316,7 +332,12 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]RunRow, err
 			perr = json.Unmarshal([]byte(sj), &r.Summary)
 		}
 		if perr != nil {
-			return nil, fmt.Errorf("run store %s: run %s does not read back (%w): record it again or delete its row", s.path, r.ID, perr)
+			err := fmt.Errorf("run store %s: run %s does not read back (%w): record it again or delete its row", s.path, report.Visible(r.ID), perr)
+			if bad == nil {
+				return nil, err
+			}
+			*bad = append(*bad, err)
+			continue
 		}
 		r.Metrics = r.Config.Metrics
 		r.Summary.Metrics = run.InConfigOrder(r.Summary.Metrics, r.Metrics)
@@ -348,8 +369,9 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	if isRunFolder(ref) {
 		return ref, nil
 	}
+	shown := report.Visible(ref) // as typed, its control characters escaped
 	if store == nil {
-		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", ref, run.FileConfig)
+		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", shown, run.FileConfig)
 	}
 	ctx := context.Background()
 	var row RunRow
@@ -362,14 +384,14 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	} else {
 		row, err = store.Get(ctx, ref)
 		if nf, ok := errors.AsType[*RunNotFoundError](err); ok && len(nf.Candidates) == 0 {
-			return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list: %w", ref, run.FileConfig, nf.Path, err)
+			return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list: %w", shown, run.FileConfig, nf.Path, err)
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("--baseline %s: %w", ref, err)
+		return "", fmt.Errorf("--baseline %s: %w", shown, err)
 	}
 	if !isRunFolder(row.Dir) {
-		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", ref, row.ID, row.Dir, run.FileConfig)
+		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", shown, row.ID, row.Dir, run.FileConfig)
 	}
 	return row.Dir, nil
 }

@@ -1,10 +1,18 @@
 package runstore
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/internal/sqlitedb"
+	"github.com/assaylabs/assay/run"
 )
 
 func TestDataDir(t *testing.T) {
@@ -36,4 +44,68 @@ func TestDataDir(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// TestUnreadableRowHidesNoOther: a row of the run store that no longer
+// reads back (its summary damaged in the file) is named by runs list and
+// runs trend, which list and plot every other run all the same.
+func TestUnreadableRowHidesNoOther(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "runs.db")
+	st, err := OpenStore(path)
+	require.NoError(t, err)
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for i, id := range []string{"r1", "r2", "r3"} {
+		cfg := run.Config{RunID: id, Started: t0.AddDate(0, 0, i), DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}}
+		s := run.Summary{RunID: id, Complete: true, Metrics: []run.MetricStats{{Metric: "faithfulness", N: 2, Scored: 2, Mean: run.Num(0.25 * float64(i+1))}}}
+		require.NoError(t, st.Record(cfg, s, t.TempDir()))
+	}
+	require.NoError(t, sqlitedb.Exec(ctx, st.db, `UPDATE runs SET summary = '{"metrics": [' WHERE id = 'r2'`))
+	require.NoError(t, st.Close())
+	runs := Runs{Store: path}
+
+	tests := map[string]struct {
+		ids        func() ([]string, []string, error)
+		want       []string
+		unreadable string
+	}{
+		"list": {ids: func() ([]string, []string, error) {
+			l, err := runs.List(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			var ids []string
+			for _, r := range l.Runs {
+				ids = append(ids, r.ID)
+			}
+			return ids, l.Unreadable, nil
+		}, want: []string{"r1", "r3"}},
+		"trend": {ids: func() ([]string, []string, error) {
+			tr, err := runs.Trend(ctx, "faithfulness", "")
+			if err != nil {
+				return nil, nil, err
+			}
+			var ids []string
+			for _, p := range tr.Points {
+				ids = append(ids, p.RunID+"="+strconv.FormatFloat(float64(p.Mean), 'f', 2, 64))
+			}
+			return ids, tr.Unreadable, nil
+		}, want: []string{"r1=0.25", "r3=0.75"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ids, bad, err := tc.ids()
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, ids)
+			require.Len(t, bad, 1)
+			assert.Contains(t, bad[0], "run r2 does not read back")
+		})
+	}
+	var out bytes.Buffer
+	l, err := runs.List(ctx)
+	require.NoError(t, err)
+	require.NoError(t, l.Write(&out, "text"))
+	assert.Contains(t, out.String(), "not listed: 1 run(s) that do not read back:\n  run store "+path+": run r2 does not read back")
 }

@@ -173,8 +173,9 @@ func TestStore(t *testing.T) {
 	for name, tc := range trend {
 		t.Run("trend "+name, func(t *testing.T) {
 			t.Parallel()
-			pts, err := st.Trend(ctx, tc.metric, tc.sha)
+			pts, bad, err := st.Trend(ctx, tc.metric, tc.sha)
 			require.NoError(t, err)
+			assert.Empty(t, bad)
 			got := make([]string, len(pts))
 			for i, p := range pts {
 				got[i] = p.RunID + "=" + strings.TrimRight(strings.TrimRight(formatFloat(float64(p.Mean)), "0"), ".")
@@ -185,7 +186,7 @@ func TestStore(t *testing.T) {
 	}
 	t.Run("trend of a metric no run has", func(t *testing.T) {
 		t.Parallel()
-		_, err := st.Trend(ctx, "faith", "")
+		_, _, err := st.Trend(ctx, "faith", "")
 		_, ok := errors.AsType[*runstore.RunNotFoundError](err)
 		assert.True(t, ok, "%v", err)
 	})
@@ -250,11 +251,13 @@ func TestResolveBaseline(t *testing.T) {
 		"latest of another run":      {store: st, ref: "latest", cfg: run.Config{RunID: "new", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}}, want: filepath.Join(root, "20261104-a3")},
 		"latest, none earlier": {store: st, ref: "latest", cfg: run.Config{RunID: "20261104-a3", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}},
 			err: "--baseline latest: no earlier run of dataset aaa with metrics faithfulness in"},
-		"an ambiguous prefix":     {store: st, ref: "2026", err: `--baseline 2026: run "2026" is ambiguous`},
-		"unknown":                 {store: st, ref: "nope", err: "--baseline nope: not a run folder (no config.json in it) nor a run id in the run store"},
-		"unknown, no store":       {ref: "nope", err: "--baseline nope: not a run folder (no config.json in it), and there is no run store"},
-		"a run whose folder went": {store: st, ref: "20261102-b1", err: "run 20261102-b1 was recorded in " + gone + ", which no longer holds a run"},
-		"empty":                   {store: st, ref: "", err: "--baseline: empty"},
+		"an ambiguous prefix":          {store: st, ref: "2026", err: `--baseline 2026: run "2026" is ambiguous`},
+		"unknown":                      {store: st, ref: "nope", err: "--baseline nope: not a run folder (no config.json in it) nor a run id in the run store"},
+		"unknown, no store":            {ref: "nope", err: "--baseline nope: not a run folder (no config.json in it), and there is no run store"},
+		"a run whose folder went":      {store: st, ref: "20261102-b1", err: "run 20261102-b1 was recorded in " + gone + ", which no longer holds a run"},
+		"empty":                        {store: st, ref: "", err: "--baseline: empty"},
+		"control characters":           {store: st, ref: "n\x1b[2J", err: `--baseline n\x1b[2J: not a run folder`},
+		"control characters, no store": {ref: "n\x1b[2J", err: `--baseline n\x1b[2J: not a run folder`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -263,6 +266,7 @@ func TestResolveBaseline(t *testing.T) {
 			if tc.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.err)
+				assert.NotContains(t, err.Error(), "\x1b", "no control character raw")
 				return
 			}
 			require.NoError(t, err)

@@ -78,6 +78,10 @@ func (l *RunList) Write(w io.Writer, format string) error {
 
 func (l *RunList) human(w io.Writer, md bool) error {
 	if len(l.Runs) == 0 {
+		if len(l.Unreadable) > 0 {
+			writeUnreadable(w, md, l.Unreadable)
+			return nil
+		}
 		_, err := fmt.Fprintf(w, "no runs recorded yet in %s: assay bench records one\n", l.Store)
 		return err
 	}
@@ -90,7 +94,22 @@ func (l *RunList) human(w io.Writer, md bool) error {
 		}
 		t.Add(r.ID, timeText(r.Started), shortDataset(r.Dataset, r.DatasetSHA256), strings.Join(names, ","), strings.Join(means, ","), r.Status)
 	}
-	return t.Write(w, md)
+	if err := t.Write(w, md); err != nil {
+		return err
+	}
+	writeUnreadable(w, md, l.Unreadable)
+	return nil
+}
+
+// writeUnreadable says which rows of the run store do not read back.
+func writeUnreadable(w io.Writer, md bool, unreadable []string) {
+	if len(unreadable) == 0 {
+		return
+	}
+	report.Heading(w, md, fmt.Sprintf("not listed: %d run(s) that do not read back", len(unreadable)))
+	for _, u := range unreadable {
+		report.Item(w, md, u)
+	}
 }
 
 // Write writes the run in format (documentFormats): its figures, gates
@@ -320,6 +339,7 @@ func (t *Trend) human(w io.Writer, md bool) error {
 	if err := tab.Write(w, md); err != nil {
 		return err
 	}
+	writeUnreadable(w, md, t.Unreadable)
 	if !judged {
 		return nil
 	}

@@ -157,9 +157,13 @@ metadata.KEY), then metric, value, points, max, pass, defaulted,
 skipped, error, reason, model, latency_ms and cost_usd.
 
 --format csv (the default) joins a sample's contexts with a blank line;
-jsonl and parquet keep them a list. The samples' fields are read again
-from the run's dataset; when it no longer reads, they are left empty and
-a note says why on stderr. -o FILE writes the file whole or not at all
+jsonl and parquet keep them a list. Cells are written exactly as the run
+has them, for pandas and DuckDB: no quote is put before a cell beginning
+with =, +, - or @, so a spreadsheet may run such a cell as a formula;
+import the file into one as text. The samples' fields are read again
+from the run's dataset (from the copy of standard input its folder
+keeps, input.jsonl, when it read that); when it no longer reads, they
+are left empty and a note says why on stderr. -o FILE writes the file whole or not at all
 (default: standard output).`,
 		Example: `  assay runs export 20261103-0900-3c4d -o run.csv
   assay runs export assay-runs/new --format parquet -o run.parquet

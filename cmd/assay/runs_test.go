@@ -442,3 +442,41 @@ func TestRunsExport(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsExportDatasetFromElsewhere: a run of a dataset named by a path
+// relative to where bench ran is exported with its samples' fields from
+// another working directory: the run records where the dataset is.
+func TestRunsExportDatasetFromElsewhere(t *testing.T) {
+	const data = `{"id":"s1","question":"Who wrote Frankenstein?","answer":"Mary Shelley wrote it.","contexts":["Frankenstein is a novel by Mary Shelley."]}` + "\n"
+	tests := map[string]struct {
+		arg func(benchDir string) string // the dataset as bench is given it
+	}{
+		"relative path":      {arg: func(string) string { return "data.jsonl" }},
+		"relative with dots": {arg: func(string) string { return "./sub/../data.jsonl" }},
+		"absolute path":      {arg: func(d string) string { return filepath.Join(d, "data.jsonl") }},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			benchDir, elsewhere, runDir := filepath.Join(root, "bench"), filepath.Join(root, "elsewhere"), filepath.Join(root, "run")
+			require.NoError(t, os.MkdirAll(filepath.Join(benchDir, "sub"), 0o755))
+			require.NoError(t, os.MkdirAll(elsewhere, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(benchDir, "data.jsonl"), []byte(data), 0o644))
+			env := map[string]string{"ASSAY_DATA_DIR": filepath.Join(root, "store")}
+			f := runsFixture{env: func(k string) string { return env[k] }}
+
+			t.Chdir(benchDir)
+			code, _, errOut := f.run(t, "bench", "-q", "--llm", "offline", "--metric", "faithfulness", "--out", runDir, tc.arg(benchDir))
+			require.Equal(t, exitPass, code, errOut)
+
+			t.Chdir(elsewhere)
+			code, out, errOut := f.run(t, "runs", "export", runDir, "--format", "jsonl")
+			require.Equal(t, exitPass, code, errOut)
+			assert.Empty(t, errOut, "no note: the dataset reads")
+			var row map[string]any
+			require.NoError(t, json.Unmarshal([]byte(out), &row))
+			assert.Equal(t, "Who wrote Frankenstein?", row["question"])
+			assert.Equal(t, []any{"Frankenstein is a novel by Mary Shelley."}, row["contexts"])
+		})
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	common "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -51,7 +50,13 @@ func (s Span) str(key string) string {
 
 // Spans flattens an OTLP export request into its spans; the attributes of
 // a span's resource and scope are not its own and are left out.
-func Spans(req *coltrace.ExportTraceServiceRequest) []Span {
+//
+// The request is read as a TracesData, which the OTLP specification keeps
+// the same on the wire as the collector's ExportTraceServiceRequest (both
+// are resource_spans = 1, in protobuf and in JSON), so that this package,
+// and the dataset reader above it, do not link the collector's gRPC
+// service.
+func Spans(req *tracepb.TracesData) []Span {
 	var out []Span
 	for _, rs := range req.GetResourceSpans() {
 		for _, ss := range rs.GetScopeSpans() {
@@ -137,9 +142,9 @@ func value(v *common.AnyValue) any {
 }
 
 // DecodeProto decodes an OTLP/HTTP protobuf body, an
-// ExportTraceServiceRequest.
-func DecodeProto(body []byte) (*coltrace.ExportTraceServiceRequest, error) {
-	var req coltrace.ExportTraceServiceRequest
+// ExportTraceServiceRequest (read as the TracesData it equals on the wire).
+func DecodeProto(body []byte) (*tracepb.TracesData, error) {
+	var req tracepb.TracesData
 	if err := proto.Unmarshal(body, &req); err != nil {
 		return nil, fmt.Errorf("not an OTLP protobuf export request: %w", err)
 	}
@@ -150,7 +155,7 @@ func DecodeProto(body []byte) (*coltrace.ExportTraceServiceRequest, error) {
 // as the OTLP specification writes it in JSON: protojson, except that
 // trace and span IDs are hex (protojson's bytes are base64). Unknown
 // fields are ignored, as the specification asks of a receiver.
-func DecodeJSON(body []byte) (*coltrace.ExportTraceServiceRequest, error) {
+func DecodeJSON(body []byte) (*tracepb.TracesData, error) {
 	// encoding/json would read a byte that is not UTF-8 as U+FFFD, unsaid;
 	// protobuf's decoder refuses it: so does this one.
 	if !utf8.Valid(body) {
@@ -177,7 +182,7 @@ func DecodeJSON(body []byte) (*coltrace.ExportTraceServiceRequest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("re-encode: %w", err)
 	}
-	var req coltrace.ExportTraceServiceRequest
+	var req tracepb.TracesData
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(fixed, &req); err != nil {
 		return nil, fmt.Errorf("not an OTLP export request: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -138,7 +139,7 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 			return &http.MaxBytesError{Limit: s.cfg.MaxBody}
 		}
 	}
-	var req *coltrace.ExportTraceServiceRequest
+	var req *tracepb.TracesData
 	if ct == otlpProto {
 		req, err = conversation.DecodeProto(body)
 	} else {

@@ -194,7 +194,8 @@ func NewRunView(r *Run) (ResearchView, bool) {
 }
 
 // YAML returns the card as seed 000's YAML output format: points written
-// "4.9/5", coverage "97.5%".
+// "4.9/5", coverage "97.5%". It carries the keys the JSON card carries,
+// llm_usage's latency aside (latency_s here, in seconds).
 func (v ResearchView) YAML() any {
 	qs := &yaml.Node{Kind: yaml.MappingNode}
 	for _, p := range v.QualityScore.points() {
@@ -211,8 +212,9 @@ func (v ResearchView) YAML() any {
 		UniqueDomains       int                 `yaml:"unique_domains"`
 		GapsIdentified      []string            `yaml:"gaps_identified"`
 		ClarityIssues       []string            `yaml:"clarity_issues"`
-		CitationIssues      []string            `yaml:"citation_issues,omitempty"`
-		Sources             []eval.SourceRating `yaml:"sources,omitempty"`
+		CitationIssues      []string            `yaml:"citation_issues"`
+		Sources             []eval.SourceRating `yaml:"sources"`
+		Claims              []eval.Claim        `yaml:"claims"`
 		Unlisted            map[string]int      `yaml:"unlisted,omitempty"`
 	}
 	type fix struct {
@@ -229,6 +231,7 @@ func (v ResearchView) YAML() any {
 		LatencyS  float64 `yaml:"latency_s"`
 	}
 	type card struct {
+		Profile       string     `yaml:"profile"`
 		QualityScore  *yaml.Node `yaml:"quality_score"`
 		Details       details    `yaml:"details"`
 		Status        string     `yaml:"status"`
@@ -246,9 +249,10 @@ func (v ResearchView) YAML() any {
 			CitationCoveragePct: fmt.Sprintf("%s%%", num(v.Details.CitationCoveragePct)),
 			AvgCredibility:      v.Details.AvgCredibility, UniqueSources: v.Details.UniqueSources, UniqueDomains: v.Details.UniqueDomains,
 			GapsIdentified: v.Details.GapsIdentified, ClarityIssues: v.Details.ClarityIssues,
-			CitationIssues: v.Details.CitationIssues, Sources: v.Details.Sources, Unlisted: v.Details.Unlisted,
+			CitationIssues: v.Details.CitationIssues, Sources: v.Details.Sources, Claims: v.Details.Claims,
+			Unlisted: v.Details.Unlisted,
 		},
-		Status: v.Status, PassThreshold: v.PassThreshold, Reason: v.Reason, Fixes: []fix{},
+		Profile: v.Profile, Status: v.Status, PassThreshold: v.PassThreshold, Reason: v.Reason, Fixes: []fix{},
 		Judge: v.Judge, Defaulted: v.Defaulted,
 	}
 	if u := v.LLMUsage; u != nil {

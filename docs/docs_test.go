@@ -1,7 +1,9 @@
 // Package docs_test keeps the documentation's examples true: every file a
 // shell example in README.md or docs/*.md reads is shipped with the
 // repository (or written by an earlier example of the same page), and
-// every relative link points at a file that exists.
+// every relative link points at a file that exists. That every
+// `assay CMD --flag` they show names a real flag is checked against the
+// command tree itself, in cmd/assay/docflags_test.go.
 package docs_test
 
 import (

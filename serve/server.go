@@ -189,7 +189,7 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.Workers = j.Session().Limit()
 	}
 	s.queue = newTraceQueue(s, cfg.QueueSize)
-	s.otlp = newSpanBuffer(cfg.QueueSize)
+	s.otlp = newSpanBuffer(cfg.QueueSize, cfg.MaxTraceSpans)
 	s.metrics = newMetrics(func() float64 { return float64(s.queueDepth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
 	s.metrics.reg.MustRegister(newLiveCollector(mon),

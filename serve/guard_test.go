@@ -2,12 +2,16 @@ package serve
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,4 +107,69 @@ func TestAllowHostIsChecked(t *testing.T) {
 		require.Error(t, err, h)
 		assert.Contains(t, err.Error(), "--allow-host", h)
 	}
+}
+
+// TestEveryRequestIsCounted: assay_http_requests_total adds up to the
+// requests answered, those no route serves and those the guards refuse
+// too, each under a fixed endpoint label, never the client's path.
+func TestEveryRequestIsCounted(t *testing.T) {
+	t.Parallel()
+	clk := &clock{}
+	clk.advance(time.Duration(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC).UnixNano()))
+	s := start(t, Config{Token: "sesame", Now: clk.Now})
+	bearer := []string{"Authorization", "Bearer sesame"}
+	type req struct {
+		method, path, host string
+		header             []string
+	}
+	tests := map[string]struct {
+		req      req
+		times    int
+		code     int
+		endpoint string
+	}{
+		"a route":            {req: req{http.MethodGet, "/v1/traces/summary", "", bearer}, times: 2, code: http.StatusOK, endpoint: routeSummary},
+		"no route":           {req: req{http.MethodGet, "/no/such/path", "", bearer}, times: 3, code: http.StatusNotFound, endpoint: endpointUnmatched},
+		"a path with CR LF":  {req: req{http.MethodGet, "/v1/nothing-%0d%0aX:1", "", bearer}, times: 1, code: http.StatusNotFound, endpoint: endpointUnmatched},
+		"a method not taken": {req: req{http.MethodDelete, "/v1/traces/summary", "", bearer}, times: 2, code: http.StatusMethodNotAllowed, endpoint: endpointUnmatched},
+		"no token":           {req: req{http.MethodGet, "/no/such/path", "", nil}, times: 2, code: http.StatusUnauthorized, endpoint: "unauthorized"},
+		"another Host":       {req: req{http.MethodGet, "/v1/traces/summary", "attacker.example", bearer}, times: 2, code: http.StatusForbidden, endpoint: "forbidden"},
+		"cross-origin":       {req: req{http.MethodPost, "/v1/context-score", "", append([]string{"Sec-Fetch-Site", "cross-site"}, bearer...)}, times: 1, code: http.StatusForbidden, endpoint: "forbidden"},
+	}
+	sent := 0
+	for name, tc := range tests {
+		for range tc.times {
+			code, body := browserCall(t, tc.req.method, s.URL+tc.req.path, tc.req.host, "", tc.req.header...)
+			require.Equal(t, tc.code, code, "%s: %s", name, body)
+			sent++
+		}
+	}
+	// Ten wrong tokens (401), then the throttle (429).
+	for i := range 12 {
+		code, _ := browserCall(t, http.MethodGet, s.URL+"/v1/traces/summary", "", "", "Authorization", fmt.Sprint("Bearer guess-", i))
+		require.Equal(t, map[bool]int{true: http.StatusUnauthorized, false: http.StatusTooManyRequests}[i < 10], code, i)
+		sent++
+	}
+	clk.advance(time.Minute) // past the throttle, for the scrape
+	code, m := browserCall(t, http.MethodGet, s.URL+"/metrics", "", "", bearer...)
+	require.Equal(t, http.StatusOK, code)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(m))
+	require.NoError(t, err)
+	want := map[[2]string]float64{{"unauthorized", "401"}: 10, {"throttled", "429"}: 2}
+	for _, tc := range tests {
+		want[[2]string{tc.endpoint, fmt.Sprint(tc.code)}] += float64(tc.times)
+	}
+	got := map[[2]string]float64{}
+	total := 0.0
+	for _, mm := range fams["assay_http_requests_total"].GetMetric() {
+		l := map[string]string{}
+		for _, p := range mm.GetLabel() {
+			l[p.GetName()] = p.GetValue()
+		}
+		got[[2]string{l["endpoint"], l["code"]}] = mm.GetCounter().GetValue()
+		total += mm.GetCounter().GetValue()
+	}
+	assert.Equal(t, want, got)
+	assert.InDelta(t, float64(sent), total, 0, "the requests answered before the scrape")
 }

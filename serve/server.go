@@ -469,8 +469,11 @@ func (s *Server) instrument(endpoint string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		// recoverAll's writer, when it is the one given: nothing was
-		// written between the two.
+		// written between the two. It is told the request is counted here.
 		sw, shared := w.(*statusWriter)
+		if shared {
+			sw.counted = true
+		}
 		if !shared || sw.wrote {
 			sw = &statusWriter{ResponseWriter: w}
 		}
@@ -503,14 +506,25 @@ func (s *Server) panicked(w *statusWriter, r *http.Request, p any) {
 	}
 }
 
-// recoverAll answers a panic outside the routes (auth, an unmatched
-// path) 500.
+// endpointUnmatched is the endpoint label of the requests no route
+// answered: a path the server does not serve (404), a method a path does
+// not take (405), a path the mux redirects to its clean form. The
+// client's path is never a label.
+const endpointUnmatched = "unmatched"
+
+// recoverAll answers a panic outside the routes (an unmatched path) 500,
+// and counts the requests no route counted (instrument) under
+// endpointUnmatched, so that assay_http_requests_total adds up to the
+// requests answered.
 func (s *Server) recoverAll(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
 				s.panicked(sw, r, p)
+			}
+			if !sw.counted {
+				s.metrics.requests.WithLabelValues(endpointUnmatched, strconv.Itoa(sw.code())).Inc()
 			}
 		}()
 		next.ServeHTTP(sw, r)
@@ -560,11 +574,13 @@ func (s *Server) auth(next http.Handler) http.Handler {
 	})
 }
 
-// statusWriter remembers the status written.
+// statusWriter remembers the status written, and whether a route's
+// instrument counted the request.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	wrote  bool
+	status  int
+	wrote   bool
+	counted bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {

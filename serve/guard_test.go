@@ -173,3 +173,47 @@ func TestEveryRequestIsCounted(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.InDelta(t, float64(sent), total, 0, "the requests answered before the scrape")
 }
+
+// TestEveryReplyForbidsSniffing: every answer, of a route, of no route
+// or of a guard, JSON, HTML or text, says X-Content-Type-Options:
+// nosniff, so that no browser reads a JSON answer holding a sample's
+// text as a page or a script.
+func TestEveryReplyForbidsSniffing(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	locked := start(t, Config{Token: "sesame"})
+	tests := map[string]struct {
+		method, url, host, body string
+		header                  []string
+		code                    int
+	}{
+		"context score":     {method: http.MethodPost, url: s.URL + "/v1/context-score", body: `{"query": "q", "chunks": []}`, code: http.StatusOK},
+		"a bad request":     {method: http.MethodPost, url: s.URL + "/v1/context-score", body: `{`, code: http.StatusBadRequest},
+		"health":            {method: http.MethodGet, url: s.URL + "/healthz", code: http.StatusOK},
+		"metrics":           {method: http.MethodGet, url: s.URL + "/metrics", code: http.StatusOK},
+		"openapi":           {method: http.MethodGet, url: s.URL + "/openapi.json", code: http.StatusOK},
+		"the dashboard":     {method: http.MethodGet, url: s.URL + "/", code: http.StatusOK},
+		"the queue page":    {method: http.MethodGet, url: s.URL + "/queue?run=none", code: http.StatusNotFound},
+		"the queue export":  {method: http.MethodGet, url: s.URL + "/v1/queue/export", code: http.StatusNotFound},
+		"a trace not found": {method: http.MethodGet, url: s.URL + "/v1/traces/nope", code: http.StatusNotFound},
+		"no route":          {method: http.MethodGet, url: s.URL + "/nowhere", code: http.StatusNotFound},
+		"another Host":      {method: http.MethodGet, url: s.URL + "/healthz", host: "attacker.example", code: http.StatusForbidden},
+		"no token":          {method: http.MethodGet, url: locked.URL + "/v1/alerts", code: http.StatusUnauthorized},
+		"the login form":    {method: http.MethodGet, url: locked.URL + "/", code: http.StatusUnauthorized},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			req, err := http.NewRequestWithContext(t.Context(), tc.method, tc.url, strings.NewReader(tc.body))
+			require.NoError(t, err)
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			_ = resp.Body.Close()
+			require.Equal(t, tc.code, resp.StatusCode)
+			assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
+		})
+	}
+}

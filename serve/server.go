@@ -211,7 +211,7 @@ func New(cfg Config) (*Server, error) {
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.pattern, s.wrap(rt))
 	}
-	s.handler = s.guard(s.auth(s.recoverAll(s.mux)))
+	s.handler = noSniff(s.guard(s.auth(s.recoverAll(s.mux))))
 	wrap := cfg.Wrap
 	if wrap == nil {
 		wrap = traced

@@ -217,3 +217,40 @@ func TestEveryReplyForbidsSniffing(t *testing.T) {
 		})
 	}
 }
+
+// TestAQueryThatDoesNotParseIsA400: a query that net/url cannot read
+// whole (more than its 10,000 parameters, a bad escape, a semicolon) is
+// a 400 naming the query; it used to be dropped whole, so that
+// /v1/queue/export?run=ID&... answered another queue than the one named.
+func TestAQueryThatDoesNotParseIsA400(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	tests := map[string]struct {
+		query string
+		code  int
+		msg   string
+	}{
+		"a few parameters":       {query: "by=tenant&metric=faithfulness", code: http.StatusOK},
+		"10,000 parameters":      {query: "by=tenant" + strings.Repeat("&a=1", 9999), code: http.StatusOK},
+		"10,001 parameters":      {query: "by=%25" + strings.Repeat("&a=1", 10000), code: http.StatusBadRequest, msg: "number of URL query parameters exceeded limit"},
+		"a bad escape":           {query: "by=tenant&metric=%zz", code: http.StatusBadRequest, msg: `invalid URL escape "%zz"`},
+		"a semicolon separator":  {query: "by=%25;metric=x", code: http.StatusBadRequest, msg: "semicolon"},
+		"the bad field, checked": {query: "by=%25", code: http.StatusBadRequest, msg: "by: want a metadata field name"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, body := call(t, http.MethodGet, s.URL+"/v1/traces/summary?"+tc.query, "")
+			require.Equal(t, tc.code, code, body)
+			if tc.msg == "" {
+				return
+			}
+			var eb ErrorBody
+			require.NoError(t, json.Unmarshal([]byte(body), &eb), body)
+			assert.Contains(t, eb.Error, tc.msg)
+			if !strings.HasPrefix(tc.msg, "by:") {
+				assert.Equal(t, "query", eb.Field)
+			}
+		})
+	}
+}

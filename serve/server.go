@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -386,6 +387,10 @@ func (s *Server) wrap(rt route) http.Handler {
 // a place in flight, so that clients sending theirs slowly hold none.
 func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkQuery(r); err != nil {
+			writeError(w, err, "")
+			return
+		}
 		body, err := s.receive(w, r)
 		if err != nil {
 			writeError(w, err, "")
@@ -411,6 +416,20 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// checkQuery refuses, 400, a query that net/url cannot read whole (a bad
+// escape, a semicolon, more parameters than it takes): URL.Query would
+// drop all or part of it without a word, and the request be answered
+// for another thing than it names.
+func checkQuery(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		return badRequest("query", "query: %v: give each parameter once, as name=value joined by &, escaped as a URL's query is", err)
+	}
+	return nil
 }
 
 // receivedBody is a request body bound read whole: a handler takes its

@@ -332,7 +332,7 @@ func (s *Store) query(ctx context.Context, bad *[]error, q string, args ...any) 
 			perr = json.Unmarshal([]byte(sj), &r.Summary)
 		}
 		if perr != nil {
-			err := fmt.Errorf("run store %s: run %s does not read back (%w): record it again or delete its row", s.path, report.Visible(r.ID), perr)
+			err := &UnreadableRunError{Path: s.path, ID: r.ID, Err: perr}
 			if bad == nil {
 				return nil, err
 			}
@@ -395,6 +395,21 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	}
 	return row.Dir, nil
 }
+
+// UnreadableRunError is a row of the run store that does not read back
+// (damaged in the file, or written by a version whose rows this one
+// cannot read): Store.ListReadable gives one per such row.
+type UnreadableRunError struct {
+	// Path is the store's file, ID the run's id as stored (unescaped).
+	Path, ID string
+	Err      error
+}
+
+func (e *UnreadableRunError) Error() string {
+	return fmt.Sprintf("run store %s: run %s does not read back (%v): record it again or delete its row", e.Path, report.Visible(e.ID), e.Err)
+}
+
+func (e *UnreadableRunError) Unwrap() error { return e.Err }
 
 // NoBaselineError is ResolveBaseline's error for "latest" when the store
 // holds no earlier run of the dataset and metrics: a first run, which

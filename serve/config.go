@@ -66,6 +66,12 @@ type Config struct {
 	// OTLP spans (/otlp/v1/traces) is judged with; empty is
 	// DefaultConversationMetrics.
 	ConversationMetrics []string
+	// MaxTraceSpans is how many spans a trace sent to /otlp/v1/traces
+	// may hold while it waits for its root span: the others that come
+	// before the root are refused, counted in the answer's
+	// partial_success, and the trace is judged with the spans it holds
+	// and its root. 0 (or less) is 1000.
+	MaxTraceSpans int
 	// QueueSize is how many sampled traces may wait to be judged; a
 	// request that would pass it is refused with 429. 0 is 1024. With
 	// Queue, it bounds the queue's stream of trace tasks instead (one per
@@ -139,6 +145,7 @@ type Config struct {
 const (
 	DefaultAddr     = "127.0.0.1:8080"
 	defaultQueue    = 1024
+	defaultSpans    = 1000
 	defaultMaxBody  = 10 << 20
 	defaultTimeout  = 60 * time.Second
 	defaultRead     = 10 * time.Second
@@ -205,6 +212,9 @@ func (c Config) filled() Config {
 		c.ConversationMetrics = DefaultConversationMetrics()
 	}
 	c.QueueSize = cmp.Or(c.QueueSize, defaultQueue)
+	if c.MaxTraceSpans <= 0 {
+		c.MaxTraceSpans = defaultSpans
+	}
 	c.MaxBody = cmp.Or(c.MaxBody, defaultMaxBody)
 	c.RequestTimeout = cmp.Or(c.RequestTimeout, defaultTimeout)
 	c.ReadTimeout = cmp.Or(c.ReadTimeout, defaultRead)

@@ -22,10 +22,10 @@ const recentJudged = 1000
 func (s *Server) dashboardSource() dashboard.Source {
 	return dashboard.Sources{
 		Live: s.live,
-		Runs: func(ctx context.Context) ([]runstore.RunRow, error) {
-			rows, err := s.runStore.List(ctx)
+		Runs: func(ctx context.Context) ([]runstore.RunRow, []error, error) {
+			rows, unreadable, err := s.runStore.ListReadable(ctx)
 			slices.Reverse(rows)
-			return rows, err
+			return rows, unreadable, err
 		},
 		Judged: func(ctx context.Context) ([]dashboard.Judged, error) {
 			if s.shared != nil {

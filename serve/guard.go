@@ -41,6 +41,17 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+// noSniff says X-Content-Type-Options: nosniff on every answer, the
+// guards' and the unmatched ones too, before anything is written: a
+// browser then takes each answer as the type it names, and never reads
+// JSON that holds a sample's text as a page or a script.
+func noSniff(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
+}
+
 // hostCheck is the names the server answers (nil: any): see
 // auth.HostsOf. Addr was checked by checkBind.
 func (c Config) hostCheck() *auth.Hosts { return auth.HostsOf(c.Addr, c.AllowHosts) }

@@ -69,7 +69,7 @@ func newMetrics(depth func() float64) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "assay_http_requests_total",
-			Help: "HTTP requests answered, by endpoint (method and route) and status code."}, []string{"endpoint", "code"}),
+			Help: "HTTP requests answered, by endpoint (method and route; unmatched for a path or method no route serves; forbidden, unauthorized or throttled for those the guards refused) and status code."}, []string{"endpoint", "code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "assay_http_request_duration_seconds",
 			Help:    "Time to answer an HTTP request, by endpoint.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"endpoint"}),

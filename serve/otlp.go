@@ -40,35 +40,43 @@ const (
 // when its root span (the one without a parent, or whose parent is in
 // the process that called the sender: conversation.Span.LocalRoot)
 // arrives, as an SDK's batch exporter sends it after its children; the oldest trace is taken
-// as it is when more than max are waiting. It is safe for concurrent use.
+// as it is when more than max are waiting. A waiting trace holds at most
+// maxSpans spans: the others that come before its root are refused
+// (counted by add), its root is always taken. It is safe for concurrent use.
 type spanBuffer struct {
-	mu     sync.Mutex
-	max    int
-	traces map[string][]conversation.Span
-	order  []string // trace IDs, oldest first
+	mu       sync.Mutex
+	max      int
+	maxSpans int
+	traces   map[string][]conversation.Span
+	order    []string // trace IDs, oldest first
 }
 
-func newSpanBuffer(max int) *spanBuffer {
-	return &spanBuffer{max: max, traces: map[string][]conversation.Span{}}
+func newSpanBuffer(max, maxSpans int) *spanBuffer {
+	return &spanBuffer{max: max, maxSpans: maxSpans, traces: map[string][]conversation.Span{}}
 }
 
 // add keeps spans and returns the traces they make whole (and those
 // pushed out by the bound), each with all its spans, in the order they
-// were first seen.
-func (b *spanBuffer) add(spans []conversation.Span) [][]conversation.Span {
+// were first seen, and how many spans it refused: those, not roots, of a
+// trace that already holds maxSpans.
+func (b *spanBuffer) add(spans []conversation.Span) (out [][]conversation.Span, refused int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	whole := map[string]bool{}
 	for _, s := range spans {
-		if _, ok := b.traces[s.TraceID]; !ok {
+		held, ok := b.traces[s.TraceID]
+		if !s.LocalRoot() && len(held) >= b.maxSpans {
+			refused++
+			continue
+		}
+		if !ok {
 			b.order = append(b.order, s.TraceID)
 		}
-		b.traces[s.TraceID] = append(b.traces[s.TraceID], s)
+		b.traces[s.TraceID] = append(held, s)
 		if s.LocalRoot() {
 			whole[s.TraceID] = true
 		}
 	}
-	var out [][]conversation.Span
 	keep := b.order[:0]
 	for _, id := range b.order {
 		if whole[id] {
@@ -85,7 +93,7 @@ func (b *spanBuffer) add(spans []conversation.Span) [][]conversation.Span {
 		delete(b.traces, id)
 		b.order = b.order[1:]
 	}
-	return out
+	return out, refused
 }
 
 // putBack returns traces taken by add to the buffer, as they were: their
@@ -114,8 +122,9 @@ func (b *spanBuffer) putBack(traces [][]conversation.Span) {
 // with the server's conversation metrics. The answer is an
 // ExportTraceServiceResponse in the request's encoding; spans that cannot
 // be taken (no valid trace or span ID: of the wrong length, or all zero)
-// are counted in its partial success; a parent span ID of zeros marks a
-// root. A queue that is full answers 429 with Retry-After, which OTLP
+// are counted in its partial success, and so are the spans past
+// Config.MaxTraceSpans of a trace whose root has not come; a parent span
+// ID of zeros marks a root. A queue that is full answers 429 with Retry-After, which OTLP
 // exporters retry.
 func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -161,7 +170,11 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	if rejected > 0 {
 		why = fmt.Sprintf("%d span(s) without a valid trace ID (16 bytes, not all zero), span ID (8 bytes, not all zero) or parent span ID (8 bytes, or none)", rejected)
 	}
-	whole := s.otlp.add(spans)
+	whole, tooMany := s.otlp.add(spans)
+	if tooMany > 0 {
+		rejected += tooMany
+		why = joinWhy(why, fmt.Sprintf("%d span(s) of a trace that already holds %d spans waiting for its root span (the limit of a trace; its root is still taken)", tooMany, s.cfg.MaxTraceSpans))
+	}
 	items, bad, badWhy := s.otlpItems(r, whole)
 	if bad > 0 {
 		rejected += bad

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -244,23 +245,121 @@ func otlpSpan(traceID, spanID, parentID string) string {
 
 func TestSpanBufferWaitsForTheRoot(t *testing.T) {
 	t.Parallel()
-	b := newSpanBuffer(2)
+	b := newSpanBuffer(2, 10)
+	add := func(spans ...conversation.Span) [][]conversation.Span {
+		got, refused := b.add(spans)
+		require.Zero(t, refused)
+		return got
+	}
 	child := func(trace string) conversation.Span {
 		return conversation.Span{TraceID: trace, SpanID: "c" + trace, ParentID: "r" + trace}
 	}
 	root := func(trace string) conversation.Span { return conversation.Span{TraceID: trace, SpanID: "r" + trace} }
-	assert.Empty(t, b.add([]conversation.Span{child("1")}), "no root yet")
-	got := b.add([]conversation.Span{root("1"), child("2")})
+	assert.Empty(t, add(child("1")), "no root yet")
+	got := add(root("1"), child("2"))
 	require.Len(t, got, 1)
 	assert.Len(t, got[0], 2, "the trace whole, its child kept")
-	assert.Empty(t, b.add([]conversation.Span{child("3")}))
-	got = b.add([]conversation.Span{child("4")})
+	assert.Empty(t, add(child("3")))
+	got = add(child("4"))
 	require.Len(t, got, 1, "three waiting, two allowed: the oldest goes as it is")
 	assert.Equal(t, "2", got[0][0].TraceID)
 	b.putBack(got)
-	got = b.add([]conversation.Span{root("2")})
+	got = add(root("2"))
 	require.Len(t, got, 1, "a trace put back is whole when its root comes again")
 	assert.Len(t, got[0], 2)
+}
+
+// TestSpanBufferBoundsTheSpansOfATrace: a trace waiting for its root
+// holds at most maxSpans spans; those past it are refused and counted,
+// the root is always taken and makes the trace whole with what it
+// holds, and other traces are not concerned.
+func TestSpanBufferBoundsTheSpansOfATrace(t *testing.T) {
+	t.Parallel()
+	children := func(trace string, n int) []conversation.Span {
+		out := make([]conversation.Span, n)
+		for i := range out {
+			out[i] = conversation.Span{TraceID: trace, SpanID: fmt.Sprint("c", i), ParentID: "r"}
+		}
+		return out
+	}
+	root := conversation.Span{TraceID: "a", SpanID: "r"}
+	tests := map[string]struct {
+		batches [][]conversation.Span
+		refused []int // per batch
+		whole   []int // spans of each trace made whole by the last batch
+	}{
+		"under the bound": {batches: [][]conversation.Span{children("a", 2), {root}}, refused: []int{0, 0}, whole: []int{3}},
+		"at the bound":    {batches: [][]conversation.Span{children("a", 3), {root}}, refused: []int{0, 0}, whole: []int{4}},
+		"past it in one request": {batches: [][]conversation.Span{append(children("a", 5), root)},
+			refused: []int{2}, whole: []int{4}},
+		"past it over requests": {batches: [][]conversation.Span{children("a", 2), children("a", 2), children("a", 100), {root}},
+			refused: []int{0, 1, 100, 0}, whole: []int{4}},
+		"another trace is not concerned": {batches: [][]conversation.Span{children("a", 4), append(children("b", 3), conversation.Span{TraceID: "b", SpanID: "r"})},
+			refused: []int{1, 0}, whole: []int{4}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := newSpanBuffer(10, 3)
+			var got [][]conversation.Span
+			for i, batch := range tc.batches {
+				var refused int
+				got, refused = b.add(batch)
+				assert.Equal(t, tc.refused[i], refused, "batch %d", i)
+			}
+			var sizes []int
+			for _, tr := range got {
+				sizes = append(sizes, len(tr))
+			}
+			assert.Equal(t, tc.whole, sizes)
+		})
+	}
+}
+
+// TestOTLPRefusesSpansPastATracesBound: an exporter that sends spans of
+// one trace whose root never comes is refused those past
+// Config.MaxTraceSpans (1000 by default), each counted in the answer's
+// partial_success; the root is taken, and the trace judged.
+func TestOTLPRefusesSpansPastATracesBound(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	const trace = "6e0c63257de34c926f9efcd03899f9aa"
+	export := func(from, n int, root bool) string {
+		spans := make([]string, 0, n+1)
+		for i := range n {
+			spans = append(spans, fmt.Sprintf(`{"traceId":%q,"spanId":"%016x","parentSpanId":"00f067aa0ba902b7","name":"chat m",`+
+				`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}`, trace, 0x1000+from+i))
+		}
+		if root {
+			spans = append(spans, `{"traceId":"`+trace+`","spanId":"00f067aa0ba902b7","name":"invoke_agent a",`+
+				`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}}]}`)
+		}
+		return `{"resourceSpans":[{"scopeSpans":[{"spans":[` + strings.Join(spans, ",") + `]}]}]}`
+	}
+	steps := []struct {
+		name     string
+		body     string
+		rejected int64
+	}{
+		{"900 spans, held", export(0, 900, false), 0},
+		{"150 more: 50 past the bound", export(900, 150, false), 50},
+		{"20 more, all past it", export(1050, 20, false), 20},
+		{"the root, taken with 5 more refused", export(1070, 5, true), 5},
+	}
+	for _, st := range steps {
+		code, body := call(t, http.MethodPost, s.URL+"/otlp/v1/traces", st.body, "Content-Type", "application/json")
+		require.Equal(t, http.StatusOK, code, "%s: %s", st.name, body)
+		var resp coltrace.ExportTraceServiceResponse
+		require.NoError(t, protojson.Unmarshal([]byte(body), &resp), st.name)
+		assert.Equal(t, st.rejected, resp.GetPartialSuccess().GetRejectedSpans(), st.name)
+		if st.rejected > 0 {
+			assert.Contains(t, resp.GetPartialSuccess().GetErrorMessage(), "already holds 1000 spans waiting for its root span", st.name)
+		}
+	}
+	eventually(t, "the trace judged with the spans it held", func() bool {
+		got, err := s.Trace(t.Context(), trace)
+		return err == nil && got.Judged
+	})
 }
 
 // TestATraceWhoseRootIsRemoteIsWholeAtItsLocalRoot sends, through the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -189,7 +190,7 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.Workers = j.Session().Limit()
 	}
 	s.queue = newTraceQueue(s, cfg.QueueSize)
-	s.otlp = newSpanBuffer(cfg.QueueSize)
+	s.otlp = newSpanBuffer(cfg.QueueSize, cfg.MaxTraceSpans)
 	s.metrics = newMetrics(func() float64 { return float64(s.queueDepth()) })
 	s.metrics.queueCap.Set(float64(cfg.QueueSize))
 	s.metrics.reg.MustRegister(newLiveCollector(mon),
@@ -211,7 +212,7 @@ func New(cfg Config) (*Server, error) {
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.pattern, s.wrap(rt))
 	}
-	s.handler = s.guard(s.auth(s.recoverAll(s.mux)))
+	s.handler = noSniff(s.guard(s.auth(s.recoverAll(s.mux))))
 	wrap := cfg.Wrap
 	if wrap == nil {
 		wrap = traced
@@ -386,6 +387,10 @@ func (s *Server) wrap(rt route) http.Handler {
 // a place in flight, so that clients sending theirs slowly hold none.
 func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkQuery(r); err != nil {
+			writeError(w, err, "")
+			return
+		}
 		body, err := s.receive(w, r)
 		if err != nil {
 			writeError(w, err, "")
@@ -411,6 +416,20 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// checkQuery refuses, 400, a query that net/url cannot read whole (a bad
+// escape, a semicolon, more parameters than it takes): URL.Query would
+// drop all or part of it without a word, and the request be answered
+// for another thing than it names.
+func checkQuery(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		return badRequest("query", "query: %v: give each parameter once, as name=value joined by &, escaped as a URL's query is", err)
+	}
+	return nil
 }
 
 // receivedBody is a request body bound read whole: a handler takes its
@@ -469,8 +488,11 @@ func (s *Server) instrument(endpoint string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		// recoverAll's writer, when it is the one given: nothing was
-		// written between the two.
+		// written between the two. It is told the request is counted here.
 		sw, shared := w.(*statusWriter)
+		if shared {
+			sw.counted = true
+		}
 		if !shared || sw.wrote {
 			sw = &statusWriter{ResponseWriter: w}
 		}
@@ -503,14 +525,25 @@ func (s *Server) panicked(w *statusWriter, r *http.Request, p any) {
 	}
 }
 
-// recoverAll answers a panic outside the routes (auth, an unmatched
-// path) 500.
+// endpointUnmatched is the endpoint label of the requests no route
+// answered: a path the server does not serve (404), a method a path does
+// not take (405), a path the mux redirects to its clean form. The
+// client's path is never a label.
+const endpointUnmatched = "unmatched"
+
+// recoverAll answers a panic outside the routes (an unmatched path) 500,
+// and counts the requests no route counted (instrument) under
+// endpointUnmatched, so that assay_http_requests_total adds up to the
+// requests answered.
 func (s *Server) recoverAll(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
 				s.panicked(sw, r, p)
+			}
+			if !sw.counted {
+				s.metrics.requests.WithLabelValues(endpointUnmatched, strconv.Itoa(sw.code())).Inc()
 			}
 		}()
 		next.ServeHTTP(sw, r)
@@ -560,11 +593,13 @@ func (s *Server) auth(next http.Handler) http.Handler {
 	})
 }
 
-// statusWriter remembers the status written.
+// statusWriter remembers the status written, and whether a route's
+// instrument counted the request.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	wrote  bool
+	status  int
+	wrote   bool
+	counted bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {

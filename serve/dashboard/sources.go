@@ -3,6 +3,7 @@ package dashboard
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/live"
@@ -42,8 +44,10 @@ const (
 // the rest.
 type Sources struct {
 	Live Snapshotter
-	// Runs lists the recorded runs, newest first ((*runstore.Store).List).
-	Runs func(ctx context.Context) ([]runstore.RunRow, error)
+	// Runs lists the recorded runs that read back, newest first, and an
+	// error for each row that does not ((*runstore.Store).ListReadable):
+	// those are counted and named on the page, the others shown.
+	Runs func(ctx context.Context) (rows []runstore.RunRow, unreadable []error, err error)
 	// Judged lists recently judged samples, from which the lowest and
 	// the slowest are picked.
 	Judged func(ctx context.Context) ([]Judged, error)
@@ -74,15 +78,42 @@ func (s Sources) Dashboard(ctx context.Context) (Data, error) {
 		d.Lowest, d.Slowest = pick(js, cmp.Or(s.Top, DefaultTop))
 	}
 	if s.Runs != nil {
-		rows, err := s.Runs(ctx)
+		rows, unreadable, err := s.Runs(ctx)
 		if err != nil {
 			d.Problems = append(d.Problems, "runs: "+err.Error())
 		}
-		for _, r := range rows[:min(len(rows), cmp.Or(s.MaxRuns, DefaultRuns))] {
+		most := cmp.Or(s.MaxRuns, DefaultRuns)
+		for _, r := range rows[:min(len(rows), most)] {
 			d.Runs = append(d.Runs, runOf(r))
+		}
+		if len(unreadable) > 0 {
+			d.Problems = append(d.Problems, unreadableRuns(unreadable, most))
 		}
 	}
 	return d, ctx.Err()
+}
+
+// unreadableRuns says how many rows of the run store do not read back,
+// and names the first most by their ids, escaped (report.Visible): what
+// a row holds is shown as text, never as markup or a line of its own.
+func unreadableRuns(errs []error, most int) string {
+	var ids []string
+	others := 0
+	for _, err := range errs {
+		if ue, ok := errors.AsType[*runstore.UnreadableRunError](err); ok && len(ids) < most {
+			ids = append(ids, report.Visible(ue.ID))
+			continue
+		}
+		others++
+	}
+	msg := fmt.Sprintf("runs: %d run(s) of the run store do not read back and are not listed", len(errs))
+	if len(ids) > 0 {
+		msg += ": " + strings.Join(ids, ", ")
+		if others > 0 {
+			msg += fmt.Sprintf(" and %d more", others)
+		}
+	}
+	return msg + " (assay runs list says why; record them again or delete their rows)"
 }
 
 // fromSnapshot fills d's metrics, alerts and rule from a monitor's

@@ -53,9 +53,9 @@ func TestSources(t *testing.T) {
 				judged("d", 0.5, 9*time.Second, true), long, judged("c", 0.4, 0, false),
 			}, nil
 		},
-		Runs: func(context.Context) ([]runstore.RunRow, error) {
+		Runs: func(context.Context) ([]runstore.RunRow, []error, error) {
 			return []runstore.RunRow{{ID: "r2", Started: day0, Dataset: "d.jsonl", Metrics: []string{"faithfulness"},
-				Summary: run.Summary{Complete: true, Metrics: []run.MetricStats{{Metric: "faithfulness", Mean: 0.8}}}}}, nil
+				Summary: run.Summary{Complete: true, Metrics: []run.MetricStats{{Metric: "faithfulness", Mean: 0.8}}}}}, nil, nil
 		},
 		Top: 3,
 	}
@@ -100,8 +100,10 @@ func TestSourcesProblems(t *testing.T) {
 	t.Parallel()
 	src := dashboard.Sources{
 		Judged: func(context.Context) ([]dashboard.Judged, error) { return nil, errors.New("disk I/O error") },
-		Runs:   func(context.Context) ([]runstore.RunRow, error) { return nil, errors.New("database is locked") },
-		Now:    func() time.Time { return day0 },
+		Runs: func(context.Context) ([]runstore.RunRow, []error, error) {
+			return nil, nil, errors.New("database is locked")
+		},
+		Now: func() time.Time { return day0 },
 	}
 	d, err := src.Dashboard(t.Context())
 	require.NoError(t, err)
@@ -109,4 +111,45 @@ func TestSourcesProblems(t *testing.T) {
 	assert.Equal(t, day0, d.Generated)
 	assert.Empty(t, d.Runs)
 	assert.NotNil(t, d.Lowest)
+}
+
+// TestUnreadableRunsAreNamedNotFatal: rows of the run store that do not
+// read back are counted and named by their ids, escaped, at most MaxRuns
+// of them; the runs that read back are listed all the same.
+func TestUnreadableRunsAreNamedNotFatal(t *testing.T) {
+	t.Parallel()
+	bad := func(id string) error {
+		return &runstore.UnreadableRunError{Path: "/srv/runs.db", ID: id, Err: errors.New("unexpected end of JSON input")}
+	}
+	good := []runstore.RunRow{{ID: "r3", Started: day0}, {ID: "r1", Started: day0}}
+	tests := map[string]struct {
+		unreadable []error
+		want       []string
+	}{
+		"none": {},
+		"one": {unreadable: []error{bad("r2")},
+			want: []string{"runs: 1 run(s) of the run store do not read back and are not listed: r2 (assay runs list says why; record them again or delete their rows)"}},
+		"an id with a line break and markup": {unreadable: []error{bad("r4\n<b>x</b>\x1b[2J")},
+			want: []string{`runs: 1 run(s) of the run store do not read back and are not listed: r4\n<b>x</b>\x1b[2J (assay runs list says why; record them again or delete their rows)`}},
+		"more than MaxRuns": {unreadable: []error{bad("a"), bad("b"), bad("c"), errors.New("other")},
+			want: []string{"runs: 4 run(s) of the run store do not read back and are not listed: a, b and 2 more (assay runs list says why; record them again or delete their rows)"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			src := dashboard.Sources{
+				Runs:    func(context.Context) ([]runstore.RunRow, []error, error) { return good, tc.unreadable, nil },
+				MaxRuns: 2,
+				Now:     func() time.Time { return day0 },
+			}
+			d, err := src.Dashboard(t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, d.Problems)
+			require.Len(t, d.Runs, 2)
+			assert.Equal(t, "r3", d.Runs[0].ID)
+			for _, p := range d.Problems {
+				assert.NotContains(t, p, "/srv/runs.db", "the server's paths stay off the page")
+			}
+		})
+	}
 }

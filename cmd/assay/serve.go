@@ -86,7 +86,7 @@ windows agree; each alert event is stored and posted by one replica.`,
 // register defines serve's flags on fl.
 func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.addr, "addr", serve.DefaultAddr, "address to listen on; other than loopback, --token is required")
-	fl.StringVar(&f.token, "token", "", "bearer token every request but /healthz must carry (default $ASSAY_TOKEN)")
+	fl.StringVar(&f.token, "token", "", "bearer token every request but /healthz, /readyz and the sign-in must carry (default $ASSAY_TOKEN)")
 	fl.StringSliceVar(&f.allowHosts, "allow-host", nil, "a name the server is reached by beside 127.0.0.1, localhost and [::1] (repeat, or a,b); a request with any other Host header is refused 403")
 	fl.StringVar(&f.profiles, "profiles", "", "folder of profile files (NAME.yaml) that requests may name by NAME, beside research, daily and context")
 	fl.StringVar(&f.dataDir, "data-dir", "", `folder of the server's journal, trace scores and runs (default "serve" beside the run store)`)

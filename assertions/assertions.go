@@ -47,10 +47,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/termtext"
+	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -149,7 +149,7 @@ func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 
 // text is s as assertions compare it: trimmed of surrounding white space,
 // in Unicode NFC.
-func text(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
+func text(s string) string { return textseg.Normalize(strings.TrimSpace(s)) }
 
 // all are the assertions, in the order they are added.
 func all() []assertion {

@@ -18,6 +18,7 @@ func TestCheckQuotes(t *testing.T) {
 	srcs := []*agent.SourceRecord{
 		{Source: eval.Source{URL: "https://a.example/x", Text: "Heat pumps keep a COP of 2 at minus 15 degrees."}},
 		{Source: eval.Source{URL: "https://b.example/y", Text: "Field data from 11 homes show backup heat is rarely used."}},
+		{Source: eval.Source{URL: "https://c.example/z", Text: "Le caf\u00e9 de Flore in Saint-Germain opened in 1887."}},
 	}
 	tests := map[string]struct {
 		report           string
@@ -47,6 +48,12 @@ func TestCheckQuotes(t *testing.T) {
 			report:  `热泵有效 ([a](https://a.example/x "keep a COP of 2"))！热泵从不失效 ([a](https://a.example/x "从不失效"))。`,
 			want:    `热泵有效 ([a](https://a.example/x "keep a COP of 2"))！`,
 			removed: 1,
+		},
+		// Unicode NFC on both sides: an accent typed as its own character
+		// is the same letter as the precomposed one the source has.
+		"a quote with a combining accent stays": {
+			report: "Flore is old ([c](https://c.example/z \"Le cafe\u0301 de Flore\")). Next.",
+			want:   "Flore is old ([c](https://c.example/z \"Le cafe\u0301 de Flore\")). Next.",
 		},
 		"a plain link to a source stays": {
 			report: `Heat pumps work ([a](https://a.example/x)). Next.`,

@@ -33,9 +33,10 @@ type ResearchJob struct {
 	// Profile is the research profile, built in or a .yaml file: how the
 	// report is scored, and its relevance gate [research].
 	Profile string
-	// RelevanceCutoff is the least relevance grade (1-5) the gate keeps
-	// [the profile's gate.relevance_cutoff, else the mode's: 3].
-	RelevanceCutoff int
+	// RelevanceCutoff is the least relevance grade (1-5) the gate keeps;
+	// nil for the profile's gate.relevance_cutoff, else the mode's, 3. A
+	// cutoff outside 1-5, 0 included, is an input error.
+	RelevanceCutoff *int
 	// Search is the backend: "local", the corpus folder Corpus (the
 	// embedded corpus when empty), or "searxng:URL" [local].
 	Search string
@@ -151,7 +152,10 @@ func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error)
 	if profile.Kind != KindReport {
 		return nil, eval.FlagError("--profile", "%q is a %s profile; research needs one of kind %s", job.Profile, profile.Kind, KindReport)
 	}
-	mode.Cutoff = cmp.Or(job.RelevanceCutoff, profile.Gate.RelevanceCutoff, mode.Cutoff)
+	mode.Cutoff = cmp.Or(profile.Gate.RelevanceCutoff, mode.Cutoff)
+	if c := job.RelevanceCutoff; c != nil {
+		mode.Cutoff = *c
+	}
 	if err := job.Judging.CheckChecker(profile.Names()); err != nil {
 		return nil, err
 	}
@@ -234,8 +238,11 @@ func (job *ResearchJob) prepare() (Mode, error) {
 	if err != nil {
 		return Mode{}, &eval.InputError{Field: "--mode", Msg: err.Error(), Err: err}
 	}
-	if c := job.RelevanceCutoff; c < 0 || c > 5 {
-		return Mode{}, eval.FlagError("--relevance-cutoff", "must be a grade from 1 to 5, got %d", c)
+	if c := job.RelevanceCutoff; c != nil && (*c < 1 || *c > 5) {
+		return Mode{}, eval.FlagError("--relevance-cutoff", "must be a grade from 1 to 5, got %d", *c)
+	}
+	if err := checkSearch(job.Search); err != nil {
+		return Mode{}, err
 	}
 	if job.Timeout < 0 {
 		return Mode{}, eval.FlagError("--timeout", "want 0 (no limit) or a positive duration such as 10m, got %v", job.Timeout)
@@ -257,15 +264,34 @@ func (job *ResearchJob) prepare() (Mode, error) {
 // checkURL refuses a --url that is not an absolute http or https URL
 // with a host: a typo is the user's to fix before any search or fetch,
 // not a source dropped in passing.
-func checkURL(raw string) error {
+func checkURL(raw string) error { return checkWebURL("--url", raw) }
+
+// checkWebURL checks that raw, given by flag, is an http or https URL
+// with a host.
+func checkWebURL(flag, raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
-		return &eval.InputError{Field: "--url", Msg: fmt.Sprintf("%q is not a URL: %v", raw, errors.Unwrap(err)), Err: err}
+		return &eval.InputError{Field: flag, Msg: fmt.Sprintf("%q is not a URL: %v", raw, errors.Unwrap(err)), Err: err}
 	case u.Scheme != "http" && u.Scheme != "https":
-		return eval.FlagError("--url", "%q: want an http or https URL", raw)
+		return eval.FlagError(flag, "%q: want an http or https URL", raw)
 	case u.Hostname() == "":
-		return eval.FlagError("--url", "%q: no host", raw)
+		return eval.FlagError(flag, "%q: no host", raw)
+	}
+	return nil
+}
+
+// checkSearch checks the search backend (--search): local, or searxng:
+// and the http(s) URL of a SearxNG server.
+func checkSearch(search string) error {
+	u, ok := strings.CutPrefix(search, "searxng:")
+	switch {
+	case !ok && search != "local":
+		return &eval.InputError{Field: "--search", Msg: fmt.Sprintf("must be local or searxng:URL, got %q", search)}
+	case ok && u == "":
+		return &eval.InputError{Field: "--search", Msg: "searxng needs a URL, as in searxng:http://127.0.0.1:8888"}
+	case ok:
+		return checkWebURL("--search", u)
 	}
 	return nil
 }

@@ -66,14 +66,17 @@ func TestRunResearchRefusesBadSettingsBeforeRunning(t *testing.T) {
 		"a default rate out of range":      {func(j *agent.ResearchJob) { j.Judging.MaxDefaultRate = 2 }, "--max-default-rate"},
 		"an unknown search backend":        {func(j *agent.ResearchJob) { j.Search = "bing" }, `--search: must be local or searxng:URL, got "bing"`},
 		"searxng without its URL":          {func(j *agent.ResearchJob) { j.Search = "searxng:" }, "--search: searxng needs a URL"},
+		"searxng with an ftp URL":          {func(j *agent.ResearchJob) { j.Search = "searxng:ftp://x" }, `--search: "ftp://x": want an http or https URL`},
+		"searxng with a URL, no host":      {func(j *agent.ResearchJob) { j.Search = "searxng:https:///search" }, `--search: "https:///search": no host`},
 		"a corpus that is not there":       {func(j *agent.ResearchJob) { j.Corpus = "/does/not/exist" }, "--corpus: local corpus: stat /does/not/exist"},
 		"a corpus with nothing to search":  {func(j *agent.ResearchJob) { j.Corpus = t.TempDir() }, "no Markdown, HTML or text files"},
 		"a jury":                           {func(j *agent.ResearchJob) { j.Judging.LLM.Spec = "openai:a,openai:b" }, "--llm: one model here"},
 		"a folder with a name taken":       {func(j *agent.ResearchJob) { j.Out = taken }, "--out " + filepath.Join(taken, agent.FileCard) + ": exists and is not a regular file"},
 		"a --url that does not parse":      {func(j *agent.ResearchJob) { j.URLs = []string{"http://[::1"} }, `--url: "http://[::1" is not a URL: missing ']' in host`},
 		"a --url of another scheme":        {func(j *agent.ResearchJob) { j.URLs = []string{"ftp://x.org/a"} }, `--url: "ftp://x.org/a": want an http or https URL`},
-		"a relevance cutoff above 5":       {func(j *agent.ResearchJob) { j.RelevanceCutoff = 6 }, "--relevance-cutoff: must be a grade from 1 to 5, got 6"},
-		"a negative relevance cutoff":      {func(j *agent.ResearchJob) { j.RelevanceCutoff = -2 }, "--relevance-cutoff: must be a grade from 1 to 5, got -2"},
+		"a relevance cutoff above 5":       {func(j *agent.ResearchJob) { j.RelevanceCutoff = new(6) }, "--relevance-cutoff: must be a grade from 1 to 5, got 6"},
+		"a relevance cutoff of 0":          {func(j *agent.ResearchJob) { j.RelevanceCutoff = new(0) }, "--relevance-cutoff: must be a grade from 1 to 5, got 0"},
+		"a negative relevance cutoff":      {func(j *agent.ResearchJob) { j.RelevanceCutoff = new(-2) }, "--relevance-cutoff: must be a grade from 1 to 5, got -2"},
 		"a daily profile":                  {func(j *agent.ResearchJob) { j.Profile = "daily" }, `--profile: "daily" is a daily profile; research needs one of kind report`},
 		"a profile that is not there":      {func(j *agent.ResearchJob) { j.Profile = "/does/not/exist.yaml" }, "--profile: profile: open /does/not/exist.yaml"},
 		"a --url without a host":           {func(j *agent.ResearchJob) { j.URLs = []string{"https:///a"} }, `--url: "https:///a": no host`},
@@ -152,7 +155,7 @@ func TestRunResearchRelevanceCutoff(t *testing.T) {
 		return path
 	}
 	tests := map[string]struct {
-		flag       int
+		flag       int    // 0: not given
 		profile    string // the profile's gate.relevance_cutoff; "" the built-in profile
 		wantCutoff int
 		wantKept   int
@@ -168,7 +171,10 @@ func TestRunResearchRelevanceCutoff(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			j := job(t, nil)
-			j.Question, j.Quiet, j.RelevanceCutoff = "What share of lithium-ion batteries is recycled today?", true, tc.flag
+			j.Question, j.Quiet = "What share of lithium-ion batteries is recycled today?", true
+			if tc.flag != 0 {
+				j.RelevanceCutoff = &tc.flag
+			}
 			if tc.profile != "" {
 				j.Profile = profile(t, tc.profile)
 			}

@@ -23,14 +23,11 @@ const EmbeddedCorpus = "embedded:fixtures/corpus"
 // searched are named on job.Log; a folder with nothing to search is an
 // input error. The returned func closes the searcher.
 func openSearcher(ctx context.Context, job ResearchJob) (Searcher, func(), error) {
-	if u, ok := strings.CutPrefix(job.Search, "searxng:"); ok {
-		if u == "" {
-			return nil, nil, &eval.InputError{Field: "--search", Msg: "searxng needs a URL, as in searxng:http://127.0.0.1:8888"}
-		}
-		return &web.SearxNG{BaseURL: u}, func() {}, nil
+	if err := checkSearch(job.Search); err != nil {
+		return nil, nil, err
 	}
-	if job.Search != "local" {
-		return nil, nil, &eval.InputError{Field: "--search", Msg: fmt.Sprintf("must be local or searxng:URL, got %q", job.Search)}
+	if u, ok := strings.CutPrefix(job.Search, "searxng:"); ok {
+		return &web.SearxNG{BaseURL: u}, func() {}, nil
 	}
 	dir, fsys := job.Corpus, fs.FS(nil)
 	if dir == "" {

@@ -270,11 +270,13 @@ func linkDest(u string) string {
 }
 
 // norm lower-cases s and keeps letters and digits, single-spaced, for
-// comparing quotes with source text.
+// comparing quotes with source text; it reads s in Unicode NFC
+// (textseg.Normalize), so an accent typed as its own character stays with
+// its letter.
 func norm(s string) string {
 	var b strings.Builder
 	space := false
-	for _, r := range strings.ToLower(s) {
+	for _, r := range strings.ToLower(textseg.Normalize(s)) {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if space && b.Len() > 0 {

@@ -17,15 +17,22 @@
 //
 // A record without the argument (no reference, no metadata field), or with
 // one that cannot be used (a pattern that does not compile, a schema that
-// does not resolve, is of a draft the validator does not read, or refers
-// back to itself without reading into the value, bounds the wrong way
-// round), is an input error naming
+// does not resolve, is of a draft the validator does not read, has a
+// multipleOf of 0 or below, or refers back to itself without reading into
+// the value, bounds the wrong way round), is an input error naming
 // the file, line and field, found by the check pass before anything runs.
 //
 // Texts are compared in Unicode NFC, so that the same characters typed two
 // ways (a precomposed letter, or a letter and its combining mark) compare
 // equal; the answer and the reference are trimmed of surrounding white
 // space. A missing answer is judged as the empty text.
+//
+// # JSON
+//
+// is_json checks the grammar of RFC 8259, in UTF-8: a number of any size
+// is JSON. json_schema reads numbers as 64-bit floats, so an answer with a
+// number none holds (1e999) fails, its reason saying that it is out of
+// range.
 package assertions
 
 import (
@@ -35,13 +42,15 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/termtext"
+	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -140,7 +149,7 @@ func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 
 // text is s as assertions compare it: trimmed of surrounding white space,
 // in Unicode NFC.
-func text(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
+func text(s string) string { return textseg.Normalize(strings.TrimSpace(s)) }
 
 // all are the assertions, in the order they are added.
 func all() []assertion {
@@ -293,7 +302,7 @@ func regexArg(s eval.Sample) (any, error) {
 	}
 	re, err := regexp.Compile(p)
 	if err != nil {
-		return nil, argError(MetricRegex, "the pattern does not compile: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, argError(MetricRegex, "the pattern does not compile: %s", termtext.Visible(strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
 	}
 	return re, nil
 }
@@ -301,20 +310,34 @@ func regexArg(s eval.Sample) (any, error) {
 func matches(answer string, arg any) (bool, string, []string) {
 	re := arg.(*regexp.Regexp)
 	if loc := re.FindStringIndex(answer); loc != nil {
-		return true, fmt.Sprintf("the answer matches /%s/ (%q)", re, clip(answer[loc[0]:loc[1]], 60)), nil
+		return true, fmt.Sprintf("the answer matches /%s/ (%q)", termtext.Visible(re.String()), clip(answer[loc[0]:loc[1]], 60)), nil
 	}
-	return false, fmt.Sprintf("the answer does not match /%s/", re), nil
+	return false, fmt.Sprintf("the answer does not match /%s/", termtext.Visible(re.String())), nil
 }
 
-// parseJSON reads the answer as one JSON value (RFC 8259: an object, an
-// array, a string, a number, true, false or null, with nothing after it),
-// or says why it is none.
-func parseJSON(answer string) (any, error) {
+// checkJSON says why the answer is not one JSON text (RFC 8259: an
+// object, an array, a string, a number, true, false or null, with nothing
+// after it, in UTF-8), or nil when it is one. The grammar puts no bound on
+// a number, so 1e999 is JSON.
+func checkJSON(answer string) error {
 	if answer == "" {
-		return nil, errors.New("the answer is empty")
+		return errors.New("the answer is empty")
 	}
-	var v any
-	err := json.Unmarshal([]byte(answer), &v)
+	if !utf8.ValidString(answer) {
+		// RFC 8259, section 8.1: JSON text exchanged between systems is
+		// UTF-8; a decoder would put U+FFFD in place of the byte in silence.
+		at := 0
+		for at < len(answer) {
+			r, w := utf8.DecodeRuneInString(answer[at:])
+			if r == utf8.RuneError && w <= 1 {
+				break
+			}
+			at += w
+		}
+		return fmt.Errorf("it is not UTF-8 text: an invalid byte at character %d", utf8.RuneCountInString(answer[:at])+1)
+	}
+	// A RawMessage takes any value: only the grammar is checked.
+	err := json.Unmarshal([]byte(answer), new(json.RawMessage))
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		// Where it breaks, in characters, and the text from there: the
 		// decoder's message quotes a byte, which is no character in Thai.
@@ -323,18 +346,61 @@ func parseJSON(answer string) (any, error) {
 			at--
 		}
 		if at >= len(answer) || strings.HasPrefix(se.Error(), "unexpected end") {
-			return nil, errors.New("it ends before the JSON value does")
+			return errors.New("it ends before the JSON value does")
 		}
-		return nil, fmt.Errorf("it breaks at character %d (%q)", utf8.RuneCountInString(answer[:at])+1, clip(answer[at:], 20))
+		return fmt.Errorf("it breaks at character %d (%q)", utf8.RuneCountInString(answer[:at])+1, clip(answer[at:], 20))
 	}
-	if err != nil {
+	return err
+}
+
+// parseJSON reads the answer as one JSON value (checkJSON) for a schema
+// to validate, its numbers as 64-bit floats; a number no float holds
+// (1e999) is said to be out of range, as no schema could check it.
+func parseJSON(answer string) (any, error) {
+	if err := checkJSON(answer); err != nil {
 		return nil, err
+	}
+	dec := json.NewDecoder(strings.NewReader(answer))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return floats(v)
+}
+
+// floats is v with each json.Number as a float64, or the error naming a
+// number out of a float64's range.
+func floats(v any) (any, error) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return nil, fmt.Errorf("the number %s is out of the range of a 64-bit float (about ±1.8e308), so no schema can check it", clip(string(x), 40))
+		}
+		return f, nil
+	case []any:
+		for i, e := range x {
+			f, err := floats(e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = f
+		}
+	case map[string]any:
+		for k, e := range x {
+			f, err := floats(e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = f
+		}
 	}
 	return v, nil
 }
 
 func isJSON(answer string, _ any) (bool, string, []string) {
-	if _, err := parseJSON(answer); err != nil {
+	if err := checkJSON(answer); err != nil {
 		return false, "the answer is not valid JSON: " + err.Error(), nil
 	}
 	return true, "the answer is valid JSON", nil
@@ -365,6 +431,9 @@ func schemaArg(s eval.Sample) (any, error) {
 	if d := js.Schema; !slices.Contains(schemaDrafts, d) {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: $schema %q is a draft the validator does not read: write %q (draft 2020-12) or %q (draft-07), or leave $schema out", d, schemaDrafts[1], schemaDrafts[2])
 	}
+	if at, m := schemaMultipleOf(v.(map[string]any)); at != "" {
+		return nil, argError(MetricJSONSchema, "the schema cannot be used: multipleOf at %s is %v: it must be a number above 0", at, m)
+	}
 	if loop := schemaLoop(v.(map[string]any)); loop != "" {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: it refers back to itself without reading into the value (%s), so no validation could end", loop)
 	}
@@ -376,9 +445,12 @@ func schemaArg(s eval.Sample) (any, error) {
 var schemaDrafts = []string{"", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#"}
 
 func matchesSchema(answer string, arg any) (bool, string, []string) {
+	if err := checkJSON(answer); err != nil {
+		return false, "the answer is not valid JSON: " + err.Error(), nil
+	}
 	v, err := parseJSON(answer)
 	if err != nil {
-		return false, "the answer is not valid JSON: " + err.Error(), nil
+		return false, "the answer's JSON cannot be checked: " + err.Error(), nil
 	}
 	if err := arg.(*jsonschema.Resolved).Validate(v); err != nil {
 		return false, "the answer's JSON does not match the schema", []string{err.Error()}

@@ -3,7 +3,10 @@ package assertions_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,34 +87,48 @@ func TestAssertions(t *testing.T) {
 		"regex, no date":          {assertions.MetricRegex, eval.Sample{Answer: "Due next Friday.", Metadata: md("regex", `\d{4}-\d{2}-\d{2}`)}, false, "does not match"},
 		"regex, anchored, longer": {assertions.MetricRegex, eval.Sample{Answer: "yes, I think", Metadata: md("regex", `^(?i)yes$`)}, false, "does not match"},
 		"regex, empty answer":     {assertions.MetricRegex, eval.Sample{Metadata: md("regex", `.`)}, false, "does not match"},
+		// A pattern's control characters are shown escaped, never sent to
+		// the terminal that prints the reason.
+		"regex, an escape in the pattern": {assertions.MetricRegex, eval.Sample{Answer: "plain", Metadata: md("regex", "x\x1b\\[2J\ty")}, false, `does not match /x\x1b\[2J\ty/`},
+		"regex, a match, escaped":         {assertions.MetricRegex, eval.Sample{Answer: "a\u202eb", Metadata: md("regex", "a\u202eb")}, true, `matches /a\u202eb/ ("a\u202eb")`},
 
-		"is_json, an object":             {assertions.MetricIsJSON, eval.Sample{Answer: `{"ok": true, "items": [1, 2]}`}, true, "valid JSON"},
-		"is_json, a list, spaced":        {assertions.MetricIsJSON, eval.Sample{Answer: "\n [\"a\", null]\n"}, true, "valid JSON"},
-		"is_json, a bare number":         {assertions.MetricIsJSON, eval.Sample{Answer: "3.5"}, true, "valid JSON"},
-		"is_json, in a code fence":       {assertions.MetricIsJSON, eval.Sample{Answer: "```json\n{\"ok\": true}\n```"}, false, "not valid JSON"},
-		"is_json, trailing comma":        {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1,}`}, false, "not valid JSON"},
-		"is_json, two values":            {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1} {"b": 2}`}, false, "not valid JSON"},
-		"is_json, prose":                 {assertions.MetricIsJSON, eval.Sample{Answer: "Sure! Here it is."}, false, "not valid JSON"},
-		"is_json, empty":                 {assertions.MetricIsJSON, eval.Sample{}, false, "empty"},
-		"is_json, Thai prose":            {assertions.MetricIsJSON, eval.Sample{Answer: "ตกลง {\"a\": 1}"}, false, `breaks at character 1 ("ตกลง {\"a\": 1}")`},
-		"is_json, cut short":             {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": [1, 2`}, false, "ends before the JSON value does"},
-		"is_json, breaks later":          {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
-		"json_schema, matches":           {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 522000}`, Metadata: md("json_schema", schema)}, true, "matches the schema"},
-		"json_schema, extra keys":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 0, "note": "x"}`, Metadata: md("json_schema", schema)}, true, "matches"},
-		"json_schema, Thai value":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "ขอนแก่น", "population": 120000}`, Metadata: md("json_schema", schema)}, true, "matches"},
-		"json_schema, missing key":       {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, wrong type":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": "many"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, not integer":       {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1.5}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, not JSON":          {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
-		"json_schema, a tree, nested":    {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}`, Metadata: md("json_schema", sch(tree))}, true, "matches"},
-		"json_schema, a tree, bad leaf":  {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}`, Metadata: md("json_schema", sch(tree))}, false, "does not match"},
-		"json_schema, draft-07 by https": {assertions.MetricJSONSchema, eval.Sample{Answer: `"x"`, Metadata: md("json_schema", sch(`{"$schema": "https://json-schema.org/draft-07/schema#", "type": "string"}`))}, true, "matches"},
-		"length, within":                 {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
-		"length, at the maximum":         {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
-		"length, Thai by character":      {assertions.MetricLength, eval.Sample{Answer: "สวัสดี", Metadata: md("length", map[string]any{"min": 6.0, "max": 6.0})}, true, "6 characters"},
-		"length, too long":               {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
-		"length, too short":              {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
-		"length, empty answer":           {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
+		"is_json, an object":       {assertions.MetricIsJSON, eval.Sample{Answer: `{"ok": true, "items": [1, 2]}`}, true, "valid JSON"},
+		"is_json, a list, spaced":  {assertions.MetricIsJSON, eval.Sample{Answer: "\n [\"a\", null]\n"}, true, "valid JSON"},
+		"is_json, a bare number":   {assertions.MetricIsJSON, eval.Sample{Answer: "3.5"}, true, "valid JSON"},
+		"is_json, in a code fence": {assertions.MetricIsJSON, eval.Sample{Answer: "```json\n{\"ok\": true}\n```"}, false, "not valid JSON"},
+		"is_json, trailing comma":  {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1,}`}, false, "not valid JSON"},
+		"is_json, two values":      {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": 1} {"b": 2}`}, false, "not valid JSON"},
+		"is_json, prose":           {assertions.MetricIsJSON, eval.Sample{Answer: "Sure! Here it is."}, false, "not valid JSON"},
+		"is_json, empty":           {assertions.MetricIsJSON, eval.Sample{}, false, "empty"},
+		"is_json, Thai prose":      {assertions.MetricIsJSON, eval.Sample{Answer: "ตกลง {\"a\": 1}"}, false, `breaks at character 1 ("ตกลง {\"a\": 1}")`},
+		"is_json, cut short":       {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": [1, 2`}, false, "ends before the JSON value does"},
+		"is_json, breaks later":    {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
+		// RFC 8259 section 8.1: JSON text exchanged between systems is UTF-8.
+		"is_json, invalid UTF-8 in a string": {assertions.MetricIsJSON, eval.Sample{Answer: "{\"a\": \"caf\xe9\"}"}, false, "not UTF-8 text: an invalid byte at character 11"},
+		"is_json, invalid UTF-8 after Thai":  {assertions.MetricIsJSON, eval.Sample{Answer: "[\"ก\", \xff]"}, false, "at character 7"},
+		// The grammar puts no bound on a number: 1e999 is JSON, though no
+		// 64-bit float holds it.
+		"is_json, a number past float64":     {assertions.MetricIsJSON, eval.Sample{Answer: `{"n": 1e999}`}, true, "valid JSON"},
+		"is_json, a negative number past it": {assertions.MetricIsJSON, eval.Sample{Answer: `-1e400`}, true, "valid JSON"},
+		"json_schema, a number past float64": {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1e999}`, Metadata: md("json_schema", schema)}, false, "the number 1e999 is out of the range of a 64-bit float"},
+		"json_schema, a small number, kept":  {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1e3}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, invalid UTF-8":         {assertions.MetricJSONSchema, eval.Sample{Answer: "{\"city\": \"\xc3\"}", Metadata: md("json_schema", schema)}, false, "not UTF-8 text"},
+		"json_schema, matches":               {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 522000}`, Metadata: md("json_schema", schema)}, true, "matches the schema"},
+		"json_schema, extra keys":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 0, "note": "x"}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, Thai value":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "ขอนแก่น", "population": 120000}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, missing key":           {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, wrong type":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": "many"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, not integer":           {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1.5}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, not JSON":              {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
+		"json_schema, a tree, nested":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}`, Metadata: md("json_schema", sch(tree))}, true, "matches"},
+		"json_schema, a tree, bad leaf":      {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}`, Metadata: md("json_schema", sch(tree))}, false, "does not match"},
+		"json_schema, draft-07 by https":     {assertions.MetricJSONSchema, eval.Sample{Answer: `"x"`, Metadata: md("json_schema", sch(`{"$schema": "https://json-schema.org/draft-07/schema#", "type": "string"}`))}, true, "matches"},
+		"length, within":                     {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
+		"length, at the maximum":             {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
+		"length, Thai by character":          {assertions.MetricLength, eval.Sample{Answer: "สวัสดี", Metadata: md("length", map[string]any{"min": 6.0, "max": 6.0})}, true, "6 characters"},
+		"length, too long":                   {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
+		"length, too short":                  {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
+		"length, empty answer":               {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -131,6 +148,8 @@ func TestAssertions(t *testing.T) {
 			assert.InDelta(t, want, sc.Points, 0)
 			assert.InDelta(t, 1.0, sc.Max, 0)
 			assert.Contains(t, sc.Reason, tc.reason)
+			assert.False(t, strings.ContainsFunc(sc.Reason, unicode.IsControl), "no control character in %q", sc.Reason)
+			assert.True(t, utf8.ValidString(sc.Reason), "the reason is UTF-8: %q", sc.Reason)
 		})
 	}
 }
@@ -143,18 +162,19 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		field  string
 		msg    string
 	}{
-		"equals, no reference":      {assertions.MetricEquals, eval.Sample{Answer: "a"}, "reference", "no reference answer"},
-		"contains, blank reference": {assertions.MetricContains, eval.Sample{Answer: "a", Reference: " \n"}, "reference", "no reference answer"},
-		"contains_any, missing":     {assertions.MetricContainsAny, eval.Sample{Answer: "a"}, "metadata.contains_any", "missing"},
-		"contains_any, a string":    {assertions.MetricContainsAny, eval.Sample{Answer: "a", Metadata: md("contains_any", "a")}, "metadata.contains_any", "want a non-empty list of strings, got a string"},
-		"contains_all, empty list":  {assertions.MetricContainsAll, eval.Sample{Answer: "a", Metadata: md("contains_all", []any{})}, "metadata.contains_all", "non-empty list"},
-		"contains_all, a number":    {assertions.MetricContainsAll, eval.Sample{Answer: "a", Metadata: md("contains_all", []any{"a", 3.0})}, "metadata.contains_all", "item 1: want a non-empty string, got a number"},
-		"regex, missing":            {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("other", "x")}, "metadata.regex", "missing"},
-		"regex, does not compile":   {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "(unclosed")}, "metadata.regex", "does not compile"},
-		"regex, a lookahead":        {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "a(?=b)")}, "metadata.regex", "does not compile"},
-		"json_schema, a string":     {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", "schema.json")}, "metadata.json_schema", "want a JSON schema object, got a string"},
-		"json_schema, bad type":     {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"type": 7.0})}, "metadata.json_schema", "not a JSON schema"},
-		"json_schema, remote ref":   {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"$ref": "https://example.com/s.json"})}, "metadata.json_schema", "cannot be used"},
+		"equals, no reference":            {assertions.MetricEquals, eval.Sample{Answer: "a"}, "reference", "no reference answer"},
+		"contains, blank reference":       {assertions.MetricContains, eval.Sample{Answer: "a", Reference: " \n"}, "reference", "no reference answer"},
+		"contains_any, missing":           {assertions.MetricContainsAny, eval.Sample{Answer: "a"}, "metadata.contains_any", "missing"},
+		"contains_any, a string":          {assertions.MetricContainsAny, eval.Sample{Answer: "a", Metadata: md("contains_any", "a")}, "metadata.contains_any", "want a non-empty list of strings, got a string"},
+		"contains_all, empty list":        {assertions.MetricContainsAll, eval.Sample{Answer: "a", Metadata: md("contains_all", []any{})}, "metadata.contains_all", "non-empty list"},
+		"contains_all, a number":          {assertions.MetricContainsAll, eval.Sample{Answer: "a", Metadata: md("contains_all", []any{"a", 3.0})}, "metadata.contains_all", "item 1: want a non-empty string, got a number"},
+		"regex, missing":                  {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("other", "x")}, "metadata.regex", "missing"},
+		"regex, does not compile":         {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "(unclosed")}, "metadata.regex", "does not compile"},
+		"regex, an escape, not compiling": {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "a[\x1b")}, "metadata.regex", "missing closing ]: `[\\x1b`"},
+		"regex, a lookahead":              {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "a(?=b)")}, "metadata.regex", "does not compile"},
+		"json_schema, a string":           {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", "schema.json")}, "metadata.json_schema", "want a JSON schema object, got a string"},
+		"json_schema, bad type":           {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"type": 7.0})}, "metadata.json_schema", "not a JSON schema"},
+		"json_schema, remote ref":         {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"$ref": "https://example.com/s.json"})}, "metadata.json_schema", "cannot be used"},
 		// A schema that refers back to itself without reading into the
 		// value would recurse until the process dies; a draft the
 		// validator does not read would fail every answer.
@@ -164,11 +184,15 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		"json_schema, by anchor":          {assertions.MetricJSONSchema, eval.Sample{Answer: "1", Metadata: md("json_schema", sch(`{"$defs": {"n": {"$anchor": "node", "oneOf": [{"$ref": "#node"}]}}, "$ref": "#node"}`))}, "metadata.json_schema", "refers back to itself"},
 		"json_schema, by $id":             {assertions.MetricJSONSchema, eval.Sample{Answer: "1", Metadata: md("json_schema", sch(`{"$id": "https://example.com/root.json", "$defs": {"n": {"$id": "n.json", "if": {"$ref": "n.json"}}}, "$ref": "n.json"}`))}, "metadata.json_schema", "refers back to itself"},
 		"json_schema, draft-04":           {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}`))}, "metadata.json_schema", `$schema "http://json-schema.org/draft-04/schema#" is a draft the validator does not read`},
-		"length, no bound":                {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
-		"length, the wrong way":           {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
-		"length, a fraction":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
-		"length, unknown key":             {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
-		"length, a number":                {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// JSON Schema: multipleOf MUST be a number strictly greater than 0;
+		// 0 would fail every answer.
+		"json_schema, multipleOf 0":        {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"properties": {"n": {"type": "number", "multipleOf": 0}}}`))}, "metadata.json_schema", "multipleOf at #/properties/n is 0: it must be a number above 0"},
+		"json_schema, multipleOf negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"multipleOf": -2}`))}, "metadata.json_schema", "multipleOf at # is -2: it must be a number above 0"},
+		"length, no bound":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
+		"length, the wrong way":            {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
+		"length, a fraction":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
+		"length, unknown key":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
+		"length, a number":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -189,6 +213,7 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 			assert.Equal(t, tc.field, ie.Field)
 			assert.Contains(t, ie.Error(), "data.jsonl:7: "+tc.field+": ")
 			assert.Contains(t, ie.Error(), tc.msg)
+			assert.False(t, strings.ContainsFunc(ie.Error(), unicode.IsControl), "no control character in %q", ie.Error())
 		})
 	}
 }

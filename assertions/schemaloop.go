@@ -202,3 +202,17 @@ func sortedKeys(m map[string]any) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// schemaMultipleOf returns the place (a JSON pointer) and the value of a
+// multipleOf of schema that is not above 0, which JSON Schema forbids and
+// which would fail every answer; "" when there is none.
+func schemaMultipleOf(schema map[string]any) (string, any) {
+	ix := &schemaIndex{byURI: map[string]*schemaNode{}}
+	ix.add(schema, "", schemaRoot, "")
+	for _, n := range ix.nodes {
+		if m, ok := n.obj["multipleOf"].(float64); ok && !(m > 0) {
+			return "#" + n.at, m
+		}
+	}
+	return "", nil
+}

@@ -107,6 +107,7 @@ func TestOpenDatasetRefusesWhatIsNotAFile(t *testing.T) {
 		"a directory":               {path: dir, want: dir + ": is a directory, not a file"},
 		"standard input, used":      {path: dataset.Stdin, want: "<stdin>: standard input is already used"},
 		"standard input, empty":     {path: dataset.Stdin, opts: dataset.Options{Stdin: strings.NewReader(" \n")}, want: "<stdin>: empty input: nothing to score"},
+		"standard input, UTF-16":    {path: dataset.Stdin, opts: dataset.Options{Stdin: strings.NewReader("\xff\xfe{\x00}\x00")}, want: "<stdin>:1: UTF-16 text (little-endian, byte order mark FF FE): save it as UTF-8"},
 		"standard input, not text":  {path: dataset.Stdin, opts: dataset.Options{Stdin: strings.NewReader(okRecord + "\n\x00")}, want: "<stdin>:2: binary data (NUL byte): expected UTF-8 text"},
 		"standard input, read fail": {path: dataset.Stdin, opts: dataset.Options{Stdin: iotest.ErrReader(errors.New("reset by peer"))}, want: "<stdin>: cannot read: reset by peer"},
 	}

@@ -7,7 +7,9 @@ import (
 )
 
 // CheckText reports input that is not text: a NUL byte (a binary file) or
-// invalid UTF-8, naming the file and the line where it starts.
+// invalid UTF-8, naming the file and the line where it starts. UTF-16 text
+// (a byte order mark FF FE or FE FF at the start, or ASCII with a NUL
+// byte beside each character) is said to be UTF-16, to be saved as UTF-8.
 func CheckText(name string, data []byte) error {
 	c := TextCheck{Name: name}
 	_, _ = c.Write(data)
@@ -30,11 +32,18 @@ type TextCheck struct {
 	text   bool   // a rune other than space was seen
 	nul    *InputError
 	bad    *InputError
+	head   []byte // the first headLen bytes, to tell UTF-16 by
 }
+
+// headLen is how much of the input's start is kept to tell UTF-16 by.
+const headLen = 128
 
 // Write checks p and never fails.
 func (c *TextCheck) Write(p []byte) (int, error) {
 	n := len(p)
+	if k := min(headLen-len(c.head), n); k > 0 {
+		c.head = append(c.head, p[:k]...)
+	}
 	if len(c.carry) > 0 {
 		p = append(c.carry, p...)
 		c.carry = nil
@@ -114,6 +123,11 @@ func (c *TextCheck) Err() error {
 		c.scan(c.carry, c.n-int64(len(c.carry)))
 		c.carry = nil
 	}
+	if c.nul != nil || c.bad != nil {
+		if enc := utf16Kind(c.head); enc != "" {
+			return &InputError{File: c.Name, Line: 1, Msg: "UTF-16 text (" + enc + "): save it as UTF-8"}
+		}
+	}
 	switch {
 	case c.nul != nil:
 		return c.nul
@@ -121,6 +135,38 @@ func (c *TextCheck) Err() error {
 		return c.bad
 	}
 	return nil
+}
+
+// utf16Kind says how head, the start of an input that is no UTF-8, shows
+// it is UTF-16 ("little-endian, byte order mark FF FE"); "" when it does
+// not. Without a mark, UTF-16 is told by its ASCII: each pair of bytes a
+// character and a NUL, on the same side every time, and never two NULs.
+func utf16Kind(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
+		return "little-endian, byte order mark FF FE"
+	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		return "big-endian, byte order mark FE FF"
+	}
+	le, be := 0, 0
+	for i := 0; i+1 < len(head); i += 2 {
+		switch a, b := head[i], head[i+1]; {
+		case a == 0 && b == 0:
+			return ""
+		case b == 0:
+			le++
+		case a == 0:
+			be++
+		}
+	}
+	const enough = 2 // pairs of a character and a NUL
+	switch {
+	case le >= enough && be == 0:
+		return "little-endian, a NUL byte beside each ASCII character"
+	case be >= enough && le == 0:
+		return "big-endian, a NUL byte beside each ASCII character"
+	}
+	return ""
 }
 
 // Blank says whether everything written so far is space, or nothing.

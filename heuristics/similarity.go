@@ -4,8 +4,6 @@ import (
 	"math"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/assaylabs/assay/heuristics/internal/lex"
 )
 
@@ -37,7 +35,6 @@ func LexicalSimilarity(a, b string) float64 {
 
 // stemCounts counts the stems of text's content words (not stop words).
 func stemCounts(text string) map[string]float64 {
-	text = norm.NFC.String(text)
 	out := map[string]float64{}
 	for _, w := range lexicon().LowerWords(text) {
 		if lexicon().IsStop(w) || (lex.IsGram(w) && letters(w) < 2) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
@@ -173,9 +174,9 @@ func dedupeAspects(as []aspect) ([]aspect, []string) {
 }
 
 // aspectKey is an aspect's name in lower case, letters and digits only,
-// words separated by one space.
+// words separated by one space, read in Unicode NFC (textseg.Normalize).
 func aspectKey(name string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(textseg.Normalize(name)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	}), " ")
 }

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -141,24 +140,9 @@ func mdCell(s string) string {
 // escape sequence's ESC) and each bidirectional formatting character
 // written as its Go escape (\t, \n, \x1b, \u202e): text that a dataset,
 // a run folder or a command line brings, printed where a terminal would
-// otherwise obey it or a table would break.
-func Visible(s string) string {
-	if !strings.ContainsFunc(s, hidden) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if !hidden(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}
-
-func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }
+// otherwise obey it or a table would break. It is termtext.Visible, which
+// packages below report use too.
+func Visible(s string) string { return termtext.Visible(s) }
 
 // Heading starts a part: "title:" after a blank line in text, a
 // Markdown heading.

@@ -71,6 +71,7 @@ func TestBadInputs(t *testing.T) {
 	}
 	empty := write("empty.md", nil)
 	binary := write("bin.md", []byte("# T\n\x00\x01\x02"))
+	utf16 := write("u16.md", []byte("#\x00 \x00T\x00\n\x00"))
 	badUTF8 := write("utf8.md", []byte("# T\n\nok line\nbad \xff byte\n"))
 	huge := write("huge.md", bytes.Repeat([]byte("A claim sentence here. "), 20<<20/23+1))
 	unterminated := write("unterminated.md", []byte("# T\n\nA claim with [an unterminated link](https://a.gov/x \"quote\n"))
@@ -92,6 +93,7 @@ func TestBadInputs(t *testing.T) {
 	}{
 		"empty file":               {[]string{"score", empty}, "", 2, "empty.md: empty input"},
 		"binary file":              {[]string{"score", binary}, "", 2, "bin.md:2: binary data"},
+		"UTF-16 file, no mark":     {[]string{"score", utf16}, "", 2, "u16.md:1: UTF-16 text (little-endian, a NUL byte beside each ASCII character): save it as UTF-8"},
 		"invalid UTF-8":            {[]string{"score", badUTF8}, "", 2, "utf8.md:4:5: invalid UTF-8"},
 		"20 MB report":             {[]string{"score", huge}, "", 2, "huge.md: larger than the 10 MB limit"},
 		"unreadable file":          {[]string{"score", unreadable}, "", 2, "missing.md: cannot read: no such file or directory"},

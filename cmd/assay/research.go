@@ -8,9 +8,10 @@ import (
 )
 
 type researchFlags struct {
-	job agent.ResearchJob
-	now string
-	llm llmFlags
+	job    agent.ResearchJob
+	cutoff int
+	now    string
+	llm    llmFlags
 }
 
 // researchLong is the help text of the command.
@@ -57,7 +58,7 @@ func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Comman
 	fl := cmd.Flags()
 	fl.StringVar(&f.job.Mode, "mode", "standard", "quick, standard or deep")
 	fl.StringVar(&f.job.Profile, "profile", "research", "research profile: the built-in one or a .yaml file of kind report (scoring and relevance gate)")
-	fl.IntVar(&f.job.RelevanceCutoff, "relevance-cutoff", 0, "least relevance grade (1-5) the gate keeps (default: the profile's gate.relevance_cutoff, 3)")
+	fl.IntVar(&f.cutoff, "relevance-cutoff", 0, "least relevance grade (1-5) the gate keeps; 0 or anything outside 1-5 is refused (default: the profile's gate.relevance_cutoff, 3)")
 	fl.StringVar(&f.job.Corpus, "corpus", "", "folder of Markdown, HTML and text documents with front matter (default: the embedded corpus)")
 	fl.StringVar(&f.job.Search, "search", "local", "search backend: local, or searxng:URL")
 	fl.StringArrayVar(&f.job.URLs, "url", nil, "add a source by URL (repeat the flag for more; a comma stays in the URL)")
@@ -80,6 +81,9 @@ func runResearch(cmd *cobra.Command, f *researchFlags, question string) error {
 	job := f.job
 	job.Question, job.AsOf, job.Registry = question, now(), f.llm.metrics
 	job.Judging, job.Env, job.Log = f.llm.judging(), f.llm.env, cmd.ErrOrStderr()
+	if cmd.Flags().Changed("relevance-cutoff") {
+		job.RelevanceCutoff = &f.cutoff
+	}
 	out, err := agent.RunResearch(cmd.Context(), job)
 	if err != nil {
 		return runError(err)

@@ -97,7 +97,12 @@ func TestResearchExitCodes(t *testing.T) {
 		"no question":               {[]string{"research"}, exitInput, "accepts 1 arg"},
 		"cutoff out of range":       {[]string{"research", "--relevance-cutoff", "0.5", "q"}, exitInput, "--relevance-cutoff"},
 		"cutoff above 5":            {[]string{"research", "--relevance-cutoff", "6", "q"}, exitInput, "--relevance-cutoff: must be a grade from 1 to 5, got 6"},
-		"a context profile":         {[]string{"research", "--profile", "context", "q"}, exitInput, `--profile: "context" is a context profile`},
+		// 0 is no grade: refused, not read as "the default".
+		"cutoff 0":                    {[]string{"research", "--relevance-cutoff", "0", "q"}, exitInput, "--relevance-cutoff: must be a grade from 1 to 5, got 0"},
+		"searxng with an ftp URL":     {[]string{"research", "--search", "searxng:ftp://x", "q"}, exitInput, `--search: "ftp://x": want an http or https URL`},
+		"searxng with a URL, no host": {[]string{"research", "--search", "searxng:http://", "q"}, exitInput, `--search: "http://": no host`},
+		"searxng with a bare word":    {[]string{"research", "--search", "searxng:localhost", "q"}, exitInput, `--search: "localhost": want an http or https URL`},
+		"a context profile":           {[]string{"research", "--profile", "context", "q"}, exitInput, `--profile: "context" is a context profile`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

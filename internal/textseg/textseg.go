@@ -11,6 +11,10 @@
 // neighbours, unigrams and bigrams, as Lucene's CJKBigramFilter (with
 // unigrams) and Elasticsearch's cjk analyzer do: a word of two or more
 // characters matches the pairs it shares with the text.
+//
+// [Normalize] is the one form every lexical matcher reads text in
+// (Unicode NFC), so that a letter typed as one character and as a letter
+// and a combining accent is the same letter wherever words are compared.
 package textseg
 
 import (
@@ -20,7 +24,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/clipperhouse/uax29/v2/words"
+	"golang.org/x/text/unicode/norm"
 )
+
+// Normalize is s in Unicode NFC: "é" typed as "e" and a combining acute
+// accent (U+0065 U+0301) becomes the one character U+00E9, as a keyboard
+// that composes would have typed it. Text already in NFC (most text, and
+// all ASCII) is returned as it is, without a copy. Every place that
+// compares words (the heuristics' tokenizer, the assertions) reads text
+// through it, so that both sides of a comparison are in one form.
+func Normalize(s string) string { return norm.NFC.String(s) }
 
 // Unspaced reports whether r is of a script written without spaces between
 // words: Chinese, Japanese, Thai, Lao, Khmer, Myanmar. (Korean is spaced.)

@@ -146,3 +146,20 @@ func TestClipWords(t *testing.T) {
 		})
 	}
 }
+
+func TestNormalize(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ in, want string }{
+		"an acute accent typed apart": {"cafe\u0301", "caf\u00e9"},
+		"two marks, in NFC order":     {"No\u0323\u0302i", "N\u1ed9i"},
+		"already NFC":                 {"caf\u00e9", "caf\u00e9"},
+		"ASCII":                       {"plain text 42", "plain text 42"},
+		"Thai is unchanged":           {"ไม่ใช่", "ไม่ใช่"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, Normalize(tc.in))
+		})
+	}
+}

@@ -14,7 +14,8 @@
 // written without spaces (Chinese, Japanese, Thai) gives instead its grams
 // (internal/textseg.Grams): its UAX #29 segments, a character with its
 // marks, and each pair of neighbours, unstemmed. Case is kept; LowerWords
-// lower-cases.
+// lower-cases. Text is read in Unicode NFC (textseg.Normalize), so a
+// letter typed with a combining accent is the word it looks like.
 //
 // # Stop words and stems
 //
@@ -125,6 +126,7 @@ func IsGram(w string) bool {
 // spaces its grams (textseg.Grams): each character and each pair of
 // neighbours, so that its words are found inside other runs of text.
 func (l *Lexicon) Words(s string) []string {
+	s = textseg.Normalize(s)
 	// strings.FieldsFunc sizes the slice exactly, in two allocations; the
 	// fields are then trimmed in place, or replaced by their grams.
 	f := strings.FieldsFunc(s, notWordRune)
@@ -218,6 +220,7 @@ func (l *Lexicon) HasWords(s string, n int) bool {
 // returns false, without building the slice: for callers that count words
 // or fold them into a set. FuzzWords checks that the two agree.
 func eachWord(s string, fn func(string) bool) {
+	s = textseg.Normalize(s)
 	unspaced := textseg.HasUnspaced(s)
 	emit := func(w string) bool {
 		if unspaced && textseg.HasUnspaced(w) {

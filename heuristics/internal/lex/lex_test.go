@@ -28,9 +28,12 @@ func TestWords(t *testing.T) {
 			"AI模型 2024 test", []string{"AI", "模", "模型", "型", "2024", "test"}},
 		// Thai is cut into dictionary words, its vowel and tone marks
 		// kept: "heat pump" is pump, -ness, hot.
-		"Thai is cut into dictionary words":    {"ปั๊มความร้อน", []string{"ปั๊ม", "ความ", "ร้อน"}},
-		"Thai beside Latin and digits":         {"ราคาทองคำ 2024 gold", []string{"ราคา", "ทองคำ", "2024", "gold"}},
-		"a combining accent stays in its word": {"café open", []string{"café", "open"}},
+		"Thai is cut into dictionary words": {"ปั๊มความร้อน", []string{"ปั๊ม", "ความ", "ร้อน"}},
+		"Thai beside Latin and digits":      {"ราคาทองคำ 2024 gold", []string{"ราคา", "ทองคำ", "2024", "gold"}},
+		// A combining accent stays in its word, read in NFC: the letter
+		// and its accent become the one precomposed character.
+		"a combining accent stays in its word": {"cafe\u0301 open", []string{"caf\u00e9", "open"}},
+		"Vietnamese, two marks on a letter":    {"Ha\u0300 No\u0323\u0302i", []string{"H\u00e0", "N\u1ed9i"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,35 @@
+// Package termtext makes untrusted text safe to print on a terminal: a
+// control character (an escape sequence's ESC, a carriage return) or a
+// bidirectional formatting character that a dataset, a run folder, a
+// command line or a user's pattern brings is written as its Go escape,
+// so the terminal shows it instead of obeying it. It is a leaf: any
+// package that writes such text into a message can use it.
+package termtext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Visible is s with each control character (a tab, a line break, an
+// escape sequence's ESC) and each bidirectional formatting character
+// written as its Go escape (\t, \n, \x1b, \u202e); s itself when it has
+// none.
+func Visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !hidden(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }

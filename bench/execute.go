@@ -24,6 +24,7 @@ import (
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 	"github.com/assaylabs/assay/report"
@@ -240,6 +241,11 @@ func checkJob(job Job) (Job, *run.MinGate, error) {
 	}
 	if err := job.Queue.check(); err != nil {
 		return job, nil, err
+	}
+	if c := cmp.Or(job.Judging.LLM.Concurrency, setup.DefaultConfig().Concurrency); c <= setup.MaxConcurrency && job.Queue.Workers*c > setup.MaxConcurrency {
+		// (a --concurrency past the limit is refused as the client opens, naming it)
+		return job, nil, eval.FlagError("--workers", "%d workers with --concurrency %d each would keep %d calls in flight, past the %d a run allows: give fewer workers or a lower --concurrency",
+			job.Queue.Workers, c, job.Queue.Workers*c, setup.MaxConcurrency)
 	}
 	if err := checkBatch(job); err != nil {
 		return job, nil, err

@@ -311,6 +311,9 @@ func (x *execution) open() (cleanup func(), err error) {
 	x.cfg = run.Config{RunID: cmp.Or(job.RunID, run.NewID(started)), Started: started, Command: job.Command, Version: job.Version,
 		Dataset: recordedDataset(job.Data), Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
 		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, x.threshold)}
+	if len(p.modelMetrics) > 0 {
+		x.cfg.Prices = s.Prices()
+	}
 	x.dir = cmp.Or(job.Out, filepath.Join("assay-runs", x.cfg.RunID))
 	// A dry run keeps no folder: standard input is spooled to a temporary one.
 	spoolDir := x.dir

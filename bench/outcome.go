@@ -75,6 +75,10 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 		fmt.Fprintf(w, "  judged otherwise: %s; the change measures the judge too\n", j)
 	}
 	for _, m := range c.Metrics {
+		if note := run.NotInBaselineNote(m); note != "" {
+			fmt.Fprintf(w, "  %-24s - -> %s: %s\n", m.Metric, m.CurrentMean.Text(), note)
+			continue
+		}
 		p := "-"
 		if !math.IsNaN(float64(m.P)) {
 			p = strconv.FormatFloat(float64(m.P), 'g', 3, 64)

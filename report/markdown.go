@@ -31,6 +31,11 @@ func WriteComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 	if len(c.Judged) > 0 {
 		notes = append(notes, "Judged otherwise than the baseline ("+strings.Join(c.Judged, "; ")+"): the changes measure the judge as well as the system.")
 	}
+	for _, m := range c.Metrics {
+		if note := run.NotInBaselineNote(m); note != "" {
+			notes = append(notes, strings.ToUpper(note[:1])+note[1:]+".")
+		}
+	}
 	for _, n := range notes {
 		fmt.Fprintf(w, "\n> **Note**: %s\n", mdText(n))
 	}

@@ -346,6 +346,10 @@ type MetricComparison struct {
 	BaselineMean Num    `json:"baseline_mean"`
 	CurrentMean  Num    `json:"current_mean"`
 	Delta        Num    `json:"delta"`
+	// NotInBaseline is true when the baseline has no result of the
+	// metric at all (it never judged it): its mean, the delta and the
+	// paired figures are then undefined for that reason (NotInBaselineNote).
+	NotInBaseline bool `json:"not_in_baseline,omitempty"`
 	// Paired is how many samples both runs scored; Test names the paired
 	// test (e.g. "wilcoxon signed-rank" or "paired bootstrap") and P its
 	// two-sided p-value over them.

@@ -214,6 +214,11 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 	if j := d.Comparison.Judged; len(j) > 0 {
 		report.Para(w, md, "note: B was judged otherwise than A (%s): the changes measure the judge as well as the system", strings.Join(j, "; "))
 	}
+	for _, m := range d.Comparison.Metrics {
+		if note := run.NotInBaselineNote(m); note != "" {
+			report.Para(w, md, "note: %s", note)
+		}
+	}
 	if f := d.Fingerprints; f != nil {
 		report.Para(w, md, "note: the runs were served by different model builds (system_fingerprint A: %s; B: %s): the changes measure the model's build as well",
 			f.Baseline, f.Current)

@@ -867,7 +867,7 @@ func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 		return "", nb.Error(), nil
 	}
 	if err != nil {
-		return "", "", eval.AsInputError("--baseline", err)
+		return "", "", eval.AsInputError("", err) // it names --baseline and its value
 	}
 	// A resumed run has its id already: as its own baseline it would be
 	// compared with itself, a delta of 0 that raises no alert.

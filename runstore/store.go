@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
@@ -384,7 +385,8 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	} else {
 		row, err = store.Get(ctx, ref)
 		if nf, ok := errors.AsType[*RunNotFoundError](err); ok && len(nf.Candidates) == 0 {
-			return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list: %w", shown, run.FileConfig, nf.Path, err)
+			// err says the same: it is kept to test for, not repeated.
+			return "", &eval.InputError{Msg: fmt.Sprintf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list", shown, run.FileConfig, nf.Path), Err: err}
 		}
 	}
 	if err != nil {

@@ -333,7 +333,7 @@ func (s *Store) query(ctx context.Context, bad *[]error, q string, args ...any) 
 			perr = json.Unmarshal([]byte(sj), &r.Summary)
 		}
 		if perr != nil {
-			err := fmt.Errorf("run store %s: run %s does not read back (%w): record it again or delete its row", s.path, report.Visible(r.ID), perr)
+			err := &UnreadableRowError{Path: s.path, ID: r.ID, Err: perr}
 			if bad == nil {
 				return nil, err
 			}
@@ -349,6 +349,26 @@ func (s *Store) query(ctx context.Context, bad *[]error, q string, args ...any) 
 	}
 	return out, nil
 }
+
+// UnreadableRowError is a row of the run store that does not read back
+// (damaged in the file): its run's id, and what is wrong with it.
+type UnreadableRowError struct {
+	// Path is the run store's file.
+	Path string
+	ID   string
+	Err  error
+}
+
+func (e *UnreadableRowError) Error() string {
+	return fmt.Sprintf("run store %s: run %s %s", e.Path, report.Visible(e.ID), e.Reason())
+}
+
+// Reason is what is wrong with the row, and what to do about it.
+func (e *UnreadableRowError) Reason() string {
+	return fmt.Sprintf("does not read back (%v): record it again or delete its row", e.Err)
+}
+
+func (e *UnreadableRowError) Unwrap() error { return e.Err }
 
 // shortSHA is the first 12 hex digits of a hash, for messages and tables.
 func shortSHA(sha string) string {

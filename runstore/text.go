@@ -71,9 +71,12 @@ func anySlice[T any](s []T) []any {
 }
 
 // Write writes the list in format (report.OutputFormats): a table (text, md),
-// an array of the runs (json, yaml) or a run a line (jsonl).
+// an array of the runs (json, yaml) or a run a line (jsonl); in the last
+// three, the rows of the store that do not read back follow the runs,
+// each an UnreadableRun.
 func (l *RunList) Write(w io.Writer, format string) error {
-	return rendering{human: l.human, doc: l.Runs, records: anySlice(l.Runs)}.write(w, format)
+	records := append(anySlice(l.Runs), anySlice(l.UnreadableRuns)...)
+	return rendering{human: l.human, doc: records, records: records}.write(w, format)
 }
 
 func (l *RunList) human(w io.Writer, md bool) error {

@@ -130,12 +130,20 @@ func code(s string) string {
 }
 
 // mdText is text that Markdown shows as it is, in a paragraph, a list
-// or a table cell: its markup characters escaped, its control
-// characters (line breaks) written as escapes.
+// or a table cell, a heading too: its control characters (line breaks)
+// written as escapes (Visible), so that it stays on its line, and the
+// characters that start markup escaped, so that no emphasis, code, link,
+// image, strikethrough, table cell or HTML (a tag, an entity) comes of
+// it. Every Markdown writer of this package writes text through it.
 func mdText(s string) string {
-	s = Visible(s)
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`, "#", `\#`).Replace(s)
+	return mdEscaper.Replace(Visible(s))
 }
+
+// mdEscaper escapes what starts markup within a line. What starts it only
+// at the beginning of a line (#, >, a list's -) needs nothing: the text
+// follows "- ", "| " or "### " there, and Visible keeps it on that line.
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "&", "&amp;",
+	"[", `\[`, "]", `\]`, "~", `\~`)
 
 // WriteBaselineMarkdown writes the run's comparison with its baseline
 // (assay bench --baseline) as the Markdown summary `assay runs diff

@@ -104,7 +104,7 @@ func (t Table) Write(w io.Writer, md bool) error {
 func (t Table) markdown(w io.Writer) error {
 	if t.Head == nil {
 		for _, r := range t.Rows {
-			fmt.Fprintf(w, "- **%s**: %s\n", mdCell(r[0]), mdCell(strings.Join(r[1:], " ")))
+			fmt.Fprintf(w, "- **%s**: %s\n", mdText(r[0]), mdText(strings.Join(r[1:], " ")))
 		}
 		return nil
 	}
@@ -118,7 +118,7 @@ func (t Table) markdown(w io.Writer) error {
 		for i := range width {
 			c := ""
 			if i < len(cells) {
-				c = mdCell(cells[i])
+				c = mdText(cells[i])
 			}
 			b.WriteString(" " + c + " |")
 		}
@@ -130,11 +130,6 @@ func (t Table) markdown(w io.Writer) error {
 		row(r)
 	}
 	return nil
-}
-
-// mdCell is text that Markdown shows as it is in a Table cell or a list.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`).Replace(Visible(s))
 }
 
 // Visible is s with each control character (a tab, a line break, an
@@ -164,7 +159,7 @@ func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bid
 // Markdown heading.
 func Heading(w io.Writer, md bool, title string) {
 	if md {
-		fmt.Fprintf(w, "\n### %s\n\n", mdCell(title))
+		fmt.Fprintf(w, "\n### %s\n\n", mdText(title))
 		return
 	}
 	fmt.Fprintf(w, "\n%s:\n", Visible(title))
@@ -173,7 +168,7 @@ func Heading(w io.Writer, md bool, title string) {
 // Item is a line of a part: indented by two in text, a Markdown list item.
 func Item(w io.Writer, md bool, line string) {
 	if md {
-		fmt.Fprintf(w, "- %s\n", mdCell(line))
+		fmt.Fprintf(w, "- %s\n", mdText(line))
 		return
 	}
 	fmt.Fprintf(w, "  %s\n", Visible(line))
@@ -183,7 +178,7 @@ func Item(w io.Writer, md bool, line string) {
 func Para(w io.Writer, md bool, format string, a ...any) {
 	line := Visible(fmt.Sprintf(format, a...))
 	if md {
-		line = "- " + mdCell(line)
+		line = "- " + mdText(line)
 	}
 	fmt.Fprintln(w, line)
 }

@@ -138,3 +138,35 @@ func TestOutcomeWriteBaselineMetricNotInBaseline(t *testing.T) {
 		})
 	}
 }
+
+// TestOutcomeWriteBaselineEscapesItsConfig: the baseline's id and the
+// prompt versions it was judged with come from its folder's config.json; their
+// control characters (an escape sequence that would clear the terminal)
+// were printed raw, and are now written as Go escapes.
+func TestOutcomeWriteBaselineEscapesItsConfig(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		comparison run.Comparison
+		want       string
+	}{
+		"its id": {
+			comparison: run.Comparison{BaselineRunID: "run-a\x1b[2J"},
+			want:       `bench: against baseline run-a\x1b[2J:`,
+		},
+		"its prompt version": {
+			comparison: run.Comparison{BaselineRunID: "run-a", Judged: []string{"prompt faithfulness version 1\x1b]0;x\a, now 2"}},
+			want:       `judged otherwise: prompt faithfulness version 1\x1b]0;x\a, now 2`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.comparison
+			o := &bench.Outcome{Config: run.Config{RunID: "run-b"}, Summary: run.Summary{RunID: "run-b", Baseline: &c}}
+			var out, log bytes.Buffer
+			require.NoError(t, o.Write(&out, &log))
+			assert.Contains(t, log.String(), tc.want)
+			assert.NotContains(t, log.String(), "\x1b")
+		})
+	}
+}

@@ -144,7 +144,3 @@ func mdText(s string) string {
 // follows "- ", "| " or "### " there, and Visible keeps it on that line.
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "&", "&amp;",
 	"[", `\[`, "]", `\]`, "~", `\~`)
-
-// WriteBaselineMarkdown writes the run's comparison with its baseline
-// (assay bench --baseline) as the Markdown summary `assay runs diff
-// --format md` writes; nothing when the run had no baseline.

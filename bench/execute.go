@@ -24,6 +24,7 @@ import (
 	"github.com/assaylabs/assay/internal/atomicfile"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 	"github.com/assaylabs/assay/report"
@@ -241,6 +242,11 @@ func checkJob(job Job) (Job, *run.MinGate, error) {
 	if err := job.Queue.check(); err != nil {
 		return job, nil, err
 	}
+	if c := cmp.Or(job.Judging.LLM.Concurrency, setup.DefaultConfig().Concurrency); c <= setup.MaxConcurrency && job.Queue.Workers*c > setup.MaxConcurrency {
+		// (a --concurrency past the limit is refused as the client opens, naming it)
+		return job, nil, eval.FlagError("--workers", "%d workers with --concurrency %d each would keep %d calls in flight, past the %d a run allows: give fewer workers or a lower --concurrency",
+			job.Queue.Workers, c, job.Queue.Workers*c, setup.MaxConcurrency)
+	}
 	if err := checkBatch(job); err != nil {
 		return job, nil, err
 	}
@@ -305,6 +311,9 @@ func (x *execution) open() (cleanup func(), err error) {
 	x.cfg = run.Config{RunID: cmp.Or(job.RunID, run.NewID(started)), Started: started, Command: job.Command, Version: job.Version,
 		Dataset: recordedDataset(job.Data), Profile: job.Profile, Metrics: p.metrics, Model: modelOf(s, p), ModelMetrics: p.modelMetrics,
 		Prompts: promptVersions(job.Registry, p.metrics), Settings: settings(job, p.metrics, x.threshold)}
+	if len(p.modelMetrics) > 0 {
+		x.cfg.Prices = s.Prices()
+	}
 	x.dir = cmp.Or(job.Out, filepath.Join("assay-runs", x.cfg.RunID))
 	// A dry run keeps no folder: standard input is spooled to a temporary one.
 	spoolDir := x.dir
@@ -858,7 +867,7 @@ func baselineDir(job Job, cfg run.Config) (dir, none string, err error) {
 		return "", nb.Error(), nil
 	}
 	if err != nil {
-		return "", "", eval.AsInputError("--baseline", err)
+		return "", "", eval.AsInputError("", err) // it names --baseline and its value
 	}
 	// A resumed run has its id already: as its own baseline it would be
 	// compared with itself, a delta of 0 that raises no alert.

@@ -67,14 +67,20 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 	if c == nil {
 		return
 	}
-	fmt.Fprintf(w, "bench: against baseline %s:\n", c.BaselineRunID)
+	// The baseline's id and model come from its folder's config.json:
+	// data, printed with its control characters escaped (report.Visible).
+	fmt.Fprintf(w, "bench: against baseline %s:\n", report.Visible(c.BaselineRunID))
 	if note := report.SharedNote(c); note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}
 	for _, j := range c.Judged {
-		fmt.Fprintf(w, "  judged otherwise: %s; the change measures the judge too\n", j)
+		fmt.Fprintf(w, "  judged otherwise: %s; the change measures the judge too\n", report.Visible(j))
 	}
 	for _, m := range c.Metrics {
+		if note := run.NotInBaselineNote(m); note != "" {
+			fmt.Fprintf(w, "  %-24s - -> %s: %s\n", report.Visible(m.Metric), m.CurrentMean.Text(), report.Visible(note))
+			continue
+		}
 		p := "-"
 		if !math.IsNaN(float64(m.P)) {
 			p = strconv.FormatFloat(float64(m.P), 'g', 3, 64)
@@ -83,7 +89,7 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 		if m.NowFailing+m.NowPassing > 0 {
 			flips = fmt.Sprintf(", %d now failing, %d now passing", m.NowFailing, m.NowPassing)
 		}
-		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s%s\n", m.Metric, m.BaselineMean.Text(), m.CurrentMean.Text(), signed(m.Delta), m.Paired, p, flips)
+		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s%s\n", report.Visible(m.Metric), m.BaselineMean.Text(), m.CurrentMean.Text(), signed(m.Delta), m.Paired, p, flips)
 	}
 }
 

@@ -110,3 +110,63 @@ func TestResumeRefusesItselfAsBaseline(t *testing.T) {
 		})
 	}
 }
+
+// TestOutcomeWriteBaselineMetricNotInBaseline: a metric the baseline
+// never judged printed "- -> 0.579 (delta -), 0 paired, p -" with no
+// reason; now its line says the baseline has no results for it.
+func TestOutcomeWriteBaselineMetricNotInBaseline(t *testing.T) {
+	t.Parallel()
+	nan := run.Num(math.NaN())
+	tests := map[string]struct {
+		missing bool
+		want    string
+	}{
+		"never judged":  {missing: true, want: "  answer_relevancy         - -> 0.579: the baseline has no results for answer_relevancy: nothing to compare\n"},
+		"judged before": {missing: false, want: "  answer_relevancy         - -> 0.579 (delta -), 0 paired, p -\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := &bench.Outcome{Config: run.Config{RunID: "run-b"}, Summary: run.Summary{
+				RunID: "run-b",
+				Baseline: &run.Comparison{BaselineRunID: "run-a", Shared: 6,
+					Metrics: []run.MetricComparison{{Metric: "answer_relevancy", BaselineMean: nan, CurrentMean: 0.579, Delta: nan, P: nan, NotInBaseline: tc.missing}}},
+			}}
+			var out, log bytes.Buffer
+			require.NoError(t, o.Write(&out, &log))
+			assert.Contains(t, log.String(), "bench: against baseline run-a:\n"+tc.want)
+		})
+	}
+}
+
+// TestOutcomeWriteBaselineEscapesItsConfig: the baseline's id and the
+// prompt versions it was judged with come from its folder's config.json; their
+// control characters (an escape sequence that would clear the terminal)
+// were printed raw, and are now written as Go escapes.
+func TestOutcomeWriteBaselineEscapesItsConfig(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		comparison run.Comparison
+		want       string
+	}{
+		"its id": {
+			comparison: run.Comparison{BaselineRunID: "run-a\x1b[2J"},
+			want:       `bench: against baseline run-a\x1b[2J:`,
+		},
+		"its prompt version": {
+			comparison: run.Comparison{BaselineRunID: "run-a", Judged: []string{"prompt faithfulness version 1\x1b]0;x\a, now 2"}},
+			want:       `judged otherwise: prompt faithfulness version 1\x1b]0;x\a, now 2`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.comparison
+			o := &bench.Outcome{Config: run.Config{RunID: "run-b"}, Summary: run.Summary{RunID: "run-b", Baseline: &c}}
+			var out, log bytes.Buffer
+			require.NoError(t, o.Write(&out, &log))
+			assert.Contains(t, log.String(), tc.want)
+			assert.NotContains(t, log.String(), "\x1b")
+		})
+	}
+}

@@ -59,14 +59,19 @@ type Queue struct {
 // DefaultClusterAddr is where --cluster listens when given no address.
 const DefaultClusterAddr = "127.0.0.1:4222"
 
+// MaxWorkers is the most in-process workers a run starts (--workers):
+// each opens a model client of its own, and together they keep at most
+// setup.MaxConcurrency calls in flight, as one client would.
+const MaxWorkers = 256
+
 // On reports whether the run goes through a queue.
 func (q Queue) On() bool { return q.Workers > 0 || q.Cluster != "" || q.URL != "" }
 
 // check checks the settings before anything is read.
 func (q Queue) check() error {
 	switch {
-	case q.Workers < 0:
-		return eval.FlagError("--workers", "want 0 or more in-process workers, got %d", q.Workers)
+	case q.Workers < 0 || q.Workers > MaxWorkers:
+		return eval.FlagError("--workers", "want 0 to %d in-process workers, got %d", MaxWorkers, q.Workers)
 	case q.Cluster != "" && q.URL != "":
 		return eval.FlagError("--cluster", "embeds a NATS server, --queue uses another: give one")
 	case q.MaxDeliver < 0:
@@ -303,8 +308,8 @@ func Work(ctx context.Context, job WorkerJob) error {
 	if err := job.Queue.check(); err != nil {
 		return err
 	}
-	if job.Concurrency < 0 {
-		return eval.FlagError("--tasks", "want 0 or more tasks at once, got %d", job.Concurrency)
+	if job.Concurrency < 0 || job.Concurrency > judging.TasksPerCall*setup.MaxConcurrency {
+		return eval.FlagError("--tasks", "want 0 to %d tasks at once, got %d", judging.TasksPerCall*setup.MaxConcurrency, job.Concurrency)
 	}
 	if job.MaxInFlight < 0 {
 		return eval.FlagError("--max-in-flight", "want 0 or more tasks in flight across the workers, got %d", job.MaxInFlight)

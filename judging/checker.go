@@ -83,6 +83,23 @@ func (s *Session) Registry(reg *metric.Registry) *metric.Registry {
 	return r
 }
 
+// Prices are the prices of the models the session pays for, as
+// llm.Prices.Describe says them, keyed by model: the judging model's and
+// the fact checker's. Nil when the session pays for none (offline, a
+// dry run's fact checker).
+func (s *Session) Prices() map[string]string {
+	out := map[string]string{}
+	for _, c := range []*llm.Client{s.client, s.check.client} {
+		if c != nil && !c.Offline() {
+			out[c.Name()] = c.Prices().Describe(c.Name())
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 // Judge is the label of what judges in the session: the model's method
 // (judges.Method), with the fact checker's name when there is one.
 func (s *Session) Judge() string {

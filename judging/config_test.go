@@ -22,7 +22,7 @@ func TestOpenNamesTheFlagOnce(t *testing.T) {
 		"an unknown backend":     {func(c *Config) { c.LLM.Spec = "nosuch:x" }, `--llm: unknown backend "nosuch" in "nosuch:x"`},
 		"a jury":                 {func(c *Config) { c.LLM.Spec = "offline,offline" }, "--llm: one model here"},
 		"a price file not there": {func(c *Config) { c.LLM.PricesFile = "/does/not/exist.yaml" }, "--prices: /does/not/exist.yaml: cannot read: no such file or directory"},
-		"no calls in flight":     {func(c *Config) { c.LLM.Concurrency = -1 }, "--concurrency: must be at least 1"},
+		"no calls in flight":     {func(c *Config) { c.LLM.Concurrency = -1 }, "--concurrency: want 1 to 4096 calls in flight, got -1"},
 		"no sample":              {func(c *Config) { c.Samples = 0 }, "--samples 0: ask the model at least once"},
 	}
 	for name, tc := range tests {

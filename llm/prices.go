@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -71,6 +72,16 @@ func (p Prices) BatchCost(name string, in, out int) float64 {
 func (p Prices) Known(name string) bool {
 	_, ok := p.lookup(name)
 	return ok
+}
+
+// Describe is name's price as a run records it: "in $0.15, out $0.6 per
+// million tokens, batch share 0.5", or "no price" when the table has none.
+func (p Prices) Describe(name string) string {
+	pr, ok := p.lookup(name)
+	if !ok {
+		return "no price"
+	}
+	return fmt.Sprintf("in $%g, out $%g per million tokens, batch share %g", pr.In, pr.Out, cmp.Or(pr.Batch, DefaultBatchShare))
 }
 
 func (p Prices) lookup(name string) (Price, bool) {

@@ -31,6 +31,11 @@ func WriteComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 	if len(c.Judged) > 0 {
 		notes = append(notes, "Judged otherwise than the baseline ("+strings.Join(c.Judged, "; ")+"): the changes measure the judge as well as the system.")
 	}
+	for _, m := range c.Metrics {
+		if note := run.NotInBaselineNote(m); note != "" {
+			notes = append(notes, strings.ToUpper(note[:1])+note[1:]+".")
+		}
+	}
 	for _, n := range notes {
 		fmt.Fprintf(w, "\n> **Note**: %s\n", mdText(n))
 	}
@@ -125,13 +130,17 @@ func code(s string) string {
 }
 
 // mdText is text that Markdown shows as it is, in a paragraph, a list
-// or a table cell: its markup characters escaped, its control
-// characters (line breaks) written as escapes.
+// or a table cell, a heading too: its control characters (line breaks)
+// written as escapes (Visible), so that it stays on its line, and the
+// characters that start markup escaped, so that no emphasis, code, link,
+// image, strikethrough, table cell or HTML (a tag, an entity) comes of
+// it. Every Markdown writer of this package writes text through it.
 func mdText(s string) string {
-	s = Visible(s)
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`, "#", `\#`).Replace(s)
+	return mdEscaper.Replace(Visible(s))
 }
 
-// WriteBaselineMarkdown writes the run's comparison with its baseline
-// (assay bench --baseline) as the Markdown summary `assay runs diff
-// --format md` writes; nothing when the run had no baseline.
+// mdEscaper escapes what starts markup within a line. What starts it only
+// at the beginning of a line (#, >, a list's -) needs nothing: the text
+// follows "- ", "| " or "### " there, and Visible keeps it on that line.
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "&", "&amp;",
+	"[", `\[`, "]", `\]`, "~", `\~`)

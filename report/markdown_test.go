@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -75,6 +76,34 @@ func TestComparisonMDHostileIDs(t *testing.T) {
 			var html bytes.Buffer
 			require.NoError(t, gm.Renderer().Render(&html, md.Bytes(), doc))
 			assert.Equal(t, 2, strings.Count(html.String(), tc.want), "the id a code span in both lists\n%s", html.String())
+		})
+	}
+}
+
+// TestComparisonMDMetricNotInBaseline: a metric the baseline never
+// judged gets a note saying so, where its row alone ("-" for the
+// baseline) gave no reason; a metric it judged gets none.
+func TestComparisonMDMetricNotInBaseline(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		missing bool
+		want    string
+	}{
+		"never judged":  {missing: true, want: "\n> **Note**: The baseline has no results for answer\\_relevancy: nothing to compare.\n"},
+		"judged before": {missing: false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := &run.Comparison{Shared: 6, Metrics: []run.MetricComparison{{Metric: "answer_relevancy", BaselineMean: run.Num(math.NaN()), CurrentMean: 0.579,
+				Delta: run.Num(math.NaN()), P: run.Num(math.NaN()), NotInBaseline: tc.missing}}}
+			var md bytes.Buffer
+			require.NoError(t, report.WriteComparisonMD(&md, "run-a", "run-b", c, nil))
+			if tc.want != "" {
+				assert.Contains(t, md.String(), tc.want)
+			} else {
+				assert.NotContains(t, md.String(), "no results for")
+			}
 		})
 	}
 }

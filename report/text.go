@@ -103,7 +103,7 @@ func (t Table) Write(w io.Writer, md bool) error {
 func (t Table) markdown(w io.Writer) error {
 	if t.Head == nil {
 		for _, r := range t.Rows {
-			fmt.Fprintf(w, "- **%s**: %s\n", mdCell(r[0]), mdCell(strings.Join(r[1:], " ")))
+			fmt.Fprintf(w, "- **%s**: %s\n", mdText(r[0]), mdText(strings.Join(r[1:], " ")))
 		}
 		return nil
 	}
@@ -117,7 +117,7 @@ func (t Table) markdown(w io.Writer) error {
 		for i := range width {
 			c := ""
 			if i < len(cells) {
-				c = mdCell(cells[i])
+				c = mdText(cells[i])
 			}
 			b.WriteString(" " + c + " |")
 		}
@@ -129,11 +129,6 @@ func (t Table) markdown(w io.Writer) error {
 		row(r)
 	}
 	return nil
-}
-
-// mdCell is text that Markdown shows as it is in a Table cell or a list.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`).Replace(Visible(s))
 }
 
 // Visible is s with each control character (a tab, a line break, an
@@ -148,7 +143,7 @@ func Visible(s string) string { return termtext.Visible(s) }
 // Markdown heading.
 func Heading(w io.Writer, md bool, title string) {
 	if md {
-		fmt.Fprintf(w, "\n### %s\n\n", mdCell(title))
+		fmt.Fprintf(w, "\n### %s\n\n", mdText(title))
 		return
 	}
 	fmt.Fprintf(w, "\n%s:\n", Visible(title))
@@ -157,7 +152,7 @@ func Heading(w io.Writer, md bool, title string) {
 // Item is a line of a part: indented by two in text, a Markdown list item.
 func Item(w io.Writer, md bool, line string) {
 	if md {
-		fmt.Fprintf(w, "- %s\n", mdCell(line))
+		fmt.Fprintf(w, "- %s\n", mdText(line))
 		return
 	}
 	fmt.Fprintf(w, "  %s\n", Visible(line))
@@ -167,7 +162,7 @@ func Item(w io.Writer, md bool, line string) {
 func Para(w io.Writer, md bool, format string, a ...any) {
 	line := Visible(fmt.Sprintf(format, a...))
 	if md {
-		line = "- " + mdCell(line)
+		line = "- " + mdText(line)
 	}
 	fmt.Fprintln(w, line)
 }

@@ -122,10 +122,25 @@ func ComparePaired(baseDir, curResults string, curSummary Summary, cfg *Config) 
 			mc.BaselineMean, mc.CurrentMean = baselineMean(base, p, m.Metric), m.Mean
 		}
 		mc.Delta = mc.CurrentMean - mc.BaselineMean
+		mc.NotInBaseline = p.base.metrics[m.Metric] == nil && !inSummary(base.Summary, m.Metric)
 		c.Metrics = append(c.Metrics, mc)
 		alerts = append(alerts, MeanAlerts(m.Metric, float64(mc.CurrentMean), float64(mc.BaselineMean))...)
 	}
 	return c, alerts, p, nil
+}
+
+// inSummary reports whether s (nil: none) has figures of metric.
+func inSummary(s *Summary, metric string) bool {
+	return s != nil && slices.ContainsFunc(s.Metrics, func(m MetricStats) bool { return m.Metric == metric })
+}
+
+// NotInBaselineNote says why m has no baseline figures when the baseline
+// never judged its metric (MetricComparison.NotInBaseline); "" otherwise.
+func NotInBaselineNote(m MetricComparison) string {
+	if !m.NotInBaseline {
+		return ""
+	}
+	return "the baseline has no results for " + m.Metric + ": nothing to compare"
 }
 
 // JudgedOtherwise lists how the run was judged (cfg) otherwise than

@@ -230,3 +230,54 @@ func TestCompareOnSharedSamples(t *testing.T) {
 	assert.InDelta(t, 0.05, float64(mc.MeanDiff), 1e-12)
 	assert.Empty(t, alerts, "the whole runs' means (0.6 and 0.44) would have raised a degradation")
 }
+
+// TestCompareMetricNotInBaseline: a metric the baseline never judged
+// used to compare as "- -> 0.55, 0 paired" with no reason; now its
+// comparison says the baseline has no results for it, whether the
+// baseline has a summary or only its results, and a metric the baseline
+// judged, even with nothing scored, does not say so.
+func TestCompareMetricNotInBaseline(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		baseSummary *run.Summary
+		base        []run.Result
+		want        map[string]bool
+	}{
+		"a baseline with a summary": {
+			baseSummary: &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "m", Mean: 0.5}}},
+			base:        runtest.Values("m", 0.4, 0.6),
+			want:        map[string]bool{"m": false, "new": true},
+		},
+		"a baseline with results only": {
+			base: runtest.Values("m", 0.4, 0.6),
+			want: map[string]bool{"m": false, "new": true},
+		},
+		"a baseline that judged it and scored nothing": {
+			base: append(runtest.Values("m", 0.4, 0.6), run.Result{ID: "q1", Metric: "new", Error: "down"}),
+			want: map[string]bool{"m": false, "new": false},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			baseDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, tc.baseSummary, tc.base)
+			curDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil,
+				append(runtest.Values("m", 0.4, 0.6), runtest.Values("new", 0.5, 0.6)...))
+			c, _, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults),
+				run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: 0.5}, {Metric: "new", Mean: 0.55}}}, nil)
+			require.NoError(t, err)
+			got := map[string]bool{}
+			for _, mc := range c.Metrics {
+				got[mc.Metric] = mc.NotInBaseline
+				note := run.NotInBaselineNote(mc)
+				if mc.NotInBaseline {
+					assert.Equal(t, "the baseline has no results for "+mc.Metric+": nothing to compare", note)
+					assert.Equal(t, 0, mc.Paired)
+				} else {
+					assert.Empty(t, note)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -224,7 +224,8 @@ func (e *ConfigMismatchError) Error() string {
 
 // DiffConfig lists what differs between two runs' configurations in what
 // changes results: the dataset's bytes, the profile, the metrics, the
-// model, the prompt versions and the settings. The run id, start time,
+// model, the prompt versions, the settings and the prices of the models
+// (when both runs kept them). The run id, start time,
 // command line, version and the dataset's path may differ (a resume is
 // another command, perhaps from a later build or another folder).
 func DiffConfig(was, now Config) []ConfigDiff {
@@ -243,6 +244,11 @@ func DiffConfig(was, now Config) []ConfigDiff {
 	}
 	for _, k := range slices.Sorted(maps.Keys(union(was.Settings, now.Settings))) {
 		add(k, was.Settings[k], now.Settings[k])
+	}
+	if was.Prices != nil && now.Prices != nil { // a run written before prices were kept resumes at any
+		for _, k := range slices.Sorted(maps.Keys(union(was.Prices, now.Prices))) {
+			add("price of "+k, was.Prices[k], now.Prices[k])
+		}
 	}
 	return out
 }

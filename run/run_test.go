@@ -24,6 +24,12 @@ func TestResumeRefusesAnotherRun(t *testing.T) {
 		"another profile":  {func(c *Config) { c.Profile = "context" }, `profile was (none), now "context"`},
 		"another setting":  {func(c *Config) { c.Settings = map[string]string{"--strict": "true"} }, `--strict was "false", now "true"`},
 		"a prompt changed": {func(c *Config) { c.Prompts = map[string]string{"faithfulness.claims": "3"} }, `prompt faithfulness.claims was "2", now "3"`},
+		"another price": {func(c *Config) {
+			c.Prices = map[string]string{"openai:m": "in $1, out $2 per million tokens, batch share 0.5"}
+		},
+			`price of openai:m was "in $0.15, out $0.6 per million tokens, batch share 0.5", now "in $1, out $2 per million tokens, batch share 0.5"`},
+		"a price dropped": {func(c *Config) { c.Prices = map[string]string{"openai:m": "no price"} },
+			`price of openai:m was "in $0.15, out $0.6 per million tokens, batch share 0.5", now "no price"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -58,7 +64,23 @@ func TestNewRunIDSortsByTime(t *testing.T) {
 func testConfig() Config {
 	return Config{RunID: "20261124T221500Z-3f9a", Started: time.Date(2026, 11, 24, 22, 15, 0, 0, time.UTC),
 		Dataset: "data.jsonl", DatasetSHA256: "abc", Metrics: []string{"m1", "m2"}, Model: "offline (approximate)",
-		Prompts: map[string]string{"faithfulness.claims": "2"}, Settings: map[string]string{"--strict": "false"}}
+		Prompts: map[string]string{"faithfulness.claims": "2"}, Settings: map[string]string{"--strict": "false"},
+		Prices: map[string]string{"openai:m": "in $0.15, out $0.6 per million tokens, batch share 0.5"}}
+}
+
+// TestResumeOfARunWithoutPrices: a run written before prices were kept
+// in config.json resumes whatever the prices now.
+func TestResumeOfARunWithoutPrices(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := testConfig()
+	old.Prices = nil
+	r, err := Create(dir, old)
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	r, err = Resume(dir, testConfig())
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
 }
 
 // TestSyncBeforeClose: a run synced before it closes keeps every line,

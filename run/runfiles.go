@@ -178,6 +178,12 @@ type Config struct {
 	// --min floors, --strict, --max-default-rate); two runs with other
 	// settings are not one run resumed.
 	Settings map[string]string `json:"settings,omitempty"`
+	// Prices maps each model the run pays for to its price as the run
+	// priced it ("in $0.15, out $0.6 per million tokens, batch share
+	// 0.5", or "no price"), from the built-in table and --prices; a
+	// resume at other prices is refused. Runs written before it have
+	// none, and resume at any price.
+	Prices map[string]string `json:"prices,omitempty"`
 	// Judges are the judges of the run defined in a judges file or a
 	// profile, each with its version and the evaluation steps its
 	// judgements follow: its own, or those the model wrote once for the
@@ -340,6 +346,10 @@ type MetricComparison struct {
 	BaselineMean Num    `json:"baseline_mean"`
 	CurrentMean  Num    `json:"current_mean"`
 	Delta        Num    `json:"delta"`
+	// NotInBaseline is true when the baseline has no result of the
+	// metric at all (it never judged it): its mean, the delta and the
+	// paired figures are then undefined for that reason (NotInBaselineNote).
+	NotInBaseline bool `json:"not_in_baseline,omitempty"`
 	// Paired is how many samples both runs scored; Test names the paired
 	// test (e.g. "wilcoxon signed-rank" or "paired bootstrap") and P its
 	// two-sided p-value over them.

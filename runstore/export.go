@@ -430,7 +430,7 @@ func newRowWriter(format string, w io.Writer, meta []metaColumn) (rowWriter, []s
 	case ExportJSONL:
 		return &jsonlRows{w: bufio.NewWriter(w), meta: meta}, cols, nil
 	}
-	return newParquetRows(w, meta), cols, nil
+	return newParquetRows(w, meta, cols), cols, nil
 }
 
 // csvRows writes CSV: a header, then a row per result; empty cells for
@@ -529,7 +529,8 @@ func (j *jsonlRows) close() error { return j.w.Flush() }
 // file holds: the writer holds one row group in memory at a time.
 const ParquetRowGroup = 10_000
 
-// parquetRows writes Parquet (parquet-go), Snappy-compressed (what
+// parquetRows writes Parquet (parquet-go), its columns in the order of
+// the other formats, Snappy-compressed (what
 // pandas and DuckDB write by default): contexts a list of strings,
 // metadata columns typed by their kind, optional columns null where a
 // value is missing.
@@ -539,7 +540,7 @@ type parquetRows struct {
 	row  [1]any
 }
 
-func newParquetRows(w io.Writer, meta []metaColumn) *parquetRows {
+func newParquetRows(w io.Writer, meta []metaColumn, cols []string) *parquetRows {
 	optString := func() parquet.Node { return parquet.Optional(parquet.String()) }
 	optDouble := func() parquet.Node { return parquet.Optional(parquet.Leaf(parquet.DoubleType)) }
 	g := parquet.Group{
@@ -558,8 +559,26 @@ func newParquetRows(w io.Writer, meta []metaColumn) *parquetRows {
 			g[m.name] = optString()
 		}
 	}
-	return &parquetRows{w: parquet.NewGenericWriter[any](w, parquet.NewSchema("result", g),
+	return &parquetRows{w: parquet.NewGenericWriter[any](w, parquet.NewSchema("result", orderedGroup{Group: g, order: cols}),
 		parquet.Compression(&parquet.Snappy), parquet.MaxRowsPerRowGroup(ParquetRowGroup)), meta: meta}
+}
+
+// orderedGroup is a Parquet group whose columns go in order, where
+// parquet.Group, a map, sorts them by name: the file's columns are then
+// in the order of the CSV and JSON Lines exports.
+type orderedGroup struct {
+	parquet.Group
+	order []string // every name of Group, once
+}
+
+// Fields are the group's fields in order; each is a field of a group of
+// one, so that it reads its value from a row as Group's own fields do.
+func (g orderedGroup) Fields() []parquet.Field {
+	fields := make([]parquet.Field, len(g.order))
+	for i, name := range g.order {
+		fields[i] = parquet.Group{name: g.Group[name]}.Fields()[0]
+	}
+	return fields
 }
 
 func (p *parquetRows) write(r exportRow) error {

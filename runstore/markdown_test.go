@@ -16,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/runstore"
@@ -92,4 +93,71 @@ func TestRunsDiffMarkdown(t *testing.T) {
 		assert.Contains(t, html.String(), want)
 	}
 	assert.NotContains(t, html.String(), "q9</code>", "capped at MDListed")
+}
+
+// TestRunShowMarkdownHostileText renders `runs show --format md` of a
+// run whose dataset path and model-written judge steps carry line breaks,
+// HTML, Markdown links, images, emphasis and headings. Its cells and
+// list items used to escape only | and *, so those went into the page
+// raw; now each stays text on its own line: no link, image, raw HTML,
+// emphasis or extra heading comes of it.
+func TestRunShowMarkdownHostileText(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		dataset string
+		step    string
+		want    string // in the rendered HTML
+	}{
+		"a blank line then HTML": {
+			dataset: "data\n\n<img src=x onerror=alert(1)>.jsonl", step: "Check it.\n\n<script>alert(1)</script>",
+			want: `&lt;script&gt;alert(1)&lt;/script&gt;`,
+		},
+		"a Markdown link and an image": {
+			dataset: "[click](https://evil.example).jsonl", step: "See ![x](https://evil.example/p.png) and [here](https://evil.example)",
+			want: `See ![x](`, // the bare address an autolink, its text the address itself
+		},
+		"a heading and emphasis": {
+			dataset: "d.jsonl\n# owned", step: "__bold__ and _it_ and ~~gone~~\n## owned",
+			want: `__bold__ and _it_ and ~~gone~~\n## owned`,
+		},
+		"an entity": {
+			dataset: "d&amp;.jsonl", step: "a &lt;b&gt; c",
+			want: `a &amp;lt;b&amp;gt; c`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v := runstore.RunView{ID: "r1", Config: run.Config{Dataset: tc.dataset, Model: "offline",
+				Judges: []judges.StepsRecord{{Name: "tone", Version: "1", Steps: []string{tc.step, "Grade it."}, Generated: true}}},
+				Summary: run.Summary{RunID: "r1", Metrics: []run.MetricStats{{Metric: "tone", N: 1, Scored: 1, Mean: 1}}}}
+			var md bytes.Buffer
+			require.NoError(t, v.Write(&md, report.OutputMD))
+			gm := goldmark.New(goldmark.WithExtensions(extension.GFM))
+			doc := gm.Parser().Parse(text.NewReader(md.Bytes()))
+			kinds := map[ast.NodeKind]int{}
+			require.NoError(t, ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+				if entering {
+					kinds[n.Kind()]++
+				}
+				return ast.WalkContinue, nil
+			}))
+			assert.Equal(t, 1, kinds[ast.KindHeading], "the judges' heading alone\n%s", md.String())
+			assert.Zero(t, kinds[ast.KindLink]+kinds[ast.KindImage], "no link, no image\n%s", md.String())
+			assert.Zero(t, kinds[ast.KindRawHTML]+kinds[ast.KindHTMLBlock], "no raw HTML\n%s", md.String())
+			var emphasized []string
+			require.NoError(t, ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+				if entering && n.Kind() == ast.KindEmphasis {
+					emphasized = append(emphasized, string(n.Text(md.Bytes()))) //nolint:staticcheck // the plain text of a test's node
+				}
+				return ast.WalkContinue, nil
+			}))
+			assert.Equal(t, []string{"run", "started", "finished", "dataset", "model", "samples", "cost", "folder", "status"}, emphasized,
+				"the head's labels alone are bold\n%s", md.String())
+			assert.Zero(t, kinds[east.KindStrikethrough], "no strikethrough\n%s", md.String())
+			var html bytes.Buffer
+			require.NoError(t, gm.Renderer().Render(&html, md.Bytes(), doc))
+			assert.Contains(t, html.String(), tc.want)
+		})
+	}
 }

@@ -52,7 +52,19 @@ type RunList struct {
 	Runs  []RunListing
 	// Unreadable says of each row of the store that does not read back
 	// what is wrong with it; the other runs are listed all the same.
-	Unreadable []string
+	// UnreadableRuns are the same rows, as the JSON, YAML and JSON Lines
+	// listings give them, after the runs.
+	Unreadable     []string
+	UnreadableRuns []UnreadableRun
+}
+
+// UnreadableRun is a row of the run store that does not read back, in a
+// machine-readable listing of runs: its id and, under "unreadable", what
+// is wrong with it. It has none of a RunListing's other keys, so a
+// reader tells the two apart by "unreadable".
+type UnreadableRun struct {
+	ID         string `json:"id"`
+	Unreadable string `json:"unreadable"`
 }
 
 // RunListing is one run of a RunList.
@@ -88,6 +100,11 @@ func (r Runs) List(ctx context.Context) (*RunList, error) {
 		return nil, err
 	}
 	l := &RunList{Store: st.Path(), Runs: []RunListing{}, Unreadable: errorTexts(bad)}
+	for _, err := range bad {
+		if u, ok := errors.AsType[*UnreadableRunError](err); ok {
+			l.UnreadableRuns = append(l.UnreadableRuns, UnreadableRun{ID: u.ID, Unreadable: u.Reason()})
+		}
+	}
 	for _, row := range rows {
 		ms := make([]MetricMean, len(row.Summary.Metrics))
 		for i, m := range row.Summary.Metrics {

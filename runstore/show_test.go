@@ -36,7 +36,7 @@ func TestRunShowAccountsForEveryResult(t *testing.T) {
 		"one skipped, markdown": {
 			[]run.MetricStats{stats("context_recall", 4, 3, 0, 1)}, report.OutputMD,
 			[]string{"METRIC", "N", "SCORED", "DEFAULTED", "SKIPPED", "ERRORS"},
-			[]string{"| context_recall | 4 | 3 | 0 (0.0%) | 1 | 0 |"},
+			[]string{"| context\\_recall | 4 | 3 | 0 (0.0%) | 1 | 0 |"},
 		},
 		"none skipped: no column": {
 			[]run.MetricStats{stats("context_recall", 4, 4, 0, 0)}, report.OutputText,

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
@@ -384,7 +385,8 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	} else {
 		row, err = store.Get(ctx, ref)
 		if nf, ok := errors.AsType[*RunNotFoundError](err); ok && len(nf.Candidates) == 0 {
-			return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list: %w", shown, run.FileConfig, nf.Path, err)
+			// err says the same: it is kept to test for, not repeated.
+			return "", &eval.InputError{Msg: fmt.Sprintf("--baseline %s: not a run folder (no %s in it) nor a run id in the run store %s: see assay runs list", shown, run.FileConfig, nf.Path), Err: err}
 		}
 	}
 	if err != nil {
@@ -406,7 +408,12 @@ type UnreadableRunError struct {
 }
 
 func (e *UnreadableRunError) Error() string {
-	return fmt.Sprintf("run store %s: run %s does not read back (%v): record it again or delete its row", e.Path, report.Visible(e.ID), e.Err)
+	return fmt.Sprintf("run store %s: run %s %s", e.Path, report.Visible(e.ID), e.Reason())
+}
+
+// Reason is what is wrong with the row, and what to do about it.
+func (e *UnreadableRunError) Reason() string {
+	return fmt.Sprintf("does not read back (%v): record it again or delete its row", e.Err)
 }
 
 func (e *UnreadableRunError) Unwrap() error { return e.Err }

@@ -3,8 +3,10 @@ package runstore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,4 +110,30 @@ func TestUnreadableRowHidesNoOther(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, l.Write(&out, "text"))
 	assert.Contains(t, out.String(), "not listed: 1 run(s) that do not read back:\n  run store "+path+": run r2 does not read back")
+
+	// The machine-readable listings left the row out without a word; now
+	// it follows the runs, its id and what is wrong with it.
+	const reason = "does not read back (unexpected end of JSON input): record it again or delete its row"
+	for format, want := range map[string][]string{
+		"json":  {`"id":"r1"`, `"id":"r3"`, `{"id":"r2","unreadable":"` + reason + `"}`},
+		"jsonl": {`"id":"r1"`, `"id":"r3"`, `{"id":"r2","unreadable":"` + reason + `"}`},
+		"yaml":  {"id: r1", "id: r3", "- id: r2\n  unreadable: '" + reason + "'"},
+	} {
+		var out bytes.Buffer
+		require.NoError(t, l.Write(&out, format))
+		got := out.String()
+		if format == "json" {
+			var compact bytes.Buffer
+			require.NoError(t, json.Compact(&compact, out.Bytes()))
+			got = compact.String()
+			var rows []map[string]any
+			require.NoError(t, json.Unmarshal(out.Bytes(), &rows), "still an array")
+			require.Len(t, rows, 3)
+			assert.Equal(t, map[string]any{"id": "r2", "unreadable": reason}, rows[2])
+		}
+		for _, w := range want {
+			assert.Contains(t, got, w, format)
+		}
+		assert.Less(t, strings.Index(got, want[1]), strings.Index(got, want[2]), "%s: after the runs", format)
+	}
 }

@@ -252,7 +252,7 @@ func TestResolveBaseline(t *testing.T) {
 		"latest, none earlier": {store: st, ref: "latest", cfg: run.Config{RunID: "20261104-a3", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}},
 			err: "--baseline latest: no earlier run of dataset aaa with metrics faithfulness in"},
 		"an ambiguous prefix":          {store: st, ref: "2026", err: `--baseline 2026: run "2026" is ambiguous`},
-		"unknown":                      {store: st, ref: "nope", err: "--baseline nope: not a run folder (no config.json in it) nor a run id in the run store"},
+		"unknown":                      {store: st, ref: "nope", err: "--baseline nope: not a run folder (no config.json in it) nor a run id in the run store " + filepath.Join(root, "data", "runs.db") + ": see assay runs list"},
 		"unknown, no store":            {ref: "nope", err: "--baseline nope: not a run folder (no config.json in it), and there is no run store"},
 		"a run whose folder went":      {store: st, ref: "20261102-b1", err: "run 20261102-b1 was recorded in " + gone + ", which no longer holds a run"},
 		"empty":                        {store: st, ref: "", err: "--baseline: empty"},
@@ -267,6 +267,8 @@ func TestResolveBaseline(t *testing.T) {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.err)
 				assert.NotContains(t, err.Error(), "\x1b", "no control character raw")
+				assert.LessOrEqual(t, strings.Count(err.Error(), "see assay runs list"), 1, "said once: %s", err)
+				assert.Equal(t, 1, strings.Count(err.Error(), "--baseline"), "the flag named once: %s", err)
 				return
 			}
 			require.NoError(t, err)

@@ -71,9 +71,12 @@ func anySlice[T any](s []T) []any {
 }
 
 // Write writes the list in format (report.OutputFormats): a table (text, md),
-// an array of the runs (json, yaml) or a run a line (jsonl).
+// an array of the runs (json, yaml) or a run a line (jsonl); in the last
+// three, the rows of the store that do not read back follow the runs,
+// each an UnreadableRun.
 func (l *RunList) Write(w io.Writer, format string) error {
-	return rendering{human: l.human, doc: l.Runs, records: anySlice(l.Runs)}.write(w, format)
+	records := append(anySlice(l.Runs), anySlice(l.UnreadableRuns)...)
+	return rendering{human: l.human, doc: records, records: records}.write(w, format)
 }
 
 func (l *RunList) human(w io.Writer, md bool) error {
@@ -213,6 +216,11 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 	}
 	if j := d.Comparison.Judged; len(j) > 0 {
 		report.Para(w, md, "note: B was judged otherwise than A (%s): the changes measure the judge as well as the system", strings.Join(j, "; "))
+	}
+	for _, m := range d.Comparison.Metrics {
+		if note := run.NotInBaselineNote(m); note != "" {
+			report.Para(w, md, "note: %s", note)
+		}
 	}
 	if f := d.Fingerprints; f != nil {
 		report.Para(w, md, "note: the runs were served by different model builds (system_fingerprint A: %s; B: %s): the changes measure the model's build as well",

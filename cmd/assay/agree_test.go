@@ -429,7 +429,7 @@ func TestModelSettingErrorsNameTheFlagOnce(t *testing.T) {
 		want  string
 	}{
 		"an unknown backend": {[]string{"--llm", "nope:x"}, `assay: --llm: unknown backend "nope" in "nope:x"`},
-		"no concurrency":     {[]string{"--concurrency", "0"}, "assay: --concurrency: must be at least 1, got 0"},
+		"no concurrency":     {[]string{"--concurrency", "0"}, "assay: --concurrency: want 1 to 4096 calls in flight, got 0"},
 		"samples offline":    {[]string{"--samples", "2"}, "assay: --samples 2: --samples above 1 needs a model"},
 	}
 	for name, tc := range tests {

@@ -41,7 +41,7 @@ func TestBenchGatesBaselineAndStore(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(md), "earlier step\n### Assay: `"), "appended:\n%s", md)
 	assert.Contains(t, string(md), "No quality alert.")
-	assert.Contains(t, string(md), "| faithfulness_score | 0.9730 | 0.9730 | +0.0000 (+0.0000, +0.0000) | - | 0 | 0 | - |")
+	assert.Contains(t, string(md), "| faithfulness\\_score | 0.9730 | 0.9730 | +0.0000 (+0.0000, +0.0000) | - | 0 | 0 | - |")
 
 	var s runpkg.Summary
 	b, err := os.ReadFile(filepath.Join(second, runpkg.FileSummary))

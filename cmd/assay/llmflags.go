@@ -82,7 +82,7 @@ func (f *llmFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the calls, tokens and cost the run would need, and make no call")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop starting model calls once spending would pass this many US dollars (0: no limit)")
 	fl.BoolVar(&f.strict, "strict", false, "exit 3 when any judge fell back to its neutral default")
-	fl.IntVar(&f.concurrency, "concurrency", 8, "model calls in flight at most")
+	fl.IntVar(&f.concurrency, "concurrency", 8, "model calls in flight at most (1 to 4096)")
 	fl.IntVar(&f.rpm, "rpm", 0, "model requests per minute at most (0: no limit)")
 	fl.IntVar(&f.tpm, "tpm", 0, "model tokens per minute at most (0: no limit)")
 	fl.StringVar(&f.prices, "prices", "", "YAML file of model prices per million tokens ({model: {in: 0.15, out: 0.6}}) over the built-in table")

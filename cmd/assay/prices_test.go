@@ -64,3 +64,39 @@ func TestPricesAreReadStrictly(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeComparesPrices: --resume at other --prices used to go on,
+// mixing costs at the old and the new prices in one run; now the run
+// keeps its models' prices in config.json and a resume at others is
+// refused (exit 2), naming the model and both prices.
+func TestResumeComparesPrices(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cheap, dear := filepath.Join(dir, "cheap.yaml"), filepath.Join(dir, "dear.yaml")
+	require.NoError(t, os.WriteFile(cheap, []byte("judge-model: {in: 1, out: 2}\n"), 0o600))
+	require.NoError(t, os.WriteFile(dear, []byte("judge-model: {in: 3, out: 2}\n"), 0o600))
+	tests := map[string]struct {
+		prices []string
+		code   int
+		want   string
+	}{
+		"the same prices": {prices: []string{"--prices", cheap}, code: exitPass, want: "bench: resuming"},
+		"other prices":    {prices: []string{"--prices", dear}, code: exitInput, want: `price of openai:judge-model was "in $1, out $2 per million tokens, batch share 0.5", now "in $3, out $2 per million tokens, batch share 0.5"`},
+		"no price at all": {code: exitInput, want: `price of openai:judge-model was "in $1, out $2 per million tokens, batch share 0.5", now "no price"`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+			env := map[string]string{"ASSAY_LLM": "openai:judge-model", "OPENAI_BASE_URL": srv.URL(), "ASSAY_DATA_DIR": t.TempDir()}
+			out := filepath.Join(t.TempDir(), "run")
+			data := "../../fixtures/rag/labelled.jsonl"
+			code, _, errOut := runEnv(t, env, "bench", "-q", "--no-cache", "--metric", "faithfulness", "--prices", cheap, "--out", out, data)
+			require.Equal(t, exitPass, code, errOut)
+			args := append([]string{"bench", "--no-cache", "--metric", "faithfulness", "--resume", "--out", out}, tc.prices...)
+			code, _, errOut = runEnv(t, env, append(args, data)...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Contains(t, errOut, tc.want)
+		})
+	}
+}

@@ -107,6 +107,32 @@ func TestBenchBaselineLatestOnAFreshRunner(t *testing.T) {
 	assert.NotContains(t, errOut, "judged otherwise")
 }
 
+// TestBenchBaselineNotFound: --baseline naming no run folder and no
+// stored run printed "--baseline: --baseline nosuch: ...: see assay runs
+// list: no run ... : see assay runs list"; now it names the flag and
+// the advice once, exit 2.
+func TestBenchBaselineNotFound(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	tests := map[string]struct {
+		ref, want string
+	}{
+		"a name":                {ref: "nosuch", want: "assay: --baseline nosuch: not a run folder (no config.json in it) nor a run id in the run store " + filepath.Join(data, "runs.db") + ": see assay runs list\n"},
+		"a name with an escape": {ref: "no\x1b[2Jsuch", want: `assay: --baseline no\x1b[2Jsuch: not a run folder`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := runEnv(t, map[string]string{"ASSAY_DATA_DIR": data}, "bench", "-q", "--llm", "offline", "--metric", "faithfulness",
+				"--baseline", tc.ref, "--out", filepath.Join(t.TempDir(), "run"), "../../fixtures/rag/labelled.jsonl")
+			assert.Equal(t, exitInput, code, errOut)
+			assert.Contains(t, errOut, tc.want)
+			assert.Equal(t, 1, strings.Count(errOut, "--baseline"), errOut)
+			assert.Equal(t, 1, strings.Count(errOut, "see assay runs list"), errOut)
+		})
+	}
+}
+
 // TestJudgedOtherwise: a baseline judged by another model or prompt
 // version is said to be so.
 func TestJudgedOtherwise(t *testing.T) {

@@ -21,7 +21,10 @@ unique beginning of one, or a run folder (assay bench --out DIR).
 
 --format text (the default) and md print tables for people, json and
 yaml the same data with the same keys; list and trend take jsonl too,
-a record a line. An unknown run exits 2.`,
+a record a line. A row of the store that no longer reads back is named
+under list's table, and in its json, yaml and jsonl follows the runs as
+{"id": ..., "unreadable": "what is wrong"}, with no other key. An unknown
+run exits 2.`,
 	}
 	runs := runstore.Runs{Env: env}
 	cmd.AddCommand(newRunsListCmd(runs), newRunsShowCmd(runs), newRunsDiffCmd(runs), newRunsTrendCmd(runs), newRunsExportCmd(runs))

@@ -13,7 +13,7 @@ import (
 // registerQueue adds bench's flags that judge a run through NATS
 // JetStream.
 func registerQueue(fl *pflag.FlagSet, q *bench.Queue) {
-	fl.IntVar(&q.Workers, "workers", 0, "judge through a NATS JetStream queue with this many in-process workers (an embedded server kept in the run folder), each with its own --concurrency as a remote worker has: N workers make up to N x --concurrency calls at once")
+	fl.IntVar(&q.Workers, "workers", 0, "judge through a NATS JetStream queue with this many in-process workers (an embedded server kept in the run folder), each with its own --concurrency as a remote worker has: N workers make up to N x --concurrency calls at once (at most 256 workers and 4096 calls)")
 	fl.StringVar(&q.Cluster, "cluster", "", "embed the NATS server listening on ADDR for remote workers (assay worker), and print their command (a --token is needed beyond loopback)")
 	fl.Lookup("cluster").NoOptDefVal = bench.DefaultClusterAddr
 	fl.StringVar(&q.URL, "queue", "", "use the NATS server or cluster at this URL (nats://HOST:4222) instead of an embedded one")
@@ -87,7 +87,7 @@ func newWorkerCmd(env func(string) string, reg *metric.Registry) *cobra.Command 
 	registerChecker(fl, &f.llm)
 	registerJudges(fl, &f.llm)
 	fl.StringVar(&f.job.Token, "token", "", "the NATS server's token")
-	fl.IntVar(&f.job.Concurrency, "tasks", 0, "tasks judged at once (0: 4 x --concurrency)")
+	fl.IntVar(&f.job.Concurrency, "tasks", 0, "tasks judged at once, up to 16384 (0: 4 x --concurrency)")
 	fl.IntVar(&f.job.MaxInFlight, "max-in-flight", 0, "tasks handed out and not done yet across all workers of the queue (0: keep the one set; 1000 for the first)")
 	fl.IntVar(&f.job.MaxInFlight, "endpoint-limit", 0, "the old name of --max-in-flight")
 	_ = fl.MarkDeprecated("endpoint-limit", "it caps the tasks in flight across all workers: use --max-in-flight")

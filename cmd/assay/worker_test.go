@@ -28,7 +28,12 @@ func TestBenchQueueFlags(t *testing.T) {
 		{"cluster beyond loopback without a token", []string{"--cluster=0.0.0.0:4222"}, exitInput, "--token: --cluster 0.0.0.0:4222 takes workers from other machines"},
 		{"cluster and queue", []string{"--cluster", "--queue", "nats://127.0.0.1:4222"}, exitInput, "--cluster: embeds a NATS server, --queue uses another: give one"},
 		{"queue not a NATS URL", []string{"--queue", "http://127.0.0.1:4222"}, exitInput, `--queue: want a NATS URL such as nats://HOST:4222, got "http://127.0.0.1:4222"`},
-		{"negative workers", []string{"--workers", "-1"}, exitInput, "--workers: want 0 or more in-process workers, got -1"},
+		{"negative workers", []string{"--workers", "-1"}, exitInput, "--workers: want 0 to 256 in-process workers, got -1"},
+		{"workers past the limit", []string{"--workers", "100000000"}, exitInput, "--workers: want 0 to 256 in-process workers, got 100000000"},
+		{"workers times concurrency past the limit", []string{"--workers", "100", "--concurrency", "64"}, exitInput,
+			"--workers: 100 workers with --concurrency 64 each would keep 6400 calls in flight, past the 4096 a run allows"},
+		{"workers of a huge concurrency", []string{"--workers", "1", "--concurrency", "100000000"}, exitInput, "--concurrency: want 1 to 4096 calls in flight, got 100000000"},
+		{"a huge concurrency without a queue", []string{"--concurrency", "100000000"}, exitInput, "--concurrency: want 1 to 4096 calls in flight, got 100000000"},
 		{"negative stall timeout", []string{"--workers", "1", "--stall-timeout", "-1s"}, exitInput, "--stall-timeout: want 0 (wait for ever) or a positive duration such as 5m, got -1s"},
 	}
 	for _, tc := range tests {
@@ -51,7 +56,9 @@ func TestWorkerErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--tasks", "-2"}, exitInput, "--tasks: want 0 or more tasks at once, got -2"},
+		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--tasks", "-2"}, exitInput, "--tasks: want 0 to 16384 tasks at once, got -2"},
+		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--tasks", "100000000"}, exitInput, "--tasks: want 0 to 16384 tasks at once, got 100000000"},
+		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--concurrency", "100000000"}, exitInput, "--concurrency: want 1 to 4096 calls in flight, got 100000000"},
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--max-in-flight", "-1"}, exitInput, "--max-in-flight: want 0 or more"},
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--endpoint-limit", "-1"}, exitInput, "--max-in-flight: want 0 or more"},
 	} {

@@ -79,6 +79,11 @@ func DefaultConfig() Config {
 	return Config{Concurrency: 8, MaxRetryTime: 2 * time.Minute, CallTimeout: time.Minute}
 }
 
+// MaxConcurrency is the most model calls in flight one client allows
+// (--concurrency): a run sizes its queues of work to it, so a figure far
+// past any model server's capacity would only take the machine's memory.
+const MaxConcurrency = 4096
+
 // checkLimits names the first limit of cfg that cannot work, with the
 // value given: a budget that is negative or not a finite number (NaN
 // would compare false with every spending and stop nothing), a negative
@@ -105,8 +110,8 @@ func (cfg Config) checkLimits() error {
 // cache. An error says which setting is wrong; a cache that cannot be
 // opened is not one (the client goes on without it and Notices says so).
 func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
-	if cfg.Concurrency < 1 {
-		return nil, nil, fmt.Errorf("--concurrency: must be at least 1, got %d", cfg.Concurrency)
+	if cfg.Concurrency < 1 || cfg.Concurrency > MaxConcurrency {
+		return nil, nil, fmt.Errorf("--concurrency: want 1 to %d calls in flight, got %d", MaxConcurrency, cfg.Concurrency)
 	}
 	if cfg.Budget != nil {
 		cfg.MaxCostUSD = cfg.Budget.Max()

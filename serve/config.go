@@ -16,6 +16,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/loopback"
 	"github.com/assaylabs/assay/judging"
+	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/internal/auth"
@@ -257,8 +258,20 @@ func (c Config) checkFlags() error {
 			return eval.FlagError(f.name, "want a number >= 0, got %d", f.v)
 		}
 	}
+	// The queue's places are allocated when the server starts, and each
+	// worker is a goroutine judging: numbers past these would exhaust
+	// memory before the first request instead of being refused.
+	if c.QueueSize > MaxQueue {
+		return eval.FlagError("--queue", "want at most %d sampled traces waiting, got %d", MaxQueue, c.QueueSize)
+	}
+	if c.Workers > setup.MaxConcurrency {
+		return eval.FlagError("--workers", "want at most %d traces judged at once, got %d", setup.MaxConcurrency, c.Workers)
+	}
 	return nil
 }
+
+// MaxQueue is the most sampled traces --queue lets wait in the process.
+const MaxQueue = 1 << 20
 
 // ParseQueue reads --queue and --queue-size (0 when not given): a
 // number is the size of the in-process trace queue (QueueSize), a nats://

@@ -225,6 +225,8 @@ func TestServeLiveFlagsAreChecked(t *testing.T) {
 		"a webhook not http":   {[]string{"--webhook", "ftp://hooks.example.com"}, "--webhook: want an http or https URL"},
 		"a negative window":    {[]string{"--alert-window", "-1"}, "--alert-window: want a number >= 0"},
 		"a negative stall":     {[]string{"--stall-after", "-1s"}, "--stall-after: want a duration >= 0"},
+		"a queue past memory":  {[]string{"--queue", "1000000000"}, "--queue: want at most 1048576 sampled traces waiting, got 1000000000"},
+		"workers past any use": {[]string{"--workers", "100000000"}, "--workers: want at most 4096 traces judged at once, got 100000000"},
 		"a queue of nothing":   {[]string{"--queue", "many"}, `--queue: want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got "many"`},
 		"a queue not NATS":     {[]string{"--queue", "http://127.0.0.1:4222"}, `--queue: want a NATS URL such as nats://HOST:4222`},
 		"a host that is a URL": {[]string{"--allow-host", "https://assay.internal/"}, `--allow-host: want a host name as a browser's address bar has it`},

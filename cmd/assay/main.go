@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/flagerror"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/telemetry"
 )
@@ -65,14 +66,14 @@ func main() {
 	// are flushed before the process ends, for at most a few seconds.
 	shutdown, err := telemetry.Setup(ctx, os.Getenv)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "assay: %v\n", err)
+		fmt.Fprintf(os.Stderr, "assay: %s\n", termtext.Message(err.Error()))
 		os.Exit(exitInput)
 	}
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	if err := shutdown(flush); err != nil {
-		fmt.Fprintf(os.Stderr, "assay: tracing: %v\n", err)
+		fmt.Fprintf(os.Stderr, "assay: tracing: %s\n", termtext.Message(err.Error()))
 	}
 	cancel()
 	if code != exitPass {
@@ -106,17 +107,17 @@ func runWith(ctx context.Context, reg *metric.Registry, args []string, env func(
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "assay:", ee.err)
+			fmt.Fprintln(stderr, "assay:", termtext.Message(ee.err.Error()))
 		}
 		return ee.code
 	}
 	var ie *eval.InputError
 	if errors.As(err, &ie) {
-		fmt.Fprintln(stderr, "assay:", err)
+		fmt.Fprintln(stderr, "assay:", termtext.Message(err.Error()))
 		return exitInput
 	}
 	// Anything cobra reports itself (unknown flag, bad arguments) is usage.
-	fmt.Fprintln(stderr, "assay:", err)
+	fmt.Fprintln(stderr, "assay:", termtext.Message(err.Error()))
 	if ctx.Err() != nil {
 		return exitInfra
 	}

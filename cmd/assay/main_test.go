@@ -84,6 +84,7 @@ func TestBadInputs(t *testing.T) {
 	unknownField := write("p2.yaml", []byte("name: mine\nkind: report\nscorers:\n  - metric: grounding\n    max: 5\n    colour: red\n"))
 	badSources := write("s.json", []byte("[\n  {\"url\": \"https://a.gov\", \"credibility_score\": 14}\n]\n"))
 	unreadable := filepath.Join(dir, "missing.md")
+	escaped := filepath.Join(dir, "no\x1b[2Jfile.md") // a name a terminal would obey
 
 	tests := map[string]struct {
 		args   []string
@@ -97,6 +98,7 @@ func TestBadInputs(t *testing.T) {
 		"invalid UTF-8":            {[]string{"score", badUTF8}, "", 2, "utf8.md:4:5: invalid UTF-8"},
 		"20 MB report":             {[]string{"score", huge}, "", 2, "huge.md: larger than the 10 MB limit"},
 		"unreadable file":          {[]string{"score", unreadable}, "", 2, "missing.md: cannot read: no such file or directory"},
+		"an escape in a file name": {[]string{"score", escaped}, "", 2, `no\x1b[2Jfile.md: cannot read`},
 		"directory":                {[]string{"score", dir}, "", 2, "is a directory"},
 		"unknown profile":          {[]string{"score", "--profile", "nope", empty}, "", 2, `unknown profile "nope"`},
 		"bad profile value":        {[]string{"score", "--profile", badProfile, empty}, "", 2, "p.yaml:7: scorers[0].max: must be a positive number, got -5"},
@@ -123,6 +125,7 @@ func TestBadInputs(t *testing.T) {
 			assert.Equal(t, tc.code, code, errOut)
 			assert.Contains(t, errOut, tc.stderr)
 			assert.NotContains(t, errOut, "panic")
+			assert.NotContains(t, errOut, "\x1b", "no control character reaches the terminal raw")
 		})
 	}
 }

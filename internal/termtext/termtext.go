@@ -32,4 +32,24 @@ func Visible(s string) string {
 	return b.String()
 }
 
+// Message is Visible but for line breaks, which it keeps: for a message
+// of several lines (an error and the advice under it) whose parts may
+// hold what a file name, a dataset or a flag brought.
+func Message(s string) string {
+	if !strings.ContainsFunc(s, hiddenInMessage) {
+		return s
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		text, brk := strings.CutSuffix(line, "\n")
+		b.WriteString(Visible(text))
+		if brk {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func hiddenInMessage(r rune) bool { return r != '\n' && hidden(r) }
+
 func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
@@ -68,17 +69,17 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 		return
 	}
 	// The baseline's id and model come from its folder's config.json:
-	// data, printed with its control characters escaped (report.Visible).
-	fmt.Fprintf(w, "bench: against baseline %s:\n", report.Visible(c.BaselineRunID))
+	// data, printed with its control characters escaped (termtext.Visible).
+	fmt.Fprintf(w, "bench: against baseline %s:\n", termtext.Visible(c.BaselineRunID))
 	if note := report.SharedNote(c); note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}
 	for _, j := range c.Judged {
-		fmt.Fprintf(w, "  judged otherwise: %s; the change measures the judge too\n", report.Visible(j))
+		fmt.Fprintf(w, "  judged otherwise: %s; the change measures the judge too\n", termtext.Visible(j))
 	}
 	for _, m := range c.Metrics {
 		if note := run.NotInBaselineNote(m); note != "" {
-			fmt.Fprintf(w, "  %-24s - -> %s: %s\n", report.Visible(m.Metric), m.CurrentMean.Text(), report.Visible(note))
+			fmt.Fprintf(w, "  %-24s - -> %s: %s\n", termtext.Visible(m.Metric), m.CurrentMean.Text(), termtext.Visible(note))
 			continue
 		}
 		p := "-"
@@ -89,7 +90,7 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 		if m.NowFailing+m.NowPassing > 0 {
 			flips = fmt.Sprintf(", %d now failing, %d now passing", m.NowFailing, m.NowPassing)
 		}
-		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s%s\n", report.Visible(m.Metric), m.BaselineMean.Text(), m.CurrentMean.Text(), signed(m.Delta), m.Paired, p, flips)
+		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s%s\n", termtext.Visible(m.Metric), m.BaselineMean.Text(), m.CurrentMean.Text(), signed(m.Delta), m.Paired, p, flips)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -112,7 +113,7 @@ func changesMD(changes []run.SampleChange, n int) string {
 // in its span and on its line: a break would end the span, and a blank
 // line the list, letting what follows render as HTML or a heading.
 func code(s string) string {
-	s = Visible(s)
+	s = termtext.Visible(s)
 	longest, folder := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -136,7 +137,7 @@ func code(s string) string {
 // image, strikethrough, table cell or HTML (a tag, an entity) comes of
 // it. Every Markdown writer of this package writes text through it.
 func mdText(s string) string {
-	return mdEscaper.Replace(Visible(s))
+	return mdEscaper.Replace(termtext.Visible(s))
 }
 
 // mdEscaper escapes what starts markup within a line. What starts it only

@@ -87,7 +87,7 @@ func (t Table) Write(w io.Writer, md bool) error {
 	line := func(cells []string) {
 		vis := make([]string, len(cells))
 		for i, c := range cells {
-			vis[i] = Visible(c)
+			vis[i] = termtext.Visible(c)
 		}
 		fmt.Fprintln(tw, strings.Join(vis, "\t"))
 	}
@@ -131,14 +131,6 @@ func (t Table) markdown(w io.Writer) error {
 	return nil
 }
 
-// Visible is s with each control character (a tab, a line break, an
-// escape sequence's ESC) and each bidirectional formatting character
-// written as its Go escape (\t, \n, \x1b, \u202e): text that a dataset,
-// a run folder or a command line brings, printed where a terminal would
-// otherwise obey it or a table would break. It is termtext.Visible, which
-// packages below report use too.
-func Visible(s string) string { return termtext.Visible(s) }
-
 // Heading starts a part: "title:" after a blank line in text, a
 // Markdown heading.
 func Heading(w io.Writer, md bool, title string) {
@@ -146,7 +138,7 @@ func Heading(w io.Writer, md bool, title string) {
 		fmt.Fprintf(w, "\n### %s\n\n", mdText(title))
 		return
 	}
-	fmt.Fprintf(w, "\n%s:\n", Visible(title))
+	fmt.Fprintf(w, "\n%s:\n", termtext.Visible(title))
 }
 
 // Item is a line of a part: indented by two in text, a Markdown list item.
@@ -155,12 +147,12 @@ func Item(w io.Writer, md bool, line string) {
 		fmt.Fprintf(w, "- %s\n", mdText(line))
 		return
 	}
-	fmt.Fprintf(w, "  %s\n", Visible(line))
+	fmt.Fprintf(w, "  %s\n", termtext.Visible(line))
 }
 
 // Para is a line on its own: as it is in text, a Markdown list item.
 func Para(w io.Writer, md bool, format string, a ...any) {
-	line := Visible(fmt.Sprintf(format, a...))
+	line := termtext.Visible(fmt.Sprintf(format, a...))
 	if md {
 		line = "- " + mdText(line)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/report"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -151,7 +151,7 @@ func (r Runs) load(ctx context.Context, ref string, withFolder bool) (*RunView, 
 	defer func() { _ = st.Close() }() // read only
 	row, err := st.Get(ctx, ref)
 	if _, ok := errors.AsType[*RunNotFoundError](err); ok {
-		return nil, &eval.InputError{Msg: fmt.Sprintf("%v (nor is %s a run folder)", err, report.Visible(ref)), Err: err}
+		return nil, &eval.InputError{Msg: fmt.Sprintf("%v (nor is %s a run folder)", err, termtext.Visible(ref)), Err: err}
 	}
 	if err != nil {
 		return nil, err
@@ -290,13 +290,13 @@ func (r Runs) Trend(ctx context.Context, metric, dataset string) (*Trend, error)
 	defer func() { _ = st.Close() }() // read only
 	pts, bad, err := st.Trend(ctx, metric, sha)
 	if nf, ok := errors.AsType[*RunNotFoundError](err); ok {
-		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run judged %s (run store %s): see assay runs list", report.Visible(metric), nf.Path), Err: err}
+		return nil, &eval.InputError{Msg: fmt.Sprintf("no recorded run judged %s (run store %s): see assay runs list", termtext.Visible(metric), nf.Path), Err: err}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(pts) == 0 {
-		msg := fmt.Sprintf("no recorded run of dataset %s judged %s: see assay runs list", sha, report.Visible(metric))
+		msg := fmt.Sprintf("no recorded run of dataset %s judged %s: see assay runs list", sha, termtext.Visible(metric))
 		if len(bad) > 0 {
 			msg += "; " + errors.Join(bad...).Error()
 		}
@@ -316,7 +316,7 @@ func datasetSHA(ds string) (string, error) {
 		if len(ds) == 64 && strings.Trim(strings.ToLower(ds), "0123456789abcdef") == "" {
 			return strings.ToLower(ds), nil
 		}
-		return "", &eval.InputError{Msg: fmt.Sprintf("--dataset %s: neither a file nor a sha256 (64 hex digits)", report.Visible(ds))}
+		return "", &eval.InputError{Msg: fmt.Sprintf("--dataset %s: neither a file nor a sha256 (64 hex digits)", termtext.Visible(ds))}
 	}
 	if err != nil {
 		return "", &eval.InputError{Field: "--dataset", Msg: err.Error(), Err: err}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/runstore"
@@ -215,7 +216,7 @@ func TestRunsErrors(t *testing.T) {
 			err := tc.call()
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
-			assert.Equal(t, report.Visible(err.Error()), err.Error(), "no control character raw")
+			assert.Equal(t, termtext.Visible(err.Error()), err.Error(), "no control character raw")
 			_, isInput := errors.AsType[*eval.InputError](err)
 			assert.Equal(t, tc.input, isInput, "an input error: %v", err)
 		})

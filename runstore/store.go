@@ -16,7 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
-	"github.com/assaylabs/assay/report"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -370,7 +370,7 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	if isRunFolder(ref) {
 		return ref, nil
 	}
-	shown := report.Visible(ref) // as typed, its control characters escaped
+	shown := termtext.Visible(ref) // as typed, its control characters escaped
 	if store == nil {
 		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", shown, run.FileConfig)
 	}
@@ -408,7 +408,7 @@ type UnreadableRunError struct {
 }
 
 func (e *UnreadableRunError) Error() string {
-	return fmt.Sprintf("run store %s: run %s %s", e.Path, report.Visible(e.ID), e.Reason())
+	return fmt.Sprintf("run store %s: run %s %s", e.Path, termtext.Visible(e.ID), e.Reason())
 }
 
 // Reason is what is wrong with the row, and what to do about it.

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
-	"github.com/assaylabs/assay/report"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/live"
@@ -94,14 +94,14 @@ func (s Sources) Dashboard(ctx context.Context) (Data, error) {
 }
 
 // unreadableRuns says how many rows of the run store do not read back,
-// and names the first most by their ids, escaped (report.Visible): what
+// and names the first most by their ids, escaped (termtext.Visible): what
 // a row holds is shown as text, never as markup or a line of its own.
 func unreadableRuns(errs []error, most int) string {
 	var ids []string
 	others := 0
 	for _, err := range errs {
 		if ue, ok := errors.AsType[*runstore.UnreadableRunError](err); ok && len(ids) < most {
-			ids = append(ids, report.Visible(ue.ID))
+			ids = append(ids, termtext.Visible(ue.ID))
 			continue
 		}
 		others++

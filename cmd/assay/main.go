@@ -21,6 +21,7 @@ import (
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/flagerror"
+	"github.com/assaylabs/assay/internal/gcfloor"
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/telemetry"
@@ -54,6 +55,7 @@ func inputErr(err error) error { return &exitError{code: exitInput, err: err} }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	gcfloor.Set(os.Getenv, gcfloor.Floor)
 	// ASSAY_CPUPROFILE=FILE writes a CPU profile of the run, for the
 	// benchmarks in BENCHMARKS.md.
 	if path := os.Getenv("ASSAY_CPUPROFILE"); path != "" {

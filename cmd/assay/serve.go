@@ -128,7 +128,6 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		MaxBody: f.maxBody, RequestTimeout: f.timeout, MaxInFlight: f.maxInFlight, MaxRuns: f.maxRuns, ShutdownTimeout: f.shutdown,
 		Baseline: f.baseline, AlertWindow: f.alertWindow, Webhook: f.webhook, StallAfter: f.stallAfter,
 		Env: f.llm.env, Log: cmd.ErrOrStderr(), Version: cmd.Root().Version}
-	serve.SetGC()
 	srv, err := serve.New(cfg)
 	if err != nil {
 		return runError(err)

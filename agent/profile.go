@@ -102,8 +102,18 @@ type ScorerSpec struct {
 // GateSpec configures the relevance gate of a research run (seed 004).
 type GateSpec struct {
 	// RelevanceCutoff is the least relevance grade (1-5) a source needs to
-	// be kept; 0 leaves the mode's (3, seed 004's default).
-	RelevanceCutoff int `yaml:"relevance_cutoff"`
+	// be kept; nil (the key missing, or null) leaves the mode's (3, seed
+	// 004's default). A pointer, so that a written 0 is refused, not read
+	// as missing.
+	RelevanceCutoff *int `yaml:"relevance_cutoff"`
+}
+
+// Cutoff is the gate's relevance cutoff, 0 when the profile sets none.
+func (g GateSpec) Cutoff() int {
+	if g.RelevanceCutoff == nil {
+		return 0
+	}
+	return *g.RelevanceCutoff
 }
 
 // FixSpec is one entry of the fix priority queue.
@@ -416,12 +426,12 @@ func (p *Profile) check(reg *metric.Registry) error {
 			return err
 		}
 	}
-	if c := p.Gate.RelevanceCutoff; c != 0 {
+	if c := p.Gate.RelevanceCutoff; c != nil {
 		if p.Kind != KindReport {
 			return badField("gate", "only a profile of kind %s has a relevance gate", KindReport)
 		}
-		if c < 1 || c > 5 {
-			return badField("gate.relevance_cutoff", "must be a grade from 1 to 5, got %d", c)
+		if *c < 1 || *c > 5 {
+			return badField("gate.relevance_cutoff", "must be a grade from 1 to 5, got %d", *c)
 		}
 	}
 	if err := p.checkScorerNames(seen); err != nil {

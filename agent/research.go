@@ -263,7 +263,7 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 		cfg.Profile = p
 	}
 	if cfg.Mode.Cutoff == 0 {
-		cfg.Mode.Cutoff = cmp.Or(cfg.Profile.Gate.RelevanceCutoff, 3)
+		cfg.Mode.Cutoff = cmp.Or(cfg.Profile.Gate.Cutoff(), 3)
 	}
 	r := &run{cfg: cfg, query: query, seen: map[string]bool{}, tried: map[string]bool{},
 		tr:  &tracer{now: cfg.Now, notify: cfg.OnEvent},

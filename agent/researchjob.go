@@ -152,7 +152,7 @@ func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error)
 	if profile.Kind != KindReport {
 		return nil, eval.FlagError("--profile", "%q is a %s profile; research needs one of kind %s", job.Profile, profile.Kind, KindReport)
 	}
-	mode.Cutoff = cmp.Or(profile.Gate.RelevanceCutoff, mode.Cutoff)
+	mode.Cutoff = cmp.Or(profile.Gate.Cutoff(), mode.Cutoff)
 	if c := job.RelevanceCutoff; c != nil {
 		mode.Cutoff = *c
 	}

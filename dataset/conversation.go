@@ -92,6 +92,10 @@ func stringField(obj map[string]json.RawMessage, field, name string) (string, *e
 
 var roles = []string{eval.RoleSystem, eval.RoleUser, eval.RoleAssistant, eval.RoleTool}
 
+// roleNames are the roles a message may give, as an error lists them:
+// "developer" is read as "system".
+const roleNames = "system, developer, user, assistant, tool"
+
 // messages reads OpenAI chat messages.
 func messages(raw json.RawMessage) ([]eval.Message, *eval.InputError) {
 	elems, err := elements("messages", raw, "messages")
@@ -121,11 +125,11 @@ func message(at string, raw json.RawMessage) (eval.Message, *eval.InputError) {
 	}
 	switch {
 	case m.Role == "":
-		return m, &eval.InputError{Field: at + ".role", Msg: "missing: want one of " + strings.Join(roles, ", ")}
+		return m, &eval.InputError{Field: at + ".role", Msg: "missing: want one of " + roleNames}
 	case m.Role == "developer": // OpenAI's newer name of the system role
 		m.Role = eval.RoleSystem
 	case !slices.Contains(roles, m.Role):
-		return m, &eval.InputError{Field: at + ".role", Msg: fmt.Sprintf("want one of %s, got %q", strings.Join(roles, ", "), m.Role)}
+		return m, &eval.InputError{Field: at + ".role", Msg: fmt.Sprintf("want one of %s, got %q", roleNames, m.Role)}
 	}
 	if m.Content, err = content(at+".content", obj["content"]); err != nil {
 		return m, err

@@ -68,7 +68,7 @@ func TestConversationErrorsNameLineAndField(t *testing.T) {
 		"no function name": {`{"messages":[{"role":"assistant","tool_calls":[{"function":{"arguments":"{}"}}]}]}`,
 			"convs.jsonl:3: messages[0].tool_calls[0].function.name: missing"},
 		"unknown role": {`{"messages":[{"role":"robot","content":"x"}]}`,
-			`convs.jsonl:3: messages[0].role: want one of system, user, assistant, tool, got "robot"`},
+			`convs.jsonl:3: messages[0].role: want one of system, developer, user, assistant, tool, got "robot"`},
 		"tool message without id": {`{"messages":[{"role":"tool","content":"x"}]}`,
 			"convs.jsonl:3: messages[0].tool_call_id: missing"},
 		"a user calling tools": {`{"messages":[{"role":"user","tool_calls":[]}]}`,

@@ -382,7 +382,8 @@ func offlineRelevant(msgs []eval.Message, n, window int) turnVerdict {
 // Offline, an approximation labelled as such: a turn fails when it asks a
 // question whose words are mostly those of something the user already
 // said, or gives a number beside a word where the user gave another
-// number beside the same word.
+// number beside the same word (heuristics.CountedThings: in Thai, the
+// noun and the classifier around the number, Thai digits read as digits).
 type KnowledgeRetention struct {
 	Model Model
 }
@@ -406,31 +407,25 @@ func (k KnowledgeRetention) Score(ctx context.Context, s eval.Sample) (eval.Scor
 	return askTurns(ctx, k.Model, MetricKnowledgeRetention, "conversation.retention", s, judge, 0, "keep what the user said")
 }
 
-// numberBeside finds a number and the word after it ("21 degrees",
-// "2 people").
-var numberBeside = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(\d+(?:[.,]\d+)?)\s*([\p{L}°%]+)`)
-})
-
 func offlineRetained(msgs []eval.Message, n int) turnVerdict {
 	text := msgs[n-1].Content
-	given := map[string]string{} // word -> the number the user gave beside it
+	given := map[string]heuristics.Counted{} // thing -> what the user said of it last
 	var said []string
 	for _, m := range msgs[:n-1] {
 		if m.Role != eval.RoleUser {
 			continue
 		}
 		said = append(said, m.Content)
-		for _, g := range numberBeside().FindAllStringSubmatch(m.Content, -1) {
-			given[strings.ToLower(g[2])] = g[1]
+		for _, c := range heuristics.CountedThings(m.Content) {
+			given[c.Thing] = c
 		}
 	}
 	if len(said) == 0 {
 		return turnVerdict{Turn: n, Pass: true, Reason: "nothing said by the user before it"}
 	}
-	for _, g := range numberBeside().FindAllStringSubmatch(text, -1) {
-		if want, ok := given[strings.ToLower(g[2])]; ok && want != g[1] {
-			return turnVerdict{Turn: n, Pass: false, Reason: fmt.Sprintf("says %s %s where the user said %s %s", g[1], g[2], want, g[2])}
+	for _, c := range heuristics.CountedThings(text) {
+		if want, ok := given[c.Thing]; ok && want.Number != c.Number {
+			return turnVerdict{Turn: n, Pass: false, Reason: fmt.Sprintf("says %s where the user said %s", c.Text, want.Text)}
 		}
 	}
 	if strings.Contains(text, "?") {

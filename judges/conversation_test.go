@@ -99,12 +99,29 @@ func TestConversationJudgesOffline(t *testing.T) {
 		{Role: eval.RoleAssistant, Content: "How many people are flying to Lyon on Monday?"},
 		{Role: eval.RoleAssistant, Content: "Booked a table for 3 people in Lyon."},
 	}}
+	// Thai counts with a classifier after the number: "ลูก 2 คน" (two
+	// children); "เพื่อน 4 คน" (four friends) counts something else.
+	thaiCount := func(said, says string) eval.Sample {
+		return eval.Sample{Messages: []eval.Message{
+			{Role: eval.RoleUser, Content: said},
+			{Role: eval.RoleAssistant, Content: "เชียงใหม่เหมาะกับครอบครัว"},
+			{Role: eval.RoleUser, Content: "ควรพักที่ไหนดี"},
+			{Role: eval.RoleAssistant, Content: says},
+		}}
+	}
 	tests := map[string]struct {
 		metric string
 		sample eval.Sample
 		value  float64
 		issue  string
 	}{
+		"retention, a Thai count changed": {judges.MetricKnowledgeRetention,
+			thaiCount("ฉันมีลูก 2 คน อยากไปเที่ยวเชียงใหม่", "สำหรับลูก 3 คนของคุณควรพักโรงแรมห้องครอบครัว"), 0.5,
+			"says ลูก 3 คน where the user said ลูก 2 คน"},
+		"retention, a Thai count in Thai digits kept": {judges.MetricKnowledgeRetention,
+			thaiCount("ฉันมีลูก ๒ คน อยากไปเที่ยวเชียงใหม่", "สำหรับลูก 2 คนของคุณควรพักโรงแรมห้องครอบครัว"), 1, ""},
+		"retention, another Thai noun with the same classifier": {judges.MetricKnowledgeRetention,
+			thaiCount("ฉันไปกับเพื่อน 4 คน", "สำหรับลูก 2 คนของคุณควรพักโรงแรมห้องครอบครัว"), 1, ""},
 		"relevancy, all relevant":        {judges.MetricConversationRelevancy, trip, 1, ""},
 		"relevancy, one off topic":       {judges.MetricConversationRelevancy, offTopic, 2.0 / 3, "turn 3: lexical relevance"},
 		"retention, kept":                {judges.MetricKnowledgeRetention, trip, 1, ""},

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -94,16 +95,21 @@ func (rw *ResultWriter) Write(r run.Result) error {
 		if r.Skipped {
 			flag = " SKIPPED"
 		}
+		// The ID, the reason and the evidence come from the record or a
+		// model: their control and bidirectional characters are written
+		// escaped, so they show instead of acting on the terminal.
+		id, metric, method := termtext.Visible(r.ID), termtext.Visible(r.Metric), termtext.Visible(r.Method)
+		reason := termtext.Message(r.Reason)
 		if r.NotEvaluable() {
 			// No figure at all: it is not a score.
-			fmt.Fprintf(rw.w, "%s %s %s [%s]\n  %s\n", r.ID, r.Metric, eval.NotEvaluable, r.Method, r.Reason)
+			fmt.Fprintf(rw.w, "%s %s %s [%s]\n  %s\n", id, metric, eval.NotEvaluable, method, reason)
 		} else {
-			fmt.Fprintf(rw.w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", r.ID, r.Metric, r.Value, r.Points, r.Max, flag, r.Method, r.Reason)
+			fmt.Fprintf(rw.w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", id, metric, r.Value, r.Points, r.Max, flag, method, reason)
 		}
 		for _, c := range r.Evidence.Claims {
 			src := ""
 			if c.SourceID != "" {
-				src = " <- " + c.SourceID
+				src = " <- " + termtext.Visible(c.SourceID)
 			}
 			if ck := c.Check; ck != nil {
 				// Who checked the claim, and how sure it was.
@@ -111,15 +117,15 @@ func (rw *ResultWriter) Write(r run.Result) error {
 				if ck.Chunk == 0 {
 					where = fmt.Sprintf("none of %d chunk(s)", ck.Chunks)
 				}
-				src += fmt.Sprintf(" (%s: p %.3f from %s, %s)", ck.Checker, ck.Probability, ck.From, where)
+				src += termtext.Visible(fmt.Sprintf(" (%s: p %.3f from %s, %s)", ck.Checker, ck.Probability, ck.From, where))
 			}
-			fmt.Fprintf(rw.w, "  - [%s] %s%s\n", c.Verdict, c.Text, src)
+			fmt.Fprintf(rw.w, "  - [%s] %s%s\n", termtext.Visible(c.Verdict), termtext.Visible(c.Text), src)
 		}
 		for _, s := range r.Evidence.Sources {
-			fmt.Fprintf(rw.w, "  - %s: %g %s\n", s.URL, s.Rating, s.Basis)
+			fmt.Fprintf(rw.w, "  - %s: %g %s\n", termtext.Visible(s.URL), s.Rating, termtext.Visible(s.Basis))
 		}
 		for _, g := range r.Evidence.Gaps {
-			fmt.Fprintf(rw.w, "  - gap: %s\n", g)
+			fmt.Fprintf(rw.w, "  - gap: %s\n", termtext.Visible(g))
 		}
 		return nil
 	default:

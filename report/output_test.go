@@ -161,3 +161,45 @@ func TestResultWriterJSONL(t *testing.T) {
 		})
 	}
 }
+
+// TestResultWriterTextEscapesControls checks that the text lines escape
+// the control and bidirectional characters a dataset brings (an ID, a
+// reason quoting a call's arguments, a claim, a source, a gap), so a
+// record cannot move the cursor, clear the screen or reverse a line.
+func TestResultWriterTextEscapesControls(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in   run.Result
+		want string
+	}{
+		"an id with an escape sequence": {
+			in:   run.Result{ID: "a\x1b[31mred", Metric: "m", Value: 1, Points: 1, Max: 1, Method: "deterministic", Reason: "ok"},
+			want: "a\\x1b[31mred m 1.000 (1/1) [deterministic]\n  ok\n",
+		},
+		"a reason with a bidi override, its line breaks kept": {
+			in:   run.Result{ID: "b", Metric: "m", Method: "deterministic", Reason: "got \"\u202e5\"\nsecond \x07line"},
+			want: "b m 0.000 (0/0) [deterministic]\n  got \"\\u202e5\"\nsecond \\aline\n",
+		},
+		"evidence from the record": {
+			in: run.Result{ID: "c", Metric: "m", Method: "offline", Reason: "r", Evidence: eval.Evidence{
+				Claims:  []eval.Claim{{Text: "claim\x1b]0;title\x07", Verdict: eval.VerdictSupported, SourceID: "s\r1"}},
+				Sources: []eval.SourceRating{{URL: "https://x.org/\x1b[2J", Rating: 5, Basis: "tier\u2066"}},
+				Gaps:    []string{"gap\x1b[K"},
+			}},
+			want: "c m 0.000 (0/0) [offline]\n  r\n" +
+				"  - [supported] claim\\x1b]0;title\\a <- s\\r1\n" +
+				"  - https://x.org/\\x1b[2J: 5 tier\\u2066\n" +
+				"  - gap: gap\\x1b[K\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			rw := NewResultWriter(&b, "text")
+			require.NoError(t, rw.Write(tc.in))
+			require.NoError(t, rw.Flush())
+			assert.Equal(t, tc.want, b.String())
+		})
+	}
+}

@@ -282,7 +282,7 @@ func (p *reportParser) sourceList(l *ast.List) {
 		}
 		label := ""
 		if m := leadingLabel.FindStringSubmatch(plainText(it, p.src)); m != nil {
-			label = m[1]
+			label = refLabel(m[1])
 		} else if l.IsOrdered() {
 			label = strconv.Itoa(l.Start + i)
 		}
@@ -306,7 +306,7 @@ func (p *reportParser) sourceTable(t *east.Table) {
 		}
 		if first := row.FirstChild(); first != nil {
 			if label := strings.Trim(strings.TrimSpace(plainText(first, p.src)), "[]."); isDigits(label) {
-				p.r.References[label] = u
+				p.r.References[refLabel(label)] = u
 			}
 		}
 	}
@@ -323,7 +323,7 @@ func (p *reportParser) sourceParagraph(n ast.Node) {
 			p.r.SourceURLs = append(p.r.SourceURLs, trimURL(u))
 		}
 		if m := leadingLabel.FindStringSubmatch(line); m != nil {
-			p.r.References[m[1]] = trimURL(u)
+			p.r.References[refLabel(m[1])] = trimURL(u)
 		}
 	}
 	// Links inside the paragraph count as listed sources too.
@@ -338,12 +338,12 @@ func (p *reportParser) sourceParagraph(n ast.Node) {
 }
 
 var (
-	leadingLabel = regexp.MustCompile(`^\s*\[(\d{1,4})\]`)
+	leadingLabel = regexp.MustCompile(`^\s*\[([0-9๐-๙]{1,4})\]`)
 	rawURL       = regexp.MustCompile(`https?://[^\s<>"']+`)
 	// bracketRef is compiled on first use: its counted repeats make a
 	// large program, unlike the two above.
 	bracketRef = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\[(\^?)([0-9]{1,4}|[^\]\s]{1,40})\]`)
+		return regexp.MustCompile(`\[(\^?)([0-9๐-๙]{1,4}|[^\]\s]{1,40})\]`)
 	})
 )
 
@@ -479,11 +479,14 @@ type mark struct {
 type origin struct{ flat, src int }
 
 type flattener struct {
-	p       *reportParser
-	b       strings.Builder
-	spans   []span
-	marks   []mark
-	origins []origin
+	p     *reportParser
+	b     strings.Builder
+	spans []span
+	marks []mark
+	// dangling are the markers that name no entry: no citation, but
+	// where a sentence may end.
+	dangling []mark
+	origins  []origin
 }
 
 func (f *flattener) write(s string, srcOff int) {
@@ -532,7 +535,7 @@ func (f *flattener) inline(n ast.Node) {
 			}
 			cite := eval.Citation{Kind: ck, Text: linkText, URL: dest, Quote: string(c.Title)}
 			if ck == eval.CiteNumbered {
-				cite.Ref = strings.Trim(linkText, "[]")
+				cite.Ref = refLabel(strings.Trim(linkText, "[]"))
 			}
 			f.marks = append(f.marks, mark{at: start, cite: cite, bare: ck == eval.CiteNumbered})
 		case *ast.AutoLink:
@@ -573,14 +576,19 @@ func (f *flattener) bracketRefs(s string) {
 			continue
 		}
 		f.spans = append(f.spans, span{start, end, spanMarker})
-		key := label
+		key := refLabel(label)
 		kind := eval.CiteNumbered
 		if foot {
 			key, kind = "^"+label, eval.CiteFootnote
+		} else {
+			label = key
 		}
 		u, ok := f.p.r.References[key]
 		if !ok {
 			f.p.r.Dangling = append(f.p.r.Dangling, s[start:end])
+			// It cites nothing, yet it is written as a citation: it
+			// still ends a Thai sentence as one would.
+			f.dangling = append(f.dangling, mark{at: start, bare: true})
 			continue
 		}
 		f.marks = append(f.marks, mark{at: start, cite: eval.Citation{Kind: kind, Ref: label, URL: u}, bare: true})
@@ -610,7 +618,8 @@ func (p *reportParser) paragraph(n ast.Node) {
 
 	bounds := splitSentences(s, spans)
 	if thai.HasThai(s) {
-		bounds = append(thaiCitationStops(s, spans, f.marks, bounds[:len(bounds)-1]), len(s))
+		stops := append(slices.Clone(f.marks), f.dangling...)
+		bounds = append(thaiCitationStops(s, spans, stops, bounds[:len(bounds)-1]), len(s))
 	}
 	first := len(p.r.Sentences)
 	next := 0 // the first mark not yet given to a sentence: marks and bounds both ascend
@@ -710,16 +719,32 @@ func hasProse(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
 }
 
+// isDigits reports whether s is a number written in ASCII or Thai
+// digits (๐-๙), as a reference's label may be.
 func isDigits(s string) bool {
 	if s == "" {
 		return false
 	}
 	for _, r := range s {
-		if r < '0' || r > '9' {
+		if (r < '0' || r > '9') && (r < '๐' || r > '๙') {
 			return false
 		}
 	}
 	return true
+}
+
+// refLabel is a reference's label with its Thai digits written in ASCII,
+// so "[๓]" and "[3]" name the same entry of the Sources list.
+func refLabel(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= '๐' && r <= '๙' }) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= '๐' && r <= '๙' {
+			return '0' + (r - '๐')
+		}
+		return r
+	}, s)
 }
 
 // MinClaimWords is the fewest words a sentence needs to state a claim.

@@ -43,6 +43,16 @@ func TestThaiSentences(t *testing.T) {
 			claims: []string{"หุ้น PTT ปิดที่ 34.50 บาทในวันศุกร์[1]"},
 			cited:  []bool{true},
 		},
+		"a marker in Thai digits cites its entry": {
+			md:     "น้ำท่วมภาคเหนือทำลายนาข้าวหลายแสนไร่[๑] ราคาข้าวสารในตลาดสูงขึ้นมาก[๒]" + sources,
+			claims: []string{"น้ำท่วมภาคเหนือทำลายนาข้าวหลายแสนไร่[๑]", "ราคาข้าวสารในตลาดสูงขึ้นมาก[๒]"},
+			cited:  []bool{true, true},
+		},
+		"a marker naming no entry still ends its sentence": {
+			md:     "น้ำท่วมภาคเหนือทำลายนาข้าวหลายแสนไร่[9] ราคาข้าวสารในตลาดสูงขึ้นมาก[2]" + sources,
+			claims: []string{"น้ำท่วมภาคเหนือทำลายนาข้าวหลายแสนไร่[9]", "ราคาข้าวสารในตลาดสูงขึ้นมาก[2]"},
+			cited:  []bool{false, true},
+		},
 		"English text is split as before": {
 			md:     "Rice prices rose in March.[1] Farmers planted less rice this year.\n\n## Sources\n\n1. https://a.gov/1\n",
 			claims: []string{"Rice prices rose in March.[1]", "Farmers planted less rice this year."},
@@ -75,4 +85,50 @@ func TestThaiSourcesHeading(t *testing.T) {
 	assert.Equal(t, []string{"https://energy.go.th/price"}, r.SourceURLs)
 	assert.True(t, r.Sections[1].Sources)
 	assert.Equal(t, "สรุป", NormalizeHeading("## 4. สรุป:"), "Thai vowel and tone marks stay")
+}
+
+// TestThaiDigitReferences: a reference numbered in Thai digits, in the
+// text or in the Sources list, names the entry of that number, as the
+// daily profile reads "[๕]" as citation 5.
+func TestThaiDigitReferences(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		md       string
+		refs     []string
+		urls     []string
+		dangling []string
+	}{
+		"Thai markers, an ordered list": {
+			md:   "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[๒]\n\n## อ้างอิง\n\n1. https://a.go.th/1\n2. https://b.go.th/2\n",
+			refs: []string{"2"}, urls: []string{"https://b.go.th/2"},
+		},
+		"Thai labels in a paragraph of sources": {
+			md:   "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[1]\n\n## อ้างอิง\n\n[๑] https://a.go.th/1\n[๒] https://b.go.th/2\n",
+			refs: []string{"1"}, urls: []string{"https://a.go.th/1"},
+		},
+		"a numbered link in Thai digits": {
+			md:   "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด [๑](https://a.go.th/1)\n",
+			refs: []string{"1"}, urls: []string{"https://a.go.th/1"},
+		},
+		"a Thai marker beyond the list": {
+			md:       "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[๙]\n\n## อ้างอิง\n\n1. https://a.go.th/1\n",
+			dangling: []string{"[๙]"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := Parse([]byte(tc.md))
+			var refs, urls []string
+			for _, c := range r.Claims() {
+				for _, ct := range c.Citations {
+					refs = append(refs, ct.Ref)
+					urls = append(urls, ct.URL)
+				}
+			}
+			assert.Equal(t, tc.refs, refs)
+			assert.Equal(t, tc.urls, urls)
+			assert.Equal(t, tc.dangling, r.Dangling)
+		})
+	}
 }

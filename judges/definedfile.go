@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/encode"
 	"github.com/assaylabs/assay/internal/yamlpath"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
@@ -66,12 +67,10 @@ func WriteDefinitions(w io.Writer, defs []*Definition) error {
 	for _, d := range defs {
 		f.Judges = append(f.Judges, d.Spec())
 	}
-	enc := yaml.NewEncoder(w)
-	enc.SetIndent(2)
-	if err := enc.Encode(f); err != nil {
+	if err := encode.YAML(w, f); err != nil {
 		return fmt.Errorf("write judges: %w", err)
 	}
-	return enc.Close()
+	return nil
 }
 
 // MaxFile is the largest judges file read (10 MB), as a report or a side

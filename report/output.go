@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/assaylabs/assay/internal/encode"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/termtext"
@@ -130,12 +130,7 @@ func (rw *ResultWriter) Write(r run.Result) error {
 		return nil
 	default:
 		// A one-item sequence per result: the items of one sequence.
-		enc := yaml.NewEncoder(rw.w)
-		enc.SetIndent(2)
-		if err := enc.Encode([]run.Result{r}); err != nil {
-			return err
-		}
-		return enc.Close()
+		return encode.YAML(rw.w, []run.Result{r})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -20,14 +21,35 @@ func JSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// YAML writes v as YAML indented by two spaces.
+// YAML writes v as YAML indented by two spaces. A number with an exponent
+// is written with a decimal point ("8.0e-05", where the yaml package
+// writes "8e-05"): both are floats in YAML 1.2, but YAML 1.1 readers,
+// PyYAML among them, read the second as a string.
 func YAML(w io.Writer, v any) error {
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return err
+	}
+	pointFloats(&n)
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(&n); err != nil {
 		return err
 	}
 	return enc.Close()
+}
+
+// pointFloats gives every float of n written with an exponent and no
+// decimal point one, before the exponent.
+func pointFloats(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+		if i := strings.IndexAny(n.Value, "eE"); i > 0 && !strings.ContainsRune(n.Value[:i], '.') {
+			n.Value = n.Value[:i] + ".0" + n.Value[i:]
+		}
+	}
+	for _, c := range n.Content {
+		pointFloats(c)
+	}
 }
 
 // Object is the JSON object of n members in order, member(i) giving the

@@ -36,6 +36,10 @@ func TestYAMLOfJSON(t *testing.T) {
 			v:    map[string]any{"cost_usd": 0.0037, "calls": 17},
 			want: "calls: 17\ncost_usd: 0.0037\n",
 		},
+		"an exponent has a decimal point (YAML 1.1 reads 8e-05 as a string)": {
+			v:    map[string]any{"cost_usd": 0.00008, "big": 1e21, "tiny": 1e-7, "neg": -2.5e-07, "plain": 0.5},
+			want: "big: 1.0e+21\ncost_usd: 0.00008\nneg: -2.5e-7\nplain: 0.5\ntiny: 1.0e-7\n",
+		},
 		"numbers in a list": {
 			v:    map[string]any{"stages": []any{1, 2.5}},
 			want: "stages:\n  - 1\n  - 2.5\n",
@@ -52,6 +56,28 @@ func TestYAMLOfJSON(t *testing.T) {
 			t.Parallel()
 			var b strings.Builder
 			require.NoError(t, YAMLOfJSON(&b, tc.v))
+			assert.Equal(t, tc.want, b.String())
+		})
+	}
+}
+
+func TestYAMLFloats(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		v    any
+		want string
+	}{
+		"a small float":            {v: struct{ X float64 }{0.00008}, want: "x: 8.0e-05\n"},
+		"a large float":            {v: []float64{1e21, 1.5e300}, want: "- 1.0e+21\n- 1.5e+300\n"},
+		"a plain float, untouched": {v: map[string]float64{"p": 0.25}, want: "p: 0.25\n"},
+		"a string like a float":    {v: map[string]string{"s": "8e-05"}, want: "s: \"8e-05\"\n"},
+		"infinity and NaN":         {v: []float64{math.Inf(1), math.NaN()}, want: "- .inf\n- .nan\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			require.NoError(t, YAML(&b, tc.v))
 			assert.Equal(t, tc.want, b.String())
 		})
 	}

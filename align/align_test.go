@@ -452,3 +452,22 @@ func TestAlignReadsAProfilesJudges(t *testing.T) {
 	require.ErrorAs(t, err, &ie)
 	assert.Contains(t, err.Error(), "defines no judge grounding")
 }
+
+// TestAlignReadsLabelsFromStandardInput: --labels - reads the labels
+// from standard input, as agree reads its data, rather than saying it
+// is already used.
+func TestAlignReadsLabelsFromStandardInput(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(labelsFile)
+	require.NoError(t, err)
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	j := job(t, srv)
+	j.Labels, j.Stdin = "-", strings.NewReader(string(data))
+	j.Judging.DryRun = true
+	out, err := align.Align(context.Background(), j)
+	require.NoError(t, err)
+	assert.Equal(t, "<stdin>", out.File)
+	assert.Equal(t, 28, out.Train)
+	assert.Equal(t, 12, out.Heldout)
+	assert.Zero(t, srv.Calls())
+}

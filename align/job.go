@@ -41,6 +41,9 @@ type Job struct {
 	// Labels is the labels file: a dataset whose records carry the human
 	// label (`assay agree`'s format).
 	Labels string
+	// Stdin is read when Labels is "-" (dataset.Stdin); nil means
+	// standard input is already used, an input error.
+	Stdin io.Reader
 	// Label is the human label's name (human.NAME); "" is Metric.
 	Label string
 	// Registry holds the built-in metrics, whose names a judges file
@@ -153,7 +156,7 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 	scan := agree.LabelScan{Label: job.Label}
 	var recs []dataset.Record
 	check := judges.Defined{Def: def}
-	data, err := dataset.Open(job.Labels, dataset.Options{Scorers: []eval.Scorer{check}, Visit: func(r dataset.Record) error {
+	data, err := dataset.Open(job.Labels, dataset.Options{Stdin: job.Stdin, Scorers: []eval.Scorer{check}, Visit: func(r dataset.Record) error {
 		scan.Add(r)
 		recs = append(recs, r)
 		return nil

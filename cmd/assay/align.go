@@ -38,7 +38,7 @@ func newAlignCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			job.Judges, job.Registry, job.Judging = f.judges, reg, f.judging()
-			job.Env, job.Log = env, cmd.ErrOrStderr()
+			job.Env, job.Log, job.Stdin = env, cmd.ErrOrStderr(), cmd.InOrStdin()
 			job.Holdout, job.Candidates, job.Examples = &holdout, &candidates, &examples
 			out, err := align.Align(cmd.Context(), job)
 			if err != nil {
@@ -56,7 +56,7 @@ func newAlignCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&job.Metric, "metric", "", "the judge to align, one --judges defines (required)")
-	fl.StringVar(&job.Labels, "labels", "", "the labels file: records with the human label (required)")
+	fl.StringVar(&job.Labels, "labels", "", "the labels file: records with the human label (required; - reads standard input)")
 	fl.StringVar(&job.Label, "label", "", "the human label (human.NAME; default: the judge's name)")
 	fl.StringVar(&job.Out, "out", "aligned.yaml", "where the aligned judge goes, as a judges file, when a gain is supported")
 	fl.Uint64Var(&job.Seed, "seed", 1, "seed of the split, the examples drawn and the intervals")

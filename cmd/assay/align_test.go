@@ -123,3 +123,14 @@ func TestAlignExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestAlignLabelsFromStandardInput: --labels - reads standard input.
+func TestAlignLabelsFromStandardInput(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(supportLabels)
+	require.NoError(t, err)
+	code, stdout, stderr := runCLI(t, string(data), "align", "--dry-run", "--metric", "helpful_reply", "--judges", supportJudge, "--labels", "-")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "## align helpful_reply: <stdin>, label human.helpful_reply (binary)")
+	assert.Contains(t, stdout, "split: 28 train, 12 held out")
+}

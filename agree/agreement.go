@@ -95,6 +95,10 @@ type Row struct {
 	// with Err are left out of the statistics.
 	Err    string `json:"err,omitempty"`
 	Method string `json:"method,omitempty"`
+
+	// hasWeight is true when Weight was read from a number (not a
+	// true or false) at Options.Weight, whatever its value.
+	hasWeight bool
 }
 
 // counted reports whether the row enters the statistics.
@@ -280,8 +284,8 @@ func (o Options) row(rec dataset.Record, sc eval.Score) Row {
 	}
 	if o.Weight != "" && ok {
 		if v, found := Field(rec, o.Weight); found {
-			if w, isNum := number(v); isNum {
-				row.Weight = w
+			if _, isBool := v.(bool); !isBool {
+				row.Weight, row.hasWeight = number(v)
 			}
 		}
 	}

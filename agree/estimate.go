@@ -162,10 +162,15 @@ func checkWeights(file string, res Result) error {
 	if e == nil || e.Weight == "" {
 		return nil
 	}
+	const want = "--weight reads there 1/the probability the record had of being labelled, a number of 1 or more, on every labelled record"
 	for _, r := range res.Rows {
-		if r.counted() && !(r.Weight >= 1 && !math.IsInf(r.Weight, 0)) {
-			return inputErr("%s:%d: record %s is labelled but has no weight at %s: --weight reads there 1/the probability the record had of being labelled, a number of 1 or more, on every labelled record",
-				file, r.Line, r.ID, e.Weight)
+		switch {
+		case !r.counted():
+		case !r.hasWeight:
+			return inputErr("%s:%d: record %s is labelled but has no weight at %s: %s", file, r.Line, r.ID, e.Weight, want)
+		case !(r.Weight >= 1):
+			return inputErr("%s:%d: record %s is labelled but its weight at %s is %s, below 1: %s",
+				file, r.Line, r.ID, e.Weight, strconv.FormatFloat(r.Weight, 'g', -1, 64), want)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package agree_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"unicode"
@@ -82,4 +83,26 @@ func TestMeasureMarkdownKeepsHostileGroupsInTheirCell(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMeasureNoteKeepsAnIDsControlCharactersInert: the note naming the
+// first labelled record a score could not be read for writes its id's
+// control characters as escapes.
+func TestMeasureNoteKeepsAnIDsControlCharactersInert(t *testing.T) {
+	t.Parallel()
+	records := make([]estimateRecord, 12)
+	for i := range records {
+		records[i] = estimateRecord{label: 1 + i%5, value: 1 + (i*3)%5, group: "a"}
+	}
+	records[0].value = "NaN"
+	path := writeEstimateData(t, records)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), `"id":"r1"`, `"id":"r1\u001b[2J\r"`, 1)), 0o600))
+	var log strings.Builder
+	j := job(t, path)
+	j.Label, j.Score, j.Log = "relevance", "meta.judge", &log
+	_, err = agree.Measure(context.Background(), j)
+	require.NoError(t, err)
+	assert.Contains(t, log.String(), `record r1\x1b[2J\r: meta.judge: want a number, got NaN (1 of 12 labelled records left out)`)
 }

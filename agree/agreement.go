@@ -16,6 +16,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/dispatch"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
@@ -94,6 +95,10 @@ type Row struct {
 	// with Err are left out of the statistics.
 	Err    string `json:"err,omitempty"`
 	Method string `json:"method,omitempty"`
+
+	// hasWeight is true when Weight was read from a number (not a
+	// true or false) at Options.Weight, whatever its value.
+	hasWeight bool
 }
 
 // counted reports whether the row enters the statistics.
@@ -279,8 +284,8 @@ func (o Options) row(rec dataset.Record, sc eval.Score) Row {
 	}
 	if o.Weight != "" && ok {
 		if v, found := Field(rec, o.Weight); found {
-			if w, isNum := number(v); isNum {
-				row.Weight = w
+			if _, isBool := v.(bool); !isBool {
+				row.Weight, row.hasWeight = number(v)
 			}
 		}
 	}
@@ -460,7 +465,7 @@ func (r Result) Markdown() string {
 	var b strings.Builder
 	if r.N == 0 {
 		fmt.Fprintf(&b, "| %s | %s | 0 (0/0) | %d | %d | %d | n/a | - | n/a | n/a | n/a | - |\n",
-			r.Metric, r.Label, r.Defaulted, r.Errors, r.Skipped)
+			mdtext.Cell(r.Metric), mdtext.Cell(r.Label), r.Defaulted, r.Errors, r.Skipped)
 		return b.String()
 	}
 	row := func(th string, t ThresholdResult) {
@@ -469,7 +474,7 @@ func (r Result) Markdown() string {
 			ba += " [" + f3(ci[0]) + ", " + f3(ci[1]) + "]"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d (%d/%d) | %d | %d | %d | %s | %s | %s | %s | %s | %d/%d/%d/%d |\n",
-			r.Metric, r.Label, r.N, r.Positives, r.N-r.Positives, r.Defaulted, r.Errors, r.Skipped,
+			mdtext.Cell(r.Metric), mdtext.Cell(r.Label), r.N, r.Positives, r.N-r.Positives, r.Defaulted, r.Errors, r.Skipped,
 			auc, th, ba, f3(t.Kappa), f3(t.F1), t.TP, t.FP, t.TN, t.FN)
 	}
 	if r.Fixed != nil {
@@ -486,12 +491,8 @@ const GradedMarkdownHeader = "| metric | label | group | n | defaulted | errors 
 
 func (r Result) gradedMarkdown() string {
 	g := r.GradedStats
-	group := r.Group
-	if group == "" {
-		group = "all"
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %s |", r.Metric, r.Label, group, r.N, r.Defaulted, r.Errors, r.Skipped, g.JudgeOnGrades)
+	fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %s |", mdtext.Cell(r.Metric), mdtext.Cell(r.Label), groupCell(r.Group), r.N, r.Defaulted, r.Errors, r.Skipped, g.JudgeOnGrades)
 	for _, e := range g.estimates() {
 		fmt.Fprintf(&b, " %s |", e.est.cell())
 	}
@@ -548,10 +549,6 @@ func (r Result) CalibrationMarkdown() string {
 	if r.GradedStats != nil {
 		return ""
 	}
-	group := r.Group
-	if group == "" {
-		group = "all"
-	}
 	t := r.Best
 	if r.Fixed != nil {
 		t = *r.Fixed
@@ -568,7 +565,17 @@ func (r Result) CalibrationMarkdown() string {
 		}
 		bins = strings.Join(cells, " ")
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n", r.Metric, r.Label, group, f3(t.MCC), brier, ece, bins)
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n", mdtext.Cell(r.Metric), mdtext.Cell(r.Label), groupCell(r.Group), f3(t.MCC), brier, ece, bins)
+}
+
+// groupCell is a group's name as a table's cell shows it: "all" for
+// the whole, else the name escaped (mdtext.Cell), as it comes from the
+// records.
+func groupCell(g string) string {
+	if g == "" {
+		return "all"
+	}
+	return mdtext.Cell(g)
 }
 
 func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
@@ -161,10 +162,15 @@ func checkWeights(file string, res Result) error {
 	if e == nil || e.Weight == "" {
 		return nil
 	}
+	const want = "--weight reads there 1/the probability the record had of being labelled, a number of 1 or more, on every labelled record"
 	for _, r := range res.Rows {
-		if r.counted() && !(r.Weight >= 1 && !math.IsInf(r.Weight, 0)) {
-			return inputErr("%s:%d: record %s is labelled but has no weight at %s: --weight reads there 1/the probability the record had of being labelled, a number of 1 or more, on every labelled record",
-				file, r.Line, r.ID, e.Weight)
+		switch {
+		case !r.counted():
+		case !r.hasWeight:
+			return inputErr("%s:%d: record %s is labelled but has no weight at %s: %s", file, r.Line, r.ID, e.Weight, want)
+		case !(r.Weight >= 1):
+			return inputErr("%s:%d: record %s is labelled but its weight at %s is %s, below 1: %s",
+				file, r.Line, r.ID, e.Weight, strconv.FormatFloat(r.Weight, 'g', -1, 64), want)
 		}
 	}
 	return nil
@@ -196,22 +202,19 @@ func (r Result) EstimateMarkdown() string {
 		if e == nil {
 			continue
 		}
-		group := x.Group
-		if group == "" {
-			group = "all"
-		}
+		group := groupCell(x.Group)
 		ci := func(v run.Num, ci [2]run.Num) string {
 			return Estimate{Value: v, CI95: ci}.cell()
 		}
 		if e.Note != "" {
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | n/a (%s) | n/a | n/a | n/a | n/a |\n", r.Metric, r.Label, group, e.Labelled, e.Unlabelled, e.Note)
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | n/a (%s) | n/a | n/a | n/a | n/a |\n", mdtext.Cell(r.Metric), mdtext.Cell(r.Label), group, e.Labelled, e.Unlabelled, e.Note)
 			continue
 		}
 		est := ci(e.Estimate, e.CI95)
 		if e.Weight != "" {
 			est += " (weighted by " + e.Weight + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", r.Metric, r.Label, group, e.Labelled, e.Unlabelled,
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", mdtext.Cell(r.Metric), mdtext.Cell(r.Label), group, e.Labelled, e.Unlabelled,
 			est, ci(e.LabelsOnly, e.LabelsOnlyCI95), f3n(e.JudgeOnly), f3n(e.Lambda), f1n(e.EffectiveLabels))
 	}
 	return b.String()

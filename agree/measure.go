@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	prog "github.com/assaylabs/assay/internal/progress"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
@@ -421,7 +422,7 @@ func (m *measurement) unscored(res Result) error {
 	if res.Errors == len(res.Rows) {
 		return inputErr("%s (%s could score none of the %d labelled records)", where, res.Metric, len(res.Rows))
 	}
-	fmt.Fprintf(m.job.Log, "assay: %s (%d of %d labelled records left out)\n", where, res.Errors, len(res.Rows))
+	fmt.Fprintf(m.job.Log, "assay: %s (%d of %d labelled records left out)\n", termtext.Visible(where), res.Errors, len(res.Rows))
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -132,7 +133,7 @@ func writeBinary(w io.Writer, file string, rs []Result, calibration bool) {
 		fmt.Fprint(w, r.Markdown())
 	}
 	for _, g := range groupNames(rs) {
-		fmt.Fprintf(w, "\nBy %s = %s\n\n", rs[0].By, g)
+		fmt.Fprintf(w, "\nBy %s = %s\n\n", mdtext.Cell(rs[0].By), groupCell(g))
 		fmt.Fprint(w, MarkdownHeader)
 		for _, r := range rs {
 			if i := slices.IndexFunc(r.Groups, func(x Result) bool { return x.Group == g }); i >= 0 {
@@ -173,11 +174,7 @@ func writeGraded(w io.Writer, file string, rs []Result) {
 				fmt.Fprintln(w)
 				first = false
 			}
-			group := x.Group
-			if group == "" {
-				group = "all"
-			}
-			fmt.Fprintf(w, "%s, %s: undefined bootstrap resamples dropped: %s\n", x.Metric, group, d)
+			fmt.Fprintf(w, "%s, %s: undefined bootstrap resamples dropped: %s\n", mdtext.Cell(x.Metric), groupCell(x.Group), d)
 		}
 	}
 }

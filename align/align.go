@@ -91,8 +91,8 @@ func Align(ctx context.Context, job Job) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, held := split(lab.rows, job.Holdout, job.Seed)
-	out := &Outcome{Judge: def.Name, File: lab.file, Label: job.Label, Graded: lab.graded, Train: len(train), Heldout: len(held), Seed: job.Seed, Holdout: job.Holdout}
+	train, held := split(lab.rows, job.holdout, job.Seed)
+	out := &Outcome{Judge: def.Name, File: lab.file, Label: job.Label, Graded: lab.graded, Train: len(train), Heldout: len(held), Seed: job.Seed, Holdout: job.holdout}
 	if job.Judging.DryRun {
 		out.DryRun, out.Planned = true, job.planned(def, len(train), len(held))
 		return out, nil
@@ -148,12 +148,12 @@ func (job Job) planned(def *judges.Definition, train, held int) int {
 		steps = 1
 	}
 	per := train + steps
-	most := 1 + 3 + max(job.Examples, 0)/2
+	most := 1 + 3 + job.examples/2
 	if !def.Scale.PassFail {
 		most++
 	}
-	calls := min(job.Candidates, most)*per + 2*(held+steps)
-	if job.Candidates > 1 {
+	calls := min(job.candidates, most)*per + 2*(held+steps)
+	if job.candidates > 1 {
 		calls += per + 1
 		if !def.Scale.PassFail {
 			calls++

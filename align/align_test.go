@@ -62,6 +62,9 @@ func right(truth map[string]bool, g llmtest.GradeRequest) string {
 	return "pass"
 }
 
+// ptr is a pointer to v, for a Job's settings.
+func ptr[T any](v T) *T { return &v }
+
 func job(t *testing.T, srv *llmtest.Server) align.Job {
 	dir := t.TempDir()
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": dir}
@@ -198,7 +201,10 @@ func TestAlignBadInput(t *testing.T) {
 	}{
 		"a built-in judge has no definition":  {func(j *align.Job) { j.Metric, j.Judges = "faithfulness", "" }, "--metric faithfulness"},
 		"a judge the file lacks":              {func(j *align.Job) { j.Metric = "nope" }, "defines no judge nope"},
-		"a holdout off (0, 1)":                {func(j *align.Job) { j.Holdout = 1.5 }, "--holdout"},
+		"a holdout off (0, 1)":                {func(j *align.Job) { j.Holdout = ptr(1.5) }, "--holdout"},
+		"a holdout of 0, given":               {func(j *align.Job) { j.Holdout = ptr(0.0) }, "--holdout: want a share between 0 and 1 (0.3 holds out 30% of the labels), got 0"},
+		"no candidates, given":                {func(j *align.Job) { j.Candidates = ptr(0) }, "--candidates: want at least 1, got 0"},
+		"a negative count of examples":        {func(j *align.Job) { j.Examples = ptr(-1) }, "--examples: want 0 or more"},
 		"a share of defaults above one":       {func(j *align.Job) { j.Judging.MaxDefaultRate = 7 }, "--max-default-rate"},
 		"a negative share of defaults":        {func(j *align.Job) { j.Judging.MaxDefaultRate = -0.2 }, "--max-default-rate"},
 		"too few labels":                      {func(j *align.Job) { j.Labels = few }, "want at least 10"},
@@ -370,7 +376,7 @@ func TestAlignDryRunIsAnUpperBound(t *testing.T) {
 		candidates, examples int
 	}{
 		"pass/fail, three candidates":              {judges: passFail, candidates: 3, examples: 4},
-		"pass/fail, two candidates, no examples":   {judges: passFail, candidates: 2, examples: -1},
+		"pass/fail, two candidates, no examples":   {judges: passFail, candidates: 2, examples: 0},
 		"pass/fail, the default search":            {judges: passFail, candidates: 8, examples: 4},
 		"graded, four candidates":                  {judges: graded, candidates: 4, examples: 2},
 		"graded, every candidate the search has":   {judges: graded, candidates: 12, examples: 6},
@@ -397,7 +403,7 @@ func TestAlignDryRunIsAnUpperBound(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.New(t, llmtest.Func(llmtest.Graded(rule, "The reply answers it.", "The reply solves the problem.", "The reply helps.")))
 			j := job(t, srv)
-			j.Judges, j.Candidates, j.Examples = tc.judges, tc.candidates, tc.examples
+			j.Judges, j.Candidates, j.Examples = tc.judges, &tc.candidates, &tc.examples
 			dry := j
 			dry.Judging.DryRun = true
 			plan, err := align.Align(context.Background(), dry)
@@ -445,4 +451,23 @@ func TestAlignReadsAProfilesJudges(t *testing.T) {
 	var ie *eval.InputError
 	require.ErrorAs(t, err, &ie)
 	assert.Contains(t, err.Error(), "defines no judge grounding")
+}
+
+// TestAlignReadsLabelsFromStandardInput: --labels - reads the labels
+// from standard input, as agree reads its data, rather than saying it
+// is already used.
+func TestAlignReadsLabelsFromStandardInput(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(labelsFile)
+	require.NoError(t, err)
+	srv := llmtest.New(t, llmtest.Func(llmtest.JudgeReplies))
+	j := job(t, srv)
+	j.Labels, j.Stdin = "-", strings.NewReader(string(data))
+	j.Judging.DryRun = true
+	out, err := align.Align(context.Background(), j)
+	require.NoError(t, err)
+	assert.Equal(t, "<stdin>", out.File)
+	assert.Equal(t, 28, out.Train)
+	assert.Equal(t, 12, out.Heldout)
+	assert.Zero(t, srv.Calls())
 }

@@ -41,6 +41,9 @@ type Job struct {
 	// Labels is the labels file: a dataset whose records carry the human
 	// label (`assay agree`'s format).
 	Labels string
+	// Stdin is read when Labels is "-" (dataset.Stdin); nil means
+	// standard input is already used, an input error.
+	Stdin io.Reader
 	// Label is the human label's name (human.NAME); "" is Metric.
 	Label string
 	// Registry holds the built-in metrics, whose names a judges file
@@ -50,22 +53,28 @@ type Job struct {
 	Out string
 	// Seed seeds the split, the examples drawn and the bootstrap.
 	Seed uint64
-	// Holdout is the share of labelled records held out, in (0, 1); 0 is
-	// DefaultHoldout.
-	Holdout float64
+	// Holdout is the share of labelled records held out, in (0, 1); nil
+	// is DefaultHoldout. A share given is taken as it is: 0 is an error,
+	// not the default.
+	Holdout *float64
 	// Candidates is how many judges the search scores on the training
-	// part at most (the one as it was included; thresholds are free); 0
-	// is DefaultCandidates.
-	Candidates int
-	// Examples is the most few-shot examples a candidate shows; 0 is
-	// DefaultExamples, -1 none.
-	Examples int
+	// part at most, 1 or more (the one as it was included; thresholds
+	// are free); nil is DefaultCandidates.
+	Candidates *int
+	// Examples is the most few-shot examples a candidate shows, 0 or
+	// more (0: none); nil is DefaultExamples.
+	Examples *int
 	// Judging is the model client and the rules for its failures.
 	Judging judging.Config
 	// Env reads the environment (os.Getenv); nil reads nothing. Log gets
 	// the client's notices (standard error); nil discards them.
 	Env func(string) string
 	Log io.Writer
+
+	// holdout, candidates and examples are Holdout, Candidates and
+	// Examples with their defaults, as check sets them.
+	holdout              float64
+	candidates, examples int
 }
 
 // row is one labelled record: its sample and its label (1 or 0 for a
@@ -90,28 +99,32 @@ func (job *Job) check() error {
 	if job.Label == "" {
 		job.Label = job.Metric
 	}
-	if job.Holdout == 0 {
-		job.Holdout = DefaultHoldout
-	}
-	if job.Candidates == 0 {
-		job.Candidates = DefaultCandidates
-	}
-	if job.Examples == 0 {
-		job.Examples = DefaultExamples
-	}
+	job.holdout = valueOr(job.Holdout, DefaultHoldout)
+	job.candidates = valueOr(job.Candidates, DefaultCandidates)
+	job.examples = valueOr(job.Examples, DefaultExamples)
 	switch {
 	case job.Metric == "":
 		return eval.FlagError("--metric", "missing: name the judge to align")
 	case job.Labels == "":
 		return eval.FlagError("--labels", "missing: give the labels file (records with human.%s)", job.Label)
-	case !(job.Holdout > 0 && job.Holdout < 1):
-		return eval.FlagError("--holdout", "want a share between 0 and 1 (0.3 holds out 30%% of the labels), got %v", job.Holdout)
-	case job.Candidates < 1:
-		return eval.FlagError("--candidates", "want at least 1, got %d", job.Candidates)
+	case !(job.holdout > 0 && job.holdout < 1):
+		return eval.FlagError("--holdout", "want a share between 0 and 1 (0.3 holds out 30%% of the labels), got %v", job.holdout)
+	case job.candidates < 1:
+		return eval.FlagError("--candidates", "want at least 1, got %d", job.candidates)
+	case job.examples < 0:
+		return eval.FlagError("--examples", "want 0 or more (0: no few-shot examples), got %d", job.examples)
 	case !job.Judging.DryRun && job.Out == "":
 		return eval.FlagError("--out", "missing: say where the aligned judges file goes")
 	}
 	return job.Judging.Check()
+}
+
+// valueOr is *p, or def when p is nil.
+func valueOr[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 // definition reads the judge to align from the judges file.
@@ -143,7 +156,7 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 	scan := agree.LabelScan{Label: job.Label}
 	var recs []dataset.Record
 	check := judges.Defined{Def: def}
-	data, err := dataset.Open(job.Labels, dataset.Options{Scorers: []eval.Scorer{check}, Visit: func(r dataset.Record) error {
+	data, err := dataset.Open(job.Labels, dataset.Options{Stdin: job.Stdin, Scorers: []eval.Scorer{check}, Visit: func(r dataset.Record) error {
 		scan.Add(r)
 		recs = append(recs, r)
 		return nil

@@ -118,7 +118,7 @@ func TestHeldOutLabelsStayOut(t *testing.T) {
 	require.NoError(t, err)
 	lab, err := check.read(def)
 	require.NoError(t, err)
-	train, held := split(lab.rows, check.Holdout, check.Seed)
+	train, held := split(lab.rows, check.holdout, check.Seed)
 	require.Len(t, held, out.Heldout)
 	require.Len(t, train, out.Train)
 	mu.Lock()

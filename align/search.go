@@ -182,7 +182,7 @@ func (a *aligner) searchTrain(ctx context.Context, orig *judges.Definition, trai
 	if err := a.evaluate(ctx, best, train); err != nil {
 		return nil, err
 	}
-	left := a.job.Candidates - 1
+	left := a.job.candidates - 1
 	try := func(c *candidate) error {
 		left--
 		if err := a.evaluate(ctx, c, train); err != nil {
@@ -225,7 +225,7 @@ func (a *aligner) searchTrain(ctx context.Context, orig *judges.Definition, trai
 	}
 	// (c) Few-shot examples drawn from the training labels.
 	base := best
-	for k := 2; k <= a.job.Examples && left > 0; k += 2 {
+	for k := 2; k <= a.job.examples && left > 0; k += 2 {
 		d := *base.def
 		shown := a.draw(&d, train, k)
 		if len(shown) < k {

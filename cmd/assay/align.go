@@ -27,6 +27,8 @@ shown, never averaged in).`
 
 func newAlignCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	var job align.Job
+	var holdout float64
+	var candidates, examples int
 	f := llmFlags{env: env, metrics: reg}
 	cmd := &cobra.Command{
 		Use:     "align --metric NAME --judges FILE --labels FILE [flags]",
@@ -36,7 +38,8 @@ func newAlignCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			job.Judges, job.Registry, job.Judging = f.judges, reg, f.judging()
-			job.Env, job.Log = env, cmd.ErrOrStderr()
+			job.Env, job.Log, job.Stdin = env, cmd.ErrOrStderr(), cmd.InOrStdin()
+			job.Holdout, job.Candidates, job.Examples = &holdout, &candidates, &examples
 			out, err := align.Align(cmd.Context(), job)
 			if err != nil {
 				return runError(err)
@@ -53,13 +56,13 @@ func newAlignCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&job.Metric, "metric", "", "the judge to align, one --judges defines (required)")
-	fl.StringVar(&job.Labels, "labels", "", "the labels file: records with the human label (required)")
+	fl.StringVar(&job.Labels, "labels", "", "the labels file: records with the human label (required; - reads standard input)")
 	fl.StringVar(&job.Label, "label", "", "the human label (human.NAME; default: the judge's name)")
 	fl.StringVar(&job.Out, "out", "aligned.yaml", "where the aligned judge goes, as a judges file, when a gain is supported")
 	fl.Uint64Var(&job.Seed, "seed", 1, "seed of the split, the examples drawn and the intervals")
-	fl.Float64Var(&job.Holdout, "holdout", align.DefaultHoldout, "share of the labelled records held out to measure on")
-	fl.IntVar(&job.Candidates, "candidates", align.DefaultCandidates, "most judges scored on the training part, the one as it was included")
-	fl.IntVar(&job.Examples, "examples", align.DefaultExamples, "most few-shot examples a candidate shows (-1: none)")
+	fl.Float64Var(&holdout, "holdout", align.DefaultHoldout, "share of the labelled records held out to measure on")
+	fl.IntVar(&candidates, "candidates", align.DefaultCandidates, "most judges scored on the training part, the one as it was included")
+	fl.IntVar(&examples, "examples", align.DefaultExamples, "most few-shot examples a candidate shows (0: none)")
 	f.register(fl)
 	registerMaxDefaultRate(fl, &f)
 	registerJudges(fl, &f)

@@ -77,6 +77,18 @@ func TestAlignExitCodes(t *testing.T) {
 		"a holdout of the whole": {
 			rule: grade, args: []string{"--holdout", "1"}, code: 2, want: "--holdout",
 		},
+		"a holdout of none, not the default": {
+			rule: grade, args: []string{"--holdout", "0"}, code: 2, want: "--holdout: want a share between 0 and 1 (0.3 holds out 30% of the labels), got 0",
+		},
+		"no candidates, not the default": {
+			rule: grade, args: []string{"--candidates", "0"}, code: 2, want: "--candidates: want at least 1, got 0",
+		},
+		"a negative count of examples": {
+			rule: grade, args: []string{"--examples", "-1"}, code: 2, want: "--examples: want 0 or more (0: no few-shot examples), got -1",
+		},
+		"no examples plans fewer calls than the default": {
+			rule: grade, args: []string{"--dry-run", "--examples", "0"}, code: 0, want: "dry run: at most 172 judge calls, none made",
+		},
 		"a label no record has": {
 			rule: grade, args: []string{"--label", "nope"}, code: 2, want: "0 records carry the label",
 		},
@@ -110,4 +122,15 @@ func TestAlignExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAlignLabelsFromStandardInput: --labels - reads standard input.
+func TestAlignLabelsFromStandardInput(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(supportLabels)
+	require.NoError(t, err)
+	code, stdout, stderr := runCLI(t, string(data), "align", "--dry-run", "--metric", "helpful_reply", "--judges", supportJudge, "--labels", "-")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "## align helpful_reply: <stdin>, label human.helpful_reply (binary)")
+	assert.Contains(t, stdout, "split: 28 train, 12 held out")
 }

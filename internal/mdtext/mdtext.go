@@ -10,6 +10,8 @@ package mdtext
 
 import (
 	"strings"
+
+	"github.com/assaylabs/assay/internal/termtext"
 )
 
 // textEscaper backslash-escapes the characters that open raw HTML ("<"),
@@ -27,6 +29,20 @@ var textEscaper = strings.NewReplacer(
 // so emphasis and entities still render, but nothing in s can run or link.
 func Text(s string) string {
 	return textEscaper.Replace(s)
+}
+
+// cellEscaper is textEscaper for a table's cell: a "|" would end it.
+var cellEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "<", `\<`, "[", `\[`, "]", `\]`, "|", `\|`,
+)
+
+// Cell returns s escaped for a cell of a Markdown table that a terminal
+// shows as well: a control character (a line break, an escape
+// sequence's ESC) is written as its Go escape (termtext.Visible), so the
+// row stays on its line and the terminal obeys nothing, and a "|" cannot
+// end the cell; nothing in s can run or link, as with Text.
+func Cell(s string) string {
+	return cellEscaper.Replace(termtext.Visible(s))
 }
 
 // URL returns an absolute URL ready to print in Markdown, bare or as a

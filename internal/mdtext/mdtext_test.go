@@ -73,3 +73,28 @@ func TestURL(t *testing.T) {
 		})
 	}
 }
+
+func TestCellRendersAsItselfInItsCell(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in, want string // want: the cell's HTML
+	}{
+		"plain":                  {in: "model-a", want: "model-a"},
+		"a pipe":                 {in: "a | b", want: "a | b"},
+		"a line break":           {in: "a\n| b", want: `a\n| b`},
+		"an escape sequence":     {in: "m\x1b[2J", want: `m\x1b[2J`},
+		"a backslash at the end": {in: `a\`, want: `a\`},
+		"a backslash and pipe":   {in: `a\|b`, want: `a\|b`},
+		"a tag":                  {in: "<b>x</b>", want: "&lt;b&gt;x&lt;/b&gt;"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := Cell(tc.in)
+			assert.NotContains(t, got, "\n")
+			assert.NotContains(t, got, "\x1b")
+			html := render(t, "| group | n |\n|---|---|\n| "+got+" | 3 |\n")
+			assert.Contains(t, html, "<td>"+tc.want+"</td>\n<td>3</td>", html)
+		})
+	}
+}

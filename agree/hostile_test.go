@@ -106,3 +106,28 @@ func TestMeasureNoteKeepsAnIDsControlCharactersInert(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, log.String(), `record r1\x1b[2J\r: meta.judge: want a number, got NaN (1 of 12 labelled records left out)`)
 }
+
+// TestOutcomeWriteKeepsTheFileNamesControlCharactersInert: the file named
+// in the tables' headers is shown with its control characters escaped,
+// in the binary and the graded tables and the estimates' header alike.
+func TestOutcomeWriteKeepsTheFileNamesControlCharactersInert(t *testing.T) {
+	t.Parallel()
+	records := make([]estimateRecord, 24)
+	for i := range records {
+		records[i] = estimateRecord{value: 1 + (i*3)%5, group: "a"}
+		if i < 12 {
+			records[i].label = 1 + i%5
+		}
+	}
+	j := job(t, writeEstimateData(t, records))
+	j.Label, j.Score, j.Estimate = "relevance", "meta.judge", true
+	out, err := agree.Measure(context.Background(), j)
+	require.NoError(t, err)
+	out.File = "runs/\x1b[2Jd\u202e.jsonl"
+	var md strings.Builder
+	require.NoError(t, out.Write(&md, nil, agree.Style{}))
+	assert.NotContains(t, md.String(), "\x1b")
+	assert.NotContains(t, md.String(), "\u202e")
+	assert.Contains(t, md.String(), `graded human labels on runs/\x1b[2Jd\u202e.jsonl (grades`)
+	assert.Contains(t, md.String(), `scored in runs/\x1b[2Jd\u202e.jsonl: PPI++`)
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/internal/mdtext"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -95,11 +96,14 @@ func (o *Outcome) writeMarkdown(w io.Writer, calibration bool) error {
 		if o.Baseline != nil {
 			rs = append(slices.Clone(rs), *o.Baseline)
 		}
-		writeTable(bw, o.File, rs, calibration)
+		// The file's name as the terminal can show it: a name is the
+		// user's, but a stored run's may be anyone's.
+		file := termtext.Visible(o.File)
+		writeTable(bw, file, rs, calibration)
 		if t.Jury != nil {
 			fmt.Fprintf(bw, "\n%s", t.Jury.Markdown())
 		}
-		writeEstimates(bw, o.File, rs)
+		writeEstimates(bw, file, rs)
 	}
 	return bw.Flush()
 }

@@ -207,7 +207,7 @@ func TestAlignBadInput(t *testing.T) {
 		"a negative count of examples":        {func(j *align.Job) { j.Examples = ptr(-1) }, "--examples: want 0 or more"},
 		"a share of defaults above one":       {func(j *align.Job) { j.Judging.MaxDefaultRate = 7 }, "--max-default-rate"},
 		"a negative share of defaults":        {func(j *align.Job) { j.Judging.MaxDefaultRate = -0.2 }, "--max-default-rate"},
-		"too few labels":                      {func(j *align.Job) { j.Labels = few }, "want at least 10"},
+		"too few labels":                      {func(j *align.Job) { j.Labels = few }, "1 record carries the label, want at least 10"},
 		"a graded label on a pass/fail judge": {func(j *align.Job) { j.Labels = noAnswerField }, "graded.jsonl:1: human.helpful_reply"},
 		"a labels file that is not there":     {func(j *align.Job) { j.Labels = filepath.Join(dir, "none.jsonl") }, "none.jsonl"},
 	}

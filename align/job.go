@@ -183,7 +183,7 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 	}
 	if len(out.rows) < MinLabels {
 		return nil, &eval.InputError{File: out.file, Field: "human." + job.Label,
-			Msg: fmt.Sprintf("%d records carry the label, want at least %d: align measures on a held-out part of them", len(out.rows), MinLabels)}
+			Msg: fmt.Sprintf("%s the label, want at least %d: align measures on a held-out part of them", carry(len(out.rows)), MinLabels)}
 	}
 	if cls := classes(out.rows); len(cls) == 1 {
 		kind := strconv.FormatFloat(cls[0][0].label, 'g', -1, 64)
@@ -328,4 +328,12 @@ func classes(rows []row) [][]row {
 		out[i] = by[k]
 	}
 	return out
+}
+
+// carry is "N records carry", in the number of n.
+func carry(n int) string {
+	if n == 1 {
+		return "1 record carries"
+	}
+	return strconv.Itoa(n) + " records carry"
 }

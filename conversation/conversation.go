@@ -48,6 +48,14 @@ import (
 const NotEvaluableReason = "the spans carry no message content (GenAI content capture is opt-in: " +
 	"set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or your instrumentation's switch)"
 
+// UnreadableReason is the NotEvaluable of a conversation whose spans
+// carry message content, but no user or assistant message that can be
+// read from it (an attribute that is not a JSON array of messages, or
+// roles that are none of GenAI's): content was captured, so turning
+// capture on is not the advice.
+const UnreadableReason = "the spans carry message content but no user or assistant message that can be read from it (" +
+	AttrInput + " and " + AttrOutput + " want a JSON array of messages, each with a role: system, user, assistant or tool)"
+
 // Conversation is one conversation assembled from spans.
 type Conversation struct {
 	// ID is its gen_ai.conversation.id (or session.id), else its trace ID.
@@ -155,6 +163,7 @@ func assemble(id string, spans []Span) Conversation {
 		tool *Span
 	}
 	var events []event
+	unreadable := false // a message attribute that is not GenAI messages
 	for i, s := range spans {
 		if !slices.Contains(c.Traces, s.TraceID) {
 			c.Traces = append(c.Traces, s.TraceID)
@@ -162,6 +171,7 @@ func assemble(id string, spans []Span) Conversation {
 		switch kind(s) {
 		case spanModel:
 			in, out := modelMessages(s)
+			unreadable = unreadable || unreadableMessages(s)
 			events = append(events, event{at: s.Start, seq: 2 * i, msgs: in}, event{at: max(s.End, s.Start), seq: 2*i + 1, msgs: out})
 		case spanTool:
 			events = append(events, event{at: max(s.End, s.Start), seq: 2*i + 1, tool: &spans[i]})
@@ -179,6 +189,9 @@ func assemble(id string, spans []Span) Conversation {
 	c.Messages = msgs
 	if !hasContent(msgs) {
 		c.NotEvaluable = NotEvaluableReason
+		if unreadable || slices.ContainsFunc(msgs, unknownRole) {
+			c.NotEvaluable = UnreadableReason
+		}
 	}
 	return c
 }
@@ -188,6 +201,30 @@ func hasContent(msgs []eval.Message) bool {
 	for _, m := range msgs {
 		if (m.Role == eval.RoleUser || m.Role == eval.RoleAssistant) && m.Content != "" {
 			return true
+		}
+	}
+	return false
+}
+
+// unknownRole reports whether m says something in a role none of GenAI's
+// (system, user, assistant, tool): content captured, in a role no metric
+// reads.
+func unknownRole(m eval.Message) bool {
+	switch m.Role {
+	case eval.RoleSystem, eval.RoleUser, eval.RoleAssistant, eval.RoleTool:
+		return false
+	}
+	return m.Content != ""
+}
+
+// unreadableMessages reports whether a model call carries a GenAI
+// messages attribute that genAIMessages cannot read.
+func unreadableMessages(s Span) bool {
+	for _, name := range []string{AttrInput, AttrOutput} {
+		if v, ok := s.Attrs[name]; ok && len(jsonText(v)) > 0 {
+			if _, read := genAIMessages(v); !read {
+				return true
+			}
 		}
 	}
 	return false

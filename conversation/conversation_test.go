@@ -224,3 +224,51 @@ func TestRemoteParentsAreReadFromTheSpanFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestNotEvaluableSaysWhy: spans without content advise turning capture
+// on; spans whose content was captured but cannot be read say so instead.
+func TestNotEvaluableSaysWhy(t *testing.T) {
+	t.Parallel()
+	chat := func(attrs map[string]any) []conversation.Span {
+		attrs["gen_ai.operation.name"] = "chat"
+		return []conversation.Span{{TraceID: "t1", SpanID: "s1", Start: 1, End: 2, Attrs: attrs}}
+	}
+	tests := map[string]struct {
+		spans []conversation.Span
+		want  string
+	}{
+		"no message attribute": {
+			spans: chat(map[string]any{"gen_ai.request.model": "m"}),
+			want:  conversation.NotEvaluableReason,
+		},
+		"an empty message attribute": {
+			spans: chat(map[string]any{"gen_ai.input.messages": ""}),
+			want:  conversation.NotEvaluableReason,
+		},
+		"input messages that are not JSON": {
+			spans: chat(map[string]any{"gen_ai.input.messages": "not json"}),
+			want:  conversation.UnreadableReason,
+		},
+		"output messages that are a JSON object, not an array": {
+			spans: chat(map[string]any{"gen_ai.output.messages": `{"role":"assistant","content":"Hello"}`}),
+			want:  conversation.UnreadableReason,
+		},
+		"messages in a role none of GenAI's": {
+			spans: chat(map[string]any{"gen_ai.input.messages": `[{"role":"customer","parts":[{"type":"text","content":"Hi"}]}]`}),
+			want:  conversation.UnreadableReason,
+		},
+		"one readable user message: evaluable": {
+			spans: chat(map[string]any{"gen_ai.input.messages": "not json",
+				"gen_ai.output.messages": `[{"role":"assistant","parts":[{"type":"text","content":"Hello"}]}]`}),
+			want: "",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := conversation.Assemble(tc.spans)
+			require.Len(t, got, 1)
+			assert.Equal(t, tc.want, got[0].NotEvaluable)
+		})
+	}
+}

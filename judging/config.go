@@ -386,7 +386,7 @@ func (j Config) ScoredFailures(counts []Counts) []Failure {
 		case c.Scored == 0 && c.Skipped > 0:
 			check := "check that the samples carry what it judges"
 			if c.NotEvaluable > 0 {
-				check += fmt.Sprintf(" (%d %s: spans without message content; turn their content capture on)", c.NotEvaluable, eval.NotEvaluable)
+				check += fmt.Sprintf(" (%d %s: spans without a readable user or assistant message; each result says why: content capture off, or messages that cannot be read)", c.NotEvaluable, eval.NotEvaluable)
 			}
 			out = append(out, Failure{Kind: FailNothingScored, Err: fmt.Errorf(
 				"%s: none of its %d judgement(s) was scored (%d skipped with nothing to judge, %d defaulted): its figures are undefined; %s",

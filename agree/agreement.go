@@ -596,6 +596,20 @@ func fmtThreshold(t float64) string {
 	return strconv.FormatFloat(t, 'g', 4, 64)
 }
 
+// MarshalJSON implements json.Marshaler: a graded row (its label is
+// Grade) and a row without the label leave out "label", whose false would
+// read as a label.
+func (r Row) MarshalJSON() ([]byte, error) {
+	type plain Row // without this method
+	if r.Grade == nil && !r.Unlabelled {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		Label *bool `json:"label,omitempty"`
+	}{plain: plain(r)})
+}
+
 // MarshalJSON implements json.Marshaler: a graded result leaves out the
 // binary fields (auc, positives, best), which have no meaning there.
 func (r Result) MarshalJSON() ([]byte, error) {

@@ -312,3 +312,27 @@ func TestMeasureInterrupted(t *testing.T) {
 	var ie *eval.InputError
 	assert.False(t, errors.As(err, &ie), "not an input error")
 }
+
+// TestRowJSON: a binary row carries its label, true or false; a graded
+// row carries its grade and no label, and a row without the label none.
+func TestRowJSON(t *testing.T) {
+	t.Parallel()
+	grade := 4.0
+	tests := map[string]struct {
+		row  agree.Row
+		want string
+	}{
+		"binary, false":  {agree.Row{ID: "a", Line: 1, Value: 0.2}, `{"id":"a","line":1,"value":0.2,"label":false}`},
+		"binary, true":   {agree.Row{ID: "b", Line: 2, Value: 0.9, Label: true}, `{"id":"b","line":2,"value":0.9,"label":true}`},
+		"graded":         {agree.Row{ID: "c", Line: 3, Value: 0.7, Grade: &grade}, `{"id":"c","line":3,"value":0.7,"grade":4}`},
+		"without labels": {agree.Row{ID: "d", Line: 4, Value: 0.5, Unlabelled: true}, `{"id":"d","line":4,"value":0.5,"unlabelled":true}`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, err := json.Marshal(tc.row)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(b))
+		})
+	}
+}

@@ -188,11 +188,17 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		// 0 would fail every answer.
 		"json_schema, multipleOf 0":        {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"properties": {"n": {"type": "number", "multipleOf": 0}}}`))}, "metadata.json_schema", "multipleOf at #/properties/n is 0: it must be a number above 0"},
 		"json_schema, multipleOf negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"multipleOf": -2}`))}, "metadata.json_schema", "multipleOf at # is -2: it must be a number above 0"},
-		"length, no bound":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
-		"length, the wrong way":            {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
-		"length, a fraction":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
-		"length, unknown key":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
-		"length, a number":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// The counts of JSON Schema (maxLength, minItems...) MUST be
+		// whole numbers of 0 or more; -1 would fail every answer.
+		"json_schema, maxLength negative":     {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", sch(`{"type": "string", "maxLength": -1}`))}, "metadata.json_schema", "maxLength at # is -1: it must be a whole number of 0 or more"},
+		"json_schema, minItems negative":      {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"properties": {"l": {"minItems": -3}}}`))}, "metadata.json_schema", "minItems at #/properties/l is -3: it must be a whole number of 0 or more"},
+		"json_schema, maxProperties negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"items": {"maxProperties": -1}}`))}, "metadata.json_schema", "maxProperties at #/items is -1: it must be a whole number of 0 or more"},
+		"json_schema, minContains negative":   {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"contains": {}, "minContains": -1}`))}, "metadata.json_schema", "minContains at # is -1: it must be a whole number of 0 or more"},
+		"length, no bound":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
+		"length, the wrong way":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
+		"length, a fraction":                  {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
+		"length, unknown key":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
+		"length, a number":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

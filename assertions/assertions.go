@@ -31,9 +31,11 @@
 // # JSON
 //
 // is_json checks the grammar of RFC 8259, in UTF-8: a number of any size
-// is JSON. json_schema reads numbers as 64-bit floats, so an answer with a
-// number none holds (1e999) fails, its reason saying that it is out of
-// range.
+// is JSON, though nesting deeper than 10000 arrays and objects is not
+// read (the answer fails, the reason saying so). json_schema reads numbers
+// as 64-bit floats, so an answer with a number none holds (1e999, or
+// 1e-400, which would round to 0) fails, its reason saying that it is out
+// of range.
 package assertions
 
 import (
@@ -343,6 +345,9 @@ func checkJSON(answer string) error {
 		// Where it breaks, in characters, and the text from there: the
 		// decoder's message quotes a byte, which is no character in Thai.
 		at := max(int(se.Offset)-1, 0)
+		if tooDeep(answer[:min(int(se.Offset), len(answer))]) {
+			return fmt.Errorf("it nests deeper than %d levels, the most the check reads", jsonMaxDepth)
+		}
 		for at > 0 && !utf8.RuneStart(answer[at]) {
 			at--
 		}
@@ -376,7 +381,7 @@ func floats(v any) (any, error) {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil {
+		if err != nil || f == 0 && !zero(string(x)) { // 1e-400 rounds to 0
 			return nil, fmt.Errorf("the number %s is out of the range of a 64-bit float (about ±1.8e308), so no schema can check it", clip(string(x), 40))
 		}
 		return f, nil
@@ -398,6 +403,44 @@ func floats(v any) (any, error) {
 		}
 	}
 	return v, nil
+}
+
+// zero reports whether the JSON number n is written as a zero: no digit
+// of its mantissa is above 0.
+func zero(n string) bool {
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		n = n[:i]
+	}
+	return !strings.ContainsAny(n, "123456789")
+}
+
+// jsonMaxDepth is the deepest nesting of arrays and objects that
+// encoding/json reads.
+const jsonMaxDepth = 10000
+
+// tooDeep reports whether the JSON text s opens more than jsonMaxDepth
+// arrays and objects at once (outside its strings).
+func tooDeep(s string) bool {
+	depth, in, esc := 0, false, false
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case in:
+		case c == '[' || c == '{':
+			if depth++; depth > jsonMaxDepth {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 func isJSON(answer string, _ any) (bool, string, []string) {

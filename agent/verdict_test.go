@@ -186,3 +186,38 @@ func TestNumIsFmtsTrimmed(t *testing.T) {
 		assert.Equal(t, want, num(x), "%v", x)
 	}
 }
+
+// TestContextReasonFollowsThePassRule: a context profile whose pass rule
+// is not seed 002's CRAG thresholds gives its status by its own rule, and
+// its reason does not name a CRAG class the card's crag contradicts
+// ("ambiguous: decompose" beside "correct: use_retrieved").
+func TestContextReasonFollowsThePassRule(t *testing.T) {
+	t.Parallel()
+	parse := func(threshold, fail float64) *Profile {
+		p, err := ParseProfile("p.yaml", fmt.Appendf(nil, "name: p\nkind: context\npass: {threshold: %v, fail_at_or_below: %v}\nscorers:\n  - {metric: context_quality, max: 1}\n", threshold, fail))
+		require.NoError(t, err)
+		return p
+	}
+	strict, lenient, builtIn := parse(0.9, 0.5), parse(0.6, 0.2), parse(0.7, 0.3)
+	tests := map[string]struct {
+		profile        *Profile
+		overall        float64
+		status, reason string
+	}{
+		"strict, correct but below its threshold": {strict, 0.8, eval.StatusIterate, "Overall 0.8 is below the profile's threshold 0.9 and above its fail line 0.5: iterate."},
+		"strict, ambiguous but at its fail line":  {strict, 0.4, eval.StatusFail, "Overall 0.4 is at or below the profile's fail line 0.5: fail."},
+		"strict, correct and above it":            {strict, 0.95, eval.StatusPass, "Retrieval is correct (overall 0.95 >= 0.9): use it."},
+		"lenient, ambiguous but passing":          {lenient, 0.65, eval.StatusPass, "Overall 0.65 reaches the profile's threshold 0.6: pass."},
+		"lenient, incorrect but not failing":      {lenient, 0.25, eval.StatusIterate, "Overall 0.25 is below the profile's threshold 0.6 and above its fail line 0.2: iterate."},
+		"seed's rule, ambiguous":                  {builtIn, 0.5, eval.StatusIterate, "Retrieval is ambiguous (overall 0.5, between 0.3 and 0.7): decompose the query and retrieve for each part."},
+		"seed's rule, incorrect":                  {builtIn, 0.3, eval.StatusFail, "Retrieval is incorrect (overall 0.3 <= 0.3): run a supplemental search."},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.profile.Verdict([]eval.Score{{Metric: MetricContextQuality, Value: tc.overall, Points: tc.overall, Max: 1}})
+			assert.Equal(t, tc.status, c.Status)
+			assert.Equal(t, tc.reason, c.Reason)
+		})
+	}
+}

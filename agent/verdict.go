@@ -70,7 +70,7 @@ func reportReason(p *Profile, c eval.Card, short []eval.Score) string {
 	case len(short) > 0:
 		return failReason(short)
 	case c.Status == eval.StatusFail:
-		return fmt.Sprintf("Score %s is at or below %s: the retrieval is incorrect for this query.", num(c.Total), num(*p.Pass.FailAtOrBelow))
+		return fmt.Sprintf("Score %s/%s is at or below the profile's fail line %s.", num(c.Total), num(c.Max), num(*p.Pass.FailAtOrBelow))
 	case c.Status == eval.StatusPass:
 		r := fmt.Sprintf("Quality threshold met (%s/%s).", num(c.Total), num(c.Max))
 		if len(p.Pass.RequireFull) > 0 {

@@ -221,3 +221,14 @@ func TestContextReasonFollowsThePassRule(t *testing.T) {
 		})
 	}
 }
+
+// TestReportFailLineReason: a report profile may have a fail line too; its
+// reason speaks of the report, not of a retrieval.
+func TestReportFailLineReason(t *testing.T) {
+	t.Parallel()
+	p, err := ParseProfile("p.yaml", []byte("name: p\nkind: report\npass: {threshold: 8, fail_at_or_below: 4}\nscorers:\n  - {metric: grounding, max: 5}\n  - {metric: clarity, max: 5}\n"))
+	require.NoError(t, err)
+	c := p.Verdict([]eval.Score{{Metric: MetricGrounding, Points: 3, Max: 5}, {Metric: MetricClarity, Points: 1, Max: 5}})
+	assert.Equal(t, eval.StatusFail, c.Status)
+	assert.Equal(t, "Score 4/10 is at or below the profile's fail line 4.", c.Reason)
+}

@@ -441,9 +441,18 @@ func (p *Profile) check(reg *metric.Registry) error {
 	for _, s := range p.Specs {
 		total += s.Max
 	}
+	if !finite(total) {
+		return badField("scorers", "the maxima add up to more than a number can hold: give smaller maxima")
+	}
 	// A missing threshold decodes as 0, which would pass every card.
 	if !(p.Pass.Threshold > 0 && p.Pass.Threshold <= total) {
 		return badField("pass.threshold", "must be above 0 and at most the scorers' total maximum %v, got %v", total, p.Pass.Threshold)
+	}
+	// A card at or below the fail line fails before the threshold is
+	// looked at: a line at or above the threshold would fail cards that
+	// reach it.
+	if f := p.Pass.FailAtOrBelow; f != nil && *f >= p.Pass.Threshold {
+		return badField("pass.fail_at_or_below", "must be below pass.threshold %v, got %v", p.Pass.Threshold, *f)
 	}
 	return nil
 }
@@ -463,6 +472,13 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 func (s ScorerSpec) check(f string) error {
 	if !(s.Max > 0) || !finite(s.Max) {
 		return badField(f+".max", "must be a positive number, got %v", s.Max)
+	}
+	// context_quality's points are seed 002's overall, whatever the max.
+	if s.Metric == MetricContextQuality && s.Max != 1 {
+		return badField(f+".max", "context_quality is seed 002's overall, whose max is 1, got %v", s.Max)
+	}
+	if err := s.checkSettings(f); err != nil {
+		return err
 	}
 	for j, b := range s.Bands {
 		if !(b.Min >= 0 && b.Min <= 100 && b.From >= 0 && b.To >= b.From && b.To <= s.Max) { // NaN too
@@ -487,6 +503,44 @@ func (s ScorerSpec) check(f string) error {
 				return badField(f+".weights."+x.key, "must be between 0 and 1, got %v", x.v)
 			}
 		}
+		// All zero would read as no weights at all: seed 002's.
+		if *w == (heuristics.ContextWeights{}) {
+			return badField(f+".weights", "weigh at least one sub-score above 0 (leave weights out for seed 002's)")
+		}
+	}
+	return nil
+}
+
+// checkSettings checks that scorer spec s, the profile's field f, sets
+// only the settings of its metric, and that those are in range. A setting
+// of another metric would be ignored without a word.
+func (s ScorerSpec) checkSettings(f string) error {
+	for _, x := range []struct {
+		key, metric string
+		set         bool
+	}{
+		{"bands", MetricGrounding, len(s.Bands) > 0},
+		{"require_quote", MetricGrounding, s.RequireQuote != nil},
+		{"steps", MetricSourceQuality, len(s.Steps) > 0},
+		{"min_unique", MetricSourceDiversity, s.MinUnique != 0},
+		{"max_avg_sentence_words", MetricClarity, s.MaxAvgSentenceWords != 0},
+		{"max_sentence_words", MetricClarity, s.MaxSentenceWords != 0},
+		{"near_duplicate", MetricClarity, s.NearDuplicate != 0},
+		{"weights", MetricContextQuality, s.Weights != nil},
+	} {
+		if x.set && x.metric != s.Metric {
+			return badField(f+"."+x.key, "is a setting of %s, not of %s", x.metric, s.Metric)
+		}
+	}
+	switch {
+	case s.MinUnique < 0:
+		return badField(f+".min_unique", "must be 0 (the default, 5) or more, got %d", s.MinUnique)
+	case s.MaxSentenceWords < 0:
+		return badField(f+".max_sentence_words", "must be 0 (the default, %d) or more, got %d", heuristics.DefaultMaxSentenceWords, s.MaxSentenceWords)
+	case !(s.MaxAvgSentenceWords >= 0) || !finite(s.MaxAvgSentenceWords): // NaN too
+		return badField(f+".max_avg_sentence_words", "must be 0 (the default, %v) or a positive number, got %v", heuristics.DefaultMaxAvgSentenceWords, s.MaxAvgSentenceWords)
+	case !(s.NearDuplicate >= 0 && s.NearDuplicate <= 1):
+		return badField(f+".near_duplicate", "must be a similarity from 0 (the default, %v) to 1, got %v", heuristics.DefaultNearDuplicate, s.NearDuplicate)
 	}
 	return nil
 }

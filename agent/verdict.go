@@ -70,7 +70,7 @@ func reportReason(p *Profile, c eval.Card, short []eval.Score) string {
 	case len(short) > 0:
 		return failReason(short)
 	case c.Status == eval.StatusFail:
-		return fmt.Sprintf("Score %s is at or below %s: the retrieval is incorrect for this query.", num(c.Total), num(*p.Pass.FailAtOrBelow))
+		return fmt.Sprintf("Score %s/%s is at or below the profile's fail line %s.", num(c.Total), num(c.Max), num(*p.Pass.FailAtOrBelow))
 	case c.Status == eval.StatusPass:
 		r := fmt.Sprintf("Quality threshold met (%s/%s).", num(c.Total), num(c.Max))
 		if len(p.Pass.RequireFull) > 0 {
@@ -172,10 +172,23 @@ func num(x float64) string {
 	return string(bytes.TrimRight(bytes.TrimRight(b, "0"), "."))
 }
 
+// contextReason says why a context card has its status: in seed 002's
+// CRAG words when its status is the one CRAG's thresholds give its total,
+// else by the profile's own pass rule, so that the reason does not name
+// a class (and an action) the card's crag contradicts.
 func contextReason(p *Profile, c eval.Card) string {
 	low := 0.0
 	if p.Pass.FailAtOrBelow != nil {
 		low = *p.Pass.FailAtOrBelow
+	}
+	if c.Status != cragStatus(c.Total) {
+		switch c.Status {
+		case eval.StatusPass:
+			return fmt.Sprintf("Overall %s reaches the profile's threshold %s: pass.", num(c.Total), num(p.Pass.Threshold))
+		case eval.StatusFail:
+			return fmt.Sprintf("Overall %s is at or below the profile's fail line %s: fail.", num(c.Total), num(low))
+		}
+		return fmt.Sprintf("Overall %s is below the profile's threshold %s and above its fail line %s: iterate.", num(c.Total), num(p.Pass.Threshold), num(low))
 	}
 	switch c.Status {
 	case eval.StatusPass:
@@ -184,4 +197,17 @@ func contextReason(p *Profile, c eval.Card) string {
 		return fmt.Sprintf("Retrieval is incorrect (overall %s <= %s): run a supplemental search.", num(c.Total), num(low))
 	}
 	return fmt.Sprintf("Retrieval is ambiguous (overall %s, between %s and %s): decompose the query and retrieve for each part.", num(c.Total), num(low), num(p.Pass.Threshold))
+}
+
+// cragStatus is the card status of seed 002's CRAG class of an overall
+// (ClassifyCRAG's thresholds): correct passes, incorrect fails, ambiguous
+// (NaN too) iterates.
+func cragStatus(overall float64) string {
+	switch {
+	case overall >= CRAGCorrectAt:
+		return eval.StatusPass
+	case overall <= CRAGIncorrectAt:
+		return eval.StatusFail
+	}
+	return eval.StatusIterate
 }

@@ -100,6 +100,21 @@ func TestParseProfileErrors(t *testing.T) {
 		"cutoff not a number":              {"name: x\nkind: report\npass:\n  threshold: 5\ngate:\n  relevance_cutoff: high\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:6: gate.relevance_cutoff: must be a whole number, got \"high\""},
 		"a gate on a context profile":      {"name: x\nkind: context\npass:\n  threshold: 0.5\ngate:\n  relevance_cutoff: 4\nscorers:\n  - metric: context_quality\n    max: 1\n", "p.yaml:6: gate: only a profile of kind report has a relevance gate"},
 		"NaN step min":                     {"name: x\nkind: report\nscorers:\n  - metric: source_quality\n    max: 2\n    steps:\n      - {min: .nan, points: 1}\n", "p.yaml:7: scorers[0].steps[0].min: must be a finite number, got NaN"},
+		"bands on clarity":                 {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: clarity\n    max: 1\n    bands: [{min: 0, from: 1, to: 1}]\n", "p.yaml:7: scorers[0].bands: is a setting of grounding, not of clarity"},
+		"weights on grounding":             {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: grounding\n    max: 5\n    weights: {retrieval_confidence: 1}\n", "p.yaml:7: scorers[0].weights: is a setting of context_quality, not of grounding"},
+		"steps on a judge":                 {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: completeness\n    max: 1\n    steps: [{min: 1, points: 1}]\n", "p.yaml:7: scorers[0].steps: is a setting of source_quality, not of completeness"},
+		"require_quote on clarity":         {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: clarity\n    max: 1\n    require_quote: false\n", "p.yaml:7: scorers[0].require_quote: is a setting of grounding, not of clarity"},
+		"min_unique on clarity":            {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: clarity\n    max: 1\n    min_unique: 3\n", "p.yaml:7: scorers[0].min_unique: is a setting of source_diversity, not of clarity"},
+		"near_duplicate on diversity":      {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: source_diversity\n    max: 1\n    near_duplicate: 0.5\n", "p.yaml:7: scorers[0].near_duplicate: is a setting of clarity, not of source_diversity"},
+		"negative min_unique":              {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: source_diversity\n    max: 1\n    min_unique: -3\n", "p.yaml:7: scorers[0].min_unique: must be 0 (the default, 5) or more, got -3"},
+		"negative max_sentence_words":      {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: clarity\n    max: 1\n    max_sentence_words: -1\n", "p.yaml:7: scorers[0].max_sentence_words: must be 0 (the default, 50) or more, got -1"},
+		"NaN max_avg_sentence_words":       {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: clarity\n    max: 1\n    max_avg_sentence_words: .nan\n", "p.yaml:7: scorers[0].max_avg_sentence_words: must be 0 (the default, 25) or a positive number, got NaN"},
+		"near_duplicate above 1":           {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: clarity\n    max: 1\n    near_duplicate: 7\n", "p.yaml:7: scorers[0].near_duplicate: must be a similarity from 0 (the default, 0.8) to 1, got 7"},
+		"context_quality of max 2":         {"name: x\nkind: context\npass: {threshold: 1}\nscorers:\n  - metric: context_quality\n    max: 2\n", "p.yaml:6: scorers[0].max: context_quality is seed 002's overall, whose max is 1, got 2"},
+		"weights summing to 0":             {"name: x\nkind: context\npass: {threshold: 0.5}\nscorers:\n  - metric: context_quality\n    max: 1\n    weights: {retrieval_confidence: 0, diversity_score: 0}\n", "p.yaml:7: scorers[0].weights: weigh at least one sub-score above 0"},
+		"fail line above the threshold":    {"name: x\nkind: context\npass: {threshold: 0.5, fail_at_or_below: 0.9}\nscorers:\n  - metric: context_quality\n    max: 1\n", "p.yaml:3: pass.fail_at_or_below: must be below pass.threshold 0.5, got 0.9"},
+		"fail line at the threshold":       {"name: x\nkind: context\npass: {threshold: 0.5, fail_at_or_below: 0.5}\nscorers:\n  - metric: context_quality\n    max: 1\n", "p.yaml:3: pass.fail_at_or_below: must be below pass.threshold 0.5, got 0.5"},
+		"maxima past a float64":            {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - {metric: clarity, max: 1e308}\n  - {metric: completeness, max: 1e308}\n", "p.yaml:5: scorers: the maxima add up to more than a number can hold"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -170,4 +185,50 @@ func TestNumIsFmtsTrimmed(t *testing.T) {
 		want := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", x), "0"), ".")
 		assert.Equal(t, want, num(x), "%v", x)
 	}
+}
+
+// TestContextReasonFollowsThePassRule: a context profile whose pass rule
+// is not seed 002's CRAG thresholds gives its status by its own rule, and
+// its reason does not name a CRAG class the card's crag contradicts
+// ("ambiguous: decompose" beside "correct: use_retrieved").
+func TestContextReasonFollowsThePassRule(t *testing.T) {
+	t.Parallel()
+	parse := func(threshold, fail float64) *Profile {
+		p, err := ParseProfile("p.yaml", fmt.Appendf(nil, "name: p\nkind: context\npass: {threshold: %v, fail_at_or_below: %v}\nscorers:\n  - {metric: context_quality, max: 1}\n", threshold, fail))
+		require.NoError(t, err)
+		return p
+	}
+	strict, lenient, builtIn := parse(0.9, 0.5), parse(0.6, 0.2), parse(0.7, 0.3)
+	tests := map[string]struct {
+		profile        *Profile
+		overall        float64
+		status, reason string
+	}{
+		"strict, correct but below its threshold": {strict, 0.8, eval.StatusIterate, "Overall 0.8 is below the profile's threshold 0.9 and above its fail line 0.5: iterate."},
+		"strict, ambiguous but at its fail line":  {strict, 0.4, eval.StatusFail, "Overall 0.4 is at or below the profile's fail line 0.5: fail."},
+		"strict, correct and above it":            {strict, 0.95, eval.StatusPass, "Retrieval is correct (overall 0.95 >= 0.9): use it."},
+		"lenient, ambiguous but passing":          {lenient, 0.65, eval.StatusPass, "Overall 0.65 reaches the profile's threshold 0.6: pass."},
+		"lenient, incorrect but not failing":      {lenient, 0.25, eval.StatusIterate, "Overall 0.25 is below the profile's threshold 0.6 and above its fail line 0.2: iterate."},
+		"seed's rule, ambiguous":                  {builtIn, 0.5, eval.StatusIterate, "Retrieval is ambiguous (overall 0.5, between 0.3 and 0.7): decompose the query and retrieve for each part."},
+		"seed's rule, incorrect":                  {builtIn, 0.3, eval.StatusFail, "Retrieval is incorrect (overall 0.3 <= 0.3): run a supplemental search."},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.profile.Verdict([]eval.Score{{Metric: MetricContextQuality, Value: tc.overall, Points: tc.overall, Max: 1}})
+			assert.Equal(t, tc.status, c.Status)
+			assert.Equal(t, tc.reason, c.Reason)
+		})
+	}
+}
+
+// TestReportFailLineReason: a report profile may have a fail line too; its
+// reason speaks of the report, not of a retrieval.
+func TestReportFailLineReason(t *testing.T) {
+	t.Parallel()
+	p, err := ParseProfile("p.yaml", []byte("name: p\nkind: report\npass: {threshold: 8, fail_at_or_below: 4}\nscorers:\n  - {metric: grounding, max: 5}\n  - {metric: clarity, max: 5}\n"))
+	require.NoError(t, err)
+	c := p.Verdict([]eval.Score{{Metric: MetricGrounding, Points: 3, Max: 5}, {Metric: MetricClarity, Points: 1, Max: 5}})
+	assert.Equal(t, eval.StatusFail, c.Status)
+	assert.Equal(t, "Score 4/10 is at or below the profile's fail line 4.", c.Reason)
 }

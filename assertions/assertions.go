@@ -18,7 +18,8 @@
 // A record without the argument (no reference, no metadata field), or with
 // one that cannot be used (a pattern that does not compile, a schema that
 // does not resolve, is of a draft the validator does not read, has a
-// multipleOf of 0 or below, or refers back to itself without reading into
+// multipleOf of 0 or below or a count (maxLength, minItems...) below 0,
+// or refers back to itself without reading into
 // the value, bounds the wrong way round), is an input error naming
 // the file, line and field, found by the check pass before anything runs.
 //
@@ -30,9 +31,11 @@
 // # JSON
 //
 // is_json checks the grammar of RFC 8259, in UTF-8: a number of any size
-// is JSON. json_schema reads numbers as 64-bit floats, so an answer with a
-// number none holds (1e999) fails, its reason saying that it is out of
-// range.
+// is JSON, though nesting deeper than 10000 arrays and objects is not
+// read (the answer fails, the reason saying so). json_schema reads numbers
+// as 64-bit floats, so an answer with a number none holds (1e999, or
+// 1e-400, which would round to 0) fails, its reason saying that it is out
+// of range.
 package assertions
 
 import (
@@ -342,6 +345,9 @@ func checkJSON(answer string) error {
 		// Where it breaks, in characters, and the text from there: the
 		// decoder's message quotes a byte, which is no character in Thai.
 		at := max(int(se.Offset)-1, 0)
+		if tooDeep(answer[:min(int(se.Offset), len(answer))]) {
+			return fmt.Errorf("it nests deeper than %d levels, the most the check reads", jsonMaxDepth)
+		}
 		for at > 0 && !utf8.RuneStart(answer[at]) {
 			at--
 		}
@@ -375,7 +381,7 @@ func floats(v any) (any, error) {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil {
+		if err != nil || f == 0 && !zero(string(x)) { // 1e-400 rounds to 0
 			return nil, fmt.Errorf("the number %s is out of the range of a 64-bit float (about ±1.8e308), so no schema can check it", clip(string(x), 40))
 		}
 		return f, nil
@@ -397,6 +403,44 @@ func floats(v any) (any, error) {
 		}
 	}
 	return v, nil
+}
+
+// zero reports whether the JSON number n is written as a zero: no digit
+// of its mantissa is above 0.
+func zero(n string) bool {
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		n = n[:i]
+	}
+	return !strings.ContainsAny(n, "123456789")
+}
+
+// jsonMaxDepth is the deepest nesting of arrays and objects that
+// encoding/json reads.
+const jsonMaxDepth = 10000
+
+// tooDeep reports whether the JSON text s opens more than jsonMaxDepth
+// arrays and objects at once (outside its strings).
+func tooDeep(s string) bool {
+	depth, in, esc := 0, false, false
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case in:
+		case c == '[' || c == '{':
+			if depth++; depth > jsonMaxDepth {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 func isJSON(answer string, _ any) (bool, string, []string) {
@@ -431,8 +475,8 @@ func schemaArg(s eval.Sample) (any, error) {
 	if d := js.Schema; !slices.Contains(schemaDrafts, d) {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: $schema %q is a draft the validator does not read: write %q (draft 2020-12) or %q (draft-07), or leave $schema out", d, schemaDrafts[1], schemaDrafts[2])
 	}
-	if at, m := schemaMultipleOf(v.(map[string]any)); at != "" {
-		return nil, argError(MetricJSONSchema, "the schema cannot be used: multipleOf at %s is %v: it must be a number above 0", at, m)
+	if bad := schemaBadNumber(v.(map[string]any)); bad != "" {
+		return nil, argError(MetricJSONSchema, "the schema cannot be used: %s", bad)
 	}
 	if loop := schemaLoop(v.(map[string]any)); loop != "" {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: it refers back to itself without reading into the value (%s), so no validation could end", loop)

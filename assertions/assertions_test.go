@@ -111,24 +111,34 @@ func TestAssertions(t *testing.T) {
 		"is_json, a number past float64":     {assertions.MetricIsJSON, eval.Sample{Answer: `{"n": 1e999}`}, true, "valid JSON"},
 		"is_json, a negative number past it": {assertions.MetricIsJSON, eval.Sample{Answer: `-1e400`}, true, "valid JSON"},
 		"json_schema, a number past float64": {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1e999}`, Metadata: md("json_schema", schema)}, false, "the number 1e999 is out of the range of a 64-bit float"},
-		"json_schema, a small number, kept":  {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1e3}`, Metadata: md("json_schema", schema)}, true, "matches"},
-		"json_schema, invalid UTF-8":         {assertions.MetricJSONSchema, eval.Sample{Answer: "{\"city\": \"\xc3\"}", Metadata: md("json_schema", schema)}, false, "not UTF-8 text"},
-		"json_schema, matches":               {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 522000}`, Metadata: md("json_schema", schema)}, true, "matches the schema"},
-		"json_schema, extra keys":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 0, "note": "x"}`, Metadata: md("json_schema", schema)}, true, "matches"},
-		"json_schema, Thai value":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "ขอนแก่น", "population": 120000}`, Metadata: md("json_schema", schema)}, true, "matches"},
-		"json_schema, missing key":           {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, wrong type":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": "many"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, not integer":           {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1.5}`, Metadata: md("json_schema", schema)}, false, "does not match"},
-		"json_schema, not JSON":              {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
-		"json_schema, a tree, nested":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}`, Metadata: md("json_schema", sch(tree))}, true, "matches"},
-		"json_schema, a tree, bad leaf":      {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}`, Metadata: md("json_schema", sch(tree))}, false, "does not match"},
-		"json_schema, draft-07 by https":     {assertions.MetricJSONSchema, eval.Sample{Answer: `"x"`, Metadata: md("json_schema", sch(`{"$schema": "https://json-schema.org/draft-07/schema#", "type": "string"}`))}, true, "matches"},
-		"length, within":                     {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
-		"length, at the maximum":             {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
-		"length, Thai by character":          {assertions.MetricLength, eval.Sample{Answer: "สวัสดี", Metadata: md("length", map[string]any{"min": 6.0, "max": 6.0})}, true, "6 characters"},
-		"length, too long":                   {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
-		"length, too short":                  {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
-		"length, empty answer":               {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
+		// 1e-400 is above 0, but the nearest float64 is 0: read as 0, it
+		// would fail a schema asking for a number above 0, named as 0.
+		"json_schema, a number below a float64's least": {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1e-400}`, Metadata: md("json_schema", schema)}, false, "the number 1e-400 is out of the range of a 64-bit float"},
+		"json_schema, a zero written long, kept":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 0.000e-400}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, the least float64, kept":          {assertions.MetricJSONSchema, eval.Sample{Answer: `5e-324`, Metadata: md("json_schema", sch(`{"exclusiveMinimum": 0}`))}, true, "matches"},
+		// The grammar bounds no depth either; the decoder reads 10000
+		// levels, and the reason says so rather than point at a break.
+		"is_json, deeper than the decoder reads": {assertions.MetricIsJSON, eval.Sample{Answer: strings.Repeat("[", 10001) + strings.Repeat("]", 10001)}, false, "it nests deeper than 10000 levels, the most the check reads"},
+		"is_json, 10000 levels deep":             {assertions.MetricIsJSON, eval.Sample{Answer: strings.Repeat(`{"a":[`, 5000) + strings.Repeat("]}", 5000)}, true, "valid JSON"},
+		"is_json, deep and broken before":        {assertions.MetricIsJSON, eval.Sample{Answer: "[x" + strings.Repeat("[", 10001)}, false, `breaks at character 2 ("x[[[`},
+		"json_schema, a small number, kept":      {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1e3}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, invalid UTF-8":             {assertions.MetricJSONSchema, eval.Sample{Answer: "{\"city\": \"\xc3\"}", Metadata: md("json_schema", schema)}, false, "not UTF-8 text"},
+		"json_schema, matches":                   {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 522000}`, Metadata: md("json_schema", schema)}, true, "matches the schema"},
+		"json_schema, extra keys":                {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 0, "note": "x"}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, Thai value":                {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "ขอนแก่น", "population": 120000}`, Metadata: md("json_schema", schema)}, true, "matches"},
+		"json_schema, missing key":               {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, wrong type":                {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": "many"}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, not integer":               {assertions.MetricJSONSchema, eval.Sample{Answer: `{"city": "Lyon", "population": 1.5}`, Metadata: md("json_schema", schema)}, false, "does not match"},
+		"json_schema, not JSON":                  {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
+		"json_schema, a tree, nested":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}`, Metadata: md("json_schema", sch(tree))}, true, "matches"},
+		"json_schema, a tree, bad leaf":          {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}`, Metadata: md("json_schema", sch(tree))}, false, "does not match"},
+		"json_schema, draft-07 by https":         {assertions.MetricJSONSchema, eval.Sample{Answer: `"x"`, Metadata: md("json_schema", sch(`{"$schema": "https://json-schema.org/draft-07/schema#", "type": "string"}`))}, true, "matches"},
+		"length, within":                         {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
+		"length, at the maximum":                 {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
+		"length, Thai by character":              {assertions.MetricLength, eval.Sample{Answer: "สวัสดี", Metadata: md("length", map[string]any{"min": 6.0, "max": 6.0})}, true, "6 characters"},
+		"length, too long":                       {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
+		"length, too short":                      {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
+		"length, empty answer":                   {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -188,11 +198,17 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		// 0 would fail every answer.
 		"json_schema, multipleOf 0":        {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"properties": {"n": {"type": "number", "multipleOf": 0}}}`))}, "metadata.json_schema", "multipleOf at #/properties/n is 0: it must be a number above 0"},
 		"json_schema, multipleOf negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"multipleOf": -2}`))}, "metadata.json_schema", "multipleOf at # is -2: it must be a number above 0"},
-		"length, no bound":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
-		"length, the wrong way":            {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
-		"length, a fraction":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
-		"length, unknown key":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
-		"length, a number":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// The counts of JSON Schema (maxLength, minItems...) MUST be
+		// whole numbers of 0 or more; -1 would fail every answer.
+		"json_schema, maxLength negative":     {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", sch(`{"type": "string", "maxLength": -1}`))}, "metadata.json_schema", "maxLength at # is -1: it must be a whole number of 0 or more"},
+		"json_schema, minItems negative":      {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"properties": {"l": {"minItems": -3}}}`))}, "metadata.json_schema", "minItems at #/properties/l is -3: it must be a whole number of 0 or more"},
+		"json_schema, maxProperties negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"items": {"maxProperties": -1}}`))}, "metadata.json_schema", "maxProperties at #/items is -1: it must be a whole number of 0 or more"},
+		"json_schema, minContains negative":   {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"contains": {}, "minContains": -1}`))}, "metadata.json_schema", "minContains at # is -1: it must be a whole number of 0 or more"},
+		"length, no bound":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
+		"length, the wrong way":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
+		"length, a fraction":                  {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
+		"length, unknown key":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
+		"length, a number":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -203,16 +203,25 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// schemaMultipleOf returns the place (a JSON pointer) and the value of a
-// multipleOf of schema that is not above 0, which JSON Schema forbids and
-// which would fail every answer; "" when there is none.
-func schemaMultipleOf(schema map[string]any) (string, any) {
+// schemaCounts are the keywords of JSON Schema whose value MUST be a whole
+// number of 0 or more.
+var schemaCounts = []string{"maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains", "maxProperties", "minProperties"}
+
+// schemaBadNumber says where schema has a number JSON Schema forbids and
+// which would fail every answer: a multipleOf not above 0, or a count
+// (maxLength, minItems...) below 0; "" when there is none.
+func schemaBadNumber(schema map[string]any) string {
 	ix := &schemaIndex{byURI: map[string]*schemaNode{}}
 	ix.add(schema, "", schemaRoot, "")
 	for _, n := range ix.nodes {
 		if m, ok := n.obj["multipleOf"].(float64); ok && !(m > 0) {
-			return "#" + n.at, m
+			return fmt.Sprintf("multipleOf at #%s is %v: it must be a number above 0", n.at, m)
+		}
+		for _, k := range schemaCounts {
+			if c, ok := n.obj[k].(float64); ok && c < 0 {
+				return fmt.Sprintf("%s at #%s is %v: it must be a whole number of 0 or more", k, n.at, c)
+			}
 		}
 	}
-	return "", nil
+	return ""
 }

@@ -183,6 +183,22 @@ type PointStep struct {
 // anything lower 0.
 var defaultSourceQualityTable = []PointStep{{Min: 9, Points: 2}, {Min: 7, Points: 1.5}, {Min: 5, Points: 1}}
 
+// defaultSourceQualityMax is the top of defaultSourceQualityTable.
+const defaultSourceQualityMax = 2
+
+// scaledSteps returns table with its points times k (table itself when k
+// is 1).
+func scaledSteps(table []PointStep, k float64) []PointStep {
+	if k == 1 {
+		return table
+	}
+	out := make([]PointStep, len(table))
+	for i, s := range table {
+		out[i] = PointStep{Min: s.Min, Points: s.Points * k}
+	}
+	return out
+}
+
 // SourceQualityPoints returns the points an average credibility earns: those
 // of the step with the highest Min that avg reaches, in any order of table,
 // or 0 when it reaches none. A NaN average (as from no sources at all) earns

@@ -33,6 +33,22 @@ var defaultGroundingBands = []Band{
 	{Min: 50, From: 1, To: 1.9},
 }
 
+// defaultGroundingMax is the top of defaultGroundingBands.
+const defaultGroundingMax = 5
+
+// scaledBands returns bands with their points times k (bands itself when
+// k is 1).
+func scaledBands(bands []Band, k float64) []Band {
+	if k == 1 {
+		return bands
+	}
+	out := make([]Band, len(bands))
+	for i, b := range bands {
+		out[i] = Band{Min: b.Min, From: b.From * k, To: b.To * k}
+	}
+	return out
+}
+
 // Grounding scores citation coverage: the share of the report's claims
 // (see the claim rule in package reportdoc) that carry a citation, mapped to
 // points by Bands. A report with no claims scores 0: nothing in it can be
@@ -44,7 +60,8 @@ var defaultGroundingBands = []Band{
 // cited unless AcceptUnquoted is set.
 //
 // It reads Sample.Answer. The zero value uses defaultGroundingBands, a
-// maximum of 5 and seed 000's count.
+// maximum of 5 and seed 000's count. A Max other than 5 without Bands
+// scales seed 001's table to it (100% coverage earns Max).
 type Grounding struct {
 	Bands []Band
 	Max   float64
@@ -73,10 +90,10 @@ func (g Grounding) ScoreReport(ctx context.Context, r *Report, s eval.Sample) (e
 }
 
 func (g Grounding) score(r *Report) eval.Score {
-	maxPts := orDefault(g.Max, 5)
+	maxPts := orDefault(g.Max, defaultGroundingMax)
 	bands := g.Bands
 	if len(bands) == 0 {
-		bands = defaultGroundingBands
+		bands = scaledBands(defaultGroundingBands, maxPts/defaultGroundingMax)
 	}
 	claims := r.Claims()
 	cited := 0

@@ -206,3 +206,42 @@ func TestClarityIssues(t *testing.T) {
 	assert.Contains(t, sc.Evidence.Issues, "1 sentence(s) over 50 words")
 	assert.Contains(t, sc.Evidence.Issues, `repeated sentence at line 5: "The same sentence again here."`)
 }
+
+// TestDefaultTablesScaleToMax: a grounding or source quality scorer given
+// a maximum but no table of its own earns its maximum where seed 001's
+// table earns its top, and the same share of it below.
+func TestDefaultTablesScaleToMax(t *testing.T) {
+	t.Parallel()
+	cite := func(host string) string {
+		return fmt.Sprintf("Fact about %s is true [source](https://%s/x \"fact\").\n", host, host)
+	}
+	allCited := cite("a.gov") + cite("b.edu") + cite("c.gov") + cite("d.edu")
+	// 7 of 8 cited is 87.5%: 3.225 of seed 001's 5 points, 6.45 of 10.
+	oneUncited := allCited + cite("e.gov") + cite("f.gov") + cite("g.gov") + "An uncited fact stands here.\n"
+	blogs := cite("someone.blogspot.com") + cite("other.blogspot.com")
+	tests := map[string]struct {
+		scorer      eval.Scorer
+		md          string
+		points, max float64
+	}{
+		"grounding of 10, all cited":           {Grounding{Max: 10}, allCited, 10, 10},
+		"grounding of 10, one of 8 uncited":    {Grounding{Max: 10}, oneUncited, 6.45, 10},
+		"grounding of 1, all cited":            {Grounding{Max: 1}, allCited, 1, 1},
+		"grounding of 5 is seed 001's table":   {Grounding{Max: 5}, oneUncited, 3.23, 5},
+		"grounding with bands keeps them":      {Grounding{Max: 10, Bands: []Band{{Min: 100, From: 7, To: 7}}}, allCited, 7, 10},
+		"source quality of 4, primary sources": {SourceQuality{Max: 4}, allCited, 4, 4},
+		"source quality of 1, primary sources": {SourceQuality{Max: 1}, allCited, 1, 1},
+		"source quality of 4, anonymous blogs": {SourceQuality{Max: 4}, blogs, 0, 4},
+		"source quality with steps keeps them": {SourceQuality{Max: 4, Table: []PointStep{{Min: 1, Points: 3}}}, allCited, 3, 4},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := tc.scorer.Score(context.Background(), eval.Sample{Answer: tc.md})
+			require.NoError(t, err)
+			assert.InDelta(t, tc.points, sc.Points, 1e-9)
+			assert.Equal(t, tc.max, sc.Max)
+			assert.InDelta(t, tc.points/tc.max, sc.Value, 1e-9)
+		})
+	}
+}

@@ -61,7 +61,9 @@ func citedPages(r *Report, known []eval.Source) (srcs []eval.Source, invalid, re
 // metadata (published date, author, references) and for credibility scores
 // the user gave, which take precedence. A report that cites no source
 // earns 0. The zero value uses the default tiers, no clock (no recency
-// adjustment), defaultSourceQualityTable and a maximum of 2.
+// adjustment), defaultSourceQualityTable and a maximum of 2. A Max other
+// than 2 without a Table scales seed 001's table to it (an average of 9
+// or more earns Max).
 type SourceQuality struct {
 	Credibility Credibility
 	Table       []PointStep
@@ -88,10 +90,10 @@ func (q SourceQuality) ScoreReport(ctx context.Context, r *Report, s eval.Sample
 }
 
 func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
-	maxPts := orDefault(q.Max, 2)
+	maxPts := orDefault(q.Max, defaultSourceQualityMax)
 	table := q.Table
 	if len(table) == 0 {
-		table = defaultSourceQualityTable
+		table = scaledSteps(defaultSourceQualityTable, maxPts/defaultSourceQualityMax)
 	}
 	srcs, _ := citedSources(r, known)
 	sc := eval.Score{Metric: "source_quality", Max: maxPts, Method: "heuristic",

@@ -241,6 +241,17 @@ type Weights struct {
 	Compliance   float64 `yaml:"compliance"`
 }
 
+// named are the four numbers of w with their keys, in the file's order.
+func (w Weights) named() []struct {
+	key string
+	v   float64
+} {
+	return []struct {
+		key string
+		v   float64
+	}{{"faithfulness", w.Faithfulness}, {"completeness", w.Completeness}, {"reasoning", w.Reasoning}, {"compliance", w.Compliance}}
+}
+
 // Step is one step of a QoS threshold table: values below Max (or any
 // value, on the last step) score Score.
 type Step struct {
@@ -491,6 +502,17 @@ func (p *Profile) check() error {
 		return badField("percentile_tolerance", "must be a number >= 0, got %v", p.PercentileTolerance)
 	}
 	w := p.Overall
+	for _, x := range w.named() {
+		if !(x.v >= 0 && x.v <= 1) { // NaN too
+			return badField("overall."+x.key, "must be a number from 0 to 1, got %v", x.v)
+		}
+	}
+	// A gate below 0 publishes every report, one above 100 none.
+	for _, x := range p.Gate.named() {
+		if !(x.v >= 0 && x.v <= 100) { // NaN too
+			return badField("gate."+x.key, "must be a score from 0 to 100, got %v", x.v)
+		}
+	}
 	if sum := w.Faithfulness + w.Completeness + w.Reasoning + w.Compliance; math.Abs(sum-1) > 1e-9 {
 		return badField("overall", "the four weights must add up to 1, got %v", sum)
 	}

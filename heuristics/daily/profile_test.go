@@ -1,10 +1,15 @@
 package daily
 
 import (
+	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // TestDefaultGateIsTheProfilesGate: the gate read alone, for the metric
@@ -82,4 +87,51 @@ func BenchmarkDefaultProfile(b *testing.B) {
 			_, _ = ParseProfile("daily.yaml", defaultYAML)
 		}
 	})
+}
+
+// TestProfileWeightsAndGateAreInRange: a daily profile's overall weights
+// are each from 0 to 1 (NaN summed to a NaN that passed the sum's test,
+// and its card could not be written as JSON) and its gate is from 0 to
+// 100 (a gate of .inf reviewed every report, of -5 published every one).
+func TestProfileWeightsAndGateAreInRange(t *testing.T) {
+	t.Parallel()
+	lines := strings.Split(string(defaultYAML), "\n")
+	lineOf := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %q in the default profile", prefix)
+		return 0
+	}
+	with := func(prefix, line string) []byte {
+		out := slices.Clone(lines)
+		out[lineOf(prefix)-1] = line
+		return []byte(strings.Join(out, "\n"))
+	}
+	overall, gate := lineOf("overall:"), lineOf("gate:")
+	tests := map[string]struct {
+		yaml       []byte
+		field, msg string
+		line       int
+	}{
+		"a NaN weight":          {with("overall:", "overall: {faithfulness: .nan, completeness: 0.2, reasoning: 0.2, compliance: 0.1}"), "overall.faithfulness", "must be a number from 0 to 1, got NaN", overall},
+		"a negative weight":     {with("overall:", "overall: {faithfulness: 0.5, completeness: -0.2, reasoning: 0.6, compliance: 0.1}"), "overall.completeness", "must be a number from 0 to 1, got -0.2", overall},
+		"an infinite gate":      {with("gate:", "gate: {faithfulness: 80, completeness: .inf, reasoning: 75, compliance: 70}"), "gate.completeness", "must be a score from 0 to 100, got +Inf", gate},
+		"a gate below 0":        {with("gate:", "gate: {faithfulness: -5, completeness: 75, reasoning: 75, compliance: 70}"), "gate.faithfulness", "must be a score from 0 to 100, got -5", gate},
+		"a NaN gate":            {with("gate:", "gate: {faithfulness: 80, completeness: 75, reasoning: 75, compliance: .nan}"), "gate.compliance", "must be a score from 0 to 100, got NaN", gate},
+		"weights not adding up": {with("overall:", "overall: {faithfulness: 0.5, completeness: 0.2}"), "overall", "the four weights must add up to 1, got 0.7", overall},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseProfile("mine.yaml", tc.yaml)
+			var ie *eval.InputError
+			require.True(t, errors.As(err, &ie), "want an InputError, got %v", err)
+			assert.Equal(t, tc.field, ie.Field)
+			assert.Equal(t, tc.line, ie.Line)
+			assert.Contains(t, ie.Msg, tc.msg)
+		})
+	}
 }

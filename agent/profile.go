@@ -503,9 +503,11 @@ func (s ScorerSpec) check(f string) error {
 				return badField(f+".weights."+x.key, "must be between 0 and 1, got %v", x.v)
 			}
 		}
-		// All zero would read as no weights at all: seed 002's.
-		if *w == (heuristics.ContextWeights{}) {
-			return badField(f+".weights", "weigh at least one sub-score above 0 (leave weights out for seed 002's)")
+		// The overall is their weighted sum, not divided by it: weights
+		// that add up to less than 1 (a key left out reads as 0) would
+		// lower every overall, and all zero would read as seed 002's.
+		if sum := w.RetrievalConfidence + w.ContextSufficiency + w.Diversity + w.EstimatedFaithfulness; math.Abs(sum-1) > 1e-9 {
+			return badField(f+".weights", "the four weights must add up to 1 (seed 002's: retrieval_confidence 0.3, context_sufficiency 0.3, diversity_score 0.15, estimated_faithfulness 0.25; a key left out is 0), got %v", sum)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/heuristics"
 )
 
 func TestResearchVerdict(t *testing.T) {
@@ -111,7 +112,8 @@ func TestParseProfileErrors(t *testing.T) {
 		"NaN max_avg_sentence_words":       {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: clarity\n    max: 1\n    max_avg_sentence_words: .nan\n", "p.yaml:7: scorers[0].max_avg_sentence_words: must be 0 (the default, 25) or a positive number, got NaN"},
 		"near_duplicate above 1":           {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - metric: clarity\n    max: 1\n    near_duplicate: 7\n", "p.yaml:7: scorers[0].near_duplicate: must be a similarity from 0 (the default, 0.8) to 1, got 7"},
 		"context_quality of max 2":         {"name: x\nkind: context\npass: {threshold: 1}\nscorers:\n  - metric: context_quality\n    max: 2\n", "p.yaml:6: scorers[0].max: context_quality is seed 002's overall, whose max is 1, got 2"},
-		"weights summing to 0":             {"name: x\nkind: context\npass: {threshold: 0.5}\nscorers:\n  - metric: context_quality\n    max: 1\n    weights: {retrieval_confidence: 0, diversity_score: 0}\n", "p.yaml:7: scorers[0].weights: weigh at least one sub-score above 0"},
+		"weights summing to 0":             {"name: x\nkind: context\npass: {threshold: 0.5}\nscorers:\n  - metric: context_quality\n    max: 1\n    weights: {retrieval_confidence: 0, diversity_score: 0}\n", "p.yaml:7: scorers[0].weights: the four weights must add up to 1"},
+		"weights with a key left out":      {"name: x\nkind: context\npass: {threshold: 0.5}\nscorers:\n  - metric: context_quality\n    max: 1\n    weights: {retrieval_confidence: 0.3, context_sufficiency: 0.3, diversity_score: 0.15}\n", "p.yaml:7: scorers[0].weights: the four weights must add up to 1 (seed 002's: retrieval_confidence 0.3, context_sufficiency 0.3, diversity_score 0.15, estimated_faithfulness 0.25; a key left out is 0), got 0.75"},
 		"fail line above the threshold":    {"name: x\nkind: context\npass: {threshold: 0.5, fail_at_or_below: 0.9}\nscorers:\n  - metric: context_quality\n    max: 1\n", "p.yaml:3: pass.fail_at_or_below: must be below pass.threshold 0.5, got 0.9"},
 		"fail line at the threshold":       {"name: x\nkind: context\npass: {threshold: 0.5, fail_at_or_below: 0.5}\nscorers:\n  - metric: context_quality\n    max: 1\n", "p.yaml:3: pass.fail_at_or_below: must be below pass.threshold 0.5, got 0.5"},
 		"maxima past a float64":            {"name: x\nkind: report\npass: {threshold: 1}\nscorers:\n  - {metric: clarity, max: 1e308}\n  - {metric: completeness, max: 1e308}\n", "p.yaml:5: scorers: the maxima add up to more than a number can hold"},
@@ -231,4 +233,16 @@ func TestReportFailLineReason(t *testing.T) {
 	c := p.Verdict([]eval.Score{{Metric: MetricGrounding, Points: 3, Max: 5}, {Metric: MetricClarity, Points: 1, Max: 5}})
 	assert.Equal(t, eval.StatusFail, c.Status)
 	assert.Equal(t, "Score 4/10 is at or below the profile's fail line 4.", c.Reason)
+}
+
+// TestContextWeightsAddingUpToOne: weights that leave sub-scores out are
+// taken when the rest add up to 1, and weigh the overall so.
+func TestContextWeightsAddingUpToOne(t *testing.T) {
+	t.Parallel()
+	p, err := ParseProfile("p.yaml", []byte("name: x\nkind: context\npass: {threshold: 0.5}\nscorers:\n  - metric: context_quality\n    max: 1\n    weights: {retrieval_confidence: 0.5, context_sufficiency: 0.5}\n"))
+	require.NoError(t, err)
+	require.Len(t, p.Specs, 1)
+	w := p.Specs[0].Weights
+	require.NotNil(t, w)
+	assert.Equal(t, heuristics.ContextWeights{RetrievalConfidence: 0.5, ContextSufficiency: 0.5}, *w)
 }

@@ -144,8 +144,8 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		seen[key] = true
 		res := Result{
 			URL:     key,
-			Title:   corpusSpaces(r.Title),
-			Snippet: corpusSpaces(r.Content),
+			Title:   searxngLine(r.Title),
+			Snippet: searxngLine(r.Content),
 			Score:   r.Score,
 			Backend: SearxNGName,
 		}
@@ -155,6 +155,14 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		results = append(results, res)
 	}
 	return applyDomainRules(newDomainRules(q), results, func(r Result) string { return r.URL }, q.limit()), nil
+}
+
+// searxngLine is text of a result as one line, without control and
+// bidirectional formatting characters (cleanText): what the engines
+// behind SearxNG took from pages is quoted in reports.
+func searxngLine(s string) string {
+	s, _ = cleanText(s)
+	return corpusSpaces(s)
 }
 
 // searxngDate parses the publishedDate forms SearxNG engines send (ISO 8601

@@ -305,6 +305,16 @@ func TestSearxNGEdgeCases(t *testing.T) {
 		require.NotErrorAs(t, err, &ue)
 	})
 
+	t.Run("control and bidi characters of titles and snippets are removed", func(t *testing.T) {
+		t.Parallel()
+		s, _ := searxngServer(t, http.StatusOK, nil, `{"results":[{"url":"https://example.org/a","title":"Heat\u001b[2J \u202epumps\u202c","content":"Cold\r\n\u0007climates\u2066."}]}`)
+		rs, err := s.Search(context.Background(), web.Query{Text: "heat pumps"})
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		require.Equal(t, "Heat[2J pumps", rs[0].Title)
+		require.Equal(t, "Cold climates.", rs[0].Snippet)
+	})
+
 	t.Run("query text is escaped", func(t *testing.T) {
 		t.Parallel()
 		var got string

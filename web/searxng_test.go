@@ -295,6 +295,19 @@ func TestSearxNGEdgeCases(t *testing.T) {
 		require.NotContains(t, err.Error(), "GET", "the backend is named once, not the request")
 	})
 
+	t.Run("an instance that never replies is unreachable after the timeout", func(t *testing.T) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done() // accepts the request and never answers
+		}))
+		defer srv.Close()
+		s := &web.SearxNG{BaseURL: srv.URL, Timeout: time.Millisecond}
+		_, err := s.Search(context.Background(), web.Query{Text: "x"})
+		var ue *web.UnreachableError
+		require.ErrorAs(t, err, &ue)
+		require.Equal(t, "search backend searxng:"+srv.URL+" unreachable: no reply within 1ms", err.Error())
+	})
+
 	t.Run("a cancelled search is not an unreachable backend", func(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithCancel(context.Background())

@@ -304,7 +304,7 @@ func (r *run) save() {
 func (r *run) research(ctx context.Context) error {
 	// Stages 1-4 on the query and any --url sources.
 	// Seed 004: a mode's max_sources bounds the first search.
-	if err := r.gather(ctx, 0, web.Query{Text: r.query, Limit: r.cfg.Mode.MaxSources}, "query"); err != nil {
+	if err := r.gather(ctx, 0, web.Query{Text: r.query, Limit: r.cfg.Mode.MaxSources}, whyQuery); err != nil {
 		return err
 	}
 	if err := r.fetchURLs(ctx, 0); err != nil {
@@ -401,6 +401,9 @@ func (r *run) kept() []*SourceRecord {
 	return out
 }
 
+// whyQuery is the why of gather's search for the question itself.
+const whyQuery = "query"
+
 // gather runs stages 1-4 for one search: search, fetch what has no text,
 // extract, summarize and gate. New sources are appended to r.sources.
 func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error {
@@ -417,10 +420,13 @@ func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error
 	if err != nil {
 		ev.Errors = append(ev.Errors, err.Error())
 		r.out.QoS.Errors = append(r.out.QoS.Errors, "search: "+err.Error())
-		// A backend that cannot be reached stops the run: going on would
-		// report "insufficient data" about a search that never happened.
+		// A backend that cannot be reached stops the run, and so does
+		// the failure of the run's first search, the question itself (a
+		// SearxNG refusing JSON, a broken index): going on would report
+		// "insufficient data" about a search that never happened. A
+		// later search (a repair, CRAG) that fails only finds nothing.
 		var ue *web.UnreachableError
-		if errors.As(err, &ue) {
+		if errors.As(err, &ue) || (it == 0 && why == whyQuery) {
 			done()
 			return err
 		}

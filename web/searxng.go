@@ -84,8 +84,9 @@ type searxngReply struct {
 }
 
 // Search asks SearxNG for q.Text and returns its results in SearxNG's
-// order, without duplicates and non-HTTP URLs, with ExcludeDomains,
-// PreferDomains and Limit applied here (SearxNG does not know them). Empty
+// order, without non-HTTP URLs and duplicates (the first of the results
+// with one DocumentKey is kept), with ExcludeDomains, PreferDomains and
+// Limit applied here (SearxNG does not know them). Empty
 // text returns no results without a request. An instance that cannot be
 // reached (no reply at all) is an *UnreachableError; a status other than
 // 200 is a *SearxNGError; a reply that is not SearxNG JSON is an error too.
@@ -154,13 +155,13 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		if err != nil || (ru.Scheme != "http" && ru.Scheme != "https") || ru.Host == "" {
 			continue
 		}
-		key := ru.String()
+		key := DocumentKey(ru.String())
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
 		res := Result{
-			URL:     key,
+			URL:     ru.String(),
 			Title:   searxngLine(r.Title),
 			Snippet: searxngLine(r.Content),
 			Score:   r.Score,

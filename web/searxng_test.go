@@ -328,6 +328,19 @@ func TestSearxNGEdgeCases(t *testing.T) {
 		require.Equal(t, "Cold climates.", rs[0].Snippet)
 	})
 
+	t.Run("one page under two URLs is one result", func(t *testing.T) {
+		t.Parallel()
+		s, _ := searxngServer(t, http.StatusOK, nil, `{"results":[
+			{"url":"https://example.org/a","title":"A"},
+			{"url":"https://Example.org:443/a#section-2","title":"A again"},
+			{"url":"https://example.org/b","title":"B"}]}`)
+		rs, err := s.Search(context.Background(), web.Query{Text: "a"})
+		require.NoError(t, err)
+		require.Len(t, rs, 2)
+		require.Equal(t, []string{"https://example.org/a", "https://example.org/b"}, []string{rs[0].URL, rs[1].URL})
+		require.Equal(t, "A", rs[0].Title, "the first is kept")
+	})
+
 	t.Run("query text is escaped", func(t *testing.T) {
 		t.Parallel()
 		var got string

@@ -223,7 +223,7 @@ type run struct {
 	query   string
 	tr      *tracer
 	out     *Run
-	seen    map[string]bool // URLs already considered
+	seen    map[string]bool // pages already considered, by web.DocumentKey
 	sources []*SourceRecord // every candidate, in the order found
 	// grounded is set by the grounding fix: synthesis is extractive, every
 	// sentence cited.
@@ -433,10 +433,11 @@ func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error
 	}
 	var fresh []*SourceRecord
 	for i, res := range results {
-		if r.seen[res.URL] {
+		key := web.DocumentKey(res.URL)
+		if r.seen[key] {
 			continue
 		}
-		r.seen[res.URL] = true
+		r.seen[key] = true
 		src := eval.Source{URL: res.URL, Title: res.Title, Text: res.Text, Author: res.Author, Published: res.Published}
 		fresh = append(fresh, newSourceRecord(src, res.References, q.Text, it, len(r.sources)+i))
 	}
@@ -456,10 +457,11 @@ func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error
 func (r *run) fetchURLs(ctx context.Context, it int) error {
 	var fresh []*SourceRecord
 	for _, u := range r.cfg.URLs {
-		if r.seen[u] {
+		key := web.DocumentKey(u)
+		if r.seen[key] {
 			continue
 		}
-		r.seen[u] = true
+		r.seen[key] = true
 		fresh = append(fresh, newSourceRecord(eval.Source{URL: u}, 0, foundByURL, it, len(r.sources)))
 	}
 	if len(fresh) == 0 {

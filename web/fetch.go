@@ -107,7 +107,8 @@ var allowedTypes = map[string]bool{
 // Fetch downloads rawURL and returns its main content as a Document. Only
 // http and https are fetched; at most 5 redirects are followed, each to
 // http or https only; the status must be 2xx, the media type one of
-// text/html, application/xhtml+xml, text/plain and text/markdown, the body
+// text/html, application/xhtml+xml, text/plain and text/markdown (its
+// parameters ignored when they do not parse), the body
 // at most MaxBytes and not binary (a UTF-16 body is judged on its decoded
 // text). Invalid UTF-8 is repaired, not refused (see Extract and
 // Document.Notes). Every failure is a *FetchError.
@@ -150,6 +151,12 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 	media := ""
 	if header != "" {
 		media, _, err = mime.ParseMediaType(header)
+		if errors.Is(err, mime.ErrInvalidMediaParameter) {
+			// "text/html; charset" or "text/html;;": the type is
+			// clear, as browsers take it; the charset is then found
+			// in the page or guessed.
+			header, err = media, nil
+		}
 		if err != nil {
 			return fail("content type "+strconv.Quote(header), err)
 		}

@@ -213,6 +213,8 @@ func TestFetch(t *testing.T) {
 	}
 	mux.HandleFunc("/noise-as-utf16", serve("text/html; charset=utf-16", string(noise)))
 	mux.HandleFunc("/png-as-utf16", serve("text/plain; charset=UTF-16BE", strings.Repeat(pngBytes, 40)))
+	mux.HandleFunc("/broken-params", serve("text/html; charset", articleHTML))
+	mux.HandleFunc("/broken-params-pdf", serve("application/pdf;;", "%PDF-1.7\n"))
 	mux.HandleFunc("/loop", redirect("/loop"))
 	mux.HandleFunc("/to-ftp", redirect("ftp://news.example.com/file.txt"))
 	mux.HandleFunc("/to-metadata", redirect("http://169.254.169.254/latest/meta-data/"))
@@ -279,6 +281,8 @@ func TestFetch(t *testing.T) {
 			assert.Equal(t, []string{"invalid UTF-8 repaired"}, doc.Notes)
 		}},
 		"no main content":            {url: "/app-shell", wantReason: "no main content"},
+		"a content type with broken parameters keeps its media type": {url: "/broken-params", check: articleAsserts},
+		"broken parameters do not make another type acceptable":      {url: "/broken-params-pdf", wantReason: "content type application/pdf"},
 		"no content type is sniffed": {url: "/untyped", check: articleAsserts},
 		"utf-16 with a byte order mark": {url: "/utf16-bom", check: func(t *testing.T, doc Document) {
 			assert.Equal(t, "Glacier retreat", doc.Title)

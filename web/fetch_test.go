@@ -280,10 +280,10 @@ func TestFetch(t *testing.T) {
 			assert.Contains(t, doc.Text, "Caf\uFFFD au lait")
 			assert.Equal(t, []string{"invalid UTF-8 repaired"}, doc.Notes)
 		}},
-		"no main content":            {url: "/app-shell", wantReason: "no main content"},
+		"no main content": {url: "/app-shell", wantReason: "no main content"},
 		"a content type with broken parameters keeps its media type": {url: "/broken-params", check: articleAsserts},
 		"broken parameters do not make another type acceptable":      {url: "/broken-params-pdf", wantReason: "content type application/pdf"},
-		"no content type is sniffed": {url: "/untyped", check: articleAsserts},
+		"no content type is sniffed":                                 {url: "/untyped", check: articleAsserts},
 		"utf-16 with a byte order mark": {url: "/utf16-bom", check: func(t *testing.T, doc Document) {
 			assert.Equal(t, "Glacier retreat", doc.Title)
 			assert.Contains(t, doc.Text, "The glacier lost forty metres of ice in a single summer.")

@@ -20,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html/charset"
+
+	"github.com/assaylabs/assay/internal/termtext"
 )
 
 // Defaults for the zero fields of a Fetcher.
@@ -84,12 +86,15 @@ func (e *FetchError) Error() string {
 
 // Detail is the error without the URL: the reason, and the cause when it
 // adds to the reason ("blocked address 127.0.0.1: loopback", "request
-// failed: dial tcp ...: connection refused").
+// failed: dial tcp ...: connection refused"). What a server sent (a
+// redirect's host name) can be part of it, so its control and
+// bidirectional formatting characters are written as escapes
+// (termtext.Visible): it is printed.
 func (e *FetchError) Detail() string {
 	if e.Err == nil || e.Err.Error() == e.Reason {
-		return e.Reason
+		return termtext.Visible(e.Reason)
 	}
-	return fmt.Sprintf("%s: %v", e.Reason, e.Err)
+	return termtext.Visible(fmt.Sprintf("%s: %v", e.Reason, e.Err))
 }
 
 func (e *FetchError) Unwrap() error { return e.Err }

@@ -405,6 +405,31 @@ func TestFetcherUsesCallerClient(t *testing.T) {
 	assert.Nil(t, client.CheckRedirect, "the caller's client is not modified")
 }
 
+// TestFetchErrorShowsHiddenCharacters: a redirect to a host name holding
+// a bidirectional override, whose lookup fails, is reported with the
+// override written as an escape, since the reason is printed.
+func TestFetchErrorShowsHiddenCharacters(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ts := httptest.NewServer(redirect("http://ev\u202eil.example/x"))
+	defer ts.Close()
+	f := &Fetcher{
+		Guard: Guard{AllowPrivate: true},
+		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
+			if host == "127.0.0.1" {
+				return []netip.Addr{netip.MustParseAddr(host)}, nil
+			}
+			return nil, fmt.Errorf("no such host %s", host)
+		},
+	}
+	defer f.CloseIdleConnections()
+
+	_, err := f.Fetch(context.Background(), ts.URL)
+	var fe *FetchError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, `request failed: dial ev\u202eil.example:80: resolve: no such host ev\u202eil.example`, fe.Detail())
+	assert.Equal(t, "fetch "+ts.URL+": "+fe.Detail(), fe.Error())
+}
+
 func TestFormatSize(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int64]string{5 << 20: "5 MB", 64 << 10: "64 KB", 100: "100 bytes", 1<<20 + 1: "1048577 bytes"} {

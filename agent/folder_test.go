@@ -198,6 +198,13 @@ func TestResearchOutcomes(t *testing.T) {
 			errAs:    func(err error) bool { var ue *web.UnreachableError; return errors.As(err, &ue) },
 			reason:   "search backend searxng:http://127.0.0.1:9 unreachable",
 		},
+		"a search backend that refuses the question": {
+			reply:    researchReplies,
+			searcher: refusingSearch{},
+			status:   agent.StatusFailed,
+			errAs:    func(err error) bool { var se *web.SearxNGError; return errors.As(err, &se) && se.StatusCode == 403 },
+			reason:   "searxng: HTTP 403 Forbidden",
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -235,4 +242,14 @@ func (downSearch) Name() string { return "searxng" }
 
 func (downSearch) Search(context.Context, web.Query) ([]web.Result, error) {
 	return nil, &web.UnreachableError{Backend: "searxng:http://127.0.0.1:9", Err: errors.New("dial tcp 127.0.0.1:9: connect: connection refused")}
+}
+
+// refusingSearch is a SearxNG instance that answers every search with
+// 403: its JSON format is not enabled.
+type refusingSearch struct{}
+
+func (refusingSearch) Name() string { return "searxng" }
+
+func (refusingSearch) Search(context.Context, web.Query) ([]web.Result, error) {
+	return nil, &web.SearxNGError{StatusCode: 403}
 }

@@ -223,7 +223,7 @@ type run struct {
 	query   string
 	tr      *tracer
 	out     *Run
-	seen    map[string]bool // URLs already considered
+	seen    map[string]bool // pages already considered, by web.DocumentKey
 	sources []*SourceRecord // every candidate, in the order found
 	// grounded is set by the grounding fix: synthesis is extractive, every
 	// sentence cited.
@@ -304,7 +304,7 @@ func (r *run) save() {
 func (r *run) research(ctx context.Context) error {
 	// Stages 1-4 on the query and any --url sources.
 	// Seed 004: a mode's max_sources bounds the first search.
-	if err := r.gather(ctx, 0, web.Query{Text: r.query, Limit: r.cfg.Mode.MaxSources}, "query"); err != nil {
+	if err := r.gather(ctx, 0, web.Query{Text: r.query, Limit: r.cfg.Mode.MaxSources}, whyQuery); err != nil {
 		return err
 	}
 	if err := r.fetchURLs(ctx, 0); err != nil {
@@ -401,6 +401,9 @@ func (r *run) kept() []*SourceRecord {
 	return out
 }
 
+// whyQuery is the why of gather's search for the question itself.
+const whyQuery = "query"
+
 // gather runs stages 1-4 for one search: search, fetch what has no text,
 // extract, summarize and gate. New sources are appended to r.sources.
 func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error {
@@ -417,20 +420,24 @@ func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error
 	if err != nil {
 		ev.Errors = append(ev.Errors, err.Error())
 		r.out.QoS.Errors = append(r.out.QoS.Errors, "search: "+err.Error())
-		// A backend that cannot be reached stops the run: going on would
-		// report "insufficient data" about a search that never happened.
+		// A backend that cannot be reached stops the run, and so does
+		// the failure of the run's first search, the question itself (a
+		// SearxNG refusing JSON, a broken index): going on would report
+		// "insufficient data" about a search that never happened. A
+		// later search (a repair, CRAG) that fails only finds nothing.
 		var ue *web.UnreachableError
-		if errors.As(err, &ue) {
+		if errors.As(err, &ue) || (it == 0 && why == whyQuery) {
 			done()
 			return err
 		}
 	}
 	var fresh []*SourceRecord
 	for i, res := range results {
-		if r.seen[res.URL] {
+		key := web.DocumentKey(res.URL)
+		if r.seen[key] {
 			continue
 		}
-		r.seen[res.URL] = true
+		r.seen[key] = true
 		src := eval.Source{URL: res.URL, Title: res.Title, Text: res.Text, Author: res.Author, Published: res.Published}
 		fresh = append(fresh, newSourceRecord(src, res.References, q.Text, it, len(r.sources)+i))
 	}
@@ -450,10 +457,11 @@ func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error
 func (r *run) fetchURLs(ctx context.Context, it int) error {
 	var fresh []*SourceRecord
 	for _, u := range r.cfg.URLs {
-		if r.seen[u] {
+		key := web.DocumentKey(u)
+		if r.seen[key] {
 			continue
 		}
-		r.seen[u] = true
+		r.seen[key] = true
 		fresh = append(fresh, newSourceRecord(eval.Source{URL: u}, 0, foundByURL, it, len(r.sources)))
 	}
 	if len(fresh) == 0 {

@@ -437,3 +437,39 @@ func TestSourceRecordJSON(t *testing.T) {
 		})
 	}
 }
+
+// countFetch is a Fetcher that serves one page for every URL and counts
+// the fetches.
+type countFetch struct{ n *atomic.Int32 }
+
+func (f countFetch) Fetch(_ context.Context, u string) (web.Document, error) {
+	f.n.Add(1)
+	return web.Document{URL: u, FinalURL: u, Title: "Heat pumps", ContentType: "text/html",
+		Text: "Heat pumps keep a COP of 2 at minus 15 degrees in cold climates, field data from cold homes shows."}, nil
+}
+
+// TestResearchOnePagePerURL: URLs that name one page (a fragment, another
+// case, the default port), given with --url or found by the search, are
+// one source, fetched once, not several that would fill a report alone.
+func TestResearchOnePagePerURL(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	found := sevenSources()[:1] // https://site0.gov/page, with its text
+	cfg := agent.Research{
+		Searcher: memSearch{found},
+		Fetcher:  countFetch{&n},
+		URLs: []string{
+			"https://example.org/heat", "https://example.org/heat#cold", "HTTPS://Example.org:443/heat",
+			"https://site0.gov/page#top",
+		},
+		Options: agent.Options{Now: fixedClock(), NoRecency: true},
+	}
+	res, err := cfg.Run(context.Background(), "How do heat pumps perform in cold climates?")
+	require.NoError(t, err)
+	var urls []string
+	for _, s := range res.Sources {
+		urls = append(urls, s.URL)
+	}
+	assert.Equal(t, []string{"https://site0.gov/page", "https://example.org/heat"}, urls)
+	assert.Equal(t, int32(1), n.Load())
+}

@@ -1,7 +1,8 @@
 // Package web finds and reads sources for the research workflow: search
 // (stage 1), fetch (stage 2) and main-content extraction (stage 3), with an
-// SSRF guard on every outgoing connection. It imports only eval and
-// internal/textseg of Assay's packages.
+// SSRF guard on every outgoing connection. It imports only eval,
+// internal/textseg, internal/sqlitedb and internal/termtext of Assay's
+// packages.
 //
 // # Overview
 //

@@ -76,10 +76,26 @@ func Extract(pageURL string, contentType string, body []byte) (doc Document, err
 	default:
 		return Document{}, fmt.Errorf("extract: content type %s", media)
 	}
+	if cleanDocument(&doc) {
+		doc.Notes = append(doc.Notes, noteControlsRemoved)
+	}
 	if strings.TrimSpace(doc.Text) == "" {
 		return Document{}, fmt.Errorf("extract: %w", ErrNoContent)
 	}
 	return doc, nil
+}
+
+// cleanDocument removes control and bidirectional formatting characters
+// from doc's text, title and author (cleanText), after extraction, since
+// HTML can write them as character references, and reports whether it
+// removed any. Title and author are one line each.
+func cleanDocument(doc *Document) bool {
+	var removed [3]bool
+	doc.Text, removed[0] = cleanText(doc.Text)
+	doc.Title, removed[1] = cleanText(doc.Title)
+	doc.Author, removed[2] = cleanText(doc.Author)
+	doc.Title, doc.Author = corpusSpaces(doc.Title), corpusSpaces(doc.Author)
+	return removed[0] || removed[1] || removed[2]
 }
 
 func isHTML(media string) bool {

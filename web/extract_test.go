@@ -111,6 +111,35 @@ func TestExtract(t *testing.T) {
 		"nul bytes dropped":       {contentType: "text/plain", body: "Ti\x00des", contains: []string{"Tides"}},
 		"xhtml is html":           {contentType: "application/xhtml+xml", body: "<html><body><p>" + strings.Repeat("Currents move heat poleward. ", 20) + "</p></body></html>", contains: []string{"Currents move heat"}},
 		"markdown without a head": {contentType: "text/markdown", body: "Tides.\n## Not a title", contains: []string{"Tides."}},
+		"control and bidi characters of a page are removed": {
+			contentType: "text/html",
+			body: "<html><head><title>Evil\u202e title\x1b[31m</title><meta name=author content=\"Ann\x07 Lee\u2066\"></head><body><article><p>" +
+				strings.Repeat("Heat pumps \u202eperform well\u202c in the cold\x1b[2J. ", 12) + "</p></article></body></html>",
+			wantTitle:  "Evil title[31m",
+			wantAuthor: "Ann Lee",
+			contains:   []string{"Heat pumps perform well in the cold"},
+			excludes:   []string{"\x1b", "\u202e", "\u202c"},
+			wantNotes:  []string{noteControlsRemoved},
+		},
+		"control characters written as character references are removed": {
+			contentType: "text/html",
+			body:        "<html><head><title>A&#x1b;[2JB&#x202E;C</title></head><body><article><p>" + strings.Repeat("Tides follow&#x1b;[2J the moon. ", 12) + "</p></article></body></html>",
+			wantTitle:   "A[2JBC",
+			contains:    []string{"Tides follow[2J the moon."},
+			excludes:    []string{"\x1b"},
+			wantNotes:   []string{noteControlsRemoved},
+		},
+		"carriage returns of plain text become line breaks": {
+			contentType: "text/plain",
+			body:        "Tides\rfollow\r\nthe\u0085moon\x1b[2J\x7f.",
+			contains:    []string{"Tides\nfollow\nthe\nmoon[2J."},
+			wantNotes:   []string{noteControlsRemoved},
+		},
+		"tabs and right-to-left marks are kept": {
+			contentType: "text/plain",
+			body:        "a\tb \u200f\u05e9\u05dc\u05d5\u05dd",
+			contains:    []string{"a\tb \u200f\u05e9\u05dc\u05d5\u05dd"},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -20,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html/charset"
+
+	"github.com/assaylabs/assay/internal/termtext"
 )
 
 // Defaults for the zero fields of a Fetcher.
@@ -84,12 +86,15 @@ func (e *FetchError) Error() string {
 
 // Detail is the error without the URL: the reason, and the cause when it
 // adds to the reason ("blocked address 127.0.0.1: loopback", "request
-// failed: dial tcp ...: connection refused").
+// failed: dial tcp ...: connection refused"). What a server sent (a
+// redirect's host name) can be part of it, so its control and
+// bidirectional formatting characters are written as escapes
+// (termtext.Visible): it is printed.
 func (e *FetchError) Detail() string {
 	if e.Err == nil || e.Err.Error() == e.Reason {
-		return e.Reason
+		return termtext.Visible(e.Reason)
 	}
-	return fmt.Sprintf("%s: %v", e.Reason, e.Err)
+	return termtext.Visible(fmt.Sprintf("%s: %v", e.Reason, e.Err))
 }
 
 func (e *FetchError) Unwrap() error { return e.Err }
@@ -107,7 +112,8 @@ var allowedTypes = map[string]bool{
 // Fetch downloads rawURL and returns its main content as a Document. Only
 // http and https are fetched; at most 5 redirects are followed, each to
 // http or https only; the status must be 2xx, the media type one of
-// text/html, application/xhtml+xml, text/plain and text/markdown, the body
+// text/html, application/xhtml+xml, text/plain and text/markdown (its
+// parameters ignored when they do not parse), the body
 // at most MaxBytes and not binary (a UTF-16 body is judged on its decoded
 // text). Invalid UTF-8 is repaired, not refused (see Extract and
 // Document.Notes). Every failure is a *FetchError.
@@ -150,6 +156,12 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 	media := ""
 	if header != "" {
 		media, _, err = mime.ParseMediaType(header)
+		if errors.Is(err, mime.ErrInvalidMediaParameter) {
+			// "text/html; charset" or "text/html;;": the type is
+			// clear, as browsers take it; the charset is then found
+			// in the page or guessed.
+			header, err = media, nil
+		}
 		if err != nil {
 			return fail("content type "+strconv.Quote(header), err)
 		}

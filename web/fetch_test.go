@@ -213,6 +213,8 @@ func TestFetch(t *testing.T) {
 	}
 	mux.HandleFunc("/noise-as-utf16", serve("text/html; charset=utf-16", string(noise)))
 	mux.HandleFunc("/png-as-utf16", serve("text/plain; charset=UTF-16BE", strings.Repeat(pngBytes, 40)))
+	mux.HandleFunc("/broken-params", serve("text/html; charset", articleHTML))
+	mux.HandleFunc("/broken-params-pdf", serve("application/pdf;;", "%PDF-1.7\n"))
 	mux.HandleFunc("/loop", redirect("/loop"))
 	mux.HandleFunc("/to-ftp", redirect("ftp://news.example.com/file.txt"))
 	mux.HandleFunc("/to-metadata", redirect("http://169.254.169.254/latest/meta-data/"))
@@ -278,8 +280,10 @@ func TestFetch(t *testing.T) {
 			assert.Contains(t, doc.Text, "Caf\uFFFD au lait")
 			assert.Equal(t, []string{"invalid UTF-8 repaired"}, doc.Notes)
 		}},
-		"no main content":            {url: "/app-shell", wantReason: "no main content"},
-		"no content type is sniffed": {url: "/untyped", check: articleAsserts},
+		"no main content": {url: "/app-shell", wantReason: "no main content"},
+		"a content type with broken parameters keeps its media type": {url: "/broken-params", check: articleAsserts},
+		"broken parameters do not make another type acceptable":      {url: "/broken-params-pdf", wantReason: "content type application/pdf"},
+		"no content type is sniffed":                                 {url: "/untyped", check: articleAsserts},
 		"utf-16 with a byte order mark": {url: "/utf16-bom", check: func(t *testing.T, doc Document) {
 			assert.Equal(t, "Glacier retreat", doc.Title)
 			assert.Contains(t, doc.Text, "The glacier lost forty metres of ice in a single summer.")
@@ -399,6 +403,31 @@ func TestFetcherUsesCallerClient(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, "redirect loop at "+ts.URL+"/loop", fe.Reason, "our redirect policy applies to a caller's client")
 	assert.Nil(t, client.CheckRedirect, "the caller's client is not modified")
+}
+
+// TestFetchErrorShowsHiddenCharacters: a redirect to a host name holding
+// a bidirectional override, whose lookup fails, is reported with the
+// override written as an escape, since the reason is printed.
+func TestFetchErrorShowsHiddenCharacters(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ts := httptest.NewServer(redirect("http://ev\u202eil.example/x"))
+	defer ts.Close()
+	f := &Fetcher{
+		Guard: Guard{AllowPrivate: true},
+		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
+			if host == "127.0.0.1" {
+				return []netip.Addr{netip.MustParseAddr(host)}, nil
+			}
+			return nil, fmt.Errorf("no such host %s", host)
+		},
+	}
+	defer f.CloseIdleConnections()
+
+	_, err := f.Fetch(context.Background(), ts.URL)
+	var fe *FetchError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, `request failed: dial ev\u202eil.example:80: resolve: no such host ev\u202eil.example`, fe.Detail())
+	assert.Equal(t, "fetch "+ts.URL+": "+fe.Detail(), fe.Error())
 }
 
 func TestFormatSize(t *testing.T) {

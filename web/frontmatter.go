@@ -93,7 +93,9 @@ func ParseCorpusFile(name string, data []byte) (CorpusFile, error) {
 	}
 	text := corpusNewlines(data)
 	if kind == "html" {
-		return parseHTMLCorpusFile(name, text)
+		f, err := parseHTMLCorpusFile(name, text)
+		cleanCorpusFile(&f)
+		return f, err
 	}
 	f := CorpusFile{Path: name}
 	block, blockLine, body, found, err := splitCorpusFrontMatter(name, text, 1)
@@ -110,7 +112,21 @@ func ParseCorpusFile(name string, data []byte) (CorpusFile, error) {
 	if f.Title == "" && kind == "markdown" {
 		f.Title = corpusHeading(f.Body)
 	}
+	cleanCorpusFile(&f)
 	return f, requireCorpusURL(name, blockLine-1, &f)
+}
+
+// cleanCorpusFile removes control and bidirectional formatting characters
+// from the text of f (cleanText), which search results and reports quote.
+// Title, author and topic are one line each. A URL holding such characters
+// is refused when read (url.Parse).
+func cleanCorpusFile(f *CorpusFile) {
+	for _, line := range []*string{&f.Title, &f.Author, &f.Topic} {
+		*line, _ = cleanText(*line)
+		*line = corpusSpaces(*line)
+	}
+	f.Body, _ = cleanText(f.Body)
+	f.Body = strings.TrimSpace(f.Body)
 }
 
 // corpusNewlines drops a UTF-8 byte order mark and turns CRLF and CR
@@ -184,6 +200,7 @@ func decodeCorpusFrontMatter(name, block string, blockLine int, f *CorpusFile) e
 	if m.Kind != yaml.MappingNode {
 		return &eval.InputError{File: name, Line: fileLine(m.Line), Msg: "front matter must be a mapping of field: value"}
 	}
+	seen := map[string]int{} // field -> the block line it was first given on
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		field := strings.ToLower(k.Value)
@@ -195,6 +212,13 @@ func decodeCorpusFrontMatter(name, block string, blockLine int, f *CorpusFile) e
 		default:
 			continue
 		}
+		// Two values for one field (url and URL too) leave which one
+		// was meant to chance: the last would win unseen.
+		if first, ok := seen[field]; ok {
+			return &eval.InputError{File: name, Line: fileLine(k.Line), Col: k.Column, Field: field,
+				Msg: fmt.Sprintf("is given twice (first on line %d)", fileLine(first))}
+		}
+		seen[field] = k.Line
 		if v.Kind != yaml.ScalarNode {
 			return bad("must be a single value, not a list or mapping")
 		}
@@ -236,6 +260,9 @@ func (f *CorpusFile) setFrontMatter(field, val string) string {
 	}
 	switch field {
 	case "url":
+		if strings.ContainsFunc(val, unclean) {
+			return fmt.Sprintf("must not hold control or bidirectional formatting characters, got %q", val)
+		}
 		u, err := url.Parse(val)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Sprintf("must be an absolute http(s) URL, got %q", val)
@@ -435,7 +462,7 @@ func (sc *htmlCorpusScan) file() (CorpusFile, error) {
 	}
 	if f.URL == "" && meta.URL != "" {
 		u, err := url.Parse(meta.URL)
-		if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsFunc(meta.URL, unclean) {
 			f.URL = meta.URL
 		}
 	}

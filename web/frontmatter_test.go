@@ -52,6 +52,16 @@ func TestParseCorpusFile(t *testing.T) {
 			data: `<html><head><title> Canon </title><link rel="canonical" href="https://example.com/c"><meta name="author" content="B. Author"><meta property="article:published_time" content="2023-07-01T10:00:00Z"></head><body><h1>Canon</h1><div>Body text.</div></body></html>`,
 			want: web.CorpusFile{Path: "page.htm", URL: "https://example.com/c", Title: "Canon", Author: "B. Author", Published: time.Date(2023, 7, 1, 10, 0, 0, 0, time.UTC), Body: "Canon\n\nBody text."},
 		},
+		"control and bidi characters are removed": {
+			name: "c.md",
+			data: "---\nurl: https://example.org/c\ntitle: \"T\\u202eevil\\a \\e[2J\"\nauthor: \"Ann\\x7f Lee\"\ntopic: \"x\\u2066y\"\n---\nHeat\x1b[2J pumps \u202eperform\u202c well.\x07\n",
+			want: web.CorpusFile{Path: "c.md", URL: "https://example.org/c", Title: "Tevil [2J", Author: "Ann Lee", Topic: "xy", Body: "Heat[2J pumps perform well."},
+		},
+		"control characters of html written as references are removed": {
+			name: "c.html",
+			data: "<html><head><title>A&#x1b;[2J&#x202e;B</title><link rel=canonical href=https://example.com/c><meta name=author content=\"C&#x7;D\"></head><body><p>Heat&#x1b;[31m pumps&#x202E;.</p></body></html>",
+			want: web.CorpusFile{Path: "c.html", URL: "https://example.com/c", Title: "A[2JB", Author: "CD", Body: "Heat[31m pumps."},
+		},
 		"html front matter wins over head metadata": {
 			name: "p.html",
 			data: "<!-- ---\nurl: https://example.com/fm\ntitle: From front matter\n--- -->\n<html><head><title>From head</title><link rel=canonical href=https://example.com/head></head><body>x</body></html>",
@@ -95,6 +105,22 @@ func TestParseCorpusFileErrors(t *testing.T) {
 		"relative url": {
 			name: "d.md", data: "---\nurl: /local/path\n---\n",
 			want: `d.md:2:6: url: must be an absolute http(s) URL, got "/local/path"`,
+		},
+		"url with a bidirectional override": {
+			name: "f.md", data: "---\nurl: \"https://example.org/\\u202egpj.exe\"\n---\n",
+			want: `f.md:2:6: url: must not hold control or bidirectional formatting characters, got "https://example.org/\u202egpj.exe"`,
+		},
+		"canonical link with a bidirectional override": {
+			name: "i.html", data: "<html><head><link rel=canonical href=\"https://example.org/&#x202e;gpj.exe\"></head><body>x</body></html>",
+			want: "i.html:1: url: is required (where the document was published, for citations)",
+		},
+		"url given twice": {
+			name: "g.md", data: "---\nurl: https://example.org/a\ntitle: T\nurl: https://example.org/b\n---\n",
+			want: `g.md:4:1: url: is given twice (first on line 2)`,
+		},
+		"field given twice in another case": {
+			name: "h.md", data: "---\nurl: https://example.org/a\nURL: https://example.org/b\n---\n",
+			want: `h.md:3:1: url: is given twice (first on line 2)`,
 		},
 		"list where a value belongs": {
 			name: "e.md", data: "---\nurl: https://example.org/e\nauthor:\n  - A\n  - B\n---\n",

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -173,3 +174,32 @@ func (e *UnreachableError) Error() string {
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 var _ error = (*UnreachableError)(nil)
+
+// DocumentKey is rawURL reduced to the document it names, for telling
+// whether two URLs are one source: scheme and host lower case, the
+// scheme's default port and the fragment dropped, an empty path "/". The
+// same page found twice, or given as https://x.org/a and
+// https://X.org:443/a#part, is one document, not two sources. A URL that
+// does not parse is its own key.
+func DocumentKey(rawURL string) string {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Host == "" {
+		return rawURL
+	}
+	k := *u
+	k.Scheme = strings.ToLower(k.Scheme)
+	host, port := strings.ToLower(k.Hostname()), k.Port()
+	if port == "" || (k.Scheme == "http" && port == "80") || (k.Scheme == "https" && port == "443") {
+		k.Host = host
+		if strings.Contains(host, ":") {
+			k.Host = "[" + host + "]"
+		}
+	} else {
+		k.Host = net.JoinHostPort(host, port)
+	}
+	k.Fragment, k.RawFragment = "", ""
+	if k.Path == "" && k.RawPath == "" {
+		k.Path = "/"
+	}
+	return k.String()
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,10 +26,19 @@ type SearxNG struct {
 	// BaseURL is the instance, with any path prefix:
 	// "http://localhost:8888" or "https://example.org/searx".
 	BaseURL string
-	// Client sends the requests; nil means http.DefaultClient. Its timeout
-	// and the ctx of Search both bound a request.
+	// Client sends the requests; nil means http.DefaultClient. Its timeout,
+	// Timeout and the ctx of Search all bound a request.
 	Client *http.Client
+	// Timeout bounds one search, reply included. Zero means
+	// DefaultSearxNGTimeout (30s). An instance that sends no reply within
+	// it is unreachable: a run waits no longer for a hung instance.
+	Timeout time.Duration
 }
+
+// DefaultSearxNGTimeout is the Timeout of a SearxNG whose field is zero:
+// an instance asks its engines for a few seconds each, so a reply later
+// than this is not coming.
+const DefaultSearxNGTimeout = 30 * time.Second
 
 // SearxNGName is the Backend name of SearxNG results.
 const SearxNGName = "searxng"
@@ -74,8 +84,9 @@ type searxngReply struct {
 }
 
 // Search asks SearxNG for q.Text and returns its results in SearxNG's
-// order, without duplicates and non-HTTP URLs, with ExcludeDomains,
-// PreferDomains and Limit applied here (SearxNG does not know them). Empty
+// order, without non-HTTP URLs and duplicates (the first of the results
+// with one DocumentKey is kept), with ExcludeDomains, PreferDomains and
+// Limit applied here (SearxNG does not know them). Empty
 // text returns no results without a request. An instance that cannot be
 // reached (no reply at all) is an *UnreachableError; a status other than
 // 200 is a *SearxNGError; a reply that is not SearxNG JSON is an error too.
@@ -90,7 +101,10 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	u := base.JoinPath("search")
 	u.RawQuery = url.Values{"q": {text}, "format": {"json"}, "pageno": {"1"}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	timeout := cmp.Or(s.Timeout, DefaultSearxNGTimeout)
+	reqCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("searxng: %w", err)
 	}
@@ -104,10 +118,14 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("searxng: %w", err)
 		}
-		// No reply at all: the instance is down or the URL is wrong. The
-		// request's method and URL are left out; Backend names the URL.
+		// No reply at all: the instance is down, hung, or the URL is
+		// wrong. The request's method and URL are left out; Backend
+		// names the URL.
 		var ue *url.Error
-		if errors.As(err, &ue) {
+		switch {
+		case reqCtx.Err() != nil:
+			err = fmt.Errorf("no reply within %s", timeout)
+		case errors.As(err, &ue):
 			err = ue.Err
 		}
 		return nil, &UnreachableError{Backend: SearxNGName + ":" + s.BaseURL, Err: err}
@@ -137,15 +155,15 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		if err != nil || (ru.Scheme != "http" && ru.Scheme != "https") || ru.Host == "" {
 			continue
 		}
-		key := ru.String()
+		key := DocumentKey(ru.String())
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
 		res := Result{
-			URL:     key,
-			Title:   corpusSpaces(r.Title),
-			Snippet: corpusSpaces(r.Content),
+			URL:     ru.String(),
+			Title:   searxngLine(r.Title),
+			Snippet: searxngLine(r.Content),
 			Score:   r.Score,
 			Backend: SearxNGName,
 		}
@@ -155,6 +173,14 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		results = append(results, res)
 	}
 	return applyDomainRules(newDomainRules(q), results, func(r Result) string { return r.URL }, q.limit()), nil
+}
+
+// searxngLine is text of a result as one line, without control and
+// bidirectional formatting characters (cleanText): what the engines
+// behind SearxNG took from pages is quoted in reports.
+func searxngLine(s string) string {
+	s, _ = cleanText(s)
+	return corpusSpaces(s)
 }
 
 // searxngDate parses the publishedDate forms SearxNG engines send (ISO 8601

@@ -295,6 +295,19 @@ func TestSearxNGEdgeCases(t *testing.T) {
 		require.NotContains(t, err.Error(), "GET", "the backend is named once, not the request")
 	})
 
+	t.Run("an instance that never replies is unreachable after the timeout", func(t *testing.T) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done() // accepts the request and never answers
+		}))
+		defer srv.Close()
+		s := &web.SearxNG{BaseURL: srv.URL, Timeout: time.Millisecond}
+		_, err := s.Search(context.Background(), web.Query{Text: "x"})
+		var ue *web.UnreachableError
+		require.ErrorAs(t, err, &ue)
+		require.Equal(t, "search backend searxng:"+srv.URL+" unreachable: no reply within 1ms", err.Error())
+	})
+
 	t.Run("a cancelled search is not an unreachable backend", func(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithCancel(context.Background())
@@ -303,6 +316,29 @@ func TestSearxNGEdgeCases(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 		var ue *web.UnreachableError
 		require.NotErrorAs(t, err, &ue)
+	})
+
+	t.Run("control and bidi characters of titles and snippets are removed", func(t *testing.T) {
+		t.Parallel()
+		s, _ := searxngServer(t, http.StatusOK, nil, `{"results":[{"url":"https://example.org/a","title":"Heat\u001b[2J \u202epumps\u202c","content":"Cold\r\n\u0007climates\u2066."}]}`)
+		rs, err := s.Search(context.Background(), web.Query{Text: "heat pumps"})
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		require.Equal(t, "Heat[2J pumps", rs[0].Title)
+		require.Equal(t, "Cold climates.", rs[0].Snippet)
+	})
+
+	t.Run("one page under two URLs is one result", func(t *testing.T) {
+		t.Parallel()
+		s, _ := searxngServer(t, http.StatusOK, nil, `{"results":[
+			{"url":"https://example.org/a","title":"A"},
+			{"url":"https://Example.org:443/a#section-2","title":"A again"},
+			{"url":"https://example.org/b","title":"B"}]}`)
+		rs, err := s.Search(context.Background(), web.Query{Text: "a"})
+		require.NoError(t, err)
+		require.Len(t, rs, 2)
+		require.Equal(t, []string{"https://example.org/a", "https://example.org/b"}, []string{rs[0].URL, rs[1].URL})
+		require.Equal(t, "A", rs[0].Title, "the first is kept")
 	})
 
 	t.Run("query text is escaped", func(t *testing.T) {

@@ -37,8 +37,8 @@ iteration (status "running" until the end), so a killed run leaves them.
 
 Exit codes: 0 pass, 1 rejected or insufficient data, 2 usage, 3 failure: a
 model that failed every call, a --max-cost budget that stopped calls, a
-search backend that cannot be reached, an interrupted run, or an --out
-folder that could not be written.`
+search backend that cannot be reached or fails the question's search, an
+interrupted run, or an --out folder that could not be written.`
 
 func newResearchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 	f := researchFlags{llm: llmFlags{env: env, metrics: reg}}

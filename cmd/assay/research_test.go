@@ -499,8 +499,9 @@ func TestResearchWithAFailingModel(t *testing.T) {
 	}
 }
 
-// TestResearchSearchBackend: a SearxNG that cannot be reached is exit 3
-// naming it, not "insufficient data"; one that answers with nothing is
+// TestResearchSearchBackend: a SearxNG that cannot be reached, or that
+// refuses the question, is exit 3 naming it, not "insufficient data"; one
+// that answers with nothing is
 // insufficient data whose advice does not send the user back to it.
 func TestResearchSearchBackend(t *testing.T) {
 	t.Parallel()
@@ -509,6 +510,10 @@ func TestResearchSearchBackend(t *testing.T) {
 		_, _ = w.Write([]byte(`{"results":[]}`))
 	}))
 	t.Cleanup(empty.Close)
+	noJSON := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "Forbidden", http.StatusForbidden)
+	}))
+	t.Cleanup(noJSON.Close)
 	down := "http://" + closedPort(t)
 	tests := map[string]struct {
 		base     string
@@ -521,6 +526,12 @@ func TestResearchSearchBackend(t *testing.T) {
 			code:     exitInfra,
 			stderr:   []string{"assay: search backend searxng:" + down + " unreachable: dial tcp " + strings.TrimPrefix(down, "http://") + ": connect: connection refused", "check that it is running"},
 			noOutput: []string{"insufficient", "Insufficient", "--search searxng"},
+		},
+		"refuses the JSON format": {
+			base:     noJSON.URL,
+			code:     exitInfra,
+			stderr:   []string{"assay: research stopped: searxng: HTTP 403 Forbidden (is the json format enabled in search.formats of settings.yml?): Forbidden"},
+			noOutput: []string{"insufficient", "Insufficient"},
 		},
 		"answers with no results": {
 			base:     empty.URL,

@@ -18,9 +18,12 @@ import (
 // metadata endpoints (169.254.169.254, 169.254.170.2, 100.100.100.200,
 // 168.63.129.16, fd00:ec2::254). Blocked unless AllowPrivate: loopback
 // (127.0.0.0/8, ::1), private (10/8, 172.16/12, 192.168/16), shared address
-// space (100.64.0.0/10, CGNAT) and unique-local (fc00::/7). IPv4-mapped
-// (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and
-// 6to4 (2002::/16) forms are judged by the IPv4 address they carry.
+// space (100.64.0.0/10, CGNAT), unique-local (fc00::/7), the deprecated
+// site-local (fec0::/10) and the local-use NAT64 prefix (64:ff9b:1::/48,
+// whose translator reaches a network of its operator's choosing).
+// IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (SIIT, ::ffff:0:a.b.c.d),
+// IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002::/16)
+// forms are judged by the IPv4 address they carry.
 //
 // The zero value is the strict guard. A Guard is a value and safe for
 // concurrent use.
@@ -53,6 +56,8 @@ const (
 	reasonPrivate     = "private"
 	reasonCGNAT       = "shared address space (CGNAT)"
 	reasonUniqueLocal = "unique-local"
+	reasonSiteLocal   = "site-local"
+	reasonLocalNAT64  = "local-use NAT64"
 	reasonLinkLocal   = "link-local"
 	reasonUnspecified = "unspecified"
 	reasonMulticast   = "multicast"
@@ -74,13 +79,16 @@ var metadataAddrs = []netip.Addr{
 }
 
 var (
-	prefixThisNet   = netip.MustParsePrefix("0.0.0.0/8")
-	prefixCGNAT     = netip.MustParsePrefix("100.64.0.0/10")
-	prefixReserved  = netip.MustParsePrefix("240.0.0.0/4")
-	prefixNAT64     = netip.MustParsePrefix("64:ff9b::/96")
-	prefix6to4      = netip.MustParsePrefix("2002::/16")
-	prefixV4Compat  = netip.MustParsePrefix("::/96")
-	addrBroadcastV4 = netip.MustParseAddr("255.255.255.255")
+	prefixThisNet    = netip.MustParsePrefix("0.0.0.0/8")
+	prefixCGNAT      = netip.MustParsePrefix("100.64.0.0/10")
+	prefixReserved   = netip.MustParsePrefix("240.0.0.0/4")
+	prefixNAT64      = netip.MustParsePrefix("64:ff9b::/96")
+	prefixNAT64Local = netip.MustParsePrefix("64:ff9b:1::/48")
+	prefixSIIT       = netip.MustParsePrefix("::ffff:0:0:0/96")
+	prefixSiteLocal  = netip.MustParsePrefix("fec0::/10")
+	prefix6to4       = netip.MustParsePrefix("2002::/16")
+	prefixV4Compat   = netip.MustParsePrefix("::/96")
+	addrBroadcastV4  = netip.MustParseAddr("255.255.255.255")
 )
 
 // Check reports whether a connection to addr is allowed: nil, or a
@@ -138,6 +146,10 @@ func (g Guard) blockReason(addr netip.Addr) string {
 		return reasonCGNAT
 	case addr.Is6() && addr.IsPrivate():
 		return reasonUniqueLocal
+	case prefixSiteLocal.Contains(addr):
+		return reasonSiteLocal
+	case prefixNAT64Local.Contains(addr):
+		return reasonLocalNAT64
 	case addr.IsPrivate():
 		return reasonPrivate
 	}
@@ -145,7 +157,8 @@ func (g Guard) blockReason(addr netip.Addr) string {
 }
 
 // embeddedV4 returns the IPv4 address carried by an IPv6 address in one of
-// the transition forms: IPv4-mapped, IPv4-compatible, NAT64 or 6to4. The
+// the transition forms: IPv4-mapped, IPv4-translated, IPv4-compatible,
+// NAT64 or 6to4. The
 // IPv6 unspecified (::) and loopback (::1) addresses are not IPv4-compatible
 // addresses, though they fall in ::/96.
 func embeddedV4(addr netip.Addr) (netip.Addr, bool) {
@@ -157,7 +170,7 @@ func embeddedV4(addr netip.Addr) (netip.Addr, bool) {
 	}
 	b := addr.As16()
 	switch {
-	case prefixV4Compat.Contains(addr), prefixNAT64.Contains(addr):
+	case prefixV4Compat.Contains(addr), prefixSIIT.Contains(addr), prefixNAT64.Contains(addr):
 		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
 	case prefix6to4.Contains(addr):
 		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true

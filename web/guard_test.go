@@ -61,6 +61,13 @@ func TestGuardCheck(t *testing.T) {
 		"6to4 metadata":              {addr: "2002:a9fe:a9fe::1", want: reasonMetadata},
 		"6to4 private":               {addr: "2002:c0a8:0101::1", want: reasonPrivate, private: true},
 		"6to4 public":                {addr: "2002:5db8:d822::1"},
+		"siit loopback":              {addr: "::ffff:0:7f00:1", want: reasonLoopback, private: true},
+		"siit metadata":              {addr: "::ffff:0:a9fe:a9fe", want: reasonMetadata},
+		"siit public":                {addr: "::ffff:0:5db8:d822"},
+		"site-local":                 {addr: "fec0::1", want: reasonSiteLocal, private: true},
+		"site-local, its last":       {addr: "feff:ffff::1", want: reasonSiteLocal, private: true},
+		"local-use nat64":            {addr: "64:ff9b:1::a00:1", want: reasonLocalNAT64, private: true},
+		"next to local-use nat64":    {addr: "64:ff9b:2::1"},
 		"metadata neighbour allowed": {addr: "169.254.169.253", want: reasonLinkLocal},
 	}
 	for name, tc := range tests {

@@ -86,9 +86,13 @@ func ReadFile(path string) ([]byte, error) {
 
 // Extend returns a copy of reg with the judges of the judges file at path
 // added (ReadDefinitions), each a metric --metric takes; reg itself is
-// not changed. Errors are *eval.InputError naming the file, the line and
-// the key.
+// not changed; a nil reg is an empty one (agent.Builtins() is the
+// built-in metrics). Errors are *eval.InputError naming the file, the
+// line and the key.
 func Extend(reg *metric.Registry, path string) (*metric.Registry, error) {
+	if reg == nil {
+		reg = &metric.Registry{}
+	}
 	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -112,8 +116,12 @@ func Extend(reg *metric.Registry, path string) (*metric.Registry, error) {
 // not know, a judge without a name or criterion, a scale it cannot read,
 // a rubric grade off the scale, a field it cannot read, a threshold off
 // the scale, or a name taken by a metric of reg (or twice in the file) is
-// an *eval.InputError naming the file, the line and the key.
+// an *eval.InputError naming the file, the line and the key. A nil reg
+// takes no name.
 func ReadDefinitions(name string, data []byte, reg *metric.Registry) ([]*Definition, error) {
+	if reg == nil {
+		reg = &metric.Registry{}
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &eval.InputError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ") + "; fix the YAML syntax"}

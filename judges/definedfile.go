@@ -119,9 +119,6 @@ func Extend(reg *metric.Registry, path string) (*metric.Registry, error) {
 // an *eval.InputError naming the file, the line and the key. A nil reg
 // takes no name.
 func ReadDefinitions(name string, data []byte, reg *metric.Registry) ([]*Definition, error) {
-	if reg == nil {
-		reg = &metric.Registry{}
-	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &eval.InputError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ") + "; fix the YAML syntax"}
@@ -154,7 +151,7 @@ func ReadDefinitions(name string, data []byte, reg *metric.Registry) ([]*Definit
 // without a name or criterion, a scale it cannot read, a rubric grade off
 // the scale, a field it cannot read, a threshold off the scale, or a name
 // taken by a metric of reg (or twice in the list) is an *eval.InputError
-// naming the file, the line and the key.
+// naming the file, the line and the key. A nil reg takes no name.
 func Definitions(name string, doc *yaml.Node, specs []Spec, reg *metric.Registry) ([]*Definition, error) {
 	defs, err := judgesFile{Judges: specs}.check(reg)
 	if err != nil {
@@ -182,6 +179,9 @@ var metricName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // check checks the file's judges against reg and returns their
 // definitions; errors name the key (Field), not yet the file and line.
 func (f judgesFile) check(reg *metric.Registry) ([]*Definition, error) {
+	if reg == nil {
+		reg = &metric.Registry{} // takes no name
+	}
 	bad := func(field, format string, a ...any) error {
 		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}

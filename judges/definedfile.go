@@ -153,6 +153,9 @@ func ReadDefinitions(name string, data []byte, reg *metric.Registry) ([]*Definit
 // taken by a metric of reg (or twice in the list) is an *eval.InputError
 // naming the file, the line and the key. A nil reg takes no name.
 func Definitions(name string, doc *yaml.Node, specs []Spec, reg *metric.Registry) ([]*Definition, error) {
+	if reg == nil {
+		reg = &metric.Registry{} // takes no name
+	}
 	defs, err := judgesFile{Judges: specs}.check(reg)
 	if err != nil {
 		var ie *eval.InputError
@@ -179,9 +182,6 @@ var metricName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // check checks the file's judges against reg and returns their
 // definitions; errors name the key (Field), not yet the file and line.
 func (f judgesFile) check(reg *metric.Registry) ([]*Definition, error) {
-	if reg == nil {
-		reg = &metric.Registry{} // takes no name
-	}
 	bad := func(field, format string, a ...any) error {
 		return &eval.InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}

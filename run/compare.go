@@ -102,7 +102,7 @@ func Compare(baseDir, curResults string, curSummary Summary, cfg *Config) (*Comp
 	return c, alerts, err
 }
 
-// compare is Compare, returning the pairing it read as well.
+// ComparePaired is Compare, returning the pairing it read as well.
 func ComparePaired(baseDir, curResults string, curSummary Summary, cfg *Config) (*Comparison, []QualityAlert, *Pairing, error) {
 	base, err := ReadHead(baseDir)
 	if err != nil {
@@ -162,7 +162,7 @@ func JudgedOtherwise(base, cfg Config) []string {
 	return out
 }
 
-// passed reports whether a counted result of value v passes: its card's
+// Passes reports whether a counted result of value v passes: its card's
 // verdict (pass) when it has one, else v >= threshold, as a summary's
 // pass rate counts it.
 func Passes(pass *bool, v, threshold float64) bool {

@@ -286,9 +286,11 @@ func (p *Profile) CheckSample(s eval.Sample) error {
 // Judges returns a copy of reg with the judges the file at path defines
 // (--judges): a judges file (judges.Extend), or a profile file, a YAML
 // mapping with a kind, whose judges: list it takes, the whole profile
-// checked as --profile checks it. Errors are *eval.InputError naming the
-// file, the line and the key.
+// checked as --profile checks it. A nil reg is the built-in metrics
+// (Builtins). Errors are *eval.InputError naming the file, the line and
+// the key.
 func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
+	reg = or(reg)
 	data, err := judges.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -309,9 +311,10 @@ func Judges(reg *metric.Registry, path string) (*metric.Registry, error) {
 // JudgeDefinitions are the judges the file at path defines, read as
 // Judges reads it: a judges file, or a profile file's judges: list, the
 // whole profile checked as --profile checks it. `assay align` rewords
-// one of them. Errors are *eval.InputError naming the file, the line and
-// the key.
+// one of them. A nil reg is the built-in metrics (Builtins). Errors are
+// *eval.InputError naming the file, the line and the key.
 func JudgeDefinitions(reg *metric.Registry, path string) ([]*judges.Definition, error) {
+	reg = or(reg)
 	data, err := judges.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -104,6 +105,24 @@ func (p *Profile) ModelScorers(opt Options) ([]string, func(judges.Model) []eval
 	}
 }
 
+// scoreable is why Score cannot score a card of p, or nil.
+func (p *Profile) scoreable() error {
+	switch {
+	case p == nil:
+		return &eval.InputError{Field: "profile", Msg: "no profile: load one with LoadProfile"}
+	case p.Kind == KindDaily:
+		return &eval.InputError{Field: "profile", Msg: fmt.Sprintf("profile %q is of kind daily, scored against its ground truth: use ScoreFile with a Truth file", p.Name)}
+	}
+	if err := p.check(p.Metrics()); err != nil {
+		var ie *eval.InputError
+		if errors.As(err, &ie) && p.Name != "" {
+			ie.Msg += fmt.Sprintf(" (profile %q)", p.Name)
+		}
+		return err
+	}
+	return nil
+}
+
 // scoreOne runs one scorer on the sample, handing a report scorer the
 // card's parsed report.
 func scoreOne(ctx context.Context, sc eval.Scorer, s eval.Sample, report func() *heuristics.Report) (eval.Score, error) {
@@ -117,7 +136,15 @@ func scoreOne(ctx context.Context, sc eval.Scorer, s eval.Sample, report func() 
 // returns the card. Scores keep profile order. A scorer that panics is
 // reported as an error naming it; only a cancelled context or such an error
 // stops the run.
+//
+// p is a profile of kind report or context, as LoadProfile returns it or
+// as a Go program builds it, checked as a profile file is; a nil profile,
+// one that fails that check and one of kind daily (scored against its
+// ground truth by ScoreFile) are an *eval.InputError, and nothing is scored.
 func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Card, error) {
+	if err := p.scoreable(); err != nil {
+		return eval.Card{}, err
+	}
 	scorers := p.Scorers(opt)
 	scores := make([]eval.Score, len(scorers))
 	limit := opt.Concurrency

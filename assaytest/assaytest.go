@@ -48,8 +48,9 @@ type TB interface {
 	Name() string
 }
 
-// Judge judges samples for tests with one model. The zero value is not
-// ready; build one with New.
+// Judge judges samples for tests with one model. The zero value judges
+// with the offline judges, under context.Background(), 8 judgements of a
+// dataset at a time; New judges with the model of the environment.
 type Judge struct {
 	model judges.Model
 	// modelErr is why the model from the environment could not be built.
@@ -69,7 +70,7 @@ func WithModel(m judges.Model) Option {
 }
 
 // WithContext judges under ctx (a test's t.Context(), or one with a
-// deadline); the default is context.Background().
+// deadline); the default, and a nil ctx, is context.Background().
 func WithContext(ctx context.Context) Option {
 	return func(j *Judge) { j.ctx = ctx }
 }
@@ -78,6 +79,23 @@ func WithContext(ctx context.Context) Option {
 // (default 8).
 func WithConcurrency(n int) Option {
 	return func(j *Judge) { j.concurrency = max(n, 1) }
+}
+
+// context is the context j judges under: context.Background() unless
+// WithContext gave one.
+func (j *Judge) context() context.Context {
+	if j.ctx == nil {
+		return context.Background()
+	}
+	return j.ctx
+}
+
+// limit is how many judgements of a dataset j runs at once.
+func (j *Judge) limit() int {
+	if j.concurrency < 1 {
+		return 8
+	}
+	return j.concurrency
 }
 
 // New returns a Judge with the model of the environment (see the package
@@ -152,7 +170,7 @@ func (j *Judge) Require(t TB, s eval.Sample, checks ...string) []eval.Score {
 				return nil
 			}
 		}
-		if scores[i], err = sc.Score(j.ctx, s); err != nil {
+		if scores[i], err = sc.Score(j.context(), s); err != nil {
 			t.Fatalf("assaytest.Require: judging %s of sample %s: %v", metrics[i], sampleName(s), err)
 			return nil
 		}

@@ -61,11 +61,11 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	}
 	defer func() { _ = os.RemoveAll(dir) }() // the run folder is the test's alone
 	cfg := judging.Default()
-	cfg.Model, cfg.LLM.Concurrency = j.model, j.concurrency
+	cfg.Model, cfg.LLM.Concurrency = j.model, j.limit()
 	if j.model == nil {
 		cfg.LLM.Spec = "offline"
 	}
-	out, err := bench.Execute(j.ctx, bench.Job{Data: path, Metrics: metrics, Gates: gates, Out: filepath.Join(dir, "run"),
+	out, err := bench.Execute(j.context(), bench.Job{Data: path, Metrics: metrics, Gates: gates, Out: filepath.Join(dir, "run"),
 		NoStore: true, Quiet: true, Judging: cfg, Env: func(string) string { return "" }})
 	if err != nil {
 		t.Fatalf("assaytest.RequireDataset: %v", err)

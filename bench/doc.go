@@ -15,8 +15,8 @@
 //
 // [ScoreEach] runs scorers over records under a concurrency limit and hands
 // each record's scores back in record order as soon as it is done, so
-// results can be written while the rest are judged; [Stats] summarises them
-// per metric, neutral defaults counted apart and never averaged in.
+// results can be written while the rest are judged; [run.Stats] summarises
+// them per metric, neutral defaults counted apart and never averaged in.
 // [ScoreStream] scores records read one at a time ([dataset.Records], or
 // the records of a [dataset.Dataset] checked whole by [dataset.Open]), so
 // that a dataset of any length is judged in the memory of a window of
@@ -26,7 +26,7 @@
 //	if err != nil {
 //		return err // an *eval.InputError naming file, line and field
 //	}
-//	gate, _ := bench.ParseMinGate("faithfulness=0.8")
+//	gate, _ := run.ParseMinGate("faithfulness=0.8")
 //	err = bench.ScoreStream(ctx, data.Records(), scorers, 32, func(_ int, _ dataset.Record, scores []eval.Score) error {
 //		for _, sc := range scores {
 //			gate.Add(sc)
@@ -36,7 +36,7 @@
 //	if err != nil {
 //		return data.Err(err)
 //	}
-//	return gate.Err() // a *BelowFloorError when a score is under its floor
+//	return gate.Err() // a *run.BelowFloorError when a score is under its floor
 //
 // Package report renders a finished run (report.html, JUnit, the
 // Markdown summary) and package runstore keeps the recorded runs for

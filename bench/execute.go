@@ -78,11 +78,14 @@ type Job struct {
 	// Queue, when on, judges the run's pairs through NATS JetStream:
 	// in-process workers, remote ones, or both (see Queue).
 	Queue Queue
-	// Store is the run store's file; empty is DefaultStorePath(Env).
+	// Store is the run store's file; empty is runstore.DefaultStorePath(Env).
 	// NoStore records the run in no store (a Go test's run).
 	Store   string
 	NoStore bool
-	// Env reads the environment (os.Getenv); nil reads nothing.
+	// Env reads the environment (os.Getenv, as the CLI gives it); nil
+	// reads nothing: no model key or URL, and no run store path, so that
+	// without Store the run is recorded in no store and Outcome.StoreErr
+	// says why.
 	Env func(string) string
 	// Log receives progress and notices while the run goes on (standard
 	// error); nil discards them. Quiet leaves progress out.

@@ -68,8 +68,11 @@ func FlagError(flag, format string, a ...any) *InputError {
 
 // AsInputError returns err as an input error about flag ("" for an error
 // that names its setting itself), or err as it is when it is one already
-// (it then names its file, line and field).
+// (it then names its file, line and field); a nil err is nil.
 func AsInputError(flag string, err error) error {
+	if err == nil {
+		return nil
+	}
 	if _, ok := errors.AsType[*InputError](err); ok {
 		return err
 	}

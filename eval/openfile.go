@@ -9,8 +9,11 @@ import (
 
 // OpenFile opens a named input file. An error is an *InputError naming
 // the file, with the system's reason alone: "data.jsonl: cannot read: no
-// such file or directory".
+// such file or directory". An empty path names no file and says so.
 func OpenFile(path string) (*os.File, error) {
+	if path == "" {
+		return nil, &InputError{Msg: "no file named (the path is empty)"}
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		var pe *os.PathError

@@ -33,6 +33,9 @@ type sourceRecord struct {
 // count) and "text". Errors name the file, the line and the field.
 func DecodeSources(name string, data []byte) ([]Source, error) {
 	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, &InputError{File: name, Msg: "empty input: expected a JSON array of sources, or an object with sources"}
+	}
 	var recs []sourceRecord
 	var err error
 	if len(trimmed) > 0 && trimmed[0] == '{' {

@@ -25,6 +25,10 @@ func TestDecodeSourcesNamesLineAndFieldInJSONTerms(t *testing.T) {
 			"s.json:1: sources: must be an array, got string"},
 		"an unknown field": {"[\n {\"url\": \"https://a.org\"},\n {\"url\": \"https://b.org\", \"refs\": 3}\n]",
 			`s.json:3: refs: unknown field`},
+		"no input": {"",
+			"s.json: empty input: expected a JSON array of sources, or an object with sources"},
+		"blank input": {" \n\t",
+			"s.json: empty input: expected a JSON array of sources, or an object with sources"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -86,9 +86,13 @@ func ReadFile(path string) ([]byte, error) {
 
 // Extend returns a copy of reg with the judges of the judges file at path
 // added (ReadDefinitions), each a metric --metric takes; reg itself is
-// not changed. Errors are *eval.InputError naming the file, the line and
-// the key.
+// not changed; a nil reg is an empty one (agent.Builtins() is the
+// built-in metrics). Errors are *eval.InputError naming the file, the
+// line and the key.
 func Extend(reg *metric.Registry, path string) (*metric.Registry, error) {
+	if reg == nil {
+		reg = &metric.Registry{}
+	}
 	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -112,7 +116,8 @@ func Extend(reg *metric.Registry, path string) (*metric.Registry, error) {
 // not know, a judge without a name or criterion, a scale it cannot read,
 // a rubric grade off the scale, a field it cannot read, a threshold off
 // the scale, or a name taken by a metric of reg (or twice in the file) is
-// an *eval.InputError naming the file, the line and the key.
+// an *eval.InputError naming the file, the line and the key. A nil reg
+// takes no name.
 func ReadDefinitions(name string, data []byte, reg *metric.Registry) ([]*Definition, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -146,8 +151,11 @@ func ReadDefinitions(name string, data []byte, reg *metric.Registry) ([]*Definit
 // without a name or criterion, a scale it cannot read, a rubric grade off
 // the scale, a field it cannot read, a threshold off the scale, or a name
 // taken by a metric of reg (or twice in the list) is an *eval.InputError
-// naming the file, the line and the key.
+// naming the file, the line and the key. A nil reg takes no name.
 func Definitions(name string, doc *yaml.Node, specs []Spec, reg *metric.Registry) ([]*Definition, error) {
+	if reg == nil {
+		reg = &metric.Registry{} // takes no name
+	}
 	defs, err := judgesFile{Judges: specs}.check(reg)
 	if err != nil {
 		var ie *eval.InputError

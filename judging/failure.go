@@ -34,7 +34,7 @@ const (
 	// down longer than they could wait (llm.ErrUnreachable).
 	FailUnreachable
 	// FailUndelivered is pairs of a queued run whose tasks' deliveries to
-	// workers ran out (bench.Result.Undelivered).
+	// workers ran out (run.Result.Undelivered).
 	FailUndelivered
 )
 

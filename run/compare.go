@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,12 +44,13 @@ func ReadFolder(dir string) (*Folder, error) {
 	return run, nil
 }
 
-// readRunHead reads the run folder dir but for its results: its config
-// and, when it has one, its summary.
+// ReadHead reads the run folder dir but for its results: its config
+// and, when it has one, its summary. An empty dir is the working
+// directory.
 func ReadHead(dir string) (*Folder, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FileConfig))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s is not a run folder (no %s): give a folder written by assay bench --out", dir, FileConfig)
+		return nil, fmt.Errorf("%s is not a run folder (no %s): give a folder written by assay bench --out", cmp.Or(dir, "."), FileConfig)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
@@ -100,7 +102,7 @@ func Compare(baseDir, curResults string, curSummary Summary, cfg *Config) (*Comp
 	return c, alerts, err
 }
 
-// compare is Compare, returning the pairing it read as well.
+// ComparePaired is Compare, returning the pairing it read as well.
 func ComparePaired(baseDir, curResults string, curSummary Summary, cfg *Config) (*Comparison, []QualityAlert, *Pairing, error) {
 	base, err := ReadHead(baseDir)
 	if err != nil {
@@ -160,7 +162,7 @@ func JudgedOtherwise(base, cfg Config) []string {
 	return out
 }
 
-// passed reports whether a counted result of value v passes: its card's
+// Passes reports whether a counted result of value v passes: its card's
 // verdict (pass) when it has one, else v >= threshold, as a summary's
 // pass rate counts it.
 func Passes(pass *bool, v, threshold float64) bool {

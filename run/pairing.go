@@ -79,7 +79,7 @@ type runValues struct {
 	metrics map[string]*cells
 }
 
-// pairing is two runs' results read for a comparison, their samples
+// Pairing is two runs' results read for a comparison, their samples
 // indexed alike.
 type Pairing struct {
 	ids   map[string]int32
@@ -178,7 +178,7 @@ func (p *Pairing) mean(v *runValues, metric string) Num {
 	return Num(sum / float64(n))
 }
 
-// ab is seed 002's A/B analysis of metric (AnalyzeABTest): the baseline
+// AB is seed 002's A/B analysis of metric (AnalyzeABTest): the baseline
 // the control, the current run the treatment, over the samples that
 // count.
 func (p *Pairing) AB(metric string) ABTestAnalysis {

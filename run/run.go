@@ -526,7 +526,7 @@ func (r *Run) Close() error {
 // aside in FileBad (their pairs are judged again).
 func (r *Run) SetAside() int { return r.aside }
 
-// appendNew appends the results whose pairs the run lacks, and says how
+// AppendNew appends the results whose pairs the run lacks, and says how
 // many it wrote.
 func (r *Run) AppendNew(results []Result) (int, error) {
 	written := 0

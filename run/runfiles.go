@@ -92,7 +92,7 @@ func ResultOf(id string, sc eval.Score) Result {
 	return r
 }
 
-// spent is u without its latency: what a result spent, to sum (a sum of
+// Spent is u without its latency: what a result spent, to sum (a sum of
 // latencies of calls made at once means nothing).
 func Spent(u eval.Usage) eval.Usage {
 	u.Latency = 0
@@ -463,7 +463,7 @@ type ResultFile struct {
 	replaced map[Key]int
 }
 
-// bounded is f's Bounds, or nil (for a nil f too).
+// Bounds is f's bounds, or nil (for a nil f too).
 func (f *ResultFile) Bounds() *Bounds {
 	if f == nil {
 		return nil

@@ -193,8 +193,8 @@ func (c Config) filled() Config {
 	return c
 }
 
-// Monitor watches judged scores per metric. It is safe for concurrent
-// use. Close it when done.
+// Monitor watches judged scores per metric. Build one with New: the zero
+// value is not ready. It is safe for concurrent use. Close it when done.
 type Monitor struct {
 	cfg     Config
 	started time.Time

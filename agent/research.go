@@ -262,6 +262,9 @@ func (cfg Research) Run(ctx context.Context, query string) (*Run, error) {
 		}
 		cfg.Profile = p
 	}
+	if cfg.Profile.Kind != KindReport {
+		return nil, fmt.Errorf("research: profile %q is a %s profile; research needs one of kind %s", cfg.Profile.Name, cfg.Profile.Kind, KindReport)
+	}
 	if cfg.Mode.Cutoff == 0 {
 		cfg.Mode.Cutoff = cmp.Or(cfg.Profile.Gate.Cutoff(), 3)
 	}

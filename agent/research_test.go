@@ -473,3 +473,22 @@ func TestResearchOnePagePerURL(t *testing.T) {
 	assert.Equal(t, []string{"https://site0.gov/page", "https://example.org/heat"}, urls)
 	assert.Equal(t, int32(1), n.Load())
 }
+
+// TestResearchRefusesAProfileOfAnotherKind: a research run scores a
+// report, so a context or daily profile is refused before anything is
+// searched, as --profile refuses it on the command line.
+func TestResearchRefusesAProfileOfAnotherKind(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"context", "daily"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p, err := agent.LoadProfile(name)
+			require.NoError(t, err)
+			cfg := offlineResearch(t, memSearch{sevenSources()})
+			cfg.Profile = p
+			res, err := cfg.Run(context.Background(), "heat pumps in cold climates")
+			require.EqualError(t, err, fmt.Sprintf("research: profile %q is a %s profile; research needs one of kind report", p.Name, p.Kind))
+			assert.Nil(t, res)
+		})
+	}
+}

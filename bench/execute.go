@@ -82,6 +82,9 @@ type Job struct {
 	// NoStore records the run in no store (a Go test's run).
 	Store   string
 	NoStore bool
+	// envless is true when the job was given no Env: the default store
+	// cannot be found then (see openStore).
+	envless bool
 	// Env reads the environment (os.Getenv, as the CLI gives it); nil
 	// reads nothing: no model key or URL, and no run store path, so that
 	// without Store the run is recorded in no store and Outcome.StoreErr
@@ -232,6 +235,7 @@ type execution struct {
 // checkJob fills in job's defaults and checks its settings, before
 // anything is read: the floors are the parsed --min.
 func checkJob(job Job) (Job, *run.MinGate, error) {
+	job.envless = job.Env == nil
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Now == nil {
 		job.Now = time.Now
@@ -921,6 +925,9 @@ func (p *pendingStore) close() {
 // openStore opens the job's run store.
 func openStore(job Job) (*runstore.Store, error) {
 	path := job.Store
+	if path == "" && job.envless {
+		return nil, errors.New("run store: the job names no Store and has no Env to find the default one in ($ASSAY_DATA_DIR, $HOME): set Job.Store, or Job.Env to os.Getenv")
+	}
 	if path == "" {
 		var err error
 		if path, err = runstore.DefaultStorePath(job.Env); err != nil {

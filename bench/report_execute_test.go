@@ -120,3 +120,34 @@ func TestARunStoreThatCannotOpenLosesNoRunFile(t *testing.T) {
 		})
 	}
 }
+
+// TestAJobWithoutEnvOrStoreSaysSo: a job given neither a Store nor an Env
+// records its run nowhere, and its StoreErr says what to set, not that
+// $HOME is unset; with an Env the default store is found.
+func TestAJobWithoutEnvOrStoreSaysSo(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	tests := map[string]struct {
+		env  func(string) string
+		want string // in StoreErr; "" none
+	}{
+		"no Env, no Store": {env: nil, want: "run store: the job names no Store and has no Env to find the default one in ($ASSAY_DATA_DIR, $HOME): set Job.Store, or Job.Env to os.Getenv"},
+		"an Env":           {env: func(k string) string { return map[string]string{"ASSAY_DATA_DIR": data}[k] }},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			j := judging.Default()
+			j.LLM.Spec = "offline"
+			o, err := bench.Execute(context.Background(), bench.Job{Data: "../fixtures/rag/labelled.jsonl", Metrics: []string{"faithfulness"},
+				Out: filepath.Join(t.TempDir(), "run"), Env: tc.env, Judging: j, Quiet: true})
+			require.NoError(t, err)
+			if tc.want == "" {
+				require.NoError(t, o.StoreErr)
+				assert.FileExists(t, filepath.Join(data, "runs.db"))
+				return
+			}
+			require.EqualError(t, o.StoreErr, tc.want)
+		})
+	}
+}

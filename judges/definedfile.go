@@ -196,7 +196,10 @@ func (f judgesFile) check(reg *metric.Registry) ([]*Definition, error) {
 		case slices.ContainsFunc(out, func(d *Definition) bool { return d.Name == j.Name }):
 			return nil, bad(key("name"), "%q names two judges of the list", j.Name)
 		}
-		if _, taken := reg.Lookup(j.Name); taken {
+		if e, taken := reg.Lookup(j.Name); taken {
+			if e.Version != "" { // a judge a judges file defined
+				return nil, bad(key("name"), "%q is the name of a judge already defined (by a judges file read before): give the judge another", j.Name)
+			}
 			return nil, bad(key("name"), "%q is the name of a built-in metric: give the judge another", j.Name)
 		}
 		if strings.TrimSpace(j.Criterion) == "" {

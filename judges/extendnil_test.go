@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/metric"
 )
@@ -50,4 +51,21 @@ func TestNilRegistryIsEmpty(t *testing.T) {
 			assert.ElementsMatch(t, want, got)
 		})
 	}
+}
+
+// TestExtendTwiceNamesTheEarlierJudge: a judge whose name an earlier
+// judges file took is refused as such, not called a built-in metric; a
+// built-in's name still is.
+func TestExtendTwiceNamesTheEarlierJudge(t *testing.T) {
+	t.Parallel()
+	once, err := judges.Extend(nil, "../examples/judges.yaml")
+	require.NoError(t, err)
+	_, err = judges.Extend(once, "../examples/judges.yaml")
+	require.ErrorContains(t, err, `judges[0].name: "polite_and_cites" is the name of a judge already defined (by a judges file read before)`)
+
+	reg := &metric.Registry{}
+	require.NoError(t, reg.Add(metric.Entry{Name: "polite_and_cites", Kind: metric.KindJudge,
+		Build: func(metric.Model) eval.Scorer { return judges.Faithfulness{} }}))
+	_, err = judges.Extend(reg, "../examples/judges.yaml")
+	require.ErrorContains(t, err, `judges[0].name: "polite_and_cites" is the name of a built-in metric`)
 }

@@ -121,6 +121,7 @@ func Load(path string) ([]Record, error) {
 //     other text, a single context; text that starts as a list ("[" and a
 //     quote) and is not one is an error. A "human" cell holds a JSON object, and columns
 //     named "human.<label>" add labels (as strings) to it.
+//     A row that repeats the header row (two files joined) is an error.
 //   - ".json": a JSON array of records, one record (an object, which may
 //     span several lines), or JSON Lines.
 //   - anything else (".jsonl"): JSON Lines, one object a line, blank lines
@@ -413,6 +414,9 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 			return d.csvErr(err)
 		}
 		line, _ := cr.FieldPos(0)
+		if sameHeader(row, header) {
+			return d.errAt(line, 0, "", "the header row again (CSV files joined with their headers?): remove the line")
+		}
 		fields := map[string]json.RawMessage{}
 		var labels map[string]any
 		for i, h := range header {
@@ -456,6 +460,25 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 			return err
 		}
 	}
+}
+
+// sameHeader reports whether row repeats header, the trimmed names of
+// the columns, as a file joined to another with its header row does: the
+// same names, each cell trimmed and the first without a byte order mark.
+// A row of empty cells is not one.
+func sameHeader(row, header []string) bool {
+	named := false
+	for i, h := range header {
+		cell := row[i]
+		if i == 0 {
+			cell = strings.TrimPrefix(cell, string(bom))
+		}
+		if strings.TrimSpace(cell) != h {
+			return false
+		}
+		named = named || h != ""
+	}
+	return named
 }
 
 func (d *datasetReader) csvErr(err error) error {

@@ -182,6 +182,10 @@ func TestReadRejectsBadInput(t *testing.T) {
 			"data.csv:1: question: duplicate column", 1, 0, "question"},
 		"csv: duplicate ids": {"data.csv", "id,question\n1,q\n1,q\n",
 			`data.csv:3: id: duplicate id "1" (first on line 2)`, 3, 0, "id"},
+		"csv: the header row repeated (two files joined)": {"data.csv", "question,answer\nq,a\n question,answer\nq2,a2\n",
+			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
+		"csv: the header row repeated with its byte order mark": {"data.csv", "\xEF\xBB\xBFquestion,answer\nq,a\n\xEF\xBB\xBFquestion,answer\n",
+			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -120,7 +120,9 @@ func Load(path string) ([]Record, error) {
 //     strings as pandas' to_csv writes one ("['A', \"don't\"]"), or any
 //     other text, a single context; text that starts as a list ("[" and a
 //     quote) and is not one is an error. A "human" cell holds a JSON object, and columns
-//     named "human.<label>" add labels (as strings) to it.
+//     named "human.<label>" add labels (as strings) to it. A ground_truth
+//     cell holding a JSON object is Assay's GroundTruth, any other text a
+//     reference; one in braces that is not JSON ("{'x': 1.5}") is an error.
 //     A row that repeats the header row (two files joined) is an error.
 //   - ".json": a JSON array of records, one record (an object, which may
 //     span several lines), or JSON Lines.
@@ -519,6 +521,11 @@ func csvCell(field, cell string) (json.RawMessage, string) {
 	case field == "ground_truth":
 		if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
 			return json.RawMessage(trimmed), ""
+		}
+		if strings.HasPrefix(trimmed, "{") && strings.HasSuffix(trimmed, "}") {
+			// Not a reference text: an object pandas wrote with str(), or
+			// numbers written with thousands separators.
+			return nil, "starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces"
 		}
 	}
 	return jsonString(cell), ""

@@ -186,6 +186,10 @@ func TestReadRejectsBadInput(t *testing.T) {
 			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
 		"csv: the header row repeated with its byte order mark": {"data.csv", "\xEF\xBB\xBFquestion,answer\nq,a\n\xEF\xBB\xBFquestion,answer\n",
 			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
+		"csv: a ground_truth object that is a Python dict": {"data.csv", "question,ground_truth\nq,\"{'revenue': 1.5}\"\n",
+			"data.csv:2:3: ground_truth: starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces", 2, 3, "ground_truth"},
+		"csv: a ground_truth object with a number written with commas": {"data.csv", "question,ground_truth\nq,\"{\"\"revenue\"\": 1,234}\"\n",
+			"data.csv:2:3: ground_truth: starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces", 2, 3, "ground_truth"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -115,7 +115,10 @@ func Load(path string) ([]Record, error) {
 // Read reads a dataset from r; name is the file name used in errors, and
 // its extension picks the format:
 //
-//   - ".csv": CSV with a header row. An empty cell is a missing value. A
+//   - ".csv": CSV with a header row, its cells separated by commas, or by
+//     the ";" or tab its header row alone holds (as Excel writes in much of
+//     Europe, and TSV), or by the one an Excel "sep=;" first line names.
+//     An empty cell is a missing value. A
 //     contexts cell holds a JSON array of strings, a Python list of
 //     strings as pandas' to_csv writes one ("['A', \"don't\"]"), or any
 //     other text, a single context; text that starts as a list ("[" and a
@@ -389,6 +392,7 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 		_, _ = br.Discard(len(bom))
 	}
 	cr := csv.NewReader(br)
+	cr.Comma = csvSeparator(br)
 	cr.FieldsPerRecord = 0 // every row as wide as the header
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -462,6 +466,32 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 			return err
 		}
 	}
+}
+
+// csvSeparator is the separator of the CSV file br is at the start of:
+// the one Excel's "sep=;" first line names (the line is then consumed,
+// leaving it empty, so that lines keep their numbers), else ';' or a tab
+// when the header line holds no comma and only that one of them (Excel in
+// much of Europe, and TSV), else ','.
+func csvSeparator(br *bufio.Reader) rune {
+	b, _ := br.Peek(br.Size()) // what there is: less at the end of the input
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	first := string(bytes.TrimSuffix(b, []byte{'\r'}))
+	if sep, ok := strings.CutPrefix(first, "sep="); ok && len(sep) == 1 && strings.Contains(",;\t|", sep) {
+		_, _ = br.Discard(len(first))
+		return rune(sep[0])
+	}
+	semi, tab := strings.Contains(first, ";"), strings.Contains(first, "\t")
+	switch {
+	case strings.Contains(first, ","):
+	case semi && !tab:
+		return ';'
+	case tab && !semi:
+		return '\t'
+	}
+	return ','
 }
 
 // sameHeader reports whether row repeats header, the trimmed names of

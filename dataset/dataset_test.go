@@ -104,6 +104,21 @@ func TestReadMapsTheOtherFields(t *testing.T) {
 				{ID: "line-4", Line: 4, Sample: eval.Sample{ID: "line-4", Query: "q2", Answer: "a2"}},
 			},
 		},
+		"csv: separated by semicolons, as Excel saves it in much of Europe": {
+			"d.csv",
+			"\xEF\xBB\xBFquestion;answer;contexts\r\nWhy, then?;\"Because; so\";\"['a, b']\"\r\n",
+			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "Why, then?", Answer: "Because; so", Sources: []eval.Source{{ID: "c1", Text: "a, b"}}}}},
+		},
+		"csv: separated by tabs": {
+			"d.csv",
+			"question\tanswer\nWhy, then?\tBecause, so\n",
+			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "Why, then?", Answer: "Because, so"}}},
+		},
+		"csv: Excel's sep= line names the separator": {
+			"d.csv",
+			"sep=;\r\nquestion;answer\r\nq;a, b\r\n",
+			[]Record{{ID: "line-3", Line: 3, Sample: eval.Sample{ID: "line-3", Query: "q", Answer: "a, b"}}},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -186,6 +201,8 @@ func TestReadRejectsBadInput(t *testing.T) {
 			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
 		"csv: the header row repeated with its byte order mark": {"data.csv", "\xEF\xBB\xBFquestion,answer\nq,a\n\xEF\xBB\xBFquestion,answer\n",
 			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
+		"csv: a semicolon row under a comma header": {"data.csv", "question,answer\nq;a\n",
+			"data.csv:2:1: invalid CSV: wrong number of fields", 2, 1, ""},
 		"csv: a ground_truth object that is a Python dict": {"data.csv", "question,ground_truth\nq,\"{'revenue': 1.5}\"\n",
 			"data.csv:2:3: ground_truth: starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces", 2, 3, "ground_truth"},
 		"csv: a ground_truth object with a number written with commas": {"data.csv", "question,ground_truth\nq,\"{\"\"revenue\"\": 1,234}\"\n",

@@ -346,7 +346,7 @@ func (d *datasetReader) fields(line, col0 int, b []byte) (map[string]json.RawMes
 			if strings.HasPrefix(se.Error(), "unexpected end") {
 				col = len(b) + 1
 			}
-			e := d.errAt(line, col0+max(col, 1), "", "invalid JSON: "+se.Error())
+			e := d.errAt(line, col0+max(col, 1), "", "invalid JSON: "+se.Error()+pythonHint(b, se.Offset-1))
 			e.Err = err
 			return nil, e
 		case errors.As(err, &te):

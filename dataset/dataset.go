@@ -283,7 +283,7 @@ func (d *datasetReader) jsonLines(r io.Reader) error {
 		line++
 		b := sc.Bytes()
 		col0 := 0
-		if line == 1 && bytes.HasPrefix(b, bom) {
+		if bytes.HasPrefix(b, bom) { // on a later line too: files joined with cat
 			b, col0 = b[len(bom):], len(bom)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {

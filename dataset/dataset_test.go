@@ -104,6 +104,14 @@ func TestReadMapsTheOtherFields(t *testing.T) {
 				{ID: "line-4", Line: 4, Sample: eval.Sample{ID: "line-4", Query: "q2", Answer: "a2"}},
 			},
 		},
+		"json lines joined from files that each start with a byte order mark": {
+			"d.jsonl",
+			"\xEF\xBB\xBF{\"question\":\"q\"}\r\n\xEF\xBB\xBF{\"question\":\"q2\"}\r\n",
+			[]Record{
+				{ID: "line-1", Line: 1, Sample: eval.Sample{ID: "line-1", Query: "q"}},
+				{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "q2"}},
+			},
+		},
 		"csv: separated by semicolons, as Excel saves it in much of Europe": {
 			"d.csv",
 			"\xEF\xBB\xBFquestion;answer;contexts\r\nWhy, then?;\"Because; so\";\"['a, b']\"\r\n",

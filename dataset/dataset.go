@@ -118,7 +118,8 @@ func Load(path string) ([]Record, error) {
 //   - ".csv": CSV with a header row, its cells separated by commas, or by
 //     the ";" or tab its header row alone holds (as Excel writes in much of
 //     Europe, and TSV), or by the one an Excel "sep=;" first line names.
-//     An empty cell is a missing value. A
+//     An empty cell is a missing value; a row of empty cells, as a
+//     spreadsheet leaves below its data, is skipped as a blank line is. A
 //     contexts cell holds a JSON array of strings, a Python list of
 //     strings as pandas' to_csv writes one ("['A', \"don't\"]"), or any
 //     other text, a single context; text that starts as a list ("[" and a
@@ -419,6 +420,9 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 		if err != nil {
 			return d.csvErr(err)
 		}
+		if blankRow(row) {
+			continue // a blank line, as a spreadsheet writes one: ",,,"
+		}
 		line, _ := cr.FieldPos(0)
 		if sameHeader(row, header) {
 			return d.errAt(line, 0, "", "the header row again (CSV files joined with their headers?): remove the line")
@@ -492,6 +496,16 @@ func csvSeparator(br *bufio.Reader) rune {
 		return '\t'
 	}
 	return ','
+}
+
+// blankRow reports whether every cell of row is empty or space.
+func blankRow(row []string) bool {
+	for _, cell := range row {
+		if strings.TrimSpace(cell) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // sameHeader reports whether row repeats header, the trimmed names of

@@ -117,6 +117,11 @@ func TestReadMapsTheOtherFields(t *testing.T) {
 			"\xEF\xBB\xBFquestion;answer;contexts\r\nWhy, then?;\"Because; so\";\"['a, b']\"\r\n",
 			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "Why, then?", Answer: "Because; so", Sources: []eval.Source{{ID: "c1", Text: "a, b"}}}}},
 		},
+		"csv: rows of empty cells, as Excel leaves below the data, are blank lines": {
+			"d.csv",
+			"question,answer,contexts\r\nq,a,\r\n,,\r\n , ,\"\"\r\n",
+			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "q", Answer: "a"}}},
+		},
 		"csv: separated by tabs": {
 			"d.csv",
 			"question\tanswer\nWhy, then?\tBecause, so\n",

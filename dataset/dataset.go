@@ -423,53 +423,59 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 		if blankRow(row) {
 			continue // a blank line, as a spreadsheet writes one: ",,,"
 		}
-		line, _ := cr.FieldPos(0)
-		if sameHeader(row, header) {
-			return d.errAt(line, 0, "", "the header row again (CSV files joined with their headers?): remove the line")
-		}
-		fields := map[string]json.RawMessage{}
-		var labels map[string]any
-		for i, h := range header {
-			cell := row[i]
-			if strings.TrimSpace(cell) == "" {
-				continue // a missing value
-			}
-			if label, ok := strings.CutPrefix(h, "human."); ok && label != "" {
-				if labels == nil {
-					labels = map[string]any{}
-				}
-				labels[label] = cell
-				continue
-			}
-			raw, msg := csvCell(h, cell)
-			if msg != "" {
-				l, c := cr.FieldPos(i)
-				return d.errAt(l, c, h, msg)
-			}
-			fields[h] = raw
-		}
-		rec, ierr := decodeRecord(fields)
-		if ierr != nil {
-			ierr.File, ierr.Line = d.name, line
-			root, _, _ := strings.Cut(ierr.Field, "[")
-			root, _, _ = strings.Cut(root, ".")
-			if i, ok := column[root]; ok && ierr.Field != "" {
-				ierr.Line, ierr.Col = cr.FieldPos(i)
-			}
-			return ierr
-		}
-		if labels != nil {
-			if rec.Human == nil {
-				rec.Human = map[string]any{}
-			}
-			for k, v := range labels {
-				rec.Human[k] = v
-			}
-		}
-		if err := d.keep(line, rec, ""); err != nil {
+		if err := d.csvRow(cr, row, header, column); err != nil {
 			return err
 		}
 	}
+}
+
+// csvRow reads row, the CSV row cr has just read, under header, the
+// names of the columns, whose indexes column gives, and keeps its record.
+func (d *datasetReader) csvRow(cr *csv.Reader, row, header []string, column map[string]int) error {
+	line, _ := cr.FieldPos(0)
+	if sameHeader(row, header) {
+		return d.errAt(line, 0, "", "the header row again (CSV files joined with their headers?): remove the line")
+	}
+	fields := map[string]json.RawMessage{}
+	var labels map[string]any
+	for i, h := range header {
+		cell := row[i]
+		if strings.TrimSpace(cell) == "" {
+			continue // a missing value
+		}
+		if label, ok := strings.CutPrefix(h, "human."); ok && label != "" {
+			if labels == nil {
+				labels = map[string]any{}
+			}
+			labels[label] = cell
+			continue
+		}
+		raw, msg := csvCell(h, cell)
+		if msg != "" {
+			l, c := cr.FieldPos(i)
+			return d.errAt(l, c, h, msg)
+		}
+		fields[h] = raw
+	}
+	rec, ierr := decodeRecord(fields)
+	if ierr != nil {
+		ierr.File, ierr.Line = d.name, line
+		root, _, _ := strings.Cut(ierr.Field, "[")
+		root, _, _ = strings.Cut(root, ".")
+		if i, ok := column[root]; ok && ierr.Field != "" {
+			ierr.Line, ierr.Col = cr.FieldPos(i)
+		}
+		return ierr
+	}
+	if labels != nil {
+		if rec.Human == nil {
+			rec.Human = map[string]any{}
+		}
+		for k, v := range labels {
+			rec.Human[k] = v
+		}
+	}
+	return d.keep(line, rec, "")
 }
 
 // csvSeparator is the separator of the CSV file br is at the start of:

@@ -115,12 +115,19 @@ func Load(path string) ([]Record, error) {
 // Read reads a dataset from r; name is the file name used in errors, and
 // its extension picks the format:
 //
-//   - ".csv": CSV with a header row. An empty cell is a missing value. A
+//   - ".csv": CSV with a header row, its cells separated by commas, or by
+//     the ";" or tab its header row alone holds (as Excel writes in much of
+//     Europe, and TSV), or by the one an Excel "sep=;" first line names.
+//     An empty cell is a missing value; a row of empty cells, as a
+//     spreadsheet leaves below its data, is skipped as a blank line is. A
 //     contexts cell holds a JSON array of strings, a Python list of
 //     strings as pandas' to_csv writes one ("['A', \"don't\"]"), or any
 //     other text, a single context; text that starts as a list ("[" and a
 //     quote) and is not one is an error. A "human" cell holds a JSON object, and columns
-//     named "human.<label>" add labels (as strings) to it.
+//     named "human.<label>" add labels (as strings) to it. A ground_truth
+//     cell holding a JSON object is Assay's GroundTruth, any other text a
+//     reference; one in braces that is not JSON ("{'x': 1.5}") is an error.
+//     A row that repeats the header row (two files joined) is an error.
 //   - ".json": a JSON array of records, one record (an object, which may
 //     span several lines), or JSON Lines.
 //   - anything else (".jsonl"): JSON Lines, one object a line, blank lines
@@ -277,7 +284,7 @@ func (d *datasetReader) jsonLines(r io.Reader) error {
 		line++
 		b := sc.Bytes()
 		col0 := 0
-		if line == 1 && bytes.HasPrefix(b, bom) {
+		if bytes.HasPrefix(b, bom) { // on a later line too: files joined with cat
 			b, col0 = b[len(bom):], len(bom)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
@@ -340,7 +347,7 @@ func (d *datasetReader) fields(line, col0 int, b []byte) (map[string]json.RawMes
 			if strings.HasPrefix(se.Error(), "unexpected end") {
 				col = len(b) + 1
 			}
-			e := d.errAt(line, col0+max(col, 1), "", "invalid JSON: "+se.Error())
+			e := d.errAt(line, col0+max(col, 1), "", "invalid JSON: "+se.Error()+pythonHint(b, se.Offset-1))
 			e.Err = err
 			return nil, e
 		case errors.As(err, &te):
@@ -386,6 +393,7 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 		_, _ = br.Discard(len(bom))
 	}
 	cr := csv.NewReader(br)
+	cr.Comma = csvSeparator(br)
 	cr.FieldsPerRecord = 0 // every row as wide as the header
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -412,50 +420,117 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 		if err != nil {
 			return d.csvErr(err)
 		}
-		line, _ := cr.FieldPos(0)
-		fields := map[string]json.RawMessage{}
-		var labels map[string]any
-		for i, h := range header {
-			cell := row[i]
-			if strings.TrimSpace(cell) == "" {
-				continue // a missing value
-			}
-			if label, ok := strings.CutPrefix(h, "human."); ok && label != "" {
-				if labels == nil {
-					labels = map[string]any{}
-				}
-				labels[label] = cell
-				continue
-			}
-			raw, msg := csvCell(h, cell)
-			if msg != "" {
-				l, c := cr.FieldPos(i)
-				return d.errAt(l, c, h, msg)
-			}
-			fields[h] = raw
+		if blankRow(row) {
+			continue // a blank line, as a spreadsheet writes one: ",,,"
 		}
-		rec, ierr := decodeRecord(fields)
-		if ierr != nil {
-			ierr.File, ierr.Line = d.name, line
-			root, _, _ := strings.Cut(ierr.Field, "[")
-			root, _, _ = strings.Cut(root, ".")
-			if i, ok := column[root]; ok && ierr.Field != "" {
-				ierr.Line, ierr.Col = cr.FieldPos(i)
-			}
-			return ierr
-		}
-		if labels != nil {
-			if rec.Human == nil {
-				rec.Human = map[string]any{}
-			}
-			for k, v := range labels {
-				rec.Human[k] = v
-			}
-		}
-		if err := d.keep(line, rec, ""); err != nil {
+		if err := d.csvRow(cr, row, header, column); err != nil {
 			return err
 		}
 	}
+}
+
+// csvRow reads row, the CSV row cr has just read, under header, the
+// names of the columns, whose indexes column gives, and keeps its record.
+func (d *datasetReader) csvRow(cr *csv.Reader, row, header []string, column map[string]int) error {
+	line, _ := cr.FieldPos(0)
+	if sameHeader(row, header) {
+		return d.errAt(line, 0, "", "the header row again (CSV files joined with their headers?): remove the line")
+	}
+	fields := map[string]json.RawMessage{}
+	var labels map[string]any
+	for i, h := range header {
+		cell := row[i]
+		if strings.TrimSpace(cell) == "" {
+			continue // a missing value
+		}
+		if label, ok := strings.CutPrefix(h, "human."); ok && label != "" {
+			if labels == nil {
+				labels = map[string]any{}
+			}
+			labels[label] = cell
+			continue
+		}
+		raw, msg := csvCell(h, cell)
+		if msg != "" {
+			l, c := cr.FieldPos(i)
+			return d.errAt(l, c, h, msg)
+		}
+		fields[h] = raw
+	}
+	rec, ierr := decodeRecord(fields)
+	if ierr != nil {
+		ierr.File, ierr.Line = d.name, line
+		root, _, _ := strings.Cut(ierr.Field, "[")
+		root, _, _ = strings.Cut(root, ".")
+		if i, ok := column[root]; ok && ierr.Field != "" {
+			ierr.Line, ierr.Col = cr.FieldPos(i)
+		}
+		return ierr
+	}
+	if labels != nil {
+		if rec.Human == nil {
+			rec.Human = map[string]any{}
+		}
+		for k, v := range labels {
+			rec.Human[k] = v
+		}
+	}
+	return d.keep(line, rec, "")
+}
+
+// csvSeparator is the separator of the CSV file br is at the start of:
+// the one Excel's "sep=;" first line names (the line is then consumed,
+// leaving it empty, so that lines keep their numbers), else ';' or a tab
+// when the header line holds no comma and only that one of them (Excel in
+// much of Europe, and TSV), else ','.
+func csvSeparator(br *bufio.Reader) rune {
+	b, _ := br.Peek(br.Size()) // what there is: less at the end of the input
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	first := string(bytes.TrimSuffix(b, []byte{'\r'}))
+	if sep, ok := strings.CutPrefix(first, "sep="); ok && len(sep) == 1 && strings.Contains(",;\t|", sep) {
+		_, _ = br.Discard(len(first))
+		return rune(sep[0])
+	}
+	semi, tab := strings.Contains(first, ";"), strings.Contains(first, "\t")
+	switch {
+	case strings.Contains(first, ","):
+	case semi && !tab:
+		return ';'
+	case tab && !semi:
+		return '\t'
+	}
+	return ','
+}
+
+// blankRow reports whether every cell of row is empty or space.
+func blankRow(row []string) bool {
+	for _, cell := range row {
+		if strings.TrimSpace(cell) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// sameHeader reports whether row repeats header, the trimmed names of
+// the columns, as a file joined to another with its header row does: the
+// same names, each cell trimmed and the first without a byte order mark.
+// A row of empty cells is not one.
+func sameHeader(row, header []string) bool {
+	named := false
+	for i, h := range header {
+		cell := row[i]
+		if i == 0 {
+			cell = strings.TrimPrefix(cell, string(bom))
+		}
+		if strings.TrimSpace(cell) != h {
+			return false
+		}
+		named = named || h != ""
+	}
+	return named
 }
 
 func (d *datasetReader) csvErr(err error) error {
@@ -496,6 +571,11 @@ func csvCell(field, cell string) (json.RawMessage, string) {
 	case field == "ground_truth":
 		if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
 			return json.RawMessage(trimmed), ""
+		}
+		if strings.HasPrefix(trimmed, "{") && strings.HasSuffix(trimmed, "}") {
+			// Not a reference text: an object pandas wrote with str(), or
+			// numbers written with thousands separators.
+			return nil, "starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces"
 		}
 	}
 	return jsonString(cell), ""

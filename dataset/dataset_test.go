@@ -104,6 +104,34 @@ func TestReadMapsTheOtherFields(t *testing.T) {
 				{ID: "line-4", Line: 4, Sample: eval.Sample{ID: "line-4", Query: "q2", Answer: "a2"}},
 			},
 		},
+		"json lines joined from files that each start with a byte order mark": {
+			"d.jsonl",
+			"\xEF\xBB\xBF{\"question\":\"q\"}\r\n\xEF\xBB\xBF{\"question\":\"q2\"}\r\n",
+			[]Record{
+				{ID: "line-1", Line: 1, Sample: eval.Sample{ID: "line-1", Query: "q"}},
+				{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "q2"}},
+			},
+		},
+		"csv: separated by semicolons, as Excel saves it in much of Europe": {
+			"d.csv",
+			"\xEF\xBB\xBFquestion;answer;contexts\r\nWhy, then?;\"Because; so\";\"['a, b']\"\r\n",
+			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "Why, then?", Answer: "Because; so", Sources: []eval.Source{{ID: "c1", Text: "a, b"}}}}},
+		},
+		"csv: rows of empty cells, as Excel leaves below the data, are blank lines": {
+			"d.csv",
+			"question,answer,contexts\r\nq,a,\r\n,,\r\n , ,\"\"\r\n",
+			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "q", Answer: "a"}}},
+		},
+		"csv: separated by tabs": {
+			"d.csv",
+			"question\tanswer\nWhy, then?\tBecause, so\n",
+			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "Why, then?", Answer: "Because, so"}}},
+		},
+		"csv: Excel's sep= line names the separator": {
+			"d.csv",
+			"sep=;\r\nquestion;answer\r\nq;a, b\r\n",
+			[]Record{{ID: "line-3", Line: 3, Sample: eval.Sample{ID: "line-3", Query: "q", Answer: "a, b"}}},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -132,6 +160,14 @@ func TestReadRejectsBadInput(t *testing.T) {
 			"data.jsonl:1: question: want a string, got array", 1, 0, "question"},
 		"a line that is not JSON": {"data.jsonl", ok + "\n" + `{"question": q}`,
 			"data.jsonl:2:14: invalid JSON: invalid character 'q' looking for beginning of value", 2, 14, ""},
+		"a NaN, as Python's json.dumps writes one": {"data.jsonl", `{"question": "q", "human": {"score": NaN}}`,
+			"data.jsonl:1:38: invalid JSON: invalid character 'N' looking for beginning of value (NaN is not JSON, though Python's json.dumps writes it: write null for a missing value)", 1, 38, ""},
+		"an Infinity in a json array": {"data.json", "[\n" + `{"question": "q", "human": {"score": -Infinity}}` + "\n]",
+			"data.json:2:39: invalid JSON: invalid character 'I' in numeric literal (Infinity is not JSON, though Python's json.dumps writes it: write null for a missing value)", 2, 39, ""},
+		"a record written with Python's str()": {"data.jsonl", `{'question': 'q', 'answer': None}`,
+			"data.jsonl:1:2: invalid JSON: invalid character '\\'' looking for beginning of object key string (Python's text of a dict, not JSON: write each record with json.dumps)", 1, 2, ""},
+		"a Python None": {"data.jsonl", `{"question": "q", "answer": None}`,
+			"data.jsonl:1:29: invalid JSON: invalid character 'N' looking for beginning of value (None is Python's, not JSON: write null, as json.dumps does)", 1, 29, ""},
 		"a truncated line": {"data.jsonl", `{"question": "q"`,
 			"data.jsonl:1:17: invalid JSON: unexpected end of JSON input", 1, 17, ""},
 		"a line that is not an object": {"data.jsonl", `{"question":"q"}` + "\n" + `["q"]`,
@@ -182,6 +218,16 @@ func TestReadRejectsBadInput(t *testing.T) {
 			"data.csv:1: question: duplicate column", 1, 0, "question"},
 		"csv: duplicate ids": {"data.csv", "id,question\n1,q\n1,q\n",
 			`data.csv:3: id: duplicate id "1" (first on line 2)`, 3, 0, "id"},
+		"csv: the header row repeated (two files joined)": {"data.csv", "question,answer\nq,a\n question,answer\nq2,a2\n",
+			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
+		"csv: the header row repeated with its byte order mark": {"data.csv", "\xEF\xBB\xBFquestion,answer\nq,a\n\xEF\xBB\xBFquestion,answer\n",
+			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
+		"csv: a semicolon row under a comma header": {"data.csv", "question,answer\nq;a\n",
+			"data.csv:2:1: invalid CSV: wrong number of fields", 2, 1, ""},
+		"csv: a ground_truth object that is a Python dict": {"data.csv", "question,ground_truth\nq,\"{'revenue': 1.5}\"\n",
+			"data.csv:2:3: ground_truth: starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces", 2, 3, "ground_truth"},
+		"csv: a ground_truth object with a number written with commas": {"data.csv", "question,ground_truth\nq,\"{\"\"revenue\"\": 1,234}\"\n",
+			"data.csv:2:3: ground_truth: starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces", 2, 3, "ground_truth"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

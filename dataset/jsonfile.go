@@ -263,6 +263,7 @@ func (d *datasetReader) syntaxErr(data []byte, pre, line, col int, err error) er
 	if strings.HasPrefix(se.Error(), "unexpected end") {
 		at = len(data)
 	}
+	hint := pythonHint(data, int64(at))
 	data = data[pre:]
 	at = min(max(at-pre, 0), len(data))
 	before := data[:at]
@@ -272,9 +273,34 @@ func (d *datasetReader) syntaxErr(data []byte, pre, line, col int, err error) er
 	} else {
 		col += at
 	}
-	e := d.errAt(line, col, "", "invalid JSON: "+se.Error())
+	e := d.errAt(line, col, "", "invalid JSON: "+se.Error()+hint)
 	e.Err = err
 	return e
+}
+
+// pythonHint says, for a syntax error at data[at], what Python wrote
+// there that JSON does not have, as a note to add to the error: a NaN or
+// Infinity (json.dumps writes them), a None, True or False, or a single
+// quote (the text of a dict, str() of it). It is "" for anything else.
+func pythonHint(data []byte, at int64) string {
+	if at < 0 || at >= int64(len(data)) {
+		return ""
+	}
+	rest := data[at:]
+	for _, w := range []string{"NaN", "Infinity"} {
+		if bytes.HasPrefix(rest, []byte(w)) {
+			return " (" + w + " is not JSON, though Python's json.dumps writes it: write null for a missing value)"
+		}
+	}
+	for w, js := range map[string]string{"None": "null", "True": "true", "False": "false"} {
+		if bytes.HasPrefix(rest, []byte(w)) {
+			return " (" + w + " is Python's, not JSON: write " + js + ", as json.dumps does)"
+		}
+	}
+	if rest[0] == '\'' {
+		return " (Python's text of a dict, not JSON: write each record with json.dumps)"
+	}
+	return ""
 }
 
 // quoteChar quotes a character as encoding/json's errors do.

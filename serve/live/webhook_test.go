@@ -180,3 +180,40 @@ func TestFlushHonoursItsContext(t *testing.T) {
 	defer cancel()
 	assert.ErrorIs(t, m.Flush(ctx), context.DeadlineExceeded)
 }
+
+// TestWebhookRedirectIsNotFollowed: a webhook that redirects is a
+// failure, never a delivery. Go's client would follow a 301, 302 or 303
+// with a GET and no body, and count the GET's 200 as the event posted.
+func TestWebhookRedirectIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	for name, status := range map[string]int{
+		"301": http.StatusMovedPermanently, "302": http.StatusFound, "303": http.StatusSeeOther,
+		"307": http.StatusTemporaryRedirect, "308": http.StatusPermanentRedirect,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var posts, elsewhere atomic.Int64
+			mux := http.NewServeMux()
+			mux.HandleFunc("/hook", func(w http.ResponseWriter, r *http.Request) {
+				posts.Add(1)
+				http.Redirect(w, r, "/moved", status)
+			})
+			mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+				elsewhere.Add(1)
+				w.WriteHeader(http.StatusOK)
+			})
+			srv := httptest.NewServer(mux)
+			t.Cleanup(srv.Close)
+			clk := newClock()
+			m, err := live.New(alerting(clk, live.Webhook{URL: srv.URL + "/hook", BackOff: noWait(3)}))
+			require.NoError(t, err)
+			m.Observe(metricF, 0.3, false, nil, clk.Now())
+			require.NoError(t, m.Flush(context.Background()))
+			require.NoError(t, m.Close())
+
+			assert.Equal(t, int64(1), posts.Load(), "a redirect is not retried")
+			assert.Equal(t, int64(0), elsewhere.Load(), "the redirect is not followed")
+			assert.Equal(t, live.Delivery{Enabled: true, Failed: 1}, m.Snapshot().Webhook)
+		})
+	}
+}

@@ -40,8 +40,8 @@ func TestWebhookRetries(t *testing.T) {
 	}{
 		{"fails twice, then succeeds", []int{503, 500, 204}, 3, live.Delivery{Enabled: true, Delivered: 1, Retries: 2}},
 		{"a 429 is retried too", []int{429, 200}, 2, live.Delivery{Enabled: true, Delivered: 1, Retries: 1}},
-		{"a 400 is not retried", []int{400}, 1, live.Delivery{Enabled: true, Failed: 1}},
-		{"retries run out", []int{502}, 4, live.Delivery{Enabled: true, Failed: 1, Retries: 3}},
+		{"a 400 is not retried", []int{400}, 1, live.Delivery{Enabled: true, Failed: 1, LastError: "answered 400 Bad Request"}},
+		{"retries run out", []int{502}, 4, live.Delivery{Enabled: true, Failed: 1, Retries: 3, LastError: "answered 502 Bad Gateway"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -70,7 +70,10 @@ func TestWebhookRetries(t *testing.T) {
 			require.NoError(t, m.Close())
 
 			assert.Equal(t, tc.requests, requests.Load())
-			assert.Equal(t, tc.want, m.Snapshot().Webhook)
+			got := m.Snapshot().Webhook
+			assert.Contains(t, got.LastError, tc.want.LastError, "why the last event failed")
+			got.LastError, tc.want.LastError = "", ""
+			assert.Equal(t, tc.want, got)
 			mu.Lock()
 			defer mu.Unlock()
 			for _, e := range bodies {
@@ -213,7 +216,11 @@ func TestWebhookRedirectIsNotFollowed(t *testing.T) {
 
 			assert.Equal(t, int64(1), posts.Load(), "a redirect is not retried")
 			assert.Equal(t, int64(0), elsewhere.Load(), "the redirect is not followed")
-			assert.Equal(t, live.Delivery{Enabled: true, Failed: 1}, m.Snapshot().Webhook)
+			got := m.Snapshot().Webhook
+			assert.Equal(t, "webhook "+srv.URL+"/hook answered "+name+" "+http.StatusText(status)+
+				" to /moved: redirects are not followed, post to the URL it names instead", got.LastError)
+			got.LastError = ""
+			assert.Equal(t, live.Delivery{Enabled: true, Failed: 1}, got)
 		})
 	}
 }

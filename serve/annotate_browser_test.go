@@ -174,3 +174,17 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestQueueWithABrokenHashInBrowser: a link whose hash is no escaped
+// text (#%E0) opens the queue at its first item; the page's script used
+// to stop on decodeURIComponent's URIError and show nothing.
+func TestQueueWithABrokenHashInBrowser(t *testing.T) {
+	t.Parallel()
+	br := browsertest.Open(t, "the annotation queue", 1024, 768)
+	s, id := queueServer(t, Config{}, 3)
+	require.NoError(t, br.Do(
+		browsertest.Navigate(s.URL+"/queue?run="+id+"#%E0%A4%A"),
+		browsertest.WaitVisible(`#item[data-id]`),
+	))
+	assert.Contains(t, br.Text(t, "#position"), "item 1 of 3")
+}

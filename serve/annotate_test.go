@@ -538,6 +538,7 @@ func TestQueuePage(t *testing.T) {
 			assert.Equal(t, tc.status, resp.StatusCode, page)
 			assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
 			assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "default-src 'none'")
+			assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'", "no other site frames the page to have keys pressed on it")
 			for _, want := range tc.contains {
 				assert.Contains(t, page, want)
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/internal/auth"
+	"github.com/assaylabs/assay/serve/live"
 )
 
 // Config is how the server is built. Its zero fields are the documented
@@ -263,6 +264,9 @@ func (c Config) checkFlags() error {
 	// memory before the first request instead of being refused.
 	if c.QueueSize > MaxQueue {
 		return eval.FlagError("--queue", "want at most %d sampled traces waiting, got %d", MaxQueue, c.QueueSize)
+	}
+	if c.AlertWindow > live.MaxWindow {
+		return eval.FlagError("--alert-window", "want at most %d recent scores, got %d", live.MaxWindow, c.AlertWindow)
 	}
 	if c.Workers > setup.MaxConcurrency {
 		return eval.FlagError("--workers", "want at most %d traces judged at once, got %d", setup.MaxConcurrency, c.Workers)

@@ -44,10 +44,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // noSniff says X-Content-Type-Options: nosniff on every answer, the
 // guards' and the unmatched ones too, before anything is written: a
 // browser then takes each answer as the type it names, and never reads
-// JSON that holds a sample's text as a page or a script.
+// JSON that holds a sample's text as a page or a script. It also says
+// X-Frame-Options: DENY, so that no other site shows a page of the
+// server (the sign-in form among them) in a frame, for browsers that
+// do not read the pages' frame-ancestors.
 func noSniff(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("X-Frame-Options", "DENY")
 		next.ServeHTTP(w, r)
 	})
 }

@@ -177,7 +177,9 @@ func TestEveryRequestIsCounted(t *testing.T) {
 // TestEveryReplyForbidsSniffing: every answer, of a route, of no route
 // or of a guard, JSON, HTML or text, says X-Content-Type-Options:
 // nosniff, so that no browser reads a JSON answer holding a sample's
-// text as a page or a script.
+// text as a page or a script, and X-Frame-Options: DENY, so that no
+// other site shows the dashboard, the queue or the sign-in in a frame
+// and has a person click or type there unawares.
 func TestEveryReplyForbidsSniffing(t *testing.T) {
 	t.Parallel()
 	s := start(t, Config{})
@@ -214,6 +216,7 @@ func TestEveryReplyForbidsSniffing(t *testing.T) {
 			_ = resp.Body.Close()
 			require.Equal(t, tc.code, resp.StatusCode)
 			assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
+			assert.Equal(t, "DENY", resp.Header.Get("X-Frame-Options"))
 		})
 	}
 }

@@ -488,6 +488,7 @@ func TestLiveSettingsAreChecked(t *testing.T) {
 		flag string
 	}{
 		"window below 0":   {cfg: Config{AlertWindow: -1}, flag: "--alert-window"},
+		"window too large": {cfg: Config{AlertWindow: 100_000_000_000}, flag: "--alert-window"},
 		"webhook not http": {cfg: Config{Webhook: "ftp://hooks.example.com/x"}, flag: "--webhook"},
 		"webhook no host":  {cfg: Config{Webhook: "https:///x"}, flag: "--webhook"},
 		"stall below 0":    {cfg: Config{StallAfter: -time.Second}, flag: "--stall-after"},

@@ -148,6 +148,7 @@ func TestTheDashboardTakesALoginCookieAndNothingElseDoes(t *testing.T) {
 			case tc.html:
 				assert.Contains(t, got.header.Get("Content-Type"), "text/html")
 				assert.Contains(t, got.body, `<form method="post" action="/login">`)
+				assert.Contains(t, got.header.Get("Content-Security-Policy"), "frame-ancestors 'none'", "no other site frames the sign-in")
 				assert.NotContains(t, got.header.Get("Set-Cookie"), sessionCookie, "no session for a refused login")
 			case tc.code == 401:
 				var e ErrorBody

@@ -104,7 +104,7 @@ func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.readTimeout, "read-timeout", 10*time.Second, "longest time a client may take to send a request's header, and its body (beyond, 408); a request holds a place among --max-in-flight only once its body has come")
 	fl.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long requests in flight and judgements under way may take to finish")
 	fl.StringVar(&f.baseline, "baseline", "", "run (an id in the run store, or a run folder) whose means live alerts compare with (default: each metric's first full window)")
-	fl.IntVar(&f.alertWindow, "alert-window", 100, "recent scores of a metric averaged by the live alert rule")
+	fl.IntVar(&f.alertWindow, "alert-window", 100, "recent scores of a metric averaged by the live alert rule (at most 10000)")
 	fl.StringVar(&f.webhook, "webhook", "", "http(s) URL posted every alert event as JSON (retried; never blocks scoring)")
 	fl.DurationVar(&f.stallAfter, "stall-after", 0, "a judgement waiting this long for the model shows its metric stalled (0: two --call-timeout)")
 	f.llm.register(fl)

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"net/http"
 	"sync"
+
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 //go:embed page.html
@@ -35,7 +37,7 @@ func WritePage(w http.ResponseWriter, status int, data *QueueResponse, errText s
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	// The page needs nothing from elsewhere: say so to the browser.
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'")
+	h.Set("Content-Security-Policy", httpjson.PagePolicy)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes()) // the client went away: nothing to do
 	return nil

@@ -105,7 +105,7 @@ func (p Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	// The page needs nothing from elsewhere: say so to the browser.
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'")
+	w.Header().Set("Content-Security-Policy", httpjson.PagePolicy)
 	_, _ = w.Write(buf.Bytes())
 }
 

@@ -38,6 +38,8 @@ func TestPage(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
 	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "default-src 'none'")
+	// No other site may frame the page (default-src does not cover it).
+	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
 	assert.Contains(t, body, `data-json="/v1/dashboard"`)
 	assert.Contains(t, body, `data-refresh="10000"`)
 	// The data rides in the page as JSON, and hostile text cannot end

@@ -26,6 +26,11 @@ const (
 	DefaultReps          = 1000
 )
 
+// MaxWindow is the most observations Config.Window may hold: the window
+// of every metric is allocated whole on its first observation, and its
+// mean's interval is bootstrapped from all of it.
+const MaxWindow = 10_000
+
 // BaselineFirstWindow is the BaselineFrom of a metric whose baseline is
 // the mean of its first full window.
 const BaselineFirstWindow = "first window"
@@ -131,6 +136,9 @@ func (c Config) check() error {
 	}
 	if c.Window < 0 {
 		bad("Window", c.Window, "must be 0 (the default) or more")
+	}
+	if c.Window > MaxWindow {
+		bad("Window", c.Window, fmt.Sprintf("must be at most %d", MaxWindow))
 	}
 	if c.MaxAge < 0 {
 		bad("MaxAge", c.MaxAge, "must be 0 (none) or more")

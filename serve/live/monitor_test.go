@@ -321,6 +321,8 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{live.Config{Window: -1}, "Window -1"},
+		{live.Config{Window: live.MaxWindow + 1}, "Window 10001: must be at most 10000"},
+		{live.Config{Window: 100_000_000_000}, "Window 100000000000"},
 		{live.Config{WarnRatio: 1.5}, "WarnRatio 1.5"},
 		{live.Config{Critical: math.NaN()}, "Critical NaN"},
 		{live.Config{Baseline: map[string]float64{"x": 2}}, "Baseline[x] 2"},

@@ -25,6 +25,7 @@ type outbox struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	stopped chan struct{}
+	lastErr string // why the last event given up on failed
 
 	delivered, failed, retries, dropped, abandoned, elsewhere atomic.Int64
 }
@@ -121,6 +122,9 @@ func (o *outbox) run() {
 			if o.ctx.Err() != nil {
 				o.abandoned.Add(1)
 			} else {
+				o.mu.Lock()
+				o.lastErr = err.Error()
+				o.mu.Unlock()
 				o.failed.Add(1)
 			}
 		default:
@@ -193,6 +197,9 @@ type Delivery struct {
 	Abandoned int64 `json:"abandoned"`
 	Queued    int64 `json:"queued"`
 	Elsewhere int64 `json:"elsewhere,omitempty"`
+	// LastError says why the last event Failed counts was given up on
+	// (a webhook's answer, say); "" while none was.
+	LastError string `json:"last_error,omitempty"`
 }
 
 func (o *outbox) stats() Delivery {
@@ -200,7 +207,7 @@ func (o *outbox) stats() Delivery {
 		return Delivery{}
 	}
 	o.mu.Lock()
-	queued := int64(o.count)
+	queued, lastErr := int64(o.count), o.lastErr
 	o.mu.Unlock()
 	return Delivery{
 		Enabled:   true,
@@ -211,5 +218,6 @@ func (o *outbox) stats() Delivery {
 		Abandoned: o.abandoned.Load(),
 		Queued:    queued,
 		Elsewhere: o.elsewhere.Load(),
+		LastError: lastErr,
 	}
 }

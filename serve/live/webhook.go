@@ -20,7 +20,10 @@ type Webhook struct {
 	URL string
 	// Header is sent with every post (an Authorization, say).
 	Header http.Header
-	// Client posts; nil means a client with a 10 s timeout per attempt.
+	// Client posts; nil means a client with a 10 s timeout per attempt
+	// that follows no redirect: a 3xx is given up at once (Go's client
+	// would follow a 301, 302 or 303 with a GET and no body, and the
+	// event would count as delivered without having been posted).
 	Client *http.Client
 	// Queue bounds the events waiting to be posted; 0 means DefaultQueue.
 	Queue int
@@ -38,14 +41,20 @@ func defaultBackOff() backoff.BackOff {
 	return backoff.WithMaxRetries(b, 8)
 }
 
-// StatusError is a webhook's answer other than 2xx.
+// StatusError is a webhook's answer other than 2xx. Location is where a
+// redirect pointed, which is not followed.
 type StatusError struct {
-	URL    string
-	Status int
-	Body   string
+	URL      string
+	Status   int
+	Body     string
+	Location string
 }
 
 func (e *StatusError) Error() string {
+	if e.Location != "" {
+		return fmt.Sprintf("webhook %s answered %d %s to %s: redirects are not followed, post to the URL it names instead",
+			e.URL, e.Status, http.StatusText(e.Status), e.Location)
+	}
 	return fmt.Sprintf("webhook %s answered %d %s: %s", e.URL, e.Status, http.StatusText(e.Status), e.Body)
 }
 
@@ -54,12 +63,15 @@ func (e *StatusError) retryable() bool {
 	return e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
 }
 
+// noRedirect makes a client answer a redirect itself rather than follow it.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
 // poster returns the outbox's delivery function for w: it posts an event
 // and says how many retries that took.
 func (w Webhook) poster() func(context.Context, Event) (int, error) {
 	client := w.Client
 	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
+		client = &http.Client{Timeout: 10 * time.Second, CheckRedirect: noRedirect}
 	}
 	policy := w.BackOff
 	if policy == nil {
@@ -89,6 +101,9 @@ func (w Webhook) poster() func(context.Context, Event) (int, error) {
 				return nil
 			}
 			se := &StatusError{URL: w.URL, Status: resp.StatusCode, Body: string(bytes.TrimSpace(text))}
+			if resp.StatusCode/100 == 3 {
+				se.Location = resp.Header.Get("Location")
+			}
 			if !se.retryable() {
 				return backoff.Permanent(se)
 			}

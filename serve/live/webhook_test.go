@@ -40,8 +40,8 @@ func TestWebhookRetries(t *testing.T) {
 	}{
 		{"fails twice, then succeeds", []int{503, 500, 204}, 3, live.Delivery{Enabled: true, Delivered: 1, Retries: 2}},
 		{"a 429 is retried too", []int{429, 200}, 2, live.Delivery{Enabled: true, Delivered: 1, Retries: 1}},
-		{"a 400 is not retried", []int{400}, 1, live.Delivery{Enabled: true, Failed: 1}},
-		{"retries run out", []int{502}, 4, live.Delivery{Enabled: true, Failed: 1, Retries: 3}},
+		{"a 400 is not retried", []int{400}, 1, live.Delivery{Enabled: true, Failed: 1, LastError: "answered 400 Bad Request"}},
+		{"retries run out", []int{502}, 4, live.Delivery{Enabled: true, Failed: 1, Retries: 3, LastError: "answered 502 Bad Gateway"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -70,7 +70,10 @@ func TestWebhookRetries(t *testing.T) {
 			require.NoError(t, m.Close())
 
 			assert.Equal(t, tc.requests, requests.Load())
-			assert.Equal(t, tc.want, m.Snapshot().Webhook)
+			got := m.Snapshot().Webhook
+			assert.Contains(t, got.LastError, tc.want.LastError, "why the last event failed")
+			got.LastError, tc.want.LastError = "", ""
+			assert.Equal(t, tc.want, got)
 			mu.Lock()
 			defer mu.Unlock()
 			for _, e := range bodies {
@@ -179,4 +182,45 @@ func TestFlushHonoursItsContext(t *testing.T) {
 	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0)) // already over
 	defer cancel()
 	assert.ErrorIs(t, m.Flush(ctx), context.DeadlineExceeded)
+}
+
+// TestWebhookRedirectIsNotFollowed: a webhook that redirects is a
+// failure, never a delivery. Go's client would follow a 301, 302 or 303
+// with a GET and no body, and count the GET's 200 as the event posted.
+func TestWebhookRedirectIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	for name, status := range map[string]int{
+		"301": http.StatusMovedPermanently, "302": http.StatusFound, "303": http.StatusSeeOther,
+		"307": http.StatusTemporaryRedirect, "308": http.StatusPermanentRedirect,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var posts, elsewhere atomic.Int64
+			mux := http.NewServeMux()
+			mux.HandleFunc("/hook", func(w http.ResponseWriter, r *http.Request) {
+				posts.Add(1)
+				http.Redirect(w, r, "/moved", status)
+			})
+			mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+				elsewhere.Add(1)
+				w.WriteHeader(http.StatusOK)
+			})
+			srv := httptest.NewServer(mux)
+			t.Cleanup(srv.Close)
+			clk := newClock()
+			m, err := live.New(alerting(clk, live.Webhook{URL: srv.URL + "/hook", BackOff: noWait(3)}))
+			require.NoError(t, err)
+			m.Observe(metricF, 0.3, false, nil, clk.Now())
+			require.NoError(t, m.Flush(context.Background()))
+			require.NoError(t, m.Close())
+
+			assert.Equal(t, int64(1), posts.Load(), "a redirect is not retried")
+			assert.Equal(t, int64(0), elsewhere.Load(), "the redirect is not followed")
+			got := m.Snapshot().Webhook
+			assert.Equal(t, "webhook "+srv.URL+"/hook answered "+name+" "+http.StatusText(status)+
+				" to /moved: redirects are not followed, post to the URL it names instead", got.LastError)
+			got.LastError = ""
+			assert.Equal(t, live.Delivery{Enabled: true, Failed: 1}, got)
+		})
+	}
 }

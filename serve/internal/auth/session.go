@@ -139,6 +139,7 @@ func WriteLoginForm(w http.ResponseWriter, status int, msg, next string) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", httpjson.PagePolicy)
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="assay"`) // as every 401 must say
 	}

@@ -12,6 +12,13 @@ import (
 	"github.com/assaylabs/assay/internal/encode"
 )
 
+// PagePolicy is the Content-Security-Policy of the service's pages (the
+// dashboard, the annotation queue): everything they need is inline or
+// from the server itself, and no other site may show them in a frame
+// (frame-ancestors, which default-src does not cover), where a person
+// could be led to click or press keys on them unawares.
+const PagePolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+
 // ErrorBody is every error answer: what went wrong, and where in the
 // request when the request is at fault.
 type ErrorBody struct {

@@ -238,6 +238,15 @@ func (c Config) checkFlags() error {
 	if c.StallAfter < 0 {
 		return eval.FlagError("--stall-after", "want a duration >= 0 (0: two call timeouts), got %s", c.StallAfter)
 	}
+	if c.RequestTimeout < 0 {
+		return eval.FlagError("--timeout", "want a duration > 0 (0: %s), got %s", defaultTimeout, c.RequestTimeout)
+	}
+	if c.ShutdownTimeout < 0 {
+		return eval.FlagError("--shutdown-timeout", "want a duration > 0 (0: %s), got %s", defaultShutdown, c.ShutdownTimeout)
+	}
+	if c.MaxBody < 0 {
+		return eval.FlagError("--max-body", "want a size in bytes > 0 (0: %d), got %d", defaultMaxBody, c.MaxBody)
+	}
 	if c.Queue != "" && !strings.HasPrefix(c.Queue, "nats://") && !strings.HasPrefix(c.Queue, "tls://") {
 		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
 	}

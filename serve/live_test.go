@@ -487,11 +487,14 @@ func TestLiveSettingsAreChecked(t *testing.T) {
 		cfg  Config
 		flag string
 	}{
-		"window below 0":   {cfg: Config{AlertWindow: -1}, flag: "--alert-window"},
-		"window too large": {cfg: Config{AlertWindow: 100_000_000_000}, flag: "--alert-window"},
-		"webhook not http": {cfg: Config{Webhook: "ftp://hooks.example.com/x"}, flag: "--webhook"},
-		"webhook no host":  {cfg: Config{Webhook: "https:///x"}, flag: "--webhook"},
-		"stall below 0":    {cfg: Config{StallAfter: -time.Second}, flag: "--stall-after"},
+		"window below 0":           {cfg: Config{AlertWindow: -1}, flag: "--alert-window"},
+		"window too large":         {cfg: Config{AlertWindow: 100_000_000_000}, flag: "--alert-window"},
+		"webhook not http":         {cfg: Config{Webhook: "ftp://hooks.example.com/x"}, flag: "--webhook"},
+		"webhook no host":          {cfg: Config{Webhook: "https:///x"}, flag: "--webhook"},
+		"stall below 0":            {cfg: Config{StallAfter: -time.Second}, flag: "--stall-after"},
+		"request timeout below 0":  {cfg: Config{RequestTimeout: -time.Second}, flag: "--timeout"},
+		"shutdown timeout below 0": {cfg: Config{ShutdownTimeout: -time.Second}, flag: "--shutdown-timeout"},
+		"body limit below 0":       {cfg: Config{MaxBody: -1}, flag: "--max-body"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -398,15 +398,21 @@ func (c *Client) chatKeyed(ctx context.Context, req Request) (Response, error) {
 		}
 	}
 	key := c.key(req)
-	if r, ok := c.cached(ctx, key, req.Tag, true); ok {
-		return r, nil
+	b := c.cfg.Batch
+	// A reply the batch run's book holds is answered from the book, not
+	// from the cache it was also put in: the judgement that asked for it
+	// pays for it each time it runs (see fromBatch), so that its results
+	// carry what the run paid rather than a cache hit.
+	if b == nil || !b.holds(key) {
+		if r, ok := c.cached(ctx, key, req.Tag, true); ok {
+			return r, nil
+		}
 	}
 	// Not cached: the call needs its messages (to count, batch and send).
 	req, err := req.Built()
 	if err != nil {
 		return Response{}, err
 	}
-	b := c.cfg.Batch
 	if b == nil {
 		return c.chatSent(ctx, key, req)
 	}

@@ -369,4 +369,6 @@ func TestBatchRunWithTheCacheCountsWhatItPaid(t *testing.T) {
 	assert.InDelta(t, u.CostUSD, s.CostUSD, 1e-12)
 	assert.InDelta(t, plain.Summary.Usage.CostUSD/2, s.CostUSD, 1e-12, "each reply's cost once, at the batch price")
 	assert.Equal(t, plain.Summary.Usage.CacheHits, s.CacheHits, "no reply of the run's own counted as served from the cache")
+	assert.Equal(t, [3]int{s.CacheHits, s.CachedTokensIn, s.CachedTokensOut}, [3]int{u.CacheHits, u.CachedTokensIn, u.CachedTokensOut},
+		"the usage line counts the cache hits the summary does: a judge run again after a batch is not served from the cache")
 }

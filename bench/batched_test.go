@@ -340,3 +340,35 @@ func (r restless) Score(ctx context.Context, s eval.Sample) (eval.Score, error) 
 	}
 	return eval.Score{Metric: "restless", Value: float64(len(resp.Content) % 2)}, nil
 }
+
+// TestBatchRunWithTheCacheCountsWhatItPaid: with the reply cache on (the
+// default), a judge run again after a batch used to find its earlier
+// round's replies in the cache and record them as cache hits, so that
+// summary.json (and runs show, report.html) counted a fraction of the
+// tokens and cost the usage line did. Each reply is the judgement's that
+// asked for it, cache or not: the summary counts what the run paid.
+func TestBatchRunWithTheCacheCountsWhatItPaid(t *testing.T) {
+	t.Parallel()
+	data := queueData(t, 4)
+	want, plain, calls := plainRun(t, data)
+
+	f := newBatchFake(t)
+	job := batchJob(t, f, data, filepath.Join(t.TempDir(), "batch"), true)
+	job.Judging.LLM.NoCache = false
+	job.Judging.LLM.CachePath = filepath.Join(t.TempDir(), "llm-cache.db")
+	out, err := bench.Execute(t.Context(), job)
+	require.NoError(t, err)
+	require.Empty(t, out.Failures)
+	assert.Equal(t, want, runValues(t, job.Out))
+	assert.Equal(t, calls, f.srv.BatchCounts().Lines, "each reply paid once")
+
+	u, s := out.Report.Usage, out.Summary.Usage
+	assert.Equal(t, plain.Summary.Usage.TokensIn, s.TokensIn, "the results carry the tokens paid")
+	assert.Equal(t, plain.Summary.Usage.TokensOut, s.TokensOut)
+	assert.Equal(t, [2]int{u.TokensIn, u.TokensOut}, [2]int{s.TokensIn, s.TokensOut}, "the summary agrees with the usage line")
+	assert.InDelta(t, u.CostUSD, s.CostUSD, 1e-12)
+	assert.InDelta(t, plain.Summary.Usage.CostUSD/2, s.CostUSD, 1e-12, "each reply's cost once, at the batch price")
+	assert.Equal(t, plain.Summary.Usage.CacheHits, s.CacheHits, "no reply of the run's own counted as served from the cache")
+	assert.Equal(t, [3]int{s.CacheHits, s.CachedTokensIn, s.CachedTokensOut}, [3]int{u.CacheHits, u.CachedTokensIn, u.CachedTokensOut},
+		"the usage line counts the cache hits the summary does: a judge run again after a batch is not served from the cache")
+}

@@ -209,6 +209,14 @@ func (b *Batch) take(key string, req Request, owner string, price func(Response,
 	return batchReply{}, batchMissing, false
 }
 
+// holds reports whether the book has a reply for the call of key.
+func (b *Batch) holds(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.replies[key]
+	return ok
+}
+
 // keep puts r, the reply of the call of key sent the normal way by the
 // judgement owner, in the book, paid.
 func (b *Batch) keep(key string, r Response, owner string) {

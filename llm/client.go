@@ -398,15 +398,21 @@ func (c *Client) chatKeyed(ctx context.Context, req Request) (Response, error) {
 		}
 	}
 	key := c.key(req)
-	if r, ok := c.cached(ctx, key, req.Tag, true); ok {
-		return r, nil
+	b := c.cfg.Batch
+	// A reply the batch run's book holds is answered from the book, not
+	// from the cache it was also put in: the judgement that asked for it
+	// pays for it each time it runs (see fromBatch), so that its results
+	// carry what the run paid rather than a cache hit.
+	if b == nil || !b.holds(key) {
+		if r, ok := c.cached(ctx, key, req.Tag, true); ok {
+			return r, nil
+		}
 	}
 	// Not cached: the call needs its messages (to count, batch and send).
 	req, err := req.Built()
 	if err != nil {
 		return Response{}, err
 	}
-	b := c.cfg.Batch
 	if b == nil {
 		return c.chatSent(ctx, key, req)
 	}
@@ -520,7 +526,8 @@ func cacheHit(u eval.Usage) eval.Usage {
 // with the call recorded for the next batch and counted on ctx's
 // Pending; ok is false for a call no batch answered, which goes the
 // normal way. A reply is counted once in the client's usage, at the
-// batch price, when first handed out, and as a cache hit after; the
+// batch price, when first handed out, and as a cache hit each time it
+// is handed to another judgement than the one that asked for it; the
 // judgement that asked for it (ctx's WatchPending owner) gets its usage
 // each time it is run, so that the results it writes carry what it cost.
 func (c *Client) fromBatch(ctx context.Context, b *Batch, key string, req Request) (r Response, ok bool, err error) {
@@ -554,7 +561,11 @@ func (c *Client) fromBatch(ctx context.Context, b *Batch, key string, req Reques
 				c.cacheErr(req.Tag, err)
 			}
 		}
-	} else {
+	}
+	// A reply handed to another judgement than its owner is served to it
+	// as from the cache; the owner run again is not (its results carry
+	// the reply's cost), so the usage line counts what the results do.
+	if !mine {
 		c.mu.Lock()
 		c.total = c.total.Add(cacheHit(r.Usage))
 		c.mu.Unlock()

@@ -32,10 +32,16 @@ var reportTmpl = sync.OnceValue(func() *template.Template {
 // reportFuncs format numbers the way the summary table does ("–" for an
 // undefined statistic).
 var reportFuncs = template.FuncMap{
-	"num":   fmtNum,
-	"f3":    func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
-	"pct":   func(n run.Num) string { return fmtPct(float64(n)) },
-	"rate":  fmtPct,
+	"num":  fmtNum,
+	"f3":   func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
+	"pct":  func(n run.Num) string { return fmtPct(float64(n)) },
+	"rate": fmtPct,
+	"p": func(n run.Num) string {
+		if !n.Defined() {
+			return "–"
+		}
+		return PText(n)
+	},
 	"inc":   func(i int) int { return i + 1 },
 	"usd":   fmtUSD,
 	"dur":   fmtDur,

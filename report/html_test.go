@@ -176,6 +176,15 @@ func TestWriteReport(t *testing.T) {
 	noBaseline := s
 	noBaseline.Baseline, noBaseline.Alerts, noBaseline.Gates = nil, nil, nil
 	data := reportData(t, results)
+	// A p-value under the places shown reads as the Markdown summary
+	// writes it, never as 0.
+	tinyP := s
+	tinyBase := *s.Baseline
+	tinyBase.Metrics = []run.MetricComparison{{Metric: "faithfulness", BaselineMean: 1, CurrentMean: 0.2, Delta: -0.8, Paired: 40,
+		Test: "wilcoxon signed-rank (exact)", P: 0.00006103515625, NowFailing: 15},
+		{Metric: "answer_relevancy", BaselineMean: 0.9, CurrentMean: 0.3, Delta: -0.6, Paired: 60,
+			Test: "wilcoxon signed-rank (normal approximation)", P: 0.00002, NowFailing: 30}}
+	tinyP.Baseline = &tinyBase
 	tests := map[string]struct {
 		s       run.Summary
 		results *run.ResultFile
@@ -197,7 +206,7 @@ func TestWriteReport(t *testing.T) {
 				`<span class="badge b-pass">passed</span>`,
 				`<span class="badge b-warning">warning</span> degradation`, "Quality degraded by 22.8% from baseline",
 				`Against the baseline <span class="mono">20261120-080000-cd34</span>`,
-				`<td class="num">-0.180</td><td class="num">10</td><td>wilcoxon signed-rank</td><td class="num">0.012</td>`,
+				`<td class="num">-0.180</td><td class="num">10</td><td>wilcoxon signed-rank</td><td class="num">0.0120</td>`,
 				`<td class="num">&#43;0.010</td>`, `<span class="mono">s07</span> 0.800→0.050`,
 				`<td class="v defaulted" data-v=""><span class="badge b-defaulted">defaulted</span>`,
 				`<td class="v skipped" data-v=""><span class="badge b-skipped">skipped</span>`,
@@ -222,7 +231,7 @@ func TestWriteReport(t *testing.T) {
 				`<th data-col="1" data-kind="text" class="q">question</th><th data-col="2" data-metric="0" class="num">faithfulness</th>`,
 				`<option value="flipped">flipped pass/fail</option>`,
 				// The flip counts of the baseline table.
-				`<td class="num">0.012</td><td class="num">2</td><td class="num">1</td>`,
+				`<td class="num">0.0120</td><td class="num">2</td><td class="num">1</td>`,
 				`<td class="num">–</td><td class="num">1</td><td class="num">1</td>`,
 				// A question in the table and in full, in Thai too.
 				`<td class="q">ราคาปิดของหุ้น PTT วันนี้เท่าไร</td>`,
@@ -248,6 +257,12 @@ func TestWriteReport(t *testing.T) {
 				`&#34;&gt;&lt;svg onload=window.__pwned=3&gt;`,
 			},
 			absent: []string{`<img src=x`, `<svg onload`, `<script>window`, "Question of s99", `<b>bold`},
+		},
+		"a p-value under 0.0001": {
+			s: tinyP, results: results,
+			want: []string{`<td>wilcoxon signed-rank (exact)</td><td class="num">0.0001</td><td class="num">15</td>`,
+				`<td>wilcoxon signed-rank (normal approximation)</td><td class="num">&lt;0.0001</td><td class="num">30</td>`},
+			absent: []string{`<td class="num">0.000</td>`},
 		},
 		"no baseline, gates or alerts": {
 			s: noBaseline, results: results,

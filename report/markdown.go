@@ -47,8 +47,8 @@ func WriteComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 		if ci := Interval(m.DiffLow, m.DiffHigh); ci != "-" {
 			diff += " (" + strings.Replace(ci, "..", ", ", 1) + ")"
 		}
-		t.Add(m.Metric, Stat(m.BaselineMean), Stat(m.CurrentMean), diff, pText(m.P),
-			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), pText(m.FlipP))
+		t.Add(m.Metric, Stat(m.BaselineMean), Stat(m.CurrentMean), diff, PText(m.P),
+			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), PText(m.FlipP))
 	}
 	if err := t.markdown(w); err != nil {
 		return err
@@ -85,9 +85,9 @@ func WriteComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 	return nil
 }
 
-// pText is a p-value with four places, "<0.0001" below them, "-" when
-// undefined.
-func pText(p run.Num) string {
+// PText is a p-value as every report shows it: four places, "<0.0001"
+// below them (never 0.0000, which reads as certainty), "-" when undefined.
+func PText(p run.Num) string {
 	if p.Defined() && p < 0.00005 {
 		return "<0.0001"
 	}

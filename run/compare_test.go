@@ -281,3 +281,42 @@ func TestCompareMetricNotInBaseline(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareFellOrder: the samples that fell most, as report.html lists
+// them, are ordered as the flips and the moves are: equal falls (equal
+// but for floating-point noise too) in SampleOrder, so q2 comes before
+// q10 and the page names the same samples as the terminal.
+func TestCompareFellOrder(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		base, cur []float64
+		want      []string
+	}{
+		"twelve equal falls list q1 to q5, not q1, q10, q11, q12, q2": {
+			base: []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+			cur:  []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+			want: []string{"q1", "q2", "q3", "q4", "q5"},
+		},
+		"falls equal but for rounding tie, the larger fall first": {
+			// 0.8-0.5 and 0.7-0.4 differ in the last bit; q3 fell more.
+			base: []float64{0.7, 0.8, 0.9, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.7},
+			cur:  []float64{0.4, 0.5, 0.1, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.4},
+			want: []string{"q3", "q1", "q2", "q10"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			baseDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, nil, runtest.Values("m", tc.base...))
+			curDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, nil, runtest.Values("m", tc.cur...))
+			c, _, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults),
+				run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: runtest.Mean(tc.cur...), Threshold: 0.5}}}, nil)
+			require.NoError(t, err)
+			var got []string
+			for _, f := range c.Metrics[0].Fell {
+				got = append(got, f.ID)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -267,8 +267,10 @@ func (p *Pairing) compareMetric(metric string, threshold float64) MetricComparis
 	}
 
 	fell := slices.DeleteFunc(slices.Clone(pairs), func(i int32) bool { return delta(i) >= 0 })
+	// Falls tie as moves do (rounded to 1e-9) and ties go in SampleOrder,
+	// so that the page lists the samples the terminal and Markdown do.
 	slices.SortFunc(fell, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(delta(a), delta(b)), cmp.Compare(p.names[a], p.names[b]))
+		return cmp.Or(cmp.Compare(move(b), move(a)), SampleOrder(p.names[a], p.names[b]))
 	})
 	for _, i := range fell[:min(len(fell), MaxFell)] {
 		mc.Fell = append(mc.Fell, change(i))

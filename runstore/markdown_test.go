@@ -161,3 +161,32 @@ func TestRunShowMarkdownHostileText(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsDiffTextPValues: the text diff shows p-values as the Markdown
+// summary and report.html do: a p-value under 0.00005 is "<0.0001",
+// never "0.0000", which reads as certainty.
+func TestRunsDiffTextPValues(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	// Twenty samples fall from 1 to 0: Wilcoxon's and McNemar's exact p
+	// are both 2/2^20, about 1.9e-6, and the mid-p half of it.
+	base, cur := make([]float64, 20), make([]float64, 20)
+	for i := range base {
+		base[i] = 1
+	}
+	folder := func(id string, vs []float64) string {
+		cfg := run.Config{RunID: id, Metrics: []string{"m"}}
+		s := run.Summary{RunID: id, Metrics: []run.MetricStats{{Metric: "m", Mean: runtest.Mean(vs...), Threshold: 0.5}}}
+		return runtest.WriteFolder(t, filepath.Join(root, id), cfg, &s, runtest.Values("m", vs...))
+	}
+	d, err := runstore.Runs{Store: filepath.Join(root, "runs.db")}.Diff(context.Background(), folder("run-a", base), folder("run-b", cur))
+	require.NoError(t, err)
+	require.Len(t, d.Comparison.Metrics, 1)
+	assert.InDelta(t, 2.0/(1<<20), float64(d.Comparison.Metrics[0].P), 1e-12)
+	var out bytes.Buffer
+	require.NoError(t, d.Write(&out, report.OutputText))
+	text := out.String()
+	assert.Regexp(t, `(?m)^m +1\.0000 +0\.0000 +-1\.0000 +20 +<0\.0001 +wilcoxon signed-rank \(exact\)$`, text)
+	assert.Regexp(t, `(?m)^m +20 +-1\.0000 +.* +20 +0 +<0\.0001 +<0\.0001$`, text)
+	assert.Contains(t, text, "significant (p<0.0001)")
+}

@@ -229,7 +229,7 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 	fmt.Fprintln(w)
 	t := report.Table{Head: []string{"METRIC", "A MEAN", "B MEAN", "DELTA", "PAIRED", "P", "TEST"}}
 	for _, m := range d.Comparison.Metrics {
-		t.Add(m.Metric, report.Stat(m.BaselineMean), report.Stat(m.CurrentMean), report.Signed(m.Delta), fmt.Sprint(m.Paired), report.Stat(m.P), m.Test)
+		t.Add(m.Metric, report.Stat(m.BaselineMean), report.Stat(m.CurrentMean), report.Signed(m.Delta), fmt.Sprint(m.Paired), report.PText(m.P), m.Test)
 	}
 	if err := t.Write(w, md); err != nil {
 		return err
@@ -280,7 +280,7 @@ func pairedTable(c *run.Comparison) report.Table {
 	t := report.Table{Head: []string{"METRIC", "PAIRED", "MEAN DIFF", "CI95", "NOW FAILING", "NOW PASSING", "MCNEMAR P", "MID-P"}}
 	for _, m := range c.Metrics {
 		t.Add(m.Metric, fmt.Sprint(m.Paired), report.Signed(m.MeanDiff), report.Interval(m.DiffLow, m.DiffHigh),
-			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), report.Stat(m.FlipP), report.Stat(m.FlipMidP))
+			fmt.Sprint(m.NowFailing), fmt.Sprint(m.NowPassing), report.PText(m.FlipP), report.PText(m.FlipMidP))
 	}
 	return t
 }
@@ -307,7 +307,11 @@ func (d *RunDiff) abTable() report.Table {
 			if r.Significant {
 				test = "significant"
 			}
-			test += fmt.Sprintf(" (p=%.4f)", p)
+			if ps := report.PText(r.P); strings.HasPrefix(ps, "<") {
+				test += " (p" + ps + ")"
+			} else {
+				test += " (p=" + ps + ")"
+			}
 		}
 		t.Add(r.Metric, fmt.Sprint(an.ControlSampleSize), fmt.Sprint(an.TreatmentSampleSize), fmt.Sprintf("%.4f", an.ControlAvgQuality),
 			fmt.Sprintf("%.4f", an.TreatmentAvgQuality), pctText(an.QualityImprovement), fmt.Sprintf("%.0fms", an.ControlAvgLatency),

@@ -319,6 +319,7 @@ func TestQueueRefusesBadLabels(t *testing.T) {
 		"a grade on a binary":                {body: `{"run": "` + id + `", "item": "q2", "value": 4}`, status: 400, field: "value", msg: "this queue's labels are binary"},
 		"a note too long":                    {body: `{"run": "` + id + `", "item": "q2", "value": true, "note": "` + strings.Repeat("x", 4001) + `"}`, status: 400, field: "note", msg: "note: longer than 4000 bytes"},
 		"a labeler with a control character": {body: `{"run": "` + id + `", "item": "q2", "value": true, "labeler": "ana\u0007"}`, status: 400, field: "labeler"},
+		"a labeler with a bidi override":     {body: `{"run": "` + id + `", "item": "q2", "value": true, "labeler": "ana\u202e"}`, status: 400, field: "labeler"},
 		"an unknown field":                   {body: `{"run": "` + id + `", "item": "q2", "value": true, "grade": 3}`, status: 400, field: "grade", msg: `unknown field "grade"`},
 		"a wrong type":                       {body: `{"run": "` + id + `", "item": 2, "value": true}`, status: 400, field: "item"},
 		"not JSON":                           {body: `item=q2&value=true`, contentType: "application/x-www-form-urlencoded", status: 415, msg: "send the label as JSON"},

@@ -17,12 +17,12 @@ import (
 // written as its Go escape (\t, \n, \x1b, \u202e); s itself when it has
 // none.
 func Visible(s string) string {
-	if !strings.ContainsFunc(s, hidden) {
+	if !strings.ContainsFunc(s, Hidden) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if !hidden(r) {
+		if !Hidden(r) {
 			b.WriteRune(r)
 			continue
 		}
@@ -50,6 +50,9 @@ func Message(s string) string {
 	return b.String()
 }
 
-func hiddenInMessage(r rune) bool { return r != '\n' && hidden(r) }
+func hiddenInMessage(r rune) bool { return r != '\n' && Hidden(r) }
 
-func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }
+// Hidden reports whether r is a character Visible writes as its escape: a
+// control character or a bidirectional formatting one, which a terminal
+// or a page obeys rather than shows.
+func Hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }

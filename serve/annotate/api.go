@@ -11,11 +11,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/annotation"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
@@ -208,9 +208,11 @@ func (s *Queues) checkLabel(req LabelRequest, signedInAs string) (Label, error) 
 	return l, nil
 }
 
-// printable reports whether s is valid UTF-8 without control characters.
+// printable reports whether s is valid UTF-8 without control or
+// bidirectional formatting characters (a labeler named with U+202E shows
+// reversed in the labels' table).
 func printable(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, termtext.Hidden)
 }
 
 // clipText is s cut to n bytes, marked.

@@ -196,11 +196,8 @@ func (f judgesFile) check(reg *metric.Registry) ([]*Definition, error) {
 		case slices.ContainsFunc(out, func(d *Definition) bool { return d.Name == j.Name }):
 			return nil, bad(key("name"), "%q names two judges of the list", j.Name)
 		}
-		if e, taken := reg.Lookup(j.Name); taken {
-			if e.Version != "" { // a judge a judges file defined
-				return nil, bad(key("name"), "%q is the name of a judge already defined (by a judges file read before): give the judge another", j.Name)
-			}
-			return nil, bad(key("name"), "%q is the name of a built-in metric: give the judge another", j.Name)
+		if taken := takenBy(reg, j.Name); taken != "" {
+			return nil, bad(key("name"), "%q is the name of %s: give the judge another", j.Name, taken)
 		}
 		if strings.TrimSpace(j.Criterion) == "" {
 			return nil, bad(key("criterion"), "missing: say in plain words what the judge judges")
@@ -314,4 +311,17 @@ func (d *Definition) fieldError(i int, cause error) error {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
 	return err
+}
+
+// takenBy says what in reg holds name already ("a built-in metric", "a
+// judge already defined ..."), "" when nothing does.
+func takenBy(reg *metric.Registry, name string) string {
+	e, taken := reg.Lookup(name)
+	switch {
+	case !taken:
+		return ""
+	case e.Version != "": // a judge a judges file defined
+		return "a judge already defined (by a judges file read before)"
+	}
+	return "a built-in metric"
 }

@@ -232,17 +232,14 @@ func (c Config) checkFlags() error {
 	if r := *c.SampleRate; !(r >= 0 && r <= 1) {
 		return eval.FlagError("--sample-rate", "want a share from 0 to 1 (0.1 judges one trace in ten), got %g", r)
 	}
-	if c.ReadTimeout < 0 {
-		return eval.FlagError("--read-timeout", "want a duration > 0 (0: %s), got %s", defaultRead, c.ReadTimeout)
-	}
-	if c.StallAfter < 0 {
-		return eval.FlagError("--stall-after", "want a duration >= 0 (0: two call timeouts), got %s", c.StallAfter)
-	}
-	if c.RequestTimeout < 0 {
-		return eval.FlagError("--timeout", "want a duration > 0 (0: %s), got %s", defaultTimeout, c.RequestTimeout)
-	}
-	if c.ShutdownTimeout < 0 {
-		return eval.FlagError("--shutdown-timeout", "want a duration > 0 (0: %s), got %s", defaultShutdown, c.ShutdownTimeout)
+	for _, d := range []struct {
+		name, zero string
+		v          time.Duration
+	}{{"--read-timeout", defaultRead.String(), c.ReadTimeout}, {"--stall-after", "two call timeouts", c.StallAfter},
+		{"--timeout", defaultTimeout.String(), c.RequestTimeout}, {"--shutdown-timeout", defaultShutdown.String(), c.ShutdownTimeout}} {
+		if d.v < 0 {
+			return eval.FlagError(d.name, "want a duration >= 0 (0: %s), got %s", d.zero, d.v)
+		}
 	}
 	if c.MaxBody < 0 {
 		return eval.FlagError("--max-body", "want a size in bytes > 0 (0: %d), got %d", defaultMaxBody, c.MaxBody)

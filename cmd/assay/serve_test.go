@@ -230,7 +230,7 @@ func TestServeLiveFlagsAreChecked(t *testing.T) {
 		"a queue of nothing":   {[]string{"--queue", "many"}, `--queue: want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got "many"`},
 		"a queue not NATS":     {[]string{"--queue", "http://127.0.0.1:4222"}, `--queue: want a NATS URL such as nats://HOST:4222`},
 		"a host that is a URL": {[]string{"--allow-host", "https://assay.internal/"}, `--allow-host: want a host name as a browser's address bar has it`},
-		"a negative read time": {[]string{"--read-timeout", "-1s"}, "--read-timeout: want a duration > 0"},
+		"a negative read time": {[]string{"--read-timeout", "-1s"}, "--read-timeout: want a duration >= 0 (0: 10s)"},
 		"no profiles folder":   {[]string{"--profiles", "/nonexistent-assay-folder"}, "--profiles: want a folder of profile files (.yaml)"},
 	} {
 		t.Run(name, func(t *testing.T) {

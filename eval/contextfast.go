@@ -72,24 +72,25 @@ func (d fastContext) next() (jsontext.Token, jsontext.Kind) {
 	return tok, tok.Kind()
 }
 
-// raw reads the next value, a string or a number, and returns its text:
-// a piece of the input (a string without its quotes), unless a string
-// holds escapes (escaped is then true and the text is unquoted).
-func (d fastContext) raw() (text string, escaped, ok bool) {
+// raw reads the next value and returns its text: a piece of the input
+// (a string without its quotes), unless a string holds escapes (escaped
+// is then true and the text is unquoted). quoted says the value was a
+// string.
+func (d fastContext) raw() (text string, quoted, escaped, ok bool) {
 	v, err := d.dec.ReadValue()
 	if err != nil {
-		return "", false, false
+		return "", false, false, false
 	}
 	end := int(d.dec.InputOffset())
 	start := end - len(v)
 	if v[0] != '"' {
-		return d.in[start:end], false, true
+		return d.in[start:end], false, false, true
 	}
 	if bytes.IndexByte(v, '\\') < 0 {
-		return d.in[start+1 : end-1], false, true
+		return d.in[start+1 : end-1], true, false, true
 	}
 	b, err := jsontext.AppendUnquote(nil, v)
-	return string(b), true, err == nil
+	return string(b), true, true, err == nil
 }
 
 // object reads the members of an object whose '{' was read, calling field
@@ -97,11 +98,16 @@ func (d fastContext) raw() (text string, escaped, ok bool) {
 // The sample's own names are plain ASCII: a name written with escapes is
 // left to the full decoder.
 func (d fastContext) object(field func(name string) bool) bool {
-	for d.dec.PeekKind() != '}' {
-		if d.dec.PeekKind() != '"' {
+	for {
+		switch d.dec.PeekKind() {
+		case '}':
+			_, k := d.next()
+			return k == '}'
+		case '"':
+		default:
 			return false
 		}
-		name, escaped, ok := d.raw()
+		name, _, escaped, ok := d.raw()
 		if !ok || escaped {
 			return false
 		}
@@ -109,8 +115,6 @@ func (d fastContext) object(field func(name string) bool) bool {
 			return false
 		}
 	}
-	_, k := d.next()
-	return k == '}'
 }
 
 func (d fastContext) sample() (Sample, bool) {
@@ -136,22 +140,18 @@ func (d fastContext) sample() (Sample, bool) {
 	return s, ok && hasQuery && hasChunks
 }
 
+// str reads a string. Its kind is checked once the value is read: a
+// value of another kind fails the sample all the same.
 func (d fastContext) str(nonEmpty bool) (string, bool) {
-	if d.dec.PeekKind() != '"' {
-		return "", false
-	}
-	s, _, ok := d.raw()
-	return s, ok && (!nonEmpty || s != "")
+	s, quoted, _, ok := d.raw()
+	return s, ok && quoted && (!nonEmpty || s != "")
 }
 
 // float reads a number as json.Number.Float64 would (strconv on its
 // text), false when the next value is not a number.
 func (d fastContext) float() (float64, bool) {
-	if d.dec.PeekKind() != '0' {
-		return 0, false
-	}
-	text, _, ok := d.raw()
-	if !ok {
+	text, quoted, _, ok := d.raw()
+	if !ok || quoted || (text[0] != '-' && (text[0] < '0' || text[0] > '9')) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(text, 64)

@@ -407,6 +407,11 @@ func TestFactCounters(t *testing.T) {
 		"accented letters end a proper noun":   {"Café", 0, 0, 1},
 		"next line does not join proper nouns": {"New\u0085York", 0, 0, 2},
 		"empty":                                {"", 0, 0, 0},
+		// Each pattern searches on from its own last match: the prose date
+		// starts where the ISO date ended, inside a word.
+		"a date right after a date":          {"2024-01-15abc 5, 2020", 5, 2, 0},
+		"a proper noun starts inside a word": {"ABc Def", 0, 0, 1},
+		"an iso date inside a prose date":    {"May 12, 2020-01-01", 4, 1, 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -50,11 +50,20 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // do not read the pages' frame-ancestors.
 func noSniff(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("X-Frame-Options", "DENY")
+		// Canonical keys set in the map: no canonicalising a request.
+		// The values are shared and only read (Set replaces a slice, Add
+		// grows a copy: their capacity is their length).
+		h := w.Header()
+		h["X-Content-Type-Options"] = valueNoSniff
+		h["X-Frame-Options"] = valueDeny
 		next.ServeHTTP(w, r)
 	})
 }
+
+var (
+	valueNoSniff = []string{"nosniff"}
+	valueDeny    = []string{"DENY"}
+)
 
 // hostCheck is the names the server answers (nil: any): see
 // auth.HostsOf. Addr was checked by checkBind.

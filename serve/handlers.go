@@ -206,7 +206,7 @@ func judgeError(err error) error {
 // of each.
 func (s *Server) apiRoutes() []route {
 	routes := []route{
-		{pattern: routeContext, handle: s.postContextScore, api: true, doc: docContextScore},
+		{pattern: routeContext, handle: s.postContextScore, api: true, cpu: true, doc: docContextScore},
 		{pattern: routeScore, handle: s.postScore, api: true, doc: docScore},
 		{pattern: routeJudge, handle: s.postJudge, api: true, doc: docJudge},
 		{pattern: routeRuns, handle: s.postRun, api: true, doc: docRuns},

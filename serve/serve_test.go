@@ -261,12 +261,41 @@ func TestPanicIsA500AndTheServerGoesOn(t *testing.T) {
 	assert.Contains(t, m, `assay_http_requests_total{code="500",endpoint="GET /boom"} 1`)
 }
 
+// TestOnlyTimedRoutesTakeADeadline: a bounded route is given
+// RequestTimeout as its context's deadline, unless it computes its answer
+// from the body alone (context-score), which the deadline could not cut.
+func TestOnlyTimedRoutesTakeADeadline(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{RequestTimeout: time.Hour})
+	for name, timed := range map[string]bool{"timed": true, "cpu only": false} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var has bool
+			h := s.bound("POST /x", timed, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, has = r.Context().Deadline()
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/x", strings.NewReader("{}")))
+			require.Equal(t, http.StatusNoContent, rec.Code)
+			assert.Equal(t, timed, has)
+		})
+	}
+	var cpu []string
+	for _, rt := range s.apiRoutes() {
+		if rt.cpu {
+			cpu = append(cpu, rt.pattern)
+		}
+	}
+	assert.Equal(t, []string{routeContext}, cpu)
+}
+
 func TestRequestsBeyondTheBoundAre503(t *testing.T) {
 	t.Parallel()
 	s := start(t, Config{MaxInFlight: 1})
 	release := make(chan struct{})
 	entered := make(chan struct{})
-	h := s.bound("POST /slow", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	h := s.bound("POST /slow", true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		close(entered)
 		<-release
 		w.WriteHeader(http.StatusNoContent)

@@ -122,6 +122,10 @@ type route struct {
 	// api routes are bounded (body, time, requests in flight); health,
 	// metrics and the document are not.
 	api bool
+	// cpu routes compute their answer from the body alone, waiting on
+	// nothing a deadline could cut: they take no RequestTimeout of
+	// their own (a context and a timer a request).
+	cpu bool
 	doc operation
 }
 
@@ -375,7 +379,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 	}))
 	if rt.api {
-		h = s.bound(rt.pattern, h)
+		h = s.bound(rt.pattern, !rt.cpu, h)
 	}
 	return s.instrument(rt.pattern, h)
 }
@@ -383,9 +387,10 @@ func (s *Server) wrap(rt route) http.Handler {
 // bound limits an API request: the time its body takes to come
 // (ReadTimeout, 408 beyond) and its size (MaxBody, 413 beyond), then the
 // requests in flight (503 beyond MaxInFlight, counted as shed) and its
-// time (RequestTimeout). The body is read whole before the request takes
-// a place in flight, so that clients sending theirs slowly hold none.
-func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
+// time (RequestTimeout, when timed). The body is read whole before the
+// request takes a place in flight, so that clients sending theirs slowly
+// hold none.
+func (s *Server) bound(endpoint string, timed bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := checkQuery(r); err != nil {
 			writeError(w, err, "")
@@ -412,6 +417,10 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 		rb := &receivedBody{b: body}
 		rb.Reset(body)
 		r.Body = rb
+		if !timed {
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))

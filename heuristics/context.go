@@ -625,15 +625,14 @@ func jsSplitSpace(s string) []string {
 	out := make([]string, 0, countJSFields(s))
 	start := 0
 	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if !jsstr.IsSpace(r) {
-			i += w
+		if w := jsSpaceAt(s, i); w == 0 {
+			i += nonSpaceWidth(s, i)
 			continue
 		}
 		out = append(out, s[start:i])
 		for i < len(s) {
-			r, w = utf8.DecodeRuneInString(s[i:])
-			if !jsstr.IsSpace(r) {
+			w := jsSpaceAt(s, i)
+			if w == 0 {
 				break
 			}
 			i += w
@@ -641,6 +640,30 @@ func jsSplitSpace(s string) []string {
 		start = i
 	}
 	return append(out, s[start:])
+}
+
+// jsSpaceAt is the width of the JavaScript whitespace character at s[i],
+// 0 when s[i] starts another character.
+func jsSpaceAt(s string, i int) int {
+	if c := s[i]; c < utf8.RuneSelf {
+		if jsByteClass[c]&jsClassSpace != 0 {
+			return 1
+		}
+		return 0
+	}
+	if r, w := utf8.DecodeRuneInString(s[i:]); jsstr.IsSpace(r) {
+		return w
+	}
+	return 0
+}
+
+// nonSpaceWidth is the width of the character at s[i].
+func nonSpaceWidth(s string, i int) int {
+	if s[i] < utf8.RuneSelf {
+		return 1
+	}
+	_, w := utf8.DecodeRuneInString(s[i:])
+	return w
 }
 
 // countJSFields is len(jsSplitSpace(s)) without building the fields.
@@ -684,10 +707,17 @@ func jsToLower(s string) string {
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if jsByteClass[c]&jsClassUpper != 0 {
-				c += 'a' - 'A'
+			// A run of ASCII without capitals is written at once.
+			j := i
+			for j < len(s) && s[j] < utf8.RuneSelf && jsByteClass[s[j]]&jsClassUpper == 0 {
+				j++
 			}
-			b.WriteByte(c)
+			if j > i {
+				b.WriteString(s[i:j])
+				i = j
+				continue
+			}
+			b.WriteByte(c + 'a' - 'A')
 			i++
 			continue
 		}

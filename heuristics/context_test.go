@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -330,6 +331,27 @@ func TestJSToLower(t *testing.T) {
 			assert.Equal(t, tc.want, jsToLower(tc.in))
 		})
 	}
+}
+
+// FuzzJSStrings checks the split against a regular expression of
+// JavaScript's whitespace, and the lower-casing against a rune by rune
+// mapping where neither special case (U+0130, U+03A3) occurs.
+func FuzzJSStrings(f *testing.F) {
+	for _, s := range []string{"Hello WORLD", "a \t\u00a0\u3000b", "A\xffB\u2028c", " Ab CD ", "ÉCOLE Été"} {
+		f.Add(s)
+	}
+	spaces := regexp.MustCompile(`[` + jsstr.SpaceClass + `]+`)
+	f.Fuzz(func(t *testing.T, s string) {
+		require.Equal(t, spaces.Split(s, -1), jsSplitSpace(s), "split of %q", s)
+		if strings.ContainsAny(s, "\u0130\u03a3") {
+			return
+		}
+		var want strings.Builder
+		for _, r := range s {
+			want.WriteRune(unicode.ToLower(r))
+		}
+		require.Equal(t, want.String(), jsToLower(s), "lower case of %q", s)
+	})
 }
 
 func TestSourceDiversityUsesJavaScriptSetEquality(t *testing.T) {

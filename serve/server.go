@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -421,13 +422,22 @@ func (s *Server) bound(endpoint string, next http.Handler) http.Handler {
 // checkQuery refuses, 400, a query that net/url cannot read whole (a bad
 // escape, a semicolon, more parameters than it takes): URL.Query would
 // drop all or part of it without a word, and the request be answered
-// for another thing than it names.
+// for another thing than it names. A parameter given more than once
+// (limit=1&limit=1000) is refused too, naming it: every parameter of the
+// API takes one value, and reading the first would answer for a value
+// the client may not have meant.
 func checkQuery(r *http.Request) error {
 	if r.URL.RawQuery == "" {
 		return nil
 	}
-	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
 		return badRequest("query", "query: %v: give each parameter once, as name=value joined by &, escaped as a URL's query is", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(v)) {
+		if n := len(v[name]); n > 1 {
+			return badRequest(name, "query parameter %q given %d times: give it once (no parameter of this API takes several values)", name, n)
+		}
 	}
 	return nil
 }

@@ -18,7 +18,9 @@
 //     several replicas and judged by `assay worker` processes; every
 //     replica reads the results from the queue's bucket in one order
 //     (shared.go), so their answers and alert windows agree.
-//   - Live alerts (package live): every score feeds a live.Monitor, which
+//   - Live alerts (package live): every score of the live traffic (a
+//     context score, a judgement of /v1/judge, a sampled trace's; not a
+//     run's, a benchmark of a dataset) feeds a live.Monitor, which
 //     applies seed 002's rule to each metric's recent scores against a
 //     baseline (Config.Baseline, a stored run; or the first full window)
 //     and sees a judge that stops answering. Its events are written to the
@@ -44,6 +46,6 @@
 // on ctx done: the HTTP server stops, then the trace workers, then the
 // monitor's events are flushed) and is extended in one place: Handle
 // mounts a handler, AddObserver (or Config.Observers) sees every score
-// made (telemetry, say), and Metrics is the Prometheus registry to add
-// collectors to.
+// of the live traffic (telemetry, say), and Metrics is the Prometheus
+// registry to add collectors to.
 package serve

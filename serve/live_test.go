@@ -506,3 +506,30 @@ func TestLiveSettingsAreChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestARunDoesNotFeedTheLiveAlerts: the live alerts watch production
+// traffic, against a stored run as their baseline; a run started through
+// POST /v1/runs is a benchmark of a dataset, whose scores (hundreds at
+// once, of samples chosen for a test) would push the traffic's out of the
+// window. Its scores go to its run folder and the run store, not to the
+// monitor nor the observers; a judgement of /v1/judge does.
+func TestARunDoesNotFeedTheLiveAlerts(t *testing.T) {
+	t.Parallel()
+	var seen recorder
+	s := start(t, Config{Observers: []Observer{&seen}})
+	st := finishedRun(t, s.URL, []string{"faithfulness"})
+	require.Equal(t, 2, st.Summary.Metrics[0].N)
+	observed := func() int {
+		for _, m := range s.Live().Snapshot().Metrics {
+			if m.Metric == "faithfulness" {
+				return m.Observed
+			}
+		}
+		return 0
+	}
+	code, body := call(t, http.MethodPost, s.URL+"/v1/judge", mustJSON(t, exampleJudge))
+	require.Equal(t, http.StatusOK, code, body)
+	eventually(t, "the judgement in the monitor", func() bool { return observed() > 0 })
+	assert.Equal(t, 1, observed(), "the judgement alone, not the run's two scores")
+	assert.Equal(t, 1, seen.count("faithfulness"))
+}

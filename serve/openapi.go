@@ -384,7 +384,7 @@ var (
 			{name: "to", in: "query", description: "last day, YYYY-MM-DD"},
 		}, errors: []int{http.StatusBadRequest}}
 	docTrace = operation{summary: "A journaled trace and its scores", status: http.StatusOK, response: "Trace",
-		params: []param{{name: "id", in: "path", description: "the trace id"}}, errors: []int{http.StatusNotFound}}
+		params: []param{{name: "id", in: "path", description: "the trace id (printable text of 1 to 256 bytes)"}}, errors: []int{http.StatusBadRequest, http.StatusNotFound}}
 	docAlerts = operation{summary: "Live alerts: the open ones (seed 002's rule over each metric's recent scores), the stalled judges, the last events stored and their delivery",
 		status: http.StatusOK, response: "Alerts",
 		params: []param{{name: "limit", in: "query", description: "how many events, newest first: 1 to 1000, default 50"}}, errors: []int{http.StatusBadRequest}}

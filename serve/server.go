@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -31,12 +32,14 @@ import (
 	"github.com/assaylabs/assay/serve/live"
 )
 
-// Observer sees every (sample, metric) score the server makes: the
+// Observer sees every (sample, metric) score of the live traffic: the
 // context score of each /v1/context-score request (metric
 // "context_quality"), each judgement of /v1/judge and each of a sampled
-// trace, once, as it is stored. meta is the sample's metadata, each
-// top-level field as a string (JSON for what is not a string), with
-// "source" (context-score, judge or traces) and, for a trace, "trace_id".
+// trace, once, as it is stored. A run's (POST /v1/runs), a benchmark of a
+// dataset, goes to its run folder and the run store instead. meta is the
+// sample's metadata, each top-level field as a string (JSON for what is
+// not a string), with "source" (context-score, judge or traces) and, for
+// a trace, "trace_id".
 //
 // Observe is called on the goroutine that made the score, on the request
 // path of /v1/context-score: it must return at once (hand the score to a
@@ -255,8 +258,9 @@ func (s *Server) Metrics() *prometheus.Registry { return s.metrics.reg }
 // DataDir is the folder of the server's own files.
 func (s *Server) DataDir() string { return s.cfg.DataDir }
 
-// Live is the monitor of the live alerts: every score the server makes
-// feeds it; /metrics, /v1/alerts and the dashboard read it.
+// Live is the monitor of the live alerts: every score the Observers see
+// feeds it (a run's, a benchmark of a dataset, does not); /metrics,
+// /v1/alerts and the dashboard read it.
 func (s *Server) Live() *live.Monitor { return s.live }
 
 // observe counts a score and hands it to the observers.
@@ -430,13 +434,22 @@ func (s *Server) bound(endpoint string, timed bool, next http.Handler) http.Hand
 // checkQuery refuses, 400, a query that net/url cannot read whole (a bad
 // escape, a semicolon, more parameters than it takes): URL.Query would
 // drop all or part of it without a word, and the request be answered
-// for another thing than it names.
+// for another thing than it names. A parameter given more than once
+// (limit=1&limit=1000) is refused too, naming it: every parameter of the
+// API takes one value, and reading the first would answer for a value
+// the client may not have meant.
 func checkQuery(r *http.Request) error {
 	if r.URL.RawQuery == "" {
 		return nil
 	}
-	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
 		return badRequest("query", "query: %v: give each parameter once, as name=value joined by &, escaped as a URL's query is", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(v)) {
+		if n := len(v[name]); n > 1 {
+			return badRequest(name, "query parameter %q given %d times: give it once (no parameter of this API takes several values)", name, n)
+		}
 	}
 	return nil
 }

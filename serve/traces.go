@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
@@ -35,6 +37,36 @@ func Sampled(traceID string, rate float64) bool {
 	return float64(binary.BigEndian.Uint64(h[:8]))/math.Exp2(64) < rate
 }
 
+// MaxTraceIDBytes is the longest trace id the server takes. A W3C trace
+// id is 32 hex digits and a UUID 36 characters: 256 bytes hold any id a
+// tracing system makes, while an id is stored, used as a key and echoed
+// in answers, pages and logs, which a megabyte of it should not be.
+const MaxTraceIDBytes = 256
+
+// checkTraceID refuses, as a 400 naming field, a trace id that is empty,
+// longer than MaxTraceIDBytes, not UTF-8, or holding a character that is
+// not printable: a control character (NUL, a line break, an escape) or a
+// format one (a bidirectional override such as U+202E, a zero-width
+// space), which would change how a page or a terminal shows the id, or
+// hide it. The ASCII space is taken; path characters (/ and ..) are
+// data like any other, the id being a key and never a path.
+func checkTraceID(field, id string) error {
+	switch {
+	case id == "":
+		return badRequest(field, "%s: missing or empty: each trace needs its id, which decides its sampling", field)
+	case len(id) > MaxTraceIDBytes:
+		return badRequest(field, "%s: %d bytes: a trace id has at most %d", field, len(id), MaxTraceIDBytes)
+	case !utf8.ValidString(id):
+		return badRequest(field, "%s: not UTF-8: a trace id is printable text", field)
+	}
+	for i, r := range id {
+		if !unicode.IsPrint(r) {
+			return badRequest(field, "%s: holds %U at byte %d: a trace id is printable text, without control, format or bidirectional characters", field, r, i)
+		}
+	}
+	return nil
+}
+
 // TracesRequest is the body of POST /v1/traces.
 type TracesRequest struct {
 	// Metrics judge the sampled traces; empty is the server's
@@ -45,10 +77,11 @@ type TracesRequest struct {
 }
 
 // TraceIn is one production sample: its trace id (unique: a trace posted
-// again is a duplicate, never judged twice) and the sample, a record as a
-// dataset line has it (question, answer, contexts, metadata...).
+// again is a duplicate, never judged twice; printable text of at most
+// MaxTraceIDBytes) and the sample, a record as a dataset line has it
+// (question, answer, contexts, metadata...).
 type TraceIn struct {
-	TraceID string          `json:"trace_id"`
+	TraceID string          `json:"trace_id" jsonschema:"the trace's id, which decides its sampling: printable text of 1 to 256 bytes (no control, format or bidirectional characters)"`
 	Sample  json.RawMessage `json:"sample"`
 }
 
@@ -309,8 +342,8 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 	var items []traceItem
 	for i, t := range req.Traces {
 		at := "traces[" + strconv.Itoa(i) + "]"
-		if t.TraceID == "" {
-			return badRequest(at+".trace_id", "%s.trace_id: missing or empty: each trace needs its id, which decides its sampling", at)
+		if err := checkTraceID(at+".trace_id", t.TraceID); err != nil {
+			return err
 		}
 		if j, dup := seen[t.TraceID]; dup {
 			return badRequest(at+".trace_id", "%s.trace_id: %q is traces[%d]'s too: one request names a trace once", at, t.TraceID, j)
@@ -439,6 +472,9 @@ func sampleError(path string, err error) error {
 
 // getTrace is GET /v1/traces/{id}.
 func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) error {
+	if err := checkTraceID("id", r.PathValue("id")); err != nil {
+		return err
+	}
 	t, err := s.Trace(r.Context(), r.PathValue("id"))
 	if errors.Is(err, errNoTrace) {
 		where := "in the journal (not sent, or not sampled)"

@@ -47,8 +47,8 @@ context score on POST /v1/context-score (no model call), POST /v1/score,
 /v1/judge, /v1/runs, production samples on POST /v1/traces (sampled by a
 hash of the trace id, journaled before 202, judged in the background, 429
 when the queue is full), GET /healthz, /metrics and /openapi.json.
-Every score feeds seed 002's live alerts (GET /v1/alerts, /metrics, the
-store, --webhook) against --baseline or each metric's first window, and the
+Every score but a run's feeds seed 002's live alerts (GET /v1/alerts, /metrics,
+the store, --webhook) against --baseline or each metric's first window; the
 dashboard at / shows them with the lowest and slowest samples and the runs.
 
 It binds 127.0.0.1 by default; any other address needs --token (or

@@ -176,8 +176,8 @@ func TestOpenDatasetChecksWhatScorersNeed(t *testing.T) {
 	precision, err := judges.New(judges.MetricContextPrecision, nil)
 	require.NoError(t, err)
 	noRef := `{"question":"q","answer":"a","contexts":["c"]}`
-	withRef := `{"question":"q","answer":"a","contexts":["c"],"reference":"r"}`
-	noCtx := `{"question":"q","answer":"a","reference":"r"}`
+	withRef := `{"question":"q","answer":"a","contexts":["c"],"reference":"ref"}`
+	noCtx := `{"question":"q","answer":"a","reference":"ref"}`
 	stop := errors.New("stop here")
 	tests := map[string]struct {
 		data    string

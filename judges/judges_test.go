@@ -459,9 +459,9 @@ func needsReference(others ...string) map[string]error {
 // offline and with a model, and nil for a whole sample.
 func TestCheckIsScoresInputError(t *testing.T) {
 	t.Parallel()
-	noRef := eval.Sample{Query: "q?", Answer: "A is B.", Sources: []eval.Source{{ID: "c1", Text: "A is B."}}}
-	noCtx := eval.Sample{Query: "q?", Answer: "A is B.", Reference: "A is B."}
-	nothing := eval.Sample{Query: "q?", Sources: []eval.Source{{ID: "c1", Text: "A is B."}}}
+	noRef := eval.Sample{Query: "q?", Answer: "Paris is in France.", Sources: []eval.Source{{ID: "c1", Text: "Paris is in France."}}}
+	noCtx := eval.Sample{Query: "q?", Answer: "Paris is in France.", Reference: "Paris is in France."}
+	nothing := eval.Sample{Query: "q?", Sources: []eval.Source{{ID: "c1", Text: "Paris is in France."}}}
 	tests := map[string]struct {
 		sample eval.Sample
 		want   map[string]error // by metric; absent: no error

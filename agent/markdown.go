@@ -8,6 +8,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/mdtext"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -38,8 +39,8 @@ func (v ResearchView) Markdown() string {
 	if d.CitedWithoutQuote > 0 {
 		unquoted = fmt.Sprintf(", cited without quote: %d", d.CitedWithoutQuote)
 	}
-	fmt.Fprintf(&b, "\nPass threshold: %s. Claims: %d, cited: %d (%s%%)%s. Average credibility: %s. Distinct sources: %d from %d domains.\n",
-		num(v.PassThreshold), d.TotalClaims, d.CitedClaims, num(d.CitationCoveragePct), unquoted, num(d.AvgCredibility), d.UniqueSources, d.UniqueDomains)
+	fmt.Fprintf(&b, "\nPass threshold: %s. Claims: %d, cited: %d (%s%%)%s. Average credibility: %s. Distinct sources: %d from %s.\n",
+		num(v.PassThreshold), d.TotalClaims, d.CitedClaims, num(d.CitationCoveragePct), unquoted, num(d.AvgCredibility), d.UniqueSources, plural.Count(d.UniqueDomains, "domain"))
 	// Claims, URLs, gaps and issues quote the report and its sources:
 	// they are written escaped (mdtext), so none can run or link.
 	list := func(title string, items []string) {

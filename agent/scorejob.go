@@ -329,6 +329,8 @@ func refuseDataset(job ScoreJob, p *Profile, in ScoreInput) error {
 		what = "JSON Lines of " + kind + " samples"
 	case found.Format == dataset.FormatCSV:
 		what = "CSV of " + kind + " samples"
+	case found.Format == dataset.FormatTSV:
+		what = "TSV of " + kind + " samples"
 	case found.Array:
 		what = "a JSON array of " + kind + " samples"
 	default:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/internal/mdtext"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
@@ -112,7 +113,7 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 	}
 	switch {
 	case len(labels) < MinLabelled:
-		e.Note = fmt.Sprintf("%d labelled records with a judge value; an estimate needs at least %d", len(labels), MinLabelled)
+		e.Note = fmt.Sprintf("%s with a judge value; an estimate needs at least %d", plural.Count(len(labels), "labelled record"), MinLabelled)
 	case len(unlabelled) == 0:
 		e.Note = "no unlabelled record with a judge value: nothing for the judge to add to the labels"
 	}

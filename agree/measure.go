@@ -12,6 +12,7 @@ import (
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judges"
@@ -420,9 +421,9 @@ func (m *measurement) unscored(res Result) error {
 	msg, _, _ := strings.Cut(row.Err, "\n") // a panic's stack stays in the JSON rows
 	where := fmt.Sprintf("%s:%d: record %s: %s", m.data.Name(), row.Line, row.ID, msg)
 	if res.Errors == len(res.Rows) {
-		return inputErr("%s (%s could score none of the %d labelled records)", where, res.Metric, len(res.Rows))
+		return inputErr("%s (%s could score none of the %s)", where, res.Metric, plural.Count(len(res.Rows), "labelled record"))
 	}
-	fmt.Fprintf(m.job.Log, "assay: %s (%d of %d labelled records left out)\n", termtext.Visible(where), res.Errors, len(res.Rows))
+	fmt.Fprintf(m.job.Log, "assay: %s (%d of %s left out)\n", termtext.Visible(where), res.Errors, plural.Count(len(res.Rows), "labelled record"))
 	return nil
 }
 

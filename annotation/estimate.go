@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -121,7 +122,7 @@ func (q Queue) Estimate(minLabelled int) Estimate {
 	e.plugIn = p
 	switch {
 	case len(labels) < max(minLabelled, 2):
-		e.Note = fmt.Sprintf("%d labelled items with a judge value; an estimate needs at least %d", len(labels), max(minLabelled, 2))
+		e.Note = fmt.Sprintf("%s with a judge value; an estimate needs at least %d", plural.Count(len(labels), "labelled item"), max(minLabelled, 2))
 	case len(unlabelled) == 0:
 		e.Note = "every item the judge scored is labelled: the labels alone are the mean"
 	}

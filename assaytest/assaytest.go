@@ -7,7 +7,7 @@
 //		assaytest.Require(t, s, "faithfulness>=0.8", "answer_relevancy>=0.7")
 //	}
 //
-// A dataset file (JSON, JSON Lines or CSV, as `assay judge` reads it) is
+// A dataset file (JSON, JSON Lines, CSV or TSV, as `assay judge` reads it) is
 // judged whole and checked against gates on its statistics, the gates of
 // `assay bench --gate`:
 //

@@ -106,7 +106,7 @@ func TestRequire(t *testing.T) {
 			sample: wrong, checks: []string{"faithfulness>=0.8"}, values: []float64{0},
 			errors: []string{`faithfulness>=0.8 of sample "wrong": got 0
     faithfulness = 0.0000 [offline (approximate)]
-    reason: 0 of 1 claims supported by the contexts
+    reason: 0 of 1 claim supported by the contexts
     claims:
       [unsupported] Water boils at 90 degrees Celsius at sea level.`},
 		},
@@ -198,7 +198,7 @@ func TestRequireDataset(t *testing.T) {
 		"a failing gate names the value and the lowest samples with their evidence": {
 			path: labelled, gates: []string{"faithfulness.min>=0.3", "faithfulness.pass_rate>=0.5"},
 			n: 6, scored: 6, mean: 0.5, low: 0, p10: 0, passing: 0.5,
-			errors: []string{"gate faithfulness.min>=0.3 on ../fixtures/rag/labelled.jsonl: got 0 (6 scored, 0 defaulted, 0 skipped of 6)\n    lowest faithfulness:\n  sample \"r2\"\n    faithfulness = 0.0000 [offline (approximate)]\n    reason: 0 of 1 claims supported by the contexts\n    claims:\n      [unsupported] Water boils at 90 degrees Celsius at sea level."},
+			errors: []string{"gate faithfulness.min>=0.3 on ../fixtures/rag/labelled.jsonl: got 0 (6 scored, 0 defaulted, 0 skipped of 6)\n    lowest faithfulness:\n  sample \"r2\"\n    faithfulness = 0.0000 [offline (approximate)]\n    reason: 0 of 1 claim supported by the contexts\n    claims:\n      [unsupported] Water boils at 90 degrees Celsius at sea level."},
 		},
 		"gates on two metrics": {
 			path: labelled, gates: []string{"answer_relevancy.p10>=0.2", "faithfulness.median>=0.6"},

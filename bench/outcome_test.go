@@ -31,11 +31,11 @@ func TestOutcomeWriteBaselineShared(t *testing.T) {
 	}{
 		"another dataset": {
 			shared: 0, onlyA: 7, onlyB: 6,
-			want: "  compared on the 0 sample(s) both runs have; A has 7 that B lacks, B has 6 that A lacks\n",
+			want: "  compared on the 0 samples both runs have; A has 7 that B lacks, B has 6 that A lacks\n",
 		},
 		"a baseline stopped early": {
 			shared: 4, onlyA: 0, onlyB: 2,
-			want: "  compared on the 4 sample(s) both runs have; A has 0 that B lacks, B has 2 that A lacks\n",
+			want: "  compared on the 4 samples both runs have; A has 0 that B lacks, B has 2 that A lacks\n",
 		},
 		"the same samples": {
 			shared: 6, notWant: "compared on",

@@ -60,7 +60,7 @@ func TestRunSummaryCountsModelCalls(t *testing.T) {
 	assert.Equal(t, "7 model calls · 900 tokens in · 100 out (paid)", calls[1])
 	cached := regexp.MustCompile(`<dt>Cached</dt><dd>([^<]*)</dd>`).FindStringSubmatch(page.String())
 	require.Len(t, cached, 2)
-	assert.Equal(t, "1 replies from the cache, not paid · 300 tokens in · 40 out", cached[1])
+	assert.Equal(t, "1 reply from the cache, not paid · 300 tokens in · 40 out", cached[1])
 
 	st, err := runstore.OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	require.NoError(t, err)

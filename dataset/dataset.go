@@ -128,6 +128,10 @@ func Load(path string) ([]Record, error) {
 //     cell holding a JSON object is Assay's GroundTruth, any other text a
 //     reference; one in braces that is not JSON ("{'x': 1.5}") is an error.
 //     A row that repeats the header row (two files joined) is an error.
+//   - ".tsv": TSV, read as CSV whose cells are separated by tabs, whatever
+//     its header row holds (a header with commas and no tab is an error:
+//     a CSV file named .tsv), by the same rules of header, cells, quotes
+//     and errors.
 //   - ".json": a JSON array of records, one record (an object, which may
 //     span several lines), or JSON Lines.
 //   - anything else (".jsonl"): JSON Lines, one object a line, blank lines
@@ -234,13 +238,15 @@ func (f Format) records(name string, r io.Reader, ids *idSet) iter.Seq2[Record, 
 		var err error
 		switch f {
 		case FormatCSV:
-			err = d.csvFile(r)
+			err = d.csvFile(r, 0)
+		case FormatTSV:
+			err = d.csvFile(r, '\t')
 		case FormatJSON:
 			err = d.jsonFile(r)
 		case FormatJSONL:
 			err = d.jsonLinesFile(r)
 		default:
-			yield(Record{}, fmt.Errorf("dataset: read %s: unknown dataset format %q: want %s, %s or %s", name, string(f), FormatJSON, FormatJSONL, FormatCSV))
+			yield(Record{}, fmt.Errorf("dataset: read %s: unknown dataset format %q: want %s, %s, %s or %s", name, string(f), FormatJSON, FormatJSONL, FormatCSV, FormatTSV))
 			return
 		}
 		if errors.Is(err, errStopped) {
@@ -249,7 +255,7 @@ func (f Format) records(name string, r io.Reader, ids *idSet) iter.Seq2[Record, 
 		var ie *eval.InputError
 		if ext := strings.ToLower(filepath.Ext(name)); (ext == ".yaml" || ext == ".yml") && errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "invalid JSON") {
 			// JSON is YAML, so a .yaml file of JSON is read; say why others fail.
-			ie.Msg += " (datasets are JSON, JSON Lines or CSV; YAML is not read)"
+			ie.Msg += " (datasets are JSON, JSON Lines, CSV or TSV; YAML is not read)"
 		}
 		if err == nil && d.n == 0 {
 			err = &eval.InputError{File: name, Msg: "empty dataset: no records"}
@@ -269,6 +275,7 @@ type datasetReader struct {
 	yield func(Record) bool // false: stop reading
 	n     int               // records yielded
 	ids   *idSet            // the ids met, to refuse a duplicate; nil refuses none
+	kind  string            // "CSV" or "TSV", as errors name the format
 }
 
 func (d *datasetReader) errAt(line, col int, field, msg string) *eval.InputError {
@@ -386,14 +393,25 @@ func (d *datasetReader) keep(line int, rec Record, id string) error {
 	return nil
 }
 
-// csvFile reads CSV with a header row.
-func (d *datasetReader) csvFile(r io.Reader) error {
+// csvFile reads CSV with a header row, its cells separated by sep, or,
+// when sep is 0, by the separator csvSeparator finds.
+func (d *datasetReader) csvFile(r io.Reader, sep rune) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
 		_, _ = br.Discard(len(bom))
 	}
+	d.kind = "CSV"
+	if sep == '\t' {
+		d.kind = "TSV"
+		if first := firstLine(br); !strings.Contains(first, "\t") && strings.Contains(first, ",") {
+			return d.errAt(1, 0, "", "the header row holds commas and no tab: a .tsv file's cells are separated by tabs (is it CSV? name it .csv)")
+		}
+	}
+	if sep == 0 {
+		sep = csvSeparator(br)
+	}
 	cr := csv.NewReader(br)
-	cr.Comma = csvSeparator(br)
+	cr.Comma = sep
 	cr.FieldsPerRecord = 0 // every row as wide as the header
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -434,7 +452,7 @@ func (d *datasetReader) csvFile(r io.Reader) error {
 func (d *datasetReader) csvRow(cr *csv.Reader, row, header []string, column map[string]int) error {
 	line, _ := cr.FieldPos(0)
 	if sameHeader(row, header) {
-		return d.errAt(line, 0, "", "the header row again (CSV files joined with their headers?): remove the line")
+		return d.errAt(line, 0, "", "the header row again ("+d.kind+" files joined with their headers?): remove the line")
 	}
 	fields := map[string]json.RawMessage{}
 	var labels map[string]any
@@ -484,11 +502,7 @@ func (d *datasetReader) csvRow(cr *csv.Reader, row, header []string, column map[
 // when the header line holds no comma and only that one of them (Excel in
 // much of Europe, and TSV), else ','.
 func csvSeparator(br *bufio.Reader) rune {
-	b, _ := br.Peek(br.Size()) // what there is: less at the end of the input
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
-	}
-	first := string(bytes.TrimSuffix(b, []byte{'\r'}))
+	first := firstLine(br)
 	if sep, ok := strings.CutPrefix(first, "sep="); ok && len(sep) == 1 && strings.Contains(",;\t|", sep) {
 		_, _ = br.Discard(len(first))
 		return rune(sep[0])
@@ -502,6 +516,16 @@ func csvSeparator(br *bufio.Reader) rune {
 		return '\t'
 	}
 	return ','
+}
+
+// firstLine is the first line of what br holds, without its line end,
+// read without consuming it (at most br's size).
+func firstLine(br *bufio.Reader) string {
+	b, _ := br.Peek(br.Size()) // what there is: less at the end of the input
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return string(bytes.TrimSuffix(b, []byte{'\r'}))
 }
 
 // blankRow reports whether every cell of row is empty or space.
@@ -536,7 +560,7 @@ func sameHeader(row, header []string) bool {
 func (d *datasetReader) csvErr(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &eval.InputError{File: d.name, Line: pe.Line, Col: pe.Column, Msg: "invalid CSV: " + pe.Err.Error(), Err: err}
+		return &eval.InputError{File: d.name, Line: pe.Line, Col: pe.Column, Msg: "invalid " + d.kind + ": " + pe.Err.Error(), Err: err}
 	}
 	return fmt.Errorf("dataset: read %s: %w", d.name, err)
 }

@@ -44,6 +44,10 @@ func TestReadAcceptsEachNamingConvention(t *testing.T) {
 			`s1,Who wrote it?,Ada wrote it.,"[""Ada wrote it in 1843."",""Notes, \""G\"".""]",Ada Lovelace.,"{""faithful"":true}"` + "\n"},
 		"deepeval csv": {"d.CSV", "id,input,actual_output,retrieval_context,expected_output,human\n" +
 			`s1,Who wrote it?,Ada wrote it.,"[""Ada wrote it in 1843."",""Notes, \""G\"".""]",Ada Lovelace.,"{""faithful"":true}"` + "\n"},
+		"ragas v1 tsv, as pandas writes it with sep tab": {"d.tsv", "id\tquestion\tanswer\tcontexts\tground_truth\thuman\n" +
+			"s1\tWho wrote it?\tAda wrote it.\t\"['Ada wrote it in 1843.', 'Notes, \"\"G\"\".']\"\tAda Lovelace.\t\"{\"\"faithful\"\": true}\"\n"},
+		"deepeval tsv with crlf and a byte order mark": {"D.TSV", "\xEF\xBB\xBFid\tinput\tactual_output\tretrieval_context\texpected_output\thuman\r\n" +
+			`s1` + "\t" + `Who wrote it?` + "\t" + `Ada wrote it.` + "\t" + `"[""Ada wrote it in 1843."",""Notes, \""G\"".""]"` + "\t" + `Ada Lovelace.` + "\t" + `"{""faithful"":true}"` + "\r\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -52,7 +56,7 @@ func TestReadAcceptsEachNamingConvention(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, got, 1)
 			want := full
-			if strings.HasPrefix(tc.data, "[") || strings.HasSuffix(strings.ToLower(tc.name), ".csv") {
+			if strings.HasPrefix(tc.data, "[") || strings.HasSuffix(strings.ToLower(tc.name), ".csv") || strings.HasSuffix(strings.ToLower(tc.name), ".tsv") {
 				want.Line = 2 // after the bracket or the header
 			}
 			if strings.HasPrefix(tc.data, "[") {
@@ -126,6 +130,21 @@ func TestReadMapsTheOtherFields(t *testing.T) {
 			"d.csv",
 			"question\tanswer\nWhy, then?\tBecause, so\n",
 			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "Why, then?", Answer: "Because, so"}}},
+		},
+		"tsv: commas and semicolons in cells, an empty cell, a quoted tab and newline": {
+			"d.tsv",
+			"question\tanswer\tcontexts\thuman.relevant\n" +
+				"Why, then; and how?\t\tParis, France\tyes\n" +
+				"\"a\ttab\nand a line\"\tBecause, so\t\t\n",
+			[]Record{
+				{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "Why, then; and how?", Sources: []eval.Source{{ID: "c1", Text: "Paris, France"}}}, Human: map[string]any{"relevant": "yes"}},
+				{ID: "line-3", Line: 3, Sample: eval.Sample{ID: "line-3", Query: "a\ttab\nand a line", Answer: "Because, so"}},
+			},
+		},
+		"tsv: a header of one column": {
+			"d.tsv",
+			"question\nWhy, then?\n",
+			[]Record{{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: "Why, then?"}}},
 		},
 		"csv: Excel's sep= line names the separator": {
 			"d.csv",
@@ -207,7 +226,7 @@ func TestReadRejectsBadInput(t *testing.T) {
 		"a pretty-printed json object that is cut short": {"data.json", "{\n  \"question\": \"q\",\n",
 			"data.json:3:1: invalid JSON: unexpected end of JSON input", 3, 1, ""},
 		"a yaml file": {"data.yaml", "id: a\nquestion: q\n",
-			"data.yaml:1:1: invalid JSON: invalid character 'i' looking for beginning of value (datasets are JSON, JSON Lines or CSV; YAML is not read)", 1, 1, ""},
+			"data.yaml:1:1: invalid JSON: invalid character 'i' looking for beginning of value (datasets are JSON, JSON Lines, CSV or TSV; YAML is not read)", 1, 1, ""},
 		"csv: a human cell that is not JSON": {"data.csv", "question,human\nq,faithful\n",
 			"data.csv:2:3: human: want a JSON object, got text that is not one", 2, 3, "human"},
 		"csv: a context array with a number": {"data.csv", "question,contexts\nq,\"[\"\"a\"\", 2]\"\n",
@@ -224,6 +243,20 @@ func TestReadRejectsBadInput(t *testing.T) {
 			"data.csv:3: the header row again (CSV files joined with their headers?): remove the line", 3, 0, ""},
 		"csv: a semicolon row under a comma header": {"data.csv", "question,answer\nq;a\n",
 			"data.csv:2:1: invalid CSV: wrong number of fields", 2, 1, ""},
+		"tsv: a short row": {"data.tsv", "question\tanswer\nq\ta\nq\n",
+			"data.tsv:3:1: invalid TSV: wrong number of fields", 3, 1, ""},
+		"tsv: a human cell that is not JSON": {"data.tsv", "question\thuman\nq, r\tfaithful\n",
+			"data.tsv:2:6: human: want a JSON object, got text that is not one", 2, 6, "human"},
+		"tsv: a context list that does not parse": {"data.tsv", "question\tcontexts\nq\t['a', 'b'\n",
+			"data.tsv:2:3: contexts: starts as a list but is not a list of strings (JSON, or Python's as pandas writes it): at its end: want , or ] after item 2", 2, 3, "contexts"},
+		"tsv: duplicate ids": {"data.tsv", "id\tquestion\n1\tq\n1\tq\n",
+			`data.tsv:3: id: duplicate id "1" (first on line 2)`, 3, 0, "id"},
+		"tsv: the header row repeated": {"data.tsv", "question\tanswer\nq\ta\nquestion\tanswer\n",
+			"data.tsv:3: the header row again (TSV files joined with their headers?): remove the line", 3, 0, ""},
+		"tsv: a CSV file named .tsv": {"data.tsv", "question,answer\nq,a\n",
+			"data.tsv:1: the header row holds commas and no tab: a .tsv file's cells are separated by tabs (is it CSV? name it .csv)", 1, 0, ""},
+		"tsv: a bare quote in a cell": {"data.tsv", "question\tanswer\nq\tsaid \"hi\"\n",
+			"data.tsv:2:8: invalid TSV: bare \" in non-quoted-field", 2, 8, ""},
 		"csv: a ground_truth object that is a Python dict": {"data.csv", "question,ground_truth\nq,\"{'revenue': 1.5}\"\n",
 			"data.csv:2:3: ground_truth: starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces", 2, 3, "ground_truth"},
 		"csv: a ground_truth object with a number written with commas": {"data.csv", "question,ground_truth\nq,\"{\"\"revenue\"\": 1,234}\"\n",
@@ -248,7 +281,7 @@ func TestReadRejectsBadInput(t *testing.T) {
 func TestReadWrapsReaderErrors(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
-	for _, name := range []string{"d.jsonl", "d.json", "d.csv"} {
+	for _, name := range []string{"d.jsonl", "d.json", "d.csv", "d.tsv"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Read(name, iotest.ErrReader(boom))

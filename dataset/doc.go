@@ -1,7 +1,7 @@
 // Package dataset reads the datasets Assay judges: formats, field names,
 // human labels, and the check pass made before any model call.
 //
-// A dataset is a JSON Lines, JSON or CSV file of RAG samples. [Load] and
+// A dataset is a JSON Lines, JSON, CSV or TSV file of RAG samples. [Load] and
 // [Read] accept Assay's own field names and those of RAGAS (v1 and v2) and
 // DeepEval, and keep each record's human labels ([Record.Label],
 // [ReadLabels]):

@@ -20,14 +20,22 @@ const (
 	FormatJSONL Format = "jsonl"
 	// FormatCSV is CSV with a header row.
 	FormatCSV Format = "csv"
+	// FormatTSV is CSV whose cells are separated by tabs, with a header
+	// row: what pandas' to_csv(sep="\t") and a spreadsheet's "tab
+	// delimited text" write. Its header, cells and quotes are read as
+	// CSV's.
+	FormatTSV Format = "tsv"
 )
 
 // FormatOf picks a dataset's format from its file name's extension, in any
-// case: ".csv" is CSV, ".json" JSON, and anything else JSON Lines.
+// case: ".csv" is CSV, ".tsv" TSV, ".json" JSON, and anything else JSON
+// Lines.
 func FormatOf(name string) Format {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".csv":
 		return FormatCSV
+	case ".tsv":
+		return FormatTSV
 	case ".json":
 		return FormatJSON
 	}

@@ -141,7 +141,7 @@ func TestOpenDatasetReadsStandardInputOnce(t *testing.T) {
 		"CSV, said by the caller":   {in: "question,answer\nq,a\n", format: dataset.FormatCSV, n: 1, lines: []int{2}},
 		"CSV, not said, is no JSON": {in: "question,answer\nq,a\n", err: "<stdin>:1:1: invalid JSON: invalid character 'q' looking for beginning of value"},
 		"a duplicate id":            {in: okRecord + "\n" + okRecord, err: `<stdin>:2: id: duplicate id "a" (first on line 1)`},
-		"an unknown format":         {in: okRecord, format: "yaml", err: `dataset: read <stdin>: unknown dataset format "yaml": want json, jsonl or csv`},
+		"an unknown format":         {in: okRecord, format: "yaml", err: `dataset: read <stdin>: unknown dataset format "yaml": want json, jsonl, csv or tsv`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -176,8 +176,8 @@ func TestOpenDatasetChecksWhatScorersNeed(t *testing.T) {
 	precision, err := judges.New(judges.MetricContextPrecision, nil)
 	require.NoError(t, err)
 	noRef := `{"question":"q","answer":"a","contexts":["c"]}`
-	withRef := `{"question":"q","answer":"a","contexts":["c"],"reference":"r"}`
-	noCtx := `{"question":"q","answer":"a","reference":"r"}`
+	withRef := `{"question":"q","answer":"a","contexts":["c"],"reference":"ref"}`
+	noCtx := `{"question":"q","answer":"a","reference":"ref"}`
 	stop := errors.New("stop here")
 	tests := map[string]struct {
 		data    string
@@ -267,7 +267,7 @@ func TestDatasetErr(t *testing.T) {
 func TestFormatOf(t *testing.T) {
 	t.Parallel()
 	tests := map[string]dataset.Format{
-		"d.csv": dataset.FormatCSV, "D.CSV": dataset.FormatCSV, "d.json": dataset.FormatJSON, "dir.json/d.Json": dataset.FormatJSON,
+		"d.csv": dataset.FormatCSV, "D.CSV": dataset.FormatCSV, "d.tsv": dataset.FormatTSV, "D.Tsv": dataset.FormatTSV, "d.json": dataset.FormatJSON, "dir.json/d.Json": dataset.FormatJSON,
 		"d.jsonl": dataset.FormatJSONL, "d.ndjson": dataset.FormatJSONL, "d": dataset.FormatJSONL, "-": dataset.FormatJSONL,
 	}
 	for name, want := range tests {

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -11,7 +12,8 @@ import (
 type Sniffed struct {
 	// Format is the dataset's format: FormatJSONL for JSON Lines (one
 	// object on one line counts), FormatJSON for a JSON array or one
-	// object over several lines, FormatCSV for CSV; "" when the text is no
+	// object over several lines, FormatCSV for CSV (separated by commas
+	// or semicolons), FormatTSV for CSV separated by tabs; "" when the text is no
 	// dataset.
 	Format Format
 	// Profile is the profile whose samples the records are
@@ -62,21 +64,35 @@ func Sniff(data []byte) Sniffed {
 			}
 		}
 	default:
-		header, err := csv.NewReader(bytes.NewReader(t)).Read()
-		if err != nil || len(header) < 2 {
+		return sniffCSV(t)
+	}
+	return Sniffed{}
+}
+
+// sniffCSV is Sniff's answer for t, text that starts as no JSON does:
+// CSV or TSV whose header and first row make a record, or no dataset.
+func sniffCSV(t []byte) Sniffed {
+	br := bufio.NewReader(bytes.NewReader(t))
+	cr := csv.NewReader(br)
+	cr.Comma = csvSeparator(br)
+	header, err := cr.Read()
+	if err != nil || len(header) < 2 {
+		return Sniffed{}
+	}
+	for _, h := range header {
+		if !columnName.MatchString(h) {
 			return Sniffed{}
 		}
-		for _, h := range header {
-			if !columnName.MatchString(h) {
-				return Sniffed{}
-			}
+	}
+	format := FormatCSV
+	if cr.Comma == '\t' {
+		format = FormatTSV
+	}
+	for _, err := range Records("sniffed.csv", bytes.NewReader(t)) {
+		if err == nil {
+			return Sniffed{Format: format}
 		}
-		for _, err := range Records("sniffed.csv", bytes.NewReader(t)) {
-			if err == nil {
-				return Sniffed{Format: FormatCSV}
-			}
-			break
-		}
+		break
 	}
 	return Sniffed{}
 }

@@ -25,6 +25,8 @@ func TestSniff(t *testing.T) {
 		"a json array on one line":      {"[" + rag + "," + rag + "]", dataset.Sniffed{Format: dataset.FormatJSON, Array: true}},
 		"a json array, pretty":          {"[\n  " + rag + "\n]", dataset.Sniffed{Format: dataset.FormatJSON, Array: true}},
 		"csv with a dataset's columns":  {"question,answer,contexts\nWho?,Ada.,\"['Ada did.']\"\n", dataset.Sniffed{Format: dataset.FormatCSV}},
+		"tsv with a dataset's columns":  {"question\tanswer\tcontexts\nWho?\tAda, then.\tAda did.\n", dataset.Sniffed{Format: dataset.FormatTSV}},
+		"csv separated by semicolons":   {"question;answer\nWho?;Ada, then.\n", dataset.Sniffed{Format: dataset.FormatCSV}},
 		"research samples":              {`{"id":"r1","query":"q","report":"# R"}` + "\n" + `{"id":"r2","report":"# S"}`, dataset.Sniffed{Format: dataset.FormatJSONL, Profile: dataset.ProfileResearch}},
 		"daily samples":                 {`{"id":"d1","report":"# R","truth":{}}`, dataset.Sniffed{Format: dataset.FormatJSONL, Profile: dataset.ProfileDaily}},
 		"retrieval samples, two lines":  {`{"query":"q","chunks":[]}` + "\n" + `{"query":"r","chunks":[]}`, dataset.Sniffed{Format: dataset.FormatJSONL, Profile: dataset.ProfileContext}},

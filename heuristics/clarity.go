@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/reportdoc"
+	"github.com/assaylabs/assay/internal/plural"
 )
 
 // Readability thresholds of Clarity's zero value.
@@ -107,7 +108,7 @@ func (c Clarity) score(r *Report) eval.Score {
 		issues = append(issues, fmt.Sprintf("sentences too long on average (%.1f words; at most %g)", avg, avgMax))
 	}
 	if long > 0 {
-		issues = append(issues, fmt.Sprintf("%d sentence(s) over %d words", long, longMax))
+		issues = append(issues, fmt.Sprintf("%s over %d words", plural.Count(long, "sentence"), longMax))
 	}
 	issues = append(issues, repetitionIssues(r, dup)...)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/internal/lex"
 	"github.com/assaylabs/assay/heuristics/internal/thai"
+	"github.com/assaylabs/assay/internal/plural"
 )
 
 // comparisonPatterns find the two sides of a comparison query. They are
@@ -194,9 +195,12 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 	sc.Evidence.Counts = map[string]float64{"aspects": float64(len(aspects)), "covered_aspects": float64(covered)}
 	if covered == len(aspects) {
 		sc.Points, sc.Value = maxPts, 1
-		sc.Reason = fmt.Sprintf("all %d key aspects of the query covered", len(aspects))
+		sc.Reason = fmt.Sprintf("%s of the query covered", plural.Count(len(aspects), "key aspect"))
+		if len(aspects) > 1 {
+			sc.Reason = "all " + sc.Reason
+		}
 	} else {
-		sc.Reason = fmt.Sprintf("%d of %d key aspects covered", covered, len(aspects))
+		sc.Reason = fmt.Sprintf("%d of %s covered", covered, plural.Count(len(aspects), "key aspect"))
 	}
 	return sc
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 )
 
 // Band is one row of a coverage-to-points table: coverage (in percent) at or
@@ -133,10 +134,13 @@ func (g Grounding) score(r *Report) eval.Score {
 	sc.Evidence.Counts[KeyCitationCoveragePct] = round2(cov)
 	sc.Points = bandPoints(bands, cov)
 	sc.Value = sc.Points / maxPts
-	if cited == len(claims) {
+	switch {
+	case cited == 1 && len(claims) == 1:
+		sc.Reason = "the 1 claim is cited"
+	case cited == len(claims):
 		sc.Reason = fmt.Sprintf("all %d claims are cited", len(claims))
-	} else {
-		sc.Reason = fmt.Sprintf("%d of %d claims cited (%.1f%%)", cited, len(claims), cov)
+	default:
+		sc.Reason = fmt.Sprintf("%d of %s cited (%.1f%%)", cited, plural.Count(len(claims), "claim"), cov)
 		if len(uncited) > 0 {
 			sc.Reason += "; uncited: " + strings.Join(uncited, "; ")
 		}

@@ -203,7 +203,7 @@ func TestClarityIssues(t *testing.T) {
 	sc, _ = Clarity{}.Score(context.Background(), eval.Sample{Answer: bad})
 	assert.Equal(t, 0.0, sc.Points)
 	assert.Contains(t, sc.Evidence.Issues, "missing executive summary section")
-	assert.Contains(t, sc.Evidence.Issues, "1 sentence(s) over 50 words")
+	assert.Contains(t, sc.Evidence.Issues, "1 sentence over 50 words")
 	assert.Contains(t, sc.Evidence.Issues, `repeated sentence at line 5: "The same sentence again here."`)
 }
 
@@ -242,6 +242,27 @@ func TestDefaultTablesScaleToMax(t *testing.T) {
 			assert.InDelta(t, tc.points, sc.Points, 1e-9)
 			assert.Equal(t, tc.max, sc.Max)
 			assert.InDelta(t, tc.points/tc.max, sc.Value, 1e-9)
+		})
+	}
+}
+
+// TestCompletenessReasonCountsAspects: the reason's count of aspects
+// agrees with its noun, one aspect being "1 key aspect".
+func TestCompletenessReasonCountsAspects(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		query, md, want string
+	}{
+		"one aspect, covered":  {"geothermal", "# Heat\n\nGeothermal wells move heat [d](https://energy.gov/a).\n", "1 key aspect of the query covered"},
+		"one aspect, missing":  {"solar", "# Heat\n\nGeothermal wells move heat [d](https://energy.gov/a).\n", "0 of 1 key aspect covered"},
+		"two aspects, covered": {"Rust vs Go", "# Tools\n\nRust and Go compile to native code [r](https://go.dev/x).\n", "all 2 key aspects of the query covered"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := Completeness{}.Score(context.Background(), eval.Sample{Query: tc.query, Answer: tc.md})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, sc.Reason)
 		})
 	}
 }

@@ -85,24 +85,29 @@ func TestDiversityCountsPages(t *testing.T) {
 			urls: []string{"https://www.nrel.gov/study", "http://nrel.gov/study", "https://nrel.gov/study/",
 				"https://nrel.gov/study#fig2", "https://nrel.gov/study?utm_source=news&gclid=x"},
 			wantUnique: 1, wantPoints: 0,
-			wantReason: "only 1 distinct sources from 1 domains; need 5; 4 cited URL(s) are another spelling of a page counted once: http://nrel.gov/study, https://nrel.gov/study/, https://nrel.gov/study#fig2 and 1 more",
+			wantReason: "only 1 distinct source from 1 domain; need 5; 4 cited URLs are other spellings of pages counted once: http://nrel.gov/study, https://nrel.gov/study/, https://nrel.gov/study#fig2 and 1 more",
 		},
 		"Thai pages spelt two ways each": {
 			urls: []string{"https://www.ตัวอย่าง.ไทย/ข่าว/1", "http://xn--72c1a1bt4awk9o.xn--o3cw4h/%E0%B8%82%E0%B9%88%E0%B8%B2%E0%B8%A7/1/",
 				"https://energy.go.th/รายงาน", "https://www.energy.go.th/รายงาน?fbclid=abc"},
 			wantUnique: 2, wantPoints: 0,
-			wantReason: "only 2 distinct sources from 2 domains; need 5; 2 cited URL(s) are another spelling of a page counted once: http://xn--72c1a1bt4awk9o.xn--o3cw4h/%E0%B8%82%E0%B9%88%E0%B8%B2%E0%B8%A7/1/, https://www.energy.go.th/รายงาน?fbclid=abc",
+			wantReason: "only 2 distinct sources from 2 domains; need 5; 2 cited URLs are other spellings of pages counted once: http://xn--72c1a1bt4awk9o.xn--o3cw4h/%E0%B8%82%E0%B9%88%E0%B8%B2%E0%B8%A7/1/, https://www.energy.go.th/รายงาน?fbclid=abc",
+		},
+		"one page in two spellings": {
+			urls:       []string{"https://www.nrel.gov/study", "http://nrel.gov/study"},
+			wantUnique: 1, wantPoints: 0,
+			wantReason: "only 1 distinct source from 1 domain; need 5; 1 cited URL is another spelling of a page counted once: http://nrel.gov/study",
 		},
 		"five pages of one site are five sources": {
 			urls: []string{"https://nrel.gov/a", "https://nrel.gov/b", "https://nrel.gov/a/b", "https://nrel.gov/a?page=2",
 				"https://docs.nrel.gov/a"},
 			wantUnique: 5, wantPoints: 1,
-			wantReason: "5 distinct sources from 1 domains (need 5)",
+			wantReason: "5 distinct sources from 1 domain (need 5)",
 		},
 		"one page cited five times in one spelling": {
 			urls:       []string{"https://nist.gov/x", "https://nist.gov/x", "https://nist.gov/x", "https://nist.gov/x", "https://nist.gov/x"},
 			wantUnique: 1, wantPoints: 0,
-			wantReason: "only 1 distinct sources from 1 domains; need 5",
+			wantReason: "only 1 distinct source from 1 domain; need 5",
 		},
 	}
 	for name, tc := range tests {
@@ -244,7 +249,7 @@ func TestCitedWithoutQuote(t *testing.T) {
 			md:       "Capacity held at 86 percent [NIST](https://nist.gov/a) [NREL](https://nrel.gov/b \"held at 86 percent\").\n",
 			verdicts: []string{eval.VerdictCited},
 			cited:    1, points: 5, acceptPoints: 5,
-			reason: "all 1 claims are cited",
+			reason: "the 1 claim is cited",
 		},
 		"numbered references and footnotes name the sources list": {
 			md:       "Capacity held at 86 percent [1].\n\nDefrost took four minutes per hour.[^d]\n\n[^d]: https://ornl.gov/b\n\n## Sources\n\n1. https://nist.gov/a\n",
@@ -256,7 +261,7 @@ func TestCitedWithoutQuote(t *testing.T) {
 			md:       "Capacity held at 86 percent in every home tested.\n",
 			verdicts: []string{eval.VerdictUncited},
 			points:   0, acceptPoints: 0,
-			reason: `0 of 1 claims cited (0.0%); uncited: line 1: "Capacity held at 86 percent in every home tested."`,
+			reason: `0 of 1 claim cited (0.0%); uncited: line 1: "Capacity held at 86 percent in every home tested."`,
 		},
 	}
 	for name, tc := range tests {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 )
 
 // citedSources returns the distinct sources the report cites, in order of
@@ -119,7 +120,7 @@ func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
 			low = append(low, fmt.Sprintf("%s (%g)", rt.URL, rt.Rating))
 		}
 	}
-	sc.Reason = fmt.Sprintf("average credibility %.2f over %d sources", avg, len(srcs))
+	sc.Reason = fmt.Sprintf("average credibility %.2f over %s", avg, plural.Count(len(srcs), "source"))
 	if len(low) > 0 {
 		sc.Reason += fmt.Sprintf("; %d below 7: %v", len(low), low)
 	}
@@ -178,9 +179,9 @@ func (d Diversity) score(r *Report) eval.Score {
 	}
 	if len(srcs) >= minUnique {
 		sc.Points, sc.Value = maxPts, 1
-		sc.Reason = fmt.Sprintf("%d distinct sources from %d domains (need %d)", len(srcs), len(domains), minUnique)
+		sc.Reason = fmt.Sprintf("%s from %s (need %d)", plural.Count(len(srcs), "distinct source"), plural.Count(len(domains), "domain"), minUnique)
 	} else {
-		sc.Reason = fmt.Sprintf("only %d distinct sources from %d domains; need %d", len(srcs), len(domains), minUnique)
+		sc.Reason = fmt.Sprintf("only %s from %s; need %d", plural.Count(len(srcs), "distinct source"), plural.Count(len(domains), "domain"), minUnique)
 	}
 	if len(respelt) > 0 {
 		shown := respelt[:min(len(respelt), 3)]
@@ -188,7 +189,8 @@ func (d Diversity) score(r *Report) eval.Score {
 		if n := len(respelt) - len(shown); n > 0 {
 			more = fmt.Sprintf(" and %d more", n)
 		}
-		sc.Reason += fmt.Sprintf("; %d cited URL(s) are another spelling of a page counted once: %s%s", len(respelt), strings.Join(shown, ", "), more)
+		are := plural.Verb(len(respelt), "is another spelling of a page", "are other spellings of pages")
+		sc.Reason += fmt.Sprintf("; %s %s counted once: %s%s", plural.Count(len(respelt), "cited URL"), are, strings.Join(shown, ", "), more)
 	}
 	return sc
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/assaylabs/assay/heuristics/internal/lex"
 	"github.com/assaylabs/assay/heuristics/reportdoc"
+	"github.com/assaylabs/assay/internal/textseg"
 )
 
 // Offline faithfulness: an answer is split into claims, and each claim is
@@ -122,6 +123,10 @@ func SplitClaims(answer string) []string {
 		if line == "" {
 			continue
 		}
+		if stripListNumber(line) == "" {
+			out = append(out, line) // a line "42." alone is a number, not a list marker
+			continue
+		}
 		bounds := reportdoc.SplitSentences(line)
 		for i := 1; i < len(bounds); i++ {
 			for _, c := range splitClauses(line[bounds[i-1]:bounds[i]]) {
@@ -206,7 +211,10 @@ func cleanClaim(s string) string {
 		return ""
 	}
 	if !hasContent(s) {
-		return "" // "I am!", "It is so.": no word the context could hold
+		return "" // "I am!", "It is so.", "B.": no word the context could hold
+	}
+	if noAnswer[strings.ToLower(strings.Trim(s, claimPunct))] {
+		return "" // "N/A", "TBD": a placeholder where an answer would be
 	}
 	if lex.EndsWith(trimmed, ":：") {
 		// A line ending in a colon introduces the list or quote that
@@ -222,13 +230,28 @@ func cleanClaim(s string) string {
 	return s
 }
 
+// noAnswer holds the placeholders written where there is no answer,
+// lower-cased: an answer that is one of them, alone, states nothing (as
+// RAGAS' statement extraction finds no statement in it). "N/A" and "n.a."
+// are letters alone, which hasContent already refuses.
+var noAnswer = toSet(`na n.a tbd tba tbc null nil nan`)
+
+// claimPunct is the punctuation around a placeholder answer ("N/A.",
+// "- TBD -").
+const claimPunct = " \t.,;:!?-–—*()[]\"'"
+
 // hasContent reports whether s has a word a context could hold: a number,
 // or a word that is not a stop word, a word of no content (light verbs,
-// "however") or an interjection.
+// "however") or an interjection. A letter alone, in a script written with
+// spaces, is none: the "B" of an answer "B." or "(B)", the "n" and "a" of
+// "N/A" name nothing a context could be checked for.
 func hasContent(s string) bool {
 	for _, w := range lexicon().LowerWords(s) {
 		if strings.ContainsAny(w, "0123456789") {
 			return true
+		}
+		if utf8.RuneCountInString(w) == 1 && !textseg.HasUnspaced(w) {
+			continue
 		}
 		if !lexicon().IsStop(w) && !lexicon().NoContent(w) && !interjections[w] {
 			return true

@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -237,4 +238,40 @@ func FuzzSupportClaims(f *testing.F) {
 			t.Fatalf("overlap %v out of range", o)
 		}
 	})
+}
+
+// TestSplitClaimsOfAnswersThatStateNothing: an answer that is a letter,
+// punctuation, an emoji or a placeholder for no answer ("N/A", "TBD")
+// holds no claim, however it is written, as RAGAS' statement extraction
+// finds no statement in it; an answer that is a number, a word or a
+// sentence holds one, whatever punctuation ends it.
+func TestSplitClaimsOfAnswersThatStateNothing(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		answers []string
+		want    []string
+	}{
+		"a letter":               {answers: []string{"A", "B", "B.", "(B)", "b)", "C!", "x", "Q?", " D \n", "É"}},
+		"letters":                {answers: []string{"A, B", "(A) (C)", "B/C", "A & D"}},
+		"punctuation":            {answers: []string{"-", "—", "?", "???", "!!!", "...", "-.", "*", "$", "%", "()", "\"\""}},
+		"an emoji":               {answers: []string{"🙂", "👍", "✅", "🤷\u200d♂️", "✅ A"}},
+		"a placeholder":          {answers: []string{"N/A", "n/a", "N/A.", "n.a.", "NA", "na", "TBD", "tba.", "null", "nil", "NaN", "- N/A -"}},
+		"a number":               {answers: []string{"42", "42.", "42!", "3.5", "1,234"}, want: []string{"*"}},
+		"a word":                 {answers: []string{"Paris", "Paris.", "Yellow!", "Option B", "Canada?"}, want: []string{"*"}},
+		"a sentence on a letter": {answers: []string{"B is the correct option.", "Vitamin C helps.", "Plan B failed."}, want: []string{"*"}},
+		"a letter in a list":     {answers: []string{"1. B", "- A", "* (C)"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, a := range tc.answers {
+				got := SplitClaims(a)
+				if tc.want == nil {
+					assert.Empty(t, got, "%q", a)
+					continue
+				}
+				assert.Equal(t, []string{strings.TrimSpace(a)}, got, "%q", a)
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
@@ -122,7 +123,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	sc := eval.Score{
 		Metric: MetricCompleteness, Value: v, Points: v * maxPts, Max: maxPts, Method: Method(c.Model), Usage: u.Recorded(),
 		Evidence: eval.Evidence{Gaps: gaps, Counts: map[string]float64{"aspects": float64(len(aspects)), "covered": float64(covered)}},
-		Reason:   fmt.Sprintf("covers %d of %d aspects", covered, len(aspects)),
+		Reason:   fmt.Sprintf("covers %d of %s", covered, plural.Count(len(aspects), "aspect")),
 	}
 	if len(have) > 0 {
 		sc.Reason += " (" + strings.Join(have, "; ") + ")"
@@ -133,7 +134,7 @@ func (c Completeness) Score(ctx context.Context, s eval.Sample) (eval.Score, err
 	if len(repeated) > 0 {
 		sc.Evidence.Counts["repeated_aspects"] = float64(len(repeated))
 		sc.Evidence.Issues = repeated
-		sc.Reason += fmt.Sprintf("; %d aspect%s listed more than once, counted once", len(repeated), plural(len(repeated)))
+		sc.Reason += fmt.Sprintf("; %s listed more than once, counted once", plural.Count(len(repeated), "aspect"))
 	}
 	return sc, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
@@ -175,9 +176,13 @@ func intList(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
+// turnWhat is what passing turns do, as the reason words it after one
+// turn and after several: "keeps what the user said", "keep what...".
+type turnWhat struct{ one, many string }
+
 // turnScore is the score of verdicts per turn: the share that pass, the
 // failing turns named in the issues, where the conversation lost points.
-func turnScore(name, meth string, vs []turnVerdict, u eval.Usage, what string) eval.Score {
+func turnScore(name, meth string, vs []turnVerdict, u eval.Usage, what turnWhat) eval.Score {
 	slices.SortFunc(vs, func(a, b turnVerdict) int { return cmp.Compare(a.Turn, b.Turn) })
 	pass := 0
 	var issues []string
@@ -191,13 +196,21 @@ func turnScore(name, meth string, vs []turnVerdict, u eval.Usage, what string) e
 	n := len(vs)
 	return eval.Score{
 		Metric: name, Value: float64(pass) / float64(n), Points: float64(pass), Max: float64(n), Method: meth, Usage: u.Recorded(),
-		Reason:   fmt.Sprintf("%d of %d assistant turns %s", pass, n, what),
+		Reason:   fmt.Sprintf("%d of %s %s", pass, plural.Count(n, "assistant turn"), plural.Verb(n, what.one, what.many)),
 		Evidence: eval.Evidence{Issues: issues, Counts: map[string]float64{"turns": float64(n), "failed": float64(n - pass)}},
 	}
 }
 
+// What the turns that pass conversation_relevancy, knowledge_retention
+// and role_adherence do.
+var (
+	relevantTurns = turnWhat{"relevant to the turns before it", "relevant to the turns before them"}
+	keptTurns     = turnWhat{"keeps what the user said", "keep what the user said"}
+	roleTurns     = turnWhat{"keeps to the system message's role", "keep to the system message's role"}
+)
+
 // askTurns asks the model for a verdict on each turn of judge.
-func askTurns(ctx context.Context, m Model, name, tmpl string, s eval.Sample, judge []int, window int, what string) (eval.Score, error) {
+func askTurns(ctx context.Context, m Model, name, tmpl string, s eval.Sample, judge []int, window int, what turnWhat) (eval.Score, error) {
 	var v turnVerdicts
 	data := prompts.Conversation{Turns: turns(s.Messages), Judge: judge, Window: window}
 	u, err := ask(ctx, m, tmpl, data, &v, turnSchema(), checkTurns(judge))
@@ -348,9 +361,9 @@ func (c ConversationRelevancy) Score(ctx context.Context, s eval.Sample) (eval.S
 		for _, n := range judge {
 			vs = append(vs, offlineRelevant(s.Messages, n, window))
 		}
-		return turnScore(MetricConversationRelevancy, MethodOffline, vs, eval.Usage{}, "relevant to the turns before them"), nil
+		return turnScore(MetricConversationRelevancy, MethodOffline, vs, eval.Usage{}, relevantTurns), nil
 	}
-	return askTurns(ctx, c.Model, MetricConversationRelevancy, "conversation.relevancy", s, judge, window, "relevant to the turns before them")
+	return askTurns(ctx, c.Model, MetricConversationRelevancy, "conversation.relevancy", s, judge, window, relevantTurns)
 }
 
 // offlineRelevant judges turn n (1-based) against the user's words in
@@ -402,9 +415,9 @@ func (k KnowledgeRetention) Score(ctx context.Context, s eval.Sample) (eval.Scor
 		for _, n := range judge {
 			vs = append(vs, offlineRetained(s.Messages, n))
 		}
-		return turnScore(MetricKnowledgeRetention, MethodOffline, vs, eval.Usage{}, "keep what the user said"), nil
+		return turnScore(MetricKnowledgeRetention, MethodOffline, vs, eval.Usage{}, keptTurns), nil
 	}
-	return askTurns(ctx, k.Model, MetricKnowledgeRetention, "conversation.retention", s, judge, 0, "keep what the user said")
+	return askTurns(ctx, k.Model, MetricKnowledgeRetention, "conversation.retention", s, judge, 0, keptTurns)
 }
 
 func offlineRetained(msgs []eval.Message, n int) turnVerdict {
@@ -494,9 +507,9 @@ func (r RoleAdherence) Score(ctx context.Context, s eval.Sample) (eval.Score, er
 		for _, n := range judge {
 			vs = append(vs, offlineInRole(s.Messages, strings.Join(system, "\n"), n))
 		}
-		return turnScore(MetricRoleAdherence, MethodOffline, vs, eval.Usage{}, "keep to the system message's role"), nil
+		return turnScore(MetricRoleAdherence, MethodOffline, vs, eval.Usage{}, roleTurns), nil
 	}
-	return askTurns(ctx, r.Model, MetricRoleAdherence, "conversation.role", s, judge, 0, "keep to the system message's role")
+	return askTurns(ctx, r.Model, MetricRoleAdherence, "conversation.role", s, judge, 0, roleTurns)
 }
 
 // outOfRole matches an assistant breaking character.

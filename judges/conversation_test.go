@@ -213,3 +213,34 @@ func TestRelevancyWindowRefusalShowsTheValueAsWritten(t *testing.T) {
 		})
 	}
 }
+
+// TestConversationReasonsCountTurns: a reason's count of turns agrees
+// with its noun and verb, one turn being "1 assistant turn".
+func TestConversationReasonsCountTurns(t *testing.T) {
+	t.Parallel()
+	one := eval.Sample{Messages: []eval.Message{
+		{Role: eval.RoleSystem, Content: "You are a travel assistant for trips and weather."},
+		{Role: eval.RoleUser, Content: "We are 4 people flying to Lyon on Monday. Is it raining in Lyon?"},
+		{Role: eval.RoleAssistant, Content: "Lyon will be dry on Monday for your 4 people."},
+	}}
+	tests := map[string]struct {
+		metric string
+		sample eval.Sample
+		want   string
+	}{
+		"retention, one turn":  {judges.MetricKnowledgeRetention, one, "1 of 1 assistant turn keeps what the user said"},
+		"role, one turn":       {judges.MetricRoleAdherence, one, "1 of 1 assistant turn keeps to the system message's role"},
+		"relevancy, one turn":  {judges.MetricConversationRelevancy, one, "1 of 1 assistant turn relevant to the turns before it"},
+		"retention, two turns": {judges.MetricKnowledgeRetention, trip, "2 of 2 assistant turns keep what the user said"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			j, err := judges.New(tc.metric, nil)
+			require.NoError(t, err)
+			sc, err := j.Score(t.Context(), tc.sample)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, sc.Reason)
+		})
+	}
+}

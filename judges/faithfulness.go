@@ -11,6 +11,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/internal/datablock"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
@@ -269,13 +270,6 @@ func noteNoContexts(sc *eval.Score, ps []prompts.Passage) {
 	}
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // severity orders verdicts from best to worst, for conflicting replies.
 func severity(verdict string) int {
 	switch verdict {
@@ -376,10 +370,10 @@ func (v verified) score(metric, meth, what string) eval.Score {
 	if len(v.repeated) > 0 {
 		sc.Evidence.Counts["repeated_verdicts"] = float64(len(v.repeated))
 		sc.Evidence.Issues = append(sc.Evidence.Issues, v.repeated...)
-		sc.Reason += fmt.Sprintf("; %d %s%s given more than one verdict, the worse kept", len(v.repeated), what, plural(len(v.repeated)))
+		sc.Reason += fmt.Sprintf("; %s given more than one verdict, the worse kept", plural.Count(len(v.repeated), what))
 	}
 	if n := countVerdict(v.claims, eval.VerdictUnjudged); n > 0 {
-		return incomplete(sc, n, len(v.claims), what+"s without a verdict")
+		return incomplete(sc, n, len(v.claims), what)
 	}
 	return sc
 }
@@ -419,7 +413,7 @@ func claimScore(metric, meth string, claims []eval.Claim) eval.Score {
 			Claims: claims, Issues: unsupported,
 			Counts: map[string]float64{"claims": float64(len(claims)), "supported": float64(supported)},
 		},
-		Reason: fmt.Sprintf("%d of %d claims supported by the contexts", supported, len(claims)),
+		Reason: fmt.Sprintf("%d of %s supported by the contexts", supported, plural.Count(len(claims), "claim")),
 	}
 }
 
@@ -446,7 +440,7 @@ func clip(s string, n int) string {
 func finish(sc eval.Score, dups int, ps []prompts.Passage, u eval.Usage) eval.Score {
 	if dups > 0 {
 		sc.Evidence.Counts["duplicates"] = float64(dups)
-		sc.Reason += fmt.Sprintf("; %d repeated claim%s counted once", dups, plural(dups))
+		sc.Reason += fmt.Sprintf("; %s counted once", plural.Count(dups, "repeated claim"))
 	}
 	noteNoContexts(&sc, ps)
 	sc.Usage = u.Recorded()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
@@ -93,7 +94,7 @@ var ErrMissingVerdicts = errors.New("the model left items without a verdict, eve
 // ErrMissingVerdicts): its evidence stays, with the count of unjudged
 // items, and its reason keeps what the given verdicts said.
 func incomplete(sc eval.Score, n, total int, what string) eval.Score {
-	err := fmt.Errorf("%w: %d of %d %s", ErrMissingVerdicts, n, total, what)
+	err := fmt.Errorf("%w: %d of %s without a verdict", ErrMissingVerdicts, n, plural.Count(total, what))
 	given := sc.Reason
 	sc.Value, sc.Points, sc.Defaulted, sc.Err = 0.5, 0.5*sc.Max, true, err
 	if sc.Evidence.Counts == nil {

@@ -124,6 +124,17 @@ func TestFaithfulnessWithModel(t *testing.T) {
 			reason: "judge failed, neutral grade 3 of 5 used: the model left items without a verdict, even when asked again: " +
 				"2 of 3 claims without a verdict (from the verdicts given: 1 of 3 claims supported by the contexts)",
 		},
+		"one claim is one claim": {
+			claims: []string{`{"claims":["The Eiffel Tower was completed in 1889."]}`},
+			verify: []string{`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`},
+			value:  1, calls: 2, reason: "1 of 1 claim supported by the contexts",
+		},
+		"one claim left without a verdict": {
+			claims: []string{`{"claims":["The Eiffel Tower was completed in 1889."]}`}, verify: []string{`{"verdicts":[]}`, `{"verdicts":[]}`},
+			value: 0.5, defaulted: true, calls: 3, errContains: "1 of 1 claim without a verdict",
+			reason: "judge failed, neutral grade 3 of 5 used: the model left items without a verdict, even when asked again: " +
+				"1 of 1 claim without a verdict (from the verdicts given: 0 of 1 claim supported by the contexts)",
+		},
 		"no claims is skipped and says so": {
 			claims: []string{`{"claims":[]}`}, value: 0, skipped: true, calls: 1,
 			reason: "skipped, not scored: no verifiable claims: the answer states nothing the contexts could support or contradict",
@@ -448,9 +459,9 @@ func needsReference(others ...string) map[string]error {
 // offline and with a model, and nil for a whole sample.
 func TestCheckIsScoresInputError(t *testing.T) {
 	t.Parallel()
-	noRef := eval.Sample{Query: "q?", Answer: "A is B.", Sources: []eval.Source{{ID: "c1", Text: "A is B."}}}
-	noCtx := eval.Sample{Query: "q?", Answer: "A is B.", Reference: "A is B."}
-	nothing := eval.Sample{Query: "q?", Sources: []eval.Source{{ID: "c1", Text: "A is B."}}}
+	noRef := eval.Sample{Query: "q?", Answer: "Paris is in France.", Sources: []eval.Source{{ID: "c1", Text: "Paris is in France."}}}
+	noCtx := eval.Sample{Query: "q?", Answer: "Paris is in France.", Reference: "Paris is in France."}
+	nothing := eval.Sample{Query: "q?", Sources: []eval.Source{{ID: "c1", Text: "Paris is in France."}}}
 	tests := map[string]struct {
 		sample eval.Sample
 		want   map[string]error // by metric; absent: no error

@@ -493,7 +493,7 @@ func TestCompletenessValuesAndGaps(t *testing.T) {
 			aspects: []string{a("date", false), a("height", false)}, value: 0, gaps: []string{"date", "height"},
 			reason: "covers 0 of 2 aspects; missing: date; height",
 		},
-		"single aspect": {aspects: []string{a("date", true)}, value: 1, reason: "covers 1 of 1 aspects (date)"},
+		"single aspect": {aspects: []string{a("date", true)}, value: 1, reason: "covers 1 of 1 aspect (date)"},
 		"points on the card's scale": {
 			aspects: []string{a("date", true), a("height", false)}, max: 2, value: 0.5, gaps: []string{"height"},
 			reason: "covers 1 of 2 aspects (date); missing: height",

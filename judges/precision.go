@@ -9,6 +9,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
@@ -158,14 +159,14 @@ func (p ContextPrecision) Score(ctx context.Context, s eval.Sample) (eval.Score,
 		sc.Evidence.Sources = append(sc.Evidence.Sources, eval.SourceRating{URL: ids[i], Rating: rating, Basis: reasons[i]})
 	}
 	sc.Evidence.Counts = map[string]float64{"contexts": float64(len(ps)), "useful": float64(n)}
-	sc.Reason = fmt.Sprintf("%d of %d contexts useful; rank-weighted precision %.2f", n, len(ps), v)
+	sc.Reason = fmt.Sprintf("%d of %s useful; rank-weighted precision %.2f", n, plural.Count(len(ps), "context"), v)
 	if len(repeated) > 0 {
 		sc.Evidence.Counts["repeated_verdicts"] = float64(len(repeated))
 		sc.Evidence.Issues = repeated
-		sc.Reason += fmt.Sprintf("; %d context%s given more than one verdict, the worse kept", len(repeated), plural(len(repeated)))
+		sc.Reason += fmt.Sprintf("; %s given more than one verdict, the worse kept", plural.Count(len(repeated), "context"))
 	}
 	if unjudged > 0 {
-		return incomplete(sc, unjudged, len(ps), "contexts without a verdict"), nil
+		return incomplete(sc, unjudged, len(ps), "context"), nil
 	}
 	return sc, nil
 }

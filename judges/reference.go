@@ -9,6 +9,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
@@ -537,7 +538,7 @@ func (j FactualCorrectness) Score(ctx context.Context, s eval.Sample) (eval.Scor
 		sc.Evidence.Issues = append(sc.Evidence.Issues, repeated...)
 	}
 	if n := countVerdict(fwd.claims, eval.VerdictUnjudged) + countVerdict(back.claims, eval.VerdictUnjudged); n > 0 {
-		return incomplete(sc, n, len(fwd.claims)+len(back.claims), "claims without a verdict"), nil
+		return incomplete(sc, n, len(fwd.claims)+len(back.claims), "claim"), nil
 	}
 	return sc, nil
 }
@@ -554,14 +555,14 @@ func (j FactualCorrectness) score(meth string, fwd, back []eval.Claim, u eval.Us
 	var reason string
 	switch j.Mode {
 	case ModePrecision:
-		v, reason = p, fmt.Sprintf("precision %.2f: %d of the answer's %d claims supported by the reference", p, tp, len(fwd))
+		v, reason = p, fmt.Sprintf("precision %.2f: %d of the answer's %s supported by the reference", p, tp, plural.Count(len(fwd), "claim"))
 	case ModeRecall:
-		v, reason = r, fmt.Sprintf("recall %.2f: %d true positive%s, %d of the reference's %d claims not supported by the answer", r, tp, plural(tp), fn, len(back))
+		v, reason = r, fmt.Sprintf("recall %.2f: %s, %d of the reference's %s not supported by the answer", r, plural.Count(tp, "true positive"), fn, plural.Count(len(back), "claim"))
 	default:
 		if p+r > 0 {
 			v = 2 * p * r / (p + r)
 		}
-		reason = fmt.Sprintf("F1 %.2f of precision %.2f (%d of the answer's %d claims in the reference) and recall %.2f (%d of the reference's %d claims missing from the answer)", v, p, tp, len(fwd), r, fn, len(back))
+		reason = fmt.Sprintf("F1 %.2f of precision %.2f (%d of the answer's %s in the reference) and recall %.2f (%d of the reference's %s missing from the answer)", v, p, tp, plural.Count(len(fwd), "claim"), r, fn, plural.Count(len(back), "claim"))
 	}
 	counts := map[string]float64{"tp": float64(tp), "fp": float64(fp), "precision": p}
 	if j.Mode != ModePrecision {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/metric"
 	"github.com/assaylabs/assay/prompts"
 )
@@ -132,7 +133,7 @@ func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	sc.Points, sc.Value = mean, (mean-1)/4
 	sc.Usage = u.Recorded()
 	sc.Evidence.Counts = map[string]float64{"sources": float64(len(grades)), "kept": float64(kept), "defaulted": float64(defaulted)}
-	sc.Reason = fmt.Sprintf("mean grade %.1f of 5; %d of %d sources at or above %d", mean, kept, len(grades), cutoff)
+	sc.Reason = fmt.Sprintf("mean grade %.1f of 5; %d of %s at or above %d", mean, kept, plural.Count(len(grades), "source"), cutoff)
 	if defaulted > 0 {
 		sc.Defaulted, sc.Err = true, errors.Join(errs...)
 		sc.Reason += fmt.Sprintf("; %d defaulted to 3 after errors", defaulted)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 	prog "github.com/assaylabs/assay/internal/progress"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
@@ -223,9 +224,9 @@ func (s *Session) spent() (usd float64, known bool) {
 func waitNote(w llm.Waits, now time.Time) string {
 	switch {
 	case !w.Down.IsZero():
-		return fmt.Sprintf("model server not answering for %v, %d call(s) waiting for it", now.Sub(w.Down).Round(time.Second), w.ForServer)
+		return fmt.Sprintf("model server not answering for %v, %s waiting for it", now.Sub(w.Down).Round(time.Second), plural.Count(w.ForServer, "call"))
 	case w.Slow > 0:
-		return fmt.Sprintf("%d call(s) waiting on slow replies", w.Slow)
+		return plural.Count(w.Slow, "call") + " waiting on slow replies"
 	}
 	return ""
 }

@@ -63,8 +63,9 @@ func TestWaitNote(t *testing.T) {
 		want string
 	}{
 		"nothing unusual":       {},
-		"slow replies":          {w: llm.Waits{Slow: 3}, want: "3 call(s) waiting on slow replies"},
-		"the server down first": {w: llm.Waits{Down: now.Add(-12400 * time.Millisecond), ForServer: 32, Slow: 1}, want: "model server not answering for 12s, 32 call(s) waiting for it"},
+		"slow replies":          {w: llm.Waits{Slow: 3}, want: "3 calls waiting on slow replies"},
+		"one slow reply":        {w: llm.Waits{Slow: 1}, want: "1 call waiting on slow replies"},
+		"the server down first": {w: llm.Waits{Down: now.Add(-12400 * time.Millisecond), ForServer: 32, Slow: 1}, want: "model server not answering for 12s, 32 calls waiting for it"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
@@ -49,6 +50,7 @@ var reportFuncs = template.FuncMap{
 	"short": func(s string) string { return s[:min(len(s), 12)] },
 	"join":  strings.Join,
 	"add":   func(a, b int) int { return a + b },
+	"count": plural.Count,
 	"signed": func(n run.Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)

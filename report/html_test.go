@@ -199,7 +199,7 @@ func TestWriteReport(t *testing.T) {
 				"data.jsonl", "sha256 abababababab", "openai:gpt-4o-mini", "faithfulness.claims <span class=\"muted\">v3</span>", "strict=false",
 				"<code>assay bench data.jsonl --metric faithfulness,answer_relevancy</code>",
 				"2026-11-24 09:00:00 UTC", "(1m33s)", "48 model calls", "$0.0024",
-				"1 defaulted · 1 skipped · 1 errors",
+				"1 defaulted · 1 skipped · 1 error",
 				`<span class="mean">0.610</span>`, "95% CI 0.420 – 0.790", "<td>pass rate</td><td>50.0%</td>", "<td>1 (8.3%)</td>",
 				"<td>latency p50/p95</td><td>800ms/1.2s</td>",
 				`<code>faithfulness.mean&gt;=0.7</code></td><td class="num">0.610</td><td><span class="badge b-fail">failed</span>`,

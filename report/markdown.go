@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
@@ -23,7 +24,7 @@ func WriteComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 	if len(alerts) == 0 {
 		fmt.Fprintln(w, "No quality alert.")
 	} else {
-		fmt.Fprintf(w, "**%d quality alert(s)**: a regression.\n", len(alerts))
+		fmt.Fprintf(w, "**%s**: a regression.\n", plural.Count(len(alerts), "quality alert"))
 	}
 	var notes []string
 	if note := SharedNote(c); note != "" {

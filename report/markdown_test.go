@@ -107,3 +107,31 @@ func TestComparisonMDMetricNotInBaseline(t *testing.T) {
 		})
 	}
 }
+
+// TestComparisonMDCountsAlertsAndSamples: the summary's counts agree with
+// their nouns: one alert, one shared sample, and more.
+func TestComparisonMDCountsAlertsAndSamples(t *testing.T) {
+	t.Parallel()
+	alert := run.QualityAlert{Type: "degradation", Severity: "warning", Message: "Quality degraded", Metric: "faithfulness"}
+	tests := map[string]struct {
+		alerts []run.QualityAlert
+		shared int
+		want   []string
+	}{
+		"one of each": {alerts: []run.QualityAlert{alert}, shared: 1,
+			want: []string{"**1 quality alert**: a regression.", "Compared on the 1 sample both runs have"}},
+		"two of each": {alerts: []run.QualityAlert{alert, alert}, shared: 2,
+			want: []string{"**2 quality alerts**: a regression.", "Compared on the 2 samples both runs have"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := &run.Comparison{Shared: tc.shared, OnlyBaseline: 3}
+			var md bytes.Buffer
+			require.NoError(t, report.WriteComparisonMD(&md, "run-a", "run-b", c, tc.alerts))
+			for _, w := range tc.want {
+				assert.Contains(t, md.String(), w)
+			}
+		})
+	}
+}

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/assaylabs/assay/internal/encode"
-
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
@@ -115,7 +115,7 @@ func (rw *ResultWriter) Write(r run.Result) error {
 				// Who checked the claim, and how sure it was.
 				where := fmt.Sprintf("chunk %d of %d", ck.Chunk, ck.Chunks)
 				if ck.Chunk == 0 {
-					where = fmt.Sprintf("none of %d chunk(s)", ck.Chunks)
+					where = "none of " + plural.Count(ck.Chunks, "chunk")
 				}
 				src += termtext.Visible(fmt.Sprintf(" (%s: p %.3f from %s, %s)", ck.Checker, ck.Probability, ck.From, where))
 			}

@@ -28,14 +28,14 @@ func BenchmarkPrintResults(b *testing.B) {
 				},
 				Usage: eval.Usage{Calls: 2, TokensIn: 579, TokensOut: 66}},
 			run.Result{ID: id, Metric: "context_precision", Value: 1, Points: 1, Max: 1, Method: "llm:openai:fake",
-				Reason: "1 of 1 contexts useful; rank-weighted precision 1.00",
+				Reason: "1 of 1 context useful; rank-weighted precision 1.00",
 				Evidence: eval.Evidence{
 					Sources: []eval.SourceRating{{URL: "c1", Rating: 1, Basis: "on topic"}},
 					Counts:  map[string]float64{"contexts": 1, "useful": 1},
 				},
 				Usage: eval.Usage{Calls: 1, TokensIn: 257, TokensOut: 17}},
 			run.Result{ID: id, Metric: "source_relevance", Value: 0.75, Points: 4, Max: 5, Method: "llm:openai:fake",
-				Reason: "mean grade 4.0 of 5; 1 of 1 sources at 3 or more",
+				Reason: "mean grade 4.0 of 5; 1 of 1 source at 3 or more",
 				Evidence: eval.Evidence{
 					Sources: []eval.SourceRating{{URL: "c1", Rating: 4, Basis: "strongly relevant"}},
 				},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
@@ -20,7 +21,7 @@ func SharedNote(c *run.Comparison) string {
 	if c.OnlyBaseline+c.OnlyCurrent == 0 {
 		return ""
 	}
-	return fmt.Sprintf("compared on the %d sample(s) both runs have; A has %d that B lacks, B has %d that A lacks", c.Shared, c.OnlyBaseline, c.OnlyCurrent)
+	return fmt.Sprintf("compared on the %s both runs have; A has %d that B lacks, B has %d that A lacks", plural.Count(c.Shared, "sample"), c.OnlyBaseline, c.OnlyCurrent)
 }
 
 // Flips is how many of m's samples flipped way, and those listed.

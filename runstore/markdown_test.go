@@ -82,7 +82,7 @@ func TestRunsDiffMarkdown(t *testing.T) {
 		// 2*12/2048.
 		"<td>faithfulness</td>\n<td>0.8500</td>\n<td>0.3208</td>\n<td>-0.5292 (-0.7000, -0.2500)</td>\n<td>0.0020</td>\n",
 		"<td>10</td>\n<td>1</td>\n<td>0.0117</td>",
-		"<blockquote>\n<p><strong>Note</strong>: Compared on the 12 sample(s) both runs have; A has 1 that B lacks, B has 2 that A lacks.</p>\n</blockquote>",
+		"<blockquote>\n<p><strong>Note</strong>: Compared on the 12 samples both runs have; A has 1 that B lacks, B has 2 that A lacks.</p>\n</blockquote>",
 		`Judged otherwise than the baseline (model &quot;offline&quot;, now &quot;llm:openai:gpt-4o&quot;; prompt faithfulness.claims version 1, now 2)`,
 		"<h4>Alerts</h4>\n<ul>\n<li><strong>warning</strong> degradation: faithfulness degraded from baseline",
 		"<h4>Flipped pass/fail</h4>\n<ul>\n<li><strong>faithfulness</strong>, now failing (passed in A), 10: <code>q1</code> 0.900→0.200, <code>q2</code> 0.900→0.200,",

@@ -109,7 +109,7 @@ func TestUnreadableRowHidesNoOther(t *testing.T) {
 	l, err := runs.List(ctx)
 	require.NoError(t, err)
 	require.NoError(t, l.Write(&out, "text"))
-	assert.Contains(t, out.String(), "not listed: 1 run(s) that do not read back:\n  run store "+path+": run r2 does not read back")
+	assert.Contains(t, out.String(), "not listed: 1 run that does not read back:\n  run store "+path+": run r2 does not read back")
 
 	// The machine-readable listings left the row out without a word; now
 	// it follows the runs, its id and what is wrong with it.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
@@ -109,7 +110,7 @@ func writeUnreadable(w io.Writer, md bool, unreadable []string) {
 	if len(unreadable) == 0 {
 		return
 	}
-	report.Heading(w, md, fmt.Sprintf("not listed: %d run(s) that do not read back", len(unreadable)))
+	report.Heading(w, md, fmt.Sprintf("not listed: %s that %s not read back", plural.Count(len(unreadable), "run"), plural.Verb(len(unreadable), "does", "do")))
 	for _, u := range unreadable {
 		report.Item(w, md, u)
 	}
@@ -131,12 +132,12 @@ func (v *RunView) human(w io.Writer, md bool) error {
 		{"dataset", fmt.Sprintf("%s (sha256 %s)", v.Config.Dataset, v.Config.DatasetSHA256)},
 		{"model", v.Config.Model},
 		{"samples", fmt.Sprint(s.Samples)},
-		{"cost", fmt.Sprintf("%s (%d calls, %d tokens in, %d out)", s.Usage.Cost(), s.Usage.Calls, s.Usage.TokensIn, s.Usage.TokensOut)},
+		{"cost", fmt.Sprintf("%s (%s, %s in, %d out)", s.Usage.Cost(), plural.Count(s.Usage.Calls, "call"), plural.Count(s.Usage.TokensIn, "token"), s.Usage.TokensOut)},
 		{"folder", v.Dir},
 		{"status", RunStatus(s)},
 	}}
 	if u := s.Usage; u.CacheHits > 0 {
-		head.Rows = slices.Insert(head.Rows, 7, []string{"cached", fmt.Sprintf("%d replies served from the cache, not paid (%d tokens in, %d out)", u.CacheHits, u.CachedTokensIn, u.CachedTokensOut)})
+		head.Rows = slices.Insert(head.Rows, 7, []string{"cached", fmt.Sprintf("%s served from the cache, not paid (%s in, %d out)", plural.Count(u.CacheHits, "reply"), plural.Count(u.CachedTokensIn, "token"), u.CachedTokensOut)})
 	}
 	if err := head.Write(w, md); err != nil {
 		return err

@@ -167,7 +167,7 @@ var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	chunk.Properties["rerankScore"].Minimum = &zero
 	out["QualityInput"].Properties["context"].AdditionalProperties = nil
 	// A run's request gives samples or a dataset, not both.
-	out["RunRequest"].Properties["format"].Enum = []any{"jsonl", "json", "csv"}
+	out["RunRequest"].Properties["format"].Enum = []any{"jsonl", "json", "csv", "tsv"}
 	// A label's value is a pass or fail, or a grade.
 	out["LabelRequest"].Properties["value"] = &jsonschema.Schema{Types: []string{"boolean", "integer"},
 		Description: "true (pass) or false (fail) on a binary queue, or a grade from 1 to 5 on a graded one"}

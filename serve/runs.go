@@ -30,7 +30,7 @@ type RunRequest struct {
 	Metrics []string `json:"metrics,omitempty"`
 	Profile string   `json:"profile,omitempty" jsonschema:"research, daily or context, or the name of a profile in the server's --profiles folder (never a path)"`
 	// Samples are the records, each as a dataset line has it; or Dataset
-	// is a dataset file's text in Format (jsonl, the default; json; csv).
+	// is a dataset file's text in Format (jsonl, the default; json; csv; tsv).
 	Samples []json.RawMessage `json:"samples,omitempty"`
 	Dataset string            `json:"dataset,omitempty"`
 	Format  string            `json:"format,omitempty"`
@@ -279,8 +279,8 @@ func runData(req RunRequest) ([]byte, string, int, error) {
 		if f == "" {
 			f = string(dataset.FormatJSONL)
 		}
-		if !slices.Contains([]string{string(dataset.FormatJSONL), string(dataset.FormatJSON), string(dataset.FormatCSV)}, f) {
-			return nil, "", 0, badRequest("format", "format: want jsonl, json or csv, got %q", req.Format)
+		if !slices.Contains([]string{string(dataset.FormatJSONL), string(dataset.FormatJSON), string(dataset.FormatCSV), string(dataset.FormatTSV)}, f) {
+			return nil, "", 0, badRequest("format", "format: want jsonl, json, csv or tsv, got %q", req.Format)
 		}
 		n := 0
 		for _, err := range dataset.Format(f).Records("dataset", bytes.NewReader([]byte(req.Dataset))) {

@@ -39,6 +39,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -257,8 +258,8 @@ func (Accuracy) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 		sc.Points, sc.Max = c.m.credit(), float64(n)
 		sc.Value = sc.Points / sc.Max
 	}
-	sc.Reason = fmt.Sprintf("%d of %d expected calls made as expected, %d with other arguments; %d calls made",
-		c.m.full(), len(c.exp), c.m.count(nameFit), len(c.act))
+	sc.Reason = fmt.Sprintf("%d of %s made as expected, %d with other arguments; %s made",
+		c.m.full(), plural.Count(len(c.exp), "expected call"), c.m.count(nameFit), plural.Count(len(c.act), "call"))
 	if len(c.exp) == 0 && len(c.act) == 0 {
 		sc.Reason = "no call expected and none made"
 	}
@@ -305,7 +306,8 @@ func (F1) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 	counts := c.counts()
 	counts["precision"], counts["recall"] = p, r
 	return eval.Score{Metric: MetricF1, Method: Method, Value: f, Points: f, Max: 1,
-		Reason:   fmt.Sprintf("precision %.2f (%d of %d calls made were expected), recall %.2f (%d of %d expected were made)", p, int(k), len(c.act), r, int(k), len(c.exp)),
+		Reason: fmt.Sprintf("precision %.2f (%d of %s made %s expected), recall %.2f (%d of %d expected %s made)",
+			p, int(k), plural.Count(len(c.act), "call"), plural.Verb(int(k), "was", "were"), r, int(k), len(c.exp), plural.Verb(int(k), "was", "were")),
 		Evidence: eval.Evidence{Issues: c.issues(s.Ordered), Counts: counts}}, nil
 }
 
@@ -385,10 +387,10 @@ func (t Trajectory) Score(_ context.Context, s eval.Sample) (eval.Score, error) 
 	sc := eval.Score{Metric: MetricTrajectory, Method: Method, Max: 1, Evidence: eval.Evidence{Counts: c.counts()}}
 	if ok {
 		sc.Value, sc.Points = 1, 1
-		sc.Reason = fmt.Sprintf("the %d calls made match the %d expected (%s)", na, ne, mode)
+		sc.Reason = fmt.Sprintf("the %s made %s the %d expected (%s)", plural.Count(na, "call"), plural.Verb(na, "matches", "match"), ne, mode)
 		return sc, nil
 	}
-	sc.Reason = fmt.Sprintf("the %d calls made do not match the %d expected (%s)", na, ne, mode)
+	sc.Reason = fmt.Sprintf("the %s made %s not match the %d expected (%s)", plural.Count(na, "call"), plural.Verb(na, "does", "do"), ne, mode)
 	for _, is := range c.issues(ordered) {
 		// A mode that allows extra or missing calls does not lose for them.
 		if mode == ModeInOrder || mode == ModeSuperset {
@@ -439,7 +441,7 @@ func (Errors) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 		sc.Points = float64(len(act) - errs)
 		sc.Value = sc.Points / sc.Max
 	}
-	sc.Reason = fmt.Sprintf("%d of %d calls failed; %d without a result", errs, len(act), without)
+	sc.Reason = fmt.Sprintf("%d of %s failed; %d without a result", errs, plural.Count(len(act), "call"), without)
 	return sc, nil
 }
 
@@ -520,6 +522,6 @@ func (Loops) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 		sc.Points = float64(len(act) - repeated)
 		sc.Value = sc.Points / sc.Max
 	}
-	sc.Reason = fmt.Sprintf("%d of %d calls repeat an earlier one", repeated, len(act))
+	sc.Reason = fmt.Sprintf("%d of %s %s an earlier one", repeated, plural.Count(len(act), "call"), plural.Verb(len(act), "repeats", "repeat"))
 	return sc, nil
 }

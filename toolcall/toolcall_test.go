@@ -382,3 +382,32 @@ func TestComparingMetricsNeedExpectedCalls(t *testing.T) {
 		assert.False(t, isChecker, "%s needs no expected calls", m)
 	}
 }
+
+// TestReasonsCountOneCallAsOne: a reason's counts agree with their nouns
+// and verbs, one call being "1 call", and more "calls".
+func TestReasonsCountOneCallAsOne(t *testing.T) {
+	t.Parallel()
+	one := eval.Sample{Messages: convo(turn("weather", paris)), ExpectedToolCalls: want("weather", paris)}
+	two := eval.Sample{Messages: convo(turn("weather", paris), turn("weather", paris)), ExpectedToolCalls: want("weather", paris)}
+	tests := map[string]struct {
+		scorer eval.Scorer
+		sample eval.Sample
+		want   string
+	}{
+		"accuracy, one call":   {toolcall.Accuracy{}, one, "1 of 1 expected call made as expected, 0 with other arguments; 1 call made"},
+		"accuracy, two calls":  {toolcall.Accuracy{}, two, "1 of 1 expected call made as expected, 0 with other arguments; 2 calls made"},
+		"f1, one call":         {toolcall.F1{}, one, "precision 1.00 (1 of 1 call made was expected), recall 1.00 (1 of 1 expected was made)"},
+		"trajectory, one call": {toolcall.Trajectory{Mode: toolcall.ModeExact}, one, "the 1 call made matches the 1 expected (exact)"},
+		"trajectory, two":      {toolcall.Trajectory{Mode: toolcall.ModeExact}, two, "the 2 calls made do not match the 1 expected (exact)"},
+		"errors, one call":     {toolcall.Errors{}, one, "0 of 1 call failed; 1 without a result"},
+		"loops, two calls":     {toolcall.Loops{}, two, "1 of 2 calls repeat an earlier one"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := tc.scorer.Score(t.Context(), tc.sample)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, sc.Reason)
+		})
+	}
+}

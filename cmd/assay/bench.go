@@ -30,7 +30,7 @@ loses at most the line being written) and summary.json (per metric: n,
 mean, std, median, min, max, p10, a bootstrap 95% interval of the mean,
 defaults, errors, tokens, cost and latency), which is also printed.
 
-DATA is read as judge reads it with --metric (JSON, JSON Lines or CSV, with
+DATA is read as judge reads it with --metric (JSON, JSON Lines, CSV or TSV, with
 Assay's, RAGAS's or DeepEval's field names); with --profile context it is
 JSON Lines of retrieval samples ({query, chunks, context} a line), judged
 as context_quality and its four sub-scores; with --profile research JSON

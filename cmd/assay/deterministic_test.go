@@ -36,7 +36,7 @@ func TestDeterministicMetricsTakeMetricFlag(t *testing.T) {
 		"judge grounding: an answer that cites its source": {
 			stdin: `{"id":"cited","question":"When was it completed?","answer":"The tower was completed in 1889 ([source](https://example.org/eiffel \"completed in 1889\")).","contexts":["It was completed in 1889."]}`,
 			args:  []string{"judge", "--metric", "grounding", "--format", "text", "-"},
-			out:   []string{"cited grounding 1.000 (5/5) [heuristic]", "all 1 claims are cited"},
+			out:   []string{"cited grounding 1.000 (5/5) [heuristic]", "the 1 claim is cited"},
 		},
 		"with a judge, one table": {
 			args: []string{"judge", "--metric", "faithfulness,token_overlap", "--format", "text", "../../fixtures/rag/eiffel.json"},

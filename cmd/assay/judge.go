@@ -28,7 +28,7 @@ func newJudgeCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 evidence: the claims and their verdicts, the sources and their grades, the
 gaps.
 
-FILE is a JSON object or array, JSON Lines, or CSV, with Assay's field names
+FILE is a JSON object or array, JSON Lines, CSV or TSV (.tsv), with Assay's field names
 or those of RAGAS (question/answer/contexts/ground_truth,
 user_input/response/retrieved_contexts/reference) or DeepEval
 (input/actual_output/retrieval_context/expected_output); a record may be

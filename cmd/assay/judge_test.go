@@ -269,7 +269,7 @@ func TestAgreeNamesRecordsTheJudgeCannotScore(t *testing.T) {
 	dir := t.TempDir()
 	some := filepath.Join(dir, "some.jsonl")
 	require.NoError(t, os.WriteFile(some, []byte(
-		`{"id":"a","question":"q","answer":"a","contexts":["c"],"reference":"c","human":{"faithful":true}}`+"\n"+
+		`{"id":"a","question":"q","answer":"a","contexts":["c"],"reference":"cats purr","human":{"faithful":true}}`+"\n"+
 			`{"id":"b","question":"q","answer":"a","contexts":["c"],"human":{"faithful":false}}`+"\n"), 0o644))
 	tests := map[string]struct {
 		file   string
@@ -400,16 +400,16 @@ func TestJudgeUsageLatencyKeys(t *testing.T) {
 // an input error naming file, line and field before any model call, not a
 // failure halfway through a paid run.
 func TestJudgeChecksWhatEachMetricNeedsFirst(t *testing.T) {
-	good := `{"id":"a","question":"q?","answer":"A is B.","contexts":["A is B."],"reference":"A is B."}`
+	good := `{"id":"a","question":"q?","answer":"Paris is in France.","contexts":["Paris is in France."],"reference":"Paris is in France."}`
 	tests := map[string]struct {
 		metric, bad, want string
 	}{
 		"no reference for context_recall": {"context_recall",
-			`{"id":"b","question":"q?","answer":"A is B.","contexts":["A is B."]}`, ":3: reference: context_recall: sample has no reference answer"},
+			`{"id":"b","question":"q?","answer":"Paris is in France.","contexts":["Paris is in France."]}`, ":3: reference: context_recall: sample has no reference answer"},
 		"no contexts for source_relevance": {"source_relevance",
-			`{"id":"b","question":"q?","answer":"A is B.","reference":"A is B."}`, ":3: contexts: source_relevance: sample has no contexts or sources"},
+			`{"id":"b","question":"q?","answer":"Paris is in France.","reference":"Paris is in France."}`, ":3: contexts: source_relevance: sample has no contexts or sources"},
 		"no contexts for context_precision": {"context_precision",
-			`{"id":"b","question":"q?","answer":"A is B.","reference":"A is B."}`, ":3: contexts: context_precision: sample has no contexts or sources"},
+			`{"id":"b","question":"q?","answer":"Paris is in France.","reference":"Paris is in France."}`, ":3: contexts: context_precision: sample has no contexts or sources"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

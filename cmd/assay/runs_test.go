@@ -162,7 +162,7 @@ func TestRunsCommands(t *testing.T) {
 		}},
 		"diff runs of different datasets: on the samples both have": {args: []string{"runs", "diff", runA, runC}, code: 1, out: []string{
 			"note: the runs judged different datasets (rag.jsonl ({SHA8}), other.jsonl (cccccccc)): only the samples with the same id are paired",
-			"note: compared on the 1 sample(s) both runs have; A has 6 that B lacks, B has 0 that A lacks",
+			"note: compared on the 1 sample both runs have; A has 6 that B lacks, B has 0 that A lacks",
 			"faithfulness  0.9000  0.2000  -0.7000  1       1.0000  wilcoxon signed-rank (exact)",
 		}},
 		"diff an unknown run": {args: []string{"runs", "diff", runA, "zzz"}, code: 2, errOut: `no run "zzz" in the run store`},

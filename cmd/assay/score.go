@@ -34,7 +34,7 @@ func newScoreCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
 retrieval sample with --profile context. FILE "-" reads standard input.
 Without --profile, a JSON object with query and chunks is taken for a
 retrieval sample and scored with the context profile; other JSON is refused.
-A dataset (JSON Lines, a JSON array or CSV of samples) is refused with the
+A dataset (JSON Lines, a JSON array, CSV or TSV of samples) is refused with the
 command that judges it (assay judge, or assay bench --profile).
 
 The research card (seed 000) has grounding 5, source quality 2, diversity 1,

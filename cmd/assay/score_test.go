@@ -198,6 +198,7 @@ func TestScoreRefusesADataset(t *testing.T) {
 	rag := `{"question":"Where is the Louvre?","answer":"In Paris.","contexts":["The Louvre is in Paris."]}`
 	jsonl := write("rag.jsonl", rag+"\n"+rag+"\n")
 	csvFile := write("rag.csv", "user_input,response,retrieved_contexts\nWhere?,Paris.,\"['The Louvre is in Paris.']\"\n")
+	tsvFile := write("rag.tsv", "question\tanswer\tcontexts\nWhere is the Louvre?\tIn Paris, France.\tThe Louvre is in Paris.\n")
 	research := write("reports.jsonl", `{"id":"r1","query":"q","report":"# R"}`+"\n"+`{"id":"r2","query":"q","report":"# S"}`+"\n")
 	tests := map[string]struct {
 		args   []string
@@ -208,6 +209,8 @@ func TestScoreRefusesADataset(t *testing.T) {
 			jsonl + ": is a dataset (JSON Lines of RAG samples), not a Markdown report: assay score judges one report; judge the dataset with assay judge --metric faithfulness " + jsonl},
 		"csv of rag samples, --profile research": {[]string{"--profile", "research", csvFile}, exitInput,
 			"is a dataset (CSV of RAG samples), not a Markdown report"},
+		"tsv of rag samples": {[]string{tsvFile}, exitInput,
+			tsvFile + ": is a dataset (TSV of RAG samples), not a Markdown report: assay score judges one report; judge the dataset with assay judge --metric faithfulness " + tsvFile},
 		"research samples": {[]string{research}, exitInput,
 			"is a dataset (JSON Lines of research samples), not a Markdown report: assay score judges one report; judge the dataset with assay bench --profile research " + research},
 		"standard input": {[]string{"-"}, exitInput,

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 )
 
 // ComplianceScore is seed 003's compliance: structure 30, content 25,
@@ -272,7 +273,7 @@ func citationCompliance(x Extraction, t *eval.Truth, c *complianceTally) float64
 	}
 	if invalid > 0 {
 		citation -= 100 * float64(invalid) / float64(len(x.Citations))
-		c.bad("citation_compliance", 100*float64(invalid)/float64(len(x.Citations)), "%d citations outside the news list of %d items", invalid, len(t.News))
+		c.bad("citation_compliance", 100*float64(invalid)/float64(len(x.Citations)), "%s outside the news list of %s", plural.Count(invalid, "citation"), plural.Count(len(t.News), "item"))
 	}
 	if len(x.BadCitations) > 0 {
 		citation -= 30

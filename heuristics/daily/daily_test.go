@@ -176,12 +176,16 @@ func TestQoSPenalisesErrorsAndDegradingLatency(t *testing.T) {
 		"an error": {
 			tel:  eval.Telemetry{Total: 4, LLMCalls: 1, Errors: []string{"news fetch: timeout"}},
 			dims: map[string]float64{"reliability": 30, "latency": 100},
-			msg:  "1 errors during the run (first: news fetch: timeout)",
+			msg:  "1 error during the run (first: news fetch: timeout)",
 		},
 		"very slow and degrading": {
 			tel:  eval.Telemetry{Total: 70, LLMCalls: 3, DBQueries: 12, History: []float64{10, 12}},
 			dims: map[string]float64{"reliability": 80, "latency": 40, "resource_efficiency": 75, "scalability": 10},
 			msg:  "Latency degrading: 70.00s against a mean of 11.00s over 2 earlier runs",
+		},
+		"slower than the one earlier run": {
+			tel: eval.Telemetry{Total: 70, LLMCalls: 3, History: []float64{10}},
+			msg: "Latency degrading: 70.00s against a mean of 10.00s over 1 earlier run",
 		},
 		"expensive": {
 			tel:  eval.Telemetry{Total: 6, CostUSD: 0.25},

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 )
 
 // QoSScore is seed 003's quality of service: latency 25, cost efficiency
@@ -95,8 +96,8 @@ func (p *Profile) QoS(t *eval.Telemetry) QoSScore {
 	reliability := 100.0
 	if len(t.Errors) > 0 {
 		reliability = r.ReliabilityErrorScore
-		issue("%d errors during the run (first: %s)", len(t.Errors), t.Errors[0])
-		l.take("reliability", 100-r.ReliabilityErrorScore, fmt.Sprintf("%d errors during the run (first: %s)", len(t.Errors), t.Errors[0]))
+		issue("%s during the run (first: %s)", plural.Count(len(t.Errors), "error"), t.Errors[0])
+		l.take("reliability", 100-r.ReliabilityErrorScore, fmt.Sprintf("%s during the run (first: %s)", plural.Count(len(t.Errors), "error"), t.Errors[0]))
 	} else {
 		strength("No errors")
 	}
@@ -142,14 +143,14 @@ func (p *Profile) QoS(t *eval.Telemetry) QoSScore {
 		switch ratio := total / max(mean, 1e-9); {
 		case tr.SevereRatio > 0 && ratio > tr.SevereRatio:
 			scalability -= tr.SeverePenalty
-			issue("Latency degrading: %.2fs against a mean of %.2fs over %d earlier runs", total, mean, len(t.History))
+			issue("Latency degrading: %.2fs against a mean of %.2fs over %s", total, mean, plural.Count(len(t.History), "earlier run"))
 			l.take("scalability", tr.SeverePenalty, out.Issues[len(out.Issues)-1])
 		case tr.DegradingRatio > 0 && ratio > tr.DegradingRatio:
 			scalability -= tr.DegradingPenalty
-			issue("Latency rising: %.2fs against a mean of %.2fs over %d earlier runs", total, mean, len(t.History))
+			issue("Latency rising: %.2fs against a mean of %.2fs over %s", total, mean, plural.Count(len(t.History), "earlier run"))
 			l.take("scalability", tr.DegradingPenalty, out.Issues[len(out.Issues)-1])
 		default:
-			strength("Latency stable against %d earlier runs", len(t.History))
+			strength("Latency stable against %s", plural.Count(len(t.History), "earlier run"))
 		}
 	}
 

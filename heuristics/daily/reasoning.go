@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/internal/textseg"
 )
 
@@ -206,12 +207,12 @@ func (p *Profile) reasoningMinimality(d *doc, c *reasoningTally) float64 {
 	}
 	if repeats > 0 {
 		minimality -= repeatPenalty * float64(repeats)
-		c.issue("minimality", repeatPenalty*float64(repeats), "%d repeated sentences", repeats)
+		c.issue("minimality", repeatPenalty*float64(repeats), "%s", plural.Count(repeats, "repeated sentence"))
 	}
 	if n := d.count(p.m.filler); n > 0 {
 		pts := min(fillerMax, fillerPenalty*float64(n))
 		minimality -= pts
-		c.issue("minimality", pts, "%d filler words", n)
+		c.issue("minimality", pts, "%s", plural.Count(n, "filler word"))
 	}
 
 	return minimality

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/plural"
 )
 
 // Metric names of the daily profile, as in the registry, in Result's JSON
@@ -149,7 +150,7 @@ func scoreOf(metric string, r Result) (eval.Score, error) {
 	if out.Reason == "" {
 		out.Reason = fmt.Sprintf("%s/100 (%s)", fnum(out.Points), rating)
 		if n := len(issues) + len(gaps); n > 0 {
-			out.Reason += fmt.Sprintf(", %d findings (first: %s)", n, first(issues, gaps))
+			out.Reason += fmt.Sprintf(", %s (first: %s)", plural.Count(n, "finding"), first(issues, gaps))
 		}
 	}
 	return out, nil

@@ -25,6 +25,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/assaylabs/assay/internal/plural"
 )
 
 // DefaultEvery is how often a plain line is printed off a terminal.
@@ -174,12 +176,12 @@ func (m *Meter) plain() {
 //
 // or, while the run waits on something unusual (Config.Note):
 //
-//	judge: 120/2000 records, 6.0/s, 3 call(s) waiting on slow replies, 0 defaulted, $0.0123
+//	judge: 120/2000 records, 6.0/s, 3 calls waiting on slow replies, 0 defaulted, $0.0123
 func (m *Meter) Line() string {
 	done := m.done.Load()
-	count := fmt.Sprintf("%d records", done)
+	count := plural.Count(int(done), "record")
 	if m.cfg.Total > 0 {
-		count = fmt.Sprintf("%d/%d records", done, m.cfg.Total)
+		count = fmt.Sprintf("%d/%s", done, plural.Count(m.cfg.Total, "record"))
 	}
 	return fmt.Sprintf("%s: %s, %s", m.cfg.Label, count, m.figures())
 }

@@ -75,12 +75,20 @@ func TestPlainLines(t *testing.T) {
 			total: 3, steps: []step{{1, 0, 1500 * time.Millisecond}},
 			want: []string{"judge: 1/3 records, 0.7/s, ETA 3s, 0 defaulted"},
 		},
+		"one record of one": {
+			total: 1, steps: []step{{1, 0, 2 * time.Second}},
+			want: []string{"judge: 1/1 record, 0.5/s, 0 defaulted"},
+		},
+		"one record of an unknown total": {
+			steps: []step{{1, 0, 2 * time.Second}},
+			want:  []string{"judge: 1 record, 0.5/s, 0 defaulted"},
+		},
 		"no tick, no line: a short run prints nothing": {total: 5},
 		"a note takes the place of the time left while it lasts": {
-			total: 10, notes: []string{"model server not answering for 12s, 8 call(s) waiting for it", ""},
+			total: 10, notes: []string{"model server not answering for 12s, 8 calls waiting for it", ""},
 			steps: []step{{2, 0, 2 * time.Second}, {2, 0, 2 * time.Second}},
 			want: []string{
-				"judge: 2/10 records, 1.0/s, model server not answering for 12s, 8 call(s) waiting for it, 0 defaulted",
+				"judge: 2/10 records, 1.0/s, model server not answering for 12s, 8 calls waiting for it, 0 defaulted",
 				"judge: 4/10 records, 1.0/s, ETA 6s, 0 defaulted",
 			},
 		},

@@ -84,10 +84,15 @@ func Error(w http.ResponseWriter, status int, msg string) {
 // Encoded answers b, JSON already encoded (a card as `assay score
 // --format json` prints it, the OpenAPI document), with status.
 func Encoded(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	// Set under its canonical key, as Header.Set would, without
+	// canonicalising it on every answer; the value is shared and only
+	// read (Set replaces it, Add grows a copy).
+	w.Header()["Content-Type"] = jsonType
 	w.WriteHeader(status)
 	_, _ = w.Write(b) // the client went away: nothing to do
 }
+
+var jsonType = []string{"application/json"}
 
 // StatusError is an error answered with its status and body: what a
 // handler, or a package under serve, returns for the request's fault.

@@ -125,6 +125,15 @@ func TestBadJudgesFile(t *testing.T) {
 		"an empty file": {
 			"\n", 0, "", "empty judges file",
 		},
+		"a criterion that is a list, in JSON": {
+			`{"judges": [{"name": "tone", "criterion": ["a"], "scale": "1-5"}]}`, 1, "judges[0].criterion", "must be text, got a list",
+		},
+		"a threshold that is no number, in JSON": {
+			`{"judges": [{"name": "tone", "criterion": "a", "threshold": "high", "scale": "1-5"}]}`, 1, "judges[0].threshold", `must be a number, got "high"`,
+		},
+		"a key twice, in JSON": {
+			`{"judges": [{"name": "tone", "name": "care", "criterion": "a", "scale": "1-5", "steps": ["x"]}]}`, 1, "judges[0].name", `mapping key "name" already defined`,
+		},
 		"not YAML": {
 			"judges:\n  - name: [tone\n", 0, "", "fix the YAML syntax",
 		},

@@ -56,6 +56,7 @@ func Line(n *yaml.Node, field string) int {
 var (
 	yamlErrLine    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
 	yamlUnknown    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type `) })
+	yamlDupKey     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^mapping key "(.*)" already defined at line \d+$`) })
 	yamlWrongType  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$") })
 	yamlWrongKind  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cannot unmarshal !!(seq|map) into (\S+)$`) })
 	yamlIndex      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\d+\]$`) })
@@ -85,7 +86,19 @@ func DecodeError(file string, doc *yaml.Node, msg string) error {
 		}
 		return ie
 	}
+	if d := yamlDupKey().FindStringSubmatch(m[2]); d != nil {
+		// The key written twice, not the last key on its line.
+		if k := keyAt(doc, ie.Line, d[1], ""); k != "" {
+			ie.Field = k
+		}
+		return ie
+	}
 	if t := yamlWrongType().FindStringSubmatch(m[2]); t != nil {
+		// Of the values on the line (a JSON file has one line), the one
+		// written as the message quotes it.
+		if f := valueAt(doc, ie.Line, "", func(v *yaml.Node) bool { return v.Kind == yaml.ScalarNode && v.Value == t[1] }); f != "" {
+			ie.Field = f
+		}
 		switch into := t[2]; {
 		case strings.HasPrefix(into, "[]"):
 			ie.Msg = "must be a list"
@@ -105,7 +118,12 @@ func DecodeError(file string, doc *yaml.Node, msg string) error {
 		// A list or mapping where one value belongs: the key, not the
 		// item on its line, is at fault.
 		got := map[string]string{"seq": "a list", "map": "a mapping"}[k[1]]
-		ie.Field = yamlIndex().ReplaceAllString(ie.Field, "")
+		kind := map[string]yaml.Kind{"seq": yaml.SequenceNode, "map": yaml.MappingNode}[k[1]]
+		if f := valueAt(doc, ie.Line, "", func(v *yaml.Node) bool { return v.Kind == kind }); f != "" && f != ie.Field {
+			ie.Field = f
+		} else {
+			ie.Field = yamlIndex().ReplaceAllString(ie.Field, "")
+		}
 		switch into := k[2]; {
 		case into == "string":
 			ie.Msg = "must be text, got " + got
@@ -177,4 +195,36 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// valueAt is the path of the last value (in the order written) that a
+// key or list item on line holds and that ok accepts, "" when none does:
+// of the values a line holds (all of a JSON file's), the one a decoding
+// error describes.
+func valueAt(n *yaml.Node, line int, path string, ok func(*yaml.Node) bool) string {
+	found := ""
+	switch n.Kind {
+	case yaml.MappingNode:
+		for k := 0; k+1 < len(n.Content); k += 2 {
+			key, val := n.Content[k], n.Content[k+1]
+			p := join(path, key.Value)
+			if key.Line == line && ok(val) {
+				found = p
+			}
+			if f := valueAt(val, line, p, ok); f != "" {
+				found = f
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if c.Line == line && ok(c) {
+				found = p
+			}
+			if f := valueAt(c, line, p, ok); f != "" {
+				found = f
+			}
+		}
+	}
+	return found
 }

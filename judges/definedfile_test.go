@@ -125,6 +125,12 @@ func TestBadJudgesFile(t *testing.T) {
 		"an empty file": {
 			"\n", 0, "", "empty judges file",
 		},
+		"a second YAML document": {
+			"judges:\n  - name: tone\n    criterion: a\n    scale: 1-5\n---\njudges:\n  - name: care\n    criterion: b\n    scale: 1-5\n", 5, "", "a second YAML document",
+		},
+		"a second document after an empty one": {
+			"judges:\n  - name: tone\n    criterion: a\n    scale: 1-5\n---\n---\njudges:\n  - name: care\n    criterion: b\n    scale: 1-5\n", 6, "", "a second YAML document",
+		},
 		"a criterion that is a list, in JSON": {
 			`{"judges": [{"name": "tone", "criterion": ["a"], "scale": "1-5"}]}`, 1, "judges[0].criterion", "must be text, got a list",
 		},

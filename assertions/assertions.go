@@ -25,7 +25,8 @@
 //
 // Texts are compared in Unicode NFC, so that the same characters typed two
 // ways (a precomposed letter, or a letter and its combining mark) compare
-// equal; the answer and the reference are trimmed of surrounding white
+// equal (a regex pattern's letters too, though not a mark it writes as
+// an escape, \x{301}); the answer and the reference are trimmed of surrounding white
 // space. A missing answer is judged as the empty text.
 //
 // # JSON
@@ -303,7 +304,10 @@ func regexArg(s eval.Sample) (any, error) {
 	if !ok || p == "" {
 		return nil, argError(MetricRegex, "want a non-empty pattern string, got %s", jsonKind(v))
 	}
-	re, err := regexp.Compile(p)
+	// In NFC as the answer is, so that a letter and its accent typed
+	// apart in the pattern (as a file from macOS may have them) match
+	// the same letter in the answer.
+	re, err := regexp.Compile(textseg.Normalize(p))
 	if err != nil {
 		return nil, argError(MetricRegex, "the pattern does not compile: %s", termtext.Visible(strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
 	}

@@ -89,8 +89,10 @@ func TestAssertions(t *testing.T) {
 		"regex, empty answer":     {assertions.MetricRegex, eval.Sample{Metadata: md("regex", `.`)}, false, "does not match"},
 		// A pattern's control characters are shown escaped, never sent to
 		// the terminal that prints the reason.
-		"regex, an escape in the pattern": {assertions.MetricRegex, eval.Sample{Answer: "plain", Metadata: md("regex", "x\x1b\\[2J\ty")}, false, `does not match /x\x1b\[2J\ty/`},
-		"regex, a match, escaped":         {assertions.MetricRegex, eval.Sample{Answer: "a\u202eb", Metadata: md("regex", "a\u202eb")}, true, `matches /a\u202eb/ ("a\u202eb")`},
+		"regex, an escape in the pattern":             {assertions.MetricRegex, eval.Sample{Answer: "plain", Metadata: md("regex", "x\x1b\\[2J\ty")}, false, `does not match /x\x1b\[2J\ty/`},
+		"regex, an accent typed apart in the pattern": {assertions.MetricRegex, eval.Sample{Answer: "cafe\u0301 au lait", Metadata: md("regex", "^cafe\u0301 ")}, true, `matches /^café /`},
+		"regex, an accent typed apart in the answer":  {assertions.MetricRegex, eval.Sample{Answer: "cafe\u0301", Metadata: md("regex", "^café$")}, true, "matches"},
+		"regex, a match, escaped":                     {assertions.MetricRegex, eval.Sample{Answer: "a\u202eb", Metadata: md("regex", "a\u202eb")}, true, `matches /a\u202eb/ ("a\u202eb")`},
 
 		"is_json, an object":       {assertions.MetricIsJSON, eval.Sample{Answer: `{"ok": true, "items": [1, 2]}`}, true, "valid JSON"},
 		"is_json, a list, spaced":  {assertions.MetricIsJSON, eval.Sample{Answer: "\n [\"a\", null]\n"}, true, "valid JSON"},

@@ -10,6 +10,10 @@ func TokenOverlap(answer, context string) float64 {
 	return tokenShare(lexicon().LowerWords(answer), toBoolSet(lexicon().LowerWords(context)))
 }
 
+// TokenCount is the number of word tokens TokenOverlap reads in text; of
+// a text with none, TokenOverlap's 0 is a share of nothing.
+func TokenCount(text string) int { return len(lexicon().LowerWords(text)) }
+
 // tokenShare is the share of toks, counted with repetition, found in set;
 // 0 when there are no toks.
 func tokenShare(toks []string, set map[string]bool) float64 {

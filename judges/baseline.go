@@ -16,7 +16,8 @@ const MetricTokenOverlap = "token_overlap"
 
 // TokenOverlap is the plain baseline: the share of the answer's word tokens
 // (of the query's, when there is no answer, as in passage-relevance sets)
-// that occur in the contexts. No stemming, no stop words, no claims.
+// that occur in the contexts. No stemming, no stop words, no claims. A
+// sample with neither, or whose text has no word, is skipped.
 type TokenOverlap struct{}
 
 var _ eval.Scorer = TokenOverlap{}
@@ -26,6 +27,13 @@ func (TokenOverlap) Score(_ context.Context, s eval.Sample) (eval.Score, error) 
 	text, of := s.Answer, "answer"
 	if strings.TrimSpace(text) == "" {
 		text, of = s.Query, "query"
+	}
+	switch {
+	case strings.TrimSpace(text) == "":
+		return skip(MetricTokenOverlap, "baseline", 1, eval.ErrNoAnswer, eval.Usage{}), nil
+	case heuristics.TokenCount(text) == 0:
+		// A share of no token is no 0: it would count as a failure.
+		return skip(MetricTokenOverlap, "baseline", 1, fmt.Errorf("%w: the %s has no word to look for in the contexts", eval.ErrNoClaims, of), eval.Usage{}), nil
 	}
 	v := heuristics.TokenOverlap(text, strings.Join(texts(passages(s)), "\n"))
 	return eval.Score{

@@ -10,9 +10,10 @@ import (
 // LexicalSimilarity is the offline stand-in for the semantic similarity of
 // two texts (an answer and its reference): the cosine, in [0, 1], of their
 // bags of content words, each word counted by its Snowball stem, stop
-// words left out, a script written without spaces (Thai, Chinese) counted
-// by its grams of two characters (single characters, shared by most
-// texts of a script, say nothing of content). It reads words, not meaning: a paraphrase in other words
+// words left out, Thai cut into its dictionary words, and another script
+// written without spaces (Chinese, Japanese) counted by its grams of two
+// characters (single characters, shared by most texts of a script, say
+// nothing of content). It reads words, not meaning: a paraphrase in other words
 // scores low, and a negation ("is not") barely moves it. Two texts with no
 // content word in common score 0, as does a text with no content word.
 // Both texts are read in Unicode NFC, so a letter typed as one character

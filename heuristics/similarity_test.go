@@ -26,6 +26,10 @@ func TestLexicalSimilarity(t *testing.T) {
 		"Vietnamese typed two ways": {a: "H\u00e0 N\u1ed9i l\u00e0 th\u1ee7 \u0111\u00f4", b: "Ha\u0300 No\u0323\u0302i la\u0300 thu\u0309 \u0111o\u0302", min: 1, max: 1},
 		"Thai, same sentence":       {a: "กรุงเทพเป็นเมืองหลวงของประเทศไทย", b: "กรุงเทพเป็นเมืองหลวงของประเทศไทย", min: 1, max: 1},
 		"Thai, different content":   {a: "กรุงเทพเป็นเมืองหลวงของประเทศไทย", b: "แมวชอบนอนกลางวัน", min: 0, max: 0.05},
+		// Thai is cut into dictionary words, not pairs of characters:
+		// {กรุงเทพมหานคร, เมือง, หลวง} (เป็น a stop word) and {กรุงเทพมหานคร}, 1/sqrt(3);
+		// pairs of characters would give 11/sqrt(22*11), 0.707.
+		"Thai, by dictionary words": {a: "กรุงเทพมหานครเป็นเมืองหลวง", b: "กรุงเทพมหานคร", min: 0.57735, max: 0.57736},
 		"Thai, partial overlap":     {a: "กรุงเทพเป็นเมืองหลวง", b: "กรุงเทพเป็นเมืองใหญ่", min: 0.5, max: 0.9},
 	}
 	for name, tc := range tests {

@@ -238,6 +238,10 @@ func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 		}
 		return nil, &eval.InputError{File: name, Msg: err.Error()}
 	}
+	if line, found := yamlpath.ExtraDocument(dec); found {
+		return nil, &eval.InputError{File: name, Line: line,
+			Msg: "a second YAML document (after ---): only the first is read, so keep the whole profile in one"}
+	}
 	p.metrics = or(ps.Metrics)
 	if len(p.Judges) > 0 {
 		if p.metrics, err = withJudges(name, root.Content[0], p.Kind, p.Judges, p.metrics); err != nil {

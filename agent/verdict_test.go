@@ -86,6 +86,7 @@ func TestParseProfileErrors(t *testing.T) {
 		"unknown scorer field":             {"name: x\nkind: report\nscorers:\n  - metric: grounding\n    maks: 5\n", "p.yaml:5: scorers[0].maks: unknown field"},
 		"list expected":                    {"name: x\nkind: report\nscorers: grounding\n", "p.yaml:3: scorers: must be a list"},
 		"empty":                            {"", "p.yaml: empty profile"},
+		"a second document":                {"name: x\nkind: context\npass:\n  threshold: 0.5\nscorers:\n  - metric: context_quality\n    max: 1\n---\nname: y\n", "p.yaml:8: a second YAML document (after ---)"},
 		"threshold missing":                {"name: x\nkind: report\nscorers:\n  - metric: grounding\n    max: 5\n", "pass.threshold: must be above 0 and at most the scorers' total maximum 5, got 0"},
 		"threshold past total":             {"name: x\nkind: report\npass:\n  threshold: 8\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.threshold: must be above 0 and at most the scorers' total maximum 5, got 8"},
 		"NaN threshold":                    {"name: x\nkind: report\npass:\n  threshold: .nan\nscorers:\n  - metric: grounding\n    max: 5\n", "p.yaml:4: pass.threshold: must be a finite number, got NaN"},

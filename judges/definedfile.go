@@ -139,33 +139,15 @@ func ReadDefinitions(name string, data []byte, reg *metric.Registry) ([]*Definit
 	}
 	// A second document would be read by no one: its judges, silently
 	// left out, would be missed only when --metric asks for one.
-	for {
-		var next yaml.Node
-		err := dec.Decode(&next)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil || !emptyDocument(&next) {
-			return nil, &eval.InputError{File: name, Line: next.Line,
-				Msg: "a second YAML document (after ---): only the first is read, so put every judge in its one judges: list"}
-		}
+	if line, found := yamlpath.ExtraDocument(dec); found {
+		return nil, &eval.InputError{File: name, Line: line,
+			Msg: "a second YAML document (after ---): only the first is read, so put every judge in its one judges: list"}
 	}
 	if len(f.Judges) == 0 {
 		return nil, &eval.InputError{File: name, Line: yamlpath.Line(doc, "judges"), Field: "judges",
 			Msg: "no judge: give a judges: list, each with a name, a criterion and a scale"}
 	}
 	return Definitions(name, doc, f.Judges, reg)
-}
-
-// emptyDocument reports whether doc holds nothing: no node, or a null
-// (a trailing --- with only comments after it).
-func emptyDocument(doc *yaml.Node) bool {
-	for _, n := range doc.Content {
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {
-			return false
-		}
-	}
-	return true
 }
 
 // Definitions checks judges as a file (name, whose YAML document is doc)

@@ -138,6 +138,10 @@ func TestParseProfileNamesLineAndField(t *testing.T) {
 			yaml:  "name: x\nkind: daily\nmetrics:\n  - name: a\n    unit: kg\n    names: {en: [a]}\n",
 			field: "metrics[0].unit", msg: `must be "%", "" or "any"`, line: 5,
 		},
+		"a second document": {
+			yaml: "name: x\nkind: daily\nmetrics:\n  - name: a\n    names: {en: [a]}\n---\nname: y\n",
+			msg:  "a second YAML document (after ---)", line: 6,
+		},
 		"a band of an unknown metric": {
 			yaml:  "name: x\nkind: daily\nmetrics:\n  - name: a\n    names: {en: [a]}\nbands:\n  - metric: b\n",
 			field: "bands[0].metric", msg: `names "b"`, line: 7,

@@ -424,6 +424,10 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 		}
 		return nil, &eval.InputError{File: name, Msg: err.Error()}
 	}
+	if line, found := yamlpath.ExtraDocument(dec); found {
+		return nil, &eval.InputError{File: name, Line: line,
+			Msg: "a second YAML document (after ---): only the first is read, so keep the whole profile in one"}
+	}
 	if err := p.check(); err != nil {
 		var ie *eval.InputError
 		if errors.As(err, &ie) {

@@ -4,7 +4,9 @@
 package yamlpath
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +16,34 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 )
+
+// ExtraDocument reports whether dec, which has read a file's first
+// document, finds another that holds anything (more than comments or a
+// null after a ---), and its line. A file read for its first document
+// alone would leave the rest out without a word: callers refuse it.
+func ExtraDocument(dec *yaml.Decoder) (line int, found bool) {
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if errors.Is(err, io.EOF) {
+			return 0, false
+		}
+		if err != nil || !emptyDocument(&next) {
+			return next.Line, true
+		}
+	}
+}
+
+// emptyDocument reports whether doc holds nothing: no node, or a null
+// (a trailing --- with only comments after it).
+func emptyDocument(doc *yaml.Node) bool {
+	for _, n := range doc.Content {
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {
+			return false
+		}
+	}
+	return true
+}
 
 // Line finds the line of a dotted field path ("scorers[1].max") in a YAML
 // document, or the deepest part of it that exists.

@@ -1,6 +1,7 @@
 package yamlpath
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,6 +29,35 @@ func TestLine(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.line, Line(root.Content[0], tc.field))
+		})
+	}
+}
+
+// TestExtraDocument: after a file's first document, only empty ones (a
+// trailing --- with comments) may follow; another is found with its line.
+func TestExtraDocument(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in    string
+		line  int
+		found bool
+	}{
+		"one document":                  {"a: 1\n", 0, false},
+		"a trailing --- and comments":   {"a: 1\n---\n# nothing more\n", 0, false},
+		"a second document":             {"a: 1\n---\nb: 2\n", 2, true},
+		"a second after an empty one":   {"a: 1\n---\n---\nb: 2\n", 3, true},
+		"a second that is not yaml":     {"a: 1\n---\nb: [\n", 0, true},
+		"a second that is a plain text": {"a: 1\n---\nhello\n", 2, true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dec := yaml.NewDecoder(strings.NewReader(tc.in))
+			var first yaml.Node
+			require.NoError(t, dec.Decode(&first))
+			line, found := ExtraDocument(dec)
+			assert.Equal(t, tc.found, found)
+			assert.Equal(t, tc.line, line)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -329,7 +330,7 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, p *pauser, m jetstream.
 	}
 	hctx, stop := context.WithCancel(ctx)
 	go heartbeat(hctx, m, cfg.AckWait/3)
-	results, err := cfg.Handle(ctx, t)
+	results, err := handle(ctx, cfg.Handle, t, cfg.Log)
 	stop()
 	if errors.Is(err, ErrUnavailable) {
 		p.pause(ctx, err)
@@ -362,6 +363,21 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, p *pauser, m jetstream.
 	}
 	_ = m.DoubleAck(ctx) // not acked: delivered again, it finds its reply
 	return nil
+}
+
+// handle is h(ctx, t), with a panic in h turned into its error: a task
+// that panics (a poison work item) fails its delivery, as an error does,
+// rather than end the worker, and the next worker to take it.
+// The stack goes to log, the error stays one line for the run's results.
+func handle(ctx context.Context, h Handler, t Task, log io.Writer) (results []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panicked: %v", r)
+			fmt.Fprintf(log, "worker: task %s of run %s %v\n%s", t.ID, t.Run, err, debug.Stack())
+			results = nil
+		}
+	}()
+	return h(ctx, t)
 }
 
 // heartbeat tells the server every d that m is still being worked on.

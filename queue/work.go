@@ -341,6 +341,13 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, p *pauser, m jetstream.
 		return nil
 	case errors.Is(err, ErrRefused):
 		_ = m.Nak()
+		// Said in the bucket too, so that the run's coordinator, which
+		// may be on another machine, can say why its tasks wait.
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if rerr := c.refuse(rctx, run, cfg.Endpoint, err); rerr != nil {
+			fmt.Fprintf(cfg.Log, "worker: could not record the refusal of run %s in the queue: %v\n", run, rerr)
+		}
+		cancel()
 		return err
 	case errors.Is(err, ErrUnavailable) && !t.Last:
 		fmt.Fprintf(cfg.Log, "worker: task %s of run %s given back to the queue (delivery %d of %d): %v\n", t.ID, run, t.Delivery, cfg.MaxDeliver, err)

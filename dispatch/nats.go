@@ -284,6 +284,8 @@ type StalledError struct {
 	Tasks, Pairs, Records int
 	// Backlog is the queue's state then; nil when it could not be read.
 	Backlog *queue.Backlog
+	// Refusals are the workers that refused the run's tasks, and why.
+	Refusals []queue.Refusal
 	// Resume is the command that resumes the run.
 	Resume string
 }
@@ -300,6 +302,9 @@ func (e *StalledError) Error() string {
 			b.WriteString("; no worker is taking tasks now: are the workers running, and their model servers up?")
 		}
 	}
+	for _, r := range e.Refusals {
+		fmt.Fprintf(&b, "; the workers of %s refused the run: %s", r.Endpoint, r.Reason)
+	}
 	fmt.Fprintf(&b, "; resume with: %s", e.Resume)
 	return b.String()
 }
@@ -314,6 +319,9 @@ func (n *NATS) stallError(ctx context.Context, conn *queue.Conn, pending map[str
 	defer cancel()
 	if bl, err := conn.Backlog(bctx); err == nil {
 		e.Backlog = &bl
+	}
+	if rs, err := conn.Refusals(bctx, n.Config.RunID); err == nil {
+		e.Refusals = rs
 	}
 	return e
 }

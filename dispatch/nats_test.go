@@ -130,6 +130,38 @@ func TestStalled(t *testing.T) {
 	assert.Empty(t, d.values)
 }
 
+// TestStalledNamesRefusals: a remote worker that refuses the run (its
+// judges are not the run's) says so in the queue, and the coordinator's
+// stall names it and why, as the worker's own log does on its machine.
+func TestStalledNamesRefusals(t *testing.T) {
+	t.Parallel()
+	cfg := natsConfig()
+	fire := make(chan time.Time)
+	other := func(run.Config) ([]dispatch.Unit, run.Config, error) {
+		return []dispatch.Unit{lengthUnit("a")}, run.Config{Model: "openai:gpt-x", Prompts: cfg.Prompts, Settings: cfg.Settings}, nil
+	}
+	n := &dispatch.NATS{Config: cfg, Dir: t.TempDir(), Units: []dispatch.Unit{lengthUnit("a")}, StallTimeout: time.Minute,
+		After: func(time.Duration) <-chan time.Time { return fire }, Resume: "assay bench --resume --out runs/x",
+		Workers: func(conn *queue.Conn) ([]queue.WorkerConfig, func(), error) {
+			// A worker of its own, as one on another machine is: its
+			// refusal does not end the dispatch.
+			w := dispatch.NewWorker(conn, other)
+			go func() {
+				err := conn.Work(t.Context(), queue.WorkerConfig{Endpoint: "gpu-b", Concurrency: 1, AckWait: time.Minute, Handle: w.Handle})
+				assert.ErrorIs(t, err, queue.ErrRefused)
+				fire <- time.Time{}
+			}()
+			return nil, func() {}, nil
+		}}
+	var d delivered
+	err := n.Dispatch(t.Context(), itemsOf(dispatch.Item{Record: rec("x", "four", 1)}), d.deliver)
+	stalled, ok := errors.AsType[*dispatch.StalledError](err)
+	require.True(t, ok, "got %v", err)
+	require.Len(t, stalled.Refusals, 1)
+	assert.Equal(t, "gpu-b", stalled.Refusals[0].Endpoint)
+	assert.Contains(t, err.Error(), `; the workers of gpu-b refused the run: run `+cfg.RunID+`: this worker judges otherwise than the run: model is "offline (approximate)" for the run, "openai:gpt-x" here`)
+}
+
 // TestNATSKeysConversations: the tasks of a sample that is a conversation,
 // or a turn of one (its metadata's conversation_id), go on the subject of
 // the conversation's partition, so that one worker takes them all; the

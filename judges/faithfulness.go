@@ -290,8 +290,9 @@ type verified struct {
 
 // verify checks claims against the passages in one call and returns them
 // with verdicts. A reply must number only the statements it was given and
-// name only the prompt's contexts, or it gets the repair request. Claims
-// the reply skips are asked about once more, alone; any still without a
+// name only the prompt's contexts, and the first must give a verdict, or
+// it gets the repair request. Claims the reply skips are asked about once
+// more, alone; any still without a
 // verdict stay eval.VerdictUnjudged (the caller's score then defaults). A
 // statement given two verdicts keeps the worse. A supporting context is
 // named by the sample's id (ids). With no passage text, every claim is
@@ -316,8 +317,16 @@ func verify(ctx context.Context, m Model, claims []string, ps []prompts.Passage,
 		for k, i := range todo {
 			sub[k] = claims[i]
 		}
+		first := ask2 == 0
 		check := func(o any) error {
-			for i, v := range o.(*verdictList).Verdicts {
+			vs := o.(*verdictList).Verdicts
+			if first && len(vs) == 0 {
+				// Not a reply to keep: asked again, the same statements
+				// would be the same request, answered by the cache with
+				// this same reply.
+				return fmt.Errorf("no verdict given, for %s asked about", plural.Count(len(sub), "statement"))
+			}
+			for i, v := range vs {
 				if v.Statement > len(sub) {
 					return fmt.Errorf("verdicts[%d].statement %d is not a statement number: the statements are numbered 1 to %d", i, v.Statement, len(sub))
 				}

@@ -129,11 +129,10 @@ func TestFaithfulnessWithModel(t *testing.T) {
 			verify: []string{`{"verdicts":[{"statement":1,"verdict":"supported","context":"c1","reason":""}]}`},
 			value:  1, calls: 2, reason: "1 of 1 claim supported by the contexts",
 		},
-		"one claim left without a verdict": {
+		"no verdict at all is repaired once, then defaults": {
 			claims: []string{`{"claims":["The Eiffel Tower was completed in 1889."]}`}, verify: []string{`{"verdicts":[]}`, `{"verdicts":[]}`},
-			value: 0.5, defaulted: true, calls: 3, errContains: "1 of 1 claim without a verdict",
-			reason: "judge failed, neutral grade 3 of 5 used: the model left items without a verdict, even when asked again: " +
-				"1 of 1 claim without a verdict (from the verdicts given: 0 of 1 claim supported by the contexts)",
+			value: 0.5, defaulted: true, calls: 3, errContains: "no verdict given, for 1 statement asked about",
+			reason: "judge failed, neutral grade 3 of 5 used: verify claims: after one repair request: llm: invalid output: no verdict given, for 1 statement asked about",
 		},
 		"no claims is skipped and says so": {
 			claims: []string{`{"claims":[]}`}, value: 0, skipped: true, calls: 1,

@@ -182,8 +182,16 @@ func (p ContextPrecision) judge(ctx context.Context, query, ref string, ps []pro
 	var u eval.Usage
 	for ask2 := 0; ask2 < 2 && len(todo) > 0; ask2++ {
 		known := knownContext(todo, false)
+		first, n := ask2 == 0, len(todo)
 		check := func(o any) error {
-			for i, v := range o.(*usefulnessList).Verdicts {
+			vs := o.(*usefulnessList).Verdicts
+			if first && len(vs) == 0 {
+				// Not a reply to keep: asked again, the same contexts
+				// would be the same request, answered by the cache with
+				// this same reply.
+				return fmt.Errorf("no verdict given, for %s asked about", plural.Count(n, "context"))
+			}
+			for i, v := range vs {
 				if err := known(fmt.Sprintf("verdicts[%d].context", i), v.Context); err != nil {
 					return err
 				}

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -403,7 +404,13 @@ func (c *Client) chatKeyed(ctx context.Context, req Request) (Response, error) {
 	// from the cache it was also put in: the judgement that asked for it
 	// pays for it each time it runs (see fromBatch), so that its results
 	// carry what the run paid rather than a cache hit.
-	if b == nil || !b.holds(key) {
+	switch {
+	case b != nil && b.holds(key):
+	case req.Stale != nil:
+		if c.cfg.Cache != nil {
+			c.cacheErr(req.Tag, fmt.Errorf("%w (%w): the model is asked again, and its reply stored in its place", ErrStaleReply, req.Stale))
+		}
+	default:
 		if r, ok := c.cached(ctx, key, req.Tag, true); ok {
 			return r, nil
 		}
@@ -438,8 +445,10 @@ func (c *Client) chatSent(ctx context.Context, key string, req Request) (Respons
 			// An identical call may have ended, its reply stored, between
 			// the look above and this one's start: that reply is the answer.
 			// (A cache that failed the first look is not counted twice.)
-			if r, ok := c.cached(ctx, key, req.Tag, false); ok {
-				return shared{r, false}, nil
+			if req.Stale == nil {
+				if r, ok := c.cached(ctx, key, req.Tag, false); ok {
+					return shared{r, false}, nil
+				}
 			}
 			r, err := c.send(ctx, req)
 			if err == nil && c.cfg.Cache != nil && vet(req, &r) {

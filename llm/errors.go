@@ -329,3 +329,10 @@ func (e errorBody) status() int {
 	}
 	return 0
 }
+
+// ErrStaleReply is a reply the cache holds that does not read as its
+// request asks now (Request.Stale): the model was asked again. It comes
+// in a "cache_error" Event:
+//
+//	if errors.Is(e.Err, llm.ErrStaleReply) { ... }
+var ErrStaleReply = errors.New("llm cache: a stored reply does not read as its request asks now")

@@ -79,22 +79,24 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 	}
 	typ := reflect.TypeOf(out).Elem()
 	req.Check = func(content string) (string, error) { return dec.decode(content, reflect.New(typ).Interface()) }
-	resp, err := c.Chat(ctx, req)
+	resp, perr, err := readJSON(ctx, c, req, dec, out)
 	u := resp.Usage
-	var perr error
-	switch {
-	case errors.Is(err, ErrReplyTooLarge):
-		// A reply over the cap is an invalid reply, not a failed call.
-		perr = err
-	case err != nil:
+	if err == nil && perr != nil && resp.Cached {
+		// The cache's reply does not read now (another version stored it,
+		// or the schema or a check changed since): it is not the model's
+		// mistake to repair, but a stale entry. Ask the model afresh; its
+		// reply takes the stale one's place in the cache.
+		fresh := req
+		fresh.Stale = perr
+		resp, perr, err = readJSON(ctx, c, fresh, dec, out)
+		u = u.Add(resp.Usage)
+		resp.Usage = u
+	}
+	if err != nil {
 		return Response{Usage: u}, err
-	case resp.Checked != "" && dec.decodeChecked(resp.Checked, out) == nil:
-		// Vetted by req.Check when it was stored: read as it was then.
+	}
+	if perr == nil {
 		return resp, nil
-	default:
-		if _, perr = dec.decode(resp.Content, out); perr == nil {
-			return resp, nil
-		}
 	}
 	// The repair quotes the prompt: it needs the messages, made now if a
 	// Client's cache answered without them.
@@ -114,6 +116,25 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 	}
 	resp2.Usage = u
 	return resp2, nil
+}
+
+// readJSON sends req and reads its reply into out: perr is why the reply
+// could not be read (a reply over the cap is one), err why there was
+// none.
+func readJSON(ctx context.Context, c Chatter, req Request, dec replyDecoder, out any) (resp Response, perr, err error) {
+	resp, err = c.Chat(ctx, req)
+	switch {
+	case errors.Is(err, ErrReplyTooLarge):
+		// A reply over the cap is an invalid reply, not a failed call.
+		return resp, err, nil
+	case err != nil:
+		return resp, nil, err
+	case resp.Checked != "" && dec.decodeChecked(resp.Checked, out) == nil:
+		// Vetted by req.Check when it was stored: read as it was then.
+		return resp, nil, nil
+	}
+	_, perr = dec.decode(resp.Content, out)
+	return resp, perr, nil
 }
 
 // repairQuote bounds how much of a bad reply a repair request quotes.

@@ -61,6 +61,13 @@ type Request struct {
 	// the JSON object it read), so that a reply read back from the cache
 	// is decoded without being vetted again.
 	Check func(content string) (checked string, err error) `json:"-"`
+	// Stale, when set, is why the reply the cache holds for this request
+	// does not read as the request asks now (stored by another version,
+	// or under a schema or check that changed since): a Client does not
+	// look in its cache for it, sends it, stores the new reply over the
+	// stale one and counts a cache error (Event "cache_error") saying so.
+	// ChatJSON sets it.
+	Stale error `json:"-"`
 	// Prompt, when set with Key and no Messages, makes the messages on
 	// demand: a Client whose cache holds the reply for Key never calls
 	// it, so a rerun served from the cache renders no prompt. ChatJSON

@@ -139,3 +139,68 @@ func TestPromptErrorIsTheCallsError(t *testing.T) {
 	}
 	assert.Empty(t, b.heard)
 }
+
+// TestStaleCachedReplyIsAskedAgain: a reply the cache holds that does not
+// read as its request asks now (stored by another version with no
+// content, off a schema that changed since, or with a checked object
+// that no longer passes) is not repaired as if the model had sent it: the
+// model is asked the request again, its reply replaces the stale one in
+// the cache, and a cache error says so. A rerun is then served from the
+// cache with no call.
+func TestStaleCachedReplyIsAskedAgain(t *testing.T) {
+	prompt := []Message{{Role: System, Content: "judge"}, {Role: User, Content: "the claim"}}
+	schema := &Schema{Name: "verdict", JSON: []byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)}
+	tests := map[string]struct {
+		stale     Response
+		wantCause string
+	}{
+		"no content (another version's reply)": {stale: Response{}, wantCause: "no JSON object in reply"},
+		"off the schema as it is now":          {stale: Response{Content: `{"ok":"yes"}`}, wantCause: "not of the schema"},
+		"a checked object off the schema":      {stale: Response{Content: `{"ok":1}`, Checked: `{"ok":1}`}, wantCause: "not of the schema"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := &heardBackend{replies: []string{`{"ok":true}`}}
+			cache := &mapCache{}
+			var cacheErrs []error
+			var mu sync.Mutex
+			c := New(Config{Backend: b, Cache: cache, OnEvent: func(e Event) {
+				if e.Kind == "cache_error" {
+					mu.Lock()
+					cacheErrs = append(cacheErrs, e.Err)
+					mu.Unlock()
+				}
+			}})
+			req := Request{Key: "k1", Schema: schema, Prompt: func() ([]Message, error) { return prompt, nil }}
+			require.NoError(t, cache.Put(t.Context(), c.key(req), tc.stale))
+
+			var out struct {
+				OK bool `json:"ok"`
+			}
+			resp, err := ChatJSONReply(t.Context(), c, req, &out)
+			require.NoError(t, err)
+			assert.True(t, out.OK)
+			assert.False(t, resp.Cached, "the reply is the model's, not the cache's")
+			require.Equal(t, [][]Message{prompt}, b.heard, "the request itself is sent again, not a repair quoting the stale reply")
+			assert.Equal(t, 1, resp.Usage.Calls)
+			mu.Lock()
+			require.Len(t, cacheErrs, 1)
+			assert.Contains(t, cacheErrs[0].Error(), tc.wantCause)
+			mu.Unlock()
+			assert.Equal(t, 1, c.Usage().CacheErrors)
+
+			stored, ok, err := cache.Get(t.Context(), c.key(req))
+			require.NoError(t, err)
+			require.True(t, ok)
+			assert.Equal(t, `{"ok":true}`, stored.Content, "the fresh reply replaces the stale one")
+
+			out.OK = false
+			resp, err = ChatJSONReply(t.Context(), c, req, &out)
+			require.NoError(t, err)
+			assert.True(t, out.OK)
+			assert.True(t, resp.Cached)
+			assert.Len(t, b.heard, 1, "the rerun is served from the cache")
+		})
+	}
+}

@@ -31,6 +31,8 @@ package queue
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -239,6 +241,52 @@ func replyKey(run, task, key string) string {
 		return key
 	}
 	return resultKey(run, task)
+}
+
+// Refusal is a worker's word that it will not do a run's tasks (they
+// would be judged otherwise than the run asks: another model, prompt
+// version or setting, a metric it does not know), kept in the bucket for
+// the run's coordinator to say when the run stalls.
+type Refusal struct {
+	// Endpoint is the refusing worker's model endpoint.
+	Endpoint string `json:"endpoint"`
+	Reason   string `json:"reason"`
+}
+
+// refusalKey is the key of the refusal of run by the workers of
+// endpoint: one per endpoint, the latest kept.
+func refusalKey(run, endpoint string) string {
+	sum := sha256.Sum256([]byte(endpoint))
+	return "x." + run + "." + hex.EncodeToString(sum[:8])
+}
+
+// refuse records that the workers of endpoint refuse run, for why.
+func (c *Conn) refuse(ctx context.Context, run, endpoint string, why error) error {
+	b, err := json.Marshal(Refusal{Endpoint: endpoint, Reason: why.Error()})
+	if err != nil {
+		return err
+	}
+	return retry(ctx, func() error {
+		_, err := c.kv.Put(ctx, refusalKey(run, endpoint), b)
+		return err
+	})
+}
+
+// Refusals are the refusals of run's tasks that workers recorded, one
+// per model endpoint, oldest first.
+func (c *Conn) Refusals(ctx context.Context, run string) ([]Refusal, error) {
+	es, err := c.Entries(ctx, "x."+run+".*")
+	if err != nil {
+		return nil, fmt.Errorf("queue: run %s's refusals: %w", run, err)
+	}
+	out := make([]Refusal, 0, len(es))
+	for _, e := range es {
+		var r Refusal
+		if json.Unmarshal(e.Value, &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // PutSpec stores run's specification (what a worker needs to judge its

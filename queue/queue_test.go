@@ -154,6 +154,35 @@ func TestDeliveriesRunOut(t *testing.T) {
 	require.Equal(t, int32(0), done.Load())
 }
 
+// A task whose handler panics (a poison work item) fails that delivery,
+// as an error would: it is delivered again until its deliveries run out,
+// then recorded as undelivered with the panic, and the worker lives on to
+// do the next task.
+func TestPanickingTaskIsAFailedDelivery(t *testing.T) {
+	_, c := open(t)
+	ctx := t.Context()
+	replies, err := c.Watch(ctx, "run3")
+	require.NoError(t, err)
+	require.NoError(t, c.Publish(ctx, "run3", []string{"poison"}, [][]byte{[]byte("boom")}))
+	var tries atomic.Int32
+	work(t, c, queue.WorkerConfig{Endpoint: "e", Concurrency: 1, AckWait: 5 * time.Second, MaxDeliver: 2, Handle: func(_ context.Context, task queue.Task) ([]byte, error) {
+		if string(task.Body) == "boom" {
+			tries.Add(1)
+			panic("judge blew up")
+		}
+		return []byte(`"fine"`), nil
+	}})
+	r := next(t, replies)
+	require.Equal(t, "poison", r.Task)
+	require.Equal(t, 2, r.Undelivered)
+	require.Contains(t, r.Err, "panicked: judge blew up")
+	require.Equal(t, int32(2), tries.Load())
+
+	require.NoError(t, c.Publish(ctx, "run3", []string{"next"}, [][]byte{[]byte("ok")}))
+	r = next(t, replies)
+	require.Equal(t, queue.Reply{Task: "next", Results: []byte(`"fine"`)}, r)
+}
+
 // Workers of two model endpoints share the one consumer: each task is
 // done exactly once, both take tasks, and neither has more at once than
 // its Concurrency.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -329,7 +330,7 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, p *pauser, m jetstream.
 	}
 	hctx, stop := context.WithCancel(ctx)
 	go heartbeat(hctx, m, cfg.AckWait/3)
-	results, err := cfg.Handle(ctx, t)
+	results, err := handle(ctx, cfg.Handle, t, cfg.Log)
 	stop()
 	if errors.Is(err, ErrUnavailable) {
 		p.pause(ctx, err)
@@ -340,6 +341,13 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, p *pauser, m jetstream.
 		return nil
 	case errors.Is(err, ErrRefused):
 		_ = m.Nak()
+		// Said in the bucket too, so that the run's coordinator, which
+		// may be on another machine, can say why its tasks wait.
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if rerr := c.refuse(rctx, run, cfg.Endpoint, err); rerr != nil {
+			fmt.Fprintf(cfg.Log, "worker: could not record the refusal of run %s in the queue: %v\n", run, rerr)
+		}
+		cancel()
 		return err
 	case errors.Is(err, ErrUnavailable) && !t.Last:
 		fmt.Fprintf(cfg.Log, "worker: task %s of run %s given back to the queue (delivery %d of %d): %v\n", t.ID, run, t.Delivery, cfg.MaxDeliver, err)
@@ -362,6 +370,21 @@ func (c *Conn) do(ctx context.Context, cfg WorkerConfig, p *pauser, m jetstream.
 	}
 	_ = m.DoubleAck(ctx) // not acked: delivered again, it finds its reply
 	return nil
+}
+
+// handle is h(ctx, t), with a panic in h turned into its error: a task
+// that panics (a poison work item) fails its delivery, as an error does,
+// rather than end the worker, and the next worker to take it.
+// The stack goes to log, the error stays one line for the run's results.
+func handle(ctx context.Context, h Handler, t Task, log io.Writer) (results []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panicked: %v", r)
+			fmt.Fprintf(log, "worker: task %s of run %s %v\n%s", t.ID, t.Run, err, debug.Stack())
+			results = nil
+		}
+	}()
+	return h(ctx, t)
 }
 
 // heartbeat tells the server every d that m is still being worked on.

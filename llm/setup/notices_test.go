@@ -2,6 +2,7 @@ package setup
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,18 @@ func TestNoticesSayTheFirstCacheErrorOnce(t *testing.T) {
 	n.event(llm.Event{Kind: "cache_error", Err: &llm.CacheCorruptError{Path: "x", Aside: "x.corrupt-1", Err: errors.New("database disk image is malformed")}})
 	assert.Equal(t, "assay: response cache: llm cache x: put: disk I/O error (the calls go on without it; later cache errors are counted in the summary)\n"+
 		"assay: llm cache x is corrupt (database disk image is malformed): set aside as x.corrupt-1, and a new cache started\n", buf.String())
+}
+
+// TestNoticesSayAStaleReplyWasAskedAgain: a cached reply that no longer
+// reads is said once, without claiming the calls go on without the cache.
+func TestNoticesSayAStaleReplyWasAskedAgain(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	n := &notices{w: &buf}
+	for range 3 {
+		n.event(llm.Event{Kind: "cache_error", Err: fmt.Errorf("%w (no JSON object in reply): the model is asked again", llm.ErrStaleReply)})
+	}
+	assert.Equal(t, "assay: response cache: llm cache: a stored reply does not read as its request asks now (no JSON object in reply): the model is asked again (later cache errors are counted in the summary)\n", buf.String())
 }
 
 // TestNoticesSayALimitHolds: a rate limit that holds calls back is said

@@ -239,7 +239,11 @@ func (n *notices) event(e llm.Event) {
 	case e.Kind != "cache_error":
 	case errors.As(e.Err, new(*llm.CacheCorruptError)):
 		n.printf("%v", e.Err)
-	case !n.cacheError:
+	case n.cacheError:
+	case errors.Is(e.Err, llm.ErrStaleReply):
+		n.cacheError = true
+		n.printf("response cache: %v (later cache errors are counted in the summary)", e.Err)
+	default:
 		n.cacheError = true
 		n.printf("response cache: %v (the calls go on without it; later cache errors are counted in the summary)", e.Err)
 	}

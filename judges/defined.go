@@ -164,7 +164,12 @@ func (d Defined) score(sampled, reason string, resp llm.Response, u eval.Usage) 
 	if !ok {
 		out.Points, out.Value = g, sc.Value(g)
 		out.Method = Method(d.Model) + " (sampled grade, no log-probabilities)"
-		out.Reason = fmt.Sprintf("grade %s on %s, as sampled (the server gave no log-probabilities for it): %s", sampled, sc, reason)
+		why := "the server gave no log-probabilities for it"
+		if len(resp.Logprobs) > 0 {
+			out.Method = Method(d.Model) + " (sampled grade, log-probabilities unread)"
+			why = "the log-probabilities at its place do not tell the scale's grades apart"
+		}
+		out.Reason = fmt.Sprintf("grade %s on %s, as sampled (%s): %s", sampled, sc, why, reason)
 		return out
 	}
 	// Of pass/fail, the points and the value are the chance of a pass.
@@ -225,9 +230,19 @@ func (sc Scale) Weighted(lps []llm.TokenLogprob, content, sampled string) (mean 
 
 // weigh is the probability-weighted mean grade over the alternatives
 // that are grades of the scale.
+//
+// A tokenizer that splits numbers into digits (Llama 2's, Mistral's,
+// Qwen's) writes 10 as "1" then "0": on a scale that goes to 10, a "1"
+// among the alternatives may be grade 1 or the start of 10, and a model
+// torn between 9 and 10 would read as torn between 9 and 1. Unless an
+// alternative is "10" itself (the tokenizer keeps it whole), such a "1"
+// cannot be read, and the grade is left as sampled.
 func (sc Scale) weigh(top []llm.TopLogprob) (float64, map[string]float64, bool) {
 	probs := map[string]float64{}
 	mass := 0.0
+	if sc.splitTen(top) {
+		return 0, nil, false
+	}
 	for _, a := range top {
 		g := gradeToken(a.Token)
 		if _, ok := sc.Grade(g); !ok || math.IsNaN(a.Logprob) {
@@ -250,6 +265,24 @@ func (sc Scale) weigh(top []llm.TopLogprob) (float64, map[string]float64, bool) 
 		mean += x * probs[g]
 	}
 	return mean, probs, true
+}
+
+// splitTen reports whether the alternatives hold a "1" that may be the
+// first digit of grade 10 (see weigh).
+func (sc Scale) splitTen(top []llm.TopLogprob) bool {
+	if sc.PassFail || sc.Hi < 10 || sc.Lo > 1 {
+		return false
+	}
+	one, ten := false, false
+	for _, a := range top {
+		switch gradeToken(a.Token) {
+		case "1":
+			one = true
+		case "10":
+			ten = true
+		}
+	}
+	return one && !ten
 }
 
 // gradeToken is a token as a grade: without the spaces, quotes and colon

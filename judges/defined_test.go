@@ -96,6 +96,13 @@ func TestDefinedGradeWeightedByLogprobs(t *testing.T) {
 			points: 7.125, value: 0.7125, method: "llm:openai:judge (G-Eval: grade weighted by log-probabilities)",
 			counts: map[string]float64{"grade": 7, "p_7": 0.625, "p_8": 0.25, "p_6": 0.125}, wantTop: 11,
 		},
+		"1-10 from a tokenizer that splits 10: the sampled grade, said why": {
+			scale: "1-10", content: `{"reason":"nearly all there","grade":9}`, at: "9",
+			tokens: []string{"9", "1"}, top: map[string]float64{"9": 0.5, "1": 0.5}, logprobs: true,
+			points: 9, value: 8.0 / 9, method: "llm:openai:judge (sampled grade, log-probabilities unread)",
+			reason: "grade 9 on 1-10, as sampled (the log-probabilities at its place do not tell the scale's grades apart): nearly all there",
+			counts: map[string]float64{"grade": 9}, wantTop: 10,
+		},
 		"pass/fail: the chance of a pass": {
 			scale: "pass/fail", content: `{"reason":"polite and cites 4.2","grade":"pass"}`, at: "pass",
 			tokens: []string{"pass", "fail"}, top: map[string]float64{"pass": 0.7, "fail": 0.3}, logprobs: true,

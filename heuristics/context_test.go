@@ -480,3 +480,55 @@ func TestContextFiguresAreFmts(t *testing.T) {
 		assert.Equal(t, want, a.figures())
 	}
 }
+
+// estimatedFaithfulnessAllCounts is estimatedFaithfulness with every count
+// made: the reference for the one that stops at the density's cap.
+func estimatedFaithfulnessAllCounts(chunks []eval.Source) float64 {
+	all := joinTexts(chunks)
+	facts := countFactNumbers(all) + 2*countFactDates(all) + countFactProperNouns(all)
+	words := float64(countJSFields(all))
+	density := min(float64(float64(facts)/(words/100))*faithDensityScale, 1)
+	confidence := min(chunks[0].Score*faithScoreScale, 1)
+	return float64(density*faithDensityWeight) + float64(confidence*faithScoreWeight)
+}
+
+// TestFaithfulnessStopsCountingAtTheCap: the estimate is the same whether
+// the counts stop at the density's cap or not, for texts whose density
+// is reached by their numbers alone, by their proper nouns, only with
+// their dates, or never.
+func TestFaithfulnessStopsCountingAtTheCap(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"numbers alone reach it":      "In 2021 there were 14 sites, 3 labs and 27 staff on 5 floors.",
+		"proper nouns reach it":       "Ada Lovelace met Charles Babbage in London with Mary Somerville.",
+		"dates are needed":            "signed on 2024-01-15 " + strings.Repeat("and then ", 28),
+		"never reached":               "the quick brown fox jumps over the lazy dog and then it sleeps for a while in the warm sun of the late afternoon",
+		"just under the cap":          "one two three four five six seven eight nine 10",
+		"empty":                       "",
+		"thai with a number":          "ปี 2024 มีผู้ใช้ 5 ล้านคน",
+		"exactly at the cap, 1 in 10": "a b c d e f g h i 7",
+	}
+	for name, text := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			chunks := []eval.Source{{Text: text, Score: 0.5}, {Text: "Berlin 1999", Score: 0.4}}
+			assert.Equal(t, estimatedFaithfulnessAllCounts(chunks), estimatedFaithfulness(chunks))
+		})
+	}
+}
+
+// FuzzFaithfulnessStopsCountingAtTheCap: any text, the same estimate.
+func FuzzFaithfulnessStopsCountingAtTheCap(f *testing.F) {
+	for _, s := range []string{"In 2021 14 sites", "Ada Lovelace 2024-01-15", "plain words only here", "May 12, 2020"} {
+		f.Add(s, 0.5)
+	}
+	f.Fuzz(func(t *testing.T, s string, score float64) {
+		chunks := []eval.Source{{Text: s, Score: score}}
+		want, got := estimatedFaithfulnessAllCounts(chunks), estimatedFaithfulness(chunks)
+		if math.IsNaN(want) {
+			require.True(t, math.IsNaN(got))
+			return
+		}
+		require.Equal(t, want, got, "estimate of %q", s)
+	})
+}

@@ -126,7 +126,7 @@ func DecodeError(file string, doc *yaml.Node, msg string) error {
 	if t := yamlWrongType().FindStringSubmatch(m[2]); t != nil {
 		// Of the values on the line (a JSON file has one line), the one
 		// written as the message quotes it.
-		if f := valueAt(doc, ie.Line, "", func(v *yaml.Node) bool { return v.Kind == yaml.ScalarNode && v.Value == t[1] }); f != "" {
+		if f := valueAt(doc, ie.Line, "", func(v *yaml.Node, _ bool) bool { return v.Kind == yaml.ScalarNode && v.Value == t[1] }); f != "" {
 			ie.Field = f
 		}
 		switch into := t[2]; {
@@ -149,7 +149,7 @@ func DecodeError(file string, doc *yaml.Node, msg string) error {
 		// item on its line, is at fault.
 		got := map[string]string{"seq": "a list", "map": "a mapping"}[k[1]]
 		kind := map[string]yaml.Kind{"seq": yaml.SequenceNode, "map": yaml.MappingNode}[k[1]]
-		if f := valueAt(doc, ie.Line, "", func(v *yaml.Node) bool { return v.Kind == kind }); f != "" && f != ie.Field {
+		if f := valueAt(doc, ie.Line, "", func(v *yaml.Node, _ bool) bool { return v.Kind == kind }); f != "" && f != ie.Field {
 			ie.Field = f
 		} else {
 			ie.Field = yamlIndex().ReplaceAllString(ie.Field, "")
@@ -165,33 +165,10 @@ func DecodeError(file string, doc *yaml.Node, msg string) error {
 }
 
 // fieldAt returns the dotted path ("scorers[0].max") of the deepest key
-// on the given line of a YAML document, or "".
+// on the given line of a YAML document, or of a plain list item there,
+// or "".
 func fieldAt(n *yaml.Node, line int, path string) string {
-	found := ""
-	switch n.Kind {
-	case yaml.MappingNode:
-		for k := 0; k+1 < len(n.Content); k += 2 {
-			key, val := n.Content[k], n.Content[k+1]
-			p := join(path, key.Value)
-			if key.Line == line {
-				found = p
-			}
-			if f := fieldAt(val, line, p); f != "" {
-				found = f
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			if c.Kind == yaml.ScalarNode && c.Line == line {
-				found = p
-			}
-			if f := fieldAt(c, line, p); f != "" {
-				found = f
-			}
-		}
-	}
-	return found
+	return valueAt(n, line, path, func(v *yaml.Node, item bool) bool { return !item || v.Kind == yaml.ScalarNode })
 }
 
 // keyAt returns the dotted path of the mapping key named name on the
@@ -228,17 +205,17 @@ func join(path, key string) string {
 }
 
 // valueAt is the path of the last value (in the order written) that a
-// key or list item on line holds and that ok accepts, "" when none does:
-// of the values a line holds (all of a JSON file's), the one a decoding
-// error describes.
-func valueAt(n *yaml.Node, line int, path string, ok func(*yaml.Node) bool) string {
+// key or list item on line holds and that ok accepts (item says it is a
+// list item), "" when none does: of the values a line holds (all of a
+// JSON file's), the one a decoding error describes.
+func valueAt(n *yaml.Node, line int, path string, ok func(v *yaml.Node, item bool) bool) string {
 	found := ""
 	switch n.Kind {
 	case yaml.MappingNode:
 		for k := 0; k+1 < len(n.Content); k += 2 {
 			key, val := n.Content[k], n.Content[k+1]
 			p := join(path, key.Value)
-			if key.Line == line && ok(val) {
+			if key.Line == line && ok(val, false) {
 				found = p
 			}
 			if f := valueAt(val, line, p, ok); f != "" {
@@ -248,7 +225,7 @@ func valueAt(n *yaml.Node, line int, path string, ok func(*yaml.Node) bool) stri
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
 			p := fmt.Sprintf("%s[%d]", path, i)
-			if c.Line == line && ok(c) {
+			if c.Line == line && ok(c, true) {
 				found = p
 			}
 			if f := valueAt(c, line, p, ok); f != "" {

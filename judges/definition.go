@@ -259,6 +259,12 @@ func ParseScale(s string) (Scale, error) {
 	if lo >= hi || hi > 10 {
 		return Scale{}, fmt.Errorf("cannot use scale %q: want whole grades LO-HI with LO below HI, from 0 to 10 (1-5, 0-10)", s)
 	}
+	// A grade is written one way, as a reply must write it (see Grade):
+	// a scale of "01-05" would have the file write grades the replies
+	// may not.
+	if strconv.Itoa(lo) != m[1] || strconv.Itoa(hi) != m[2] {
+		return Scale{}, fmt.Errorf("cannot use scale %q: write its grades without leading zeros (%d-%d), as a reply and the rubric write them", s, lo, hi)
+	}
 	return Scale{Lo: lo, Hi: hi}, nil
 }
 

@@ -535,6 +535,7 @@ func (x *execution) summarize(base string) (run.Summary, shownSamples, error) {
 		shown.Go(func() error { return readShown(nil) })
 	}
 	summary := x.folder.Summary(x.data.Len(), job.Now().UTC(), x.threshold)
+	gradeThresholds(job.Registry, summary.Metrics)
 	for _, m := range summary.Metrics {
 		s.CountSampled(m.Sampled, m.Unstable, m.WeakPasses)
 	}
@@ -685,6 +686,20 @@ func planJob(job Job, s *judging.Session, floors *run.MinGate) (plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// gradeThresholds sets the grade each threshold of ms stands for, where
+// a judges file defines the metric (judges.ThresholdGrade), for the
+// summaries to show beside its value.
+func gradeThresholds(reg *metric.Registry, ms []run.MetricStats) {
+	if reg == nil {
+		return
+	}
+	for i, m := range ms {
+		if e, ok := reg.Lookup(m.Metric); ok {
+			ms[i].ThresholdGrade = judges.ThresholdGrade(e, m.Threshold)
+		}
+	}
 }
 
 // judgesOf are the threshold of each of metrics (its --min floor where

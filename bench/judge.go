@@ -243,6 +243,7 @@ func (j *judgeRun) run(ctx context.Context, data *dataset.Dataset, scorers []eva
 	}
 	o.ran = true
 	o.Summaries, o.Skipped = j.stats.Metrics(job.Metrics...), j.stats.Skipped()
+	gradeThresholds(job.Registry, o.Summaries)
 	o.Report = s.Report(j.stats.Defaulted())
 	if interrupted {
 		o.Failures = append(o.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: fmt.Errorf("interrupted after %d of %d records: %w", o.Done, data.Len(), context.Cause(ctx))})

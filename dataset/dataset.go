@@ -130,8 +130,9 @@ func Load(path string) ([]Record, error) {
 //     A row that repeats the header row (two files joined) is an error.
 //   - ".tsv": TSV, read as CSV whose cells are separated by tabs, whatever
 //     its header row holds (a header with commas and no tab is an error:
-//     a CSV file named .tsv), by the same rules of header, cells, quotes
-//     and errors.
+//     a CSV file named .tsv), by the same rules of header, cells and
+//     errors, except that only a cell that starts with a quote is quoted:
+//     a quote anywhere else is text (He said "hi"), as pandas reads it.
 //   - ".json": a JSON array of records, one record (an object, which may
 //     span several lines), or JSON Lines.
 //   - anything else (".jsonl"): JSON Lines, one object a line, blank lines
@@ -410,11 +411,15 @@ func (d *datasetReader) csvFile(r io.Reader, sep rune) error {
 	if sep == 0 {
 		sep = csvSeparator(br)
 	}
-	cr := csv.NewReader(br)
-	cr.Comma = sep
-	cr.FieldsPerRecord = 0 // every row as wide as the header
+	var cr rowReader = &tsvReader{br: br}
+	if d.kind == "CSV" {
+		c := csv.NewReader(br)
+		c.Comma = sep
+		c.FieldsPerRecord = 0 // every row as wide as the header
+		cr = c
+	}
 	header, err := cr.Read()
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return nil // no records
 	}
 	if err != nil {
@@ -432,7 +437,7 @@ func (d *datasetReader) csvFile(r io.Reader, sep rune) error {
 	}
 	for {
 		row, err := cr.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
@@ -447,9 +452,16 @@ func (d *datasetReader) csvFile(r io.Reader, sep rune) error {
 	}
 }
 
+// rowReader reads the rows of a CSV or TSV file: a *csv.Reader or a
+// *tsvReader.
+type rowReader interface {
+	Read() ([]string, error)
+	FieldPos(field int) (line, column int)
+}
+
 // csvRow reads row, the CSV row cr has just read, under header, the
 // names of the columns, whose indexes column gives, and keeps its record.
-func (d *datasetReader) csvRow(cr *csv.Reader, row, header []string, column map[string]int) error {
+func (d *datasetReader) csvRow(cr rowReader, row, header []string, column map[string]int) error {
 	line, _ := cr.FieldPos(0)
 	if sameHeader(row, header) {
 		return d.errAt(line, 0, "", "the header row again ("+d.kind+" files joined with their headers?): remove the line")

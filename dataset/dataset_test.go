@@ -141,6 +141,18 @@ func TestReadMapsTheOtherFields(t *testing.T) {
 				{ID: "line-3", Line: 3, Sample: eval.Sample{ID: "line-3", Query: "a\ttab\nand a line", Answer: "Because, so"}},
 			},
 		},
+		"tsv: quotes inside a cell are text, a cell that starts with one is quoted": {
+			"d.tsv",
+			"question\tanswer\tcontexts\n" +
+				"He said \"hi\"\tthe \"best\" one\t5\" long\n" +
+				"\"\"\"Hi\"\" first\"\t\"a\ttab\"\t\"\"\n" +
+				"a \"\tb\"\tc\"\"d\r\n",
+			[]Record{
+				{ID: "line-2", Line: 2, Sample: eval.Sample{ID: "line-2", Query: `He said "hi"`, Answer: `the "best" one`, Sources: []eval.Source{{ID: "c1", Text: `5" long`}}}},
+				{ID: "line-3", Line: 3, Sample: eval.Sample{ID: "line-3", Query: `"Hi" first`, Answer: "a\ttab"}},
+				{ID: "line-4", Line: 4, Sample: eval.Sample{ID: "line-4", Query: `a "`, Answer: `b"`, Sources: []eval.Source{{ID: "c1", Text: `c""d`}}}},
+			},
+		},
 		"tsv: a header of one column": {
 			"d.tsv",
 			"question\nWhy, then?\n",
@@ -255,8 +267,12 @@ func TestReadRejectsBadInput(t *testing.T) {
 			"data.tsv:3: the header row again (TSV files joined with their headers?): remove the line", 3, 0, ""},
 		"tsv: a CSV file named .tsv": {"data.tsv", "question,answer\nq,a\n",
 			"data.tsv:1: the header row holds commas and no tab: a .tsv file's cells are separated by tabs (is it CSV? name it .csv)", 1, 0, ""},
-		"tsv: a bare quote in a cell": {"data.tsv", "question\tanswer\nq\tsaid \"hi\"\n",
-			"data.tsv:2:8: invalid TSV: bare \" in non-quoted-field", 2, 8, ""},
+		"tsv: a cell that starts with a quote and goes on after its close": {"data.tsv", "question\tanswer\nq\t\"hi\" he said\n",
+			"data.tsv:2:3: invalid TSV: " + errTSVQuote.Error(), 2, 3, ""},
+		"tsv: a quoted cell that never closes": {"data.tsv", "question\tanswer\nq\t\"hi\nq\ta\n",
+			"data.tsv:2:3: invalid TSV: " + errTSVQuote.Error(), 2, 3, ""},
+		"tsv: a long row after a quoted line break": {"data.tsv", "question\tanswer\n\"q\nr\"\ta\tb\n",
+			"data.tsv:2:1: invalid TSV: wrong number of fields", 2, 1, ""},
 		"csv: a ground_truth object that is a Python dict": {"data.csv", "question,ground_truth\nq,\"{'revenue': 1.5}\"\n",
 			"data.csv:2:3: ground_truth: starts as an object but is not JSON (a Python dict?): write an object of numbers as JSON, or a reference without the braces", 2, 3, "ground_truth"},
 		"csv: a ground_truth object with a number written with commas": {"data.csv", "question,ground_truth\nq,\"{\"\"revenue\"\": 1,234}\"\n",

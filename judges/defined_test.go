@@ -376,3 +376,38 @@ func TestDefinedStandInAnswersItsSchema(t *testing.T) {
 	content, _, ok := judges.DefinedStandIn(llm.Request{Schema: &llm.Schema{Name: "grade"}}, nil)
 	assert.False(t, ok, "another schema: %s", content)
 }
+
+// The grade a defined judge's threshold stands for is shown beside it:
+// the grade the judges file wrote, or where a --min floor falls.
+func TestThresholdGrade(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		yaml string
+		t    float64 // the threshold; < 0 takes the entry's own
+		want string
+	}{
+		"the file's grade":              {yaml: "judges:\n  - name: tone\n    criterion: Polite.\n    scale: 1-5\n    threshold: 4\n", t: -1, want: "grade 4 of 1-5"},
+		"the middle of 0-10 by default": {yaml: "judges:\n  - name: tone\n    criterion: Polite.\n    scale: 0-10\n", t: -1, want: "grade 5 of 0-10"},
+		"a floor between two grades":    {yaml: "judges:\n  - name: tone\n    criterion: Polite.\n    scale: 1-5\n", t: 0.8, want: "grade 4.2 of 1-5"},
+		"pass/fail has none":            {yaml: "judges:\n  - name: tone\n    criterion: Polite.\n    scale: pass/fail\n", t: -1, want: ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := defined(t, tc.yaml).Entry()
+			th := tc.t
+			if th < 0 {
+				th = e.Threshold.Model
+			}
+			assert.Equal(t, tc.want, judges.ThresholdGrade(e, th))
+		})
+	}
+	t.Run("a built-in metric has none", func(t *testing.T) {
+		t.Parallel()
+		var reg metric.Registry
+		require.NoError(t, judges.AddBuiltins(&reg))
+		e, ok := reg.Lookup(judges.MetricFactualCorrectness)
+		require.True(t, ok)
+		assert.Empty(t, judges.ThresholdGrade(e, 0.5))
+	})
+}

@@ -62,6 +62,12 @@ func TestBadJudgesFile(t *testing.T) {
 		"a scale upside down": {
 			"judges:\n  - name: tone\n    criterion: Polite.\n    scale: 5-1\n", 4, "judges[0].scale", "LO below HI",
 		},
+		"a scale with leading zeros": {
+			"judges:\n  - name: tone\n    criterion: Polite.\n    scale: 01-05\n", 4, "judges[0].scale", `cannot use scale "01-05": write its grades without leading zeros (1-5)`,
+		},
+		"a scale with a leading zero at its top": {
+			"judges:\n  - name: tone\n    criterion: Polite.\n    scale: 0-010\n", 4, "judges[0].scale", `cannot use scale "0-010": write its grades without leading zeros (0-10)`,
+		},
 		"a scale past 10": {
 			"judges:\n  - name: tone\n    criterion: Polite.\n    scale: 0-100\n", 4, "judges[0].scale", "from 0 to 10",
 		},

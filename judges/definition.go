@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -259,6 +260,12 @@ func ParseScale(s string) (Scale, error) {
 	if lo >= hi || hi > 10 {
 		return Scale{}, fmt.Errorf("cannot use scale %q: want whole grades LO-HI with LO below HI, from 0 to 10 (1-5, 0-10)", s)
 	}
+	// A grade is written one way, as a reply must write it (see Grade):
+	// a scale of "01-05" would have the file write grades the replies
+	// may not.
+	if strconv.Itoa(lo) != m[1] || strconv.Itoa(hi) != m[2] {
+		return Scale{}, fmt.Errorf("cannot use scale %q: write its grades without leading zeros (%d-%d), as a reply and the rubric write them", s, lo, hi)
+	}
 	return Scale{Lo: lo, Hi: hi}, nil
 }
 
@@ -301,6 +308,21 @@ func (sc Scale) Grade(text string) (float64, bool) {
 		return 0, false
 	}
 	return float64(g), true
+}
+
+// ThresholdGrade is the grade of the judge a metric's entry defines
+// (Definition.Entry) that the pass threshold t, a value in 0..1, stands
+// for, as a summary shows it beside t: "grade 4 of 1-5" for 0.75, or
+// "grade 4.2 of 1-5" for a --min floor of 0.8 between two grades. It is
+// "" for a metric no judges file defines and for a pass/fail judge,
+// whose threshold no file writes.
+func ThresholdGrade(e metric.Entry, t float64) string {
+	d, ok := DefinitionOf(e)
+	if !ok || d.Scale.PassFail {
+		return ""
+	}
+	g := float64(d.Scale.Lo) + t*float64(d.Scale.Hi-d.Scale.Lo)
+	return "grade " + strconv.FormatFloat(math.Round(g*100)/100, 'f', -1, 64) + " of " + d.Scale.String()
 }
 
 // Value maps a grade (or a weighted mean of grades) to 0..1.

@@ -442,7 +442,9 @@ func (m marking) evidence(counts map[string]float64) eval.Evidence {
 // false positives the others; in recall and F1 modes the reference's
 // claims are checked against the answer too, false negatives those the
 // answer does not support. Precision is TP / (TP + FP), recall TP / (TP +
-// FN), F1 their harmonic mean, 2PR / (P + R). Mode is ModeF1 (the
+// FN), F1 their harmonic mean, 2PR / (P + R); as in RAGAS, recall is 0
+// when TP and FN are both 0 (the answer covers the reference, yet none of
+// its claims is in it), and the reason says why. Mode is ModeF1 (the
 // default), ModePrecision or ModeRecall; the registry names the three
 // factual_correctness, factual_correctness_precision and
 // factual_correctness_recall.
@@ -558,11 +560,18 @@ func (j FactualCorrectness) score(meth string, fwd, back []eval.Claim, u eval.Us
 		v, reason = p, fmt.Sprintf("precision %.2f: %d of the answer's %s supported by the reference", p, tp, plural.Count(len(fwd), "claim"))
 	case ModeRecall:
 		v, reason = r, fmt.Sprintf("recall %.2f: %s, %d of the reference's %s not supported by the answer", r, plural.Count(tp, "true positive"), fn, plural.Count(len(back), "claim"))
+		if tp == 0 && fn == 0 {
+			reason = fmt.Sprintf("recall 0.00: %s", noTruePositive(len(fwd), len(back)))
+		}
 	default:
 		if p+r > 0 {
 			v = 2 * p * r / (p + r)
 		}
-		reason = fmt.Sprintf("F1 %.2f of precision %.2f (%d of the answer's %s in the reference) and recall %.2f (%d of the reference's %s missing from the answer)", v, p, tp, plural.Count(len(fwd), "claim"), r, fn, plural.Count(len(back), "claim"))
+		recall := fmt.Sprintf("%d of the reference's %s missing from the answer", fn, plural.Count(len(back), "claim"))
+		if tp == 0 && fn == 0 {
+			recall = noTruePositive(len(fwd), len(back))
+		}
+		reason = fmt.Sprintf("F1 %.2f of precision %.2f (%d of the answer's %s in the reference) and recall %.2f (%s)", v, p, tp, plural.Count(len(fwd), "claim"), r, recall)
 	}
 	counts := map[string]float64{"tp": float64(tp), "fp": float64(fp), "precision": p}
 	if j.Mode != ModePrecision {
@@ -580,6 +589,16 @@ func (j FactualCorrectness) score(meth string, fwd, back []eval.Claim, u eval.Us
 		}
 	}
 	return eval.Score{Metric: j.name(), Value: v, Points: v, Max: 1, Method: meth, Reason: reason, Evidence: ev, Usage: u.Recorded()}
+}
+
+// noTruePositive says why recall is 0 when the answer supports every
+// claim of the reference (no false negative) yet none of its own claims
+// is in the reference (no true positive): RAGAS counts recall as
+// TP / (TP + FN), the true positives being the answer's claims the
+// reference supports, and takes 0 for 0 / 0.
+func noTruePositive(answer, reference int) string {
+	return fmt.Sprintf("the answer covers all of the reference's %s, but none of the answer's %s is in the reference, and recall counts the answer's claims the reference supports: TP / (TP + FN) = 0 / 0, taken as 0 as RAGAS does",
+		plural.Count(reference, "claim"), plural.Count(answer, "claim"))
 }
 
 // ratio is a / b, or 0 when b is 0.

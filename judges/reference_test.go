@@ -180,9 +180,17 @@ func TestFactualCorrectnessIsRAGASFormula(t *testing.T) {
 		metric   string
 		fwd, bwd string // verdicts of the answer's claims against the reference, of the reference's against the answer
 		want     float64
+		reason   string // the score's reason; "" not checked
 	}{
 		// TP 2, FP 1 (answer S S U); FN 1 (reference S U): P = 2/3, R = 2/3, F1 = 2/3 (RAGAS 0.67).
-		"f1, even": {metric: judges.MetricFactualCorrectness, fwd: "SSU", bwd: "SU", want: 2.0 / 3},
+		"f1, even": {metric: judges.MetricFactualCorrectness, fwd: "SSU", bwd: "SU", want: 2.0 / 3,
+			reason: "F1 0.67 of precision 0.67 (2 of the answer's 3 claims in the reference) and recall 0.67 (1 of the reference's 2 claims missing from the answer)"},
+		// TP 0, FP 2; FN 0: R = 0 / 0, which RAGAS takes as 0 (tp / (tp + fn + 1e-8)), and so F1 = 0.
+		"f1, no true positive and nothing missing": {metric: judges.MetricFactualCorrectness, fwd: "UU", bwd: "S", want: 0,
+			reason: "F1 0.00 of precision 0.00 (0 of the answer's 2 claims in the reference) and recall 0.00 (the answer covers all of the reference's 1 claim, but none of the answer's 2 claims is in the reference, and recall counts the answer's claims the reference supports: TP / (TP + FN) = 0 / 0, taken as 0 as RAGAS does)"},
+		// TP 0, FN 0: R = 0, as in RAGAS.
+		"recall, no true positive and nothing missing": {metric: judges.MetricFactualRecall, fwd: "U", bwd: "SS", want: 0,
+			reason: "recall 0.00: the answer covers all of the reference's 2 claims, but none of the answer's 1 claim is in the reference, and recall counts the answer's claims the reference supports: TP / (TP + FN) = 0 / 0, taken as 0 as RAGAS does"},
 		// TP 4, FP 0; FN 1: P = 1, R = 4/5, F1 = 2 x 0.8 / 1.8 = 8/9 (RAGAS 0.89).
 		"f1, a gap": {metric: judges.MetricFactualCorrectness, fwd: "SSSS", bwd: "U", want: 8.0 / 9},
 		// TP 0: P = R = F1 = 0.
@@ -194,7 +202,8 @@ func TestFactualCorrectnessIsRAGASFormula(t *testing.T) {
 		// TP 3, FP 0: P = 1.
 		"precision, all supported": {metric: judges.MetricFactualPrecision, fwd: "SSS", want: 1},
 		// TP 2; FN 2 (reference S U U): R = 2 / (2 + 2) = 0.5.
-		"recall": {metric: judges.MetricFactualRecall, fwd: "SS", bwd: "SUU", want: 0.5},
+		"recall": {metric: judges.MetricFactualRecall, fwd: "SS", bwd: "SUU", want: 0.5,
+			reason: "recall 0.50: 2 true positives, 2 of the reference's 3 claims not supported by the answer"},
 		// TP 1, FN 0: R = 1 whatever the false positives.
 		"recall, extra claims do not count": {metric: judges.MetricFactualRecall, fwd: "SUU", bwd: "S", want: 1},
 	}
@@ -217,6 +226,9 @@ func TestFactualCorrectnessIsRAGASFormula(t *testing.T) {
 			require.False(t, sc.Defaulted, sc.Reason)
 			assert.Equal(t, tc.metric, sc.Metric)
 			assert.InDelta(t, tc.want, sc.Value, 1e-9, sc.Reason)
+			if tc.reason != "" {
+				assert.Equal(t, tc.reason, sc.Reason)
+			}
 			assert.Equal(t, len(replies), srv.Calls(), "precision mode asks nothing of the reference")
 			assert.Zero(t, srv.EmbedCalls())
 			reqs := srv.Requests()

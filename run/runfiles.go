@@ -264,8 +264,12 @@ type MetricStats struct {
 	// values that pass (at or above it, or by their card's verdict) and
 	// PassRate is their share.
 	Threshold float64 `json:"threshold"`
-	Passed    int     `json:"passed"`
-	PassRate  Num     `json:"pass_rate"`
+	// ThresholdGrade is the grade of a judges file's scale the threshold
+	// stands for ("grade 4 of 1-5", judges.ThresholdGrade), shown beside
+	// it; "" for other metrics. summary.json does not keep it.
+	ThresholdGrade string `json:"-"`
+	Passed         int    `json:"passed"`
+	PassRate       Num    `json:"pass_rate"`
 	// Calls are the model calls the results made, and TokensIn,
 	// TokensOut and CostUSD what they paid: a reply from the cache is no
 	// call and costs nothing (CacheHits counts those, CachedTokensIn and

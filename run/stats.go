@@ -306,7 +306,7 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 		}
 		passed := "-"
 		if m.PassRate.Defined() {
-			passed = fmt.Sprintf("%.0f%% (>= %s)", 100*float64(m.PassRate), fmtThreshold(m.Threshold))
+			passed = fmt.Sprintf("%.0f%% (>= %s)", 100*float64(m.PassRate), m.thresholdText())
 		}
 		defaulted := "0"
 		if m.Defaulted > 0 {
@@ -396,3 +396,13 @@ func (s *Summary) AddCalibration(path string, labels dataset.Labels) error {
 
 // fmtThreshold writes a threshold with as few digits as tell it apart.
 func fmtThreshold(t float64) string { return strconv.FormatFloat(t, 'g', 4, 64) }
+
+// thresholdText is m's threshold as a summary shows it: the value, and
+// the grade it stands for when a judges file defines the metric ("0.75,
+// grade 4 of 1-5").
+func (m MetricStats) thresholdText() string {
+	if m.ThresholdGrade == "" {
+		return fmtThreshold(m.Threshold)
+	}
+	return fmtThreshold(m.Threshold) + ", " + m.ThresholdGrade
+}

@@ -30,7 +30,7 @@ func FormatBrief(w io.Writer, ss []MetricStats) error {
 		mean, low, passed := "-", "-", "-"
 		if s.Scored > 0 {
 			mean, low = fmt.Sprintf("%.3f", float64(s.Mean)), fmt.Sprintf("%.3f", float64(s.Min))
-			passed = fmt.Sprintf("%d/%d (>= %s)", s.Passed, s.Scored, fmtThreshold(s.Threshold))
+			passed = fmt.Sprintf("%d/%d (>= %s)", s.Passed, s.Scored, s.thresholdText())
 		}
 		defaulted := "0"
 		if s.Defaulted > 0 {

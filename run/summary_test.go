@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -120,4 +121,23 @@ func TestStatsBrief(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A judge defined on a scale of grades shows the grade its threshold
+// stands for beside the value, in both tables; summary.json keeps the
+// value only.
+func TestThresholdGradeShown(t *testing.T) {
+	t.Parallel()
+	ms := Summarize([]Result{{ID: "a", Metric: "tone", Value: 0.75}, {ID: "b", Metric: "tone", Value: 0.5}}, func(string) float64 { return 0.75 })
+	require.Len(t, ms, 1)
+	ms[0].ThresholdGrade = "grade 4 of 1-5"
+	var brief, full bytes.Buffer
+	require.NoError(t, FormatBrief(&brief, ms))
+	require.NoError(t, FormatMetricStats(&full, ms))
+	assert.Contains(t, brief.String(), "1/2 (>= 0.75, grade 4 of 1-5)")
+	assert.Contains(t, full.String(), "50% (>= 0.75, grade 4 of 1-5)")
+	b, err := json.Marshal(ms[0])
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "grade")
+	assert.Contains(t, string(b), `"threshold":0.75`)
 }

@@ -66,7 +66,7 @@ func TestExampleJudgesEndToEnd(t *testing.T) {
 		}
 		assert.Equal(t, map[string]int{"defined_steps": 2, "defined_grade": 12}, schemaCounts(srv),
 			"the steps of polite_and_cites and matches_reference written once each; helpfulness has its own")
-		assert.Contains(t, errOut, "helpfulness        4/4     0.750  0.750  4/4 (>= 0.75)")
+		assert.Contains(t, errOut, "helpfulness        4/4     0.750  0.750  4/4 (>= 0.75, grade 4 of 1-5)", "the grade the judges file wrote beside the value")
 	})
 
 	t.Run("bench: config, gates, JUnit, report, a changed criterion against its baseline", func(t *testing.T) {

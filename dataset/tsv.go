@@ -18,6 +18,12 @@ var errTSVQuote = errors.New(`a cell that starts with a quote is a quoted cell: 
 // text (He said "hi"). Like csv.Reader it skips empty lines, drops the
 // carriage return of a CRLF line end, refuses a row whose width is not
 // the header's, and reports each error as a *csv.ParseError.
+//
+// Not csv.Reader with LazyQuotes: there a cell that opens a quote and
+// does not close it where the cell ends ("hi" he said) reads on through
+// the next lines, tabs and line ends included, until some later quote,
+// and rows vanish into one cell without a word. Here that is an error
+// naming its line and column.
 type tsvReader struct {
 	br     *bufio.Reader
 	line   int      // lines read so far

@@ -219,3 +219,46 @@ func TestConversation(t *testing.T) {
 		})
 	}
 }
+
+// TestStalledSaysWhetherWorkersTakeTasks: the stall's figures are the
+// queue's own (tasks handed out and not done, given back ones among them,
+// and the workers taking tasks), and the hint that no worker takes tasks
+// goes by the workers, not by the tasks handed out: a worker that refused
+// and stopped leaves its tasks unacked, held by no one.
+func TestStalledSaysWhetherWorkersTakeTasks(t *testing.T) {
+	t.Parallel()
+	const noWorker = "; no worker is taking tasks now: are the workers running, and their model servers up?"
+	tests := map[string]struct {
+		backlog queue.Backlog
+		figures string
+		hint    bool
+	}{
+		"tasks given back, no worker": {
+			backlog: queue.Backlog{Joined: true, Unacked: 3},
+			figures: "the queue holds 0 task(s) no worker has taken and 3 handed out and not done (in a worker's hands, or given back to be delivered again), 0 worker(s) taking tasks, 0 worker fetch(es) waiting",
+			hint:    true,
+		},
+		"a worker at its tasks": {
+			backlog: queue.Backlog{Joined: true, Waiting: 2, Unacked: 3, Workers: 1},
+			figures: "the queue holds 2 task(s) no worker has taken and 3 handed out and not done (in a worker's hands, or given back to be delivered again), 1 worker(s) taking tasks, 0 worker fetch(es) waiting",
+		},
+		"nothing handed out, no worker": {
+			backlog: queue.Backlog{Joined: true, Waiting: 2},
+			figures: "the queue holds 2 task(s) no worker has taken and 0 handed out and not done (in a worker's hands, or given back to be delivered again), 0 worker(s) taking tasks, 0 worker fetch(es) waiting",
+			hint:    true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := &dispatch.StalledError{Timeout: time.Minute, Tasks: 5, Pairs: 5, Records: 5, Backlog: &tc.backlog, Resume: "assay bench --resume --out runs/x"}
+			msg := e.Error()
+			assert.Contains(t, msg, "; "+tc.figures)
+			if tc.hint {
+				assert.Contains(t, msg, noWorker)
+			} else {
+				assert.NotContains(t, msg, noWorker)
+			}
+		})
+	}
+}

@@ -146,7 +146,7 @@ func inProcessWorkers(job Job, s *judging.Session, conn *queue.Conn) (cfgs []que
 		}
 		open = append(open, ss)
 		w := dispatch.NewWorker(conn, planner(job.Registry, ss.open))
-		cfg := job.Queue.workerConfig(Endpoint(ss.base, j, job.Env), ss.base.Limit(), j, w.Handle)
+		cfg := job.Queue.workerConfig(Endpoint(ss.base, j, job.Env), ss.base.Limit(), j, w)
 		cfg.Log, cfg.Probe = job.Log, probe(j, job.Env)
 		cfg.Peers = job.Queue.Workers // they start together: none begins a conversation alone
 		cfgs = append(cfgs, cfg)
@@ -155,13 +155,14 @@ func inProcessWorkers(job Job, s *judging.Session, conn *queue.Conn) (cfgs []que
 }
 
 // workerConfig is the queue's settings of a worker of endpoint doing
-// concurrency tasks at once with handle.
-func (q Queue) workerConfig(endpoint string, concurrency int, j judging.Config, handle queue.Handler) queue.WorkerConfig {
+// concurrency tasks at once with w, which refuses a run it would judge
+// otherwise before taking any of its tasks.
+func (q Queue) workerConfig(endpoint string, concurrency int, j judging.Config, w *dispatch.Worker) queue.WorkerConfig {
 	wait := q.AckWait
 	if wait == 0 {
 		wait = cmp.Or(j.LLM.CallTimeout, setup.DefaultConfig().CallTimeout) * 5 / 4
 	}
-	return queue.WorkerConfig{Endpoint: endpoint, Concurrency: concurrency, AckWait: wait, MaxDeliver: q.MaxDeliver, Handle: handle}
+	return queue.WorkerConfig{Endpoint: endpoint, Concurrency: concurrency, AckWait: wait, MaxDeliver: q.MaxDeliver, Handle: w.Handle, Accept: w.Accept}
 }
 
 // Endpoint names the model endpoint a session calls, for what a worker
@@ -332,7 +333,7 @@ func Work(ctx context.Context, job WorkerJob) error {
 		return err
 	}
 	w := dispatch.NewWorker(conn, planner(job.Registry, ss.open))
-	cfg := job.Queue.workerConfig(Endpoint(ss.base, job.Judging, job.Env), cmp.Or(job.Concurrency, ss.base.Limit()), job.Judging, w.Handle)
+	cfg := job.Queue.workerConfig(Endpoint(ss.base, job.Judging, job.Env), cmp.Or(job.Concurrency, ss.base.Limit()), job.Judging, w)
 	cfg.MaxInFlight, cfg.Log, cfg.Probe = job.MaxInFlight, job.Log, probe(job.Judging, job.Env)
 	fmt.Fprintf(job.Log, "worker: taking tasks from %s for %s, %d at once\n", job.URL, cfg.Endpoint, cfg.Concurrency)
 	return conn.Work(ctx, cfg)

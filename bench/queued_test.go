@@ -540,7 +540,8 @@ func TestQueueStalls(t *testing.T) {
 	require.NotNil(t, infra)
 	require.Equal(t, judging.FailInterrupted, infra.Kind)
 	require.Equal(t, "no reply from the queue's workers for 1m0s (--stall-timeout): 4 task(s) without one, 4 pair(s) of 4 record(s); "+
-		"the queue holds 4 task(s) no worker has taken and 0 in workers' hands, 0 worker fetch(es) waiting; "+
+		"the queue holds 4 task(s) no worker has taken and 0 handed out and not done (in a worker's hands, or given back to be delivered again), "+
+		"0 worker(s) taking tasks, 0 worker fetch(es) waiting; "+
 		"no worker has ever joined the queue: start one (assay worker NATS_URL); "+
 		"resume with: assay bench --metric faithfulness --queue "+url+" "+data+" --resume --out "+out, infra.Err.Error())
 	require.Empty(t, pairs(t, out))

@@ -295,10 +295,11 @@ func (e *StalledError) Error() string {
 	fmt.Fprintf(&b, "no reply from the queue's workers for %v (--stall-timeout): %d task(s) without one, %d pair(s) of %d record(s)",
 		e.Timeout, e.Tasks, e.Pairs, e.Records)
 	if bl := e.Backlog; bl != nil {
-		fmt.Fprintf(&b, "; the queue holds %d task(s) no worker has taken and %d in workers' hands, %d worker fetch(es) waiting", bl.Waiting, bl.InHand, bl.Idle)
+		fmt.Fprintf(&b, "; the queue holds %d task(s) no worker has taken and %d handed out and not done (in a worker's hands, or given back to be delivered again), "+
+			"%d worker(s) taking tasks, %d worker fetch(es) waiting", bl.Waiting, bl.Unacked, bl.Workers, bl.Idle)
 		if !bl.Joined {
 			b.WriteString("; no worker has ever joined the queue: start one (assay worker NATS_URL)")
-		} else if bl.InHand == 0 && bl.Idle == 0 {
+		} else if bl.Workers == 0 && bl.Idle == 0 {
 			b.WriteString("; no worker is taking tasks now: are the workers running, and their model servers up?")
 		}
 	}

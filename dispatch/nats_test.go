@@ -219,3 +219,116 @@ func TestConversation(t *testing.T) {
 		})
 	}
 }
+
+// TestStalledSaysWhetherWorkersTakeTasks: the stall's figures are the
+// queue's own (tasks handed out and not done, given back ones among them,
+// and the workers taking tasks), and the hint that no worker takes tasks
+// goes by the workers, not by the tasks handed out: a worker that refused
+// and stopped leaves its tasks unacked, held by no one.
+func TestStalledSaysWhetherWorkersTakeTasks(t *testing.T) {
+	t.Parallel()
+	const noWorker = "; no worker is taking tasks now: are the workers running, and their model servers up?"
+	tests := map[string]struct {
+		backlog queue.Backlog
+		figures string
+		hint    bool
+	}{
+		"tasks given back, no worker": {
+			backlog: queue.Backlog{Joined: true, Unacked: 3},
+			figures: "the queue holds 0 task(s) no worker has taken and 3 handed out and not done (in a worker's hands, or given back to be delivered again), 0 worker(s) taking tasks, 0 worker fetch(es) waiting",
+			hint:    true,
+		},
+		"a worker at its tasks": {
+			backlog: queue.Backlog{Joined: true, Waiting: 2, Unacked: 3, Workers: 1},
+			figures: "the queue holds 2 task(s) no worker has taken and 3 handed out and not done (in a worker's hands, or given back to be delivered again), 1 worker(s) taking tasks, 0 worker fetch(es) waiting",
+		},
+		"nothing handed out, no worker": {
+			backlog: queue.Backlog{Joined: true, Waiting: 2},
+			figures: "the queue holds 2 task(s) no worker has taken and 0 handed out and not done (in a worker's hands, or given back to be delivered again), 0 worker(s) taking tasks, 0 worker fetch(es) waiting",
+			hint:    true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := &dispatch.StalledError{Timeout: time.Minute, Tasks: 5, Pairs: 5, Records: 5, Backlog: &tc.backlog, Resume: "assay bench --resume --out runs/x"}
+			msg := e.Error()
+			assert.Contains(t, msg, "; "+tc.figures)
+			if tc.hint {
+				assert.Contains(t, msg, noWorker)
+			} else {
+				assert.NotContains(t, msg, noWorker)
+			}
+		})
+	}
+}
+
+// TestRefusalCostsNoDelivery: a worker that refuses a run (its judges are
+// not the run's), started again and again as a restart policy does,
+// refuses from the run's specification before it takes any task, so the
+// run's tasks keep their deliveries, and a worker with the run's judges
+// judges them afterwards, on their first delivery.
+func TestRefusalCostsNoDelivery(t *testing.T) {
+	t.Parallel()
+	_, conn := queuetest.Open(t, queue.Options{})
+	ctx := t.Context()
+	cfg := natsConfig()
+	spec, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	require.NoError(t, conn.PutSpec(ctx, cfg.RunID, spec))
+	body, err := json.Marshal(map[string]any{"unit": 0, "metrics": []string{"a"}, "version": dispatch.JudgeVersion(cfg), "sample": eval.Sample{ID: "x", Answer: "four"}})
+	require.NoError(t, err)
+	rctx, stopRecord := context.WithCancel(ctx)
+	recorded := make(chan error, 1)
+	go func() { recorded <- conn.RecordUndelivered(rctx, cfg.RunID) }()
+	defer func() { stopRecord(); require.NoError(t, <-recorded) }()
+	replies, err := conn.Watch(ctx, cfg.RunID)
+	require.NoError(t, err)
+	_, err = conn.PublishTasks(ctx, []queue.Outgoing{{Run: cfg.RunID, ID: "t1", Body: body}})
+	require.NoError(t, err)
+
+	workerOf := func(model string, deliveries *atomic.Int32) queue.WorkerConfig {
+		w := dispatch.NewWorker(conn, func(run.Config) ([]dispatch.Unit, run.Config, error) {
+			return []dispatch.Unit{lengthUnit("a")}, run.Config{Model: model, Prompts: cfg.Prompts, Settings: cfg.Settings}, nil
+		})
+		handle := func(ctx context.Context, task queue.Task) ([]byte, error) {
+			deliveries.Store(int32(task.Delivery))
+			return w.Handle(ctx, task)
+		}
+		return queue.WorkerConfig{Endpoint: model, Concurrency: 4, AckWait: time.Minute, MaxDeliver: 2, Handle: handle, Accept: w.Accept}
+	}
+	var badSaw, goodSaw atomic.Int32
+	for i := range 3 {
+		refused := make(chan error, 1)
+		go func() { refused <- conn.Work(ctx, workerOf("openai:gpt-x", &badSaw)) }()
+		select {
+		case err := <-refused:
+			require.ErrorIs(t, err, queue.ErrRefused, "start %d", i+1)
+			assert.ErrorContains(t, err, `model is "offline (approximate)" for the run, "openai:gpt-x" here`)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("start %d: the worker never refused the run (the task ran out of deliveries?)", i+1)
+		}
+	}
+	assert.Zero(t, badSaw.Load(), "the refusing worker took a task")
+	refusals, err := conn.Refusals(ctx, cfg.RunID)
+	require.NoError(t, err)
+	require.Len(t, refusals, 1)
+	assert.Equal(t, "openai:gpt-x", refusals[0].Endpoint)
+
+	wctx, stopGood := context.WithCancel(ctx)
+	good := make(chan error, 1)
+	go func() { good <- conn.Work(wctx, workerOf(cfg.Model, &goodSaw)) }()
+	defer func() { stopGood(); require.NoError(t, <-good) }()
+	select {
+	case r := <-replies:
+		require.Zero(t, r.Undelivered, r.Err)
+		var got []run.Result
+		require.NoError(t, json.Unmarshal(r.Results, &got))
+		require.Len(t, got, 1)
+		assert.Equal(t, "a", got[0].Metric)
+		assert.InDelta(t, 4, got[0].Value, 1e-9)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no reply within 30s")
+	}
+	assert.Equal(t, int32(1), goodSaw.Load(), "the good worker's delivery of the task")
+}

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -73,6 +74,18 @@ func (w *Worker) Handle(ctx context.Context, t queue.Task) ([]byte, error) {
 		return json.Marshal(TaggedResults{Tag: b.Tag, Results: results})
 	}
 	return json.Marshal(results)
+}
+
+// Accept refuses a run whose plan this worker cannot build or whose
+// judges are not its own (an error that wraps queue.ErrRefused), from the
+// run's specification alone, before it takes any of its tasks: the
+// queue's WorkerConfig.Accept. A run whose specification is not stored
+// yet is not refused.
+func (w *Worker) Accept(ctx context.Context, run string) error {
+	if _, err := w.run(ctx, run); errors.Is(err, queue.ErrRefused) {
+		return err
+	}
+	return nil
 }
 
 // unreachable is the error of the first of scores that fell back to the

@@ -616,12 +616,27 @@ func (c *Conn) ItemDepth(ctx context.Context) (depth, bound int64, err error) {
 // Backlog is the state of runs' tasks (Stream) at the workers'
 // consumers (the shared one, and those of conversations' partitions):
 // tasks no worker has taken yet, tasks handed out and not done (acked)
-// yet, and the fetches of workers waiting for a task.
+// yet, the workers taking tasks now, and the fetches of workers waiting
+// for a task.
 type Backlog struct {
 	// Joined is false when no worker ever bound to the queue (no
 	// consumer yet).
-	Joined                bool
-	Waiting, InHand, Idle int
+	Joined bool
+	// Waiting are the tasks no worker has taken yet.
+	Waiting int
+	// Unacked are the tasks handed out and not done yet: in a worker's
+	// hands, or given back (a refusal, a failed delivery, a worker
+	// stopped or paused) and waiting to be delivered again. JetStream
+	// counts both alike (NumAckPending), so this is no count of the
+	// tasks being judged: with no worker taking tasks (Workers 0) none
+	// of them is.
+	Unacked int
+	// Workers are the workers that hold a lease in bucket Workers now:
+	// those taking tasks (a worker stopped, paused or refused holds none;
+	// one killed keeps its lease until it expires).
+	Workers int
+	// Idle are the fetches of workers waiting for a task.
+	Idle int
 }
 
 // Backlog is the state of runs' tasks at the workers' consumers now.
@@ -638,7 +653,7 @@ func (c *Conn) Backlog(ctx context.Context) (Backlog, error) {
 		}
 		b.Joined = true
 		b.Waiting += int(info.NumPending)
-		b.InHand += info.NumAckPending
+		b.Unacked += info.NumAckPending
 		b.Idle += info.NumWaiting
 	}
 	if err := l.Err(); err != nil {
@@ -650,6 +665,13 @@ func (c *Conn) Backlog(ctx context.Context) (Backlog, error) {
 			return Backlog{}, fmt.Errorf("queue: stream %s: %w", Stream, err)
 		}
 		b.Waiting = int(info.State.Msgs)
+	}
+	keys, err := c.workers.ListKeysFiltered(ctx, memberPrefix+"*")
+	if err != nil {
+		return Backlog{}, fmt.Errorf("queue: bucket %s: %w", Workers, err)
+	}
+	for range keys.Keys() {
+		b.Workers++
 	}
 	return b, nil
 }

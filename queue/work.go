@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -79,6 +80,15 @@ type WorkerConfig struct {
 	MaxDeliver int
 	// Handle does each task.
 	Handle Handler
+	// Accept, when set, says whether the worker would do a run's tasks:
+	// an error that wraps ErrRefused refuses the run. Work asks it for
+	// each run with tasks on the streams before it fetches any, and
+	// refuses such a run (recorded, as Handle's refusal is) and stops
+	// without taking a task: a fetch is a delivery, so a worker that
+	// refuses each time it is started (a restart policy) would otherwise
+	// run good tasks out of their deliveries. Other errors are left to
+	// Handle (a run whose specification is not stored yet, say).
+	Accept func(ctx context.Context, run string) error
 	// Probe reports whether the worker's model server answers again
 	// (nil) once a task found it unreachable (ErrUnavailable): a cheap
 	// request, such as GET /v1/models. The worker takes no task until it
@@ -159,6 +169,9 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 		}
 		conss = append(conss, cons)
 	}
+	if err := c.accept(ctx, cfg); err != nil {
+		return err
+	}
 	m, err := c.newMembers(ctx, cfg.Endpoint, cfg.Log)
 	if err != nil {
 		return err
@@ -180,6 +193,67 @@ func (c *Conn) Work(ctx context.Context, cfg WorkerConfig) error {
 		return err
 	}
 	return nil
+}
+
+// accept asks cfg.Accept about each run with tasks on the streams now,
+// and returns the first refusal, recorded in the bucket, before the
+// worker takes any task.
+func (c *Conn) accept(ctx context.Context, cfg WorkerConfig) error {
+	if cfg.Accept == nil {
+		return nil
+	}
+	runs, err := c.runs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, run := range runs {
+		err := cfg.Accept(ctx, run)
+		if !errors.Is(err, ErrRefused) {
+			continue
+		}
+		fmt.Fprintf(cfg.Log, "worker: %s refuses run %s before taking any of its tasks: %v\n", cfg.Endpoint, run, err)
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if rerr := c.refuse(rctx, run, cfg.Endpoint, err); rerr != nil {
+			fmt.Fprintf(cfg.Log, "worker: could not record the refusal of run %s in the queue: %v\n", run, rerr)
+		}
+		cancel()
+		return err
+	}
+	return nil
+}
+
+// runs are the runs with tasks on the streams (waiting or being done),
+// in order.
+func (c *Conn) runs(ctx context.Context) ([]string, error) {
+	filters := map[string][]string{
+		Stream: {subjectPrefix + "*", convPrefix + "*.*"},
+		Items:  {itemPrefix + "*.*", convItemPrefix + "*.*.*"},
+	}
+	seen := map[string]bool{}
+	for _, stream := range []string{Stream, Items} {
+		err := retry(ctx, func() error {
+			st, err := c.js.Stream(ctx, stream)
+			if err != nil {
+				return err
+			}
+			for _, f := range filters[stream] {
+				info, err := st.Info(ctx, jetstream.WithSubjectFilter(f))
+				if err != nil {
+					return err
+				}
+				for subj := range info.State.Subjects {
+					if run, _, ok := parseSubject(subj); ok {
+						seen[run] = true
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("queue: the runs of stream %s: %w", stream, err)
+		}
+	}
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // take fetches cons's tasks and does them, up to cfg.Concurrency at once,

@@ -48,7 +48,11 @@ killed once its lease expires (10s).
 A worker judges as the run asked: a run whose model name, prompt versions
 or settings differ from what this worker would judge with is refused,
 naming the differences, and left to other workers (the model server's URL
-may differ: two servers of the same model both serve the run). Stop it
+may differ: two servers of the same model both serve the run). A run the
+queue holds when the worker starts is checked before any of its tasks is
+taken, so a misconfigured worker restarted again and again uses up none
+of their deliveries; the refusal is recorded where the run's coordinator
+reads it, and a stalled run names it. Stop it
 with Ctrl-C: its tasks in flight go to other workers.
 
 A worker started before its NATS server listens waits for it, trying

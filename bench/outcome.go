@@ -43,6 +43,7 @@ func (o *Outcome) Write(out, log io.Writer) error {
 		}
 	}
 	o.Report.Write(log)
+	o.writeRunUsage(log)
 	for _, r := range o.Undelivered {
 		fmt.Fprintf(log, "bench: undelivered: sample %s, %s, after %d deliveries: %s\n", r.ID, r.Metric, r.Undelivered, r.Error)
 	}
@@ -56,6 +57,18 @@ func (o *Outcome) Write(out, log io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeRunUsage prints, for a resumed run, what the run's results paid in
+// all, its earlier attempts with this one, as summary.json and the table
+// above count it: the judge's line before it is this attempt's alone.
+func (o *Outcome) writeRunUsage(w io.Writer) {
+	if o.Kept == 0 && o.Redo == 0 {
+		return
+	}
+	u := o.Summary.Usage
+	fmt.Fprintf(w, "bench: the run in all, its earlier attempts with this one: calls %d, tokens %d in / %d out, cost %s (the line above is this attempt's)\n",
+		u.Calls, u.TokensIn, u.TokensOut, u.Cost())
 }
 
 // writeBaseline prints the comparison with the baseline, metric by

@@ -170,3 +170,36 @@ func TestOutcomeWriteBaselineEscapesItsConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestOutcomeSaysTheResumedRunsUsage: after a resume the judge's line
+// counts this attempt's calls while the table and summary.json count the
+// run's results, earlier attempts included; the terminal says the run's
+// figure too, and only for a resumed run.
+func TestOutcomeSaysTheResumedRunsUsage(t *testing.T) {
+	t.Parallel()
+	runUsage := eval.Usage{Calls: 120, TokensIn: 34080, TokensOut: 3320, CostUSD: 0.007104}
+	tests := map[string]struct {
+		kept, redo int
+		want       string
+	}{
+		"resumed":                {kept: 21, want: "bench: the run in all, its earlier attempts with this one: calls 120, tokens 34080 in / 3320 out, cost $0.0071 (the line above is this attempt's)\n"},
+		"resumed, only defaults": {redo: 2, want: "calls 120, tokens 34080 in / 3320 out"},
+		"a run of one attempt":   {},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := &bench.Outcome{Config: run.Config{RunID: "r"}, Kept: tc.kept, Redo: tc.redo,
+				Summary: run.Summary{RunID: "r", Usage: runUsage},
+				Report:  judging.Report{Judge: "llm:openai:m", Usage: eval.Usage{Calls: 99, TokensIn: 28248, TokensOut: 2771, CostUSD: 0.0059}}}
+			var out, log bytes.Buffer
+			require.NoError(t, o.Write(&out, &log))
+			assert.Contains(t, log.String(), "judge: llm:openai:m; calls 99 (")
+			if tc.want == "" {
+				assert.NotContains(t, log.String(), "the run in all")
+				return
+			}
+			assert.Contains(t, log.String(), tc.want)
+		})
+	}
+}

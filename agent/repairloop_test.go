@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,4 +63,50 @@ func TestRepairThatLowersTheScoreIsUndone(t *testing.T) {
 	require.NoError(t, res.Write(&text, agent.FormatMD))
 	assert.Contains(t, text.String(), `- Iteration 2: fix "clarity" (re-ran stages [5 6]): restructured`)
 	assert.Contains(t, text.String(), "-> fail 1.0/10, undone")
+}
+
+// TestRepairRunsTheStagesItsFixNames checks that a fix re-runs the stages
+// its profile entry names: a source-quality fix limited to stages 5-6
+// searches nothing and only writes the report again.
+func TestRepairRunsTheStagesItsFixNames(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("profiles/research.yaml")
+	require.NoError(t, err)
+	sq := "    metric: source_quality\n    action: Replace sources rated below 7 with primary sources (.gov, .edu, standards bodies, official documentation).\n    rerun_stages: [1, 2, 3, 4, 5, 6]"
+	require.Contains(t, string(data), sq)
+	text := strings.Replace(string(data), sq, strings.Replace(sq, "[1, 2, 3, 4, 5, 6]", "[5, 6]", 1), 1)
+	tests := map[string]struct {
+		profile string
+		stages  []int
+		applied string
+	}{
+		"the built-in profile searches": {
+			profile: string(data), stages: []int{1, 4, 5, 6}, applied: "searched preferring primary sources; replaced 5 of 7",
+		},
+		"stages 5-6 only search nothing": {
+			profile: text, stages: []int{5, 6},
+			applied: "no search: the profile re-runs stages [5 6] for this fix; the report is written again",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p, err := agent.ParseProfile("p.yaml", []byte(tc.profile))
+			require.NoError(t, err)
+			cfg := offlineResearch(t, corpus(t))
+			cfg.Profile = p
+			res, err := cfg.Run(context.Background(), "What are the health effects of microplastics in drinking water?")
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, len(res.Iterations), 2)
+			it := res.Iterations[1]
+			assert.Equal(t, "source_quality", it.Fix.Dimension)
+			assert.Equal(t, tc.stages, it.Stages)
+			assert.Contains(t, it.Applied, tc.applied)
+			for _, e := range res.Trace {
+				if e.Iteration == 1 && e.Number > 0 && !slices.Contains(tc.stages, e.Number) {
+					assert.Failf(t, "stage not named by the fix", "%s (stage %d) ran in iteration 1", e.Stage, e.Number)
+				}
+			}
+		})
+	}
 }

@@ -243,6 +243,9 @@ type run struct {
 	// grounded is set by the grounding fix: synthesis is extractive, every
 	// sentence cited.
 	grounded bool
+	// noSearch is set while a fix whose stages leave out the search is
+	// applied: gather then returns errNoSearch.
+	noSearch bool
 	tried    map[string]bool // fixes applied
 	model    modelSteps
 	start    time.Time
@@ -498,6 +501,9 @@ const whyQuery = "query"
 // gather runs stages 1-4 for one search: search, fetch what has no text,
 // extract, summarize and gate. New sources are appended to r.sources.
 func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error {
+	if r.noSearch {
+		return errNoSearch
+	}
 	ev, done := r.tr.begin(StageSearch, it)
 	ev.Inputs["query"], ev.Inputs["why"] = q.Text, why
 	if len(q.ExcludeDomains) > 0 {

@@ -110,3 +110,24 @@ func TestRepairRunsTheStagesItsFixNames(t *testing.T) {
 		})
 	}
 }
+
+// TestResearchQueryControlCharactersShowAsText checks that a control
+// character in the question (a terminal reset, a bell) reaches the report
+// as its escape, never as itself, in a report and in an explanation.
+func TestResearchQueryControlCharactersShowAsText(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ query, heading string }{
+		"report":      {"How do heat pumps\x1bc perform in cold climates?\a", `# How do heat pumps\\x1bc perform in cold climates?\\a` + "\n"},
+		"explanation": {"zxqv\x1bc blorptang\a", `# zxqv\\x1bc blorptang\\a` + "\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			res, err := offlineResearch(t, corpus(t)).Run(context.Background(), tc.query)
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(res.Report, tc.heading), res.Report[:min(len(res.Report), 80)])
+			assert.NotContains(t, res.Report, "\x1b")
+			assert.NotContains(t, res.Report, "\a")
+		})
+	}
+}

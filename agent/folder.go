@@ -161,8 +161,7 @@ func NewRunCard(r *Run, withReport bool) RunCard {
 	if withReport {
 		v.Report = r.Report
 	}
-	if n := len(r.Iterations); n > 0 {
-		c := r.Iterations[n-1].Card
+	if c, ok := r.finalCard(); ok {
 		v.Card = &c
 	}
 	return v

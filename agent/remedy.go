@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -89,8 +90,20 @@ func (r *run) applyFix(ctx context.Context, it int, fix eval.Fix, card eval.Card
 	if !ok {
 		return "no action for " + fix.Dimension, false, nil
 	}
-	return act(ctx, r, it, fix, card)
+	// A fix whose profile entry leaves out stage 1 re-runs no search,
+	// whatever its action would do.
+	r.noSearch = len(fix.RerunStages) > 0 && !slices.Contains(fix.RerunStages, stageNumbers[StageSearch])
+	defer func() { r.noSearch = false }()
+	applied, clarity, err = act(ctx, r, it, fix, card)
+	if errors.Is(err, errNoSearch) {
+		return fmt.Sprintf("no search: the profile re-runs stages %v for this fix; the report is written again", fix.RerunStages), false, nil
+	}
+	return applied, clarity, err
 }
+
+// errNoSearch is gather's answer while a fix that does not re-run stage 1
+// is applied. A repair action returns it before it changes the run.
+var errNoSearch = errors.New("research: the fix does not re-run the search")
 
 // repairGrounding drops the unsourced claims: the report is written again
 // from cited source sentences.

@@ -99,6 +99,21 @@ type Iteration struct {
 	Applied string    `json:"applied,omitempty"`
 	Stages  []int     `json:"stages,omitempty"`
 	Card    eval.Card `json:"card"`
+	// Reverted is true when the fix made the report score worse than the
+	// one before it: Card is what the repaired report scored, and the run
+	// went on with the report, sources and card it had before the fix.
+	Reverted bool `json:"reverted,omitempty"`
+}
+
+// finalCard is the card of the report the run kept: that of its last
+// iteration not reverted. It reports false when there is none.
+func (r *Run) finalCard() (eval.Card, bool) {
+	for i := len(r.Iterations) - 1; i >= 0; i-- {
+		if !r.Iterations[i].Reverted {
+			return r.Iterations[i].Card, true
+		}
+	}
+	return eval.Card{}, false
 }
 
 // CRAGStep records a CRAG decision on the gated retrieval.
@@ -228,6 +243,9 @@ type run struct {
 	// grounded is set by the grounding fix: synthesis is extractive, every
 	// sentence cited.
 	grounded bool
+	// noSearch is set while a fix whose stages leave out the search is
+	// applied: gather then returns errNoSearch.
+	noSearch bool
 	tried    map[string]bool // fixes applied
 	model    modelSteps
 	start    time.Time
@@ -344,6 +362,7 @@ func (r *run) research(ctx context.Context) error {
 			return err
 		}
 		fix := r.nextFix(card.Fixes)
+		before := r.checkpoint(report)
 		applied, clarity, err := r.applyFix(ctx, it, fix, card)
 		if err != nil {
 			return err
@@ -356,9 +375,18 @@ func (r *run) research(ctx context.Context) error {
 			return err
 		}
 		f := fix
-		if card, err = r.score(ctx, Iteration{Iteration: it, Fix: &f, Applied: applied}, report, kept); err != nil {
+		repaired, err := r.score(ctx, Iteration{Iteration: it, Fix: &f, Applied: applied}, report, kept)
+		if err != nil {
 			return err
 		}
+		if !worse(repaired, card) {
+			card = repaired
+			continue
+		}
+		// A fix that lowers the score is not kept (seed 001 repairs a
+		// report; it never trades it for a worse one): the run goes on
+		// from the report it had.
+		report = r.restore(before, it, fmt.Sprintf("%s; undone: the score fell from %s to %s", applied, cardScore(card), cardScore(repaired)))
 	}
 	r.out.Status, r.out.Reason = StatusPass, card.Reason
 	if card.Status != eval.StatusPass {
@@ -366,6 +394,69 @@ func (r *run) research(ctx context.Context) error {
 		r.out.Reason = fmt.Sprintf("still %s after %d repair iteration(s): %s", card.Status, len(r.out.Iterations)-1, card.Reason)
 	}
 	return nil
+}
+
+// worse reports whether card a is worse than b: a lower status (fail
+// below iterate below pass), or the same status with a lower total.
+func worse(a, b eval.Card) bool {
+	rank := func(s string) int {
+		switch s {
+		case eval.StatusPass:
+			return 2
+		case eval.StatusIterate:
+			return 1
+		}
+		return 0
+	}
+	if ra, rb := rank(a.Status), rank(b.Status); ra != rb {
+		return ra < rb
+	}
+	return a.Total < b.Total
+}
+
+// cardScore is a card's total and status, as "6/10 (iterate)".
+func cardScore(c eval.Card) string {
+	return fmt.Sprintf("%s/%s (%s)", num(c.Total), num(c.Max), c.Status)
+}
+
+// runState is what a fix may change in a run: whether each source is
+// kept and why not, the synthesis mode, the decision and the report.
+type runState struct {
+	n        int // sources known before the fix
+	kept     []bool
+	dropped  []string
+	grounded bool
+	decision Decision
+	report   string
+}
+
+// checkpoint records the run's state before a fix, report being its
+// current report.
+func (r *run) checkpoint(report string) runState {
+	st := runState{n: len(r.sources), grounded: r.grounded, decision: r.out.Decision, report: report}
+	for _, s := range r.sources {
+		st.kept = append(st.kept, s.Kept)
+		st.dropped = append(st.dropped, s.Dropped)
+	}
+	return st
+}
+
+// restore undoes the fix of iteration it: the run's state goes back to
+// st, the sources the fix found are dropped, and the iteration is marked
+// reverted with applied as what it did. It returns the report kept.
+func (r *run) restore(st runState, it int, applied string) string {
+	for i, s := range r.sources {
+		if i < st.n {
+			s.Kept, s.Dropped = st.kept[i], st.dropped[i]
+		} else if s.Kept {
+			s.Kept, s.Dropped = false, fmt.Sprintf("found by the fix of iteration %d, which was undone", it)
+		}
+	}
+	r.grounded, r.out.Decision, r.out.Report = st.grounded, st.decision, st.report
+	last := &r.out.Iterations[len(r.out.Iterations)-1]
+	last.Reverted, last.Applied = true, applied
+	r.save()
+	return st.report
 }
 
 // nextFix pops the highest-priority fix not applied yet; when every fix
@@ -410,6 +501,9 @@ const whyQuery = "query"
 // gather runs stages 1-4 for one search: search, fetch what has no text,
 // extract, summarize and gate. New sources are appended to r.sources.
 func (r *run) gather(ctx context.Context, it int, q web.Query, why string) error {
+	if r.noSearch {
+		return errNoSearch
+	}
 	ev, done := r.tr.begin(StageSearch, it)
 	ev.Inputs["query"], ev.Inputs["why"] = q.Text, why
 	if len(q.ExcludeDomains) > 0 {

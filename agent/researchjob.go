@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/assaylabs/assay/eval"
 	prog "github.com/assaylabs/assay/internal/progress"
@@ -247,7 +248,9 @@ func (job *ResearchJob) prepare() (Mode, error) {
 	if job.Timeout < 0 {
 		return Mode{}, eval.FlagError("--timeout", "want 0 (no limit) or a positive duration such as 10m, got %v", job.Timeout)
 	}
-	if strings.TrimSpace(job.Question) == "" {
+	// A question of spaces, control and formatting characters alone has
+	// nothing to search for.
+	if !strings.ContainsFunc(job.Question, visible) {
 		return Mode{}, &eval.InputError{Msg: "the question is empty"}
 	}
 	if job.Judging.Samples > 1 {
@@ -354,3 +357,7 @@ func (job ResearchJob) failures(ctx context.Context, s *judging.Session, runErr,
 	}
 	return fs
 }
+
+// visible reports whether r shows as something: a letter, mark, number,
+// punctuation or symbol.
+func visible(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) }

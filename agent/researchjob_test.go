@@ -62,6 +62,7 @@ func TestRunResearchRefusesBadSettingsBeforeRunning(t *testing.T) {
 		"a format research does not print": {func(j *agent.ResearchJob) { j.Format = "text" }, `--format: must be md, json or yaml, got "text"`},
 		"an unknown mode":                  {func(j *agent.ResearchJob) { j.Mode = "fast" }, `--mode: unknown mode "fast" (have deep, quick, standard)`},
 		"an empty question":                {func(j *agent.ResearchJob) { j.Question = " \n" }, "the question is empty"},
+		"a question with nothing visible":  {func(j *agent.ResearchJob) { j.Question = "\x1b\a\u200b\u00a0" }, "the question is empty"},
 		"more than one sample":             {func(j *agent.ResearchJob) { j.Judging.Samples = 3 }, "--samples: a research run asks each judgement once"},
 		"a default rate out of range":      {func(j *agent.ResearchJob) { j.Judging.MaxDefaultRate = 2 }, "--max-default-rate"},
 		"an unknown search backend":        {func(j *agent.ResearchJob) { j.Search = "bing" }, `--search: must be local or searxng:URL, got "bing"`},

@@ -50,8 +50,12 @@ func (r *Run) Write(w io.Writer, format string) error {
 		return err
 	}
 	for _, it := range r.Iterations[min(1, len(r.Iterations)):] {
-		if _, err := fmt.Fprintf(w, "- Iteration %d: fix %q (re-ran stages %v): %s -> %s %.1f/%.0f\n",
-			it.Iteration, it.Fix.Dimension, it.Stages, it.Applied, it.Card.Status, it.Card.Total, it.Card.Max); err != nil {
+		undone := ""
+		if it.Reverted {
+			undone = ", undone"
+		}
+		if _, err := fmt.Fprintf(w, "- Iteration %d: fix %q (re-ran stages %v): %s -> %s %.1f/%.0f%s\n",
+			it.Iteration, it.Fix.Dimension, it.Stages, it.Applied, it.Card.Status, it.Card.Total, it.Card.Max, undone); err != nil {
 			return err
 		}
 	}

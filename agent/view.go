@@ -181,10 +181,11 @@ func NewResearchView(p *Profile, c eval.Card) ResearchView {
 // scoring), not only those of its last scoring. It reports false when the
 // run has no card (insufficient data, or stopped before scoring).
 func NewRunView(r *Run) (ResearchView, bool) {
-	if len(r.Iterations) == 0 {
+	c, ok := r.finalCard()
+	if !ok {
 		return ResearchView{}, false
 	}
-	v := NewResearchView(r.profile, r.Iterations[len(r.Iterations)-1].Card)
+	v := NewResearchView(r.profile, c)
 	v.Defaulted = r.Defaulted
 	v.LLMUsage = nil
 	if q := r.QoS; q.LLMCalls > 0 {

@@ -25,10 +25,30 @@ var textEscaper = strings.NewReplacer(
 )
 
 // Text returns s escaped for Markdown inline text: a paragraph, a list
-// item, a heading or a link's text. Other characters are left as they are,
-// so emphasis and entities still render, but nothing in s can run or link.
+// item, a heading or a link's text. A control or bidirectional formatting
+// character other than a tab or a line break (an escape sequence's ESC, a
+// bell) is written as its Go escape, so a terminal showing the Markdown
+// obeys nothing. Other characters are left as they are, so emphasis and
+// entities still render, but nothing in s can run or link.
 func Text(s string) string {
+	if strings.ContainsFunc(s, hiddenInText) {
+		var b strings.Builder
+		for _, r := range s {
+			if hiddenInText(r) {
+				b.WriteString(termtext.Visible(string(r)))
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		s = b.String()
+	}
 	return textEscaper.Replace(s)
+}
+
+// hiddenInText is termtext.Hidden but for the tab, which Markdown shows
+// as space, and line breaks, which Text turns into spaces.
+func hiddenInText(r rune) bool {
+	return r != '\t' && r != '\n' && r != '\r' && termtext.Hidden(r)
 }
 
 // cellEscaper is textEscaper for a table's cell: a "|" would end it.

@@ -98,3 +98,27 @@ func TestCellRendersAsItselfInItsCell(t *testing.T) {
 		})
 	}
 }
+
+// TestTextShowsControlCharacters checks that a control or bidirectional
+// formatting character in the text (an escape sequence a terminal would
+// obey, a bell) is written as its Go escape, shown as such once rendered,
+// while line breaks still become spaces and tabs stay.
+func TestTextShowsControlCharacters(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in, want, html string
+	}{
+		"terminal reset":   {in: "heat\x1bc pumps", want: `heat\\x1bc pumps`, html: `heat\x1bc pumps`},
+		"colour and bell":  {in: "red\x1b(0 x\a", want: `red\\x1b(0 x\\a`, html: `red\x1b(0 x\a`},
+		"right-to-left":    {in: "abc\u202edef", want: `abc\\u202edef`, html: `abc\u202edef`},
+		"line breaks, tab": {in: "a\r\nb\nc\td", want: "a b c\td", html: "a b c\td"},
+		"nothing to do":    {in: "Heat pumps, 2.6 COP.", want: "Heat pumps, 2.6 COP.", html: "Heat pumps, 2.6 COP."},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, Text(tc.in))
+			assert.Equal(t, "<ul>\n<li>line 3: "+tc.html+"</li>\n</ul>\n", render(t, "- line 3: "+Text(tc.in)))
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assaylabs/assay/conversation"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // routeOTLP takes OTLP/HTTP trace exports: an application's OpenTelemetry
@@ -130,7 +131,7 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct != otlpProto && ct != otlpJSON {
 		return &httpError{Status: http.StatusUnsupportedMediaType, Body: ErrorBody{Error: fmt.Sprintf(
-			"Content-Type %q: OTLP/HTTP sends %s or %s", r.Header.Get("Content-Type"), otlpProto, otlpJSON)}}
+			"Content-Type %s: OTLP/HTTP sends %s or %s", httpjson.Echo(r.Header.Get("Content-Type")), otlpProto, otlpJSON)}}
 	}
 	body, err := bodyBytes(r)
 	if err != nil {

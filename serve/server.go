@@ -448,7 +448,7 @@ func checkQuery(r *http.Request) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(v)) {
 		if n := len(v[name]); n > 1 {
-			return badRequest(name, "query parameter %q given %d times: give it once (no parameter of this API takes several values)", name, n)
+			return badRequest(name, "query parameter %s given %d times: give it once (no parameter of this API takes several values)", httpjson.Echo(name), n)
 		}
 	}
 	return nil

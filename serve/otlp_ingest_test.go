@@ -1,0 +1,100 @@
+package serve
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// otlpConversationSpan is an OTLP JSON export of one root chat span of
+// trace, with the string attribute key set to conv.
+func otlpConversationSpan(t *testing.T, trace, key, conv string) string {
+	t.Helper()
+	b, err := json.Marshal(conv)
+	require.NoError(t, err)
+	return `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"` + trace + `","spanId":"00f067aa0ba902b7","name":"chat m","attributes":[` +
+		`{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"` + key + `","value":{"stringValue":` + string(b) + `}}]}]}]}]}`
+}
+
+func gzipped(t *testing.T, b []byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	require.NoError(t, err)
+	_, err = zw.Write(b)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return buf.String()
+}
+
+// TestOTLPIngestRefusesWhatItCannotTake: an OTLP export is taken
+// gzipped (Content-Encoding gzip in any case, or x-gzip) or as it is; a
+// body that inflates past --max-body is refused 413 without being
+// inflated whole, another coding 415, a conversation id
+// (gen_ai.conversation.id, session.id) that is not a valid trace id 400;
+// each refusal names its field and stores nothing.
+func TestOTLPIngestRefusesWhatItCannotTake(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{MaxBody: 1 << 20})
+	bomb := gzipped(t, make([]byte, 64<<20)) // 64 MiB of zeros: some 65 kB
+	require.Less(t, len(bomb), 1<<20)
+	span := func(key, conv string) func(string) string {
+		return func(trace string) string { return otlpConversationSpan(t, trace, key, conv) }
+	}
+	zipped := func(conv string) func(string) string {
+		return func(trace string) string {
+			return gzipped(t, []byte(otlpConversationSpan(t, trace, "gen_ai.conversation.id", conv)))
+		}
+	}
+	raw := func(b string) func(string) string { return func(string) string { return b } }
+	tests := map[string]struct {
+		body       func(trace string) string
+		encoding   string
+		status     int
+		field, msg string
+	}{
+		"gzip":                                  {zipped("c1"), "gzip", http.StatusOK, "", ""},
+		"GZIP, as HTTP codings are in any case": {zipped("c2"), "GZIP", http.StatusOK, "", ""},
+		"x-gzip":                                {zipped("c3"), "x-gzip", http.StatusOK, "", ""},
+		"identity":                              {span("gen_ai.conversation.id", "c4"), "identity", http.StatusOK, "", ""},
+		"a conversation id of 256 bytes":        {span("gen_ai.conversation.id", strings.Repeat("c", MaxTraceIDBytes)), "", http.StatusOK, "", ""},
+		"a gzip bomb":                           {raw(bomb), "gzip", http.StatusRequestEntityTooLarge, "Content-Encoding", "larger than 1048576 bytes once gunzipped"},
+		"not gzip":                              {raw("not gzip"), "gzip", http.StatusBadRequest, "Content-Encoding", "Content-Encoding gzip"},
+		"deflate":                               {span("gen_ai.conversation.id", "c5"), "deflate", http.StatusUnsupportedMediaType, "Content-Encoding", `Content-Encoding "deflate"`},
+		"br":                                    {raw("\x0b\x02\x80"), "br", http.StatusUnsupportedMediaType, "Content-Encoding", `Content-Encoding "br"`},
+		"a conversation id of 900 kB": {span("gen_ai.conversation.id", strings.Repeat("c", 900_000)), "",
+			http.StatusBadRequest, "gen_ai.conversation.id", "gen_ai.conversation.id: 900000 bytes: a trace id has at most 256"},
+		"a conversation id with a bidirectional override": {span("gen_ai.conversation.id", "abc\u202e<script>"), "",
+			http.StatusBadRequest, "gen_ai.conversation.id", "holds U+202E at byte 3"},
+		"a session id with a line break": {span("session.id", "s\n1"), "",
+			http.StatusBadRequest, "session.id", "session.id: holds U+000A at byte 1"},
+	}
+	n := 0
+	for name, tc := range tests {
+		n++
+		trace := fmt.Sprintf("%032x", 0xa11ce000+n)
+		t.Run(name, func(t *testing.T) {
+			body := tc.body(trace)
+			code, got := call(t, http.MethodPost, s.URL+"/otlp/v1/traces", body, "Content-Type", "application/json", "Content-Encoding", tc.encoding)
+			head := got[:min(len(got), 300)]
+			require.Equal(t, tc.status, code, head)
+			if tc.status == http.StatusOK {
+				return
+			}
+			var eb ErrorBody
+			require.NoError(t, json.Unmarshal([]byte(got), &eb), head)
+			assert.Equal(t, tc.field, eb.Field)
+			assert.Contains(t, eb.Error, tc.msg)
+			assert.Less(t, len(got), 1000, head)
+			code, _ = call(t, http.MethodGet, s.URL+"/v1/traces/"+trace, "")
+			assert.Equal(t, http.StatusNotFound, code, "nothing of a refused export is stored")
+		})
+	}
+}

@@ -188,9 +188,17 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err := s.enqueue(w, r, routeOTLP, sampled, &resp); err != nil {
-		// Nothing was kept: the exporter sends the request again, and the
-		// spans its earlier requests brought must still be here for it.
-		s.otlp.putBack(whole)
+		// Nothing was kept. An exporter sends the request again after a
+		// 429, 502, 503 or 504 (the OTLP specification's retryable
+		// answers), and the spans its earlier requests brought must
+		// still be here for it; after any other answer (a 413: more
+		// traces than the queue holds) it drops the request, and so does
+		// the buffer, which would otherwise push them, past its bound,
+		// into every later export.
+		switch asHTTP(err, "").Status {
+		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			s.otlp.putBack(whole)
+		}
 		return err
 	}
 	s.metrics.traces.WithLabelValues("sampled").Add(float64(resp.Sampled))

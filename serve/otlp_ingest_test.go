@@ -98,3 +98,32 @@ func TestOTLPIngestRefusesWhatItCannotTake(t *testing.T) {
 		})
 	}
 }
+
+// TestOTLPAnExportTooBigForTheQueueDoesNotWedgeIt: an export that makes
+// more traces whole than the queue holds is refused 413, which an
+// exporter does not send again; its traces used to be put back in the
+// span buffer, past its bound, and pushed out into every later export,
+// each refused 413 in turn. The next export is taken and judged.
+func TestOTLPAnExportTooBigForTheQueueDoesNotWedgeIt(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{QueueSize: 4})
+	export := func(from, n int) string {
+		spans := make([]string, 0, n)
+		for i := range n {
+			spans = append(spans, fmt.Sprintf(`{"traceId":"%032x","spanId":"00f067aa0ba902b7","name":"chat m",`+
+				`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}`, from+i))
+		}
+		return `{"resourceSpans":[{"scopeSpans":[{"spans":[` + strings.Join(spans, ",") + `]}]}]}`
+	}
+	code, body := call(t, http.MethodPost, s.URL+"/otlp/v1/traces", export(0x1000, 10), "Content-Type", "application/json")
+	require.Equal(t, http.StatusRequestEntityTooLarge, code, body)
+	assert.Contains(t, body, "10 traces sampled in one request: the queue holds 4")
+	for i := range 3 {
+		code, body = call(t, http.MethodPost, s.URL+"/otlp/v1/traces", export(0x2000+i, 1), "Content-Type", "application/json")
+		require.Equal(t, http.StatusOK, code, "export %d after the refused one: %s", i, body)
+	}
+	eventually(t, "the later export judged", func() bool {
+		got, err := s.Trace(t.Context(), fmt.Sprintf("%032x", 0x2000))
+		return err == nil && got.Judged
+	})
+}

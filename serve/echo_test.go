@@ -32,15 +32,16 @@ func TestErrorAnswersBoundWhatTheyEcho(t *testing.T) {
 		method, path, body string
 		status             int
 	}{
-		"a run's id":         {http.MethodGet, "/v1/runs/" + url.PathEscape(long), "", http.StatusNotFound},
-		"a label's item":     {http.MethodPost, "/v1/queue/labels", `{"metric":"faithfulness","item":"` + long + `","value":true}`, http.StatusNotFound},
-		"a label's name":     {http.MethodGet, "/v1/queue?label=" + url.QueryEscape(long), "", http.StatusBadRequest},
-		"a summary's by":     {http.MethodGet, "/v1/traces/summary?by=" + url.QueryEscape(long), "", http.StatusBadRequest},
-		"a summary's day":    {http.MethodGet, "/v1/traces/summary?from=" + url.QueryEscape(long), "", http.StatusBadRequest},
-		"an unknown field":   {http.MethodPost, "/v1/traces", `{"` + long + `":1}`, http.StatusBadRequest},
-		"an alerts limit":    {http.MethodGet, "/v1/alerts?limit=" + url.QueryEscape(long), "", http.StatusBadRequest},
-		"a queue limit":      {http.MethodGet, "/v1/queue?limit=" + url.QueryEscape(long), "", http.StatusBadRequest},
-		"an OTLP media type": {http.MethodPost, "/otlp/v1/traces", "{}", http.StatusUnsupportedMediaType},
+		"a run's id":                    {http.MethodGet, "/v1/runs/" + url.PathEscape(long), "", http.StatusNotFound},
+		"a label's item":                {http.MethodPost, "/v1/queue/labels", `{"metric":"faithfulness","item":"` + long + `","value":true}`, http.StatusNotFound},
+		"a label's name":                {http.MethodGet, "/v1/queue?label=" + url.QueryEscape(long), "", http.StatusBadRequest},
+		"a summary's by":                {http.MethodGet, "/v1/traces/summary?by=" + url.QueryEscape(long), "", http.StatusBadRequest},
+		"a summary's day":               {http.MethodGet, "/v1/traces/summary?from=" + url.QueryEscape(long), "", http.StatusBadRequest},
+		"an unknown field":              {http.MethodPost, "/v1/traces", `{"` + long + `":1}`, http.StatusBadRequest},
+		"an alerts limit":               {http.MethodGet, "/v1/alerts?limit=" + url.QueryEscape(long), "", http.StatusBadRequest},
+		"a queue limit":                 {http.MethodGet, "/v1/queue?limit=" + url.QueryEscape(long), "", http.StatusBadRequest},
+		"a query parameter given twice": {http.MethodGet, "/v1/alerts?" + url.QueryEscape(long) + "=1&" + url.QueryEscape(long) + "=2", "", http.StatusBadRequest},
+		"an OTLP media type":            {http.MethodPost, "/otlp/v1/traces", "{}", http.StatusUnsupportedMediaType},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -11,6 +11,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // otlpConversationSpan is an OTLP JSON export of one root chat span of
@@ -126,4 +130,47 @@ func TestOTLPAnExportTooBigForTheQueueDoesNotWedgeIt(t *testing.T) {
 		got, err := s.Trace(t.Context(), fmt.Sprintf("%032x", 0x2000))
 		return err == nil && got.Judged
 	})
+}
+
+// TestOTLPFromTheGoSDKGzipped: the OpenTelemetry Go SDK's exporter, gzip
+// and protobuf, is taken; its export whose conversation id is a
+// kilobyte is refused, as the SDK reports, and nothing of it is stored.
+func TestOTLPFromTheGoSDKGzipped(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{})
+	tests := map[string]struct {
+		conv string
+		ok   bool
+	}{
+		"a conversation id":         {"session-42", true},
+		"a conversation id of 1 kB": {strings.Repeat("s", 1024), false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			exp, err := otlptracehttp.New(t.Context(), otlptracehttp.WithEndpointURL(s.URL+"/otlp/v1/traces"),
+				otlptracehttp.WithCompression(otlptracehttp.GzipCompression), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
+			require.NoError(t, err)
+			tracer := sdktrace.NewTracerProvider().Tracer("agent")
+			_, span := tracer.Start(t.Context(), "chat m", trace.WithAttributes(
+				attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.conversation.id", tc.conv)))
+			span.End()
+			ro, ok := span.(sdktrace.ReadOnlySpan)
+			require.True(t, ok)
+			err = exp.ExportSpans(t.Context(), []sdktrace.ReadOnlySpan{ro})
+			id := span.SpanContext().TraceID().String()
+			if !tc.ok {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "400")
+				code, _ := call(t, http.MethodGet, s.URL+"/v1/traces/"+id, "")
+				assert.Equal(t, http.StatusNotFound, code)
+				return
+			}
+			require.NoError(t, err)
+			eventually(t, "the gzipped export judged", func() bool {
+				got, err := s.Trace(t.Context(), id)
+				return err == nil && got.Judged
+			})
+		})
+	}
 }

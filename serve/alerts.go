@@ -167,7 +167,7 @@ func (s *Server) getAlerts(w http.ResponseWriter, r *http.Request) error {
 	if v := r.URL.Query().Get("limit"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > maxAlertEvents {
-			return badRequest("limit", "limit: want a number of events from 1 to %d, got %q", maxAlertEvents, v)
+			return badRequest("limit", "limit: want a number of events from 1 to %d, got %s", maxAlertEvents, httpjson.Echo(v))
 		}
 	}
 	snap := s.live.Snapshot()

@@ -34,7 +34,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if !hosts.Allows(r.Host) {
 			s.metrics.requests.WithLabelValues("forbidden", "403").Inc()
 			httpjson.Error(w, http.StatusForbidden, fmt.Sprintf(
-				"Host %q is not a name of this server: reach it as 127.0.0.1, localhost or [::1], or start it with --allow-host NAME for each other name it is reached by", r.Host))
+				"Host %s is not a name of this server: reach it as 127.0.0.1, localhost or [::1], or start it with --allow-host NAME for each other name it is reached by", httpjson.Echo(r.Host)))
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -130,8 +130,14 @@ func bodyError(err error, offset int64) error {
 	}
 	// DisallowUnknownFields reports `json: unknown field "name"`, untyped.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name = strings.Trim(name, `"`)
-		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf("unknown field %q (see /openapi.json for the fields)", name), Field: name, Offset: offset}}
+		if u, err := strconv.Unquote(name); err == nil {
+			name = u
+		}
+		field := name
+		if len(field) > httpjson.MaxEcho {
+			field = "" // no field of this API is as long: the message quotes its start
+		}
+		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf("unknown field %s (see /openapi.json for the fields)", httpjson.Echo(name)), Field: field, Offset: offset}}
 	}
 	return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "invalid JSON: " + err.Error(), Offset: offset}}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"sync"
 
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assaylabs/assay/conversation"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // routeOTLP takes OTLP/HTTP trace exports: an application's OpenTelemetry
@@ -125,28 +127,21 @@ func (b *spanBuffer) putBack(traces [][]conversation.Span) {
 // are counted in its partial success, and so are the spans past
 // Config.MaxTraceSpans of a trace whose root has not come; a parent span
 // ID of zeros marks a root. A queue that is full answers 429 with Retry-After, which OTLP
-// exporters retry.
+// exporters retry. The body is taken gzipped or as it is (otlpDecoded);
+// a span whose conversation id is not a valid trace id is a 400 naming
+// the attribute (checkConversationID), and nothing of the request is kept.
 func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct != otlpProto && ct != otlpJSON {
 		return &httpError{Status: http.StatusUnsupportedMediaType, Body: ErrorBody{Error: fmt.Sprintf(
-			"Content-Type %q: OTLP/HTTP sends %s or %s", r.Header.Get("Content-Type"), otlpProto, otlpJSON)}}
+			"Content-Type %s: OTLP/HTTP sends %s or %s", httpjson.Echo(r.Header.Get("Content-Type")), otlpProto, otlpJSON)}}
 	}
 	body, err := bodyBytes(r)
 	if err != nil {
 		return err
 	}
-	if r.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return badRequest("", "Content-Encoding gzip: %v", err)
-		}
-		if body, err = io.ReadAll(io.LimitReader(zr, s.cfg.MaxBody+1)); err != nil {
-			return badRequest("", "Content-Encoding gzip: %v", err)
-		}
-		if int64(len(body)) > s.cfg.MaxBody {
-			return &http.MaxBytesError{Limit: s.cfg.MaxBody}
-		}
+	if body, err = s.otlpDecoded(r, body); err != nil {
+		return err
 	}
 	var req *tracepb.TracesData
 	if ct == otlpProto {
@@ -163,6 +158,9 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 		if !sp.Valid() {
 			rejected++
 			continue
+		}
+		if err := checkConversationID(sp); err != nil {
+			return err
 		}
 		spans = append(spans, sp)
 	}
@@ -190,9 +188,17 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err := s.enqueue(w, r, routeOTLP, sampled, &resp); err != nil {
-		// Nothing was kept: the exporter sends the request again, and the
-		// spans its earlier requests brought must still be here for it.
-		s.otlp.putBack(whole)
+		// Nothing was kept. An exporter sends the request again after a
+		// 429, 502, 503 or 504 (the OTLP specification's retryable
+		// answers), and the spans its earlier requests brought must
+		// still be here for it; after any other answer (a 413: more
+		// traces than the queue holds) it drops the request, and so does
+		// the buffer, which would otherwise push them, past its bound,
+		// into every later export.
+		switch asHTTP(err, "").Status {
+		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			s.otlp.putBack(whole)
+		}
 		return err
 	}
 	s.metrics.traces.WithLabelValues("sampled").Add(float64(resp.Sampled))
@@ -214,6 +220,59 @@ func (s *Server) postOTLP(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
+	return nil
+}
+
+// otlpDecoded is body as its Content-Encoding says: as it is (none, or
+// identity) or gunzipped (gzip, x-gzip, in any case), at most MaxBody
+// bytes once decoded, so that a small body that inflates to gigabytes is
+// refused (413) without being inflated; any other coding is refused 415,
+// as OTLP/HTTP exporters compress with gzip or not at all.
+func (s *Server) otlpDecoded(r *http.Request, body []byte) ([]byte, error) {
+	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
+	switch enc {
+	case "", "identity":
+		return body, nil
+	case "gzip", "x-gzip":
+	default:
+		return nil, &httpError{Status: http.StatusUnsupportedMediaType, Body: ErrorBody{Field: "Content-Encoding", Error: fmt.Sprintf(
+			"Content-Encoding %s: send the export as it is or gzip-compressed (Content-Encoding: gzip)", httpjson.Echo(r.Header.Get("Content-Encoding")))}}
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil, badRequest("Content-Encoding", "Content-Encoding gzip: %v", err)
+	}
+	if body, err = io.ReadAll(io.LimitReader(zr, s.cfg.MaxBody+1)); err != nil {
+		return nil, badRequest("Content-Encoding", "Content-Encoding gzip: %v", err)
+	}
+	if int64(len(body)) > s.cfg.MaxBody {
+		return nil, &httpError{Status: http.StatusRequestEntityTooLarge, Body: ErrorBody{Field: "Content-Encoding", Error: fmt.Sprintf(
+			"request body larger than %d bytes once gunzipped (assay serve --max-body): send fewer spans a request", s.cfg.MaxBody)}}
+	}
+	return body, nil
+}
+
+// attrSession is OpenInference's conversation id, which package
+// conversation reads when a span has no gen_ai.conversation.id.
+const attrSession = "session.id"
+
+// checkConversationID refuses, as a 400 naming the attribute and the
+// span, a span (of valid IDs) whose conversation id (gen_ai.conversation.id, or
+// session.id) is not a valid trace id (checkTraceID): it decides the
+// conversation's sampling and is stored and shown with its judgement,
+// so it is bounded and printable as a trace id of POST /v1/traces is.
+func checkConversationID(sp conversation.Span) error {
+	for _, key := range []string{conversation.AttrConversation, attrSession} {
+		id, ok := sp.Attrs[key].(string)
+		if !ok || id == "" {
+			continue
+		}
+		if err := checkTraceID(key, id); err != nil {
+			he := asHTTP(err, "")
+			he.Body.Error = fmt.Sprintf("span %s of trace %s: %s", sp.SpanID, sp.TraceID, he.Body.Error)
+			return he
+		}
+	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
 
 // secretLine is the first line of a file no request may read.
@@ -163,6 +164,8 @@ func errorText(body, path string) string {
 		body = eb.Field + ": " + eb.Error
 	}
 	for _, p := range []string{path, url.QueryEscape(path), url.PathEscape(path)} {
+		// An error quotes the start of what it was sent (httpjson.Echo).
+		body = strings.ReplaceAll(body, httpjson.Echo(p), `"@P@"`)
 		body = strings.ReplaceAll(body, p, "@P@")
 	}
 	return body

@@ -280,7 +280,7 @@ func runData(req RunRequest) ([]byte, string, int, error) {
 			f = string(dataset.FormatJSONL)
 		}
 		if !slices.Contains([]string{string(dataset.FormatJSONL), string(dataset.FormatJSON), string(dataset.FormatCSV), string(dataset.FormatTSV)}, f) {
-			return nil, "", 0, badRequest("format", "format: want jsonl, json, csv or tsv, got %q", req.Format)
+			return nil, "", 0, badRequest("format", "format: want jsonl, json, csv or tsv, got %s", httpjson.Echo(req.Format))
 		}
 		n := 0
 		for _, err := range dataset.Format(f).Records("dataset", bytes.NewReader([]byte(req.Dataset))) {
@@ -366,7 +366,7 @@ func (s *Server) runStatus(ctx context.Context, id string) (*RunStatus, error) {
 	err := s.store.db.QueryRowContext(ctx, `SELECT created, state, dir, records, outcome, error FROM serve_runs WHERE id = ?`, id).
 		Scan(&created, &st.State, &st.Dir, &st.Records, &oj, &st.Error)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &httpError{Status: http.StatusNotFound, Body: ErrorBody{Error: fmt.Sprintf("no run %q was started by this server (see GET /v1/runs)", id)}}
+		return nil, &httpError{Status: http.StatusNotFound, Body: ErrorBody{Error: fmt.Sprintf("no run %s was started by this server (see GET /v1/runs)", httpjson.Echo(id))}}
 	}
 	if err != nil {
 		return nil, err

@@ -448,7 +448,11 @@ func checkQuery(r *http.Request) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(v)) {
 		if n := len(v[name]); n > 1 {
-			return badRequest(name, "query parameter %q given %d times: give it once (no parameter of this API takes several values)", name, n)
+			field := name
+			if len(field) > httpjson.MaxEcho {
+				field = "query" // no parameter of this API is as long: the message quotes its start
+			}
+			return badRequest(field, "query parameter %s given %d times: give it once (no parameter of this API takes several values)", httpjson.Echo(name), n)
 		}
 	}
 	return nil

@@ -24,6 +24,7 @@ import (
 	"github.com/assaylabs/assay/queue"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/dashboard"
+	"github.com/assaylabs/assay/serve/internal/httpjson"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -241,7 +242,7 @@ func (q *sharedTraces) itemRun(ctx context.Context, metrics []string) (run.Confi
 	}
 	for _, m := range metrics {
 		if !keySafe(m) {
-			return run.Config{}, badRequest("metrics", "metrics: %q cannot name a result in the queue (letters, digits, _ and - only)", m)
+			return run.Config{}, badRequest("metrics", "metrics: %s cannot name a result in the queue (letters, digits, _ and - only)", httpjson.Echo(m))
 		}
 	}
 	spec, err := q.s.judger.ItemRun(metrics)

@@ -346,7 +346,7 @@ func (s *Server) postTraces(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if j, dup := seen[t.TraceID]; dup {
-			return badRequest(at+".trace_id", "%s.trace_id: %q is traces[%d]'s too: one request names a trace once", at, t.TraceID, j)
+			return badRequest(at+".trace_id", "%s.trace_id: %s is traces[%d]'s too: one request names a trace once", at, httpjson.Echo(t.TraceID), j)
 		}
 		seen[t.TraceID] = i
 		if len(t.Sample) == 0 {
@@ -481,7 +481,7 @@ func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) error {
 		if s.shared != nil {
 			where = "in the shared queue (not sent, or not sampled)"
 		}
-		return &httpError{Status: http.StatusNotFound, Body: ErrorBody{Error: fmt.Sprintf("no trace %q %s", r.PathValue("id"), where)}}
+		return &httpError{Status: http.StatusNotFound, Body: ErrorBody{Error: fmt.Sprintf("no trace %s %s", httpjson.Echo(r.PathValue("id")), where)}}
 	}
 	if err != nil {
 		return err
@@ -495,14 +495,14 @@ func (s *Server) getTraceSummary(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
 	q := SummaryQuery{By: v.Get("by"), Metric: v.Get("metric"), From: v.Get("from"), To: v.Get("to")}
 	if q.By != "" && !validField(q.By) {
-		return badRequest("by", "by: want a metadata field name (letters, digits, _, - and .), got %q", q.By)
+		return badRequest("by", "by: want a metadata field name (letters, digits, _, - and .), got %s", httpjson.Echo(q.By))
 	}
 	for _, d := range []struct{ name, v string }{{"from", q.From}, {"to", q.To}} {
 		if d.v == "" {
 			continue
 		}
 		if _, err := time.Parse(time.DateOnly, d.v); err != nil {
-			return badRequest(d.name, "%s: want a day as YYYY-MM-DD, got %q", d.name, d.v)
+			return badRequest(d.name, "%s: want a day as YYYY-MM-DD, got %s", d.name, httpjson.Echo(d.v))
 		}
 	}
 	sum, err := s.TraceSummary(r.Context(), q)

@@ -53,12 +53,12 @@ func queueViewOf(q url.Values) (queueView, error) {
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 0 || n > maxQueueLimit {
-			return v, badRequest("limit", "limit: want a whole number from 0 to %d, got %q", maxQueueLimit, l)
+			return v, badRequest("limit", "limit: want a whole number from 0 to %d, got %s", maxQueueLimit, httpjson.Echo(l))
 		}
 		v.limit = n
 	}
 	if v.label != "" && !labelName(v.label) {
-		return v, badRequest("label", "label: %q is not a label name: letters, digits, _ and - only (it becomes human.NAME in the export)", v.label)
+		return v, badRequest("label", "label: %s is not a label name: letters, digits, _ and - only (it becomes human.NAME in the export)", httpjson.Echo(v.label))
 	}
 	return v, nil
 }
@@ -148,7 +148,7 @@ func (s *Queues) Put(ctx context.Context, req LabelRequest, signedInAs string) (
 		}
 	}
 	if at < 0 {
-		return nil, &httpError{Status: http.StatusNotFound, Body: httpjson.ErrorBody{Error: fmt.Sprintf("item: %s has no item %q judged with %s", sourceName(b.src), l.Item, b.src.metric), Field: "item"}}
+		return nil, &httpError{Status: http.StatusNotFound, Body: httpjson.ErrorBody{Error: fmt.Sprintf("item: %s has no item %s judged with %s", sourceName(b.src), httpjson.Echo(l.Item), b.src.metric), Field: "item"}}
 	}
 	if err := s.putLabel(ctx, b.src.key, b.src.metric, l); err != nil {
 		if sc, ok := errors.AsType[*scaleConflictError](err); ok {

@@ -170,7 +170,7 @@ func (s *Queues) runQueue(ctx context.Context, p queueParams) (*queueSource, err
 // prefix) as a 404 naming the run field. Its message is the store's
 // without the store's file, which is the server's business.
 func runNotFound(nf *runstore.RunNotFoundError) *httpError {
-	msg := fmt.Sprintf("run: no run %q in the run store: see assay runs list", nf.Ref)
+	msg := fmt.Sprintf("run: no run %s in the run store: see assay runs list", httpjson.Echo(nf.Ref))
 	if len(nf.Candidates) > 1 {
 		msg = "run: " + nf.Error()
 	}
@@ -232,7 +232,7 @@ func pickMetric(metric string, have []string, source string) (string, error) {
 	case metric == "":
 		return "", badRequest("metric", "metric: the judgements of %s are of %s: pick one (metric=NAME)", source, strings.Join(have, ", "))
 	case !slices.Contains(have, metric):
-		return "", badRequest("metric", "metric: no judgement of %s is of %q: they are of %s", source, metric, strings.Join(have, ", "))
+		return "", badRequest("metric", "metric: no judgement of %s is of %s: they are of %s", source, httpjson.Echo(metric), strings.Join(have, ", "))
 	}
 	return metric, nil
 }

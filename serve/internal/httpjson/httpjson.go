@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/assaylabs/assay/internal/encode"
@@ -106,4 +107,25 @@ func (e *StatusError) Error() string { return e.Body.Error }
 // BadRequest is a 400 naming field.
 func BadRequest(field, format string, args ...any) *StatusError {
 	return &StatusError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf(format, args...), Field: field}}
+}
+
+// MaxEcho is the most characters of a value the client sent that an
+// error answer quotes.
+const MaxEcho = 64
+
+// Echo is how an error answer quotes a value the client sent (an id, a
+// name, a header): Go-quoted, so that a control, format or
+// bidirectional character, a line break or a byte that is not UTF-8
+// shows as its escape and cannot change how the answer reads; and at
+// most its first MaxEcho characters, then an ellipsis and its length,
+// so that a megabyte of id is not sent back.
+func Echo(s string) string {
+	n := 0
+	for i := range s {
+		if n == MaxEcho {
+			return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:i]), len(s))
+		}
+		n++
+	}
+	return strconv.Quote(s)
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,6 +55,27 @@ func TestWrite(t *testing.T) {
 			assert.Equal(t, tc.status, rec.Code)
 			assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
 			assert.Equal(t, tc.body, rec.Body.String())
+		})
+	}
+}
+
+func TestEcho(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", httpjson.MaxEcho)
+	tests := map[string]struct{ in, want string }{
+		"empty":                         {"", `""`},
+		"short, as it is":               {"run-1", `"run-1"`},
+		"at the bound, whole":           {long, strconv.Quote(long)},
+		"past it, cut with its length":  {long + "x", strconv.Quote(long) + "… (129 bytes)"},
+		"a megabyte":                    {strings.Repeat("y", 1<<20), `"` + strings.Repeat("y", 64) + `"… (1048576 bytes)`},
+		"control and format characters": {"a\n\x1b[31m\u202eb", `"a\n\x1b[31m\u202eb"`},
+		"not UTF-8":                     {"a\xffb", `"a\xffb"`},
+		"markup stays text":             {"<script>", `"<script>"`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, httpjson.Echo(tc.in))
 		})
 	}
 }

@@ -122,6 +122,7 @@ func TestOTLPAnExportTooBigForTheQueueDoesNotWedgeIt(t *testing.T) {
 	code, body := call(t, http.MethodPost, s.URL+"/otlp/v1/traces", export(0x1000, 10), "Content-Type", "application/json")
 	require.Equal(t, http.StatusRequestEntityTooLarge, code, body)
 	assert.Contains(t, body, "10 traces sampled in one request: the queue holds 4")
+	assert.Contains(t, body, `"field": "resourceSpans"`, "the field an OTLP export holds its traces in")
 	for i := range 3 {
 		code, body = call(t, http.MethodPost, s.URL+"/otlp/v1/traces", export(0x2000+i, 1), "Content-Type", "application/json")
 		require.Equal(t, http.StatusOK, code, "export %d after the refused one: %s", i, body)

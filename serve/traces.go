@@ -387,7 +387,7 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, endpoint string
 		return s.postShared(w, r, endpoint, items, resp)
 	}
 	if len(items) > s.queue.capacity {
-		return &httpError{Status: http.StatusRequestEntityTooLarge, Body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request: the queue holds %d; send fewer at a time", len(items), s.queue.capacity), Field: "traces"}}
+		return &httpError{Status: http.StatusRequestEntityTooLarge, Body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request: the queue holds %d; send fewer at a time", len(items), s.queue.capacity), Field: tracesField(endpoint)}}
 	}
 	s.queue.pushing.RLock() // until the traces are on the queue: see close
 	defer s.queue.pushing.RUnlock()
@@ -418,6 +418,15 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, endpoint string
 	return nil
 }
 
+// tracesField is the field of a request to endpoint that holds its
+// traces: /v1/traces' traces, an OTLP export's resourceSpans.
+func tracesField(endpoint string) string {
+	if endpoint == routeOTLP {
+		return "resourceSpans"
+	}
+	return "traces"
+}
+
 // postShared publishes sampled traces to a shared queue: nil once the
 // queue stored every one; 429, counted, when its stream is full.
 func (s *Server) postShared(w http.ResponseWriter, r *http.Request, endpoint string, items []traceItem, resp *TracesResponse) error {
@@ -426,7 +435,7 @@ func (s *Server) postShared(w http.ResponseWriter, r *http.Request, endpoint str
 		tasks += len(it.metrics)
 	}
 	if tasks > s.cfg.QueueSize {
-		return &httpError{Status: http.StatusRequestEntityTooLarge, Body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request, %d tasks (one per trace and metric): the shared queue holds %d; send fewer at a time", len(items), tasks, s.cfg.QueueSize), Field: "traces"}}
+		return &httpError{Status: http.StatusRequestEntityTooLarge, Body: ErrorBody{Error: fmt.Sprintf("%d traces sampled in one request, %d tasks (one per trace and metric): the shared queue holds %d; send fewer at a time", len(items), tasks, s.cfg.QueueSize), Field: tracesField(endpoint)}}
 	}
 	dup, err := s.shared.publish(r.Context(), items)
 	if errors.Is(err, errQueueFull) {

@@ -51,10 +51,13 @@ type spanBuffer struct {
 	maxSpans int
 	traces   map[string][]conversation.Span
 	order    []string // trace IDs, oldest first
+	// back are the span IDs of the traces put back (putBack), whose
+	// export is sent again with the same spans: those are not kept twice.
+	back map[string]map[string]struct{}
 }
 
 func newSpanBuffer(max, maxSpans int) *spanBuffer {
-	return &spanBuffer{max: max, maxSpans: maxSpans, traces: map[string][]conversation.Span{}}
+	return &spanBuffer{max: max, maxSpans: maxSpans, traces: map[string][]conversation.Span{}, back: map[string]map[string]struct{}{}}
 }
 
 // add keeps spans and returns the traces they make whole (and those
@@ -67,6 +70,13 @@ func (b *spanBuffer) add(spans []conversation.Span) (out [][]conversation.Span, 
 	whole := map[string]bool{}
 	for _, s := range spans {
 		held, ok := b.traces[s.TraceID]
+		if _, again := b.back[s.TraceID][s.SpanID]; again {
+			// A span put back, sent again by the exporter's retry.
+			if s.LocalRoot() {
+				whole[s.TraceID] = true
+			}
+			continue
+		}
 		if !s.LocalRoot() && len(held) >= b.maxSpans {
 			refused++
 			continue
@@ -84,6 +94,7 @@ func (b *spanBuffer) add(spans []conversation.Span) (out [][]conversation.Span, 
 		if whole[id] {
 			out = append(out, b.traces[id])
 			delete(b.traces, id)
+			delete(b.back, id)
 			continue
 		}
 		keep = append(keep, id)
@@ -93,6 +104,7 @@ func (b *spanBuffer) add(spans []conversation.Span) (out [][]conversation.Span, 
 		id := b.order[0]
 		out = append(out, b.traces[id])
 		delete(b.traces, id)
+		delete(b.back, id)
 		b.order = b.order[1:]
 	}
 	return out, refused
@@ -112,6 +124,14 @@ func (b *spanBuffer) putBack(traces [][]conversation.Span) {
 			b.order = append([]string{id}, b.order...)
 		}
 		b.traces[id] = append(spans, b.traces[id]...)
+		ids := b.back[id]
+		if ids == nil {
+			ids = make(map[string]struct{}, len(spans))
+			b.back[id] = ids
+		}
+		for _, s := range spans {
+			ids[s.SpanID] = struct{}{}
+		}
 	}
 }
 

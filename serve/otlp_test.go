@@ -269,6 +269,30 @@ func TestSpanBufferWaitsForTheRoot(t *testing.T) {
 	assert.Len(t, got[0], 2)
 }
 
+// TestSpanBufferKeepsARetriedSpanOnce: an export refused 429 puts its
+// traces back, and the exporter sends the same spans again; each is kept
+// once, however many retries, and the root sent again makes the trace
+// whole.
+func TestSpanBufferKeepsARetriedSpanOnce(t *testing.T) {
+	t.Parallel()
+	b := newSpanBuffer(10, 10)
+	export := []conversation.Span{
+		{TraceID: "t", SpanID: "c1", ParentID: "r"}, {TraceID: "t", SpanID: "c2", ParentID: "r"}, {TraceID: "t", SpanID: "r"},
+	}
+	got, refused := b.add(export)
+	require.Zero(t, refused)
+	require.Len(t, got, 1)
+	for retry := range 3 {
+		b.putBack(got) // the queue was full: 429
+		got, refused = b.add(export)
+		require.Zero(t, refused)
+		require.Len(t, got, 1, "retry %d", retry)
+		assert.Len(t, got[0], 3, "retry %d: each span once", retry)
+	}
+	got, _ = b.add([]conversation.Span{{TraceID: "t", SpanID: "c1", ParentID: "r"}})
+	assert.Empty(t, got, "once the trace is taken, a span of its id starts a new one")
+}
+
 // TestSpanBufferBoundsTheSpansOfATrace: a trace waiting for its root
 // holds at most maxSpans spans; those past it are refused and counted,
 // the root is always taken and makes the trace whole with what it

@@ -80,7 +80,7 @@ func offlineExample(line, dir string, n int, written map[string]string) (args []
 		case prev == "--llm" && w != "offline", prev == "--checker", w == "--cluster", strings.HasPrefix(w, "--cluster="), w == "--workers":
 			return nil, false
 		case docOutputs[prev]:
-			hasOut = true
+			hasOut = hasOut || prev == "--out"
 			written[w] = filepath.Join(dir, w)
 			w = written[w]
 		case written[w] != "":

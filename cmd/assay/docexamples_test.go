@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/agent"
 )
 
 // docOutputs are the flags whose value is a file or folder a command
@@ -138,4 +142,33 @@ func TestDocExamplesRunOffline(t *testing.T) {
 		}
 	}
 	assert.Greater(t, ran, 20, "the pages' offline examples")
+}
+
+// TestRootHelpNamesTheExitFlags: every flag the README's exit-code table
+// names (--min, --max-default-rate, --strict, --max-skip-rate) is named
+// by `assay --help`'s exit codes too, so the two say the same.
+func TestRootHelpNamesTheExitFlags(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(readme), "## Exit codes")
+	require.True(t, ok, "README.md has no exit-code table")
+	var rows strings.Builder
+	for line := range strings.Lines(table) {
+		if !strings.HasPrefix(line, "|") {
+			if rows.Len() > 0 {
+				break
+			}
+			continue
+		}
+		rows.WriteString(line)
+	}
+	root := newRoot(noEnv, agent.Builtins(), strings.NewReader(""), io.Discard, io.Discard)
+	_, help, ok := strings.Cut(root.Long, "Exit codes:")
+	require.True(t, ok, "assay --help names no exit codes")
+	flags := regexp.MustCompile(`--[a-z][a-z-]*`).FindAllString(rows.String(), -1)
+	require.NotEmpty(t, flags)
+	for _, f := range flags {
+		assert.Contains(t, help, f, "README.md's exit codes name %s; assay --help's do not", f)
+	}
 }

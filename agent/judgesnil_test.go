@@ -18,7 +18,7 @@ func TestJudgesOfNilRegistryAreBuiltIn(t *testing.T) {
 		added []string
 	}{
 		"a judges file":  {path: "../examples/judges.yaml", added: []string{"polite_and_cites", "helpfulness", "matches_reference"}},
-		"a profile file": {path: "../examples/report-profile.yaml", added: []string{"plain_words", "answers_the_question"}},
+		"a profile file": {path: "../examples/profiles/plain-report.yaml", added: []string{"plain_words", "answers_the_question"}},
 	}
 	builtins := agent.Builtins().Metrics()
 	for name, tc := range tests {

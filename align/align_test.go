@@ -433,7 +433,7 @@ func TestAlignReadsAProfilesJudges(t *testing.T) {
 	}
 	srv := llmtest.New(t, llmtest.Func(llmtest.Graded(rule, "The summary gives a "+phrase+" that answers the question.")))
 	j := job(t, srv)
-	j.Judges, j.Metric, j.Label = "../examples/report-profile.yaml", "answers_the_question", "helpful_reply"
+	j.Judges, j.Metric, j.Label = "../examples/profiles/plain-report.yaml", "answers_the_question", "helpful_reply"
 	out, err := align.Align(context.Background(), j)
 	require.NoError(t, err)
 	assert.Equal(t, "answers_the_question", out.Judge)
@@ -446,7 +446,7 @@ func TestAlignReadsAProfilesJudges(t *testing.T) {
 	assert.Equal(t, []string{"Read the question and say what a direct answer would state.", "Read the executive summary and find that statement, or its absence."}, defs[0].Steps, "the profile's steps kept")
 
 	j = job(t, srv)
-	j.Judges, j.Metric = "../examples/report-profile.yaml", "grounding"
+	j.Judges, j.Metric = "../examples/profiles/plain-report.yaml", "grounding"
 	_, err = align.Align(context.Background(), j)
 	var ie *eval.InputError
 	require.ErrorAs(t, err, &ie)

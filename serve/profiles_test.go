@@ -244,3 +244,17 @@ func TestAProfileIsNamedFromTheServersFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestTheShippedProfilesFolderServes keeps serving.md's example true: the
+// folder it gives --profiles holds profiles only, so the server starts on
+// it and offers the profile by the file's name.
+func TestTheShippedProfilesFolderServes(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{Profiles: filepath.Join("..", "examples", "profiles")})
+	code, body := call(t, http.MethodPost, s.URL+"/v1/score", `{"profile": "nope", "report": "# QUIC\n\nQUIC runs over UDP."}`)
+	require.Equal(t, http.StatusBadRequest, code, body)
+	var eb ErrorBody
+	require.NoError(t, json.Unmarshal([]byte(body), &eb))
+	assert.Equal(t, "profile", eb.Field)
+	assert.Contains(t, eb.Error, "--profiles folder (plain-report)")
+}

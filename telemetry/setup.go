@@ -52,6 +52,9 @@ const defaultEndpoint = "http://localhost:4318/v1/traces"
 // W3C trace-context and baggage propagators. shutdown flushes the spans
 // still held, within its context's deadline, and puts the previous
 // provider and propagator back; call it once, before the process ends.
+// Its error names the collector when the flush, or an export while the
+// provider was on, failed (the SDK's handler would log those on their
+// own, naming no collector).
 //
 // The error names the variable whose value cannot be used: an endpoint
 // that is no http(s) URL, an exporter or protocol this build has not (it
@@ -78,6 +81,7 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 	if err != nil {
 		return off, errors.Join(fmt.Errorf("tracing: %w", err), exp.Shutdown(ctx))
 	}
+	sdkErrors.start()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
 	otel.SetTracerProvider(tp)
@@ -85,7 +89,8 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 	return func(ctx context.Context) error {
 		otel.SetTracerProvider(prevTP)
 		otel.SetTextMapPropagator(prevProp)
-		if err := tp.Shutdown(ctx); err != nil {
+		err := tp.Shutdown(ctx)
+		if err = errors.Join(err, sdkErrors.stop()); err != nil {
 			return fmt.Errorf("the spans still held were not all sent to the collector at %s: %w", redacted(endpoint), err)
 		}
 		return nil

@@ -154,6 +154,32 @@ func TestShutdownSaysWhereTheSpansWereNotSent(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cret")
 }
 
+// TestShutdownSaysACollectorRefusedTheSpans: a collector that answers
+// an export with an error (here 400) is named in shutdown's error, in
+// the words serving.md quotes, rather than logged by the SDK in a line
+// of its own that names no collector.
+func TestShutdownSaysACollectorRefusedTheSpans(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad export", http.StatusBadRequest)
+	}))
+	t.Cleanup(srv.Close)
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL}
+	shutdown, err := telemetry.Setup(t.Context(), func(k string) string { return env[k] })
+	require.NoError(t, err)
+	_, span := otel.Tracer("test").Start(context.Background(), "probe")
+	span.End()
+	err = shutdown(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the spans still held were not all sent to the collector at "+srv.URL+"/v1/traces: ")
+	assert.Contains(t, err.Error(), "400")
+
+	// A later setup starts with no error of this one.
+	c := newCollector(t)
+	shutdown, err = telemetry.Setup(t.Context(), func(k string) string { return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.srv.URL}[k] })
+	require.NoError(t, err)
+	assert.NoError(t, shutdown(t.Context()))
+}
+
 func TestSetupIsOffUnlessAsked(t *testing.T) {
 	tests := map[string]struct {
 		env map[string]string

@@ -139,9 +139,12 @@ source relevance, reasoning), and it runs a research workflow end to end.
 Without --llm, $ASSAY_LLM or $OPENAI_API_KEY everything runs offline: no
 account, no network, and the judges say "offline (approximate)".
 
-Exit codes: 0 pass, 1 scored but not passed, 2 usage or input error,
-3 infrastructure failure: the model unreachable, an interrupted run, or
-more judge defaults than --max-default-rate allows (any under --strict).`,
+Exit codes: 0 pass, 1 scored but not passed (a card that iterates or
+fails, a value under its --min floor, a failed gate or alert), 2 usage or
+input error, 3 infrastructure failure: the model unreachable, an
+interrupted run, more judge defaults than --max-default-rate allows (any
+under --strict), a metric with nothing scored, or more skipped than
+--max-skip-rate allows.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(debug.ReadBuildInfo()),

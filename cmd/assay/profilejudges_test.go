@@ -15,7 +15,7 @@ import (
 	runpkg "github.com/assaylabs/assay/run"
 )
 
-const exampleReportProfile = "../../examples/report-profile.yaml"
+const exampleReportProfile = "../../examples/profiles/plain-report.yaml"
 
 // onTopicProfile is a context profile in flow style, its judges after
 // its pass rule and before the scorers that weigh them: written unlike
@@ -155,7 +155,7 @@ func TestProfileJudgesThroughScoreAndBench(t *testing.T) {
 	})
 }
 
-// TestExampleReportProfile runs examples/report-profile.yaml, as the
+// TestExampleReportProfile runs examples/profiles/plain-report.yaml, as the
 // README shows it, through score and bench against the fake model.
 func TestExampleReportProfile(t *testing.T) {
 	t.Parallel()

@@ -95,7 +95,7 @@ func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultF
 		c := junitCase{Name: g.Gate, Classname: "assay.gates", Time: "0"}
 		if !g.Passed {
 			c.Failure = &junitProblem{Type: "gate", Message: cmp.Or(g.Reason, "gate failed"),
-				Text: fmt.Sprintf("%s: got %s, want %s %s", g.Gate, numText(g.Got), g.Op, strconv.FormatFloat(g.Want, 'g', -1, 64))}
+				Text: fmt.Sprintf("%s: got %s, want %s %s", g.Gate, gotText(g), g.Op, strconv.FormatFloat(g.Want, 'g', -1, 64))}
 		}
 		gates.add(c)
 	}
@@ -206,6 +206,15 @@ func (d *junitSuites) add(s junitSuite) {
 	d.Errors += s.Errors
 	d.Skipped += s.Skipped
 	d.Suites = append(d.Suites, s)
+}
+
+// gotText writes a failed gate's value as numText does, with the digits
+// more it takes not to read as meeting the gate.
+func gotText(g run.GateResult) string {
+	if math.IsNaN(float64(g.Got)) {
+		return numText(g.Got)
+	}
+	return g.GotText('g', 6)
 }
 
 // numText writes a statistic, "undefined" for NaN.

@@ -267,7 +267,10 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	ms.CILow, ms.CIHigh = Num(lo), Num(hi)
 	passed := m.passes
 	for _, x := range m.byValue {
-		if x >= threshold {
+		// Rounded as judge prints it and a --min floor compares it, so
+		// that the count and the floor agree on a value such as 0.589088
+		// under a floor of 0.58909.
+		if Round(x) >= threshold {
 			passed++
 		}
 	}

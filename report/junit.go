@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -159,7 +160,10 @@ func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultF
 // floor is m's --min floor (0: none), secs its judge's latency, infra
 // whether the run failed for its defaults.
 func sampleCase(r run.Result, m string, floor, secs float64, infra bool) junitCase {
-	c := junitCase{Name: r.ID, Classname: "assay." + m, Time: strconv.FormatFloat(secs, 'f', 3, 64)}
+	// The id as the text outputs show it: XML cannot hold a control
+	// character (an encoder writes U+FFFD, so ids that differ only there
+	// would share a name), and a bidi override would reorder the CI page.
+	c := junitCase{Name: termtext.Visible(r.ID), Classname: "assay." + m, Time: strconv.FormatFloat(secs, 'f', 3, 64)}
 	switch {
 	case r.Skipped && floor > 0:
 		// A skipped result never passes a floor (MinGate.Add).

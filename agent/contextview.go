@@ -8,6 +8,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/internal/mdtext"
 	"github.com/assaylabs/assay/metric"
 )
 
@@ -270,7 +271,7 @@ func (v ContextView) Markdown() string {
 	if len(v.Scores) > 0 {
 		b.WriteString("\n| Score | Points | Reason |\n|---|---|---|\n")
 		for _, r := range v.Scores {
-			fmt.Fprintf(&b, "| %s | %s/%s | %s |\n", r.Metric, num2(r.Points), num2(r.Max), strings.ReplaceAll(r.Reason, "|", "\\|"))
+			fmt.Fprintf(&b, "| %s | %s/%s | %s |\n", r.Metric, num2(r.Points), num2(r.Max), mdtext.Cell(r.Reason))
 		}
 	}
 	if v.Warning != "" {
@@ -283,11 +284,17 @@ func (v ContextView) Markdown() string {
 		fmt.Fprintf(&b, "Note: %s\n", n)
 	}
 	fmt.Fprintf(&b, "\nCRAG action: %s", v.CRAG.Action.Type)
-	if len(v.CRAG.Action.SubQueries) > 0 {
-		fmt.Fprintf(&b, " (sub-queries: %s)", strings.Join(v.CRAG.Action.SubQueries, " | "))
+	// The queries come from the user's query: escaped, so that a line
+	// break or a tag in it cannot start a heading or open HTML.
+	if qs := v.CRAG.Action.SubQueries; len(qs) > 0 {
+		shown := make([]string, len(qs))
+		for i, q := range qs {
+			shown[i] = mdtext.Text(q)
+		}
+		fmt.Fprintf(&b, " (sub-queries: %s)", strings.Join(shown, " | "))
 	}
 	if v.CRAG.Action.SearchQuery != "" {
-		fmt.Fprintf(&b, " (search: %s)", v.CRAG.Action.SearchQuery)
+		fmt.Fprintf(&b, " (search: %s)", mdtext.Text(v.CRAG.Action.SearchQuery))
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -17,6 +17,7 @@ import (
 	"github.com/assaylabs/assay/heuristics"
 	"github.com/assaylabs/assay/heuristics/daily"
 	"github.com/assaylabs/assay/internal/encode"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
@@ -519,16 +520,16 @@ func textCard(p *Profile, card eval.Card, sample eval.Sample) string {
 			if r.Defaulted {
 				flag = " DEFAULTED"
 			}
-			fmt.Fprintf(&b, "  - %s %s/%s%s: %s\n", r.Metric, num2(r.Points), num2(r.Max), flag, r.Reason)
+			fmt.Fprintf(&b, "  - %s %s/%s%s: %s\n", r.Metric, num2(r.Points), num2(r.Max), flag, termtext.Visible(r.Reason))
 		}
 		if v.Warning != "" {
 			fmt.Fprintf(&b, "  - warning: %s\n", v.Warning)
 		}
 		for _, q := range v.CRAG.Action.SubQueries {
-			fmt.Fprintf(&b, "  - sub-query: %s\n", q)
+			fmt.Fprintf(&b, "  - sub-query: %s\n", termtext.Visible(q))
 		}
 		if q := v.CRAG.Action.SearchQuery; q != "" {
-			fmt.Fprintf(&b, "  - search: %s\n", q)
+			fmt.Fprintf(&b, "  - search: %s\n", termtext.Visible(q))
 		}
 		return b.String()
 	}
@@ -539,7 +540,7 @@ func textCard(p *Profile, card eval.Card, sample eval.Sample) string {
 		if sc.Defaulted {
 			flag = " DEFAULTED"
 		}
-		fmt.Fprintf(&b, "  - %s %s/%s%s: %s\n", sc.Metric, num2(sc.Points), num2(sc.Max), flag, sc.Reason)
+		fmt.Fprintf(&b, "  - %s %s/%s%s: %s\n", sc.Metric, num2(sc.Points), num2(sc.Max), flag, termtext.Visible(sc.Reason))
 	}
 	for _, fx := range card.Fixes {
 		fmt.Fprintf(&b, "  fix %d. %s: %s\n", fx.Priority, fx.Dimension, fx.Action)

@@ -162,7 +162,8 @@ type Result struct {
 	Errors    int `json:"errors"`
 	// Rows are the labelled records in dataset order.
 	Rows []Row `json:"rows"`
-	// AUC is the ROC AUC over the N rows (0 when one class is missing).
+	// AUC is the ROC AUC over the N rows (0 when one class is missing,
+	// written as null in JSON).
 	AUC float64 `json:"auc"`
 	// Fixed is the result at Options.Threshold, nil when none was set.
 	Fixed *ThresholdResult `json:"fixed,omitempty"`
@@ -611,11 +612,19 @@ func (r Row) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON implements json.Marshaler: a graded result leaves out the
-// binary fields (auc, positives, best), which have no meaning there.
+// binary fields (auc, positives, best), which have no meaning there. A
+// binary result whose labels are all of one class (or none) writes its
+// undefined AUC as null, as the Markdown table says n/a, not as 0.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type plain Result // without this method
 	if r.GradedStats == nil {
-		return json.Marshal(plain(r))
+		if r.Positives > 0 && r.Positives < r.N {
+			return json.Marshal(plain(r))
+		}
+		return json.Marshal(struct {
+			plain
+			AUC *float64 `json:"auc"`
+		}{plain: plain(r)})
 	}
 	return json.Marshal(struct {
 		plain

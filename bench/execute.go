@@ -594,7 +594,7 @@ func (x *execution) verdict(summary run.Summary) judging.Failures {
 	}
 	for _, g := range summary.Gates {
 		if !g.Passed {
-			fs = append(fs, judging.Failure{Kind: judging.FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, num4(g.Got), reasonText(g.Reason))})
+			fs = append(fs, judging.Failure{Kind: judging.FailGate, Err: fmt.Errorf("gate %s failed: got %s%s", g.Gate, gotText(g), reasonText(g.Reason))})
 		}
 	}
 	for _, a := range summary.Alerts {
@@ -1020,6 +1020,15 @@ func num4(n run.Num) string {
 		return "nothing (undefined)"
 	}
 	return strconv.FormatFloat(float64(n), 'f', 4, 64)
+}
+
+// gotText is a failed gate's value as num4 writes it, with the digits
+// more it takes not to read as meeting the gate.
+func gotText(g run.GateResult) string {
+	if !g.Got.Defined() {
+		return num4(g.Got)
+	}
+	return g.GotText('f', 4)
 }
 
 func reasonText(r string) string {

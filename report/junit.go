@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -95,7 +96,7 @@ func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultF
 		c := junitCase{Name: g.Gate, Classname: "assay.gates", Time: "0"}
 		if !g.Passed {
 			c.Failure = &junitProblem{Type: "gate", Message: cmp.Or(g.Reason, "gate failed"),
-				Text: fmt.Sprintf("%s: got %s, want %s %s", g.Gate, numText(g.Got), g.Op, strconv.FormatFloat(g.Want, 'g', -1, 64))}
+				Text: fmt.Sprintf("%s: got %s, want %s %s", g.Gate, gotText(g), g.Op, strconv.FormatFloat(g.Want, 'g', -1, 64))}
 		}
 		gates.add(c)
 	}
@@ -159,7 +160,10 @@ func WriteJUnit(w io.Writer, cfg run.Config, s run.Summary, results *run.ResultF
 // floor is m's --min floor (0: none), secs its judge's latency, infra
 // whether the run failed for its defaults.
 func sampleCase(r run.Result, m string, floor, secs float64, infra bool) junitCase {
-	c := junitCase{Name: r.ID, Classname: "assay." + m, Time: strconv.FormatFloat(secs, 'f', 3, 64)}
+	// The id as the text outputs show it: XML cannot hold a control
+	// character (an encoder writes U+FFFD, so ids that differ only there
+	// would share a name), and a bidi override would reorder the CI page.
+	c := junitCase{Name: termtext.Visible(r.ID), Classname: "assay." + m, Time: strconv.FormatFloat(secs, 'f', 3, 64)}
 	switch {
 	case r.Skipped && floor > 0:
 		// A skipped result never passes a floor (MinGate.Add).
@@ -206,6 +210,15 @@ func (d *junitSuites) add(s junitSuite) {
 	d.Errors += s.Errors
 	d.Skipped += s.Skipped
 	d.Suites = append(d.Suites, s)
+}
+
+// gotText writes a failed gate's value as numText does, with the digits
+// more it takes not to read as meeting the gate.
+func gotText(g run.GateResult) string {
+	if math.IsNaN(float64(g.Got)) {
+		return numText(g.Got)
+	}
+	return g.GotText('g', 6)
 }
 
 // numText writes a statistic, "undefined" for NaN.

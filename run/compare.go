@@ -163,13 +163,14 @@ func JudgedOtherwise(base, cfg Config) []string {
 }
 
 // Passes reports whether a counted result of value v passes: its card's
-// verdict (pass) when it has one, else v >= threshold, as a summary's
-// pass rate counts it.
+// verdict (pass) when it has one, else v (rounded to four decimals, as
+// judge prints it and a --min floor compares it) >= threshold, as a
+// summary's pass rate counts it.
 func Passes(pass *bool, v, threshold float64) bool {
 	if pass != nil {
 		return *pass
 	}
-	return v >= threshold
+	return Round(v) >= threshold
 }
 
 // baselineMean is the baseline run's mean of metric: its summary's, else

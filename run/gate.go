@@ -297,11 +297,28 @@ func CheckGates(gates []Gate, s Summary) []GateResult {
 		case g.holds(got):
 			r.Passed = true
 		default:
-			r.Reason = fmt.Sprintf("%s.%s is %s, want %s %s", g.Metric, g.Stat, strconv.FormatFloat(got, 'g', 6, 64), g.Op, strconv.FormatFloat(g.Want, 'g', -1, 64))
+			r.Reason = fmt.Sprintf("%s.%s is %s, want %s %s", g.Metric, g.Stat, r.GotText('g', 6), g.Op, strconv.FormatFloat(g.Want, 'g', -1, 64))
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// GotText is the measured value as strconv.FormatFloat writes it with
+// format and prec, given more digits where those would round it onto or
+// across the gate's number: 0.58908999 failing >= 0.58909 is not written
+// 0.5891, which would read as meeting it. A value whose rounding keeps
+// the gate's outcome keeps its short form.
+func (r GateResult) GotText(format byte, prec int) string {
+	v := float64(r.Got)
+	g := Gate{Op: r.Op, Want: r.Want}
+	for p := prec; p <= 17; p++ {
+		s := strconv.FormatFloat(v, format, p, 64)
+		if shown, err := strconv.ParseFloat(s, 64); err == nil && g.holds(shown) == g.holds(v) {
+			return s
+		}
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // Round is a value as judge prints it and floors compare it: four

@@ -267,7 +267,10 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 	ms.CILow, ms.CIHigh = Num(lo), Num(hi)
 	passed := m.passes
 	for _, x := range m.byValue {
-		if x >= threshold {
+		// Rounded as judge prints it and a --min floor compares it, so
+		// that the count and the floor agree on a value such as 0.589088
+		// under a floor of 0.58909.
+		if Round(x) >= threshold {
 			passed++
 		}
 	}
@@ -306,7 +309,7 @@ func FormatMetricStats(w io.Writer, ms []MetricStats) error {
 		}
 		passed := "-"
 		if m.PassRate.Defined() {
-			passed = fmt.Sprintf("%.0f%% (>= %s)", 100*float64(m.PassRate), m.thresholdText())
+			passed = sharePct(float64(m.PassRate)) + " (>= " + m.thresholdText() + ")"
 		}
 		defaulted := "0"
 		if m.Defaulted > 0 {
@@ -392,6 +395,20 @@ func (s *Summary) AddCalibration(path string, labels dataset.Labels) error {
 		}
 	}
 	return nil
+}
+
+// sharePct writes a share (0 to 1) as a whole percentage, with the
+// decimals more it takes not to read as all or none when it is neither:
+// 249 of 250 is 99.6%, not 100%, which a gate on pass_rate>=1 fails.
+func sharePct(r float64) string {
+	for prec := 0; prec < 6; prec++ {
+		s := strconv.FormatFloat(100*r, 'f', prec, 64)
+		v, _ := strconv.ParseFloat(s, 64)
+		if (v == 100) == (r == 1) && (v == 0) == (r == 0) {
+			return s + "%"
+		}
+	}
+	return strconv.FormatFloat(100*r, 'g', -1, 64) + "%"
 }
 
 // fmtThreshold writes a threshold with as few digits as tell it apart.

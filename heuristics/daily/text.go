@@ -252,8 +252,18 @@ type foundSection struct {
 	paragraphs int
 }
 
-// parse cuts a report into sections, paragraphs and sentences.
+// invisible are the characters that mark where a word may break or join
+// without showing anything: zero-width space, non-joiner and joiner, word
+// joiner, zero-width no-break space (a byte order mark) and soft hyphen.
+// Thai text often carries zero-width spaces between its words; the
+// matcher finds Thai terms as runs of letters, which one would cut.
+var invisible = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "", "\u00ad", "")
+
+// parse cuts a report into sections, paragraphs and sentences. The
+// report is read without its invisible characters (invisible), in
+// Unicode NFC (textseg.Normalize).
 func (p *Profile) parse(text string) *doc {
+	text = textseg.Normalize(invisible.Replace(text))
 	d := &doc{text: text, lower: lowerASCII(text)}
 	d.words = textseg.WordCount(text)
 	d.lang = language(text)

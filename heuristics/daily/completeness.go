@@ -89,7 +89,7 @@ func (p *Profile) Completeness(d *doc, x Extraction, t *eval.Truth) Completeness
 		check{"Current state (current values)", true, len(x.Numbers) > 0},
 		check{"Historical comparison (percentiles or comparison)", true, len(x.Percentiles) > 0 || d.has(m.comparison)},
 		check{"Trend direction", true, d.has(m.trend)},
-		check{"Timeframe awareness (date)", true, (t.Date != "" && strings.Contains(d.text, t.Date)) || d.has(m.timeframe)},
+		check{"Timeframe awareness (date)", true, mentionsDate(d.lower, t.Date) || d.has(m.timeframe)},
 	)
 
 	recLower := lower

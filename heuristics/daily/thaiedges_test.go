@@ -47,3 +47,70 @@ func TestInvisibleCharactersBetweenThaiWords(t *testing.T) {
 		})
 	}
 }
+
+// TestTheDateInAnyOfItsForms: a report gives its date as its writers
+// write it: the Thai year in the Buddhist era (2568 is 2025), Thai
+// digits, the month by its Thai or English name, in full or short, the
+// day before or after the month; each is the truth's date as much as
+// the ISO form. Another day, or a year off by the era's 543, is not.
+func TestTheDateInAnyOfItsForms(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		text string
+		want bool
+	}{
+		"iso, common era":               {"รายงานวันที่ 2025-11-01", true},
+		"iso, Buddhist era":             {"รายงานวันที่ 2568-11-01", true},
+		"day first, Buddhist era":       {"ณ วันที่ 1/11/2568 ราคาปิด", true},
+		"Thai month in full":            {"ณ วันที่ 1 พฤศจิกายน 2568", true},
+		"Thai month short, era named":   {"ณ วันที่ ๑ พ.ย. พ.ศ. ๒๕๖๘", true},
+		"Thai digits, no spaces":        {"ณวันที่๑พฤศจิกายน๒๕๖๘ราคาปิด", true},
+		"English, day first":            {"As of 1 November 2025, the stock", true},
+		"English, month first":          {"As of Nov 1, 2025 the stock", true},
+		"English, month first, numeric": {"As of 11/01/2025 the stock", true},
+		"another day":                   {"ณ วันที่ 2 พฤศจิกายน 2568", false},
+		"the era's years confused":      {"ณ วันที่ 1 พฤศจิกายน 2025", true},
+		"the year 543 off":              {"ณ วันที่ 1 พฤศจิกายน 2611", false},
+		"no date":                       {"ราคาปิดที่ 202.49 บาท", false},
+		"a number that is no date":      {"ราคา 1.11 บาท ปริมาณ 2568 หุ้น", false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, mentionsDate(lowerASCII(tc.text), "2025-11-01"))
+		})
+	}
+}
+
+// TestTimeframeFromABuddhistEraDate: a Thai report that says its date
+// only in the Buddhist era, with no word such as วันนี้ (today), is aware
+// of its timeframe as the same report with the ISO date is.
+func TestTimeframeFromABuddhistEraDate(t *testing.T) {
+	t.Parallel()
+	tr, _ := load(t)
+	clean := report(t, "th-faithful.md")
+	for _, w := range []string{"วันนี้", "ล่าสุด", "สัปดาห์นี้"} {
+		clean = strings.ReplaceAll(clean, w, "")
+	}
+	tests := map[string]struct {
+		date string
+		want float64 // temporal_completeness
+	}{
+		"iso":                {"2025-11-01", 100},
+		"Buddhist era, iso":  {"2568-11-01", 100},
+		"Thai month in full": {"1 พฤศจิกายน 2568", 100},
+		"Thai digits, short": {"๑ พ.ย. ๒๕๖๘", 100},
+		"no date at all":     {"", 75},
+		"the day before":     {"31 ตุลาคม 2568", 75},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			text := strings.Replace(clean, "2025-11-01", tc.date, 1)
+			got := Default().Score(text, tr, nil)
+			v, ok := got.Completeness.DimensionScores.Get("temporal_completeness")
+			assert.True(t, ok)
+			assert.InDelta(t, tc.want, v, 1e-9)
+		})
+	}
+}

@@ -15,15 +15,20 @@ import (
 // ("ลูก 2 คน", two children), since the classifier alone ("คน", people)
 // is shared by many nouns.
 type Counted struct {
-	Text   string // the phrase as written: "2 children", "ลูก 2 คน"
-	Number string // the number, its Thai digits in ASCII: "2"
+	Text string // the phrase as written: "2 children", "ลูก 2 คน"
+	// Number is the number's value written plainly, so that two ways of
+	// writing one number are one: ASCII digits for Thai ones, no
+	// thousands commas, no zeros that say nothing ("๒", "2.0" and "02"
+	// are "2"; "1,500" is "1500"; "1,5", a decimal comma, is "1.5").
+	Number string
 	Thing  string // what it counts, lower-cased: "children", "ลูก คน"
 }
 
-// countedNumber is a number in ASCII or Thai digits and the run of
-// letters after it (Thai vowels and tone marks are marks, not letters).
+// countedNumber is a number in ASCII or Thai digits (its thousands
+// grouped by commas, or not) and the run of letters after it (Thai
+// vowels and tone marks are marks, not letters).
 var countedNumber = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`([0-9๐-๙]+(?:[.,][0-9๐-๙]+)?)\s*([\pL\pM°%]+)`)
+	return regexp.MustCompile(`([0-9๐-๙]{1,3}(?:,[0-9๐-๙]{3})+(?:\.[0-9๐-๙]+)?|[0-9๐-๙]+(?:[.,][0-9๐-๙]+)?)\s*([\pL\pM°%]+)`)
 })
 
 // CountedThings returns the numbers of text with the thing each counts,
@@ -56,7 +61,7 @@ func CountedThings(text string) []Counted {
 				thing, start = noun+" "+after, len(before)-len(noun)
 			}
 		}
-		out = append(out, Counted{Text: text[start:end], Number: asciiDigits(num), Thing: strings.ToLower(thing)})
+		out = append(out, Counted{Text: text[start:end], Number: plainNumber(asciiDigits(num)), Thing: strings.ToLower(thing)})
 	}
 	return out
 }
@@ -75,4 +80,29 @@ func asciiDigits(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// plainNumber writes a number of ASCII digits plainly (Counted.Number):
+// commas that group thousands dropped, another comma a decimal point,
+// leading zeros and a fraction's trailing zeros left out.
+func plainNumber(s string) string {
+	if strings.Count(s, ",") > 1 || strings.Contains(s, ".") {
+		s = strings.ReplaceAll(s, ",", "")
+	} else if i := strings.IndexByte(s, ','); i >= 0 {
+		if len(s)-i-1 == 3 {
+			s = s[:i] + s[i+1:] // 1,500
+		} else {
+			s = s[:i] + "." + s[i+1:] // 1,5
+		}
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	whole = strings.TrimLeft(whole, "0")
+	frac = strings.TrimRight(frac, "0")
+	if whole == "" {
+		whole = "0"
+	}
+	if frac == "" {
+		return whole
+	}
+	return whole + "." + frac
 }

@@ -28,6 +28,12 @@ func TestCountedThings(t *testing.T) {
 			in:   "ซื้อ iPhone 2 เครื่อง",
 			want: []Counted{{"2 เครื่อง", "2", "เครื่อง"}},
 		},
+		"one number however written": {
+			in: "1,500 dollars, 1500.0 dollars, ๑,๕๐๐ บาท, 02 kids, 0.50 kg, 1,5 kg, 1,234,567 baht",
+			want: []Counted{{"1,500 dollars", "1500", "dollars"}, {"1500.0 dollars", "1500", "dollars"},
+				{"๑,๕๐๐ บาท", "1500", "บาท"}, {"02 kids", "2", "kids"}, {"0.50 kg", "0.5", "kg"},
+				{"1,5 kg", "1.5", "kg"}, {"1,234,567 baht", "1234567", "baht"}},
+		},
 		"a number inside a word is none": {
 			in:   "print on A4 paper, release 1.5.2 notes",
 			want: nil,

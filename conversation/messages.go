@@ -161,11 +161,7 @@ func compactJSON(b []byte) []byte {
 // fromWire turns one wire message into OpenAI chat messages: a GenAI
 // message with several tool call responses is one tool message each.
 func fromWire(w wireMessage) []eval.Message {
-	role := w.Role
-	if role == "developer" {
-		role = eval.RoleSystem
-	}
-	m := eval.Message{Role: role, Name: w.Name, ToolCallID: w.ToolCallID}
+	m := eval.Message{Role: roleOf(w.Role), Name: w.Name, ToolCallID: w.ToolCallID}
 	if len(w.Parts) == 0 {
 		m.Content = contentText(w.Content)
 		for _, c := range w.ToolCalls {
@@ -265,7 +261,7 @@ func (at *flatMessage) set(field string, v any) {
 	s, _ := v.(string)
 	switch {
 	case field == "role":
-		at.m.Role = s
+		at.m.Role = roleOf(s)
 	case field == "content":
 		at.m.Content = s
 	case field == "name":
@@ -300,7 +296,7 @@ func (at *flatMessage) set(field string, v any) {
 }
 
 // message is the message read: its parts joined when it has no content,
-// its tool calls in order, and a developer's role as the system's.
+// and its tool calls in order.
 func (at *flatMessage) message() eval.Message {
 	if at.m.Content == "" && len(at.parts) > 0 {
 		var texts []string
@@ -312,10 +308,18 @@ func (at *flatMessage) message() eval.Message {
 	for _, k := range sortedKeys(at.calls) {
 		at.m.ToolCalls = append(at.m.ToolCalls, *at.calls[k])
 	}
-	if at.m.Role == "developer" {
-		at.m.Role = eval.RoleSystem
-	}
 	return at.m
+}
+
+// roleOf is a message's role as the metrics read it: lower-cased, as
+// instrumentations that write "Assistant" or "USER" mean the roles of
+// the conventions, and a developer's role as the system's.
+func roleOf(role string) string {
+	role = strings.ToLower(strings.TrimSpace(role))
+	if role == "developer" {
+		return eval.RoleSystem
+	}
+	return role
 }
 
 func sortedKeys[V any](m map[int]V) []int {

@@ -111,7 +111,25 @@ func messages(raw json.RawMessage) ([]eval.Message, *eval.InputError) {
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	return out, answered(out)
+}
+
+// answered checks that each tool message names a call of the
+// conversation: one whose ID no call has gives the result of nothing, a
+// result no metric pairs with its call (a failure tool_call_errors would
+// never count), as OpenAI's API refuses it.
+func answered(msgs []eval.Message) *eval.InputError {
+	ids := map[string]bool{}
+	for _, c := range eval.Calls(msgs) {
+		ids[c.ID] = true
+	}
+	for i, m := range msgs {
+		if m.Role == eval.RoleTool && !ids[m.ToolCallID] {
+			return &eval.InputError{Field: fmt.Sprintf("messages[%d].tool_call_id", i),
+				Msg: fmt.Sprintf("%q names no tool call of the conversation: a tool message gives the result of a call an assistant message made (its id)", m.ToolCallID)}
+		}
+	}
+	return nil
 }
 
 func message(at string, raw json.RawMessage) (eval.Message, *eval.InputError) {

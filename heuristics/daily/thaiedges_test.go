@@ -1,6 +1,7 @@
 package daily
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -111,6 +112,38 @@ func TestTimeframeFromABuddhistEraDate(t *testing.T) {
 			v, ok := got.Completeness.DimensionScores.Get("temporal_completeness")
 			assert.True(t, ok)
 			assert.InDelta(t, tc.want, v, 1e-9)
+		})
+	}
+}
+
+// TestThaiAsTypedReadsAsThai: Thai typed in another order of the same
+// marks (sara ae as two sara e, sara am as nikhahit and sara aa, a tone
+// mark before its vowel) shows the same, and is the same report to the
+// scorers as the report in the usual order.
+func TestThaiAsTypedReadsAsThai(t *testing.T) {
+	t.Parallel()
+	tr, tel := load(t)
+	clean := report(t, "th-faithful.md")
+	toneFirst := regexp.MustCompile(`([\x{0e31}\x{0e34}-\x{0e37}])([\x{0e48}-\x{0e4b}])`)
+	tests := map[string]func(string) string{
+		"sara ae as two sara e":           strings.NewReplacer("แ", "เเ").Replace,
+		"sara am as nikhahit and sara aa": strings.NewReplacer("ำ", "\u0e4d\u0e32").Replace,
+		"tone marks before their vowels": func(s string) string {
+			return toneFirst.ReplaceAllString(s, "$2$1")
+		},
+	}
+	for name, r := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			text := r(clean)
+			assert.NotEqual(t, clean, text)
+			want := Default().Score(clean, tr, tel)
+			got := Default().Score(text, tr, tel)
+			assert.Equal(t, want.Faithfulness.VerifiedClaims, got.Faithfulness.VerifiedClaims)
+			assert.Empty(t, got.Faithfulness.Violations)
+			assert.Empty(t, got.Completeness.MissingElements)
+			assert.Empty(t, got.Compliance.Violations)
+			assert.InDelta(t, 100, got.OverallQuality, 1e-9)
 		})
 	}
 }

@@ -33,7 +33,67 @@ import (
 // all ASCII) is returned as it is, without a copy. Every place that
 // compares words (the heuristics' tokenizer, the assertions) reads text
 // through it, so that both sides of a comparison are in one form.
-func Normalize(s string) string { return norm.NFC.String(s) }
+//
+// Thai, which NFC leaves as typed, is put in the one order its letters
+// show the same in: sara ae typed as two sara e ("เเ") is "แ", sara am
+// typed as nikhahit and sara aa ("\u0e4d\u0e32") is "ำ", and a tone
+// mark typed before the vowel above or below its consonant comes after
+// it ("ท่ี" is "ที่"), as a Thai keyboard's writers and PDF extractors
+// often leave them.
+func Normalize(s string) string { return thaiOrder(norm.NFC.String(s)) }
+
+// thaiOrder puts s's Thai in its usual order (Normalize); s without Thai
+// is returned as it is.
+func thaiOrder(s string) string {
+	if !HasUnspaced(s) || !outOfThaiOrder(s) {
+		return s
+	}
+	r := []rune(s)
+	out := make([]rune, 0, len(r))
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c == '\u0e40' && i+1 < len(r) && r[i+1] == '\u0e40': // เเ
+			out = append(out, '\u0e41')
+			i++
+			continue
+		case c == '\u0e4d' && i+1 < len(r) && r[i+1] == '\u0e32': // ํา
+			out = append(out, '\u0e33')
+			i++
+			continue
+		case c == '\u0e4d' && i+2 < len(r) && thaiTone(r[i+1]) && r[i+2] == '\u0e32': // ํ่า
+			out = append(out, r[i+1], '\u0e33')
+			i += 2
+			continue
+		case thaiTone(c) && i+1 < len(r) && thaiUpperOrLower(r[i+1]): // ่ before ี
+			out = append(out, r[i+1], c)
+			i++
+			continue
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// outOfThaiOrder reports whether s holds what thaiOrder changes.
+func outOfThaiOrder(s string) bool {
+	var prev rune
+	for _, c := range s {
+		if prev == '\u0e40' && c == '\u0e40' || c == '\u0e4d' || thaiTone(prev) && thaiUpperOrLower(c) {
+			return true
+		}
+		prev = c
+	}
+	return false
+}
+
+// thaiTone reports whether r is a Thai tone mark (mai ek to mai
+// chattawa).
+func thaiTone(r rune) bool { return r >= '\u0e48' && r <= '\u0e4b' }
+
+// thaiUpperOrLower reports whether r is a Thai vowel written above or
+// below its consonant (mai han-akat, sara i to sara uu, phinthu).
+func thaiUpperOrLower(r rune) bool { return r == '\u0e31' || r >= '\u0e34' && r <= '\u0e3a' }
 
 // Unspaced reports whether r is of a script written without spaces between
 // words: Chinese, Japanese, Thai, Lao, Khmer, Myanmar. (Korean is spaced.)

@@ -150,11 +150,18 @@ func TestClipWords(t *testing.T) {
 func TestNormalize(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct{ in, want string }{
-		"an acute accent typed apart": {"cafe\u0301", "caf\u00e9"},
-		"two marks, in NFC order":     {"No\u0323\u0302i", "N\u1ed9i"},
-		"already NFC":                 {"caf\u00e9", "caf\u00e9"},
-		"ASCII":                       {"plain text 42", "plain text 42"},
-		"Thai is unchanged":           {"ไม่ใช่", "ไม่ใช่"},
+		"an acute accent typed apart":        {"cafe\u0301", "caf\u00e9"},
+		"two marks, in NFC order":            {"No\u0323\u0302i", "N\u1ed9i"},
+		"already NFC":                        {"caf\u00e9", "caf\u00e9"},
+		"ASCII":                              {"plain text 42", "plain text 42"},
+		"Thai is unchanged":                  {"ไม่ใช่", "ไม่ใช่"},
+		"sara ae typed as two sara e":        {"\u0e40\u0e40นวโน้ม", "แนวโน้ม"},
+		"sara am typed apart":                {"ท\u0e4d\u0e32ให้", "ทำให้"},
+		"sara am apart, a tone mark between": {"น\u0e4d\u0e49\u0e32มัน", "น้ำมัน"},
+		"sara am apart, the tone mark first": {"น\u0e49\u0e4d\u0e32มัน", "น้ำมัน"},
+		"a tone mark before its upper vowel": {"ซ\u0e48\u0e36ง", "ซึ่ง"},
+		"a tone mark before its lower vowel": {"ป\u0e49\u0e39", "ปู้"},
+		"Thai in its order is kept":          {"ที่แล้วน้ำซึ่งปู้", "ที่แล้วน้ำซึ่งปู้"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -56,6 +56,7 @@ type wirePart struct {
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"`
 	Text      string          `json:"text"`
+	Refusal   string          `json:"refusal"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
@@ -111,6 +112,9 @@ func systemInstructions(v any) (eval.Message, bool) {
 }
 
 func partText(p wirePart) string {
+	if p.Type == "refusal" { // an assistant's refusal in OpenAI's parts
+		return p.Refusal
+	}
 	if p.Type != "" && p.Type != "text" {
 		return ""
 	}

@@ -187,8 +187,9 @@ func message(at string, raw json.RawMessage) (eval.Message, *eval.InputError) {
 }
 
 // content reads a message's content: a string, or an array of parts of
-// which the text parts ({"type": "text", "text": ...}) are kept, joined
-// by a blank line.
+// which the text parts ({"type": "text", "text": ...}) and an
+// assistant's refusals ({"type": "refusal", "refusal": ...}) are kept,
+// joined by a blank line.
 func content(at string, raw json.RawMessage) (string, *eval.InputError) {
 	switch kind(raw) {
 	case "nothing", "null":
@@ -213,10 +214,15 @@ func content(at string, raw json.RawMessage) (string, *eval.InputError) {
 			if err != nil {
 				return "", err
 			}
-			if typ != "text" && typ != "" {
+			field := "text"
+			switch typ {
+			case "text", "":
+			case "refusal": // an assistant's refusal, said as its text is
+				field = "refusal"
+			default:
 				continue // an image or audio part: nothing a judge reads
 			}
-			t, err := stringField(part, pat, "text")
+			t, err := stringField(part, pat, field)
 			if err != nil {
 				return "", err
 			}

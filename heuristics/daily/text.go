@@ -357,7 +357,7 @@ func isNumbered(line string) bool {
 // never a sentence.
 func sentenceSpans(line string) []span {
 	var out []span
-	for it := sentences.FromString(line); it.Next(); {
+	for it := sentences.FromString(maskThaiAbbrevs(line)); it.Next(); {
 		s, e := it.Start(), it.End()
 		seg := line[s:e]
 		from := 0
@@ -373,7 +373,7 @@ func sentenceSpans(line string) []span {
 			}
 			prev, _ := utf8.DecodeLastRuneInString(seg[:i])
 			next, _ := utf8.DecodeRuneInString(seg[j:])
-			if thaiLetter(prev) && thaiLetter(next) {
+			if thaiLetter(prev) && thaiLetter(next) && !thaiAbbrevAt(seg, j) && !spacedWord(seg, i, j) {
 				out = appendSpan(out, line, s+from, s+i)
 				from = j
 			}
@@ -399,6 +399,85 @@ func sentenceSpans(line string) []span {
 		merged = append(merged, span{carry, out[len(out)-1].end})
 	}
 	return merged
+}
+
+// maxThaiAbbrev is the most Thai letters and marks before each period of
+// a Thai abbreviation: พ.ศ. (the Buddhist era), มี.ค. (March), กทม.
+// (Bangkok), บมจ. (a public company).
+const maxThaiAbbrev = 4
+
+// thaiAbbrevDot reports whether the period at s[i] ends a part of a Thai
+// abbreviation: a run of at most maxThaiAbbrev Thai letters and marks
+// right before it, after a space, a period or nothing. Thai ends a
+// sentence with a space, not a period, so such a period ends none.
+func thaiAbbrevDot(s string, i int) bool {
+	n := 0
+	j := i
+	for j > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:j])
+		if !thaiLetter(r) {
+			break
+		}
+		j -= size
+		n++
+	}
+	if n == 0 || n > maxThaiAbbrev {
+		return false
+	}
+	prev, _ := utf8.DecodeLastRuneInString(s[:j])
+	return j == 0 || !unicode.IsLetter(prev) && !unicode.IsDigit(prev)
+}
+
+// thaiAbbrevAt reports whether a Thai abbreviation (พ.ศ.) starts at s[i]:
+// a space before it is no sentence's end.
+func thaiAbbrevAt(s string, i int) bool {
+	j := i
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !thaiLetter(r) {
+			break
+		}
+		j += size
+	}
+	return j > i && j < len(s) && s[j] == '.' && thaiAbbrevDot(s, j)
+}
+
+// spacedWords are the Thai words written with a space on both sides
+// inside a sentence, as the Royal Institute's rules of spacing ask: ๆ
+// (mai yamok, the repetition mark: ต่าง ๆ), ณ (at: ณ วันที่), ฯ and ฯลฯ.
+var spacedWords = []string{"ๆ", "ณ", "ฯ", "ฯลฯ"}
+
+// spacedWord reports whether the spaces s[i:j] are beside one of the
+// spacedWords: the word that ends at i or the one that starts at j.
+func spacedWord(s string, i, j int) bool {
+	before := strings.LastIndexByte(s[:i], ' ') + 1
+	after := strings.IndexByte(s[j:], ' ')
+	if after < 0 {
+		after = len(s) - j
+	}
+	return slices.Contains(spacedWords, s[before:i]) || slices.Contains(spacedWords, s[j:j+after])
+}
+
+// maskThaiAbbrevs returns line with the periods of its Thai
+// abbreviations (thaiAbbrevDot) made underscores, of the same length, so
+// that the sentence splitter ends no sentence at them.
+func maskThaiAbbrevs(line string) string {
+	if !strings.Contains(line, ".") || !textseg.HasUnspaced(line) {
+		return line
+	}
+	var b []byte
+	for i := 0; i < len(line); i++ {
+		if line[i] == '.' && thaiAbbrevDot(line, i) {
+			if b == nil {
+				b = []byte(line)
+			}
+			b[i] = '_'
+		}
+	}
+	if b == nil {
+		return line
+	}
+	return string(b)
 }
 
 // appendSpan adds the trimmed span [s, e) of line when it holds a letter

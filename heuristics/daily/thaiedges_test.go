@@ -147,3 +147,54 @@ func TestThaiAsTypedReadsAsThai(t *testing.T) {
 		})
 	}
 }
+
+// TestThaiAbbreviationsEndNoSentence: Thai ends a sentence with a space,
+// never a period; the periods of its abbreviations (พ.ศ., the Buddhist
+// era; พ.ย., November; กทม., Bangkok) and the space before one end
+// none. A long Thai word before a period, or a space between two Thai
+// words, still ends one.
+func TestThaiAbbreviationsEndNoSentence(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		text string
+		want int
+	}{
+		"the Buddhist era named":      {"ความเสี่ยงหลักในปี พ.ศ. 2568 คือความไม่แน่นอน 56.6 ที่อยู่ในระดับสูง", 1},
+		"a date with a short month":   {"ราคาปิดที่ 202.49 บาท (1 พ.ย. 2568) และความไม่แน่นอน 56.6 อยู่ในระดับสูง", 1},
+		"a month of two letters":      {"ข้อมูล ณ วันที่ 1 มี.ค. 2568 ราคาปิดที่ 202.49 บาท", 1},
+		"Bangkok abbreviated":         {"ธนาคารใน กทม. ยังมีแรงซื้อต่อเนื่อง", 1},
+		"Thai digits in the year":     {"ในปี พ.ศ. ๒๕๖๘ ราคาขึ้นต่อเนื่อง", 1},
+		"the repetition mark spaced":  {"ปัจจัยต่าง ๆ ยังหนุนราคา", 1},
+		"at, spaced":                  {"ราคาปิด ณ สิ้นวัน 202.49 บาท", 1},
+		"two sentences, a space":      {"ราคาขึ้นต่อเนื่อง แนะนำถือต่อ", 2},
+		"a long word before a period": {"ราคาขึ้นต่อเนื่อง. แนะนำถือต่อ", 2},
+		"English keeps its periods":   {"The price closed at 202.49 baht. Uncertainty is 56.6.", 2},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Len(t, Default().parse(tc.text).sentences, tc.want)
+		})
+	}
+}
+
+// TestABuddhistEraDateKeepsTheStoryShort: the story section with its date
+// in the Buddhist era is as many sentences as without it.
+func TestABuddhistEraDateKeepsTheStoryShort(t *testing.T) {
+	t.Parallel()
+	tr, tel := load(t)
+	clean := report(t, "th-faithful.md")
+	tests := map[string]string{
+		"a short month": "ราคา 202.49 บาท (1 พ.ย. 2568)",
+		"the era named": "ราคา 202.49 บาท ณ ปี พ.ศ. 2568",
+		"a full month":  "ราคา 202.49 บาท (1 พฤศจิกายน 2568)",
+	}
+	for name, with := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := Default().Score(strings.Replace(clean, "ราคา 202.49 บาท", with, 1), tr, tel)
+			assert.Empty(t, got.Compliance.Violations)
+			assert.InDelta(t, 100, got.Compliance.OverallScore, 1e-9)
+		})
+	}
+}

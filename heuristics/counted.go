@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assaylabs/assay/heuristics/internal/thai"
+	"github.com/assaylabs/assay/internal/textseg"
 )
 
 // Counted is a number written in digits and the thing it counts: "2
@@ -61,7 +62,7 @@ func CountedThings(text string) []Counted {
 				thing, start = noun+" "+after, len(before)-len(noun)
 			}
 		}
-		out = append(out, Counted{Text: text[start:end], Number: plainNumber(asciiDigits(num)), Thing: strings.ToLower(thing)})
+		out = append(out, Counted{Text: text[start:end], Number: plainNumber(textseg.ASCIIDigits(num)), Thing: strings.ToLower(thing)})
 	}
 	return out
 }
@@ -71,16 +72,6 @@ func isASCIIWord(r rune) bool {
 }
 
 func isThaiDigit(r rune) bool { return r >= '๐' && r <= '๙' }
-
-// asciiDigits is s with its Thai digits written in ASCII.
-func asciiDigits(s string) string {
-	return strings.Map(func(r rune) rune {
-		if isThaiDigit(r) {
-			return '0' + (r - '๐')
-		}
-		return r
-	}, s)
-}
 
 // plainNumber writes a number of ASCII digits plainly (Counted.Number):
 // commas that group thousands dropped, another comma a decimal point,

@@ -1,11 +1,15 @@
 package daily
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/assaylabs/assay/internal/textseg"
 )
 
 // beOffset is how many years the Buddhist era, Thailand's calendar, runs
@@ -54,7 +58,7 @@ var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 	}
 	// Longest first, so that "sept" is taken whole and "มี.ค." before a
 	// shorter name it holds.
-	sortLongestFirst(names)
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	month := `(` + strings.Join(names, "|") + `)\.?`
 	era := `(?:(?:พ\.ศ\.|ค\.ศ\.|b\.e\.|a\.d\.|be|ad|ce)\s*)?`
 	return []*regexp.Regexp{
@@ -64,14 +68,6 @@ var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 		regexp.MustCompile(month + `\s*(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*` + era + `(\d{4})(?:[^0-9]|$)`),
 	}
 })
-
-func sortLongestFirst(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && len(s[j]) > len(s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
 
 // mentionsDate reports whether text (lowered by lowerASCII) gives the
 // day date, an ISO date (2025-11-01): as written, or in any form of
@@ -88,7 +84,7 @@ func mentionsDate(lower, date string) bool {
 	if err != nil {
 		return false
 	}
-	text := asciiDigits(lower)
+	text := textseg.ASCIIDigits(lower)
 	for f, re := range dateForms() {
 		for _, m := range re.FindAllStringSubmatch(text, -1) {
 			var y, mo, d string
@@ -126,14 +122,4 @@ func sameDay(want time.Time, year, month, day string) bool {
 		y -= beOffset
 	}
 	return y == want.Year() && time.Month(m) == want.Month() && d == want.Day()
-}
-
-// asciiDigits is s with its Thai digits (๐-๙) written in ASCII.
-func asciiDigits(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '๐' && r <= '๙' {
-			return '0' + (r - '๐')
-		}
-		return r
-	}, s)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/internal/lex"
 	"github.com/assaylabs/assay/heuristics/internal/thai"
+	"github.com/assaylabs/assay/internal/textseg"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -735,17 +736,7 @@ func isDigits(s string) bool {
 
 // refLabel is a reference's label with its Thai digits written in ASCII,
 // so "[๓]" and "[3]" name the same entry of the Sources list.
-func refLabel(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r >= '๐' && r <= '๙' }) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r >= '๐' && r <= '๙' {
-			return '0' + (r - '๐')
-		}
-		return r
-	}, s)
-}
+func refLabel(s string) string { return textseg.ASCIIDigits(s) }
 
 // MinClaimWords is the fewest words a sentence needs to state a claim.
 const MinClaimWords = 3

@@ -222,3 +222,20 @@ func ClipWords(s string, n int) string {
 }
 
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// ASCIIDigits is s with its Thai digits (๐-๙) written in ASCII, so that
+// "๒๕๖๘" and "2568" read as one number; s without Thai digits is
+// returned as it is, without a copy.
+func ASCIIDigits(s string) string {
+	if !strings.ContainsFunc(s, isThaiDigit) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isThaiDigit(r) {
+			return '0' + (r - '๐')
+		}
+		return r
+	}, s)
+}
+
+func isThaiDigit(r rune) bool { return r >= '๐' && r <= '๙' }

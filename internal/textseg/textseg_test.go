@@ -170,3 +170,18 @@ func TestNormalize(t *testing.T) {
 		})
 	}
 }
+
+func TestASCIIDigits(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"๒๕๖๘":            "2568",
+		"[๓]":             "[3]",
+		"พ.ศ. ๒๕๖๘ and 7": "พ.ศ. 2568 and 7",
+		"no digits":       "no digits",
+		"":                "",
+	} {
+		if got := ASCIIDigits(in); got != want {
+			t.Errorf("ASCIIDigits(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

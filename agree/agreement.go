@@ -54,7 +54,8 @@ type Options struct {
 	Grades []float64
 	// By, when set, is a field path (Field: meta.model,
 	// human.annotator) whose value splits the rows into groups, each
-	// measured apart besides the whole.
+	// measured apart besides the whole (a graded label's on the whole's
+	// grades, the judge put on them as for the whole).
 	By string
 	// Estimate also keeps a row for each record without the label (its
 	// judge value alone) and estimates the mean label over every record
@@ -64,7 +65,16 @@ type Options struct {
 	// record's weight, 1/its probability of being labelled: the
 	// estimate is then weighted (Job.Weight).
 	Weight string
+
+	// whole, on a group's Options, is how the whole put a graded
+	// label's judge on the grades: a group takes the same grades and
+	// mapping, so that its figures are on the whole's scale.
+	whole *wholeScale
 }
+
+// wholeScale is how the whole put a graded label's judge on the grades,
+// for its statistics and for its estimate of the mean.
+type wholeScale struct{ stats, mean scale }
 
 // Row is the outcome for one labelled record.
 type Row struct {
@@ -325,6 +335,12 @@ func Rows(metric string, rows []Row, skipped int, opts Options) Result {
 		return res
 	}
 	res.By = opts.By
+	if res.GradedStats != nil {
+		opts.whole = &wholeScale{stats: res.GradedStats.scale}
+		if res.Mean != nil {
+			opts.whole.mean = res.Mean.scale
+		}
+	}
 	by := map[string][]Row{}
 	for _, r := range rows {
 		by[r.Group] = append(by[r.Group], r)
@@ -376,7 +392,11 @@ func measure(metric string, rows []Row, skipped int, opts Options) Result {
 	if opts.Graded {
 		res.LabelType = "graded"
 		res.Positives = 0
-		res.GradedStats = Graded(counted, opts.Grades)
+		var on *scale
+		if opts.whole != nil {
+			on = &opts.whole.stats
+		}
+		res.GradedStats = graded(counted, on, opts.Grades)
 		return res
 	}
 	res.AUC = stats.AUC(values, labels)

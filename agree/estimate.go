@@ -40,6 +40,10 @@ type MeanEstimate struct {
 	// labels taken as a uniform draw (stats.PPIMean).
 	Weight string `json:"weight,omitempty"`
 	Note   string `json:"note,omitempty"`
+
+	// scale is how a graded label's judge was put on the grades, which a
+	// group of these records takes too.
+	scale scale
 }
 
 // PPIFigures are a PPI++ estimate as Assay reports it (`assay agree
@@ -96,7 +100,11 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 	}
 	e.JudgeScale = "value"
 	if opts.Graded {
-		values, _, e.JudgeScale = onGrades(used, values, labels, opts.Grades)
+		e.scale = scaleOf(values, labels, opts.Grades)
+		if opts.whole != nil {
+			e.scale = opts.whole.mean
+		}
+		values, e.JudgeScale = e.scale.put(used, values)
 	}
 	var judged, weights, unlabelled []float64
 	for i, r := range used {

@@ -47,6 +47,10 @@ type GradedStats struct {
 	// MAE is the mean absolute difference, in grades, of the judge on the
 	// grade scale and the label.
 	MAE Estimate `json:"mae"`
+
+	// scale is how the judge was put on the grades, which a group of
+	// these rows takes too.
+	scale scale
 }
 
 // Graded measures rows (counted rows with a Grade) against their grades.
@@ -61,13 +65,23 @@ type GradedStats struct {
 // and else its value v in [0, 1] maps to the grade nearest
 // min + v*(max-min).
 func Graded(rows []Row, grades []float64) *GradedStats {
+	return graded(rows, nil, grades)
+}
+
+// graded is Graded with the judge put on the grades as on, when set (the
+// whole's scale, for a group of it), else as Graded decides.
+func graded(rows []Row, on *scale, grades []float64) *GradedStats {
 	labels := make([]float64, len(rows))
 	values := make([]float64, len(rows))
 	for i, r := range rows {
 		labels[i], values[i] = *r.Grade, r.Value
 	}
-	judge, set, how := onGrades(rows, values, labels, grades)
-	g := &GradedStats{Grades: set, JudgeOnGrades: how}
+	sc := scaleOf(values, labels, grades)
+	if on != nil {
+		sc = *on
+	}
+	judge, how := sc.put(rows, values)
+	g := &GradedStats{Grades: sc.set, JudgeOnGrades: how, scale: sc}
 	// Each resample's statistic reads the counts of the distinct pairs it
 	// drew (stats.Tally), not its values: at 100,000 rows sorting every
 	// resample took minutes. The eight statistics share the resamples,
@@ -75,8 +89,8 @@ func Graded(rows []Row, grades []float64) *GradedStats {
 	// value is the plain function's.
 	corr, scaled := stats.NewTally(values, labels), stats.NewTally(judge, labels)
 	kappa := func(w stats.Weight) (func(x, y []float64) float64, func(*stats.Tally) float64) {
-		return func(x, y []float64) float64 { return stats.WeightedKappa(x, y, set, w) },
-			func(t *stats.Tally) float64 { return t.WeightedKappa(set, w) }
+		return func(x, y []float64) float64 { return stats.WeightedKappa(x, y, sc.set, w) },
+			func(t *stats.Tally) float64 { return t.WeightedKappa(sc.set, w) }
 	}
 	alpha := func(l stats.Level) (func(x, y []float64) float64, func(*stats.Tally) float64) {
 		return func(x, y []float64) float64 {
@@ -155,26 +169,48 @@ func (r *resampled) estimate(labels []float64) Estimate {
 	return e
 }
 
+// scale is how a judge's values are put on a graded label's grades: the
+// grades, ascending, and whether the values are grades already.
+type scale struct {
+	set     []float64
+	asGiven bool
+}
+
 // onGrades puts the judge's values on the grade scale, as Graded says,
 // and returns them with the grades and how.
 func onGrades(rows []Row, values, labels, grades []float64) (judge, set []float64, how string) {
+	sc := scaleOf(values, labels, grades)
+	judge, how = sc.put(rows, values)
+	return judge, sc.set, how
+}
+
+// scaleOf is the scale of values against labels, as Graded says: the
+// grades given, else those observed (the values' too when they are
+// grades).
+func scaleOf(values, labels, grades []float64) scale {
 	whole := func(v float64) bool { return v == math.Trunc(v) }
-	var asGiven bool
+	var sc scale
 	if grades != nil {
-		set = slices.Clone(grades)
-		asGiven = !slices.ContainsFunc(values, func(v float64) bool { return !slices.Contains(set, v) })
+		sc.set = slices.Clone(grades)
+		sc.asGiven = !slices.ContainsFunc(values, func(v float64) bool { return !slices.Contains(sc.set, v) })
 	} else {
-		set = slices.Clone(labels)
-		asGiven = len(values) > 0 && !slices.ContainsFunc(values, func(v float64) bool { return !whole(v) }) &&
+		sc.set = slices.Clone(labels)
+		sc.asGiven = len(values) > 0 && !slices.ContainsFunc(values, func(v float64) bool { return !whole(v) }) &&
 			slices.ContainsFunc(values, func(v float64) bool { return v > 1 })
-		if asGiven {
-			set = append(set, values...)
+		if sc.asGiven {
+			sc.set = append(sc.set, values...)
 		}
-		slices.Sort(set)
-		set = slices.Compact(set)
+		slices.Sort(sc.set)
+		sc.set = slices.Compact(sc.set)
 	}
-	if asGiven || len(set) == 0 {
-		return values, set, "as given"
+	return sc
+}
+
+// put puts the values of rows on the scale, and says how.
+func (sc scale) put(rows []Row, values []float64) (judge []float64, how string) {
+	set := sc.set
+	if sc.asGiven || len(set) == 0 || len(values) == 0 {
+		return values, "as given"
 	}
 	lo, hi := set[0], set[len(set)-1]
 	judge = make([]float64, len(values))
@@ -196,7 +232,7 @@ func onGrades(rows []Row, values, labels, grades []float64) (judge, set []float6
 	default:
 		how = "points, else linear"
 	}
-	return judge, set, how
+	return judge, how
 }
 
 // nearest is the grade of set (ascending, not empty) nearest to x, the

@@ -221,7 +221,7 @@ func (r Result) EstimateMarkdown() string {
 		}
 		est := ci(e.Estimate, e.CI95)
 		if e.Weight != "" {
-			est += " (weighted by " + e.Weight + ")"
+			est += " (weighted by " + mdtext.Cell(e.Weight) + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", mdtext.Cell(r.Metric), mdtext.Cell(r.Label), group, e.Labelled, e.Unlabelled,
 			est, ci(e.LabelsOnly, e.LabelsOnlyCI95), f3n(e.JudgeOnly), f3n(e.Lambda), f1n(e.EffectiveLabels))

@@ -42,8 +42,10 @@ type MeanEstimate struct {
 	Note   string `json:"note,omitempty"`
 
 	// scale is how a graded label's judge was put on the grades, which a
-	// group of these records takes too.
+	// group of these records takes too; off is the record whose value
+	// could not be put there, nil when every one was.
 	scale scale
+	off   *Row
 }
 
 // PPIFigures are a PPI++ estimate as Assay reports it (`assay agree
@@ -104,10 +106,18 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 		if opts.whole != nil {
 			e.scale = opts.whole.mean
 		}
-		values, e.JudgeScale = e.scale.put(used, values)
+		var off int
+		if values, e.JudgeScale, off = e.scale.put(used, values); off >= 0 {
+			r := used[off]
+			e.off = &r
+			e.Note = "the judge's values are not on the grades (" + e.JudgeScale + ")"
+		}
 	}
 	var judged, weights, unlabelled []float64
 	for i, r := range used {
+		if values == nil {
+			break // e.off
+		}
 		if r.Unlabelled {
 			unlabelled = append(unlabelled, values[i])
 		} else {
@@ -120,6 +130,7 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 		p = stats.PPIWeightedMean(labels, judged, weights, unlabelled)
 	}
 	switch {
+	case e.Note != "":
 	case len(labels) < MinLabelled:
 		e.Note = fmt.Sprintf("%s with a judge value; an estimate needs at least %d", plural.Count(len(labels), "labelled record"), MinLabelled)
 	case len(unlabelled) == 0:
@@ -155,6 +166,11 @@ func checkEstimate(file string, res Result) error {
 		}
 	}
 	e := res.Mean
+	if r := e.off; r != nil {
+		why := strings.TrimPrefix(e.JudgeScale, "none: ")
+		return inputErr("%s:%d: record %s: %s: %s: --estimate with a graded label puts the judge on the grades of human.%s (%s), every value a grade itself or every one from 0 to 1, mapped onto them (give --grades with every grade the judge takes)",
+			file, r.Line, r.ID, res.Metric, why, res.Label, gradeList(e.scale.set))
+	}
 	switch {
 	case e.Labelled < MinLabelled:
 		return inputErr("%s: %s: --estimate needs at least %d labelled records with a judge value, got %d: label more records (human.%s)", file, res.Metric, MinLabelled, e.Labelled, res.Label)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -265,8 +266,13 @@ func TestAlignRefusesLabelsItCannotRead(t *testing.T) {
 	tests := map[string]struct {
 		labels []any
 		judges string
-		want   string
+		// oneSample labels one question and answer on every line.
+		oneSample bool
+		want      string
 	}{
+		"one sample, labelled on every line": {
+			labels: bools(12), oneSample: true, want: "labels.jsonl: human.helpful_reply: the 12 labelled records all show the judge the same question, answer",
+		},
 		"a word that is no pass or fail on line 4": {
 			labels: append(append(bools(3), "not sure"), bools(11)...), want: `labels.jsonl:4: human.helpful_reply: "not sure"`,
 		},
@@ -289,6 +295,12 @@ func TestAlignRefusesLabelsItCannotRead(t *testing.T) {
 			t.Parallel()
 			j := job(t, srv)
 			j.Labels = labelLines(t, tc.labels...)
+			if tc.oneSample {
+				data, err := os.ReadFile(j.Labels)
+				require.NoError(t, err)
+				data = regexp.MustCompile(`parcel \d+|Reply \d+`).ReplaceAll(data, []byte("one"))
+				require.NoError(t, os.WriteFile(j.Labels, data, 0o644))
+			}
 			if tc.judges != "" {
 				j.Judges = tc.judges
 			}

@@ -476,8 +476,21 @@ const MarkdownHeader = "| metric | label | n (pos/neg) | defaulted | errors | sk
 //
 // A graded result renders as a row of GradedMarkdownHeader instead.
 func (r Result) Markdown() string {
+	return r.markdown(r.Rows)
+}
+
+// markdown is Markdown, its thresholds printed to split the values of
+// rows (those counted) as they do (thresholdText): a group's result
+// keeps no rows, and is given the whole's of its group.
+func (r Result) markdown(rows []Row) string {
 	if r.GradedStats != nil {
 		return r.gradedMarkdown()
+	}
+	var values []float64
+	for _, row := range rows {
+		if row.counted() && !row.Unlabelled {
+			values = append(values, row.Value)
+		}
 	}
 	auc := "n/a"
 	if r.Positives > 0 && r.Positives < r.N {
@@ -499,9 +512,9 @@ func (r Result) Markdown() string {
 			auc, th, ba, f3(t.Kappa), f3(t.F1), t.TP, t.FP, t.TN, t.FN)
 	}
 	if r.Fixed != nil {
-		row(fmtThreshold(r.Fixed.Threshold), *r.Fixed)
+		row(thresholdText(r.Fixed.Threshold, values), *r.Fixed)
 	}
-	row("best "+fmtThreshold(r.Best.Threshold), r.Best)
+	row("best "+thresholdText(r.Best.Threshold, values), r.Best)
 	return b.String()
 }
 
@@ -612,9 +625,27 @@ func f3n(n run.Num) string {
 	return f3(float64(n))
 }
 
-// fmtThreshold prints a threshold with as few digits as tell it apart.
-func fmtThreshold(t float64) string {
-	return strconv.FormatFloat(t, 'g', 4, 64)
+// thresholdText prints threshold t of values with the fewest significant
+// digits, four at least, that split values as t does: read back (as
+// --threshold) it calls the same values true. A best threshold between
+// 0.12341 and 0.12342 is 0.123415, not 0.1234, which calls 0.12341 true
+// too; one between 0.2 and 0.4 is 0.3, not 0.30000000000000004.
+func thresholdText(t float64, values []float64) string {
+	below, atOrAbove := math.Inf(-1), math.Inf(1)
+	for _, v := range values {
+		if v < t {
+			below = max(below, v)
+		} else {
+			atOrAbove = min(atOrAbove, v)
+		}
+	}
+	for p := 4; p <= 17; p++ {
+		s := strconv.FormatFloat(t, 'g', p, 64)
+		if x, err := strconv.ParseFloat(s, 64); err == nil && x > below && x <= atOrAbove {
+			return s
+		}
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
 }
 
 // MarshalJSON implements json.Marshaler: a graded row (its label is

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,7 +122,31 @@ func (job *Job) check() error {
 	case !job.Judging.DryRun && job.Out == "":
 		return eval.FlagError("--out", "missing: say where the aligned judges file goes")
 	}
+	if err := job.checkOut(); err != nil {
+		return err
+	}
 	return job.Judging.Check()
+}
+
+// checkOut checks that --out is none of the files the run reads: the
+// aligned judge written over the judges file would replace every other
+// judge (or the profile) it holds, over the labels the labels. A link at
+// --out is replaced, not followed (atomicfile.Write): only what is there
+// itself counts.
+func (job *Job) checkOut() error {
+	out, err := os.Lstat(job.Out)
+	if job.Out == "" || err != nil {
+		return nil // nothing there yet to lose
+	}
+	for _, in := range []struct{ flag, path string }{{"--judges", job.Judges}, {"--labels", job.Labels}, {"--prices", job.Judging.LLM.PricesFile}} {
+		if in.path == "" || in.path == dataset.Stdin {
+			continue
+		}
+		if fi, err := os.Stat(in.path); err == nil && os.SameFile(out, fi) {
+			return eval.FlagError("--out", "%s is the file %s reads: the aligned judge written there would replace what it holds; write it to another file", job.Out, in.flag)
+		}
+	}
+	return nil
 }
 
 // valueOr is *p, or def when p is nil.

@@ -54,7 +54,8 @@ type Options struct {
 	Grades []float64
 	// By, when set, is a field path (Field: meta.model,
 	// human.annotator) whose value splits the rows into groups, each
-	// measured apart besides the whole.
+	// measured apart besides the whole (a graded label's on the whole's
+	// grades, the judge put on them as for the whole).
 	By string
 	// Estimate also keeps a row for each record without the label (its
 	// judge value alone) and estimates the mean label over every record
@@ -64,7 +65,16 @@ type Options struct {
 	// record's weight, 1/its probability of being labelled: the
 	// estimate is then weighted (Job.Weight).
 	Weight string
+
+	// whole, on a group's Options, is how the whole put a graded
+	// label's judge on the grades: a group takes the same grades and
+	// mapping, so that its figures are on the whole's scale.
+	whole *wholeScale
 }
+
+// wholeScale is how the whole put a graded label's judge on the grades,
+// for its statistics and for its estimate of the mean.
+type wholeScale struct{ stats, mean scale }
 
 // Row is the outcome for one labelled record.
 type Row struct {
@@ -325,6 +335,12 @@ func Rows(metric string, rows []Row, skipped int, opts Options) Result {
 		return res
 	}
 	res.By = opts.By
+	if res.GradedStats != nil {
+		opts.whole = &wholeScale{stats: res.GradedStats.scale}
+		if res.Mean != nil {
+			opts.whole.mean = res.Mean.scale
+		}
+	}
 	by := map[string][]Row{}
 	for _, r := range rows {
 		by[r.Group] = append(by[r.Group], r)
@@ -376,7 +392,11 @@ func measure(metric string, rows []Row, skipped int, opts Options) Result {
 	if opts.Graded {
 		res.LabelType = "graded"
 		res.Positives = 0
-		res.GradedStats = Graded(counted, opts.Grades)
+		var on *scale
+		if opts.whole != nil {
+			on = &opts.whole.stats
+		}
+		res.GradedStats = graded(counted, on, opts.Grades)
 		return res
 	}
 	res.AUC = stats.AUC(values, labels)
@@ -456,8 +476,21 @@ const MarkdownHeader = "| metric | label | n (pos/neg) | defaulted | errors | sk
 //
 // A graded result renders as a row of GradedMarkdownHeader instead.
 func (r Result) Markdown() string {
+	return r.markdown(r.Rows)
+}
+
+// markdown is Markdown, its thresholds printed to split the values of
+// rows (those counted) as they do (thresholdText): a group's result
+// keeps no rows, and is given the whole's of its group.
+func (r Result) markdown(rows []Row) string {
 	if r.GradedStats != nil {
 		return r.gradedMarkdown()
+	}
+	var values []float64
+	for _, row := range rows {
+		if row.counted() && !row.Unlabelled {
+			values = append(values, row.Value)
+		}
 	}
 	auc := "n/a"
 	if r.Positives > 0 && r.Positives < r.N {
@@ -479,9 +512,9 @@ func (r Result) Markdown() string {
 			auc, th, ba, f3(t.Kappa), f3(t.F1), t.TP, t.FP, t.TN, t.FN)
 	}
 	if r.Fixed != nil {
-		row(fmtThreshold(r.Fixed.Threshold), *r.Fixed)
+		row(thresholdText(r.Fixed.Threshold, values), *r.Fixed)
 	}
-	row("best "+fmtThreshold(r.Best.Threshold), r.Best)
+	row("best "+thresholdText(r.Best.Threshold, values), r.Best)
 	return b.String()
 }
 
@@ -592,9 +625,27 @@ func f3n(n run.Num) string {
 	return f3(float64(n))
 }
 
-// fmtThreshold prints a threshold with as few digits as tell it apart.
-func fmtThreshold(t float64) string {
-	return strconv.FormatFloat(t, 'g', 4, 64)
+// thresholdText prints threshold t of values with the fewest significant
+// digits, four at least, that split values as t does: read back (as
+// --threshold) it calls the same values true. A best threshold between
+// 0.12341 and 0.12342 is 0.123415, not 0.1234, which calls 0.12341 true
+// too; one between 0.2 and 0.4 is 0.3, not 0.30000000000000004.
+func thresholdText(t float64, values []float64) string {
+	below, atOrAbove := math.Inf(-1), math.Inf(1)
+	for _, v := range values {
+		if v < t {
+			below = max(below, v)
+		} else {
+			atOrAbove = min(atOrAbove, v)
+		}
+	}
+	for p := 4; p <= 17; p++ {
+		s := strconv.FormatFloat(t, 'g', p, 64)
+		if x, err := strconv.ParseFloat(s, 64); err == nil && x > below && x <= atOrAbove {
+			return s
+		}
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
 }
 
 // MarshalJSON implements json.Marshaler: a graded row (its label is

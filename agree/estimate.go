@@ -40,6 +40,12 @@ type MeanEstimate struct {
 	// labels taken as a uniform draw (stats.PPIMean).
 	Weight string `json:"weight,omitempty"`
 	Note   string `json:"note,omitempty"`
+
+	// scale is how a graded label's judge was put on the grades, which a
+	// group of these records takes too; off is the record whose value
+	// could not be put there, nil when every one was.
+	scale scale
+	off   *Row
 }
 
 // PPIFigures are a PPI++ estimate as Assay reports it (`assay agree
@@ -96,10 +102,22 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 	}
 	e.JudgeScale = "value"
 	if opts.Graded {
-		values, _, e.JudgeScale = onGrades(used, values, labels, opts.Grades)
+		e.scale = scaleOf(values, labels, opts.Grades)
+		if opts.whole != nil {
+			e.scale = opts.whole.mean
+		}
+		var off int
+		if values, e.JudgeScale, off = e.scale.put(used, values); off >= 0 {
+			r := used[off]
+			e.off = &r
+			e.Note = "the judge's values are not on the grades (" + e.JudgeScale + ")"
+		}
 	}
 	var judged, weights, unlabelled []float64
 	for i, r := range used {
+		if values == nil {
+			break // e.off
+		}
 		if r.Unlabelled {
 			unlabelled = append(unlabelled, values[i])
 		} else {
@@ -112,6 +130,7 @@ func estimateMean(rows []Row, opts Options) *MeanEstimate {
 		p = stats.PPIWeightedMean(labels, judged, weights, unlabelled)
 	}
 	switch {
+	case e.Note != "":
 	case len(labels) < MinLabelled:
 		e.Note = fmt.Sprintf("%s with a judge value; an estimate needs at least %d", plural.Count(len(labels), "labelled record"), MinLabelled)
 	case len(unlabelled) == 0:
@@ -147,6 +166,11 @@ func checkEstimate(file string, res Result) error {
 		}
 	}
 	e := res.Mean
+	if r := e.off; r != nil {
+		why := strings.TrimPrefix(e.JudgeScale, "none: ")
+		return inputErr("%s:%d: record %s: %s: %s: --estimate with a graded label puts the judge on the grades of human.%s (%s), every value a grade itself or every one from 0 to 1, mapped onto them (give --grades with every grade the judge takes)",
+			file, r.Line, r.ID, res.Metric, why, res.Label, gradeList(e.scale.set))
+	}
 	switch {
 	case e.Labelled < MinLabelled:
 		return inputErr("%s: %s: --estimate needs at least %d labelled records with a judge value, got %d: label more records (human.%s)", file, res.Metric, MinLabelled, e.Labelled, res.Label)
@@ -213,7 +237,7 @@ func (r Result) EstimateMarkdown() string {
 		}
 		est := ci(e.Estimate, e.CI95)
 		if e.Weight != "" {
-			est += " (weighted by " + e.Weight + ")"
+			est += " (weighted by " + mdtext.Cell(e.Weight) + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", mdtext.Cell(r.Metric), mdtext.Cell(r.Label), group, e.Labelled, e.Unlabelled,
 			est, ci(e.LabelsOnly, e.LabelsOnlyCI95), f3n(e.JudgeOnly), f3n(e.Lambda), f1n(e.EffectiveLabels))

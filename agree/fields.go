@@ -108,7 +108,11 @@ func ScoreField(path string) func(dataset.Record) eval.Score {
 	return func(rec dataset.Record) eval.Score {
 		v, ok := Field(rec, path)
 		if !ok || v == nil {
-			return eval.Score{Metric: path, Err: fmt.Errorf("%s: no value (give every labelled record one, or drop the record)", path)}
+			hint := ""
+			if rec.Sample.Metadata == nil {
+				hint = metadataHint(path, "the record has no metadata")
+			}
+			return eval.Score{Metric: path, Err: fmt.Errorf("%s: no value%s (give every labelled record one, or drop the record)", path, hint)}
 		}
 		f, ok := number(v)
 		if !ok {

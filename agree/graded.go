@@ -1,8 +1,10 @@
 package agree
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
@@ -34,7 +36,9 @@ type GradedStats struct {
 	// JudgeOnGrades is "as given" (the values are grades: a second rater),
 	// "points" (the score's native points are grades: source_relevance's
 	// 1-5), "linear" (the value v in [0, 1] mapped to the nearest grade to
-	// min + v*(max-min)), or "points, else linear".
+	// min + v*(max-min)), or "points, else linear"; or "none: ..." naming
+	// a value that is no grade and off [0, 1], when the statistics that
+	// need the judge on the grades are undefined.
 	JudgeOnGrades string `json:"judge_on_grades"`
 
 	Spearman       Estimate `json:"spearman"`
@@ -47,6 +51,10 @@ type GradedStats struct {
 	// MAE is the mean absolute difference, in grades, of the judge on the
 	// grade scale and the label.
 	MAE Estimate `json:"mae"`
+
+	// scale is how the judge was put on the grades, which a group of
+	// these rows takes too.
+	scale scale
 }
 
 // Graded measures rows (counted rows with a Grade) against their grades.
@@ -59,15 +67,27 @@ type GradedStats struct {
 // Otherwise each row's native points are its grade when the score's Max
 // is the top grade and the points are a grade (source_relevance's 1-5),
 // and else its value v in [0, 1] maps to the grade nearest
-// min + v*(max-min).
+// min + v*(max-min). A value that is none of these (no grade, off
+// [0, 1]) leaves the kappas, alphas and MAE undefined: clamped onto
+// [0, 1] it would be read as the top or bottom grade.
 func Graded(rows []Row, grades []float64) *GradedStats {
+	return graded(rows, nil, grades)
+}
+
+// graded is Graded with the judge put on the grades as on, when set (the
+// whole's scale, for a group of it), else as Graded decides.
+func graded(rows []Row, on *scale, grades []float64) *GradedStats {
 	labels := make([]float64, len(rows))
 	values := make([]float64, len(rows))
 	for i, r := range rows {
 		labels[i], values[i] = *r.Grade, r.Value
 	}
-	judge, set, how := onGrades(rows, values, labels, grades)
-	g := &GradedStats{Grades: set, JudgeOnGrades: how}
+	sc := scaleOf(values, labels, grades)
+	if on != nil {
+		sc = *on
+	}
+	judge, how, _ := sc.put(rows, values)
+	g := &GradedStats{Grades: sc.set, JudgeOnGrades: how, scale: sc}
 	// Each resample's statistic reads the counts of the distinct pairs it
 	// drew (stats.Tally), not its values: at 100,000 rows sorting every
 	// resample took minutes. The eight statistics share the resamples,
@@ -75,8 +95,8 @@ func Graded(rows []Row, grades []float64) *GradedStats {
 	// value is the plain function's.
 	corr, scaled := stats.NewTally(values, labels), stats.NewTally(judge, labels)
 	kappa := func(w stats.Weight) (func(x, y []float64) float64, func(*stats.Tally) float64) {
-		return func(x, y []float64) float64 { return stats.WeightedKappa(x, y, set, w) },
-			func(t *stats.Tally) float64 { return t.WeightedKappa(set, w) }
+		return func(x, y []float64) float64 { return stats.WeightedKappa(x, y, sc.set, w) },
+			func(t *stats.Tally) float64 { return t.WeightedKappa(sc.set, w) }
 	}
 	alpha := func(l stats.Level) (func(x, y []float64) float64, func(*stats.Tally) float64) {
 		return func(x, y []float64) float64 {
@@ -96,16 +116,28 @@ func Graded(rows []Row, grades []float64) *GradedStats {
 		{dst: &g.Spearman, f: stats.Spearman, x: values, t: corr, of: (*stats.Tally).Spearman},
 		{dst: &g.KendallTauB, f: stats.KendallTauB, x: values, t: corr, of: (*stats.Tally).KendallTauB},
 		{dst: &g.Pearson, f: stats.Pearson, x: values, t: corr, of: (*stats.Tally).Pearson},
+	}
+	onScale := []*resampled{
 		{dst: &g.KappaLinear, f: kl, x: judge, t: scaled, of: klT},
 		{dst: &g.KappaQuadratic, f: kq, x: judge, t: scaled, of: kqT},
 		{dst: &g.AlphaOrdinal, f: ao, x: judge, t: scaled, of: aoT},
 		{dst: &g.AlphaInterval, f: ai, x: judge, t: scaled, of: aiT},
 		{dst: &g.MAE, f: stats.MAE, x: judge, t: scaled, of: (*stats.Tally).MAE},
 	}
+	if judge != nil {
+		ests = append(ests, onScale...)
+	} else {
+		// The judge is not on the grades: what needs it is undefined.
+		for _, e := range onScale {
+			*e.dst = undefined
+		}
+	}
 	if len(rows) > 0 {
 		stats.Bootstrap(len(rows), bootstrapReps, gradedSeed, func(idx []int) float64 {
 			corr.Draw(idx)
-			scaled.Draw(idx)
+			if judge != nil {
+				scaled.Draw(idx)
+			}
 			for _, e := range ests {
 				e.add(e.of(e.t))
 			}
@@ -117,6 +149,10 @@ func Graded(rows []Row, grades []float64) *GradedStats {
 	}
 	return g
 }
+
+// undefined is a statistic that is not defined: null in JSON, n/a in
+// Markdown.
+var undefined = Estimate{Value: run.Num(math.NaN()), CI95: [2]run.Num{run.Num(math.NaN()), run.Num(math.NaN())}}
 
 // resampled is a statistic f of x and the labels, with its values over
 // the bootstrap's resamples, of read from the Tally t of the resample.
@@ -155,28 +191,56 @@ func (r *resampled) estimate(labels []float64) Estimate {
 	return e
 }
 
+// scale is how a judge's values are put on a graded label's grades: the
+// grades, ascending, and whether the values are grades already.
+type scale struct {
+	set     []float64
+	asGiven bool
+}
+
 // onGrades puts the judge's values on the grade scale, as Graded says,
 // and returns them with the grades and how.
 func onGrades(rows []Row, values, labels, grades []float64) (judge, set []float64, how string) {
+	sc := scaleOf(values, labels, grades)
+	judge, how, _ = sc.put(rows, values)
+	return judge, sc.set, how
+}
+
+// scaleOf is the scale of values against labels, as Graded says: the
+// grades given, else those observed (the values' too when they are
+// grades).
+func scaleOf(values, labels, grades []float64) scale {
 	whole := func(v float64) bool { return v == math.Trunc(v) }
-	var asGiven bool
+	var sc scale
 	if grades != nil {
-		set = slices.Clone(grades)
-		asGiven = !slices.ContainsFunc(values, func(v float64) bool { return !slices.Contains(set, v) })
+		sc.set = slices.Clone(grades)
+		sc.asGiven = !slices.ContainsFunc(values, func(v float64) bool { return !slices.Contains(sc.set, v) })
 	} else {
-		set = slices.Clone(labels)
-		asGiven = len(values) > 0 && !slices.ContainsFunc(values, func(v float64) bool { return !whole(v) }) &&
+		sc.set = slices.Clone(labels)
+		sc.asGiven = len(values) > 0 && !slices.ContainsFunc(values, func(v float64) bool { return !whole(v) }) &&
 			slices.ContainsFunc(values, func(v float64) bool { return v > 1 })
-		if asGiven {
-			set = append(set, values...)
+		if sc.asGiven {
+			sc.set = append(sc.set, values...)
 		}
-		slices.Sort(set)
-		set = slices.Compact(set)
+		slices.Sort(sc.set)
+		sc.set = slices.Compact(sc.set)
 	}
-	if asGiven || len(set) == 0 {
-		return values, set, "as given"
+	return sc
+}
+
+// put puts the values of rows on the scale, and says how. A value that
+// is no grade and off [0, 1] (a mean of two raters' grades, 2.5; a
+// score on another scale) cannot be put there: judge is then nil, how
+// says why, and off is its row's index (-1 otherwise).
+func (sc scale) put(rows []Row, values []float64) (judge []float64, how string, off int) {
+	set := sc.set
+	if sc.asGiven || len(set) == 0 || len(values) == 0 {
+		return values, "as given", -1
 	}
 	lo, hi := set[0], set[len(set)-1]
+	if off, how := offScale(rows, values, set); off >= 0 {
+		return nil, how, off
+	}
 	judge = make([]float64, len(values))
 	var points, linear int
 	for i, r := range rows {
@@ -185,7 +249,7 @@ func onGrades(rows []Row, values, labels, grades []float64) (judge, set []float6
 			points++
 			continue
 		}
-		judge[i] = nearest(set, lo+min(max(values[i], 0), 1)*(hi-lo))
+		judge[i] = nearest(set, lo+values[i]*(hi-lo))
 		linear++
 	}
 	switch {
@@ -196,7 +260,32 @@ func onGrades(rows []Row, values, labels, grades []float64) (judge, set []float6
 	default:
 		how = "points, else linear"
 	}
-	return judge, set, how
+	return judge, how, -1
+}
+
+// offScale is the index of the first value of rows, among those whose
+// points are not a grade, that is off [0, 1] and no grade of set, else
+// of the first off [0, 1] (a grade beside values that are not), with why
+// the values cannot be put on the grades; -1 when every one can.
+func offScale(rows []Row, values, set []float64) (int, string) {
+	hi := set[len(set)-1]
+	first := -1
+	for i, r := range rows {
+		v := values[i]
+		if (r.Max == hi && slices.Contains(set, r.Points)) || (v >= 0 && v <= 1) {
+			continue
+		}
+		if !slices.Contains(set, v) {
+			return i, fmt.Sprintf("none: %s is no grade and off [0, 1]", strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		return -1, ""
+	}
+	return first, fmt.Sprintf("none: %s is off [0, 1], and not every value is a grade", strconv.FormatFloat(values[first], 'g', -1, 64))
 }
 
 // nearest is the grade of set (ascending, not empty) nearest to x, the

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/agree"
+	"github.com/assaylabs/assay/run"
 )
 
 // TestMeasureMarkdownKeepsHostileGroupsInTheirCell: a --by value that
@@ -130,4 +131,32 @@ func TestOutcomeWriteKeepsTheFileNamesControlCharactersInert(t *testing.T) {
 	assert.NotContains(t, md.String(), "\u202e")
 	assert.Contains(t, md.String(), `graded human labels on runs/\x1b[2Jd\u202e.jsonl (grades`)
 	assert.Contains(t, md.String(), `scored in runs/\x1b[2Jd\u202e.jsonl: PPI++`)
+}
+
+// TestEstimateMarkdownKeepsTheWeightFieldInItsCell: the --weight field
+// named in the estimate's cell is escaped: a "|" in it cannot add a
+// column, nor a control character reach the terminal.
+func TestEstimateMarkdownKeepsTheWeightFieldInItsCell(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		weight, want string
+	}{
+		"plain":                {"meta.w", "(weighted by meta.w)"},
+		"a pipe":               {"meta.w|x", `(weighted by meta.w\|x)`},
+		"an escape sequence":   {"meta.w\x1b[2J", `(weighted by meta.w\\x1b\[2J)`},
+		"a line break, a bidi": {"meta.w\n\u202ex", `(weighted by meta.w\\n\\u202ex)`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := agree.Result{Metric: "meta.judge", Label: "relevant", Mean: &agree.MeanEstimate{Weight: tc.weight, JudgeScale: "value",
+				PPIFigures: agree.PPIFigures{Estimate: 0.5, CI95: [2]run.Num{0.4, 0.6}, LabelsOnly: 0.5, LabelsOnlyCI95: [2]run.Num{0.3, 0.7},
+					JudgeOnly: 0.45, Lambda: 0.8, EffectiveLabels: 14, Labelled: 10, Unlabelled: 30}}}
+			row := r.EstimateMarkdown()
+			assert.Contains(t, row, tc.want)
+			header := strings.Split(agree.EstimateMarkdownHeader, "\n")[0]
+			assert.Equal(t, strings.Count(header, "|"), strings.Count(row, "|")-strings.Count(row, `\|`), row)
+			assert.False(t, strings.ContainsFunc(strings.TrimSuffix(row, "\n"), unicode.IsControl), row)
+		})
+	}
 }

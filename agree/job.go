@@ -159,6 +159,8 @@ func (job Job) checkJudging(src source) error {
 		if err := job.Judging.CheckChecker(src.metrics); err != nil {
 			return err
 		}
+	} else if err := job.Judging.CheckClient(); err != nil {
+		return err // no client is opened: its flags are checked all the same
 	}
 	return job.Judging.Check()
 }

@@ -181,7 +181,9 @@ func (res *JuryResult) juryGraded(jurors []Juror, opts Options) {
 			set = s
 		}
 		for k, i := range at {
-			grades[j][i] = onScale[k]
+			if onScale != nil { // nil: a value no grade and off [0, 1], none of its grades counts
+				grades[j][i] = onScale[k]
+			}
 		}
 	}
 	units := make([][]float64, n)

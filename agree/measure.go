@@ -130,12 +130,17 @@ type measurement struct {
 // and its label, before any model call.
 func open(job Job, src source) (*measurement, error) {
 	scan := LabelScan{Label: job.Label}
+	var by fieldSeen
 	data, err := dataset.Open(src.path, dataset.Options{Stdin: job.Stdin, Scorers: modelOnly(job, src), Visit: func(r dataset.Record) error {
 		scan.Add(r)
+		by.add(r, job.By)
 		return nil
 	}})
 	if err != nil {
 		return nil, eval.AsInputError("", err)
+	}
+	if job.By != "" && !by.found {
+		return nil, eval.FlagError("--by", "no record of %s has the field %s: every record would be the one group %s%s", termtext.Visible(data.Name()), job.By, NoGroup, by.hint(job.By))
 	}
 	opts, err := job.options(data.Name(), &scan)
 	if err != nil {
@@ -149,6 +154,39 @@ func open(job Job, src source) (*measurement, error) {
 		m.labelled = data.Len() // the judge scores every record
 	}
 	return m, nil
+}
+
+// fieldSeen says whether any record has a field (Field), and whether any
+// has metadata at all.
+type fieldSeen struct{ found, metadata bool }
+
+func (f *fieldSeen) add(r dataset.Record, path string) {
+	if path == "" || f.found {
+		return
+	}
+	v, ok := Field(r, path)
+	f.found = ok && v != nil
+	f.metadata = f.metadata || r.Sample.Metadata != nil
+}
+
+// hint says, for a path into the metadata that no record has, where
+// Assay reads metadata from, when no record has any.
+func (f *fieldSeen) hint(path string) string {
+	if f.metadata {
+		return ""
+	}
+	return metadataHint(path, "no record has metadata")
+}
+
+// metadataHint says, for a path into the metadata (meta.NAME), that
+// what has none (no record, the record) has no metadata object, and
+// where Assay reads it from (a "meta" field is not read); "" for
+// another path.
+func metadataHint(path, none string) string {
+	if root, _, _ := strings.Cut(path, "."); root != "meta" && root != "metadata" {
+		return ""
+	}
+	return " (" + none + ": it is read from the field metadata, an object)"
 }
 
 // modelOnly are the scorers, to check the dataset against, of the judges

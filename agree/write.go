@@ -141,7 +141,8 @@ func writeBinary(w io.Writer, file string, rs []Result, calibration bool) {
 		fmt.Fprint(w, MarkdownHeader)
 		for _, r := range rs {
 			if i := slices.IndexFunc(r.Groups, func(x Result) bool { return x.Group == g }); i >= 0 {
-				fmt.Fprint(w, r.Groups[i].Markdown())
+				rows := slices.DeleteFunc(slices.Clone(r.Rows), func(x Row) bool { return x.Group != g })
+				fmt.Fprint(w, r.Groups[i].markdown(rows))
 			}
 		}
 	}

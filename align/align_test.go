@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,6 +194,22 @@ func TestAlignBadInput(t *testing.T) {
 	dir := t.TempDir()
 	few := filepath.Join(dir, "few.jsonl")
 	require.NoError(t, os.WriteFile(few, []byte(`{"id":"a","question":"q","answer":"a","human":{"helpful_reply":true}}`+"\n"), 0o644))
+	// Copies, so that a run that wrote --out would not touch the repository's.
+	judgesCopy, labelsCopy := filepath.Join(dir, "judges.yaml"), filepath.Join(dir, "labels.jsonl")
+	for src, dst := range map[string]string{judgeFile: judgesCopy, labelsFile: labelsCopy} {
+		data, err := os.ReadFile(src)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(dst, data, 0o644))
+	}
+	t.Cleanup(func() { // after the subtests
+		for src, dst := range map[string]string{judgeFile: judgesCopy, labelsFile: labelsCopy} {
+			want, err := os.ReadFile(src)
+			require.NoError(t, err)
+			got, err := os.ReadFile(dst)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got), "%s is as it was", dst)
+		}
+	})
 	noAnswerField := filepath.Join(dir, "graded.jsonl")
 	require.NoError(t, os.WriteFile(noAnswerField, []byte(strings.Repeat(`{"question":"q","answer":"a","human":{"helpful_reply":3}}`+"\n", 12)), 0o644))
 	tests := map[string]struct {
@@ -210,6 +227,9 @@ func TestAlignBadInput(t *testing.T) {
 		"too few labels":                      {func(j *align.Job) { j.Labels = few }, "1 record carries the label, want at least 10"},
 		"a graded label on a pass/fail judge": {func(j *align.Job) { j.Labels = noAnswerField }, "graded.jsonl:1: human.helpful_reply"},
 		"a labels file that is not there":     {func(j *align.Job) { j.Labels = filepath.Join(dir, "none.jsonl") }, "none.jsonl"},
+		"--out the judges file": {func(j *align.Job) { j.Judges, j.Out = judgesCopy, filepath.Join(dir, ".", "judges.yaml") },
+			"--out: " + judgesCopy + " is the file --judges reads"},
+		"--out the labels file": {func(j *align.Job) { j.Labels, j.Out = labelsCopy, labelsCopy }, "--out: " + labelsCopy + " is the file --labels reads"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -265,8 +285,13 @@ func TestAlignRefusesLabelsItCannotRead(t *testing.T) {
 	tests := map[string]struct {
 		labels []any
 		judges string
-		want   string
+		// oneSample labels one question and answer on every line.
+		oneSample bool
+		want      string
 	}{
+		"one sample, labelled on every line": {
+			labels: bools(12), oneSample: true, want: "labels.jsonl: human.helpful_reply: the 12 labelled records all show the judge the same question, answer",
+		},
 		"a word that is no pass or fail on line 4": {
 			labels: append(append(bools(3), "not sure"), bools(11)...), want: `labels.jsonl:4: human.helpful_reply: "not sure"`,
 		},
@@ -289,6 +314,12 @@ func TestAlignRefusesLabelsItCannotRead(t *testing.T) {
 			t.Parallel()
 			j := job(t, srv)
 			j.Labels = labelLines(t, tc.labels...)
+			if tc.oneSample {
+				data, err := os.ReadFile(j.Labels)
+				require.NoError(t, err)
+				data = regexp.MustCompile(`parcel \d+|Reply \d+`).ReplaceAll(data, []byte("one"))
+				require.NoError(t, os.WriteFile(j.Labels, data, 0o644))
+			}
 			if tc.judges != "" {
 				j.Judges = tc.judges
 			}

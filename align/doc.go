@@ -3,7 +3,8 @@
 //
 // [Align] reads a labels file (the format `assay agree` reads: records
 // with a human label), splits its labelled records into a training part
-// and a held-out part (seeded, so the same seed gives the same split),
+// and a held-out part (seeded, so the same seed gives the same split;
+// records that show the judge the same sample go to one part together),
 // and searches, on the training part only, over the judge's criterion
 // (rewrites the model proposes from the records it got wrong, the
 // align.criterion prompt), a rubric's anchors for a graded scale

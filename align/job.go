@@ -2,11 +2,13 @@ package align
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,6 +84,10 @@ type Job struct {
 type row struct {
 	rec   dataset.Record
 	label float64
+	// view is what the judge reads of the sample (its fields' texts):
+	// rows that show the judge the same are split together. "" is a
+	// view of its own.
+	view string
 }
 
 // labels are the labelled records of a labels file.
@@ -116,7 +122,31 @@ func (job *Job) check() error {
 	case !job.Judging.DryRun && job.Out == "":
 		return eval.FlagError("--out", "missing: say where the aligned judges file goes")
 	}
+	if err := job.checkOut(); err != nil {
+		return err
+	}
 	return job.Judging.Check()
+}
+
+// checkOut checks that --out is none of the files the run reads: the
+// aligned judge written over the judges file would replace every other
+// judge (or the profile) it holds, over the labels the labels. A link at
+// --out is replaced, not followed (atomicfile.Write): only what is there
+// itself counts.
+func (job *Job) checkOut() error {
+	out, err := os.Lstat(job.Out)
+	if job.Out == "" || err != nil {
+		return nil // nothing there yet to lose
+	}
+	for _, in := range []struct{ flag, path string }{{"--judges", job.Judges}, {"--labels", job.Labels}, {"--prices", job.Judging.LLM.PricesFile}} {
+		if in.path == "" || in.path == dataset.Stdin {
+			continue
+		}
+		if fi, err := os.Stat(in.path); err == nil && os.SameFile(out, fi) {
+			return eval.FlagError("--out", "%s is the file %s reads: the aligned judge written there would replace what it holds; write it to another file", job.Out, in.flag)
+		}
+	}
+	return nil
 }
 
 // valueOr is *p, or def when p is nil.
@@ -179,11 +209,15 @@ func (job Job) read(def *judges.Definition) (*labels, error) {
 			return nil, &eval.InputError{File: out.file, Line: r.Line, Field: "human." + job.Label,
 				Msg: fmt.Sprintf("grade %v is off the judge's scale %s: a graded label is graded on the judge's scale", l, sc)}
 		}
-		out.rows = append(out.rows, row{rec: r, label: l})
+		out.rows = append(out.rows, row{rec: r, label: l, view: viewOf(def, r.Sample)})
 	}
 	if len(out.rows) < MinLabels {
 		return nil, &eval.InputError{File: out.file, Field: "human." + job.Label,
 			Msg: fmt.Sprintf("%s the label, want at least %d: align measures on a held-out part of them", carry(len(out.rows)), MinLabels)}
+	}
+	if units, _ := units(out.rows); len(units) < 2 {
+		return nil, &eval.InputError{File: out.file, Field: "human." + job.Label,
+			Msg: fmt.Sprintf("the %d labelled records all show the judge the same %s: align needs two samples at least, one to train on and one to measure on", len(out.rows), strings.Join(def.Fields, ", "))}
 	}
 	if cls := classes(out.rows); len(cls) == 1 {
 		kind := strconv.FormatFloat(cls[0][0].label, 'g', -1, 64)
@@ -225,31 +259,67 @@ func readable(file, field string, scan *agree.LabelScan, graded bool, sc judges.
 }
 
 // split shuffles the rows with seed and holds out a share of them: the
-// same rows and seed give the same parts. Each label is held out in its
-// share (the quotas of the whole, largest remainder first, then the
-// lowest label), and both parts have at least one row of each binary
-// label that two rows or more carry.
+// same rows and seed give the same parts. Rows that show the judge the
+// same sample (one answer labelled by two people) are one unit, held out
+// or trained on together, so that no held-out sample is shown to the
+// model as a training example or a miss. Each label is held out in its
+// share of the units (the quotas of the whole, largest remainder first,
+// then the lowest label; a unit counting as its first row's label), and
+// both parts have at least one unit of each binary label that two units
+// or more carry.
 func split(rows []row, holdout float64, seed uint64) (train, held []row) {
-	idx := make([]int, len(rows))
+	first, members := units(rows)
+	idx := make([]int, len(first))
 	for i := range idx {
 		idx[i] = i
 	}
 	r := rand.New(rand.NewPCG(seed, 0x616c69676e)) // "align"
 	r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-	n := int(math.Round(holdout * float64(len(rows))))
-	n = min(max(n, 1), len(rows)-1)
-	quota := quotas(rows, n)
+	n := int(math.Round(holdout * float64(len(first))))
+	n = min(max(n, 1), len(first)-1)
+	quota := quotas(first, n)
 	taken := map[float64]int{}
 	for _, i := range idx {
-		l := rows[i].label
+		l := first[i].label
 		if taken[l] < quota[l] {
 			taken[l]++
-			held = append(held, rows[i])
+			held = append(held, members[i]...)
 		} else {
-			train = append(train, rows[i])
+			train = append(train, members[i]...)
 		}
 	}
 	return train, held
+}
+
+// units groups rows by what they show the judge (row.view), in the order
+// first seen: the first row of each group, and each group's rows.
+func units(rows []row) (first []row, members [][]row) {
+	at := map[string]int{}
+	for _, r := range rows {
+		if i, ok := at[r.view]; ok && r.view != "" {
+			members[i] = append(members[i], r)
+			continue
+		}
+		at[r.view] = len(first)
+		first = append(first, r)
+		members = append(members, []row{r})
+	}
+	return first, members
+}
+
+// viewOf is what def reads of s, as an example shows it: one text per
+// field, in order; "" when it cannot be read (a unit of its own).
+func viewOf(def *judges.Definition, s eval.Sample) string {
+	ex, ok := def.ExampleOf(s, def.Scale.Grades()[0])
+	if !ok {
+		return ""
+	}
+	texts := make([]string, len(def.Fields))
+	for i, f := range def.Fields {
+		texts[i] = ex.Fields[f]
+	}
+	b, _ := json.Marshal(texts) // strings always marshal
+	return string(b)
 }
 
 // quotas are how many rows of each label split holds out: n in all,

@@ -26,19 +26,38 @@ import (
 // held-out answer is shown as an example or in a proposal request, each
 // is graded by the judge as it was and the aligned one alone, and the
 // aligned judge, read back from the file written, grades the held-out
-// answers to the agreement reported.
+// answers to the agreement reported. An answer labelled twice (two
+// records, two ids: two people's labels) is held out or trained on
+// whole: its other record's label shown as an example would leak it.
 func TestHeldOutLabelsStayOut(t *testing.T) {
 	t.Parallel()
+	tests := map[string]struct {
+		answers, copies int
+	}{
+		"each answer labelled once":  {answers: 60, copies: 1},
+		"each answer labelled twice": {answers: 40, copies: 2},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			heldOutLabelsStayOut(t, tc.answers, tc.copies)
+		})
+	}
+}
+
+func heldOutLabelsStayOut(t *testing.T, answers, copies int) {
 	dir := t.TempDir()
 	truth := map[string]bool{}
 	var b strings.Builder
-	for i := range 60 {
+	for i := range answers {
 		answer := fmt.Sprintf("zq%02dx", i)
 		truth[answer] = i%3 != 1
-		line, err := json.Marshal(map[string]any{"id": fmt.Sprintf("c%d", i), "question": "Does the parcel ship today?", "answer": answer,
-			"human": map[string]any{"ships_today": truth[answer]}})
-		require.NoError(t, err)
-		b.Write(append(line, '\n'))
+		for c := range copies {
+			line, err := json.Marshal(map[string]any{"id": fmt.Sprintf("c%d-%d", i, c), "question": "Does the parcel ship today?", "answer": answer,
+				"human": map[string]any{"ships_today": truth[answer]}})
+			require.NoError(t, err)
+			b.Write(append(line, '\n'))
+		}
 	}
 	labels := filepath.Join(dir, "labels.jsonl")
 	require.NoError(t, os.WriteFile(labels, []byte(b.String()), 0o644))
@@ -128,6 +147,9 @@ func TestHeldOutLabelsStayOut(t *testing.T) {
 		a := r.rec.Sample.Answer
 		assert.False(t, shown[a], "held-out %s was shown to the model", a)
 		assert.Len(t, gradedBy[a], 2, "held-out %s is graded by the judge as it was and the aligned one alone", a)
+		for _, r := range train {
+			assert.NotEqual(t, a, r.rec.Sample.Answer, "held-out %s is a training record too", a)
+		}
 	}
 	for a := range shown {
 		assert.Condition(t, func() bool {

@@ -84,6 +84,32 @@ func (j Config) Check() error {
 	return nil
 }
 
+// llm is LLM with setup.DefaultConfig's calls in flight and timeouts
+// when all three are zero (a Go caller's zero Config).
+func (j Config) llm() setup.Config {
+	cfg := j.LLM
+	if cfg.Concurrency == 0 && cfg.CallTimeout == 0 && cfg.MaxRetryTime == 0 {
+		d := setup.DefaultConfig()
+		cfg.Concurrency, cfg.CallTimeout, cfg.MaxRetryTime = d.Concurrency, d.CallTimeout, d.MaxRetryTime
+	}
+	return cfg
+}
+
+// CheckClient checks the model client's settings as Open does, for a
+// run that opens none (its values were judged already): the calls in
+// flight, limits and timeouts of LLM (zero ones being the defaults, as
+// Open takes them) and Samples. A value out of range is an input error
+// naming its flag, not a setting ignored.
+func (j Config) CheckClient() error {
+	if err := j.llm().Check(); err != nil {
+		return eval.AsInputError("", err) // it names its flag
+	}
+	if j.Samples < 1 {
+		return eval.AsInputError("", judges.CheckSamples(j.Samples, nil)) // it names --samples
+	}
+	return nil
+}
+
 // Session is a run's open model client and what it counted. Its methods
 // are safe for concurrent use.
 type Session struct {
@@ -100,13 +126,9 @@ type Session struct {
 // Open builds the model client of j, its notices on w, reading keys and
 // URLs from env. The caller closes the session.
 func (j Config) Open(w io.Writer, env func(string) string) (*Session, error) {
-	cfg := j.LLM
+	cfg := j.llm()
 	if strings.Contains(cfg.Spec, ",") {
 		return nil, eval.FlagError("--llm", "one model here; juries are for assay agree")
-	}
-	if cfg.Concurrency == 0 && cfg.CallTimeout == 0 && cfg.MaxRetryTime == 0 {
-		d := setup.DefaultConfig()
-		cfg.Concurrency, cfg.CallTimeout, cfg.MaxRetryTime = d.Concurrency, d.CallTimeout, d.MaxRetryTime
 	}
 	cfg.NoCache = cfg.NoCache || j.DryRun
 	// A dry run makes no call: its plan prices the calls as sent one by one.

@@ -50,8 +50,9 @@ weighted kappa, ordinal and interval Krippendorff alpha and the MAE (in
 grades), which need the judge on the grade scale: its values as given when
 they are grades (a second rater), else its native points when its scale is
 the grades' (source_relevance's 1-5), else its value v in [0, 1] mapped to
-the grade nearest min + v*(max-min). The grades are those observed, or
---grades. Each statistic has a 95% bootstrap interval (2000 resamples, fixed
+the grade nearest min + v*(max-min); a value that is none of these (2.5
+of two raters' mean) leaves them undefined. The grades are those observed,
+or --grades. Each statistic has a 95% bootstrap interval (2000 resamples, fixed
 seed; resamples where it is undefined are dropped and counted).
 
 --by FIELD (meta.model, meta.domain) measures every statistic per value of

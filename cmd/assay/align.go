@@ -12,7 +12,8 @@ const alignHelp = `Improve a judge you defined (--judges) against human labels (
 records assay agree reads, with human.LABEL, by default the judge's name).
 
 The labelled records are split, with --seed, into a training part and a
-held-out part (--holdout). On the training part only, align searches the
+held-out part (--holdout); records that show the judge the same sample (one
+answer labelled by two people) go to one part together. On the training part only, align searches the
 judge's criterion (rewrites the model proposes from the records the judge got
 wrong), a rubric's anchors (graded scales), few-shot examples drawn from the
 training labels, and the threshold of a graded scale; at most --candidates

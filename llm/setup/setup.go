@@ -84,6 +84,21 @@ func DefaultConfig() Config {
 // past any model server's capacity would only take the machine's memory.
 const MaxConcurrency = 4096
 
+// Check checks the settings Open checks before it builds anything: the
+// calls in flight and the limits (checkLimits), the first one out of
+// range named by its flag. A run that opens no client (its values were
+// judged already) checks them too, so that a value out of range is
+// refused, not ignored.
+func (cfg Config) Check() error {
+	if cfg.Concurrency < 1 || cfg.Concurrency > MaxConcurrency {
+		return fmt.Errorf("--concurrency: want 1 to %d calls in flight, got %d", MaxConcurrency, cfg.Concurrency)
+	}
+	if cfg.Budget != nil {
+		cfg.MaxCostUSD = cfg.Budget.Max()
+	}
+	return cfg.checkLimits()
+}
+
 // checkLimits names the first limit of cfg that cannot work, with the
 // value given: a budget that is negative or not a finite number (NaN
 // would compare false with every spending and stop nothing), a negative
@@ -110,14 +125,11 @@ func (cfg Config) checkLimits() error {
 // cache. An error says which setting is wrong; a cache that cannot be
 // opened is not one (the client goes on without it and Notices says so).
 func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
-	if cfg.Concurrency < 1 || cfg.Concurrency > MaxConcurrency {
-		return nil, nil, fmt.Errorf("--concurrency: want 1 to %d calls in flight, got %d", MaxConcurrency, cfg.Concurrency)
+	if err := cfg.Check(); err != nil {
+		return nil, nil, err
 	}
 	if cfg.Budget != nil {
 		cfg.MaxCostUSD = cfg.Budget.Max()
-	}
-	if err := cfg.checkLimits(); err != nil {
-		return nil, nil, err
 	}
 	b, err := backend.Open(cfg.Spec, env)
 	if err != nil {

@@ -149,9 +149,23 @@ func OpenStore(path string) (*Store, error) {
 	ctx := context.Background()
 	if err := sqlitedb.Setup(ctx, func() error { return sqlitedb.Exec(ctx, db, storeSchema) }); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("run store %s: not a usable run store (move it away to start a new one): %w", path, err)
+		return nil, setupError(path, err)
 	}
 	return &Store{path: path, db: db}, nil
+}
+
+// setupError is the error of a run store at path whose setup failed with
+// err. Only a file that is no run store is to be moved away: one that
+// another process holds, or that this one may not write, is sound, and
+// its runs are lost to the user who starts a new one instead.
+func setupError(path string, err error) error {
+	switch {
+	case sqlitedb.Busy(err):
+		return fmt.Errorf("run store %s: another process kept it locked for over 5 s (an assay bench recording a run, assay serve, or a program reading it): try again once it is done: %w", path, err)
+	case sqlitedb.ReadOnly(err):
+		return fmt.Errorf("run store %s: it cannot be written (the file, its folder or its disk is read-only to this user), and assay writes to it even to read it: make them writable, or copy the file to a folder that is and set ASSAY_DATA_DIR to that folder: %w", path, err)
+	}
+	return fmt.Errorf("run store %s: not a usable run store (move it away to start a new one): %w", path, err)
 }
 
 // Path is the store's file.

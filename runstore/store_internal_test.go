@@ -3,7 +3,9 @@ package runstore
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -135,5 +137,69 @@ func TestUnreadableRowHidesNoOther(t *testing.T) {
 			assert.Contains(t, got, w, format)
 		}
 		assert.Less(t, strings.Index(got, want[1]), strings.Index(got, want[2]), "%s: after the runs", format)
+	}
+}
+
+// TestSetupErrorAdvice: a run store that another process holds locked, or
+// that may not be written, is sound, and its error says so; only a file
+// that is no run store is to be moved away.
+func TestSetupErrorAdvice(t *testing.T) {
+	t.Parallel()
+	const moveAway = "move it away"
+	tests := map[string]struct {
+		err      func(t *testing.T, path string) error
+		want     string
+		moveAway bool
+	}{
+		"not a database": {
+			err: func(t *testing.T, path string) error {
+				require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("not sqlite ", 100)), 0o600))
+				_, err := OpenStore(path)
+				return err
+			},
+			want: "not a usable run store", moveAway: true,
+		},
+		"locked by another process": {
+			err: func(t *testing.T, path string) error {
+				st, err := OpenStore(path)
+				require.NoError(t, err)
+				require.NoError(t, st.Close())
+				db, err := sqlitedb.Open(path)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = db.Close() })
+				tx, err := db.BeginTx(context.Background(), nil) // IMMEDIATE: the write lock
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = tx.Rollback() })
+				_, err = tx.Exec(`CREATE TABLE other (a)`)
+				require.NoError(t, err)
+				_, err = OpenStore(path)
+				return err
+			},
+			want: "another process kept it locked",
+		},
+		"read-only": {
+			err: func(t *testing.T, path string) error {
+				st, err := OpenStore(path)
+				require.NoError(t, err)
+				require.NoError(t, st.Close())
+				db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = db.Close() })
+				_, err = db.Exec(`CREATE TABLE other (a)`)
+				require.Error(t, err)
+				return setupError(path, err)
+			},
+			want: "it cannot be written",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "runs.db")
+			err := tc.err(t, path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "run store "+path+": "+tc.want)
+			assert.Equal(t, tc.moveAway, strings.Contains(err.Error(), moveAway), err.Error())
+		})
 	}
 }

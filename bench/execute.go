@@ -227,6 +227,9 @@ type execution struct {
 	folder *run.Run
 	store  *pendingStore // the run store, nil with NoStore
 	out    *Outcome
+	// failed are the reasons the summarized run does not pass, besides
+	// an interruption (verdict).
+	failed judging.Failures
 	// files are the run's files being written once its judging ended:
 	// results.jsonl synced, summary.json, report.html, the JUnit file.
 	files errgroup.Group
@@ -445,7 +448,7 @@ func (x *execution) run(ctx context.Context) (*Outcome, error) {
 	if isStalled {
 		x.out.Failures = append(x.out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: stalled})
 	}
-	x.out.Failures = append(x.out.Failures, x.verdict(summary)...)
+	x.out.Failures = append(x.out.Failures, x.failed...)
 	if err := x.write(summary, shown); err != nil {
 		return nil, err
 	}
@@ -568,6 +571,14 @@ func (x *execution) summarize(base string) (run.Summary, shownSamples, error) {
 		r.Calls, r.TokensIn, r.TokensOut = u.Calls, u.TokensIn, u.TokensOut
 		r.CostUSD, r.CostUnknown = u.CostUSD, u.CostUnknown
 		r.CacheHits, r.CachedTokensIn, r.CachedTokensOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
+	}
+	// What failed the run is kept in summary.json, for assay runs and a
+	// resume: its gates and alerts are there already.
+	x.failed = x.verdict(summary)
+	for _, f := range x.failed {
+		if f.Kind != judging.FailGate && f.Kind != judging.FailAlert {
+			summary.Failed = append(summary.Failed, run.Failure{Kind: f.Kind.String(), Message: f.Err.Error()})
+		}
 	}
 	// The summary is whole: summary.json is written while the samples
 	// shown are still read.

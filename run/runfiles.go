@@ -227,6 +227,19 @@ type Summary struct {
 	// attempt (the one that wrote this file): its levels, halvings and
 	// the server's holds; absent when no model was called.
 	Limit *llm.LimitReport `json:"limit,omitempty"`
+	// Failed are the reasons the run did not pass that Gates and Alerts
+	// do not hold (more defaults than allowed, a --min floor, a metric
+	// that scored nothing, undelivered pairs), in the order bench found
+	// them: a run with any exited non-zero. None for a run that passed,
+	// and for a run written before they were kept.
+	Failed []Failure `json:"failed,omitempty"`
+}
+
+// Failure is one reason in Summary.Failed: its kind, a word or two
+// ("too many defaults", judging.FailureKind's), and its message.
+type Failure struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
 }
 
 // MetricStats are one metric's figures over a run. The statistics are over

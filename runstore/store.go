@@ -451,13 +451,17 @@ func isRunFolder(dir string) bool {
 }
 
 // RunStatus is a run's state in a word or two, for `assay runs`:
-// "incomplete" when it stopped before judging every pair, else "gate
-// failed" when a gate failed, else "alert" when it raised a quality alert
-// against its baseline, else "ok".
+// "incomplete" when it stopped before judging every pair, else the kind
+// of its first failure that its summary keeps (run.Summary.Failed: "too
+// many defaults", "below floor", ...), else "gate failed" when a gate
+// failed, else "alert" when it raised a quality alert against its
+// baseline, else "ok".
 func RunStatus(s run.Summary) string {
 	switch {
 	case !s.Complete:
 		return "incomplete"
+	case len(s.Failed) > 0:
+		return s.Failed[0].Kind
 	case slices.ContainsFunc(s.Gates, func(g run.GateResult) bool { return !g.Passed }):
 		return "gate failed"
 	case len(s.Alerts) > 0:

@@ -178,6 +178,12 @@ func (v *RunView) human(w io.Writer, md bool) error {
 		}
 	}
 	writeAlerts(w, md, s.Alerts)
+	if len(s.Failed) > 0 {
+		report.Heading(w, md, "failed")
+		for _, f := range s.Failed {
+			report.Item(w, md, f.Kind+": "+strings.ReplaceAll(f.Message, "\n", "; "))
+		}
+	}
 	writeJudges(w, md, v.Config.Judges)
 	return nil
 }

@@ -99,7 +99,7 @@ func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exp
 	out := &Exported{Run: v.ID}
 	records, note := x.openDataset()
 	out.Note = note
-	meta, err := metadataColumns(records)
+	meta, names, err := metadataColumns(records)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exp
 		return nil, err
 	}
 	out.Columns = cols
-	n, err := x.write(records, meta, rw)
+	n, err := x.write(records, names, rw)
 	out.Rows = n
 	if cerr := rw.close(); err == nil {
 		err = cerr
@@ -204,7 +204,7 @@ func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // write writes a row per result: the dataset's samples in order, then
 // the results of samples the dataset lacks, in SampleOrder.
-func (x *exporter) write(records iter.Seq2[dataset.Record, error], meta []metaColumn, rw rowWriter) (int, error) {
+func (x *exporter) write(records iter.Seq2[dataset.Record, error], names metaNames, rw rowWriter) (int, error) {
 	n := 0
 	done := map[string]bool{}
 	emit := func(id string, s *eval.Sample) error {
@@ -220,7 +220,7 @@ func (x *exporter) write(records iter.Seq2[dataset.Record, error], meta []metaCo
 			row.sample = true
 			row.question, row.answer, row.reference = s.Query, s.Answer, s.Reference
 			row.contexts = contextsOf(*s)
-			row.meta = flatMetadata(s.Metadata)
+			row.meta = names.flat(s.Metadata)
 		}
 		for _, i := range idx {
 			row.result = x.results[i]
@@ -300,36 +300,95 @@ type metaColumn struct {
 	kind int
 }
 
-// flatMetadata flattens metadata to "metadata.key" (nested objects as
-// "metadata.key.sub"); values other than objects are kept as they are.
-func flatMetadata(m map[string]any) map[string]any {
-	out := map[string]any{}
-	var walk func(prefix string, m map[string]any)
-	walk = func(prefix string, m map[string]any) {
-		for k, v := range m {
-			if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
-				walk(prefix+k+".", sub)
-				continue
-			}
-			if v != nil {
-				out[prefix+k] = v
+// metaNames names the metadata columns: each leaf of the metadata
+// (a value other than a non-empty object) by its path, its keys joined
+// by dots ("metadata.key.sub"). Two paths that would share a name (a key
+// "a.b" beside an object "a" holding "b") are named with the dots and
+// backslashes of their keys escaped ("metadata.a\.b", "metadata.a.b"), so
+// that no column stands for two values. The zero value escapes nothing.
+type metaNames struct {
+	// escaped are the leaves, by their escaped path, named by it.
+	escaped map[string]bool
+}
+
+// walkMetadata hands fn each leaf of m that is not null: its plain name,
+// its escaped name (metaNames) and its value, keys in sorted order.
+func walkMetadata(m map[string]any, fn func(plain, escaped string, v any)) {
+	var walk func(plain, escaped string, m map[string]any)
+	walk = func(plain, escaped string, m map[string]any) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			p, e := plain+"."+k, escaped+"."+metaKeyEscaper.Replace(k)
+			switch v := m[k].(type) {
+			case nil:
+			case map[string]any:
+				if len(v) > 0 {
+					walk(p, e, v)
+					continue
+				}
+				fn(p, e, v)
+			default:
+				fn(p, e, v)
 			}
 		}
 	}
-	walk("metadata.", m)
+	walk("metadata", "metadata", m)
+}
+
+// metaKeyEscaper escapes a metadata key in a column's name.
+var metaKeyEscaper = strings.NewReplacer(`\`, `\\`, ".", `\.`)
+
+// name is the column of the leaf named plain, escaped as escaped.
+func (n metaNames) name(plain, escaped string) string {
+	if n.escaped[escaped] {
+		return escaped
+	}
+	return plain
+}
+
+// flat flattens metadata to its columns (metaNames); values other than
+// objects are kept as they are.
+func (n metaNames) flat(m map[string]any) map[string]any {
+	out := map[string]any{}
+	walkMetadata(m, func(plain, escaped string, v any) { out[n.name(plain, escaped)] = v })
 	return out
 }
 
+// newMetaNames names the leaves, each given by its escaped name with its
+// plain one: plainly, but for those whose name another leaf would share,
+// which are escaped, until no two share one.
+func newMetaNames(leaves map[string]string) metaNames {
+	n := metaNames{escaped: map[string]bool{}}
+	for {
+		by := map[string][]string{}
+		for escaped, plain := range leaves {
+			name := n.name(plain, escaped)
+			by[name] = append(by[name], escaped)
+		}
+		changed := false
+		for _, shared := range by {
+			for _, escaped := range shared {
+				if len(shared) > 1 && !n.escaped[escaped] {
+					n.escaped[escaped], changed = true, true
+				}
+			}
+		}
+		if !changed {
+			return n
+		}
+	}
+}
+
 // metadataColumns reads the records once for the metadata keys they
-// carry, sorted, each with its kind.
-func metadataColumns(records iter.Seq2[dataset.Record, error]) ([]metaColumn, error) {
-	kinds := map[string]int{}
+// carry, sorted, each with its kind, and how they are named.
+func metadataColumns(records iter.Seq2[dataset.Record, error]) ([]metaColumn, metaNames, error) {
+	kinds, leaves := map[string]int{}, map[string]string{}
 	if records != nil {
 		for rec, err := range records {
 			if err != nil {
-				return nil, err
+				return nil, metaNames{}, err
 			}
-			for k, v := range flatMetadata(rec.Sample.Metadata) {
+			walkMetadata(rec.Sample.Metadata, func(plain, escaped string, v any) {
+				leaves[escaped] = plain
 				kind := kindText
 				switch v.(type) {
 				case float64, int, int64, json.Number:
@@ -337,18 +396,20 @@ func metadataColumns(records iter.Seq2[dataset.Record, error]) ([]metaColumn, er
 				case bool:
 					kind = kindBool
 				}
-				if was, ok := kinds[k]; ok && was != kind {
+				if was, ok := kinds[escaped]; ok && was != kind {
 					kind = kindText
 				}
-				kinds[k] = kind
-			}
+				kinds[escaped] = kind
+			})
 		}
 	}
+	names := newMetaNames(leaves)
 	cols := make([]metaColumn, 0, len(kinds))
-	for _, k := range slices.Sorted(maps.Keys(kinds)) {
-		cols = append(cols, metaColumn{k, kinds[k]})
+	for escaped, kind := range kinds {
+		cols = append(cols, metaColumn{names.name(leaves[escaped], escaped), kind})
 	}
-	return cols, nil
+	slices.SortFunc(cols, func(a, b metaColumn) int { return strings.Compare(a.name, b.name) })
+	return cols, names, nil
 }
 
 // exportRow is one row: a sample's fields and one of its results.

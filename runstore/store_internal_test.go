@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
 	"github.com/assaylabs/assay/run"
 )
@@ -200,6 +202,69 @@ func TestSetupErrorAdvice(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "run store "+path+": "+tc.want)
 			assert.Equal(t, tc.moveAway, strings.Contains(err.Error(), moveAway), err.Error())
+		})
+	}
+}
+
+// TestMetadataColumnsNameEachValueOnce: metadata flattens to a column per
+// leaf, named by its path; two paths that would share a name (a key with
+// a dot beside an object) get a column each, with the dots of their keys
+// escaped, so that no value of a record is lost or chosen at random.
+func TestMetadataColumnsNameEachValueOnce(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		metadata []map[string]any
+		cols     []string
+		rows     []map[string]any
+	}{
+		"plain keys and objects": {
+			metadata: []map[string]any{{"split": "dev", "src": map[string]any{"site": "wiki"}, "empty": map[string]any{}, "none": nil}},
+			cols:     []string{"metadata.empty", "metadata.split", "metadata.src.site"},
+			rows:     []map[string]any{{"metadata.empty": map[string]any{}, "metadata.split": "dev", "metadata.src.site": "wiki"}},
+		},
+		"a dotted key alone keeps its plain name": {
+			metadata: []map[string]any{{"a.b": "flat"}},
+			cols:     []string{"metadata.a.b"},
+			rows:     []map[string]any{{"metadata.a.b": "flat"}},
+		},
+		"a dotted key beside an object with the same path": {
+			metadata: []map[string]any{{"a.b": "flat", "a": map[string]any{"b": "nested"}}, {"a": map[string]any{"b": "nested2"}}},
+			cols:     []string{"metadata.a.b", `metadata.a\.b`},
+			rows:     []map[string]any{{"metadata.a.b": "nested", `metadata.a\.b`: "flat"}, {"metadata.a.b": "nested2"}},
+		},
+		"the two in different records": {
+			metadata: []map[string]any{{"a.b": 1.0}, {"a": map[string]any{"b": true}}},
+			cols:     []string{"metadata.a.b", `metadata.a\.b`},
+			rows:     []map[string]any{{`metadata.a\.b`: 1.0}, {"metadata.a.b": true}},
+		},
+		"an escaped name another key spells plainly": {
+			metadata: []map[string]any{{"a.b": "flat", "a": map[string]any{"b": "nested"}, `a\`: map[string]any{"b": "slash"}}},
+			cols:     []string{"metadata.a.b", `metadata.a\.b`, `metadata.a\\.b`},
+			rows:     []map[string]any{{"metadata.a.b": "nested", `metadata.a\.b`: "flat", `metadata.a\\.b`: "slash"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			records := func(yield func(dataset.Record, error) bool) {
+				for i, m := range tc.metadata {
+					if !yield(dataset.Record{ID: strconv.Itoa(i), Sample: eval.Sample{Metadata: m}}, nil) {
+						return
+					}
+				}
+			}
+			for range 20 { // the same every time, whatever the maps' order
+				cols, names, err := metadataColumns(records)
+				require.NoError(t, err)
+				var got []string
+				for _, c := range cols {
+					got = append(got, c.name)
+				}
+				assert.Equal(t, tc.cols, got)
+				for i, m := range tc.metadata {
+					assert.Equal(t, tc.rows[i], names.flat(m), "record %d", i)
+				}
+			}
 		})
 	}
 }

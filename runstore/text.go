@@ -346,7 +346,9 @@ func (t *Trend) human(w io.Writer, md bool) error {
 		}
 		bar := ""
 		if !math.IsNaN(mean) {
-			bar = strings.Repeat("#", int(math.Round(20*mean)))
+			// A mean outside [0, 1] (a run of a scorer of one's own, a
+			// folder edited by hand) is drawn at the edge it passed.
+			bar = strings.Repeat("#", int(math.Round(20*min(max(mean, 0), 1))))
 			prev = mean
 		}
 		folder := p.RunID

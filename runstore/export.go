@@ -11,6 +11,7 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
@@ -85,6 +87,11 @@ func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exp
 	if err != nil {
 		return nil, err
 	}
+	return export(v, format, w)
+}
+
+// export is Export of the run v.
+func export(v *RunView, format string, w io.Writer) (*Exported, error) {
 	results, byID, err := readExportResults(v.Dir)
 	if err != nil {
 		return nil, eval.AsInputError("", err)
@@ -131,13 +138,41 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 	if err := report.CheckOutFile("-o", path); err != nil {
 		return nil, err
 	}
+	v, err := r.load(ctx, ref, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNotInput(path, v); err != nil {
+		return nil, err
+	}
 	var out *Exported
-	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+	err = atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		var err error
-		out, err = r.Export(ctx, ref, format, w)
+		out, err = export(v, format, w)
 		return err
 	})
 	return out, err
+}
+
+// checkNotInput refuses an export to path when path is a file of run v
+// (its results, summary, config, report, the copy of its standard input)
+// or its dataset: the file written whole would replace what the run, or
+// the export itself, reads.
+func checkNotInput(path string, v *RunView) error {
+	out, err := os.Stat(path)
+	if err != nil {
+		return nil // a new file is none of them
+	}
+	inputs := []string{v.Config.Dataset}
+	for _, name := range []string{run.FileResults, run.FileSummary, run.FileConfig, run.FileReport, run.FileBad, run.FileLock, dataset.SpoolName} {
+		inputs = append(inputs, filepath.Join(v.Dir, name))
+	}
+	for _, in := range inputs {
+		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
+			return eval.FlagError("-o", "%s is %s of run %s: the export would replace it; write it elsewhere", termtext.Visible(path), termtext.Visible(in), termtext.Visible(v.ID))
+		}
+	}
+	return nil
 }
 
 // readExportResults reads the results of the run in dir, the last line

@@ -325,6 +325,9 @@ func (x *execution) open() (cleanup func(), err error) {
 		x.cfg.Prices = s.Prices()
 	}
 	x.dir = cmp.Or(job.Out, filepath.Join("assay-runs", x.cfg.RunID))
+	if err := checkOutputs(job, x.dir); err != nil {
+		return cleanup, err
+	}
 	// A dry run keeps no folder: standard input is spooled to a temporary one.
 	spoolDir := x.dir
 	if job.Judging.DryRun {
@@ -353,6 +356,24 @@ func (x *execution) open() (cleanup func(), err error) {
 	}
 	closers = append(closers, x.closeFolder) // one made by run, after open
 	return cleanup, nil
+}
+
+// checkOutputs refuses a --junit or --summary-md file that is the
+// dataset, a file of the run folder dir or of a baseline folder: written
+// (or appended to) once the run is judged, it would spoil what the run
+// read or keeps.
+func checkOutputs(job Job, dir string) error {
+	inputs := append(run.Files(dir), filepath.Join(dir, dispatch.FileBatches))
+	if job.Data != dataset.Stdin {
+		inputs = append(inputs, job.Data)
+	}
+	if job.Baseline != "" {
+		inputs = append(inputs, run.Files(job.Baseline)...)
+	}
+	if err := report.CheckNotInput("--junit", job.JUnit, inputs...); err != nil {
+		return err
+	}
+	return report.CheckNotInput("--summary-md", job.SummaryMD, inputs...)
 }
 
 // closeFolder closes the run folder, if there is one, for the early

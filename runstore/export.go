@@ -11,7 +11,6 @@ import (
 	"iter"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -23,7 +22,6 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
-	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
@@ -142,7 +140,7 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 	if err != nil {
 		return nil, err
 	}
-	if err := checkNotInput(path, v); err != nil {
+	if err := report.CheckNotInput("-o", path, append(run.Files(v.Dir), v.Config.Dataset)...); err != nil {
 		return nil, err
 	}
 	var out *Exported
@@ -152,27 +150,6 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 		return err
 	})
 	return out, err
-}
-
-// checkNotInput refuses an export to path when path is a file of run v
-// (its results, summary, config, report, the copy of its standard input)
-// or its dataset: the file written whole would replace what the run, or
-// the export itself, reads.
-func checkNotInput(path string, v *RunView) error {
-	out, err := os.Stat(path)
-	if err != nil {
-		return nil // a new file is none of them
-	}
-	inputs := []string{v.Config.Dataset}
-	for _, name := range []string{run.FileResults, run.FileSummary, run.FileConfig, run.FileReport, run.FileBad, run.FileLock, dataset.SpoolName} {
-		inputs = append(inputs, filepath.Join(v.Dir, name))
-	}
-	for _, in := range inputs {
-		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
-			return eval.FlagError("-o", "%s is %s of run %s: the export would replace it; write it elsewhere", termtext.Visible(path), termtext.Visible(in), termtext.Visible(v.ID))
-		}
-	}
-	return nil
 }
 
 // readExportResults reads the results of the run in dir, the last line

@@ -276,7 +276,7 @@ func TestRunsExportRefusesToReplaceItsInput(t *testing.T) {
 			var ie *eval.InputError
 			require.ErrorAs(t, err, &ie)
 			assert.Equal(t, "-o", ie.Field)
-			assert.Contains(t, err.Error(), "the export would replace it")
+			assert.Contains(t, err.Error(), "writing it would replace it")
 			assert.Equal(t, string(before), string(after), "left as it was")
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // MaxFell is how many of the samples that fell most a MetricComparison
@@ -128,7 +129,36 @@ func ComparePaired(baseDir, curResults string, curSummary Summary, cfg *Config) 
 		c.Metrics = append(c.Metrics, mc)
 		alerts = append(alerts, MeanAlerts(m.Metric, float64(mc.CurrentMean), float64(mc.BaselineMean))...)
 	}
+	c.BaselineOnlyMetrics = baselineOnly(base, curSummary)
 	return c, alerts, p, nil
+}
+
+// baselineOnly are the metrics of the baseline run base (its config's,
+// and its summary's) that the current summary has no figures of.
+func baselineOnly(base *Folder, cur Summary) []string {
+	var out []string
+	names := slices.Clone(base.Config.Metrics)
+	if base.Summary != nil {
+		for _, m := range base.Summary.Metrics {
+			names = append(names, m.Metric)
+		}
+	}
+	for _, name := range names {
+		if !inSummary(&cur, name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// BaselineOnlyNote says which metrics the baseline judged and the run
+// compared with it did not (Comparison.BaselineOnlyMetrics); "" when
+// none.
+func BaselineOnlyNote(c *Comparison) string {
+	if len(c.BaselineOnlyMetrics) == 0 {
+		return ""
+	}
+	return "the baseline judged " + strings.Join(c.BaselineOnlyMetrics, ", ") + ", which this run did not: not compared"
 }
 
 // inSummary reports whether s (nil: none) has figures of metric.

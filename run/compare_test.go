@@ -282,6 +282,46 @@ func TestCompareMetricNotInBaseline(t *testing.T) {
 	}
 }
 
+// TestCompareMetricOnlyInBaseline: a metric the baseline judged and the
+// run compared with it did not (by the baseline's config or summary) is
+// named, in the baseline's order, never dropped from the comparison
+// unseen; metrics both judged are not.
+func TestCompareMetricOnlyInBaseline(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		baseMetrics []string
+		baseSummary *run.Summary
+		want        []string
+		note        string
+	}{
+		"the same metrics": {
+			baseMetrics: []string{"m"}, baseSummary: &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "m", Mean: 0.5}}},
+		},
+		"the baseline judged two more": {
+			baseMetrics: []string{"gone", "m", "also"}, baseSummary: &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "gone"}, {Metric: "m", Mean: 0.5}, {Metric: "also"}}},
+			want: []string{"gone", "also"}, note: "the baseline judged gone, also, which this run did not: not compared",
+		},
+		"one in the baseline's config alone (a run cut short)": {
+			baseMetrics: []string{"m", "later"}, want: []string{"later"}, note: "the baseline judged later, which this run did not: not compared",
+		},
+		"one in the baseline's summary alone (a config edited by hand)": {
+			baseMetrics: []string{"m"}, baseSummary: &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "m", Mean: 0.5}, {Metric: "x"}}},
+			want: []string{"x"}, note: "the baseline judged x, which this run did not: not compared",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			baseDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base", Metrics: tc.baseMetrics}, tc.baseSummary, runtest.Values("m", 0.4, 0.6))
+			curDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur", Metrics: []string{"m"}}, nil, runtest.Values("m", 0.4, 0.6))
+			c, _, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults), run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: 0.5}}}, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.BaselineOnlyMetrics)
+			assert.Equal(t, tc.note, run.BaselineOnlyNote(c))
+		})
+	}
+}
+
 // TestCompareFellOrder: the samples that fell most, as report.html lists
 // them, are ordered as the flips and the moves are: equal falls (equal
 // but for floating-point noise too) in SampleOrder, so q2 comes before

@@ -356,6 +356,11 @@ type Comparison struct {
 	OnlyBaseline int                `json:"only_baseline,omitempty"`
 	OnlyCurrent  int                `json:"only_current,omitempty"`
 	Metrics      []MetricComparison `json:"metrics"`
+	// BaselineOnlyMetrics are the metrics the baseline judged and this
+	// run did not, in the baseline's order: not compared, and said so
+	// (BaselineOnlyNote), lest a metric dropped from a run vanish from
+	// its comparison unseen.
+	BaselineOnlyMetrics []string `json:"baseline_only_metrics,omitempty"`
 }
 
 // MetricComparison is one metric's change from the baseline.

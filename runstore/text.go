@@ -229,6 +229,9 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 			report.Para(w, md, "note: %s", note)
 		}
 	}
+	if note := run.BaselineOnlyNote(d.Comparison); note != "" {
+		report.Para(w, md, "note: %s", note)
+	}
 	if f := d.Fingerprints; f != nil {
 		report.Para(w, md, "note: the runs were served by different model builds (system_fingerprint A: %s; B: %s): the changes measure the model's build as well",
 			f.Baseline, f.Current)

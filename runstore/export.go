@@ -22,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
@@ -49,7 +50,9 @@ type Exported struct {
 	// Columns are the columns, the metadata ones included.
 	Columns []string
 	// Note, when not empty, says why the samples' fields are missing or
-	// may not be those judged (the dataset moved or changed).
+	// may not be those judged (the dataset moved or changed), its control
+	// characters and bidi overrides escaped (termtext.Visible): it names
+	// the dataset as the run's config.json does, which is data.
 	Note string
 }
 
@@ -103,7 +106,7 @@ func export(v *RunView, format string, w io.Writer) (*Exported, error) {
 	}
 	out := &Exported{Run: v.ID}
 	records, note := x.openDataset()
-	out.Note = note
+	out.Note = termtext.Visible(note)
 	meta, names, err := metadataColumns(records)
 	if err != nil {
 		return nil, err

@@ -281,3 +281,33 @@ func TestRunsExportRefusesToReplaceItsInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsExportNoteEscapesTheDataset: the note that says why the
+// samples' fields are missing names the dataset as config.json does,
+// with its control characters and bidi overrides escaped, for a terminal.
+func TestRunsExportNoteEscapesTheDataset(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		dataset, want string
+	}{
+		"an escape sequence": {dataset: "/nowhere/x\x1b[31mred.jsonl", want: `/nowhere/x\x1b[31mred.jsonl`},
+		"a bidi override":    {dataset: "/nowhere/a\u202egnp.jsonl", want: `/nowhere/a\u202egnp.jsonl`},
+		"a newline":          {dataset: "/nowhere/a\nassay: forged.jsonl", want: `/nowhere/a\nassay: forged.jsonl`},
+		"plain":              {dataset: "/nowhere/plain.jsonl", want: "/nowhere/plain.jsonl"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg := run.Config{RunID: "n1", Dataset: tc.dataset, DatasetSHA256: "abc", Metrics: []string{"faithfulness"}}
+			s := run.Summary{RunID: "n1", Metrics: []run.MetricStats{{Metric: "faithfulness", Threshold: 0.5}}}
+			dir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "run"), cfg, &s, []run.Result{{ID: "s1", Metric: "faithfulness", Value: 1}})
+			var out bytes.Buffer
+			x, err := runstore.Runs{}.Export(context.Background(), dir, runstore.ExportCSV, &out)
+			require.NoError(t, err)
+			assert.Contains(t, x.Note, "the run's dataset "+tc.want+" does not read")
+			assert.NotContains(t, x.Note, "\x1b")
+			assert.NotContains(t, x.Note, "\u202e")
+			assert.NotContains(t, x.Note, "\n")
+		})
+	}
+}

@@ -115,7 +115,7 @@ func signed(n run.Num) string {
 	if !n.Defined() {
 		return "-"
 	}
-	return fmt.Sprintf("%+.3f", float64(n))
+	return report.SignedPlaces(float64(n), 3)
 }
 
 // writeBudget leads the output of a run whose cost budget (--max-cost)

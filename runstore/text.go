@@ -297,7 +297,7 @@ func pairedTable(c *run.Comparison) report.Table {
 
 // changeText is a sample's change: its id, both values and the change.
 func changeText(f run.SampleChange) string {
-	return fmt.Sprintf("%s  %.4f -> %.4f (%+.4f)", f.ID, f.Baseline, f.Current, f.Current-f.Baseline)
+	return fmt.Sprintf("%s  %.4f -> %.4f (%s)", f.ID, f.Baseline, f.Current, report.SignedPlaces(f.Current-f.Baseline, 4))
 }
 
 // abTable is seed 002's A/B analysis, a metric a row, with the paired
@@ -345,7 +345,7 @@ func (t *Trend) human(w io.Writer, md bool) error {
 		mean := float64(p.Mean)
 		change := ""
 		if !math.IsNaN(prev) && !math.IsNaN(mean) {
-			change = fmt.Sprintf("%+.4f", mean-prev)
+			change = report.SignedPlaces(mean-prev, 4)
 		}
 		bar := ""
 		if !math.IsNaN(mean) {

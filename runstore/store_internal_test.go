@@ -172,7 +172,7 @@ func TestSetupErrorAdvice(t *testing.T) {
 				tx, err := db.BeginTx(context.Background(), nil) // IMMEDIATE: the write lock
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = tx.Rollback() })
-				_, err = tx.Exec(`CREATE TABLE other (a)`)
+				_, err = tx.ExecContext(context.Background(), `CREATE TABLE other (a)`)
 				require.NoError(t, err)
 				_, err = OpenStore(path)
 				return err
@@ -187,7 +187,7 @@ func TestSetupErrorAdvice(t *testing.T) {
 				db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = db.Close() })
-				_, err = db.Exec(`CREATE TABLE other (a)`)
+				_, err = db.ExecContext(context.Background(), `CREATE TABLE other (a)`)
 				require.Error(t, err)
 				return setupError(path, err)
 			},

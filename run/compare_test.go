@@ -2,12 +2,14 @@ package run_test
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/runtest"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
@@ -162,6 +164,41 @@ func TestCompareNotARunFolder(t *testing.T) {
 	_, _, err := run.Compare(dir, filepath.Join(dir, run.FileResults), run.Summary{}, nil)
 	require.Error(t, err)
 	assert.Equal(t, "baseline: "+dir+" is not a run folder (no config.json): give a folder written by assay bench --out", err.Error())
+}
+
+// TestCompareRunWithoutResults: a run folder whose results.jsonl is gone
+// (deleted by hand; bench makes it as a run starts) is bad input naming
+// it, baseline or current, never compared on no sample with no alert.
+func TestCompareRunWithoutResults(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		baseGone, curGone bool
+	}{
+		"the baseline's": {baseGone: true},
+		"the current's":  {curGone: true},
+		"both":           {baseGone: true, curGone: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := &run.Summary{RunID: "r", Metrics: []run.MetricStats{{Metric: "m", N: 2, Scored: 2, Mean: 0.5}}}
+			baseDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, s, runtest.Values("m", 0.4, 0.6))
+			curDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, s, runtest.Values("m", 0.1, 0.1))
+			gone := filepath.Join(curDir, run.FileResults)
+			if tc.curGone {
+				require.NoError(t, os.Remove(gone))
+			}
+			if tc.baseGone {
+				gone = filepath.Join(baseDir, run.FileResults)
+				require.NoError(t, os.Remove(gone))
+			}
+			_, _, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults), *s, nil)
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, gone, ie.File)
+			assert.Contains(t, ie.Msg, "missing: the run's results are gone")
+		})
+	}
 }
 
 // TestCompareFlipsAndPairs: the samples that flipped each way with

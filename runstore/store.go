@@ -381,10 +381,10 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	if ref == "" {
 		return "", errors.New("--baseline: empty: give a run folder, a run id or latest")
 	}
-	if isRunFolder(ref) {
-		return ref, nil
-	}
 	shown := termtext.Visible(ref) // as typed, its control characters escaped
+	if isRunFolder(ref) {
+		return ref, hasResults(shown, ref)
+	}
 	if store == nil {
 		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", shown, run.FileConfig)
 	}
@@ -409,7 +409,19 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	if !isRunFolder(row.Dir) {
 		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", shown, row.ID, row.Dir, run.FileConfig)
 	}
-	return row.Dir, nil
+	return row.Dir, hasResults(shown, row.Dir)
+}
+
+// hasResults refuses a baseline, --baseline shown, whose run folder dir
+// has lost its results.jsonl: compared on no sample, it would raise no
+// alert, and the run would pass unchecked. It is said before anything
+// is judged.
+func hasResults(shown, dir string) error {
+	path := filepath.Join(dir, run.FileResults)
+	if _, err := os.Stat(path); err != nil {
+		return &eval.InputError{Msg: fmt.Sprintf("--baseline %s: %s: %v: the baseline's scores are gone; give another baseline", shown, termtext.Visible(path), errors.Unwrap(err)), Err: err}
+	}
+	return nil
 }
 
 // UnreadableRunError is a row of the run store that does not read back

@@ -227,6 +227,9 @@ type execution struct {
 	folder *run.Run
 	store  *pendingStore // the run store, nil with NoStore
 	out    *Outcome
+	// failed are the reasons the summarized run does not pass, besides
+	// an interruption (verdict).
+	failed judging.Failures
 	// files are the run's files being written once its judging ended:
 	// results.jsonl synced, summary.json, report.html, the JUnit file.
 	files errgroup.Group
@@ -322,6 +325,9 @@ func (x *execution) open() (cleanup func(), err error) {
 		x.cfg.Prices = s.Prices()
 	}
 	x.dir = cmp.Or(job.Out, filepath.Join("assay-runs", x.cfg.RunID))
+	if err := checkOutputs(job, x.dir); err != nil {
+		return cleanup, err
+	}
 	// A dry run keeps no folder: standard input is spooled to a temporary one.
 	spoolDir := x.dir
 	if job.Judging.DryRun {
@@ -350,6 +356,24 @@ func (x *execution) open() (cleanup func(), err error) {
 	}
 	closers = append(closers, x.closeFolder) // one made by run, after open
 	return cleanup, nil
+}
+
+// checkOutputs refuses a --junit or --summary-md file that is the
+// dataset, a file of the run folder dir or of a baseline folder: written
+// (or appended to) once the run is judged, it would spoil what the run
+// read or keeps.
+func checkOutputs(job Job, dir string) error {
+	inputs := append(run.Files(dir), filepath.Join(dir, dispatch.FileBatches))
+	if job.Data != dataset.Stdin {
+		inputs = append(inputs, job.Data)
+	}
+	if job.Baseline != "" {
+		inputs = append(inputs, run.Files(job.Baseline)...)
+	}
+	if err := report.CheckNotInput("--junit", job.JUnit, inputs...); err != nil {
+		return err
+	}
+	return report.CheckNotInput("--summary-md", job.SummaryMD, inputs...)
 }
 
 // closeFolder closes the run folder, if there is one, for the early
@@ -445,7 +469,7 @@ func (x *execution) run(ctx context.Context) (*Outcome, error) {
 	if isStalled {
 		x.out.Failures = append(x.out.Failures, judging.Failure{Kind: judging.FailInterrupted, Err: stalled})
 	}
-	x.out.Failures = append(x.out.Failures, x.verdict(summary)...)
+	x.out.Failures = append(x.out.Failures, x.failed...)
 	if err := x.write(summary, shown); err != nil {
 		return nil, err
 	}
@@ -568,6 +592,14 @@ func (x *execution) summarize(base string) (run.Summary, shownSamples, error) {
 		r.Calls, r.TokensIn, r.TokensOut = u.Calls, u.TokensIn, u.TokensOut
 		r.CostUSD, r.CostUnknown = u.CostUSD, u.CostUnknown
 		r.CacheHits, r.CachedTokensIn, r.CachedTokensOut = u.CacheHits, u.CachedTokensIn, u.CachedTokensOut
+	}
+	// What failed the run is kept in summary.json, for assay runs and a
+	// resume: its gates and alerts are there already.
+	x.failed = x.verdict(summary)
+	for _, f := range x.failed {
+		if f.Kind != judging.FailGate && f.Kind != judging.FailAlert {
+			summary.Failed = append(summary.Failed, run.Failure{Kind: f.Kind.String(), Message: f.Err.Error()})
+		}
 	}
 	// The summary is whole: summary.json is written while the samples
 	// shown are still read.

@@ -105,6 +105,9 @@ func (o *Outcome) writeBaseline(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-24s %s -> %s (delta %s), %d paired, p %s%s\n", termtext.Visible(m.Metric), m.BaselineMean.Text(), m.CurrentMean.Text(), signed(m.Delta), m.Paired, p, flips)
 	}
+	if note := run.BaselineOnlyNote(c); note != "" {
+		fmt.Fprintf(w, "  %s\n", termtext.Visible(note))
+	}
 }
 
 // signed is a delta with its sign: +0.012, -0.300.
@@ -112,7 +115,7 @@ func signed(n run.Num) string {
 	if !n.Defined() {
 		return "-"
 	}
-	return fmt.Sprintf("%+.3f", float64(n))
+	return report.SignedPlaces(float64(n), 3)
 }
 
 // writeBudget leads the output of a run whose cost budget (--max-cost)

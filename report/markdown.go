@@ -38,6 +38,9 @@ func WriteComparisonMD(w io.Writer, a, b string, c *run.Comparison, alerts []run
 			notes = append(notes, strings.ToUpper(note[:1])+note[1:]+".")
 		}
 	}
+	if note := run.BaselineOnlyNote(c); note != "" {
+		notes = append(notes, strings.ToUpper(note[:1])+note[1:]+".")
+	}
 	for _, n := range notes {
 		fmt.Fprintf(w, "\n> **Note**: %s\n", mdText(n))
 	}

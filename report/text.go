@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -51,15 +53,34 @@ func Signed(n run.Num) string {
 	if !n.Defined() {
 		return "-"
 	}
-	return fmt.Sprintf("%+.4f", float64(n))
+	return SignedPlaces(float64(n), 4)
 }
+
+// SignedPlaces is f with its sign and places decimals. A value within
+// NoiseFloor of zero is zero, +0: the noise of floating-point sums
+// (-1.4e-17 for a bound that is 0) must not read as a change below zero;
+// a real change too small to show keeps its sign (-0.0000).
+func SignedPlaces(f float64, places int) string {
+	if math.Abs(f) < NoiseFloor {
+		f = 0
+	}
+	s := strconv.FormatFloat(f, 'f', places, 64)
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}
+
+// NoiseFloor is how far from zero a difference of sums of values in
+// [0, 1] can be for floating-point rounding alone.
+const NoiseFloor = 1e-12
 
 // Interval is an interval, "-" when undefined.
 func Interval(lo, hi run.Num) string {
 	if !lo.Defined() || !hi.Defined() {
 		return "-"
 	}
-	return fmt.Sprintf("%+.4f..%+.4f", float64(lo), float64(hi))
+	return Signed(lo) + ".." + Signed(hi)
 }
 
 // Stat is a statistic with four places, "-" when undefined.

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -51,5 +52,35 @@ func TestTerminalTextEscapesControls(t *testing.T) {
 				assert.Contains(t, out, escaped, name)
 			}
 		}
+	}
+}
+
+// TestSignedNeverShowsMinusZero: a change or a bound is shown with its
+// sign; one that is zero but for the noise of floating-point sums is +0,
+// whatever side of zero the noise left it on, so an interval that
+// touches zero never reads as lying below it.
+func TestSignedNeverShowsMinusZero(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		n        float64
+		signed   string
+		interval string // [-0.4, n]
+	}{
+		"a bound that is 0 but for noise": {n: -1.3877787807814457e-17, signed: "+0.0000", interval: "-0.4000..+0.0000"},
+		"a real change too small to show": {n: -0.00004, signed: "-0.0000", interval: "-0.4000..-0.0000"},
+		"negative zero":                   {n: math.Copysign(0, -1), signed: "+0.0000", interval: "-0.4000..+0.0000"},
+		"zero":                            {n: 0, signed: "+0.0000", interval: "-0.4000..+0.0000"},
+		"a negative that shows":           {n: -0.00005001, signed: "-0.0001", interval: "-0.4000..-0.0001"},
+		"a positive":                      {n: 0.25, signed: "+0.2500", interval: "-0.4000..+0.2500"},
+		"a large negative":                {n: -12.5, signed: "-12.5000", interval: "-0.4000..-12.5000"},
+		"undefined":                       {n: math.NaN(), signed: "-", interval: "-"},
+		"infinite":                        {n: math.Inf(-1), signed: "-", interval: "-"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.signed, report.Signed(run.Num(tc.n)))
+			assert.Equal(t, tc.interval, report.Interval(-0.4, run.Num(tc.n)))
+		})
 	}
 }

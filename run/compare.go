@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/assaylabs/assay/eval"
 )
 
 // MaxFell is how many of the samples that fell most a MetricComparison
@@ -57,7 +61,7 @@ func ReadHead(dir string) (*Folder, error) {
 	}
 	run := &Folder{Dir: dir}
 	if err := json.Unmarshal(b, &run.Config); err != nil {
-		return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileConfig, err)
+		return nil, fileJSONError(filepath.Join(dir, FileConfig), b, err)
 	}
 	b, err = os.ReadFile(filepath.Join(dir, FileSummary))
 	switch {
@@ -67,11 +71,99 @@ func ReadHead(dir string) (*Folder, error) {
 	default:
 		run.Summary = &Summary{}
 		if err := json.Unmarshal(b, run.Summary); err != nil {
-			return nil, fmt.Errorf("run %s: %s does not parse (%w): is it a file written by assay bench?", dir, FileSummary, err)
+			return nil, fileJSONError(filepath.Join(dir, FileSummary), b, err)
 		}
 		run.Summary.Metrics = InConfigOrder(run.Summary.Metrics, run.Config.Metrics)
 	}
 	return run, nil
+}
+
+// fileJSONError is the error of a run's JSON file at path, whose bytes
+// data did not decode (err): the line of the fault and, for a value of
+// the wrong kind, its field, as the file spells it.
+func fileJSONError(path string, data []byte, err error) *eval.InputError {
+	lineAt := func(off int64) int {
+		off = min(max(off, 0), int64(len(data)))
+		return 1 + bytes.Count(data[:off], []byte("\n"))
+	}
+	const hint = ": is it a file written by assay bench?"
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return &eval.InputError{File: path, Line: lineAt(se.Offset), Msg: "not JSON: " + se.Error() + hint, Err: err}
+	}
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		// The offset of an error a value's own UnmarshalJSON returned
+		// (Num's) counts from that value: the line is found by the field.
+		return &eval.InputError{File: path, Line: fieldLine(data, te.Field, te.Value), Field: te.Field,
+			Msg: fmt.Sprintf("want %s, got %s%s", jsonKind(te.Type.Kind()), te.Value, hint), Err: err}
+	}
+	return &eval.InputError{File: path, Msg: "does not parse: " + err.Error() + hint, Err: err}
+}
+
+// fieldLine is the line in data of the first value at field (keys
+// joined by dots, as json.UnmarshalTypeError names it: array indices
+// passed over) of the JSON kind got ("string", "number", ...); 0 when
+// there is none.
+func fieldLine(data []byte, field, got string) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var keys []string   // the key of each open object, "" before its first
+	var inObject []bool // whether each open container is an object
+	expectKey := false  // the next token of an object is a key
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		line := 1 + bytes.Count(data[:dec.InputOffset()], []byte("\n"))
+		if expectKey {
+			if k, ok := tok.(string); ok {
+				keys[len(keys)-1], expectKey = k, false
+				continue
+			}
+		}
+		var kind string
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				kind = map[json.Delim]string{'{': "object", '[': "array"}[t]
+				if strings.Join(objectKeys(keys, inObject), ".") == field && strings.HasPrefix(got, kind) {
+					return line
+				}
+				inObject = append(inObject, t == '{')
+				keys = append(keys, "")
+				expectKey = t == '{'
+				continue
+			default: // a container closes
+				inObject, keys = inObject[:len(inObject)-1], keys[:len(keys)-1]
+				expectKey = len(inObject) > 0 && inObject[len(inObject)-1]
+				continue
+			}
+		case string:
+			kind = "string"
+		case json.Number:
+			kind = "number"
+		case bool:
+			kind = "bool"
+		case nil:
+			kind = "null"
+		}
+		if strings.Join(objectKeys(keys, inObject), ".") == field && strings.HasPrefix(got, kind) {
+			return line
+		}
+		expectKey = len(inObject) > 0 && inObject[len(inObject)-1]
+	}
+}
+
+// objectKeys are the keys of the open objects, outermost first.
+func objectKeys(keys []string, inObject []bool) []string {
+	var out []string
+	for i, k := range keys {
+		if inObject[i] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Compare compares the current run (its results.jsonl at curResults and
@@ -128,7 +220,36 @@ func ComparePaired(baseDir, curResults string, curSummary Summary, cfg *Config) 
 		c.Metrics = append(c.Metrics, mc)
 		alerts = append(alerts, MeanAlerts(m.Metric, float64(mc.CurrentMean), float64(mc.BaselineMean))...)
 	}
+	c.BaselineOnlyMetrics = baselineOnly(base, curSummary)
 	return c, alerts, p, nil
+}
+
+// baselineOnly are the metrics of the baseline run base (its config's,
+// and its summary's) that the current summary has no figures of.
+func baselineOnly(base *Folder, cur Summary) []string {
+	var out []string
+	names := slices.Clone(base.Config.Metrics)
+	if base.Summary != nil {
+		for _, m := range base.Summary.Metrics {
+			names = append(names, m.Metric)
+		}
+	}
+	for _, name := range names {
+		if !inSummary(&cur, name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// BaselineOnlyNote says which metrics the baseline judged and the run
+// compared with it did not (Comparison.BaselineOnlyMetrics); "" when
+// none.
+func BaselineOnlyNote(c *Comparison) string {
+	if len(c.BaselineOnlyMetrics) == 0 {
+		return ""
+	}
+	return "the baseline judged " + strings.Join(c.BaselineOnlyMetrics, ", ") + ", which this run did not: not compared"
 }
 
 // inSummary reports whether s (nil: none) has figures of metric.

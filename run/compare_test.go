@@ -2,12 +2,14 @@ package run_test
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/runtest"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
@@ -164,6 +166,41 @@ func TestCompareNotARunFolder(t *testing.T) {
 	assert.Equal(t, "baseline: "+dir+" is not a run folder (no config.json): give a folder written by assay bench --out", err.Error())
 }
 
+// TestCompareRunWithoutResults: a run folder whose results.jsonl is gone
+// (deleted by hand; bench makes it as a run starts) is bad input naming
+// it, baseline or current, never compared on no sample with no alert.
+func TestCompareRunWithoutResults(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		baseGone, curGone bool
+	}{
+		"the baseline's": {baseGone: true},
+		"the current's":  {curGone: true},
+		"both":           {baseGone: true, curGone: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := &run.Summary{RunID: "r", Metrics: []run.MetricStats{{Metric: "m", N: 2, Scored: 2, Mean: 0.5}}}
+			baseDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base"}, s, runtest.Values("m", 0.4, 0.6))
+			curDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur"}, s, runtest.Values("m", 0.1, 0.1))
+			gone := filepath.Join(curDir, run.FileResults)
+			if tc.curGone {
+				require.NoError(t, os.Remove(gone))
+			}
+			if tc.baseGone {
+				gone = filepath.Join(baseDir, run.FileResults)
+				require.NoError(t, os.Remove(gone))
+			}
+			_, _, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults), *s, nil)
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, gone, ie.File)
+			assert.Contains(t, ie.Msg, "missing: the run's results are gone")
+		})
+	}
+}
+
 // TestCompareFlipsAndPairs: the samples that flipped each way with
 // McNemar's exact test on them, the paired mean difference and its
 // interval, and the samples that moved most, both runs read line by line
@@ -278,6 +315,46 @@ func TestCompareMetricNotInBaseline(t *testing.T) {
 				}
 			}
 			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestCompareMetricOnlyInBaseline: a metric the baseline judged and the
+// run compared with it did not (by the baseline's config or summary) is
+// named, in the baseline's order, never dropped from the comparison
+// unseen; metrics both judged are not.
+func TestCompareMetricOnlyInBaseline(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		baseMetrics []string
+		baseSummary *run.Summary
+		want        []string
+		note        string
+	}{
+		"the same metrics": {
+			baseMetrics: []string{"m"}, baseSummary: &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "m", Mean: 0.5}}},
+		},
+		"the baseline judged two more": {
+			baseMetrics: []string{"gone", "m", "also"}, baseSummary: &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "gone"}, {Metric: "m", Mean: 0.5}, {Metric: "also"}}},
+			want: []string{"gone", "also"}, note: "the baseline judged gone, also, which this run did not: not compared",
+		},
+		"one in the baseline's config alone (a run cut short)": {
+			baseMetrics: []string{"m", "later"}, want: []string{"later"}, note: "the baseline judged later, which this run did not: not compared",
+		},
+		"one in the baseline's summary alone (a config edited by hand)": {
+			baseMetrics: []string{"m"}, baseSummary: &run.Summary{RunID: "base", Metrics: []run.MetricStats{{Metric: "m", Mean: 0.5}, {Metric: "x"}}},
+			want: []string{"x"}, note: "the baseline judged x, which this run did not: not compared",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			baseDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "base"), run.Config{RunID: "base", Metrics: tc.baseMetrics}, tc.baseSummary, runtest.Values("m", 0.4, 0.6))
+			curDir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "cur"), run.Config{RunID: "cur", Metrics: []string{"m"}}, nil, runtest.Values("m", 0.4, 0.6))
+			c, _, err := run.Compare(baseDir, filepath.Join(curDir, run.FileResults), run.Summary{Metrics: []run.MetricStats{{Metric: "m", Mean: 0.5}}}, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.BaselineOnlyMetrics)
+			assert.Equal(t, tc.note, run.BaselineOnlyNote(c))
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/stats"
 )
 
@@ -147,7 +148,10 @@ func (p *Pairing) read(path string) (*runValues, error) {
 		c.set(i, r)
 	})
 	if errors.Is(err, os.ErrNotExist) {
-		return v, nil
+		// Every run folder bench makes has one from its start: without
+		// it, the run's scores are gone, and comparing with nothing
+		// would raise no alert and pass.
+		return nil, &eval.InputError{File: path, Msg: "missing: the run's results are gone, so it cannot be compared (its summary alone pairs no sample)", Err: err}
 	}
 	return v, err
 }

@@ -11,6 +11,7 @@ import (
 	"iter"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -227,6 +228,19 @@ type Summary struct {
 	// attempt (the one that wrote this file): its levels, halvings and
 	// the server's holds; absent when no model was called.
 	Limit *llm.LimitReport `json:"limit,omitempty"`
+	// Failed are the reasons the run did not pass that Gates and Alerts
+	// do not hold (more defaults than allowed, a --min floor, a metric
+	// that scored nothing, undelivered pairs), in the order bench found
+	// them: a run with any exited non-zero. None for a run that passed,
+	// and for a run written before they were kept.
+	Failed []Failure `json:"failed,omitempty"`
+}
+
+// Failure is one reason in Summary.Failed: its kind, a word or two
+// ("too many defaults", judging.FailureKind's), and its message.
+type Failure struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
 }
 
 // MetricStats are one metric's figures over a run. The statistics are over
@@ -342,6 +356,11 @@ type Comparison struct {
 	OnlyBaseline int                `json:"only_baseline,omitempty"`
 	OnlyCurrent  int                `json:"only_current,omitempty"`
 	Metrics      []MetricComparison `json:"metrics"`
+	// BaselineOnlyMetrics are the metrics the baseline judged and this
+	// run did not, in the baseline's order: not compared, and said so
+	// (BaselineOnlyNote), lest a metric dropped from a run vanish from
+	// its comparison unseen.
+	BaselineOnlyMetrics []string `json:"baseline_only_metrics,omitempty"`
 }
 
 // MetricComparison is one metric's change from the baseline.
@@ -570,10 +589,10 @@ func scanLines(path string, r io.Reader, out *ResultFile, fn func(line int, b []
 func decodeResult(path string, line int, b []byte) (Result, error) {
 	var res Result
 	if err := json.Unmarshal(b, &res); err != nil {
-		return Result{}, &eval.InputError{File: path, Line: line, Msg: "not a result line: " + err.Error(), Err: err}
+		return Result{}, resultLineError(path, line, err)
 	}
-	if res.ID == "" || res.Metric == "" {
-		return Result{}, &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
+	if err := checkKey(path, line, res.ID, res.Metric); err != nil {
+		return Result{}, err
 	}
 	res.Usage = cachedBefore(res.Usage)
 	return res, nil
@@ -590,15 +609,56 @@ type head struct {
 	Error     string  `json:"error"`
 }
 
+// resultLineError is the error of line number line of results.jsonl at
+// path, which did not decode (err): a value of the wrong kind is named by
+// its field, as the line spells it.
+func resultLineError(path string, line int, err error) error {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+		return &eval.InputError{File: path, Line: line, Field: te.Field, Msg: fmt.Sprintf("not a result line: want %s, got %s", jsonKind(te.Type.Kind()), te.Value), Err: err}
+	}
+	return &eval.InputError{File: path, Line: line, Msg: "not a result line: " + err.Error(), Err: err}
+}
+
+// jsonKind is what JSON calls a value that decodes into a Go value of
+// kind k.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a number"
+}
+
+// checkKey is the error of line number line of results.jsonl at path,
+// whose pair is id and metric, when either is missing, naming the one.
+func checkKey(path string, line int, id, metric string) error {
+	field := ""
+	switch {
+	case id == "":
+		field = "id"
+	case metric == "":
+		field = "metric"
+	default:
+		return nil
+	}
+	return &eval.InputError{File: path, Line: line, Field: field, Msg: "missing: a result line needs id and metric"}
+}
+
 // decodeHead is b, line number line of results.jsonl at path, as a
 // Result holding only its head's fields.
 func decodeHead(path string, line int, b []byte) (Result, error) {
 	var h head
 	if err := json.Unmarshal(b, &h); err != nil {
-		return Result{}, &eval.InputError{File: path, Line: line, Msg: "not a result line: " + err.Error(), Err: err}
+		return Result{}, resultLineError(path, line, err)
 	}
-	if h.ID == "" || h.Metric == "" {
-		return Result{}, &eval.InputError{File: path, Line: line, Field: "id", Msg: "a result line needs id and metric"}
+	if err := checkKey(path, line, h.ID, h.Metric); err != nil {
+		return Result{}, err
 	}
 	return Result{ID: h.ID, Metric: h.Metric, Value: h.Value, Defaulted: h.Defaulted, Skipped: h.Skipped, Error: h.Error}, nil
 }

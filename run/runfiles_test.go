@@ -35,7 +35,7 @@ func TestReadResults(t *testing.T) {
 		},
 		"blank lines are passed over":            {file: a + "\n" + b, keys: []Key{{"s1", "faithfulness"}, {"s2", "faithfulness"}}, size: len(a+b) + 1, value: 0.5},
 		"a bad whole line is an error naming it": {file: a + "{oops}\n" + b, err: "results.jsonl:2: not a result line"},
-		"a line without its key is an error":     {file: `{"value":1}` + "\n", err: "results.jsonl:1: id: a result line needs id and metric"},
+		"a line without its key is an error":     {file: `{"value":1}` + "\n", err: "results.jsonl:1: id: missing: a result line needs id and metric"},
 		"no file is no results":                  {file: "-", keys: nil},
 	}
 	for name, tc := range tests {
@@ -66,6 +66,40 @@ func TestReadResults(t *testing.T) {
 			if n := len(f.Results); n > 0 {
 				assert.Equal(t, tc.value, f.Results[n-1].Value)
 			}
+		})
+	}
+}
+
+// TestResultLineErrorsNameTheField: a whole line of results.jsonl that is
+// no result is an error naming the file, the line and the field at fault,
+// as the line spells it, whether the whole result is read or its head.
+func TestResultLineErrorsNameTheField(t *testing.T) {
+	t.Parallel()
+	good := `{"id":"s1","metric":"faithfulness","value":1}` + "\n"
+	tests := map[string]struct {
+		line, want string
+	}{
+		"no id":              {line: `{"metric":"faithfulness","value":1}`, want: "results.jsonl:2: id: missing: a result line needs id and metric"},
+		"no metric":          {line: `{"id":"s2","value":1}`, want: "results.jsonl:2: metric: missing: a result line needs id and metric"},
+		"an empty metric":    {line: `{"id":"s2","metric":"","value":1}`, want: "results.jsonl:2: metric: missing: a result line needs id and metric"},
+		"a value as text":    {line: `{"id":"s2","metric":"faithfulness","value":"high"}`, want: "results.jsonl:2: value: not a result line: want a number, got string"},
+		"a number as the id": {line: `{"id":2,"metric":"faithfulness","value":1}`, want: "results.jsonl:2: id: not a result line: want a string, got number"},
+		"no object":          {line: `[1, 2]`, want: "results.jsonl:2: not a result line: json: cannot unmarshal array"},
+		"not JSON":           {line: `{oops}`, want: "results.jsonl:2: not a result line: invalid character"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), FileResults)
+			require.NoError(t, os.WriteFile(path, []byte(good+tc.line+"\n"), 0o644))
+			_, err := ReadResults(path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.ErrorAs(t, err, new(*eval.InputError))
+			err = EachResult(path, func(Result) {})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.ErrorAs(t, err, new(*eval.InputError))
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
 )
@@ -24,6 +25,18 @@ const (
 	FileLock = ".lock"
 	FileBad  = "results.bad.jsonl"
 )
+
+// Files are the files of the run folder at dir that a run writes and
+// reads again (its config, results, summary, report, lock, the lines a
+// resume set aside and the copy of standard input): an output of any
+// command that named one of them would replace part of the run.
+func Files(dir string) []string {
+	var out []string
+	for _, name := range []string{FileConfig, FileResults, FileSummary, FileReport, FileLock, FileBad, dataset.SpoolName} {
+		out = append(out, filepath.Join(dir, name))
+	}
+	return out
+}
 
 // LockedError is the error for a run folder another process is writing
 // (a second --resume of one run, say): its holder as the lock file says.

@@ -22,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/run"
 )
@@ -49,7 +50,9 @@ type Exported struct {
 	// Columns are the columns, the metadata ones included.
 	Columns []string
 	// Note, when not empty, says why the samples' fields are missing or
-	// may not be those judged (the dataset moved or changed).
+	// may not be those judged (the dataset moved or changed), its control
+	// characters and bidi overrides escaped (termtext.Visible): it names
+	// the dataset as the run's config.json does, which is data.
 	Note string
 }
 
@@ -85,6 +88,11 @@ func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exp
 	if err != nil {
 		return nil, err
 	}
+	return export(v, format, w)
+}
+
+// export is Export of the run v.
+func export(v *RunView, format string, w io.Writer) (*Exported, error) {
 	results, byID, err := readExportResults(v.Dir)
 	if err != nil {
 		return nil, eval.AsInputError("", err)
@@ -98,8 +106,8 @@ func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exp
 	}
 	out := &Exported{Run: v.ID}
 	records, note := x.openDataset()
-	out.Note = note
-	meta, err := metadataColumns(records)
+	out.Note = termtext.Visible(note)
+	meta, names, err := metadataColumns(records)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +116,7 @@ func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exp
 		return nil, err
 	}
 	out.Columns = cols
-	n, err := x.write(records, meta, rw)
+	n, err := x.write(records, names, rw)
 	out.Rows = n
 	if cerr := rw.close(); err == nil {
 		err = cerr
@@ -131,10 +139,17 @@ func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout i
 	if err := report.CheckOutFile("-o", path); err != nil {
 		return nil, err
 	}
+	v, err := r.load(ctx, ref, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := report.CheckNotInput("-o", path, append(run.Files(v.Dir), v.Config.Dataset)...); err != nil {
+		return nil, err
+	}
 	var out *Exported
-	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+	err = atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		var err error
-		out, err = r.Export(ctx, ref, format, w)
+		out, err = export(v, format, w)
 		return err
 	})
 	return out, err
@@ -204,7 +219,7 @@ func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // write writes a row per result: the dataset's samples in order, then
 // the results of samples the dataset lacks, in SampleOrder.
-func (x *exporter) write(records iter.Seq2[dataset.Record, error], meta []metaColumn, rw rowWriter) (int, error) {
+func (x *exporter) write(records iter.Seq2[dataset.Record, error], names metaNames, rw rowWriter) (int, error) {
 	n := 0
 	done := map[string]bool{}
 	emit := func(id string, s *eval.Sample) error {
@@ -220,7 +235,7 @@ func (x *exporter) write(records iter.Seq2[dataset.Record, error], meta []metaCo
 			row.sample = true
 			row.question, row.answer, row.reference = s.Query, s.Answer, s.Reference
 			row.contexts = contextsOf(*s)
-			row.meta = flatMetadata(s.Metadata)
+			row.meta = names.flat(s.Metadata)
 		}
 		for _, i := range idx {
 			row.result = x.results[i]
@@ -300,36 +315,95 @@ type metaColumn struct {
 	kind int
 }
 
-// flatMetadata flattens metadata to "metadata.key" (nested objects as
-// "metadata.key.sub"); values other than objects are kept as they are.
-func flatMetadata(m map[string]any) map[string]any {
-	out := map[string]any{}
-	var walk func(prefix string, m map[string]any)
-	walk = func(prefix string, m map[string]any) {
-		for k, v := range m {
-			if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
-				walk(prefix+k+".", sub)
-				continue
-			}
-			if v != nil {
-				out[prefix+k] = v
+// metaNames names the metadata columns: each leaf of the metadata
+// (a value other than a non-empty object) by its path, its keys joined
+// by dots ("metadata.key.sub"). Two paths that would share a name (a key
+// "a.b" beside an object "a" holding "b") are named with the dots and
+// backslashes of their keys escaped ("metadata.a\.b", "metadata.a.b"), so
+// that no column stands for two values. The zero value escapes nothing.
+type metaNames struct {
+	// escaped are the leaves, by their escaped path, named by it.
+	escaped map[string]bool
+}
+
+// walkMetadata hands fn each leaf of m that is not null: its plain name,
+// its escaped name (metaNames) and its value, keys in sorted order.
+func walkMetadata(m map[string]any, fn func(plain, escaped string, v any)) {
+	var walk func(plain, escaped string, m map[string]any)
+	walk = func(plain, escaped string, m map[string]any) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			p, e := plain+"."+k, escaped+"."+metaKeyEscaper.Replace(k)
+			switch v := m[k].(type) {
+			case nil:
+			case map[string]any:
+				if len(v) > 0 {
+					walk(p, e, v)
+					continue
+				}
+				fn(p, e, v)
+			default:
+				fn(p, e, v)
 			}
 		}
 	}
-	walk("metadata.", m)
+	walk("metadata", "metadata", m)
+}
+
+// metaKeyEscaper escapes a metadata key in a column's name.
+var metaKeyEscaper = strings.NewReplacer(`\`, `\\`, ".", `\.`)
+
+// name is the column of the leaf named plain, escaped as escaped.
+func (n metaNames) name(plain, escaped string) string {
+	if n.escaped[escaped] {
+		return escaped
+	}
+	return plain
+}
+
+// flat flattens metadata to its columns (metaNames); values other than
+// objects are kept as they are.
+func (n metaNames) flat(m map[string]any) map[string]any {
+	out := map[string]any{}
+	walkMetadata(m, func(plain, escaped string, v any) { out[n.name(plain, escaped)] = v })
 	return out
 }
 
+// newMetaNames names the leaves, each given by its escaped name with its
+// plain one: plainly, but for those whose name another leaf would share,
+// which are escaped, until no two share one.
+func newMetaNames(leaves map[string]string) metaNames {
+	n := metaNames{escaped: map[string]bool{}}
+	for {
+		by := map[string][]string{}
+		for escaped, plain := range leaves {
+			name := n.name(plain, escaped)
+			by[name] = append(by[name], escaped)
+		}
+		changed := false
+		for _, shared := range by {
+			for _, escaped := range shared {
+				if len(shared) > 1 && !n.escaped[escaped] {
+					n.escaped[escaped], changed = true, true
+				}
+			}
+		}
+		if !changed {
+			return n
+		}
+	}
+}
+
 // metadataColumns reads the records once for the metadata keys they
-// carry, sorted, each with its kind.
-func metadataColumns(records iter.Seq2[dataset.Record, error]) ([]metaColumn, error) {
-	kinds := map[string]int{}
+// carry, sorted, each with its kind, and how they are named.
+func metadataColumns(records iter.Seq2[dataset.Record, error]) ([]metaColumn, metaNames, error) {
+	kinds, leaves := map[string]int{}, map[string]string{}
 	if records != nil {
 		for rec, err := range records {
 			if err != nil {
-				return nil, err
+				return nil, metaNames{}, err
 			}
-			for k, v := range flatMetadata(rec.Sample.Metadata) {
+			walkMetadata(rec.Sample.Metadata, func(plain, escaped string, v any) {
+				leaves[escaped] = plain
 				kind := kindText
 				switch v.(type) {
 				case float64, int, int64, json.Number:
@@ -337,18 +411,20 @@ func metadataColumns(records iter.Seq2[dataset.Record, error]) ([]metaColumn, er
 				case bool:
 					kind = kindBool
 				}
-				if was, ok := kinds[k]; ok && was != kind {
+				if was, ok := kinds[escaped]; ok && was != kind {
 					kind = kindText
 				}
-				kinds[k] = kind
-			}
+				kinds[escaped] = kind
+			})
 		}
 	}
+	names := newMetaNames(leaves)
 	cols := make([]metaColumn, 0, len(kinds))
-	for _, k := range slices.Sorted(maps.Keys(kinds)) {
-		cols = append(cols, metaColumn{k, kinds[k]})
+	for escaped, kind := range kinds {
+		cols = append(cols, metaColumn{names.name(leaves[escaped], escaped), kind})
 	}
-	return cols, nil
+	slices.SortFunc(cols, func(a, b metaColumn) int { return strings.Compare(a.name, b.name) })
+	return cols, names, nil
 }
 
 // exportRow is one row: a sample's fields and one of its results.

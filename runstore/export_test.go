@@ -228,3 +228,86 @@ func TestRunsExportSpooledInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsExportRefusesToReplaceItsInput: -o naming a file of the run
+// (its results, summary, config, report) or its dataset, under any
+// spelling, is refused as bad input before anything is written, and the
+// file is left as it was; another file, in the run folder or beside the
+// dataset, is written.
+func TestRunsExportRefusesToReplaceItsInput(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		out     func(dir, data string) string
+		refused bool
+	}{
+		"its results":                    {out: func(dir, _ string) string { return filepath.Join(dir, run.FileResults) }, refused: true},
+		"its summary":                    {out: func(dir, _ string) string { return filepath.Join(dir, run.FileSummary) }, refused: true},
+		"its config":                     {out: func(dir, _ string) string { return filepath.Join(dir, run.FileConfig) }, refused: true},
+		"its results, spelled otherwise": {out: func(dir, _ string) string { return filepath.Join(dir, "..", filepath.Base(dir), ".", run.FileResults) }, refused: true},
+		"its dataset":                    {out: func(_, data string) string { return data }, refused: true},
+		"a link to its results": {out: func(dir, _ string) string {
+			link := filepath.Join(filepath.Dir(dir), "link.csv")
+			if err := os.Symlink(filepath.Join(dir, run.FileResults), link); err != nil {
+				panic(err)
+			}
+			return link
+		}, refused: true},
+		"a new file in the run folder": {out: func(dir, _ string) string { return filepath.Join(dir, "export.csv") }},
+		"a file beside the dataset":    {out: func(_, data string) string { return data + ".csv" }},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := exportRun(t)
+			var cfg run.Config
+			b, err := os.ReadFile(filepath.Join(dir, run.FileConfig))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &cfg))
+			out := tc.out(dir, cfg.Dataset)
+			before, _ := os.ReadFile(out)
+			x, err := runstore.Runs{Store: filepath.Join(t.TempDir(), "runs.db")}.ExportFile(context.Background(), dir, runstore.ExportCSV, out, nil)
+			after, _ := os.ReadFile(out)
+			if !tc.refused {
+				require.NoError(t, err)
+				assert.Equal(t, 5, x.Rows)
+				assert.True(t, strings.HasPrefix(string(after), "id,question,"), "%s", after)
+				return
+			}
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, "-o", ie.Field)
+			assert.Contains(t, err.Error(), "writing it would replace it")
+			assert.Equal(t, string(before), string(after), "left as it was")
+		})
+	}
+}
+
+// TestRunsExportNoteEscapesTheDataset: the note that says why the
+// samples' fields are missing names the dataset as config.json does,
+// with its control characters and bidi overrides escaped, for a terminal.
+func TestRunsExportNoteEscapesTheDataset(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		dataset, want string
+	}{
+		"an escape sequence": {dataset: "/nowhere/x\x1b[31mred.jsonl", want: `/nowhere/x\x1b[31mred.jsonl`},
+		"a bidi override":    {dataset: "/nowhere/a\u202egnp.jsonl", want: `/nowhere/a\u202egnp.jsonl`},
+		"a newline":          {dataset: "/nowhere/a\nassay: forged.jsonl", want: `/nowhere/a\nassay: forged.jsonl`},
+		"plain":              {dataset: "/nowhere/plain.jsonl", want: "/nowhere/plain.jsonl"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg := run.Config{RunID: "n1", Dataset: tc.dataset, DatasetSHA256: "abc", Metrics: []string{"faithfulness"}}
+			s := run.Summary{RunID: "n1", Metrics: []run.MetricStats{{Metric: "faithfulness", Threshold: 0.5}}}
+			dir := runtest.WriteFolder(t, filepath.Join(t.TempDir(), "run"), cfg, &s, []run.Result{{ID: "s1", Metric: "faithfulness", Value: 1}})
+			var out bytes.Buffer
+			x, err := runstore.Runs{}.Export(context.Background(), dir, runstore.ExportCSV, &out)
+			require.NoError(t, err)
+			assert.Contains(t, x.Note, "the run's dataset "+tc.want+" does not read")
+			assert.NotContains(t, x.Note, "\x1b")
+			assert.NotContains(t, x.Note, "\u202e")
+			assert.NotContains(t, x.Note, "\n")
+		})
+	}
+}

@@ -149,9 +149,23 @@ func OpenStore(path string) (*Store, error) {
 	ctx := context.Background()
 	if err := sqlitedb.Setup(ctx, func() error { return sqlitedb.Exec(ctx, db, storeSchema) }); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("run store %s: not a usable run store (move it away to start a new one): %w", path, err)
+		return nil, setupError(path, err)
 	}
 	return &Store{path: path, db: db}, nil
+}
+
+// setupError is the error of a run store at path whose setup failed with
+// err. Only a file that is no run store is to be moved away: one that
+// another process holds, or that this one may not write, is sound, and
+// its runs are lost to the user who starts a new one instead.
+func setupError(path string, err error) error {
+	switch {
+	case sqlitedb.Busy(err):
+		return fmt.Errorf("run store %s: another process kept it locked for over 5 s (an assay bench recording a run, assay serve, or a program reading it): try again once it is done: %w", path, err)
+	case sqlitedb.ReadOnly(err):
+		return fmt.Errorf("run store %s: it cannot be written (the file, its folder or its disk is read-only to this user), and assay writes to it even to read it: make them writable, or copy the file to a folder that is and set ASSAY_DATA_DIR to that folder: %w", path, err)
+	}
+	return fmt.Errorf("run store %s: not a usable run store (move it away to start a new one): %w", path, err)
 }
 
 // Path is the store's file.
@@ -367,10 +381,10 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	if ref == "" {
 		return "", errors.New("--baseline: empty: give a run folder, a run id or latest")
 	}
-	if isRunFolder(ref) {
-		return ref, nil
-	}
 	shown := termtext.Visible(ref) // as typed, its control characters escaped
+	if isRunFolder(ref) {
+		return ref, hasResults(shown, ref)
+	}
 	if store == nil {
 		return "", fmt.Errorf("--baseline %s: not a run folder (no %s in it), and there is no run store to look it up as a run id", shown, run.FileConfig)
 	}
@@ -395,7 +409,19 @@ func ResolveBaseline(store *Store, ref string, cfg run.Config) (string, error) {
 	if !isRunFolder(row.Dir) {
 		return "", fmt.Errorf("--baseline %s: run %s was recorded in %s, which no longer holds a run (%s missing): give another baseline", shown, row.ID, row.Dir, run.FileConfig)
 	}
-	return row.Dir, nil
+	return row.Dir, hasResults(shown, row.Dir)
+}
+
+// hasResults refuses a baseline, --baseline shown, whose run folder dir
+// has lost its results.jsonl: compared on no sample, it would raise no
+// alert, and the run would pass unchecked. It is said before anything
+// is judged.
+func hasResults(shown, dir string) error {
+	path := filepath.Join(dir, run.FileResults)
+	if _, err := os.Stat(path); err != nil {
+		return &eval.InputError{Msg: fmt.Sprintf("--baseline %s: %s: %v: the baseline's scores are gone; give another baseline", shown, termtext.Visible(path), errors.Unwrap(err)), Err: err}
+	}
+	return nil
 }
 
 // UnreadableRunError is a row of the run store that does not read back
@@ -437,13 +463,17 @@ func isRunFolder(dir string) bool {
 }
 
 // RunStatus is a run's state in a word or two, for `assay runs`:
-// "incomplete" when it stopped before judging every pair, else "gate
-// failed" when a gate failed, else "alert" when it raised a quality alert
-// against its baseline, else "ok".
+// "incomplete" when it stopped before judging every pair, else the kind
+// of its first failure that its summary keeps (run.Summary.Failed: "too
+// many defaults", "below floor", ...), else "gate failed" when a gate
+// failed, else "alert" when it raised a quality alert against its
+// baseline, else "ok".
 func RunStatus(s run.Summary) string {
 	switch {
 	case !s.Complete:
 		return "incomplete"
+	case len(s.Failed) > 0:
+		return s.Failed[0].Kind
 	case slices.ContainsFunc(s.Gates, func(g run.GateResult) bool { return !g.Passed }):
 		return "gate failed"
 	case len(s.Alerts) > 0:

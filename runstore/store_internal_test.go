@@ -3,7 +3,9 @@ package runstore
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
 	"github.com/assaylabs/assay/run"
 )
@@ -135,5 +139,132 @@ func TestUnreadableRowHidesNoOther(t *testing.T) {
 			assert.Contains(t, got, w, format)
 		}
 		assert.Less(t, strings.Index(got, want[1]), strings.Index(got, want[2]), "%s: after the runs", format)
+	}
+}
+
+// TestSetupErrorAdvice: a run store that another process holds locked, or
+// that may not be written, is sound, and its error says so; only a file
+// that is no run store is to be moved away.
+func TestSetupErrorAdvice(t *testing.T) {
+	t.Parallel()
+	const moveAway = "move it away"
+	tests := map[string]struct {
+		err      func(t *testing.T, path string) error
+		want     string
+		moveAway bool
+	}{
+		"not a database": {
+			err: func(t *testing.T, path string) error {
+				require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("not sqlite ", 100)), 0o600))
+				_, err := OpenStore(path)
+				return err
+			},
+			want: "not a usable run store", moveAway: true,
+		},
+		"locked by another process": {
+			err: func(t *testing.T, path string) error {
+				st, err := OpenStore(path)
+				require.NoError(t, err)
+				require.NoError(t, st.Close())
+				db, err := sqlitedb.Open(path)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = db.Close() })
+				tx, err := db.BeginTx(context.Background(), nil) // IMMEDIATE: the write lock
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = tx.Rollback() })
+				_, err = tx.ExecContext(context.Background(), `CREATE TABLE other (a)`)
+				require.NoError(t, err)
+				_, err = OpenStore(path)
+				return err
+			},
+			want: "another process kept it locked",
+		},
+		"read-only": {
+			err: func(t *testing.T, path string) error {
+				st, err := OpenStore(path)
+				require.NoError(t, err)
+				require.NoError(t, st.Close())
+				db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = db.Close() })
+				_, err = db.ExecContext(context.Background(), `CREATE TABLE other (a)`)
+				require.Error(t, err)
+				return setupError(path, err)
+			},
+			want: "it cannot be written",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "runs.db")
+			err := tc.err(t, path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "run store "+path+": "+tc.want)
+			assert.Equal(t, tc.moveAway, strings.Contains(err.Error(), moveAway), err.Error())
+		})
+	}
+}
+
+// TestMetadataColumnsNameEachValueOnce: metadata flattens to a column per
+// leaf, named by its path; two paths that would share a name (a key with
+// a dot beside an object) get a column each, with the dots of their keys
+// escaped, so that no value of a record is lost or chosen at random.
+func TestMetadataColumnsNameEachValueOnce(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		metadata []map[string]any
+		cols     []string
+		rows     []map[string]any
+	}{
+		"plain keys and objects": {
+			metadata: []map[string]any{{"split": "dev", "src": map[string]any{"site": "wiki"}, "empty": map[string]any{}, "none": nil}},
+			cols:     []string{"metadata.empty", "metadata.split", "metadata.src.site"},
+			rows:     []map[string]any{{"metadata.empty": map[string]any{}, "metadata.split": "dev", "metadata.src.site": "wiki"}},
+		},
+		"a dotted key alone keeps its plain name": {
+			metadata: []map[string]any{{"a.b": "flat"}},
+			cols:     []string{"metadata.a.b"},
+			rows:     []map[string]any{{"metadata.a.b": "flat"}},
+		},
+		"a dotted key beside an object with the same path": {
+			metadata: []map[string]any{{"a.b": "flat", "a": map[string]any{"b": "nested"}}, {"a": map[string]any{"b": "nested2"}}},
+			cols:     []string{"metadata.a.b", `metadata.a\.b`},
+			rows:     []map[string]any{{"metadata.a.b": "nested", `metadata.a\.b`: "flat"}, {"metadata.a.b": "nested2"}},
+		},
+		"the two in different records": {
+			metadata: []map[string]any{{"a.b": 1.0}, {"a": map[string]any{"b": true}}},
+			cols:     []string{"metadata.a.b", `metadata.a\.b`},
+			rows:     []map[string]any{{`metadata.a\.b`: 1.0}, {"metadata.a.b": true}},
+		},
+		"an escaped name another key spells plainly": {
+			metadata: []map[string]any{{"a.b": "flat", "a": map[string]any{"b": "nested"}, `a\`: map[string]any{"b": "slash"}}},
+			cols:     []string{"metadata.a.b", `metadata.a\.b`, `metadata.a\\.b`},
+			rows:     []map[string]any{{"metadata.a.b": "nested", `metadata.a\.b`: "flat", `metadata.a\\.b`: "slash"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			records := func(yield func(dataset.Record, error) bool) {
+				for i, m := range tc.metadata {
+					if !yield(dataset.Record{ID: strconv.Itoa(i), Sample: eval.Sample{Metadata: m}}, nil) {
+						return
+					}
+				}
+			}
+			for range 20 { // the same every time, whatever the maps' order
+				cols, names, err := metadataColumns(records)
+				require.NoError(t, err)
+				var got []string
+				for _, c := range cols {
+					got = append(got, c.name)
+				}
+				assert.Equal(t, tc.cols, got)
+				for i, m := range tc.metadata {
+					assert.Equal(t, tc.rows[i], names.flat(m), "record %d", i)
+				}
+			}
+		})
 	}
 }

@@ -236,6 +236,11 @@ func TestResolveBaseline(t *testing.T) {
 	gone := filepath.Join(root, "20261102-b1")
 	require.NoError(t, os.Remove(filepath.Join(gone, run.FileConfig)))
 	cur := run.Config{RunID: "20261103-a2", DatasetSHA256: "aaa", Metrics: []string{"faithfulness", "answer_relevancy"}}
+	lost := filepath.Join(root, "20261105-c1") // its results.jsonl deleted
+	lcfg, ls := storedRun("20261105-c1", time.Date(2026, 11, 5, 9, 0, 0, 0, time.UTC), "ccc", map[string]float64{"faithfulness": 0.9}, "faithfulness")
+	runtest.WriteFolder(t, lost, lcfg, &ls, nil)
+	require.NoError(t, st.Record(lcfg, ls, lost))
+	require.NoError(t, os.Remove(filepath.Join(lost, run.FileResults)))
 	tests := map[string]struct {
 		store *runstore.Store
 		ref   string
@@ -251,13 +256,15 @@ func TestResolveBaseline(t *testing.T) {
 		"latest of another run":      {store: st, ref: "latest", cfg: run.Config{RunID: "new", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}}, want: filepath.Join(root, "20261104-a3")},
 		"latest, none earlier": {store: st, ref: "latest", cfg: run.Config{RunID: "20261104-a3", DatasetSHA256: "aaa", Metrics: []string{"faithfulness"}},
 			err: "--baseline latest: no earlier run of dataset aaa with metrics faithfulness in"},
-		"an ambiguous prefix":          {store: st, ref: "2026", err: `--baseline 2026: run "2026" is ambiguous`},
-		"unknown":                      {store: st, ref: "nope", err: "--baseline nope: not a run folder (no config.json in it) nor a run id in the run store " + filepath.Join(root, "data", "runs.db") + ": see assay runs list"},
-		"unknown, no store":            {ref: "nope", err: "--baseline nope: not a run folder (no config.json in it), and there is no run store"},
-		"a run whose folder went":      {store: st, ref: "20261102-b1", err: "run 20261102-b1 was recorded in " + gone + ", which no longer holds a run"},
-		"empty":                        {store: st, ref: "", err: "--baseline: empty"},
-		"control characters":           {store: st, ref: "n\x1b[2J", err: `--baseline n\x1b[2J: not a run folder`},
-		"control characters, no store": {ref: "n\x1b[2J", err: `--baseline n\x1b[2J: not a run folder`},
+		"an ambiguous prefix":                    {store: st, ref: "2026", err: `--baseline 2026: run "2026" is ambiguous`},
+		"unknown":                                {store: st, ref: "nope", err: "--baseline nope: not a run folder (no config.json in it) nor a run id in the run store " + filepath.Join(root, "data", "runs.db") + ": see assay runs list"},
+		"unknown, no store":                      {ref: "nope", err: "--baseline nope: not a run folder (no config.json in it), and there is no run store"},
+		"a run whose folder went":                {store: st, ref: "20261102-b1", err: "run 20261102-b1 was recorded in " + gone + ", which no longer holds a run"},
+		"empty":                                  {store: st, ref: "", err: "--baseline: empty"},
+		"a run folder that lost its results":     {ref: lost, err: "--baseline " + lost + ": " + filepath.Join(lost, run.FileResults) + ": no such file or directory: the baseline's scores are gone"},
+		"a run id whose folder lost its results": {store: st, ref: "20261105-c1", err: "--baseline 20261105-c1: " + filepath.Join(lost, run.FileResults) + ": no such file or directory: the baseline's scores are gone"},
+		"control characters":                     {store: st, ref: "n\x1b[2J", err: `--baseline n\x1b[2J: not a run folder`},
+		"control characters, no store":           {ref: "n\x1b[2J", err: `--baseline n\x1b[2J: not a run folder`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

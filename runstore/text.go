@@ -178,6 +178,12 @@ func (v *RunView) human(w io.Writer, md bool) error {
 		}
 	}
 	writeAlerts(w, md, s.Alerts)
+	if len(s.Failed) > 0 {
+		report.Heading(w, md, "failed")
+		for _, f := range s.Failed {
+			report.Item(w, md, f.Kind+": "+strings.ReplaceAll(f.Message, "\n", "; "))
+		}
+	}
 	writeJudges(w, md, v.Config.Judges)
 	return nil
 }
@@ -222,6 +228,9 @@ func (d *RunDiff) human(w io.Writer, md bool) error {
 		if note := run.NotInBaselineNote(m); note != "" {
 			report.Para(w, md, "note: %s", note)
 		}
+	}
+	if note := run.BaselineOnlyNote(d.Comparison); note != "" {
+		report.Para(w, md, "note: %s", note)
 	}
 	if f := d.Fingerprints; f != nil {
 		report.Para(w, md, "note: the runs were served by different model builds (system_fingerprint A: %s; B: %s): the changes measure the model's build as well",
@@ -288,7 +297,7 @@ func pairedTable(c *run.Comparison) report.Table {
 
 // changeText is a sample's change: its id, both values and the change.
 func changeText(f run.SampleChange) string {
-	return fmt.Sprintf("%s  %.4f -> %.4f (%+.4f)", f.ID, f.Baseline, f.Current, f.Current-f.Baseline)
+	return fmt.Sprintf("%s  %.4f -> %.4f (%s)", f.ID, f.Baseline, f.Current, report.SignedPlaces(f.Current-f.Baseline, 4))
 }
 
 // abTable is seed 002's A/B analysis, a metric a row, with the paired
@@ -336,11 +345,13 @@ func (t *Trend) human(w io.Writer, md bool) error {
 		mean := float64(p.Mean)
 		change := ""
 		if !math.IsNaN(prev) && !math.IsNaN(mean) {
-			change = fmt.Sprintf("%+.4f", mean-prev)
+			change = report.SignedPlaces(mean-prev, 4)
 		}
 		bar := ""
 		if !math.IsNaN(mean) {
-			bar = strings.Repeat("#", int(math.Round(20*mean)))
+			// A mean outside [0, 1] (a run of a scorer of one's own, a
+			// folder edited by hand) is drawn at the edge it passed.
+			bar = strings.Repeat("#", int(math.Round(20*min(max(mean, 0), 1))))
 			prev = mean
 		}
 		folder := p.RunID

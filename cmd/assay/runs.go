@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/report"
 	"github.com/assaylabs/assay/runstore"
 )
@@ -181,7 +182,7 @@ are left empty and a note says why on stderr. -o FILE writes the file whole or n
 				fmt.Fprintf(cmd.ErrOrStderr(), "assay: %s\n", x.Note)
 			}
 			if out != "" && out != "-" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "assay: %d row(s) of run %s in %s\n", x.Rows, x.Run, out)
+				fmt.Fprintf(cmd.ErrOrStderr(), "assay: %d row(s) of run %s in %s\n", x.Rows, termtext.Visible(x.Run), termtext.Visible(out))
 			}
 			return nil
 		},

@@ -72,12 +72,31 @@ func Setup(ctx context.Context, fn func() error) error {
 	b.MaxElapsedTime = 5 * time.Second
 	return backoff.Retry(func() error {
 		err := fn()
-		var se *sqlite.Error
-		if err != nil && (!errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY) {
+		if err != nil && !Busy(err) {
 			return backoff.Permanent(err)
 		}
 		return err
 	}, backoff.WithContext(b, ctx))
+}
+
+// Busy reports whether err is SQLite's "database is locked" (SQLITE_BUSY):
+// another process held the file's lock longer than the busy timeout. The
+// file is sound; the same call succeeds once the other lets go.
+func Busy(err error) bool { return primaryCode(err) == sqlite3.SQLITE_BUSY }
+
+// ReadOnly reports whether err is SQLite's refusal to write a file this
+// process may only read (SQLITE_READONLY: the file, its folder or its
+// mount is read-only to it). The file is sound.
+func ReadOnly(err error) bool { return primaryCode(err) == sqlite3.SQLITE_READONLY }
+
+// primaryCode is the primary result code of the SQLite error in err's
+// chain (its extended code's low byte), or -1 when there is none.
+func primaryCode(err error) int {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return -1
+	}
+	return se.Code() & 0xff
 }
 
 // Exec runs one statement in a transaction of its own, which begins

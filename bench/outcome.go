@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judging"
@@ -24,7 +25,12 @@ func (o *Outcome) Write(out, log io.Writer) error {
 		return nil
 	}
 	if o.StoreErr != nil {
-		fmt.Fprintf(log, "assay: run store: %v (the run folder %s has the run)\n", o.StoreErr, o.Dir)
+		// The store's own errors name it already: said once.
+		msg := o.StoreErr.Error()
+		if !strings.HasPrefix(msg, "run store") {
+			msg = "run store: " + msg
+		}
+		fmt.Fprintf(log, "assay: %s (the run folder %s has the run)\n", msg, o.Dir)
 	}
 	if o.writeBudget(log) {
 		// The budget stopped calls: the figures are mostly neutral

@@ -115,7 +115,8 @@ func TestARunStoreThatCannotOpenLosesNoRunFile(t *testing.T) {
 			require.Error(t, o.StoreErr)
 			var log strings.Builder
 			require.NoError(t, o.Write(&strings.Builder{}, &log))
-			assert.Contains(t, log.String(), "assay: run store: ")
+			assert.Contains(t, log.String(), "assay: run store "+tc.store+": ")
+			assert.NotContains(t, log.String(), "run store: run store", "the store named once")
 			assert.Contains(t, log.String(), "(the run folder "+out+" has the run)")
 		})
 	}

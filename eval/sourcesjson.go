@@ -120,7 +120,7 @@ func jsonInputError(name string, data []byte, err error) error {
 		return &InputError{File: name, Line: lineAt(data, int(min(se.Offset, int64(len(data))))), Msg: "invalid JSON: " + se.Error()}
 	case errors.As(err, &te):
 		return &InputError{File: name, Line: lineAt(data, int(min(te.Offset, int64(len(data))))), Field: te.Field,
-			Msg: fmt.Sprintf("must be %s, got %s", jsonType(te.Type), te.Value)}
+			Msg: fmt.Sprintf("must be %s, got %s", JSONType(te.Type), te.Value)}
 	}
 	// encoding/json reports an unknown field by name only: find its key.
 	if q, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
@@ -131,8 +131,13 @@ func jsonInputError(name string, data []byte, err error) error {
 	return &InputError{File: name, Msg: err.Error()}
 }
 
-// jsonType names what a Go type decodes from, in JSON's terms.
-func jsonType(t reflect.Type) string {
+// JSONType names what a Go type decodes from, in JSON's terms ("a
+// string", "a whole number"): the want of an error about a value of the
+// wrong kind (json.UnmarshalTypeError's Type).
+func JSONType(t reflect.Type) string {
+	if t == nil {
+		return "a value of another kind"
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

@@ -94,7 +94,7 @@ func fileJSONError(path string, data []byte, err error) *eval.InputError {
 		// The offset of an error a value's own UnmarshalJSON returned
 		// (Num's) counts from that value: the line is found by the field.
 		return &eval.InputError{File: path, Line: fieldLine(data, te.Field, te.Value), Field: te.Field,
-			Msg: fmt.Sprintf("want %s, got %s%s", jsonKind(te.Type.Kind()), te.Value, hint), Err: err}
+			Msg: fmt.Sprintf("want %s, got %s%s", eval.JSONType(te.Type), te.Value, hint), Err: err}
 	}
 	return &eval.InputError{File: path, Msg: "does not parse: " + err.Error() + hint, Err: err}
 }

@@ -33,7 +33,7 @@ func TestReadHeadNamesTheFaultyLineAndField(t *testing.T) {
 		"a count as text": {
 			config:  config,
 			summary: "{\n  \"run_id\": \"r1\",\n  \"samples\": \"three\"\n}\n",
-			file:    run.FileSummary, line: 3, field: "samples", msg: "want a number, got string",
+			file:    run.FileSummary, line: 3, field: "samples", msg: "want a whole number, got string",
 		},
 		"metrics as an object": {
 			config:  config,

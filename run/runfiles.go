@@ -11,7 +11,6 @@ import (
 	"iter"
 	"math"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -614,25 +613,9 @@ type head struct {
 // its field, as the line spells it.
 func resultLineError(path string, line int, err error) error {
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
-		return &eval.InputError{File: path, Line: line, Field: te.Field, Msg: fmt.Sprintf("not a result line: want %s, got %s", jsonKind(te.Type.Kind()), te.Value), Err: err}
+		return &eval.InputError{File: path, Line: line, Field: te.Field, Msg: fmt.Sprintf("not a result line: want %s, got %s", eval.JSONType(te.Type), te.Value), Err: err}
 	}
 	return &eval.InputError{File: path, Line: line, Msg: "not a result line: " + err.Error(), Err: err}
-}
-
-// jsonKind is what JSON calls a value that decodes into a Go value of
-// kind k.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return "a number"
 }
 
 // checkKey is the error of line number line of results.jsonl at path,

@@ -126,7 +126,7 @@ func bodyError(err error, offset int64) error {
 		if field == "" {
 			return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "want a JSON object, got " + te.Value, Offset: te.Offset}}
 		}
-		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf("%s: want %s, got %s", field, jsonType(te.Type.Kind().String()), te.Value), Field: field, Offset: te.Offset}}
+		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf("%s: want %s, got %s", field, eval.JSONType(te.Type), te.Value), Field: field, Offset: te.Offset}}
 	}
 	// DisallowUnknownFields reports `json: unknown field "name"`, untyped.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
@@ -140,23 +140,6 @@ func bodyError(err error, offset int64) error {
 		return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: fmt.Sprintf("unknown field %s (see /openapi.json for the fields)", httpjson.Echo(name)), Field: field, Offset: offset}}
 	}
 	return &httpError{Status: http.StatusBadRequest, Body: ErrorBody{Error: "invalid JSON: " + err.Error(), Offset: offset}}
-}
-
-// jsonType names a Go kind as JSON does.
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice", "array":
-		return "an array"
-	case "map", "struct":
-		return "an object"
-	case "float32", "float64", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-		return "a number"
-	}
-	return kind
 }
 
 // notUTF8 is the 400 of a JSON body whose first bytes that are not UTF-8

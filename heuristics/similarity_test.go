@@ -30,6 +30,7 @@ func TestLexicalSimilarity(t *testing.T) {
 		"one Thai stop word":           {a: "ใช่", b: "ใช่", min: 1, max: 1},
 		"no word at all":               {a: "...", b: "...", min: 0, max: 0},
 		"empty":                        {a: "", b: "Paris", min: 0, max: 0},
+		"a number grouped or not":      {a: "About 1,000 people.", b: "1000 people", min: 1, max: 1},
 		// One text typed with precomposed letters, the other with combining accents.
 		"accents typed two ways":    {a: "Caf\u00e9 r\u00e9sum\u00e9 in Malm\u00f6", b: "Cafe\u0301 re\u0301sume\u0301 in Malmo\u0308", min: 1, max: 1},
 		"Vietnamese typed two ways": {a: "H\u00e0 N\u1ed9i l\u00e0 th\u1ee7 \u0111\u00f4", b: "Ha\u0300 No\u0323\u0302i la\u0300 thu\u0309 \u0111o\u0302", min: 1, max: 1},

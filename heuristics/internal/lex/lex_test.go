@@ -34,6 +34,15 @@ func TestWords(t *testing.T) {
 		// and its accent become the one precomposed character.
 		"a combining accent stays in its word": {"cafe\u0301 open", []string{"caf\u00e9", "open"}},
 		"Vietnamese, two marks on a letter":    {"Ha\u0300 No\u0323\u0302i", []string{"H\u00e0", "N\u1ed9i"}},
+		// A number's grouping commas are no break: 1,000 is the word 1000.
+		"thousands grouped":         {"1,000 people, 1000 seats", []string{"1000", "people", "1000", "seats"}},
+		"millions and decimals":     {"1,234,567.89 baht", []string{"1234567.89", "baht"}},
+		"Indian grouping":           {"1,00,000 rupees", []string{"100000", "rupees"}},
+		"Thai digits grouped":       {"๑,๕๐๐ บาท", []string{"๑๕๐๐", "บาท"}},
+		"a list of numbers stays":   {"1,2,3 and 10,20", []string{"1", "2", "3", "and", "10", "20"}},
+		"a decimal comma stays":     {"1,5 kg", []string{"1", "5", "kg"}},
+		"groups that break stay":    {"1,000,00 and 1234,567", []string{"1", "000", "00", "and", "1234", "567"}},
+		"a comma between sentences": {"in 2019,2020 was", []string{"in", "2019", "2020", "was"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

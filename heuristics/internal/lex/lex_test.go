@@ -238,7 +238,7 @@ func TestHasWordsAndEachWord(t *testing.T) {
 // FuzzWords checks that eachWord (and so HasWords, Terms and StemSet)
 // splits any text, invalid UTF-8 included, as Words does.
 func FuzzWords(f *testing.F) {
-	for _, s := range []string{"", "The U.S. rate rose 4.2%.", "热泵，性能。AI模型2024", "ปั๊มความร้อน", "co-op's -x- 'y'", "a\xffb\xc3", "。。", "日本語のテキストです"} {
+	for _, s := range []string{"", "The U.S. rate rose 4.2%.", "热泵，性能。AI模型2024", "ปั๊มความร้อน", "co-op's -x- 'y'", "a\xffb\xc3", "。。", "日本語のテキストです", "1,000 and 1,00,000.5, 1,2 ๑,๕๐๐"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

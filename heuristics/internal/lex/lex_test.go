@@ -43,6 +43,10 @@ func TestWords(t *testing.T) {
 		"a decimal comma stays":     {"1,5 kg", []string{"1", "5", "kg"}},
 		"groups that break stay":    {"1,000,00 and 1234,567", []string{"1", "000", "00", "and", "1234", "567"}},
 		"a comma between sentences": {"in 2019,2020 was", []string{"in", "2019", "2020", "was"}},
+		"no-break spaces group":     {"1\u00a0000\u00a0000 habitants", []string{"1000000", "habitants"}},
+		"narrow no-break and thin":  {"1\u202f000 et 2\u2009500", []string{"1000", "et", "2500"}},
+		"an ordinary space stays":   {"chapter 3 100 pages", []string{"chapter", "3", "100", "pages"}},
+		"separators of two kinds":   {"1,000\u00a0000", []string{"1000", "000"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

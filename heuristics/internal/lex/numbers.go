@@ -12,9 +12,12 @@ import (
 // the first have three digits each (1,234,567), or the last three and
 // the others two (Indian, 1,00,000), the first of one to three. Other
 // commas between digits (a list, "1,2,3"; a decimal comma, "1,5") are
-// left as they are.
+// left as they are. The spaces that group digits in French and SI
+// typography, no-break, narrow no-break and thin (1 000 000), are taken
+// out as commas are; an ordinary space is not, as "3 100" may be two
+// numbers.
 func joinDigitGroups(s string) string {
-	if !strings.Contains(s, ",") {
+	if !strings.ContainsAny(s, groupSeparators) {
 		return s
 	}
 	var b strings.Builder
@@ -31,7 +34,7 @@ func joinDigitGroups(s string) string {
 				b.Grow(len(s))
 			}
 			b.WriteString(s[last:i])
-			b.WriteString(strings.ReplaceAll(s[i:end], ",", ""))
+			b.WriteString(strings.Map(dropSeparator, s[i:end]))
 			last = end
 		}
 		i = end
@@ -43,17 +46,31 @@ func joinDigitGroups(s string) string {
 	return b.String()
 }
 
-// startsAfterDigit reports whether the text before ends with a digit or
-// a comma: a run of digits starts after neither.
-func startsAfterDigit(before string) bool {
-	r, _ := utf8.DecodeLastRuneInString(before)
-	return unicode.IsDigit(r) || r == ','
+// groupSeparators are the characters that group a number's digits: a
+// comma, a no-break space, a narrow no-break space and a thin space.
+const groupSeparators = ",\u00a0\u202f\u2009"
+
+// dropSeparator is strings.Map's rule that drops a group separator.
+func dropSeparator(r rune) rune {
+	if strings.ContainsRune(groupSeparators, r) {
+		return -1
+	}
+	return r
 }
 
-// digitRun reads the run of digits and single commas between digits
-// from i, returning where it ends and the number of digits of each group.
+// startsAfterDigit reports whether the text before ends with a digit or
+// a group separator: a run of digits starts after neither.
+func startsAfterDigit(before string) bool {
+	r, _ := utf8.DecodeLastRuneInString(before)
+	return unicode.IsDigit(r) || strings.ContainsRune(groupSeparators, r)
+}
+
+// digitRun reads the run of digits and single group separators between
+// digits, all of one kind, from i, returning where it ends and the number
+// of digits of each group.
 func digitRun(s string, i int) (end int, groups []int) {
 	n := 0
+	sep := rune(-1) // the run's separator, once one is seen
 	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -61,11 +78,11 @@ func digitRun(s string, i int) (end int, groups []int) {
 			n++
 			i += w
 			continue
-		case r == ',' && n > 0:
-			if next, _ := utf8.DecodeRuneInString(s[i+1:]); unicode.IsDigit(next) {
+		case n > 0 && (r == sep || sep < 0 && strings.ContainsRune(groupSeparators, r)):
+			if next, _ := utf8.DecodeRuneInString(s[i+w:]); unicode.IsDigit(next) {
 				groups = append(groups, n)
-				n = 0
-				i++
+				n, sep = 0, r
+				i += w
 				continue
 			}
 		}

@@ -26,6 +26,7 @@ func TestTokenOverlap(t *testing.T) {
 		"a number grouped both":     {"1,250,000 km", "It is 1,250,000 km long.", 1},
 		"a different number":        {"1,000 people", "1 person and 000 cats", 0},
 		"French digit groups":       {"Elle compte 2\u202f100\u202f000 habitants.", "2100000 habitants", 0.5},
+		"a percent typed two ways":  {"50\u202f% des voix", "50% des voix", 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

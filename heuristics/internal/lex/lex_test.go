@@ -47,6 +47,8 @@ func TestWords(t *testing.T) {
 		"narrow no-break and thin":  {"1\u202f000 et 2\u2009500", []string{"1000", "et", "2500"}},
 		"an ordinary space stays":   {"chapter 3 100 pages", []string{"chapter", "3", "100", "pages"}},
 		"separators of two kinds":   {"1,000\u00a0000", []string{"1000", "000"}},
+		"a percent after a space":   {"50 % et 7\u202f%, 1\u00a0000 %", []string{"50%", "et", "7%", "1000%"}},
+		"two spaces keep apart":     {"50  % of", []string{"50", "of"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -15,9 +15,10 @@ import (
 // left as they are. The spaces that group digits in French and SI
 // typography, no-break, narrow no-break and thin (1 000 000), are taken
 // out as commas are; an ordinary space is not, as "3 100" may be two
-// numbers.
+// numbers. The one space between a number and its "%" (French "50 %")
+// is taken out too, so that it is the word "50%" as "50%" is.
 func joinDigitGroups(s string) string {
-	if !strings.ContainsAny(s, groupSeparators) {
+	if !strings.ContainsAny(s, groupSeparators) && !strings.Contains(s, "%") {
 		return s
 	}
 	var b strings.Builder
@@ -29,21 +30,35 @@ func joinDigitGroups(s string) string {
 			continue
 		}
 		end, groups := digitRun(s, i)
-		if len(groups) > 1 && grouped(groups) {
-			if b.Len() == 0 {
-				b.Grow(len(s))
-			}
+		join := len(groups) > 1 && grouped(groups)
+		gap := spaceBeforePercent(s[end:])
+		if join || gap > 0 {
 			b.WriteString(s[last:i])
-			b.WriteString(strings.Map(dropSeparator, s[i:end]))
-			last = end
+			if num := s[i:end]; join {
+				b.WriteString(strings.Map(dropSeparator, num))
+			} else {
+				b.WriteString(num)
+			}
+			last = end + gap
 		}
-		i = end
+		i = end + gap
 	}
 	if last == 0 {
 		return s
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// spaceBeforePercent is the width of the one space (ordinary, no-break,
+// narrow no-break or thin) that rest starts with before a "%", 0 when it
+// does not start so.
+func spaceBeforePercent(rest string) int {
+	r, w := utf8.DecodeRuneInString(rest)
+	if (r == ' ' || strings.ContainsRune(groupSeparators[1:], r)) && strings.HasPrefix(rest[w:], "%") {
+		return w
+	}
+	return 0
 }
 
 // groupSeparators are the characters that group a number's digits: a

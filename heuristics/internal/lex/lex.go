@@ -122,9 +122,10 @@ func IsGram(w string) bool {
 
 // Words returns the words of s in order, case kept: runs of letters and
 // digits (with inner apostrophes, dots, hyphens and "%", so "4.2", "U.S."
-// and "co-op" are one word; a number's grouping commas taken out, so
-// "1,000" is the word "1000", and the space of "50 %" too), and for a run of a script written without
-// spaces its grams (textseg.Grams): each character and each pair of
+// and "co-op" are one word; a number's grouping commas and spaces taken
+// out, and the space before its "%", so "1,000" is the word "1000" and
+// "50 %" the word "50%": see joinDigitGroups), and for a run of a script
+// written without spaces its grams (textseg.Grams): each character and each pair of
 // neighbours, so that its words are found inside other runs of text.
 func (l *Lexicon) Words(s string) []string {
 	s = joinDigitGroups(textseg.Normalize(s))

@@ -15,11 +15,18 @@ import (
 // characters (single characters, shared by most texts of a script, say
 // nothing of content). It reads words, not meaning: a paraphrase in other words
 // scores low, and a negation ("is not") barely moves it. Two texts with no
-// content word in common score 0, as does a text with no content word.
+// content word in common score 0. When one text has no content word ("Yes.",
+// "No", "北"), the bags hold every word of both, stop words and single
+// characters too, so that a short answer the same as its reference scores
+// 1, as the cosine of one text with itself is, and "Yes" against "No" 0; a
+// text with no word at all scores 0.
 // Both texts are read in Unicode NFC, so a letter typed as one character
 // or as a letter and a combining accent is one word.
 func LexicalSimilarity(a, b string) float64 {
-	va, vb := stemCounts(a), stemCounts(b)
+	va, vb := stemCounts(a, false), stemCounts(b, false)
+	if len(va) == 0 || len(vb) == 0 {
+		va, vb = stemCounts(a, true), stemCounts(b, true)
+	}
 	if len(va) == 0 || len(vb) == 0 {
 		return 0
 	}
@@ -34,11 +41,13 @@ func LexicalSimilarity(a, b string) float64 {
 	return min(max(dot/math.Sqrt(na*nb), 0), 1)
 }
 
-// stemCounts counts the stems of text's content words (not stop words).
-func stemCounts(text string) map[string]float64 {
+// stemCounts counts the stems of text's content words (not stop words,
+// not a single character of an unspaced script), or with all of its
+// every word.
+func stemCounts(text string, all bool) map[string]float64 {
 	out := map[string]float64{}
 	for _, w := range lexicon().LowerWords(text) {
-		if lexicon().IsStop(w) || (lex.IsGram(w) && letters(w) < 2) {
+		if !all && (lexicon().IsStop(w) || (lex.IsGram(w) && letters(w) < 2)) {
 			continue
 		}
 		out[lexicon().Stem(w)]++

@@ -122,11 +122,13 @@ func IsGram(w string) bool {
 
 // Words returns the words of s in order, case kept: runs of letters and
 // digits (with inner apostrophes, dots, hyphens and "%", so "4.2", "U.S."
-// and "co-op" are one word), and for a run of a script written without
-// spaces its grams (textseg.Grams): each character and each pair of
+// and "co-op" are one word; a number's grouping commas and spaces taken
+// out, and the space before its "%", so "1,000" is the word "1000" and
+// "50 %" the word "50%": see joinDigitGroups), and for a run of a script
+// written without spaces its grams (textseg.Grams): each character and each pair of
 // neighbours, so that its words are found inside other runs of text.
 func (l *Lexicon) Words(s string) []string {
-	s = textseg.Normalize(s)
+	s = joinDigitGroups(textseg.Normalize(s))
 	// strings.FieldsFunc sizes the slice exactly, in two allocations; the
 	// fields are then trimmed in place, or replaced by their grams.
 	f := strings.FieldsFunc(s, notWordRune)
@@ -220,7 +222,7 @@ func (l *Lexicon) HasWords(s string, n int) bool {
 // returns false, without building the slice: for callers that count words
 // or fold them into a set. FuzzWords checks that the two agree.
 func eachWord(s string, fn func(string) bool) {
-	s = textseg.Normalize(s)
+	s = joinDigitGroups(textseg.Normalize(s))
 	unspaced := textseg.HasUnspaced(s)
 	emit := func(w string) bool {
 		if unspaced && textseg.HasUnspaced(w) {

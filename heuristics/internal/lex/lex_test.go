@@ -34,6 +34,21 @@ func TestWords(t *testing.T) {
 		// and its accent become the one precomposed character.
 		"a combining accent stays in its word": {"cafe\u0301 open", []string{"caf\u00e9", "open"}},
 		"Vietnamese, two marks on a letter":    {"Ha\u0300 No\u0323\u0302i", []string{"H\u00e0", "N\u1ed9i"}},
+		// A number's grouping commas are no break: 1,000 is the word 1000.
+		"thousands grouped":         {"1,000 people, 1000 seats", []string{"1000", "people", "1000", "seats"}},
+		"millions and decimals":     {"1,234,567.89 baht", []string{"1234567.89", "baht"}},
+		"Indian grouping":           {"1,00,000 rupees", []string{"100000", "rupees"}},
+		"Thai digits grouped":       {"๑,๕๐๐ บาท", []string{"๑๕๐๐", "บาท"}},
+		"a list of numbers stays":   {"1,2,3 and 10,20", []string{"1", "2", "3", "and", "10", "20"}},
+		"a decimal comma stays":     {"1,5 kg", []string{"1", "5", "kg"}},
+		"groups that break stay":    {"1,000,00 and 1234,567", []string{"1", "000", "00", "and", "1234", "567"}},
+		"a comma between sentences": {"in 2019,2020 was", []string{"in", "2019", "2020", "was"}},
+		"no-break spaces group":     {"1\u00a0000\u00a0000 habitants", []string{"1000000", "habitants"}},
+		"narrow no-break and thin":  {"1\u202f000 et 2\u2009500", []string{"1000", "et", "2500"}},
+		"an ordinary space stays":   {"chapter 3 100 pages", []string{"chapter", "3", "100", "pages"}},
+		"separators of two kinds":   {"1,000\u00a0000", []string{"1000", "000"}},
+		"a percent after a space":   {"50 % et 7\u202f%, 1\u00a0000 %", []string{"50%", "et", "7%", "1000%"}},
+		"two spaces keep apart":     {"50  % of", []string{"50", "of"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -229,7 +244,7 @@ func TestHasWordsAndEachWord(t *testing.T) {
 // FuzzWords checks that eachWord (and so HasWords, Terms and StemSet)
 // splits any text, invalid UTF-8 included, as Words does.
 func FuzzWords(f *testing.F) {
-	for _, s := range []string{"", "The U.S. rate rose 4.2%.", "热泵，性能。AI模型2024", "ปั๊มความร้อน", "co-op's -x- 'y'", "a\xffb\xc3", "。。", "日本語のテキストです"} {
+	for _, s := range []string{"", "The U.S. rate rose 4.2%.", "热泵，性能。AI模型2024", "ปั๊มความร้อน", "co-op's -x- 'y'", "a\xffb\xc3", "。。", "日本語のテキストです", "1,000 and 1,00,000.5, 1,2 ๑,๕๐๐"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -21,6 +21,7 @@
 #   SECONDS_=10 WORKERS=16 RATE=1000 bash scripts/load-context-node.sh
 #   ASSAY=/tmp/assay-main ROUNDS=5 bash scripts/load-context-node.sh
 set -euo pipefail
+. "$(dirname "$0")/lib-steal.sh"
 secs=${SECONDS_:-5}
 workers=${WORKERS:-8}
 rate=${RATE:-1000}
@@ -93,6 +94,7 @@ for name in assay node; do
   # Warm up (Node's JIT, Go's pools).
   "${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate 0 -workers "$workers" -duration 2s -body "$body" >/dev/null
 done
+steal_start
 for round in $(seq 1 "$rounds"); do
   for name in assay node; do
     url="http://127.0.0.1:$port" path=/v1/context-score
@@ -119,3 +121,4 @@ if [ "$rounds" = 1 ]; then
 else
   sort -n "$work/ratios" | awk '{ r[NR] = $1 } END { m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2; printf "most requests per second, assay over node in %d rounds: median %.2fx (%s to %s) (goal >= 1.5x)\n", NR, m, r[1], r[NR] }'
 fi
+steal_report

@@ -16,6 +16,7 @@
 #   bash scripts/load-floor.sh
 #   ROUNDS=5 REPEAT=3 bash scripts/load-floor.sh
 set -euo pipefail
+. "$(dirname "$0")/lib-steal.sh"
 secs=${SECONDS_:-5}
 workers=${WORKERS:-8}
 rate=${RATE:-1000}
@@ -58,6 +59,7 @@ cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 load() { "${gen[@]}" bin/loadserve -url "http://127.0.0.1:${port[$1]}" -path / -mode context -body "$body" -duration "${secs}s" "${@:2}"; }
 for name in go node; do load $name -rate 0 -workers "$workers" >/dev/null; done # warm up
+steal_start
 for round in $(seq 1 "$rounds"); do
   for name in go node; do
     t0=$(cpu "${pid[$name]}")
@@ -77,3 +79,4 @@ for i in $(seq 1 "$repeat"); do
     load $name -rate "$rate" | sed -E 's/.*(latency [^;]*);.*/\1/'
   done
 done
+steal_report

@@ -346,7 +346,47 @@ var (
 	bracketRef = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\[(\^?)([0-9๐-๙]{1,4}|[^\]\s]{1,40})\]`)
 	})
+	// bracketGroup is a marker citing several numbered entries at once:
+	// "[1, 3]", "[2; 5]", "[1-3]", "[1–3, 7]".
+	bracketGroup = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[[0-9๐-๙]{1,4}(?:[ \t]*[,;\-–—][ \t]*[0-9๐-๙]{1,4}){1,40}\]`)
+	})
 )
+
+// maxGroupRange is the widest range a group marker may span ("[1-20]"); a
+// wider one ("[1-9999]") is not read as a citation of every entry.
+const maxGroupRange = 50
+
+// groupLabels are the entry numbers a group marker names, in order, each
+// once: "[1-3, 7]" -> 1 2 3 7. ok is false for a range that runs backwards
+// or wider than maxGroupRange.
+func groupLabels(marker string) (labels []string, ok bool) {
+	inner := refLabel(strings.Trim(marker, "[]"))
+	seen := map[int]bool{}
+	for _, item := range strings.FieldsFunc(inner, func(r rune) bool { return r == ',' || r == ';' }) {
+		lo, hi, found := strings.Cut(item, "-")
+		if !found {
+			lo, hi, found = strings.Cut(strings.ReplaceAll(item, "—", "–"), "–")
+		}
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, false
+		}
+		b := a
+		if found {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a || b-a > maxGroupRange {
+				return nil, false
+			}
+		}
+		for n := a; n <= b; n++ {
+			if !seen[n] {
+				seen[n] = true
+				labels = append(labels, strconv.Itoa(n))
+			}
+		}
+	}
+	return labels, len(labels) > 0
+}
 
 func trimURL(u string) string { return strings.TrimRight(u, ".,;:)]") }
 
@@ -565,6 +605,7 @@ func (f *flattener) inline(n ast.Node) {
 // them as text when no definition exists) and resolves the numbered ones
 // against the Sources list.
 func (f *flattener) bracketRefs(s string) {
+	f.bracketGroups(s)
 	inline := newSpanSet(f.spans) // the spans of links, code and markers, where brackets are no reference
 	for _, m := range bracketRef().FindAllStringSubmatchIndex(s, -1) {
 		start, end := m[0], m[1]
@@ -593,6 +634,40 @@ func (f *flattener) bracketRefs(s string) {
 			continue
 		}
 		f.marks = append(f.marks, mark{at: start, cite: eval.Citation{Kind: kind, Ref: label, URL: u}, bare: true})
+	}
+}
+
+// bracketGroups finds markers that cite several numbered entries ("[1, 3]",
+// "[1-3]") and resolves each number against the Sources list; a number with
+// no entry is dangling, as "[9]" alone would be.
+func (f *flattener) bracketGroups(s string) {
+	inline := newSpanSet(f.spans)
+	for _, m := range bracketGroup().FindAllStringIndex(s, -1) {
+		start, end := m[0], m[1]
+		if inline.covers(start) {
+			continue
+		}
+		labels, ok := groupLabels(s[start:end])
+		if !ok {
+			continue
+		}
+		f.spans = append(f.spans, span{start, end, spanMarker})
+		var missing []string
+		for _, label := range labels {
+			u, found := f.p.r.References[label]
+			if !found {
+				missing = append(missing, "["+label+"]")
+				continue
+			}
+			f.marks = append(f.marks, mark{at: start, cite: eval.Citation{Kind: eval.CiteNumbered, Ref: label, URL: u}, bare: true})
+		}
+		if len(missing) == len(labels) {
+			// It names no entry at all: one dangling marker, as written.
+			f.p.r.Dangling = append(f.p.r.Dangling, s[start:end])
+			f.dangling = append(f.dangling, mark{at: start, bare: true})
+			continue
+		}
+		f.p.r.Dangling = append(f.p.r.Dangling, missing...)
 	}
 }
 

@@ -120,3 +120,63 @@ func TestParseLinesAndDangling(t *testing.T) {
 	assert.Equal(t, []string{"[9]"}, r.Dangling)
 	assert.Equal(t, "T", r.Title)
 }
+
+// TestGroupedNumberedReferences: a marker naming several entries ("[2,
+// 3]", "[1-3]") cites each entry it names, as "[2][3]" would; numbers with
+// no entry are dangling.
+func TestGroupedNumberedReferences(t *testing.T) {
+	t.Parallel()
+	const sources = "\n\n## References\n\n1. https://a.gov/1\n2. https://b.edu/2\n3. https://c.org/3\n"
+	tests := map[string]struct {
+		md       string
+		refs     [][]string // per claim, the entries cited
+		dangling []string
+	}{
+		"comma list": {
+			md:   "Snow cover cuts winter yield sharply [2, 3]." + sources,
+			refs: [][]string{{"2", "3"}},
+		},
+		"semicolon list and a range": {
+			md:   "Snow cover cuts winter yield sharply [1; 3]. Bifacial modules recover part of it [1-3]." + sources,
+			refs: [][]string{{"1", "3"}, {"1", "2", "3"}},
+		},
+		"en dash range and a single number, after the full stop": {
+			md:   "Snow cover cuts winter yield sharply.[2–3, 1] Next sentence has words." + sources,
+			refs: [][]string{{"2", "3", "1"}, nil},
+		},
+		"one number of the group has no entry": {
+			md:       "Snow cover cuts winter yield sharply [2, 9]." + sources,
+			refs:     [][]string{{"2"}},
+			dangling: []string{"[9]"},
+		},
+		"no number of the group has an entry": {
+			md:       "Snow cover cuts winter yield sharply [7, 9]." + sources,
+			refs:     [][]string{nil},
+			dangling: []string{"[7, 9]"},
+		},
+		"a backwards or huge range is not a citation": {
+			md:   "Snow cover cuts winter yield sharply [3-1]. Output rose in every year [1-9999]." + sources,
+			refs: [][]string{nil, nil},
+		},
+		"inside a code span it is code": {
+			md:   "Index the array as `a[1, 2]` in the program text." + sources,
+			refs: [][]string{nil},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := Parse([]byte(tc.md))
+			var refs [][]string
+			for _, c := range r.Claims() {
+				var got []string
+				for _, ci := range c.Citations {
+					got = append(got, ci.Ref)
+				}
+				refs = append(refs, got)
+			}
+			assert.Equal(t, tc.refs, refs)
+			assert.Equal(t, tc.dangling, r.Dangling)
+		})
+	}
+}

@@ -94,7 +94,7 @@ func (c Clarity) score(r *Report) eval.Score {
 			continue // a table row is no sentence to read
 		}
 		prose++
-		n := lexicon().WordCount(s.Text)
+		n := lexicon().WordCount(s.Prose) // citation markers are no words
 		total += n
 		if n > longMax {
 			long++

@@ -266,3 +266,35 @@ func TestCompletenessReasonCountsAspects(t *testing.T) {
 		})
 	}
 }
+
+// TestClarityCountsWordsNotMarkers: a sentence's length is its words, not
+// its citation markers or bare URLs, so citing a sentence more fully does
+// not make it "too long".
+func TestClarityCountsWordsNotMarkers(t *testing.T) {
+	t.Parallel()
+	const head = "# T\n\n## Executive Summary\n\n"
+	const tail = "\n\n## Conclusion\n\nA closing sentence here [1].\n\n## Main Findings\n\nAnother short sentence here [2].\n\n" +
+		"## Sources\n\n1. https://a.gov/1\n2. https://b.edu/2\n3. https://c.gov/3\n4. https://d.edu/4\n"
+	words24 := strings.TrimSpace(strings.Repeat("heat ", 23)) + " pumps"
+	tests := map[string]struct {
+		sentence string
+		avg      float64
+		points   float64
+	}{
+		"separate markers":      {words24 + " [1][2][3][4][^a].\n\n[^a]: https://e.gov/5", 10.67, 1},
+		"a grouped marker":      {words24 + " [1, 2, 3, 4].", 10.67, 1},
+		"a range marker":        {words24 + " [1-4].", 10.67, 1},
+		"a bare URL":            {words24 + " https://a.gov/one/two/three/four/five/six.", 10.67, 1},
+		"a dangling marker":     {words24 + " [7][8][9].", 10.67, 1},
+		"link text is prose":    {words24 + " [heat pump study of the year](https://a.gov/1 \"q\").", 12.67, 1},
+		"long prose stays long": {strings.Repeat("heat ", 51) + "pumps [1].", 20, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, _ := Clarity{}.Score(context.Background(), eval.Sample{Answer: head + tc.sentence + tail})
+			assert.InDelta(t, tc.avg, sc.Evidence.Counts["avg_sentence_words"], 0.005)
+			assert.Equal(t, tc.points, sc.Points, sc.Evidence.Issues)
+		})
+	}
+}

@@ -61,7 +61,10 @@ type Paragraph struct {
 
 // Sentence is one sentence of the body with the citations it carries.
 type Sentence struct {
-	Text      string
+	Text string
+	// Prose is Text without its citation markers and bare URLs ("[1]",
+	// "[^a]", "https://..."): the words a reader reads.
+	Prose     string
 	Line      int
 	Section   string
 	Claim     bool
@@ -732,7 +735,7 @@ func (p *reportParser) paragraph(n ast.Node) {
 			sl = p.lineOf(off)
 		}
 		p.r.Sentences = append(p.r.Sentences, Sentence{
-			Text: body, Line: sl, Section: p.section, Citations: cites,
+			Text: body, Prose: strings.TrimSpace(spans.strip(s, start, end, spanMarker)), Line: sl, Section: p.section, Citations: cites,
 			Claim: isClaim(spans.strip(s, start, spans.trimClosingLinks(s, start, end), spanMarker), body),
 		})
 	}

@@ -180,3 +180,56 @@ func TestGroupedNumberedReferences(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkerAfterFullStopEndsSentence: a citation marker written after a
+// sentence's full stop closes that sentence whatever its label ("[^w]"
+// holds a lower-case letter, where the Unicode rules see no sentence
+// start), so an uncited sentence after it is a claim of its own.
+func TestMarkerAfterFullStopEndsSentence(t *testing.T) {
+	t.Parallel()
+	const defs = "\n\n[^w]: https://a.gov/w\n[^note]: https://b.gov/n\n[^1]: https://c.gov/1\n"
+	tests := map[string]struct {
+		md     string
+		claims []string
+		cited  []bool
+	}{
+		"letter footnote against the full stop": {
+			md:     "Water boils at 100 degrees at sea level.[^w] Ice melts at zero degrees here." + defs,
+			claims: []string{"Water boils at 100 degrees at sea level.[^w]", "Ice melts at zero degrees here."},
+			cited:  []bool{true, false},
+		},
+		"letter footnote after a space": {
+			md:     "Water boils at 100 degrees at sea level. [^note] Ice melts at zero degrees here." + defs,
+			claims: []string{"Water boils at 100 degrees at sea level. [^note]", "Ice melts at zero degrees here."},
+			cited:  []bool{true, false},
+		},
+		"two footnotes in a row": {
+			md:     "Water boils at 100 degrees at sea level.[^w][^note] Ice melts at zero degrees here.[^1]" + defs,
+			claims: []string{"Water boils at 100 degrees at sea level.[^w][^note]", "Ice melts at zero degrees here.[^1]"},
+			cited:  []bool{true, true},
+		},
+		"a footnote without a URL": {
+			md:     "Water boils at 100 degrees at sea level.[^s] Ice melts at zero degrees here.\n\n[^s]: Smith, Physics of Water, 2020.\n",
+			claims: []string{"Water boils at 100 degrees at sea level.[^s]", "Ice melts at zero degrees here."},
+			cited:  []bool{true, false},
+		},
+		"lower case after the marker continues the sentence": {
+			md:     "It holds in the U.S.[^w] and in Canada too." + defs,
+			claims: []string{"It holds in the U.S.[^w] and in Canada too."},
+			cited:  []bool{true},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var texts []string
+			var cited []bool
+			for _, c := range Parse([]byte(tc.md)).Claims() {
+				texts = append(texts, c.Text)
+				cited = append(cited, c.Verdict != "uncited")
+			}
+			assert.Equal(t, tc.claims, texts)
+			assert.Equal(t, tc.cited, cited)
+		})
+	}
+}

@@ -2,6 +2,7 @@ package reportdoc
 
 import (
 	"bytes"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -74,17 +75,29 @@ type Sentence struct {
 	Row bool
 }
 
-// Cited reports whether the sentence carries a citation that resolves.
+// Cited reports whether the sentence carries a citation that resolves: to
+// an http(s) URL that names a host (a link to "https:///x" or one with a
+// control character in it points nowhere and cites nothing).
 func (s Sentence) Cited() bool {
 	for _, c := range s.Citations {
 		if c.Kind == eval.CiteNumbered || c.Kind == eval.CiteFootnote {
 			return true // only resolved ones are attached
 		}
-		if isWebURL(c.URL) {
+		if usableURL(c.URL) {
 			return true
 		}
 	}
 	return false
+}
+
+// usableURL reports whether u is an http(s) URL that parses and names a
+// host.
+func usableURL(u string) bool {
+	if !isWebURL(u) {
+		return false
+	}
+	p, err := url.Parse(u)
+	return err == nil && strings.Trim(p.Hostname(), ".") != ""
 }
 
 // Quoted reports whether the sentence carries a citation that resolves and
@@ -96,7 +109,7 @@ func (s Sentence) Quoted() bool {
 		case eval.CiteNumbered, eval.CiteFootnote:
 			return true // only resolved ones are attached
 		case eval.CiteInline:
-			if isWebURL(c.URL) && strings.TrimSpace(c.Quote) != "" {
+			if usableURL(c.URL) && strings.TrimSpace(c.Quote) != "" {
 				return true
 			}
 		}

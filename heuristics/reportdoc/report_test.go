@@ -3,6 +3,7 @@ package reportdoc
 import (
 	"testing"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -230,6 +231,35 @@ func TestMarkerAfterFullStopEndsSentence(t *testing.T) {
 			}
 			assert.Equal(t, tc.claims, texts)
 			assert.Equal(t, tc.cited, cited)
+		})
+	}
+}
+
+// TestLinkToNoHostCitesNothing: a link citation whose URL names no host or
+// does not parse points at no source, so its claim is uncited (the
+// diversity scorer lists such URLs as not usable).
+func TestLinkToNoHostCitesNothing(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		md      string
+		verdict string
+	}{
+		"a host":                 {"Hail falls in summer storms [x](https://a.gov/hail \"q\").\n", eval.VerdictCited},
+		"a host with a port":     {"Hail falls in summer storms [x](https://a.gov:8443/hail \"q\").\n", eval.VerdictCited},
+		"an IP address":          {"Hail falls in summer storms [x](http://192.0.2.7/hail \"q\").\n", eval.VerdictCited},
+		"no host":                {"Hail falls in summer storms [x](https:///hail \"q\").\n", eval.VerdictUncited},
+		"only dots for a host":   {"Hail falls in summer storms [x](https://.../hail \"q\").\n", eval.VerdictUncited},
+		"no host, without quote": {"Hail falls in summer storms [x](https:///hail).\n", eval.VerdictUncited},
+		"a port but no host":     {"Hail falls in summer storms <https://:80/hail>.\n", eval.VerdictUncited},
+		"a bad escape":           {"Hail falls in summer storms [x](https://a.gov/%zz \"q\").\n", eval.VerdictUncited},
+		"a control character":    {"Hail falls in summer storms [x](https://a.gov/\x1b[2J \"q\").\n", eval.VerdictUncited},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			claims := Parse([]byte(tc.md)).Claims()
+			require.Len(t, claims, 1)
+			assert.Equal(t, tc.verdict, claims[0].Verdict)
 		})
 	}
 }

@@ -289,7 +289,8 @@ func (p *reportParser) walkBlocks(parent ast.Node) {
 
 // sourceList reads the entries of the Sources list: the Nth item of an
 // ordered list is reference N (from the list's start number); an item that
-// opens with "[N]" is reference N.
+// opens with "[N]" is reference N, and so is a bulleted item that opens
+// with "N.", "N)" or "(N)".
 func (p *reportParser) sourceList(l *ast.List) {
 	i := 0
 	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
@@ -298,8 +299,13 @@ func (p *reportParser) sourceList(l *ast.List) {
 			p.r.SourceURLs = append(p.r.SourceURLs, u)
 		}
 		label := ""
-		if m := leadingLabel.FindStringSubmatch(plainText(it, p.src)); m != nil {
+		text := plainText(it, p.src)
+		if m := leadingLabel.FindStringSubmatch(text); m != nil {
 			label = refLabel(m[1])
+		} else if m := bulletNumber.FindStringSubmatch(text); m != nil && !l.IsOrdered() {
+			label = refLabel(m[1] + m[2]) // "- (3) ..."
+		} else if inner, ok := it.FirstChild().(*ast.List); ok && inner.IsOrdered() && !l.IsOrdered() {
+			label = strconv.Itoa(inner.Start) // "- 3. https://...": a list inside the bullet
 		} else if l.IsOrdered() {
 			label = strconv.Itoa(l.Start + i)
 		}
@@ -356,6 +362,10 @@ func (p *reportParser) sourceParagraph(n ast.Node) {
 
 var (
 	leadingLabel = regexp.MustCompile(`^\s*\[([0-9๐-๙]{1,4})\]`)
+	// bulletNumber is a number that opens a bulleted Sources entry: "(3) ",
+	// or "3. " in Thai digits (in ASCII digits goldmark reads it as an
+	// ordered list inside the bullet).
+	bulletNumber = regexp.MustCompile(`^\s*(?:\(([0-9๐-๙]{1,4})\)|([0-9๐-๙]{1,4})[.)])\s`)
 	rawURL       = regexp.MustCompile(`https?://[^\s<>"']+`)
 	// bracketRef is compiled on first use: its counted repeats make a
 	// large program, unlike the two above.

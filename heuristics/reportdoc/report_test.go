@@ -263,3 +263,37 @@ func TestLinkToNoHostCitesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestBulletedSourcesNumbered: a bulleted Sources list whose items open
+// with a number ("- 3. url", "- (3) url") names references by those
+// numbers, as an ordered list or "- [3] url" does.
+func TestBulletedSourcesNumbered(t *testing.T) {
+	t.Parallel()
+	const body = "# T\n\nAlpha claim is stated here [3]. Beta claim is stated here [4].\n\n## Sources\n\n"
+	tests := map[string]struct {
+		sources string
+		urls    []string
+	}{
+		"ordered list from 3":      {"3. https://a.gov/3\n4. https://b.gov/4\n", []string{"https://a.gov/3", "https://b.gov/4"}},
+		"bullets with [N]":         {"- [3] https://a.gov/3\n- [4] https://b.gov/4\n", []string{"https://a.gov/3", "https://b.gov/4"}},
+		"bullets with N.":          {"- 3. https://a.gov/3\n- 4. https://b.gov/4\n", []string{"https://a.gov/3", "https://b.gov/4"}},
+		"bullets with N)":          {"* 3) https://a.gov/3\n* 4) https://b.gov/4\n", []string{"https://a.gov/3", "https://b.gov/4"}},
+		"bullets with (N)":         {"- (3) Smith. https://a.gov/3\n- (4) Lee. https://b.gov/4\n", []string{"https://a.gov/3", "https://b.gov/4"}},
+		"a year is no number":      {"- 2020 Smith. https://a.gov/3\n- 2021 Lee. https://b.gov/4\n", []string{"", ""}},
+		"bullets without a number": {"- https://a.gov/3\n- https://b.gov/4\n", []string{"", ""}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var urls []string
+			for _, c := range Parse([]byte(body + tc.sources)).Claims() {
+				u := ""
+				if len(c.Citations) > 0 {
+					u = c.Citations[0].URL
+				}
+				urls = append(urls, u)
+			}
+			assert.Equal(t, tc.urls, urls)
+		})
+	}
+}

@@ -46,6 +46,8 @@ type Report struct {
 
 // Section is one heading of a report.
 type Section struct {
+	// Level is 1-6 for a Markdown heading, BoldHeadingLevel for a
+	// paragraph of bold text standing as one.
 	Level int
 	Title string
 	Line  int
@@ -245,19 +247,7 @@ func (p *reportParser) walkBlocks(parent ast.Node) {
 	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.Heading:
-			title := strings.TrimSpace(plainText(n, p.src))
-			if p.inSources && n.Level <= p.level {
-				p.inSources = false
-			}
-			src := isSourcesHeading(title)
-			if src && !p.inSources {
-				p.inSources, p.level = true, n.Level
-			}
-			if n.Level == 1 && p.r.Title == "" {
-				p.r.Title = title
-			}
-			p.section = title
-			p.r.Sections = append(p.r.Sections, Section{Level: n.Level, Title: title, Line: p.blockLine(n), Sources: src})
+			p.heading(strings.TrimSpace(plainText(n, p.src)), n.Level, n)
 		case *ast.List:
 			if p.inSources {
 				p.sourceList(n)
@@ -267,6 +257,10 @@ func (p *reportParser) walkBlocks(parent ast.Node) {
 		case *ast.ListItem:
 			p.walkBlocks(n)
 		case *ast.Paragraph, *ast.TextBlock:
+			if title, ok := p.boldHeading(n); ok {
+				p.heading(title, BoldHeadingLevel, n)
+				continue
+			}
 			if p.inSources {
 				p.sourceParagraph(n)
 				continue
@@ -285,6 +279,66 @@ func (p *reportParser) walkBlocks(parent ast.Node) {
 			p.walkBlocks(n)
 		}
 	}
+}
+
+// heading opens a section: title at level (1-6, or BoldHeadingLevel).
+func (p *reportParser) heading(title string, level int, n ast.Node) {
+	if p.inSources && level <= p.level {
+		p.inSources = false
+	}
+	src := isSourcesHeading(title)
+	if src && !p.inSources {
+		p.inSources, p.level = true, level
+	}
+	if level == 1 && p.r.Title == "" {
+		p.r.Title = title
+	}
+	p.section = title
+	p.r.Sections = append(p.r.Sections, Section{Level: level, Title: title, Line: p.blockLine(n), Sources: src})
+}
+
+// BoldHeadingLevel is the level of a paragraph of bold text standing as a
+// heading ("**Sources**"): below every Markdown heading, so "**Primary**"
+// inside a "## Sources" section does not end it.
+const BoldHeadingLevel = 7
+
+// maxBoldHeadingWords is the most words a bold paragraph may have to be
+// read as a heading.
+const maxBoldHeadingWords = 8
+
+// boldHeading reports whether n is a paragraph of the document (not of a
+// list or quote) that is one run of bold text, with at most a colon after
+// it, of a few words that do not end in a full stop ("**Main Findings**",
+// "**Sources:**"), and returns its title. A bold sentence stays a claim.
+func (p *reportParser) boldHeading(n ast.Node) (string, bool) {
+	if _, ok := n.(*ast.Paragraph); !ok || n.Parent() == nil || n.Parent().Kind() != ast.KindDocument {
+		return "", false
+	}
+	var strong *ast.Emphasis
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Emphasis:
+			if strong != nil || c.Level != 2 {
+				return "", false
+			}
+			strong = c
+		case *ast.Text:
+			if t := strings.TrimSpace(string(c.Segment.Value(p.src))); t != "" && t != ":" {
+				return "", false
+			}
+		default:
+			return "", false
+		}
+	}
+	if strong == nil {
+		return "", false
+	}
+	title := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plainText(strong, p.src)), ":："))
+	words := len(strings.Fields(title))
+	if words == 0 || words > maxBoldHeadingWords || lex.EndsWith(title, ".!?。！？") {
+		return "", false
+	}
+	return title, true
 }
 
 // sourceList reads the entries of the Sources list: the Nth item of an

@@ -297,3 +297,75 @@ func TestBulletedSourcesNumbered(t *testing.T) {
 		})
 	}
 }
+
+// TestBoldParagraphAsHeading: a paragraph of the document that is only a
+// few words of bold text stands as a heading, as reports written by models
+// often use one: "**Sources**" opens the Sources section whose entries
+// resolve numbered references. A bold sentence, bold text inside a list or
+// bold words inside prose stay prose.
+func TestBoldParagraphAsHeading(t *testing.T) {
+	t.Parallel()
+	const refs = "1. https://a.gov/1\n2. https://b.edu/2\n"
+	tests := map[string]struct {
+		md       string
+		sections []string
+		claims   []string
+		cited    []bool
+	}{
+		"bold headings and a bold Sources": {
+			md:       "**Executive Summary**\n\nHeat pumps work in cold weather [1].\n\n**Sources:**\n\n" + refs,
+			sections: []string{"Executive Summary", "Sources"},
+			claims:   []string{"Heat pumps work in cold weather [1]."},
+			cited:    []bool{true},
+		},
+		"a bold label inside Sources does not end it": {
+			md:       "## Findings\n\nHeat pumps work in cold weather [2].\n\n## Sources\n\n**Government**\n\n" + refs,
+			sections: []string{"Findings", "Sources", "Government"},
+			claims:   []string{"Heat pumps work in cold weather [2]."},
+			cited:    []bool{true},
+		},
+		"a bold sentence is a claim": {
+			md:       "**Heat pumps cut bills by a third.**\n",
+			sections: nil,
+			claims:   []string{"Heat pumps cut bills by a third."},
+			cited:    []bool{false},
+		},
+		"bold words inside prose": {
+			md:       "**Heat pumps** cut bills by a third in Norway.\n",
+			sections: nil,
+			claims:   []string{"Heat pumps cut bills by a third in Norway."},
+			cited:    []bool{false},
+		},
+		"a long bold paragraph": {
+			md:       "**Heat pumps cut household heating bills by about a third in Norway and Sweden**\n",
+			sections: nil,
+			claims:   []string{"Heat pumps cut household heating bills by about a third in Norway and Sweden"},
+			cited:    []bool{false},
+		},
+		"bold in a list item": {
+			md:       "- **Sources**\n- Heat pumps work in cold weather here.\n",
+			sections: nil,
+			claims:   []string{"Heat pumps work in cold weather here."},
+			cited:    []bool{false},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := Parse([]byte(tc.md))
+			var sections []string
+			for _, s := range r.Sections {
+				sections = append(sections, s.Title)
+			}
+			var texts []string
+			var cited []bool
+			for _, c := range r.Claims() {
+				texts = append(texts, c.Text)
+				cited = append(cited, c.Verdict != "uncited")
+			}
+			assert.Equal(t, tc.sections, sections)
+			assert.Equal(t, tc.claims, texts)
+			assert.Equal(t, tc.cited, cited)
+		})
+	}
+}

@@ -298,3 +298,28 @@ func TestClarityCountsWordsNotMarkers(t *testing.T) {
 		})
 	}
 }
+
+// TestClarityRepeatedSentenceCitedApart: a sentence repeated with another
+// citation marker is still repeated; sentences that differ in their words
+// are not.
+func TestClarityRepeatedSentenceCitedApart(t *testing.T) {
+	t.Parallel()
+	const head = "# T\n\n## Executive Summary\n\nHeat pumps work in cold weather [1].\n\n## Main Findings\n\n"
+	const tail = "\n\n## Conclusion\n\nThey suit cold places [2].\n\n## Sources\n\n1. https://a.gov/1\n2. https://b.edu/2\n3. https://c.gov/3\n\n[^a]: https://d.gov/4\n"
+	tests := map[string]struct {
+		body   string
+		issues []string
+	}{
+		"numbered markers":  {"Sales grew steadily in Norway [2]. Sales grew steadily in Norway [3].", []string{`repeated sentence at line 9: "Sales grew steadily in Norway [3]."`}},
+		"a footnote":        {"Sales grew steadily in Norway [2].\n\nSales grew steadily in Norway.[^a]", []string{`repeated sentence at line 11: "Sales grew steadily in Norway.[^a]"`}},
+		"a grouped marker":  {"Sales grew steadily in Norway [2]. Sales grew steadily in Norway [1-3].", []string{`repeated sentence at line 9: "Sales grew steadily in Norway [1-3]."`}},
+		"different numbers": {"Sales grew 4% in Norway [2]. Sales grew 9% in Norway [3].", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, _ := Clarity{}.Score(context.Background(), eval.Sample{Answer: head + tc.body + tail})
+			assert.Equal(t, tc.issues, sc.Evidence.Issues)
+		})
+	}
+}

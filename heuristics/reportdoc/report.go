@@ -519,9 +519,31 @@ var sourcesHeadings = []string{
 	"บรรณานุกรม", "แหล่งที่มาและเอกสารอ้างอิง", "แหล่งที่มาและอ้างอิง", "ที่มาและอ้างอิง",
 }
 
+// sourceWords name a list of sources; sourceJoiners may stand beside them
+// in such a heading ("Sources & References", "Notes and References",
+// "List of Sources"), where no other word may ("Sources of heat loss" is a
+// topic).
+var (
+	sourceWords   = []string{"source", "sources", "reference", "references", "bibliography", "citations"}
+	sourceJoiners = []string{"and", "of", "cited", "consulted", "used", "further", "reading", "list", "notes", "key", "links",
+		"works", "primary", "secondary", "additional", "other", "selected", "all"}
+)
+
 func isSourcesHeading(title string) bool {
 	t := NormalizeHeading(title)
-	return slices.Contains(sourcesHeadings, t)
+	if slices.Contains(sourcesHeadings, t) {
+		return true
+	}
+	core := false
+	for _, w := range strings.Fields(t) {
+		switch {
+		case slices.Contains(sourceWords, w):
+			core = true
+		case !slices.Contains(sourceJoiners, w):
+			return false
+		}
+	}
+	return core
 }
 
 // NormalizeHeading lower-cases a heading and drops numbering, emoji and

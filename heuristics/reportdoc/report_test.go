@@ -369,3 +369,35 @@ func TestBoldParagraphAsHeading(t *testing.T) {
 		})
 	}
 }
+
+// TestSourcesHeadingsInOtherWords: a heading made of a word naming sources
+// and words that may stand beside one ("Sources & References") opens the
+// Sources section; a heading about a topic that has "sources" in it does
+// not.
+func TestSourcesHeadingsInOtherWords(t *testing.T) {
+	t.Parallel()
+	tests := map[string]bool{
+		"Sources":                           true,
+		"Sources & References":              true,
+		"References and Sources":            true,
+		"6. References and Further Reading": true,
+		"Notes and References":              true,
+		"List of Sources":                   true,
+		"Sources Cited":                     true,
+		"Reference":                         true,
+		"Sources of heat loss":              false,
+		"Source code":                       false,
+		"Notes":                             false,
+		"Key Findings":                      false,
+	}
+	for heading, want := range tests {
+		t.Run(heading, func(t *testing.T) {
+			t.Parallel()
+			r := Parse([]byte("# T\n\nAlpha claim is stated here [1].\n\n## " + heading + "\n\n1. https://a.gov/1\n"))
+			claims := r.Claims()
+			require.NotEmpty(t, claims)
+			assert.Equal(t, want, claims[0].Verdict == "cited")
+			assert.Equal(t, want, r.Sections[len(r.Sections)-1].Sources)
+		})
+	}
+}

@@ -616,6 +616,37 @@ type mark struct {
 	// bare is true for markers that carry no prose ([1], [^1], autolinks):
 	// at the start of a sentence they belong to the sentence before.
 	bare bool
+	// group holds the citations of a marker naming several entries
+	// ("[1-3]") instead of cite; markers written alike share one slice.
+	group []eval.Citation
+}
+
+// citeSink gives marks' citations to sentences: a group's citations go to
+// a sentence once each, however many group markers name them, so that a
+// run of "[1-50]" costs no more than the entries it names.
+type citeSink struct {
+	seen map[int]map[string]bool // sentence index -> refs given by groups
+}
+
+func (cs *citeSink) add(dst []eval.Citation, sentence int, m mark) []eval.Citation {
+	if m.group == nil {
+		return append(dst, m.cite)
+	}
+	if cs.seen == nil {
+		cs.seen = map[int]map[string]bool{}
+	}
+	set := cs.seen[sentence]
+	if set == nil {
+		set = map[string]bool{}
+		cs.seen[sentence] = set
+	}
+	for _, c := range m.group {
+		if !set[c.Ref] {
+			set[c.Ref] = true
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // origin maps an offset of the flattened text back to the source.
@@ -744,6 +775,7 @@ func (f *flattener) bracketRefs(s string) {
 // no entry is dangling, as "[9]" alone would be.
 func (f *flattener) bracketGroups(s string) {
 	inline := newSpanSet(f.spans)
+	shared := map[string][]eval.Citation{} // the citations of each group, by its labels
 	for _, m := range bracketGroup().FindAllStringIndex(s, -1) {
 		start, end := m[0], m[1]
 		if inline.covers(start) {
@@ -754,14 +786,20 @@ func (f *flattener) bracketGroups(s string) {
 			continue
 		}
 		f.spans = append(f.spans, span{start, end, spanMarker})
+		key := strings.Join(labels, ",")
+		group, done := shared[key]
 		var missing []string
 		for _, label := range labels {
 			u, found := f.p.r.References[label]
 			if !found {
 				missing = append(missing, "["+label+"]")
-				continue
+			} else if !done {
+				group = append(group, eval.Citation{Kind: eval.CiteNumbered, Ref: label, URL: u})
 			}
-			f.marks = append(f.marks, mark{at: start, cite: eval.Citation{Kind: eval.CiteNumbered, Ref: label, URL: u}, bare: true})
+		}
+		shared[key] = group
+		if len(group) > 0 {
+			f.marks = append(f.marks, mark{at: start, bare: true, group: group})
 		}
 		if len(missing) == len(labels) {
 			// It names no entry at all: one dangling marker, as written.
@@ -801,6 +839,7 @@ func (p *reportParser) paragraph(n ast.Node) {
 	}
 	first := len(p.r.Sentences)
 	next := 0 // the first mark not yet given to a sentence: marks and bounds both ascend
+	var sink citeSink
 	for i := 0; i+1 < len(bounds); i++ {
 		start, end := bounds[i], bounds[i+1]
 		var cites []eval.Citation
@@ -814,11 +853,11 @@ func (p *reportParser) paragraph(n ast.Node) {
 			// sentence before it ("... grew.[1] Next ...").
 			if leadingBare && m.bare && len(p.r.Sentences) > first && onlyMarkup(s[start:m.at]) {
 				prev := &p.r.Sentences[len(p.r.Sentences)-1]
-				prev.Citations = append(prev.Citations, m.cite)
+				prev.Citations = sink.add(prev.Citations, len(p.r.Sentences)-1, m)
 				continue
 			}
 			leadingBare = false
-			cites = append(cites, m.cite)
+			cites = sink.add(cites, len(p.r.Sentences), m)
 		}
 		body := strings.TrimSpace(s[start:end])
 		if !hasProse(spans.strip(s, start, end, spanMarker, spanLink)) {
@@ -873,8 +912,9 @@ func (p *reportParser) table(t *east.Table) {
 			continue
 		}
 		var cites []eval.Citation
+		var sink citeSink
 		for _, m := range f.marks {
-			cites = append(cites, m.cite)
+			cites = sink.add(cites, 0, m)
 		}
 		line := 0
 		if off := f.srcOffset(0); off >= 0 {

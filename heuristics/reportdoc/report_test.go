@@ -1,6 +1,8 @@
 package reportdoc
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/assaylabs/assay/eval"
@@ -398,6 +400,36 @@ func TestSourcesHeadingsInOtherWords(t *testing.T) {
 			require.NotEmpty(t, claims)
 			assert.Equal(t, want, claims[0].Verdict == "cited")
 			assert.Equal(t, want, r.Sections[len(r.Sections)-1].Sources)
+		})
+	}
+}
+
+// TestGroupedReferencesCostTheirEntries: group markers give a sentence
+// each entry they name once, so a run of thousands of "[1-50]" markers
+// yields 50 citations, not 50 per marker.
+func TestGroupedReferencesCostTheirEntries(t *testing.T) {
+	t.Parallel()
+	var sources strings.Builder
+	sources.WriteString("\n\n## Sources\n\n")
+	for i := 1; i <= 50; i++ {
+		fmt.Fprintf(&sources, "%d. https://a%d.gov/x\n", i, i)
+	}
+	tests := map[string]struct {
+		md   string
+		refs int
+	}{
+		"one range":               {"Output rose in every year [1-50]." + sources.String(), 50},
+		"the range repeated":      {"Output rose in every year " + strings.Repeat("[1-50]", 5000) + "." + sources.String(), 50},
+		"ranges with words apart": {"Output rose in every year " + strings.Repeat("and [1-50] ", 2000) + "today." + sources.String(), 50},
+		"overlapping groups":      {"Output rose in every year [1, 2] and [2-4]." + sources.String(), 4},
+		"single markers repeated": {"Output rose in every year [1][1]." + sources.String(), 2},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			claims := Parse([]byte(tc.md)).Claims()
+			require.Len(t, claims, 1)
+			assert.Len(t, claims[0].Citations, tc.refs)
 		})
 	}
 }

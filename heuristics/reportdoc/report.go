@@ -77,6 +77,17 @@ type Sentence struct {
 	Row bool
 }
 
+// HasHeading reports whether the report has a Markdown heading (a bold
+// paragraph standing as one does not count).
+func (r *Report) HasHeading() bool {
+	for _, s := range r.Sections {
+		if s.Level < BoldHeadingLevel {
+			return true
+		}
+	}
+	return false
+}
+
 // Cited reports whether the sentence carries a citation that resolves: to
 // an http(s) URL that names a host (a link to "https:///x" or one with a
 // control character in it points nowhere and cites nothing).

@@ -309,10 +309,11 @@ func TestBoldParagraphAsHeading(t *testing.T) {
 	t.Parallel()
 	const refs = "1. https://a.gov/1\n2. https://b.edu/2\n"
 	tests := map[string]struct {
-		md       string
-		sections []string
-		claims   []string
-		cited    []bool
+		md         string
+		sections   []string
+		claims     []string
+		cited      []bool
+		hasHeading bool // a Markdown heading, not a bold paragraph
 	}{
 		"bold headings and a bold Sources": {
 			md:       "**Executive Summary**\n\nHeat pumps work in cold weather [1].\n\n**Sources:**\n\n" + refs,
@@ -321,10 +322,11 @@ func TestBoldParagraphAsHeading(t *testing.T) {
 			cited:    []bool{true},
 		},
 		"a bold label inside Sources does not end it": {
-			md:       "## Findings\n\nHeat pumps work in cold weather [2].\n\n## Sources\n\n**Government**\n\n" + refs,
-			sections: []string{"Findings", "Sources", "Government"},
-			claims:   []string{"Heat pumps work in cold weather [2]."},
-			cited:    []bool{true},
+			md:         "## Findings\n\nHeat pumps work in cold weather [2].\n\n## Sources\n\n**Government**\n\n" + refs,
+			sections:   []string{"Findings", "Sources", "Government"},
+			claims:     []string{"Heat pumps work in cold weather [2]."},
+			cited:      []bool{true},
+			hasHeading: true,
 		},
 		"a bold sentence is a claim": {
 			md:       "**Heat pumps cut bills by a third.**\n",
@@ -368,6 +370,7 @@ func TestBoldParagraphAsHeading(t *testing.T) {
 			assert.Equal(t, tc.sections, sections)
 			assert.Equal(t, tc.claims, texts)
 			assert.Equal(t, tc.cited, cited)
+			assert.Equal(t, tc.hasHeading, r.HasHeading())
 		})
 	}
 }

@@ -323,3 +323,47 @@ func TestClarityRepeatedSentenceCitedApart(t *testing.T) {
 		})
 	}
 }
+
+// TestShownFiguresNeverReachAMissedThreshold: the coverage and average
+// credibility a card shows are rounded down, so a figure shown at a
+// threshold (100%, an average of 9) means the rule's figure reached it.
+func TestShownFiguresNeverReachAMissedThreshold(t *testing.T) {
+	t.Parallel()
+	cite := func(i int, host string, quoted bool) string {
+		if !quoted {
+			return fmt.Sprintf("Claim number %d is stated here.\n", i)
+		}
+		return fmt.Sprintf("Claim number %d is stated here [s](https://%s/p%d \"q\").\n", i, host, i)
+	}
+	var nearlyAll, nearlyNine strings.Builder
+	for i := range 2000 {
+		nearlyAll.WriteString(cite(i, "a.gov", i > 0)) // 1999 of 2000 cited: 99.95%
+	}
+	for i := range 200 {
+		nearlyNine.WriteString(cite(i, "docs.python.org", true)) // official docs, 9
+	}
+	nearlyNine.WriteString(cite(200, "nature.com", true)) // a journal, 8: 1808/201 = 8.995
+	tests := map[string]struct {
+		scorer eval.Scorer
+		md     string
+		key    string
+		shown  float64
+		points float64
+		reason string
+	}{
+		"coverage 99.95%":   {Grounding{}, nearlyAll.String(), KeyCitationCoveragePct, 99.95, 4.89, "1999 of 2000 claims cited (99.9%)"},
+		"coverage 2 of 3":   {Grounding{}, cite(0, "a.gov", true) + cite(1, "a.gov", true) + cite(2, "", false), KeyCitationCoveragePct, 66.66, 1.75, "2 of 3 claims cited (66.6%)"},
+		"average 8.995":     {SourceQuality{}, nearlyNine.String(), KeyAvgCredibility, 8.99, 1.5, "average credibility 8.99 over 201 sources"},
+		"average exactly 9": {SourceQuality{}, cite(0, "docs.python.org", true), KeyAvgCredibility, 9, 2, "average credibility 9.00 over 1 source"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := tc.scorer.Score(context.Background(), eval.Sample{Answer: tc.md})
+			require.NoError(t, err)
+			assert.Equal(t, tc.shown, sc.Evidence.Counts[tc.key])
+			assert.Equal(t, tc.points, sc.Points)
+			assert.True(t, strings.HasPrefix(sc.Reason, tc.reason), sc.Reason)
+		})
+	}
+}

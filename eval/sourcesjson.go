@@ -67,13 +67,13 @@ func DecodeSources(name string, data []byte) ([]Source, error) {
 		if r.References != nil && *r.References < 0 {
 			return nil, bad("references", fmt.Sprintf("must be a count >= 0, got %d", *r.References))
 		}
-		c := r.CredibilityScore
+		c, cField := r.CredibilityScore, "credibility_score"
 		if c == nil {
-			c = r.Credibility
+			c, cField = r.Credibility, "credibility" // name the field as the file spells it
 		}
 		if c != nil {
 			if math.IsNaN(*c) || *c < 1 || *c > 10 {
-				return nil, bad("credibility_score", fmt.Sprintf("must be between 1 and 10, got %v", *c))
+				return nil, bad(cField, fmt.Sprintf("must be between 1 and 10, got %v", *c))
 			}
 			s.Credibility = c
 		}

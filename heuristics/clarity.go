@@ -94,7 +94,7 @@ func (c Clarity) score(r *Report) eval.Score {
 			continue // a table row is no sentence to read
 		}
 		prose++
-		n := lexicon().WordCount(s.Text)
+		n := lexicon().WordCount(s.Prose) // citation markers are no words
 		total += n
 		if n > longMax {
 			long++
@@ -175,7 +175,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 	var issues []string
 	seen := map[string]int{}
 	for _, s := range r.Sentences {
-		ws := lexicon().Words(s.Text)
+		ws := lexicon().Words(s.Prose) // the same words cited apart are still repeated
 		if s.Row || len(ws) < reportdoc.MinClaimWords {
 			continue
 		}

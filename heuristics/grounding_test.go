@@ -266,3 +266,104 @@ func TestCompletenessReasonCountsAspects(t *testing.T) {
 		})
 	}
 }
+
+// TestClarityCountsWordsNotMarkers: a sentence's length is its words, not
+// its citation markers or bare URLs, so citing a sentence more fully does
+// not make it "too long".
+func TestClarityCountsWordsNotMarkers(t *testing.T) {
+	t.Parallel()
+	const head = "# T\n\n## Executive Summary\n\n"
+	const tail = "\n\n## Conclusion\n\nA closing sentence here [1].\n\n## Main Findings\n\nAnother short sentence here [2].\n\n" +
+		"## Sources\n\n1. https://a.gov/1\n2. https://b.edu/2\n3. https://c.gov/3\n4. https://d.edu/4\n"
+	words24 := strings.TrimSpace(strings.Repeat("heat ", 23)) + " pumps"
+	tests := map[string]struct {
+		sentence string
+		avg      float64
+		points   float64
+	}{
+		"separate markers":      {words24 + " [1][2][3][4][^a].\n\n[^a]: https://e.gov/5", 10.67, 1},
+		"a grouped marker":      {words24 + " [1, 2, 3, 4].", 10.67, 1},
+		"a range marker":        {words24 + " [1-4].", 10.67, 1},
+		"a bare URL":            {words24 + " https://a.gov/one/two/three/four/five/six.", 10.67, 1},
+		"a dangling marker":     {words24 + " [7][8][9].", 10.67, 1},
+		"link text is prose":    {words24 + " [heat pump study of the year](https://a.gov/1 \"q\").", 12.67, 1},
+		"long prose stays long": {strings.Repeat("heat ", 51) + "pumps [1].", 20, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, _ := Clarity{}.Score(context.Background(), eval.Sample{Answer: head + tc.sentence + tail})
+			assert.InDelta(t, tc.avg, sc.Evidence.Counts["avg_sentence_words"], 0.005)
+			assert.Equal(t, tc.points, sc.Points, sc.Evidence.Issues)
+		})
+	}
+}
+
+// TestClarityRepeatedSentenceCitedApart: a sentence repeated with another
+// citation marker is still repeated; sentences that differ in their words
+// are not.
+func TestClarityRepeatedSentenceCitedApart(t *testing.T) {
+	t.Parallel()
+	const head = "# T\n\n## Executive Summary\n\nHeat pumps work in cold weather [1].\n\n## Main Findings\n\n"
+	const tail = "\n\n## Conclusion\n\nThey suit cold places [2].\n\n## Sources\n\n1. https://a.gov/1\n2. https://b.edu/2\n3. https://c.gov/3\n\n[^a]: https://d.gov/4\n"
+	tests := map[string]struct {
+		body   string
+		issues []string
+	}{
+		"numbered markers":  {"Sales grew steadily in Norway [2]. Sales grew steadily in Norway [3].", []string{`repeated sentence at line 9: "Sales grew steadily in Norway [3]."`}},
+		"a footnote":        {"Sales grew steadily in Norway [2].\n\nSales grew steadily in Norway.[^a]", []string{`repeated sentence at line 11: "Sales grew steadily in Norway.[^a]"`}},
+		"a grouped marker":  {"Sales grew steadily in Norway [2]. Sales grew steadily in Norway [1-3].", []string{`repeated sentence at line 9: "Sales grew steadily in Norway [1-3]."`}},
+		"different numbers": {"Sales grew 4% in Norway [2]. Sales grew 9% in Norway [3].", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, _ := Clarity{}.Score(context.Background(), eval.Sample{Answer: head + tc.body + tail})
+			assert.Equal(t, tc.issues, sc.Evidence.Issues)
+		})
+	}
+}
+
+// TestShownFiguresNeverReachAMissedThreshold: the coverage and average
+// credibility a card shows are rounded down, so a figure shown at a
+// threshold (100%, an average of 9) means the rule's figure reached it.
+func TestShownFiguresNeverReachAMissedThreshold(t *testing.T) {
+	t.Parallel()
+	cite := func(i int, host string, quoted bool) string {
+		if !quoted {
+			return fmt.Sprintf("Claim number %d is stated here.\n", i)
+		}
+		return fmt.Sprintf("Claim number %d is stated here [s](https://%s/p%d \"q\").\n", i, host, i)
+	}
+	var nearlyAll, nearlyNine strings.Builder
+	for i := range 2000 {
+		nearlyAll.WriteString(cite(i, "a.gov", i > 0)) // 1999 of 2000 cited: 99.95%
+	}
+	for i := range 200 {
+		nearlyNine.WriteString(cite(i, "docs.python.org", true)) // official docs, 9
+	}
+	nearlyNine.WriteString(cite(200, "nature.com", true)) // a journal, 8: 1808/201 = 8.995
+	tests := map[string]struct {
+		scorer eval.Scorer
+		md     string
+		key    string
+		shown  float64
+		points float64
+		reason string
+	}{
+		"coverage 99.95%":   {Grounding{}, nearlyAll.String(), KeyCitationCoveragePct, 99.95, 4.89, "1999 of 2000 claims cited (99.9%)"},
+		"coverage 2 of 3":   {Grounding{}, cite(0, "a.gov", true) + cite(1, "a.gov", true) + cite(2, "", false), KeyCitationCoveragePct, 66.66, 1.75, "2 of 3 claims cited (66.6%)"},
+		"average 8.995":     {SourceQuality{}, nearlyNine.String(), KeyAvgCredibility, 8.99, 1.5, "average credibility 8.99 over 201 sources"},
+		"average exactly 9": {SourceQuality{}, cite(0, "docs.python.org", true), KeyAvgCredibility, 9, 2, "average credibility 9.00 over 1 source"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := tc.scorer.Score(context.Background(), eval.Sample{Answer: tc.md})
+			require.NoError(t, err)
+			assert.Equal(t, tc.shown, sc.Evidence.Counts[tc.key])
+			assert.Equal(t, tc.points, sc.Points)
+			assert.True(t, strings.HasPrefix(sc.Reason, tc.reason), sc.Reason)
+		})
+	}
+}

@@ -108,7 +108,7 @@ func (r Reasoning) Score(ctx context.Context, s eval.Sample) (eval.Score, error)
 	}
 	if Offline(r.Model) {
 		rep := heuristics.ParseReport([]byte(s.Answer))
-		if len(rep.Sections) == 0 {
+		if !rep.HasHeading() {
 			return skip(MetricReasoning, MethodOffline, 100, fmt.Errorf("offline reasoning reads a report's sections: %w", eval.ErrNoSections), eval.Usage{}), nil
 		}
 		sc, err := heuristics.Clarity{}.ScoreReport(ctx, rep, s)

@@ -216,3 +216,37 @@ func TestDimsKeepTheSeedsOrder(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(b), `{"structure_compliance":100,"content_compliance":100,"format_compliance":100`), string(b))
 	assert.Nil(t, r.QoS)
 }
+
+// TestPercentWrittenAsAWord: "percent", "per cent" and "pct" say what
+// "%" says, so the number binds to the percent
+// metric it names, never to the price written before it.
+func TestPercentWrittenAsAWord(t *testing.T) {
+	t.Parallel()
+	vwap := func(text string) []Claim {
+		return []Claim{{Metric: "vwap_pct", Value: 43.79, Percent: true, Text: text, Direction: "above"}}
+	}
+	tests := map[string]struct {
+		text    string
+		numbers []Claim
+		pcts    []PercentileClaim
+	}{
+		"percent":             {text: "The price trades 43.79 percent above VWAP.", numbers: vwap("43.79 percent")},
+		"per cent":            {text: "The price trades 43.79 per cent above VWAP.", numbers: vwap("43.79 per cent")},
+		"PCT":                 {text: "The price trades 43.79 PCT above VWAP.", numbers: vwap("43.79 PCT")},
+		"after its name":      {text: "ATR 3.03 percent today.", numbers: []Claim{{Metric: "atr_pct", Value: 3.03, Percent: true, Text: "3.03 percent"}}},
+		"never binds a price": {text: "The price rose 4.2 percent today."},
+		"percentile is no percent": {
+			text:    "The volume ratio of 1.2x is at the 88 percentile.",
+			numbers: []Claim{{Metric: "volume_ratio", Value: 1.2, Text: "1.2x"}},
+			pcts:    []PercentileClaim{{Metric: "volume_ratio", Value: 88, Text: "88"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			x := Default().Extract(tc.text)
+			assert.Equal(t, tc.numbers, x.Numbers)
+			assert.Equal(t, tc.pcts, x.Percentiles)
+		})
+	}
+}

@@ -380,6 +380,9 @@ func (n *number) takeSuffix(text string) bool {
 	switch {
 	case strings.HasPrefix(text[k:], "%"):
 		n.percent, n.end, n.text = true, k+1, raw+"%"
+	case percentWord(text[k:]) > 0:
+		w := percentWord(text[k:])
+		n.percent, n.end, n.text = true, k+w, text[start:k+w]
 	case ordinal(text[j:]):
 		n.ordinal, n.end, n.text = true, j+2, text[start:j+2]
 	case j < len(text) && (text[j] == 'x' || text[j] == 'X') && (j+1 == len(text) || !isWordByte(text[j+1])):
@@ -390,6 +393,24 @@ func (n *number) takeSuffix(text string) bool {
 		}
 	}
 	return true
+}
+
+// percentWords are the English words that say "%" ("3.03 percent",
+// "3.03 per cent", "3.03 pct"); "percentile" is not one.
+var percentWords = []string{"percent", "per cent", "pct"}
+
+// percentWord returns the length of the percent word s opens with, or 0.
+func percentWord(s string) int {
+	for _, w := range percentWords {
+		if len(s) < len(w) || !strings.EqualFold(s[:len(w)], w) {
+			continue
+		}
+		if len(s) > len(w) && isWordByte(s[len(w)]) {
+			continue // "percentile", "pcts"
+		}
+		return len(w)
+	}
+	return 0
 }
 
 func ordinal(s string) bool {

@@ -49,8 +49,8 @@
 // A claim is cited when it carries at least one citation that resolves:
 // seed 000's `[text](url "quote")` to an http(s) URL (the link's title is
 // the quote), a numbered reference `[1]` that names an entry of the Sources
-// list or a link reference definition, or a footnote `[^1]` that has a
-// definition. A claim cited only by links without their quote (a plain
+// list or a link reference definition (a group "[1, 3]" or "[1-3]" cites
+// each entry it names), or a footnote `[^1]` that has a definition. A claim cited only by links without their quote (a plain
 // `[text](url)` or an autolink) is "cited without quote": counted apart,
 // and cited only when the scorer accepts it (heuristics.Grounding.AcceptUnquoted). A
 // numbered reference or footnote with no entry is reported as dangling and

@@ -2,6 +2,7 @@ package reportdoc
 
 import (
 	"bytes"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -45,6 +46,8 @@ type Report struct {
 
 // Section is one heading of a report.
 type Section struct {
+	// Level is 1-6 for a Markdown heading, BoldHeadingLevel for a
+	// paragraph of bold text standing as one.
 	Level int
 	Title string
 	Line  int
@@ -61,7 +64,10 @@ type Paragraph struct {
 
 // Sentence is one sentence of the body with the citations it carries.
 type Sentence struct {
-	Text      string
+	Text string
+	// Prose is Text without its citation markers and bare URLs ("[1]",
+	// "[^a]", "https://..."): the words a reader reads.
+	Prose     string
 	Line      int
 	Section   string
 	Claim     bool
@@ -71,17 +77,40 @@ type Sentence struct {
 	Row bool
 }
 
-// Cited reports whether the sentence carries a citation that resolves.
+// HasHeading reports whether the report has a Markdown heading (a bold
+// paragraph standing as one does not count).
+func (r *Report) HasHeading() bool {
+	for _, s := range r.Sections {
+		if s.Level < BoldHeadingLevel {
+			return true
+		}
+	}
+	return false
+}
+
+// Cited reports whether the sentence carries a citation that resolves: to
+// an http(s) URL that names a host (a link to "https:///x" or one with a
+// control character in it points nowhere and cites nothing).
 func (s Sentence) Cited() bool {
 	for _, c := range s.Citations {
 		if c.Kind == eval.CiteNumbered || c.Kind == eval.CiteFootnote {
 			return true // only resolved ones are attached
 		}
-		if isWebURL(c.URL) {
+		if usableURL(c.URL) {
 			return true
 		}
 	}
 	return false
+}
+
+// usableURL reports whether u is an http(s) URL that parses and names a
+// host.
+func usableURL(u string) bool {
+	if !isWebURL(u) {
+		return false
+	}
+	p, err := url.Parse(u)
+	return err == nil && strings.Trim(p.Hostname(), ".") != ""
 }
 
 // Quoted reports whether the sentence carries a citation that resolves and
@@ -93,7 +122,7 @@ func (s Sentence) Quoted() bool {
 		case eval.CiteNumbered, eval.CiteFootnote:
 			return true // only resolved ones are attached
 		case eval.CiteInline:
-			if isWebURL(c.URL) && strings.TrimSpace(c.Quote) != "" {
+			if usableURL(c.URL) && strings.TrimSpace(c.Quote) != "" {
 				return true
 			}
 		}
@@ -229,19 +258,7 @@ func (p *reportParser) walkBlocks(parent ast.Node) {
 	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.Heading:
-			title := strings.TrimSpace(plainText(n, p.src))
-			if p.inSources && n.Level <= p.level {
-				p.inSources = false
-			}
-			src := isSourcesHeading(title)
-			if src && !p.inSources {
-				p.inSources, p.level = true, n.Level
-			}
-			if n.Level == 1 && p.r.Title == "" {
-				p.r.Title = title
-			}
-			p.section = title
-			p.r.Sections = append(p.r.Sections, Section{Level: n.Level, Title: title, Line: p.blockLine(n), Sources: src})
+			p.heading(strings.TrimSpace(plainText(n, p.src)), n.Level, n)
 		case *ast.List:
 			if p.inSources {
 				p.sourceList(n)
@@ -251,6 +268,10 @@ func (p *reportParser) walkBlocks(parent ast.Node) {
 		case *ast.ListItem:
 			p.walkBlocks(n)
 		case *ast.Paragraph, *ast.TextBlock:
+			if title, ok := p.boldHeading(n); ok {
+				p.heading(title, BoldHeadingLevel, n)
+				continue
+			}
 			if p.inSources {
 				p.sourceParagraph(n)
 				continue
@@ -271,9 +292,70 @@ func (p *reportParser) walkBlocks(parent ast.Node) {
 	}
 }
 
+// heading opens a section: title at level (1-6, or BoldHeadingLevel).
+func (p *reportParser) heading(title string, level int, n ast.Node) {
+	if p.inSources && level <= p.level {
+		p.inSources = false
+	}
+	src := isSourcesHeading(title)
+	if src && !p.inSources {
+		p.inSources, p.level = true, level
+	}
+	if level == 1 && p.r.Title == "" {
+		p.r.Title = title
+	}
+	p.section = title
+	p.r.Sections = append(p.r.Sections, Section{Level: level, Title: title, Line: p.blockLine(n), Sources: src})
+}
+
+// BoldHeadingLevel is the level of a paragraph of bold text standing as a
+// heading ("**Sources**"): below every Markdown heading, so "**Primary**"
+// inside a "## Sources" section does not end it.
+const BoldHeadingLevel = 7
+
+// maxBoldHeadingWords is the most words a bold paragraph may have to be
+// read as a heading.
+const maxBoldHeadingWords = 8
+
+// boldHeading reports whether n is a paragraph of the document (not of a
+// list or quote) that is one run of bold text, with at most a colon after
+// it, of a few words that do not end in a full stop ("**Main Findings**",
+// "**Sources:**"), and returns its title. A bold sentence stays a claim.
+func (p *reportParser) boldHeading(n ast.Node) (string, bool) {
+	if _, ok := n.(*ast.Paragraph); !ok || n.Parent() == nil || n.Parent().Kind() != ast.KindDocument {
+		return "", false
+	}
+	var strong *ast.Emphasis
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Emphasis:
+			if strong != nil || c.Level != 2 {
+				return "", false
+			}
+			strong = c
+		case *ast.Text:
+			if t := strings.TrimSpace(string(c.Segment.Value(p.src))); t != "" && t != ":" {
+				return "", false
+			}
+		default:
+			return "", false
+		}
+	}
+	if strong == nil {
+		return "", false
+	}
+	title := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plainText(strong, p.src)), ":："))
+	words := len(strings.Fields(title))
+	if words == 0 || words > maxBoldHeadingWords || lex.EndsWith(title, ".!?。！？") {
+		return "", false
+	}
+	return title, true
+}
+
 // sourceList reads the entries of the Sources list: the Nth item of an
 // ordered list is reference N (from the list's start number); an item that
-// opens with "[N]" is reference N.
+// opens with "[N]" is reference N, and so is a bulleted item that opens
+// with "N.", "N)" or "(N)".
 func (p *reportParser) sourceList(l *ast.List) {
 	i := 0
 	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
@@ -282,8 +364,13 @@ func (p *reportParser) sourceList(l *ast.List) {
 			p.r.SourceURLs = append(p.r.SourceURLs, u)
 		}
 		label := ""
-		if m := leadingLabel.FindStringSubmatch(plainText(it, p.src)); m != nil {
+		text := plainText(it, p.src)
+		if m := leadingLabel.FindStringSubmatch(text); m != nil {
 			label = refLabel(m[1])
+		} else if m := bulletNumber.FindStringSubmatch(text); m != nil && !l.IsOrdered() {
+			label = refLabel(m[1] + m[2]) // "- (3) ..."
+		} else if inner, ok := it.FirstChild().(*ast.List); ok && inner.IsOrdered() && !l.IsOrdered() {
+			label = strconv.Itoa(inner.Start) // "- 3. https://...": a list inside the bullet
 		} else if l.IsOrdered() {
 			label = strconv.Itoa(l.Start + i)
 		}
@@ -340,13 +427,57 @@ func (p *reportParser) sourceParagraph(n ast.Node) {
 
 var (
 	leadingLabel = regexp.MustCompile(`^\s*\[([0-9๐-๙]{1,4})\]`)
+	// bulletNumber is a number that opens a bulleted Sources entry: "(3) ",
+	// or "3. " in Thai digits (in ASCII digits goldmark reads it as an
+	// ordered list inside the bullet).
+	bulletNumber = regexp.MustCompile(`^\s*(?:\(([0-9๐-๙]{1,4})\)|([0-9๐-๙]{1,4})[.)])\s`)
 	rawURL       = regexp.MustCompile(`https?://[^\s<>"']+`)
 	// bracketRef is compiled on first use: its counted repeats make a
 	// large program, unlike the two above.
 	bracketRef = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\[(\^?)([0-9๐-๙]{1,4}|[^\]\s]{1,40})\]`)
 	})
+	// bracketGroup is a marker citing several numbered entries at once:
+	// "[1, 3]", "[2; 5]", "[1-3]", "[1–3, 7]".
+	bracketGroup = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[[0-9๐-๙]{1,4}(?:[ \t]*[,;\-–—][ \t]*[0-9๐-๙]{1,4}){1,40}\]`)
+	})
 )
+
+// maxGroupRange is the widest range a group marker may span ("[1-20]"); a
+// wider one ("[1-9999]") is not read as a citation of every entry.
+const maxGroupRange = 50
+
+// groupLabels are the entry numbers a group marker names, in order, each
+// once: "[1-3, 7]" -> 1 2 3 7. ok is false for a range that runs backwards
+// or wider than maxGroupRange.
+func groupLabels(marker string) (labels []string, ok bool) {
+	inner := refLabel(strings.Trim(marker, "[]"))
+	seen := map[int]bool{}
+	for _, item := range strings.FieldsFunc(inner, func(r rune) bool { return r == ',' || r == ';' }) {
+		lo, hi, found := strings.Cut(item, "-")
+		if !found {
+			lo, hi, found = strings.Cut(strings.ReplaceAll(item, "—", "–"), "–")
+		}
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, false
+		}
+		b := a
+		if found {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a || b-a > maxGroupRange {
+				return nil, false
+			}
+		}
+		for n := a; n <= b; n++ {
+			if !seen[n] {
+				seen[n] = true
+				labels = append(labels, strconv.Itoa(n))
+			}
+		}
+	}
+	return labels, len(labels) > 0
+}
 
 func trimURL(u string) string { return strings.TrimRight(u, ".,;:)]") }
 
@@ -399,9 +530,31 @@ var sourcesHeadings = []string{
 	"บรรณานุกรม", "แหล่งที่มาและเอกสารอ้างอิง", "แหล่งที่มาและอ้างอิง", "ที่มาและอ้างอิง",
 }
 
+// sourceWords name a list of sources; sourceJoiners may stand beside them
+// in such a heading ("Sources & References", "Notes and References",
+// "List of Sources"), where no other word may ("Sources of heat loss" is a
+// topic).
+var (
+	sourceWords   = []string{"source", "sources", "reference", "references", "bibliography", "citations"}
+	sourceJoiners = []string{"and", "of", "cited", "consulted", "used", "further", "reading", "list", "notes", "key", "links",
+		"works", "primary", "secondary", "additional", "other", "selected", "all"}
+)
+
 func isSourcesHeading(title string) bool {
 	t := NormalizeHeading(title)
-	return slices.Contains(sourcesHeadings, t)
+	if slices.Contains(sourcesHeadings, t) {
+		return true
+	}
+	core := false
+	for _, w := range strings.Fields(t) {
+		switch {
+		case slices.Contains(sourceWords, w):
+			core = true
+		case !slices.Contains(sourceJoiners, w):
+			return false
+		}
+	}
+	return core
 }
 
 // NormalizeHeading lower-cases a heading and drops numbering, emoji and
@@ -474,6 +627,37 @@ type mark struct {
 	// bare is true for markers that carry no prose ([1], [^1], autolinks):
 	// at the start of a sentence they belong to the sentence before.
 	bare bool
+	// group holds the citations of a marker naming several entries
+	// ("[1-3]") instead of cite; markers written alike share one slice.
+	group []eval.Citation
+}
+
+// citeSink gives marks' citations to sentences: a group's citations go to
+// a sentence once each, however many group markers name them, so that a
+// run of "[1-50]" costs no more than the entries it names.
+type citeSink struct {
+	seen map[int]map[string]bool // sentence index -> refs given by groups
+}
+
+func (cs *citeSink) add(dst []eval.Citation, sentence int, m mark) []eval.Citation {
+	if m.group == nil {
+		return append(dst, m.cite)
+	}
+	if cs.seen == nil {
+		cs.seen = map[int]map[string]bool{}
+	}
+	set := cs.seen[sentence]
+	if set == nil {
+		set = map[string]bool{}
+		cs.seen[sentence] = set
+	}
+	for _, c := range m.group {
+		if !set[c.Ref] {
+			set[c.Ref] = true
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // origin maps an offset of the flattened text back to the source.
@@ -565,6 +749,7 @@ func (f *flattener) inline(n ast.Node) {
 // them as text when no definition exists) and resolves the numbered ones
 // against the Sources list.
 func (f *flattener) bracketRefs(s string) {
+	f.bracketGroups(s)
 	inline := newSpanSet(f.spans) // the spans of links, code and markers, where brackets are no reference
 	for _, m := range bracketRef().FindAllStringSubmatchIndex(s, -1) {
 		start, end := m[0], m[1]
@@ -596,6 +781,47 @@ func (f *flattener) bracketRefs(s string) {
 	}
 }
 
+// bracketGroups finds markers that cite several numbered entries ("[1, 3]",
+// "[1-3]") and resolves each number against the Sources list; a number with
+// no entry is dangling, as "[9]" alone would be.
+func (f *flattener) bracketGroups(s string) {
+	inline := newSpanSet(f.spans)
+	shared := map[string][]eval.Citation{} // the citations of each group, by its labels
+	for _, m := range bracketGroup().FindAllStringIndex(s, -1) {
+		start, end := m[0], m[1]
+		if inline.covers(start) {
+			continue
+		}
+		labels, ok := groupLabels(s[start:end])
+		if !ok {
+			continue
+		}
+		f.spans = append(f.spans, span{start, end, spanMarker})
+		key := strings.Join(labels, ",")
+		group, done := shared[key]
+		var missing []string
+		for _, label := range labels {
+			u, found := f.p.r.References[label]
+			if !found {
+				missing = append(missing, "["+label+"]")
+			} else if !done {
+				group = append(group, eval.Citation{Kind: eval.CiteNumbered, Ref: label, URL: u})
+			}
+		}
+		shared[key] = group
+		if len(group) > 0 {
+			f.marks = append(f.marks, mark{at: start, bare: true, group: group})
+		}
+		if len(missing) == len(labels) {
+			// It names no entry at all: one dangling marker, as written.
+			f.p.r.Dangling = append(f.p.r.Dangling, s[start:end])
+			f.dangling = append(f.dangling, mark{at: start, bare: true})
+			continue
+		}
+		f.p.r.Dangling = append(f.p.r.Dangling, missing...)
+	}
+}
+
 func (f *flattener) srcOffset(flat int) int {
 	i := sort.Search(len(f.origins), func(i int) bool { return f.origins[i].flat > flat }) - 1
 	if i < 0 {
@@ -624,6 +850,7 @@ func (p *reportParser) paragraph(n ast.Node) {
 	}
 	first := len(p.r.Sentences)
 	next := 0 // the first mark not yet given to a sentence: marks and bounds both ascend
+	var sink citeSink
 	for i := 0; i+1 < len(bounds); i++ {
 		start, end := bounds[i], bounds[i+1]
 		var cites []eval.Citation
@@ -637,11 +864,11 @@ func (p *reportParser) paragraph(n ast.Node) {
 			// sentence before it ("... grew.[1] Next ...").
 			if leadingBare && m.bare && len(p.r.Sentences) > first && onlyMarkup(s[start:m.at]) {
 				prev := &p.r.Sentences[len(p.r.Sentences)-1]
-				prev.Citations = append(prev.Citations, m.cite)
+				prev.Citations = sink.add(prev.Citations, len(p.r.Sentences)-1, m)
 				continue
 			}
 			leadingBare = false
-			cites = append(cites, m.cite)
+			cites = sink.add(cites, len(p.r.Sentences), m)
 		}
 		body := strings.TrimSpace(s[start:end])
 		if !hasProse(spans.strip(s, start, end, spanMarker, spanLink)) {
@@ -657,7 +884,7 @@ func (p *reportParser) paragraph(n ast.Node) {
 			sl = p.lineOf(off)
 		}
 		p.r.Sentences = append(p.r.Sentences, Sentence{
-			Text: body, Line: sl, Section: p.section, Citations: cites,
+			Text: body, Prose: strings.TrimSpace(spans.strip(s, start, end, spanMarker)), Line: sl, Section: p.section, Citations: cites,
 			Claim: isClaim(spans.strip(s, start, spans.trimClosingLinks(s, start, end), spanMarker), body),
 		})
 	}
@@ -696,8 +923,9 @@ func (p *reportParser) table(t *east.Table) {
 			continue
 		}
 		var cites []eval.Citation
+		var sink citeSink
 		for _, m := range f.marks {
-			cites = append(cites, m.cite)
+			cites = sink.add(cites, 0, m)
 		}
 		line := 0
 		if off := f.srcOffset(0); off >= 0 {

@@ -94,6 +94,7 @@ func splitSentences(s string, spans *spanSet) []int {
 		bounds = append(bounds, end)
 	}
 	bounds = attachedLinkStops(s, spans, bounds)
+	bounds = markerStops(s, spans, bounds)
 	if thai.HasThai(s) {
 		bounds = thaiSpaceStops(s, spans, bounds)
 	}
@@ -118,6 +119,44 @@ func attachedLinkStops(s string, spans *spanSet, bounds []int) []int {
 			continue
 		}
 		end := pastClosingLinks(s, spans, sp.start)
+		if _, found := slices.BinarySearch(bounds, end); found || end >= len(s) || !opensSentence(s[end:]) || spans.strictlyInside(end) {
+			continue
+		}
+		extra = append(extra, end)
+	}
+	return addBounds(bounds, extra)
+}
+
+// markerStops adds to bounds a boundary after the citation markers that
+// follow a terminal mark when a capitalised word follows them ("at sea
+// level.[^w] Ice melts...", "level. [^note] Ice..."). The Unicode rules see
+// no sentence start there when the marker holds a lower-case letter: they
+// read "[^w]" as the opening of a sentence that continues in lower case.
+// bounds and the result are sorted.
+func markerStops(s string, spans *spanSet, bounds []int) []int {
+	if spans == nil {
+		return bounds
+	}
+	var extra []int
+	for _, sp := range spans.spans {
+		if sp.kind != spanMarker || sp.start == 0 {
+			continue
+		}
+		before := strings.TrimRight(s[:sp.start], " ")
+		if r, _ := utf8.DecodeLastRuneInString(before); !strings.ContainsRune(terminalMarks, r) {
+			continue
+		}
+		end := sp.end
+		for {
+			for end < len(s) && s[end] == ' ' {
+				end++
+			}
+			next, ok := spans.markerAt(end)
+			if !ok {
+				break
+			}
+			end = next.end
+		}
 		if _, found := slices.BinarySearch(bounds, end); found || end >= len(s) || !opensSentence(s[end:]) || spans.strictlyInside(end) {
 			continue
 		}

@@ -71,12 +71,17 @@ func (ss *spanSet) covers(off int) bool {
 }
 
 // linkAt returns the link span that starts at offset i, if any.
-func (ss *spanSet) linkAt(i int) (span, bool) {
+func (ss *spanSet) linkAt(i int) (span, bool) { return ss.kindAt(i, spanLink) }
+
+// markerAt returns the citation marker span that starts at offset i, if any.
+func (ss *spanSet) markerAt(i int) (span, bool) { return ss.kindAt(i, spanMarker) }
+
+func (ss *spanSet) kindAt(i int, kind spanKind) (span, bool) {
 	if ss == nil {
 		return span{}, false
 	}
 	for j := sort.Search(len(ss.spans), func(j int) bool { return ss.spans[j].start >= i }); j < len(ss.spans) && ss.spans[j].start == i; j++ {
-		if ss.spans[j].kind == spanLink {
+		if ss.spans[j].kind == kind {
 			return ss.spans[j], true
 		}
 	}

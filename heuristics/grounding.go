@@ -131,7 +131,7 @@ func (g Grounding) score(r *Report) eval.Score {
 		return sc
 	}
 	cov := 100 * float64(cited) / float64(len(claims))
-	sc.Evidence.Counts[KeyCitationCoveragePct] = round2(floorTo(cov, 0.01))
+	sc.Evidence.Counts[KeyCitationCoveragePct] = shownAt(cov, 100)
 	sc.Points = bandPoints(bands, cov)
 	sc.Value = sc.Points / maxPts
 	switch {
@@ -140,7 +140,7 @@ func (g Grounding) score(r *Report) eval.Score {
 	case cited == len(claims):
 		sc.Reason = fmt.Sprintf("all %d claims are cited", len(claims))
 	default:
-		sc.Reason = fmt.Sprintf("%d of %s cited (%.1f%%)", cited, plural.Count(len(claims), "claim"), floorTo(cov, 0.1))
+		sc.Reason = fmt.Sprintf("%d of %s cited (%.1f%%)", cited, plural.Count(len(claims), "claim"), shownAt(cov, 10))
 		if len(uncited) > 0 {
 			sc.Reason += "; uncited: " + strings.Join(uncited, "; ")
 		}
@@ -181,12 +181,20 @@ func bandPoints(bands []Band, cov float64) float64 {
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
 
-// floorTo rounds x down to a multiple of unit (0.01, 0.1), for a figure a
-// rule compares with a threshold: a coverage of 99.995% is shown as 99.99,
-// not 100, and an average credibility of 8.995 as 8.99, not 9, so the
-// figure shown never reaches a threshold the raw one misses. (A tiny
-// allowance keeps 0.29 from showing as 0.28 through float error.)
-func floorTo(x, unit float64) float64 { return math.Floor(x/unit+1e-9) * unit }
+// shownAt is x, a figure a rule compares with a threshold, rounded to
+// hundredths (per 100) or tenths (per 10) to be shown, except that a figure the
+// rounding would carry up onto a whole number is rounded down: the rules'
+// thresholds are whole (credibility 9, coverage 100%), so 8.995 is shown
+// as 8.99, not the 9 it missed, and 99.95% as 99.9%, while 2 of 3 is
+// 66.67% as anyone rounds it. (A tiny allowance keeps 0.29 from showing
+// as 0.28 through float error.)
+func shownAt(x, per float64) float64 {
+	r := math.Round(x*per) / per
+	if r > x && r == math.Trunc(r) {
+		return math.Floor(x*per+1e-9) / per
+	}
+	return r
+}
 
 func orDefault(x, d float64) float64 {
 	if x == 0 {

@@ -352,7 +352,7 @@ func TestShownFiguresNeverReachAMissedThreshold(t *testing.T) {
 		reason string
 	}{
 		"coverage 99.95%":   {Grounding{}, nearlyAll.String(), KeyCitationCoveragePct, 99.95, 4.89, "1999 of 2000 claims cited (99.9%)"},
-		"coverage 2 of 3":   {Grounding{}, cite(0, "a.gov", true) + cite(1, "a.gov", true) + cite(2, "", false), KeyCitationCoveragePct, 66.66, 1.75, "2 of 3 claims cited (66.6%)"},
+		"coverage 2 of 3":   {Grounding{}, cite(0, "a.gov", true) + cite(1, "a.gov", true) + cite(2, "", false), KeyCitationCoveragePct, 66.67, 1.75, "2 of 3 claims cited (66.7%)"},
 		"average 8.995":     {SourceQuality{}, nearlyNine.String(), KeyAvgCredibility, 8.99, 1.5, "average credibility 8.99 over 201 sources"},
 		"average exactly 9": {SourceQuality{}, cite(0, "docs.python.org", true), KeyAvgCredibility, 9, 2, "average credibility 9.00 over 1 source"},
 	}
@@ -365,5 +365,26 @@ func TestShownFiguresNeverReachAMissedThreshold(t *testing.T) {
 			assert.Equal(t, tc.points, sc.Points)
 			assert.True(t, strings.HasPrefix(sc.Reason, tc.reason), sc.Reason)
 		})
+	}
+}
+
+func TestShownAt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		x, per, want float64
+	}{
+		{8.995, 100, 8.99},
+		{8.994, 100, 8.99},
+		{9, 100, 9},
+		{200.0 / 3, 100, 66.67},
+		{200.0 / 3, 10, 66.7},
+		{99.95, 10, 99.9},
+		{99.995, 100, 99.99},
+		{0.29, 100, 0.29},
+		{7.9999, 100, 7.99},
+		{7.004, 100, 7},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, shownAt(tc.x, tc.per), "shownAt(%v, %v)", tc.x, tc.per)
 	}
 }

@@ -113,14 +113,14 @@ func (q SourceQuality) score(r *Report, known []eval.Source) eval.Score {
 	avg := sum / float64(len(srcs))
 	sc.Points = SourceQualityPoints(avg, table)
 	sc.Value = sc.Points / maxPts
-	sc.Evidence.Counts[KeyAvgCredibility] = round2(floorTo(avg, 0.01))
+	sc.Evidence.Counts[KeyAvgCredibility] = shownAt(avg, 100)
 	var low []string
 	for _, rt := range sc.Evidence.Sources {
 		if rt.Rating < 7 {
 			low = append(low, fmt.Sprintf("%s (%g)", rt.URL, rt.Rating))
 		}
 	}
-	sc.Reason = fmt.Sprintf("average credibility %.2f over %s", floorTo(avg, 0.01), plural.Count(len(srcs), "source"))
+	sc.Reason = fmt.Sprintf("average credibility %.2f over %s", shownAt(avg, 100), plural.Count(len(srcs), "source"))
 	if len(low) > 0 {
 		sc.Reason += fmt.Sprintf("; %d below 7: %v", len(low), low)
 	}

@@ -13,19 +13,21 @@
 # /proc) per request answered, which moves less than the rate when
 # other work shares the machine. With ROUNDS=N the closed loops take
 # turns N times (assay, node, assay, ...) and the median of the ratios
-# is printed. ASSAY=FILE serves a binary built before (another commit's)
+# is printed; with REPEAT=N the open loops take turns N times (p99 moves
+# from run to run with the host). ASSAY=FILE serves a binary built before (another commit's)
 # instead of building this tree's.
 # Needs node on PATH and the seeds (ASSAY_SEEDS_DIR, default ../shared/seeds).
 #
 #   bash scripts/load-context-node.sh
 #   SECONDS_=10 WORKERS=16 RATE=1000 bash scripts/load-context-node.sh
-#   ASSAY=/tmp/assay-main ROUNDS=5 bash scripts/load-context-node.sh
+#   ASSAY=/tmp/assay-main ROUNDS=5 REPEAT=3 bash scripts/load-context-node.sh
 set -euo pipefail
 . "$(dirname "$0")/lib-steal.sh"
 secs=${SECONDS_:-5}
 workers=${WORKERS:-8}
 rate=${RATE:-1000}
 rounds=${ROUNDS:-1}
+repeat=${REPEAT:-1}
 port=${PORT:-18191}
 nport=${NODE_PORT:-18192}
 seeds=${ASSAY_SEEDS_DIR:-../shared/seeds}
@@ -110,11 +112,13 @@ for round in $(seq 1 "$rounds"); do
   echo "$ratio" >>"$work/ratios"
   [ "$rounds" = 1 ] || echo "round $round: assay ${ratio}x node"
 done
-for name in assay node; do
-  url="http://127.0.0.1:$port" path=/v1/context-score
-  if [ $name = node ]; then url="http://127.0.0.1:$nport" path=/; fi
-  printf '%s at %d/s:    ' $name "$rate"
-  "${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate "$rate" -duration "${secs}s" -body "$body"
+for _ in $(seq 1 "$repeat"); do
+  for name in assay node; do
+    url="http://127.0.0.1:$port" path=/v1/context-score
+    if [ $name = node ]; then url="http://127.0.0.1:$nport" path=/; fi
+    printf '%s at %d/s:    ' $name "$rate"
+    "${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate "$rate" -duration "${secs}s" -body "$body"
+  done
 done
 if [ "$rounds" = 1 ]; then
   awk -v a="$(rps "$work/assay.max")" -v n="$(rps "$work/node.max")" 'BEGIN { printf "most requests per second: assay %.0f, node %.0f: assay %.2fx node (goal >= 1.5x)\n", a, n, a / n }'

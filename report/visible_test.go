@@ -63,3 +63,55 @@ func TestIDsShowTheirHiddenCharacters(t *testing.T) {
 		assert.Contains(t, out.String(), `<span class="mono">`+tc.shown+`</span> 0.800→0.050`, "%s: fell most", tc.name)
 	}
 }
+
+// TestReportPolicy: report.html says, before anything it governs, that it
+// loads nothing from anywhere (its style and script are inline), so a
+// text that slipped its escaping could neither fetch nor send anything.
+func TestReportPolicy(t *testing.T) {
+	t.Parallel()
+	cfg, s, results := reportFixture(t)
+	for _, tc := range []struct {
+		name string
+		data Data
+	}{
+		{"with texts", reportData(t, results)},
+		{"without", Data{}},
+	} {
+		var out strings.Builder
+		require.NoError(t, WriteHTML(&out, cfg, s, results, tc.data), tc.name)
+		doc, err := html.Parse(strings.NewReader(out.String()))
+		require.NoError(t, err, tc.name)
+		var policies []string
+		var before []string // the elements of head ahead of the policy
+		for n := range doc.Descendants() {
+			if n.Type != html.ElementNode || n.Parent == nil || n.Parent.Data != "head" {
+				continue
+			}
+			equiv, content := "", ""
+			for _, a := range n.Attr {
+				switch a.Key {
+				case "http-equiv":
+					equiv = a.Val
+				case "content":
+					content = a.Val
+				}
+			}
+			if strings.EqualFold(equiv, "Content-Security-Policy") {
+				policies = append(policies, content)
+			} else if len(policies) == 0 && !(n.Data == "meta" && equiv == "" && content == "") {
+				before = append(before, n.Data)
+			}
+		}
+		require.Len(t, policies, 1, tc.name)
+		assert.Empty(t, before, "%s: the policy comes first", tc.name)
+		directives := map[string]string{}
+		for d := range strings.SplitSeq(policies[0], ";") {
+			name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+			directives[name] = value
+		}
+		assert.Equal(t, map[string]string{
+			"default-src": "'none'", "style-src": "'unsafe-inline'", "script-src": "'unsafe-inline'",
+			"img-src": "data:", "form-action": "'none'", "base-uri": "'none'",
+		}, directives, tc.name)
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/plural"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/stats"
 )
@@ -43,14 +44,17 @@ var reportFuncs = template.FuncMap{
 		}
 		return PText(n)
 	},
-	"inc":   func(i int) int { return i + 1 },
-	"usd":   fmtUSD,
-	"dur":   fmtDur,
-	"when":  fmtWhen,
-	"short": func(s string) string { return s[:min(len(s), 12)] },
-	"join":  strings.Join,
-	"add":   func(a, b int) int { return a + b },
-	"count": plural.Count,
+	"inc": func(i int) int { return i + 1 },
+	// visible shows a name's control and bidirectional formatting
+	// characters as their escapes (page.vis).
+	"visible": termtext.Visible,
+	"usd":     fmtUSD,
+	"dur":     fmtDur,
+	"when":    fmtWhen,
+	"short":   func(s string) string { return s[:min(len(s), 12)] },
+	"join":    strings.Join,
+	"add":     func(a, b int) int { return a + b },
+	"count":   plural.Count,
 	"signed": func(n run.Num) string {
 		if v := float64(n); !math.IsNaN(v) && v > 0 {
 			return "+" + fmtNum(n)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -58,6 +59,12 @@ func (p *page) esc(s string) {
 	p.WriteString(s[start:])
 }
 
+// vis writes a name (a sample's id, a tool's) escaped, each control and
+// bidirectional formatting character of it shown as its escape
+// (termtext.Visible): a page obeys them, and an id holding U+202E would
+// show reversed, and reverse the figures written after it.
+func (p *page) vis(s string) { p.esc(termtext.Visible(s)) }
+
 // int writes n in decimal (no byte of it needs escaping).
 func (p *page) int(n int) {
 	var b [20]byte
@@ -92,7 +99,7 @@ func (p *page) row(r *sampleRow, texts bool, width int) {
 	p.str("\">\n<tr class=\"vals\"><td class=\"mono\" data-v=\"")
 	p.esc(r.ID)
 	p.str("\">")
-	p.esc(r.ID)
+	p.vis(r.ID)
 	p.str("</td>")
 	if texts {
 		p.str("<td class=\"q\">")
@@ -273,7 +280,7 @@ func (p *page) conv(c *convView) {
 			p.str("<li class=\"xcall", lost(e.Marks), "\" data-expected=\"")
 			p.int(e.N)
 			p.str("\"><span class=\"mono\"><b>")
-			p.esc(e.Name)
+			p.vis(e.Name)
 			p.str("</b>(<span class=\"args\">")
 			if e.Any {
 				p.str("<i>any arguments</i>")
@@ -316,7 +323,7 @@ func (p *page) turn(t *turnView) {
 	p.str("</span>")
 	if t.Tool != "" {
 		p.str(" <span class=\"mono\">")
-		p.esc(t.Tool)
+		p.vis(t.Tool)
 		p.str("</span>")
 	}
 	if t.Failed {
@@ -346,7 +353,7 @@ func (p *page) call(c *callView) {
 	p.str("\"><div class=\"mono\"><span class=\"muted\">call ")
 	p.int(c.N)
 	p.str("</span> <b>")
-	p.esc(c.Name)
+	p.vis(c.Name)
 	p.str("</b>(<span class=\"args\">")
 	p.args(c.Arguments)
 	p.str("</span>)</div>")
@@ -460,7 +467,7 @@ func (p *page) evidence(r *resultView) {
 			p.esc(c.Text)
 			if c.SourceID != "" {
 				p.str(" <span class=\"muted\">(")
-				p.esc(c.SourceID)
+				p.vis(c.SourceID)
 				p.str(")</span>")
 			}
 			for _, ct := range c.Citations {

@@ -60,7 +60,7 @@ func goRows(part rowsPart) string {
 var hostile = []string{
 	"", "plain", `<script>alert("x")</script>`, `"><img src=x onerror=alert(1)>`, "it's a+b & c<d>e",
 	"nul\x00byte", "bad \xff\xfe utf-8 \xc3", "ผลตอบแทน 4.2%", "line\nbreak\ttab", "&amp; already", "javascript:alert(1)",
-	"{{.ID}}", "\u2028\u2029", "🙂 emoji", "+", "'", `\`,
+	"{{.ID}}", "\u2028\u2029", "🙂 emoji", "+", "'", `\`, "rlo \u202egnp.exe", "esc \x1b[31m",
 }
 
 // randText is a text of hostile pieces, sometimes longer than the

@@ -90,8 +90,10 @@ type Sample struct {
 	Reason   string  `json:"reason"`
 	// Evidence are lines of the score's evidence (unsupported claims,
 	// gaps, issues).
-	Evidence  []string  `json:"evidence,omitempty"`
-	LatencyMS float64   `json:"latency_ms"`
+	Evidence []string `json:"evidence,omitempty"`
+	// LatencyMS is how long judging took, null when it was not measured
+	// (an offline judge, a reply from the cache).
+	LatencyMS run.Num   `json:"latency_ms"`
 	Defaulted bool      `json:"defaulted,omitempty"`
 	At        time.Time `json:"at,omitzero"`
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -195,8 +196,17 @@ func sampleOf(j Judged) Sample {
 		ID: j.SampleID, Metric: r.Metric,
 		Question: excerpt(j.Question, questionChars), Answer: excerpt(j.Answer, answerChars),
 		Value: r.Value, Reason: excerpt(reason, reasonChars), Evidence: evidenceOf(r.Evidence),
-		LatencyMS: float64(r.Usage.Latency) / float64(time.Millisecond), Defaulted: r.Defaulted, At: j.At,
+		LatencyMS: latencyMS(r.Usage.Latency), Defaulted: r.Defaulted, At: j.At,
 	}
+}
+
+// latencyMS is d in milliseconds, undefined (null) when d was not
+// measured: 0 is no latency, never one of 0 ms.
+func latencyMS(d time.Duration) run.Num {
+	if d <= 0 {
+		return run.Num(math.NaN())
+	}
+	return run.Num(float64(d) / float64(time.Millisecond))
 }
 
 // evidenceOf lists what a low value rests on: the claims not supported

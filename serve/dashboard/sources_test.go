@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestSources(t *testing.T) {
 	assert.Equal(t, 280, len([]rune(l.Answer)))
 	assert.Equal(t, "word éé", string([]rune(l.Answer)[:7]))
 	assert.Equal(t, "…", string([]rune(l.Answer)[279:]))
-	assert.InDelta(t, 1000, l.LatencyMS, 1e-9)
+	assert.InDelta(t, 1000, float64(l.LatencyMS), 1e-9)
 
 	require.Len(t, d.Runs, 1)
 	assert.Equal(t, dashboard.Run{ID: "r2", Started: day0, Dataset: "d.jsonl", Metrics: []string{"faithfulness"}, Status: "ok",
@@ -151,5 +152,34 @@ func TestUnreadableRunsAreNamedNotFatal(t *testing.T) {
 				assert.NotContains(t, p, "/srv/runs.db", "the server's paths stay off the page")
 			}
 		})
+	}
+}
+
+// A judgement whose latency was not measured (an offline judge, a reply
+// from the cache) shows none: its latency_ms is null, never 0 ms.
+func TestAnUnmeasuredLatencyIsNull(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		latency time.Duration
+		want    string
+	}{
+		{"not measured", 0, `"latency_ms":null`},
+		{"negative", -time.Second, `"latency_ms":null`},
+		{"a millisecond", time.Millisecond, `"latency_ms":1`},
+		{"1.5 s", 1500 * time.Millisecond, `"latency_ms":1500`},
+	} {
+		src := dashboard.Sources{
+			Judged: func(context.Context) ([]dashboard.Judged, error) {
+				return []dashboard.Judged{judged("x", 0.2, tc.latency, false)}, nil
+			},
+			Now: func() time.Time { return day0 },
+		}
+		d, err := src.Dashboard(t.Context())
+		require.NoError(t, err, tc.name)
+		require.Len(t, d.Lowest, 1, tc.name)
+		b, err := json.Marshal(d.Lowest[0])
+		require.NoError(t, err, tc.name)
+		assert.Contains(t, string(b), tc.want, tc.name)
 	}
 }

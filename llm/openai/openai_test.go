@@ -923,6 +923,7 @@ func TestReplyShapes(t *testing.T) {
 	const content = `{\"score\": 4, \"reason\": \"supported by the source\"}`
 	tests := map[string]struct {
 		body      string
+		header    http.Header
 		check     func(*testing.T, error) // nil: success
 		in, out   int
 		estimated bool
@@ -959,6 +960,19 @@ func TestReplyShapes(t *testing.T) {
 			body:  `{"id":"x","object":"chat.completion","choices":[]}`,
 			check: errorIs(llm.ErrEmpty),
 		},
+		"a stream of server-sent events, not asked for, is no chat completion": {
+			body:  "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{}\"}}]}\n\ndata: [DONE]\n\n",
+			check: notChat(`a 200 reply streamed as server-sent events (application/json), though the request asked for no stream: "data: {\"id\":\"x\"`),
+		},
+		"a stream that opens with an event line is no chat completion": {
+			body:  "\nevent: message\ndata: {}\n\n",
+			check: notChat(`a 200 reply streamed as server-sent events (application/json), though the request asked for no stream: "\nevent: message`),
+		},
+		"a reply of type text/event-stream is no chat completion": {
+			body:   ": keep-alive\n\ndata: {}\n\n",
+			header: http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}},
+			check:  notChat(`a 200 reply streamed as server-sent events (text/event-stream; charset=utf-8), though the request asked for no stream: ": keep-alive`),
+		},
 		"missing usage is estimated": {
 			body:      `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + content + `"},"finish_reason":"stop"}]}`,
 			estimated: true,
@@ -973,7 +987,7 @@ func TestReplyShapes(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Body: tc.body}), llmtest.Default(ok))
+			srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Body: tc.body, Header: tc.header}), llmtest.Default(ok))
 			c := newClient(newBackend(t, srv, nil), nil)
 			var got verdict
 			u, err := llm.ChatJSON(t.Context(), c, request(), &got)

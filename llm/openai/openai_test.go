@@ -977,6 +977,14 @@ func TestReplyShapes(t *testing.T) {
 			body:      `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + content + `"},"finish_reason":"stop"}]}`,
 			estimated: true,
 		},
+		"a usage block with a negative count is estimated": {
+			body:      `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + content + `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":-500,"completion_tokens":12,"total_tokens":-488}}`,
+			estimated: true,
+		},
+		"a negative completion count is estimated too": {
+			body:      `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + content + `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":30,"completion_tokens":-1,"total_tokens":29}}`,
+			estimated: true,
+		},
 		"usage details and unknown fields are read past": {
 			body: `{"id":"x","object":"chat.completion","system_fingerprint":"fp_1","service_tier":"default","x_vendor":{"a":[1,2]},
 				"choices":[{"index":0,"logprobs":null,"message":{"role":"assistant","content":"` + content + `","reasoning_content":"hm","annotations":[]},"finish_reason":"stop","stop_reason":null}],
@@ -1005,6 +1013,7 @@ func TestReplyShapes(t *testing.T) {
 				assert.Equal(t, tc.out, u.TokensOut)
 			} else {
 				assert.Positive(t, u.TokensIn)
+				assert.Positive(t, u.TokensOut)
 			}
 		})
 	}

@@ -297,8 +297,8 @@ func (r *reply) notChat() error {
 // present (finer), else Retry-After, else the reset time of each
 // x-ratelimit limit (requests, tokens) that has nothing remaining.
 func (r *reply) retryAfterHint(now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(r.header.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
+	if ms, err := strconv.ParseFloat(r.header.Get("Retry-After-Ms"), 64); err == nil && llm.DurationOf(ms, time.Millisecond) > 0 {
+		return llm.DurationOf(ms, time.Millisecond)
 	}
 	if d := llm.ParseRetryAfter(r.header.Get("Retry-After"), now); d > 0 {
 		return d

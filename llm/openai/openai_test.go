@@ -808,6 +808,12 @@ func TestRetryAfterPastTheRetryTimeLimit(t *testing.T) {
 		"retry-after-ms past the limit gives up at once": {
 			reply: llmtest.Reply{Status: 503, Header: http.Header{"Retry-After-Ms": {"30000"}}}, calls: 1,
 		},
+		"Retry-After of centuries gives up at once, not as if there were none": {
+			reply: llmtest.Reply{Status: 429, RetryAfter: "99999999999"}, calls: 1,
+		},
+		"retry-after-ms past a Duration's range gives up at once": {
+			reply: llmtest.Reply{Status: 503, Header: http.Header{"Retry-After-Ms": {"1e300"}}}, calls: 1,
+		},
 		"Retry-After within the limit is waited for": {
 			reply: llmtest.Reply{Status: 429, RetryAfter: "0.1"}, calls: 2,
 		},

@@ -93,11 +93,10 @@ func CauseKind(err error) string {
 // Check returns a *DefaultRateError when the share of defaulted
 // judgements is over max (0 allows none), else nil.
 func (d Defaults) Check(max float64) error {
-	err := CheckDefaultRate(d.Defaulted, d.Total, max, d.First)
-	if re, ok := err.(*DefaultRateError); ok {
-		re.Causes = d.Causes
+	if err := CheckDefaultRate(d.Defaulted, d.Total, max, d.First); err != nil {
+		return &DefaultRateError{Defaulted: d.Defaulted, Total: d.Total, Max: max, First: d.First, Causes: d.Causes}
 	}
-	return err
+	return nil
 }
 
 // CheckDefaultRate returns a *DefaultRateError when defaulted of total

@@ -465,8 +465,12 @@ func (j Config) DefaultRate(d Defaults) (f Failure, ok bool) {
 	if !errors.As(d.Check(limit), &re) {
 		return Failure{}, false
 	}
-	msg := fmt.Sprintf("%s fell back to the neutral default, over %s: %s\n%s, or allow more defaults with --max-default-rate",
-		re.Summary(), flag, re.Cause(), DefaultAdvice(re))
+	by := re.ByCause()
+	if by != "" {
+		by = " (" + by + ")"
+	}
+	msg := fmt.Sprintf("%s fell back to the neutral default%s, over %s: %s\n%s, or allow more defaults with --max-default-rate",
+		re.Summary(), by, flag, re.Cause(), DefaultAdvice(re))
 	return Failure{Kind: FailDefaults, Err: &causeError{msg: msg, err: re}}, true
 }
 

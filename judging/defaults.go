@@ -1,12 +1,19 @@
 package judging
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/judges"
+	"github.com/assaylabs/assay/llm"
 )
 
 // DefaultMaxRate is the share of judgements a run may see fall back to the
@@ -24,6 +31,9 @@ type Defaults struct {
 	// First is the error of the first default counted; nil when there is
 	// none or the score did not say.
 	First error
+	// Causes counts the defaults by the kind of their cause (CauseKind);
+	// nil until one is counted by Add.
+	Causes map[string]int
 }
 
 // Add counts one score.
@@ -36,12 +46,57 @@ func (d *Defaults) Add(s eval.Score) {
 	if d.First == nil {
 		d.First = s.Err
 	}
+	if d.Causes == nil {
+		d.Causes = map[string]int{}
+	}
+	d.Causes[CauseKind(s.Err)]++
+}
+
+// CauseKind names the kind of a default's cause, to count the defaults of
+// a run by it: a run whose judges failed in several ways names each, not
+// only its first.
+func CauseKind(err error) string {
+	var se *llm.StatusError
+	var re *llm.RefusalError
+	var ce *judges.CheckerError
+	switch {
+	case err == nil:
+		return "no cause given"
+	case errors.As(err, &ce):
+		return "fact checker failed"
+	case errors.Is(err, llm.ErrBudget):
+		return "budget reached"
+	case errors.Is(err, llm.ErrUnreachable):
+		return "server unreachable"
+	case errors.As(err, &se):
+		return "status " + strconv.Itoa(se.Code)
+	case errors.As(err, &re):
+		return "refusal"
+	case errors.Is(err, llm.ErrReplyTooLarge):
+		return "reply over the cap"
+	case errors.Is(err, llm.ErrNotChat):
+		return "not a chat completion"
+	case errors.Is(err, llm.ErrInvalidOutput):
+		return "reply off the schema"
+	case errors.Is(err, judges.ErrMissingVerdicts):
+		return "verdicts missing"
+	case errors.Is(err, llm.ErrEmpty):
+		return "empty reply"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	case llm.Temporary(err):
+		return "connection failed" // reset, refused, cut off
+	}
+	return "other error"
 }
 
 // Check returns a *DefaultRateError when the share of defaulted
 // judgements is over max (0 allows none), else nil.
 func (d Defaults) Check(max float64) error {
-	return CheckDefaultRate(d.Defaulted, d.Total, max, d.First)
+	if err := CheckDefaultRate(d.Defaulted, d.Total, max, d.First); err != nil {
+		return &DefaultRateError{Defaulted: d.Defaulted, Total: d.Total, Max: max, First: d.First, Causes: d.Causes}
+	}
+	return nil
 }
 
 // CheckDefaultRate returns a *DefaultRateError when defaulted of total
@@ -66,6 +121,9 @@ type DefaultRateError struct {
 	Max float64
 	// First is the cause of the first default, or nil.
 	First error
+	// Causes counts the defaults by the kind of their cause (CauseKind),
+	// when they were counted so; nil otherwise.
+	Causes map[string]int
 }
 
 // Rate is the share of judgements that defaulted, from 0 to 1.
@@ -76,6 +134,23 @@ func (e *DefaultRateError) Rate() float64 { return float64(e.Defaulted) / float6
 func (e *DefaultRateError) Summary() string {
 	pct := math.Round(e.Rate()*1000) / 10 // one decimal: 33.3, 0.1, 100
 	return fmt.Sprintf("%d of %d judgements (%s%%)", e.Defaulted, e.Total, strconv.FormatFloat(pct, 'f', -1, 64))
+}
+
+// ByCause counts the defaults by the kind of their cause, most first
+// ("2 status 500, 1 refusal"), when they had more than one kind; "" when
+// they had one, which Cause names.
+func (e *DefaultRateError) ByCause() string {
+	if len(e.Causes) < 2 {
+		return ""
+	}
+	kinds := slices.SortedFunc(maps.Keys(e.Causes), func(a, b string) int {
+		return cmp.Or(cmp.Compare(e.Causes[b], e.Causes[a]), cmp.Compare(a, b))
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", e.Causes[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Cause is the first line of the first default's error, or a note that

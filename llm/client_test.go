@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -415,13 +416,18 @@ func TestParseRetryAfter(t *testing.T) {
 		in   string
 		want time.Duration
 	}{
-		"seconds":   {"2", 2 * time.Second},
-		"fraction":  {"0.5", 500 * time.Millisecond},
-		"http date": {"Mon, 23 Nov 2026 10:00:30 GMT", 30 * time.Second},
-		"past date": {"Mon, 23 Nov 2026 09:00:00 GMT", 0},
-		"empty":     {"", 0},
-		"garbage":   {"soon", 0},
-		"negative":  {"-3", 0},
+		"seconds":      {"2", 2 * time.Second},
+		"fraction":     {"0.5", 500 * time.Millisecond},
+		"http date":    {"Mon, 23 Nov 2026 10:00:30 GMT", 30 * time.Second},
+		"past date":    {"Mon, 23 Nov 2026 09:00:00 GMT", 0},
+		"empty":        {"", 0},
+		"garbage":      {"soon", 0},
+		"negative":     {"-3", 0},
+		"not a number": {"NaN", 0},
+		"infinite":     {"inf", 0},
+		"longer than a Duration holds, not a negative wait": {"99999999999", time.Duration(math.MaxInt64)},
+		"an exponent past the range":                        {"1e300", time.Duration(math.MaxInt64)},
+		"just under the range":                              {"9e9", 9e9 * time.Second},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, ParseRetryAfter(tc.in, now)) })

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -175,6 +176,21 @@ func retryAfter(err error) time.Duration {
 	return 0
 }
 
+// DurationOf is n units as a Duration, for a server's hint of a wait:
+// zero when n is not above zero or not a number ("NaN", "inf"), and the
+// longest Duration when n units are longer, rather than a conversion that
+// overflows into a negative wait, which would be taken as no hint at all.
+func DurationOf(n float64, unit time.Duration) time.Duration {
+	switch d := n * float64(unit); {
+	case !(n > 0) || math.IsInf(n, 1):
+		return 0
+	case d >= math.MaxInt64:
+		return math.MaxInt64
+	default:
+		return time.Duration(d)
+	}
+}
+
 // ParseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date
 // (relative to now). Unparseable or past values give zero.
 func ParseRetryAfter(v string, now time.Time) time.Duration {
@@ -182,10 +198,7 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
+		return DurationOf(s, time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {

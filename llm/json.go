@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -398,14 +400,47 @@ func schemaProblem(err error) string {
 	if !ok {
 		return msg
 	}
-	// The validator prints a JSON null as the Go value it holds.
+	// The validator prints a JSON null as the Go value it holds, and a
+	// number out of its bounds as a fraction beside a bound of six
+	// decimals ("7/1 is greater than 5.000000").
 	problem = strings.ReplaceAll(problem, "<invalid reflect.Value>", "null")
+	problem = boundProblem.ReplaceAllStringFunc(problem, func(m string) string {
+		p := boundProblem.FindStringSubmatch(m)
+		return p[1] + ratString(p[2]) + p[3] + decimalString(p[4])
+	})
 	if !strings.HasPrefix(loc, "/") {
 		return "the reply: " + problem
 	}
 	loc = strings.ReplaceAll(loc, "/items", "[]")
 	loc = strings.ReplaceAll(loc, "/properties/", ".")
 	return strings.TrimPrefix(loc, ".") + ": " + problem
+}
+
+// boundProblem is the validator's message for a number out of its
+// bounds: the number as a fraction (big.Rat), the bound with six decimals.
+var boundProblem = regexp.MustCompile(`^((?:minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf): )(-?\d+/\d+)( is [a-z ]+ )(-?\d+\.\d+)$`)
+
+// ratString is a fraction "p/q" as a number is written: "7", "3.5".
+func ratString(frac string) string {
+	r, ok := new(big.Rat).SetString(frac)
+	if !ok {
+		return frac
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// decimalString is a number written with trailing zeros ("5.000000") as
+// it is written without them ("5").
+func decimalString(s string) string {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // nextObject finds the first '{' of s and returns the balanced {...} that

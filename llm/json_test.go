@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -57,7 +58,7 @@ func TestDecodeReplyHoldsEveryCandidateToTheSchema(t *testing.T) {
 		},
 		"null list":   {in: `{"verdicts":null}`, err: `verdicts: type:`},
 		"wrong type":  {in: `{"verdicts":[{"statement":"1","verdict":"supported"}]}`, err: `verdicts[].statement: type: 1 has type "string", want "integer"`},
-		"below range": {in: `{"verdicts":[{"statement":0,"verdict":"supported"}]}`, err: `verdicts[].statement: minimum: 0/1 is less than 1`},
+		"below range": {in: `{"verdicts":[{"statement":0,"verdict":"supported"}]}`, err: `verdicts[].statement: minimum: 0 is less than 1`},
 		"a fraction where an integer is asked": {
 			in: `{"verdicts":[{"statement":0.8,"verdict":"supported"}]}`, err: `verdicts[].statement: type: 0.8 has type "number", want "integer"`,
 		},
@@ -231,6 +232,42 @@ func TestChatJSONReadsACheckedReplyWithoutVettingItAgain(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, 1, c.n, "no repair request")
+		})
+	}
+}
+
+// boundedReply has bounds of both kinds of number.
+type boundedReply struct {
+	Grade  int     `json:"grade"`
+	Weight float64 `json:"weight"`
+}
+
+// TestNumbersOutOfBoundsAreWrittenAsNumbers: a number out of its schema's
+// bounds is said as the reply wrote it and the bound as the schema gives
+// it (to the user and in the repair request), not as a fraction beside a
+// bound of six decimals.
+func TestNumbersOutOfBoundsAreWrittenAsNumbers(t *testing.T) {
+	t.Parallel()
+	schema := &Schema{Name: "bounded", JSON: json.RawMessage(`{"type":"object","required":["grade","weight"],"properties":{` +
+		`"grade":{"type":"integer","minimum":1,"maximum":5},"weight":{"type":"number","exclusiveMinimum":0,"maximum":0.75}}}`)}
+	tests := map[string]struct {
+		in, err string
+	}{
+		"a grade over the scale":     {in: `{"grade":7,"weight":0.5}`, err: "not of the schema: grade: maximum: 7 is greater than 5"},
+		"a grade under it":           {in: `{"grade":-2,"weight":0.5}`, err: "grade: minimum: -2 is less than 1"},
+		"a fraction over a fraction": {in: `{"grade":3,"weight":0.8}`, err: "weight: maximum: 0.8 is greater than 0.75"},
+		"at an exclusive bound":      {in: `{"grade":3,"weight":0}`, err: "weight: exclusiveMinimum: 0 is less than or equal to 0"},
+		"below an exclusive bound":   {in: `{"grade":3,"weight":-1.25}`, err: "weight: exclusiveMinimum: -1.25 is less than or equal to 0"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got boundedReply
+			err := DecodeReply(tc.in, schema, &got)
+			require.ErrorIs(t, err, ErrInvalidOutput)
+			assert.ErrorContains(t, err, tc.err)
+			assert.NotContains(t, err.Error(), "/1")
+			assert.NotContains(t, err.Error(), "000")
 		})
 	}
 }

@@ -64,7 +64,9 @@ func (h *hinted) NextBackOff() time.Duration {
 	}
 	if h.hint > 0 {
 		d = min(h.hint, h.max)
-		if lim := h.exp.MaxElapsedTime; lim > 0 && h.exp.GetElapsedTime()+h.hint > lim {
+		// Compared without adding to the hint, which may be the longest
+		// Duration (a server's hint of centuries, DurationOf).
+		if lim := h.exp.MaxElapsedTime; lim > 0 && h.hint > lim-h.exp.GetElapsedTime() {
 			h.refused, d = h.hint, backoff.Stop
 		}
 		h.hint = 0

@@ -34,7 +34,10 @@ func TestJudgeFaultTable(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(data, []byte(b.String()), 0o644))
 
-	rate := "20 of 20 judgements (100%) fell back to the neutral default, over --max-default-rate 0.05"
+	// The defaults of one fault may have causes of two kinds (calls cut
+	// before and after the server is taken as down), counted between
+	// "default" and "over".
+	rate := "20 of 20 judgements (100%) fell back to the neutral default"
 	tests := map[string]struct {
 		fault  string // the name in llmtest.Faults()
 		stderr []string
@@ -358,5 +361,62 @@ func TestBenchServerDownForGood(t *testing.T) {
 	}
 	for id, r := range first {
 		assert.Equal(t, r.Defaulted, asked[id], "%s: asked again on resume only when defaulted", id)
+	}
+}
+
+// TestMixedFaultsNamedAndCounted: a run against a server that misbehaves
+// in several ways (each retried or repaired as documented, the rest
+// defaulted) fails, names each kind of default with its count, and prints
+// the tokens and cost the server reported, no more and no less: in the
+// usage line of judge and bench and in bench's summary.json.
+func TestMixedFaultsNamedAndCounted(t *testing.T) {
+	t.Parallel()
+	faults := []llmtest.Reply{
+		{Status: 500},                              // retried
+		{Reset: true},                              // retried
+		{Empty: true},                              // the next record's claims: defaulted, an empty reply
+		{Refusal: "No."},                           // the next: defaulted, a refusal
+		{Content: `{"x":1}`}, {Content: `{"x":2}`}, // the next: repaired once, then defaulted
+		{Content: `{"claims": ["The fir`, FinishReason: "length"}, // the next: repaired
+	}
+	wantBy := "(1 empty reply, 1 refusal, 1 reply off the schema)"
+	tests := map[string]struct {
+		cmd []string
+	}{
+		"judge": {cmd: []string{"judge", "--format", "jsonl"}},
+		"bench": {cmd: []string{"bench", "--out"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, llmtest.Quiet(), llmtest.Script(faults...), llmtest.Func(llmtest.JudgeReplies))
+			env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_DATA_DIR": t.TempDir()}
+			out := filepath.Join(t.TempDir(), "run")
+			args := append([]string{}, tc.cmd...)
+			if name == "bench" {
+				args = append(args, out)
+			}
+			args = append(args, "--llm", "openai:gpt-4o-mini", "--no-cache", "-q", "--concurrency", "1", "--metric", "faithfulness",
+				"--call-timeout", "10s", "--max-retry-time", "10s", benchSamples(t, 8))
+			code, _, stderr := runEnv(t, env, args...)
+			assert.Equal(t, exitInfra, code, stderr)
+			assert.Contains(t, stderr, "3 of 8 judgements (37.5%) fell back to the neutral default "+wantBy+", over --max-default-rate 0.05")
+			u := usageLine(t, stderr)
+			in, outTokens := srv.Usage()
+			assert.Equal(t, srv.Calls(), u[0], "calls")
+			assert.Equal(t, 2, u[1], "retries")
+			assert.Equal(t, [2]int{in, outTokens}, [2]int{u[3], u[4]}, "the usage line's tokens are the server's")
+			assert.NotContains(t, stderr, "estimated")
+			// gpt-4o-mini: $0.15 in, $0.60 out a million tokens.
+			cost := (float64(in)*0.15 + float64(outTokens)*0.60) / 1e6
+			assert.Contains(t, stderr, fmt.Sprintf("cost $%.4f;", cost))
+			if name == "bench" {
+				s := readSummary(t, out)
+				assert.Equal(t, srv.Calls(), s.Usage.Calls)
+				assert.Equal(t, in, s.Usage.TokensIn)
+				assert.Equal(t, outTokens, s.Usage.TokensOut)
+				assert.InDelta(t, cost, s.Usage.CostUSD, 1e-12)
+			}
+		})
 	}
 }

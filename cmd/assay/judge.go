@@ -43,8 +43,8 @@ Without --llm, $ASSAY_LLM or $OPENAI_API_KEY the judges run offline: lexical
 and deterministic, labelled "offline (approximate)". A judge whose model
 fails after retries scores a neutral 3 of 5 (value 0.5), flagged as
 defaulted and counted. When more than --max-default-rate of the judgements
-(5% by default; none under --strict) defaulted, the run exits 3 and names
-the first cause: a server down, a bad key or a rate limit that never cleared
+(5% by default; none under --strict) defaulted, the run exits 3, names
+the first cause and counts the defaults by kind of cause: a server down, a bad key or a rate limit that never cleared
 must not pass for a result.`,
 		Example: `  assay judge --metric faithfulness fixtures/rag/eiffel.json
   assay judge --metric faithfulness,answer_relevancy --llm openai:gpt-4o-mini --format jsonl data.jsonl > results.jsonl

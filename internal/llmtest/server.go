@@ -41,7 +41,8 @@ type Reply struct {
 	// x-ratelimit-*).
 	Header http.Header
 	// Body, when set, is sent verbatim instead of a generated body (for
-	// malformed or cut-off JSON).
+	// malformed or cut-off JSON), as application/json unless Header
+	// gives another Content-Type.
 	Body string
 	// Content is the assistant message; Refusal the message's refusal
 	// field; FinishReason defaults to "stop".
@@ -140,6 +141,9 @@ type Server struct {
 	bucket  *Bucket        // the rate limit, nil: none
 
 	calls, embedCalls atomic.Int64
+	// tokensIn and tokensOut sum the usage the chat completions sent
+	// reported (Usage).
+	tokensIn, tokensOut atomic.Int64
 	// waiting is the calls in their latency or delay now; peak, the most
 	// at once so far.
 	waiting, peak atomic.Int64
@@ -294,6 +298,12 @@ func (s *Server) held(r *http.Request) bool {
 // Calls is the number of chat requests received, failed ones included.
 func (s *Server) Calls() int { return int(s.calls.Load()) }
 
+// Usage is the sum of the prompt and completion tokens the chat
+// completions the server sent reported in their usage blocks (not those
+// of Body or Bulk replies, whose usage is their own text's): what a
+// client's usage figures must add up to.
+func (s *Server) Usage() (in, out int) { return int(s.tokensIn.Load()), int(s.tokensOut.Load()) }
+
 // PeakWaiting is the most calls that were in their latency or delay at
 // once: how far a client's calls overlapped.
 func (s *Server) PeakWaiting() int { return int(s.peak.Load()) }
@@ -368,7 +378,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(bulkBody(reply.Bulk))
 		return
 	}
-	writeJSON(w, http.StatusOK, completion(req, reply))
+	resp := completion(req, reply)
+	s.tokensIn.Add(int64(resp.Usage.PromptTokens))
+	s.tokensOut.Add(int64(resp.Usage.CompletionTokens))
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // next is the reply to req: the queue's next, else the Func's, else the
@@ -515,7 +528,9 @@ func (s *Server) prelude(w http.ResponseWriter, r *http.Request, reply Reply) bo
 		status = http.StatusOK
 	}
 	if reply.Body != "" {
-		w.Header().Set("Content-Type", "application/json")
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
 		w.WriteHeader(status)
 		_, _ = io.WriteString(w, reply.Body)
 		return false

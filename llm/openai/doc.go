@@ -26,8 +26,9 @@
 //     permanent.
 //   - A refusal or content filter is *llm.RefusalError; no choices or an
 //     empty message, llm.ErrEmpty; a body with no choices field, or a
-//     message with no content field (a tool call), llm.ErrNotChat, quoting
-//     the body's start.
+//     message with no content field (a tool call), or a stream of
+//     server-sent events the request did not ask for, llm.ErrNotChat,
+//     quoting the body's start.
 //   - A reply body is read up to llm.MaxReplyBody; past it the reply is
 //     *llm.ReplyTooLargeError (an invalid reply) and the rest is not read.
 //   - Config.Timeout bounds each attempt; the caller's context bounds all.

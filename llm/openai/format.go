@@ -120,6 +120,12 @@ func withSchema(msgs []openai.ChatCompletionMessage, s *llm.Schema) []openai.Cha
 // caller's business.
 func chatResponse(resp openai.ChatCompletionResponse) (llm.Response, error) {
 	u := eval.Usage{TokensIn: resp.Usage.PromptTokens, TokensOut: resp.Usage.CompletionTokens}
+	if u.TokensIn < 0 || u.TokensOut < 0 {
+		// A usage block with a negative count is no count: taken as none
+		// (the client estimates both), it cannot take tokens and cost off
+		// a run's totals or its budget.
+		u.TokensIn, u.TokensOut = 0, 0
+	}
 	if len(resp.Choices) == 0 {
 		return llm.Response{Usage: u}, fmt.Errorf("no choices: %w", llm.ErrEmpty)
 	}

@@ -1,10 +1,13 @@
 package openai
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -232,6 +235,20 @@ func (d recorder) Do(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// streamed reports whether the reply is a stream of server-sent events
+// (Content-Type text/event-stream, or a body that starts with a "data:"
+// or "event:" line).
+func (r *reply) streamed() bool {
+	if mt, _, _ := mime.ParseMediaType(r.header.Get("Content-Type")); mt == "text/event-stream" {
+		return true
+	}
+	if r.body == nil {
+		return false
+	}
+	head := bytes.TrimLeft(r.body.Head, " \t\r\n")
+	return bytes.HasPrefix(head, []byte("data:")) || bytes.HasPrefix(head, []byte("event:"))
+}
+
 // bodyError is the error that a success reply without choices or
 // embeddings carries in its body (see llm.ReplyError), or nil.
 func (r *reply) bodyError() error {
@@ -280,8 +297,8 @@ func (r *reply) notChat() error {
 // present (finer), else Retry-After, else the reset time of each
 // x-ratelimit limit (requests, tokens) that has nothing remaining.
 func (r *reply) retryAfterHint(now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(r.header.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
+	if ms, err := strconv.ParseFloat(r.header.Get("Retry-After-Ms"), 64); err == nil && llm.DurationOf(ms, time.Millisecond) > 0 {
+		return llm.DurationOf(ms, time.Millisecond)
 	}
 	if d := llm.ParseRetryAfter(r.header.Get("Retry-After"), now); d > 0 {
 		return d
@@ -353,6 +370,11 @@ func classify(err error, r *reply) error {
 	case r.seen && r.status >= 400:
 		// The error body could not be read: the status still decides.
 		return &llm.StatusError{Code: r.status, RetryAfter: r.retryAfterHint(time.Now()), Err: err}
+	case r.seen && r.streamed():
+		// A server or proxy that streams whatever it is asked: a stream
+		// of chunks is no chat completion, and asking again streams again.
+		return fmt.Errorf("%w: a %d reply streamed as server-sent events (%s), though the request asked for no stream: %q",
+			llm.ErrNotChat, r.status, cmp.Or(r.header.Get("Content-Type"), "no Content-Type"), llm.ErrorMessage(r.body.Head))
 	case r.seen:
 		// A success status whose body did not decode. A body cut off in
 		// transit keeps io.ErrUnexpectedEOF (retried); one that is not JSON

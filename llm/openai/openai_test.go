@@ -808,6 +808,12 @@ func TestRetryAfterPastTheRetryTimeLimit(t *testing.T) {
 		"retry-after-ms past the limit gives up at once": {
 			reply: llmtest.Reply{Status: 503, Header: http.Header{"Retry-After-Ms": {"30000"}}}, calls: 1,
 		},
+		"Retry-After of centuries gives up at once, not as if there were none": {
+			reply: llmtest.Reply{Status: 429, RetryAfter: "99999999999"}, calls: 1,
+		},
+		"retry-after-ms past a Duration's range gives up at once": {
+			reply: llmtest.Reply{Status: 503, Header: http.Header{"Retry-After-Ms": {"1e300"}}}, calls: 1,
+		},
 		"Retry-After within the limit is waited for": {
 			reply: llmtest.Reply{Status: 429, RetryAfter: "0.1"}, calls: 2,
 		},
@@ -923,6 +929,7 @@ func TestReplyShapes(t *testing.T) {
 	const content = `{\"score\": 4, \"reason\": \"supported by the source\"}`
 	tests := map[string]struct {
 		body      string
+		header    http.Header
 		check     func(*testing.T, error) // nil: success
 		in, out   int
 		estimated bool
@@ -959,8 +966,29 @@ func TestReplyShapes(t *testing.T) {
 			body:  `{"id":"x","object":"chat.completion","choices":[]}`,
 			check: errorIs(llm.ErrEmpty),
 		},
+		"a stream of server-sent events, not asked for, is no chat completion": {
+			body:  "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{}\"}}]}\n\ndata: [DONE]\n\n",
+			check: notChat(`a 200 reply streamed as server-sent events (application/json), though the request asked for no stream: "data: {\"id\":\"x\"`),
+		},
+		"a stream that opens with an event line is no chat completion": {
+			body:  "\nevent: message\ndata: {}\n\n",
+			check: notChat(`a 200 reply streamed as server-sent events (application/json), though the request asked for no stream: "\nevent: message`),
+		},
+		"a reply of type text/event-stream is no chat completion": {
+			body:   ": keep-alive\n\ndata: {}\n\n",
+			header: http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}},
+			check:  notChat(`a 200 reply streamed as server-sent events (text/event-stream; charset=utf-8), though the request asked for no stream: ": keep-alive`),
+		},
 		"missing usage is estimated": {
 			body:      `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + content + `"},"finish_reason":"stop"}]}`,
+			estimated: true,
+		},
+		"a usage block with a negative count is estimated": {
+			body:      `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + content + `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":-500,"completion_tokens":12,"total_tokens":-488}}`,
+			estimated: true,
+		},
+		"a negative completion count is estimated too": {
+			body:      `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + content + `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":30,"completion_tokens":-1,"total_tokens":29}}`,
 			estimated: true,
 		},
 		"usage details and unknown fields are read past": {
@@ -973,7 +1001,7 @@ func TestReplyShapes(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Body: tc.body}), llmtest.Default(ok))
+			srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Body: tc.body, Header: tc.header}), llmtest.Default(ok))
 			c := newClient(newBackend(t, srv, nil), nil)
 			var got verdict
 			u, err := llm.ChatJSON(t.Context(), c, request(), &got)
@@ -991,6 +1019,7 @@ func TestReplyShapes(t *testing.T) {
 				assert.Equal(t, tc.out, u.TokensOut)
 			} else {
 				assert.Positive(t, u.TokensIn)
+				assert.Positive(t, u.TokensOut)
 			}
 		})
 	}

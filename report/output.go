@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/assaylabs/assay/eval"
@@ -104,7 +105,7 @@ func (rw *ResultWriter) Write(r run.Result) error {
 			// No figure at all: it is not a score.
 			fmt.Fprintf(rw.w, "%s %s %s [%s]\n  %s\n", id, metric, eval.NotEvaluable, method, reason)
 		} else {
-			fmt.Fprintf(rw.w, "%s %s %.3f (%g/%g)%s [%s]\n  %s\n", id, metric, r.Value, r.Points, r.Max, flag, method, reason)
+			fmt.Fprintf(rw.w, "%s %s %s (%g/%g)%s [%s]\n  %s\n", id, metric, valueText(r.Value), r.Points, r.Max, flag, method, reason)
 		}
 		for _, c := range r.Evidence.Claims {
 			src := ""
@@ -132,6 +133,18 @@ func (rw *ResultWriter) Write(r run.Result) error {
 		// A one-item sequence per result: the items of one sequence.
 		return encode.YAML(rw.w, []run.Result{r})
 	}
+}
+
+// valueText is a result's value for the text line: to three decimals,
+// or four when the fourth is not zero, so it is the value the JSON holds
+// and --min compares (run.Round keeps four), never a rounding of it
+// (0.6667 shown as 0.667 would seem to pass a floor of 0.667 it fails).
+func valueText(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 4, 64)
+	if strings.HasSuffix(s, "0") {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // Flush writes out what is buffered, so finished records show at once.

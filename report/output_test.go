@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -200,6 +201,45 @@ func TestResultWriterTextEscapesControls(t *testing.T) {
 			require.NoError(t, rw.Write(tc.in))
 			require.NoError(t, rw.Flush())
 			assert.Equal(t, tc.want, b.String())
+		})
+	}
+}
+
+// TestResultWriterTextValueIsTheJSONs checks that the value on a text
+// line is the value the JSON holds, to its last decimal, not a rounding of
+// it: --min compares that value, and 0.6667 shown as 0.667 would seem to
+// pass a floor of 0.667 that it fails.
+func TestResultWriterTextValueIsTheJSONs(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		value float64
+		want  string
+	}{
+		"two thirds, four decimals": {value: 0.6667, want: "0.6667"},
+		"a fourth decimal of 5":     {value: 0.1235, want: "0.1235"},
+		"a small value":             {value: 0.0001, want: "0.0001"},
+		"three decimals":            {value: 0.667, want: "0.667"},
+		"a half":                    {value: 0.5, want: "0.500"},
+		"one":                       {value: 1, want: "1.000"},
+		"zero":                      {value: 0, want: "0.000"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := run.Result{ID: "r", Metric: "m", Value: tc.value, Points: tc.value, Max: 1, Method: "baseline", Reason: "x"}
+			var text, js bytes.Buffer
+			rw := NewResultWriter(&text, "text")
+			require.NoError(t, rw.Write(r))
+			require.NoError(t, rw.Close(true))
+			assert.Equal(t, "r m "+tc.want+" (", text.String()[:len("r m "+tc.want+" (")])
+			jw := NewResultWriter(&js, "json")
+			require.NoError(t, jw.Write(r))
+			require.NoError(t, jw.Close(true))
+			var got []map[string]any
+			require.NoError(t, json.Unmarshal(js.Bytes(), &got))
+			shown, err := strconv.ParseFloat(tc.want, 64)
+			require.NoError(t, err)
+			assert.Equal(t, got[0]["value"], shown, "the text's value is the JSON's")
 		})
 	}
 }

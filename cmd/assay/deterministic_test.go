@@ -27,7 +27,7 @@ func TestDeterministicMetricsTakeMetricFlag(t *testing.T) {
 	}{
 		"judge token_overlap": {
 			args: []string{"judge", "--metric", "token_overlap", "--format", "text", "../../fixtures/rag/eiffel.json"},
-			out:  []string{"eiffel token_overlap 0.632 (0.6316/1) [baseline]", "63% of the answer's tokens occur in the contexts"},
+			out:  []string{"eiffel token_overlap 0.6316 (0.6316/1) [baseline]", "63% of the answer's tokens occur in the contexts"},
 		},
 		"judge grounding: an answer that cites nothing": {
 			args: []string{"judge", "--metric", "grounding", "--format", "text", "../../fixtures/rag/eiffel.json"},
@@ -40,7 +40,7 @@ func TestDeterministicMetricsTakeMetricFlag(t *testing.T) {
 		},
 		"with a judge, one table": {
 			args: []string{"judge", "--metric", "faithfulness,token_overlap", "--format", "text", "../../fixtures/rag/eiffel.json"},
-			out:  []string{"eiffel faithfulness", "eiffel token_overlap 0.632"},
+			out:  []string{"eiffel faithfulness", "eiffel token_overlap 0.6316"},
 		},
 		"token_overlap needs contexts": {
 			stdin: `{"question":"q","answer":"It is tall."}`,

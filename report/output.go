@@ -140,11 +140,7 @@ func (rw *ResultWriter) Write(r run.Result) error {
 // and --min compares (run.Round keeps four), never a rounding of it
 // (0.6667 shown as 0.667 would seem to pass a floor of 0.667 it fails).
 func valueText(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 4, 64)
-	if strings.HasSuffix(s, "0") {
-		s = s[:len(s)-1]
-	}
-	return s
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 4, 64), "0") // one zero at most
 }
 
 // Flush writes out what is buffered, so finished records show at once.

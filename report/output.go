@@ -68,9 +68,14 @@ func (rw *ResultWriter) Write(r run.Result) error {
 	switch rw.format {
 	case "jsonl":
 		// Held in buf until flush, which writes whole lines only.
-		enc := json.NewEncoder(&rw.buf)
+		var line bytes.Buffer
+		enc := json.NewEncoder(&line)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		_, err := rw.buf.Write(encode.Escaped(line.Bytes()))
+		return err
 	case "json":
 		// One element of an array indented by two spaces, as
 		// json.MarshalIndent of the whole list writes it.
@@ -86,7 +91,7 @@ func (rw *ResultWriter) Write(r run.Result) error {
 			sep = "[\n  "
 		}
 		_, _ = rw.w.WriteString(sep) // a bufio.Writer keeps its first error for Write and Flush
-		_, err := rw.w.Write(bytes.TrimSuffix(rw.buf.Bytes(), []byte("\n")))
+		_, err := rw.w.Write(encode.Escaped(bytes.TrimSuffix(rw.buf.Bytes(), []byte("\n"))))
 		return err
 	case "text":
 		flag := ""

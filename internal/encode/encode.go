@@ -31,12 +31,18 @@ func YAML(w io.Writer, v any) error {
 		return err
 	}
 	pointFloats(&n)
-	enc := yaml.NewEncoder(w)
+	quoteHidden(&n)
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(&n); err != nil {
 		return err
 	}
-	return enc.Close()
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	_, err := w.Write(Escaped(b.Bytes()))
+	return err
 }
 
 // pointFloats gives every float of n written with an exponent and no

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/encode"
@@ -104,7 +106,7 @@ func (rw *ResultWriter) Write(r run.Result) error {
 		// The ID, the reason and the evidence come from the record or a
 		// model: their control and bidirectional characters are written
 		// escaped, so they show instead of acting on the terminal.
-		id, metric, method := termtext.Visible(r.ID), termtext.Visible(r.Metric), termtext.Visible(r.Method)
+		id, metric, method := textID(r.ID), termtext.Visible(r.Metric), termtext.Visible(r.Method)
 		reason := termtext.Message(r.Reason)
 		if r.NotEvaluable() {
 			// No figure at all: it is not a score.
@@ -138,6 +140,20 @@ func (rw *ResultWriter) Write(r run.Result) error {
 		// A one-item sequence per result: the items of one sequence.
 		return encode.YAML(rw.w, []run.Result{r})
 	}
+}
+
+// textID is a result's id at the start of its text line: quoted, as Go
+// quotes, when it is empty, begins or ends with a space or begins with a
+// quote, so a blank id is seen and cannot pass for the indented reason
+// under a result, nor "a " for "a"; else with its control and
+// bidirectional characters escaped.
+func textID(id string) string {
+	first, _ := utf8.DecodeRuneInString(id)
+	last, _ := utf8.DecodeLastRuneInString(id)
+	if id == "" || unicode.IsSpace(first) || unicode.IsSpace(last) || first == '"' {
+		return strconv.Quote(id)
+	}
+	return termtext.Visible(id)
 }
 
 // valueText is a result's value for the text line: to three decimals,

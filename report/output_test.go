@@ -243,3 +243,34 @@ func TestResultWriterTextValueIsTheJSONs(t *testing.T) {
 		})
 	}
 }
+
+// TestResultWriterTextIDStandsOut checks that a text line's id cannot
+// pass for the indented reason under a result, or for another id: one
+// that is blank, or begins or ends with a space, or begins with a quote,
+// is written quoted.
+func TestResultWriterTextIDStandsOut(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		id, want string
+	}{
+		"spaces only":           {id: "   ", want: `"   " m`},
+		"a trailing space":      {id: "a ", want: `"a " m`},
+		"a leading tab":         {id: "\tx", want: `"\tx" m`},
+		"an ideographic space":  {id: "\u3000", want: `"\u3000" m`},
+		"a quote first":         {id: `"a "`, want: `"\"a \"" m`},
+		"empty":                 {id: "", want: `"" m`},
+		"a plain id":            {id: "q-1", want: "q-1 m"},
+		"an inner space":        {id: "q 1", want: "q 1 m"},
+		"a control, not quoted": {id: "a\x1bb", want: `a\x1bb m`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			rw := NewResultWriter(&b, "text")
+			require.NoError(t, rw.Write(run.Result{ID: tc.id, Metric: "m", Value: 1, Points: 1, Max: 1, Method: "baseline", Reason: "r"}))
+			require.NoError(t, rw.Flush())
+			assert.Equal(t, tc.want+" 1.000 (1/1) [baseline]\n  r\n", b.String())
+		})
+	}
+}

@@ -51,7 +51,7 @@ func CountedThings(text string) []Counted {
 			i := len(before)
 			for i > 0 {
 				r, size := utf8.DecodeLastRuneInString(before[:i])
-				if !thai.IsThai(r) || isThaiDigit(r) {
+				if !thai.IsThai(r) || textseg.IsThaiDigit(r) {
 					break
 				}
 				i -= size
@@ -70,8 +70,6 @@ func CountedThings(text string) []Counted {
 func isASCIIWord(r rune) bool {
 	return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
 }
-
-func isThaiDigit(r rune) bool { return r >= '๐' && r <= '๙' }
 
 // plainNumber writes a number of ASCII digits plainly (Counted.Number):
 // commas that group thousands dropped, another comma a decimal point,

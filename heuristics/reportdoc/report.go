@@ -955,7 +955,7 @@ func isDigits(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if (r < '0' || r > '9') && (r < '๐' || r > '๙') {
+		if (r < '0' || r > '9') && !textseg.IsThaiDigit(r) {
 			return false
 		}
 	}

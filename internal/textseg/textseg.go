@@ -227,15 +227,16 @@ func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigi
 // "๒๕๖๘" and "2568" read as one number; s without Thai digits is
 // returned as it is, without a copy.
 func ASCIIDigits(s string) string {
-	if !strings.ContainsFunc(s, isThaiDigit) {
+	if !strings.ContainsFunc(s, IsThaiDigit) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if isThaiDigit(r) {
+		if IsThaiDigit(r) {
 			return '0' + (r - '๐')
 		}
 		return r
 	}, s)
 }
 
-func isThaiDigit(r rune) bool { return r >= '๐' && r <= '๙' }
+// IsThaiDigit reports whether r is a Thai digit, ๐ to ๙.
+func IsThaiDigit(r rune) bool { return r >= '๐' && r <= '๙' }

@@ -22,14 +22,15 @@ func joinDigitGroups(s string) string {
 		return s
 	}
 	var b strings.Builder
-	last := 0 // s[last:] is not yet written
+	var few [8]int // the groups of a run, on the stack for most numbers
+	last := 0      // s[last:] is not yet written
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if !unicode.IsDigit(r) || i > 0 && startsAfterDigit(s[:i]) {
 			i += w
 			continue
 		}
-		end, groups := digitRun(s, i)
+		end, groups := digitRun(s, i, few[:0])
 		join := len(groups) > 1 && grouped(groups)
 		gap := spaceBeforePercent(s[end:])
 		if join || gap > 0 {
@@ -82,8 +83,8 @@ func startsAfterDigit(before string) bool {
 
 // digitRun reads the run of digits and single group separators between
 // digits, all of one kind, from i, returning where it ends and the number
-// of digits of each group.
-func digitRun(s string, i int) (end int, groups []int) {
+// of digits of each group, appended to groups.
+func digitRun(s string, i int, groups []int) (end int, _ []int) {
 	n := 0
 	sep := rune(-1) // the run's separator, once one is seen
 	for i < len(s) {

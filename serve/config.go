@@ -94,8 +94,8 @@ type Config struct {
 	// 10 MB.
 	MaxBody int64
 	// ReadTimeout bounds the time a client takes to send a request's
-	// header, and an API request's body (408 beyond, the connection
-	// closed); 0 is 10 s. A request takes its place among MaxInFlight
+	// header and body (an API request's is answered 408 beyond, the
+	// connection closed); 0 is 10 s. A request takes its place among MaxInFlight
 	// only once its body has come, so slow senders hold none.
 	ReadTimeout time.Duration
 	// RequestTimeout bounds each API request (504 when a judgement takes

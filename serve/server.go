@@ -350,8 +350,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		_ = s.Close()
 		return err
 	}
+	// ReadTimeout bounds a request's header and body together; net/http
+	// lifts the deadline once the body has been read to its end (its
+	// background read, which watches for the client going away, reads
+	// with none), so an answer may take RequestTimeout. A body that has
+	// not come by then fails its read as a timeout: receive answers 408.
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.cfg.ReadTimeout, IdleTimeout: 2 * time.Minute,
-		ReadTimeout: s.cfg.RequestTimeout, WriteTimeout: s.cfg.RequestTimeout + 10*time.Second}
+		ReadTimeout: s.cfg.ReadTimeout, WriteTimeout: s.cfg.RequestTimeout + 10*time.Second}
 	fmt.Fprintf(s.cfg.Log, "assay serve: listening on http://%s (%s)\n", ln.Addr(), s.cfg.describe(s.judger.Session().Judge()))
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -475,15 +480,11 @@ func bodyBytes(r *http.Request) ([]byte, error) {
 	return io.ReadAll(r.Body)
 }
 
-// receive reads r's body, at most MaxBody bytes within ReadTimeout (a
-// read deadline on the connection, lifted once it is read so that the
-// answer may take RequestTimeout): a 413 beyond the size, a 408 beyond
-// the time.
+// receive reads r's body, at most MaxBody bytes within ReadTimeout (the
+// http.Server's, which Serve sets: net/http lifts it once the body is
+// read, so that the answer may take RequestTimeout): a 413 beyond the
+// size, a 408 beyond the time.
 func (s *Server) receive(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	rc := http.NewResponseController(w)
-	// Not every writer has a connection (a test's recorder): the
-	// server's own ReadTimeout bounds those.
-	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
 	s.metrics.receiving.Inc()
 	var buf bytes.Buffer
 	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBody {
@@ -494,7 +495,6 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	body := buf.Bytes()
 	s.metrics.receiving.Dec()
-	_ = rc.SetReadDeadline(time.Time{})
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		w.Header().Set("Connection", "close")
 		return nil, &httpError{Status: http.StatusRequestTimeout, Body: ErrorBody{Error: fmt.Sprintf(

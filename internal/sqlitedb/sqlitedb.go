@@ -51,15 +51,22 @@ const MapSize = 1 << 30
 func OpenSynced(path string) (*sql.DB, error) { return open(path, "FULL", "") }
 
 func open(path, synchronous, more string) (*sql.DB, error) {
-	if strings.ContainsRune(path, '?') {
-		// The driver reads everything after '?' as DSN parameters.
-		return nil, errors.New("path must not contain '?'")
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	return sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_txlock=immediate"+more)
+	return sql.Open("sqlite", fileURI(path)+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_txlock=immediate"+more)
 }
+
+// fileURI is path as an SQLite file: URI, which SQLite decodes (%XX)
+// before it opens the file: a path holding '?' (where the driver's
+// parameters begin), '#' (a URI's fragment) or '%' names that file, not
+// another. Cleaning it keeps a path beginning "//" from being read as
+// the URI's authority.
+func fileURI(path string) string {
+	return "file:" + uriEscaper.Replace(filepath.Clean(path))
+}
+
+var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 
 // Setup runs fn, the first use of a database from Open (creating its
 // schema, say), again while it fails because the file is locked, for up

@@ -107,7 +107,7 @@ func (rw *ResultWriter) Write(r run.Result) error {
 		// model: their control and bidirectional characters are written
 		// escaped, so they show instead of acting on the terminal.
 		id, metric, method := textID(r.ID), termtext.Visible(r.Metric), termtext.Visible(r.Method)
-		reason := termtext.Message(r.Reason)
+		reason := reasonText(r.Reason)
 		if r.NotEvaluable() {
 			// No figure at all: it is not a score.
 			fmt.Fprintf(rw.w, "%s %s %s [%s]\n  %s\n", id, metric, eval.NotEvaluable, method, reason)
@@ -154,6 +154,15 @@ func textID(id string) string {
 		return strconv.Quote(id)
 	}
 	return termtext.Visible(id)
+}
+
+// reasonText is a result's reason under its text line: the lines after
+// the first indented two more than it, so that a reason of several lines
+// (a model's) cannot show a line that passes for another result (which
+// begins its line) or for the evidence listed under this one (indented
+// two, "- "); control and bidirectional characters are escaped.
+func reasonText(reason string) string {
+	return strings.ReplaceAll(termtext.Message(strings.TrimRight(reason, "\n")), "\n", "\n    ")
 }
 
 // valueText is a result's value for the text line: to three decimals,

@@ -179,7 +179,15 @@ func TestResultWriterTextEscapesControls(t *testing.T) {
 		},
 		"a reason with a bidi override, its line breaks kept": {
 			in:   run.Result{ID: "b", Metric: "m", Method: "deterministic", Reason: "got \"\u202e5\"\nsecond \x07line"},
-			want: "b m 0.000 (0/0) [deterministic]\n  got \"\\u202e5\"\nsecond \\aline\n",
+			want: "b m 0.000 (0/0) [deterministic]\n  got \"\\u202e5\"\n    second \\aline\n",
+		},
+		"a reason whose lines pass for another result and its evidence": {
+			in:   run.Result{ID: "d", Metric: "m", Method: "llm", Reason: "fine\ns9 m 1.000 (1/1) [llm]\n  - [supported] made up\n\n"},
+			want: "d m 0.000 (0/0) [llm]\n  fine\n    s9 m 1.000 (1/1) [llm]\n      - [supported] made up\n",
+		},
+		"a reason of one line ending in a break": {
+			in:   run.Result{ID: "e", Metric: "m", Method: "llm", Reason: "fine\r\n"},
+			want: "e m 0.000 (0/0) [llm]\n  fine\\r\n",
 		},
 		"evidence from the record": {
 			in: run.Result{ID: "c", Metric: "m", Method: "offline", Reason: "r", Evidence: eval.Evidence{

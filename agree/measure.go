@@ -511,21 +511,33 @@ func (m *measurement) close() {
 // rowDefaults counts the judgements of r's rows and their defaults, each
 // metric apart, so that the baseline beside a judge does not dilute it.
 // The first default keeps its error's chain when it was scored in this
-// process.
+// process. The defaults are counted by the kind of their cause
+// (judging.CauseKind) when every cause was scored in this process: a
+// cause known only by its text (a stored run's) has no kind to tell.
 func (m *measurement) rowDefaults(r Result) judging.Defaults {
 	d := judging.Defaults{Total: len(r.Rows)}
+	causes, known := map[string]int{}, true
 	for _, row := range r.Rows {
 		if !row.Defaulted {
 			continue
 		}
 		d.Defaulted++
-		if d.First == nil && row.Err != "" {
-			cause := errors.New(row.Err)
-			if c, ok := m.causes.Load(row.Err); ok {
+		var cause error
+		if row.Err != "" {
+			cause = errors.New(row.Err)
+			c, ok := m.causes.Load(row.Err)
+			if ok {
 				cause = c.(error)
 			}
+			known = known && ok
+		}
+		causes[judging.CauseKind(cause)]++
+		if d.First == nil && cause != nil {
 			d.First = fmt.Errorf("record %s: %s: %w", row.ID, r.Metric, cause)
 		}
+	}
+	if known && d.Defaulted > 0 {
+		d.Causes = causes
 	}
 	return d
 }

@@ -385,6 +385,7 @@ func TestMixedFaultsNamedAndCounted(t *testing.T) {
 	}{
 		"judge": {cmd: []string{"judge", "--format", "jsonl"}},
 		"bench": {cmd: []string{"bench", "--out"}},
+		"agree": {cmd: []string{"agree", "--label", "faithful"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -396,8 +397,12 @@ func TestMixedFaultsNamedAndCounted(t *testing.T) {
 			if name == "bench" {
 				args = append(args, out)
 			}
+			samples := benchSamples(t, 8)
+			if name == "agree" {
+				samples = withLabel(t, samples, `"human":{"faithful":true}`)
+			}
 			args = append(args, "--llm", "openai:gpt-4o-mini", "--no-cache", "-q", "--concurrency", "1", "--metric", "faithfulness",
-				"--call-timeout", "10s", "--max-retry-time", "10s", benchSamples(t, 8))
+				"--call-timeout", "10s", "--max-retry-time", "10s", samples)
 			code, _, stderr := runEnv(t, env, args...)
 			assert.Equal(t, exitInfra, code, stderr)
 			assert.Contains(t, stderr, "3 of 8 judgements (37.5%) fell back to the neutral default "+wantBy+", over --max-default-rate 0.05")
@@ -419,4 +424,17 @@ func TestMixedFaultsNamedAndCounted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withLabel is the JSON Lines file at path with field added to each
+// record, written beside it.
+func withLabel(t *testing.T, path, field string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	out := strings.ReplaceAll(strings.TrimSpace(string(data)), "}\n", ","+field+"}\n") + "\n"
+	out = strings.TrimSuffix(out, "}\n") + "," + field + "}\n"
+	labelled := path + ".labelled.jsonl"
+	require.NoError(t, os.WriteFile(labelled, []byte(out), 0o600))
+	return labelled
 }

@@ -189,7 +189,7 @@ func (s *Queues) checkLabel(req LabelRequest, signedInAs string) (Label, error) 
 	default:
 		var g float64
 		if err := json.Unmarshal(v, &g); err != nil {
-			return l, badRequest("value", "value: want true or false, or a grade from 1 to 5, got %s", clipText(string(v), 40))
+			return l, badRequest("value", "value: want true or false, or a grade from 1 to 5, got %s", echoValue(v))
 		}
 		if err := annotation.Graded.CheckLabel(g); err != nil {
 			return l, badRequest("value", "value: %v (a pass or fail is true or false)", err)
@@ -215,12 +215,15 @@ func printable(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsFunc(s, termtext.Hidden)
 }
 
-// clipText is s cut to n bytes, marked.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
+// echoValue is how an error answer quotes a label's value that is no
+// label: a JSON string as the text it holds, anything else as its JSON,
+// quoted as every answer quotes what it was sent (httpjson.Echo).
+func echoValue(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return httpjson.Echo(s)
 	}
-	return s[:n] + "…"
+	return httpjson.Echo(string(v))
 }
 
 // exportRecord is a line of the export: the sample as a dataset line has

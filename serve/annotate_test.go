@@ -47,10 +47,16 @@ const hostile = `<script>document.title="pwned"</script><img src=x onerror="docu
 // judgement fell back on the neutral default.
 func queueRun(t *testing.T, dir, storePath string, n int) string {
 	t.Helper()
+	return queueRunOf(t, dir, storePath, n, func(i int) string { return fmt.Sprintf("q%d", i) })
+}
+
+// queueRunOf is queueRun with item i's id idOf(i).
+func queueRunOf(t *testing.T, dir, storePath string, n int, idOf func(int) string) string {
+	t.Helper()
 	var data bytes.Buffer
 	var results []run.Result
 	for i := 1; i <= n; i++ {
-		id := fmt.Sprintf("q%d", i)
+		id := idOf(i)
 		rec := map[string]any{"id": id, "question": fmt.Sprintf("When was landmark %d completed?", i),
 			"answer":   fmt.Sprintf("Landmark %d was completed in %d.", i, 1800+i),
 			"contexts": []string{fmt.Sprintf("Landmark %d was completed in %d after %d years of work.", i, 1800+i, i%9+2)},

@@ -22,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/run"
@@ -577,4 +578,60 @@ func TestQueuePageSignIn(t *testing.T) {
 	code, page = jar.do(t, http.MethodGet, s.URL+"/queue?run="+id, "")
 	assert.Equal(t, http.StatusOK, code, page)
 	assert.Contains(t, page, "<title>Assay · annotation queue</title>")
+}
+
+// TestQueueExportEscapesHiddenCharacters: the export writes a control
+// or bidirectional formatting character of an id, a note or a sample's
+// text as its \u escape (encode.Escaped, as judge's jsonl does): the
+// same record to a parser, but a terminal the file is printed on shows
+// the character instead of obeying it.
+func TestQueueExportEscapesHiddenCharacters(t *testing.T) {
+	t.Parallel()
+	ids := map[int]string{1: "a\u202eliaf", 2: "b\u0085\u2066c", 3: "c\u200fd"}
+	dir := t.TempDir()
+	cfg := Config{DataDir: dir, Store: filepath.Join(dir, "runs.db")}
+	id := queueRunOf(t, dir, cfg.Store, 4, func(i int) string {
+		if s, ok := ids[i]; ok {
+			return s
+		}
+		return fmt.Sprintf("q%d", i)
+	})
+	s := start(t, cfg)
+	notes := map[int]string{1: "see \u202egnorw", 2: "\u009b31m red", 3: "plain"}
+	for i, item := range ids {
+		postLabelJSON(t, s, map[string]any{"run": id, "item": item, "value": true, "note": notes[i]})
+	}
+	code, export := call(t, http.MethodGet, s.URL+"/v1/queue/export?run="+id, "")
+	require.Equal(t, http.StatusOK, code, export)
+	lines := strings.Split(strings.TrimSuffix(export, "\n"), "\n")
+	require.Len(t, lines, 3) // the fourth, a default, left out
+	tests := map[string]struct {
+		item, note, escaped string
+	}{
+		"a right-to-left override": {item: ids[1], note: notes[1], escaped: `"id":"a\u202Eliaf"`},
+		"a C1 control, an isolate": {item: ids[2], note: notes[2], escaped: `"id":"b\u0085\u2066c"`},
+		"a right-to-left mark":     {item: ids[3], note: notes[3], escaped: `"id":"c\u200Fd"`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var line string
+			for _, l := range lines {
+				if strings.Contains(l, tc.escaped) {
+					line = l
+				}
+			}
+			require.NotEmpty(t, line, "no line holds %s:\n%s", tc.escaped, export)
+			assert.False(t, strings.ContainsFunc(line, termtext.Hidden), "a hidden character written as it is: %q", line)
+			var rec struct {
+				ID       string         `json:"id"`
+				Metadata map[string]any `json:"metadata"`
+				Human    map[string]any `json:"human"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(line), &rec))
+			assert.Equal(t, tc.item, rec.ID)
+			assert.Equal(t, tc.note, rec.Metadata["label_note"])
+			assert.Equal(t, map[string]any{"faithfulness": true}, rec.Human)
+		})
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaylabs/assay/annotation"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/encode"
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
@@ -243,7 +244,9 @@ type exportRecord struct {
 }
 
 // Export is the queue a query names as JSON Lines that `assay agree`
-// reads (GET /v1/queue/export), a line per item the judge scored (a
+// reads (GET /v1/queue/export), each control or bidirectional
+// formatting character written as its \u escape (encode.Escaped), a
+// line per item the judge scored (a
 // default, a failure or a skip has no value to compare: left out,
 // counted in left), in the source's order. Metadata holds the judge's
 // value (judge_score), on a graded queue its grade on 1-5 (judge_grade),
@@ -275,7 +278,7 @@ func (s *Queues) Export(ctx context.Context, q url.Values) (lines []byte, left i
 		if err != nil {
 			return nil, 0, fmt.Errorf("export: item %s: %w", e.Result.ID, err)
 		}
-		out.Write(line)
+		out.Write(encode.Escaped(line)) // an id's U+202E as \u202E: a terminal shows it
 		out.WriteByte('\n')
 	}
 	return out.Bytes(), left, nil

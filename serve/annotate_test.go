@@ -324,7 +324,7 @@ func TestQueueRefusesBadLabels(t *testing.T) {
 		"grade 7":                            {body: `{"run": "` + id + `", "item": "q2", "value": 7}`, status: 400, field: "value", msg: "value: a grade is a whole number from 1 to 5, got 7"},
 		"grade 2.5":                          {body: `{"run": "` + id + `", "item": "q2", "value": 2.5}`, status: 400, field: "value", msg: "got 2.5"},
 		"a grade on a binary":                {body: `{"run": "` + id + `", "item": "q2", "value": 4}`, status: 400, field: "value", msg: "this queue's labels are binary"},
-		"a note too long":                    {body: `{"run": "` + id + `", "item": "q2", "value": true, "note": "` + strings.Repeat("x", 4001) + `"}`, status: 400, field: "note", msg: "note: longer than 4000 bytes"},
+		"a note too long":                    {body: `{"run": "` + id + `", "item": "q2", "value": true, "note": "` + strings.Repeat("x", 4001) + `"}`, status: 400, field: "note", msg: "note: longer than 4000 characters"},
 		"a labeler with a control character": {body: `{"run": "` + id + `", "item": "q2", "value": true, "labeler": "ana\u0007"}`, status: 400, field: "labeler"},
 		"a labeler with a bidi override":     {body: `{"run": "` + id + `", "item": "q2", "value": true, "labeler": "ana\u202e"}`, status: 400, field: "labeler"},
 		"an unknown field":                   {body: `{"run": "` + id + `", "item": "q2", "value": true, "grade": 3}`, status: 400, field: "grade", msg: `unknown field "grade"`},

@@ -197,11 +197,13 @@ func (s *Queues) checkLabel(req LabelRequest, signedInAs string) (Label, error) 
 		}
 		l.Scale, l.Value = string(annotation.Graded), g
 	}
-	if len(l.Note) > maxNote {
-		return l, badRequest("note", "note: longer than %d bytes", maxNote)
+	// In characters, as the page's fields bound them (a Thai character
+	// is three bytes).
+	if utf8.RuneCountInString(l.Note) > maxNote {
+		return l, badRequest("note", "note: longer than %d characters", maxNote)
 	}
-	if len(l.Who) > maxLabeler || !printable(l.Who) {
-		return l, badRequest("labeler", "labeler: a name of at most %d bytes, printable characters only", maxLabeler)
+	if utf8.RuneCountInString(l.Who) > maxLabeler || !printable(l.Who) {
+		return l, badRequest("labeler", "labeler: a name of at most %d characters, printable characters only", maxLabeler)
 	}
 	if l.Who == "" {
 		l.Who = signedInAs

@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -38,6 +39,41 @@ func TestCheckLabelQuotesTheValue(t *testing.T) {
 			assert.Equal(t, http.StatusBadRequest, he.Status)
 			assert.Equal(t, "value", he.Body.Field)
 			assert.Equal(t, tc.want, he.Body.Error)
+		})
+	}
+}
+
+// TestCheckLabelBoundsInCharacters: a note and a labeler's name are
+// bounded in characters, as the page's fields (maxlength) bound them: a
+// note of 4,000 Thai characters, which the page lets a person type, is
+// kept, not refused for its 12,000 bytes.
+func TestCheckLabelBoundsInCharacters(t *testing.T) {
+	t.Parallel()
+	qs := &Queues{Now: func() time.Time { return time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) }}
+	tests := map[string]struct {
+		note, labeler string
+		field, err    string
+	}{
+		"4000 Thai characters of note":  {note: strings.Repeat("ก", 4000)},
+		"4001 Thai characters of note":  {note: strings.Repeat("ก", 4001), field: "note", err: "note: longer than 4000 characters"},
+		"4001 ASCII characters of note": {note: strings.Repeat("x", 4001), field: "note", err: "note: longer than 4000 characters"},
+		"a name of 100 Thai characters": {labeler: strings.Repeat("ส", 100)},
+		"a name of 101 characters":      {labeler: strings.Repeat("ส", 101), field: "labeler", err: "labeler: a name of at most 100 characters, printable characters only"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			l, err := qs.checkLabel(LabelRequest{Item: "q1", Value: json.RawMessage("true"), Note: tc.note, Labeler: tc.labeler}, "anonymous")
+			if tc.err == "" {
+				require.NoError(t, err)
+				assert.Equal(t, tc.note, l.Note)
+				assert.Equal(t, cmp.Or(tc.labeler, "anonymous"), l.Who)
+				return
+			}
+			he, ok := err.(*httpError)
+			require.True(t, ok, "%v", err)
+			assert.Equal(t, tc.field, he.Body.Field)
+			assert.Equal(t, tc.err, he.Body.Error)
 		})
 	}
 }

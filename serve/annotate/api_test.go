@@ -3,6 +3,7 @@ package annotate
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestCheckLabelQuotesTheValue(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, err := qs.checkLabel(LabelRequest{Item: "q1", Value: json.RawMessage(tc.value)}, "anonymous")
-			he, ok := err.(*httpError)
+			he, ok := errors.AsType[*httpError](err)
 			require.True(t, ok, "%v", err)
 			assert.Equal(t, http.StatusBadRequest, he.Status)
 			assert.Equal(t, "value", he.Body.Field)
@@ -70,7 +71,7 @@ func TestCheckLabelBoundsInCharacters(t *testing.T) {
 				assert.Equal(t, cmp.Or(tc.labeler, "anonymous"), l.Who)
 				return
 			}
-			he, ok := err.(*httpError)
+			he, ok := errors.AsType[*httpError](err)
 			require.True(t, ok, "%v", err)
 			assert.Equal(t, tc.field, he.Body.Field)
 			assert.Equal(t, tc.err, he.Body.Error)

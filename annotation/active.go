@@ -37,7 +37,7 @@ func (q Queue) plan() activePlan {
 	pl := activePlan{size: make([]float64, len(q.Items))}
 	var byKey []int
 	for i, it := range q.Items {
-		if !it.Scored {
+		if !it.valued() {
 			continue
 		}
 		pl.size[i] = SizeFloor + math.Sqrt(q.worth(it))

@@ -13,7 +13,8 @@ type Counts struct {
 	// Items are every item; Labelled those with a label.
 	Items    int `json:"items"`
 	Labelled int `json:"labelled"`
-	// Scored are the items the judge gave a value; Unscored the others
+	// Scored are the items the judge gave a value (Item.Scored, a finite
+	// Value); Unscored the others
 	// (Defaulted of them neutral defaults; the rest failed or skipped):
 	// they are left out of the estimate, labelled or not.
 	Scored    int `json:"scored"`
@@ -32,7 +33,7 @@ func (q Queue) Counts() Counts {
 			c.Labelled++
 		}
 		switch {
-		case it.Scored:
+		case it.valued():
 			c.Scored++
 			if labelled {
 				c.LabelledScored++
@@ -91,7 +92,7 @@ func (q Queue) Estimate(minLabelled int) Estimate {
 		e.Design = ByActive
 		e.Weights = make([]float64, len(q.Items))
 		for i, pi := range pl.inclusion(q.Counts().LabelledScored) {
-			if q.Items[i].Scored && q.Items[i].Label != nil {
+			if q.Items[i].valued() && q.Items[i].Label != nil {
 				e.Weights[i] = 1 / pi
 			}
 		}
@@ -101,7 +102,7 @@ func (q Queue) Estimate(minLabelled int) Estimate {
 	e.RandomDraw = e.Design != ""
 	var labels, judged, weights, unlabelled []float64
 	for i, it := range q.Items {
-		if !it.Scored {
+		if !it.valued() {
 			continue
 		}
 		f := it.OnScale(q.Scale)
@@ -141,7 +142,7 @@ func (q Queue) randomDraw() bool {
 	unlabelledSeen := false
 	for _, i := range q.draw() {
 		it := q.Items[i]
-		if !it.Scored {
+		if !it.valued() {
 			continue
 		}
 		if it.Label == nil {

@@ -59,7 +59,8 @@ type Item struct {
 	// Scored says the judge gave a value: false for a neutral default, a
 	// judgement that failed or one skipped. Value is that value, from 0
 	// to 1; Points and Max the judge's native grade (3 of 5), when it
-	// grades.
+	// grades. A Value that is not a finite number (NaN, an infinity) is
+	// none: the item is ranked, counted and estimated as one not scored.
 	Scored       bool
 	Value        float64
 	Points, Max  float64
@@ -72,6 +73,12 @@ type Item struct {
 	// Label is the person's label on the queue's scale, nil when the
 	// item is not labelled.
 	Label *float64
+}
+
+// valued reports whether the judge gave the item a value: Scored, and
+// the value a finite number.
+func (it Item) valued() bool {
+	return it.Scored && !math.IsNaN(it.Value) && !math.IsInf(it.Value, 0)
 }
 
 // OnScale is the judge's value on the scale of the labels: the value

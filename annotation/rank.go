@@ -148,7 +148,7 @@ func (q Queue) threshold() float64 {
 // uncertainty is 1 - |value - threshold| / (the farthest a value can be
 // from it); 1 for an item without a value.
 func (q Queue) uncertainty(it Item) float64 {
-	if !it.Scored {
+	if !it.valued() {
 		return 1
 	}
 	t := q.threshold()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/assaylabs/assay/internal/browsertest"
+	"github.com/assaylabs/assay/internal/termtext"
 )
 
 // TestQueueInBrowser opens the annotation queue of a stored run in
@@ -187,4 +189,46 @@ func TestQueueWithABrokenHashInBrowser(t *testing.T) {
 		browsertest.WaitVisible(`#item[data-id]`),
 	))
 	assert.Contains(t, br.Text(t, "#position"), "item 1 of 3")
+}
+
+// TestQueueIDsInBrowser: an item's id is shown on the page with its
+// control and bidirectional formatting characters as their escapes, as
+// termtext.Visible writes them: an id holding U+202E cannot reverse the
+// line that names it, so that "saved ID: pass" reads "fail".
+func TestQueueIDsInBrowser(t *testing.T) {
+	t.Parallel()
+	br := browsertest.Open(t, "the annotation queue", 1024, 768)
+	ids := map[int]string{1: "a\u202eliaf", 2: "b\x1b[2J\u0085\u2066c"}
+	dir := t.TempDir()
+	cfg := Config{DataDir: dir, Store: filepath.Join(dir, "runs.db")}
+	id := queueRunOf(t, dir, cfg.Store, 3, func(i int) string {
+		if s, ok := ids[i]; ok {
+			return s
+		}
+		return fmt.Sprintf("q%d", i)
+	})
+	s := start(t, cfg)
+	tests := map[string]struct {
+		item, shown, verdict string
+	}{
+		"a right-to-left override":               {item: ids[1], shown: `a\u202eliaf`, verdict: "p"},
+		"an escape, a C1 control and an isolate": {item: ids[2], shown: `b\x1b[2J\u0085\u2066c`, verdict: "f"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			require.Equal(t, termtext.Visible(tc.item), tc.shown, "the page writes an id as termtext.Visible does")
+			require.NoError(t, br.Do(
+				browsertest.Navigate(s.URL+"/queue?run="+id+"&order=draw&n="+url.QueryEscape(name)+"#"+url.PathEscape(tc.item)),
+				browsertest.WaitVisible(`#item[data-id]`),
+			))
+			got, err := browsertest.Evaluate[string](br, `document.getElementById("item").dataset.id`)
+			require.NoError(t, err)
+			require.Equal(t, tc.item, got, "the page is at the item")
+			assert.Contains(t, br.Text(t, "#position"), "· "+tc.shown)
+			require.NoError(t, br.Do(browsertest.Key(tc.verdict)))
+			want := "saved " + tc.shown + ": " + map[string]string{"p": "pass", "f": "fail"}[tc.verdict]
+			err = br.Do(browsertest.WaitTrue(`document.getElementById("status").textContent === ` + jsString(want)))
+			require.NoError(t, err, "status %q, want %q", br.Text(t, "#status"), want)
+		})
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/runtest"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/run"
@@ -47,10 +48,16 @@ const hostile = `<script>document.title="pwned"</script><img src=x onerror="docu
 // judgement fell back on the neutral default.
 func queueRun(t *testing.T, dir, storePath string, n int) string {
 	t.Helper()
+	return queueRunOf(t, dir, storePath, n, func(i int) string { return fmt.Sprintf("q%d", i) })
+}
+
+// queueRunOf is queueRun with item i's id idOf(i).
+func queueRunOf(t *testing.T, dir, storePath string, n int, idOf func(int) string) string {
+	t.Helper()
 	var data bytes.Buffer
 	var results []run.Result
 	for i := 1; i <= n; i++ {
-		id := fmt.Sprintf("q%d", i)
+		id := idOf(i)
 		rec := map[string]any{"id": id, "question": fmt.Sprintf("When was landmark %d completed?", i),
 			"answer":   fmt.Sprintf("Landmark %d was completed in %d.", i, 1800+i),
 			"contexts": []string{fmt.Sprintf("Landmark %d was completed in %d after %d years of work.", i, 1800+i, i%9+2)},
@@ -317,7 +324,7 @@ func TestQueueRefusesBadLabels(t *testing.T) {
 		"grade 7":                            {body: `{"run": "` + id + `", "item": "q2", "value": 7}`, status: 400, field: "value", msg: "value: a grade is a whole number from 1 to 5, got 7"},
 		"grade 2.5":                          {body: `{"run": "` + id + `", "item": "q2", "value": 2.5}`, status: 400, field: "value", msg: "got 2.5"},
 		"a grade on a binary":                {body: `{"run": "` + id + `", "item": "q2", "value": 4}`, status: 400, field: "value", msg: "this queue's labels are binary"},
-		"a note too long":                    {body: `{"run": "` + id + `", "item": "q2", "value": true, "note": "` + strings.Repeat("x", 4001) + `"}`, status: 400, field: "note", msg: "note: longer than 4000 bytes"},
+		"a note too long":                    {body: `{"run": "` + id + `", "item": "q2", "value": true, "note": "` + strings.Repeat("x", 4001) + `"}`, status: 400, field: "note", msg: "note: longer than 4000 characters"},
 		"a labeler with a control character": {body: `{"run": "` + id + `", "item": "q2", "value": true, "labeler": "ana\u0007"}`, status: 400, field: "labeler"},
 		"a labeler with a bidi override":     {body: `{"run": "` + id + `", "item": "q2", "value": true, "labeler": "ana\u202e"}`, status: 400, field: "labeler"},
 		"an unknown field":                   {body: `{"run": "` + id + `", "item": "q2", "value": true, "grade": 3}`, status: 400, field: "grade", msg: `unknown field "grade"`},
@@ -571,4 +578,60 @@ func TestQueuePageSignIn(t *testing.T) {
 	code, page = jar.do(t, http.MethodGet, s.URL+"/queue?run="+id, "")
 	assert.Equal(t, http.StatusOK, code, page)
 	assert.Contains(t, page, "<title>Assay · annotation queue</title>")
+}
+
+// TestQueueExportEscapesHiddenCharacters: the export writes a control
+// or bidirectional formatting character of an id, a note or a sample's
+// text as its \u escape (encode.Escaped, as judge's jsonl does): the
+// same record to a parser, but a terminal the file is printed on shows
+// the character instead of obeying it.
+func TestQueueExportEscapesHiddenCharacters(t *testing.T) {
+	t.Parallel()
+	ids := map[int]string{1: "a\u202eliaf", 2: "b\u0085\u2066c", 3: "c\u200fd"}
+	dir := t.TempDir()
+	cfg := Config{DataDir: dir, Store: filepath.Join(dir, "runs.db")}
+	id := queueRunOf(t, dir, cfg.Store, 4, func(i int) string {
+		if s, ok := ids[i]; ok {
+			return s
+		}
+		return fmt.Sprintf("q%d", i)
+	})
+	s := start(t, cfg)
+	notes := map[int]string{1: "see \u202egnorw", 2: "\u009b31m red", 3: "plain"}
+	for i, item := range ids {
+		postLabelJSON(t, s, map[string]any{"run": id, "item": item, "value": true, "note": notes[i]})
+	}
+	code, export := call(t, http.MethodGet, s.URL+"/v1/queue/export?run="+id, "")
+	require.Equal(t, http.StatusOK, code, export)
+	lines := strings.Split(strings.TrimSuffix(export, "\n"), "\n")
+	require.Len(t, lines, 3) // the fourth, a default, left out
+	tests := map[string]struct {
+		item, note, escaped string
+	}{
+		"a right-to-left override": {item: ids[1], note: notes[1], escaped: `"id":"a\u202Eliaf"`},
+		"a C1 control, an isolate": {item: ids[2], note: notes[2], escaped: `"id":"b\u0085\u2066c"`},
+		"a right-to-left mark":     {item: ids[3], note: notes[3], escaped: `"id":"c\u200Fd"`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var line string
+			for _, l := range lines {
+				if strings.Contains(l, tc.escaped) {
+					line = l
+				}
+			}
+			require.NotEmpty(t, line, "no line holds %s:\n%s", tc.escaped, export)
+			assert.False(t, strings.ContainsFunc(line, termtext.Hidden), "a hidden character written as it is: %q", line)
+			var rec struct {
+				ID       string         `json:"id"`
+				Metadata map[string]any `json:"metadata"`
+				Human    map[string]any `json:"human"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(line), &rec))
+			assert.Equal(t, tc.item, rec.ID)
+			assert.Equal(t, tc.note, rec.Metadata["label_note"])
+			assert.Equal(t, map[string]any{"faithfulness": true}, rec.Human)
+		})
+	}
 }

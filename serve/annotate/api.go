@@ -15,6 +15,7 @@ import (
 
 	"github.com/assaylabs/assay/annotation"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/encode"
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/serve/internal/httpjson"
 )
@@ -189,18 +190,20 @@ func (s *Queues) checkLabel(req LabelRequest, signedInAs string) (Label, error) 
 	default:
 		var g float64
 		if err := json.Unmarshal(v, &g); err != nil {
-			return l, badRequest("value", "value: want true or false, or a grade from 1 to 5, got %s", clipText(string(v), 40))
+			return l, badRequest("value", "value: want true or false, or a grade from 1 to 5, got %s", echoValue(v))
 		}
 		if err := annotation.Graded.CheckLabel(g); err != nil {
 			return l, badRequest("value", "value: %v (a pass or fail is true or false)", err)
 		}
 		l.Scale, l.Value = string(annotation.Graded), g
 	}
-	if len(l.Note) > maxNote {
-		return l, badRequest("note", "note: longer than %d bytes", maxNote)
+	// In characters, as the page's fields bound them (a Thai character
+	// is three bytes).
+	if utf8.RuneCountInString(l.Note) > maxNote {
+		return l, badRequest("note", "note: longer than %d characters", maxNote)
 	}
-	if len(l.Who) > maxLabeler || !printable(l.Who) {
-		return l, badRequest("labeler", "labeler: a name of at most %d bytes, printable characters only", maxLabeler)
+	if utf8.RuneCountInString(l.Who) > maxLabeler || !printable(l.Who) {
+		return l, badRequest("labeler", "labeler: a name of at most %d characters, printable characters only", maxLabeler)
 	}
 	if l.Who == "" {
 		l.Who = signedInAs
@@ -215,12 +218,15 @@ func printable(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsFunc(s, termtext.Hidden)
 }
 
-// clipText is s cut to n bytes, marked.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
+// echoValue is how an error answer quotes a label's value that is no
+// label: a JSON string as the text it holds, anything else as its JSON,
+// quoted as every answer quotes what it was sent (httpjson.Echo).
+func echoValue(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return httpjson.Echo(s)
 	}
-	return s[:n] + "…"
+	return httpjson.Echo(string(v))
 }
 
 // exportRecord is a line of the export: the sample as a dataset line has
@@ -240,7 +246,9 @@ type exportRecord struct {
 }
 
 // Export is the queue a query names as JSON Lines that `assay agree`
-// reads (GET /v1/queue/export), a line per item the judge scored (a
+// reads (GET /v1/queue/export), each control or bidirectional
+// formatting character written as its \u escape (encode.Escaped), a
+// line per item the judge scored (a
 // default, a failure or a skip has no value to compare: left out,
 // counted in left), in the source's order. Metadata holds the judge's
 // value (judge_score), on a graded queue its grade on 1-5 (judge_grade),
@@ -272,7 +280,7 @@ func (s *Queues) Export(ctx context.Context, q url.Values) (lines []byte, left i
 		if err != nil {
 			return nil, 0, fmt.Errorf("export: item %s: %w", e.Result.ID, err)
 		}
-		out.Write(line)
+		out.Write(encode.Escaped(line)) // an id's U+202E as \u202E: a terminal shows it
 		out.WriteByte('\n')
 	}
 	return out.Bytes(), left, nil

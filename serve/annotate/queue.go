@@ -70,7 +70,8 @@ const maxQueueTraces = 10000
 const (
 	defaultQueueLimit = 200
 	maxQueueLimit     = 5000
-	// maxNote and maxLabeler bound a label's note and labeler's name.
+	// maxNote and maxLabeler bound a label's note and labeler's name,
+	// in characters (the page's fields' maxlength).
 	maxNote    = 4000
 	maxLabeler = 100
 )

@@ -27,7 +27,10 @@
 // ways (a precomposed letter, or a letter and its combining mark) compare
 // equal (a regex pattern's letters too, though not a mark it writes as
 // an escape, \x{301}); the answer and the reference are trimmed of surrounding white
-// space. A missing answer is judged as the empty text.
+// space (is_json and json_schema trim only JSON's: space, tab, line feed
+// and carriage return, so that a no-break space or a form feed around the
+// value is not JSON, as to a JSON parser). A missing answer is judged as
+// the empty text.
 //
 // # JSON
 //
@@ -112,8 +115,12 @@ func New(name string) (eval.Scorer, error) {
 type assertion struct {
 	name, label string
 	reference   bool // its argument is the sample's reference
-	arg         func(s eval.Sample) (any, error)
-	test        func(answer string, arg any) (pass bool, reason string, issues []string)
+	// readsJSON: it reads the answer as a JSON text, trimmed of JSON's white
+	// space only (RFC 8259: space, tab, line feed, carriage return), as
+	// a JSON parser reads it; any other space around it is not JSON.
+	readsJSON bool
+	arg       func(s eval.Sample) (any, error)
+	test      func(answer string, arg any) (pass bool, reason string, issues []string)
 }
 
 var (
@@ -140,7 +147,11 @@ func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 			return eval.Score{}, err
 		}
 	}
-	pass, reason, issues := a.test(text(s.Answer), arg)
+	answer := text(s.Answer)
+	if a.readsJSON {
+		answer = jsonText(s.Answer)
+	}
+	pass, reason, issues := a.test(answer, arg)
 	v := 0.0
 	if pass {
 		v = 1
@@ -155,6 +166,10 @@ func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 // in Unicode NFC.
 func text(s string) string { return textseg.Normalize(strings.TrimSpace(s)) }
 
+// jsonText is s as the JSON assertions read it: trimmed of the white space
+// JSON's grammar allows around a value, in Unicode NFC.
+func jsonText(s string) string { return textseg.Normalize(strings.Trim(s, " \t\n\r")) }
+
 // all are the assertions, in the order they are added.
 func all() []assertion {
 	return []assertion{
@@ -163,8 +178,8 @@ func all() []assertion {
 		{name: MetricContainsAny, label: "Contains any", arg: stringsArg(MetricContainsAny), test: containsAny},
 		{name: MetricContainsAll, label: "Contains all", arg: stringsArg(MetricContainsAll), test: containsAll},
 		{name: MetricRegex, label: "Regex", arg: regexArg, test: matches},
-		{name: MetricIsJSON, label: "Is JSON", test: isJSON},
-		{name: MetricJSONSchema, label: "JSON schema", arg: schemaArg, test: matchesSchema},
+		{name: MetricIsJSON, label: "Is JSON", readsJSON: true, test: isJSON},
+		{name: MetricJSONSchema, label: "JSON schema", readsJSON: true, arg: schemaArg, test: matchesSchema},
 		{name: MetricLength, label: "Length", arg: boundsArg, test: withinBounds},
 	}
 }

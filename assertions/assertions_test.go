@@ -104,7 +104,16 @@ func TestAssertions(t *testing.T) {
 		"is_json, empty":           {assertions.MetricIsJSON, eval.Sample{}, false, "empty"},
 		"is_json, Thai prose":      {assertions.MetricIsJSON, eval.Sample{Answer: "ตกลง {\"a\": 1}"}, false, `breaks at character 1 ("ตกลง {\"a\": 1}")`},
 		"is_json, cut short":       {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": [1, 2`}, false, "ends before the JSON value does"},
-		"is_json, breaks later":    {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
+		// RFC 8259: the white space around a value is space, tab, line
+		// feed and carriage return; a JSON parser refuses any other.
+		"is_json, JSON's white space around":     {assertions.MetricIsJSON, eval.Sample{Answer: " \t\r\n[1]\r\n\t "}, true, "valid JSON"},
+		"is_json, a no-break space before":       {assertions.MetricIsJSON, eval.Sample{Answer: "\u00a0{\"a\": 1}"}, false, "breaks at character 1"},
+		"is_json, a form feed before":            {assertions.MetricIsJSON, eval.Sample{Answer: "\f[1]"}, false, "breaks at character 1"},
+		"is_json, an ideographic space after":    {assertions.MetricIsJSON, eval.Sample{Answer: "[1]\u3000"}, false, "breaks at character 4"},
+		"is_json, a line separator after":        {assertions.MetricIsJSON, eval.Sample{Answer: "true\u2028"}, false, "breaks at character 5"},
+		"json_schema, a no-break space after":    {assertions.MetricJSONSchema, eval.Sample{Answer: "{\"city\": \"Lyon\", \"population\": 1}\u00a0", Metadata: md("json_schema", schema)}, false, "not valid JSON"},
+		"json_schema, JSON's white space around": {assertions.MetricJSONSchema, eval.Sample{Answer: "\n{\"city\": \"Lyon\", \"population\": 1}\n", Metadata: md("json_schema", schema)}, true, "matches"},
+		"is_json, breaks later":                  {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
 		// RFC 8259 section 8.1: JSON text exchanged between systems is UTF-8.
 		"is_json, invalid UTF-8 in a string": {assertions.MetricIsJSON, eval.Sample{Answer: "{\"a\": \"caf\xe9\"}"}, false, "not UTF-8 text: an invalid byte at character 11"},
 		"is_json, invalid UTF-8 after Thai":  {assertions.MetricIsJSON, eval.Sample{Answer: "[\"ก\", \xff]"}, false, "at character 7"},

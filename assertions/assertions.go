@@ -15,6 +15,10 @@
 //     pattern, a JSON schema, an object {"min": N, "max": N};
 //   - is_json takes none.
 //
+// A Go program may write an argument in Go's types ([]string, an int, a
+// schema of map[string]any and []map[string]any): it is read as its JSON
+// encoding would be, and one JSON cannot hold (NaN) is an input error.
+//
 // A record without the argument (no reference, no metadata field), or with
 // one that cannot be used (a pattern that does not compile, a schema that
 // does not resolve, is of a draft the validator does not read, has a
@@ -47,6 +51,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -200,14 +205,63 @@ func argError(name, format string, a ...any) error {
 	return &eval.InputError{Field: "metadata." + name, Msg: fmt.Sprintf(format, a...)}
 }
 
-// metadata returns the sample's metadata field name, or the error that
-// it is missing.
+// metadata returns the sample's metadata field name as JSON decodes it
+// (jsonValue), or the error that it is missing or no JSON value.
 func metadata(s eval.Sample, name, want string) (any, error) {
 	v, ok := s.Metadata[name]
 	if !ok || v == nil {
 		return nil, argError(name, "missing: the %s assertion reads its argument here, %s", name, want)
 	}
+	v, err := jsonValue(v)
+	if err != nil {
+		return nil, argError(name, "not a JSON value: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
 	return v, nil
+}
+
+// jsonValue is v as encoding/json decodes a JSON value into an any
+// (strings, float64, bools, nil, []any, map[string]any), so that an
+// argument a Go program wrote ([]string, an int, a []map[string]any of
+// subschemas) is read as the same argument in a dataset; an error for
+// what JSON cannot hold (NaN, a channel).
+func jsonValue(v any) (any, error) {
+	if decoded(v) {
+		return v, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decoded reports whether v is already as encoding/json decodes JSON.
+func decoded(v any) bool {
+	switch x := v.(type) {
+	case nil, string, bool:
+		return true
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case []any:
+		for _, e := range x {
+			if !decoded(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !decoded(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // jsonKind names the JSON type of a decoded value, for messages.

@@ -3,6 +3,7 @@ package assertions_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"unicode"
@@ -150,6 +151,11 @@ func TestAssertions(t *testing.T) {
 		"length, too long":                       {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
 		"length, too short":                      {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
 		"length, empty answer":                   {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
+		// An argument a Go program writes in Go's types is read as its JSON.
+		"length, Go ints":              {assertions.MetricLength, eval.Sample{Answer: "abc", Metadata: md("length", map[string]int{"min": 2, "max": 3})}, true, "3 characters (2 to 3)"},
+		"contains_any, a Go []string":  {assertions.MetricContainsAny, eval.Sample{Answer: "Refunds take 14 days.", Metadata: md("contains_any", []string{"two weeks", "14 days"})}, true, `contains "14 days"`},
+		"contains_all, a Go []string":  {assertions.MetricContainsAll, eval.Sample{Answer: "a passport", Metadata: md("contains_all", []string{"passport", "visa"})}, false, "lacks 1 of the 2"},
+		"json_schema, Go-typed schema": {assertions.MetricJSONSchema, eval.Sample{Answer: `{"n": 12}`, Metadata: md("json_schema", map[string]any{"properties": map[string]map[string]any{"n": {"type": "integer", "maximum": 10}}})}, false, "does not match"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -220,6 +226,12 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		"length, a fraction":                  {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
 		"length, unknown key":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
 		"length, a number":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// A schema a Go program writes is checked as its JSON is: a loop in
+		// a []map[string]any would otherwise recurse until the process dies.
+		"json_schema, Go-typed loop":    {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"type": "object", "allOf": []map[string]any{{"$ref": "#"}}})}, "metadata.json_schema", "(# → #/allOf/0 → #)"},
+		"json_schema, Go int maxLength": {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", map[string]any{"maxLength": -1})}, "metadata.json_schema", "maxLength at # is -1"},
+		"length, NaN":                   {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": math.NaN()})}, "metadata.length", "not a JSON value: unsupported value: NaN"},
+		"regex, a Go func":              {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", func() {})}, "metadata.regex", "not a JSON value: unsupported type: func()"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

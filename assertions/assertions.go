@@ -264,18 +264,34 @@ func decoded(v any) bool {
 	return false
 }
 
-// jsonKind names the JSON type of a decoded value, for messages.
+// jsonKind names a decoded JSON value for messages: its type, whether
+// it is empty, and a string's or a number's value (quoted and escaped),
+// so that "300" written for 300 is told apart.
 func jsonKind(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
+	case nil:
+		return "null"
 	case string:
-		return "a string"
+		switch {
+		case x == "":
+			return "an empty string"
+		case strings.TrimSpace(x) == "":
+			return fmt.Sprintf("a blank string (%q)", clip(x, 40))
+		}
+		return fmt.Sprintf("a string (%q)", clip(x, 40))
 	case float64:
-		return "a number"
+		return "a number (" + strconv.FormatFloat(x, 'g', -1, 64) + ")"
 	case bool:
-		return "a boolean"
+		return fmt.Sprintf("a boolean (%t)", x)
 	case []any:
+		if len(x) == 0 {
+			return "an empty list"
+		}
 		return "a list"
 	case map[string]any:
+		if len(x) == 0 {
+			return "an empty object"
+		}
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
@@ -578,6 +594,10 @@ func matchesSchema(answer string, arg any) (bool, string, []string) {
 // bounds are length's limits in characters; a negative one is unset.
 type bounds struct{ min, max int }
 
+// maxBound is the largest bound length takes: 2^53, the largest whole
+// number a JSON number (a 64-bit float) holds exactly.
+const maxBound = 1 << 53
+
 // boundsArg reads {"min": N, "max": N}, at least one of them, whole
 // numbers >= 0, min <= max.
 func boundsArg(s eval.Sample) (any, error) {
@@ -590,18 +610,21 @@ func boundsArg(s eval.Sample) (any, error) {
 		return nil, argError(MetricLength, `want an object {"min": N, "max": N}, got %s`, jsonKind(v))
 	}
 	b := bounds{-1, -1}
-	for k, x := range obj {
-		f, ok := x.(float64)
-		if !ok || f < 0 || f != float64(int(f)) {
-			return nil, argError(MetricLength, "%s: want a whole number of characters >= 0, got %v", k, x)
-		}
-		switch k {
-		case "min":
-			b.min = int(f)
-		case "max":
-			b.max = int(f)
-		default:
+	for _, k := range sortedKeys(obj) { // the first wrong key, the same each run
+		if k != "min" && k != "max" {
 			return nil, argError(MetricLength, "unknown key %q: want min and max", k)
+		}
+		n, ok := obj[k].(float64)
+		switch {
+		case !ok || n < 0 || n != math.Trunc(n):
+			return nil, argError(MetricLength, "%s: want a whole number of characters, 0 or more, got %s", k, jsonKind(obj[k]))
+		case n > maxBound:
+			return nil, argError(MetricLength, "%s: %g is above %d, the most characters a bound counts", k, n, maxBound)
+		}
+		if k == "min" {
+			b.min = int(n)
+		} else {
+			b.max = int(n)
 		}
 	}
 	switch {

@@ -226,6 +226,17 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		"length, a fraction":                  {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
 		"length, unknown key":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
 		"length, a number":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// What was written is named as written: a number in quotes is a
+		// string, shown quoted, not as the number it looks like.
+		"length, a number in quotes":     {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": "300"})}, "metadata.length", `max: want a whole number of characters, 0 or more, got a string ("300")`},
+		"length, null":                   {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": nil})}, "metadata.length", "max: want a whole number of characters, 0 or more, got null"},
+		"length, negative":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": -1.0})}, "metadata.length", "min: want a whole number of characters, 0 or more, got a number (-1)"},
+		"length, a boolean":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": true})}, "metadata.length", "got a boolean (true)"},
+		"length, a whole number too big": {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 1e300})}, "metadata.length", "max: 1e+300 is above 9007199254740992, the most characters a bound counts"},
+		"length, an escape in a string":  {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": "\x1b[2J"})}, "metadata.length", `got a string ("\x1b[2J")`},
+		"regex, empty":                   {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "")}, "metadata.regex", "want a non-empty pattern string, got an empty string"},
+		"contains_any, a blank item":     {assertions.MetricContainsAny, eval.Sample{Answer: "a", Metadata: md("contains_any", []any{"a", " "})}, "metadata.contains_any", `item 1: want a non-empty string, got a blank string (" ")`},
+		"contains_all, an empty list":    {assertions.MetricContainsAll, eval.Sample{Answer: "a", Metadata: md("contains_all", []any{})}, "metadata.contains_all", "want a non-empty list of strings, got an empty list"},
 		// A schema a Go program writes is checked as its JSON is: a loop in
 		// a []map[string]any would otherwise recurse until the process dies.
 		"json_schema, Go-typed loop":    {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"type": "object", "allOf": []map[string]any{{"$ref": "#"}}})}, "metadata.json_schema", "(# → #/allOf/0 → #)"},
@@ -253,6 +264,32 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 			assert.Contains(t, ie.Error(), "data.jsonl:7: "+tc.field+": ")
 			assert.Contains(t, ie.Error(), tc.msg)
 			assert.False(t, strings.ContainsFunc(ie.Error(), unicode.IsControl), "no control character in %q", ie.Error())
+		})
+	}
+}
+
+// An argument wrong in more than one place is refused for the same one
+// on every run: the error a user reads does not change between runs.
+func TestAssertionArgumentErrorIsTheSameEachRun(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		metric string
+		arg    any
+		msg    string
+	}{
+		"length, both bounds strings":  {assertions.MetricLength, map[string]any{"min": "a", "max": "b"}, `metadata.length: max: want a whole number of characters, 0 or more, got a string ("b")`},
+		"length, a key and a fraction": {assertions.MetricLength, map[string]any{"words": 3.0, "min": 0.5, "max": 9.0}, "metadata.length: min: want a whole number of characters, 0 or more, got a number (0.5)"},
+		"length, two unknown keys":     {assertions.MetricLength, map[string]any{"words": 3.0, "chars": 9.0}, `metadata.length: unknown key "chars": want min and max`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := assertions.New(tc.metric)
+			require.NoError(t, err)
+			for range 64 {
+				err := a.(metric.Checker).Check(eval.Sample{Answer: "a", Metadata: md(tc.metric, tc.arg)})
+				require.EqualError(t, err, tc.msg)
+			}
 		})
 	}
 }

@@ -399,12 +399,18 @@ func regexArg(s eval.Sample) (any, error) {
 	return re, nil
 }
 
+// maxPatternShown is the most characters of a pattern a reason shows: a
+// long alternation would otherwise push what matched past the end of the
+// reason a result keeps (eval.MaxText).
+const maxPatternShown = 200
+
 func matches(answer string, arg any) (bool, string, []string) {
 	re := arg.(*regexp.Regexp)
+	p := termtext.Visible(clip(re.String(), maxPatternShown))
 	if loc := re.FindStringIndex(answer); loc != nil {
-		return true, fmt.Sprintf("the answer matches /%s/ (%q)", termtext.Visible(re.String()), clip(answer[loc[0]:loc[1]], 60)), nil
+		return true, fmt.Sprintf("the answer matches /%s/ (%q)", p, clip(answer[loc[0]:loc[1]], 60)), nil
 	}
-	return false, fmt.Sprintf("the answer does not match /%s/", termtext.Visible(re.String())), nil
+	return false, fmt.Sprintf("the answer does not match /%s/", p), nil
 }
 
 // checkJSON says why the answer is not one JSON text (RFC 8259: an

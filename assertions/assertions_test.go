@@ -3,6 +3,7 @@ package assertions_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -290,6 +291,41 @@ func TestAssertionArgumentErrorIsTheSameEachRun(t *testing.T) {
 				err := a.(metric.Checker).Check(eval.Sample{Answer: "a", Metadata: md(tc.metric, tc.arg)})
 				require.EqualError(t, err, tc.msg)
 			}
+		})
+	}
+}
+
+// A long pattern is shown cut, so that what matched still fits in the
+// reason a result keeps and a trace carries (1024 bytes).
+func TestRegexReasonShowsTheMatchOfALongPattern(t *testing.T) {
+	t.Parallel()
+	words := make([]string, 2000)
+	for i := range words {
+		words[i] = fmt.Sprintf("item%04d", i)
+	}
+	thai := strings.Repeat("ก", 3000)
+	tests := map[string]struct {
+		pattern, answer string
+		pass            bool
+		want            []string // parts of the reason
+	}{
+		"a long alternation, matching": {strings.Join(words, "|"), "see item1999 here", true, []string{"matches /item0000|item0001|", `…/ ("item1999")`}},
+		"a long alternation, failing":  {strings.Join(words, "|"), "nothing", false, []string{"does not match /item0000|item0001|", "…/"}},
+		"a long Thai pattern":          {thai + "|ข", "ข", true, []string{`…/ ("ข")`}},
+		"a short pattern, whole":       {`\d+`, "7 days", true, []string{`matches /\d+/ ("7")`}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := assertions.New(assertions.MetricRegex)
+			require.NoError(t, err)
+			sc, err := a.Score(t.Context(), eval.Sample{Answer: tc.answer, Metadata: md("regex", tc.pattern)})
+			require.NoError(t, err)
+			assert.Equal(t, tc.pass, sc.Value == 1, sc.Reason)
+			for _, w := range tc.want {
+				assert.Contains(t, sc.Reason, w)
+			}
+			assert.LessOrEqual(t, len(sc.Reason), 1024, sc.Reason)
 		})
 	}
 }

@@ -22,8 +22,8 @@
 // A record without the argument (no reference, no metadata field), or with
 // one that cannot be used (a pattern that does not compile, a schema that
 // does not resolve, is of a draft the validator does not read, has a
-// multipleOf of 0 or below or a count (maxLength, minItems...) below 0,
-// or refers back to itself without reading into
+// multipleOf of 0 or below, a count (maxLength, minItems...) below 0 or
+// a type JSON Schema has not ("Object", "int"), or refers back to itself without reading into
 // the value, bounds the wrong way round), is an input error naming
 // the file, line and field, found by the check pass before anything runs.
 //
@@ -570,7 +570,7 @@ func schemaArg(s eval.Sample) (any, error) {
 	if d := js.Schema; !slices.Contains(schemaDrafts, d) {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: $schema %q is a draft the validator does not read: write %q (draft 2020-12) or %q (draft-07), or leave $schema out", d, schemaDrafts[1], schemaDrafts[2])
 	}
-	if bad := schemaBadNumber(v.(map[string]any)); bad != "" {
+	if bad := schemaBadValue(v.(map[string]any)); bad != "" {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: %s", bad)
 	}
 	if loop := schemaLoop(v.(map[string]any)); loop != "" {

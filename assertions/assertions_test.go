@@ -145,6 +145,8 @@ func TestAssertions(t *testing.T) {
 		"json_schema, not JSON":                  {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
 		"json_schema, a tree, nested":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}`, Metadata: md("json_schema", sch(tree))}, true, "matches"},
 		"json_schema, a tree, bad leaf":          {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}`, Metadata: md("json_schema", sch(tree))}, false, "does not match"},
+		"json_schema, nullable string":           {assertions.MetricJSONSchema, eval.Sample{Answer: `null`, Metadata: md("json_schema", sch(`{"type": ["string", "null"]}`))}, true, "matches"},
+		"json_schema, every type":                {assertions.MetricJSONSchema, eval.Sample{Answer: `[1, 2.5, "a", true, null, {}, []]`, Metadata: md("json_schema", sch(`{"type": "array", "items": {"type": ["integer", "number", "string", "boolean", "null", "object", "array"]}}`))}, true, "matches"},
 		"json_schema, draft-07 by https":         {assertions.MetricJSONSchema, eval.Sample{Answer: `"x"`, Metadata: md("json_schema", sch(`{"$schema": "https://json-schema.org/draft-07/schema#", "type": "string"}`))}, true, "matches"},
 		"length, within":                         {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
 		"length, at the maximum":                 {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
@@ -222,11 +224,18 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		"json_schema, minItems negative":      {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"properties": {"l": {"minItems": -3}}}`))}, "metadata.json_schema", "minItems at #/properties/l is -3: it must be a whole number of 0 or more"},
 		"json_schema, maxProperties negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"items": {"maxProperties": -1}}`))}, "metadata.json_schema", "maxProperties at #/items is -1: it must be a whole number of 0 or more"},
 		"json_schema, minContains negative":   {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"contains": {}, "minContains": -1}`))}, "metadata.json_schema", "minContains at # is -1: it must be a whole number of 0 or more"},
-		"length, no bound":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
-		"length, the wrong way":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
-		"length, a fraction":                  {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
-		"length, unknown key":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
-		"length, a number":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// JSON Schema: type MUST name one of its seven types; another name
+		// (a class's, Python's) would fail every answer.
+		"json_schema, type Object":         {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"type": "Object"}`))}, "metadata.json_schema", `type at # is "Object", not a JSON Schema type: write one of array, boolean, integer, null, number, object, string`},
+		"json_schema, a Python int":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"n": 1}`, Metadata: md("json_schema", sch(`{"type": "object", "properties": {"n": {"type": "int"}}}`))}, "metadata.json_schema", `type at #/properties/n is "int"`},
+		"json_schema, a float in a list":   {assertions.MetricJSONSchema, eval.Sample{Answer: "1.5", Metadata: md("json_schema", sch(`{"type": ["string", "float"]}`))}, "metadata.json_schema", `type at # is "float"`},
+		"json_schema, a type in $defs":     {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"$defs": {"x": {"type": "list"}}, "items": {"$ref": "#/$defs/x"}}`))}, "metadata.json_schema", `type at #/$defs/x is "list"`},
+		"json_schema, an escape in a type": {assertions.MetricJSONSchema, eval.Sample{Answer: "1", Metadata: md("json_schema", map[string]any{"type": "str\x1b[2J"})}, "metadata.json_schema", `is "str\x1b[2J"`},
+		"length, no bound":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
+		"length, the wrong way":            {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
+		"length, a fraction":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
+		"length, unknown key":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
+		"length, a number":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
 		// What was written is named as written: a number in quotes is a
 		// string, shown quoted, not as the number it looks like.
 		"length, a number in quotes":     {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": "300"})}, "metadata.length", `max: want a whole number of characters, 0 or more, got a string ("300")`},

@@ -555,6 +555,10 @@ func schemaArg(s eval.Sample) (any, error) {
 	if _, ok := v.(map[string]any); !ok {
 		return nil, argError(MetricJSONSchema, "want a JSON schema object, got %s", jsonKind(v))
 	}
+	// Before the validator's decoder, whose errors do not say where.
+	if bad := schemaBadValue(v.(map[string]any)); bad != "" {
+		return nil, argError(MetricJSONSchema, "the schema cannot be used: %s", bad)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, argError(MetricJSONSchema, "%v", err)
@@ -569,9 +573,6 @@ func schemaArg(s eval.Sample) (any, error) {
 	}
 	if d := js.Schema; !slices.Contains(schemaDrafts, d) {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: $schema %q is a draft the validator does not read: write %q (draft 2020-12) or %q (draft-07), or leave $schema out", d, schemaDrafts[1], schemaDrafts[2])
-	}
-	if bad := schemaBadValue(v.(map[string]any)); bad != "" {
-		return nil, argError(MetricJSONSchema, "the schema cannot be used: %s", bad)
 	}
 	if loop := schemaLoop(v.(map[string]any)); loop != "" {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: it refers back to itself without reading into the value (%s), so no validation could end", loop)

@@ -220,8 +220,11 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		"json_schema, multipleOf negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"multipleOf": -2}`))}, "metadata.json_schema", "multipleOf at # is -2: it must be a number above 0"},
 		// The counts of JSON Schema (maxLength, minItems...) MUST be
 		// whole numbers of 0 or more; -1 would fail every answer.
-		"json_schema, maxLength negative":     {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", sch(`{"type": "string", "maxLength": -1}`))}, "metadata.json_schema", "maxLength at # is -1: it must be a whole number of 0 or more"},
-		"json_schema, minItems negative":      {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"properties": {"l": {"minItems": -3}}}`))}, "metadata.json_schema", "minItems at #/properties/l is -3: it must be a whole number of 0 or more"},
+		"json_schema, maxLength negative": {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", sch(`{"type": "string", "maxLength": -1}`))}, "metadata.json_schema", "maxLength at # is -1: it must be a whole number of 0 or more"},
+		"json_schema, minItems negative":  {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"properties": {"l": {"minItems": -3}}}`))}, "metadata.json_schema", "minItems at #/properties/l is -3: it must be a whole number of 0 or more"},
+		// A count that is not whole is named where it is, not by the
+		// validator's decoder's "not an integer value".
+		"json_schema, maxLength a fraction":   {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", sch(`{"properties": {"s": {"maxLength": 2.5}}}`))}, "metadata.json_schema", "maxLength at #/properties/s is 2.5: it must be a whole number of 0 or more"},
 		"json_schema, maxProperties negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"items": {"maxProperties": -1}}`))}, "metadata.json_schema", "maxProperties at #/items is -1: it must be a whole number of 0 or more"},
 		"json_schema, minContains negative":   {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"contains": {}, "minContains": -1}`))}, "metadata.json_schema", "minContains at # is -1: it must be a whole number of 0 or more"},
 		// JSON Schema: type MUST name one of its seven types; another name

@@ -2,6 +2,7 @@ package assertions
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -212,8 +213,9 @@ var schemaCounts = []string{"maxLength", "minLength", "maxItems", "minItems", "m
 var schemaTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
 // schemaBadValue says where schema has a value JSON Schema forbids and
-// which would fail every answer: a multipleOf not above 0, a count
-// (maxLength, minItems...) below 0, or a type that is none of JSON's
+// which would fail every answer or which the validator refuses without
+// saying where: a multipleOf not above 0, a count (maxLength, minItems...)
+// below 0 or not whole, or a type that is none of JSON's
 // ("Object", "int", "list"); "" when there is none.
 func schemaBadValue(schema map[string]any) string {
 	ix := &schemaIndex{byURI: map[string]*schemaNode{}}
@@ -223,7 +225,7 @@ func schemaBadValue(schema map[string]any) string {
 			return fmt.Sprintf("multipleOf at #%s is %v: it must be a number above 0", n.at, m)
 		}
 		for _, k := range schemaCounts {
-			if c, ok := n.obj[k].(float64); ok && c < 0 {
+			if c, ok := n.obj[k].(float64); ok && (c < 0 || c != math.Trunc(c)) {
 				return fmt.Sprintf("%s at #%s is %v: it must be a whole number of 0 or more", k, n.at, c)
 			}
 		}

@@ -51,6 +51,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -125,7 +126,11 @@ type assertion struct {
 	// a JSON parser reads it; any other space around it is not JSON.
 	readsJSON bool
 	arg       func(s eval.Sample) (any, error)
-	test      func(answer string, arg any) (pass bool, reason string, issues []string)
+	// test says whether the answer passes with arg, and why; it stops
+	// with ctx's error when ctx is done before it ends, which only a test
+	// whose work grows with its argument too (regex) can take long enough
+	// to need.
+	test func(ctx context.Context, answer string, arg any) (pass bool, reason string, issues []string, err error)
 }
 
 var (
@@ -144,7 +149,7 @@ func (a assertion) Check(s eval.Sample) error {
 }
 
 // Score implements eval.Scorer.
-func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
+func (a assertion) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	var arg any
 	if a.arg != nil {
 		var err error
@@ -156,7 +161,10 @@ func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 	if a.readsJSON {
 		answer = jsonText(s.Answer)
 	}
-	pass, reason, issues := a.test(answer, arg)
+	pass, reason, issues, err := a.test(ctx, answer, arg)
+	if err != nil {
+		return eval.Score{}, fmt.Errorf("%s: %w", a.name, err)
+	}
 	v := 0.0
 	if pass {
 		v = 1
@@ -297,10 +305,10 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func equals(answer string, arg any) (bool, string, []string) {
+func equals(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	ref := arg.(string)
 	if answer == ref {
-		return true, "the answer equals the reference", nil
+		return true, "the answer equals the reference", nil, nil
 	}
 	i := 0
 	for i < len(answer) && i < len(ref) && answer[i] == ref[i] {
@@ -313,14 +321,14 @@ func equals(answer string, arg any) (bool, string, []string) {
 	}
 	at := utf8.RuneCountInString(answer[:i]) + 1
 	return false, fmt.Sprintf("the answer differs from the reference from character %d (%d characters, the reference %d)",
-		at, utf8.RuneCountInString(answer), utf8.RuneCountInString(ref)), nil
+		at, utf8.RuneCountInString(answer), utf8.RuneCountInString(ref)), nil, nil
 }
 
-func contains(answer string, arg any) (bool, string, []string) {
+func contains(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	if strings.Contains(answer, arg.(string)) {
-		return true, "the answer contains the reference", nil
+		return true, "the answer contains the reference", nil, nil
 	}
-	return false, "the answer does not contain the reference", nil
+	return false, "the answer does not contain the reference", nil, nil
 }
 
 // stringsArg reads a non-empty list of non-empty strings.
@@ -346,17 +354,17 @@ func stringsArg(name string) func(eval.Sample) (any, error) {
 	}
 }
 
-func containsAny(answer string, arg any) (bool, string, []string) {
+func containsAny(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	want := arg.([]string)
 	for _, w := range want {
 		if strings.Contains(answer, w) {
-			return true, fmt.Sprintf("the answer contains %q", w), nil
+			return true, fmt.Sprintf("the answer contains %q", w), nil, nil
 		}
 	}
-	return false, fmt.Sprintf("the answer contains none of the %d strings", len(want)), quoted("missing", want)
+	return false, fmt.Sprintf("the answer contains none of the %d strings", len(want)), quoted("missing", want), nil
 }
 
-func containsAll(answer string, arg any) (bool, string, []string) {
+func containsAll(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	want := arg.([]string)
 	var missing []string
 	for _, w := range want {
@@ -365,9 +373,9 @@ func containsAll(answer string, arg any) (bool, string, []string) {
 		}
 	}
 	if len(missing) == 0 {
-		return true, fmt.Sprintf("the answer contains all %d strings", len(want)), nil
+		return true, fmt.Sprintf("the answer contains all %d strings", len(want)), nil, nil
 	}
-	return false, fmt.Sprintf("the answer lacks %d of the %d strings", len(missing), len(want)), quoted("missing", missing)
+	return false, fmt.Sprintf("the answer lacks %d of the %d strings", len(missing), len(want)), quoted("missing", missing), nil
 }
 
 // quoted is one issue per string: what, and the string quoted.
@@ -404,13 +412,61 @@ func regexArg(s eval.Sample) (any, error) {
 // reason a result keeps (eval.MaxText).
 const maxPatternShown = 200
 
-func matches(answer string, arg any) (bool, string, []string) {
+func matches(ctx context.Context, answer string, arg any) (bool, string, []string, error) {
 	re := arg.(*regexp.Regexp)
 	p := termtext.Visible(clip(re.String(), maxPatternShown))
-	if loc := re.FindStringIndex(answer); loc != nil {
-		return true, fmt.Sprintf("the answer matches /%s/ (%q)", p, clip(answer[loc[0]:loc[1]], 60)), nil
+	loc, err := find(ctx, re, answer)
+	if err != nil {
+		return false, "", nil, err
 	}
-	return false, fmt.Sprintf("the answer does not match /%s/", p), nil
+	if loc != nil {
+		return true, fmt.Sprintf("the answer matches /%s/ (%q)", p, clip(answer[loc[0]:loc[1]], 60)), nil, nil
+	}
+	return false, fmt.Sprintf("the answer does not match /%s/", p), nil, nil
+}
+
+// findCheckedWork is the size of a match (the pattern's length times
+// the answer's, in bytes) above which find reads the answer in steps
+// that see whether ctx is done: RE2 is linear in each, so a long pattern
+// of loops ((a*)(a*)...) over a long answer takes hours, which a request's
+// deadline or an interrupt must be able to stop.
+const findCheckedWork = 1 << 22
+
+// findCheckEvery is how many characters find reads between two looks at
+// ctx.
+const findCheckEvery = 64
+
+// find is re.FindStringIndex(answer), which stops with ctx's error when
+// ctx is done first.
+func find(ctx context.Context, re *regexp.Regexp, answer string) ([]int, error) {
+	if len(re.String())*len(answer) <= findCheckedWork {
+		return re.FindStringIndex(answer), nil
+	}
+	r := &ctxRuneReader{stop: ctx.Err, r: strings.NewReader(answer)}
+	loc := re.FindReaderIndex(r)
+	if r.err != nil {
+		return nil, r.err
+	}
+	return loc, nil
+}
+
+// ctxRuneReader reads runes from r until stop (a context's Err) returns
+// an error, then ends as if at the end of the text, keeping the error.
+type ctxRuneReader struct {
+	stop func() error
+	r    *strings.Reader
+	n    int
+	err  error
+}
+
+func (c *ctxRuneReader) ReadRune() (rune, int, error) {
+	if c.n++; c.n%findCheckEvery == 0 && c.err == nil {
+		c.err = c.stop()
+	}
+	if c.err != nil {
+		return 0, 0, io.EOF
+	}
+	return c.r.ReadRune()
 }
 
 // checkJSON says why the answer is not one JSON text (RFC 8259: an
@@ -538,11 +594,11 @@ func tooDeep(s string) bool {
 	return false
 }
 
-func isJSON(answer string, _ any) (bool, string, []string) {
+func isJSON(_ context.Context, answer string, _ any) (bool, string, []string, error) {
 	if err := checkJSON(answer); err != nil {
-		return false, "the answer is not valid JSON: " + err.Error(), nil
+		return false, "the answer is not valid JSON: " + err.Error(), nil, nil
 	}
-	return true, "the answer is valid JSON", nil
+	return true, "the answer is valid JSON", nil, nil
 }
 
 // schemaArg reads the JSON schema and resolves it; references to other
@@ -584,18 +640,18 @@ func schemaArg(s eval.Sample) (any, error) {
 // 2020-12), draft 2020-12 and draft-07 (as http or https).
 var schemaDrafts = []string{"", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#"}
 
-func matchesSchema(answer string, arg any) (bool, string, []string) {
+func matchesSchema(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	if err := checkJSON(answer); err != nil {
-		return false, "the answer is not valid JSON: " + err.Error(), nil
+		return false, "the answer is not valid JSON: " + err.Error(), nil, nil
 	}
 	v, err := parseJSON(answer)
 	if err != nil {
-		return false, "the answer's JSON cannot be checked: " + err.Error(), nil
+		return false, "the answer's JSON cannot be checked: " + err.Error(), nil, nil
 	}
 	if err := arg.(*jsonschema.Resolved).Validate(v); err != nil {
-		return false, "the answer's JSON does not match the schema", []string{err.Error()}
+		return false, "the answer's JSON does not match the schema", []string{err.Error()}, nil
 	}
-	return true, "the answer's JSON matches the schema", nil
+	return true, "the answer's JSON matches the schema", nil, nil
 }
 
 // bounds are length's limits in characters; a negative one is unset.
@@ -643,15 +699,15 @@ func boundsArg(s eval.Sample) (any, error) {
 	return b, nil
 }
 
-func withinBounds(answer string, arg any) (bool, string, []string) {
+func withinBounds(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	b, n := arg.(bounds), utf8.RuneCountInString(answer)
 	switch {
 	case b.min >= 0 && n < b.min:
-		return false, fmt.Sprintf("the answer has %d characters, below the minimum %d", n, b.min), nil
+		return false, fmt.Sprintf("the answer has %d characters, below the minimum %d", n, b.min), nil, nil
 	case b.max >= 0 && n > b.max:
-		return false, fmt.Sprintf("the answer has %d characters, above the maximum %d", n, b.max), nil
+		return false, fmt.Sprintf("the answer has %d characters, above the maximum %d", n, b.max), nil, nil
 	}
-	return true, fmt.Sprintf("the answer has %d characters (%s)", n, b), nil
+	return true, fmt.Sprintf("the answer has %d characters (%s)", n, b), nil, nil
 }
 
 // String is the bounds as a reason names them.

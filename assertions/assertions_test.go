@@ -1,6 +1,7 @@
 package assertions_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -338,6 +339,55 @@ func TestRegexReasonShowsTheMatchOfALongPattern(t *testing.T) {
 				assert.Contains(t, sc.Reason, w)
 			}
 			assert.LessOrEqual(t, len(sc.Reason), 1024, sc.Reason)
+		})
+	}
+}
+
+// RE2 is linear in the pattern and in the answer, not in both: a long
+// pattern of loops over a long answer takes hours, so a regex stops when
+// its context is done (a request's deadline, an interrupt), and gives
+// the same verdict as ever when it is not.
+func TestRegexStopsWhenItsContextIsDone(t *testing.T) {
+	t.Parallel()
+	loops := strings.Repeat("(a*)", 2000) + "b" // each a of the answer keeps every loop alive
+	items := make([]string, 1000)
+	for i := range items {
+		items[i] = fmt.Sprintf("item%04d", i)
+	}
+	list := strings.Join(items, "|")
+	tests := map[string]struct {
+		pattern, answer string
+		cancel          bool
+		pass            bool
+		want            string // a part of the reason, or of the error
+	}{
+		"loops over a long answer, cancelled":   {loops, strings.Repeat("a", 8000), true, false, "regex: context canceled"},
+		"loops over a long answer, matching":    {loops, strings.Repeat("a", 3000) + "b", false, true, `("` + strings.Repeat("a", 60) + `…")`},
+		"a long list, the last item at the end": {list, strings.Repeat("x ", 3000) + "item0999", false, true, `("item0999")`},
+		"a long list, anchored at the end":      {"(" + list + ")$", strings.Repeat("ก ", 3000) + "item0500", false, true, `("item0500")`},
+		"a long list, after Thai":               {list, strings.Repeat("ก", 3000) + "item0007ข", false, true, `("item0007")`},
+		"a long list, none":                     {list, strings.Repeat("x ", 3000), false, false, "does not match"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := assertions.New(assertions.MetricRegex)
+			require.NoError(t, err)
+			ctx := t.Context()
+			if tc.cancel {
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				ctx = c
+			}
+			sc, err := a.Score(ctx, eval.Sample{Answer: tc.answer, Metadata: md("regex", tc.pattern)})
+			if tc.want == "regex: context canceled" {
+				require.ErrorIs(t, err, context.Canceled)
+				assert.EqualError(t, err, tc.want)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.pass, sc.Value == 1, sc.Reason)
+			assert.Contains(t, sc.Reason, tc.want)
 		})
 	}
 }

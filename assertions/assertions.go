@@ -23,9 +23,13 @@
 // one that cannot be used (a pattern that does not compile, a schema that
 // does not resolve, is of a draft the validator does not read, has a
 // multipleOf of 0 or below, a count (maxLength, minItems...) below 0 or
-// a type JSON Schema has not ("Object", "int"), or refers back to itself without reading into
-// the value, bounds the wrong way round), is an input error naming
-// the file, line and field, found by the check pass before anything runs.
+// a type JSON Schema has not ("Object", "int"), or refers back to itself
+// without reading into the value, bounds the wrong way round), is an
+// input error naming the file, line and field, found by the check pass
+// before anything runs.
+//
+// A long pattern over a long answer stops when the context of Score is
+// done (a request's deadline, an interrupt), with its error.
 //
 // Texts are compared in Unicode NFC, so that the same characters typed two
 // ways (a precomposed letter, or a letter and its combining mark) compare

@@ -15,19 +15,30 @@
 //     pattern, a JSON schema, an object {"min": N, "max": N};
 //   - is_json takes none.
 //
+// A Go program may write an argument in Go's types ([]string, an int, a
+// schema of map[string]any and []map[string]any): it is read as its JSON
+// encoding would be, and one JSON cannot hold (NaN) is an input error.
+//
 // A record without the argument (no reference, no metadata field), or with
 // one that cannot be used (a pattern that does not compile, a schema that
 // does not resolve, is of a draft the validator does not read, has a
-// multipleOf of 0 or below or a count (maxLength, minItems...) below 0,
-// or refers back to itself without reading into
-// the value, bounds the wrong way round), is an input error naming
-// the file, line and field, found by the check pass before anything runs.
+// multipleOf of 0 or below, a count (maxLength, minItems...) below 0 or
+// a type JSON Schema has not ("Object", "int"), or refers back to itself
+// without reading into the value, bounds the wrong way round), is an
+// input error naming the file, line and field, found by the check pass
+// before anything runs.
+//
+// A long pattern over a long answer stops when the context of Score is
+// done (a request's deadline, an interrupt), with its error.
 //
 // Texts are compared in Unicode NFC, so that the same characters typed two
 // ways (a precomposed letter, or a letter and its combining mark) compare
 // equal (a regex pattern's letters too, though not a mark it writes as
 // an escape, \x{301}); the answer and the reference are trimmed of surrounding white
-// space. A missing answer is judged as the empty text.
+// space (is_json and json_schema trim only JSON's: space, tab, line feed
+// and carriage return, so that a no-break space or a form feed around the
+// value is not JSON, as to a JSON parser). A missing answer is judged as
+// the empty text.
 //
 // # JSON
 //
@@ -44,6 +55,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -112,8 +125,16 @@ func New(name string) (eval.Scorer, error) {
 type assertion struct {
 	name, label string
 	reference   bool // its argument is the sample's reference
-	arg         func(s eval.Sample) (any, error)
-	test        func(answer string, arg any) (pass bool, reason string, issues []string)
+	// readsJSON: it reads the answer as a JSON text, trimmed of JSON's white
+	// space only (RFC 8259: space, tab, line feed, carriage return), as
+	// a JSON parser reads it; any other space around it is not JSON.
+	readsJSON bool
+	arg       func(s eval.Sample) (any, error)
+	// test says whether the answer passes with arg, and why; it stops
+	// with ctx's error when ctx is done before it ends, which only a test
+	// whose work grows with its argument too (regex) can take long enough
+	// to need.
+	test func(ctx context.Context, answer string, arg any) (pass bool, reason string, issues []string, err error)
 }
 
 var (
@@ -132,7 +153,7 @@ func (a assertion) Check(s eval.Sample) error {
 }
 
 // Score implements eval.Scorer.
-func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
+func (a assertion) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	var arg any
 	if a.arg != nil {
 		var err error
@@ -140,7 +161,14 @@ func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 			return eval.Score{}, err
 		}
 	}
-	pass, reason, issues := a.test(text(s.Answer), arg)
+	answer := text(s.Answer)
+	if a.readsJSON {
+		answer = jsonText(s.Answer)
+	}
+	pass, reason, issues, err := a.test(ctx, answer, arg)
+	if err != nil {
+		return eval.Score{}, fmt.Errorf("%s: %w", a.name, err)
+	}
 	v := 0.0
 	if pass {
 		v = 1
@@ -155,6 +183,10 @@ func (a assertion) Score(_ context.Context, s eval.Sample) (eval.Score, error) {
 // in Unicode NFC.
 func text(s string) string { return textseg.Normalize(strings.TrimSpace(s)) }
 
+// jsonText is s as the JSON assertions read it: trimmed of the white space
+// JSON's grammar allows around a value, in Unicode NFC.
+func jsonText(s string) string { return textseg.Normalize(strings.Trim(s, " \t\n\r")) }
+
 // all are the assertions, in the order they are added.
 func all() []assertion {
 	return []assertion{
@@ -163,8 +195,8 @@ func all() []assertion {
 		{name: MetricContainsAny, label: "Contains any", arg: stringsArg(MetricContainsAny), test: containsAny},
 		{name: MetricContainsAll, label: "Contains all", arg: stringsArg(MetricContainsAll), test: containsAll},
 		{name: MetricRegex, label: "Regex", arg: regexArg, test: matches},
-		{name: MetricIsJSON, label: "Is JSON", test: isJSON},
-		{name: MetricJSONSchema, label: "JSON schema", arg: schemaArg, test: matchesSchema},
+		{name: MetricIsJSON, label: "Is JSON", readsJSON: true, test: isJSON},
+		{name: MetricJSONSchema, label: "JSON schema", readsJSON: true, arg: schemaArg, test: matchesSchema},
 		{name: MetricLength, label: "Length", arg: boundsArg, test: withinBounds},
 	}
 }
@@ -185,37 +217,102 @@ func argError(name, format string, a ...any) error {
 	return &eval.InputError{Field: "metadata." + name, Msg: fmt.Sprintf(format, a...)}
 }
 
-// metadata returns the sample's metadata field name, or the error that
-// it is missing.
+// metadata returns the sample's metadata field name as JSON decodes it
+// (jsonValue), or the error that it is missing or no JSON value.
 func metadata(s eval.Sample, name, want string) (any, error) {
 	v, ok := s.Metadata[name]
 	if !ok || v == nil {
 		return nil, argError(name, "missing: the %s assertion reads its argument here, %s", name, want)
 	}
+	v, err := jsonValue(v)
+	if err != nil {
+		return nil, argError(name, "not a JSON value: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
 	return v, nil
 }
 
-// jsonKind names the JSON type of a decoded value, for messages.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
+// jsonValue is v as encoding/json decodes a JSON value into an any
+// (strings, float64, bools, nil, []any, map[string]any), so that an
+// argument a Go program wrote ([]string, an int, a []map[string]any of
+// subschemas) is read as the same argument in a dataset; an error for
+// what JSON cannot hold (NaN, a channel).
+func jsonValue(v any) (any, error) {
+	if decoded(v) {
+		return v, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decoded reports whether v is already as encoding/json decodes JSON.
+func decoded(v any) bool {
+	switch x := v.(type) {
+	case nil, string, bool:
+		return true
 	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
 	case []any:
+		for _, e := range x {
+			if !decoded(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !decoded(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// jsonKind names a decoded JSON value for messages: its type, whether
+// it is empty, and a string's or a number's value (quoted and escaped),
+// so that "300" written for 300 is told apart.
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		switch {
+		case x == "":
+			return "an empty string"
+		case strings.TrimSpace(x) == "":
+			return fmt.Sprintf("a blank string (%q)", clip(x, 40))
+		}
+		return fmt.Sprintf("a string (%q)", clip(x, 40))
+	case float64:
+		return "a number (" + strconv.FormatFloat(x, 'g', -1, 64) + ")"
+	case bool:
+		return fmt.Sprintf("a boolean (%t)", x)
+	case []any:
+		if len(x) == 0 {
+			return "an empty list"
+		}
 		return "a list"
 	case map[string]any:
+		if len(x) == 0 {
+			return "an empty object"
+		}
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
 }
 
-func equals(answer string, arg any) (bool, string, []string) {
+func equals(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	ref := arg.(string)
 	if answer == ref {
-		return true, "the answer equals the reference", nil
+		return true, "the answer equals the reference", nil, nil
 	}
 	i := 0
 	for i < len(answer) && i < len(ref) && answer[i] == ref[i] {
@@ -228,14 +325,14 @@ func equals(answer string, arg any) (bool, string, []string) {
 	}
 	at := utf8.RuneCountInString(answer[:i]) + 1
 	return false, fmt.Sprintf("the answer differs from the reference from character %d (%d characters, the reference %d)",
-		at, utf8.RuneCountInString(answer), utf8.RuneCountInString(ref)), nil
+		at, utf8.RuneCountInString(answer), utf8.RuneCountInString(ref)), nil, nil
 }
 
-func contains(answer string, arg any) (bool, string, []string) {
+func contains(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	if strings.Contains(answer, arg.(string)) {
-		return true, "the answer contains the reference", nil
+		return true, "the answer contains the reference", nil, nil
 	}
-	return false, "the answer does not contain the reference", nil
+	return false, "the answer does not contain the reference", nil, nil
 }
 
 // stringsArg reads a non-empty list of non-empty strings.
@@ -261,17 +358,17 @@ func stringsArg(name string) func(eval.Sample) (any, error) {
 	}
 }
 
-func containsAny(answer string, arg any) (bool, string, []string) {
+func containsAny(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	want := arg.([]string)
 	for _, w := range want {
 		if strings.Contains(answer, w) {
-			return true, fmt.Sprintf("the answer contains %q", w), nil
+			return true, fmt.Sprintf("the answer contains %q", w), nil, nil
 		}
 	}
-	return false, fmt.Sprintf("the answer contains none of the %d strings", len(want)), quoted("missing", want)
+	return false, fmt.Sprintf("the answer contains none of the %d strings", len(want)), quoted("missing", want), nil
 }
 
-func containsAll(answer string, arg any) (bool, string, []string) {
+func containsAll(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	want := arg.([]string)
 	var missing []string
 	for _, w := range want {
@@ -280,9 +377,9 @@ func containsAll(answer string, arg any) (bool, string, []string) {
 		}
 	}
 	if len(missing) == 0 {
-		return true, fmt.Sprintf("the answer contains all %d strings", len(want)), nil
+		return true, fmt.Sprintf("the answer contains all %d strings", len(want)), nil, nil
 	}
-	return false, fmt.Sprintf("the answer lacks %d of the %d strings", len(missing), len(want)), quoted("missing", missing)
+	return false, fmt.Sprintf("the answer lacks %d of the %d strings", len(missing), len(want)), quoted("missing", missing), nil
 }
 
 // quoted is one issue per string: what, and the string quoted.
@@ -314,12 +411,66 @@ func regexArg(s eval.Sample) (any, error) {
 	return re, nil
 }
 
-func matches(answer string, arg any) (bool, string, []string) {
+// maxPatternShown is the most characters of a pattern a reason shows: a
+// long alternation would otherwise push what matched past the end of the
+// reason a result keeps (eval.MaxText).
+const maxPatternShown = 200
+
+func matches(ctx context.Context, answer string, arg any) (bool, string, []string, error) {
 	re := arg.(*regexp.Regexp)
-	if loc := re.FindStringIndex(answer); loc != nil {
-		return true, fmt.Sprintf("the answer matches /%s/ (%q)", termtext.Visible(re.String()), clip(answer[loc[0]:loc[1]], 60)), nil
+	p := termtext.Visible(clip(re.String(), maxPatternShown))
+	loc, err := find(ctx, re, answer)
+	if err != nil {
+		return false, "", nil, err
 	}
-	return false, fmt.Sprintf("the answer does not match /%s/", termtext.Visible(re.String())), nil
+	if loc != nil {
+		return true, fmt.Sprintf("the answer matches /%s/ (%q)", p, clip(answer[loc[0]:loc[1]], 60)), nil, nil
+	}
+	return false, fmt.Sprintf("the answer does not match /%s/", p), nil, nil
+}
+
+// findCheckedWork is the size of a match (the pattern's length times
+// the answer's, in bytes) above which find reads the answer in steps
+// that see whether ctx is done: RE2 is linear in each, so a long pattern
+// of loops ((a*)(a*)...) over a long answer takes hours, which a request's
+// deadline or an interrupt must be able to stop.
+const findCheckedWork = 1 << 22
+
+// findCheckEvery is how many characters find reads between two looks at
+// ctx.
+const findCheckEvery = 64
+
+// find is re.FindStringIndex(answer), which stops with ctx's error when
+// ctx is done first.
+func find(ctx context.Context, re *regexp.Regexp, answer string) ([]int, error) {
+	if len(re.String())*len(answer) <= findCheckedWork {
+		return re.FindStringIndex(answer), nil
+	}
+	r := &ctxRuneReader{stop: ctx.Err, r: strings.NewReader(answer)}
+	loc := re.FindReaderIndex(r)
+	if r.err != nil {
+		return nil, r.err
+	}
+	return loc, nil
+}
+
+// ctxRuneReader reads runes from r until stop (a context's Err) returns
+// an error, then ends as if at the end of the text, keeping the error.
+type ctxRuneReader struct {
+	stop func() error
+	r    *strings.Reader
+	n    int
+	err  error
+}
+
+func (c *ctxRuneReader) ReadRune() (rune, int, error) {
+	if c.n++; c.n%findCheckEvery == 0 && c.err == nil {
+		c.err = c.stop()
+	}
+	if c.err != nil {
+		return 0, 0, io.EOF
+	}
+	return c.r.ReadRune()
 }
 
 // checkJSON says why the answer is not one JSON text (RFC 8259: an
@@ -447,11 +598,11 @@ func tooDeep(s string) bool {
 	return false
 }
 
-func isJSON(answer string, _ any) (bool, string, []string) {
+func isJSON(_ context.Context, answer string, _ any) (bool, string, []string, error) {
 	if err := checkJSON(answer); err != nil {
-		return false, "the answer is not valid JSON: " + err.Error(), nil
+		return false, "the answer is not valid JSON: " + err.Error(), nil, nil
 	}
-	return true, "the answer is valid JSON", nil
+	return true, "the answer is valid JSON", nil, nil
 }
 
 // schemaArg reads the JSON schema and resolves it; references to other
@@ -463,6 +614,10 @@ func schemaArg(s eval.Sample) (any, error) {
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return nil, argError(MetricJSONSchema, "want a JSON schema object, got %s", jsonKind(v))
+	}
+	// Before the validator's decoder, whose errors do not say where.
+	if bad := schemaBadValue(v.(map[string]any)); bad != "" {
+		return nil, argError(MetricJSONSchema, "the schema cannot be used: %s", bad)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -479,9 +634,6 @@ func schemaArg(s eval.Sample) (any, error) {
 	if d := js.Schema; !slices.Contains(schemaDrafts, d) {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: $schema %q is a draft the validator does not read: write %q (draft 2020-12) or %q (draft-07), or leave $schema out", d, schemaDrafts[1], schemaDrafts[2])
 	}
-	if bad := schemaBadNumber(v.(map[string]any)); bad != "" {
-		return nil, argError(MetricJSONSchema, "the schema cannot be used: %s", bad)
-	}
 	if loop := schemaLoop(v.(map[string]any)); loop != "" {
 		return nil, argError(MetricJSONSchema, "the schema cannot be used: it refers back to itself without reading into the value (%s), so no validation could end", loop)
 	}
@@ -492,22 +644,26 @@ func schemaArg(s eval.Sample) (any, error) {
 // 2020-12), draft 2020-12 and draft-07 (as http or https).
 var schemaDrafts = []string{"", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#"}
 
-func matchesSchema(answer string, arg any) (bool, string, []string) {
+func matchesSchema(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	if err := checkJSON(answer); err != nil {
-		return false, "the answer is not valid JSON: " + err.Error(), nil
+		return false, "the answer is not valid JSON: " + err.Error(), nil, nil
 	}
 	v, err := parseJSON(answer)
 	if err != nil {
-		return false, "the answer's JSON cannot be checked: " + err.Error(), nil
+		return false, "the answer's JSON cannot be checked: " + err.Error(), nil, nil
 	}
 	if err := arg.(*jsonschema.Resolved).Validate(v); err != nil {
-		return false, "the answer's JSON does not match the schema", []string{err.Error()}
+		return false, "the answer's JSON does not match the schema", []string{err.Error()}, nil
 	}
-	return true, "the answer's JSON matches the schema", nil
+	return true, "the answer's JSON matches the schema", nil, nil
 }
 
 // bounds are length's limits in characters; a negative one is unset.
 type bounds struct{ min, max int }
+
+// maxBound is the largest bound length takes: 2^53, the largest whole
+// number a JSON number (a 64-bit float) holds exactly.
+const maxBound = 1 << 53
 
 // boundsArg reads {"min": N, "max": N}, at least one of them, whole
 // numbers >= 0, min <= max.
@@ -521,18 +677,21 @@ func boundsArg(s eval.Sample) (any, error) {
 		return nil, argError(MetricLength, `want an object {"min": N, "max": N}, got %s`, jsonKind(v))
 	}
 	b := bounds{-1, -1}
-	for k, x := range obj {
-		f, ok := x.(float64)
-		if !ok || f < 0 || f != float64(int(f)) {
-			return nil, argError(MetricLength, "%s: want a whole number of characters >= 0, got %v", k, x)
-		}
-		switch k {
-		case "min":
-			b.min = int(f)
-		case "max":
-			b.max = int(f)
-		default:
+	for _, k := range sortedKeys(obj) { // the first wrong key, the same each run
+		if k != "min" && k != "max" {
 			return nil, argError(MetricLength, "unknown key %q: want min and max", k)
+		}
+		n, ok := obj[k].(float64)
+		switch {
+		case !ok || n < 0 || n != math.Trunc(n):
+			return nil, argError(MetricLength, "%s: want a whole number of characters, 0 or more, got %s", k, jsonKind(obj[k]))
+		case n > maxBound:
+			return nil, argError(MetricLength, "%s: %g is above %d, the most characters a bound counts", k, n, maxBound)
+		}
+		if k == "min" {
+			b.min = int(n)
+		} else {
+			b.max = int(n)
 		}
 	}
 	switch {
@@ -544,15 +703,15 @@ func boundsArg(s eval.Sample) (any, error) {
 	return b, nil
 }
 
-func withinBounds(answer string, arg any) (bool, string, []string) {
+func withinBounds(_ context.Context, answer string, arg any) (bool, string, []string, error) {
 	b, n := arg.(bounds), utf8.RuneCountInString(answer)
 	switch {
 	case b.min >= 0 && n < b.min:
-		return false, fmt.Sprintf("the answer has %d characters, below the minimum %d", n, b.min), nil
+		return false, fmt.Sprintf("the answer has %d characters, below the minimum %d", n, b.min), nil, nil
 	case b.max >= 0 && n > b.max:
-		return false, fmt.Sprintf("the answer has %d characters, above the maximum %d", n, b.max), nil
+		return false, fmt.Sprintf("the answer has %d characters, above the maximum %d", n, b.max), nil, nil
 	}
-	return true, fmt.Sprintf("the answer has %d characters (%s)", n, b), nil
+	return true, fmt.Sprintf("the answer has %d characters (%s)", n, b), nil, nil
 }
 
 // String is the bounds as a reason names them.

@@ -1,8 +1,11 @@
 package assertions_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"unicode"
@@ -104,7 +107,16 @@ func TestAssertions(t *testing.T) {
 		"is_json, empty":           {assertions.MetricIsJSON, eval.Sample{}, false, "empty"},
 		"is_json, Thai prose":      {assertions.MetricIsJSON, eval.Sample{Answer: "ตกลง {\"a\": 1}"}, false, `breaks at character 1 ("ตกลง {\"a\": 1}")`},
 		"is_json, cut short":       {assertions.MetricIsJSON, eval.Sample{Answer: `{"a": [1, 2`}, false, "ends before the JSON value does"},
-		"is_json, breaks later":    {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
+		// RFC 8259: the white space around a value is space, tab, line
+		// feed and carriage return; a JSON parser refuses any other.
+		"is_json, JSON's white space around":     {assertions.MetricIsJSON, eval.Sample{Answer: " \t\r\n[1]\r\n\t "}, true, "valid JSON"},
+		"is_json, a no-break space before":       {assertions.MetricIsJSON, eval.Sample{Answer: "\u00a0{\"a\": 1}"}, false, "breaks at character 1"},
+		"is_json, a form feed before":            {assertions.MetricIsJSON, eval.Sample{Answer: "\f[1]"}, false, "breaks at character 1"},
+		"is_json, an ideographic space after":    {assertions.MetricIsJSON, eval.Sample{Answer: "[1]\u3000"}, false, "breaks at character 4"},
+		"is_json, a line separator after":        {assertions.MetricIsJSON, eval.Sample{Answer: "true\u2028"}, false, "breaks at character 5"},
+		"json_schema, a no-break space after":    {assertions.MetricJSONSchema, eval.Sample{Answer: "{\"city\": \"Lyon\", \"population\": 1}\u00a0", Metadata: md("json_schema", schema)}, false, "not valid JSON"},
+		"json_schema, JSON's white space around": {assertions.MetricJSONSchema, eval.Sample{Answer: "\n{\"city\": \"Lyon\", \"population\": 1}\n", Metadata: md("json_schema", schema)}, true, "matches"},
+		"is_json, breaks later":                  {assertions.MetricIsJSON, eval.Sample{Answer: `{"ชื่อ": "ก", x}`}, false, `breaks at character 15 ("x}")`},
 		// RFC 8259 section 8.1: JSON text exchanged between systems is UTF-8.
 		"is_json, invalid UTF-8 in a string": {assertions.MetricIsJSON, eval.Sample{Answer: "{\"a\": \"caf\xe9\"}"}, false, "not UTF-8 text: an invalid byte at character 11"},
 		"is_json, invalid UTF-8 after Thai":  {assertions.MetricIsJSON, eval.Sample{Answer: "[\"ก\", \xff]"}, false, "at character 7"},
@@ -134,6 +146,8 @@ func TestAssertions(t *testing.T) {
 		"json_schema, not JSON":                  {assertions.MetricJSONSchema, eval.Sample{Answer: `city: Lyon`, Metadata: md("json_schema", schema)}, false, "not valid JSON"},
 		"json_schema, a tree, nested":            {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}`, Metadata: md("json_schema", sch(tree))}, true, "matches"},
 		"json_schema, a tree, bad leaf":          {assertions.MetricJSONSchema, eval.Sample{Answer: `{"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}`, Metadata: md("json_schema", sch(tree))}, false, "does not match"},
+		"json_schema, nullable string":           {assertions.MetricJSONSchema, eval.Sample{Answer: `null`, Metadata: md("json_schema", sch(`{"type": ["string", "null"]}`))}, true, "matches"},
+		"json_schema, every type":                {assertions.MetricJSONSchema, eval.Sample{Answer: `[1, 2.5, "a", true, null, {}, []]`, Metadata: md("json_schema", sch(`{"type": "array", "items": {"type": ["integer", "number", "string", "boolean", "null", "object", "array"]}}`))}, true, "matches"},
 		"json_schema, draft-07 by https":         {assertions.MetricJSONSchema, eval.Sample{Answer: `"x"`, Metadata: md("json_schema", sch(`{"$schema": "https://json-schema.org/draft-07/schema#", "type": "string"}`))}, true, "matches"},
 		"length, within":                         {assertions.MetricLength, eval.Sample{Answer: "Short answer.", Metadata: md("length", map[string]any{"min": 5.0, "max": 20.0})}, true, "13 characters (5 to 20)"},
 		"length, at the maximum":                 {assertions.MetricLength, eval.Sample{Answer: "abcde", Metadata: md("length", map[string]any{"max": 5.0})}, true, "at most 5"},
@@ -141,6 +155,11 @@ func TestAssertions(t *testing.T) {
 		"length, too long":                       {assertions.MetricLength, eval.Sample{Answer: "abcdef", Metadata: md("length", map[string]any{"max": 5.0})}, false, "above the maximum 5"},
 		"length, too short":                      {assertions.MetricLength, eval.Sample{Answer: "ok", Metadata: md("length", map[string]any{"min": 3.0})}, false, "2 characters, below the minimum 3"},
 		"length, empty answer":                   {assertions.MetricLength, eval.Sample{Metadata: md("length", map[string]any{"min": 1.0})}, false, "0 characters"},
+		// An argument a Go program writes in Go's types is read as its JSON.
+		"length, Go ints":              {assertions.MetricLength, eval.Sample{Answer: "abc", Metadata: md("length", map[string]int{"min": 2, "max": 3})}, true, "3 characters (2 to 3)"},
+		"contains_any, a Go []string":  {assertions.MetricContainsAny, eval.Sample{Answer: "Refunds take 14 days.", Metadata: md("contains_any", []string{"two weeks", "14 days"})}, true, `contains "14 days"`},
+		"contains_all, a Go []string":  {assertions.MetricContainsAll, eval.Sample{Answer: "a passport", Metadata: md("contains_all", []string{"passport", "visa"})}, false, "lacks 1 of the 2"},
+		"json_schema, Go-typed schema": {assertions.MetricJSONSchema, eval.Sample{Answer: `{"n": 12}`, Metadata: md("json_schema", map[string]any{"properties": map[string]map[string]any{"n": {"type": "integer", "maximum": 10}}})}, false, "does not match"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -202,15 +221,42 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 		"json_schema, multipleOf negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"multipleOf": -2}`))}, "metadata.json_schema", "multipleOf at # is -2: it must be a number above 0"},
 		// The counts of JSON Schema (maxLength, minItems...) MUST be
 		// whole numbers of 0 or more; -1 would fail every answer.
-		"json_schema, maxLength negative":     {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", sch(`{"type": "string", "maxLength": -1}`))}, "metadata.json_schema", "maxLength at # is -1: it must be a whole number of 0 or more"},
-		"json_schema, minItems negative":      {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"properties": {"l": {"minItems": -3}}}`))}, "metadata.json_schema", "minItems at #/properties/l is -3: it must be a whole number of 0 or more"},
+		"json_schema, maxLength negative": {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", sch(`{"type": "string", "maxLength": -1}`))}, "metadata.json_schema", "maxLength at # is -1: it must be a whole number of 0 or more"},
+		"json_schema, minItems negative":  {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"properties": {"l": {"minItems": -3}}}`))}, "metadata.json_schema", "minItems at #/properties/l is -3: it must be a whole number of 0 or more"},
+		// A count that is not whole is named where it is, not by the
+		// validator's decoder's "not an integer value".
+		"json_schema, maxLength a fraction":   {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", sch(`{"properties": {"s": {"maxLength": 2.5}}}`))}, "metadata.json_schema", "maxLength at #/properties/s is 2.5: it must be a whole number of 0 or more"},
 		"json_schema, maxProperties negative": {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"items": {"maxProperties": -1}}`))}, "metadata.json_schema", "maxProperties at #/items is -1: it must be a whole number of 0 or more"},
 		"json_schema, minContains negative":   {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"contains": {}, "minContains": -1}`))}, "metadata.json_schema", "minContains at # is -1: it must be a whole number of 0 or more"},
-		"length, no bound":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
-		"length, the wrong way":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
-		"length, a fraction":                  {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
-		"length, unknown key":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
-		"length, a number":                    {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// JSON Schema: type MUST name one of its seven types; another name
+		// (a class's, Python's) would fail every answer.
+		"json_schema, type Object":         {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", sch(`{"type": "Object"}`))}, "metadata.json_schema", `type at # is "Object", not a JSON Schema type: write one of array, boolean, integer, null, number, object, string`},
+		"json_schema, a Python int":        {assertions.MetricJSONSchema, eval.Sample{Answer: `{"n": 1}`, Metadata: md("json_schema", sch(`{"type": "object", "properties": {"n": {"type": "int"}}}`))}, "metadata.json_schema", `type at #/properties/n is "int"`},
+		"json_schema, a float in a list":   {assertions.MetricJSONSchema, eval.Sample{Answer: "1.5", Metadata: md("json_schema", sch(`{"type": ["string", "float"]}`))}, "metadata.json_schema", `type at # is "float"`},
+		"json_schema, a type in $defs":     {assertions.MetricJSONSchema, eval.Sample{Answer: "[]", Metadata: md("json_schema", sch(`{"$defs": {"x": {"type": "list"}}, "items": {"$ref": "#/$defs/x"}}`))}, "metadata.json_schema", `type at #/$defs/x is "list"`},
+		"json_schema, an escape in a type": {assertions.MetricJSONSchema, eval.Sample{Answer: "1", Metadata: md("json_schema", map[string]any{"type": "str\x1b[2J"})}, "metadata.json_schema", `is "str\x1b[2J"`},
+		"length, no bound":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{})}, "metadata.length", "give min, max or both"},
+		"length, the wrong way":            {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": 9.0, "max": 3.0})}, "metadata.length", "min 9 is above max 3"},
+		"length, a fraction":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 2.5})}, "metadata.length", "max: want a whole number"},
+		"length, unknown key":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"words": 3.0})}, "metadata.length", `unknown key "words"`},
+		"length, a number":                 {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", 100.0)}, "metadata.length", "want an object"},
+		// What was written is named as written: a number in quotes is a
+		// string, shown quoted, not as the number it looks like.
+		"length, a number in quotes":     {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": "300"})}, "metadata.length", `max: want a whole number of characters, 0 or more, got a string ("300")`},
+		"length, null":                   {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": nil})}, "metadata.length", "max: want a whole number of characters, 0 or more, got null"},
+		"length, negative":               {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": -1.0})}, "metadata.length", "min: want a whole number of characters, 0 or more, got a number (-1)"},
+		"length, a boolean":              {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"min": true})}, "metadata.length", "got a boolean (true)"},
+		"length, a whole number too big": {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": 1e300})}, "metadata.length", "max: 1e+300 is above 9007199254740992, the most characters a bound counts"},
+		"length, an escape in a string":  {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": "\x1b[2J"})}, "metadata.length", `got a string ("\x1b[2J")`},
+		"regex, empty":                   {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", "")}, "metadata.regex", "want a non-empty pattern string, got an empty string"},
+		"contains_any, a blank item":     {assertions.MetricContainsAny, eval.Sample{Answer: "a", Metadata: md("contains_any", []any{"a", " "})}, "metadata.contains_any", `item 1: want a non-empty string, got a blank string (" ")`},
+		"contains_all, an empty list":    {assertions.MetricContainsAll, eval.Sample{Answer: "a", Metadata: md("contains_all", []any{})}, "metadata.contains_all", "want a non-empty list of strings, got an empty list"},
+		// A schema a Go program writes is checked as its JSON is: a loop in
+		// a []map[string]any would otherwise recurse until the process dies.
+		"json_schema, Go-typed loop":    {assertions.MetricJSONSchema, eval.Sample{Answer: "{}", Metadata: md("json_schema", map[string]any{"type": "object", "allOf": []map[string]any{{"$ref": "#"}}})}, "metadata.json_schema", "(# → #/allOf/0 → #)"},
+		"json_schema, Go int maxLength": {assertions.MetricJSONSchema, eval.Sample{Answer: `"abc"`, Metadata: md("json_schema", map[string]any{"maxLength": -1})}, "metadata.json_schema", "maxLength at # is -1"},
+		"length, NaN":                   {assertions.MetricLength, eval.Sample{Answer: "a", Metadata: md("length", map[string]any{"max": math.NaN()})}, "metadata.length", "not a JSON value: unsupported value: NaN"},
+		"regex, a Go func":              {assertions.MetricRegex, eval.Sample{Answer: "a", Metadata: md("regex", func() {})}, "metadata.regex", "not a JSON value: unsupported type: func()"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -232,6 +278,116 @@ func TestAssertionArgumentsAreCheckedBeforeAnything(t *testing.T) {
 			assert.Contains(t, ie.Error(), "data.jsonl:7: "+tc.field+": ")
 			assert.Contains(t, ie.Error(), tc.msg)
 			assert.False(t, strings.ContainsFunc(ie.Error(), unicode.IsControl), "no control character in %q", ie.Error())
+		})
+	}
+}
+
+// An argument wrong in more than one place is refused for the same one
+// on every run: the error a user reads does not change between runs.
+func TestAssertionArgumentErrorIsTheSameEachRun(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		metric string
+		arg    any
+		msg    string
+	}{
+		"length, both bounds strings":  {assertions.MetricLength, map[string]any{"min": "a", "max": "b"}, `metadata.length: max: want a whole number of characters, 0 or more, got a string ("b")`},
+		"length, a key and a fraction": {assertions.MetricLength, map[string]any{"words": 3.0, "min": 0.5, "max": 9.0}, "metadata.length: min: want a whole number of characters, 0 or more, got a number (0.5)"},
+		"length, two unknown keys":     {assertions.MetricLength, map[string]any{"words": 3.0, "chars": 9.0}, `metadata.length: unknown key "chars": want min and max`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := assertions.New(tc.metric)
+			require.NoError(t, err)
+			for range 64 {
+				err := a.(metric.Checker).Check(eval.Sample{Answer: "a", Metadata: md(tc.metric, tc.arg)})
+				require.EqualError(t, err, tc.msg)
+			}
+		})
+	}
+}
+
+// A long pattern is shown cut, so that what matched still fits in the
+// reason a result keeps and a trace carries (1024 bytes).
+func TestRegexReasonShowsTheMatchOfALongPattern(t *testing.T) {
+	t.Parallel()
+	words := make([]string, 2000)
+	for i := range words {
+		words[i] = fmt.Sprintf("item%04d", i)
+	}
+	thai := strings.Repeat("ก", 3000)
+	tests := map[string]struct {
+		pattern, answer string
+		pass            bool
+		want            []string // parts of the reason
+	}{
+		"a long alternation, matching": {strings.Join(words, "|"), "see item1999 here", true, []string{"matches /item0000|item0001|", `…/ ("item1999")`}},
+		"a long alternation, failing":  {strings.Join(words, "|"), "nothing", false, []string{"does not match /item0000|item0001|", "…/"}},
+		"a long Thai pattern":          {thai + "|ข", "ข", true, []string{`…/ ("ข")`}},
+		"a short pattern, whole":       {`\d+`, "7 days", true, []string{`matches /\d+/ ("7")`}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := assertions.New(assertions.MetricRegex)
+			require.NoError(t, err)
+			sc, err := a.Score(t.Context(), eval.Sample{Answer: tc.answer, Metadata: md("regex", tc.pattern)})
+			require.NoError(t, err)
+			assert.Equal(t, tc.pass, sc.Value == 1, sc.Reason)
+			for _, w := range tc.want {
+				assert.Contains(t, sc.Reason, w)
+			}
+			assert.LessOrEqual(t, len(sc.Reason), 1024, sc.Reason)
+		})
+	}
+}
+
+// RE2 is linear in the pattern and in the answer, not in both: a long
+// pattern of loops over a long answer takes hours, so a regex stops when
+// its context is done (a request's deadline, an interrupt), and gives
+// the same verdict as ever when it is not.
+func TestRegexStopsWhenItsContextIsDone(t *testing.T) {
+	t.Parallel()
+	loops := strings.Repeat("(a*)", 2000) + "b" // each a of the answer keeps every loop alive
+	items := make([]string, 1000)
+	for i := range items {
+		items[i] = fmt.Sprintf("item%04d", i)
+	}
+	list := strings.Join(items, "|")
+	tests := map[string]struct {
+		pattern, answer string
+		cancel          bool
+		pass            bool
+		want            string // a part of the reason, or of the error
+	}{
+		"loops over a long answer, cancelled":   {loops, strings.Repeat("a", 8000), true, false, "regex: context canceled"},
+		"loops over a long answer, matching":    {loops, strings.Repeat("a", 3000) + "b", false, true, `("` + strings.Repeat("a", 60) + `…")`},
+		"a long list, the last item at the end": {list, strings.Repeat("x ", 3000) + "item0999", false, true, `("item0999")`},
+		"a long list, anchored at the end":      {"(" + list + ")$", strings.Repeat("ก ", 3000) + "item0500", false, true, `("item0500")`},
+		"a long list, after Thai":               {list, strings.Repeat("ก", 3000) + "item0007ข", false, true, `("item0007")`},
+		"a long list, none":                     {list, strings.Repeat("x ", 3000), false, false, "does not match"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := assertions.New(assertions.MetricRegex)
+			require.NoError(t, err)
+			ctx := t.Context()
+			if tc.cancel {
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				ctx = c
+			}
+			sc, err := a.Score(ctx, eval.Sample{Answer: tc.answer, Metadata: md("regex", tc.pattern)})
+			if tc.want == "regex: context canceled" {
+				require.ErrorIs(t, err, context.Canceled)
+				assert.EqualError(t, err, tc.want)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.pass, sc.Value == 1, sc.Reason)
+			assert.Contains(t, sc.Reason, tc.want)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package assertions
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -207,10 +208,16 @@ func sortedKeys(m map[string]any) []string {
 // number of 0 or more.
 var schemaCounts = []string{"maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains", "maxProperties", "minProperties"}
 
-// schemaBadNumber says where schema has a number JSON Schema forbids and
-// which would fail every answer: a multipleOf not above 0, or a count
-// (maxLength, minItems...) below 0; "" when there is none.
-func schemaBadNumber(schema map[string]any) string {
+// schemaTypes are JSON Schema's type names, the only values its type
+// keyword may hold.
+var schemaTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+// schemaBadValue says where schema has a value JSON Schema forbids and
+// which would fail every answer or which the validator refuses without
+// saying where: a multipleOf not above 0, a count (maxLength, minItems...)
+// below 0 or not whole, or a type that is none of JSON's
+// ("Object", "int", "list"); "" when there is none.
+func schemaBadValue(schema map[string]any) string {
 	ix := &schemaIndex{byURI: map[string]*schemaNode{}}
 	ix.add(schema, "", schemaRoot, "")
 	for _, n := range ix.nodes {
@@ -218,8 +225,17 @@ func schemaBadNumber(schema map[string]any) string {
 			return fmt.Sprintf("multipleOf at #%s is %v: it must be a number above 0", n.at, m)
 		}
 		for _, k := range schemaCounts {
-			if c, ok := n.obj[k].(float64); ok && c < 0 {
+			if c, ok := n.obj[k].(float64); ok && (c < 0 || c != math.Trunc(c)) {
 				return fmt.Sprintf("%s at #%s is %v: it must be a whole number of 0 or more", k, n.at, c)
+			}
+		}
+		types := []any{n.obj["type"]}
+		if list, ok := n.obj["type"].([]any); ok {
+			types = list
+		}
+		for _, t := range types {
+			if name, ok := t.(string); ok && !slices.Contains(schemaTypes, name) {
+				return fmt.Sprintf("type at #%s is %q, not a JSON Schema type: write one of %s", n.at, name, strings.Join(schemaTypes, ", "))
 			}
 		}
 	}

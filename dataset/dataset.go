@@ -807,6 +807,10 @@ func object(fields map[string]json.RawMessage, name string) (map[string]any, *ev
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
+		if ute, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && strings.HasPrefix(ute.Value, "number") {
+			// The only value of an object that decodes into no Go value.
+			return nil, &eval.InputError{Field: name, Msg: ute.Value + " is beyond the range of a 64-bit float (about ±1.8e308)", Err: err}
+		}
 		return nil, &eval.InputError{Field: name, Msg: "invalid object: " + strings.TrimPrefix(err.Error(), "json: "), Err: err}
 	}
 	return m, nil

@@ -219,6 +219,8 @@ func TestReadRejectsBadInput(t *testing.T) {
 			`data.jsonl:3: id: duplicate id "a" (first on line 1)`, 3, 0, "id"},
 		"a human that is not an object": {"data.jsonl", `{"question":"q","human":"yes"}`,
 			"data.jsonl:1: human: want an object, got string", 1, 0, "human"},
+		"a metadata number beyond a float's range": {"data.jsonl", `{"question":"q","metadata":{"tokens":{"n":[1,-1e400]}}}`,
+			"data.jsonl:1: metadata: number -1e400 is beyond the range of a 64-bit float (about ±1.8e308)", 1, 0, "metadata"},
 		"an id that is an object": {"data.jsonl", `{"question":"q","id":{}}`,
 			"data.jsonl:1: id: want a string or a number, got object", 1, 0, "id"},
 		"two names with different values": {"data.jsonl", `{"question":"q","user_input":"other"}`,

@@ -80,18 +80,18 @@ func TestAddBuiltinsLeavesOtherRegistriesAlone(t *testing.T) {
 
 func TestNewRefusesWhatIsNoJudge(t *testing.T) {
 	t.Parallel()
-	tests := map[string]string{
-		"unknown":            "bleu",
-		"another package's":  "grounding",
-		"empty":              "",
-		"a name's near miss": "Faithfulness",
+	tests := map[string]struct{ asked, hint string }{
+		"unknown":            {asked: "bleu"},
+		"another package's":  {asked: "grounding"},
+		"empty":              {asked: ""},
+		"a name's near miss": {asked: "Faithfulness", hint: ": did you mean faithfulness?"},
 	}
-	for name, asked := range tests {
+	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := judges.New(asked, nil)
+			_, err := judges.New(tc.asked, nil)
 			require.ErrorIs(t, err, judges.ErrUnknownMetric)
-			assert.ErrorContains(t, err, `"`+asked+`" (have answer_correctness, answer_relevancy, answer_relevancy_grade, completeness,`)
+			assert.ErrorContains(t, err, `"`+tc.asked+`"`+tc.hint+` (have answer_correctness, answer_relevancy, answer_relevancy_grade, completeness,`)
 		})
 	}
 }

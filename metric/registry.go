@@ -123,12 +123,26 @@ func (r *Registry) InProfile(kind string) []string {
 	return out
 }
 
+// spelling is the metric --metric takes that name writes another way
+// (is-json, Is_JSON and "is json" for is_json, as promptfoo and others
+// spell theirs), or "".
+func (r *Registry) spelling(name string) string {
+	alt := strings.ToLower(strings.NewReplacer("-", "_", " ", "_").Replace(strings.TrimSpace(name)))
+	if e, ok := r.by[alt]; ok && e.Dataset && alt != name {
+		return alt
+	}
+	return ""
+}
+
 // New returns the scorer of a metric --metric takes, judging with m (nil:
 // offline). A scorer of a metric that needs contexts or a reference is a
 // Checker.
 func (r *Registry) New(name string, m Model) (eval.Scorer, error) {
 	e, ok := r.by[name]
 	if !ok || !e.Dataset {
+		if alt := r.spelling(name); alt != "" {
+			return nil, fmt.Errorf("%w %q: did you mean %s? (have %s)", ErrUnknownMetric, name, alt, strings.Join(r.Metrics(), ", "))
+		}
 		return nil, fmt.Errorf("%w %q (have %s)", ErrUnknownMetric, name, strings.Join(r.Metrics(), ", "))
 	}
 	sc := e.Build(m)

@@ -167,6 +167,9 @@ func TestNew(t *testing.T) {
 		"a heuristic of profiles only: refused": {name: "report_only", err: `unknown metric "report_only" (have alpha_overlap, other_judge, zeta_judge)`},
 		"a value: refused":                      {name: "part", err: `unknown metric "part" (have alpha_overlap, other_judge, zeta_judge)`},
 		"unknown":                               {name: "bleu", err: `unknown metric "bleu" (have alpha_overlap, other_judge, zeta_judge)`},
+		"written with hyphens":                  {name: "alpha-overlap", err: `unknown metric "alpha-overlap": did you mean alpha_overlap? (have alpha_overlap, other_judge, zeta_judge)`},
+		"written in capitals with a space":      {name: " Other judge", err: `unknown metric " Other judge": did you mean other_judge? (have alpha_overlap, other_judge, zeta_judge)`},
+		"another way, of a profile's metric":    {name: "Report-Only", err: `unknown metric "Report-Only" (have alpha_overlap, other_judge, zeta_judge)`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

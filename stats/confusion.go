@@ -3,8 +3,8 @@ package stats
 import "math"
 
 // Confusion is a confusion matrix of binary predictions against binary
-// labels. Its metrics are never NaN: where one is undefined (a division by
-// zero) it is 0, as each method says.
+// labels. Its metrics but Kappa are never NaN: where one is undefined (a
+// division by zero) it is 0, as each method says.
 type Confusion struct {
 	TP int `json:"tp"` // predicted true, labelled true
 	FP int `json:"fp"` // predicted true, labelled false
@@ -59,15 +59,14 @@ func (c Confusion) BalancedAccuracy() float64 {
 // Kappa is Cohen's kappa of the predictions and the labels: WeightedKappa
 // with Unweighted weights over this table, (po-pe)/(1-pe) with po the
 // accuracy and pe the agreement expected by chance from the marginals. It
-// is 0 where that is undefined: when N is 0, and when pe is 1 (predictions
-// and labels all of one and the same class).
+// is NaN where that is undefined, 0/0: when N is 0, and when pe is 1
+// (predictions and labels all of one and the same class), as
+// scikit-learn's cohen_kappa_score has it. A 0 there would read as
+// agreement no better than chance beside an accuracy of 1.
 func (c Confusion) Kappa() float64 {
 	table := [][]float64{{float64(c.TN), float64(c.FP)}, {float64(c.FN), float64(c.TP)}}
 	unweighted := [][]float64{{0, 1}, {1, 0}}
-	if k := kappaFromTable(table, unweighted); !math.IsNaN(k) {
-		return k
-	}
-	return 0
+	return kappaFromTable(table, unweighted)
 }
 
 // MCC is the Matthews correlation coefficient,

@@ -131,8 +131,9 @@ type ThresholdResult struct {
 	// MCC is the Matthews correlation coefficient (Confusion.MCC).
 	MCC float64 `json:"mcc"`
 	// BalancedAccuracyCI is a 95% bootstrap interval for BalancedAccuracy
-	// (stats.BalancedAccuracyCI), set for the fixed threshold only: the
-	// best threshold's figure is optimistic whatever its interval.
+	// (stats.BalancedAccuracyCI), set for the fixed threshold only (and
+	// when a row was measured): the best threshold's figure is optimistic
+	// whatever its interval.
 	BalancedAccuracyCI *[2]float64 `json:"balanced_accuracy_ci95,omitempty"`
 }
 
@@ -406,8 +407,10 @@ func measure(metric string, rows []Row, skipped int, opts Options) Result {
 	res.Best = newThresholdResult(stats.BestThreshold(values, labels))
 	if opts.Threshold != nil {
 		fixed := newThresholdResult(*opts.Threshold, stats.ConfusionAt(values, labels, *opts.Threshold))
-		lo, hi := stats.BalancedAccuracyCI(values, labels, *opts.Threshold, bootstrapReps, agreementSeed)
-		fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
+		// No interval with no row: nothing was measured.
+		if lo, hi := stats.BalancedAccuracyCI(values, labels, *opts.Threshold, bootstrapReps, agreementSeed); !math.IsNaN(lo) {
+			fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
+		}
 		res.Fixed = &fixed
 	}
 	res.Calibration = stats.Calibrate(values, labels, run.CalibrationBins)
@@ -508,7 +511,7 @@ func (r Result) markdown(rows []Row) string {
 	}
 	row := func(th string, t ThresholdResult) {
 		ba := f3(t.BalancedAccuracy)
-		if ci := t.BalancedAccuracyCI; ci != nil && r.Positives > 0 && r.Positives < r.N {
+		if ci := t.BalancedAccuracyCI; ci != nil {
 			ba += " [" + f3(ci[0]) + ", " + f3(ci[1]) + "]"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d (%d/%d) | %d | %d | %d | %s | %s | %s | %s | %s | %d/%d/%d/%d |\n",

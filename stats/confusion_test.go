@@ -225,14 +225,28 @@ func TestBalancedAccuracyCI(t *testing.T) {
 		// A NaN value is left out, as from ConfusionAt: not a missed
 		// positive.
 		"NaN left out": {[]float64{0.9, math.NaN(), 0.2}, []bool{true, true, false}, 1, 1},
-		// One class: the recall of the class present, as the point.
-		"one class: the point estimate": {[]float64{0.9, 0.1}, []bool{true, true}, 0.5, 0.5},
-		"nothing":                       {nil, nil, 0, 0},
+		// One class: the balanced accuracy is the recall of the class
+		// present (0.5 here), and the interval the recall's over resamples
+		// of that class, not the point alone: of two positives, one
+		// missed, a resample's recall is 0, 1/2 or 1 with chances 1/4,
+		// 1/2, 1/4 (the percentile bootstrap, Efron and Tibshirani 1993,
+		// ch. 13), so the ends are 0 and 1.
+		"one class: the recall's interval": {[]float64{0.9, 0.1}, []bool{true, true}, 0, 1},
+		// Of three negatives, one called true: a resample's specificity
+		// is 1 - k/3 for k ~ Binomial(3, 1/3) calls of it, 0 with chance
+		// 1/27 (about 74 of 2,000), more than the 2.5% tail.
+		"one class of negatives": {[]float64{0.9, 0.1, 0.2}, []bool{false, false, false}, 0, 1},
+		// No pair: no balanced accuracy, no interval.
+		"nothing": {nil, nil, math.NaN(), math.NaN()},
 	}
 	for name, tc := range exact {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			lo, hi := stats.BalancedAccuracyCI(tc.values, tc.labels, 0.5, 2000, 1)
+			if math.IsNaN(tc.lo) {
+				assert.True(t, math.IsNaN(lo) && math.IsNaN(hi), "[%v, %v], want NaN", lo, hi)
+				return
+			}
 			assert.Equal(t, [2]float64{tc.lo, tc.hi}, [2]float64{lo, hi})
 		})
 	}

@@ -120,8 +120,9 @@ func mustPair(values []float64, labels []bool) {
 // left out, as from the point estimate. With the labels all of one class
 // the balanced accuracy is that class's recall (BalancedAccuracy), and the
 // interval is the recall's, resampled alike: as uncertain as the few pairs
-// it rests on, not the point alone. With no pair both ends are NaN; with
-// reps below 1 both are the point estimate. It panics if the slices differ
+// it rests on, not the point alone. With fewer than two pairs both ends
+// are NaN (BootstrapStrata's); with reps below 1 both are the point
+// estimate. It panics if the slices differ
 // in length.
 func BalancedAccuracyCI(values []float64, labels []bool, threshold float64, reps int, seed uint64) (lo, hi float64) {
 	mustPair(values, labels)
@@ -135,7 +136,7 @@ func BalancedAccuracyCI(values []float64, labels []bool, threshold float64, reps
 		truth = append(truth, labels[i])
 		strata = append(strata, int(indicator(labels[i])))
 	}
-	if len(truth) == 0 {
+	if len(truth) < 2 {
 		return math.NaN(), math.NaN()
 	}
 	if reps < 1 {

@@ -124,12 +124,16 @@ type ThresholdResult struct {
 	Precision        float64 `json:"precision"`
 	Recall           float64 `json:"recall"`
 	F1               float64 `json:"f1"`
-	Kappa            float64 `json:"kappa"`
+	// Kappa is Cohen's kappa (Confusion.Kappa), undefined (null in JSON,
+	// n/a in Markdown) when the predictions and the labels are all of one
+	// and the same class.
+	Kappa run.Num `json:"kappa"`
 	// MCC is the Matthews correlation coefficient (Confusion.MCC).
 	MCC float64 `json:"mcc"`
 	// BalancedAccuracyCI is a 95% bootstrap interval for BalancedAccuracy
-	// (stats.BalancedAccuracyCI), set for the fixed threshold only: the
-	// best threshold's figure is optimistic whatever its interval.
+	// (stats.BalancedAccuracyCI), set for the fixed threshold only (and
+	// when a row was measured): the best threshold's figure is optimistic
+	// whatever its interval.
 	BalancedAccuracyCI *[2]float64 `json:"balanced_accuracy_ci95,omitempty"`
 }
 
@@ -144,7 +148,7 @@ func newThresholdResult(t float64, c stats.Confusion) ThresholdResult {
 	return ThresholdResult{
 		Threshold: t, Confusion: c,
 		BalancedAccuracy: c.BalancedAccuracy(), Accuracy: c.Accuracy(),
-		Precision: c.Precision(), Recall: c.Recall(), F1: c.F1(), Kappa: c.Kappa(), MCC: c.MCC(),
+		Precision: c.Precision(), Recall: c.Recall(), F1: c.F1(), Kappa: run.Num(c.Kappa()), MCC: c.MCC(),
 	}
 }
 
@@ -403,8 +407,10 @@ func measure(metric string, rows []Row, skipped int, opts Options) Result {
 	res.Best = newThresholdResult(stats.BestThreshold(values, labels))
 	if opts.Threshold != nil {
 		fixed := newThresholdResult(*opts.Threshold, stats.ConfusionAt(values, labels, *opts.Threshold))
-		lo, hi := stats.BalancedAccuracyCI(values, labels, *opts.Threshold, bootstrapReps, agreementSeed)
-		fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
+		// No interval with no row: nothing was measured.
+		if lo, hi := stats.BalancedAccuracyCI(values, labels, *opts.Threshold, bootstrapReps, agreementSeed); !math.IsNaN(lo) {
+			fixed.BalancedAccuracyCI = &[2]float64{lo, hi}
+		}
 		res.Fixed = &fixed
 	}
 	res.Calibration = stats.Calibrate(values, labels, run.CalibrationBins)
@@ -471,7 +477,8 @@ const MarkdownHeader = "| metric | label | n (pos/neg) | defaulted | errors | sk
 
 // Markdown renders the result as rows of a table with MarkdownHeader: one
 // row for the fixed threshold when set, one for the best ("best t"). An
-// undefined AUC (one class missing) shows as "n/a"; with no record scored
+// undefined AUC (one class missing) or kappa (predictions and labels all
+// of one and the same class) shows as "n/a"; with no record scored
 // (every one defaulted or failed) there is one row, all "n/a".
 //
 // A graded result renders as a row of GradedMarkdownHeader instead.
@@ -504,12 +511,12 @@ func (r Result) markdown(rows []Row) string {
 	}
 	row := func(th string, t ThresholdResult) {
 		ba := f3(t.BalancedAccuracy)
-		if ci := t.BalancedAccuracyCI; ci != nil && r.Positives > 0 && r.Positives < r.N {
+		if ci := t.BalancedAccuracyCI; ci != nil {
 			ba += " [" + f3(ci[0]) + ", " + f3(ci[1]) + "]"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d (%d/%d) | %d | %d | %d | %s | %s | %s | %s | %s | %d/%d/%d/%d |\n",
 			mdtext.Cell(r.Metric), mdtext.Cell(r.Label), r.N, r.Positives, r.N-r.Positives, r.Defaulted, r.Errors, r.Skipped,
-			auc, th, ba, f3(t.Kappa), f3(t.F1), t.TP, t.FP, t.TN, t.FN)
+			auc, th, ba, orNA(t.Kappa), f3(t.F1), t.TP, t.FP, t.TN, t.FN)
 	}
 	if r.Fixed != nil {
 		row(thresholdText(r.Fixed.Threshold, values), *r.Fixed)
@@ -616,6 +623,15 @@ func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // defined reports whether a statistic is a number: not NaN or infinite.
 func defined(n run.Num) bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }
+
+// orNA writes a statistic to three places, "n/a" when undefined, as the
+// agreement table says of its other undefined figures.
+func orNA(n run.Num) string {
+	if !defined(n) {
+		return "n/a"
+	}
+	return f3(float64(n))
+}
 
 // f3n writes a statistic to three places, "-" when undefined.
 func f3n(n run.Num) string {

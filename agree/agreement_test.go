@@ -136,7 +136,7 @@ func TestAgree(t *testing.T) {
 	assert.Equal(t, 0.5, res.Fixed.Threshold)
 	assert.Equal(t, stats.Confusion{TP: 2, FP: 1, TN: 2}, res.Fixed.Confusion)
 	assert.InDelta(t, 5.0/6, res.Fixed.BalancedAccuracy, 1e-12)
-	assert.InDelta(t, 0.32/0.52, res.Fixed.Kappa, 1e-12)
+	assert.InDelta(t, 0.32/0.52, float64(res.Fixed.Kappa), 1e-12)
 	assert.InDelta(t, 0.8, res.Fixed.F1, 1e-12)
 
 	assert.Equal(t, MarkdownHeader+
@@ -165,6 +165,9 @@ func TestAgreeWithoutLabelsOrThreshold(t *testing.T) {
 
 	res, err := Records(context.Background(), recs, Judge{Scorer: f, Metric: "mine"}, Options{Label: "relevant"})
 	require.NoError(t, err)
+	// With no pair, kappa is undefined: NaN, null in JSON.
+	assert.True(t, math.IsNaN(float64(res.Best.Kappa)), "kappa %v", res.Best.Kappa)
+	res.Best.Kappa = 0
 	assert.Equal(t, Result{Metric: "mine", Label: "relevant", LabelType: "binary", Skipped: 11, Best: ThresholdResult{Threshold: 0.5}}, res)
 	assert.Equal(t, int32(0), f.calls.Load())
 	assert.Equal(t, "| mine | relevant | 0 (0/0) | 0 | 0 | 11 | n/a | - | n/a | n/a | n/a | - |\n", res.Markdown(),

@@ -17,8 +17,10 @@ import (
 // The resamples depend only on n, reps and seed, so the same call gives the
 // same interval. stat is called reps times, in turn, from the calling
 // goroutine; idx is reused between calls, so stat must not keep it.
-// lo and hi are NaN when n or reps is below 1 or every resample was
-// dropped.
+// lo and hi are NaN when n is below 2, reps below 1 or every resample
+// was dropped: every resample of one item is that item, which says
+// nothing of how far the statistic could be, so an interval of no width
+// would claim a certainty one value does not give.
 func Bootstrap(n, reps int, seed uint64, stat func(idx []int) float64) (lo, hi float64, dropped int) {
 	return BootstrapStrata(make([]int, max(n, 0)), reps, seed, stat)
 }
@@ -35,7 +37,7 @@ func Bootstrap(n, reps int, seed uint64, stat func(idx []int) float64) (lo, hi f
 // seed, across runs and platforms.
 func BootstrapStrata(strata []int, reps int, seed uint64, stat func(idx []int) float64) (lo, hi float64, dropped int) {
 	n := len(strata)
-	if n < 1 || reps < 1 {
+	if n < 2 || reps < 1 {
 		return math.NaN(), math.NaN(), 0
 	}
 	// members[s] lists the items of stratum s; place i draws from of[i].
@@ -71,7 +73,8 @@ func BootstrapStrata(strata []int, reps int, seed uint64, stat func(idx []int) f
 // BootstrapMean returns the percentile bootstrap 95% interval of the mean
 // of x: Bootstrap of its items, the statistic their mean. A resample that
 // draws a NaN or an infinite value has no finite mean and is dropped; with
-// no x, reps below 1 or every resample dropped, both ends are NaN.
+// fewer than two values (one value's sample deviation is undefined too),
+// reps below 1 or every resample dropped, both ends are NaN.
 //
 // The resamples depend on the order of x as well as on reps and seed: give
 // values in an order that does not vary between runs (sorted, say) for an
@@ -83,7 +86,7 @@ func BootstrapStrata(strata []int, reps int, seed uint64, stat func(idx []int) f
 // its metrics after the last judgement.
 func BootstrapMean(x []float64, reps int, seed uint64) (lo, hi float64) {
 	n := len(x)
-	if n < 1 || reps < 1 {
+	if n < 2 || reps < 1 {
 		return math.NaN(), math.NaN()
 	}
 	rng := newRNG(seed)

@@ -257,3 +257,59 @@ func TestBootstrapMeanIsBootstrapOfTheMean(t *testing.T) {
 		}
 	}
 }
+
+// TestBootstrapOfOneItemIsUndefined: every resample of one item is that
+// item, so the percentile bootstrap (Efron and Tibshirani 1993, ch. 13)
+// has nothing to say of the statistic's spread: the interval of one value
+// is undefined, NaN, as its sample standard deviation (divisor n - 1) is,
+// not [x, x], which claims certainty beside a deviation shown as
+// undefined. Two values give an interval (their mean's: each resample mean
+// is x0, (x0+x1)/2 or x1 with chances 1/4, 1/2, 1/4).
+func TestBootstrapOfOneItemIsUndefined(t *testing.T) {
+	t.Parallel()
+	mean := func(x []float64) func(idx []int) float64 {
+		return func(idx []int) float64 {
+			var s float64
+			for _, j := range idx {
+				s += x[j]
+			}
+			return s / float64(len(idx))
+		}
+	}
+	tests := map[string]struct {
+		interval func() (lo, hi float64)
+		lo, hi   float64 // NaN: undefined
+	}{
+		"BootstrapMean of one value": {func() (float64, float64) { return stats.BootstrapMean([]float64{0.7}, 2000, 1) }, math.NaN(), math.NaN()},
+		"Bootstrap of one item": {func() (float64, float64) {
+			lo, hi, _ := stats.Bootstrap(1, 2000, 1, mean([]float64{0.7}))
+			return lo, hi
+		}, math.NaN(), math.NaN()},
+		"BootstrapStrata of one item": {func() (float64, float64) {
+			lo, hi, _ := stats.BootstrapStrata([]int{0}, 2000, 1, mean([]float64{0.7}))
+			return lo, hi
+		}, math.NaN(), math.NaN()},
+		"PairedMeanDiff of one pair": {func() (float64, float64) {
+			d := stats.PairedMeanDiff([]float64{0.2}, []float64{0.9}, 2000, 1)
+			return d.Lo, d.Hi
+		}, math.NaN(), math.NaN()},
+		"BalancedAccuracyCI of one pair": {func() (float64, float64) {
+			return stats.BalancedAccuracyCI([]float64{0.9}, []bool{true}, 0.5, 2000, 1)
+		}, math.NaN(), math.NaN()},
+		"BootstrapMean of two values": {func() (float64, float64) { return stats.BootstrapMean([]float64{0, 1}, 2000, 1) }, 0, 1},
+		"PairedMeanDiff of two pairs": {func() (float64, float64) {
+			d := stats.PairedMeanDiff([]float64{0, 0}, []float64{0, 1}, 2000, 1)
+			return d.Lo, d.Hi
+		}, 0, 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			lo, hi := tc.interval()
+			assertFloat(t, tc.lo, lo)
+			assertFloat(t, tc.hi, hi)
+		})
+	}
+	// The point estimate of one pair stays: only its interval is undefined.
+	assert.InDelta(t, 0.7, stats.PairedMeanDiff([]float64{0.2}, []float64{0.9}, 2000, 1).Mean, 1e-12)
+}

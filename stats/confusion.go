@@ -3,8 +3,8 @@ package stats
 import "math"
 
 // Confusion is a confusion matrix of binary predictions against binary
-// labels. Its metrics are never NaN: where one is undefined (a division by
-// zero) it is 0, as each method says.
+// labels. Its metrics but Kappa are never NaN: where one is undefined (a
+// division by zero) it is 0, as each method says.
 type Confusion struct {
 	TP int `json:"tp"` // predicted true, labelled true
 	FP int `json:"fp"` // predicted true, labelled false
@@ -59,15 +59,14 @@ func (c Confusion) BalancedAccuracy() float64 {
 // Kappa is Cohen's kappa of the predictions and the labels: WeightedKappa
 // with Unweighted weights over this table, (po-pe)/(1-pe) with po the
 // accuracy and pe the agreement expected by chance from the marginals. It
-// is 0 where that is undefined: when N is 0, and when pe is 1 (predictions
-// and labels all of one and the same class).
+// is NaN where that is undefined, 0/0: when N is 0, and when pe is 1
+// (predictions and labels all of one and the same class), as
+// scikit-learn's cohen_kappa_score has it. A 0 there would read as
+// agreement no better than chance beside an accuracy of 1.
 func (c Confusion) Kappa() float64 {
 	table := [][]float64{{float64(c.TN), float64(c.FP)}, {float64(c.FN), float64(c.TP)}}
 	unweighted := [][]float64{{0, 1}, {1, 0}}
-	if k := kappaFromTable(table, unweighted); !math.IsNaN(k) {
-		return k
-	}
-	return 0
+	return kappaFromTable(table, unweighted)
 }
 
 // MCC is the Matthews correlation coefficient,
@@ -118,14 +117,17 @@ func mustPair(values []float64, labels []bool) {
 // percentile interval of BootstrapStrata over reps resamples, with the
 // labels as strata, so that every resample keeps as many true-labelled and
 // as many false-labelled pairs as the data. Pairs whose value is NaN are
-// left out, as from the point estimate. With no pair of one class, or reps
-// below 1, both ends are the point estimate. It panics if the slices differ
+// left out, as from the point estimate. With the labels all of one class
+// the balanced accuracy is that class's recall (BalancedAccuracy), and the
+// interval is the recall's, resampled alike: as uncertain as the few pairs
+// it rests on, not the point alone. With fewer than two pairs both ends
+// are NaN (BootstrapStrata's); with reps below 1 both are the point
+// estimate. It panics if the slices differ
 // in length.
 func BalancedAccuracyCI(values []float64, labels []bool, threshold float64, reps int, seed uint64) (lo, hi float64) {
 	mustPair(values, labels)
 	var called, truth []bool // of the pairs with a value
 	var strata []int
-	var pos int
 	for i, v := range values {
 		if math.IsNaN(v) {
 			continue
@@ -133,27 +135,30 @@ func BalancedAccuracyCI(values []float64, labels []bool, threshold float64, reps
 		called = append(called, v >= threshold)
 		truth = append(truth, labels[i])
 		strata = append(strata, int(indicator(labels[i])))
-		if labels[i] {
-			pos++
-		}
 	}
-	point := ConfusionAt(values, labels, threshold).BalancedAccuracy()
-	neg := len(truth) - pos
-	if pos == 0 || neg == 0 || reps < 1 {
+	if len(truth) < 2 {
+		return math.NaN(), math.NaN()
+	}
+	if reps < 1 {
+		point := ConfusionAt(values, labels, threshold).BalancedAccuracy()
 		return point, point
 	}
 	lo, hi, _ = BootstrapStrata(strata, reps, seed, func(idx []int) float64 {
-		// Each place keeps its class, so the class sizes are pos and neg.
-		var tp, tn int
+		// Each place keeps its class, so each class keeps its size.
+		var c Confusion
 		for _, j := range idx {
 			switch {
 			case truth[j] && called[j]:
-				tp++
-			case !truth[j] && !called[j]:
-				tn++
+				c.TP++
+			case truth[j]:
+				c.FN++
+			case called[j]:
+				c.FP++
+			default:
+				c.TN++
 			}
 		}
-		return (float64(tp)/float64(pos) + float64(tn)/float64(neg)) / 2
+		return c.BalancedAccuracy()
 	})
 	return lo, hi
 }

@@ -22,12 +22,12 @@ func TestConfusionMetrics(t *testing.T) {
 		"labels all true": {stats.Confusion{TP: 3, FN: 1}, metrics{0.75, 1, 0.75, 0, 0.75, 6.0 / 7, 0}},
 		// Only false labels: balanced accuracy is the specificity.
 		"labels all false": {stats.Confusion{FP: 1, TN: 3}, metrics{0.75, 0, 0, 0.75, 0.75, 0, 0}},
-		// pe=1: kappa is undefined, so 0.
-		"all true, all predicted true":   {stats.Confusion{TP: 4}, metrics{1, 1, 1, 0, 1, 1, 0}},
-		"all false, all predicted false": {stats.Confusion{TN: 5}, metrics{1, 0, 0, 1, 1, 0, 0}},
+		// pe=1: kappa is undefined (TestConfusionKappaUndefined).
+		"all true, all predicted true":   {stats.Confusion{TP: 4}, metrics{1, 1, 1, 0, 1, 1, math.NaN()}},
+		"all false, all predicted false": {stats.Confusion{TN: 5}, metrics{1, 0, 0, 1, 1, 0, math.NaN()}},
 		// po=0, pe=(2*2+2*2)/16=0.5.
 		"all wrong":   {stats.Confusion{FP: 2, FN: 2}, metrics{0, 0, 0, 0, 0, 0, -1}},
-		"empty":       {stats.Confusion{}, metrics{}},
+		"empty":       {stats.Confusion{}, metrics{kappa: math.NaN()}},
 		"perfect mix": {stats.Confusion{TP: 2, TN: 2}, metrics{1, 1, 1, 1, 1, 1, 1}},
 	}
 	for name, tc := range tests {
@@ -35,8 +35,12 @@ func TestConfusionMetrics(t *testing.T) {
 			t.Parallel()
 			c := tc.c
 			got := metrics{c.Accuracy(), c.Precision(), c.Recall(), c.Specificity(), c.BalancedAccuracy(), c.F1(), c.Kappa()}
-			for _, v := range []float64{got.acc, got.prec, got.rec, got.spec, got.ba, got.f1, got.kappa} {
+			for _, v := range []float64{got.acc, got.prec, got.rec, got.spec, got.ba, got.f1} {
 				assert.False(t, math.IsNaN(v) || math.IsInf(v, 0))
+			}
+			if math.IsNaN(tc.want.kappa) {
+				assert.True(t, math.IsNaN(got.kappa), "kappa %v, want NaN", got.kappa)
+				got.kappa, tc.want.kappa = 0, 0
 			}
 			assert.InDelta(t, tc.want.acc, got.acc, 1e-12, "accuracy")
 			assert.InDelta(t, tc.want.prec, got.prec, 1e-12, "precision")
@@ -100,6 +104,40 @@ func TestConfusionKappaIsWeightedKappa(t *testing.T) {
 			add(tc.c.FN, 0, 1)
 			assert.Equal(t, tc.want, tc.c.Kappa())
 			assert.Equal(t, stats.WeightedKappa(pred, label, []float64{0, 1}, stats.Unweighted), tc.c.Kappa())
+		})
+	}
+}
+
+// TestConfusionKappaUndefined: Cohen's kappa, (po - pe)/(1 - pe) (Cohen
+// 1960, "A coefficient of agreement for nominal scales", Educational and
+// Psychological Measurement 20(1), eq. 1), is 0/0 when pe is 1: the
+// predictions and the labels all of one and the same class, or no pair.
+// It is NaN there, as WeightedKappa of the same pairs is, not 0, which
+// reads as agreement no better than chance beside an accuracy of 1. A
+// table with one class of labels but both kinds of prediction has pe below
+// 1 and a kappa of 0, defined.
+func TestConfusionKappaUndefined(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		c         stats.Confusion
+		undefined bool
+	}{
+		"all true, all predicted true":   {stats.Confusion{TP: 4}, true},
+		"all false, all predicted false": {stats.Confusion{TN: 5}, true},
+		"no pair":                        {stats.Confusion{}, true},
+		// po = 3/4, pe = 3/4 * 1 + 1/4 * 0: kappa 0, defined.
+		"labels all true, predictions mixed": {stats.Confusion{TP: 3, FN: 1}, false},
+		// po = 0, pe = 0: kappa 0.
+		"labels all true, all predicted false": {stats.Confusion{FN: 2}, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			k := tc.c.Kappa()
+			assert.Equal(t, tc.undefined, math.IsNaN(k), "kappa %v", k)
+			if !tc.undefined {
+				assert.Equal(t, 0.0, k)
+			}
 		})
 	}
 }
@@ -187,14 +225,28 @@ func TestBalancedAccuracyCI(t *testing.T) {
 		// A NaN value is left out, as from ConfusionAt: not a missed
 		// positive.
 		"NaN left out": {[]float64{0.9, math.NaN(), 0.2}, []bool{true, true, false}, 1, 1},
-		// One class: the recall of the class present, as the point.
-		"one class: the point estimate": {[]float64{0.9, 0.1}, []bool{true, true}, 0.5, 0.5},
-		"nothing":                       {nil, nil, 0, 0},
+		// One class: the balanced accuracy is the recall of the class
+		// present (0.5 here), and the interval the recall's over resamples
+		// of that class, not the point alone: of two positives, one
+		// missed, a resample's recall is 0, 1/2 or 1 with chances 1/4,
+		// 1/2, 1/4 (the percentile bootstrap, Efron and Tibshirani 1993,
+		// ch. 13), so the ends are 0 and 1.
+		"one class: the recall's interval": {[]float64{0.9, 0.1}, []bool{true, true}, 0, 1},
+		// Of three negatives, one called true: a resample's specificity
+		// is 1 - k/3 for k ~ Binomial(3, 1/3) calls of it, 0 with chance
+		// 1/27 (about 74 of 2,000), more than the 2.5% tail.
+		"one class of negatives": {[]float64{0.9, 0.1, 0.2}, []bool{false, false, false}, 0, 1},
+		// No pair: no balanced accuracy, no interval.
+		"nothing": {nil, nil, math.NaN(), math.NaN()},
 	}
 	for name, tc := range exact {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			lo, hi := stats.BalancedAccuracyCI(tc.values, tc.labels, 0.5, 2000, 1)
+			if math.IsNaN(tc.lo) {
+				assert.True(t, math.IsNaN(lo) && math.IsNaN(hi), "[%v, %v], want NaN", lo, hi)
+				return
+			}
 			assert.Equal(t, [2]float64{tc.lo, tc.hi}, [2]float64{lo, hi})
 		})
 	}

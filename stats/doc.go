@@ -29,8 +29,10 @@
 // divided by, or a NaN in an input that has no notion of a missing value.
 // Callers decide how to show an undefined figure; encoding/json refuses NaN,
 // so check with math.IsNaN before encoding. The binary-label figures are
-// the exception, as scikit-learn reports them: [Confusion]'s metrics and
-// [AUC] are 0 where undefined, NaN values are left out of their pairs, and
+// the exception, as scikit-learn reports them: [Confusion]'s metrics but
+// its kappa, and [AUC], are 0 where undefined (its kappa is NaN there, as
+// scikit-learn's cohen_kappa_score and [WeightedKappa] have it), NaN
+// values are left out of their pairs, and
 // values and labels of different lengths are a programming error that
 // panics. Functions never modify their arguments and are safe for
 // concurrent use.

@@ -23,7 +23,8 @@ type PairedDiff struct {
 //
 // The resamples depend on the order of the pairs: give them in an order
 // that does not vary between runs. With no pair, values of different
-// lengths or a NaN among them, Mean, Lo and Hi are NaN.
+// lengths or a NaN among them, Mean, Lo and Hi are NaN; with one pair,
+// Lo and Hi (BootstrapMean's of one value).
 func PairedMeanDiff(before, after []float64, reps int, seed uint64) PairedDiff {
 	r := PairedDiff{N: len(before), Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	if len(before) != len(after) || len(before) == 0 {

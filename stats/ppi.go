@@ -27,7 +27,9 @@ type PPI struct {
 	// adds nothing: labels only) to 1 (plain PPI).
 	Lambda float64 `json:"lambda"`
 	// EffectiveLabels is how many labels alone would give an interval as
-	// narrow: Labelled * (labels-only variance) / (PPI variance).
+	// narrow: Labelled * (labels-only variance) / (PPI variance); +Inf
+	// when the PPI variance is 0 and the labels-only one is not (no
+	// number of labels alone is as narrow), Labelled when both are 0.
 	EffectiveLabels float64 `json:"effective_labels"`
 	// Labelled and Unlabelled count the samples of each kind.
 	Labelled   int `json:"labelled"`
@@ -114,11 +116,21 @@ func PPIMean(labels, judged, unlabelled []float64) PPI {
 	out.LabelsOnly = my
 	out.LabelsOnlyCI95 = normal95(my, varLabels)
 	out.JudgeOnly = (mf*fn + mu*fN) / (fn + fN)
-	out.EffectiveLabels = fn
-	if varPPI > 0 {
-		out.EffectiveLabels = fn * varLabels / varPPI
-	}
+	out.EffectiveLabels = effectiveLabels(fn, varLabels, varPPI)
 	return out
+}
+
+// effectiveLabels is n labels' worth scaled by how much narrower the
+// PPI variance v is than the labels-only one vLabels: n*vLabels/v, +Inf
+// for v 0 and vLabels not, n for both 0 (the labels say it all alone).
+func effectiveLabels(n, vLabels, v float64) float64 {
+	switch {
+	case v > 0:
+		return n * vLabels / v
+	case vLabels > 0:
+		return math.Inf(1)
+	}
+	return n
 }
 
 // Projected is the half-width of the 95% interval p would have with

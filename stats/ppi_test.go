@@ -256,3 +256,49 @@ func TestPPIMeanCoverage(t *testing.T) {
 		})
 	}
 }
+
+// TestPPIEffectiveLabelsOfAZeroVariance: the effective number of labels is
+// n * var(labels-only) / var(PPI) (Angelopoulos, Duchi and Zrnic 2023,
+// PPI++, the ratio of the two estimators' variances). A judge equal to
+// every label and one value on every unlabelled sample leaves the PPI
+// variance 0 (lambda 1: var(u) = 0 and var(y - f) = 0) while the labels
+// alone keep theirs (1/4 over 4): no number of labels alone is as narrow,
+// +Inf, where 4 was reported, the labels counting for no more than
+// themselves. With both variances 0 (constant labels, constant judge)
+// the labels count for themselves.
+func TestPPIEffectiveLabelsOfAZeroVariance(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		labels, judged, unlabelled []float64
+		want                       float64
+	}{
+		"a judge equal to the labels, the unlabelled all one value": {
+			labels: []float64{0, 1, 0, 1}, judged: []float64{0, 1, 0, 1}, unlabelled: []float64{1, 1, 1},
+			want: math.Inf(1),
+		},
+		"constant labels and judge": {
+			labels: []float64{1, 1, 1}, judged: []float64{1, 1, 1}, unlabelled: []float64{1, 1},
+			want: 3,
+		},
+		// var(u) = 2/9 over 3 keeps the PPI variance above 0: lambda =
+		// (1/16) / (2/27 + 1/16), var = lambda^2 (2/27) + (1-lambda)^2/16.
+		"a judge equal to the labels, the unlabelled spread": {
+			labels: []float64{0, 1, 0, 1}, judged: []float64{0, 1, 0, 1}, unlabelled: []float64{1, 0, 1},
+			want: func() float64 {
+				l := (1.0 / 16) / (2.0/27 + 1.0/16)
+				return 4 * (1.0 / 16) / (l*l*2/27 + (1-l)*(1-l)/16)
+			}(),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := stats.PPIMean(tc.labels, tc.judged, tc.unlabelled)
+			if math.IsInf(tc.want, 1) {
+				assert.True(t, math.IsInf(got.EffectiveLabels, 1), "effective labels %v, want +Inf", got.EffectiveLabels)
+				return
+			}
+			assert.InDelta(t, tc.want, got.EffectiveLabels, 1e-9)
+		})
+	}
+}

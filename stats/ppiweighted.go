@@ -104,10 +104,7 @@ func PPIWeightedMean(labels, judged, weights, unlabelled []float64) PPI {
 	out.LabelsOnly = my
 	out.LabelsOnlyCI95 = normal95(my, varLabels)
 	out.JudgeOnly = mAll
-	out.EffectiveLabels = fn
-	if vd+popVar > 0 {
-		out.EffectiveLabels = fn * varLabels / (vd + popVar)
-	}
+	out.EffectiveLabels = effectiveLabels(fn, varLabels, vd+popVar)
 	out.weighted = true
 	out.designVar, out.popVar = vd, popVar
 	return out

@@ -105,10 +105,13 @@ func (t *Tally) Pearson() float64 {
 }
 
 // pearson is the correlation of fx and fy, values of the distinct pairs,
-// each pair counted its number of times.
+// each pair counted its number of times. A side whose values drawn are
+// all one value is NaN, as Pearson's: its mean, a sum of counts times
+// that value over their total, can round off it (seven of 0.3), and the
+// deviations left would make a correlation of about 0 out of none.
 func (t *Tally) pearson(fx, fy []float64) float64 {
 	n := t.total()
-	if n < 2 {
+	if n < 2 || t.constant(fx) || t.constant(fy) {
 		return math.NaN()
 	}
 	var sx, sy float64
@@ -131,6 +134,23 @@ func (t *Tally) pearson(fx, fy []float64) float64 {
 		return math.NaN()
 	}
 	return sxy / math.Sqrt(sxx*syy)
+}
+
+// constant reports whether the distinct pairs drawn all have one value
+// of f.
+func (t *Tally) constant(f []float64) bool {
+	first := -1
+	for p, w := range t.w {
+		if w == 0 {
+			continue
+		}
+		if first < 0 {
+			first = p
+		} else if f[p] != f[first] {
+			return false
+		}
+	}
+	return true
 }
 
 // Spearman is [Spearman] of the items drawn: the correlation of their

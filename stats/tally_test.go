@@ -108,6 +108,46 @@ func TestTallyUndefined(t *testing.T) {
 	}
 }
 
+// TestTallyPearsonOfAConstantSide: Pearson's r divides by each side's
+// sum of squared deviations (r = sxy / sqrt(sxx syy), Pearson 1896), 0
+// for a side drawn at one value, so r is undefined there: NaN, as
+// Pearson's of the values drawn, and dropped by the bootstrap. A judge's
+// value such as 0.3 drawn seven times has a weighted mean that rounds off
+// 0.3, and the deviations left gave a correlation of about 0 (or exactly
+// 0), kept in the interval where the resample had none.
+func TestTallyPearsonOfAConstantSide(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		x, y []float64
+		idx  []int // the items drawn
+	}{
+		// Items 0 and 1 share x = 0.3, their y differ: 7 draws of them.
+		"0.3 seven times":                         {x: []float64{0.3, 0.3, 0.9}, y: []float64{1, 2, 3}, idx: []int{0, 1, 0, 1, 0, 1, 0}},
+		"0.1 three times":                         {x: []float64{0.1, 0.1, 0.9}, y: []float64{1, 2, 3}, idx: []int{0, 1, 0}},
+		"0.619 11 times":                          {x: []float64{0.619, 0.619, 0.2}, y: []float64{1, 2, 3}, idx: []int{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}},
+		"the y side, 0.7":                         {x: []float64{1, 2, 3}, y: []float64{0.7, 0.7, 0.2}, idx: []int{0, 1, 0}},
+		"both sides vary":                         {x: []float64{0.3, 0.4, 0.9}, y: []float64{1, 2, 3}, idx: []int{0, 1, 0}},
+		"0.3 eight times (a power of two: exact)": {x: []float64{0.3, 0.3, 0.9}, y: []float64{1, 2, 3}, idx: []int{0, 1, 0, 1, 0, 1, 0, 1}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tally := stats.NewTally(tc.x, tc.y)
+			tally.Draw(tc.idx)
+			xs, ys := make([]float64, len(tc.idx)), make([]float64, len(tc.idx))
+			for i, j := range tc.idx {
+				xs[i], ys[i] = tc.x[j], tc.y[j]
+			}
+			want, got := stats.Pearson(xs, ys), tally.Pearson()
+			if math.IsNaN(want) {
+				require.True(t, math.IsNaN(got), "want NaN, got %v", got)
+				return
+			}
+			require.InDelta(t, want, got, 1e-12)
+		})
+	}
+}
+
 func identity(n int) []int {
 	idx := make([]int, n)
 	for i := range idx {

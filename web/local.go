@@ -17,6 +17,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
+	"github.com/assaylabs/assay/internal/termtext"
 )
 
 // Local searches a folder of documents (Markdown, text, HTML with front
@@ -50,7 +51,9 @@ type Stats struct {
 	Removed int
 	// Skipped names the files left out and why, one "path: reason" each:
 	// files with no front matter, too large or unreadable, and unreadable
-	// folders.
+	// folders. It is printed as is, so the control and bidirectional
+	// formatting characters of a name (a file's name is the corpus's,
+	// not the user's) are written as escapes (termtext.Visible).
 	Skipped []string
 }
 
@@ -351,7 +354,7 @@ func (r *corpusRefresh) visit(ctx context.Context, p string, d fs.DirEntry, err 
 		if p == "." {
 			return err // the corpus itself is unreadable
 		}
-		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
+		r.skip("%s: cannot read: %v", p, err)
 		if d != nil && d.IsDir() {
 			return fs.SkipDir
 		}
@@ -372,17 +375,24 @@ func (r *corpusRefresh) visit(ctx context.Context, p string, d fs.DirEntry, err 
 	return r.index(ctx, p, d)
 }
 
+// skip records a file or folder left out, its message escaped for a
+// terminal (termtext.Visible): a name can hold an escape sequence or a
+// bidirectional override.
+func (r *corpusRefresh) skip(format string, args ...any) {
+	r.stats.Skipped = append(r.stats.Skipped, termtext.Visible(fmt.Sprintf(format, args...)))
+}
+
 // index brings the index's entry for corpus file p up to date, unless
 // its content is unchanged or it is skipped.
 func (r *corpusRefresh) index(ctx context.Context, p string, d fs.DirEntry) error {
 	r.stats.Files++
 	if info, err := d.Info(); err == nil && info.Size() > maxCorpusFile {
-		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: larger than %d MiB", p, maxCorpusFile>>20))
+		r.skip("%s: larger than %d MiB", p, maxCorpusFile>>20)
 		return nil
 	}
 	data, err := fs.ReadFile(r.l.fsys, p)
 	if err != nil { // a dangling link, a folder named x.md, no permission
-		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
+		r.skip("%s: cannot read: %v", p, err)
 		return nil
 	}
 	sum := sha256.Sum256(data)
@@ -396,7 +406,7 @@ func (r *corpusRefresh) index(ctx context.Context, p string, d fs.DirEntry) erro
 	var ie *eval.InputError
 	switch {
 	case errors.Is(err, ErrNoFrontMatter):
-		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: no front matter with a url; not indexed", p))
+		r.skip("%s: no front matter with a url; not indexed", p)
 		return nil
 	case errors.As(err, &ie):
 		r.inputErrs = append(r.inputErrs, err)

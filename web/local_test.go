@@ -568,3 +568,44 @@ func FuzzLocalSearch(f *testing.F) {
 		}
 	})
 }
+
+// A skipped file is named on the terminal as it is: the control and
+// bidirectional formatting characters of its name are written as escapes.
+func TestLocalSkippedNamesAreEscaped(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		name string
+		file *fstest.MapFile
+		want string
+	}{
+		"an escape sequence in a name with no front matter": {
+			name: "evil\x1b[31mred.md", file: &fstest.MapFile{Data: []byte("no front matter\n")},
+			want: `evil\x1b[31mred.md: no front matter with a url; not indexed`,
+		},
+		"a right-to-left override in a name": {
+			name: "report\u202edm.txt", file: &fstest.MapFile{Data: []byte("plain\n")},
+			want: `report\u202edm.txt: no front matter with a url; not indexed`,
+		},
+		"a line break in the name of a file too large": {
+			name: "big\nfake line.md", file: &fstest.MapFile{Data: make([]byte, 8<<20+1)},
+			want: `big\nfake line.md: larger than 8 MiB`,
+		},
+		"a plain name is as it was": {
+			name: "notes/plain.md", file: &fstest.MapFile{Data: []byte("# no front matter\n")},
+			want: "notes/plain.md: no front matter with a url; not indexed",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fsys := fstest.MapFS{
+				"ok.md": doc("https://example.org/ok", "OK", "heat pumps"),
+				tc.name: tc.file,
+			}
+			l, err := web.OpenLocal(context.Background(), "c", fsys, filepath.Join(t.TempDir(), "corpus.db"))
+			require.NoError(t, err)
+			defer func() { require.NoError(t, l.Close()) }()
+			require.Equal(t, []string{tc.want}, l.Stats().Skipped)
+		})
+	}
+}

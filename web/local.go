@@ -440,8 +440,10 @@ const maxMatches = 5000
 // without spaces (Chinese, Japanese, Thai) are matched by their characters
 // and pairs of characters, in query and documents alike. Ranking is BM25
 // with the title weighted five times the body; ties go to the lower path,
-// so the order is deterministic. Excluded domains are dropped and
-// preferred ones moved first (stable) before the limit is applied.
+// so the order is deterministic. Files that give one document's URL
+// (DocumentKey) are one result, the best ranked. Excluded domains are
+// dropped and preferred ones moved first (stable) before the limit is
+// applied.
 func (l *Local) Search(ctx context.Context, q Query) ([]Result, error) {
 	match := ftsMatch(q.Text)
 	if match == "" {
@@ -479,6 +481,7 @@ func (l *Local) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return nil, fmt.Errorf("local search: %w", err)
 	}
+	hits = firstOfEachDocument(hits, func(h hit) string { return h.url })
 	hits = applyDomainRules(rules, hits, func(h hit) string { return h.url }, limit)
 	if len(hits) == 0 {
 		return nil, nil
@@ -529,6 +532,22 @@ func (l *Local) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// firstOfEachDocument keeps the first of the items whose URLs name one
+// document (DocumentKey): two corpus files given one url, a copy kept
+// beside its original, are one source, not two results taking two of
+// the limit's places.
+func firstOfEachDocument[T any](xs []T, urlOf func(T) string) []T {
+	seen := make(map[string]bool, len(xs))
+	return slices.DeleteFunc(xs, func(x T) bool {
+		key := DocumentKey(urlOf(x))
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		return false
+	})
 }
 
 // leadText returns about the first n bytes of s, cut at a space.

@@ -609,3 +609,50 @@ func TestLocalSkippedNamesAreEscaped(t *testing.T) {
 		})
 	}
 }
+
+// Corpus files that give one document's URL (a copy beside its original,
+// one URL written another way) are one result, the best ranked, and take
+// one place of the limit.
+func TestLocalOneResultPerDocument(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		files fstest.MapFS
+		limit int
+		want  []string // URLs, best first
+		title string   // of the first result
+	}{
+		"a copy of a file": {
+			files: fstest.MapFS{
+				"pumps.md":      doc("https://a.example.org/pumps", "Heat pumps", "heat pumps in cold climates"),
+				"pumps copy.md": doc("https://a.example.org/pumps", "Heat pumps", "heat pumps in cold climates"),
+				"furnace.md":    doc("https://b.example.org/furnace", "Furnaces", "furnaces heat homes in cold climates"),
+			},
+			limit: 2, want: []string{"https://a.example.org/pumps", "https://b.example.org/furnace"}, title: "Heat pumps",
+		},
+		"one URL written with another case, default port and a fragment": {
+			files: fstest.MapFS{
+				"a.md": doc("https://A.example.org:443/pumps#intro", "Pumps, the draft", "heat pumps"),
+				"b.md": doc("https://a.example.org/pumps", "Heat pumps, heat pumps", "heat pumps heat pumps"),
+				"c.md": doc("https://c.example.org/other", "Other", "heat"),
+			},
+			limit: 5, want: []string{"https://a.example.org/pumps", "https://c.example.org/other"}, title: "Heat pumps, heat pumps",
+		},
+		"other paths are other documents": {
+			files: fstest.MapFS{
+				"a.md": doc("https://a.example.org/pumps", "Pumps", "heat pumps"),
+				"b.md": doc("https://a.example.org/Pumps", "Pumps", "heat pumps"),
+			},
+			limit: 5, want: []string{"https://a.example.org/pumps", "https://a.example.org/Pumps"}, title: "Pumps",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			l := openLocal(t, tc.files)
+			rs, err := l.Search(context.Background(), web.Query{Text: "heat pumps cold", Limit: tc.limit})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, urls(rs))
+			require.Equal(t, tc.title, rs[0].Title)
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/encoding/unicode"
 
 	"github.com/assaylabs/assay/eval"
 )
@@ -82,6 +83,9 @@ func supportedCorpusFile(name string) bool {
 // out, the <title>, <meta name="author">, <meta property=
 // "article:published_time"> and <link rel="canonical"> of the page are used.
 //
+// A file is UTF-8 (a byte order mark is dropped), or UTF-16 with its
+// byte order mark, as Windows PowerShell 5 writes text files.
+//
 // A file with no front matter (and, for HTML, no canonical link) returns
 // ErrNoFrontMatter. Front matter that is present but wrong (bad YAML, a
 // missing url, a date not in YYYY-MM-DD form) returns an *eval.InputError
@@ -129,9 +133,18 @@ func cleanCorpusFile(f *CorpusFile) {
 	f.Body = strings.TrimSpace(f.Body)
 }
 
-// corpusNewlines drops a UTF-8 byte order mark and turns CRLF and CR
-// into LF, so line numbers and "---" detection work for files from any OS.
+// corpusNewlines decodes a file that starts with a UTF-16 byte order mark
+// (Windows PowerShell 5 writes text files so), drops a UTF-8 byte order
+// mark and turns CRLF and CR into LF, so line numbers and "---" detection
+// work for files from any OS.
 func corpusNewlines(data []byte) string {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		// The decoder takes the byte order from the mark and drops it; a
+		// lone surrogate or an odd last byte becomes U+FFFD.
+		if out, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(data); err == nil {
+			data = out
+		}
+	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	s := string(data)
 	if strings.IndexByte(s, '\r') >= 0 {

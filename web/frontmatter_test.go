@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
 
@@ -197,4 +199,52 @@ func FuzzParseCorpusFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A corpus file written as UTF-16 with its byte order mark (Windows
+// PowerShell 5's default) is read as the text it holds, not skipped as a
+// file without front matter.
+func TestParseCorpusFileUTF16(t *testing.T) {
+	t.Parallel()
+	encode := func(s string, order binary.AppendByteOrder) []byte {
+		out := order.AppendUint16(nil, 0xfeff)
+		for _, u := range utf16.Encode([]rune(s)) {
+			out = order.AppendUint16(out, u)
+		}
+		return out
+	}
+	tests := map[string]struct {
+		name string
+		data []byte
+		want web.CorpusFile
+	}{
+		"markdown, little-endian, CRLF": {
+			name: "pumps.md",
+			data: encode("---\r\nurl: https://example.org/pumps\r\ntitle: Wärmepumpen\r\n---\r\nHeat pumps at −15 °C.\r\n", binary.LittleEndian),
+			want: web.CorpusFile{Path: "pumps.md", URL: "https://example.org/pumps", Title: "Wärmepumpen", Body: "Heat pumps at −15 °C."},
+		},
+		"text, big-endian": {
+			name: "notes.txt",
+			data: encode("---\nurl: https://example.org/notes\n---\n热泵 notes\n", binary.BigEndian),
+			want: web.CorpusFile{Path: "notes.txt", URL: "https://example.org/notes", Body: "热泵 notes"},
+		},
+		"html, little-endian": {
+			name: "page.html",
+			data: encode(`<html><head><title>Page</title><link rel="canonical" href="https://example.org/page"></head><body><p>Text.</p></body></html>`, binary.LittleEndian),
+			want: web.CorpusFile{Path: "page.html", URL: "https://example.org/page", Title: "Page", Body: "Text."},
+		},
+		"an odd last byte is a replacement character": {
+			name: "odd.md",
+			data: append(encode("---\nurl: https://example.org/odd\n---\nText", binary.LittleEndian), 'x'),
+			want: web.CorpusFile{Path: "odd.md", URL: "https://example.org/odd", Body: "Text\ufffd"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := web.ParseCorpusFile(tc.name, tc.data)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
 }

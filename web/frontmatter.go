@@ -216,9 +216,13 @@ func decodeCorpusFrontMatter(name, block string, blockLine int, f *CorpusFile) e
 	seen := map[string]int{} // field -> the block line it was first given on
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
+		at := v // where the value is written: an alias's place, not its anchor's
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias // "title: *name" is the value anchored as &name
+		}
 		field := strings.ToLower(k.Value)
 		bad := func(msg string) error {
-			return &eval.InputError{File: name, Line: fileLine(v.Line), Col: v.Column, Field: field, Msg: msg}
+			return &eval.InputError{File: name, Line: fileLine(at.Line), Col: at.Column, Field: field, Msg: msg}
 		}
 		switch field {
 		case "url", "title", "author", "published", "references", "topic":

@@ -64,6 +64,16 @@ func TestParseCorpusFile(t *testing.T) {
 			data: "<html><head><title>A&#x1b;[2J&#x202e;B</title><link rel=canonical href=https://example.com/c><meta name=author content=\"C&#x7;D\"></head><body><p>Heat&#x1b;[31m pumps&#x202E;.</p></body></html>",
 			want: web.CorpusFile{Path: "c.html", URL: "https://example.com/c", Title: "A[2JB", Author: "CD", Body: "Heat[31m pumps."},
 		},
+		"an alias is the value anchored": {
+			name: "alias.md",
+			data: "---\nurl: &home https://example.org/alias\ntopic: &t heat pumps\ntitle: *t\nauthor: *home\n---\nx",
+			want: web.CorpusFile{Path: "alias.md", URL: "https://example.org/alias", Title: "heat pumps", Author: "https://example.org/alias", Topic: "heat pumps", Body: "x"},
+		},
+		"a url given by an alias": {
+			name: "alias.txt",
+			data: "---\nsite: &u https://example.org/alias\nurl: *u\n---\nx",
+			want: web.CorpusFile{Path: "alias.txt", URL: "https://example.org/alias", Body: "x"},
+		},
 		"html front matter wins over head metadata": {
 			name: "p.html",
 			data: "<!-- ---\nurl: https://example.com/fm\ntitle: From front matter\n--- -->\n<html><head><title>From head</title><link rel=canonical href=https://example.com/head></head><body>x</body></html>",
@@ -143,6 +153,14 @@ func TestParseCorpusFileErrors(t *testing.T) {
 		"bad date in html comment front matter": {
 			name: "i.html", data: "<!doctype html>\n\n<!--\n---\nurl: https://example.org/i\npublished: 2024-13-01\n---\n-->\n<p>x</p>",
 			want: `i.html:6:12: published: must be a date in YYYY-MM-DD form, got "2024-13-01"`,
+		},
+		"an alias of a list names the alias's place": {
+			name: "m.md", data: "---\nurl: https://example.org/m\nnames: &n [a, b]\n\nauthor: *n\n---\n",
+			want: "m.md:5:9: author: must be a single value, not a list or mapping",
+		},
+		"an alias of a bad date names the alias's place": {
+			name: "n.md", data: "---\nurl: https://example.org/n\nwhen: &d soon\npublished: *d\n---\n",
+			want: `n.md:4:12: published: must be a date in YYYY-MM-DD form, got "soon"`,
 		},
 		"plain text without front matter is skipped": {name: "j.txt", data: "Just some text.\n"},
 		"markdown without front matter is skipped":   {name: "k.md", data: "# Title\n\ntext"},

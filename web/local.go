@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,8 +51,8 @@ type Stats struct {
 	// longer parse).
 	Removed int
 	// Skipped names the files left out and why, one "path: reason" each:
-	// files with no front matter, too large or unreadable, and unreadable
-	// folders. It is printed as is, so the control and bidirectional
+	// files with no front matter, too large, unreadable or not regular
+	// files (a named pipe, a link to a device), and unreadable folders. It is printed as is, so the control and bidirectional
 	// formatting characters of a name (a file's name is the corpus's,
 	// not the user's) are written as escapes (termtext.Visible).
 	Skipped []string
@@ -372,7 +373,7 @@ func (r *corpusRefresh) visit(ctx context.Context, p string, d fs.DirEntry, err 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return r.index(ctx, p, d)
+	return r.index(ctx, p)
 }
 
 // skip records a file or folder left out, its message escaped for a
@@ -384,15 +385,11 @@ func (r *corpusRefresh) skip(format string, args ...any) {
 
 // index brings the index's entry for corpus file p up to date, unless
 // its content is unchanged or it is skipped.
-func (r *corpusRefresh) index(ctx context.Context, p string, d fs.DirEntry) error {
+func (r *corpusRefresh) index(ctx context.Context, p string) error {
 	r.stats.Files++
-	if info, err := d.Info(); err == nil && info.Size() > maxCorpusFile {
-		r.skip("%s: larger than %d MiB", p, maxCorpusFile>>20)
-		return nil
-	}
-	data, err := fs.ReadFile(r.l.fsys, p)
-	if err != nil { // a dangling link, a folder named x.md, no permission
-		r.skip("%s: cannot read: %v", p, err)
+	data, why := readCorpusFile(r.l.fsys, p)
+	if why != "" {
+		r.skip("%s: %s", p, why)
 		return nil
 	}
 	sum := sha256.Sum256(data)
@@ -425,6 +422,54 @@ func (r *corpusRefresh) index(ctx context.Context, p string, d fs.DirEntry) erro
 	r.seen[p] = true
 	r.stats.Indexed++
 	return nil
+}
+
+// readCorpusFile reads corpus file p, or says why it is left out: not a
+// regular file once a link is followed (a named pipe, whose read would
+// wait for a writer for ever; a device such as /dev/zero, whose read
+// never ends; a folder), larger than maxCorpusFile (by its size, and by
+// what is read, should it grow meanwhile), or unreadable (a dangling
+// link, no permission).
+func readCorpusFile(fsys fs.FS, p string) (data []byte, why string) {
+	info, err := fs.Stat(fsys, p) // follows a link, as the walk's entry does not
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read: %v", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, "not a regular file (" + fileKind(info.Mode()) + ")"
+	}
+	tooLarge := fmt.Sprintf("larger than %d MiB", maxCorpusFile>>20)
+	if info.Size() > maxCorpusFile {
+		return nil, tooLarge
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read: %v", err)
+	}
+	defer func() { _ = f.Close() }() // read-only: its close says nothing of the data
+	data, err = io.ReadAll(io.LimitReader(f, maxCorpusFile+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("cannot read: %v", err)
+	case len(data) > maxCorpusFile:
+		return nil, tooLarge
+	}
+	return data, ""
+}
+
+// fileKind names the type of a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // maxMatches caps the candidates one search ranks before the domain rules

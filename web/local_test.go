@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -653,6 +655,82 @@ func TestLocalOneResultPerDocument(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tc.want, urls(rs))
 			require.Equal(t, tc.title, rs[0].Title)
+		})
+	}
+}
+
+// growingFS is a corpus of one file, grow.md, whose size says 10 bytes
+// and whose read gives 64 MiB: a file that grows while it is read.
+type growingFS struct{ fstest.MapFS }
+
+func (g growingFS) Open(name string) (fs.File, error) {
+	if name != "grow.md" {
+		return g.MapFS.Open(name)
+	}
+	return &growingFile{left: 64 << 20}, nil
+}
+
+type growingFile struct{ left int }
+
+func (f *growingFile) Stat() (fs.FileInfo, error) {
+	return fstest.MapFS{"grow.md": {Data: make([]byte, 10)}}.Stat("grow.md")
+}
+
+func (f *growingFile) Read(p []byte) (int, error) {
+	if f.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), f.left)
+	clear(p[:n])
+	f.left -= n
+	return n, nil
+}
+
+func (f *growingFile) Close() error { return nil }
+
+// A corpus file that is not a regular one (a named pipe would block the
+// read for ever, a device such as /dev/zero never ends) or that grows past
+// the limit while it is read is skipped with the reason, and the rest of
+// the corpus is indexed.
+func TestLocalSkipsFilesThatAreNotRegularOrGrow(t *testing.T) {
+	t.Parallel()
+	good := doc("https://example.org/x", "X", "heat pumps")
+	tests := map[string]struct {
+		fsys fs.FS
+		want string
+	}{
+		"a named pipe": {
+			fsys: fstest.MapFS{"pipe.md": {Data: good.Data, Mode: fs.ModeNamedPipe}},
+			want: "pipe.md: not a regular file (a named pipe)",
+		},
+		"a character device": {
+			fsys: fstest.MapFS{"zero.md": {Data: good.Data, Mode: fs.ModeDevice | fs.ModeCharDevice}},
+			want: "zero.md: not a regular file (a device)",
+		},
+		"a socket": {
+			fsys: fstest.MapFS{"sock.txt": {Data: good.Data, Mode: fs.ModeSocket}},
+			want: "sock.txt: not a regular file (a socket)",
+		},
+		"a file that grows as it is read": {
+			fsys: growingFS{fstest.MapFS{"grow.md": {Data: make([]byte, 10)}}},
+			want: "grow.md: larger than 8 MiB",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fsys := tc.fsys
+			if m, ok := fsys.(fstest.MapFS); ok {
+				m["ok.md"] = good
+			} else {
+				fsys.(growingFS).MapFS["ok.md"] = good
+			}
+			l, err := web.OpenLocal(context.Background(), "c", fsys, filepath.Join(t.TempDir(), "corpus.db"))
+			require.NoError(t, err)
+			defer func() { require.NoError(t, l.Close()) }()
+			st := l.Stats()
+			require.Equal(t, []string{tc.want}, st.Skipped)
+			require.Equal(t, 1, st.Indexed)
 		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/termtext"
 )
 
 // CorpusFile is one document of a local corpus after parsing: the metadata
@@ -89,11 +90,23 @@ func supportedCorpusFile(name string) bool {
 // A file with no front matter (and, for HTML, no canonical link) returns
 // ErrNoFrontMatter. Front matter that is present but wrong (bad YAML, a
 // missing url, a date not in YYYY-MM-DD form) returns an *eval.InputError
-// naming the file, line and field. Unknown fields are ignored.
+// naming the file, line and field. Unknown fields are ignored. The name
+// in an error has its control and bidirectional formatting characters
+// written as escapes (termtext.Visible), since errors are printed and a
+// corpus file's name is the corpus's: one holding a line break would
+// otherwise print a line of its choosing.
 func ParseCorpusFile(name string, data []byte) (CorpusFile, error) {
+	f, err := parseCorpusFile(name, data)
+	if ie, ok := errors.AsType[*eval.InputError](err); ok {
+		ie.File = termtext.Visible(ie.File)
+	}
+	return f, err
+}
+
+func parseCorpusFile(name string, data []byte) (CorpusFile, error) {
 	kind, ok := corpusExts[strings.ToLower(path.Ext(name))]
 	if !ok {
-		return CorpusFile{}, fmt.Errorf("%s: unsupported file type %q", name, path.Ext(name))
+		return CorpusFile{}, fmt.Errorf("%s: unsupported file type %q", termtext.Visible(name), path.Ext(name))
 	}
 	text := corpusNewlines(data)
 	if kind == "html" {
@@ -107,7 +120,7 @@ func ParseCorpusFile(name string, data []byte) (CorpusFile, error) {
 		return CorpusFile{}, err
 	}
 	if !found {
-		return CorpusFile{}, fmt.Errorf("%s: %w", name, ErrNoFrontMatter)
+		return CorpusFile{}, fmt.Errorf("%s: %w", termtext.Visible(name), ErrNoFrontMatter)
 	}
 	if err := decodeCorpusFrontMatter(name, block, blockLine, &f); err != nil {
 		return CorpusFile{}, err
@@ -475,7 +488,7 @@ func (sc *htmlCorpusScan) headMeta(tok html.Token) {
 func (sc *htmlCorpusScan) file() (CorpusFile, error) {
 	f, meta := sc.f, sc.meta
 	if sc.fmLine == 0 && meta.URL == "" {
-		return CorpusFile{}, fmt.Errorf("%s: %w (nor a canonical link)", sc.name, ErrNoFrontMatter)
+		return CorpusFile{}, fmt.Errorf("%s: %w (nor a canonical link)", termtext.Visible(sc.name), ErrNoFrontMatter)
 	}
 	if f.URL == "" && meta.URL != "" {
 		u, err := url.Parse(meta.URL)

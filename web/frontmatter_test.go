@@ -266,3 +266,46 @@ func TestParseCorpusFileUTF16(t *testing.T) {
 		})
 	}
 }
+
+// An error names the file with its control and bidirectional characters
+// written as escapes: a corpus file's name is printed, and one holding a
+// line break would print a line of its own choosing.
+func TestParseCorpusFileErrorsEscapeTheName(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		name, data string
+		want       string // the whole message
+	}{
+		"a line break and an escape sequence, bad url": {
+			name: "bad\nassay: all good \x1b[32mOK.md", data: "---\nurl: javascript:alert(1)\n---\nx",
+			want: `bad\nassay: all good \x1b[32mOK.md:2:6: url: must be an absolute http(s) URL, got "javascript:alert(1)"`,
+		},
+		"a right-to-left override, bad yaml": {
+			name: "notes\u202etxt.md", data: "---\nurl: https://example.org/n\ntitle: [x\n---\n",
+			want: `notes\u202etxt.md:3: front matter is not valid YAML: did not find expected ',' or ']'`,
+		},
+		"a carriage return, html front matter never closed": {
+			name: "page\r.html", data: "<!--\n---\nurl: https://example.org/p\n-->",
+			want: `page\r.html:2: front matter opened with "---" is never closed`,
+		},
+		"a line break, no front matter": {
+			name: "plain\nfake.md", data: "text",
+			want: `plain\nfake.md: no front matter with a url`,
+		},
+		"a line break, html without canonical": {
+			name: "plain\nfake.html", data: "<p>text</p>",
+			want: `plain\nfake.html: no front matter with a url (nor a canonical link)`,
+		},
+		"a plain name is as it was": {
+			name: "dir/a.md", data: "---\ntitle: x\n---\n",
+			want: "dir/a.md:1: url: is required (where the document was published, for citations)",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := web.ParseCorpusFile(tc.name, []byte(tc.data))
+			require.EqualError(t, err, tc.want)
+		})
+	}
+}

@@ -15,8 +15,10 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/encoding/unicode"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/termtext"
 )
 
 // CorpusFile is one document of a local corpus after parsing: the metadata
@@ -82,14 +84,29 @@ func supportedCorpusFile(name string) bool {
 // out, the <title>, <meta name="author">, <meta property=
 // "article:published_time"> and <link rel="canonical"> of the page are used.
 //
+// A file is UTF-8 (a byte order mark is dropped), or UTF-16 with its
+// byte order mark, as Windows PowerShell 5 writes text files.
+//
 // A file with no front matter (and, for HTML, no canonical link) returns
 // ErrNoFrontMatter. Front matter that is present but wrong (bad YAML, a
 // missing url, a date not in YYYY-MM-DD form) returns an *eval.InputError
-// naming the file, line and field. Unknown fields are ignored.
+// naming the file, line and field. Unknown fields are ignored. The name
+// in an error has its control and bidirectional formatting characters
+// written as escapes (termtext.Visible), since errors are printed and a
+// corpus file's name is the corpus's: one holding a line break would
+// otherwise print a line of its choosing.
 func ParseCorpusFile(name string, data []byte) (CorpusFile, error) {
+	f, err := parseCorpusFile(name, data)
+	if ie, ok := errors.AsType[*eval.InputError](err); ok {
+		ie.File = termtext.Visible(ie.File)
+	}
+	return f, err
+}
+
+func parseCorpusFile(name string, data []byte) (CorpusFile, error) {
 	kind, ok := corpusExts[strings.ToLower(path.Ext(name))]
 	if !ok {
-		return CorpusFile{}, fmt.Errorf("%s: unsupported file type %q", name, path.Ext(name))
+		return CorpusFile{}, fmt.Errorf("%s: unsupported file type %q", termtext.Visible(name), path.Ext(name))
 	}
 	text := corpusNewlines(data)
 	if kind == "html" {
@@ -103,7 +120,7 @@ func ParseCorpusFile(name string, data []byte) (CorpusFile, error) {
 		return CorpusFile{}, err
 	}
 	if !found {
-		return CorpusFile{}, fmt.Errorf("%s: %w", name, ErrNoFrontMatter)
+		return CorpusFile{}, fmt.Errorf("%s: %w", termtext.Visible(name), ErrNoFrontMatter)
 	}
 	if err := decodeCorpusFrontMatter(name, block, blockLine, &f); err != nil {
 		return CorpusFile{}, err
@@ -129,9 +146,18 @@ func cleanCorpusFile(f *CorpusFile) {
 	f.Body = strings.TrimSpace(f.Body)
 }
 
-// corpusNewlines drops a UTF-8 byte order mark and turns CRLF and CR
-// into LF, so line numbers and "---" detection work for files from any OS.
+// corpusNewlines decodes a file that starts with a UTF-16 byte order mark
+// (Windows PowerShell 5 writes text files so), drops a UTF-8 byte order
+// mark and turns CRLF and CR into LF, so line numbers and "---" detection
+// work for files from any OS.
 func corpusNewlines(data []byte) string {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		// The decoder takes the byte order from the mark and drops it; a
+		// lone surrogate or an odd last byte becomes U+FFFD.
+		if out, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(data); err == nil {
+			data = out
+		}
+	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	s := string(data)
 	if strings.IndexByte(s, '\r') >= 0 {
@@ -203,9 +229,13 @@ func decodeCorpusFrontMatter(name, block string, blockLine int, f *CorpusFile) e
 	seen := map[string]int{} // field -> the block line it was first given on
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
+		at := v // where the value is written: an alias's place, not its anchor's
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias // "title: *name" is the value anchored as &name
+		}
 		field := strings.ToLower(k.Value)
 		bad := func(msg string) error {
-			return &eval.InputError{File: name, Line: fileLine(v.Line), Col: v.Column, Field: field, Msg: msg}
+			return &eval.InputError{File: name, Line: fileLine(at.Line), Col: at.Column, Field: field, Msg: msg}
 		}
 		switch field {
 		case "url", "title", "author", "published", "references", "topic":
@@ -458,7 +488,7 @@ func (sc *htmlCorpusScan) headMeta(tok html.Token) {
 func (sc *htmlCorpusScan) file() (CorpusFile, error) {
 	f, meta := sc.f, sc.meta
 	if sc.fmLine == 0 && meta.URL == "" {
-		return CorpusFile{}, fmt.Errorf("%s: %w (nor a canonical link)", sc.name, ErrNoFrontMatter)
+		return CorpusFile{}, fmt.Errorf("%s: %w (nor a canonical link)", termtext.Visible(sc.name), ErrNoFrontMatter)
 	}
 	if f.URL == "" && meta.URL != "" {
 		u, err := url.Parse(meta.URL)

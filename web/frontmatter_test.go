@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
 
@@ -61,6 +63,16 @@ func TestParseCorpusFile(t *testing.T) {
 			name: "c.html",
 			data: "<html><head><title>A&#x1b;[2J&#x202e;B</title><link rel=canonical href=https://example.com/c><meta name=author content=\"C&#x7;D\"></head><body><p>Heat&#x1b;[31m pumps&#x202E;.</p></body></html>",
 			want: web.CorpusFile{Path: "c.html", URL: "https://example.com/c", Title: "A[2JB", Author: "CD", Body: "Heat[31m pumps."},
+		},
+		"an alias is the value anchored": {
+			name: "alias.md",
+			data: "---\nurl: &home https://example.org/alias\ntopic: &t heat pumps\ntitle: *t\nauthor: *home\n---\nx",
+			want: web.CorpusFile{Path: "alias.md", URL: "https://example.org/alias", Title: "heat pumps", Author: "https://example.org/alias", Topic: "heat pumps", Body: "x"},
+		},
+		"a url given by an alias": {
+			name: "alias.txt",
+			data: "---\nsite: &u https://example.org/alias\nurl: *u\n---\nx",
+			want: web.CorpusFile{Path: "alias.txt", URL: "https://example.org/alias", Body: "x"},
 		},
 		"html front matter wins over head metadata": {
 			name: "p.html",
@@ -142,6 +154,14 @@ func TestParseCorpusFileErrors(t *testing.T) {
 			name: "i.html", data: "<!doctype html>\n\n<!--\n---\nurl: https://example.org/i\npublished: 2024-13-01\n---\n-->\n<p>x</p>",
 			want: `i.html:6:12: published: must be a date in YYYY-MM-DD form, got "2024-13-01"`,
 		},
+		"an alias of a list names the alias's place": {
+			name: "m.md", data: "---\nurl: https://example.org/m\nnames: &n [a, b]\n\nauthor: *n\n---\n",
+			want: "m.md:5:9: author: must be a single value, not a list or mapping",
+		},
+		"an alias of a bad date names the alias's place": {
+			name: "n.md", data: "---\nurl: https://example.org/n\nwhen: &d soon\npublished: *d\n---\n",
+			want: `n.md:4:12: published: must be a date in YYYY-MM-DD form, got "soon"`,
+		},
 		"plain text without front matter is skipped": {name: "j.txt", data: "Just some text.\n"},
 		"markdown without front matter is skipped":   {name: "k.md", data: "# Title\n\ntext"},
 		"html without front matter or canonical":     {name: "l.html", data: "<html><title>T</title><p>x</p></html>"},
@@ -197,4 +217,95 @@ func FuzzParseCorpusFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A corpus file written as UTF-16 with its byte order mark (Windows
+// PowerShell 5's default) is read as the text it holds, not skipped as a
+// file without front matter.
+func TestParseCorpusFileUTF16(t *testing.T) {
+	t.Parallel()
+	encode := func(s string, order binary.AppendByteOrder) []byte {
+		out := order.AppendUint16(nil, 0xfeff)
+		for _, u := range utf16.Encode([]rune(s)) {
+			out = order.AppendUint16(out, u)
+		}
+		return out
+	}
+	tests := map[string]struct {
+		name string
+		data []byte
+		want web.CorpusFile
+	}{
+		"markdown, little-endian, CRLF": {
+			name: "pumps.md",
+			data: encode("---\r\nurl: https://example.org/pumps\r\ntitle: Wärmepumpen\r\n---\r\nHeat pumps at −15 °C.\r\n", binary.LittleEndian),
+			want: web.CorpusFile{Path: "pumps.md", URL: "https://example.org/pumps", Title: "Wärmepumpen", Body: "Heat pumps at −15 °C."},
+		},
+		"text, big-endian": {
+			name: "notes.txt",
+			data: encode("---\nurl: https://example.org/notes\n---\n热泵 notes\n", binary.BigEndian),
+			want: web.CorpusFile{Path: "notes.txt", URL: "https://example.org/notes", Body: "热泵 notes"},
+		},
+		"html, little-endian": {
+			name: "page.html",
+			data: encode(`<html><head><title>Page</title><link rel="canonical" href="https://example.org/page"></head><body><p>Text.</p></body></html>`, binary.LittleEndian),
+			want: web.CorpusFile{Path: "page.html", URL: "https://example.org/page", Title: "Page", Body: "Text."},
+		},
+		"an odd last byte is a replacement character": {
+			name: "odd.md",
+			data: append(encode("---\nurl: https://example.org/odd\n---\nText", binary.LittleEndian), 'x'),
+			want: web.CorpusFile{Path: "odd.md", URL: "https://example.org/odd", Body: "Text\ufffd"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := web.ParseCorpusFile(tc.name, tc.data)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// An error names the file with its control and bidirectional characters
+// written as escapes: a corpus file's name is printed, and one holding a
+// line break would print a line of its own choosing.
+func TestParseCorpusFileErrorsEscapeTheName(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		name, data string
+		want       string // the whole message
+	}{
+		"a line break and an escape sequence, bad url": {
+			name: "bad\nassay: all good \x1b[32mOK.md", data: "---\nurl: javascript:alert(1)\n---\nx",
+			want: `bad\nassay: all good \x1b[32mOK.md:2:6: url: must be an absolute http(s) URL, got "javascript:alert(1)"`,
+		},
+		"a right-to-left override, bad yaml": {
+			name: "notes\u202etxt.md", data: "---\nurl: https://example.org/n\ntitle: [x\n---\n",
+			want: `notes\u202etxt.md:3: front matter is not valid YAML: did not find expected ',' or ']'`,
+		},
+		"a carriage return, html front matter never closed": {
+			name: "page\r.html", data: "<!--\n---\nurl: https://example.org/p\n-->",
+			want: `page\r.html:2: front matter opened with "---" is never closed`,
+		},
+		"a line break, no front matter": {
+			name: "plain\nfake.md", data: "text",
+			want: `plain\nfake.md: no front matter with a url`,
+		},
+		"a line break, html without canonical": {
+			name: "plain\nfake.html", data: "<p>text</p>",
+			want: `plain\nfake.html: no front matter with a url (nor a canonical link)`,
+		},
+		"a plain name is as it was": {
+			name: "dir/a.md", data: "---\ntitle: x\n---\n",
+			want: "dir/a.md:1: url: is required (where the document was published, for citations)",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := web.ParseCorpusFile(tc.name, []byte(tc.data))
+			require.EqualError(t, err, tc.want)
+		})
+	}
 }

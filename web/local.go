@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/sqlitedb"
+	"github.com/assaylabs/assay/internal/termtext"
 )
 
 // Local searches a folder of documents (Markdown, text, HTML with front
@@ -49,8 +51,10 @@ type Stats struct {
 	// longer parse).
 	Removed int
 	// Skipped names the files left out and why, one "path: reason" each:
-	// files with no front matter, too large or unreadable, and unreadable
-	// folders.
+	// files with no front matter, too large, unreadable or not regular
+	// files (a named pipe, a link to a device), and unreadable folders. It is printed as is, so the control and bidirectional
+	// formatting characters of a name (a file's name is the corpus's,
+	// not the user's) are written as escapes (termtext.Visible).
 	Skipped []string
 }
 
@@ -351,7 +355,7 @@ func (r *corpusRefresh) visit(ctx context.Context, p string, d fs.DirEntry, err 
 		if p == "." {
 			return err // the corpus itself is unreadable
 		}
-		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
+		r.skip("%s: cannot read: %v", p, err)
 		if d != nil && d.IsDir() {
 			return fs.SkipDir
 		}
@@ -369,20 +373,23 @@ func (r *corpusRefresh) visit(ctx context.Context, p string, d fs.DirEntry, err 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return r.index(ctx, p, d)
+	return r.index(ctx, p)
+}
+
+// skip records a file or folder left out, its message escaped for a
+// terminal (termtext.Visible): a name can hold an escape sequence or a
+// bidirectional override.
+func (r *corpusRefresh) skip(format string, args ...any) {
+	r.stats.Skipped = append(r.stats.Skipped, termtext.Visible(fmt.Sprintf(format, args...)))
 }
 
 // index brings the index's entry for corpus file p up to date, unless
 // its content is unchanged or it is skipped.
-func (r *corpusRefresh) index(ctx context.Context, p string, d fs.DirEntry) error {
+func (r *corpusRefresh) index(ctx context.Context, p string) error {
 	r.stats.Files++
-	if info, err := d.Info(); err == nil && info.Size() > maxCorpusFile {
-		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: larger than %d MiB", p, maxCorpusFile>>20))
-		return nil
-	}
-	data, err := fs.ReadFile(r.l.fsys, p)
-	if err != nil { // a dangling link, a folder named x.md, no permission
-		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
+	data, why := readCorpusFile(r.l.fsys, p)
+	if why != "" {
+		r.skip("%s: %s", p, why)
 		return nil
 	}
 	sum := sha256.Sum256(data)
@@ -396,7 +403,7 @@ func (r *corpusRefresh) index(ctx context.Context, p string, d fs.DirEntry) erro
 	var ie *eval.InputError
 	switch {
 	case errors.Is(err, ErrNoFrontMatter):
-		r.stats.Skipped = append(r.stats.Skipped, fmt.Sprintf("%s: no front matter with a url; not indexed", p))
+		r.skip("%s: no front matter with a url; not indexed", p)
 		return nil
 	case errors.As(err, &ie):
 		r.inputErrs = append(r.inputErrs, err)
@@ -417,6 +424,54 @@ func (r *corpusRefresh) index(ctx context.Context, p string, d fs.DirEntry) erro
 	return nil
 }
 
+// readCorpusFile reads corpus file p, or says why it is left out: not a
+// regular file once a link is followed (a named pipe, whose read would
+// wait for a writer for ever; a device such as /dev/zero, whose read
+// never ends; a folder), larger than maxCorpusFile (by its size, and by
+// what is read, should it grow meanwhile), or unreadable (a dangling
+// link, no permission).
+func readCorpusFile(fsys fs.FS, p string) (data []byte, why string) {
+	info, err := fs.Stat(fsys, p) // follows a link, as the walk's entry does not
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read: %v", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, "not a regular file (" + fileKind(info.Mode()) + ")"
+	}
+	tooLarge := fmt.Sprintf("larger than %d MiB", maxCorpusFile>>20)
+	if info.Size() > maxCorpusFile {
+		return nil, tooLarge
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read: %v", err)
+	}
+	defer func() { _ = f.Close() }() // read-only: its close says nothing of the data
+	data, err = io.ReadAll(io.LimitReader(f, maxCorpusFile+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("cannot read: %v", err)
+	case len(data) > maxCorpusFile:
+		return nil, tooLarge
+	}
+	return data, ""
+}
+
+// fileKind names the type of a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
+}
+
 // maxMatches caps the candidates one search ranks before the domain rules
 // and the limit apply.
 const maxMatches = 5000
@@ -430,8 +485,10 @@ const maxMatches = 5000
 // without spaces (Chinese, Japanese, Thai) are matched by their characters
 // and pairs of characters, in query and documents alike. Ranking is BM25
 // with the title weighted five times the body; ties go to the lower path,
-// so the order is deterministic. Excluded domains are dropped and
-// preferred ones moved first (stable) before the limit is applied.
+// so the order is deterministic. Files that give one document's URL
+// (DocumentKey) are one result, the best ranked. Excluded domains are
+// dropped and preferred ones moved first (stable) before the limit is
+// applied.
 func (l *Local) Search(ctx context.Context, q Query) ([]Result, error) {
 	match := ftsMatch(q.Text)
 	if match == "" {
@@ -469,6 +526,7 @@ func (l *Local) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return nil, fmt.Errorf("local search: %w", err)
 	}
+	hits = firstOfEachDocument(hits, func(h hit) string { return h.url })
 	hits = applyDomainRules(rules, hits, func(h hit) string { return h.url }, limit)
 	if len(hits) == 0 {
 		return nil, nil
@@ -519,6 +577,22 @@ func (l *Local) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// firstOfEachDocument keeps the first of the items whose URLs name one
+// document (DocumentKey): two corpus files given one url, a copy kept
+// beside its original, are one source, not two results taking two of
+// the limit's places.
+func firstOfEachDocument[T any](xs []T, urlOf func(T) string) []T {
+	seen := make(map[string]bool, len(xs))
+	return slices.DeleteFunc(xs, func(x T) bool {
+		key := DocumentKey(urlOf(x))
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		return false
+	})
 }
 
 // leadText returns about the first n bytes of s, cut at a space.

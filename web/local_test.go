@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -567,4 +569,168 @@ func FuzzLocalSearch(f *testing.F) {
 			t.Fatalf("Search(%q): %v", text, err)
 		}
 	})
+}
+
+// A skipped file is named on the terminal as it is: the control and
+// bidirectional formatting characters of its name are written as escapes.
+func TestLocalSkippedNamesAreEscaped(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		name string
+		file *fstest.MapFile
+		want string
+	}{
+		"an escape sequence in a name with no front matter": {
+			name: "evil\x1b[31mred.md", file: &fstest.MapFile{Data: []byte("no front matter\n")},
+			want: `evil\x1b[31mred.md: no front matter with a url; not indexed`,
+		},
+		"a right-to-left override in a name": {
+			name: "report\u202edm.txt", file: &fstest.MapFile{Data: []byte("plain\n")},
+			want: `report\u202edm.txt: no front matter with a url; not indexed`,
+		},
+		"a line break in the name of a file too large": {
+			name: "big\nfake line.md", file: &fstest.MapFile{Data: make([]byte, 8<<20+1)},
+			want: `big\nfake line.md: larger than 8 MiB`,
+		},
+		"a plain name is as it was": {
+			name: "notes/plain.md", file: &fstest.MapFile{Data: []byte("# no front matter\n")},
+			want: "notes/plain.md: no front matter with a url; not indexed",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fsys := fstest.MapFS{
+				"ok.md": doc("https://example.org/ok", "OK", "heat pumps"),
+				tc.name: tc.file,
+			}
+			l, err := web.OpenLocal(context.Background(), "c", fsys, filepath.Join(t.TempDir(), "corpus.db"))
+			require.NoError(t, err)
+			defer func() { require.NoError(t, l.Close()) }()
+			require.Equal(t, []string{tc.want}, l.Stats().Skipped)
+		})
+	}
+}
+
+// Corpus files that give one document's URL (a copy beside its original,
+// one URL written another way) are one result, the best ranked, and take
+// one place of the limit.
+func TestLocalOneResultPerDocument(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		files fstest.MapFS
+		limit int
+		want  []string // URLs, best first
+		title string   // of the first result
+	}{
+		"a copy of a file": {
+			files: fstest.MapFS{
+				"pumps.md":      doc("https://a.example.org/pumps", "Heat pumps", "heat pumps in cold climates"),
+				"pumps copy.md": doc("https://a.example.org/pumps", "Heat pumps", "heat pumps in cold climates"),
+				"furnace.md":    doc("https://b.example.org/furnace", "Furnaces", "furnaces heat homes in cold climates"),
+			},
+			limit: 2, want: []string{"https://a.example.org/pumps", "https://b.example.org/furnace"}, title: "Heat pumps",
+		},
+		"one URL written with another case, default port and a fragment": {
+			files: fstest.MapFS{
+				"a.md": doc("https://A.example.org:443/pumps#intro", "Pumps, the draft", "heat pumps"),
+				"b.md": doc("https://a.example.org/pumps", "Heat pumps, heat pumps", "heat pumps heat pumps"),
+				"c.md": doc("https://c.example.org/other", "Other", "heat"),
+			},
+			limit: 5, want: []string{"https://a.example.org/pumps", "https://c.example.org/other"}, title: "Heat pumps, heat pumps",
+		},
+		"other paths are other documents": {
+			files: fstest.MapFS{
+				"a.md": doc("https://a.example.org/pumps", "Pumps", "heat pumps"),
+				"b.md": doc("https://a.example.org/Pumps", "Pumps", "heat pumps"),
+			},
+			limit: 5, want: []string{"https://a.example.org/pumps", "https://a.example.org/Pumps"}, title: "Pumps",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			l := openLocal(t, tc.files)
+			rs, err := l.Search(context.Background(), web.Query{Text: "heat pumps cold", Limit: tc.limit})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, urls(rs))
+			require.Equal(t, tc.title, rs[0].Title)
+		})
+	}
+}
+
+// growingFS is a corpus of one file, grow.md, whose size says 10 bytes
+// and whose read gives 64 MiB: a file that grows while it is read.
+type growingFS struct{ fstest.MapFS }
+
+func (g growingFS) Open(name string) (fs.File, error) {
+	if name != "grow.md" {
+		return g.MapFS.Open(name)
+	}
+	return &growingFile{left: 64 << 20}, nil
+}
+
+type growingFile struct{ left int }
+
+func (f *growingFile) Stat() (fs.FileInfo, error) {
+	return fstest.MapFS{"grow.md": {Data: make([]byte, 10)}}.Stat("grow.md")
+}
+
+func (f *growingFile) Read(p []byte) (int, error) {
+	if f.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), f.left)
+	clear(p[:n])
+	f.left -= n
+	return n, nil
+}
+
+func (f *growingFile) Close() error { return nil }
+
+// A corpus file that is not a regular one (a named pipe would block the
+// read for ever, a device such as /dev/zero never ends) or that grows past
+// the limit while it is read is skipped with the reason, and the rest of
+// the corpus is indexed.
+func TestLocalSkipsFilesThatAreNotRegularOrGrow(t *testing.T) {
+	t.Parallel()
+	good := doc("https://example.org/x", "X", "heat pumps")
+	tests := map[string]struct {
+		fsys fs.FS
+		want string
+	}{
+		"a named pipe": {
+			fsys: fstest.MapFS{"pipe.md": {Data: good.Data, Mode: fs.ModeNamedPipe}},
+			want: "pipe.md: not a regular file (a named pipe)",
+		},
+		"a character device": {
+			fsys: fstest.MapFS{"zero.md": {Data: good.Data, Mode: fs.ModeDevice | fs.ModeCharDevice}},
+			want: "zero.md: not a regular file (a device)",
+		},
+		"a socket": {
+			fsys: fstest.MapFS{"sock.txt": {Data: good.Data, Mode: fs.ModeSocket}},
+			want: "sock.txt: not a regular file (a socket)",
+		},
+		"a file that grows as it is read": {
+			fsys: growingFS{fstest.MapFS{"grow.md": {Data: make([]byte, 10)}}},
+			want: "grow.md: larger than 8 MiB",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fsys := tc.fsys
+			if m, ok := fsys.(fstest.MapFS); ok {
+				m["ok.md"] = good
+			} else {
+				fsys.(growingFS).MapFS["ok.md"] = good
+			}
+			l, err := web.OpenLocal(context.Background(), "c", fsys, filepath.Join(t.TempDir(), "corpus.db"))
+			require.NoError(t, err)
+			defer func() { require.NoError(t, l.Close()) }()
+			st := l.Stats()
+			require.Equal(t, []string{tc.want}, st.Skipped)
+			require.Equal(t, 1, st.Indexed)
+		})
+	}
 }

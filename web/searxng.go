@@ -89,7 +89,8 @@ type searxngReply struct {
 // Limit applied here (SearxNG does not know them). Empty
 // text returns no results without a request. An instance that cannot be
 // reached (no reply at all) is an *UnreachableError; a status other than
-// 200 is a *SearxNGError; a reply that is not SearxNG JSON is an error too.
+// 200 is a *SearxNGError; a reply that is not SearxNG JSON, or is larger
+// than 8 MB, is an error too.
 func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 	text := strings.TrimSpace(q.Text)
 	if text == "" {
@@ -140,10 +141,15 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 	}
 	var reply searxngReply
-	dec := json.NewDecoder(io.LimitReader(resp.Body, maxSearxNGReply))
-	if err := dec.Decode(&reply); err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	body := &io.LimitedReader{R: resp.Body, N: maxSearxNGReply + 1}
+	if err := json.NewDecoder(body).Decode(&reply); err != nil {
+		switch {
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			return nil, fmt.Errorf("searxng: read reply: %w", err)
+		case body.N == 0:
+			// Cut at the cap, the JSON ends early: it is not
+			// malformed, it is too long.
+			return nil, fmt.Errorf("searxng: reply larger than %s", formatSize(maxSearxNGReply))
 		}
 		return nil, fmt.Errorf("searxng: reply is not SearxNG JSON (%s): %w", resp.Header.Get("Content-Type"), err)
 	}

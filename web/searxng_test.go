@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -217,6 +218,11 @@ func TestSearxNGFailures(t *testing.T) {
 		"malformed json": {
 			status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}}, body: `{"results": [{"url": "https://a.example"`,
 			wantErr: "reply is not SearxNG JSON",
+		},
+		"a reply larger than 8 MB": {
+			status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}},
+			body:    `{"results":[` + strings.Repeat(`{"url":"https://example.org/a","title":"A","content":"heat pumps"},`, 8<<20/64) + `{"url":"https://example.org/z"}]}`,
+			wantErr: "searxng: reply larger than 8 MB",
 		},
 		"html instead of json": {
 			status: http.StatusOK, header: http.Header{"Content-Type": {"text/html"}}, body: "<!doctype html><p>search page</p>",

@@ -420,7 +420,7 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
-			return nil, &eval.InputError{File: name, Msg: te.Errors[0]}
+			return nil, yamlpath.DecodeError(name, root.Content[0], te.Errors[0])
 		}
 		return nil, &eval.InputError{File: name, Msg: err.Error()}
 	}

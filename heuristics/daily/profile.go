@@ -520,12 +520,70 @@ func (p *Profile) check() error {
 	if sum := w.Faithfulness + w.Completeness + w.Reasoning + w.Compliance; math.Abs(sum-1) > 1e-9 {
 		return badField("overall", "the four weights must add up to 1, got %v", sum)
 	}
+	return p.QoSRules.check()
+}
+
+// check checks the QoS rules, the profile's field qos: each step list
+// ends with a step without max and rises, so that each step is reached;
+// scores and penalties are 0 to 100, limits and ratios 0 or more (0 is
+// off). A NaN would make the card fail to print, and a number out of
+// range would be held to 0-100 without a word.
+func (r QoSRules) check() error {
+	score := func(f string, v float64) error {
+		if !(v >= 0 && v <= 100) { // NaN too
+			return badField(f, "must be a score from 0 to 100, got %v", v)
+		}
+		return nil
+	}
 	for _, q := range []struct {
 		name  string
 		steps []Step
-	}{{"qos.latency_s", p.QoSRules.LatencyS}, {"qos.cost_usd", p.QoSRules.CostUSD}} {
+	}{{"qos.latency_s", r.LatencyS}, {"qos.cost_usd", r.CostUSD}} {
 		if len(q.steps) == 0 || q.steps[len(q.steps)-1].Max != nil {
 			return badField(q.name, "needs steps, the last one without max")
+		}
+		for j, st := range q.steps {
+			f := fmt.Sprintf("%s[%d]", q.name, j)
+			if err := score(f+".score", st.Score); err != nil {
+				return err
+			}
+			if st.Max == nil {
+				continue
+			}
+			if !(*st.Max >= 0) || math.IsInf(*st.Max, 1) {
+				return badField(f+".max", "must be a number of 0 or more, got %v", *st.Max)
+			}
+			if j > 0 && *st.Max <= *q.steps[j-1].Max {
+				return badField(f+".max", "must be above the max before it (%v): steps are read in order, the first whose max a value is under", *q.steps[j-1].Max)
+			}
+		}
+	}
+	for _, x := range []struct {
+		key     string
+		v       float64
+		isScore bool
+	}{
+		{"reliability_error_score", r.ReliabilityErrorScore, true}, {"very_high_latency_penalty", r.VeryHighLatencyPenalty, true},
+		{"db_queries.some_penalty", r.DBQueries.SomePenalty, true}, {"db_queries.many_penalty", r.DBQueries.ManyPenalty, true},
+		{"llm_calls.penalty", r.LLMCalls.Penalty, true}, {"trend.degrading_penalty", r.Trend.DegradingPenalty, true},
+		{"trend.severe_penalty", r.Trend.SeverePenalty, true},
+		{"very_high_latency_s", r.VeryHighLatencyS, false}, {"trend.degrading_ratio", r.Trend.DegradingRatio, false},
+		{"trend.severe_ratio", r.Trend.SevereRatio, false},
+	} {
+		if x.isScore {
+			if err := score("qos."+x.key, x.v); err != nil {
+				return err
+			}
+		} else if !(x.v >= 0) || math.IsInf(x.v, 1) {
+			return badField("qos."+x.key, "must be a number of 0 or more, got %v", x.v)
+		}
+	}
+	for _, x := range []struct {
+		key string
+		v   int
+	}{{"db_queries.some", r.DBQueries.Some}, {"db_queries.many", r.DBQueries.Many}, {"llm_calls.max", r.LLMCalls.Max}} {
+		if x.v < 0 {
+			return badField("qos."+x.key, "must be 0 (off) or more, got %d", x.v)
 		}
 	}
 	return nil

@@ -49,3 +49,34 @@ func TestParseProfileNamesTheFieldOfAWrongType(t *testing.T) {
 		})
 	}
 }
+
+// TestParseProfileChecksTheQoSNumbers: every number of qos is a score,
+// a penalty, a limit or a ratio in its range. A NaN was taken and made
+// the card fail to print (exit 3, "json: unsupported value: NaN"); a
+// step score of 250 or a penalty of -500 was held to 0-100 without a
+// word, and steps out of order left one unused.
+func TestParseProfileChecksTheQoSNumbers(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		old, repl, at, want string
+	}{
+		"a NaN step score":     {"{max: 5, score: 100, label: Excellent}", "{max: 5, score: .nan, label: Excellent}", "{max: 5, score: 100", "qos.latency_s[0].score: must be a score from 0 to 100, got NaN"},
+		"a step score of 250":  {"{max: 0.10, score: 85, label: Good}", "{max: 0.10, score: 250, label: Good}", "{max: 0.10, score: 85", "qos.cost_usd[1].score: must be a score from 0 to 100, got 250"},
+		"a NaN step max":       {"{max: 10, score: 85, label: Good}", "{max: .nan, score: 85, label: Good}", "{max: 10, score: 85", "qos.latency_s[1].max: must be a number of 0 or more, got NaN"},
+		"steps out of order":   {"{max: 20, score: 70, label: Acceptable}", "{max: 8, score: 70, label: Acceptable}", "{max: 20, score: 70", "qos.latency_s[2].max: must be above the max before it (10): steps are read in order, the first whose max a value is under"},
+		"a NaN error score":    {"reliability_error_score: 30", "reliability_error_score: .nan", "reliability_error_score", "qos.reliability_error_score: must be a score from 0 to 100, got NaN"},
+		"a negative penalty":   {"very_high_latency_penalty: 20", "very_high_latency_penalty: -500", "very_high_latency_penalty", "qos.very_high_latency_penalty: must be a score from 0 to 100, got -500"},
+		"a NaN latency limit":  {"very_high_latency_s: 60", "very_high_latency_s: .nan", "very_high_latency_s", "qos.very_high_latency_s: must be a number of 0 or more, got NaN"},
+		"a NaN trend ratio":    {"degrading_ratio: 1.2", "degrading_ratio: .nan", "trend: {degrading", "qos.trend.degrading_ratio: must be a number of 0 or more, got NaN"},
+		"an infinite penalty":  {"some_penalty: 5", "some_penalty: .inf", "db_queries:", "qos.db_queries.some_penalty: must be a score from 0 to 100, got +Inf"},
+		"a negative llm limit": {"llm_calls: {max: 2", "llm_calls: {max: -2", "llm_calls:", "qos.llm_calls.max: must be 0 (off) or more, got -2"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseProfile("my.yaml", edited(t, tc.old, tc.repl))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), fmt.Sprintf("my.yaml:%d: %s", lineOf(t, tc.at), tc.want))
+		})
+	}
+}

@@ -242,6 +242,9 @@ func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 		return nil, &eval.InputError{File: name, Line: line,
 			Msg: "a second YAML document (after ---): only the first is read, so keep the whole profile in one"}
 	}
+	if err := yamlpath.Fraction(name, root.Content[0], &p); err != nil {
+		return nil, err // the decoder truncated it: min_unique 4.9 would ask for 4
+	}
 	p.metrics = or(ps.Metrics)
 	if len(p.Judges) > 0 {
 		if p.metrics, err = withJudges(name, root.Content[0], p.Kind, p.Judges, p.metrics); err != nil {

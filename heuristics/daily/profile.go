@@ -428,6 +428,9 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 		return nil, &eval.InputError{File: name, Line: line,
 			Msg: "a second YAML document (after ---): only the first is read, so keep the whole profile in one"}
 	}
+	if err := yamlpath.Fraction(name, root.Content[0], &p); err != nil {
+		return nil, err // the decoder truncated it: max_lines 15.5 would be 15
+	}
 	if err := p.check(); err != nil {
 		var ie *eval.InputError
 		if errors.As(err, &ie) {

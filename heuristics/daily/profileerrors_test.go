@@ -80,3 +80,25 @@ func TestParseProfileChecksTheQoSNumbers(t *testing.T) {
 		})
 	}
 }
+
+// TestParseProfileRefusesAFractionForAWholeNumber: a whole-number
+// setting written with a fraction was truncated without a word
+// (max_lines 15.5 read as 15); it is refused, naming the line and field.
+func TestParseProfileRefusesAFractionForAWholeNumber(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		old, repl, at, want string
+	}{
+		"max_lines 15.5":        {"max_lines: 15", "max_lines: 15.5", "max_lines", "length.max_lines: must be a whole number, got 15.5"},
+		"a sentence limit 40.5": {"max_sentence_words: {th: 90, en: 40}", "max_sentence_words: {th: 90, en: 40.5}", "max_sentence_words: {th", "length.max_sentence_words.en: must be a whole number, got 40.5"},
+		"llm_calls max 2.5":     {"llm_calls: {max: 2,", "llm_calls: {max: 2.5,", "llm_calls: {max", "qos.llm_calls.max: must be a whole number, got 2.5"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseProfile("my.yaml", edited(t, tc.old, tc.repl))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), fmt.Sprintf("my.yaml:%d: %s", lineOf(t, tc.at), tc.want))
+		})
+	}
+}

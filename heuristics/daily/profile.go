@@ -252,12 +252,30 @@ func (w Weights) named() []struct {
 	}{{"faithfulness", w.Faithfulness}, {"completeness", w.Completeness}, {"reasoning", w.Reasoning}, {"compliance", w.Compliance}}
 }
 
-// Step is one step of a QoS threshold table: values below Max (or any
-// value, on the last step) score Score.
+// Step is one step of a QoS threshold table: values below Max, or at or
+// below LE (one of the two), score Score; the last step, with neither,
+// takes any value. Seed 003's "10-20s (acceptable), >20s (poor)" holds
+// 20 s in the acceptable step: le: 20.
 type Step struct {
 	Max   *float64 `yaml:"max"`
+	LE    *float64 `yaml:"le"`
 	Score float64  `yaml:"score"`
 	Label string   `yaml:"label"`
+}
+
+// bound is the step's bound, max or le, and whether a value equal to it
+// is held (le); nil on the last step.
+func (s Step) bound() (at *float64, key string, inclusive bool) {
+	if s.LE != nil {
+		return s.LE, "le", true
+	}
+	return s.Max, "max", false
+}
+
+// holds reports whether v falls in the step (its bound is not passed).
+func (s Step) holds(v float64) bool {
+	at, _, inclusive := s.bound()
+	return at == nil || v < *at || inclusive && v == *at
 }
 
 // QoSRules are the QoS scorer's thresholds and penalties.
@@ -542,23 +560,8 @@ func (r QoSRules) check() error {
 		name  string
 		steps []Step
 	}{{"qos.latency_s", r.LatencyS}, {"qos.cost_usd", r.CostUSD}} {
-		if len(q.steps) == 0 || q.steps[len(q.steps)-1].Max != nil {
-			return badField(q.name, "needs steps, the last one without max")
-		}
-		for j, st := range q.steps {
-			f := fmt.Sprintf("%s[%d]", q.name, j)
-			if err := score(f+".score", st.Score); err != nil {
-				return err
-			}
-			if st.Max == nil {
-				continue
-			}
-			if !(*st.Max >= 0) || math.IsInf(*st.Max, 1) {
-				return badField(f+".max", "must be a number of 0 or more, got %v", *st.Max)
-			}
-			if j > 0 && *st.Max <= *q.steps[j-1].Max {
-				return badField(f+".max", "must be above the max before it (%v): steps are read in order, the first whose max a value is under", *q.steps[j-1].Max)
-			}
+		if err := checkSteps(q.name, q.steps, score); err != nil {
+			return err
 		}
 	}
 	for _, x := range []struct {
@@ -588,6 +591,38 @@ func (r QoSRules) check() error {
 		if x.v < 0 {
 			return badField("qos."+x.key, "must be 0 (off) or more, got %d", x.v)
 		}
+	}
+	return nil
+}
+
+// checkSteps checks the QoS steps of the profile's field name: each
+// bounded by max or le, not both, the last by neither, the bounds rising
+// (steps are read in order: a bound at or below the one before leaves
+// its step unused), the scores by score.
+func checkSteps(name string, steps []Step, score func(f string, v float64) error) error {
+	if last := len(steps) - 1; last < 0 || steps[last].Max != nil || steps[last].LE != nil {
+		return badField(name, "needs steps, the last one without max or le")
+	}
+	var prev *float64
+	for j, st := range steps {
+		f := fmt.Sprintf("%s[%d]", name, j)
+		if err := score(f+".score", st.Score); err != nil {
+			return err
+		}
+		if st.Max != nil && st.LE != nil {
+			return badField(f, "give one bound, max (a value under it) or le (a value at or under it), not both")
+		}
+		at, key, _ := st.bound()
+		if at == nil {
+			continue
+		}
+		if !(*at >= 0) || math.IsInf(*at, 1) {
+			return badField(f+"."+key, "must be a number of 0 or more, got %v", *at)
+		}
+		if prev != nil && *at <= *prev {
+			return badField(f+"."+key, "must be above the bound before it (%v): steps are read in order", *prev)
+		}
+		prev = at
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func TestParseProfileChecksTheQoSNumbers(t *testing.T) {
 		"a NaN step score":     {"{max: 5, score: 100, label: Excellent}", "{max: 5, score: .nan, label: Excellent}", "{max: 5, score: 100", "qos.latency_s[0].score: must be a score from 0 to 100, got NaN"},
 		"a step score of 250":  {"{max: 0.10, score: 85, label: Good}", "{max: 0.10, score: 250, label: Good}", "{max: 0.10, score: 85", "qos.cost_usd[1].score: must be a score from 0 to 100, got 250"},
 		"a NaN step max":       {"{max: 10, score: 85, label: Good}", "{max: .nan, score: 85, label: Good}", "{max: 10, score: 85", "qos.latency_s[1].max: must be a number of 0 or more, got NaN"},
-		"steps out of order":   {"{max: 20, score: 70, label: Acceptable}", "{max: 8, score: 70, label: Acceptable}", "{max: 20, score: 70", "qos.latency_s[2].max: must be above the max before it (10): steps are read in order, the first whose max a value is under"},
+		"steps out of order":   {"{max: 10, score: 85, label: Good}", "{max: 4, score: 85, label: Good}", "{max: 10, score: 85", "qos.latency_s[1].max: must be above the bound before it (5): steps are read in order"},
 		"a NaN error score":    {"reliability_error_score: 30", "reliability_error_score: .nan", "reliability_error_score", "qos.reliability_error_score: must be a score from 0 to 100, got NaN"},
 		"a negative penalty":   {"very_high_latency_penalty: 20", "very_high_latency_penalty: -500", "very_high_latency_penalty", "qos.very_high_latency_penalty: must be a score from 0 to 100, got -500"},
 		"a NaN latency limit":  {"very_high_latency_s: 60", "very_high_latency_s: .nan", "very_high_latency_s", "qos.very_high_latency_s: must be a number of 0 or more, got NaN"},

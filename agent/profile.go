@@ -242,6 +242,9 @@ func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 		return nil, &eval.InputError{File: name, Line: line,
 			Msg: "a second YAML document (after ---): only the first is read, so keep the whole profile in one"}
 	}
+	if err := yamlpath.Fraction(name, root.Content[0], &p); err != nil {
+		return nil, err // the decoder truncated it: min_unique 4.9 would ask for 4
+	}
 	p.metrics = or(ps.Metrics)
 	if len(p.Judges) > 0 {
 		if p.metrics, err = withJudges(name, root.Content[0], p.Kind, p.Judges, p.metrics); err != nil {
@@ -506,6 +509,9 @@ func (s ScorerSpec) check(f string) error {
 			return badField(fmt.Sprintf("%s.steps[%d].points", f, j), "must be between 0 and max %v, got %v", s.Max, st.Points)
 		}
 	}
+	if err := s.checkTables(f); err != nil {
+		return err
+	}
 	if w := s.Weights; w != nil {
 		for _, x := range []struct {
 			key string
@@ -522,6 +528,48 @@ func (s ScorerSpec) check(f string) error {
 		if sum := w.RetrievalConfidence + w.ContextSufficiency + w.Diversity + w.EstimatedFaithfulness; math.Abs(sum-1) > 1e-9 {
 			return badField(f+".weights", "the four weights must add up to 1 (seed 002's: retrieval_confidence 0.3, context_sufficiency 0.3, diversity_score 0.15, estimated_faithfulness 0.25; a key left out is 0), got %v", sum)
 		}
+	}
+	return nil
+}
+
+// checkTables checks the points tables of scorer spec s, the profile's
+// field f, each already in range (check): a table is read by the row
+// with the highest min its figure reaches, so two rows at one min leave
+// one unused, a step's min off the credibility scale (1 to 10) is never
+// reached or always, and a best row that earns less than max makes the
+// scorer's max, and a require_full on it, unreachable (the research
+// profile copied, grounding raised to 10 and the seed's bands kept:
+// every fully cited report failed).
+func (s ScorerSpec) checkTables(f string) error {
+	if len(s.Bands) > 0 {
+		top := 0
+		for j, b := range s.Bands {
+			if slices.ContainsFunc(s.Bands[:j], func(o heuristics.Band) bool { return o.Min == b.Min }) {
+				return badField(fmt.Sprintf("%s.bands[%d].min", f, j), "another band has min %v: only one of them would be used", b.Min)
+			}
+			if b.Min > s.Bands[top].Min {
+				top = j
+			}
+		}
+		if t := s.Bands[top]; t.From != s.Max {
+			return badField(fmt.Sprintf("%s.bands[%d].from", f, top), "the top band (min %v) earns %v points, not the scorer's max %v, which no report could then reach: give it from: %v, or leave bands out to have seed 001's table scaled to max", t.Min, t.From, s.Max, s.Max)
+		}
+	}
+	if len(s.Steps) == 0 {
+		return nil
+	}
+	best := 0.0
+	for j, st := range s.Steps {
+		if st.Min < 1 || st.Min > 10 {
+			return badField(fmt.Sprintf("%s.steps[%d].min", f, j), "an average credibility is 1 to 10, got %v", st.Min)
+		}
+		if slices.ContainsFunc(s.Steps[:j], func(o heuristics.PointStep) bool { return o.Min == st.Min }) {
+			return badField(fmt.Sprintf("%s.steps[%d].min", f, j), "another step has min %v: only one of them would be used", st.Min)
+		}
+		best = max(best, st.Points)
+	}
+	if best != s.Max {
+		return badField(f+".steps", "the best step earns %v points, not the scorer's max %v, which no report could then reach: give a step of points: %v, or leave steps out to have seed 001's table scaled to max", best, s.Max, s.Max)
 	}
 	return nil
 }

@@ -132,7 +132,7 @@ func (g Grounding) score(r *Report) eval.Score {
 	}
 	cov := 100 * float64(cited) / float64(len(claims))
 	sc.Evidence.Counts[KeyCitationCoveragePct] = shownAt(cov, 100)
-	sc.Points = bandPoints(bands, cov)
+	sc.Points = pointsWithin(bands, cov, maxPts)
 	sc.Value = sc.Points / maxPts
 	switch {
 	case cited == 1 && len(claims) == 1:
@@ -155,8 +155,25 @@ func (g Grounding) score(r *Report) eval.Score {
 	return sc
 }
 
+// pointsWithin is bandPoints held to max: a figure the bands put at max
+// is max itself, not its rounding to 0.01, and no rounding goes past it.
+// So a max of more than two decimals (4.125, 4.124, or 7.777 scaled from
+// seed 001's table) earns a fully cited report exactly its max, neither a
+// card beyond its maximum nor a require_full failure.
+func pointsWithin(bands []Band, cov, max float64) float64 {
+	x := rawBandPoints(bands, cov)
+	if math.Abs(x-max) <= 1e-9*max {
+		return max
+	}
+	return min(round2(x), max)
+}
+
 // bandPoints maps a coverage percentage to points, rounded to 0.01.
-func bandPoints(bands []Band, cov float64) float64 {
+func bandPoints(bands []Band, cov float64) float64 { return round2(rawBandPoints(bands, cov)) }
+
+// rawBandPoints maps a coverage percentage to points: From at a band's
+// Min, rising linearly to To at the next band's Min; 0 below every band.
+func rawBandPoints(bands []Band, cov float64) float64 {
 	upper := math.Inf(1)
 	best := -1
 	for i, b := range bands {
@@ -174,9 +191,9 @@ func bandPoints(bands []Band, cov float64) float64 {
 		}
 	}
 	if math.IsInf(upper, 1) || upper == b.Min {
-		return round2(b.From)
+		return b.From
 	}
-	return round2(b.From + (b.To-b.From)*(cov-b.Min)/(upper-b.Min))
+	return b.From + (b.To-b.From)*(cov-b.Min)/(upper-b.Min)
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }

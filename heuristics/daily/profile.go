@@ -252,12 +252,30 @@ func (w Weights) named() []struct {
 	}{{"faithfulness", w.Faithfulness}, {"completeness", w.Completeness}, {"reasoning", w.Reasoning}, {"compliance", w.Compliance}}
 }
 
-// Step is one step of a QoS threshold table: values below Max (or any
-// value, on the last step) score Score.
+// Step is one step of a QoS threshold table: values below Max, or at or
+// below LE (one of the two), score Score; the last step, with neither,
+// takes any value. Seed 003's "10-20s (acceptable), >20s (poor)" holds
+// 20 s in the acceptable step: le: 20.
 type Step struct {
 	Max   *float64 `yaml:"max"`
+	LE    *float64 `yaml:"le"`
 	Score float64  `yaml:"score"`
 	Label string   `yaml:"label"`
+}
+
+// bound is the step's bound, max or le, and whether a value equal to it
+// is held (le); nil on the last step.
+func (s Step) bound() (at *float64, key string, inclusive bool) {
+	if s.LE != nil {
+		return s.LE, "le", true
+	}
+	return s.Max, "max", false
+}
+
+// holds reports whether v falls in the step (its bound is not passed).
+func (s Step) holds(v float64) bool {
+	at, _, inclusive := s.bound()
+	return at == nil || v < *at || inclusive && v == *at
 }
 
 // QoSRules are the QoS scorer's thresholds and penalties.
@@ -420,13 +438,16 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
-			return nil, &eval.InputError{File: name, Msg: te.Errors[0]}
+			return nil, yamlpath.DecodeError(name, root.Content[0], te.Errors[0])
 		}
 		return nil, &eval.InputError{File: name, Msg: err.Error()}
 	}
 	if line, found := yamlpath.ExtraDocument(dec); found {
 		return nil, &eval.InputError{File: name, Line: line,
 			Msg: "a second YAML document (after ---): only the first is read, so keep the whole profile in one"}
+	}
+	if err := yamlpath.Fraction(name, root.Content[0], &p); err != nil {
+		return nil, err // the decoder truncated it: max_lines 15.5 would be 15
 	}
 	if err := p.check(); err != nil {
 		var ie *eval.InputError
@@ -520,13 +541,88 @@ func (p *Profile) check() error {
 	if sum := w.Faithfulness + w.Completeness + w.Reasoning + w.Compliance; math.Abs(sum-1) > 1e-9 {
 		return badField("overall", "the four weights must add up to 1, got %v", sum)
 	}
+	return p.QoSRules.check()
+}
+
+// check checks the QoS rules, the profile's field qos: each step list
+// ends with a step without max and rises, so that each step is reached;
+// scores and penalties are 0 to 100, limits and ratios 0 or more (0 is
+// off). A NaN would make the card fail to print, and a number out of
+// range would be held to 0-100 without a word.
+func (r QoSRules) check() error {
+	score := func(f string, v float64) error {
+		if !(v >= 0 && v <= 100) { // NaN too
+			return badField(f, "must be a score from 0 to 100, got %v", v)
+		}
+		return nil
+	}
 	for _, q := range []struct {
 		name  string
 		steps []Step
-	}{{"qos.latency_s", p.QoSRules.LatencyS}, {"qos.cost_usd", p.QoSRules.CostUSD}} {
-		if len(q.steps) == 0 || q.steps[len(q.steps)-1].Max != nil {
-			return badField(q.name, "needs steps, the last one without max")
+	}{{"qos.latency_s", r.LatencyS}, {"qos.cost_usd", r.CostUSD}} {
+		if err := checkSteps(q.name, q.steps, score); err != nil {
+			return err
 		}
+	}
+	for _, x := range []struct {
+		key     string
+		v       float64
+		isScore bool
+	}{
+		{"reliability_error_score", r.ReliabilityErrorScore, true}, {"very_high_latency_penalty", r.VeryHighLatencyPenalty, true},
+		{"db_queries.some_penalty", r.DBQueries.SomePenalty, true}, {"db_queries.many_penalty", r.DBQueries.ManyPenalty, true},
+		{"llm_calls.penalty", r.LLMCalls.Penalty, true}, {"trend.degrading_penalty", r.Trend.DegradingPenalty, true},
+		{"trend.severe_penalty", r.Trend.SeverePenalty, true},
+		{"very_high_latency_s", r.VeryHighLatencyS, false}, {"trend.degrading_ratio", r.Trend.DegradingRatio, false},
+		{"trend.severe_ratio", r.Trend.SevereRatio, false},
+	} {
+		if x.isScore {
+			if err := score("qos."+x.key, x.v); err != nil {
+				return err
+			}
+		} else if !(x.v >= 0) || math.IsInf(x.v, 1) {
+			return badField("qos."+x.key, "must be a number of 0 or more, got %v", x.v)
+		}
+	}
+	for _, x := range []struct {
+		key string
+		v   int
+	}{{"db_queries.some", r.DBQueries.Some}, {"db_queries.many", r.DBQueries.Many}, {"llm_calls.max", r.LLMCalls.Max}} {
+		if x.v < 0 {
+			return badField("qos."+x.key, "must be 0 (off) or more, got %d", x.v)
+		}
+	}
+	return nil
+}
+
+// checkSteps checks the QoS steps of the profile's field name: each
+// bounded by max or le, not both, the last by neither, the bounds rising
+// (steps are read in order: a bound at or below the one before leaves
+// its step unused), the scores by score.
+func checkSteps(name string, steps []Step, score func(f string, v float64) error) error {
+	if last := len(steps) - 1; last < 0 || steps[last].Max != nil || steps[last].LE != nil {
+		return badField(name, "needs steps, the last one without max or le")
+	}
+	var prev *float64
+	for j, st := range steps {
+		f := fmt.Sprintf("%s[%d]", name, j)
+		if err := score(f+".score", st.Score); err != nil {
+			return err
+		}
+		if st.Max != nil && st.LE != nil {
+			return badField(f, "give one bound, max (a value under it) or le (a value at or under it), not both")
+		}
+		at, key, _ := st.bound()
+		if at == nil {
+			continue
+		}
+		if !(*at >= 0) || math.IsInf(*at, 1) {
+			return badField(f+"."+key, "must be a number of 0 or more, got %v", *at)
+		}
+		if prev != nil && *at <= *prev {
+			return badField(f+"."+key, "must be above the bound before it (%v): steps are read in order", *prev)
+		}
+		prev = at
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ type QoSMetrics struct {
 // step returns the score and label of v in a threshold table.
 func step(steps []Step, v float64) (float64, string) {
 	for _, s := range steps {
-		if s.Max == nil || v < *s.Max {
+		if s.holds(v) {
 			return s.Score, s.Label
 		}
 	}

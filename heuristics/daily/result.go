@@ -29,6 +29,10 @@ type Result struct {
 	// SemanticReasoning is the LLM reasoning judge's verdict, beside the
 	// deterministic reasoning score, when one was asked for (--llm).
 	SemanticReasoning *SemanticVerdict `json:"reasoning_llm_verdict,omitempty" yaml:"reasoning_llm_verdict,omitempty"`
+
+	// weights are the profile's overall weights OverallQuality was
+	// computed with, stated by Markdown; nil in a result decoded.
+	weights *Weights
 }
 
 // SemanticVerdict is a model's reasoning verdict, labelled as such.
@@ -70,6 +74,7 @@ func (p *Profile) Score(report string, t *eval.Truth, tel *eval.Telemetry) Resul
 	r.Language = d.lang
 	r.NotChecked = append([]string{}, p.NotChecked...)
 	w := p.Overall
+	r.weights = &w
 	r.OverallQuality = round1(r.Faithfulness.OverallScore*w.Faithfulness + r.Completeness.OverallScore*w.Completeness +
 		r.Reasoning.OverallScore*w.Reasoning + r.Compliance.OverallScore*w.Compliance)
 	r.Gate = p.gate(r)
@@ -197,7 +202,11 @@ func (r Result) Text() string {
 func (r Result) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Daily report score: %s\n\n", strings.ToUpper(r.Gate.Decision))
-	fmt.Fprintf(&b, "Overall quality **%.1f**/100 (0.5 faithfulness + 0.2 completeness + 0.2 reasoning + 0.1 compliance; QoS apart).\n\n", r.OverallQuality)
+	formula := ""
+	if w := r.weights; w != nil {
+		formula = fmt.Sprintf("%s faithfulness + %s completeness + %s reasoning + %s compliance; ", fnum(w.Faithfulness), fnum(w.Completeness), fnum(w.Reasoning), fnum(w.Compliance))
+	}
+	fmt.Fprintf(&b, "Overall quality **%.1f**/100 (%sQoS apart).\n\n", r.OverallQuality, formula)
 	b.WriteString("| scorer | score | rating |\n|---|---|---|\n")
 	fmt.Fprintf(&b, "| faithfulness_score | %.1f | %s |\n| completeness_score | %.1f | %s |\n| reasoning_quality_score | %.1f | %s |\n| compliance_score | %.1f | %s |\n",
 		r.Faithfulness.OverallScore, r.Faithfulness.Rating, r.Completeness.OverallScore, r.Completeness.Rating,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/fixtures"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/web"
 )
 
@@ -56,7 +57,7 @@ func openSearcher(ctx context.Context, job ResearchJob) (Searcher, func(), error
 		}
 		if !job.Quiet {
 			for _, s := range firstFew(l.Stats().Skipped) {
-				fmt.Fprintf(job.Log, "assay: --corpus %s: skipped %s\n", dir, s)
+				fmt.Fprintf(job.Log, "assay: --corpus %s: skipped %s\n", termtext.Visible(dir), s) // s is escaped already
 			}
 		}
 	}

@@ -207,6 +207,21 @@ func modelOnly(job Job, src source) []eval.Scorer {
 	return out
 }
 
+// labelHint is what to write instead when --label names the human
+// object itself (--label human.correct, read as human.human.correct):
+// the key under it; "" otherwise.
+func (job Job) labelHint() string {
+	label, neg := strings.CutPrefix(job.Label, "!")
+	key, ok := strings.CutPrefix(label, "human.")
+	if !ok || key == "" {
+		return ""
+	}
+	if neg {
+		key = "!" + key
+	}
+	return fmt.Sprintf(" (--label names a key under each record's human object: did you mean --label %s?)", key)
+}
+
 // options are the Options of job over a dataset (file) whose labels scan
 // counted.
 func (job Job) options(file string, scan *LabelScan) (Options, error) {
@@ -217,9 +232,9 @@ func (job Job) options(file string, scan *LabelScan) (Options, error) {
 	case graded && strings.HasPrefix(job.Label, "!"):
 		return Options{}, eval.FlagError("--label "+job.Label, "a graded label cannot be negated (drop the leading !)")
 	case graded && scan.Numeric == 0:
-		return Options{}, inputErr("%s: no record has a numeric (graded) label human.%s", file, job.Label)
+		return Options{}, inputErr("%s: no record has a numeric (graded) label human.%s%s", file, job.Label, job.labelHint())
 	case !graded && scan.Binary == 0:
-		return Options{}, inputErr("%s: no record has the binary label human.%s", file, job.Label)
+		return Options{}, inputErr("%s: no record has the binary label human.%s%s", file, job.Label, job.labelHint())
 	}
 	if out := scan.Outside(job.Grades); graded && job.Grades != nil && out != nil {
 		cells := make([]string, len(out))

@@ -131,6 +131,10 @@ func TestMeasureInputErrors(t *testing.T) {
 		"a metric twice":      {func(j *agree.Job) { j.Metrics = []string{"faithfulness", "faithfulness"} }, `--metric: "faithfulness" is named twice`},
 		"an empty juror":      {func(j *agree.Job) { j.Judging.LLM.Spec = "offline,,offline" }, "an empty model between commas"},
 		"a label none has":    {func(j *agree.Job) { j.Label = "relevant" }, "no record has the binary label human.relevant"},
+		"the human object named": {func(j *agree.Job) { j.Label = "human.faithful" },
+			"no record has the binary label human.human.faithful (--label names a key under each record's human object: did you mean --label faithful?)"},
+		"the human object named, negated": {func(j *agree.Job) { j.Label = "!human.faithful" },
+			"(--label names a key under each record's human object: did you mean --label !faithful?)"},
 		"grades outside the labels": {func(j *agree.Job) {
 			j.Data, j.Label, j.Grades = graded, "relevance", []float64{1, 2, 3}
 		}, "takes values that are not among the grades 1, 2, 3: 4 (first on line 2), 5 (first on line 1)"},

@@ -46,14 +46,19 @@ func (g *MinGate) String() string { return g.text }
 // Set parses the floors, comma separated; each a value from 0 to 1, alone
 // (every metric) or as METRIC=VALUE. A floor given twice (two values
 // alone, or one metric twice) is an error rather than the last one
-// silently winning. It forgets earlier floors and counts.
+// silently winning, and so is an empty floor between commas ("$FLOOR,
+// faithfulness=0.8" with $FLOOR unset), rather than a floor left out in
+// silence; s blank sets none. It forgets earlier floors and counts.
 func (g *MinGate) Set(s string) error {
 	*g = MinGate{by: map[string]float64{}, text: s}
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
 	all := false // the floor for every metric is set
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			continue
+			return fmt.Errorf("%q: an empty floor between commas: want VALUE or METRIC=VALUE in each place, as 0.7,faithfulness=0.8", s)
 		}
 		metric, value, named := strings.Cut(part, "=")
 		if !named {

@@ -306,9 +306,16 @@ func ParseQueue(v string, sharedSize int) (size int, url string, err error) {
 
 // checkBind refuses an address other than loopback without a token.
 func (c Config) checkBind() error {
-	host, _, err := net.SplitHostPort(c.Addr)
+	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		return eval.FlagError("--addr", "want HOST:PORT (127.0.0.1:8080), got %q: %v", c.Addr, err)
+	}
+	// A port is a number from 0 (any free one) to 65535, or a service's
+	// name (http); one out of range failed only at listen, as exit 3.
+	if port != "" && strings.TrimLeft(port, "+-0123456789") == "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return eval.FlagError("--addr", "want HOST:PORT with a port from 0 to 65535 (127.0.0.1:8080), got %q", c.Addr)
+		}
 	}
 	if c.Token == "" && !loopback.Is(host) {
 		return eval.FlagError("--token", "%s is not a loopback address: anyone who reaches it could use the server and its model key; give --token (or $ASSAY_TOKEN), or bind 127.0.0.1", c.Addr)

@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/queue"
 	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/internal/auth"
 	"github.com/assaylabs/assay/serve/live"
@@ -244,8 +245,8 @@ func (c Config) checkFlags() error {
 	if c.MaxBody < 0 {
 		return eval.FlagError("--max-body", "want a size in bytes > 0 (0: %d), got %d", defaultMaxBody, c.MaxBody)
 	}
-	if c.Queue != "" && !strings.HasPrefix(c.Queue, "nats://") && !strings.HasPrefix(c.Queue, "tls://") {
-		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
+	if err := c.checkQueueURL(); err != nil {
+		return err
 	}
 	for _, h := range c.AllowHosts {
 		if name := auth.HostName(h); name == "" || strings.ContainsAny(h, "/@ ") || (strings.Contains(name, ":") && net.ParseIP(name) == nil) {
@@ -276,6 +277,20 @@ func (c Config) checkFlags() error {
 	}
 	if c.Workers > setup.MaxConcurrency {
 		return eval.FlagError("--workers", "want at most %d traces judged at once, got %d", setup.MaxConcurrency, c.Workers)
+	}
+	return nil
+}
+
+// checkQueueURL checks the URL of a shared queue, if one is given.
+func (c Config) checkQueueURL() error {
+	if c.Queue == "" {
+		return nil
+	}
+	if !strings.HasPrefix(c.Queue, "nats://") && !strings.HasPrefix(c.Queue, "tls://") {
+		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
+	}
+	if err := queue.CheckURL(c.Queue); err != nil {
+		return eval.FlagError("--queue", "%v", err)
 	}
 	return nil
 }

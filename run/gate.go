@@ -220,6 +220,16 @@ func ParseGate(expr string) (Gate, error) {
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return Gate{}, fmt.Errorf("gate %q: %q after %s is not a number: want a finite number such as 0.65", expr, right, op)
 	}
+	// A number the statistic can never reach makes a gate that always
+	// fails or always holds: 65 meant 65% (0.65), or points meant a value.
+	switch {
+	case g.Stat == "defaulted" || g.Stat == "weak_passes":
+		if v < 0 {
+			return Gate{}, fmt.Errorf("gate %q: %s is a count, 0 or more; got %g", expr, g.Stat, v)
+		}
+	case v < 0 || v > 1:
+		return Gate{}, fmt.Errorf("gate %q: %s is a value from 0 to 1 (0.65 for 65%%); got %g", expr, g.Stat, v)
+	}
 	g.Want = v
 	return g, nil
 }

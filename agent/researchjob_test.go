@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -329,6 +330,41 @@ func TestRunResearchInterrupted(t *testing.T) {
 	assert.NotContains(t, stdout+log, "%!")
 	assert.NotContains(t, log, "assay: interrupted", "a run an error stopped says so once, in its failure")
 	assert.Contains(t, log, "judge: llm:openai:gpt-4o-mini; calls ")
+}
+
+// TestRunResearchStoppedWhileIndexing: a run stopped (its --timeout
+// past, an interrupt) while the corpus is indexed says so, an
+// infrastructure failure, not an input error telling the user to delete
+// an index that is sound.
+func TestRunResearchStoppedWhileIndexing(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		ctx  func() (context.Context, context.CancelFunc)
+		want string
+	}{
+		"an interrupt": {func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(errors.New("interrupt signal received"))
+			return ctx, func() {}
+		}, "research stopped while indexing the corpus: interrupt signal received"},
+		"a deadline past": {func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), time.Unix(0, 0))
+		}, "research stopped while indexing the corpus: context deadline exceeded"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			j := job(t, nil)
+			j.Quiet, j.Log = true, io.Discard
+			out, err := agent.RunResearch(ctx, j)
+			assert.Nil(t, out)
+			require.EqualError(t, err, tc.want)
+			_, input := errors.AsType[*eval.InputError](err)
+			assert.False(t, input, "not an input error")
+		})
+	}
 }
 
 func TestEventLine(t *testing.T) {

@@ -131,17 +131,27 @@ func readScoreInput(job ScoreJob) (ScoreInput, error) {
 		return in, err
 	}
 	for _, f := range []struct {
-		file string
-		data *[]byte
-	}{{job.Sources, &in.Sources}, {job.Truth, &in.Truth}, {job.Telemetry, &in.Telemetry}} {
+		flag, file string
+		data       *[]byte
+	}{{"--sources", job.Sources, &in.Sources}, {"--truth", job.Truth, &in.Truth}, {"--telemetry", job.Telemetry, &in.Telemetry}} {
 		if f.file == "" {
 			continue
 		}
-		if *f.data, err = ReadInput(f.file, nil, MaxInput); err != nil {
+		if *f.data, err = readSideFile(f.flag, f.file); err != nil {
 			return in, err
 		}
 	}
 	return in, nil
+}
+
+// readSideFile reads the file a flag names beside the report: a path,
+// never standard input, which "-" would stand for and which only the
+// report is read from.
+func readSideFile(flag, file string) ([]byte, error) {
+	if file == "-" {
+		return nil, eval.FlagError(flag, "- (standard input) is not read here, only the report is: give the file's path (./- for a file named -)")
+	}
+	return ReadInput(file, nil, MaxInput)
 }
 
 // ScoreBytes is ScoreFile of input held in memory (assay serve's
@@ -489,7 +499,7 @@ func DisplayName(file string) string {
 }
 
 func loadTiers(file string) (*heuristics.Tiers, error) {
-	data, err := ReadInput(file, nil, MaxInput)
+	data, err := readSideFile("--tiers", file)
 	if err != nil {
 		return nil, err
 	}

@@ -83,3 +83,42 @@ func TestScoreFileDropsAByteOrderMark(t *testing.T) {
 		})
 	}
 }
+
+// TestScoreFileSideFilesAreNotStandardInput: a side file given as "-"
+// is refused naming its flag, whether or not the report is read from
+// standard input; "standard input is already used" was said of a report
+// read from a file, and nothing named the flag.
+func TestScoreFileSideFilesAreNotStandardInput(t *testing.T) {
+	t.Parallel()
+	const report = "../fixtures/reports/pass.md"
+	const want = ": - (standard input) is not read here, only the report is: give the file's path (./- for a file named -)"
+	tests := map[string]struct {
+		job  agent.ScoreJob
+		flag string
+	}{
+		"sources, the report a file":     {agent.ScoreJob{File: report, Sources: "-"}, "--sources"},
+		"sources, the report from stdin": {agent.ScoreJob{File: "-", Stdin: mustOpen(t, report), Sources: "-"}, "--sources"},
+		"tiers":                          {agent.ScoreJob{File: report, Tiers: "-"}, "--tiers"},
+		"truth":                          {agent.ScoreJob{File: report, Profile: "daily", Truth: "-"}, "--truth"},
+		"telemetry":                      {agent.ScoreJob{File: report, Profile: "daily", Truth: "../fixtures/daily/truth.json", Telemetry: "-"}, "--telemetry"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tc.job.Judging = judging.Default()
+			out, err := agent.ScoreFile(context.Background(), tc.job)
+			assert.Nil(t, out)
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, tc.flag+want, err.Error())
+		})
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = fh.Close() })
+	return fh
+}

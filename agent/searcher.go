@@ -47,6 +47,11 @@ func openSearcher(ctx context.Context, job ResearchJob) (Searcher, func(), error
 		dbPath = filepath.Join(d, filepath.Base(p))
 	}
 	l, err := web.OpenLocal(ctx, dir, fsys, dbPath)
+	if err != nil && ctx.Err() != nil {
+		// The run was stopped (--timeout, an interrupt) while it indexed:
+		// nothing is wrong with the corpus nor its index.
+		return nil, nil, fmt.Errorf("research stopped while indexing the corpus: %w", context.Cause(ctx))
+	}
 	if err != nil {
 		return nil, nil, corpusInput(err)
 	}

@@ -230,6 +230,9 @@ func TestAlignBadInput(t *testing.T) {
 		"--out the judges file": {func(j *align.Job) { j.Judges, j.Out = judgesCopy, filepath.Join(dir, ".", "judges.yaml") },
 			"--out: " + judgesCopy + " is the file --judges reads"},
 		"--out the labels file": {func(j *align.Job) { j.Labels, j.Out = labelsCopy, labelsCopy }, "--out: " + labelsCopy + " is the file --labels reads"},
+		"--out a folder":        {func(j *align.Job) { j.Out = dir }, "--out: " + dir + " is a folder, not a file"},
+		"--out in no folder":    {func(j *align.Job) { j.Out = filepath.Join(dir, "none", "aligned.yaml") }, "--out: " + filepath.Join(dir, "none", "aligned.yaml") + ": its folder"},
+		"--out standard output": {func(j *align.Job) { j.Out = "-" }, "--out: - (standard output) is not written here"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/report"
 )
 
 // Defaults of a Job's zero fields.
@@ -128,12 +129,17 @@ func (job *Job) check() error {
 	return job.Judging.Check()
 }
 
-// checkOut checks that --out is none of the files the run reads: the
-// aligned judge written over the judges file would replace every other
-// judge (or the profile) it holds, over the labels the labels. A link at
-// --out is replaced, not followed (atomicfile.Write): only what is there
-// itself counts.
+// checkOut checks, before any call, that --out can be written
+// (report.CheckOutFile: its folder is there, it is no folder and not
+// "-") and that it is none of the files the run reads: the aligned judge
+// written over the judges file would replace every other judge (or the
+// profile) it holds, over the labels the labels. A link at --out is
+// replaced, not followed (atomicfile.Write): only what is there itself
+// counts.
 func (job *Job) checkOut() error {
+	if err := report.CheckOutFile("--out", job.Out); err != nil {
+		return err
+	}
 	out, err := os.Lstat(job.Out)
 	if job.Out == "" || err != nil {
 		return nil // nothing there yet to lose

@@ -263,6 +263,9 @@ func checkJob(job Job) (Job, *run.MinGate, error) {
 	if job.Resume && job.Out == "" {
 		return job, nil, eval.FlagError("--resume", "give the run's folder with --out DIR")
 	}
+	if job.SummaryMD != "" && job.Baseline == "" {
+		return job, nil, eval.FlagError("--summary-md", "appends the comparison with a baseline, and none is named: give --baseline (latest, a run id or a run folder), or leave --summary-md out")
+	}
 	floors, err := run.ParseMinGate(job.Min)
 	if err != nil {
 		return job, nil, eval.AsInputError("--min", err)

@@ -39,8 +39,8 @@ func TestFailedRunKeepsWhyInItsSummary(t *testing.T) {
 		"passed":                          {spec: "offline", status: "ok"},
 		"every judgement defaulted":       {spec: "openai:fake-judge", kinds: []string{"too many defaults"}, status: "too many defaults"},
 		"a value below its --min floor":   {spec: "offline", min: "0.99", kinds: []string{"below floor"}, status: "below floor"},
-		"a failed gate is the gate's":     {spec: "offline", gates: []string{"faithfulness.mean>=1.5"}, status: "gate failed"},
-		"a floor and a gate, floor first": {spec: "offline", min: "0.99", gates: []string{"faithfulness.mean>=1.5"}, kinds: []string{"below floor"}, status: "below floor"},
+		"a failed gate is the gate's":     {spec: "offline", gates: []string{"faithfulness.mean>1"}, status: "gate failed"},
+		"a floor and a gate, floor first": {spec: "offline", min: "0.99", gates: []string{"faithfulness.mean>1"}, kinds: []string{"below floor"}, status: "below floor"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -81,3 +81,38 @@ func TestOutputFilesNeverReplaceTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryMDNeedsABaseline: --summary-md without --baseline is
+// refused before anything is judged; it wrote nothing and the run
+// passed, so a CI step summary went missing without a word.
+func TestSummaryMDNeedsABaseline(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		baseline string
+		want     string // the error; "" runs
+	}{
+		"no baseline": {"", "--summary-md: appends the comparison with a baseline, and none is named: give --baseline (latest, a run id or a run folder), or leave --summary-md out"},
+		"latest":      {"latest", ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data.jsonl")
+			require.NoError(t, os.WriteFile(data, []byte(`{"id": "w1", "question": "q?", "answer": "a.", "contexts": ["a."]}`+"\n"), 0o644))
+			j := judging.Default()
+			j.LLM.Spec, j.LLM.NoCache = "offline", true
+			job := bench.Job{Data: data, Metrics: []string{"faithfulness"}, Out: filepath.Join(dir, "run"), Store: filepath.Join(dir, "runs.db"),
+				Judging: j, Quiet: true, Baseline: tc.baseline, SummaryMD: filepath.Join(dir, "summary.md")}
+			_, err := bench.Execute(context.Background(), job)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			var ie *eval.InputError
+			require.True(t, errors.As(err, &ie), "%v", err)
+			assert.EqualError(t, err, tc.want)
+			assert.NoDirExists(t, job.Out, "nothing judged")
+		})
+	}
+}

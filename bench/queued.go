@@ -81,6 +81,11 @@ func (q Queue) check() error {
 	case q.URL != "" && !strings.HasPrefix(q.URL, "nats://") && !strings.HasPrefix(q.URL, "tls://"):
 		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222, got %q", q.URL)
 	}
+	if q.URL != "" {
+		if err := queue.CheckURL(q.URL); err != nil {
+			return eval.FlagError("--queue", "%v", err)
+		}
+	}
 	if q.Cluster != "" {
 		host, _, err := net.SplitHostPort(q.Cluster)
 		if err != nil {
@@ -308,6 +313,9 @@ func Work(ctx context.Context, job WorkerJob) error {
 	}
 	if err := job.Queue.check(); err != nil {
 		return err
+	}
+	if err := queue.CheckURL(job.URL); err != nil {
+		return &eval.InputError{Field: "URL", Msg: err.Error()} // the worker's argument
 	}
 	if job.Concurrency < 0 || job.Concurrency > judging.TasksPerCall*setup.MaxConcurrency {
 		return eval.FlagError("--tasks", "want 0 to %d tasks at once, got %d", judging.TasksPerCall*setup.MaxConcurrency, job.Concurrency)

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
 // OpenFile opens a named input file. An error is an *InputError naming
 // the file, with the system's reason alone: "data.jsonl: cannot read: no
-// such file or directory". An empty path names no file and says so.
+// such file or directory". An empty path names no file and says so, and
+// "-", when no file has that name, is said not to be standard input.
 func OpenFile(path string) (*os.File, error) {
 	if path == "" {
 		return nil, &InputError{Msg: "no file named (the path is empty)"}
@@ -19,6 +21,10 @@ func OpenFile(path string) (*os.File, error) {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
+		}
+		if path == "-" && errors.Is(err, fs.ErrNotExist) {
+			// "-" meant standard input, which this input is not read from.
+			return nil, &InputError{File: path, Msg: "standard input is not read here: give a file's path (./- for a file named -)"}
 		}
 		return nil, &InputError{File: path, Msg: "cannot read: " + err.Error()}
 	}

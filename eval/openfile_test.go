@@ -24,6 +24,7 @@ func TestOpenFile(t *testing.T) {
 		"a missing file": {path: filepath.Join(dir, "nope.md"), want: filepath.Join(dir, "nope.md") + ": cannot read: no such file or directory"},
 		"a missing dir":  {path: filepath.Join(dir, "no", "a.md"), want: filepath.Join(dir, "no", "a.md") + ": cannot read: no such file or directory"},
 		"no path":        {path: "", want: "no file named (the path is empty)"},
+		"standard input": {path: "-", want: "-: standard input is not read here: give a file's path (./- for a file named -)"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -60,11 +60,20 @@ func sampleOf(ctx context.Context) (int, bool) {
 // model: its judges are deterministic, so every ask would be the same.
 var ErrOfflineSamples = errors.New("--samples above 1 needs a model: the offline judges are deterministic, every sample would be the same; give --llm (or $ASSAY_LLM, $OPENAI_API_KEY) or drop --samples")
 
-// CheckSamples vets a number of samples per judgement for model m: at
-// least 1, and 1 when m is offline (ErrOfflineSamples).
+// MaxSamples is the most asks per judgement: self-consistency is
+// measured on a few (5 to 40 in the literature); far more is a slip of
+// the keyboard, which would ask one judgement's model for ever and keep a
+// dry run counting.
+const MaxSamples = 100
+
+// CheckSamples vets a number of samples per judgement for model m: 1 to
+// MaxSamples, and 1 when m is offline (ErrOfflineSamples).
 func CheckSamples(k int, m Model) error {
 	if k < 1 {
 		return fmt.Errorf("--samples %d: ask the model at least once per judgement (1, the default, or more to measure self-consistency)", k)
+	}
+	if k > MaxSamples {
+		return fmt.Errorf("--samples %d: want at most %d asks per judgement (5 to 20 measure self-consistency)", k, MaxSamples)
 	}
 	if k > 1 && Offline(m) {
 		return fmt.Errorf("--samples %d: %w", k, ErrOfflineSamples)

@@ -279,6 +279,10 @@ func TestCheckSamples(t *testing.T) {
 		"three with a model":    {k: 3, model: model},
 		"three offline refused": {k: 3, err: "--samples 3: --samples above 1 needs a model", offline: true},
 		"zero refused":          {k: 0, model: model, err: "--samples 0: ask the model at least once"},
+		"the most with a model": {k: judges.MaxSamples, model: model},
+		"one past the most":     {k: judges.MaxSamples + 1, model: model, err: "--samples 101: want at most 100 asks per judgement"},
+		"a huge count":          {k: 99999999999, model: model, err: "--samples 99999999999: want at most 100 asks per judgement"},
+		"a huge count offline":  {k: 99999999999, err: "--samples 99999999999: want at most 100", offline: false},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -104,7 +104,7 @@ func (j Config) CheckClient() error {
 	if err := j.llm().Check(); err != nil {
 		return eval.AsInputError("", err) // it names its flag
 	}
-	if j.Samples < 1 {
+	if j.Samples < 1 || j.Samples > judges.MaxSamples {
 		return eval.AsInputError("", judges.CheckSamples(j.Samples, nil)) // it names --samples
 	}
 	return nil

@@ -49,3 +49,34 @@ func TestOpenReadsTheBatchPoll(t *testing.T) {
 	_, err := c.Open(&strings.Builder{}, func(k string) string { return map[string]string{"ASSAY_BATCH_POLL": "soon"}[k] })
 	require.EqualError(t, err, `$ASSAY_BATCH_POLL: want a positive duration such as 30s (the first wait between two polls of a batch), got "soon"`)
 }
+
+// TestCheckClientBoundsSamples: a run that opens no model (its values
+// were judged already) still refuses a count of samples no run could ask.
+func TestCheckClientBoundsSamples(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		samples int
+		want    string
+	}{
+		"one":            {1, ""},
+		"the most":       {100, ""},
+		"none":           {0, "--samples 0: ask the model at least once per judgement"},
+		"past the most":  {101, "--samples 101: want at most 100 asks per judgement"},
+		"a huge integer": {99999999999, "--samples 99999999999: want at most 100 asks per judgement"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := Default()
+			c.Samples = tc.samples
+			err := c.CheckClient()
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), err.Error())
+		})
+	}
+}

@@ -9,10 +9,15 @@ import (
 )
 
 // CheckOutFile checks, before any work, that a file can be written at
-// path: its folder exists and is a folder.
+// path: its folder exists and is a folder, path is no folder, and path is
+// not "-", which a user means as standard output and which would be
+// written as a file of that name (./- names such a file).
 func CheckOutFile(flag, path string) error {
 	if path == "" {
 		return nil
+	}
+	if path == "-" {
+		return eval.FlagError(flag, "- (standard output) is not written here: give a file's path (./- for a file named -)")
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)

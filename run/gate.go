@@ -46,14 +46,19 @@ func (g *MinGate) String() string { return g.text }
 // Set parses the floors, comma separated; each a value from 0 to 1, alone
 // (every metric) or as METRIC=VALUE. A floor given twice (two values
 // alone, or one metric twice) is an error rather than the last one
-// silently winning. It forgets earlier floors and counts.
+// silently winning, and so is an empty floor between commas ("$FLOOR,
+// faithfulness=0.8" with $FLOOR unset), rather than a floor left out in
+// silence; s blank sets none. It forgets earlier floors and counts.
 func (g *MinGate) Set(s string) error {
 	*g = MinGate{by: map[string]float64{}, text: s}
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
 	all := false // the floor for every metric is set
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			continue
+			return fmt.Errorf("%q: an empty floor between commas: want VALUE or METRIC=VALUE in each place, as 0.7,faithfulness=0.8", s)
 		}
 		metric, value, named := strings.Cut(part, "=")
 		if !named {
@@ -214,6 +219,16 @@ func ParseGate(expr string) (Gate, error) {
 	v, err := strconv.ParseFloat(right, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return Gate{}, fmt.Errorf("gate %q: %q after %s is not a number: want a finite number such as 0.65", expr, right, op)
+	}
+	// A number the statistic can never reach makes a gate that always
+	// fails or always holds: 65 meant 65% (0.65), or points meant a value.
+	switch {
+	case g.Stat == "defaulted" || g.Stat == "weak_passes":
+		if v < 0 {
+			return Gate{}, fmt.Errorf("gate %q: %s is a count, 0 or more; got %g", expr, g.Stat, v)
+		}
+	case v < 0 || v > 1:
+		return Gate{}, fmt.Errorf("gate %q: %s is a value from 0 to 1 (0.65 for 65%%); got %g", expr, g.Stat, v)
 	}
 	g.Want = v
 	return g, nil

@@ -75,6 +75,12 @@ func TestMinGate(t *testing.T) {
 		"two floors for every metric": {floors: "0.5,0.6", setErr: `"0.5,0.6": a floor for every metric is given twice; give one`},
 		"one metric twice":            {floors: "faithfulness=0.5, faithfulness=0.6", setErr: `"faithfulness=0.5, faithfulness=0.6": faithfulness is given twice; give it one floor`},
 		"no metric before =":          {floors: "=0.5", setErr: `"=0.5": no metric before =: want METRIC=VALUE, or the value alone for every metric`},
+		"none":                        {floors: ""},
+		"blank":                       {floors: " "},
+		"an empty floor first":        {floors: ",faithfulness=0.8", setErr: `",faithfulness=0.8": an empty floor between commas: want VALUE or METRIC=VALUE in each place, as 0.7,faithfulness=0.8`},
+		"an empty floor between":      {floors: "0.5,,faithfulness=0.8", setErr: `"0.5,,faithfulness=0.8": an empty floor between commas: want VALUE or METRIC=VALUE in each place, as 0.7,faithfulness=0.8`},
+		"a comma at the end":          {floors: "faithfulness=0.8,", setErr: `"faithfulness=0.8,": an empty floor between commas: want VALUE or METRIC=VALUE in each place, as 0.7,faithfulness=0.8`},
+		"a blank between commas":      {floors: "0.5, ,faithfulness=0.8", setErr: `"0.5, ,faithfulness=0.8": an empty floor between commas: want VALUE or METRIC=VALUE in each place, as 0.7,faithfulness=0.8`},
 		"unjudged metric":             {floors: "faithfulnes=0.8", check: "--min faithfulnes=0.8: faithfulnes is not among the judged metrics (faithfulness, answer_relevancy)"},
 	}
 	for name, tc := range tests {

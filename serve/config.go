@@ -18,6 +18,7 @@ import (
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm/setup"
 	"github.com/assaylabs/assay/metric"
+	"github.com/assaylabs/assay/queue"
 	"github.com/assaylabs/assay/runstore"
 	"github.com/assaylabs/assay/serve/internal/auth"
 	"github.com/assaylabs/assay/serve/live"
@@ -244,8 +245,8 @@ func (c Config) checkFlags() error {
 	if c.MaxBody < 0 {
 		return eval.FlagError("--max-body", "want a size in bytes > 0 (0: %d), got %d", defaultMaxBody, c.MaxBody)
 	}
-	if c.Queue != "" && !strings.HasPrefix(c.Queue, "nats://") && !strings.HasPrefix(c.Queue, "tls://") {
-		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
+	if err := c.checkQueueURL(); err != nil {
+		return err
 	}
 	for _, h := range c.AllowHosts {
 		if name := auth.HostName(h); name == "" || strings.ContainsAny(h, "/@ ") || (strings.Contains(name, ":") && net.ParseIP(name) == nil) {
@@ -280,6 +281,20 @@ func (c Config) checkFlags() error {
 	return nil
 }
 
+// checkQueueURL checks the URL of a shared queue, if one is given.
+func (c Config) checkQueueURL() error {
+	if c.Queue == "" {
+		return nil
+	}
+	if !strings.HasPrefix(c.Queue, "nats://") && !strings.HasPrefix(c.Queue, "tls://") {
+		return eval.FlagError("--queue", "want a NATS URL such as nats://HOST:4222 (or a number: the size of the in-process queue), got %q", c.Queue)
+	}
+	if err := queue.CheckURL(c.Queue); err != nil {
+		return eval.FlagError("--queue", "%v", err)
+	}
+	return nil
+}
+
 // MaxQueue is the most sampled traces --queue lets wait in the process.
 const MaxQueue = 1 << 20
 
@@ -306,9 +321,16 @@ func ParseQueue(v string, sharedSize int) (size int, url string, err error) {
 
 // checkBind refuses an address other than loopback without a token.
 func (c Config) checkBind() error {
-	host, _, err := net.SplitHostPort(c.Addr)
+	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		return eval.FlagError("--addr", "want HOST:PORT (127.0.0.1:8080), got %q: %v", c.Addr, err)
+	}
+	// A port is a number from 0 (any free one) to 65535, or a service's
+	// name (http); one out of range failed only at listen, as exit 3.
+	if port != "" && strings.TrimLeft(port, "+-0123456789") == "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return eval.FlagError("--addr", "want HOST:PORT with a port from 0 to 65535 (127.0.0.1:8080), got %q", c.Addr)
+		}
 	}
 	if c.Token == "" && !loopback.Is(host) {
 		return eval.FlagError("--token", "%s is not a loopback address: anyone who reaches it could use the server and its model key; give --token (or $ASSAY_TOKEN), or bind 127.0.0.1", c.Addr)

@@ -495,6 +495,8 @@ func TestLiveSettingsAreChecked(t *testing.T) {
 		"request timeout below 0":  {cfg: Config{RequestTimeout: -time.Second}, flag: "--timeout"},
 		"shutdown timeout below 0": {cfg: Config{ShutdownTimeout: -time.Second}, flag: "--shutdown-timeout"},
 		"body limit below 0":       {cfg: Config{MaxBody: -1}, flag: "--max-body"},
+		"a port past 65535":        {cfg: Config{Addr: "127.0.0.1:65536"}, flag: "--addr"},
+		"a port below 0":           {cfg: Config{Addr: "127.0.0.1:-1"}, flag: "--addr"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

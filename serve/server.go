@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -141,6 +142,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, eval.FlagError("--data-dir", "%s: not a folder, or a file stands in its path: give a folder", cfg.DataDir)
+		}
 		return nil, fmt.Errorf("serve: data folder: %w", err)
 	}
 	ctxProfile, err := agent.Profiles{Metrics: cfg.Registry}.Load("context")

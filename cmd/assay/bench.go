@@ -10,6 +10,7 @@ import (
 
 	"github.com/assaylabs/assay/bench"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/flagerror"
 	"github.com/assaylabs/assay/judging"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/metric"
@@ -103,7 +104,7 @@ func newBenchCmd(env func(string) string, reg *metric.Registry) *cobra.Command {
   assay bench --profile context --out runs/ctx retrievals.jsonl
   assay bench --metric faithfulness --resume --out assay-runs/20261124T221500Z-3f9a data.jsonl
   assay bench --profile context --gate 'context_quality.mean>=0.65' --gate 'context_quality.min>=0.3' --baseline latest --junit junit.xml retrievals.jsonl`,
-		Args: cobra.ExactArgs(1),
+		Args: flagerror.ExactArgs(1), // --cluster ADDR, without =, leaves ADDR an argument
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBench(cmd, &f, args[0])
 		},

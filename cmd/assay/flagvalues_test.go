@@ -24,6 +24,8 @@ func TestFlagValues(t *testing.T) {
 		"a blank model":             {[]string{"judge", "--metric", "faithfulness", "--llm", " ", report}, "assay: --llm: empty value: give one, or leave the flag out\n"},
 		"an empty format of runs":   {[]string{"runs", "list", "--format="}, "assay: --format: empty value: give one, or leave the flag out\n"},
 		"an empty mode of research": {[]string{"research", "--mode", "", "q"}, "assay: --mode: empty value: give one, or leave the flag out\n"},
+		"a cluster address after a space": {[]string{"bench", "--metric", "faithfulness", "--cluster", "0.0.0.0:4222", "../../fixtures/rag/labelled.jsonl"},
+			"assay: --cluster: takes its value only after =, as --cluster=VALUE (alone it means 127.0.0.1:4222); the word after it was read as an argument, so 2 arguments were given where 1 is wanted\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -60,8 +60,8 @@ func (f *llmFlags) registry() (*metric.Registry, error) {
 
 // registerSamples adds --samples, for the commands that judge datasets.
 func registerSamples(fl *pflag.FlagSet, f *llmFlags) {
-	fl.IntVar(&f.samples, "samples", 1, fmt.Sprintf("ask the model this many times per judgement (at temperature %g, each cached apart) and report its self-consistency; "+
-		"the value is the mean, or the majority grade; a judgement is unstable when its samples' majority share is below 1 or their spread (std) above %g", judges.SampleTemperature, judges.UnstableStd))
+	fl.IntVar(&f.samples, "samples", 1, fmt.Sprintf("ask the model this many times per judgement (1 to %d, at temperature %g, each cached apart) and report its self-consistency; "+
+		"the value is the mean, or the majority grade; a judgement is unstable when its samples' majority share is below 1 or their spread (std) above %g", judges.MaxSamples, judges.SampleTemperature, judges.UnstableStd))
 }
 
 // registerChecker adds --checker and --checker-chunk, for the commands

@@ -220,18 +220,24 @@ func TestServeLiveFlagsAreChecked(t *testing.T) {
 		args []string
 		want string
 	}{
-		"an unknown baseline":  {[]string{"--baseline", "nope"}, `--baseline nope: not a run folder`},
-		"latest":               {[]string{"--baseline", "latest"}, "--baseline: latest means the last run of a dataset"},
-		"a webhook not http":   {[]string{"--webhook", "ftp://hooks.example.com"}, "--webhook: want an http or https URL"},
-		"a negative window":    {[]string{"--alert-window", "-1"}, "--alert-window: want a number >= 0"},
-		"a negative stall":     {[]string{"--stall-after", "-1s"}, "--stall-after: want a duration >= 0"},
-		"a queue past memory":  {[]string{"--queue", "1000000000"}, "--queue: want at most 1048576 sampled traces waiting, got 1000000000"},
-		"workers past any use": {[]string{"--workers", "100000000"}, "--workers: want at most 4096 traces judged at once, got 100000000"},
-		"a queue of nothing":   {[]string{"--queue", "many"}, `--queue: want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got "many"`},
-		"a queue not NATS":     {[]string{"--queue", "http://127.0.0.1:4222"}, `--queue: want a NATS URL such as nats://HOST:4222`},
-		"a host that is a URL": {[]string{"--allow-host", "https://assay.internal/"}, `--allow-host: want a host name as a browser's address bar has it`},
-		"a negative read time": {[]string{"--read-timeout", "-1s"}, "--read-timeout: want a duration >= 0 (0: 10s)"},
-		"no profiles folder":   {[]string{"--profiles", "/nonexistent-assay-folder"}, "--profiles: want a folder of profile files (.yaml)"},
+		"an unknown baseline":     {[]string{"--baseline", "nope"}, `--baseline nope: not a run folder`},
+		"latest":                  {[]string{"--baseline", "latest"}, "--baseline: latest means the last run of a dataset"},
+		"a webhook not http":      {[]string{"--webhook", "ftp://hooks.example.com"}, "--webhook: want an http or https URL"},
+		"a negative window":       {[]string{"--alert-window", "-1"}, "--alert-window: want a number >= 0"},
+		"a negative stall":        {[]string{"--stall-after", "-1s"}, "--stall-after: want a duration >= 0"},
+		"a queue past memory":     {[]string{"--queue", "1000000000"}, "--queue: want at most 1048576 sampled traces waiting, got 1000000000"},
+		"workers past any use":    {[]string{"--workers", "100000000"}, "--workers: want at most 4096 traces judged at once, got 100000000"},
+		"a queue of nothing":      {[]string{"--queue", "many"}, `--queue: want the number of sampled traces that may wait (1024), or a NATS URL (nats://HOST:4222), got "many"`},
+		"a queue not NATS":        {[]string{"--queue", "http://127.0.0.1:4222"}, `--queue: want a NATS URL such as nats://HOST:4222`},
+		"a queue of no port":      {[]string{"--queue", "nats://127.0.0.1:99999"}, `--queue: "nats://127.0.0.1:99999": want a port from 1 to 65535`},
+		"a host that is a URL":    {[]string{"--allow-host", "https://assay.internal/"}, `--allow-host: want a host name as a browser's address bar has it`},
+		"a negative read time":    {[]string{"--read-timeout", "-1s"}, "--read-timeout: want a duration >= 0 (0: 10s)"},
+		"no profiles folder":      {[]string{"--profiles", "/nonexistent-assay-folder"}, "--profiles: want a folder of profile files (.yaml)"},
+		"a port below 0":          {[]string{"--addr", "127.0.0.1:-1"}, `--addr: want HOST:PORT with a port from 0 to 65535 (127.0.0.1:8080), got "127.0.0.1:-1"`},
+		"a port past 65535":       {[]string{"--addr", "127.0.0.1:99999"}, `--addr: want HOST:PORT with a port from 0 to 65535 (127.0.0.1:8080), got "127.0.0.1:99999"`},
+		"a huge port":             {[]string{"--addr", "127.0.0.1:99999999999999999999"}, `--addr: want HOST:PORT with a port from 0 to 65535`},
+		"a data folder a file":    {[]string{"--data-dir", "serve_test.go"}, "--data-dir: serve_test.go: not a folder, or a file stands in its path: give a folder"},
+		"a data folder in a file": {[]string{"--data-dir", "serve_test.go/data"}, "--data-dir: serve_test.go/data: not a folder, or a file stands in its path: give a folder"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

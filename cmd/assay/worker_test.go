@@ -28,6 +28,8 @@ func TestBenchQueueFlags(t *testing.T) {
 		{"cluster beyond loopback without a token", []string{"--cluster=0.0.0.0:4222"}, exitInput, "--token: --cluster 0.0.0.0:4222 takes workers from other machines"},
 		{"cluster and queue", []string{"--cluster", "--queue", "nats://127.0.0.1:4222"}, exitInput, "--cluster: embeds a NATS server, --queue uses another: give one"},
 		{"queue not a NATS URL", []string{"--queue", "http://127.0.0.1:4222"}, exitInput, `--queue: want a NATS URL such as nats://HOST:4222, got "http://127.0.0.1:4222"`},
+		{"queue of a port past 65535", []string{"--queue", "nats://127.0.0.1:99999"}, exitInput, `--queue: "nats://127.0.0.1:99999": want a port from 1 to 65535`},
+		{"queue of no host", []string{"--queue", "nats://"}, exitInput, `--queue: want a NATS URL such as nats://HOST:4222, got "nats://"`},
 		{"negative workers", []string{"--workers", "-1"}, exitInput, "--workers: want 0 to 256 in-process workers, got -1"},
 		{"workers past the limit", []string{"--workers", "100000000"}, exitInput, "--workers: want 0 to 256 in-process workers, got 100000000"},
 		{"workers times concurrency past the limit", []string{"--workers", "100", "--concurrency", "64"}, exitInput,
@@ -61,9 +63,16 @@ func TestWorkerErrors(t *testing.T) {
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--concurrency", "100000000"}, exitInput, "--concurrency: want 1 to 4096 calls in flight, got 100000000"},
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--max-in-flight", "-1"}, exitInput, "--max-in-flight: want 0 or more"},
 		{[]string{"worker", "nats://127.0.0.1:1", "--llm", "offline", "--endpoint-limit", "-1"}, exitInput, "--max-in-flight: want 0 or more"},
+		// A URL no client reads was retried for ever (here, with the run
+		// stopped before it starts, it exited 0).
+		{[]string{"worker", "", "--llm", "offline"}, exitInput, `assay: URL: want a NATS URL such as nats://HOST:4222, got ""`},
+		{[]string{"worker", "http://127.0.0.1:4222", "--llm", "offline"}, exitInput, `assay: URL: want a NATS URL such as nats://HOST:4222, got "http://127.0.0.1:4222"`},
+		{[]string{"worker", "nats://127.0.0.1:99999", "--llm", "offline"}, exitInput, `assay: URL: "nats://127.0.0.1:99999": want a port from 1 to 65535`},
 	} {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), tc.args, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // what is refused is refused before the server is waited for
+		code := run(ctx, tc.args, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
 		require.Equal(t, tc.code, code, errb.String())
 		assert.Contains(t, errb.String(), tc.want)
 	}

@@ -54,13 +54,34 @@ func wants(typ string) string {
 // Empty reports the first flag of fs given a value that is empty or only
 // space (--profile "", --llm " "), which would otherwise stand silently
 // for the flag's default: as when a shell variable meant to hold the
-// value is unset. Only flags that take a single string are checked.
+// value is unset. Flags that take a single string are checked, and list
+// flags with a default (--trace-metric ""), whose empty list would be
+// taken for that default; a list flag without one is left to the check
+// of what it lists, which can name what it takes.
 func Empty(fs *pflag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *pflag.Flag) {
-		if err == nil && f.Value.Type() == "string" && strings.TrimSpace(f.Value.String()) == "" {
+		if err == nil && (emptyString(f) || emptyList(f)) {
 			err = eval.FlagError("--"+f.Name, "empty value: give one, or leave the flag out")
 		}
 	})
 	return err
+}
+
+func emptyString(f *pflag.Flag) bool {
+	return f.Value.Type() == "string" && strings.TrimSpace(f.Value.String()) == ""
+}
+
+// emptyList reports a list flag with a default given only blank items.
+func emptyList(f *pflag.Flag) bool {
+	sv, ok := f.Value.(pflag.SliceValue)
+	if !ok || f.DefValue == "[]" || f.DefValue == "" {
+		return false
+	}
+	for _, v := range sv.GetSlice() {
+		if strings.TrimSpace(v) != "" {
+			return false
+		}
+	}
+	return true
 }

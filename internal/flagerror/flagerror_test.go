@@ -23,6 +23,7 @@ func flags() *pflag.FlagSet {
 	fs.Bool("strict", false, "")
 	fs.String("profile", "research", "")
 	fs.StringSlice("metric", nil, "")
+	fs.StringSlice("trace-metric", []string{"faithfulness", "answer_relevancy_grade"}, "")
 	return fs
 }
 
@@ -65,11 +66,15 @@ func TestEmpty(t *testing.T) {
 		args []string
 		want string
 	}{
-		"empty":         {[]string{"--profile", ""}, "--profile: empty value: give one, or leave the flag out"},
-		"only space":    {[]string{"--profile= \t"}, "--profile: empty value: give one, or leave the flag out"},
-		"left out":      {nil, ""},
-		"given a value": {[]string{"--profile", "daily"}, ""},
-		"a list flag":   {[]string{"--metric", ""}, ""},
+		"empty":                                 {[]string{"--profile", ""}, "--profile: empty value: give one, or leave the flag out"},
+		"only space":                            {[]string{"--profile= \t"}, "--profile: empty value: give one, or leave the flag out"},
+		"left out":                              {nil, ""},
+		"given a value":                         {[]string{"--profile", "daily"}, ""},
+		"a list flag":                           {[]string{"--metric", ""}, ""},
+		"a list flag with a default, empty":     {[]string{"--trace-metric", ""}, "--trace-metric: empty value: give one, or leave the flag out"},
+		"a list flag with a default, blank":     {[]string{"--trace-metric= , "}, "--trace-metric: empty value: give one, or leave the flag out"},
+		"a list flag with a default, given":     {[]string{"--trace-metric", "faithfulness"}, ""},
+		"a list flag with a default, one blank": {[]string{"--trace-metric", "faithfulness,"}, ""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

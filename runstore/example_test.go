@@ -46,7 +46,7 @@ func ExampleRuns_Trend() {
 	}
 	_ = trend.Write(os.Stdout, report.OutputText)
 	// Output:
-	// STARTED           RUN     FAITHFULNESS MEAN  SCORED  CHANGE
+	// STARTED           RUN     FAITHFULNESS MEAN  SCORED  CHANGE   MEAN (# = 0.05)
 	// 2026-11-01 09:00  run1    0.5000             4/4              ##########
 	// 2026-11-02 09:00  run2    0.6000             4/4     +0.1000  ############
 	// 2026-11-03 09:00  run3 *  0.7000             4/4     +0.1000  ##############

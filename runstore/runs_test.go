@@ -127,7 +127,7 @@ func TestRunsTrendOfOneJudgeHasNoNote(t *testing.T) {
 	tr.Points = tr.Points[:2]
 	var text bytes.Buffer
 	require.NoError(t, tr.Write(&text, report.OutputText))
-	assert.Equal(t, "STARTED           RUN  FAITHFULNESS MEAN  SCORED  CHANGE\n"+
+	assert.Equal(t, "STARTED           RUN  FAITHFULNESS MEAN  SCORED  CHANGE   MEAN (# = 0.05)\n"+
 		"2026-11-01 09:00  j1   0.8000             3/3              ################\n"+
 		"2026-11-02 09:00  j2   0.7667             3/3     -0.0333  ###############\n", text.String())
 }

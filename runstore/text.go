@@ -338,7 +338,7 @@ func (t *Trend) Write(w io.Writer, format string) error {
 }
 
 func (t *Trend) human(w io.Writer, md bool) error {
-	tab := report.Table{Head: []string{"STARTED", "RUN", strings.ToUpper(t.Metric) + " MEAN", "SCORED", "CHANGE"}}
+	tab := report.Table{Head: []string{"STARTED", "RUN", strings.ToUpper(t.Metric) + " MEAN", "SCORED", "CHANGE", "MEAN (# = 0.05)"}}
 	prev := math.NaN()
 	judged := false
 	for _, p := range t.Points {

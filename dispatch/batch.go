@@ -16,6 +16,7 @@ import (
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -105,7 +106,7 @@ func (b *Batch) Dispatch(ctx context.Context, items iter.Seq2[Item, error], deli
 	for i, e := range book.Batches {
 		// A batch of an earlier attempt: in flight, it is waited for; done,
 		// its replies are read again, so that none is paid twice.
-		fmt.Fprintf(b.Log, "bench: picking up batch %s (round %d, %d call(s), %s when last seen)\n", e.ID, e.Round, e.Calls, e.Status)
+		fmt.Fprintf(b.Log, "bench: picking up batch %s (round %d, %d call(s), %s when last seen)\n", termtext.Visible(e.ID), e.Round, e.Calls, termtext.Visible(e.Status))
 		if err := b.finish(ctx, &book, i); err != nil {
 			return err
 		}
@@ -150,7 +151,7 @@ func (b *Batch) submit(ctx context.Context, book *batchBook, round int) error {
 	if err := b.save(book); err != nil {
 		return err
 	}
-	fmt.Fprintf(b.Log, "bench: round %d: %d call(s) sent in batch %s\n", round, st.Total, st.ID)
+	fmt.Fprintf(b.Log, "bench: round %d: %d call(s) sent in batch %s\n", round, st.Total, termtext.Visible(st.ID))
 	return b.finish(ctx, book, len(book.Batches)-1)
 }
 
@@ -239,7 +240,7 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 	e := &book.Batches[i]
 	last := ""
 	st, err := b.Batch.Wait(ctx, e.ID, func(st llm.BatchStatus) {
-		now := fmt.Sprintf("%s, %d of %d call(s) done", st.Status, st.Completed+st.Failed, st.Total)
+		now := fmt.Sprintf("%s, %d of %d call(s) done", termtext.Visible(st.Status), st.Completed+st.Failed, st.Total)
 		if st.Failed > 0 {
 			now += fmt.Sprintf(" (%d failed)", st.Failed)
 		}
@@ -247,7 +248,7 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 			return
 		}
 		last = now
-		fmt.Fprintf(b.Log, "bench: batch %s: %s\n", st.ID, now)
+		fmt.Fprintf(b.Log, "bench: batch %s: %s\n", termtext.Visible(e.ID), now)
 		if st.Status != e.Status {
 			e.Status = st.Status
 			// Kept for --resume; a write that fails now is tried again at the
@@ -272,9 +273,9 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 		if len(why) > 0 {
 			reason = ": " + strings.Join(why, "; ")
 		}
-		fmt.Fprintf(b.Log, "bench: batch %s %s%s; %d call(s) answered, %d to send directly\n", e.ID, st.Status, reason, rd.Answered, rd.Direct)
+		fmt.Fprintf(b.Log, "bench: batch %s %s%s; %d call(s) answered, %d to send directly\n", termtext.Visible(e.ID), termtext.Visible(st.Status), termtext.Visible(reason), rd.Answered, rd.Direct)
 	} else if rd.Direct > 0 {
-		fmt.Fprintf(b.Log, "bench: batch %s: %d call(s) failed in it (%s); they are sent directly\n", e.ID, rd.Direct, strings.Join(rd.Errors, "; "))
+		fmt.Fprintf(b.Log, "bench: batch %s: %d call(s) failed in it (%s); they are sent directly\n", termtext.Visible(e.ID), rd.Direct, termtext.Visible(strings.Join(rd.Errors, "; ")))
 	}
 	return nil
 }

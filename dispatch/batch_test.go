@@ -1,0 +1,192 @@
+package dispatch_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/assaylabs/assay/dataset"
+	"github.com/assaylabs/assay/dispatch"
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/llm"
+)
+
+// memAPI is a batch endpoint in memory. Each batch is polled once in
+// progress, then ends as end says (completed when ""), its errors errs; a
+// completed batch answers each call "batch: " and its message, but for
+// the messages of fail (a failed line with that error) and omit (no
+// line at all). Batches it forgot answer a poll with a 404.
+type memAPI struct {
+	mu      sync.Mutex
+	batches map[string][]llm.BatchCall
+	polls   map[string]int
+	end     string
+	errs    []string
+	fail    map[string]string
+	omit    map[string]bool
+	forgot  map[string]bool
+	created int
+}
+
+func (m *memAPI) SubmitBatch(_ context.Context, calls []llm.BatchCall) (llm.BatchStatus, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.batches == nil {
+		m.batches, m.polls = map[string][]llm.BatchCall{}, map[string]int{}
+	}
+	m.created++
+	id := fmt.Sprintf("batch_%d", m.created)
+	m.batches[id] = calls
+	return llm.BatchStatus{ID: id, Status: "validating", Total: len(calls)}, nil
+}
+
+func (m *memAPI) RetrieveBatch(_ context.Context, id string) (llm.BatchStatus, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	calls, ok := m.batches[id]
+	if !ok || m.forgot[id] {
+		return llm.BatchStatus{}, &llm.StatusError{Code: 404, Message: "No batch found with id '" + id + "'.", Err: errors.New("status 404")}
+	}
+	m.polls[id]++
+	st := llm.BatchStatus{ID: id, Status: "in_progress", Total: len(calls)}
+	if m.polls[id] > 1 {
+		st.Status, st.Errors = cmpOr(m.end, llm.BatchCompleted), m.errs
+	}
+	return st, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (m *memAPI) BatchReplies(_ context.Context, st llm.BatchStatus) ([]llm.BatchReply, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []llm.BatchReply
+	for _, c := range m.batches[st.ID] {
+		text := c.Request.Messages[0].Content
+		switch {
+		case m.omit[text]:
+		case m.fail[text] != "":
+			out = append(out, llm.BatchReply{ID: c.ID, Failed: true, Err: errors.New(m.fail[text])})
+		case st.Status == llm.BatchCompleted:
+			out = append(out, llm.BatchReply{ID: c.ID, Response: llm.Response{Content: "batch: " + text,
+				Usage: eval.Usage{TokensIn: 100, TokensOut: 10}}})
+		}
+	}
+	return out, nil
+}
+
+// directBackend answers every call sent the normal way "direct".
+type directBackend struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (d *directBackend) Name() string { return "openai:gpt-4o-mini" }
+
+func (d *directBackend) Chat(context.Context, llm.Request) (llm.Response, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.calls++
+	return llm.Response{Content: "direct", Usage: eval.Usage{Calls: 1, TokensIn: 100, TokensOut: 10}}, nil
+}
+
+func (d *directBackend) Embed(context.Context, []string) ([][]float32, eval.Usage, error) {
+	return nil, eval.Usage{}, llm.ErrNoEmbeddings
+}
+
+// askUnit asks the model "ask ID" for each sample: 1 for a batch's
+// reply, 0 for one sent directly, a neutral default when the call fails.
+func askUnit(c *llm.Client) dispatch.Unit {
+	return dispatch.Unit{Metrics: []string{"asked"}, Judge: func(ctx context.Context, s eval.Sample) ([]eval.Score, error) {
+		r, err := c.Chat(ctx, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "ask " + s.ID}}, Tag: "asked"})
+		if err != nil {
+			return []eval.Score{{Metric: "asked", Value: 0.5, Defaulted: true, Err: err}}, nil
+		}
+		v := 0.0
+		if strings.HasPrefix(r.Content, "batch: ") {
+			v = 1
+		}
+		return []eval.Score{{Metric: "asked", Value: v}}, nil
+	}}
+}
+
+// askItems are the records r1..rN, one item each.
+func askItems(n int) iter.Seq2[dispatch.Item, error] {
+	return func(yield func(dispatch.Item, error) bool) {
+		for i := 1; i <= n; i++ {
+			id := fmt.Sprintf("r%d", i)
+			if !yield(dispatch.Item{Record: dataset.Record{ID: id, Sample: eval.Sample{ID: id}}}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// batchRun is a batch run of n records on api in dir: the values it
+// delivered by record, and its log.
+type batchRun struct {
+	values map[string]float64
+	log    bytes.Buffer
+	direct *directBackend
+	batch  *llm.Batch
+}
+
+func runBatches(ctx context.Context, t *testing.T, api llm.BatchAPI, dir string, n int, policy llm.BatchPolicy) (*batchRun, error) {
+	t.Helper()
+	if policy.Sleep == nil {
+		policy.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	}
+	out := &batchRun{values: map[string]float64{}, direct: &directBackend{}}
+	out.batch = llm.NewBatch(api, policy)
+	c := llm.New(llm.Config{Backend: out.direct, Batch: out.batch})
+	d := &dispatch.Batch{Local: dispatch.Local{Units: []dispatch.Unit{askUnit(c)}, Limit: 2}, Batch: out.batch, Dir: dir,
+		Log: &out.log, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	err := d.Dispatch(ctx, askItems(n), func(r dispatch.Result) error {
+		for _, res := range r.Results {
+			out.values[res.ID] = res.Value
+		}
+		return nil
+	})
+	return out, err
+}
+
+// TestBatchLogEscapesWhatTheServerSays: the reasons a server gives for a
+// failed batch and for its failed calls are shown with their control
+// characters and bidi overrides escaped, as any text from outside is.
+func TestBatchLogEscapesWhatTheServerSays(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		api  *memAPI
+		want string
+	}{
+		"a batch that failed": {&memAPI{end: llm.BatchFailed, errs: []string{"line 1: invalid\x1b[31m: bad \u202eevil"}},
+			`batch batch_1 failed: line 1: invalid\x1b[31m: bad \u202eevil; 0 call(s) answered, 2 to send directly`},
+		"a call that failed": {&memAPI{fail: map[string]string{"ask r1": "status 500: boom\x1b[2J\nforged line"}},
+			`batch batch_1: 1 call(s) failed in it (status 500: boom\x1b[2J\nforged line); they are sent directly`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := runBatches(t.Context(), t, tc.api, t.TempDir(), 2, llm.BatchPolicy{})
+			require.NoError(t, err)
+			log := got.log.String()
+			assert.Contains(t, log, tc.want)
+			assert.NotContains(t, log, "\x1b")
+			assert.NotContains(t, log, "\u202e")
+			assert.NotContains(t, log, "\nforged")
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,8 +68,30 @@ type batchEntry struct {
 	Round     int       `json:"round"`
 	Calls     int       `json:"calls"`
 	Submitted time.Time `json:"submitted"`
-	// Status is the last the server said (llm.BatchStatus.Status).
+	// Status is the last the server said (llm.BatchStatus.Status), or
+	// batchLost.
 	Status string `json:"status"`
+}
+
+// batchLost is the status of a batch that the server no longer knew
+// when a resume picked it up (a 404 for it or its files): its calls went
+// in a new batch, and it is not asked for again.
+const batchLost = "lost"
+
+// unknownBatch reports whether err says the server does not know a
+// batch or one of its files (a 404 or 410).
+func unknownBatch(err error) bool {
+	var se *llm.StatusError
+	return errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusGone)
+}
+
+// serverSays is what the server answered in err: its status and message.
+func serverSays(err error) string {
+	var se *llm.StatusError
+	if errors.As(err, &se) {
+		return strings.TrimSpace(fmt.Sprintf("status %d: %s", se.Code, se.Message))
+	}
+	return err.Error()
 }
 
 // readBatches reads dir's batches.json; none is an empty book.
@@ -104,13 +127,27 @@ func (b *Batch) Dispatch(ctx context.Context, items iter.Seq2[Item, error], deli
 	}
 	round := 0
 	for i, e := range book.Batches {
+		round = max(round, e.Round)
+		if e.Status == batchLost {
+			continue
+		}
 		// A batch of an earlier attempt: in flight, it is waited for; done,
 		// its replies are read again, so that none is paid twice.
 		fmt.Fprintf(b.Log, "bench: picking up batch %s (round %d, %d call(s), %s when last seen)\n", termtext.Visible(e.ID), e.Round, e.Calls, termtext.Visible(e.Status))
-		if err := b.finish(ctx, &book, i); err != nil {
+		err := b.finish(ctx, &book, i)
+		if unknownBatch(err) && ctx.Err() == nil {
+			// Its calls, unknown here, are recorded again when made: they go
+			// in the next batch.
+			book.Batches[i].Status = batchLost
+			if err := b.save(&book); err != nil {
+				return err
+			}
+			fmt.Fprintf(b.Log, "bench: the server does not know batch %s (%s): its calls go in a new batch\n", termtext.Visible(e.ID), termtext.Visible(serverSays(err)))
+			continue
+		}
+		if err != nil {
 			return err
 		}
-		round = max(round, e.Round)
 	}
 	r := &rounds{}
 	local := Local{Units: make([]Unit, len(b.Local.Units)), Limit: b.Local.Limit}

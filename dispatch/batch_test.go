@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -52,11 +54,11 @@ func (m *memAPI) SubmitBatch(_ context.Context, calls []llm.BatchCall) (llm.Batc
 func (m *memAPI) RetrieveBatch(_ context.Context, id string) (llm.BatchStatus, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.polls[id]++
 	calls, ok := m.batches[id]
 	if !ok || m.forgot[id] {
 		return llm.BatchStatus{}, &llm.StatusError{Code: 404, Message: "No batch found with id '" + id + "'.", Err: errors.New("status 404")}
 	}
-	m.polls[id]++
 	st := llm.BatchStatus{ID: id, Status: "in_progress", Total: len(calls)}
 	if m.polls[id] > 1 {
 		st.Status, st.Errors = cmpOr(m.end, llm.BatchCompleted), m.errs
@@ -189,4 +191,40 @@ func TestBatchLogEscapesWhatTheServerSays(t *testing.T) {
 			assert.NotContains(t, log, "\nforged")
 		})
 	}
+}
+
+// TestBatchResumeOfABatchTheServerForgot: a resume whose batch from
+// before the stop is unknown to the server (a 404: deleted, or past its
+// retention) says so, keeps it in batches.json as lost, and sends its
+// calls in a new batch, rather than failing every resume of the run; a
+// later resume does not ask for it again.
+func TestBatchResumeOfABatchTheServerForgot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	api := &memAPI{}
+	ctx, stop := context.WithCancel(t.Context())
+	// The run stops while its first batch is in progress.
+	_, err := runBatches(ctx, t, api, dir, 3, llm.BatchPolicy{Sleep: func(context.Context, time.Duration) error { stop(); return context.Canceled }})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 1, api.created)
+
+	api.forgot = map[string]bool{"batch_1": true}
+	for i, want := range []struct {
+		created int
+		log     string
+	}{
+		{2, "bench: the server does not know batch batch_1 (status 404: No batch found with id 'batch_1'.): its calls go in a new batch\n"},
+		{2, "bench: picking up batch batch_2 (round 2, 3 call(s), completed when last seen)\n"},
+	} {
+		got, err := runBatches(t.Context(), t, api, dir, 3, llm.BatchPolicy{})
+		require.NoError(t, err, i)
+		assert.Equal(t, map[string]float64{"r1": 1, "r2": 1, "r3": 1}, got.values, i)
+		assert.Equal(t, want.created, api.created, i)
+		assert.Contains(t, got.log.String(), want.log, i)
+		assert.Zero(t, got.direct.calls, i)
+	}
+	assert.Equal(t, 2, api.polls["batch_1"], "polled in progress, then unknown; a batch known to be lost is not polled again")
+	book, err := os.ReadFile(filepath.Join(dir, dispatch.FileBatches))
+	require.NoError(t, err)
+	assert.Contains(t, string(book), `"status": "lost"`)
 }

@@ -293,6 +293,9 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 			_ = b.save(book)
 		}
 	})
+	if err != nil && ctx.Err() == nil && !unknownBatch(err) {
+		return fmt.Errorf("%w (%s keeps the batch: --resume picks it up)", err, FileBatches)
+	}
 	if err != nil {
 		return err
 	}

@@ -228,3 +228,30 @@ func TestBatchResumeOfABatchTheServerForgot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(book), `"status": "lost"`)
 }
+
+// pollFails is memAPI whose polls fail with a 503 after the first.
+type pollFails struct{ *memAPI }
+
+func (p pollFails) RetrieveBatch(ctx context.Context, id string) (llm.BatchStatus, error) {
+	st, err := p.memAPI.RetrieveBatch(ctx, id)
+	if err == nil && p.polls[id] > 1 {
+		return llm.BatchStatus{}, &llm.StatusError{Code: 503, Message: "overloaded", Err: errors.New("status 503")}
+	}
+	return st, err
+}
+
+// TestBatchRunStopsPollingAServerThatKeepsFailing: a run whose polls
+// keep failing stops, keeping the batch for a resume, which picks it up
+// and pays for nothing twice.
+func TestBatchRunStopsPollingAServerThatKeepsFailing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	api := &memAPI{}
+	_, err := runBatches(t.Context(), t, pollFails{api}, dir, 2, llm.BatchPolicy{MaxFailing: time.Hour})
+	require.EqualError(t, err, "polling batch batch_1: every poll failed for 1h0m10s: status 503: overloaded (batches.json keeps the batch: --resume picks it up)")
+	got, err := runBatches(t.Context(), t, api, dir, 2, llm.BatchPolicy{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"r1": 1, "r2": 1}, got.values)
+	assert.Equal(t, 1, api.created)
+	assert.Zero(t, got.direct.calls)
+}

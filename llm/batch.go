@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -94,6 +95,11 @@ type BatchPolicy struct {
 	// Poll is the first wait between two polls [5s]; each wait is twice
 	// the last, up to MaxPoll [1m].
 	Poll, MaxPoll time.Duration
+	// MaxFailing bounds how long polls may fail in a row for a reason
+	// that passes (a 503, a 429) before the wait ends [15m]; MaxWait,
+	// how long a batch is waited for [25h: its 24-hour window and an
+	// hour]. Both are counted in the waits between polls.
+	MaxFailing, MaxWait time.Duration
 	// Sleep waits d or until ctx ends (its error then); nil is a timer.
 	// Tests drive the server's batches from it.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -107,6 +113,12 @@ func (p BatchPolicy) withDefaults() BatchPolicy {
 		p.MaxPoll = time.Minute
 	}
 	p.MaxPoll = max(p.MaxPoll, p.Poll)
+	if p.MaxFailing <= 0 {
+		p.MaxFailing = 15 * time.Minute
+	}
+	if p.MaxWait <= 0 {
+		p.MaxWait = 25 * time.Hour
+	}
 	if p.Sleep == nil {
 		p.Sleep = sleep
 	}
@@ -271,13 +283,18 @@ func (b *Batch) Submit(ctx context.Context) (BatchStatus, error) {
 // between polls, twice as long each time up to MaxPoll, and returns its
 // last status. progress, when set, gets every status polled. A poll that
 // fails for a reason that passes (Temporary) is tried again at the next
-// one; another error, or ctx's end, is returned.
+// one, until polls have failed for MaxFailing in a row; another error,
+// ctx's end, or a batch still not ended after MaxWait ends the wait with
+// an error.
 func (b *Batch) Wait(ctx context.Context, id string, progress func(BatchStatus)) (BatchStatus, error) {
 	d := b.policy.Poll
+	var last BatchStatus
+	var waited, failing time.Duration // the waits so far, and since the last poll that did not fail
 	for {
 		st, err := b.api.RetrieveBatch(ctx, id)
 		switch {
 		case err == nil:
+			last, failing = st, 0
 			if progress != nil {
 				progress(st)
 			}
@@ -285,12 +302,21 @@ func (b *Batch) Wait(ctx context.Context, id string, progress func(BatchStatus))
 				return st, nil
 			}
 		case ctx.Err() != nil:
-			return st, ctx.Err()
+			return last, ctx.Err()
 		case !Temporary(err):
-			return st, fmt.Errorf("polling batch %s: %w", id, err)
+			return last, fmt.Errorf("polling batch %s: %w", id, err)
+		case failing >= b.policy.MaxFailing:
+			return last, fmt.Errorf("polling batch %s: every poll failed for %s: %w", id, failing, err)
 		}
-		if err := b.policy.Sleep(ctx, d); err != nil {
-			return st, err
+		if waited >= b.policy.MaxWait {
+			return last, fmt.Errorf("batch %s: still %s after %s of polling: stopped waiting for it", id, cmp.Or(last.Status, "unknown"), waited)
+		}
+		if serr := b.policy.Sleep(ctx, d); serr != nil {
+			return last, serr
+		}
+		waited += d
+		if err != nil {
+			failing += d
 		}
 		d = min(2*d, b.policy.MaxPoll)
 	}

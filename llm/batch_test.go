@@ -24,6 +24,8 @@ type memBatches struct {
 	status   string
 	fail     map[string]bool
 	pollErrs []error
+	// pollErr, when set, fails every poll after pollErrs.
+	pollErr error
 }
 
 func (m *memBatches) SubmitBatch(_ context.Context, calls []BatchCall) (BatchStatus, error) {
@@ -40,6 +42,9 @@ func (m *memBatches) RetrieveBatch(_ context.Context, id string) (BatchStatus, e
 		err := m.pollErrs[0]
 		m.pollErrs = m.pollErrs[1:]
 		return BatchStatus{}, err
+	}
+	if m.pollErr != nil {
+		return BatchStatus{}, m.pollErr
 	}
 	m.polls++
 	st := BatchStatus{ID: id, Status: "in_progress"}
@@ -225,4 +230,42 @@ func TestBatchWaitBacksOffBetweenPolls(t *testing.T) {
 	api = &memBatches{steps: 9, status: BatchCompleted}
 	_, err = NewBatch(api, BatchPolicy{Sleep: func(ctx context.Context, _ time.Duration) error { stop(); return ctx.Err() }}).Wait(ctx, "b1", nil)
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// TestBatchWaitGivesUp: nothing is polled for ever. Polls that keep
+// failing for a reason that passes (a 503, a 429) end the wait once they
+// have failed for MaxFailing in a row; a batch that never ends, once it
+// has been waited for MaxWait; each time counted in the waits between
+// polls (the policy's clock), and the error says which.
+func TestBatchWaitGivesUp(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		api   *memBatches
+		waits []time.Duration
+		want  string
+	}{
+		"every poll fails": {&memBatches{pollErr: &StatusError{Code: 503, Message: "overloaded"}},
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second},
+			"polling batch b1: every poll failed for 11s: status 503: overloaded"},
+		"polls that fail for less": {&memBatches{steps: 2, status: BatchCompleted, pollErrs: []error{&StatusError{Code: 503}, &StatusError{Code: 429}, &StatusError{Code: 502}}},
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}, ""},
+		"the batch never ends": {&memBatches{steps: 1 << 30, status: BatchCompleted},
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second},
+			"batch b1: still in_progress after 23s of polling: stopped waiting for it"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var waits []time.Duration
+			sleep := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			b := NewBatch(tc.api, BatchPolicy{Poll: time.Second, MaxPoll: 4 * time.Second, MaxFailing: 10 * time.Second, MaxWait: 20 * time.Second, Sleep: sleep})
+			st, err := b.Wait(t.Context(), "b1", nil)
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, BatchCompleted, st.Status)
+			} else {
+				require.EqualError(t, err, tc.want)
+			}
+			assert.Equal(t, tc.waits, waits)
+		})
+	}
 }

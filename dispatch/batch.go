@@ -317,6 +317,9 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 	} else if rd.Direct > 0 {
 		fmt.Fprintf(b.Log, "bench: batch %s: %d call(s) failed in it (%s); they are sent directly\n", termtext.Visible(e.ID), rd.Direct, termtext.Visible(strings.Join(rd.Errors, "; ")))
 	}
+	if rd.Stray > 0 {
+		fmt.Fprintf(b.Log, "bench: batch %s: %d line(s) of its files name no call of it; they are ignored\n", termtext.Visible(e.ID), rd.Stray)
+	}
 	return nil
 }
 

@@ -327,9 +327,10 @@ type BatchRead struct {
 	// Answered calls have their replies; Direct ones go the normal way
 	// when made again (failed in the batch, or left unanswered by one
 	// that did not complete); Errors are the first reasons of the
-	// failed calls, at most three.
-	Answered, Direct int
-	Errors           []string
+	// failed calls, at most three. Stray counts the lines of a batch this
+	// process submitted that name no call of it, which are ignored.
+	Answered, Direct, Stray int
+	Errors                  []string
 }
 
 // Read puts the replies of st, an ended batch, in the book. The calls of
@@ -344,8 +345,20 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	keys, mine := b.sent[st.ID]
+	var ours map[string]bool
+	if mine {
+		ours = make(map[string]bool, len(keys))
+		for _, k := range keys {
+			ours[k] = true
+		}
+	}
 	var out BatchRead
 	for _, r := range replies {
+		if mine && !ours[r.ID] {
+			out.Stray++
+			continue
+		}
 		if r.Failed {
 			if len(out.Errors) < 3 && r.Err != nil {
 				out.Errors = append(out.Errors, r.Err.Error())
@@ -366,14 +379,20 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 		delete(b.direct, r.ID)
 		out.Answered++
 	}
-	keys, mine := b.sent[st.ID]
 	delete(b.sent, st.ID)
+	lineless := 0
 	for _, k := range keys {
 		if _, ok := b.replies[k]; !ok && !b.direct[k] {
 			b.direct[k] = true
 			out.Direct++
+			lineless++
 		}
 		delete(b.owners, k)
+	}
+	if lineless > 0 && st.Status == BatchCompleted && len(out.Errors) < 3 {
+		// A batch that did not complete leaves calls unanswered; one that
+		// did should name each call in a file.
+		out.Errors = append(out.Errors, fmt.Sprintf("no line for %d call(s) in the batch's files", lineless))
 	}
 	if !mine {
 		b.report.Batches++

@@ -26,6 +26,10 @@ type memBatches struct {
 	pollErrs []error
 	// pollErr, when set, fails every poll after pollErrs.
 	pollErr error
+	// omit are the calls with no line in the batch's files; extra are
+	// lines it has besides its calls'.
+	omit  map[string]bool
+	extra []BatchReply
 }
 
 func (m *memBatches) SubmitBatch(_ context.Context, calls []BatchCall) (BatchStatus, error) {
@@ -59,6 +63,9 @@ func (m *memBatches) BatchReplies(_ context.Context, st BatchStatus) ([]BatchRep
 	defer m.mu.Unlock()
 	var out []BatchReply
 	for _, c := range m.calls[len(m.calls)-1] {
+		if m.omit[c.Request.Messages[0].Content] {
+			continue
+		}
 		if m.fail[c.Request.Messages[0].Content] {
 			out = append(out, BatchReply{ID: c.ID, Failed: true, Err: errors.New("server_error: scripted")})
 			continue
@@ -69,7 +76,7 @@ func (m *memBatches) BatchReplies(_ context.Context, st BatchStatus) ([]BatchRep
 		out = append(out, BatchReply{ID: c.ID, Response: Response{Content: "reply to " + c.Request.Messages[0].Content,
 			Usage: eval.Usage{TokensIn: 1000, TokensOut: 100}}})
 	}
-	return out, nil
+	return append(out, m.extra...), nil
 }
 
 func ask(text string) Request {
@@ -166,10 +173,20 @@ func TestBatchCallsNoBatchAnsweredGoTheNormalWayOnce(t *testing.T) {
 			BatchReport{Batches: 1, Calls: 2, Answered: 1, Direct: 1}},
 		"the batch expired": {BatchExpired, nil, BatchRead{Direct: 2}, BatchReport{Batches: 1, Calls: 2, Direct: 2, Failed: 1}},
 		"the batch failed":  {BatchFailed, nil, BatchRead{Direct: 2}, BatchReport{Batches: 1, Calls: 2, Direct: 2, Failed: 1}},
+		"a call with no line": {BatchCompleted, nil, BatchRead{Answered: 1, Direct: 1, Errors: []string{"no line for 1 call(s) in the batch's files"}},
+			BatchReport{Batches: 1, Calls: 2, Answered: 1, Direct: 1}},
+		"lines that name no call of it": {BatchCompleted, nil, BatchRead{Answered: 2, Stray: 2},
+			BatchReport{Batches: 1, Calls: 2, Answered: 2}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			api := &memBatches{steps: 1, status: tc.status, fail: tc.fail}
+			switch name {
+			case "a call with no line":
+				api.omit = map[string]bool{"one": true}
+			case "lines that name no call of it":
+				api.extra = []BatchReply{{ID: "stray", Response: Response{Content: "reply to nothing"}}, {ID: "stray-failed", Failed: true, Err: errors.New("server_error")}}
+			}
 			b := NewBatch(api, BatchPolicy{Sleep: func(context.Context, time.Duration) error { return nil }})
 			sent := &stubBackend{content: "sent"}
 			c := New(Config{Backend: sent, Batch: b})
@@ -189,7 +206,7 @@ func TestBatchCallsNoBatchAnsweredGoTheNormalWayOnce(t *testing.T) {
 					resp, err := c.Chat(t.Context(), ask(text))
 					require.NoError(t, err)
 					want := "reply to " + text
-					if tc.status != BatchCompleted || tc.fail[text] {
+					if tc.status != BatchCompleted || tc.fail[text] || api.omit[text] {
 						want = "sent"
 					}
 					assert.Equal(t, want, resp.Content)

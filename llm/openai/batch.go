@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -115,23 +117,30 @@ type batchLine struct {
 
 // batchLines reads the lines of file, a batch output or error file: a
 // reply for each call answered with a chat completion, a failure for each
-// that failed (an error status, or an error object: batch_expired).
+// that failed (an error status, or an error object: batch_expired). Each
+// line holds one JSON object; blank lines are skipped, and an error names
+// the line as the file counts it.
 func batchLines(r io.Reader, file string) ([]llm.BatchReply, error) {
-	dec := json.NewDecoder(r)
+	br := bufio.NewReader(r)
 	var out []llm.BatchReply
 	for n := 1; ; n++ {
-		var l batchLine
-		err := dec.Decode(&l)
-		if errors.Is(err, io.EOF) {
-			return out, nil
+		line, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("file %s, line %d: %w", file, n, err)
+		}
+		if text := bytes.TrimSpace(line); len(text) > 0 {
+			var l batchLine
+			if err := json.Unmarshal(text, &l); err != nil {
+				return nil, fmt.Errorf("file %s, line %d: not a batch line: %w", file, n, err)
+			}
+			if l.CustomID == "" {
+				return nil, fmt.Errorf("file %s, line %d: no custom_id", file, n)
+			}
+			out = append(out, batchReply(l))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("file %s, line %d: not a batch line: %w", file, n, err)
+			return out, nil // the end of the file
 		}
-		if l.CustomID == "" {
-			return nil, fmt.Errorf("file %s, line %d: no custom_id", file, n)
-		}
-		out = append(out, batchReply(l))
 	}
 }
 

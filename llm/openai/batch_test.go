@@ -160,6 +160,11 @@ func TestBatchRepliesRefusesAFileItCannotRead(t *testing.T) {
 	}{
 		"not JSON":     {`{"custom_id":"a","response":{"status_code":200,"body":{}}}` + "\nnot json\n", "file file-9, line 2: not a batch line"},
 		"no custom_id": {`{"response":{"status_code":200,"body":{}}}` + "\n", "file file-9, line 1: no custom_id"},
+		"after blank lines": {`{"custom_id":"a","response":{"status_code":200,"body":{}}}` + "\n\n\r\n" + `{"custom_id":"b","response":{"status_code":200,"body":{}}}` + "\nnot json\n",
+			"file file-9, line 5: not a batch line"},
+		"one line split in two": {`{"custom_id":"a",` + "\n" + `"response":{"status_code":200,"body":{}}}` + "\n", "file file-9, line 1: not a batch line"},
+		"two lines in one": {`{"custom_id":"a","response":{"status_code":200,"body":{}}} {"custom_id":"b","response":{"status_code":200,"body":{}}}` + "\n",
+			"file file-9, line 1: not a batch line"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -177,19 +177,28 @@ func (b *Batch) Dispatch(ctx context.Context, items iter.Seq2[Item, error], deli
 	}
 }
 
-// submit sends the round's recorded calls as one batch, keeps it in the
-// book, and waits for it.
+// submit sends the round's recorded calls as batches, as many as it
+// takes (a batch holds so many calls), keeps each in the book, and waits
+// for them.
 func (b *Batch) submit(ctx context.Context, book *batchBook, round int) error {
-	st, err := b.Batch.Submit(ctx)
-	if err != nil {
-		return err
+	first := len(book.Batches)
+	for b.Batch.Pending() > 0 {
+		st, err := b.Batch.Submit(ctx)
+		if err != nil {
+			return err
+		}
+		book.Batches = append(book.Batches, batchEntry{ID: st.ID, Round: round, Calls: st.Total, Submitted: b.Now().UTC(), Status: st.Status})
+		if err := b.save(book); err != nil {
+			return err
+		}
+		fmt.Fprintf(b.Log, "bench: round %d: %d call(s) sent in batch %s\n", round, st.Total, termtext.Visible(st.ID))
 	}
-	book.Batches = append(book.Batches, batchEntry{ID: st.ID, Round: round, Calls: st.Total, Submitted: b.Now().UTC(), Status: st.Status})
-	if err := b.save(book); err != nil {
-		return err
+	for i := first; i < len(book.Batches); i++ {
+		if err := b.finish(ctx, book, i); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(b.Log, "bench: round %d: %d call(s) sent in batch %s\n", round, st.Total, termtext.Visible(st.ID))
-	return b.finish(ctx, book, len(book.Batches)-1)
+	return nil
 }
 
 // rounds says which judgements a batch run runs in a round: in the

@@ -37,6 +37,8 @@ type memAPI struct {
 	omit    map[string]bool
 	forgot  map[string]bool
 	created int
+	// limit, when set, is the most calls of a batch.
+	limit int
 }
 
 func (m *memAPI) SubmitBatch(_ context.Context, calls []llm.BatchCall) (llm.BatchStatus, error) {
@@ -44,6 +46,9 @@ func (m *memAPI) SubmitBatch(_ context.Context, calls []llm.BatchCall) (llm.Batc
 	defer m.mu.Unlock()
 	if m.batches == nil {
 		m.batches, m.polls = map[string][]llm.BatchCall{}, map[string]int{}
+	}
+	if m.limit > 0 && len(calls) > m.limit {
+		return llm.BatchStatus{}, &llm.BatchTooLargeError{Calls: len(calls), Fits: m.limit, Limit: "calls"}
 	}
 	m.created++
 	id := fmt.Sprintf("batch_%d", m.created)
@@ -254,4 +259,23 @@ func TestBatchRunStopsPollingAServerThatKeepsFailing(t *testing.T) {
 	assert.Equal(t, map[string]float64{"r1": 1, "r2": 1}, got.values)
 	assert.Equal(t, 1, api.created)
 	assert.Zero(t, got.direct.calls)
+}
+
+// TestBatchRoundPastABatchsLimitTakesSeveral: a round with more calls
+// than a batch takes sends them in as many batches as it takes, each
+// kept in batches.json, every call answered at the batch price.
+func TestBatchRoundPastABatchsLimitTakesSeveral(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	api := &memAPI{limit: 2}
+	got, err := runBatches(t.Context(), t, api, dir, 5, llm.BatchPolicy{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"r1": 1, "r2": 1, "r3": 1, "r4": 1, "r5": 1}, got.values)
+	assert.Equal(t, 3, api.created)
+	assert.Zero(t, got.direct.calls)
+	assert.Equal(t, llm.BatchReport{Batches: 3, Calls: 5, Answered: 5}, got.batch.Report())
+	assert.Contains(t, got.log.String(), "bench: round 1: 2 call(s) sent in batch batch_1\nbench: round 1: 2 call(s) sent in batch batch_2\nbench: round 1: 1 call(s) sent in batch batch_3\n")
+	book, err := os.ReadFile(filepath.Join(dir, dispatch.FileBatches))
+	require.NoError(t, err)
+	assert.Equal(t, 3, strings.Count(string(book), `"round": 1`))
 }

@@ -26,13 +26,28 @@ var ErrBatchPending = errors.New("llm: the call waits for its batch")
 // llm/openai's Backend implements it.
 type BatchAPI interface {
 	// SubmitBatch uploads calls as one batch input file and creates the
-	// batch; the status has its id.
+	// batch; the status has its id. Calls past the endpoint's limits on
+	// a batch are refused with a *BatchTooLargeError, nothing sent.
 	SubmitBatch(ctx context.Context, calls []BatchCall) (BatchStatus, error)
 	// RetrieveBatch is the batch's status now.
 	RetrieveBatch(ctx context.Context, id string) (BatchStatus, error)
 	// BatchReplies reads an ended batch's output and error files: one
 	// BatchReply for each call they name.
 	BatchReplies(ctx context.Context, st BatchStatus) ([]BatchReply, error)
+}
+
+// BatchTooLargeError is SubmitBatch refusing calls past its endpoint's
+// limits on a batch (OpenAI's: 50,000 requests, a 200 MB input file)
+// before sending anything: only the first Fits of them fit in one batch.
+// Batch.Submit then submits those, and the rest in the next batch.
+type BatchTooLargeError struct {
+	Calls, Fits int
+	// Limit says which limit the calls pass.
+	Limit string
+}
+
+func (e *BatchTooLargeError) Error() string {
+	return fmt.Sprintf("%d call(s) are past a batch's limit (%s): %d fit in one", e.Calls, e.Limit, e.Fits)
 }
 
 // BatchCall is one call of a batch: ID is its custom_id, by which its
@@ -247,9 +262,11 @@ func (b *Batch) Pending() int {
 }
 
 // Submit sends the calls recorded so far as one batch, in the order of
-// their keys, and returns its status (Total the calls sent). Nothing recorded submits nothing
-// (a zero status). When the batch cannot be created the calls stay
-// recorded and the error says why.
+// their keys, and returns its status (Total the calls sent). Nothing
+// recorded submits nothing (a zero status). When they are more than a
+// batch takes (a *BatchTooLargeError), the first that fit are sent, and
+// the rest stay recorded for the next Submit. When the batch cannot be
+// created the calls stay recorded and the error says why.
 func (b *Batch) Submit(ctx context.Context) (BatchStatus, error) {
 	b.mu.Lock()
 	keys := slices.Sorted(maps.Keys(b.misses))
@@ -262,6 +279,10 @@ func (b *Batch) Submit(ctx context.Context) (BatchStatus, error) {
 		return BatchStatus{}, nil
 	}
 	st, err := b.api.SubmitBatch(ctx, calls)
+	if tl, ok := errors.AsType[*BatchTooLargeError](err); ok && tl.Fits > 0 && tl.Fits < len(calls) {
+		keys, calls = keys[:tl.Fits], calls[:tl.Fits]
+		st, err = b.api.SubmitBatch(ctx, calls)
+	}
 	if err != nil {
 		return st, fmt.Errorf("submitting a batch of %d call(s): %w", len(calls), err)
 	}

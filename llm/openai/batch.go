@@ -18,14 +18,31 @@ import (
 
 var _ llm.BatchAPI = (*Backend)(nil)
 
+// OpenAI's limits on one batch: its requests, and the bytes of its input
+// file.
+const (
+	MaxBatchCalls = 50_000
+	MaxBatchBytes = 200_000_000
+)
+
 // SubmitBatch uploads calls as a batch input file (JSON Lines of
 // {custom_id, method, url, body}, each body the request Chat would send)
 // with purpose "batch", and creates a batch of it on
-// /v1/chat/completions with a 24-hour window.
+// /v1/chat/completions with a 24-hour window. Calls past the batch limits
+// (Config.BatchMaxCalls, BatchMaxBytes) are refused, nothing sent, with
+// an *llm.BatchTooLargeError saying how many fit.
 func (b *Backend) SubmitBatch(ctx context.Context, calls []llm.BatchCall) (llm.BatchStatus, error) {
 	in := openai.UploadBatchFileRequest{FileName: "assay-batch.jsonl"}
-	for _, c := range calls {
+	size := 0
+	for i, c := range calls {
 		in.AddChatCompletion(c.ID, b.chatRequest(c.Request))
+		size += len(in.Lines[i].MarshalBatchLineItem()) + 1 // the line and its break
+		switch {
+		case i >= b.cfg.BatchMaxCalls:
+			return llm.BatchStatus{}, &llm.BatchTooLargeError{Calls: len(calls), Fits: i, Limit: fmt.Sprintf("%d calls", b.cfg.BatchMaxCalls)}
+		case size > b.cfg.BatchMaxBytes:
+			return llm.BatchStatus{}, &llm.BatchTooLargeError{Calls: len(calls), Fits: i, Limit: fmt.Sprintf("%d bytes of input file", b.cfg.BatchMaxBytes)}
+		}
 	}
 	rctx, rec := record(ctx, 0)
 	f, err := b.client.UploadBatchFile(rctx, in)

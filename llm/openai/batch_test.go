@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -177,3 +178,52 @@ func TestBatchRepliesRefusesAFileItCannotRead(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchPastTheLimitsIsNotSent: calls past a batch's limits (the
+// requests, the bytes of its input file) are refused before anything is
+// uploaded, saying how many fit, rather than sent as a batch the server
+// fails in validation.
+func TestBatchPastTheLimitsIsNotSent(t *testing.T) {
+	t.Parallel()
+	// Each line's size, as the input file has it.
+	var sizes []int
+	{
+		srv := batchServer(t)
+		b, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "judge"})
+		require.NoError(t, err)
+		_, err = b.SubmitBatch(t.Context(), batchCalls())
+		require.NoError(t, err)
+		for line := range bytes.Lines(srv.BatchInput("batch_1")) {
+			sizes = append(sizes, len(bytes.TrimSuffix(line, []byte("\n")))+1)
+		}
+		require.Len(t, sizes, 3)
+	}
+	for name, tc := range map[string]struct {
+		calls, bytes int
+		err          *llm.BatchTooLargeError
+	}{
+		"within both":       {3, sizes[0] + sizes[1] + sizes[2], nil},
+		"past the requests": {2, 0, &llm.BatchTooLargeError{Calls: 3, Fits: 2, Limit: "2 calls"}},
+		"past the bytes":    {0, sizes[0] + sizes[1] + sizes[2] - 1, &llm.BatchTooLargeError{Calls: 3, Fits: 2, Limit: itoa(sizes[0]+sizes[1]+sizes[2]-1) + " bytes of input file"}},
+		"a call past them":  {0, sizes[0] - 1, &llm.BatchTooLargeError{Calls: 3, Fits: 0, Limit: itoa(sizes[0]-1) + " bytes of input file"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := batchServer(t)
+			b, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "judge", BatchMaxCalls: tc.calls, BatchMaxBytes: tc.bytes})
+			require.NoError(t, err)
+			_, err = b.SubmitBatch(t.Context(), batchCalls())
+			if tc.err == nil {
+				require.NoError(t, err)
+				assert.Equal(t, 1, srv.BatchCounts().Created)
+				return
+			}
+			var tl *llm.BatchTooLargeError
+			require.ErrorAs(t, err, &tl)
+			assert.Equal(t, tc.err, tl)
+			assert.Equal(t, llmtest.BatchCounts{}, srv.BatchCounts(), "nothing uploaded")
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
@@ -109,11 +110,24 @@ func readBatches(dir string) (batchBook, error) {
 		return batchBook{}, &eval.InputError{File: path, Msg: "not a run's batches: " + err.Error(), Err: err}
 	}
 	for i, e := range b.Batches {
-		if e.ID == "" {
-			return batchBook{}, &eval.InputError{File: path, Field: fmt.Sprintf("batches[%d].id", i), Msg: "missing"}
+		if msg := badBatchID(e.ID); msg != "" {
+			return batchBook{}, &eval.InputError{File: path, Field: fmt.Sprintf("batches[%d].id", i), Msg: msg}
 		}
 	}
 	return b, nil
+}
+
+// badBatchID says what is wrong with id as a batch's id, "" for nothing:
+// it goes in the path of the server's URL (/v1/batches/ID), so it must be
+// one segment of it, with nothing a URL or a terminal reads otherwise.
+func badBatchID(id string) string {
+	switch {
+	case id == "":
+		return "missing"
+	case id == "." || id == ".." || strings.ContainsAny(id, "/\\?#%") || strings.ContainsFunc(id, func(r rune) bool { return unicode.IsSpace(r) || termtext.Hidden(r) }):
+		return fmt.Sprintf("%q is not a batch id: one segment of a URL path, with no /, \\, ?, #, %%, space or control character", id)
+	}
+	return ""
 }
 
 // Dispatch judges the items in rounds of batches; items is read again

@@ -279,3 +279,35 @@ func TestBatchRoundPastABatchsLimitTakesSeveral(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, strings.Count(string(book), `"round": 1`))
 }
+
+// TestBatchResumeRefusesABatchIDThatIsNoID: batches.json's ids go in the
+// server's URLs; one that would leave its path segment (another
+// endpoint, a query) is refused as bad input naming the file and field,
+// and nothing is asked of the server.
+func TestBatchResumeRefusesABatchIDThatIsNoID(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		id, want string
+	}{
+		"none":             {"", "batches[1].id: missing"},
+		"another endpoint": {"../files/file-1", `batches[1].id: "../files/file-1" is not a batch id`},
+		"a query":          {"batch_1?limit=100", `batches[1].id: "batch_1?limit=100" is not a batch id`},
+		"escaped":          {"..%2Ffiles", `batches[1].id: "..%2Ffiles" is not a batch id`},
+		"a parent":         {"..", `batches[1].id: ".." is not a batch id`},
+		"a control":        {"batch\\u001b[2J", `batches[1].id: "batch\x1b[2J" is not a batch id`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			book := `{"batches": [{"id": "batch_1", "round": 1, "calls": 1, "status": "completed"}, {"id": "` + tc.id + `", "round": 1, "calls": 1, "status": "in_progress"}]}`
+			require.NoError(t, os.WriteFile(filepath.Join(dir, dispatch.FileBatches), []byte(book), 0o644))
+			api := &memAPI{}
+			_, err := runBatches(t.Context(), t, api, dir, 1, llm.BatchPolicy{})
+			var ie *eval.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), filepath.Join(dir, dispatch.FileBatches))
+			assert.Empty(t, api.polls, "nothing asked of the server")
+		})
+	}
+}

@@ -354,15 +354,16 @@ type BatchRead struct {
 	Errors                  []string
 }
 
-// Read puts the replies of st, an ended batch, in the book. The calls of
+// Read puts the replies of st, an ended batch, in the book; its files
+// are read again after a failure that passes, as Wait polls. The calls of
 // a batch this process submitted that came back with no reply, and every
 // call named as failed, go the normal way when made again. A batch picked
 // up from an earlier process (its calls unknown here) is read the same
 // way: its calls with no reply are recorded again when made, as misses.
 func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
-	replies, err := b.api.BatchReplies(ctx, st)
+	replies, err := b.readFiles(ctx, st)
 	if err != nil {
-		return BatchRead{}, fmt.Errorf("reading batch %s: %w", st.ID, err)
+		return BatchRead{}, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -425,6 +426,32 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 		b.report.Failed++
 	}
 	return out, nil
+}
+
+// readFiles reads st's files, as Wait polls: a read that fails for a
+// reason that passes (Temporary) is tried again after a wait, until reads
+// have failed for MaxFailing.
+func (b *Batch) readFiles(ctx context.Context, st BatchStatus) ([]BatchReply, error) {
+	d := b.policy.Poll
+	var failing time.Duration
+	for {
+		replies, err := b.api.BatchReplies(ctx, st)
+		switch {
+		case err == nil:
+			return replies, nil
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case !Temporary(err):
+			return nil, fmt.Errorf("reading batch %s: %w", st.ID, err)
+		case failing >= b.policy.MaxFailing:
+			return nil, fmt.Errorf("reading batch %s: every read failed for %s: %w", st.ID, failing, err)
+		}
+		if serr := b.policy.Sleep(ctx, d); serr != nil {
+			return nil, serr
+		}
+		failing += d
+		d = min(2*d, b.policy.MaxPoll)
+	}
 }
 
 // Report is what the batches did so far.

@@ -30,6 +30,9 @@ type memBatches struct {
 	// lines it has besides its calls'.
 	omit  map[string]bool
 	extra []BatchReply
+	// readErrs fail the first reads of a batch's files.
+	readErrs []error
+	reads    int
 }
 
 func (m *memBatches) SubmitBatch(_ context.Context, calls []BatchCall) (BatchStatus, error) {
@@ -61,6 +64,12 @@ func (m *memBatches) RetrieveBatch(_ context.Context, id string) (BatchStatus, e
 func (m *memBatches) BatchReplies(_ context.Context, st BatchStatus) ([]BatchReply, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.reads++
+	if len(m.readErrs) > 0 {
+		err := m.readErrs[0]
+		m.readErrs = m.readErrs[1:]
+		return nil, err
+	}
 	var out []BatchReply
 	for _, c := range m.calls[len(m.calls)-1] {
 		if m.omit[c.Request.Messages[0].Content] {
@@ -282,6 +291,49 @@ func TestBatchWaitGivesUp(t *testing.T) {
 			} else {
 				require.EqualError(t, err, tc.want)
 			}
+			assert.Equal(t, tc.waits, waits)
+		})
+	}
+}
+
+// TestBatchReadTriesAgainAFailureThatPasses: a batch's files that fail to
+// come for a reason that passes (a 500, a 429) are read again after a
+// wait, as polls are, until reads have failed for MaxFailing; another
+// error is returned at once.
+func TestBatchReadTriesAgainAFailureThatPasses(t *testing.T) {
+	t.Parallel()
+	unavailable := &StatusError{Code: 503, Message: "unavailable"}
+	for name, tc := range map[string]struct {
+		errs  []error
+		reads int
+		waits []time.Duration
+		want  string
+	}{
+		"read at once":       {nil, 1, nil, ""},
+		"two failures":       {[]error{&StatusError{Code: 500}, &StatusError{Code: 429}}, 3, []time.Duration{time.Second, 2 * time.Second}, ""},
+		"failures that last": {[]error{unavailable, unavailable, unavailable, unavailable, unavailable}, 4, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, "reading batch b1: every read failed for 7s: status 503: unavailable"},
+		"a file not found":   {[]error{&StatusError{Code: 404, Message: "no such file"}}, 1, nil, "reading batch b1: status 404: no such file"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var waits []time.Duration
+			sleep := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			api := &memBatches{steps: 1, status: BatchCompleted, readErrs: tc.errs}
+			b := NewBatch(api, BatchPolicy{Poll: time.Second, MaxPoll: 4 * time.Second, MaxFailing: 5 * time.Second, Sleep: sleep})
+			c := New(Config{Backend: &stubBackend{}, Batch: b})
+			_, err := c.Chat(t.Context(), ask("one"))
+			require.ErrorIs(t, err, ErrBatchPending)
+			st, err := b.Submit(t.Context())
+			require.NoError(t, err)
+			st.Status = BatchCompleted
+			r, err := b.Read(t.Context(), st)
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, BatchRead{Answered: 1}, r)
+			} else {
+				require.EqualError(t, err, tc.want)
+			}
+			assert.Equal(t, tc.reads, api.reads)
 			assert.Equal(t, tc.waits, waits)
 		})
 	}

@@ -28,7 +28,8 @@ const (
 // SubmitBatch uploads calls as a batch input file (JSON Lines of
 // {custom_id, method, url, body}, each body the request Chat would send)
 // with purpose "batch", and creates a batch of it on
-// /v1/chat/completions with a 24-hour window. Calls past the batch limits
+// /v1/chat/completions with a 24-hour window; a stop of ctx while the
+// batch is created does not lose its id. Calls past the batch limits
 // (Config.BatchMaxCalls, BatchMaxBytes) are refused, nothing sent, with
 // an *llm.BatchTooLargeError saying how many fit.
 func (b *Backend) SubmitBatch(ctx context.Context, calls []llm.BatchCall) (llm.BatchStatus, error) {
@@ -49,7 +50,15 @@ func (b *Backend) SubmitBatch(ctx context.Context, calls []llm.BatchCall) (llm.B
 	if err != nil {
 		return llm.BatchStatus{}, fmt.Errorf("%s: upload batch file: %w", b.Name(), classify(err, rec))
 	}
-	rctx, rec = record(ctx, 0)
+	if err := ctx.Err(); err != nil {
+		return llm.BatchStatus{}, err // stopped before a batch was made
+	}
+	// A batch the server makes is paid for: once asked for, its answer
+	// (its id, kept for a resume) is waited for, a stop of ctx or not, for
+	// as long as one call may take.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.Timeout)
+	defer cancel()
+	rctx, rec = record(cctx, 0)
 	resp, err := b.client.CreateBatch(rctx, openai.CreateBatchRequest{
 		InputFileID: f.ID, Endpoint: openai.BatchEndpointChatCompletions, CompletionWindow: "24h",
 	})

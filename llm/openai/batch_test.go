@@ -2,10 +2,14 @@ package openai_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -227,3 +231,46 @@ func TestBatchPastTheLimitsIsNotSent(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// cancelOnCreate calls cancel once the server has made a batch, before
+// its answer reaches the client.
+type cancelOnCreate struct {
+	http.ResponseWriter
+	cancel func()
+}
+
+func (c cancelOnCreate) WriteHeader(code int) {
+	c.cancel()
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// TestBatchStoppedWhileCreatedKeepsItsID: a stop (an interrupt) that
+// comes while the server makes the batch does not lose its id: the batch
+// is paid for, and a resume that did not know it would submit its calls
+// again. A stop before the file is uploaded creates nothing.
+func TestBatchStoppedWhileCreatedKeepsItsID(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	target, err := url.Parse(strings.TrimSuffix(srv.URL(), "/v1"))
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	ctx, stop := context.WithCancel(t.Context())
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/batches" {
+			w = cancelOnCreate{w, stop}
+		}
+		proxy.ServeHTTP(w, r.WithContext(context.WithoutCancel(r.Context())))
+	}))
+	t.Cleanup(front.Close)
+	b, err := openai.New(openai.Config{BaseURL: front.URL + "/v1", Model: "judge"})
+	require.NoError(t, err)
+
+	st, err := b.SubmitBatch(ctx, batchCalls())
+	require.NoError(t, err)
+	assert.Equal(t, "batch_1", st.ID)
+	require.Error(t, ctx.Err(), "stopped while the batch was made")
+
+	_, err = b.SubmitBatch(ctx, batchCalls())
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, srv.BatchCounts().Created)
+}

@@ -39,6 +39,8 @@ type memAPI struct {
 	created int
 	// limit, when set, is the most calls of a batch.
 	limit int
+	// ids, when set, names the batches it makes.
+	ids func(n int) string
 }
 
 func (m *memAPI) SubmitBatch(_ context.Context, calls []llm.BatchCall) (llm.BatchStatus, error) {
@@ -52,6 +54,9 @@ func (m *memAPI) SubmitBatch(_ context.Context, calls []llm.BatchCall) (llm.Batc
 	}
 	m.created++
 	id := fmt.Sprintf("batch_%d", m.created)
+	if m.ids != nil {
+		id = m.ids(m.created)
+	}
 	m.batches[id] = calls
 	return llm.BatchStatus{ID: id, Status: "validating", Total: len(calls)}, nil
 }
@@ -308,6 +313,26 @@ func TestBatchResumeRefusesABatchIDThatIsNoID(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Contains(t, err.Error(), filepath.Join(dir, dispatch.FileBatches))
 			assert.Empty(t, api.polls, "nothing asked of the server")
+		})
+	}
+}
+
+// TestBatchWithAnIDItCannotAskForStopsTheRun: a server that answers a
+// batch with no id, or one that is no path segment, stops the run there,
+// rather than writing batches.json that no resume could read.
+func TestBatchWithAnIDItCannotAskForStopsTheRun(t *testing.T) {
+	t.Parallel()
+	for name, id := range map[string]string{"none": "", "a path": "batches/../files/file-1"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			api := &memAPI{ids: func(int) string { return id }}
+			_, err := runBatches(t.Context(), t, api, dir, 2, llm.BatchPolicy{})
+			require.ErrorContains(t, err, "the server made a batch of 2 call(s) and answered with an id it cannot be asked for by: ")
+			_, err = os.Stat(filepath.Join(dir, dispatch.FileBatches))
+			require.ErrorIs(t, err, os.ErrNotExist)
+			_, err = runBatches(t.Context(), t, &memAPI{}, dir, 2, llm.BatchPolicy{})
+			require.NoError(t, err, "the run can be resumed")
 		})
 	}
 }

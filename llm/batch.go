@@ -94,9 +94,10 @@ func (s BatchStatus) Ended() bool {
 
 // BatchReply is the outcome of one call of a batch, matched by ID. A call
 // the server answered has its Response (usage as the server counted it),
-// and Err when the answer is no reply (a refusal, an empty message). A
-// call that failed in the batch (Failed: an error status, or expired with
-// its batch) has Err saying why; it was not answered.
+// and Err when the answer is no reply (a refusal). A call that failed in
+// the batch (Failed: an error status, expired with its batch, or an
+// empty reply to be asked again) has Err saying why, and the usage the
+// server billed for it, if any, in Response.Usage.
 type BatchReply struct {
 	ID       string
 	Response Response
@@ -168,7 +169,11 @@ type Batch struct {
 	mu      sync.Mutex
 	replies map[string]*batchReply
 	direct  map[string]bool
-	misses  map[string]Request
+	// billed is the usage of the calls whose batch reply the server
+	// billed but that was no answer (an empty one), until the call sent
+	// again the normal way carries it.
+	billed map[string]eval.Usage
+	misses map[string]Request
 	// owners are the judgements that recorded each call, until its
 	// reply is in.
 	owners map[string]string
@@ -194,7 +199,7 @@ type batchReply struct {
 
 // NewBatch returns an empty book whose batches go to api.
 func NewBatch(api BatchAPI, p BatchPolicy) *Batch {
-	return &Batch{api: api, policy: p.withDefaults(), replies: map[string]*batchReply{}, direct: map[string]bool{},
+	return &Batch{api: api, policy: p.withDefaults(), replies: map[string]*batchReply{}, direct: map[string]bool{}, billed: map[string]eval.Usage{},
 		misses: map[string]Request{}, owners: map[string]string{}, sent: map[string][]string{}}
 }
 
@@ -226,7 +231,10 @@ func (b *Batch) take(key string, req Request, owner string, price func(Response,
 		return *r, st, r.owner == owner
 	}
 	if b.direct[key] {
-		return batchReply{}, batchDirect, false
+		// What the batch billed for it, handed out once.
+		u := b.billed[key]
+		delete(b.billed, key)
+		return batchReply{r: Response{Usage: u}}, batchDirect, false
 	}
 	req.Check = nil // a function: the batch needs only what is sent
 	b.misses[key] = req
@@ -388,6 +396,9 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 			if _, ok := b.replies[r.ID]; !ok && !b.direct[r.ID] {
 				b.direct[r.ID] = true
 				out.Direct++
+				if u := r.Response.Usage; u.TokensIn > 0 || u.TokensOut > 0 {
+					b.billed[r.ID] = u
+				}
 			}
 			delete(b.owners, r.ID)
 			continue

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,8 @@ type memBatches struct {
 	// lines it has besides its calls'.
 	omit  map[string]bool
 	extra []BatchReply
+	// billedEmpty are the calls answered empty, their usage billed.
+	billedEmpty map[string]eval.Usage
 	// readErrs fail the first reads of a batch's files.
 	readErrs []error
 	reads    int
@@ -73,6 +76,10 @@ func (m *memBatches) BatchReplies(_ context.Context, st BatchStatus) ([]BatchRep
 	var out []BatchReply
 	for _, c := range m.calls[len(m.calls)-1] {
 		if m.omit[c.Request.Messages[0].Content] {
+			continue
+		}
+		if u, ok := m.billedEmpty[c.Request.Messages[0].Content]; ok {
+			out = append(out, BatchReply{ID: c.ID, Failed: true, Response: Response{Usage: u}, Err: fmt.Errorf("no content: %w", ErrEmpty)})
 			continue
 		}
 		if m.fail[c.Request.Messages[0].Content] {
@@ -337,4 +344,55 @@ func TestBatchReadTriesAgainAFailureThatPasses(t *testing.T) {
 			assert.Equal(t, tc.waits, waits)
 		})
 	}
+}
+
+// TestBatchReplyBilledButUnusableIsCounted: a batch reply the server
+// billed but that is no answer (an empty one, with its usage block) is
+// sent again the normal way, as an empty reply is retried; its tokens
+// are counted, at the batch price, once, in the usage of the call sent
+// again, so that the run's tokens and cost are the sum of what the
+// server billed.
+func TestBatchReplyBilledButUnusableIsCounted(t *testing.T) {
+	t.Parallel()
+	api := &memBatches{steps: 1, status: BatchCompleted, billedEmpty: map[string]eval.Usage{"one": {TokensIn: 700, TokensOut: 3}}}
+	b := NewBatch(api, BatchPolicy{Sleep: func(context.Context, time.Duration) error { return nil }})
+	sent := &stubBackend{content: "sent"}
+	c := New(Config{Backend: sent, Batch: b})
+	for _, text := range []string{"one", "two"} {
+		_, err := c.Chat(t.Context(), ask(text))
+		require.ErrorIs(t, err, ErrBatchPending)
+	}
+	st, err := b.Submit(t.Context())
+	require.NoError(t, err)
+	st, err = b.Wait(t.Context(), st.ID, nil)
+	require.NoError(t, err)
+	r, err := b.Read(t.Context(), st)
+	require.NoError(t, err)
+	assert.Equal(t, BatchRead{Answered: 1, Direct: 1, Errors: []string{"no content: llm: empty reply"}}, r)
+
+	p := DefaultPrices()
+	billed := p.BatchCost("gpt-4o-mini", 700, 3)
+	for i, tc := range []struct {
+		text      string
+		content   string
+		in, out   int
+		calls     int
+		batch     int
+		cost      float64
+		cacheHits int
+	}{
+		{"one", "sent", 1700, 103, 2, 1, billed + p.Cost("gpt-4o-mini", 1000, 100), 0},
+		{"two", "reply to two", 1000, 100, 1, 1, p.BatchCost("gpt-4o-mini", 1000, 100), 0},
+	} {
+		resp, err := c.Chat(t.Context(), ask(tc.text))
+		require.NoError(t, err, i)
+		assert.Equal(t, tc.content, resp.Content, i)
+		assert.Equal(t, [4]int{tc.in, tc.out, tc.calls, tc.batch}, [4]int{resp.Usage.TokensIn, resp.Usage.TokensOut, resp.Usage.Calls, resp.Usage.BatchCalls}, i)
+		assert.InDelta(t, tc.cost, resp.Usage.CostUSD, 1e-12, i)
+		assert.Equal(t, tc.cacheHits, resp.Usage.CacheHits, i)
+	}
+	u := c.Usage()
+	assert.Equal(t, [4]int{2700, 203, 3, 2}, [4]int{u.TokensIn, u.TokensOut, u.Calls, u.BatchCalls}, "the billed empty reply, the call sent again, and two")
+	assert.InDelta(t, billed+p.Cost("gpt-4o-mini", 1000, 100)+p.BatchCost("gpt-4o-mini", 1000, 100), u.CostUSD, 1e-12)
+	assert.Equal(t, int64(1), sent.calls.Load())
 }

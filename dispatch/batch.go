@@ -203,7 +203,7 @@ func (b *Batch) submit(ctx context.Context, book *batchBook, round int) error {
 		}
 		if msg := badBatchID(st.ID); msg != "" {
 			// Kept, it would make batches.json unreadable for every resume.
-			return fmt.Errorf("the server made a batch of %d call(s) and answered with an id it cannot be asked for by: %s", st.Total, msg)
+			return fmt.Errorf("the server made a batch of %d call(s) whose id cannot be polled: %s", st.Total, msg)
 		}
 		book.Batches = append(book.Batches, batchEntry{ID: st.ID, Round: round, Calls: st.Total, Submitted: b.Now().UTC(), Status: st.Status})
 		if err := b.save(book); err != nil {

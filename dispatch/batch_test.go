@@ -328,7 +328,7 @@ func TestBatchWithAnIDItCannotAskForStopsTheRun(t *testing.T) {
 			dir := t.TempDir()
 			api := &memAPI{ids: func(int) string { return id }}
 			_, err := runBatches(t.Context(), t, api, dir, 2, llm.BatchPolicy{})
-			require.ErrorContains(t, err, "the server made a batch of 2 call(s) and answered with an id it cannot be asked for by: ")
+			require.ErrorContains(t, err, "the server made a batch of 2 call(s) whose id cannot be polled: ")
 			_, err = os.Stat(filepath.Join(dir, dispatch.FileBatches))
 			require.ErrorIs(t, err, os.ErrNotExist)
 			_, err = runBatches(t.Context(), t, &memAPI{}, dir, 2, llm.BatchPolicy{})

@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/atomicfile"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/llm"
 )
 
@@ -66,8 +69,30 @@ type batchEntry struct {
 	Round     int       `json:"round"`
 	Calls     int       `json:"calls"`
 	Submitted time.Time `json:"submitted"`
-	// Status is the last the server said (llm.BatchStatus.Status).
+	// Status is the last the server said (llm.BatchStatus.Status), or
+	// batchLost.
 	Status string `json:"status"`
+}
+
+// batchLost is the status of a batch that the server no longer knew
+// when a resume picked it up (a 404 for it or its files): its calls went
+// in a new batch, and it is not asked for again.
+const batchLost = "lost"
+
+// unknownBatch reports whether err says the server does not know a
+// batch or one of its files (a 404 or 410).
+func unknownBatch(err error) bool {
+	var se *llm.StatusError
+	return errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusGone)
+}
+
+// serverSays is what the server answered in err: its status and message.
+func serverSays(err error) string {
+	var se *llm.StatusError
+	if errors.As(err, &se) {
+		return strings.TrimSpace(fmt.Sprintf("status %d: %s", se.Code, se.Message))
+	}
+	return err.Error()
 }
 
 // readBatches reads dir's batches.json; none is an empty book.
@@ -85,11 +110,24 @@ func readBatches(dir string) (batchBook, error) {
 		return batchBook{}, &eval.InputError{File: path, Msg: "not a run's batches: " + err.Error(), Err: err}
 	}
 	for i, e := range b.Batches {
-		if e.ID == "" {
-			return batchBook{}, &eval.InputError{File: path, Field: fmt.Sprintf("batches[%d].id", i), Msg: "missing"}
+		if msg := badBatchID(e.ID); msg != "" {
+			return batchBook{}, &eval.InputError{File: path, Field: fmt.Sprintf("batches[%d].id", i), Msg: msg}
 		}
 	}
 	return b, nil
+}
+
+// badBatchID says what is wrong with id as a batch's id, "" for nothing:
+// it goes in the path of the server's URL (/v1/batches/ID), so it must be
+// one segment of it, with nothing a URL or a terminal reads otherwise.
+func badBatchID(id string) string {
+	switch {
+	case id == "":
+		return "missing"
+	case id == "." || id == ".." || strings.ContainsAny(id, "/\\?#%") || strings.ContainsFunc(id, func(r rune) bool { return unicode.IsSpace(r) || termtext.Hidden(r) }):
+		return fmt.Sprintf("%q is not a batch id: one segment of a URL path, with no /, \\, ?, #, %%, space or control character", id)
+	}
+	return ""
 }
 
 // Dispatch judges the items in rounds of batches; items is read again
@@ -103,13 +141,27 @@ func (b *Batch) Dispatch(ctx context.Context, items iter.Seq2[Item, error], deli
 	}
 	round := 0
 	for i, e := range book.Batches {
+		round = max(round, e.Round)
+		if e.Status == batchLost {
+			continue
+		}
 		// A batch of an earlier attempt: in flight, it is waited for; done,
 		// its replies are read again, so that none is paid twice.
-		fmt.Fprintf(b.Log, "bench: picking up batch %s (round %d, %d call(s), %s when last seen)\n", e.ID, e.Round, e.Calls, e.Status)
-		if err := b.finish(ctx, &book, i); err != nil {
+		fmt.Fprintf(b.Log, "bench: picking up batch %s (round %d, %d call(s), %s when last seen)\n", termtext.Visible(e.ID), e.Round, e.Calls, termtext.Visible(e.Status))
+		err := b.finish(ctx, &book, i)
+		if unknownBatch(err) && ctx.Err() == nil {
+			// Its calls, unknown here, are recorded again when made: they go
+			// in the next batch.
+			book.Batches[i].Status = batchLost
+			if err := b.save(&book); err != nil {
+				return err
+			}
+			fmt.Fprintf(b.Log, "bench: the server does not know batch %s (%s): its calls go in a new batch\n", termtext.Visible(e.ID), termtext.Visible(serverSays(err)))
+			continue
+		}
+		if err != nil {
 			return err
 		}
-		round = max(round, e.Round)
 	}
 	r := &rounds{}
 	local := Local{Units: make([]Unit, len(b.Local.Units)), Limit: b.Local.Limit}
@@ -139,19 +191,32 @@ func (b *Batch) Dispatch(ctx context.Context, items iter.Seq2[Item, error], deli
 	}
 }
 
-// submit sends the round's recorded calls as one batch, keeps it in the
-// book, and waits for it.
+// submit sends the round's recorded calls as batches, as many as it
+// takes (a batch holds so many calls), keeps each in the book, and waits
+// for them.
 func (b *Batch) submit(ctx context.Context, book *batchBook, round int) error {
-	st, err := b.Batch.Submit(ctx)
-	if err != nil {
-		return err
+	first := len(book.Batches)
+	for b.Batch.Pending() > 0 {
+		st, err := b.Batch.Submit(ctx)
+		if err != nil {
+			return err
+		}
+		if msg := badBatchID(st.ID); msg != "" {
+			// Kept, it would make batches.json unreadable for every resume.
+			return fmt.Errorf("the server made a batch of %d call(s) whose id cannot be polled: %s", st.Total, msg)
+		}
+		book.Batches = append(book.Batches, batchEntry{ID: st.ID, Round: round, Calls: st.Total, Submitted: b.Now().UTC(), Status: st.Status})
+		if err := b.save(book); err != nil {
+			return err
+		}
+		fmt.Fprintf(b.Log, "bench: round %d: %d call(s) sent in batch %s\n", round, st.Total, termtext.Visible(st.ID))
 	}
-	book.Batches = append(book.Batches, batchEntry{ID: st.ID, Round: round, Calls: st.Total, Submitted: b.Now().UTC(), Status: st.Status})
-	if err := b.save(book); err != nil {
-		return err
+	for i := first; i < len(book.Batches); i++ {
+		if err := b.finish(ctx, book, i); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(b.Log, "bench: round %d: %d call(s) sent in batch %s\n", round, st.Total, st.ID)
-	return b.finish(ctx, book, len(book.Batches)-1)
+	return nil
 }
 
 // rounds says which judgements a batch run runs in a round: in the
@@ -239,7 +304,7 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 	e := &book.Batches[i]
 	last := ""
 	st, err := b.Batch.Wait(ctx, e.ID, func(st llm.BatchStatus) {
-		now := fmt.Sprintf("%s, %d of %d call(s) done", st.Status, st.Completed+st.Failed, st.Total)
+		now := fmt.Sprintf("%s, %d of %d call(s) done", termtext.Visible(st.Status), st.Completed+st.Failed, st.Total)
 		if st.Failed > 0 {
 			now += fmt.Sprintf(" (%d failed)", st.Failed)
 		}
@@ -247,7 +312,7 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 			return
 		}
 		last = now
-		fmt.Fprintf(b.Log, "bench: batch %s: %s\n", st.ID, now)
+		fmt.Fprintf(b.Log, "bench: batch %s: %s\n", termtext.Visible(e.ID), now)
 		if st.Status != e.Status {
 			e.Status = st.Status
 			// Kept for --resume; a write that fails now is tried again at the
@@ -255,6 +320,9 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 			_ = b.save(book)
 		}
 	})
+	if err != nil && ctx.Err() == nil && !unknownBatch(err) {
+		return fmt.Errorf("%w (%s keeps the batch: --resume picks it up)", err, FileBatches)
+	}
 	if err != nil {
 		return err
 	}
@@ -272,9 +340,12 @@ func (b *Batch) finish(ctx context.Context, book *batchBook, i int) error {
 		if len(why) > 0 {
 			reason = ": " + strings.Join(why, "; ")
 		}
-		fmt.Fprintf(b.Log, "bench: batch %s %s%s; %d call(s) answered, %d to send directly\n", e.ID, st.Status, reason, rd.Answered, rd.Direct)
+		fmt.Fprintf(b.Log, "bench: batch %s %s%s; %d call(s) answered, %d to send directly\n", termtext.Visible(e.ID), termtext.Visible(st.Status), termtext.Visible(reason), rd.Answered, rd.Direct)
 	} else if rd.Direct > 0 {
-		fmt.Fprintf(b.Log, "bench: batch %s: %d call(s) failed in it (%s); they are sent directly\n", e.ID, rd.Direct, strings.Join(rd.Errors, "; "))
+		fmt.Fprintf(b.Log, "bench: batch %s: %d call(s) failed in it (%s); they are sent directly\n", termtext.Visible(e.ID), rd.Direct, termtext.Visible(strings.Join(rd.Errors, "; ")))
+	}
+	if rd.Stray > 0 {
+		fmt.Fprintf(b.Log, "bench: batch %s: %d line(s) of its files name no call of it; they are ignored\n", termtext.Visible(e.ID), rd.Stray)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,13 +26,28 @@ var ErrBatchPending = errors.New("llm: the call waits for its batch")
 // llm/openai's Backend implements it.
 type BatchAPI interface {
 	// SubmitBatch uploads calls as one batch input file and creates the
-	// batch; the status has its id.
+	// batch; the status has its id. Calls past the endpoint's limits on
+	// a batch are refused with a *BatchTooLargeError, nothing sent.
 	SubmitBatch(ctx context.Context, calls []BatchCall) (BatchStatus, error)
 	// RetrieveBatch is the batch's status now.
 	RetrieveBatch(ctx context.Context, id string) (BatchStatus, error)
 	// BatchReplies reads an ended batch's output and error files: one
 	// BatchReply for each call they name.
 	BatchReplies(ctx context.Context, st BatchStatus) ([]BatchReply, error)
+}
+
+// BatchTooLargeError is SubmitBatch refusing calls past its endpoint's
+// limits on a batch (OpenAI's: 50,000 requests, a 200 MB input file)
+// before sending anything: only the first Fits of them fit in one batch.
+// Batch.Submit then submits those, and the rest in the next batch.
+type BatchTooLargeError struct {
+	Calls, Fits int
+	// Limit says which limit the calls pass.
+	Limit string
+}
+
+func (e *BatchTooLargeError) Error() string {
+	return fmt.Sprintf("%d call(s) are past a batch's limit (%s): %d fit in one", e.Calls, e.Limit, e.Fits)
 }
 
 // BatchCall is one call of a batch: ID is its custom_id, by which its
@@ -78,9 +94,10 @@ func (s BatchStatus) Ended() bool {
 
 // BatchReply is the outcome of one call of a batch, matched by ID. A call
 // the server answered has its Response (usage as the server counted it),
-// and Err when the answer is no reply (a refusal, an empty message). A
-// call that failed in the batch (Failed: an error status, or expired with
-// its batch) has Err saying why; it was not answered.
+// and Err when the answer is no reply (a refusal). A call that failed in
+// the batch (Failed: an error status, expired with its batch, or an
+// empty reply to be asked again) has Err saying why, and the usage the
+// server billed for it, if any, in Response.Usage.
 type BatchReply struct {
 	ID       string
 	Response Response
@@ -94,6 +111,11 @@ type BatchPolicy struct {
 	// Poll is the first wait between two polls [5s]; each wait is twice
 	// the last, up to MaxPoll [1m].
 	Poll, MaxPoll time.Duration
+	// MaxFailing bounds how long polls may fail in a row for a reason
+	// that passes (a 503, a 429) before the wait ends [15m]; MaxWait,
+	// how long a batch is waited for [25h: its 24-hour window and an
+	// hour]. Both are counted in the waits between polls.
+	MaxFailing, MaxWait time.Duration
 	// Sleep waits d or until ctx ends (its error then); nil is a timer.
 	// Tests drive the server's batches from it.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -107,6 +129,12 @@ func (p BatchPolicy) withDefaults() BatchPolicy {
 		p.MaxPoll = time.Minute
 	}
 	p.MaxPoll = max(p.MaxPoll, p.Poll)
+	if p.MaxFailing <= 0 {
+		p.MaxFailing = 15 * time.Minute
+	}
+	if p.MaxWait <= 0 {
+		p.MaxWait = 25 * time.Hour
+	}
 	if p.Sleep == nil {
 		p.Sleep = sleep
 	}
@@ -141,7 +169,11 @@ type Batch struct {
 	mu      sync.Mutex
 	replies map[string]*batchReply
 	direct  map[string]bool
-	misses  map[string]Request
+	// billed is the usage of the calls whose batch reply the server
+	// billed but that was no answer (an empty one), until the call sent
+	// again the normal way carries it.
+	billed map[string]eval.Usage
+	misses map[string]Request
 	// owners are the judgements that recorded each call, until its
 	// reply is in.
 	owners map[string]string
@@ -167,7 +199,7 @@ type batchReply struct {
 
 // NewBatch returns an empty book whose batches go to api.
 func NewBatch(api BatchAPI, p BatchPolicy) *Batch {
-	return &Batch{api: api, policy: p.withDefaults(), replies: map[string]*batchReply{}, direct: map[string]bool{},
+	return &Batch{api: api, policy: p.withDefaults(), replies: map[string]*batchReply{}, direct: map[string]bool{}, billed: map[string]eval.Usage{},
 		misses: map[string]Request{}, owners: map[string]string{}, sent: map[string][]string{}}
 }
 
@@ -199,7 +231,10 @@ func (b *Batch) take(key string, req Request, owner string, price func(Response,
 		return *r, st, r.owner == owner
 	}
 	if b.direct[key] {
-		return batchReply{}, batchDirect, false
+		// What the batch billed for it, handed out once.
+		u := b.billed[key]
+		delete(b.billed, key)
+		return batchReply{r: Response{Usage: u}}, batchDirect, false
 	}
 	req.Check = nil // a function: the batch needs only what is sent
 	b.misses[key] = req
@@ -235,9 +270,11 @@ func (b *Batch) Pending() int {
 }
 
 // Submit sends the calls recorded so far as one batch, in the order of
-// their keys, and returns its status (Total the calls sent). Nothing recorded submits nothing
-// (a zero status). When the batch cannot be created the calls stay
-// recorded and the error says why.
+// their keys, and returns its status (Total the calls sent). Nothing
+// recorded submits nothing (a zero status). When they are more than a
+// batch takes (a *BatchTooLargeError), the first that fit are sent, and
+// the rest stay recorded for the next Submit. When the batch cannot be
+// created the calls stay recorded and the error says why.
 func (b *Batch) Submit(ctx context.Context) (BatchStatus, error) {
 	b.mu.Lock()
 	keys := slices.Sorted(maps.Keys(b.misses))
@@ -250,6 +287,10 @@ func (b *Batch) Submit(ctx context.Context) (BatchStatus, error) {
 		return BatchStatus{}, nil
 	}
 	st, err := b.api.SubmitBatch(ctx, calls)
+	if tl, ok := errors.AsType[*BatchTooLargeError](err); ok && tl.Fits > 0 && tl.Fits < len(calls) {
+		keys, calls = keys[:tl.Fits], calls[:tl.Fits]
+		st, err = b.api.SubmitBatch(ctx, calls)
+	}
 	if err != nil {
 		return st, fmt.Errorf("submitting a batch of %d call(s): %w", len(calls), err)
 	}
@@ -271,13 +312,18 @@ func (b *Batch) Submit(ctx context.Context) (BatchStatus, error) {
 // between polls, twice as long each time up to MaxPoll, and returns its
 // last status. progress, when set, gets every status polled. A poll that
 // fails for a reason that passes (Temporary) is tried again at the next
-// one; another error, or ctx's end, is returned.
+// one, until polls have failed for MaxFailing in a row; another error,
+// ctx's end, or a batch still not ended after MaxWait ends the wait with
+// an error.
 func (b *Batch) Wait(ctx context.Context, id string, progress func(BatchStatus)) (BatchStatus, error) {
 	d := b.policy.Poll
+	var last BatchStatus
+	var waited, failing time.Duration // the waits so far, and since the last poll that did not fail
 	for {
 		st, err := b.api.RetrieveBatch(ctx, id)
 		switch {
 		case err == nil:
+			last, failing = st, 0
 			if progress != nil {
 				progress(st)
 			}
@@ -285,12 +331,21 @@ func (b *Batch) Wait(ctx context.Context, id string, progress func(BatchStatus))
 				return st, nil
 			}
 		case ctx.Err() != nil:
-			return st, ctx.Err()
+			return last, ctx.Err()
 		case !Temporary(err):
-			return st, fmt.Errorf("polling batch %s: %w", id, err)
+			return last, fmt.Errorf("polling batch %s: %w", id, err)
+		case failing >= b.policy.MaxFailing:
+			return last, fmt.Errorf("polling batch %s: every poll failed for %s: %w", id, failing, err)
 		}
-		if err := b.policy.Sleep(ctx, d); err != nil {
-			return st, err
+		if waited >= b.policy.MaxWait {
+			return last, fmt.Errorf("batch %s: still %s after %s of polling: stopped waiting for it", id, cmp.Or(last.Status, "unknown"), waited)
+		}
+		if serr := b.policy.Sleep(ctx, d); serr != nil {
+			return last, serr
+		}
+		waited += d
+		if err != nil {
+			failing += d
 		}
 		d = min(2*d, b.policy.MaxPoll)
 	}
@@ -301,25 +356,39 @@ type BatchRead struct {
 	// Answered calls have their replies; Direct ones go the normal way
 	// when made again (failed in the batch, or left unanswered by one
 	// that did not complete); Errors are the first reasons of the
-	// failed calls, at most three.
-	Answered, Direct int
-	Errors           []string
+	// failed calls, at most three. Stray counts the lines of a batch this
+	// process submitted that name no call of it, which are ignored.
+	Answered, Direct, Stray int
+	Errors                  []string
 }
 
-// Read puts the replies of st, an ended batch, in the book. The calls of
+// Read puts the replies of st, an ended batch, in the book; its files
+// are read again after a failure that passes, as Wait polls. The calls of
 // a batch this process submitted that came back with no reply, and every
 // call named as failed, go the normal way when made again. A batch picked
 // up from an earlier process (its calls unknown here) is read the same
 // way: its calls with no reply are recorded again when made, as misses.
 func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
-	replies, err := b.api.BatchReplies(ctx, st)
+	replies, err := b.readFiles(ctx, st)
 	if err != nil {
-		return BatchRead{}, fmt.Errorf("reading batch %s: %w", st.ID, err)
+		return BatchRead{}, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	keys, mine := b.sent[st.ID]
+	var ours map[string]bool
+	if mine {
+		ours = make(map[string]bool, len(keys))
+		for _, k := range keys {
+			ours[k] = true
+		}
+	}
 	var out BatchRead
 	for _, r := range replies {
+		if mine && !ours[r.ID] {
+			out.Stray++
+			continue
+		}
 		if r.Failed {
 			if len(out.Errors) < 3 && r.Err != nil {
 				out.Errors = append(out.Errors, r.Err.Error())
@@ -327,6 +396,9 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 			if _, ok := b.replies[r.ID]; !ok && !b.direct[r.ID] {
 				b.direct[r.ID] = true
 				out.Direct++
+				if u := r.Response.Usage; u.TokensIn > 0 || u.TokensOut > 0 {
+					b.billed[r.ID] = u
+				}
 			}
 			delete(b.owners, r.ID)
 			continue
@@ -340,14 +412,20 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 		delete(b.direct, r.ID)
 		out.Answered++
 	}
-	keys, mine := b.sent[st.ID]
 	delete(b.sent, st.ID)
+	lineless := 0
 	for _, k := range keys {
 		if _, ok := b.replies[k]; !ok && !b.direct[k] {
 			b.direct[k] = true
 			out.Direct++
+			lineless++
 		}
 		delete(b.owners, k)
+	}
+	if lineless > 0 && st.Status == BatchCompleted && len(out.Errors) < 3 {
+		// A batch that did not complete leaves calls unanswered; one that
+		// did should name each call in a file.
+		out.Errors = append(out.Errors, fmt.Sprintf("no line for %d call(s) in the batch's files", lineless))
 	}
 	if !mine {
 		b.report.Batches++
@@ -359,6 +437,32 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 		b.report.Failed++
 	}
 	return out, nil
+}
+
+// readFiles reads st's files, as Wait polls: a read that fails for a
+// reason that passes (Temporary) is tried again after a wait, until reads
+// have failed for MaxFailing.
+func (b *Batch) readFiles(ctx context.Context, st BatchStatus) ([]BatchReply, error) {
+	d := b.policy.Poll
+	var failing time.Duration
+	for {
+		replies, err := b.api.BatchReplies(ctx, st)
+		switch {
+		case err == nil:
+			return replies, nil
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case !Temporary(err):
+			return nil, fmt.Errorf("reading batch %s: %w", st.ID, err)
+		case failing >= b.policy.MaxFailing:
+			return nil, fmt.Errorf("reading batch %s: every read failed for %s: %w", st.ID, failing, err)
+		}
+		if serr := b.policy.Sleep(ctx, d); serr != nil {
+			return nil, serr
+		}
+		failing += d
+		d = min(2*d, b.policy.MaxPoll)
+	}
 }
 
 // Report is what the batches did so far.

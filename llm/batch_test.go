@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +25,17 @@ type memBatches struct {
 	status   string
 	fail     map[string]bool
 	pollErrs []error
+	// pollErr, when set, fails every poll after pollErrs.
+	pollErr error
+	// omit are the calls with no line in the batch's files; extra are
+	// lines it has besides its calls'.
+	omit  map[string]bool
+	extra []BatchReply
+	// billedEmpty are the calls answered empty, their usage billed.
+	billedEmpty map[string]eval.Usage
+	// readErrs fail the first reads of a batch's files.
+	readErrs []error
+	reads    int
 }
 
 func (m *memBatches) SubmitBatch(_ context.Context, calls []BatchCall) (BatchStatus, error) {
@@ -41,6 +53,9 @@ func (m *memBatches) RetrieveBatch(_ context.Context, id string) (BatchStatus, e
 		m.pollErrs = m.pollErrs[1:]
 		return BatchStatus{}, err
 	}
+	if m.pollErr != nil {
+		return BatchStatus{}, m.pollErr
+	}
 	m.polls++
 	st := BatchStatus{ID: id, Status: "in_progress"}
 	if m.polls >= m.steps {
@@ -52,8 +67,21 @@ func (m *memBatches) RetrieveBatch(_ context.Context, id string) (BatchStatus, e
 func (m *memBatches) BatchReplies(_ context.Context, st BatchStatus) ([]BatchReply, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.reads++
+	if len(m.readErrs) > 0 {
+		err := m.readErrs[0]
+		m.readErrs = m.readErrs[1:]
+		return nil, err
+	}
 	var out []BatchReply
 	for _, c := range m.calls[len(m.calls)-1] {
+		if m.omit[c.Request.Messages[0].Content] {
+			continue
+		}
+		if u, ok := m.billedEmpty[c.Request.Messages[0].Content]; ok {
+			out = append(out, BatchReply{ID: c.ID, Failed: true, Response: Response{Usage: u}, Err: fmt.Errorf("no content: %w", ErrEmpty)})
+			continue
+		}
 		if m.fail[c.Request.Messages[0].Content] {
 			out = append(out, BatchReply{ID: c.ID, Failed: true, Err: errors.New("server_error: scripted")})
 			continue
@@ -64,7 +92,7 @@ func (m *memBatches) BatchReplies(_ context.Context, st BatchStatus) ([]BatchRep
 		out = append(out, BatchReply{ID: c.ID, Response: Response{Content: "reply to " + c.Request.Messages[0].Content,
 			Usage: eval.Usage{TokensIn: 1000, TokensOut: 100}}})
 	}
-	return out, nil
+	return append(out, m.extra...), nil
 }
 
 func ask(text string) Request {
@@ -161,10 +189,20 @@ func TestBatchCallsNoBatchAnsweredGoTheNormalWayOnce(t *testing.T) {
 			BatchReport{Batches: 1, Calls: 2, Answered: 1, Direct: 1}},
 		"the batch expired": {BatchExpired, nil, BatchRead{Direct: 2}, BatchReport{Batches: 1, Calls: 2, Direct: 2, Failed: 1}},
 		"the batch failed":  {BatchFailed, nil, BatchRead{Direct: 2}, BatchReport{Batches: 1, Calls: 2, Direct: 2, Failed: 1}},
+		"a call with no line": {BatchCompleted, nil, BatchRead{Answered: 1, Direct: 1, Errors: []string{"no line for 1 call(s) in the batch's files"}},
+			BatchReport{Batches: 1, Calls: 2, Answered: 1, Direct: 1}},
+		"lines that name no call of it": {BatchCompleted, nil, BatchRead{Answered: 2, Stray: 2},
+			BatchReport{Batches: 1, Calls: 2, Answered: 2}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			api := &memBatches{steps: 1, status: tc.status, fail: tc.fail}
+			switch name {
+			case "a call with no line":
+				api.omit = map[string]bool{"one": true}
+			case "lines that name no call of it":
+				api.extra = []BatchReply{{ID: "stray", Response: Response{Content: "reply to nothing"}}, {ID: "stray-failed", Failed: true, Err: errors.New("server_error")}}
+			}
 			b := NewBatch(api, BatchPolicy{Sleep: func(context.Context, time.Duration) error { return nil }})
 			sent := &stubBackend{content: "sent"}
 			c := New(Config{Backend: sent, Batch: b})
@@ -184,7 +222,7 @@ func TestBatchCallsNoBatchAnsweredGoTheNormalWayOnce(t *testing.T) {
 					resp, err := c.Chat(t.Context(), ask(text))
 					require.NoError(t, err)
 					want := "reply to " + text
-					if tc.status != BatchCompleted || tc.fail[text] {
+					if tc.status != BatchCompleted || tc.fail[text] || api.omit[text] {
 						want = "sent"
 					}
 					assert.Equal(t, want, resp.Content)
@@ -225,4 +263,136 @@ func TestBatchWaitBacksOffBetweenPolls(t *testing.T) {
 	api = &memBatches{steps: 9, status: BatchCompleted}
 	_, err = NewBatch(api, BatchPolicy{Sleep: func(ctx context.Context, _ time.Duration) error { stop(); return ctx.Err() }}).Wait(ctx, "b1", nil)
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// TestBatchWaitGivesUp: nothing is polled for ever. Polls that keep
+// failing for a reason that passes (a 503, a 429) end the wait once they
+// have failed for MaxFailing in a row; a batch that never ends, once it
+// has been waited for MaxWait; each time counted in the waits between
+// polls (the policy's clock), and the error says which.
+func TestBatchWaitGivesUp(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		api   *memBatches
+		waits []time.Duration
+		want  string
+	}{
+		"every poll fails": {&memBatches{pollErr: &StatusError{Code: 503, Message: "overloaded"}},
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second},
+			"polling batch b1: every poll failed for 11s: status 503: overloaded"},
+		"polls that fail for less": {&memBatches{steps: 2, status: BatchCompleted, pollErrs: []error{&StatusError{Code: 503}, &StatusError{Code: 429}, &StatusError{Code: 502}}},
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}, ""},
+		"the batch never ends": {&memBatches{steps: 1 << 30, status: BatchCompleted},
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second},
+			"batch b1: still in_progress after 23s of polling: stopped waiting for it"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var waits []time.Duration
+			sleep := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			b := NewBatch(tc.api, BatchPolicy{Poll: time.Second, MaxPoll: 4 * time.Second, MaxFailing: 10 * time.Second, MaxWait: 20 * time.Second, Sleep: sleep})
+			st, err := b.Wait(t.Context(), "b1", nil)
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, BatchCompleted, st.Status)
+			} else {
+				require.EqualError(t, err, tc.want)
+			}
+			assert.Equal(t, tc.waits, waits)
+		})
+	}
+}
+
+// TestBatchReadTriesAgainAFailureThatPasses: a batch's files that fail to
+// come for a reason that passes (a 500, a 429) are read again after a
+// wait, as polls are, until reads have failed for MaxFailing; another
+// error is returned at once.
+func TestBatchReadTriesAgainAFailureThatPasses(t *testing.T) {
+	t.Parallel()
+	unavailable := &StatusError{Code: 503, Message: "unavailable"}
+	for name, tc := range map[string]struct {
+		errs  []error
+		reads int
+		waits []time.Duration
+		want  string
+	}{
+		"read at once":       {nil, 1, nil, ""},
+		"two failures":       {[]error{&StatusError{Code: 500}, &StatusError{Code: 429}}, 3, []time.Duration{time.Second, 2 * time.Second}, ""},
+		"failures that last": {[]error{unavailable, unavailable, unavailable, unavailable, unavailable}, 4, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, "reading batch b1: every read failed for 7s: status 503: unavailable"},
+		"a file not found":   {[]error{&StatusError{Code: 404, Message: "no such file"}}, 1, nil, "reading batch b1: status 404: no such file"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var waits []time.Duration
+			sleep := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			api := &memBatches{steps: 1, status: BatchCompleted, readErrs: tc.errs}
+			b := NewBatch(api, BatchPolicy{Poll: time.Second, MaxPoll: 4 * time.Second, MaxFailing: 5 * time.Second, Sleep: sleep})
+			c := New(Config{Backend: &stubBackend{}, Batch: b})
+			_, err := c.Chat(t.Context(), ask("one"))
+			require.ErrorIs(t, err, ErrBatchPending)
+			st, err := b.Submit(t.Context())
+			require.NoError(t, err)
+			st.Status = BatchCompleted
+			r, err := b.Read(t.Context(), st)
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, BatchRead{Answered: 1}, r)
+			} else {
+				require.EqualError(t, err, tc.want)
+			}
+			assert.Equal(t, tc.reads, api.reads)
+			assert.Equal(t, tc.waits, waits)
+		})
+	}
+}
+
+// TestBatchReplyBilledButUnusableIsCounted: a batch reply the server
+// billed but that is no answer (an empty one, with its usage block) is
+// sent again the normal way, as an empty reply is retried; its tokens
+// are counted, at the batch price, once, in the usage of the call sent
+// again, so that the run's tokens and cost are the sum of what the
+// server billed.
+func TestBatchReplyBilledButUnusableIsCounted(t *testing.T) {
+	t.Parallel()
+	api := &memBatches{steps: 1, status: BatchCompleted, billedEmpty: map[string]eval.Usage{"one": {TokensIn: 700, TokensOut: 3}}}
+	b := NewBatch(api, BatchPolicy{Sleep: func(context.Context, time.Duration) error { return nil }})
+	sent := &stubBackend{content: "sent"}
+	c := New(Config{Backend: sent, Batch: b})
+	for _, text := range []string{"one", "two"} {
+		_, err := c.Chat(t.Context(), ask(text))
+		require.ErrorIs(t, err, ErrBatchPending)
+	}
+	st, err := b.Submit(t.Context())
+	require.NoError(t, err)
+	st, err = b.Wait(t.Context(), st.ID, nil)
+	require.NoError(t, err)
+	r, err := b.Read(t.Context(), st)
+	require.NoError(t, err)
+	assert.Equal(t, BatchRead{Answered: 1, Direct: 1, Errors: []string{"no content: llm: empty reply"}}, r)
+
+	p := DefaultPrices()
+	billed := p.BatchCost("gpt-4o-mini", 700, 3)
+	for i, tc := range []struct {
+		text      string
+		content   string
+		in, out   int
+		calls     int
+		batch     int
+		cost      float64
+		cacheHits int
+	}{
+		{"one", "sent", 1700, 103, 2, 1, billed + p.Cost("gpt-4o-mini", 1000, 100), 0},
+		{"two", "reply to two", 1000, 100, 1, 1, p.BatchCost("gpt-4o-mini", 1000, 100), 0},
+	} {
+		resp, err := c.Chat(t.Context(), ask(tc.text))
+		require.NoError(t, err, i)
+		assert.Equal(t, tc.content, resp.Content, i)
+		assert.Equal(t, [4]int{tc.in, tc.out, tc.calls, tc.batch}, [4]int{resp.Usage.TokensIn, resp.Usage.TokensOut, resp.Usage.Calls, resp.Usage.BatchCalls}, i)
+		assert.InDelta(t, tc.cost, resp.Usage.CostUSD, 1e-12, i)
+		assert.Equal(t, tc.cacheHits, resp.Usage.CacheHits, i)
+	}
+	u := c.Usage()
+	assert.Equal(t, [4]int{2700, 203, 3, 2}, [4]int{u.TokensIn, u.TokensOut, u.Calls, u.BatchCalls}, "the billed empty reply, the call sent again, and two")
+	assert.InDelta(t, billed+p.Cost("gpt-4o-mini", 1000, 100)+p.BatchCost("gpt-4o-mini", 1000, 100), u.CostUSD, 1e-12)
+	assert.Equal(t, int64(1), sent.calls.Load())
 }

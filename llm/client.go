@@ -423,10 +423,13 @@ func (c *Client) chatKeyed(ctx context.Context, req Request) (Response, error) {
 	if b == nil {
 		return c.chatSent(ctx, key, req)
 	}
-	if r, ok, err := c.fromBatch(ctx, b, key, req); ok {
+	r, ok, err := c.fromBatch(ctx, b, key, req)
+	if ok {
 		return r, err
 	}
-	r, err := c.chatSent(ctx, key, req)
+	billed := r.Usage // of the batch's reply that was no answer
+	r, err = c.chatSent(ctx, key, req)
+	r.Usage = r.Usage.Add(billed)
 	if err == nil && r.Usage.Calls > 0 {
 		// Kept, so that a judge run again after the next batch does not
 		// pay for it again, with the cache off too.
@@ -551,6 +554,15 @@ func (c *Client) fromBatch(ctx context.Context, b *Batch, key string, req Reques
 	})
 	switch st {
 	case batchDirect:
+		if u := got.r.Usage; u.TokensIn > 0 || u.TokensOut > 0 {
+			// Billed by the batch, though no answer: paid once, at the
+			// batch price, by the call sent again.
+			u.Calls, u.BatchCalls = 1, 1
+			u.CostUSD, u.CostUnknown = c.price(c.Name(), u.TokensIn, u.TokensOut, true)
+			c.settle(0, u)
+			c.emit(Event{Kind: "call", Tag: req.Tag, Usage: u, Err: ErrEmpty})
+			return Response{Usage: u}, false, nil
+		}
 		return Response{}, false, nil
 	case batchMissing:
 		missed(ctx)

@@ -85,10 +85,12 @@ republishes what results.jsonl and the queue's replies lack.
 batch price (half the model's, or batch: SHARE in the --prices file). A
 judge's dependent calls take a round each: the calls of a round go out as
 one batch, polled until it is done ($ASSAY_BATCH_POLL, 5s by default, is
-the first wait; it doubles up to a minute), then the judges run again. The
-batches are kept in the run folder's batches.json: --resume picks up a
-batch in flight instead of paying for it again. The calls a failed or
-expired batch did not answer are sent directly.
+the first wait; it doubles up to a minute), then the judges run again.
+Polls failing for 15 minutes in a row, or a batch not done 25 hours on,
+stop the run. The batches are kept in the run folder's batches.json:
+--resume picks up a batch in flight instead of paying for it again (one
+the server no longer knows is sent again). The calls a failed or expired
+batch did not answer are sent directly.
 
 Exit codes are judge's: 1 below a --min floor, a failed --gate or an alert;
 3 when more judgements defaulted than --max-default-rate allows, a budget

@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -16,21 +18,47 @@ import (
 
 var _ llm.BatchAPI = (*Backend)(nil)
 
+// OpenAI's limits on one batch: its requests, and the bytes of its input
+// file.
+const (
+	MaxBatchCalls = 50_000
+	MaxBatchBytes = 200_000_000
+)
+
 // SubmitBatch uploads calls as a batch input file (JSON Lines of
 // {custom_id, method, url, body}, each body the request Chat would send)
 // with purpose "batch", and creates a batch of it on
-// /v1/chat/completions with a 24-hour window.
+// /v1/chat/completions with a 24-hour window; a stop of ctx while the
+// batch is created does not lose its id. Calls past the batch limits
+// (Config.BatchMaxCalls, BatchMaxBytes) are refused, nothing sent, with
+// an *llm.BatchTooLargeError saying how many fit.
 func (b *Backend) SubmitBatch(ctx context.Context, calls []llm.BatchCall) (llm.BatchStatus, error) {
 	in := openai.UploadBatchFileRequest{FileName: "assay-batch.jsonl"}
-	for _, c := range calls {
+	size := 0
+	for i, c := range calls {
 		in.AddChatCompletion(c.ID, b.chatRequest(c.Request))
+		size += len(in.Lines[i].MarshalBatchLineItem()) + 1 // the line and its break
+		switch {
+		case i >= b.cfg.BatchMaxCalls:
+			return llm.BatchStatus{}, &llm.BatchTooLargeError{Calls: len(calls), Fits: i, Limit: fmt.Sprintf("%d calls", b.cfg.BatchMaxCalls)}
+		case size > b.cfg.BatchMaxBytes:
+			return llm.BatchStatus{}, &llm.BatchTooLargeError{Calls: len(calls), Fits: i, Limit: fmt.Sprintf("%d bytes of input file", b.cfg.BatchMaxBytes)}
+		}
 	}
 	rctx, rec := record(ctx, 0)
 	f, err := b.client.UploadBatchFile(rctx, in)
 	if err != nil {
 		return llm.BatchStatus{}, fmt.Errorf("%s: upload batch file: %w", b.Name(), classify(err, rec))
 	}
-	rctx, rec = record(ctx, 0)
+	if err := ctx.Err(); err != nil {
+		return llm.BatchStatus{}, err // stopped before a batch was made
+	}
+	// A batch the server makes is paid for: once asked for, its answer
+	// (its id, kept for a resume) is waited for, a stop of ctx or not, for
+	// as long as one call may take.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.Timeout)
+	defer cancel()
+	rctx, rec = record(cctx, 0)
 	resp, err := b.client.CreateBatch(rctx, openai.CreateBatchRequest{
 		InputFileID: f.ID, Endpoint: openai.BatchEndpointChatCompletions, CompletionWindow: "24h",
 	})
@@ -115,23 +143,30 @@ type batchLine struct {
 
 // batchLines reads the lines of file, a batch output or error file: a
 // reply for each call answered with a chat completion, a failure for each
-// that failed (an error status, or an error object: batch_expired).
+// that failed (an error status, or an error object: batch_expired). Each
+// line holds one JSON object; blank lines are skipped, and an error names
+// the line as the file counts it.
 func batchLines(r io.Reader, file string) ([]llm.BatchReply, error) {
-	dec := json.NewDecoder(r)
+	br := bufio.NewReader(r)
 	var out []llm.BatchReply
 	for n := 1; ; n++ {
-		var l batchLine
-		err := dec.Decode(&l)
-		if errors.Is(err, io.EOF) {
-			return out, nil
+		line, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("file %s, line %d: %w", file, n, err)
+		}
+		if text := bytes.TrimSpace(line); len(text) > 0 {
+			var l batchLine
+			if err := json.Unmarshal(text, &l); err != nil {
+				return nil, fmt.Errorf("file %s, line %d: not a batch line: %w", file, n, err)
+			}
+			if l.CustomID == "" {
+				return nil, fmt.Errorf("file %s, line %d: no custom_id", file, n)
+			}
+			out = append(out, batchReply(l))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("file %s, line %d: not a batch line: %w", file, n, err)
+			return out, nil // the end of the file
 		}
-		if l.CustomID == "" {
-			return nil, fmt.Errorf("file %s, line %d: no custom_id", file, n)
-		}
-		out = append(out, batchReply(l))
 	}
 }
 

@@ -2,9 +2,14 @@ package openai_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -160,6 +165,11 @@ func TestBatchRepliesRefusesAFileItCannotRead(t *testing.T) {
 	}{
 		"not JSON":     {`{"custom_id":"a","response":{"status_code":200,"body":{}}}` + "\nnot json\n", "file file-9, line 2: not a batch line"},
 		"no custom_id": {`{"response":{"status_code":200,"body":{}}}` + "\n", "file file-9, line 1: no custom_id"},
+		"after blank lines": {`{"custom_id":"a","response":{"status_code":200,"body":{}}}` + "\n\n\r\n" + `{"custom_id":"b","response":{"status_code":200,"body":{}}}` + "\nnot json\n",
+			"file file-9, line 5: not a batch line"},
+		"one line split in two": {`{"custom_id":"a",` + "\n" + `"response":{"status_code":200,"body":{}}}` + "\n", "file file-9, line 1: not a batch line"},
+		"two lines in one": {`{"custom_id":"a","response":{"status_code":200,"body":{}}} {"custom_id":"b","response":{"status_code":200,"body":{}}}` + "\n",
+			"file file-9, line 1: not a batch line"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -171,4 +181,96 @@ func TestBatchRepliesRefusesAFileItCannotRead(t *testing.T) {
 			require.ErrorContains(t, err, "openai:judge: batch batch_9: "+tc.want)
 		})
 	}
+}
+
+// TestBatchPastTheLimitsIsNotSent: calls past a batch's limits (the
+// requests, the bytes of its input file) are refused before anything is
+// uploaded, saying how many fit, rather than sent as a batch the server
+// fails in validation.
+func TestBatchPastTheLimitsIsNotSent(t *testing.T) {
+	t.Parallel()
+	// Each line's size, as the input file has it.
+	var sizes []int
+	{
+		srv := batchServer(t)
+		b, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "judge"})
+		require.NoError(t, err)
+		_, err = b.SubmitBatch(t.Context(), batchCalls())
+		require.NoError(t, err)
+		for line := range bytes.Lines(srv.BatchInput("batch_1")) {
+			sizes = append(sizes, len(bytes.TrimSuffix(line, []byte("\n")))+1)
+		}
+		require.Len(t, sizes, 3)
+	}
+	for name, tc := range map[string]struct {
+		calls, bytes int
+		err          *llm.BatchTooLargeError
+	}{
+		"within both":       {3, sizes[0] + sizes[1] + sizes[2], nil},
+		"past the requests": {2, 0, &llm.BatchTooLargeError{Calls: 3, Fits: 2, Limit: "2 calls"}},
+		"past the bytes":    {0, sizes[0] + sizes[1] + sizes[2] - 1, &llm.BatchTooLargeError{Calls: 3, Fits: 2, Limit: itoa(sizes[0]+sizes[1]+sizes[2]-1) + " bytes of input file"}},
+		"a call past them":  {0, sizes[0] - 1, &llm.BatchTooLargeError{Calls: 3, Fits: 0, Limit: itoa(sizes[0]-1) + " bytes of input file"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := batchServer(t)
+			b, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "judge", BatchMaxCalls: tc.calls, BatchMaxBytes: tc.bytes})
+			require.NoError(t, err)
+			_, err = b.SubmitBatch(t.Context(), batchCalls())
+			if tc.err == nil {
+				require.NoError(t, err)
+				assert.Equal(t, 1, srv.BatchCounts().Created)
+				return
+			}
+			var tl *llm.BatchTooLargeError
+			require.ErrorAs(t, err, &tl)
+			assert.Equal(t, tc.err, tl)
+			assert.Equal(t, llmtest.BatchCounts{}, srv.BatchCounts(), "nothing uploaded")
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// cancelOnCreate calls cancel once the server has made a batch, before
+// its answer reaches the client.
+type cancelOnCreate struct {
+	http.ResponseWriter
+	cancel func()
+}
+
+func (c cancelOnCreate) WriteHeader(code int) {
+	c.cancel()
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// TestBatchStoppedWhileCreatedKeepsItsID: a stop (an interrupt) that
+// comes while the server makes the batch does not lose its id: the batch
+// is paid for, and a resume that did not know it would submit its calls
+// again. A stop before the file is uploaded creates nothing.
+func TestBatchStoppedWhileCreatedKeepsItsID(t *testing.T) {
+	t.Parallel()
+	srv := batchServer(t)
+	target, err := url.Parse(strings.TrimSuffix(srv.URL(), "/v1"))
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	ctx, stop := context.WithCancel(t.Context())
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/batches" {
+			w = cancelOnCreate{w, stop}
+		}
+		proxy.ServeHTTP(w, r.WithContext(context.WithoutCancel(r.Context())))
+	}))
+	t.Cleanup(front.Close)
+	b, err := openai.New(openai.Config{BaseURL: front.URL + "/v1", Model: "judge"})
+	require.NoError(t, err)
+
+	st, err := b.SubmitBatch(ctx, batchCalls())
+	require.NoError(t, err)
+	assert.Equal(t, "batch_1", st.ID)
+	require.Error(t, ctx.Err(), "stopped while the batch was made")
+
+	_, err = b.SubmitBatch(ctx, batchCalls())
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, srv.BatchCounts().Created)
 }

@@ -63,6 +63,11 @@ type Config struct {
 	Timeout time.Duration
 	// Seed is sent when a request has none; nil sends no seed.
 	Seed *int
+	// BatchMaxCalls and BatchMaxBytes are the most calls, and bytes of
+	// input file, of one batch (default MaxBatchCalls, MaxBatchBytes:
+	// OpenAI's limits).
+	BatchMaxCalls int
+	BatchMaxBytes int
 }
 
 // Backend is an llm.Backend for OpenAI-compatible servers. It is safe for
@@ -89,6 +94,12 @@ func New(cfg Config) (*Backend, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.BatchMaxCalls <= 0 {
+		cfg.BatchMaxCalls = MaxBatchCalls
+	}
+	if cfg.BatchMaxBytes <= 0 {
+		cfg.BatchMaxBytes = MaxBatchBytes
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {

@@ -145,6 +145,9 @@ func scoreOne(ctx context.Context, sc eval.Scorer, s eval.Sample, report func() 
 // one that fails that check and one of kind daily (scored against its
 // ground truth by ScoreFile) are an *eval.InputError, and nothing is scored.
 func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Card, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return eval.Card{}, err
+	}
 	if err := p.scoreable(); err != nil {
 		return eval.Card{}, err
 	}

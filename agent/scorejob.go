@@ -85,6 +85,9 @@ func (o *ScoreOutcome) Write(w io.Writer, format string) error {
 // settings, or another error when scoring could not go on; a card that
 // did not pass is an outcome with a judging.FailVerdict failure.
 func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := job.Judging.Check(); err != nil {
 		return nil, err
 	}
@@ -159,6 +162,9 @@ func readSideFile(flag, file string) ([]byte, error) {
 // read, in's bytes are scored in their place. Data must be non-empty
 // UTF-8 text (ReadInput checks a file's).
 func ScoreBytes(ctx context.Context, job ScoreJob, in ScoreInput) (*ScoreOutcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	p, err := scoreProfile(job, in.Truth != nil, in.Telemetry != nil)
 	if err != nil {
 		return nil, err

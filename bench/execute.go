@@ -173,6 +173,9 @@ type plan struct {
 // (ctx done) is one too, with judging.FailInterrupted, and can be resumed.
 // The run is a span (telemetry.StartRun), each sample its child.
 func Execute(ctx context.Context, job Job) (*Outcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	ctx, span := telemetry.StartRun(ctx, "assay.bench", job.Data, job.Metrics)
 	o, err := execute(ctx, job)
 	span.End(o.traced(err))

@@ -113,9 +113,8 @@ func (p *Profile) scoreable() error {
 	case p.Kind == KindDaily:
 		return &eval.InputError{Field: "profile", Msg: fmt.Sprintf("profile %q is of kind daily, scored against its ground truth: use ScoreFile with a Truth file", p.Name)}
 	}
-	if p.checked {
-		return nil
-	}
+	// Checked on every call, a profile Parse read too: a Go program may
+	// have changed its fields since (a threshold, a scorer added).
 	if err := p.check(p.Metrics()); err != nil {
 		var ie *eval.InputError
 		if errors.As(err, &ie) && p.Name != "" {

@@ -61,11 +61,6 @@ type Profile struct {
 	// its scorers' entries. Nil (a Profile not read by Profiles) is the
 	// built-in one.
 	metrics *metric.Registry
-	// checked is true for a profile Parse read and checked: Score checks
-	// only the others (a Profile a Go program built), since the check
-	// reads the registry's entries (15-120 us), far more than a context
-	// card costs to score.
-	checked bool
 }
 
 // Metrics returns the registry the profile's scorers come from.
@@ -259,7 +254,6 @@ func (ps Profiles) Parse(name string, data []byte) (*Profile, error) {
 		}
 		return nil, err
 	}
-	p.checked = true
 	return &p, nil
 }
 
@@ -430,9 +424,8 @@ func (p *Profile) check(reg *metric.Registry) error {
 	seen := map[string]bool{}
 	for i, s := range p.Specs {
 		f := fmt.Sprintf("scorers[%d]", i)
-		valid := reg.InProfile(p.Kind)
-		if !slices.Contains(valid, s.Metric) {
-			return badField(f+".metric", "unknown metric %q for kind %s (known: %s)", s.Metric, p.Kind, strings.Join(valid, ", "))
+		if e, ok := reg.Lookup(s.Metric); !ok || e.Build == nil || !slices.Contains(e.Profiles, p.Kind) {
+			return badField(f+".metric", "unknown metric %q for kind %s (known: %s)", s.Metric, p.Kind, strings.Join(reg.InProfile(p.Kind), ", "))
 		}
 		if seen[s.Metric] {
 			return badField(f+".metric", "%q listed twice", s.Metric)

@@ -137,6 +137,9 @@ func (o *ResearchOutcome) Write(out, log io.Writer) error {
 // or that an error stopped after it started, is a ResearchOutcome whose
 // Failures say why it did not pass.
 func RunResearch(ctx context.Context, job ResearchJob) (*ResearchOutcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	mode, err := job.prepare()
 	if err != nil {
 		return nil, err

@@ -113,9 +113,8 @@ func (p *Profile) scoreable() error {
 	case p.Kind == KindDaily:
 		return &eval.InputError{Field: "profile", Msg: fmt.Sprintf("profile %q is of kind daily, scored against its ground truth: use ScoreFile with a Truth file", p.Name)}
 	}
-	if p.checked {
-		return nil
-	}
+	// Checked on every call, a profile Parse read too: a Go program may
+	// have changed its fields since (a threshold, a scorer added).
 	if err := p.check(p.Metrics()); err != nil {
 		var ie *eval.InputError
 		if errors.As(err, &ie) && p.Name != "" {
@@ -145,6 +144,9 @@ func scoreOne(ctx context.Context, sc eval.Scorer, s eval.Sample, report func() 
 // one that fails that check and one of kind daily (scored against its
 // ground truth by ScoreFile) are an *eval.InputError, and nothing is scored.
 func Score(ctx context.Context, p *Profile, s eval.Sample, opt Options) (eval.Card, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return eval.Card{}, err
+	}
 	if err := p.scoreable(); err != nil {
 		return eval.Card{}, err
 	}

@@ -85,6 +85,9 @@ func (o *ScoreOutcome) Write(w io.Writer, format string) error {
 // settings, or another error when scoring could not go on; a card that
 // did not pass is an outcome with a judging.FailVerdict failure.
 func ScoreFile(ctx context.Context, job ScoreJob) (*ScoreOutcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := job.Judging.Check(); err != nil {
 		return nil, err
 	}
@@ -156,11 +159,18 @@ func readSideFile(flag, file string) ([]byte, error) {
 
 // ScoreBytes is ScoreFile of input held in memory (assay serve's
 // /v1/score): job's File, Stdin, Sources, Truth and Telemetry are not
-// read, in's bytes are scored in their place. Data must be non-empty
-// UTF-8 text (ReadInput checks a file's).
+// read, in's bytes are scored in their place. Data must be UTF-8 text,
+// not blank (a leading byte-order mark is dropped), as ReadInput checks a
+// file's: other data is an *eval.InputError naming in.Name.
 func ScoreBytes(ctx context.Context, job ScoreJob, in ScoreInput) (*ScoreOutcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	p, err := scoreProfile(job, in.Truth != nil, in.Telemetry != nil)
 	if err != nil {
+		return nil, err
+	}
+	if in.Data, err = checkInput(in.Name, in.Data); err != nil {
 		return nil, err
 	}
 	return scoreBytes(ctx, job, p, in)
@@ -478,6 +488,12 @@ func ReadInput(file string, stdin io.Reader, limit int) ([]byte, error) {
 	if len(data) > limit {
 		return nil, &eval.InputError{File: name, Msg: fmt.Sprintf("larger than the %d MB limit", limit>>20)}
 	}
+	return checkInput(name, data)
+}
+
+// checkInput is data, the input named name, without a byte-order mark,
+// or the *eval.InputError of input that is blank or not UTF-8 text.
+func checkInput(name string, data []byte) ([]byte, error) {
 	// A byte-order mark is not content: an editor's mark before JSON made
 	// it unreadable, and a file of the mark alone was scored as a report.
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))

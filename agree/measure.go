@@ -65,6 +65,9 @@ func (o *Outcome) Passed() bool { return len(o.Failures) == 0 }
 // context ended). A run that ended is an Outcome, whose Failures say why
 // it did not pass.
 func Measure(ctx context.Context, job Job) (*Outcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if job.Registry == nil {
 		job.Registry = agent.Builtins()

@@ -79,6 +79,9 @@ type Outcome struct {
 // whether the held-out difference supports the aligned judge (then
 // written to job.Out), Failed whether too many judgements failed.
 func Align(ctx context.Context, job Job) (*Outcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	job.Env, job.Log = judging.Env(job.Env), judging.Writer(job.Log)
 	if err := job.check(); err != nil {
 		return nil, err

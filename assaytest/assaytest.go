@@ -35,6 +35,7 @@ import (
 
 	"github.com/assaylabs/assay/agent"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm/setup"
 )
@@ -137,7 +138,7 @@ func Require(t TB, s eval.Sample, checks ...string) []eval.Score {
 func (j *Judge) Require(t TB, s eval.Sample, checks ...string) []eval.Score {
 	t.Helper()
 	if j.modelErr != nil {
-		t.Fatalf("%v", j.modelErr)
+		t.Fatalf("%s", shown(j.modelErr))
 		return nil
 	}
 	if len(checks) == 0 {
@@ -149,7 +150,7 @@ func (j *Judge) Require(t TB, s eval.Sample, checks ...string) []eval.Score {
 	for _, c := range checks {
 		ch, err := parseCheck(c, j.model)
 		if err != nil {
-			t.Fatalf("assaytest.Require: %v", err)
+			t.Fatalf("assaytest.Require: %s", shown(err))
 			return nil
 		}
 		parsed = append(parsed, ch)
@@ -159,19 +160,19 @@ func (j *Judge) Require(t TB, s eval.Sample, checks ...string) []eval.Score {
 	}
 	scorers, err := j.scorers(metrics)
 	if err != nil {
-		t.Fatalf("assaytest.Require: %v", err)
+		t.Fatalf("assaytest.Require: %s", shown(err))
 		return nil
 	}
 	scores := make([]eval.Score, len(metrics))
 	for i, sc := range scorers {
 		if c, ok := sc.(judges.Checker); ok {
 			if err := c.Check(s); err != nil {
-				t.Fatalf("assaytest.Require: sample %s cannot be judged: %v", sampleName(s), err)
+				t.Fatalf("assaytest.Require: sample %s cannot be judged: %s", sampleName(s), shown(err))
 				return nil
 			}
 		}
 		if scores[i], err = sc.Score(j.context(), s); err != nil {
-			t.Fatalf("assaytest.Require: judging %s of sample %s: %v", metrics[i], sampleName(s), err)
+			t.Fatalf("assaytest.Require: judging %s of sample %s: %s", metrics[i], sampleName(s), shown(err))
 			return nil
 		}
 	}
@@ -233,7 +234,7 @@ func parseCheck(text string, m judges.Model) (check, error) {
 func (c check) fails(sc eval.Score) string {
 	switch {
 	case sc.Defaulted:
-		return fmt.Sprintf("the judge failed and its neutral default %.2f was used (%v): a default passes no check", sc.Value, sc.Err)
+		return fmt.Sprintf("the judge failed and its neutral default %.2f was used (%s): a default passes no check", sc.Value, shown(sc.Err))
 	case sc.Skipped:
 		return "nothing was judged: " + sc.Reason
 	case compare(sc.Value, c.op, c.want):
@@ -267,10 +268,23 @@ func sampleName(s eval.Sample) string {
 	return strconv.Quote(q)
 }
 
+// shown is err's text as a failure prints it: what a sample, a dataset
+// or a model's reply brought into it with its control and bidi characters
+// escaped (termtext.Message), since a test's output is read on a terminal.
+func shown(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return termtext.Message(err.Error())
+}
+
 // Explain writes a score as a failed test shows it: the value, how it was
 // judged, the reason, and the evidence (claims and verdicts, sources and
-// ratings, gaps, issues), indented.
+// ratings, gaps, issues), indented. What the sample and the judge wrote
+// (a claim, a reason, a URL) has its control and bidi characters escaped,
+// so that a terminal shows it rather than obeys it.
 func Explain(sc eval.Score) string {
+	v := termtext.Visible
 	var b strings.Builder
 	state := strconv.FormatFloat(sc.Value, 'f', 4, 64)
 	switch {
@@ -279,21 +293,21 @@ func Explain(sc eval.Score) string {
 	case sc.Skipped:
 		state = "skipped"
 	}
-	fmt.Fprintf(&b, "    %s = %s", sc.Metric, state)
+	fmt.Fprintf(&b, "    %s = %s", v(sc.Metric), state)
 	if sc.Method != "" {
-		fmt.Fprintf(&b, " [%s]", sc.Method)
+		fmt.Fprintf(&b, " [%s]", v(sc.Method))
 	}
 	b.WriteByte('\n')
 	if sc.Reason != "" {
-		fmt.Fprintf(&b, "    reason: %s\n", sc.Reason)
+		fmt.Fprintf(&b, "    reason: %s\n", v(sc.Reason))
 	}
 	ev := sc.Evidence
 	if len(ev.Claims) > 0 {
 		b.WriteString("    claims:\n")
 		for _, c := range ev.Claims {
-			fmt.Fprintf(&b, "      [%s] %s", c.Verdict, c.Text)
+			fmt.Fprintf(&b, "      [%s] %s", v(c.Verdict), v(c.Text))
 			if c.SourceID != "" {
-				fmt.Fprintf(&b, " (%s)", c.SourceID)
+				fmt.Fprintf(&b, " (%s)", v(c.SourceID))
 			}
 			b.WriteByte('\n')
 		}
@@ -301,9 +315,9 @@ func Explain(sc eval.Score) string {
 	if len(ev.Sources) > 0 {
 		b.WriteString("    sources:\n")
 		for _, s := range ev.Sources {
-			fmt.Fprintf(&b, "      %.2f %s", s.Rating, s.URL)
+			fmt.Fprintf(&b, "      %.2f %s", s.Rating, v(s.URL))
 			if s.Basis != "" {
-				fmt.Fprintf(&b, " (%s)", s.Basis)
+				fmt.Fprintf(&b, " (%s)", v(s.Basis))
 			}
 			b.WriteByte('\n')
 		}
@@ -315,7 +329,7 @@ func Explain(sc eval.Score) string {
 		if len(l.items) > 0 {
 			fmt.Fprintf(&b, "    %s:\n", l.name)
 			for _, it := range l.items {
-				fmt.Fprintf(&b, "      - %s\n", it)
+				fmt.Fprintf(&b, "      - %s\n", v(it))
 			}
 		}
 	}

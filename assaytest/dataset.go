@@ -36,7 +36,7 @@ func RequireDataset(t TB, path string, gates ...string) []Stats {
 func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	t.Helper()
 	if j.modelErr != nil {
-		t.Fatalf("%v", j.modelErr)
+		t.Fatalf("%s", shown(j.modelErr))
 		return nil
 	}
 	if len(gates) == 0 {
@@ -47,7 +47,7 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	for _, g := range gates {
 		pg, err := run.ParseGate(g)
 		if err != nil {
-			t.Fatalf("assaytest.RequireDataset: %v", err)
+			t.Fatalf("assaytest.RequireDataset: %s", shown(err))
 			return nil
 		}
 		if !slices.Contains(metrics, pg.Metric) {
@@ -56,7 +56,7 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	}
 	dir, err := os.MkdirTemp("", "assaytest-run-")
 	if err != nil {
-		t.Fatalf("assaytest.RequireDataset: %v", err)
+		t.Fatalf("assaytest.RequireDataset: %s", shown(err))
 		return nil
 	}
 	defer func() { _ = os.RemoveAll(dir) }() // the run folder is the test's alone
@@ -68,16 +68,16 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	out, err := bench.Execute(j.context(), bench.Job{Data: path, Metrics: metrics, Gates: gates, Out: filepath.Join(dir, "run"),
 		NoStore: true, Quiet: true, Judging: cfg, Env: func(string) string { return "" }})
 	if err != nil {
-		t.Fatalf("assaytest.RequireDataset: %v", err)
+		t.Fatalf("assaytest.RequireDataset: %s", shown(err))
 		return nil
 	}
 	if f := out.Failures.Infra(); f != nil && f.Kind != judging.FailDefaults {
-		t.Fatalf("assaytest.RequireDataset: %v", f.Err)
+		t.Fatalf("assaytest.RequireDataset: %s", shown(f.Err))
 		return nil
 	}
 	results, err := run.ReadResults(filepath.Join(out.Dir, run.FileResults))
 	if err != nil {
-		t.Fatalf("assaytest.RequireDataset: %v", err)
+		t.Fatalf("assaytest.RequireDataset: %s", shown(err))
 		return nil
 	}
 	stats := make([]Stats, len(metrics))
@@ -97,12 +97,12 @@ func (j *Judge) RequireDataset(t TB, path string, gates ...string) []Stats {
 	}
 	data, err := dataset.Open(path, dataset.Options{})
 	if err != nil {
-		t.Fatalf("assaytest.RequireDataset: %v", err)
+		t.Fatalf("assaytest.RequireDataset: %s", shown(err))
 		return nil
 	}
 	for rec, err := range data.Records() {
 		if err != nil {
-			t.Fatalf("assaytest.RequireDataset: %v", err)
+			t.Fatalf("assaytest.RequireDataset: %s", shown(err))
 			return nil
 		}
 		for _, r := range byID[rec.ID] {
@@ -200,7 +200,7 @@ func (s Stats) listLowest(n int) string {
 func (s Stats) listDefaults() string {
 	var b strings.Builder
 	for _, j := range s.defaults {
-		fmt.Fprintf(&b, "    sample %q: %v\n", j.id, j.sc.Err)
+		fmt.Fprintf(&b, "    sample %q: %s\n", j.id, shown(j.sc.Err))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

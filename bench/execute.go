@@ -173,6 +173,9 @@ type plan struct {
 // (ctx done) is one too, with judging.FailInterrupted, and can be resumed.
 // The run is a span (telemetry.StartRun), each sample its child.
 func Execute(ctx context.Context, job Job) (*Outcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	ctx, span := telemetry.StartRun(ctx, "assay.bench", job.Data, job.Metrics)
 	o, err := execute(ctx, job)
 	span.End(o.traced(err))
@@ -972,16 +975,19 @@ func (p *pendingStore) close() {
 	}
 }
 
-// openStore opens the job's run store.
+// openStore opens the job's run store. A store the job gives no way to
+// find (no Store, and no Env or one without its variables) is an
+// *eval.InputError, a setting to fix, as runstore.Runs says it; a store
+// that does not open is not.
 func openStore(job Job) (*runstore.Store, error) {
 	path := job.Store
 	if path == "" && job.envless {
-		return nil, errors.New("run store: the job names no Store and has no Env to find the default one in ($ASSAY_DATA_DIR, $HOME): set Job.Store, or Job.Env to os.Getenv")
+		return nil, &eval.InputError{Msg: "run store: the job names no Store and has no Env to find the default one in ($ASSAY_DATA_DIR, $HOME): set Job.Store, or Job.Env to os.Getenv"}
 	}
 	if path == "" {
 		var err error
 		if path, err = runstore.DefaultStorePath(job.Env); err != nil {
-			return nil, err
+			return nil, &eval.InputError{Msg: err.Error(), Err: err}
 		}
 	}
 	return runstore.OpenStore(path)

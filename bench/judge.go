@@ -108,6 +108,9 @@ func notEvaluable(ss []run.MetricStats) int {
 // Failures say why it did not pass. The run is a span
 // (telemetry.StartRun), each record its child.
 func Judge(ctx context.Context, job JudgeJob) (*JudgeOutcome, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	ctx, span := telemetry.StartRun(ctx, "assay.judge", job.Data, job.Metrics)
 	o, err := judge(ctx, job)
 	span.End(o.traced(err))

@@ -81,6 +81,9 @@ type exportResult struct {
 // copy of standard input its folder keeps), record by record; results are held without their evidence. A dataset that no
 // longer reads leaves the fields empty and Exported.Note says why.
 func (r Runs) Export(ctx context.Context, ref, format string, w io.Writer) (*Exported, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := report.CheckOutputFormat(format, exportFormats...); err != nil {
 		return nil, err
 	}
@@ -130,6 +133,9 @@ func export(v *RunView, format string, w io.Writer) (*Exported, error) {
 // ExportFile is Export to the file at path, written whole or not at
 // all, or to stdout when path is empty or "-".
 func (r Runs) ExportFile(ctx context.Context, ref, format, path string, stdout io.Writer) (*Exported, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	if path == "" || path == "-" {
 		return r.Export(ctx, ref, format, stdout)
 	}

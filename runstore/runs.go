@@ -90,6 +90,9 @@ type MetricMean struct {
 
 // List lists the recorded runs, oldest first.
 func (r Runs) List(ctx context.Context) (*RunList, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	st, err := r.open()
 	if err != nil {
 		return nil, err
@@ -128,6 +131,9 @@ type RunView struct {
 // Show finds the run ref names: a run folder, else a run id or the
 // beginning of one in the run store.
 func (r Runs) Show(ctx context.Context, ref string) (*RunView, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	return r.load(ctx, ref, false)
 }
 
@@ -235,6 +241,9 @@ func newABRow(metric string, an run.ABTestAnalysis, test string, p run.Num) ABRo
 // the paired test, the samples that fell most, seed 002's alerts and A/B
 // analysis, and how b was judged otherwise than a.
 func (r Runs) Diff(ctx context.Context, a, b string) (*RunDiff, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	base, err := r.load(ctx, a, true)
 	if err != nil {
 		return nil, err
@@ -279,6 +288,9 @@ func errorTexts(errs []error) []string {
 // file (hashed) or its sha256, or empty for the dataset of the last run
 // that judged the metric.
 func (r Runs) Trend(ctx context.Context, metric, dataset string) (*Trend, error) {
+	if err := eval.CheckContext(ctx); err != nil {
+		return nil, err
+	}
 	sha, err := datasetSHA(dataset)
 	if err != nil {
 		return nil, err

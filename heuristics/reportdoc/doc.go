@@ -25,12 +25,15 @@
 //   - Thai writes no full stop. In Thai text a space between two Thai
 //     words ends a sentence, unless the word after it joins its clause to
 //     the one before (a conjunction, relative word or preposition: "และ",
-//     "ซึ่ง", "เพราะ", "ของ"...). A citation written after Thai prose ends
-//     the sentence when Thai prose follows it, with or without a space, so
-//     an uncited sentence between cited ones is a claim of its own; a
-//     citation after or before a joining word is inside its sentence
-//     ("รายงานของ [กรม](url) ระบุว่า...": the report of the department
-//     states that...). Thai words are found with a dictionary (package
+//     "ซึ่ง", "เพราะ", "ของ"...), the word before it cannot end a sentence
+//     ("จาก", "ของ"), an era follows its year ("ปี พ.ศ. ๒๕๖๗"), a verb of
+//     saying with its "ว่า" follows its subject, or the space follows "ๆ".
+//     A citation written after a Thai sentence (ending in a Thai or Latin
+//     word or a number) ends it when Thai prose follows, with or without a
+//     space, so an uncited sentence between cited ones is a claim of its
+//     own; a citation after a word that cannot end a sentence, or before a
+//     joining word, is inside its sentence ("รายงานของ [กรม](url)
+//     ระบุว่า...": the report of the department states that...). Thai words are found with a dictionary (package
 //     heuristics/internal/thai).
 //   - A sentence is a claim when it has at least three words (see Words
 //     below), does not end with "?" or ":" (or "？", "："), and is not about

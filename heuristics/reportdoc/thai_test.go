@@ -53,6 +53,45 @@ func TestThaiSentences(t *testing.T) {
 			claims: []string{"น้ำท่วมภาคเหนือทำลายนาข้าวหลายแสนไร่[9]", "ราคาข้าวสารในตลาดสูงขึ้นมาก[2]"},
 			cited:  []bool{false, true},
 		},
+		"a sentence ending in 'already' ends at its marker": {
+			md:     "ปริมาณฝนในภาคอีสานลดลงแล้ว[1] ชาวนาเลื่อนการปลูกข้าวออกไปหนึ่งเดือน" + sources,
+			claims: []string{"ปริมาณฝนในภาคอีสานลดลงแล้ว[1]", "ชาวนาเลื่อนการปลูกข้าวออกไปหนึ่งเดือน"},
+			cited:  []bool{true, false},
+		},
+		"a sentence ending in 'too' ends at its link": {
+			md:     "รัฐบาลแจกเมล็ดพันธุ์ข้าวทนแล้งด้วย [ข่าว](https://moac.go.th/y \"แจกเมล็ดพันธุ์\") เกษตรกรส่วนใหญ่ยังไม่รู้จักพันธุ์ใหม่\n",
+			claims: []string{"รัฐบาลแจกเมล็ดพันธุ์ข้าวทนแล้งด้วย ข่าว", "เกษตรกรส่วนใหญ่ยังไม่รู้จักพันธุ์ใหม่"},
+			cited:  []bool{true, false},
+		},
+		"a space after 'from' and before 'states that' is inside the sentence": {
+			md:     "ข้อมูลจาก สำนักงานเศรษฐกิจการเกษตร ระบุว่าราคาข้าวเปลือกสูงขึ้น[2]" + sources,
+			claims: []string{"ข้อมูลจาก สำนักงานเศรษฐกิจการเกษตร ระบุว่าราคาข้าวเปลือกสูงขึ้น[2]"},
+			cited:  []bool{true},
+		},
+		"a space before the era of a year is inside the sentence": {
+			md:     "ตั้งแต่ต้นปี พ.ศ. ๒๕๖๗ ราคาปุ๋ยเพิ่มขึ้นร้อยละ ๑๕[1] เมื่อ ค.ศ. 2020 ราคาปุ๋ยยังต่ำ[2]" + sources,
+			claims: []string{"ตั้งแต่ต้นปี พ.ศ. ๒๕๖๗ ราคาปุ๋ยเพิ่มขึ้นร้อยละ ๑๕[1]", "เมื่อ ค.ศ. 2020 ราคาปุ๋ยยังต่ำ[2]"},
+			cited:  []bool{true, true},
+		},
+		"a space after the repetition mark is inside the sentence": {
+			md:     "หน่วยงานต่าง ๆ ร่วมมือกันแก้ปัญหาภัยแล้งในภาคอีสาน[1]" + sources,
+			claims: []string{"หน่วยงานต่าง ๆ ร่วมมือกันแก้ปัญหาภัยแล้งในภาคอีสาน[1]"},
+			cited:  []bool{true},
+		},
+		"a sentence ending in a number or a Latin word ends at its marker": {
+			md: "ผลผลิตข้าวลดลงร้อยละ ๑๕[1] ชาวนาเลื่อนการปลูกข้าวออกไปหนึ่งเดือน ปริมาณน้ำในเขื่อนเหลือ 40%[2] " +
+				"ภาครัฐส่งเสริมการใช้ AI[1] ชาวนาใช้โดรนพ่นปุ๋ยมากขึ้น[2]" + sources,
+			claims: []string{
+				"ผลผลิตข้าวลดลงร้อยละ ๑๕[1]", "ชาวนาเลื่อนการปลูกข้าวออกไปหนึ่งเดือน", "ปริมาณน้ำในเขื่อนเหลือ 40%[2]",
+				"ภาครัฐส่งเสริมการใช้ AI[1]", "ชาวนาใช้โดรนพ่นปุ๋ยมากขึ้น[2]",
+			},
+			cited: []bool{true, false, true, true, true},
+		},
+		"a space between two clauses still splits": {
+			md:     "ราคาข้าวเปลือกสูงขึ้นมาก ชาวนาเลื่อนการปลูกข้าวออกไป[1]" + sources,
+			claims: []string{"ราคาข้าวเปลือกสูงขึ้นมาก", "ชาวนาเลื่อนการปลูกข้าวออกไป[1]"},
+			cited:  []bool{false, true},
+		},
 		"English text is split as before": {
 			md:     "Rice prices rose in March.[1] Farmers planted less rice this year.\n\n## Sources\n\n1. https://a.gov/1\n",
 			claims: []string{"Rice prices rose in March.[1]", "Farmers planted less rice this year."},

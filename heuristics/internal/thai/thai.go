@@ -119,15 +119,21 @@ func (c cost) less(d cost) bool {
 	return c.unknown < d.unknown || (c.unknown == d.unknown && c.words < d.words)
 }
 
+// thaiText reports whether r is Thai text a dictionary word may hold: a
+// Thai letter, vowel, tone mark or sign, not a Thai digit (๐-๙) or the
+// baht sign (฿), which are read as numbers are.
+func thaiText(r rune) bool { return IsThai(r) && r != '฿' && (r < '๐' || r > '๙') }
+
 // Segment returns the words of s, in order, their concatenation s: each
 // run of Thai text cut as the package doc says, each other run (Latin,
-// digits, spaces, punctuation) one piece as it stands.
+// digits, Thai digits and the baht sign among them, spaces, punctuation)
+// one piece as it stands, so "๒.๒" is one piece as "2.2" is.
 func Segment(s string) []string {
 	var out []string
 	for start := 0; start < len(s); {
 		r, _ := utf8.DecodeRuneInString(s[start:])
-		thai := IsThai(r)
-		end := start + strings.IndexFunc(s[start:], func(r rune) bool { return IsThai(r) != thai })
+		thai := thaiText(r)
+		end := start + strings.IndexFunc(s[start:], func(r rune) bool { return thaiText(r) != thai })
 		if end < start {
 			end = len(s)
 		}

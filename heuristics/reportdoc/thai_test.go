@@ -149,6 +149,16 @@ func TestThaiDigitReferences(t *testing.T) {
 			md:   "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด [๑](https://a.go.th/1)\n",
 			refs: []string{"1"}, urls: []string{"https://a.go.th/1"},
 		},
+		"lines numbered in Thai digits": {
+			md: "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[๒]\n\n## อ้างอิง\n\n" +
+				"๑. กรมอุตุนิยมวิทยา https://a.go.th/1\n๒. กรมชลประทาน https://b.go.th/2\n",
+			refs: []string{"2"}, urls: []string{"https://b.go.th/2"},
+		},
+		"lines numbered in brackets": {
+			md: "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[2]\n\n## อ้างอิง\n\n" +
+				"(1) กรมอุตุนิยมวิทยา https://a.go.th/1\n(2) กรมชลประทาน https://b.go.th/2\n",
+			refs: []string{"2"}, urls: []string{"https://b.go.th/2"},
+		},
 		"a Thai marker beyond the list": {
 			md:       "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[๙]\n\n## อ้างอิง\n\n1. https://a.go.th/1\n",
 			dangling: []string{"[๙]"},

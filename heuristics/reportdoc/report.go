@@ -973,7 +973,11 @@ func refLabel(s string) string { return textseg.ASCIIDigits(s) }
 // MinClaimWords is the fewest words a sentence needs to state a claim.
 const MinClaimWords = 3
 
-var metaOpeners = []string{"this report", "in this report", "this section", "the following section", "below we", "this document", "this analysis"}
+var metaOpeners = []string{"this report", "in this report", "this section", "the following section", "below we", "this document", "this analysis",
+	// the same in Thai: this report, in this report, this section, in this
+	// section, the following section, this document, this article, this
+	// analysis
+	"รายงานนี้", "ในรายงานนี้", "ส่วนนี้", "ในส่วนนี้", "ส่วนต่อไปนี้", "เอกสารนี้", "บทความนี้", "การวิเคราะห์นี้"}
 
 // isClaim applies the claim rule of the package doc to one sentence; prose
 // is the sentence without citation markers.

@@ -55,6 +55,16 @@ var thaiOpen = map[string]bool{
 	"ตั้งแต่": true, "ภายใน": true, "ณ": true,
 }
 
+// thaiOpener are joining words that also open a sentence with an adverbial
+// phrase ("ในปี ๒๕๖๗..." in 2024, "จากการสำรวจ..." from the survey,
+// "ตามรายงาน..." according to the report, "เพื่อ..." to...). After a
+// space they may continue a clause; after a citation, which closed one,
+// they open the next sentence.
+var thaiOpener = map[string]bool{
+	"ใน": true, "จาก": true, "ตาม": true, "เพื่อ": true, "แม้": true, "แม้ว่า": true, "ขณะที่": true,
+	"เนื่องจาก": true, "โดย": true, "อีกทั้ง": true,
+}
+
 // thaiEras are the abbreviations of the eras a year is written in
 // (Buddhist, Common, Chula and Rattanakosin): after a space they belong to
 // the year word before them ("ในปี พ.ศ. ๒๕๖๗").
@@ -210,7 +220,7 @@ func thaiCitationStops(s string, spans *spanSet, marks []mark, bounds []int) []i
 		// its sentence ("รายงานของ [กรม](url) ระบุว่า...": the report of
 		// the department states that...); one before a joining word is
 		// followed by more of the same sentence.
-		if thaiOpen[thaiLastWord(before)] || thaiJoining[thaiFirstWord(s[end:])] {
+		if first := thaiFirstWord(s[end:]); thaiOpen[thaiLastWord(before)] || thaiJoining[first] && !thaiOpener[first] {
 			continue
 		}
 		extra = append(extra, end)

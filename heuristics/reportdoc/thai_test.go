@@ -92,6 +92,17 @@ func TestThaiSentences(t *testing.T) {
 			claims: []string{"ราคาข้าวเปลือกสูงขึ้นมาก", "ชาวนาเลื่อนการปลูกข้าวออกไป[1]"},
 			cited:  []bool{false, true},
 		},
+		"a sentence opening with 'from' or 'in' after a citation is its own": {
+			md:     "ราคาข้าวเปลือกสูงขึ้นมาก[1] จากการสำรวจพบว่าชาวนาร้อยละ ๖๐ ขาดทุน[2] ในปี ๒๕๖๗ ราคาปุ๋ยสูงขึ้นอีก" + sources,
+			claims: []string{"ราคาข้าวเปลือกสูงขึ้นมาก[1]", "จากการสำรวจพบว่าชาวนาร้อยละ ๖๐ ขาดทุน[2]", "ในปี ๒๕๖๗ ราคาปุ๋ยสูงขึ้นอีก"},
+			cited:  []bool{true, true, false},
+		},
+		"a sentence about the report itself is no claim, in Thai as in English": {
+			md: "รายงานนี้สรุปแนวโน้มค่าไฟฟ้าของครัวเรือนไทยในช่วงสามปี ค่าไฟฟ้าเฉลี่ยเพิ่มขึ้นเป็น ๔.๑๘ บาทต่อหน่วย[1] " +
+				"ในส่วนนี้เปรียบเทียบค่าไฟฟ้าของแต่ละภาค" + sources,
+			claims: []string{"ค่าไฟฟ้าเฉลี่ยเพิ่มขึ้นเป็น ๔.๑๘ บาทต่อหน่วย[1]"},
+			cited:  []bool{true},
+		},
 		"English text is split as before": {
 			md:     "Rice prices rose in March.[1] Farmers planted less rice this year.\n\n## Sources\n\n1. https://a.gov/1\n",
 			claims: []string{"Rice prices rose in March.[1]", "Farmers planted less rice this year."},

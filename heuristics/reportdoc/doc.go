@@ -27,7 +27,7 @@
 //     the one before (a conjunction, relative word or preposition: "และ",
 //     "ซึ่ง", "เพราะ", "ของ"...), the word before it cannot end a sentence
 //     ("จาก", "ของ"), an era follows its year ("ปี พ.ศ. ๒๕๖๗"), a verb of
-//     saying with its "ว่า" follows its subject, or the space follows "ๆ".
+//     saying with its "ว่า" follows its subject, or the space follows "ๆ" or "ฯ".
 //     A citation written after a Thai sentence (ending in a Thai or Latin
 //     word or a number) ends it when Thai prose follows, with or without a
 //     space, so an uncited sentence between cited ones is a claim of its

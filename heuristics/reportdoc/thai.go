@@ -18,8 +18,8 @@ import (
 //     sentence (thaiContinues: a joining word such as "ซึ่ง" which or
 //     "เพราะ" because, an era after its year, "ปี พ.ศ. ๒๕๖๗", or a verb
 //     of saying whose subject came before, "กรมการข้าว ระบุว่า"), the
-//     space follows the repetition mark "ๆ" (written with a space after it
-//     inside a sentence), or a citation stands just before or after the
+//     space follows the repetition mark "ๆ" or the abbreviation mark "ฯ"
+//     (written with a space after them inside a sentence), or a citation stands just before or after the
 //     space (the next rule decides there);
 //   - a citation (a link to a web page, a resolved [n] or footnote) written
 //     after Thai prose ends the sentence when Thai prose follows it, with
@@ -99,9 +99,13 @@ func thaiProse(r rune) bool {
 	return thai.IsThai(r) && (unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc))
 }
 
-// thaiRepeat is the mark "ๆ" that repeats the word before it; Thai style
-// writes a space after it, inside a sentence as at its end.
-const thaiRepeat = 'ๆ'
+// thaiRepeat is the mark "ๆ" that repeats the word before it, and
+// thaiAbbrev the mark "ฯ" that shortens it ("กรุงเทพฯ", "ฯลฯ" etc.); Thai
+// style writes a space after each, inside a sentence as at its end.
+const (
+	thaiRepeat = 'ๆ'
+	thaiAbbrev = 'ฯ'
+)
 
 // thaiOpens reports whether s starts with a Thai character that can begin
 // a word: a consonant or a vowel written before its consonant.
@@ -154,7 +158,7 @@ func thaiSpaceStops(s string, spans *spanSet, bounds []int) []int {
 		}
 		i = end
 		prev, _ := utf8.DecodeLastRuneInString(s[:start])
-		if start == 0 || end >= len(s) || !thaiProse(prev) || prev == thaiRepeat || !thaiOpens(s[end:]) {
+		if start == 0 || end >= len(s) || !thaiProse(prev) || prev == thaiRepeat || prev == thaiAbbrev || !thaiOpens(s[end:]) {
 			continue
 		}
 		// Around a citation the citation rule decides.

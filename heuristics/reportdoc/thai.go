@@ -19,13 +19,15 @@ import (
 //     "เพราะ" because, an era after its year, "ปี พ.ศ. ๒๕๖๗", or a verb
 //     of saying whose subject came before, "กรมการข้าว ระบุว่า"), the
 //     space follows the repetition mark "ๆ" or the abbreviation mark "ฯ"
-//     (written with a space after them inside a sentence), or a citation stands just before or after the
-//     space (the next rule decides there);
+//     (written with a space after them inside a sentence), or a citation
+//     stands just before or after the space (the next rule decides there);
 //   - a citation (a link to a web page, a resolved [n] or footnote) written
-//     after Thai prose ends the sentence when Thai prose follows it, with
+//     after Thai prose ends the sentence when Thai prose (or a capitalised
+//     word, an English sentence of a mixed report) follows it, with
 //     or without a space between, unless the word just before it cannot
 //     end a sentence (the citation is that word's object: "รายงานของ
-//     [กรม](url)") or a joining word stands just after it. A word that
+//     [กรม](url)") or a joining word that opens no sentence (thaiOpener)
+//     stands just after it. A word that
 //     joins after a space may still end a sentence before a citation:
 //     "...ลดลงแล้ว[1] ชาวนา..." (has fallen already) ends at the marker.
 
@@ -217,7 +219,9 @@ func thaiCitationStops(s string, spans *spanSet, marks []mark, bounds []int) []i
 			for end = next; end < len(s) && s[end] == ' '; end++ {
 			}
 		}
-		if end >= len(s) || !thaiOpens(s[end:]) || spans.strictlyInside(end) {
+		// Thai prose or a capitalised word, an English sentence in a
+		// mixed report, opens the next sentence.
+		if end >= len(s) || !thaiOpens(s[end:]) && !opensSentence(s[end:]) || spans.strictlyInside(end) {
 			continue
 		}
 		// A citation after a joining word is that word's object, inside

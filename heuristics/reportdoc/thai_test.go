@@ -108,6 +108,15 @@ func TestThaiSentences(t *testing.T) {
 			claims: []string{"ค่าไฟฟ้าเฉลี่ยเพิ่มขึ้นเป็น ๔.๑๘ บาทต่อหน่วย[1]"},
 			cited:  []bool{true},
 		},
+		"an English sentence after a cited Thai one is its own": {
+			md: "ราคาแผงโซลาร์ลดลงร้อยละ ๘๙ ในสิบปี[1] The Provincial Electricity Authority pays 2.2 baht per unit. " +
+				"Solar capacity reached 3,180 MW in 2023.[2] ราคาข้าวสูงขึ้นในปีนี้" + sources,
+			claims: []string{
+				"ราคาแผงโซลาร์ลดลงร้อยละ ๘๙ ในสิบปี[1]", "The Provincial Electricity Authority pays 2.2 baht per unit.",
+				"Solar capacity reached 3,180 MW in 2023.[2]", "ราคาข้าวสูงขึ้นในปีนี้",
+			},
+			cited: []bool{true, false, true, false},
+		},
 		"English text is split as before": {
 			md:     "Rice prices rose in March.[1] Farmers planted less rice this year.\n\n## Sources\n\n1. https://a.gov/1\n",
 			claims: []string{"Rice prices rose in March.[1]", "Farmers planted less rice this year."},

@@ -11,6 +11,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/heuristics/reportdoc"
 	"github.com/assaylabs/assay/internal/plural"
+	"github.com/assaylabs/assay/internal/textseg"
 )
 
 // Readability thresholds of Clarity's zero value.
@@ -179,7 +180,8 @@ func repetitionIssues(r *Report, threshold float64) []string {
 		if s.Row || len(ws) < reportdoc.MinClaimWords {
 			continue
 		}
-		k := strings.ToLower(strings.Join(ws, " "))
+		// "๑๐" and "10" are one number: the sentence is repeated.
+		k := textseg.ASCIIDigits(strings.ToLower(strings.Join(ws, " ")))
 		seen[k]++
 		if seen[k] == 2 {
 			issues = append(issues, fmt.Sprintf("repeated sentence at line %d: %q", s.Line, truncate(s.Text, 60)))
@@ -193,7 +195,7 @@ func repetitionIssues(r *Report, threshold float64) []string {
 		}
 		sets[i] = make([]string, len(ws))
 		for k, w := range ws {
-			sets[i][k] = strings.ToLower(w)
+			sets[i][k] = textseg.ASCIIDigits(strings.ToLower(w))
 		}
 	}
 	pairs, _ := nearDuplicates(sets, threshold)

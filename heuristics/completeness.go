@@ -13,6 +13,7 @@ import (
 	"github.com/assaylabs/assay/heuristics/internal/lex"
 	"github.com/assaylabs/assay/heuristics/internal/thai"
 	"github.com/assaylabs/assay/internal/plural"
+	"github.com/assaylabs/assay/internal/textseg"
 )
 
 // comparisonPatterns find the two sides of a comparison query. They are
@@ -143,9 +144,10 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 		sc.Evidence.Gaps = []string{"query unknown"}
 		return sc
 	}
+	// Thai digits are the same numbers as ASCII ones: "๒๕๖๖" covers "2566".
 	var texts []string
 	for _, s := range r.Sentences {
-		texts = append(texts, s.Text)
+		texts = append(texts, textseg.ASCIIDigits(s.Text))
 	}
 	title := true
 	for _, sec := range r.Sections {
@@ -155,7 +157,7 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 			continue
 		}
 		if !sec.Sources {
-			texts = append(texts, sec.Title)
+			texts = append(texts, textseg.ASCIIDigits(sec.Title))
 		}
 	}
 	have := lexicon().StemSet(texts...)
@@ -170,6 +172,7 @@ func (c Completeness) score(r *Report, query string) eval.Score {
 	for _, a := range aspects {
 		ok := true
 		for _, w := range strings.Fields(a) {
+			w = textseg.ASCIIDigits(w)
 			var found bool
 			switch {
 			case isShortName(w):

@@ -314,6 +314,11 @@ func TestClarityRepeatedSentenceCitedApart(t *testing.T) {
 		"a footnote":        {"Sales grew steadily in Norway [2].\n\nSales grew steadily in Norway.[^a]", []string{`repeated sentence at line 11: "Sales grew steadily in Norway.[^a]"`}},
 		"a grouped marker":  {"Sales grew steadily in Norway [2]. Sales grew steadily in Norway [1-3].", []string{`repeated sentence at line 9: "Sales grew steadily in Norway [1-3]."`}},
 		"different numbers": {"Sales grew 4% in Norway [2]. Sales grew 9% in Norway [3].", nil},
+		"a Thai sentence, its number in Thai then ASCII digits": {
+			"ราคาข้าวหอมมะลิสูงขึ้นร้อยละ ๑๐ ในปีนี้[2]\n\nราคาข้าวหอมมะลิสูงขึ้นร้อยละ 10 ในปีนี้[3]",
+			[]string{`repeated sentence at line 11: "ราคาข้าวหอมมะลิสูงขึ้นร้อยละ 10 ในปีนี้[3]"`, "paragraphs at lines 9 and 11 are near-duplicates"},
+		},
+		"Thai sentences with different numbers": {"ราคาข้าวหอมมะลิสูงขึ้นร้อยละ ๑๐ ในปีนี้[2]\n\nราคาข้าวหอมมะลิสูงขึ้นร้อยละ 11 ในปีนี้[3]", nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -120,3 +120,27 @@ func TestThaiHeadingsAreRecognised(t *testing.T) {
 		})
 	}
 }
+
+// TestThaiDigitsCoverTheirNumbers: a year or figure in the query is
+// covered by the same number written in Thai digits, and the other way.
+func TestThaiDigitsCoverTheirNumbers(t *testing.T) {
+	t.Parallel()
+	const report = "# ข้าว\n\n## บทนำ\n\nในปี พ.ศ. ๒๕๖๖ ชาวนาปลูกข้าวได้ ๓,๑๘๐ ตัน[1]\n\n## สรุป\n\nราคาข้าวในปี 2567 สูงขึ้น[1]\n\n## อ้างอิง\n\n1. https://www.oae.go.th/rice\n"
+	tests := map[string]struct {
+		query string
+		gaps  []string
+	}{
+		"an ASCII year, the report in Thai digits": {query: "ชาวนาปลูกข้าว ปี 2566", gaps: nil},
+		"a Thai-digit year, the report in ASCII":   {query: "ราคาข้าว ปี ๒๕๖๗", gaps: nil},
+		"a grouped figure":                         {query: "ข้าว 3,180 ตัน", gaps: nil},
+		"another year is still a gap":              {query: "ชาวนาปลูกข้าว ปี ๒๕๖๕", gaps: []string{`"๒๕๖๕" not covered`}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := Completeness{}.Score(context.Background(), eval.Sample{Query: tc.query, Answer: report})
+			require.NoError(t, err)
+			assert.Equal(t, tc.gaps, sc.Evidence.Gaps)
+		})
+	}
+}

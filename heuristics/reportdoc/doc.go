@@ -25,19 +25,24 @@
 //   - Thai writes no full stop. In Thai text a space between two Thai
 //     words ends a sentence, unless the word after it joins its clause to
 //     the one before (a conjunction, relative word or preposition: "และ",
-//     "ซึ่ง", "เพราะ", "ของ"...). A citation written after Thai prose ends
-//     the sentence when Thai prose follows it, with or without a space, so
-//     an uncited sentence between cited ones is a claim of its own; a
-//     citation after or before a joining word is inside its sentence
-//     ("รายงานของ [กรม](url) ระบุว่า...": the report of the department
-//     states that...). Thai words are found with a dictionary (package
+//     "ซึ่ง", "เพราะ", "ของ"...), the word before it cannot end a sentence
+//     ("จาก", "ของ"), an era follows its year ("ปี พ.ศ. ๒๕๖๗"), a verb of
+//     saying with its "ว่า" follows its subject, or the space follows "ๆ" or "ฯ".
+//     A citation written after a Thai sentence (ending in a Thai or Latin
+//     word or a number) ends it when Thai prose follows, with or without a
+//     space, so an uncited sentence between cited ones is a claim of its
+//     own; a citation after a word that cannot end a sentence, or before a
+//     joining word that opens no sentence ("ใน", "จาก" do: "...[1] จากการ
+//     สำรวจ..." is a new sentence), is inside its sentence ("รายงานของ
+//     [กรม](url) ระบุว่า...": the report of the department states
+//     that...). Thai words are found with a dictionary (package
 //     heuristics/internal/thai).
 //   - A sentence is a claim when it has at least three words (see Words
 //     below), does not end with "?" or ":" (or "？", "："), and is not about
-//     the report itself ("This report compares..."). A sentence of two
-//     words is one when it pairs a word with a quantity ("Efficiency:
-//     300%", "COP 2.0", not "Step 3") or is two words, neither a stop word,
-//     closed by a full stop ("Sales fell.").
+//     the report itself ("This report compares...", "รายงานนี้สรุป...").
+//     A sentence of two words is one when it pairs a word with a quantity
+//     ("Efficiency: 300%", "COP 2.0", not "Step 3") or is two words,
+//     neither a stop word, closed by a full stop ("Sales fell.").
 //   - A citation belongs to the sentence it closes: a marker placed just
 //     after the full stop ("... grew.[1]", "... grew. [^2]"), a link
 //     standing alone after the sentence, a link written against the full

@@ -400,7 +400,9 @@ func (p *reportParser) sourceTable(t *east.Table) {
 	}
 }
 
-// sourceParagraph reads "[N] ..." lines written as a plain paragraph.
+// sourceParagraph reads "[N] ...", "N. ...", "N) ..." and "(N) ..." lines
+// written as a plain paragraph: lines numbered in Thai digits ("๑. ...")
+// are no Markdown list, nor are "2. ..." lines that follow a line of text.
 func (p *reportParser) sourceParagraph(n ast.Node) {
 	lines := n.Lines()
 	for i := 0; i < lines.Len(); i++ {
@@ -412,6 +414,8 @@ func (p *reportParser) sourceParagraph(n ast.Node) {
 		}
 		if m := leadingLabel.FindStringSubmatch(line); m != nil {
 			p.r.References[refLabel(m[1])] = trimURL(u)
+		} else if m := bulletNumber.FindStringSubmatch(line); m != nil {
+			p.r.References[refLabel(m[1]+m[2])] = trimURL(u)
 		}
 	}
 	// Links inside the paragraph count as listed sources too.
@@ -427,9 +431,9 @@ func (p *reportParser) sourceParagraph(n ast.Node) {
 
 var (
 	leadingLabel = regexp.MustCompile(`^\s*\[([0-9๐-๙]{1,4})\]`)
-	// bulletNumber is a number that opens a bulleted Sources entry: "(3) ",
-	// or "3. " in Thai digits (in ASCII digits goldmark reads it as an
-	// ordered list inside the bullet).
+	// bulletNumber is a number that opens a bulleted Sources entry or a
+	// line of a Sources paragraph: "(3) ", or "3. " in Thai digits (in
+	// ASCII digits goldmark reads it as an ordered list inside the bullet).
 	bulletNumber = regexp.MustCompile(`^\s*(?:\(([0-9๐-๙]{1,4})\)|([0-9๐-๙]{1,4})[.)])\s`)
 	rawURL       = regexp.MustCompile(`https?://[^\s<>"']+`)
 	// bracketRef is compiled on first use: its counted repeats make a
@@ -969,7 +973,11 @@ func refLabel(s string) string { return textseg.ASCIIDigits(s) }
 // MinClaimWords is the fewest words a sentence needs to state a claim.
 const MinClaimWords = 3
 
-var metaOpeners = []string{"this report", "in this report", "this section", "the following section", "below we", "this document", "this analysis"}
+var metaOpeners = []string{"this report", "in this report", "this section", "the following section", "below we", "this document", "this analysis",
+	// the same in Thai: this report, in this report, this section, in this
+	// section, the following section, this document, this article, this
+	// analysis
+	"รายงานนี้", "ในรายงานนี้", "ส่วนนี้", "ในส่วนนี้", "ส่วนต่อไปนี้", "เอกสารนี้", "บทความนี้", "การวิเคราะห์นี้"}
 
 // isClaim applies the claim rule of the package doc to one sentence; prose
 // is the sentence without citation markers.

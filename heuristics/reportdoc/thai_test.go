@@ -53,6 +53,70 @@ func TestThaiSentences(t *testing.T) {
 			claims: []string{"น้ำท่วมภาคเหนือทำลายนาข้าวหลายแสนไร่[9]", "ราคาข้าวสารในตลาดสูงขึ้นมาก[2]"},
 			cited:  []bool{false, true},
 		},
+		"a sentence ending in 'already' ends at its marker": {
+			md:     "ปริมาณฝนในภาคอีสานลดลงแล้ว[1] ชาวนาเลื่อนการปลูกข้าวออกไปหนึ่งเดือน" + sources,
+			claims: []string{"ปริมาณฝนในภาคอีสานลดลงแล้ว[1]", "ชาวนาเลื่อนการปลูกข้าวออกไปหนึ่งเดือน"},
+			cited:  []bool{true, false},
+		},
+		"a sentence ending in 'too' ends at its link": {
+			md:     "รัฐบาลแจกเมล็ดพันธุ์ข้าวทนแล้งด้วย [ข่าว](https://moac.go.th/y \"แจกเมล็ดพันธุ์\") เกษตรกรส่วนใหญ่ยังไม่รู้จักพันธุ์ใหม่\n",
+			claims: []string{"รัฐบาลแจกเมล็ดพันธุ์ข้าวทนแล้งด้วย ข่าว", "เกษตรกรส่วนใหญ่ยังไม่รู้จักพันธุ์ใหม่"},
+			cited:  []bool{true, false},
+		},
+		"a space after 'from' and before 'states that' is inside the sentence": {
+			md:     "ข้อมูลจาก สำนักงานเศรษฐกิจการเกษตร ระบุว่าราคาข้าวเปลือกสูงขึ้น[2]" + sources,
+			claims: []string{"ข้อมูลจาก สำนักงานเศรษฐกิจการเกษตร ระบุว่าราคาข้าวเปลือกสูงขึ้น[2]"},
+			cited:  []bool{true},
+		},
+		"a space before the era of a year is inside the sentence": {
+			md:     "ตั้งแต่ต้นปี พ.ศ. ๒๕๖๗ ราคาปุ๋ยเพิ่มขึ้นร้อยละ ๑๕[1] เมื่อ ค.ศ. 2020 ราคาปุ๋ยยังต่ำ[2]" + sources,
+			claims: []string{"ตั้งแต่ต้นปี พ.ศ. ๒๕๖๗ ราคาปุ๋ยเพิ่มขึ้นร้อยละ ๑๕[1]", "เมื่อ ค.ศ. 2020 ราคาปุ๋ยยังต่ำ[2]"},
+			cited:  []bool{true, true},
+		},
+		"a space after the repetition mark is inside the sentence": {
+			md:     "หน่วยงานต่าง ๆ ร่วมมือกันแก้ปัญหาภัยแล้งในภาคอีสาน[1]" + sources,
+			claims: []string{"หน่วยงานต่าง ๆ ร่วมมือกันแก้ปัญหาภัยแล้งในภาคอีสาน[1]"},
+			cited:  []bool{true},
+		},
+		"a space after the abbreviation mark is inside the sentence": {
+			md:     "ครัวเรือนในกรุงเทพฯ ใช้ไฟฟ้ามากที่สุดในเดือนเมษายน[1] สินค้าเกษตร เช่น ข้าวโพด ฯลฯ มีราคาสูงขึ้นในปีนี้[2]" + sources,
+			claims: []string{"ครัวเรือนในกรุงเทพฯ ใช้ไฟฟ้ามากที่สุดในเดือนเมษายน[1]", "สินค้าเกษตร เช่น ข้าวโพด ฯลฯ มีราคาสูงขึ้นในปีนี้[2]"},
+			cited:  []bool{true, true},
+		},
+		"a sentence ending in a number or a Latin word ends at its marker": {
+			md: "ผลผลิตข้าวลดลงร้อยละ ๑๕[1] ชาวนาเลื่อนการปลูกข้าวออกไปหนึ่งเดือน ปริมาณน้ำในเขื่อนเหลือ 40%[2] " +
+				"ภาครัฐส่งเสริมการใช้ AI[1] ชาวนาใช้โดรนพ่นปุ๋ยมากขึ้น[2]" + sources,
+			claims: []string{
+				"ผลผลิตข้าวลดลงร้อยละ ๑๕[1]", "ชาวนาเลื่อนการปลูกข้าวออกไปหนึ่งเดือน", "ปริมาณน้ำในเขื่อนเหลือ 40%[2]",
+				"ภาครัฐส่งเสริมการใช้ AI[1]", "ชาวนาใช้โดรนพ่นปุ๋ยมากขึ้น[2]",
+			},
+			cited: []bool{true, false, true, true, true},
+		},
+		"a space between two clauses still splits": {
+			md:     "ราคาข้าวเปลือกสูงขึ้นมาก ชาวนาเลื่อนการปลูกข้าวออกไป[1]" + sources,
+			claims: []string{"ราคาข้าวเปลือกสูงขึ้นมาก", "ชาวนาเลื่อนการปลูกข้าวออกไป[1]"},
+			cited:  []bool{false, true},
+		},
+		"a sentence opening with 'from' or 'in' after a citation is its own": {
+			md:     "ราคาข้าวเปลือกสูงขึ้นมาก[1] จากการสำรวจพบว่าชาวนาร้อยละ ๖๐ ขาดทุน[2] ในปี ๒๕๖๗ ราคาปุ๋ยสูงขึ้นอีก" + sources,
+			claims: []string{"ราคาข้าวเปลือกสูงขึ้นมาก[1]", "จากการสำรวจพบว่าชาวนาร้อยละ ๖๐ ขาดทุน[2]", "ในปี ๒๕๖๗ ราคาปุ๋ยสูงขึ้นอีก"},
+			cited:  []bool{true, true, false},
+		},
+		"a sentence about the report itself is no claim, in Thai as in English": {
+			md: "รายงานนี้สรุปแนวโน้มค่าไฟฟ้าของครัวเรือนไทยในช่วงสามปี ค่าไฟฟ้าเฉลี่ยเพิ่มขึ้นเป็น ๔.๑๘ บาทต่อหน่วย[1] " +
+				"ในส่วนนี้เปรียบเทียบค่าไฟฟ้าของแต่ละภาค" + sources,
+			claims: []string{"ค่าไฟฟ้าเฉลี่ยเพิ่มขึ้นเป็น ๔.๑๘ บาทต่อหน่วย[1]"},
+			cited:  []bool{true},
+		},
+		"an English sentence after a cited Thai one is its own": {
+			md: "ราคาแผงโซลาร์ลดลงร้อยละ ๘๙ ในสิบปี[1] The Provincial Electricity Authority pays 2.2 baht per unit. " +
+				"Solar capacity reached 3,180 MW in 2023.[2] ราคาข้าวสูงขึ้นในปีนี้" + sources,
+			claims: []string{
+				"ราคาแผงโซลาร์ลดลงร้อยละ ๘๙ ในสิบปี[1]", "The Provincial Electricity Authority pays 2.2 baht per unit.",
+				"Solar capacity reached 3,180 MW in 2023.[2]", "ราคาข้าวสูงขึ้นในปีนี้",
+			},
+			cited: []bool{true, false, true, false},
+		},
 		"English text is split as before": {
 			md:     "Rice prices rose in March.[1] Farmers planted less rice this year.\n\n## Sources\n\n1. https://a.gov/1\n",
 			claims: []string{"Rice prices rose in March.[1]", "Farmers planted less rice this year."},
@@ -109,6 +173,16 @@ func TestThaiDigitReferences(t *testing.T) {
 		"a numbered link in Thai digits": {
 			md:   "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด [๑](https://a.go.th/1)\n",
 			refs: []string{"1"}, urls: []string{"https://a.go.th/1"},
+		},
+		"lines numbered in Thai digits": {
+			md: "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[๒]\n\n## อ้างอิง\n\n" +
+				"๑. กรมอุตุนิยมวิทยา https://a.go.th/1\n๒. กรมชลประทาน https://b.go.th/2\n",
+			refs: []string{"2"}, urls: []string{"https://b.go.th/2"},
+		},
+		"lines numbered in brackets": {
+			md: "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[2]\n\n## อ้างอิง\n\n" +
+				"(1) กรมอุตุนิยมวิทยา https://a.go.th/1\n(2) กรมชลประทาน https://b.go.th/2\n",
+			refs: []string{"2"}, urls: []string{"https://b.go.th/2"},
 		},
 		"a Thai marker beyond the list": {
 			md:       "ฝนตกหนักในภาคใต้ทำให้น้ำท่วมหลายจังหวัด[๙]\n\n## อ้างอิง\n\n1. https://a.go.th/1\n",

@@ -292,7 +292,9 @@ func (l *Lexicon) WordCount(s string) int {
 				}
 				continue
 			}
-			n += textseg.WordCount(piece)
+			if strings.ContainsFunc(piece, isLetterOrDigit) { // not "(", "," or "-"
+				n += textseg.WordCount(piece)
+			}
 		}
 	}
 	return n

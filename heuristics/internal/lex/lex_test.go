@@ -68,6 +68,14 @@ func TestLowerWordsAndWordCount(t *testing.T) {
 		"English":          {"Heat Pumps WORK", []string{"heat", "pumps", "work"}, 3},
 		"Chinese by pairs": {"热泵，性能。", []string{"热", "热泵", "泵", "性", "性能", "能"}, 2},
 		"empty":            {"", []string{}, 0},
+		"Thai numbers and punctuation": {
+			"ค่าไฟ (ราว ๑,๕๐๐ บาท) อัตรา ๒.๒ บาท คืนทุน ๖-๘ ปี",
+			[]string{"ค่า", "ไฟ", "ราว", "๑๕๐๐", "บาท", "อัตรา", "๒.๒", "บาท", "คืน", "ทุน", "๖-๘", "ปี"}, 12,
+		},
+		"the same in Arabic digits": {
+			"ค่าไฟ (ราว 1,500 บาท) อัตรา 2.2 บาท คืนทุน 6-8 ปี",
+			[]string{"ค่า", "ไฟ", "ราว", "1500", "บาท", "อัตรา", "2.2", "บาท", "คืน", "ทุน", "6-8", "ปี"}, 12,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -7,8 +7,9 @@
 // leaves the fewest characters outside any word and, among those, uses the
 // fewest words (maximal matching). A cut falls only where a Thai syllable
 // may end: never before a vowel or tone mark written after its consonant,
-// and never after a vowel written before it (เ แ โ ใ ไ). Characters no
-// dictionary word covers stay together as one word.
+// never before a consonant silenced by the thanthakhat (the "ร์" of
+// "โซลาร์"), and never after a vowel written before it (เ แ โ ใ ไ).
+// Characters no dictionary word covers stay together as one word.
 //
 // The dictionary is ICU's Thai word list (26,383 words, the list ICU's
 // line breaker uses; see LICENSE-ICU), embedded gzipped and read on first
@@ -108,7 +109,23 @@ func canCut(s string, i int) bool {
 	if !IsThai(next) || !IsThai(prev) {
 		return true
 	}
-	return !following(next) && !leading(prev)
+	return !following(next) && !leading(prev) && !silenced(s[i:])
+}
+
+// silenced reports whether s opens with a consonant silenced by the
+// thanthakhat "์", directly or over a vowel ("ร์" in "โซลาร์", "ธุ์" in
+// "พันธุ์"): such a consonant closes the syllable before it and never
+// opens a word.
+func silenced(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	if r < 0x0e01 || r > 0x0e2e {
+		return false
+	}
+	r, m := utf8.DecodeRuneInString(s[n:])
+	if r == 0x0e34 || r == 0x0e38 { // ิ ุ
+		r, _ = utf8.DecodeRuneInString(s[n+m:])
+	}
+	return r == 0x0e4c
 }
 
 // cost is what a split of a prefix costs: characters outside any
@@ -119,15 +136,21 @@ func (c cost) less(d cost) bool {
 	return c.unknown < d.unknown || (c.unknown == d.unknown && c.words < d.words)
 }
 
+// thaiText reports whether r is Thai text a dictionary word may hold: a
+// Thai letter, vowel, tone mark or sign, not a Thai digit (๐-๙) or the
+// baht sign (฿), which are read as numbers are.
+func thaiText(r rune) bool { return IsThai(r) && r != '฿' && (r < '๐' || r > '๙') }
+
 // Segment returns the words of s, in order, their concatenation s: each
 // run of Thai text cut as the package doc says, each other run (Latin,
-// digits, spaces, punctuation) one piece as it stands.
+// digits, Thai digits and the baht sign among them, spaces, punctuation)
+// one piece as it stands, so "๒.๒" is one piece as "2.2" is.
 func Segment(s string) []string {
 	var out []string
 	for start := 0; start < len(s); {
 		r, _ := utf8.DecodeRuneInString(s[start:])
-		thai := IsThai(r)
-		end := start + strings.IndexFunc(s[start:], func(r rune) bool { return IsThai(r) != thai })
+		thai := thaiText(r)
+		end := start + strings.IndexFunc(s[start:], func(r rune) bool { return thaiText(r) != thai })
 		if end < start {
 			end = len(s)
 		}

@@ -24,12 +24,15 @@ func TestSegment(t *testing.T) {
 		in   string
 		want []string
 	}{
-		"dictionary words":             {"กาแฟคั่วอ่อนมีรสเปรี้ยว", []string{"กาแฟ", "คั่ว", "อ่อน", "มี", "รส", "เปรี้ยว"}},
-		"compound word kept whole":     {"รสชาติของชาเขียว", []string{"รสชาติ", "ของ", "ชา", "เขียว"}},
-		"mixed scripts and digits":     {"หุ้นABCปิดที่18.95บาท", []string{"หุ้น", "ABC", "ปิด", "ที่", "18.95", "บาท"}},
-		"spaces stay their own pieces": {"ราคา ทอง", []string{"ราคา", " ", "ทอง"}},
-		"unknown run stays together":   {"ฎฎฎกาแฟ", []string{"ฎฎฎ", "กาแฟ"}},
-		"empty":                        {"", nil},
+		"dictionary words":                       {"กาแฟคั่วอ่อนมีรสเปรี้ยว", []string{"กาแฟ", "คั่ว", "อ่อน", "มี", "รส", "เปรี้ยว"}},
+		"compound word kept whole":               {"รสชาติของชาเขียว", []string{"รสชาติ", "ของ", "ชา", "เขียว"}},
+		"mixed scripts and digits":               {"หุ้นABCปิดที่18.95บาท", []string{"หุ้น", "ABC", "ปิด", "ที่", "18.95", "บาท"}},
+		"spaces stay their own pieces":           {"ราคา ทอง", []string{"ราคา", " ", "ทอง"}},
+		"Thai digits are a number":               {"อัตรา๒.๒บาท ๖-๘ปี ๓,๑๘๐", []string{"อัตรา", "๒.๒", "บาท", " ๖-๘", "ปี", " ๓,๑๘๐"}},
+		"the baht sign with its number":          {"ราคา฿1,500", []string{"ราคา", "฿1,500"}},
+		"unknown run stays together":             {"ฎฎฎกาแฟ", []string{"ฎฎฎ", "กาแฟ"}},
+		"a silenced consonant ends its syllable": {"โซลาร์ฟาร์มพันธุ์ข้าว", []string{"โซ", "ลาร์", "ฟาร์ม", "พันธุ์", "ข้าว"}},
+		"empty":                                  {"", nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

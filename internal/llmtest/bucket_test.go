@@ -88,7 +88,8 @@ func TestBucketTake(t *testing.T) {
 func TestBucketAnswers(t *testing.T) {
 	t.Parallel()
 	clock := &manualClock{t: time.Unix(1_700_000_000, 0)}
-	srv := New(t, Limit(NewBucket(4, 1, clock.now)), Latency(time.Hour))
+	bucket := NewBucket(4, 1, clock.now)
+	srv := New(t, Limit(bucket), Latency(time.Hour))
 	// The latency is for admitted calls only: the first is cut short by
 	// its context, the second is refused at once.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -97,8 +98,12 @@ func TestBucketAnswers(t *testing.T) {
 		defer close(done)
 		_, _, _ = post(ctx, t, srv.URL()+"/chat/completions", chatBody)
 	}()
-	for srv.Calls() < 1 {
-		time.Sleep(time.Millisecond) // waits for the first call to arrive; decides nothing
+	// Waits for the first call to take the bucket's one token (counted
+	// as a call already before it does: the second would race it for the
+	// token, and the one admitted second would wait the hour); decides
+	// nothing.
+	for admitted, _ := bucket.Counts(); admitted < 1; admitted, _ = bucket.Counts() {
+		time.Sleep(time.Millisecond)
 	}
 	got, body, err := post(context.Background(), t, srv.URL()+"/chat/completions", chatBody)
 	cancel()

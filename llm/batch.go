@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -316,32 +317,56 @@ func (b *Batch) Submit(ctx context.Context) (BatchStatus, error) {
 // ctx's end, or a batch still not ended after MaxWait ends the wait with
 // an error.
 func (b *Batch) Wait(ctx context.Context, id string, progress func(BatchStatus)) (BatchStatus, error) {
-	d := b.policy.Poll
 	var last BatchStatus
-	var waited, failing time.Duration // the waits so far, and since the last poll that did not fail
-	for {
+	waited, err := b.retry(ctx, "polling batch "+id, "poll", b.policy.MaxWait, func() (bool, error) {
 		st, err := b.api.RetrieveBatch(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		last = st
+		if progress != nil {
+			progress(st)
+		}
+		return st.Ended(), nil
+	})
+	if errors.Is(err, errWaitedOut) {
+		return last, fmt.Errorf("batch %s: still %s after %s of polling: stopped waiting for it", id, cmp.Or(last.Status, "unknown"), waited)
+	}
+	return last, err
+}
+
+// errWaitedOut is retry's error when maxWait has been waited.
+var errWaitedOut = errors.New("waited out")
+
+// retry calls try until it is done, waiting between calls as polls
+// wait (Poll, doubling up to MaxPoll): a failure that passes (Temporary)
+// is tried again until tries have failed for MaxFailing in a row; any
+// other failure, or ctx's end, ends it, as does errWaitedOut once the
+// waits reach maxWait. doing names the work in its errors, a try the
+// attempt ("every poll failed"). waited is the time waited.
+func (b *Batch) retry(ctx context.Context, doing, a string, maxWait time.Duration, try func() (done bool, err error)) (waited time.Duration, err error) {
+	d := b.policy.Poll
+	var failing time.Duration // since the last try that did not fail
+	for {
+		done, err := try()
 		switch {
 		case err == nil:
-			last, failing = st, 0
-			if progress != nil {
-				progress(st)
+			if done {
+				return waited, nil
 			}
-			if st.Ended() {
-				return st, nil
-			}
+			failing = 0
 		case ctx.Err() != nil:
-			return last, ctx.Err()
+			return waited, ctx.Err()
 		case !Temporary(err):
-			return last, fmt.Errorf("polling batch %s: %w", id, err)
+			return waited, fmt.Errorf("%s: %w", doing, err)
 		case failing >= b.policy.MaxFailing:
-			return last, fmt.Errorf("polling batch %s: every poll failed for %s: %w", id, failing, err)
+			return waited, fmt.Errorf("%s: every %s failed for %s: %w", doing, a, failing, err)
 		}
-		if waited >= b.policy.MaxWait {
-			return last, fmt.Errorf("batch %s: still %s after %s of polling: stopped waiting for it", id, cmp.Or(last.Status, "unknown"), waited)
+		if waited >= maxWait {
+			return waited, errWaitedOut
 		}
 		if serr := b.policy.Sleep(ctx, d); serr != nil {
-			return last, serr
+			return waited, serr
 		}
 		waited += d
 		if err != nil {
@@ -443,26 +468,16 @@ func (b *Batch) Read(ctx context.Context, st BatchStatus) (BatchRead, error) {
 // reason that passes (Temporary) is tried again after a wait, until reads
 // have failed for MaxFailing.
 func (b *Batch) readFiles(ctx context.Context, st BatchStatus) ([]BatchReply, error) {
-	d := b.policy.Poll
-	var failing time.Duration
-	for {
-		replies, err := b.api.BatchReplies(ctx, st)
-		switch {
-		case err == nil:
-			return replies, nil
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case !Temporary(err):
-			return nil, fmt.Errorf("reading batch %s: %w", st.ID, err)
-		case failing >= b.policy.MaxFailing:
-			return nil, fmt.Errorf("reading batch %s: every read failed for %s: %w", st.ID, failing, err)
-		}
-		if serr := b.policy.Sleep(ctx, d); serr != nil {
-			return nil, serr
-		}
-		failing += d
-		d = min(2*d, b.policy.MaxPoll)
+	var replies []BatchReply
+	_, err := b.retry(ctx, "reading batch "+st.ID, "read", time.Duration(math.MaxInt64), func() (bool, error) {
+		var err error
+		replies, err = b.api.BatchReplies(ctx, st)
+		return err == nil, err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return replies, nil
 }
 
 // Report is what the batches did so far.

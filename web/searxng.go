@@ -155,17 +155,11 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 
 	results := make([]Result, 0, len(reply.Results))
-	seen := map[string]bool{}
 	for _, r := range reply.Results {
 		ru, err := url.Parse(strings.TrimSpace(r.URL))
 		if err != nil || (ru.Scheme != "http" && ru.Scheme != "https") || ru.Host == "" {
 			continue
 		}
-		key := DocumentKey(ru.String())
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
 		res := Result{
 			URL:     ru.String(),
 			Title:   searxngLine(r.Title),
@@ -178,7 +172,8 @@ func (s *SearxNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 		results = append(results, res)
 	}
-	return applyDomainRules(newDomainRules(q), results, func(r Result) string { return r.URL }, q.limit()), nil
+	urlOf := func(r Result) string { return r.URL }
+	return applyDomainRules(newDomainRules(q), firstOfEachDocument(results, urlOf), urlOf, q.limit()), nil
 }
 
 // searxngLine is text of a result as one line, without control and

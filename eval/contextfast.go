@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -11,8 +12,8 @@ import (
 )
 
 // decodeContextFast reads a valid seed 002 sample in one pass over its
-// tokens (jsontext checks the syntax, UTF-8 and repeated names as it
-// reads), and reports false at the first thing that is not a valid
+// tokens (jsontext checks the syntax and UTF-8 as it reads; object finds
+// repeated names), and reports false at the first thing that is not a valid
 // sample, whatever it is: the full decoder then reads the input again and
 // words the error, with its position. On valid input the two give the
 // same Sample (TestFastContextDecodingMatchesTheFullDecoder); a repeated
@@ -28,7 +29,7 @@ func decodeContextFast(data []byte) (Sample, bool) {
 	// A bytes.Buffer is read in place by jsontext, not copied into a
 	// buffer of its own; data is only read.
 	pd.in = *bytes.NewBuffer(data)
-	pd.dec.Reset(&pd.in)
+	pd.dec.Reset(&pd.in, allowRepeatedNames)
 	d := fastContext{dec: &pd.dec, in: string(data)}
 	s, ok := d.sample()
 	if !ok {
@@ -48,6 +49,14 @@ type pooledDecoder struct {
 }
 
 var decoders = sync.Pool{New: func() any { return new(pooledDecoder) }}
+
+// allowRepeatedNames turns off jsontext's own table of each object's
+// names: object keeps the few names of an object on the stack instead.
+var allowRepeatedNames = jsontext.AllowDuplicateNames(true)
+
+// maxObjectNames is the most names object reads in one object; an object
+// with more (none of the sample's own has) is left to the full decoder.
+const maxObjectNames = 32
 
 // release puts pd back in the pool, holding nothing of the input.
 func (pd *pooledDecoder) release() {
@@ -94,10 +103,15 @@ func (d fastContext) raw() (text string, quoted, escaped, ok bool) {
 }
 
 // object reads the members of an object whose '{' was read, calling field
-// with each name; field reads the value. jsontext refuses a repeated name.
-// The sample's own names are plain ASCII: a name written with escapes is
-// left to the full decoder.
+// with each name; field reads the value. A repeated name, valid for the
+// full decoder in metadata only (the last value wins) and an error
+// elsewhere, is left to it, as is an object of more than maxObjectNames
+// names. The sample's own names are plain ASCII: a name written with
+// escapes is left to the full decoder too, so that names are compared as
+// they are written.
 func (d fastContext) object(field func(name string) bool) bool {
+	var names [maxObjectNames]string
+	n := 0
 	for {
 		switch d.dec.PeekKind() {
 		case '}':
@@ -108,9 +122,11 @@ func (d fastContext) object(field func(name string) bool) bool {
 			return false
 		}
 		name, _, escaped, ok := d.raw()
-		if !ok || escaped {
+		if !ok || escaped || n == len(names) || slices.Contains(names[:n], name) {
 			return false
 		}
+		names[n] = name
+		n++
 		if !field(name) {
 			return false
 		}

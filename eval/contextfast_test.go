@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,6 +34,11 @@ var contextInputs = map[string]string{
 	"missing query":    `{"chunks": []}`,
 	"missing score":    `{"query": "q", "chunks": [{"content": "c", "documentId": "d"}]}`,
 	"repeated query":   `{"query": "q", "query": "r", "chunks": []}`,
+	"repeated unknown": `{"query": "q", "chunks": [{"rank": 1, "content": "c", "score": 1, "documentId": "d", "rank": 2}]}`,
+	"repeated rerank":  `{"query": "q", "chunks": [{"content": "c", "score": 1, "rerankScore": null, "documentId": "d", "rerankScore": 0.5}]}`,
+	"repeated context": `{"query": "q", "chunks": [], "context": {"text": "t", "tokenCount": 3, "text": "u"}}`,
+	"repeated deep":    `{"query": "q", "chunks": [{"content": "c", "score": 1, "documentId": "d", "metadata": {"a": {"b": 1, "c": [{"b": 1, "b": 2}]}}}]}`,
+	"same name apart":  `{"query": "q", "chunks": [{"content": "c", "score": 1, "documentId": "d", "metadata": {"query": {"query": 1}, "content": "x"}}]}`,
 	"unknown top":      `{"query": "q", "chunks": [], "extra": 1}`,
 	"trailing":         `{"query": "q", "chunks": []} {}`,
 	"fractional count": `{"query": "q", "chunks": [], "context": {"text": "t", "tokenCount": 1.5}}`,
@@ -51,6 +58,9 @@ func TestFastContextDecodingMatchesTheFullDecoder(t *testing.T) {
 	for k, v := range contextInputs {
 		inputs[k] = v
 	}
+	// Metadata of many keys: the fast decoder reads up to maxObjectNames
+	// names in an object, and leaves one more to the full decoder.
+	inputs["many keys"], inputs["too many keys"] = metadataOfKeys(maxObjectNames), metadataOfKeys(maxObjectNames+1)
 	fixtures, err := filepath.Glob("../fixtures/context/*.json")
 	require.NoError(t, err)
 	require.NotEmpty(t, fixtures)
@@ -63,7 +73,7 @@ func TestFastContextDecodingMatchesTheFullDecoder(t *testing.T) {
 	// to the full decoder: errors, and what only the full one reads).
 	fast := map[string]bool{"full": true, "minimal": true, "nulls": true, "unknown fields": true, "float tokens": true,
 		"escapes": true, "tiny number": true, "good.json": true, "poor.json": true, "ambiguous.json": true,
-		"negative": true, "logits": true, "no context text": true, "null text": true}
+		"negative": true, "logits": true, "no context text": true, "null text": true, "same name apart": true, "many keys": true}
 	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -76,6 +86,15 @@ func TestFastContextDecodingMatchesTheFullDecoder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// metadataOfKeys is a sample of one chunk whose metadata has n keys.
+func metadataOfKeys(n int) string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf(`"k%d": %d`, i, i)
+	}
+	return `{"query": "q", "chunks": [{"content": "c", "score": 1, "documentId": "d", "metadata": {` + strings.Join(keys, ", ") + `}}]}`
 }
 
 // FuzzFastContextDecoding: whatever the fast decoder reads, the full one

@@ -2,8 +2,11 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 )
 
 // trickle opens a connection to the server at addr and sends a request
@@ -134,4 +138,43 @@ func TestASlowBodyIsCut(t *testing.T) {
 
 	g.release() // 50 ms have passed: the judgement's request goes on
 	assert.Equal(t, http.StatusOK, <-judged)
+}
+
+// TestContextBodiesAreNotShared: the context score reads each body into
+// a buffer kept between requests; eight clients sending at once, each
+// its own chunk score and text of its own length, each get the answer of
+// their own body (retrieval confidence 0.7 score + 0.3 for one chunk).
+func TestContextBodiesAreNotShared(t *testing.T) {
+	t.Parallel()
+	s := serveOn(t, Config{})
+	var g errgroup.Group
+	for c := range 8 {
+		g.Go(func() error {
+			for i := range 25 {
+				score := 0.01 + float64(c*25+i)*0.004
+				body, err := json.Marshal(map[string]any{"query": "q", "chunks": []any{map[string]any{
+					"content": strings.Repeat("word ", 1+(c*25+i)*37%900), "score": score, "documentId": "d"}}})
+				if err != nil {
+					return err
+				}
+				resp, err := http.Post(s.URL+"/v1/context-score", "application/json", bytes.NewReader(body)) //nolint:noctx // the test's server, ended with it
+				if err != nil {
+					return err
+				}
+				var got struct {
+					RetrievalConfidence float64 `json:"retrievalConfidence"`
+				}
+				err = json.NewDecoder(resp.Body).Decode(&got)
+				_ = resp.Body.Close()
+				if err != nil {
+					return err
+				}
+				if want := 0.7*score + 0.3; math.Abs(got.RetrievalConfidence-want) > 1e-12 {
+					return fmt.Errorf("client %d request %d: retrieval confidence %v, want %v", c, i, got.RetrievalConfidence, want)
+				}
+			}
+			return nil
+		})
+	}
+	require.NoError(t, g.Wait())
 }

@@ -271,7 +271,7 @@ func TestOnlyTimedRoutesTakeADeadline(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var has bool
-			h := s.bound("POST /x", timed, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := s.bound("POST /x", !timed, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				_, has = r.Context().Deadline()
 				w.WriteHeader(http.StatusNoContent)
 			}))

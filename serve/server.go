@@ -128,7 +128,9 @@ type route struct {
 	api bool
 	// cpu routes compute their answer from the body alone, waiting on
 	// nothing a deadline could cut: they take no RequestTimeout of
-	// their own (a context and a timer a request).
+	// their own (a context and a timer a request). Their handler keeps
+	// nothing of the body once it returns (what it decodes is copied):
+	// the body's buffer is then reused for the next request.
 	cpu bool
 	doc operation
 }
@@ -392,7 +394,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 	}))
 	if rt.api {
-		h = s.bound(rt.pattern, !rt.cpu, h)
+		h = s.bound(rt.pattern, rt.cpu, h)
 	}
 	return s.instrument(rt.pattern, h)
 }
@@ -403,13 +405,25 @@ func (s *Server) wrap(rt route) http.Handler {
 // time (RequestTimeout, when timed). The body is read whole before the
 // request takes a place in flight, so that clients sending theirs slowly
 // hold none.
-func (s *Server) bound(endpoint string, timed bool, next http.Handler) http.Handler {
+//
+// A cpu route (see route) takes no RequestTimeout, and its body is read
+// into a buffer of bodies, given back once it has answered.
+func (s *Server) bound(endpoint string, cpu bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := checkQuery(r); err != nil {
 			writeError(w, err, "")
 			return
 		}
-		body, err := s.receive(w, r)
+		var kept *[]byte
+		if cpu {
+			kept = bodies.Get().(*[]byte)
+			defer func() {
+				if cap(*kept) <= maxKeptBody {
+					bodies.Put(kept)
+				}
+			}()
+		}
+		body, err := s.receive(w, r, kept)
 		if err != nil {
 			writeError(w, err, "")
 			return
@@ -430,7 +444,7 @@ func (s *Server) bound(endpoint string, timed bool, next http.Handler) http.Hand
 		rb := &receivedBody{b: body}
 		rb.Reset(body)
 		r.Body = rb
-		if !timed {
+		if cpu {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -484,13 +498,24 @@ func bodyBytes(r *http.Request) ([]byte, error) {
 	return io.ReadAll(r.Body)
 }
 
+// bodies are the buffers of cpu routes' bodies, kept between requests
+// up to maxKeptBody bytes each.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxKeptBody = 64 << 10
+
 // receive reads r's body, at most MaxBody bytes within ReadTimeout (the
 // http.Server's, which Serve sets: net/http lifts it once the body is
 // read, so that the answer may take RequestTimeout): a 413 beyond the
-// size, a 408 beyond the time.
-func (s *Server) receive(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// size, a 408 beyond the time. With kept, the body is read into *kept's
+// room, and *kept is left holding the buffer read into.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request, kept *[]byte) ([]byte, error) {
 	s.metrics.receiving.Inc()
 	var buf bytes.Buffer
+	if kept != nil {
+		buf = *bytes.NewBuffer((*kept)[:0])
+		defer func() { *kept = buf.Bytes()[:0] }()
+	}
 	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBody {
 		// Room for the whole body and the read that finds its end: one
 		// allocation, not a doubling per 512 bytes.

@@ -461,6 +461,9 @@ const (
 	jsClassSpace                  // ASCII characters of JavaScript's \s
 )
 
+// jsClassSpaceShift is jsClassSpace's bit: class&jsClassSpace>>it is 0 or 1.
+const jsClassSpaceShift = 4
+
 var jsByteClass = func() (t [256]byte) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = jsClassDigit | jsClassWord
@@ -680,25 +683,26 @@ func nonSpaceWidth(s string, i int) int {
 	return w
 }
 
-// countJSFields is len(jsSplitSpace(s)) without building the fields.
+// countJSFields is len(jsSplitSpace(s)) without building the fields: one
+// more than the runs of whitespace. A run is counted where a space
+// follows a character that is not one, by arithmetic on 0 and 1 rather
+// than a branch (which words of varied lengths make unpredictable).
 func countJSFields(s string) int {
-	n := 1
-	inSpace := false
+	n, prev := 1, 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		var space bool
-		if c < utf8.RuneSelf {
-			space = jsByteClass[c]&jsClassSpace != 0
+		var space int
+		if c := s[i]; c < utf8.RuneSelf {
+			space = int(jsByteClass[c]&jsClassSpace) >> jsClassSpaceShift
 			i++
 		} else {
 			r, w := utf8.DecodeRuneInString(s[i:])
-			space = jsstr.IsSpace(r)
+			if jsstr.IsSpace(r) {
+				space = 1
+			}
 			i += w
 		}
-		if space && !inSpace {
-			n++
-		}
-		inSpace = space
+		n += space &^ prev
+		prev = space
 	}
 	return n
 }

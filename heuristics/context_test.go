@@ -532,3 +532,8 @@ func FuzzFaithfulnessStopsCountingAtTheCap(f *testing.F) {
 		require.Equal(t, want, got, "estimate of %q", s)
 	})
 }
+
+func TestJSClassSpaceShift(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, jsClassSpace, byte(1)<<jsClassSpaceShift)
+}

@@ -166,10 +166,28 @@ func title(metric string) string {
 
 // num formats a number without trailing zeros: 5, 4.9, 0.725.
 func num(x float64) string {
-	// fmt's %.3f, without its trailing zeros and point.
 	var buf [32]byte
-	b := strconv.AppendFloat(buf[:0], x, 'f', 3, 64)
-	return string(bytes.TrimRight(bytes.TrimRight(b, "0"), "."))
+	return string(appendNum(buf[:0], x))
+}
+
+// appendNum appends num(x) to b: fmt's %.3f, without its trailing zeros
+// and point.
+func appendNum(b []byte, x float64) []byte {
+	n := len(b)
+	b = strconv.AppendFloat(b, x, 'f', 3, 64)
+	return b[:n+len(bytes.TrimRight(bytes.TrimRight(b[n:], "0"), "."))]
+}
+
+// withNums is text's pieces with nums between them, written as num
+// writes them (len(text) is len(nums)+1): one string made, where a
+// context score's reason is written on every request of the service.
+func withNums(text []string, nums ...float64) string {
+	var buf [192]byte
+	b := append(buf[:0], text[0]...)
+	for i, x := range nums {
+		b = append(appendNum(b, x), text[i+1]...)
+	}
+	return string(b)
 }
 
 // contextReason says why a context card has its status: in seed 002's
@@ -181,22 +199,23 @@ func contextReason(p *Profile, c eval.Card) string {
 	if p.Pass.FailAtOrBelow != nil {
 		low = *p.Pass.FailAtOrBelow
 	}
+	threshold := p.Pass.Threshold
 	if c.Status != cragStatus(c.Total) {
 		switch c.Status {
 		case eval.StatusPass:
-			return fmt.Sprintf("Overall %s reaches the profile's threshold %s: pass.", num(c.Total), num(p.Pass.Threshold))
+			return withNums([]string{"Overall ", " reaches the profile's threshold ", ": pass."}, c.Total, threshold)
 		case eval.StatusFail:
-			return fmt.Sprintf("Overall %s is at or below the profile's fail line %s: fail.", num(c.Total), num(low))
+			return withNums([]string{"Overall ", " is at or below the profile's fail line ", ": fail."}, c.Total, low)
 		}
-		return fmt.Sprintf("Overall %s is below the profile's threshold %s and above its fail line %s: iterate.", num(c.Total), num(p.Pass.Threshold), num(low))
+		return withNums([]string{"Overall ", " is below the profile's threshold ", " and above its fail line ", ": iterate."}, c.Total, threshold, low)
 	}
 	switch c.Status {
 	case eval.StatusPass:
-		return fmt.Sprintf("Retrieval is correct (overall %s >= %s): use it.", num(c.Total), num(p.Pass.Threshold))
+		return withNums([]string{"Retrieval is correct (overall ", " >= ", "): use it."}, c.Total, threshold)
 	case eval.StatusFail:
-		return fmt.Sprintf("Retrieval is incorrect (overall %s <= %s): run a supplemental search.", num(c.Total), num(low))
+		return withNums([]string{"Retrieval is incorrect (overall ", " <= ", "): run a supplemental search."}, c.Total, low)
 	}
-	return fmt.Sprintf("Retrieval is ambiguous (overall %s, between %s and %s): decompose the query and retrieve for each part.", num(c.Total), num(low), num(p.Pass.Threshold))
+	return withNums([]string{"Retrieval is ambiguous (overall ", ", between ", " and ", "): decompose the query and retrieve for each part."}, c.Total, low, threshold)
 }
 
 // cragStatus is the card status of seed 002's CRAG class of an overall

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math"
 	"reflect"
 	"strconv"
@@ -282,19 +283,22 @@ func contextSufficiency(query, text string, tokens int) float64 {
 	if text == "" {
 		return 0
 	}
-	terms := contextQueryTerms(query)
-	if len(terms) == 0 {
-		return sufficiencyNeutral
-	}
-	lower := jsToLower(text)
-	covered := 0
-	for _, t := range terms {
+	var lower string
+	terms, covered := 0, 0
+	for t := range contextQueryTerms(query) {
+		if terms == 0 {
+			lower = jsToLower(text)
+		}
+		terms++
 		if strings.Contains(lower, t) {
 			covered++
 		}
 	}
-	coverage := float64(covered) / float64(len(terms))
-	density := min(float64(tokens)/float64(len(terms)*tokensPerQueryTerm), 1)
+	if terms == 0 {
+		return sufficiencyNeutral
+	}
+	coverage := float64(covered) / float64(terms)
+	density := min(float64(tokens)/float64(terms*tokensPerQueryTerm), 1)
 	return float64(coverage*sufficiencyCoverage) + float64(density*sufficiencyDensity)
 }
 
@@ -302,19 +306,16 @@ func contextSufficiency(query, text string, tokens int) float64 {
 // split on whitespace, keeping the words longer than two UTF-16 units that
 // are not stop words of the seed's list (lex.Seed002, shorter than the
 // package's). Duplicates are kept. The split is JavaScript's, not
-// lexicon().Words, so that the figures are the seed's.
-func contextQueryTerms(query string) []string {
-	words := jsSplitSpace(jsToLower(query))
-	terms := words[:0] // kept in place
-	for _, t := range words {
-		if jsstr.Len(t) > queryTermMinLen && !lex.Seed002().IsStop(t) {
-			terms = append(terms, t)
+// lexicon().Words, so that the figures are the seed's. The terms are
+// yielded as they are found, not gathered in a slice.
+func contextQueryTerms(query string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for t := range jsFields(jsToLower(query)) {
+			if jsstr.Len(t) > queryTermMinLen && !lex.Seed002().IsStop(t) && !yield(t) {
+				return
+			}
 		}
 	}
-	if len(terms) == 0 {
-		return nil
-	}
-	return terms
 }
 
 // chunkDiversity is 0.6 times the share of distinct documents plus 0.4
@@ -635,28 +636,31 @@ func capitalisedWordAt(s string, i int) int {
 
 // JavaScript string semantics (the rest are in internal/jsstr).
 
-// jsSplitSpace is s.split(/\s+/): fields between runs of whitespace,
-// including an empty first or last field when s starts or ends with
-// whitespace ("" gives one empty field).
-func jsSplitSpace(s string) []string {
-	out := make([]string, 0, countJSFields(s))
-	start := 0
-	for i := 0; i < len(s); {
-		if w := jsSpaceAt(s, i); w == 0 {
-			i += nonSpaceWidth(s, i)
-			continue
-		}
-		out = append(out, s[start:i])
-		for i < len(s) {
-			w := jsSpaceAt(s, i)
-			if w == 0 {
-				break
+// jsFields yields the fields of s.split(/\s+/): those between runs of
+// whitespace, including an empty first or last field when s starts or
+// ends with whitespace ("" gives one empty field).
+func jsFields(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := 0
+		for i := 0; i < len(s); {
+			if jsSpaceAt(s, i) == 0 {
+				i += nonSpaceWidth(s, i)
+				continue
 			}
-			i += w
+			if !yield(s[start:i]) {
+				return
+			}
+			for i < len(s) {
+				w := jsSpaceAt(s, i)
+				if w == 0 {
+					break
+				}
+				i += w
+			}
+			start = i
 		}
-		start = i
+		yield(s[start:])
 	}
-	return append(out, s[start:])
 }
 
 // jsSpaceAt is the width of the JavaScript whitespace character at s[i],
@@ -683,7 +687,7 @@ func nonSpaceWidth(s string, i int) int {
 	return w
 }
 
-// countJSFields is len(jsSplitSpace(s)) without building the fields: one
+// countJSFields is the number of jsFields(s): one
 // more than the runs of whitespace. A run is counted where a space
 // follows a character that is not one, by arithmetic on 0 and 1 rather
 // than a branch (which words of varied lengths make unpredictable).

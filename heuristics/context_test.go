@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -281,10 +282,13 @@ func TestContextQueryTerms(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.want, contextQueryTerms(tc.query))
+			assert.Equal(t, tc.want, slices.Collect(contextQueryTerms(tc.query)))
 		})
 	}
 }
+
+// jsSplitSpace is s.split(/\s+/), as jsFields yields it.
+func jsSplitSpace(s string) []string { return slices.Collect(jsFields(s)) }
 
 func TestJSSplitSpace(t *testing.T) {
 	t.Parallel()

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -325,14 +326,35 @@ func chunkDiversity(chunks []eval.Source) float64 {
 	if len(chunks) <= 1 {
 		return 0
 	}
-	docs := make(map[string]struct{}, len(chunks))
-	sections := make(map[sectionKey]struct{}, len(chunks))
-	for i, c := range chunks {
-		docs[c.ID] = struct{}{}
-		sections[sectionOf(c, i)] = struct{}{}
-	}
+	docs := distinct(len(chunks), func(i int) string { return chunks[i].ID })
+	sections := distinct(len(chunks), func(i int) sectionKey { return sectionOf(chunks[i], i) })
 	n := float64(len(chunks))
-	return float64(float64(len(docs))/n*diversityDocWeight) + float64(float64(len(sections))/n*diversitySectionWeight)
+	return float64(float64(docs)/n*diversityDocWeight) + float64(float64(sections)/n*diversitySectionWeight)
+}
+
+// distinctByScan is the most keys distinct compares one by one.
+const distinctByScan = 16
+
+// distinct is the number of distinct keys key(0), ..., key(n-1): found by
+// comparing each with those kept before it when there are few (a
+// retrieval's handful of chunks: no map made), in a map otherwise.
+func distinct[K comparable](n int, key func(int) K) int {
+	if n <= distinctByScan {
+		var kept [distinctByScan]K
+		m := 0
+		for i := range n {
+			if k := key(i); !slices.Contains(kept[:m], k) {
+				kept[m] = k
+				m++
+			}
+		}
+		return m
+	}
+	set := make(map[K]struct{}, n)
+	for i := range n {
+		set[key(i)] = struct{}{}
+	}
+	return len(set)
 }
 
 // sectionKey is a member of the seed's Set of sections, with JavaScript's

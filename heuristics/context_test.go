@@ -393,12 +393,40 @@ func TestSourceDiversityUsesJavaScriptSetEquality(t *testing.T) {
 			[]eval.Source{withTitle("d", ""), {ID: "d"}}, 0.7,
 		},
 		"one chunk scores zero": {[]eval.Source{{ID: "d"}}, 0},
+		// 40 chunks, past distinctByScan: docs d0..d9 -> 10/40*0.6 =
+		// 0.15; sections s0..s4 -> 5/40*0.4 = 0.05; 0.2.
+		"many chunks": {manyChunks(40, 10, 5), 0.2},
+		// 16 chunks, the most compared one by one: 8/16*0.6 + 4/16*0.4.
+		"as many chunks as are scanned": {manyChunks(16, 8, 4), 0.4},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			assert.InDelta(t, tc.want, chunkDiversity(tc.chunks), 1e-9)
 		})
+	}
+}
+
+// manyChunks is n chunks from docs documents and sections sections, in
+// turn.
+func manyChunks(n, docs, sections int) []eval.Source {
+	out := make([]eval.Source, n)
+	for i := range out {
+		out[i] = eval.Source{ID: fmt.Sprintf("d%d", i%docs), Metadata: map[string]any{"sectionTitle": fmt.Sprintf("s%d", i%sections)}}
+	}
+	return out
+}
+
+func TestDistinct(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 5, distinctByScan, distinctByScan + 1, 100} {
+		keys := make([]int, n)
+		want := map[int]bool{}
+		for i := range keys {
+			keys[i] = i * 7 % 13 // 13 values at most, in no order
+			want[keys[i]] = true
+		}
+		assert.Equal(t, len(want), distinct(n, func(i int) int { return keys[i] }), "n %d", n)
 	}
 }
 

@@ -299,7 +299,26 @@ func (c *SQLiteCache) Get(ctx context.Context, key string) (Response, bool, erro
 	if err := json.Unmarshal(reply, &r); err != nil {
 		return Response{}, false, fmt.Errorf("llm cache %s: decode reply: %w", c.path, err)
 	}
+	if err := storable(r); err != nil {
+		return Response{}, false, fmt.Errorf("llm cache %s: stored entry is not a reply a call could give (%w): the model is asked again", c.path, err)
+	}
 	return r, true, nil
+}
+
+// storable says why r, read from the file, is no reply a call stored: a
+// call with no content is an error (ErrEmpty), never stored, and no count
+// of tokens is negative. Such an entry was edited by hand or written by
+// something else; served, it would be an empty judgement or a usage line
+// that takes tokens away.
+func storable(r Response) error {
+	u := r.Usage
+	switch {
+	case r.Content == "":
+		return errors.New("no reply: its content is empty")
+	case u.TokensIn < 0 || u.TokensOut < 0 || u.CachedTokensIn < 0 || u.CachedTokensOut < 0:
+		return fmt.Errorf("negative token count: %d in, %d out, %d in and %d out from a cache", u.TokensIn, u.TokensOut, u.CachedTokensIn, u.CachedTokensOut)
+	}
+	return nil
 }
 
 // lookup is the reply stored under key, nil on a miss, read by a reader

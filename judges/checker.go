@@ -385,6 +385,10 @@ func (fc *FactChecker) check(ctx context.Context, m llm.Chatter, doc, claim stri
 		// The messages are the key, with what the reply must carry.
 		Key: checkVersion + " top_logprobs=" + strconv.Itoa(checkTopLogprobs) + "\n" + user,
 		Tag: CheckTag,
+		// Only a Yes or a No is stored: an answer that fails the check
+		// is not replayed by the run again, which asks afresh. (An answer
+		// read from its log-probabilities alone is not stored either.)
+		Check: answered,
 	}
 	resp, err := m.Chat(ctx, req)
 	if err != nil {
@@ -424,13 +428,23 @@ func support(resp llm.Response) (float64, string, error) {
 		}
 		break
 	}
-	switch answerWord(resp.Content) {
-	case "yes":
-		return 1, eval.CheckSampled, nil
-	case "no":
-		return 0, eval.CheckSampled, nil
+	if _, err := answered(resp.Content); err != nil {
+		return 0, "", err
 	}
-	return 0, "", fmt.Errorf("%w: the checker answered %q, not Yes or No", llm.ErrInvalidOutput, clip(resp.Content, 40))
+	if answerWord(resp.Content) == "yes" {
+		return 1, eval.CheckSampled, nil
+	}
+	return 0, eval.CheckSampled, nil
+}
+
+// answered is a check's reply vetted before the cache stores it
+// (llm.Request.Check): it must answer Yes or No.
+func answered(content string) (string, error) {
+	switch answerWord(content) {
+	case "yes", "no":
+		return "", nil
+	}
+	return "", fmt.Errorf("%w: the checker answered %q, not Yes or No", llm.ErrInvalidOutput, clip(content, 40))
 }
 
 // answerWord is the first word of an answer, in lower case, without the

@@ -46,7 +46,9 @@ import (
 // A corrupt file is set aside (renamed to PATH.corrupt-TIMESTAMP) and a new
 // cache started in its place: at open (SetAside reports it), or when a Get
 // or Put finds a malformed page (that call returns a *CacheCorruptError;
-// the calls after it use the new file).
+// the calls after it use the new file). It is set aside once: a process
+// that finds corrupt a file another process has set aside already moves
+// to the new cache that one started.
 type SQLiteCache struct {
 	path string
 	// mu queues this process's writers, so they wait their turn here
@@ -89,10 +91,26 @@ type reader struct {
 	lookups int
 }
 
-// cacheDB is the cache's database and its statements, prepared once.
+// cacheDB is the cache's database and its statements, prepared once,
+// with the file it opened: another process may set that file aside and
+// start a new cache at its path.
 type cacheDB struct {
 	*sql.DB
 	get, put *sql.Stmt
+	file     os.FileInfo
+}
+
+// replaced reports whether the file at path is no longer the one d
+// opened: another process found it corrupt, set it aside and started a
+// new cache (or is about to).
+func (d *cacheDB) replaced(path string) bool {
+	return d.file != nil && !sameFile(d.file, path)
+}
+
+// sameFile reports whether the file at path is fi.
+func sameFile(fi os.FileInfo, path string) bool {
+	now, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, now)
 }
 
 const (
@@ -153,7 +171,13 @@ func OpenCache(path string, conns int) (*SQLiteCache, error) {
 	}
 	conns = min(conns, MaxCacheConns())
 	c := &SQLiteCache{path: path, conns: conns, slots: make(chan struct{}, conns)}
+	found, _ := os.Stat(path)
 	db, err := openCacheDB(path, conns)
+	if corrupt(err) && found != nil && !sameFile(found, path) {
+		// Another process set the corrupt file aside while this one
+		// opened it: open the new cache it started.
+		db, err = openCacheDB(path, conns)
+	}
 	if corrupt(err) {
 		ce := setAside(path, err)
 		if ce.Aside == "" {
@@ -188,6 +212,7 @@ func openCacheDB(path string, conns int) (*cacheDB, error) {
 		return nil, fmt.Errorf("llm cache %s: not a usable cache database (delete it to start afresh): %w", path, err)
 	}
 	cdb := &cacheDB{DB: db}
+	cdb.file, _ = os.Stat(path)
 	if cdb.get, err = db.PrepareContext(ctx, getReply); err == nil {
 		cdb.put, err = db.PrepareContext(ctx, putReply)
 	}
@@ -251,7 +276,9 @@ func (c *SQLiteCache) SetAside() error { return c.setAside }
 
 // restart replaces db, found corrupt by a Get or Put, with a new cache,
 // and returns the error to report. It returns nil when another call
-// replaced db already: the caller tries again on the new file.
+// replaced db already, or another process set its file aside and
+// started a new cache: the caller tries again on the new file, which is
+// not set aside in its turn.
 func (c *SQLiteCache) restart(db *cacheDB, cause error) error {
 	c.dbmu.Lock()
 	defer c.dbmu.Unlock()
@@ -260,6 +287,14 @@ func (c *SQLiteCache) restart(db *cacheDB, cause error) error {
 	}
 	c.dropIdle()
 	_ = db.Close()
+	if db.replaced(c.path) {
+		fresh, err := openCacheDB(c.path, c.conns)
+		if err != nil {
+			return fmt.Errorf("llm cache %s: another process set the corrupt cache aside, and its new one could not be opened: %w", c.path, err)
+		}
+		c.db = fresh
+		return nil
+	}
 	ce := setAside(c.path, cause)
 	fresh, err := openCacheDB(c.path, c.conns)
 	if err != nil {
@@ -299,7 +334,26 @@ func (c *SQLiteCache) Get(ctx context.Context, key string) (Response, bool, erro
 	if err := json.Unmarshal(reply, &r); err != nil {
 		return Response{}, false, fmt.Errorf("llm cache %s: decode reply: %w", c.path, err)
 	}
+	if err := storable(r); err != nil {
+		return Response{}, false, fmt.Errorf("llm cache %s: stored entry is not a reply a call could give (%w): the model is asked again", c.path, err)
+	}
 	return r, true, nil
+}
+
+// storable says why r, read from the file, is no reply a call stored: a
+// call with no content is an error (ErrEmpty), never stored, and no count
+// of tokens is negative. Such an entry was edited by hand or written by
+// something else; served, it would be an empty judgement or a usage line
+// that takes tokens away.
+func storable(r Response) error {
+	u := r.Usage
+	switch {
+	case r.Content == "":
+		return errors.New("no reply: its content is empty")
+	case u.TokensIn < 0 || u.TokensOut < 0 || u.CachedTokensIn < 0 || u.CachedTokensOut < 0:
+		return fmt.Errorf("negative token count: %d in, %d out, %d in and %d out from a cache", u.TokensIn, u.TokensOut, u.CachedTokensIn, u.CachedTokensOut)
+	}
+	return nil
 }
 
 // lookup is the reply stored under key, nil on a miss, read by a reader

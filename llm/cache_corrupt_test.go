@@ -107,3 +107,68 @@ func TestCorruptCacheIsSetAside(t *testing.T) {
 		})
 	}
 }
+
+// TestACorruptCacheIsSetAsideOnce: two runs sharing a cache file that
+// turns out corrupt (two processes, each its own SQLiteCache) set it
+// aside once: the second to find it corrupt, by a lookup or a write,
+// moves to the new cache the first started, rather than set that aside
+// too, so that neither run's replies end up in a file set aside, lost
+// to every later run.
+func TestACorruptCacheIsSetAsideOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := map[string]struct {
+		write bool // the second finds it corrupt by a write, else by a lookup
+	}{
+		"the second finds it by a lookup": {},
+		"the second finds it by a write":  {write: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filledCache(t, t.TempDir(), 200)
+			scribble(t, path, 4096, 0)
+			first, err := llm.OpenCache(path, 0)
+			require.NoError(t, err)
+			defer func() { assert.NoError(t, first.Close()) }()
+			second, err := llm.OpenCache(path, 0)
+			require.NoError(t, err)
+			defer func() { assert.NoError(t, second.Close()) }()
+
+			var ce *llm.CacheCorruptError
+			_, _, err = first.Get(ctx, "key 150")
+			require.ErrorAs(t, err, &ce)
+			require.NoError(t, first.Put(ctx, "mine", llm.Response{Content: "first's reply"}))
+			if tc.write {
+				require.NoError(t, second.Put(ctx, "theirs", llm.Response{Content: "second's reply"}), "the file the second found corrupt is set aside already")
+			} else {
+				_, ok, err := second.Get(ctx, "key 150")
+				require.NoError(t, err, "the file the second found corrupt is set aside already")
+				assert.False(t, ok)
+				require.NoError(t, second.Put(ctx, "theirs", llm.Response{Content: "second's reply"}))
+			}
+			r, ok, err := second.Get(ctx, "mine")
+			require.NoError(t, err)
+			require.True(t, ok, "the second reads the new cache the first started")
+			assert.Equal(t, "first's reply", r.Content)
+			var files []string
+			for _, a := range asides(t, path) {
+				if !strings.HasSuffix(a, "-wal") && !strings.HasSuffix(a, "-shm") {
+					files = append(files, a)
+				}
+			}
+			assert.Len(t, files, 1, "set aside once")
+
+			later, err := llm.OpenCache(path, 0)
+			require.NoError(t, err)
+			defer func() { assert.NoError(t, later.Close()) }()
+			require.NoError(t, later.SetAside())
+			for key, want := range map[string]string{"mine": "first's reply", "theirs": "second's reply"} {
+				r, ok, err := later.Get(ctx, key)
+				require.NoError(t, err)
+				require.True(t, ok, "a later run finds what each run stored: %s", key)
+				assert.Equal(t, want, r.Content)
+			}
+		})
+	}
+}

@@ -408,6 +408,7 @@ func (c *Client) chatKeyed(ctx context.Context, req Request) (Response, error) {
 	case b != nil && b.holds(key):
 	case req.Stale != nil:
 		if c.cfg.Cache != nil {
+			c.unserved(req.Stale)
 			c.cacheErr(req.Tag, fmt.Errorf("%w (%w): the model is asked again, and its reply stored in its place", ErrStaleReply, req.Stale))
 		}
 	default:
@@ -616,6 +617,21 @@ func (c *Client) countIn(req Request) int {
 // Batch is the client's batch (Config.Batch), nil when it sends each
 // call as it is made.
 func (c *Client) Batch() *Batch { return c.cfg.Batch }
+
+// unserved takes back from the client's count the cache hit of a reply
+// ChatJSON found stale (a *staleReply), which the judgement did not use.
+func (c *Client) unserved(stale error) {
+	sr, ok := errors.AsType[*staleReply](stale)
+	if !ok {
+		return
+	}
+	u := sr.served
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.total.CacheHits = max(0, c.total.CacheHits-u.CacheHits)
+	c.total.CachedTokensIn = max(0, c.total.CachedTokensIn-u.CachedTokensIn)
+	c.total.CachedTokensOut = max(0, c.total.CachedTokensOut-u.CachedTokensOut)
+}
 
 // cacheErr counts a failed read or write of the cache and reports it
 // (Event "cache_error"); the call goes on without the cache.

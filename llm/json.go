@@ -88,11 +88,12 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 		// or the schema or a check changed since): it is not the model's
 		// mistake to repair, but a stale entry. Ask the model afresh; its
 		// reply takes the stale one's place in the cache.
+		// The stale reply was not used: it is no cache hit, and the
+		// client that counted it one takes it back (see staleReply).
 		fresh := req
-		fresh.Stale = perr
+		fresh.Stale = &staleReply{err: perr, served: resp.Usage}
 		resp, perr, err = readJSON(ctx, c, fresh, dec, out)
-		u = u.Add(resp.Usage)
-		resp.Usage = u
+		u = resp.Usage
 	}
 	if err != nil {
 		return Response{Usage: u}, err
@@ -119,6 +120,18 @@ func ChatJSONReply(ctx context.Context, c Chatter, req Request, out any, checks 
 	resp2.Usage = u
 	return resp2, nil
 }
+
+// staleReply is Request.Stale as ChatJSON sets it: why the reply the
+// cache served does not read, and the usage it was served with (a cache
+// hit and its tokens), which the Client takes back from its count.
+type staleReply struct {
+	err    error
+	served eval.Usage
+}
+
+func (e *staleReply) Error() string { return e.err.Error() }
+
+func (e *staleReply) Unwrap() error { return e.err }
 
 // readJSON sends req and reads its reply into out: perr is why the reply
 // could not be read (a reply over the cap is one), err why there was

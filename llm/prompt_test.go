@@ -204,3 +204,52 @@ func TestStaleCachedReplyIsAskedAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestAStaleReplyIsNotCountedAsServed: a stored reply that does not read
+// now is thrown away and the model asked again: the judgement's usage and
+// the client's count the call paid for and a cache error, never a cache
+// hit or tokens served from the cache, which would count one judgement's
+// reply twice. A reply the cache serves and that reads is a hit.
+func TestAStaleReplyIsNotCountedAsServed(t *testing.T) {
+	t.Parallel()
+	schema := &Schema{Name: "verdict", JSON: []byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)}
+	stored := eval.Usage{Calls: 1, TokensIn: 300, TokensOut: 40}
+	tests := map[string]struct {
+		stored     string
+		wantReply  eval.Usage // the judgement's
+		wantClient eval.Usage // the client's, after it
+	}{
+		"a stale reply": {
+			stored:     "not JSON",
+			wantReply:  eval.Usage{Calls: 1, TokensIn: 10, TokensOut: 2},
+			wantClient: eval.Usage{Calls: 1, TokensIn: 10, TokensOut: 2, CacheErrors: 1},
+		},
+		"a reply that reads": {
+			stored:     `{"ok":true}`,
+			wantReply:  eval.Usage{CacheHits: 1, CachedTokensIn: 300, CachedTokensOut: 40},
+			wantClient: eval.Usage{CacheHits: 1, CachedTokensIn: 300, CachedTokensOut: 40},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := &heardBackend{replies: []string{`{"ok":true}`}}
+			cache := &mapCache{}
+			c := New(Config{Backend: b, Cache: cache, Prices: Prices{}})
+			req := Request{Key: "k1", Schema: schema, Prompt: func() ([]Message, error) { return []Message{{Role: User, Content: "q"}}, nil }}
+			require.NoError(t, cache.Put(t.Context(), c.key(req), Response{Content: tc.stored, Usage: stored}))
+			var out struct {
+				OK bool `json:"ok"`
+			}
+			resp, err := ChatJSONReply(t.Context(), c, req, &out)
+			require.NoError(t, err)
+			assert.True(t, out.OK)
+			got := resp.Usage
+			got.Latency, got.CostUnknown = 0, false
+			assert.Equal(t, tc.wantReply, got)
+			total := c.Usage()
+			total.Latency, total.CostUnknown = 0, false
+			assert.Equal(t, tc.wantClient, total)
+		})
+	}
+}

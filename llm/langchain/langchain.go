@@ -53,6 +53,7 @@ import (
 // providers are.
 type Backend struct {
 	name     string
+	server   string
 	model    llms.Model
 	embedder embeddings.Embedder
 }
@@ -68,6 +69,13 @@ func WithEmbedder(e embeddings.Embedder) Option {
 	return func(b *Backend) { b.embedder = e }
 }
 
+// WithServer names the server the model is reached at, when it is not
+// the provider's default: the cache then keeps its replies apart from
+// those of a model of the same name elsewhere (see CacheScope).
+func WithServer(url string) Option {
+	return func(b *Backend) { b.server = url }
+}
+
 // New returns a Backend named name ("langchain:anthropic:claude-3-5-haiku-latest")
 // that sends chats to m. To have HTTP statuses mapped to *llm.StatusError,
 // build m with an HTTP client whose transport is Transport(...).
@@ -81,6 +89,17 @@ func New(name string, m llms.Model, opts ...Option) *Backend {
 
 // Name is the name given to New.
 func (b *Backend) Name() string { return b.name }
+
+// CacheScope tells the cache which server answers: the name, and the
+// server given WithServer when there is one. The same model name on two
+// servers (two Ollama hosts) must not share replies; on the provider's
+// default server the scope is the name, as caches filled before had it.
+func (b *Backend) CacheScope() string {
+	if b.server == "" {
+		return b.name
+	}
+	return b.name + "@" + b.server
+}
 
 // Chat sends req to the model. The reply is the first choice with text;
 // usage comes from its GenerationInfo when the provider reports it.

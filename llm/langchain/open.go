@@ -26,6 +26,9 @@ import (
 // anthropic or ollama).
 var providers = []string{"anthropic", "ollama"}
 
+// anthropicURL is Anthropic's API, as langchaingo's client defaults to.
+const anthropicURL = "https://api.anthropic.com/v1"
+
 // RequestTimeout bounds each HTTP request of a Backend built by Open; the
 // caller's context bounds the whole call.
 const RequestTimeout = 2 * time.Minute
@@ -46,7 +49,8 @@ func Open(spec string) (*Backend, error) { return OpenEnv(spec, os.Getenv) }
 //     "nomic-embed-text"), else none.
 //
 // The Backend is named "langchain:PROVIDER:MODEL" and its HTTP client uses
-// Transport, so failed calls carry their HTTP status.
+// Transport, so failed calls carry their HTTP status. A server other than
+// the provider's default is part of its CacheScope.
 func OpenEnv(spec string, env func(string) string) (*Backend, error) {
 	provider, model, ok := strings.Cut(spec, ":")
 	if !ok || provider == "" || model == "" {
@@ -61,17 +65,21 @@ func OpenEnv(spec string, env func(string) string) (*Backend, error) {
 			return nil, fmt.Errorf("%s: %w", name, errors.New("ANTHROPIC_API_KEY is not set"))
 		}
 		opts := []anthropic.Option{anthropic.WithToken(key), anthropic.WithModel(model), anthropic.WithHTTPClient(hc)}
+		var server []Option
 		if u := strings.TrimRight(env("ANTHROPIC_BASE_URL"), "/"); u != "" {
 			if !strings.HasSuffix(u, "/v1") {
 				u += "/v1" // langchaingo wants the versioned base
 			}
 			opts = append(opts, anthropic.WithBaseURL(u))
+			if u != anthropicURL {
+				server = append(server, WithServer(u))
+			}
 		}
 		m, err := anthropic.New(opts...)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return New(name, m), nil
+		return New(name, m, server...), nil
 	case "ollama":
 		host := llm.OllamaURL(env("OLLAMA_HOST"))
 		m, err := ollama.New(ollama.WithModel(model), ollama.WithServerURL(host), ollama.WithHTTPClient(hc))
@@ -79,6 +87,9 @@ func OpenEnv(spec string, env func(string) string) (*Backend, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		var opts []Option
+		if host != llm.OllamaURL("") {
+			opts = append(opts, WithServer(host))
+		}
 		if em := env("ASSAY_EMBEDDING_MODEL"); em != "" {
 			e, err := ollama.New(ollama.WithModel(em), ollama.WithServerURL(host), ollama.WithHTTPClient(hc))
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -332,5 +333,67 @@ func TestErrorInA200Reply(t *testing.T) {
 				tc.Check(t, int(calls.Load()), u, err, time.Since(start))
 			})
 		}
+	}
+}
+
+// TestOpenEnvCacheScopeNamesTheServer: the same model name on two servers
+// (two Ollama hosts, Anthropic and a proxy) is two models to the cache,
+// as for the openai backend; the default server keeps the scope that
+// caches filled before had, the backend's name.
+func TestOpenEnvCacheScopeNamesTheServer(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		spec string
+		env  map[string]string
+		want string
+	}{
+		"ollama on its default host":       {spec: "ollama:qwen2.5:7b", want: "langchain:ollama:qwen2.5:7b"},
+		"ollama's default host named":      {spec: "ollama:qwen2.5:7b", env: map[string]string{"OLLAMA_HOST": "127.0.0.1:11434"}, want: "langchain:ollama:qwen2.5:7b"},
+		"ollama on another host":           {spec: "ollama:qwen2.5:7b", env: map[string]string{"OLLAMA_HOST": "gpu2:11434"}, want: "langchain:ollama:qwen2.5:7b@http://gpu2:11434"},
+		"ollama on another port":           {spec: "ollama:qwen2.5:7b", env: map[string]string{"OLLAMA_HOST": "127.0.0.1:11500"}, want: "langchain:ollama:qwen2.5:7b@http://127.0.0.1:11500"},
+		"anthropic's own API":              {spec: "anthropic:claude-3-5-haiku-latest", env: map[string]string{"ANTHROPIC_API_KEY": "k"}, want: "langchain:anthropic:claude-3-5-haiku-latest"},
+		"anthropic's own API named":        {spec: "anthropic:claude-3-5-haiku-latest", env: map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "https://api.anthropic.com"}, want: "langchain:anthropic:claude-3-5-haiku-latest"},
+		"anthropic through another server": {spec: "anthropic:claude-3-5-haiku-latest", env: map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "https://proxy.example/"}, want: "langchain:anthropic:claude-3-5-haiku-latest@https://proxy.example/v1"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, err := langchain.OpenEnv(tc.spec, envOf(tc.env))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, b.CacheScope())
+		})
+	}
+}
+
+// TestTwoOllamaHostsDoNotShareReplies: a cache shared by runs against two
+// Ollama hosts serving a model of the same name answers each run with its
+// own host's reply, never the other's.
+func TestTwoOllamaHostsDoNotShareReplies(t *testing.T) {
+	t.Parallel()
+	host := func(reply string) string {
+		mux := http.NewServeMux()
+		mux.HandleFunc("POST /api/chat", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"`+reply+`"},"done":true,"prompt_eval_count":5,"eval_count":1}`+"\n")
+		})
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	cache, err := llm.OpenCache(filepath.Join(t.TempDir(), "llm-cache.db"), 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, cache.Close()) })
+	req := llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "q"}}}
+	tests := []struct{ host, want string }{
+		{host: host("from gpu1"), want: "from gpu1"},
+		{host: host("from gpu2"), want: "from gpu2"},
+	}
+	for _, tc := range tests {
+		b, err := langchain.OpenEnv("ollama:qwen2.5:7b", envOf(map[string]string{"OLLAMA_HOST": tc.host}))
+		require.NoError(t, err)
+		c := llm.New(llm.Config{Backend: b, Cache: cache})
+		resp, err := c.Chat(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, resp.Content, tc.host)
+		assert.False(t, resp.Cached, tc.host)
 	}
 }

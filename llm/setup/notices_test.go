@@ -50,3 +50,38 @@ func TestNoticesSayALimitHolds(t *testing.T) {
 	n.event(llm.Event{Kind: "limit_wait", Limit: "rpm", PerMinute: 30, Wait: 1234 * time.Microsecond})
 	assert.Equal(t, "assay: --tpm 1000 is holding calls back (next in 12s)\nassay: --rpm 30 is holding calls back (next in 1ms)\n", buf.String())
 }
+
+// TestNoticesShowHiddenCharactersEscaped: a notice quotes what the user
+// or the environment named (a cache path from $ASSAY_CACHE_DIR, a model
+// name): an escape sequence, a line break or a bidi override there is
+// shown as its Go escape, never obeyed by the terminal, and each notice
+// stays one line.
+func TestNoticesShowHiddenCharactersEscaped(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		event llm.Event
+		want  string
+	}{
+		"a cache path with an escape sequence": {
+			event: llm.Event{Kind: "cache_error", Err: errors.New("llm cache /tmp/\x1b[31mred/llm-cache.db: put: disk I/O error")},
+			want:  "assay: response cache: llm cache /tmp/\\x1b[31mred/llm-cache.db: put: disk I/O error (the calls go on without it; later cache errors are counted in the summary)\n",
+		},
+		"a corrupt cache with a bidi override and a line break in its path": {
+			event: llm.Event{Kind: "cache_error", Err: &llm.CacheCorruptError{Path: "a\u202eb\nassay: c", Aside: "a\u202eb\nassay: c.corrupt-1", Err: errors.New("malformed")}},
+			want:  "assay: llm cache a\\u202eb\\nassay: c is corrupt (malformed): set aside as a\\u202eb\\nassay: c.corrupt-1, and a new cache started\n",
+		},
+		"a model name with a carriage return": {
+			event: llm.Event{Kind: "unpriced", Model: "m\rx"},
+			want:  "assay: model m\\rx is not in the price table, so the cost of its calls is unknown; give --prices FILE with its price per million tokens ({m\\rx: {in: 0.15, out: 0.6}})\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var buf strings.Builder
+			n := &notices{w: &buf}
+			n.event(tc.event)
+			assert.Equal(t, tc.want, buf.String())
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
 	"github.com/assaylabs/assay/telemetry"
@@ -230,8 +231,10 @@ type notices struct {
 	cacheError bool
 }
 
+// printf writes one notice, a line: what it quotes (a path, a model
+// name, an error) is shown with its hidden characters escaped.
 func (n *notices) printf(format string, args ...any) {
-	fmt.Fprintf(n.w, "assay: "+format+"\n", args...)
+	fmt.Fprintf(n.w, "assay: %s\n", termtext.Visible(fmt.Sprintf(format, args...)))
 }
 
 func (n *notices) event(e llm.Event) {

@@ -421,6 +421,7 @@ func (x *execution) dryRun(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	plan.Judge = s.Judge()
+	plan.Batch = x.job.Judging.LLM.Batch // the run would pay the batch price
 	out.Plan = plan
 	return out, nil
 }

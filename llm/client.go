@@ -793,6 +793,12 @@ func (c *Client) callUsage(req Request, h *callHold, resp Response, st callStats
 	u := resp.Usage
 	u.Calls, u.Retries, u.Hedges = st.requests, st.attempts-1, st.hedges
 	u.Latency = latency
+	if u.TokensIn < 0 || u.TokensOut < 0 {
+		// A negative count (a backend or its library that got the usage
+		// wrong) is no count: taken as none, it cannot take tokens and
+		// cost off a run's totals or its budget.
+		u.TokensIn, u.TokensOut = 0, 0
+	}
 	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
 		u.TokensIn, u.TokensOut, u.Estimated = h.in(c, req), c.counter.Count(resp.Content), true
 	}
@@ -993,7 +999,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, eval.U
 	}
 	vecs, u := got.vecs, got.u
 	u.Calls, u.Retries, u.Hedges, u.Latency = st.requests, st.attempts-1, st.hedges, c.now().Sub(start)
-	if u.TokensIn == 0 {
+	if u.TokensIn <= 0 { // none counted, or a negative count, which is none
 		u.TokensIn, u.Estimated = tok, true
 	}
 	u.CostUSD, u.CostUnknown = c.price(name, u.TokensIn, 0, false)

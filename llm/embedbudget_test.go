@@ -80,3 +80,56 @@ func TestEmbeddingsSpendFromTheBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestANegativeTokenCountIsNoCount: a backend that reports a negative
+// token count (a provider library that got the usage wrong, or a server
+// that lies) has it taken as none: the run counts what it counts for a
+// backend that reported none (its estimates), never fewer tokens or less
+// cost than that, nor gives back budget a call spent.
+func TestANegativeTokenCountIsNoCount(t *testing.T) {
+	t.Parallel()
+	none := eval.Usage{}
+	tests := map[string]struct {
+		chat, embed         eval.Usage
+		chatNone, embedNone eval.Usage // what the backend counts as none
+	}{
+		"a negative prompt count":    {chat: eval.Usage{TokensIn: -1000000, TokensOut: 5}, embed: eval.Usage{TokensIn: 3}, chatNone: none, embedNone: eval.Usage{TokensIn: 3}},
+		"a negative reply count":     {chat: eval.Usage{TokensIn: 7, TokensOut: -1000000}, embed: eval.Usage{TokensIn: 3}, chatNone: none, embedNone: eval.Usage{TokensIn: 3}},
+		"a negative embedding count": {chat: eval.Usage{TokensIn: 7, TokensOut: 5}, embed: eval.Usage{TokensIn: -1000000}, chatNone: eval.Usage{TokensIn: 7, TokensOut: 5}, embedNone: none},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			run := func(chat, embed eval.Usage) *Client {
+				c := New(Config{Backend: &negativeUsage{chat: chat, embed: embed}, MaxCostUSD: 1})
+				_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Content: "grade"}}})
+				require.NoError(t, err)
+				_, _, err = c.Embed(context.Background(), []string{"12345678"})
+				require.NoError(t, err)
+				return c
+			}
+			got, want := run(tc.chat, tc.embed), run(tc.chatNone, tc.embedNone)
+			require.Positive(t, want.Usage().TokensIn)
+			require.Positive(t, want.Usage().TokensOut)
+			assert.Equal(t, want.Usage().TokensIn, got.Usage().TokensIn)
+			assert.Equal(t, want.Usage().TokensOut, got.Usage().TokensOut)
+			// gpt-4o-mini: $0.15 in and $0.60 out per million tokens.
+			cost := (float64(want.Usage().TokensIn)*0.15 + float64(want.Usage().TokensOut)*0.6) / 1e6
+			assert.InDelta(t, cost, got.Usage().CostUSD, 1e-15)
+			assert.InDelta(t, cost, got.Budget().Spent(), 1e-15)
+		})
+	}
+}
+
+// negativeUsage answers with the usage it is told, however wrong.
+type negativeUsage struct{ chat, embed eval.Usage }
+
+func (b *negativeUsage) Name() string { return "openai:gpt-4o-mini" }
+
+func (b *negativeUsage) Chat(context.Context, Request) (Response, error) {
+	return Response{Content: "ok", Usage: b.chat}, nil
+}
+
+func (b *negativeUsage) Embed(_ context.Context, texts []string) ([][]float32, eval.Usage, error) {
+	return make([][]float32, len(texts)), b.embed, nil
+}

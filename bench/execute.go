@@ -439,6 +439,9 @@ func (x *execution) run(ctx context.Context) (*Outcome, error) {
 			return nil, eval.AsInputError("--out", err)
 		}
 	}
+	// --max-cost bounds the run in all: a resumed run's budget starts at
+	// what its earlier attempts paid.
+	x.s.Client().Budget().Spend(x.folder.Spent().CostUSD)
 	if err := keepSteps(ctx, x.folder, job.Registry, x.p.metrics, x.s.Model(), job.Log); err != nil {
 		return nil, err
 	}

@@ -6,9 +6,10 @@ import "github.com/assaylabs/assay/eval"
 // (dispatch.Batch), kept in the run folder's batches.json
 // (dispatch.FileBatches) for a resume to pick up.
 
-// checkBatch refuses what --batch cannot go with.
+// checkBatch refuses what --batch cannot go with, in a dry run too: its
+// plan is of a run that could be made.
 func checkBatch(job Job) error {
-	if !job.Judging.LLM.Batch || job.Judging.DryRun {
+	if !job.Judging.LLM.Batch {
 		return nil
 	}
 	switch {

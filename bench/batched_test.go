@@ -280,6 +280,8 @@ func TestBatchRefusesTheQueueAndABudget(t *testing.T) {
 	}{
 		"queue":  {func(j *bench.Job) { j.Queue.Workers = 2 }, "give --batch or --workers"},
 		"budget": {func(j *bench.Job) { j.Judging.LLM.MaxCostUSD = 1 }, "give one of --batch and --max-cost"},
+		// A dry run plans the run it would be: not one that cannot be made.
+		"a dry run with a budget": {func(j *bench.Job) { j.Judging.LLM.MaxCostUSD, j.Judging.DryRun = 1, true }, "give one of --batch and --max-cost"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -421,6 +421,7 @@ func (x *execution) dryRun(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	plan.Judge = s.Judge()
+	plan.Batch = x.job.Judging.LLM.Batch // the run would pay the batch price
 	out.Plan = plan
 	return out, nil
 }
@@ -438,6 +439,9 @@ func (x *execution) run(ctx context.Context) (*Outcome, error) {
 			return nil, eval.AsInputError("--out", err)
 		}
 	}
+	// --max-cost bounds the run in all: a resumed run's budget starts at
+	// what its earlier attempts paid.
+	x.s.Client().Budget().Spend(x.folder.Spent().CostUSD)
 	if err := keepSteps(ctx, x.folder, job.Registry, x.p.metrics, x.s.Model(), job.Log); err != nil {
 		return nil, err
 	}

@@ -139,8 +139,14 @@ func (o *Outcome) writeBudget(w io.Writer) bool {
 		defaulted += m.Defaulted
 	}
 	u := o.Report.Usage
-	fmt.Fprintf(w, "bench: stopped by --max-cost $%s: spent %s on %d call(s), then made no more; %d of %d judgement(s) scored, %d fell back to the neutral default (no summary table: its figures would be mostly defaults)\n",
-		strconv.FormatFloat(o.MaxCost, 'f', -1, 64), u.Cost(), u.Calls, scored, pairs, defaulted)
+	spent := fmt.Sprintf("spent %s on %d call(s)", u.Cost(), u.Calls)
+	if o.Kept > 0 || o.Redo > 0 {
+		// The budget bounds the run in all, earlier attempts included.
+		all := o.Summary.Usage
+		spent = fmt.Sprintf("the run spent %s on %d call(s) in all, %s on %d in this attempt", all.Cost(), all.Calls, u.Cost(), u.Calls)
+	}
+	fmt.Fprintf(w, "bench: stopped by --max-cost $%s: %s, then made no more; %d of %d judgement(s) scored, %d fell back to the neutral default (no summary table: its figures would be mostly defaults)\n",
+		strconv.FormatFloat(o.MaxCost, 'f', -1, 64), spent, scored, pairs, defaulted)
 	fmt.Fprintf(w, "bench: go on with --resume --out %s and a larger --max-cost: only the %d default(s) are judged again\n", o.Dir, defaulted)
 	return true
 }

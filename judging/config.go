@@ -445,7 +445,10 @@ func (s *Session) budget() []Failure {
 		return []Failure{{Kind: FailBudget, Err: fmt.Errorf("budget reached: %d call(s) not made (--max-cost $%s); their judges used the neutral default",
 			n, limit)}}
 	}
-	if spent := b.Spent(); b.Max() > 0 && spent > b.Max() {
+	// Only calls of this session pass the budget: a resumed run whose
+	// earlier attempts spent it (Budget.Spend) and that calls nothing more
+	// did not.
+	if spent := b.Spent(); b.Max() > 0 && spent > b.Max() && spent > b.Carried() {
 		return []Failure{{Kind: FailBudget, Err: fmt.Errorf("budget passed: the calls spent $%.4f, over --max-cost $%s: calls in flight together cost more than their estimates "+
 			"(replies longer than the ones before them); lower --concurrency, or set a lower --max-cost, for a closer bound", spent, limit)}}
 	}

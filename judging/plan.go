@@ -45,8 +45,11 @@ type Plan struct {
 	Offline bool    `json:"offline"`
 	Model   string  `json:"model"`
 	MaxCost float64 `json:"max_cost,omitempty"`
-	prices  llm.Prices
-	name    string
+	// Batch says the run would send its calls through a batch endpoint
+	// (--batch): its costs are at the batch price (llm.Prices.BatchCost).
+	Batch  bool `json:"batch,omitempty"`
+	prices llm.Prices
+	name   string
 }
 
 // NewPlan is an empty plan for the client c's model.
@@ -73,8 +76,14 @@ func (p *Plan) AddCalls(calls []dryrun.Call) {
 	}
 }
 
-// Cost is the US dollars of in and out tokens at the plan's price.
-func (p *Plan) Cost(in, out int) float64 { return p.prices.Cost(p.name, in, out) }
+// Cost is the US dollars of in and out tokens at the plan's price: the
+// batch price when the plan is a batch run's (Batch).
+func (p *Plan) Cost(in, out int) float64 {
+	if p.Batch {
+		return p.prices.BatchCost(p.name, in, out)
+	}
+	return p.prices.Cost(p.name, in, out)
+}
 
 // Write prints the plan: a table of steps with their costs and a total. A
 // model missing from the price table has its costs marked unknown, never $0.
@@ -106,6 +115,9 @@ func (p *Plan) Write(w io.Writer) {
 	if !p.Priced {
 		fmt.Fprintf(w, "cost unknown: model %s is not in the price table; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})\n",
 			p.Model, p.Model)
+	}
+	if p.Batch && p.Priced && !p.Offline {
+		fmt.Fprintf(w, "cost at the batch price (--batch): %s\n", p.prices.Describe(p.name))
 	}
 	totalCost := p.Cost(total.TokensIn, total.TokensOut)
 	switch limit := p.MaxCost; {

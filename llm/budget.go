@@ -19,6 +19,7 @@ type Budget struct {
 
 	mu       sync.Mutex
 	spent    float64
+	carried  float64 // of spent, what Spend counted: paid before the budget was made
 	inflight float64
 	stopped  int           // calls refused
 	settled  chan struct{} // closed and replaced when a call settles
@@ -49,6 +50,28 @@ func (b *Budget) Spent() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.spent
+}
+
+// Spend counts usd as spent already: what was paid before the budget was
+// made, by an earlier attempt of a run that resumes, so that a limit
+// bounds the run in all and not each attempt. It refuses nothing itself;
+// the calls after it find less of the limit left.
+func (b *Budget) Spend(usd float64) {
+	if usd <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.spent += usd
+	b.carried += usd
+}
+
+// Carried is the part of Spent that Spend counted: paid before the
+// budget was made, by no call of its clients.
+func (b *Budget) Carried() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.carried
 }
 
 // reserve holds est, the estimated cost of a call to model (priced: its

@@ -668,7 +668,8 @@ func (c *Client) send(ctx context.Context, req Request) (Response, error) {
 		if err != nil {
 			return err
 		}
-		if sl, err = c.holdBudget(ctx, req, sl, &h); err != nil {
+		estimate := func() float64 { return c.prices.Cost(c.Name(), h.in(c, req), c.outEstimate(req)) }
+		if sl, err = c.holdBudget(ctx, c.Name(), req.Tag, estimate, sl, &h); err != nil {
 			return err
 		}
 		resp, err = sendHeld(ctx, c, sl, until, req.Tag, try, &st, func(actx context.Context) (Response, error) {
@@ -747,19 +748,20 @@ func (c *Client) takeTokens(ctx context.Context, req Request, h *callHold) error
 	return nil
 }
 
-// holdBudget reserves the call's estimate in the budget, once, and
-// returns the slot the call then holds. The budget holds the estimate
-// from when the call can start, not while it waits for a slot, so that
-// only calls really in flight hold one; a call that must wait for those
-// to settle gives its slot back meanwhile, as they may need it to retry.
-func (c *Client) holdBudget(ctx context.Context, req Request, sl slot, h *callHold) (slot, error) {
+// holdBudget reserves the estimate of a call of tag to model in the
+// budget, once, and returns the slot the call then holds. The budget
+// holds the estimate from when the call can start, not while it waits
+// for a slot, so that only calls really in flight hold one; a call that
+// must wait for those to settle gives its slot back meanwhile, as they
+// may need it to retry.
+func (c *Client) holdBudget(ctx context.Context, model, tag string, estimate func() float64, sl slot, h *callHold) (slot, error) {
 	for !h.reserved {
 		// Estimated now, not when the call was made: the calls that
 		// settled meanwhile tell the tag's reply length.
 		if c.budget.Max() > 0 {
-			h.est = c.prices.Cost(c.Name(), h.in(c, req), c.outEstimate(req))
+			h.est = estimate()
 		}
-		settled, err := c.reserve(h.est)
+		settled, err := c.budget.reserve(model, c.prices.Known(model), h.est)
 		if err != nil {
 			c.release(sl, unused, nil, 0)
 			return sl, err
@@ -771,14 +773,14 @@ func (c *Client) holdBudget(ctx context.Context, req Request, sl slot, h *callHo
 		c.release(sl, unused, nil, 0)
 		if !h.toldWait {
 			h.toldWait = true
-			c.emit(Event{Kind: "budget_wait", Tag: req.Tag})
+			c.emit(Event{Kind: "budget_wait", Tag: tag})
 		}
 		select {
 		case <-settled:
 		case <-ctx.Done():
 			return sl, ctx.Err()
 		}
-		if sl, err = c.acquire(ctx, req.Tag); err != nil {
+		if sl, err = c.acquire(ctx, tag); err != nil {
 			return sl, err
 		}
 	}
@@ -807,6 +809,12 @@ func (c *Client) callUsage(req Request, h *callHold, resp Response, st callStats
 	u := resp.Usage
 	u.Calls, u.Retries, u.Hedges = st.requests, st.attempts-1, st.hedges
 	u.Latency = latency
+	if u.TokensIn < 0 || u.TokensOut < 0 {
+		// A negative count (a backend or its library that got the usage
+		// wrong) is no count: taken as none, it cannot take tokens and
+		// cost off a run's totals or its budget.
+		u.TokensIn, u.TokensOut = 0, 0
+	}
 	if err == nil && u.TokensIn == 0 && u.TokensOut == 0 {
 		u.TokensIn, u.TokensOut, u.Estimated = h.in(c, req), c.counter.Count(resp.Content), true
 	}
@@ -942,12 +950,6 @@ func limitErr(ctx context.Context, err error) error {
 // nothing about whether the server is reachable.
 var errLimitWait = errors.New("rate limit wait")
 
-// reserve holds est, a call's estimated cost, against the budget (see
-// Budget.reserve).
-func (c *Client) reserve(est float64) (settled <-chan struct{}, err error) {
-	return c.budget.reserve(c.Name(), c.prices.Known(c.Name()), est)
-}
-
 // settle ends a call's reservation est at its real usage u, and wakes the
 // calls waiting for the budget.
 func (c *Client) settle(est float64, u eval.Usage) {
@@ -957,12 +959,23 @@ func (c *Client) settle(est float64, u eval.Usage) {
 	c.budget.settle(est, u.CostUSD)
 }
 
-// Embed returns one vector per text. Embeddings are not cached.
+// Embed returns one vector per text. Embeddings are not cached. They
+// spend from the budget as chat calls do, at the embedding model's price:
+// their estimate is held while in flight, and a call past the budget, or
+// to an embedding model with no price under one, is refused (ErrBudget).
 func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, eval.Usage, error) {
 	tok := 0
 	for _, t := range texts {
 		tok += c.counter.Count(t)
 	}
+	// Embeddings are priced by the embedding model, when the backend names
+	// it, not by the chat model.
+	name := c.Name()
+	if e, ok := c.cfg.Backend.(interface{ EmbeddingName() string }); ok {
+		name = e.EmbeddingName()
+	}
+	h := callHold{inTok: tok}
+	estimate := func() float64 { return c.prices.Cost(name, tok, 0) }
 	var got embedded
 	var st callStats
 	start, until, try := c.now(), c.until(), 0
@@ -972,6 +985,9 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, eval.U
 		}
 		sl, err := c.acquire(ctx, "embed")
 		if err != nil {
+			return err
+		}
+		if sl, err = c.holdBudget(ctx, name, "embed", estimate, sl, &h); err != nil {
 			return err
 		}
 		got, err = sendHeld(ctx, c, sl, until, "embed", try, &st, func(actx context.Context) (embedded, error) {
@@ -988,21 +1004,22 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, eval.U
 	})
 	c.gaveUp(err)
 	if errors.Is(err, ErrNoEmbeddings) || st.requests == 0 {
+		// No request was made: what the call held is given back.
+		if h.reserved {
+			c.settle(h.est, eval.Usage{})
+		}
+		if errors.Is(err, ErrBudget) {
+			c.emit(Event{Kind: "budget_stop", Tag: "embed", Err: err})
+		}
 		return nil, eval.Usage{}, err
 	}
 	vecs, u := got.vecs, got.u
 	u.Calls, u.Retries, u.Hedges, u.Latency = st.requests, st.attempts-1, st.hedges, c.now().Sub(start)
-	if u.TokensIn == 0 {
+	if u.TokensIn <= 0 { // none counted, or a negative count, which is none
 		u.TokensIn, u.Estimated = tok, true
 	}
-	// Embeddings are priced by the embedding model, when the backend names
-	// it, not by the chat model.
-	name := c.Name()
-	if e, ok := c.cfg.Backend.(interface{ EmbeddingName() string }); ok {
-		name = e.EmbeddingName()
-	}
 	u.CostUSD, u.CostUnknown = c.price(name, u.TokensIn, 0, false)
-	c.settle(0, u)
+	c.settle(h.est, u)
 	return vecs, u, err
 }
 

@@ -106,6 +106,11 @@ func modelOf(name string) string {
 	return model
 }
 
+// MaxPrice is the highest price a price file may give, in US dollars per
+// million tokens (a dollar a token): far above any model's, and low
+// enough that no run's cost overflows to infinity.
+const MaxPrice = 1e6
+
 // MaxPricesSize is the largest price file LoadPrices reads, so that a
 // wrong path (/dev/zero) is refused rather than read without end.
 const MaxPricesSize = 10 << 20
@@ -133,7 +138,7 @@ func LoadPrices(path string) (Prices, error) {
 // given). Every entry gives both prices, as numbers of at least zero, and
 // nothing else; a model named twice, an
 // unknown key (input for in), a missing price, or a price that is not a
-// number, or is negative, is an *eval.InputError naming name, the line
+// number, or is negative or over MaxPrice, is an *eval.InputError naming name, the line
 // and the key. An empty file is an empty table.
 func ParsePrices(name string, data []byte) (Prices, error) {
 	var doc yaml.Node
@@ -233,6 +238,8 @@ func priceValue(n *yaml.Node) (float64, error) {
 		return 0, fmt.Errorf("want a finite price, got %s", n.Value)
 	case f < 0:
 		return 0, fmt.Errorf("must not be negative, got %s", n.Value)
+	case f > MaxPrice:
+		return 0, fmt.Errorf("want at most %d US dollars per million tokens (a dollar a token), got %s", int(MaxPrice), n.Value)
 	}
 	return f, nil
 }

@@ -62,6 +62,12 @@ func TestParsePricesRefusesWhatItCannotPrice(t *testing.T) {
 		"an infinite price": {
 			yaml: "judge-model: {in: .inf, out: 2}\n", line: 1, field: "judge-model.in", msg: "want a finite price, got .inf",
 		},
+		// 1e306 per million tokens would price a 300-token call at +Inf,
+		// which no summary can write.
+		"a price no call could be counted at": {
+			yaml: "judge-model: {in: 1, out: 1e306}\n", line: 1, field: "judge-model.out",
+			msg: "want at most 1000000 US dollars per million tokens (a dollar a token), got 1e306",
+		},
 		"a model given twice": {
 			yaml: "judge-model: {in: 1, out: 2}\ngpt-4o: {in: 1, out: 2}\njudge-model: {in: 3, out: 4}\n", line: 3, field: "judge-model",
 			msg: "given twice (first on line 1)",

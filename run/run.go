@@ -441,6 +441,22 @@ func (r *Run) Summary(samples int, finished time.Time, threshold func(string) fl
 	return s
 }
 
+// Spent is what the run's attempts have paid so far, as summary.json's
+// usage counts it: every result written, those judged again included, and
+// the evaluation steps its judges wrote.
+func (r *Run) Spent() eval.Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	u := r.superseded.Add(r.cfg.StepsUsage)
+	for _, m := range r.stats.by {
+		u = u.Add(eval.Usage{Calls: m.calls, TokensIn: m.tokensIn, TokensOut: m.tokensOut, CostUSD: m.cost, CostUnknown: m.costUnknown})
+	}
+	for res := range r.pending() {
+		u = u.Add(res.Usage)
+	}
+	return u
+}
+
 // WriteSummary writes s as the run's summary.json, replacing any earlier
 // one whole (a new file renamed over it).
 func (r *Run) WriteSummary(s Summary) error {

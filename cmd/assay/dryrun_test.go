@@ -131,3 +131,33 @@ func TestDryRunEqualsTheRealRun(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRunOfABatchRunPricesItsCallsAtTheBatchPrice: a dry run of a
+// --batch run says what that run would pay, the batch price (half the list
+// price for gpt-4o-mini), not the list price of direct calls. The six
+// records' faithfulness calls: 4,086 tokens in x $0.15/M + 375 out x
+// $0.60/M = $0.0008379 direct, $0.00041895 in a batch.
+func TestDryRunOfABatchRunPricesItsCallsAtTheBatchPrice(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		flags []string
+		want  string
+		price bool // the batch price is said
+	}{
+		"direct calls": {want: "total                      12         4086          375     0.0008\n"},
+		"a batch run":  {flags: []string{"--batch"}, price: true, want: "total                      12         4086          375     0.0004\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t)
+			env := map[string]string{"ASSAY_LLM": "openai:gpt-4o-mini", "OPENAI_BASE_URL": srv.URL(), "ASSAY_CACHE_DIR": t.TempDir(), "ASSAY_DATA_DIR": t.TempDir()}
+			args := append([]string{"bench", "--dry-run", "--metric", "faithfulness"}, tc.flags...)
+			code, out, errOut := runEnv(t, env, append(args, "../../fixtures/rag/labelled.jsonl")...)
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, tc.want)
+			assert.Equal(t, tc.price, regexp.MustCompile(`cost at the batch price \(--batch\): in \$0\.15, out \$0\.6 per million tokens, batch share 0\.5\n`).MatchString(out), out)
+			assert.Equal(t, 0, srv.Calls())
+		})
+	}
+}

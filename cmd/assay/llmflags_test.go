@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -214,4 +215,78 @@ func TestTPMSaysWhenItHoldsCallsBack(t *testing.T) {
 	require.Equal(t, exitPass, code, errOut)
 	assert.Equal(t, 1, strings.Count(errOut, "assay: --tpm 60000 is holding calls back (next in "), errOut)
 	assert.Equal(t, 2, srv.Calls())
+}
+
+// TestBudgetBoundsAResumedRunInAll: --max-cost bounds what a run spends
+// in all, its earlier attempts included. The first attempt pays for two
+// source_relevance calls (the two Great Wall records' call fails, a 400,
+// unpaid, and defaults); a resume under a budget those two spent makes no
+// call, and says what the run spent; one with room left makes the call
+// it redoes and keeps within it; a finished run resumed under what it
+// spent judges nothing and passes. The price, $1,000 a million tokens in
+// and nothing out, makes each call about $0.23 and its estimate its price.
+func TestBudgetBoundsAResumedRunInAll(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		failFirst  bool    // the Great Wall call fails in the first attempt
+		extra      float64 // the resume's --max-cost is what the first attempt spent, plus this
+		wantCode   int
+		wantCalls  bool // the resume makes calls (one or two: the Great Wall records' call, sent once or twice)
+		wantStop   string
+		wantNoStop bool
+	}{
+		"under what the earlier attempt spent": {failFirst: true, wantCode: exitInfra,
+			wantStop: `bench: stopped by --max-cost \$[0-9.]+: the run spent \$0\.\d{4} on \d+ call\(s\) in all, \$0\.0000 on 0 in this attempt, then made no more`},
+		"with room left for the call redone": {failFirst: true, extra: 1, wantCode: exitPass, wantCalls: true, wantNoStop: true},
+		"a finished run under what it spent": {extra: -0.2, wantCode: exitPass, wantNoStop: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var fail atomic.Bool
+			fail.Store(tc.failFirst)
+			srv := llmtest.New(t, llmtest.Func(func(req goopenai.ChatCompletionRequest) llmtest.Reply {
+				for _, m := range req.Messages {
+					if fail.Load() && strings.Contains(m.Content, "Great Wall") {
+						return llmtest.Reply{Status: 400, Body: `{"error":{"message":"no","type":"invalid_request_error"}}`}
+					}
+				}
+				return llmtest.JudgeReplies(req)
+			}))
+			dir := t.TempDir()
+			prices := filepath.Join(dir, "prices.yaml")
+			require.NoError(t, os.WriteFile(prices, []byte("gpt-4o-mini: {in: 1000, out: 0}\n"), 0o600))
+			env := tempEnv(t)
+			env["ASSAY_LLM"], env["OPENAI_BASE_URL"] = "openai:gpt-4o-mini", srv.URL()
+			out := filepath.Join(dir, "run")
+			args := []string{"bench", "--metric", "source_relevance", "--no-cache", "--concurrency", "1", "--max-default-rate", "1", "--prices", prices, "--out", out}
+			spent := func() float64 {
+				var s struct {
+					Usage struct {
+						CostUSD float64 `json:"cost_usd"`
+					} `json:"usage"`
+				}
+				data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(data, &s))
+				return s.Usage.CostUSD
+			}
+			code, _, errOut := runEnv(t, env, append(args, "../../fixtures/rag/labelled.jsonl")...)
+			require.Equal(t, exitPass, code, errOut)
+			first, before := spent(), srv.Calls()
+			require.Greater(t, first, 0.4, "two calls or more paid")
+			fail.Store(false)
+			budget := strconv.FormatFloat(first+tc.extra, 'f', -1, 64)
+			code, _, errOut = runEnv(t, env, append(args, "--resume", "--max-cost", budget, "../../fixtures/rag/labelled.jsonl")...)
+			assert.Equal(t, tc.wantCode, code, errOut)
+			assert.Equal(t, tc.wantCalls, srv.Calls() > before, "calls the resume made: %d", srv.Calls()-before)
+			if tc.wantStop != "" {
+				assert.Regexp(t, tc.wantStop, errOut)
+			}
+			if tc.wantNoStop {
+				assert.NotContains(t, errOut, "budget")
+			}
+			assert.LessOrEqual(t, spent(), first+max(tc.extra, 0), "the run in all keeps to the budget")
+		})
+	}
 }

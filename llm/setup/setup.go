@@ -166,6 +166,12 @@ func Open(cfg Config, env func(string) string) (*llm.Client, io.Closer, error) {
 		m := backend.ModelName(b.Name())
 		return nil, nil, fmt.Errorf("--max-cost: model %s is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})", m, m)
 	}
+	if e, ok := b.(interface{ EmbeddingName() string }); ok && cfg.MaxCostUSD > 0 && !offline {
+		// The embedding model spends from the budget too, at its own price.
+		if m := backend.ModelName(e.EmbeddingName()); m != "" && !prices.Known(e.EmbeddingName()) {
+			return nil, nil, fmt.Errorf("--max-cost: embedding model %s ($ASSAY_EMBEDDING_MODEL) is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({%s: {in: 0.02, out: 0}})", m, m)
+		}
+	}
 	n := &notices{w: cfg.Notices}
 	if n.w == nil {
 		n.w = io.Discard

@@ -65,6 +65,11 @@ func TestOpenRefusesBadSettings(t *testing.T) {
 			change: func(c *setup.Config) { c.Spec, c.MaxCostUSD = "vllm:my-model", 1 },
 			want:   "--max-cost: model my-model is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({my-model: {in: 0.15, out: 0.6}})",
 		},
+		"a budget without the embedding model's price": {
+			change: func(c *setup.Config) { c.Spec, c.MaxCostUSD = "vllm:gpt-4o-mini", 1 },
+			env:    map[string]string{"ASSAY_EMBEDDING_MODEL": "my-embed"},
+			want:   "--max-cost: embedding model my-embed ($ASSAY_EMBEDDING_MODEL) is not in the price table, so its spending cannot be counted; give --prices FILE with its price per million tokens ({my-embed: {in: 0.02, out: 0}})",
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

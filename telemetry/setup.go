@@ -58,7 +58,10 @@ const defaultEndpoint = "http://localhost:4318/v1/traces"
 //
 // The error names the variable whose value cannot be used: an endpoint
 // that is no http(s) URL, an exporter or protocol this build has not (it
-// links OTLP over HTTP only, not gRPC).
+// links OTLP over HTTP only, not gRPC), and those the SDK reads itself
+// (a sampler, its ratio, a timeout, a batch size, a header list, a
+// compression, a certificate file) with a value it would drop or fail
+// on; a header's value (a key) is never in it.
 func Setup(ctx context.Context, env func(string) string) (shutdown func(context.Context) error, err error) {
 	off := func(context.Context) error { return nil }
 	endpoint, on, err := endpointOf(env)
@@ -72,6 +75,9 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 		opts = append(opts, otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON))
 	default:
 		return off, fmt.Errorf("%s=%s: assay exports traces over OTLP/HTTP: set http/protobuf (the default) or http/json, and point the endpoint at the collector's HTTP port (4318)", name, p)
+	}
+	if err := checkSDKEnv(env); err != nil {
+		return off, err
 	}
 	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {

@@ -33,6 +33,15 @@ const (
 	envServiceName    = "OTEL_SERVICE_NAME"
 )
 
+// MaxAttributeLength is the most characters of a span attribute's value
+// Setup's provider exports unless OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT
+// says otherwise: the SDK's default is no limit, and a request's
+// User-Agent or path (up to a megabyte of headers) would go to the
+// collector whole.
+const MaxAttributeLength = 4096
+
+const envAttributeLength = "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT"
+
 // defaultEndpoint is the OTLP/HTTP traces endpoint of a collector on this
 // machine, for OTEL_TRACES_EXPORTER=otlp with no endpoint given.
 const defaultEndpoint = "http://localhost:4318/v1/traces"
@@ -48,7 +57,9 @@ const defaultEndpoint = "http://localhost:4318/v1/traces"
 // On, it installs a tracer provider exporting in batches over OTLP/HTTP
 // (http/protobuf, or http/json when OTEL_EXPORTER_OTLP_PROTOCOL says so),
 // named OTEL_SERVICE_NAME (DefaultServiceName when unset), sampled as
-// OTEL_TRACES_SAMPLER says (parent-based always-on when unset), and the
+// OTEL_TRACES_SAMPLER says (parent-based always-on when unset), with
+// attribute values cut at MaxAttributeLength characters (unless
+// OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT is set), and the
 // W3C trace-context and baggage propagators. shutdown flushes the spans
 // still held, within its context's deadline, and puts the previous
 // provider and propagator back; call it once, before the process ends.
@@ -88,7 +99,11 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 		return off, errors.Join(fmt.Errorf("tracing: %w", err), exp.Shutdown(ctx))
 	}
 	sdkErrors.start()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	limits := sdktrace.NewSpanLimits() // the SDK's, from OTEL_SPAN_*
+	if strings.TrimSpace(env(envAttributeLength)) == "" {
+		limits.AttributeValueLengthLimit = MaxAttributeLength
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithRawSpanLimits(limits))
 	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(Propagator())

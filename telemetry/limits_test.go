@@ -57,7 +57,7 @@ func TestSetupBoundsAttributeValues(t *testing.T) {
 			shutdown, err := telemetry.Setup(t.Context(), func(k string) string { return env[k] })
 			require.NoError(t, err)
 			h := telemetry.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), "")
-			req := httptest.NewRequest(http.MethodGet, "/"+strings.Repeat("p", 99_999), nil)
+			req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/"+strings.Repeat("p", 99_999), nil)
 			req.Header.Set("User-Agent", strings.Repeat("A", 100_000))
 			h.ServeHTTP(httptest.NewRecorder(), req)
 			require.NoError(t, shutdown(t.Context()))

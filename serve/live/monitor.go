@@ -1,15 +1,19 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -338,16 +342,67 @@ func (m *Monitor) Begin(metric string) (end func()) {
 	}
 }
 
+// Bounds of the metadata an event keeps: the observation's metadata is
+// a request's (a trace's sample metadata, up to the request's size), and
+// an event is kept among the recent ones, queued for the sink and the
+// webhook, stored and posted.
+const (
+	// MaxMetaKeys is the most keys an event's Meta keeps: trace_id and
+	// source first, then the others in name order. MetaOmitted then says
+	// how many were left out.
+	MaxMetaKeys = 16
+	// MaxMetaKey and MaxMetaValue bound each key and value in bytes
+	// (eval.Clip marks a cut).
+	MaxMetaKey   = 64
+	MaxMetaValue = 256
+)
+
+// MetaOmitted is the key of an event's Meta that counts the keys left out
+// past MaxMetaKeys.
+const MetaOmitted = "assay.meta_omitted"
+
+// boundedMeta is meta within MaxMetaKeys, MaxMetaKey and MaxMetaValue:
+// meta itself when it is, else a copy.
+func boundedMeta(meta map[string]string) map[string]string {
+	small := len(meta) <= MaxMetaKeys
+	for k, v := range meta {
+		small = small && len(k) <= MaxMetaKey && len(v) <= MaxMetaValue
+	}
+	if small {
+		return meta
+	}
+	first := func(k string) int {
+		switch k {
+		case "trace_id":
+			return 0
+		case "source":
+			return 1
+		}
+		return 2
+	}
+	keys := slices.SortedFunc(maps.Keys(meta), func(a, b string) int {
+		return cmp.Or(cmp.Compare(first(a), first(b)), cmp.Compare(a, b))
+	})
+	out := make(map[string]string, min(len(keys), MaxMetaKeys)+1)
+	for _, k := range keys[:min(len(keys), MaxMetaKeys)] {
+		out[eval.Clip(k, MaxMetaKey)] = eval.Clip(meta[k], MaxMetaValue)
+	}
+	if len(keys) > MaxMetaKeys {
+		out[MetaOmitted] = strconv.Itoa(len(keys) - MaxMetaKeys)
+	}
+	return out
+}
+
 // settle brings s's baseline, alert and stall state up to date and emits
 // the events of what changed. s.mu is held.
 func (m *Monitor) settle(s *series, now time.Time, meta map[string]string) {
 	s.takeBaseline(m.cfg)
 	if e, ok := s.rule(m.cfg, now); ok {
-		e.Meta = meta
+		e.Meta = boundedMeta(meta)
 		m.emit(e)
 	}
 	if e, ok := s.stall(m.cfg, now); ok {
-		e.Meta = meta
+		e.Meta = boundedMeta(meta)
 		m.emit(e)
 	}
 }

@@ -1,9 +1,9 @@
 package live_test
 
 import (
-	"github.com/assaylabs/assay/run"
-
+	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -441,4 +443,54 @@ func TestAnnouncedJudgementsStallOnlyWhileUnderWay(t *testing.T) {
 	m.Observe("context_quality", 0.8, false, nil, clk.Now())
 	clk.advance(time.Hour)
 	assert.False(t, state("context_quality").Stalled)
+}
+
+// TestEventMetaIsBounded: an event keeps the metadata of the observation
+// that caused it, which comes from a request (any keys, values up to its
+// size): it is kept, queued, stored and posted within MaxMetaKeys keys of
+// MaxMetaKey and MaxMetaValue bytes, trace_id and source first.
+func TestEventMetaIsBounded(t *testing.T) {
+	t.Parallel()
+	many := map[string]string{"trace_id": "t1", "source": "traces"}
+	for i := range 1000 {
+		many[fmt.Sprintf("k%04d", i)] = strings.Repeat("v", 100_000)
+	}
+	for name, tc := range map[string]struct {
+		meta    map[string]string
+		keys    int
+		omitted string
+		check   func(t *testing.T, meta map[string]string)
+	}{
+		"small metadata is kept whole": {meta: map[string]string{"trace_id": "t1", "user": "u"}, keys: 2,
+			check: func(t *testing.T, meta map[string]string) { assert.Equal(t, "u", meta["user"]) }},
+		"many long values": {meta: many, keys: live.MaxMetaKeys + 1, omitted: "986",
+			check: func(t *testing.T, meta map[string]string) {
+				assert.Equal(t, "t1", meta["trace_id"])
+				assert.Equal(t, "traces", meta["source"])
+				assert.Contains(t, meta["k0000"], eval.CutMarker)
+				assert.NotContains(t, meta, "k0014", "past the first keys in name order")
+			}},
+		"a long key": {meta: map[string]string{strings.Repeat("k", 10_000): "x"}, keys: 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := newClock()
+			m, err := live.New(alerting(clk, live.Webhook{}))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = m.Close() })
+			m.Observe(metricF, 0.3, false, tc.meta, clk.Now())
+			events := m.Snapshot().Events
+			require.Len(t, events, 1)
+			meta := events[0].Meta
+			assert.Len(t, meta, tc.keys)
+			assert.Equal(t, tc.omitted, meta[live.MetaOmitted])
+			for k, v := range meta {
+				assert.LessOrEqual(t, len(k), live.MaxMetaKey)
+				assert.LessOrEqual(t, len(v), live.MaxMetaValue)
+			}
+			if tc.check != nil {
+				tc.check(t, meta)
+			}
+		})
+	}
 }

@@ -53,6 +53,14 @@ type Config struct {
 	// hold for the rule to be applied; with fewer an alert keeps its
 	// state. 0 means DefaultMinScores.
 	MinScores int
+	// ClearAfter is how many observations in a row must each leave the
+	// rule's verdict under an open alert's level before the alert is
+	// lowered (resolved, or critical back to warning); an alert is
+	// opened or raised at once. A mean that hovers at a limit, over it
+	// with one score and under it with the next, then opens one alert,
+	// not an open and a resolve for every score. 0 means MinScores; 1
+	// lowers at once.
+	ClearAfter int
 	// WarnRatio and Critical are the rule's numbers: warning under
 	// WarnRatio x the baseline mean, critical under Critical. 0 means
 	// seed 002's, bench.DegradationRatio (0.85) and bench.CriticalQuality
@@ -150,6 +158,9 @@ func (c Config) check() error {
 	if c.MinScores < 0 {
 		bad("MinScores", c.MinScores, "must be 0 (the default) or more")
 	}
+	if c.ClearAfter < 0 {
+		bad("ClearAfter", c.ClearAfter, "must be 0 (MinScores) or more")
+	}
 	if !(c.WarnRatio >= 0 && c.WarnRatio <= 1) {
 		bad("WarnRatio", c.WarnRatio, "must be in [0, 1]")
 	}
@@ -184,6 +195,7 @@ func (c Config) filled() Config {
 	}
 	def(&c.Window, DefaultWindow)
 	def(&c.MinScores, DefaultMinScores)
+	def(&c.ClearAfter, c.MinScores)
 	def(&c.StallDefaults, DefaultStallDefaults)
 	def(&c.Days, DefaultDays)
 	def(&c.Events, DefaultEvents)

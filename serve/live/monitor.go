@@ -116,9 +116,16 @@ type Config struct {
 	// SinkQueue events, before it goes to the sink and the webhook, which
 	// get only the events it says are this monitor's (Claimer).
 	Claim Claimer
+	// MetaFirst are the keys of an observation's metadata an event keeps
+	// before any other (MaxMetaKeys): those a Claimer reads, say. nil
+	// means DefaultMetaFirst.
+	MetaFirst []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
+
+// DefaultMetaFirst are the keys an event's Meta keeps first by default.
+var DefaultMetaFirst = []string{"trace_id", "source"}
 
 // BaselineOf returns the means of the metrics a run scored, from its
 // summary (a stored run's RunRow.Summary), for Config.Baseline.
@@ -207,6 +214,9 @@ func (c Config) filled() Config {
 	}
 	if c.Critical == 0 {
 		c.Critical = run.CriticalQuality
+	}
+	if c.MetaFirst == nil {
+		c.MetaFirst = DefaultMetaFirst
 	}
 	if c.Location == nil {
 		c.Location = time.UTC
@@ -359,9 +369,9 @@ func (m *Monitor) Begin(metric string) (end func()) {
 // an event is kept among the recent ones, queued for the sink and the
 // webhook, stored and posted.
 const (
-	// MaxMetaKeys is the most keys an event's Meta keeps: trace_id and
-	// source first, then the others in name order. MetaOmitted then says
-	// how many were left out.
+	// MaxMetaKeys is the most keys an event's Meta keeps: those of
+	// Config.MetaFirst first, then the others in name order. MetaOmitted
+	// then says how many were left out.
 	MaxMetaKeys = 16
 	// MaxMetaKey and MaxMetaValue bound each key and value in bytes
 	// (eval.Clip marks a cut).
@@ -373,9 +383,9 @@ const (
 // past MaxMetaKeys.
 const MetaOmitted = "assay.meta_omitted"
 
-// boundedMeta is meta within MaxMetaKeys, MaxMetaKey and MaxMetaValue:
-// meta itself when it is, else a copy.
-func boundedMeta(meta map[string]string) map[string]string {
+// boundedMeta is meta within MaxMetaKeys, MaxMetaKey and MaxMetaValue,
+// the keys of first kept first: meta itself when it is, else a copy.
+func boundedMeta(meta map[string]string, first []string) map[string]string {
 	small := len(meta) <= MaxMetaKeys
 	for k, v := range meta {
 		small = small && len(k) <= MaxMetaKey && len(v) <= MaxMetaValue
@@ -383,17 +393,14 @@ func boundedMeta(meta map[string]string) map[string]string {
 	if small {
 		return meta
 	}
-	first := func(k string) int {
-		switch k {
-		case "trace_id":
-			return 0
-		case "source":
-			return 1
+	rank := func(k string) int {
+		if i := slices.Index(first, k); i >= 0 {
+			return i
 		}
-		return 2
+		return len(first)
 	}
 	keys := slices.SortedFunc(maps.Keys(meta), func(a, b string) int {
-		return cmp.Or(cmp.Compare(first(a), first(b)), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
 	})
 	out := make(map[string]string, min(len(keys), MaxMetaKeys)+1)
 	for _, k := range keys[:min(len(keys), MaxMetaKeys)] {
@@ -410,11 +417,11 @@ func boundedMeta(meta map[string]string) map[string]string {
 func (m *Monitor) settle(s *series, now time.Time, meta map[string]string) {
 	s.takeBaseline(m.cfg)
 	if e, ok := s.rule(m.cfg, now); ok {
-		e.Meta = boundedMeta(meta)
+		e.Meta = boundedMeta(meta, m.cfg.MetaFirst)
 		m.emit(e)
 	}
 	if e, ok := s.stall(m.cfg, now); ok {
-		e.Meta = boundedMeta(meta)
+		e.Meta = boundedMeta(meta, m.cfg.MetaFirst)
 		m.emit(e)
 	}
 }

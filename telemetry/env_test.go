@@ -54,6 +54,8 @@ func TestSetupRejectsWhatTheSDKWouldDrop(t *testing.T) {
 			want: []string{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE=" + notPEM + ": no PEM certificate in it"}},
 		"a client certificate without its key": {env: map[string]string{"OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE": notPEM},
 			want: []string{"OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY: set both or neither"}},
+		"resource attributes that are not key=value": {env: map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "team"},
+			want: []string{"OTEL_RESOURCE_ATTRIBUTES: want key=value pairs"}},
 		"every bad variable is named": {env: map[string]string{"OTEL_TRACES_SAMPLER": "x", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "0"},
 			want: []string{"OTEL_TRACES_SAMPLER=x: ", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=0: "}},
 	}
@@ -63,6 +65,7 @@ func TestSetupRejectsWhatTheSDKWouldDrop(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
+			t.Setenv("OTEL_RESOURCE_ATTRIBUTES", env["OTEL_RESOURCE_ATTRIBUTES"]) // the SDK reads it from the process
 			before := otel.GetTracerProvider()
 			shutdown, err := telemetry.Setup(t.Context(), func(k string) string { return env[k] })
 			require.Error(t, err)

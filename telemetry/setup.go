@@ -95,8 +95,8 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 		return off, fmt.Errorf("tracing: %w", err)
 	}
 	res, err := resourceOf(ctx, env)
-	if err != nil {
-		return off, errors.Join(fmt.Errorf("tracing: %w", err), exp.Shutdown(ctx))
+	if err != nil { // only the variable's detector can fail
+		return off, errors.Join(fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: want key=value pairs separated by commas, each value percent-encoded: %w", err), exp.Shutdown(ctx))
 	}
 	sdkErrors.start()
 	limits := sdktrace.NewSpanLimits() // the SDK's, from OTEL_SPAN_*

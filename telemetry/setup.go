@@ -118,11 +118,19 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 	}, nil
 }
 
-// redacted is endpoint with any password in it masked, for messages.
+// redacted is endpoint with any password in it masked, and its query's
+// values (a key, for some collectors), for messages.
 func redacted(endpoint string) string {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return "(the endpoint)"
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }
@@ -149,9 +157,7 @@ func endpointOf(env func(string) string) (endpoint string, on bool, err error) {
 	}
 	name, v := envTracesEndpoint, strings.TrimSpace(env(envTracesEndpoint))
 	if v == "" {
-		if base := strings.TrimSpace(env(envEndpoint)); base != "" {
-			name, v = envEndpoint, strings.TrimRight(base, "/")+"/v1/traces"
-		}
+		name, v = envEndpoint, strings.TrimSpace(env(envEndpoint))
 	}
 	if v == "" {
 		if exporter == "otlp" {
@@ -162,6 +168,11 @@ func endpointOf(env func(string) string) (endpoint string, on bool, err error) {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", false, fmt.Errorf("%s=%s: want the collector's http:// or https:// URL, such as http://localhost:4318", name, env(name))
+	}
+	if name == envEndpoint { // a base: the traces path goes on its path, before any query
+		u.Path = strings.TrimRight(u.Path, "/") + "/v1/traces"
+		u.RawPath = ""
+		v = u.String()
 	}
 	return v, true, nil
 }

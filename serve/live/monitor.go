@@ -118,14 +118,11 @@ type Config struct {
 	Claim Claimer
 	// MetaFirst are the keys of an observation's metadata an event keeps
 	// before any other (MaxMetaKeys): those a Claimer reads, say. nil
-	// means DefaultMetaFirst.
+	// means trace_id, then source.
 	MetaFirst []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
-
-// DefaultMetaFirst are the keys an event's Meta keeps first by default.
-var DefaultMetaFirst = []string{"trace_id", "source"}
 
 // BaselineOf returns the means of the metrics a run scored, from its
 // summary (a stored run's RunRow.Summary), for Config.Baseline.
@@ -216,7 +213,7 @@ func (c Config) filled() Config {
 		c.Critical = run.CriticalQuality
 	}
 	if c.MetaFirst == nil {
-		c.MetaFirst = DefaultMetaFirst
+		c.MetaFirst = []string{"trace_id", "source"}
 	}
 	if c.Location == nil {
 		c.Location = time.UTC

@@ -34,7 +34,10 @@ func newMonitor(cfg Config, runs *runstore.Store, st *store, callTimeout time.Du
 		Announced:  true,
 		Sink:       live.SinkFunc(st.recordAlert),
 		Webhook:    live.Webhook{URL: cfg.Webhook},
-		Now:        cfg.Now,
+		// The claim reads the result's sequence: it is kept whatever the
+		// sample's metadata holds besides.
+		MetaFirst: []string{"trace_id", "source", MetaResultSeq},
+		Now:       cfg.Now,
 	}
 	if lc.StallAfter == 0 {
 		lc.StallAfter = 2 * cmp.Or(callTimeout, setup.DefaultConfig().CallTimeout)

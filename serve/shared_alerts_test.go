@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -63,8 +64,19 @@ func storedEvents(t *testing.T, r *replica) []live.Event {
 	return events
 }
 
+// manyKeys is a sample's metadata with more keys than an event keeps
+// (live.MaxMetaKeys), many of them before result_seq in name order.
+func manyKeys(int) map[string]any {
+	md := map[string]any{"tenant": "acme"}
+	for i := range 2 * live.MaxMetaKeys {
+		md[fmt.Sprintf("k%02d", i)] = "v"
+	}
+	return md
+}
+
 // TestAlertsOnceAcrossReplicas: two replicas share a queue, with one
-// webhook. Ten traces judged well make the baseline, then ten judged
+// webhook. The samples' metadata has more keys than an event keeps: the
+// result's sequence, which names the event's claim, is kept. Ten traces judged well make the baseline, then ten judged
 // worse open a warning. Both replicas compute the same open event from
 // the same ordered results, and it is delivered once: one post to the
 // webhook, one row in one replica's store, one claim won and one seen
@@ -87,7 +99,7 @@ func TestAlertsOnceAcrossReplicas(t *testing.T) {
 
 	post := func(to *replica, ids []string) {
 		t.Helper()
-		code, body := call(t, http.MethodPost, to.ts.URL+"/v1/traces", traceBody(t, ids, func(int) map[string]any { return map[string]any{"tenant": "acme"} }))
+		code, body := call(t, http.MethodPost, to.ts.URL+"/v1/traces", traceBody(t, ids, manyKeys))
 		require.Equal(t, http.StatusAccepted, code, body)
 	}
 	good, worse := traceIDs("good", 10), traceIDs("worse", 10)

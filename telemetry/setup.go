@@ -33,6 +33,15 @@ const (
 	envServiceName    = "OTEL_SERVICE_NAME"
 )
 
+// MaxAttributeLength is the most characters of a span attribute's value
+// Setup's provider exports unless OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT
+// says otherwise: the SDK's default is no limit, and a request's
+// User-Agent or path (up to a megabyte of headers) would go to the
+// collector whole.
+const MaxAttributeLength = 4096
+
+const envAttributeLength = "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT"
+
 // defaultEndpoint is the OTLP/HTTP traces endpoint of a collector on this
 // machine, for OTEL_TRACES_EXPORTER=otlp with no endpoint given.
 const defaultEndpoint = "http://localhost:4318/v1/traces"
@@ -48,7 +57,9 @@ const defaultEndpoint = "http://localhost:4318/v1/traces"
 // On, it installs a tracer provider exporting in batches over OTLP/HTTP
 // (http/protobuf, or http/json when OTEL_EXPORTER_OTLP_PROTOCOL says so),
 // named OTEL_SERVICE_NAME (DefaultServiceName when unset), sampled as
-// OTEL_TRACES_SAMPLER says (parent-based always-on when unset), and the
+// OTEL_TRACES_SAMPLER says (parent-based always-on when unset), with
+// attribute values cut at MaxAttributeLength characters (unless
+// OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT is set), and the
 // W3C trace-context and baggage propagators. shutdown flushes the spans
 // still held, within its context's deadline, and puts the previous
 // provider and propagator back; call it once, before the process ends.
@@ -58,7 +69,10 @@ const defaultEndpoint = "http://localhost:4318/v1/traces"
 //
 // The error names the variable whose value cannot be used: an endpoint
 // that is no http(s) URL, an exporter or protocol this build has not (it
-// links OTLP over HTTP only, not gRPC).
+// links OTLP over HTTP only, not gRPC), and those the SDK reads itself
+// (a sampler, its ratio, a timeout, a batch size, a header list, a
+// compression, a certificate file) with a value it would drop or fail
+// on; a header's value (a key) is never in it.
 func Setup(ctx context.Context, env func(string) string) (shutdown func(context.Context) error, err error) {
 	off := func(context.Context) error { return nil }
 	endpoint, on, err := endpointOf(env)
@@ -73,16 +87,23 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 	default:
 		return off, fmt.Errorf("%s=%s: assay exports traces over OTLP/HTTP: set http/protobuf (the default) or http/json, and point the endpoint at the collector's HTTP port (4318)", name, p)
 	}
+	if err := checkSDKEnv(env); err != nil {
+		return off, err
+	}
 	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {
 		return off, fmt.Errorf("tracing: %w", err)
 	}
 	res, err := resourceOf(ctx, env)
-	if err != nil {
-		return off, errors.Join(fmt.Errorf("tracing: %w", err), exp.Shutdown(ctx))
+	if err != nil { // only the variable's detector can fail
+		return off, errors.Join(fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: want key=value pairs separated by commas, each value percent-encoded: %w", err), exp.Shutdown(ctx))
 	}
 	sdkErrors.start()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	limits := sdktrace.NewSpanLimits() // the SDK's, from OTEL_SPAN_*
+	if strings.TrimSpace(env(envAttributeLength)) == "" {
+		limits.AttributeValueLengthLimit = MaxAttributeLength
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithRawSpanLimits(limits))
 	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(Propagator())
@@ -97,11 +118,19 @@ func Setup(ctx context.Context, env func(string) string) (shutdown func(context.
 	}, nil
 }
 
-// redacted is endpoint with any password in it masked, for messages.
+// redacted is endpoint with any password in it masked, and its query's
+// values (a key, for some collectors), for messages.
 func redacted(endpoint string) string {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return "(the endpoint)"
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }
@@ -128,9 +157,7 @@ func endpointOf(env func(string) string) (endpoint string, on bool, err error) {
 	}
 	name, v := envTracesEndpoint, strings.TrimSpace(env(envTracesEndpoint))
 	if v == "" {
-		if base := strings.TrimSpace(env(envEndpoint)); base != "" {
-			name, v = envEndpoint, strings.TrimRight(base, "/")+"/v1/traces"
-		}
+		name, v = envEndpoint, strings.TrimSpace(env(envEndpoint))
 	}
 	if v == "" {
 		if exporter == "otlp" {
@@ -141,6 +168,11 @@ func endpointOf(env func(string) string) (endpoint string, on bool, err error) {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", false, fmt.Errorf("%s=%s: want the collector's http:// or https:// URL, such as http://localhost:4318", name, env(name))
+	}
+	if name == envEndpoint { // a base: the traces path goes on its path, before any query
+		u.Path = strings.TrimRight(u.Path, "/") + "/v1/traces"
+		u.RawPath = ""
+		v = u.String()
 	}
 	return v, true, nil
 }

@@ -102,6 +102,12 @@ func TestSetupExportsWhenAnEndpointIsSet(t *testing.T) {
 			},
 			want: []export{{path: "/collect", contentType: "application/json", services: []string{telemetry.DefaultServiceName}, spans: []string{"probe"}}},
 		},
+		"a base endpoint with a query gets /v1/traces on its path": {
+			env: func(url string) map[string]string {
+				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": url + "/base/?tenant=t1"}
+			},
+			want: []export{{path: "/base/v1/traces", contentType: "application/x-protobuf", services: []string{telemetry.DefaultServiceName}, spans: []string{"probe"}}},
+		},
 		"the SDK's sampler from the environment: always_off exports nothing": {
 			env:     func(url string) map[string]string { return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": url} },
 			sampler: "always_off",
@@ -209,6 +215,38 @@ func TestSetupIsOffUnlessAsked(t *testing.T) {
 			assert.Equal(t, before, otel.GetTracerProvider(), "nothing installed")
 			require.NotNil(t, shutdown)
 			assert.NoError(t, shutdown(t.Context()))
+		})
+	}
+}
+
+// TestShutdownMasksTheEndpointsSecrets: a collector named in shutdown's
+// error is shown without its password or its query's values (a key, for
+// some collectors).
+func TestShutdownMasksTheEndpointsSecrets(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad export", http.StatusBadRequest)
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	tests := map[string]struct {
+		name, endpoint, want string
+	}{
+		"a key in a traces endpoint's query": {name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint: srv.URL + "/v1/traces?api_key=s3cret",
+			want: "collector at http://" + host + "/v1/traces?api_key=xxxxx: "},
+		"a key in a base endpoint's query, and a password": {name: "OTEL_EXPORTER_OTLP_ENDPOINT", endpoint: "http://u:s3cret@" + host + "?api_key=s3cret",
+			want: "collector at http://u:xxxxx@" + host + "/v1/traces?api_key=xxxxx: "},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			env := map[string]string{tc.name: tc.endpoint}
+			shutdown, err := telemetry.Setup(t.Context(), func(k string) string { return env[k] })
+			require.NoError(t, err)
+			_, span := otel.Tracer("test").Start(context.Background(), "probe")
+			span.End()
+			err = shutdown(t.Context())
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "s3cret")
 		})
 	}
 }

@@ -16,6 +16,10 @@
 // Each metric's alert is one state, none, warning or critical (critical
 // when the floor is crossed, whether or not the warning holds too), and
 // every change of state is an Event: open, escalate, deescalate, resolve.
+// An alert opens or escalates at once, and is lowered (deescalate,
+// resolve) only once Config.ClearAfter observations in a row (MinScores
+// by default) each call for less: a mean hovering at a limit raises one
+// alert, not an open and a resolve per score.
 // A judge that stops answering (its last StallDefaults observations all
 // defaulted, or no successful observation for StallAfter) makes the metric
 // stalled, also an Event (stalled, recovered), and the flag and the last

@@ -46,7 +46,8 @@ type Event struct {
 	// At is when the change was seen (the monitor's clock).
 	At time.Time `json:"at"`
 	// Meta is the metadata of the observation that caused the change
-	// (a trace id, say); nil for a change seen in a Snapshot.
+	// (a trace id, say), within MaxMetaKeys, MaxMetaKey and MaxMetaValue;
+	// nil for a change seen in a Snapshot.
 	Meta map[string]string `json:"meta,omitempty"`
 }
 

@@ -1,15 +1,19 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/run"
 )
 
@@ -49,6 +53,14 @@ type Config struct {
 	// hold for the rule to be applied; with fewer an alert keeps its
 	// state. 0 means DefaultMinScores.
 	MinScores int
+	// ClearAfter is how many observations in a row must each leave the
+	// rule's verdict under an open alert's level before the alert is
+	// lowered (resolved, or critical back to warning); an alert is
+	// opened or raised at once. A mean that hovers at a limit, over it
+	// with one score and under it with the next, then opens one alert,
+	// not an open and a resolve for every score. 0 means MinScores; 1
+	// lowers at once.
+	ClearAfter int
 	// WarnRatio and Critical are the rule's numbers: warning under
 	// WarnRatio x the baseline mean, critical under Critical. 0 means
 	// seed 002's, bench.DegradationRatio (0.85) and bench.CriticalQuality
@@ -104,6 +116,10 @@ type Config struct {
 	// SinkQueue events, before it goes to the sink and the webhook, which
 	// get only the events it says are this monitor's (Claimer).
 	Claim Claimer
+	// MetaFirst are the keys of an observation's metadata an event keeps
+	// before any other (MaxMetaKeys): those a Claimer reads, say. nil
+	// means trace_id, then source.
+	MetaFirst []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -146,6 +162,9 @@ func (c Config) check() error {
 	if c.MinScores < 0 {
 		bad("MinScores", c.MinScores, "must be 0 (the default) or more")
 	}
+	if c.ClearAfter < 0 {
+		bad("ClearAfter", c.ClearAfter, "must be 0 (MinScores) or more")
+	}
 	if !(c.WarnRatio >= 0 && c.WarnRatio <= 1) {
 		bad("WarnRatio", c.WarnRatio, "must be in [0, 1]")
 	}
@@ -180,6 +199,7 @@ func (c Config) filled() Config {
 	}
 	def(&c.Window, DefaultWindow)
 	def(&c.MinScores, DefaultMinScores)
+	def(&c.ClearAfter, c.MinScores)
 	def(&c.StallDefaults, DefaultStallDefaults)
 	def(&c.Days, DefaultDays)
 	def(&c.Events, DefaultEvents)
@@ -191,6 +211,9 @@ func (c Config) filled() Config {
 	}
 	if c.Critical == 0 {
 		c.Critical = run.CriticalQuality
+	}
+	if c.MetaFirst == nil {
+		c.MetaFirst = []string{"trace_id", "source"}
 	}
 	if c.Location == nil {
 		c.Location = time.UTC
@@ -338,16 +361,64 @@ func (m *Monitor) Begin(metric string) (end func()) {
 	}
 }
 
+// Bounds of the metadata an event keeps: the observation's metadata is
+// a request's (a trace's sample metadata, up to the request's size), and
+// an event is kept among the recent ones, queued for the sink and the
+// webhook, stored and posted.
+const (
+	// MaxMetaKeys is the most keys an event's Meta keeps: those of
+	// Config.MetaFirst first, then the others in name order. MetaOmitted
+	// then says how many were left out.
+	MaxMetaKeys = 16
+	// MaxMetaKey and MaxMetaValue bound each key and value in bytes
+	// (eval.Clip marks a cut).
+	MaxMetaKey   = 64
+	MaxMetaValue = 256
+)
+
+// MetaOmitted is the key of an event's Meta that counts the keys left out
+// past MaxMetaKeys.
+const MetaOmitted = "assay.meta_omitted"
+
+// boundedMeta is meta within MaxMetaKeys, MaxMetaKey and MaxMetaValue,
+// the keys of first kept first: meta itself when it is, else a copy.
+func boundedMeta(meta map[string]string, first []string) map[string]string {
+	small := len(meta) <= MaxMetaKeys
+	for k, v := range meta {
+		small = small && len(k) <= MaxMetaKey && len(v) <= MaxMetaValue
+	}
+	if small {
+		return meta
+	}
+	rank := func(k string) int {
+		if i := slices.Index(first, k); i >= 0 {
+			return i
+		}
+		return len(first)
+	}
+	keys := slices.SortedFunc(maps.Keys(meta), func(a, b string) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
+	})
+	out := make(map[string]string, min(len(keys), MaxMetaKeys)+1)
+	for _, k := range keys[:min(len(keys), MaxMetaKeys)] {
+		out[eval.Clip(k, MaxMetaKey)] = eval.Clip(meta[k], MaxMetaValue)
+	}
+	if len(keys) > MaxMetaKeys {
+		out[MetaOmitted] = strconv.Itoa(len(keys) - MaxMetaKeys)
+	}
+	return out
+}
+
 // settle brings s's baseline, alert and stall state up to date and emits
 // the events of what changed. s.mu is held.
 func (m *Monitor) settle(s *series, now time.Time, meta map[string]string) {
 	s.takeBaseline(m.cfg)
 	if e, ok := s.rule(m.cfg, now); ok {
-		e.Meta = meta
+		e.Meta = boundedMeta(meta, m.cfg.MetaFirst)
 		m.emit(e)
 	}
 	if e, ok := s.stall(m.cfg, now); ok {
-		e.Meta = meta
+		e.Meta = boundedMeta(meta, m.cfg.MetaFirst)
 		m.emit(e)
 	}
 }

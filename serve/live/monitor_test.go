@@ -1,9 +1,9 @@
 package live_test
 
 import (
-	"github.com/assaylabs/assay/run"
-
+	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/run"
 	"github.com/assaylabs/assay/serve/live"
 )
 
@@ -68,7 +70,7 @@ func TestRule(t *testing.T) {
 		check  func(t *testing.T, s live.MetricSnapshot)
 	}{{
 		name: "warning against a run's baseline, then recovery",
-		cfg:  live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.9}, BaselineFrom: "run r1"},
+		cfg:  live.Config{Window: 10, MinScores: 10, ClearAfter: 1, Baseline: map[string]float64{metricF: 0.9}, BaselineFrom: "run r1"},
 		// Limit 0.765: the fourth 0.5 in a window of 0.9s gives 0.74.
 		// Then 0.9s push out the four 0.9s first, then one 0.5 each:
 		// the seventh gives 0.78.
@@ -103,12 +105,12 @@ func TestRule(t *testing.T) {
 		name: "an alert resolves when the mean comes back to the limit",
 		// 0.5s open a warning (under 0.68, over 0.4) at the tenth; the
 		// tenth 0.68 brings the mean back to 0.68 = 0.85 x 0.8.
-		cfg:    live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.8}},
+		cfg:    live.Config{Window: 10, MinScores: 10, ClearAfter: 1, Baseline: map[string]float64{metricF: 0.8}},
 		steps:  []step{obs(0.5, 10), obs(0.68, 10)},
 		events: []want{{live.EventOpen, run.SeverityWarning, 0.5}, {live.EventResolve, "", 0.68}},
 	}, {
 		name:  "warning, critical, back to warning, resolved",
-		cfg:   live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.9}},
+		cfg:   live.Config{Window: 10, MinScores: 10, ClearAfter: 1, Baseline: map[string]float64{metricF: 0.9}},
 		steps: []step{obs(0.9, 10), obs(0.6, 10), obs(0.2, 10), obs(0.65, 10), obs(0.9, 5)},
 		events: []want{
 			{live.EventOpen, run.SeverityWarning, 0.75},
@@ -116,6 +118,31 @@ func TestRule(t *testing.T) {
 			{live.EventDeescalate, run.SeverityWarning, 0.425},
 			{live.EventResolve, "", 0.775},
 		},
+	}, {
+		name: "a mean hovering at the limit opens one alert, not one per score",
+		// Limit 0.68. Each 0.58 that pushes out a 0.68 makes the mean
+		// 0.67, each 0.78 brings it back to 0.68: with ClearAfter 1 that
+		// is ten events. With the default (MinScores), the alert opens
+		// once and resolves once the window, all 0.58s and 0.78s, has
+		// held 0.68 for ten scores in a row.
+		cfg:    live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.8}},
+		steps:  []step{obs(0.68, 10), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1), obs(0.78, 1), obs(0.58, 1)},
+		events: []want{{live.EventOpen, run.SeverityWarning, 0.67}, {live.EventResolve, "", 0.68}},
+	}, {
+		name: "a critical alert hovering at the floor is not lowered each score",
+		// 0.3 and 0.5 in turn: the mean goes 0.39, 0.4, 0.39... Under
+		// 0.4 it is critical; at 0.4 it would be a warning (0.4 < 0.68).
+		cfg:    live.Config{Window: 10, MinScores: 10, Baseline: map[string]float64{metricF: 0.8}},
+		steps:  []step{obs(0.4, 10), obs(0.3, 1), obs(0.5, 1), obs(0.3, 1), obs(0.5, 1), obs(0.3, 1), obs(0.5, 1)},
+		events: []want{{live.EventOpen, run.SeverityWarning, 0.4}, {live.EventEscalate, run.SeverityCritical, 0.39}},
+	}, {
+		name: "a snapshot of the same window does not count towards clearing",
+		// Limit 0.68: the fifth 0.9 after ten 0.5s makes the mean 0.7, the
+		// first of three in a row (ClearAfter); snapshots then see the
+		// same window and count nothing; the seventh 0.9 (0.78) resolves.
+		cfg:    live.Config{Window: 10, MinScores: 10, ClearAfter: 3, Baseline: map[string]float64{metricF: 0.8}},
+		steps:  []step{obs(0.5, 10), obs(0.9, 5), {snapshot: true}, {snapshot: true}, {snapshot: true}, obs(0.9, 2)},
+		events: []want{{live.EventOpen, run.SeverityWarning, 0.5}, {live.EventResolve, "", 0.78}},
 	}, {
 		name: "critical is the absolute floor 0.4, not 0.4 x baseline",
 		// 0.39 is over 0.85 x 0.45 = 0.3825 and over 0.4 x 0.45, under 0.4.
@@ -170,7 +197,7 @@ func TestRule(t *testing.T) {
 		},
 	}, {
 		name: "old scores leave the window by age",
-		cfg:  live.Config{Window: 100, MinScores: 3, MaxAge: time.Hour, Baseline: map[string]float64{metricF: 0.9}},
+		cfg:  live.Config{Window: 100, MinScores: 3, ClearAfter: 1, MaxAge: time.Hour, Baseline: map[string]float64{metricF: 0.9}},
 		// Without eviction the 0.9s would average 0.525 with the 0.3s:
 		// still a warning.
 		steps:  []step{obs(0.3, 5), {advance: 61 * time.Minute, snapshot: true}, obs(0.9, 3)},
@@ -441,4 +468,54 @@ func TestAnnouncedJudgementsStallOnlyWhileUnderWay(t *testing.T) {
 	m.Observe("context_quality", 0.8, false, nil, clk.Now())
 	clk.advance(time.Hour)
 	assert.False(t, state("context_quality").Stalled)
+}
+
+// TestEventMetaIsBounded: an event keeps the metadata of the observation
+// that caused it, which comes from a request (any keys, values up to its
+// size): it is kept, queued, stored and posted within MaxMetaKeys keys of
+// MaxMetaKey and MaxMetaValue bytes, trace_id and source first.
+func TestEventMetaIsBounded(t *testing.T) {
+	t.Parallel()
+	many := map[string]string{"trace_id": "t1", "source": "traces"}
+	for i := range 1000 {
+		many[fmt.Sprintf("k%04d", i)] = strings.Repeat("v", 100_000)
+	}
+	for name, tc := range map[string]struct {
+		meta    map[string]string
+		keys    int
+		omitted string
+		check   func(t *testing.T, meta map[string]string)
+	}{
+		"small metadata is kept whole": {meta: map[string]string{"trace_id": "t1", "user": "u"}, keys: 2,
+			check: func(t *testing.T, meta map[string]string) { assert.Equal(t, "u", meta["user"]) }},
+		"many long values": {meta: many, keys: live.MaxMetaKeys + 1, omitted: "986",
+			check: func(t *testing.T, meta map[string]string) {
+				assert.Equal(t, "t1", meta["trace_id"])
+				assert.Equal(t, "traces", meta["source"])
+				assert.Contains(t, meta["k0000"], eval.CutMarker)
+				assert.NotContains(t, meta, "k0014", "past the first keys in name order")
+			}},
+		"a long key": {meta: map[string]string{strings.Repeat("k", 10_000): "x"}, keys: 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := newClock()
+			m, err := live.New(alerting(clk, live.Webhook{}))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = m.Close() })
+			m.Observe(metricF, 0.3, false, tc.meta, clk.Now())
+			events := m.Snapshot().Events
+			require.Len(t, events, 1)
+			meta := events[0].Meta
+			assert.Len(t, meta, tc.keys)
+			assert.Equal(t, tc.omitted, meta[live.MetaOmitted])
+			for k, v := range meta {
+				assert.LessOrEqual(t, len(k), live.MaxMetaKey)
+				assert.LessOrEqual(t, len(v), live.MaxMetaValue)
+			}
+			if tc.check != nil {
+				tc.check(t, meta)
+			}
+		})
+	}
 }

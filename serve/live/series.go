@@ -35,6 +35,10 @@ type series struct {
 
 	level      int
 	alertSince time.Time
+	// clearing counts the observations in a row whose verdict was under
+	// level (Config.ClearAfter), the last at window version clearedAt.
+	clearing  int
+	clearedAt uint64
 
 	days []dayStat // oldest first, at most Config.Days
 	// dayFrom and dayTo bound the day of the last observation, whose
@@ -182,7 +186,7 @@ func (s *series) rule(cfg Config, now time.Time) (Event, bool) {
 	}
 	mean := s.win.mean()
 	level := ruleLevel(cfg, mean, s.baseline)
-	if level == s.level {
+	if !s.settled(cfg, level) {
 		return Event{}, false
 	}
 	prev := s.level
@@ -210,6 +214,31 @@ func (s *series) rule(cfg Config, now time.Time) (Event, bool) {
 		Message: msg, Mean: run.Num(mean), Baseline: run.Num(s.baseline), Scored: s.win.scored,
 		Alerts: seedAlerts(cfg, s.name, mean, s.baseline), At: now,
 	}, true
+}
+
+// settled reports whether the alert's level changes to level, the
+// rule's verdict on the window as it is: at once when level is higher,
+// once ClearAfter observations in a row have each given a lower one when
+// it is lower. A verdict on a window seen already (a Snapshot's) counts
+// once.
+func (s *series) settled(cfg Config, level int) bool {
+	switch {
+	case level == s.level:
+		s.clearing = 0
+		return false
+	case level > s.level:
+		s.clearing = 0
+		return true
+	}
+	if s.clearing == 0 || s.clearedAt != s.win.version {
+		s.clearing++
+		s.clearedAt = s.win.version
+	}
+	if s.clearing < cfg.ClearAfter {
+		return false
+	}
+	s.clearing = 0
+	return true
 }
 
 // stallState says whether the metric's judge has stopped answering, and

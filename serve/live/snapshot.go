@@ -32,11 +32,13 @@ type Snapshot struct {
 
 // Rule is the rule and window a monitor applies.
 type Rule struct {
-	WarnRatio  float64       `json:"warn_ratio"`
-	Critical   float64       `json:"critical"`
-	Window     int           `json:"window"`
-	MaxAge     time.Duration `json:"max_age_ns,omitempty"`
-	MinScores  int           `json:"min_scores"`
+	WarnRatio float64       `json:"warn_ratio"`
+	Critical  float64       `json:"critical"`
+	Window    int           `json:"window"`
+	MaxAge    time.Duration `json:"max_age_ns,omitempty"`
+	MinScores int           `json:"min_scores"`
+	// ClearAfter is how many observations in a row lower an open alert.
+	ClearAfter int           `json:"clear_after"`
 	StallAfter time.Duration `json:"stall_after_ns,omitempty"`
 	// StallDefaults is 0 when that check is off.
 	StallDefaults int    `json:"stall_defaults,omitempty"`
@@ -124,7 +126,7 @@ func (m *Monitor) Snapshot() Snapshot {
 		At: now,
 		Rule: Rule{
 			WarnRatio: m.cfg.WarnRatio, Critical: m.cfg.Critical, Window: m.cfg.Window, MaxAge: m.cfg.MaxAge,
-			MinScores: m.cfg.MinScores, StallAfter: m.cfg.StallAfter, StallDefaults: max(m.cfg.StallDefaults, 0),
+			MinScores: m.cfg.MinScores, ClearAfter: m.cfg.ClearAfter, StallAfter: m.cfg.StallAfter, StallDefaults: max(m.cfg.StallDefaults, 0),
 			Interval: IntervalMethod,
 		},
 		Metrics: make([]MetricSnapshot, 0, len(all)),

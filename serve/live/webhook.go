@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -41,8 +44,9 @@ func defaultBackOff() backoff.BackOff {
 	return backoff.WithMaxRetries(b, 8)
 }
 
-// StatusError is a webhook's answer other than 2xx. Location is where a
-// redirect pointed, which is not followed.
+// StatusError is a webhook's answer other than 2xx. URL names the webhook
+// without its secrets (Shown). Location is where a redirect pointed,
+// which is not followed.
 type StatusError struct {
 	URL      string
 	Status   int
@@ -63,6 +67,33 @@ func (e *StatusError) retryable() bool {
 	return e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
 }
 
+// Shown is a webhook's URL as errors show it: its scheme and host, and
+// "/..." for a path or query. A chat service's incoming webhook carries
+// its token in the path (Slack's /services/T/B/token) or the query, and a
+// URL may carry a password: the errors go to GET /v1/alerts and its
+// snapshot, which anyone allowed to read alerts sees.
+func Shown(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(the webhook)"
+	}
+	out := u.Scheme + "://" + u.Host
+	if strings.Trim(u.EscapedPath(), "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+		out += "/..."
+	}
+	return out
+}
+
+// sendError is the error of a post that got no answer, naming the
+// webhook as Shown: Go's own (*url.Error) quotes the whole URL.
+func sendError(shown string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return fmt.Errorf("webhook %s: %w", shown, err)
+}
+
 // noRedirect makes a client answer a redirect itself rather than follow it.
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
@@ -77,6 +108,7 @@ func (w Webhook) poster() func(context.Context, Event) (int, error) {
 	if policy == nil {
 		policy = defaultBackOff
 	}
+	shown := Shown(w.URL)
 	return func(ctx context.Context, e Event) (int, error) {
 		body, err := json.Marshal(e)
 		if err != nil {
@@ -85,7 +117,7 @@ func (w Webhook) poster() func(context.Context, Event) (int, error) {
 		post := func() error {
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 			if err != nil {
-				return backoff.Permanent(err)
+				return backoff.Permanent(sendError(shown, err))
 			}
 			for k, vs := range w.Header {
 				req.Header[k] = vs
@@ -93,14 +125,14 @@ func (w Webhook) poster() func(context.Context, Event) (int, error) {
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := client.Do(req)
 			if err != nil {
-				return err
+				return sendError(shown, err)
 			}
 			defer func() { _ = resp.Body.Close() }() // the answer is read as far as wanted
 			text, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 			if resp.StatusCode/100 == 2 {
 				return nil
 			}
-			se := &StatusError{URL: w.URL, Status: resp.StatusCode, Body: string(bytes.TrimSpace(text))}
+			se := &StatusError{URL: shown, Status: resp.StatusCode, Body: string(bytes.TrimSpace(text))}
 			if resp.StatusCode/100 == 3 {
 				se.Location = resp.Header.Get("Location")
 			}

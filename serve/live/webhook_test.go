@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -217,10 +218,51 @@ func TestWebhookRedirectIsNotFollowed(t *testing.T) {
 			assert.Equal(t, int64(1), posts.Load(), "a redirect is not retried")
 			assert.Equal(t, int64(0), elsewhere.Load(), "the redirect is not followed")
 			got := m.Snapshot().Webhook
-			assert.Equal(t, "webhook "+srv.URL+"/hook answered "+name+" "+http.StatusText(status)+
+			assert.Equal(t, "webhook "+srv.URL+"/... answered "+name+" "+http.StatusText(status)+
 				" to /moved: redirects are not followed, post to the URL it names instead", got.LastError)
 			got.LastError = ""
 			assert.Equal(t, live.Delivery{Enabled: true, Failed: 1}, got)
+		})
+	}
+}
+
+// TestWebhookErrorsKeepItsSecrets: the URL of a chat service's incoming
+// webhook carries its token in the path or the query, or a password; the
+// error kept in the snapshot (GET /v1/alerts) names the webhook by its
+// host, never with them, whether it answered or not.
+func TestWebhookErrorsKeepItsSecrets(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no such hook", http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close() // nothing listens there now
+	host := strings.TrimPrefix(srv.URL, "http://")
+	goneHost := strings.TrimPrefix(gone.URL, "http://")
+	for name, tc := range map[string]struct {
+		url  string
+		want string
+	}{
+		"a token in the path, answered 404": {url: srv.URL + "/services/T0/B0/s3cret",
+			want: "webhook http://" + host + "/... answered 404 Not Found: no such hook"},
+		"a password, answered 404": {url: "http://hook:s3cret@" + host + "/",
+			want: "webhook http://" + host + " answered 404 Not Found"},
+		"a token in the query, no answer": {url: gone.URL + "/hook?token=s3cret",
+			want: "webhook http://" + goneHost + "/...: dial tcp " + goneHost},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := newClock()
+			m, err := live.New(alerting(clk, live.Webhook{URL: tc.url, BackOff: noWait(0)}))
+			require.NoError(t, err)
+			m.Observe(metricF, 0.3, false, nil, clk.Now())
+			require.NoError(t, m.Flush(context.Background()))
+			require.NoError(t, m.Close())
+			got := m.Snapshot().Webhook
+			assert.Equal(t, int64(1), got.Failed)
+			assert.Contains(t, got.LastError, tc.want)
+			assert.NotContains(t, got.LastError, "s3cret")
 		})
 	}
 }

@@ -89,3 +89,51 @@ func TestComparingCallsAllocatesLinearly(t *testing.T) {
 		})
 	}
 }
+
+// TestInOrderLooksAFewCallsPastEachStart: matching in order a trajectory
+// of parallel calls, each message's calls try from each start a few
+// expected calls for each of them (those that can add to their worth),
+// not every expected call to the end of the list.
+func TestInOrderLooksAFewCallsPastEachStart(t *testing.T) {
+	t.Parallel()
+	const n = 200
+	calls := func(parallel int) (exp, act []call) {
+		var msgs []eval.Message
+		var want []eval.ExpectedToolCall
+		for i := 0; i < n; i += parallel {
+			m := eval.Message{Role: eval.RoleAssistant}
+			for j := i; j < i+parallel; j++ {
+				m.ToolCalls = append(m.ToolCalls, eval.ToolCall{ID: fmt.Sprint(j),
+					Function: eval.ToolFunction{Name: "search", Arguments: fmt.Sprintf(`{"q":"item %d","page":%d}`, j, j%7)}})
+			}
+			msgs = append(msgs, m)
+		}
+		for i := range n {
+			want = append(want, eval.ExpectedToolCall{Name: "search",
+				Arguments: json.RawMessage(fmt.Sprintf(`{"q":"item %d","page":%d}`, n-1-i, i%7))})
+		}
+		exp, err := expected(want)
+		require.NoError(t, err)
+		return exp, made(msgs)
+	}
+	tests := map[string]struct {
+		parallel, minLevel int
+	}{
+		"pairs, fits by name counted": {2, nameFit},
+		"pairs, full fits only":       {2, fullFit},
+		"fours, fits by name counted": {4, nameFit},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			exp, act := calls(tc.parallel)
+			_, steps := inOrderSteps(exp, act, tc.minLevel)
+			// Each message, from each of the n+1 starts, tries at most
+			// three expected calls a call of its own (by tool, by class,
+			// accepting any); trying every end was n³/(4·parallel).
+			groups := n / tc.parallel
+			assert.LessOrEqual(t, steps, 3*tc.parallel*groups*(n+1))
+			assert.Positive(t, steps)
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
 	"github.com/assaylabs/assay/telemetry"
@@ -230,8 +231,11 @@ type notices struct {
 	cacheError bool
 }
 
+// printf says one notice, one line: what its arguments bring (a model
+// named by a flag, an error naming a path) is shown escaped
+// (termtext.Visible), never obeyed by the terminal.
 func (n *notices) printf(format string, args ...any) {
-	fmt.Fprintf(n.w, "assay: "+format+"\n", args...)
+	fmt.Fprintln(n.w, "assay: "+termtext.Visible(fmt.Sprintf(format, args...)))
 }
 
 func (n *notices) event(e llm.Event) {

@@ -15,6 +15,7 @@ import (
 	"github.com/assaylabs/assay/eval"
 	"github.com/assaylabs/assay/internal/plural"
 	prog "github.com/assaylabs/assay/internal/progress"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/offline"
@@ -302,7 +303,8 @@ func (s *Session) Report(defaulted int) Report {
 // Write prints the report as one line.
 func (r Report) Write(w io.Writer) {
 	u := r.Usage
-	fmt.Fprintf(w, "judge: %s; calls %d (", r.Judge, u.Calls)
+	// The names come from flags (--llm, --checker): shown, not obeyed.
+	fmt.Fprintf(w, "judge: %s; calls %d (", termtext.Visible(r.Judge), u.Calls)
 	if r.Batch != nil {
 		fmt.Fprintf(w, "batch %d, ", u.BatchCalls)
 	}
@@ -333,7 +335,7 @@ func (r Report) Write(w io.Writer) {
 		writeLimit(w, *l)
 	}
 	if cu := r.CheckerUsage; cu != nil {
-		fmt.Fprintf(w, "; checker %s: calls %d (retries %d), tokens %d in / %d out, cost %s", r.Checker, cu.Calls, cu.Retries, cu.TokensIn, cu.TokensOut, cu.Cost())
+		fmt.Fprintf(w, "; checker %s: calls %d (retries %d), tokens %d in / %d out, cost %s", termtext.Visible(r.Checker), cu.Calls, cu.Retries, cu.TokensIn, cu.TokensOut, cu.Cost())
 	}
 	fmt.Fprintln(w)
 }

@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/llm"
 	"github.com/assaylabs/assay/llm/backend"
@@ -90,12 +91,14 @@ func (p *Plan) Cost(in, out int) float64 {
 func (p *Plan) Write(w io.Writer) {
 	switch {
 	case p.Note != "":
-		fmt.Fprintf(w, "dry run: %s; %d record(s)\n", p.Note, p.Records)
+		fmt.Fprintf(w, "dry run: %s; %d record(s)\n", termtext.Message(p.Note), p.Records)
 		return
 	case p.Header != "":
-		fmt.Fprintln(w, p.Header)
+		fmt.Fprintln(w, termtext.Message(p.Header))
 	default:
-		fmt.Fprintf(w, "dry run for %s on %d record(s); no call made\n", p.Judge, p.Records)
+		// The model's name comes from a flag, a row's from a judges file:
+		// shown, not obeyed.
+		fmt.Fprintf(w, "dry run for %s on %d record(s); no call made\n", termtext.Visible(p.Judge), p.Records)
 	}
 	cost := func(in, out int) string {
 		if !p.Priced {
@@ -106,7 +109,7 @@ func (p *Plan) Write(w io.Writer) {
 	fmt.Fprintf(w, "%-20s %8s %12s %12s %10s\n", "step", "calls", "tokens in", "tokens out", "cost USD")
 	var total PlanRow
 	for _, r := range p.Rows {
-		fmt.Fprintf(w, "%-20s %8d %12d %12d %10s\n", r.Name, r.Calls, r.TokensIn, r.TokensOut, cost(r.TokensIn, r.TokensOut))
+		fmt.Fprintf(w, "%-20s %8d %12d %12d %10s\n", termtext.Visible(r.Name), r.Calls, r.TokensIn, r.TokensOut, cost(r.TokensIn, r.TokensOut))
 		total.Calls += r.Calls
 		total.TokensIn += r.TokensIn
 		total.TokensOut += r.TokensOut
@@ -114,7 +117,7 @@ func (p *Plan) Write(w io.Writer) {
 	fmt.Fprintf(w, "%-20s %8d %12d %12d %10s\n", "total", total.Calls, total.TokensIn, total.TokensOut, cost(total.TokensIn, total.TokensOut))
 	if !p.Priced {
 		fmt.Fprintf(w, "cost unknown: model %s is not in the price table; give --prices FILE with its price per million tokens ({%s: {in: 0.15, out: 0.6}})\n",
-			p.Model, p.Model)
+			termtext.Visible(p.Model), termtext.Visible(p.Model))
 	}
 	if p.Batch && p.Priced && !p.Offline {
 		fmt.Fprintf(w, "cost at the batch price (--batch): %s\n", p.prices.Describe(p.name))

@@ -228,6 +228,7 @@ var issueForms = sync.OnceValue(func() map[string]*regexp.Regexp {
 		markWrongArgs: regexp.MustCompile(`(?s)^wrong arguments in call (\d+), (.*)$`),
 		markExtra:     regexp.MustCompile(`(?s)^extra call: (.*)$`),
 		markDuplicate: regexp.MustCompile(`(?s)^duplicated call: (.*) repeats an earlier call$`),
+		"again":       regexp.MustCompile(`(?s)^duplicated call: (.*) is made again later$`),
 		"repeats":     regexp.MustCompile(`(?s)^call (\d+) repeats call (\d+): (.*)$`),
 		markFailed:    regexp.MustCompile(`(?s)^(.*\)) failed: (.*)$`),
 	}
@@ -319,6 +320,11 @@ func (v *convView) place(metric, issue string, taken map[*callView]bool) bool {
 	}
 	if m := f[markDuplicate].FindStringSubmatch(issue); m != nil {
 		return v.markCall(v.call(m[1], true, taken), mark{metric, markDuplicate, "repeats an earlier call"}, taken)
+	}
+	if m := f["again"].FindStringSubmatch(issue); m != nil {
+		// In order the later of two same calls was matched: the first
+		// not taken is the duplicate.
+		return v.markCall(v.call(m[1], false, taken), mark{metric, markDuplicate, "made again later"}, taken)
 	}
 	if m := f["repeats"].FindStringSubmatch(issue); m != nil {
 		n := atoi(m[1])

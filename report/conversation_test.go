@@ -198,6 +198,14 @@ func TestConversationMarks(t *testing.T) {
 			}},
 			want: []string{"call 2 tool_call_accuracy duplicate", "call 3 tool_call_accuracy duplicate"},
 		},
+		"in order, a call made again later: the first not taken is the duplicate": {
+			sample: twice,
+			issues: map[string][]string{toolcall.MetricAccuracy: {
+				`wrong arguments in call 1, search({"q":"tides"}): arguments.q: want "tide", got "tides"`,
+				`duplicated call: search({"q":"tides"}) is made again later`,
+			}},
+			want: []string{"call 1 tool_call_accuracy wrong args", "call 2 tool_call_accuracy duplicate"},
+		},
 		"a call or turn the evidence names that is not there is not marked": {
 			sample: twice,
 			issues: map[string][]string{

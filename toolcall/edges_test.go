@@ -258,3 +258,38 @@ func TestArgumentsRefuseAKeyGivenTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestARepeatedCallIsADuplicateInEitherOrder: a call made twice, one of
+// the two matched, is named a duplicate whether or not the sample is
+// ordered (in order the later of the two may be the one matched), never
+// an extra call the agent was not asked for.
+func TestARepeatedCallIsADuplicateInEitherOrder(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		ordered bool
+		made    []eval.Message
+		want    string
+	}{
+		"free of order": {false, []eval.Message{ask, calling(call("1", "search", `{"city":"Paris"}`)), calling(call("2", "search", `{"city":"Paris"}`))},
+			`duplicated call: search({"city":"Paris"}) repeats an earlier call`},
+		"in order": {true, []eval.Message{ask, calling(call("1", "search", `{"city":"Paris"}`)), calling(call("2", "search", `{"city":"Paris"}`))},
+			`duplicated call: search({"city":"Paris"}) is made again later`},
+		"in order, the repeat written with keys reordered": {true, []eval.Message{ask,
+			calling(call("1", "search", `{"city":"Paris","n":1}`)), calling(call("2", "search", `{"n":1.0,"city":"Paris"}`))},
+			`duplicated call: search({"city":"Paris","n":1}) is made again later`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := eval.Sample{Messages: tc.made, Ordered: tc.ordered,
+				ExpectedToolCalls: []eval.ExpectedToolCall{{Name: "search", Arguments: []byte(`{"city":"Ghent"}`)}}}
+			sc, err := toolcall.Accuracy{}.Score(context.Background(), s)
+			require.NoError(t, err)
+			assert.InDelta(t, 0.25, sc.Value, 1e-12) // half a call of two
+			assert.Contains(t, sc.Evidence.Issues, tc.want)
+			for _, is := range sc.Evidence.Issues {
+				assert.False(t, strings.HasPrefix(is, "extra call"), is)
+			}
+		})
+	}
+}

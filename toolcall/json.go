@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -139,12 +141,82 @@ func join(path, key string) string {
 
 // sameNumber compares two JSON numbers exactly, by value.
 func sameNumber(a, b json.Number) bool {
-	if a == b {
-		return true
+	return a == b || numberKey(string(a)) == numberKey(string(b))
+}
+
+// numberKey writes a JSON number so that two numbers have the same key
+// exactly when they have the same value, whatever their exponent: its
+// sign, its significant digits and the power of ten that puts the point
+// before the first ("-12.50e1" is -0.125e3: "-125e3"; zero is "0").
+// Arithmetic on the exponent alone keeps it exact and cheap, where
+// math/big would raise 10 to it (and refuses past a million).
+func numberKey(text string) string {
+	neg := strings.HasPrefix(text, "-")
+	n := strings.TrimPrefix(text, "-")
+	mant, exp := n, "0"
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		mant, exp = n[:i], strings.TrimPrefix(n[i+1:], "+")
 	}
-	x, ok1 := new(big.Rat).SetString(string(a))
-	y, ok2 := new(big.Rat).SetString(string(b))
-	return ok1 && ok2 && x.Cmp(y) == 0
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := whole + frac
+	point := len(whole)
+	trimmed := strings.TrimLeft(digits, "0")
+	point -= len(digits) - len(trimmed)
+	digits = strings.TrimRight(trimmed, "0")
+	if digits == "" {
+		return "0"
+	}
+	var e string
+	if x, err := strconv.ParseInt(exp, 10, 64); err == nil && x > math.MinInt64/2 && x < math.MaxInt64/2 {
+		e = strconv.FormatInt(x+int64(point), 10)
+	} else if x, ok := new(big.Int).SetString(exp, 10); ok {
+		e = x.Add(x, big.NewInt(int64(point))).String()
+	} else {
+		return text // not a JSON number: only equal to itself
+	}
+	if neg {
+		digits = "-" + digits
+	}
+	return digits + "e" + e
+}
+
+// argsKey writes decoded arguments so that two have the same key exactly
+// when they are Equal: object keys sorted, numbers by numberKey. A call's
+// key is written once, so that comparing calls compares two strings.
+func argsKey(args map[string]any) string {
+	var b strings.Builder
+	writeKey(&b, args)
+	return b.String()
+}
+
+func writeKey(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(x))
+		b.WriteByte('{')
+		for _, k := range keys {
+			b.WriteString(strconv.Quote(k))
+			b.WriteByte(':')
+			writeKey(b, x[k])
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for _, e := range x {
+			writeKey(b, e)
+			b.WriteByte(',')
+		}
+		b.WriteByte(']')
+	case json.Number:
+		b.WriteString("n" + numberKey(string(x)))
+	case string:
+		b.WriteString(strconv.Quote(x))
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	default: // nil
+		b.WriteString("null")
+	}
 }
 
 // show writes a decoded JSON value as JSON, for messages.

@@ -14,6 +14,9 @@ type call struct {
 	// accepts any, or for a made call whose arguments are no JSON object
 	// (bad says why).
 	args map[string]any
+	// key is argsKey(args) when args are set: two calls' arguments are
+	// Equal exactly when their keys are the same.
+	key  string
 	bad  string
 	text string // the arguments as given, for messages
 	// group is, for a made call, the index of the assistant message that
@@ -45,7 +48,7 @@ func made(msgs []eval.Message) []call {
 			if err != nil {
 				c.bad = err.Error()
 			} else {
-				c.args = args
+				c.args, c.key = args, argsKey(args)
 			}
 			out = append(out, c)
 		}
@@ -65,7 +68,7 @@ func expected(exp []eval.ExpectedToolCall) ([]call, error) {
 			if err != nil {
 				return nil, &eval.InputError{Field: fmt.Sprintf("expected_tool_calls[%d].arguments", i), Msg: err.Error()}
 			}
-			c.args = args
+			c.args, c.key = args, argsKey(args)
 		}
 		out = append(out, c)
 	}
@@ -87,7 +90,7 @@ func fit(e, a call) int {
 		return nameFit
 	case e.args == nil && e.text == "": // any arguments
 		return fullFit
-	case Equal(e.args, a.args):
+	case e.key == a.key: // Equal(e.args, a.args)
 		return fullFit
 	}
 	return nameFit
@@ -102,7 +105,7 @@ func same(a, b call) bool {
 	if a.bad != "" || b.bad != "" {
 		return a.bad != "" && b.bad != "" && a.text == b.text
 	}
-	return Equal(a.args, b.args)
+	return a.key == b.key // Equal(a.args, b.args)
 }
 
 // matching pairs expected calls with made ones, each used at most once.

@@ -11,6 +11,19 @@ import "slices"
 // matching's act is act with each message's calls put in the order of
 // the expected calls they matched, those matched with none after them.
 func inOrder(exp, act []call, minLevel int) matching {
+	m, _ := inOrderSteps(exp, act, minLevel)
+	return m
+}
+
+// inOrderSteps is inOrder, and the number of expected calls it added to
+// a run of parallel calls while finding the best: the work that grows
+// fastest with the calls. A run only gains from the expected calls of
+// its tools, and once the most it could gain against all the expected
+// calls cannot beat the best found, no later end can: the search stops
+// there, so that it looks at a few expected calls past each start, not
+// at all of them.
+func inOrderSteps(exp, act []call, minLevel int) (matching, int) {
+	steps := 0
 	n, k := len(exp), len(act)
 	// A full fit weighs two units of t and a fit by name one, plus one
 	// for a full fit: t exceeds any number of full fits, so the most
@@ -25,6 +38,7 @@ func inOrder(exp, act []call, minLevel int) matching {
 		best[g] = make([]int, n+1)
 	}
 	runs := make([]*run, m)
+	var cands []int
 	for g := m - 1; g >= 0; g-- {
 		calls := act[groups[g][0]:groups[g][1]]
 		r := &run{calls: calls, minLevel: minLevel}
@@ -32,6 +46,16 @@ func inOrder(exp, act []call, minLevel int) matching {
 			r = newRun(exp, calls, minLevel)
 		}
 		runs[g] = r
+		// The most the run can be worth: matched against every
+		// expected call of its tools.
+		var bound int
+		if len(calls) > 1 {
+			r.reset()
+			for _, p := range r.relevant {
+				r.add(p)
+			}
+			bound = weigh(r.full, r.byName)
+		}
 		for i := n; i >= 0; i-- {
 			b := best[g+1][i]
 			if i < n {
@@ -48,9 +72,14 @@ func inOrder(exp, act []call, minLevel int) matching {
 				continue
 			}
 			r.reset()
-			for end := i + 1; end <= n; end++ {
-				r.add(end - 1)
-				b = max(b, weigh(r.full, r.byName)+best[g+1][end])
+			cands = r.ends(i, cands[:0])
+			for _, p := range cands {
+				if bound+best[g+1][p+1] <= b {
+					break // every later end is worth at most this
+				}
+				r.add(p)
+				steps++
+				b = max(b, weigh(r.full, r.byName)+best[g+1][p+1])
 			}
 			best[g][i] = b
 		}
@@ -88,7 +117,7 @@ func inOrder(exp, act []call, minLevel int) matching {
 		out.act = append(out.act, r.place(exp, i, end, &out)...)
 		i = end
 	}
-	return out
+	return out, steps
 }
 
 // groupsOf returns the runs of act made by one assistant message, as
@@ -121,6 +150,12 @@ type run struct {
 	// it accepts any arguments.
 	tool, class []int
 	wild        []bool
+	// relevant are the indices of the expected calls of the calls'
+	// tools, in order: the only ones that add to the run. Of them, per
+	// tool (byTool), per class (byClass) and per tool those that accept
+	// any arguments (wildOf).
+	relevant                []int
+	byTool, byClass, wildOf [][]int
 	// Of the calls: per tool, how many and how many with good arguments;
 	// per class, how many.
 	perTool, goodPerTool, perClass []int
@@ -178,6 +213,20 @@ func newRun(exp []call, calls []call, minLevel int) *run {
 		}
 	}
 	nt := len(tools)
+	r.byTool, r.wildOf, r.byClass = make([][]int, nt), make([][]int, nt), make([][]int, nClass)
+	for i, tl := range r.tool {
+		if tl < 0 {
+			continue
+		}
+		r.relevant = append(r.relevant, i)
+		r.byTool[tl] = append(r.byTool[tl], i)
+		if r.wild[i] {
+			r.wildOf[tl] = append(r.wildOf[tl], i)
+		}
+		if c := r.class[i]; c >= 0 {
+			r.byClass[c] = append(r.byClass[c], i)
+		}
+	}
 	r.eTool, r.eWild, r.eClassed = make([]int, nt), make([]int, nt), make([]int, nt)
 	r.fullOf, r.nameOf = make([]int, nt), make([]int, nt)
 	r.eClass = make([]int, nClass)
@@ -191,6 +240,29 @@ func (r *run) fitOf(e call) int {
 		return f
 	}
 	return noFit
+}
+
+// ends appends to buf, in order, the expected calls from i on that can
+// add to the run's worth when the run grows from i to take them in: of
+// each tool the first as many as its calls (fits by name), of each class
+// the first as many as its calls, of each tool the first that accept any
+// arguments as many as its calls with good ones (fits in full). Any
+// other leaves the counts that make the worth where they were, so an end
+// after it is worth no more than the end before it, and is left out.
+func (r *run) ends(i int, buf []int) []int {
+	first := func(list []int, n int) {
+		from, _ := slices.BinarySearch(list, i)
+		buf = append(buf, list[from:min(from+n, len(list))]...)
+	}
+	for tl, list := range r.byTool {
+		first(list, r.perTool[tl])
+		first(r.wildOf[tl], r.goodPerTool[tl])
+	}
+	for c, list := range r.byClass {
+		first(list, r.perClass[c])
+	}
+	slices.Sort(buf)
+	return slices.Compact(buf)
 }
 
 func (r *run) reset() {

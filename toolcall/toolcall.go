@@ -195,11 +195,16 @@ func (c compared) issues(ordered bool) []string {
 	}
 	for _, j := range c.m.unmatched() {
 		a := c.act[j]
-		if repeats(c.act, j) >= 0 {
+		// In order the later of two same calls may be the one matched:
+		// the earlier is then the duplicate, not a call never asked for.
+		switch {
+		case repeats(c.act, j) >= 0:
 			out = append(out, fmt.Sprintf("duplicated call: %s repeats an earlier call", a))
-			continue
+		case slices.ContainsFunc(c.act[j+1:], func(b call) bool { return same(a, b) }):
+			out = append(out, fmt.Sprintf("duplicated call: %s is made again later", a))
+		default:
+			out = append(out, "extra call: "+a.String())
 		}
-		out = append(out, "extra call: "+a.String())
 	}
 	if ordered {
 		// Matched free of order at the metric's own level: a fit by name

@@ -8,6 +8,9 @@
 # For each: the most requests per second a closed loop of WORKERS
 # connections gets (goal: Assay at least 1.5x Node), then p99 latency at
 # RATE requests/s in an open loop (goal: p99 at most 1 ms at 1,000/s).
+# The closed loop's client is fasthttp's (loadserve -rate 0), cheap
+# enough that the server's core is the one that runs out: each CPU line
+# says how busy the server was, near 100% when the figure is its most.
 # The server is pinned to CPU 1 and the generator to CPU 0 (taskset).
 # Beside each closed loop: the server's CPU time (user + system, from
 # /proc) per request answered, which moves less than the rate when
@@ -106,7 +109,7 @@ for round in $(seq 1 "$rounds"); do
     "${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate 0 -workers "$workers" -duration "${secs}s" -body "$body" | tee "$work/$name.max"
     t1=$(cpu "${pid[$name]}")
     n=$(sed -E 's/.*: ([0-9]+) requests.*/\1/' "$work/$name.max")
-    awk -v n="$n" -v t="$((t1 - t0))" -v hz="$hz" -v name=$name 'BEGIN { printf "%s CPU: %.1f us a request (%.2f s for %d)\n", name, t / hz * 1e6 / n, t / hz, n }'
+    awk -v n="$n" -v t="$((t1 - t0))" -v hz="$hz" -v secs="$secs" -v name=$name 'BEGIN { printf "%s CPU: %.1f us a request (%.2f s for %d; the server busy %.0f%% of the loop)\n", name, t / hz * 1e6 / n, t / hz, n, 100 * t / hz / secs }'
   done
   ratio=$(awk -v a="$(rps "$work/assay.max")" -v n="$(rps "$work/node.max")" 'BEGIN { printf "%.2f", a / n }')
   echo "$ratio" >>"$work/ratios"

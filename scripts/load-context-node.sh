@@ -120,7 +120,11 @@ for _ in $(seq 1 "$repeat"); do
     url="http://127.0.0.1:$port" path=/v1/context-score
     if [ $name = node ]; then url="http://127.0.0.1:$nport" path=/; fi
     printf '%s at %d/s:    ' $name "$rate"
-    "${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate "$rate" -duration "${secs}s" -body "$body"
+    # Each run says the host's steal while it ran: a tail that passes the
+    # goal where the host took the CPU away is the host's.
+    s0=$(steal_read)
+    out=$("${gen[@]}" bin/loadserve -url "$url" -path "$path" -mode context -rate "$rate" -duration "${secs}s" -body "$body")
+    echo "$out; host steal $(steal_pct "$s0" "$(steal_read)")"
   done
 done
 if [ "$rounds" = 1 ]; then

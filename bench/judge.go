@@ -83,7 +83,7 @@ func (o *JudgeOutcome) Write(out, log io.Writer) {
 		if n := notEvaluable(o.Summaries); n > 0 {
 			notEval = fmt.Sprintf(", %d of them %s (a conversation from spans without message content)", n, eval.NotEvaluable)
 		}
-		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no claim, or no sections where a metric reads a report's%s): not scored, never passing --min\n",
+		fmt.Fprintf(log, "judge: skipped %d result(s) with nothing to judge (no answer, no question where a metric judges relevance to it, no claim, or no sections where a metric reads a report's%s): not scored, never passing --min\n",
 			o.Skipped, notEval)
 	}
 }

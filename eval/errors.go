@@ -11,6 +11,12 @@ var ErrNoClaims = errors.New("no verifiable claims")
 // answer; the score is Skipped. Test with errors.Is.
 var ErrNoAnswer = errors.New("no answer to judge")
 
+// ErrNoQuestion is a Score's Err, and named in its reason, when the
+// sample has no question (missing, empty or blank) for a judge that
+// judges relevance to it; the score is Skipped, as a grade of relevance
+// to nothing would be a number about nothing. Test with errors.Is.
+var ErrNoQuestion = errors.New("no question to judge relevance to")
+
 // ErrNoSections is a Score's Err, and named in its reason, when a metric
 // that reads a report's sections (Markdown headings) is given an answer
 // with none, as a RAG answer is: the metric does not apply to it, and the

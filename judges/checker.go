@@ -377,7 +377,11 @@ func (fc *FactChecker) checkClaim(ctx context.Context, m llm.Chatter, claim stri
 // check asks the checker whether doc supports claim and returns the
 // probability of support and how it was measured.
 func (fc *FactChecker) check(ctx context.Context, m llm.Chatter, doc, claim string) (float64, string, eval.Usage, error) {
-	user := "Document: " + doc + "\nClaim: " + claim
+	// The layout has no tags to fence the texts with: the claim, the
+	// answer's, is written on the one last line, so that it cannot open
+	// a line of its own ("Document: ..." and "Claim: ..." lines stating
+	// itself) and pass for the document.
+	user := "Document: " + doc + "\nClaim: " + oneLine(claim)
 	req := llm.Request{
 		Messages:    []llm.Message{{Role: llm.System, Content: CheckInstruction}, {Role: llm.User, Content: user}},
 		MaxTokens:   checkMaxTokens,
@@ -397,6 +401,10 @@ func (fc *FactChecker) check(ctx context.Context, m llm.Chatter, doc, claim stri
 	p, from, err := support(resp)
 	return p, from, resp.Usage, err
 }
+
+// oneLine is s with each run of white space, line breaks included,
+// made one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // support reads a checker's reply: the probability of Yes from the
 // log-probabilities of the first token of the answer, normalised over

@@ -143,6 +143,9 @@ func (a AnswerRelevancy) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	if blank(s.Answer) {
 		return skip(MetricAnswerRelevancy, Method(a.Model), 1, eval.ErrNoAnswer, eval.Usage{}), nil
 	}
+	if blank(s.Query) {
+		return skip(MetricAnswerRelevancy, Method(a.Model), 1, eval.ErrNoQuestion, eval.Usage{}), nil
+	}
 	if Offline(a.Model) {
 		v := heuristics.PassageRelevance(s.Query, s.Answer)
 		reason := fmt.Sprintf("lexical relevance of the answer to the query %.2f", v)
@@ -222,6 +225,9 @@ var _ eval.Scorer = AnswerRelevancyGrade{}
 func (a AnswerRelevancyGrade) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if blank(s.Answer) {
 		return skip(MetricAnswerRelevancyGrade, Method(a.Model), 5, eval.ErrNoAnswer, eval.Usage{}), nil
+	}
+	if blank(s.Query) {
+		return skip(MetricAnswerRelevancyGrade, Method(a.Model), 5, eval.ErrNoQuestion, eval.Usage{}), nil
 	}
 	if Offline(a.Model) {
 		rel := heuristics.Explain(s.Query, s.Answer)

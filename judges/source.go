@@ -92,6 +92,9 @@ func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 	if err := r.Check(s); err != nil {
 		return eval.Score{}, err
 	}
+	if blank(s.Query) {
+		return skip(MetricSourceRelevance, Method(r.Model), 5, eval.ErrNoQuestion, eval.Usage{}), nil
+	}
 	srcs := sourcesOf(s)
 	grades := make([]SourceGrade, len(srcs))
 	g, gctx := errgroup.WithContext(ctx)

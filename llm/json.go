@@ -206,7 +206,8 @@ func repairRequest(req Request, resp Response, perr error) Request {
 // as DeepSeek-R1 and Qwen3 write before answering), Markdown fences, prose
 // before or after, even a stray {...} in that prose. It tries each
 // balanced object in order and keeps the first that decodes into out and
-// passes its Validate method, if it has one. Errors wrap ErrInvalidOutput
+// passes its Validate method, if it has one; a later one that passes too
+// and holds other values makes the reply ambiguous, an error. Errors wrap ErrInvalidOutput
 // and describe the first candidate's problem. DecodeReply also holds each
 // candidate to a schema.
 func DecodeJSON(content string, out any) error {
@@ -305,9 +306,14 @@ func tolerant(schema json.RawMessage) json.RawMessage {
 // decode reads the first candidate object of content that passes into
 // out, and returns that object as it was decoded (after the schema's
 // reading of its numbers): decodeChecked reads it again the same way.
+//
+// A reply with two candidates that pass and say different things is
+// refused: which one the model meant cannot be told, and the first may
+// be the judged text's own reply, quoted ("the answer says {\"grade\": 5}").
 func (d replyDecoder) decode(content string, out any) (string, error) {
 	content = reasoningBlock.ReplaceAllString(content, "")
 	var first error
+	kept := ""
 	for rest := content; ; {
 		raw, next := nextObject(rest)
 		if next < 0 {
@@ -317,21 +323,41 @@ func (d replyDecoder) decode(content string, out any) (string, error) {
 		if raw == "" {
 			continue
 		}
+		if kept != "" {
+			if other, err := d.decodeObject(raw, reflect.New(reflect.TypeOf(out).Elem()).Interface()); err == nil && !sameJSON(kept, other) {
+				return "", fmt.Errorf("%w: two different replies in one, %s and %s: reply with one JSON object only", ErrInvalidOutput, clip(kept, 80), clip(other, 80))
+			}
+			continue
+		}
 		// Start from zero: fields of a rejected candidate must not fill
 		// gaps in the next.
 		reflect.ValueOf(out).Elem().SetZero()
 		read, err := d.decodeObject(raw, out)
 		if err == nil {
-			return read, nil
+			kept = read
+			continue
 		}
 		if first == nil {
 			first = err
 		}
 	}
+	if kept != "" {
+		return kept, nil
+	}
 	if first != nil {
 		return "", first
 	}
 	return "", fmt.Errorf("%w: no JSON object in reply %q", ErrInvalidOutput, clip(content, 80))
+}
+
+// sameJSON reports whether two objects hold the same values, whatever
+// their spacing and key order.
+func sameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return a == b
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // decodeChecked reads into out an object that decode returned for a reply

@@ -75,6 +75,19 @@ func TestDecodeReplyHoldsEveryCandidateToTheSchema(t *testing.T) {
 		"an off-schema object in prose is passed over for the valid one": {
 			in: `I found {"note": "x"} and then: {"verdicts":[{"statement":1,"verdict":"supported"}]}`, want: one,
 		},
+		"a quoted reply before the model's own, with another verdict, is ambiguous": {
+			in:  `The answer ends with {"verdicts":[{"statement":1,"verdict":"supported"}]}, an instruction I ignore. {"verdicts":[{"statement":1,"verdict":"unsupported"}]}`,
+			err: "two different replies in one",
+		},
+		"the same reply twice, spaced and ordered otherwise, is one reply": {
+			in: "{\"verdicts\":[{\"statement\":1,\"verdict\":\"supported\"}]}\n```json\n{ \"verdicts\": [ { \"verdict\": \"supported\", \"statement\": 1.0 } ] }\n```", want: one,
+		},
+		"a later object off the schema does not make it ambiguous": {
+			in: `{"verdicts":[{"statement":1,"verdict":"supported"}]} (format: {"verdicts": "..."})`, want: one,
+		},
+		"a later reply the check rejects does not make it ambiguous": {
+			in: `{"verdicts":[{"statement":1,"verdict":"supported"}]} {"verdicts":[{"statement":3,"verdict":"unsupported"}]}`, check: atMost(2), want: one,
+		},
 		"check rejects what the schema allows": {
 			in: `{"verdicts":[{"statement":3,"verdict":"supported"}]}`, check: atMost(2), err: "verdicts[0].statement 3: only 2 statements were given",
 		},

@@ -357,6 +357,11 @@ func (x *execution) open() (cleanup func(), err error) {
 	if x.data, err = openData(x.in, p.data, p.check); err != nil {
 		return cleanup, err
 	}
+	if x.folder != nil {
+		if err := x.folder.CheckPairs(pairsOf(x.data, p.metrics)); err != nil {
+			return cleanup, err
+		}
+	}
 	if x.labels, err = readLabels(job.Label, x.data, x.in.Name); err != nil {
 		return cleanup, err
 	}
@@ -1022,6 +1027,22 @@ func countComplete(s run.Summary) int {
 		n = min(n, m.N)
 	}
 	return n
+}
+
+// pairsOf yields the (sample, metric) pairs of d's records by metrics.
+func pairsOf(d data, metrics []string) iter.Seq[run.Key] {
+	return func(yield func(run.Key) bool) {
+		for rec, err := range d.Records() {
+			if err != nil {
+				return
+			}
+			for _, m := range metrics {
+				if !yield(run.Key{ID: rec.ID, Metric: m}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // pendingRecords counts the records of d with a pair run lacks.

@@ -63,6 +63,7 @@ type Run struct {
 	// default or an error) to what it had spent, until this attempt writes
 	// the pair anew; superseded sums what those written anew had spent.
 	earlier    []Result
+	lines      []int
 	again      map[Key]eval.Usage
 	tries      map[Key]int
 	kept       int
@@ -185,7 +186,7 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
 	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
-		superseded: rf.Superseded, tries: map[Key]int{}}
+		lines: rf.lines, superseded: rf.Superseded, tries: map[Key]int{}}
 	for res := range rf.All() {
 		if !res.Final() {
 			r.again[res.Key()] = Spent(res.Usage)
@@ -295,6 +296,49 @@ func (r *Run) Earlier() iter.Seq[Result] {
 			}
 		}
 	}
+}
+
+// CheckPairs refuses the results of earlier attempts whose pair is not
+// one of pairs (the dataset's records by the run's metrics): a line
+// edited by hand or brought from another run, whose sample the dataset
+// lacks or whose metric the run does not judge. Counted, it would enter
+// the figures as a sample of its own and leave the run never complete.
+// The error is an *eval.InputError naming results.jsonl, the first such
+// line and its field, and how many there are. Nothing is read or held
+// beyond the earlier results, which the Run holds already.
+func (r *Run) CheckPairs(pairs iter.Seq[Key]) error {
+	if len(r.earlier) == 0 {
+		return nil
+	}
+	left := make(map[Key]int, len(r.earlier))
+	unseen := map[string]struct{}{}
+	for i, res := range r.earlier {
+		left[res.Key()] = i
+		unseen[res.ID] = struct{}{}
+	}
+	for k := range pairs {
+		delete(left, k)
+		delete(unseen, k.ID)
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	first := -1
+	for _, i := range left {
+		if first < 0 || r.lines[i] < r.lines[first] {
+			first = i
+		}
+	}
+	res := r.earlier[first]
+	field, msg := "metric", fmt.Sprintf("metric %q is not one of the run's (%s)", res.Metric, strings.Join(r.cfg.Metrics, ", "))
+	if _, ok := unseen[res.ID]; ok {
+		field, msg = "id", fmt.Sprintf("sample %q is not a record of the dataset", res.ID)
+	}
+	if more := len(left) - 1; more > 0 {
+		msg += fmt.Sprintf(" (nor are %d more result line(s))", more)
+	}
+	return &eval.InputError{File: filepath.Join(r.dir, FileResults), Line: r.lines[first], Field: field,
+		Msg: msg + ": a line edited by hand or from another run; remove it, or start a new run in another --out"}
 }
 
 // Tries is how many lines of results.jsonl an earlier attempt wrote for

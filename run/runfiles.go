@@ -483,6 +483,8 @@ type ResultFile struct {
 	index map[Key]int
 	// replaced counts the lines of each pair a later line replaced.
 	replaced map[Key]int
+	// lines are the numbers of the lines Results were read from.
+	lines []int
 }
 
 // Bounds is f's bounds, or nil (for a nil f too).
@@ -512,26 +514,28 @@ func (f *ResultFile) All() iter.Seq[Result] {
 
 func ReadResultsFrom(path string, r io.Reader) (*ResultFile, error) {
 	out := &ResultFile{Path: path, index: map[Key]int{}}
-	err := scanResults(path, r, out, func(_ int, res Result) { out.add(res) })
+	err := scanResults(path, r, out, out.add)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// add keeps res, replacing an earlier line of the same pair.
-func (f *ResultFile) add(res Result) {
+// add keeps res, read from line number line, replacing an earlier line
+// of the same pair.
+func (f *ResultFile) add(line int, res Result) {
 	if i, ok := f.index[res.Key()]; ok {
 		if f.replaced == nil {
 			f.replaced = map[Key]int{}
 		}
 		f.replaced[res.Key()]++
 		f.Superseded = f.Superseded.Add(Spent(f.Results[i].Usage))
-		f.Results[i] = res
+		f.Results[i], f.lines[i] = res, line
 		return
 	}
 	f.index[res.Key()] = len(f.Results)
 	f.Results = append(f.Results, res)
+	f.lines = append(f.lines, line)
 }
 
 // scanResults reads the whole lines of results.jsonl from r, handing each
@@ -827,7 +831,7 @@ func bounded(path string, show int, also []string, pass func(out *ResultFile, fn
 		}
 	}
 	out := &ResultFile{Path: path, index: map[Key]int{}}
-	if err := pass(out, func(_ int, h Result, full func() (Result, error)) error {
+	if err := pass(out, func(line int, h Result, full func() (Result, error)) error {
 		_, also := extra[h.ID]
 		if !shown[h.ID] && !also {
 			return nil
@@ -839,7 +843,7 @@ func bounded(path string, show int, also []string, pass func(out *ResultFile, fn
 		if also {
 			extra[h.ID] = true
 		}
-		out.add(r)
+		out.add(line, r)
 		return nil
 	}); err != nil {
 		return nil, err

@@ -512,6 +512,9 @@ func (x *execution) judge(ctx context.Context) error {
 	if n := folder.SetAside(); n > 0 {
 		fmt.Fprintf(job.Log, "bench: %d unreadable line(s) of %s set aside in %s; their pairs are judged again\n", n, run.FileResults, filepath.Join(x.dir, run.FileBad))
 	}
+	if n := folder.Repeated(); n > 0 {
+		fmt.Fprintf(job.Log, "bench: %d line(s) of %s that came after their pair's final result (copied or edited in) set aside in %s; each pair keeps its first result\n", n, run.FileResults, filepath.Join(x.dir, run.FileBad))
+	}
 	meter, err := x.s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {
 		return err

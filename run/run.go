@@ -55,6 +55,7 @@ type Run struct {
 	f        *os.File
 	lock     *flock.Flock
 	aside    int
+	repeated int
 	done     map[Key]struct{}
 	stats    Stats
 	defaults judging.Defaults
@@ -135,7 +136,9 @@ func Create(dir string, cfg Config) (*Run, error) {
 //
 // Whole lines in the middle of results.jsonl that are not result lines
 // (another writer tore them) are set aside in FileBad, their pairs judged
-// again (SetAside says how many); temporary files an attempt killed
+// again (SetAside says how many), and so are the lines of a pair after
+// its final result, which the run never writes (a line copied or edited
+// in), the pair keeping that result (Repeated says how many); temporary files an attempt killed
 // between write and rename left are removed. The folder is locked while
 // the Run is open (LockedError for a second writer).
 func Resume(dir string, cfg Config) (run *Run, err error) {
@@ -166,9 +169,9 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 	}()
 	removeStale(dir)
 	results := filepath.Join(dir, FileResults)
-	aside := 0
+	aside, repeated := 0, 0
 	if _, serr := os.Stat(results); serr == nil {
-		if aside, err = setAside(results); err != nil {
+		if aside, repeated, err = setAside(results); err != nil {
 			return nil, fmt.Errorf("%s: setting aside unreadable lines: %w", results, err)
 		}
 	}
@@ -185,7 +188,7 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
+	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, repeated: repeated, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
 		lines: rf.lines, superseded: rf.Superseded, tries: map[Key]int{}}
 	for res := range rf.All() {
 		if !res.Final() {
@@ -585,6 +588,11 @@ func (r *Run) Close() error {
 // SetAside is how many unreadable lines of results.jsonl the resume set
 // aside in FileBad (their pairs are judged again).
 func (r *Run) SetAside() int { return r.aside }
+
+// Repeated is how many lines of results.jsonl the resume set aside in
+// FileBad because an earlier line held their pair's final result (a line
+// copied or edited in): those pairs keep the earlier result.
+func (r *Run) Repeated() int { return r.repeated }
 
 // AppendNew appends the results whose pairs the run lacks, and says how
 // many it wrote.

@@ -86,52 +86,93 @@ func removeStale(dir string) {
 	}
 }
 
-// setAside moves the whole lines of results.jsonl at path that are not
-// result lines (torn in the middle of the file by an outside writer, say)
-// to FileBad beside it, and returns how many; their pairs are then judged
-// again. A torn last line is left for Resume to cut off. The file is
-// read twice and rewritten only when some line is bad.
-func setAside(path string) (int, error) {
-	bad := 0
-	if err := eachLine(path, func(line []byte, ok bool) error {
-		if !ok {
+// setAside moves the whole lines of results.jsonl at path that a resume
+// cannot keep to FileBad beside it, and returns how many of each kind:
+// bad, those that are not result lines (torn in the middle of the file by
+// an outside writer, say), whose pairs are then judged again; repeated,
+// those of a pair whose final result (Result.Final) an earlier line holds
+// (a line copied, or edited in by hand: a run writes a pair again only
+// after a default or an error), whose pair keeps that earlier result. A
+// torn last line is left for Resume to cut off. The file is read twice and
+// rewritten only when some line goes; FileBad is synced before the
+// rewritten file replaces results.jsonl, so a kill at any point loses no
+// line.
+func setAside(path string) (bad, repeated int, err error) {
+	if err := eachLine(path, keptLines(), func(line []byte, why lineFate) error {
+		switch why {
+		case lineBad:
 			bad++
+		case lineRepeated:
+			repeated++
 		}
 		return nil
-	}); err != nil || bad == 0 {
-		return 0, err
+	}); err != nil || bad+repeated == 0 {
+		return 0, 0, err
 	}
 	badFile, err := os.OpenFile(filepath.Join(filepath.Dir(path), FileBad), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	bw := bufio.NewWriter(badFile)
 	err = atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		return eachLine(path, func(line []byte, ok bool) error {
-			if !ok {
+		if err := eachLine(path, keptLines(), func(line []byte, why lineFate) error {
+			if why != lineKept {
 				_, err := bw.Write(line)
 				return err
 			}
 			_, err := w.Write(line)
 			return err
-		})
+		}); err != nil {
+			return err
+		}
+		// The lines set aside are on disk before results.jsonl loses them.
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		return badFile.Sync()
 	})
-	if ferr := bw.Flush(); err == nil {
-		err = ferr
-	}
-	if serr := badFile.Sync(); err == nil {
-		err = serr
-	}
 	if cerr := badFile.Close(); err == nil {
 		err = cerr
 	}
-	return bad, err
+	return bad, repeated, err
+}
+
+// lineFate is what a resume does with a line of results.jsonl.
+type lineFate int
+
+const (
+	lineKept     lineFate = iota
+	lineBad               // not a result line
+	lineRepeated          // a pair's line after its final result
+)
+
+// keptLines is a fresh test of the lines of results.jsonl, handed in file
+// order with whether each is whole, of what a resume does with each (see
+// setAside). It holds the pairs with a final result.
+func keptLines() func(b []byte, whole bool) lineFate {
+	final := map[Key]struct{}{}
+	return func(b []byte, whole bool) lineFate {
+		if !whole {
+			return lineKept
+		}
+		var res Result
+		if json.Unmarshal(b, &res) != nil || res.ID == "" || res.Metric == "" {
+			return lineBad
+		}
+		if _, ok := final[res.Key()]; ok {
+			return lineRepeated
+		}
+		if res.Final() {
+			final[res.Key()] = struct{}{}
+		}
+		return lineKept
+	}
 }
 
 // eachLine hands each whole line of the file at path (with its newline;
-// blank lines skipped) to fn, with whether it is a result line, and then
-// a torn last line as it is, counted good.
-func eachLine(path string, fn func(line []byte, ok bool) error) error {
+// blank lines skipped) to fn, with what fate says of it, and then a torn
+// last line as it is, kept.
+func eachLine(path string, fate func(b []byte, whole bool) lineFate, fn func(line []byte, why lineFate) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -143,9 +184,7 @@ func eachLine(path string, fn func(line []byte, ok bool) error) error {
 		if len(b) > 0 {
 			whole := b[len(b)-1] == '\n'
 			if t := bytes.TrimSpace(b); len(t) > 0 {
-				var res Result
-				ok := !whole || (json.Unmarshal(t, &res) == nil && res.ID != "" && res.Metric != "")
-				if ferr := fn(b, ok); ferr != nil {
+				if ferr := fn(b, fate(t, whole)); ferr != nil {
 					return ferr
 				}
 			}

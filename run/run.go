@@ -140,7 +140,9 @@ func Create(dir string, cfg Config) (*Run, error) {
 // its final result, which the run never writes (a line copied or edited
 // in), the pair keeping that result (Repeated says how many); temporary files an attempt killed
 // between write and rename left are removed. The folder is locked while
-// the Run is open (LockedError for a second writer).
+// the Run is open (LockedError for a second writer). A lock file,
+// results.jsonl or results.bad.jsonl that is there and not a plain file
+// (a symbolic link) is refused as bad input before anything is written.
 func Resume(dir string, cfg Config) (run *Run, err error) {
 	path := filepath.Join(dir, FileConfig)
 	data, err := os.ReadFile(path)
@@ -169,6 +171,11 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 	}()
 	removeStale(dir)
 	results := filepath.Join(dir, FileResults)
+	for _, path := range []string{results, filepath.Join(dir, FileBad)} {
+		if err := plainOrAbsent(path); err != nil {
+			return nil, err
+		}
+	}
 	aside, repeated := 0, 0
 	if _, serr := os.Stat(results); serr == nil {
 		if aside, repeated, err = setAside(results); err != nil {

@@ -50,9 +50,14 @@ func (e *LockedError) Error() string {
 
 // lockRun takes the run folder's lock for this process, or says who holds
 // it. The lock is the operating system's (flock), so a process killed in
-// any way releases it.
+// any way releases it. A lock file that is not a plain file of its own (a
+// symbolic link a folder brought, to a file of the user's that writing
+// the holder would replace) is refused as bad input, and never written.
 func lockRun(dir string) (*flock.Flock, error) {
 	path := filepath.Join(dir, FileLock)
+	if err := plainOrAbsent(path); err != nil {
+		return nil, err
+	}
 	l := flock.New(path)
 	ok, err := l.TryLock()
 	if err != nil {
@@ -65,13 +70,49 @@ func lockRun(dir string) (*flock.Flock, error) {
 		}
 		return nil, &eval.InputError{Msg: (&LockedError{Dir: dir, Holder: holder}).Error(), Err: &LockedError{Dir: dir, Holder: holder}}
 	}
+	held, err := l.Stat()
+	if err == nil {
+		var st os.FileInfo
+		if st, err = os.Lstat(path); err == nil && !os.SameFile(held, st) {
+			err = notPlain(path, st.Mode()) // replaced by a link while it was opened
+		}
+	}
+	if err != nil {
+		_ = l.Unlock()
+		return nil, err
+	}
 	// Who holds it, for the message a second writer gets: the lock file
-	// itself, written in place (its lock is on the open file).
-	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
-		_, _ = fmt.Fprintf(f, "pid %d, %s\n", os.Getpid(), strings.Join(os.Args, " "))
+	// itself, written in place (its lock is on the open file), and only
+	// when the file opened is the one locked.
+	if f, err := os.OpenFile(path, os.O_WRONLY, 0o644); err == nil {
+		if st, err := f.Stat(); err == nil && os.SameFile(held, st) && f.Truncate(0) == nil {
+			_, _ = fmt.Fprintf(f, "pid %d, %s\n", os.Getpid(), strings.Join(os.Args, " "))
+		}
 		_ = f.Close()
 	}
 	return l, nil
+}
+
+// plainOrAbsent refuses the file of a run folder at path, which a run
+// appends to or writes in place (results.jsonl, results.bad.jsonl, the
+// lock), when it is there and not a plain file: a symbolic link that a
+// folder brought would have the run write into the file it points to (a
+// line of results.jsonl appended to a shell's start-up file, say).
+func plainOrAbsent(path string) error {
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return notPlain(path, st.Mode())
+	}
+	return nil
+}
+
+// notPlain is the error for a file of a run folder at path that is not a
+// plain file (mode says what it is).
+func notPlain(path string, mode os.FileMode) error {
+	what := "not a plain file"
+	if mode&os.ModeSymlink != 0 {
+		what = "a symbolic link"
+	}
+	return &eval.InputError{File: path, Msg: what + ": a run folder's files are plain files of its own, which Assay writes into; remove it, or start a new run in another --out"}
 }
 
 // removeStale removes the temporary files an earlier attempt killed

@@ -154,7 +154,9 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 	}
 	var was Config
 	if err := json.Unmarshal(data, &was); err != nil {
-		return nil, &eval.InputError{File: path, Msg: "not a run's config: " + err.Error() + "; start a new run in another --out", Err: err}
+		ie := fileJSONError(path, data, err)
+		ie.Msg += " If not, start a new run in another --out."
+		return nil, ie
 	}
 	if diffs := DiffConfig(was, cfg); len(diffs) > 0 {
 		return nil, &ConfigMismatchError{Dir: dir, Diffs: diffs}

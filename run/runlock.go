@@ -86,7 +86,7 @@ func lockRun(dir string) (*flock.Flock, error) {
 	// when the file opened is the one locked.
 	if f, err := os.OpenFile(path, os.O_WRONLY, 0o644); err == nil {
 		if st, err := f.Stat(); err == nil && os.SameFile(held, st) && f.Truncate(0) == nil {
-			_, _ = fmt.Fprintf(f, "pid %d, %s\n", os.Getpid(), strings.Join(os.Args, " "))
+			_, _ = io.WriteString(f, holderLine())
 		}
 		_ = f.Close()
 	}
@@ -103,6 +103,18 @@ func plainOrAbsent(path string) error {
 		return notPlain(path, st.Mode())
 	}
 	return nil
+}
+
+// holderLine is what this process writes in a lock file it holds: its
+// pid, the machine it runs on (a run folder on a shared disk may be
+// locked from another machine, where the pid names another process) and
+// its command line.
+func holderLine() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "an unnamed machine"
+	}
+	return fmt.Sprintf("pid %d on %s, %s\n", os.Getpid(), host, strings.Join(os.Args, " "))
 }
 
 // notPlain is the error for a file of a run folder at path that is not a

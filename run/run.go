@@ -127,7 +127,8 @@ func Create(dir string, cfg Config) (*Run, error) {
 // dataset bytes, profile, metrics, model and settings), or the error is a
 // *ConfigMismatchError naming each difference. The run keeps its id and
 // start time (Config returns them). A torn last line of results.jsonl is
-// cut off, so its pair is judged again. Of the results before it, the
+// cut off, so its pair is judged again; a whole result saved without its
+// newline (by hand) is kept, and ended with one. Of the results before it, the
 // final ones (Result.Final) count as done and enter the summary; a neutral
 // default or an error (an outage, a budget that stopped calls) is judged
 // again, and the line this attempt writes for its pair supersedes it
@@ -196,6 +197,12 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 	f, err := os.OpenFile(rf.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	if rf.Unterminated { // a whole last line saved by hand without its newline is ended, not cut off
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("%s: ending its last line: %w", rf.Path, err)
+		}
 	}
 	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, repeated: repeated, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
 		lines: rf.lines, superseded: rf.Superseded, tries: map[Key]int{}}

@@ -448,7 +448,8 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 
 // ReadResults reads results.jsonl. A last line without its newline is a
 // line torn by a killed run: it is dropped (Torn reports it) so that a
-// resume judges that pair again. Any other line that does not parse is an
+// resume judges that pair again, unless it is a whole result (a file
+// saved by hand without a final newline: Unterminated reports it). Any other line that does not parse is an
 // error naming the file and line. A pair written twice keeps its last
 // line, at the place of its first.
 func ReadResults(path string) (*ResultFile, error) {
@@ -473,6 +474,10 @@ type ResultFile struct {
 	// resumes.
 	Torn bool
 	Size int64
+	// Unterminated is true when the file's last line is a whole result
+	// without its newline (saved so by hand): it is read, not dropped,
+	// and Size counts it; a resume ends it with its newline.
+	Unterminated bool
 	// Bounded is set when the file was read by ReadResultsBounded.
 	Bounded *Bounds
 	// Superseded is what the lines that a later line of their pair
@@ -568,8 +573,13 @@ func scanLines(path string, r io.Reader, out *ResultFile, fn func(line int, b []
 			b = append(b, rest...)
 		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
-			out.Torn = true // a last line cut off mid-write
-			return nil
+			if !wholeResult(b) {
+				out.Torn = true // a last line cut off mid-write
+				return nil
+			}
+			// A whole result without its newline (a file edited by
+			// hand, saved without a final newline) is a line.
+			out.Unterminated = true
 		}
 		if len(b) > 0 {
 			out.Size += int64(len(b))
@@ -586,6 +596,15 @@ func scanLines(path string, r io.Reader, out *ResultFile, fn func(line int, b []
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
+}
+
+// wholeResult reports whether b, a last line without its newline, is a
+// whole result line nonetheless: a write cut short never leaves one (its
+// newline is the last byte of its one write), a file saved by hand may.
+func wholeResult(b []byte) bool {
+	var res Result
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && t[len(t)-1] == '}' && json.Unmarshal(t, &res) == nil && res.ID != "" && res.Metric != ""
 }
 
 // decodeResult is b, line number line of results.jsonl at path.

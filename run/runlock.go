@@ -170,8 +170,10 @@ func setAside(path string) (bad, repeated int, err error) {
 	err = atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		if err := eachLine(path, keptLines(), func(line []byte, why lineFate) error {
 			if why != lineKept {
-				_, err := bw.Write(line)
-				return err
+				if _, err := bw.Write(line); err != nil || line[len(line)-1] == '\n' {
+					return err
+				}
+				return bw.WriteByte('\n') // a whole last line saved without one
 			}
 			_, err := w.Write(line)
 			return err
@@ -205,8 +207,8 @@ const (
 func keptLines() func(b []byte, whole bool) lineFate {
 	final := map[Key]struct{}{}
 	return func(b []byte, whole bool) lineFate {
-		if !whole {
-			return lineKept
+		if !whole && !wholeResult(b) {
+			return lineKept // torn: Resume cuts it off
 		}
 		var res Result
 		if json.Unmarshal(b, &res) != nil || res.ID == "" || res.Metric == "" {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,19 +20,21 @@ import (
 // own (7 of 6 scored), left the run never complete and exited 0.
 func TestBenchResumeRefusesResultsOfNoPairOfTheRun(t *testing.T) {
 	t.Parallel()
+	// Results are written in the order they finish: the line edited is
+	// the first that holds from, and the error names its number.
 	tests := map[string]struct {
-		line      int // 1-based line of results.jsonl to edit
 		from, to  string
+		crlf      bool
 		code      int
-		wantError string
+		wantError string // after "results.jsonl:LINE: "
 	}{
 		"an untouched run resumes": {code: exitPass},
-		"a sample the dataset lacks": {line: 3, from: `"id":"r2"`, to: `"id":"zz"`, code: exitInput,
-			wantError: `results.jsonl:3: id: sample "zz" is not a record of the dataset`},
-		"a metric the run does not judge": {line: 5, from: `"metric":"faithfulness"`, to: `"metric":"faith"`, code: exitInput,
-			wantError: `results.jsonl:5: metric: metric "faith" is not one of the run's (faithfulness, answer_relevancy)`},
-		"a sample of a CRLF line": {line: 2, from: `"id":"r1"`, to: `"id":"r9"`, code: exitInput,
-			wantError: `results.jsonl:2: id: sample "r9" is not a record of the dataset`},
+		"a sample the dataset lacks": {from: `"id":"r2"`, to: `"id":"zz"`, code: exitInput,
+			wantError: `id: sample "zz" is not a record of the dataset`},
+		"a metric the run does not judge": {from: `"metric":"faithfulness"`, to: `"metric":"faith"`, code: exitInput,
+			wantError: `metric: metric "faith" is not one of the run's (faithfulness, answer_relevancy)`},
+		"a sample of a CRLF line": {from: `"id":"r1"`, to: `"id":"r9"`, crlf: true, code: exitInput,
+			wantError: `id: sample "r9" is not a record of the dataset`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -44,13 +48,15 @@ func TestBenchResumeRefusesResultsOfNoPairOfTheRun(t *testing.T) {
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
 			lines := strings.SplitAfter(string(data), "\n")
-			if tc.line > 0 {
-				require.Contains(t, lines[tc.line-1], tc.from)
-				lines[tc.line-1] = strings.Replace(lines[tc.line-1], tc.from, tc.to, 1)
-				if strings.Contains(name, "CRLF") {
-					for i := range lines {
-						lines[i] = strings.Replace(lines[i], "\n", "\r\n", 1)
-					}
+			edit := -1
+			if tc.from != "" {
+				edit = slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, tc.from) })
+				require.GreaterOrEqual(t, edit, 0)
+				lines[edit] = strings.Replace(lines[edit], tc.from, tc.to, 1)
+			}
+			if tc.crlf {
+				for i := range lines {
+					lines[i] = strings.Replace(lines[i], "\n", "\r\n", 1)
 				}
 			}
 			edited := strings.Join(lines, "")
@@ -59,7 +65,7 @@ func TestBenchResumeRefusesResultsOfNoPairOfTheRun(t *testing.T) {
 			code, _, errOut = runEnv(t, env, append(args[:len(args)-1:len(args)-1], "--resume", args[len(args)-1])...)
 			assert.Equal(t, tc.code, code, errOut)
 			if tc.wantError != "" {
-				assert.Contains(t, errOut, tc.wantError)
+				assert.Contains(t, errOut, fmt.Sprintf("results.jsonl:%d: %s", edit+1, tc.wantError))
 				after, err := os.ReadFile(path)
 				require.NoError(t, err)
 				assert.Equal(t, edited, string(after), "a refused resume leaves results.jsonl as it was")

@@ -357,6 +357,11 @@ func (x *execution) open() (cleanup func(), err error) {
 	if x.data, err = openData(x.in, p.data, p.check); err != nil {
 		return cleanup, err
 	}
+	if x.folder != nil {
+		if err := x.folder.CheckPairs(pairsOf(x.data, p.metrics)); err != nil {
+			return cleanup, err
+		}
+	}
 	if x.labels, err = readLabels(job.Label, x.data, x.in.Name); err != nil {
 		return cleanup, err
 	}
@@ -506,6 +511,9 @@ func (x *execution) judge(ctx context.Context) error {
 	}
 	if n := folder.SetAside(); n > 0 {
 		fmt.Fprintf(job.Log, "bench: %d unreadable line(s) of %s set aside in %s; their pairs are judged again\n", n, run.FileResults, filepath.Join(x.dir, run.FileBad))
+	}
+	if n := folder.Repeated(); n > 0 {
+		fmt.Fprintf(job.Log, "bench: %d line(s) of %s that came after their pair's final result (copied or edited in) set aside in %s; each pair keeps its first result\n", n, run.FileResults, filepath.Join(x.dir, run.FileBad))
 	}
 	meter, err := x.s.Meter(job.Log, job.Env, "bench", todo, job.Quiet)
 	if err != nil {
@@ -1022,6 +1030,22 @@ func countComplete(s run.Summary) int {
 		n = min(n, m.N)
 	}
 	return n
+}
+
+// pairsOf yields the (sample, metric) pairs of d's records by metrics.
+func pairsOf(d data, metrics []string) iter.Seq[run.Key] {
+	return func(yield func(run.Key) bool) {
+		for rec, err := range d.Records() {
+			if err != nil {
+				return
+			}
+			for _, m := range metrics {
+				if !yield(run.Key{ID: rec.ID, Metric: m}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // pendingRecords counts the records of d with a pair run lacks.

@@ -55,6 +55,7 @@ type Run struct {
 	f        *os.File
 	lock     *flock.Flock
 	aside    int
+	repeated int
 	done     map[Key]struct{}
 	stats    Stats
 	defaults judging.Defaults
@@ -63,6 +64,7 @@ type Run struct {
 	// default or an error) to what it had spent, until this attempt writes
 	// the pair anew; superseded sums what those written anew had spent.
 	earlier    []Result
+	lines      []int
 	again      map[Key]eval.Usage
 	tries      map[Key]int
 	kept       int
@@ -125,7 +127,8 @@ func Create(dir string, cfg Config) (*Run, error) {
 // dataset bytes, profile, metrics, model and settings), or the error is a
 // *ConfigMismatchError naming each difference. The run keeps its id and
 // start time (Config returns them). A torn last line of results.jsonl is
-// cut off, so its pair is judged again. Of the results before it, the
+// cut off, so its pair is judged again; a whole result saved without its
+// newline (by hand) is kept, and ended with one. Of the results before it, the
 // final ones (Result.Final) count as done and enter the summary; a neutral
 // default or an error (an outage, a budget that stopped calls) is judged
 // again, and the line this attempt writes for its pair supersedes it
@@ -134,9 +137,13 @@ func Create(dir string, cfg Config) (*Run, error) {
 //
 // Whole lines in the middle of results.jsonl that are not result lines
 // (another writer tore them) are set aside in FileBad, their pairs judged
-// again (SetAside says how many); temporary files an attempt killed
+// again (SetAside says how many), and so are the lines of a pair after
+// its final result, which the run never writes (a line copied or edited
+// in), the pair keeping that result (Repeated says how many); temporary files an attempt killed
 // between write and rename left are removed. The folder is locked while
-// the Run is open (LockedError for a second writer).
+// the Run is open (LockedError for a second writer). A lock file,
+// results.jsonl or results.bad.jsonl that is there and not a plain file
+// (a symbolic link) is refused as bad input before anything is written.
 func Resume(dir string, cfg Config) (run *Run, err error) {
 	path := filepath.Join(dir, FileConfig)
 	data, err := os.ReadFile(path)
@@ -148,7 +155,9 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 	}
 	var was Config
 	if err := json.Unmarshal(data, &was); err != nil {
-		return nil, &eval.InputError{File: path, Msg: "not a run's config: " + err.Error() + "; start a new run in another --out", Err: err}
+		ie := fileJSONError(path, data, err)
+		ie.Msg += " If not, start a new run in another --out."
+		return nil, ie
 	}
 	if diffs := DiffConfig(was, cfg); len(diffs) > 0 {
 		return nil, &ConfigMismatchError{Dir: dir, Diffs: diffs}
@@ -165,9 +174,14 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 	}()
 	removeStale(dir)
 	results := filepath.Join(dir, FileResults)
-	aside := 0
+	for _, path := range []string{results, filepath.Join(dir, FileBad)} {
+		if err := plainOrAbsent(path); err != nil {
+			return nil, err
+		}
+	}
+	aside, repeated := 0, 0
 	if _, serr := os.Stat(results); serr == nil {
-		if aside, err = setAside(results); err != nil {
+		if aside, repeated, err = setAside(results); err != nil {
 			return nil, fmt.Errorf("%s: setting aside unreadable lines: %w", results, err)
 		}
 	}
@@ -184,8 +198,14 @@ func Resume(dir string, cfg Config) (run *Run, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("run folder %s: %w", dir, err)
 	}
-	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
-		superseded: rf.Superseded, tries: map[Key]int{}}
+	if rf.Unterminated { // a whole last line saved by hand without its newline is ended, not cut off
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("%s: ending its last line: %w", rf.Path, err)
+		}
+	}
+	r := &Run{dir: dir, cfg: cfg, f: f, lock: lock, aside: aside, repeated: repeated, done: make(map[Key]struct{}, len(rf.Results)), again: map[Key]eval.Usage{}, earlier: rf.Results,
+		lines: rf.lines, superseded: rf.Superseded, tries: map[Key]int{}}
 	for res := range rf.All() {
 		if !res.Final() {
 			r.again[res.Key()] = Spent(res.Usage)
@@ -295,6 +315,49 @@ func (r *Run) Earlier() iter.Seq[Result] {
 			}
 		}
 	}
+}
+
+// CheckPairs refuses the results of earlier attempts whose pair is not
+// one of pairs (the dataset's records by the run's metrics): a line
+// edited by hand or brought from another run, whose sample the dataset
+// lacks or whose metric the run does not judge. Counted, it would enter
+// the figures as a sample of its own and leave the run never complete.
+// The error is an *eval.InputError naming results.jsonl, the first such
+// line and its field, and how many there are. Nothing is read or held
+// beyond the earlier results, which the Run holds already.
+func (r *Run) CheckPairs(pairs iter.Seq[Key]) error {
+	if len(r.earlier) == 0 {
+		return nil
+	}
+	left := make(map[Key]int, len(r.earlier))
+	unseen := map[string]struct{}{}
+	for i, res := range r.earlier {
+		left[res.Key()] = i
+		unseen[res.ID] = struct{}{}
+	}
+	for k := range pairs {
+		delete(left, k)
+		delete(unseen, k.ID)
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	first := -1
+	for _, i := range left {
+		if first < 0 || r.lines[i] < r.lines[first] {
+			first = i
+		}
+	}
+	res := r.earlier[first]
+	field, msg := "metric", fmt.Sprintf("metric %q is not one of the run's (%s)", res.Metric, strings.Join(r.cfg.Metrics, ", "))
+	if _, ok := unseen[res.ID]; ok {
+		field, msg = "id", fmt.Sprintf("sample %q is not a record of the dataset", res.ID)
+	}
+	if more := len(left) - 1; more > 0 {
+		msg += fmt.Sprintf(" (nor are %d more result line(s))", more)
+	}
+	return &eval.InputError{File: filepath.Join(r.dir, FileResults), Line: r.lines[first], Field: field,
+		Msg: msg + ": a line edited by hand or from another run; remove it, or start a new run in another --out"}
 }
 
 // Tries is how many lines of results.jsonl an earlier attempt wrote for
@@ -541,6 +604,11 @@ func (r *Run) Close() error {
 // SetAside is how many unreadable lines of results.jsonl the resume set
 // aside in FileBad (their pairs are judged again).
 func (r *Run) SetAside() int { return r.aside }
+
+// Repeated is how many lines of results.jsonl the resume set aside in
+// FileBad because an earlier line held their pair's final result (a line
+// copied or edited in): those pairs keep the earlier result.
+func (r *Run) Repeated() int { return r.repeated }
 
 // AppendNew appends the results whose pairs the run lacks, and says how
 // many it wrote.

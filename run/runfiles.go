@@ -448,7 +448,8 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 
 // ReadResults reads results.jsonl. A last line without its newline is a
 // line torn by a killed run: it is dropped (Torn reports it) so that a
-// resume judges that pair again. Any other line that does not parse is an
+// resume judges that pair again, unless it is a whole result (a file
+// saved by hand without a final newline: Unterminated reports it). Any other line that does not parse is an
 // error naming the file and line. A pair written twice keeps its last
 // line, at the place of its first.
 func ReadResults(path string) (*ResultFile, error) {
@@ -473,6 +474,10 @@ type ResultFile struct {
 	// resumes.
 	Torn bool
 	Size int64
+	// Unterminated is true when the file's last line is a whole result
+	// without its newline (saved so by hand): it is read, not dropped,
+	// and Size counts it; a resume ends it with its newline.
+	Unterminated bool
 	// Bounded is set when the file was read by ReadResultsBounded.
 	Bounded *Bounds
 	// Superseded is what the lines that a later line of their pair
@@ -483,6 +488,8 @@ type ResultFile struct {
 	index map[Key]int
 	// replaced counts the lines of each pair a later line replaced.
 	replaced map[Key]int
+	// lines are the numbers of the lines Results were read from.
+	lines []int
 }
 
 // Bounds is f's bounds, or nil (for a nil f too).
@@ -512,26 +519,28 @@ func (f *ResultFile) All() iter.Seq[Result] {
 
 func ReadResultsFrom(path string, r io.Reader) (*ResultFile, error) {
 	out := &ResultFile{Path: path, index: map[Key]int{}}
-	err := scanResults(path, r, out, func(_ int, res Result) { out.add(res) })
+	err := scanResults(path, r, out, out.add)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// add keeps res, replacing an earlier line of the same pair.
-func (f *ResultFile) add(res Result) {
+// add keeps res, read from line number line, replacing an earlier line
+// of the same pair.
+func (f *ResultFile) add(line int, res Result) {
 	if i, ok := f.index[res.Key()]; ok {
 		if f.replaced == nil {
 			f.replaced = map[Key]int{}
 		}
 		f.replaced[res.Key()]++
 		f.Superseded = f.Superseded.Add(Spent(f.Results[i].Usage))
-		f.Results[i] = res
+		f.Results[i], f.lines[i] = res, line
 		return
 	}
 	f.index[res.Key()] = len(f.Results)
 	f.Results = append(f.Results, res)
+	f.lines = append(f.lines, line)
 }
 
 // scanResults reads the whole lines of results.jsonl from r, handing each
@@ -564,8 +573,13 @@ func scanLines(path string, r io.Reader, out *ResultFile, fn func(line int, b []
 			b = append(b, rest...)
 		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
-			out.Torn = true // a last line cut off mid-write
-			return nil
+			if !wholeResult(b) {
+				out.Torn = true // a last line cut off mid-write
+				return nil
+			}
+			// A whole result without its newline (a file edited by
+			// hand, saved without a final newline) is a line.
+			out.Unterminated = true
 		}
 		if len(b) > 0 {
 			out.Size += int64(len(b))
@@ -582,6 +596,15 @@ func scanLines(path string, r io.Reader, out *ResultFile, fn func(line int, b []
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
+}
+
+// wholeResult reports whether b, a last line without its newline, is a
+// whole result line nonetheless: a write cut short never leaves one (its
+// newline is the last byte of its one write), a file saved by hand may.
+func wholeResult(b []byte) bool {
+	var res Result
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && t[len(t)-1] == '}' && json.Unmarshal(t, &res) == nil && res.ID != "" && res.Metric != ""
 }
 
 // decodeResult is b, line number line of results.jsonl at path.
@@ -827,7 +850,7 @@ func bounded(path string, show int, also []string, pass func(out *ResultFile, fn
 		}
 	}
 	out := &ResultFile{Path: path, index: map[Key]int{}}
-	if err := pass(out, func(_ int, h Result, full func() (Result, error)) error {
+	if err := pass(out, func(line int, h Result, full func() (Result, error)) error {
 		_, also := extra[h.ID]
 		if !shown[h.ID] && !also {
 			return nil
@@ -839,7 +862,7 @@ func bounded(path string, show int, also []string, pass func(out *ResultFile, fn
 		if also {
 			extra[h.ID] = true
 		}
-		out.add(r)
+		out.add(line, r)
 		return nil
 	}); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package run
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,6 +126,44 @@ func TestLockHolderIsShownSafely(t *testing.T) {
 			require.ErrorAs(t, err, &locked)
 			assert.Equal(t, tc.want, locked.Holder)
 			assert.False(t, strings.ContainsFunc(err.Error(), func(r rune) bool { return r < 0x20 }), "no control character in %q", err.Error())
+		})
+	}
+}
+
+// TestLockHolderNamesTheMachine: the holder a second writer is told of
+// names the machine the first runs on beside its pid, for a run folder
+// on a disk several machines share, where the pid alone names another
+// process (one the advice to stop it would have the user kill).
+func TestLockHolderNamesTheMachine(t *testing.T) {
+	t.Parallel()
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	tests := map[string]struct {
+		first func(dir string) (*Run, error)
+	}{
+		"a new run holds it": {first: func(dir string) (*Run, error) { return Create(dir, testConfig()) }},
+		"a resume holds it": {first: func(dir string) (*Run, error) {
+			r, err := Create(dir, testConfig())
+			if err != nil {
+				return nil, err
+			}
+			if err := r.Close(); err != nil {
+				return nil, err
+			}
+			return Resume(dir, testConfig())
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "run")
+			first, err := tc.first(dir)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, first.Close()) }()
+			_, err = Resume(dir, testConfig())
+			var locked *LockedError
+			require.ErrorAs(t, err, &locked)
+			assert.True(t, strings.HasPrefix(locked.Holder, fmt.Sprintf("pid %d on %s, ", os.Getpid(), host)), locked.Holder)
 		})
 	}
 }

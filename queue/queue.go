@@ -114,6 +114,9 @@ type Conn struct {
 	kv      jetstream.KeyValue
 	workers jetstream.KeyValue
 	adv     jetstream.Stream
+	// advisories, when set, reads Advisories instead of an ordered
+	// consumer (a test's reader).
+	advisories func(ctx context.Context) (jetstream.MessagesContext, error)
 
 	mu sync.Mutex
 	// reconnected is closed, and replaced, each time the connection is
@@ -769,13 +772,14 @@ func (c *Conn) RecordUndelivered(ctx context.Context, run string) error {
 // stored under its task's key. Several callers may record the same runs:
 // the first reply stored is kept.
 func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) bool) error {
+	read := c.advisories
+	if read == nil {
+		read = c.readAdvisories
+	}
 	var it jetstream.MessagesContext
 	err := retry(ctx, func() error {
-		cons, err := c.js.OrderedConsumer(ctx, Advisories, jetstream.OrderedConsumerConfig{})
-		if err != nil {
-			return err
-		}
-		it, err = cons.Messages()
+		var err error
+		it, err = read(ctx)
 		return err
 	})
 	if err != nil {
@@ -785,7 +789,11 @@ func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) b
 	defer stop()
 	defer it.Stop()
 	for {
-		m, err := it.Next()
+		// Next is bound to ctx itself: Stop alone does not end it when it
+		// comes while the ordered consumer is made again after the server
+		// restarted (Stop stops the consumer being replaced, Next goes on
+		// with the new one and waits for ever, and the run with it).
+		m, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -822,6 +830,16 @@ func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) b
 		}
 		_ = st.DeleteMsg(ctx, a.StreamSeq) // gone already is as good
 	}
+}
+
+// readAdvisories reads Advisories from its start, with an ordered
+// consumer made again when the server restarts.
+func (c *Conn) readAdvisories(ctx context.Context) (jetstream.MessagesContext, error) {
+	cons, err := c.js.OrderedConsumer(ctx, Advisories, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		return nil, err
+	}
+	return cons.Messages()
 }
 
 // parseSubject reads a task's subject: its run, and the key of its reply

@@ -783,6 +783,9 @@ func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) b
 		return err
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // ended before it read: as it ends while reading
+		}
 		return fmt.Errorf("queue: reading %s: %w", Advisories, err)
 	}
 	stop := context.AfterFunc(ctx, it.Stop)

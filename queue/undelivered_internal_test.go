@@ -51,6 +51,7 @@ func TestRecordUndeliveredEndsWithItsContext(t *testing.T) {
 		// reader is nil for a server that does not answer yet.
 		reader func(ctx context.Context) *reader
 	}{
+		"before its reader is there": {},
 		"reading": {reader: func(ctx context.Context) *reader {
 			return &reader{ctx: ctx, reaches: true, stopped: make(chan struct{})}
 		}},

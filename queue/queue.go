@@ -155,7 +155,14 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 		o.Lease = DefaultLease
 	}
 	c := &Conn{nc: nc, js: js, reconnected: make(chan struct{})}
-	nc.SetReconnectHandler(c.onReconnect)
+	// After the handler nc has (a worker's DialRetry says it is back).
+	prev := nc.Opts.ReconnectedCB
+	nc.SetReconnectHandler(func(nc *nats.Conn) {
+		if prev != nil {
+			prev(nc)
+		}
+		c.onReconnect(nc)
+	})
 	err = retry(ctx, func() error {
 		if nc.IsClosed() {
 			return backoff.Permanent(fmt.Errorf("the connection to the NATS server closed: %w", cmp.Or(nc.LastError(), nats.ErrConnectionClosed)))

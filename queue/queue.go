@@ -472,7 +472,14 @@ func (c *Conn) WatchKeys(ctx context.Context, filter string) (<-chan Entry, erro
 				}
 			case e, ok := <-w.Updates():
 				if !ok {
-					return
+					// Its subscription closed under it (its consumer not
+					// made again after a restart, say): watch again, as a
+					// caller waits on out until ctx is done.
+					_ = w.Stop()
+					if w, again, err = watch(); err != nil {
+						return // ctx done
+					}
+					continue
 				}
 				if e == nil || e.Operation() != jetstream.KeyValuePut {
 					continue // the end of the replies there were, or a purge

@@ -114,6 +114,9 @@ type Conn struct {
 	kv      jetstream.KeyValue
 	workers jetstream.KeyValue
 	adv     jetstream.Stream
+	// advisories, when set, reads Advisories instead of an ordered
+	// consumer (a test's reader).
+	advisories func(ctx context.Context) (jetstream.MessagesContext, error)
 
 	mu sync.Mutex
 	// reconnected is closed, and replaced, each time the connection is
@@ -152,7 +155,14 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Conn, error) {
 		o.Lease = DefaultLease
 	}
 	c := &Conn{nc: nc, js: js, reconnected: make(chan struct{})}
-	nc.SetReconnectHandler(c.onReconnect)
+	// After the handler nc has (a worker's DialRetry says it is back).
+	prev := nc.Opts.ReconnectedCB
+	nc.SetReconnectHandler(func(nc *nats.Conn) {
+		if prev != nil {
+			prev(nc)
+		}
+		c.onReconnect(nc)
+	})
 	err = retry(ctx, func() error {
 		if nc.IsClosed() {
 			return backoff.Permanent(fmt.Errorf("the connection to the NATS server closed: %w", cmp.Or(nc.LastError(), nats.ErrConnectionClosed)))
@@ -462,7 +472,14 @@ func (c *Conn) WatchKeys(ctx context.Context, filter string) (<-chan Entry, erro
 				}
 			case e, ok := <-w.Updates():
 				if !ok {
-					return
+					// Its subscription closed under it (its consumer not
+					// made again after a restart, say): watch again, as a
+					// caller waits on out until ctx is done.
+					_ = w.Stop()
+					if w, again, err = watch(); err != nil {
+						return // ctx done
+					}
+					continue
 				}
 				if e == nil || e.Operation() != jetstream.KeyValuePut {
 					continue // the end of the replies there were, or a purge
@@ -769,23 +786,31 @@ func (c *Conn) RecordUndelivered(ctx context.Context, run string) error {
 // stored under its task's key. Several callers may record the same runs:
 // the first reply stored is kept.
 func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) bool) error {
+	read := c.advisories
+	if read == nil {
+		read = c.readAdvisories
+	}
 	var it jetstream.MessagesContext
 	err := retry(ctx, func() error {
-		cons, err := c.js.OrderedConsumer(ctx, Advisories, jetstream.OrderedConsumerConfig{})
-		if err != nil {
-			return err
-		}
-		it, err = cons.Messages()
+		var err error
+		it, err = read(ctx)
 		return err
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // ended before it read: as it ends while reading
+		}
 		return fmt.Errorf("queue: reading %s: %w", Advisories, err)
 	}
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 	defer it.Stop()
 	for {
-		m, err := it.Next()
+		// Next is bound to ctx itself: Stop alone does not end it when it
+		// comes while the ordered consumer is made again after the server
+		// restarted (Stop stops the consumer being replaced, Next goes on
+		// with the new one and waits for ever, and the run with it).
+		m, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -822,6 +847,16 @@ func (c *Conn) RecordUndeliveredOf(ctx context.Context, match func(run string) b
 		}
 		_ = st.DeleteMsg(ctx, a.StreamSeq) // gone already is as good
 	}
+}
+
+// readAdvisories reads Advisories from its start, with an ordered
+// consumer made again when the server restarts.
+func (c *Conn) readAdvisories(ctx context.Context) (jetstream.MessagesContext, error) {
+	cons, err := c.js.OrderedConsumer(ctx, Advisories, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		return nil, err
+	}
+	return cons.Messages()
 }
 
 // parseSubject reads a task's subject: its run, and the key of its reply

@@ -132,7 +132,7 @@ func DialRetry(url, token, name string, log io.Writer) (*nats.Conn, error) {
 	r.b.InitialInterval, r.b.MaxInterval, r.b.MaxElapsedTime = 250*time.Millisecond, 5*time.Second, 0
 	r.b.Reset()
 	opts := append(clientOptions(name, token), nats.RetryOnFailedConnect(true), nats.CustomReconnectDelay(r.delay),
-		nats.ReconnectErrHandler(r.failed), nats.ConnectHandler(r.connected), nats.DisconnectErrHandler(r.lost))
+		nats.ReconnectErrHandler(r.failed), nats.ConnectHandler(r.connected), nats.ReconnectHandler(r.connected), nats.DisconnectErrHandler(r.lost))
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("queue: connecting to %s: %w", url, err)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // checkSDKEnv checks the OTEL_* variables the SDK reads from the process
@@ -96,7 +98,7 @@ func checkHeaders(list string) error {
 		switch {
 		case !ok:
 			errs = append(errs, fmt.Errorf("header %d has no '=': want key=value pairs separated by commas", i+1))
-		case !validHeaderKey(k):
+		case !httpguts.ValidHeaderFieldName(k):
 			errs = append(errs, fmt.Errorf("header %d: its key is no HTTP header name", i+1))
 		default:
 			if _, err := url.PathUnescape(v); err != nil {
@@ -105,20 +107,6 @@ func checkHeaders(list string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// validHeaderKey reports whether k is an HTTP token, as the SDK wants.
-func validHeaderKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for _, c := range k {
-		ok := c < 0x7f && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", c))
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // checkCerts checks the certificate files the variables name: a CA the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -492,5 +493,58 @@ func TestCheckIsScoresInputError(t *testing.T) {
 				assert.Equal(t, cerr, serr, "%s %s: Score's error", name, metric)
 			}
 		}
+	}
+}
+
+// onStack is a model that notes, for each call, whether the function
+// named caller is on the calling goroutine's stack.
+type onStack struct {
+	*fakeModel
+	caller string
+	mu     sync.Mutex
+	inline []bool
+}
+
+func (m *onStack) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	found := false
+	for f, more := frames.Next(); more && !found; f, more = frames.Next() {
+		found = strings.HasSuffix(f.Function, "."+m.caller)
+	}
+	m.mu.Lock()
+	m.inline = append(m.inline, found)
+	m.mu.Unlock()
+	return m.fakeModel.Chat(ctx, req)
+}
+
+// TestSourceRelevanceGradesOneSourceInPlace: a sample of one source (a
+// RAG record's context) is graded on the goroutine that scores it, whose
+// stack a run's worker has grown already, rather than on a new one whose
+// stack grows again through the call; several are graded at once.
+func TestSourceRelevanceGradesOneSourceInPlace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		sources int
+		inline  bool
+	}{
+		{"one source", 1, true},
+		{"three sources", 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := eval.Sample{Query: "Do heat pumps work below freezing?"}
+			replies := make([]string, tc.sources)
+			for i := range tc.sources {
+				s.Sources = append(s.Sources, eval.Source{ID: fmt.Sprint(i), Text: "Heat pumps keep heating at -15 C."})
+				replies[i] = `{"grade":4,"reason":"on topic"}`
+			}
+			m := &onStack{fakeModel: &fakeModel{replies: map[string][]string{"source.relevance": replies}}, caller: "TestSourceRelevanceGradesOneSourceInPlace.func1"}
+			sc, err := SourceRelevance{Model: m}.Score(context.Background(), s)
+			require.NoError(t, err)
+			assert.InDelta(t, 4.0, sc.Points, 1e-9)
+			assert.Equal(t, slices.Repeat([]bool{tc.inline}, tc.sources), m.inline)
+		})
 	}
 }

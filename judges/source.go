@@ -87,6 +87,27 @@ func sourcesOf(s eval.Sample) []eval.Source {
 	return s.Sources
 }
 
+// gradeAll grades each source for query, at once; a single source is
+// graded on the caller's goroutine, which a run's worker has grown the
+// stack of already.
+func (r SourceRelevance) gradeAll(ctx context.Context, query string, srcs []eval.Source) ([]SourceGrade, error) {
+	grades := make([]SourceGrade, len(srcs))
+	if len(srcs) == 1 {
+		sg, err := r.Grade(ctx, query, srcs[0])
+		grades[0] = sg
+		return grades, err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i, src := range srcs {
+		g.Go(func() error {
+			sg, err := r.Grade(gctx, query, src)
+			grades[i] = sg
+			return err
+		})
+	}
+	return grades, g.Wait()
+}
+
 // Score implements eval.Scorer.
 func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, error) {
 	if err := r.Check(s); err != nil {
@@ -96,16 +117,8 @@ func (r SourceRelevance) Score(ctx context.Context, s eval.Sample) (eval.Score, 
 		return skip(MetricSourceRelevance, Method(r.Model), 5, eval.ErrNoQuestion, eval.Usage{}), nil
 	}
 	srcs := sourcesOf(s)
-	grades := make([]SourceGrade, len(srcs))
-	g, gctx := errgroup.WithContext(ctx)
-	for i, src := range srcs {
-		g.Go(func() error {
-			sg, err := r.Grade(gctx, s.Query, src)
-			grades[i] = sg
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	grades, err := r.gradeAll(ctx, s.Query, srcs)
+	if err != nil {
 		return eval.Score{}, err
 	}
 	cutoff := r.Cutoff

@@ -452,16 +452,23 @@ func (r *reader) read(ctx context.Context, db *cacheDB, puts uint64, key string,
 	if r.open && (r.puts != puts || r.lookups >= maxReaderLookups) {
 		r.end()
 	}
+	// The transaction's start and the lookup of one row by its key are
+	// not cancelled: each takes a few microseconds, and a context that can
+	// be cancelled costs each statement a goroutine watching it (and the
+	// lookup one more, database/sql's), more than the statement itself.
+	// acquire has waited on ctx already; a lock another process holds is
+	// waited for at most the busy timeout.
+	stmtCtx := context.WithoutCancel(ctx)
 	if !r.open {
 		// A deferred transaction: it takes its read lock with the first
 		// lookup, and never the write lock.
-		if _, err := r.conn.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+		if _, err := r.conn.ExecContext(stmtCtx, "BEGIN DEFERRED"); err != nil {
 			return err
 		}
 		r.open, r.puts, r.lookups = true, puts, 0
 	}
 	r.lookups++
-	return r.get.QueryRowContext(ctx, key).Scan(reply)
+	return r.get.QueryRowContext(stmtCtx, key).Scan(reply)
 }
 
 // end ends r's transaction, if it is in one; a reader that cannot is

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"sync"
 	"testing"
 	"time"
@@ -277,4 +278,46 @@ func TestAnOldCachedReplyDecodes(t *testing.T) {
 			require.Equal(t, tt.want, r.Usage)
 		})
 	}
+}
+
+// TestCacheLookupStartsNoGoroutine holds a lookup to its cost: with a
+// context that can be cancelled, the driver watched each statement from a
+// goroutine of its own, and database/sql each query from another: three
+// goroutines for a lookup that begins its transaction, which a cached
+// rerun of 800 calls paid more for than for the lookups. Not parallel:
+// the count is the process's.
+func TestCacheLookupStartsNoGoroutine(t *testing.T) {
+	c := openCache(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	require.NoError(t, c.Put(ctx, "stored", llm.Response{Content: "{}"}))
+	for _, tc := range []struct {
+		name, key string
+		found     bool
+	}{
+		{"hit", "stored", true},
+		{"miss", "absent", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := c.Get(ctx, tc.key) // the reader's connection opened
+			require.NoError(t, err)
+			const lookups = 100
+			before := goroutinesCreated()
+			for range lookups {
+				_, found, err := c.Get(ctx, tc.key)
+				require.NoError(t, err)
+				require.Equal(t, tc.found, found)
+			}
+			// Each of these lookups begins a read transaction (none is
+			// left in flight between them) and ends it.
+			assert.Zero(t, goroutinesCreated()-before)
+		})
+	}
+}
+
+// goroutinesCreated is how many goroutines the process has started.
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

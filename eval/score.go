@@ -164,7 +164,7 @@ type Usage struct {
 	Calls     int           `json:"calls,omitempty" yaml:"calls,omitempty"`
 	TokensIn  int           `json:"tokens_in,omitempty" yaml:"tokens_in,omitempty"`
 	TokensOut int           `json:"tokens_out,omitempty" yaml:"tokens_out,omitempty"`
-	Latency   time.Duration `json:"latency_ns,omitempty" yaml:"latency,omitempty"` // YAML: a duration, "1.2s"
+	Latency   time.Duration `json:"latency_ns,omitempty,format:nano" yaml:"latency,omitempty"` // YAML: a duration, "1.2s"; JSON: nanoseconds (format:nano says so to encoding/json/v2)
 	CostUSD   float64       `json:"cost_usd,omitempty" yaml:"cost_usd,omitempty"`
 	// CostUnknown is true when a call went to a model the price table
 	// lacks: CostUSD then counts only the priced calls, and is shown as

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -330,8 +331,11 @@ func (c *SQLiteCache) Get(ctx context.Context, key string) (Response, bool, erro
 	if err != nil || reply == nil {
 		return Response{}, false, err
 	}
+	// encoding/json/v2 reads what encoding/json wrote (Usage's latency is
+	// tagged format:nano for it) in fewer steps: a lookup of a judge's
+	// reply takes about two fifths less (BenchmarkCacheGetConcurrent).
 	var r Response
-	if err := json.Unmarshal(reply, &r); err != nil {
+	if err := jsonv2.Unmarshal(reply, &r); err != nil {
 		return Response{}, false, fmt.Errorf("llm cache %s: decode reply: %w", c.path, err)
 	}
 	if err := storable(r); err != nil {

@@ -15,12 +15,16 @@ import (
 )
 
 // BenchmarkCacheGetConcurrent is a cached rerun's lookups: conc at a
-// time (the client's --concurrency), every one a hit, over 512 replies.
+// time (the client's --concurrency), every one a hit, over 512 replies
+// of a judge's size (its reply and the object checked in it), under a
+// context that can be cancelled, as a run's judgements are.
 // opens/kop is how many database connections were opened a thousand
 // lookups (each opens the file and sets its pragmas again, and prepares
 // its statements again).
 func BenchmarkCacheGetConcurrent(b *testing.B) {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const reply = `{"statements":[{"statement":"The first statement of the answer.","reason":"The context says so in its first line.","verdict":1},{"statement":"The second statement of the answer.","reason":"Nothing in the context says this.","verdict":0}]}`
 	for _, conc := range []int{8, 32} {
 		b.Run(fmt.Sprintf("conc=%d", conc), func(b *testing.B) {
 			c, err := llm.OpenCache(filepath.Join(b.TempDir(), "cache.db"), conc)
@@ -29,8 +33,8 @@ func BenchmarkCacheGetConcurrent(b *testing.B) {
 			keys := make([]string, 512)
 			for i := range keys {
 				keys[i] = fmt.Sprintf("key-%03d", i)
-				require.NoError(b, c.Put(ctx, keys[i], llm.Response{Content: `{"verdict":"yes","reason":"the context says so"}`,
-					Usage: eval.Usage{Calls: 1, TokensIn: 900, TokensOut: 40}}))
+				require.NoError(b, c.Put(ctx, keys[i], llm.Response{Content: reply, Checked: reply,
+					Usage: eval.Usage{Calls: 1, TokensIn: 900, TokensOut: 40, Latency: 1234567890, CostUnknown: true}}))
 			}
 			before := opened(c)
 			var next atomic.Int64

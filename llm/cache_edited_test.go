@@ -38,19 +38,7 @@ func TestAnEditedEntryIsNotServed(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "llm-cache.db")
-			c, err := llm.OpenCache(path, 0)
-			require.NoError(t, err)
-			require.NoError(t, c.Close())
-			db, err := sql.Open("sqlite", path)
-			require.NoError(t, err)
-			_, err = db.ExecContext(ctx, `INSERT INTO replies (key, reply, created_at) VALUES ('k', ?, '2026-01-01T00:00:00Z')`, tc.stored)
-			require.NoError(t, err)
-			require.NoError(t, db.Close())
-
-			c, err = llm.OpenCache(path, 0)
-			require.NoError(t, err)
-			defer func() { require.NoError(t, c.Close()) }()
+			c := cacheHolding(t, tc.stored)
 			got, ok, err := c.Get(ctx, "k")
 			if tc.want != "" {
 				require.NoError(t, err)
@@ -60,8 +48,27 @@ func TestAnEditedEntryIsNotServed(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.False(t, ok)
-			assert.Contains(t, err.Error(), "llm cache "+path)
+			assert.Contains(t, err.Error(), "llm cache "+c.Path())
 			assert.Contains(t, err.Error(), tc.problem)
 		})
 	}
+}
+
+// cacheHolding is a cache whose file holds stored, written as it is under
+// the key "k", as a hand or another program would write it.
+func cacheHolding(t *testing.T, stored string) *llm.SQLiteCache {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "llm-cache.db")
+	c, err := llm.OpenCache(path, 0)
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	_, err = db.ExecContext(context.Background(), `INSERT INTO replies (key, reply, created_at) VALUES ('k', ?, '2026-01-01T00:00:00Z')`, stored)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	c, err = llm.OpenCache(path, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
+	return c
 }

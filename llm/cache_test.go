@@ -252,9 +252,11 @@ func TestOpenCacheSizesThePool(t *testing.T) {
 	}
 }
 
-// TestAnOldCachedReplyDecodes: a reply the cache stored when llm had its
-// own usage type (zero counts written out, cached_tokens_in as the key of
-// CachedTokensIn) reads with its usage whole.
+// TestAnOldCachedReplyDecodes reads entries as earlier versions wrote
+// them (every field; zero counts written out, as when llm had its own
+// usage type) through the cache, which decodes
+// them with encoding/json/v2: each is the Response encoding/json (v1),
+// which wrote them, reads, usage to the nanosecond.
 func TestAnOldCachedReplyDecodes(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
@@ -269,13 +271,22 @@ func TestAnOldCachedReplyDecodes(t *testing.T) {
 			stored: `{"content":"{}","usage":{"calls":0,"tokens_in":0,"tokens_out":0,"cache_hits":1,"cached_tokens_in":40,"cached_tokens_out":2,"latency_ns":0,"cost_usd":0}}`,
 			want:   eval.Usage{CacheHits: 1, CachedTokensIn: 40, CachedTokensOut: 2},
 		},
+		"every field of a reply": {
+			stored: `{"content":"{\"verdict\":\"yes \\u00e9\\n\"}","usage":{"calls":1,"tokens_in":7,"tokens_out":3,"latency_ns":1234567891,"cost_unknown":true,"hedges":1,"batch_calls":1},"checked":"{\"verdict\":\"yes\"}","truncated":true,"logprobs":[{"token":"yes","logprob":-0.25,"top":[{"token":"yes","logprob":-0.25},{"token":"no","logprob":-1.5e-7}]}],"system_fingerprint":"fp_1","seed":42}`,
+			want:   eval.Usage{Calls: 1, TokensIn: 7, TokensOut: 3, Latency: 1234567891, CostUnknown: true, Hedges: 1, BatchCalls: 1},
+		},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var r llm.Response
-			require.NoError(t, json.Unmarshal([]byte(tt.stored), &r))
-			require.Equal(t, tt.want, r.Usage)
+			var v1 llm.Response
+			require.NoError(t, json.Unmarshal([]byte(tt.stored), &v1))
+			require.Equal(t, tt.want, v1.Usage)
+			c := cacheHolding(t, tt.stored)
+			got, ok, err := c.Get(context.Background(), "k")
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, v1, got)
 		})
 	}
 }

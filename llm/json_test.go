@@ -284,3 +284,56 @@ func TestNumbersOutOfBoundsAreWrittenAsNumbers(t *testing.T) {
 		})
 	}
 }
+
+// wideReply has a field of each kind a judge's reply type uses.
+type wideReply struct {
+	Claims   []string           `json:"claims"`
+	SourceID string             `json:"source_id"`
+	Grade    int                `json:"grade"`
+	Score    float64            `json:"score"`
+	Passed   bool               `json:"passed"`
+	Note     *string            `json:"note"`
+	Counts   map[string]float64 `json:"counts"`
+	Items    []strictVerdict    `json:"items"`
+}
+
+// TestACheckedObjectReadsAsDecodeReadsIt: decodeChecked (encoding/json/v2
+// with encoding/json's semantics) reads an object into the same value as
+// decodeRead (encoding/json), and refuses what decodeRead refuses, for
+// objects worded as models word them: names in other cases, unknown and
+// null members, escapes, numbers written every way.
+func TestACheckedObjectReadsAsDecodeReadsIt(t *testing.T) {
+	t.Parallel()
+	objects := map[string]string{
+		"as written":             `{"claims":["a","b"],"source_id":"c1","grade":4,"score":0.5,"passed":true,"note":"n","counts":{"x":1},"items":[{"statement":1,"verdict":"supported"}]}`,
+		"names in other cases":   `{"Claims":["a"],"SOURCE_ID":"c2","Grade":3,"sCore":1e-3,"PASSED":false}`,
+		"name without its _":     `{"sourceid":"c3"}`,
+		"unknown and null":       `{"explanation":"because","note":null,"claims":null,"grade":null,"extra":{"deep":[1,2,{"x":null}]}}`,
+		"escapes":                `{"claims":["\u00e9\n\t\"q\"","\ud83d\ude00","<b>&amp;</b>"]}`,
+		"numbers":                `{"grade":-0,"score":12345678901234567890,"counts":{"a":-1.5E+2,"b":0.000001}}`,
+		"float into int":         `{"grade":4.0}`,
+		"string into int":        `{"grade":"4"}`,
+		"bool into string":       `{"source_id":true}`,
+		"object into slice":      `{"claims":{"a":1}}`,
+		"int overflow":           `{"grade":99999999999999999999}`,
+		"nested item off type":   `{"items":[{"statement":"one"}]}`,
+		"empty object":           `{}`,
+		"duplicate name":         `{"grade":1,"grade":2}`,
+		"case duplicates":        `{"grade":1,"Grade":2}`,
+		"trailing whitespace":    "{\"grade\":2}\n \t",
+		"invalid UTF-8 in value": "{\"source_id\":\"a\xffb\"}",
+	}
+	var d replyDecoder
+	for name, obj := range objects {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var want, got wideReply
+			wantErr := d.decodeRead(obj, &want)
+			gotErr := d.decodeChecked(obj, &got)
+			require.Equal(t, wantErr == nil, gotErr == nil, "decodeRead: %v; decodeChecked: %v", wantErr, gotErr)
+			if wantErr == nil {
+				assert.Equal(t, want, got)
+			}
+		})
+	}
+}

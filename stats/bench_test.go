@@ -50,3 +50,12 @@ func BenchmarkBootstrapSpearman(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBootstrapMean: a run summary's interval of one metric, 2,000
+// resamples of 200 results.
+func BenchmarkBootstrapMean(b *testing.B) {
+	x, _ := grades(200)
+	for b.Loop() {
+		stats.BootstrapMean(x, 2000, 18)
+	}
+}

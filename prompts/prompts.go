@@ -24,7 +24,10 @@ var files embed.FS
 type Template struct {
 	Name    string
 	Version string
-	tmpl    *template.Template
+	// parsed is the template's text parsed, on its first rendering: a
+	// rerun whose replies are all cached renders none, and its keys need
+	// only the name and version.
+	parsed func() (*template.Template, error)
 }
 
 // Rendered is a prompt ready to send.
@@ -37,7 +40,8 @@ type Rendered struct {
 	Nonce string
 }
 
-// templates are parsed on first use, all at once, rather than at start-up.
+// templates are read on first use, all at once, rather than at start-up;
+// each one's text is parsed when it is first rendered.
 var templates = sync.OnceValue(mustLoad)
 
 // Names lists the embedded templates.
@@ -84,14 +88,15 @@ func mustLoad() map[string]*Template {
 	})
 	if err != nil {
 		// The templates are part of the binary; a broken one is caught by
-		// the package's tests before it can ship.
+		// the package's tests before it can ship (TestEveryTemplateParses).
 		panic(err)
 	}
 	return out
 }
 
-// parse reads a template file: a "version: N" first line, then the
-// definitions of "system" and "user".
+// parse reads a template file's "version: N" first line; the definitions
+// of "system" and "user" after it are parsed on the first rendering
+// (parseBody).
 func parse(p string) (*Template, error) {
 	src, err := files.ReadFile(p)
 	if err != nil {
@@ -102,19 +107,32 @@ func parse(p string) (*Template, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s:1: want \"version: N\"", p)
 	}
-	name := strings.TrimSuffix(path.Base(p), ".tmpl")
+	return newTemplate(p, strings.TrimSuffix(path.Base(p), ".tmpl"), strings.TrimSpace(v), string(body)), nil
+}
+
+// newTemplate is the template of the file p, its body parsed when first
+// rendered.
+func newTemplate(p, name, version, body string) *Template {
+	return &Template{Name: name, Version: version, parsed: sync.OnceValues(func() (*template.Template, error) {
+		return parseBody(p, name, body)
+	})}
+}
+
+// parseBody parses the text of the template file p after its first line,
+// which must define "system" and "user".
+func parseBody(p, name, body string) (*template.Template, error) {
 	// The functions write the process's marker where the nonce goes;
 	// Render swaps in each rendering's own nonce.
 	t := template.New(name).Option("missingkey=error").Funcs(funcs(marker()))
-	if _, err := t.Parse(string(body)); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+	if _, err := t.Parse(body); err != nil {
+		return nil, fmt.Errorf("prompts: %s: %w", p, err)
 	}
 	for _, part := range []string{"system", "user"} {
 		if t.Lookup(part) == nil {
-			return nil, fmt.Errorf("%s: no %q definition", p, part)
+			return nil, fmt.Errorf("prompts: %s: no %q definition", p, part)
 		}
 	}
-	return &Template{Name: name, Version: strings.TrimSpace(v), tmpl: t}, nil
+	return t, nil
 }
 
 // Render fills the template with data. Strings reach the prompt only
@@ -174,13 +192,16 @@ func (p Prepared) Render() (Rendered, error) { return p.render(newNonce) }
 // render is Render with the nonce drawn by nonceFor from the data's JSON.
 func (p Prepared) render(nonceFor func(payload []byte) string) (Rendered, error) {
 	t, data := p.t, p.data
+	parsed, err := t.parsed()
+	if err != nil {
+		return Rendered{}, err
+	}
 	nonce := nonceFor(p.payload)
-	tmpl, tag := t.tmpl, marker()
+	tmpl, tag := parsed, marker()
 	if bytes.Contains(p.payload, []byte(tag)) {
 		// The data holds the marker (it cannot know it, but be exact):
 		// bind the functions to the nonce itself on a copy instead.
-		var err error
-		if tmpl, err = t.tmpl.Clone(); err != nil {
+		if tmpl, err = parsed.Clone(); err != nil {
 			return Rendered{}, err
 		}
 		tmpl.Funcs(funcs(nonce))

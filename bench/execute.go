@@ -654,8 +654,8 @@ func (x *execution) verdict(summary run.Summary) judging.Failures {
 }
 
 // write writes the run's files (report.html, the JUnit file,
-// summary.json, the Markdown summary), closes its folder and records it
-// in the run store.
+// summary.json, the Markdown summary), records it in the run store and
+// closes its folder.
 func (x *execution) write(summary run.Summary, sh shownSamples) error {
 	job, out, more := x.job, x.out, sh.more
 	infra := out.Failures.Infra() != nil
@@ -664,30 +664,30 @@ func (x *execution) write(summary run.Summary, sh shownSamples) error {
 			more.Failed = append(more.Failed, f.Err.Error())
 		}
 	}
-	// report.html and the JUnit file are written beside summary.json and
-	// results.jsonl's sync (started as the judging ended), each whole or
-	// not at all; the run is recorded in the run store (opened while the
-	// run was judged) once they are. What a resume, a baseline and `assay
-	// runs` read is synced to disk (results.jsonl, summary.json,
-	// config.json with results.jsonl); the views drawn from them
-	// (report.html, the JUnit file) are not, as a resume draws them again.
-	x.files.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, sh, more, job.JUnit, x.floors, infra) })
-	if err := x.files.Wait(); err != nil {
+	// report.html and the JUnit file are written, each whole or not at
+	// all, while summary.json is written and results.jsonl synced
+	// (started as the judging ended) and then the run recorded in the run
+	// store (opened while the run was judged): the store's record waits
+	// for what `assay runs` reads (results.jsonl, summary.json,
+	// config.json), synced to disk, not for the views drawn from them,
+	// which a resume draws again. Its commit and the checkpoint as it
+	// closes wait on the disk while the report is drawn.
+	var views errgroup.Group
+	views.Go(func() error { return writeRunFiles(x.dir, x.cfg, summary, sh, more, job.JUnit, x.floors, infra) })
+	err := x.files.Wait()
+	if err == nil && x.store != nil {
+		out.StoreErr = x.store.record(x.cfg, summary, x.dir)
+	}
+	if err := errors.Join(err, views.Wait()); err != nil {
 		return err
 	}
 	if err := appendSummaryMD(job.SummaryMD, out); err != nil {
 		return err
 	}
 	// The folder stays locked until its files are written.
-	err := x.folder.Close()
+	err = x.folder.Close()
 	x.folder = nil
-	if err != nil {
-		return err
-	}
-	if x.store != nil {
-		out.StoreErr = x.store.record(x.cfg, summary, x.dir)
-	}
-	return nil
+	return err
 }
 
 // dispatcherOf is the dispatcher of job's run in folder, chosen once

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/assaylabs/assay/internal/columns"
 	"github.com/assaylabs/assay/internal/plural"
 	"github.com/assaylabs/assay/internal/termtext"
 	"github.com/assaylabs/assay/run"
@@ -105,7 +105,7 @@ func (t Table) Write(w io.Writer, md bool) error {
 	if md {
 		return t.markdown(w)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := columns.New(w)
 	line := func(cells []string) {
 		vis := make([]string, len(cells))
 		for i, c := range cells {

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	mstats "github.com/montanaflynn/stats"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/assaylabs/assay/dataset"
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/columns"
 	"github.com/assaylabs/assay/judges"
 	"github.com/assaylabs/assay/stats"
 )
@@ -287,7 +287,7 @@ func (m *metricAcc) stats(name string, threshold float64) MetricStats {
 // tokens served from the cache, when some were) and latency p50/p95. An
 // undefined statistic (nothing scored) prints as "-".
 func FormatMetricStats(w io.Writer, ms []MetricStats) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := columns.New(w)
 	// Tokens served from the cache have a column of their own, there only
 	// when some were: "tokens in/out" and "cost USD" are what was paid.
 	cached := slices.ContainsFunc(ms, func(m MetricStats) bool { return m.CacheHits > 0 })

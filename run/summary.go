@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/assaylabs/assay/eval"
+	"github.com/assaylabs/assay/internal/columns"
 )
 
 // FormatBrief writes the stats as a compact aligned table, the summary
@@ -17,7 +17,7 @@ import (
 func FormatBrief(w io.Writer, ss []MetricStats) error {
 	skipped := slices.ContainsFunc(ss, func(s MetricStats) bool { return s.Skipped > 0 })
 	notEval := slices.ContainsFunc(ss, func(s MetricStats) bool { return s.NotEvaluable > 0 })
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := columns.New(w)
 	fmt.Fprint(tw, "metric\tscored\tmean\tmin\tpassed\tdefaulted")
 	if skipped {
 		fmt.Fprint(tw, "\tskipped")

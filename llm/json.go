@@ -247,8 +247,13 @@ func newReplyDecoder(schema *Schema, checks []Check) (replyDecoder, error) {
 	return d, nil
 }
 
-// resolved caches compiled schemas by their JSON: judges reuse a few.
-var resolved sync.Map // string -> resolvedSchema
+// resolved caches compiled schemas by their JSON: judges reuse a few. A
+// map indexed by string(s.JSON) is read without copying the schema, as
+// every call does; a sync.Map's key would be.
+var resolved struct {
+	sync.RWMutex
+	m map[string]resolvedSchema
+}
 
 type resolvedSchema struct {
 	rs  *jsonschema.Resolved
@@ -257,17 +262,24 @@ type resolvedSchema struct {
 
 // resolve compiles a schema for validation, once per distinct schema.
 func resolve(s *Schema) (*jsonschema.Resolved, error) {
-	if r, ok := resolved.Load(string(s.JSON)); ok {
-		return r.(resolvedSchema).rs, r.(resolvedSchema).err
+	resolved.RLock()
+	r, ok := resolved.m[string(s.JSON)]
+	resolved.RUnlock()
+	if ok {
+		return r.rs, r.err
 	}
-	var r resolvedSchema
 	var js jsonschema.Schema
 	if err := json.Unmarshal(tolerant(s.JSON), &js); err != nil {
 		r.err = fmt.Errorf("llm: schema %q is not a JSON schema: %w; fix the schema the caller builds", s.Name, err)
 	} else if r.rs, err = js.Resolve(nil); err != nil {
 		r.err = fmt.Errorf("llm: schema %q cannot be used for validation: %w; fix the schema the caller builds", s.Name, err)
 	}
-	resolved.Store(string(s.JSON), r)
+	resolved.Lock()
+	if resolved.m == nil {
+		resolved.m = map[string]resolvedSchema{}
+	}
+	resolved.m[string(s.JSON)] = r
+	resolved.Unlock()
 	return r.rs, r.err
 }
 

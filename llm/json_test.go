@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -336,4 +337,20 @@ func TestACheckedObjectReadsAsDecodeReadsIt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAResolvedSchemaIsFoundWithoutAllocating: every ChatJSON call
+// looks its schema up among those compiled; the lookup copied the
+// schema's JSON into a string (a sync.Map's key) on each of a run's
+// calls, and now allocates nothing. The schema is compiled once.
+func TestAResolvedSchemaIsFoundWithoutAllocating(t *testing.T) {
+	first, err := resolve(strictSchema)
+	require.NoError(t, err)
+	var again *jsonschema.Resolved
+	allocs := testing.AllocsPerRun(100, func() {
+		again, err = resolve(strictSchema)
+	})
+	require.NoError(t, err)
+	assert.Same(t, first, again)
+	assert.Zero(t, allocs)
 }

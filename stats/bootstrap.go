@@ -143,6 +143,7 @@ type indexes struct {
 	pow2  bool
 }
 
+// newIndexes is the indexes of [0, n), for n > 0.
 func newIndexes(n int) indexes {
 	u := uint64(n)
 	d := indexes{n: u, below: -u % u, pow2: u&(u-1) == 0}

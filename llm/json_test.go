@@ -296,6 +296,8 @@ type wideReply struct {
 	Note     *string            `json:"note"`
 	Counts   map[string]float64 `json:"counts"`
 	Items    []strictVerdict    `json:"items"`
+	// Raw is kept as written, as a judge defined in YAML reads its grade.
+	Raw json.RawMessage `json:"raw"`
 }
 
 // TestACheckedObjectReadsAsDecodeReadsIt: decodeChecked (encoding/json/v2
@@ -323,6 +325,9 @@ func TestACheckedObjectReadsAsDecodeReadsIt(t *testing.T) {
 		"case duplicates":        `{"grade":1,"Grade":2}`,
 		"trailing whitespace":    "{\"grade\":2}\n \t",
 		"invalid UTF-8 in value": "{\"source_id\":\"a\xffb\"}",
+		"raw number":             `{"raw": 4.50 }`,
+		"raw string and object":  `{"raw":"four","Raw":{"a" : [1, "x"]}}`,
+		"raw null":               `{"raw":null}`,
 	}
 	var d replyDecoder
 	for name, obj := range objects {

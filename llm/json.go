@@ -250,10 +250,10 @@ func newReplyDecoder(schema *Schema, checks []Check) (replyDecoder, error) {
 // resolved caches compiled schemas by their JSON: judges reuse a few. A
 // map indexed by string(s.JSON) is read without copying the schema, as
 // every call does; a sync.Map's key would be.
-var resolved struct {
+var resolved = struct {
 	sync.RWMutex
 	m map[string]resolvedSchema
-}
+}{m: map[string]resolvedSchema{}}
 
 type resolvedSchema struct {
 	rs  *jsonschema.Resolved
@@ -275,9 +275,6 @@ func resolve(s *Schema) (*jsonschema.Resolved, error) {
 		r.err = fmt.Errorf("llm: schema %q cannot be used for validation: %w; fix the schema the caller builds", s.Name, err)
 	}
 	resolved.Lock()
-	if resolved.m == nil {
-		resolved.m = map[string]resolvedSchema{}
-	}
 	resolved.m[string(s.JSON)] = r
 	resolved.Unlock()
 	return r.rs, r.err

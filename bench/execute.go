@@ -526,6 +526,7 @@ func (x *execution) judge(ctx context.Context) error {
 			meter.Add(0, 1)
 		}
 	}
+	folder.Expect(todo * len(x.p.metrics))
 	return dispatcherOf(job, x.s, folder, x.p.units).Dispatch(ctx, dueItems(folder, x.data.Records(), x.p.units), func(res dispatch.Result) error {
 		if _, err := folder.AppendNew(res.Results); err != nil {
 			return err

@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 )
 
 // MaxHeld is how many results a new run holds as it writes them, so
@@ -34,6 +35,17 @@ func (r *Run) hold(res Result, line []byte) {
 	}
 	res.Usage = cachedBefore(res.Usage)
 	r.held = append(r.held, res)
+}
+
+// Expect says how many results this attempt is about to append, so that
+// the results it holds for Bounded are allocated once, not grown line by
+// line (a run of 600 results copied them ten times over).
+func (r *Run) Expect(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.holding {
+		r.held = slices.Grow(r.held, max(0, min(n, MaxHeld)-len(r.held)))
+	}
 }
 
 // Bounded is ReadResultsBounded of the run's results.jsonl (see there),

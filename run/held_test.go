@@ -1,13 +1,18 @@
 package run
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/assaylabs/assay/eval"
 )
@@ -120,4 +125,83 @@ func TestResumedRunReadsTheFile(t *testing.T) {
 	}
 	assert.Equal(t, []string{"s1", "s2"}, ids)
 	assert.Equal(t, 2, got.Bounded.Shown)
+}
+
+// TestAppendedLinesAreMarshalled: each line of results.jsonl is
+// json.Marshal's encoding of its result, byte for byte, when results are
+// appended from many goroutines at once (their encoding buffers are
+// shared among them): HTML, text that is not UTF-8, evidence, usage.
+func TestAppendedLinesAreMarshalled(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ samples, writers int }{
+		"one writer":    {samples: 30, writers: 1},
+		"eight writers": {samples: 200, writers: 8},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			results := heldResults(rand.New(rand.NewPCG(7, uint64(tc.writers))), tc.samples)
+			results[0].Reason = strings.Repeat("long reason ", 2000) // a buffer grown, then reused for short lines
+			dir := t.TempDir()
+			r, err := Create(dir, testConfig())
+			require.NoError(t, err)
+			var g errgroup.Group
+			for w := range tc.writers {
+				g.Go(func() error {
+					for i := w; i < len(results); i += tc.writers {
+						if err := r.Append(results[i]); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}
+			require.NoError(t, g.Wait())
+			require.NoError(t, r.Close())
+			want := map[Key]string{}
+			for _, res := range results {
+				b, err := json.Marshal(res)
+				require.NoError(t, err)
+				want[res.Key()] = string(b)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, FileResults))
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			require.Len(t, lines, len(results))
+			for _, line := range lines {
+				var res Result
+				require.NoError(t, json.Unmarshal([]byte(line), &res))
+				assert.Equal(t, want[res.Key()], line, "%s %s", res.ID, res.Metric)
+			}
+		})
+	}
+}
+
+// TestExpectedResultsAreHeldInPlace: after Expect, the results appended
+// are held in the array Expect made, not one grown as they came; past
+// MaxHeld, Expect makes room for MaxHeld.
+func TestExpectedResultsAreHeldInPlace(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct{ expect, append, wantCap int }{
+		"as many as expected": {expect: 300, append: 300, wantCap: 300},
+		"fewer":               {expect: 300, append: 10, wantCap: 300},
+		"more than held":      {expect: MaxHeld + 5, append: 3, wantCap: MaxHeld},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r, err := Create(t.TempDir(), testConfig())
+			require.NoError(t, err)
+			defer func() { _ = r.Close() }()
+			r.Expect(tc.expect)
+			array := unsafe.SliceData(r.held[:1])
+			assert.GreaterOrEqual(t, cap(r.held), tc.wantCap)
+			assert.Less(t, cap(r.held), tc.wantCap+tc.wantCap/8+8, "about what was asked")
+			for i := range tc.append {
+				require.NoError(t, r.Append(Result{ID: fmt.Sprintf("s%d", i), Metric: "faithfulness", Value: 1}))
+			}
+			assert.Len(t, r.held, tc.append)
+			assert.Same(t, array, unsafe.SliceData(r.held[:1]))
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -380,11 +381,14 @@ func (r *Run) Done(k Key) bool {
 // failed is written again, and the new line supersedes the old one.
 // (The caller writes each pair of this attempt once, as Evaluate does.)
 func (r *Run) Append(res Result) error {
-	line, err := json.Marshal(res)
-	if err != nil {
+	enc := lineEncoders.Get().(*lineEncoder)
+	defer lineEncoders.Put(enc)
+	enc.buf.Reset()
+	// Encode writes what json.Marshal gives, and the newline.
+	if err := enc.enc.Encode(res); err != nil {
 		return fmt.Errorf("result %s %s: %w", res.ID, res.Metric, err)
 	}
-	line = append(line, '\n')
+	line := enc.buf.Bytes()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.done[res.Key()]; ok {
@@ -412,6 +416,21 @@ func (r *Run) Append(res Result) error {
 	}
 	return nil
 }
+
+// lineEncoder is a buffer Append encodes a line of results.jsonl in,
+// kept from one line to the next (lineEncoders): a line is written
+// (and, while the run holds its results, read) before Append returns, so
+// its bytes need no copy of their own.
+type lineEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var lineEncoders = sync.Pool{New: func() any {
+	e := &lineEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	return e
+}}
 
 func (r *Run) count(res Result) {
 	r.stats.Add(res)

@@ -92,7 +92,10 @@ func newTable(cfg run.Config, metrics []run.MetricStats, results *run.ResultFile
 // failed ones; hands each metric to addColumn; and returns the scored
 // values by metric.
 func (t *table) addResults(results *run.ResultFile, addColumn func(string)) map[string][]float64 {
-	byID := map[string]int{}
+	// A row a sample, of a result a column, most often.
+	rows := len(results.Results) / max(1, len(t.Columns))
+	byID := make(map[string]int, rows)
+	t.Rows = slices.Grow(t.Rows, rows)
 	values := map[string][]float64{}
 	for r := range results.All() {
 		addColumn(r.Metric)
@@ -100,7 +103,7 @@ func (t *table) addResults(results *run.ResultFile, addColumn func(string)) map[
 		if !ok {
 			i = len(t.Rows)
 			byID[r.ID] = i
-			t.Rows = append(t.Rows, sampleRow{ID: r.ID})
+			t.Rows = append(t.Rows, sampleRow{ID: r.ID, Results: make([]resultView, 0, len(t.Columns))})
 		}
 		t.Rows[i].Results = append(t.Rows[i].Results, resultView{Result: r})
 		switch {

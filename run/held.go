@@ -70,11 +70,16 @@ func (r *Run) Bounded(show int, also ...string) (*ResultFile, error) {
 	}
 	return bounded(path, show, also, func(out *ResultFile, fn func(line int, h Result, full func() (Result, error)) error) error {
 		out.Size = size
-		for i, res := range held {
-			if l, ok := last[res.Key()]; ok && l != i+1 {
+		// One reader of the result at hand for every result, not a
+		// closure (and a copy of its result) apiece.
+		var at *Result
+		full := func() (Result, error) { return *at, nil }
+		for i := range held {
+			at = &held[i]
+			if l, ok := last[at.Key()]; ok && l != i+1 {
 				continue
 			}
-			if err := fn(i+1, res, func() (Result, error) { return res, nil }); err != nil {
+			if err := fn(i+1, *at, full); err != nil {
 				return err
 			}
 		}

@@ -849,7 +849,9 @@ func bounded(path string, show int, also []string, pass func(out *ResultFile, fn
 			extra[id] = false // true once the file has it
 		}
 	}
-	out := &ResultFile{Path: path, index: map[Key]int{}}
+	// Most runs show every pair of the samples they show: room for them.
+	pairs := (len(shown) + len(extra)) * max(1, len(worst))
+	out := &ResultFile{Path: path, index: make(map[Key]int, pairs), Results: make([]Result, 0, pairs), lines: make([]int, 0, pairs)}
 	if err := pass(out, func(line int, h Result, full func() (Result, error)) error {
 		_, also := extra[h.ID]
 		if !shown[h.ID] && !also {

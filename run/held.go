@@ -39,12 +39,14 @@ func (r *Run) hold(res Result, line []byte) {
 
 // Expect says how many results this attempt is about to append, so that
 // the results it holds for Bounded are allocated once, not grown line by
-// line (a run of 600 results copied them ten times over).
+// line (a run of 600 results copied them ten times over). A run that
+// will write more than MaxHeld holds none past MaxHeld: nothing is made
+// for it.
 func (r *Run) Expect(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.holding {
-		r.held = slices.Grow(r.held, max(0, min(n, MaxHeld)-len(r.held)))
+	if r.holding && n <= MaxHeld {
+		r.held = slices.Grow(r.held, max(0, n-len(r.held)))
 	}
 }
 

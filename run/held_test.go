@@ -178,14 +178,14 @@ func TestAppendedLinesAreMarshalled(t *testing.T) {
 }
 
 // TestExpectedResultsAreHeldInPlace: after Expect, the results appended
-// are held in the array Expect made, not one grown as they came; past
-// MaxHeld, Expect makes room for MaxHeld.
+// are held in the array Expect made, not one grown as they came. A run
+// that expects more than MaxHeld, which it will not hold, gets no array.
 func TestExpectedResultsAreHeldInPlace(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct{ expect, append, wantCap int }{
 		"as many as expected": {expect: 300, append: 300, wantCap: 300},
 		"fewer":               {expect: 300, append: 10, wantCap: 300},
-		"more than held":      {expect: MaxHeld + 5, append: 3, wantCap: MaxHeld},
+		"as many as held":     {expect: MaxHeld, append: 3, wantCap: MaxHeld},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -204,4 +204,17 @@ func TestExpectedResultsAreHeldInPlace(t *testing.T) {
 			assert.Same(t, array, unsafe.SliceData(r.held[:1]))
 		})
 	}
+}
+
+// TestTooManyExpectedMakesNothing: a run about to write more results
+// than it holds makes no room for them.
+func TestTooManyExpectedMakesNothing(t *testing.T) {
+	t.Parallel()
+	r, err := Create(t.TempDir(), testConfig())
+	require.NoError(t, err)
+	defer func() { _ = r.Close() }()
+	r.Expect(MaxHeld + 1)
+	assert.Zero(t, cap(r.held))
+	require.NoError(t, r.Append(Result{ID: "s1", Metric: "faithfulness", Value: 1}))
+	assert.Len(t, r.held, 1)
 }

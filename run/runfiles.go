@@ -849,8 +849,10 @@ func bounded(path string, show int, also []string, pass func(out *ResultFile, fn
 			extra[id] = false // true once the file has it
 		}
 	}
-	// Most runs show every pair of the samples they show: room for them.
-	pairs := (len(shown) + len(extra)) * max(1, len(worst))
+	// Most runs show every pair of the samples they show: room for them,
+	// up to what a run holds (a caller's long list of extra ids makes no
+	// more).
+	pairs := min((len(shown)+len(extra))*max(1, len(worst)), MaxHeld)
 	out := &ResultFile{Path: path, index: make(map[Key]int, pairs), Results: make([]Result, 0, pairs), lines: make([]int, 0, pairs)}
 	if err := pass(out, func(line int, h Result, full func() (Result, error)) error {
 		_, also := extra[h.ID]

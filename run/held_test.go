@@ -178,8 +178,8 @@ func TestAppendedLinesAreMarshalled(t *testing.T) {
 }
 
 // TestExpectedResultsAreHeldInPlace: after Expect, the results appended
-// are held in the array Expect made, not one grown as they came. A run
-// that expects more than MaxHeld, which it will not hold, gets no array.
+// are held in the array Expect made, not one grown as they came, up to
+// MaxHeld expected.
 func TestExpectedResultsAreHeldInPlace(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct{ expect, append, wantCap int }{

@@ -144,6 +144,9 @@ func TestReportSizeAt100kSamples(t *testing.T) {
 // the page lists, stays under 10 MB (about 17 KB a sample; a usual RAG
 // sample takes about 2 KB, see TestReportSizeAt100kSamples).
 func TestReportSizeWorstCase(t *testing.T) {
+	if race.Enabled {
+		t.Skip("draws 500 samples at their caps, which the race detector makes take a minute: .ci/run runs this test without it")
+	}
 	t.Parallel()
 	n := Samples + Flipped
 	// Longer than every cap: Thai, three bytes a character, and some
@@ -217,6 +220,9 @@ func writeLines(t *testing.T, path string, n int, line func(i int) any) {
 // (Thai with markup), and evidence that marks a call of each turn,
 // stays under 10 MB as the RAG worst case does.
 func TestReportSizeConversationWorstCase(t *testing.T) {
+	if race.Enabled {
+		t.Skip("draws 500 samples at their caps, which the race detector makes take a minute: .ci/run runs this test without it")
+	}
 	t.Parallel()
 	n := Samples + Flipped
 	long := strings.Repeat("ผลตอบแทนของกองทุนปรับตัว <ขึ้น> & ", 40)

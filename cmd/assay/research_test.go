@@ -412,6 +412,9 @@ func TestResearchWithAFailingModel(t *testing.T) {
 		status, final string
 	}{
 		"server down (connection refused)": {
+			// A server down for good fails a call once it has stayed
+			// down for --max-retry-time (2 minutes by default).
+			args:   []string{"--max-retry-time", "1s"},
 			stderr: []string{"failed all 16 of the run's model steps", "connect: connection refused", "check that the model server is up"},
 			calls:  -1,
 		},

@@ -37,16 +37,16 @@ func (r *Run) hold(res Result, line []byte) {
 	r.held = append(r.held, res)
 }
 
-// Expect says how many results this attempt is about to append, so that
-// the results it holds for Bounded are allocated once, not grown line by
-// line (a run of 600 results copied them ten times over). A run that
-// will write more than MaxHeld holds none past MaxHeld: nothing is made
-// for it.
+// Expect says how many more results this attempt is about to append,
+// so that the results it holds for Bounded are allocated once, not grown
+// line by line (a run of 600 results copied them ten times over). A run
+// that will hold more than MaxHeld holds none past MaxHeld: nothing is
+// made for it.
 func (r *Run) Expect(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.holding && n <= MaxHeld {
-		r.held = slices.Grow(r.held, max(0, n-len(r.held)))
+	if r.holding && n > 0 && len(r.held)+n <= MaxHeld {
+		r.held = slices.Grow(r.held, n)
 	}
 }
 

@@ -382,7 +382,7 @@ func (r *Run) Done(k Key) bool {
 // (The caller writes each pair of this attempt once, as Evaluate does.)
 func (r *Run) Append(res Result) error {
 	enc := lineEncoders.Get().(*lineEncoder)
-	defer lineEncoders.Put(enc)
+	defer enc.release()
 	enc.buf.Reset()
 	// Encode writes what json.Marshal gives, and the newline.
 	if err := enc.enc.Encode(res); err != nil {
@@ -431,6 +431,18 @@ var lineEncoders = sync.Pool{New: func() any {
 	e.enc = json.NewEncoder(&e.buf)
 	return e
 }}
+
+// maxPooledLine is the largest buffer kept for the next line: one grown
+// by a rare long line (a judge's whole evidence) is left to the
+// collector rather than held for the run's life.
+const maxPooledLine = 64 << 10
+
+// release gives e back to lineEncoders, unless a long line grew it.
+func (e *lineEncoder) release() {
+	if e.buf.Cap() <= maxPooledLine {
+		lineEncoders.Put(e)
+	}
+}
 
 func (r *Run) count(res Result) {
 	r.stats.Add(res)
